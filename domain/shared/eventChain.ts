@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import type { JsonValue, RecordedEvent } from './eventStore.ts';
+
+// The hash chain: hash_n = SHA-256(prevHash_n || canonicalEventText_n), hex encoded,
+// with prevHash_1 = 64 zeros. The canonical text is stable across adapters and across
+// a jsonb round trip: keys sorted by code unit, no insignificant white space.
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) throw new TypeError('non-finite number in event');
+    if (value === undefined) return 'null';
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return '[' + value.map((v) => canonicalJson(v === undefined ? null : v)).join(',') + ']';
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return '{' + keys.map((k) => JSON.stringify(k) + ':' + canonicalJson(obj[k])).join(',') + '}';
+}
+
+export interface ChainInput {
+  position: number;
+  streamId: string;
+  version: number;
+  id: string;
+  type: string;
+  data: JsonValue;
+  metadata: unknown;
+}
+
+/** The body that is hashed, without the previous hash. */
+export function canonicalEventText(e: Omit<ChainInput, 'position' | 'streamId' | 'version'>): string {
+  return canonicalJson({ data: e.data, id: e.id, metadata: e.metadata, type: e.type });
+}
+
+export function chainPreimage(prevHash: string, e: ChainInput): string {
+  return `${prevHash}|${e.position}|${e.streamId}|${e.version}|${canonicalEventText(e)}`;
+}
+
+export function chainHash(prevHash: string, e: ChainInput): string {
+  return createHash('sha256').update(chainPreimage(prevHash, e), 'utf8').digest('hex');
+}
+
+/** Check a contiguous run of recorded events against the chain; `prevHash` is the hash before the first one. */
+export function verifyRun(
+  prevHash: string,
+  events: RecordedEvent[],
+  expectedFirstPosition: number,
+): { ok: true; lastHash: string } | { ok: false; position: number; reason: 'hash_mismatch' | 'broken_link' | 'gap'; expected: string; actual: string } {
+  let prev = prevHash;
+  let expectedPos = expectedFirstPosition;
+  for (const e of events) {
+    if (e.position !== expectedPos) return { ok: false, position: expectedPos, reason: 'gap', expected: String(expectedPos), actual: String(e.position) };
+    if (e.prevHash !== prev) return { ok: false, position: e.position, reason: 'broken_link', expected: prev, actual: e.prevHash };
+    const h = chainHash(prev, e);
+    if (h !== e.hash) return { ok: false, position: e.position, reason: 'hash_mismatch', expected: h, actual: e.hash };
+    prev = e.hash;
+    expectedPos++;
+  }
+  return { ok: true, lastHash: prev };
+}

@@ -1,0 +1,44 @@
+// `npm test`: every suite under c8 coverage, then one closing line "N passed, N failed".
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const c8 = path.join(root, 'node_modules', 'c8', 'bin', 'c8.js');
+const args = [
+  c8,
+  '--reporter=text-summary',
+  '--reports-dir=coverage',
+  '--exclude=test/**',
+  '--exclude=bench/**',
+  process.execPath,
+  '--import',
+  'tsx',
+  path.join(root, 'test', 'uvuEntry.ts'),
+  ...process.argv.slice(2),
+];
+
+const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test' } });
+let out = '';
+child.stdout.on('data', (b: Buffer) => {
+  out += b.toString();
+  process.stdout.write(b);
+});
+child.stderr.on('data', (b: Buffer) => process.stderr.write(b));
+child.on('close', (code) => {
+  const num = (label: string) => {
+    const m = out.match(new RegExp(`\\n\\s*${label}:\\s+(\\d+)`));
+    return m ? Number(m[1]) : null;
+  };
+  const total = num('Total');
+  const passed = num('Passed');
+  const skipped = num('Skipped') ?? 0;
+  if (total === null || passed === null) {
+    // The suite runner died before printing totals (a crash at import time, say).
+    console.log(`\n0 passed, 1 failed`);
+    process.exit(code || 1);
+  }
+  const failed = total - passed;
+  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+  process.exit(failed > 0 || code ? 1 : 0);
+});
