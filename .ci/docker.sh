@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Brings up a local Docker Engine for the docker node-engine tests and builds the
+# `lnm-anvil:local` image without any registry (no base image can be pulled here).
+# Idempotent; run as root by CI. When no engine can run on this machine it prints why and
+# exits 0: the docker tests then skip themselves with a printed reason.
+set -u
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ANVIL="${LNM_ANVIL_BIN:-$ROOT/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil}"
+IMAGE="${LNM_ANVIL_IMAGE:-lnm-anvil:local}"
+DOCKERD_LOG="${LNM_DOCKERD_LOG:-/var/log/lnm-dockerd.log}"
+
+say() { echo "[docker.sh] $*"; }
+give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
+
+engine_up() { docker info >/dev/null 2>&1; }
+
+install_engine() {
+  command -v dockerd >/dev/null 2>&1 && return 0
+  [ "$(id -u)" = 0 ] || give_up "dockerd is not installed and this script is not root"
+  command -v apt-get >/dev/null 2>&1 || give_up "dockerd is not installed and apt-get is missing"
+  say "installing docker.io from Debian's packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null || give_up "apt-get update failed"
+  apt-get install -y -qq --no-install-recommends docker.io >/dev/null || give_up "apt-get install docker.io failed"
+  command -v dockerd >/dev/null 2>&1 || give_up "docker.io installed but dockerd is not on PATH"
+}
+
+start_engine() {
+  engine_up && { say "Docker engine already answers"; return 0; }
+  if ! pgrep -x dockerd >/dev/null 2>&1; then
+    # No bridge, no iptables: this machine's kernel sandbox has neither; containers use
+    # the host network. vfs because overlayfs on overlayfs is not available everywhere.
+    say "starting dockerd (log: $DOCKERD_LOG)"
+    # containerd is started by dockerd itself when not running.
+    setsid nohup dockerd --storage-driver=vfs --iptables=false --ip6tables=false --bridge=none \
+      >"$DOCKERD_LOG" 2>&1 </dev/null &
+  fi
+  for _ in $(seq 1 60); do
+    engine_up && { say "Docker engine answers"; return 0; }
+    if ! pgrep -x dockerd >/dev/null 2>&1; then
+      say "dockerd exited; last lines of $DOCKERD_LOG:"
+      tail -n 20 "$DOCKERD_LOG" 2>/dev/null | sed 's/^/    /'
+      give_up "dockerd did not stay up"
+    fi
+    sleep 1
+  done
+  say "last lines of $DOCKERD_LOG:"
+  tail -n 20 "$DOCKERD_LOG" 2>/dev/null | sed 's/^/    /'
+  give_up "dockerd did not answer within 60 s"
+}
+
+# The image holds only the anvil binary and the shared libraries ldd resolves for it,
+# assembled into a root filesystem tar and imported: nothing is pulled.
+build_image() {
+  [ -x "$ANVIL" ] || give_up "anvil binary not found at $ANVIL (run npm install first)"
+  local sum
+  # The label covers the binary and this recipe, so a changed recipe rebuilds the image.
+  sum="$( (sha256sum "$ANVIL"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$IMAGE" 2>/dev/null)" = "$sum" ]; then
+    say "image $IMAGE is up to date"
+    return 0
+  fi
+  local rootfs
+  rootfs="$(mktemp -d)"
+  trap 'rm -rf "$rootfs"' RETURN
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/tmp" "$rootfs/data" "$rootfs/etc"
+  chmod 1777 "$rootfs/tmp"
+  cp "$ANVIL" "$rootfs/usr/local/bin/anvil"
+  # Each resolved library keeps its path; ld-linux is the line without "=>".
+  ldd "$ANVIL" | awk '/=> \//{print $3} /^[[:space:]]*\//{print $1}' | while read -r lib; do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+  done
+  [ -d /etc/ssl/certs ] && mkdir -p "$rootfs/etc/ssl" && cp -rL /etc/ssl/certs "$rootfs/etc/ssl/" 2>/dev/null
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  tar -C "$rootfs" -cf "$rootfs.tar" . || give_up "could not assemble the image root filesystem"
+  if docker import \
+    --change 'ENTRYPOINT ["/usr/local/bin/anvil"]' \
+    --change 'WORKDIR /data' \
+    --change "LABEL lnm.image.recipe=$sum" \
+    "$rootfs.tar" "$IMAGE" >/dev/null; then
+    rm -f "$rootfs.tar"
+    # The previous build of this recipe is now untagged: drop it rather than pile them up.
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $IMAGE"
+  else
+    rm -f "$rootfs.tar"
+    give_up "docker import of $IMAGE failed"
+  fi
+}
+
+install_engine
+start_engine
+build_image
+# A smoke run proves containers can start at all (cgroups, namespaces); a failure here is
+# reported and skipped rather than failed, like an absent engine.
+if out="$(docker run --rm --network host "$IMAGE" --version 2>&1)"; then
+  say "smoke run: $out"
+else
+  say "smoke run failed: $out"
+  give_up "containers cannot run on this machine"
+fi
