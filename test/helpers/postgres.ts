@@ -1,0 +1,51 @@
+// One embedded PostgreSQL for the whole test run; every suite gets a fresh database on it.
+import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../adapters/postgres/embeddedPostgres.ts';
+import { onGlobalTeardown } from './globalTeardown.ts';
+
+let shared: Promise<EmbeddedPostgresHandle> | null = null;
+
+export function sharedPostgres(): Promise<EmbeddedPostgresHandle> {
+  if (!shared) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'lnm-test-pg-'));
+    shared = startEmbeddedPostgres({ dir });
+    onGlobalTeardown(async () => {
+      const h = await shared!;
+      await h.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  return shared;
+}
+
+export interface FreshDatabase {
+  pool: pg.Pool;
+  url: string;
+  name: string;
+  /** Ends the pool (the database itself is dropped with the cluster at the end of the run). */
+  close(): Promise<void>;
+}
+
+/** A new, empty database on the shared cluster. */
+export async function freshDatabase(): Promise<FreshDatabase> {
+  const h = await sharedPostgres();
+  const name = 't_' + randomBytes(6).toString('hex');
+  const admin = new pg.Client({ connectionString: h.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = h.url.replace(/\/lnm$/, '/' + name);
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await pool.end();
+  };
+  onGlobalTeardown(close);
+  return { pool, url, name, close };
+}
