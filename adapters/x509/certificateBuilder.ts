@@ -8,22 +8,11 @@
 // Every certificate gets a random positive 128-bit serial, SKI (SHA-1 of the key bits), AKI
 // (the issuer's SKI), critical basicConstraints and keyUsage; SAN and EKU when asked for.
 // Defaults: a CA gets keyCertSign + cRLSign + digitalSignature; a leaf gets digitalSignature.
-import { createPublicKey, X509Certificate } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
-import {
-  Certificate,
-  Extensions,
-  Name,
-  SubjectPublicKeyInfo,
-  TBSCertificate,
-  Validity,
-  Version,
-  id_ce_subjectKeyIdentifier,
-  SubjectKeyIdentifier,
-} from '@peculiar/asn1-x509';
+import { Certificate, Extensions, Name, SubjectPublicKeyInfo, TBSCertificate, Validity, Version } from '@peculiar/asn1-x509';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import type { CertificateSigner } from './certificateSigner.ts';
-import { signatureAlgorithmFor } from './certificateSigner.ts';
+import { signatureAlgorithmFor, type CertificateSigner } from './certificateSigner.ts';
 import { buildName, type SubjectName } from './distinguishedName.ts';
 import {
   authorityKeyIdentifier,
@@ -36,8 +25,11 @@ import {
   type ExtendedKeyUsageName,
   type KeyUsageName,
 } from './extensions.ts';
-import { pemToDer, toPem } from './pem.ts';
+import { readIssuingCa, type CertificateIssuer } from './issuingCa.ts';
+import { toPem } from './pem.ts';
 import { randomSerialNumber, serialToHex } from './serialNumber.ts';
+
+export type { CertificateIssuer } from './issuingCa.ts';
 
 export interface CertificateProfile {
   subject: SubjectName;
@@ -59,11 +51,6 @@ export interface IssuedCertificate {
   serialNumber: string;
 }
 
-export interface CertificateIssuer {
-  certificatePem: string;
-  signer: CertificateSigner;
-}
-
 export async function createSelfSignedCa(profile: Omit<CertificateProfile, 'isCa'>, signer: CertificateSigner): Promise<IssuedCertificate> {
   const full = { ...profile, isCa: true };
   const name = buildName(profile.subject);
@@ -72,22 +59,8 @@ export async function createSelfSignedCa(profile: Omit<CertificateProfile, 'isCa
 }
 
 export async function issueCertificate(profile: CertificateProfile, subjectPublicKeyPem: string, issuer: CertificateIssuer): Promise<IssuedCertificate> {
-  const caDer = pemToDer(issuer.certificatePem, 'CERTIFICATE');
-  if (!caDer) throw new ValidationError('The issuing CA certificate is not a PEM certificate.', [{ field: 'caCertificate', message: 'not a PEM certificate' }]);
-  const caX509 = new X509Certificate(caDer);
-  if (!caX509.ca) throw new ValidationError('The issuing certificate is not a CA certificate.', [{ field: 'caCertificate', message: 'not a CA' }]);
-  const caSpki = caX509.publicKey.export({ type: 'spki', format: 'der' });
-  if (!caSpki.equals(spkiDerOf(issuer.signer.publicKeyPem))) {
-    throw new ValidationError('The signing key does not belong to the issuing CA certificate.', [{ field: 'caKey', message: 'does not match the CA certificate' }]);
-  }
-  const ca = AsnConvert.parse(caDer, Certificate);
-  return sign(profile, subjectPublicKeyPem, ca.tbsCertificate.subject, authorityKeyIdOf(ca, caSpki), issuer.signer);
-}
-
-function authorityKeyIdOf(ca: Certificate, caSpki: Buffer): Buffer {
-  const ski = ca.tbsCertificate.extensions?.find((e) => e.extnID === id_ce_subjectKeyIdentifier);
-  if (ski) return Buffer.from(AsnConvert.parse(ski.extnValue.buffer, SubjectKeyIdentifier).buffer);
-  return keyIdentifierOf(caSpki);
+  const ca = readIssuingCa(issuer);
+  return sign(profile, subjectPublicKeyPem, ca.subject, ca.authorityKeyId, issuer.signer);
 }
 
 function spkiDerOf(publicKeyPem: string): Buffer {

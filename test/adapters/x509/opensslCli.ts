@@ -1,6 +1,6 @@
 // Runs the openssl command line on PEM texts written to a scratch directory, so tests check our
 // certificates and CRLs with a verifier we did not write.
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,13 +16,9 @@ export function openssl(args: string[], files: Record<string, string>): OpensslR
   try {
     for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
     const resolved = args.map((a) => (a in files ? path.join(dir, a) : a));
-    try {
-      const out = execFileSync('openssl', resolved, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      return { ok: true, output: out };
-    } catch (err) {
-      const e = err as { stdout?: string; stderr?: string };
-      return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` };
-    }
+    const run = spawnSync('openssl', resolved, { encoding: 'utf8' });
+    if (run.error) throw run.error;
+    return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
