@@ -82,6 +82,18 @@ export async function followFile(file: string, onLine: (line: string) => void, o
   for (const line of await lastLines(file, opts.tail ?? 0, pos)) onLine(line);
 
   let partial = '';
+  // The bytes just before `pos`: if they changed, the file was truncated and rewritten past
+  // our position between two looks, which the size alone cannot show.
+  let seenTail = Buffer.alloc(0);
+  if (pos > 0) {
+    const handle = await open(file, 'r');
+    try {
+      seenTail = Buffer.alloc(Math.min(64, pos));
+      await handle.read(seenTail, 0, seenTail.length, pos - seenTail.length);
+    } finally {
+      await handle.close();
+    }
+  }
   let closed = false;
   let busy = false;
   let again = false;
@@ -98,16 +110,27 @@ export async function followFile(file: string, onLine: (line: string) => void, o
       inode = s.ino;
       pos = 0;
       partial = '';
+      seenTail = Buffer.alloc(0);
     }
-    if (s.size <= pos) return;
+    if (s.size < pos) return;
     const handle = await open(file, 'r');
     try {
+      if (seenTail.length && pos >= seenTail.length) {
+        const now = Buffer.alloc(seenTail.length);
+        await handle.read(now, 0, now.length, pos - now.length);
+        if (!now.equals(seenTail)) {
+          pos = 0;
+          partial = '';
+          seenTail = Buffer.alloc(0);
+        }
+      }
       while (pos < s.size && !closed) {
         const len = Math.min(CHUNK, s.size - pos);
         const buf = Buffer.alloc(len);
         const { bytesRead } = await handle.read(buf, 0, len, pos);
         if (bytesRead === 0) break;
         pos += bytesRead;
+        seenTail = Buffer.concat([seenTail, buf.subarray(0, bytesRead)]).subarray(-64);
         const lines = (partial + buf.subarray(0, bytesRead).toString('utf8')).split('\n');
         partial = lines.pop() ?? '';
         for (const line of lines) if (!closed) onLine(line);
