@@ -125,7 +125,7 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
     return Number(res.rows[0].p);
   }
 
-  function subscribe(fromCheckpoint: number, handler: (e: RecordedEvent) => Promise<void>, onError?: (err: unknown) => void): Subscription {
+  function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
     let active = true;
     let checkpoint = fromCheckpoint;
     let wakeUp: (() => void) | null = null;
@@ -137,10 +137,9 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
         let batch: RecordedEvent[] = [];
         try {
           batch = await readAll(checkpoint, 500);
-          for (const e of batch) {
-            if (!active) return;
-            await handler(e);
-            checkpoint = e.position;
+          if (batch.length > 0 && active) {
+            await handler(batch);
+            checkpoint = batch[batch.length - 1].position;
           }
         } catch (err) {
           if (!active) return;

@@ -69,10 +69,10 @@ export interface EventStore {
   /** Current highest position (0 when empty). */
   headPosition(): Promise<number>;
   /**
-   * Calls `handler` for every event after `fromCheckpoint`, in order, then for new ones as they are
-   * appended. A handler that throws stops the subscription and is reported through onError.
+   * Calls `handler` with batches of the events after `fromCheckpoint`, in order, then with new ones
+   * as they are appended. A handler that throws stops the subscription and is reported through onError.
    */
-  subscribe(fromCheckpoint: number, handler: (event: RecordedEvent) => Promise<void>, onError?: (err: unknown) => void): Subscription;
+  subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription;
   /** Recompute the hash chain over [fromPosition, toPosition] (inclusive). */
   verify(fromPosition: number, toPosition?: number): Promise<ChainVerification>;
   /** A cheap liveness probe for /health. */

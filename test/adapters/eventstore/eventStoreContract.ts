@@ -106,10 +106,12 @@ export function eventStoreContract(name: string, make: () => Promise<ContractTar
     const seen: number[] = [];
     let resolveDone!: () => void;
     const done = new Promise<void>((r) => (resolveDone = r));
-    const sub = store.subscribe(from, async (e) => {
-      if (e.streamId !== s) return;
-      seen.push(e.version);
-      if (seen.length === 3) resolveDone();
+    const sub = store.subscribe(from, async (batch) => {
+      for (const e of batch) {
+        if (e.streamId !== s) continue;
+        seen.push(e.version);
+        if (seen.length === 3) resolveDone();
+      }
     });
     await store.append(s, 1, [ev('Two'), ev('Three')], meta());
     await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error('subscription did not deliver')), 10_000))]);

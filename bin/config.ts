@@ -1,0 +1,89 @@
+// Configuration from environment variables, overridden by command-line flags. The README's
+// configuration table lists every entry here; keep them in step.
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Edition } from '../http/deps.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  eventStore: 'postgres' | 'eventstoredb';
+  eventStoreUrl: string | null;
+  edition: Edition;
+  bodyLimit: string;
+  logLevel: string;
+  instanceId: string | null;
+  version: string;
+  secureCookies: boolean;
+}
+
+export interface ConfigEntry {
+  env: string;
+  flag?: string;
+  default: string;
+  description: string;
+}
+
+export const configEntries: ConfigEntry[] = [
+  { env: 'PORT', flag: '--port', default: '8100', description: 'HTTP port' },
+  { env: 'HOST', flag: '--host', default: '0.0.0.0', description: 'address to listen on (127.0.0.1 to keep the API local)' },
+  { env: 'DATA_DIR', flag: '--data-dir', default: './data', description: 'embedded PostgreSQL, key-encryption key, node files' },
+  { env: 'DATABASE_URL', flag: '--database-url', default: '(unset: embedded PostgreSQL)', description: 'external PostgreSQL connection string' },
+  { env: 'EVENT_STORE', flag: '--event-store', default: 'postgres', description: 'postgres or eventstoredb' },
+  { env: 'EVENTSTORE_URL', flag: '--eventstore-url', default: '(unset)', description: 'EventStoreDB/KurrentDB connection string, e.g. esdb://localhost:2113?tls=false (needed when EVENT_STORE=eventstoredb)' },
+  { env: 'EDITION', flag: '--edition', default: 'community', description: 'community, pro or enterprise' },
+  { env: 'BODY_LIMIT', flag: '--body-limit', default: '1mb', description: 'largest accepted JSON request body' },
+  { env: 'LOG_LEVEL', flag: '--log-level', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
+  { env: 'INSTANCE_ID', flag: '--instance-id', default: '(generated, kept in DATA_DIR)', description: 'identifies this server in webhooks and notifications' },
+  { env: 'SECURE_COOKIES', flag: '--secure-cookies', default: 'false', description: 'force the Secure flag on the session cookie (it is set anyway on requests that arrive over TLS)' },
+];
+
+function packageVersion(): string {
+  try {
+    const p = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'package.json');
+    return (JSON.parse(readFileSync(p, 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
+  const values = new Map<string, string>();
+  for (const e of configEntries) if (env[e.env] !== undefined && env[e.env] !== '') values.set(e.env, env[e.env]!);
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i].split('=', 2);
+    const entry = configEntries.find((e) => e.flag === flag);
+    if (!entry) throw new ConfigError(`unknown option ${flag}; see --help`);
+    const v = inline ?? argv[++i];
+    if (v === undefined) throw new ConfigError(`${flag} needs a value`);
+    values.set(entry.env, v);
+  }
+  const get = (k: string, d: string) => values.get(k) ?? d;
+  const port = Number(get('PORT', '8100'));
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be 0-65535, got ${get('PORT', '')}`);
+  const edition = get('EDITION', 'community');
+  if (!['community', 'pro', 'enterprise'].includes(edition)) throw new ConfigError(`EDITION must be community, pro or enterprise, got ${edition}`);
+  const eventStore = get('EVENT_STORE', 'postgres');
+  if (eventStore !== 'postgres' && eventStore !== 'eventstoredb') throw new ConfigError(`EVENT_STORE must be postgres or eventstoredb, got ${eventStore}`);
+  const eventStoreUrl = values.get('EVENTSTORE_URL') ?? null;
+  if (eventStore === 'eventstoredb' && !eventStoreUrl) throw new ConfigError('EVENT_STORE=eventstoredb needs EVENTSTORE_URL');
+  return {
+    port,
+    host: get('HOST', '0.0.0.0'),
+    dataDir: path.resolve(get('DATA_DIR', './data')),
+    databaseUrl: values.get('DATABASE_URL') ?? null,
+    eventStore,
+    eventStoreUrl,
+    edition: edition as Edition,
+    bodyLimit: get('BODY_LIMIT', '1mb'),
+    logLevel: get('LOG_LEVEL', 'info'),
+    instanceId: values.get('INSTANCE_ID') ?? null,
+    version: packageVersion(),
+    secureCookies: get('SECURE_COOKIES', 'false') === 'true',
+  };
+}

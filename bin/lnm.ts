@@ -1,0 +1,81 @@
+#!/usr/bin/env -S node --import tsx
+// The command line: serve, migrate, projections rebuild.
+import { loadConfig, configEntries, ConfigError } from './config.ts';
+import { createLogger, openDatabase, openEventStore, startServer } from './server.ts';
+import { migrate } from '../adapters/postgres/migrate.ts';
+import { createProjector } from '../projections/projector.ts';
+import { allProjections } from '../projections/index.ts';
+
+const usage = `Usage: lnm <command> [options]
+
+Commands:
+  serve                  run the API server (default port 8100)
+  migrate                apply database migrations and exit
+  projections rebuild    empty every read model and replay all events from position 0
+  help                   show this text
+
+Options (each also an environment variable):
+${configEntries.map((e) => `  ${(e.flag + ' <value>').padEnd(26)} ${e.env.padEnd(16)} ${e.description} (default ${e.default})`).join('\n')}
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const words: string[] = [];
+  while (argv.length && !argv[0].startsWith('--')) words.push(argv.shift()!);
+  if (argv.includes('--help') || argv.includes('-h') || words[0] === 'help' || words.length === 0) {
+    process.stdout.write(usage);
+    return words.length === 0 && !argv.includes('--help') && !argv.includes('-h') ? 1 : 0;
+  }
+  const config = loadConfig(argv);
+  const log = createLogger(config.logLevel);
+  const cmd = words.join(' ');
+  switch (cmd) {
+    case 'serve': {
+      const server = await startServer(config, log);
+      const shutdown = (signal: string) => {
+        log.info({ signal }, 'shutting down');
+        server.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+      return -1; // keep running
+    }
+    case 'migrate': {
+      const db = await openDatabase(config, log);
+      try {
+        const r = await migrate(db.pool);
+        process.stdout.write(`applied ${r.applied.length} migration(s)${r.applied.length ? ': ' + r.applied.join(', ') : ''}; ${r.alreadyApplied} already applied\n`);
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    case 'projections rebuild': {
+      const db = await openDatabase(config, log);
+      try {
+        await migrate(db.pool);
+        const store = await openEventStore(config, db);
+        const projector = createProjector({ pool: db.pool, store, projections: allProjections });
+        const t = Date.now();
+        const r = await projector.rebuild();
+        await store.close();
+        process.stdout.write(`rebuilt ${allProjections.length} projection(s) from ${r.events} event(s) in ${Date.now() - t} ms\n`);
+      } finally {
+        await db.close();
+      }
+      return 0;
+    }
+    default:
+      process.stderr.write(`unknown command "${cmd}"\n\n${usage}`);
+      return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`lnm: ${err instanceof ConfigError ? err.message : (err as Error).message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,148 @@
+// The composition root: the one place where adapters are wired into ports.
+import pg from 'pg';
+import { pino } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import type { Config } from './config.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/postgres/embeddedPostgres.ts';
+import { migrate } from '../adapters/postgres/migrate.ts';
+import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
+import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import type { EventStore } from '../domain/shared/eventStore.ts';
+import { createProjector, type Projector } from '../projections/projector.ts';
+import { allProjections } from '../projections/index.ts';
+import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
+import { createApp } from '../http/app.ts';
+import { allRoutes } from '../http/routes/index.ts';
+import type { AppDeps, Logger } from '../http/deps.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
+
+export function createLogger(level: string) {
+  return pino({
+    level,
+    base: { service: 'lnm' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // Secrets never reach a log line, even if a careless caller passes them.
+    redact: {
+      paths: ['password', '*.password', 'token', '*.token', 'secret', '*.secret', 'privateKey', '*.privateKey', 'authorization', '*.authorization', 'cookie', '*.cookie', 'secretAccessKey', '*.secretAccessKey', 'apiKey', '*.apiKey'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+export interface Database {
+  pool: pg.Pool;
+  url: string;
+  embedded: EmbeddedPostgresHandle | null;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(config: Config, log: Logger): Promise<Database> {
+  let embedded: EmbeddedPostgresHandle | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    embedded = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'postgres'), log: (m) => log.info({}, m) });
+    url = embedded.url;
+    log.info({ port: embedded.port, dataDir: embedded.dataDir }, 'embedded PostgreSQL started');
+  }
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  pool.on('error', (err) => log.error({ err: err.message }, 'idle database connection failed'));
+  return {
+    pool,
+    url,
+    embedded,
+    async close() {
+      await pool.end().catch(() => {});
+      await embedded?.stop();
+    },
+  };
+}
+
+export async function openEventStore(config: Config, db: Database): Promise<EventStore> {
+  if (config.eventStore === 'eventstoredb') {
+    const { eventStoreDbEventStore } = await import('../adapters/eventstore/eventStoreDbEventStore.ts');
+    return eventStoreDbEventStore(config.eventStoreUrl!);
+  }
+  return postgresEventStore(db.pool, { url: db.url });
+}
+
+function instanceId(config: Config): string {
+  if (config.instanceId) return config.instanceId;
+  const file = path.join(config.dataDir, 'instance-id');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const id = randomUUID();
+  writeFileSync(file, id + '\n', { mode: 0o600 });
+  return id;
+}
+
+export interface RunningServer {
+  url: string;
+  deps: AppDeps;
+  projector: Projector;
+  sagas: SagaRunner;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, log = createLogger(config.logLevel)): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const db = await openDatabase(config, log);
+  const migrated = await migrate(db.pool);
+  if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
+  const store = await openEventStore(config, db);
+  const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
+  await projector.start();
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: [], log: (m, e) => log.info(e ?? {}, m) });
+  await sagas.start();
+  const deps: AppDeps = {
+    config: {
+      edition: config.edition,
+      version: config.version,
+      instanceId: instanceId(config),
+      bodyLimit: config.bodyLimit,
+      defaultPageSize: DEFAULT_PAGE_SIZE,
+      maxPageSize: MAX_PAGE_SIZE,
+      secureCookies: config.secureCookies,
+    },
+    pool: db.pool,
+    store,
+    projector,
+    log,
+    clock: () => new Date(),
+    newId: randomUUID,
+    nextId: postgresIdAllocator(db.pool),
+    startedAt: new Date(),
+  };
+  const app = createApp(deps, allRoutes);
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'EADDRINUSE' ? new Error(`port ${config.port} is already in use; set PORT or --port`) : err),
+    );
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : config.port;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  log.info({ url, edition: config.edition, eventStore: store.kind }, 'listening');
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    deps,
+    projector,
+    sagas,
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((r) => {
+          server.close(() => r());
+          server.closeAllConnections?.();
+        });
+        await sagas.stop();
+        await projector.stop();
+        await store.close();
+        await db.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The Koa application: request ids and logs, one error shape, swagger, the JSON body
+// parser with a size limit, authentication, then the route table under /api/v1.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import { randomUUID } from 'node:crypto';
+import type { RouteDef } from './route.ts';
+import type { AppDeps } from './deps.ts';
+import type { Identity } from './identity.ts';
+import { errorBody, errorMiddleware } from './errors.ts';
+import { validate } from './validation.ts';
+import { buildOpenApi } from './openapi.ts';
+import { swaggerMiddleware } from './swagger.ts';
+import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
+
+/** Authentication and authorization, supplied by http/auth (identity issue) or left out. */
+export interface AccessControl {
+  /** Resolve credentials to an identity; null when none were sent. Throws UnauthenticatedError on bad ones. */
+  authenticate(ctx: Koa.Context, deps: AppDeps): Promise<Identity | null>;
+  /** Throws ForbiddenError (and records the denial) when the identity lacks the permission. */
+  authorize(identity: Identity, route: RouteDef, ctx: Koa.Context, deps: AppDeps): Promise<void>;
+  /** Called after every request (audit of failures, sessions). */
+  after?(ctx: Koa.Context, route: RouteDef, deps: AppDeps): Promise<void>;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;
+
+export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessControl): Koa {
+  const app = new Koa({ proxy: false });
+  const router = new Router({ prefix: '/api/v1' });
+  let openApi: Record<string, unknown> | null = null;
+  const doc = () =>
+    (openApi ??= buildOpenApi(routes, {
+      version: deps.config.version,
+      edition: deps.config.edition,
+      defaultPageSize: deps.config.defaultPageSize,
+      maxPageSize: deps.config.maxPageSize,
+      bodyLimit: deps.config.bodyLimit,
+    }));
+
+  app.use(async (ctx, next) => {
+    const given = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      deps.log.info(
+        { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, userId: (ctx.state.identity as Identity | undefined)?.userId ?? null, code: ctx.state.error?.code },
+        'request',
+      );
+    }
+  });
+  app.use(errorMiddleware(deps.log));
+  app.use(swaggerMiddleware(doc));
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith('/api/v1')) return next();
+    // Only JSON bodies are parsed; anything else on a route with a body is a 415.
+    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json', 'application/*+json')) {
+      throw Object.assign(new Error('Send the request body as application/json.'), { status: 415, expose: true });
+    }
+    return next();
+  });
+  app.use(
+    koaBody({
+      json: true,
+      multipart: false,
+      urlencoded: false,
+      text: false,
+      jsonLimit: deps.config.bodyLimit,
+      jsonStrict: true,
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      onError: (err: Error) => {
+        throw err;
+      },
+    } as Parameters<typeof koaBody>[0]),
+  );
+
+  for (const route of routes) {
+    router[route.method](route.path, async (ctx) => {
+      let identity: Identity | null = null;
+      try {
+        if (route.permission !== 'public') {
+          if (!access) throw new AppError(500, 'NO_ACCESS_CONTROL', 'authentication is not configured', { expose: false });
+          identity = await access.authenticate(ctx, deps);
+          if (!identity) throw new UnauthenticatedError();
+          ctx.state.identity = identity;
+          if (route.permission !== 'authenticated') await access.authorize(identity, route, ctx, deps);
+        } else if (access) {
+          identity = await access.authenticate(ctx, deps).catch(() => null);
+          ctx.state.identity = identity ?? undefined;
+        }
+        if (route.edition && editionRank[deps.config.edition] < editionRank[route.edition]) {
+          throw new EditionRequiredError(route.feature ?? route.summary, route.edition, deps.config.edition);
+        }
+        const params = route.params ? validate(route.params, { ...ctx.params }, 'path') : ctx.params;
+        const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : {};
+        const raw = (ctx.request as unknown as { body?: unknown }).body;
+        const body = route.body ? validate(route.body, raw ?? {}, 'body') : undefined;
+        ctx.state.route = route;
+        const result = await route.handler({ params, query, body, identity, requestId: ctx.state.requestId, ctx, deps } as never);
+        if (!route.raw) {
+          const r = result ?? {};
+          for (const [k, v] of Object.entries(r.headers ?? {})) ctx.set(k, v);
+          ctx.status = r.status ?? (r.body === undefined ? 204 : 200);
+          if (r.body !== undefined) ctx.body = r.body;
+        }
+      } catch (err) {
+        // Turned into the error body here (not only in errorMiddleware) so that the
+        // after-hook (audit) sees the final status.
+        const { status, body } = errorBody(err, ctx.state.requestId);
+        if (status >= 500) deps.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, requestId: ctx.state.requestId }, 'request failed');
+        ctx.status = status;
+        ctx.body = body;
+        ctx.state.error = body;
+        ctx.state.thrown = err;
+      }
+      if (access?.after) await access.after(ctx, route, deps).catch((err) => deps.log.error({ err: (err as Error).message }, 'after-request hook failed'));
+    });
+  }
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}

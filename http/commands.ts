@@ -1,0 +1,34 @@
+// Routes run commands through here: the generic handler, request metadata on every event,
+// and read-your-writes (the call returns once the read models include the new events).
+import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
+import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
+import type { EventMetadata } from '../domain/shared/eventStore.ts';
+import type { RouteInput } from './route.ts';
+
+export function requestMetadata(input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>): EventMetadata {
+  const id = input.identity;
+  return {
+    timestamp: input.deps.clock().toISOString(),
+    requestId: input.requestId,
+    ip: input.ctx.ip || null,
+    userAgent: input.ctx.get('user-agent') || null,
+    correlationId: input.requestId,
+    actor: id ? { userId: id.userId, username: id.username, apiKeyId: id.apiKeyId ?? null, kind: id.method } : null,
+  };
+}
+
+export async function runCommand<State, Command, Event extends DomainEvent>(
+  input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  opts: { expectedVersion?: number } = {},
+): Promise<CommandResult<State>> {
+  const result = await handleCommand(input.deps.store, streamId, decider, command, {
+    metadata: requestMetadata(input),
+    newId: input.deps.newId,
+    expectedVersion: opts.expectedVersion,
+  });
+  if (result.lastPosition !== null) await input.deps.projector.waitFor(result.lastPosition);
+  return result;
+}

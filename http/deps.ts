@@ -1,0 +1,37 @@
+import type pg from 'pg';
+import type { EventStore } from '../domain/shared/eventStore.ts';
+import type { Projector } from '../projections/projector.ts';
+
+export type Edition = 'community' | 'pro' | 'enterprise';
+
+export interface HttpConfig {
+  edition: Edition;
+  version: string;
+  instanceId: string;
+  /** Largest accepted JSON body, e.g. "1mb". */
+  bodyLimit: string;
+  defaultPageSize: number;
+  maxPageSize: number;
+  /** Cookies get Secure when the service is reached over TLS (or this is forced on). */
+  secureCookies: boolean;
+}
+
+export interface Logger {
+  info(obj: Record<string, unknown>, msg?: string): void;
+  warn(obj: Record<string, unknown>, msg?: string): void;
+  error(obj: Record<string, unknown>, msg?: string): void;
+}
+
+/** Everything a route may use; built once by the composition root (bin/). */
+export interface AppDeps {
+  config: HttpConfig;
+  pool: pg.Pool;
+  store: EventStore;
+  projector: Projector;
+  log: Logger;
+  clock: () => Date;
+  newId: () => string;
+  /** Next integer id of a resource kind (users, organizations, nodes, ...). */
+  nextId: (kind: string) => Promise<number>;
+  startedAt: Date;
+}

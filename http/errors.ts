@@ -1,0 +1,72 @@
+// One error body for every error: { status, code, message, details?, context?, requestId }.
+import type Koa from 'koa';
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../domain/shared/errors.ts';
+
+export const ErrorBody = Type.Object(
+  {
+    status: Type.Integer({ description: 'HTTP status code' }),
+    code: Type.String({ description: 'machine-readable error code, e.g. VALIDATION_FAILED, NOT_FOUND, CONFLICT' }),
+    message: Type.String({ description: 'what went wrong and what to do about it' }),
+    details: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'field-level problems of a validation error' })),
+    context: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'extra facts, e.g. what still uses a resource' })),
+    requestId: Type.String({ description: 'quote it when reporting a problem; also in the X-Request-Id header' }),
+  },
+  { $id: 'ErrorBody' },
+);
+
+export interface ErrorLogger {
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+/** Converts a thrown error into the error body; unknown errors become a 500 that says nothing internal. */
+export function errorBody(err: unknown, requestId: string): { status: number; body: Record<string, unknown> } {
+  if (err instanceof AppError) {
+    return {
+      status: err.status,
+      body: {
+        status: err.status,
+        code: err.code,
+        message: err.expose ? err.message : 'The server could not complete the request.',
+        ...(err.details ? { details: err.details } : {}),
+        ...(err.extra && err.expose ? { context: err.extra } : {}),
+        requestId,
+      },
+    };
+  }
+  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const status = e.status ?? e.statusCode;
+  // Errors from the body parser and Koa itself (malformed JSON, oversized bodies, bad encodings).
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const code =
+      status === 413 ? 'PAYLOAD_TOO_LARGE' :
+      status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' :
+      e.type === 'entity.parse.failed' || /JSON/i.test(e.message ?? '') ? 'MALFORMED_JSON' : 'BAD_REQUEST';
+    const message =
+      code === 'PAYLOAD_TOO_LARGE' ? 'The request body is larger than the server accepts (see BODY_LIMIT).' :
+      code === 'MALFORMED_JSON' ? 'The request body is not valid JSON.' :
+      e.expose && e.message ? e.message : 'The request could not be understood.';
+    return { status, body: { status, code, message, requestId } };
+  }
+  return { status: 500, body: { status: 500, code: 'INTERNAL', message: 'The server could not complete the request. Quote the request id when reporting it.', requestId } };
+}
+
+export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = { status: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${ctx.method} ${ctx.path}. See /api/swagger/doc.json.`, requestId: ctx.state.requestId };
+      } else if (ctx.status === 405 && ctx.body === undefined) {
+        ctx.body = { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${ctx.method} is not allowed on ${ctx.path}.`, requestId: ctx.state.requestId };
+      }
+    } catch (err) {
+      const { status, body } = errorBody(err, ctx.state.requestId);
+      if (status >= 500) log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, requestId: ctx.state.requestId }, 'request failed');
+      ctx.status = status;
+      ctx.body = body;
+      ctx.state.error = body;
+    }
+  };
+}

@@ -1,0 +1,14 @@
+export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+
+/** Who is calling, as resolved by the authentication middleware. */
+export interface Identity {
+  userId: number;
+  username: string;
+  role: Role;
+  /** How the caller authenticated. */
+  method: 'session' | 'basic' | 'api_key';
+  sessionId?: string;
+  apiKeyId?: number;
+  /** API keys carry their own scopes (a subset of the role's permissions). */
+  scopes?: string[];
+}

@@ -1,0 +1,150 @@
+// Runs the projections: reads events after the lowest checkpoint, applies each batch and
+// advances the checkpoints in one transaction (exactly-once per projection), and lets writers
+// wait until their events are visible (read-your-writes).
+import type pg from 'pg';
+import type { EventStore, RecordedEvent, Subscription } from '../domain/shared/eventStore.ts';
+import { UnavailableError } from '../domain/shared/errors.ts';
+import type { Projection } from './projection.ts';
+
+export interface Projector {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves when every projection has applied `position`. */
+  waitFor(position: number, timeoutMs?: number): Promise<void>;
+  /** Lowest checkpoint over all projections. */
+  position(): number;
+  /** Empties every projection table and replays from position 0 up to the head. */
+  rebuild(): Promise<{ events: number }>;
+  lastError(): string | null;
+}
+
+export interface ProjectorOptions {
+  pool: pg.Pool;
+  store: EventStore;
+  projections: Projection[];
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+}
+
+export function createProjector({ pool, store, projections, log = () => {} }: ProjectorOptions): Projector {
+  let current = 0;
+  let sub: Subscription | null = null;
+  let error: string | null = null;
+  const waiters: Array<{ position: number; resolve: () => void }> = [];
+  const byType = new Map<string, Projection[]>();
+  for (const p of projections) for (const t of p.handles) byType.set(t, [...(byType.get(t) ?? []), p]);
+
+  function release() {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (waiters[i].position <= current) {
+        waiters[i].resolve();
+        waiters.splice(i, 1);
+      }
+    }
+  }
+
+  async function readCheckpoints(client: pg.PoolClient | pg.Pool, lock: boolean): Promise<Map<string, number>> {
+    const names = projections.map((p) => p.name);
+    await client.query(
+      `INSERT INTO projection_checkpoints (name, position) SELECT unnest($1::text[]), 0 ON CONFLICT (name) DO NOTHING`,
+      [names],
+    );
+    const res = await client.query(`SELECT name, position FROM projection_checkpoints WHERE name = ANY($1) ${lock ? 'FOR UPDATE' : ''}`, [names]);
+    return new Map(res.rows.map((r) => [r.name as string, Number(r.position)]));
+  }
+
+  async function applyBatch(batch: RecordedEvent[]): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Row locks on the checkpoints make a second projector (another server on the same
+      // database) wait, and the position filter makes it skip what this one applied.
+      const checkpoints = await readCheckpoints(client, true);
+      for (const e of batch) {
+        for (const p of byType.get(e.type) ?? []) {
+          if (e.position <= (checkpoints.get(p.name) ?? 0)) continue;
+          for (const st of p.apply(e)) await client.query(st.text, st.values);
+        }
+      }
+      const last = batch[batch.length - 1].position;
+      await client.query(`UPDATE projection_checkpoints SET position = $1 WHERE name = ANY($2) AND position < $1`, [last, projections.map((p) => p.name)]);
+      await client.query('COMMIT');
+      current = Math.max(current, last);
+      error = null;
+      release();
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      error = (err as Error).message;
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  function subscribeFrom(from: number) {
+    sub = store.subscribe(from, applyBatch, (err) => {
+      log('projection failed; retrying', { error: (err as Error).message });
+      sub = null;
+      // Retry from the committed checkpoint after a pause; events are never skipped.
+      setTimeout(() => {
+        if (stopped) return;
+        void readCheckpoints(pool, false).then((m) => subscribeFrom(Math.min(...m.values())), () => subscribeFrom(current));
+      }, 1000).unref();
+    });
+  }
+
+  let stopped = true;
+  return {
+    async start() {
+      stopped = false;
+      const m = await readCheckpoints(pool, false);
+      current = projections.length ? Math.min(...m.values()) : await store.headPosition();
+      subscribeFrom(current);
+    },
+    async stop() {
+      stopped = true;
+      await sub?.close();
+      sub = null;
+    },
+    waitFor(position, timeoutMs = 10_000) {
+      if (position <= current) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const w = { position, resolve: () => { clearTimeout(t); resolve(); } };
+        const t = setTimeout(() => {
+          const i = waiters.indexOf(w);
+          if (i >= 0) waiters.splice(i, 1);
+          reject(new UnavailableError(`The change was saved (event position ${position}) but the read models have not caught up yet${error ? `: ${error}` : ''}. Retry the read shortly.`));
+        }, timeoutMs);
+        waiters.push(w);
+      });
+    },
+    position: () => current,
+    lastError: () => error,
+    async rebuild() {
+      const wasRunning = !stopped;
+      if (wasRunning) await this.stop();
+      const tables = [...new Set(projections.flatMap((p) => p.tables))];
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        if (tables.length) await client.query(`TRUNCATE ${tables.join(', ')}`);
+        await client.query(`UPDATE projection_checkpoints SET position = 0 WHERE name = ANY($1)`, [projections.map((p) => p.name)]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+      current = 0;
+      let events = 0;
+      for (;;) {
+        const batch = await store.readAll(current, 1000);
+        if (batch.length === 0) break;
+        await applyBatch(batch);
+        events += batch.length;
+      }
+      if (wasRunning) await this.start();
+      return { events };
+    },
+  };
+}

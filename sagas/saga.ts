@@ -1,0 +1,29 @@
+import type { RecordedEvent } from '../domain/shared/eventStore.ts';
+
+export interface SagaTimer {
+  id: string;
+  dueAt: string;
+  payload: Record<string, unknown>;
+}
+
+export interface SagaContext {
+  /** Schedule (or move) a durable timer; the same id replaces an earlier one. */
+  schedule(id: string, dueAt: Date, payload?: Record<string, unknown>): Promise<void>;
+  cancel(id: string): Promise<void>;
+  now(): Date;
+  log(msg: string, extra?: Record<string, unknown>): void;
+}
+
+/**
+ * A process manager. `handle` is called at least once per event of the listed types (after a
+ * crash it may be called again for the last events), so its effects must be idempotent: the
+ * events it appends carry ids derived from the source event id (see sagaEventId).
+ */
+export interface Saga {
+  name: string;
+  handles: readonly string[];
+  /** Where a saga that has never run starts: from the beginning of the log, or from its head. */
+  startAt?: 'beginning' | 'head';
+  handle(event: RecordedEvent, ctx: SagaContext): Promise<void>;
+  onTimer?(timer: SagaTimer, ctx: SagaContext): Promise<void>;
+}

@@ -1,0 +1,125 @@
+// Runs sagas: each keeps its own checkpoint, skips events it already handled (by event id),
+// and owns durable timers in saga_timers that fire after a restart too.
+import type pg from 'pg';
+import { createHash } from 'node:crypto';
+import type { EventStore, RecordedEvent, Subscription } from '../domain/shared/eventStore.ts';
+import type { Saga, SagaContext, SagaTimer } from './saga.ts';
+
+export interface SagaRunner {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  checkpoint(name: string): Promise<number>;
+}
+
+export interface SagaRunnerOptions {
+  pool: pg.Pool;
+  store: EventStore;
+  sagas: Saga[];
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  timerPollMs?: number;
+  clock?: () => Date;
+}
+
+/** A deterministic UUID for an event a saga emits in reaction to `sourceEventId`. */
+export function sagaEventId(saga: string, sourceEventId: string, index = 0): string {
+  const h = createHash('sha256').update(`${saga}|${sourceEventId}|${index}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date() }: SagaRunnerOptions): SagaRunner {
+  const subs: Subscription[] = [];
+  let timerLoop: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let firing = false;
+
+  const context = (saga: Saga): SagaContext => ({
+    async schedule(id, dueAt, payload = {}) {
+      await pool.query(
+        `INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
+        [id, saga.name, dueAt.toISOString(), JSON.stringify(payload)],
+      );
+    },
+    async cancel(id) {
+      await pool.query('DELETE FROM saga_timers WHERE id = $1 AND saga = $2', [id, saga.name]);
+    },
+    now: clock,
+    log: (msg, extra) => log(`[${saga.name}] ${msg}`, extra),
+  });
+
+  async function processBatch(saga: Saga, batch: RecordedEvent[]): Promise<void> {
+    const ctx = context(saga);
+    for (const e of batch) {
+      if (saga.handles.includes(e.type)) {
+        const done = await pool.query('SELECT 1 FROM saga_processed WHERE saga = $1 AND event_id = $2', [saga.name, e.id]);
+        if (done.rowCount === 0) {
+          await saga.handle(e, ctx);
+          await pool.query('INSERT INTO saga_processed (saga, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [saga.name, e.id]);
+        }
+      }
+    }
+    await pool.query('UPDATE saga_checkpoints SET position = $2 WHERE name = $1 AND position < $2', [saga.name, batch[batch.length - 1].position]);
+  }
+
+  async function startSaga(saga: Saga): Promise<void> {
+    const head = saga.startAt === 'head' ? await store.headPosition() : 0;
+    await pool.query('INSERT INTO saga_checkpoints (name, position) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [saga.name, head]);
+    const from = Number((await pool.query('SELECT position FROM saga_checkpoints WHERE name = $1', [saga.name])).rows[0].position);
+    const sub = store.subscribe(from, (batch) => processBatch(saga, batch), (err) => {
+      log(`saga ${saga.name} failed; it resumes from its checkpoint`, { error: (err as Error).message });
+      const i = subs.indexOf(sub);
+      if (i >= 0) subs.splice(i, 1);
+      setTimeout(() => {
+        if (!stopped) void startSaga(saga).catch(() => {});
+      }, 1000).unref();
+    });
+    subs.push(sub);
+  }
+
+  async function fireDueTimers(): Promise<void> {
+    if (firing || stopped) return;
+    firing = true;
+    try {
+      const due = await pool.query(
+        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 ORDER BY due_at LIMIT 100`,
+        [clock().toISOString()],
+      );
+      for (const row of due.rows) {
+        const saga = sagas.find((s) => s.name === row.saga);
+        if (!saga?.onTimer) continue;
+        const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
+        try {
+          // Mark first only if still due with the same due time, so a reschedule inside onTimer wins.
+          await saga.onTimer(timer, context(saga));
+          await pool.query('UPDATE saga_timers SET fired_at = now() WHERE id = $1 AND due_at = $2', [row.id, row.due_at]);
+        } catch (err) {
+          log(`timer ${row.id} of ${saga.name} failed; it fires again`, { error: (err as Error).message });
+        }
+      }
+    } catch (err) {
+      log('timer poll failed', { error: (err as Error).message });
+    } finally {
+      firing = false;
+    }
+  }
+
+  return {
+    async start() {
+      stopped = false;
+      for (const s of sagas) await startSaga(s);
+      timerLoop = setInterval(() => void fireDueTimers(), timerPollMs);
+      timerLoop.unref();
+      void fireDueTimers();
+    },
+    async stop() {
+      stopped = true;
+      if (timerLoop) clearInterval(timerLoop);
+      await Promise.all(subs.splice(0).map((s) => s.close()));
+      while (firing) await new Promise((r) => setTimeout(r, 20));
+    },
+    async checkpoint(name) {
+      const r = await pool.query('SELECT position FROM saga_checkpoints WHERE name = $1', [name]);
+      return r.rowCount ? Number(r.rows[0].position) : 0;
+    },
+  };
+}
