@@ -1,0 +1,89 @@
+// Validates a CA certificate and private key an operator imports (POST /keys/import, type CA).
+//
+//   validateImportedCa({ certificate, privateKey }, now) -> { certificate: CertificateInfo,
+//       privateKey: KeyObject, spec: KeySpec }
+//   Throws one ValidationError listing every problem found, each detail naming its field:
+//     certificate: not PEM / not parseable / expired / not yet valid / not a CA / keyUsage lacks keyCertSign
+//     privateKey:  not PEM / encrypted / unsupported algorithm / does not match the certificate
+//   Messages never contain key material. `now` comes from the caller (no hidden clock).
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import type { KeySpec } from '../../domain/keys/keyProvider.ts';
+import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { keySpecOfKey } from '../keyProviders/signingAlgorithms.ts';
+import { certificateKeyUsages, parseCertificatePem, type CertificateInfo } from './certificateInfo.ts';
+import { pemLabels } from './pem.ts';
+
+export interface ImportedCa {
+  certificate: CertificateInfo;
+  privateKey: KeyObject;
+  spec: KeySpec;
+}
+
+export function validateImportedCa(input: { certificate: unknown; privateKey: unknown }, now: Date): ImportedCa {
+  const issues: FieldIssue[] = [];
+  const certificate = readCertificate(input.certificate, now, issues);
+  const key = readPrivateKey(input.privateKey, issues);
+  if (certificate && key && !new X509Certificate(certificate.pem).checkPrivateKey(key.privateKey)) {
+    issues.push({ field: 'privateKey', message: "does not match the certificate's public key" });
+  }
+  if (issues.length || !certificate || !key) {
+    const summary = issues.map((i) => `${i.field} ${i.message}`).join('; ');
+    throw new ValidationError(`The CA certificate and private key cannot be imported: ${summary}.`, issues);
+  }
+  return { certificate, privateKey: key.privateKey, spec: key.spec };
+}
+
+function readCertificate(value: unknown, now: Date, issues: FieldIssue[]): CertificateInfo | null {
+  if (typeof value !== 'string' || value.trim() === '') {
+    issues.push({ field: 'certificate', message: 'is required (a PEM certificate)' });
+    return null;
+  }
+  let info: CertificateInfo;
+  try {
+    info = parseCertificatePem(value, 'certificate');
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...(err.details ?? []));
+    return null;
+  }
+  if (new Date(info.notAfter) <= now) issues.push({ field: 'certificate', message: `expired on ${info.notAfter}` });
+  if (new Date(info.notBefore) > now) issues.push({ field: 'certificate', message: `is not valid until ${info.notBefore}` });
+  if (!info.isCA) {
+    issues.push({ field: 'certificate', message: 'is not a CA certificate (basicConstraints CA:TRUE is missing)' });
+  } else {
+    const usages = certificateKeyUsages(info.pem);
+    if (usages && !usages.includes('keyCertSign')) issues.push({ field: 'certificate', message: 'key usage does not allow signing certificates (keyCertSign)' });
+  }
+  return info;
+}
+
+function readPrivateKey(value: unknown, issues: FieldIssue[]): { privateKey: KeyObject; spec: KeySpec } | null {
+  if (typeof value !== 'string' || value.trim() === '') {
+    issues.push({ field: 'privateKey', message: 'is required (a PEM private key)' });
+    return null;
+  }
+  const labels = pemLabels(value);
+  if (labels.includes('ENCRYPTED PRIVATE KEY') || /Proc-Type:\s*4,ENCRYPTED/.test(value)) {
+    issues.push({ field: 'privateKey', message: 'is encrypted; import the unencrypted PEM (it is encrypted at rest by the key provider)' });
+    return null;
+  }
+  if (!labels.some((l) => l === 'PRIVATE KEY' || l === 'EC PRIVATE KEY' || l === 'RSA PRIVATE KEY')) {
+    const what = labels.length ? `found a ${labels[0]} block instead` : 'no "-----BEGIN PRIVATE KEY-----" block found';
+    issues.push({ field: 'privateKey', message: `is not a PEM private key (${what})` });
+    return null;
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: value, format: 'pem' });
+  } catch {
+    issues.push({ field: 'privateKey', message: 'could not be parsed as a PKCS#8, SEC1 or PKCS#1 private key' });
+    return null;
+  }
+  try {
+    return { privateKey, spec: keySpecOfKey(privateKey, 'privateKey') };
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    issues.push(...(err.details ?? []));
+    return null;
+  }
+}
