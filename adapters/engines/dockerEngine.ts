@@ -1,0 +1,248 @@
+// The docker engine: each node is one container of the local Docker Engine, named
+// <prefix><nodeKey> and labelled lnm.node=<nodeKey>, on the host network, with its node
+// directory bound at the same path. Restart policy "no" and no auto-remove: containers keep
+// running while the service is stopped, and a stopped node keeps its container for its logs.
+import Docker from 'dockerode';
+import { constants as osConstants } from 'node:os';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { NotFoundError } from '../../domain/shared/errors.ts';
+import {
+  maskSecrets,
+  NodeStartFailedError,
+  type EngineAvailability,
+  type LogFollower,
+  type NodeEngine,
+  type NodeLaunchSpec,
+  type NodeStarted,
+  type NodeStatus,
+} from '../../domain/nodes/nodeEngine.ts';
+import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
+import { awaitStartup, portsInUse } from './hostPorts.ts';
+import { demuxLogBuffer, lineSink, splitLines } from './dockerLogs.ts';
+
+export interface DockerEngineOptions {
+  dataDir: string;
+  /** Default: DOCKER_HOST, else /var/run/docker.sock. */
+  docker?: Docker;
+  /** Container names are <namePrefix><nodeKey>. */
+  namePrefix?: string;
+  /** Pull an image that is not on the host before start (needs a reachable registry). */
+  pullMissingImages?: boolean;
+  /**
+   * Who the node runs as; default this service's uid:gid, so the node can read its 0600 key
+   * files and the service can delete what the node wrote. null keeps the image's user.
+   */
+  user?: string | null;
+  graceMs?: number;
+  readyTimeoutMs?: number;
+}
+
+/** Present in the node directory after stop(): tells 'stopped' from 'exited'. */
+const STOPPED_MARK = 'node.stopped.json';
+
+interface DockerError extends Error {
+  statusCode?: number;
+}
+
+const isNotFound = (err: unknown) => (err as DockerError)?.statusCode === 404;
+
+function signalOf(exitCode: number): string | undefined {
+  if (exitCode <= 128) return undefined;
+  return Object.entries(osConstants.signals).find(([, n]) => n === exitCode - 128)?.[0];
+}
+
+export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
+  const docker = options.docker ?? new Docker();
+  const prefix = options.namePrefix ?? 'lnm-';
+  const graceMs = options.graceMs ?? 1000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+  const user = options.user === undefined ? `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}` : options.user;
+  const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
+  const nameOf = (nodeKey: string) => `${prefix}${nodeKey}`;
+
+  async function inspect(nodeKey: string): Promise<Docker.ContainerInspectInfo | undefined> {
+    try {
+      return await docker.getContainer(nameOf(nodeKey)).inspect();
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  async function exists(file: string): Promise<boolean> {
+    return stat(file).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  async function tailOf(nodeKey: string, tail: number): Promise<string[]> {
+    const buf = (await docker.getContainer(nameOf(nodeKey)).logs({ stdout: true, stderr: true, follow: false, tail })) as unknown as Buffer;
+    return splitLines(demuxLogBuffer(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf))));
+  }
+
+  async function ensureImage(spec: NodeLaunchSpec, image: string): Promise<void> {
+    try {
+      await docker.getImage(image).inspect();
+      return;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    if (!options.pullMissingImages) {
+      throw new NodeStartFailedError('image-missing', `Cannot start ${spec.displayName}: the image ${image} is not on this Docker host. Pull or build it, or configure another image.`, { nodeKey: spec.nodeKey, image });
+    }
+    try {
+      const stream = await docker.pull(image);
+      await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+    } catch (err) {
+      throw new NodeStartFailedError('image-missing', `Cannot start ${spec.displayName}: the image ${image} is not on this Docker host and pulling it failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey, image });
+    }
+  }
+
+  const engine: NodeEngine = {
+    kind: 'docker',
+
+    async available(): Promise<EngineAvailability> {
+      try {
+        await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
+        return { ok: true };
+      } catch (err) {
+        const modem = docker.modem as { socketPath?: string; host?: string; port?: number };
+        const where = modem.socketPath ?? (modem.host ? `${modem.host}:${modem.port ?? ''}` : 'the default socket');
+        return { ok: false, reason: `the Docker Engine at ${where} does not answer (${(err as Error).message}); start dockerd or use the process engine` };
+      }
+    },
+
+    async prepare(spec) {
+      assertLaunchSpec(spec, 'docker');
+      await writeNodeFiles(dirOf(spec.nodeKey), spec);
+    },
+
+    async start(spec): Promise<NodeStarted> {
+      assertLaunchSpec(spec, 'docker');
+      const run = spec.docker!;
+      const dir = dirOf(spec.nodeKey);
+      const availability = await engine.available();
+      if (!availability.ok) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${availability.reason}.`, { nodeKey: spec.nodeKey });
+
+      const existing = await inspect(spec.nodeKey);
+      if (existing && existing.Config.Labels?.['lnm.node'] !== spec.nodeKey) {
+        throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a container named ${nameOf(spec.nodeKey)} exists that this service did not create.`, { nodeKey: spec.nodeKey });
+      }
+      if (existing?.State.Running) {
+        throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (container ${existing.Id.slice(0, 12)}).`, { nodeKey: spec.nodeKey, containerId: existing.Id });
+      }
+      await ensureImage(spec, run.image);
+      const taken = await portsInUse(spec.ports);
+      if (taken.length) {
+        throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
+      }
+      // A container from an earlier run holds the name: this start replaces it.
+      if (existing) await docker.getContainer(existing.Id).remove({ force: true });
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await rm(path.join(dir, STOPPED_MARK), { force: true });
+
+      const container = await docker.createContainer({
+        name: nameOf(spec.nodeKey),
+        Image: run.image,
+        Cmd: withNodeDir(run.args, dir),
+        Env: Object.entries(envWithNodeDir(run.env, dir)).map(([k, v]) => `${k}=${v}`),
+        Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': path.resolve(options.dataDir) },
+        WorkingDir: dir,
+        ...(user ? { User: user } : {}),
+        Tty: false,
+        HostConfig: {
+          NetworkMode: 'host',
+          Binds: [`${dir}:${dir}`],
+          RestartPolicy: { Name: 'no' },
+          AutoRemove: false,
+          LogConfig: { Type: 'json-file', Config: { 'max-size': '50m', 'max-file': '2' } },
+        },
+      });
+      try {
+        await container.start();
+      } catch (err) {
+        throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: the Docker Engine refused to start its container: ${maskSecrets((err as Error).message)}`, { nodeKey: spec.nodeKey, containerId: container.id });
+      }
+      const outcome = await awaitStartup({
+        ports: spec.ports,
+        alive: async () => (await container.inspect()).State.Running,
+        graceMs,
+        readyTimeoutMs,
+      });
+      const info = await container.inspect();
+      if (outcome === 'exited') {
+        const last = (await tailOf(spec.nodeKey, 20)).map(maskSecrets);
+        throw new NodeStartFailedError(
+          'exited',
+          `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
+          { nodeKey: spec.nodeKey, containerId: info.Id, exitCode: info.State.ExitCode, lastLogLines: last },
+        );
+      }
+      return { containerId: info.Id, pid: info.State.Pid || undefined, startedAt: new Date(info.State.StartedAt).toISOString() };
+    },
+
+    async stop(nodeKey, opts = {}) {
+      const info = await inspect(nodeKey);
+      if (info?.State.Running) {
+        // Docker sends SIGTERM, then SIGKILL after t seconds.
+        await docker.getContainer(info.Id).stop({ t: Math.max(1, Math.ceil((opts.timeoutMs ?? 10_000) / 1000)) }).catch((err: DockerError) => {
+          if (err.statusCode !== 304 && !isNotFound(err)) throw err;
+        });
+      }
+      if (await exists(dirOf(nodeKey))) await writeFile(path.join(dirOf(nodeKey), STOPPED_MARK), JSON.stringify({ stopped: true }));
+    },
+
+    async status(nodeKey): Promise<NodeStatus> {
+      const dir = dirOf(nodeKey);
+      let info;
+      try {
+        info = await inspect(nodeKey);
+      } catch (err) {
+        return { state: 'unknown', reason: `the Docker Engine did not answer: ${(err as Error).message}` };
+      }
+      if (!info) {
+        if (await exists(dir)) return { state: 'stopped' };
+        return { state: 'unknown', reason: `node ${nodeKey} is not known to the docker engine (no container ${nameOf(nodeKey)}, no directory ${dir})` };
+      }
+      const base = { containerId: info.Id, startedAt: new Date(info.State.StartedAt).toISOString() };
+      if (info.State.Running) return { state: 'running', pid: info.State.Pid || undefined, ...base };
+      if (await exists(path.join(dir, STOPPED_MARK))) return { state: 'stopped', exitCode: info.State.ExitCode, ...base };
+      if (info.State.Status === 'created') return { state: 'stopped', ...base };
+      const signal = signalOf(info.State.ExitCode);
+      const why = [info.State.OOMKilled ? 'out of memory' : '', info.State.Error ?? ''].filter(Boolean).join('; ');
+      return {
+        state: 'exited',
+        exitCode: info.State.ExitCode,
+        signal,
+        reason: `container ${info.Id.slice(0, 12)} exited with code ${info.State.ExitCode}${signal ? ` (${signal})` : ''}${why ? `: ${why}` : ''}`,
+        ...base,
+      };
+    },
+
+    async logs(nodeKey, opts = {}) {
+      if (!(await inspect(nodeKey))) {
+        if (await exists(dirOf(nodeKey))) return [];
+        throw new NotFoundError('Node', nodeKey);
+      }
+      return tailOf(nodeKey, opts.tail ?? 100);
+    },
+
+    async followLogs(nodeKey, onLine, opts = {}): Promise<LogFollower> {
+      if (!(await inspect(nodeKey))) throw new NotFoundError('Node', nodeKey);
+      const stream = (await docker.getContainer(nameOf(nodeKey)).logs({ stdout: true, stderr: true, follow: true, tail: opts.tail ?? 0 })) as NodeJS.ReadableStream & { destroy(): void };
+      docker.modem.demuxStream(stream, lineSink(onLine), lineSink(onLine));
+      stream.on('error', () => undefined);
+      return { close: () => stream.destroy() };
+    },
+
+    async remove(nodeKey, opts = {}) {
+      await engine.stop(nodeKey, opts);
+      const info = await inspect(nodeKey);
+      if (info) await docker.getContainer(info.Id).remove({ force: true, v: true });
+      await rm(dirOf(nodeKey), { recursive: true, force: true });
+    },
+  };
+  return engine;
+}

@@ -1,0 +1,162 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Docker from 'dockerode';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:net';
+import { createDockerEngine } from '../../../adapters/engines/dockerEngine.ts';
+import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
+import { anvilImage, dockerSkipReason } from '../../helpers/dockerAvailability.ts';
+import { anvilSpec, eventually, freePort, occupyPort, rpc } from './fixtures.ts';
+
+const docker = new Docker();
+const skipReason = await dockerSkipReason(docker);
+if (skipReason) console.log(`\n  docker engine tests skipped: ${skipReason}\n`);
+
+// Unique per run: several checkouts may share this machine's Docker Engine.
+const key = (name: string) => `t${process.pid}-${name}`;
+const spec = (name: string, port: number, extra: Partial<NodeLaunchSpec> = {}) => {
+  const base = anvilSpec(key(name), port, extra);
+  return { ...base, docker: extra.docker ?? { ...base.docker!, image: anvilImage } };
+};
+
+const test = suite<{ dataDir: string; engine: NodeEngine; port: number; names: string[] }>('docker engine with the local anvil image', {
+  dataDir: '',
+  engine: undefined as unknown as NodeEngine,
+  port: 0,
+  names: [],
+});
+const live = skipReason ? test.skip : test;
+
+test.before(async (ctx) => {
+  ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'lnm-docker-engine-'));
+  ctx.engine = createDockerEngine({ dataDir: ctx.dataDir, docker });
+  ctx.port = await freePort();
+});
+
+test.after(async (ctx) => {
+  if (!skipReason) for (const name of ctx.names) await ctx.engine.remove(key(name), { timeoutMs: 2000 }).catch(() => undefined);
+  await rm(ctx.dataDir, { recursive: true, force: true });
+});
+
+async function startFailure(engine: NodeEngine, s: NodeLaunchSpec): Promise<NodeStartFailedError> {
+  try {
+    await engine.start(s);
+  } catch (err) {
+    assert.instance(err, NodeStartFailedError);
+    return err as NodeStartFailedError;
+  }
+  throw new Error('start() succeeded where it had to fail');
+}
+
+test('without a Docker Engine, available() says so and start() fails with that reason', async ({ dataDir, port }) => {
+  const absent = createDockerEngine({ dataDir, docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) });
+  const availability = await absent.available();
+  assert.is(availability.ok, false);
+  assert.match(availability.ok ? '' : availability.reason, '/nonexistent/docker.sock');
+  const err = await startFailure(absent, spec('absent', port));
+  assert.is(err.failure, 'engine-unavailable');
+});
+
+live('available() answers ok when the Docker Engine runs', async ({ engine }) => {
+  assert.equal(await engine.available(), { ok: true });
+});
+
+live('a started anvil container answers JSON-RPC on the host network, labelled and never restarted', async ({ engine, port, names, dataDir }) => {
+  names.push('a');
+  await engine.prepare(spec('a', port));
+  assert.is((await stat(path.join(dataDir, 'nodes', key('a'), 'keys/validator.key'))).mode & 0o777, 0o600);
+  const started = await engine.start(spec('a', port));
+  assert.ok(started.containerId);
+  assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
+  const info = await docker.getContainer(started.containerId!).inspect();
+  assert.is(info.Config.Labels['lnm.node'], key('a'));
+  assert.is(info.HostConfig.RestartPolicy?.Name, 'no');
+  assert.is(info.HostConfig.AutoRemove, false);
+  const status = await engine.status(key('a'));
+  assert.is(status.state, 'running');
+  assert.is(status.containerId, started.containerId);
+});
+
+live('logs show the node output and followLogs delivers new lines', async ({ engine, port }) => {
+  const lines = await engine.logs(key('a'), { tail: 500 });
+  assert.ok(lines.some((l) => l.includes(`127.0.0.1:${port}`)), lines.join('\n'));
+  assert.is((await engine.logs(key('a'), { tail: 2 })).length, 2);
+  const seen: string[] = [];
+  const follower = await engine.followLogs(key('a'), (l) => seen.push(l));
+  try {
+    await rpc(port, 'eth_chainId');
+    await eventually('eth_chainId in the followed log', () => (seen.some((l) => l.includes('eth_chainId')) ? true : undefined));
+  } finally {
+    follower.close();
+  }
+});
+
+live('a second engine (a restarted service) sees the container running', async ({ engine, dataDir }) => {
+  const again = createDockerEngine({ dataDir, docker });
+  assert.is((await again.status(key('a'))).state, 'running');
+  assert.is((await again.status(key('a'))).containerId, (await engine.status(key('a'))).containerId);
+});
+
+live('a container killed from outside shows as exited with code 137 (SIGKILL)', async ({ engine }) => {
+  const { containerId } = await engine.status(key('a'));
+  await docker.getContainer(containerId!).kill({ signal: 'SIGKILL' });
+  const status = await eventually('exited', async () => {
+    const s = await engine.status(key('a'));
+    return s.state === 'exited' ? s : undefined;
+  });
+  assert.is(status.exitCode, 137);
+  assert.is(status.signal, 'SIGKILL');
+});
+
+live('start after an exit replaces the container; stop leaves it stopped for every engine', async ({ engine, dataDir, port }) => {
+  await engine.start(spec('a', port));
+  assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
+  await engine.stop(key('a'), { timeoutMs: 5000 });
+  assert.is((await engine.status(key('a'))).state, 'stopped');
+  assert.is((await createDockerEngine({ dataDir, docker }).status(key('a'))).state, 'stopped');
+  const answers = await rpc(port, 'eth_blockNumber').then(() => true, () => false);
+  assert.is(answers, false);
+});
+
+live('remove deletes the container and the node directory', async ({ engine, dataDir }) => {
+  const { containerId } = await engine.status(key('a'));
+  await engine.remove(key('a'), { timeoutMs: 5000 });
+  assert.is((await engine.status(key('a'))).state, 'unknown');
+  const containerLeft = await docker.getContainer(containerId!).inspect().then(() => true, () => false);
+  assert.is(containerLeft, false);
+  const dirLeft = await stat(path.join(dataDir, 'nodes', key('a'))).then(() => true, () => false);
+  assert.is(dirLeft, false);
+});
+
+live('a missing image fails the start and names the image', async ({ engine, port, names }) => {
+  names.push('noimage');
+  const err = await startFailure(engine, spec('noimage', port, { docker: { image: 'lnm-nonexistent:never', args: [] } }));
+  assert.is(err.failure, 'image-missing');
+  assert.match(err.message, 'lnm-nonexistent:never');
+});
+
+live('a port already in use fails the start and names the port', async ({ engine, names }) => {
+  names.push('busy');
+  const port = await freePort();
+  const holder: Server = await occupyPort(port);
+  try {
+    const err = await startFailure(engine, spec('busy', port));
+    assert.is(err.failure, 'port-in-use');
+    assert.match(err.message, String(port));
+  } finally {
+    await new Promise((r) => holder.close(r));
+  }
+});
+
+live('a container that exits at once fails the start with its last log lines', async ({ engine, names }) => {
+  names.push('badargs');
+  const port = await freePort();
+  const err = await startFailure(engine, spec('badargs', port, { docker: { image: anvilImage, args: ['--port', 'not-a-port'] } }));
+  assert.is(err.failure, 'exited');
+  assert.ok(err.lastLogLines.some((l) => l.includes('not-a-port')), err.lastLogLines.join('\n'));
+  assert.is((await engine.status(key('badargs'))).state, 'exited');
+});
+
+test.run();

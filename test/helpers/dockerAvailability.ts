@@ -1,0 +1,32 @@
+// Whether the docker tests can run here: a Docker Engine that answers, the local anvil image
+// built by .ci/docker.sh, and a container that actually runs. Returns why not, for the
+// skip message; undefined when everything is there.
+import Docker from 'dockerode';
+
+export const anvilImage = process.env.LNM_ANVIL_IMAGE ?? 'lnm-anvil:local';
+
+export async function dockerSkipReason(docker = new Docker()): Promise<string | undefined> {
+  try {
+    await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
+  } catch (err) {
+    return `no Docker Engine answers (${(err as Error).message}); run .ci/docker.sh as root to start one`;
+  }
+  try {
+    await docker.getImage(anvilImage).inspect();
+  } catch {
+    return `the image ${anvilImage} is missing; run .ci/docker.sh to build it`;
+  }
+  // A Docker Engine may answer yet be unable to run containers (cgroups, namespaces).
+  let container: Docker.Container | undefined;
+  try {
+    container = await docker.createContainer({ Image: anvilImage, Cmd: ['--version'], HostConfig: { NetworkMode: 'host' }, Labels: { 'lnm.test': 'smoke' } });
+    await container.start();
+    const { StatusCode } = (await container.wait()) as { StatusCode: number };
+    if (StatusCode !== 0) return `a container of ${anvilImage} exited with code ${StatusCode}`;
+  } catch (err) {
+    return `the Docker Engine cannot run containers here (${(err as Error).message})`;
+  } finally {
+    await container?.remove({ force: true }).catch(() => undefined);
+  }
+  return undefined;
+}
