@@ -1,0 +1,61 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { anvilGenesisBlockHash, besuGenesisBlockHash } from '../../../domain/networks/genesisBlockHash.ts';
+import { genesisStateRoot } from '../../../domain/networks/genesisStateRoot.ts';
+import { EMPTY_TRIE_ROOT } from '../../../domain/networks/merklePatriciaTrie.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
+
+const vector = (name: string) => JSON.parse(readFileSync(new URL(`../../golden/evm/besuVectors/${name}`, import.meta.url), 'utf8'));
+
+test('the state root of a balance-only alloc matches besu GenesisStateTest', () => {
+  assert.is(genesisStateRoot(vector('genesis1.json').alloc), '0x92683e6af0f8a932e5fe08c870f2ae9d287e39d4518ec544b0be451f1035fd39');
+});
+
+test('an empty alloc has the empty-trie state root', () => {
+  assert.is(genesisStateRoot({}), EMPTY_TRIE_ROOT);
+});
+
+const besuVectors: Array<[string, string, string]> = [
+  ['genesisNonce.json', '0x36750291f1a8429aeb553a790dc2d149d04dbba0ca4cfc7fd5eb12d478117c9f', 'pre-London, header nonce and account nonces and code'],
+  ['genesis3.json', '0xe7fd8db206dcaf066b7c97b8a42a0abc18653613560748557ab44868652a78b6', 'Clique extraData and a contract with storage'],
+  ['genesis_shanghai.json', '0xfdc41f92053811b877be43e61cab6b0d9ee55501ae2443df0970c753747f12d8', 'London base fee and Shanghai withdrawalsRoot'],
+  ['genesis_cancun.json', '0x87846b86c1026fa7d7be2da045716274231de1871065a320659c9b111287c688', 'Cancun blob fields and beacon root'],
+  ['genesis_prague.json', '0x5d2d02fce02d1b7ca635ec91a4fe6f7aa36f9b3997ec4304e8c68d8f6f15d266', 'Prague requestsHash'],
+  ['sepolia.json', '0x25a5cc106eea7138acab33231d7160d69cb777ee0c2c553fcddf5138993e6dd9', 'Sepolia (forks by timestamp after genesis)'],
+  ['hoodi.json', '0xbbe312868b376a3001692a646dd2d7d1e4406380dfd86b98aa8a34d1557c971b', 'Hoodi (Cancun at genesis, deposit contract storage)'],
+];
+for (const [file, hash, what] of besuVectors) {
+  test(`besu genesis hash of ${file} is the one besu computes (${what})`, () => {
+    assert.is(besuGenesisBlockHash(vector(file)), hash);
+  });
+}
+
+test('changing one alloc balance changes the besu genesis hash but not the anvil one', () => {
+  const g = vector('genesis_shanghai.json');
+  const before = [besuGenesisBlockHash(g), anvilGenesisBlockHash(g, 'shanghai')];
+  const first = Object.keys(g.alloc)[1];
+  g.alloc[first].balance = '0x1';
+  assert.is.not(besuGenesisBlockHash(g), before[0]);
+  assert.is(anvilGenesisBlockHash(g, 'shanghai'), before[1]);
+});
+
+test('a genesis without gasLimit is refused with a ValidationError naming the field', () => {
+  const g = vector('genesis1.json');
+  delete g.gasLimit;
+  try {
+    besuGenesisBlockHash(g);
+    assert.unreachable('should have thrown');
+  } catch (err) {
+    assert.instance(err, ValidationError);
+    assert.equal((err as ValidationError).details?.[0].field, 'gasLimit');
+  }
+});
+
+test('a genesis with Amsterdam active at block 0 is refused rather than hashed wrongly', () => {
+  const g = vector('genesis_prague.json');
+  g.config.amsterdamTime = 0;
+  assert.throws(() => besuGenesisBlockHash(g), (err: unknown) => err instanceof ValidationError && /Amsterdam/.test((err as Error).message));
+});
+
+test.run();
