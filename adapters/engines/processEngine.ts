@@ -68,15 +68,20 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
     }
   }
 
-  /** Alive, not a zombie, and the same process we started (start time and command line). */
+  /**
+   * Alive, not a zombie, and the process we started rather than a stranger that got its pid.
+   * Pid and start time name one process for the life of the machine, so they decide when
+   * recorded; the command line is checked only without them, because wrapper scripts (besu's,
+   * for one) exec into another program and change it.
+   */
   async function isOurs(rec: PidRecord): Promise<boolean> {
     const s = await procStat(rec.pid);
     if (!s || s.state === 'Z') return false;
-    if (rec.startTicks !== undefined && s.startTicks !== rec.startTicks) return false;
+    if (rec.startTicks !== undefined) return s.startTicks === rec.startTicks;
     const argv = await procCmdline(rec.pid);
     if (!argv) return false;
     // argv[1] covers scripts run through their interpreter (#!/bin/sh puts sh first).
-    return argv[0] === rec.command || argv[1] === rec.command || path.basename(argv[0] ?? '') === path.basename(rec.command);
+    return argv[0] === rec.command || argv[1] === rec.command;
   }
 
   async function checkBinary(spec: NodeLaunchSpec, command: string): Promise<void> {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Server } from 'node:net';
 import { createProcessEngine } from '../../../adapters/engines/processEngine.ts';
+import { groupMembers, procStat } from '../../../adapters/engines/procfs.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { NodeStartFailedError, type NodeEngine } from '../../../domain/nodes/nodeEngine.ts';
 import { anvilBinary, anvilSpec, eventually, freePort, occupyPort, rpc } from './fixtures.ts';
@@ -120,8 +121,11 @@ test('a pid file naming a live process that is not the node (pid reuse) is neith
   const dir = path.join(dataDir, 'nodes', 'node-reused');
   // This test process stands for the stranger that got the node's old pid.
   await writeFile(path.join(dir, 'node.pid.json'), JSON.stringify({ pid: process.pid, command: anvilBinary, startedAt: new Date(0).toISOString() }));
-  const status = await engine.status('node-reused');
-  assert.is(status.state, 'exited');
+  assert.is((await engine.status('node-reused')).state, 'exited');
+  // Same pid and command line but another start time: still a stranger.
+  const startTicks = (await procStat(process.pid))!.startTicks + 1;
+  await writeFile(path.join(dir, 'node.pid.json'), JSON.stringify({ pid: process.pid, command: process.execPath, startTicks, startedAt: new Date(0).toISOString() }));
+  assert.is((await engine.status('node-reused')).state, 'exited');
   await engine.stop('node-reused', { timeoutMs: 500 });
   assert.is((await engine.status('node-reused')).state, 'stopped');
 });
@@ -166,6 +170,47 @@ test('a node that exits at once fails the start with its own last log lines, nev
   assert.ok(err.lastLogLines.some((l) => l.includes('not-a-port')), err.lastLogLines.join('\n'));
   assert.match(err.message, 'exit code 2');
   assert.is((await engine.status('node-badargs')).state, 'exited');
+});
+
+test('stop kills the whole process group with SIGKILL when the node ignores SIGTERM', async ({ engine, keys }) => {
+  keys.push('node-stubborn');
+  const spec = { nodeKey: 'node-stubborn', displayName: 'stubborn', files: [], ports: [], process: { command: '/bin/sh', args: ['-c', 'trap "" TERM; sleep 300 & wait; sleep 300'] } };
+  const { pid } = await engine.start(spec);
+  const members = await eventually('the sleep child', async () => {
+    const m = await groupMembers(pid!);
+    return m.length >= 2 ? m : undefined;
+  });
+  await engine.stop('node-stubborn', { timeoutMs: 300 });
+  assert.equal(await groupMembers(pid!), []);
+  // Gone, or a zombie waiting for this test process (their parent) to reap it.
+  for (const member of members) assert.ok([undefined, 'Z'].includes((await procStat(member))?.state), `process ${member} still runs`);
+  assert.is((await engine.status('node-stubborn')).state, 'stopped');
+});
+
+test('a node gets its own environment and {nodeDir}, not the service secrets', async ({ engine, dataDir, keys }) => {
+  keys.push('node-env');
+  process.env.LNM_TEST_SERVICE_SECRET = 'service-only';
+  try {
+    const spec = {
+      nodeKey: 'node-env',
+      displayName: 'env printer',
+      files: [{ path: 'config/hello.txt', content: 'hello from the node dir\n' }],
+      ports: [],
+      process: { command: '/bin/sh', args: ['-c', 'env; cat "$1"; exec sleep 300', 'sh', '{nodeDir}/config/hello.txt'], env: { NODE_HOME: '{nodeDir}' } },
+    };
+    await engine.prepare(spec);
+    await engine.start(spec);
+    const lines = await eventually('the output', async () => {
+      const l = await engine.logs('node-env', { tail: 200 });
+      return l.includes('hello from the node dir') ? l : undefined;
+    });
+    assert.ok(lines.includes(`NODE_HOME=${path.join(dataDir, 'nodes', 'node-env')}`), lines.join('\n'));
+    assert.not.ok(lines.some((l) => l.includes('LNM_TEST_SERVICE_SECRET')));
+    // The shell exec'd into sleep: a changed command line is still the node it started.
+    assert.is((await engine.status('node-env')).state, 'running');
+  } finally {
+    delete process.env.LNM_TEST_SERVICE_SECRET;
+  }
 });
 
 test('node keys that would escape the data directory are refused', async ({ engine }) => {
