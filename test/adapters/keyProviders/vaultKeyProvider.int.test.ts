@@ -1,0 +1,214 @@
+import { suite, type Test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { p256 } from '@noble/curves/nist.js';
+import { keccak256 } from 'ethers';
+import { createVaultKeyProvider, type VaultKeyProvider } from '../../../adapters/keyProviders/vaultKeyProvider.ts';
+import { createVaultClient } from '../../../adapters/keyProviders/vaultClient.ts';
+import { ensureUnsealed } from '../../../adapters/keyProviders/vaultBootstrap.ts';
+import type { VaultConnection } from '../../../adapters/keyProviders/vaultConfig.ts';
+import type { KeySpec } from '../../../domain/keys/keyProvider.ts';
+import { AppError, ConflictError, UnavailableError, ValidationError } from '../../../domain/shared/errors.ts';
+import { startVaultStandin, type VaultStandin } from '../../standins/vaultStandin.ts';
+
+interface Ctx {
+  conn: VaultConnection;
+  provider: VaultKeyProvider;
+  created: string[];
+}
+
+const run = `t${process.pid}x${Date.now().toString(36)}`;
+const keyName = (n: string) => `${run}-${n}`;
+const data = Buffer.from('a certificate signing request, say');
+
+const supported: Array<{ spec: KeySpec; hash: 'sha256' | 'sha384' | 'sha512'; nodeType: string }> = [
+  { spec: { algorithm: 'EC', curve: 'P-256' }, hash: 'sha256', nodeType: 'ec' },
+  { spec: { algorithm: 'EC', curve: 'P-384' }, hash: 'sha384', nodeType: 'ec' },
+  { spec: { algorithm: 'EC', curve: 'P-521' }, hash: 'sha512', nodeType: 'ec' },
+  { spec: { algorithm: 'RSA', keySize: 2048 }, hash: 'sha256', nodeType: 'rsa' },
+  { spec: { algorithm: 'RSA', keySize: 4096 }, hash: 'sha384', nodeType: 'rsa' },
+];
+
+async function rejects(promise: Promise<unknown>, check: (err: AppError) => void): Promise<AppError> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (err) {
+    caught = err;
+  }
+  if (caught === undefined) assert.unreachable('expected a rejection');
+  assert.ok(caught instanceof AppError, `expected an AppError, got ${(caught as Error)?.stack ?? caught}`);
+  check(caught as AppError);
+  return caught as AppError;
+}
+
+/** Behaviour every Vault must show, stand-in or real. */
+function contract(test: Test<Ctx>) {
+  for (const { spec, hash, nodeType } of supported) {
+    const label = spec.algorithm === 'EC' ? `EC ${spec.curve}` : `RSA ${spec.keySize}`;
+    test(`creates a ${label} transit key whose signatures verify with node:crypto against the returned public key`, async (ctx) => {
+      const name = keyName(label.replace(/\W+/g, '').toLowerCase());
+      const key = await ctx.provider.generateKey(name, spec);
+      ctx.created.push(key.handle);
+      const pub = createPublicKey(key.publicKeyPem);
+      assert.is(pub.asymmetricKeyType, nodeType);
+      if (spec.algorithm === 'RSA') assert.is(pub.asymmetricKeyDetails?.modulusLength, spec.keySize);
+      const sig = await ctx.provider.sign(key.handle, spec, { data, hash });
+      assert.ok(verify(hash, data, pub, sig), 'signature over data verifies');
+      const overDigest = await ctx.provider.sign(key.handle, spec, { digest: createHash(hash).update(data).digest(), hash });
+      assert.ok(verify(hash, data, pub, overDigest), 'signature over a precomputed digest verifies as a signature over the data');
+      assert.not.ok(verify(hash, Buffer.from('something else'), pub, sig), 'and not over other data');
+    });
+  }
+
+  test('an EC P-256 key signs a keccak-256 digest as given (ethereum style)', async (ctx) => {
+    const spec: KeySpec = { algorithm: 'EC', curve: 'P-256' };
+    const key = await ctx.provider.generateKey(keyName('keccak'), spec);
+    ctx.created.push(key.handle);
+    const digest = Buffer.from(keccak256(data).slice(2), 'hex');
+    const sig = await ctx.provider.sign(key.handle, spec, { digest, hash: 'keccak256' });
+    const jwk = createPublicKey(key.publicKeyPem).export({ format: 'jwk' });
+    const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+    assert.ok(p256.verify(sig, digest, point, { prehash: false, lowS: false, format: 'der' }));
+  });
+
+  for (const spec of [{ algorithm: 'EC', curve: 'secp256k1' }, { algorithm: 'ED25519' }] as KeySpec[]) {
+    test(`refuses ${spec.curve ?? spec.algorithm} with a 400 naming what Vault supports`, async (ctx) => {
+      assert.not.ok(ctx.provider.supports(spec));
+      await rejects(ctx.provider.generateKey(keyName('nope'), spec), (err) => {
+        assert.instance(err, ValidationError);
+        assert.match(err.message, /RSA 2048 and 4096; EC P-256, P-384 and P-521/);
+      });
+    });
+  }
+
+  test('a second creation with the same name and type returns the same key; another type is a conflict', async (ctx) => {
+    const name = keyName('twice');
+    const first = await ctx.provider.generateKey(name, { algorithm: 'EC', curve: 'P-256' });
+    ctx.created.push(name);
+    const again = await ctx.provider.generateKey(name, { algorithm: 'EC', curve: 'P-256' });
+    assert.is(again.publicKeyPem, first.publicKeyPem);
+    await rejects(ctx.provider.generateKey(name, { algorithm: 'RSA', keySize: 2048 }), (err) => {
+      assert.instance(err, ConflictError);
+      assert.match(err.message, /already exists with type ecdsa-p256/);
+    });
+  });
+
+  test('stores a certificate in KV v2 by key name and removes it with the key', async (ctx) => {
+    const name = keyName('withcert');
+    const spec: KeySpec = { algorithm: 'EC', curve: 'P-384' };
+    await ctx.provider.generateKey(name, spec);
+    const pem = '-----BEGIN CERTIFICATE-----\nMIIBstandin\n-----END CERTIFICATE-----\n';
+    assert.is(await ctx.provider.getCertificate(name), null);
+    await ctx.provider.putCertificate(name, pem);
+    assert.is(await ctx.provider.getCertificate(name), pem);
+    await ctx.provider.deleteKey(name);
+    assert.is(await ctx.provider.getCertificate(name), null);
+    await rejects(ctx.provider.sign(name, spec, { data, hash: 'sha384' }), (err) => assert.match(err.message, /signing key not found/));
+    await ctx.provider.deleteKey(name); // deleting twice is not an error
+  });
+
+  test('a wrong token gives 403 permission denied, naming the policy and never the token', async (ctx) => {
+    const wrongToken = 'hvs.wrongwrongwrongwrongwrong';
+    const other = createVaultKeyProvider({ ...ctx.conn, token: wrongToken });
+    const err = await rejects(other.generateKey(keyName('denied'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+      assert.is(e.status, 403);
+      assert.match(e.message, /permission denied/);
+      assert.match(e.message, /policy/);
+    });
+    assert.not.ok(JSON.stringify({ m: err.message, x: err.extra }).includes(wrongToken));
+    assert.not.ok(err.message.includes(ctx.conn.token));
+  });
+
+  test('a token whose policy covers only KV cannot create transit keys (403 naming the transit path)', async (ctx) => {
+    const admin = createVaultClient({ address: ctx.conn.address, token: ctx.conn.token });
+    const policy = `${run}-kv-only`;
+    await admin.write(`sys/policies/acl/${policy}`, { policy: `path "${ctx.conn.kvPath}/*" { capabilities = ["create", "read", "update", "delete", "list"] }` });
+    const created = await admin.write('auth/token/create', { policies: [policy], ttl: '10m' });
+    const limited = createVaultKeyProvider({ ...ctx.conn, token: created.auth.client_token });
+    await rejects(limited.generateKey(keyName('limited'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+      assert.is(e.status, 403);
+      assert.match(e.message, new RegExp(`${ctx.conn.transitPath}/keys/`));
+    });
+    await limited.putCertificate(keyName('limited'), 'x'); // what the policy allows still works
+    await admin.delete(`sys/policies/acl/${policy}`);
+  });
+
+  test('status of a running, unsealed Vault', async (ctx) => {
+    assert.equal(await ctx.provider.status(), { reachable: true, vault_reachable: true, vault_initialized: true, sealed: false });
+  });
+
+  test('does not import private keys (400 that says why)', async (ctx) => {
+    await rejects(ctx.provider.importKey(keyName('imp'), '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n'), (e) => {
+      assert.instance(e, ValidationError);
+      assert.match(e.message, /never leave/);
+    });
+  });
+}
+
+function cleanup(test: Test<Ctx>) {
+  test.after(async (ctx) => {
+    for (const name of ctx.created ?? []) await ctx.provider.deleteKey(name).catch(() => undefined);
+  });
+}
+
+// --- against the stand-in -------------------------------------------------------------------
+const standin = suite<Ctx & { vault: VaultStandin }>('vault key provider against the Vault stand-in', {} as Ctx & { vault: VaultStandin });
+standin.before(async (ctx) => {
+  ctx.vault = await startVaultStandin({ initialized: true });
+  ctx.conn = { address: ctx.vault.address, token: ctx.vault.rootToken!, transitPath: 'transit', kvPath: 'secret' };
+  ctx.provider = createVaultKeyProvider(ctx.conn);
+  ctx.created = [];
+});
+contract(standin as unknown as Test<Ctx>);
+
+standin('a sealed Vault gives 503 "sealed"; after ensureUnsealed the same key signs again', async (ctx) => {
+  const spec: KeySpec = { algorithm: 'EC', curve: 'P-256' };
+  const key = await ctx.provider.generateKey(keyName('sealed'), spec);
+  ctx.vault.seal();
+  await rejects(ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' }), (e) => {
+    assert.instance(e, UnavailableError);
+    assert.match(e.message, /is sealed/);
+    assert.equal(e.extra?.sealed, true);
+  });
+  assert.equal(await ctx.provider.status(), { reachable: true, vault_reachable: true, vault_initialized: true, sealed: true, detail: 'Vault is sealed.' });
+  assert.equal(await ensureUnsealed(ctx.vault.address, ctx.vault.unsealKeys), { wasSealed: true });
+  const sig = await ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' });
+  assert.ok(verify('sha256', data, key.publicKeyPem, sig));
+});
+
+standin('a provider whose transit path is not mounted says which engine is missing', async (ctx) => {
+  const misconfigured = createVaultKeyProvider({ ...ctx.conn, transitPath: 'keys-transit' });
+  await rejects(misconfigured.generateKey(keyName('nomount'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+    assert.is(e.status, 503);
+    assert.match(e.message, /no secrets engine mounted at keys-transit\/.*transit engine/);
+  });
+});
+
+standin('an unreachable Vault gives 503 naming the address (not the token), and status reachable false', async (ctx) => {
+  await ctx.vault.close();
+  const err = await rejects(ctx.provider.generateKey(keyName('gone'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+    assert.instance(e, UnavailableError);
+    assert.match(e.message, new RegExp(`Vault at ${ctx.vault.address} is not reachable`));
+  });
+  assert.not.ok(err.message.includes(ctx.conn.token));
+  assert.equal((await ctx.provider.status()).vault_reachable, false);
+  assert.is((await ctx.provider.status()).reachable, false);
+});
+standin.after(async (ctx) => ctx.vault.close());
+standin.run();
+
+// --- against a real Vault, when one is configured ----------------------------------------------
+const address = process.env.VAULT_ADDR;
+const token = process.env.VAULT_TOKEN;
+if (!address || !token) console.log('\n  real-Vault variant skipped: set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted) to run it\n');
+const real = suite<Ctx>('vault key provider against the Vault at VAULT_ADDR', {} as Ctx);
+real.before((ctx) => {
+  if (!address || !token) return;
+  ctx.conn = { address, token, transitPath: process.env.VAULT_TRANSIT_PATH ?? 'transit', kvPath: process.env.VAULT_KV_PATH ?? 'secret' };
+  ctx.provider = createVaultKeyProvider(ctx.conn);
+  ctx.created = [];
+});
+cleanup(real);
+contract((address && token ? real : real.skip) as unknown as Test<Ctx>);
+real.run();
