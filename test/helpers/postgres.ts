@@ -40,6 +40,8 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   await admin.end();
   const url = h.url.replace(/\/lnm$/, '/' + name);
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // The shared cluster stops at the end of the run and terminates idle connections.
+  pool.on('error', () => {});
   let closed = false;
   const close = async () => {
     if (closed) return;

@@ -1,0 +1,106 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { freshDatabase } from '../helpers/postgres.ts';
+import { migrate } from '../../adapters/postgres/migrate.ts';
+import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
+import { createSagaRunner, sagaEventId } from '../../sagas/sagaRunner.ts';
+import type { Saga } from '../../sagas/saga.ts';
+import { DuplicateEventError } from '../../domain/shared/errors.ts';
+
+const meta = () => ({ timestamp: new Date().toISOString() });
+const until = async (cond: () => Promise<boolean> | boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+async function setup() {
+  const db = await freshDatabase();
+  await migrate(db.pool);
+  const store = postgresEventStore(db.pool, { url: db.url, pollIntervalMs: 100 });
+  return { db, store };
+}
+
+test('a saga reacts once per event, records its effect with a derived id, and resumes from its checkpoint after a restart', async () => {
+  const { db, store } = await setup();
+  const effects: string[] = [];
+  const saga: Saga = {
+    name: 'greeter',
+    handles: ['UserRegistered'],
+    async handle(e) {
+      effects.push(e.id);
+      try {
+        await store.append(`greeting-${e.data.name}`, 'any', [{ id: sagaEventId('greeter', e.id), type: 'GreetingSent', data: { to: e.data.name } }], meta());
+      } catch (err) {
+        if (!(err instanceof DuplicateEventError)) throw err;
+      }
+    },
+  };
+  const r1 = createSagaRunner({ pool: db.pool, store, sagas: [saga] });
+  await r1.start();
+  for (const name of ['ann', 'bob']) await store.append(`user-${name}`, 0, [{ id: randomUUID(), type: 'UserRegistered', data: { name } }], meta());
+  await until(() => effects.length === 2);
+  await r1.stop();
+  const cp = await r1.checkpoint('greeter');
+  assert.ok(cp >= 2);
+  await store.append('user-cy', 0, [{ id: randomUUID(), type: 'UserRegistered', data: { name: 'cy' } }], meta());
+  const r2 = createSagaRunner({ pool: db.pool, store, sagas: [saga] });
+  await r2.start();
+  await until(() => effects.length === 3);
+  await new Promise((r) => setTimeout(r, 300));
+  await r2.stop();
+  assert.is(effects.length, 3, 'no event handled twice');
+  const greetings = (await store.readAll(0, 100)).filter((e) => e.type === 'GreetingSent');
+  assert.equal(greetings.map((g) => g.data.to).sort(), ['ann', 'bob', 'cy']);
+  await store.close();
+  await db.close();
+});
+
+test('an effect repeated after a crash (before the checkpoint was stored) is detected by its derived event id', async () => {
+  const { db, store } = await setup();
+  const src = randomUUID();
+  await store.append('s', 0, [{ id: sagaEventId('x', src), type: 'Done', data: {} }], meta());
+  try {
+    await store.append('s', 'any', [{ id: sagaEventId('x', src), type: 'Done', data: {} }], meta());
+    assert.unreachable();
+  } catch (err) {
+    assert.instance(err, DuplicateEventError);
+  }
+  assert.is.not(sagaEventId('x', src, 0), sagaEventId('x', src, 1));
+  await store.close();
+  await db.close();
+});
+
+test('a durable timer scheduled before a restart fires after it', async () => {
+  const { db, store } = await setup();
+  const fired: string[] = [];
+  const saga: Saga = {
+    name: 'reminder',
+    handles: ['Remind'],
+    async handle(e, ctx) {
+      await ctx.schedule(`remind-${e.data.what}`, new Date(Date.now() + 400), { what: e.data.what });
+    },
+    async onTimer(t) {
+      fired.push(String(t.payload.what));
+    },
+  };
+  const r1 = createSagaRunner({ pool: db.pool, store, sagas: [saga], timerPollMs: 50 });
+  await r1.start();
+  await store.append('r', 0, [{ id: randomUUID(), type: 'Remind', data: { what: 'backup' } }], meta());
+  await until(async () => (await db.pool.query('SELECT 1 FROM saga_timers')).rowCount === 1);
+  await r1.stop(); // the "crash": the timer is only in the database now
+  assert.equal(fired, []);
+  const r2 = createSagaRunner({ pool: db.pool, store, sagas: [saga], timerPollMs: 50 });
+  await r2.start();
+  await until(() => fired.length === 1);
+  await new Promise((r) => setTimeout(r, 300));
+  await r2.stop();
+  assert.equal(fired, ['backup'], 'fires once');
+  await store.close();
+  await db.close();
+});
+
+test.run();
