@@ -6,12 +6,11 @@
 //     certificate: not PEM / not parseable / expired / not yet valid / not a CA / keyUsage lacks keyCertSign
 //     privateKey:  not PEM / encrypted / unsupported algorithm / does not match the certificate
 //   Messages never contain key material. `now` comes from the caller (no hidden clock).
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { X509Certificate, type KeyObject } from 'node:crypto';
 import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { keySpecOfKey } from '../keyProviders/signingAlgorithms.ts';
+import { parsePrivateKeyPem } from '../keyProviders/privateKeyPem.ts';
 import { certificateKeyUsages, parseCertificatePem, type CertificateInfo } from './certificateInfo.ts';
-import { pemLabels } from './pem.ts';
 
 export interface ImportedCa {
   certificate: CertificateInfo;
@@ -58,29 +57,8 @@ function readCertificate(value: unknown, now: Date, issues: FieldIssue[]): Certi
 }
 
 function readPrivateKey(value: unknown, issues: FieldIssue[]): { privateKey: KeyObject; spec: KeySpec } | null {
-  if (typeof value !== 'string' || value.trim() === '') {
-    issues.push({ field: 'privateKey', message: 'is required (a PEM private key)' });
-    return null;
-  }
-  const labels = pemLabels(value);
-  if (labels.includes('ENCRYPTED PRIVATE KEY') || /Proc-Type:\s*4,ENCRYPTED/.test(value)) {
-    issues.push({ field: 'privateKey', message: 'is encrypted; import the unencrypted PEM (it is encrypted at rest by the key provider)' });
-    return null;
-  }
-  if (!labels.some((l) => l === 'PRIVATE KEY' || l === 'EC PRIVATE KEY' || l === 'RSA PRIVATE KEY')) {
-    const what = labels.length ? `found a ${labels[0]} block instead` : 'no "-----BEGIN PRIVATE KEY-----" block found';
-    issues.push({ field: 'privateKey', message: `is not a PEM private key (${what})` });
-    return null;
-  }
-  let privateKey: KeyObject;
   try {
-    privateKey = createPrivateKey({ key: value, format: 'pem' });
-  } catch {
-    issues.push({ field: 'privateKey', message: 'could not be parsed as a PKCS#8, SEC1 or PKCS#1 private key' });
-    return null;
-  }
-  try {
-    return { privateKey, spec: keySpecOfKey(privateKey, 'privateKey') };
+    return parsePrivateKeyPem(value, 'privateKey');
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     issues.push(...(err.details ?? []));
