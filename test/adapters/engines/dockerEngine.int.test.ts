@@ -8,7 +8,7 @@ import type { Server } from 'node:net';
 import { createDockerEngine } from '../../../adapters/engines/dockerEngine.ts';
 import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 import { anvilImage, dockerSkipReason } from '../../helpers/dockerAvailability.ts';
-import { anvilSpec, eventually, freePort, occupyPort, rpc } from './fixtures.ts';
+import { anvilSpec, eventually, freePort, killAndWait, occupyPort, rpc, startNodeInServiceProcess } from './fixtures.ts';
 
 const docker = new Docker();
 const skipReason = await dockerSkipReason(docker);
@@ -128,6 +128,19 @@ live('remove deletes the container and the node directory', async ({ engine, dat
   assert.is(containerLeft, false);
   const dirLeft = await stat(path.join(dataDir, 'nodes', key('a'))).then(() => true, () => false);
   assert.is(dirLeft, false);
+});
+
+live('a container outlives a crash of the service process that started it, and the next service run stops it', async ({ engine, dataDir, names }) => {
+  names.push('crash');
+  const port = await freePort();
+  const { child, started } = await startNodeInServiceProcess('docker', dataDir, key('crash'), port);
+  await killAndWait(child);
+  assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
+  const status = await engine.status(key('crash'));
+  assert.is(status.state, 'running');
+  assert.is(status.containerId, started.containerId);
+  await engine.stop(key('crash'), { timeoutMs: 5000 });
+  assert.is((await engine.status(key('crash'))).state, 'stopped');
 });
 
 live('a missing image fails the start and names the image', async ({ engine, port, names }) => {

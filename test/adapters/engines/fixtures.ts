@@ -1,4 +1,5 @@
 // Shared by the engine tests: free ports, a JSON-RPC call, an anvil launch spec.
+import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,4 +64,34 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Runs serviceProcess.ts (a stand-in for the service) until it reports the node started, and
+ * returns what it printed with the child, so the test can kill it like a crashed service.
+ */
+export async function startNodeInServiceProcess(kind: 'process' | 'docker', dataDir: string, nodeKey: string, port: number): Promise<{ child: ChildProcess; started: { pid?: number; containerId?: string } }> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'serviceProcess.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, kind, dataDir, nodeKey, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      if (out.includes('\n')) resolve(out.split('\n')[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`service process exited with code ${code} before starting the node: ${out}`)));
+  });
+  const report = JSON.parse(line) as { started?: { pid?: number; containerId?: string }; error?: string };
+  if (!report.started) {
+    child.kill('SIGKILL');
+    throw new Error(`service process could not start the node: ${report.error}`);
+  }
+  return { child, started: report.started };
+}
+
+export async function killAndWait(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await gone;
 }

@@ -8,7 +8,7 @@ import { createProcessEngine } from '../../../adapters/engines/processEngine.ts'
 import { groupMembers, procStat } from '../../../adapters/engines/procfs.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { NodeStartFailedError, type NodeEngine } from '../../../domain/nodes/nodeEngine.ts';
-import { anvilBinary, anvilSpec, eventually, freePort, occupyPort, rpc } from './fixtures.ts';
+import { anvilBinary, anvilSpec, eventually, freePort, killAndWait, occupyPort, rpc, startNodeInServiceProcess } from './fixtures.ts';
 
 const test = suite<{ dataDir: string; engine: NodeEngine; port: number; keys: string[] }>('process engine with a real anvil', {
   dataDir: '',
@@ -211,6 +211,21 @@ test('a node gets its own environment and {nodeDir}, not the service secrets', a
   } finally {
     delete process.env.LNM_TEST_SERVICE_SECRET;
   }
+});
+
+test('a node outlives a crash of the service process that started it, and the next service run stops it', async ({ engine, dataDir, keys }) => {
+  keys.push('node-crash');
+  const port = await freePort();
+  const { child, started } = await startNodeInServiceProcess('process', dataDir, 'node-crash', port);
+  await killAndWait(child);
+  assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
+  const status = await engine.status('node-crash');
+  assert.is(status.state, 'running');
+  assert.is(status.pid, started.pid);
+  await engine.stop('node-crash', { timeoutMs: 5000 });
+  assert.is((await engine.status('node-crash')).state, 'stopped');
+  const answers = await rpc(port, 'eth_blockNumber').then(() => true, () => false);
+  assert.is(answers, false);
 });
 
 test('node keys that would escape the data directory are refused', async ({ engine }) => {
