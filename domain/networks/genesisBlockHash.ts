@@ -10,9 +10,11 @@
 //
 // anvil (foundry 1.x) ignores most of the file for block 0: it builds a "dummy" header with the
 // empty-trie state root whatever the alloc, zero difficulty, mixHash, nonce and extraData, and
-// takes only timestamp, gasLimit, coinbase, baseFeePerGas and number from the genesis; the
-// header tail follows its --hardfork, and for london/shanghai it also carries the blob fields.
-// Measured against anvil 1.7.1 by test/adapters/evm/anvilGenesis.int.test.ts.
+// takes only timestamp, coinbase, baseFeePerGas and number from the genesis. Its gas limit
+// comes from --gas-limit (default 30M), not from the file: the anvil launcher passes the
+// genesis gasLimit, and this rule assumes it did. The header tail follows --hardfork, and for
+// london/shanghai it also carries the blob fields. Measured against anvil 1.7.1 by
+// test/adapters/evm/anvilGenesis.int.test.ts.
 import { encodeRlp, keccak256, toBeArray, hexlify, type RlpStructuredData } from 'ethers';
 import { ValidationError } from '../shared/errors.ts';
 import { genesisBytes, genesisField, genesisFixedBytes, genesisQuantity, type GenesisJson } from './genesisJson.ts';
@@ -148,7 +150,7 @@ export function besuGenesisBlockHash(genesis: GenesisJson): string {
   });
 }
 
-/** Hash of block 0 as anvil reports it when started with `--init <genesis> --hardfork <hardfork>`. */
+/** Hash of block 0 as anvil reports it when started with `--init <genesis> --hardfork <hardfork> --gas-limit <genesis gasLimit>`. */
 export function anvilGenesisBlockHash(genesis: GenesisJson, hardfork: AnvilHardfork): string {
   const common = commonFields(genesis);
   const from = (fork: AnvilHardfork) => ['london', 'shanghai', 'cancun', 'prague'].indexOf(hardfork) >= ['london', 'shanghai', 'cancun', 'prague'].indexOf(fork);

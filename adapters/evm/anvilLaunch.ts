@@ -1,0 +1,155 @@
+// Running anvil as the single-node development chain of a one-validator evm network.
+//
+// anvil 1.7 refuses --init together with --state/--dump-state, and ignores the genesis
+// gasLimit and fork milestones (it uses --gas-limit and --hardfork). So a node is started in
+// two steps:
+//  1. bootstrapAnvilState (once, at prepare): anvil --init <genesis> --no-mining, read the state
+//     with anvil_dumpState, write it to <nodeDir>/anvil-state.json, stop.
+//  2. anvilRunCommand (every start): anvil --state <that file>, which loads the chain and writes
+//     it back on exit and every --state-interval seconds, so a restart keeps block 0 and every
+//     block mined since. Blocks are mined every --block-time seconds (the genesis block period).
+// Both steps pass the same chain id, hardfork and gas limit, so block 0 is the block whose hash
+// anvilGenesisBlockHash computes.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { UnavailableError } from '../../domain/shared/errors.ts';
+import { anvilHardforkFor, type EvmGenesisFile } from '../../domain/networks/evmGenesis.ts';
+import type { AnvilHardfork } from '../../domain/networks/genesisBlockHash.ts';
+import { evmJsonRpc } from './jsonRpc.ts';
+
+export const ANVIL_STATE_FILE = 'anvil-state.json';
+const STATE_INTERVAL_SECONDS = 10;
+
+export interface AnvilNodeSpec {
+  nodeDir: string;
+  /** the genesis file written for this network (used by the bootstrap only) */
+  genesisPath: string;
+  chainId: number;
+  /** decimal or 0x hex */
+  gasLimit: string;
+  hardfork: AnvilHardfork;
+  blockTimeSeconds: number;
+  rpcPort: number;
+  /** override the binary; default ANVIL_PATH or the one shipped in node_modules */
+  anvilPath?: string;
+}
+
+export interface LaunchCommand {
+  command: string;
+  args: string[];
+}
+
+/** The anvil binary shipped by the @foundry-rs/anvil npm package for this platform. */
+export function anvilBinaryPath(): string {
+  if (process.env.ANVIL_PATH) return process.env.ANVIL_PATH;
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  const require = createRequire(import.meta.url);
+  try {
+    return path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  } catch {
+    throw new UnavailableError(`The anvil binary for ${process.platform}-${arch} is not installed (npm package ${pkg}); set ANVIL_PATH.`);
+  }
+}
+
+/** What a one-validator network needs to know to run on anvil, taken from its genesis file. */
+export function anvilSpecFromGenesis(
+  file: EvmGenesisFile,
+  blockTimeSeconds: number,
+  node: { nodeDir: string; genesisPath: string; rpcPort: number; anvilPath?: string },
+): AnvilNodeSpec {
+  return {
+    ...node,
+    chainId: Number(file.config.chainId),
+    gasLimit: file.gasLimit,
+    hardfork: anvilHardforkFor(file),
+    blockTimeSeconds,
+  };
+}
+
+function chainArgs(spec: AnvilNodeSpec): string[] {
+  return [
+    '--host', '127.0.0.1',
+    '--port', String(spec.rpcPort),
+    '--chain-id', String(spec.chainId),
+    '--hardfork', spec.hardfork,
+    '--gas-limit', BigInt(spec.gasLimit).toString(),
+    // no generated dev accounts: the funded accounts are the genesis accounts, nothing else
+    '--accounts', '0',
+    '--color', 'never',
+  ];
+}
+
+export function anvilStatePath(spec: Pick<AnvilNodeSpec, 'nodeDir'>): string {
+  return path.join(spec.nodeDir, ANVIL_STATE_FILE);
+}
+
+/** The long-running node: loads and keeps saving <nodeDir>/anvil-state.json. */
+export function anvilRunCommand(spec: AnvilNodeSpec): LaunchCommand {
+  return {
+    command: spec.anvilPath ?? anvilBinaryPath(),
+    args: [
+      ...chainArgs(spec),
+      '--state', anvilStatePath(spec),
+      '--state-interval', String(STATE_INTERVAL_SECONDS),
+      '--block-time', String(spec.blockTimeSeconds),
+    ],
+  };
+}
+
+/** The one-off process that turns the genesis file into block 0, mining nothing. */
+export function anvilBootstrapCommand(spec: AnvilNodeSpec): LaunchCommand {
+  return {
+    command: spec.anvilPath ?? anvilBinaryPath(),
+    args: [...chainArgs(spec), '--init', spec.genesisPath, '--no-mining'],
+  };
+}
+
+async function waitForRpc(url: string, deadline: number, exited: () => string | null): Promise<void> {
+  const rpc = evmJsonRpc(url, { timeoutMs: 1000 });
+  for (;;) {
+    const why = exited();
+    if (why !== null) throw new UnavailableError(`anvil exited before answering: ${why}`);
+    try {
+      await rpc.blockNumber();
+      return;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+}
+
+/**
+ * Step 1: write <nodeDir>/anvil-state.json holding block 0 of the genesis. Uses the node's own
+ * RPC port, so run it before the node starts. Returns the path written.
+ */
+export async function bootstrapAnvilState(spec: AnvilNodeSpec, opts: { timeoutMs?: number } = {}): Promise<string> {
+  const { command, args } = anvilBootstrapCommand(spec);
+  await mkdir(spec.nodeDir, { recursive: true });
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  let exit: string | null = null;
+  child.stderr.on('data', (b: Buffer) => (stderr = (stderr + b.toString()).slice(-2000)));
+  child.on('exit', (code, signal) => (exit = `code ${code ?? signal}${stderr ? `: ${stderr.trim()}` : ''}`));
+  child.on('error', (err) => (exit = err.message));
+  try {
+    const url = `http://127.0.0.1:${spec.rpcPort}`;
+    await waitForRpc(url, Date.now() + (opts.timeoutMs ?? 15000), () => exit);
+    const dumped = await evmJsonRpc(url, { timeoutMs: opts.timeoutMs ?? 15000 }).call<string>('anvil_dumpState');
+    const state = gunzipSync(Buffer.from(dumped.replace(/^0x/, ''), 'hex'));
+    const target = anvilStatePath(spec);
+    await writeFile(`${target}.tmp`, state);
+    await rename(`${target}.tmp`, target);
+    return target;
+  } finally {
+    if (exit === null) {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    }
+  }
+}

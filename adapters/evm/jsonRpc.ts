@@ -1,0 +1,175 @@
+// A small JSON-RPC 2.0 client for evm nodes (SPEC "Evm node JSON-RPC"): fetch-based, one
+// timeout per call, typed results. An unreachable or silent node is an UnavailableError (503)
+// naming the node; an error answered by the node is an EvmRpcError carrying the RPC code.
+import { getAddress } from 'ethers';
+import { AppError, UnavailableError } from '../../domain/shared/errors.ts';
+
+export class EvmRpcError extends AppError {
+  readonly rpcCode: number;
+  readonly method: string;
+  constructor(method: string, rpcCode: number, rpcMessage: string, endpoint: string) {
+    const hint = rpcCode === -32601 ? ' (the node does not offer this method; is its API group enabled in rpc-http-api?)' : '';
+    super(502, 'EVM_RPC_ERROR', `Node ${endpoint} answered ${method} with error ${rpcCode}: ${rpcMessage}${hint}`, {
+      extra: { method, rpcCode },
+    });
+    this.rpcCode = rpcCode;
+    this.method = method;
+  }
+}
+
+export interface SyncStatus {
+  startingBlock: number;
+  currentBlock: number;
+  highestBlock: number;
+}
+
+export interface AdminNodeInfo {
+  enode: string;
+  id: string;
+  name: string;
+  listenAddr?: string;
+  ports?: { discovery?: number; listener?: number };
+  [key: string]: unknown;
+}
+
+export interface BlockSummary {
+  number: number;
+  hash: string;
+  parentHash: string;
+  stateRoot: string;
+  timestamp: number;
+  gasLimit: bigint;
+  extraData: string;
+  miner: string;
+}
+
+export type BftApi = 'qbft' | 'ibft';
+
+export interface EvmJsonRpcOptions {
+  /** per call, default 5000 ms */
+  timeoutMs?: number;
+}
+
+/** The URL as it may appear in messages: no user info, no query (they can carry credentials). */
+function displayEndpoint(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return '(invalid url)';
+  }
+}
+
+const quantity = (hex: unknown, what: string): number => {
+  if (typeof hex !== 'string' || !/^0x[0-9a-fA-F]+$/.test(hex)) throw new Error(`${what} is not a hex quantity: ${JSON.stringify(hex)}`);
+  return Number(BigInt(hex));
+};
+
+export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
+  const endpoint = displayEndpoint(url);
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  let nextId = 1;
+
+  async function call<T>(method: string, params: unknown[] = []): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string } };
+      const reason =
+        e.name === 'TimeoutError' || e.name === 'AbortError'
+          ? `no answer within ${timeoutMs} ms`
+          : (e.cause?.code ?? e.message);
+      throw new UnavailableError(`EVM node ${endpoint} is unreachable (${method}): ${reason}.`, { endpoint, method });
+    }
+    const text = await response.text();
+    let body: { result?: unknown; error?: { code?: number; message?: string } };
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new UnavailableError(`EVM node ${endpoint} answered ${method} with HTTP ${response.status} and no JSON-RPC body.`, {
+        endpoint,
+        method,
+        httpStatus: response.status,
+      });
+    }
+    if (body.error) throw new EvmRpcError(method, body.error.code ?? 0, body.error.message ?? 'unknown error', endpoint);
+    if (!('result' in body)) throw new UnavailableError(`EVM node ${endpoint} answered ${method} without a result.`, { endpoint, method });
+    return body.result as T;
+  }
+
+  return {
+    endpoint,
+    call,
+    async chainId(): Promise<number> {
+      return quantity(await call('eth_chainId'), 'eth_chainId');
+    },
+    async blockNumber(): Promise<number> {
+      return quantity(await call('eth_blockNumber'), 'eth_blockNumber');
+    },
+    async peerCount(): Promise<number> {
+      return quantity(await call('net_peerCount'), 'net_peerCount');
+    },
+    /** false when the node is not syncing. */
+    async syncing(): Promise<false | SyncStatus> {
+      const r = await call<false | Record<string, string>>('eth_syncing');
+      if (r === false) return false;
+      return {
+        startingBlock: quantity(r.startingBlock, 'startingBlock'),
+        currentBlock: quantity(r.currentBlock, 'currentBlock'),
+        highestBlock: quantity(r.highestBlock, 'highestBlock'),
+      };
+    },
+    async nodeInfo(): Promise<AdminNodeInfo> {
+      return call<AdminNodeInfo>('admin_nodeInfo');
+    },
+    async blockByNumber(tag: number | 'latest' | 'earliest'): Promise<BlockSummary | null> {
+      const param = typeof tag === 'number' ? '0x' + tag.toString(16) : tag;
+      const b = await call<Record<string, string> | null>('eth_getBlockByNumber', [param, false]);
+      if (!b) return null;
+      return {
+        number: quantity(b.number, 'number'),
+        hash: b.hash,
+        parentHash: b.parentHash,
+        stateRoot: b.stateRoot,
+        timestamp: quantity(b.timestamp, 'timestamp'),
+        gasLimit: BigInt(b.gasLimit),
+        extraData: b.extraData,
+        miner: b.miner,
+      };
+    },
+    /** qbft_getValidatorsByBlockNumber / ibft_getValidatorsByBlockNumber */
+    async validatorsByBlockNumber(api: BftApi, tag: number | 'latest' = 'latest'): Promise<string[]> {
+      const param = typeof tag === 'number' ? '0x' + tag.toString(16) : tag;
+      const r = await call<string[]>(`${api}_getValidatorsByBlockNumber`, [param]);
+      return r.map((a) => getAddress(a));
+    },
+    /** Vote to add (true) or remove (false) a validator; besu answers true when the vote was recorded. */
+    async proposeValidatorVote(address: string, add: boolean, api: BftApi = 'qbft'): Promise<boolean> {
+      return call<boolean>(`${api}_proposeValidatorVote`, [getAddress(address), add]);
+    },
+    async discardValidatorVote(address: string, api: BftApi = 'qbft'): Promise<boolean> {
+      return call<boolean>(`${api}_discardValidatorVote`, [getAddress(address)]);
+    },
+    /** Address -> true (vote to add) / false (vote to remove). */
+    async pendingVotes(api: BftApi = 'qbft'): Promise<Record<string, boolean>> {
+      const r = await call<Record<string, boolean>>(`${api}_getPendingVotes`);
+      return Object.fromEntries(Object.entries(r).map(([a, v]) => [getAddress(a), v]));
+    },
+    async signerMetrics(api: BftApi = 'qbft'): Promise<Array<{ address: string; proposedBlockCount: number; lastProposedBlockNumber: number }>> {
+      const r = await call<Array<Record<string, string>>>(`${api}_getSignerMetrics`);
+      return r.map((m) => ({
+        address: getAddress(m.address),
+        proposedBlockCount: quantity(m.proposedBlockCount, 'proposedBlockCount'),
+        lastProposedBlockNumber: quantity(m.lastProposedBlockNumber, 'lastProposedBlockNumber'),
+      }));
+    },
+  };
+}
+
+export type EvmJsonRpc = ReturnType<typeof evmJsonRpc>;
