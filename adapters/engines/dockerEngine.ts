@@ -17,6 +17,7 @@ import {
   type NodeStarted,
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
+import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup, portsInUse } from './hostPorts.ts';
 import { demuxLogBuffer, lineSink, splitLines } from './dockerLogs.ts';
@@ -58,7 +59,9 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
   const graceMs = options.graceMs ?? 1000;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const user = options.user === undefined ? `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}` : options.user;
-  const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
+  const serial = keyedMutex();
+  const dataDir = path.resolve(options.dataDir);
+  const dirOf = (nodeKey: string) => nodeDirectory(dataDir, nodeKey);
   const nameOf = (nodeKey: string) => `${prefix}${nodeKey}`;
 
   async function inspect(nodeKey: string): Promise<Docker.ContainerInspectInfo | undefined> {
@@ -68,6 +71,20 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       if (isNotFound(err)) return undefined;
       throw err;
     }
+  }
+
+  /** Why a container holding the node's name is not ours to manage (another service's, or no service's). */
+  function foreignReason(info: Docker.ContainerInspectInfo): string | undefined {
+    const labels = info.Config.Labels ?? {};
+    if (labels['lnm.node'] === undefined) return `a container named ${info.Name.replace(/^\//, '')} exists that this service did not create`;
+    if (labels['lnm.data-dir'] !== dataDir) return `the container ${info.Name.replace(/^\//, '')} belongs to the service with data directory ${labels['lnm.data-dir']}`;
+    return undefined;
+  }
+
+  /** The node's container if this service made it; another's is never stopped or removed. */
+  async function ownContainer(nodeKey: string): Promise<Docker.ContainerInspectInfo | undefined> {
+    const info = await inspect(nodeKey);
+    return info && !foreignReason(info) ? info : undefined;
   }
 
   async function exists(file: string): Promise<boolean> {
@@ -100,6 +117,86 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     }
   }
 
+  async function removeLeftovers(nodeKey: string): Promise<void> {
+    const info = await ownContainer(nodeKey);
+    if (info) await docker.getContainer(info.Id).remove({ force: true, v: true });
+    await rm(dirOf(nodeKey), { recursive: true, force: true });
+  }
+
+  async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    assertLaunchSpec(spec, 'docker');
+    const run = spec.docker!;
+    const dir = dirOf(spec.nodeKey);
+    const availability = await engine.available();
+    if (!availability.ok) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${availability.reason}.`, { nodeKey: spec.nodeKey });
+
+    const existing = await inspect(spec.nodeKey);
+    const foreign = existing && foreignReason(existing);
+    if (foreign) throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: ${foreign}.`, { nodeKey: spec.nodeKey });
+    if (existing?.State.Running) {
+      throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (container ${existing.Id.slice(0, 12)}).`, { nodeKey: spec.nodeKey, containerId: existing.Id });
+    }
+    await ensureImage(spec, run.image);
+    const taken = await portsInUse(spec.ports);
+    if (taken.length) {
+      throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
+    }
+    // A container from an earlier run holds the name: this start replaces it.
+    if (existing) await docker.getContainer(existing.Id).remove({ force: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await rm(path.join(dir, STOPPED_MARK), { force: true });
+
+    const container = await docker.createContainer({
+      name: nameOf(spec.nodeKey),
+      Image: run.image,
+      Cmd: withNodeDir(run.args, dir),
+      Env: Object.entries(envWithNodeDir(run.env, dir)).map(([k, v]) => `${k}=${v}`),
+      Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': dataDir },
+      WorkingDir: dir,
+      ...(user ? { User: user } : {}),
+      Tty: false,
+      HostConfig: {
+        NetworkMode: 'host',
+        Binds: [`${dir}:${dir}`],
+        RestartPolicy: { Name: 'no' },
+        AutoRemove: false,
+        LogConfig: { Type: 'json-file', Config: { 'max-size': '50m', 'max-file': '2' } },
+      },
+    });
+    try {
+      await container.start();
+    } catch (err) {
+      throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: the Docker Engine refused to start its container: ${maskSecrets((err as Error).message)}`, { nodeKey: spec.nodeKey, containerId: container.id });
+    }
+    const outcome = await awaitStartup({
+      ports: spec.ports,
+      alive: async () => (await container.inspect()).State.Running,
+      graceMs,
+      readyTimeoutMs,
+    });
+    const info = await container.inspect();
+    if (outcome === 'exited') {
+      const last = (await tailOf(spec.nodeKey, 20)).map(maskSecrets);
+      throw new NodeStartFailedError(
+        'exited',
+        `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
+        { nodeKey: spec.nodeKey, containerId: info.Id, exitCode: info.State.ExitCode, lastLogLines: last },
+      );
+    }
+    return { containerId: info.Id, pid: info.State.Pid || undefined, startedAt: new Date(info.State.StartedAt).toISOString() };
+  }
+
+  async function stopNode(nodeKey: string, opts: { timeoutMs?: number }): Promise<void> {
+    const info = await ownContainer(nodeKey);
+    if (info?.State.Running) {
+      // Docker sends SIGTERM, then SIGKILL after t seconds.
+      await docker.getContainer(info.Id).stop({ t: Math.max(1, Math.ceil((opts.timeoutMs ?? 10_000) / 1000)) }).catch((err: DockerError) => {
+        if (err.statusCode !== 304 && !isNotFound(err)) throw err;
+      });
+    }
+    if (await exists(dirOf(nodeKey))) await writeFile(path.join(dirOf(nodeKey), STOPPED_MARK), JSON.stringify({ stopped: true }));
+  }
+
   const engine: NodeEngine = {
     kind: 'docker',
 
@@ -119,79 +216,14 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       await writeNodeFiles(dirOf(spec.nodeKey), spec);
     },
 
-    async start(spec): Promise<NodeStarted> {
-      assertLaunchSpec(spec, 'docker');
-      const run = spec.docker!;
-      const dir = dirOf(spec.nodeKey);
-      const availability = await engine.available();
-      if (!availability.ok) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${availability.reason}.`, { nodeKey: spec.nodeKey });
+    start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
+    stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
 
-      const existing = await inspect(spec.nodeKey);
-      if (existing && existing.Config.Labels?.['lnm.node'] !== spec.nodeKey) {
-        throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a container named ${nameOf(spec.nodeKey)} exists that this service did not create.`, { nodeKey: spec.nodeKey });
-      }
-      if (existing?.State.Running) {
-        throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (container ${existing.Id.slice(0, 12)}).`, { nodeKey: spec.nodeKey, containerId: existing.Id });
-      }
-      await ensureImage(spec, run.image);
-      const taken = await portsInUse(spec.ports);
-      if (taken.length) {
-        throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
-      }
-      // A container from an earlier run holds the name: this start replaces it.
-      if (existing) await docker.getContainer(existing.Id).remove({ force: true });
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      await rm(path.join(dir, STOPPED_MARK), { force: true });
-
-      const container = await docker.createContainer({
-        name: nameOf(spec.nodeKey),
-        Image: run.image,
-        Cmd: withNodeDir(run.args, dir),
-        Env: Object.entries(envWithNodeDir(run.env, dir)).map(([k, v]) => `${k}=${v}`),
-        Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': path.resolve(options.dataDir) },
-        WorkingDir: dir,
-        ...(user ? { User: user } : {}),
-        Tty: false,
-        HostConfig: {
-          NetworkMode: 'host',
-          Binds: [`${dir}:${dir}`],
-          RestartPolicy: { Name: 'no' },
-          AutoRemove: false,
-          LogConfig: { Type: 'json-file', Config: { 'max-size': '50m', 'max-file': '2' } },
-        },
+    async remove(nodeKey, opts = {}) {
+      await serial(nodeKey, async () => {
+        await stopNode(nodeKey, opts);
+        await removeLeftovers(nodeKey);
       });
-      try {
-        await container.start();
-      } catch (err) {
-        throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: the Docker Engine refused to start its container: ${maskSecrets((err as Error).message)}`, { nodeKey: spec.nodeKey, containerId: container.id });
-      }
-      const outcome = await awaitStartup({
-        ports: spec.ports,
-        alive: async () => (await container.inspect()).State.Running,
-        graceMs,
-        readyTimeoutMs,
-      });
-      const info = await container.inspect();
-      if (outcome === 'exited') {
-        const last = (await tailOf(spec.nodeKey, 20)).map(maskSecrets);
-        throw new NodeStartFailedError(
-          'exited',
-          `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
-          { nodeKey: spec.nodeKey, containerId: info.Id, exitCode: info.State.ExitCode, lastLogLines: last },
-        );
-      }
-      return { containerId: info.Id, pid: info.State.Pid || undefined, startedAt: new Date(info.State.StartedAt).toISOString() };
-    },
-
-    async stop(nodeKey, opts = {}) {
-      const info = await inspect(nodeKey);
-      if (info?.State.Running) {
-        // Docker sends SIGTERM, then SIGKILL after t seconds.
-        await docker.getContainer(info.Id).stop({ t: Math.max(1, Math.ceil((opts.timeoutMs ?? 10_000) / 1000)) }).catch((err: DockerError) => {
-          if (err.statusCode !== 304 && !isNotFound(err)) throw err;
-        });
-      }
-      if (await exists(dirOf(nodeKey))) await writeFile(path.join(dirOf(nodeKey), STOPPED_MARK), JSON.stringify({ stopped: true }));
     },
 
     async status(nodeKey): Promise<NodeStatus> {
@@ -202,6 +234,8 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       } catch (err) {
         return { state: 'unknown', reason: `the Docker Engine did not answer: ${(err as Error).message}` };
       }
+      const foreign = info && foreignReason(info);
+      if (foreign) return { state: 'unknown', reason: foreign };
       if (!info) {
         if (await exists(dir)) return { state: 'stopped' };
         return { state: 'unknown', reason: `node ${nodeKey} is not known to the docker engine (no container ${nameOf(nodeKey)}, no directory ${dir})` };
@@ -222,7 +256,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     },
 
     async logs(nodeKey, opts = {}) {
-      if (!(await inspect(nodeKey))) {
+      if (!(await ownContainer(nodeKey))) {
         if (await exists(dirOf(nodeKey))) return [];
         throw new NotFoundError('Node', nodeKey);
       }
@@ -230,18 +264,11 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     },
 
     async followLogs(nodeKey, onLine, opts = {}): Promise<LogFollower> {
-      if (!(await inspect(nodeKey))) throw new NotFoundError('Node', nodeKey);
+      if (!(await ownContainer(nodeKey))) throw new NotFoundError('Node', nodeKey);
       const stream = (await docker.getContainer(nameOf(nodeKey)).logs({ stdout: true, stderr: true, follow: true, tail: opts.tail ?? 0 })) as NodeJS.ReadableStream & { destroy(): void };
       docker.modem.demuxStream(stream, lineSink(onLine), lineSink(onLine));
       stream.on('error', () => undefined);
       return { close: () => stream.destroy() };
-    },
-
-    async remove(nodeKey, opts = {}) {
-      await engine.stop(nodeKey, opts);
-      const info = await inspect(nodeKey);
-      if (info) await docker.getContainer(info.Id).remove({ force: true, v: true });
-      await rm(dirOf(nodeKey), { recursive: true, force: true });
     },
   };
   return engine;

@@ -16,6 +16,7 @@ import {
   type NodeStarted,
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
+import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup, portsInUse, sleep } from './hostPorts.ts';
 import { followFile, lastLines, linesAfter } from './logFile.ts';
@@ -58,6 +59,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
   const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
   const maxLogBytes = options.maxLogBytes ?? 50 * 1024 * 1024;
   const passEnv = options.passEnv ?? ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'JAVA_HOME'];
+  const serial = keyedMutex();
   const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
 
   async function readJson<T>(file: string): Promise<T | undefined> {
@@ -107,6 +109,109 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
     }
   }
 
+  async function removeLeftovers(nodeKey: string): Promise<void> {
+    await rm(dirOf(nodeKey), { recursive: true, force: true });
+  }
+
+  async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    assertLaunchSpec(spec, 'process');
+    const run = spec.process!;
+    const dir = dirOf(spec.nodeKey);
+    const current = await engine.status(spec.nodeKey);
+    if (current.state === 'running') {
+      throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (pid ${current.pid}).`, { nodeKey: spec.nodeKey, pid: current.pid });
+    }
+    await checkBinary(spec, run.command);
+    const taken = await portsInUse(spec.ports);
+    if (taken.length) {
+      throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
+    }
+
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const logFile = path.join(dir, LOG_FILE);
+    await rotateLog(logFile);
+    await rm(path.join(dir, EXIT_FILE), { force: true });
+    const out = openSync(logFile, 'a', 0o600);
+    let offset = 0;
+    try {
+      offset = (await stat(logFile)).size;
+    } catch {
+      offset = 0;
+    }
+    const inherited = Object.fromEntries(passEnv.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
+    let child;
+    try {
+      child = spawn(run.command, withNodeDir(run.args, dir), {
+        cwd: dir,
+        detached: true, // own session and process group: survives us, and stop() kills the group
+        stdio: ['ignore', out, out],
+        env: { ...inherited, ...envWithNodeDir(run.env, dir) },
+      });
+    } finally {
+      closeSync(out);
+    }
+    if (child.pid === undefined) {
+      const err = await new Promise<Error>((resolve) => child.once('error', resolve));
+      throw new NodeStartFailedError('binary-missing', `Cannot start ${spec.displayName}: ${err.message}`, { nodeKey: spec.nodeKey, command: run.command });
+    }
+    const pid = child.pid;
+    child.on('error', () => undefined);
+    // Only this service run can learn the exit code; a later one sees just that it is gone.
+    child.once('exit', (exitCode, signal) => {
+      try {
+        writeFileSync(path.join(dir, EXIT_FILE), JSON.stringify({ pid, exitCode, signal } satisfies ExitRecord));
+      } catch {
+        // The node directory was removed meanwhile.
+      }
+    });
+    child.unref();
+
+    const startedAt = new Date().toISOString();
+    const record: PidRecord = { pid, command: run.command, startTicks: (await procStat(pid))?.startTicks, startedAt };
+    await writeFile(path.join(dir, `${PID_FILE}.tmp`), JSON.stringify(record), { mode: 0o600 });
+    await rename(path.join(dir, `${PID_FILE}.tmp`), path.join(dir, PID_FILE));
+
+    const outcome = await awaitStartup({ ports: spec.ports, alive: () => isOurs(record), graceMs, readyTimeoutMs });
+    if (outcome === 'exited') {
+      // Give the exit event a moment to record the code.
+      for (let i = 0; i < 20 && !(await readJson<ExitRecord>(path.join(dir, EXIT_FILE))); i++) await sleep(50);
+      const exit = await readJson<ExitRecord>(path.join(dir, EXIT_FILE));
+      const last = (await linesAfter(logFile, offset, 20)).map(maskSecrets);
+      const how = exit?.signal ? `killed by ${exit.signal}` : exit ? `exit code ${exit.exitCode}` : 'exit code unknown';
+      throw new NodeStartFailedError(
+        'exited',
+        `${spec.displayName} exited right after starting (${how})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
+        { nodeKey: spec.nodeKey, exitCode: exit?.exitCode ?? undefined, lastLogLines: last },
+      );
+    }
+    return { pid, startedAt };
+  }
+
+  async function stopNode(nodeKey: string, opts: { timeoutMs?: number }): Promise<void> {
+    const dir = dirOf(nodeKey);
+    const pidFile = path.join(dir, PID_FILE);
+    const rec = await readJson<PidRecord>(pidFile);
+    if (!rec) return;
+    if (await isOurs(rec)) {
+      const signalGroup = (sig: NodeJS.Signals) => {
+        try {
+          process.kill(-rec.pid, sig);
+        } catch {
+          // Already gone.
+        }
+      };
+      signalGroup('SIGTERM');
+      const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+      while (Date.now() < deadline && (await groupMembers(rec.pid)).length) await sleep(100);
+      if ((await groupMembers(rec.pid)).length) {
+        signalGroup('SIGKILL');
+        for (let i = 0; i < 50 && (await groupMembers(rec.pid)).length; i++) await sleep(100);
+      }
+    }
+    // No pid file means stopped on purpose (status 'stopped', not 'exited').
+    await rm(pidFile, { force: true });
+  }
+
   const engine: NodeEngine = {
     kind: 'process',
 
@@ -124,103 +229,14 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       await writeNodeFiles(dirOf(spec.nodeKey), spec);
     },
 
-    async start(spec): Promise<NodeStarted> {
-      assertLaunchSpec(spec, 'process');
-      const run = spec.process!;
-      const dir = dirOf(spec.nodeKey);
-      const current = await engine.status(spec.nodeKey);
-      if (current.state === 'running') {
-        throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (pid ${current.pid}).`, { nodeKey: spec.nodeKey, pid: current.pid });
-      }
-      await checkBinary(spec, run.command);
-      const taken = await portsInUse(spec.ports);
-      if (taken.length) {
-        throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
-      }
+    start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
+    stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
 
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const logFile = path.join(dir, LOG_FILE);
-      await rotateLog(logFile);
-      await rm(path.join(dir, EXIT_FILE), { force: true });
-      const out = openSync(logFile, 'a', 0o600);
-      let offset = 0;
-      try {
-        offset = (await stat(logFile)).size;
-      } catch {
-        offset = 0;
-      }
-      const inherited = Object.fromEntries(passEnv.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]!]));
-      let child;
-      try {
-        child = spawn(run.command, withNodeDir(run.args, dir), {
-          cwd: dir,
-          detached: true, // own session and process group: survives us, and stop() kills the group
-          stdio: ['ignore', out, out],
-          env: { ...inherited, ...envWithNodeDir(run.env, dir) },
-        });
-      } finally {
-        closeSync(out);
-      }
-      if (child.pid === undefined) {
-        const err = await new Promise<Error>((resolve) => child.once('error', resolve));
-        throw new NodeStartFailedError('binary-missing', `Cannot start ${spec.displayName}: ${err.message}`, { nodeKey: spec.nodeKey, command: run.command });
-      }
-      const pid = child.pid;
-      child.on('error', () => undefined);
-      // Only this service run can learn the exit code; a later one sees just that it is gone.
-      child.once('exit', (exitCode, signal) => {
-        try {
-          writeFileSync(path.join(dir, EXIT_FILE), JSON.stringify({ pid, exitCode, signal } satisfies ExitRecord));
-        } catch {
-          // The node directory was removed meanwhile.
-        }
+    async remove(nodeKey, opts = {}) {
+      await serial(nodeKey, async () => {
+        await stopNode(nodeKey, opts);
+        await removeLeftovers(nodeKey);
       });
-      child.unref();
-
-      const startedAt = new Date().toISOString();
-      const record: PidRecord = { pid, command: run.command, startTicks: (await procStat(pid))?.startTicks, startedAt };
-      await writeFile(path.join(dir, `${PID_FILE}.tmp`), JSON.stringify(record), { mode: 0o600 });
-      await rename(path.join(dir, `${PID_FILE}.tmp`), path.join(dir, PID_FILE));
-
-      const outcome = await awaitStartup({ ports: spec.ports, alive: () => isOurs(record), graceMs, readyTimeoutMs });
-      if (outcome === 'exited') {
-        // Give the exit event a moment to record the code.
-        for (let i = 0; i < 20 && !(await readJson<ExitRecord>(path.join(dir, EXIT_FILE))); i++) await sleep(50);
-        const exit = await readJson<ExitRecord>(path.join(dir, EXIT_FILE));
-        const last = (await linesAfter(logFile, offset, 20)).map(maskSecrets);
-        const how = exit?.signal ? `killed by ${exit.signal}` : exit ? `exit code ${exit.exitCode}` : 'exit code unknown';
-        throw new NodeStartFailedError(
-          'exited',
-          `${spec.displayName} exited right after starting (${how})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
-          { nodeKey: spec.nodeKey, exitCode: exit?.exitCode ?? undefined, lastLogLines: last },
-        );
-      }
-      return { pid, startedAt };
-    },
-
-    async stop(nodeKey, opts = {}) {
-      const dir = dirOf(nodeKey);
-      const pidFile = path.join(dir, PID_FILE);
-      const rec = await readJson<PidRecord>(pidFile);
-      if (!rec) return;
-      if (await isOurs(rec)) {
-        const signalGroup = (sig: NodeJS.Signals) => {
-          try {
-            process.kill(-rec.pid, sig);
-          } catch {
-            // Already gone.
-          }
-        };
-        signalGroup('SIGTERM');
-        const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
-        while (Date.now() < deadline && (await groupMembers(rec.pid)).length) await sleep(100);
-        if ((await groupMembers(rec.pid)).length) {
-          signalGroup('SIGKILL');
-          for (let i = 0; i < 50 && (await groupMembers(rec.pid)).length; i++) await sleep(100);
-        }
-      }
-      // No pid file means stopped on purpose (status 'stopped', not 'exited').
-      await rm(pidFile, { force: true });
     },
 
     async status(nodeKey): Promise<NodeStatus> {
@@ -264,11 +280,6 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
         throw new NotFoundError('Node', nodeKey);
       }
       return followFile(path.join(dir, LOG_FILE), onLine, { tail: opts.tail });
-    },
-
-    async remove(nodeKey, opts = {}) {
-      await engine.stop(nodeKey, opts);
-      await rm(dirOf(nodeKey), { recursive: true, force: true });
     },
   };
   return engine;

@@ -143,6 +143,31 @@ live('a container outlives a crash of the service process that started it, and t
   assert.is((await engine.status(key('crash'))).state, 'stopped');
 });
 
+live("a container of the same name made by another service (other data directory) is reported, never stopped or removed", async ({ engine, dataDir }) => {
+  const port = await freePort();
+  const other = await docker.createContainer({
+    name: `lnm-${key('foreign')}`,
+    Image: anvilImage,
+    Cmd: ['--host', '127.0.0.1', '--port', String(port)],
+    Labels: { 'lnm.node': key('foreign'), 'lnm.data-dir': '/srv/another-service' },
+    HostConfig: { NetworkMode: 'host' },
+  });
+  try {
+    await other.start();
+    const status = await engine.status(key('foreign'));
+    assert.is(status.state, 'unknown');
+    assert.match(status.reason ?? '', '/srv/another-service');
+    const err = await startFailure(engine, spec('foreign', await freePort()));
+    assert.is(err.failure, 'already-running');
+    await engine.remove(key('foreign'), { timeoutMs: 1000 });
+    assert.is((await other.inspect()).State.Running, true);
+    const dirLeft = await stat(path.join(dataDir, 'nodes', key('foreign'))).then(() => true, () => false);
+    assert.is(dirLeft, false);
+  } finally {
+    await other.remove({ force: true });
+  }
+});
+
 live('a missing image fails the start and names the image', async ({ engine, port, names }) => {
   names.push('noimage');
   const err = await startFailure(engine, spec('noimage', port, { docker: { image: 'lnm-nonexistent:never', args: [] } }));

@@ -228,6 +228,16 @@ test('a node outlives a crash of the service process that started it, and the ne
   assert.is(answers, false);
 });
 
+test('two starts of the same node at once run it once; the other is refused as already running', async ({ engine, keys }) => {
+  keys.push('node-twice');
+  const port = await freePort();
+  const results = await Promise.allSettled([engine.start(anvilSpec('node-twice', port)), engine.start(anvilSpec('node-twice', port))]);
+  assert.equal(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+  const refused = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!.reason;
+  assert.is(refused.failure, 'already-running');
+  assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
+});
+
 test('node keys that would escape the data directory are refused', async ({ engine }) => {
   const refused = await engine.status('../etc').then(() => false, (e) => e instanceof ValidationError);
   assert.ok(refused);
