@@ -65,17 +65,34 @@ const quantity = (hex: unknown, what: string): number => {
   return Number(BigInt(hex));
 };
 
+/** fetch refuses URLs with user info (and would echo them in its error): send them as Basic auth. */
+function splitCredentials(url: string): { target: string; headers: Record<string, string> } {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      headers.authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64');
+      u.username = '';
+      u.password = '';
+    }
+    return { target: u.toString(), headers };
+  } catch {
+    return { target: url, headers };
+  }
+}
+
 export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
   const endpoint = displayEndpoint(url);
+  const { target, headers } = splitCredentials(url);
   const timeoutMs = opts.timeoutMs ?? 5000;
   let nextId = 1;
 
   async function call<T>(method: string, params: unknown[] = []): Promise<T> {
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await fetch(target, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers,
         body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -84,7 +101,7 @@ export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
       const reason =
         e.name === 'TimeoutError' || e.name === 'AbortError'
           ? `no answer within ${timeoutMs} ms`
-          : (e.cause?.code ?? e.message);
+          : (e.cause?.code ?? e.name); // never e.message: it can quote the URL
       throw new UnavailableError(`EVM node ${endpoint} is unreachable (${method}): ${reason}.`, { endpoint, method });
     }
     const text = await response.text();

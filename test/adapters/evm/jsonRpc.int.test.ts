@@ -1,0 +1,101 @@
+// The JSON-RPC client against a real anvil, an unreachable port and a server that never answers.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server, type Socket } from 'node:net';
+import { anvilBinaryPath } from '../../../adapters/evm/anvilLaunch.ts';
+import { EvmRpcError, evmJsonRpc } from '../../../adapters/evm/jsonRpc.ts';
+import { UnavailableError } from '../../../domain/shared/errors.ts';
+import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function rejectsWith<T>(p: Promise<unknown>, type: new (...a: never[]) => T, pattern: RegExp): Promise<T> {
+  try {
+    await p;
+  } catch (err) {
+    assert.instance(err, type);
+    assert.match((err as Error).message, pattern);
+    return err as T;
+  }
+  throw new Error('expected a rejection');
+}
+
+const rpcSuite = suite('evm JSON-RPC client');
+const ctx: { child?: ChildProcess; port: number; silent?: Server; sockets: Socket[]; silentPort: number } = { port: 0, sockets: [], silentPort: 0 };
+
+rpcSuite.before(async () => {
+  ctx.port = await freePort();
+  ctx.child = spawn(anvilBinaryPath(), ['--port', String(ctx.port), '--accounts', '0', '--chain-id', '777', '--no-mining'], { stdio: 'ignore' });
+  const child = ctx.child;
+  onGlobalTeardown(() => void child.kill('SIGTERM'));
+  const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.port}`, { timeoutMs: 500 });
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    try {
+      await rpc.blockNumber();
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  // A TCP server that accepts connections and never answers: what a hung node looks like.
+  ctx.silent = createServer((s) => ctx.sockets.push(s));
+  await new Promise<void>((r) => ctx.silent!.listen(0, '127.0.0.1', () => r()));
+  ctx.silentPort = (ctx.silent.address() as { port: number }).port;
+});
+
+rpcSuite.after(async () => {
+  ctx.sockets.forEach((s) => s.destroy());
+  await new Promise((r) => ctx.silent?.close(r));
+  if (ctx.child && ctx.child.exitCode === null) {
+    const gone = new Promise((r) => ctx.child!.once('exit', r));
+    ctx.child.kill('SIGTERM');
+    await gone;
+  }
+});
+
+rpcSuite('eth_blockNumber, eth_chainId, eth_syncing and block 0 come back typed', async () => {
+  const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.port}`);
+  assert.is(await rpc.blockNumber(), 0);
+  assert.is(await rpc.chainId(), 777);
+  assert.is(await rpc.syncing(), false);
+  const b = await rpc.blockByNumber(0);
+  assert.is(b?.number, 0);
+  assert.match(b?.hash ?? '', /^0x[0-9a-f]{64}$/);
+  assert.is(await rpc.blockByNumber(99), null);
+});
+
+rpcSuite('a method the node does not offer (qbft_* on anvil) is an EvmRpcError with the RPC code and a hint', async () => {
+  const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.port}`);
+  const err = await rejectsWith(rpc.validatorsByBlockNumber('qbft'), EvmRpcError, /qbft_getValidatorsByBlockNumber.*-32601.*rpc-http-api/);
+  assert.is(err.rpcCode, -32601);
+  assert.is(err.status, 502);
+  await rejectsWith(rpc.proposeValidatorVote('0xc98adee2e27b436582259500797fa6633f88367f', true), EvmRpcError, /qbft_proposeValidatorVote/);
+  await rejectsWith(rpc.peerCount(), EvmRpcError, /net_peerCount/);
+});
+
+rpcSuite('a closed port is an UnavailableError naming the node, without credentials from the URL', async () => {
+  const port = await freePort();
+  const rpc = evmJsonRpc(`http://user:secret@127.0.0.1:${port}/`);
+  const err = await rejectsWith(rpc.blockNumber(), UnavailableError, new RegExp(`EVM node http://127.0.0.1:${port} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
+  assert.is(err.status, 503);
+  assert.not.match(err.message, /secret/);
+});
+
+rpcSuite('a node that never answers is an UnavailableError after the timeout', async () => {
+  const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.silentPort}`, { timeoutMs: 300 });
+  await rejectsWith(rpc.syncing(), UnavailableError, /no answer within 300 ms/);
+});
+
+rpcSuite.run();
