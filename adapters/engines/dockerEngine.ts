@@ -10,6 +10,7 @@ import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
   maskSecrets,
   NodeStartFailedError,
+  redactLogLine,
   type EngineAvailability,
   type LogFollower,
   type NodeEngine,
@@ -176,7 +177,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     });
     const info = await container.inspect();
     if (outcome === 'exited') {
-      const last = (await tailOf(spec.nodeKey, 20)).map(maskSecrets);
+      const last = (await tailOf(spec.nodeKey, 20)).map((l) => maskSecrets(redactLogLine(l)));
       throw new NodeStartFailedError(
         'exited',
         `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
@@ -260,13 +261,14 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
         if (await exists(dirOf(nodeKey))) return [];
         throw new NotFoundError('Node', nodeKey);
       }
-      return tailOf(nodeKey, opts.tail ?? 100);
+      return (await tailOf(nodeKey, opts.tail ?? 100)).map(redactLogLine);
     },
 
     async followLogs(nodeKey, onLine, opts = {}): Promise<LogFollower> {
       if (!(await ownContainer(nodeKey))) throw new NotFoundError('Node', nodeKey);
       const stream = (await docker.getContainer(nameOf(nodeKey)).logs({ stdout: true, stderr: true, follow: true, tail: opts.tail ?? 0 })) as NodeJS.ReadableStream & { destroy(): void };
-      docker.modem.demuxStream(stream, lineSink(onLine), lineSink(onLine));
+      const deliver = (line: string) => onLine(redactLogLine(line));
+      docker.modem.demuxStream(stream, lineSink(deliver), lineSink(deliver));
       stream.on('error', () => undefined);
       return { close: () => stream.destroy() };
     },

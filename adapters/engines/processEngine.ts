@@ -10,6 +10,7 @@ import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
   maskSecrets,
   NodeStartFailedError,
+  redactLogLine,
   type LogFollower,
   type NodeEngine,
   type NodeLaunchSpec,
@@ -176,7 +177,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       // Give the exit event a moment to record the code.
       for (let i = 0; i < 20 && !(await readJson<ExitRecord>(path.join(dir, EXIT_FILE))); i++) await sleep(50);
       const exit = await readJson<ExitRecord>(path.join(dir, EXIT_FILE));
-      const last = (await linesAfter(logFile, offset, 20)).map(maskSecrets);
+      const last = (await linesAfter(logFile, offset, 20)).map((l) => maskSecrets(redactLogLine(l)));
       const how = exit?.signal ? `killed by ${exit.signal}` : exit ? `exit code ${exit.exitCode}` : 'exit code unknown';
       throw new NodeStartFailedError(
         'exited',
@@ -269,7 +270,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       } catch {
         throw new NotFoundError('Node', nodeKey);
       }
-      return lastLines(path.join(dir, LOG_FILE), opts.tail ?? 100);
+      return (await lastLines(path.join(dir, LOG_FILE), opts.tail ?? 100)).map(redactLogLine);
     },
 
     async followLogs(nodeKey, onLine, opts = {}): Promise<LogFollower> {
@@ -279,7 +280,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       } catch {
         throw new NotFoundError('Node', nodeKey);
       }
-      return followFile(path.join(dir, LOG_FILE), onLine, { tail: opts.tail });
+      return followFile(path.join(dir, LOG_FILE), (line) => onLine(redactLogLine(line)), { tail: opts.tail });
     },
   };
   return engine;

@@ -150,3 +150,20 @@ export function launchSpecIssues(spec: NodeLaunchSpec, kind: NodeEngineKind): Fi
   if (kind === 'docker' && !spec.docker?.image) issues.push({ field: 'docker.image', message: 'the docker engine needs an image' });
   return issues;
 }
+
+const KEY_LIST_LINE = /^(\s*\(\d+\)\s+)(0x)?[0-9a-fA-F]{64}(\s*)$/;
+const SECRET_CONTEXT = /private|secret|mnemonic|seed|passphrase|password/i;
+const SECRET_VALUE = /\b(mnemonic|seed phrase|passphrase|password)(\s*[:=]\s*)(.+)$/i;
+
+/**
+ * Node output bound for a person (logs API, error details) with key material hidden: dev
+ * chains print their private keys and mnemonic at startup (anvil's "(0) 0xac09..." list).
+ * Line by line and without state, so any tail window is masked alike; hashes on other lines
+ * stay readable.
+ */
+export function redactLogLine(line: string): string {
+  const listed = KEY_LIST_LINE.exec(line);
+  if (listed) return `${listed[1]}${listed[2] ?? ''}<redacted>${listed[3]}`;
+  if (!SECRET_CONTEXT.test(line)) return line;
+  return maskSecrets(line).replace(SECRET_VALUE, (_m, what: string, sep: string) => `${what}${sep}<redacted>`);
+}

@@ -81,6 +81,9 @@ live('a started anvil container answers JSON-RPC on the host network, labelled a
 
 live('logs show the node output and followLogs delivers new lines', async ({ engine, port }) => {
   const lines = await engine.logs(key('a'), { tail: 500 });
+  // anvil prints its dev accounts' private keys and mnemonic at startup: never passed on.
+  assert.ok(lines.some((l) => l.includes('Private Keys')));
+  assert.not.ok(lines.some((l) => /0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80|test junk/.test(l)), lines.join('\n'));
   assert.ok(lines.some((l) => l.includes(`127.0.0.1:${port}`)), lines.join('\n'));
   assert.is((await engine.logs(key('a'), { tail: 2 })).length, 2);
   const seen: string[] = [];

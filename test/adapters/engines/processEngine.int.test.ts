@@ -56,6 +56,9 @@ test('a started anvil answers JSON-RPC and its output lands in the log', async (
   assert.is(status.state, 'running');
   assert.is(status.pid, started.pid);
   const lines = await engine.logs('node-1', { tail: 500 });
+  // anvil prints its dev accounts' private keys and mnemonic at startup: never passed on.
+  assert.ok(lines.some((l) => l.includes('Private Keys')));
+  assert.not.ok(lines.some((l) => /0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80|test junk/.test(l)), lines.join('\n'));
   assert.ok(lines.some((l) => l.includes(`127.0.0.1:${port}`)), `log should say where it listens:\n${lines.join('\n')}`);
   assert.is((await engine.logs('node-1', { tail: 3 })).length, 3);
 });

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { launchSpecIssues, maskSecrets, NodeStartFailedError, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
+import { launchSpecIssues, maskSecrets, redactLogLine, NodeStartFailedError, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 
 const spec = (over: Partial<NodeLaunchSpec> = {}): NodeLaunchSpec => ({
   nodeKey: 'node-1',
@@ -45,6 +45,16 @@ test('a start failure carries its reason and an HTTP status that fits it', () =>
   assert.is(exited.code, 'NODE_START_FAILED');
   assert.equal(exited.lastLogLines, ['boom']);
   assert.is(exited.extra?.failure, 'exited');
+});
+
+test("redactLogLine hides anvil's private key list and mnemonic but keeps addresses and hashes", () => {
+  assert.is(redactLogLine('(0) 0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'), '(0) 0x<redacted>');
+  assert.is(redactLogLine('Mnemonic:          test test test test test test test test test test test junk'), 'Mnemonic:          <redacted>');
+  assert.is(redactLogLine('node private key: 59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'), 'node private key: <redacted>');
+  const account = '(0) 0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266 (10000.000000000000000000 ETH)';
+  assert.is(redactLogLine(account), account);
+  const block = '    Block Hash: 0x1d59ff54b1eb26b013ce3cb5fc9dab3705b415a67127a003c3e61eb445bb8df2';
+  assert.is(redactLogLine(block), block);
 });
 
 test.run();
