@@ -21,7 +21,7 @@ import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup, portsInUse, sleep } from './hostPorts.ts';
 import { followFile, lastLines, linesAfter } from './logFile.ts';
-import { groupMembers, procCmdline, procStat } from './procfs.ts';
+import { bootId, groupMembers, procCmdline, procStat } from './procfs.ts';
 
 export interface ProcessEngineOptions {
   dataDir: string;
@@ -42,6 +42,7 @@ interface PidRecord {
   pid: number;
   command: string;
   startTicks?: number;
+  bootId?: string;
   startedAt: string;
 }
 
@@ -80,6 +81,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
   async function isOurs(rec: PidRecord): Promise<boolean> {
     const s = await procStat(rec.pid);
     if (!s || s.state === 'Z') return false;
+    if (rec.bootId !== undefined && rec.bootId !== (await bootId())) return false;
     if (rec.startTicks !== undefined) return s.startTicks === rec.startTicks;
     const argv = await procCmdline(rec.pid);
     if (!argv) return false;
@@ -168,7 +170,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
     child.unref();
 
     const startedAt = new Date().toISOString();
-    const record: PidRecord = { pid, command: run.command, startTicks: (await procStat(pid))?.startTicks, startedAt };
+    const record: PidRecord = { pid, command: run.command, startTicks: (await procStat(pid))?.startTicks, bootId: await bootId(), startedAt };
     await writeFile(path.join(dir, `${PID_FILE}.tmp`), JSON.stringify(record), { mode: 0o600 });
     await rename(path.join(dir, `${PID_FILE}.tmp`), path.join(dir, PID_FILE));
 

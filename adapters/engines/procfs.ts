@@ -40,3 +40,12 @@ export async function groupMembers(pgid: number): Promise<number[]> {
   }
   return members;
 }
+
+/** Changes at every boot: a pid record from before a reboot names nothing of ours. */
+export async function bootId(): Promise<string | undefined> {
+  try {
+    return (await readFile('/proc/sys/kernel/random/boot_id', 'utf8')).trim();
+  } catch {
+    return undefined;
+  }
+}

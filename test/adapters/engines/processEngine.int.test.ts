@@ -129,6 +129,10 @@ test('a pid file naming a live process that is not the node (pid reuse) is neith
   const startTicks = (await procStat(process.pid))!.startTicks + 1;
   await writeFile(path.join(dir, 'node.pid.json'), JSON.stringify({ pid: process.pid, command: process.execPath, startTicks, startedAt: new Date(0).toISOString() }));
   assert.is((await engine.status('node-reused')).state, 'exited');
+  // Pid and start time right, but recorded before a reboot.
+  const own = (await procStat(process.pid))!.startTicks;
+  await writeFile(path.join(dir, 'node.pid.json'), JSON.stringify({ pid: process.pid, command: process.execPath, startTicks: own, bootId: 'an-earlier-boot', startedAt: new Date(0).toISOString() }));
+  assert.is((await engine.status('node-reused')).state, 'exited');
   await engine.stop('node-reused', { timeoutMs: 500 });
   assert.is((await engine.status('node-reused')).state, 'stopped');
 });
