@@ -29,6 +29,11 @@ export interface DockerEngineOptions {
   docker?: Docker;
   /** Container names are <namePrefix><nodeKey>. */
   namePrefix?: string;
+  /**
+   * Software name -> image reference (see nodeImages.ts). A spec's docker.image that is a key
+   * here is replaced by its image; any other value is used as the image reference itself.
+   */
+  images?: Record<string, string>;
   /** Pull an image that is not on the host before start (needs a reachable registry). */
   pullMissingImages?: boolean;
   /**
@@ -127,6 +132,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
     assertLaunchSpec(spec, 'docker');
     const run = spec.docker!;
+    const image = options.images?.[run.image] ?? run.image;
     const dir = dirOf(spec.nodeKey);
     const availability = await engine.available();
     if (!availability.ok) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${availability.reason}.`, { nodeKey: spec.nodeKey });
@@ -137,7 +143,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     if (existing?.State.Running) {
       throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (container ${existing.Id.slice(0, 12)}).`, { nodeKey: spec.nodeKey, containerId: existing.Id });
     }
-    await ensureImage(spec, run.image);
+    await ensureImage(spec, image);
     const taken = await portsInUse(spec.ports);
     if (taken.length) {
       throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
@@ -149,7 +155,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
 
     const container = await docker.createContainer({
       name: nameOf(spec.nodeKey),
-      Image: run.image,
+      Image: image,
       Cmd: withNodeDir(run.args, dir),
       Env: Object.entries(envWithNodeDir(run.env, dir)).map(([k, v]) => `${k}=${v}`),
       Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': dataDir },

@@ -57,6 +57,9 @@ test('without a Docker Engine, available() says so and start() fails with that r
   assert.match(availability.ok ? '' : availability.reason, '/nonexistent/docker.sock');
   const err = await startFailure(absent, spec('absent', port));
   assert.is(err.failure, 'engine-unavailable');
+  const status = await absent.status(key('absent'));
+  assert.is(status.state, 'unknown');
+  assert.match(status.reason ?? '', 'did not answer');
 });
 
 live('available() answers ok when the Docker Engine runs', async ({ engine }) => {
@@ -67,10 +70,13 @@ live('a started anvil container answers JSON-RPC on the host network, labelled a
   names.push('a');
   await engine.prepare(spec('a', port));
   assert.is((await stat(path.join(dataDir, 'nodes', key('a'), 'keys/validator.key'))).mode & 0o777, 0o600);
-  const started = await engine.start(spec('a', port));
+  // Named by its software; the engine's image table says which image that is.
+  const byName = { ...spec('a', port), docker: { image: 'anvil', args: spec('a', port).docker.args } };
+  const started = await createDockerEngine({ dataDir, docker, images: { anvil: anvilImage } }).start(byName);
   assert.ok(started.containerId);
   assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
   const info = await docker.getContainer(started.containerId!).inspect();
+  assert.is(info.Config.Image, anvilImage);
   assert.is(info.Config.Labels['lnm.node'], key('a'));
   assert.is(info.HostConfig.RestartPolicy?.Name, 'no');
   assert.is(info.HostConfig.AutoRemove, false);

@@ -1,0 +1,18 @@
+// Which image runs which node software under the docker engine. Specs may name the software
+// ("besu") and leave the image reference (registry, tag) to configuration.
+export const defaultNodeImages: Readonly<Record<string, string>> = {
+  besu: 'hyperledger/besu:latest',
+  anvil: 'lnm-anvil:local', // built locally by .ci/docker.sh: no registry ships one
+  'fabric-peer': 'hyperledger/fabric-peer:2.5',
+  'fabric-orderer': 'hyperledger/fabric-orderer:2.5',
+  prometheus: 'prom/prometheus:latest',
+  vault: 'hashicorp/vault:latest',
+};
+
+/** The environment variable that overrides the image of `software`: LNM_IMAGE_FABRIC_PEER, ... */
+export const imageVariable = (software: string) => `LNM_IMAGE_${software.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+
+/** The defaults, each replaced by its LNM_IMAGE_* variable when set. */
+export function nodeImagesFromEnv(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(defaultNodeImages).map(([software, image]) => [software, env[imageVariable(software)]?.trim() || image]));
+}
