@@ -6,7 +6,7 @@
 // a crash gets the same key); with another type it is a conflict.
 import { createPublicKey } from 'node:crypto';
 import type { GeneratedKey, HashName, KeyProvider, KeyProviderStatus, KeySpec, SignInput } from '../../domain/keys/keyProvider.ts';
-import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
+import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { describeKeySpec } from './signingAlgorithms.ts';
 import { createVaultClient, isVaultUnreachable, mapVaultError, type VaultClient } from './vaultClient.ts';
 import type { VaultConnection } from './vaultConfig.ts';
@@ -110,7 +110,13 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
     if (!transitType(spec)) throw unsupported(spec);
     checkName(handle);
     const path = `${t}/sign/${handle}`;
-    const res = await call(path, () => client.write(path, signRequest(spec, input)));
+    const res = await call(path, () => client.write(path, signRequest(spec, input))).catch((err) => {
+      // Vault answers 400 "signing key not found" (older: "encryption key not found").
+      if (err instanceof ValidationError && /key not found/.test(err.message)) {
+        throw new AppError(404, 'KEY_NOT_FOUND', `Vault transit key ${handle} was not found under ${t}/ at ${conn.address}.`, { extra: { key: handle } });
+      }
+      throw err;
+    });
     const m = /^vault:v\d+:(.+)$/.exec(String(res?.data?.signature ?? ''));
     if (!m) throw mapVaultError(new Error('the answer had no signature'), { address: conn.address, path });
     return Buffer.from(m[1], 'base64');

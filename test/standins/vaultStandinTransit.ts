@@ -160,7 +160,7 @@ export function createTransitEngine(): SecretsEngine {
 
   function sign(name: string, urlHash: string | undefined, body: Record<string, unknown>): EngineResponse {
     const k = keys.get(name);
-    if (!k) return bad('signing key not found');
+    if (!k) return bad('signing key not found'); // older Vault versions say "encryption key not found"
     const p = parseSignRequest(k, body, urlHash);
     if ('error' in p) return p.error as EngineResponse;
     const version = body.key_version === undefined || body.key_version === 0 ? k.versions.length : Number(body.key_version);
@@ -174,7 +174,7 @@ export function createTransitEngine(): SecretsEngine {
 
   function verify(name: string, urlHash: string | undefined, body: Record<string, unknown>): EngineResponse {
     const k = keys.get(name);
-    if (!k) return bad('signature verification key not found');
+    if (!k) return bad('encryption key not found');
     const p = parseSignRequest(k, body, urlHash);
     if ('error' in p) return p.error as EngineResponse;
     const m = typeof body.signature === 'string' ? /^vault:v(\d+):(.+)$/.exec(body.signature) : null;

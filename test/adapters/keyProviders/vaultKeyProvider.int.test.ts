@@ -104,7 +104,10 @@ function contract(test: Test<Ctx>) {
     assert.is(await ctx.provider.getCertificate(name), pem);
     await ctx.provider.deleteKey(name);
     assert.is(await ctx.provider.getCertificate(name), null);
-    await rejects(ctx.provider.sign(name, spec, { data, hash: 'sha384' }), (err) => assert.match(err.message, /signing key not found/));
+    await rejects(ctx.provider.sign(name, spec, { data, hash: 'sha384' }), (err) => {
+      assert.is(err.status, 404);
+      assert.match(err.message, new RegExp(`transit key ${name} was not found`));
+    });
     await ctx.provider.deleteKey(name); // deleting twice is not an error
   });
 
