@@ -245,6 +245,18 @@ test('two starts of the same node at once run it once; the other is refused as a
   assert.is(await rpc(port, 'eth_blockNumber'), '0x0');
 });
 
+test('a node that stays alive but never opens its port counts as started once the ready timeout passes', async ({ dataDir, keys }) => {
+  keys.push('node-quiet');
+  const engine = createProcessEngine({ dataDir, readyTimeoutMs: 800 });
+  assert.equal(await engine.available(), { ok: true });
+  const port = await freePort();
+  const spec = { nodeKey: 'node-quiet', displayName: 'quiet', files: [], ports: [port], process: { command: '/bin/sleep', args: ['300'] } };
+  const { pid } = await engine.start(spec);
+  const status = await engine.status('node-quiet');
+  assert.is(status.state, 'running');
+  assert.is(status.pid, pid);
+});
+
 test('node keys that would escape the data directory are refused', async ({ engine }) => {
   const refused = await engine.status('../etc').then(() => false, (e) => e instanceof ValidationError);
   assert.ok(refused);
