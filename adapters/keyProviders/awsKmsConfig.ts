@@ -11,6 +11,7 @@
 //   roleArn          ASSUME_ROLE: the role to assume through STS
 //   externalId       ASSUME_ROLE, optional: must equal the trust policy's sts:ExternalId condition
 //   roleSessionName  ASSUME_ROLE, optional (default "ledger-network-manager")
+//   stsEndpointUrl   ASSUME_ROLE, optional custom STS endpoint (emulators, VPC endpoints)
 //   endpointUrl      optional custom KMS endpoint (local emulators, VPC endpoints)
 // INSTANCE_ROLE is the SDK's default chain: environment, web identity (IRSA), container and
 // instance metadata. Other fields:
@@ -24,7 +25,14 @@ export type AwsAuthMethod = 'STATIC' | 'PROFILE' | 'ASSUME_ROLE' | 'INSTANCE_ROL
 export type AwsKmsAuth =
   | { method: 'STATIC'; accessKeyId: string; secretAccessKey: string; sessionToken?: string }
   | { method: 'PROFILE'; profile: string }
-  | { method: 'ASSUME_ROLE'; roleArn: string; externalId?: string; roleSessionName: string; base?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } }
+  | {
+      method: 'ASSUME_ROLE';
+      roleArn: string;
+      externalId?: string;
+      roleSessionName: string;
+      stsEndpointUrl?: string;
+      base?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+    }
   | { method: 'INSTANCE_ROLE' };
 
 export interface AwsKmsSettings {
@@ -73,16 +81,19 @@ export function parseAwsKmsProviderConfig(body: { awsKmsConfig?: unknown; config
     issues.push({ field: `${field}.kmsKeyAliasPrefix`, message: 'letters, digits, "/", "_" and "-" only, and not under aws/' });
   }
 
-  const endpointUrl = str('endpointUrl');
-  if (endpointUrl) {
+  const url = (name: string): string | undefined => {
+    const v = str(name);
+    if (!v) return undefined;
     let ok = false;
     try {
-      ok = ['http:', 'https:'].includes(new URL(endpointUrl).protocol);
+      ok = ['http:', 'https:'].includes(new URL(v).protocol);
     } catch {
       ok = false;
     }
-    if (!ok) issues.push({ field: `${field}.endpointUrl`, message: 'must be an http(s) URL' });
-  }
+    if (!ok) issues.push({ field: `${field}.${name}`, message: 'must be an http(s) URL' });
+    return v;
+  };
+  const endpointUrl = url('endpointUrl');
 
   const accessKeyId = str('accessKeyId');
   const methodRaw = str('authMethod')?.toUpperCase();
@@ -99,7 +110,7 @@ export function parseAwsKmsProviderConfig(body: { awsKmsConfig?: unknown; config
     case 'ASSUME_ROLE': {
       const roleArn = need('roleArn', 'required for ASSUME_ROLE, e.g. arn:aws:iam::123456789012:role/lnm-kms');
       if (roleArn && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(roleArn)) issues.push({ field: `${field}.roleArn`, message: 'not an IAM role ARN' });
-      auth = { method: 'ASSUME_ROLE', roleArn, externalId: str('externalId'), roleSessionName: str('roleSessionName') ?? 'ledger-network-manager', base: accessKeyId ? staticPart() : undefined };
+      auth = { method: 'ASSUME_ROLE', roleArn, externalId: str('externalId'), roleSessionName: str('roleSessionName') ?? 'ledger-network-manager', stsEndpointUrl: url('stsEndpointUrl'), base: accessKeyId ? staticPart() : undefined };
       break;
     }
     case 'INSTANCE_ROLE':

@@ -55,6 +55,10 @@ export function mapKmsError(err: unknown, ctx: KmsErrorContext): AppError {
     case 'invalid_credentials':
       return new AppError(403, 'KEY_PROVIDER_ACCESS_DENIED', `AWS KMS rejected the credentials for ${ctx.operation}: the access key id is unknown, the secret access key is wrong, or the session token expired.`);
     case 'access_denied':
+      // STS answers "AccessDenied" (KMS says AccessDeniedException): the role assumption failed.
+      if (e?.name === 'AccessDenied' && /sts:AssumeRole/.test(awsMessage)) {
+        return new AppError(403, 'KEY_PROVIDER_ACCESS_DENIED', `AWS STS refused to let the provider assume its role: check the role's trust policy and the externalId. AWS said: ${awsMessage}`);
+      }
       return new AppError(403, 'KEY_PROVIDER_ACCESS_DENIED', `AWS KMS access denied for kms:${ctx.operation}${key}: the provider's IAM identity needs kms:${ctx.operation}. AWS said: ${awsMessage}`);
     case 'key_not_found': {
       const state = e?.name === 'KMSInvalidStateException' ? ` (AWS: ${awsMessage})` : '';

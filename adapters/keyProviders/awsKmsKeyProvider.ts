@@ -60,7 +60,7 @@ export function credentialsFor(settings: AwsKmsSettings): KMSClientConfig['crede
       return fromTemporaryCredentials({
         params: { RoleArn: auth.roleArn, RoleSessionName: auth.roleSessionName, ...(auth.externalId ? { ExternalId: auth.externalId } : {}) },
         ...(auth.base ? { masterCredentials: auth.base } : {}),
-        clientConfig: { region: settings.region },
+        clientConfig: { region: settings.region, ...(auth.stsEndpointUrl ? { endpoint: auth.stsEndpointUrl } : {}) },
       });
     case 'INSTANCE_ROLE':
       return fromNodeProviderChain();

@@ -5,6 +5,8 @@
 // of kms:<Operation> actions (AccessDeniedException otherwise). Errors come back in the AWS JSON
 // error shape ({"__type", "message"}, HTTP 400, 500 for internal) so @aws-sdk/client-kms raises
 // the same exception classes it raises against AWS.
+// The same server answers STS AssumeRole (form-encoded, SigV4 scoped to "sts") for the
+// configured roles: see kmsStandinSts.ts.
 // Usage: const kms = await startKmsStandin(); new KMSClient({ endpoint: kms.endpoint, region: kms.region,
 //          credentials: kms.credentials }); await kms.close();
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -12,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { verifySigV4, type SigV4Principal } from './kmsSigV4.ts';
 import { createKmsOperations, KmsError } from './kmsStandinOperations.ts';
+import { handleSts, stsError, type KmsStandinRole } from './kmsStandinSts.ts';
 
 export interface KmsPrincipal extends SigV4Principal {
   userName: string;
@@ -29,11 +32,11 @@ export interface KmsStandin {
 }
 
 export async function startKmsStandin(
-  opts: { region?: string; accountId?: string; principals?: KmsPrincipal[] } = {},
+  opts: { region?: string; accountId?: string; principals?: KmsPrincipal[]; roles?: KmsStandinRole[] } = {},
 ): Promise<KmsStandin> {
   const region = opts.region ?? 'eu-central-1';
   const accountId = opts.accountId ?? '111122223333';
-  const principals = opts.principals ?? [{ userName: 'lnm-tests', accessKeyId: 'AKIASTANDIN000000001', secretAccessKey: 'standin-secret-0000000000000000000000000' }];
+  const principals: KmsPrincipal[] = opts.principals ? [...opts.principals] : [{ userName: 'lnm-tests', accessKeyId: 'AKIASTANDIN000000001', secretAccessKey: 'standin-secret-0000000000000000000000000' }];
   const { ops, resourceOf } = createKmsOperations(region, accountId);
 
   function reply(res: ServerResponse, status: number, payload: unknown) {
@@ -50,6 +53,13 @@ export async function startKmsStandin(
     const body = Buffer.concat(chunks);
     if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== '/') return fail(res, 'UnknownOperationException', '', 404);
 
+    if (String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      const sts = verifySigV4({ method: 'POST', url: req.url ?? '/', headers: req.headers, body }, { principals, region, service: 'sts' });
+      const out = sts.ok ? handleSts(new URLSearchParams(body.toString('utf8')), sts.principal, opts.roles ?? [], principals, accountId) : stsError(sts.type === 'UnrecognizedClientException' ? 'InvalidClientTokenId' : 'SignatureDoesNotMatch', sts.message);
+      res.statusCode = out.status;
+      res.setHeader('Content-Type', 'text/xml');
+      return res.end(out.xml);
+    }
     const auth = verifySigV4({ method: 'POST', url: req.url ?? '/', headers: req.headers, body }, { principals, region, service: 'kms' });
     if (!auth.ok) {
       return fail(res, auth.type, auth.message, auth.type === 'MissingAuthenticationTokenException' ? 403 : 400);

@@ -31,7 +31,7 @@ test('role assumption with external id, over static base credentials; a named pr
   const role = parseAwsKmsProviderConfig({
     awsKmsConfig: { awsRegion: 'eu-west-1', authMethod: 'ASSUME_ROLE', roleArn: 'arn:aws:iam::123456789012:role/lnm-kms', externalId: 'ext-1', accessKeyId: 'AK', secretAccessKey: 'SK' },
   });
-  assert.equal(role.auth, { method: 'ASSUME_ROLE', roleArn: 'arn:aws:iam::123456789012:role/lnm-kms', externalId: 'ext-1', roleSessionName: 'ledger-network-manager', base: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: undefined } });
+  assert.equal(role.auth, { method: 'ASSUME_ROLE', roleArn: 'arn:aws:iam::123456789012:role/lnm-kms', externalId: 'ext-1', roleSessionName: 'ledger-network-manager', stsEndpointUrl: undefined, base: { accessKeyId: 'AK', secretAccessKey: 'SK', sessionToken: undefined } });
   assert.equal(parseAwsKmsProviderConfig({ awsKmsConfig: { awsRegion: 'eu-west-1', profile: 'ops' } }).auth, { method: 'PROFILE', profile: 'ops' });
   assert.is(parseAwsKmsProviderConfig({ awsKmsConfig: { awsRegion: 'eu-west-1', endpointUrl: 'http://localhost:4566', accessKeyId: 'a', secretAccessKey: 'b' } }).endpointUrl, 'http://localhost:4566');
 });

@@ -143,10 +143,12 @@ function contract(test: Test<Ctx>) {
 // --- against the stand-in -------------------------------------------------------------------
 type StandinCtx = Ctx & { kms: KmsStandin };
 const limitedUser = { userName: 'signer-only', accessKeyId: 'AKIASTANDINSIGNONLY1', secretAccessKey: 'limited-secret-000000000000000000000000', allowedActions: ['kms:DescribeKey', 'kms:GetPublicKey', 'kms:Sign', 'kms:ListKeys'] };
+const roleArn = 'arn:aws:iam::111122223333:role/lnm-kms';
 const standin = suite<StandinCtx>('aws kms key provider against the KMS stand-in', {} as StandinCtx);
 standin.before(async (ctx) => {
   ctx.kms = await startKmsStandin({
     principals: [{ userName: 'lnm', accessKeyId: 'AKIASTANDIN000000001', secretAccessKey: 'standin-secret-0000000000000000000000000' }, limitedUser],
+    roles: [{ roleArn, trustedAccessKeyIds: ['AKIASTANDIN000000001'], externalId: 'ext-42' }],
   });
   ctx.settings = { region: ctx.kms.region, aliasPrefix: 'alias/lnm/test/', endpointUrl: ctx.kms.endpoint, auth: { method: 'STATIC', ...ctx.kms.credentials } };
   ctx.provider = createAwsKmsKeyProvider(ctx.settings, { maxAttempts: 1 });
@@ -182,6 +184,29 @@ standin('an identity without kms:CreateKey gets 403 "access denied" naming the p
     assert.match(e.message, /access denied for kms:CreateKey.*needs kms:CreateKey/);
   });
   assert.is((await limited.status()).kms_status, 'available'); // ListKeys is allowed
+});
+
+standin('role assumption with the right external id gets temporary credentials that KMS accepts', async (ctx) => {
+  const assumed = createAwsKmsKeyProvider(
+    { ...ctx.settings, auth: { method: 'ASSUME_ROLE', roleArn, externalId: 'ext-42', roleSessionName: 'lnm-test', stsEndpointUrl: ctx.kms.endpoint, base: ctx.kms.credentials } },
+    { maxAttempts: 1 },
+  );
+  const spec: KeySpec = { algorithm: 'EC', curve: 'P-256' };
+  const key = await assumed.generateKey(keyName('assumed'), spec);
+  ctx.created.push(key.handle);
+  assert.ok(verify('sha256', data, key.publicKeyPem, await assumed.sign(key.handle, spec, { data, hash: 'sha256' })));
+  assert.is((await assumed.status()).kms_status, 'available');
+});
+
+standin('role assumption with a wrong external id is refused with a 403 about the trust policy', async (ctx) => {
+  const assumed = createAwsKmsKeyProvider(
+    { ...ctx.settings, auth: { method: 'ASSUME_ROLE', roleArn, externalId: 'wrong', roleSessionName: 'lnm-test', stsEndpointUrl: ctx.kms.endpoint, base: ctx.kms.credentials } },
+    { maxAttempts: 1 },
+  );
+  await rejects(assumed.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (e) => {
+    assert.is(e.status, 403);
+    assert.match(e.message, /refused to let the provider assume its role: check the role's trust policy and the externalId/);
+  });
 });
 
 standin('a region the endpoint does not serve is a 503 naming the region', async (ctx) => {
