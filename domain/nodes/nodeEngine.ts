@@ -18,7 +18,7 @@ export type NodeEngineKind = 'process' | 'docker';
 export const NODE_DIR_PLACEHOLDER = '{nodeDir}';
 
 export interface NodeFile {
-  /** Relative path inside the node's directory; no "..", no absolute paths. */
+  /** Relative path inside the node's directory; no "..", no absolute paths, no engine file. */
   path: string;
   content: string | Uint8Array;
   /** Unix permission bits; default 0o644, or 0o600 when `secret`. */
@@ -34,7 +34,10 @@ export interface NodeLaunchSpec {
   displayName: string;
   /** How the process engine runs it: an absolute binary path. */
   process?: { command: string; args: string[]; env?: Record<string, string> };
-  /** How the docker engine runs it: the image's entrypoint gets `args`. */
+  /**
+   * How the docker engine runs it: the image's entrypoint gets `args`. `image` is an image
+   * reference, or a software name ("besu") that the engine's configured image table maps.
+   */
   docker?: { image: string; args: string[]; env?: Record<string, string> };
   files: NodeFile[];
   /** Host ports the node listens on: checked free before start, awaited after. */
@@ -126,6 +129,9 @@ export function maskSecrets(line: string): string {
   return line.replace(HEX_SECRET, (m) => `${m.startsWith('0x') ? '0x' : ''}<redacted>`);
 }
 
+/** Files the engines keep in the node directory (pid, output, exit, stop mark): not for specs. */
+export const ENGINE_FILES: readonly string[] = ['node.pid.json', 'node.pid.json.tmp', 'node.log', 'node.log.1', 'node.exit.json', 'node.stopped.json'];
+
 const NODE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 export function isValidNodeKey(nodeKey: string): boolean {
@@ -139,6 +145,7 @@ export function launchSpecIssues(spec: NodeLaunchSpec, kind: NodeEngineKind): Fi
   spec.files.forEach((f, i) => {
     const parts = f.path.split('/');
     if (f.path.startsWith('/') || parts.some((p) => p === '..' || p === '')) issues.push({ field: `files[${i}].path`, message: 'must be a relative path inside the node directory' });
+    else if (ENGINE_FILES.includes(f.path)) issues.push({ field: `files[${i}].path`, message: `${f.path} is kept by the node engine itself` });
   });
   spec.ports.forEach((p, i) => {
     if (!Number.isInteger(p) || p < 1 || p > 65535) issues.push({ field: `ports[${i}]`, message: 'must be a port number 1-65535' });

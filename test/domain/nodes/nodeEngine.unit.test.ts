@@ -22,6 +22,7 @@ test('node keys and file paths that could leave the node directory are refused',
   assert.equal(fields(spec({ nodeKey: '../x' })), ['nodeKey']);
   assert.equal(fields(spec({ nodeKey: '' })), ['nodeKey']);
   assert.equal(fields(spec({ files: [{ path: '../../etc/passwd', content: '' }, { path: '/abs', content: '' }, { path: 'ok/file', content: '' }] })), ['files[0].path', 'files[1].path']);
+  assert.equal(fields(spec({ files: [{ path: 'node.pid.json', content: '{}' }] })), ['files[0].path']);
 });
 
 test('each engine asks for its own run description, and ports must be real ports', () => {
