@@ -29,8 +29,8 @@ install_engine() {
 start_engine() {
   engine_up && { say "Docker engine already answers"; return 0; }
   if ! pgrep -x dockerd >/dev/null 2>&1; then
-    # No bridge, no iptables: this machine's kernel sandbox has neither; containers use
-    # the host network. vfs because overlayfs on overlayfs is not available everywhere.
+    # No bridge and no iptables: these sandboxed machines are not set up for them, and node
+    # containers use the host network anyway. vfs: no overlay filesystem is needed.
     say "starting dockerd (log: $DOCKERD_LOG)"
     # containerd is started by dockerd itself when not running.
     setsid nohup dockerd --storage-driver=vfs --iptables=false --ip6tables=false --bridge=none \
