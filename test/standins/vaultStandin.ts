@@ -7,6 +7,7 @@
 //     the existence of the target, as Vault does);
 //   - sys/init with Shamir parameters, sys/unseal counting distinct key shares up to the threshold;
 //   - sys/mounts for transit and kv v2, sys/policies/acl, auth/token/create, auth/token/lookup-self.
+// LIST is reached as GET ?list=true: node's HTTP parser refuses the LIST verb itself.
 // Usage: const vault = await startVaultStandin({ initialized: true })  // dev-like: unsealed,
 //        transit/ and secret/ (kv v2) mounted, vault.rootToken set. vault.seal(); await vault.close().
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';

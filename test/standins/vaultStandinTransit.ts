@@ -214,7 +214,9 @@ export function createTransitEngine(): SecretsEngine {
     const parts = req.rel.split('/');
     const [op, name, extra, ...rest] = parts;
     const noRoute = { status: 404, errors: [`no handler for route "${req.rel}". route entry not found.`] };
-    if ((op === 'keys' && (name === undefined || name === '')) && (req.method === 'LIST')) return { status: 200, data: { keys: [...keys.keys()].sort() } };
+    if (op === 'keys' && !name && req.method === 'LIST') {
+      return keys.size ? { status: 200, data: { keys: [...keys.keys()].sort() } } : { status: 404, errors: [] };
+    }
     if (name === undefined || !namePattern.test(name) || rest.length) return noRoute;
     if (op === 'keys' && extra === undefined) {
       if (req.method === 'GET') {

@@ -1,6 +1,9 @@
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, verify } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak256 } from 'ethers';
 import { DescribeKeyCommand, KMSClient } from '@aws-sdk/client-kms';
@@ -206,6 +209,56 @@ standin('role assumption with a wrong external id is refused with a 403 about th
   await rejects(assumed.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (e) => {
     assert.is(e.status, 403);
     assert.match(e.message, /refused to let the provider assume its role: check the role's trust policy and the externalId/);
+  });
+});
+
+/** Runs `fn` with some environment variables replaced, then puts them back. */
+async function withEnv(vars: Record<string, string | undefined>, fn: () => Promise<void>): Promise<void> {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const apply = (v: Record<string, string | undefined>) => {
+    for (const [k, x] of Object.entries(v)) {
+      if (x === undefined) delete process.env[k];
+      else process.env[k] = x;
+    }
+  };
+  apply(vars);
+  try {
+    await fn();
+  } finally {
+    apply(saved);
+  }
+}
+
+standin('a named profile from the shared credentials file is used; a missing profile means has_credentials false and a 503', async (ctx) => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'lnm-aws-profile-'));
+  try {
+    const credentialsFile = path.join(dir, 'credentials');
+    await writeFile(credentialsFile, `[ops]\naws_access_key_id = ${ctx.kms.credentials.accessKeyId}\naws_secret_access_key = ${ctx.kms.credentials.secretAccessKey}\n`);
+    await writeFile(path.join(dir, 'config'), '');
+    await withEnv({ AWS_SHARED_CREDENTIALS_FILE: credentialsFile, AWS_CONFIG_FILE: path.join(dir, 'config'), AWS_PROFILE: undefined }, async () => {
+      const byProfile = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'PROFILE', profile: 'ops' } }, { maxAttempts: 1 });
+      const spec: KeySpec = { algorithm: 'EC', curve: 'P-256' };
+      const key = await byProfile.generateKey(keyName('profile'), spec);
+      ctx.created.push(key.handle);
+      assert.ok(verify('sha256', data, key.publicKeyPem, await byProfile.sign(key.handle, spec, { data, hash: 'sha256' })));
+
+      const missing = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'PROFILE', profile: 'nobody' } }, { maxAttempts: 1 });
+      const s = await missing.status();
+      assert.equal([s.has_credentials, s.kms_reachable, s.kms_status], [false, false, 'no_credentials']);
+      await rejects(missing.sign(key.handle, spec, { data, hash: 'sha256' }), (e) => {
+        assert.instance(e, UnavailableError);
+        assert.match(e.message, /No AWS credentials could be loaded/);
+      });
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+standin('the instance-role mode takes the default chain (here: the environment variables)', async (ctx) => {
+  await withEnv({ AWS_ACCESS_KEY_ID: ctx.kms.credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: ctx.kms.credentials.secretAccessKey, AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined }, async () => {
+    const chained = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'INSTANCE_ROLE' } }, { maxAttempts: 1 });
+    assert.equal(await chained.status(), { reachable: true, kms_reachable: true, has_credentials: true, kms_status: 'available' });
   });
 });
 
