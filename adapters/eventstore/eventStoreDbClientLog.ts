@@ -1,0 +1,102 @@
+// The log (eventStoreDbLog.ts) on one EventStoreDB/KurrentDB stream, through the KurrentDB
+// Node.js client: appends with an expected revision, forward reads, and a live subscription
+// used only as a wake-up signal.
+import {
+  BACKWARDS,
+  END,
+  ErrorType,
+  FORWARDS,
+  jsonEvent,
+  type KurrentDBClient,
+  NO_STREAM,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+} from '@kurrent/kurrentdb-client';
+import type { EventLog, LogEvent } from './eventStoreDbLog.ts';
+
+const isStreamNotFound = (err: unknown) => err instanceof StreamNotFoundError || (err as { type?: unknown })?.type === ErrorType.STREAM_NOT_FOUND;
+const isWrongExpectedVersion = (err: unknown) =>
+  err instanceof WrongExpectedVersionError || (err as { type?: unknown })?.type === ErrorType.WRONG_EXPECTED_VERSION;
+
+export interface ClientLogOptions {
+  /** Delay before re-opening the wake-up subscription after it drops. */
+  resubscribeMs?: number;
+}
+
+export function clientLog(client: KurrentDBClient, stream: string, opts: ClientLogOptions = {}): EventLog {
+  async function readRaw(options: Parameters<KurrentDBClient['readStream']>[1]): Promise<LogEvent[]> {
+    const out: LogEvent[] = [];
+    try {
+      for await (const resolved of client.readStream(stream, options)) {
+        const e = resolved.event;
+        if (!e) continue;
+        out.push({ revision: Number(e.revision), logEventId: e.id, type: e.type, data: e.data, metadata: e.metadata });
+      }
+    } catch (err) {
+      if (isStreamNotFound(err)) return [];
+      throw err;
+    }
+    return out;
+  }
+
+  return {
+    async append(afterRevision, events) {
+      try {
+        await client.appendToStream(
+          stream,
+          events.map((e) => jsonEvent({ id: e.logEventId, type: e.type, data: e.data, metadata: e.metadata })),
+          { streamState: afterRevision < 0 ? NO_STREAM : BigInt(afterRevision) },
+        );
+        return 'ok';
+      } catch (err) {
+        if (isWrongExpectedVersion(err)) return 'conflict';
+        throw err;
+      }
+    },
+
+    read(fromRevision, maxCount) {
+      if (maxCount <= 0) return Promise.resolve([]);
+      return readRaw({ fromRevision: BigInt(Math.max(0, fromRevision)), maxCount, direction: FORWARDS });
+    },
+
+    async lastRevision() {
+      const [last] = await readRaw({ fromRevision: END, maxCount: 1, direction: BACKWARDS });
+      return last ? last.revision : -1;
+    },
+
+    watch(onAppend) {
+      let open = true;
+      let sub: ReturnType<KurrentDBClient['subscribeToStream']> | null = null;
+      let retry: NodeJS.Timeout | null = null;
+      const start = () => {
+        if (!open) return;
+        const s = client.subscribeToStream(stream, { fromRevision: END });
+        sub = s;
+        s.on('data', () => onAppend());
+        // A dropped subscription only costs latency (subscribers poll); open a new one later.
+        const drop = () => {
+          if (sub !== s) return;
+          sub = null;
+          if (open) retry = setTimeout(start, opts.resubscribeMs ?? 5000).unref();
+        };
+        s.on('error', drop);
+        s.on('end', drop);
+        s.on('close', drop);
+      };
+      start();
+      return {
+        async close() {
+          open = false;
+          if (retry) clearTimeout(retry);
+          const s = sub;
+          sub = null;
+          await s?.unsubscribe().catch(() => {});
+        },
+      };
+    },
+
+    async close() {
+      await client.dispose();
+    },
+  };
+}

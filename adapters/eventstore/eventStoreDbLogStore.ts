@@ -1,0 +1,201 @@
+// The EventStore port over one append-only log stream (see eventStoreDbLog.ts): gapless positions
+// from log revisions, per-stream versions and duplicate ids from an index of the log that is
+// proven current by each compare-and-swap append, and the same SHA-256 chain as postgres.
+import { EventEmitter } from 'node:events';
+import { DuplicateEventError, UnavailableError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
+import type {
+  AppendResult,
+  ChainVerification,
+  EventMetadata,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  RecordedEvent,
+  Subscription,
+} from '../../domain/shared/eventStore.ts';
+import { decodeLogEvent, encodeLogEvent, positionOfRevision, revisionOfPosition } from './eventStoreDbCodec.ts';
+import { applyToIndex, emptyIndex, planAppend } from './eventStoreDbIndex.ts';
+import type { EventLog } from './eventStoreDbLog.ts';
+import { verifyLog } from './eventStoreDbVerify.ts';
+
+export interface LogStoreOptions {
+  /** Name of the log stream, for error messages. */
+  logStream: string;
+  /** Server event ids for log events (fresh per attempt, see eventStoreDbCodec.ts). */
+  newLogEventId: () => string;
+  /** How often a subscription polls when no append is noticed. */
+  pollIntervalMs?: number;
+  /** Appends give up after this many lost races against other writers. */
+  maxAppendAttempts?: number;
+  /** Called with a failed attempt number before retrying; used to back off under contention. */
+  backoff?: (attempt: number) => Promise<void>;
+}
+
+const READ_BATCH = 1000;
+
+/** A one-at-a-time queue: the index is shared by every caller in this process. */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => {});
+    return run;
+  };
+}
+
+export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore {
+  const index = emptyIndex();
+  const exclusive = serialized();
+  const wake = new EventEmitter();
+  wake.setMaxListeners(0);
+  const pollMs = opts.pollIntervalMs ?? 1000;
+  const maxAttempts = opts.maxAppendAttempts ?? 50;
+  let watcher: { close(): Promise<void> } | null = null;
+  let closed = false;
+
+  const decode = (events: Awaited<ReturnType<EventLog['read']>>) => events.map((e) => decodeLogEvent(e, opts.logStream));
+
+  /** Brings the index to the log's end; call only inside `exclusive`. */
+  async function catchUp(): Promise<void> {
+    for (;;) {
+      const batch = await log.read(revisionOfPosition(index.head + 1), READ_BATCH);
+      applyToIndex(index, decode(batch));
+      if (batch.length < READ_BATCH) return;
+    }
+  }
+
+  async function append(streamId: string, expectedVersion: ExpectedVersion, events: NewEvent[], metadata: EventMetadata): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const recorded = await exclusive(async () => {
+      // Optimistic first try against the index as it is: a successful compare-and-swap proves it
+      // was current. A rejection is only trusted after catching up, since a stale index can be behind.
+      let current = false;
+      let lostRaces = 0;
+      for (;;) {
+        const plan = planAppend(index, streamId, expectedVersion, events, metadata);
+        if (plan.kind !== 'ok' && !current) {
+          await catchUp();
+          current = true;
+          continue;
+        }
+        if (plan.kind === 'wrong_version') throw new WrongExpectedVersionError(streamId, expectedVersion, plan.actual);
+        if (plan.kind === 'duplicate') throw new DuplicateEventError(plan.eventId);
+        const outcome = await log.append(revisionOfPosition(index.head), plan.records.map((r) => encodeLogEvent(r, opts.newLogEventId())));
+        if (outcome === 'ok') {
+          applyToIndex(index, plan.records);
+          return plan.records;
+        }
+        if (++lostRaces >= maxAttempts) break;
+        await opts.backoff?.(lostRaces);
+        await catchUp();
+        current = true;
+      }
+      throw new UnavailableError(`Could not append to ${streamId}: the log ${opts.logStream} kept moving (${maxAttempts} lost races with other writers).`);
+    });
+    wake.emit('append');
+    const last = recorded[recorded.length - 1];
+    return { nextVersion: last.version, lastPosition: last.position, events: recorded };
+  }
+
+  async function readStream(streamId: string, fromVersion = 1): Promise<RecordedEvent[]> {
+    // Catch up first so a read after another process's append sees it.
+    const positions = await exclusive(async () => {
+      await catchUp();
+      return (index.streams.get(streamId) ?? []).slice(Math.max(0, fromVersion - 1));
+    });
+    const out: RecordedEvent[] = [];
+    // Events of one stream usually sit in runs (one append = one run), read each run at once.
+    for (let i = 0; i < positions.length; ) {
+      let j = i + 1;
+      while (j < positions.length && positions[j] === positions[j - 1] + 1 && j - i < READ_BATCH) j++;
+      const run = decode(await log.read(revisionOfPosition(positions[i]), j - i));
+      for (const e of run) if (e.streamId === streamId) out.push(e);
+      i = j;
+    }
+    return out;
+  }
+
+  async function readAll(fromPosition: number, limit: number): Promise<RecordedEvent[]> {
+    if (limit <= 0) return [];
+    return decode(await log.read(revisionOfPosition(Math.max(0, fromPosition) + 1), limit));
+  }
+
+  async function headPosition(): Promise<number> {
+    return positionOfRevision(await log.lastRevision());
+  }
+
+  function ensureWatcher(): void {
+    if (watcher || closed) return;
+    watcher = log.watch(() => wake.emit('append'));
+  }
+
+  function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
+    let active = true;
+    let checkpoint = fromCheckpoint;
+    let wakeUp: (() => void) | null = null;
+    let woken = false;
+    const onAppend = () => {
+      woken = true;
+      wakeUp?.();
+    };
+    wake.on('append', onAppend);
+    ensureWatcher();
+    const loop = (async () => {
+      while (active) {
+        let batch: RecordedEvent[] = [];
+        woken = false;
+        try {
+          batch = await readAll(checkpoint, 500);
+          if (batch.length > 0 && active) {
+            await handler(batch);
+            checkpoint = batch[batch.length - 1].position;
+          }
+        } catch (err) {
+          if (!active) return;
+          active = false;
+          onError?.(err);
+          return;
+        }
+        // An append noticed while reading may not be in the batch: read again before sleeping.
+        if (batch.length < 500 && active && !woken) {
+          await new Promise<void>((resolve) => {
+            const t = setTimeout(resolve, pollMs);
+            wakeUp = () => {
+              clearTimeout(t);
+              resolve();
+            };
+          });
+          wakeUp = null;
+        }
+      }
+    })();
+    return {
+      async close() {
+        active = false;
+        wake.off('append', onAppend);
+        wakeUp?.();
+        await loop;
+      },
+    };
+  }
+
+  return {
+    kind: 'eventstoredb',
+    append,
+    readStream,
+    readAll,
+    headPosition,
+    subscribe,
+    verify: (fromPosition: number, toPosition?: number): Promise<ChainVerification> => verifyLog(log, fromPosition, toPosition, opts.logStream),
+    async ping() {
+      await log.lastRevision();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      wake.emit('append');
+      await watcher?.close().catch(() => {});
+      await log.close();
+    },
+  };
+}
