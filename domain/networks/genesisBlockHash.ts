@@ -15,6 +15,11 @@
 // genesis gasLimit, and this rule assumes it did. The header tail follows --hardfork, and for
 // london/shanghai it also carries the blob fields. Measured against anvil 1.7.1 by
 // test/adapters/evm/anvilGenesis.int.test.ts.
+//
+// So one genesis file cannot give both clients the same block 0 once it has an alloc or the
+// extraData a BFT/Clique network needs: the two agree only for a bare file (no alloc, empty
+// extraData, zero mixHash/difficulty/nonce, Cancun or Prague at genesis, anvil on the same
+// hardfork). The hash of a network therefore depends on the client that runs it.
 import { encodeRlp, keccak256, toBeArray, hexlify, type RlpStructuredData } from 'ethers';
 import { ValidationError } from '../shared/errors.ts';
 import { genesisBytes, genesisField, genesisFixedBytes, genesisQuantity, type GenesisJson } from './genesisJson.ts';

@@ -58,4 +58,22 @@ test('a genesis with Amsterdam active at block 0 is refused rather than hashed w
   assert.throws(() => besuGenesisBlockHash(g), (err: unknown) => err instanceof ValidationError && /Amsterdam/.test((err as Error).message));
 });
 
+test('besu and anvil agree only on a genesis without anything anvil ignores (no alloc, extraData, mixHash, difficulty)', () => {
+  const bare = {
+    config: { chainId: 9, londonBlock: 0, shanghaiTime: 0, cancunTime: 0 },
+    timestamp: '0x0',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x0',
+    extraData: '0x',
+    alloc: {},
+  };
+  assert.is(besuGenesisBlockHash(bare), anvilGenesisBlockHash(bare, 'cancun'));
+  // With Shanghai only, anvil's header still carries blob fields that besu's does not.
+  const shanghai = { ...bare, config: { chainId: 9, londonBlock: 0, shanghaiTime: 0 } };
+  assert.is.not(besuGenesisBlockHash(shanghai), anvilGenesisBlockHash(shanghai, 'shanghai'));
+  // Any alloc, or the extraData a BFT/Clique network needs, separates them.
+  assert.is.not(besuGenesisBlockHash({ ...bare, alloc: { '0x0000000000000000000000000000000000000001': { balance: '1' } } }), anvilGenesisBlockHash(bare, 'cancun'));
+  assert.is.not(besuGenesisBlockHash({ ...bare, extraData: '0x01' }), anvilGenesisBlockHash({ ...bare, extraData: '0x01' }, 'cancun'));
+});
+
 test.run();
