@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
 import { besuArgs, besuConfigToml, besuOptions, besuRpcApis, type BesuNodeSpec } from '../../../domain/networks/besuConfig.ts';
 import { BESU_DOCUMENTED_OPTIONS } from '../../../domain/networks/besuOptions.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
@@ -109,6 +110,13 @@ test('the command line carries the same options as the TOML, lists comma-separat
   assert.is(args.length, Object.keys(options).length);
   assert.match(besuConfigToml(options), /^rpc-http-api=\["ETH", "NET", "WEB3", "ADMIN", "TXPOOL", "QBFT"\]$/m);
   assert.match(besuConfigToml(options), /^data-path="\/srv\/lnm\/nodes\/7\/data"$/m);
+});
+
+test('the TOML file parses back to exactly the option values', () => {
+  for (const spec of Object.values(specs)) {
+    const options = besuOptions(spec);
+    assert.equal(JSON.parse(JSON.stringify(parseToml(besuConfigToml(options)))), options);
+  }
 });
 
 test.run();
