@@ -11,6 +11,7 @@
 // Both steps pass the same chain id, hardfork and gas limit, so block 0 is the block whose hash
 // anvilGenesisBlockHash computes.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -125,9 +126,11 @@ async function waitForRpc(url: string, deadline: number, exited: () => string | 
 
 /**
  * Step 1: write <nodeDir>/anvil-state.json holding block 0 of the genesis. Uses the node's own
- * RPC port, so run it before the node starts. Returns the path written.
+ * RPC port, so run it before the node starts. Idempotent: an existing state file is the chain
+ * so far and is kept (prepare may run again after a crash). Returns the state file path.
  */
 export async function bootstrapAnvilState(spec: AnvilNodeSpec, opts: { timeoutMs?: number } = {}): Promise<string> {
+  if (existsSync(anvilStatePath(spec))) return anvilStatePath(spec);
   const { command, args } = anvilBootstrapCommand(spec);
   await mkdir(spec.nodeDir, { recursive: true });
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -113,6 +113,7 @@ acceptance('block 0 of the running node has the computed genesis hash, and a res
   const deadline = Date.now() + 20000;
   while ((await rpc.blockNumber()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
   await stop(ctx.child);
+  await bootstrapAnvilState(spec); // a repeated prepare keeps the saved chain
   ctx.child = await startAnvil(command, args, ctx.port);
   const afterRestart = await rpc.blockNumber();
   assert.ok(afterRestart >= 1, `the restarted node continues the saved chain (at block ${afterRestart})`);
