@@ -12,11 +12,24 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
+import { UnavailableError } from '../../domain/shared/errors.ts';
 import type { EventLog, LogEvent } from './eventStoreDbLog.ts';
 
 const isStreamNotFound = (err: unknown) => err instanceof StreamNotFoundError || (err as { type?: unknown })?.type === ErrorType.STREAM_NOT_FOUND;
 const isWrongExpectedVersion = (err: unknown) =>
   err instanceof WrongExpectedVersionError || (err as { type?: unknown })?.type === ErrorType.WRONG_EXPECTED_VERSION;
+
+const UNREACHABLE = new Set<unknown>([ErrorType.UNAVAILABLE, ErrorType.DEADLINE_EXCEEDED, ErrorType.NOT_LEADER, ErrorType.TIMEOUT]);
+
+// Appends can also fail with a bare gRPC status: 14 UNAVAILABLE, 4 DEADLINE_EXCEEDED.
+const UNREACHABLE_GRPC = new Set<unknown>([14, 4]);
+
+/** Server outages become 503s; the message names no address, since the URL may carry credentials. */
+function unreachable(err: unknown): unknown {
+  const e = err as { type?: unknown; code?: unknown };
+  if (!UNREACHABLE.has(e?.type) && !UNREACHABLE_GRPC.has(e?.code)) return err;
+  return new UnavailableError('The EventStoreDB/KurrentDB server is unreachable.', { reason: String(e.type ?? `grpc status ${e.code}`) });
+}
 
 export interface ClientLogOptions {
   /** Delay before re-opening the wake-up subscription after it drops. */
@@ -34,7 +47,7 @@ export function clientLog(client: KurrentDBClient, stream: string, opts: ClientL
       }
     } catch (err) {
       if (isStreamNotFound(err)) return [];
-      throw err;
+      throw unreachable(err);
     }
     return out;
   }
@@ -50,7 +63,7 @@ export function clientLog(client: KurrentDBClient, stream: string, opts: ClientL
         return 'ok';
       } catch (err) {
         if (isWrongExpectedVersion(err)) return 'conflict';
-        throw err;
+        throw unreachable(err);
       }
     },
 
