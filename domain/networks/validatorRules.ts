@@ -29,6 +29,14 @@ export function votePasses(validatorCount: number, votesInFavour: number): boole
   return validatorCount > 0 && votesInFavour * 2 > validatorCount;
 }
 
+/** First epoch boundary after `blockNumber` (SPEC: a passed vote applies there); besu also clears pending votes at each boundary. */
+export function nextEpochBoundary(blockNumber: number, epochLength: number): number {
+  if (!Number.isSafeInteger(epochLength) || epochLength < 1) {
+    throw new ValidationError('epochlength must be a positive integer.', [{ field: 'epochlength', message: 'must be a positive integer' }]);
+  }
+  return (Math.floor(blockNumber / epochLength) + 1) * epochLength;
+}
+
 export interface ValidatorChange {
   add?: string[];
   remove?: string[];

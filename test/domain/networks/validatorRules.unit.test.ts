@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getAddress } from 'ethers';
-import { applyValidatorChange, faultTolerance, requiredValidators, votePasses, votesNeeded } from '../../../domain/networks/validatorRules.ts';
+import { applyValidatorChange, faultTolerance, nextEpochBoundary, requiredValidators, votePasses, votesNeeded } from '../../../domain/networks/validatorRules.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const v = Array.from({ length: 8 }, (_, i) => getAddress('0x' + (i + 1).toString(16).padStart(40, '0')));
@@ -62,6 +62,13 @@ test('removing an address that is not a validator or adding one twice is refused
   refused(() => applyValidatorChange(v.slice(0, 4), { remove: [v[6]] }), /is not a validator/);
   refused(() => applyValidatorChange(v.slice(0, 4), { add: [v[0]] }), /already a validator/);
   refused(() => applyValidatorChange(v.slice(0, 4), { add: ['0x12'] }), /not an address/);
+});
+
+test('a passed vote applies at the next epoch boundary (30000 by default)', () => {
+  assert.is(nextEpochBoundary(0, 30000), 30000);
+  assert.is(nextEpochBoundary(29999, 30000), 30000);
+  assert.is(nextEpochBoundary(30000, 30000), 60000);
+  assert.throws(() => nextEpochBoundary(5, 0), (e: unknown) => e instanceof ValidationError);
 });
 
 test.run();
