@@ -58,8 +58,8 @@ export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore 
   /** Brings the index to the log's end; call only inside `exclusive`. */
   async function catchUp(): Promise<void> {
     for (;;) {
-      const batch = await log.read(revisionOfPosition(index.head + 1), READ_BATCH);
-      applyToIndex(index, decode(batch));
+      const batch = await readAll(index.head, READ_BATCH);
+      applyToIndex(index, batch);
       if (batch.length < READ_BATCH) return;
     }
   }
@@ -117,7 +117,13 @@ export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore 
 
   async function readAll(fromPosition: number, limit: number): Promise<RecordedEvent[]> {
     if (limit <= 0) return [];
-    return decode(await log.read(revisionOfPosition(Math.max(0, fromPosition) + 1), limit));
+    const from = Math.max(0, fromPosition);
+    const events = decode(await log.read(revisionOfPosition(from + 1), limit));
+    // A truncated log (stream $maxCount, $tb) starts later than asked: never skip silently.
+    if (events.length > 0 && events[0].position !== from + 1) {
+      throw new Error(`The log ${opts.logStream} has no event at position ${from + 1} (it starts at ${events[0].position}): was the stream truncated?`);
+    }
+    return events;
   }
 
   async function headPosition(): Promise<number> {

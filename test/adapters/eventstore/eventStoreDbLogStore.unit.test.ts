@@ -23,6 +23,8 @@ interface StoredEvent {
 /** One log stream as the server keeps it: JSON bytes, compare-and-swap appends, async at every call. */
 function memoryLog() {
   const events: StoredEvent[] = [];
+  // Like a stream with $tb set: reads start at the first revision kept.
+  const truncation = { before: 0 };
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
   const tick = () => new Promise((r) => setImmediate(r));
@@ -44,7 +46,8 @@ function memoryLog() {
     },
     async read(fromRevision, maxCount) {
       await tick();
-      return events.slice(fromRevision, fromRevision + maxCount).map((e, i) => toLogEvent(e, fromRevision + i));
+      const from = Math.max(fromRevision, truncation.before);
+      return events.slice(from, from + maxCount).map((e, i) => toLogEvent(e, from + i));
     },
     async lastRevision() {
       await tick();
@@ -56,7 +59,7 @@ function memoryLog() {
     },
     async close() {},
   });
-  return { events, log };
+  return { events, truncation, log };
 }
 
 const meta = () => ({ timestamp: new Date().toISOString(), requestId: randomUUID() });
@@ -188,6 +191,25 @@ test('an event slipped into the log by another program is named by verify, and r
     () => assert.unreachable('read a foreign event'),
     (err) => assert.match((err as Error).message, /position 2 \(revision 1 of lnm-log\) was not written by this service/),
   );
+});
+
+test('a log whose start was truncated is reported, not silently skipped, by reads, appends and verify', async () => {
+  const mem = memoryLog();
+  const writer = logEventStore(mem.log(), options());
+  for (let i = 0; i < 4; i++) await writer.append('s', i, [ev('E', { i })], meta());
+  mem.truncation.before = 2;
+  const fresh = logEventStore(mem.log(), options());
+  await fresh.readAll(0, 10).then(
+    () => assert.unreachable('read past a truncation'),
+    (err) => assert.match((err as Error).message, /lnm-log has no event at position 1 \(it starts at 3\)/),
+  );
+  await fresh.append('s', 4, [ev('E')], meta()).then(
+    () => assert.unreachable('appended to a truncated log'),
+    (err) => assert.match((err as Error).message, /no event at position 1/),
+  );
+  assert.equal((await fresh.readAll(2, 10)).map((e) => e.position), [3, 4]);
+  const v = await fresh.verify(1);
+  assert.equal(v.firstMismatch, { position: 1, reason: 'gap', expected: '1', actual: '3' });
 });
 
 test('verify past the end reports the first missing position as a gap', async () => {
