@@ -1,0 +1,109 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import {
+  USER_ACCESS_REPORT_TITLE,
+  pdfSafeText,
+  userAccessPdf,
+  userAccessPdfFileName,
+  type UserAccessEntry,
+  type UserAccessReportInput,
+} from '../../../adapters/reports/userAccessPdf.ts';
+
+/** Reads the PDF with Mozilla's PDF.js, as a viewer would: text per page, and the document title. */
+async function readPdf(pdf: Buffer): Promise<{ pages: string[]; title: string }> {
+  const doc = await getDocument({ data: new Uint8Array(pdf), verbosity: 0 }).promise;
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= doc.numPages; n++) {
+      const content = await (await doc.getPage(n)).getTextContent();
+      // one line per text run; PDF.js also reports the gaps between runs as blank items
+      pages.push(content.items.map((i) => ('str' in i ? i.str : '')).filter((t) => t.trim() !== '').join('\n'));
+    }
+    const meta = await doc.getMetadata();
+    return { pages, title: String((meta.info as Record<string, unknown>).Title ?? '') };
+  } finally {
+    await doc.destroy();
+  }
+}
+
+const ACTIONS = ['NETWORK_CREATE', 'NODE_UPDATE', 'SIGN', 'READ', 'API_KEY_REVOKE'];
+const STATUSES = ['success', 'success', 'failed', 'denied'];
+const entries = (n: number): UserAccessEntry[] =>
+  Array.from({ length: n }, (_, i) => ({
+    timestamp: new Date(Date.parse('2026-03-01T00:00:00Z') + i * 3_600_000).toISOString(),
+    action: ACTIONS[i % ACTIONS.length],
+    resource_type: 'node',
+    resource_id: i,
+    resource_name: `node-${String(i).padStart(4, '0')}`,
+    status: STATUSES[i % STATUSES.length],
+    ip_address: i % 2 ? '10.0.0.1' : '2001:db8::7',
+  }));
+
+const input = (over: Partial<UserAccessReportInput> = {}): UserAccessReportInput => ({
+  user: { id: 3, username: 'alice', role: 'OPERATOR' },
+  period: { start: '2026-03-01T00:00:00Z', end: '2026-03-31T23:59:59Z' },
+  generatedAt: '2026-04-01T08:00:00Z',
+  entries: entries(8),
+  ...over,
+});
+
+test('the report is a PDF that PDF.js opens, with title, period, user, role, summary and actions', async () => {
+  const pdf = await userAccessPdf(input());
+  assert.is(pdf.subarray(0, 5).toString('latin1'), '%PDF-');
+  assert.ok(pdf.subarray(-8).toString('latin1').includes('%%EOF'));
+  const { pages, title } = await readPdf(pdf);
+  assert.is(pages.length, 1);
+  const text = pages[0];
+  assert.ok(text.startsWith(USER_ACCESS_REPORT_TITLE), 'title first');
+  assert.is(title, 'User access report: alice');
+  assert.match(text, '2026-03-01 00:00:00 UTC to 2026-03-31 23:59:59 UTC');
+  assert.match(text, 'alice (id 3)');
+  assert.match(text, 'OPERATOR');
+  assert.match(text, '8 recorded actions: success 4, denied 2, failed 2.');
+  assert.match(text, 'By action: NETWORK_CREATE 2, NODE_UPDATE 2, SIGN 2, API_KEY_REVOKE 1, READ 1.');
+  for (const h of ['Timestamp (UTC)', 'Action', 'Resource', 'Status', 'IP address']) assert.match(text, h);
+  // one table row: timestamp, action, resource, status, address
+  assert.match(text, '2026-03-01 02:00:00\nSIGN\nnode node-0002\nfailed\n2001:db8::7');
+  assert.match(text, 'Page 1 of 1');
+});
+
+test('a long table breaks across pages, repeats its header and loses no row', async () => {
+  const many = entries(130);
+  const { pages } = await readPdf(await userAccessPdf(input({ entries: many })));
+  assert.ok(pages.length >= 3, `${pages.length} pages`);
+  pages.forEach((p, i) => {
+    assert.match(p, 'Timestamp (UTC)\nAction\nResource\nStatus\nIP address', `header on page ${i + 1}`);
+    assert.match(p, `Page ${i + 1} of ${pages.length}`);
+  });
+  const all = pages.join('\n');
+  for (const e of many) {
+    assert.is(all.split(`node ${e.resource_name}\n`).length - 1, 1, `${e.resource_name} appears once`);
+  }
+});
+
+test('a period without actions says so', async () => {
+  const { pages } = await readPdf(await userAccessPdf(input({ entries: [] })));
+  assert.match(pages[0], '0 recorded actions.');
+  assert.match(pages[0], 'No recorded actions in this period.');
+});
+
+test('long cells are cut with an ellipsis instead of running into the next column', async () => {
+  const long = { ...entries(1)[0], resource_name: 'an-extremely-long-resource-name-that-cannot-fit-in-the-column' };
+  const { pages } = await readPdf(await userAccessPdf(input({ entries: [long] })));
+  assert.not.match(pages[0], 'cannot-fit-in-the-column');
+  assert.match(pages[0], /node an-extremely-long-[a-z-]*\u2026/);
+});
+
+test('characters the built-in font lacks print as ? and control characters as spaces', async () => {
+  assert.is(pdfSafeText('caf\u00e9 \u20ac \u2019 \u4e2d\u6587\tx\u0007'), 'caf\u00e9 \u20ac \u2019 ?? x ');
+  const { pages } = await readPdf(await userAccessPdf(input({ user: { id: 9, username: 'j\u00fcrgen\u4e2d', role: 'VIEWER' } })));
+  assert.match(pages[0], 'j\u00fcrgen? (id 9)');
+});
+
+test('the file name carries the username (made safe) and the period', () => {
+  assert.is(userAccessPdfFileName('alice', '2026-03-01T00:00:00Z', '2026-03-31T23:59:59Z'), 'user-access-alice-2026-03-01_2026-03-31.pdf');
+  assert.is(userAccessPdfFileName('a/"b c', new Date('2026-03-01T00:00:00Z'), '2026-03-02'), 'user-access-a__b_c-2026-03-01_2026-03-02.pdf');
+});
+
+test.run();
