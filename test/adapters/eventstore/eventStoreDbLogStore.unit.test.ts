@@ -233,7 +233,7 @@ test('a subscription is woken by appends from another process, not only by its o
   await a.append('x', 0, [ev('One')], meta());
   await a.append('x', 1, [ev('Two'), ev('Three')], meta());
   // pollIntervalMs is a minute: only the log's wake-up signal can deliver within the timeout
-  await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error('subscription was not woken')), 10_000))]);
+  await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error('subscription was not woken')), 10_000).unref())]);
   await sub.close();
   assert.equal(seen, ['One', 'Two', 'Three']);
   await Promise.all([a.close(), b.close()]);
