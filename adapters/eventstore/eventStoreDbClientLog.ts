@@ -81,21 +81,32 @@ export function clientLog(client: KurrentDBClient, stream: string, opts: ClientL
       let open = true;
       let sub: ReturnType<KurrentDBClient['subscribeToStream']> | null = null;
       let retry: NodeJS.Timeout | null = null;
-      const start = () => {
+      // A dropped subscription only costs latency (subscribers poll); open a new one later and
+      // wake everyone once, since appends made meanwhile were not signalled.
+      const later = () => {
+        if (open) retry = setTimeout(restart, opts.resubscribeMs ?? 5000).unref();
+      };
+      const start = (reopened = false) => {
         if (!open) return;
-        const s = client.subscribeToStream(stream, { fromRevision: END });
+        let s: NonNullable<typeof sub>;
+        try {
+          s = client.subscribeToStream(stream, { fromRevision: END });
+        } catch {
+          return later();
+        }
         sub = s;
         s.on('data', () => onAppend());
-        // A dropped subscription only costs latency (subscribers poll); open a new one later.
         const drop = () => {
           if (sub !== s) return;
           sub = null;
-          if (open) retry = setTimeout(start, opts.resubscribeMs ?? 5000).unref();
+          later();
         };
         s.on('error', drop);
         s.on('end', drop);
         s.on('close', drop);
+        if (reopened) onAppend();
       };
+      const restart = () => start(true);
       start();
       return {
         async close() {

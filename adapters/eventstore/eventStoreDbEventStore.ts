@@ -12,13 +12,15 @@ export interface EventStoreDbOptions {
   /** The stream holding every event; tests use a fresh one per run. */
   logStream?: string;
   pollIntervalMs?: number;
+  /** Delay before re-opening the server subscription that wakes subscribers after it drops. */
+  resubscribeMs?: number;
 }
 
 /** `url`: a KurrentDB connection string, e.g. kurrentdb://127.0.0.1:2113?tls=false (esdb:// works too). */
 export function eventStoreDbEventStore(url: string, opts: EventStoreDbOptions = {}): EventStore {
   const client = KurrentDBClient.connectionString(url);
   const logStream = opts.logStream ?? DEFAULT_LOG_STREAM;
-  return logEventStore(clientLog(client, logStream), {
+  return logEventStore(clientLog(client, logStream, { resubscribeMs: opts.resubscribeMs }), {
     logStream,
     newLogEventId: randomUUID,
     pollIntervalMs: opts.pollIntervalMs,

@@ -34,6 +34,10 @@ interface StoredEvent {
 interface Standin {
   url: string;
   streams: Map<string, StoredEvent[]>;
+  /** Ends every live subscription with UNAVAILABLE, as a server restart or leader change does. */
+  dropSubscriptions(): void;
+  /** Live subscriptions and plain reads served, per stream. */
+  served(stream: string): { live: number; reads: number };
   stop(): Promise<void>;
 }
 
@@ -41,6 +45,8 @@ async function startStandin(): Promise<Standin> {
   const streams = new Map<string, StoredEvent[]>();
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
+  const live = new Map<grpc.ServerWritableStream<streamsPb.ReadReq, streamsPb.ReadResp>, string>();
+  const reads = new Map<string, number>();
   let commit = 0;
   const name = (id: sharedPb.StreamIdentifier | undefined) => Buffer.from(id?.getStreamName_asU8() ?? new Uint8Array()).toString('utf8');
   const uuid = (u: sharedPb.UUID | undefined) => (u?.getValueCase() === sharedPb.UUID.ValueCase.STRING ? u.getString() : '');
@@ -80,12 +86,17 @@ async function startStandin(): Promise<Standin> {
       };
       push();
       appended.on(stream, push);
-      const stop = () => appended.off(stream, push);
+      live.set(call, stream);
+      const stop = () => {
+        appended.off(stream, push);
+        live.delete(call);
+      };
       call.on('cancelled', stop);
       call.on('close', stop);
       call.on('error', stop);
       return;
     }
+    reads.set(stream, (reads.get(stream) ?? 0) + 1);
     if (!streams.has(stream)) {
       call.write(new ReadResp().setStreamNotFound(new ReadResp.StreamNotFound().setStreamIdentifier(so.getStreamIdentifier())));
       call.end();
@@ -158,7 +169,14 @@ async function startStandin(): Promise<Standin> {
     server.forceShutdown();
   };
   onGlobalTeardown(stop);
-  return { url: `kurrentdb://127.0.0.1:${port}?tls=false`, streams, stop };
+  const dropSubscriptions = () => {
+    for (const call of [...live.keys()]) {
+      live.delete(call);
+      call.emit('error', Object.assign(new Error('server is restarting'), { code: grpc.status.UNAVAILABLE }));
+    }
+  };
+  const served = (stream: string) => ({ live: [...live.values()].filter((s) => s === stream).length, reads: reads.get(stream) ?? 0 });
+  return { url: `kurrentdb://127.0.0.1:${port}?tls=false`, streams, dropSubscriptions, served, stop };
 }
 
 const standin = await startStandin();
@@ -250,6 +268,34 @@ test('a subscription is woken by another process appending through the server', 
     // polling is a minute apart: only the server subscription can deliver within the timeout
     await Promise.race([done, new Promise((_, rej) => setTimeout(() => rej(new Error('subscription was not woken')), 10_000).unref())]);
     assert.equal(seen, ['One', 'Two', 'Three']);
+  } finally {
+    await sub.close();
+    await reader.close();
+    await writer.close();
+  }
+});
+
+test('after the server drops its subscriptions, subscribers are woken again once it is reopened', async () => {
+  const logStream = `lnm-log-${randomUUID()}`;
+  const reader = eventStoreDbEventStore(standin.url, { logStream, pollIntervalMs: 60_000, resubscribeMs: 50 });
+  const writer = eventStoreDbEventStore(standin.url, { logStream });
+  const seen: string[] = [];
+  let woken!: () => void;
+  const delivered = new Promise<void>((r) => (woken = r));
+  const sub = reader.subscribe(0, async (batch) => {
+    for (const e of batch) seen.push(e.type);
+    woken();
+  });
+  try {
+    // The reader has read the (empty) log and its server subscription is live: it now sleeps
+    // until woken, since its next poll is a minute away.
+    for (let i = 0; i < 1000 && !(standin.served(logStream).live === 1 && standin.served(logStream).reads >= 1); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(standin.served(logStream), { live: 1, reads: 1 });
+    standin.dropSubscriptions();
+    await writer.append('x', 0, [ev('After')], meta());
+    await Promise.race([delivered, new Promise((_, rej) => setTimeout(() => rej(new Error('not woken after the drop')), 10_000).unref())]);
+    assert.equal(seen, ['After']);
+    assert.is(standin.served(logStream).live, 1);
   } finally {
     await sub.close();
     await reader.close();
