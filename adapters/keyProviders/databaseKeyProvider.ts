@@ -1,0 +1,156 @@
+// The built-in key provider: key pairs made by node:crypto, private keys kept in PostgreSQL table
+// key_material (migrations/0100_key_material.sql), encrypted at rest (keyEncryption.ts).
+//
+//   createDatabaseKeyProvider({ pool, keyEncryptionKey, kdfIterations? }) -> KeyProvider
+//     pool: anything with pg's query(text, values); handle = the row's uuid.
+//     Call verifyKeyEncryptionKey (databaseKeyEncryptionCheck.ts) once at start-up first.
+//
+// Supports EC P-256, P-384, P-521, secp256k1; RSA 2048, 4096; Ed25519. Decrypted keys are cached
+// per handle for the life of the process, so only the first use of a key after a start pays
+// the PBKDF2 cost and sign() runs at node:crypto speed.
+import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { GeneratedKey, KeyProvider, KeySpec, SignInput } from '../../domain/keys/keyProvider.ts';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { createKeyEncryption } from './keyEncryption.ts';
+import { parsePrivateKeyPem } from './privateKeyPem.ts';
+import { describeKeySpec, openSslCurveName, sameKeySpec, supportedKeySpecsText } from './signingAlgorithms.ts';
+import { signWithKeyObject } from './signingWithKeyObject.ts';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+export interface SqlQueryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+}
+
+export interface DatabaseKeyProviderOptions {
+  pool: SqlQueryable;
+  keyEncryptionKey: string;
+  /** PBKDF2 iterations for newly stored keys (default 600,000; see keyEncryption.ts). */
+  kdfIterations?: number;
+}
+
+interface LoadedKey {
+  privateKey: KeyObject;
+  spec: KeySpec;
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The additional data binding a ciphertext to its row. */
+export function keyMaterialContext(handle: string): string {
+  return `key_material:${handle.toLowerCase()}`;
+}
+
+export function createDatabaseKeyProvider(options: DatabaseKeyProviderOptions): KeyProvider {
+  const { pool } = options;
+  const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
+  const cache = new Map<string, Promise<LoadedKey>>();
+
+  function supports(spec: KeySpec): boolean {
+    if (spec.algorithm === 'EC') return spec.curve !== undefined && spec.curve in openSslCurveName;
+    if (spec.algorithm === 'RSA') return spec.keySize === 2048 || spec.keySize === 4096;
+    return spec.algorithm === 'ED25519';
+  }
+
+  async function store(name: string, spec: KeySpec, privateKey: KeyObject): Promise<GeneratedKey> {
+    const handle = randomUUID();
+    const publicKeyPem = createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+    const der = privateKey.export({ type: 'pkcs8', format: 'der' });
+    const sealed = await encryption.encrypt(der, keyMaterialContext(handle));
+    der.fill(0);
+    await pool.query(
+      `INSERT INTO key_material (id, name, algorithm, curve, key_size, public_key_pem, kdf_iterations, salt, iv, ciphertext, auth_tag)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [handle, name, spec.algorithm, spec.curve ?? null, spec.keySize ?? null, publicKeyPem, sealed.iterations, sealed.salt, sealed.iv, sealed.ciphertext, sealed.authTag],
+    );
+    cache.set(handle, Promise.resolve({ privateKey, spec }));
+    return { handle, publicKeyPem };
+  }
+
+  async function load(handle: string): Promise<LoadedKey> {
+    if (!uuidPattern.test(handle)) throw new NotFoundError('Key', handle);
+    const { rows } = await pool.query(
+      'SELECT algorithm, curve, key_size, kdf_iterations, salt, iv, ciphertext, auth_tag FROM key_material WHERE id = $1',
+      [handle],
+    );
+    const row = rows[0];
+    if (!row) throw new NotFoundError('Key', handle);
+    const der = await encryption.decrypt(
+      { salt: row.salt, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag, iterations: row.kdf_iterations },
+      keyMaterialContext(handle),
+    );
+    try {
+      const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
+      const spec: KeySpec = { algorithm: row.algorithm, ...(row.curve ? { curve: row.curve } : {}), ...(row.key_size ? { keySize: row.key_size } : {}) };
+      return { privateKey, spec };
+    } finally {
+      der.fill(0);
+    }
+  }
+
+  function loaded(handle: string): Promise<LoadedKey> {
+    const key = handle.toLowerCase();
+    let entry = cache.get(key);
+    if (!entry) {
+      entry = load(key);
+      cache.set(key, entry);
+      // A failure (missing row, tampered ciphertext) is not cached: the next call looks again.
+      entry.catch(() => cache.delete(key));
+    }
+    return entry;
+  }
+
+  return {
+    type: 'DATABASE',
+
+    describeSupport: () => `The database key provider supports ${supportedKeySpecsText}.`,
+
+    supports,
+
+    async generateKey(name, spec) {
+      if (!supports(spec)) {
+        throw new ValidationError(`The database key provider cannot create ${describeKeySpec(spec)} keys; it supports ${supportedKeySpecsText}.`, [
+          { field: spec.algorithm === 'EC' ? 'curve' : spec.algorithm === 'RSA' ? 'keySize' : 'algorithm', message: 'not supported by the database key provider' },
+        ]);
+      }
+      const privateKey =
+        spec.algorithm === 'EC'
+          ? (await generateKeyPairAsync('ec', { namedCurve: openSslCurveName[spec.curve!] })).privateKey
+          : spec.algorithm === 'RSA'
+            ? (await generateKeyPairAsync('rsa', { modulusLength: spec.keySize!, publicExponent: 0x10001 })).privateKey
+            : (await generateKeyPairAsync('ed25519')).privateKey;
+      return store(name, spec, privateKey);
+    },
+
+    async importKey(name, privateKeyPem) {
+      const { privateKey, spec } = parsePrivateKeyPem(privateKeyPem, 'privateKey');
+      return store(name, spec, privateKey);
+    },
+
+    async sign(handle, spec, input: SignInput) {
+      const key = await loaded(handle);
+      if (!sameKeySpec(spec, key.spec)) {
+        throw new ValidationError(`Key ${handle} is ${describeKeySpec(key.spec)}, not ${describeKeySpec(spec)}.`, [
+          { field: 'algorithm', message: `key is ${describeKeySpec(key.spec)}` },
+        ]);
+      }
+      return signWithKeyObject(key.privateKey, key.spec, input);
+    },
+
+    async deleteKey(handle) {
+      cache.delete(handle.toLowerCase());
+      // Idempotent: sagas may retry a delete that already happened.
+      if (uuidPattern.test(handle)) await pool.query('DELETE FROM key_material WHERE id = $1', [handle]);
+    },
+
+    async status() {
+      try {
+        const { rows } = await pool.query('SELECT count(*)::int AS keys FROM key_material');
+        return { reachable: true, keyCount: rows[0].keys as number };
+      } catch (err) {
+        return { reachable: false, detail: `PostgreSQL query failed: ${(err as Error).message}` };
+      }
+    },
+  };
+}
