@@ -3,11 +3,13 @@
 // Handle = the transit key name. Key names follow Vault's rule for path names (letters, digits,
 // "_", "-", "."), so a name is checked before it becomes part of a path.
 // Creating a key whose name exists with the same type adopts it (a saga retrying a creation after
-// a crash gets the same key); with another type it is a conflict.
-import { createPublicKey } from 'node:crypto';
+// a crash gets the same key); with another type it is a conflict. Importing uses transit's
+// wrapped-key import (vaultImportWrapping.ts); a repeated import of the same key adopts it too.
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import type { GeneratedKey, HashName, KeyProvider, KeyProviderStatus, KeySpec, SignInput } from '../../domain/keys/keyProvider.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
-import { describeKeySpec } from './signingAlgorithms.ts';
+import { describeKeySpec, keySpecOfKey } from './signingAlgorithms.ts';
+import { wrapForVaultImport } from './vaultImportWrapping.ts';
 import { createVaultClient, isVaultUnreachable, mapVaultError, type VaultClient } from './vaultClient.ts';
 import type { VaultConnection } from './vaultConfig.ts';
 
@@ -86,6 +88,47 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
     const path = `${t}/keys/${name}`;
     await call(path, () => client.write(path, { type, exportable: false, allow_plaintext_backup: false }));
     return { handle: name, publicKeyPem: await readPublicKey(name, type) };
+  }
+
+  function parsePrivateKey(pem: string): KeyObject {
+    try {
+      return createPrivateKey(pem);
+    } catch {
+      // Never echo the input: it is a private key.
+      throw new ValidationError('privateKey is not a PEM private key (PKCS#8, SEC1 or PKCS#1).', [{ field: 'privateKey', message: 'not a PEM private key' }]);
+    }
+  }
+
+  async function importKey(name: string, privateKeyPem: string): Promise<GeneratedKey> {
+    const key = parsePrivateKey(privateKeyPem);
+    const spec = keySpecOfKey(key);
+    const type = transitType(spec);
+    if (!type) throw unsupported(spec);
+    checkName(name);
+    const ours = createPublicKey(key).export({ format: 'pem', type: 'spki' }) as string;
+    const existing = await existingPublicKey(name, type);
+    if (existing !== null) {
+      if (existing === ours) return { handle: name, publicKeyPem: existing };
+      throw new ConflictError(`A different Vault transit key named ${name} already exists.`, { name });
+    }
+    const wrappingPath = `${t}/wrapping_key`;
+    const wrapping = await call(wrappingPath, () => client.read(wrappingPath));
+    const ciphertext = wrapForVaultImport(String(wrapping?.data?.public_key ?? ''), key);
+    const path = `${t}/keys/${name}/import`;
+    await call(path, () => client.write(path, { type, ciphertext, hash_function: 'SHA256', exportable: false, allow_plaintext_backup: false }));
+    return { handle: name, publicKeyPem: await readPublicKey(name, type) };
+  }
+
+  /** The key's public key, or null when no transit key has that name. */
+  async function existingPublicKey(name: string, type: string): Promise<string | null> {
+    try {
+      await client.read(`${t}/keys/${name}`);
+    } catch (err) {
+      const status = (err as { response?: { statusCode?: number; body?: { errors?: unknown[] } } })?.response;
+      if (status?.statusCode === 404 && Array.isArray(status.body?.errors) && status.body.errors.length === 0) return null;
+      throw mapVaultError(err, { address: conn.address, path: `${t}/keys/${name}`, transitPath: t, kvPath: kv });
+    }
+    return readPublicKey(name, type);
   }
 
   function signRequest(spec: KeySpec, input: SignInput): Record<string, unknown> {
@@ -176,12 +219,7 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
     describeSupport: () => SUPPORT,
     supports: (spec) => transitType(spec) !== null,
     generateKey,
-    importKey: async () => {
-      throw new ValidationError(
-        'The Vault key provider does not import private keys: its keys are created inside Vault transit and never leave it. Import the key into the database provider instead.',
-        [{ field: 'privateKey', message: 'not accepted by a Vault provider' }],
-      );
-    },
+    importKey,
     sign,
     deleteKey,
     status,

@@ -68,6 +68,18 @@ test('ACL: a read-only policy reads keys but cannot sign; no token at all is per
   assert.equal(await call(vault, 'GET', 'transit/keys/acl', undefined, null), { status: 403, body: { errors: ['permission denied'] } });
 });
 
+test('BYOK import: a wrapping key to fetch; an existing name, a short or undecryptable ciphertext are refused', async ({ vault }) => {
+  const wrapping = await call(vault, 'GET', 'transit/wrapping_key');
+  assert.match(wrapping.body.data.public_key, /BEGIN PUBLIC KEY/);
+  await call(vault, 'POST', 'transit/keys/taken', { type: 'ecdsa-p256' });
+  const long = Buffer.alloc(600, 1).toString('base64');
+  assert.match((await call(vault, 'POST', 'transit/keys/taken/import', { type: 'ecdsa-p256', ciphertext: long })).body.errors[0], /cannot be used with an existing key/);
+  assert.match((await call(vault, 'POST', 'transit/keys/fresh/import', { type: 'ecdsa-p256', ciphertext: 'AAAA' })).body.errors[0], /ciphertext is too short/);
+  const bad = await call(vault, 'POST', 'transit/keys/fresh/import', { type: 'ecdsa-p256', ciphertext: long });
+  assert.equal([bad.status, /decryption error/.test(bad.body.errors[0])], [500, true]);
+  assert.equal(await call(vault, 'POST', 'transit/keys/fresh/import', { type: 'secp256k1', ciphertext: long }), { status: 400, body: { errors: ['unknown key type: secp256k1'] } });
+});
+
 test('Shamir unseal: distinct shares up to the threshold, a repeated share is refused', async () => {
   const vault = await startVaultStandin();
   try {

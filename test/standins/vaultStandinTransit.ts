@@ -1,6 +1,7 @@
 // The transit secrets engine of the Vault stand-in: asymmetric keys only (what the key provider
 // uses), with the request checks and error texts of Vault's builtin/logical/transit.
-import { generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
+import { unwrapImportedKey } from './vaultStandinImport.ts';
 import {
   ecdsaSignDigest,
   ecdsaVerifyDigest,
@@ -41,6 +42,7 @@ interface TransitKey {
   versions: KeyVersion[];
   deletionAllowed: boolean;
   exportable: boolean;
+  imported: boolean;
 }
 
 const generators: Record<string, () => { privateKey: KeyObject; publicKey: KeyObject }> = {
@@ -101,7 +103,7 @@ export function createTransitEngine(): SecretsEngine {
       exportable: k.exportable,
       allow_plaintext_backup: false,
       derived: false,
-      imported_key: false,
+      imported_key: k.imported,
       auto_rotate_period: 0,
       supports_signing: true,
       supports_encryption: k.type.startsWith('rsa-'),
@@ -121,9 +123,25 @@ export function createTransitEngine(): SecretsEngine {
     if (existing) return { status: 200, data: keyData(name, existing) }; // Vault leaves an existing key as it is
     if (symmetricTypes.has(type)) return bad(`stand-in: key type ${type} exists in Vault but this stand-in implements asymmetric keys only`);
     if (!generators[type]) return bad(`unknown key type ${type}`);
-    const k: TransitKey = { type, versions: [newVersion(type)], deletionAllowed: false, exportable: body.exportable === true };
+    const k: TransitKey = { type, versions: [newVersion(type)], deletionAllowed: false, exportable: body.exportable === true, imported: false };
     keys.set(name, k);
     return { status: 200, data: keyData(name, k) };
+  }
+
+  // Vault's wrapping key for "bring your own key" imports (path_import.go), made on first use.
+  let wrappingKey: { privateKey: KeyObject; publicKey: KeyObject } | null = null;
+  const wrapping = () => (wrappingKey ??= generateKeyPairSync('rsa', { modulusLength: 4096 }));
+  function importKey(name: string, body: Record<string, unknown>): EngineResponse {
+    const type = typeof body.type === 'string' && body.type ? body.type.toLowerCase() : 'aes256-gcm96';
+    if (symmetricTypes.has(type)) return bad(`stand-in: importing ${type} keys is not implemented`);
+    if (!generators[type]) return bad(`unknown key type: ${type}`);
+    const out = unwrapImportedKey(type, body, keys.has(name), () => wrapping().privateKey);
+    if ('status' in out) return out;
+    keys.set(name, {
+      type, deletionAllowed: false, exportable: body.exportable === true, imported: true,
+      versions: [{ privateKey: out.privateKey, publicKey: createPublicKey(out.privateKey), creationTime: new Date().toISOString() }],
+    });
+    return { status: 204 };
   }
 
   function parseSignRequest(k: TransitKey, body: Record<string, unknown>, urlHash: string | undefined) {
@@ -217,6 +235,9 @@ export function createTransitEngine(): SecretsEngine {
     if (op === 'keys' && !name && req.method === 'LIST') {
       return keys.size ? { status: 200, data: { keys: [...keys.keys()].sort() } } : { status: 404, errors: [] };
     }
+    if (op === 'wrapping_key' && name === undefined && req.method === 'GET') {
+      return { status: 200, data: { public_key: wrapping().publicKey.export({ format: 'pem', type: 'spki' }) } };
+    }
     if (name === undefined || !namePattern.test(name) || rest.length) return noRoute;
     if (op === 'keys' && extra === undefined) {
       if (req.method === 'GET') {
@@ -227,6 +248,7 @@ export function createTransitEngine(): SecretsEngine {
       if (req.method === 'DELETE') return remove(name);
     }
     if (op === 'keys' && extra === 'config' && req.method === 'POST') return configure(name, req.body);
+    if (op === 'keys' && extra === 'import' && req.method === 'POST') return importKey(name, req.body);
     if (op === 'keys' && extra === 'rotate' && req.method === 'POST') {
       const k = keys.get(name);
       if (!k) return bad(`key not found`);

@@ -1,6 +1,6 @@
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createHash, createPublicKey, verify } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { keccak256 } from 'ethers';
 import { createVaultKeyProvider, type VaultKeyProvider } from '../../../adapters/keyProviders/vaultKeyProvider.ts';
@@ -141,11 +141,33 @@ function contract(test: Test<Ctx>) {
     assert.equal(await ctx.provider.status(), { reachable: true, vault_reachable: true, vault_initialized: true, sealed: false });
   });
 
-  test('does not import private keys (400 that says why)', async (ctx) => {
-    await rejects(ctx.provider.importKey(keyName('imp'), '-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----\n'), (e) => {
+  test('imports an existing private key through transit BYOK wrapping; it signs as the original key would', async (ctx) => {
+    for (const [label, pair, spec, hash] of [
+      ['ec', generateKeyPairSync('ec', { namedCurve: 'secp384r1' }), { algorithm: 'EC', curve: 'P-384' }, 'sha384'],
+      ['rsa', generateKeyPairSync('rsa', { modulusLength: 2048 }), { algorithm: 'RSA', keySize: 2048 }, 'sha256'],
+    ] as const) {
+      const name = keyName(`imported-${label}`);
+      const pem = pair.privateKey.export({ format: 'pem', type: label === 'ec' ? 'sec1' : 'pkcs1' }) as string;
+      const key = await ctx.provider.importKey(name, pem);
+      ctx.created.push(key.handle);
+      assert.is(key.publicKeyPem, pair.publicKey.export({ format: 'pem', type: 'spki' }));
+      const sig = await ctx.provider.sign(key.handle, spec, { data, hash });
+      assert.ok(verify(hash, data, pair.publicKey, sig));
+      assert.equal(await ctx.provider.importKey(name, pem), key, 'importing the same key again adopts it');
+    }
+    const other = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    await rejects(ctx.provider.importKey(keyName('imported-ec'), other), (e) => assert.instance(e, ConflictError));
+  });
+
+  test('refuses to import a secp256k1 key (400 naming what Vault holds) or text that is not a key, without echoing it', async (ctx) => {
+    const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
+    await rejects(ctx.provider.importKey(keyName('k1'), k1), (e) => {
       assert.instance(e, ValidationError);
-      assert.match(e.message, /never leave/);
+      assert.match(e.message, /RSA 2048 and 4096; EC P-256, P-384 and P-521/);
     });
+    const garbage = '-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFB\n-----END PRIVATE KEY-----\n';
+    const err = await rejects(ctx.provider.importKey(keyName('garbage'), garbage), (e) => assert.equal(e.details?.[0].field, 'privateKey'));
+    assert.not.ok(JSON.stringify({ m: err.message, d: err.details }).includes('TUlJQ2Rn'));
   });
 }
 
