@@ -19,6 +19,11 @@ export interface VaultKeyProvider extends KeyProvider {
   /** null when no certificate was stored for the key. */
   getCertificate(keyName: string): Promise<string | null>;
   status(): Promise<VaultStatus>;
+  /**
+   * Whether the token's policy grants what this provider needs (sys/capabilities-self), so a
+   * misconfigured token is reported when the provider is saved, not at the first signature.
+   */
+  checkTokenPolicy(): Promise<{ ok: boolean; missing: string[] }>;
 }
 
 export interface VaultStatus extends KeyProviderStatus {
@@ -201,6 +206,30 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
     }
   }
 
+  async function checkTokenPolicy(): Promise<{ ok: boolean; missing: string[] }> {
+    const probe = 'lnm-capability-probe';
+    const needs: Record<string, string[]> = {
+      [`${t}/keys/${probe}`]: ['create', 'read', 'update', 'delete'],
+      [`${t}/keys/${probe}/config`]: ['update'],
+      [`${t}/keys/${probe}/import`]: ['update'],
+      [`${t}/sign/${probe}`]: ['update'],
+      [`${t}/wrapping_key`]: ['read'],
+      [`${kv}/data/${CERT_PREFIX}/${probe}`]: ['create', 'read', 'update'],
+      [`${kv}/metadata/${CERT_PREFIX}/${probe}`]: ['delete'],
+    };
+    const paths = Object.keys(needs);
+    const res = await call('sys/capabilities-self', () => client.write('sys/capabilities-self', { paths }));
+    const missing: string[] = [];
+    for (const path of paths) {
+      const granted: string[] = res?.data?.[path] ?? res?.[path] ?? [];
+      if (granted.includes('root')) continue;
+      // "create or update" is what a write needs; Vault picks one by whether the target exists.
+      const lacking = needs[path].filter((c) => !granted.includes(c));
+      for (const c of lacking) missing.push(`${c} on ${path.replace(probe, '*')}`);
+    }
+    return { ok: missing.length === 0, missing };
+  }
+
   async function status(): Promise<VaultStatus> {
     try {
       const h = await client.health({ standbyok: true });
@@ -225,5 +254,6 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
     status,
     putCertificate,
     getCertificate,
+    checkTokenPolicy,
   };
 }

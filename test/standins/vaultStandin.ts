@@ -157,6 +157,14 @@ export async function startVaultStandin(opts: { initialized?: boolean } = {}): P
       const client = acl.issue(policies);
       return { status: 200, raw: envelope(null, { client_token: client, accessor: randomUUID(), policies, token_policies: policies, lease_duration: 0, renewable: false }) };
     }
+    if (path === 'sys/capabilities-self' && method === 'POST') {
+      const paths = Array.isArray(body.paths) ? body.paths.map(String) : typeof body.path === 'string' ? [body.path] : [];
+      if (!paths.length) return { status: 400, errors: ["'paths' must be specified"] };
+      const data: Record<string, string[]> = {};
+      for (const p of paths) data[p] = acl.capabilities(token, p);
+      // Vault repeats the answer at the top level for old clients.
+      return { status: 200, raw: { ...envelope({ ...data, capabilities: paths.length === 1 ? data[paths[0]] : undefined }), ...data } };
+    }
     if (path === 'auth/token/lookup-self' && method === 'GET') {
       return { status: 200, data: { policies: acl.lookup(token)!.policies, id: token.slice(0, 4) + '…' } };
     }
@@ -188,7 +196,9 @@ export async function startVaultStandin(opts: { initialized?: boolean } = {}): P
     const mountPath = [...mounts.keys()].filter((m) => (path + '/').startsWith(m)).sort((a, b) => b.length - a.length)[0];
     const exists = mountPath ? mounts.get(mountPath)!.engine.exists(path.slice(mountPath.length)) : false;
     const needed = path === 'sys/seal' ? 'sudo' : capabilityFor(method, exists);
-    if (!acl.allowed(token, path, needed)) return { status: 403, errors: ['permission denied'] };
+    // Vault's default policy grants these to every token.
+    const selfService = path === 'sys/capabilities-self' || path === 'auth/token/lookup-self';
+    if (!selfService && !acl.allowed(token, path, needed)) return { status: 403, errors: ['permission denied'] };
 
     const sys = sysOrAuth(method, path, body, token);
     if (sys) return sys;

@@ -55,6 +55,14 @@ export function createAcl() {
     const entry = tokens.get(token);
     if (!entry) return false;
     if (entry.policies.includes('root')) return true;
+    return capabilities(token, path).includes(capability);
+  }
+
+  /** What sys/capabilities-self reports for a path: ["root"], ["deny"] or the granted list. */
+  function capabilities(token: string, path: string): string[] {
+    const entry = tokens.get(token);
+    if (!entry) return ['deny'];
+    if (entry.policies.includes('root')) return ['root'];
     let best: { score: number; caps: Set<Capability> } | null = null;
     for (const name of entry.policies) {
       for (const rule of policies.get(name)?.rules ?? []) {
@@ -64,8 +72,8 @@ export function createAcl() {
         else if (m.score === best.score) rule.capabilities.forEach((c) => best!.caps.add(c));
       }
     }
-    if (!best || best.caps.has('deny')) return false;
-    return best.caps.has(capability);
+    if (!best || best.caps.has('deny') || best.caps.size === 0) return ['deny'];
+    return [...best.caps].sort();
   }
 
   function issue(policyNames: string[]): string {
@@ -76,6 +84,7 @@ export function createAcl() {
 
   return {
     allowed,
+    capabilities,
     issue,
     lookup: (token: string) => tokens.get(token),
     setPolicy: (name: string, text: string, rules: Rule[]) => policies.set(name, { text, rules }),

@@ -134,6 +134,11 @@ function contract(test: Test<Ctx>) {
       assert.match(e.message, new RegExp(`${ctx.conn.transitPath}/keys/`));
     });
     await limited.putCertificate(keyName('limited'), 'x'); // what the policy allows still works
+    const check = await limited.checkTokenPolicy();
+    assert.is(check.ok, false);
+    assert.ok(check.missing.includes(`update on ${ctx.conn.transitPath}/sign/*`), check.missing.join(', '));
+    assert.not.ok(check.missing.some((m) => m.includes(`${ctx.conn.kvPath}/data`)), 'the KV grants are seen');
+    assert.equal(await ctx.provider.checkTokenPolicy(), { ok: true, missing: [] });
     await admin.delete(`sys/policies/acl/${policy}`);
   });
 
