@@ -281,21 +281,31 @@ test('after the server drops its subscriptions, subscribers are woken again once
   const writer = eventStoreDbEventStore(standin.url, { logStream });
   const seen: string[] = [];
   let woken!: () => void;
-  const delivered = new Promise<void>((r) => (woken = r));
+  let delivered = new Promise<void>((r) => (woken = r));
   const sub = reader.subscribe(0, async (batch) => {
     for (const e of batch) seen.push(e.type);
     woken();
   });
+  const servedBecomes = async (want: { live: number; reads: number }) => {
+    for (let i = 0; i < 1000 && (standin.served(logStream).live !== want.live || standin.served(logStream).reads < want.reads); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(standin.served(logStream).live, want.live);
+  };
+  const deliveredWithin10s = (what: string) =>
+    Promise.race([delivered, new Promise((_, rej) => setTimeout(() => rej(new Error(what)), 10_000).unref())]);
   try {
     // The reader has read the (empty) log and its server subscription is live: it now sleeps
     // until woken, since its next poll is a minute away.
-    for (let i = 0; i < 1000 && !(standin.served(logStream).live === 1 && standin.served(logStream).reads >= 1); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(standin.served(logStream), { live: 1, reads: 1 });
+    await servedBecomes({ live: 1, reads: 1 });
     standin.dropSubscriptions();
     await writer.append('x', 0, [ev('After')], meta());
-    await Promise.race([delivered, new Promise((_, rej) => setTimeout(() => rej(new Error('not woken after the drop')), 10_000).unref())]);
+    await deliveredWithin10s('not woken after the drop');
     assert.equal(seen, ['After']);
-    assert.is(standin.served(logStream).live, 1);
+    // and the reopened subscription keeps waking it
+    await servedBecomes({ live: 1, reads: 0 });
+    delivered = new Promise<void>((r) => (woken = r));
+    await writer.append('x', 1, [ev('Again')], meta());
+    await deliveredWithin10s('not woken by the reopened subscription');
+    assert.equal(seen, ['After', 'Again']);
   } finally {
     await sub.close();
     await reader.close();
