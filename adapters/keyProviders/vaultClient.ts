@@ -12,6 +12,8 @@ export interface VaultTarget {
   /** Empty for the unauthenticated sys endpoints used before a root token exists. */
   token: string;
   namespace?: string;
+  /** PEM of the CA that issued Vault's TLS certificate, when it is not a public one. */
+  caCertPem?: string;
   timeoutMs?: number;
 }
 
@@ -20,7 +22,7 @@ export function createVaultClient(target: VaultTarget): VaultClient {
     endpoint: target.address,
     token: target.token || undefined,
     namespace: target.namespace,
-    requestOptions: { timeout: target.timeoutMs ?? 10_000 },
+    requestOptions: { timeout: target.timeoutMs ?? 10_000, ...(target.caCertPem ? { ca: target.caCertPem } : {}) },
   });
   // node-vault falls back to VAULT_TOKEN / VAULT_PREFIX / VAULT_NAMESPACE from the environment;
   // a provider must talk to its own Vault with its own token only.
@@ -46,8 +48,13 @@ export function isVaultUnreachable(err: unknown): boolean {
   return !!e && typeof e === 'object' && !('response' in e && (e.response as { statusCode?: number })?.statusCode) && (networkCodes.has(e.code ?? '') || e.isAxiosError === true);
 }
 
+const tlsCode = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|ERR_SSL/;
+
 export function vaultUnreachable(address: string, err: unknown): UnavailableError {
   const code = (err as { code?: string })?.code ?? 'no response';
+  if (tlsCode.test(code)) {
+    return new UnavailableError(`Vault at ${address} presented a TLS certificate this server does not trust (${code}). Set caCert to the CA that issued it.`, { vault_reachable: false, address });
+  }
   return new UnavailableError(`Vault at ${address} is not reachable (${code}). Check the address and that Vault is running.`, { vault_reachable: false, address });
 }
 

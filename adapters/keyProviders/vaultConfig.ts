@@ -3,7 +3,7 @@
 //   { vaultConfig: { operation: 'CREATE', mode: 'docker', network: 'bridge', port: 8200, version } }
 //   { config: { address, token, transitPath, kvPath } }                 (always IMPORT)
 // Optional in every shape: transitPath (default "transit"), kvPath (default: mount, else "secret"),
-// namespace (Vault Enterprise). The token is returned for the caller to store encrypted; it never
+// namespace (Vault Enterprise), caCert (PEM of the CA behind Vault's TLS certificate). The token is returned for the caller to store encrypted; it never
 // appears in an error.
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 
@@ -13,6 +13,7 @@ export interface VaultConnection {
   transitPath: string;
   kvPath: string;
   namespace?: string;
+  caCertPem?: string;
 }
 
 export type VaultProviderConfig =
@@ -74,6 +75,8 @@ export function parseVaultProviderConfig(body: { vaultConfig?: unknown; config?:
   }
   if (!token) issues.push({ field: `${field}.token`, message: 'required: a Vault token whose policy allows the transit and KV paths' });
   const namespace = str('namespace');
+  const caCertPem = str('caCert');
+  if (caCertPem && !/-----BEGIN CERTIFICATE-----/.test(caCertPem)) issues.push({ field: `${field}.caCert`, message: 'must be a PEM certificate' });
   if (issues.length) throw new ValidationError('Invalid Vault provider configuration.', issues);
-  return { operation: 'IMPORT', connection: { address: address!.replace(/\/+$/, ''), token: token!, transitPath, kvPath, namespace } };
+  return { operation: 'IMPORT', connection: { address: address!.replace(/\/+$/, ''), token: token!, transitPath, kvPath, namespace, ...(caCertPem ? { caCertPem } : {}) } };
 }

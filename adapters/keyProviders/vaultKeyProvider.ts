@@ -47,7 +47,7 @@ const keyNamePattern = /^\w(([\w.-]+)?\w)?$/;
 const CERT_PREFIX = 'lnm/keys';
 
 export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?: number } = {}): VaultKeyProvider {
-  const client: VaultClient = createVaultClient({ address: conn.address, token: conn.token, namespace: conn.namespace, timeoutMs: opts.timeoutMs });
+  const client: VaultClient = createVaultClient({ address: conn.address, token: conn.token, namespace: conn.namespace, caCertPem: conn.caCertPem, timeoutMs: opts.timeoutMs });
   const t = conn.transitPath;
   const kv = conn.kvPath;
 

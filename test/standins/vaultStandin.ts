@@ -9,8 +9,10 @@
 //   - sys/mounts for transit and kv v2, sys/policies/acl, auth/token/create, auth/token/lookup-self.
 // LIST is reached as GET ?list=true: node's HTTP parser refuses the LIST verb itself.
 // Usage: const vault = await startVaultStandin({ initialized: true })  // dev-like: unsealed,
+//        (tls: { key, cert } serves https instead)
 //        transit/ and secret/ (kv v2) mounted, vault.rootToken set. vault.seal(); await vault.close().
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { createAcl, parsePolicy, type Capability } from './vaultStandinAcl.ts';
@@ -38,7 +40,7 @@ interface Mount {
 const VERSION = '1.17.0+standin';
 const unauthenticated = new Set(['sys/health', 'sys/seal-status', 'sys/init', 'sys/unseal']);
 
-export async function startVaultStandin(opts: { initialized?: boolean } = {}): Promise<VaultStandin> {
+export async function startVaultStandin(opts: { initialized?: boolean; tls?: { key: string; cert: string } } = {}): Promise<VaultStandin> {
   const acl = createAcl();
   const mounts = new Map<string, Mount>();
   let initialized = false;
@@ -239,14 +241,15 @@ export async function startVaultStandin(opts: { initialized?: boolean } = {}): P
     return send(out.status, envelope(out.data ?? null, null, out.mountType ?? ''));
   }
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err) => {
       res.statusCode = 500;
       res.end(JSON.stringify({ errors: [`stand-in failure: ${(err as Error).message}`] }));
     });
-  });
+  };
+  const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const address = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const standin: VaultStandin = {
     address,

@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { createSelfSignedCa, issueCertificate } from '../../../adapters/x509/certificateBuilder.ts';
-import { keyProviderSigner } from '../../../adapters/x509/certificateSigner.ts';
+import { keyProviderSigner, privateKeySigner } from '../../../adapters/x509/certificateSigner.ts';
 import { createVaultKeyProvider, type VaultKeyProvider } from '../../../adapters/keyProviders/vaultKeyProvider.ts';
 import type { KeySpec } from '../../../domain/keys/keyProvider.ts';
+import { AppError, UnavailableError } from '../../../domain/shared/errors.ts';
 import { startVaultStandin, type VaultStandin } from '../../standins/vaultStandin.ts';
 
 // What the provider is for: an organization CA whose key lives in Vault signs certificates that
@@ -49,5 +50,34 @@ for (const spec of [
     assert.is(await provider.getCertificate(caKey.handle), ca.pem);
   });
 }
+
+test('a Vault behind TLS with a private CA: trusted with caCert, refused with a clear message without it', async () => {
+  const caPair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const caSigner = privateKeySigner(caPair.privateKey);
+  const ca = await createSelfSignedCa({ subject: { commonName: 'vault test CA' }, notBefore: now, notAfter: later }, caSigner);
+  const serverPair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  const serverCert = await issueCertificate(
+    { subject: { commonName: 'vault' }, notBefore: new Date(Date.now() - 60_000), notAfter: later, ipAddresses: ['127.0.0.1'], extendedKeyUsages: ['serverAuth'] },
+    serverPair.publicKey.export({ format: 'pem', type: 'spki' }) as string,
+    { certificatePem: ca.pem, signer: caSigner },
+  );
+  const vault = await startVaultStandin({ initialized: true, tls: { key: serverPair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string, cert: serverCert.pem } });
+  try {
+    assert.match(vault.address, /^https:/);
+    const conn = { address: vault.address, token: vault.rootToken!, transitPath: 'transit', kvPath: 'secret' };
+    const trusted = createVaultKeyProvider({ ...conn, caCertPem: ca.pem });
+    assert.is((await trusted.generateKey('over-tls', { algorithm: 'EC', curve: 'P-256' })).handle, 'over-tls');
+    let caught: unknown;
+    try {
+      await createVaultKeyProvider(conn).generateKey('no-ca', { algorithm: 'EC', curve: 'P-256' });
+    } catch (err) {
+      caught = err;
+    }
+    assert.instance(caught, UnavailableError);
+    assert.match((caught as AppError).message, /TLS certificate this server does not trust .*Set caCert/);
+  } finally {
+    await vault.close();
+  }
+});
 
 test.run();

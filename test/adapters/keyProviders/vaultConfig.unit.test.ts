@@ -39,6 +39,13 @@ test('IMPORT without address or token names both fields; a bad URL is refused wi
   assert.not.ok(JSON.stringify({ m: err.message, d: err.details }).includes('topsecret'));
 });
 
+test('caCert must be a PEM certificate and reaches the connection', () => {
+  const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+  const c = parseVaultProviderConfig({ config: { address: 'https://v:8200', token: 't', caCert: pem } });
+  assert.is(c.operation === 'IMPORT' && c.connection.caCertPem, pem.trim());
+  assert.equal(fails({ config: { address: 'https://v:8200', token: 't', caCert: 'not a cert' } }).details?.[0].field, 'config.caCert');
+});
+
 test('an unknown operation or a path with spaces is a 400', () => {
   assert.equal(fails({ vaultConfig: { operation: 'ADOPT' } }).details?.[0].field, 'vaultConfig.operation');
   assert.equal(fails({ config: { address: 'http://v', token: 't', kvPath: 'my kv' } }).details?.[0].field, 'config.kvPath');
