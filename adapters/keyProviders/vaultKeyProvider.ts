@@ -10,7 +10,7 @@ import type { GeneratedKey, HashName, KeyProvider, KeyProviderStatus, KeySpec, S
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { describeKeySpec, keySpecOfKey } from './signingAlgorithms.ts';
 import { wrapForVaultImport } from './vaultImportWrapping.ts';
-import { createVaultClient, isVaultUnreachable, mapVaultError, type VaultClient } from './vaultClient.ts';
+import { createVaultClient, isVaultUnreachable, mapVaultError, vaultUnreachable, type VaultClient } from './vaultClient.ts';
 import type { VaultConnection } from './vaultConfig.ts';
 
 export interface VaultKeyProvider extends KeyProvider {
@@ -238,7 +238,7 @@ export function createVaultKeyProvider(conn: VaultConnection, opts: { timeoutMs?
       const detail = !initialized ? 'Vault is not initialized.' : sealed ? 'Vault is sealed.' : undefined;
       return { reachable: true, vault_reachable: true, vault_initialized: initialized, sealed, ...(detail ? { detail } : {}) };
     } catch (err) {
-      const detail = isVaultUnreachable(err) ? `Vault at ${conn.address} is not reachable.` : mapVaultError(err, { address: conn.address, path: 'sys/health' }).message;
+      const detail = isVaultUnreachable(err) ? vaultUnreachable(conn.address, err).message : mapVaultError(err, { address: conn.address, path: 'sys/health' }).message;
       return { reachable: false, vault_reachable: false, vault_initialized: false, sealed: false, detail };
     }
   }

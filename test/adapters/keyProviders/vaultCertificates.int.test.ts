@@ -75,6 +75,8 @@ test('a Vault behind TLS with a private CA: trusted with caCert, refused with a 
     }
     assert.instance(caught, UnavailableError);
     assert.match((caught as AppError).message, /TLS certificate this server does not trust .*Set caCert/);
+    const status = await createVaultKeyProvider(conn).status();
+    assert.equal([status.vault_reachable, /Set caCert/.test(String(status.detail))], [false, true]);
   } finally {
     await vault.close();
   }
