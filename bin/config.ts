@@ -18,6 +18,8 @@ export interface Config {
   instanceId: string | null;
   version: string;
   secureCookies: boolean;
+  adminUsername: string;
+  adminPassword: string | null;
 }
 
 export interface ConfigEntry {
@@ -38,6 +40,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'BODY_LIMIT', flag: '--body-limit', default: '1mb', description: 'largest accepted JSON request body' },
   { env: 'LOG_LEVEL', flag: '--log-level', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { env: 'INSTANCE_ID', flag: '--instance-id', default: '(generated, kept in DATA_DIR)', description: 'identifies this server in webhooks and notifications' },
+  { env: 'ADMIN_USERNAME', flag: '--admin-username', default: 'admin', description: 'username of the first ADMIN, created on the first start' },
+  { env: 'ADMIN_PASSWORD', flag: '--admin-password', default: '(generated and printed once)', description: 'password of the first ADMIN (at least 12 characters); only read on the first start' },
   { env: 'SECURE_COOKIES', flag: '--secure-cookies', default: 'false', description: 'force the Secure flag on the session cookie (it is set anyway on requests that arrive over TLS)' },
 ];
 
@@ -85,5 +89,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     instanceId: values.get('INSTANCE_ID') ?? null,
     version: packageVersion(),
     secureCookies: get('SECURE_COOKIES', 'false') === 'true',
+    adminUsername: get('ADMIN_USERNAME', 'admin'),
+    adminPassword: values.get('ADMIN_PASSWORD') ?? null,
   };
 }

@@ -18,6 +18,14 @@ import { createApp } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import type { AppDeps, Logger } from '../http/deps.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
+import { createAccessControl } from '../http/auth/accessControl.ts';
+import { createLoginGuard } from '../http/auth/loginGuard.ts';
+import { postgresSessionStore } from '../adapters/postgres/sessionStore.ts';
+import { createPasswordHasher } from '../adapters/security/passwordHasher.ts';
+import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/apiKeyCodec.ts';
+import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
+import { allSagas } from '../sagas/index.ts';
+import { bootstrapFirstAdmin } from './bootstrap.ts';
 
 export function createLogger(level: string) {
   return pino({
@@ -93,8 +101,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const store = await openEventStore(config, db);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: [], log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
+  const passwords = createPasswordHasher();
+  const nextId = postgresIdAllocator(db.pool);
+  await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
+  let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
     config: {
       edition: config.edition,
@@ -111,10 +123,31 @@ export async function startServer(config: Config, log = createLogger(config.logL
     log,
     clock: () => new Date(),
     newId: randomUUID,
-    nextId: postgresIdAllocator(db.pool),
+    nextId,
     startedAt: new Date(),
+    security: {
+      sessions: postgresSessionStore(db.pool),
+      passwords,
+      apiKeys: {
+        generate: generateApiKey,
+        hashOf(presented) {
+          const parsed = parseApiKey(presented);
+          return parsed.ok ? hashApiKey(parsed.key) : null;
+        },
+      },
+      guard: createLoginGuard(),
+      async settings() {
+        if (settingsCache && settingsCache.until > Date.now()) return settingsCache.value;
+        const value = await currentSettings(db.pool);
+        settingsCache = { value, until: Date.now() + 5_000 };
+        return value;
+      },
+      invalidateSettings() {
+        settingsCache = null;
+      },
+    },
   };
-  const app = createApp(deps, allRoutes);
+  const app = createApp(deps, allRoutes, createAccessControl());
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) =>

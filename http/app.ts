@@ -42,6 +42,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   app.use(async (ctx, next) => {
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.startedAt = deps.clock().toISOString();
     ctx.set('X-Request-Id', ctx.state.requestId);
     const started = process.hrtime.bigint();
     try {
@@ -83,12 +84,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
     router[route.method](route.path, async (ctx) => {
       let identity: Identity | null = null;
       try {
-        if (route.permission !== 'public') {
+        if (route.permission !== 'PUBLIC') {
           if (!access) throw new AppError(500, 'NO_ACCESS_CONTROL', 'authentication is not configured', { expose: false });
           identity = await access.authenticate(ctx, deps);
           if (!identity) throw new UnauthenticatedError();
           ctx.state.identity = identity;
-          if (route.permission !== 'authenticated') await access.authorize(identity, route, ctx, deps);
+          await access.authorize(identity, route, ctx, deps);
         } else if (access) {
           identity = await access.authenticate(ctx, deps).catch(() => null);
           ctx.state.identity = identity ?? undefined;

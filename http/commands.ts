@@ -7,12 +7,21 @@ import type { RouteInput } from './route.ts';
 
 export function requestMetadata(input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>): EventMetadata {
   const id = input.identity;
+  const ctx = input.ctx;
+  const route = ctx.state.route as { path: string; responses: Record<number, unknown> } | undefined;
+  const success = route ? Object.keys(route.responses).map(Number).find((c) => c >= 200 && c < 300) : undefined;
   return {
     timestamp: input.deps.clock().toISOString(),
     requestId: input.requestId,
-    ip: input.ctx.ip || null,
-    userAgent: input.ctx.get('user-agent') || null,
+    ip: ctx.ip || null,
+    userAgent: ctx.get('user-agent') || null,
     correlationId: input.requestId,
+    sessionId: id?.sessionId ?? null,
+    method: ctx.method,
+    endpoint: ctx.path,
+    route: route ? '/api/v1' + route.path : null,
+    requestStartedAt: ctx.state.startedAt ?? null,
+    responseCode: success ?? null,
     actor: id ? { userId: id.userId, username: id.username, apiKeyId: id.apiKeyId ?? null, kind: id.method } : null,
   };
 }

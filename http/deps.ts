@@ -1,6 +1,18 @@
 import type pg from 'pg';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
+import type { CurrentSettings } from '../projections/settings.ts';
+import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+
+export interface SecurityDeps {
+  sessions: SessionStore;
+  passwords: PasswordHasher;
+  apiKeys: ApiKeyCodec;
+  guard: LoginGuard;
+  /** Current settings (cached briefly; invalidated by this server's own settings changes). */
+  settings(): Promise<CurrentSettings>;
+  invalidateSettings(): void;
+}
 
 export type Edition = 'community' | 'pro' | 'enterprise';
 
@@ -34,4 +46,5 @@ export interface AppDeps {
   /** Next integer id of a resource kind (users, organizations, nodes, ...). */
   nextId: (kind: string) => Promise<number>;
   startedAt: Date;
+  security: SecurityDeps;
 }

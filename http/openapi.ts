@@ -43,19 +43,19 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
           : {}),
       };
     }
-    for (const code of ['400', ...(r.permission === 'public' ? [] : ['401', '403']), '500']) {
+    for (const code of ['400', ...(r.permission === 'PUBLIC' ? [] : ['401', '403']), '500']) {
       responses[code] ??= { description: { '400': 'Bad input', '401': 'Missing or invalid credentials', '403': 'The identity lacks the permission (or the edition lacks the feature)', '500': 'Internal error' }[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
     }
     const op: Record<string, unknown> = {
       summary: r.summary,
-      description: [r.description, r.permission === 'public' ? 'No credentials needed.' : r.permission === 'authenticated' ? 'Any authenticated identity.' : `Permission: \`${r.permission}\`.`, r.edition ? `Edition: ${r.edition}.` : '']
+      description: [r.description, r.permission === 'PUBLIC' ? 'No credentials needed.' : `Permission: \`${r.permission}\`.`, r.edition ? `Edition: ${r.edition}.` : '']
         .filter(Boolean)
         .join('\n\n'),
       tags: r.tags,
       operationId: `${r.method}${r.path.replace(/[/:{}-]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
       responses,
-      ...(r.permission === 'public' ? { security: [] } : {}),
+      ...(r.permission === 'PUBLIC' ? { security: [] } : {}),
       'x-permission': r.permission,
       ...(r.edition ? { 'x-edition': r.edition } : {}),
     };

@@ -6,8 +6,8 @@ import type Koa from 'koa';
 import type { AppDeps } from './deps.ts';
 import type { Identity } from './identity.ts';
 
-/** `public` needs no credentials; `authenticated` any valid identity; otherwise a named permission. */
-export type RoutePermission = 'public' | 'authenticated' | string;
+/** `PUBLIC` needs no credentials; otherwise a named permission of domain/users/permissions.ts. */
+export type RoutePermission = 'PUBLIC' | string;
 
 export interface ResponseSpec {
   description: string;

@@ -46,7 +46,12 @@ export function swaggerMiddleware(doc: () => Record<string, unknown>): Koa.Middl
       ctx.redirect('/api/swagger/');
       return;
     }
-    if (ctx.path === '/api/swagger/') return (ui as unknown as Koa.Middleware)(Object.assign(ctx, { path: '/api/swagger' }), next);
+    if (ctx.path === '/api/swagger/') {
+      await (ui as unknown as Koa.Middleware)(Object.assign(ctx, { path: '/api/swagger' }), next);
+      // The template also links web fonts from Google: drop it, the UI falls back to local fonts.
+      if (typeof ctx.body === 'string') ctx.body = ctx.body.replace(/<link[^>]+fonts\.googleapis\.com[^>]*>/g, '');
+      return;
+    }
     return next();
   };
 }

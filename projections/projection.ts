@@ -12,7 +12,8 @@ export interface SqlStatement {
  */
 export interface Projection {
   name: string;
-  handles: readonly string[];
+  /** Event types, or '*' for every event (the audit log). */
+  handles: readonly string[] | '*';
   tables: readonly string[];
   apply(event: RecordedEvent): SqlStatement[];
 }

@@ -31,7 +31,9 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
   let error: string | null = null;
   const waiters: Array<{ position: number; resolve: () => void }> = [];
   const byType = new Map<string, Projection[]>();
-  for (const p of projections) for (const t of p.handles) byType.set(t, [...(byType.get(t) ?? []), p]);
+  const everything = projections.filter((p) => p.handles === '*');
+  for (const p of projections) if (p.handles !== '*') for (const t of p.handles) byType.set(t, [...(byType.get(t) ?? []), p]);
+  const handlersOf = (type: string) => [...(byType.get(type) ?? []), ...everything];
 
   function release() {
     for (let i = waiters.length - 1; i >= 0; i--) {
@@ -60,7 +62,7 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
       // database) wait, and the position filter makes it skip what this one applied.
       const checkpoints = await readCheckpoints(client, true);
       for (const e of batch) {
-        for (const p of byType.get(e.type) ?? []) {
+        for (const p of handlersOf(e.type)) {
           if (e.position <= (checkpoints.get(p.name) ?? 0)) continue;
           for (const st of p.apply(e)) await client.query(st.text, st.values);
         }
@@ -112,7 +114,7 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
         const t = setTimeout(() => {
           const i = waiters.indexOf(w);
           if (i >= 0) waiters.splice(i, 1);
-          reject(new UnavailableError(`The change was saved (event position ${position}) but the read models have not caught up yet${error ? `: ${error}` : ''}. Retry the read shortly.`));
+          reject(new UnavailableError(`The change was saved (event position ${position}) but the read models have not caught up yet${error ? ' (a projection is failing: see GET /api/v1/health)' : ''}. Retry the read shortly.`));
         }, timeoutMs);
         waiters.push(w);
       });

@@ -2,7 +2,7 @@
 // expected version, retry only on a version conflict. It talks to the store only through the
 // EventStore port, so it sits beside the deciders it runs.
 import type { Decider, DomainEvent } from './decider.ts';
-import type { EventMetadata, EventStore, RecordedEvent } from './eventStore.ts';
+import type { EventMetadata, EventStore, JsonObject, RecordedEvent } from './eventStore.ts';
 import { WrongExpectedVersionError } from './errors.ts';
 
 export interface CommandResult<State> {
@@ -44,7 +44,7 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
       const result = await store.append(
         streamId,
         version,
-        emitted.map((e) => ({ id: opts.newId(), type: e.type, data: e.data })),
+        emitted.map((e) => ({ id: opts.newId(), type: e.type, data: e.data as JsonObject })),
         opts.metadata,
       );
       state = emitted.reduce((s, e) => decider.evolve(s, e), state);

@@ -1,9 +1,8 @@
-import type { JsonObject } from './eventStore.ts';
-
 // The decider trio of one aggregate. `decide` and `evolve` are pure: time and ids arrive in
 // the command, never from a clock or a random source.
 
-export interface DomainEvent<T extends string = string, D extends JsonObject = JsonObject> {
+/** `data` must be JSON-serializable; `object` (not an index signature) lets interfaces be used. */
+export interface DomainEvent<T extends string = string, D extends object = object> {
   type: T;
   data: D;
 }

@@ -74,9 +74,10 @@ export class EditionRequiredError extends AppError {
   }
 }
 
+/** A dependency is down or lagging; the message is written for the client and safe to show. */
 export class UnavailableError extends AppError {
   constructor(message: string, extra?: Record<string, unknown>) {
-    super(503, 'UNAVAILABLE', message, { extra });
+    super(503, 'UNAVAILABLE', message, { extra, expose: true });
   }
 }
 

@@ -299,6 +299,7 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
+  ['/settings/history', { GET: 'SETTINGS_READ' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

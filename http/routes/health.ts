@@ -9,7 +9,7 @@ export const healthRoutes = [
     path: '/health',
     summary: 'Health of the service, its database and its event store',
     tags: ['system'],
-    permission: 'public',
+    permission: 'PUBLIC',
     responses: {
       200: {
         description: 'healthy',

@@ -1,5 +1,11 @@
 import type { RouteDef } from '../route.ts';
 import { healthRoutes } from './health.ts';
+import { authRoutes } from './auth.ts';
+import { userRoutes } from './users.ts';
+import { apiKeyRoutes } from './apiKeys.ts';
+import { permissionRoutes } from './permissions.ts';
+import { settingsRoutes } from './settings.ts';
+import { auditRoutes } from './audit.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes];

@@ -1,0 +1,96 @@
+// How an event reads in the audit log. The audit log is a view of the event store: every
+// state change is an entry through its own event; denied requests, failed logins and
+// sensitive reads are recorded as events of their own (AccessDenied, LoginFailed, ...).
+import type { RecordedEvent, JsonValue } from '../shared/eventStore.ts';
+
+export type AuditStatus = 'success' | 'failed' | 'denied';
+
+export interface AuditFields {
+  action: string;
+  resourceType: string;
+  resourceId: string | null;
+  resourceName: string | null;
+  status: AuditStatus;
+  errorMessage: string | null;
+  reason: string | null;
+  before: JsonValue | null;
+  after: JsonValue | null;
+  details: JsonValue | null;
+}
+
+type Describer = (e: RecordedEvent) => Partial<AuditFields> | null;
+
+const SECRET_KEY = /password|secret|token|private|keyhash|passphrase|unseal|credential/i;
+
+/** Drops every field whose name looks secret, at any depth. */
+export function redactSecrets(value: unknown): JsonValue {
+  if (Array.isArray(value)) return value.map(redactSecrets);
+  if (value && typeof value === 'object') {
+    const out: Record<string, JsonValue> = {};
+    for (const [k, v] of Object.entries(value)) if (!SECRET_KEY.test(k)) out[k] = redactSecrets(v);
+    return out;
+  }
+  return (value ?? null) as JsonValue;
+}
+
+const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+
+/** Events that are bookkeeping, not actions anyone took. */
+const internal = new Set<string>(['NameClaimed', 'NameReleased']);
+
+const describers: Record<string, Describer> = {
+  UserCreated: (e) => ({ action: 'CREATE', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str(e.data.username), after: { username: e.data.username, role: e.data.role, email: e.data.email } }),
+  UserUpdated: (e) => ({ action: 'UPDATE', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str((e.data.after as { username?: string })?.username) }),
+  UserPasswordChanged: (e) => ({ action: 'UPDATE', resourceType: 'user', resourceId: str(e.data.userId), details: { change: 'password' } }),
+  UserRoleChanged: (e) => ({ action: 'permission_changed', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str(e.data.username), before: { role: e.data.from }, after: { role: e.data.to } }),
+  UserDeleted: (e) => ({ action: 'DELETE', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str(e.data.username), before: { username: e.data.username, role: e.data.role } }),
+  ApiKeyCreated: (e) => ({ action: 'CREATE', resourceType: 'api_key', resourceId: str(e.data.apiKeyId), resourceName: str(e.data.name), after: { userId: e.data.userId, scopes: e.data.scopes, expiresAt: e.data.expiresAt, displayPrefix: e.data.displayPrefix } }),
+  ApiKeyRevoked: (e) => ({ action: 'API_KEY_REVOKE', resourceType: 'api_key', resourceId: str(e.data.apiKeyId), resourceName: str(e.data.name), reason: str(e.data.reason) }),
+  ApiKeyExpired: (e) => ({ action: 'UPDATE', resourceType: 'api_key', resourceId: str(e.data.apiKeyId), resourceName: str(e.data.name), details: { change: 'expired' } }),
+  SettingsUpdated: () => ({ action: 'UPDATE', resourceType: 'settings', resourceId: 'general', resourceName: 'settings' }),
+  AuditSettingsUpdated: () => ({ action: 'UPDATE', resourceType: 'settings', resourceId: 'audit', resourceName: 'audit settings' }),
+  LoginSucceeded: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: null, resourceName: str(e.data.username) }),
+  LoginFailed: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: null, resourceName: str(e.data.username), status: 'failed', errorMessage: str(e.data.reason) }),
+  LoggedOut: (e) => ({ action: 'LOGOUT', resourceType: 'session', resourceId: null, resourceName: str(e.data.username) }),
+  UnauthorizedAccessDetected: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceName: str(e.data.username), status: 'denied', errorMessage: `locked out after ${e.data.failures} failed attempts`, details: { ip: e.data.ip, lockedUntil: e.data.lockedUntil } }),
+  AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission } }),
+  RequestFailed: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'failed', errorMessage: str(e.data.message), details: { code: e.data.code } }),
+  SensitiveRead: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'key', resourceId: str(e.data.resourceId), resourceName: str(e.data.resourceName), details: (e.data.details as JsonValue) ?? null }),
+};
+
+/** Other contexts add their describers here at start-up (organizations, keys, networks, nodes, ...). */
+export function registerAuditDescriber(eventType: string, d: Describer): void {
+  describers[eventType] = d;
+}
+
+const verbs: Array<[RegExp, string]> = [
+  [/Created$|Added$|Imported$|Registered$|Installed$/, 'CREATE'],
+  [/Deleted$|Removed$/, 'DELETE'],
+  [/Started$|Stopped$|Restarted$|Deployed$|Rotated$|Renewed$|Revoked$|Executed$|Proposed$|Completed$|Failed$/, 'EXECUTE'],
+  [/Signed$/, 'SIGN'],
+];
+
+/** The audit fields of an event, or null for internal bookkeeping events. */
+export function describeForAudit(e: RecordedEvent): AuditFields | null {
+  if (internal.has(e.type)) return null;
+  const d = describers[e.type]?.(e);
+  if (describers[e.type] && d === null) return null;
+  const prefix = e.streamId.replace(/-\d+$/, '').replace(/-[0-9a-f-]{36}$/, '');
+  const base: AuditFields = {
+    action: verbs.find(([re]) => re.test(e.type))?.[1] ?? 'UPDATE',
+    resourceType: prefix.replace(/-/g, '_'),
+    resourceId: /-(\d+)$/.exec(e.streamId)?.[1] ?? null,
+    resourceName: str(e.data.name),
+    status: 'success',
+    errorMessage: null,
+    reason: null,
+    before: e.data.before === undefined ? null : redactSecrets(e.data.before),
+    after: e.data.after === undefined ? null : redactSecrets(e.data.after),
+    details: null,
+  };
+  const merged = { ...base, ...(d ?? {}) } as AuditFields;
+  merged.before = merged.before === null ? null : redactSecrets(merged.before);
+  merged.after = merged.after === null ? null : redactSecrets(merged.after);
+  merged.details = merged.details === null ? null : redactSecrets(merged.details);
+  return merged;
+}

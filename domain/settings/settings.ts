@@ -1,0 +1,95 @@
+// Service settings and audit settings: one stream, every change an event with before and
+// after, so the history is the stream itself.
+import type { Decider } from '../shared/decider.ts';
+import { assertNever } from '../shared/decider.ts';
+import { ValidationError } from '../shared/errors.ts';
+
+export const SETTINGS_STREAM = 'settings';
+
+export interface GeneralSettings {
+  sessionIdleTimeoutMinutes: number;
+  sessionAbsoluteTimeoutHours: number;
+  loginSoftLimit: number;
+  loginHardLimit: number;
+  loginWindowMinutes: number;
+  loginLockoutMinutes: number;
+  nodeHealthCheckIntervalSeconds: number;
+  nodeDowntimeThreshold: number;
+  diskSpaceWarningPercent: number;
+}
+
+export interface AuditSettings {
+  retention_days: number;
+  archive_after_days: number;
+  include_in_backups: boolean;
+}
+
+/** Each setting: default, bounds and what it does (the schema, the README and the OpenAPI document use this). */
+export const generalSettingSpecs: Record<keyof GeneralSettings, { default: number; minimum: number; maximum: number; description: string }> = {
+  sessionIdleTimeoutMinutes: { default: 30, minimum: 1, maximum: 1440, description: 'a session unused this long is closed' },
+  sessionAbsoluteTimeoutHours: { default: 12, minimum: 1, maximum: 720, description: 'a session older than this is closed whatever its use' },
+  loginSoftLimit: { default: 5, minimum: 1, maximum: 100, description: 'failed logins (per username or per address) within the window after which each further attempt is slowed down' },
+  loginHardLimit: { default: 10, minimum: 2, maximum: 1000, description: 'failed logins within the window after which the username or address is locked out' },
+  loginWindowMinutes: { default: 15, minimum: 1, maximum: 1440, description: 'window over which failed logins are counted' },
+  loginLockoutMinutes: { default: 15, minimum: 1, maximum: 10080, description: 'how long a lockout lasts' },
+  nodeHealthCheckIntervalSeconds: { default: 10, minimum: 1, maximum: 3600, description: 'how often running nodes are probed' },
+  nodeDowntimeThreshold: { default: 3, minimum: 1, maximum: 100, description: 'consecutive failed probes before node.downtime is raised' },
+  diskSpaceWarningPercent: { default: 90, minimum: 50, maximum: 99, description: 'disk usage of the data directory that raises system.disk_space.warning' },
+};
+
+export const MAX_RETENTION_DAYS = 2557; // 7 years, leap days included
+
+export const defaultGeneralSettings = (): GeneralSettings =>
+  Object.fromEntries(Object.entries(generalSettingSpecs).map(([k, v]) => [k, v.default])) as unknown as GeneralSettings;
+
+export const defaultAuditSettings = (): AuditSettings => ({ retention_days: MAX_RETENTION_DAYS, archive_after_days: 90, include_in_backups: true });
+
+export interface SettingsState {
+  general: GeneralSettings;
+  audit: AuditSettings;
+  version: number;
+}
+
+export type SettingsEvent =
+  | { type: 'SettingsUpdated'; data: { before: GeneralSettings; after: GeneralSettings; at: string } }
+  | { type: 'AuditSettingsUpdated'; data: { before: AuditSettings; after: AuditSettings; at: string } };
+
+export type SettingsCommand =
+  | { type: 'UpdateSettings'; changes: Partial<GeneralSettings>; replace: boolean; at: string }
+  | { type: 'UpdateAuditSettings'; changes: Partial<AuditSettings>; at: string };
+
+const same = (a: object, b: object) => JSON.stringify(a) === JSON.stringify(b);
+
+export const settings: Decider<SettingsState, SettingsCommand, SettingsEvent> = {
+  initialState: () => ({ general: defaultGeneralSettings(), audit: defaultAuditSettings(), version: 0 }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'SettingsUpdated':
+        return { ...s, general: { ...defaultGeneralSettings(), ...e.data.after }, version: s.version + 1 };
+      case 'AuditSettingsUpdated':
+        return { ...s, audit: e.data.after, version: s.version + 1 };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, s) {
+    switch (c.type) {
+      case 'UpdateSettings': {
+        const after = { ...(c.replace ? defaultGeneralSettings() : s.general), ...c.changes };
+        if (after.loginSoftLimit >= after.loginHardLimit) {
+          throw new ValidationError('loginSoftLimit must be below loginHardLimit.', [{ field: 'loginSoftLimit', message: `must be below loginHardLimit (${after.loginHardLimit})` }]);
+        }
+        return same(after, s.general) ? [] : [{ type: 'SettingsUpdated', data: { before: s.general, after, at: c.at } }];
+      }
+      case 'UpdateAuditSettings': {
+        const after = { ...s.audit, ...c.changes };
+        if (after.archive_after_days > after.retention_days) {
+          throw new ValidationError('archive_after_days cannot exceed retention_days.', [{ field: 'archive_after_days', message: `must be at most retention_days (${after.retention_days})` }]);
+        }
+        return same(after, s.audit) ? [] : [{ type: 'AuditSettingsUpdated', data: { before: s.audit, after, at: c.at } }];
+      }
+      default:
+        return assertNever(c);
+    }
+  },
+};

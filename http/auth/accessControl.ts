@@ -1,0 +1,118 @@
+// Authentication (session cookie, HTTP Basic, API keys) and authorization (role -> named
+// permission, narrowed by an API key's scopes). Every 403 is recorded as an AccessDenied
+// event; a failed write is recorded as RequestFailed, so the audit log shows both.
+import type Koa from 'koa';
+import type { AccessControl } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
+import type { Identity } from '../identity.ts';
+import type { RouteDef } from '../route.ts';
+import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
+import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
+import { findApiKeyByHash } from '../../projections/apiKeys.ts';
+import { findCredentials, getUser } from '../../projections/users.ts';
+import { recordSecurityEvent } from './securityEvents.ts';
+import { attemptLogin } from './login.ts';
+
+export const SESSION_COOKIE = 'lnm_session';
+
+/** Action and resource type of a route, for audit entries of denied or failed requests. */
+export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string; resourceType: string; resourceId: string | null } {
+  const action = route.method === 'post' ? (/\/(start|stop|restart|rotate|renew|deploy|sign|sign-data|test|verify|replay|join|invoke|query)$/.test(route.path) ? 'EXECUTE' : 'CREATE') : route.method === 'delete' ? 'DELETE' : route.method === 'get' ? 'READ' : 'UPDATE';
+  const first = route.path.split('/').filter(Boolean)[0] ?? 'unknown';
+  const resourceType = first.replace(/-/g, '_').replace(/s$/, '');
+  const p = ctx.params as Record<string, string> | undefined;
+  const resourceId = p?.id ?? p?.keyId ?? p?.keyID ?? p?.logId ?? p?.networkId ?? p?.providerId ?? p?.name ?? null;
+  return { action: route.permission === 'NETWORK_CREATE' ? 'NETWORK_CREATE' : action, resourceType, resourceId };
+}
+
+async function fromApiKey(presented: string, deps: AppDeps): Promise<Identity> {
+  if (deps.config.edition === 'community') throw new EditionRequiredError('API keys', 'pro', deps.config.edition);
+  const hash = deps.security.apiKeys.hashOf(presented);
+  if (!hash) throw new UnauthenticatedError('The API key is malformed.');
+  const key = await findApiKeyByHash(deps.pool, hash, deps.clock());
+  // The lookup is by SHA-256 of a high-entropy key: nothing to learn from its timing.
+  if (!key) throw new UnauthenticatedError('The API key is not valid.');
+  if (key.status === 'revoked') throw new UnauthenticatedError('The API key was revoked.');
+  if (key.status === 'expired') throw new UnauthenticatedError('The API key has expired.');
+  const user = await getUser(deps.pool, key.userId);
+  if (!user) throw new UnauthenticatedError('The API key belongs to a user that no longer exists.');
+  return { userId: user.id, username: user.username, role: user.role, method: 'api_key', apiKeyId: key.id, scopes: key.scopes };
+}
+
+async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps): Promise<Identity> {
+  let decoded = '';
+  try {
+    decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  } catch {
+    /* falls through to the error below */
+  }
+  const i = decoded.indexOf(':');
+  if (i < 1) throw new UnauthenticatedError('The Basic credentials are malformed.');
+  const user = await attemptLogin(decoded.slice(0, i), decoded.slice(i + 1), ctx, deps);
+  return { userId: user.id, username: user.username, role: user.role, method: 'basic' };
+}
+
+async function fromSession(token: string, deps: AppDeps): Promise<Identity> {
+  const s = await deps.security.sessions.find(token);
+  const now = deps.clock();
+  if (!s) throw new UnauthenticatedError('The session has ended; log in again.');
+  const { general } = await deps.security.settings();
+  const idleLimit = new Date(s.lastSeenAt.getTime() + general.sessionIdleTimeoutMinutes * 60_000);
+  if (now > s.expiresAt || now > idleLimit) {
+    await deps.security.sessions.revoke(s.id, now);
+    throw new UnauthenticatedError('The session has expired; log in again.');
+  }
+  const user = await getUser(deps.pool, s.userId);
+  if (!user) throw new UnauthenticatedError('The session belongs to a user that no longer exists.');
+  // Touch at most every 30 s: enough precision for the idle timeout, few writes.
+  if (now.getTime() - s.lastSeenAt.getTime() > 30_000) await deps.security.sessions.touch(s.id, now);
+  return { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: s.id };
+}
+
+export function createAccessControl(): AccessControl {
+  return {
+    async authenticate(ctx, deps) {
+      const auth = ctx.get('authorization');
+      const headerKey = ctx.get('x-api-key');
+      if (headerKey) return fromApiKey(headerKey.trim(), deps);
+      if (/^bearer\s/i.test(auth)) return fromApiKey(auth.slice(7).trim(), deps);
+      if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps);
+      if (auth) throw new UnauthenticatedError('Unsupported Authorization scheme: use Basic or Bearer.');
+      const token = ctx.cookies.get(SESSION_COOKIE);
+      if (token) return fromSession(token, deps);
+      return null;
+    },
+    async authorize(identity, route, ctx, deps) {
+      const permission = route.permission as Permission;
+      const byRole = hasPermission(identity.role, permission);
+      const byScope = identity.method !== 'api_key' || (identity.scopes ?? []).includes(permission) || (identity.scopes ?? []).includes('*');
+      if (byRole && byScope) return;
+      const message = !byRole
+        ? `Your role ${identity.role} lacks the permission ${permission} needed for ${ctx.method} ${ctx.path}.`
+        : `This API key's scopes do not include ${permission}, needed for ${ctx.method} ${ctx.path}.`;
+      const target = auditTarget(route, ctx);
+      await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', {
+        ...target,
+        permission,
+        message,
+        responseCode: 403,
+      });
+      throw new ForbiddenError(message, { permission });
+    },
+    async after(ctx, route, deps) {
+      const status = ctx.status;
+      // Failed writes are audited; denials were recorded in authorize, 401s carry no identity.
+      if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
+      const identity = (ctx.state.identity as Identity | undefined) ?? null;
+      const err = ctx.state.error as { code?: string; message?: string } | undefined;
+      await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'RequestFailed', {
+        ...auditTarget(route, ctx),
+        code: err?.code ?? null,
+        message: err?.message ?? null,
+        responseCode: status,
+      }, { wait: false });
+    },
+  };
+}
+
+export { findCredentials };

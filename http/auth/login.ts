@@ -1,0 +1,51 @@
+// Password checks shared by POST /auth/login and HTTP Basic: brute-force guard, constant
+// answers (no response tells whether a username exists), a verify cache for Basic.
+import type Koa from 'koa';
+import { createHash } from 'node:crypto';
+import type { AppDeps } from '../deps.ts';
+import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
+import { findCredentials, type UserRow } from '../../projections/users.ts';
+import { recordSecurityEvent } from './securityEvents.ts';
+
+const INVALID = 'Invalid username or password.';
+// Checked against when the username does not exist, so both paths cost one scrypt.
+let dummyHash: Promise<string> | null = null;
+const verified = new Map<string, number>();
+const CACHE_MS = 5 * 60_000;
+
+export class TooManyAttemptsError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'TOO_MANY_ATTEMPTS', `Too many failed logins; try again in ${retryAfterSeconds} s.`, { extra: { retryAfterSeconds } });
+  }
+}
+
+export async function attemptLogin(username: string, password: string, ctx: Koa.Context, deps: AppDeps): Promise<UserRow> {
+  const ip = ctx.ip || 'unknown';
+  const now = deps.clock();
+  const { general } = await deps.security.settings();
+  const limits = { softLimit: general.loginSoftLimit, hardLimit: general.loginHardLimit, windowMinutes: general.loginWindowMinutes, lockoutMinutes: general.loginLockoutMinutes };
+  const gate = deps.security.guard.check(username.toLowerCase(), ip, now, limits);
+  const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
+  if (!gate.allowed) {
+    ctx.set('Retry-After', String(gate.retryAfterSeconds));
+    await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'locked out', responseCode: 429 }, { wait: false });
+    throw new TooManyAttemptsError(gate.retryAfterSeconds);
+  }
+  if (gate.delayMs > 0) await new Promise((r) => setTimeout(r, gate.delayMs));
+  const cred = await findCredentials(deps.pool, username);
+  const cacheKey = cred ? createHash('sha256').update(`${cred.id}\0${password}\0${cred.passwordHash}`).digest('hex') : '';
+  let ok = false;
+  if (cred && (verified.get(cacheKey) ?? 0) > now.getTime()) ok = true;
+  else if (cred) ok = await deps.security.passwords.verify(password, cred.passwordHash);
+  else await deps.security.passwords.verify(password, await (dummyHash ??= deps.security.passwords.hash('not-a-password')));
+  if (ok && cred) {
+    verified.set(cacheKey, now.getTime() + CACHE_MS);
+    if (verified.size > 10_000) verified.clear();
+    deps.security.guard.success(username.toLowerCase(), ip, now);
+    return cred;
+  }
+  const { lockout } = deps.security.guard.failure(username.toLowerCase(), ip, now, limits);
+  await recordSecurityEvent(input, 'LoginFailed', { username, reason: cred ? 'wrong password' : 'unknown user', responseCode: 401 }, { wait: false });
+  if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
+  throw new UnauthenticatedError(INVALID);
+}

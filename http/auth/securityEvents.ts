@@ -1,0 +1,13 @@
+// Facts recorded by the HTTP layer itself (denied requests, failed writes, logins, sensitive
+// reads). They are events like any other, so the audit log and its hash chain cover them.
+import type { JsonObject } from '../../domain/shared/eventStore.ts';
+import type { RouteInput } from '../route.ts';
+import { requestMetadata } from '../commands.ts';
+
+type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+
+export async function recordSecurityEvent(input: Input, type: string, data: JsonObject, opts: { wait?: boolean; streamId?: string } = {}): Promise<void> {
+  const day = input.deps.clock().toISOString().slice(0, 10);
+  const r = await input.deps.store.append(opts.streamId ?? `security-${day}`, 'any', [{ id: input.deps.newId(), type, data }], requestMetadata(input));
+  if (opts.wait !== false) await input.deps.projector.waitFor(r.lastPosition);
+}

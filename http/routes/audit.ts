@@ -1,0 +1,122 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { defineRoute, type RouteDef } from '../route.ts';
+import { Page, PageQuery, page } from '../pagination.ts';
+import { getAuditEntry, listAuditLog } from '../../projections/auditLog.ts';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { MAX_RETENTION_DAYS } from '../../domain/settings/settings.ts';
+import type { AppDeps } from '../deps.ts';
+
+const tags = ['audit'];
+const DateOrDateTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}([T ][0-9:.]+(Z|[+-]\\d{2}:?\\d{2})?)?$', description: 'YYYY-MM-DD or an ISO 8601 date-time (UTC when no offset)' });
+
+export const AuditQuery = Type.Object({
+  ...PageQuery,
+  user_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  start_date: Type.Optional(DateOrDateTime),
+  end_date: Type.Optional(DateOrDateTime),
+  action: Type.Optional(Type.String({ maxLength: 64 })),
+  resource_type: Type.Optional(Type.String({ maxLength: 64 })),
+  status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('failed'), Type.Literal('denied')])),
+  days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS, description: 'only the last N days' })),
+  include_archived: Type.Optional(Type.Boolean({ description: 'also entries older than archive_after_days' })),
+}, { additionalProperties: false });
+
+const AuditEntrySchema = Type.Object({
+  id: Type.Integer({ description: 'the event position in the hash-chained store' }),
+  timestamp: Type.String({ format: 'date-time' }),
+  user_id: Type.Union([Type.Integer(), Type.Null()]),
+  username: Type.Union([Type.String(), Type.Null()]),
+  user: Type.String(),
+  ip_address: Type.Union([Type.String(), Type.Null()]),
+  user_agent: Type.Union([Type.String(), Type.Null()]),
+  session_id: Type.Union([Type.String(), Type.Null()]),
+  action: Type.String(),
+  resource_type: Type.String(),
+  resource_id: Type.Union([Type.String(), Type.Null()]),
+  resource_name: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String(),
+  error_message: Type.Union([Type.String(), Type.Null()]),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  details: Type.Unknown(),
+  before: Type.Unknown(),
+  after: Type.Unknown(),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()]),
+  method: Type.Union([Type.String(), Type.Null()]),
+  endpoint: Type.Union([Type.String(), Type.Null()]),
+  request_id: Type.Union([Type.String(), Type.Null()]),
+  response_code: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+/** A date-only end bound means the whole day. */
+export function dateBound(v: string | undefined, end: boolean): string | undefined {
+  if (!v) return undefined;
+  const d = /^\d{4}-\d{2}-\d{2}$/.test(v) ? new Date(v + (end ? 'T23:59:59.999Z' : 'T00:00:00.000Z')) : new Date(/Z|[+-]\d{2}:?\d{2}$/.test(v) ? v : v + 'Z');
+  if (Number.isNaN(d.getTime())) throw new ValidationError(`${end ? 'end_date' : 'start_date'} is not a valid date.`, [{ field: end ? 'end_date' : 'start_date', message: 'is not a valid date' }]);
+  return d.toISOString();
+}
+
+export async function queryAudit(deps: AppDeps, q: Static<typeof AuditQuery>, limitOverride?: number) {
+  const { audit } = await deps.security.settings();
+  const start = dateBound(q.start_date, false);
+  const end = dateBound(q.end_date, true);
+  if (start && end && start > end) throw new ValidationError('start_date is after end_date.', [{ field: 'start_date', message: 'must not be after end_date' }]);
+  const limit = limitOverride ?? q.limit ?? deps.config.defaultPageSize;
+  const offset = q.offset ?? 0;
+  const r = await listAuditLog(deps.pool, {
+    limit, offset, userId: q.user_id, startDate: start, endDate: end, action: q.action, resourceType: q.resource_type, status: q.status, days: q.days,
+    archiveAfterDays: audit.archive_after_days, retentionDays: audit.retention_days, includeArchived: q.include_archived || !!start, now: deps.clock(),
+  });
+  return { ...r, limit, offset };
+}
+
+const listRoute = (path: string): RouteDef =>
+  defineRoute({
+    method: 'get', path, summary: 'List audit log entries, newest first', tags, permission: 'SYSTEM_MONITOR', query: AuditQuery,
+    description: 'Filters combine. Entries older than archive_after_days are left out unless include_archived=true or a start_date reaches back to them.',
+    responses: { 200: { description: 'a page of entries', schema: Page(AuditEntrySchema) } },
+    async handler({ deps, query }) {
+      const r = await queryAudit(deps, query);
+      return { body: page(r.items, r.total, r.limit, r.offset) };
+    },
+  });
+
+const getRoute = (path: string, param: 'id' | 'logId'): RouteDef =>
+  defineRoute({
+    method: 'get', path, summary: 'Read one audit log entry', tags, permission: 'SYSTEM_MONITOR',
+    params: Type.Object({ [param]: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the entry', schema: AuditEntrySchema }, 404: { description: 'no such entry' } },
+    async handler({ deps, params }) {
+      const id = (params as Record<string, number>)[param];
+      const e = await getAuditEntry(deps.pool, id);
+      if (!e) throw new NotFoundError('Audit log entry', id);
+      return { body: e };
+    },
+  });
+
+export const auditRoutes = [
+  listRoute('/audit/logs'),
+  listRoute('/audit-logs'),
+  defineRoute({
+    method: 'post', path: '/audit-logs/verify', summary: 'Recompute the hash chain over a range of entry ids and name the first that does not match', tags, permission: 'SYSTEM_MONITOR',
+    body: Type.Object({ start_id: Type.Integer({ minimum: 1 }), end_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    responses: {
+      200: {
+        description: 'the outcome (valid false names first_invalid_id)',
+        schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()), reason: Type.Optional(Type.String()), message: Type.String() }),
+      },
+    },
+    async handler({ deps, body }) {
+      if (body.end_id < body.start_id) throw new ValidationError('end_id must not be below start_id.', [{ field: 'end_id', message: 'must be at least start_id' }]);
+      const head = await deps.store.headPosition();
+      if (body.start_id > head) throw new ValidationError(`start_id is past the last entry (${head}).`, [{ field: 'start_id', message: `must be at most ${head}` }]);
+      const v = await deps.store.verify(body.start_id, Math.min(body.end_id, head));
+      return {
+        body: v.ok
+          ? { valid: true, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, message: `The hash chain is intact over entries ${body.start_id}-${v.toPosition}.` }
+          : { valid: false, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, first_invalid_id: v.firstMismatch!.position, reason: v.firstMismatch!.reason, message: `Entry ${v.firstMismatch!.position} does not match the hash chain (${v.firstMismatch!.reason.replace('_', ' ')}): it was changed outside the service.` },
+      };
+    },
+  }),
+  getRoute('/audit/logs/:id', 'id'),
+  getRoute('/audit-logs/:logId', 'logId'),
+];

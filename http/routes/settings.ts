@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route.ts';
+import { runCommand } from '../commands.ts';
+import { Page, PageQuery, page } from '../pagination.ts';
+import { MAX_RETENTION_DAYS, SETTINGS_STREAM, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
+import { currentSettings } from '../../projections/settings.ts';
+
+const tags = ['settings'];
+const generalProps = Object.fromEntries(
+  Object.entries(generalSettingSpecs).map(([k, v]) => [k, Type.Optional(Type.Integer({ minimum: v.minimum, maximum: v.maximum, default: undefined, description: `${v.description} (default ${v.default})` }))]),
+);
+const GeneralBody = Type.Object(generalProps, { additionalProperties: false });
+const GeneralSchema = Type.Object(Object.fromEntries(Object.keys(generalSettingSpecs).map((k) => [k, Type.Integer()])));
+const AuditSchema = Type.Object({ retention_days: Type.Integer(), archive_after_days: Type.Integer(), include_in_backups: Type.Boolean() });
+const SettingsView = Type.Object({ general: GeneralSchema, audit: AuditSchema, version: Type.Integer(), updatedAt: Type.Union([Type.String(), Type.Null()]) });
+
+export const settingsRoutes = [
+  defineRoute({
+    method: 'get', path: '/settings', summary: 'Current settings', tags, permission: 'SETTINGS_READ',
+    responses: { 200: { description: 'settings', schema: SettingsView } },
+    async handler({ deps }) {
+      return { body: await currentSettings(deps.pool) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/settings', summary: 'Change some settings (fields left out keep their values)', tags, permission: 'SETTINGS_UPDATE',
+    body: GeneralBody,
+    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
+    async handler(input) {
+      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace: false, at: input.deps.clock().toISOString() });
+      input.deps.security.invalidateSettings();
+      return { body: await currentSettings(input.deps.pool) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/settings', summary: 'Replace the settings (fields left out return to their defaults)', tags, permission: 'SETTINGS_UPDATE',
+    body: GeneralBody,
+    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
+    async handler(input) {
+      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace: true, at: input.deps.clock().toISOString() });
+      input.deps.security.invalidateSettings();
+      return { body: await currentSettings(input.deps.pool) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/settings/audit', summary: 'Audit retention, archiving and backup inclusion', tags, permission: 'AUDIT_CONFIGURE',
+    description: `Entries older than archive_after_days leave the default audit listing (include_archived=true shows them); entries older than retention_days (at most ${MAX_RETENTION_DAYS}, 7 years) leave listings and reports. Events are never deleted, so every entry stays verifiable.`,
+    body: Type.Object({
+      retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
+      archive_after_days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
+      include_in_backups: Type.Optional(Type.Boolean()),
+    }, { additionalProperties: false }),
+    responses: { 200: { description: 'audit settings after the change', schema: AuditSchema } },
+    async handler(input) {
+      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateAuditSettings', changes: input.body, at: input.deps.clock().toISOString() });
+      input.deps.security.invalidateSettings();
+      return { body: (await currentSettings(input.deps.pool)).audit };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/settings/history', summary: 'Every settings change, newest first, from the event store', tags, permission: 'SETTINGS_READ',
+    query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+    responses: { 200: { description: 'changes', schema: Page(Type.Object({ version: Type.Integer(), type: Type.String(), at: Type.String(), by: Type.Union([Type.String(), Type.Null()]), before: Type.Unknown(), after: Type.Unknown() })) } },
+    async handler({ deps, query }) {
+      const events = (await deps.store.readStream(SETTINGS_STREAM)).reverse();
+      const limit = query.limit ?? deps.config.defaultPageSize;
+      const offset = query.offset ?? 0;
+      const items = events.slice(offset, offset + limit).map((e) => ({ version: e.version, type: e.type, at: e.metadata.timestamp, by: e.metadata.actor?.username ?? null, before: e.data.before, after: e.data.after }));
+      return { body: page(items, events.length, limit, offset) };
+    },
+  }),
+];

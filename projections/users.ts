@@ -1,0 +1,71 @@
+import type pg from 'pg';
+import type { Projection } from './projection.ts';
+
+export const usersProjection: Projection = {
+  name: 'users',
+  handles: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserRoleChanged', 'UserDeleted', 'LoginSucceeded'],
+  tables: ['users'],
+  apply(e) {
+    const d = e.data as Record<string, any>;
+    switch (e.type) {
+      case 'UserCreated':
+        return [{ text: 'INSERT INTO users (id, username, role, email, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)', values: [d.userId, d.username, d.role, d.email, d.passwordHash, d.at] }];
+      case 'UserUpdated':
+        return [{ text: 'UPDATE users SET username = $2, email = $3, updated_at = $4 WHERE id = $1', values: [d.userId, d.after.username, d.after.email, d.at] }];
+      case 'UserPasswordChanged':
+        return [{ text: 'UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', values: [d.userId, d.passwordHash, d.at] }];
+      case 'UserRoleChanged':
+        return [{ text: 'UPDATE users SET role = $2, updated_at = $3 WHERE id = $1', values: [d.userId, d.to, d.at] }];
+      case 'UserDeleted':
+        return [{ text: 'DELETE FROM users WHERE id = $1', values: [d.userId] }];
+      case 'LoginSucceeded':
+        return [{ text: 'UPDATE users SET last_login_at = $2 WHERE id = $1', values: [d.userId, e.metadata.timestamp] }];
+      default:
+        return [];
+    }
+  },
+};
+
+export interface UserRow {
+  id: number;
+  username: string;
+  role: 'ADMIN' | 'OPERATOR' | 'VIEWER';
+  email: string | null;
+  createdAt: string;
+  updatedAt: string;
+  lastLoginAt: string | null;
+}
+
+const COLS = 'id, username, role, email, created_at, updated_at, last_login_at';
+const toUser = (r: Record<string, any>): UserRow => ({
+  id: r.id,
+  username: r.username,
+  role: r.role,
+  email: r.email,
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+  lastLoginAt: r.last_login_at ? new Date(r.last_login_at).toISOString() : null,
+});
+
+export async function listUsers(pool: pg.Pool, limit: number, offset: number, role?: string): Promise<{ items: UserRow[]; total: number }> {
+  const where = role ? 'WHERE role = $3' : '';
+  const args: unknown[] = [limit, offset, ...(role ? [role] : [])];
+  const r = await pool.query(`SELECT ${COLS}, count(*) OVER () AS total FROM users ${where} ORDER BY id LIMIT $1 OFFSET $2`, args);
+  const total = r.rows.length ? Number(r.rows[0].total) : Number((await pool.query(`SELECT count(*) FROM users ${role ? 'WHERE role = $1' : ''}`, role ? [role] : [])).rows[0].count);
+  return { items: r.rows.map(toUser), total };
+}
+
+export async function getUser(pool: pg.Pool, id: number): Promise<UserRow | null> {
+  const r = await pool.query(`SELECT ${COLS} FROM users WHERE id = $1`, [id]);
+  return r.rows[0] ? toUser(r.rows[0]) : null;
+}
+
+/** For authentication only: includes the password hash. */
+export async function findCredentials(pool: pg.Pool, username: string): Promise<(UserRow & { passwordHash: string }) | null> {
+  const r = await pool.query(`SELECT ${COLS}, password_hash FROM users WHERE lower(username) = lower($1)`, [username]);
+  return r.rows[0] ? { ...toUser(r.rows[0]), passwordHash: r.rows[0].password_hash } : null;
+}
+
+export async function countUsers(pool: pg.Pool): Promise<number> {
+  return Number((await pool.query('SELECT count(*) FROM users')).rows[0].count);
+}

@@ -1,0 +1,125 @@
+// Starts the real server as a child process (`tsx bin/lnm.ts serve`) and drives it over HTTP,
+// as a user would. By default it uses a fresh database on the shared test PostgreSQL; pass
+// embedded: true to let the server start its own embedded PostgreSQL under DATA_DIR.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freshDatabase } from './postgres.ts';
+import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
+import { onGlobalTeardown } from './globalTeardown.ts';
+
+export interface TestServer {
+  url: string;
+  api: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | null;
+  child: ChildProcess;
+  output: () => string;
+  /** Graceful stop (SIGTERM). */
+  stop(): Promise<void>;
+  /** Hard kill (SIGKILL), like a crash. */
+  kill(): Promise<void>;
+  env: Record<string, string>;
+}
+
+export const ADMIN = { username: 'admin', password: 'admin-password-for-tests' };
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  embedded?: boolean;
+  dataDir?: string;
+  databaseUrl?: string;
+  port?: number;
+  timeoutMs?: number;
+}
+
+export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(tmpdir(), 'lnm-e2e-'));
+  const databaseUrl = opts.embedded ? null : (opts.databaseUrl ?? (await freshDatabase()).url);
+  const port = opts.port ?? (await freePort());
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
+    EDITION: 'pro',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`server exited during start:\n${out.slice(-3000)}`);
+    try {
+      const r = await fetch(`${url}/api/v1/health`);
+      if (r.status === 200) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server did not become healthy in time:\n${out.slice(-3000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const waitExit = () => new Promise<void>((r) => (exited ? r() : child.once('exit', () => r())));
+  const server: TestServer = {
+    url,
+    api: `${url}/api/v1`,
+    port,
+    dataDir,
+    databaseUrl,
+    child,
+    env,
+    output: () => out,
+    async stop() {
+      if (!exited) child.kill('SIGTERM');
+      await waitExit();
+    },
+    async kill() {
+      if (!exited) child.kill('SIGKILL');
+      await waitExit();
+    },
+  };
+  onGlobalTeardown(async () => {
+    await server.kill();
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  return server;
+}
+
+export function basic(username: string, password: string): string {
+  return 'Basic ' + Buffer.from(`${username}:${password}`).toString('base64');
+}
+
+export const adminAuth = () => ({ authorization: basic(ADMIN.username, ADMIN.password) });
+
+/** fetch + JSON with sensible defaults for tests. */
+export async function call(base: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
+  const r = await fetch(base + path, {
+    method,
+    headers: { ...(opts.body !== undefined || opts.raw !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
+  const text = await r.text();
+  let json: any = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  return { status: r.status, headers: r.headers, json, text };
+}
