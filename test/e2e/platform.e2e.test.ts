@@ -66,7 +66,7 @@ t('malformed JSON, wrong types, unknown fields, oversized bodies and wrong conte
   assert.equal(wrongType.json.details.map((d: { field: string }) => d.field).sort(), ['password', 'username']);
   const form = await fetch(server.api + '/users', { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: 'username=x' });
   assert.is(form.status, 415);
-  assert.is((await form.json()).code, 'UNSUPPORTED_MEDIA_TYPE');
+  assert.is(((await form.json()) as { code: string }).code, 'UNSUPPORTED_MEDIA_TYPE');
   const badId = await call(server.api, 'GET', '/users/not-a-number', { headers: h });
   assert.is(badId.status, 400);
   assert.is(badId.json.details[0].field, 'id');
