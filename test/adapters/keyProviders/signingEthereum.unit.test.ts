@@ -33,6 +33,18 @@ test('a keccak256 signature is recoverable with ethers to the key address', () =
   assert.is(recoverAddress(digest, { r: rec.r, s: rec.s, v: rec.v }), wallet.address);
 });
 
+test('the recovery id is right for both parities (v = 27 and v = 28 over many messages)', () => {
+  const { key, pem, wallet } = k1();
+  const seen = new Set<number>();
+  for (let i = 0; i < 24; i++) {
+    const digest = ethereumDigest(Buffer.from(`message ${i}`), 'keccak256');
+    const rec = toRecoverableSignature(signWithKeyObject(key, spec, { digest, hash: 'keccak256' }), digest, pem);
+    assert.is(recoverAddress(digest, rec.signature), wallet.address, `message ${i}`);
+    seen.add(rec.v);
+  }
+  assert.equal([...seen].sort(), [27, 28]);
+});
+
 test('a personal_sign (EIP-191) signature verifies with ethers.verifyMessage', () => {
   const { key, pem, wallet } = k1();
   const data = Buffer.from('hello from the network manager');
