@@ -26,6 +26,8 @@ import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/ap
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
+import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
   return pino({
@@ -125,6 +127,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
+    reports: {
+      activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
+      async userAccessPdf(input) {
+        return { body: await userAccessPdf(input), fileName: userAccessPdfFileName(input.user.username, input.period.start, input.period.end), contentType: USER_ACCESS_PDF_CONTENT_TYPE };
+      },
+    },
     security: {
       sessions: postgresSessionStore(db.pool),
       passwords,

@@ -3,6 +3,7 @@ import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
 import type { CurrentSettings } from '../projections/settings.ts';
 import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+import type { ReportRenderer } from '../domain/audit/reports.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -47,4 +48,5 @@ export interface AppDeps {
   nextId: (kind: string) => Promise<number>;
   startedAt: Date;
   security: SecurityDeps;
+  reports: ReportRenderer;
 }

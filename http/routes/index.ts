@@ -6,6 +6,7 @@ import { apiKeyRoutes } from './apiKeys.ts';
 import { permissionRoutes } from './permissions.ts';
 import { settingsRoutes } from './settings.ts';
 import { auditRoutes } from './audit.ts';
+import { reportRoutes } from './reports.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes];
