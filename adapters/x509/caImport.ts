@@ -3,7 +3,8 @@
 //   validateImportedCa({ certificate, privateKey }, now) -> { certificate: CertificateInfo,
 //       privateKey: KeyObject, spec: KeySpec }
 //   Throws one ValidationError listing every problem found, each detail naming its field:
-//     certificate: not PEM / not parseable / expired / not yet valid / not a CA / keyUsage lacks keyCertSign
+//     certificate: not PEM / not parseable / expired / not yet valid (5 min skew allowed) / not a CA /
+//                  keyUsage lacks keyCertSign
 //     privateKey:  not PEM / encrypted / unsupported algorithm / does not match the certificate
 //   Messages never contain key material. `now` comes from the caller (no hidden clock).
 import { X509Certificate, type KeyObject } from 'node:crypto';
@@ -11,6 +12,9 @@ import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { parsePrivateKeyPem } from '../keyProviders/privateKeyPem.ts';
 import { certificateKeyUsages, parseCertificatePem, type CertificateInfo } from './certificateInfo.ts';
+
+// A CA made a moment ago on a machine whose clock runs slightly ahead is still importable.
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
 
 export interface ImportedCa {
   certificate: CertificateInfo;
@@ -46,7 +50,7 @@ function readCertificate(value: unknown, now: Date, issues: FieldIssue[]): Certi
     return null;
   }
   if (new Date(info.notAfter) <= now) issues.push({ field: 'certificate', message: `expired on ${info.notAfter}` });
-  if (new Date(info.notBefore) > now) issues.push({ field: 'certificate', message: `is not valid until ${info.notBefore}` });
+  if (new Date(info.notBefore).getTime() > now.getTime() + CLOCK_SKEW_MS) issues.push({ field: 'certificate', message: `is not valid until ${info.notBefore}` });
   if (!info.isCA) {
     issues.push({ field: 'certificate', message: 'is not a CA certificate (basicConstraints CA:TRUE is missing)' });
   } else {

@@ -8,7 +8,6 @@ import { ValidationError } from '../../../domain/shared/errors.ts';
 import { openssl } from './opensslCli.ts';
 
 const day = 24 * 3600 * 1000;
-const now = new Date();
 
 function ecKey(): KeyObject {
   return generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
@@ -30,7 +29,7 @@ function opensslCa(extra: string[] = []): { certificate: string; privateKey: str
 
 function rejected(input: { certificate: unknown; privateKey: unknown }): ValidationError {
   try {
-    validateImportedCa(input, now);
+    validateImportedCa(input, new Date());
   } catch (err) {
     assert.instance(err, ValidationError, String(err));
     return err as ValidationError;
@@ -40,6 +39,7 @@ function rejected(input: { certificate: unknown; privateKey: unknown }): Validat
 
 test('a CA pair made by openssl is accepted and can issue certificates openssl verifies', async () => {
   const pair = opensslCa();
+  const now = new Date();
   const ca = validateImportedCa(pair, now);
   assert.equal(ca.spec, { algorithm: 'EC', curve: 'P-256' });
   assert.is(ca.certificate.isCA, true);
@@ -63,6 +63,7 @@ test('a key that does not match the certificate is rejected on privateKey', () =
 });
 
 test('an expired CA certificate is rejected on certificate, naming the date', async () => {
+  const now = new Date();
   const key = ecKey();
   const expired = await createSelfSignedCa(
     { subject: { commonName: 'old ca' }, notBefore: new Date(now.getTime() - 30 * day), notAfter: new Date(now.getTime() - day) },
@@ -72,6 +73,19 @@ test('an expired CA certificate is rejected on certificate, naming the date', as
   assert.is(err.details?.length, 1);
   assert.is(err.details?.[0].field, 'certificate');
   assert.match(err.details![0].message, /^expired on \d{4}-\d\d-\d\dT/);
+});
+
+test('a CA not valid until tomorrow is rejected, one made a minute in the future (clock skew) is accepted', async () => {
+  const now = new Date();
+  const key = ecKey();
+  const future = (ms: number) =>
+    createSelfSignedCa({ subject: { commonName: 'future ca' }, notBefore: new Date(now.getTime() + ms), notAfter: new Date(now.getTime() + 30 * day) }, privateKeySigner(key));
+  const tomorrow = await future(day);
+  const err = rejected({ certificate: tomorrow.pem, privateKey: keyPem(key) });
+  assert.is(err.details?.[0].field, 'certificate');
+  assert.match(err.details![0].message, /^is not valid until /);
+  const soon = await future(60_000);
+  assert.is(validateImportedCa({ certificate: soon.pem, privateKey: keyPem(key) }, now).certificate.isCA, true);
 });
 
 test('a certificate that is not a CA is rejected on certificate', () => {
