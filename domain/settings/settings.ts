@@ -28,8 +28,8 @@ export interface AuditSettings {
 export const generalSettingSpecs: Record<keyof GeneralSettings, { default: number; minimum: number; maximum: number; description: string }> = {
   sessionIdleTimeoutMinutes: { default: 30, minimum: 1, maximum: 1440, description: 'a session unused this long is closed' },
   sessionAbsoluteTimeoutHours: { default: 12, minimum: 1, maximum: 720, description: 'a session older than this is closed whatever its use' },
-  loginSoftLimit: { default: 5, minimum: 1, maximum: 100, description: 'failed logins (per username or per address) within the window after which each further attempt is slowed down' },
-  loginHardLimit: { default: 10, minimum: 2, maximum: 1000, description: 'failed logins within the window after which the username or address is locked out' },
+  loginSoftLimit: { default: 5, minimum: 1, maximum: 100, description: 'failed logins for one username within the window after which each further attempt is slowed down (an address gets five times as many)' },
+  loginHardLimit: { default: 10, minimum: 2, maximum: 1000, description: 'failed logins for one username within the window after which it is locked out (an address: five times as many)' },
   loginWindowMinutes: { default: 15, minimum: 1, maximum: 1440, description: 'window over which failed logins are counted' },
   loginLockoutMinutes: { default: 15, minimum: 1, maximum: 10080, description: 'how long a lockout lasts' },
   nodeHealthCheckIntervalSeconds: { default: 10, minimum: 1, maximum: 3600, description: 'how often running nodes are probed' },

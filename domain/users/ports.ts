@@ -45,7 +45,7 @@ export interface LoginLimits {
 /** Brute-force protection over failed logins, per username and per client address. */
 export interface LoginGuard {
   /** Before checking a password: refused while locked out or while a slow-down delay runs. */
-  check(username: string, ip: string, now: Date, limits: LoginLimits): { allowed: true; delayMs: number } | { allowed: false; retryAfterSeconds: number };
+  check(username: string, ip: string, now: Date, limits: LoginLimits): { allowed: true; delayMs: number } | { allowed: false; locked: boolean; retryAfterSeconds: number };
   /** After a failed attempt; `lockout` is set once, when this failure starts a lockout. */
   failure(username: string, ip: string, now: Date, limits: LoginLimits): { lockout?: { username: string; ip: string; failures: number; lockedUntil: string } };
   success(username: string, ip: string, now: Date): void;

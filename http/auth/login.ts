@@ -27,8 +27,11 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   const gate = deps.security.guard.check(username.toLowerCase(), ip, now, limits);
   const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
   if (!gate.allowed) {
+    // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.
+    const lockout = gate.locked ? undefined : deps.security.guard.failure(username.toLowerCase(), ip, now, limits).lockout;
     ctx.set('Retry-After', String(gate.retryAfterSeconds));
-    await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'locked out', responseCode: 429 }, { wait: false });
+    await recordSecurityEvent(input, 'LoginFailed', { username, reason: gate.locked ? 'locked out' : 'too fast after failures', responseCode: 429 }, { wait: false });
+    if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
     throw new TooManyAttemptsError(gate.retryAfterSeconds);
   }
   if (gate.delayMs > 0) await new Promise((r) => setTimeout(r, gate.delayMs));

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { parseCsv } from '../../helpers/documents.ts';
 import {
   ACTIVITY_CSV_COLUMNS,
   activityCsv,
@@ -9,48 +10,6 @@ import {
   type ActivityEntry,
 } from '../../../adapters/reports/activityCsv.ts';
 
-/** A strict RFC 4180 reader: fails on anything a conforming writer would not produce. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let i = 0;
-  while (i < text.length) {
-    let field = '';
-    if (text[i] === '"') {
-      i++;
-      for (;;) {
-        if (i >= text.length) throw new Error('unterminated quoted field');
-        if (text[i] === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        field += text[i++];
-      }
-    } else {
-      while (i < text.length && text[i] !== ',' && text[i] !== '\r' && text[i] !== '\n') {
-        if (text[i] === '"') throw new Error(`bare quote at ${i}`);
-        field += text[i++];
-      }
-    }
-    row.push(field);
-    if (text[i] === ',') {
-      i++;
-    } else if (text.startsWith('\r\n', i)) {
-      rows.push(row);
-      row = [];
-      i += 2;
-    } else {
-      throw new Error(`expected , or CRLF at ${i}, found ${JSON.stringify(text[i])}`);
-    }
-  }
-  if (row.length) throw new Error('last record lacks CRLF');
-  return rows;
-}
 
 const entry = (over: Partial<ActivityEntry> = {}): ActivityEntry => ({
   id: 1,

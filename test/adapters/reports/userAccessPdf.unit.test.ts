@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { readPdf } from '../../helpers/documents.ts';
 import {
   USER_ACCESS_REPORT_TITLE,
   pdfSafeText,
@@ -11,21 +11,6 @@ import {
 } from '../../../adapters/reports/userAccessPdf.ts';
 
 /** Reads the PDF with Mozilla's PDF.js, as a viewer would: text per page, and the document title. */
-async function readPdf(pdf: Buffer): Promise<{ pages: string[]; title: string }> {
-  const doc = await getDocument({ data: new Uint8Array(pdf), verbosity: 0 }).promise;
-  try {
-    const pages: string[] = [];
-    for (let n = 1; n <= doc.numPages; n++) {
-      const content = await (await doc.getPage(n)).getTextContent();
-      // one line per text run; PDF.js also reports the gaps between runs as blank items
-      pages.push(content.items.map((i) => ('str' in i ? i.str : '')).filter((t) => t.trim() !== '').join('\n'));
-    }
-    const meta = await doc.getMetadata();
-    return { pages, title: String((meta.info as Record<string, unknown>).Title ?? '') };
-  } finally {
-    await doc.destroy();
-  }
-}
 
 const ACTIONS = ['NETWORK_CREATE', 'NODE_UPDATE', 'SIGN', 'READ', 'API_KEY_REVOKE'];
 const STATUSES = ['success', 'success', 'failed', 'denied'];
