@@ -3,6 +3,7 @@ import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
 import type { CurrentSettings } from '../projections/settings.ts';
 import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 
 export interface SecurityDeps {
@@ -49,4 +50,6 @@ export interface AppDeps {
   startedAt: Date;
   security: SecurityDeps;
   reports: ReportRenderer;
+  /** EVM networks and nodes (runtime, keys, contract deployment); absent when not wired. */
+  evm?: EvmDeps;
 }
