@@ -1,0 +1,80 @@
+// Contract deployment signed by a key provider: ethers builds the transaction, the provider
+// signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
+// DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
+// database, Vault and KMS keys, since none of them hands out the private key.
+import { AbstractSigner, ContractFactory, JsonRpcProvider, Signature, Transaction, getBytes, resolveAddress, type TransactionLike, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
+import type { ContractDeployRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
+import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
+import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
+
+/** An ethers signer whose key stays in the key provider. */
+export function keyProviderSigner(provider: KeyProvider, handle: string, publicKeyPem: string, address: string, rpc: Provider | null): AbstractSigner {
+  class ProviderSigner extends AbstractSigner {
+    async getAddress() {
+      return address;
+    }
+    connect(p: Provider | null) {
+      return keyProviderSigner(provider, handle, publicKeyPem, address, p);
+    }
+    async signTransaction(request: TransactionRequest): Promise<string> {
+      const resolved = { ...request, to: request.to ? await resolveAddress(request.to, this.provider) : request.to, from: undefined } as TransactionLike<string>;
+      const tx = Transaction.from(resolved);
+      const digest = Buffer.from(getBytes(tx.unsignedHash));
+      const der = await provider.sign(handle, { algorithm: 'EC', curve: 'secp256k1' }, { digest, hash: 'keccak256' });
+      const rs = toRecoverableSignature(der, digest, publicKeyPem);
+      tx.signature = Signature.from({ r: rs.r, s: rs.s, v: rs.v });
+      return tx.serialized;
+    }
+    async signMessage(): Promise<string> {
+      throw new ValidationError('This signer only signs transactions.');
+    }
+    async signTypedData(_d: TypedDataDomain, _t: Record<string, TypedDataField[]>, _v: Record<string, unknown>): Promise<string> {
+      throw new ValidationError('This signer only signs transactions.');
+    }
+  }
+  return new ProviderSigner(rpc);
+}
+
+const HEX = /^0x([0-9a-fA-F]{2})*$/;
+
+export function createEvmContractDeployer(provider: KeyProvider): EvmContractDeployer {
+  return {
+    async deploy(req: ContractDeployRequest) {
+      const bytecode = req.bytecode.startsWith('0x') ? req.bytecode : '0x' + req.bytecode;
+      if (!HEX.test(bytecode) || bytecode.length < 4) throw new ValidationError('bytecode must be hex.', [{ field: 'bytecode', message: 'must be 0x-prefixed hex' }]);
+      const rpc = new JsonRpcProvider(req.rpcUrl, req.chainId, { staticNetwork: true, polling: true, pollingInterval: 250 });
+      try {
+        const signer = keyProviderSigner(provider, req.keyHandle, req.publicKeyPem, req.from, rpc);
+        let data: string;
+        if (req.encodedArgs !== null) {
+          const extra = req.encodedArgs.replace(/^0x/, '');
+          if (!HEX.test('0x' + extra)) throw new ValidationError('constructorArgs must be hex.', [{ field: 'constructorArgs', message: 'must be hex' }]);
+          data = bytecode + extra;
+        } else if (req.abi) {
+          try {
+            const factory = new ContractFactory(req.abi as never, bytecode);
+            data = (await factory.getDeployTransaction(...req.args)).data;
+          } catch (err) {
+            throw new ValidationError(`Constructor arguments do not match the ABI: ${(err as Error).message.split('(')[0].trim()}`, [{ field: 'args', message: 'do not match the constructor of the ABI' }]);
+          }
+        } else {
+          if (req.args.length) throw new ValidationError('Constructor arguments need the ABI (or send them pre-encoded).', [{ field: 'abi', message: 'is required with args' }]);
+          data = bytecode;
+        }
+        const sent = await signer.sendTransaction({ data, ...(req.gasLimit ? { gasLimit: req.gasLimit } : {}) }).catch((err: Error & { shortMessage?: string }) => {
+          if ((err as { code?: string }).code === 'INSUFFICIENT_FUNDS') throw new ValidationError(`The key ${req.from} has not enough funds to deploy.`, [{ field: 'from', message: 'insufficient funds' }]);
+          throw new UnavailableError(`The node refused the deployment: ${err.shortMessage ?? err.message}`);
+        });
+        const receipt = await sent.wait(1, req.timeoutMs).catch((err: Error) => {
+          throw new UnavailableError(`No receipt for ${sent.hash} within ${req.timeoutMs} ms: ${(err as { shortMessage?: string }).shortMessage ?? err.message}`);
+        });
+        if (!receipt || receipt.status !== 1 || !receipt.contractAddress) throw new ValidationError(`The deployment transaction ${sent.hash} reverted.`, [{ field: 'bytecode', message: 'constructor reverted' }]);
+        return { address: receipt.contractAddress, transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from };
+      } finally {
+        rpc.destroy();
+      }
+    },
+  };
+}
+

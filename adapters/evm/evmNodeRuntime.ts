@@ -1,0 +1,152 @@
+// Runs evm nodes on a node engine (process or docker) and reads them over JSON-RPC: the
+// adapter behind domain/evm/evmPorts.ts EvmNodeRuntime.
+//
+// anvil: the genesis file goes into the node directory, anvil's one-off --init bootstrap
+// turns it into anvil-state.json (anvilLaunch.ts), then the engine runs anvil --state. The
+// bootstrap runs here with the npm-shipped binary under either engine; the docker engine binds
+// the node directory at the same path, so the container finds the same state file.
+// besu: not launched by this adapter yet; a node that needs it fails to start saying so.
+import { access, constants } from 'node:fs/promises';
+import path from 'node:path';
+import Docker from 'dockerode';
+import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import { evmNodeKey } from '../../domain/evm/evmNode.ts';
+import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
+import { createProcessEngine } from '../engines/processEngine.ts';
+import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { nodeDirectory } from '../engines/nodeDirectory.ts';
+import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { portsInUse } from '../engines/hostPorts.ts';
+import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
+import { evmJsonRpc } from './jsonRpc.ts';
+import { isBft } from '../../domain/networks/evmConsensus.ts';
+
+export interface EvmNodeRuntimeOptions {
+  dataDir: string;
+  env?: Record<string, string | undefined>;
+}
+
+async function onPath(binary: string, env: Record<string, string | undefined>): Promise<string | null> {
+  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
+    const file = path.join(dir, binary);
+    try {
+      await access(file, constants.X_OK);
+      return file;
+    } catch {
+      /* next */
+    }
+  }
+  return null;
+}
+
+export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRuntime {
+  const env = options.env ?? process.env;
+  const dataDir = path.resolve(options.dataDir);
+  const images = nodeImagesFromEnv(env);
+  const processEngine = createProcessEngine({ dataDir });
+  let dockerEngine: NodeEngine | null = null;
+  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
+  const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
+  const keyOf = (t: EvmNodeTarget) => evmNodeKey(t.node.nodeId);
+
+  function rpcUrl(t: EvmNodeTarget): string | null {
+    return t.node.config.rpcHttpPort ? `http://127.0.0.1:${t.node.config.rpcHttpPort}` : null;
+  }
+
+  async function anvilLaunchSpec(t: EvmNodeTarget): Promise<NodeLaunchSpec> {
+    const nodeKey = keyOf(t);
+    const nodeDir = nodeDirectory(dataDir, nodeKey);
+    const rpcPort = t.node.config.rpcHttpPort;
+    if (!rpcPort) throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} runs on anvil and needs an RPC HTTP port.`, { nodeKey });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
+    const run = anvilRunCommand(anvil);
+    return {
+      nodeKey,
+      displayName: `${t.node.name} of network ${t.network.name}`,
+      process: { command: run.command, args: run.args },
+      docker: { image: 'anvil', args: run.args },
+      files: [{ path: 'genesis.json', content: JSON.stringify(t.network.genesis, null, 2) + '\n' }],
+      ports: [rpcPort],
+    };
+  }
+
+  async function launchSpec(t: EvmNodeTarget): Promise<{ spec: NodeLaunchSpec; bootstrap?: () => Promise<unknown> }> {
+    if (t.node.client === 'besu') {
+      throw new NodeStartFailedError(
+        'binary-missing',
+        `Node ${t.node.name} needs the besu client, which this server cannot launch yet: install besu (https://besu.hyperledger.org) and run a service version that launches it, or use a one-validator network on anvil.`,
+        { nodeKey: keyOf(t) },
+      );
+    }
+    const spec = await anvilLaunchSpec(t);
+    const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
+    return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
+  }
+
+  return {
+    async engineAvailable(kind) {
+      return engineOf(kind).available();
+    },
+    async besuAvailable(engine) {
+      if (engine === 'process') return (await onPath('besu', env)) !== null;
+      try {
+        await new Docker().getImage(images.besu).inspect();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    portsInUse,
+    async start(t) {
+      const engine = engineOf(t.node.engine);
+      const { spec, bootstrap } = await launchSpec(t);
+      const busy = await portsInUse(spec.ports);
+      if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${busy.join(', ')} is already in use.`, { nodeKey: spec.nodeKey, ports: busy });
+      await engine.prepare(spec);
+      if (bootstrap) {
+        try {
+          await bootstrap();
+        } catch (err) {
+          throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
+        }
+      }
+      const started = await engine.start(spec);
+      return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+    },
+    async stop(t) {
+      await engineOf(t.node.engine).stop(keyOf(t));
+    },
+    async remove(t) {
+      await engineOf(t.node.engine).remove(keyOf(t));
+    },
+    async status(t) {
+      return engineOf(t.node.engine).status(keyOf(t));
+    },
+    async live(t, timeoutMs = 2000) {
+      const url = rpcUrl(t);
+      if (!url) throw new Error('node has no RPC port');
+      const rpc = evmJsonRpc(url, { timeoutMs });
+      const [blockHeight, peerCount] = await Promise.all([rpc.blockNumber(), rpc.peerCount().catch(() => 0)]);
+      return { blockHeight, peerCount };
+    },
+    rpcUrl,
+    async logs(t, tail) {
+      return engineOf(t.node.engine).logs(keyOf(t), { tail });
+    },
+    async followLogs(t, onLine, tail) {
+      return engineOf(t.node.engine).followLogs(keyOf(t), onLine, { tail });
+    },
+    async chainValidators(t) {
+      const url = rpcUrl(t);
+      if (t.node.client !== 'besu' || !url || !isBft(t.network.settings.consensus)) return null;
+      return evmJsonRpc(url).validatorsByBlockNumber(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft', 'latest');
+    },
+    async genesisHash(t) {
+      const url = rpcUrl(t);
+      if (!url) throw new Error('node has no RPC port');
+      const b = await evmJsonRpc(url).blockByNumber(0);
+      return b?.hash ?? '';
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// The evm networks as one directory aggregate (stream evm-networks), so that a name is unique
+// across networks without a second store: creations are rare, and the directory is small.
+// A network carries its genesis (settings and the file), the client that will run it, chosen
+// at creation because block 0's hash depends on it, and its validators (addresses and the
+// key-provider handles of the keys the service generated for them).
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
+import type { EvmGenesisFile } from '../networks/evmGenesis.ts';
+import type { EvmGenesisSettings } from '../networks/evmGenesisInput.ts';
+
+export const EVM_NETWORKS_STREAM = 'evm-networks';
+const NAME = /^[A-Za-z0-9-]{1,64}$/;
+
+export interface EvmValidator {
+  address: string;
+  /** Handle of the key in the key provider; null for a validator named by address only. */
+  keyHandle: string | null;
+  keyProvider: string | null;
+  /** SubjectPublicKeyInfo PEM of that key (public; lets signatures be turned into (r, s, v)). */
+  publicKeyPem: string | null;
+}
+
+export interface EvmNetworkCreatedData {
+  networkId: number;
+  name: string;
+  description: string | null;
+  client: 'besu' | 'anvil';
+  engine: 'process' | 'docker';
+  settings: EvmGenesisSettings;
+  genesis: EvmGenesisFile;
+  genesisBlockHash: string;
+  validators: EvmValidator[];
+  imported: boolean;
+  at: string;
+}
+
+export type EvmNetworkEvent =
+  | DomainEvent<'NetworkCreated', EvmNetworkCreatedData>
+  | DomainEvent<'NetworkDeleted', { networkId: number; name: string; at: string }>;
+
+export type EvmNetworkCommand =
+  | ({ type: 'CreateNetwork' } & EvmNetworkCreatedData)
+  | { type: 'DeleteNetwork'; networkId: number; nodeCount: number; at: string };
+
+export interface EvmNetworkDirectory {
+  networks: Record<number, { name: string }>;
+}
+
+/** The SPEC rule for network names: alphanumerics and hyphens only (400 otherwise). */
+export function assertNetworkName(name: string): void {
+  if (!NAME.test(name)) {
+    throw new ValidationError('Network name may contain only letters, digits and hyphens (1-64 characters).', [
+      { field: 'name', message: 'only alphanumeric characters and hyphens, 1-64 characters' },
+    ]);
+  }
+}
+
+export const evmNetworks: Decider<EvmNetworkDirectory, EvmNetworkCommand, EvmNetworkEvent> = {
+  initialState: () => ({ networks: {} }),
+  evolve(state, e) {
+    switch (e.type) {
+      case 'NetworkCreated':
+        return { networks: { ...state.networks, [e.data.networkId]: { name: e.data.name } } };
+      case 'NetworkDeleted': {
+        const { [e.data.networkId]: _gone, ...rest } = state.networks;
+        return { networks: rest };
+      }
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, state) {
+    switch (c.type) {
+      case 'CreateNetwork': {
+        assertNetworkName(c.name);
+        const taken = Object.values(state.networks).some((n) => n.name.toLowerCase() === c.name.toLowerCase());
+        if (taken) throw new ConflictError(`A network named ${c.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
+        if (c.client === 'anvil' && c.validators.length > 1) {
+          throw new ValidationError('anvil is a single-node development chain; a network of several validators needs besu.', [{ field: 'client', message: 'anvil runs one validator only' }]);
+        }
+        const { type: _t, ...data } = c;
+        return [{ type: 'NetworkCreated', data }];
+      }
+      case 'DeleteNetwork': {
+        const n = state.networks[c.networkId];
+        if (!n) throw new NotFoundError('Network', c.networkId);
+        if (c.nodeCount > 0) throw new ConflictError(`Network ${n.name} still has ${c.nodeCount} node(s); delete them first.`);
+        return [{ type: 'NetworkDeleted', data: { networkId: c.networkId, name: n.name, at: c.at } }];
+      }
+      default:
+        return assertNever(c);
+    }
+  },
+};

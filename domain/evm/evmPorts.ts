@@ -1,0 +1,93 @@
+// What the evm routes and sagas need from the outside world, named for the domain. The
+// composition root wires adapters/evm/evmNodeRuntime.ts, evmValidatorKeys.ts and
+// evmContractDeployer.ts into these.
+import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngine.ts';
+import type { EvmNodeCreatedData } from './evmNode.ts';
+import type { EvmNetworkCreatedData } from './evmNetwork.ts';
+
+/** A node as the runtime needs it: its record and its network's. */
+export interface EvmNodeTarget {
+  node: EvmNodeCreatedData;
+  network: EvmNetworkCreatedData;
+}
+
+export interface EvmNodeLive {
+  blockHeight: number;
+  peerCount: number;
+}
+
+export interface EvmNodeRuntime {
+  /** Engines this server can use now (process always; docker when an engine answers). */
+  engineAvailable(kind: NodeEngineKind): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Whether a besu binary (process) or image (docker) is present. */
+  besuAvailable(engine: NodeEngineKind): Promise<boolean>;
+  /** Of these host ports, the ones something already listens on. */
+  portsInUse(ports: number[]): Promise<number[]>;
+  /** Writes config and key material, then starts; throws NodeStartFailedError with the reason. */
+  start(target: EvmNodeTarget): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  stop(target: EvmNodeTarget): Promise<void>;
+  remove(target: EvmNodeTarget): Promise<void>;
+  status(target: EvmNodeTarget): Promise<NodeStatus>;
+  /** Live figures from the node's JSON-RPC; throws when it does not answer. */
+  live(target: EvmNodeTarget, timeoutMs?: number): Promise<EvmNodeLive>;
+  rpcUrl(target: EvmNodeTarget): string | null;
+  logs(target: EvmNodeTarget, tail: number): Promise<string[]>;
+  followLogs(target: EvmNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
+  /** The chain's own view of its validators (BFT clients); null when the client has no such API. */
+  chainValidators(target: EvmNodeTarget): Promise<string[] | null>;
+  /** Hash of block 0 as the running node reports it. */
+  genesisHash(target: EvmNodeTarget): Promise<string>;
+}
+
+export interface EvmHeldKey {
+  handle: string;
+  address: string;
+  publicKeyPem: string;
+}
+
+/** secp256k1 keys held by a key provider, for validators and contract deployers. */
+export interface EvmKeyStore {
+  readonly providerName: string;
+  generate(name: string): Promise<EvmHeldKey>;
+  /** Import a PEM private key; a key that is not secp256k1 is a 400. */
+  importPem(name: string, privateKeyPem: string): Promise<EvmHeldKey>;
+}
+
+export interface ContractDeployRequest {
+  rpcUrl: string;
+  chainId: number;
+  keyHandle: string;
+  publicKeyPem: string;
+  from: string;
+  bytecode: string;
+  abi: unknown[] | null;
+  args: unknown[];
+  /** Pre-encoded constructor arguments (hex), appended to the bytecode. */
+  encodedArgs: string | null;
+  gasLimit: bigint | null;
+  timeoutMs: number;
+}
+
+export interface ContractDeployResult {
+  address: string;
+  transactionHash: string;
+  blockNumber: number;
+  gasUsed: string;
+  from: string;
+}
+
+export interface EvmContractDeployer {
+  deploy(req: ContractDeployRequest): Promise<ContractDeployResult>;
+}
+
+export interface EvmDefaults {
+  engine: NodeEngineKind;
+  client: 'auto' | 'besu' | 'anvil';
+}
+
+export interface EvmDeps {
+  runtime: EvmNodeRuntime;
+  keys: EvmKeyStore;
+  contracts: EvmContractDeployer;
+  defaults: EvmDefaults;
+}

@@ -1,0 +1,120 @@
+import type pg from 'pg';
+import type { Projection, SqlStatement } from './projection.ts';
+import type { EvmNodeConfig, EvmNodeCreatedData, EvmNodeStatus } from '../domain/evm/evmNode.ts';
+
+const status = (id: unknown, s: EvmNodeStatus, at: unknown, extra = ''): SqlStatement => ({
+  text: `UPDATE nodes SET status = $2, updated_at = $3${extra} WHERE id = $1`,
+  values: [id, s, at],
+});
+
+export const evmNodesProjection: Projection = {
+  name: 'evm-nodes',
+  handles: ['NodeCreated', 'NodeStartRequested', 'NodeStarted', 'NodeStartFailed', 'NodeStopRequested', 'NodeStopped', 'NodeConfigChanged', 'NodeDeleted', 'NodeDowntime', 'NodeRecovered'],
+  tables: ['nodes'],
+  apply(e) {
+    if (!e.streamId.startsWith('node-')) return [];
+    const d = e.data as Record<string, any>;
+    switch (e.type) {
+      case 'NodeCreated': {
+        const c = e.data as unknown as EvmNodeCreatedData;
+        return [{
+          text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, client, engine, config, validator_address, resources, status, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'created', $12, $12)`,
+          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.client, c.engine, JSON.stringify(c.config), c.validatorAddress, c.resources ? JSON.stringify(c.resources) : null, c.at],
+        }];
+      }
+      case 'NodeStartRequested':
+        return [status(d.nodeId, 'starting', d.at, ', error = NULL')];
+      case 'NodeStarted':
+        return [{ text: `UPDATE nodes SET status = 'running', error = NULL, started_at = $2, updated_at = $3 WHERE id = $1`, values: [d.nodeId, d.startedAt, d.at] }];
+      case 'NodeStartFailed':
+        return [{ text: `UPDATE nodes SET status = 'error', error = $2, started_at = NULL, updated_at = $3 WHERE id = $1`, values: [d.nodeId, d.reason, d.at] }];
+      case 'NodeStopRequested':
+        return [status(d.nodeId, 'stopping', d.at)];
+      case 'NodeStopped':
+        return [status(d.nodeId, 'stopped', d.at, ', started_at = NULL')];
+      case 'NodeConfigChanged': {
+        const { name, ...config } = d.after as EvmNodeConfig & { name: string };
+        return [{ text: 'UPDATE nodes SET name = $2, config = $3, updated_at = $4 WHERE id = $1', values: [d.nodeId, name, JSON.stringify(config), d.at] }];
+      }
+      case 'NodeDeleted':
+        return [{ text: 'DELETE FROM nodes WHERE id = $1', values: [d.nodeId] }];
+      case 'NodeDowntime':
+        return [{ text: `UPDATE nodes SET status = 'down', down_since = $2, updated_at = $2 WHERE id = $1`, values: [d.nodeId, d.at] }];
+      case 'NodeRecovered':
+        return [{ text: `UPDATE nodes SET status = CASE WHEN status = 'down' THEN 'running' ELSE status END, down_since = NULL, updated_at = $2 WHERE id = $1`, values: [d.nodeId, d.at] }];
+      default:
+        return [];
+    }
+  },
+};
+
+export interface NodeRow {
+  id: number;
+  name: string;
+  platform: string;
+  nodeType: string;
+  role: string;
+  networkId: number | null;
+  client: 'besu' | 'anvil';
+  engine: 'process' | 'docker';
+  config: EvmNodeConfig;
+  validatorAddress: string | null;
+  resources: Record<string, string> | null;
+  status: EvmNodeStatus;
+  error: string | null;
+  startedAt: string | null;
+  downSince: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
+const toRow = (r: Record<string, any>): NodeRow => ({
+  id: r.id,
+  name: r.name,
+  platform: r.platform,
+  nodeType: r.node_type,
+  role: r.role,
+  networkId: r.network_id,
+  client: r.client,
+  engine: r.engine,
+  config: r.config,
+  validatorAddress: r.validator_address,
+  resources: r.resources,
+  status: r.status,
+  error: r.error,
+  startedAt: iso(r.started_at),
+  downSince: iso(r.down_since),
+  createdAt: iso(r.created_at)!,
+  updatedAt: iso(r.updated_at)!,
+});
+
+export async function listNodes(pool: pg.Pool, opts: { limit: number; offset: number; platform?: string; networkId?: number }): Promise<{ items: NodeRow[]; total: number }> {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (opts.platform) where.push(`platform = $${args.push(opts.platform)}`);
+  if (opts.networkId !== undefined) where.push(`network_id = $${args.push(opts.networkId)}`);
+  const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
+  const total = Number((await pool.query(`SELECT count(*) FROM nodes ${w}`, args)).rows[0].count);
+  const r = await pool.query(`SELECT * FROM nodes ${w} ORDER BY id LIMIT $${args.length + 1} OFFSET $${args.length + 2}`, [...args, opts.limit, opts.offset]);
+  return { items: r.rows.map(toRow), total };
+}
+
+export async function getNode(pool: pg.Pool, id: number): Promise<NodeRow | null> {
+  const r = await pool.query('SELECT * FROM nodes WHERE id = $1', [id]);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+export async function nodeNameTaken(pool: pg.Pool, name: string, exceptId?: number): Promise<boolean> {
+  const r = await pool.query('SELECT 1 FROM nodes WHERE lower(name) = lower($1) AND id <> $2', [name, exceptId ?? -1]);
+  return r.rowCount! > 0;
+}
+
+/** Every host port assigned to a node (any platform), with the node holding it. */
+export async function assignedPorts(pool: pg.Pool): Promise<Map<number, string>> {
+  const r = await pool.query('SELECT name, config FROM nodes');
+  const out = new Map<number, string>();
+  for (const row of r.rows) for (const k of ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort']) if (row.config?.[k]) out.set(Number(row.config[k]), row.name);
+  return out;
+}

@@ -1,0 +1,61 @@
+// Node lifecycle: turns NodeStartRequested / NodeStopRequested / NodeDeleted into engine work
+// and records the outcome (NodeStarted, NodeStartFailed with the reason, NodeStopped). A start
+// that fails is never recorded as running. Idempotent by event id: the outcome events carry
+// ids derived from the request event, and the decider ignores an outcome that no longer fits.
+import type { EventStore, RecordedEvent } from '../domain/shared/eventStore.ts';
+import { handleCommand } from '../domain/shared/commandHandler.ts';
+import { evmNode, evmNodeStream, type EvmNodeCommand } from '../domain/evm/evmNode.ts';
+import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
+import { NodeStartFailedError } from '../domain/nodes/nodeEngine.ts';
+import type { Saga, SagaContext } from './saga.ts';
+import { sagaEventId } from './sagaRunner.ts';
+import { loadEvmNodeTarget } from './evmNodeTarget.ts';
+
+const NAME = 'node-lifecycle';
+
+export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): Saga {
+  async function record(e: RecordedEvent, ctx: SagaContext, command: EvmNodeCommand) {
+    let n = 0;
+    await handleCommand(store, evmNodeStream(command.nodeId), evmNode, command, {
+      metadata: { timestamp: ctx.now().toISOString(), actor: e.metadata.actor ?? null, causationId: e.id, correlationId: e.metadata.correlationId ?? e.id },
+      newId: () => sagaEventId(NAME, e.id, n++),
+    });
+  }
+
+  return {
+    name: NAME,
+    handles: ['NodeStartRequested', 'NodeStopRequested', 'NodeDeleted'],
+    startAt: 'head',
+    async handle(e, ctx) {
+      const nodeId = Number(e.data.nodeId);
+      const { target, state } = await loadEvmNodeTarget(store, nodeId);
+      if (!target) return;
+      const at = () => ctx.now().toISOString();
+      switch (e.type) {
+        case 'NodeStartRequested': {
+          // Only the latest request counts: a later stop or delete made this one moot.
+          if (state.status !== 'starting' || state.deleted) return;
+          try {
+            if (e.data.restart) await runtime.stop(target).catch(() => {});
+            const started = await runtime.start(target);
+            await record(e, ctx, { type: 'RecordNodeStarted', nodeId, ...started, at: at() });
+          } catch (err) {
+            const failure = err instanceof NodeStartFailedError ? err.failure : 'exited';
+            const reason = (err as Error).message;
+            ctx.log('node start failed', { nodeId, failure, reason });
+            await record(e, ctx, { type: 'RecordNodeStartFailed', nodeId, failure, reason, at: at() });
+          }
+          return;
+        }
+        case 'NodeStopRequested':
+          if (state.status !== 'stopping' || state.deleted) return;
+          await runtime.stop(target);
+          await record(e, ctx, { type: 'RecordNodeStopped', nodeId, at: at() });
+          return;
+        case 'NodeDeleted':
+          await runtime.remove(target);
+          return;
+      }
+    },
+  };
+}
