@@ -1,0 +1,82 @@
+// Event store figures, measured in-process on adapters/eventstore/postgresEventStore.ts:
+// append rate with the hash chain (one stream, 50 streams), write-to-read-model visibility
+// through the real projector, and verify() speed.
+import { randomUUID } from 'node:crypto';
+import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import { createProjector } from '../projections/projector.ts';
+import { allProjections } from '../projections/index.ts';
+import type { EventMetadata, EventStore } from '../domain/shared/eventStore.ts';
+import { freshMigratedDatabase } from './lib/cluster.ts';
+import { msSince, now, round, summarize, type LatencySummary } from './lib/stats.ts';
+
+const meta = (): EventMetadata => ({
+  timestamp: new Date().toISOString(),
+  requestId: randomUUID(),
+  ip: '127.0.0.1',
+  userAgent: 'lnm-bench',
+  actor: { userId: 1, username: 'admin', kind: 'session' },
+});
+
+/** A realistic small event: a node configuration change. */
+const nodeEvent = (i: number) => ({ id: randomUUID(), type: 'BenchNodeConfigured', data: { nodeId: i, name: `peer${i}.org1`, after: { port: 7051 + (i % 100), mode: 'service', env: { CORE_PEER_GOSSIP_USELEADERELECTION: 'true' } } } });
+
+async function appendLoop(store: EventStore, stream: string, deadline: number): Promise<number> {
+  let version = 0;
+  while (Date.now() < deadline) {
+    const r = await store.append(stream, version, [nodeEvent(version)], meta());
+    version = r.nextVersion;
+  }
+  return version;
+}
+
+export async function appendRates(durationMs: number): Promise<{ oneStream: number; fiftyStreams: number; fiftyStreamsEvents: number; oneStreamEvents: number }> {
+  const db = await freshMigratedDatabase('append');
+  const store = postgresEventStore(db.pool);
+  try {
+    // Warm the connections and plan cache.
+    await appendLoop(store, `warmup-${randomUUID()}`, Date.now() + 300);
+    let t0 = now();
+    const one = await appendLoop(store, `node-${randomUUID()}`, Date.now() + durationMs);
+    const oneRate = one / (msSince(t0) / 1000);
+    t0 = now();
+    const deadline = Date.now() + durationMs;
+    const counts = await Promise.all(Array.from({ length: 50 }, (_, i) => appendLoop(store, `node-${i}-${randomUUID()}`, deadline)));
+    const total = counts.reduce((a, b) => a + b, 0);
+    const fiftyRate = total / (msSince(t0) / 1000);
+    return { oneStream: round(oneRate, 0), fiftyStreams: round(fiftyRate, 0), oneStreamEvents: one, fiftyStreamsEvents: total };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Append one event, then wait until every projection (the audit log among them) has applied it. */
+export async function projectionVisibility(samples: number): Promise<LatencySummary> {
+  const db = await freshMigratedDatabase('visibility');
+  const store = postgresEventStore(db.pool, { url: db.url });
+  const projector = createProjector({ pool: db.pool, store, projections: allProjections });
+  await projector.start();
+  try {
+    const times: number[] = [];
+    for (let i = 0; i < samples + 20; i++) {
+      const t0 = now();
+      const r = await store.append(`bench-probe-${i}`, 0, [nodeEvent(i)], meta());
+      await projector.waitFor(r.lastPosition, 5_000);
+      if (i >= 20) times.push(msSince(t0)); // the first 20 warm up
+    }
+    const check = await db.pool.query('SELECT count(*)::int AS n FROM audit_log');
+    if (check.rows[0].n < samples) throw new Error(`only ${check.rows[0].n} audit entries are visible after ${samples} probes`);
+    return summarize(times);
+  } finally {
+    await projector.stop();
+    await store.close();
+  }
+}
+
+export async function verifyRate(store: EventStore, expected: number): Promise<{ eventsPerSec: number; events: number; ms: number }> {
+  const t0 = now();
+  const v = await store.verify(1);
+  const ms = msSince(t0);
+  if (!v.ok) throw new Error(`verify failed at ${v.firstMismatch?.position}: ${v.firstMismatch?.reason}`);
+  if (v.checked < expected) throw new Error(`verify checked ${v.checked} events, expected at least ${expected}`);
+  return { eventsPerSec: round(v.checked / (ms / 1000), 0), events: v.checked, ms: round(ms, 0) };
+}

@@ -1,0 +1,168 @@
+// `npm run bench`: measures the platform on this machine and prints a table (metric, value,
+// unit, target, met?); writes bench/results.json. Timing lives here, never in tests.
+// Everything runs on loopback with bounded durations; about 4-5 minutes in all.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import { appendRates, projectionVisibility, verifyRate } from './eventStoreBench.ts';
+import { auditLoad, auditQueryPath, authLatency, credentials, httpVisibility, loginRate, seedUsers, usersLoad } from './httpBench.ts';
+import { freshMigratedDatabase } from './lib/cluster.ts';
+import { seedAuditHistory } from './lib/auditSeed.ts';
+import { onCleanup, runCleanups } from './lib/cleanup.ts';
+import { runChildBench } from './lib/childBench.ts';
+import { spawnServer } from './lib/serverProcess.ts';
+import { machineInfo, markdownTable, row, writeResults, type Row } from './lib/results.ts';
+import { round } from './lib/stats.ts';
+
+const rows: Row[] = [];
+const details: Record<string, unknown> = {};
+const failures: Record<string, string> = {};
+const log = (m: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
+
+async function section(name: string, fn: () => Promise<void>): Promise<void> {
+  log(`${name} ...`);
+  const t = Date.now();
+  try {
+    await fn();
+    log(`${name} done in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  } catch (err) {
+    failures[name] = (err as Error).message;
+    rows.push({ section: name, metric: `${name}: FAILED`, value: null, unit: '', met: null, note: (err as Error).message.split('\n')[0].slice(0, 160) });
+    log(`${name} FAILED: ${(err as Error).stack}`);
+  }
+}
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(path.join(tmpdir(), prefix));
+  onCleanup(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+async function main() {
+  const started = Date.now();
+  const machine = machineInfo();
+  log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}`);
+
+  // 5. Cold and warm start first, while nothing else runs.
+  await section('startup', async () => {
+    const dataDir = tempDir('lnm-bench-data-');
+    const cold = await spawnServer({ dataDir });
+    await cold.stop();
+    const warm = await spawnServer({ dataDir });
+    await warm.stop();
+    details.startup = { coldMs: round(cold.startMs, 0), warmMs: round(warm.startMs, 0) };
+    rows.push(row('startup', 'Cold start: spawn to first 200 from /health (fresh DATA_DIR, initdb included)', round(cold.startMs / 1000, 2), 's'));
+    rows.push(row('startup', 'Warm start: second start on the same DATA_DIR', round(warm.startMs / 1000, 2), 's', { op: '<', value: 5 }));
+  });
+
+  // 1. Appends with the hash chain.
+  await section('appends', async () => {
+    const r = await appendRates(5_000);
+    details.appends = r;
+    rows.push(row('appends', 'Appends, one stream, sequential with expected versions', r.oneStream, 'events/s', { op: '>=', value: 2000 }));
+    rows.push(row('appends', 'Appends, 50 concurrent streams', r.fiftyStreams, 'events/s', { op: '>=', value: 2000 }));
+  });
+
+  // 2a. Write to read model, in-process.
+  await section('visibility (store)', async () => {
+    const v = await projectionVisibility(300);
+    details.visibilityStore = v;
+    rows.push(row('visibility', 'Write to read model, store.append + projector.waitFor, median', v.p50, 'ms', { op: '<', value: 20 }));
+    rows.push(row('visibility', 'Write to read model, store.append + projector.waitFor, p99', v.p99, 'ms'));
+  });
+
+  // The HTTP benchmarks share one server on a fresh database of the bench cluster.
+  const db = await freshMigratedDatabase('http');
+  const server = await spawnServer({ dataDir: tempDir('lnm-bench-http-'), databaseUrl: db.url });
+  const creds = await credentials(server);
+  await seedUsers(server, creds, 20);
+
+  // 2b. Write to visibility over HTTP.
+  await section('visibility (HTTP)', async () => {
+    const v = await httpVisibility(server, creds, 200);
+    details.visibilityHttp = v;
+    rows.push(row('visibility', 'Write to visibility over HTTP, POST /api-keys then GET it, median', v.writeThenRead.p50, 'ms', { op: '<', value: 20 }));
+    rows.push(row('visibility', 'Write to visibility over HTTP, POST /api-keys then GET it, p99', v.writeThenRead.p99, 'ms'));
+    rows.push(row('visibility', 'POST /api-keys alone (waits for its projection), median', v.write.p50, 'ms'));
+  });
+
+  // 3. GET /users under load from autocannon.
+  await section('GET /users load', async () => {
+    const r = await usersLoad(server, creds, 10);
+    details.usersLoad = r;
+    rows.push(row('http', 'GET /api/v1/users at 200 req/s (session cookie, 10 connections), p50', r.fixed.latencyMs.p50, 'ms'));
+    rows.push(row('http', 'GET /api/v1/users at 200 req/s, p99', r.fixed.latencyMs.p99, 'ms', { op: '<', value: 25 }));
+    rows.push(row('http', 'GET /api/v1/users at 200 req/s, achieved rate', round(r.fixed.requestsPerSec, 0), 'req/s', undefined, `${r.fixed.non2xx} non-2xx, ${r.fixed.errors} errors`));
+    rows.push(row('http', 'GET /api/v1/users max rate (10 connections)', round(r.max.requestsPerSec, 0), 'req/s', undefined, `p50 ${r.max.latencyMs.p50} ms, p99 ${r.max.latencyMs.p99} ms, ${r.max.non2xx} non-2xx`));
+  });
+
+  // 6. Identity.
+  await section('identity', async () => {
+    const auth = await authLatency(server, creds, 4);
+    details.authLatency = auth;
+    for (const [k, label] of [['basic', 'HTTP Basic'], ['cookie', 'session cookie'], ['apiKey', 'API key (Bearer)']] as const) {
+      rows.push(row('identity', `GET /api/v1/users with ${label}, one connection, p50`, auth[k].latencyMs.p50, 'ms'));
+      rows.push(row('identity', `GET /api/v1/users with ${label}, one connection, p99`, auth[k].latencyMs.p99, 'ms', undefined, `${round(auth[k].requestsPerSec, 0)} req/s`));
+    }
+    const login = await loginRate(server, 5);
+    details.loginRate = login;
+    rows.push(row('identity', 'POST /api/v1/auth/login (4 connections; scrypt N=2^15, r=8)', round(login.requestsPerSec, 1), 'logins/s', undefined, `p50 ${login.latencyMs.p50} ms, p99 ${login.latencyMs.p99} ms, ${login.non2xx} non-2xx`));
+  });
+
+  // 6 (audit) and 4: 100,000 audit entries through the real store; the server's projector builds
+  // the audit log; then the filtered listing under load, and verify() over the whole chain.
+  await section('audit + verify', async () => {
+    const store = postgresEventStore(db.pool);
+    const headBefore = await store.headPosition();
+    const seed = await seedAuditHistory(store, 100_000);
+    const head = await store.headPosition();
+    const t0 = Date.now();
+    for (;;) {
+      const r = await db.pool.query(`SELECT position FROM projection_checkpoints WHERE name = 'audit_log'`);
+      if (Number(r.rows[0]?.position ?? 0) >= head) break;
+      if (Date.now() - t0 > 180_000) throw new Error('the audit log did not catch up within 180 s');
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const catchUpMs = Date.now() - t0; // from the end of seeding
+    const entries = Number((await db.pool.query('SELECT count(*) AS n FROM audit_log')).rows[0].n);
+    details.auditSeed = { appended: head - headBefore, appendMs: seed.ms, projectionCatchUpMs: catchUpMs, auditEntries: entries };
+    rows.push(row('audit', 'Seeding: 100,000 events appended in batches of 25', round((head - headBefore) / (seed.ms / 1000), 0), 'events/s'));
+    rows.push(row('audit', 'Projection catch-up after seeding (server projector, all read models)', round((head - headBefore) / (Math.max(1, catchUpMs) / 1000), 0), 'events/s', undefined, `${round(catchUpMs / 1000, 1)} s after the last append`));
+    const a = await auditLoad(server, creds, 8);
+    details.auditLoad = { query: auditQueryPath(), matching: a.total, entries, ...a.result };
+    rows.push(row('audit', `GET /api/v1/audit-logs?action=LOGIN&start_date&end_date over ${entries} entries (${a.total} match), 50 req/s, p50`, a.result.latencyMs.p50, 'ms'));
+    rows.push(row('audit', 'GET /api/v1/audit-logs filtered, 50 req/s, p99', a.result.latencyMs.p99, 'ms', { op: '<', value: 50 }, `${a.result.non2xx} non-2xx`));
+    const v = await verifyRate(store, 100_000);
+    details.verify = v;
+    rows.push(row('verify', `store.verify() over ${v.events} events`, v.eventsPerSec, 'events/s', { op: '>=', value: 50000 }, `${v.ms} ms`));
+    await store.close();
+  });
+  await server.stop();
+
+  // Figures from the key and EVM benchmarks, when those exist.
+  await section('children', async () => {
+    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm']] as const) {
+      const r = await runChildBench(file, name, 120_000);
+      details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
+      rows.push(...r.rows);
+    }
+  });
+
+  const table = markdownTable(rows);
+  process.stdout.write(`\n${table}\n\n`);
+  const durationSec = round((Date.now() - started) / 1000, 0);
+  writeResults(path.resolve('bench/results.json'), { machine, durationSec, rows, details, failures });
+  log(`wrote bench/results.json (${durationSec} s in all)`);
+  return Object.keys(failures).length ? 1 : 0;
+}
+
+let code = 1;
+process.once('SIGINT', () => void runCleanups().then(() => process.exit(130)));
+main()
+  .then((c) => (code = c))
+  .catch((err) => log(`bench failed: ${(err as Error).stack}`))
+  .finally(async () => {
+    await runCleanups();
+    process.exit(code);
+  });
