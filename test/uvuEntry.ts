@@ -17,7 +17,15 @@ process.on('unhandledRejection', (err) => {
   console.error('unhandled rejection during tests:', err);
 });
 
-await run(suites, { bail: false });
-const code = process.exitCode ?? 0;
+let code = 0;
+try {
+  await run(suites, { bail: false });
+  code = Number(process.exitCode ?? 0);
+} catch (err) {
+  // uvu's reporter itself can throw (it expects err.details to be a string; our ValidationError
+  // carries an array there). Report the escaped error instead of dying silently.
+  console.error('\nA test threw an error the reporter could not format:', err);
+  code = 1;
+}
 await runGlobalTeardown();
 process.exit(code);
