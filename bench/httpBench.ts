@@ -1,7 +1,7 @@
 // HTTP figures against the real server in a child process, with load from autocannon in a
 // second process: write-to-visibility over HTTP, GET /users at a fixed and at the maximum rate,
 // logins per second, authenticated GET latency per method, and the filtered audit listing.
-import { runLoad, type LoadResult } from './lib/load.ts';
+import { runLoad, runPaced, type LoadResult } from './lib/load.ts';
 import { BENCH_ADMIN, basicAuth, call, type ServerProcess } from './lib/serverProcess.ts';
 import { msSince, now, summarize, type LatencySummary } from './lib/stats.ts';
 
@@ -54,13 +54,15 @@ export async function httpVisibility(server: ServerProcess, c: Credentials, samp
   return { write: summarize(write), writeThenRead: summarize(both) };
 }
 
-export async function usersLoad(server: ServerProcess, c: Credentials, durationSec: number): Promise<{ fixed: LoadResult; max: LoadResult }> {
+export async function usersLoad(server: ServerProcess, c: Credentials, durationSec: number): Promise<{ fixed: LoadResult; autocannonFixed: LoadResult; max: LoadResult }> {
   const url = `${server.api}/users`;
   const headers = { cookie: c.cookie };
   await runLoad({ url, headers, connections: 4, durationSec: 2 }); // warm-up
-  const fixed = await runLoad({ url, headers, connections: 10, durationSec, rate: 200 });
+  const fixed = await runPaced({ url, headers, mode: 'paced', rate: 200, connections: 10, durationSec });
+  // autocannon's own fixed-rate mode, for comparison (bursts each second's budget).
+  const autocannonFixed = await runLoad({ url, headers, connections: 10, durationSec: 5, rate: 200 });
   const max = await runLoad({ url, headers, connections: 10, durationSec });
-  return { fixed, max };
+  return { fixed, autocannonFixed, max };
 }
 
 export async function loginRate(server: ServerProcess, durationSec: number): Promise<LoadResult> {
@@ -70,13 +72,31 @@ export async function loginRate(server: ServerProcess, durationSec: number): Pro
   });
 }
 
+/**
+ * Logins that really run scrypt: each seeded user logs in once (the server caches a verified
+ * password for 5 minutes, so repeated logins of one user skip the derivation). Two at a time.
+ */
+export async function uncachedLogins(server: ServerProcess, count: number): Promise<{ perSec: number; latency: LatencySummary }> {
+  const times: number[] = [];
+  const t0 = now();
+  for (let i = 0; i < count; i += 2) {
+    await Promise.all([i, i + 1].filter((n) => n < count).map(async (n) => {
+      const t = now();
+      const r = await call(server.api, 'POST', '/auth/login', { body: { username: `operator${n}`, password: `operator-password-${n}` } });
+      if (r.status !== 200) throw new Error(`login of operator${n} answered ${r.status}: ${r.text}`);
+      times.push(msSince(t));
+    }));
+  }
+  return { perSec: count / (msSince(t0) / 1000), latency: summarize(times) };
+}
+
 /** One connection, back to back: the latency each authentication method adds to a small GET. */
 export async function authLatency(server: ServerProcess, c: Credentials, durationSec: number): Promise<Record<'basic' | 'cookie' | 'apiKey', LoadResult>> {
   const url = `${server.api}/users`;
   return {
-    basic: await runLoad({ url, headers: { authorization: c.basic }, connections: 1, durationSec }),
-    cookie: await runLoad({ url, headers: { cookie: c.cookie }, connections: 1, durationSec }),
-    apiKey: await runLoad({ url, headers: { authorization: `Bearer ${c.apiKey}` }, connections: 1, durationSec }),
+    basic: await runPaced({ url, mode: 'closed', headers: { authorization: c.basic }, connections: 1, durationSec }),
+    cookie: await runPaced({ url, mode: 'closed', headers: { cookie: c.cookie }, connections: 1, durationSec }),
+    apiKey: await runPaced({ url, mode: 'closed', headers: { authorization: `Bearer ${c.apiKey}` }, connections: 1, durationSec }),
   };
 }
 
@@ -89,6 +109,6 @@ export function auditQueryPath(): string {
 export async function auditLoad(server: ServerProcess, c: Credentials, durationSec: number): Promise<{ result: LoadResult; total: number }> {
   const check = await call(server.api, 'GET', auditQueryPath(), { headers: { cookie: c.cookie } });
   if (check.status !== 200) throw new Error(`audit listing answered ${check.status}: ${check.text}`);
-  const result = await runLoad({ url: server.api + auditQueryPath(), headers: { cookie: c.cookie }, connections: 4, durationSec, rate: 50 });
+  const result = await runPaced({ url: server.api + auditQueryPath(), headers: { cookie: c.cookie }, mode: 'paced', connections: 4, durationSec, rate: 50 });
   return { result, total: check.json.total ?? check.json.pagination?.total ?? -1 };
 }

@@ -50,3 +50,32 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
     latencyMs: { p50: j.latency.p50, p90: j.latency.p90, p99: j.latency.p99, max: j.latency.max, mean: j.latency.average },
   };
 }
+
+export interface PacedOptions {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** paced: `rate` requests/s on a uniform schedule; closed: `connections` clients back to back. */
+  mode: 'paced' | 'closed';
+  rate?: number;
+  connections: number;
+  durationSec: number;
+}
+
+/** Runs bench/lib/loadClient.ts in a second process and returns its figures (latency to 0.01 ms). */
+export async function runPaced(o: PacedOptions): Promise<LoadResult> {
+  if (!/^http:\/\/127\.0\.0\.1:/.test(o.url)) throw new Error('load is for loopback only');
+  const script = path.resolve('bench/lib/loadClient.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify({ method: 'GET', headers: {}, ...o })], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), (o.durationSec + 30) * 1000);
+  const code: number | null = await new Promise((r) => child.once('exit', (c) => r(c)));
+  clearTimeout(killer);
+  if (code !== 0) throw new Error(`load client exited with ${code}: ${err.slice(-1000)}`);
+  const j = JSON.parse(out.trim().split('\n').pop()!);
+  return { requestsPerSec: j.requestsPerSec, total: j.sent, non2xx: j.non2xx, errors: j.errors, timeouts: 0, latencyMs: j.latencyMs };
+}

@@ -34,6 +34,8 @@ export function machineInfo() {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     date: new Date().toISOString(),
+    // The machine is shared: a high load average means other work ran beside the bench.
+    loadAverage1m: Math.round(os.loadavg()[0] * 100) / 100,
   };
 }
 
