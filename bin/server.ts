@@ -26,6 +26,8 @@ import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/ap
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
+import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -103,7 +105,15 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const store = await openEventStore(config, db);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store }), log: (m, e) => log.info(e ?? {}, m) });
+  const evm = await createEvmDeps({ pool: db.pool, dataDir: config.dataDir });
+  const evmSagas = {
+    runtime: evm.runtime,
+    async healthSettings() {
+      const s = (await currentSettings(db.pool)).general;
+      return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
+    },
+  };
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
@@ -127,6 +137,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
+    evm,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {
@@ -155,13 +166,15 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
-  const app = createApp(deps, allRoutes, createAccessControl());
+  const access = createAccessControl();
+  const app = createApp(deps, allRoutes, access);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new Error(`port ${config.port} is already in use; set PORT or --port`) : err),
     );
   });
+  server.on('upgrade', nodeLogsUpgradeHandler(app, deps, allRoutes, access));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

@@ -13,23 +13,10 @@
 // `=HYPERLINK(...)` must show as text, not run in the auditor's spreadsheet. Numbers we produce
 // (ids, codes, durations) are written as they are.
 
-export interface ActivityEntry {
-  id: number | string;
-  timestamp: string | Date;
-  username: string | null;
-  ip_address: string | null;
-  action: string;
-  resource_type: string | null;
-  resource_id: string | number | null;
-  resource_name: string | null;
-  status: string;
-  error_message: string | null;
-  method: string | null;
-  endpoint: string | null;
-  response_code: number | null;
-  duration_ms: number | null;
-  request_id: string | null;
-}
+import type { ReportEntry } from '../../domain/audit/reports.ts';
+
+/** One audit entry as reports see it: the audit context's ReportEntry, with looser input types. */
+export type ActivityEntry = Omit<ReportEntry, 'id' | 'timestamp' | 'resource_id'> & { id: number | string; timestamp: string | Date; resource_id: string | number | null };
 
 export const ACTIVITY_CSV_COLUMNS = [
   'id',

@@ -7,6 +7,9 @@ import { permissionRoutes } from './permissions.ts';
 import { settingsRoutes } from './settings.ts';
 import { auditRoutes } from './audit.ts';
 import { reportRoutes } from './reports.ts';
+import { networkRoutes } from './networks.ts';
+import { nodeRoutes } from './nodes.ts';
+import { contractRoutes } from './contracts.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes];

@@ -14,6 +14,19 @@ const GeneralSchema = Type.Object(Object.fromEntries(Object.keys(generalSettingS
 const AuditSchema = Type.Object({ retention_days: Type.Integer(), archive_after_days: Type.Integer(), include_in_backups: Type.Boolean() });
 const SettingsView = Type.Object({ general: GeneralSchema, audit: AuditSchema, version: Type.Integer(), updatedAt: Type.Union([Type.String(), Type.Null()]) });
 
+function updateRoute(method: 'post' | 'put', summary: string, replace: boolean) {
+  return defineRoute({
+    method, path: '/settings', summary, tags, permission: 'SETTINGS_UPDATE',
+    body: GeneralBody,
+    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
+    async handler(input) {
+      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace, at: input.deps.clock().toISOString() });
+      input.deps.security.invalidateSettings();
+      return { body: await currentSettings(input.deps.pool) };
+    },
+  });
+}
+
 export const settingsRoutes = [
   defineRoute({
     method: 'get', path: '/settings', summary: 'Current settings', tags, permission: 'SETTINGS_READ',
@@ -22,26 +35,8 @@ export const settingsRoutes = [
       return { body: await currentSettings(deps.pool) };
     },
   }),
-  defineRoute({
-    method: 'post', path: '/settings', summary: 'Change some settings (fields left out keep their values)', tags, permission: 'SETTINGS_UPDATE',
-    body: GeneralBody,
-    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
-    async handler(input) {
-      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace: false, at: input.deps.clock().toISOString() });
-      input.deps.security.invalidateSettings();
-      return { body: await currentSettings(input.deps.pool) };
-    },
-  }),
-  defineRoute({
-    method: 'put', path: '/settings', summary: 'Replace the settings (fields left out return to their defaults)', tags, permission: 'SETTINGS_UPDATE',
-    body: GeneralBody,
-    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
-    async handler(input) {
-      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace: true, at: input.deps.clock().toISOString() });
-      input.deps.security.invalidateSettings();
-      return { body: await currentSettings(input.deps.pool) };
-    },
-  }),
+  updateRoute('post', 'Change some settings (fields left out keep their values)', false),
+  updateRoute('put', 'Replace the settings (fields left out return to their defaults)', true),
   defineRoute({
     method: 'post', path: '/settings/audit', summary: 'Audit retention, archiving and backup inclusion', tags, permission: 'AUDIT_CONFIGURE',
     description: `Entries older than archive_after_days leave the default audit listing (include_archived=true shows them); entries older than retention_days (at most ${MAX_RETENTION_DAYS}, 7 years) leave listings and reports. Events are never deleted, so every entry stays verifiable.`,
