@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
 import { describeForAudit } from '../domain/audit/auditEntry.ts';
+import { publicEventOf } from '../domain/shared/publicEvents.ts';
 
 export const auditLogProjection: Projection = {
   name: 'audit_log',
@@ -18,13 +19,13 @@ export const auditLogProjection: Projection = {
     return [
       {
         text: `INSERT INTO audit_log (id, event_id, event_type, ts, user_id, username, auth_method, ip_address, user_agent, session_id, action, resource_type,
-                 resource_id, resource_name, status, error_message, reason, before, after, details, duration_ms, method, endpoint, request_id, response_code)
-               VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25) ON CONFLICT (id) DO NOTHING`,
+                 resource_id, resource_name, status, error_message, reason, before, after, details, duration_ms, method, endpoint, request_id, response_code, event_name)
+               VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26) ON CONFLICT (id) DO NOTHING`,
         values: [
           e.position, e.id, e.type, m.timestamp, m.actor?.userId ?? null, m.actor?.username ?? null, m.actor?.kind ?? null, m.ip ?? null, m.userAgent ?? null,
           m.sessionId ?? null, a.action, a.resourceType, a.resourceId, a.resourceName, a.status, a.errorMessage, a.reason,
           a.before === null ? null : JSON.stringify(a.before), a.after === null ? null : JSON.stringify(a.after), a.details === null ? null : JSON.stringify(a.details),
-          duration, m.method ?? null, m.endpoint ?? null, m.requestId ?? null, (e.data as Record<string, any>).responseCode ?? m.responseCode ?? null,
+          duration, m.method ?? null, m.endpoint ?? null, m.requestId ?? null, (e.data as Record<string, any>).responseCode ?? m.responseCode ?? null, publicEventOf(e.type)?.name ?? null,
         ],
       },
     ];
@@ -77,6 +78,7 @@ export function toAuditEntry(r: Record<string, any>) {
     request_id: r.request_id,
     response_code: r.response_code,
     event_type: r.event_type,
+    event: r.event_name ?? null,
     event_id: r.event_id,
   };
 }

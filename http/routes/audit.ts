@@ -45,6 +45,8 @@ const AuditEntrySchema = Type.Object({
   endpoint: Type.Union([Type.String(), Type.Null()]),
   request_id: Type.Union([Type.String(), Type.Null()]),
   response_code: Type.Union([Type.Integer(), Type.Null()]),
+  event_type: Type.String({ description: 'the domain event behind the entry' }),
+  event: Type.Union([Type.String(), Type.Null()], { description: 'its public event name (e.g. security.api_key.created), when it has one' }),
 });
 
 /** A date-only end bound means the whole day. */

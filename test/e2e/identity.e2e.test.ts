@@ -122,7 +122,8 @@ t('API keys: shown once, work as Bearer and X-API-Key, respect scopes, and a rev
   assert.is(expired.status, 401);
   assert.match(expired.json.message, /expired/);
   const events = await call(server.api, 'GET', '/audit-logs?resource_type=api_key&limit=50', { headers: adminAuth() });
-  assert.ok(events.json.items.some((e: any) => e.action === 'API_KEY_REVOKE'), 'revocation audited');
+  assert.ok(events.json.items.some((e: any) => e.action === 'API_KEY_REVOKE' && e.event === 'security.api_key.revoked'), 'revocation audited as security.api_key.revoked');
+  assert.ok(events.json.items.some((e: any) => e.event === 'security.api_key.created'), 'creation audited as security.api_key.created');
   assert.ok(events.json.items.some((e: any) => e.action === 'CREATE' && e.after && !JSON.stringify(e.after).includes('keyHash')), 'creation audited without the hash');
 });
 
@@ -179,7 +180,7 @@ t('repeated failed logins are slowed then locked out (429), raise the unauthoriz
   assert.is(locked.status, 429, 'even the right password waits out the lockout');
   assert.ok(Number(locked.headers.get('retry-after')) > 0);
   const log = await call(server.api, 'GET', '/audit-logs?status=denied&action=LOGIN', { headers: adminAuth() });
-  assert.ok(log.json.items.some((e: any) => e.event_type === 'UnauthorizedAccessDetected' && e.resource_name === target.username));
+  assert.ok(log.json.items.some((e: any) => e.event === 'security.unauthorized_access' && e.resource_name === target.username));
 });
 
 t('settings: GET, partial POST, replacing PUT, validation, and history from the event store', async () => {

@@ -1,0 +1,40 @@
+// The public names of domain events: the catalog of SPEC.md's "Outbound webhook events" (name,
+// category, default severity). Audit entries carry the name; webhooks and notifications (a later
+// issue) deliver under it. Domain event types stay past-tense PascalCase inside the service.
+export type Severity = 'info' | 'success' | 'warning' | 'critical';
+
+export interface PublicEvent {
+  name: string;
+  category: string;
+  severity: Severity;
+  description: string;
+}
+
+const e = (name: string, category: string, severity: Severity, description: string): PublicEvent => ({ name, category, severity, description });
+
+/** Domain event type -> public event. */
+export const publicEvents: Readonly<Record<string, PublicEvent>> = {
+  NodeCreated: e('node.created', 'Node', 'info', 'a node is registered'),
+  NodeStarted: e('node.started', 'Node', 'success', 'a node becomes RUNNING'),
+  NodeStopped: e('node.stopped', 'Node', 'warning', 'a node is intentionally stopped'),
+  NodeDeleted: e('node.deleted', 'Node', 'info', 'a node row is removed'),
+  NodeDowntime: e('node.downtime', 'Node', 'critical', 'a running node fails its heartbeat'),
+  NodeRecovered: e('node.recovery', 'Node', 'success', 'a downed node recovers'),
+  NodeConfigChanged: e('node.config_changed', 'Node', 'info', 'node configuration edited'),
+  NetworkCreated: e('network.created', 'Network', 'info', 'network created'),
+  NetworkUpdated: e('network.updated', 'Network', 'info', 'network config changes'),
+  NetworkDeleted: e('network.deleted', 'Network', 'warning', 'network removed'),
+  CertificateExpiring: e('certificate.expiring', 'Certificate', 'warning', 'certificate expires within 30 days'),
+  CertificateExpired: e('certificate.expired', 'Certificate', 'critical', 'certificate past its end of validity'),
+  CertificateRenewed: e('certificate.renewed', 'Certificate', 'success', 'manual renewal completed'),
+  CertificateAutoRenewed: e('certificate.auto_renewed', 'Certificate', 'success', 'automatic renewal completed'),
+  CertificateRenewalFailed: e('certificate.renewal_failed', 'Certificate', 'critical', 'renewal attempt errored'),
+  UnauthorizedAccessDetected: e('security.unauthorized_access', 'Security', 'critical', 'failed authentication with a brute-force pattern'),
+  ApiKeyCreated: e('security.api_key.created', 'Security', 'info', 'API key created'),
+  ApiKeyRevoked: e('security.api_key.revoked', 'Security', 'warning', 'API key revoked'),
+  UserRoleChanged: e('security.user.role_changed', 'Security', 'info', 'role assignment changed'),
+};
+
+export function publicEventOf(domainType: string): PublicEvent | null {
+  return publicEvents[domainType] ?? null;
+}
