@@ -67,3 +67,7 @@ export async function getEvmNetwork(pool: pg.Pool, id: number): Promise<EvmNetwo
   const r = await pool.query('SELECT * FROM evm_networks WHERE id = $1', [id]);
   return r.rows[0] ? toRow(r.rows[0]) : null;
 }
+
+export async function networkNameTaken(pool: pg.Pool, name: string): Promise<boolean> {
+  return ((await pool.query('SELECT 1 FROM evm_networks WHERE lower(name) = lower($1)', [name])).rowCount ?? 0) > 0;
+}

@@ -1,0 +1,51 @@
+// Shared by the network, node and contract routers: the evm ports from AppDeps, and a node's
+// runtime target assembled from the read models.
+import type { AppDeps } from '../deps.ts';
+import type { EvmDeps, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
+import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
+import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
+import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+
+export function evmOf(deps: AppDeps): EvmDeps {
+  const evm = deps.evm;
+  if (!evm) throw new UnavailableError('EVM networks are not configured on this server.');
+  return evm;
+}
+
+export async function networkOr404(deps: AppDeps, id: number): Promise<EvmNetworkRow> {
+  const n = await getEvmNetwork(deps.pool, id);
+  if (!n) throw new NotFoundError('Network', id);
+  return n;
+}
+
+export async function nodeOr404(deps: AppDeps, id: number): Promise<NodeRow> {
+  const n = await getNode(deps.pool, id);
+  if (!n) throw new NotFoundError('Node', id);
+  return n;
+}
+
+export function targetOf(node: NodeRow, network: EvmNetworkRow): EvmNodeTarget {
+  return {
+    node: {
+      nodeId: node.id,
+      name: node.name,
+      platform: 'EVM',
+      nodeType: 'EVM_FULLNODE',
+      role: node.role as EvmNodeTarget['node']['role'],
+      networkId: network.id,
+      client: node.client,
+      engine: node.engine,
+      config: node.config,
+      validatorAddress: node.validatorAddress,
+      resources: node.resources,
+      at: node.createdAt,
+    },
+    network: network.record,
+  };
+}
+
+export async function nodeTarget(deps: AppDeps, node: NodeRow): Promise<EvmNodeTarget | null> {
+  if (node.networkId === null) return null;
+  const network = await getEvmNetwork(deps.pool, node.networkId);
+  return network ? targetOf(node, network) : null;
+}

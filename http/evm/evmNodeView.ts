@@ -1,0 +1,74 @@
+// The node read shape (SPEC "Node read"): id, name, status, block_height, peer_count,
+// uptime_seconds, live from the node's JSON-RPC when it runs, plus what an operator needs.
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../deps.ts';
+import type { NodeRow } from '../../projections/evmNodes.ts';
+import { evmOf, nodeTarget } from './evmContext.ts';
+
+const Int = Type.Union([Type.Integer(), Type.Null()]);
+export const NodeViewSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  platform: Type.String(),
+  nodeType: Type.String(),
+  role: Type.String({ description: 'validator, fullnode or bootnode' }),
+  status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
+  block_height: Int,
+  peer_count: Int,
+  uptime_seconds: Int,
+  client: Type.String({ description: 'besu or anvil (a single-node development chain)' }),
+  engine: Type.String({ description: 'process or docker' }),
+  network_id: Int,
+  endpoints: Type.Object({ rpc_http: Type.Union([Type.String(), Type.Null()]), rpc_ws: Type.Union([Type.String(), Type.Null()]), p2p: Type.Union([Type.String(), Type.Null()]), metrics: Type.Union([Type.String(), Type.Null()]) }),
+  enode: Type.Union([Type.String(), Type.Null()]),
+  validator_address: Type.Union([Type.String(), Type.Null()]),
+  config: Type.Object({ p2pPort: Type.Integer(), rpcHttpPort: Int, rpcWsPort: Int, metricsPort: Int, isBootnode: Type.Boolean() }),
+  error: Type.Union([Type.String(), Type.Null()]),
+  started_at: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean } = {}) {
+  let blockHeight: number | null = null;
+  let peerCount: number | null = null;
+  const running = row.status === 'running' || row.status === 'down';
+  if (running && opts.live !== false) {
+    const target = await nodeTarget(deps, row);
+    if (target) {
+      const live = await evmOf(deps).runtime.live(target, 1500).catch(() => null);
+      blockHeight = live?.blockHeight ?? null;
+      peerCount = live?.peerCount ?? null;
+    }
+  }
+  const c = row.config;
+  // anvil has no peer-to-peer layer: no enode, and its p2p port is reserved only.
+  const p2p = row.client === 'anvil' ? null : `127.0.0.1:${c.p2pPort}`;
+  return {
+    id: row.id,
+    name: row.name,
+    platform: row.platform,
+    nodeType: row.nodeType,
+    role: row.role,
+    status: row.status,
+    block_height: blockHeight,
+    peer_count: peerCount,
+    uptime_seconds: running && row.startedAt ? Math.max(0, Math.floor((deps.clock().getTime() - Date.parse(row.startedAt)) / 1000)) : null,
+    client: row.client,
+    engine: row.engine,
+    network_id: row.networkId,
+    endpoints: {
+      rpc_http: c.rpcHttpPort ? `http://127.0.0.1:${c.rpcHttpPort}` : null,
+      rpc_ws: c.rpcWsPort && row.client !== 'anvil' ? `ws://127.0.0.1:${c.rpcWsPort}` : c.rpcHttpPort && row.client === 'anvil' ? `ws://127.0.0.1:${c.rpcHttpPort}` : null,
+      p2p,
+      metrics: c.metricsPort && row.client !== 'anvil' ? `http://127.0.0.1:${c.metricsPort}/metrics` : null,
+    },
+    enode: null,
+    validator_address: row.validatorAddress,
+    config: c,
+    error: row.error,
+    started_at: row.startedAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

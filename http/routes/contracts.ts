@@ -1,0 +1,51 @@
+// POST /sc/evm/deploy: deploys bytecode (constructor arguments by ABI or pre-encoded) from a
+// funded key the service holds in a key provider, through a running node of the network, and
+// answers once the receipt is in.
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route.ts';
+import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
+import { evmOf, networkOr404, nodeOr404, targetOf } from '../evm/evmContext.ts';
+import { networkNodes } from '../evm/evmNodeCreate.ts';
+
+const tags = ['smart contracts'];
+
+export const contractRoutes = [
+  defineRoute({
+    method: 'post', path: '/sc/evm/deploy', summary: 'Deploy an EVM contract, signed by a key held in a key provider', tags, permission: 'CONTRACT_DEPLOY',
+    body: Type.Object({
+      networkId: Type.Optional(Type.Integer({ minimum: 1 })),
+      network_id: Type.Optional(Type.Integer({ minimum: 1 })),
+      nodeId: Type.Optional(Type.Integer({ minimum: 1, description: 'node to send through (default: a running node of the network)' })),
+      bytecode: Type.String({ minLength: 2, maxLength: 2_000_000, description: 'creation bytecode, hex' }),
+      abi: Type.Optional(Type.Array(Type.Unknown(), { description: 'ABI (JSON) for encoding args' })),
+      args: Type.Optional(Type.Array(Type.Unknown(), { description: 'constructor arguments, encoded with the ABI' })),
+      constructorArgs: Type.Optional(Type.String({ description: 'pre-encoded constructor arguments, hex' })),
+      from: Type.Optional(Type.String({ description: 'address of a key the service holds for this network (default: its first validator key)' })),
+      gasLimit: Type.Optional(Type.Integer({ minimum: 21000 })),
+      timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
+    }, { additionalProperties: false }),
+    responses: { 200: { description: 'deployed: address, transaction hash, block number' }, 400: { description: 'invalid bytecode or arguments, unknown key, no funds' }, 409: { description: 'no running node' } },
+    async handler({ deps, body }) {
+      const networkId = body.networkId ?? body.network_id;
+      if (networkId === undefined) throw new ValidationError('networkId is required.', [{ field: 'networkId', message: 'is required' }]);
+      if (body.constructorArgs !== undefined && body.args !== undefined) throw new ValidationError('Send either args (with abi) or constructorArgs, not both.', [{ field: 'constructorArgs', message: 'conflicts with args' }]);
+      const network = await networkOr404(deps, networkId);
+      const keys = network.record.validators.filter((v) => v.keyHandle && v.publicKeyPem);
+      const key = body.from ? keys.find((v) => v.address.toLowerCase() === body.from!.toLowerCase()) : keys[0];
+      if (!key) {
+        throw new ValidationError(body.from ? `The service holds no key for ${body.from} in network ${network.name}.` : `The service holds no key for network ${network.name} to deploy from.`, [{ field: 'from', message: 'must be the address of a key the service holds for this network' }]);
+      }
+      const node = body.nodeId !== undefined ? await nodeOr404(deps, body.nodeId) : (await networkNodes({ deps } as never, network.id)).find((n) => n.status === 'running' && n.config.rpcHttpPort);
+      if (!node || node.networkId !== network.id || node.status !== 'running') throw new ConflictError(`No running node of network ${network.name} to deploy through; start the network first.`, { networkId: network.id }, 'NO_RUNNING_NODE');
+      const evm = evmOf(deps);
+      const rpcUrl = evm.runtime.rpcUrl(targetOf(node, network));
+      if (!rpcUrl) throw new ConflictError(`Node ${node.name} has no JSON-RPC endpoint.`);
+      const r = await evm.contracts.deploy({
+        rpcUrl, chainId: network.chainId, keyHandle: key.keyHandle!, publicKeyPem: key.publicKeyPem!, from: key.address,
+        bytecode: body.bytecode, abi: body.abi ?? null, args: body.args ?? [], encodedArgs: body.constructorArgs ?? null,
+        gasLimit: body.gasLimit ? BigInt(body.gasLimit) : null, timeoutMs: (body.timeoutSeconds ?? 120) * 1000,
+      });
+      return { body: { address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, network_id: network.id, node_id: node.id } };
+    },
+  }),
+];

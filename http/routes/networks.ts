@@ -1,0 +1,241 @@
+// Evm networks: create (generic POST /networks with the genesis object, or /networks/evm),
+// import, list, read, delete, their nodes and map, adding nodes, starting all nodes, and the
+// validators as the chain reports them.
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route.ts';
+import { runCommand } from '../commands.ts';
+import { Page, PageQuery, page } from '../pagination.ts';
+import { IdParam } from './schemas.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
+import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
+import { evmNode, evmNodeStream } from '../../domain/evm/evmNode.ts';
+import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
+import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+import type { AppDeps } from '../deps.ts';
+import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
+import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
+import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
+import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+
+const tags = ['evm networks'];
+const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const Client = Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')], { description: 'auto (default): besu where available, else anvil for a one-validator network' });
+const Engine = Type.Union([Type.Literal('process'), Type.Literal('docker')]);
+const Genesis = Type.Record(Type.String(), Type.Unknown(), { description: 'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata' });
+const createFields = {
+  name: Type.String({ maxLength: 64, description: 'unique; letters, digits and hyphens' }),
+  description: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
+  genesis: Genesis,
+  client: Type.Optional(Client),
+  engine: Type.Optional(Engine),
+  validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1)' })),
+  validatorKeys: Type.Optional(Type.Array(Type.String({ maxLength: 20000 }), { maxItems: 32, description: 'secp256k1 PEM private keys to import as validator keys (write-only)' })),
+  validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds' })),
+};
+const GenericBody = Type.Object({ ...createFields, type: Type.Optional(Type.String({ description: 'evm' })) }, { additionalProperties: false });
+const EvmBody = Type.Object(createFields, { additionalProperties: false });
+
+const ValidatorView = Type.Object({ address: Type.String(), key_provider: Type.Union([Type.String(), Type.Null()]), key_held: Type.Boolean() });
+const NetworkView = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type: Type.Literal('evm'),
+  description: Type.Union([Type.String(), Type.Null()]),
+  status: Type.String({ description: 'created, running, stopped or error, derived from the nodes' }),
+  genesis_block_hash: Type.String(),
+  chain_id: Type.Integer(),
+  consensus: Type.String(),
+  block_time: Type.Integer(),
+  client: Type.String(),
+  engine: Type.String(),
+  validators: Type.Array(ValidatorView),
+  node_count: Type.Integer(),
+  created_at: Type.String(),
+});
+
+export function networkStatus(nodes: NodeRow[]): 'created' | 'running' | 'stopped' | 'error' {
+  if (nodes.some((n) => n.status === 'error' || n.status === 'down')) return 'error';
+  if (nodes.some((n) => n.status === 'running')) return 'running';
+  if (nodes.some((n) => n.status === 'stopped' || n.status === 'stopping')) return 'stopped';
+  return 'created';
+}
+
+async function networkView(deps: AppDeps, n: EvmNetworkRow) {
+  const nodes = await networkNodes({ deps } as never, n.id);
+  return {
+    id: n.id,
+    name: n.name,
+    type: 'evm' as const,
+    description: n.description,
+    status: networkStatus(nodes),
+    genesis_block_hash: n.genesisBlockHash,
+    chain_id: n.chainId,
+    consensus: n.consensus,
+    block_time: n.blockPeriodSeconds,
+    client: n.client,
+    engine: n.engine,
+    validators: n.validators.map((v) => ({ address: v.address, key_provider: v.keyProvider, key_held: v.keyHandle !== null })),
+    node_count: nodes.length,
+    created_at: n.createdAt,
+  };
+}
+
+function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkRequest {
+  return { ...(body as unknown as EvmNetworkRequest), imported };
+}
+
+const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis' }, 409: { description: 'name taken' } };
+
+export const networkRoutes = [
+  defineRoute({
+    method: 'post', path: '/networks', summary: 'Create a network from a genesis object (type evm)', tags, permission: 'NETWORK_CREATE',
+    body: GenericBody, responses: createResponses,
+    async handler(input) {
+      const { type, ...rest } = input.body;
+      if (type !== undefined && type.toLowerCase() !== 'evm') throw new ValidationError(`Network type ${type} cannot be created here; use evm (consortium networks: POST /networks/consortium).`, [{ field: 'type', message: 'must be evm' }]);
+      const id = await createEvmNetwork(input, toRequest(rest));
+      return { status: 201, body: await networkView(input.deps, await networkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/evm/${id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/evm', summary: 'Create an evm network', tags, permission: 'NETWORK_CREATE',
+    body: EvmBody, responses: createResponses,
+    async handler(input) {
+      const id = await createEvmNetwork(input, toRequest(input.body));
+      return { status: 201, body: await networkView(input.deps, await networkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/evm/${id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/evm/import', summary: 'Import an existing evm network by its genesis object and validator addresses (no keys are generated)', tags, permission: 'NETWORK_CREATE',
+    body: Type.Object({ name: createFields.name, description: createFields.description, genesis: Genesis, client: createFields.client, engine: createFields.engine }, { additionalProperties: false }),
+    responses: createResponses,
+    async handler(input) {
+      if (!Array.isArray(input.body.genesis.validators) && String(input.body.genesis.consensus ?? '').toUpperCase() !== 'POW') {
+        throw new ValidationError('An imported network names its validators: genesis.validators is required.', [{ field: 'genesis.validators', message: 'is required' }]);
+      }
+      const id = await createEvmNetwork(input, toRequest(input.body, true));
+      return { status: 201, body: await networkView(input.deps, await networkOr404(input.deps, id)) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm', summary: 'List evm networks', tags, permission: 'NETWORK_READ',
+    query: Type.Object(PageQuery, { additionalProperties: false }),
+    responses: { 200: { description: 'a page of networks', schema: Page(NetworkView) } },
+    async handler({ deps, query }) {
+      const limit = query.limit ?? deps.config.defaultPageSize;
+      const offset = query.offset ?? 0;
+      const r = await listEvmNetworks(deps.pool, limit, offset);
+      return { body: page(await Promise.all(r.items.map((n) => networkView(deps, n))), r.total, limit, offset) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm/:id', summary: 'Read an evm network', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: { 200: { description: 'the network', schema: NetworkView }, 404: { description: 'no such network' } },
+    async handler({ deps, params }) {
+      return { body: await networkView(deps, await networkOr404(deps, params.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/networks/evm/:id', summary: 'Delete an evm network with its nodes (stopped and removed)', tags, permission: 'NETWORK_DELETE', params: IdParam,
+    responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' } },
+    async handler(input) {
+      const { deps, params } = input;
+      await networkOr404(deps, params.id);
+      for (const n of await networkNodes(input, params.id)) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
+      await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, { type: 'DeleteNetwork', networkId: params.id, nodeCount: 0, at: deps.clock().toISOString() });
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm/:id/nodes', summary: 'Nodes of an evm network', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: { 200: { description: 'the nodes', schema: Type.Object({ items: Type.Array(NodeViewSchema) }) }, 404: { description: 'no such network' } },
+    async handler(input) {
+      await networkOr404(input.deps, input.params.id);
+      const nodes = await networkNodes(input, input.params.id);
+      return { body: { items: await Promise.all(nodes.map((n) => nodeView(input.deps, n))) } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm/:id/map', summary: 'Topology of an evm network: its nodes and who peers with whom', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: { 200: { description: 'nodes and links' }, 404: { description: 'no such network' } },
+    async handler(input) {
+      const network = await networkOr404(input.deps, input.params.id);
+      const nodes = await networkNodes(input, network.id);
+      const bootnodes = nodes.filter((n) => n.role === 'bootnode');
+      return {
+        body: {
+          network: { id: network.id, name: network.name, client: network.client, consensus: network.consensus, status: networkStatus(nodes) },
+          nodes: nodes.map((n) => ({ id: n.id, name: n.name, role: n.role, status: n.status, validator_address: n.validatorAddress, p2p_port: n.config.p2pPort, rpc_http_port: n.config.rpcHttpPort })),
+          // Every non-bootnode dials the bootnodes; anvil is one node and has no links.
+          links: network.client === 'anvil' ? [] : nodes.filter((n) => n.role !== 'bootnode').flatMap((n) => bootnodes.map((b) => ({ from: n.id, to: b.id, kind: 'bootnode' }))),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/:networkId/nodes', summary: 'Add a validator or bootnode to an evm network (it starts automatically)', tags, permission: 'NODE_CREATE', params: NetworkIdParam,
+    body: Type.Object({
+      name: Type.String({ maxLength: 63 }),
+      type: Type.Union([Type.Literal('validator'), Type.Literal('bootnode')]),
+      network_id: Type.Optional(Type.String()),
+      port: Type.Optional(Type.Integer({ description: 'peer-to-peer port (default 30303 or the next free one)' })),
+      rpc_port: Type.Optional(Type.Integer({ description: 'JSON-RPC HTTP (default 8545 or the next free one)' })),
+      ws_port: Type.Optional(Type.Integer({ description: 'JSON-RPC WebSocket (default 8546 or the next free one)' })),
+      engine: Type.Optional(Engine),
+      resources: Type.Optional(Type.Object({ cpu: Type.Optional(Type.String()), memory: Type.Optional(Type.String()) }, { additionalProperties: false })),
+    }, { additionalProperties: false }),
+    responses: { 201: { description: 'the node, after its first start attempt', schema: NodeViewSchema }, 400: { description: 'invalid' }, 409: { description: 'name or port taken' } },
+    async handler(input) {
+      const { deps, params, body } = input;
+      if (body.network_id !== undefined && body.network_id !== String(params.networkId)) throw new ValidationError('network_id does not match the path.', [{ field: 'network_id', message: `must be ${params.networkId}` }]);
+      const network = await networkOr404(deps, params.networkId);
+      const id = await createEvmNode(input, network, {
+        name: body.name, role: body.type, isBootnode: body.type === 'bootnode', engine: body.engine, resources: body.resources ?? null,
+        ports: { p2pPort: body.port, rpcHttpPort: body.rpc_port, rpcWsPort: body.ws_port },
+        fieldNames: { p2pPort: 'port', rpcHttpPort: 'rpc_port', rpcWsPort: 'ws_port' },
+      });
+      const row = (await awaitSettled(input, id)) ?? (await getNode(deps.pool, id));
+      return { status: 201, body: await nodeView(deps, row!), headers: { Location: `/api/v1/nodes/${id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/:networkId/start', summary: 'Start all nodes of an evm network (a validator without a node gets one first)', tags, permission: 'NETWORK_OPERATE', params: NetworkIdParam,
+    responses: { 200: { description: 'the network and its nodes after the start attempt' }, 404: { description: 'no such network' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const network = await networkOr404(deps, params.networkId);
+      const existing = await networkNodes(input, network.id);
+      const bound = new Set(existing.map((n) => n.validatorAddress));
+      const canAdd = network.client !== 'anvil' || existing.length === 0;
+      for (const [i, v] of network.validators.entries()) {
+        if (bound.has(v.address) || !canAdd) continue;
+        await createEvmNode(input, network, { name: `${network.name}-validator-${i + 1}`, role: 'validator', isBootnode: false, ports: {} });
+        if (network.client === 'anvil') break;
+      }
+      if (network.validators.length === 0 && existing.length === 0) {
+        await createEvmNode(input, network, { name: `${network.name}-node-1`, isBootnode: false, ports: {} });
+      }
+      const nodes = await networkNodes(input, network.id);
+      for (const n of nodes) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
+      const settled = await Promise.all(nodes.map((n) => awaitSettled(input, n.id)));
+      return { body: { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NodeRow => !!n).map((n) => nodeView(deps, n))) } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/:networkId/validators', summary: 'Validators of an evm network, as the running chain reports them', tags, permission: 'NETWORK_READ', params: NetworkIdParam,
+    responses: { 200: { description: 'validators and where the list comes from' }, 404: { description: 'no such network' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const network = await networkOr404(deps, params.networkId);
+      const nodes = await networkNodes(input, network.id);
+      const genesis = network.validators.map((v) => ({ address: v.address, key_held: v.keyHandle !== null, node_id: nodes.find((n) => n.validatorAddress === v.address)?.id ?? null }));
+      if (network.client === 'anvil') {
+        return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: 'This network runs on anvil, a single-node development chain: it has no validator set on chain and no voting (qbft_/ibft_ methods do not exist there). The list is the validator named in the genesis.' } };
+      }
+      const running = nodes.find((n) => n.status === 'running' && n.config.rpcHttpPort);
+      if (!running) return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: 'No node of this network is running; the list is the genesis validator set.' } };
+      const onChain = await evmOf(deps).runtime.chainValidators(targetOf(running, network));
+      return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: (onChain ?? []).map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: true } };
+    },
+  }),
+];
