@@ -20,6 +20,8 @@ export interface Config {
   secureCookies: boolean;
   adminUsername: string;
   adminPassword: string | null;
+  /** null: read from (or generated into) DATA_DIR/key-encryption-key. */
+  keyEncryptionKey: string | null;
 }
 
 export interface ConfigEntry {
@@ -43,6 +45,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'ADMIN_USERNAME', flag: '--admin-username', default: 'admin', description: 'username of the first ADMIN, created on the first start' },
   { env: 'ADMIN_PASSWORD', flag: '--admin-password', default: '(generated and printed once)', description: 'password of the first ADMIN (at least 12 characters); only read on the first start' },
   { env: 'SECURE_COOKIES', flag: '--secure-cookies', default: 'false', description: 'force the Secure flag on the session cookie (it is set anyway on requests that arrive over TLS)' },
+  { env: 'KEY_ENCRYPTION_KEY', flag: '--key-encryption-key', default: '(generated into DATA_DIR/key-encryption-key, mode 0600)', description: 'encrypts the private keys of the database key provider and provider secrets (AES-256-GCM, PBKDF2-SHA256 per key); a start with a different key than the keys were made with fails' },
 ];
 
 function packageVersion(): string {
@@ -91,5 +94,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     secureCookies: get('SECURE_COOKIES', 'false') === 'true',
     adminUsername: get('ADMIN_USERNAME', 'admin'),
     adminPassword: values.get('ADMIN_PASSWORD') ?? null,
+    keyEncryptionKey: values.get('KEY_ENCRYPTION_KEY') ?? null,
   };
 }

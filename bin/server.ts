@@ -28,6 +28,7 @@ import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
+import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -102,6 +103,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const db = await openDatabase(config, log);
   const migrated = await migrate(db.pool);
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
+  // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
+  const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m) });
   const store = await openEventStore(config, db);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
@@ -113,7 +116,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
@@ -138,6 +141,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     nextId,
     startedAt: new Date(),
     evm,
+    keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

@@ -3,6 +3,7 @@ import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
 import type { CurrentSettings } from '../projections/settings.ts';
 import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 
@@ -52,4 +53,6 @@ export interface AppDeps {
   reports: ReportRenderer;
   /** EVM networks and nodes (runtime, keys, contract deployment); absent when not wired. */
   evm?: EvmDeps;
+  /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
+  keys: KeyServices;
 }

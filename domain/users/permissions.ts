@@ -300,6 +300,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
+  // Revoking a certificate is the last step of the SPEC's manual key rotation.
+  ['/keys/{keyId}/revoke', { POST: 'KEY_ROTATE' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

@@ -10,6 +10,9 @@ import { reportRoutes } from './reports.ts';
 import { networkRoutes } from './networks.ts';
 import { nodeRoutes } from './nodes.ts';
 import { contractRoutes } from './contracts.ts';
+import { organizationRoutes } from './organizations.ts';
+import { keyRoutes } from './keys.ts';
+import { keyProviderRoutes } from './keyProviders.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes];

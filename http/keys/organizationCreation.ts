@@ -1,0 +1,40 @@
+// Creating an organization: claim its mspId (409 when taken), create its signing CA and TLS CA
+// (self-signed) and its admin identity (issued by the signing CA) in the organization's key
+// provider, then record OrganizationCreated. A failure after the claim releases it.
+import { adminIdentityProfile, organizationDomain, signingCaProfile, tlsCaProfile } from '../../domain/organizations/organizationCertificates.ts';
+import { mspIdClaimStream, mspIdClaims } from '../../domain/organizations/mspIdClaims.ts';
+import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
+import type { KeySpec } from '../../domain/keys/keyProvider.ts';
+import { runCommand } from '../commands.ts';
+import { createKey, type CommandInput } from './keyCreation.ts';
+
+export interface NewOrganization {
+  name: string;
+  mspId: string;
+  description: string | null;
+  providerId: number;
+  domain?: string;
+  spec: KeySpec;
+}
+
+export async function createOrganization(input: CommandInput, o: NewOrganization): Promise<number> {
+  const { deps } = input;
+  const organizationId = await deps.nextId('organization');
+  const at = () => deps.clock().toISOString();
+  await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ClaimMspId', mspId: o.mspId, organizationId, at: at() });
+  try {
+    const domain = organizationDomain(o.name, o.domain);
+    const common = { providerId: o.providerId, organizationId, spec: o.spec };
+    const signKeyId = await createKey(input, { ...common, name: `${o.mspId}-ca`, purpose: 'SIGN_CA', certificate: { profile: signingCaProfile(domain), issuer: 'self' } });
+    const tlsKeyId = await createKey(input, { ...common, name: `${o.mspId}-tlsca`, purpose: 'TLS_CA', certificate: { profile: tlsCaProfile(domain), issuer: 'self' } });
+    const adminKeyId = await createKey(input, { ...common, name: `${o.mspId}-admin`, purpose: 'ADMIN', certificate: { profile: adminIdentityProfile(domain), issuer: signKeyId } });
+    await runCommand(input, organizationStream(organizationId), organizations, {
+      type: 'CreateOrganization', organizationId, fields: { name: o.name, mspId: o.mspId, description: o.description, providerId: o.providerId },
+      keys: { signKeyId, tlsKeyId, adminKeyId }, at: at(),
+    });
+  } catch (err) {
+    await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ReleaseMspId', mspId: o.mspId, organizationId, at: at() }).catch(() => undefined);
+    throw err;
+  }
+  return organizationId;
+}

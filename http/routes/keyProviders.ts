@@ -1,0 +1,116 @@
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route.ts';
+import { runCommand } from '../commands.ts';
+import { IdParam } from './schemas.ts';
+import { DATABASE_PROVIDER_ID, keyProviderStream, keyProviders } from '../../domain/keyProviders/keyProviders.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import type { JsonObject } from '../../domain/shared/eventStore.ts';
+import { getKeyProvider, keyCountOfProvider, listKeyProviders } from '../../projections/keyProviders.ts';
+
+const tags = ['key-providers'];
+const pro = { edition: 'pro' as const, feature: 'Vault and AWS KMS key providers' };
+const ProviderIdParam = Type.Object({ providerId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+
+const KeyProviderSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  type: Type.String({ description: 'DATABASE (built in, id 1), VAULT or AWS_KMS' }),
+  isDefault: Type.Boolean(),
+  builtIn: Type.Boolean(),
+  config: Type.Record(Type.String(), Type.Unknown(), { description: 'the configuration without secrets (tokens and secret keys are stored encrypted and never shown)' }),
+  keyCount: Type.Integer(),
+  createdAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+});
+
+async function view(pool: import('pg').Pool, id: number) {
+  const p = await getKeyProvider(pool, id);
+  if (!p) throw new NotFoundError('Key provider', id);
+  return { ...p, keyCount: await keyCountOfProvider(pool, id) };
+}
+
+async function providerOfType(pool: import('pg').Pool, id: number, type: 'VAULT' | 'AWS_KMS') {
+  const p = await getKeyProvider(pool, id);
+  if (!p) throw new NotFoundError('Key provider', id);
+  if (p.type !== type) throw new ValidationError(`Key provider ${p.name} is a ${p.type} provider, not ${type}.`, [{ field: 'providerId', message: `not a ${type} provider` }]);
+  return p;
+}
+
+export const keyProviderRoutes = [
+  defineRoute({
+    method: 'get', path: '/key-providers', summary: 'List key providers (the built-in database provider first)', tags, permission: 'KEY_PROVIDER_READ',
+    responses: { 200: { description: 'every provider', schema: Type.Array(KeyProviderSchema) } },
+    async handler({ deps }) {
+      const rows = await listKeyProviders(deps.pool);
+      return { body: await Promise.all(rows.map((p) => view(deps.pool, p.id))) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/key-providers', summary: 'Add a Vault or AWS KMS key provider', tags, permission: 'KEY_PROVIDER_CREATE', ...pro,
+    description: 'VAULT: vaultConfig {operation IMPORT, address, token, mount (KV v2), transitPath?, caCert?} or config {address, token, transitPath, kvPath}; operation CREATE (managed container through the docker engine) answers 503 naming what is missing when no Docker Engine or Vault image is available. AWS_KMS: awsKmsConfig {operation IMPORT, awsRegion, kmsKeyAliasPrefix, authMethod?, accessKeyId?, secretAccessKey?, profile?, roleArn?, externalId?, endpointUrl?} or config {region, accessKeyId, secretAccessKey, kmsKeyId}. The provider is reached before it is saved (400 when unreachable or refused). isDefault makes it the provider of new keys and organizations.',
+    body: Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      type: Type.Union([Type.Literal('VAULT'), Type.Literal('AWS_KMS')]),
+      isDefault: Type.Optional(Type.Boolean()),
+      vaultConfig: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      awsKmsConfig: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }, { additionalProperties: false }),
+    responses: { 201: { description: 'created', schema: KeyProviderSchema }, 400: { description: 'invalid configuration, or the provider cannot be reached' }, 409: { description: 'name taken' }, 503: { description: 'Vault CREATE mode cannot run here' } },
+    async handler(input) {
+      const { deps, body } = input;
+      if ((await listKeyProviders(deps.pool)).some((p) => p.name.toLowerCase() === body.name.toLowerCase())) throw new ConflictError(`A key provider named ${body.name} exists already.`, { field: 'name' });
+      if (body.type === 'VAULT' && body.awsKmsConfig) throw new ValidationError('A VAULT provider takes vaultConfig or config, not awsKmsConfig.', [{ field: 'awsKmsConfig', message: 'not for VAULT' }]);
+      if (body.type === 'AWS_KMS' && body.vaultConfig) throw new ValidationError('An AWS_KMS provider takes awsKmsConfig or config, not vaultConfig.', [{ field: 'vaultConfig', message: 'not for AWS_KMS' }]);
+      const prepared = await deps.keys.providers.prepare(body.type, body);
+      const status = await deps.keys.providers.probe(body.type, prepared.sealedConfig);
+      const usable = body.type === 'VAULT' ? status.vault_reachable === true && status.sealed === false && status.vault_initialized === true : status.kms_reachable === true && status.kms_status === 'available';
+      if (!usable) {
+        throw new ValidationError(`The ${body.type === 'VAULT' ? 'Vault' : 'AWS KMS'} provider is not usable: ${status.detail ?? JSON.stringify(status)}`, [{ field: body.type === 'VAULT' ? 'vaultConfig' : 'awsKmsConfig', message: String(status.detail ?? 'not reachable') }]);
+      }
+      let providerId = await deps.nextId('key_provider');
+      while (providerId <= DATABASE_PROVIDER_ID) providerId = await deps.nextId('key_provider');
+      await runCommand(input, keyProviderStream(providerId), keyProviders, {
+        type: 'CreateKeyProvider', providerId, name: body.name, providerType: body.type, isDefault: body.isDefault ?? false,
+        publicConfig: prepared.publicConfig as JsonObject, sealedConfig: prepared.sealedConfig, at: deps.clock().toISOString(),
+      });
+      return { status: 201, body: await view(deps.pool, providerId), headers: { Location: `/api/v1/key-providers/${providerId}` } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/key-providers/:id', summary: 'Read a key provider (never its secrets)', tags, permission: 'KEY_PROVIDER_READ', params: IdParam,
+    responses: { 200: { description: 'the provider', schema: KeyProviderSchema }, 404: { description: 'no such provider' } },
+    async handler({ deps, params }) {
+      return { body: await view(deps.pool, params.id) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/key-providers/:id', summary: 'Delete a key provider that holds no keys', tags, permission: 'KEY_PROVIDER_DELETE', params: IdParam,
+    responses: { 204: { description: 'deleted' }, 400: { description: 'the built-in provider' }, 404: { description: 'no such provider' }, 409: { description: 'still holds keys' } },
+    async handler(input) {
+      const { deps, params } = input;
+      if (params.id === DATABASE_PROVIDER_ID) throw new ValidationError('The built-in database key provider cannot be deleted.', [{ field: 'id', message: 'built in' }]);
+      await runCommand(input, keyProviderStream(params.id), keyProviders, { type: 'DeleteKeyProvider', providerId: params.id, keyCount: await keyCountOfProvider(deps.pool, params.id), at: deps.clock().toISOString() });
+      deps.keys.providers.forget(params.id);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/key-providers/:providerId/vault/status', summary: 'Vault status: reachable, initialized, sealed, container running', tags, permission: 'KEY_PROVIDER_READ', ...pro, params: ProviderIdParam,
+    responses: { 200: { description: 'status', schema: Type.Object({ vault_reachable: Type.Boolean(), vault_initialized: Type.Boolean(), sealed: Type.Boolean(), container_running: Type.Boolean(), detail: Type.Optional(Type.String()) }) }, 404: { description: 'no such provider' } },
+    async handler({ deps, params }) {
+      await providerOfType(deps.pool, params.providerId, 'VAULT');
+      const s = await (await deps.keys.providers.get(params.providerId)).status();
+      // IMPORT providers run no container of ours.
+      return { body: { vault_reachable: s.vault_reachable === true, vault_initialized: s.vault_initialized === true, sealed: s.sealed === true, container_running: false, ...(s.detail ? { detail: s.detail } : {}) } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/key-providers/:providerId/awskms/status', summary: 'AWS KMS status: reachable, credentials, status', tags, permission: 'KEY_PROVIDER_READ', ...pro, params: ProviderIdParam,
+    responses: { 200: { description: 'status', schema: Type.Object({ kms_reachable: Type.Boolean(), has_credentials: Type.Boolean(), kms_status: Type.String(), detail: Type.Optional(Type.String()) }) }, 404: { description: 'no such provider' } },
+    async handler({ deps, params }) {
+      await providerOfType(deps.pool, params.providerId, 'AWS_KMS');
+      const s = await (await deps.keys.providers.get(params.providerId)).status();
+      return { body: { kms_reachable: s.kms_reachable === true, has_credentials: s.has_credentials === true, kms_status: String(s.kms_status ?? 'unknown'), ...(s.detail ? { detail: s.detail } : {}) } };
+    },
+  }),
+];

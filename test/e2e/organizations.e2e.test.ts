@@ -1,0 +1,129 @@
+// Organizations, their CAs, issued certificates and CRLs, driven over HTTP against the real
+// server; certificates and CRLs are checked by the openssl command line.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { X509Certificate } from 'node:crypto';
+import { adminAuth, basic, call, startServer, type TestServer } from '../helpers/server.ts';
+import { openssl } from '../adapters/x509/opensslCli.ts';
+
+const t = suite('organizations and certificates end to end');
+let server: TestServer;
+const auth = adminAuth();
+
+t.before(async () => {
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'organizations-e2e-key-encryption-key' } });
+});
+t.after(async () => {
+  await server?.stop();
+});
+
+const api = (method: string, path: string, body?: unknown, headers = auth) => call(server.api, method, path, { headers, body });
+
+let org: any;
+
+t('creating an organization creates a signing CA and a TLS CA that openssl verifies as self-signed, and an admin certificate that chains to the signing CA', async () => {
+  const r = await api('POST', '/organizations', { name: 'Org One', mspId: 'Org1MSP', description: 'first' });
+  assert.is(r.status, 201, r.text);
+  org = r.json;
+  assert.is(org.mspId, 'Org1MSP');
+  assert.is(org.providerId, 1);
+  for (const [pem, cn] of [[org.signCertificate, 'ca.org-one'], [org.tlsCertificate, 'tlsca.org-one']] as const) {
+    const v = openssl(['verify', '-CAfile', 'ca.pem', 'ca.pem'], { 'ca.pem': pem });
+    assert.ok(v.ok, v.output);
+    const x = new X509Certificate(pem);
+    assert.ok(x.ca);
+    assert.match(x.subject, `CN=${cn}`);
+    assert.is(x.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  }
+  const admin = await api('GET', `/keys/${org.adminKeyId}`);
+  assert.is(admin.status, 200);
+  const chain = openssl(['verify', '-CAfile', 'ca.pem', 'admin.pem'], { 'ca.pem': org.signCertificate, 'admin.pem': admin.json.certificate.pem });
+  assert.ok(chain.ok, chain.output);
+  assert.match(admin.json.certificate.subject, 'OU=admin');
+});
+
+t('an mspId that is taken gives 409; lookup by mspId is case-sensitive', async () => {
+  const dup = await api('POST', '/organizations', { name: 'Another', mspId: 'Org1MSP' });
+  assert.is(dup.status, 409, dup.text);
+  assert.match(dup.text, 'Org1MSP');
+  const found = await api('GET', '/organizations/by-mspid/Org1MSP');
+  assert.is(found.status, 200);
+  assert.is(found.json.id, org.id);
+  assert.is((await api('GET', '/organizations/by-mspid/org1msp')).status, 404);
+});
+
+t('a key signed by the organization CA with names, addresses and usages verifies with openssl; after revocation the CRL verifies and openssl rejects the leaf', async () => {
+  const key = await api('POST', `/organizations/${org.id}/keys`, { name: 'peer0-tls', algorithm: 'EC', curve: 'P-384' });
+  assert.is(key.status, 201, key.text);
+  const signed = await api('POST', `/keys/${key.json.id}/sign`, {
+    commonName: 'peer0.org-one', organization: 'Org One', organizationalUnits: ['peer'], dnsNames: ['peer0.org-one', 'localhost'], ipAddresses: ['127.0.0.1'],
+    validityDays: 90, keyUsages: ['digitalSignature', 'keyEncipherment'], extendedKeyUsages: ['serverAuth', 'clientAuth'],
+  });
+  assert.is(signed.status, 200, signed.text);
+  const leaf = signed.json.certificate.pem;
+  assert.ok(signed.json.certificate.notAfter);
+  assert.is(signed.json.expiresAt, signed.json.certificate.notAfter);
+  const x = new X509Certificate(leaf);
+  assert.match(x.subjectAltName ?? '', 'DNS:localhost');
+  assert.match(x.subjectAltName ?? '', 'IP Address:127.0.0.1');
+  assert.ok(!x.ca);
+  const ok = openssl(['verify', '-CAfile', 'ca.pem', 'leaf.pem'], { 'ca.pem': org.signCertificate, 'leaf.pem': leaf });
+  assert.ok(ok.ok, ok.output);
+
+  const caPem = await call(server.api, 'GET', `/keys/${key.json.id}/ca-certificate`, { headers: auth });
+  assert.is(caPem.status, 200);
+  assert.is(caPem.text.trim(), org.signCertificate.trim());
+  const certPem = await call(server.api, 'GET', `/keys/${key.json.id}/certificate`, { headers: auth });
+  assert.is(certPem.text.trim(), leaf.trim());
+
+  const revoked = await api('POST', `/keys/${key.json.id}/revoke`, { reason: 'keyCompromise' });
+  assert.is(revoked.status, 200, revoked.text);
+  assert.is(revoked.json.serialNumber, signed.json.certificate.serialNumber);
+  assert.is((await api('POST', `/keys/${key.json.id}/revoke`, {})).status, 409, 'revoking twice is a conflict');
+
+  const crl = await call(server.api, 'GET', `/organizations/${org.id}/crl`, { headers: auth });
+  assert.is(crl.status, 200);
+  assert.match(crl.text, '-----BEGIN X509 CRL-----');
+  const crlCheck = openssl(['crl', '-in', 'crl.pem', '-CAfile', 'ca.pem', '-noout', '-verify', '-text'], { 'crl.pem': crl.text, 'ca.pem': org.signCertificate });
+  assert.ok(crlCheck.ok, crlCheck.output);
+  assert.match(crlCheck.output, /verify OK/i);
+  assert.match(crlCheck.output, signed.json.certificate.serialNumber);
+  const rejected = openssl(['verify', '-crl_check', '-CAfile', 'ca.pem', '-CRLfile', 'crl.pem', 'leaf.pem'], { 'ca.pem': org.signCertificate, 'crl.pem': crl.text, 'leaf.pem': leaf });
+  assert.not.ok(rejected.ok, 'openssl must reject the revoked certificate');
+  assert.match(rejected.output, /revoked/i);
+});
+
+t('certificate downloads and sign-data are in the audit log as sensitive operations', async () => {
+  const audit = await api('GET', '/audit-logs?limit=200');
+  assert.is(audit.status, 200, audit.text);
+  const text = JSON.stringify(audit.json);
+  assert.match(text, 'ca-certificate');
+  assert.match(text, 'issue-certificate');
+});
+
+t('an organization renamed keeps its mspId; mspId cannot change; delete frees the mspId', async () => {
+  const put = await api('PUT', `/organizations/${org.id}`, { name: 'Org One Renamed' });
+  assert.is(put.status, 200, put.text);
+  assert.is(put.json.name, 'Org One Renamed');
+  assert.is((await api('PUT', `/organizations/${org.id}`, { mspId: 'Other' })).status, 400);
+  const o2 = await api('POST', '/organizations', { name: 'Org Two', mspId: 'Org2MSP', algorithm: 'RSA', keySize: 2048 });
+  assert.is(o2.status, 201, o2.text);
+  assert.is(new X509Certificate(o2.json.signCertificate).publicKey.asymmetricKeyType, 'rsa');
+  assert.is((await api('DELETE', `/organizations/${o2.json.id}`)).status, 204);
+  assert.is((await api('GET', `/organizations/${o2.json.id}`)).status, 404);
+  const again = await api('POST', '/organizations', { name: 'Org Two again', mspId: 'Org2MSP' });
+  assert.is(again.status, 201, again.text);
+});
+
+t('a VIEWER reads organizations and keys but cannot sign (403)', async () => {
+  const u = await api('POST', '/users', { username: 'viewer1', password: 'viewer-password-123', role: 'VIEWER' });
+  assert.is(u.status, 201, u.text);
+  const viewer = { authorization: basic('viewer1', 'viewer-password-123') };
+  assert.is((await api('GET', '/organizations', undefined, viewer)).status, 200);
+  assert.is((await api('GET', `/keys/${org.adminKeyId}`, undefined, viewer)).status, 200);
+  const sign = await api('POST', `/keys/${org.adminKeyId}/sign-data`, { data: Buffer.from('x').toString('base64') }, viewer);
+  assert.is(sign.status, 403);
+  assert.is((await api('GET', `/keys/${org.adminKeyId}/certificate`, undefined, viewer)).status, 403);
+});
+
+t.run();
