@@ -62,10 +62,10 @@ async function main() {
 
   // 1. Appends with the hash chain.
   await section('appends', async () => {
-    const r = await appendRates(5_000);
+    const r = await appendRates(2_000);
     details.appends = r;
-    rows.push(row('appends', 'Appends, one stream, sequential with expected versions', r.oneStream, 'events/s', { op: '>=', value: 2000 }));
-    rows.push(row('appends', 'Appends, 50 concurrent streams', r.fiftyStreams, 'events/s', { op: '>=', value: 2000 }));
+    rows.push(row('appends', 'Appends, one stream, sequential with expected versions (median of 3 rounds of 2 s)', r.oneStream, 'events/s', { op: '>=', value: 2000 }, `rounds ${r.oneStreamRounds.join(', ')}`));
+    rows.push(row('appends', 'Appends, 50 concurrent streams (median of 3 rounds of 2 s)', r.fiftyStreams, 'events/s', { op: '>=', value: 2000 }, `rounds ${r.fiftyStreamsRounds.join(', ')}`));
     // Why: each append is its own transaction, serialized by one advisory lock, and waits for its WAL flush.
     const batched = await appendVariant(3_000, 10, true);
     const nosync = await appendVariant(3_000, 1, false);
@@ -101,10 +101,10 @@ async function main() {
 
   // 3. GET /users under load from autocannon.
   await section('GET /users load', async () => {
-    const r = await usersLoad(server, creds, 10);
+    const r = await usersLoad(server, creds);
     details.usersLoad = r;
     rows.push(row('http', 'GET /api/v1/users at 200 req/s, paced (session cookie, up to 10 connections), p50', r.fixed.latencyMs.p50, 'ms'));
-    rows.push(row('http', 'GET /api/v1/users at 200 req/s, paced, p99', r.fixed.latencyMs.p99, 'ms', { op: '<', value: 25 }));
+    rows.push(row('http', 'GET /api/v1/users at 200 req/s, paced, p99 (median of 3 rounds of 8 s)', r.fixed.latencyMs.p99, 'ms', { op: '<', value: 25 }, `rounds ${r.fixedRounds.map((x) => x.latencyMs.p99).join(', ')} ms; load client's own send lag p99 ${r.fixedRounds.map((x) => x.clientLagP99Ms).join(', ')} ms`));
     rows.push(row('http', 'GET /api/v1/users at 200 req/s, paced, achieved rate', round(r.fixed.requestsPerSec, 0), 'req/s', undefined, `${r.fixed.non2xx} non-2xx, ${r.fixed.errors} errors`));
     rows.push(row('http', 'GET /api/v1/users, autocannon -R 200 (bursts each second), p99', r.autocannonFixed.latencyMs.p99, 'ms', undefined, `p50 ${r.autocannonFixed.latencyMs.p50} ms; whole ms`));
     rows.push(row('http', 'GET /api/v1/users max rate (10 connections)', round(r.max.requestsPerSec, 0), 'req/s', undefined, `p50 ${r.max.latencyMs.p50} ms, p99 ${r.max.latencyMs.p99} ms, ${r.max.non2xx} non-2xx`));
@@ -151,7 +151,7 @@ async function main() {
     const a = await auditLoad(server, creds, 8);
     details.auditLoad = { query: auditQueryPath(), matching: a.total, entries, ...a.result };
     rows.push(row('audit', `GET /api/v1/audit-logs?action=LOGIN&start_date&end_date over ${entries} entries (${a.total} match), 50 req/s, p50`, a.result.latencyMs.p50, 'ms'));
-    rows.push(row('audit', 'GET /api/v1/audit-logs filtered, 50 req/s, p99', a.result.latencyMs.p99, 'ms', { op: '<', value: 50 }, `${a.result.non2xx} non-2xx`));
+    rows.push(row('audit', 'GET /api/v1/audit-logs filtered, 50 req/s, p99', a.result.latencyMs.p99, 'ms', { op: '<', value: 50 }, `${a.result.non2xx} non-2xx; load client's send lag p99 ${a.result.clientLagP99Ms} ms`));
     const day = 86_400_000;
     const q = await auditQuerySplit(db.pool, 'LOGIN', new Date(Date.now() - 40 * day).toISOString().slice(0, 10) + 'T00:00:00.000Z', new Date(Date.now() - 10 * day).toISOString().slice(0, 10) + 'T23:59:59.999Z');
     details.auditQuerySplit = q;

@@ -21,6 +21,10 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   latencyMs: { p50: number; p90: number; p99: number; max: number; mean: number };
+  /** Paced mode: p99 of how late the load client sent its requests (machine contention). */
+  clientLagP99Ms?: number | null;
+  /** Paced mode: [ms since start, latency ms] of the first answers slower than 20 ms. */
+  slow?: Array<[number, number]>;
 }
 
 export async function runLoad(o: LoadOptions): Promise<LoadResult> {
@@ -77,5 +81,5 @@ export async function runPaced(o: PacedOptions): Promise<LoadResult> {
   clearTimeout(killer);
   if (code !== 0) throw new Error(`load client exited with ${code}: ${err.slice(-1000)}`);
   const j = JSON.parse(out.trim().split('\n').pop()!);
-  return { requestsPerSec: j.requestsPerSec, total: j.sent, non2xx: j.non2xx, errors: j.errors, timeouts: 0, latencyMs: j.latencyMs };
+  return { requestsPerSec: j.requestsPerSec, total: j.sent, non2xx: j.non2xx, errors: j.errors, timeouts: 0, latencyMs: j.latencyMs, clientLagP99Ms: j.clientLagP99Ms, slow: j.slow };
 }

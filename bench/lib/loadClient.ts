@@ -38,6 +38,9 @@ function once(): Promise<number> {
 }
 
 const latencies: number[] = [];
+// How late the client itself sent each paced request: a busy machine shows here first.
+const lateness: number[] = [];
+const slow: Array<[number, number]> = [];
 let ok = 0;
 let non2xx = 0;
 let errors = 0;
@@ -56,9 +59,13 @@ async function paced(): Promise<number> {
     while (nowMs() < due) {
       /* spin the last half millisecond for an even schedule */
     }
+    lateness.push(nowMs() - due);
     inflight.push(once().then((s) => {
       tally(s);
-      if (s >= 200 && s < 300) latencies.push(nowMs() - due);
+      const l = nowMs() - due;
+      if (s >= 200 && s < 300) latencies.push(l);
+      // When the slow answers came (ms since start): bursts point at a stall, spread at contention.
+      if (l > 20 && slow.length < 40) slow.push([Math.round(due - t0), Math.round(l)]);
     }));
   }
   await Promise.all(inflight);
@@ -86,7 +93,10 @@ const durationMs = nowMs() - start;
 const s = latencies.sort((a, b) => a - b);
 const pct = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))] : NaN);
 const r2 = (v: number) => Math.round(v * 100) / 100;
+const late = lateness.sort((a, b) => a - b);
 process.stdout.write(JSON.stringify({
+  slow,
+  clientLagP99Ms: late.length ? r2(late[Math.min(late.length - 1, Math.ceil(0.99 * late.length) - 1)]) : null,
   sent, ok, non2xx, errors, durationMs: r2(durationMs), requestsPerSec: r2((ok + non2xx) / (durationMs / 1000)),
   latencyMs: { p50: r2(pct(50)), p90: r2(pct(90)), p99: r2(pct(99)), max: r2(s[s.length - 1] ?? NaN), mean: r2(s.reduce((a, b) => a + b, 0) / (s.length || 1)) },
 }) + '\n');

@@ -18,7 +18,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number }): Promise<ServerProcess> {
+export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number; nodeArgs?: string[] }): Promise<ServerProcess> {
   const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -33,7 +33,7 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
   };
   const t0 = now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   child.stderr!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
