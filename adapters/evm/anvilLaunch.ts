@@ -3,30 +3,40 @@
 // anvil 1.7 refuses --init together with --state/--dump-state, and ignores the genesis
 // gasLimit and fork milestones (it uses --gas-limit and --hardfork). So a node is started in
 // two steps:
-//  1. bootstrapAnvilState (once, at prepare): anvil --init <genesis> --no-mining, read the state
-//     with anvil_dumpState, write it to <nodeDir>/anvil-state.json, stop.
+//  1. bootstrapAnvilState (at every prepare; builds the file only the first time): anvil --init
+//     <genesis> --no-mining, read the state with anvil_dumpState, write it to
+//     <nodeDir>/anvil-state.json, stop.
 //  2. anvilRunCommand (every start): anvil --state <that file>, which loads the chain and writes
-//     it back on exit and every --state-interval seconds, so a restart keeps block 0 and every
-//     block mined since. Blocks are mined every --block-time seconds (the genesis block period).
+//     it back on exit (SIGTERM or SIGINT; a SIGKILL loses what came after the last dump) and
+//     every --state-interval seconds, so a restart keeps block 0 and every block mined since.
+//     Blocks are mined every --block-time seconds (the genesis block period).
 // Both steps pass the same chain id, hardfork and gas limit, so block 0 is the block whose hash
 // anvilGenesisBlockHash computes.
+//
+// bootstrapAnvilState must run before EVERY start, not only the first: on an existing state
+// file it drops the placeholder block 0s that each `anvil --state` start adds to the file
+// (anvilStateFile.ts). Without that, anvil 1.7.1 (which writes blocks in hash-map order and keeps
+// the block 0 it reads last) often restarts with a placeholder as block 0: a block 0 hash that
+// is not genesis_block_hash and differs on every start.
+// It throws UnavailableError when the saved chain holds no block 0 of this genesis at all.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { UnavailableError } from '../../domain/shared/errors.ts';
 import { anvilHardforkFor, type EvmGenesisFile } from '../../domain/networks/evmGenesis.ts';
 import type { AnvilHardfork } from '../../domain/networks/genesisBlockHash.ts';
 import { evmJsonRpc } from './jsonRpc.ts';
+import { dropPlaceholderGenesisBlocks } from './anvilStateFile.ts';
 
 export const ANVIL_STATE_FILE = 'anvil-state.json';
 const STATE_INTERVAL_SECONDS = 10;
 
 export interface AnvilNodeSpec {
   nodeDir: string;
-  /** the genesis file written for this network (used by the bootstrap only) */
+  /** the genesis file written for this network (read by bootstrapAnvilState only) */
   genesisPath: string;
   chainId: number;
   /** decimal or 0x hex */
@@ -125,12 +135,17 @@ async function waitForRpc(url: string, deadline: number, exited: () => string | 
 }
 
 /**
- * Step 1: write <nodeDir>/anvil-state.json holding block 0 of the genesis. Uses the node's own
- * RPC port, so run it before the node starts. Idempotent: an existing state file is the chain
- * so far and is kept (prepare may run again after a crash). Returns the state file path.
+ * Step 1, run before every start: write <nodeDir>/anvil-state.json holding block 0 of the
+ * genesis. Uses the node's own RPC port, so run it while the node is stopped. Idempotent: an
+ * existing state file is the chain so far and is kept, minus the placeholder block 0s earlier
+ * starts left in it (reads the genesis file at genesisPath). Returns the state file path.
  */
 export async function bootstrapAnvilState(spec: AnvilNodeSpec, opts: { timeoutMs?: number } = {}): Promise<string> {
-  if (existsSync(anvilStatePath(spec))) return anvilStatePath(spec);
+  if (existsSync(anvilStatePath(spec))) {
+    const genesis = JSON.parse(await readFile(spec.genesisPath, 'utf8')) as Record<string, unknown>;
+    await dropPlaceholderGenesisBlocks(anvilStatePath(spec), genesis);
+    return anvilStatePath(spec);
+  }
   const { command, args } = anvilBootstrapCommand(spec);
   await mkdir(spec.nodeDir, { recursive: true });
   const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
