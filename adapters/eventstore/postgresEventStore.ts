@@ -182,7 +182,9 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
     let checked = 0;
     const batchSize = 5000;
     while (next <= to) {
-      const res = await pool.query(`SELECT ${COLUMNS} FROM events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT ${batchSize}`, [next, to]);
+      // A bounded range (not an open one with LIMIT) keeps the plan an index range scan even
+      // when the table's statistics are stale.
+      const res = await pool.query(`SELECT ${COLUMNS} FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position`, [next, Math.min(to, next + batchSize - 1)]);
       if (res.rows.length === 0) {
         return { ok: false, checked, fromPosition: from, toPosition: to, firstMismatch: { position: next, reason: 'gap', expected: String(next), actual: 'missing' } };
       }
