@@ -14,11 +14,13 @@ export interface ServerProcess {
   child: ChildProcess;
   /** Milliseconds from spawn to the first 200 from /api/v1/health. */
   startMs: number;
+  /** With logLevel info: milliseconds from spawn to each start-up log line (by message). */
+  phases: Record<string, number>;
   output(): string;
   stop(): Promise<void>;
 }
 
-export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number; nodeArgs?: string[] }): Promise<ServerProcess> {
+export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number; nodeArgs?: string[]; logLevel?: string }): Promise<ServerProcess> {
   const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -26,13 +28,14 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: opts.dataDir,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: opts.logLevel ?? 'warn',
     ADMIN_USERNAME: BENCH_ADMIN.username,
     ADMIN_PASSWORD: BENCH_ADMIN.password,
     EDITION: 'pro',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
   };
   const t0 = now();
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
@@ -59,7 +62,17 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
     await new Promise((r) => setTimeout(r, 10));
   }
   const startMs = msSince(t0);
+  const phases: Record<string, number> = {};
+  for (const line of out.split('\n')) {
+    try {
+      const j = JSON.parse(line) as { time?: string; msg?: string };
+      if (j.time && j.msg && !(j.msg in phases)) phases[j.msg.slice(0, 60)] = Date.parse(j.time) - spawnedAt;
+    } catch {
+      /* not a log line */
+    }
+  }
   return {
+    phases,
     url,
     api: `${url}/api/v1`,
     child,
