@@ -81,6 +81,32 @@ export async function projectionVisibility(samples: number): Promise<LatencySumm
   }
 }
 
+/**
+ * The same with several writers at once (as with concurrent HTTP requests): each appends, waits
+ * for its own event to be projected, and goes again.
+ */
+export async function projectionVisibilityConcurrent(writers: number, perWriter: number): Promise<LatencySummary> {
+  const db = await freshMigratedDatabase('visibility_concurrent');
+  const store = postgresEventStore(db.pool, { url: db.url });
+  const projector = createProjector({ pool: db.pool, store, projections: allProjections });
+  await projector.start();
+  try {
+    const times: number[] = [];
+    await Promise.all(Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; i < perWriter; i++) {
+        const t0 = now();
+        const r = await store.append(`bench-probe-${w}-${i}`, 0, [nodeEvent(i)], meta());
+        await projector.waitFor(r.lastPosition, 5_000);
+        times.push(msSince(t0));
+      }
+    }));
+    return summarize(times);
+  } finally {
+    await projector.stop();
+    await store.close();
+  }
+}
+
 export async function verifyRate(store: EventStore, expected: number): Promise<{ eventsPerSec: number; events: number; ms: number }> {
   const t0 = now();
   const v = await store.verify(1);

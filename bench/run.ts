@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
-import { appendRates, projectionVisibility, verifyRate } from './eventStoreBench.ts';
+import { appendRates, projectionVisibility, projectionVisibilityConcurrent, verifyRate } from './eventStoreBench.ts';
 import { auditLoad, auditQueryPath, authLatency, credentials, httpVisibility, loginRate, seedUsers, uncachedLogins, usersLoad } from './httpBench.ts';
 import { appendVariant, auditQuerySplit, scryptCost, verifyBatchPlan, verifySplit } from './diagnosis.ts';
 import { freshMigratedDatabase } from './lib/cluster.ts';
@@ -83,6 +83,10 @@ async function main() {
     details.visibilityStore = v;
     rows.push(row('visibility', 'Write to read model, store.append + projector.waitFor, median', v.p50, 'ms', { op: '<', value: 20 }));
     rows.push(row('visibility', 'Write to read model, store.append + projector.waitFor, p99', v.p99, 'ms'));
+    const c = await projectionVisibilityConcurrent(8, 40);
+    details.visibilityStoreConcurrent = c;
+    rows.push(row('visibility', 'Write to read model, 8 concurrent writers, median', c.p50, 'ms', { op: '<', value: 20 }));
+    rows.push(row('visibility', 'Write to read model, 8 concurrent writers, p99', c.p99, 'ms', undefined, `max ${c.max} ms; ~1000 ms = a lost wake-up waiting for the poll`));
   });
 
   // The HTTP benchmarks share one server on a fresh database of the bench cluster.
