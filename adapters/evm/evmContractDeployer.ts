@@ -18,8 +18,11 @@ export function keyProviderSigner(provider: KeyProvider, handle: string, publicK
       return keyProviderSigner(provider, handle, publicKeyPem, address, p);
     }
     async signTransaction(request: TransactionRequest): Promise<string> {
-      const resolved = { ...request, to: request.to ? await resolveAddress(request.to, this.provider) : request.to, from: undefined } as TransactionLike<string>;
-      const tx = Transaction.from(resolved);
+      // sendTransaction hands over a Transaction, whose fields are getters a spread would drop.
+      const tx =
+        request instanceof Transaction
+          ? request.clone()
+          : Transaction.from({ ...request, to: request.to ? await resolveAddress(request.to, this.provider) : request.to, from: undefined } as TransactionLike<string>);
       const digest = Buffer.from(getBytes(tx.unsignedHash));
       const der = await provider.sign(handle, { algorithm: 'EC', curve: 'secp256k1' }, { digest, hash: 'keccak256' });
       const rs = toRecoverableSignature(der, digest, publicKeyPem);
@@ -45,6 +48,10 @@ export function createEvmContractDeployer(provider: KeyProvider): EvmContractDep
       if (!HEX.test(bytecode) || bytecode.length < 4) throw new ValidationError('bytecode must be hex.', [{ field: 'bytecode', message: 'must be 0x-prefixed hex' }]);
       const rpc = new JsonRpcProvider(req.rpcUrl, req.chainId, { staticNetwork: true, polling: true, pollingInterval: 250 });
       try {
+        const nodeChainId = Number(await rpc.send('eth_chainId', []).catch((err: Error) => {
+          throw new UnavailableError(`The node at ${req.rpcUrl} does not answer: ${err.message}`);
+        }));
+        if (nodeChainId !== req.chainId) throw new UnavailableError(`The node reports chain id ${nodeChainId}, not the network's ${req.chainId}.`);
         const signer = keyProviderSigner(provider, req.keyHandle, req.publicKeyPem, req.from, rpc);
         let data: string;
         if (req.encodedArgs !== null) {
@@ -64,7 +71,8 @@ export function createEvmContractDeployer(provider: KeyProvider): EvmContractDep
         }
         const sent = await signer.sendTransaction({ data, ...(req.gasLimit ? { gasLimit: req.gasLimit } : {}) }).catch((err: Error & { shortMessage?: string }) => {
           if ((err as { code?: string }).code === 'INSUFFICIENT_FUNDS') throw new ValidationError(`The key ${req.from} has not enough funds to deploy.`, [{ field: 'from', message: 'insufficient funds' }]);
-          throw new UnavailableError(`The node refused the deployment: ${err.shortMessage ?? err.message}`);
+          const rpcError = (err as { error?: { message?: string } }).error?.message;
+          throw new UnavailableError(`The node refused the deployment: ${rpcError ?? err.shortMessage ?? err.message}`);
         });
         const receipt = await sent.wait(1, req.timeoutMs).catch((err: Error) => {
           throw new UnavailableError(`No receipt for ${sent.hash} within ${req.timeoutMs} ms: ${(err as { shortMessage?: string }).shortMessage ?? err.message}`);

@@ -1,0 +1,38 @@
+// A one-validator evm network on anvil with the process engine, end to end through the API of
+// the real server (child process).
+import { test } from 'uvu';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { alive, pidOf, runEvmLifecycle } from './evm/evmLifecycle.ts';
+
+let s: TestServer;
+const started: number[] = [];
+
+test.before(async () => {
+  s = await startServer();
+});
+
+test.after(async () => {
+  await s?.stop();
+  // Nodes outlive the service by design; none of this test's may outlive the test.
+  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+});
+
+test('a one-validator anvil network runs through its whole lifecycle with the process engine', async () => {
+  await runEvmLifecycle(s, {
+    engine: 'process',
+    name: 'e2e-process',
+    chainId: 31999,
+    async killNode(srv, nodeId) {
+      const pid = pidOf(srv, nodeId)!;
+      started.push(pid);
+      process.kill(pid, 'SIGKILL');
+    },
+    async nodeGone(srv, nodeId) {
+      const pid = pidOf(srv, nodeId);
+      if (pid) started.push(pid);
+      return !alive(pid);
+    },
+  });
+});
+
+test.run();
