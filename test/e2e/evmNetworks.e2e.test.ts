@@ -2,10 +2,9 @@
 // the real server (child process).
 import { test } from 'uvu';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { alive, pidOf, runEvmLifecycle } from './evm/evmLifecycle.ts';
+import { alive, killLeftoverNodes, pidOf, runEvmLifecycle } from './evm/evmLifecycle.ts';
 
 let s: TestServer;
-const started: number[] = [];
 
 test.before(async () => {
   s = await startServer();
@@ -14,7 +13,7 @@ test.before(async () => {
 test.after(async () => {
   await s?.stop();
   // Nodes outlive the service by design; none of this test's may outlive the test.
-  for (const pid of started) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  if (s) killLeftoverNodes(s.dataDir);
 });
 
 test('a one-validator anvil network runs through its whole lifecycle with the process engine', async () => {
@@ -23,14 +22,10 @@ test('a one-validator anvil network runs through its whole lifecycle with the pr
     name: 'e2e-process',
     chainId: 31999,
     async killNode(srv, nodeId) {
-      const pid = pidOf(srv, nodeId)!;
-      started.push(pid);
-      process.kill(pid, 'SIGKILL');
+      process.kill(pidOf(srv, nodeId)!, 'SIGKILL');
     },
     async nodeGone(srv, nodeId) {
-      const pid = pidOf(srv, nodeId);
-      if (pid) started.push(pid);
-      return !alive(pid);
+      return !alive(pidOf(srv, nodeId));
     },
   });
 });

@@ -3,7 +3,7 @@
 // and call a contract, logs (tail and WebSocket), stop, start, a kill from outside seen as
 // node.downtime, node.recovery after a restart, delete.
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Contract, JsonRpcProvider } from 'ethers';
 import WebSocket from 'ws';
@@ -188,5 +188,23 @@ export function alive(pid: number | null): boolean {
     return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
+  }
+}
+
+/** Ends every node process a test server left under its data directory (nodes outlive the service by design). */
+export function killLeftoverNodes(dataDir: string): void {
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync(path.join(dataDir, 'nodes'));
+  } catch {
+    return;
+  }
+  for (const d of dirs) {
+    try {
+      const pid = JSON.parse(readFileSync(path.join(dataDir, 'nodes', d, 'node.pid.json'), 'utf8')).pid as number;
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    } catch {
+      /* no pid file: not a process node, or never started */
+    }
   }
 }
