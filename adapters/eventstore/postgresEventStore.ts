@@ -129,12 +129,18 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
     let active = true;
     let checkpoint = fromCheckpoint;
     let wakeUp: (() => void) | null = null;
-    const onAppend = () => wakeUp?.();
+    // An append that lands while the handler runs must not be lost: remember it, and skip the wait.
+    let pending = false;
+    const onAppend = () => {
+      pending = true;
+      wakeUp?.();
+    };
     wake.on('append', onAppend);
     const loop = (async () => {
       await ensureListener();
       while (active) {
         let batch: RecordedEvent[] = [];
+        pending = false;
         try {
           batch = await readAll(checkpoint, 500);
           if (batch.length > 0 && active) {
@@ -147,7 +153,7 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
           onError?.(err);
           return;
         }
-        if (batch.length < 500 && active) {
+        if (batch.length < 500 && active && !pending) {
           await new Promise<void>((resolve) => {
             const t = setTimeout(resolve, pollMs);
             wakeUp = () => {

@@ -64,4 +64,30 @@ test('a hash recomputed by the tamperer breaks the link to the next event', asyn
   await db.close();
 });
 
+test('an append that lands while the subscriber is busy wakes it (no wait for the poll interval)', async () => {
+  const db = await freshDatabase();
+  await migrate(db.pool);
+  // A one-minute poll: only a wake-up can deliver the second event within the test's 10 s.
+  const store = postgresEventStore(db.pool, { pollIntervalMs: 60_000 });
+  const seen: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let second!: () => void;
+  const gotSecond = new Promise<void>((r) => (second = r));
+  const sub = store.subscribe(0, async (batch) => {
+    for (const e of batch) seen.push(e.type);
+    if (seen.length === 1) await gate; // busy while the next append lands
+    if (seen.includes('Second')) second();
+  });
+  await store.append('w', 0, [{ id: randomUUID(), type: 'First', data: {} }], meta());
+  while (seen.length === 0) await new Promise((r) => setTimeout(r, 10));
+  await store.append('w', 1, [{ id: randomUUID(), type: 'Second', data: {} }], meta());
+  release();
+  await Promise.race([gotSecond, new Promise((_, rej) => setTimeout(() => rej(new Error('the append during the handler was not delivered: lost wake-up')), 10_000))]);
+  await sub.close();
+  assert.equal(seen, ['First', 'Second']);
+  await store.close();
+  await db.close();
+});
+
 test.run();
