@@ -35,10 +35,8 @@ export async function appendVariant(durationMs: number, perAppend: number, synch
 }
 
 /**
- * verify() as recommended, split: each batch reads a range bounded by the batch size
- * (position between $1 and $1 + 4999), so the planner cannot pick a bitmap scan plus an
- * external sort over everything up to the head, as it does for verify()'s open-ended range
- * while the table's statistics are stale after a bulk append; then the hashes in JS.
+ * verify()'s work split in two: reading and decoding the rows (batch-bounded ranges, as verify()
+ * reads since 2dd543e) and recomputing the hashes in JS.
  */
 export async function verifySplit(pool: pg.Pool): Promise<{ fetchMs: number; hashMs: number; events: number }> {
   let fetchMs = 0;
@@ -106,17 +104,17 @@ export async function auditQuerySplit(pool: pg.Pool, action: string, start: stri
 }
 
 /**
- * The plan PostgreSQL picks right now for one batch of verify()'s query (same text as the
- * adapter's), over the second half of the log: an index scan is cheap, a bitmap scan with a sort
+ * The plans PostgreSQL picks right now for one batch over the second half of the log: the
+ * open-ended range verify() used before 2dd543e (position >= from AND position <= head, LIMIT),
+ * and the batch-bounded range it uses now. An index scan is cheap; a bitmap scan with a sort
  * re-reads and sorts everything up to the head for every batch.
  */
-export async function verifyBatchPlan(pool: pg.Pool, head: number): Promise<{ summary: string; plan: string }> {
+export async function verifyBatchPlans(pool: pg.Pool, head: number): Promise<{ openEnded: string; bounded: string; openEndedPlan: string }> {
   const from = Math.max(1, Math.floor(head / 2));
-  const r = await pool.query(
-    'EXPLAIN (ANALYZE, BUFFERS) SELECT position, stream_id, version, id, type, data, metadata, prev_hash, hash FROM events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT 5000',
-    [from, head],
-  );
-  const plan = r.rows.map((x) => x['QUERY PLAN'] as string).join('\n');
-  const summary = /Sort Method: external/.test(plan) ? 'bitmap scan + external sort' : /Sort/.test(plan) ? 'scan + in-memory sort' : /Index Scan/.test(plan) ? 'index scan' : 'other';
-  return { summary, plan };
+  const cols = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
+  const explain = async (sql: string, args: unknown[]) => (await pool.query(`EXPLAIN (ANALYZE, BUFFERS) ${sql}`, args)).rows.map((x) => x['QUERY PLAN'] as string).join('\n');
+  const summary = (plan: string) => (/Sort Method: external/.test(plan) ? 'bitmap scan + external sort' : /Sort/.test(plan) ? 'scan + in-memory sort' : /Index Scan/.test(plan) ? 'index scan' : 'other');
+  const open = await explain(`SELECT ${cols} FROM events WHERE position >= $1 AND position <= $2 ORDER BY position LIMIT 5000`, [from, head]);
+  const bounded = await explain(`SELECT ${cols} FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position`, [from, Math.min(head, from + 4999)]);
+  return { openEnded: summary(open), bounded: summary(bounded), openEndedPlan: open };
 }
