@@ -2,6 +2,10 @@
 // certificate a CA issued, with revocations (what the CRL lists).
 import type pg from 'pg';
 import type { Projection, SqlStatement } from './projection.ts';
+import { registerKeyAuditDescribers } from '../domain/keys/keyAuditDescribers.ts';
+
+// The audit log reads these events through describers registered with the read model that owns them.
+registerKeyAuditDescribers();
 
 export const keysProjection: Projection = {
   name: 'keys',

@@ -1,0 +1,193 @@
+// Keys over HTTP against the real server: every algorithm and curve of the database provider
+// (create, sign-data, signature verified here with node:crypto and ethers), CA import checks,
+// and a restart with a different KEY_ENCRYPTION_KEY.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createPublicKey, generateKeyPairSync, verify, X509Certificate } from 'node:crypto';
+import { computeAddress, keccak256, recoverAddress, hashMessage } from 'ethers';
+import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
+import { freshDatabase } from '../helpers/postgres.ts';
+import { openssl } from '../adapters/x509/opensslCli.ts';
+import { createSelfSignedCa, issueCertificate } from '../../adapters/x509/certificateBuilder.ts';
+import { privateKeySigner } from '../../adapters/x509/certificateSigner.ts';
+
+const t = suite('keys end to end (database provider)');
+let server: TestServer;
+const auth = adminAuth();
+const KEK = 'keys-e2e-key-encryption-key-0001';
+
+t.before(async () => {
+  server = await startServer({ databaseUrl: (await freshDatabase()).url, env: { KEY_ENCRYPTION_KEY: KEK } });
+});
+t.after(async () => {
+  await server?.stop();
+});
+
+const api = (method: string, path: string, body?: unknown) => call(server.api, method, path, { headers: auth, body });
+const data = Buffer.from('ledger network manager: sign me');
+
+const matrix = [
+  { algorithm: 'ECDSA', curve: 'P-256', hash: 'sha256' },
+  { algorithm: 'EC', curve: 'P-384', hash: 'sha384' },
+  { algorithm: 'ECDSA', curve: 'P-521', hash: 'sha512' },
+  { algorithm: 'ECDSA', curve: 'secp256k1', hash: 'sha256' },
+  { algorithm: 'RSA', keySize: 2048, hash: 'sha256' },
+  { algorithm: 'RSA', keySize: 4096, hash: 'sha256' },
+  { algorithm: 'Ed25519', hash: null },
+] as const;
+
+for (const m of matrix) {
+  const label = `${m.algorithm} ${'curve' in m ? m.curve : 'keySize' in m ? m.keySize : ''}`.trim();
+  t(`${label}: created in the database provider, its sign-data signature verifies with node:crypto, and no private key is shown`, async () => {
+    const { hash: _h, ...spec } = m;
+    const created = await api('POST', '/keys', { name: `k-${label.replace(/\s+/g, '-')}`, ...spec });
+    assert.is(created.status, 201, created.text);
+    const key = created.json;
+    assert.is(key.providerId, 1);
+    assert.is(key.provider.type, 'DATABASE');
+    assert.is(key.algorithm, m.algorithm === 'EC' ? 'ECDSA' : m.algorithm);
+    assert.not.match(created.text, /PRIVATE KEY/);
+    const read = await api('GET', `/keys/${key.id}`);
+    assert.is(read.status, 200);
+    assert.is(read.json.publicKey, key.publicKey);
+    const signed = await api('POST', `/keys/${key.id}/sign-data`, { data: data.toString('base64') });
+    assert.is(signed.status, 200, signed.text);
+    assert.is(signed.json.hash, m.hash);
+    const pub = createPublicKey(key.publicKey);
+    const sig = Buffer.from(signed.json.signature, 'base64');
+    const ok = m.algorithm === 'Ed25519' ? verify(null, data, pub, sig) : m.algorithm === 'RSA' ? verify(m.hash, data, pub, sig) : verify(m.hash, data, { key: pub, dsaEncoding: 'der' }, sig);
+    assert.ok(ok, 'signature verifies with the public key');
+    assert.not.ok(verify(m.algorithm === 'Ed25519' ? null : m.hash, Buffer.from('other data'), m.algorithm.startsWith('EC') ? { key: pub, dsaEncoding: 'der' } : pub, sig), 'and not for other data');
+  });
+}
+
+t('secp256k1: the address is what ethers computes, and Ethereum signatures recover to it (keccak256 and personal_sign)', async () => {
+  const created = await api('POST', '/keys', { name: 'validator', algorithm: 'ECDSA', curve: 'secp256k1' });
+  assert.is(created.status, 201);
+  const jwk = createPublicKey(created.json.publicKey).export({ format: 'jwk' });
+  const uncompressed = '0x04' + Buffer.from(jwk.x!, 'base64url').toString('hex') + Buffer.from(jwk.y!, 'base64url').toString('hex');
+  assert.is(created.json.ethereumAddress, computeAddress(uncompressed));
+  const k = await api('POST', `/keys/${created.json.id}/sign-data`, { data: data.toString('base64'), ethereum: 'keccak256' });
+  assert.is(k.status, 200, k.text);
+  assert.is(k.json.ethereum.digest, keccak256(data));
+  assert.is(recoverAddress(k.json.ethereum.digest, k.json.ethereum.signature), created.json.ethereumAddress);
+  const p = await api('POST', `/keys/${created.json.id}/sign-data`, { data: data.toString('base64'), ethereum: 'personal' });
+  assert.is(recoverAddress(hashMessage(data), p.json.ethereum.signature), created.json.ethereumAddress);
+  const notK1 = await api('POST', '/keys', { name: 'p256', curve: 'P-256' });
+  const bad = await api('POST', `/keys/${notK1.json.id}/sign-data`, { data: data.toString('base64'), ethereum: 'keccak256' });
+  assert.is(bad.status, 400);
+  assert.match(bad.text, 'secp256k1');
+});
+
+t('unknown algorithms and curves are a 400 naming what is accepted', async () => {
+  const r = await api('POST', '/keys', { name: 'x', algorithm: 'DSA' });
+  assert.is(r.status, 400);
+  assert.match(r.text, 'ECDSA');
+  const c = await api('POST', '/keys', { name: 'x', algorithm: 'EC', curve: 'P-192' });
+  assert.is(c.status, 400);
+  assert.match(c.text, 'secp256k1');
+});
+
+function caPair(opts: { notAfter?: Date; notBefore?: Date } = {}) {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const now = Date.now();
+  const profile = { subject: { commonName: 'Imported CA', organization: 'Elsewhere' }, notBefore: opts.notBefore ?? new Date(now - 86_400_000), notAfter: opts.notAfter ?? new Date(now + 30 * 86_400_000) };
+  return { privateKey, pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), cert: createSelfSignedCa(profile, privateKeySigner(privateKey)) };
+}
+
+t('importing a CA: a valid pair is imported and signs leaves openssl verifies; mismatched, expired, non-CA and malformed inputs give 400 saying why', async () => {
+  const good = caPair();
+  const goodCert = (await good.cert).pem;
+  const imported = await api('POST', '/keys/import', { name: 'imported-ca', type: 'CA', certificate: goodCert, privateKey: good.pem });
+  assert.is(imported.status, 201, imported.text);
+  assert.not.match(imported.text, /PRIVATE KEY/);
+  assert.ok(imported.json.isCA);
+  assert.is(new Date(imported.json.certificate.notAfter).getTime(), new Date(new X509Certificate(goodCert).validTo).getTime());
+  const leafKey = await api('POST', '/keys', { name: 'leaf-of-imported' });
+  const signed = await api('POST', `/keys/${leafKey.json.id}/sign`, { caKeyId: imported.json.id, commonName: 'leaf.elsewhere', dnsNames: ['leaf.elsewhere'] });
+  assert.is(signed.status, 200, signed.text);
+  const v = openssl(['verify', '-CAfile', 'ca.pem', 'leaf.pem'], { 'ca.pem': goodCert, 'leaf.pem': signed.json.certificate.pem });
+  assert.ok(v.ok, v.output);
+
+  const other = caPair();
+  const mismatch = await api('POST', '/keys/import', { name: 'bad', certificate: goodCert, privateKey: other.pem });
+  assert.is(mismatch.status, 400);
+  assert.match(mismatch.text, 'does not match');
+
+  const expired = caPair({ notBefore: new Date(Date.now() - 10 * 86_400_000), notAfter: new Date(Date.now() - 86_400_000) });
+  const exp = await api('POST', '/keys/import', { name: 'bad', certificate: (await expired.cert).pem, privateKey: expired.pem });
+  assert.is(exp.status, 400);
+  assert.match(exp.text, 'expired');
+
+  const { privateKey: leafPriv } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const leaf = await issueCertificate({ subject: { commonName: 'not a ca' }, notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000) }, createPublicKey(leafPriv).export({ type: 'spki', format: 'pem' }).toString(), { certificatePem: goodCert, signer: privateKeySigner(good.privateKey) });
+  const nonCa = await api('POST', '/keys/import', { name: 'bad', certificate: leaf.pem, privateKey: leafPriv.export({ type: 'pkcs8', format: 'pem' }).toString() });
+  assert.is(nonCa.status, 400);
+  assert.match(nonCa.text, 'not a CA');
+
+  const malformed = await api('POST', '/keys/import', { name: 'bad', certificate: '-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n', privateKey: 'garbage' });
+  assert.is(malformed.status, 400);
+  assert.ok(malformed.json.details.some((d: { field: string }) => d.field === 'certificate'));
+  assert.ok(malformed.json.details.some((d: { field: string }) => d.field === 'privateKey'));
+  for (const [name, r] of Object.entries({ mismatch, exp, nonCa, malformed })) assert.not.match(r.text, /PRIVATE KEY-----\s*[A-Za-z0-9+/]{16}|[A-Za-z0-9+/]{60}/, `${name} answer holds key material: ${r.text}`);
+});
+
+t('renew issues a new certificate for the same key; rotate gives a new public key; rotation settings are kept', async () => {
+  const org = await api('POST', '/organizations', { name: 'Renewals', mspId: 'RenewMSP' });
+  assert.is(org.status, 201, org.text);
+  const admin = (await api('GET', `/keys/${org.json.adminKeyId}`)).json;
+  const renewed = await api('POST', `/keys/${admin.id}/renew`);
+  assert.is(renewed.status, 200, renewed.text);
+  assert.is(renewed.json.publicKey, admin.publicKey);
+  assert.is.not(renewed.json.certificate.serialNumber, admin.certificate.serialNumber);
+  assert.ok(openssl(['verify', '-CAfile', 'ca.pem', 'c.pem'], { 'ca.pem': org.json.signCertificate, 'c.pem': renewed.json.certificate.pem }).ok);
+  const rotated = await api('POST', `/keys/${admin.id}/rotate`);
+  assert.is(rotated.status, 200, rotated.text);
+  assert.is.not(rotated.json.publicKey, admin.publicKey);
+  assert.is(new X509Certificate(rotated.json.certificate.pem).publicKey.export({ type: 'spki', format: 'pem' }).toString(), rotated.json.publicKey);
+  const sched = await api('PUT', `/keys/${admin.id}/rotation`, { enabled: true, intervalDays: 30 });
+  assert.is(sched.status, 200, sched.text);
+  assert.equal({ enabled: sched.json.rotation.enabled, intervalDays: sched.json.rotation.intervalDays }, { enabled: true, intervalDays: 30 });
+  assert.is((await api('PUT', `/keys/${admin.id}/rotation`, { enabled: true })).status, 400);
+  const audit = JSON.stringify((await api('GET', '/audit-logs?limit=200')).json);
+  assert.match(audit, 'certificate.renewed');
+  assert.is((await api('DELETE', `/keys/${admin.id}`)).status, 409, 'an organization key is not deleted from under it');
+});
+
+t('a certificate that ends soon is reported expiring at once and expired when its time is up', async () => {
+  const key = await api('POST', '/keys', { name: 'short-lived' });
+  const ca = await api('POST', '/keys', { name: 'short-ca', isCA: true });
+  const notAfter = new Date(Date.now() + 3000).toISOString();
+  const signed = await api('POST', `/keys/${key.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'short', notAfter });
+  assert.is(signed.status, 200, signed.text);
+  let status = '';
+  for (let i = 0; i < 100 && status !== 'expired'; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    status = (await api('GET', `/keys/${key.json.id}`)).json.expiryStatus;
+  }
+  assert.is(status, 'expired');
+  const audit = JSON.stringify((await api('GET', '/audit-logs?limit=200')).json);
+  assert.match(audit, 'certificate.expiring');
+  assert.match(audit, 'certificate.expired');
+});
+
+t('a restart with a different KEY_ENCRYPTION_KEY fails at start with a clear message and changes nothing; the right key starts and signs', async () => {
+  const created = await api('POST', '/keys', { name: 'survivor', curve: 'P-256' });
+  assert.is(created.status, 201);
+  await server.stop();
+  let failure = '';
+  try {
+    await startServer({ databaseUrl: server.databaseUrl!, dataDir: server.dataDir, port: server.port, env: { KEY_ENCRYPTION_KEY: 'a-different-key-encryption-key!!' }, timeoutMs: 30_000 });
+  } catch (err) {
+    failure = (err as Error).message;
+  }
+  assert.match(failure, 'KEY_ENCRYPTION_KEY does not match');
+  server = await startServer({ databaseUrl: server.databaseUrl!, dataDir: server.dataDir, port: server.port, env: { KEY_ENCRYPTION_KEY: KEK } });
+  const read = await api('GET', `/keys/${created.json.id}`);
+  assert.is(read.json.publicKey, created.json.publicKey);
+  const s = await api('POST', `/keys/${created.json.id}/sign-data`, { data: data.toString('base64') });
+  assert.is(s.status, 200, s.text);
+  assert.ok(verify('sha256', data, { key: createPublicKey(created.json.publicKey), dsaEncoding: 'der' }, Buffer.from(s.json.signature, 'base64')));
+});
+
+t.run();
