@@ -49,6 +49,15 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
   const keyOf = (t: EvmNodeTarget) => evmNodeKey(t.node.nodeId);
 
+  async function besuImagePresent(): Promise<boolean> {
+    try {
+      await new Docker().getImage(images.besu).inspect();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   function rpcUrl(t: EvmNodeTarget): string | null {
     return t.node.config.rpcHttpPort ? `http://127.0.0.1:${t.node.config.rpcHttpPort}` : null;
   }
@@ -72,9 +81,13 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
 
   async function launchSpec(t: EvmNodeTarget): Promise<{ spec: NodeLaunchSpec; bootstrap?: () => Promise<unknown> }> {
     if (t.node.client === 'besu') {
+      const present = t.node.engine === 'process' ? (await onPath('besu', env)) !== null : await besuImagePresent();
+      const install = t.node.engine === 'process' ? 'install besu 24.x (https://besu.hyperledger.org) so that `besu` is on the PATH of this service' : `install the besu image ${images.besu} on the Docker host (or set LNM_IMAGE_BESU)`;
       throw new NodeStartFailedError(
-        'binary-missing',
-        `Node ${t.node.name} needs the besu client, which this server cannot launch yet: install besu (https://besu.hyperledger.org) and run a service version that launches it, or use a one-validator network on anvil.`,
+        present ? 'invalid-spec' : 'binary-missing',
+        present
+          ? `Node ${t.node.name} needs besu; besu is installed, but this service version does not launch besu nodes yet (a one-validator network runs on anvil).`
+          : `Node ${t.node.name} needs the besu client (${t.network.validators.length} validators, or a bootnode or full node, need real peer-to-peer consensus) and it is not installed: ${install}.`,
         { nodeKey: keyOf(t) },
       );
     }
@@ -89,13 +102,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return engineOf(kind).available();
     },
     async besuAvailable(engine) {
-      if (engine === 'process') return (await onPath('besu', env)) !== null;
-      try {
-        await new Docker().getImage(images.besu).inspect();
-        return true;
-      } catch {
-        return false;
-      }
+      return engine === 'process' ? (await onPath('besu', env)) !== null : besuImagePresent();
     },
     portsInUse,
     async start(t) {
