@@ -102,8 +102,23 @@ export async function networkNodes(input: Input, networkId: number): Promise<Nod
   return (await listNodes(input.deps.pool, { limit: 10_000, offset: 0, networkId })).items;
 }
 
+// Port allocation reads the assigned ports and then records the node: concurrent creations in
+// this service would otherwise pick the same free port. One service instance per database.
+let allocation: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = allocation.then(work, work);
+  allocation = run.catch(() => undefined);
+  return run;
+}
+
 /** Creates the node and asks for its start; returns its id. */
 export async function createEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
+  const nodeId = await oneAtATime(() => recordEvmNode(input, network, req));
+  await runCommand(input, evmNodeStream(nodeId), evmNode, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
+  return nodeId;
+}
+
+async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
   const { deps } = input;
   await checkNodeName(input, req.name);
   if (req.client && req.client !== 'auto' && req.client !== network.client) {
@@ -128,7 +143,6 @@ export async function createEvmNode(input: Input, network: EvmNetworkRow, req: E
     type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
     client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
   });
-  await runCommand(input, evmNodeStream(nodeId), evmNode, { type: 'StartNode', nodeId, at });
   return nodeId;
 }
 
