@@ -149,6 +149,18 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       if (t.node.client !== 'besu' || !url || !isBft(t.network.settings.consensus)) return null;
       return evmJsonRpc(url).validatorsByBlockNumber(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft', 'latest');
     },
+    async validatorVote(t, action, address, add) {
+      const url = rpcUrl(t);
+      if (!url) throw new Error('node has no RPC port');
+      const api = t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft';
+      const rpc = evmJsonRpc(url);
+      return action === 'propose' ? rpc.proposeValidatorVote(address, add, api) : rpc.discardValidatorVote(address, api);
+    },
+    async pendingVotes(t) {
+      const url = rpcUrl(t);
+      if (!url) throw new Error('node has no RPC port');
+      return evmJsonRpc(url).pendingVotes(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft');
+    },
     async genesisHash(t) {
       const url = rpcUrl(t);
       if (!url) throw new Error('node has no RPC port');

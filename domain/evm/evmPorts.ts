@@ -35,6 +35,10 @@ export interface EvmNodeRuntime {
   followLogs(target: EvmNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
   /** The chain's own view of its validators (BFT clients); null when the client has no such API. */
   chainValidators(target: EvmNodeTarget): Promise<string[] | null>;
+  /** Casts (propose) or withdraws (discard) this node's vote on a validator through qbft_/ibft_ JSON-RPC; false when the node did not record it. */
+  validatorVote(target: EvmNodeTarget, action: 'propose' | 'discard', address: string, add: boolean): Promise<boolean>;
+  /** This node's pending votes: address -> true (add) / false (remove). */
+  pendingVotes(target: EvmNodeTarget): Promise<Record<string, boolean>>;
   /** Hash of block 0 as the running node reports it. */
   genesisHash(target: EvmNodeTarget): Promise<string>;
 }

@@ -302,6 +302,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.
   ['/keys/{keyId}/revoke', { POST: 'KEY_ROTATE' }],
+  // Validator voting of BFT evm networks (SPEC Limits "validator voting"; JSON-RPC qbft_proposeValidatorVote etc.).
+  ['/networks/{networkId}/validators/votes', { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
+  ['/networks/{networkId}/validators/votes/{address}', { DELETE: 'NETWORK_UPDATE' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

@@ -16,6 +16,7 @@ import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
 import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { validatorVoteRoutes } from './validatorVotes.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -238,4 +239,5 @@ export const networkRoutes = [
       return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: (onChain ?? []).map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: true } };
     },
   }),
+  ...validatorVoteRoutes,
 ];
