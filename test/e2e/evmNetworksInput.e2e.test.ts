@@ -127,6 +127,21 @@ test('a network that needs besu fails to start where there is none, saying what 
   assert.not.ok(events.includes('node.started'));
 });
 
+test('validator votes on an anvil network are refused honestly, never faked', async () => {
+  const r = await api(s, 'POST', `/networks/${anvilNetwork}/validators/votes`, { address: '0x00000000000000000000000000000000000000aa', add: true });
+  assert.is(r.status, 409, r.text);
+  assert.match(r.json.message, /no validator voting/);
+  const v = await api(s, 'GET', `/networks/${anvilNetwork}/validators`);
+  assert.is(v.json.voting, false);
+  assert.is(v.json.validators.length, 1);
+});
+
+test('a vote on a besu network with no running validator is a 409', async () => {
+  const r = await api(s, 'POST', `/networks/${besuNetwork}/validators/votes`, { address: '0x00000000000000000000000000000000000000aa', add: false });
+  assert.is(r.status, 409, r.text);
+  assert.match(r.json.message, /No validator node/);
+});
+
 test('an anvil network is one node: a second one is a 409, a bootnode a 400', async () => {
   let r = await api(s, 'POST', `/networks/${anvilNetwork}/nodes`, { name: 'anvil-boot', type: 'bootnode' });
   assert.is(r.status, 400, r.text);
