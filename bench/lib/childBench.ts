@@ -18,16 +18,26 @@ function parseJson(out: string): unknown {
   try {
     return JSON.parse(t);
   } catch {
-    // Progress lines before the result: take the last line that parses.
-    for (const line of t.split('\n').reverse()) {
+    // Progress lines before the result: take the last line opening a JSON value that parses
+    // through to the end (a pretty-printed object spans several lines).
+    const lines = t.split('\n');
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (!/^\s*[[{]/.test(lines[i])) continue;
       try {
-        return JSON.parse(line);
+        return JSON.parse(lines.slice(i).join('\n'));
       } catch {
         /* keep looking */
       }
     }
   }
   throw new Error('no JSON on stdout');
+}
+
+/** The unit a key's name implies (toFirstBlockMs.p50 -> ms), nearest segment first. */
+function unitOf(p: string): string {
+  const units: Array<[RegExp, string]> = [[/Ms$/, 'ms'], [/MiB$/, 'MiB'], [/KiB$/, 'KiB'], [/Percent/i, '%'], [/Seconds$/, 's'], [/PerSec(ond)?$/i, '/s']];
+  for (const seg of p.split('.').reverse()) for (const [re, u] of units) if (re.test(seg)) return u;
+  return '';
 }
 
 /** Rows given as {metric, value, unit, target?, met?} are kept; otherwise every numeric leaf becomes a row. */
@@ -38,7 +48,7 @@ function rowsOf(section: string, raw: unknown): Row[] {
   }
   const rows: Row[] = [];
   const walk = (v: unknown, p: string) => {
-    if (typeof v === 'number') rows.push({ section, metric: `${section}: ${p}`, value: v, unit: '' });
+    if (typeof v === 'number') rows.push({ section, metric: `${section}: ${p}`, value: v, unit: unitOf(p) });
     else if (v && typeof v === 'object' && !Array.isArray(v)) for (const [k, x] of Object.entries(v)) walk(x, p ? `${p}.${k}` : k);
   };
   walk(raw, '');
