@@ -35,7 +35,7 @@ function parseJson(out: string): unknown {
 
 /** The unit a key's name implies (toFirstBlockMs.p50 -> ms), nearest segment first. */
 function unitOf(p: string): string {
-  const units: Array<[RegExp, string]> = [[/Ms$/, 'ms'], [/MiB$/, 'MiB'], [/KiB$/, 'KiB'], [/Percent/i, '%'], [/Seconds$/, 's'], [/PerSec(ond)?$/i, '/s']];
+  const units: Array<[RegExp, string]> = [[/Ms($|Per[A-Z])/, 'ms'], [/MiB$/, 'MiB'], [/KiB$/, 'KiB'], [/Percent/i, '%'], [/Seconds$/, 's'], [/PerSec(ond)?$/i, '/s']];
   for (const seg of p.split('.').reverse()) for (const [re, u] of units) if (re.test(seg)) return u;
   return '';
 }
