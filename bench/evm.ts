@@ -7,7 +7,7 @@ import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
-import { killLeftoverNodes } from '../test/e2e/evm/evmLifecycle.ts';
+import { alive, killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
 
 const log = (m: string) => process.stderr.write(`[bench evm] ${m}\n`);
 const CLK_TCK = 100;
@@ -109,7 +109,12 @@ async function main() {
       serviceCpuPercentFor11NodesAt1s: round(((after.cpuMs - before.cpuMs) / windowMs) * 100),
       note: 'service CPU (user+system, /proc) over a 10 s window divided by the probes due in it (engine status + eth_blockNumber per node per second); includes the durable-timer bookkeeping',
     };
+    const pids = [one, ...ten].map((c) => pidOf(s, c.nodeId));
     for (const c of [one, ...ten]) await api(s, 'DELETE', `/networks/evm/${c.networkId}`);
+    // Deletion stops the nodes through the lifecycle saga: wait for it before stopping the service.
+    const deadline = Date.now() + 30_000;
+    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    for (const p of pids) if (alive(p)) process.kill(p!, 'SIGKILL');
   } finally {
     await s.stop();
     killLeftoverNodes(s.dataDir);
