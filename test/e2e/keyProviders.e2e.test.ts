@@ -1,6 +1,8 @@
 // Vault and AWS KMS key providers over HTTP, registered through the API against the stand-ins of
 // test/standins (no real Vault or KMS can run here): keys created and signing inside them,
 // an organization whose CAs live in Vault verified by openssl, the provider support matrix.
+// With VAULT_ADDR and VAULT_TOKEN set (KV v2 mount in VAULT_KV_MOUNT, default "secret"), the Vault
+// tests run against that real server instead; the sealing test is then skipped.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPublicKey, verify } from 'node:crypto';
@@ -17,11 +19,15 @@ let kms: KmsStandin;
 const auth = adminAuth();
 const api = (method: string, path: string, body?: unknown) => call(server.api, method, path, { headers: auth, body });
 const data = Buffer.from('provider signed data');
+const realVault = Boolean(process.env.VAULT_ADDR && process.env.VAULT_TOKEN);
+const kvMount = process.env.VAULT_KV_MOUNT ?? 'secret';
 let vaultId: number;
 let kmsId: number;
 
 t.before(async () => {
-  vault = await startVaultStandin({ initialized: true });
+  vault = realVault
+    ? { address: process.env.VAULT_ADDR!, rootToken: process.env.VAULT_TOKEN!, unsealKeys: [], sealed: false, initialized: true, seal() {}, close: async () => {} }
+    : await startVaultStandin({ initialized: true });
   kms = await startKmsStandin();
   server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'providers-e2e-key-encryption-key' } });
 });
@@ -38,7 +44,7 @@ t('the built-in database provider is listed as default', async () => {
 });
 
 t('a Vault provider in IMPORT mode is registered, its token never shown; status reports reachable and unsealed', async () => {
-  const r = await api('POST', '/key-providers', { name: 'vault', type: 'VAULT', vaultConfig: { operation: 'IMPORT', address: vault.address, token: vault.rootToken, mount: 'secret' } });
+  const r = await api('POST', '/key-providers', { name: 'vault', type: 'VAULT', vaultConfig: { operation: 'IMPORT', address: vault.address, token: vault.rootToken, mount: kvMount } });
   assert.is(r.status, 201, r.text);
   vaultId = r.json.id;
   assert.not.match(r.text, vault.rootToken!);
@@ -62,7 +68,7 @@ t('Vault: a P-256 key is created in transit and signs; secp256k1 and Ed25519 are
 });
 
 t('an organization in the Vault provider: its CAs are signed by transit and openssl verifies them', async () => {
-  const o = await api('POST', '/organizations', { name: 'Vault Org', mspId: 'VaultMSP', providerId: vaultId });
+  const o = await api('POST', '/organizations', { name: 'Vault Org', mspId: `VaultMSP${Date.now()}`, providerId: vaultId });
   assert.is(o.status, 201, o.text);
   assert.ok(openssl(['verify', '-CAfile', 'ca.pem', 'ca.pem'], { 'ca.pem': o.json.signCertificate }).ok);
   const admin = await api('GET', `/keys/${o.json.adminKeyId}`);
@@ -73,6 +79,7 @@ t('an organization in the Vault provider: its CAs are signed by transit and open
 });
 
 t('a sealed Vault: status says so and signing fails with a clear error, not a 500', async () => {
+  if (realVault) return; // never seal someone's real Vault
   const k = await api('GET', '/keys?providerId=' + vaultId);
   vault.seal();
   const s = await api('GET', `/key-providers/${vaultId}/vault/status`);
