@@ -70,6 +70,17 @@ test('a secp256k1 validator key is imported and its address becomes the genesis 
   assert.ok(r.json.validators[0].key_held);
 });
 
+test('importing a network takes its genesis and validator addresses and generates no keys', async () => {
+  const validator = '0x00000000000000000000000000000000000000bb';
+  let r = await api(s, 'POST', '/networks/evm/import', { name: 'imported-net', genesis: { chain_id: 1241, consensus: 'QBFT', validators: [validator] } });
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.validators.map((v: { address: string; key_held: boolean }) => [v.address.toLowerCase(), v.key_held]), [[validator, false]]);
+  assert.is(r.json.client, 'anvil');
+  r = await api(s, 'POST', '/networks/evm/import', { name: 'imported-none', genesis: { chain_id: 1242, consensus: 'QBFT' } });
+  assert.is(r.status, 400);
+  assert.match(r.json.message, /validators/);
+});
+
 test('anvil cannot be chosen for several validators: 400', async () => {
   const r = await api(s, 'POST', '/networks', { name: 'anvil-many', type: 'evm', client: 'anvil', validatorCount: 3, genesis: genesis(1240) });
   assert.is(r.status, 400);
