@@ -22,6 +22,8 @@ export interface Config {
   adminPassword: string | null;
   /** null: read from (or generated into) DATA_DIR/key-encryption-key. */
   keyEncryptionKey: string | null;
+  nodeEngine: 'process' | 'docker';
+  evmClient: 'auto' | 'besu' | 'anvil';
 }
 
 export interface ConfigEntry {
@@ -46,6 +48,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'ADMIN_PASSWORD', flag: '--admin-password', default: '(generated and printed once)', description: 'password of the first ADMIN (at least 12 characters); only read on the first start' },
   { env: 'SECURE_COOKIES', flag: '--secure-cookies', default: 'false', description: 'force the Secure flag on the session cookie (it is set anyway on requests that arrive over TLS)' },
   { env: 'KEY_ENCRYPTION_KEY', flag: '--key-encryption-key', default: '(generated into DATA_DIR/key-encryption-key, mode 0600)', description: 'encrypts the private keys of the database key provider and provider secrets (AES-256-GCM, PBKDF2-SHA256 per key); a start with a different key than the keys were made with fails' },
+  { env: 'LNM_NODE_ENGINE', flag: '--node-engine', default: 'process', description: 'where nodes run: process (local binaries, detached, pid files) or docker (containers on the host network; images from LNM_IMAGE_<SOFTWARE>, e.g. LNM_IMAGE_ANVIL=lnm-anvil:local)' },
+  { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
 function packageVersion(): string {
@@ -58,6 +62,11 @@ function packageVersion(): string {
 }
 
 export class ConfigError extends Error {}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.join(', ')}; got ${value}`);
+  return value as T;
+}
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const values = new Map<string, string>();
@@ -95,5 +104,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     adminUsername: get('ADMIN_USERNAME', 'admin'),
     adminPassword: values.get('ADMIN_PASSWORD') ?? null,
     keyEncryptionKey: values.get('KEY_ENCRYPTION_KEY') ?? null,
+    nodeEngine: oneOf('LNM_NODE_ENGINE', get('LNM_NODE_ENGINE', 'process'), ['process', 'docker'] as const),
+    evmClient: oneOf('LNM_EVM_CLIENT', get('LNM_EVM_CLIENT', 'auto'), ['auto', 'besu', 'anvil'] as const),
   };
 }

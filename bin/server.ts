@@ -108,7 +108,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const store = await openEventStore(config, db);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
-  const evm = await createEvmDeps({ pool: db.pool, dataDir: config.dataDir });
+  const evm = await createEvmDeps({
+    pool: db.pool,
+    dataDir: config.dataDir,
+    env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
+  });
   const evmSagas = {
     runtime: evm.runtime,
     async healthSettings() {
