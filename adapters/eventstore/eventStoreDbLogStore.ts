@@ -17,6 +17,7 @@ import { decodeLogEvent, encodeLogEvent, positionOfRevision, revisionOfPosition 
 import { applyToIndex, emptyIndex, planAppend } from './eventStoreDbIndex.ts';
 import type { EventLog } from './eventStoreDbLog.ts';
 import { verifyLog } from './eventStoreDbVerify.ts';
+import { batchSubscription } from './batchSubscription.ts';
 
 export interface LogStoreOptions {
   /** Name of the log stream, for error messages. */
@@ -136,53 +137,8 @@ export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore 
   }
 
   function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
-    let active = true;
-    let checkpoint = fromCheckpoint;
-    let wakeUp: (() => void) | null = null;
-    let woken = false;
-    const onAppend = () => {
-      woken = true;
-      wakeUp?.();
-    };
-    wake.on('append', onAppend);
     ensureWatcher();
-    const loop = (async () => {
-      while (active) {
-        let batch: RecordedEvent[] = [];
-        woken = false;
-        try {
-          batch = await readAll(checkpoint, 500);
-          if (batch.length > 0 && active) {
-            await handler(batch);
-            checkpoint = batch[batch.length - 1].position;
-          }
-        } catch (err) {
-          if (!active) return;
-          active = false;
-          onError?.(err);
-          return;
-        }
-        // An append noticed while reading may not be in the batch: read again before sleeping.
-        if (batch.length < 500 && active && !woken) {
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, pollMs);
-            wakeUp = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
-          wakeUp = null;
-        }
-      }
-    })();
-    return {
-      async close() {
-        active = false;
-        wake.off('append', onAppend);
-        wakeUp?.();
-        await loop;
-      },
-    };
+    return batchSubscription({ fromCheckpoint, readAll, handler, onError, wake, pollMs });
   }
 
   return {

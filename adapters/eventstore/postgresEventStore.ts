@@ -14,6 +14,7 @@ import type {
   RecordedEvent,
   Subscription,
 } from '../../domain/shared/eventStore.ts';
+import { batchSubscription } from './batchSubscription.ts';
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
 
@@ -126,53 +127,7 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   }
 
   function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
-    let active = true;
-    let checkpoint = fromCheckpoint;
-    let wakeUp: (() => void) | null = null;
-    // An append that lands while the handler runs must not be lost: remember it, and skip the wait.
-    let pending = false;
-    const onAppend = () => {
-      pending = true;
-      wakeUp?.();
-    };
-    wake.on('append', onAppend);
-    const loop = (async () => {
-      await ensureListener();
-      while (active) {
-        let batch: RecordedEvent[] = [];
-        pending = false;
-        try {
-          batch = await readAll(checkpoint, 500);
-          if (batch.length > 0 && active) {
-            await handler(batch);
-            checkpoint = batch[batch.length - 1].position;
-          }
-        } catch (err) {
-          if (!active) return;
-          active = false;
-          onError?.(err);
-          return;
-        }
-        if (batch.length < 500 && active && !pending) {
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, pollMs);
-            wakeUp = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
-          wakeUp = null;
-        }
-      }
-    })();
-    return {
-      async close() {
-        active = false;
-        wake.off('append', onAppend);
-        wakeUp?.();
-        await loop;
-      },
-    };
+    return batchSubscription({ fromCheckpoint, readAll, handler, onError, wake, pollMs, start: ensureListener });
   }
 
   async function verify(fromPosition: number, toPosition?: number): Promise<ChainVerification> {
