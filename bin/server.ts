@@ -111,6 +111,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const evm = await createEvmDeps({
     pool: db.pool,
     dataDir: config.dataDir,
+    keys,
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const evmSagas = {

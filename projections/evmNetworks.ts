@@ -51,7 +51,7 @@ const toRow = (r: Record<string, any>): EvmNetworkRow => ({
   chainId: Number(r.chain_id),
   genesisBlockHash: r.genesis_block_hash,
   blockPeriodSeconds: r.block_period,
-  validators: (r.validators as EvmValidator[]).map(({ address, keyHandle, keyProvider }) => ({ address, keyHandle, keyProvider })),
+  validators: (r.validators as EvmValidator[]).map(({ address, keyHandle, keyProvider, keyId, providerId }) => ({ address, keyHandle, keyProvider, keyId: keyId ?? null, providerId: providerId ?? null })),
   imported: r.imported,
   createdAt: new Date(r.created_at).toISOString(),
   record: r.genesis,
@@ -70,4 +70,10 @@ export async function getEvmNetwork(pool: pg.Pool, id: number): Promise<EvmNetwo
 
 export async function networkNameTaken(pool: pg.Pool, name: string): Promise<boolean> {
   return ((await pool.query('SELECT 1 FROM evm_networks WHERE lower(name) = lower($1)', [name])).rowCount ?? 0) > 0;
+}
+
+/** Names of the networks whose validators use this key (a key in use is not deleted). */
+export async function networksUsingKey(pool: pg.Pool, keyId: number): Promise<string[]> {
+  const r = await pool.query('SELECT name FROM evm_networks WHERE validators @> $1::jsonb ORDER BY id', [JSON.stringify([{ keyId }])]);
+  return r.rows.map((row) => row.name as string);
 }

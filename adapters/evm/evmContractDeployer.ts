@@ -41,7 +41,7 @@ export function keyProviderSigner(provider: KeyProvider, handle: string, publicK
 
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
-export function createEvmContractDeployer(provider: KeyProvider): EvmContractDeployer {
+export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer {
   return {
     async deploy(req: ContractDeployRequest) {
       const bytecode = req.bytecode.startsWith('0x') ? req.bytecode : '0x' + req.bytecode;
@@ -52,7 +52,7 @@ export function createEvmContractDeployer(provider: KeyProvider): EvmContractDep
           throw new UnavailableError(`The node at ${req.rpcUrl} does not answer: ${err.message}`);
         }));
         if (nodeChainId !== req.chainId) throw new UnavailableError(`The node reports chain id ${nodeChainId}, not the network's ${req.chainId}.`);
-        const signer = keyProviderSigner(provider, req.keyHandle, req.publicKeyPem, req.from, rpc);
+        const signer = keyProviderSigner(await providerFor(req.providerId), req.keyHandle, req.publicKeyPem, req.from, rpc);
         let data: string;
         if (req.encodedArgs !== null) {
           const extra = req.encodedArgs.replace(/^0x/, '');

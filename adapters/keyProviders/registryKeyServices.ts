@@ -10,6 +10,7 @@ import { validateImportedCa } from '../x509/caImport.ts';
 import { keyUsageNames, type ExtendedKeyUsageName, type KeyUsageName, type RevocationReason } from '../x509/extensions.ts';
 import { signData } from './signingData.ts';
 import { ethereumAddressOf } from './signingEthereum.ts';
+import { parsePrivateKeyPem } from './privateKeyPem.ts';
 
 const extendedUsages = new Set(['serverAuth', 'clientAuth']);
 export const revocationReasons = ['unspecified', 'keyCompromise', 'cACompromise', 'affiliationChanged', 'superseded', 'cessationOfOperation', 'certificateHold', 'privilegeWithdrawn', 'aACompromise'];
@@ -71,5 +72,6 @@ export function createRegistryKeyServices(providers: KeyProviderRegistry): KeySe
       return { ...(await signData(await providers.get(key.providerId), key, request)) };
     },
     ethereumAddress: ethereumAddressOf,
+    privateKeySpec: (pem, field) => parsePrivateKeyPem(pem, field).spec,
   };
 }

@@ -15,7 +15,11 @@ export interface EvmValidator {
   address: string;
   /** Handle of the key in the key provider; null for a validator named by address only. */
   keyHandle: string | null;
+  /** Type of that provider (DATABASE, VAULT, AWS_KMS). */
   keyProvider: string | null;
+  /** The key's id in /keys and its provider's id (absent in networks made before validator keys were keys). */
+  keyId?: number | null;
+  providerId?: number | null;
   /** SubjectPublicKeyInfo PEM of that key (public; lets signatures be turned into (r, s, v)). */
   publicKeyPem: string | null;
 }

@@ -1,6 +1,7 @@
 // What the evm routes and sagas need from the outside world, named for the domain. The
-// composition root wires adapters/evm/evmNodeRuntime.ts, evmValidatorKeys.ts and
-// evmContractDeployer.ts into these.
+// composition root wires adapters/evm/evmNodeRuntime.ts and evmContractDeployer.ts
+// into these. Validator keys are ordinary keys (/keys, purpose VALIDATOR) made through the key
+// services of the network's key provider.
 import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngine.ts';
 import type { EvmNodeCreatedData } from './evmNode.ts';
 import type { EvmNetworkCreatedData } from './evmNetwork.ts';
@@ -43,23 +44,11 @@ export interface EvmNodeRuntime {
   genesisHash(target: EvmNodeTarget): Promise<string>;
 }
 
-export interface EvmHeldKey {
-  handle: string;
-  address: string;
-  publicKeyPem: string;
-}
-
-/** secp256k1 keys held by a key provider, for validators and contract deployers. */
-export interface EvmKeyStore {
-  readonly providerName: string;
-  generate(name: string): Promise<EvmHeldKey>;
-  /** Import a PEM private key; a key that is not secp256k1 is a 400. */
-  importPem(name: string, privateKeyPem: string): Promise<EvmHeldKey>;
-}
-
 export interface ContractDeployRequest {
   rpcUrl: string;
   chainId: number;
+  /** The key provider holding the deployer key (it signs; the key never leaves it). */
+  providerId: number;
   keyHandle: string;
   publicKeyPem: string;
   from: string;
@@ -91,7 +80,6 @@ export interface EvmDefaults {
 
 export interface EvmDeps {
   runtime: EvmNodeRuntime;
-  keys: EvmKeyStore;
   contracts: EvmContractDeployer;
   defaults: EvmDefaults;
 }

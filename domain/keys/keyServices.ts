@@ -94,4 +94,6 @@ export interface KeyServices {
   importCa(providerId: number, name: string, input: { certificate: unknown; privateKey: unknown }, now: Date): Promise<ImportedCaKey>;
   signData(key: KeyRef, request: SignDataRequestView): Promise<Record<string, unknown>>;
   ethereumAddress(publicKeyPem: string): string;
+  /** What a PEM private key is (400 naming `field` for anything unreadable; never echoes the key). */
+  privateKeySpec(privateKeyPem: unknown, field: string): KeySpec;
 }

@@ -8,8 +8,11 @@ import type { KeySpec } from './keyProvider.ts';
 
 export const keyStream = (id: number) => `key-${id}`;
 
-/** SIGN_CA and TLS_CA are an organization's CAs; ADMIN its admin identity; GENERAL anything else. */
-export type KeyPurpose = 'SIGN_CA' | 'TLS_CA' | 'ADMIN' | 'IDENTITY' | 'TLS' | 'CA' | 'GENERAL';
+/**
+ * SIGN_CA and TLS_CA are an organization's CAs; ADMIN its admin identity; VALIDATOR an evm
+ * network's validator key (secp256k1); GENERAL anything else.
+ */
+export type KeyPurpose = 'SIGN_CA' | 'TLS_CA' | 'ADMIN' | 'IDENTITY' | 'TLS' | 'CA' | 'VALIDATOR' | 'GENERAL';
 
 /** Enough to issue the same certificate again (renewal, rotation). */
 export interface CertificateProfileData {

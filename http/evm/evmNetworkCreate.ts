@@ -11,6 +11,7 @@ import { EVM_NETWORKS_STREAM, assertNetworkName, evmNetworks, type EvmValidator 
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { evmOf } from './evmContext.ts';
 import { networkNameTaken } from '../../projections/evmNetworks.ts';
+import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider } from './evmValidatorKeys.ts';
 
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 
@@ -26,6 +27,10 @@ export interface EvmNetworkRequest {
   validatorKeys?: string[];
   /** Wei (decimal) credited in the genesis to each validator key the service holds, so it can deploy contracts. */
   validatorBalance?: string;
+  /** Key provider for the validator keys (default: the default provider). */
+  providerId?: number;
+  /** Which body field named it, for error details (providerId or keyProviderId). */
+  providerField?: string;
   imported?: boolean;
 }
 
@@ -60,15 +65,19 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   const available = await evm.runtime.engineAvailable(engine);
   if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
 
+  const keyProvider = pems.length + generate > 0 ? await validatorKeyProvider(input, req.providerId, req.providerField ?? 'providerId') : null;
+  if (keyProvider) checkValidatorPems(input, pems);
+  if (keyProvider && client === 'besu' && keyProvider.type !== 'DATABASE') {
+    // besu reads its node key from a file; Vault and KMS keys never leave their provider.
+    throw new ValidationError(
+      `besu reads each validator's node key from a file, and keys held by ${keyProvider.name} (${keyProvider.type}) cannot be exported. Keep besu validator keys in the database provider; ${keyProvider.type} keys work for contract deployment and for anvil networks.`,
+      [{ field: req.providerField ?? 'providerId', message: `besu validators need the database provider, not ${keyProvider.type}` }],
+    );
+  }
+
   const held: EvmValidator[] = [];
-  for (const [i, pem] of pems.entries()) {
-    const k = await evm.keys.importPem(`${req.name}-validator-${i + 1}`, pem);
-    held.push({ address: k.address, keyHandle: k.handle, keyProvider: evm.keys.providerName, publicKeyPem: k.publicKeyPem });
-  }
-  for (let i = 0; i < generate; i++) {
-    const k = await evm.keys.generate(`${req.name}-validator-${held.length + 1}`);
-    held.push({ address: k.address, keyHandle: k.handle, keyProvider: evm.keys.providerName, publicKeyPem: k.publicKeyPem });
-  }
+  for (const [i, pem] of pems.entries()) held.push(await importValidatorKey(input, keyProvider!, `${req.name}-validator-${i + 1}`, pem));
+  for (let i = 0; i < generate; i++) held.push(await generateValidatorKey(input, keyProvider!, `${req.name}-validator-${held.length + 1}`));
   const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };
   if (req.validatorBalance) for (const v of held) accounts[v.address] = { balance: req.validatorBalance };
   const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: [...given, ...held.map((v) => v.address)] });

@@ -6,6 +6,7 @@ import { defineRoute } from '../route.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { evmOf, networkOr404, nodeOr404, targetOf } from '../evm/evmContext.ts';
 import { networkNodes } from '../evm/evmNodeCreate.ts';
+import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 
 const tags = ['smart contracts'];
 
@@ -41,7 +42,7 @@ export const contractRoutes = [
       const rpcUrl = evm.runtime.rpcUrl(targetOf(node, network));
       if (!rpcUrl) throw new ConflictError(`Node ${node.name} has no JSON-RPC endpoint.`);
       const r = await evm.contracts.deploy({
-        rpcUrl, chainId: network.chainId, keyHandle: key.keyHandle!, publicKeyPem: key.publicKeyPem!, from: key.address,
+        rpcUrl, chainId: network.chainId, providerId: key.providerId ?? DATABASE_PROVIDER_ID, keyHandle: key.keyHandle!, publicKeyPem: key.publicKeyPem!, from: key.address,
         bytecode: body.bytecode, abi: body.abi ?? null, args: body.args ?? [], encodedArgs: body.constructorArgs ?? null,
         gasLimit: body.gasLimit ? BigInt(body.gasLimit) : null, timeoutMs: (body.timeoutSeconds ?? 120) * 1000,
       });

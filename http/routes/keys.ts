@@ -9,6 +9,7 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProviders.ts';
 import { getOrganization } from '../../projections/organizations.ts';
+import { networksUsingKey } from '../../projections/evmNetworks.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
 import { requestMetadata } from '../commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
@@ -126,6 +127,7 @@ export const keyRoutes = [
         const o = await getOrganization(deps.pool, k.organizationId);
         if (o && [o.signKeyId, o.tlsKeyId, o.adminKeyId].includes(k.id)) usedBy.push(`organization ${o.mspId} (${k.purpose})`);
       }
+      for (const name of await networksUsingKey(deps.pool, k.id)) usedBy.push(`evm network ${name} (validator key)`);
       const r = await runCommand(input, keyStream(params.id), keys, { type: 'DeleteKey', keyId: params.id, usedBy, at: deps.clock().toISOString() });
       const deleted = r.events.find((e) => e.type === 'KeyDeleted');
       if (deleted) {

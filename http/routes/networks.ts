@@ -17,6 +17,7 @@ import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreat
 import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
 import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
+import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -32,11 +33,19 @@ const createFields = {
   validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1)' })),
   validatorKeys: Type.Optional(Type.Array(Type.String({ maxLength: 20000 }), { maxItems: 32, description: 'secp256k1 PEM private keys to import as validator keys (write-only)' })),
   validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds' })),
+  providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file.' })),
+  keyProviderId: Type.Optional(Type.Integer({ minimum: 1, description: 'same as providerId' })),
 };
 const GenericBody = Type.Object({ ...createFields, type: Type.Optional(Type.String({ description: 'evm' })) }, { additionalProperties: false });
 const EvmBody = Type.Object(createFields, { additionalProperties: false });
 
-const ValidatorView = Type.Object({ address: Type.String(), key_provider: Type.Union([Type.String(), Type.Null()]), key_held: Type.Boolean() });
+const ValidatorView = Type.Object({
+  address: Type.String(),
+  key_provider: Type.Union([Type.String(), Type.Null()], { description: 'type of the provider holding the key (DATABASE, AWS_KMS, ...)' }),
+  key_provider_id: Type.Union([Type.Integer(), Type.Null()]),
+  key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the key under /keys (purpose VALIDATOR)' }),
+  key_held: Type.Boolean(),
+});
 const NetworkView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -75,14 +84,15 @@ async function networkView(deps: AppDeps, n: EvmNetworkRow) {
     block_time: n.blockPeriodSeconds,
     client: n.client,
     engine: n.engine,
-    validators: n.validators.map((v) => ({ address: v.address, key_provider: v.keyProvider, key_held: v.keyHandle !== null })),
+    validators: n.validators.map((v) => ({ address: v.address, key_provider: v.keyProvider, key_provider_id: v.keyHandle ? (v.providerId ?? DATABASE_PROVIDER_ID) : null, key_id: v.keyId ?? null, key_held: v.keyHandle !== null })),
     node_count: nodes.length,
     created_at: n.createdAt,
   };
 }
 
 function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkRequest {
-  return { ...(body as unknown as EvmNetworkRequest), imported };
+  const { keyProviderId, providerId, ...rest } = body as { keyProviderId?: number; providerId?: number };
+  return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
 }
 
 const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis' }, 409: { description: 'name taken' } };
