@@ -1,10 +1,66 @@
 // The node and network records a saga needs to act on a node, read from the event store (the
-// sagas' own source of truth, independent of projection lag).
+// sagas' own source of truth, independent of projection lag), with the network's other nodes
+// (besu nodes are started with their peers' enodes).
+//
+// Which nodes belong to a network: NodeCreated carries the networkId and a node never changes
+// network, so an index networkId -> node ids, built by reading the global log once and then
+// only the events appended since, stays exact. Each peer's current record (config changes,
+// deletion) then comes from its own stream.
 import { loadState } from '../domain/shared/commandHandler.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
-import { evmNode, evmNodeStream, type EvmNodeState } from '../domain/evm/evmNode.ts';
+import { evmNode, evmNodeStream, type EvmNodeCreatedData, type EvmNodeState } from '../domain/evm/evmNode.ts';
 import { EVM_NETWORKS_STREAM, type EvmNetworkCreatedData } from '../domain/evm/evmNetwork.ts';
 import type { EvmNodeTarget } from '../domain/evm/evmPorts.ts';
+
+interface NetworkNodeIndex {
+  position: number;
+  byNetwork: Map<number, Set<number>>;
+  /** Serializes catch-ups, so two concurrent loads never read the same events twice. */
+  busy: Promise<unknown>;
+}
+
+const indexes = new WeakMap<EventStore, NetworkNodeIndex>();
+const PAGE = 1000;
+
+async function catchUp(store: EventStore, index: NetworkNodeIndex): Promise<void> {
+  // A store that went back (a test database reset) starts the index again.
+  if ((await store.headPosition()) < index.position) {
+    index.position = 0;
+    index.byNetwork.clear();
+  }
+  for (;;) {
+    const batch = await store.readAll(index.position, PAGE);
+    for (const e of batch) {
+      if (e.type === 'NodeCreated' && typeof e.data.networkId === 'number' && typeof e.data.nodeId === 'number') {
+        const ids = index.byNetwork.get(e.data.networkId) ?? new Set<number>();
+        ids.add(e.data.nodeId);
+        index.byNetwork.set(e.data.networkId, ids);
+      }
+      index.position = e.position;
+    }
+    if (batch.length < PAGE) return;
+  }
+}
+
+async function nodeIdsOf(store: EventStore, networkId: number): Promise<number[]> {
+  let index = indexes.get(store);
+  if (!index) {
+    index = { position: 0, byNetwork: new Map(), busy: Promise.resolve() };
+    indexes.set(store, index);
+  }
+  const i = index;
+  const run = i.busy.then(() => catchUp(store, i));
+  i.busy = run.catch(() => undefined);
+  await run;
+  return [...(i.byNetwork.get(networkId) ?? [])];
+}
+
+/** The network's nodes other than `exceptNodeId`, as they are now (deleted ones left out). */
+export async function loadNetworkPeers(store: EventStore, networkId: number, exceptNodeId: number): Promise<EvmNodeCreatedData[]> {
+  const ids = (await nodeIdsOf(store, networkId)).filter((id) => id !== exceptNodeId).sort((a, b) => a - b);
+  const states = await Promise.all(ids.map((id) => loadState(store, evmNodeStream(id), evmNode)));
+  return states.flatMap(({ state }) => (state.node && !state.deleted ? [state.node] : []));
+}
 
 export async function loadEvmNodeTarget(store: EventStore, nodeId: number): Promise<{ target: EvmNodeTarget | null; state: EvmNodeState }> {
   const { state } = await loadState(store, evmNodeStream(nodeId), evmNode);
@@ -12,5 +68,6 @@ export async function loadEvmNodeTarget(store: EventStore, nodeId: number): Prom
   const events = await store.readStream(EVM_NETWORKS_STREAM);
   const created = events.find((e) => e.type === 'NetworkCreated' && Number(e.data.networkId) === state.node!.networkId);
   if (!created) return { target: null, state };
-  return { target: { node: state.node, network: created.data as unknown as EvmNetworkCreatedData }, state };
+  const peers = await loadNetworkPeers(store, state.node.networkId, nodeId);
+  return { target: { node: state.node, network: created.data as unknown as EvmNetworkCreatedData, peers }, state };
 }

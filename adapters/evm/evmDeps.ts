@@ -1,12 +1,16 @@
 // Wiring of the evm ports (domain/evm/evmPorts.ts) for the composition root: the node
 // runtime over the process and docker engines, and the contract deployer that signs with the
 // key provider holding the deployer key (validator keys are ordinary keys of the key services).
+// The runtime also gets read access to database-provider secp256k1 keys (same key_material
+// table and KEY_ENCRYPTION_KEY as the key services): besu reads a validator's node key from a
+// file, so that key, and only that one, is written into the validator node's directory.
 //
 // Environment: LNM_NODE_ENGINE (process | docker, default process), LNM_EVM_CLIENT
 // (auto | besu | anvil, default auto).
 import type { EvmDeps, EvmDefaults } from '../../domain/evm/evmPorts.ts';
 import type { KeyServices } from '../../domain/keys/keyServices.ts';
-import type { SqlQueryable } from '../keyProviders/databaseKeyProvider.ts';
+import { databaseSecp256k1PrivateKey, type SqlQueryable } from '../keyProviders/databaseKeyProvider.ts';
+import { resolveKeyEncryptionKey } from '../keyProviders/keyEncryptionKeyFile.ts';
 import { createEvmNodeRuntime } from './evmNodeRuntime.ts';
 import { createEvmContractDeployer } from './evmContractDeployer.ts';
 
@@ -22,8 +26,15 @@ export function evmDefaultsFromEnv(env: Record<string, string | undefined>): Evm
 
 export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined> }): Promise<EvmDeps> {
   const env = opts.env ?? process.env;
+  // openKeyServices resolved and verified the same key at start-up (KEY_ENCRYPTION_KEY, else the data-dir file).
+  const kek = resolveKeyEncryptionKey({ env, dataDir: opts.dataDir });
   return {
-    runtime: createEvmNodeRuntime({ dataDir: opts.dataDir, env }),
+    runtime: createEvmNodeRuntime({
+      dataDir: opts.dataDir,
+      env,
+      // Callers (besuLaunch.ts) check first that the validator's provider is the database one.
+      validatorKey: (v) => databaseSecp256k1PrivateKey({ pool: opts.pool, keyEncryptionKey: kek.key }, v.keyHandle ?? ''),
+    }),
     contracts: createEvmContractDeployer((providerId) => opts.keys.providers.get(providerId)),
     defaults: evmDefaultsFromEnv(env),
   };

@@ -5,7 +5,9 @@
 // turns it into anvil-state.json (anvilLaunch.ts), then the engine runs anvil --state. The
 // bootstrap runs here with the npm-shipped binary under either engine; the docker engine binds
 // the node directory at the same path, so the container finds the same state file.
-// besu: not launched by this adapter yet; a node that needs it fails to start saying so.
+// besu: besuLaunch.ts writes genesis, config.toml and the node key into the node directory and
+// runs `besu --config-file=...` (process: the besu on PATH; docker: the configured besu image).
+// Without besu, a node that needs it fails to start saying what to install.
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -18,12 +20,19 @@ import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
+import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
+import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc } from './jsonRpc.ts';
 import { isBft } from '../../domain/networks/evmConsensus.ts';
 
 export interface EvmNodeRuntimeOptions {
   dataDir: string;
   env?: Record<string, string | undefined>;
+  /**
+   * The 32-byte private key of a validator's key, for besu's node key file (the database key
+   * provider's; see evmDeps.ts). Without it, besu validators cannot start.
+   */
+  validatorKey?: (validator: EvmValidator) => Promise<Uint8Array>;
 }
 
 async function onPath(binary: string, env: Record<string, string | undefined>): Promise<string | null> {
@@ -81,15 +90,20 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
 
   async function launchSpec(t: EvmNodeTarget): Promise<{ spec: NodeLaunchSpec; bootstrap?: () => Promise<unknown> }> {
     if (t.node.client === 'besu') {
-      const present = t.node.engine === 'process' ? (await onPath('besu', env)) !== null : await besuImagePresent();
-      const install = t.node.engine === 'process' ? 'install besu 24.x (https://besu.hyperledger.org) so that `besu` is on the PATH of this service' : `install the besu image ${images.besu} on the Docker host (or set LNM_IMAGE_BESU)`;
-      throw new NodeStartFailedError(
-        present ? 'invalid-spec' : 'binary-missing',
-        present
-          ? `Node ${t.node.name} needs besu; besu is installed, but this service version does not launch besu nodes yet (a one-validator network runs on anvil).`
-          : `Node ${t.node.name} needs the besu client (${t.network.validators.length} validators, or a bootnode or full node, need real peer-to-peer consensus) and it is not installed: ${install}.`,
-        { nodeKey: keyOf(t) },
-      );
+      const besuCommand = t.node.engine === 'process' ? await onPath('besu', env) : null;
+      const present = t.node.engine === 'process' ? besuCommand !== null : await besuImagePresent();
+      if (!present) {
+        const install = t.node.engine === 'process' ? 'install besu 24.x (https://besu.hyperledger.org) so that `besu` is on the PATH of this service' : `install the besu image ${images.besu} on the Docker host (or set LNM_IMAGE_BESU)`;
+        throw new NodeStartFailedError(
+          t.node.engine === 'process' ? 'binary-missing' : 'image-missing',
+          `Node ${t.node.name} needs the besu client (${t.network.validators.length} validators, or a bootnode or full node, need real peer-to-peer consensus) and it is not installed: ${install}.`,
+          { nodeKey: keyOf(t) },
+        );
+      }
+      const validatorKey = options.validatorKey ?? (async () => {
+        throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} is a besu validator, and this service was started without access to the validator keys.`, { nodeKey: keyOf(t) });
+      });
+      return { spec: await besuLaunchSpec(t, { dataDir, besuCommand, validatorKey }) };
     }
     const spec = await anvilLaunchSpec(t);
     const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
@@ -138,6 +152,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return { blockHeight, peerCount };
     },
     rpcUrl,
+    async enode(t) {
+      if (t.node.client !== 'besu') return null;
+      return besuEnode(dataDir, t.network, t.node, { create: false }).catch(() => null);
+    },
     async logs(t, tail) {
       return engineOf(t.node.engine).logs(keyOf(t), { tail });
     },

@@ -154,3 +154,38 @@ export function createDatabaseKeyProvider(options: DatabaseKeyProviderOptions): 
     },
   };
 }
+
+/**
+ * The 32-byte private scalar of a secp256k1 key held by the database provider, for the evm node
+ * runtime only (adapters/evm): besu reads its node key from a file (--node-private-key-file), so
+ * a besu validator can run only if its key leaves the provider once, into the node directory.
+ * Deliberately not a KeyProvider method: the port's rule is that private keys never cross it
+ * (Vault and KMS keys cannot be exported at all, and no route may ever reach this). The caller
+ * writes the scalar to a 0600 file and drops it; nothing here logs or caches it.
+ */
+export async function databaseSecp256k1PrivateKey(options: DatabaseKeyProviderOptions, handle: string): Promise<Uint8Array> {
+  if (!uuidPattern.test(handle)) throw new NotFoundError('Key', handle);
+  const { rows } = await options.pool.query('SELECT algorithm, curve, kdf_iterations, salt, iv, ciphertext, auth_tag FROM key_material WHERE id = $1', [handle.toLowerCase()]);
+  const row = rows[0];
+  if (!row) throw new NotFoundError('Key', handle);
+  if (row.algorithm !== 'EC' || row.curve !== 'secp256k1') {
+    throw new ValidationError(`Key ${handle} is not a secp256k1 key.`, [{ field: 'keyHandle', message: 'not a secp256k1 key' }]);
+  }
+  const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
+  const der = await encryption.decrypt(
+    { salt: row.salt, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag, iterations: row.kdf_iterations },
+    keyMaterialContext(handle.toLowerCase()),
+  );
+  try {
+    const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
+    const d = Buffer.from(jwk.d ?? '', 'base64url');
+    if (d.length > 32 || d.length === 0) throw new ValidationError(`Key ${handle} has no 32-byte secp256k1 scalar.`, [{ field: 'keyHandle', message: 'malformed key' }]);
+    // JWK "d" is the fixed-length scalar already; pad defensively all the same.
+    const out = new Uint8Array(32);
+    out.set(d, 32 - d.length);
+    d.fill(0);
+    return out;
+  } finally {
+    der.fill(0);
+  }
+}

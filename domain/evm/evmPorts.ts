@@ -6,10 +6,15 @@ import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngin
 import type { EvmNodeCreatedData } from './evmNode.ts';
 import type { EvmNetworkCreatedData } from './evmNetwork.ts';
 
-/** A node as the runtime needs it: its record and its network's. */
+/** A node as the runtime needs it: its record, its network's, and the network's other nodes. */
 export interface EvmNodeTarget {
   node: EvmNodeCreatedData;
   network: EvmNetworkCreatedData;
+  /**
+   * The network's other (not deleted) nodes: start wires the besu bootnodes from them. Targets
+   * built only to read a node (RPC URL, live figures, votes) may leave it empty.
+   */
+  peers: EvmNodeCreatedData[];
 }
 
 export interface EvmNodeLive {
@@ -32,6 +37,8 @@ export interface EvmNodeRuntime {
   /** Live figures from the node's JSON-RPC; throws when it does not answer. */
   live(target: EvmNodeTarget, timeoutMs?: number): Promise<EvmNodeLive>;
   rpcUrl(target: EvmNodeTarget): string | null;
+  /** The node's enode URL (besu); null for anvil, or while its node key does not exist yet. */
+  enode(target: EvmNodeTarget): Promise<string | null>;
   logs(target: EvmNodeTarget, tail: number): Promise<string[]>;
   followLogs(target: EvmNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
   /** The chain's own view of its validators (BFT clients); null when the client has no such API. */

@@ -4,7 +4,8 @@ import type { AppDeps } from '../deps.ts';
 import type { EvmDeps, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
 import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+import { getNode, listNodes, type NodeRow } from '../../projections/evmNodes.ts';
+import type { EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 
 export function evmOf(deps: AppDeps): EvmDeps {
   const evm = deps.evm;
@@ -24,28 +25,39 @@ export async function nodeOr404(deps: AppDeps, id: number): Promise<NodeRow> {
   return n;
 }
 
-export function targetOf(node: NodeRow, network: EvmNetworkRow): EvmNodeTarget {
+function nodeRecord(node: NodeRow, networkId: number): EvmNodeCreatedData {
   return {
-    node: {
-      nodeId: node.id,
-      name: node.name,
-      platform: 'EVM',
-      nodeType: 'EVM_FULLNODE',
-      role: node.role as EvmNodeTarget['node']['role'],
-      networkId: network.id,
-      client: node.client,
-      engine: node.engine,
-      config: node.config,
-      validatorAddress: node.validatorAddress,
-      resources: node.resources,
-      at: node.createdAt,
-    },
+    nodeId: node.id,
+    name: node.name,
+    platform: 'EVM',
+    nodeType: 'EVM_FULLNODE',
+    role: node.role as EvmNodeCreatedData['role'],
+    networkId,
+    client: node.client,
+    engine: node.engine,
+    config: node.config,
+    validatorAddress: node.validatorAddress,
+    resources: node.resources,
+    at: node.createdAt,
+  };
+}
+
+/**
+ * A node's runtime target. `peers` (the network's other nodes) matters only to a start, which
+ * the lifecycle saga does from the event store; reads may pass none (see nodeTarget for all).
+ */
+export function targetOf(node: NodeRow, network: EvmNetworkRow, peers: NodeRow[] = []): EvmNodeTarget {
+  return {
+    node: nodeRecord(node, network.id),
     network: network.record,
+    peers: peers.filter((p) => p.id !== node.id).map((p) => nodeRecord(p, network.id)),
   };
 }
 
 export async function nodeTarget(deps: AppDeps, node: NodeRow): Promise<EvmNodeTarget | null> {
   if (node.networkId === null) return null;
   const network = await getEvmNetwork(deps.pool, node.networkId);
-  return network ? targetOf(node, network) : null;
+  if (!network) return null;
+  const peers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, networkId: network.id })).items;
+  return targetOf(node, network, peers);
 }

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps.ts';
 import type { NodeRow } from '../../projections/evmNodes.ts';
-import { evmOf, nodeTarget } from './evmContext.ts';
+import { getEvmNetwork } from '../../projections/evmNetworks.ts';
+import { evmOf, targetOf } from './evmContext.ts';
 
 const Int = Type.Union([Type.Integer(), Type.Null()]);
 export const NodeViewSchema = Type.Object({
@@ -20,7 +21,7 @@ export const NodeViewSchema = Type.Object({
   engine: Type.String({ description: 'process or docker' }),
   network_id: Int,
   endpoints: Type.Object({ rpc_http: Type.Union([Type.String(), Type.Null()]), rpc_ws: Type.Union([Type.String(), Type.Null()]), p2p: Type.Union([Type.String(), Type.Null()]), metrics: Type.Union([Type.String(), Type.Null()]) }),
-  enode: Type.Union([Type.String(), Type.Null()]),
+  enode: Type.Union([Type.String(), Type.Null()], { description: 'besu: the node\'s enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start)' }),
   validator_address: Type.Union([Type.String(), Type.Null()]),
   config: Type.Object({ p2pPort: Type.Integer(), rpcHttpPort: Int, rpcWsPort: Int, metricsPort: Int, isBootnode: Type.Boolean() }),
   error: Type.Union([Type.String(), Type.Null()]),
@@ -33,8 +34,11 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
   let blockHeight: number | null = null;
   let peerCount: number | null = null;
   const running = row.status === 'running' || row.status === 'down';
+  const network = row.networkId === null ? null : await getEvmNetwork(deps.pool, row.networkId);
+  // Reads need no peers: only a start wires them.
+  const target = network ? targetOf(row, network) : null;
+  const enode = target && row.client === 'besu' ? await evmOf(deps).runtime.enode(target) : null;
   if (running && opts.live !== false) {
-    const target = await nodeTarget(deps, row);
     if (target) {
       const live = await evmOf(deps).runtime.live(target, 1500).catch(() => null);
       blockHeight = live?.blockHeight ?? null;
@@ -63,7 +67,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
       p2p,
       metrics: c.metricsPort && row.client !== 'anvil' ? `http://127.0.0.1:${c.metricsPort}/metrics` : null,
     },
-    enode: null,
+    enode,
     validator_address: row.validatorAddress,
     config: c,
     error: row.error,
