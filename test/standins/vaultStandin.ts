@@ -11,6 +11,9 @@
 // Usage: const vault = await startVaultStandin({ initialized: true })  // dev-like: unsealed,
 //        (tls: { key, cert } serves https instead)
 //        transit/ and secret/ (kv v2) mounted, vault.rootToken set. vault.seal(); await vault.close().
+// Server mode (vaultStandinServer.ts): listen on a given address, and with storageDir keep the
+// state in a file (vaultStandinStorage.ts): a restart comes back initialized and sealed, and
+// unsealing with the keys of the first run brings back its keys, secrets and tokens.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -18,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import { createAcl, parsePolicy, type Capability } from './vaultStandinAcl.ts';
 import { createTransitEngine, type EngineResponse, type SecretsEngine } from './vaultStandinTransit.ts';
 import { createKvV2Engine } from './vaultStandinKv.ts';
+import { createBarrierStorage } from './vaultStandinStorage.ts';
 
 export interface VaultStandin {
   address: string;
@@ -40,20 +44,54 @@ interface Mount {
 const VERSION = '1.17.0+standin';
 const unauthenticated = new Set(['sys/health', 'sys/seal-status', 'sys/init', 'sys/unseal']);
 
-export async function startVaultStandin(opts: { initialized?: boolean; tls?: { key: string; cert: string } } = {}): Promise<VaultStandin> {
+export interface VaultStandinOptions {
+  initialized?: boolean;
+  tls?: { key: string; cert: string };
+  /** Default 127.0.0.1 and a free port. */
+  listen?: { host: string; port: number };
+  /** Keep the state in this directory (Vault's file storage backend). */
+  storageDir?: string;
+}
+
+interface StoredState {
+  mounts: [string, { type: Mount['type']; options: Mount['options']; engine: unknown }][];
+  acl: unknown;
+  rootToken: string | null;
+}
+
+export async function startVaultStandin(opts: VaultStandinOptions = {}): Promise<VaultStandin> {
   const acl = createAcl();
   const mounts = new Map<string, Mount>();
-  let initialized = false;
+  const storage = opts.storageDir ? createBarrierStorage(opts.storageDir) : null;
+  const stored = storage?.sealConfig();
+  let initialized = Boolean(stored);
   let sealed = true;
   let shares: string[] = [];
-  let threshold = 0;
+  let threshold = stored?.threshold ?? 0;
   let provided: string[] = [];
   let rootToken: string | null = null;
 
+  function snapshot(): StoredState {
+    return { mounts: [...mounts].map(([p, m]) => [p, { type: m.type, options: m.options, engine: m.engine.snapshot() }]), acl: acl.snapshot(), rootToken };
+  }
+
+  function restore(state: StoredState) {
+    mounts.clear();
+    for (const [p, m] of state.mounts) {
+      mountEngine(p, m.type, m.options);
+      mounts.get(p)!.engine.restore(m.engine);
+    }
+    acl.restore(state.acl);
+    rootToken = state.rootToken;
+  }
+
+  const validShare = (hex: string) => shares.includes(hex) || (storage?.isShare(hex) ?? false);
+  const shareCount = () => (shares.length || stored?.shareHashes.length) ?? 0;
+
   function sealStatus() {
     return {
-      type: 'shamir', initialized, sealed, t: threshold, n: shares.length, progress: provided.length, nonce: '',
-      version: VERSION, build_date: '2026-01-01T00:00:00Z', migration: false, recovery_seal: false, storage_type: 'inmem',
+      type: 'shamir', initialized, sealed, t: threshold, n: shareCount(), progress: provided.length, nonce: '',
+      version: VERSION, build_date: '2026-01-01T00:00:00Z', migration: false, recovery_seal: false, storage_type: storage ? 'file' : 'inmem',
     };
   }
 
@@ -70,6 +108,7 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     sealed = true;
     rootToken = acl.issue(['root']);
     mountEngine('cubbyhole', 'kv', null); // stands for Vault's always-present mounts in sys/mounts
+    storage?.initialize(shares, t, snapshot());
     return { status: 200, raw: { keys: shares, keys_base64: shares.map((s) => Buffer.from(s, 'hex').toString('base64')), root_token: rootToken } };
   }
 
@@ -85,10 +124,12 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     if (provided.includes(hex)) return { status: 400, errors: ['given key has already been provided during this generation operation'] };
     provided.push(hex);
     if (provided.length >= threshold) {
-      const ok = provided.every((p) => shares.includes(p));
+      const ok = provided.every(validShare);
+      const share = provided[0];
       provided = [];
       // Vault combines the shares and fails to decrypt the keyring when one is wrong.
       if (!ok) return { status: 400, errors: ['Error unsealing: cipher: message authentication failed'] };
+      if (storage) restore(storage.unseal(share) as StoredState);
       sealed = false;
     }
     return { status: 200, raw: sealStatus() };
@@ -115,6 +156,7 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     if (path === 'sys/seal' && (method === 'POST')) {
       sealed = true;
       provided = [];
+      storage?.seal();
       return { status: 204 };
     }
     const mount = /^sys\/mounts\/(.+)$/.exec(path);
@@ -235,6 +277,8 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     }
     const token = String(req.headers['x-vault-token'] ?? '');
     const out = route(req.method ?? 'GET', url.pathname.slice(4).replace(/\/+$/, ''), url.searchParams, body, token) as EngineResponse & { raw?: unknown; mountType?: string };
+    // Every change reaches the storage before it is answered, as with Vault's storage backends.
+    if (storage && req.method !== 'GET' && initialized && !sealed && out.status < 400) storage.write(snapshot());
     if (out.raw !== undefined) return send(out.status, out.raw);
     if (out.errors) return send(out.status, out.data === undefined ? { errors: out.errors } : { ...envelope(out.data), errors: out.errors });
     if (out.status === 204) return send(204, null);
@@ -248,8 +292,12 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     });
   };
   const server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, listener) : createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listen = opts.listen ?? { host: '127.0.0.1', port: 0 };
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listen.port, listen.host, () => resolve());
+  });
+  const address = `${opts.tls ? 'https' : 'http'}://${listen.host}:${(server.address() as AddressInfo).port}`;
 
   const standin: VaultStandin = {
     address,
@@ -264,6 +312,7 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
     seal() {
       sealed = true;
       provided = [];
+      storage?.seal();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -272,11 +321,12 @@ export async function startVaultStandin(opts: { initialized?: boolean; tls?: { k
       }),
   };
 
-  if (opts.initialized) {
+  if (opts.initialized && !initialized) {
     const out = init({ secret_shares: 1, secret_threshold: 1 }) as { raw: { keys: string[] } };
     unseal({ key: out.raw.keys[0] });
     mountEngine('transit', 'transit', null);
     mountEngine('secret', 'kv', { version: '2' });
+    storage?.write(snapshot());
   }
   // Both follow an init made through the API too.
   Object.defineProperty(standin, 'rootToken', { get: () => rootToken, enumerable: true });

@@ -90,6 +90,15 @@ export function createAcl() {
     setPolicy: (name: string, text: string, rules: Rule[]) => policies.set(name, { text, rules }),
     getPolicy: (name: string) => policies.get(name),
     deletePolicy: (name: string) => policies.delete(name),
+    /** Policies (as written) and tokens, for the barrier of a stand-in with storage. */
+    snapshot: () => ({ policies: [...policies].map(([name, p]) => [name, p.text]), tokens: [...tokens] }),
+    restore(state: unknown) {
+      const s = state as { policies: [string, string][]; tokens: [string, TokenEntry][] };
+      policies.clear();
+      tokens.clear();
+      for (const [name, text] of s.policies) policies.set(name, { text, rules: parsePolicy(text) as Rule[] });
+      for (const [token, entry] of s.tokens) tokens.set(token, entry);
+    },
   };
 }
 export type Acl = ReturnType<typeof createAcl>;

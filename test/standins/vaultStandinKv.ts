@@ -84,5 +84,10 @@ export function createKvV2Engine(): SecretsEngine {
   return {
     handle,
     exists: (rel) => rel.startsWith('data/') && !!secrets.get(rel.slice(5))?.length,
+    snapshot: () => [...secrets],
+    restore(state) {
+      secrets.clear();
+      for (const [path, versions] of state as [string, SecretVersion[]][]) secrets.set(path, versions);
+    },
   };
 }

@@ -1,6 +1,6 @@
 // The transit secrets engine of the Vault stand-in: asymmetric keys only (what the key provider
 // uses), with the request checks and error texts of Vault's builtin/logical/transit.
-import { createPublicKey, generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as edSign, verify as edVerify, type KeyObject } from 'node:crypto';
 import { unwrapImportedKey } from './vaultStandinImport.ts';
 import {
   ecdsaSignDigest,
@@ -30,6 +30,9 @@ export interface SecretsEngine {
   handle(req: EngineRequest): EngineResponse;
   /** Vault's existence check: decides whether a write needs `create` or `update`. */
   exists(rel: string): boolean;
+  /** The engine's whole state as JSON, for the barrier of a stand-in with storage; restore() reads it back. */
+  snapshot(): unknown;
+  restore(state: unknown): void;
 }
 
 interface KeyVersion {
@@ -260,11 +263,31 @@ export function createTransitEngine(): SecretsEngine {
     return noRoute;
   }
 
+  const pem = (k: KeyObject) => k.export({ format: 'pem', type: 'pkcs8' }) as string;
+  const pair = (privatePem: string) => {
+    const privateKey = createPrivateKey(privatePem);
+    return { privateKey, publicKey: createPublicKey(privateKey) };
+  };
+  interface Snapshot {
+    keys: [string, Omit<TransitKey, 'versions'> & { versions: { privateKey: string; creationTime: string }[] }][];
+    wrapping: string | null;
+  }
+
   return {
     handle,
     exists: (rel) => {
       const [op, name] = rel.split('/');
       return op === 'keys' && keys.has(name ?? '');
+    },
+    snapshot: (): Snapshot => ({
+      keys: [...keys].map(([name, k]) => [name, { ...k, versions: k.versions.map((v) => ({ privateKey: pem(v.privateKey), creationTime: v.creationTime })) }]),
+      wrapping: wrappingKey ? pem(wrappingKey.privateKey) : null,
+    }),
+    restore(state) {
+      const s = state as Snapshot;
+      keys.clear();
+      for (const [name, k] of s.keys) keys.set(name, { ...k, versions: k.versions.map((v) => ({ ...pair(v.privateKey), creationTime: v.creationTime })) });
+      wrappingKey = s.wrapping ? pair(s.wrapping) : null;
     },
   };
 }
