@@ -82,7 +82,7 @@ test('a bootnode whose enode names another node id is not counted as a peer; the
   writeFileSync(path.join(dir, 'key-c'), Wallet.createRandom().privateKey);
   const common = (name: string, p2p: number) => [`genesis-file="${path.join(dir, 'genesis.json')}"`, `data-path="${path.join(dir, name)}"`, `node-private-key-file="${path.join(dir, `key-${name}`)}"`, `p2p-port=${p2p}`];
   run([`--config-file=${config('a', common('a', pA))}`]);
-  const idOf = (w: Wallet) => w.signingKey.publicKey.slice(4);
+  const idOf = (w: { signingKey: { publicKey: string } }) => w.signingKey.publicKey.slice(4);
   // B is told A's address with a node id A does not hold.
   const wrong = `enode://${idOf(Wallet.createRandom())}@127.0.0.1:${pA}`;
   const b = run([`--config-file=${config('b', [...common('b', pB), `bootnodes=["${wrong}"]`, 'rpc-http-enabled=true', `rpc-http-port=${rB}`])}`]);
