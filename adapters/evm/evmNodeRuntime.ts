@@ -18,7 +18,7 @@ import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
-import { portsInUse } from '../engines/hostPorts.ts';
+import { acceptsConnections, portsInUse } from '../engines/hostPorts.ts';
 import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
@@ -162,6 +162,11 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     },
     async live(t, timeoutMs = 2000) {
       const url = rpcUrl(t);
+      if (!url && t.node.client === 'besu') {
+        // A bootnode serves no JSON-RPC: it is up when its P2P port takes connections.
+        if (await acceptsConnections(t.node.config.p2pPort)) return { blockHeight: null, peerCount: null };
+        throw new Error(`the P2P port ${t.node.config.p2pPort} does not accept connections`);
+      }
       if (!url) throw new Error('node has no RPC port');
       const rpc = evmJsonRpc(url, { timeoutMs });
       const [blockHeight, peerCount] = await Promise.all([rpc.blockNumber(), rpc.peerCount().catch(() => 0)]);

@@ -18,8 +18,9 @@ export interface EvmNodeTarget {
 }
 
 export interface EvmNodeLive {
-  blockHeight: number;
-  peerCount: number;
+  /** null for a node without JSON-RPC (a besu bootnode), whose liveness is its open P2P port. */
+  blockHeight: number | null;
+  peerCount: number | null;
 }
 
 export interface EvmNodeRuntime {
@@ -34,7 +35,7 @@ export interface EvmNodeRuntime {
   stop(target: EvmNodeTarget): Promise<void>;
   remove(target: EvmNodeTarget): Promise<void>;
   status(target: EvmNodeTarget): Promise<NodeStatus>;
-  /** Live figures from the node's JSON-RPC; throws when it does not answer. */
+  /** Live figures from the node's JSON-RPC (a node without one: its P2P port); throws when it does not answer. */
   live(target: EvmNodeTarget, timeoutMs?: number): Promise<EvmNodeLive>;
   rpcUrl(target: EvmNodeTarget): string | null;
   /** The node's enode URL (besu); null for anvil, or while its node key does not exist yet. */

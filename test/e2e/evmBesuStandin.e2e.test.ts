@@ -50,7 +50,10 @@ test.after(async () => {
 });
 
 test('a four-validator QBFT network on besu starts all its validators', async () => {
-  let r = await api(s, 'POST', '/networks', { name: 'besu-qbft', type: 'evm', client: 'besu', validatorCount: 4, genesis: { chain_id: 43210, consensus: 'QBFT', block_time: 2 } });
+  // Health probes every second, down after two failures: a node wrongly probed shows up fast.
+  let r = await api(s, 'POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 });
+  assert.is(r.status, 200, r.text);
+  r = await api(s, 'POST', '/networks', { name: 'besu-qbft', type: 'evm', client: 'besu', validatorCount: 4, genesis: { chain_id: 43210, consensus: 'QBFT', block_time: 2 } });
   assert.is(r.status, 201, r.text);
   networkId = r.json.id;
   r = await api(s, 'POST', `/networks/${networkId}/start`);
@@ -106,6 +109,14 @@ test('a bootnode added to the network listens on P2P only and is reached by the 
     }
     return false;
   });
+});
+
+test('the health monitor sees the bootnode, which has no JSON-RPC, as up through its P2P port', async () => {
+  await until('a few health probes of the bootnode', async () => ((await api(s, 'GET', `/nodes/${bootnodeId}`)).json.uptime_seconds ?? 0) >= 4);
+  const node = (await api(s, 'GET', `/nodes/${bootnodeId}`)).json;
+  assert.is(node.status, 'running');
+  const events = (await api(s, 'GET', `/nodes/${bootnodeId}/events?limit=100`)).json.items.map((e: { event: string }) => e.event);
+  assert.not.ok(events.includes('node.downtime'), events.join(', '));
 });
 
 test('node logs show no key material', async () => {
