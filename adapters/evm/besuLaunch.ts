@@ -20,7 +20,7 @@
 // Peers: a non-bootnode gets --bootnodes = the enodes of the network's bootnodes. Without any
 // bootnode, the network's other validators serve as bootnodes for each other (every validator
 // lists every other one, not just the first: no single node whose absence stops the others
-// from meeting). A bootnode lists the network's other bootnodes and its validators, so one added
+// from meeting); full nodes list the validators, or each other where there is none (PoW). A bootnode lists the network's other bootnodes and its validators, so one added
 // to a running network joins it at once. Enodes use 127.0.0.1: all nodes of a network run on
 // this host (process engine, or docker with the host network).
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -127,7 +127,9 @@ export function besuSeedNodes(self: EvmNodeCreatedData, peers: EvmNodeCreatedDat
   const bootnodes = others.filter((p) => p.role === 'bootnode');
   const validators = others.filter((p) => p.role === 'validator');
   if (self.role === 'bootnode') return [...bootnodes, ...validators];
-  return bootnodes.length ? bootnodes : validators;
+  if (bootnodes.length) return bootnodes;
+  // A network without validator nodes (PoW) has only full nodes: they seed from each other.
+  return validators.length ? validators : others;
 }
 
 async function nodeKeyOf(t: EvmNodeTarget, deps: BesuLaunchDeps, nodeDir: string, fail: (why: string) => never): Promise<Uint8Array> {

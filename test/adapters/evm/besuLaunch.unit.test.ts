@@ -115,6 +115,14 @@ test('without a bootnode the validators are bootnodes for each other', async () 
   assert.equal(toml(spec).bootnodes, expected);
 });
 
+test('full nodes of a network without validator nodes (PoW) seed from each other', async () => {
+  const full = [node(11, 'fullnode', null, 30511), node(12, 'fullnode', null, 30512)];
+  const spec = await besuLaunchSpec(target(full[0], full), deps);
+  const other = await besuEnode(dataDir, network, full[1], { create: false });
+  assert.ok(other, 'the peer got its node key for its enode');
+  assert.equal(toml(spec).bootnodes, [other]);
+});
+
 test('with a bootnode, every other node is sent to it; its key is made once and kept', async () => {
   const spec = await besuLaunchSpec(target(vNodes[0], [...vNodes.slice(1), bootnode]), deps);
   const bootKey = parseBesuKeyFile(readFileSync(path.join(nodeDir(9), 'key'), 'utf8'));
