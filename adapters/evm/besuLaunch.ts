@@ -33,6 +33,7 @@ import type { EvmNetworkCreatedData, EvmValidator } from '../../domain/evm/evmNe
 import type { EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { besuCommandWithConfigFile, besuConfigToml, besuOptions, type BesuOptions } from '../../domain/networks/besuConfig.ts';
 import { enodeUrl } from '../../domain/networks/enode.ts';
+import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 
 export const BESU_KEY_FILE = 'key';
@@ -121,15 +122,9 @@ export async function besuEnode(dataDir: string, network: EvmNetworkCreatedData,
   return key ? enodeUrl(SigningKey.computePublicKey(key, false), ENODE_HOST, node.config.p2pPort) : null;
 }
 
-/** The nodes this one is told about (see the header). */
+/** The nodes this one is told about (see the header and domain/evm/evmSeedNodes.ts). */
 export function besuSeedNodes(self: EvmNodeCreatedData, peers: EvmNodeCreatedData[]): EvmNodeCreatedData[] {
-  const others = peers.filter((p) => p.nodeId !== self.nodeId && p.networkId === self.networkId);
-  const bootnodes = others.filter((p) => p.role === 'bootnode');
-  const validators = others.filter((p) => p.role === 'validator');
-  if (self.role === 'bootnode') return [...bootnodes, ...validators];
-  if (bootnodes.length) return bootnodes;
-  // A network without validator nodes (PoW) has only full nodes: they seed from each other.
-  return validators.length ? validators : others;
+  return seedNodes(self, peers.filter((p) => p.nodeId !== self.nodeId && p.networkId === self.networkId));
 }
 
 async function nodeKeyOf(t: EvmNodeTarget, deps: BesuLaunchDeps, nodeDir: string, fail: (why: string) => never): Promise<Uint8Array> {

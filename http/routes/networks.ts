@@ -18,6 +18,7 @@ import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.
 import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
+import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -172,13 +173,12 @@ export const networkRoutes = [
     async handler(input) {
       const network = await networkOr404(input.deps, input.params.id);
       const nodes = await networkNodes(input, network.id);
-      const bootnodes = nodes.filter((n) => n.role === 'bootnode');
       return {
         body: {
           network: { id: network.id, name: network.name, client: network.client, consensus: network.consensus, status: networkStatus(nodes) },
           nodes: nodes.map((n) => ({ id: n.id, name: n.name, role: n.role, status: n.status, validator_address: n.validatorAddress, p2p_port: n.config.p2pPort, rpc_http_port: n.config.rpcHttpPort })),
-          // Every non-bootnode dials the bootnodes; anvil is one node and has no links.
-          links: network.client === 'anvil' ? [] : nodes.filter((n) => n.role !== 'bootnode').flatMap((n) => bootnodes.map((b) => ({ from: n.id, to: b.id, kind: 'bootnode' }))),
+          // The seeds each node is started with (besu --bootnodes); anvil is one node and has no links.
+          links: network.client === 'anvil' ? [] : nodes.flatMap((n) => seedNodes(n, nodes.filter((o) => o.id !== n.id)).map((s) => ({ from: n.id, to: s.id, kind: s.role === 'bootnode' ? 'bootnode' : 'static-peer' }))),
         },
       };
     },

@@ -93,6 +93,15 @@ test('the validators find each other: every node reports peers', async () => {
   }
 });
 
+test('the network map shows the wiring the nodes were started with: without a bootnode every validator seeds from the others', async () => {
+  const m = (await api(s, 'GET', `/networks/evm/${networkId}/map`)).json;
+  assert.is(m.nodes.length, 4);
+  for (const n of validatorNodes) {
+    const to = m.links.filter((l: { from: number }) => l.from === n.id).map((l: { to: number; kind: string }) => `${l.to}:${l.kind}`).sort();
+    assert.equal(to, validatorNodes.filter((o) => o.id !== n.id).map((o) => `${o.id}:static-peer`).sort());
+  }
+});
+
 test('a bootnode added to the network listens on P2P only and is reached by the validators', async () => {
   const r = await api(s, 'POST', `/networks/${networkId}/nodes`, { name: 'besu-qbft-boot-1', type: 'bootnode' });
   assert.is(r.status, 201, r.text);
@@ -101,6 +110,8 @@ test('a bootnode added to the network listens on P2P only and is reached by the 
   assert.is(r.json.endpoints.rpc_http, null);
   assert.match(r.json.enode, /^enode:\/\/[0-9a-f]{128}@127\.0\.0\.1:\d+$/);
   bootnodeId = r.json.id;
+  const m = (await api(s, 'GET', `/networks/evm/${networkId}/map`)).json;
+  assert.equal(m.links.filter((l: { to: number }) => l.to === bootnodeId).map((l: { from: number; kind: string }) => `${l.from}:${l.kind}`).sort(), validatorNodes.map((n) => `${n.id}:bootnode`).sort(), 'every validator now seeds from the bootnode');
   const bootId = r.json.enode.slice('enode://'.length, 'enode://'.length + 128);
   await until('a validator peered with the bootnode', async () => {
     for (const n of validatorNodes) {
