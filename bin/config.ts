@@ -24,6 +24,8 @@ export interface Config {
   keyEncryptionKey: string | null;
   nodeEngine: 'process' | 'docker';
   evmClient: 'auto' | 'besu' | 'anvil';
+  /** Image of managed Vaults (Vault provider CREATE mode); null: hashicorp/vault:<version>. */
+  vaultImage?: string | null;
 }
 
 export interface ConfigEntry {
@@ -49,6 +51,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'SECURE_COOKIES', flag: '--secure-cookies', default: 'false', description: 'force the Secure flag on the session cookie (it is set anyway on requests that arrive over TLS)' },
   { env: 'KEY_ENCRYPTION_KEY', flag: '--key-encryption-key', default: '(generated into DATA_DIR/key-encryption-key, mode 0600)', description: 'encrypts the private keys of the database key provider and provider secrets (AES-256-GCM, PBKDF2-SHA256 per key); a start with a different key than the keys were made with fails' },
   { env: 'LNM_NODE_ENGINE', flag: '--node-engine', default: 'process', description: 'where nodes run: process (local binaries, detached, pid files) or docker (containers on the host network; images from LNM_IMAGE_<SOFTWARE>, e.g. LNM_IMAGE_ANVIL=lnm-anvil:local)' },
+  { env: 'LNM_IMAGE_VAULT', flag: '--vault-image', default: '(unset: hashicorp/vault:<version> of the request)', description: 'image of managed Vaults (Vault key provider CREATE mode), run through the Docker Engine whatever LNM_NODE_ENGINE says' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
@@ -106,5 +109,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     keyEncryptionKey: values.get('KEY_ENCRYPTION_KEY') ?? null,
     nodeEngine: oneOf('LNM_NODE_ENGINE', get('LNM_NODE_ENGINE', 'process'), ['process', 'docker'] as const),
     evmClient: oneOf('LNM_EVM_CLIENT', get('LNM_EVM_CLIENT', 'auto'), ['auto', 'besu', 'anvil'] as const),
+    vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
   };
 }

@@ -104,7 +104,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const migrated = await migrate(db.pool);
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
-  const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m) });
+  const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   const store = await openEventStore(config, db);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();

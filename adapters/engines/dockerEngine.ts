@@ -43,6 +43,8 @@ export interface DockerEngineOptions {
   user?: string | null;
   graceMs?: number;
   readyTimeoutMs?: number;
+  /** Replaces the image's entrypoint for every container of this engine (default: the image's own). */
+  entrypoint?: string[];
 }
 
 /** Present in the node directory after stop(): tells 'stopped' from 'exited'. */
@@ -156,6 +158,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     const container = await docker.createContainer({
       name: nameOf(spec.nodeKey),
       Image: image,
+      ...(options.entrypoint ? { Entrypoint: options.entrypoint } : {}),
       Cmd: withNodeDir(run.args, dir),
       Env: Object.entries(envWithNodeDir(run.env, dir)).map(([k, v]) => `${k}=${v}`),
       Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': dataDir },

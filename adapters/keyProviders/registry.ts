@@ -1,17 +1,21 @@
 // The key provider registry: provider id -> KeyProvider. Id 1 is the built-in database provider;
 // other ids are VAULT / AWS_KMS providers whose configuration is read from the key_providers
 // read model (sealed; opened with KEY_ENCRYPTION_KEY) and whose clients are cached.
-//   createKeyProviderRegistry({ pool, database, keyEncryptionKey, vaultEngine? }) -> KeyProviderRegistry
-import Docker from 'dockerode';
+// Vault CREATE mode (managed Vault containers, vaultManaged.ts) needs `managedVault` (the data
+// directory); without it CREATE answers 503. The registry is also the ManagedVaultControl.
+//   createKeyProviderRegistry({ pool, database, keyEncryptionKey, managedVault? }) -> KeyProviderRegistry & ManagedVaultControl
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
 import type { KeyProviderRegistry, PreparedProviderConfig, ProviderStatusView } from '../../domain/keys/keyServices.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
+import type { ManagedVaultControl } from '../../domain/keyProviders/managedVault.ts';
 import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
 import type { SqlQueryable } from './databaseKeyProvider.ts';
 import { createKeyEncryption } from './keyEncryption.ts';
 import { openConfig, sealConfig } from './registrySealedConfig.ts';
-import { parseVaultProviderConfig, type VaultConnection } from './vaultConfig.ts';
+import { parseVaultProviderConfig } from './vaultConfig.ts';
 import { createVaultKeyProvider } from './vaultKeyProvider.ts';
+import { createManagedVaults, type ManagedVaultOptions, type StoredVaultConfig } from './vaultManaged.ts';
+import { defaultVaultImage } from './vaultManagedLaunch.ts';
 import { parseAwsKmsProviderConfig, type AwsKmsSettings } from './awsKmsConfig.ts';
 import { createAwsKmsKeyProvider } from './awsKmsKeyProvider.ts';
 
@@ -19,32 +23,20 @@ export interface KeyProviderRegistryOptions {
   pool: SqlQueryable;
   database: KeyProvider;
   keyEncryptionKey: string;
-  /** Checks that a managed Vault could be run (CREATE mode); default: the local Docker Engine. */
-  vaultEngineCheck?: (image: string) => Promise<string | null>;
+  /** Vault CREATE mode: where managed Vaults keep their data, their image, the engine. */
+  managedVault?: ManagedVaultOptions;
   kdfIterations?: number;
-}
-
-/** Why a managed Vault cannot be started here (no engine, no image), or null. */
-async function dockerVaultCheck(image: string): Promise<string | null> {
-  const docker = new Docker();
-  try {
-    await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
-  } catch (err) {
-    return `no Docker Engine answers (${(err as Error).message})`;
-  }
-  try {
-    await docker.getImage(image).inspect();
-  } catch {
-    return `the image ${image} is not present and cannot be pulled from this machine`;
-  }
-  return null;
 }
 
 function publicView(type: 'VAULT' | 'AWS_KMS', parsed: unknown): Record<string, unknown> {
   if (type === 'VAULT') {
-    const c = parsed as ReturnType<typeof parseVaultProviderConfig>;
-    if (c.operation === 'CREATE') return { ...c };
-    const { token: _t, caCertPem, ...rest } = c.connection;
+    const c = parsed as StoredVaultConfig;
+    const { token: _t, caCertPem, managed, ...rest } = c;
+    if (managed) {
+      // Never the root token nor the unseal keys.
+      const { unsealKeys: _k, ...shown } = managed;
+      return { operation: 'CREATE', mode: 'docker', ...rest, ...shown, containerName: `lnm-${managed.containerKey}`, tokenSet: true };
+    }
     return { operation: 'IMPORT', ...rest, hasCaCert: Boolean(caCertPem), tokenSet: true };
   }
   const s = parsed as AwsKmsSettings;
@@ -57,20 +49,35 @@ function publicView(type: 'VAULT' | 'AWS_KMS', parsed: unknown): Record<string, 
   return { operation: 'IMPORT', region: s.region, aliasPrefix: s.aliasPrefix, kmsKeyId: s.kmsKeyId ?? null, endpointUrl: s.endpointUrl ?? null, auth: authView };
 }
 
-type Stored = { type: 'VAULT'; config: VaultConnection } | { type: 'AWS_KMS'; config: AwsKmsSettings };
+type Stored = { type: 'VAULT'; config: StoredVaultConfig } | { type: 'AWS_KMS'; config: AwsKmsSettings };
 
-export function createKeyProviderRegistry(opts: KeyProviderRegistryOptions): KeyProviderRegistry {
+export function createKeyProviderRegistry(opts: KeyProviderRegistryOptions): KeyProviderRegistry & ManagedVaultControl {
   const encryption = createKeyEncryption(opts.keyEncryptionKey, { iterations: opts.kdfIterations });
   const cache = new Map<number, Promise<KeyProvider>>();
-  const vaultCheck = opts.vaultEngineCheck ?? dockerVaultCheck;
+  const managedVaults = opts.managedVault ? createManagedVaults(opts.managedVault) : null;
 
   function instantiate(stored: Stored): KeyProvider {
-    return stored.type === 'VAULT' ? createVaultKeyProvider(stored.config) : createAwsKmsKeyProvider(stored.config);
+    if (stored.type === 'AWS_KMS') return createAwsKmsKeyProvider(stored.config);
+    const base = createVaultKeyProvider(stored.config);
+    return stored.config.managed && managedVaults ? managedVaults.wrap(stored.config, base) : base;
   }
 
   async function open(type: 'VAULT' | 'AWS_KMS', sealed: string): Promise<Stored> {
     const config = await openConfig<unknown>(encryption, sealed);
-    return type === 'VAULT' ? { type, config: config as VaultConnection } : { type, config: config as AwsKmsSettings };
+    return type === 'VAULT' ? { type, config: config as StoredVaultConfig } : { type, config: config as AwsKmsSettings };
+  }
+
+  async function usedBy(containerKey: string): Promise<string | null> {
+    const { rows } = await opts.pool.query("SELECT name FROM key_providers WHERE type = 'VAULT' AND public_config->>'containerKey' = $1", [containerKey]);
+    return rows[0]?.name ?? null;
+  }
+
+  function noManagedVaults(image: string): UnavailableError {
+    return new UnavailableError(
+      `Vault CREATE mode runs ${image} through the docker node engine, and that cannot be done here: managed Vault deployment is not configured in this service. ` +
+        'Start a Vault yourself and register it with operation IMPORT (address, token, mount).',
+      { image, engine: 'docker' },
+    );
   }
 
   async function load(providerId: number): Promise<KeyProvider> {
@@ -95,15 +102,16 @@ export function createKeyProviderRegistry(opts: KeyProviderRegistryOptions): Key
       if (type === 'VAULT') {
         const parsed = parseVaultProviderConfig({ vaultConfig: body.vaultConfig, config: body.config });
         if (parsed.operation === 'CREATE') {
-          const image = `hashicorp/vault:${parsed.version}`;
-          const why = await vaultCheck(image);
-          throw new UnavailableError(
-            `Vault CREATE mode runs ${image} through the docker node engine, and that cannot be done here: ${why ?? 'managed Vault deployment is not available in this build'}. ` +
-              'Start a Vault yourself and register it with operation IMPORT (address, token, mount).',
-            { image, engine: 'docker' },
-          );
+          if (!managedVaults) throw noManagedVaults(defaultVaultImage(parsed.version));
+          const stored = await managedVaults.deploy(parsed, usedBy);
+          try {
+            return { publicConfig: publicView(type, stored), sealedConfig: await sealConfig(encryption, stored), operation: 'CREATE' };
+          } catch (err) {
+            await managedVaults.remove(stored.managed!.containerKey).catch(() => undefined);
+            throw err;
+          }
         }
-        return { publicConfig: publicView(type, parsed), sealedConfig: await sealConfig(encryption, parsed.connection), operation: 'IMPORT' };
+        return { publicConfig: publicView(type, parsed.connection), sealedConfig: await sealConfig(encryption, parsed.connection), operation: 'IMPORT' };
       }
       const settings = parseAwsKmsProviderConfig({ awsKmsConfig: body.awsKmsConfig, config: body.config });
       return { publicConfig: publicView(type, settings), sealedConfig: await sealConfig(encryption, settings), operation: 'IMPORT' };
@@ -115,6 +123,26 @@ export function createKeyProviderRegistry(opts: KeyProviderRegistryOptions): Key
 
     forget(providerId) {
       cache.delete(providerId);
+    },
+
+    async containerRunning(providerId) {
+      if (providerId === DATABASE_PROVIDER_ID) return null;
+      const { rows } = await opts.pool.query('SELECT type, sealed_config FROM key_providers WHERE id = $1', [providerId]);
+      if (!rows[0]) throw new NotFoundError('Key provider', providerId);
+      const stored = await open(rows[0].type, rows[0].sealed_config);
+      if (stored.type !== 'VAULT' || !stored.config.managed) return null;
+      if (!managedVaults) return false;
+      return managedVaults.running(stored.config.managed.containerKey).catch(() => false);
+    },
+
+    async discardPrepared(sealedConfig) {
+      const stored = await openConfig<StoredVaultConfig>(encryption, sealedConfig);
+      if (stored.managed && managedVaults) await managedVaults.remove(stored.managed.containerKey);
+    },
+
+    async removeManaged(publicConfig) {
+      const key = publicConfig.operation === 'CREATE' ? publicConfig.containerKey : undefined;
+      if (typeof key === 'string' && managedVaults) await managedVaults.remove(key);
     },
   };
 }

@@ -14,6 +14,8 @@ export interface KeyServicesStartup {
   pool: SqlQueryable;
   log: (obj: Record<string, unknown>, msg: string) => void;
   kdfIterations?: number;
+  /** LNM_IMAGE_VAULT: the image of managed Vaults (Vault CREATE mode); default hashicorp/vault:<version>. */
+  vaultImage?: string | null;
 }
 
 export async function openKeyServices(opts: KeyServicesStartup): Promise<KeyServices> {
@@ -22,5 +24,11 @@ export async function openKeyServices(opts: KeyServicesStartup): Promise<KeyServ
   const check = await verifyKeyEncryptionKey(opts.pool, kek.key, { kdfIterations: opts.kdfIterations });
   opts.log({ source: kek.source, check: check.outcome }, 'key encryption key checked');
   const database = createDatabaseKeyProvider({ pool: opts.pool, keyEncryptionKey: kek.key, kdfIterations: opts.kdfIterations });
-  return createRegistryKeyServices(createKeyProviderRegistry({ pool: opts.pool, database, keyEncryptionKey: kek.key, kdfIterations: opts.kdfIterations }));
+  return createRegistryKeyServices(createKeyProviderRegistry({
+      pool: opts.pool,
+      database,
+      keyEncryptionKey: kek.key,
+      kdfIterations: opts.kdfIterations,
+      managedVault: { dataDir: opts.dataDir, image: opts.vaultImage ?? null },
+    }));
 }

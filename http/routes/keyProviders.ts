@@ -3,6 +3,7 @@ import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { IdParam } from './schemas.ts';
 import { DATABASE_PROVIDER_ID, keyProviderStream, keyProviders } from '../../domain/keyProviders/keyProviders.ts';
+import { managedVaultControl } from '../../domain/keyProviders/managedVault.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import { getKeyProvider, keyCountOfProvider, listKeyProviders } from '../../projections/keyProviders.ts';
@@ -46,7 +47,11 @@ export const keyProviderRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/key-providers', summary: 'Add a Vault or AWS KMS key provider', tags, permission: 'KEY_PROVIDER_CREATE', ...pro,
-    description: 'VAULT: vaultConfig {operation IMPORT, address, token, mount (KV v2), transitPath?, caCert?} or config {address, token, transitPath, kvPath}; operation CREATE (managed container through the docker engine) answers 503 naming what is missing when no Docker Engine or Vault image is available. AWS_KMS: awsKmsConfig {operation IMPORT, awsRegion, kmsKeyAliasPrefix, authMethod?, accessKeyId?, secretAccessKey?, profile?, roleArn?, externalId?, endpointUrl?} or config {region, accessKeyId, secretAccessKey, kmsKeyId}. The provider is reached before it is saved (400 when unreachable or refused). isDefault makes it the provider of new keys and organizations.',
+    description: 'VAULT: vaultConfig {operation IMPORT, address, token, mount (KV v2), transitPath?, caCert?} or config {address, token, transitPath, kvPath}. ' +
+      'vaultConfig {operation CREATE, mode docker, port (default 8200), version (image tag), network?, transitPath?, kvPath?}: the service runs a managed Vault container ' +
+      '(hashicorp/vault:<version>, or LNM_IMAGE_VAULT) through the Docker Engine as a server with file storage under DATA_DIR, listening on 127.0.0.1:<port>; initializes and unseals it, ' +
+      'mounts transit and KV v2 and stores the root token and unseal keys encrypted (never shown). A restarted managed Vault is started and unsealed again when a call or a status check finds it stopped or sealed. ' +
+      'CREATE answers 409 when the port is taken, 503 naming what is missing when no Docker Engine or image is available; a failure midway leaves no container behind. AWS_KMS: awsKmsConfig {operation IMPORT, awsRegion, kmsKeyAliasPrefix, authMethod?, accessKeyId?, secretAccessKey?, profile?, roleArn?, externalId?, endpointUrl?} or config {region, accessKeyId, secretAccessKey, kmsKeyId}. The provider is reached before it is saved (400 when unreachable or refused). isDefault makes it the provider of new keys and organizations.',
     body: Type.Object({
       name: Type.String({ minLength: 1, maxLength: 100 }),
       type: Type.Union([Type.Literal('VAULT'), Type.Literal('AWS_KMS')]),
@@ -55,24 +60,33 @@ export const keyProviderRoutes = [
       awsKmsConfig: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
       config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'created', schema: KeyProviderSchema }, 400: { description: 'invalid configuration, or the provider cannot be reached' }, 409: { description: 'name taken' }, 503: { description: 'Vault CREATE mode cannot run here' } },
+    responses: { 201: { description: 'created', schema: KeyProviderSchema }, 400: { description: 'invalid configuration, or the provider cannot be reached' }, 409: { description: 'name taken, or (CREATE) the port is in use' }, 503: { description: 'Vault CREATE mode cannot run here (no Docker Engine, no image)' } },
     async handler(input) {
       const { deps, body } = input;
       if ((await listKeyProviders(deps.pool)).some((p) => p.name.toLowerCase() === body.name.toLowerCase())) throw new ConflictError(`A key provider named ${body.name} exists already.`, { field: 'name' });
       if (body.type === 'VAULT' && body.awsKmsConfig) throw new ValidationError('A VAULT provider takes vaultConfig or config, not awsKmsConfig.', [{ field: 'awsKmsConfig', message: 'not for VAULT' }]);
       if (body.type === 'AWS_KMS' && body.vaultConfig) throw new ValidationError('An AWS_KMS provider takes awsKmsConfig or config, not vaultConfig.', [{ field: 'vaultConfig', message: 'not for AWS_KMS' }]);
       const prepared = await deps.keys.providers.prepare(body.type, body);
-      const status = await deps.keys.providers.probe(body.type, prepared.sealedConfig);
-      const usable = body.type === 'VAULT' ? status.vault_reachable === true && status.sealed === false && status.vault_initialized === true : status.kms_reachable === true && status.kms_status === 'available';
-      if (!usable) {
-        throw new ValidationError(`The ${body.type === 'VAULT' ? 'Vault' : 'AWS KMS'} provider is not usable: ${status.detail ?? JSON.stringify(status)}`, [{ field: body.type === 'VAULT' ? 'vaultConfig' : 'awsKmsConfig', message: String(status.detail ?? 'not reachable') }]);
+      let providerId: number;
+      try {
+        const status = await deps.keys.providers.probe(body.type, prepared.sealedConfig);
+        const usable = body.type === 'VAULT' ? status.vault_reachable === true && status.sealed === false && status.vault_initialized === true : status.kms_reachable === true && status.kms_status === 'available';
+        if (!usable) {
+          throw new ValidationError(`The ${body.type === 'VAULT' ? 'Vault' : 'AWS KMS'} provider is not usable: ${status.detail ?? JSON.stringify(status)}`, [{ field: body.type === 'VAULT' ? 'vaultConfig' : 'awsKmsConfig', message: String(status.detail ?? 'not reachable') }]);
+        }
+        providerId = await deps.nextId('key_provider');
+        while (providerId <= DATABASE_PROVIDER_ID) providerId = await deps.nextId('key_provider');
+        await runCommand(input, keyProviderStream(providerId), keyProviders, {
+          type: 'CreateKeyProvider', providerId, name: body.name, providerType: body.type, isDefault: body.isDefault ?? false,
+          publicConfig: prepared.publicConfig as JsonObject, sealedConfig: prepared.sealedConfig, at: deps.clock().toISOString(),
+        });
+      } catch (err) {
+        // A managed Vault started for a provider that was not saved is removed with its data.
+        if (prepared.operation === 'CREATE') {
+          await managedVaultControl(deps.keys.providers)?.discardPrepared(prepared.sealedConfig).catch((e: Error) => deps.log.error({ err: e.message }, 'removing the managed Vault of an unsaved provider failed'));
+        }
+        throw err;
       }
-      let providerId = await deps.nextId('key_provider');
-      while (providerId <= DATABASE_PROVIDER_ID) providerId = await deps.nextId('key_provider');
-      await runCommand(input, keyProviderStream(providerId), keyProviders, {
-        type: 'CreateKeyProvider', providerId, name: body.name, providerType: body.type, isDefault: body.isDefault ?? false,
-        publicConfig: prepared.publicConfig as JsonObject, sealedConfig: prepared.sealedConfig, at: deps.clock().toISOString(),
-      });
       return { status: 201, body: await view(deps.pool, providerId), headers: { Location: `/api/v1/key-providers/${providerId}` } };
     },
   }),
@@ -85,12 +99,19 @@ export const keyProviderRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/key-providers/:id', summary: 'Delete a key provider that holds no keys', tags, permission: 'KEY_PROVIDER_DELETE', params: IdParam,
+    description: 'A Vault provider in CREATE mode: its managed container is stopped and removed with its data once the provider is deleted.',
     responses: { 204: { description: 'deleted' }, 400: { description: 'the built-in provider' }, 404: { description: 'no such provider' }, 409: { description: 'still holds keys' } },
     async handler(input) {
       const { deps, params } = input;
       if (params.id === DATABASE_PROVIDER_ID) throw new ValidationError('The built-in database key provider cannot be deleted.', [{ field: 'id', message: 'built in' }]);
+      const before = await getKeyProvider(deps.pool, params.id);
       await runCommand(input, keyProviderStream(params.id), keyProviders, { type: 'DeleteKeyProvider', providerId: params.id, keyCount: await keyCountOfProvider(deps.pool, params.id), at: deps.clock().toISOString() });
       deps.keys.providers.forget(params.id);
+      const managed = managedVaultControl(deps.keys.providers);
+      if (before && managed) {
+        // The provider is gone either way; a container that could not be removed is reported in the log.
+        await managed.removeManaged(before.config).catch((e: Error) => deps.log.error({ providerId: params.id, err: e.message }, 'removing the managed Vault container of a deleted provider failed'));
+      }
       return { status: 204 };
     },
   }),
@@ -99,9 +120,11 @@ export const keyProviderRoutes = [
     responses: { 200: { description: 'status', schema: Type.Object({ vault_reachable: Type.Boolean(), vault_initialized: Type.Boolean(), sealed: Type.Boolean(), container_running: Type.Boolean(), detail: Type.Optional(Type.String()) }) }, 404: { description: 'no such provider' } },
     async handler({ deps, params }) {
       await providerOfType(deps.pool, params.providerId, 'VAULT');
+      // A managed Vault found stopped or sealed is started and unsealed by status() first.
       const s = await (await deps.keys.providers.get(params.providerId)).status();
       // IMPORT providers run no container of ours.
-      return { body: { vault_reachable: s.vault_reachable === true, vault_initialized: s.vault_initialized === true, sealed: s.sealed === true, container_running: false, ...(s.detail ? { detail: s.detail } : {}) } };
+      const running = (await managedVaultControl(deps.keys.providers)?.containerRunning(params.providerId)) ?? false;
+      return { body: { vault_reachable: s.vault_reachable === true, vault_initialized: s.vault_initialized === true, sealed: s.sealed === true, container_running: running, ...(s.detail ? { detail: s.detail } : {}) } };
     },
   }),
   defineRoute({
