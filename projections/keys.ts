@@ -126,11 +126,6 @@ export async function getKey(pool: pg.Pool, id: number): Promise<KeyRow | null> 
   return r.rows[0] ? toRow(r.rows[0]) : null;
 }
 
-export async function revokedCertificates(pool: pg.Pool, caKeyId: number): Promise<Array<{ serialNumber: string; revokedAt: Date; reason: string | null }>> {
-  const r = await pool.query('SELECT serial_number, revoked_at, revocation_reason FROM certificates WHERE issuer_key_id = $1 AND revoked_at IS NOT NULL ORDER BY revoked_at, serial_number', [caKeyId]);
-  return r.rows.map((x) => ({ serialNumber: x.serial_number, revokedAt: new Date(x.revoked_at), reason: x.revocation_reason }));
-}
-
 export async function findCertificate(pool: pg.Pool, serialNumber: string): Promise<{ issuerKeyId: number; keyId: number; revokedAt: string | null } | null> {
   const r = await pool.query('SELECT issuer_key_id, key_id, revoked_at FROM certificates WHERE serial_number = $1 ORDER BY issued_at DESC LIMIT 1', [serialNumber]);
   return r.rows[0] ? { issuerKeyId: r.rows[0].issuer_key_id, keyId: r.rows[0].key_id, revokedAt: iso(r.rows[0].revoked_at) } : null;

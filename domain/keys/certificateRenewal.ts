@@ -8,6 +8,7 @@ import type { EventStore } from '../shared/eventStore.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { keyStream, keys, type CertificateProfileData, type CertificateRecord, type KeyState } from './keys.ts';
 import type { CertificateDetails, KeyRef, KeyServices } from './keyServices.ts';
+import { issuingCaCertificate, validityWithinCa } from './issuingCaChecks.ts';
 
 export interface RenewalContext {
   store: EventStore;
@@ -39,9 +40,14 @@ export async function issueFromProfile(ctx: Pick<RenewalContext, 'store' | 'serv
     const { isCa: _ca, ...rest } = request;
     return certificateRecord(await ctx.services.selfSignedCa(subject, rest), subjectKeyId, profile);
   }
-  const issuer = await loadKey(ctx.store, issuerKeyId);
-  if (!issuer.certificate?.isCA) throw new ValidationError(`Key ${issuer.name} (${issuerKeyId}) has no CA certificate and cannot sign.`, [{ field: 'caKeyId', message: 'not a CA key' }]);
-  const issued = await ctx.services.issueCertificate(subject.publicKeyPem, request, { key: keyRefOf(issuer), certificatePem: issuer.certificate.certificatePem });
+  const issuer = await loadKey(ctx.store, issuerKeyId).catch((err) => {
+    if (err instanceof NotFoundError) throw new ValidationError(`The CA key ${issuerKeyId} that issues this certificate no longer exists.`, [{ field: 'caKeyId', message: 'no such key' }]);
+    throw err;
+  });
+  const caCertificate = issuingCaCertificate(issuer, issuerKeyId, ctx.now);
+  // Automatic issuance: nobody chose this validity, so it is cut to the CA's end rather than refused.
+  const window = validityWithinCa(caCertificate, request, 'clamp');
+  const issued = await ctx.services.issueCertificate(subject.publicKeyPem, { ...request, ...window }, { key: keyRefOf(issuer), certificatePem: caCertificate.certificatePem });
   return certificateRecord(issued, issuerKeyId, profile);
 }
 

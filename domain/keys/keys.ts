@@ -50,6 +50,29 @@ export interface KeyMaterial {
   ethereumAddress: string | null;
 }
 
+/** A revocation recorded by a CA key: what its CRL lists. */
+export interface RevocationRecord {
+  serialNumber: string;
+  revokedAt: string;
+  reason: string;
+}
+
+/**
+ * The CRL a CA key last issued. Its number identifies its content: it is served again (same
+ * number, same thisUpdate/nextUpdate, same entries) until a revocation, a new CA certificate or
+ * key, or its age calls for a new one, which gets the next number.
+ */
+export interface CrlRecord {
+  crlNumber: number;
+  thisUpdate: string;
+  nextUpdate: string;
+  revokedCount: number;
+}
+
+/** A CRL is valid for 7 days and issued anew after 1 day, so relying parties refresh well before it lapses. */
+export const CRL_VALIDITY_MS = 7 * 86_400_000;
+export const CRL_REISSUE_AFTER_MS = 86_400_000;
+
 export interface KeyState {
   status: 'none' | 'active' | 'deleted';
   keyId?: number;
@@ -62,6 +85,11 @@ export interface KeyState {
   certificate?: CertificateRecord | null;
   rotation?: { enabled: boolean; intervalDays: number | null };
   revokedSerials: string[];
+  revocations: RevocationRecord[];
+  /** The CRL to serve again, or null when the next request needs a new one. */
+  crl: CrlRecord | null;
+  /** Highest CRL number this CA key ever issued (0: none); survives resets of `crl`. */
+  crlNumber: number;
   notified: { expiring: string | null; expired: string | null };
 }
 
@@ -75,6 +103,7 @@ export type KeyEvent =
   | { type: 'KeyRotationConfigured'; data: At & { keyId: number; enabled: boolean; intervalDays: number | null } }
   | { type: 'KeyRotated'; data: At & KeyMaterial & { keyId: number; previousHandle: string } }
   | { type: 'CertificateRevoked'; data: At & { caKeyId: number; serialNumber: string; keyId: number | null; reason: string; revokedAt: string } }
+  | { type: 'CrlIssued'; data: At & CrlRecord & { keyId: number } }
   | { type: 'CertificateExpiring'; data: At & { keyId: number; name: string; serialNumber: string; notAfter: string } }
   | { type: 'CertificateExpired'; data: At & { keyId: number; name: string; serialNumber: string; notAfter: string } }
   | { type: 'KeyDeleted'; data: At & { keyId: number; name: string; providerId: number; handle: string } };
@@ -86,6 +115,8 @@ export type KeyCommand =
   | { type: 'ConfigureRotation'; keyId: number; enabled: boolean; intervalDays: number | null; at: string }
   | { type: 'RotateKey'; keyId: number; material: KeyMaterial; certificate: CertificateRecord | null; at: string }
   | { type: 'RevokeCertificate'; caKeyId: number; serialNumber: string; keyId: number | null; reason: string; at: string }
+  /** The CRL to serve at `at`: the last one while still current, else a new one with the next number. */
+  | { type: 'IssueCrl'; keyId: number; at: string }
   | { type: 'MarkCertificateExpiring'; keyId: number; serialNumber: string; at: string }
   | { type: 'MarkCertificateExpired'; keyId: number; serialNumber: string; at: string }
   /** usedBy: what still depends on the key (an organization's CA, ...); a delete is refused then. */
@@ -110,7 +141,7 @@ function issued(keyId: number, certificate: CertificateRecord, reason: Certifica
 }
 
 export const keys: Decider<KeyState, KeyCommand, KeyEvent> = {
-  initialState: () => ({ status: 'none', revokedSerials: [], notified: { expiring: null, expired: null } }),
+  initialState: () => ({ status: 'none', revokedSerials: [], revocations: [], crl: null, crlNumber: 0, notified: { expiring: null, expired: null } }),
   evolve(s, e) {
     switch (e.type) {
       case 'KeyCreated': {
@@ -123,14 +154,23 @@ export const keys: Decider<KeyState, KeyCommand, KeyEvent> = {
       }
       case 'KeyCertificateIssued': {
         const { keyId: _k, reason: _r, at: _a, ...certificate } = e.data;
-        return { ...s, certificate };
+        // A new CA certificate may carry another issuer name: the next CRL is a new one.
+        return { ...s, certificate, crl: null };
       }
       case 'KeyRotationConfigured':
         return { ...s, rotation: { enabled: e.data.enabled, intervalDays: e.data.intervalDays } };
       case 'KeyRotated':
-        return { ...s, material: { handle: e.data.handle, publicKeyPem: e.data.publicKeyPem, ethereumAddress: e.data.ethereumAddress } };
+        return { ...s, material: { handle: e.data.handle, publicKeyPem: e.data.publicKeyPem, ethereumAddress: e.data.ethereumAddress }, crl: null };
       case 'CertificateRevoked':
-        return { ...s, revokedSerials: [...s.revokedSerials, e.data.serialNumber] };
+        return {
+          ...s,
+          revokedSerials: [...s.revokedSerials, e.data.serialNumber],
+          revocations: [...s.revocations, { serialNumber: e.data.serialNumber, revokedAt: e.data.revokedAt, reason: e.data.reason }],
+        };
+      case 'CrlIssued': {
+        const { keyId: _k, at: _a, ...crl } = e.data;
+        return { ...s, crl, crlNumber: Math.max(s.crlNumber, crl.crlNumber) };
+      }
       case 'CertificateExpiring':
         return { ...s, notified: { ...s.notified, expiring: e.data.serialNumber } };
       case 'CertificateExpired':
@@ -180,6 +220,19 @@ export const keys: Decider<KeyState, KeyCommand, KeyEvent> = {
         if (!s.certificate?.isCA) throw new ValidationError(`Key ${s.name} is not a CA; only the CA that issued a certificate can revoke it.`, [{ field: 'caKeyId', message: 'not a CA key' }]);
         if (s.revokedSerials.includes(c.serialNumber)) throw new ConflictError(`Certificate ${c.serialNumber} is already revoked.`);
         return [{ type: 'CertificateRevoked', data: { caKeyId: c.caKeyId, serialNumber: c.serialNumber, keyId: c.keyId, reason: c.reason, revokedAt: c.at, at: c.at } }];
+      case 'IssueCrl': {
+        active(s, c.keyId);
+        if (!s.certificate?.isCA) throw new ValidationError(`Key ${s.name} is not a CA and has no CRL.`, [{ field: 'keyId', message: 'not a CA' }]);
+        const now = Date.parse(c.at);
+        const last = s.crl;
+        if (last && last.revokedCount === s.revocations.length && now >= Date.parse(last.thisUpdate) && now < Date.parse(last.thisUpdate) + CRL_REISSUE_AFTER_MS) return [];
+        // RFC 5280 5.2.3: a monotonically increasing number per CA. It is counted on the CA key's
+        // own stream (one more than the highest issued), so it survives restarts and read-model
+        // rebuilds, never repeats even for two CRLs in one second, and concurrent issuers are
+        // serialised by the stream's expected version.
+        const crlNumber = s.crlNumber + 1;
+        return [{ type: 'CrlIssued', data: { keyId: c.keyId, crlNumber, thisUpdate: c.at, nextUpdate: new Date(now + CRL_VALIDITY_MS).toISOString(), revokedCount: s.revocations.length, at: c.at } }];
+      }
       case 'MarkCertificateExpiring':
       case 'MarkCertificateExpired': {
         // Only for the certificate the key still has, and once per certificate (timers may fire twice).

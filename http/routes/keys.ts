@@ -5,6 +5,7 @@ import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { keyStream, keys, type CertificateProfileData } from '../../domain/keys/keys.ts';
 import { certificateRecord, keyRefOf, loadKey, renewCertificate, rotateKey } from '../../domain/keys/certificateRenewal.ts';
+import { issuingCaCertificate, validityWithinCa } from '../../domain/keys/issuingCaChecks.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProviders.ts';
@@ -139,9 +140,9 @@ export const keyRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/keys/:keyID/sign', summary: 'Issue an X.509 certificate for this key, signed by a CA key', tags, permission: 'KEY_SIGN', params: KeyIDParam,
-    description: `The certificate replaces the key's current one. caKeyId: the issuing CA key (default: the signing CA of the key's organization); caKeyId equal to the key itself with isCA gives a self-signed CA. ${keyUsageInfo}`,
+    description: `The certificate replaces the key's current one. caKeyId: the issuing CA key (default: the signing CA of the key's organization); caKeyId equal to the key itself with isCA gives a self-signed CA. The CA must hold a CA certificate that has not expired, and the certificate may not end after the CA's notAfter: an asked-for validityDays or notAfter past it is a 400 naming the latest allowed; the default validity (365 days), renewals and rotations are cut back to it instead. ${keyUsageInfo}`,
     body: SignBody,
-    responses: { 200: { description: 'the key with its new certificate', schema: KeySchema }, 400: { description: 'invalid profile, or the issuer is not a CA' }, 404: { description: 'no such key' } },
+    responses: { 200: { description: 'the key with its new certificate', schema: KeySchema }, 400: { description: 'invalid profile; the issuer is not a CA or its certificate expired; the validity ends after the CA\'s notAfter (the message names the latest allowed)' }, 404: { description: 'no such key' } },
     async handler(input) {
       const { deps, params, body } = input;
       const subject = await loadKey(deps.store, params.keyID);
@@ -163,11 +164,16 @@ export const keyRoutes = [
         if (!isCa) throw new ValidationError('A key can only sign its own certificate as a self-signed CA (isCA: true).', [{ field: 'caKeyId', message: 'self-signing needs isCA' }]);
         details = await deps.keys.selfSignedCa(keyRefOf(subject), request);
       } else {
-        const ca = await loadKey(deps.store, caKeyId).catch(() => {
-          throw new ValidationError(`CA key ${caKeyId} does not exist.`, [{ field: 'caKeyId', message: 'no such key' }]);
+        const issuerId = caKeyId;
+        const ca = await loadKey(deps.store, issuerId).catch(() => {
+          throw new ValidationError(`CA key ${issuerId} does not exist.`, [{ field: 'caKeyId', message: 'no such key' }]);
         });
-        if (!ca.certificate?.isCA) throw new ValidationError(`Key ${ca.name} (${caKeyId}) has no CA certificate and cannot sign certificates.`, [{ field: 'caKeyId', message: 'not a CA key' }]);
-        details = await deps.keys.issueCertificate(subject.material!.publicKeyPem, request, { key: keyRefOf(ca), certificatePem: ca.certificate.certificatePem });
+        const caCertificate = issuingCaCertificate(ca, issuerId, now);
+        // A validity the caller asked for is refused past the CA's end, not silently shortened;
+        // the default (365 days) is only a default, so it is cut to the CA's end.
+        const asked = body.notAfter !== undefined || body.validityDays !== undefined;
+        const window = validityWithinCa(caCertificate, request, asked ? 'reject' : 'clamp', body.notAfter ? 'notAfter' : 'validityDays');
+        details = await deps.keys.issueCertificate(subject.material!.publicKeyPem, { ...request, ...window }, { key: keyRefOf(ca), certificatePem: caCertificate.certificatePem });
       }
       await runCommand(input, keyStream(params.keyID), keys, { type: 'RecordCertificate', keyId: params.keyID, certificate: certificateRecord(details, caKeyId, profile), reason: 'signed', at: now.toISOString() });
       await recordSecurityEvent(input, 'SensitiveRead', { action: 'SIGN', resourceType: 'key', resourceId: String(caKeyId), resourceName: `certificate for key ${params.keyID}`, details: { operation: 'issue-certificate', subjectKeyId: params.keyID, serialNumber: details.serialNumber } });

@@ -148,13 +148,14 @@ export const organizationRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/organizations/:id/crl', summary: 'The certificate revocation list of the organization\'s signing CA (PEM)', tags, permission: 'ORGANIZATION_READ', params: IdParam,
-    description: 'A v2 CRL signed by the signing CA key, valid for 7 days from now, numbered by the time it was made. ?format=der for DER.',
+    description: 'A v2 CRL signed by the signing CA key inside its provider, valid for 7 days from its thisUpdate. The same CRL (same CRL number and entries) is served until a revocation, a new CA certificate or key, or one day has passed; then the next one gets the next CRL number (a per-CA counter that only grows, RFC 5280 5.2.3). ?format=der for DER.',
     query: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('pem'), Type.Literal('der')])) }, { additionalProperties: false }),
     responses: { 200: { description: 'the CRL', contentType: 'application/pkix-crl' }, 404: { description: 'no such organization' } },
-    async handler({ deps, params, query }) {
+    async handler(input) {
+      const { deps, params, query } = input;
       const o = await getOrganization(deps.pool, params.id);
       if (!o) throw new NotFoundError('Organization', params.id);
-      const pem = await organizationCrl(deps, o);
+      const pem = await organizationCrl(input, o);
       if (query.format === 'der') {
         const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
         return { body: der, headers: { 'Content-Type': 'application/pkix-crl', 'Content-Disposition': `attachment; filename="${o.mspId}.crl"` } };

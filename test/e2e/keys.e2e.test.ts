@@ -154,6 +154,73 @@ t('renew issues a new certificate for the same key; rotate gives a new public ke
   assert.is((await api('DELETE', `/keys/${admin.id}`)).status, 409, 'an organization key is not deleted from under it');
 });
 
+t('a certificate never outlives its CA: a longer asked-for validity is a 400 naming the CA notAfter and what fits; the default validity, renewal and rotation are cut back to it; openssl verifies the chain', async () => {
+  const ca = await api('POST', '/keys', { name: 'ten-day-ca', isCA: true, validityDays: 10 });
+  assert.is(ca.status, 201, ca.text);
+  const caPem = ca.json.certificate.pem;
+  const caNotAfter = ca.json.certificate.notAfter;
+  const leaf = await api('POST', '/keys', { name: 'leaf-of-ten-day-ca' });
+  const tooLong = await api('POST', `/keys/${leaf.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'leaf', validityDays: 30 });
+  assert.is(tooLong.status, 400, tooLong.text);
+  assert.match(tooLong.json.message, caNotAfter);
+  assert.match(tooLong.json.message, 'validityDays at most 10');
+  assert.is(tooLong.json.details[0].field, 'validityDays');
+  const tooLate = await api('POST', `/keys/${leaf.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'leaf', notAfter: new Date(Date.parse(caNotAfter) + 86_400_000).toISOString() });
+  assert.is(tooLate.status, 400, tooLate.text);
+  assert.is(tooLate.json.details[0].field, 'notAfter');
+  assert.match(tooLate.json.message, caNotAfter);
+  assert.is((await api('GET', `/keys/${leaf.json.id}`)).json.certificate, null, 'a refused request issues nothing');
+
+  const defaulted = await api('POST', `/keys/${leaf.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'leaf' });
+  assert.is(defaulted.status, 200, defaulted.text);
+  assert.is(defaulted.json.certificate.notAfter, caNotAfter, 'the default 365 days is cut to the CA notAfter');
+  const fits = await api('POST', `/keys/${leaf.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'leaf', validityDays: 10 });
+  assert.is(fits.status, 200, fits.text);
+  assert.ok(Date.parse(fits.json.certificate.notAfter) <= Date.parse(caNotAfter));
+  const chain = (pem: string) => openssl(['verify', '-CAfile', 'ca.pem', 'leaf.pem'], { 'ca.pem': caPem, 'leaf.pem': pem });
+  assert.ok(chain(fits.json.certificate.pem).ok);
+
+  const renewed = await api('POST', `/keys/${leaf.json.id}/renew`);
+  assert.is(renewed.status, 200, renewed.text);
+  assert.is(renewed.json.certificate.notAfter, caNotAfter, 'a 10-day renewal a moment later is cut to the CA notAfter');
+  assert.is(new Date(new X509Certificate(renewed.json.certificate.pem).validTo).toISOString(), caNotAfter);
+  assert.ok(chain(renewed.json.certificate.pem).ok);
+  const rotated = await api('POST', `/keys/${leaf.json.id}/rotate`);
+  assert.is(rotated.status, 200, rotated.text);
+  assert.is(rotated.json.certificate.notAfter, caNotAfter);
+  const r = chain(rotated.json.certificate.pem);
+  assert.ok(r.ok, r.output);
+});
+
+t('only an unexpired CA signs: a key without a certificate, a leaf and an expired CA are refused with 400 saying which; renewal under an expired CA is refused too', async () => {
+  const subject = await api('POST', '/keys', { name: 'wants-a-cert' });
+  const bare = await api('POST', '/keys', { name: 'no-cert' });
+  const noCert = await api('POST', `/keys/${subject.json.id}/sign`, { caKeyId: bare.json.id, commonName: 'x' });
+  assert.is(noCert.status, 400, noCert.text);
+  assert.match(noCert.json.message, 'no certificate');
+  const ca = await api('POST', '/keys', { name: 'real-ca', isCA: true });
+  const leaf = await api('POST', `/keys/${bare.json.id}/sign`, { caKeyId: ca.json.id, commonName: 'leaf' });
+  assert.is(leaf.status, 200, leaf.text);
+  const byLeaf = await api('POST', `/keys/${subject.json.id}/sign`, { caKeyId: bare.json.id, commonName: 'x' });
+  assert.is(byLeaf.status, 400, byLeaf.text);
+  assert.match(byLeaf.json.message, 'not a CA certificate');
+  assert.is(byLeaf.json.details[0].field, 'caKeyId');
+
+  const brief = await api('POST', '/keys', { name: 'brief-ca' });
+  const selfSigned = await api('POST', `/keys/${brief.json.id}/sign`, { caKeyId: brief.json.id, isCA: true, commonName: 'brief-ca', notAfter: new Date(Date.now() + 2500).toISOString() });
+  assert.is(selfSigned.status, 200, selfSigned.text);
+  const briefEnd = selfSigned.json.certificate.notAfter;
+  const underBrief = await api('POST', `/keys/${subject.json.id}/sign`, { caKeyId: brief.json.id, commonName: 'under-brief', notAfter: briefEnd });
+  assert.is(underBrief.status, 200, 'ending exactly with the CA is allowed: ' + underBrief.text);
+  while (Date.now() <= Date.parse(briefEnd) + 200) await new Promise((res) => setTimeout(res, 200));
+  const expired = await api('POST', `/keys/${bare.json.id}/sign`, { caKeyId: brief.json.id, commonName: 'too-late' });
+  assert.is(expired.status, 400, expired.text);
+  assert.match(expired.json.message, `expired on ${briefEnd}`);
+  const renewal = await api('POST', `/keys/${subject.json.id}/renew`);
+  assert.is(renewal.status, 400, renewal.text);
+  assert.match(renewal.json.message, 'expired');
+});
+
 t('a certificate that ends soon is reported expiring at once and expired when its time is up', async () => {
   const key = await api('POST', '/keys', { name: 'short-lived' });
   const ca = await api('POST', '/keys', { name: 'short-ca', isCA: true });

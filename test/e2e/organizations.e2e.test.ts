@@ -93,6 +93,47 @@ t('a key signed by the organization CA with names, addresses and usages verifies
   assert.match(rejected.output, /revoked/i);
 });
 
+const crlNumberOf = (crlPem: string, caPem: string) => {
+  const text = openssl(['crl', '-in', 'crl.pem', '-CAfile', 'ca.pem', '-noout', '-verify', '-text'], { 'crl.pem': crlPem, 'ca.pem': caPem });
+  assert.ok(text.ok, text.output);
+  assert.match(text.output, /verify OK/i);
+  const m = /CRL Number:\s*(\d+)/.exec(text.output);
+  assert.ok(m, text.output);
+  return { number: Number(m![1]), text: text.output };
+};
+
+t('the CRL number is a per-CA counter: the same CRL is served while nothing changes, each revocation gives a higher number at once, and openssl rejects every revoked certificate but not the others', async () => {
+  const getCrl = async () => (await call(server.api, 'GET', `/organizations/${org.id}/crl`, { headers: auth })).text;
+  const first = crlNumberOf(await getCrl(), org.signCertificate);
+  const again = crlNumberOf(await getCrl(), org.signCertificate);
+  assert.is(again.number, first.number, 'nothing changed: same CRL number');
+  assert.is(/Last Update: (.*)/.exec(again.text)?.[1], /Last Update: (.*)/.exec(first.text)?.[1]);
+
+  const key = await api('POST', `/organizations/${org.id}/keys`, { name: 'peer1-identity' });
+  const signed = await api('POST', `/keys/${key.json.id}/sign`, { commonName: 'peer1.org-one', organizationalUnits: ['peer'] });
+  assert.is(signed.status, 200, signed.text);
+  assert.is((await api('POST', `/keys/${key.json.id}/revoke`, { reason: 'superseded' })).status, 200);
+  const afterRevocation = await getCrl();
+  const second = crlNumberOf(afterRevocation, org.signCertificate);
+  assert.ok(second.number > first.number, `CRL number grew: ${first.number} -> ${second.number}`);
+  assert.match(second.text, signed.json.certificate.serialNumber);
+
+  const crlCheck = (pem: string) => openssl(['verify', '-crl_check', '-CAfile', 'ca.pem', '-CRLfile', 'crl.pem', 'c.pem'], { 'ca.pem': org.signCertificate, 'crl.pem': afterRevocation, 'c.pem': pem });
+  const revoked = crlCheck(signed.json.certificate.pem);
+  assert.not.ok(revoked.ok, 'openssl must reject the revoked certificate');
+  assert.match(revoked.output, /revoked/i);
+  const admin = (await api('GET', `/keys/${org.adminKeyId}`)).json;
+  const fine = crlCheck(admin.certificate.pem);
+  assert.ok(fine.ok, fine.output);
+
+  // The number lives in the event store: a restart keeps counting up, and the unchanged CRL is served again.
+  await server.stop();
+  server = await startServer({ databaseUrl: server.databaseUrl!, dataDir: server.dataDir, port: server.port, env: { KEY_ENCRYPTION_KEY: 'organizations-e2e-key-encryption-key' } });
+  assert.is(crlNumberOf(await getCrl(), org.signCertificate).number, second.number);
+  const audit = JSON.stringify((await api('GET', '/audit-logs?limit=200')).json);
+  assert.match(audit, 'crl.issued');
+});
+
 t('certificate downloads and sign-data are in the audit log as sensitive operations', async () => {
   const audit = await api('GET', '/audit-logs?limit=200');
   assert.is(audit.status, 200, audit.text);
