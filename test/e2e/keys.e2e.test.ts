@@ -2,6 +2,7 @@
 // (create, sign-data, signature verified here with node:crypto and ethers), CA import checks,
 // and a restart with a different KEY_ENCRYPTION_KEY.
 import { suite } from 'uvu';
+import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { createPublicKey, generateKeyPairSync, verify, X509Certificate } from 'node:crypto';
 import { computeAddress, keccak256, recoverAddress, hashMessage } from 'ethers';
@@ -88,6 +89,19 @@ t('unknown algorithms and curves are a 400 naming what is accepted', async () =>
   assert.match(c.text, 'secp256k1');
 });
 
+async function withDb<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: server.databaseUrl! });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+// Private keys this suite sent in (imports): the leak scan at the end looks for them everywhere.
+const importedPrivateKeys: string[] = [];
+
 function caPair(opts: { notAfter?: Date; notBefore?: Date } = {}) {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const now = Date.now();
@@ -98,6 +112,7 @@ function caPair(opts: { notAfter?: Date; notBefore?: Date } = {}) {
 t('importing a CA: a valid pair is imported and signs leaves openssl verifies; mismatched, expired, non-CA and malformed inputs give 400 saying why', async () => {
   const good = caPair();
   const goodCert = (await good.cert).pem;
+  importedPrivateKeys.push(good.pem);
   const imported = await api('POST', '/keys/import', { name: 'imported-ca', type: 'CA', certificate: goodCert, privateKey: good.pem });
   assert.is(imported.status, 201, imported.text);
   assert.not.match(imported.text, /PRIVATE KEY/);
@@ -236,6 +251,59 @@ t('a certificate that ends soon is reported expiring at once and expired when it
   const audit = JSON.stringify((await api('GET', '/audit-logs?limit=200')).json);
   assert.match(audit, 'certificate.expiring');
   assert.match(audit, 'certificate.expired');
+});
+
+t('keys are listed with filters (algorithm, curve, purpose, isCA, provider, organization) and unpaginated under /keys/all; a key nothing uses is deleted (204, then 404) and its material leaves the provider', async () => {
+  const org = await api('POST', '/organizations', { name: 'Listing', mspId: 'ListMSP' });
+  assert.is(org.status, 201, org.text);
+  const orgKey = await api('POST', `/organizations/${org.json.id}/keys`, { name: 'org-rsa', algorithm: 'RSA', keySize: 2048 });
+  assert.is(orgKey.status, 201, orgKey.text);
+  assert.is(orgKey.json.organizationId, org.json.id);
+  const orgKeys = (await api('GET', `/organizations/${org.json.id}/keys`)).json;
+  assert.equal(orgKeys.items.map((k: any) => k.purpose).sort(), ['ADMIN', 'GENERAL', 'SIGN_CA', 'TLS_CA']);
+  const ids = (q: string) => api('GET', `/keys?limit=500&${q}`).then((r) => { assert.is(r.status, 200, r.text); return r.json.items.map((k: any) => k.id) as number[]; });
+  assert.equal(await ids(`organizationId=${org.json.id}&algorithm=RSA`), [orgKey.json.id]);
+  assert.equal((await ids(`organizationId=${org.json.id}&isCA=true`)).sort(), [org.json.signKeyId, org.json.tlsKeyId].sort());
+  assert.equal(await ids(`organizationId=${org.json.id}&purpose=ADMIN`), [org.json.adminKeyId]);
+  const k1 = await ids('curve=secp256k1');
+  assert.ok(k1.length >= 2);
+  for (const id of k1) assert.is((await api('GET', `/keys/${id}`)).json.curve, 'secp256k1');
+  assert.ok((await ids('algorithm=ECDSA')).includes(org.json.signKeyId), 'ECDSA and EC filter alike');
+  assert.is((await ids('providerId=1')).length, (await api('GET', '/keys?limit=1')).json.total);
+  const all = await api('GET', '/keys/all');
+  assert.is(all.status, 200);
+  assert.ok(Array.isArray(all.json));
+  assert.is(all.json.length, (await api('GET', '/keys?limit=1')).json.total);
+  assert.not.match(all.text, /PRIVATE KEY/);
+
+  const materialCount = () => withDb(async (c) => (await c.query('SELECT count(*)::int AS n FROM key_material')).rows[0].n as number);
+  const before = await materialCount();
+  const deleted = await api('DELETE', `/keys/${orgKey.json.id}`);
+  assert.is(deleted.status, 204, deleted.text);
+  assert.is((await api('GET', `/keys/${orgKey.json.id}`)).status, 404);
+  assert.is((await api('POST', `/keys/${orgKey.json.id}/sign-data`, { data: data.toString('base64') })).status, 404);
+  const sign = await api('POST', `/keys/${org.json.adminKeyId}/sign-data`, { data: data.toString('base64') });
+  assert.is(sign.status, 200, 'other keys keep working');
+  assert.is(await materialCount(), before - 1, 'the encrypted private key is gone from the database provider');
+});
+
+t('no private key reaches a response, a log line, the audit log or an event: the server output, the audit log and every stored event are scanned', async () => {
+  await withDb(async (client) => {
+    // A PEM private key block with a body; error messages may name the label a key should have.
+    const pemKey = /PRIVATE KEY-----(?:\\n|\\r|\s)*[A-Za-z0-9+/]{16}/;
+    const bodies = importedPrivateKeys.map((pem) => pem.replace(/-----[^-]+-----|\s+/g, '').slice(20, 80));
+    assert.ok(bodies.length > 0);
+    assert.match(JSON.stringify(importedPrivateKeys[0]), pemKey, 'the scan would see a key written as JSON');
+    const events = (await client.query(`SELECT string_agg(data::text || ' ' || metadata::text, ' ') AS t, count(*)::int AS n FROM events`)).rows[0];
+    assert.ok(events.n > 50, 'the scan covers the whole suite');
+    const audit = (await api('GET', '/audit-logs?limit=1000')).text;
+    const output = server.output();
+    assert.ok(output.length > 0, 'the server logged something');
+    for (const [where, text] of [['events', events.t], ['audit log', audit], ['server output', output]] as const) {
+      assert.not.match(text, pemKey, `a private key in the ${where}`);
+      for (const b of bodies) assert.not.ok(text.includes(b), `the imported private key in the ${where}`);
+    }
+  });
 });
 
 t('a restart with a different KEY_ENCRYPTION_KEY fails at start with a clear message and changes nothing; the right key starts and signs', async () => {
