@@ -1,6 +1,7 @@
 // Organizations, their CAs, issued certificates and CRLs, driven over HTTP against the real
 // server; certificates and CRLs are checked by the openssl command line.
 import { suite } from 'uvu';
+import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { X509Certificate } from 'node:crypto';
 import { adminAuth, basic, call, startServer, type TestServer } from '../helpers/server.ts';
@@ -154,6 +155,39 @@ t('an organization renamed keeps its mspId; mspId cannot change; delete frees th
   assert.is((await api('GET', `/organizations/${o2.json.id}`)).status, 404);
   const again = await api('POST', '/organizations', { name: 'Org Two again', mspId: 'Org2MSP' });
   assert.is(again.status, 201, again.text);
+});
+
+t('an organization a node or network still uses is not deleted: 409 naming each user; once they are gone the delete succeeds', async () => {
+  const o = await api('POST', '/organizations', { name: 'Busy Org', mspId: 'BusyMSP' });
+  assert.is(o.status, 201, o.text);
+  // No consortium node/network context exists yet (nodes holds evm nodes, without organization);
+  // the delete check reads nodes and networks tables that have an organization_id column, as
+  // those contexts will add them. Here they are added to this suite's own database.
+  const client = new pg.Client({ connectionString: server.databaseUrl! });
+  await client.connect();
+  try {
+    await client.query('ALTER TABLE nodes ADD COLUMN organization_id integer');
+    await client.query('CREATE TABLE networks (id integer PRIMARY KEY, name text, organization_id integer)');
+    await client.query(
+      `INSERT INTO nodes (id, name, platform, node_type, role, client, engine, config, status, created_at, updated_at, organization_id)
+       VALUES (7, 'peer0.busy', 'FABRIC', 'FABRIC_PEER', 'peer', 'fabric', 'docker', '{}', 'STOPPED', now(), now(), $1)`,
+      [o.json.id],
+    );
+    await client.query('INSERT INTO networks VALUES (3, $1, $2)', ['busy-channel', o.json.id]);
+    const refused = await api('DELETE', `/organizations/${o.json.id}`);
+    assert.is(refused.status, 409, refused.text);
+    assert.match(refused.json.message, 'node peer0.busy (7)');
+    assert.match(refused.json.message, 'network busy-channel (3)');
+    assert.is((await api('GET', `/organizations/${o.json.id}`)).status, 200, 'still there');
+    await client.query('DELETE FROM nodes WHERE id = 7');
+    await client.query('DELETE FROM networks WHERE id = 3');
+    assert.is((await api('DELETE', `/organizations/${o.json.id}`)).status, 204);
+  } finally {
+    await client.query('DELETE FROM nodes WHERE id = 7').catch(() => undefined);
+    await client.query('ALTER TABLE nodes DROP COLUMN IF EXISTS organization_id').catch(() => undefined);
+    await client.query('DROP TABLE IF EXISTS networks').catch(() => undefined);
+    await client.end();
+  }
 });
 
 t('a VIEWER reads organizations and keys but cannot sign (403)', async () => {
