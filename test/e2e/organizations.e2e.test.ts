@@ -113,7 +113,11 @@ t('the CRL number is a per-CA counter: the same CRL is served while nothing chan
   const key = await api('POST', `/organizations/${org.id}/keys`, { name: 'peer1-identity' });
   const signed = await api('POST', `/keys/${key.json.id}/sign`, { commonName: 'peer1.org-one', organizationalUnits: ['peer'] });
   assert.is(signed.status, 200, signed.text);
-  assert.is((await api('POST', `/keys/${key.json.id}/revoke`, { reason: 'superseded' })).status, 200);
+  const notIssued = await api('POST', `/keys/${org.tlsKeyId}/revoke`, { serialNumber: signed.json.certificate.serialNumber });
+  assert.is(notIssued.status, 400, 'the TLS CA did not issue it: ' + notIssued.text);
+  const bySerial = await api('POST', `/keys/${org.signKeyId}/revoke`, { serialNumber: signed.json.certificate.serialNumber.toLowerCase().match(/../g).join(':'), reason: 'superseded' });
+  assert.is(bySerial.status, 200, 'the issuing CA revokes by serial (any case, colons allowed): ' + bySerial.text);
+  assert.equal({ caKeyId: bySerial.json.caKeyId, serialNumber: bySerial.json.serialNumber }, { caKeyId: org.signKeyId, serialNumber: signed.json.certificate.serialNumber });
   const afterRevocation = await getCrl();
   const second = crlNumberOf(afterRevocation, org.signCertificate);
   assert.ok(second.number > first.number, `CRL number grew: ${first.number} -> ${second.number}`);
