@@ -302,6 +302,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.
   ['/keys/{keyId}/revoke', { POST: 'KEY_ROTATE' }],
+  // The CRL of any CA key (an organization's TLS CA, an imported CA); /organizations/{id}/crl serves the signing CA's.
+  ['/keys/{keyId}/crl', { GET: 'KEY_READ' }],
   // Validator voting of BFT evm networks (SPEC Limits "validator voting"; JSON-RPC qbft_proposeValidatorVote etc.).
   ['/networks/{networkId}/validators/votes', { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
   ['/networks/{networkId}/validators/votes/{address}', { DELETE: 'NETWORK_UPDATE' }],

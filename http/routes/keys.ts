@@ -14,7 +14,7 @@ import { networksUsingKey } from '../../projections/evmNetworks.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
 import { requestMetadata } from '../commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
-import { revokeCertificate } from '../keys/certificateRevocation.ts';
+import { caCrl, revokeCertificate } from '../keys/certificateRevocation.ts';
 import { keyUsageInfo, SignBody, SignDataBody, SignDataResponse } from '../keys/keySchemas.ts';
 import type { RouteInput } from '../route.ts';
 
@@ -215,6 +215,21 @@ export const keyRoutes = [
       if (!issuer?.certificate) throw new NotFoundError('CA certificate of key', input.params.keyId);
       await recordSecurityEvent(input, 'SensitiveRead', { action: 'READ', resourceType: 'key', resourceId: String(k.id), resourceName: k.name, details: { download: 'ca-certificate', caKeyId: issuer.id } });
       return pemResponse(issuer.certificate.pem, `key-${k.id}-ca.pem`);
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/keys/:keyId/crl', summary: 'The certificate revocation list of a CA key (PEM)', tags, permission: 'KEY_READ', params: KeyIdParam,
+    description: 'For any CA key: an organization\'s TLS CA, an imported CA, a CA made with POST /keys. Same CRL and numbering as /organizations/{id}/crl (which serves the signing CA\'s). ?format=der for DER.',
+    query: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('pem'), Type.Literal('der')])) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the CRL', contentType: 'application/pkix-crl' }, 400: { description: 'the key is not a CA' }, 404: { description: 'no such key' } },
+    async handler(input) {
+      const k = await keyOr404(input, input.params.keyId);
+      const pem = await caCrl(input, k.id);
+      if (input.query.format === 'der') {
+        const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+        return { body: der, headers: { 'Content-Type': 'application/pkix-crl', 'Content-Disposition': `attachment; filename="key-${k.id}.crl"` } };
+      }
+      return pemResponse(pem, `key-${k.id}-crl.pem`);
     },
   }),
   defineRoute({

@@ -139,6 +139,30 @@ t('the CRL number is a per-CA counter: the same CRL is served while nothing chan
   assert.match(audit, 'crl.issued');
 });
 
+t('a TLS certificate revoked at the TLS CA is listed in that CA\'s CRL (/keys/{id}/crl), which openssl verifies against the TLS CA; a key that is not a CA has no CRL (400)', async () => {
+  const key = await api('POST', `/organizations/${org.id}/keys`, { name: 'orderer0-tls' });
+  const signed = await api('POST', `/keys/${key.json.id}/sign`, { caKeyId: org.tlsKeyId, commonName: 'orderer0.org-one', dnsNames: ['orderer0.org-one'], extendedKeyUsages: ['serverAuth', 'clientAuth'], keyUsages: ['digitalSignature', 'keyEncipherment'] });
+  assert.is(signed.status, 200, signed.text);
+  const revoked = await api('POST', `/keys/${key.json.id}/revoke`, { reason: 'keyCompromise' });
+  assert.is(revoked.status, 200, revoked.text);
+  assert.is(revoked.json.caKeyId, org.tlsKeyId);
+  const crl = await call(server.api, 'GET', `/keys/${org.tlsKeyId}/crl`, { headers: auth });
+  assert.is(crl.status, 200, crl.text);
+  const listed = crlNumberOf(crl.text, org.tlsCertificate);
+  assert.match(listed.text, signed.json.certificate.serialNumber);
+  const rejected = openssl(['verify', '-crl_check', '-CAfile', 'ca.pem', '-CRLfile', 'crl.pem', 'c.pem'], { 'ca.pem': org.tlsCertificate, 'crl.pem': crl.text, 'c.pem': signed.json.certificate.pem });
+  assert.not.ok(rejected.ok);
+  assert.match(rejected.output, /revoked/i);
+  const signingCrl = await call(server.api, 'GET', `/organizations/${org.id}/crl`, { headers: auth });
+  assert.not.match(crlNumberOf(signingCrl.text, org.signCertificate).text, signed.json.certificate.serialNumber, 'the signing CA did not issue it');
+  const der = await call(server.api, 'GET', `/keys/${org.tlsKeyId}/crl?format=der`, { headers: auth });
+  assert.is(der.status, 200);
+  assert.is(der.headers.get('content-type'), 'application/pkix-crl');
+  const notCa = await api('GET', `/keys/${key.json.id}/crl`);
+  assert.is(notCa.status, 400, notCa.text);
+  assert.match(notCa.text, 'not a CA');
+});
+
 t('certificate downloads and sign-data are in the audit log as sensitive operations', async () => {
   const audit = await api('GET', '/audit-logs?limit=200');
   assert.is(audit.status, 200, audit.text);
