@@ -24,7 +24,7 @@ const DAY = 86_400_000;
 const opts = (at: Date) => ({ metadata: { timestamp: at.toISOString() }, newId: randomUUID });
 const spec = { algorithm: 'EC', curve: 'P-256' } as const;
 
-async function setup() {
+async function setup(caDays?: number) {
   const db = await freshDatabase();
   await migrate(db.pool);
   const store = postgresEventStore(db.pool, { url: db.url, pollIntervalMs: 100 });
@@ -38,9 +38,9 @@ async function setup() {
     await handleCommand(store, keyStream(keyId), keys, { type: 'CreateKey', keyId, name: `k${keyId}`, description: null, purpose: 'GENERAL', providerId: 1, organizationId: null, spec, material, imported: false, certificate, at: start.toISOString() }, opts(start));
     return certificate;
   };
-  await mk(1, signingCaProfile('saga.test'), 1);
+  const ca = await mk(1, signingCaProfile('saga.test', caDays), 1);
   const leaf = await mk(2, adminIdentityProfile('saga.test', 60), 1);
-  return { db, store, services, start, leaf };
+  return { db, store, services, start, leaf, ca };
 }
 
 async function waitForEvent(store: EventStore, keyId: number, type: string): Promise<Record<string, unknown>> {
@@ -93,6 +93,24 @@ test('rotation on schedule renews the certificate after intervalDays (Certificat
     assert.match(String(failed.reason), 'no certificate');
     const timer = (await db.pool.query(`SELECT due_at FROM saga_timers WHERE id = 'key-rotation-2'`)).rows[0];
     assert.ok(new Date(timer.due_at).getTime() > now.getTime() + 6 * DAY, 'the next rotation is scheduled an interval later');
+  } finally {
+    await runner.stop();
+  }
+});
+
+test('scheduled renewal never outlives the CA: it is cut to the CA notAfter, and once the CA has expired the renewal fails saying so', async () => {
+  const { db, store, services, start, ca } = await setup(100);
+  let now = start;
+  await handleCommand(store, keyStream(2), keys, { type: 'ConfigureRotation', keyId: 2, enabled: true, intervalDays: 50, at: start.toISOString() }, opts(start));
+  const runner = createSagaRunner({ pool: db.pool, store, sagas: [keyRotationSaga(store, services)], timerPollMs: 50, clock: () => now });
+  await runner.start();
+  try {
+    now = new Date(start.getTime() + 50 * DAY + 1000);
+    const renewed = await waitForEvent(store, 2, 'CertificateAutoRenewed');
+    assert.is(renewed.notAfter, ca.notAfter, 'a 60-day renewal on day 50 of a 100-day CA ends with the CA');
+    now = new Date(start.getTime() + 100 * DAY + 2000);
+    const failed = await waitForEvent(store, 2, 'CertificateRenewalFailed');
+    assert.match(String(failed.reason), `expired on ${ca.notAfter}`);
   } finally {
     await runner.stop();
   }
