@@ -207,6 +207,25 @@ t('a certificate never outlives its CA: a longer asked-for validity is a 400 nam
   assert.ok(r.ok, r.output);
 });
 
+t('isCA on /sign issues an intermediate CA under an organization CA; its leaves verify with openssl through the chain (root trusted, intermediate untrusted)', async () => {
+  const org = await api('POST', '/organizations', { name: 'Chained', mspId: 'ChainMSP' });
+  assert.is(org.status, 201, org.text);
+  const inter = await api('POST', `/organizations/${org.json.id}/keys`, { name: 'intermediate' });
+  const interCert = await api('POST', `/keys/${inter.json.id}/sign`, { commonName: 'ica.chained', organization: 'chained', isCA: true, validityDays: 365 });
+  assert.is(interCert.status, 200, interCert.text);
+  assert.ok(interCert.json.isCA);
+  assert.is(interCert.json.certificate.issuerKeyId, org.json.signKeyId);
+  const leaf = await api('POST', '/keys', { name: 'leaf-under-ica', algorithm: 'Ed25519' });
+  const leafCert = await api('POST', `/keys/${leaf.json.id}/sign`, { caKeyId: inter.json.id, commonName: 'peer9.chained', dnsNames: ['peer9.chained'], validityDays: 30 });
+  assert.is(leafCert.status, 200, leafCert.text);
+  const ok = openssl(['verify', '-CAfile', 'root.pem', '-untrusted', 'ica.pem', 'leaf.pem'], { 'root.pem': org.json.signCertificate, 'ica.pem': interCert.json.certificate.pem, 'leaf.pem': leafCert.json.certificate.pem });
+  assert.ok(ok.ok, ok.output);
+  const caPem = await call(server.api, 'GET', `/keys/${leaf.json.id}/ca-certificate`, { headers: auth });
+  assert.is(caPem.text.trim(), interCert.json.certificate.pem.trim());
+  const without = openssl(['verify', '-CAfile', 'root.pem', 'leaf.pem'], { 'root.pem': org.json.signCertificate, 'leaf.pem': leafCert.json.certificate.pem });
+  assert.not.ok(without.ok, 'without the intermediate the chain does not build');
+});
+
 t('only an unexpired CA signs: a key without a certificate, a leaf and an expired CA are refused with 400 saying which; renewal under an expired CA is refused too', async () => {
   const subject = await api('POST', '/keys', { name: 'wants-a-cert' });
   const bare = await api('POST', '/keys', { name: 'no-cert' });
