@@ -7,10 +7,16 @@ import type { CertificateProfileData } from '../keys/keys.ts';
 export const CA_VALIDITY_DAYS = 3650;
 export const IDENTITY_VALIDITY_DAYS = 365;
 
-/** A DNS-style domain from the organization's name when none is given: "Org 1" -> "org-1". */
+/**
+ * The longest domain that fits the certificates: X.509 caps CN and O at 64 characters (RFC 5280),
+ * and the longest CN made from it is "tlsca.<domain>".
+ */
+export const MAX_DOMAIN_LENGTH = 64 - 'tlsca.'.length;
+
+/** A DNS-style domain from the organization's name when none is given: "Org 1" -> "org-1", cut to MAX_DOMAIN_LENGTH. */
 export function organizationDomain(name: string, domain?: string): string {
   if (domain) return domain.toLowerCase();
-  const slug = name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '');
+  const slug = name.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, MAX_DOMAIN_LENGTH).replace(/^[-.]+|[-.]+$/g, '');
   return slug || 'org';
 }
 

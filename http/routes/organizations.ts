@@ -10,6 +10,7 @@ import { getOrganization, getOrganizationByMspId, listOrganizations, organizatio
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';
 import { getKey, listKeys } from '../../projections/keys.ts';
 import { createOrganization } from '../keys/organizationCreation.ts';
+import { MAX_DOMAIN_LENGTH } from '../../domain/organizations/organizationCertificates.ts';
 import { keySpecFromInput } from '../keys/keySpecInput.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
 import { organizationCrl } from '../keys/certificateRevocation.ts';
@@ -47,7 +48,7 @@ export const organizationRoutes = [
       description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
       providerId: Type.Optional(Type.Integer({ minimum: 1 })),
       keyProviderId: Type.Optional(Type.Integer({ minimum: 1, description: 'alias of providerId' })),
-      domain: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$', maxLength: 200, description: 'DNS-style domain for certificate names; default derived from name' })),
+      domain: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$', maxLength: MAX_DOMAIN_LENGTH, description: `DNS-style domain for certificate names (CN ca.<domain>, tlsca.<domain>, Admin@<domain>; O <domain>), at most ${MAX_DOMAIN_LENGTH} characters so that every name fits X.509's 64; default derived from name (cut to that length)` })),
       algorithm: Type.Optional(Type.String({ description: 'ECDSA (or EC), RSA, Ed25519; default ECDSA' })),
       curve: Type.Optional(Type.String({ description: 'ECDSA: P-256 (default), P-384, P-521, secp256k1' })),
       keySize: Type.Optional(Type.Integer({ description: 'RSA: 2048 (default) or 4096' })),

@@ -218,6 +218,25 @@ t('an organization a node or network still uses is not deleted: 409 naming each 
   }
 });
 
+t('certificate names fit X.509: a long name gives a domain cut to 58 characters; a longer explicit domain is a 400 before anything is created', async () => {
+  const longName = 'The Very Long Named Consortium Member Organization Of Somewhere Far Away Incorporated';
+  const o = await api('POST', '/organizations', { name: longName, mspId: 'LongMSP' });
+  assert.is(o.status, 201, o.text);
+  const cn = /CN=([^\n]*)/.exec(new X509Certificate(o.json.tlsCertificate).subject)![1];
+  assert.is(cn.length, 64, cn);
+  assert.ok(cn.startsWith('tlsca.the-very-long-named'));
+  assert.ok(openssl(['verify', '-CAfile', 'ca.pem', 'ca.pem'], { 'ca.pem': o.json.signCertificate }).ok);
+
+  const keysBefore = (await api('GET', '/keys?limit=1')).json.total;
+  const tooLong = await api('POST', '/organizations', { name: 'Short', mspId: 'DomainMSP', domain: 'a'.repeat(50) + '.example' + 'x' });
+  assert.is(tooLong.status, 400, tooLong.text);
+  assert.match(tooLong.text, 'domain');
+  assert.is((await api('GET', '/keys?limit=1')).json.total, keysBefore, 'no key was made for the refused organization');
+  const fits = await api('POST', '/organizations', { name: 'Short', mspId: 'DomainMSP', domain: 'a'.repeat(50) + '.example' });
+  assert.is(fits.status, 201, 'the mspId is still free: ' + fits.text);
+  assert.match(new X509Certificate(fits.json.tlsCertificate).subject, 'CN=tlsca.' + 'a'.repeat(50) + '.example');
+});
+
 t('a VIEWER reads organizations and keys but cannot sign (403)', async () => {
   const u = await api('POST', '/users', { username: 'viewer1', password: 'viewer-password-123', role: 'VIEWER' });
   assert.is(u.status, 201, u.text);
