@@ -55,11 +55,15 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   const given = Array.isArray(req.genesis.validators) ? (req.genesis.validators as unknown[]) : [];
   const pems = req.validatorKeys ?? [];
   const consensus = String(req.genesis.consensus ?? '').toUpperCase();
-  const generate = given.length === 0 && pems.length === 0 && consensus !== 'POW' ? (req.validatorCount ?? 1) : 0;
+  // PoW has no validator set in its genesis; its "validators" are miners: keys the service
+  // holds, whose node mines with that key's address as coinbase (besu) and which can deploy
+  // contracts once funded. Without them a besu PoW network would never produce a block.
+  const pow = consensus === 'POW';
+  const generate = given.length === 0 && pems.length === 0 ? (req.validatorCount ?? 1) : 0;
   if (req.validatorBalance !== undefined && !/^[0-9]{1,78}$/.test(req.validatorBalance)) throw new ValidationError('validatorBalance must be a decimal amount of wei.', [{ field: 'validatorBalance', message: 'decimal wei' }]);
   // Validate everything before any key is made: a bad request leaves no keys behind.
   const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x' + (i + 1).toString(16).padStart(40, '1'));
-  createEvmGenesis({ ...req.genesis, validators: [...given, ...placeholders].length ? [...given, ...placeholders] : req.genesis.validators });
+  createEvmGenesis({ ...req.genesis, validators: !pow && [...given, ...placeholders].length ? [...given, ...placeholders] : req.genesis.validators });
   const validatorCount = given.length + pems.length + generate;
   const client = await pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount);
   const available = await evm.runtime.engineAvailable(engine);
@@ -80,10 +84,10 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   for (let i = 0; i < generate; i++) held.push(await generateValidatorKey(input, keyProvider!, `${req.name}-validator-${held.length + 1}`));
   const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };
   if (req.validatorBalance) for (const v of held) accounts[v.address] = { balance: req.validatorBalance };
-  const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: [...given, ...held.map((v) => v.address)] });
-  const validators: EvmValidator[] = genesis.settings.validators.map(
-    (address) => held.find((v) => v.address === address) ?? { address, keyHandle: null, keyProvider: null, publicKeyPem: null },
-  );
+  const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: pow ? req.genesis.validators : [...given, ...held.map((v) => v.address)] });
+  const validators: EvmValidator[] = pow
+    ? held
+    : genesis.settings.validators.map((address) => held.find((v) => v.address === address) ?? { address, keyHandle: null, keyProvider: null, publicKeyPem: null });
   const networkId = await deps.nextId('network');
   await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, {
     type: 'CreateNetwork',

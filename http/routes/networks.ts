@@ -31,7 +31,7 @@ const createFields = {
   genesis: Genesis,
   client: Type.Optional(Client),
   engine: Type.Optional(Engine),
-  validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1)' })),
+  validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1). For PoW these are miner keys: not in the genesis, each node mines with its key\'s address as coinbase' })),
   validatorKeys: Type.Optional(Type.Array(Type.String({ maxLength: 20000 }), { maxItems: 32, description: 'secp256k1 PEM private keys to import as validator keys (write-only)' })),
   validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds' })),
   providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file.' })),
@@ -246,6 +246,10 @@ export const networkRoutes = [
       const running = nodes.find((n) => n.status === 'running' && n.config.rpcHttpPort);
       if (!running) return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: 'No node of this network is running; the list is the genesis validator set.' } };
       const onChain = await evmOf(deps).runtime.chainValidators(targetOf(running, network));
+      if (onChain === null) {
+        const what = network.consensus === 'POW' ? 'PoW has no validator set; these are the miner keys the service holds' : `${network.consensus} has no validator API this service reads; the list is the genesis signer set`;
+        return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: what } };
+      }
       return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: (onChain ?? []).map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: true } };
     },
   }),

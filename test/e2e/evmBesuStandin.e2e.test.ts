@@ -169,6 +169,24 @@ test('a besu that exits at once gives a node that never reports running, with be
   }
 });
 
+test('a PoW network on besu gets a miner: its node mines with the miner key\'s address as coinbase, and that key is a /keys key', async () => {
+  const r = await api(s, 'POST', '/networks/evm', { name: 'besu-pow', client: 'besu', genesis: { chain_id: 43111, consensus: 'PoW' } });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.validators.length, 1);
+  const miner = r.json.validators[0];
+  assert.is((await api(s, 'GET', `/keys/${miner.key_id}`)).json.ethereumAddress, miner.address);
+  const start = await api(s, 'POST', `/networks/${r.json.id}/start`);
+  assert.is(start.status, 200, start.text);
+  const node = start.json.nodes[0];
+  assert.is(node.status, 'running', JSON.stringify(node));
+  const toml = readFileSync(path.join(s.dataDir, 'nodes', `node-${node.id}`, 'config.toml'), 'utf8');
+  assert.match(toml, 'miner-enabled=true');
+  assert.match(toml.toLowerCase(), `miner-coinbase="${miner.address.toLowerCase()}"`);
+  const v = (await api(s, 'GET', `/networks/${r.json.id}/validators`)).json;
+  assert.equal({ source: v.source, voting: v.voting, addresses: v.validators.map((x: { address: string }) => x.address) }, { source: 'genesis', voting: false, addresses: [miner.address] });
+  for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
+});
+
 test('a real besu produces blocks', async () => {
   if (!besu.real) {
     console.log('  skipped: no real besu on PATH (block production needs one; the stand-in never produces blocks)');

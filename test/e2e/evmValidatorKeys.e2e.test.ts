@@ -94,6 +94,22 @@ t('validator keys in AWS KMS: the key lives in KMS and a contract deployed on a 
   await until('node removed', async () => (await api('GET', `/networks/evm/${r.json.id}`)).status === 404);
 });
 
+t('a PoW network on anvil gets a funded miner key the service holds, so contracts can be deployed from it', async () => {
+  const r = await api('POST', '/networks/evm', { name: 'vk-pow', client: 'anvil', validatorBalance: '1000000000000000000000', genesis: { chain_id: 42006, consensus: 'PoW', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.consensus, 'POW');
+  assert.is(r.json.validators.length, 1);
+  const miner = r.json.validators[0];
+  assert.is((await api('GET', `/keys/${miner.key_id}`)).json.purpose, 'VALIDATOR');
+  const start = await api('POST', `/networks/${r.json.id}/start`);
+  assert.is(start.status, 200, start.text);
+  assert.is(start.json.nodes[0].status, 'running', JSON.stringify(start.json.nodes[0]));
+  const d = await api('POST', '/sc/evm/deploy', { networkId: r.json.id, bytecode: STORE_BYTECODE, abi: STORE_ABI, args: [5] });
+  assert.is(d.status, 200, d.text);
+  assert.is(d.json.from, miner.address);
+  await api('DELETE', `/networks/evm/${r.json.id}`);
+});
+
 t('Vault cannot hold validator keys (no secp256k1): 400 naming what it supports, and no key or network is left', async () => {
   const before = (await validatorKeys()).length;
   const r = await api('POST', '/networks/evm', { name: 'vk-vault', client: 'anvil', keyProviderId: vaultId, genesis: { chain_id: 42003, consensus: 'QBFT' } });
