@@ -48,9 +48,16 @@ export async function createKey(input: CommandInput, k: NewKey): Promise<number>
     ethereumAddress: k.spec.curve === 'secp256k1' ? deps.keys.ethereumAddress(generated.publicKeyPem) : null,
   };
   const now = deps.clock();
-  const certificate = k.certificate
-    ? await issueFromProfile({ store: deps.store, services: deps.keys, now }, keyId, { providerId: k.providerId, handle: material.handle, spec: k.spec, publicKeyPem: material.publicKeyPem }, k.certificate.profile, k.certificate.issuer === 'self' ? keyId : k.certificate.issuer)
-    : undefined;
+  let certificate;
+  try {
+    certificate = k.certificate
+      ? await issueFromProfile({ store: deps.store, services: deps.keys, now }, keyId, { providerId: k.providerId, handle: material.handle, spec: k.spec, publicKeyPem: material.publicKeyPem }, k.certificate.profile, k.certificate.issuer === 'self' ? keyId : k.certificate.issuer)
+      : undefined;
+  } catch (err) {
+    // Nothing is recorded yet: without this the new private key would stay in the provider, unlisted.
+    await provider.deleteKey(generated.handle).catch((e) => deps.log.warn({ keyId, err: (e as Error).message }, 'could not remove the key material of a failed key creation'));
+    throw err;
+  }
   await runCommand(input, keyStream(keyId), keys, {
     type: 'CreateKey', keyId, name: k.name, description: k.description ?? null, purpose: k.purpose, providerId: k.providerId, organizationId: k.organizationId,
     spec: k.spec, material, imported: false, certificate, at: now.toISOString(),

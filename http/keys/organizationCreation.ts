@@ -1,10 +1,12 @@
 // Creating an organization: claim its mspId (409 when taken), create its signing CA and TLS CA
 // (self-signed) and its admin identity (issued by the signing CA) in the organization's key
-// provider, then record OrganizationCreated. A failure after the claim releases it.
+// provider, then record OrganizationCreated. A failure after the claim releases it and deletes
+// the keys made so far (records and provider material).
 import { adminIdentityProfile, organizationDomain, signingCaProfile, tlsCaProfile } from '../../domain/organizations/organizationCertificates.ts';
 import { mspIdClaimStream, mspIdClaims } from '../../domain/organizations/mspIdClaims.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
 import type { KeySpec } from '../../domain/keys/keyProvider.ts';
+import { keyStream, keys } from '../../domain/keys/keys.ts';
 import { runCommand } from '../commands.ts';
 import { createKey, type CommandInput } from './keyCreation.ts';
 
@@ -22,19 +24,38 @@ export async function createOrganization(input: CommandInput, o: NewOrganization
   const organizationId = await deps.nextId('organization');
   const at = () => deps.clock().toISOString();
   await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ClaimMspId', mspId: o.mspId, organizationId, at: at() });
+  const created: number[] = [];
+  const made = async (keyId: Promise<number>) => {
+    created.push(await keyId);
+    return created[created.length - 1];
+  };
   try {
     const domain = organizationDomain(o.name, o.domain);
     const common = { providerId: o.providerId, organizationId, spec: o.spec };
-    const signKeyId = await createKey(input, { ...common, name: `${o.mspId}-ca`, purpose: 'SIGN_CA', certificate: { profile: signingCaProfile(domain), issuer: 'self' } });
-    const tlsKeyId = await createKey(input, { ...common, name: `${o.mspId}-tlsca`, purpose: 'TLS_CA', certificate: { profile: tlsCaProfile(domain), issuer: 'self' } });
-    const adminKeyId = await createKey(input, { ...common, name: `${o.mspId}-admin`, purpose: 'ADMIN', certificate: { profile: adminIdentityProfile(domain), issuer: signKeyId } });
+    const signKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-ca`, purpose: 'SIGN_CA', certificate: { profile: signingCaProfile(domain), issuer: 'self' } }));
+    const tlsKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-tlsca`, purpose: 'TLS_CA', certificate: { profile: tlsCaProfile(domain), issuer: 'self' } }));
+    const adminKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-admin`, purpose: 'ADMIN', certificate: { profile: adminIdentityProfile(domain), issuer: signKeyId } }));
     await runCommand(input, organizationStream(organizationId), organizations, {
       type: 'CreateOrganization', organizationId, fields: { name: o.name, mspId: o.mspId, description: o.description, providerId: o.providerId },
       keys: { signKeyId, tlsKeyId, adminKeyId }, at: at(),
     });
   } catch (err) {
+    // The organization does not exist: its keys made so far would be orphans pointing at it.
+    for (const keyId of created.reverse()) await discardKey(input, keyId);
     await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ReleaseMspId', mspId: o.mspId, organizationId, at: at() }).catch(() => undefined);
     throw err;
   }
   return organizationId;
+}
+
+/** Deletes a key of a failed organization creation, record and material; failures are logged, the original error wins. */
+async function discardKey(input: CommandInput, keyId: number): Promise<void> {
+  const { deps } = input;
+  try {
+    const r = await runCommand(input, keyStream(keyId), keys, { type: 'DeleteKey', keyId, usedBy: [], at: deps.clock().toISOString() });
+    const deleted = r.events.find((e) => e.type === 'KeyDeleted');
+    if (deleted) await (await deps.keys.providers.get(Number(deleted.data.providerId))).deleteKey(String(deleted.data.handle));
+  } catch (err) {
+    deps.log.warn({ keyId, err: (err as Error).message }, 'could not remove a key of a failed organization creation');
+  }
 }

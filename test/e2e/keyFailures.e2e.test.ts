@@ -136,4 +136,38 @@ t('a Vault sealed by its operator: 4xx/5xx saying sealed (not a 500); unsealed, 
   assert.ok(verifies(key.publicKey, back.json.signature));
 });
 
+t('a provider failing halfway through creating an organization leaves nothing behind: no key records, no key material in Vault, the mspId free again', async () => {
+  const root = { 'X-Vault-Token': vault.rootToken!, 'content-type': 'application/json' };
+  const v = (p: string, init: { method?: string; body?: unknown } = {}) =>
+    fetch(`${vault.address}/v1/${p}`, { method: init.method ?? 'GET', headers: root, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  // Keys may be made anywhere, but only the signing CA's keys may sign: the TLS CA's self-signature
+  // fails. (The stand-in asks "create" for transit/sign where Vault asks "update"; both are granted.)
+  const policy = [
+    'path "transit/keys/*" { capabilities = ["create", "read", "update", "delete", "list"] }',
+    'path "transit/sign/OrphMSP-ca-*" { capabilities = ["create", "update"] }',
+    'path "secret/*" { capabilities = ["create", "read", "update", "delete", "list"] }',
+  ].join('\n');
+  assert.ok((await v('sys/policies/acl/orph', { method: 'POST', body: { policy } })).ok);
+  const token = ((await (await v("auth/token/create", { method: "POST", body: { policies: ["orph"], ttl: "10m" } })).json()) as { auth: { client_token: string } }).auth.client_token;
+  const p = await api('POST', '/key-providers', { name: 'half-vault', type: 'VAULT', vaultConfig: { operation: 'IMPORT', address: vault.address, token, mount: 'secret' } });
+  assert.is(p.status, 201, p.text);
+  const transitKeys = async () => {
+    const r = await v('transit/keys?list=true');
+    return r.status === 404 ? [] : ((await r.json()) as { data: { keys: string[] } }).data.keys;
+  };
+  const before = await transitKeys();
+  const keysBefore = await keyTotal();
+
+  const o = await api('POST', '/organizations', { name: 'Orphans', mspId: 'OrphMSP', providerId: p.json.id });
+  assert.ok(o.status >= 400 && o.status < 500, `status ${o.status}: ${o.text}`);
+  assert.match(o.text, 'transit/sign/OrphMSP-tlsca');
+  assert.not.match(o.text, token);
+  assert.is(await keyTotal(), keysBefore, 'no key record is left');
+  assert.equal((await transitKeys()).filter((k) => k.startsWith('OrphMSP')), [], 'no key material is left in Vault');
+  assert.ok((await transitKeys()).length === before.length);
+  assert.is((await api('GET', '/organizations/by-mspid/OrphMSP')).status, 404);
+  const again = await api('POST', '/organizations', { name: 'Orphans', mspId: 'OrphMSP', providerId: vaultId });
+  assert.is(again.status, 201, 'the mspId is free again: ' + again.text);
+});
+
 t.run();
