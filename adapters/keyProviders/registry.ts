@@ -127,12 +127,12 @@ export function createKeyProviderRegistry(opts: KeyProviderRegistryOptions): Key
 
     async containerRunning(providerId) {
       if (providerId === DATABASE_PROVIDER_ID) return null;
-      const { rows } = await opts.pool.query('SELECT type, sealed_config FROM key_providers WHERE id = $1', [providerId]);
+      // The container key is not secret: read from the public configuration, nothing to decrypt.
+      const { rows } = await opts.pool.query("SELECT type, public_config->>'containerKey' AS key FROM key_providers WHERE id = $1", [providerId]);
       if (!rows[0]) throw new NotFoundError('Key provider', providerId);
-      const stored = await open(rows[0].type, rows[0].sealed_config);
-      if (stored.type !== 'VAULT' || !stored.config.managed) return null;
+      if (rows[0].type !== 'VAULT' || !rows[0].key) return null;
       if (!managedVaults) return false;
-      return managedVaults.running(stored.config.managed.containerKey).catch(() => false);
+      return managedVaults.running(rows[0].key).catch(() => false);
     },
 
     async discardPrepared(sealedConfig) {

@@ -43,7 +43,7 @@ export interface ManagedVaultOptions {
   waitMs?: number;
 }
 
-/** Why a managed Vault cannot be started here (no engine, no image), or null. */
+/** Why a managed Vault cannot be started here (no engine; no image, and pulling it failed), or null. */
 async function dockerCheck(image: string): Promise<string | null> {
   const docker = new Docker();
   try {
@@ -53,10 +53,17 @@ async function dockerCheck(image: string): Promise<string | null> {
   }
   try {
     await docker.getImage(image).inspect();
+    return null;
   } catch {
-    return `the image ${image} is not present and cannot be pulled from this machine`;
+    /* not on this host: pull it */
   }
-  return null;
+  try {
+    const stream = await docker.pull(image);
+    await new Promise<void>((resolve, reject) => docker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve())));
+    return null;
+  } catch (err) {
+    return `the image ${image} is not on this Docker host and pulling it failed (${(err as Error).message.slice(0, 300)})`;
+  }
 }
 
 export function createManagedVaults(opts: ManagedVaultOptions) {

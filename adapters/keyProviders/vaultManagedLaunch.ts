@@ -22,7 +22,7 @@ export function managedVaultLaunchSpec(opts: { dataDir: string; port: number; im
   const config = {
     storage: { file: { path: `${dir}/data` } },
     // Loopback only (host network): no TLS is needed on 127.0.0.1, and nothing else can reach it.
-    listener: [{ tcp: { address: `127.0.0.1:${opts.port}`, tls_disable: true } }],
+    listener: { tcp: { address: `127.0.0.1:${opts.port}`, tls_disable: true } },
     api_addr: managedVaultAddress(opts.port),
     // The container has no IPC_LOCK capability: mlock would fail the start.
     disable_mlock: true,

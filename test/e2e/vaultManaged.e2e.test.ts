@@ -30,6 +30,8 @@ let providerId: number;
 let keyId: number;
 let publicKeyPem: string;
 const bodies: string[] = [];
+/** Output of earlier runs of the service (the server is restarted once). */
+const logs: string[] = [];
 const data = Buffer.from('signed by a managed vault');
 
 async function api(method: string, p: string, body?: unknown) {
@@ -93,13 +95,19 @@ t.before(async () => {
   }
   port = await freePort();
   server = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, LNM_IMAGE_VAULT: image } });
-  // Whatever a failing test leaves running is removed at the end of the run.
-  onGlobalTeardown(async () => {
-    for (const c of await docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${server.dataDir}`] } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  });
+  onGlobalTeardown(removeContainers);
 });
+
+/** Whatever a failing test left running. */
+async function removeContainers(): Promise<void> {
+  if (!server) return;
+  const left = await docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${server.dataDir}`] } }).catch(() => []);
+  for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+}
+
 t.after(async () => {
   await server?.stop();
+  await removeContainers();
 });
 
 t('CREATE runs, initializes and unseals a managed Vault; the response shows where it runs, never its token or unseal keys', async () => {
@@ -158,6 +166,18 @@ t('a stopped managed Vault is started again by the next status check', async () 
   await signs();
 });
 
+t('the managed Vault outlives a restart of the service; restarted while the service was down, it is unsealed by the first signature after', async () => {
+  if (skip) return;
+  logs.push(server.output());
+  await server.stop();
+  assert.ok((await container(port))?.State.Running, 'the container keeps running while the service is stopped');
+  await restartVault();
+  server = await startServer({ dataDir: server.dataDir, databaseUrl: server.databaseUrl!, port: server.port, env: server.env });
+  await signs();
+  const s = await api('GET', `/key-providers/${providerId}/vault/status`);
+  assert.equal(s.json, { vault_reachable: true, vault_initialized: true, sealed: false, container_running: true });
+});
+
 t('CREATE on a port in use is a 409 and leaves no container and no provider', async () => {
   if (skip) return;
   const busy = net.createServer();
@@ -212,7 +232,7 @@ t('no response and no log line holds the root token or an unseal key', async () 
     const stored = await openConfig<StoredVaultConfig>(createKeyEncryption(KEK), rows[0].data.sealedConfig);
     const secrets = [stored.token, ...(stored.managed?.unsealKeys ?? [])];
     assert.ok(secrets.length >= 2 && secrets.every((s) => s.length > 8));
-    const log = server.output();
+    const log = [...logs, server.output()].join('\n');
     for (const secret of secrets) {
       assert.not.ok(bodies.some((b) => b.includes(secret)), 'a response holds a secret');
       assert.not.ok(log.includes(secret), 'the log holds a secret');
