@@ -6,7 +6,8 @@
 //       issuer = { certificatePem, signer }: the CA certificate and a signer for its key
 //
 // Every certificate gets a random positive 128-bit serial, SKI (SHA-1 of the key bits), AKI
-// (the issuer's SKI), critical basicConstraints and keyUsage; SAN and EKU when asked for.
+// (the issuer's SKI), critical basicConstraints and keyUsage; SAN and EKU when asked for. An issued
+// certificate never ends after its CA (ValidationError on notAfter).
 // Defaults: a CA gets keyCertSign + cRLSign + digitalSignature; a leaf gets digitalSignature.
 import { createPublicKey } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
@@ -60,6 +61,13 @@ export async function createSelfSignedCa(profile: Omit<CertificateProfile, 'isCa
 
 export async function issueCertificate(profile: CertificateProfile, subjectPublicKeyPem: string, issuer: CertificateIssuer): Promise<IssuedCertificate> {
   const ca = readIssuingCa(issuer);
+  // The last line of defence: callers clamp or refuse with better messages (domain/keys/issuingCaChecks.ts).
+  // Compared in whole seconds: both dates are encoded without fractions.
+  if (Math.floor(profile.notAfter.getTime() / 1000) > Math.floor(ca.notAfter.getTime() / 1000)) {
+    throw new ValidationError(`Certificate notAfter ${profile.notAfter.toISOString()} is later than its CA's notAfter ${ca.notAfter.toISOString()}.`, [
+      { field: 'notAfter', message: `must not be later than the CA's notAfter ${ca.notAfter.toISOString()}` },
+    ]);
+  }
   return sign(profile, subjectPublicKeyPem, ca.subject, ca.authorityKeyId, issuer.signer);
 }
 

@@ -1,7 +1,7 @@
 // What a certificate or CRL takes from the CA that signs it: the CA's subject name (written as
 // the issuer) and its key id (written as the AKI). Also refuses a signer whose key is not the
 // CA's, which would otherwise produce documents nobody can verify.
-//   readIssuingCa(issuer, { mustBeCa }) -> { subject: Name, authorityKeyId: Buffer }
+//   readIssuingCa(issuer) -> { subject: Name, authorityKeyId: Buffer, notAfter: Date }
 import { createPublicKey, X509Certificate } from 'node:crypto';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate, SubjectKeyIdentifier, id_ce_subjectKeyIdentifier, type Name } from '@peculiar/asn1-x509';
@@ -18,6 +18,8 @@ export interface CertificateIssuer {
 export interface IssuingCa {
   subject: Name;
   authorityKeyId: Buffer;
+  /** The CA's own end: nothing it signs may outlive it. */
+  notAfter: Date;
 }
 
 export function readIssuingCa(issuer: CertificateIssuer): IssuingCa {
@@ -32,5 +34,5 @@ export function readIssuingCa(issuer: CertificateIssuer): IssuingCa {
   const ca = AsnConvert.parse(caDer, Certificate);
   const ski = ca.tbsCertificate.extensions?.find((e) => e.extnID === id_ce_subjectKeyIdentifier);
   const authorityKeyId = ski ? Buffer.from(AsnConvert.parse(ski.extnValue.buffer, SubjectKeyIdentifier).buffer) : keyIdentifierOf(caSpki);
-  return { subject: ca.tbsCertificate.subject, authorityKeyId };
+  return { subject: ca.tbsCertificate.subject, authorityKeyId, notAfter: ca.tbsCertificate.validity.notAfter.getTime() };
 }

@@ -33,7 +33,8 @@ export function issuingCaCertificate(ca: KeyState, caKeyId: number, now: Date, f
  */
 export function validityWithinCa(ca: CertificateRecord, requested: ValidityWindow, mode: 'reject' | 'clamp', field = 'notAfter'): ValidityWindow {
   const caEnd = new Date(ca.notAfter);
-  if (requested.notAfter.getTime() <= caEnd.getTime()) return requested;
+  // Certificates carry whole seconds: a request within the CA's last second ends with the CA.
+  if (Math.floor(requested.notAfter.getTime() / 1000) <= Math.floor(caEnd.getTime() / 1000)) return requested;
   if (mode === 'reject') {
     const maxDays = Math.floor((caEnd.getTime() - requested.notBefore.getTime()) / DAY_MS);
     const fits = maxDays >= 1 ? `validityDays at most ${maxDays} or notAfter at most ${ca.notAfter}` : `notAfter at most ${ca.notAfter} (less than a day from notBefore)`;

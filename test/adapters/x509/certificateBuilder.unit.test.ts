@@ -115,6 +115,23 @@ test('certificates valid past 2049 encode their end date as GeneralizedTime and 
   assert.ok(openssl(['verify', '-CAfile', 'ca.pem', 'ca.pem'], { 'ca.pem': ca.pem }).ok);
 });
 
+test('a certificate ending after its CA is refused on notAfter; ending with the CA is allowed and verifies', async () => {
+  const caKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+  const leafKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+  const ca = await createSelfSignedCa({ subject: { commonName: 'ca' }, ...validity }, privateKeySigner(caKey));
+  const issuer = { certificatePem: ca.pem, signer: privateKeySigner(caKey) };
+  try {
+    await issueCertificate({ subject: { commonName: 'x' }, notBefore: validity.notBefore, notAfter: new Date(validity.notAfter.getTime() + 2000) }, publicPem(leafKey), issuer);
+    assert.unreachable('should have thrown');
+  } catch (err) {
+    assert.instance(err, ValidationError);
+    assert.is((err as ValidationError).details?.[0].field, 'notAfter');
+    assert.match((err as Error).message, "later than its CA's notAfter");
+  }
+  const leaf = await issueCertificate({ subject: { commonName: 'x' }, ...validity }, publicPem(leafKey), issuer);
+  assert.ok(openssl(['verify', '-CAfile', 'ca.pem', 'leaf.pem'], { 'ca.pem': ca.pem, 'leaf.pem': leaf.pem }).ok);
+});
+
 test('issuing with a key that is not the CA key is refused', async () => {
   const caKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
   const otherKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
