@@ -117,6 +117,7 @@ export const keyProviderRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/key-providers/:providerId/vault/status', summary: 'Vault status: reachable, initialized, sealed, container running', tags, permission: 'KEY_PROVIDER_READ', ...pro, params: ProviderIdParam,
+    description: 'container_running: whether the managed Vault container of a CREATE provider runs (always false for IMPORT providers). A managed Vault found stopped or sealed is started and unsealed with its stored keys before the answer; detail says why when that fails.',
     responses: { 200: { description: 'status', schema: Type.Object({ vault_reachable: Type.Boolean(), vault_initialized: Type.Boolean(), sealed: Type.Boolean(), container_running: Type.Boolean(), detail: Type.Optional(Type.String()) }) }, 404: { description: 'no such provider' } },
     async handler({ deps, params }) {
       await providerOfType(deps.pool, params.providerId, 'VAULT');
