@@ -185,7 +185,9 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     },
     async chainValidators(t) {
       const url = rpcUrl(t);
-      if (t.node.client !== 'besu' || !url || !isBft(t.network.settings.consensus)) return null;
+      if (t.node.client !== 'besu' || !url) return null;
+      if (t.network.settings.consensus === 'CLIQUE') return evmJsonRpc(url).cliqueSigners('latest');
+      if (!isBft(t.network.settings.consensus)) return null;
       return evmJsonRpc(url).validatorsByBlockNumber(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft', 'latest');
     },
     async validatorVote(t, action, address, add) {

@@ -166,6 +166,11 @@ export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
       const r = await call<string[]>(`${api}_getValidatorsByBlockNumber`, [param]);
       return r.map((a) => getAddress(a));
     },
+    /** Clique signers at a block (besu CLIQUE API). */
+    async cliqueSigners(tag: number | 'latest' = 'latest'): Promise<string[]> {
+      const param = typeof tag === 'number' ? '0x' + tag.toString(16) : tag;
+      return (await call<string[]>('clique_getSigners', [param])).map((a) => getAddress(a));
+    },
     /** Vote to add (true) or remove (false) a validator; besu answers true when the vote was recorded. */
     async proposeValidatorVote(address: string, add: boolean, api: BftApi = 'qbft'): Promise<boolean> {
       return call<boolean>(`${api}_proposeValidatorVote`, [getAddress(address), add]);

@@ -250,7 +250,7 @@ export const networkRoutes = [
         const what = network.consensus === 'POW' ? 'PoW has no validator set; these are the miner keys the service holds' : `${network.consensus} has no validator API this service reads; the list is the genesis signer set`;
         return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: what } };
       }
-      return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: (onChain ?? []).map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: true } };
+      return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: onChain.map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: network.consensus !== 'CLIQUE' } };
     },
   }),
   ...validatorVoteRoutes,

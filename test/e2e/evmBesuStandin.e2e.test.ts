@@ -187,6 +187,19 @@ test('a PoW network on besu gets a miner: its node mines with the miner key\'s a
   for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
 });
 
+test('a Clique network on besu: its signers come from the chain (clique_getSigners), with no BFT voting', async () => {
+  const r = await api(s, 'POST', '/networks/evm', { name: 'besu-clique', client: 'besu', validatorCount: 2, genesis: { chain_id: 43112, consensus: 'Clique', block_time: 2 } });
+  assert.is(r.status, 201, r.text);
+  const start = await api(s, 'POST', `/networks/${r.json.id}/start`);
+  assert.is(start.status, 200, start.text);
+  assert.equal(start.json.nodes.map((n: { status: string }) => n.status), ['running', 'running'], start.text);
+  const v = (await api(s, 'GET', `/networks/${r.json.id}/validators`)).json;
+  assert.is(v.source, 'chain');
+  assert.is(v.voting, false);
+  assert.equal(v.validators.map((x: { address: string }) => x.address).sort(), r.json.validators.map((x: { address: string }) => x.address).sort());
+  for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
+});
+
 test('a real besu produces blocks', async () => {
   if (!besu.real) {
     console.log('  skipped: no real besu on PATH (block production needs one; the stand-in never produces blocks)');

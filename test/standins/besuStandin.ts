@@ -69,6 +69,9 @@ function call(ctx: RpcContext, method: string, params: unknown[]): unknown {
     case 'ibft_getValidatorsByBlockNumber':
       if (!headOnly(params[0])) throw new RpcError(-32000, 'Block not found'); // only block 0 exists here
       return ctx.genesis.validators.map((a) => a.toLowerCase());
+    case 'clique_getSigners':
+      if (!headOnly(params[0])) throw new RpcError(-32000, 'Block not found');
+      return ctx.genesis.validators.map((a) => a.toLowerCase());
     case 'qbft_proposeValidatorVote':
     case 'ibft_proposeValidatorVote':
       ctx.votes.set(String(params[0]).toLowerCase(), Boolean(params[1]));

@@ -107,6 +107,17 @@ export interface StandinGenesis {
   validators: string[];
 }
 
+/** Clique extraData (EIP-225): 32 bytes vanity, 20 bytes per signer, 65 bytes of seal. */
+function cliqueSigners(extraData: string): string[] {
+  const hexBody = extraData.replace(/^0x/, '');
+  if (!/^([0-9a-fA-F]{2})*$/.test(hexBody)) throw new StandinStartError('Invalid genesis: extraData is not hex');
+  const bytes = hexBody.length / 2;
+  if (bytes < 97 || (bytes - 97) % 20 !== 0) throw new StandinStartError(`Invalid genesis: Clique extraData of ${bytes} bytes is not 32 (vanity) + 20 x signers + 65 (seal)`);
+  const signers = hexBody.slice(64, hexBody.length - 130);
+  if (!signers.length) throw new StandinStartError('Invalid genesis: Clique extraData names no signer');
+  return signers.match(/.{40}/g)!.map((a) => '0x' + a.toLowerCase());
+}
+
 function bftValidators(extraData: string): string[] {
   let decoded: unknown;
   try {
@@ -138,7 +149,7 @@ export function readGenesis(file: string): StandinGenesis {
   if (found.length !== 1) throw new StandinStartError(`Invalid genesis: expected one of config.qbft, ibft2, clique, ethash, found ${found.join(', ') || 'none'}`);
   const consensus = found[0];
   const extraData = String(json.extraData ?? '0x');
-  return { json, chainId, consensus, validators: consensus === 'qbft' || consensus === 'ibft2' ? bftValidators(extraData) : [] };
+  return { json, chainId, consensus, validators: consensus === 'qbft' || consensus === 'ibft2' ? bftValidators(extraData) : consensus === 'clique' ? cliqueSigners(extraData) : [] };
 }
 
 const N = BigInt('0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141');
