@@ -26,6 +26,9 @@ export interface Config {
   evmClient: 'auto' | 'besu' | 'anvil';
   /** Image of managed Vaults (Vault provider CREATE mode); null: hashicorp/vault:<version>. */
   vaultImage?: string | null;
+  /** Docker images of node software, when set: besu, anvil. */
+  besuImage?: string | null;
+  anvilImage?: string | null;
 }
 
 export interface ConfigEntry {
@@ -52,6 +55,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'KEY_ENCRYPTION_KEY', flag: '--key-encryption-key', default: '(generated into DATA_DIR/key-encryption-key, mode 0600)', description: 'encrypts the private keys of the database key provider and provider secrets (AES-256-GCM, PBKDF2-SHA256 per key); a start with a different key than the keys were made with fails' },
   { env: 'LNM_NODE_ENGINE', flag: '--node-engine', default: 'process', description: 'where nodes run: process (local binaries, detached, pid files) or docker (containers on the host network; images from LNM_IMAGE_<SOFTWARE>, e.g. LNM_IMAGE_ANVIL=lnm-anvil:local)' },
   { env: 'LNM_IMAGE_VAULT', flag: '--vault-image', default: '(unset: hashicorp/vault:<version> of the request)', description: 'image of managed Vaults (Vault key provider CREATE mode), run through the Docker Engine whatever LNM_NODE_ENGINE says' },
+  { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
+  { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
@@ -110,5 +115,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     nodeEngine: oneOf('LNM_NODE_ENGINE', get('LNM_NODE_ENGINE', 'process'), ['process', 'docker'] as const),
     evmClient: oneOf('LNM_EVM_CLIENT', get('LNM_EVM_CLIENT', 'auto'), ['auto', 'besu', 'anvil'] as const),
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
+    besuImage: values.get('LNM_IMAGE_BESU') ?? null,
+    anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
   };
 }

@@ -1,7 +1,9 @@
 // Which image runs which node software under the docker engine. Specs may name the software
 // ("besu") and leave the image reference (registry, tag) to configuration.
 export const defaultNodeImages: Readonly<Record<string, string>> = {
-  besu: 'hyperledger/besu:latest',
+  // Pinned: the generated options and genesis are checked against besu 24.12.2 (later releases
+  // dropped Clique and PoW block production).
+  besu: 'hyperledger/besu:24.12.2',
   anvil: 'lnm-anvil:local', // built locally by .ci/docker.sh: no registry ships one
   'fabric-peer': 'hyperledger/fabric-peer:2.5',
   'fabric-orderer': 'hyperledger/fabric-orderer:2.5',
