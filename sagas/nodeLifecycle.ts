@@ -26,6 +26,8 @@ export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): S
     name: NAME,
     handles: ['NodeStartRequested', 'NodeStopRequested', 'NodeDeleted'],
     startAt: 'head',
+    // Nodes start independently: a network's validators come up side by side, not one by one.
+    partitionBy: (e) => String(e.data.nodeId),
     async handle(e, ctx) {
       const nodeId = Number(e.data.nodeId);
       const { target, state } = await loadEvmNodeTarget(store, nodeId);

@@ -25,5 +25,11 @@ export interface Saga {
   /** Where a saga that has never run starts: from the beginning of the log, or from its head. */
   startAt?: 'beginning' | 'head';
   handle(event: RecordedEvent, ctx: SagaContext): Promise<void>;
+  /**
+   * Events of different partitions do not depend on each other (one node's start need not wait
+   * for another's): within a batch, partitions are handled concurrently, each in log order. The
+   * checkpoint moves only once the whole batch is done. Without it, events run one by one.
+   */
+  partitionBy?(event: RecordedEvent): string;
   onTimer?(timer: SagaTimer, ctx: SagaContext): Promise<void>;
 }

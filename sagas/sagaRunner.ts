@@ -18,6 +18,8 @@ export interface SagaRunnerOptions {
   log?: (msg: string, extra?: Record<string, unknown>) => void;
   timerPollMs?: number;
   clock?: () => Date;
+  /** How many partitions of a partitioned saga run at once (default 4). */
+  partitionConcurrency?: number;
 }
 
 /** A deterministic UUID for an event a saga emits in reaction to `sourceEventId`. */
@@ -26,7 +28,7 @@ export function sagaEventId(saga: string, sourceEventId: string, index = 0): str
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date() }: SagaRunnerOptions): SagaRunner {
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4 }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
@@ -49,14 +51,30 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
 
   async function processBatch(saga: Saga, batch: RecordedEvent[]): Promise<void> {
     const ctx = context(saga);
-    for (const e of batch) {
-      if (saga.handles.includes(e.type)) {
-        const done = await pool.query('SELECT 1 FROM saga_processed WHERE saga = $1 AND event_id = $2', [saga.name, e.id]);
-        if (done.rowCount === 0) {
-          await saga.handle(e, ctx);
-          await pool.query('INSERT INTO saga_processed (saga, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [saga.name, e.id]);
-        }
+    const handleOnce = async (e: RecordedEvent) => {
+      const done = await pool.query('SELECT 1 FROM saga_processed WHERE saga = $1 AND event_id = $2', [saga.name, e.id]);
+      if (done.rowCount === 0) {
+        await saga.handle(e, ctx);
+        await pool.query('INSERT INTO saga_processed (saga, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [saga.name, e.id]);
       }
+    };
+    const mine = batch.filter((e) => saga.handles.includes(e.type));
+    if (saga.partitionBy) {
+      const partitions = new Map<string, RecordedEvent[]>();
+      for (const e of mine) {
+        const key = saga.partitionBy(e);
+        partitions.set(key, [...(partitions.get(key) ?? []), e]);
+      }
+      const queue = [...partitions.values()];
+      const worker = async () => {
+        for (let events = queue.shift(); events; events = queue.shift()) for (const e of events) await handleOnce(e);
+      };
+      // Every worker runs to the end before the checkpoint moves, even when one fails.
+      const results = await Promise.allSettled(Array.from({ length: Math.min(partitionConcurrency, queue.length) }, worker));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    } else {
+      for (const e of mine) await handleOnce(e);
     }
     await pool.query('UPDATE saga_checkpoints SET position = $2 WHERE name = $1 AND position < $2', [saga.name, batch[batch.length - 1].position]);
   }

@@ -59,6 +59,46 @@ test('a saga reacts once per event, records its effect with a derived id, and re
   await db.close();
 });
 
+test('a partitioned saga handles different partitions side by side, each in log order, and moves its checkpoint only after the whole batch', async () => {
+  const { db, store } = await setup();
+  // Appended before the saga starts, so they arrive in one batch.
+  for (const [node, step] of [[1, 'a'], [2, 'a'], [1, 'b'], [3, 'a'], [2, 'b']] as const) {
+    await store.append(`node-${node}-${step}`, 0, [{ id: randomUUID(), type: 'Step', data: { node, step } }], meta());
+  }
+  const log: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const gates = new Map<number, () => void>();
+  const saga: Saga = {
+    name: 'partitioned',
+    handles: ['Step'],
+    startAt: 'beginning',
+    partitionBy: (e) => String(e.data.node),
+    async handle(e) {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      log.push(`start ${e.data.node}${e.data.step}`);
+      // Node 1's first step waits until node 2 and node 3 have started theirs.
+      if (e.data.node === 1 && e.data.step === 'a') await new Promise<void>((r) => gates.set(1, r));
+      log.push(`end ${e.data.node}${e.data.step}`);
+      inFlight--;
+    },
+  };
+  const runner = createSagaRunner({ pool: db.pool, store, sagas: [saga] });
+  await runner.start();
+  await until(() => log.includes('start 2a') && log.includes('start 3a') && gates.has(1));
+  assert.is(await runner.checkpoint('partitioned'), 0, 'no checkpoint while node 1 is still busy');
+  gates.get(1)!();
+  await until(async () => (await runner.checkpoint('partitioned')) >= 5);
+  await runner.stop();
+  assert.ok(maxInFlight >= 2, `partitions overlapped (max ${maxInFlight} at once)`);
+  assert.ok(log.indexOf('end 1a') < log.indexOf('start 1b'), 'node 1 in log order');
+  assert.ok(log.indexOf('end 2a') < log.indexOf('start 2b'), 'node 2 in log order');
+  assert.ok(log.indexOf('start 2a') < log.indexOf('end 1a'), 'node 2 did not wait for node 1');
+  await store.close();
+  await db.close();
+});
+
 test('an effect repeated after a crash (before the checkpoint was stored) is detected by its derived event id', async () => {
   const { db, store } = await setup();
   const src = randomUUID();
