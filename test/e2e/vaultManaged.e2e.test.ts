@@ -242,4 +242,17 @@ t('no response and no log line holds the root token or an unseal key', async () 
   }
 });
 
+t('without a Docker Engine CREATE answers 503 naming what is missing, and saves nothing', async () => {
+  const noDocker = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, DOCKER_HOST: 'unix:///nonexistent/docker.sock', LNM_IMAGE_VAULT: 'lnm-vault-standin:local' } });
+  try {
+    const r = await call(noDocker.api, 'POST', '/key-providers', { headers: adminAuth(), body: { name: 'nowhere', type: 'VAULT', vaultConfig: { operation: 'CREATE', port: await freePort(), version: '1.17' } } });
+    assert.is(r.status, 503, r.text);
+    assert.match(r.text, 'no Docker Engine answers');
+    assert.match(r.text, 'lnm-vault-standin:local');
+    assert.is((await call(noDocker.api, 'GET', '/key-providers', { headers: adminAuth() })).json.length, 1);
+  } finally {
+    await noDocker.stop();
+  }
+});
+
 t.run();
