@@ -68,6 +68,16 @@ test('ACL: a read-only policy reads keys but cannot sign; no token at all is per
   assert.equal(await call(vault, 'GET', 'transit/keys/acl', undefined, null), { status: 403, body: { errors: ['permission denied'] } });
 });
 
+test('ACL: signing is an update operation, as in Vault (no existence check on transit/sign): "create" alone is denied', async ({ vault }) => {
+  await call(vault, 'POST', 'transit/keys/ops', { type: 'ecdsa-p256' });
+  await call(vault, 'PUT', 'sys/policies/acl/create-only', { policy: 'path "transit/sign/*" {\n  capabilities = ["create"]\n}' });
+  await call(vault, 'PUT', 'sys/policies/acl/update-only', { policy: 'path "transit/sign/*" {\n  capabilities = ["update"]\n}' });
+  const createOnly = (await call(vault, 'POST', 'auth/token/create', { policies: ['create-only'] })).body.auth.client_token as string;
+  const updateOnly = (await call(vault, 'POST', 'auth/token/create', { policies: ['update-only'] })).body.auth.client_token as string;
+  assert.is((await call(vault, 'POST', 'transit/sign/ops', { input: 'aGk=' }, createOnly)).status, 403);
+  assert.is((await call(vault, 'POST', 'transit/sign/ops', { input: 'aGk=' }, updateOnly)).status, 200);
+});
+
 test('BYOK import: a wrapping key to fetch; an existing name, a short or undecryptable ciphertext are refused', async ({ vault }) => {
   const wrapping = await call(vault, 'GET', 'transit/wrapping_key');
   assert.match(wrapping.body.data.public_key, /BEGIN PUBLIC KEY/);

@@ -275,9 +275,11 @@ export function createTransitEngine(): SecretsEngine {
 
   return {
     handle,
+    // Vault asks for "create" vs "update" only where a path has an existence check: transit has
+    // one on keys/<name>; sign, verify, export and the rest are plain update operations.
     exists: (rel) => {
       const [op, name] = rel.split('/');
-      return op === 'keys' && keys.has(name ?? '');
+      return op === 'keys' ? keys.has(name ?? '') : true;
     },
     snapshot: (): Snapshot => ({
       keys: [...keys].map(([name, k]) => [name, { ...k, versions: k.versions.map((v) => ({ privateKey: pem(v.privateKey), creationTime: v.creationTime })) }]),
