@@ -2,6 +2,7 @@
 // providers by id, X.509 issuing and parsing, CRLs, and sign-data. Implemented by
 // adapters/keyProviders/registryKeyServices.ts; the private key never crosses this port.
 import type { KeyProvider, KeySpec } from './keyProvider.ts';
+import type { ManagedVaultControl } from '../keyProviders/managedVault.ts';
 
 export interface KeyRef {
   providerId: number;
@@ -61,7 +62,7 @@ export interface PreparedProviderConfig {
   operation: 'IMPORT' | 'CREATE';
 }
 
-export interface KeyProviderRegistry {
+export interface KeyProviderRegistry extends ManagedVaultControl {
   /** The provider with this id; NotFoundError when there is none. */
   get(providerId: number): Promise<KeyProvider>;
   /** Validates a VAULT or AWS_KMS body (both spellings) and seals its secrets. */

@@ -3,7 +3,6 @@ import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { IdParam } from './schemas.ts';
 import { DATABASE_PROVIDER_ID, keyProviderStream, keyProviders } from '../../domain/keyProviders/keyProviders.ts';
-import { managedVaultControl } from '../../domain/keyProviders/managedVault.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import { getKeyProvider, keyCountOfProvider, listKeyProviders } from '../../projections/keyProviders.ts';
@@ -83,7 +82,7 @@ export const keyProviderRoutes = [
       } catch (err) {
         // A managed Vault started for a provider that was not saved is removed with its data.
         if (prepared.operation === 'CREATE') {
-          await managedVaultControl(deps.keys.providers)?.discardPrepared(prepared.sealedConfig).catch((e: Error) => deps.log.error({ err: e.message }, 'removing the managed Vault of an unsaved provider failed'));
+          await deps.keys.providers.discardPrepared(prepared.sealedConfig).catch((e: Error) => deps.log.error({ err: e.message }, 'removing the managed Vault of an unsaved provider failed'));
         }
         throw err;
       }
@@ -107,10 +106,9 @@ export const keyProviderRoutes = [
       const before = await getKeyProvider(deps.pool, params.id);
       await runCommand(input, keyProviderStream(params.id), keyProviders, { type: 'DeleteKeyProvider', providerId: params.id, keyCount: await keyCountOfProvider(deps.pool, params.id), at: deps.clock().toISOString() });
       deps.keys.providers.forget(params.id);
-      const managed = managedVaultControl(deps.keys.providers);
-      if (before && managed) {
+      if (before) {
         // The provider is gone either way; a container that could not be removed is reported in the log.
-        await managed.removeManaged(before.config).catch((e: Error) => deps.log.error({ providerId: params.id, err: e.message }, 'removing the managed Vault container of a deleted provider failed'));
+        await deps.keys.providers.removeManaged(before.config).catch((e: Error) => deps.log.error({ providerId: params.id, err: e.message }, 'removing the managed Vault container of a deleted provider failed'));
       }
       return { status: 204 };
     },
@@ -124,7 +122,7 @@ export const keyProviderRoutes = [
       // A managed Vault found stopped or sealed is started and unsealed by status() first.
       const s = await (await deps.keys.providers.get(params.providerId)).status();
       // IMPORT providers run no container of ours.
-      const running = (await managedVaultControl(deps.keys.providers)?.containerRunning(params.providerId)) ?? false;
+      const running = (await deps.keys.providers.containerRunning(params.providerId)) ?? false;
       return { body: { vault_reachable: s.vault_reachable === true, vault_initialized: s.vault_initialized === true, sealed: s.sealed === true, container_running: running, ...(s.detail ? { detail: s.detail } : {}) } };
     },
   }),
