@@ -93,6 +93,40 @@ test('the validators find each other: every node reports peers', async () => {
   }
 });
 
+test('validator votes go to every running validator through qbft_ JSON-RPC, are listed as pending and can be withdrawn', async () => {
+  const candidate = '0x' + 'ab'.repeat(20);
+  const r = await api(s, 'POST', `/networks/${networkId}/validators/votes`, { address: candidate, add: true });
+  assert.is(r.status, 200, r.text);
+  assert.equal({ now: r.json.validators_now, after: r.json.validators_after, cast: r.json.votes_cast, needed: r.json.votes_needed, passes: r.json.passes }, { now: 4, after: 5, cast: 4, needed: 3, passes: true });
+  // Each node's own answer, read straight from its JSON-RPC, not from the service.
+  for (const n of validatorNodes) {
+    const pending = await rpc<Record<string, boolean>>(n.endpoints.rpc_http, 'qbft_getPendingVotes');
+    assert.equal(Object.entries(pending).map(([a, v]) => [a.toLowerCase(), v]), [[candidate, true]]);
+  }
+  const listed = (await api(s, 'GET', `/networks/${networkId}/validators/votes`)).json;
+  assert.is(listed.nodes.length, 4);
+  const d = await api(s, 'DELETE', `/networks/${networkId}/validators/votes/${candidate}`);
+  assert.is(d.status, 200, d.text);
+  assert.ok(d.json.nodes.every((n: { discarded: boolean }) => n.discarded));
+  for (const n of validatorNodes) assert.equal(await rpc(n.endpoints.rpc_http, 'qbft_getPendingVotes'), {});
+});
+
+test('a vote that would remove a validator who is not one, or leave too few, is a 400 and no vote is cast', async () => {
+  const notOne = await api(s, 'POST', `/networks/${networkId}/validators/votes`, { address: '0x' + 'cd'.repeat(20), add: false });
+  assert.is(notOne.status, 400, notOne.text);
+  assert.match(notOne.text, 'is not a validator');
+  const two = await api(s, 'POST', '/networks/evm', { name: 'besu-two', client: 'besu', validatorCount: 2, genesis: { chain_id: 43113, consensus: 'QBFT' } });
+  assert.is(two.status, 201, two.text);
+  const start = await api(s, 'POST', `/networks/${two.json.id}/start`);
+  assert.equal(start.json.nodes.map((n: { status: string }) => n.status), ['running', 'running'], start.text);
+  const r = await api(s, 'POST', `/networks/${two.json.id}/validators/votes`, { address: two.json.validators[0].address, add: false });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.code, 'VALIDATOR_QUORUM');
+  assert.match(r.json.message, 'fewer than 2 validators produce no blocks');
+  for (const n of start.json.nodes) assert.equal(await rpc(n.endpoints.rpc_http, 'qbft_getPendingVotes'), {}, 'nothing was cast');
+  for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
+});
+
 test('the network map shows the wiring the nodes were started with: without a bootnode every validator seeds from the others', async () => {
   const m = (await api(s, 'GET', `/networks/evm/${networkId}/map`)).json;
   assert.is(m.nodes.length, 4);
