@@ -156,6 +156,19 @@ test('a bootnode added to the network listens on P2P only and is reached by the 
   });
 });
 
+test('a full node made with POST /nodes (EVM_FULLNODE) starts on its own ports, finds its peers through the bootnode and serves metrics', async () => {
+  const r = await api(s, 'POST', '/nodes', { name: 'besu-qbft-full-1', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: {} });
+  assert.is(r.status, 201, r.text);
+  assert.equal({ role: r.json.role, status: r.json.status, validator: r.json.validator_address }, { role: 'fullnode', status: 'running', validator: null }, r.text);
+  const m = (await api(s, 'GET', `/networks/evm/${networkId}/map`)).json;
+  assert.equal(m.links.filter((l: { from: number }) => l.from === r.json.id).map((l: { to: number }) => l.to), [bootnodeId], 'a full node seeds from the bootnode');
+  await until('full node peers', async () => ((await api(s, 'GET', `/nodes/${r.json.id}`)).json.peer_count ?? 0) > 0);
+  const metrics = await fetch(r.json.endpoints.metrics);
+  assert.is(metrics.status, 200);
+  assert.match(await metrics.text(), 'ethereum_peer_count');
+  assert.is((await api(s, 'DELETE', `/nodes/${r.json.id}`)).status, 204);
+});
+
 test('the health monitor sees the bootnode, which has no JSON-RPC, as up through its P2P port', async () => {
   await until('a few health probes of the bootnode', async () => ((await api(s, 'GET', `/nodes/${bootnodeId}`)).json.uptime_seconds ?? 0) >= 4);
   const node = (await api(s, 'GET', `/nodes/${bootnodeId}`)).json;
