@@ -149,6 +149,7 @@ export const networkRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/networks/evm/:id', summary: 'Delete an evm network with its nodes (stopped and removed)', tags, permission: 'NETWORK_DELETE', params: IdParam,
+    description: 'Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.',
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' } },
     async handler(input) {
       const { deps, params } = input;
