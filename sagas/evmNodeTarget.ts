@@ -62,12 +62,16 @@ export async function loadNetworkPeers(store: EventStore, networkId: number, exc
   return states.flatMap(({ state }) => (state.node && !state.deleted ? [state.node] : []));
 }
 
-export async function loadEvmNodeTarget(store: EventStore, nodeId: number): Promise<{ target: EvmNodeTarget | null; state: EvmNodeState }> {
+/**
+ * The node's runtime target. `peers: false` leaves the network's other nodes out: only a start
+ * needs them (besu seeds), and the health monitor probes every node every few seconds.
+ */
+export async function loadEvmNodeTarget(store: EventStore, nodeId: number, opts: { peers?: boolean } = {}): Promise<{ target: EvmNodeTarget | null; state: EvmNodeState }> {
   const { state } = await loadState(store, evmNodeStream(nodeId), evmNode);
   if (!state.node) return { target: null, state };
   const events = await store.readStream(EVM_NETWORKS_STREAM);
   const created = events.find((e) => e.type === 'NetworkCreated' && Number(e.data.networkId) === state.node!.networkId);
   if (!created) return { target: null, state };
-  const peers = await loadNetworkPeers(store, state.node.networkId, nodeId);
+  const peers = opts.peers === false ? [] : await loadNetworkPeers(store, state.node.networkId, nodeId);
   return { target: { node: state.node, network: created.data as unknown as EvmNetworkCreatedData, peers }, state };
 }

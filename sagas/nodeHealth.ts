@@ -41,7 +41,7 @@ export function nodeHealthSaga(store: EventStore, runtime: EvmNodeRuntime, setti
     },
     async onTimer(timer, ctx) {
       const nodeId = Number(timer.payload.nodeId);
-      const { target, state } = await loadEvmNodeTarget(store, nodeId);
+      const { target, state } = await loadEvmNodeTarget(store, nodeId, { peers: false });
       if (!target || state.deleted || (state.status !== 'running' && state.status !== 'down')) return;
       const at = ctx.now().toISOString();
       let failures = Number(timer.payload.failures ?? 0);

@@ -30,7 +30,7 @@ export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): S
     partitionBy: (e) => String(e.data.nodeId),
     async handle(e, ctx) {
       const nodeId = Number(e.data.nodeId);
-      const { target, state } = await loadEvmNodeTarget(store, nodeId);
+      const { target, state } = await loadEvmNodeTarget(store, nodeId, { peers: e.type === 'NodeStartRequested' });
       if (!target) return;
       const at = () => ctx.now().toISOString();
       switch (e.type) {
