@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.ts';
 import type { EvmDeps, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
 import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { getNode, listNodes, type NodeRow } from '../../projections/evmNodes.ts';
+import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
 import type { EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 
 export function evmOf(deps: AppDeps): EvmDeps {
@@ -43,21 +43,16 @@ function nodeRecord(node: NodeRow, networkId: number): EvmNodeCreatedData {
 }
 
 /**
- * A node's runtime target. `peers` (the network's other nodes) matters only to a start, which
- * the lifecycle saga does from the event store; reads may pass none (see nodeTarget for all).
+ * A node's runtime target for reads and probes. Its peers (the network's other nodes) matter
+ * only to a start, which the lifecycle saga does from the event store with its own view of them.
  */
-export function targetOf(node: NodeRow, network: EvmNetworkRow, peers: NodeRow[] = []): EvmNodeTarget {
-  return {
-    node: nodeRecord(node, network.id),
-    network: network.record,
-    peers: peers.filter((p) => p.id !== node.id).map((p) => nodeRecord(p, network.id)),
-  };
+export function targetOf(node: NodeRow, network: EvmNetworkRow): EvmNodeTarget {
+  return { node: nodeRecord(node, network.id), network: network.record, peers: [] };
 }
 
 export async function nodeTarget(deps: AppDeps, node: NodeRow): Promise<EvmNodeTarget | null> {
   if (node.networkId === null) return null;
   const network = await getEvmNetwork(deps.pool, node.networkId);
   if (!network) return null;
-  const peers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, networkId: network.id })).items;
-  return targetOf(node, network, peers);
+  return targetOf(node, network);
 }
