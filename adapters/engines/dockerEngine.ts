@@ -8,6 +8,7 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
+  failureLine,
   maskSecrets,
   NodeStartFailedError,
   redactLogLine,
@@ -189,7 +190,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       const last = (await tailOf(spec.nodeKey, 20)).map((l) => maskSecrets(redactLogLine(l)));
       throw new NodeStartFailedError(
         'exited',
-        `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
+        `${spec.displayName} exited right after starting (exit code ${info.State.ExitCode})${last.length ? `: ${failureLine(last)}` : ' and printed nothing'}`,
         { nodeKey: spec.nodeKey, containerId: info.Id, exitCode: info.State.ExitCode, lastLogLines: last },
       );
     }

@@ -8,6 +8,7 @@ import { access, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/pr
 import path from 'node:path';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
+  failureLine,
   maskSecrets,
   NodeStartFailedError,
   redactLogLine,
@@ -183,7 +184,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       const how = exit?.signal ? `killed by ${exit.signal}` : exit ? `exit code ${exit.exitCode}` : 'exit code unknown';
       throw new NodeStartFailedError(
         'exited',
-        `${spec.displayName} exited right after starting (${how})${last.length ? `: ${last[last.length - 1]}` : ' and printed nothing'}`,
+        `${spec.displayName} exited right after starting (${how})${last.length ? `: ${failureLine(last)}` : ' and printed nothing'}`,
         { nodeKey: spec.nodeKey, exitCode: exit?.exitCode ?? undefined, lastLogLines: last },
       );
     }

@@ -48,20 +48,6 @@ async function onPath(binary: string, env: Record<string, string | undefined>): 
   return null;
 }
 
-// besu ends a refused start with usage hints ("To display full help: besu [COMMAND] --help"),
-// so the engine's "last line" would hide the reason: name the line that says what went wrong.
-const BESU_REASON = /unknown option|invalid|error|exception|unable|failed|not found|cannot|does not contain/i;
-
-function withBesuReason(err: unknown): unknown {
-  if (!(err instanceof NodeStartFailedError) || err.failure !== 'exited') return err;
-  const reason = err.lastLogLines.find((l) => BESU_REASON.test(l));
-  if (!reason || err.message.endsWith(reason)) return err;
-  const head = /^(.*? exited right after starting \([^)]*\))/.exec(err.message)?.[1];
-  if (!head) return err;
-  const { failure: _f, ...extra } = err.extra ?? {};
-  return new NodeStartFailedError('exited', `${head}: ${reason}`, { ...extra, nodeKey: String(extra.nodeKey ?? ''), lastLogLines: err.lastLogLines });
-}
-
 export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRuntime {
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
@@ -146,9 +132,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
           throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
         }
       }
-      const started = await engine.start(spec).catch((err: unknown) => {
-        throw t.node.client === 'besu' ? withBesuReason(err) : err;
-      });
+      const started = await engine.start(spec);
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
     async stop(t) {

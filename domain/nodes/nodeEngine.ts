@@ -119,6 +119,16 @@ export class NodeStartFailedError extends AppError {
   }
 }
 
+// Words of a line that says why a program stopped. Many clients end a refused start with
+// usage hints (besu: "To display full help: besu [COMMAND] --help"), so the last line alone
+// would hide the reason.
+const FAILURE_LINE = /unknown option|invalid|error|exception|unable|failed|not found|cannot|refused|denied|does not contain/i;
+
+/** The line of a node's last output that says why it stopped: the first that names a failure, else the last. */
+export function failureLine(lines: string[]): string | undefined {
+  return lines.find((l) => FAILURE_LINE.test(l)) ?? lines[lines.length - 1];
+}
+
 const HEX_SECRET = /\b(0x)?[0-9a-fA-F]{64}\b/g;
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { launchSpecIssues, maskSecrets, redactLogLine, NodeStartFailedError, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
+import { failureLine, launchSpecIssues, maskSecrets, redactLogLine, NodeStartFailedError, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 
 const spec = (over: Partial<NodeLaunchSpec> = {}): NodeLaunchSpec => ({
   nodeKey: 'node-1',
@@ -37,6 +37,13 @@ test('maskSecrets hides 32-byte hex strings such as private keys and keeps the r
   assert.is(maskSecrets(`(0) ${key}`), '(0) 0x<redacted>');
   assert.is(maskSecrets(`key ${key.slice(2)} end`), 'key <redacted> end');
   assert.is(maskSecrets('Listening on 127.0.0.1:8545'), 'Listening on 127.0.0.1:8545');
+});
+
+test('failureLine names the line that says why a node stopped, not a usage trailer after it', () => {
+  assert.is(failureLine(["Unknown option: '--no-such-option=1'", 'To display full help:', 'besu [COMMAND] --help']), "Unknown option: '--no-such-option=1'");
+  assert.is(failureLine(['starting', 'Error: listen EADDRINUSE: address already in use 127.0.0.1:8545', '    at Server.setupListenHandle']), 'Error: listen EADDRINUSE: address already in use 127.0.0.1:8545');
+  assert.is(failureLine(['starting', 'bye']), 'bye', 'without a failure word, the last line');
+  assert.is(failureLine([]), undefined);
 });
 
 test('a start failure carries its reason and an HTTP status that fits it', () => {
