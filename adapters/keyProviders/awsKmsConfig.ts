@@ -18,7 +18,8 @@
 //   kmsKeyAliasPrefix  aliases are alias/<prefix><name>; "alias/" in the prefix is optional;
 //                      default "lnm/"
 //   kmsKeyId           optional: an existing key (id, ARN or alias) that status() also checks
-import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { readProviderConfigBody } from './providerConfigBody.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
 
 export type AwsAuthMethod = 'STATIC' | 'PROFILE' | 'ASSUME_ROLE' | 'INSTANCE_ROLE';
 
@@ -48,21 +49,7 @@ const regionPattern = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 const aliasChars = /^[a-zA-Z0-9/_-]*$/;
 
 export function parseAwsKmsProviderConfig(body: { awsKmsConfig?: unknown; config?: unknown }): AwsKmsSettings {
-  const field = body.awsKmsConfig !== undefined ? 'awsKmsConfig' : 'config';
-  const raw = (body.awsKmsConfig ?? body.config) as Record<string, unknown> | undefined;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ValidationError('An AWS KMS provider needs an awsKmsConfig (or config) object.', [{ field: 'awsKmsConfig', message: 'required object' }]);
-  }
-  const issues: FieldIssue[] = [];
-  const str = (name: string): string | undefined => {
-    const v = raw[name];
-    if (v === undefined || v === null || v === '') return undefined;
-    if (typeof v !== 'string') {
-      issues.push({ field: `${field}.${name}`, message: 'must be a string' });
-      return undefined;
-    }
-    return v.trim();
-  };
+  const { field, raw, issues, str } = readProviderConfigBody(body, 'awsKmsConfig', 'An AWS KMS provider');
   const need = (name: string, why: string): string => {
     const v = str(name);
     if (!v) issues.push({ field: `${field}.${name}`, message: why });

@@ -5,7 +5,8 @@
 // Optional in every shape: transitPath (default "transit"), kvPath (default: mount, else "secret"),
 // namespace (Vault Enterprise), caCert (PEM of the CA behind Vault's TLS certificate). The token is returned for the caller to store encrypted; it never
 // appears in an error.
-import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { readProviderConfigBody } from './providerConfigBody.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
 
 export interface VaultConnection {
   address: string;
@@ -23,21 +24,7 @@ export type VaultProviderConfig =
 const mountPattern = /^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*$/;
 
 export function parseVaultProviderConfig(body: { vaultConfig?: unknown; config?: unknown }): VaultProviderConfig {
-  const field = body.vaultConfig !== undefined ? 'vaultConfig' : 'config';
-  const raw = (body.vaultConfig ?? body.config) as Record<string, unknown> | undefined;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ValidationError('A Vault provider needs a vaultConfig (or config) object.', [{ field: 'vaultConfig', message: 'required object' }]);
-  }
-  const issues: FieldIssue[] = [];
-  const str = (name: string): string | undefined => {
-    const v = raw[name];
-    if (v === undefined || v === null || v === '') return undefined;
-    if (typeof v !== 'string') {
-      issues.push({ field: `${field}.${name}`, message: 'must be a string' });
-      return undefined;
-    }
-    return v.trim();
-  };
+  const { field, raw, issues, str } = readProviderConfigBody(body, 'vaultConfig', 'A Vault provider');
   const mountPath = (name: string, dflt: string): string => {
     const v = (str(name) ?? dflt).replace(/^\/+|\/+$/g, '');
     if (!mountPattern.test(v)) issues.push({ field: `${field}.${name}`, message: 'must be a mount path such as "transit" or "kv/keys"' });
