@@ -14,6 +14,7 @@ import { getNode, listNodes } from '../../projections/evmNodes.ts';
 import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../evm/evmContext.ts';
 import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../evm/evmNodeCreate.ts';
 import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import type { AppDeps } from '../deps.ts';
 
 const tags = ['nodes'];
 const Port = Type.Integer({ description: 'host port 1024-65535; left out: allocated' });
@@ -48,6 +49,14 @@ async function settledView(input: Parameters<typeof awaitSettled>[0], id: number
   return nodeView(input.deps, row);
 }
 
+/** One page of nodes with their live view, of one platform or all. */
+async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number }, platform: string | undefined) {
+  const limit = query.limit ?? deps.config.defaultPageSize;
+  const offset = query.offset ?? 0;
+  const r = await listNodes(deps.pool, { limit, offset, platform });
+  return page(await Promise.all(r.items.map((n) => nodeView(deps, n))), r.total, limit, offset);
+}
+
 export const nodeRoutes = [
   defineRoute({
     method: 'post', path: '/nodes', summary: 'Create a node (evm: EVM_FULLNODE in a network; it starts automatically)', tags, permission: 'NODE_CREATE',
@@ -79,10 +88,7 @@ export const nodeRoutes = [
     query: Type.Object({ ...PageQuery, platform: Type.Optional(Platform) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(NodeViewSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
-      const r = await listNodes(deps.pool, { limit, offset, platform: query.platform });
-      return { body: page(await Promise.all(r.items.map((n) => nodeView(deps, n))), r.total, limit, offset) };
+      return { body: await nodePage(deps, query, query.platform) };
     },
   }),
   defineRoute({
@@ -91,10 +97,7 @@ export const nodeRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(NodeViewSchema) } },
     async handler({ deps, params, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
-      const r = await listNodes(deps.pool, { limit, offset, platform: params.platform });
-      return { body: page(await Promise.all(r.items.map((n) => nodeView(deps, n))), r.total, limit, offset) };
+      return { body: await nodePage(deps, query, params.platform) };
     },
   }),
   defineRoute({
