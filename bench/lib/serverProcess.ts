@@ -92,18 +92,4 @@ export function basicAuth(username: string, password: string): string {
 }
 
 /** fetch + JSON for the bench's own set-up calls. */
-export async function call(api: string, method: string, p: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) {
-  const r = await fetch(api + p, {
-    method,
-    headers: { ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: r.status, headers: r.headers, json, text };
-}
+export { call } from '../../test/helpers/httpCall.ts';

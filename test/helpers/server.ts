@@ -107,19 +107,4 @@ export function basic(username: string, password: string): string {
 
 export const adminAuth = () => ({ authorization: basic(ADMIN.username, ADMIN.password) });
 
-/** fetch + JSON with sensible defaults for tests. */
-export async function call(base: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string>; raw?: string } = {}) {
-  const r = await fetch(base + path, {
-    method,
-    headers: { ...(opts.body !== undefined || opts.raw !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
-    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
-  });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: r.status, headers: r.headers, json, text };
-}
+export { call } from './httpCall.ts';

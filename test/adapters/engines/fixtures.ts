@@ -3,21 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+export { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import type { NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 
 export const anvilBinary = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil');
-
-/** A port nothing listens on right now (the kernel picks it). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Holds a port open until close() (to make a node's port "in use"). */
 export function occupyPort(port: number): Promise<net.Server> {

@@ -4,7 +4,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEvmGenesis, evmGenesisBlockHash } from '../../../domain/networks/evmGenesis.ts';
@@ -14,6 +13,7 @@ import { EMPTY_TRIE_ROOT } from '../../../domain/networks/merklePatriciaTrie.ts'
 import { anvilBinaryPath, anvilRunCommand, anvilSpecFromGenesis, anvilStatePath, bootstrapAnvilState } from '../../../adapters/evm/anvilLaunch.ts';
 import { evmJsonRpc } from '../../../adapters/evm/jsonRpc.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 
 const children = new Set<ChildProcess>();
 function stop(child: ChildProcess): Promise<void> {
@@ -28,16 +28,6 @@ onGlobalTeardown(async () => {
   for (const c of [...children]) await stop(c);
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function startAnvil(command: string, args: string[], port: number): Promise<ChildProcess> {
   const child = spawn(command, args, { stdio: 'ignore' });

@@ -6,7 +6,6 @@ import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { computeAddress } from 'ethers';
@@ -14,22 +13,13 @@ import { createEvmGenesis, evmGenesisBlockHash } from '../../../domain/networks/
 import { besuConfigToml, besuOptions, besuCommandWithConfigFile } from '../../../domain/networks/besuConfig.ts';
 import { evmJsonRpc } from '../../../adapters/evm/jsonRpc.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 
 const besu = process.env.BESU_PATH ?? (spawnSync('sh', ['-c', 'command -v besu'], { encoding: 'utf8' }).stdout.trim() || null);
 const besuSuite = suite('besu runs the generated genesis');
 const run = besu ? besuSuite : besuSuite.skip;
 if (!besu) console.log('SKIP besu integration (test/adapters/evm/besuGenesis.int.test.ts): no `besu` on PATH and BESU_PATH unset.');
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const ctx: { dir: string; child?: ChildProcess } = { dir: '' };
 besuSuite.after(async () => {

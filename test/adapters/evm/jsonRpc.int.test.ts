@@ -7,17 +7,8 @@ import { anvilBinaryPath } from '../../../adapters/evm/anvilLaunch.ts';
 import { EvmRpcError, evmJsonRpc } from '../../../adapters/evm/jsonRpc.ts';
 import { UnavailableError } from '../../../domain/shared/errors.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function rejectsWith<T>(p: Promise<unknown>, type: new (...a: never[]) => T, pattern: RegExp): Promise<T> {
   try {
