@@ -1,0 +1,60 @@
+// What a consortium node (a Fabric 2.5 peer or orderer of one organization) is, as recorded in
+// its NodeCreated event (stream node-<id>, the same stream and lifecycle events as every node).
+// Its identity and TLS keys are ordinary keys of the organization's key provider (/keys,
+// purposes IDENTITY and TLS), issued by the organization's signing CA and TLS CA.
+
+export type ConsortiumNodeType = 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER';
+export type ConsortiumNodeRole = 'peer' | 'orderer';
+
+export interface ConsortiumPeerConfig {
+  /** Address the node binds to (0.0.0.0 or 127.0.0.1). */
+  listenAddress: string;
+  /** Host name others reach it by; the certificates' CN and a SAN. */
+  hostname: string;
+  /** host:port advertised to clients and gossip (peer.gossip.externalEndpoint). */
+  externalEndpoint: string;
+  /** Extra SANs of its TLS certificate (DNS names and IP addresses). */
+  domainNames: string[];
+  /** gRPC (endorser, deliver, gateway, gossip). */
+  port: number;
+  /** Chaincode server callbacks (peer.chaincodeListenAddress). */
+  chaincodePort: number;
+  /** Operations: /healthz and Prometheus /metrics over plain HTTP. */
+  operationsPort: number;
+}
+
+export interface ConsortiumOrdererConfig {
+  listenAddress: string;
+  hostname: string;
+  externalEndpoint: string;
+  domainNames: string[];
+  /** gRPC (broadcast, deliver, cluster). */
+  port: number;
+  /** Channel participation API (osnadmin), mutual TLS. */
+  adminPort: number;
+  operationsPort: number;
+}
+
+export type ConsortiumNodeConfig = ConsortiumPeerConfig | ConsortiumOrdererConfig;
+
+export interface ConsortiumNodeCreatedData {
+  nodeId: number;
+  name: string;
+  platform: 'CONSORTIUM';
+  nodeType: ConsortiumNodeType;
+  role: ConsortiumNodeRole;
+  organizationId: number;
+  mspId: string;
+  /** Networks a node joins later; a consortium node is created outside any network. */
+  networkId: null;
+  client: 'fabric';
+  engine: 'process' | 'docker';
+  config: ConsortiumNodeConfig;
+  /** Keys of the organization's key provider: signing identity (OU peer/orderer) and TLS. */
+  identityKeyId: number;
+  tlsKeyId: number;
+  resources: { cpu?: string; memory?: string } | null;
+  at: string;
+}
+
+export const isOrdererConfig = (c: ConsortiumNodeConfig): c is ConsortiumOrdererConfig => 'adminPort' in c;

@@ -1,0 +1,110 @@
+// What the consortium routes and sagas need from the outside world, named for the domain.
+// adapters/consortium/ implements them against real Fabric 2.5 binaries (process engine) or
+// images (docker engine), over Fabric's own gRPC and HTTPS APIs.
+import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngine.ts';
+import type { ConsortiumNodeCreatedData } from './consortiumNode.ts';
+
+/** Certificates (PEM) of an organization as Fabric's MSP needs them. */
+export interface OrganizationMsp {
+  mspId: string;
+  /** Signing CA (cacerts) and TLS CA (tlscacerts). */
+  signCaCertPem: string;
+  tlsCaCertPem: string;
+  /** The organization's admin identity (OU admin), issued by the signing CA. */
+  adminCertPem: string;
+}
+
+/** What is written into a node's directory at start; the two private keys are written 0600 and never logged. */
+export interface ConsortiumNodeMaterial {
+  organization: OrganizationMsp;
+  identityCertPem: string;
+  identityKeyPem: string;
+  tlsCertPem: string;
+  tlsKeyPem: string;
+}
+
+export interface ConsortiumNodeTarget {
+  node: ConsortiumNodeCreatedData;
+  organization: { organizationId: number; name: string; mspId: string };
+}
+
+export interface ConsortiumNodeLive {
+  /** What /healthz said (status OK). */
+  healthy: true;
+}
+
+export interface ConsortiumNodeRuntime {
+  /** Whether the Fabric binary (process: LNM_FABRIC_BIN or PATH) or image (docker) of this role is present; the reason when not. */
+  available(engine: NodeEngineKind, role: 'peer' | 'orderer'): Promise<{ ok: true } | { ok: false; reason: string }>;
+  portsInUse(ports: number[]): Promise<number[]>;
+  /** Writes MSP, TLS and config into the node directory, then starts; throws NodeStartFailedError naming the reason. */
+  start(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  stop(target: ConsortiumNodeTarget): Promise<void>;
+  remove(target: ConsortiumNodeTarget): Promise<void>;
+  status(target: ConsortiumNodeTarget): Promise<NodeStatus>;
+  /** GET /healthz on the operations port; throws with the reason when it is not OK. */
+  live(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumNodeLive>;
+  logs(target: ConsortiumNodeTarget, tail: number): Promise<string[]>;
+  followLogs(target: ConsortiumNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
+}
+
+/** Signs as a member of an organization (its admin); the private key stays in the key provider. */
+export interface FabricSigner {
+  mspId: string;
+  certificatePem: string;
+  /** ECDSA over SHA-256 of `message`, DER, low-S normalized (Fabric refuses high-S signatures). */
+  sign(message: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A TLS client identity for mutual TLS (the orderer's admin endpoint). Key material stays inside the adapter call. */
+export interface TlsClientIdentity {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+export interface Endpoint {
+  host: string;
+  port: number;
+  /** TLS CA that issued the server's certificate. */
+  tlsCaCertPem: string;
+  /** Name to check the server certificate against, when not `host`. */
+  serverName?: string;
+}
+
+export interface ChannelOrganization extends OrganizationMsp {
+  anchorPeers?: { host: string; port: number }[];
+}
+
+export interface OrdererOrganization extends OrganizationMsp {
+  /** host:port of its orderers (OrdererEndpoints of the organization). */
+  endpoints: string[];
+}
+
+export interface RaftConsenter {
+  host: string;
+  port: number;
+  clientTlsCertPem: string;
+  serverTlsCertPem: string;
+}
+
+export interface ChannelBatchSettings {
+  batchTimeout: string; // "2s"
+  maxMessageCount: number; // 500
+  absoluteMaxBytes: number; // 10 MiB
+  preferredMaxBytes: number; // 2 MiB
+}
+
+export interface ChannelPolicy {
+  type: 'ImplicitMeta' | 'Signature';
+  rule: string; // "ANY Readers", "MAJORITY Admins", or "OR('Org1MSP.member')"
+}
+
+export interface ChannelGenesisInput {
+  channelName: string;
+  peerOrganizations: ChannelOrganization[];
+  ordererOrganizations: OrdererOrganization[];
+  consenters: RaftConsenter[];
+  batch: ChannelBatchSettings;
+  /** Channel-level Readers/Writers/Admins; Fabric's defaults when absent. */
+  policies?: Record<string, ChannelPolicy>;
+}
