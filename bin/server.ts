@@ -27,6 +27,8 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
+import { byPlatform } from '../domain/nodes/nodeOperations.ts';
+import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
@@ -114,14 +116,14 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
-  const evmSagas = {
-    runtime: evm.runtime,
+  const nodeSagas = {
+    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime) }),
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);

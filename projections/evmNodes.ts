@@ -1,8 +1,9 @@
 import type pg from 'pg';
 import type { Projection, SqlStatement } from './projection.ts';
-import type { EvmNodeConfig, EvmNodeCreatedData, EvmNodeStatus } from '../domain/evm/evmNode.ts';
+import { type NodeStatus } from '../domain/nodes/node.ts';
+import type { EvmNodeConfig, EvmNodeCreatedData } from '../domain/evm/evmNode.ts';
 
-const status = (id: unknown, s: EvmNodeStatus, at: unknown, extra = ''): SqlStatement => ({
+const status = (id: unknown, s: NodeStatus, at: unknown, extra = ''): SqlStatement => ({
   text: `UPDATE nodes SET status = $2, updated_at = $3${extra} WHERE id = $1`,
   values: [id, s, at],
 });
@@ -61,7 +62,7 @@ export interface NodeRow {
   config: EvmNodeConfig;
   validatorAddress: string | null;
   resources: Record<string, string> | null;
-  status: EvmNodeStatus;
+  status: NodeStatus;
   error: string | null;
   startedAt: string | null;
   downSince: string | null;

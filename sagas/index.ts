@@ -4,21 +4,21 @@ import { apiKeyExpirySaga } from './apiKeyExpiry.ts';
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import { certificateExpirySaga } from './certificateExpiry.ts';
 import { keyRotationSaga } from './keyRotation.ts';
-import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
+import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
 
 export interface SagaDeps {
   store: EventStore;
-  /** EVM node lifecycle and health monitor; left out when evm networks are not wired. */
-  evm?: { runtime: EvmNodeRuntime; healthSettings: () => Promise<HealthSettings> };
+  /** Node lifecycle and health monitor over every wired platform's node operations; left out when no platform is wired. */
+  nodes?: { operationsFor: NodeOperationsFor; healthSettings: () => Promise<HealthSettings> };
   /** Key providers and X.509 (certificate renewal); the rotation saga runs only when given. */
   keys?: KeyServices;
 }
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
-  const evm = deps.evm ? [nodeLifecycleSaga(deps.store, deps.evm.runtime), nodeHealthSaga(deps.store, deps.evm.runtime, deps.evm.healthSettings)] : [];
+  const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
-  return [apiKeyExpirySaga(deps.store), ...evm, ...keys];
+  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys];
 }

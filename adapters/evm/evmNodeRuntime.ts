@@ -12,7 +12,7 @@ import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { evmNodeKey } from '../../domain/evm/evmNode.ts';
+import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
@@ -56,7 +56,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   let dockerEngine: NodeEngine | null = null;
   const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
-  const keyOf = (t: EvmNodeTarget) => evmNodeKey(t.node.nodeId);
+  const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
 
   async function besuImagePresent(): Promise<boolean> {
     try {

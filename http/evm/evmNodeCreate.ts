@@ -4,7 +4,8 @@
 import type { RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { evmNode, evmNodeStream, type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/evmNodes.ts';
@@ -114,7 +115,7 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
 /** Creates the node and asks for its start; returns its id. */
 export async function createEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
   const nodeId = await oneAtATime(() => recordEvmNode(input, network, req));
-  await runCommand(input, evmNodeStream(nodeId), evmNode, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }
 
@@ -139,7 +140,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
   const config = await resolvePorts(input, req, network, role);
   const nodeId = await deps.nextId('node');
   const at = deps.clock().toISOString();
-  await runCommand(input, evmNodeStream(nodeId), evmNode, {
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
     type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
     client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
   });

@@ -8,7 +8,7 @@ import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
-import { evmNode, evmNodeStream } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
 import type { AppDeps } from '../deps.ts';
@@ -154,7 +154,7 @@ export const networkRoutes = [
     async handler(input) {
       const { deps, params } = input;
       await networkOr404(deps, params.id);
-      for (const n of await networkNodes(input, params.id)) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
+      for (const n of await networkNodes(input, params.id)) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
       await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, { type: 'DeleteNetwork', networkId: params.id, nodeCount: 0, at: deps.clock().toISOString() });
       return { status: 204 };
     },
@@ -228,7 +228,7 @@ export const networkRoutes = [
         await createEvmNode(input, network, { name: `${network.name}-node-1`, isBootnode: false, ports: {} });
       }
       const nodes = await networkNodes(input, network.id);
-      for (const n of nodes) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
+      for (const n of nodes) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
       const settled = await Promise.all(nodes.map((n) => awaitSettled(input, n.id)));
       return { body: { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NodeRow => !!n).map((n) => nodeView(deps, n))) } };
     },

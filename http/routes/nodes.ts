@@ -8,7 +8,7 @@ import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { evmNode, evmNodeStream } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
 import { getNode, listNodes } from '../../projections/evmNodes.ts';
 import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../evm/evmContext.ts';
@@ -134,7 +134,7 @@ export const nodeRoutes = [
       if (body.name !== undefined) await checkNodeName(input, body.name, node.id);
       const network = await networkOr404(deps, node.networkId!);
       const config = body.config ? await updateEvmNodePorts(input, network, node, body.config) : undefined;
-      await runCommand(input, evmNodeStream(node.id), evmNode, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config: config ?? {}, at: deps.clock().toISOString() });
+      await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config: config ?? {}, at: deps.clock().toISOString() });
       return { body: await nodeView(deps, await nodeOr404(deps, node.id)) };
     },
   }),
@@ -142,7 +142,7 @@ export const nodeRoutes = [
     method: 'delete', path: '/nodes/:id', summary: 'Delete a node (stopped and its files removed)', tags, permission: 'NODE_DELETE', params: IdParam,
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such node' } },
     async handler(input) {
-      await runCommand(input, evmNodeStream(input.params.id), evmNode, { type: 'DeleteNode', nodeId: input.params.id, at: input.deps.clock().toISOString() });
+      await runCommand(input, nodeStream(input.params.id), nodeAggregate, { type: 'DeleteNode', nodeId: input.params.id, at: input.deps.clock().toISOString() });
       return { status: 204 };
     },
   }),
@@ -154,7 +154,7 @@ export const nodeRoutes = [
         const { deps, params } = input;
         const at = deps.clock().toISOString();
         const command = action === 'stop' ? { type: 'StopNode' as const, nodeId: params.id, at } : { type: 'StartNode' as const, nodeId: params.id, restart: action === 'restart', at };
-        await runCommand(input, evmNodeStream(params.id), evmNode, command);
+        await runCommand(input, nodeStream(params.id), nodeAggregate, command);
         return { body: await settledView(input, params.id) };
       },
     }),
@@ -175,7 +175,7 @@ export const nodeRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of events, oldest first' }, 404: { description: 'no such node' } },
     async handler({ deps, params, query }) {
-      const events = await deps.store.readStream(evmNodeStream(params.id));
+      const events = await deps.store.readStream(nodeStream(params.id));
       if (!events.length) throw new NotFoundError('Node', params.id);
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
