@@ -8,7 +8,7 @@ import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
-import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/evmNodes.ts';
+import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 
@@ -106,7 +106,7 @@ export async function networkNodes(input: Input, networkId: number): Promise<Nod
 // Port allocation reads the assigned ports and then records the node: concurrent creations in
 // this service would otherwise pick the same free port. One service instance per database.
 let allocation: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   const run = allocation.then(work, work);
   allocation = run.catch(() => undefined);
   return run;

@@ -2,7 +2,7 @@
 // uptime_seconds, live from the node's JSON-RPC when it runs, plus what an operator needs.
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps.ts';
-import type { NodeRow } from '../../projections/evmNodes.ts';
+import type { NodeRow } from '../../projections/nodes.ts';
 import { getEvmNetwork } from '../../projections/evmNetworks.ts';
 import { evmOf, targetOf } from './evmContext.ts';
 

@@ -10,7 +10,7 @@ import { ValidationError } from '../../domain/shared/errors.ts';
 import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import type { AppDeps } from '../deps.ts';
 import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
