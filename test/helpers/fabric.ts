@@ -128,7 +128,9 @@ export async function testOrganization(mspId: string, domain: string, now = new 
   };
 }
 
-let nextNodeId = 9000;
+// Random start: docker containers are named lnm-node-<id> on one Docker Engine that parallel test
+// runs (and other worktrees) share.
+let nextNodeId = 100_000 + Math.floor(Math.random() * 800_000);
 
 /** A node record as the domain would have it, with free loopback ports. */
 export async function testNodeRecord(org: TestOrganization, role: ConsortiumNodeRole, name: string, opts: { nodeId?: number; engine?: 'process' | 'docker'; organizationId?: number } = {}): Promise<ConsortiumNodeCreatedData> {
