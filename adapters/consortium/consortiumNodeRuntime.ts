@@ -24,8 +24,8 @@ import { portsInUse } from '../engines/hostPorts.ts';
 import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
-import { localAddress } from './fabricNodeConfig.ts';
-import { fabricDisplayName, peerLaunchSpec, type ExternalBuilder } from './peerLaunch.ts';
+import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
+import { assertNodeConfig, fabricDisplayName, peerLaunchSpec, type ExternalBuilder } from './peerLaunch.ts';
 import { ordererLaunchSpec } from './ordererLaunch.ts';
 
 export interface ConsortiumNodeRuntimeOptions {
@@ -139,8 +139,9 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       if (t.node.mspId !== t.organization.mspId || material.organization.mspId !== t.organization.mspId) {
         throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: its MSP id ${t.node.mspId} is not that of the material's organization ${material.organization.mspId}.`, { nodeKey });
       }
+      assertNodeConfig(t, displayName);
       try {
-        checkNodeMaterial(material);
+        checkNodeMaterial(material, nodeTlsHosts(t.node.config));
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
         throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: ${err.message}`, { nodeKey, issues: err.details });

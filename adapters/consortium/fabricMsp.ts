@@ -6,15 +6,17 @@
 //       tls/ca.crt  tls/server.crt  tls/server.key (secret)
 //   clientMspFiles(org, identity, tls?) an admin's or client's MSP folder for CLI tools (peer CLI,
 //       osnadmin): msp/... as above, plus tls/ca.crt, tls/client.crt, tls/client.key when given
-//   checkNodeMaterial(material)         refuses material Fabric would fail on later with an obscure
+//   checkNodeMaterial(material, hosts?) refuses material Fabric would fail on later with an obscure
 //       message: PEMs that do not parse, a key that is not its certificate's, a certificate not
-//       issued by the organization's CA (ValidationError naming the field; never the key text)
+//       issued by the organization's CA, a TLS certificate without SANs for `hosts`
+//       (ValidationError naming the field; never the key text)
 //   writeFabricFiles(dir, files)        writes such files outside a node engine (CLI folders)
 //
 // NodeOUs are on, so the role (peer, orderer, admin, client) is the certificate's OU and no
 // admincerts folder is needed (Fabric 2.x).
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import type { NodeFile } from '../../domain/nodes/nodeEngine.ts';
 import type { ConsortiumNodeMaterial, OrganizationMsp } from '../../domain/consortium/consortiumPorts.ts';
@@ -115,9 +117,14 @@ function checkPair(certPem: string, keyPem: string, certField: string, keyField:
   if (!cert.verify(issuer.publicKey)) throw new ValidationError(`The ${certField} was not issued by the organization's ${issuerField}.`, [{ field: certField, message: `not issued by the ${issuerField}` }]);
 }
 
-export function checkNodeMaterial(material: ConsortiumNodeMaterial): void {
+/** `hosts`: names the TLS certificate must be valid for (fabricNodeConfig.ts nodeTlsHosts). */
+export function checkNodeMaterial(material: ConsortiumNodeMaterial, hosts: string[] = []): void {
   const signCa = certificate(material.organization.signCaCertPem, 'signCaCertPem');
   const tlsCa = certificate(material.organization.tlsCaCertPem, 'tlsCaCertPem');
   checkPair(material.identityCertPem, material.identityKeyPem, 'identityCertPem', 'identityKeyPem', signCa, 'signing CA');
   checkPair(material.tlsCertPem, material.tlsKeyPem, 'tlsCertPem', 'tlsKeyPem', tlsCa, 'TLS CA');
+  const tls = certificate(material.tlsCertPem, 'tlsCertPem');
+  // Clients (and this service, on loopback) check the name they dial against the SANs.
+  const missing = hosts.filter((h) => (isIP(h) ? !tls.checkIP(h) : !tls.checkHost(h)));
+  if (missing.length) throw new ValidationError(`The tlsCertPem is not valid for ${missing.join(', ')}, which the node answers on.`, [{ field: 'tlsCertPem', message: `SANs lack ${missing.join(', ')}` }]);
 }

@@ -45,6 +45,15 @@ export function nodeConfigIssues(config: ConsortiumNodeConfig): FieldIssue[] {
   return issues;
 }
 
+/**
+ * The names the node's TLS certificate must carry as SANs: its host name, its extra domain
+ * names, the host of its external endpoint, and loopback (this service reaches it there).
+ */
+export function nodeTlsHosts(config: ConsortiumNodeConfig): string[] {
+  const external = splitEndpoint(config.externalEndpoint)?.host;
+  return [...new Set([config.hostname, ...(config.domainNames ?? []), ...(external ? [external] : []), 'localhost', '127.0.0.1'])];
+}
+
 /** Where the service reaches the node's own HTTP endpoints: loopback when it listens on every address. */
 export function localAddress(config: ConsortiumNodeConfig): string {
   return config.listenAddress === '0.0.0.0' || config.listenAddress === '::' ? '127.0.0.1' : config.listenAddress;

@@ -10,24 +10,30 @@
 //   org.adminTls       -> TlsClientIdentity for the orderer's admin endpoint (osnadmin)
 //   org.adminSigner    -> FabricSigner (admin identity, low-S ECDSA) for proposals and config updates
 //   await org.writeAdminMsp(dir) -> an admin MSP folder (+ tls/client.*) for the peer CLI / osnadmin
+//   peerCliEnv(org, peer, dir) -> env to run ../shared/fabric/bin/peer as that admin against `peer`
+//   await ccaasPackage(dir, 'basic_1.0', 'host:port') -> a chaincode-as-a-service package file
 //   fabricBinDir()     -> absolute ../shared/fabric/bin (LNM_FABRIC_BIN of the tests)
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSelfSignedCa, issueCertificate } from '../../adapters/x509/certificateBuilder.ts';
 import { privateKeySigner, type CertificateSigner } from '../../adapters/x509/certificateSigner.ts';
 import { nodeIdentityProfile, nodeTlsProfile, organizationCaProfile, tlsCaProfile, type NodeRole, type OrganizationNaming } from '../../adapters/x509/certificateProfiles.ts';
-import { clientMspFiles, writeFabricFiles } from '../../adapters/consortium/fabricMsp.ts';
+import { clientMspFiles, mspPaths, writeFabricFiles } from '../../adapters/consortium/fabricMsp.ts';
+import { nodeTlsHosts } from '../../adapters/consortium/fabricNodeConfig.ts';
 import { createConsortiumNodeRuntime, type ConsortiumNodeRuntimeOptions } from '../../adapters/consortium/consortiumNodeRuntime.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget, FabricSigner, OrganizationMsp, TlsClientIdentity } from '../../domain/consortium/consortiumPorts.ts';
 import type { ConsortiumNodeCreatedData, ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
 
+const execFileAsync = promisify(execFile);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** ../shared/fabric/bin from the repository root, absolute (the CI layout). */
@@ -66,6 +72,8 @@ export interface TestOrganization {
   /** Identity (OU = role) and TLS certificates for a node or client; TLS SANs: hostname, localhost, 127.0.0.1, extra hosts. */
   issue(commonName: string, role: NodeRole, hosts?: string[]): Promise<{ identity: IssuedPair; tls: IssuedPair }>;
   nodeMaterial(hostname: string, role: ConsortiumNodeRole, hosts?: string[]): Promise<ConsortiumNodeMaterial>;
+  /** Material for a node record: TLS SANs are the names the runtime requires (nodeTlsHosts). */
+  materialFor(node: ConsortiumNodeCreatedData): Promise<ConsortiumNodeMaterial>;
   /** Writes <dir>/msp (admin identity) and <dir>/tls/{ca,client}.* for CLI tools; returns dir. */
   writeAdminMsp(dir: string): Promise<string>;
 }
@@ -108,6 +116,10 @@ export async function testOrganization(mspId: string, domain: string, now = new 
   const adminIssued = await issue(`admin.${domain}`, 'admin');
   const msp: OrganizationMsp = { mspId, signCaCertPem: signCa.certPem, tlsCaCertPem: tlsCa.certPem, adminCertPem: adminIssued.identity.certPem };
   const adminKey = createPrivateKey(adminIssued.identity.keyPem);
+  async function nodeMaterial(hostname: string, role: ConsortiumNodeRole, hosts: string[] = []): Promise<ConsortiumNodeMaterial> {
+    const { identity, tls } = await issue(hostname, role, hosts);
+    return { organization: msp, identityCertPem: identity.certPem, identityKeyPem: identity.keyPem, tlsCertPem: tls.certPem, tlsKeyPem: tls.keyPem };
+  }
   return {
     msp,
     domain,
@@ -117,10 +129,8 @@ export async function testOrganization(mspId: string, domain: string, now = new 
     adminTls: { certificatePem: adminIssued.tls.certPem, privateKeyPem: adminIssued.tls.keyPem },
     adminSigner: { mspId, certificatePem: adminIssued.identity.certPem, sign: async (m) => lowSSign(adminKey, m) },
     issue,
-    async nodeMaterial(hostname, role, hosts = []) {
-      const { identity, tls } = await issue(hostname, role, hosts);
-      return { organization: msp, identityCertPem: identity.certPem, identityKeyPem: identity.keyPem, tlsCertPem: tls.certPem, tlsKeyPem: tls.keyPem };
-    },
+    nodeMaterial,
+    materialFor: (node) => nodeMaterial(node.config.hostname, node.role, nodeTlsHosts(node.config)),
     async writeAdminMsp(dir) {
       await writeFabricFiles(dir, clientMspFiles(msp, adminIssued.identity, adminIssued.tls));
       return dir;
@@ -130,6 +140,34 @@ export async function testOrganization(mspId: string, domain: string, now = new 
 
 // Random start: docker containers are named lnm-node-<id> on one Docker Engine that parallel test
 // runs (and other worktrees) share.
+/**
+ * Environment for Fabric's own peer CLI acting as the organization's admin against `peer`
+ * (write the admin folder with org.writeAdminMsp(adminDir) first).
+ */
+export function peerCliEnv(org: TestOrganization, peer: { target: ConsortiumNodeTarget }, adminDir: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    FABRIC_CFG_PATH: path.resolve(fabricBinDir(), '..', 'config'),
+    CORE_PEER_LOCALMSPID: org.msp.mspId,
+    CORE_PEER_MSPCONFIGPATH: path.join(adminDir, mspPaths.dir),
+    CORE_PEER_ADDRESS: `127.0.0.1:${peer.target.node.config.port}`,
+    CORE_PEER_TLS_ENABLED: 'true',
+    CORE_PEER_TLS_ROOTCERT_FILE: path.join(adminDir, mspPaths.tlsCa),
+  };
+}
+
+/** A chaincode-as-a-service package (metadata.json type ccaas + code.tar.gz with connection.json) at <dir>/<label>.tgz. */
+export async function ccaasPackage(dir: string, label: string, address: string): Promise<string> {
+  const src = path.join(dir, `${label}-src`);
+  await mkdir(src, { recursive: true });
+  await writeFile(path.join(src, 'connection.json'), JSON.stringify({ address, dial_timeout: '10s', tls_required: false }));
+  await writeFile(path.join(dir, `${label}-metadata.json`), JSON.stringify({ type: 'ccaas', label }));
+  await execFileAsync('tar', ['-C', src, '-czf', path.join(src, 'code.tar.gz'), 'connection.json']);
+  const out = path.join(dir, `${label}.tgz`);
+  await execFileAsync('tar', ['-czf', out, '--transform', `s|^.*-metadata.json$|metadata.json|`, '-C', dir, `${label}-metadata.json`, '-C', src, 'code.tar.gz']);
+  return out;
+}
+
 let nextNodeId = 100_000 + Math.floor(Math.random() * 800_000);
 
 /** A node record as the domain would have it, with free loopback ports. */
@@ -196,7 +234,7 @@ export async function startFabricNodes(options: Partial<ConsortiumNodeRuntimeOpt
   async function start(org: TestOrganization, role: ConsortiumNodeRole, name: string, engine: 'process' | 'docker' = 'process'): Promise<StartedFabricNode> {
     const node = await testNodeRecord(org, role, name, { engine });
     const target = testTarget(org, node);
-    const material = await org.nodeMaterial(node.config.hostname, role);
+    const material = await org.materialFor(node);
     started.push(target);
     await runtime.start(target, material);
     const out = { target, material };

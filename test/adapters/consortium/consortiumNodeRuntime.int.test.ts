@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
+import { X509Certificate } from 'node:crypto';
 import { createConsortiumNodeRuntime } from '../../../adapters/consortium/consortiumNodeRuntime.ts';
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumOrdererConfig, type ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
-import { fabricBinDir, fabricTestEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
+import { ccaasPackage, fabricBinDir, fabricTestEnv, peerCliEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
@@ -95,7 +96,7 @@ test("the peer's gRPC port speaks TLS with a certificate for its host name and 1
     });
     socket.once('error', reject);
   });
-  const sans = cert.subjectaltname.split(', ');
+  const sans = (cert.subjectaltname ?? '').split(', ');
   assert.ok(sans.includes(`DNS:${c.hostname}`), cert.subjectaltname);
   assert.ok(sans.includes('IP Address:127.0.0.1'), cert.subjectaltname);
   // Checked against 127.0.0.1 too: clients that dial the IP verify it.
@@ -141,6 +142,16 @@ test("the orderer's admin endpoint refuses clients without a certificate of the 
   assert.match(stdout, /Status: 200/);
 });
 
+test('the peer installs a chaincode-as-a-service package through the ccaas builder in its directory', async ({ peer, org, scratch }) => {
+  const pkg = await ccaasPackage(scratch, 'basic_1.0', 'basic.org1.example.com:9999');
+  const env = peerCliEnv(org, peer, await org.writeAdminMsp(path.join(scratch, 'peer-admin')));
+  const peerCli = path.join(fabricBinDir(), 'peer');
+  const installed = await run(peerCli, ['lifecycle', 'chaincode', 'install', pkg], { env });
+  assert.match(installed.stdout + installed.stderr, /Chaincode code package identifier: basic_1\.0:[0-9a-f]{64}/);
+  const listed = await run(peerCli, ['lifecycle', 'chaincode', 'queryinstalled'], { env });
+  assert.match(listed.stdout, /Label: basic_1\.0/);
+});
+
 test('key files are 0600 and no private key appears in the logs', async (ctx) => {
   for (const n of [ctx.peer, ctx.orderer]) {
     const dir = nodeDir(ctx, n);
@@ -161,7 +172,7 @@ test('a taken port gives port-in-use and starts nothing', async ({ fabric, org }
   const blocker = net.createServer();
   await new Promise<void>((r) => blocker.listen(node.config.operationsPort, '127.0.0.1', r));
   try {
-    const err = await startFailure(fabric.runtime.start(testTarget(org, node), await org.nodeMaterial(node.config.hostname, 'peer')));
+    const err = await startFailure(fabric.runtime.start(testTarget(org, node), await org.materialFor(node)));
     assert.is(err.failure, 'port-in-use');
     assert.match(err.message, String(node.config.operationsPort));
     assert.is((await fabric.runtime.status(testTarget(org, node))).state, 'unknown');
@@ -173,7 +184,7 @@ test('a taken port gives port-in-use and starts nothing', async ({ fabric, org }
 test('without the binaries, start fails with binary-missing naming LNM_FABRIC_BIN', async ({ org, scratch }) => {
   const runtime = createConsortiumNodeRuntime({ dataDir: path.join(scratch, 'nobin'), env: { PATH: '/usr/bin:/bin', LNM_FABRIC_BIN: path.join(scratch, 'no-such-dir') } });
   const node = await testNodeRecord(org, 'orderer', 'orderer-nobin');
-  const err = await startFailure(runtime.start(testTarget(org, node), await org.nodeMaterial(node.config.hostname, 'orderer')));
+  const err = await startFailure(runtime.start(testTarget(org, node), await org.materialFor(node)));
   assert.is(err.failure, 'binary-missing');
   assert.match(err.message, 'LNM_FABRIC_BIN');
   const absent = await runtime.available('process', 'peer');
@@ -185,7 +196,7 @@ test('without the binaries, start fails with binary-missing naming LNM_FABRIC_BI
 
 test('material whose key is not its certificate\'s is refused before anything is written', async ({ fabric, org, other }) => {
   const node = await testNodeRecord(org, 'peer', 'peer-badkey');
-  const material = { ...(await org.nodeMaterial(node.config.hostname, 'peer')), tlsKeyPem: (await other.issue('x.org2.example.com', 'peer')).tls.keyPem };
+  const material = { ...(await org.materialFor(node)), tlsKeyPem: (await other.issue('x.org2.example.com', 'peer')).tls.keyPem };
   const err = await startFailure(fabric.runtime.start(testTarget(org, node), material));
   assert.is(err.failure, 'invalid-spec');
   assert.match(err.message, 'tlsKeyPem');
@@ -201,7 +212,7 @@ test('a peer Fabric refuses to run says why in its own words and is not running'
   const runtime = createConsortiumNodeRuntime({ dataDir: path.join(scratch, 'badcfg-data'), env: fabricTestEnv({ LNM_FABRIC_CFG: cfg }) });
   const target = testTarget(org, await testNodeRecord(org, 'peer', 'peer-badcfg'));
   try {
-    const err = await startFailure(runtime.start(target, await org.nodeMaterial(target.node.config.hostname, 'peer')));
+    const err = await startFailure(runtime.start(target, await org.materialFor(target.node)));
     assert.is(err.failure, 'exited');
     assert.match(err.message, /NOSUCHBCCSP/i);
     assert.is.not((await runtime.status(target)).state, 'running');
@@ -210,7 +221,7 @@ test('a peer Fabric refuses to run says why in its own words and is not running'
   }
 });
 
-test('stop leaves the node stopped and unhealthy; a new start serves again from the same directory', async ({ fabric, orderer }) => {
+test('stop leaves the node stopped and unhealthy; a start with renewed certificates serves them from the same directory', async ({ fabric, orderer, org }) => {
   await fabric.runtime.stop(orderer.target);
   assert.is((await fabric.runtime.status(orderer.target)).state, 'stopped');
   const down = await fabric.runtime.live(orderer.target).then(
@@ -218,9 +229,19 @@ test('stop leaves the node stopped and unhealthy; a new start serves again from 
     (e: Error) => e.message,
   );
   assert.match(down, /does not answer/);
-  await fabric.runtime.start(orderer.target, orderer.material);
+  const renewed = await org.materialFor(orderer.target.node);
+  await fabric.runtime.start(orderer.target, renewed);
   await fabric.healthy(orderer);
   assert.is((await fabric.runtime.status(orderer.target)).state, 'running');
+  const served = await new Promise<tls.PeerCertificate>((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port: orderer.target.node.config.port, ca: org.msp.tlsCaCertPem, servername: 'localhost', ALPNProtocols: ['h2'] }, () => {
+      resolve(socket.getPeerCertificate());
+      socket.end();
+    });
+    socket.once('error', reject);
+  });
+  assert.is(served.fingerprint256, new X509Certificate(renewed.tlsCertPem).fingerprint256);
+  assert.is.not(served.fingerprint256, new X509Certificate(orderer.material.tlsCertPem).fingerprint256);
 });
 
 test.run();

@@ -4,24 +4,30 @@
 // images. Skips with a printed reason when no Docker Engine answers or the images are missing.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
 import https from 'node:https';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { createConsortiumNodeRuntime } from '../../../adapters/consortium/consortiumNodeRuntime.ts';
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import type { ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../../domain/consortium/consortiumPorts.ts';
 import type { ConsortiumOrdererConfig } from '../../../domain/consortium/consortiumNode.ts';
 import { dockerSkipReason } from '../../helpers/dockerAvailability.ts';
-import { testNodeRecord, testOrganization, testTarget, type TestOrganization } from '../../helpers/fabric.ts';
+import { ccaasPackage, fabricBinDir, fabricSkipReason, peerCliEnv, testNodeRecord, testOrganization, testTarget, type TestOrganization } from '../../helpers/fabric.ts';
 
+const run = promisify(execFile);
 const peerImage = process.env.LNM_IMAGE_FABRIC_PEER ?? 'lnm-fabric-peer:local';
 const ordererImage = process.env.LNM_IMAGE_FABRIC_ORDERER ?? 'lnm-fabric-orderer:local';
 
 async function skipReason(): Promise<string | undefined> {
   const engine = await dockerSkipReason();
   if (engine) return engine;
+  // The peer CLI that checks the containers comes from the shared release.
+  const binaries = fabricSkipReason();
+  if (binaries) return binaries;
   for (const image of [peerImage, ordererImage]) {
     try {
       await new Docker().getImage(image).inspect();
@@ -78,7 +84,7 @@ test('a peer and an orderer run as containers, healthy, the orderer admin endpoi
     const target = testTarget(org, await testNodeRecord(org, role, `${role}-docker`, { engine: 'docker' }));
     ctx.started.push(target);
     const began = Date.now();
-    const started = await runtime.start(target, await org.nodeMaterial(target.node.config.hostname, role));
+    const started = await runtime.start(target, await org.materialFor(target.node));
     assert.ok(started.containerId);
     await healthy(runtime, target);
     console.log(`    ${role} container healthy ${Date.now() - began} ms after start`);
@@ -101,6 +107,13 @@ test('a peer and an orderer run as containers, healthy, the orderer admin endpoi
   assert.not.match(logs, /PRIVATE KEY/);
 });
 
+test("the peer container installs a chaincode-as-a-service package (the ccaas builder's sh tools are in the image)", async (ctx) => {
+  if (ctx.skip) return;
+  const env = peerCliEnv(ctx.org, { target: ctx.started[1] }, await ctx.org.writeAdminMsp(path.join(ctx.dataDir, 'admin')));
+  const { stdout, stderr } = await run(path.join(fabricBinDir(), 'peer'), ['lifecycle', 'chaincode', 'install', await ccaasPackage(ctx.dataDir, 'basic_1.0', 'basic:9999')], { env });
+  assert.match(stdout + stderr, /Chaincode code package identifier: basic_1\.0:[0-9a-f]{64}/);
+});
+
 test('stop leaves the container stopped', async (ctx) => {
   if (ctx.skip) return;
   const peer = ctx.started[1];
@@ -116,10 +129,10 @@ test('a missing image gives image-missing naming its variable', async (ctx) => {
   if (ctx.skip) return;
   const runtime = createConsortiumNodeRuntime({ dataDir: ctx.dataDir, env: { PATH: '/usr/bin:/bin', LNM_IMAGE_FABRIC_PEER: 'lnm-no-such-image:none' } });
   const target = testTarget(ctx.org, await testNodeRecord(ctx.org, 'peer', 'peer-noimage', { engine: 'docker' }));
-  const err = await runtime.start(target, await ctx.org.nodeMaterial(target.node.config.hostname, 'peer')).then(
+  const err = (await runtime.start(target, await ctx.org.materialFor(target.node)).then(
     () => assert.unreachable('started without its image'),
-    (e: unknown) => e as NodeStartFailedError,
-  );
+    (e: unknown) => e,
+  )) as NodeStartFailedError;
   assert.instance(err, NodeStartFailedError);
   assert.is(err.failure, 'image-missing');
   assert.match(err.message, 'LNM_IMAGE_FABRIC_PEER');
