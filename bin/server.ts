@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import type { Config } from './config.ts';
+import { fabricEnv, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/postgres/embeddedPostgres.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
@@ -29,6 +29,9 @@ import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
+import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
+import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
+import { createConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
@@ -116,8 +119,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
+  const consortium = await createConsortiumDeps({
+    pool: db.pool, store, dataDir: config.dataDir, keys, channels: createConsortiumChannels(), engine: config.nodeEngine,
+    env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
+  });
   const nodeSagas = {
-    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime) }),
+    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
@@ -148,6 +155,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     nextId,
     startedAt: new Date(),
     evm,
+    consortium,
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),

@@ -2,8 +2,18 @@ import type pg from 'pg';
 import type { Projection } from './projection.ts';
 import { CONSORTIUM_NETWORKS_STREAM, type ConsortiumMemberNode, type ConsortiumMemberOrganization, type ConsortiumNetworkCreatedData } from '../domain/consortium/consortiumNetwork.ts';
 import { registerConsortiumAuditDescribers } from '../domain/consortium/consortiumAuditDescribers.ts';
+import { registerOrganizationUsageCheck } from './organizations.ts';
 
 registerConsortiumAuditDescribers();
+
+// A channel whose config names an organization keeps it from being deleted.
+registerOrganizationUsageCheck(async (pool, organizationId) => {
+  const r = await pool.query(
+    `SELECT id, name FROM consortium_networks WHERE organizations @> $1::jsonb OR orderer_organizations @> $1::jsonb ORDER BY id LIMIT 20`,
+    [JSON.stringify([{ organizationId }])],
+  );
+  return r.rows.map((n) => ({ kind: 'network', id: n.id, name: n.name }));
+});
 
 export const consortiumNetworksProjection: Projection = {
   name: 'consortium-networks',

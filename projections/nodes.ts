@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Projection, SqlStatement } from './projection.ts';
+import { registerOrganizationUsageCheck } from './organizations.ts';
 import type { NodeConfig, NodeRecord, NodeStatus } from '../domain/nodes/node.ts';
 import type { ConsortiumNodeConfig } from '../domain/consortium/consortiumNode.ts';
 import type { EvmNodeConfig } from '../domain/evm/evmNode.ts';
@@ -132,3 +133,9 @@ export async function assignedPorts(pool: pg.Pool): Promise<Map<number, string>>
   for (const row of r.rows) for (const k of NODE_PORT_FIELDS) if (row.config?.[k]) out.set(Number(row.config[k]), row.name);
   return out;
 }
+
+// An organization's consortium nodes keep it from being deleted.
+registerOrganizationUsageCheck(async (pool, organizationId) => {
+  const r = await pool.query('SELECT id, name FROM nodes WHERE organization_id = $1 ORDER BY id LIMIT 20', [organizationId]);
+  return r.rows.map((n) => ({ kind: 'node', id: n.id, name: n.name }));
+});

@@ -31,6 +31,7 @@ const ConfigUpdateBody = Type.Object({
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
   config: Type.Record(Type.String(), Type.Unknown(), { description: 'common.Config decoded as configtxlator proto_decode gives it (channel_group, sequence)' }),
+  block: Type.String({ description: 'the config block itself, base64 (for configtxlator, or to import the channel elsewhere)' }),
 });
 const UpdateView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated or unchanged' }),
@@ -41,7 +42,10 @@ async function configView(input: Input, network: ConsortiumNetworkRow) {
   const { deps } = input;
   const orderer = await joinedOrderer(deps, network);
   const fetched = await consortiumOf(deps).channels.fetchConfigBlock(orderer.endpoint, orderer.signer, network.channelName);
-  return { network_id: network.id, channel_name: network.channelName, block_number: fetched.blockNumber, sequence: Number(fetched.config.sequence), config: fetched.config as unknown as Record<string, unknown> };
+  return {
+    network_id: network.id, channel_name: network.channelName, block_number: fetched.blockNumber, sequence: Number(fetched.config.sequence),
+    config: fetched.config as unknown as Record<string, unknown>, block: Buffer.from(fetched.block).toString('base64'),
+  };
 }
 
 /** Applies one change through a config update; 409 naming the organizations whose admin signatures are missing. */
