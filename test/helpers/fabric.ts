@@ -7,6 +7,9 @@
 //   const orderer = await fabric.orderer(org, 'orderer0'); // started; /healthz OK
 //   const peer = await fabric.peer(org, 'peer0');
 //   orderer.target.node.config.adminPort / .port, peer.target.node.config.port, ...
+//   orderer.material.tlsCertPem is both its server and its cluster client certificate: a raft
+//     consenter is { host: '127.0.0.1', port: config.port, clientTlsCertPem = serverTlsCertPem = it }
+//   Certificates carry the host name, localhost and 127.0.0.1 as SANs: dial 127.0.0.1.
 //   org.adminTls       -> TlsClientIdentity for the orderer's admin endpoint (osnadmin)
 //   org.adminSigner    -> FabricSigner (admin identity, low-S ECDSA) for proposals and config updates
 //   await org.writeAdminMsp(dir) -> an admin MSP folder (+ tls/client.*) for the peer CLI / osnadmin
