@@ -17,6 +17,8 @@
 //   await ccaasPackage(dir, 'basic_1.0', 'host:port') -> a chaincode-as-a-service package file
 //   fabricBinDir()     -> absolute ../shared/fabric/bin (LNM_FABRIC_BIN of the tests)
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
+// Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
+// from test.before: uvu swallows a before hook's error and the run exits 0.
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
