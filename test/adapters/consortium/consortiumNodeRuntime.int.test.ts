@@ -17,6 +17,7 @@ import { createConsortiumNodeRuntime } from '../../../adapters/consortium/consor
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumOrdererConfig, type ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
+import { eventually } from '../engines/fixtures.ts';
 import { ccaasPackage, fabricBinDir, fabricTestEnv, peerCliEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
@@ -179,6 +180,21 @@ test('key files are 0600 and no private key appears in the logs', async (ctx) =>
       for (const line of keyPem.split('\n').filter((l) => l.length > 20 && !l.startsWith('-----'))) assert.not.ok(logs.includes(line), 'a line of a private key is in the logs');
     }
   }
+});
+
+test('a peer killed from outside shows as exited with the signal, and unhealthy', async ({ fabric, org }) => {
+  const victim = await fabric.peer(org, 'peer-killed');
+  const { pid } = await fabric.runtime.status(victim.target);
+  process.kill(pid!, 'SIGKILL');
+  const status = await eventually('the killed peer to show as exited', async () => {
+    const s = await fabric.runtime.status(victim.target);
+    return s.state === 'exited' ? s : undefined;
+  });
+  assert.is(status.signal, 'SIGKILL');
+  await fabric.runtime.live(victim.target).then(
+    () => assert.unreachable('a killed peer answered /healthz'),
+    (e: Error) => assert.match(e.message, /does not answer/),
+  );
 });
 
 test('a taken port gives port-in-use and starts nothing', async ({ fabric, org }) => {
