@@ -232,6 +232,9 @@ test('material whose key is not its certificate\'s is refused before anything is
   assert.match(err.message, 'tlsKeyPem');
   assert.not.match(err.message, /PRIVATE KEY/);
   assert.is((await fabric.runtime.status(testTarget(org, node))).state, 'unknown');
+  const ofOtherOrg = await startFailure(fabric.runtime.start(testTarget(org, node), await other.materialFor({ ...node, mspId: 'Org2MSP' })));
+  assert.is(ofOtherOrg.failure, 'invalid-spec');
+  assert.match(ofOtherOrg.message, /MSP ids .*Org1MSP.*Org2MSP/);
 });
 
 test('a peer Fabric refuses to run says why in its own words and is not running', async ({ org, scratch }) => {
