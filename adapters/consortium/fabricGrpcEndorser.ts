@@ -2,6 +2,7 @@
 // chaincode's answer: status 200 with a payload, or the peer's refusal as an error that names the
 // peer, the call and what the peer said.
 //   invokeSystemChaincode(peer, signer, channelId, chaincode, args) -> { status, message, payload }
+import * as grpc from '@grpc/grpc-js';
 import { peer } from '@hyperledger/fabric-protos';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { deadline, endorserClient, nodeName, withClient } from './fabricGrpc.ts';
@@ -37,8 +38,15 @@ export async function invokeSystemChaincode(
   const response = await withClient(endorserClient, peerEndpoint, (client) =>
     new Promise<peer.ProposalResponse>((resolve, reject) => {
       client.processProposal(proposal, { deadline: deadline(timeoutMs) }, (err, answer) => (err ? reject(err) : resolve(answer!)));
-    }).catch((err: Error) => {
-      throw new EndorserCallError(`Peer ${nodeName(peerEndpoint)} did not answer ${call}: ${err.message}`, null, err.message);
+    }).catch((err: grpc.ServiceError) => {
+      // The peer refuses a badly signed or unauthorized proposal as a gRPC error, not a response.
+      const unreachable = err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED;
+      const said = err.details || err.message;
+      throw new EndorserCallError(
+        unreachable ? `Peer ${nodeName(peerEndpoint)} did not answer ${call}: ${said}` : `Peer ${nodeName(peerEndpoint)} refused ${call} as ${signer.mspId}: ${said}`,
+        null,
+        said,
+      );
     }),
   );
   const answer = response.getResponse();

@@ -38,7 +38,9 @@ export interface ChannelConfigBlock {
 export type ChannelConfigChange =
   | { kind: 'anchorPeers'; mspId: string; anchorPeers: { host: string; port: number }[] }
   | { kind: 'addOrganization'; organization: ChannelOrganization }
-  | { kind: 'policies'; policies: Record<string, ChannelPolicy> };
+  | { kind: 'removeOrganization'; mspId: string }
+  /** Policies of a group (default the Application group: SPEC's Readers/Writers/Admins). */
+  | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] };
 
 /** A modification policy the available signers do not satisfy, and whose admins could satisfy it. */
 export interface UnmetPolicy {

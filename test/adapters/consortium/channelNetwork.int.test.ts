@@ -1,0 +1,286 @@
+// A channel on real Fabric 2.5.12 nodes (../shared/fabric), on loopback: two organizations,
+// three raft orderers spread over them, two peers per organization. Genesis block built by the
+// service, every orderer and peer joined (twice: joins are idempotent), a raft leader elected,
+// anchor peers set, the config fetched and compared with configtxlator's decoding of the same
+// block, a third organization added with both admins' signatures (and refused with one), and the
+// ledger read back through the peers' gateway (chain info, blocks, transaction by id).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { buildChannelGenesisBlock } from '../../../adapters/consortium/fabricGenesis.ts';
+import { joinOrderer, listOrdererChannels, ordererChannel } from '../../../adapters/consortium/channelParticipation.ts';
+import { joinPeer, peerChannels } from '../../../adapters/consortium/peerChannel.ts';
+import { fetchConfigBlock } from '../../../adapters/consortium/channelConfig.ts';
+import { updateChannelConfig } from '../../../adapters/consortium/configUpdate.ts';
+import { block, chainInfo, transaction } from '../../../adapters/consortium/ledgerQuery.ts';
+import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
+import type { ConsortiumOrdererConfig, ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
+import type { Endpoint } from '../../../domain/consortium/consortiumPorts.ts';
+import { fabricBinDir, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
+
+const run = promisify(execFile);
+
+/** configtxlator's JSON of a block; it writes to a file because it cannot open /dev/stdout on a pipe here. */
+async function configtxlatorDecode(scratch: string, name: string, blockBytes: Uint8Array): Promise<any> {
+  const input = path.join(scratch, `${name}.block`);
+  const output = path.join(scratch, `${name}.json`);
+  await writeFile(input, blockBytes);
+  await run(path.join(fabricBinDir(), 'configtxlator'), ['proto_decode', '--type', 'common.Block', '--input', input, '--output', output]);
+  return JSON.parse(await readFile(output, 'utf8'));
+}
+const channelName = 'lnmchannel';
+const batch = { batchTimeout: '2s', maxMessageCount: 500, absoluteMaxBytes: 10 * 1024 * 1024, preferredMaxBytes: 2 * 1024 * 1024 };
+
+interface Member {
+  org: TestOrganization;
+  node: StartedFabricNode;
+}
+
+interface Ctx {
+  fabric: FabricTestNodes;
+  org1: TestOrganization;
+  org2: TestOrganization;
+  org3: TestOrganization;
+  orderers: Member[];
+  peers: Member[];
+  genesis: Uint8Array;
+  scratch: string;
+  startedAt: number;
+  startError?: unknown;
+}
+
+const test = suite<Ctx>('channel adapters on a real Fabric 2.5 network: genesis, joins, anchor peers, config, a third organization, ledger', {} as Ctx);
+
+const ordererConfig = (m: Member) => m.node.target.node.config as ConsortiumOrdererConfig;
+const peerConfig = (m: Member) => m.node.target.node.config as ConsortiumPeerConfig;
+const grpcEndpoint = (m: Member): Endpoint => {
+  const c = m.node.target.node.config;
+  return { host: '127.0.0.1', port: c.port, tlsCaCertPem: m.org.msp.tlsCaCertPem, serverName: c.hostname };
+};
+const adminEndpoint = (m: Member): Endpoint => ({ host: '127.0.0.1', port: ordererConfig(m).adminPort, tlsCaCertPem: m.org.msp.tlsCaCertPem, serverName: ordererConfig(m).hostname });
+const reader = (m: Member) => ({ peer: grpcEndpoint(m), signer: m.org.adminSigner });
+
+async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+test.before(async (ctx) => {
+  ctx.org1 = await testOrganization('Org1MSP', 'org1.example.com');
+  ctx.org2 = await testOrganization('Org2MSP', 'org2.example.com');
+  ctx.org3 = await testOrganization('Org3MSP', 'org3.example.com');
+  ctx.fabric = await startFabricNodes();
+  ctx.scratch = await mkdtemp(path.join(tmpdir(), 'lnm-channel-'));
+  try {
+    const began = Date.now();
+    const start = async (org: TestOrganization, role: 'orderer' | 'peer', name: string): Promise<Member> => ({ org, node: await ctx.fabric[role](org, name) });
+    ctx.orderers = [await start(ctx.org1, 'orderer', 'orderer0'), await start(ctx.org1, 'orderer', 'orderer1'), await start(ctx.org2, 'orderer', 'orderer0')];
+    ctx.peers = [await start(ctx.org1, 'peer', 'peer0'), await start(ctx.org1, 'peer', 'peer1'), await start(ctx.org2, 'peer', 'peer0'), await start(ctx.org2, 'peer', 'peer1')];
+    console.log(`    3 orderers and 4 peers healthy ${Date.now() - began} ms after the first start`);
+  } catch (err) {
+    // uvu swallows errors of a before hook: every test fails with it instead (before.each).
+    ctx.startError = err;
+  }
+});
+
+test.before.each((ctx) => {
+  if (ctx.startError) throw ctx.startError;
+});
+
+test.after(async (ctx) => {
+  await ctx.fabric?.removeAll();
+  if (ctx.scratch) await rm(ctx.scratch, { recursive: true, force: true });
+});
+
+test('the genesis block decodes with configtxlator into both organizations and the three raft consenters', async (ctx) => {
+  const ordererOrg = (org: TestOrganization) => ({ ...org.msp, endpoints: ctx.orderers.filter((o) => o.org === org).map((o) => ordererConfig(o).externalEndpoint) });
+  ctx.genesis = buildChannelGenesisBlock({
+    channelName,
+    peerOrganizations: [ctx.org1.msp, ctx.org2.msp],
+    ordererOrganizations: [ordererOrg(ctx.org1), ordererOrg(ctx.org2)],
+    consenters: ctx.orderers.map((o) => ({ host: '127.0.0.1', port: ordererConfig(o).port, clientTlsCertPem: o.node.material.tlsCertPem, serverTlsCertPem: o.node.material.tlsCertPem })),
+    batch,
+  });
+  const decoded = await configtxlatorDecode(ctx.scratch, 'genesis', ctx.genesis);
+  const group = decoded.data.data[0].payload.data.config.channel_group;
+  assert.equal(decoded.data.data[0].payload.header.channel_header.channel_id, channelName);
+  assert.equal(Object.keys(group.groups.Application.groups).sort(), ['Org1MSP', 'Org2MSP']);
+  assert.equal(Object.keys(group.groups.Orderer.groups).sort(), ['Org1MSP', 'Org2MSP']);
+  const consensus = group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'etcdraft');
+  assert.equal(consensus.metadata.consenters.map((c: { port: number }) => c.port), ctx.orderers.map((o) => ordererConfig(o).port));
+  assert.is(group.groups.Orderer.groups.Org1MSP.values.Endpoints.value.addresses.length, 2);
+  assert.is(group.groups.Application.values.Capabilities.value.capabilities.V2_5 !== undefined, true);
+});
+
+test('every orderer joins (twice without error), osnadmin lists the channel on each, and raft elects a leader', async (ctx) => {
+  const began = Date.now();
+  for (const o of ctx.orderers) {
+    const info = await joinOrderer(adminEndpoint(o), o.org.adminTls, channelName, ctx.genesis);
+    assert.is(info.name, channelName);
+    assert.is(info.consensusRelation, 'consenter');
+  }
+  const again = await joinOrderer(adminEndpoint(ctx.orderers[0]), ctx.org1.adminTls, channelName, ctx.genesis);
+  assert.is(again.name, channelName);
+  console.log(`    3 orderers joined ${Date.now() - began} ms after the first join`);
+
+  for (const o of ctx.orderers) {
+    const dir = path.join(ctx.scratch, `osnadmin-${o.org.msp.mspId}`);
+    await o.org.writeAdminMsp(dir);
+    const { stdout } = await run(path.join(fabricBinDir(), 'osnadmin'), [
+      'channel', 'list',
+      '-o', `127.0.0.1:${ordererConfig(o).adminPort}`,
+      '--ca-file', path.join(dir, mspPaths.tlsCa),
+      '--client-cert', path.join(dir, mspPaths.tlsClientCert),
+      '--client-key', path.join(dir, mspPaths.tlsClientKey),
+    ]);
+    assert.match(stdout, `"name": "${channelName}"`);
+    const listed = await listOrdererChannels(adminEndpoint(o), o.org.adminTls);
+    assert.equal(listed.map((c) => c.name), [channelName]);
+  }
+
+  const leader = await eventually('a raft leader', 30_000, async () => {
+    for (const o of ctx.orderers) {
+      const lines = await ctx.fabric.runtime.logs(o.node.target, 400);
+      const elected = lines.find((l) => /Raft leader changed: \d+ -> [1-9]/.test(l) && l.includes(channelName));
+      if (elected) return elected;
+    }
+    return undefined;
+  });
+  console.log(`    raft leader elected ${Date.now() - began} ms after the first join: ${leader.replace(/.*Raft leader changed/, 'Raft leader changed').slice(0, 80)}`);
+  const info = await ordererChannel(adminEndpoint(ctx.orderers[2]), ctx.org2.adminTls, channelName);
+  assert.is(info?.status, 'active');
+});
+
+test('every peer joins with its organization admin (twice: the second says already joined) and lists the channel', async (ctx) => {
+  const began = Date.now();
+  for (const p of ctx.peers) {
+    const joined = await joinPeer(grpcEndpoint(p), p.org.adminSigner, ctx.genesis);
+    assert.equal(joined, { channelName, alreadyJoined: false });
+  }
+  console.log(`    4 peers joined in ${Date.now() - began} ms`);
+  assert.equal(await joinPeer(grpcEndpoint(ctx.peers[2]), ctx.org2.adminSigner, ctx.genesis), { channelName, alreadyJoined: true });
+  for (const p of ctx.peers) assert.equal(await peerChannels(grpcEndpoint(p), p.org.adminSigner), [channelName]);
+});
+
+test('a peer refuses a join signed by an admin of another organization, and the error says so', async (ctx) => {
+  try {
+    await joinPeer(grpcEndpoint(ctx.peers[0]), ctx.org2.adminSigner, ctx.genesis);
+    assert.unreachable('join by a foreign admin succeeded');
+  } catch (err) {
+    console.log(`    ${(err as Error).message}`);
+    assert.match((err as Error).message, /refused cscc\/JoinChain as Org2MSP/);
+  }
+});
+
+test('anchor peers of each organization are set by a config update its own admin signs, visible in the fetched config', async (ctx) => {
+  for (const [org, peers] of [[ctx.org1, ctx.peers.slice(0, 2)], [ctx.org2, ctx.peers.slice(2)]] as const) {
+    const anchorPeers = [{ host: peerConfig(peers[0]).hostname, port: peerConfig(peers[0]).port }];
+    const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[0]), channelName, change: { kind: 'anchorPeers', mspId: org.msp.mspId, anchorPeers }, signers: [org.adminSigner] });
+    assert.is(result.status, 'updated', JSON.stringify(result));
+    if (result.status === 'updated') assert.equal(result.signedBy, [org.msp.mspId]);
+  }
+  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, ctx.org2.adminSigner, channelName);
+  assert.is(fetched.blockNumber, 2);
+  assert.is(fetched.config.sequence, '2');
+  const orgs = fetched.config.channel_group.groups.Application.groups;
+  assert.equal(orgs.Org1MSP.values.AnchorPeers.value, { anchor_peers: [{ host: peerConfig(ctx.peers[0]).hostname, port: peerConfig(ctx.peers[0]).port }] });
+  assert.equal(orgs.Org2MSP.values.AnchorPeers.value, { anchor_peers: [{ host: peerConfig(ctx.peers[2]).hostname, port: peerConfig(ctx.peers[2]).port }] });
+  // The same update again changes nothing and submits nothing.
+  const again = await updateChannelConfig({
+    orderer: grpcEndpoint(ctx.orderers[0]),
+    channelName,
+    change: { kind: 'anchorPeers', mspId: 'Org1MSP', anchorPeers: [{ host: peerConfig(ctx.peers[0]).hostname, port: peerConfig(ctx.peers[0]).port }] },
+    signers: [ctx.org1.adminSigner],
+  });
+  assert.equal(again, { status: 'unchanged', sequence: 2 });
+});
+
+test('the config fetched from a peer decodes exactly as configtxlator decodes the same block', async (ctx) => {
+  const fetched = await eventually('config block 2 on a peer', 20_000, async () => {
+    const f = await fetchConfigBlock({ kind: 'peer', endpoint: grpcEndpoint(ctx.peers[3]) }, ctx.org2.adminSigner, channelName);
+    return f.blockNumber === 2 ? f : undefined;
+  });
+  const theirs = (await configtxlatorDecode(ctx.scratch, 'config2', fetched.block)).data.data[0].payload.data.config;
+  assert.equal(fetched.config, theirs);
+});
+
+test('adding a third organization with only one admin signature names the missing organization and submits nothing', async (ctx) => {
+  const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[1]), channelName, change: { kind: 'addOrganization', organization: ctx.org3.msp }, signers: [ctx.org1.adminSigner] });
+  assert.is(result.status, 'signatures-missing');
+  if (result.status === 'signatures-missing') {
+    assert.equal(result.missingOrganizations, ['Org2MSP']);
+    assert.equal(result.unmet, [{ policyPath: '/Channel/Application/Admins', rule: 'MAJORITY Admins', missingOrganizations: ['Org2MSP'], moreNeeded: 1 }]);
+  }
+  const after = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, ctx.org1.adminSigner, channelName);
+  assert.is(after.config.sequence, '2');
+});
+
+test('adding a third organization with both admins signatures (MAJORITY of 2) puts it in the channel config', async (ctx) => {
+  const result = await updateChannelConfig({
+    orderer: grpcEndpoint(ctx.orderers[1]),
+    channelName,
+    change: { kind: 'addOrganization', organization: ctx.org3.msp },
+    signers: [ctx.org1.adminSigner, ctx.org2.adminSigner],
+  });
+  assert.is(result.status, 'updated', JSON.stringify(result));
+  if (result.status === 'updated') {
+    assert.equal(result.signedBy, ['Org1MSP', 'Org2MSP']);
+    assert.is(result.blockNumber, 3);
+  }
+  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, ctx.org2.adminSigner, channelName);
+  assert.equal(Object.keys(fetched.config.channel_group.groups.Application.groups), ['Org1MSP', 'Org2MSP', 'Org3MSP']);
+  assert.is(fetched.config.channel_group.groups.Application.groups.Org3MSP.values.MSP.value && true, true);
+});
+
+test('the ledger read through a peer gateway: chain info, hash-linked config blocks, a transaction by id', async (ctx) => {
+  const r = reader(ctx.peers[1]);
+  const info = await eventually('height 4 on peer1 of Org1', 30_000, async () => {
+    const i = await chainInfo(r, channelName);
+    return i.height === 4 ? i : undefined;
+  });
+  const blocks = [];
+  for (let n = 0; n < 4; n++) blocks.push(await block(r, channelName, n));
+  assert.is(info.currentBlockHash, blocks[3].hash);
+  assert.is(info.previousBlockHash, blocks[2].hash);
+  for (let n = 1; n < 4; n++) assert.is(blocks[n].previousHash, blocks[n - 1].hash);
+  for (const b of blocks) {
+    assert.is(b.transactionCount, 1);
+    assert.is(b.transactions[0].type, 'CONFIG');
+    assert.is(b.transactions[0].validationCode, 'VALID');
+    assert.ok(b.timestamp);
+  }
+  assert.is(blocks[0].transactions[0].creatorMspId, null);
+  // Config transactions after genesis are wrapped and signed by the ordering node.
+  assert.ok(['Org1MSP', 'Org2MSP'].includes(blocks[1].transactions[0].creatorMspId ?? ''));
+
+  // The ordering service writes later config transactions with an empty id: only the genesis
+  // transaction can be looked up by id.
+  assert.is(blocks[1].transactions[0].txId, '');
+  const genesisTxId = blocks[0].transactions[0].txId;
+  assert.match(genesisTxId, /^[0-9a-f]{64}$/);
+  const tx = await transaction(reader(ctx.peers[2]), channelName, genesisTxId);
+  assert.equal(tx, { ...blocks[0].transactions[0], blockNumber: 0 });
+  try {
+    await transaction(r, channelName, 'f'.repeat(64));
+    assert.unreachable('an unknown transaction id was found');
+  } catch (err) {
+    assert.match((err as Error).message, /GetTransactionByID on channel "lnmchannel"/);
+  }
+});
+
+test.run();
