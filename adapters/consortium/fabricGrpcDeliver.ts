@@ -4,14 +4,12 @@
 //   deliverBlocks({kind, endpoint}, signer, channelName, from, to) -> common.Block[]
 //       from/to: a block number or 'newest'
 import { common, orderer, peer } from '@hyperledger/fabric-protos';
-import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBlockSource } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { atomicBroadcastClient, deadline, nodeName, peerDeliverClient, withClient } from './fabricGrpc.ts';
 import { signedEnvelope } from './fabricSigningEnvelope.ts';
 
-export interface DeliverSource {
-  kind: 'orderer' | 'peer';
-  endpoint: Endpoint;
-}
+export type DeliverSource = ChannelBlockSource;
 
 export type SeekTarget = number | 'newest';
 

@@ -94,6 +94,12 @@ export interface TransactionDetail extends BlockTransaction {
   blockNumber: number;
 }
 
+/** A node whose Deliver service serves the channel's blocks (an orderer or a peer that joined). */
+export interface ChannelBlockSource {
+  kind: 'orderer' | 'peer';
+  endpoint: Endpoint;
+}
+
 /** A peer to read from, with an identity of an organization that may read the channel. */
 export interface PeerReader {
   peer: Endpoint;
@@ -110,7 +116,7 @@ export interface ConsortiumChannels {
   joinPeer(peer: Endpoint, admin: FabricSigner, genesisBlock: Uint8Array): Promise<{ channelName: string; alreadyJoined: boolean }>;
   peerChannels(peer: Endpoint, signer: FabricSigner): Promise<string[]>;
   /** The newest config block, delivered by an orderer or a peer. */
-  fetchConfigBlock(source: Endpoint, signer: FabricSigner, channelName: string): Promise<ChannelConfigBlock>;
+  fetchConfigBlock(source: ChannelBlockSource, signer: FabricSigner, channelName: string): Promise<ChannelConfigBlock>;
   decodeChannelConfig(block: Uint8Array): ChannelConfigJson;
   /** Computes, signs (with the signers the modification policy needs), submits and waits for the new config. */
   updateChannelConfig(request: {
