@@ -9,7 +9,7 @@
 import { common } from '@hyperledger/fabric-protos';
 import type { ChannelConfigChange, ChannelConfigUpdateResult, UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
 import { applyChange } from './configUpdateChanges.ts';
 import { computeConfigUpdate } from './configUpdateCompute.ts';
@@ -87,7 +87,10 @@ export async function updateChannelConfig(request: {
       return { status: 'updated', sequence: now.config.getSequence(), blockNumber: now.blockNumber, signedBy: oneEach.map((s) => s.mspId) };
     }
     if (Date.now() > deadline) {
-      throw new Error(`Orderer ${nodeName(orderer)} accepted the config update of channel "${channelName}" but served no new config within ${timeoutMs} ms (sequence still ${sequence}).`);
+      throw new UnavailableError(`Orderer ${nodeName(orderer)} accepted the config update of channel "${channelName}" but served no new config within ${timeoutMs} ms (sequence still ${sequence}).`, {
+        node: nodeName(orderer),
+        channelName,
+      });
     }
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -3,23 +3,15 @@
 // an error naming the orderer, the channel and Fabric's status and info.
 //   broadcastEnvelope(orderer, channelName, envelope) -> void
 import { common, orderer } from '@hyperledger/fabric-protos';
+import { FabricNodeUnreachableError, FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 import { atomicBroadcastClient, deadline, nodeName, withClient } from './fabricGrpc.ts';
 
 const statusNames = Object.fromEntries(Object.entries(common.Status).map(([name, code]) => [code, name]));
 
-export class BroadcastError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-    readonly info: string,
-  ) {
-    super(message);
-  }
-}
-
 export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs = 30_000): Promise<void> {
-  const who = `Orderer ${nodeName(ordererEndpoint)}`;
+  const node = nodeName(ordererEndpoint);
+  const who = `Orderer ${node}`;
   await withClient(atomicBroadcastClient, ordererEndpoint, (client) => {
     const stream = client.broadcast({ deadline: deadline(timeoutMs) });
     return new Promise<void>((resolve, reject) => {
@@ -35,10 +27,11 @@ export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: 
         const status = response.getStatus();
         if (status === common.Status.SUCCESS) return finish(null);
         const info = response.getInfo();
-        finish(new BroadcastError(`${who} refused the transaction for channel "${channelName}": ${statusNames[status] ?? status}${info ? ` (${info})` : ''}.`, status, info));
+        const name = statusNames[status] ?? String(status);
+        finish(new FabricRefusedError(`${who} refused the transaction for channel "${channelName}": ${name}${info ? ` (${info})` : ''}.`, node, channelName, name, info, status === common.Status.BAD_REQUEST ? 400 : 409));
       });
-      stream.on('error', (err: Error) => finish(new BroadcastError(`Broadcasting to ${who.toLowerCase()} for channel "${channelName}" failed: ${err.message}`, null, err.message)));
-      stream.on('end', () => finish(new BroadcastError(`${who} closed the broadcast stream for channel "${channelName}" without an answer.`, null, '')));
+      stream.on('error', (err: Error) => finish(new FabricNodeUnreachableError(`Broadcasting to orderer ${node} for channel "${channelName}" failed: ${err.message}`, node, channelName)));
+      stream.on('end', () => finish(new FabricNodeUnreachableError(`${who} closed the broadcast stream for channel "${channelName}" without an answer.`, node, channelName)));
       stream.write(envelope);
     });
   });

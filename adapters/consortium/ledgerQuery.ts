@@ -6,20 +6,10 @@
 //   transaction({peer, signer}, channel, txId) -> TransactionDetail (validation code + block number)
 import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
 import { common, peer } from '@hyperledger/fabric-protos';
-import type { BlockDetail, ChainInfo, PeerReader, TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
+import * as grpc from '@grpc/grpc-js';
+import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { grpcClient, nodeName } from './fabricGrpc.ts';
 import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
-
-export class LedgerQueryError extends Error {
-  constructor(
-    message: string,
-    /** gRPC status code of the gateway's answer (5 = NOT_FOUND is not used by qscc: it answers 2 UNKNOWN with a message). */
-    readonly grpcCode: number | null,
-    readonly fabricMessage: string,
-  ) {
-    super(message);
-  }
-}
 
 async function evaluateQscc(reader: PeerReader, channelName: string, fn: string, args: string[]): Promise<Uint8Array> {
   const client = grpcClient(reader.peer);
@@ -37,11 +27,13 @@ async function evaluateQscc(reader: PeerReader, channelName: string, fn: string,
   } catch (err) {
     const details = err instanceof GatewayError ? err.details.map((d) => `${d.address}: ${d.message}`).join('; ') : '';
     const message = `${(err as Error).message}${details ? ` (${details})` : ''}`;
-    throw new LedgerQueryError(
-      `Peer ${nodeName(reader.peer)} did not answer qscc ${fn} on channel "${channelName}" for ${reader.signer.mspId}: ${message}`,
-      err instanceof GatewayError ? err.code : null,
-      message,
-    );
+    const node = nodeName(reader.peer);
+    const code = err instanceof GatewayError ? err.code : null;
+    if (code === null || code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED) {
+      throw new FabricNodeUnreachableError(`Peer ${node} did not answer qscc ${fn} on channel "${channelName}": ${message}`, node, channelName);
+    }
+    // qscc answers an unknown block or transaction as an error of the evaluate call (gRPC UNKNOWN), with its message.
+    throw new FabricRefusedError(`Peer ${node} refused qscc ${fn} on channel "${channelName}" for ${reader.signer.mspId}: ${message}`, node, channelName, `grpc ${grpc.status[code] ?? code}`, message);
   } finally {
     gateway?.close();
     client.close();
@@ -62,7 +54,10 @@ export async function block(reader: PeerReader, channelName: string, blockNumber
 export async function transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail> {
   const processed = peer.ProcessedTransaction.deserializeBinary(await evaluateQscc(reader, channelName, 'GetTransactionByID', [txId]));
   const envelope = processed.getTransactionenvelope();
-  if (!envelope) throw new LedgerQueryError(`Peer ${nodeName(reader.peer)} returned transaction ${txId} of channel "${channelName}" without its envelope.`, null, '');
+  if (!envelope) {
+    const node = nodeName(reader.peer);
+    throw new FabricRefusedError(`Peer ${node} returned transaction ${txId} of channel "${channelName}" without its envelope.`, node, channelName, null, '');
+  }
   const containing = common.Block.deserializeBinary(await evaluateQscc(reader, channelName, 'GetBlockByTxID', [txId]));
   return { ...envelopeTransaction(envelope.serializeBinary(), processed.getValidationcode()), blockNumber: containing.getHeader()?.getNumber() ?? 0 };
 }

@@ -1,7 +1,34 @@
 // What the consortium routes and sagas need to do with a channel: build its genesis block, join
 // orderers and peers, read and change its configuration, read its blocks. adapters/consortium/
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
+import { AppError } from '../shared/errors.ts';
 import type { ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, TlsClientIdentity } from './consortiumPorts.ts';
+
+/** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
+export class FabricNodeUnreachableError extends AppError {
+  constructor(
+    message: string,
+    readonly node: string,
+    readonly channelName: string | null,
+  ) {
+    super(503, 'FABRIC_NODE_UNREACHABLE', message, { expose: true, extra: { node, channelName } });
+  }
+}
+
+/** A peer or orderer answered with a refusal; `fabricMessage` is what Fabric said. 409 unless Fabric called the request malformed (400). */
+export class FabricRefusedError extends AppError {
+  constructor(
+    message: string,
+    readonly node: string,
+    readonly channelName: string | null,
+    /** Fabric's status: HTTP status (participation API), common.Status name (deliver, broadcast), chaincode status, or gRPC code. */
+    readonly fabricStatus: number | string | null,
+    readonly fabricMessage: string,
+    status: 400 | 409 = 409,
+  ) {
+    super(status, 'FABRIC_REFUSED', message, { extra: { node, channelName, fabricStatus, fabricMessage } });
+  }
+}
 
 /** What the orderer's channel participation API says about one channel. */
 export interface OrdererChannelInfo {

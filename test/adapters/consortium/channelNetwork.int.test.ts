@@ -20,6 +20,8 @@ import { block, chainInfo, transaction } from '../../../adapters/consortium/ledg
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import type { ConsortiumOrdererConfig, ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
 import type { Endpoint } from '../../../domain/consortium/consortiumPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
 import { fabricBinDir, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
@@ -63,6 +65,18 @@ const grpcEndpoint = (m: Member): Endpoint => {
 };
 const adminEndpoint = (m: Member): Endpoint => ({ host: '127.0.0.1', port: ordererConfig(m).adminPort, tlsCaCertPem: m.org.msp.tlsCaCertPem, serverName: ordererConfig(m).hostname });
 const reader = (m: Member) => ({ peer: grpcEndpoint(m), signer: m.org.adminSigner });
+
+async function rejects(run: () => Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<Error> {
+  try {
+    await run();
+  } catch (err) {
+    assert.instance(err, type, `expected ${type.name}, got ${(err as Error).name}: ${(err as Error).message}`);
+    assert.match((err as Error).message, message);
+    return err as Error;
+  }
+  assert.unreachable(`expected a ${type.name} matching ${message}`);
+  throw new Error('unreachable');
+}
 
 async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + ms;
@@ -185,6 +199,21 @@ test('a peer refuses a join signed by an admin of another organization, and the 
     console.log(`    ${(err as Error).message}`);
     assert.match((err as Error).message, /refused cscc\/JoinChain as Org2MSP/);
   }
+});
+
+test('refusals name the node and channel: no orderer listening, an untrusted admin client, an unknown channel, a block of another channel', async (ctx) => {
+  const closed: Endpoint = { host: '127.0.0.1', port: 1, tlsCaCertPem: ctx.org1.msp.tlsCaCertPem, serverName: 'orderer9.org1.example.com' };
+  await rejects(() => joinOrderer(closed, ctx.org1.adminTls, channelName, ctx.genesis), FabricNodeUnreachableError, /orderer9\.org1\.example\.com \(127\.0\.0\.1:1\) did not answer the join of channel "lnmchannel"/);
+  // Org1's orderer trusts only Org1's TLS CA for its admin endpoint.
+  await rejects(() => listOrdererChannels(adminEndpoint(ctx.orderers[0]), ctx.org2.adminTls), FabricNodeUnreachableError, /orderer0\.org1\.example\.com/);
+  const refusal = await rejects(
+    () => fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, ctx.org1.adminSigner, 'nosuchchannel'),
+    FabricRefusedError,
+    /orderer orderer0\.org1\.example\.com .* refused to deliver blocks newest\.\.newest of channel "nosuchchannel": NOT_FOUND/,
+  );
+  assert.is((refusal as FabricRefusedError).status, 409);
+  await rejects(() => joinOrderer(adminEndpoint(ctx.orderers[0]), ctx.org1.adminTls, 'otherchannel', ctx.genesis), ValidationError, /of channel "lnmchannel", not "otherchannel"/);
+  await rejects(() => joinPeer(grpcEndpoint(ctx.peers[0]), ctx.org1.adminSigner, new Uint8Array([1, 2, 3])), ValidationError, /not a Fabric block|not a config block/);
 });
 
 test('anchor peers of each organization are set by a config update its own admin signs, visible in the fetched config', async (ctx) => {
