@@ -2,10 +2,11 @@
 // sagas call, each implemented in its own adapter file (see those for the protocol details).
 import type { ConsortiumChannels } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { decodeChannelConfig, fetchConfigBlock } from './channelConfig.ts';
+import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { updateChannelConfig } from './configUpdate.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
-import { block, chainInfo, transaction } from './ledgerQuery.ts';
+import { block, blockPage, chainInfo, transaction } from './ledgerQuery.ts';
 import { joinPeer, peerChannels } from './peerChannel.ts';
 
 export function fabricConsortiumChannels(): ConsortiumChannels {
@@ -21,6 +22,8 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     updateChannelConfig,
     chainInfo,
     block,
+    blockPage,
+    channelMembers,
     transaction,
   };
 }

@@ -3,11 +3,12 @@
 // that satisfies the channel's Readers policy. Nothing is kept: every call asks the peer.
 //   chainInfo({peer, signer}, channel)        -> { height, currentBlockHash, previousBlockHash } (hex)
 //   block({peer, signer}, channel, number)    -> BlockDetail
+//   blockPage({peer, signer}, channel, {offset, limit}) -> { height, blocks: BlockSummary[] } newest first
 //   transaction({peer, signer}, channel, txId) -> TransactionDetail (validation code + block number)
 import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
 import { common, peer } from '@hyperledger/fabric-protos';
 import * as grpc from '@grpc/grpc-js';
-import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type BlockPage, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { grpcClient, nodeName } from './fabricGrpc.ts';
 import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
 
@@ -49,6 +50,20 @@ export async function chainInfo(reader: PeerReader, channelName: string): Promis
 
 export async function block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail> {
   return blockDetail(common.Block.deserializeBinary(await evaluateQscc(reader, channelName, 'GetBlockByNumber', [String(blockNumber)])));
+}
+
+export async function blockPage(reader: PeerReader, channelName: string, page: { offset: number; limit: number }): Promise<BlockPage> {
+  const { height } = await chainInfo(reader, channelName);
+  const newest = height - 1 - Math.max(0, page.offset);
+  const numbers: number[] = [];
+  for (let n = newest; n >= 0 && numbers.length < Math.max(0, page.limit); n--) numbers.push(n);
+  const blocks = [];
+  // One after another: the peer is shared with the channel's own work.
+  for (const n of numbers) {
+    const { transactions: _transactions, ...summary } = await block(reader, channelName, n);
+    blocks.push(summary);
+  }
+  return { height, blocks };
 }
 
 export async function transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail> {

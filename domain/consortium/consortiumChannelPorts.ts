@@ -121,6 +121,20 @@ export interface TransactionDetail extends BlockTransaction {
   blockNumber: number;
 }
 
+/** One page of blocks, newest first (the explorer's /blocks). */
+export interface BlockPage {
+  height: number;
+  blocks: BlockSummary[];
+}
+
+/** Who is in the channel according to its config (the explorer's /map). */
+export interface ChannelMembers {
+  peerOrganizations: { mspId: string; anchorPeers: { host: string; port: number }[] }[];
+  ordererOrganizations: { mspId: string; endpoints: string[] }[];
+  consenters: { host: string; port: number }[];
+  sequence: number;
+}
+
 /** A node whose Deliver service serves the channel's blocks (an orderer or a peer that joined). */
 export interface ChannelBlockSource {
   kind: 'orderer' | 'peer';
@@ -155,5 +169,8 @@ export interface ConsortiumChannels {
   }): Promise<ChannelConfigUpdateResult>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;
+  /** Blocks newest first: `offset` blocks below the newest, at most `limit`. */
+  blockPage(reader: PeerReader, channelName: string, page: { offset: number; limit: number }): Promise<BlockPage>;
+  channelMembers(config: ChannelConfigJson): ChannelMembers;
   transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail>;
 }

@@ -16,7 +16,8 @@ import { joinOrderer, listOrdererChannels, ordererChannel } from '../../../adapt
 import { joinPeer, peerChannels } from '../../../adapters/consortium/peerChannel.ts';
 import { fetchConfigBlock } from '../../../adapters/consortium/channelConfig.ts';
 import { updateChannelConfig } from '../../../adapters/consortium/configUpdate.ts';
-import { block, chainInfo, transaction } from '../../../adapters/consortium/ledgerQuery.ts';
+import { block, blockPage, chainInfo, transaction } from '../../../adapters/consortium/ledgerQuery.ts';
+import { channelMembers } from '../../../adapters/consortium/channelConfigMembers.ts';
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import type { ConsortiumOrdererConfig, ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
 import type { Endpoint } from '../../../domain/consortium/consortiumPorts.ts';
@@ -273,6 +274,14 @@ test('adding a third organization with both admins signatures (MAJORITY of 2) pu
   }
   const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, ctx.org2.adminSigner, channelName);
   assert.equal(Object.keys(fetched.config.channel_group.groups.Application.groups), ['Org1MSP', 'Org2MSP', 'Org3MSP']);
+  const members = channelMembers(fetched.config);
+  assert.equal(
+    members.peerOrganizations.map((o) => [o.mspId, o.anchorPeers.map((a) => a.port)]),
+    [['Org1MSP', [peerConfig(ctx.peers[0]).port]], ['Org2MSP', [peerConfig(ctx.peers[2]).port]], ['Org3MSP', []]],
+  );
+  assert.equal(members.ordererOrganizations.map((o) => o.endpoints.length), [2, 1]);
+  assert.equal(members.consenters.map((c) => c.port), ctx.orderers.map((o) => ordererConfig(o).port));
+  assert.is(members.sequence, 3);
   assert.is(fetched.config.channel_group.groups.Application.groups.Org3MSP.values.MSP.value && true, true);
 });
 
@@ -287,6 +296,9 @@ test('the ledger read through a peer gateway: chain info, hash-linked config blo
   assert.is(info.currentBlockHash, blocks[3].hash);
   assert.is(info.previousBlockHash, blocks[2].hash);
   for (let n = 1; n < 4; n++) assert.is(blocks[n].previousHash, blocks[n - 1].hash);
+  const page = await blockPage(r, channelName, { offset: 1, limit: 2 });
+  assert.is(page.height, 4);
+  assert.equal(page.blocks.map((b) => [b.number, b.hash]), [[2, blocks[2].hash], [1, blocks[1].hash]]);
   for (const b of blocks) {
     assert.is(b.transactionCount, 1);
     assert.is(b.transactions[0].type, 'CONFIG');
