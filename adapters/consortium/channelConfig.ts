@@ -6,6 +6,7 @@
 //   configFromBlock(block)       -> common.Config of a config block (throws if it is not one)
 //   configBlockChannel(block)    -> the channel id in a config block's header
 //   decodeChannelConfig(block)   -> configtxlator-shaped JSON of the block's config
+//   readConfigBlock(block)       -> { channelName, blockNumber, block, config } of a block a caller gives (import)
 //   lastConfigIndex(block)       -> number
 import { common } from '@hyperledger/fabric-protos';
 import type { ChannelConfigBlock, ChannelConfigJson } from '../../domain/consortium/consortiumChannelPorts.ts';
@@ -66,6 +67,11 @@ export function configFromBlock(block: Uint8Array | common.Block): common.Config
 
 export function decodeChannelConfig(block: Uint8Array): ChannelConfigJson {
   return configJson(configFromBlock(block));
+}
+
+export function readConfigBlock(block: Uint8Array): ChannelConfigBlock & { channelName: string } {
+  const parsed = asBlock(block);
+  return { channelName: configBlockChannel(parsed), blockNumber: parsed.getHeader()?.getNumber() ?? 0, block, config: configJson(configFromBlock(parsed)) };
 }
 
 export async function fetchConfig(source: DeliverSource, signer: FabricSigner, channelName: string): Promise<{ blockNumber: number; block: common.Block; config: common.Config }> {

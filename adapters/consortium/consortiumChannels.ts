@@ -1,7 +1,7 @@
 // ConsortiumChannels over real Fabric 2.5 nodes: the channel operations the consortium routes and
 // sagas call, each implemented in its own adapter file (see those for the protocol details).
 import type { ConsortiumChannels } from '../../domain/consortium/consortiumChannelPorts.ts';
-import { decodeChannelConfig, fetchConfigBlock } from './channelConfig.ts';
+import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channelConfig.ts';
 import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { updateChannelConfig } from './configUpdate.ts';
@@ -19,6 +19,7 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     peerChannels,
     fetchConfigBlock,
     decodeChannelConfig,
+    readConfigBlock,
     updateChannelConfig,
     chainInfo,
     block,

@@ -159,6 +159,8 @@ export interface ConsortiumChannels {
   /** The newest config block, delivered by an orderer or a peer. */
   fetchConfigBlock(source: ChannelBlockSource, signer: FabricSigner, channelName: string): Promise<ChannelConfigBlock>;
   decodeChannelConfig(block: Uint8Array): ChannelConfigJson;
+  /** A genesis or config block given by a caller (import): its channel, number and config; ValidationError when it is not one. */
+  readConfigBlock(block: Uint8Array): ChannelConfigBlock & { channelName: string };
   /** Computes, signs (with the signers the modification policy needs), submits and waits for the new config. */
   updateChannelConfig(request: {
     orderer: Endpoint;

@@ -7,6 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,8 @@ import { block, blockPage, chainInfo, transaction } from '../../../adapters/cons
 import { channelMembers } from '../../../adapters/consortium/channelConfigMembers.ts';
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import type { ConsortiumOrdererConfig, ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
-import type { Endpoint } from '../../../domain/consortium/consortiumPorts.ts';
+import type { Endpoint, FabricSigner } from '../../../domain/consortium/consortiumPorts.ts';
+import { privateKeyFabricSigner } from '../../../adapters/consortium/fabricSigning.ts';
 import { FabricNodeUnreachableError, FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { fabricBinDir, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
@@ -65,7 +67,13 @@ const grpcEndpoint = (m: Member): Endpoint => {
   return { host: '127.0.0.1', port: c.port, tlsCaCertPem: m.org.msp.tlsCaCertPem, serverName: c.hostname };
 };
 const adminEndpoint = (m: Member): Endpoint => ({ host: '127.0.0.1', port: ordererConfig(m).adminPort, tlsCaCertPem: m.org.msp.tlsCaCertPem, serverName: ordererConfig(m).hostname });
-const reader = (m: Member) => ({ peer: grpcEndpoint(m), signer: m.org.adminSigner });
+// The service's own signer (adapters/consortium/fabricSigning.ts) over each admin key, not the helper's.
+const signers = new Map<TestOrganization, FabricSigner>();
+const signerOf = (org: TestOrganization): FabricSigner => {
+  if (!signers.has(org)) signers.set(org, privateKeyFabricSigner(createPrivateKey(org.admin.keyPem), org.msp.mspId, org.admin.certPem));
+  return signers.get(org)!;
+};
+const reader = (m: Member) => ({ peer: grpcEndpoint(m), signer: signerOf(m.org) });
 
 async function rejects(run: () => Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<Error> {
   try {
@@ -184,17 +192,17 @@ test('every orderer joins (twice without error), osnadmin lists the channel on e
 test('every peer joins with its organization admin (twice: the second says already joined) and lists the channel', async (ctx) => {
   const began = Date.now();
   for (const p of ctx.peers) {
-    const joined = await joinPeer(grpcEndpoint(p), p.org.adminSigner, ctx.genesis);
+    const joined = await joinPeer(grpcEndpoint(p), signerOf(p.org), ctx.genesis);
     assert.equal(joined, { channelName, alreadyJoined: false });
   }
   console.log(`    4 peers joined in ${Date.now() - began} ms`);
-  assert.equal(await joinPeer(grpcEndpoint(ctx.peers[2]), ctx.org2.adminSigner, ctx.genesis), { channelName, alreadyJoined: true });
-  for (const p of ctx.peers) assert.equal(await peerChannels(grpcEndpoint(p), p.org.adminSigner), [channelName]);
+  assert.equal(await joinPeer(grpcEndpoint(ctx.peers[2]), signerOf(ctx.org2), ctx.genesis), { channelName, alreadyJoined: true });
+  for (const p of ctx.peers) assert.equal(await peerChannels(grpcEndpoint(p), signerOf(p.org)), [channelName]);
 });
 
 test('a peer refuses a join signed by an admin of another organization, and the error says so', async (ctx) => {
   try {
-    await joinPeer(grpcEndpoint(ctx.peers[0]), ctx.org2.adminSigner, ctx.genesis);
+    await joinPeer(grpcEndpoint(ctx.peers[0]), signerOf(ctx.org2), ctx.genesis);
     assert.unreachable('join by a foreign admin succeeded');
   } catch (err) {
     console.log(`    ${(err as Error).message}`);
@@ -208,23 +216,23 @@ test('refusals name the node and channel: no orderer listening, an untrusted adm
   // Org1's orderer trusts only Org1's TLS CA for its admin endpoint.
   await rejects(() => listOrdererChannels(adminEndpoint(ctx.orderers[0]), ctx.org2.adminTls), FabricNodeUnreachableError, /orderer0\.org1\.example\.com/);
   const refusal = await rejects(
-    () => fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, ctx.org1.adminSigner, 'nosuchchannel'),
+    () => fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, signerOf(ctx.org1), 'nosuchchannel'),
     FabricRefusedError,
     /orderer orderer0\.org1\.example\.com .* refused to deliver blocks newest\.\.newest of channel "nosuchchannel": NOT_FOUND/,
   );
   assert.is((refusal as FabricRefusedError).status, 409);
   await rejects(() => joinOrderer(adminEndpoint(ctx.orderers[0]), ctx.org1.adminTls, 'otherchannel', ctx.genesis), ValidationError, /of channel "lnmchannel", not "otherchannel"/);
-  await rejects(() => joinPeer(grpcEndpoint(ctx.peers[0]), ctx.org1.adminSigner, new Uint8Array([1, 2, 3])), ValidationError, /not a Fabric block|not a config block/);
+  await rejects(() => joinPeer(grpcEndpoint(ctx.peers[0]), signerOf(ctx.org1), new Uint8Array([1, 2, 3])), ValidationError, /not a Fabric block|not a config block/);
 });
 
 test('anchor peers of each organization are set by a config update its own admin signs, visible in the fetched config', async (ctx) => {
   for (const [org, peers] of [[ctx.org1, ctx.peers.slice(0, 2)], [ctx.org2, ctx.peers.slice(2)]] as const) {
     const anchorPeers = [{ host: peerConfig(peers[0]).hostname, port: peerConfig(peers[0]).port }];
-    const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[0]), channelName, change: { kind: 'anchorPeers', mspId: org.msp.mspId, anchorPeers }, signers: [org.adminSigner] });
+    const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[0]), channelName, change: { kind: 'anchorPeers', mspId: org.msp.mspId, anchorPeers }, signers: [signerOf(org)] });
     assert.is(result.status, 'updated', JSON.stringify(result));
     if (result.status === 'updated') assert.equal(result.signedBy, [org.msp.mspId]);
   }
-  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, ctx.org2.adminSigner, channelName);
+  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, signerOf(ctx.org2), channelName);
   assert.is(fetched.blockNumber, 2);
   assert.is(fetched.config.sequence, '2');
   const orgs = fetched.config.channel_group.groups.Application.groups;
@@ -235,14 +243,14 @@ test('anchor peers of each organization are set by a config update its own admin
     orderer: grpcEndpoint(ctx.orderers[0]),
     channelName,
     change: { kind: 'anchorPeers', mspId: 'Org1MSP', anchorPeers: [{ host: peerConfig(ctx.peers[0]).hostname, port: peerConfig(ctx.peers[0]).port }] },
-    signers: [ctx.org1.adminSigner],
+    signers: [signerOf(ctx.org1)],
   });
   assert.equal(again, { status: 'unchanged', sequence: 2 });
 });
 
 test('the config fetched from a peer decodes exactly as configtxlator decodes the same block', async (ctx) => {
   const fetched = await eventually('config block 2 on a peer', 20_000, async () => {
-    const f = await fetchConfigBlock({ kind: 'peer', endpoint: grpcEndpoint(ctx.peers[3]) }, ctx.org2.adminSigner, channelName);
+    const f = await fetchConfigBlock({ kind: 'peer', endpoint: grpcEndpoint(ctx.peers[3]) }, signerOf(ctx.org2), channelName);
     return f.blockNumber === 2 ? f : undefined;
   });
   const theirs = (await configtxlatorDecode(ctx.scratch, 'config2', fetched.block)).data.data[0].payload.data.config;
@@ -250,13 +258,13 @@ test('the config fetched from a peer decodes exactly as configtxlator decodes th
 });
 
 test('adding a third organization with only one admin signature names the missing organization and submits nothing', async (ctx) => {
-  const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[1]), channelName, change: { kind: 'addOrganization', organization: ctx.org3.msp }, signers: [ctx.org1.adminSigner] });
+  const result = await updateChannelConfig({ orderer: grpcEndpoint(ctx.orderers[1]), channelName, change: { kind: 'addOrganization', organization: ctx.org3.msp }, signers: [signerOf(ctx.org1)] });
   assert.is(result.status, 'signatures-missing');
   if (result.status === 'signatures-missing') {
     assert.equal(result.missingOrganizations, ['Org2MSP']);
     assert.equal(result.unmet, [{ policyPath: '/Channel/Application/Admins', rule: 'MAJORITY Admins', missingOrganizations: ['Org2MSP'], moreNeeded: 1 }]);
   }
-  const after = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, ctx.org1.adminSigner, channelName);
+  const after = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[0]) }, signerOf(ctx.org1), channelName);
   assert.is(after.config.sequence, '2');
 });
 
@@ -265,14 +273,14 @@ test('adding a third organization with both admins signatures (MAJORITY of 2) pu
     orderer: grpcEndpoint(ctx.orderers[1]),
     channelName,
     change: { kind: 'addOrganization', organization: ctx.org3.msp },
-    signers: [ctx.org1.adminSigner, ctx.org2.adminSigner],
+    signers: [signerOf(ctx.org1), signerOf(ctx.org2)],
   });
   assert.is(result.status, 'updated', JSON.stringify(result));
   if (result.status === 'updated') {
     assert.equal(result.signedBy, ['Org1MSP', 'Org2MSP']);
     assert.is(result.blockNumber, 3);
   }
-  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, ctx.org2.adminSigner, channelName);
+  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(ctx.orderers[2]) }, signerOf(ctx.org2), channelName);
   assert.equal(Object.keys(fetched.config.channel_group.groups.Application.groups), ['Org1MSP', 'Org2MSP', 'Org3MSP']);
   const members = channelMembers(fetched.config);
   assert.equal(

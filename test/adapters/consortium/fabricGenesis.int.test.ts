@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { common } from '@hyperledger/fabric-protos';
 import { buildChannelGenesisBlock } from '../../../adapters/consortium/fabricGenesis.ts';
-import { decodeChannelConfig, lastConfigIndex } from '../../../adapters/consortium/channelConfig.ts';
+import { decodeChannelConfig, lastConfigIndex, readConfigBlock } from '../../../adapters/consortium/channelConfig.ts';
 import type { ChannelGenesisInput } from '../../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { testOrganization, type TestOrganization } from '../../helpers/fabric.ts';
@@ -85,6 +85,8 @@ test('our JSON of the genesis config is exactly the config configtxlator decodes
   const bytes = buildChannelGenesisBlock(await genesisInput('mychannel', ctx.org1, ctx.org2));
   const theirs = (await decodeWithConfigtxlator(ctx.dir, 'mine', 'common.Block', bytes)).data.data[0].payload.data.config;
   assert.equal(decodeChannelConfig(bytes), theirs);
+  const read = readConfigBlock(bytes);
+  assert.equal([read.channelName, read.blockNumber, read.config], ['mychannel', 0, theirs]);
 });
 
 test('a channel name Fabric refuses, an empty organization list and a signature rule that does not parse are 400s naming the field', async (ctx) => {
