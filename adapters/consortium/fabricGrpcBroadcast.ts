@@ -28,6 +28,10 @@ export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: 
         if (status === common.Status.SUCCESS) return finish(null);
         const info = response.getInfo();
         const name = statusNames[status] ?? String(status);
+        // SERVICE_UNAVAILABLE: no raft leader right now (election under way, quorum lost); worth a retry.
+        if (status === common.Status.SERVICE_UNAVAILABLE) {
+          return finish(new FabricNodeUnreachableError(`${who} cannot order for channel "${channelName}" now: ${name}${info ? ` (${info})` : ''}.`, node, channelName));
+        }
         finish(new FabricRefusedError(`${who} refused the transaction for channel "${channelName}": ${name}${info ? ` (${info})` : ''}.`, node, channelName, name, info, status === common.Status.BAD_REQUEST ? 400 : 409));
       });
       stream.on('error', (err: Error) => finish(new FabricNodeUnreachableError(`Broadcasting to orderer ${node} for channel "${channelName}" failed: ${err.message}`, node, channelName)));

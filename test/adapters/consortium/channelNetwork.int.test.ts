@@ -332,4 +332,39 @@ test('the ledger read through a peer gateway: chain info, hash-linked config blo
   }
 });
 
+test('with the raft leader stopped the channel keeps ordering a config update, and the leader catches up after its restart', async (ctx) => {
+  const leaderLine = async () => {
+    for (const o of ctx.orderers) {
+      const lines = await ctx.fabric.runtime.logs(o.node.target, 400);
+      const changes = lines.filter((l) => /Raft leader changed: \d+ -> [1-9]/.test(l) && l.includes(channelName));
+      if (changes.length) return changes[changes.length - 1];
+    }
+    return undefined;
+  };
+  const line = await leaderLine();
+  const leaderId = Number(/Raft leader changed: \d+ -> (\d+)/.exec(line ?? '')?.[1]);
+  assert.ok(leaderId >= 1 && leaderId <= 3, `no leader in the logs: ${line}`);
+  // Raft ids follow the consenters' order in the genesis block.
+  const leader = ctx.orderers[leaderId - 1];
+  const other = ctx.orderers.find((o) => o !== leader)!;
+  await ctx.fabric.runtime.stop(leader.node.target);
+  const began = Date.now();
+  const anchors = ctx.peers.slice(0, 2).map((p) => ({ host: peerConfig(p).hostname, port: peerConfig(p).port }));
+  const result = await eventually('a config update without the old leader', 60_000, async () => {
+    const r = await updateChannelConfig({ orderer: grpcEndpoint(other), channelName, change: { kind: 'anchorPeers', mspId: 'Org1MSP', anchorPeers: anchors }, signers: [signerOf(ctx.org1)], timeoutMs: 20_000 });
+    return r.status === 'updated' ? r : undefined;
+  });
+  console.log(`    config block ${result.status === 'updated' ? result.blockNumber : '?'} ordered ${Date.now() - began} ms after the leader (raft id ${leaderId}) stopped`);
+
+  await ctx.fabric.runtime.start(leader.node.target, leader.node.material);
+  await ctx.fabric.healthy(leader.node);
+  const caughtUp = await eventually('the restarted orderer at height 5', 60_000, async () => {
+    const info = await ordererChannel(adminEndpoint(leader), leader.org.adminTls, channelName);
+    return info && info.height === 5 ? info : undefined;
+  });
+  assert.is(caughtUp.status, 'active');
+  const fetched = await fetchConfigBlock({ kind: 'orderer', endpoint: grpcEndpoint(leader) }, signerOf(leader.org), channelName);
+  assert.equal(fetched.config.channel_group.groups.Application.groups.Org1MSP.values.AnchorPeers.value, { anchor_peers: anchors });
+});
+
 test.run();
