@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { createPrivateKey } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -25,20 +25,13 @@ import type { Endpoint, FabricSigner } from '../../../domain/consortium/consorti
 import { privateKeyFabricSigner } from '../../../adapters/consortium/fabricSigning.ts';
 import { FabricNodeUnreachableError, FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
+import { decodeWithConfigtxlator, defaultBatch as batch, eventually, rejects } from './channelTestInput.ts';
 import { fabricBinDir, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
-/** configtxlator's JSON of a block; it writes to a file because it cannot open /dev/stdout on a pipe here. */
-async function configtxlatorDecode(scratch: string, name: string, blockBytes: Uint8Array): Promise<any> {
-  const input = path.join(scratch, `${name}.block`);
-  const output = path.join(scratch, `${name}.json`);
-  await writeFile(input, blockBytes);
-  await run(path.join(fabricBinDir(), 'configtxlator'), ['proto_decode', '--type', 'common.Block', '--input', input, '--output', output]);
-  return JSON.parse(await readFile(output, 'utf8'));
-}
+
 const channelName = 'lnmchannel';
-const batch = { batchTimeout: '2s', maxMessageCount: 500, absoluteMaxBytes: 10 * 1024 * 1024, preferredMaxBytes: 2 * 1024 * 1024 };
 
 interface Member {
   org: TestOrganization;
@@ -74,33 +67,6 @@ const signerOf = (org: TestOrganization): FabricSigner => {
   return signers.get(org)!;
 };
 const reader = (m: Member) => ({ peer: grpcEndpoint(m), signer: signerOf(m.org) });
-
-async function rejects(run: () => Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    assert.instance(err, type, `expected ${type.name}, got ${(err as Error).name}: ${(err as Error).message}`);
-    assert.match((err as Error).message, message);
-    return err as Error;
-  }
-  assert.unreachable(`expected a ${type.name} matching ${message}`);
-  throw new Error('unreachable');
-}
-
-async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms${last ? `: ${(last as Error).message}` : ''}`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 test.before(async (ctx) => {
   ctx.org1 = await testOrganization('Org1MSP', 'org1.example.com');
@@ -138,7 +104,7 @@ test('the genesis block decodes with configtxlator into both organizations and t
     consenters: ctx.orderers.map((o) => ({ host: '127.0.0.1', port: ordererConfig(o).port, clientTlsCertPem: o.node.material.tlsCertPem, serverTlsCertPem: o.node.material.tlsCertPem })),
     batch,
   });
-  const decoded = await configtxlatorDecode(ctx.scratch, 'genesis', ctx.genesis);
+  const decoded = await decodeWithConfigtxlator(ctx.scratch, 'genesis', 'common.Block', ctx.genesis);
   const group = decoded.data.data[0].payload.data.config.channel_group;
   assert.equal(decoded.data.data[0].payload.header.channel_header.channel_id, channelName);
   assert.equal(Object.keys(group.groups.Application.groups).sort(), ['Org1MSP', 'Org2MSP']);
@@ -253,7 +219,7 @@ test('the config fetched from a peer decodes exactly as configtxlator decodes th
     const f = await fetchConfigBlock({ kind: 'peer', endpoint: grpcEndpoint(ctx.peers[3]) }, signerOf(ctx.org2), channelName);
     return f.blockNumber === 2 ? f : undefined;
   });
-  const theirs = (await configtxlatorDecode(ctx.scratch, 'config2', fetched.block)).data.data[0].payload.data.config;
+  const theirs = (await decodeWithConfigtxlator(ctx.scratch, 'config2', 'common.Block', fetched.block)).data.data[0].payload.data.config;
   assert.equal(fetched.config, theirs);
 });
 

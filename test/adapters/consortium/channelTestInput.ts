@@ -1,10 +1,12 @@
-// Shared by the channel tests that need no running node: a genesis input for two organizations
-// and three consenters (certificates from the Fabric test helper), and configtxlator runs that
-// write to files (it cannot open /dev/stdout when its output is a pipe).
+// Shared by the channel tests: a genesis input for two organizations and three consenters
+// (certificates from the Fabric test helper), configtxlator runs that write to files (it cannot
+// open /dev/stdout when its output is a pipe), and two waits: for a rejection of a given type
+// and message, and for a probe to give a value.
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import * as assert from 'uvu/assert';
 import type { ChannelGenesisInput } from '../../../domain/consortium/consortiumPorts.ts';
 import { fabricBinDir, type TestOrganization } from '../../helpers/fabric.ts';
 
@@ -40,4 +42,31 @@ export async function configtxlator(dir: string, name: string, args: string[], i
 
 export async function decodeWithConfigtxlator(dir: string, name: string, type: string, bytes: Uint8Array): Promise<any> {
   return JSON.parse((await configtxlator(dir, name, ['proto_decode', '--type', type], { input: bytes })).toString('utf8'));
+}
+
+export async function rejects(run: () => Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<Error> {
+  try {
+    await run();
+  } catch (err) {
+    assert.instance(err, type, `expected ${type.name}, got ${(err as Error).name}: ${(err as Error).message}`);
+    assert.match((err as Error).message, message);
+    return err as Error;
+  }
+  assert.unreachable(`expected a ${type.name} matching ${message}`);
+  throw new Error('unreachable');
+}
+
+export async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${ms} ms${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }
