@@ -27,7 +27,7 @@ export interface ConfigUpdatePlan {
   signWith: string[];
 }
 
-export function planConfigUpdate(current: common.Config, channelName: string, change: ChannelConfigChange, signerMspIds: string[]): ConfigUpdatePlan {
+export function planConfigUpdate(current: common.Config, channelName: string, change: ChannelConfigChange | ChannelConfigChange[], signerMspIds: string[]): ConfigUpdatePlan {
   const update = computeConfigUpdate(channelName, current, applyChange(current, change));
   if (!update) return { update: null, policies: [], unmet: [], signWith: [] };
   const policies = requiredPolicies(current, update);
@@ -60,7 +60,7 @@ export async function signedConfigUpdateEnvelope(channelName: string, update: co
 export async function updateChannelConfig(request: {
   orderer: Endpoint;
   channelName: string;
-  change: ChannelConfigChange;
+  change: ChannelConfigChange | ChannelConfigChange[];
   signers: FabricSigner[];
   timeoutMs?: number;
 }): Promise<ChannelConfigUpdateResult> {

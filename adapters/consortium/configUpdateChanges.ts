@@ -4,7 +4,7 @@
 //   withOrganization(config, org)             adds an application organization (kept if present)
 //   withoutOrganization(config, mspId)        removes an application organization
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
-//   applyChange(config, change)               one ChannelConfigChange of the port
+//   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common } from '@hyperledger/fabric-protos';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
@@ -65,7 +65,8 @@ export function withPolicies(config: common.Config, policies: Record<string, Cha
   return desired;
 }
 
-export function applyChange(config: common.Config, change: ChannelConfigChange): common.Config {
+export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
+  if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
     case 'anchorPeers':
       return withAnchorPeers(config, change.mspId, change.anchorPeers);

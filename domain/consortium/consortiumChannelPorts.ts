@@ -165,7 +165,8 @@ export interface ConsortiumChannels {
   updateChannelConfig(request: {
     orderer: Endpoint;
     channelName: string;
-    change: ChannelConfigChange;
+    /** Several changes go into one config transaction (e.g. SPEC's body with organizations and policies). */
+    change: ChannelConfigChange | ChannelConfigChange[];
     signers: FabricSigner[];
     timeoutMs?: number;
   }): Promise<ChannelConfigUpdateResult>;

@@ -92,6 +92,18 @@ test('a channel-level change needs MAJORITY of the orderer and application Admin
   assert.is(evaluatePolicy(ctx.config, '/Channel/Admins', ['Org1MSP', 'Org2MSP']).satisfied, true);
 });
 
+test('several changes make one update: an organization added and the application policies changed need the application Admins once', async (ctx) => {
+  const changes = [
+    { kind: 'addOrganization' as const, organization: ctx.org3.msp },
+    { kind: 'policies' as const, policies: { Writers: { type: 'ImplicitMeta' as const, rule: 'MAJORITY Writers' } } },
+  ];
+  const plan = planConfigUpdate(ctx.config, 'mychannel', changes, ['Org1MSP', 'Org2MSP']);
+  assert.equal(plan.policies, ['/Channel/Application/Admins']);
+  const both = withPolicies(withOrganization(ctx.config, ctx.org3.msp), { Writers: { type: 'ImplicitMeta', rule: 'MAJORITY Writers' } });
+  const update = await sameAsConfigtxlator(ctx, 'org-and-policies', both);
+  assert.equal(update.serializeBinary(), plan.update!.serializeBinary());
+});
+
 test('no difference computes no update', async (ctx) => {
   assert.is(computeConfigUpdate('mychannel', ctx.config, withOrganization(ctx.config, ctx.org1.msp)), null);
   assert.equal(planConfigUpdate(ctx.config, 'mychannel', { kind: 'anchorPeers', mspId: 'Org1MSP', anchorPeers: [{ host: 'peer0.org1.example.com', port: 7051 }] }, ['Org1MSP']).update, null);
