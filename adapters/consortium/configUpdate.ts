@@ -7,7 +7,7 @@
 //   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, policies, unmet, signWith }
 //   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
 import { common } from '@hyperledger/fabric-protos';
-import type { ChannelConfigChange, ChannelConfigUpdateResult, UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
@@ -57,6 +57,21 @@ export async function signedConfigUpdateEnvelope(channelName: string, update: co
   return signedEnvelope(signers[0], common.HeaderType.CONFIG_UPDATE, channelName, updateEnvelope.serializeBinary());
 }
 
+// The signers may include an organization the channel does not know yet (one being added): read
+// the config as the first signer the orderer lets read it.
+async function fetchAsAnyReader(source: ChannelBlockSource, signers: FabricSigner[], channelName: string) {
+  let refusal: unknown;
+  for (const reader of signers) {
+    try {
+      return { reader, ...(await fetchConfig(source, reader, channelName)) };
+    } catch (err) {
+      if (!(err instanceof FabricRefusedError && err.fabricStatus === 'FORBIDDEN')) throw err;
+      refusal = err;
+    }
+  }
+  throw refusal;
+}
+
 export async function updateChannelConfig(request: {
   orderer: Endpoint;
   channelName: string;
@@ -68,7 +83,7 @@ export async function updateChannelConfig(request: {
   const timeoutMs = request.timeoutMs ?? 60_000;
   if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer.`, [{ field: 'signers', message: 'none' }]);
   const source = { kind: 'orderer' as const, endpoint: orderer };
-  const current = await fetchConfig(source, signers[0], channelName);
+  const { reader, ...current } = await fetchAsAnyReader(source, signers, channelName);
   const sequence = current.config.getSequence();
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };
@@ -82,7 +97,7 @@ export async function updateChannelConfig(request: {
 
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const now = await fetchConfig(source, signers[0], channelName);
+    const now = await fetchConfig(source, reader, channelName);
     if (now.config.getSequence() > sequence) {
       return { status: 'updated', sequence: now.config.getSequence(), blockNumber: now.blockNumber, signedBy: oneEach.map((s) => s.mspId) };
     }
