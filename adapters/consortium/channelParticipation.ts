@@ -7,22 +7,14 @@
 //   ordererChannel(admin, client, channelName)            -> OrdererChannelInfo | null
 import { randomBytes } from 'node:crypto';
 import https from 'node:https';
-import type { OrdererChannelInfo } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError, type OrdererChannelInfo } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
 import type { Endpoint, TlsClientIdentity } from '../../domain/consortium/consortiumPorts.ts';
 import { channelNameProblem } from './fabricGenesis.ts';
 import { nodeName } from './fabricGrpc.ts';
 import { configBlockChannel } from './channelConfig.ts';
 
 const basePath = '/participation/v1/channels';
-
-export class ChannelParticipationError extends Error {
-  constructor(
-    message: string,
-    readonly httpStatus: number | null,
-  ) {
-    super(message);
-  }
-}
 
 interface Answer {
   status: number;
@@ -80,26 +72,30 @@ function toInfo(raw: Record<string, unknown>): OrdererChannelInfo {
   };
 }
 
-async function call(admin: Endpoint, client: TlsClientIdentity, what: string, method: string, path: string, body?: { contentType: string; data: Buffer }): Promise<Answer> {
+async function call(admin: Endpoint, client: TlsClientIdentity, channelName: string | null, what: string, method: string, path: string, body?: { contentType: string; data: Buffer }): Promise<Answer> {
   try {
     return await request(admin, client, method, path, body);
   } catch (err) {
-    throw new ChannelParticipationError(`Orderer admin endpoint ${nodeName(admin)} did not answer ${what}: ${(err as Error).message}`, null);
+    // Also a TLS refusal: the orderer closes the handshake for a client certificate it does not trust.
+    throw new FabricNodeUnreachableError(`Orderer admin endpoint ${nodeName(admin)} did not answer ${what}: ${(err as Error).message}`, nodeName(admin), channelName);
   }
 }
 
+function refused(admin: Endpoint, channelName: string | null, doing: string, answer: Answer): FabricRefusedError {
+  const said = fabricError(answer);
+  return new FabricRefusedError(`Orderer ${nodeName(admin)} refused to ${doing} (HTTP ${answer.status}): ${said}`, nodeName(admin), channelName, answer.status, said, answer.status === 400 ? 400 : 409);
+}
+
 export async function ordererChannel(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<OrdererChannelInfo | null> {
-  const answer = await call(admin, client, `the read of channel "${channelName}"`, 'GET', `${basePath}/${encodeURIComponent(channelName)}`);
+  const answer = await call(admin, client, channelName, `the read of channel "${channelName}"`, 'GET', `${basePath}/${encodeURIComponent(channelName)}`);
   if (answer.status === 404) return null;
-  if (answer.status !== 200) {
-    throw new ChannelParticipationError(`Orderer ${nodeName(admin)} refused to show channel "${channelName}" (HTTP ${answer.status}): ${fabricError(answer)}`, answer.status);
-  }
+  if (answer.status !== 200) throw refused(admin, channelName, `show channel "${channelName}"`, answer);
   return toInfo(JSON.parse(answer.body));
 }
 
 export async function listOrdererChannels(admin: Endpoint, client: TlsClientIdentity): Promise<OrdererChannelInfo[]> {
-  const answer = await call(admin, client, 'the channel list', 'GET', basePath);
-  if (answer.status !== 200) throw new ChannelParticipationError(`Orderer ${nodeName(admin)} refused to list its channels (HTTP ${answer.status}): ${fabricError(answer)}`, answer.status);
+  const answer = await call(admin, client, null, 'the channel list', 'GET', basePath);
+  if (answer.status !== 200) throw refused(admin, null, 'list its channels', answer);
   const listed = (JSON.parse(answer.body) as { channels?: { name: string }[] | null }).channels ?? [];
   const infos = await Promise.all(listed.map((c) => ordererChannel(admin, client, c.name)));
   return infos.filter((i): i is OrdererChannelInfo => i !== null);
@@ -107,9 +103,11 @@ export async function listOrdererChannels(admin: Endpoint, client: TlsClientIden
 
 export async function joinOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string, genesisBlock: Uint8Array): Promise<OrdererChannelInfo> {
   const nameProblem = channelNameProblem(channelName);
-  if (nameProblem) throw new ChannelParticipationError(`Channel name "${channelName}" ${nameProblem}.`, null);
+  if (nameProblem) throw new ValidationError(`Channel name "${channelName}" ${nameProblem}.`, [{ field: 'channelName', message: nameProblem }]);
   const blockChannel = configBlockChannel(genesisBlock);
-  if (blockChannel !== channelName) throw new ChannelParticipationError(`The genesis block is of channel "${blockChannel}", not "${channelName}".`, null);
+  if (blockChannel !== channelName) {
+    throw new ValidationError(`The genesis block is of channel "${blockChannel}", not "${channelName}".`, [{ field: 'genesisBlock', message: `of channel ${blockChannel}` }]);
+  }
 
   const boundary = `----lnm${randomBytes(12).toString('hex')}`;
   const data = Buffer.concat([
@@ -117,11 +115,11 @@ export async function joinOrderer(admin: Endpoint, client: TlsClientIdentity, ch
     Buffer.from(genesisBlock),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  const answer = await call(admin, client, `the join of channel "${channelName}"`, 'POST', basePath, { contentType: `multipart/form-data; boundary=${boundary}`, data });
+  const answer = await call(admin, client, channelName, `the join of channel "${channelName}"`, 'POST', basePath, { contentType: `multipart/form-data; boundary=${boundary}`, data });
   if (answer.status === 201) return toInfo(JSON.parse(answer.body));
   if (answer.status === 405 || answer.status === 409) {
     const existing = await ordererChannel(admin, client, channelName);
     if (existing) return existing;
   }
-  throw new ChannelParticipationError(`Orderer ${nodeName(admin)} refused to join channel "${channelName}" (HTTP ${answer.status}): ${fabricError(answer)}`, answer.status);
+  throw refused(admin, channelName, `join channel "${channelName}"`, answer);
 }

@@ -32,10 +32,8 @@ export interface ConsortiumNodeRuntimeOptions {
   dataDir: string;
   /** LNM_FABRIC_BIN, LNM_FABRIC_CFG, LNM_IMAGE_FABRIC_*, PATH; default process.env. */
   env?: Record<string, string | undefined>;
-  /** chaincode.externalBuilders of every peer (chaincode as a service); none by default. */
+  /** More chaincode.externalBuilders for every peer, after its own ccaas builder (ccaasBuilder.ts). */
   externalBuilders?: ExternalBuilder[];
-  /** Engines to use instead of new ones over dataDir (tests with short timeouts). */
-  engines?: Partial<Record<NodeEngineKind, NodeEngine>>;
 }
 
 const softwareOf = (role: ConsortiumNodeRole) => (role === 'peer' ? 'fabric-peer' : 'fabric-orderer');
@@ -58,8 +56,8 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(env);
-  const processEngine = options.engines?.process ?? createProcessEngine({ dataDir });
-  let dockerEngine: NodeEngine | null = options.engines?.docker ?? null;
+  const processEngine = createProcessEngine({ dataDir });
+  let dockerEngine: NodeEngine | null = null;
   const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
   const keyOf = (t: ConsortiumNodeTarget) => consortiumNodeKey(t.node.nodeId);
@@ -137,7 +135,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       const nodeKey = keyOf(t);
       const displayName = fabricDisplayName(t);
       if (t.node.mspId !== t.organization.mspId || material.organization.mspId !== t.organization.mspId) {
-        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: its MSP id ${t.node.mspId} is not that of the material's organization ${material.organization.mspId}.`, { nodeKey });
+        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: the MSP ids of the node (${t.node.mspId}), its organization (${t.organization.mspId}) and its certificates (${material.organization.mspId}) differ.`, { nodeKey });
       }
       assertNodeConfig(t, displayName);
       try {

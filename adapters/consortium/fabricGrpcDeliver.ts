@@ -4,27 +4,16 @@
 //   deliverBlocks({kind, endpoint}, signer, channelName, from, to) -> common.Block[]
 //       from/to: a block number or 'newest'
 import { common, orderer, peer } from '@hyperledger/fabric-protos';
-import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError, type ChannelBlockSource } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { atomicBroadcastClient, deadline, nodeName, peerDeliverClient, withClient } from './fabricGrpc.ts';
 import { signedEnvelope } from './fabricSigningEnvelope.ts';
 
-export interface DeliverSource {
-  kind: 'orderer' | 'peer';
-  endpoint: Endpoint;
-}
+export type DeliverSource = ChannelBlockSource;
 
 export type SeekTarget = number | 'newest';
 
 const statusNames = Object.fromEntries(Object.entries(common.Status).map(([name, code]) => [code, name]));
-
-export class DeliverError extends Error {
-  constructor(
-    message: string,
-    readonly status: number | null,
-  ) {
-    super(message);
-  }
-}
 
 function seekPosition(target: SeekTarget): orderer.SeekPosition {
   const position = new orderer.SeekPosition();
@@ -69,7 +58,8 @@ export async function deliverBlocks(
   to: SeekTarget,
   timeoutMs = 15_000,
 ): Promise<common.Block[]> {
-  const who = `${source.kind} ${nodeName(source.endpoint)}`;
+  const node = nodeName(source.endpoint);
+  const who = `${source.kind} ${node}`;
   const envelope = await signedEnvelope(signer, common.HeaderType.DELIVER_SEEK_INFO, channelName, seekInfo(from, to).serializeBinary());
   // Both services have the same deliver call: Envelope in, DeliverResponse (block | status) out.
   const factory = source.kind === 'orderer' ? atomicBroadcastClient : peerDeliverClient;
@@ -97,13 +87,14 @@ export async function deliverBlocks(
         }
         const status = response.getStatus();
         if (status === common.Status.SUCCESS) finish(null);
-        else
-          finish(
-            new DeliverError(`The ${who} refused to deliver blocks ${from}..${to} of channel "${channelName}": ${statusNames[status] ?? status}.`, status),
-          );
+        else {
+          const name = statusNames[status] ?? String(status);
+          // NOT_FOUND: the node has not joined the channel (or has not the block); FORBIDDEN: the signer is no reader.
+          finish(new FabricRefusedError(`The ${who} refused to deliver blocks ${from}..${to} of channel "${channelName}": ${name}.`, node, channelName, name, name));
+        }
       });
-      stream.on('error', (err) => finish(new DeliverError(`Delivering blocks of channel "${channelName}" from the ${who} failed: ${err.message}`, null)));
-      stream.on('end', () => finish(new DeliverError(`The ${who} closed the deliver stream of channel "${channelName}" without a status.`, null)));
+      stream.on('error', (err) => finish(new FabricNodeUnreachableError(`Delivering blocks of channel "${channelName}" from the ${who} failed: ${err.message}`, node, channelName)));
+      stream.on('end', () => finish(new FabricNodeUnreachableError(`The ${who} closed the deliver stream of channel "${channelName}" without a status.`, node, channelName)));
       stream.write(envelope);
     });
   });

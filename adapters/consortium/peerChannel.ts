@@ -6,7 +6,8 @@
 import { peer } from '@hyperledger/fabric-protos';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { configBlockChannel } from './channelConfig.ts';
-import { EndorserCallError, invokeSystemChaincode } from './fabricGrpcEndorser.ts';
+import { FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { invokeSystemChaincode } from './fabricGrpcEndorser.ts';
 
 const alreadyJoined = /already exists/i;
 
@@ -16,7 +17,8 @@ export async function joinPeer(peerEndpoint: Endpoint, admin: FabricSigner, gene
     await invokeSystemChaincode(peerEndpoint, admin, '', 'cscc', ['JoinChain', genesisBlock]);
     return { channelName, alreadyJoined: false };
   } catch (err) {
-    if (err instanceof EndorserCallError && err.status !== null && alreadyJoined.test(err.fabricMessage)) {
+    // cscc answers 500 "cannot create ledger from genesis block: ledger [<channel>] already exists with state [ACTIVE]".
+    if (err instanceof FabricRefusedError && err.fabricStatus === 500 && alreadyJoined.test(err.fabricMessage)) {
       return { channelName, alreadyJoined: true };
     }
     throw err;

@@ -7,6 +7,9 @@
 //   const orderer = await fabric.orderer(org, 'orderer0'); // started; /healthz OK
 //   const peer = await fabric.peer(org, 'peer0');
 //   orderer.target.node.config.adminPort / .port, peer.target.node.config.port, ...
+//   orderer.material.tlsCertPem is both its server and its cluster client certificate: a raft
+//     consenter is { host: '127.0.0.1', port: config.port, clientTlsCertPem = serverTlsCertPem = it }
+//   Certificates carry the host name, localhost and 127.0.0.1 as SANs: dial 127.0.0.1.
 //   org.adminTls       -> TlsClientIdentity for the orderer's admin endpoint (osnadmin)
 //   org.adminSigner    -> FabricSigner (admin identity, low-S ECDSA) for proposals and config updates
 //   await org.writeAdminMsp(dir) -> an admin MSP folder (+ tls/client.*) for the peer CLI / osnadmin
@@ -14,6 +17,8 @@
 //   await ccaasPackage(dir, 'basic_1.0', 'host:port') -> a chaincode-as-a-service package file
 //   fabricBinDir()     -> absolute ../shared/fabric/bin (LNM_FABRIC_BIN of the tests)
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
+// Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
+// from test.before: uvu swallows a before hook's error and the run exits 0.
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';

@@ -17,6 +17,7 @@ import { createConsortiumNodeRuntime } from '../../../adapters/consortium/consor
 import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumOrdererConfig, type ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
+import { eventually } from '../engines/fixtures.ts';
 import { ccaasPackage, fabricBinDir, fabricTestEnv, peerCliEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
@@ -28,6 +29,7 @@ interface Ctx {
   peer: StartedFabricNode;
   orderer: StartedFabricNode;
   scratch: string;
+  startError?: unknown;
 }
 
 const test = suite<Ctx>('consortium node runtime with real Fabric 2.5 binaries (process engine)', {} as Ctx);
@@ -37,12 +39,22 @@ test.before(async (ctx) => {
   ctx.other = await testOrganization('Org2MSP', 'org2.example.com');
   ctx.fabric = await startFabricNodes();
   ctx.scratch = await mkdtemp(path.join(tmpdir(), 'lnm-fabric-scratch-'));
-  let began = Date.now();
-  ctx.orderer = await ctx.fabric.orderer(ctx.org, 'orderer0');
-  console.log(`    orderer healthy ${Date.now() - began} ms after start`);
-  began = Date.now();
-  ctx.peer = await ctx.fabric.peer(ctx.org, 'peer0');
-  console.log(`    peer healthy ${Date.now() - began} ms after start`);
+  try {
+    let began = Date.now();
+    ctx.orderer = await ctx.fabric.orderer(ctx.org, 'orderer0');
+    console.log(`    orderer healthy ${Date.now() - began} ms after start`);
+    began = Date.now();
+    ctx.peer = await ctx.fabric.peer(ctx.org, 'peer0');
+    console.log(`    peer healthy ${Date.now() - began} ms after start`);
+  } catch (err) {
+    // Not rethrown: uvu swallows an error of a before hook and exits 0 (its runner returns from
+    // `finally`), so each test fails with it instead (before.each below).
+    ctx.startError = err;
+  }
+});
+
+test.before.each((ctx) => {
+  if (ctx.startError) throw ctx.startError;
 });
 
 test.after(async (ctx) => {
@@ -72,7 +84,10 @@ test('a started peer and orderer run and say OK on /healthz', async (ctx) => {
     const status = await ctx.fabric.runtime.status(n.target);
     assert.is(status.state, 'running');
     assert.equal(await ctx.fabric.runtime.live(n.target), { healthy: true });
-    console.log(`    ${n.target.node.role} pid ${status.pid}: ${await rssMiB(status.pid!)} MiB resident`);
+    const began = process.hrtime.bigint();
+    for (let i = 0; i < 20; i++) await ctx.fabric.runtime.live(n.target);
+    const perCheckMs = Number(process.hrtime.bigint() - began) / 20 / 1e6;
+    console.log(`    ${n.target.node.role} pid ${status.pid}: ${await rssMiB(status.pid!)} MiB resident, /healthz check ${perCheckMs.toFixed(1)} ms`);
   }
 });
 
@@ -167,6 +182,21 @@ test('key files are 0600 and no private key appears in the logs', async (ctx) =>
   }
 });
 
+test('a peer killed from outside shows as exited with the signal, and unhealthy', async ({ fabric, org }) => {
+  const victim = await fabric.peer(org, 'peer-killed');
+  const { pid } = await fabric.runtime.status(victim.target);
+  process.kill(pid!, 'SIGKILL');
+  const status = await eventually('the killed peer to show as exited', async () => {
+    const s = await fabric.runtime.status(victim.target);
+    return s.state === 'exited' ? s : undefined;
+  });
+  assert.is(status.signal, 'SIGKILL');
+  await fabric.runtime.live(victim.target).then(
+    () => assert.unreachable('a killed peer answered /healthz'),
+    (e: Error) => assert.match(e.message, /does not answer/),
+  );
+});
+
 test('a taken port gives port-in-use and starts nothing', async ({ fabric, org }) => {
   const node = await testNodeRecord(org, 'peer', 'peer-busy');
   const blocker = net.createServer();
@@ -202,6 +232,9 @@ test('material whose key is not its certificate\'s is refused before anything is
   assert.match(err.message, 'tlsKeyPem');
   assert.not.match(err.message, /PRIVATE KEY/);
   assert.is((await fabric.runtime.status(testTarget(org, node))).state, 'unknown');
+  const ofOtherOrg = await startFailure(fabric.runtime.start(testTarget(org, node), await other.materialFor({ ...node, mspId: 'Org2MSP' })));
+  assert.is(ofOtherOrg.failure, 'invalid-spec');
+  assert.match(ofOtherOrg.message, /MSP ids .*Org1MSP.*Org2MSP/);
 });
 
 test('a peer Fabric refuses to run says why in its own words and is not running', async ({ org, scratch }) => {

@@ -44,6 +44,7 @@ interface Ctx {
   runtime: ConsortiumNodeRuntime;
   org: TestOrganization;
   started: ConsortiumNodeTarget[];
+  setupError?: unknown;
 }
 
 const test = suite<Ctx>('consortium node runtime under the docker engine (local Fabric images)', { started: [] } as unknown as Ctx);
@@ -56,7 +57,16 @@ test.before(async (ctx) => {
   }
   ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'lnm-fabric-docker-'));
   ctx.runtime = createConsortiumNodeRuntime({ dataDir: ctx.dataDir, env: { PATH: '/usr/bin:/bin', LNM_IMAGE_FABRIC_PEER: peerImage, LNM_IMAGE_FABRIC_ORDERER: ordererImage } });
-  ctx.org = await testOrganization('Org1MSP', 'org1.example.com');
+  try {
+    ctx.org = await testOrganization('Org1MSP', 'org1.example.com');
+  } catch (err) {
+    // uvu swallows a before hook's error and exits 0: each test fails with it instead.
+    ctx.setupError = err;
+  }
+});
+
+test.before.each((ctx) => {
+  if (ctx.setupError) throw ctx.setupError;
 });
 
 test.after(async (ctx) => {
