@@ -31,7 +31,7 @@ import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
-import { createConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
+import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
@@ -120,7 +120,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const consortium = await createConsortiumDeps({
-    pool: db.pool, store, dataDir: config.dataDir, keys, channels: createConsortiumChannels(), engine: config.nodeEngine,
+    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine,
     env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const nodeSagas = {

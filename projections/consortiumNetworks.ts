@@ -46,10 +46,12 @@ export const consortiumNetworksProjection: Projection = {
           values: [d.networkId, d.mspId, JSON.stringify(d.anchorPeers), d.configSequence, d.at],
         }];
       case 'NetworkUpdated': {
-        const added = (d.change as { organization?: ConsortiumMemberOrganization }).organization;
+        const changes = ((d.change as { changes?: unknown[] }).changes ?? [d.change]) as Array<{ kind?: string; organization?: ConsortiumMemberOrganization }>;
+        const addedOrgs = changes.filter((c) => c.kind === 'addOrganization' && c.organization).map((c) => c.organization!);
+        const added = addedOrgs.length ? addedOrgs : null;
         return [{
           text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3${added ? ', organizations = organizations || $4::jsonb' : ''} WHERE id = $1`,
-          values: [d.networkId, d.configSequence, d.at, ...(added ? [JSON.stringify([added])] : [])],
+          values: [d.networkId, d.configSequence, d.at, ...(added ? [JSON.stringify(added)] : [])],
         }];
       }
       case 'NetworkDeleted':

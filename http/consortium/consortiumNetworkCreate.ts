@@ -153,13 +153,7 @@ export async function importConsortiumNetwork(input: Input, req: ConsortiumImpor
   if (!bytes.length || bytes.toString('base64').replace(/=+$/, '') !== req.block.replace(/\s+/g, '').replace(/=+$/, '')) throw new ValidationError('block must be the base64 of a channel genesis or config block.', [{ field: 'block', message: 'not base64' }]);
   const bad = req.ordererEndpoints.findIndex((e) => !ENDPOINT.test(e));
   if (!req.ordererEndpoints.length || bad >= 0) throw new ValidationError('ordererEndpoints must list host:port of the channel\'s orderers.', [{ field: bad >= 0 ? `ordererEndpoints[${bad}]` : 'ordererEndpoints', message: 'host:port' }]);
-  let config;
-  try {
-    config = consortium.channels.decodeChannelConfig(bytes);
-  } catch (err) {
-    throw new ValidationError(`block is not a channel config block: ${(err as Error).message}`, [{ field: 'block', message: 'not a config block' }]);
-  }
-  const channelName = consortium.channels.channelNameOf(bytes);
+  const { config, channelName } = consortium.channels.readConfigBlock(bytes);
   if (req.channelName !== undefined && req.channelName !== channelName) throw new ValidationError(`The block is of channel ${channelName}, not ${req.channelName}.`, [{ field: 'channelName', message: `the block is of channel ${channelName}` }]);
   const orgsOf = async (group: string) => {
     const g = config.channel_group.groups[group];

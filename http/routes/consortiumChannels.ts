@@ -41,7 +41,7 @@ const UpdateView = Type.Object({
 async function configView(input: Input, network: ConsortiumNetworkRow) {
   const { deps } = input;
   const orderer = await joinedOrderer(deps, network);
-  const fetched = await consortiumOf(deps).channels.fetchConfigBlock(orderer.endpoint, orderer.signer, network.channelName);
+  const fetched = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
   return {
     network_id: network.id, channel_name: network.channelName, block_number: fetched.blockNumber, sequence: Number(fetched.config.sequence),
     config: fetched.config as unknown as Record<string, unknown>, block: Buffer.from(fetched.block).toString('base64'),
@@ -49,7 +49,7 @@ async function configView(input: Input, network: ConsortiumNetworkRow) {
 }
 
 /** Applies one change through a config update; 409 naming the organizations whose admin signatures are missing. */
-async function applyChange(input: Input, network: ConsortiumNetworkRow, change: ChannelConfigChange) {
+async function applyChange(input: Input, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[]) {
   const { deps } = input;
   const orderer = await joinedOrderer(deps, network);
   const signers = await networkSigners(deps, network);
@@ -99,7 +99,7 @@ export const consortiumChannelRoutes = [
   defineRoute({
     method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel or change its application policies (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: ConfigUpdateBody,
-    responses: { 200: { description: 'the config updates made', schema: Type.Object({ updates: Type.Array(UpdateView) }) }, 400: { description: 'unknown organization, removal asked, bad policy' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
+    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
     async handler(input) {
       const { deps, params, body } = input;
       const network = await channelNetworkOr404(deps, params.networkId, params.channelName);
@@ -118,16 +118,12 @@ export const consortiumChannelRoutes = [
         }
       }
       if (body.policies) changes.push({ change: { kind: 'policies', policies: body.policies }, record: { kind: 'policies', policies: body.policies } });
-      const updates = [];
-      for (const c of changes) {
-        const fresh = await consortiumNetworkOr404(deps, network.id);
-        const result = await applyChange(input, fresh, c.change);
-        if (result.status === 'updated') {
-          await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: c.record, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-        }
-        updates.push({ network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence, block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [] });
+      // One config transaction for the whole body: one set of signatures, one new config.
+      const result = await applyChange(input, network, changes.map((c) => c.change));
+      if (result.status === 'updated') {
+        await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
       }
-      return { body: { updates } };
+      return { body: { network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence, block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [] } };
     },
   }),
   defineRoute({
@@ -161,12 +157,9 @@ export const consortiumChannelRoutes = [
       const network = await consortiumNetworkOr404(deps, params.id);
       const reader = await peerReader(deps, network);
       const channels = consortiumOf(deps).channels;
-      const { height } = await channels.chainInfo(reader, network.channelName);
       const limit = query.limit ?? 10;
       const offset = query.offset ?? 0;
-      const numbers = [];
-      for (let n = height - 1 - offset; n >= 0 && numbers.length < limit; n--) numbers.push(n);
-      const blocks = await Promise.all(numbers.map((n) => channels.block(reader, network.channelName, n)));
+      const { height, blocks } = await channels.blockPage(reader, network.channelName, { offset, limit });
       const items = blocks.map((b) => ({ number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp }));
       return { body: { items, total: height, limit, offset } };
     },
