@@ -103,8 +103,9 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
           data = bytecode;
         }
         const fees = await feesFor(rpc, req);
-        const request = { from: req.from, data, ...fees };
-        const gasLimit = req.gasLimit ?? (await rpc.estimateGas(request).catch((err: Error & { shortMessage?: string }) => {
+        // Estimated without a price: nodes then do not cap the gas by the key's balance (anvil
+        // answers an unfunded priced estimate with a bare out-of-gas), and the check below says why.
+        const gasLimit = req.gasLimit ?? (await rpc.estimateGas({ from: req.from, data }).catch((err: Error & { shortMessage?: string }) => {
           if (isInsufficientFunds(err)) throw notEnoughFunds(req, null);
           if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`The constructor reverts on this chain: ${rpcMessage(err)}`, [{ field: 'bytecode', message: 'constructor reverted' }]);
           throw new UnavailableError(`The node refused the deployment: ${rpcMessage(err)}`);
