@@ -27,6 +27,7 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
+import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
@@ -116,8 +117,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
+  // The health monitor's last reading of each node (an observation cache, not events).
+  const observations = postgresNodeObservations(db.pool);
   const nodeSagas = {
     operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime) }),
+    observations,
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
@@ -148,6 +152,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     nextId,
     startedAt: new Date(),
     evm,
+    observations,
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),

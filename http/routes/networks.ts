@@ -15,7 +15,7 @@ import type { AppDeps } from '../deps.ts';
 import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
-import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
@@ -181,7 +181,7 @@ export const networkRoutes = [
     async handler(input) {
       await networkOr404(input.deps, input.params.id);
       const nodes = await networkNodes(input, input.params.id);
-      return { body: { items: await Promise.all(nodes.map((n) => nodeView(input.deps, n))) } };
+      return { body: { items: await listedNodeViews(input.deps, nodes) } };
     },
   }),
   defineRoute({
