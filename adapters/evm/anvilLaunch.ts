@@ -45,7 +45,7 @@ export interface AnvilNodeSpec {
   hardfork: AnvilHardfork;
   /** wei, decimal: the genesis baseFeePerGas (0 on a free-gas network, which anvil keeps at 0) */
   baseFee: string;
-  /** wei, decimal: the price eth_gasPrice suggests (0 on a free-gas network, else the network's min_gas_price) */
+  /** wei, decimal: the network's min_gas_price (0 on a free-gas network), the price anvil suggests */
   gasPrice: string;
   blockTimeSeconds: number;
   rpcPort: number;
@@ -84,7 +84,7 @@ export function anvilSpecFromGenesis(
     gasLimit: file.gasLimit,
     hardfork: anvilHardforkFor(file),
     baseFee: pricing.baseFee.toString(),
-    gasPrice: (pricing.free ? 0n : pricing.minGasPrice).toString(),
+    gasPrice: pricing.minGasPrice.toString(),
     blockTimeSeconds: settings.blockPeriodSeconds,
   };
 }

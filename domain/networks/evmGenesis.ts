@@ -16,8 +16,8 @@
 // Gas: a free-gas network (the default) has baseFeePerGas 0 and config.zeroBaseFee true (besu
 // keeps every later base fee at 0: "Configure free gas networks" in the besu docs); its nodes
 // accept gas price 0 (besu --min-gas-price=0, anvil --base-fee 0 --gas-price 0), so a key with
-// no ether can deploy. A priced network (min_gas_price > 0) has the base fee it was given and the
-// ordinary EIP-1559 market.
+// no ether can deploy. A priced network (min_gas_price and/or base_fee above 0) has the base fee
+// it was given and the ordinary EIP-1559 market (zeroBaseFee still when its base fee is 0).
 import { cliqueExtraData, ibft2ExtraData, qbftExtraData } from './genesisExtraData.ts';
 import { genesisBytes, genesisQuantity } from './genesisJson.ts';
 import { besuBftSection, besuCliqueSection, type EvmConsensus } from './evmConsensus.ts';
@@ -104,11 +104,10 @@ export function buildEvmGenesisFile(s: EvmGenesisSettings): EvmGenesisFile {
   const alloc: Record<string, { balance: string }> = {};
   for (const [address, balance] of Object.entries(s.accounts)) alloc[address.toLowerCase()] = { balance: '0x' + BigInt(balance).toString(16) };
   const bft = s.consensus === 'QBFT' || s.consensus === 'IBFT_2';
-  const free = BigInt(s.minGasPrice ?? '0') === 0n;
   const baseFee = s.baseFee === undefined ? DEFAULT_GENESIS_BASE_FEE : BigInt(s.baseFee);
   return {
     // every fork built here has London at block 0, so zeroBaseFee always has a base fee to zero
-    config: { chainId: s.chainId, ...milestones(s.consensus), ...consensusSection(s), ...(free ? { zeroBaseFee: true } : {}) },
+    config: { chainId: s.chainId, ...milestones(s.consensus), ...consensusSection(s), ...(baseFee === 0n ? { zeroBaseFee: true } : {}) },
     nonce: '0x0',
     timestamp: '0x0',
     extraData: extraDataFor(s),
@@ -130,7 +129,7 @@ export function anvilHardforkFor(file: EvmGenesisFile): AnvilHardfork {
 }
 
 export interface GasPricing {
-  /** gas price 0 is valid: zero base fee for ever, nodes accept free transactions */
+  /** gas price 0 is valid: zero base fee for ever and no minimum gas price */
   free: boolean;
   /** wei; besu --min-gas-price */
   minGasPrice: bigint;
@@ -143,9 +142,10 @@ export interface GasPricing {
  * settings: their genesis file (1 gwei base fee, no zeroBaseFee) and min-gas-price 0 say it.
  */
 export function gasPricingOf(settings: Pick<EvmGenesisSettings, 'minGasPrice' | 'baseFee'>, file: Pick<EvmGenesisFile, 'config' | 'baseFeePerGas'>): GasPricing {
+  const minGasPrice = BigInt(settings.minGasPrice ?? '0');
   return {
-    free: file.config.zeroBaseFee === true,
-    minGasPrice: BigInt(settings.minGasPrice ?? '0'),
+    free: file.config.zeroBaseFee === true && minGasPrice === 0n,
+    minGasPrice,
     baseFee: genesisQuantity(file.baseFeePerGas, 'baseFeePerGas'),
   };
 }

@@ -34,8 +34,9 @@ export interface EvmGenesisSettings {
   bft: BftParameters;
   cliqueEpochLength: number;
   /**
-   * Gas pricing (wei, decimal). Free gas (the default): both "0"; the genesis sets zeroBaseFee
-   * and the nodes accept gas price 0. Priced: minGasPrice > 0, the genesis base fee is baseFee.
+   * Gas pricing (wei, decimal). Free gas (the default): both "0", the genesis sets zeroBaseFee
+   * and the nodes accept gas price 0. Priced: either above 0; baseFee 0 keeps zeroBaseFee (the
+   * price is min-gas-price alone), above 0 it is the genesis base fee of an EIP-1559 market.
    * Missing on networks created before these fields existed (their genesis had a 1 gwei base
    * fee and no zeroBaseFee): read them through gasPricingOf().
    */
@@ -169,22 +170,17 @@ function weiAmount(value: unknown, field: string, issues: FieldIssue[]): bigint 
 }
 
 /**
- * min_gas_price chooses the gas model: 0 (default) is free gas (base fee 0, gas price 0 accepted),
- * above 0 a priced network whose base fee is base_fee (default 1 gwei).
+ * The gas model. Neither field (the default): free gas, base fee 0 and gas price 0 accepted.
+ * min_gas_price above 0 makes the network priced, with base_fee as its genesis base fee (default
+ * 1 gwei; 0 keeps a zero base fee, priced by the minimum alone). base_fee alone, above 0, prices
+ * by the base fee only (how an imported network with the clients' 1 gwei default is described).
  */
 function gasPricing(raw: Record<string, unknown>, issues: FieldIssue[]): { minGasPrice: bigint; baseFee: bigint } {
   const minRaw = pick(raw, 'min_gas_price', 'minGasPrice');
   const baseRaw = pick(raw, 'base_fee', 'baseFee', 'baseFeePerGas');
   const minGasPrice = minRaw === undefined ? 0n : (weiAmount(minRaw, 'min_gas_price', issues) ?? 0n);
   const baseFee = baseRaw === undefined ? undefined : weiAmount(baseRaw, 'base_fee', issues);
-  if (minGasPrice === 0n) {
-    if (baseFee !== undefined && baseFee !== 0n) {
-      issues.push({ field: 'base_fee', message: 'is for a priced network: set min_gas_price above 0 too (without min_gas_price the network is free gas, base fee 0)' });
-    }
-    return { minGasPrice, baseFee: 0n };
-  }
-  if (baseFee === 0n) issues.push({ field: 'base_fee', message: 'must be at least 1 wei on a priced network (min_gas_price above 0); leave it out for the 1 gwei default' });
-  return { minGasPrice, baseFee: baseFee ?? DEFAULT_PRICED_BASE_FEE };
+  return { minGasPrice, baseFee: baseFee ?? (minGasPrice > 0n ? DEFAULT_PRICED_BASE_FEE : 0n) };
 }
 
 /** Validate the SPEC genesis object; throws one ValidationError naming every bad field. */

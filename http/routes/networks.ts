@@ -30,7 +30,7 @@ const Genesis = Type.Record(Type.String(), Type.Unknown(), {
     'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. ' +
     'Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. ' +
     'Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. ' +
-    'base_fee without min_gas_price is refused (400 naming base_fee).',
+    'base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field.',
 });
 const createFields = {
   name: Type.String({ maxLength: 64, description: 'unique; letters, digits and hyphens' }),

@@ -87,11 +87,12 @@ test('gas settings that make no sense are 400s naming the field, on both create 
   let r = await api(s, 'POST', '/networks', { name: 'bad-gas-1', type: 'evm', genesis: { ...genesis, min_gas_price: 'cheap' } });
   assert.is(r.status, 400, r.text);
   assert.ok(r.json.details.some((d: { field: string }) => d.field === 'min_gas_price'), r.text);
-  r = await api(s, 'POST', '/networks/evm', { name: 'bad-gas-2', genesis: { ...genesis, base_fee: '7' } });
+  r = await api(s, 'POST', '/networks/evm', { name: 'bad-gas-2', genesis: { ...genesis, base_fee: '1 gwei' } });
   assert.is(r.status, 400, r.text);
-  assert.ok(r.json.details.some((d: { field: string; message: string }) => d.field === 'base_fee' && /min_gas_price/.test(d.message)), r.text);
-  r = await api(s, 'POST', '/networks/evm', { name: 'bad-gas-3', genesis: { ...genesis, min_gas_price: '1', base_fee: '0' } });
+  assert.ok(r.json.details.some((d: { field: string; message: string }) => d.field === 'base_fee' && /amount of wei/.test(d.message)), r.text);
+  r = await api(s, 'POST', '/networks/evm', { name: 'bad-gas-3', genesis: { ...genesis, minGasPrice: '9223372036854775808' } });
   assert.is(r.status, 400, r.text);
+  assert.ok(r.json.details.some((d: { field: string }) => d.field === 'min_gas_price'), r.text);
   assert.is((await api(s, 'GET', '/networks/evm')).json.items.filter((n: { name: string }) => n.name.startsWith('bad-gas')).length, 0);
 });
 

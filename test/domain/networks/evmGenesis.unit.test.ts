@@ -208,10 +208,17 @@ test('a malformed or out-of-range min_gas_price is refused naming the field', ()
   rejects({ ...base, consensus: 'QBFT', min_gas_price: (1n << 63n).toString() }, 'min_gas_price', /from 0 to 9223372036854775807/);
 });
 
-test('base_fee on a free-gas network, or base fee 0 on a priced one, is refused naming base_fee', () => {
-  rejects({ ...base, consensus: 'QBFT', base_fee: '7' }, 'base_fee', /set min_gas_price above 0/);
-  rejects({ ...base, consensus: 'QBFT', min_gas_price: '5', base_fee: '0' }, 'base_fee', /at least 1 wei/);
-  assert.is(createEvmGenesis({ ...base, consensus: 'QBFT', base_fee: '0' }).file.baseFeePerGas, '0x0');
+test('base_fee alone prices by the base fee; base_fee 0 with a min_gas_price keeps zeroBaseFee', () => {
+  const byBaseFee = createEvmGenesis({ ...base, consensus: 'QBFT', base_fee: '1000000000' });
+  assert.is(byBaseFee.file.config.zeroBaseFee, undefined);
+  assert.equal(gasPricingOf(byBaseFee.settings, byBaseFee.file), { free: false, minGasPrice: 0n, baseFee: 1_000_000_000n });
+  const byMinimum = createEvmGenesis({ ...base, consensus: 'QBFT', min_gas_price: '5', base_fee: '0' });
+  assert.is(byMinimum.file.config.zeroBaseFee, true);
+  assert.is(byMinimum.file.baseFeePerGas, '0x0');
+  assert.equal(gasPricingOf(byMinimum.settings, byMinimum.file), { free: false, minGasPrice: 5n, baseFee: 0n });
+  const explicitFree = createEvmGenesis({ ...base, consensus: 'QBFT', base_fee: '0', min_gas_price: 0 });
+  assert.is(gasPricingOf(explicitFree.settings, explicitFree.file).free, true);
+  rejects({ ...base, consensus: 'QBFT', base_fee: '1.5' }, 'base_fee', /amount of wei/);
 });
 
 test.run();
