@@ -27,6 +27,7 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
+import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
@@ -123,8 +124,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine,
     env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
+  // The health monitor's last reading of each node (an observation cache, not events).
+  const observations = postgresNodeObservations(db.pool);
   const nodeSagas = {
     operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
+    observations,
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
@@ -156,6 +160,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     startedAt: new Date(),
     evm,
     consortium,
+    observations,
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),

@@ -7,18 +7,19 @@ import { keyRotationSaga } from './keyRotation.ts';
 import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
+import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 
 export interface SagaDeps {
   store: EventStore;
   /** Node lifecycle and health monitor over every wired platform's node operations; left out when no platform is wired. */
-  nodes?: { operationsFor: NodeOperationsFor; healthSettings: () => Promise<HealthSettings> };
+  nodes?: { operationsFor: NodeOperationsFor; healthSettings: () => Promise<HealthSettings>; observations?: NodeObservations };
   /** Key providers and X.509 (certificate renewal); the rotation saga runs only when given. */
   keys?: KeyServices;
 }
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
-  const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings)] : [];
+  const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
   return [apiKeyExpirySaga(deps.store), ...nodes, ...keys];
 }

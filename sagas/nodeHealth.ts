@@ -4,11 +4,13 @@
 // an engine that saw the process or container end is believed at once, so a node killed from
 // outside is down within one interval. The first healthy probe after that records
 // NodeRecovered (node.recovery). Failure counts travel in the timer's payload, so a restart
-// of the service keeps them.
+// of the service keeps them. Every probe's reading (status, block height, peer count, time) goes
+// to the NodeObservations cache, not the event store: node lists answer from it.
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
 import { nodeAggregate, nodeStream, type NodeCommand } from '../domain/nodes/node.ts';
-import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
+import type { NodeOperationsFor, NodeReading } from '../domain/nodes/nodeOperations.ts';
+import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { Saga, SagaContext, SagaTimer } from './saga.ts';
 import { sagaEventId } from './sagaRunner.ts';
 
@@ -20,7 +22,7 @@ export interface HealthSettings {
   threshold: number;
 }
 
-export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsFor, settings: () => Promise<HealthSettings>): Saga {
+export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsFor, settings: () => Promise<HealthSettings>, observations?: NodeObservations): Saga {
   async function record(timer: SagaTimer, ctx: SagaContext, command: NodeCommand) {
     let n = 0;
     await handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, {
@@ -37,6 +39,7 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       const nodeId = Number(e.data.nodeId);
       if (e.type === 'NodeStarted') await ctx.schedule(timerId(nodeId), await next(ctx), { nodeId, failures: 0, lastHealthyAt: String(e.data.startedAt) });
       else await ctx.cancel(timerId(nodeId));
+      if (e.type === 'NodeDeleted') await observations?.forget(nodeId);
     },
     async onTimer(timer, ctx) {
       const nodeId = Number(timer.payload.nodeId);
@@ -50,17 +53,22 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       let lastHealthyAt = (timer.payload.lastHealthyAt as string | null) ?? null;
       let reason: string | null = null;
       let definite = false;
+      let reading: NodeReading | null = null;
       const status = await ops.status().catch((err: Error) => ({ state: 'unknown' as const, reason: err.message }));
       if (status.state === 'exited' || status.state === 'stopped') {
         definite = true;
         reason = status.reason ?? `the node's ${node.engine === 'docker' ? 'container' : 'process'} is not running`;
       } else {
         try {
-          await ops.probe(2000);
+          reading = await ops.probe(2000);
         } catch (err) {
           reason = (err as Error).message;
         }
       }
+      // A cache write that fails must not stop the probes; the next one writes again.
+      await observations
+        ?.record({ nodeId, status: reason === null ? 'healthy' : definite ? 'not_running' : 'unreachable', blockHeight: reading?.blockHeight ?? null, peerCount: reading?.peerCount ?? null, error: reason, at })
+        .catch(() => undefined);
       const { threshold } = await settings();
       if (reason === null) {
         failures = 0;

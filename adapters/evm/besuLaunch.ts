@@ -36,6 +36,7 @@ import { besuCommandWithConfigFile, besuConfigToml, besuOptions, type BesuOption
 import { enodeUrl } from '../../domain/networks/enode.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
+import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
 
 export const BESU_KEY_FILE = 'key';
 export const BESU_CONFIG_FILE = 'config.toml';
@@ -191,6 +192,7 @@ export async function besuLaunchSpec(t: EvmNodeTarget, deps: BesuLaunchDeps): Pr
     ...(c.metricsPort ? { metricsPort: c.metricsPort } : {}),
     bootnodes,
     ...(t.node.role === 'validator' && t.node.validatorAddress ? { minerCoinbase: t.node.validatorAddress } : {}),
+    minGasPrice: gasPricingOf(t.network.settings, t.network.genesis).minGasPrice,
   });
   const args = besuCommandWithConfigFile(`${NODE_DIR_PLACEHOLDER}/${BESU_CONFIG_FILE}`);
   return {

@@ -76,7 +76,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     const nodeDir = nodeDirectory(dataDir, nodeKey);
     const rpcPort = t.node.config.rpcHttpPort;
     if (!rpcPort) throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} runs on anvil and needs an RPC HTTP port.`, { nodeKey });
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
     const run = anvilRunCommand(anvil);
     return {
       nodeKey,
@@ -107,7 +107,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     }
     const spec = await anvilLaunchSpec(t);
     const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
     return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
   }
 

@@ -7,6 +7,8 @@ import type { NodeRow } from '../../projections/nodes.ts';
 import { isOrdererConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
 import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
+import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
+import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 
 const Str = Type.Union([Type.String(), Type.Null()]);
 const Int = Type.Union([Type.Integer(), Type.Null()]);
@@ -17,7 +19,8 @@ export const ConsortiumNodeViewSchema = Type.Object({
   nodeType: Type.String({ description: 'CONSORTIUM_PEER or CONSORTIUM_ORDERER' }),
   role: Type.String({ description: 'peer or orderer' }),
   status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
-  healthy: Type.Union([Type.Boolean(), Type.Null()], { description: 'what the node\'s /healthz answered just now (null when it is not running)' }),
+  healthy: Type.Union([Type.Boolean(), Type.Null()], { description: 'GET /nodes/{id}: what the node\'s /healthz answered just now; lists: from last_probe (null when it is not running)' }),
+  last_probe: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'the health monitor\'s last reading: status, at, healthy_at, error' }),
   block_height: Int,
   peer_count: Int,
   uptime_seconds: Int,
@@ -44,11 +47,13 @@ export async function consortiumNodeRecord(deps: AppDeps, row: NodeRow): Promise
   return { ...(created.data as unknown as ConsortiumNodeCreatedData), name: row.name, config: row.consortiumConfig! };
 }
 
-export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean } = {}) {
+export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean; observation?: NodeObservation | null } = {}) {
   const c = row.consortiumConfig!;
   const running = row.status === 'running' || row.status === 'down';
   const record = await consortiumNodeRecord(deps, row);
-  let healthy: boolean | null = null;
+  const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
+  // Lists answer from the health monitor's last reading; a single read asks /healthz now.
+  let healthy: boolean | null = running && observation ? observation.status === 'healthy' : null;
   if (running && opts.live !== false && record && deps.consortium) {
     healthy = await consortiumOf(deps).runtime.live({ node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } }, 1500).then(() => true, () => false);
   }
@@ -61,6 +66,7 @@ export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { li
     role: row.role,
     status: row.status,
     healthy,
+    last_probe: lastProbe(observation),
     block_height: null,
     peer_count: null,
     uptime_seconds: running && row.startedAt ? Math.max(0, Math.floor((deps.clock().getTime() - Date.parse(row.startedAt)) / 1000)) : null,

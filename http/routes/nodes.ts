@@ -20,7 +20,7 @@ import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/cons
 import { nodeLogSource } from '../nodeLogs.ts';
 import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../evm/evmContext.ts';
 import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../evm/evmNodeCreate.ts';
-import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['nodes'];
@@ -107,12 +107,14 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
   };
 };
 
-/** One page of nodes with their live view, of one platform or all. */
+/** One page of nodes, of one platform or all, as the health monitor last saw them: no node is probed inside the request. */
 async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number }, platform: string | undefined) {
   const limit = query.limit ?? deps.config.defaultPageSize;
   const offset = query.offset ?? 0;
   const r = await listNodes(deps.pool, { limit, offset, platform });
-  return page(await Promise.all(r.items.map((n) => viewOf(deps, n))), r.total, limit, offset);
+  const readings = await lastReadings(deps, r.items);
+  const views = r.items.map((n) => (n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
+  return page(await Promise.all(views), r.total, limit, offset);
 }
 
 export const nodeRoutes = [
@@ -150,7 +152,7 @@ export const nodeRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/nodes', summary: 'List nodes', tags, permission: 'NODE_READ',
+    method: 'get', path: '/nodes', summary: 'List nodes, with what the health monitor last saw of each (evm: last_probe); no node is probed inside the request', tags, permission: 'NODE_READ',
     query: Type.Object({ ...PageQuery, platform: Type.Optional(Platform) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
     async handler({ deps, query }) {
@@ -158,7 +160,7 @@ export const nodeRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/nodes/platform/:platform', summary: 'List nodes of one platform', tags, permission: 'NODE_READ',
+    method: 'get', path: '/nodes/platform/:platform', summary: 'List nodes of one platform, as the health monitor last saw them', tags, permission: 'NODE_READ',
     params: Type.Object({ platform: Platform }, { additionalProperties: false }),
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
@@ -192,7 +194,7 @@ export const nodeRoutes = [
     }),
   ),
   defineRoute({
-    method: 'get', path: '/nodes/:id', summary: 'Read a node, with live block height, peers and uptime', tags, permission: 'NODE_READ', params: IdParam,
+    method: 'get', path: '/nodes/:id', summary: 'Read a node, with block height and peers read live (1.5 s at most) and the health monitor\'s last reading', tags, permission: 'NODE_READ', params: IdParam,
     responses: { 200: { description: 'the node', schema: AnyNodeView }, 404: { description: 'no such node' } },
     async handler({ deps, params }) {
       return { body: await viewOf(deps, await nodeOr404(deps, params.id)) };
