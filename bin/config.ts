@@ -29,6 +29,8 @@ export interface Config {
   /** Docker images of node software, when set: besu, anvil. */
   besuImage?: string | null;
   anvilImage?: string | null;
+  /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
+  allowPrivateTargets?: boolean;
 }
 
 export interface ConfigEntry {
@@ -58,6 +60,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
+  { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
 ];
 
 function packageVersion(): string {
@@ -117,5 +120,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
+    allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
   };
 }

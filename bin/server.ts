@@ -29,6 +29,10 @@ import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
+import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
+import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
+import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
+import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -121,8 +125,17 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const instance = { id: instanceId(config), version: config.version };
+  const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
+  // The key was resolved (or generated) by openKeyServices above; this reads the same one.
+  const secrets = createSecretBox(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key);
+  const webhookDelivery = createWebhookDeliveryWorker({
+    pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
+    failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
+  });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() } }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
+  await webhookDelivery.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
@@ -131,7 +144,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     config: {
       edition: config.edition,
       version: config.version,
-      instanceId: instanceId(config),
+      instanceId: instance.id,
       bodyLimit: config.bodyLimit,
       defaultPageSize: DEFAULT_PAGE_SIZE,
       maxPageSize: MAX_PAGE_SIZE,
@@ -147,6 +160,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     startedAt: new Date(),
     evm,
     keys,
+    outbound,
+    secrets,
+    wakeWebhookDeliveries: () => webhookDelivery.wake(),
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {
@@ -200,6 +216,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        await webhookDelivery.stop();
         await sagas.stop();
         await projector.stop();
         await store.close();

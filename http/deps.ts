@@ -6,6 +6,7 @@ import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../d
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
+import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -55,4 +56,10 @@ export interface AppDeps {
   evm?: EvmDeps;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
+  /** Outbound HTTP of webhooks and notifications (private targets refused unless allowed). */
+  outbound: OutboundHttp;
+  /** Seals and opens webhook and notification secrets under KEY_ENCRYPTION_KEY. */
+  secrets: SecretBox;
+  /** Tells the webhook delivery worker that rows are due now (after a replay). */
+  wakeWebhookDeliveries(): void;
 }

@@ -7,6 +7,8 @@ import { keyRotationSaga } from './keyRotation.ts';
 import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
+import { webhookFanoutSaga } from './webhookFanout.ts';
+import type pg from 'pg';
 
 export interface SagaDeps {
   store: EventStore;
@@ -14,11 +16,14 @@ export interface SagaDeps {
   evm?: { runtime: EvmNodeRuntime; healthSettings: () => Promise<HealthSettings> };
   /** Key providers and X.509 (certificate renewal); the rotation saga runs only when given. */
   keys?: KeyServices;
+  /** Outbound webhooks: the fan-out saga queues deliveries and wakes the delivery worker. */
+  webhooks?: { pool: pg.Pool; instance: { id: string; version: string }; wake: () => void };
 }
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
   const evm = deps.evm ? [nodeLifecycleSaga(deps.store, deps.evm.runtime), nodeHealthSaga(deps.store, deps.evm.runtime, deps.evm.healthSettings)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
-  return [apiKeyExpirySaga(deps.store), ...evm, ...keys];
+  const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
+  return [apiKeyExpirySaga(deps.store), ...evm, ...keys, ...webhooks];
 }

@@ -16,6 +16,7 @@ export interface GeneralSettings {
   nodeHealthCheckIntervalSeconds: number;
   nodeDowntimeThreshold: number;
   diskSpaceWarningPercent: number;
+  webhookFailureThreshold: number;
 }
 
 export interface AuditSettings {
@@ -35,6 +36,7 @@ export const generalSettingSpecs: Record<keyof GeneralSettings, { default: numbe
   nodeHealthCheckIntervalSeconds: { default: 10, minimum: 1, maximum: 3600, description: 'how often running nodes are probed' },
   nodeDowntimeThreshold: { default: 3, minimum: 1, maximum: 100, description: 'consecutive failed probes before node.downtime is raised' },
   diskSpaceWarningPercent: { default: 90, minimum: 50, maximum: 99, description: 'disk usage of the data directory that raises system.disk_space.warning' },
+  webhookFailureThreshold: { default: 10, minimum: 1, maximum: 1000, description: 'consecutive failed deliveries (each after all its retries) after which a webhook is disabled; PUT enabled: true turns it back on and the count goes on until the first success' },
 };
 
 export const MAX_RETENTION_DAYS = 2557; // 7 years, leap days included
