@@ -31,6 +31,8 @@ export interface Config {
   anvilImage?: string | null;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
+  /** The bracketed tag starting notification email subjects. */
+  serviceTag?: string;
 }
 
 export interface ConfigEntry {
@@ -61,6 +63,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
   { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
+  { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
 ];
 
 function packageVersion(): string {
@@ -120,6 +123,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
+    serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
   };
 }

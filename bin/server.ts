@@ -33,6 +33,8 @@ import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionK
 import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
+import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -129,11 +131,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
   // The key was resolved (or generated) by openKeyServices above; this reads the same one.
   const secrets = createSecretBox(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key);
+  const notifier: NotifierDeps = { email: createSmtpEmailSender(), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
   const webhookDelivery = createWebhookDeliveryWorker({
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() } }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   await webhookDelivery.start();
   const passwords = createPasswordHasher();
@@ -163,6 +166,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     outbound,
     secrets,
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
+    notifier,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

@@ -7,6 +7,7 @@ import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -62,4 +63,6 @@ export interface AppDeps {
   secrets: SecretBox;
   /** Tells the webhook delivery worker that rows are due now (after a replay). */
   wakeWebhookDeliveries(): void;
+  /** Email and webhook sending of notification providers (their test endpoint). */
+  notifier: NotifierDeps;
 }

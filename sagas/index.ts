@@ -8,6 +8,9 @@ import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
 import { webhookFanoutSaga } from './webhookFanout.ts';
+import { notificationsSaga } from './notifications.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
+import { deliverableDomainEvents } from '../domain/webhooks/eventCatalog.ts';
 import type pg from 'pg';
 
 export interface SagaDeps {
@@ -18,6 +21,8 @@ export interface SagaDeps {
   keys?: KeyServices;
   /** Outbound webhooks: the fan-out saga queues deliveries and wakes the delivery worker. */
   webhooks?: { pool: pg.Pool; instance: { id: string; version: string }; wake: () => void };
+  /** Notification providers: the notifications saga sends through them. */
+  notifications?: { pool: pg.Pool; notifier: NotifierDeps };
 }
 
 /** Every process manager of the service. */
@@ -25,5 +30,6 @@ export function allSagas(deps: SagaDeps): Saga[] {
   const evm = deps.evm ? [nodeLifecycleSaga(deps.store, deps.evm.runtime), nodeHealthSaga(deps.store, deps.evm.runtime, deps.evm.healthSettings)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
   const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
-  return [apiKeyExpirySaga(deps.store), ...evm, ...keys, ...webhooks];
+  const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
+  return [apiKeyExpirySaga(deps.store), ...evm, ...keys, ...webhooks, ...notifications];
 }
