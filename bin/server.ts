@@ -35,6 +35,8 @@ import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
+import { createHostResources } from '../adapters/system/hostResources.ts';
+import { createResourceMonitor } from '../sagas/resourceMonitor.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -139,6 +141,14 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   await webhookDelivery.start();
+  const resourceMonitor = createResourceMonitor({
+    store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
+    async thresholds() {
+      const s = (await currentSettings(db.pool)).general;
+      return { intervalSeconds: s.resourceCheckIntervalSeconds, diskPercent: s.diskSpaceWarningPercent, cpuPercent: s.cpuHighPercent, memoryPercent: s.memoryHighPercent };
+    },
+  });
+  if (config.resourceMonitor ?? true) resourceMonitor.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
@@ -220,6 +230,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        await resourceMonitor.stop();
         await webhookDelivery.stop();
         await sagas.stop();
         await projector.stop();

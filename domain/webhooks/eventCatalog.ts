@@ -59,6 +59,9 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['UserCreated', { userId: 'integer', userName: 'string', role: 'string', at: 'string' }],
   ['UserDeleted', { userId: 'integer', userName: 'string', role: 'string', at: 'string' }],
   ['UserRoleChanged', { userId: 'integer', userName: 'string', from: 'string', to: 'string', at: 'string' }],
+  ['DiskSpaceWarningRaised', { path: 'string', usedPercent: 'integer', thresholdPercent: 'integer', freeBytes: 'integer', totalBytes: 'integer', at: 'string' }],
+  ['CpuHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
+  ['MemoryHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
 ];
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
@@ -69,7 +72,6 @@ const chaincodeData = { networkId: 'integer', channelName: 'string', chaincodeNa
 
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
 const unsourced: CatalogEntry[] = [
-  x('system.disk_space.warning', 'System', 'warning', 'disk usage crosses the configured threshold', { path: 'string', usedPercent: 'integer', thresholdPercent: 'integer', freeBytes: 'integer', totalBytes: 'integer', at: 'string' }),
   x('system.s3.connection_issue', 'System', 'critical', 'an S3-backed backup target fails its connectivity check', { targetId: 'integer', targetName: 'string', error: 'string', at: 'string' }),
   x('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes', backupData),
   x('backup.failure', 'Backup', 'critical', 'a backup job errors', backupData),
@@ -86,8 +88,6 @@ const unsourced: CatalogEntry[] = [
     x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
     x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),
   ]),
-  x('performance.cpu.high', 'Performance', 'warning', 'CPU sustained above threshold', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }),
-  x('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }),
   x('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }),
   x('plugin.installed', 'Plugin', 'info', 'plugin installed', pluginData),
   x('plugin.enabled', 'Plugin', 'info', 'plugin enabled', pluginData),
