@@ -75,18 +75,50 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
     return r.rows;
   }
 
-  async function finish(d: Claimed, status: string, set: { code: number | null; ms: number | null; error: string | null; excerpt: string | null; nextInMs: number | null; attempted: boolean }) {
-    const attempt = d.attempts + (set.attempted ? 1 : 0);
-    await pool.query(
-      `WITH upd AS (
-         UPDATE webhook_deliveries SET status = $2, attempts = $3, response_code = $4, response_time_ms = $5, error = $6, response_excerpt = $7,
-                next_attempt_at = CASE WHEN $8::int IS NULL THEN NULL ELSE now() + make_interval(secs => $8::int / 1000.0) END,
-                lease_until = NULL, updated_at = now(), completed_at = CASE WHEN $8::int IS NULL THEN now() ELSE NULL END
-          WHERE id = $1 RETURNING id)
-       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_code, response_time_ms, error)
-       SELECT id, $3, $4, $5, $6 FROM upd WHERE $9 ON CONFLICT DO NOTHING`,
-      [d.id, status, attempt, set.code, set.ms, set.error, set.excerpt, set.nextInMs, set.attempted],
-    );
+  // Outcomes are written in batches: while one write runs, the next ones queue up and go in
+  // the following statement (the row, its attempt, and on success the end of the webhook's
+  // failure run). A delivery counts as done only once its batch is written.
+  type Outcome = { d: Claimed; status: string; attempt: number; code: number | null; ms: number | null; error: string | null; excerpt: string | null; nextInMs: number | null; attempted: boolean };
+  const pending: Array<{ o: Outcome; done: (err?: unknown) => void }> = [];
+  let writing = false;
+
+  async function writeOutcomes(): Promise<void> {
+    if (writing) return;
+    writing = true;
+    try {
+      while (pending.length) {
+        const batch = pending.splice(0, 500);
+        const col = <K extends keyof Outcome>(k: K) => batch.map((b) => b.o[k]);
+        try {
+          await pool.query(
+            `WITH input AS (
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[], $9::bool[], $10::int[])
+                 AS i(id, status, attempts, code, ms, error, excerpt, next_ms, attempted, webhook_id)),
+             upd AS (
+               UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempts, response_code = i.code, response_time_ms = i.ms, error = i.error, response_excerpt = i.excerpt,
+                      next_attempt_at = CASE WHEN i.next_ms IS NULL THEN NULL ELSE now() + make_interval(secs => i.next_ms / 1000.0) END,
+                      lease_until = NULL, updated_at = now(), completed_at = CASE WHEN i.next_ms IS NULL THEN now() ELSE NULL END
+                 FROM input i WHERE d.id = i.id RETURNING d.id),
+             run_ended AS (DELETE FROM webhook_failure_runs WHERE webhook_id IN (SELECT webhook_id FROM input WHERE status = 'succeeded'))
+             INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_code, response_time_ms, error)
+             SELECT i.id, i.attempts, i.code, i.ms, i.error FROM input i WHERE i.attempted ON CONFLICT DO NOTHING`,
+            [batch.map((b) => b.o.d.id), col('status'), col('attempt'), col('code'), col('ms'), col('error'), col('excerpt'), col('nextInMs'), col('attempted'), batch.map((b) => b.o.d.webhook_id)],
+          );
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err);
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  function finish(d: Claimed, status: string, set: { code: number | null; ms: number | null; error: string | null; excerpt: string | null; nextInMs: number | null; attempted: boolean }): Promise<void> {
+    return new Promise((resolve, reject) => {
+      pending.push({ o: { d, status, attempt: d.attempts + (set.attempted ? 1 : 0), ...set }, done: (err) => (err ? reject(err) : resolve()) });
+      void writeOutcomes();
+    });
   }
 
   async function record(webhookId: number, cmd: Parameters<typeof webhooks.decide>[0], source: string) {
@@ -102,8 +134,7 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
     }
   }
 
-  async function deliver(d: Claimed): Promise<void> {
-    const hook = (await pool.query('SELECT * FROM webhooks WHERE id = $1', [d.webhook_id])).rows[0];
+  async function deliver(d: Claimed, hook: Record<string, any> | undefined): Promise<void> {
     if (!hook || !hook.enabled) {
       await finish(d, 'cancelled', { code: null, ms: null, error: hook ? 'the webhook is disabled (replay once it is enabled)' : 'the webhook was deleted', excerpt: null, nextInMs: null, attempted: false });
       return;
@@ -114,7 +145,6 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
     const r = await o.outbound.post({ url: hook.url, headers, body: d.body, timeoutMs: hook.timeout_seconds * 1000 });
     if (r.ok) {
       await finish(d, 'succeeded', { code: r.statusCode, ms: r.durationMs, error: null, excerpt: r.excerpt, nextInMs: null, attempted: true });
-      await pool.query('DELETE FROM webhook_failure_runs WHERE webhook_id = $1', [d.webhook_id]);
       return;
     }
     if (attempt < d.max_attempts) {
@@ -150,9 +180,11 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
         while (!stopped && inFlight < concurrency) {
           const rows = await claim(concurrency - inFlight);
           if (rows.length === 0) break;
+          // The webhooks of the whole claim in one query, read now: a webhook disabled or deleted since the event is not posted to.
+          const hooks = new Map((await pool.query('SELECT * FROM webhooks WHERE id = ANY($1::int[])', [[...new Set(rows.map((r) => r.webhook_id))]])).rows.map((h) => [h.id as number, h]));
           for (const d of rows) {
             inFlight++;
-            void deliver(d)
+            void deliver(d, hooks.get(d.webhook_id))
               .catch(async (err: Error) => {
                 // Left leased: after the lease it is due again. Free it sooner so a passing fault (database) retries.
                 log('webhook delivery failed to run; it is retried', { deliveryId: d.id, error: err.message });

@@ -11,26 +11,46 @@ import { sagaEventId } from './sagaRunner.ts';
 export const WEBHOOK_FANOUT = 'webhook-fanout';
 
 export function webhookFanoutSaga(opts: { pool: pg.Pool; instance: { id: string; version: string }; wake: () => void }): Saga {
-  return {
+  const saga: Saga = {
     name: WEBHOOK_FANOUT,
     handles: deliverableDomainEvents,
     // Webhooks receive what happens after they exist; a first start does not replay history.
     startAt: 'head',
-    async handle(e) {
-      const entry = catalogEntryOfDomainEvent(e.type);
-      if (!entry) return;
-      const hooks = await opts.pool.query('SELECT id, max_retries FROM webhooks WHERE enabled AND $1 = ANY(events)', [entry.name]);
+    async handle(e, ctx) {
+      await saga.handleBatch!([e], ctx);
+    },
+    // A batch at once: one query for the subscribers of every type in it, one INSERT for all its
+    // deliveries (ids derived from event and webhook, so a batch handled twice inserts nothing new).
+    async handleBatch(events) {
+      const entries = events.map((e) => ({ e, entry: catalogEntryOfDomainEvent(e.type)! })).filter((x) => x.entry);
+      if (!entries.length) return;
+      const hooks = await opts.pool.query('SELECT id, max_retries, events FROM webhooks WHERE enabled AND events && $1::text[]', [[...new Set(entries.map((x) => x.entry.name))]]);
       if (hooks.rowCount === 0) return;
-      const body = JSON.stringify(envelopeOf(entry, e.id, e.metadata.timestamp, opts.instance, publicData(entry, e.data)));
-      const ids = hooks.rows.map((h) => sagaEventId(WEBHOOK_FANOUT, e.id, h.id));
+      const rows = { id: [] as string[], webhook: [] as number[], attempts: [] as number[], eventId: [] as string[], type: [] as string[], body: [] as string[], position: [] as number[] };
+      for (const { e, entry } of entries) {
+        const subscribers = hooks.rows.filter((h) => (h.events as string[]).includes(entry.name));
+        if (!subscribers.length) continue;
+        const body = JSON.stringify(envelopeOf(entry, e.id, e.metadata.timestamp, opts.instance, publicData(entry, e.data)));
+        for (const h of subscribers) {
+          rows.id.push(sagaEventId(WEBHOOK_FANOUT, e.id, h.id));
+          rows.webhook.push(h.id);
+          rows.attempts.push(h.max_retries + 1);
+          rows.eventId.push(e.id);
+          rows.type.push(entry.name);
+          rows.body.push(body);
+          rows.position.push(e.position);
+        }
+      }
+      if (!rows.id.length) return;
       await opts.pool.query(
-        `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, body, status, max_attempts, next_attempt_at, source_position)
-         SELECT d.id, d.webhook_id, $3, $4, $5, 'pending', d.max_attempts, now(), $6
-           FROM unnest($1::uuid[], $2::int[], $7::int[]) AS d(id, webhook_id, max_attempts)
+        `INSERT INTO webhook_deliveries (id, webhook_id, max_attempts, event_id, event_type, body, source_position, status, next_attempt_at)
+         SELECT d.id, d.webhook_id, d.max_attempts, d.event_id, d.event_type, d.body, d.source_position, 'pending', now()
+           FROM unnest($1::uuid[], $2::int[], $3::int[], $4::uuid[], $5::text[], $6::text[], $7::bigint[]) AS d(id, webhook_id, max_attempts, event_id, event_type, body, source_position)
          ON CONFLICT (id) DO NOTHING`,
-        [ids, hooks.rows.map((h) => h.id), e.id, entry.name, body, e.position, hooks.rows.map((h) => h.max_retries + 1)],
+        [rows.id, rows.webhook, rows.attempts, rows.eventId, rows.type, rows.body, rows.position],
       );
       opts.wake();
     },
   };
+  return saga;
 }
