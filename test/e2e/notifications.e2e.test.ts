@@ -11,6 +11,7 @@ import { selfSignedCertificate, startMailServer, type MailServer } from '../help
 import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
 import type { EventStore } from '../../domain/shared/eventStore.ts';
+import { killLeftoverNodes, pidOf } from './evm/evmLifecycle.ts';
 
 const t = suite('notification providers end to end');
 // A loopback address of its own, so ports 465 and 587 do not collide with anything on 127.0.0.1.
@@ -56,6 +57,7 @@ t.before(async () => {
 });
 
 t.after(async () => {
+  if (server) killLeftoverNodes(server.dataDir);
   await store?.close();
   await pool?.end();
   await smtp587?.close();
@@ -156,6 +158,36 @@ t('node downtime and recovery reach the providers whose switch is on, by email a
   assert.match(rm.text, 'Downtime: 1 min 5 s');
   const gr = rx.received.slice(3).find((q) => q.path === '/GENERIC')!.json;
   assert.equal([gr.eventType, gr.severity, gr.data.downtimeSeconds], ['NODE_RECOVERY', 'SUCCESS', 65]);
+  await rx.close();
+});
+
+t('an anvil node killed with SIGKILL: the downtime email, the notification webhook and the outbound webhook arrive; after a restart, the recovery', async () => {
+  const rx = await startReceiver({ secret: HOOK_SECRET });
+  assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
+  const hook = await api('POST', '/webhooks', { name: 'node-watch', url: `${rx.url}/outbound`, secret: HOOK_SECRET, events: ['node.downtime', 'node.recovery'] });
+  assert.is(hook.status, 201, hook.text);
+  const mailsBefore = smtp465.received.length;
+  let r = await api('POST', '/networks', { name: 'notify-anvil', type: 'evm', genesis: { chain_id: 31977, consensus: 'QBFT', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  const networkId = r.json.id;
+  r = await api('POST', `/networks/${networkId}/start`);
+  const node = r.json.nodes[0];
+  assert.is(node.status, 'running', r.text);
+  process.kill(pidOf(server, node.id)!, 'SIGKILL');
+  await until('downtime email and outbound webhook', () => smtp465.received.length > mailsBefore && rx.received.some((q) => q.json?.event === 'node.downtime'), 60_000);
+  const m = smtp465.received.at(-1)!;
+  assert.is(m.subject, `[LNM-E2E] Node ${node.name} is down`);
+  assert.match(m.text, `Node: ${node.name} (id ${node.id})`);
+  assert.match(m.text, 'Error: ');
+  const out = rx.received.find((q) => q.json?.event === 'node.downtime')!;
+  assert.is(out.signatureValid, true);
+  assert.equal([out.json.severity, out.json.category, out.json.data.nodeId, out.json.data.nodeName], ['critical', 'Node', node.id, node.name]);
+  assert.type(out.json.data.consecutiveFailures, 'number');
+  r = await api('POST', `/nodes/${node.id}/restart`);
+  assert.is(r.json.status, 'running', r.text);
+  await until('recovery email and webhook', () => smtp465.received.some((x) => x.subject === `[LNM-E2E] Node ${node.name} recovered`) && rx.received.some((q) => q.json?.event === 'node.recovery'), 60_000);
+  assert.is((await api('DELETE', `/networks/evm/${networkId}`)).status, 204);
+  assert.is((await api('DELETE', `/webhooks/${hook.json.id}`)).status, 204);
   await rx.close();
 });
 
