@@ -178,12 +178,18 @@ t('a webhook is disabled after consecutive failed deliveries, re-enabled by PUT,
   assert.is(s.status, 200, s.text);
   const rx = await startReceiver();
   rx.respond = 503;
+  // The default notification provider hears about a disabled webhook.
+  const told = await startReceiver();
+  const provider = await call(server.api, 'POST', '/notifications/providers', { headers: adminAuth(), body: { type: 'WEBHOOK', name: 'default-notices', isDefault: true, notifyNodeDowntime: false, config: { url: told.url } } });
+  assert.is(provider.status, 201, provider.text);
   const hook = await createHook({ name: 'gives-up', url: rx.url, maxRetries: 0 });
   await emit(2);
   await until('disabled', async () => (await call(server.api, 'GET', `/webhooks/${hook.id}`, { headers: adminAuth() })).json.enabled === false);
   let h = (await call(server.api, 'GET', `/webhooks/${hook.id}`, { headers: adminAuth() })).json;
   assert.is(h.consecutiveFailures, 2);
   assert.match(h.disabledReason, /2 consecutive failed deliveries/);
+  await until('the default provider is told', () => told.received.length === 1);
+  assert.equal([told.received[0].json.eventType, told.received[0].json.data.webhookName, told.received[0].json.data.consecutiveFailures], ['WEBHOOK_DISABLED', 'gives-up', 2]);
   // Disabled: new events are not queued for it.
   await emit(1);
   await new Promise((r) => setTimeout(r, 1500));
@@ -201,7 +207,9 @@ t('a webhook is disabled after consecutive failed deliveries, re-enabled by PUT,
   assert.is((await call(server.api, 'GET', `/webhooks/${hook.id}`, { headers: adminAuth() })).json.enabled, true);
   assert.is((await call(server.api, 'DELETE', `/webhooks/${hook.id}`, { headers: adminAuth() })).status, 204);
   await call(server.api, 'POST', '/settings', { headers: adminAuth(), body: { webhookFailureThreshold: 10 } });
+  await call(server.api, 'DELETE', `/notifications/providers/${provider.json.id}`, { headers: adminAuth() });
   await rx.close();
+  await told.close();
 });
 
 t('test sends one signed synthetic event per subscribed type and reports what the receiver answered, failing or not', async () => {
@@ -242,6 +250,27 @@ t('the signing secret never appears in a response or in the server output', asyn
   for (const text of seen) assert.not.ok(text.includes(secret), text.slice(0, 200));
   assert.not.ok(server.output().includes(secret));
   assert.not.ok(server.output().includes(SECRET));
+});
+
+t('without LNM_ALLOW_PRIVATE_TARGETS private targets are refused; the community edition has no webhooks', async () => {
+  const strict = await startServer();
+  for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://10.0.0.8/x']) {
+    const r = await call(strict.api, 'POST', '/webhooks', { headers: adminAuth(), body: { name: 'internal', url, events: ['node.created'] } });
+    assert.is(r.status, 400, `${url}: ${r.text}`);
+    assert.match(r.json.message, /private|loopback/);
+    const n = await call(strict.api, 'POST', '/notifications/providers', { headers: adminAuth(), body: { type: 'WEBHOOK', name: 'internal', config: { url } } });
+    assert.is(n.status, 400, `${url}: ${n.text}`);
+  }
+  await strict.stop();
+  const community = await startServer({ env: { EDITION: 'community' } });
+  for (const [m, p] of [['GET', '/webhooks'], ['GET', '/webhooks/events'], ['POST', '/webhooks']]) {
+    const r = await call(community.api, m, p, m === 'POST' ? { headers: adminAuth(), body: { name: 'x', url: 'https://example.com', events: ['node.created'] } } : { headers: adminAuth() });
+    assert.is(r.status, 403, `${m} ${p}`);
+    assert.is(r.json.code, 'EDITION_REQUIRED');
+  }
+  const n = await call(community.api, 'POST', '/notifications/providers', { headers: adminAuth(), body: { type: 'WEBHOOK', name: 'x', config: { url: 'https://example.com' } } });
+  assert.equal([n.status, n.json.code], [403, 'EDITION_REQUIRED']);
+  await community.stop();
 });
 
 t.run();
