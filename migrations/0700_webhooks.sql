@@ -43,6 +43,7 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX webhook_deliveries_webhook_idx ON webhook_deliveries (webhook_id, created_at DESC, id);
+CREATE INDEX webhook_deliveries_finished_idx ON webhook_deliveries (completed_at) WHERE status IN ('succeeded', 'cancelled');
 
 -- Every attempt of a delivery, for the deliveries listing.
 CREATE TABLE webhook_delivery_attempts (

@@ -21,6 +21,8 @@ import { sagaEventId } from './sagaRunner.ts';
 
 export const WEBHOOK_SECRET_CONTEXT = 'webhook_secret';
 const LEASE_SECONDS = 90; // above the longest timeout (60 s)
+/** Finished deliveries (succeeded, cancelled) are kept this long for the listing, then pruned; exhausted ones stay for replay. */
+export const DELIVERY_RETENTION_DAYS = 30;
 
 export interface WebhookDeliveryWorker {
   start(): Promise<void>;
@@ -60,6 +62,15 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
   let pumping = false;
   let again = false;
   let poll: NodeJS.Timeout | null = null;
+  let prune: NodeJS.Timeout | null = null;
+
+  async function pruneFinished(): Promise<void> {
+    await pool.query(
+      `WITH gone AS (DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'cancelled') AND completed_at < now() - make_interval(days => $1) RETURNING id)
+       DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM gone)`,
+      [DELIVERY_RETENTION_DAYS],
+    ).catch((err: Error) => log('pruning old webhook deliveries failed', { error: err.message }));
+  }
   const idle: Array<() => void> = [];
 
   async function claim(n: number): Promise<Claimed[]> {
@@ -212,11 +223,15 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
       stopped = false;
       poll = setInterval(() => void pump(), o.pollMs ?? 200);
       poll.unref();
+      prune = setInterval(() => void pruneFinished(), 3600_000);
+      prune.unref();
+      void pruneFinished();
       void pump();
     },
     async stop() {
       stopped = true;
       if (poll) clearInterval(poll);
+      if (prune) clearInterval(prune);
       // In-flight posts may finish (at most a few seconds); an unfinished one is sent again after a restart.
       if (inFlight > 0) await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise((r) => setTimeout(r, 5000).unref())]);
     },
