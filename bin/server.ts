@@ -37,6 +37,8 @@ import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import { createHostResources } from '../adapters/system/hostResources.ts';
 import { createResourceMonitor } from '../sagas/resourceMonitor.ts';
+import { createBlockFeed } from '../sagas/blockFeed.ts';
+import { createEvmBlockSource } from '../adapters/evm/evmBlockSource.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -149,6 +151,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     },
   });
   if (config.resourceMonitor ?? true) resourceMonitor.start();
+  // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
+  const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
+  blockFeed.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
@@ -231,6 +236,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.closeAllConnections?.();
         });
         await resourceMonitor.stop();
+        await blockFeed.stop();
         await webhookDelivery.stop();
         await sagas.stop();
         await projector.stop();

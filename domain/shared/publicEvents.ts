@@ -48,6 +48,8 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   DiskSpaceWarningRaised: e('system.disk_space.warning', 'System', 'warning', 'disk usage crosses the configured threshold'),
   CpuHighDetected: e('performance.cpu.high', 'Performance', 'warning', 'CPU sustained above threshold'),
   MemoryHighDetected: e('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold'),
+  BlockObserved: e('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)'),
+  TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
 };
 
 export function publicEventOf(domainType: string): PublicEvent | null {

@@ -62,6 +62,8 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['DiskSpaceWarningRaised', { path: 'string', usedPercent: 'integer', thresholdPercent: 'integer', freeBytes: 'integer', totalBytes: 'integer', at: 'string' }],
   ['CpuHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
   ['MemoryHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
+  ['BlockObserved', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }],
+  ['TransactionCommitted', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }],
 ];
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
@@ -76,8 +78,6 @@ const unsourced: CatalogEntry[] = [
   x('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes', backupData),
   x('backup.failure', 'Backup', 'critical', 'a backup job errors', backupData),
   x('backup.scheduled', 'Backup', 'info', 'a backup is queued', backupData),
-  x('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }),
-  x('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }),
   x('blockchain.chaincode.deployed', 'Blockchain', 'success', 'chaincode commit succeeds', chaincodeData),
   x('blockchain.chaincode.upgraded', 'Blockchain', 'info', 'chaincode upgraded', chaincodeData),
   x('blockchain.chaincode.invoked', 'Blockchain', 'info', 'invocation completes', { ...chaincodeData, transactionId: 'string' }),

@@ -161,10 +161,10 @@ t('node downtime and recovery reach the providers whose switch is on, by email a
   await rx.close();
 });
 
-t('an anvil node killed with SIGKILL: the downtime email, the notification webhook and the outbound webhook arrive; after a restart, the recovery', async () => {
+t('an anvil node: its blocks reach a webhook subscribed to them; killed with SIGKILL, the downtime email and the outbound webhook arrive; after a restart, the recovery', async () => {
   const rx = await startReceiver({ secret: HOOK_SECRET });
   assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
-  const hook = await api('POST', '/webhooks', { name: 'node-watch', url: `${rx.url}/outbound`, secret: HOOK_SECRET, events: ['node.downtime', 'node.recovery'] });
+  const hook = await api('POST', '/webhooks', { name: 'node-watch', url: `${rx.url}/outbound`, secret: HOOK_SECRET, events: ['node.downtime', 'node.recovery', 'blockchain.block.received'] });
   assert.is(hook.status, 201, hook.text);
   const mailsBefore = smtp465.received.length;
   let r = await api('POST', '/networks', { name: 'notify-anvil', type: 'evm', genesis: { chain_id: 31977, consensus: 'QBFT', block_time: 1 } });
@@ -173,6 +173,12 @@ t('an anvil node killed with SIGKILL: the downtime email, the notification webho
   r = await api('POST', `/networks/${networkId}/start`);
   const node = r.json.nodes[0];
   assert.is(node.status, 'running', r.text);
+  // Subscribed to blocks: the block feed records the chain's new blocks and they are delivered.
+  await until('two blocks delivered', () => rx.received.filter((q) => q.json?.event === 'blockchain.block.received').length >= 2, 30_000);
+  const blocks = rx.received.filter((q) => q.json?.event === 'blockchain.block.received').map((q) => q.json.data);
+  assert.is(blocks[0].networkId, networkId);
+  assert.ok(blocks[1].blockNumber > blocks[0].blockNumber, JSON.stringify(blocks));
+  assert.match(blocks[0].blockHash, /^0x[0-9a-f]{64}$/);
   process.kill(pidOf(server, node.id)!, 'SIGKILL');
   await until('downtime email and outbound webhook', () => smtp465.received.length > mailsBefore && rx.received.some((q) => q.json?.event === 'node.downtime'), 60_000);
   const m = smtp465.received.at(-1)!;
