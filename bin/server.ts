@@ -39,6 +39,7 @@ import { createHostResources } from '../adapters/system/hostResources.ts';
 import { createResourceMonitor } from '../sagas/resourceMonitor.ts';
 import { createBlockFeed } from '../sagas/blockFeed.ts';
 import { createEvmBlockSource } from '../adapters/evm/evmBlockSource.ts';
+import { watchSlowQueries } from '../adapters/postgres/slowQueryWatch.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
@@ -116,6 +117,18 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   const store = await openEventStore(config, db);
+  // performance.query.slow: queries through the pool slower than the slowQueryMs setting.
+  let slowQueryMs = (await currentSettings(db.pool)).general.slowQueryMs;
+  const slowBudget = setInterval(() => void currentSettings(db.pool).then((s) => (slowQueryMs = s.general.slowQueryMs)).catch(() => {}), 10_000);
+  slowBudget.unref();
+  if (config.resourceMonitor ?? true) watchSlowQueries(db.pool, {
+    budgetMs: () => slowQueryMs,
+    onSlow(q) {
+      const at = new Date().toISOString();
+      store.append('system-query-monitor', 'any', [{ id: randomUUID(), type: 'SlowQueryDetected', data: { ...q, at } }], { timestamp: at, actor: null })
+        .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
+    },
+  });
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
   const evm = await createEvmDeps({
@@ -235,6 +248,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        clearInterval(slowBudget);
         await resourceMonitor.stop();
         await blockFeed.stop();
         await webhookDelivery.stop();

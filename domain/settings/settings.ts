@@ -20,6 +20,7 @@ export interface GeneralSettings {
   cpuHighPercent: number;
   memoryHighPercent: number;
   resourceCheckIntervalSeconds: number;
+  slowQueryMs: number;
 }
 
 export interface AuditSettings {
@@ -43,6 +44,7 @@ export const generalSettingSpecs: Record<keyof GeneralSettings, { default: numbe
   cpuHighPercent: { default: 90, minimum: 10, maximum: 100, description: 'CPU use of the host that raises performance.cpu.high when sustained for 3 samples in a row' },
   memoryHighPercent: { default: 90, minimum: 10, maximum: 100, description: 'memory use of the host that raises performance.memory.high when sustained for 3 samples in a row' },
   resourceCheckIntervalSeconds: { default: 30, minimum: 5, maximum: 3600, description: 'how often disk (data directory), CPU and memory use are sampled' },
+  slowQueryMs: { default: 2000, minimum: 50, maximum: 600000, description: 'a database query slower than this raises performance.query.slow (at most once a minute per statement)' },
 };
 
 export const MAX_RETENTION_DAYS = 2557; // 7 years, leap days included

@@ -48,6 +48,7 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   DiskSpaceWarningRaised: e('system.disk_space.warning', 'System', 'warning', 'disk usage crosses the configured threshold'),
   CpuHighDetected: e('performance.cpu.high', 'Performance', 'warning', 'CPU sustained above threshold'),
   MemoryHighDetected: e('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold'),
+  SlowQueryDetected: e('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget'),
   BlockObserved: e('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)'),
   TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
 };

@@ -62,6 +62,7 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['DiskSpaceWarningRaised', { path: 'string', usedPercent: 'integer', thresholdPercent: 'integer', freeBytes: 'integer', totalBytes: 'integer', at: 'string' }],
   ['CpuHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
   ['MemoryHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
+  ['SlowQueryDetected', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }],
   ['BlockObserved', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }],
   ['TransactionCommitted', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }],
 ];
@@ -88,7 +89,6 @@ const unsourced: CatalogEntry[] = [
     x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
     x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),
   ]),
-  x('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }),
   x('plugin.installed', 'Plugin', 'info', 'plugin installed', pluginData),
   x('plugin.enabled', 'Plugin', 'info', 'plugin enabled', pluginData),
   x('plugin.disabled', 'Plugin', 'warning', 'plugin disabled', pluginData),

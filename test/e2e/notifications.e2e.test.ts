@@ -50,7 +50,8 @@ t.before(async () => {
   cert = selfSignedCertificate(HOST);
   smtp587 = await startMailServer({ host: HOST, port: 587, secure: false, user: SMTP_USER, password: SMTP_PASSWORD, ...cert });
   smtp465 = await startMailServer({ host: HOST, port: 465, secure: true, user: SMTP_USER, password: SMTP_PASSWORD, ...cert });
-  server = await startServer({ env: { LNM_ALLOW_PRIVATE_TARGETS: 'true', LNM_SERVICE_TAG: 'LNM-E2E' } });
+  // The resource monitor and the slow-query watch run here, as in production.
+  server = await startServer({ env: { LNM_ALLOW_PRIVATE_TARGETS: 'true', LNM_SERVICE_TAG: 'LNM-E2E', LNM_RESOURCE_MONITOR: 'true' } });
   pool = new pg.Pool({ connectionString: server.databaseUrl!, max: 2 });
   store = postgresEventStore(pool, { url: server.databaseUrl! });
   for (const [username, role] of [['nv-viewer', 'VIEWER'], ['nv-operator', 'OPERATOR']]) assert.is((await api('POST', '/users', { username, password: PW, role })).status, 201);
