@@ -61,7 +61,8 @@ export function notificationOf(kind: Exclude<NotificationKind, 'TEST'>, eventId:
       const downSince = d.at ?? timestamp;
       return { ...base, nodeId: d.nodeId ?? null, severity: 'CRITICAL', title: `Node ${d.nodeName} is down`,
         data: { nodeName: d.nodeName, nodeType: d.nodeType, downSince, lastHealthyAt: d.lastHealthyAt ?? null, consecutiveFailures: d.consecutiveFailures ?? null, error: d.reason ?? null },
-        lines: lines([['Node', `${d.nodeName} (id ${d.nodeId})`], ['Type', d.nodeType], ['Down since', downSince], ['Last healthy at', d.lastHealthyAt], ['Failed health checks', d.consecutiveFailures], ['Error', d.reason]]) };
+        lines: lines([['Node', `${d.nodeName} (id ${d.nodeId})`], ['Type', d.nodeType], ['Down since', downSince], ['Last healthy at', d.lastHealthyAt],
+          ['Unhealthy for', d.lastHealthyAt ? durationText(Date.parse(downSince) - Date.parse(d.lastHealthyAt)) : null], ['Failed health checks', d.consecutiveFailures], ['Error', d.reason]]) };
     }
     case 'NODE_RECOVERY': {
       const recoveredAt = d.at ?? timestamp;

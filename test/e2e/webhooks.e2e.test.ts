@@ -126,11 +126,15 @@ t('a receiver down for a while gets every event once it is back: signed envelope
 
 t('the service killed with SIGKILL in the middle of a fan-out and started again loses nothing', async () => {
   const rx = await startReceiver({ secret: SECRET });
-  const hooks = [];
+  const hooks: any[] = [];
   for (let i = 0; i < 5; i++) hooks.push(await createHook({ name: `fanout-${i}`, url: `${rx.url}/h${i}`, maxRetries: 6 }));
   rx.delayMs = 200;
   await rx.down();
-  await emit(6);
+  await emit(3);
+  // Mid-retry: the first deliveries have failed and wait for their next attempt ...
+  await until('deliveries retrying', async () => (await deliveries(hooks[0].id)).items.some((d: any) => d.status === 'retrying'));
+  // ... and mid fan-out: three more events, and the kill right after they are acknowledged.
+  await emit(3);
   await server.kill();
   await rx.up();
   server = await startServer({ dataDir: server.dataDir, databaseUrl: server.databaseUrl!, port: server.port, env: { LNM_ALLOW_PRIVATE_TARGETS: 'true' } });

@@ -18,6 +18,7 @@ test('a downtime email carries the tag, the node, the times and the error in tex
   assert.is(m.subject, '[PROD] Node peer<1> is down');
   assert.match(m.text, 'Down since: 2026-01-01T10:00:00.000Z');
   assert.match(m.text, 'Error: refused');
+  assert.match(m.text, 'Unhealthy for: 1 min');
   assert.match(m.html, 'peer&lt;1&gt;');
   assert.not.match(m.html, 'peer<1>');
   const g = webhookPayloadOf(n, 'GENERIC', instance) as any;
