@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Brings up a local Docker Engine for the docker node-engine tests and builds the
-# `lnm-anvil:local` image without any registry (no base image can be pulled here).
+# `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
+# Fabric 2.5 release in ../shared/fabric, `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`.
 # Idempotent; run as root by CI. When no engine can run on this machine it prints why and
 # exits 0: the docker tests then skip themselves with a printed reason.
 set -u
@@ -9,6 +10,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ANVIL="${LNM_ANVIL_BIN:-$ROOT/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil}"
 IMAGE="${LNM_ANVIL_IMAGE:-lnm-anvil:local}"
 DOCKERD_LOG="${LNM_DOCKERD_LOG:-/var/log/lnm-dockerd.log}"
+FABRIC="${LNM_FABRIC_DIR:-$ROOT/../shared/fabric}"
+PEER_IMAGE="${LNM_FABRIC_PEER_IMAGE:-lnm-fabric-peer:local}"
+ORDERER_IMAGE="${LNM_FABRIC_ORDERER_IMAGE:-lnm-fabric-orderer:local}"
 
 say() { echo "[docker.sh] $*"; }
 give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
@@ -48,6 +52,77 @@ start_engine() {
   say "last lines of $DOCKERD_LOG:"
   tail -n 20 "$DOCKERD_LOG" 2>/dev/null | sed 's/^/    /'
   give_up "dockerd did not answer within 60 s"
+}
+
+# Copies into a root filesystem, at their own paths, the shared libraries ldd resolves for a
+# program (ld-linux is the line without "=>"), and with --self the program itself too.
+copy_with_libraries() {
+  local rootfs="$1" prog="$2" self="${3:-}" lib
+  if [ "$self" = --self ]; then
+    mkdir -p "$rootfs$(dirname "$prog")"
+    cp -L "$prog" "$rootfs$prog"
+  fi
+  ldd "$prog" 2>/dev/null | awk '/=> \//{print $3} /^[[:space:]]*\//{print $1}' | while read -r lib; do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+  done
+}
+
+# A Fabric image as Fabric's own are laid out (hyperledger/fabric-peer, -orderer): the program in
+# /usr/local/bin, the release's config in /etc/hyperledger/fabric (FABRIC_CFG_PATH), no
+# entrypoint and the program as the command, so the node engine's args work for both. The peer
+# image also has sh, cp, mkdir and grep: the ccaas external builder the service writes into each
+# peer's directory is a set of sh scripts (adapters/consortium/ccaasBuilder.ts).
+build_fabric_image() {
+  local image="$1" program="$2" cmd="$3"; shift 3
+  local sum
+  sum="$( (sha256sum "$FABRIC/bin/$program" "$FABRIC"/config/*.yaml; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$image" 2>/dev/null)" = "$sum" ]; then
+    say "image $image is up to date"
+    return 0
+  fi
+  local rootfs
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/hyperledger/fabric" "$rootfs/var/hyperledger/production" "$rootfs/tmp"
+  chmod 1777 "$rootfs/tmp" "$rootfs/var/hyperledger/production"
+  cp "$FABRIC/bin/$program" "$rootfs/usr/local/bin/$program"
+  copy_with_libraries "$rootfs" "$FABRIC/bin/$program"
+  cp "$FABRIC"/config/*.yaml "$rootfs/etc/hyperledger/fabric/"
+  local tool
+  for tool in "$@"; do
+    tool="$(command -v "$tool")" || { rm -rf "$rootfs"; say "skipping $image: $tool is not on this host"; return 0; }
+    copy_with_libraries "$rootfs" "$tool" --self
+  done
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
+    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+    --change 'ENV FABRIC_CFG_PATH=/etc/hyperledger/fabric' \
+    --change "CMD $cmd" \
+    --change 'WORKDIR /' \
+    --change "LABEL lnm.image.recipe=$sum" \
+    "$rootfs.tar" "$image" >/dev/null; then
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $image"
+  else
+    say "docker import of $image failed; the Fabric docker tests will skip"
+  fi
+  rm -rf "$rootfs" "$rootfs.tar"
+}
+
+build_fabric_images() {
+  if [ ! -x "$FABRIC/bin/peer" ] || [ ! -x "$FABRIC/bin/orderer" ] || [ ! -r "$FABRIC/config/core.yaml" ]; then
+    say "no Fabric release at $FABRIC (bin/peer, bin/orderer, config/core.yaml): Fabric images not built, their docker tests will skip"
+    return 0
+  fi
+  build_fabric_image "$PEER_IMAGE" peer '["peer","node","start"]' /bin/sh cp mkdir grep
+  build_fabric_image "$ORDERER_IMAGE" orderer '["orderer"]'
+  local out
+  if out="$(docker run --rm --network host "$PEER_IMAGE" peer version 2>&1)"; then
+    say "smoke run: $(echo "$out" | grep -m1 Version)"
+  else
+    say "smoke run of $PEER_IMAGE failed: $out"
+  fi
 }
 
 # The image holds only the anvil binary and the shared libraries ldd resolves for it,
@@ -102,3 +177,4 @@ else
   say "smoke run failed: $out"
   give_up "containers cannot run on this machine"
 fi
+build_fabric_images

@@ -29,6 +29,11 @@ export interface Config {
   /** Docker images of node software, when set: besu, anvil. */
   besuImage?: string | null;
   anvilImage?: string | null;
+  /** Fabric (consortium nodes): binaries directory, default config directory, images; null: unset. */
+  fabricBin?: string | null;
+  fabricCfg?: string | null;
+  fabricPeerImage?: string | null;
+  fabricOrdererImage?: string | null;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
   /** The bracketed tag starting notification email subjects. */
@@ -63,6 +68,10 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_VAULT', flag: '--vault-image', default: '(unset: hashicorp/vault:<version> of the request)', description: 'image of managed Vaults (Vault key provider CREATE mode), run through the Docker Engine whatever LNM_NODE_ENGINE says' },
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
+  { env: 'LNM_FABRIC_BIN', flag: '--fabric-bin', default: '(unset: peer and orderer on PATH)', description: 'directory holding the Fabric 2.5 peer and orderer binaries for consortium nodes under the process engine (a release\'s bin/; CI: ../shared/fabric/bin); when set, only this directory is searched' },
+  { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
+  { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the shared binaries)' },
+  { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
   { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
@@ -126,8 +135,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
+    fabricBin: values.get('LNM_FABRIC_BIN') ?? null,
+    fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
+    fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
+    fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
   };
+}
+
+/** The Fabric entries of the configuration as the environment createConsortiumNodeRuntime reads (flags included). */
+export function fabricEnv(config: Config): Record<string, string> {
+  const entries: [string, string | null | undefined][] = [
+    ['LNM_FABRIC_BIN', config.fabricBin],
+    ['LNM_FABRIC_CFG', config.fabricCfg],
+    ['LNM_IMAGE_FABRIC_PEER', config.fabricPeerImage],
+    ['LNM_IMAGE_FABRIC_ORDERER', config.fabricOrdererImage],
+  ];
+  return Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

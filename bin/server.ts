@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import type { Config } from './config.ts';
+import { fabricEnv, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/postgres/embeddedPostgres.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
@@ -27,6 +27,12 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
+import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
+import { byPlatform } from '../domain/nodes/nodeOperations.ts';
+import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
+import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
+import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
+import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
@@ -137,8 +143,15 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
-  const evmSagas = {
-    runtime: evm.runtime,
+  const consortium = await createConsortiumDeps({
+    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine,
+    env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
+  });
+  // The health monitor's last reading of each node (an observation cache, not events).
+  const observations = postgresNodeObservations(db.pool);
+  const nodeSagas = {
+    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
+    observations,
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
@@ -153,7 +166,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   await webhookDelivery.start();
   const resourceMonitor = createResourceMonitor({
@@ -190,6 +203,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
     nextId,
     startedAt: new Date(),
     evm,
+    consortium,
+    observations,
     keys,
     outbound,
     secrets,

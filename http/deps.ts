@@ -5,6 +5,8 @@ import type { CurrentSettings } from '../projections/settings.ts';
 import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
+import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
+import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -55,6 +57,10 @@ export interface AppDeps {
   reports: ReportRenderer;
   /** EVM networks and nodes (runtime, keys, contract deployment); absent when not wired. */
   evm?: EvmDeps;
+  /** What the health monitor last saw of each node: an observation cache the node lists read. */
+  observations?: NodeObservations;
+  /** Consortium (Fabric) nodes and networks; absent when not wired. */
+  consortium?: ConsortiumDeps;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
   /** Outbound HTTP of webhooks and notifications (private targets refused unless allowed). */

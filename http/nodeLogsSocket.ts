@@ -13,7 +13,8 @@ import type { AppDeps } from './deps.ts';
 import type { RouteDef } from './route.ts';
 import { errorBody } from './errors.ts';
 import { NotFoundError, UnauthenticatedError } from '../domain/shared/errors.ts';
-import { evmOf, nodeOr404, nodeTarget } from './evm/evmContext.ts';
+import { nodeOr404 } from './evm/evmContext.ts';
+import { nodeLogSource } from './nodeLogs.ts';
 
 const LOGS_PATH = /^\/api\/v1\/nodes\/([0-9]{1,9})\/logs\/?$/;
 
@@ -39,8 +40,7 @@ export function nodeLogsUpgradeHandler(app: Koa, deps: AppDeps, routes: RouteDef
       if (!identity) throw new UnauthenticatedError();
       await access.authorize(identity, route, ctx, deps);
       const node = await nodeOr404(deps, Number(match[1]));
-      const target = await nodeTarget(deps, node);
-      if (!target) throw new NotFoundError('Node', node.id);
+      const source = await nodeLogSource(deps, node);
       const tail = Math.min(Math.max(Number(url.searchParams.get('tail') ?? 0) || 0, 0), 10000);
       wss.handleUpgrade(req, socket, head, (ws) => {
         let follower: { close(): void } | null = null;
@@ -49,8 +49,8 @@ export function nodeLogsUpgradeHandler(app: Koa, deps: AppDeps, routes: RouteDef
           closed = true;
           follower?.close();
         });
-        evmOf(deps)
-          .runtime.followLogs(target, (line) => ws.readyState === ws.OPEN && ws.send(line), tail)
+        source
+          .follow((line) => ws.readyState === ws.OPEN && ws.send(line), tail)
           .then((f) => (closed ? f.close() : (follower = f)))
           .catch((err: Error) => ws.close(1011, err.message.slice(0, 120)));
       });

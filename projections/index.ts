@@ -4,7 +4,8 @@ import { apiKeysProjection } from './apiKeys.ts';
 import { settingsProjection } from './settings.ts';
 import { auditLogProjection } from './auditLog.ts';
 import { evmNetworksProjection } from './evmNetworks.ts';
-import { evmNodesProjection } from './evmNodes.ts';
+import { nodesProjection } from './nodes.ts';
+import { consortiumNetworksProjection } from './consortiumNetworks.ts';
 import { keyProvidersProjection } from './keyProviders.ts';
 import { organizationsProjection } from './organizations.ts';
 import { keysProjection } from './keys.ts';
@@ -12,4 +13,4 @@ import { webhooksProjection } from './webhooks.ts';
 import { notificationProvidersProjection } from './notificationProviders.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, evmNodesProjection, webhooksProjection, notificationProvidersProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, auditLogProjection];

@@ -75,17 +75,3 @@ export async function organizationUsage(pool: pg.Pool, organizationId: number): 
   const all = await Promise.all(usageChecks.map((c) => c(pool, organizationId)));
   return all.flat();
 }
-
-// Until the nodes and networks contexts register their own checks, read their tables when they
-// exist, so an organization is not deleted from under them.
-registerOrganizationUsageCheck(async (pool, organizationId) => {
-  const r = await pool.query(
-    `SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'organization_id' AND table_name IN ('nodes', 'networks')`,
-  );
-  const found: OrganizationUsage[] = [];
-  for (const { table_name } of r.rows as { table_name: string }[]) {
-    const rows = await pool.query(`SELECT * FROM ${table_name} WHERE organization_id = $1 LIMIT 20`, [organizationId]);
-    for (const row of rows.rows) found.push({ kind: table_name === 'nodes' ? 'node' : 'network', id: row.id, name: String(row.name ?? row.id) });
-  }
-  return found;
-});

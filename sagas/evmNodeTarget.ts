@@ -8,9 +8,11 @@
 // deletion) then comes from its own stream.
 import { loadState } from '../domain/shared/commandHandler.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
-import { evmNode, evmNodeStream, type EvmNodeCreatedData, type EvmNodeState } from '../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream, type NodeState } from '../domain/nodes/node.ts';
+import { type EvmNodeCreatedData } from '../domain/evm/evmNode.ts';
 import { EVM_NETWORKS_STREAM, type EvmNetworkCreatedData } from '../domain/evm/evmNetwork.ts';
-import type { EvmNodeTarget } from '../domain/evm/evmPorts.ts';
+import type { EvmNodeRuntime, EvmNodeTarget } from '../domain/evm/evmPorts.ts';
+import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 
 interface NetworkNodeIndex {
   position: number;
@@ -58,20 +60,37 @@ async function nodeIdsOf(store: EventStore, networkId: number): Promise<number[]
 /** The network's nodes other than `exceptNodeId`, as they are now (deleted ones left out). */
 export async function loadNetworkPeers(store: EventStore, networkId: number, exceptNodeId: number): Promise<EvmNodeCreatedData[]> {
   const ids = (await nodeIdsOf(store, networkId)).filter((id) => id !== exceptNodeId).sort((a, b) => a - b);
-  const states = await Promise.all(ids.map((id) => loadState(store, evmNodeStream(id), evmNode)));
-  return states.flatMap(({ state }) => (state.node && !state.deleted ? [state.node] : []));
+  const states = await Promise.all(ids.map((id) => loadState(store, nodeStream(id), nodeAggregate)));
+  return states.flatMap(({ state }) => (state.node?.platform === 'EVM' && !state.deleted ? [state.node] : []));
 }
 
 /**
  * The node's runtime target. `peers: false` leaves the network's other nodes out: only a start
  * needs them (besu seeds), and the health monitor probes every node every few seconds.
  */
-export async function loadEvmNodeTarget(store: EventStore, nodeId: number, opts: { peers?: boolean } = {}): Promise<{ target: EvmNodeTarget | null; state: EvmNodeState }> {
-  const { state } = await loadState(store, evmNodeStream(nodeId), evmNode);
-  if (!state.node) return { target: null, state };
+export async function loadEvmNodeTarget(store: EventStore, nodeId: number, opts: { peers?: boolean } = {}): Promise<{ target: EvmNodeTarget | null; state: NodeState }> {
+  const { state } = await loadState(store, nodeStream(nodeId), nodeAggregate);
+  if (!state.node || state.node.platform !== 'EVM') return { target: null, state };
+  const node = state.node;
   const events = await store.readStream(EVM_NETWORKS_STREAM);
-  const created = events.find((e) => e.type === 'NetworkCreated' && Number(e.data.networkId) === state.node!.networkId);
+  const created = events.find((e) => e.type === 'NetworkCreated' && Number(e.data.networkId) === node.networkId);
   if (!created) return { target: null, state };
-  const peers = opts.peers === false ? [] : await loadNetworkPeers(store, state.node.networkId, nodeId);
-  return { target: { node: state.node, network: created.data as unknown as EvmNetworkCreatedData, peers }, state };
+  const peers = opts.peers === false ? [] : await loadNetworkPeers(store, node.networkId, nodeId);
+  return { target: { node, network: created.data as unknown as EvmNetworkCreatedData, peers }, state };
+}
+
+/** The evm platform's node operations for the lifecycle saga and the health monitor. */
+export function evmNodeOperations(store: EventStore, runtime: EvmNodeRuntime): NodeOperationsFor {
+  return async (node, purpose) => {
+    if (node.platform !== 'EVM') return null;
+    const { target } = await loadEvmNodeTarget(store, node.nodeId, { peers: purpose === 'start' });
+    if (!target) return null;
+    return {
+      start: () => runtime.start(target),
+      stop: () => runtime.stop(target),
+      remove: () => runtime.remove(target),
+      status: () => runtime.status(target),
+      probe: (timeoutMs) => runtime.live(target, timeoutMs),
+    };
+  };
 }

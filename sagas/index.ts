@@ -4,7 +4,7 @@ import { apiKeyExpirySaga } from './apiKeyExpiry.ts';
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import { certificateExpirySaga } from './certificateExpiry.ts';
 import { keyRotationSaga } from './keyRotation.ts';
-import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
+import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
 import { webhookFanoutSaga } from './webhookFanout.ts';
@@ -12,11 +12,12 @@ import { notificationsSaga } from './notifications.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import { deliverableDomainEvents } from '../domain/webhooks/eventCatalog.ts';
 import type pg from 'pg';
+import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 
 export interface SagaDeps {
   store: EventStore;
-  /** EVM node lifecycle and health monitor; left out when evm networks are not wired. */
-  evm?: { runtime: EvmNodeRuntime; healthSettings: () => Promise<HealthSettings> };
+  /** Node lifecycle and health monitor over every wired platform's node operations; left out when no platform is wired. */
+  nodes?: { operationsFor: NodeOperationsFor; healthSettings: () => Promise<HealthSettings>; observations?: NodeObservations };
   /** Key providers and X.509 (certificate renewal); the rotation saga runs only when given. */
   keys?: KeyServices;
   /** Outbound webhooks: the fan-out saga queues deliveries and wakes the delivery worker. */
@@ -27,9 +28,9 @@ export interface SagaDeps {
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
-  const evm = deps.evm ? [nodeLifecycleSaga(deps.store, deps.evm.runtime), nodeHealthSaga(deps.store, deps.evm.runtime, deps.evm.healthSettings)] : [];
+  const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
   const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
   const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
-  return [apiKeyExpirySaga(deps.store), ...evm, ...keys, ...webhooks, ...notifications];
+  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications];
 }

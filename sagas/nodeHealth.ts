@@ -4,14 +4,15 @@
 // an engine that saw the process or container end is believed at once, so a node killed from
 // outside is down within one interval. The first healthy probe after that records
 // NodeRecovered (node.recovery). Failure counts travel in the timer's payload, so a restart
-// of the service keeps them.
+// of the service keeps them. Every probe's reading (status, block height, peer count, time) goes
+// to the NodeObservations cache, not the event store: node lists answer from it.
 import type { EventStore } from '../domain/shared/eventStore.ts';
-import { handleCommand } from '../domain/shared/commandHandler.ts';
-import { evmNode, evmNodeStream, type EvmNodeCommand } from '../domain/evm/evmNode.ts';
-import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
+import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../domain/nodes/node.ts';
+import type { NodeOperationsFor, NodeReading } from '../domain/nodes/nodeOperations.ts';
+import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { Saga, SagaContext, SagaTimer } from './saga.ts';
 import { sagaEventId } from './sagaRunner.ts';
-import { loadEvmNodeTarget } from './evmNodeTarget.ts';
 
 const NAME = 'node-health';
 const timerId = (nodeId: number) => `node-health-${nodeId}`;
@@ -21,10 +22,10 @@ export interface HealthSettings {
   threshold: number;
 }
 
-export function nodeHealthSaga(store: EventStore, runtime: EvmNodeRuntime, settings: () => Promise<HealthSettings>): Saga {
-  async function record(timer: SagaTimer, ctx: SagaContext, command: EvmNodeCommand) {
+export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsFor, settings: () => Promise<HealthSettings>, observations?: NodeObservations): Saga {
+  async function record(timer: SagaTimer, ctx: SagaContext, command: NodeCommand) {
     let n = 0;
-    await handleCommand(store, evmNodeStream(command.nodeId), evmNode, command, {
+    await handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, {
       metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
       newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`, n++),
     });
@@ -38,27 +39,36 @@ export function nodeHealthSaga(store: EventStore, runtime: EvmNodeRuntime, setti
       const nodeId = Number(e.data.nodeId);
       if (e.type === 'NodeStarted') await ctx.schedule(timerId(nodeId), await next(ctx), { nodeId, failures: 0, lastHealthyAt: String(e.data.startedAt) });
       else await ctx.cancel(timerId(nodeId));
+      if (e.type === 'NodeDeleted') await observations?.forget(nodeId);
     },
     async onTimer(timer, ctx) {
       const nodeId = Number(timer.payload.nodeId);
-      const { target, state } = await loadEvmNodeTarget(store, nodeId, { peers: false });
-      if (!target || state.deleted || (state.status !== 'running' && state.status !== 'down')) return;
+      const { state } = await loadState(store, nodeStream(nodeId), nodeAggregate);
+      if (!state.node || state.deleted || (state.status !== 'running' && state.status !== 'down')) return;
+      const node = state.node;
+      const ops = await operationsFor(node, 'observe');
+      if (!ops) return;
       const at = ctx.now().toISOString();
       let failures = Number(timer.payload.failures ?? 0);
       let lastHealthyAt = (timer.payload.lastHealthyAt as string | null) ?? null;
       let reason: string | null = null;
       let definite = false;
-      const status = await runtime.status(target).catch((err: Error) => ({ state: 'unknown' as const, reason: err.message }));
+      let reading: NodeReading | null = null;
+      const status = await ops.status().catch((err: Error) => ({ state: 'unknown' as const, reason: err.message }));
       if (status.state === 'exited' || status.state === 'stopped') {
         definite = true;
-        reason = status.reason ?? `the node's ${target.node.engine === 'docker' ? 'container' : 'process'} is not running`;
+        reason = status.reason ?? `the node's ${node.engine === 'docker' ? 'container' : 'process'} is not running`;
       } else {
         try {
-          await runtime.live(target, 2000);
+          reading = await ops.probe(2000);
         } catch (err) {
           reason = (err as Error).message;
         }
       }
+      // A cache write that fails must not stop the probes; the next one writes again.
+      await observations
+        ?.record({ nodeId, status: reason === null ? 'healthy' : definite ? 'not_running' : 'unreachable', blockHeight: reading?.blockHeight ?? null, peerCount: reading?.peerCount ?? null, error: reason, at })
+        .catch(() => undefined);
       const { threshold } = await settings();
       if (reason === null) {
         failures = 0;

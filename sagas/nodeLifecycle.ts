@@ -3,20 +3,19 @@
 // that fails is never recorded as running. Idempotent by event id: the outcome events carry
 // ids derived from the request event, and the decider ignores an outcome that no longer fits.
 import type { EventStore, RecordedEvent } from '../domain/shared/eventStore.ts';
-import { handleCommand } from '../domain/shared/commandHandler.ts';
-import { evmNode, evmNodeStream, type EvmNodeCommand } from '../domain/evm/evmNode.ts';
-import type { EvmNodeRuntime } from '../domain/evm/evmPorts.ts';
+import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../domain/nodes/node.ts';
+import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { NodeStartFailedError } from '../domain/nodes/nodeEngine.ts';
 import type { Saga, SagaContext } from './saga.ts';
 import { sagaEventId } from './sagaRunner.ts';
-import { loadEvmNodeTarget } from './evmNodeTarget.ts';
 
 const NAME = 'node-lifecycle';
 
-export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): Saga {
-  async function record(e: RecordedEvent, ctx: SagaContext, command: EvmNodeCommand) {
+export function nodeLifecycleSaga(store: EventStore, operationsFor: NodeOperationsFor): Saga {
+  async function record(e: RecordedEvent, ctx: SagaContext, command: NodeCommand) {
     let n = 0;
-    await handleCommand(store, evmNodeStream(command.nodeId), evmNode, command, {
+    await handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, {
       metadata: { timestamp: ctx.now().toISOString(), actor: e.metadata.actor ?? null, causationId: e.id, correlationId: e.metadata.correlationId ?? e.id },
       newId: () => sagaEventId(NAME, e.id, n++),
     });
@@ -30,16 +29,18 @@ export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): S
     partitionBy: (e) => String(e.data.nodeId),
     async handle(e, ctx) {
       const nodeId = Number(e.data.nodeId);
-      const { target, state } = await loadEvmNodeTarget(store, nodeId, { peers: e.type === 'NodeStartRequested' });
-      if (!target) return;
+      const { state } = await loadState(store, nodeStream(nodeId), nodeAggregate);
+      if (!state.node) return;
+      const ops = await operationsFor(state.node, e.type === 'NodeStartRequested' ? 'start' : 'observe');
+      if (!ops) return;
       const at = () => ctx.now().toISOString();
       switch (e.type) {
         case 'NodeStartRequested': {
           // Only the latest request counts: a later stop or delete made this one moot.
           if (state.status !== 'starting' || state.deleted) return;
           try {
-            if (e.data.restart) await runtime.stop(target).catch(() => {});
-            const started = await runtime.start(target);
+            if (e.data.restart) await ops.stop().catch(() => {});
+            const started = await ops.start();
             await record(e, ctx, { type: 'RecordNodeStarted', nodeId, ...started, at: at() });
           } catch (err) {
             const failure = err instanceof NodeStartFailedError ? err.failure : 'exited';
@@ -51,11 +52,11 @@ export function nodeLifecycleSaga(store: EventStore, runtime: EvmNodeRuntime): S
         }
         case 'NodeStopRequested':
           if (state.status !== 'stopping' || state.deleted) return;
-          await runtime.stop(target);
+          await ops.stop();
           await record(e, ctx, { type: 'RecordNodeStopped', nodeId, at: at() });
           return;
         case 'NodeDeleted':
-          await runtime.remove(target);
+          await ops.remove();
           return;
       }
     },

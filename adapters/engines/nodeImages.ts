@@ -5,8 +5,9 @@ export const defaultNodeImages: Readonly<Record<string, string>> = {
   // dropped Clique and PoW block production).
   besu: 'hyperledger/besu:24.12.2',
   anvil: 'lnm-anvil:local', // built locally by .ci/docker.sh: no registry ships one
-  'fabric-peer': 'hyperledger/fabric-peer:2.5',
-  'fabric-orderer': 'hyperledger/fabric-orderer:2.5',
+  // Pinned to the release whose core.yaml / orderer.yaml the launch files are checked against.
+  'fabric-peer': 'hyperledger/fabric-peer:2.5.12',
+  'fabric-orderer': 'hyperledger/fabric-orderer:2.5.12',
   prometheus: 'prom/prometheus:latest',
   vault: 'hashicorp/vault:latest',
 };

@@ -26,7 +26,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { UnavailableError } from '../../domain/shared/errors.ts';
-import { anvilHardforkFor, type EvmGenesisFile } from '../../domain/networks/evmGenesis.ts';
+import { anvilHardforkFor, gasPricingOf, type EvmGenesisFile } from '../../domain/networks/evmGenesis.ts';
+import type { EvmGenesisSettings } from '../../domain/networks/evmGenesisInput.ts';
 import type { AnvilHardfork } from '../../domain/networks/genesisBlockHash.ts';
 import { evmJsonRpc } from './jsonRpc.ts';
 import { dropPlaceholderGenesisBlocks } from './anvilStateFile.ts';
@@ -42,6 +43,10 @@ export interface AnvilNodeSpec {
   /** decimal or 0x hex */
   gasLimit: string;
   hardfork: AnvilHardfork;
+  /** wei, decimal: the genesis baseFeePerGas (0 on a free-gas network, which anvil keeps at 0) */
+  baseFee: string;
+  /** wei, decimal: the network's min_gas_price (0 on a free-gas network), the price anvil suggests */
+  gasPrice: string;
   blockTimeSeconds: number;
   rpcPort: number;
   /** override the binary; default ANVIL_PATH or the one shipped in node_modules */
@@ -69,15 +74,18 @@ export function anvilBinaryPath(): string {
 /** What a one-validator network needs to know to run on anvil, taken from its genesis file. */
 export function anvilSpecFromGenesis(
   file: EvmGenesisFile,
-  blockTimeSeconds: number,
+  settings: Pick<EvmGenesisSettings, 'blockPeriodSeconds' | 'minGasPrice' | 'baseFee'>,
   node: { nodeDir: string; genesisPath: string; rpcPort: number; anvilPath?: string },
 ): AnvilNodeSpec {
+  const pricing = gasPricingOf(settings, file);
   return {
     ...node,
     chainId: Number(file.config.chainId),
     gasLimit: file.gasLimit,
     hardfork: anvilHardforkFor(file),
-    blockTimeSeconds,
+    baseFee: pricing.baseFee.toString(),
+    gasPrice: pricing.minGasPrice.toString(),
+    blockTimeSeconds: settings.blockPeriodSeconds,
   };
 }
 
@@ -88,6 +96,11 @@ function chainArgs(spec: AnvilNodeSpec): string[] {
     '--chain-id', String(spec.chainId),
     '--hardfork', spec.hardfork,
     '--gas-limit', BigInt(spec.gasLimit).toString(),
+    // anvil keeps a base fee of 0 constant (it skips the EIP-1559 update for it), so a
+    // free-gas network stays free; it enforces the base fee only, never a minimum gas price.
+    '--base-fee', spec.baseFee,
+    '--gas-price', spec.gasPrice,
+    ...(BigInt(spec.baseFee) === 0n ? ['--disable-min-priority-fee'] : []),
     // no generated dev accounts: the funded accounts are the genesis accounts, nothing else
     '--accounts', '0',
     '--color', 'never',

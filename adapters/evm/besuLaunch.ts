@@ -28,13 +28,15 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { SigningKey, computeAddress, hexlify } from 'ethers';
 import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { evmNodeKey, type EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
+import { nodeKey as engineKeyOf } from '../../domain/nodes/node.ts';
+import { type EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 import type { EvmNetworkCreatedData, EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import type { EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { besuCommandWithConfigFile, besuConfigToml, besuOptions, type BesuOptions } from '../../domain/networks/besuConfig.ts';
 import { enodeUrl } from '../../domain/networks/enode.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
+import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
 
 export const BESU_KEY_FILE = 'key';
 export const BESU_CONFIG_FILE = 'config.toml';
@@ -117,7 +119,7 @@ export async function besuEnode(dataDir: string, network: EvmNetworkCreatedData,
     const v = validatorOf(network, node);
     return v?.publicKeyPem ? enodeUrl(v.publicKeyPem, ENODE_HOST, node.config.p2pPort) : null;
   }
-  const dir = nodeDirectory(dataDir, evmNodeKey(node.nodeId));
+  const dir = nodeDirectory(dataDir, engineKeyOf(node.nodeId));
   const key = opts.create ? await ensureNodeKey(dir) : await readKeyFile(path.join(dir, BESU_KEY_FILE));
   return key ? enodeUrl(SigningKey.computePublicKey(key, false), ENODE_HOST, node.config.p2pPort) : null;
 }
@@ -162,7 +164,7 @@ export function besuPorts(node: EvmNodeCreatedData): number[] {
 }
 
 export async function besuLaunchSpec(t: EvmNodeTarget, deps: BesuLaunchDeps): Promise<NodeLaunchSpec> {
-  const nodeKey = evmNodeKey(t.node.nodeId);
+  const nodeKey = engineKeyOf(t.node.nodeId);
   const nodeDir = nodeDirectory(deps.dataDir, nodeKey);
   const displayName = `${t.node.name} of network ${t.network.name}`;
   const fail = (why: string): never => {
@@ -190,6 +192,7 @@ export async function besuLaunchSpec(t: EvmNodeTarget, deps: BesuLaunchDeps): Pr
     ...(c.metricsPort ? { metricsPort: c.metricsPort } : {}),
     bootnodes,
     ...(t.node.role === 'validator' && t.node.validatorAddress ? { minerCoinbase: t.node.validatorAddress } : {}),
+    minGasPrice: gasPricingOf(t.network.settings, t.network.genesis).minGasPrice,
   });
   const args = besuCommandWithConfigFile(`${NODE_DIR_PLACEHOLDER}/${BESU_CONFIG_FILE}`);
   return {

@@ -41,6 +41,39 @@ export function keyProviderSigner(provider: KeyProvider, handle: string, publicK
 
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
+type Fees = { type: 0; gasPrice: bigint } | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+
+/**
+ * Free gas: a legacy transaction at gas price 0, valid on a zero-base-fee chain whose nodes
+ * accept price 0 (besu --min-gas-price=0, anvil --gas-price 0), so the key needs no ether.
+ * Priced: EIP-1559 with room for the base fee to double, and a tip that keeps the effective
+ * price (base fee + tip) at or above the network's min_gas_price, below which besu skips it.
+ */
+async function feesFor(rpc: JsonRpcProvider, req: ContractDeployRequest): Promise<Fees> {
+  if (req.gas.free) return { type: 0, gasPrice: 0n };
+  const block = await rpc.getBlock('latest');
+  const baseFee = block?.baseFeePerGas ?? 0n;
+  const suggested = await rpc.send('eth_maxPriorityFeePerGas', []).then((v: string) => BigInt(v)).catch(() => 1_000_000_000n);
+  const tip = suggested > req.gas.minGasPrice ? suggested : req.gas.minGasPrice;
+  return { type: 2, maxFeePerGas: baseFee * 2n + tip, maxPriorityFeePerGas: tip };
+}
+
+// ethers maps geth/anvil's "insufficient funds" to INSUFFICIENT_FUNDS; besu says "Upfront cost
+// exceeds account balance" (TransactionInvalidReason.UPFRONT_COST_EXCEEDS_BALANCE).
+function isInsufficientFunds(err: unknown): boolean {
+  return (err as { code?: string }).code === 'INSUFFICIENT_FUNDS' || /insufficient funds|upfront cost exceeds account balance/i.test(rpcMessage(err));
+}
+
+function rpcMessage(err: unknown): string {
+  const e = err as Error & { shortMessage?: string; error?: { message?: string } };
+  return e.error?.message ?? e.shortMessage ?? e.message;
+}
+
+function notEnoughFunds(req: ContractDeployRequest, amounts: { balance: bigint; needed: bigint } | null): ValidationError {
+  const figures = amounts ? ` It holds ${amounts.balance} wei; this deployment needs up to ${amounts.needed} wei of gas at the network's prices.` : '';
+  return new ValidationError(`The key ${req.from} has not enough funds to deploy.${figures} ${req.fundingHint}`, [{ field: 'from', message: 'insufficient funds' }]);
+}
+
 export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer {
   return {
     async deploy(req: ContractDeployRequest) {
@@ -69,10 +102,23 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
           if (req.args.length) throw new ValidationError('Constructor arguments need the ABI (or send them pre-encoded).', [{ field: 'abi', message: 'is required with args' }]);
           data = bytecode;
         }
-        const sent = await signer.sendTransaction({ data, ...(req.gasLimit ? { gasLimit: req.gasLimit } : {}) }).catch((err: Error & { shortMessage?: string }) => {
-          if ((err as { code?: string }).code === 'INSUFFICIENT_FUNDS') throw new ValidationError(`The key ${req.from} has not enough funds to deploy.`, [{ field: 'from', message: 'insufficient funds' }]);
-          const rpcError = (err as { error?: { message?: string } }).error?.message;
-          throw new UnavailableError(`The node refused the deployment: ${rpcError ?? err.shortMessage ?? err.message}`);
+        const fees = await feesFor(rpc, req);
+        // Estimated without a price: nodes then do not cap the gas by the key's balance (anvil
+        // answers an unfunded priced estimate with a bare out-of-gas), and the check below says why.
+        const gasLimit = req.gasLimit ?? (await rpc.estimateGas({ from: req.from, data }).catch((err: Error & { shortMessage?: string }) => {
+          if (isInsufficientFunds(err)) throw notEnoughFunds(req, null);
+          if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`The constructor reverts on this chain: ${rpcMessage(err)}`, [{ field: 'bytecode', message: 'constructor reverted' }]);
+          throw new UnavailableError(`The node refused the deployment: ${rpcMessage(err)}`);
+        }));
+        // A priced network: refuse up front, with the amount, when the key cannot pay for the gas.
+        const price = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
+        if (price > 0n) {
+          const balance = await rpc.getBalance(req.from);
+          if (balance < gasLimit * price) throw notEnoughFunds(req, { balance, needed: gasLimit * price });
+        }
+        const sent = await signer.sendTransaction({ data, gasLimit, ...fees }).catch((err: Error & { shortMessage?: string }) => {
+          if (isInsufficientFunds(err)) throw notEnoughFunds(req, null);
+          throw new UnavailableError(`The node refused the deployment: ${rpcMessage(err)}`);
         });
         const receipt = await sent.wait(1, req.timeoutMs).catch((err: Error) => {
           throw new UnavailableError(`No receipt for ${sent.hash} within ${req.timeoutMs} ms: ${(err as { shortMessage?: string }).shortMessage ?? err.message}`);

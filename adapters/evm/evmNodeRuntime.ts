@@ -12,7 +12,7 @@ import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { evmNodeKey } from '../../domain/evm/evmNode.ts';
+import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
@@ -56,7 +56,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   let dockerEngine: NodeEngine | null = null;
   const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
-  const keyOf = (t: EvmNodeTarget) => evmNodeKey(t.node.nodeId);
+  const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
 
   async function besuImagePresent(): Promise<boolean> {
     try {
@@ -76,7 +76,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     const nodeDir = nodeDirectory(dataDir, nodeKey);
     const rpcPort = t.node.config.rpcHttpPort;
     if (!rpcPort) throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} runs on anvil and needs an RPC HTTP port.`, { nodeKey });
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
     const run = anvilRunCommand(anvil);
     return {
       nodeKey,
@@ -107,7 +107,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     }
     const spec = await anvilLaunchSpec(t);
     const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings.blockPeriodSeconds, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
     return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
   }
 

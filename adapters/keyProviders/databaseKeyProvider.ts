@@ -163,6 +163,36 @@ export function createDatabaseKeyProvider(options: DatabaseKeyProviderOptions): 
  * (Vault and KMS keys cannot be exported at all, and no route may ever reach this). The caller
  * writes the scalar to a 0600 file and drops it; nothing here logs or caches it.
  */
+/**
+ * The PKCS#8 PEM ("PRIVATE KEY") of an EC key held by the database provider, for the consortium
+ * node runtime only (adapters/consortium): a Fabric peer or orderer reads its signing and TLS
+ * keys from files (msp/keystore, tls/server.key), and Fabric's BCCSP takes PKCS#8 PEM of P-256
+ * or P-384 keys. Not a KeyProvider method, for the reason given at databaseSecp256k1PrivateKey:
+ * the caller writes it to a 0600 file in the node directory and drops it; nothing here logs or
+ * caches it, and no route may ever reach it.
+ */
+export async function databasePrivateKeyPem(options: DatabaseKeyProviderOptions, handle: string): Promise<string> {
+  if (!uuidPattern.test(handle)) throw new NotFoundError('Key', handle);
+  const { rows } = await options.pool.query('SELECT algorithm, curve, kdf_iterations, salt, iv, ciphertext, auth_tag FROM key_material WHERE id = $1', [handle.toLowerCase()]);
+  const row = rows[0];
+  if (!row) throw new NotFoundError('Key', handle);
+  if (row.algorithm !== 'EC' || (row.curve !== 'P-256' && row.curve !== 'P-384')) {
+    const what = row.algorithm === 'EC' ? `an EC ${row.curve} key` : `an ${row.algorithm} key`;
+    throw new ValidationError(`Key ${handle} is ${what}; Fabric nodes need an EC P-256 or P-384 key.`, [{ field: 'keyHandle', message: 'not an EC P-256 or P-384 key' }]);
+  }
+  const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
+  const der = await encryption.decrypt(
+    { salt: row.salt, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag, iterations: row.kdf_iterations },
+    keyMaterialContext(handle.toLowerCase()),
+  );
+  try {
+    // Re-encoded rather than wrapped as stored, so what Fabric reads is always plain PKCS#8.
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ type: 'pkcs8', format: 'pem' }).toString();
+  } finally {
+    der.fill(0);
+  }
+}
+
 export async function databaseSecp256k1PrivateKey(options: DatabaseKeyProviderOptions, handle: string): Promise<Uint8Array> {
   if (!uuidPattern.test(handle)) throw new NotFoundError('Key', handle);
   const { rows } = await options.pool.query('SELECT algorithm, curve, kdf_iterations, salt, iv, ciphertext, auth_tag FROM key_material WHERE id = $1', [handle.toLowerCase()]);

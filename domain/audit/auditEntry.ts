@@ -2,6 +2,7 @@
 // state change is an entry through its own event; denied requests, failed logins and
 // sensitive reads are recorded as events of their own (AccessDenied, LoginFailed, ...).
 import type { RecordedEvent, JsonValue } from '../shared/eventStore.ts';
+import { describeConsortiumNetworkEvent } from '../consortium/consortiumAuditDescribers.ts';
 
 export type AuditStatus = 'success' | 'failed' | 'denied';
 
@@ -56,8 +57,8 @@ const describers: Record<string, Describer> = {
   AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission } }),
   RequestFailed: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'failed', errorMessage: str(e.data.message), details: { code: e.data.code } }),
   SensitiveRead: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'key', resourceId: str(e.data.resourceId), resourceName: str(e.data.resourceName), details: (e.data.details as JsonValue) ?? null }),
-  NetworkCreated: (e) => (e.streamId !== 'evm-networks' ? null : { action: 'CREATE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name), after: { type: 'evm', client: e.data.client, engine: e.data.engine, genesisBlockHash: e.data.genesisBlockHash, validators: ((e.data.validators as Array<{ address: string }>) ?? []).map((v) => v.address) } }),
-  NetworkDeleted: (e) => (e.streamId !== 'evm-networks' ? null : { action: 'DELETE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name) }),
+  NetworkCreated: (e) => (e.streamId !== 'evm-networks' ? describeConsortiumNetworkEvent(e) : { action: 'CREATE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name), after: { type: 'evm', client: e.data.client, engine: e.data.engine, genesisBlockHash: e.data.genesisBlockHash, validators: ((e.data.validators as Array<{ address: string }>) ?? []).map((v) => v.address) } }),
+  NetworkDeleted: (e) => (e.streamId !== 'evm-networks' ? describeConsortiumNetworkEvent(e) : { action: 'DELETE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name) }),
   NodeCreated: (e) => ({ action: 'CREATE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), after: { networkId: e.data.networkId, role: e.data.role, client: e.data.client, engine: e.data.engine, config: e.data.config as JsonValue } }),
   NodeStartRequested: (e) => ({ action: e.data.restart ? 'RESTART' : 'START', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name) }),
   NodeStarted: (e) => ({ action: 'STARTED', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), details: { pid: e.data.pid, containerId: e.data.containerId } }),

@@ -58,3 +58,6 @@ export interface ConsortiumNodeCreatedData {
 }
 
 export const isOrdererConfig = (c: ConsortiumNodeConfig): c is ConsortiumOrdererConfig => 'adminPort' in c;
+
+/** The node engine's key of a consortium node (directory, container name): node-<id>, the scheme of every node (evmNodeKey), one id space. */
+export const consortiumNodeKey = (nodeId: number) => `node-${nodeId}`;

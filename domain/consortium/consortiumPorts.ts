@@ -108,3 +108,21 @@ export interface ChannelGenesisInput {
   /** Channel-level Readers/Writers/Admins; Fabric's defaults when absent. */
   policies?: Record<string, ChannelPolicy>;
 }
+
+/**
+ * Certificates and keys of organizations and nodes, assembled from the key records (event
+ * store) and the organization's key provider. Private keys leave a provider only into a node's
+ * directory (Fabric reads them from files) or into one TLS handshake; never into a response.
+ */
+export interface ConsortiumCredentials {
+  organizationMsp(organizationId: number): Promise<OrganizationMsp>;
+  nodeMaterial(node: ConsortiumNodeCreatedData): Promise<ConsortiumNodeMaterial>;
+  /** Signs as the organization's admin identity (the key stays in its provider). */
+  adminSigner(organizationId: number): Promise<FabricSigner>;
+  /** A TLS client certificate of the organization's TLS CA for its admin key: mutual TLS to its orderers' admin endpoints. */
+  adminTlsClient(organizationId: number): Promise<TlsClientIdentity>;
+}
+
+export interface ConsortiumDefaults {
+  engine: NodeEngineKind;
+}

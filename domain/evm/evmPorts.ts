@@ -67,6 +67,10 @@ export interface ContractDeployRequest {
   encodedArgs: string | null;
   gasLimit: bigint | null;
   timeoutMs: number;
+  /** The network's gas model: free gas sends gas price 0; priced pays at least its min_gas_price. */
+  gas: { free: boolean; minGasPrice: bigint };
+  /** Said in the "not enough funds" answer: how this network's deploying key can be funded. */
+  fundingHint: string;
 }
 
 export interface ContractDeployResult {

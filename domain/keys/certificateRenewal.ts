@@ -60,10 +60,11 @@ function renewable(s: KeyState): { profile: CertificateProfileData; issuerKeyId:
   return { profile: c.profile, issuerKeyId: c.issuerKeyId };
 }
 
-export async function renewCertificate(ctx: RenewalContext, keyId: number, reason: 'renewed' | 'auto_renewed'): Promise<number | null> {
+/** `reprofile` changes what the new certificate says (a node's TLS names after its hostname or SANs changed). */
+export async function renewCertificate(ctx: RenewalContext, keyId: number, reason: 'renewed' | 'auto_renewed', reprofile?: (p: CertificateProfileData) => CertificateProfileData): Promise<number | null> {
   const s = await loadKey(ctx.store, keyId);
   const { profile, issuerKeyId } = renewable(s);
-  const certificate = await issueFromProfile(ctx, keyId, keyRefOf(s), profile, issuerKeyId);
+  const certificate = await issueFromProfile(ctx, keyId, keyRefOf(s), reprofile ? reprofile(profile) : profile, issuerKeyId);
   const r = await handleCommand(ctx.store, keyStream(keyId), keys, { type: 'RecordCertificate', keyId, certificate, reason, at: ctx.now.toISOString() }, { metadata: ctx.metadata, newId: ctx.newId });
   return r.lastPosition;
 }

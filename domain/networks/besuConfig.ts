@@ -3,7 +3,7 @@
 //
 // Roles:
 //  - validator and fullnode: P2P with discovery, JSON-RPC over HTTP and WebSocket, metrics, full
-//    sync, min-gas-price 0. besu has no "validator" switch for IBFT 2.0/QBFT/Clique: a node
+//    sync, min-gas-price from the network (0 on a free-gas network, the default). besu has no "validator" switch for IBFT 2.0/QBFT/Clique: a node
 //    validates when the address of its node key is in the validator set (genesis extraData or
 //    votes). The only difference we emit is for PoW, where a validator is a miner
 //    (miner-enabled, miner-coinbase; besu 24.x). Both roles get the consensus API (validators
@@ -37,9 +37,11 @@ export interface BesuNodeSpec {
   hostAllowlist?: string[];
   /** PoW validators only: where mining rewards go */
   minerCoinbase?: string;
+  /** wei; the network's min_gas_price (default 0: free gas, with the genesis zeroBaseFee) */
+  minGasPrice?: bigint;
 }
 
-export type BesuOptionValue = string | number | boolean | string[];
+export type BesuOptionValue = string | number | bigint | boolean | string[];
 export type BesuOptions = Partial<Record<BesuOptionName, BesuOptionValue>>;
 
 const CONSENSUS_API: Record<EvmConsensus, BesuRpcApi | undefined> = {
@@ -103,7 +105,8 @@ export function besuOptions(spec: BesuNodeSpec): BesuOptions {
   const apis = besuRpcApis(spec.consensus);
   return {
     ...common,
-    'min-gas-price': 0,
+    // A bare TOML integer; the genesis validation keeps min_gas_price within a signed 64-bit value.
+    'min-gas-price': spec.minGasPrice ?? 0n,
     'rpc-http-enabled': true,
     'rpc-http-host': host,
     'rpc-http-port': rpcHttpPort,

@@ -9,10 +9,17 @@
 //  - Clique and PoW: London at block 0 only (besu 24.x mines these pre-merge; newer besu
 //    removed Clique and PoW block production altogether).
 // The genesis block header then carries baseFeePerGas (London) and, for BFT, withdrawalsRoot
-// (Shanghai). baseFeePerGas is written out (1 gwei, the clients' default) so no client has to
-// guess it. timestamp is 0 so the file, and its hash, depend on the input alone.
+// (Shanghai). baseFeePerGas is always written out so no client has to guess it (besu's block 0
+// ignores zeroBaseFee and would take its 1 gwei default). timestamp is 0 so the file, and its
+// hash, depend on the input alone.
+//
+// Gas: a free-gas network (the default) has baseFeePerGas 0 and config.zeroBaseFee true (besu
+// keeps every later base fee at 0: "Configure free gas networks" in the besu docs); its nodes
+// accept gas price 0 (besu --min-gas-price=0, anvil --base-fee 0 --gas-price 0), so a key with
+// no ether can deploy. A priced network (min_gas_price and/or base_fee above 0) has the base fee
+// it was given and the ordinary EIP-1559 market (zeroBaseFee still when its base fee is 0).
 import { cliqueExtraData, ibft2ExtraData, qbftExtraData } from './genesisExtraData.ts';
-import { genesisBytes } from './genesisJson.ts';
+import { genesisBytes, genesisQuantity } from './genesisJson.ts';
 import { besuBftSection, besuCliqueSection, type EvmConsensus } from './evmConsensus.ts';
 import { anvilGenesisBlockHash, besuGenesisBlockHash, DEFAULT_GENESIS_BASE_FEE, type AnvilHardfork } from './genesisBlockHash.ts';
 import { parseEvmGenesisInput, type EvmGenesisSettings } from './evmGenesisInput.ts';
@@ -97,8 +104,10 @@ export function buildEvmGenesisFile(s: EvmGenesisSettings): EvmGenesisFile {
   const alloc: Record<string, { balance: string }> = {};
   for (const [address, balance] of Object.entries(s.accounts)) alloc[address.toLowerCase()] = { balance: '0x' + BigInt(balance).toString(16) };
   const bft = s.consensus === 'QBFT' || s.consensus === 'IBFT_2';
+  const baseFee = s.baseFee === undefined ? DEFAULT_GENESIS_BASE_FEE : BigInt(s.baseFee);
   return {
-    config: { chainId: s.chainId, ...milestones(s.consensus), ...consensusSection(s) },
+    // every fork built here has London at block 0, so zeroBaseFee always has a base fee to zero
+    config: { chainId: s.chainId, ...milestones(s.consensus), ...consensusSection(s), ...(baseFee === 0n ? { zeroBaseFee: true } : {}) },
     nonce: '0x0',
     timestamp: '0x0',
     extraData: extraDataFor(s),
@@ -106,7 +115,7 @@ export function buildEvmGenesisFile(s: EvmGenesisSettings): EvmGenesisFile {
     difficulty: s.difficulty,
     mixHash: bft ? BFT_MIX_HASH : ZERO_HASH,
     coinbase: ZERO_ADDRESS,
-    baseFeePerGas: '0x' + DEFAULT_GENESIS_BASE_FEE.toString(16),
+    baseFeePerGas: '0x' + baseFee.toString(16),
     alloc,
     number: '0x0',
     gasUsed: '0x0',
@@ -117,6 +126,28 @@ export function buildEvmGenesisFile(s: EvmGenesisSettings): EvmGenesisFile {
 /** The anvil --hardfork matching the milestones of a genesis file built here. */
 export function anvilHardforkFor(file: EvmGenesisFile): AnvilHardfork {
   return file.config.shanghaiTime === 0 ? 'shanghai' : 'london';
+}
+
+export interface GasPricing {
+  /** gas price 0 is valid: zero base fee for ever and no minimum gas price */
+  free: boolean;
+  /** wei; besu --min-gas-price */
+  minGasPrice: bigint;
+  /** wei; the genesis base fee (and anvil --base-fee) */
+  baseFee: bigint;
+}
+
+/**
+ * The gas model of a network. Networks recorded before min_gas_price existed have no such
+ * settings: their genesis file (1 gwei base fee, no zeroBaseFee) and min-gas-price 0 say it.
+ */
+export function gasPricingOf(settings: Pick<EvmGenesisSettings, 'minGasPrice' | 'baseFee'>, file: Pick<EvmGenesisFile, 'config' | 'baseFeePerGas'>): GasPricing {
+  const minGasPrice = BigInt(settings.minGasPrice ?? '0');
+  return {
+    free: file.config.zeroBaseFee === true && minGasPrice === 0n,
+    minGasPrice,
+    baseFee: genesisQuantity(file.baseFeePerGas, 'baseFeePerGas'),
+  };
 }
 
 export type EvmClient = 'besu' | 'anvil';

@@ -33,6 +33,15 @@ export interface EvmGenesisSettings {
   extraData: string;
   bft: BftParameters;
   cliqueEpochLength: number;
+  /**
+   * Gas pricing (wei, decimal). Free gas (the default): both "0", the genesis sets zeroBaseFee
+   * and the nodes accept gas price 0. Priced: either above 0; baseFee 0 keeps zeroBaseFee (the
+   * price is min-gas-price alone), above 0 it is the genesis base fee of an EIP-1559 market.
+   * Missing on networks created before these fields existed (their genesis had a 1 gwei base
+   * fee and no zeroBaseFee): read them through gasPricingOf().
+   */
+  minGasPrice?: string;
+  baseFee?: string;
 }
 
 /** Largest chain id that wallets accept (EIP-2294's bound, floor((2^53 - 1) / 2) - 36). */
@@ -41,6 +50,10 @@ const MAX_UINT256 = (1n << 256n) - 1n;
 /** Smallest gas limit clients accept (geth params.MinGasLimit); the largest fits besu's signed long. */
 const MIN_GAS_LIMIT = 5000n;
 const MAX_GAS_LIMIT = (1n << 63n) - 1n;
+/** besu reads min-gas-price from TOML (64-bit signed integers) and baseFeePerGas as a long. */
+const MAX_FEE = (1n << 63n) - 1n;
+/** Base fee of a priced network that names none: the clients' London default (1 gwei). */
+export const DEFAULT_PRICED_BASE_FEE = 1_000_000_000n;
 
 function pick(raw: Record<string, unknown>, ...names: string[]): unknown {
   for (const n of names) if (raw[n] !== undefined && raw[n] !== null) return raw[n];
@@ -143,6 +156,33 @@ function bftParameters(raw: Record<string, unknown>, issues: FieldIssue[]): BftP
   };
 }
 
+function weiAmount(value: unknown, field: string, issues: FieldIssue[]): bigint | undefined {
+  const s = typeof value === 'string' ? value.trim() : undefined;
+  const n =
+    typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? BigInt(value)
+    : s !== undefined && /^(0x[0-9a-fA-F]+|[0-9]+)$/.test(s) ? BigInt(s)
+    : undefined;
+  if (n === undefined || n > MAX_FEE) {
+    issues.push({ field, message: `must be an amount of wei from 0 to ${MAX_FEE} (decimal or 0x hex string, or an integer), got ${JSON.stringify(value)}` });
+    return undefined;
+  }
+  return n;
+}
+
+/**
+ * The gas model. Neither field (the default): free gas, base fee 0 and gas price 0 accepted.
+ * min_gas_price above 0 makes the network priced, with base_fee as its genesis base fee (default
+ * 1 gwei; 0 keeps a zero base fee, priced by the minimum alone). base_fee alone, above 0, prices
+ * by the base fee only (how an imported network with the clients' 1 gwei default is described).
+ */
+function gasPricing(raw: Record<string, unknown>, issues: FieldIssue[]): { minGasPrice: bigint; baseFee: bigint } {
+  const minRaw = pick(raw, 'min_gas_price', 'minGasPrice');
+  const baseRaw = pick(raw, 'base_fee', 'baseFee', 'baseFeePerGas');
+  const minGasPrice = minRaw === undefined ? 0n : (weiAmount(minRaw, 'min_gas_price', issues) ?? 0n);
+  const baseFee = baseRaw === undefined ? undefined : weiAmount(baseRaw, 'base_fee', issues);
+  return { minGasPrice, baseFee: baseFee ?? (minGasPrice > 0n ? DEFAULT_PRICED_BASE_FEE : 0n) };
+}
+
 /** Validate the SPEC genesis object; throws one ValidationError naming every bad field. */
 export function parseEvmGenesisInput(input: unknown): EvmGenesisSettings {
   const raw = object(input);
@@ -194,6 +234,7 @@ export function parseEvmGenesisInput(input: unknown): EvmGenesisSettings {
     bft: bftParameters(raw, issues),
     cliqueEpochLength: clique.epoch === undefined ? CLIQUE_DEFAULTS.epoch : (positiveInteger(clique.epoch, 'clique.epoch', issues) ?? CLIQUE_DEFAULTS.epoch),
   };
+  const pricing = gasPricing(raw, issues);
 
   if (issues.length > 0 || !consensus || !chainId || !networkId || !blockPeriodSeconds || gasLimit === undefined) {
     const summary = issues.map((i) => `${i.field} ${i.message}`).join('; ');
@@ -207,5 +248,7 @@ export function parseEvmGenesisInput(input: unknown): EvmGenesisSettings {
     gasLimit: '0x' + gasLimit.toString(16),
     difficulty: '0x' + difficulty.toString(16),
     ...settings,
+    minGasPrice: pricing.minGasPrice.toString(),
+    baseFee: pricing.baseFee.toString(),
   };
 }

@@ -24,6 +24,8 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   NetworkCreated: e('network.created', 'Network', 'info', 'network created'),
   NetworkUpdated: e('network.updated', 'Network', 'info', 'network config changes'),
   NetworkDeleted: e('network.deleted', 'Network', 'warning', 'network removed'),
+  NetworkOrganizationJoined: e('network.organization.joined', 'Network', 'info', 'organization joins a channel'),
+  AnchorPeersUpdated: e('network.anchor_peer.updated', 'Network', 'info', 'anchor peers changed'),
   CertificateExpiring: e('certificate.expiring', 'Certificate', 'warning', 'certificate expires within 30 days'),
   CertificateExpired: e('certificate.expired', 'Certificate', 'critical', 'certificate past its end of validity'),
   CertificateRenewed: e('certificate.renewed', 'Certificate', 'success', 'manual renewal completed'),

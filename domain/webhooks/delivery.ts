@@ -44,7 +44,7 @@ export function deliveryHeaders(opts: { body: string; secret: string | null; eve
   return { ...custom, ...own };
 }
 
-const sample: Record<string, unknown> = { string: 'example', integer: 1, boolean: true, 'string|null': null, 'integer|null': null, 'string[]': [], object: {} };
+const sample: Record<string, unknown> = { string: 'example', integer: 1, boolean: true, 'string|null': null, 'integer|null': null, 'string[]': [], object: {}, 'object[]': [] };
 
 /** A synthetic `data` of the catalog's shape, for test deliveries. */
 export function sampleData(entry: CatalogEntry, at: string): Record<string, unknown> {

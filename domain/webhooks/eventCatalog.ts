@@ -7,7 +7,7 @@
 // never leave the service and the shape stays stable within a major version.
 import { publicEvents, type Severity } from '../shared/publicEvents.ts';
 
-export type FieldType = 'string' | 'integer' | 'boolean' | 'string|null' | 'integer|null' | 'string[]' | 'object';
+export type FieldType = 'string' | 'integer' | 'boolean' | 'string|null' | 'integer|null' | 'string[]' | 'object' | 'object[]';
 
 export interface CatalogEntry {
   name: string;
@@ -38,7 +38,9 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['NodeRecovered', { nodeId: 'integer', nodeName: 'string', nodeType: 'string', downSince: 'string|null', at: 'string' }],
   ['NodeConfigChanged', { ...nodeRef, before: 'object', after: 'object' }],
   ['NetworkCreated', { networkId: 'integer', networkName: 'string', at: 'string' }],
-  ['NetworkUpdated', { networkId: 'integer', networkName: 'string', at: 'string' }],
+  ['NetworkUpdated', { networkId: 'integer', networkName: 'string|null', channelName: 'string|null', configSequence: 'integer|null', at: 'string' }],
+  ['NetworkOrganizationJoined', { networkId: 'integer', organizationId: 'integer', mspId: 'string', channelName: 'string', at: 'string' }],
+  ['AnchorPeersUpdated', { networkId: 'integer', mspId: 'string', anchorPeers: 'object[]', configSequence: 'integer', blockNumber: 'integer', at: 'string' }],
   ['NetworkDeleted', { networkId: 'integer', networkName: 'string', at: 'string' }],
   ['OrganizationCreated', { organizationId: 'integer', organizationName: 'string', at: 'string' }],
   ['OrganizationUpdated', { organizationId: 'integer', at: 'string' }],
@@ -83,8 +85,6 @@ const unsourced: CatalogEntry[] = [
   x('blockchain.chaincode.upgraded', 'Blockchain', 'info', 'chaincode upgraded', chaincodeData),
   x('blockchain.chaincode.invoked', 'Blockchain', 'info', 'invocation completes', { ...chaincodeData, transactionId: 'string' }),
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
-  x('network.organization.joined', 'Network', 'info', 'organization joins a channel', { networkId: 'integer', channelName: 'string', organizationId: 'integer', at: 'string' }),
-  x('network.anchor_peer.updated', 'Network', 'info', 'anchor peers changed', { networkId: 'integer', channelName: 'string', organizationId: 'integer', at: 'string' }),
   ...(['proposal', 'signature', 'network', 'chaincode'] as const).flatMap((k) => [
     x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
     x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),

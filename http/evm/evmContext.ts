@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps.ts';
 import type { EvmDeps, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
 import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 
 export function evmOf(deps: AppDeps): EvmDeps {
@@ -33,7 +33,7 @@ function nodeRecord(node: NodeRow, networkId: number): EvmNodeCreatedData {
     nodeType: 'EVM_FULLNODE',
     role: node.role as EvmNodeCreatedData['role'],
     networkId,
-    client: node.client,
+    client: node.client as EvmNodeCreatedData['client'],
     engine: node.engine,
     config: node.config,
     validatorAddress: node.validatorAddress,

@@ -4,10 +4,11 @@
 import type { RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { evmNode, evmNodeStream, type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
-import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/evmNodes.ts';
+import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 
@@ -105,7 +106,7 @@ export async function networkNodes(input: Input, networkId: number): Promise<Nod
 // Port allocation reads the assigned ports and then records the node: concurrent creations in
 // this service would otherwise pick the same free port. One service instance per database.
 let allocation: Promise<unknown> = Promise.resolve();
-function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+export function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
   const run = allocation.then(work, work);
   allocation = run.catch(() => undefined);
   return run;
@@ -114,7 +115,7 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
 /** Creates the node and asks for its start; returns its id. */
 export async function createEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
   const nodeId = await oneAtATime(() => recordEvmNode(input, network, req));
-  await runCommand(input, evmNodeStream(nodeId), evmNode, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }
 
@@ -139,7 +140,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
   const config = await resolvePorts(input, req, network, role);
   const nodeId = await deps.nextId('node');
   const at = deps.clock().toISOString();
-  await runCommand(input, evmNodeStream(nodeId), evmNode, {
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
     type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
     client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
   });

@@ -1,12 +1,27 @@
 // The node read shape (SPEC "Node read"): id, name, status, block_height, peer_count,
-// uptime_seconds, live from the node's JSON-RPC when it runs, plus what an operator needs.
+// uptime_seconds, plus what an operator needs. A single node (GET /nodes/{id}) reads its figures
+// live from the node's JSON-RPC, bounded by a short timeout; lists take them from the health
+// monitor's last reading (last_probe), so a node that hangs slows no list.
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps.ts';
-import type { NodeRow } from '../../projections/evmNodes.ts';
+import type { NodeRow } from '../../projections/nodes.ts';
 import { getEvmNetwork } from '../../projections/evmNetworks.ts';
 import { evmOf, targetOf } from './evmContext.ts';
+import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 
 const Int = Type.Union([Type.Integer(), Type.Null()]);
+const Time = Type.Union([Type.String(), Type.Null()]);
+const LastProbe = Type.Union([
+  Type.Object({
+    status: Type.String({ description: 'healthy (answered), unreachable (running but did not answer in time) or not_running (its process or container is gone)' }),
+    at: Type.String({ description: 'when the health monitor took this reading' }),
+    block_height: Int,
+    peer_count: Int,
+    healthy_at: Time,
+    error: Type.Union([Type.String(), Type.Null()]),
+  }, { description: 'the health monitor\'s last reading of this node; block_height and peer_count are those of the last probe that answered, taken at healthy_at' }),
+  Type.Null(),
+], { description: 'null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds)' });
 export const NodeViewSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -14,8 +29,9 @@ export const NodeViewSchema = Type.Object({
   nodeType: Type.String(),
   role: Type.String({ description: 'validator, fullnode or bootnode' }),
   status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
-  block_height: Int,
-  peer_count: Int,
+  block_height: Type.Union([Type.Integer(), Type.Null()], { description: 'GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe' }),
+  peer_count: Type.Union([Type.Integer(), Type.Null()], { description: 'as block_height' }),
+  last_probe: LastProbe,
   uptime_seconds: Int,
   client: Type.String({ description: 'besu or anvil (a single-node development chain)' }),
   engine: Type.String({ description: 'process or docker' }),
@@ -30,7 +46,28 @@ export const NodeViewSchema = Type.Object({
   updated_at: Type.String(),
 });
 
-export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean } = {}) {
+export function lastProbe(o: NodeObservation | null | undefined) {
+  if (!o) return null;
+  return { status: o.status, at: o.observedAt, block_height: o.blockHeight, peer_count: o.peerCount, healthy_at: o.healthyAt, error: o.error };
+}
+
+/** The health monitor's last readings of these nodes, for lists. */
+export async function lastReadings(deps: AppDeps, rows: NodeRow[]): Promise<Map<number, NodeObservation>> {
+  if (!deps.observations) return new Map();
+  return (await deps.observations.latest(rows.map((r) => r.id)).catch(() => null)) ?? new Map();
+}
+
+/** A page of nodes as lists show them: figures from the last reading, no probe inside the request. */
+export async function listedNodeViews(deps: AppDeps, rows: NodeRow[]) {
+  const readings = await lastReadings(deps, rows);
+  return Promise.all(rows.map((n) => nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
+}
+
+/**
+ * live (default true): read block height and peers from the node now (1.5 s at most). false: take
+ * them from observation (the health monitor's last reading), read here when not given.
+ */
+export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean; observation?: NodeObservation | null } = {}) {
   let blockHeight: number | null = null;
   let peerCount: number | null = null;
   const running = row.status === 'running' || row.status === 'down';
@@ -38,12 +75,16 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
   // Reads need no peers: only a start wires them.
   const target = network ? targetOf(row, network) : null;
   const enode = target && row.client === 'besu' ? await evmOf(deps).runtime.enode(target) : null;
+  const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
   if (running && opts.live !== false) {
     if (target) {
       const live = await evmOf(deps).runtime.live(target, 1500).catch(() => null);
       blockHeight = live?.blockHeight ?? null;
       peerCount = live?.peerCount ?? null;
     }
+  } else if (running && observation) {
+    blockHeight = observation.blockHeight;
+    peerCount = observation.peerCount;
   }
   const c = row.config;
   // anvil has no peer-to-peer layer: no enode, and its p2p port is reserved only.
@@ -57,6 +98,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
     status: row.status,
     block_height: blockHeight,
     peer_count: peerCount,
+    last_probe: lastProbe(observation),
     uptime_seconds: running && row.startedAt ? Math.max(0, Math.floor((deps.clock().getTime() - Date.parse(row.startedAt)) / 1000)) : null,
     client: row.client,
     engine: row.engine,

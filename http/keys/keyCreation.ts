@@ -68,3 +68,15 @@ export async function createKey(input: CommandInput, k: NewKey): Promise<number>
 export function notFoundKey(id: number): NotFoundError {
   return new NotFoundError('Key', id);
 }
+
+/** Deletes a key made by a creation that failed later, record and provider material; failures are logged, the original error wins. */
+export async function discardKey(input: CommandInput, keyId: number): Promise<void> {
+  const { deps } = input;
+  try {
+    const r = await runCommand(input, keyStream(keyId), keys, { type: 'DeleteKey', keyId, usedBy: [], at: deps.clock().toISOString() });
+    const deleted = r.events.find((e) => e.type === 'KeyDeleted');
+    if (deleted) await (await deps.keys.providers.get(Number(deleted.data.providerId))).deleteKey(String(deleted.data.handle));
+  } catch (err) {
+    deps.log.warn({ keyId, err: (err as Error).message }, 'could not remove a key of a failed creation');
+  }
+}

@@ -8,7 +8,7 @@ import { organizationStream, organizations } from '../../domain/organizations/or
 import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { keyStream, keys } from '../../domain/keys/keys.ts';
 import { runCommand } from '../commands.ts';
-import { createKey, type CommandInput } from './keyCreation.ts';
+import { createKey, discardKey, type CommandInput } from './keyCreation.ts';
 
 export interface NewOrganization {
   name: string;
@@ -46,16 +46,4 @@ export async function createOrganization(input: CommandInput, o: NewOrganization
     throw err;
   }
   return organizationId;
-}
-
-/** Deletes a key of a failed organization creation, record and material; failures are logged, the original error wins. */
-async function discardKey(input: CommandInput, keyId: number): Promise<void> {
-  const { deps } = input;
-  try {
-    const r = await runCommand(input, keyStream(keyId), keys, { type: 'DeleteKey', keyId, usedBy: [], at: deps.clock().toISOString() });
-    const deleted = r.events.find((e) => e.type === 'KeyDeleted');
-    if (deleted) await (await deps.keys.providers.get(Number(deleted.data.providerId))).deleteKey(String(deleted.data.handle));
-  } catch (err) {
-    deps.log.warn({ keyId, err: (err as Error).message }, 'could not remove a key of a failed organization creation');
-  }
 }

@@ -1,5 +1,6 @@
 // POST /sc/evm/deploy: deploys bytecode (constructor arguments by ABI or pre-encoded) from a
-// funded key the service holds in a key provider, through a running node of the network, and
+// key the service holds in a key provider (on a free-gas network it needs no funds; on a priced
+// one it must hold enough, else a 400 says how to fund it), through a running node of the network, and
 // answers once the receipt is in.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
@@ -7,8 +8,14 @@ import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { evmOf, networkOr404, nodeOr404, targetOf } from '../evm/evmContext.ts';
 import { networkNodes } from '../evm/evmNodeCreate.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
+import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
 
 const tags = ['smart contracts'];
+
+/** What a user of a priced network does to let a key deploy. */
+function fundingHint(networkName: string, address: string): string {
+  return `Network ${networkName} is priced (min_gas_price above 0): fund ${address} by naming it in genesis.accounts with a balance, or with validatorBalance, when you create a network, or send it ether from a funded account of this network (a plain transfer). A network created without min_gas_price is free gas and needs no funds.`;
+}
 
 export const contractRoutes = [
   defineRoute({
@@ -25,7 +32,7 @@ export const contractRoutes = [
       gasLimit: Type.Optional(Type.Integer({ minimum: 21000 })),
       timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
     }, { additionalProperties: false }),
-    responses: { 200: { description: 'deployed: address, transaction hash, block number' }, 400: { description: 'invalid bytecode or arguments, unknown key, no funds' }, 409: { description: 'no running node' } },
+    responses: { 200: { description: 'deployed: address, transaction hash, block number' }, 400: { description: 'invalid bytecode or arguments, unknown key, or (priced network only) a key without enough funds: the message says how to fund it (genesis.accounts, validatorBalance or a transfer)' }, 409: { description: 'no running node' } },
     async handler({ deps, body }) {
       const networkId = body.networkId ?? body.network_id;
       if (networkId === undefined) throw new ValidationError('networkId is required.', [{ field: 'networkId', message: 'is required' }]);
@@ -45,6 +52,8 @@ export const contractRoutes = [
         rpcUrl, chainId: network.chainId, providerId: key.providerId ?? DATABASE_PROVIDER_ID, keyHandle: key.keyHandle!, publicKeyPem: key.publicKeyPem!, from: key.address,
         bytecode: body.bytecode, abi: body.abi ?? null, args: body.args ?? [], encodedArgs: body.constructorArgs ?? null,
         gasLimit: body.gasLimit ? BigInt(body.gasLimit) : null, timeoutMs: (body.timeoutSeconds ?? 120) * 1000,
+        gas: gasPricingOf(network.record.settings, network.record.genesis),
+        fundingHint: fundingHint(network.name, key.address),
       });
       return { body: { address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, network_id: network.id, node_id: node.id } };
     },

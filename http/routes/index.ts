@@ -8,6 +8,8 @@ import { settingsRoutes } from './settings.ts';
 import { auditRoutes } from './audit.ts';
 import { reportRoutes } from './reports.ts';
 import { networkRoutes } from './networks.ts';
+import { consortiumNetworkRoutes } from './consortiumNetworks.ts';
+import { consortiumChannelRoutes } from './consortiumChannels.ts';
 import { nodeRoutes } from './nodes.ts';
 import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
@@ -17,4 +19,4 @@ import { webhookRoutes } from './webhooks.ts';
 import { notificationRoutes } from './notifications.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes];

@@ -8,23 +8,30 @@ import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
-import { evmNode, evmNodeStream } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/evmNodes.ts';
+import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import type { AppDeps } from '../deps.ts';
 import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
-import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
+import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 const Client = Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')], { description: 'auto (default): besu where available, else anvil for a one-validator network' });
 const Engine = Type.Union([Type.Literal('process'), Type.Literal('docker')]);
-const Genesis = Type.Record(Type.String(), Type.Unknown(), { description: 'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata' });
+const Genesis = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. ' +
+    'Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. ' +
+    'Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. ' +
+    'base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field.',
+});
 const createFields = {
   name: Type.String({ maxLength: 64, description: 'unique; letters, digits and hyphens' }),
   description: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
@@ -33,7 +40,7 @@ const createFields = {
   engine: Type.Optional(Engine),
   validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1). For PoW these are miner keys: not in the genesis, each node mines with its key\'s address as coinbase' })),
   validatorKeys: Type.Optional(Type.Array(Type.String({ maxLength: 20000 }), { maxItems: 32, description: 'secp256k1 PEM private keys to import as validator keys (write-only)' })),
-  validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds' })),
+  validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds; the way to fund deploying keys on a priced network (genesis.min_gas_price above 0)' })),
   providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file.' })),
   keyProviderId: Type.Optional(Type.Integer({ minimum: 1, description: 'same as providerId' })),
 };
@@ -57,6 +64,9 @@ const NetworkView = Type.Object({
   chain_id: Type.Integer(),
   consensus: Type.String(),
   block_time: Type.Integer(),
+  gas_pricing: Type.Union([Type.Literal('free'), Type.Literal('priced')], { description: 'free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0' }),
+  min_gas_price: Type.String({ description: 'wei, decimal' }),
+  base_fee: Type.String({ description: 'genesis base fee, wei, decimal (0 on a free-gas network)' }),
   client: Type.String(),
   engine: Type.String(),
   validators: Type.Array(ValidatorView),
@@ -71,6 +81,11 @@ export function networkStatus(nodes: NodeRow[]): 'created' | 'running' | 'stoppe
   return 'created';
 }
 
+function gasView(n: EvmNetworkRow) {
+  const gas = gasPricingOf(n.record.settings, n.record.genesis);
+  return { gas_pricing: gas.free ? ('free' as const) : ('priced' as const), min_gas_price: gas.minGasPrice.toString(), base_fee: gas.baseFee.toString() };
+}
+
 async function networkView(deps: AppDeps, n: EvmNetworkRow) {
   const nodes = await networkNodes({ deps } as never, n.id);
   return {
@@ -83,6 +98,7 @@ async function networkView(deps: AppDeps, n: EvmNetworkRow) {
     chain_id: n.chainId,
     consensus: n.consensus,
     block_time: n.blockPeriodSeconds,
+    ...gasView(n),
     client: n.client,
     engine: n.engine,
     validators: n.validators.map((v) => ({ address: v.address, key_provider: v.keyProvider, key_provider_id: v.keyHandle ? (v.providerId ?? DATABASE_PROVIDER_ID) : null, key_id: v.keyId ?? null, key_held: v.keyHandle !== null })),
@@ -154,7 +170,7 @@ export const networkRoutes = [
     async handler(input) {
       const { deps, params } = input;
       await networkOr404(deps, params.id);
-      for (const n of await networkNodes(input, params.id)) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
+      for (const n of await networkNodes(input, params.id)) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
       await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, { type: 'DeleteNetwork', networkId: params.id, nodeCount: 0, at: deps.clock().toISOString() });
       return { status: 204 };
     },
@@ -165,7 +181,7 @@ export const networkRoutes = [
     async handler(input) {
       await networkOr404(input.deps, input.params.id);
       const nodes = await networkNodes(input, input.params.id);
-      return { body: { items: await Promise.all(nodes.map((n) => nodeView(input.deps, n))) } };
+      return { body: { items: await listedNodeViews(input.deps, nodes) } };
     },
   }),
   defineRoute({
@@ -228,7 +244,7 @@ export const networkRoutes = [
         await createEvmNode(input, network, { name: `${network.name}-node-1`, isBootnode: false, ports: {} });
       }
       const nodes = await networkNodes(input, network.id);
-      for (const n of nodes) await runCommand(input, evmNodeStream(n.id), evmNode, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
+      for (const n of nodes) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
       const settled = await Promise.all(nodes.map((n) => awaitSettled(input, n.id)));
       return { body: { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NodeRow => !!n).map((n) => nodeView(deps, n))) } };
     },

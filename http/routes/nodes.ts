@@ -1,24 +1,32 @@
-// Nodes (evm platform): create (starts automatically), list, read with live figures, update
-// ports while stopped, delete, start/stop/restart through the lifecycle saga, logs (tail here;
-// the WebSocket follow is served by http/nodeLogsSocket.ts on the same path) and the node's
-// own event history.
+// Nodes of every platform: create (starts automatically), list, read with live figures,
+// update ports while stopped, delete, start/stop/restart through the lifecycle saga, logs (tail
+// here; the WebSocket follow is served by http/nodeLogsSocket.ts on the same path) and the
+// node's own event history. Evm nodes belong to a network; consortium nodes (Fabric peers and
+// orderers) to an organization.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { evmNode, evmNodeStream } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
-import { getNode, listNodes } from '../../projections/evmNodes.ts';
+import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { getOrganization } from '../../projections/organizations.ts';
+import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
+import { consortiumOf } from '../consortium/consortiumContext.ts';
+import { createConsortiumNode, organizationDomainOf, renewConsortiumNodeCertificates, updateConsortiumNodeConfig } from '../consortium/consortiumNodeCreate.ts';
+import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/consortiumNodeView.ts';
+import { nodeLogSource } from '../nodeLogs.ts';
 import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../evm/evmContext.ts';
 import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../evm/evmNodeCreate.ts';
-import { nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['nodes'];
+const AnyNodeView = Type.Union([NodeViewSchema, ConsortiumNodeViewSchema], { description: 'an evm node or a consortium node (see platform)' });
 const Port = Type.Integer({ description: 'host port 1024-65535; left out: allocated' });
-const EvmConfig = Type.Object({
+const EvmConfigFields = {
   p2pPort: Type.Optional(Port),
   rpcHttpPort: Type.Optional(Port),
   rpcWsPort: Type.Optional(Port),
@@ -27,7 +35,20 @@ const EvmConfig = Type.Object({
   role: Type.Optional(Type.Union([Type.Literal('validator'), Type.Literal('fullnode'), Type.Literal('bootnode')])),
   client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
-}, { additionalProperties: false });
+};
+const ConsortiumConfig = {
+  listenAddress: Type.Optional(Type.String({ maxLength: 45, description: 'consortium: address the node binds to (default 0.0.0.0)' })),
+  hostname: Type.Optional(Type.String({ maxLength: 253, description: 'consortium: host name in its certificates (default <name>.<organization domain>)' })),
+  externalEndpoint: Type.Optional(Type.String({ maxLength: 300, description: 'consortium: host:port others reach it at (default 127.0.0.1:<port>)' })),
+  domainNames: Type.Optional(Type.Array(Type.String({ maxLength: 253 }), { maxItems: 20, description: 'consortium: extra names and IPv4 addresses in its TLS certificate' })),
+  port: Type.Optional(Port),
+  chaincodePort: Type.Optional(Port),
+  adminPort: Type.Optional(Port),
+  operationsPort: Type.Optional(Port),
+};
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig }, { additionalProperties: false, description: 'evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client'];
+const CONSORTIUM_ONLY = Object.keys(ConsortiumConfig);
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
 
 const EVENT_NAMES: Record<string, string> = {
@@ -43,35 +64,82 @@ const EVENT_NAMES: Record<string, string> = {
   NodeStartFailed: 'node.start_failed',
 };
 
+/** The read shape of a node of any platform. */
+function viewOf(deps: AppDeps, row: NodeRow) {
+  return row.platform === 'CONSORTIUM' ? consortiumNodeView(deps, row) : nodeView(deps, row);
+}
+
 async function settledView(input: Parameters<typeof awaitSettled>[0], id: number) {
   const row = (await awaitSettled(input, id)) ?? (await getNode(input.deps.pool, id));
   if (!row) throw new NotFoundError('Node', id);
-  return nodeView(input.deps, row);
+  return viewOf(input.deps, row);
 }
 
-/** One page of nodes with their live view, of one platform or all. */
+function foreignFields(config: Record<string, unknown>, foreign: string[], platform: string): void {
+  const bad = Object.keys(config).filter((k) => foreign.includes(k) && config[k] !== undefined);
+  if (bad.length) throw new ValidationError(`A ${platform} node has no ${bad.join(', ')}.`, bad.map((f) => ({ field: `config.${f}`, message: `not a ${platform} node setting` })));
+}
+
+const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }: { deps: AppDeps; query: { organizationId?: number } }) => {
+  const consortium = consortiumOf(deps);
+  const defaults = role === 'peer' ? PEER_DEFAULT_PORTS : ORDERER_DEFAULT_PORTS;
+  const assigned = await assignedPorts(deps.pool);
+  const chosen = new Set<number>();
+  const ports: Record<string, number> = {};
+  for (const [f, start] of Object.entries(defaults)) {
+    let p = start;
+    while (assigned.has(p) || chosen.has(p) || (await consortium.runtime.portsInUse([p])).length) p += 10;
+    chosen.add(p);
+    ports[f] = p;
+  }
+  const org = query.organizationId === undefined ? null : await getOrganization(deps.pool, query.organizationId);
+  if (query.organizationId !== undefined && !org) throw new NotFoundError('Organization', query.organizationId);
+  const domain = org ? await organizationDomainOf({ deps } as never, org) : null;
+  const available = await consortium.runtime.available(consortium.defaults.engine, role);
+  return {
+    body: {
+      platform: 'CONSORTIUM', nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', engine: consortium.defaults.engine,
+      available: available.ok, unavailableReason: available.ok ? null : available.reason,
+      organizationId: org?.id ?? null, mspId: org?.mspId ?? null, domain,
+      config: { listenAddress: '0.0.0.0', hostname: domain ? nodeHostname(`${role}0`, domain) : null, externalEndpoint: `127.0.0.1:${ports.port}`, domainNames: [], ...ports },
+      note: 'Free ports from Fabric\'s defaults upwards, skipping ports assigned to other nodes or in use on this host. The hostname is <node name>.<organization domain>; give organizationId for it.',
+    },
+  };
+};
+
+/** One page of nodes, of one platform or all, as the health monitor last saw them: no node is probed inside the request. */
 async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number }, platform: string | undefined) {
   const limit = query.limit ?? deps.config.defaultPageSize;
   const offset = query.offset ?? 0;
   const r = await listNodes(deps.pool, { limit, offset, platform });
-  return page(await Promise.all(r.items.map((n) => nodeView(deps, n))), r.total, limit, offset);
+  const readings = await lastReadings(deps, r.items);
+  const views = r.items.map((n) => (n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
+  return page(await Promise.all(views), r.total, limit, offset);
 }
 
 export const nodeRoutes = [
   defineRoute({
-    method: 'post', path: '/nodes', summary: 'Create a node (evm: EVM_FULLNODE in a network; it starts automatically)', tags, permission: 'NODE_CREATE',
+    method: 'post', path: '/nodes', summary: 'Create a node (evm: EVM_FULLNODE in a network; consortium: a CONSORTIUM_PEER or CONSORTIUM_ORDERER of an organization); it starts automatically', tags, permission: 'NODE_CREATE',
     body: Type.Object({
       name: Type.String({ maxLength: 63 }),
       platform: Platform,
       nodeType: Type.Union([Type.Literal('CONSORTIUM_PEER'), Type.Literal('CONSORTIUM_ORDERER'), Type.Literal('EVM_FULLNODE'), Type.Literal('LEDGERX_ORDERER_GROUP')]),
       networkId: Type.Optional(Type.Integer({ minimum: 1 })),
       organizationId: Type.Optional(Type.Integer({ minimum: 1 })),
-      config: Type.Optional(EvmConfig),
+      config: Type.Optional(NodeConfigBody),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the node, after its first start attempt', schema: NodeViewSchema }, 400: { description: 'invalid' }, 409: { description: 'name or port taken' } },
+    responses: { 201: { description: 'the node, after its first start attempt', schema: AnyNodeView }, 400: { description: 'invalid' }, 409: { description: 'name or port taken' } },
     async handler(input) {
       const { deps, body } = input;
-      if (body.platform !== 'EVM' || body.nodeType !== 'EVM_FULLNODE') throw new ValidationError(`This server creates EVM nodes (platform EVM, nodeType EVM_FULLNODE); ${body.platform} ${body.nodeType} is not available.`, [{ field: 'nodeType', message: 'must be EVM_FULLNODE with platform EVM' }]);
+      if (body.platform === 'CONSORTIUM' && (body.nodeType === 'CONSORTIUM_PEER' || body.nodeType === 'CONSORTIUM_ORDERER')) {
+        const c = body.config ?? {};
+        foreignFields(c, EVM_ONLY, 'consortium');
+        if (body.networkId !== undefined) throw new ValidationError('A consortium node belongs to an organization; it joins networks afterwards (POST /networks/consortium/{id}/peers/{peerId}/join).', [{ field: 'networkId', message: 'not for consortium nodes' }]);
+        const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, config: c });
+        return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
+      }
+      if (body.platform !== 'EVM' || body.nodeType !== 'EVM_FULLNODE') throw new ValidationError(`Platform ${body.platform} has no node type ${body.nodeType} here: EVM nodes are EVM_FULLNODE, consortium nodes CONSORTIUM_PEER or CONSORTIUM_ORDERER; LEDGERX is not available.`, [{ field: 'nodeType', message: 'EVM_FULLNODE with platform EVM, or CONSORTIUM_PEER / CONSORTIUM_ORDERER with platform CONSORTIUM' }]);
+      foreignFields(body.config ?? {}, CONSORTIUM_ONLY.filter((f) => f !== 'engine'), 'evm');
       if (body.networkId === undefined) throw new ValidationError('An evm node belongs to a network: networkId is required.', [{ field: 'networkId', message: 'is required' }]);
       const network = await networkOr404(deps, body.networkId);
       const c = body.config ?? {};
@@ -84,18 +152,18 @@ export const nodeRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/nodes', summary: 'List nodes', tags, permission: 'NODE_READ',
+    method: 'get', path: '/nodes', summary: 'List nodes, with what the health monitor last saw of each (evm: last_probe); no node is probed inside the request', tags, permission: 'NODE_READ',
     query: Type.Object({ ...PageQuery, platform: Type.Optional(Platform) }, { additionalProperties: false }),
-    responses: { 200: { description: 'a page of nodes', schema: Page(NodeViewSchema) } },
+    responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
     async handler({ deps, query }) {
       return { body: await nodePage(deps, query, query.platform) };
     },
   }),
   defineRoute({
-    method: 'get', path: '/nodes/platform/:platform', summary: 'List nodes of one platform', tags, permission: 'NODE_READ',
+    method: 'get', path: '/nodes/platform/:platform', summary: 'List nodes of one platform, as the health monitor last saw them', tags, permission: 'NODE_READ',
     params: Type.Object({ platform: Platform }, { additionalProperties: false }),
     query: Type.Object(PageQuery, { additionalProperties: false }),
-    responses: { 200: { description: 'a page of nodes', schema: Page(NodeViewSchema) } },
+    responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
     async handler({ deps, params, query }) {
       return { body: await nodePage(deps, query, params.platform) };
     },
@@ -117,56 +185,85 @@ export const nodeRoutes = [
       };
     },
   }),
+  ...(['peer', 'orderer'] as const).map((role) =>
+    defineRoute({
+      method: 'get', path: `/nodes/defaults/consortium-${role}`, summary: `Default configuration of a consortium ${role}: free ports, endpoints, the organization's domain`, tags, permission: 'NODE_READ',
+      query: Type.Object({ organizationId: Type.Optional(Type.Integer({ minimum: 1, description: 'the organization the node will belong to (for its domain and hostname)' })) }, { additionalProperties: false }),
+      responses: { 200: { description: 'defaults' }, 404: { description: 'no such organization' } },
+      handler: consortiumDefaults(role),
+    }),
+  ),
   defineRoute({
-    method: 'get', path: '/nodes/:id', summary: 'Read a node, with live block height, peers and uptime', tags, permission: 'NODE_READ', params: IdParam,
-    responses: { 200: { description: 'the node', schema: NodeViewSchema }, 404: { description: 'no such node' } },
+    method: 'get', path: '/nodes/:id', summary: 'Read a node, with block height and peers read live (1.5 s at most) and the health monitor\'s last reading', tags, permission: 'NODE_READ', params: IdParam,
+    responses: { 200: { description: 'the node', schema: AnyNodeView }, 404: { description: 'no such node' } },
     async handler({ deps, params }) {
-      return { body: await nodeView(deps, await nodeOr404(deps, params.id)) };
+      return { body: await viewOf(deps, await nodeOr404(deps, params.id)) };
     },
   }),
   defineRoute({
     method: 'put', path: '/nodes/:id', summary: 'Change a stopped node\'s name or ports', tags, permission: 'NODE_UPDATE', params: IdParam,
-    body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 63 })), config: Type.Optional(Type.Object({ p2pPort: Type.Optional(Port), rpcHttpPort: Type.Optional(Port), rpcWsPort: Type.Optional(Port), metricsPort: Type.Optional(Port) }, { additionalProperties: false })) }, { additionalProperties: false }),
-    responses: { 200: { description: 'the node', schema: NodeViewSchema }, 404: { description: 'no such node' }, 409: { description: 'running, or name or port taken' } },
+    body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 63 })), config: Type.Optional(Type.Object({ p2pPort: Type.Optional(Port), rpcHttpPort: Type.Optional(Port), rpcWsPort: Type.Optional(Port), metricsPort: Type.Optional(Port), ...ConsortiumConfig }, { additionalProperties: false, description: 'evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort; consortium: port, chaincodePort, adminPort, operationsPort, listenAddress, hostname, externalEndpoint, domainNames (names in the TLS certificate change with POST /nodes/{id}/certificates/renew)' })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the node', schema: AnyNodeView }, 404: { description: 'no such node' }, 409: { description: 'running, or name or port taken' } },
     async handler(input) {
       const { deps, params, body } = input;
       const node = await nodeOr404(deps, params.id);
       if (body.name !== undefined) await checkNodeName(input, body.name, node.id);
+      if (node.platform === 'CONSORTIUM') {
+        foreignFields(body.config ?? {}, EVM_ONLY, 'consortium');
+        const config = body.config ? await updateConsortiumNodeConfig(input, node, body.config) : {};
+        await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config, at: deps.clock().toISOString() });
+        return { body: await viewOf(deps, await nodeOr404(deps, node.id)) };
+      }
+      foreignFields(body.config ?? {}, CONSORTIUM_ONLY, 'evm');
       const network = await networkOr404(deps, node.networkId!);
       const config = body.config ? await updateEvmNodePorts(input, network, node, body.config) : undefined;
-      await runCommand(input, evmNodeStream(node.id), evmNode, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config: config ?? {}, at: deps.clock().toISOString() });
-      return { body: await nodeView(deps, await nodeOr404(deps, node.id)) };
+      await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config: config ?? {}, at: deps.clock().toISOString() });
+      return { body: await viewOf(deps, await nodeOr404(deps, node.id)) };
     },
   }),
   defineRoute({
     method: 'delete', path: '/nodes/:id', summary: 'Delete a node (stopped and its files removed)', tags, permission: 'NODE_DELETE', params: IdParam,
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such node' } },
     async handler(input) {
-      await runCommand(input, evmNodeStream(input.params.id), evmNode, { type: 'DeleteNode', nodeId: input.params.id, at: input.deps.clock().toISOString() });
+      await runCommand(input, nodeStream(input.params.id), nodeAggregate, { type: 'DeleteNode', nodeId: input.params.id, at: input.deps.clock().toISOString() });
       return { status: 204 };
     },
   }),
   ...(['start', 'stop', 'restart'] as const).map((action) =>
     defineRoute({
       method: 'post', path: `/nodes/:id/${action}`, summary: `${action[0].toUpperCase()}${action.slice(1)} a node; answers once the outcome is recorded`, tags, permission: 'NODE_OPERATE', params: IdParam,
-      responses: { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: NodeViewSchema }, 404: { description: 'no such node' } },
+      responses: { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: AnyNodeView }, 404: { description: 'no such node' } },
       async handler(input) {
         const { deps, params } = input;
         const at = deps.clock().toISOString();
         const command = action === 'stop' ? { type: 'StopNode' as const, nodeId: params.id, at } : { type: 'StartNode' as const, nodeId: params.id, restart: action === 'restart', at };
-        await runCommand(input, evmNodeStream(params.id), evmNode, command);
+        await runCommand(input, nodeStream(params.id), nodeAggregate, command);
         return { body: await settledView(input, params.id) };
       },
     }),
   ),
+  defineRoute({
+    method: 'post', path: '/nodes/:id/certificates/renew', summary: 'Reissue a consortium node\'s identity and TLS certificates from its organization\'s CAs and restart it', tags, permission: 'CERTIFICATE_RENEW', params: IdParam,
+    description: 'Same keys, new validity; the TLS certificate carries the node\'s current hostname, external endpoint and domainNames. A running node is restarted so that it serves the new certificates (certificate.renewed per certificate). Evm nodes have no certificates (400).',
+    responses: { 200: { description: 'the renewed certificates and the node after its restart' }, 400: { description: 'not a consortium node' }, 404: { description: 'no such node' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const node = await nodeOr404(deps, params.id);
+      if (node.platform !== 'CONSORTIUM') throw new ValidationError(`Node ${node.name} is an ${node.platform.toLowerCase()} node: it has no certificates to renew (its keys are under /keys).`, [{ field: 'id', message: 'not a consortium node' }]);
+      const certificates = await renewConsortiumNodeCertificates(input, node);
+      if (node.status === 'running' || node.status === 'down' || node.status === 'error') {
+        await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, restart: true, at: deps.clock().toISOString() });
+      }
+      return { body: { certificates, node: await settledView(input, node.id) } };
+    },
+  }),
   defineRoute({
     method: 'get', path: '/nodes/:id/logs', summary: 'Last lines of a node\'s output (?tail=N); a WebSocket upgrade on this path follows it live', tags, permission: 'NODE_LOGS_READ', params: IdParam,
     query: Type.Object({ tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 100 })) }, { additionalProperties: false }),
     responses: { 200: { description: 'log lines, key material masked' }, 404: { description: 'no such node' } },
     async handler({ deps, params, query }) {
       const node = await nodeOr404(deps, params.id);
-      const target = await nodeTarget(deps, node);
-      const lines = target ? await evmOf(deps).runtime.logs(target, query.tail ?? 100).catch(() => []) : [];
+      const lines = await nodeLogSource(deps, node).then((src) => src.logs(query.tail ?? 100)).catch(() => []);
       return { body: { node_id: node.id, lines } };
     },
   }),
@@ -175,7 +272,7 @@ export const nodeRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of events, oldest first' }, 404: { description: 'no such node' } },
     async handler({ deps, params, query }) {
-      const events = await deps.store.readStream(evmNodeStream(params.id));
+      const events = await deps.store.readStream(nodeStream(params.id));
       if (!events.length) throw new NotFoundError('Node', params.id);
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;

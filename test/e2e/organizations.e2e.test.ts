@@ -188,32 +188,32 @@ t('an organization renamed keeps its mspId; mspId cannot change; delete frees th
 t('an organization a node or network still uses is not deleted: 409 naming each user; once they are gone the delete succeeds', async () => {
   const o = await api('POST', '/organizations', { name: 'Busy Org', mspId: 'BusyMSP' });
   assert.is(o.status, 201, o.text);
-  // No consortium node/network context exists yet (nodes holds evm nodes, without organization);
-  // the delete check reads nodes and networks tables that have an organization_id column, as
-  // those contexts will add them. Here they are added to this suite's own database.
+  // The read models of consortium nodes and networks, as their projections write them (the
+  // consortium end-to-end test does the same with real Fabric nodes).
   const client = new pg.Client({ connectionString: server.databaseUrl! });
   await client.connect();
   try {
-    await client.query('ALTER TABLE nodes ADD COLUMN organization_id integer');
-    await client.query('CREATE TABLE networks (id integer PRIMARY KEY, name text, organization_id integer)');
     await client.query(
       `INSERT INTO nodes (id, name, platform, node_type, role, client, engine, config, status, created_at, updated_at, organization_id)
-       VALUES (7, 'peer0.busy', 'FABRIC', 'FABRIC_PEER', 'peer', 'fabric', 'docker', '{}', 'STOPPED', now(), now(), $1)`,
+       VALUES (9007, 'peer0.busy', 'CONSORTIUM', 'CONSORTIUM_PEER', 'peer', 'fabric', 'process', '{}', 'stopped', now(), now(), $1)`,
       [o.json.id],
     );
-    await client.query('INSERT INTO networks VALUES (3, $1, $2)', ['busy-channel', o.json.id]);
+    await client.query(
+      `INSERT INTO consortium_networks (id, name, channel_name, status, consensus, organizations, orderer_organizations, orderer_endpoints, genesis_block, created_at, updated_at)
+       VALUES (9003, 'busy-channel', 'busychannel', 'genesis_created', 'etcdraft', $1, '[]', '[]', '', now(), now())`,
+      [JSON.stringify([{ organizationId: o.json.id, mspId: 'BusyMSP' }])],
+    );
     const refused = await api('DELETE', `/organizations/${o.json.id}`);
     assert.is(refused.status, 409, refused.text);
-    assert.match(refused.json.message, 'node peer0.busy (7)');
-    assert.match(refused.json.message, 'network busy-channel (3)');
+    assert.match(refused.json.message, 'node peer0.busy (9007)');
+    assert.match(refused.json.message, 'network busy-channel (9003)');
     assert.is((await api('GET', `/organizations/${o.json.id}`)).status, 200, 'still there');
-    await client.query('DELETE FROM nodes WHERE id = 7');
-    await client.query('DELETE FROM networks WHERE id = 3');
+    await client.query('DELETE FROM nodes WHERE id = 9007');
+    await client.query('DELETE FROM consortium_networks WHERE id = 9003');
     assert.is((await api('DELETE', `/organizations/${o.json.id}`)).status, 204);
   } finally {
-    await client.query('DELETE FROM nodes WHERE id = 7').catch(() => undefined);
-    await client.query('ALTER TABLE nodes DROP COLUMN IF EXISTS organization_id').catch(() => undefined);
-    await client.query('DROP TABLE IF EXISTS networks').catch(() => undefined);
+    await client.query('DELETE FROM nodes WHERE id = 9007').catch(() => undefined);
+    await client.query('DELETE FROM consortium_networks WHERE id = 9003').catch(() => undefined);
     await client.end();
   }
 });

@@ -8,14 +8,15 @@ import { migrate } from '../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
 import { handleCommand } from '../../domain/shared/commandHandler.ts';
 import type { EventStore } from '../../domain/shared/eventStore.ts';
-import { evmNode, evmNodeStream, type EvmNodeCommand, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
+import { type EvmNodeRole } from '../../domain/evm/evmNode.ts';
 import { loadNetworkPeers } from '../../sagas/evmNodeTarget.ts';
 
 let db: FreshDatabase;
 let store: EventStore;
 const at = '2026-01-01T00:00:00.000Z';
 
-const run = (command: EvmNodeCommand) => handleCommand(store, evmNodeStream(command.nodeId), evmNode, command, { metadata: { timestamp: at }, newId: randomUUID });
+const run = (command: NodeCommand) => handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, { metadata: { timestamp: at }, newId: randomUUID });
 const create = (nodeId: number, networkId: number, role: EvmNodeRole, p2pPort: number) =>
   run({
     type: 'CreateNode', nodeId, name: `n${nodeId}`, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId, client: 'besu', engine: 'process',

@@ -77,7 +77,7 @@ acceptance('block 0 of the running node has the computed genesis hash, and a res
   });
   const genesisPath = path.join(ctx.dir, 'genesis.json');
   writeFileSync(genesisPath, JSON.stringify(file, null, 2));
-  const spec = anvilSpecFromGenesis(file, settings.blockPeriodSeconds, { nodeDir: ctx.dir, genesisPath, rpcPort: ctx.port });
+  const spec = anvilSpecFromGenesis(file, settings, { nodeDir: ctx.dir, genesisPath, rpcPort: ctx.port });
   const expected = evmGenesisBlockHash(file, 'anvil');
 
   await bootstrapAnvilState(spec);
@@ -116,6 +116,12 @@ acceptance('block 0 of the running node has the computed genesis hash, and a res
     assert.is((await rpc.blockByNumber(1))?.parentHash, expected, 'block 1 still follows the genesis block');
     assert.is(BigInt(await rpc.call<string>('eth_getBalance', ['0x0000000000000000000000000000000000001234', 'latest'])), 123456789012345678901234567890n);
   }
+  // A network created with defaults is free gas: block 0 and every block mined since keep base fee 0.
+  assert.is(file.baseFeePerGas, '0x0');
+  const latest = await rpc.call<{ number: string; baseFeePerGas: string }>('eth_getBlockByNumber', ['latest', false]);
+  assert.ok(Number(latest.number) >= 3);
+  assert.is(latest.baseFeePerGas, '0x0');
+  assert.is(BigInt(await rpc.call<string>('eth_gasPrice')), 0n);
 });
 
 acceptance.run();

@@ -11,7 +11,7 @@ const { file, settings } = createEvmGenesis({
   gas_limit: '0x2faf080',
   validators: ['0xc98adee2e27b436582259500797fa6633f88367f'],
 });
-const spec = anvilSpecFromGenesis(file, settings.blockPeriodSeconds, { nodeDir: '/srv/lnm/nodes/9', genesisPath: '/srv/lnm/networks/2/genesis.json', rpcPort: 18545, anvilPath: '/opt/anvil' });
+const spec = anvilSpecFromGenesis(file, settings, { nodeDir: '/srv/lnm/nodes/9', genesisPath: '/srv/lnm/networks/2/genesis.json', rpcPort: 18545, anvilPath: '/opt/anvil' });
 
 const flag = (args: string[], name: string) => {
   const i = args.indexOf(name);

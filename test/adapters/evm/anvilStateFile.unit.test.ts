@@ -19,7 +19,8 @@ function block(number: number, timestamp: number, parentHash = '0x' + '00'.repea
       gasLimit: '0x2faf080',
       timestamp: '0x' + timestamp.toString(16),
       extraData: '0x',
-      baseFeePerGas: '0x3b9aca00',
+      // the genesis below is free gas (the default): base fee 0 in block 0 and after
+      baseFeePerGas: '0x0',
     },
     transactions: [],
     ommers: [],
@@ -79,7 +80,7 @@ test('a saved chain with no block 0 of this genesis is refused rather than start
 test('the genesis fields anvil copies into block 0 are read from the genesis file', () => {
   const custom = { ...(file as unknown as Record<string, unknown>), timestamp: '0x5f5e100', coinbase: '0x2222222222222222222222222222222222222222', baseFeePerGas: '0x7' };
   assert.equal(anvilGenesisMarks(custom), { number: 0n, timestamp: 0x5f5e100n, coinbase: '0x2222222222222222222222222222222222222222', baseFee: 7n });
-  const genesisBlock = block(0, 0x5f5e100, undefined, '0x2222222222222222222222222222222222222222').replace('0x3b9aca00', '0x7');
+  const genesisBlock = block(0, 0x5f5e100, undefined, '0x2222222222222222222222222222222222222222').replace('"baseFeePerGas":"0x0"', '"baseFeePerGas":"0x7"');
   const placeholder = block(0, 0x5f5e100); // same second, but anvil's own coinbase and base fee
   assert.is(withoutPlaceholderGenesisBlocks(stateText([genesisBlock, placeholder]), anvilGenesisMarks(custom)).dropped, 1);
 });

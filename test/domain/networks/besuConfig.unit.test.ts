@@ -19,6 +19,8 @@ const specs: Record<string, BesuNodeSpec> = {
   'fullnode-ibft2': { ...base, role: 'fullnode', consensus: 'IBFT_2', p2pPort: 30304, rpcHttpPort: 8555, rpcWsPort: 8556, metricsPort: 9555, bootnodes: [BOOTNODE] },
   'bootnode-qbft': { ...base, role: 'bootnode', consensus: 'QBFT' },
   'validator-pow': { ...base, role: 'validator', consensus: 'POW', minerCoinbase: '0xfe3b557e8fb62b89f4916b721be55ceb828dbd73' },
+  // a priced network (genesis min_gas_price): besu refuses transactions below it
+  'validator-ibft2-priced': { ...base, role: 'validator', consensus: 'IBFT_2', minGasPrice: 1_000_000_000n },
 };
 
 const goldenDir = new URL('../../golden/evm/', import.meta.url);
@@ -60,7 +62,14 @@ test('validators get the consensus API, full sync and free gas; PoW has no conse
   assert.equal(o['rpc-http-api'], ['ETH', 'NET', 'WEB3', 'ADMIN', 'TXPOOL', 'QBFT']);
   assert.equal(o['rpc-ws-api'], o['rpc-http-api']);
   assert.is(o['sync-mode'], 'FULL');
-  assert.is(o['min-gas-price'], 0);
+  assert.is(o['min-gas-price'], 0n);
+  assert.match(besuConfigToml(o), /^min-gas-price=0$/m);
+  const priced = besuOptions(specs['validator-ibft2-priced']);
+  assert.match(besuConfigToml(priced), /^min-gas-price=1000000000$/m);
+  assert.ok(besuArgs(priced).includes('--min-gas-price=1000000000'));
+  // the largest min_gas_price the genesis accepts stays a bare TOML integer that parses back
+  const max = besuOptions({ ...specs['validator-ibft2-priced'], minGasPrice: (1n << 63n) - 1n });
+  assert.is(parseToml(besuConfigToml(max), { integersAsBigInt: true })['min-gas-price'], (1n << 63n) - 1n);
   assert.equal(o.bootnodes, [BOOTNODE]);
   assert.equal(besuRpcApis('IBFT_2').at(-1), 'IBFT');
   assert.equal(besuRpcApis('CLIQUE').at(-1), 'CLIQUE');
@@ -115,7 +124,8 @@ test('the command line carries the same options as the TOML, lists comma-separat
 test('the TOML file parses back to exactly the option values', () => {
   for (const spec of Object.values(specs)) {
     const options = besuOptions(spec);
-    assert.equal(JSON.parse(JSON.stringify(parseToml(besuConfigToml(options)))), options);
+    // min-gas-price is a bigint here (wei); TOML reads it back as a number
+    assert.equal(JSON.parse(JSON.stringify(parseToml(besuConfigToml(options)))), JSON.parse(JSON.stringify(options, (_k, v) => (typeof v === 'bigint' ? Number(v) : v))));
   }
 });
 

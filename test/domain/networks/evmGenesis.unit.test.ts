@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createEvmGenesis, evmGenesisBlockHash, anvilHardforkFor, BFT_MIX_HASH } from '../../../domain/networks/evmGenesis.ts';
+import { createEvmGenesis, evmGenesisBlockHash, anvilHardforkFor, gasPricingOf, BFT_MIX_HASH } from '../../../domain/networks/evmGenesis.ts';
 import { bftExtraDataValidators, cliqueExtraDataSigners } from '../../../domain/networks/genesisExtraData.ts';
 import { besuGenesisBlockHash } from '../../../domain/networks/genesisBlockHash.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
@@ -51,6 +51,8 @@ const cases: Array<[string, Record<string, unknown>]> = [
   ['ibft2', { ...base, consensus: 'IBFT_2' }],
   ['clique', { ...base, consensus: 'Clique', block_time: 15, validators: validators.slice(0, 2) }],
   ['pow', { chain_id: 2018, consensus: 'PoW', difficulty: '0x400', accounts }],
+  // the priced gas model: a minimum gas price and a base fee instead of free gas
+  ['ibft2-priced', { ...base, consensus: 'IBFT_2', min_gas_price: '1000000000', base_fee: '7' }],
 ];
 for (const [name, input] of cases) {
   test(`the ${name} genesis file equals its golden file, hashes included`, () => {
@@ -169,6 +171,54 @@ test('every problem is reported at once', () => {
     const fields = ((err as ValidationError).details ?? []).map((d) => d.field).sort();
     assert.equal(fields, ['chain_id', 'consensus', 'validators[0]']);
   }
+});
+
+test('a network created with defaults is free gas: zeroBaseFee and a zero genesis base fee', () => {
+  for (const consensus of ['QBFT', 'IBFT_2', 'Clique']) {
+    const { file, settings } = createEvmGenesis({ ...base, consensus });
+    assert.is(file.config.zeroBaseFee, true, consensus);
+    assert.is(file.config.londonBlock, 0, 'zeroBaseFee needs a fork with a base fee');
+    assert.is(file.baseFeePerGas, '0x0');
+    assert.is(settings.minGasPrice, '0');
+    assert.is(settings.baseFee, '0');
+    assert.equal(gasPricingOf(settings, file), { free: true, minGasPrice: 0n, baseFee: 0n });
+  }
+  assert.is(createEvmGenesis({ chain_id: 2018, consensus: 'PoW' }).file.config.zeroBaseFee, true);
+});
+
+test('min_gas_price above 0 makes a priced network: no zeroBaseFee, base fee 1 gwei unless base_fee says otherwise', () => {
+  const priced = createEvmGenesis({ ...base, consensus: 'QBFT', min_gas_price: '1000' });
+  assert.is(priced.file.config.zeroBaseFee, undefined);
+  assert.is(priced.file.baseFeePerGas, '0x3b9aca00');
+  assert.equal(gasPricingOf(priced.settings, priced.file), { free: false, minGasPrice: 1000n, baseFee: 1_000_000_000n });
+  const camel = createEvmGenesis({ ...base, consensus: 'QBFT', minGasPrice: '0x10', baseFee: 25 });
+  assert.equal(gasPricingOf(camel.settings, camel.file), { free: false, minGasPrice: 16n, baseFee: 25n });
+  assert.is(camel.file.baseFeePerGas, '0x19');
+});
+
+test('a network recorded before the gas settings existed reads as priced at 1 gwei with min gas price 0', () => {
+  const { file } = createEvmGenesis({ ...base, consensus: 'QBFT', min_gas_price: '1' });
+  const { zeroBaseFee: _z, ...config } = file.config;
+  assert.equal(gasPricingOf({ minGasPrice: undefined, baseFee: undefined }, { config, baseFeePerGas: '0x3b9aca00' }), { free: false, minGasPrice: 0n, baseFee: 1_000_000_000n });
+});
+
+test('a malformed or out-of-range min_gas_price is refused naming the field', () => {
+  rejects({ ...base, consensus: 'QBFT', min_gas_price: 'cheap' }, 'min_gas_price', /amount of wei/);
+  rejects({ ...base, consensus: 'QBFT', min_gas_price: -1 }, 'min_gas_price', /amount of wei/);
+  rejects({ ...base, consensus: 'QBFT', min_gas_price: (1n << 63n).toString() }, 'min_gas_price', /from 0 to 9223372036854775807/);
+});
+
+test('base_fee alone prices by the base fee; base_fee 0 with a min_gas_price keeps zeroBaseFee', () => {
+  const byBaseFee = createEvmGenesis({ ...base, consensus: 'QBFT', base_fee: '1000000000' });
+  assert.is(byBaseFee.file.config.zeroBaseFee, undefined);
+  assert.equal(gasPricingOf(byBaseFee.settings, byBaseFee.file), { free: false, minGasPrice: 0n, baseFee: 1_000_000_000n });
+  const byMinimum = createEvmGenesis({ ...base, consensus: 'QBFT', min_gas_price: '5', base_fee: '0' });
+  assert.is(byMinimum.file.config.zeroBaseFee, true);
+  assert.is(byMinimum.file.baseFeePerGas, '0x0');
+  assert.equal(gasPricingOf(byMinimum.settings, byMinimum.file), { free: false, minGasPrice: 5n, baseFee: 0n });
+  const explicitFree = createEvmGenesis({ ...base, consensus: 'QBFT', base_fee: '0', min_gas_price: 0 });
+  assert.is(gasPricingOf(explicitFree.settings, explicitFree.file).free, true);
+  rejects({ ...base, consensus: 'QBFT', base_fee: '1.5' }, 'base_fee', /amount of wei/);
 });
 
 test.run();

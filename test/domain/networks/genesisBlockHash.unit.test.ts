@@ -31,6 +31,27 @@ for (const [file, hash, what] of besuVectors) {
   });
 }
 
+// zeroBaseFee (free gas) is a config item: besu's block 0 takes baseFeePerGas from the file, or its
+// 1 gwei default, and never from zeroBaseFee (GenesisConfig.getGenesisBaseFeePerGas), so the flag
+// alone leaves besu's own vector hash unchanged. A free-gas genesis built here therefore also
+// writes baseFeePerGas 0x0, and that zero is hashed as the RLP integer 0 (the empty string), the
+// encoding anvil's block 0 is checked against in test/adapters/evm/anvilGenesis.int.test.ts.
+test('zeroBaseFee alone does not change the besu hash of genesis_shanghai.json (besu computes 0xfdc4...)', () => {
+  const g = vector('genesis_shanghai.json');
+  g.config.zeroBaseFee = true;
+  assert.is(besuGenesisBlockHash(g), '0xfdc41f92053811b877be43e61cab6b0d9ee55501ae2443df0970c753747f12d8');
+});
+
+test('genesis_shanghai.json made free gas (zeroBaseFee, baseFeePerGas 0x0) has its own pinned hashes for both clients', () => {
+  const g = vector('genesis_shanghai.json');
+  g.config.zeroBaseFee = true;
+  g.baseFeePerGas = '0x0';
+  assert.is(besuGenesisBlockHash(g), '0xaaed5e1d4dc415e35e374f1504d68809d6e60eafa004eac15693a4dae33c01c2');
+  assert.is(anvilGenesisBlockHash(g, 'shanghai'), '0xf8af3dd5ae990e08b56869e45e9720a22f74d9679f5684640c197f1ed38d74be');
+  g.baseFeePerGas = '0x3b9aca00';
+  assert.is(besuGenesisBlockHash(g), '0xfdc41f92053811b877be43e61cab6b0d9ee55501ae2443df0970c753747f12d8', 'only the base fee moved the hash');
+});
+
 test('changing one alloc balance changes the besu genesis hash but not the anvil one', () => {
   const g = vector('genesis_shanghai.json');
   const before = [besuGenesisBlockHash(g), anvilGenesisBlockHash(g, 'shanghai')];

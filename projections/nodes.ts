@@ -1,13 +1,17 @@
 import type pg from 'pg';
 import type { Projection, SqlStatement } from './projection.ts';
-import type { EvmNodeConfig, EvmNodeCreatedData, EvmNodeStatus } from '../domain/evm/evmNode.ts';
+import { registerOrganizationUsageCheck } from './organizations.ts';
+import type { NodeConfig, NodeRecord, NodeStatus } from '../domain/nodes/node.ts';
+import type { ConsortiumNodeConfig } from '../domain/consortium/consortiumNode.ts';
+import type { EvmNodeConfig } from '../domain/evm/evmNode.ts';
 
-const status = (id: unknown, s: EvmNodeStatus, at: unknown, extra = ''): SqlStatement => ({
+const status = (id: unknown, s: NodeStatus, at: unknown, extra = ''): SqlStatement => ({
   text: `UPDATE nodes SET status = $2, updated_at = $3${extra} WHERE id = $1`,
   values: [id, s, at],
 });
 
-export const evmNodesProjection: Projection = {
+export const nodesProjection: Projection = {
+  // The checkpoint keeps its first name (nodes were evm-only then): a new name would replay into the same table.
   name: 'evm-nodes',
   handles: ['NodeCreated', 'NodeStartRequested', 'NodeStarted', 'NodeStartFailed', 'NodeStopRequested', 'NodeStopped', 'NodeConfigChanged', 'NodeDeleted', 'NodeDowntime', 'NodeRecovered'],
   tables: ['nodes'],
@@ -16,11 +20,11 @@ export const evmNodesProjection: Projection = {
     const d = e.data as Record<string, any>;
     switch (e.type) {
       case 'NodeCreated': {
-        const c = e.data as unknown as EvmNodeCreatedData;
+        const c = e.data as unknown as NodeRecord;
         return [{
-          text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, client, engine, config, validator_address, resources, status, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'created', $12, $12)`,
-          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.client, c.engine, JSON.stringify(c.config), c.validatorAddress, c.resources ? JSON.stringify(c.resources) : null, c.at],
+          text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, organization_id, client, engine, config, validator_address, resources, status, created_at, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'created', $13, $13)`,
+          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.platform === 'CONSORTIUM' ? c.organizationId : null, c.client, c.engine, JSON.stringify(c.config), c.platform === 'EVM' ? c.validatorAddress : null, c.resources ? JSON.stringify(c.resources) : null, c.at],
         }];
       }
       case 'NodeStartRequested':
@@ -34,7 +38,7 @@ export const evmNodesProjection: Projection = {
       case 'NodeStopped':
         return [status(d.nodeId, 'stopped', d.at, ', started_at = NULL')];
       case 'NodeConfigChanged': {
-        const { name, ...config } = d.after as EvmNodeConfig & { name: string };
+        const { name, ...config } = d.after as NodeConfig & { name: string };
         return [{ text: 'UPDATE nodes SET name = $2, config = $3, updated_at = $4 WHERE id = $1', values: [d.nodeId, name, JSON.stringify(config), d.at] }];
       }
       case 'NodeDeleted':
@@ -56,12 +60,16 @@ export interface NodeRow {
   nodeType: string;
   role: string;
   networkId: number | null;
-  client: 'besu' | 'anvil';
+  /** Consortium nodes: the organization they belong to. */
+  organizationId: number | null;
+  client: 'besu' | 'anvil' | 'fabric';
   engine: 'process' | 'docker';
+  /** Evm: EvmNodeConfig; consortium: ConsortiumNodeConfig (see platform). */
   config: EvmNodeConfig;
+  consortiumConfig: ConsortiumNodeConfig | null;
   validatorAddress: string | null;
   resources: Record<string, string> | null;
-  status: EvmNodeStatus;
+  status: NodeStatus;
   error: string | null;
   startedAt: string | null;
   downSince: string | null;
@@ -77,9 +85,11 @@ const toRow = (r: Record<string, any>): NodeRow => ({
   nodeType: r.node_type,
   role: r.role,
   networkId: r.network_id,
+  organizationId: r.organization_id,
   client: r.client,
   engine: r.engine,
   config: r.config,
+  consortiumConfig: r.platform === 'CONSORTIUM' ? r.config : null,
   validatorAddress: r.validator_address,
   resources: r.resources,
   status: r.status,
@@ -90,9 +100,11 @@ const toRow = (r: Record<string, any>): NodeRow => ({
   updatedAt: iso(r.updated_at)!,
 });
 
-export async function listNodes(pool: pg.Pool, opts: { limit: number; offset: number; platform?: string; networkId?: number }): Promise<{ items: NodeRow[]; total: number }> {
+export async function listNodes(pool: pg.Pool, opts: { limit: number; offset: number; platform?: string; networkId?: number; organizationId?: number; ids?: number[] }): Promise<{ items: NodeRow[]; total: number }> {
   const where: string[] = [];
   const args: unknown[] = [];
+  if (opts.organizationId !== undefined) where.push(`organization_id = $${args.push(opts.organizationId)}`);
+  if (opts.ids) where.push(`id = ANY($${args.push(opts.ids)})`);
   if (opts.platform) where.push(`platform = $${args.push(opts.platform)}`);
   if (opts.networkId !== undefined) where.push(`network_id = $${args.push(opts.networkId)}`);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
@@ -111,10 +123,19 @@ export async function nodeNameTaken(pool: pg.Pool, name: string, exceptId?: numb
   return r.rowCount! > 0;
 }
 
+/** Config fields that hold host ports, of every platform. */
+const NODE_PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'port', 'chaincodePort', 'adminPort', 'operationsPort'];
+
 /** Every host port assigned to a node (any platform), with the node holding it. */
 export async function assignedPorts(pool: pg.Pool): Promise<Map<number, string>> {
   const r = await pool.query('SELECT name, config FROM nodes');
   const out = new Map<number, string>();
-  for (const row of r.rows) for (const k of ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort']) if (row.config?.[k]) out.set(Number(row.config[k]), row.name);
+  for (const row of r.rows) for (const k of NODE_PORT_FIELDS) if (row.config?.[k]) out.set(Number(row.config[k]), row.name);
   return out;
 }
+
+// An organization's consortium nodes keep it from being deleted.
+registerOrganizationUsageCheck(async (pool, organizationId) => {
+  const r = await pool.query('SELECT id, name FROM nodes WHERE organization_id = $1 ORDER BY id LIMIT 20', [organizationId]);
+  return r.rows.map((n) => ({ kind: 'node', id: n.id, name: n.name }));
+});

@@ -1,17 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { evmNode, type EvmNodeCommand, type EvmNodeEvent, type EvmNodeState } from '../../../domain/evm/evmNode.ts';
+import { nodeAggregate, type NodeCommand, type NodeEvent, type NodeState } from '../../../domain/nodes/node.ts';
 
 const at = '2026-01-01T00:00:00.000Z';
-const create: EvmNodeCommand = {
+const create: NodeCommand = {
   type: 'CreateNode', nodeId: 7, name: 'v1', platform: 'EVM', nodeType: 'EVM_FULLNODE', role: 'validator', networkId: 1, client: 'anvil', engine: 'process',
   config: { p2pPort: 30303, rpcHttpPort: 8545, rpcWsPort: null, metricsPort: null, isBootnode: false }, validatorAddress: '0x0000000000000000000000000000000000000001', resources: null, at,
 };
 
-function run(commands: EvmNodeCommand[]): { state: EvmNodeState; events: EvmNodeEvent[] } {
-  let state = evmNode.initialState();
-  const events: EvmNodeEvent[] = [];
-  for (const c of commands) for (const e of evmNode.decide(c, state)) (events.push(e), (state = evmNode.evolve(state, e)));
+function run(commands: NodeCommand[]): { state: NodeState; events: NodeEvent[] } {
+  let state = nodeAggregate.initialState();
+  const events: NodeEvent[] = [];
+  for (const c of commands) for (const e of nodeAggregate.decide(c, state)) (events.push(e), (state = nodeAggregate.evolve(state, e)));
   return { state, events };
 }
 
@@ -31,8 +31,8 @@ test('a late start outcome after a stop request is ignored', () => {
 });
 
 test('downtime is raised once, and recovery follows a restart of the downed node', () => {
-  const started: EvmNodeCommand[] = [create, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStarted', nodeId: 7, pid: 1, containerId: null, startedAt: at, at }];
-  const down: EvmNodeCommand = { type: 'RecordNodeDown', nodeId: 7, lastHealthyAt: at, consecutiveFailures: 2, reason: 'exited', at };
+  const started: NodeCommand[] = [create, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStarted', nodeId: 7, pid: 1, containerId: null, startedAt: at, at }];
+  const down: NodeCommand = { type: 'RecordNodeDown', nodeId: 7, lastHealthyAt: at, consecutiveFailures: 2, reason: 'exited', at };
   const { state, events } = run([...started, down, down, { type: 'StartNode', nodeId: 7, restart: true, at }, { type: 'RecordNodeStarted', nodeId: 7, pid: 2, containerId: null, startedAt: at, at }, { type: 'RecordNodeRecovered', nodeId: 7, at }]);
   assert.is(events.filter((e) => e.type === 'NodeDowntime').length, 1);
   assert.equal(events.at(-1)!.data, { nodeId: 7, nodeName: 'v1', nodeType: 'EVM_FULLNODE', downSince: at, at });
@@ -47,12 +47,12 @@ test('a healthy node that never went down records no recovery', () => {
 
 test('the configuration of a running node cannot change', () => {
   const running = run([create, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStarted', nodeId: 7, pid: 1, containerId: null, startedAt: at, at }]).state;
-  assert.throws(() => evmNode.decide({ type: 'UpdateNodeConfig', nodeId: 7, config: { rpcHttpPort: 9000 }, at }, running), /stop it before/);
+  assert.throws(() => nodeAggregate.decide({ type: 'UpdateNodeConfig', nodeId: 7, config: { rpcHttpPort: 9000 }, at }, running), /stop it before/);
 });
 
 test('commands on a deleted node are a not-found', () => {
   const { state } = run([create, { type: 'DeleteNode', nodeId: 7, at }]);
-  assert.throws(() => evmNode.decide({ type: 'StartNode', nodeId: 7, at }, state), /was not found/);
+  assert.throws(() => nodeAggregate.decide({ type: 'StartNode', nodeId: 7, at }, state), /was not found/);
 });
 
 test.run();

@@ -1,0 +1,165 @@
+// The config values of a channel (what configtxgen writes), each as a ConfigValue whose bytes
+// are the marshalled Fabric message. Keys are Fabric's: the orderer and peers look them up by name.
+//   configValue(message, modPolicy = 'Admins')  -> common.ConfigValue
+//   mspValue(org)  FabricMSPConfig with NodeOUs (client/peer/admin/orderer OUs certified by the
+//                  signing CA): the admin is whoever holds an OU=admin certificate, so no admincerts
+//   anchorPeersValue, ordererEndpointsValue, capabilitiesValue, aclsValue, batchSizeValue, ...
+import { common, msp, orderer, peer } from '@hyperledger/fabric-protos';
+import type { ChannelBatchSettings, OrganizationMsp, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+
+interface Serializable {
+  serializeBinary(): Uint8Array;
+}
+
+export function configValue(message: Serializable, modPolicy = 'Admins'): common.ConfigValue {
+  const value = new common.ConfigValue();
+  value.setValue(message.serializeBinary());
+  value.setModPolicy(modPolicy);
+  return value;
+}
+
+function ouIdentifier(caCertPem: string, ou: string): msp.FabricOUIdentifier {
+  const id = new msp.FabricOUIdentifier();
+  id.setCertificate(Buffer.from(caCertPem));
+  id.setOrganizationalUnitIdentifier(ou);
+  return id;
+}
+
+export function mspConfig(org: OrganizationMsp): msp.MSPConfig {
+  const crypto = new msp.FabricCryptoConfig();
+  crypto.setSignatureHashFamily('SHA2');
+  crypto.setIdentityIdentifierHashFunction('SHA256');
+  const nodeOus = new msp.FabricNodeOUs();
+  nodeOus.setEnable(true);
+  nodeOus.setClientOuIdentifier(ouIdentifier(org.signCaCertPem, 'client'));
+  nodeOus.setPeerOuIdentifier(ouIdentifier(org.signCaCertPem, 'peer'));
+  nodeOus.setAdminOuIdentifier(ouIdentifier(org.signCaCertPem, 'admin'));
+  nodeOus.setOrdererOuIdentifier(ouIdentifier(org.signCaCertPem, 'orderer'));
+  const fabric = new msp.FabricMSPConfig();
+  fabric.setName(org.mspId);
+  fabric.setRootCertsList([Buffer.from(org.signCaCertPem)]);
+  fabric.setTlsRootCertsList([Buffer.from(org.tlsCaCertPem)]);
+  fabric.setCryptoConfig(crypto);
+  fabric.setFabricNodeOus(nodeOus);
+  const config = new msp.MSPConfig();
+  config.setType(0); // FABRIC (1 is IDEMIX)
+  config.setConfig(fabric.serializeBinary());
+  return config;
+}
+
+export function anchorPeersMessage(anchors: { host: string; port: number }[]): peer.AnchorPeers {
+  const message = new peer.AnchorPeers();
+  message.setAnchorPeersList(
+    anchors.map((a) => {
+      const anchor = new peer.AnchorPeer();
+      anchor.setHost(a.host);
+      anchor.setPort(a.port);
+      return anchor;
+    }),
+  );
+  return message;
+}
+
+export function ordererAddresses(addresses: string[]): common.OrdererAddresses {
+  const message = new common.OrdererAddresses();
+  message.setAddressesList(addresses);
+  return message;
+}
+
+export function capabilities(names: string[]): common.Capabilities {
+  const message = new common.Capabilities();
+  for (const name of names) message.getCapabilitiesMap().set(name, new common.Capability());
+  return message;
+}
+
+export function hashingAlgorithm(): common.HashingAlgorithm {
+  const message = new common.HashingAlgorithm();
+  message.setName('SHA256');
+  return message;
+}
+
+export function blockDataHashingStructure(): common.BlockDataHashingStructure {
+  const message = new common.BlockDataHashingStructure();
+  message.setWidth(0xffffffff); // the only width Fabric accepts (math.MaxUint32)
+  return message;
+}
+
+export function batchSize(batch: ChannelBatchSettings): orderer.BatchSize {
+  const message = new orderer.BatchSize();
+  message.setMaxMessageCount(batch.maxMessageCount);
+  message.setAbsoluteMaxBytes(batch.absoluteMaxBytes);
+  message.setPreferredMaxBytes(batch.preferredMaxBytes);
+  return message;
+}
+
+export function batchTimeout(timeout: string): orderer.BatchTimeout {
+  const message = new orderer.BatchTimeout();
+  message.setTimeout(timeout);
+  return message;
+}
+
+export function channelRestrictions(): orderer.ChannelRestrictions {
+  const message = new orderer.ChannelRestrictions();
+  message.setMaxCount(0);
+  return message;
+}
+
+/** etcdraft with configtx.yaml's options: 500ms ticks, election 10, heartbeat 1, 5 inflight blocks, 16 MB snapshots. */
+export function etcdraftConsensus(consenters: RaftConsenter[]): orderer.ConsensusType {
+  const options = new orderer.etcdraft.Options();
+  options.setTickInterval('500ms');
+  options.setElectionTick(10);
+  options.setHeartbeatTick(1);
+  options.setMaxInflightBlocks(5);
+  options.setSnapshotIntervalSize(16 * 1024 * 1024);
+  const metadata = new orderer.etcdraft.ConfigMetadata();
+  metadata.setConsentersList(
+    consenters.map((c) => {
+      const consenter = new orderer.etcdraft.Consenter();
+      consenter.setHost(c.host);
+      consenter.setPort(c.port);
+      consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
+      consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
+      return consenter;
+    }),
+  );
+  metadata.setOptions(options);
+  const message = new orderer.ConsensusType();
+  message.setType('etcdraft');
+  message.setMetadata(metadata.serializeBinary());
+  message.setState(orderer.ConsensusType.State.STATE_NORMAL);
+  return message;
+}
+
+/** configtx.yaml's default ACLs: who may call the lifecycle, query and event APIs of the channel. */
+export const defaultAcls: Record<string, string> = {
+  '_lifecycle/CheckCommitReadiness': '/Channel/Application/Writers',
+  '_lifecycle/CommitChaincodeDefinition': '/Channel/Application/Writers',
+  '_lifecycle/QueryChaincodeDefinition': '/Channel/Application/Writers',
+  '_lifecycle/QueryChaincodeDefinitions': '/Channel/Application/Writers',
+  'lscc/ChaincodeExists': '/Channel/Application/Readers',
+  'lscc/GetDeploymentSpec': '/Channel/Application/Readers',
+  'lscc/GetChaincodeData': '/Channel/Application/Readers',
+  'lscc/GetInstantiatedChaincodes': '/Channel/Application/Readers',
+  'qscc/GetChainInfo': '/Channel/Application/Readers',
+  'qscc/GetBlockByNumber': '/Channel/Application/Readers',
+  'qscc/GetBlockByHash': '/Channel/Application/Readers',
+  'qscc/GetTransactionByID': '/Channel/Application/Readers',
+  'qscc/GetBlockByTxID': '/Channel/Application/Readers',
+  'cscc/GetConfigBlock': '/Channel/Application/Readers',
+  'cscc/GetChannelConfig': '/Channel/Application/Readers',
+  'peer/Propose': '/Channel/Application/Writers',
+  'peer/ChaincodeToChaincode': '/Channel/Application/Writers',
+  'event/Block': '/Channel/Application/Readers',
+  'event/FilteredBlock': '/Channel/Application/Readers',
+};
+
+export function acls(entries: Record<string, string>): peer.ACLs {
+  const message = new peer.ACLs();
+  for (const [name, policyRef] of Object.entries(entries)) {
+    const resource = new peer.APIResource();
+    resource.setPolicyRef(policyRef);
+    message.getAclsMap().set(name, resource);
+  }
+  return message;
+}

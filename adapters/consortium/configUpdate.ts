@@ -1,0 +1,112 @@
+// Changes a channel's configuration: reads the current config from an orderer, applies the
+// change, computes the ConfigUpdate, works out whose admin signatures its modification policies
+// need, and either answers which organizations' signatures are missing (submitting nothing) or
+// collects the signatures, submits the CONFIG_UPDATE envelope and waits until the orderer serves
+// the new config (sequence grown).
+//   updateChannelConfig({orderer, channelName, change, signers, timeoutMs}) -> ChannelConfigUpdateResult
+//   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, policies, unmet, signWith }
+//   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
+import { common } from '@hyperledger/fabric-protos';
+import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
+import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
+import { fetchConfig } from './channelConfig.ts';
+import { applyChange } from './configUpdateChanges.ts';
+import { computeConfigUpdate } from './configUpdateCompute.ts';
+import { evaluatePolicy, organizationsReferenced, requiredPolicies } from './configUpdateSignatures.ts';
+import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
+import { nodeName } from './fabricGrpc.ts';
+import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
+
+export interface ConfigUpdatePlan {
+  update: common.ConfigUpdate | null;
+  /** Modification policies the update must satisfy. */
+  policies: string[];
+  unmet: UnmetPolicy[];
+  /** MSP ids whose admins should sign (those the policies count). */
+  signWith: string[];
+}
+
+export function planConfigUpdate(current: common.Config, channelName: string, change: ChannelConfigChange | ChannelConfigChange[], signerMspIds: string[]): ConfigUpdatePlan {
+  const update = computeConfigUpdate(channelName, current, applyChange(current, change));
+  if (!update) return { update: null, policies: [], unmet: [], signWith: [] };
+  const policies = requiredPolicies(current, update);
+  const unmet: UnmetPolicy[] = [];
+  for (const policyPath of policies) {
+    const evaluation = evaluatePolicy(current, policyPath, signerMspIds);
+    if (!evaluation.satisfied) {
+      unmet.push({ policyPath, rule: evaluation.rule, missingOrganizations: evaluation.missingOrganizations, moreNeeded: evaluation.moreNeeded });
+    }
+  }
+  const counted = new Set(policies.flatMap((p) => organizationsReferenced(current, p)));
+  return { update, policies, unmet, signWith: signerMspIds.filter((id) => counted.has(id)) };
+}
+
+export async function signedConfigUpdateEnvelope(channelName: string, update: common.ConfigUpdate, signers: FabricSigner[]): Promise<common.Envelope> {
+  if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one signer.`, [{ field: 'signers', message: 'none' }]);
+  const updateBytes = update.serializeBinary();
+  const updateEnvelope = new common.ConfigUpdateEnvelope();
+  updateEnvelope.setConfigUpdate(updateBytes);
+  for (const signer of signers) {
+    const header = signatureHeader(newTxContext(signer)).serializeBinary();
+    const signature = new common.ConfigSignature();
+    signature.setSignatureHeader(header);
+    signature.setSignature(await signer.sign(Buffer.concat([header, updateBytes])));
+    updateEnvelope.addSignatures(signature);
+  }
+  return signedEnvelope(signers[0], common.HeaderType.CONFIG_UPDATE, channelName, updateEnvelope.serializeBinary());
+}
+
+// The signers may include an organization the channel does not know yet (one being added): read
+// the config as the first signer the orderer lets read it.
+async function fetchAsAnyReader(source: ChannelBlockSource, signers: FabricSigner[], channelName: string) {
+  let refusal: unknown;
+  for (const reader of signers) {
+    try {
+      return { reader, ...(await fetchConfig(source, reader, channelName)) };
+    } catch (err) {
+      if (!(err instanceof FabricRefusedError && err.fabricStatus === 'FORBIDDEN')) throw err;
+      refusal = err;
+    }
+  }
+  throw refusal;
+}
+
+export async function updateChannelConfig(request: {
+  orderer: Endpoint;
+  channelName: string;
+  change: ChannelConfigChange | ChannelConfigChange[];
+  signers: FabricSigner[];
+  timeoutMs?: number;
+}): Promise<ChannelConfigUpdateResult> {
+  const { orderer, channelName, change, signers } = request;
+  const timeoutMs = request.timeoutMs ?? 60_000;
+  if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer.`, [{ field: 'signers', message: 'none' }]);
+  const source = { kind: 'orderer' as const, endpoint: orderer };
+  const { reader, ...current } = await fetchAsAnyReader(source, signers, channelName);
+  const sequence = current.config.getSequence();
+  const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
+  if (!plan.update) return { status: 'unchanged', sequence };
+  if (plan.unmet.length) {
+    return { status: 'signatures-missing', missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet };
+  }
+  const chosen = plan.signWith.length ? signers.filter((s) => plan.signWith.includes(s.mspId)) : signers.slice(0, 1);
+  // One signature per organization: a second admin of the same MSP adds nothing to any policy here.
+  const oneEach = chosen.filter((s, i) => chosen.findIndex((o) => o.mspId === s.mspId) === i);
+  await broadcastEnvelope(orderer, channelName, await signedConfigUpdateEnvelope(channelName, plan.update, oneEach));
+
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const now = await fetchConfig(source, reader, channelName);
+    if (now.config.getSequence() > sequence) {
+      return { status: 'updated', sequence: now.config.getSequence(), blockNumber: now.blockNumber, signedBy: oneEach.map((s) => s.mspId) };
+    }
+    if (Date.now() > deadline) {
+      throw new UnavailableError(`Orderer ${nodeName(orderer)} accepted the config update of channel "${channelName}" but served no new config within ${timeoutMs} ms (sequence still ${sequence}).`, {
+        node: nodeName(orderer),
+        channelName,
+      });
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

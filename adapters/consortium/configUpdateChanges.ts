@@ -1,0 +1,84 @@
+// Desired channel configs derived from the current one; each returns a new common.Config and
+// leaves its input untouched. configUpdateCompute.ts turns (current, desired) into the update.
+//   withAnchorPeers(config, mspId, anchors)   sets (or, given none, removes) an org's AnchorPeers
+//   withOrganization(config, org)             adds an application organization (kept if present)
+//   withoutOrganization(config, mspId)        removes an application organization
+//   withPolicies(config, policies, group = ['Application'])  sets policies of a group
+//   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
+import { common } from '@hyperledger/fabric-protos';
+import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
+import { peerOrganizationGroup } from './channelConfigGroups.ts';
+import { configPolicy } from './channelConfigPolicies.ts';
+import { anchorPeersMessage, configValue } from './channelConfigValues.ts';
+
+function cloneConfig(config: common.Config): common.Config {
+  return common.Config.deserializeBinary(config.serializeBinary());
+}
+
+function subGroup(config: common.Config, path: string[]): common.ConfigGroup {
+  let group = config.getChannelGroup();
+  for (const name of path) {
+    group = group?.getGroupsMap().get(name);
+    if (!group) throw new ValidationError(`The channel config has no group /Channel/${path.join('/')}.`, [{ field: 'group', message: `no /Channel/${path.join('/')}` }]);
+  }
+  return group!;
+}
+
+function application(config: common.Config): common.ConfigGroup {
+  return subGroup(config, ['Application']);
+}
+
+export function withAnchorPeers(config: common.Config, mspId: string, anchors: { host: string; port: number }[]): common.Config {
+  const desired = cloneConfig(config);
+  const org = application(desired).getGroupsMap().get(mspId);
+  if (!org) throw new ValidationError(`Organization ${mspId} is not an application organization of the channel.`, [{ field: 'organizationId', message: `${mspId} is not in the channel` }]);
+  if (anchors.length === 0) org.getValuesMap().del('AnchorPeers');
+  else {
+    const modPolicy = org.getValuesMap().get('AnchorPeers')?.getModPolicy() || 'Admins';
+    org.getValuesMap().set('AnchorPeers', configValue(anchorPeersMessage(anchors), modPolicy));
+  }
+  return desired;
+}
+
+export function withOrganization(config: common.Config, organization: ChannelOrganization): common.Config {
+  const desired = cloneConfig(config);
+  const orgs = application(desired).getGroupsMap();
+  if (!orgs.has(organization.mspId)) orgs.set(organization.mspId, peerOrganizationGroup(organization));
+  return desired;
+}
+
+export function withoutOrganization(config: common.Config, mspId: string): common.Config {
+  const desired = cloneConfig(config);
+  application(desired).getGroupsMap().del(mspId);
+  return desired;
+}
+
+export function withPolicies(config: common.Config, policies: Record<string, ChannelPolicy>, groupPath: string[] = ['Application']): common.Config {
+  const desired = cloneConfig(config);
+  const target = groupPath.length ? subGroup(desired, groupPath) : desired.getChannelGroup()!;
+  for (const [name, policy] of Object.entries(policies)) {
+    const modPolicy = target.getPoliciesMap().get(name)?.getModPolicy() || 'Admins';
+    target.getPoliciesMap().set(name, configPolicy(policy, modPolicy));
+  }
+  return desired;
+}
+
+export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
+  if (Array.isArray(change)) return change.reduce(applyChange, config);
+  switch (change.kind) {
+    case 'anchorPeers':
+      return withAnchorPeers(config, change.mspId, change.anchorPeers);
+    case 'addOrganization':
+      return withOrganization(config, change.organization);
+    case 'removeOrganization':
+      return withoutOrganization(config, change.mspId);
+    case 'policies':
+      return withPolicies(config, change.policies, change.groupPath);
+    default: {
+      const never: never = change;
+      throw new Error(`Unknown config change ${JSON.stringify(never)}`);
+    }
+  }
+}

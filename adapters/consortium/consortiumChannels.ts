@@ -1,0 +1,30 @@
+// ConsortiumChannels over real Fabric 2.5 nodes: the channel operations the consortium routes and
+// sagas call, each implemented in its own adapter file (see those for the protocol details).
+import type { ConsortiumChannels } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channelConfig.ts';
+import { channelMembers } from './channelConfigMembers.ts';
+import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
+import { updateChannelConfig } from './configUpdate.ts';
+import { buildChannelGenesisBlock } from './fabricGenesis.ts';
+import { block, blockPage, chainInfo, transaction } from './ledgerQuery.ts';
+import { joinPeer, peerChannels } from './peerChannel.ts';
+
+export function fabricConsortiumChannels(): ConsortiumChannels {
+  return {
+    buildGenesisBlock: buildChannelGenesisBlock,
+    joinOrderer,
+    listOrdererChannels,
+    ordererChannel,
+    joinPeer,
+    peerChannels,
+    fetchConfigBlock,
+    decodeChannelConfig,
+    readConfigBlock,
+    updateChannelConfig,
+    chainInfo,
+    block,
+    blockPage,
+    channelMembers,
+    transaction,
+  };
+}

@@ -1,0 +1,198 @@
+// Runs consortium nodes (Fabric 2.5 peers and orderers) on a node engine: the adapter behind
+// domain/consortium/consortiumPorts.ts ConsortiumNodeRuntime, shaped like createEvmNodeRuntime.
+//
+//   createConsortiumNodeRuntime({ dataDir, env?, externalBuilders? }) -> ConsortiumNodeRuntime
+//
+// start(): checks the material (fabricMsp.ts), the binary (process: LNM_FABRIC_BIN or PATH) or
+// image (docker: LNM_IMAGE_FABRIC_PEER / _ORDERER), and the ports, then writes core.yaml or
+// orderer.yaml, MSP and TLS into <dataDir>/nodes/node-<id>/ and starts it. Fabric's default
+// config comes from LNM_FABRIC_CFG, else the release next to the binary, else (docker only)
+// the image itself. Every refusal is a NodeStartFailedError saying what to do; a node that
+// exits at once fails with its own last log line (the engines capture it), never "running".
+// live(): GET /healthz on the operations port; {"status":"OK"} or an error with Fabric's reason.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Docker from 'dockerode';
+import { maskSecrets, NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
+import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
+import { createProcessEngine } from '../engines/processEngine.ts';
+import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { portsInUse } from '../engines/hostPorts.ts';
+import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
+import { imageFabricConfig } from './fabricImageConfig.ts';
+import { checkNodeMaterial } from './fabricMsp.ts';
+import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
+import { assertNodeConfig, fabricDisplayName, peerLaunchSpec, type ExternalBuilder } from './peerLaunch.ts';
+import { ordererLaunchSpec } from './ordererLaunch.ts';
+
+export interface ConsortiumNodeRuntimeOptions {
+  dataDir: string;
+  /** LNM_FABRIC_BIN, LNM_FABRIC_CFG, LNM_IMAGE_FABRIC_*, PATH; default process.env. */
+  env?: Record<string, string | undefined>;
+  /** More chaincode.externalBuilders for every peer, after its own ccaas builder (ccaasBuilder.ts). */
+  externalBuilders?: ExternalBuilder[];
+}
+
+const softwareOf = (role: ConsortiumNodeRole) => (role === 'peer' ? 'fabric-peer' : 'fabric-orderer');
+
+// Fabric ends a refused start with a Go panic: the reason is its PANI/FATA log line, followed
+// by a stack trace longer than the tail the engines keep.
+const FABRIC_FATAL = /\b(PANI|FATA)\b|^panic: /;
+
+/** The engine's 'exited' failure, told with Fabric's own last fatal log line when there is one. */
+async function withFabricReason(err: unknown, engine: NodeEngine, nodeKey: string, displayName: string): Promise<unknown> {
+  if (!(err instanceof NodeStartFailedError) || err.failure !== 'exited') return err;
+  const lines = await engine.logs(nodeKey, { tail: 400 }).catch(() => [] as string[]);
+  const fatal = lines.filter((l) => FABRIC_FATAL.test(l)).pop();
+  if (!fatal) return err;
+  const reason = maskSecrets(fatal.replace(/^.*?\b(PANI|FATA)\b\s*/, ''));
+  return new NodeStartFailedError('exited', `${displayName} exited right after starting: ${reason}`, { ...err.extra, nodeKey, lastLogLines: [maskSecrets(fatal), ...err.lastLogLines] });
+}
+
+export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOptions): ConsortiumNodeRuntime {
+  const env = options.env ?? process.env;
+  const dataDir = path.resolve(options.dataDir);
+  const images = nodeImagesFromEnv(env);
+  const processEngine = createProcessEngine({ dataDir });
+  let dockerEngine: NodeEngine | null = null;
+  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
+  const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
+  const keyOf = (t: ConsortiumNodeTarget) => consortiumNodeKey(t.node.nodeId);
+
+  async function imagePresent(role: ConsortiumNodeRole): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const software = softwareOf(role);
+    const availability = await docker().available();
+    if (!availability.ok) return availability;
+    try {
+      await new Docker().getImage(images[software]).inspect();
+      return { ok: true };
+    } catch {
+      return { ok: false, reason: `the image ${images[software]} of the Fabric ${role} is not on the Docker host; pull or build it (.ci/docker.sh builds lnm-${software}:local), or set ${imageVariable(software)}` };
+    }
+  }
+
+  async function available(engine: NodeEngineKind, role: ConsortiumNodeRole) {
+    if (engine === 'docker') return imagePresent(role);
+    const binary = await findFabricBinary(role, env);
+    if (!binary.ok) return binary;
+    const cfg = await findFabricConfigDir(env, role, binary.path);
+    return cfg.ok ? { ok: true as const } : cfg;
+  }
+
+  /** The release's core.yaml / orderer.yaml: LNM_FABRIC_CFG, the release beside the binary, or (docker) the image's. */
+  async function baseConfig(t: ConsortiumNodeTarget, binaryPath: string | undefined): Promise<string> {
+    const role = t.node.role;
+    const file = fabricConfigFile(role);
+    let near = binaryPath;
+    if (!near && t.node.engine === 'docker') {
+      const found = await findFabricBinary(role, env);
+      if (found.ok) near = found.path;
+    }
+    const dir = await findFabricConfigDir(env, role, near);
+    if (dir.ok) return readFile(path.join(dir.dir, file), 'utf8');
+    if (t.node.engine === 'docker' && !env[FABRIC_CFG_VARIABLE]) {
+      try {
+        return await imageFabricConfig(new Docker(), images[softwareOf(role)], file);
+      } catch (err) {
+        throw new NodeStartFailedError('image-missing', `Cannot start ${fabricDisplayName(t)}: no ${file} to start from (${(err as Error).message}); set ${FABRIC_CFG_VARIABLE}.`, { nodeKey: keyOf(t) });
+      }
+    }
+    throw new NodeStartFailedError('binary-missing', `Cannot start ${fabricDisplayName(t)}: ${dir.reason}.`, { nodeKey: keyOf(t) });
+  }
+
+  async function launchSpec(t: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<NodeLaunchSpec> {
+    const nodeKey = keyOf(t);
+    const displayName = fabricDisplayName(t);
+    let command: string | null = null;
+    if (t.node.engine === 'process') {
+      const binary = await findFabricBinary(t.node.role, env);
+      if (!binary.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${binary.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
+      command = binary.path;
+    } else {
+      const image = await imagePresent(t.node.role);
+      if (!image.ok) {
+        const engineDown = !(await docker().available()).ok;
+        throw new NodeStartFailedError(engineDown ? 'engine-unavailable' : 'image-missing', `Cannot start ${displayName}: ${image.reason}.`, { nodeKey, variable: imageVariable(softwareOf(t.node.role)) });
+      }
+    }
+    const deps = { dataDir, command, baseConfig: await baseConfig(t, command ?? undefined) };
+    try {
+      return t.node.role === 'peer' ? peerLaunchSpec(t, material, { ...deps, externalBuilders: options.externalBuilders }) : ordererLaunchSpec(t, material, deps);
+    } catch (err) {
+      if (err instanceof NodeStartFailedError) throw err;
+      // A base config that lacks a setting this service writes: another Fabric release.
+      throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${(err as Error).message} Set ${FABRIC_CFG_VARIABLE} to the config directory of Fabric 2.5.`, { nodeKey });
+    }
+  }
+
+  return {
+    available,
+    portsInUse,
+    async start(t, material) {
+      const nodeKey = keyOf(t);
+      const displayName = fabricDisplayName(t);
+      if (t.node.mspId !== t.organization.mspId || material.organization.mspId !== t.organization.mspId) {
+        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: the MSP ids of the node (${t.node.mspId}), its organization (${t.organization.mspId}) and its certificates (${material.organization.mspId}) differ.`, { nodeKey });
+      }
+      assertNodeConfig(t, displayName);
+      try {
+        checkNodeMaterial(material, nodeTlsHosts(t.node.config));
+      } catch (err) {
+        if (!(err instanceof ValidationError)) throw err;
+        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: ${err.message}`, { nodeKey, issues: err.details });
+      }
+      const engine = engineOf(t.node.engine);
+      const current = await engine.status(nodeKey);
+      // Checked before writing: a running node's files are not rewritten under it.
+      if (current.state === 'running') throw new NodeStartFailedError('already-running', `${displayName} is already running.`, { nodeKey });
+      const spec = await launchSpec(t, material);
+      const busy = await portsInUse(spec.ports);
+      if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${displayName}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey, ports: busy });
+      await engine.prepare(spec);
+      let started;
+      try {
+        started = await engine.start(spec);
+      } catch (err) {
+        throw await withFabricReason(err, engine, nodeKey, displayName);
+      }
+      return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+    },
+    async stop(t) {
+      await engineOf(t.node.engine).stop(keyOf(t));
+    },
+    async remove(t) {
+      await engineOf(t.node.engine).remove(keyOf(t));
+    },
+    async status(t) {
+      return engineOf(t.node.engine).status(keyOf(t));
+    },
+    async live(t, timeoutMs = 2000) {
+      const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/healthz`;
+      let res: Response;
+      try {
+        res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        throw new Error(`the operations endpoint ${url} does not answer (${(err as Error).cause ? ((err as Error).cause as Error).message : (err as Error).message})`);
+      }
+      const text = await res.text();
+      let body: { status?: string; failed_checks?: { component: string; reason: string }[] } = {};
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* reported below */
+      }
+      if (res.ok && body.status === 'OK') return { healthy: true };
+      const checks = body.failed_checks?.map((c) => `${c.component}: ${c.reason}`).join('; ');
+      throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
+    },
+    async logs(t, tail) {
+      return engineOf(t.node.engine).logs(keyOf(t), { tail });
+    },
+    async followLogs(t, onLine, tail) {
+      return engineOf(t.node.engine).followLogs(keyOf(t), onLine, { tail });
+    },
+  };
+}

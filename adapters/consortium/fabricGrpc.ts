@@ -1,0 +1,60 @@
+// TLS gRPC clients of a peer's and an orderer's services. Nodes are reached by address (often
+// 127.0.0.1) while their certificate names a host, so the name checked is `serverName` when the
+// endpoint gives one (grpc.ssl_target_name_override), the host otherwise.
+//   grpcClient(endpoint)          -> grpc.Client (for @hyperledger/fabric-gateway)
+//   endorserClient(endpoint)      -> peer.EndorserClient
+//   peerDeliverClient(endpoint)   -> peer.DeliverClient
+//   atomicBroadcastClient(endpoint) -> orderer.AtomicBroadcastClient
+//   withClient(make, endpoint, use) -> runs `use` and always closes the client
+//   nodeName(endpoint)            -> "host:port" (or "serverName (host:port)") for messages
+import * as grpc from '@grpc/grpc-js';
+import { orderer, peer } from '@hyperledger/fabric-protos';
+import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
+
+// Config blocks with many organizations and their certificates exceed gRPC's 4 MiB default.
+const maxMessageBytes = 100 * 1024 * 1024;
+
+export function nodeName(endpoint: Endpoint): string {
+  const address = `${endpoint.host}:${endpoint.port}`;
+  return endpoint.serverName && endpoint.serverName !== endpoint.host ? `${endpoint.serverName} (${address})` : address;
+}
+
+function channelOptions(endpoint: Endpoint): grpc.ChannelOptions {
+  const options: grpc.ChannelOptions = {
+    'grpc.max_receive_message_length': maxMessageBytes,
+    'grpc.max_send_message_length': maxMessageBytes,
+  };
+  if (endpoint.serverName) {
+    options['grpc.ssl_target_name_override'] = endpoint.serverName;
+    options['grpc.default_authority'] = endpoint.serverName;
+  }
+  return options;
+}
+
+function credentials(endpoint: Endpoint): grpc.ChannelCredentials {
+  return grpc.credentials.createSsl(Buffer.from(endpoint.tlsCaCertPem));
+}
+
+type ClientConstructor<C> = new (address: string, credentials: grpc.ChannelCredentials, options?: object) => C;
+
+function make<C>(ctor: ClientConstructor<C>, endpoint: Endpoint): C {
+  return new ctor(`${endpoint.host}:${endpoint.port}`, credentials(endpoint), channelOptions(endpoint));
+}
+
+export const grpcClient = (endpoint: Endpoint): grpc.Client => make(grpc.Client, endpoint);
+export const endorserClient = (endpoint: Endpoint): peer.EndorserClient => make(peer.EndorserClient, endpoint);
+export const peerDeliverClient = (endpoint: Endpoint): peer.DeliverClient => make(peer.DeliverClient, endpoint);
+export const atomicBroadcastClient = (endpoint: Endpoint): orderer.AtomicBroadcastClient => make(orderer.AtomicBroadcastClient, endpoint);
+
+export async function withClient<C extends grpc.Client, T>(factory: (endpoint: Endpoint) => C, endpoint: Endpoint, use: (client: C) => Promise<T>): Promise<T> {
+  const client = factory(endpoint);
+  try {
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
+
+export function deadline(ms: number): Date {
+  return new Date(Date.now() + ms);
+}

@@ -1,0 +1,42 @@
+// Submits one envelope to an orderer's Broadcast service and waits for its answer. SUCCESS means
+// the orderer accepted it for ordering (not yet that a block holds it); anything else comes back as
+// an error naming the orderer, the channel and Fabric's status and info.
+//   broadcastEnvelope(orderer, channelName, envelope) -> void
+import { common, orderer } from '@hyperledger/fabric-protos';
+import { FabricNodeUnreachableError, FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
+import { atomicBroadcastClient, deadline, nodeName, withClient } from './fabricGrpc.ts';
+
+const statusNames = Object.fromEntries(Object.entries(common.Status).map(([name, code]) => [code, name]));
+
+export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs = 30_000): Promise<void> {
+  const node = nodeName(ordererEndpoint);
+  const who = `Orderer ${node}`;
+  await withClient(atomicBroadcastClient, ordererEndpoint, (client) => {
+    const stream = client.broadcast({ deadline: deadline(timeoutMs) });
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (err: Error | null) => {
+        if (settled) return;
+        settled = true;
+        stream.end();
+        if (err) reject(err);
+        else resolve();
+      };
+      stream.on('data', (response: orderer.BroadcastResponse) => {
+        const status = response.getStatus();
+        if (status === common.Status.SUCCESS) return finish(null);
+        const info = response.getInfo();
+        const name = statusNames[status] ?? String(status);
+        // SERVICE_UNAVAILABLE: no raft leader right now (election under way, quorum lost); worth a retry.
+        if (status === common.Status.SERVICE_UNAVAILABLE) {
+          return finish(new FabricNodeUnreachableError(`${who} cannot order for channel "${channelName}" now: ${name}${info ? ` (${info})` : ''}.`, node, channelName));
+        }
+        finish(new FabricRefusedError(`${who} refused the transaction for channel "${channelName}": ${name}${info ? ` (${info})` : ''}.`, node, channelName, name, info, status === common.Status.BAD_REQUEST ? 400 : 409));
+      });
+      stream.on('error', (err: Error) => finish(new FabricNodeUnreachableError(`Broadcasting to orderer ${node} for channel "${channelName}" failed: ${err.message}`, node, channelName)));
+      stream.on('end', () => finish(new FabricNodeUnreachableError(`${who} closed the broadcast stream for channel "${channelName}" without an answer.`, node, channelName)));
+      stream.write(envelope);
+    });
+  });
+}

@@ -1,0 +1,78 @@
+// Reads a channel's ledger from a peer through the Fabric Gateway (@hyperledger/fabric-gateway,
+// the peer's gateway service) by evaluating the query system chaincode (qscc), as an identity
+// that satisfies the channel's Readers policy. Nothing is kept: every call asks the peer.
+//   chainInfo({peer, signer}, channel)        -> { height, currentBlockHash, previousBlockHash } (hex)
+//   block({peer, signer}, channel, number)    -> BlockDetail
+//   blockPage({peer, signer}, channel, {offset, limit}) -> { height, blocks: BlockSummary[] } newest first
+//   transaction({peer, signer}, channel, txId) -> TransactionDetail (validation code + block number)
+import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
+import { common, peer } from '@hyperledger/fabric-protos';
+import * as grpc from '@grpc/grpc-js';
+import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type BlockPage, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { grpcClient, nodeName } from './fabricGrpc.ts';
+import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
+
+async function evaluateQscc(reader: PeerReader, channelName: string, fn: string, args: string[]): Promise<Uint8Array> {
+  const client = grpcClient(reader.peer);
+  let gateway: Gateway | undefined;
+  try {
+    gateway = connect({
+      client,
+      identity: { mspId: reader.signer.mspId, credentials: Buffer.from(reader.signer.certificatePem) },
+      // FabricSigner hashes (SHA-256) itself: the gateway hands it the whole message.
+      hash: hash.none,
+      signer: (message) => reader.signer.sign(message),
+      evaluateOptions: () => ({ deadline: Date.now() + 30_000 }),
+    });
+    return await gateway.getNetwork(channelName).getContract('qscc').evaluateTransaction(fn, channelName, ...args);
+  } catch (err) {
+    const details = err instanceof GatewayError ? err.details.map((d) => `${d.address}: ${d.message}`).join('; ') : '';
+    const message = `${(err as Error).message}${details ? ` (${details})` : ''}`;
+    const node = nodeName(reader.peer);
+    const code = err instanceof GatewayError ? err.code : null;
+    if (code === null || code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED) {
+      throw new FabricNodeUnreachableError(`Peer ${node} did not answer qscc ${fn} on channel "${channelName}": ${message}`, node, channelName);
+    }
+    // qscc answers an unknown block or transaction as an error of the evaluate call (gRPC UNKNOWN), with its message.
+    throw new FabricRefusedError(`Peer ${node} refused qscc ${fn} on channel "${channelName}" for ${reader.signer.mspId}: ${message}`, node, channelName, `grpc ${grpc.status[code] ?? code}`, message);
+  } finally {
+    gateway?.close();
+    client.close();
+  }
+}
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+export async function chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo> {
+  const info = common.BlockchainInfo.deserializeBinary(await evaluateQscc(reader, channelName, 'GetChainInfo', []));
+  return { height: info.getHeight(), currentBlockHash: hex(info.getCurrentblockhash_asU8()), previousBlockHash: hex(info.getPreviousblockhash_asU8()) };
+}
+
+export async function block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail> {
+  return blockDetail(common.Block.deserializeBinary(await evaluateQscc(reader, channelName, 'GetBlockByNumber', [String(blockNumber)])));
+}
+
+export async function blockPage(reader: PeerReader, channelName: string, page: { offset: number; limit: number }): Promise<BlockPage> {
+  const { height } = await chainInfo(reader, channelName);
+  const newest = height - 1 - Math.max(0, page.offset);
+  const numbers: number[] = [];
+  for (let n = newest; n >= 0 && numbers.length < Math.max(0, page.limit); n--) numbers.push(n);
+  const blocks = [];
+  // One after another: the peer is shared with the channel's own work.
+  for (const n of numbers) {
+    const { transactions: _transactions, ...summary } = await block(reader, channelName, n);
+    blocks.push(summary);
+  }
+  return { height, blocks };
+}
+
+export async function transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail> {
+  const processed = peer.ProcessedTransaction.deserializeBinary(await evaluateQscc(reader, channelName, 'GetTransactionByID', [txId]));
+  const envelope = processed.getTransactionenvelope();
+  if (!envelope) {
+    const node = nodeName(reader.peer);
+    throw new FabricRefusedError(`Peer ${node} returned transaction ${txId} of channel "${channelName}" without its envelope.`, node, channelName, null, '');
+  }
+  const containing = common.Block.deserializeBinary(await evaluateQscc(reader, channelName, 'GetBlockByTxID', [txId]));
+  return { ...envelopeTransaction(envelope.serializeBinary(), processed.getValidationcode()), blockNumber: containing.getHeader()?.getNumber() ?? 0 };
+}

@@ -1,0 +1,27 @@
+// How consortium network events read in the audit log: the network as the resource, never the
+// genesis block itself (it is in the network's record and served by channel-config).
+import { registerAuditDescriber } from '../audit/auditEntry.ts';
+import type { RecordedEvent } from '../shared/eventStore.ts';
+import { CONSORTIUM_NETWORKS_STREAM } from './consortiumNetwork.ts';
+
+const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+const d = (e: RecordedEvent) => e.data as Record<string, any>;
+const net = (e: RecordedEvent) => ({ resourceType: 'network', resourceId: str(d(e).networkId) });
+
+export function registerConsortiumAuditDescribers(): void {
+  registerAuditDescriber('NetworkNodeAdded', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), details: { nodeId: d(e).node?.nodeId, role: d(e).node?.role, mspId: d(e).node?.mspId } }));
+  registerAuditDescriber('NetworkNodeJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'node.joined', nodeId: d(e).nodeId, role: d(e).role, mspId: d(e).mspId } }));
+  registerAuditDescriber('NetworkOrganizationJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'network.organization.joined', mspId: d(e).mspId } }));
+  registerAuditDescriber('AnchorPeersUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), after: { mspId: d(e).mspId, anchorPeers: d(e).anchorPeers, configSequence: d(e).configSequence } }));
+  registerAuditDescriber('NetworkUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), after: { change: d(e).change, configSequence: d(e).configSequence, signedBy: d(e).signedBy } }));
+}
+
+/** NetworkCreated / NetworkDeleted of the consortium directory stream (the evm ones are described in auditEntry.ts). */
+export function describeConsortiumNetworkEvent(e: RecordedEvent) {
+  if (e.streamId !== CONSORTIUM_NETWORKS_STREAM) return null;
+  if (e.type === 'NetworkDeleted') return { action: 'NETWORK_DELETE', ...net(e), resourceName: str(d(e).name) };
+  return {
+    action: 'NETWORK_CREATE', ...net(e), resourceName: str(d(e).name),
+    after: { type: 'consortium', channelName: d(e).channelName, imported: d(e).imported, organizations: d(e).organizations, ordererOrganizations: d(e).ordererOrganizations, ordererEndpoints: d(e).ordererEndpoints },
+  };
+}

@@ -1,0 +1,179 @@
+// What the consortium routes and sagas need to do with a channel: build its genesis block, join
+// orderers and peers, read and change its configuration, read its blocks. adapters/consortium/
+// implements it over Fabric's channel participation API (HTTPS) and gRPC services.
+import { AppError } from '../shared/errors.ts';
+import type { ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, TlsClientIdentity } from './consortiumPorts.ts';
+
+/** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
+export class FabricNodeUnreachableError extends AppError {
+  constructor(
+    message: string,
+    readonly node: string,
+    readonly channelName: string | null,
+  ) {
+    super(503, 'FABRIC_NODE_UNREACHABLE', message, { expose: true, extra: { node, channelName } });
+  }
+}
+
+/** A peer or orderer answered with a refusal; `fabricMessage` is what Fabric said. 409 unless Fabric called the request malformed (400). */
+export class FabricRefusedError extends AppError {
+  constructor(
+    message: string,
+    readonly node: string,
+    readonly channelName: string | null,
+    /** Fabric's status: HTTP status (participation API), common.Status name (deliver, broadcast), chaincode status, or gRPC code. */
+    readonly fabricStatus: number | string | null,
+    readonly fabricMessage: string,
+    status: 400 | 409 = 409,
+  ) {
+    super(status, 'FABRIC_REFUSED', message, { extra: { node, channelName, fabricStatus, fabricMessage } });
+  }
+}
+
+/** What the orderer's channel participation API says about one channel. */
+export interface OrdererChannelInfo {
+  name: string;
+  /** "active", "onboarding", "inactive", "failed" */
+  status: string;
+  /** "consenter", "follower", "config-tracker", "other" */
+  consensusRelation: string;
+  height: number;
+}
+
+/** Decoded channel configuration in configtxlator's JSON shape (common.Config: channel_group, sequence). */
+export interface ChannelConfigJson {
+  channel_group: ConfigGroupJson;
+  sequence: string;
+}
+
+export interface ConfigGroupJson {
+  groups: Record<string, ConfigGroupJson>;
+  mod_policy: string;
+  policies: Record<string, { mod_policy: string; policy: { type: number; value: unknown }; version: string }>;
+  values: Record<string, { mod_policy: string; value: unknown; version: string }>;
+  version: string;
+}
+
+/** A config block as fetched: its number, raw bytes (for configtxlator or an import) and the decoded config. */
+export interface ChannelConfigBlock {
+  blockNumber: number;
+  block: Uint8Array;
+  config: ChannelConfigJson;
+}
+
+/** A change to the channel configuration, applied to the current config to get the desired one. */
+export type ChannelConfigChange =
+  | { kind: 'anchorPeers'; mspId: string; anchorPeers: { host: string; port: number }[] }
+  | { kind: 'addOrganization'; organization: ChannelOrganization }
+  | { kind: 'removeOrganization'; mspId: string }
+  /** Policies of a group (default the Application group: SPEC's Readers/Writers/Admins). */
+  | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] };
+
+/** A modification policy the available signers do not satisfy, and whose admins could satisfy it. */
+export interface UnmetPolicy {
+  /** e.g. /Channel/Application/Admins */
+  policyPath: string;
+  rule: string;
+  /** Organizations whose admin signatures are missing (any `moreNeeded` of them would do). */
+  missingOrganizations: string[];
+  moreNeeded: number;
+}
+
+export type ChannelConfigUpdateResult =
+  | { status: 'updated'; sequence: number; blockNumber: number; signedBy: string[] }
+  /** Nothing to change: the desired config equals the current one. */
+  | { status: 'unchanged'; sequence: number }
+  /** Not submitted: the signers held do not satisfy the modification policy. */
+  | { status: 'signatures-missing'; missingOrganizations: string[]; unmet: UnmetPolicy[] };
+
+export interface ChainInfo {
+  height: number;
+  currentBlockHash: string;
+  previousBlockHash: string;
+}
+
+export interface BlockTransaction {
+  txId: string;
+  /** Header type name: CONFIG, ENDORSER_TRANSACTION, ... */
+  type: string;
+  creatorMspId: string | null;
+  timestamp: string | null;
+  /** Peer validation code name (VALID, MVCC_READ_CONFLICT, ...); null where the block has no filter. */
+  validationCode: string | null;
+}
+
+export interface BlockSummary {
+  number: number;
+  /** Hex SHA-256 of the block header's ASN.1 encoding (what the next block's previous_hash holds). */
+  hash: string;
+  previousHash: string;
+  dataHash: string;
+  transactionCount: number;
+  /** Timestamp of the first transaction's channel header. */
+  timestamp: string | null;
+}
+
+export interface BlockDetail extends BlockSummary {
+  transactions: BlockTransaction[];
+}
+
+export interface TransactionDetail extends BlockTransaction {
+  blockNumber: number;
+}
+
+/** One page of blocks, newest first (the explorer's /blocks). */
+export interface BlockPage {
+  height: number;
+  blocks: BlockSummary[];
+}
+
+/** Who is in the channel according to its config (the explorer's /map). */
+export interface ChannelMembers {
+  peerOrganizations: { mspId: string; anchorPeers: { host: string; port: number }[] }[];
+  ordererOrganizations: { mspId: string; endpoints: string[] }[];
+  consenters: { host: string; port: number }[];
+  sequence: number;
+}
+
+/** A node whose Deliver service serves the channel's blocks (an orderer or a peer that joined). */
+export interface ChannelBlockSource {
+  kind: 'orderer' | 'peer';
+  endpoint: Endpoint;
+}
+
+/** A peer to read from, with an identity of an organization that may read the channel. */
+export interface PeerReader {
+  peer: Endpoint;
+  signer: FabricSigner;
+}
+
+export interface ConsortiumChannels {
+  buildGenesisBlock(input: ChannelGenesisInput): Uint8Array;
+  /** Idempotent: a channel the orderer already has is answered with its current info. */
+  joinOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string, genesisBlock: Uint8Array): Promise<OrdererChannelInfo>;
+  listOrdererChannels(admin: Endpoint, client: TlsClientIdentity): Promise<OrdererChannelInfo[]>;
+  ordererChannel(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<OrdererChannelInfo | null>;
+  /** Idempotent: a peer that already has the channel answers `alreadyJoined: true`. */
+  joinPeer(peer: Endpoint, admin: FabricSigner, genesisBlock: Uint8Array): Promise<{ channelName: string; alreadyJoined: boolean }>;
+  peerChannels(peer: Endpoint, signer: FabricSigner): Promise<string[]>;
+  /** The newest config block, delivered by an orderer or a peer. */
+  fetchConfigBlock(source: ChannelBlockSource, signer: FabricSigner, channelName: string): Promise<ChannelConfigBlock>;
+  decodeChannelConfig(block: Uint8Array): ChannelConfigJson;
+  /** A genesis or config block given by a caller (import): its channel, number and config; ValidationError when it is not one. */
+  readConfigBlock(block: Uint8Array): ChannelConfigBlock & { channelName: string };
+  /** Computes, signs (with the signers the modification policy needs), submits and waits for the new config. */
+  updateChannelConfig(request: {
+    orderer: Endpoint;
+    channelName: string;
+    /** Several changes go into one config transaction (e.g. SPEC's body with organizations and policies). */
+    change: ChannelConfigChange | ChannelConfigChange[];
+    signers: FabricSigner[];
+    timeoutMs?: number;
+  }): Promise<ChannelConfigUpdateResult>;
+  chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
+  block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;
+  /** Blocks newest first: `offset` blocks below the newest, at most `limit`. */
+  blockPage(reader: PeerReader, channelName: string, page: { offset: number; limit: number }): Promise<BlockPage>;
+  channelMembers(config: ChannelConfigJson): ChannelMembers;
+  transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail>;
+}

@@ -1,0 +1,10 @@
+// Everything the consortium routes need from the outside, wired by the composition root.
+import type { ConsortiumCredentials, ConsortiumDefaults, ConsortiumNodeRuntime } from './consortiumPorts.ts';
+import type { ConsortiumChannels } from './consortiumChannelPorts.ts';
+
+export interface ConsortiumDeps {
+  runtime: ConsortiumNodeRuntime;
+  credentials: ConsortiumCredentials;
+  channels: ConsortiumChannels;
+  defaults: ConsortiumDefaults;
+}

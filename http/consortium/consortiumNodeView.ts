@@ -1,0 +1,95 @@
+// The node read shape for a consortium node: the fields every node has (SPEC "Node read": id,
+// name, status, block_height, peer_count, uptime_seconds) plus its organization, Fabric
+// endpoints, keys and the networks (channels) it belongs to.
+import { Type } from '@sinclair/typebox';
+import type { AppDeps } from '../deps.ts';
+import type { NodeRow } from '../../projections/nodes.ts';
+import { isOrdererConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
+import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
+import { consortiumOf } from './consortiumContext.ts';
+import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
+import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
+
+const Str = Type.Union([Type.String(), Type.Null()]);
+const Int = Type.Union([Type.Integer(), Type.Null()]);
+export const ConsortiumNodeViewSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  platform: Type.Literal('CONSORTIUM'),
+  nodeType: Type.String({ description: 'CONSORTIUM_PEER or CONSORTIUM_ORDERER' }),
+  role: Type.String({ description: 'peer or orderer' }),
+  status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
+  healthy: Type.Union([Type.Boolean(), Type.Null()], { description: 'GET /nodes/{id}: what the node\'s /healthz answered just now; lists: from last_probe (null when it is not running)' }),
+  last_probe: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'the health monitor\'s last reading: status, at, healthy_at, error' }),
+  block_height: Int,
+  peer_count: Int,
+  uptime_seconds: Int,
+  client: Type.Literal('fabric'),
+  engine: Type.String(),
+  organization_id: Type.Integer(),
+  msp_id: Type.String(),
+  network_id: Type.Null(),
+  networks: Type.Array(Type.Object({ network_id: Type.Integer(), name: Type.String(), channel_name: Type.String(), joined: Type.Boolean(), joined_at: Str })),
+  endpoints: Type.Object({ grpc: Type.String(), external: Type.String(), operations: Type.String(), metrics: Type.String(), admin: Str, chaincode: Str }),
+  identity_key_id: Int,
+  tls_key_id: Int,
+  config: Type.Record(Type.String(), Type.Unknown()),
+  error: Str,
+  started_at: Str,
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export async function consortiumNodeRecord(deps: AppDeps, row: NodeRow): Promise<ConsortiumNodeCreatedData | null> {
+  const events = await deps.store.readStream(`node-${row.id}`);
+  const created = events.find((e) => e.type === 'NodeCreated');
+  if (!created || created.data.platform !== 'CONSORTIUM') return null;
+  return { ...(created.data as unknown as ConsortiumNodeCreatedData), name: row.name, config: row.consortiumConfig! };
+}
+
+export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean; observation?: NodeObservation | null } = {}) {
+  const c = row.consortiumConfig!;
+  const running = row.status === 'running' || row.status === 'down';
+  const record = await consortiumNodeRecord(deps, row);
+  const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
+  // Lists answer from the health monitor's last reading; a single read asks /healthz now.
+  let healthy: boolean | null = running && observation ? observation.status === 'healthy' : null;
+  if (running && opts.live !== false && record && deps.consortium) {
+    healthy = await consortiumOf(deps).runtime.live({ node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } }, 1500).then(() => true, () => false);
+  }
+  const networks = await nodeNetworks(deps.pool, row.id);
+  return {
+    id: row.id,
+    name: row.name,
+    platform: 'CONSORTIUM' as const,
+    nodeType: row.nodeType,
+    role: row.role,
+    status: row.status,
+    healthy,
+    last_probe: lastProbe(observation),
+    block_height: null,
+    peer_count: null,
+    uptime_seconds: running && row.startedAt ? Math.max(0, Math.floor((deps.clock().getTime() - Date.parse(row.startedAt)) / 1000)) : null,
+    client: 'fabric' as const,
+    engine: row.engine,
+    organization_id: row.organizationId!,
+    msp_id: record?.mspId ?? '',
+    network_id: null,
+    networks: networks.map((n) => ({ network_id: n.networkId, name: n.name, channel_name: n.channelName, joined: n.joinedAt !== null, joined_at: n.joinedAt })),
+    endpoints: {
+      grpc: `grpcs://127.0.0.1:${c.port}`,
+      external: c.externalEndpoint,
+      operations: `http://127.0.0.1:${c.operationsPort}/healthz`,
+      metrics: `http://127.0.0.1:${c.operationsPort}/metrics`,
+      admin: isOrdererConfig(c) ? `https://127.0.0.1:${c.adminPort}/participation/v1/channels` : null,
+      chaincode: isOrdererConfig(c) ? null : `127.0.0.1:${c.chaincodePort}`,
+    },
+    identity_key_id: record?.identityKeyId ?? null,
+    tls_key_id: record?.tlsKeyId ?? null,
+    config: c as unknown as Record<string, unknown>,
+    error: row.error,
+    started_at: row.startedAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
