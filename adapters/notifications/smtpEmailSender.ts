@@ -5,6 +5,16 @@
 import nodemailer from 'nodemailer';
 import type { EmailSender } from '../../domain/notifications/ports.ts';
 
+/** What nodemailer's error codes mean, said before the server's own reply. */
+const stages: Record<string, string> = {
+  ETLS: 'STARTTLS was refused or failed',
+  EAUTH: 'authentication failed',
+  ECONNECTION: 'connection failed',
+  ETIMEDOUT: 'timed out',
+  EENVELOPE: 'sender or recipients refused',
+  EMESSAGE: 'message refused',
+};
+
 export function createSmtpEmailSender(): EmailSender {
   return {
     async send(smtp, email) {
@@ -26,7 +36,8 @@ export function createSmtpEmailSender(): EmailSender {
         return { ok: true, message: `accepted by ${smtp.host}:${smtp.port} for ${info.accepted.join(', ')}: ${info.response}` };
       } catch (err) {
         const e = err as Error & { response?: string; code?: string };
-        return { ok: false, message: `${smtp.host}:${smtp.port}: ${e.response ?? e.message}${e.code && !(e.response ?? e.message).includes(e.code) ? ` (${e.code})` : ''}` };
+        const stage = e.code ? stages[e.code] : undefined;
+        return { ok: false, message: `${smtp.host}:${smtp.port}: ${stage ? stage + ': ' : ''}${e.response ?? e.message}${e.code && !(e.response ?? e.message).includes(e.code) ? ` (${e.code})` : ''}` };
       } finally {
         transport.close();
       }

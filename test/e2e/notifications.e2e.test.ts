@@ -88,6 +88,25 @@ t('SMTP on 587 (STARTTLS) and 465 (implicit TLS): the test email arrives, authen
   }
 });
 
+t('SMTP on 25 is plain unless tls asks for STARTTLS, which a server without it then fails with a reason', async () => {
+  const smtp25 = await startMailServer({ host: HOST, port: 25, secure: false, plain: true, user: SMTP_USER, password: SMTP_PASSWORD, ...cert });
+  try {
+    const plain = await api('POST', '/notifications/providers', { type: 'SMTP', name: 'relay-25', config: smtpConfig(25), notifyNodeDowntime: false });
+    assert.is(plain.status, 201, plain.text);
+    const r = await api('POST', `/notifications/providers/${plain.json.id}/test`, {});
+    assert.is(r.json.status, 'success', r.json.message);
+    assert.equal([smtp25.received.length, smtp25.received[0].secure, smtp25.received[0].user], [1, false, SMTP_USER]);
+    const tls = await api('POST', '/notifications/providers', { type: 'SMTP', name: 'relay-25-tls', config: { ...smtpConfig(25), tls: true }, notifyNodeDowntime: false });
+    const t2 = await api('POST', `/notifications/providers/${tls.json.id}/test`, {});
+    assert.is(t2.json.status, 'failed');
+    assert.match(t2.json.message, /STARTTLS/i, t2.json.message);
+    assert.is(smtp25.received.length, 1, 'nothing sent in clear when TLS was asked for');
+    for (const id of [plain.json.id, tls.json.id]) await api('DELETE', `/notifications/providers/${id}`);
+  } finally {
+    await smtp25.close();
+  }
+});
+
 t('a wrong password: the test answers 200 with status failed and the server\'s own reason, kept as lastTestStatus', async () => {
   const p = await api('POST', '/notifications/providers', { type: 'SMTP', name: 'wrong-password', config: smtpConfig(587, 'not-the-password'), notifyNodeDowntime: false });
   assert.is(p.status, 201, p.text);

@@ -81,15 +81,16 @@ export interface MailServer {
   close(): Promise<void>;
 }
 
-/** secure: implicit TLS from the first byte (port 465); otherwise STARTTLS is offered and required before AUTH (587). */
-export async function startMailServer(opts: { host: string; port: number; secure: boolean; user: string; password: string; key: string; cert: string }): Promise<MailServer> {
+/** secure: implicit TLS from the first byte (port 465); otherwise STARTTLS is offered and required before AUTH (587), or, with plain, not offered at all (port 25). */
+export async function startMailServer(opts: { host: string; port: number; secure: boolean; plain?: boolean; user: string; password: string; key: string; cert: string }): Promise<MailServer> {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     secure: opts.secure,
     key: opts.key,
     cert: opts.cert,
     authMethods: ['PLAIN', 'LOGIN'],
-    allowInsecureAuth: false,
+    allowInsecureAuth: opts.plain === true,
+    ...(opts.plain ? { disabledCommands: ['STARTTLS'] } : {}),
     logger: false,
     onAuth(auth, _session, cb) {
       if (auth.username === opts.user && auth.password === opts.password) return cb(null, { user: auth.username });
