@@ -44,15 +44,19 @@ export function createHttpOutbound(opts: { allowPrivateTargets: boolean; maxSock
           headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
         }, (res) => {
           let excerpt = '';
+          const code = res.statusCode ?? 0;
+          const ok = code >= 200 && code < 300;
+          const answered = () => finish({ ok, statusCode: code, error: ok ? null : `HTTP ${code}${res.statusMessage ? ' ' + res.statusMessage : ''}`, excerpt: excerpt || null });
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
-            if (excerpt.length < EXCERPT) excerpt += chunk.slice(0, EXCERPT - excerpt.length);
+            excerpt += chunk.slice(0, EXCERPT - excerpt.length);
+            // The rest of a long body is not read: the status is known, and more is never kept.
+            if (excerpt.length >= EXCERPT) {
+              answered();
+              res.destroy();
+            }
           });
-          res.on('end', () => {
-            const code = res.statusCode ?? 0;
-            const ok = code >= 200 && code < 300;
-            finish({ ok, statusCode: code, error: ok ? null : `HTTP ${code}${res.statusMessage ? ' ' + res.statusMessage : ''}`, excerpt: excerpt || null });
-          });
+          res.on('end', answered);
           res.on('error', (err) => finish({ ok: false, statusCode: res.statusCode ?? null, error: err.message, excerpt: excerpt || null }));
         });
         const timer = setTimeout(() => {

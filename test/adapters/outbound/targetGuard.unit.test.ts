@@ -46,4 +46,20 @@ test('at delivery time the guard refuses a private answer of DNS and a literal p
   await rx.close();
 });
 
+test('a receiver streaming an endless body: the status counts, 500 characters are kept, the rest is not read', async () => {
+  const http = await import('node:http');
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200);
+    const t = setInterval(() => res.write('x'.repeat(1000)), 5);
+    res.on('close', () => clearInterval(t));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  const r = await createHttpOutbound({ allowPrivateTargets: true }).post({ url: `http://127.0.0.1:${port}/`, headers: {}, body: '{}', timeoutMs: 5000 });
+  assert.equal([r.ok, r.statusCode, r.excerpt?.length], [true, 200, 500]);
+  assert.ok(r.durationMs < 2000, `${r.durationMs} ms`);
+  server.closeAllConnections();
+  await new Promise<void>((res) => server.close(() => res()));
+});
+
 test.run();
