@@ -138,6 +138,8 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
       await handleCommand(o.store, webhookStream(webhookId), webhooks, cmd, {
         metadata: { timestamp: clock().toISOString(), actor: null, causationId: source },
         newId: () => sagaEventId('webhook-delivery', source, n++),
+        // Many deliveries of one webhook can exhaust at once, all appending to its stream.
+        maxRetries: 100,
       });
     } catch (err) {
       // The same outcome recorded before a crash: nothing more to do.
