@@ -34,6 +34,12 @@ export interface Config {
   fabricCfg?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
+  /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
+  allowPrivateTargets?: boolean;
+  /** The bracketed tag starting notification email subjects. */
+  serviceTag?: string;
+  /** Sample disk, CPU and memory use and raise resource alerts. */
+  resourceMonitor?: boolean;
 }
 
 export interface ConfigEntry {
@@ -67,6 +73,9 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the shared binaries)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
+  { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
+  { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
+  { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
 
 function packageVersion(): string {
@@ -130,6 +139,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
+    serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
+    resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
+    allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
   };
 }
 

@@ -8,6 +8,8 @@ import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
+import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -61,4 +63,12 @@ export interface AppDeps {
   consortium?: ConsortiumDeps;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
+  /** Outbound HTTP of webhooks and notifications (private targets refused unless allowed). */
+  outbound: OutboundHttp;
+  /** Seals and opens webhook and notification secrets under KEY_ENCRYPTION_KEY. */
+  secrets: SecretBox;
+  /** Tells the webhook delivery worker that rows are due now (after a replay). */
+  wakeWebhookDeliveries(): void;
+  /** Email and webhook sending of notification providers (their test endpoint). */
+  notifier: NotifierDeps;
 }

@@ -15,6 +15,8 @@ import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
 import { keyRoutes } from './keys.ts';
 import { keyProviderRoutes } from './keyProviders.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { notificationRoutes } from './notifications.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes];
