@@ -1,0 +1,102 @@
+// Writes a batch of independent appends through append_batch() (migrations/0600): one statement,
+// one transaction, one WAL flush; each append gets its own outcome (written, wrong expected
+// version, duplicate event id).
+import type pg from 'pg';
+import { DuplicateEventError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
+import type { AppendResult, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent } from '../../domain/shared/eventStore.ts';
+import type { Outcome } from './groupCommit.ts';
+
+export interface PendingAppend {
+  streamId: string;
+  expectedVersion: ExpectedVersion;
+  events: NewEvent[];
+  metadata: EventMetadata;
+  /** canonicalEventText() of each event: what its hash covers, stored as the row's body. */
+  bodies: string[];
+}
+
+async function appendBatchOnce(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
+  const res = await pool.query(
+    'SELECT * FROM append_batch($1::text[], $2::int[], $3::int[], $4::jsonb[], $5::uuid[], $6::text[], $7::jsonb[], $8::text[])',
+    [
+      batch.map((a) => a.streamId),
+      batch.map((a) => (a.expectedVersion === 'any' ? -1 : a.expectedVersion)),
+      batch.map((a) => a.events.length),
+      batch.map((a) => JSON.stringify(a.metadata)),
+      batch.flatMap((a) => a.events.map((e) => e.id)),
+      batch.flatMap((a) => a.events.map((e) => e.type)),
+      batch.flatMap((a) => a.events.map((e) => JSON.stringify(e.data))),
+      batch.flatMap((a) => a.bodies),
+    ],
+  );
+  const rowsByAppend = batch.map(() => [] as Array<Record<string, unknown>>);
+  for (const r of res.rows) rowsByAppend[(r.out_append as number) - 1].push(r);
+  return batch.map((a, i): Outcome<AppendResult> => {
+    const rows = rowsByAppend[i];
+    const status = rows[0]?.out_status;
+    if (status === 'wrong_version') return { ok: false, error: new WrongExpectedVersionError(a.streamId, a.expectedVersion, Number(rows[0].out_detail)) };
+    if (status === 'duplicate') return { ok: false, error: new DuplicateEventError(rows[0].out_detail as string) };
+    if (status !== 'ok' || rows.length !== a.events.length) return { ok: false, error: new Error(`append_batch returned ${rows.length} rows (status ${String(status)}) for an append of ${a.events.length} events`) };
+    const events: RecordedEvent[] = rows.map((r, j) => ({
+      position: Number(r.out_position),
+      streamId: a.streamId,
+      version: r.out_version as number,
+      id: a.events[j].id,
+      type: a.events[j].type,
+      data: a.events[j].data,
+      metadata: a.metadata,
+      prevHash: r.out_prev_hash as string,
+      hash: r.out_hash as string,
+    }));
+    const last = events[events.length - 1];
+    return { ok: true, value: { nextVersion: last.version, lastPosition: last.position, events } };
+  });
+}
+
+/**
+ * An error PostgreSQL itself reported for the statement (it has an SQLSTATE). The statement ran
+ * in its own implicit transaction, so such an error means that transaction was rolled back and
+ * nothing of the batch was written. Without one (connection reset, timeout) the outcome is unknown.
+ */
+function rolledBack(err: unknown): boolean {
+  return typeof (err as { code?: unknown })?.code === 'string' && /^[0-9A-Z]{5}$/.test((err as { code: string }).code);
+}
+
+/**
+ * One batch. When the batch statement fails as a whole and PostgreSQL says so (so nothing was
+ * written), each append is retried alone, in order: the error then belongs to the append that
+ * caused it (say, a string PostgreSQL refuses in jsonb) and its neighbours are written. When the
+ * outcome is unknown (the connection broke), every append fails with that error and none is
+ * acknowledged; a retry by the caller is safe, since a written event id is refused the second time.
+ */
+export async function appendBatch(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
+  try {
+    return await appendBatchOnce(pool, batch);
+  } catch (err) {
+    if (batch.length === 1) throw typedError(batch[0], err);
+    if (!rolledBack(err)) throw err;
+    const outcomes: Array<Outcome<AppendResult>> = [];
+    for (const a of batch) {
+      try {
+        outcomes.push((await appendBatchOnce(pool, [a]))[0]);
+      } catch (error) {
+        outcomes.push({ ok: false, error: typedError(a, error) });
+      }
+    }
+    return outcomes;
+  }
+}
+
+/**
+ * The unique constraints are the backstop behind append_batch's own checks (a writer that
+ * bypassed the chain lock, or one id twice in one append): their violations keep their types.
+ */
+function typedError(a: PendingAppend, err: unknown): unknown {
+  const e = err as { code?: string; detail?: string; constraint?: string };
+  if (e.code === '23505' && e.constraint === 'events_id_key') {
+    const m = /\(id\)=\(([^)]+)\)/.exec(e.detail ?? '');
+    return new DuplicateEventError(m?.[1] ?? a.events[0].id);
+  }
+  if (e.code === '23505' && e.constraint === 'events_stream_version_key') return new WrongExpectedVersionError(a.streamId, a.expectedVersion, -1);
+  return err;
+}

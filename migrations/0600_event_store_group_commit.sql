@@ -1,0 +1,112 @@
+-- Group commit and a verify that runs in the database.
+--
+-- body: the canonical text each hash was computed over (domain/shared/eventChain.ts), stored as
+-- it was hashed, so verify recomputes the chain with sha256() here instead of re-serialising
+-- every row in JavaScript. Rows written before this migration keep a NULL body and are
+-- verified the old way. Adding a nullable column rewrites nothing and fires no row trigger.
+ALTER TABLE events ADD COLUMN body text;
+
+-- The single-append function keeps working for any caller left, and now stores the body too.
+CREATE OR REPLACE FUNCTION append_events(
+  p_stream text, p_expected integer, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb, p_bodies text[]
+) RETURNS TABLE (out_position bigint, out_version integer, out_prev_hash text, out_hash text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_current integer;
+  v_pos bigint;
+  v_prev text;
+  v_hash text;
+  i integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(7243001);
+  SELECT coalesce(max(e.version), 0) INTO v_current FROM events e WHERE e.stream_id = p_stream;
+  IF p_expected >= 0 AND v_current <> p_expected THEN
+    RAISE EXCEPTION 'wrong expected version' USING ERRCODE = 'LNM01', DETAIL = v_current::text;
+  END IF;
+  SELECT e.position, e.hash INTO v_pos, v_prev FROM events e ORDER BY e.position DESC LIMIT 1;
+  IF v_pos IS NULL THEN
+    v_pos := 0;
+    v_prev := repeat('0', 64);
+  END IF;
+  FOR i IN 1 .. array_length(p_ids, 1) LOOP
+    v_pos := v_pos + 1;
+    v_current := v_current + 1;
+    v_hash := encode(sha256(convert_to(v_prev || '|' || v_pos || '|' || p_stream || '|' || v_current || '|' || p_bodies[i], 'UTF8')), 'hex');
+    INSERT INTO events (position, stream_id, version, id, type, data, metadata, prev_hash, hash, body)
+      VALUES (v_pos, p_stream, v_current, p_ids[i], p_types[i], p_data[i], p_metadata, v_prev, v_hash, p_bodies[i]);
+    out_position := v_pos; out_version := v_current; out_prev_hash := v_prev; out_hash := v_hash;
+    RETURN NEXT;
+    v_prev := v_hash;
+  END LOOP;
+  PERFORM pg_notify('lnm_events', v_pos::text);
+END $$;
+
+-- Several independent appends in one transaction (group commit, see
+-- adapters/eventstore/groupCommit.ts). Append a (1-based) has stream p_streams[a], expected
+-- version p_expected[a] (-1 = any), metadata p_metadata[a] and the next p_counts[a] entries of
+-- the per-event arrays. Each append is checked on its own, in order, after the appends before
+-- it in the batch (so a second append to the same stream sees the first one's version):
+--   'ok'            one row per event written;
+--   'wrong_version' one row, out_detail = the stream's actual version; nothing written;
+--   'duplicate'     one row, out_detail = an event id already in the store; nothing written.
+-- A refused append takes no position, so positions stay gapless and the chain is one line.
+-- Anything else (a bad value, a lost connection) fails the whole statement, and with it the
+-- transaction: nothing of the batch is written.
+CREATE FUNCTION append_batch(
+  p_streams text[], p_expected integer[], p_counts integer[], p_metadata jsonb[],
+  p_ids uuid[], p_types text[], p_data jsonb[], p_bodies text[]
+) RETURNS TABLE (out_append integer, out_status text, out_detail text, out_position bigint, out_version integer, out_prev_hash text, out_hash text)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_pos bigint;
+  v_start bigint;
+  v_prev text;
+  v_hash text;
+  v_current integer;
+  v_dup uuid;
+  v_first integer := 1;
+  v_last integer;
+  a integer;
+  i integer;
+BEGIN
+  PERFORM pg_advisory_xact_lock(7243001);
+  SELECT e.position, e.hash INTO v_pos, v_prev FROM events e ORDER BY e.position DESC LIMIT 1;
+  IF v_pos IS NULL THEN
+    v_pos := 0;
+    v_prev := repeat('0', 64);
+  END IF;
+  v_start := v_pos;
+  FOR a IN 1 .. array_length(p_streams, 1) LOOP
+    v_last := v_first + p_counts[a] - 1;
+    out_append := a;
+    out_position := NULL; out_version := NULL; out_prev_hash := NULL; out_hash := NULL; out_detail := NULL;
+    SELECT coalesce(max(e.version), 0) INTO v_current FROM events e WHERE e.stream_id = p_streams[a];
+    IF p_expected[a] >= 0 AND v_current <> p_expected[a] THEN
+      out_status := 'wrong_version'; out_detail := v_current::text;
+      RETURN NEXT;
+    ELSE
+      SELECT x.id INTO v_dup FROM unnest(p_ids[v_first:v_last]) AS x(id)
+        WHERE EXISTS (SELECT 1 FROM events e WHERE e.id = x.id) LIMIT 1;
+      IF v_dup IS NOT NULL THEN
+        out_status := 'duplicate'; out_detail := v_dup::text;
+        RETURN NEXT;
+      ELSE
+        out_status := 'ok';
+        FOR i IN v_first .. v_last LOOP
+          v_pos := v_pos + 1;
+          v_current := v_current + 1;
+          v_hash := encode(sha256(convert_to(v_prev || '|' || v_pos || '|' || p_streams[a] || '|' || v_current || '|' || p_bodies[i], 'UTF8')), 'hex');
+          INSERT INTO events (position, stream_id, version, id, type, data, metadata, prev_hash, hash, body)
+            VALUES (v_pos, p_streams[a], v_current, p_ids[i], p_types[i], p_data[i], p_metadata[a], v_prev, v_hash, p_bodies[i]);
+          out_position := v_pos; out_version := v_current; out_prev_hash := v_prev; out_hash := v_hash;
+          RETURN NEXT;
+          v_prev := v_hash;
+        END LOOP;
+      END IF;
+    END IF;
+    v_first := v_last + 1;
+  END LOOP;
+  IF v_pos > v_start THEN
+    PERFORM pg_notify('lnm_events', v_pos::text);
+  END IF;
+END $$;
