@@ -70,6 +70,32 @@ function rolledBack(err: unknown): boolean {
  * acknowledged; a retry by the caller is safe, since a written event id is refused the second time.
  */
 export async function appendBatch(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
+  const outcomes: Array<Outcome<AppendResult>> = [];
+  for (const part of splitAtSharedIds(batch)) outcomes.push(...(await appendPart(pool, part)));
+  return outcomes;
+}
+
+/**
+ * Batches in which no event id is in two appends. When one is (a saga retrying its effect
+ * while the first try is still queued), the later append goes in a later transaction, so it is
+ * checked against the first one's committed outcome: a duplicate if that was written, written
+ * if that was refused.
+ */
+function splitAtSharedIds(batch: PendingAppend[]): PendingAppend[][] {
+  const parts: PendingAppend[][] = [[]];
+  let seen = new Set<string>();
+  for (const a of batch) {
+    if (a.events.some((e) => seen.has(e.id))) {
+      parts.push([]);
+      seen = new Set();
+    }
+    for (const e of a.events) seen.add(e.id);
+    parts[parts.length - 1].push(a);
+  }
+  return parts;
+}
+
+async function appendPart(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
   try {
     return await appendBatchOnce(pool, batch);
   } catch (err) {
