@@ -12,6 +12,8 @@ import type { ChainVerification, EventMetadata, RecordedEvent } from '../../doma
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
 const FAST_RANGE = 25_000;
+/** Ranges checked at once, each on its own connection: the hashing is CPU-bound in each backend. */
+const PARALLEL_RANGES = 4;
 const JS_BATCH = 5_000;
 
 export function toRecorded(r: Record<string, unknown>): RecordedEvent {
@@ -28,43 +30,45 @@ export function toRecorded(r: Record<string, unknown>): RecordedEvent {
   };
 }
 
-// $1..$2 is the range, $3 the hash before it. `suspect` is the first position where anything is
-// off: a missing position (the one after the last row present), a broken link, a recomputed
-// hash that differs, a body that differs from the columns, or no body at all.
+// $1..$2 is the range, $3 the hash before it when $1 is the first position (otherwise the
+// stored hash of the row before the range, which the range before checks, is the seam: so
+// ranges check independently and several run at once). `suspect` is the first position where
+// anything is off: a missing position, a broken link, a recomputed hash that differs, a body
+// that says something else than the columns, or no body at all.
+// Two scans of the range: the links over narrow rows (a window over whole rows would spill
+// to disk), and each row's own hash and body without a window.
 const FAST_SQL = `
-WITH r AS (
-  SELECT position, prev_hash, hash,
-    lag(position) OVER w AS before_pos,
-    lag(hash) OVER w AS before_hash,
-    body IS NOT NULL
-      AND hash = encode(sha256(convert_to(prev_hash || '|' || position || '|' || stream_id || '|' || version || '|' || body, 'UTF8')), 'hex')
-      AND body::jsonb = jsonb_build_object('data', data, 'id', id, 'metadata', metadata, 'type', type) AS sound
-  FROM events WHERE position BETWEEN $1 AND $2
-  WINDOW w AS (ORDER BY position)
+WITH links AS (
+  SELECT count(*) FILTER (WHERE l.position >= $1)::int AS n,
+    min(CASE WHEN l.position <> coalesce(l.before_pos + 1, $1) THEN coalesce(l.before_pos + 1, $1)
+             WHEN l.prev_hash IS DISTINCT FROM coalesce(l.before_hash, $3) THEN l.position END) FILTER (WHERE l.position >= $1) AS suspect
+  FROM (
+    SELECT e.position, e.prev_hash, lag(e.position) OVER w AS before_pos, lag(e.hash) OVER w AS before_hash
+    FROM events e WHERE e.position BETWEEN $1 - 1 AND $2
+    WINDOW w AS (ORDER BY e.position)
+  ) l
+), rows AS (
+  -- OFFSET 0 keeps the subquery whole, so each body is parsed once, not once per use.
+  SELECT min(r.position) AS suspect
+  FROM (SELECT e.*, e.body::jsonb AS b FROM events e WHERE e.position BETWEEN $1 AND $2 OFFSET 0) r
+  WHERE NOT coalesce(
+    r.hash = encode(sha256(convert_to(r.prev_hash || '|' || r.position || '|' || r.stream_id || '|' || r.version || '|' || r.body, 'UTF8')), 'hex')
+    AND r.b->>'id' = r.id::text AND r.b->>'type' = r.type AND r.b->'data' = r.data AND r.b->'metadata' = r.metadata,
+    false)
 )
-SELECT count(*)::int AS n,
-  min(CASE WHEN position <> coalesce(before_pos + 1, $1) THEN coalesce(before_pos + 1, $1)
-           WHEN prev_hash <> coalesce(before_hash, $3) OR sound IS NOT TRUE THEN position END) AS suspect,
-  max(CASE WHEN position = $2 THEN hash END) AS last_hash
-FROM r`;
+SELECT links.n, least(links.suspect, rows.suspect) AS suspect FROM links, rows`;
 
-interface FastRange {
-  /** null: every position of the range is present and sound; lastHash is the range's last hash. */
-  suspect: number | null;
-  lastHash: string | null;
-}
-
-async function checkRangeInDatabase(pool: pg.Pool, from: number, to: number, prevHash: string): Promise<FastRange> {
+/** The first suspect position of [from, to], or null when every position is there and sound. */
+async function checkRangeInDatabase(pool: pg.Pool, from: number, to: number): Promise<number | null> {
   try {
-    const res = await pool.query(FAST_SQL, [from, to, prevHash]);
+    const res = await pool.query(FAST_SQL, [from, to, from === 1 ? GENESIS_HASH : null]);
     const r = res.rows[0];
-    if (r.suspect !== null) return { suspect: Number(r.suspect), lastHash: null };
+    if (r.suspect !== null) return Number(r.suspect);
     // Rows missing at the end of the range leave no row to flag.
-    if (r.n !== to - from + 1) return { suspect: from + r.n, lastHash: null };
-    return { suspect: null, lastHash: r.last_hash as string };
+    return r.n === to - from + 1 ? null : from + r.n;
   } catch {
     // A body that no longer parses as JSON: let the JavaScript path judge the range.
-    return { suspect: from, lastHash: null };
+    return from;
   }
 }
 
@@ -94,27 +98,22 @@ async function hashAt(pool: pg.Pool, position: number): Promise<string | null> {
 }
 
 export async function verifyChain(pool: pg.Pool, from: number, to: number): Promise<ChainVerification> {
-  let prev = GENESIS_HASH;
-  if (from > 1) {
-    const h = await hashAt(pool, from - 1);
-    if (h === null) return { ok: false, checked: 0, fromPosition: from, toPosition: to, firstMismatch: { position: from - 1, reason: 'gap', expected: 'an event', actual: 'none' } };
-    prev = h;
+  if (from > 1 && (await hashAt(pool, from - 1)) === null) {
+    return { ok: false, checked: 0, fromPosition: from, toPosition: to, firstMismatch: { position: from - 1, reason: 'gap', expected: 'an event', actual: 'none' } };
   }
-  let next = from;
-  while (next <= to) {
-    const end = Math.min(to, next + FAST_RANGE - 1);
-    const fast = await checkRangeInDatabase(pool, next, end, prev);
-    if (fast.suspect === null) {
-      prev = fast.lastHash!;
-      next = end + 1;
-      continue;
+  const ranges: Array<[number, number]> = [];
+  for (let start = from; start <= to; start += FAST_RANGE) ranges.push([start, Math.min(to, start + FAST_RANGE - 1)]);
+  for (let w = 0; w < ranges.length; w += PARALLEL_RANGES) {
+    const wave = ranges.slice(w, w + PARALLEL_RANGES);
+    const suspects = await Promise.all(wave.map(([start, end]) => checkRangeInDatabase(pool, start, end)));
+    for (let k = 0; k < wave.length; k++) {
+      const suspect = suspects[k];
+      if (suspect === null) continue;
+      // Everything before the suspect is sound (the ranges before it and this one up to it).
+      const before = suspect === 1 ? GENESIS_HASH : await hashAt(pool, suspect - 1);
+      const js = await checkRangeInJs(pool, suspect, wave[k][1], before ?? GENESIS_HASH);
+      if (!js.ok) return { ok: false, checked: suspect - from + js.checked, fromPosition: from, toPosition: to, firstMismatch: js.mismatch };
     }
-    // Everything before the suspect is sound, its hash included.
-    const before = fast.suspect === next ? prev : await hashAt(pool, fast.suspect - 1);
-    const js = await checkRangeInJs(pool, fast.suspect, end, before ?? prev);
-    if (!js.ok) return { ok: false, checked: fast.suspect - from + js.checked, fromPosition: from, toPosition: to, firstMismatch: js.mismatch };
-    prev = js.lastHash;
-    next = end + 1;
   }
-  return { ok: true, checked: to - from + 1, fromPosition: from, toPosition: to };
+  return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to };
 }
