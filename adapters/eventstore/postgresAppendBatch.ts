@@ -2,7 +2,7 @@
 // one transaction, one WAL flush; each append gets its own outcome (written, wrong expected
 // version, duplicate event id).
 import type pg from 'pg';
-import { DuplicateEventError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
+import { DuplicateEventError, ValidationError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
 import type { AppendResult, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent } from '../../domain/shared/eventStore.ts';
 import type { Outcome } from './groupCommit.ts';
 
@@ -124,5 +124,7 @@ function typedError(a: PendingAppend, err: unknown): unknown {
     return new DuplicateEventError(m?.[1] ?? a.events[0].id);
   }
   if (e.code === '23505' && e.constraint === 'events_stream_version_key') return new WrongExpectedVersionError(a.streamId, a.expectedVersion, -1);
+  // Text jsonb cannot hold (a NUL character, \u0000): bad input, not a server fault.
+  if (e.code === '22P05') return new ValidationError(`The event cannot be stored: ${(err as Error).message}.`, undefined, 'UNSTORABLE_TEXT');
   return err;
 }

@@ -97,12 +97,22 @@ async function hashAt(pool: pg.Pool, position: number): Promise<string | null> {
   return r.rowCount === 0 ? null : (r.rows[0].hash as string);
 }
 
-export async function verifyChain(pool: pg.Pool, from: number, to: number): Promise<ChainVerification> {
+/**
+ * What the JavaScript path reported as `actual` for a gap when it read the whole verify range in
+ * batches of JS_BATCH: the next position present within a batch's reach, or 'missing'. A range
+ * of the fast path may end sooner, so the answer is looked up rather than taken from it.
+ */
+async function positionAfterGap(pool: pg.Pool, gap: number, to: number): Promise<string> {
+  const r = await pool.query('SELECT min(position) AS p FROM events WHERE position > $1 AND position <= $2', [gap, Math.min(to, gap + JS_BATCH - 1)]);
+  return r.rows[0].p === null ? 'missing' : String(r.rows[0].p);
+}
+
+export async function verifyChain(pool: pg.Pool, from: number, to: number, rangeSize = FAST_RANGE): Promise<ChainVerification> {
   if (from > 1 && (await hashAt(pool, from - 1)) === null) {
     return { ok: false, checked: 0, fromPosition: from, toPosition: to, firstMismatch: { position: from - 1, reason: 'gap', expected: 'an event', actual: 'none' } };
   }
   const ranges: Array<[number, number]> = [];
-  for (let start = from; start <= to; start += FAST_RANGE) ranges.push([start, Math.min(to, start + FAST_RANGE - 1)]);
+  for (let start = from; start <= to; start += rangeSize) ranges.push([start, Math.min(to, start + rangeSize - 1)]);
   for (let w = 0; w < ranges.length; w += PARALLEL_RANGES) {
     const wave = ranges.slice(w, w + PARALLEL_RANGES);
     const suspects = await Promise.all(wave.map(([start, end]) => checkRangeInDatabase(pool, start, end)));
@@ -112,7 +122,10 @@ export async function verifyChain(pool: pg.Pool, from: number, to: number): Prom
       // Everything before the suspect is sound (the ranges before it and this one up to it).
       const before = suspect === 1 ? GENESIS_HASH : await hashAt(pool, suspect - 1);
       const js = await checkRangeInJs(pool, suspect, wave[k][1], before ?? GENESIS_HASH);
-      if (!js.ok) return { ok: false, checked: suspect - from + js.checked, fromPosition: from, toPosition: to, firstMismatch: js.mismatch };
+      if (!js.ok) {
+        if (js.mismatch.reason === 'gap') js.mismatch.actual = await positionAfterGap(pool, js.mismatch.position, to);
+        return { ok: false, checked: suspect - from + js.checked, fromPosition: from, toPosition: to, firstMismatch: js.mismatch };
+      }
     }
   }
   return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to };

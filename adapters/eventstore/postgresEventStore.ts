@@ -29,6 +29,8 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Group commit: at most this many events in one transaction (default 1000). */
   maxBatchEvents?: number;
+  /** verify(): positions per statement of the check in PostgreSQL (default 25,000; tests use small ranges to cross seams). */
+  verifyRangeSize?: number;
 }
 
 export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOptions = {}): EventStore {
@@ -92,7 +94,7 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   }
 
   async function verify(fromPosition: number, toPosition?: number): Promise<ChainVerification> {
-    return verifyChain(pool, Math.max(1, fromPosition), toPosition ?? (await headPosition()));
+    return verifyChain(pool, Math.max(1, fromPosition), toPosition ?? (await headPosition()), opts.verifyRangeSize);
   }
 
   return {
