@@ -84,8 +84,11 @@ BEGIN
     v_pos := 0;
     v_prev := repeat('0', 64);
   END IF;
-  SELECT coalesce(jsonb_object_agg(s.stream_id, s.v), '{}') INTO v_versions
-    FROM (SELECT e.stream_id, max(e.version) AS v FROM events e WHERE e.stream_id = ANY (p_streams) GROUP BY e.stream_id) s;
+  -- max() per stream, each answered from the end of the (stream_id, version) index; a GROUP BY
+  -- over the streams' rows would read every event of a long stream.
+  SELECT coalesce(jsonb_object_agg(s.stream_id, v.v) FILTER (WHERE v.v IS NOT NULL), '{}') INTO v_versions
+    FROM (SELECT DISTINCT x AS stream_id FROM unnest(p_streams) AS x) s
+    CROSS JOIN LATERAL (SELECT max(e.version) AS v FROM events e WHERE e.stream_id = s.stream_id) v;
   SELECT coalesce(array_agg(e.id), '{}') INTO v_existing FROM events e WHERE e.id = ANY (p_ids);
   FOR a IN 1 .. array_length(p_streams, 1) LOOP
     v_last := v_first + p_counts[a] - 1;

@@ -1,6 +1,6 @@
 // Writes a batch of independent appends through append_batch() (migrations/0600): one statement,
 // one transaction, one WAL flush; each append gets its own outcome (written, wrong expected
-// version, duplicate event id).
+// version, duplicate event id). A batch of one goes through append_events() as before.
 import type pg from 'pg';
 import { DuplicateEventError, ValidationError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
 import type { AppendResult, EventMetadata, ExpectedVersion, NewEvent, RecordedEvent } from '../../domain/shared/eventStore.ts';
@@ -37,19 +37,7 @@ async function appendBatchOnce(pool: pg.Pool, batch: PendingAppend[]): Promise<A
     if (status === 'wrong_version') return { ok: false, error: new WrongExpectedVersionError(a.streamId, a.expectedVersion, Number(rows[0].out_detail)) };
     if (status === 'duplicate') return { ok: false, error: new DuplicateEventError(rows[0].out_detail as string) };
     if (status !== 'ok' || rows.length !== a.events.length) return { ok: false, error: new Error(`append_batch returned ${rows.length} rows (status ${String(status)}) for an append of ${a.events.length} events`) };
-    const events: RecordedEvent[] = rows.map((r, j) => ({
-      position: Number(r.out_position),
-      streamId: a.streamId,
-      version: r.out_version as number,
-      id: a.events[j].id,
-      type: a.events[j].type,
-      data: a.events[j].data,
-      metadata: a.metadata,
-      prevHash: r.out_prev_hash as string,
-      hash: r.out_hash as string,
-    }));
-    const last = events[events.length - 1];
-    return { ok: true, value: { nextVersion: last.version, lastPosition: last.position, events } };
+    return { ok: true, value: recorded(a, rows) };
   });
 }
 
@@ -96,21 +84,64 @@ function splitAtSharedIds(batch: PendingAppend[]): PendingAppend[][] {
 }
 
 async function appendPart(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
+  if (batch.length === 1) return [await appendAlone(pool, batch[0])];
   try {
     return await appendBatchOnce(pool, batch);
   } catch (err) {
-    if (batch.length === 1) throw typedError(batch[0], err);
     if (!rolledBack(err)) throw err;
     const outcomes: Array<Outcome<AppendResult>> = [];
     for (const a of batch) {
       try {
-        outcomes.push((await appendBatchOnce(pool, [a]))[0]);
+        outcomes.push(await appendAlone(pool, a));
       } catch (error) {
-        outcomes.push({ ok: false, error: typedError(a, error) });
+        outcomes.push({ ok: false, error });
       }
     }
     return outcomes;
   }
+}
+
+/**
+ * One append on its own goes through append_events(), which costs less per call than
+ * append_batch() (no per-batch bookkeeping): a lone writer pays what it paid before group commit.
+ */
+async function appendAlone(pool: pg.Pool, a: PendingAppend): Promise<Outcome<AppendResult>> {
+  let rows: Array<Record<string, unknown>>;
+  try {
+    const res = await pool.query('SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb, $7::text[])', [
+      a.streamId,
+      a.expectedVersion === 'any' ? -1 : a.expectedVersion,
+      a.events.map((e) => e.id),
+      a.events.map((e) => e.type),
+      a.events.map((e) => JSON.stringify(e.data)),
+      JSON.stringify(a.metadata),
+      a.bodies,
+    ]);
+    rows = res.rows;
+  } catch (err) {
+    const e = err as { code?: string; detail?: string };
+    if (e.code === 'LNM01') return { ok: false, error: new WrongExpectedVersionError(a.streamId, a.expectedVersion, Number(e.detail)) };
+    const typed = typedError(a, err);
+    if (typed !== err) return { ok: false, error: typed };
+    throw err;
+  }
+  return { ok: true, value: recorded(a, rows) };
+}
+
+function recorded(a: PendingAppend, rows: Array<Record<string, unknown>>): AppendResult {
+  const events: RecordedEvent[] = rows.map((r, j) => ({
+    position: Number(r.out_position),
+    streamId: a.streamId,
+    version: r.out_version as number,
+    id: a.events[j].id,
+    type: a.events[j].type,
+    data: a.events[j].data,
+    metadata: a.metadata,
+    prevHash: r.out_prev_hash as string,
+    hash: r.out_hash as string,
+  }));
+  const last = events[events.length - 1];
+  return { nextVersion: last.version, lastPosition: last.position, events };
 }
 
 /**
