@@ -91,6 +91,29 @@ t('the same expected version from many writers: exactly one wins per version, wh
   await assertGaplessAndVerified(db!, store!);
 });
 
+t('the same expected version in every batch composition (batches of 1, 2, 3 and all): the first queued wins, the rest conflict', async ({ db }) => {
+  for (const maxBatchEvents of [1, 2, 3, 1000]) {
+    const store = postgresEventStore(db!.pool, { maxBatchEvents });
+    try {
+      const s = `composed-${maxBatchEvents}-${randomUUID()}`;
+      await store.append(s, 0, [ev('Opened')], meta());
+      const blocker = store.append(`blocker-${randomUUID()}`, 0, [ev('B')], meta());
+      // Queued behind the blocker: split into batches of maxBatchEvents, in this order.
+      const results = await Promise.allSettled(Array.from({ length: 7 }, (_, i) => store.append(s, 1, [ev('Changed', { by: i })], meta())));
+      await blocker;
+      assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected'], `batches of ${maxBatchEvents}`);
+      for (const r of results.slice(1)) {
+        assert.instance((r as PromiseRejectedResult).reason, WrongExpectedVersionError);
+        assert.is(((r as PromiseRejectedResult).reason as WrongExpectedVersionError).actual, 2);
+      }
+      assert.equal((await store.readStream(s)).map((e) => [e.version, e.data.by ?? null]), [[1, null], [2, 0]]);
+    } finally {
+      await store.close();
+    }
+  }
+  await assertGaplessAndVerified(db!, postgresEventStore(db!.pool));
+});
+
 t('a duplicate event id in a batch fails only that append (a saga retrying its effect), also against an append queued just before it', async ({ db, store }) => {
   const effect = ev('Done');
   await store!.append(`saga-a-${randomUUID()}`, 0, [effect], meta());
