@@ -1,10 +1,12 @@
 // `npm run bench`: measures the platform on this machine and prints a table (metric, value,
 // unit, target, met?); writes bench/results.json. Timing lives here, never in tests.
 // Everything runs on loopback with bounded durations; about 4-5 minutes in all.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type pg from 'pg';
 import os from 'node:os';
 import path from 'node:path';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import type { EventStore } from '../domain/shared/eventStore.ts';
 import { appendRates, projectionVisibility, projectionVisibilityConcurrent, verifyRate } from './eventStoreBench.ts';
 import { auditLoad, auditQueryPath, authLatency, credentials, httpVisibility, loginRate, seedUsers, uncachedLogins, usersLoad } from './httpBench.ts';
 import { appendVariant, auditQuerySplit, scryptCost, verifyBatchPlans, verifySplit } from './diagnosis.ts';
@@ -23,6 +25,14 @@ const failures: Record<string, string> = {};
 const log = (m: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`);
 
 const loadAverages: Record<string, number> = {};
+
+// `npm run bench -- --only=eventstore` runs only the event store's parts (appends, and verify
+// over a log seeded without the HTTP server) and replaces only their rows in bench/results.json.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
+if (only !== null && only !== 'eventstore') {
+  process.stderr.write(`unknown --only=${only}; the one partial run is --only=eventstore\n`);
+  process.exit(2);
+}
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -44,10 +54,83 @@ function tempDir(prefix: string): string {
   return d;
 }
 
+// 1. Appends with the hash chain.
+async function appendSection(): Promise<void> {
+  await section('appends', async () => {
+    const r = await appendRates(2_000);
+    details.appends = r;
+    rows.push(row('appends', 'Appends, one stream, sequential with expected versions (median of 3 rounds of 2 s)', r.oneStream, 'events/s', { op: '>=', value: 2000 }, `rounds ${r.oneStreamRounds.join(', ')}`));
+    rows.push(row('appends', 'Appends, 50 concurrent streams, group commit (median of 3 rounds of 2 s, alternating with the one-stream rounds)', r.fiftyStreams, 'events/s', { op: '>=', value: 5000 }, `rounds ${r.fiftyStreamsRounds.join(', ')}`));
+    rows.push(row('appends', 'Appends, 50 concurrent streams / one stream sequential, same run', round(r.fiftyStreams / r.oneStream, 2), 'x', { op: '>=', value: 2.5 }));
+    rows.push(row('appends', 'Append latency, one stream sequential, p50', r.oneStreamLatency.p50, 'ms', undefined, `p99 ${r.oneStreamLatency.p99} ms`));
+    rows.push(row('appends', 'Append latency under load (50 concurrent writers), p50', r.fiftyStreamsLatency.p50, 'ms'));
+    rows.push(row('appends', 'Append latency under load (50 concurrent writers), p99', r.fiftyStreamsLatency.p99, 'ms', undefined, `max ${r.fiftyStreamsLatency.max} ms`));
+    // Why a lone append costs what it does: its own transaction and its own WAL flush.
+    const batched = await appendVariant(3_000, 10, true);
+    const nosync = await appendVariant(3_000, 1, false);
+    const flushMs = round(1000 / r.oneStream - 1000 / nosync, 2);
+    details.appendDiagnosis = { tenEventsPerAppend: batched, oneEventSynchronousCommitOff: nosync, walFlushWaitPerCommitMs: flushMs };
+    rows.push(row('diagnosis', 'Appends, one stream, 10 events per append (same commit cost shared)', batched, 'events/s'));
+    rows.push(row('diagnosis', 'Appends, one stream, synchronous_commit=off (no WAL flush wait; diagnosis only)', nosync, 'events/s'));
+    rows.push(row('diagnosis', 'WAL flush wait per append commit (derived: 1/rate with - 1/rate without)', flushMs, 'ms'));
+  });
+}
+
+/** verify() over the whole log of `pool`, and where its time would go on the old path. */
+async function verifyFigures(pool: pg.Pool, store: EventStore): Promise<void> {
+  const plans = await verifyBatchPlans(pool, await store.headPosition());
+  const v = await verifyRate(store, 100_000);
+  details.verify = { ...v, batchPlans: plans };
+  rows.push(row('verify', `store.verify() over ${v.events} events (sha256 in PostgreSQL over stored bodies; median of 3 runs)`, v.eventsPerSec, 'events/s', { op: '>=', value: 200000 }, `runs ${v.runsMs.join(', ')} ms`));
+  const split = await verifySplit(pool);
+  details.verifySplit = split;
+  rows.push(row('diagnosis', `old verify path, for comparison: reading and decoding ${split.events} rows (bounded ranges)`, split.fetchMs, 'ms'));
+  rows.push(row('diagnosis', 'old verify path, for comparison: canonical JSON + SHA-256 in JS', split.hashMs, 'ms', undefined, `${round(split.events / ((split.fetchMs + split.hashMs) / 1000), 0)} events/s in all`));
+}
+
+/** The event store's rows: what a partial run measures again (older runs' names included). */
+const isEventStoreRow = (r: Row) =>
+  r.section === 'appends' || r.section === 'verify' || r.section === 'verify (store)' || /^(Appends|Append latency|WAL flush|verify|old verify)/.test(r.metric);
+
+/** A partial run keeps the other rows of the last full run, and puts its own where the old ones were. */
+function mergeWithLastResults(file: string): { rows: Row[]; details: Record<string, unknown> } {
+  let last: { rows?: Row[]; details?: Record<string, unknown> };
+  try {
+    last = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return { rows, details };
+  }
+  const lastRows = last.rows ?? [];
+  const at = lastRows.findIndex(isEventStoreRow);
+  const others = lastRows.filter((r) => !isEventStoreRow(r));
+  const cut = at < 0 ? others.length : lastRows.slice(0, at).filter((r) => !isEventStoreRow(r)).length;
+  return { rows: [...others.slice(0, cut), ...rows, ...others.slice(cut)], details: { ...(last.details ?? {}), ...details } };
+}
+
+async function eventStoreOnly(): Promise<void> {
+  await appendSection();
+  await section('verify (store)', async () => {
+    const db = await freshMigratedDatabase('verify');
+    const store = postgresEventStore(db.pool);
+    try {
+      const seed = await seedAuditHistory(store, 100_000);
+      details.verifySeed = { appended: await store.headPosition(), appendMs: seed.ms };
+      await db.pool.query('VACUUM (ANALYZE) events');
+      await verifyFigures(db.pool, store);
+    } finally {
+      await store.close();
+    }
+  });
+}
+
 async function main() {
   const started = Date.now();
   const machine = machineInfo();
   log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, load average ${machine.loadAverage1m}`);
+  if (only === 'eventstore') {
+    await eventStoreOnly();
+    return finish(started, machine);
+  }
 
   // 5. Cold and warm start first, while nothing else runs.
   await section('startup', async () => {
@@ -62,21 +145,7 @@ async function main() {
     rows.push(row('startup', 'Warm start: second start on the same DATA_DIR', round(warm.startMs / 1000, 2), 's', { op: '<', value: 5 }));
   });
 
-  // 1. Appends with the hash chain.
-  await section('appends', async () => {
-    const r = await appendRates(2_000);
-    details.appends = r;
-    rows.push(row('appends', 'Appends, one stream, sequential with expected versions (median of 3 rounds of 2 s)', r.oneStream, 'events/s', { op: '>=', value: 2000 }, `rounds ${r.oneStreamRounds.join(', ')}`));
-    rows.push(row('appends', 'Appends, 50 concurrent streams (median of 3 rounds of 2 s)', r.fiftyStreams, 'events/s', { op: '>=', value: 2000 }, `rounds ${r.fiftyStreamsRounds.join(', ')}`));
-    // Why: each append is its own transaction, serialized by one advisory lock, and waits for its WAL flush.
-    const batched = await appendVariant(3_000, 10, true);
-    const nosync = await appendVariant(3_000, 1, false);
-    const flushMs = round(1000 / r.oneStream - 1000 / nosync, 2);
-    details.appendDiagnosis = { tenEventsPerAppend: batched, oneEventSynchronousCommitOff: nosync, walFlushWaitPerCommitMs: flushMs };
-    rows.push(row('diagnosis', 'Appends, one stream, 10 events per append (same commit cost shared)', batched, 'events/s'));
-    rows.push(row('diagnosis', 'Appends, one stream, synchronous_commit=off (no WAL flush wait; diagnosis only)', nosync, 'events/s'));
-    rows.push(row('diagnosis', 'WAL flush wait per append commit (derived: 1/rate with - 1/rate without)', flushMs, 'ms'));
-  });
+  await appendSection();
 
   // 2a. Write to read model, in-process.
   await section('visibility (store)', async () => {
@@ -164,15 +233,7 @@ async function main() {
     rows.push(row('diagnosis', 'Audit listing SQL: page query (ORDER BY ts DESC LIMIT 50), p50', q.pageP50, 'ms', undefined, `p99 ${q.pageP99} ms`));
     rows.push(row('diagnosis', 'Audit listing SQL: count(*) of the filter, p50', q.countP50, 'ms', undefined, `p99 ${q.countP99} ms`));
     rows.push(row('diagnosis', 'Audit listing SQL: count(*) after VACUUM (ANALYZE) audit_log, p50', q.countAfterVacuumP50, 'ms'));
-    const plans = await verifyBatchPlans(db.pool, await store.headPosition());
-    const v = await verifyRate(store, 100_000);
-    details.verify = { ...v, batchPlans: plans };
-    rows.push(row('verify', `store.verify() over ${v.events} events`, v.eventsPerSec, 'events/s', { op: '>=', value: 50000 }, `${v.ms} ms`));
-    rows.push(row('diagnosis', `verify batch plan now: bounded range -> ${plans.bounded}; the open-ended range used before -> ${plans.openEnded}`, null, ''));
-    const split = await verifySplit(db.pool);
-    details.verifySplit = split;
-    rows.push(row('diagnosis', `verify split: reading and decoding ${split.events} rows (bounded ranges)`, split.fetchMs, 'ms'));
-    rows.push(row('diagnosis', 'verify split: canonical JSON + SHA-256 in JS', split.hashMs, 'ms'));
+    await verifyFigures(db.pool, store);
     await store.close();
   });
   await server.stop();
@@ -197,11 +258,17 @@ async function main() {
     }
   });
 
+  return finish(started, machine);
+}
+
+function finish(started: number, machine: ReturnType<typeof machineInfo>): number {
   const table = markdownTable(rows);
   process.stdout.write(`\n${table}\n\n`);
   const durationSec = round((Date.now() - started) / 1000, 0);
-  writeResults(path.resolve('bench/results.json'), { machine: { ...machine, loadAverage1mAtEnd: round(os.loadavg()[0], 2) }, durationSec, loadAverageAtSectionStart: loadAverages, rows, details, failures });
-  log(`wrote bench/results.json (${durationSec} s in all)`);
+  const file = path.resolve('bench/results.json');
+  const out = only ? mergeWithLastResults(file) : { rows, details };
+  writeResults(file, { machine: { ...machine, loadAverage1mAtEnd: round(os.loadavg()[0], 2) }, durationSec, ...(only ? { partialRun: `--only=${only}: the other rows are from the last full run` } : {}), loadAverageAtSectionStart: loadAverages, rows: out.rows, details: out.details, failures });
+  log(`wrote bench/results.json (${durationSec} s in all${only ? `, --only=${only}` : ''})`);
   return Object.keys(failures).length ? 1 : 0;
 }
 

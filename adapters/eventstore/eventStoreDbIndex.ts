@@ -39,6 +39,22 @@ export function applyToIndex(index: LogIndex, events: RecordedEvent[]): void {
   }
 }
 
+/**
+ * Takes back events applied on top of the index (planned for a batch whose compare-and-swap then
+ * failed): the index returns to `head` and `lastHash` as they were before.
+ */
+export function unapplyFromIndex(index: LogIndex, events: RecordedEvent[], head: number, lastHash: string): void {
+  for (const e of [...events].reverse()) {
+    const positions = index.streams.get(e.streamId);
+    if (positions?.[positions.length - 1] !== e.position) throw new Error(`log index cannot take back position ${e.position}`);
+    positions.pop();
+    if (positions.length === 0) index.streams.delete(e.streamId);
+    index.ids.delete(e.id);
+  }
+  index.head = head;
+  index.lastHash = lastHash;
+}
+
 export type AppendPlan =
   | { kind: 'ok'; records: RecordedEvent[] }
   | { kind: 'wrong_version'; actual: number }

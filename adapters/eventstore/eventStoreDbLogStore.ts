@@ -14,7 +14,8 @@ import type {
   Subscription,
 } from '../../domain/shared/eventStore.ts';
 import { decodeLogEvent, encodeLogEvent, positionOfRevision, revisionOfPosition } from './eventStoreDbCodec.ts';
-import { applyToIndex, emptyIndex, planAppend } from './eventStoreDbIndex.ts';
+import { applyToIndex, emptyIndex, planAppend, unapplyFromIndex } from './eventStoreDbIndex.ts';
+import { groupCommit, type Outcome } from './groupCommit.ts';
 import type { EventLog } from './eventStoreDbLog.ts';
 import { verifyLog } from './eventStoreDbVerify.ts';
 import { batchSubscription } from './batchSubscription.ts';
@@ -33,6 +34,13 @@ export interface LogStoreOptions {
 }
 
 const READ_BATCH = 1000;
+
+interface PendingLogAppend {
+  streamId: string;
+  expectedVersion: ExpectedVersion;
+  events: NewEvent[];
+  metadata: EventMetadata;
+}
 
 /** A one-at-a-time queue: the index is shared by every caller in this process. */
 function serialized() {
@@ -65,34 +73,72 @@ export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore 
     }
   }
 
-  async function append(streamId: string, expectedVersion: ExpectedVersion, events: NewEvent[], metadata: EventMetadata): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const recorded = await exclusive(async () => {
-      // Optimistic first try against the index as it is: a successful compare-and-swap proves it
-      // was current. A rejection is only trusted after catching up, since a stale index can be behind.
-      let current = false;
-      let lostRaces = 0;
-      for (;;) {
-        const plan = planAppend(index, streamId, expectedVersion, events, metadata);
-        if (plan.kind !== 'ok' && !current) {
-          await catchUp();
-          current = true;
-          continue;
-        }
-        if (plan.kind === 'wrong_version') throw new WrongExpectedVersionError(streamId, expectedVersion, plan.actual);
-        if (plan.kind === 'duplicate') throw new DuplicateEventError(plan.eventId);
-        const outcome = await log.append(revisionOfPosition(index.head), plan.records.map((r) => encodeLogEvent(r, opts.newLogEventId())));
-        if (outcome === 'ok') {
+  /**
+   * One compare-and-swap append for a whole batch (group commit): each append is planned against
+   * the index with the appends before it in the batch applied, so a second append to a stream
+   * sees the first and an event id already planned is a duplicate. A refusal is only trusted
+   * once the index has caught up; a lost race takes the batch's plans back, catches up and plans
+   * again. A failed write (outcome unknown) fails every append of the batch.
+   */
+  async function commitBatch(batch: PendingLogAppend[]): Promise<Array<Outcome<RecordedEvent[]>>> {
+    let current = false;
+    let lostRaces = 0;
+    for (;;) {
+      const head = index.head;
+      const lastHash = index.lastHash;
+      const planned: RecordedEvent[] = [];
+      const outcomes: Array<Outcome<RecordedEvent[]>> = [];
+      let untrusted = false;
+      for (const a of batch) {
+        const plan = planAppend(index, a.streamId, a.expectedVersion, a.events, a.metadata);
+        if (plan.kind === 'ok') {
           applyToIndex(index, plan.records);
-          return plan.records;
+          planned.push(...plan.records);
+          outcomes.push({ ok: true, value: plan.records });
+        } else if (!current) {
+          untrusted = true;
+          break;
+        } else if (plan.kind === 'wrong_version') {
+          outcomes.push({ ok: false, error: new WrongExpectedVersionError(a.streamId, a.expectedVersion, plan.actual) });
+        } else {
+          outcomes.push({ ok: false, error: new DuplicateEventError(plan.eventId) });
         }
-        if (++lostRaces >= maxAttempts) break;
-        await opts.backoff?.(lostRaces);
+      }
+      if (untrusted) {
+        unapplyFromIndex(index, planned, head, lastHash);
         await catchUp();
         current = true;
+        continue;
       }
-      throw new UnavailableError(`Could not append to ${streamId}: the log ${opts.logStream} kept moving (${maxAttempts} lost races with other writers).`);
-    });
+      if (planned.length === 0) return outcomes;
+      let outcome: Awaited<ReturnType<EventLog['append']>>;
+      try {
+        outcome = await log.append(revisionOfPosition(head), planned.map((r) => encodeLogEvent(r, opts.newLogEventId())));
+      } catch (err) {
+        unapplyFromIndex(index, planned, head, lastHash);
+        throw err;
+      }
+      if (outcome === 'ok') return outcomes;
+      unapplyFromIndex(index, planned, head, lastHash);
+      if (++lostRaces >= maxAttempts) {
+        const streams = [...new Set(batch.map((a) => a.streamId))].join(', ');
+        throw new UnavailableError(`Could not append to ${streams}: the log ${opts.logStream} kept moving (${maxAttempts} lost races with other writers).`);
+      }
+      await opts.backoff?.(lostRaces);
+      await catchUp();
+      current = true;
+    }
+  }
+
+  const writer = groupCommit<PendingLogAppend, RecordedEvent[]>({
+    commit: (batch) => exclusive(() => commitBatch(batch)),
+    weight: (a) => a.events.length,
+    maxWeight: 1000,
+  });
+
+  async function append(streamId: string, expectedVersion: ExpectedVersion, events: NewEvent[], metadata: EventMetadata): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const recorded = await writer.submit({ streamId, expectedVersion, events, metadata });
     wake.emit('append');
     const last = recorded[recorded.length - 1];
     return { nextVersion: last.version, lastPosition: last.position, events: recorded };

@@ -1,9 +1,10 @@
-// The default event store: one PostgreSQL table, appends through append_events() (one round
-// trip, serialized by an advisory lock), subscriptions woken by LISTEN/NOTIFY and by local appends.
+// The default event store: one PostgreSQL table; appends gathered by group commit and written
+// through append_batch() (one round trip per batch, serialized by an advisory lock);
+// subscriptions woken by LISTEN/NOTIFY and by local appends.
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import { DuplicateEventError, WrongExpectedVersionError } from '../../domain/shared/errors.ts';
-import { canonicalEventText, GENESIS_HASH, verifyRun } from '../../domain/shared/eventChain.ts';
+import { DuplicateEventError } from '../../domain/shared/errors.ts';
+import { canonicalEventText } from '../../domain/shared/eventChain.ts';
 import type {
   AppendResult,
   ChainVerification,
@@ -15,28 +16,21 @@ import type {
   Subscription,
 } from '../../domain/shared/eventStore.ts';
 import { batchSubscription } from './batchSubscription.ts';
+import { groupCommit } from './groupCommit.ts';
+import { appendBatch, type PendingAppend } from './postgresAppendBatch.ts';
+import { toRecorded, verifyChain } from './postgresChainVerify.ts';
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
-
-function toRecorded(r: Record<string, unknown>): RecordedEvent {
-  return {
-    position: Number(r.position),
-    streamId: r.stream_id as string,
-    version: r.version as number,
-    id: r.id as string,
-    type: r.type as string,
-    data: r.data as RecordedEvent['data'],
-    metadata: r.metadata as EventMetadata,
-    prevHash: r.prev_hash as string,
-    hash: r.hash as string,
-  };
-}
 
 export interface PostgresEventStoreOptions {
   /** Connection string for the LISTEN connection (subscriptions); without it, subscriptions poll. */
   url?: string;
   /** How often a subscription polls when no notification arrives. */
   pollIntervalMs?: number;
+  /** Group commit: at most this many events in one transaction (default 1000). */
+  maxBatchEvents?: number;
+  /** verify(): positions per statement of the check in PostgreSQL (default 25,000; tests use small ranges to cross seams). */
+  verifyRangeSize?: number;
 }
 
 export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOptions = {}): EventStore {
@@ -46,6 +40,11 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   let listener: pg.Client | null = null;
   let listening: Promise<void> | null = null;
   let closed = false;
+  const writer = groupCommit<PendingAppend, AppendResult>({
+    commit: (batch) => appendBatch(pool, batch),
+    weight: (a) => a.events.length,
+    maxWeight: opts.maxBatchEvents ?? 1000,
+  });
 
   function ensureListener(): Promise<void> {
     if (listening || !opts.url) return listening ?? Promise.resolve();
@@ -67,48 +66,12 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
 
   async function append(streamId: string, expectedVersion: ExpectedVersion, events: NewEvent[], metadata: EventMetadata): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    const ids = new Set(events.map((e) => e.id));
+    if (ids.size !== events.length) throw new DuplicateEventError(events.find((e, i) => events.findIndex((x) => x.id === e.id) !== i)!.id);
     const bodies = events.map((e) => canonicalEventText({ id: e.id, type: e.type, data: e.data, metadata }));
-    let rows: Array<Record<string, unknown>>;
-    try {
-      const res = await pool.query(
-        'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb, $7::text[])',
-        [
-          streamId,
-          expectedVersion === 'any' ? -1 : expectedVersion,
-          events.map((e) => e.id),
-          events.map((e) => e.type),
-          events.map((e) => JSON.stringify(e.data)),
-          JSON.stringify(metadata),
-          bodies,
-        ],
-      );
-      rows = res.rows;
-    } catch (err) {
-      const e = err as { code?: string; detail?: string; constraint?: string };
-      if (e.code === 'LNM01') throw new WrongExpectedVersionError(streamId, expectedVersion, Number(e.detail));
-      if (e.code === '23505' && e.constraint === 'events_id_key') {
-        const m = /\(id\)=\(([^)]+)\)/.exec(e.detail ?? '');
-        throw new DuplicateEventError(m?.[1] ?? events[0].id);
-      }
-      if (e.code === '23505' && e.constraint === 'events_stream_version_key') {
-        throw new WrongExpectedVersionError(streamId, expectedVersion, -1);
-      }
-      throw err;
-    }
-    const recorded: RecordedEvent[] = rows.map((r, i) => ({
-      position: Number(r.out_position),
-      streamId,
-      version: r.out_version as number,
-      id: events[i].id,
-      type: events[i].type,
-      data: events[i].data,
-      metadata,
-      prevHash: r.out_prev_hash as string,
-      hash: r.out_hash as string,
-    }));
-    const last = recorded[recorded.length - 1];
+    const result = await writer.submit({ streamId, expectedVersion, events, metadata, bodies });
     wake.emit('append');
-    return { nextVersion: last.version, lastPosition: last.position, events: recorded };
+    return result;
   }
 
   async function readStream(streamId: string, fromVersion = 1): Promise<RecordedEvent[]> {
@@ -131,32 +94,7 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   }
 
   async function verify(fromPosition: number, toPosition?: number): Promise<ChainVerification> {
-    const from = Math.max(1, fromPosition);
-    const to = toPosition ?? (await headPosition());
-    let prev = GENESIS_HASH;
-    if (from > 1) {
-      const r = await pool.query('SELECT hash FROM events WHERE position = $1', [from - 1]);
-      if (r.rowCount === 0) return { ok: false, checked: 0, fromPosition: from, toPosition: to, firstMismatch: { position: from - 1, reason: 'gap', expected: 'an event', actual: 'none' } };
-      prev = r.rows[0].hash;
-    }
-    let next = from;
-    let checked = 0;
-    const batchSize = 5000;
-    while (next <= to) {
-      // A bounded range (not an open one with LIMIT) keeps the plan an index range scan even
-      // when the table's statistics are stale.
-      const res = await pool.query(`SELECT ${COLUMNS} FROM events WHERE position BETWEEN $1 AND $2 ORDER BY position`, [next, Math.min(to, next + batchSize - 1)]);
-      if (res.rows.length === 0) {
-        return { ok: false, checked, fromPosition: from, toPosition: to, firstMismatch: { position: next, reason: 'gap', expected: String(next), actual: 'missing' } };
-      }
-      const events = res.rows.map(toRecorded);
-      const r = verifyRun(prev, events, next);
-      if (!r.ok) return { ok: false, checked: checked + (r.position - next), fromPosition: from, toPosition: to, firstMismatch: { position: r.position, reason: r.reason, expected: r.expected, actual: r.actual } };
-      checked += events.length;
-      prev = r.lastHash;
-      next = events[events.length - 1].position + 1;
-    }
-    return { ok: true, checked, fromPosition: from, toPosition: to };
+    return verifyChain(pool, Math.max(1, fromPosition), toPosition ?? (await headPosition()), opts.verifyRangeSize);
   }
 
   return {

@@ -147,6 +147,67 @@ test('a writer that keeps losing the race to another process gives up with 503, 
   assert.ok((await rival.verify(1)).ok);
 });
 
+test('group commit: appends queued behind one in flight go in one compare-and-swap, each with its own outcome', async () => {
+  const mem = memoryLog();
+  const inner = mem.log();
+  const casBatches: number[] = [];
+  const counting: EventLog = { ...inner, append: async (after, batch) => (casBatches.push(batch.length), inner.append(after, batch)) };
+  const store = logEventStore(counting, options());
+  await store.append('acct', 0, [ev('Opened')], meta());
+  casBatches.length = 0;
+  const dup = ev('Once');
+  const blocker = store.append('blocker', 0, [ev('B')], meta());
+  const results = await Promise.allSettled([
+    store.append('acct', 1, [ev('Deposited')], meta()), // ok
+    store.append('acct', 2, [ev('Deposited')], meta()), // ok: sees the one before it in the batch
+    store.append('acct', 1, [ev('Late')], meta()), // conflict, alone
+    store.append('other', 0, [dup, ev('X')], meta()), // ok
+    store.append('third', 0, [dup], meta()), // duplicate of the neighbour's event
+  ]);
+  await blocker;
+  assert.equal(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'rejected']);
+  assert.instance((results[2] as PromiseRejectedResult).reason, WrongExpectedVersionError);
+  assert.is(((results[2] as PromiseRejectedResult).reason as WrongExpectedVersionError).actual, 3);
+  assert.instance((results[4] as PromiseRejectedResult).reason, DuplicateEventError);
+  assert.equal(casBatches, [1, 4], 'the blocker alone, then the four accepted events of the batch in one append');
+  assert.equal((await store.readStream('acct')).map((e) => e.version), [1, 2, 3]);
+  const all = await store.readAll(0, 100);
+  all.forEach((e, i) => assert.is(e.position, i + 1));
+  assert.ok((await store.verify(1)).ok);
+});
+
+test('group commit: a batch that loses the race to another process is planned again on the caught-up log', async () => {
+  const mem = memoryLog();
+  const rival = logEventStore(mem.log(), options());
+  const inner = mem.log();
+  let raced = false;
+  // The rival writes to 'shared' just before this writer's first batch lands.
+  const contested: EventLog = { ...inner, append: async (after, batch) => {
+    if (!raced && batch.length > 1) {
+      raced = true;
+      await rival.append('shared', 1, [ev('RivalWrote')], meta());
+    }
+    return inner.append(after, batch);
+  } };
+  const store = logEventStore(contested, options());
+  await store.append('shared', 0, [ev('Opened')], meta());
+  const blocker = store.append('blocker', 0, [ev('B')], meta());
+  const results = await Promise.allSettled([
+    store.append('shared', 1, [ev('Mine')], meta()), // planned ok, refused once the rival's event is seen
+    store.append('own', 0, [ev('A')], meta()),
+    store.append('own', 1, [ev('B')], meta()),
+  ]);
+  await blocker;
+  assert.ok(raced);
+  assert.equal(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+  assert.is(((results[0] as PromiseRejectedResult).reason as WrongExpectedVersionError).actual, 2);
+  assert.equal((await store.readStream('shared')).map((e) => e.type), ['Opened', 'RivalWrote']);
+  assert.equal((await store.readStream('own')).map((e) => e.version), [1, 2]);
+  const all = await store.readAll(0, 100);
+  all.forEach((e, i) => assert.is(e.position, i + 1));
+  assert.ok((await store.verify(1)).ok);
+});
+
 test('an event changed in the log behind the service is caught by verify, which names its position', async () => {
   const mem = memoryLog();
   const store = logEventStore(mem.log(), options());
