@@ -29,6 +29,8 @@ export interface Config {
   /** Docker images of node software, when set: besu, anvil. */
   besuImage?: string | null;
   anvilImage?: string | null;
+  /** Seconds between connectivity checks of each backup target (system.s3.connection_issue). */
+  backupTargetCheckSeconds?: number;
 }
 
 export interface ConfigEntry {
@@ -57,6 +59,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_VAULT', flag: '--vault-image', default: '(unset: hashicorp/vault:<version> of the request)', description: 'image of managed Vaults (Vault key provider CREATE mode), run through the Docker Engine whatever LNM_NODE_ENGINE says' },
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
+  { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
@@ -74,6 +77,12 @@ export class ConfigError extends Error {}
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.join(', ')}; got ${value}`);
   return value as T;
+}
+
+function positiveInteger(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  return n;
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
@@ -117,5 +126,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
+    backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
   };
 }

@@ -30,6 +30,10 @@ import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
+import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
+import { createKeyEncryption } from '../adapters/keyProviders/keyEncryption.ts';
+import { createBackupServices } from '../adapters/backups/backupServices.ts';
+import { backupCatalog } from '../projections/backups.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -121,10 +125,18 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const nextId = postgresIdAllocator(db.pool);
+  // Backup target secrets are sealed under the same KEY_ENCRYPTION_KEY as provider secrets.
+  const backups = createBackupServices({
+    pool: db.pool,
+    dataDir: config.dataDir,
+    encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
+    includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
+  });
+  const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, backups: backupSagas }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   const passwords = createPasswordHasher();
-  const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
@@ -147,6 +159,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     startedAt: new Date(),
     evm,
     keys,
+    backups,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

@@ -6,6 +6,7 @@ import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../d
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
+import type { BackupServices } from '../domain/backups/backupPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -55,4 +56,6 @@ export interface AppDeps {
   evm?: EvmDeps;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
+  /** Backup targets, restic and schedules; absent when not wired (the backup routes answer 503). */
+  backups?: BackupServices;
 }

@@ -8,6 +8,7 @@ import { evmNodesProjection } from './evmNodes.ts';
 import { keyProvidersProjection } from './keyProviders.ts';
 import { organizationsProjection } from './organizations.ts';
 import { keysProjection } from './keys.ts';
+import { backupsProjection } from './backups.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, evmNodesProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, evmNodesProjection, backupsProjection, auditLogProjection];

@@ -33,6 +33,10 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   ApiKeyCreated: e('security.api_key.created', 'Security', 'info', 'API key created'),
   ApiKeyRevoked: e('security.api_key.revoked', 'Security', 'warning', 'API key revoked'),
   UserRoleChanged: e('security.user.role_changed', 'Security', 'info', 'role assignment changed'),
+  BackupRequested: e('backup.scheduled', 'Backup', 'info', 'a backup is queued'),
+  BackupCompleted: e('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes'),
+  BackupFailed: e('backup.failure', 'Backup', 'critical', 'a backup job errors'),
+  BackupTargetConnectionFailed: e('system.s3.connection_issue', 'System', 'critical', 'an S3-backed backup target fails its connectivity check'),
 };
 
 export function publicEventOf(domainType: string): PublicEvent | null {

@@ -13,6 +13,9 @@ import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
 import { keyRoutes } from './keys.ts';
 import { keyProviderRoutes } from './keyProviders.ts';
+import { backupTargetRoutes } from './backupTargets.ts';
+import { backupScheduleRoutes } from './backupSchedules.ts';
+import { backupRoutes } from './backups.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes];
