@@ -26,7 +26,7 @@ export function backupTargetCheckSaga(store: EventStore, services: BackupService
       const targetId = Number(timer.payload.targetId);
       const target = await catalog.target(targetId);
       if (!target) return;
-      const reason = await services.checkTarget(target).catch((err: Error) => err.message);
+      const reason = await services.checkTarget(target, { repository: false }).catch((err: Error) => err.message);
       if (reason) ctx.log('backup target check failed', { targetId, reason });
       let n = 0;
       await handleCommand(store, backupTargetStream(targetId), backupTargets, { type: 'RecordBackupTargetCheck', targetId, ok: reason === null, reason, at: ctx.now().toISOString() }, {

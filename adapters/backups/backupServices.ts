@@ -72,11 +72,11 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       return { publicConfig: targetPublicJson(parsed.config), sealedSecrets: await sealConfig(opts.encryption, parsed.secrets), generatedRepositoryPassword: parsed.generatedRepositoryPassword };
     },
 
-    async checkTarget(target) {
+    async checkTarget(target, checkOpts = {}) {
       const config = target.publicConfig as unknown as S3TargetPublic;
       const secrets = await openTargetSecrets(opts.encryption, target.sealedSecrets);
       const s3 = await checkS3Target(config, secrets);
-      if (s3) return s3;
+      if (s3 || checkOpts.repository === false) return s3;
       // The bucket answers: open the repository there, or create it (a wrong password shows here).
       const s = await resticSessionFor(config, secrets);
       try {

@@ -124,14 +124,15 @@ export async function openResticSession(repo: ResticRepository): Promise<ResticS
 
 /** Opens the repository, creating it when the location holds none yet (never over a wrong password). */
 export async function ensureRepository(s: ResticSession): Promise<void> {
-  const probe = await s.run(['cat', 'config']);
+  // --no-lock: a probe writes nothing, not even a lock file, so it never races a running backup.
+  const probe = await s.run(['cat', 'config', '--no-lock']);
   if (probe.code === 0) return;
-  if (/wrong password|no key found/i.test(probe.stderr)) await s.ok(['cat', 'config']);
+  if (/wrong password|no key found/i.test(probe.stderr)) await s.ok(['cat', 'config', '--no-lock']);
   if (/unable to open config file|Is there a repository|does not exist|NoSuchKey|key does not exist/i.test(probe.stderr)) {
     await s.ok(['init']);
     return;
   }
-  await s.ok(['cat', 'config']);
+  await s.ok(['cat', 'config', '--no-lock']);
 }
 
 export interface ResticSnapshot {

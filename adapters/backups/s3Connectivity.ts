@@ -76,7 +76,9 @@ export function describeS3Failure(err: unknown, c: S3TargetPublic): string {
 export async function checkS3Target(c: S3TargetPublic, s: S3TargetSecrets): Promise<string | null> {
   const client = s3ClientOf(c, s);
   try {
-    await client.send(new ListObjectsV2Command({ Bucket: c.bucketName, Prefix: c.bucketPath ? c.bucketPath + '/' : undefined, MaxKeys: 1 }));
+    // The prefix of restic's config object: a listing that is never truncated (s3rver 3.7
+    // answers InternalError to a truncated listing), and still needs ListBucket.
+    await client.send(new ListObjectsV2Command({ Bucket: c.bucketName, Prefix: c.bucketPath ? `${c.bucketPath}/config` : 'config' }));
     return null;
   } catch (err) {
     return describeS3Failure(err, c);

@@ -39,8 +39,8 @@ export interface BackupServices {
   unavailableReason(): Promise<string | null>;
   /** Both body shapes to a stored configuration (400 naming the field on bad input). `previous`: an update keeps secrets not sent again. */
   prepareTarget(body: Record<string, unknown>, previous: StoredTarget | null): Promise<PreparedTarget>;
-  /** null when the bucket answers a listing with these credentials and the restic repository there opens (or was created); otherwise the reason in words. */
-  checkTarget(target: Pick<StoredTarget, 'publicConfig' | 'sealedSecrets'>): Promise<string | null>;
+  /** null when the bucket answers a listing with these credentials and (unless repository is false) the restic repository there opens (or was created); otherwise the reason in words. */
+  checkTarget(target: Pick<StoredTarget, 'publicConfig' | 'sealedSecrets'>, opts?: { repository?: boolean }): Promise<string | null>;
   runBackup(target: StoredTarget, request: BackupRunRequest): Promise<BackupSummary>;
   deleteSnapshot(target: StoredTarget, snapshotId: string): Promise<void>;
   /** Applies retention to the snapshots of one schedule; returns the snapshot ids it removed. */
