@@ -31,6 +31,8 @@ export interface Config {
   anvilImage?: string | null;
   /** Seconds between connectivity checks of each backup target (system.s3.connection_issue). */
   backupTargetCheckSeconds?: number;
+  /** A backup upload without progress for this long is stopped and FAILED. */
+  backupStallSeconds?: number;
 }
 
 export interface ConfigEntry {
@@ -60,6 +62,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
+  { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
@@ -127,5 +130,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
     backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
+    backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
   };
 }

@@ -132,6 +132,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     dataDir: config.dataDir,
     encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
     includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
+    stallSeconds: config.backupStallSeconds,
   });
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, evm: evmSagas, backups: backupSagas }), log: (m, e) => log.info(e ?? {}, m) });

@@ -27,6 +27,10 @@ export function backupRunnerSaga(store: EventStore, services: BackupServices, ca
       const { state } = await loadState(store, backupStream(backupId), backups);
       if (state.status !== 'IN_PROGRESS') return;
       if (state.runStarted) {
+        // restic dies with its parent (its next progress line hits a closed pipe); a snapshot it
+        // may have finished before that is removed, so only COMPLETED backups are restorable.
+        const target = await catalog.target(Number(e.data.targetId));
+        if (target) await services.discardBackup(target, backupId).catch((err: Error) => ctx.log('removing the snapshot of a cut-off backup failed', { backupId, error: err.message }));
         n = 10;
         await record({ type: 'FailBackup', backupId, error: 'the service stopped while this backup ran; nothing of it is restorable, start a new backup', at: ctx.now().toISOString() });
         return;

@@ -15,7 +15,7 @@ import type { KeyEncryption } from '../keyProviders/keyEncryption.ts';
 import { openConfig, sealConfig } from '../keyProviders/registrySealedConfig.ts';
 import { parseS3Target, resticRepository, targetPublicJson, type S3TargetPublic, type S3TargetSecrets } from './s3TargetConfig.ts';
 import { checkS3Target, resolvedCredentials } from './s3Connectivity.ts';
-import { ensureRepository, listSnapshots, openResticSession, resticUnavailable, ResticError, type ResticSession } from './restic.ts';
+import { ensureRepository, listSnapshots, openResticSession, removeStaleLocks, resticUnavailable, ResticError, type ResticSession } from './restic.ts';
 import { DATABASE_DIR, exportDatabase } from './databaseExport.ts';
 import { cronIssue, nextCronRun } from './cronSchedule.ts';
 
@@ -30,6 +30,8 @@ export interface BackupServicesOptions {
   encryption: KeyEncryption;
   /** Whether audit entries go into backups (settings: include_in_backups). */
   includeAuditLogs: () => Promise<boolean>;
+  /** A backup whose upload makes no progress for this long is stopped and FAILED (restic itself retries for many minutes). */
+  stallSeconds?: number;
 }
 
 export async function openTargetSecrets(encryption: KeyEncryption, sealed: string): Promise<S3TargetSecrets> {
@@ -49,6 +51,9 @@ export async function resticSessionFor(config: S3TargetPublic, secrets: S3Target
     caCertificate: config.caCertificate,
   });
 }
+
+/** restic's error lines name URLs and object keys, never credentials (those travel in its environment). */
+const scrub = (line: string) => line.replace(/\s+/g, ' ');
 
 export function createBackupServices(opts: BackupServicesOptions): BackupServices {
   let availability: { at: number; reason: string | null } | null = null;
@@ -97,6 +102,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       const s = await session(target);
       try {
         await ensureRepository(s);
+        await removeStaleLocks(s);
         const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR));
         const nodesDir = path.join(opts.dataDir, 'nodes');
         const nodePaths = request.nodeIds === null
@@ -108,7 +114,17 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
         }, null, 2), { mode: 0o600 });
         const tags = ['lnm', backupTag(request.backupId), ...(request.scheduleId !== null ? [scheduleTag(request.scheduleId)] : [])];
         let summary: Record<string, any> | null = null;
-        await s.ok(['backup', '--json', '--host', BACKUP_HOST, ...tags.flatMap((t) => ['--tag', t]), EXPORT_DIR, ...nodePaths], {
+        // restic retries an unreachable storage for a long time; a run without progress for
+        // stallSeconds is stopped, and the last error restic printed says why.
+        const stop = new AbortController();
+        let lastProgressAt = Date.now();
+        let lastBytes = -1;
+        let lastError = '';
+        const stallMs = (opts.stallSeconds ?? 120) * 1000;
+        const watchdog = setInterval(() => {
+          if (Date.now() - lastProgressAt > stallMs) stop.abort();
+        }, 500);
+        const result = await s.run(['backup', '--json', '--host', BACKUP_HOST, ...tags.flatMap((t) => ['--tag', t]), EXPORT_DIR, ...nodePaths], {
           cwd: opts.dataDir,
           onStdoutLine(line) {
             let m: Record<string, any>;
@@ -118,13 +134,26 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
               return;
             }
             if (m.message_type === 'status') {
+              if (Number(m.bytes_done ?? 0) !== lastBytes) {
+                lastBytes = Number(m.bytes_done ?? 0);
+                lastProgressAt = Date.now();
+              }
               const p = { percentDone: Number(m.percent_done ?? 0), bytesDone: Number(m.bytes_done ?? 0), totalBytes: Number(m.total_bytes ?? 0), filesDone: Number(m.files_done ?? 0), totalFiles: Number(m.total_files ?? 0) };
               progress.set(request.backupId, p);
               request.onProgress?.(p);
             }
             else if (m.message_type === 'summary') summary = m;
           },
-        });
+          onStderrLine(line) {
+            if (/error|refused|timeout|denied/i.test(line)) lastError = line.slice(0, 400);
+          },
+          signal: stop.signal,
+        }).finally(() => clearInterval(watchdog));
+        if (stop.signal.aborted) {
+          await s.run(['unlock']).catch(() => {});
+          throw new ResticError(`the storage stopped answering: no progress for ${stallMs / 1000} s${lastError ? `; restic: ${scrub(lastError)}` : ''}`, 130);
+        }
+        if (result.code !== 0) throw new ResticError(s.failure(result), result.code);
         const done = summary as Record<string, any> | null;
         if (!done?.snapshot_id) throw new ResticError('restic ended without naming the snapshot it wrote', 1);
         // restic 0.14's summary names the short id; retention answers with full ids.
@@ -149,7 +178,18 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
     async deleteSnapshot(target, snapshotId) {
       const s = await session(target);
       try {
+        await removeStaleLocks(s);
         await s.ok(['forget', '--prune', snapshotId]);
+      } finally {
+        await s.close();
+      }
+    },
+
+    async discardBackup(target, backupId) {
+      const s = await session(target);
+      try {
+        await removeStaleLocks(s);
+        await s.ok(['forget', '--prune', '--tag', backupTag(backupId)]);
       } finally {
         await s.close();
       }
@@ -164,6 +204,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       if (keep.length === 0) return [];
       const s = await session(target);
       try {
+        await removeStaleLocks(s);
         const r = await s.ok(['forget', '--json', '--prune', '--tag', scheduleTag(scheduleId), '--group-by', 'host', ...keep]);
         const jsonLine = r.stdout.split('\n').find((l) => l.trim().startsWith('['));
         const groups = jsonLine ? (JSON.parse(jsonLine) as Array<{ remove?: Array<{ id: string }> | null }>) : [];

@@ -45,7 +45,14 @@ export async function resticUnavailable(): Promise<string | null> {
   }
 }
 
-function exec(args: string[], opts: { env: Record<string, string>; cwd?: string; onStdoutLine?: (line: string) => void; signal?: AbortSignal }): Promise<ResticResult> {
+interface ExecOptions {
+  cwd?: string;
+  onStdoutLine?: (line: string) => void;
+  onStderrLine?: (line: string) => void;
+  signal?: AbortSignal;
+}
+
+function exec(args: string[], opts: ExecOptions & { env: Record<string, string> }): Promise<ResticResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(RESTIC, args, {
       cwd: opts.cwd,
@@ -56,6 +63,7 @@ function exec(args: string[], opts: { env: Record<string, string>; cwd?: string;
     let stdout = '';
     let stderr = '';
     let pending = '';
+    let pendingErr = '';
     child.stdout.on('data', (b: Buffer) => {
       const text = b.toString();
       stdout += text;
@@ -68,9 +76,15 @@ function exec(args: string[], opts: { env: Record<string, string>; cwd?: string;
     });
     child.stderr.on('data', (b: Buffer) => {
       stderr += b.toString();
+      if (opts.onStderrLine) {
+        pendingErr += b.toString();
+        const lines = pendingErr.split('\n');
+        pendingErr = lines.pop() ?? '';
+        for (const l of lines) if (l.trim()) opts.onStderrLine(l);
+      }
       if (stderr.length > 200_000) stderr = stderr.slice(-100_000);
     });
-    child.once('error', reject);
+    child.once('error', (err) => (err.name === 'AbortError' ? resolve({ code: 130, stdout, stderr: stderr + '\naborted' }) : reject(err)));
     child.once('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }
@@ -86,9 +100,11 @@ export function resticFailure(r: ResticResult, secrets: Array<string | null>): s
 }
 
 export interface ResticSession {
-  run(args: string[], opts?: { cwd?: string; onStdoutLine?: (line: string) => void; signal?: AbortSignal }): Promise<ResticResult>;
+  run(args: string[], opts?: ExecOptions): Promise<ResticResult>;
   /** Runs and throws ResticError with restic's reason on a non-zero exit. */
-  ok(args: string[], opts?: { cwd?: string; onStdoutLine?: (line: string) => void; signal?: AbortSignal }): Promise<ResticResult>;
+  ok(args: string[], opts?: ExecOptions): Promise<ResticResult>;
+  /** restic's reason for a failed run, with any secret of this session blanked out. */
+  failure(r: ResticResult): string;
   close(): Promise<void>;
 }
 
@@ -117,6 +133,7 @@ export async function openResticSession(repo: ResticRepository): Promise<ResticS
       if (r.code !== 0) throw new ResticError(resticFailure(r, secrets), r.code);
       return r;
     },
+    failure: (r) => resticFailure(r, secrets),
     close: () => rm(dir, { recursive: true, force: true }),
   };
   return session;
@@ -133,6 +150,16 @@ export async function ensureRepository(s: ResticSession): Promise<void> {
     return;
   }
   await s.ok(['cat', 'config', '--no-lock']);
+}
+
+/**
+ * restic 0.14 does not skip stale locks when it takes one: a run that was stopped while the
+ * storage was away leaves its lock behind and every later exclusive command (forget, prune)
+ * fails on it. `unlock` removes only stale locks (dead process on this host, or older than 30
+ * minutes), so running it first is safe; its own failure is left to the command that follows.
+ */
+export async function removeStaleLocks(s: ResticSession): Promise<void> {
+  await s.run(['unlock']).catch(() => {});
 }
 
 export interface ResticSnapshot {

@@ -43,6 +43,8 @@ export interface BackupServices {
   checkTarget(target: Pick<StoredTarget, 'publicConfig' | 'sealedSecrets'>, opts?: { repository?: boolean }): Promise<string | null>;
   runBackup(target: StoredTarget, request: BackupRunRequest): Promise<BackupSummary>;
   deleteSnapshot(target: StoredTarget, snapshotId: string): Promise<void>;
+  /** Removes any snapshot a cut-off run of this backup may still have written. */
+  discardBackup(target: StoredTarget, backupId: number): Promise<void>;
   /** Applies retention to the snapshots of one schedule; returns the snapshot ids it removed. */
   applyRetention(target: StoredTarget, scheduleId: number, retention: Retention): Promise<string[]>;
   /** Progress of a running backup, as restic last reported it. */

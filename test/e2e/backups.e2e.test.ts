@@ -21,6 +21,7 @@ const t = suite('backups and restore with restic and s3rver');
 const KEK = 'backup-e2e-key-encryption-key-0123456789abcdef';
 const REPO_PASSWORD = 'repository-password-for-tests';
 let s3: S3Server;
+const scratchDirs: string[] = [];
 let server: TestServer;
 const api = (method: string, p: string, body?: unknown, s = server) => call(s.api, method, p, { headers: adminAuth(), body });
 
@@ -47,7 +48,7 @@ async function waitBackup(id: number, s = server) {
 
 t.before(async () => {
   s3 = await startS3Server(['backups', 'other']);
-  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', EDITION: 'community' } });
+  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '5', EDITION: 'community' } });
 });
 
 t.after(async () => {
@@ -56,6 +57,7 @@ t.after(async () => {
   await server?.stop();
   await s3?.stop();
   s3?.remove();
+  for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
 });
 
 const flatTarget = (over: Record<string, unknown> = {}) => ({
@@ -184,6 +186,7 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   rmSync(server.dataDir, { recursive: true, force: true });
 
   const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-restored-')), 'data');
+  scratchDirs.push(path.dirname(out));
   const pwFile = path.join(path.dirname(out), 'pw');
   writeFileSync(pwFile, REPO_PASSWORD + '\n', { mode: 0o600 });
   const restored = await restore(restoreArgs(out, ['--password-file', pwFile]));
@@ -194,7 +197,7 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.ok(existsSync(path.join(out, 'nodes', `node-${nodeId}`, 'chain-data.bin')));
   assert.not.ok(existsSync(path.join(out, 'key-encryption-key')));
 
-  server = await startServer({ embedded: true, dataDir: out, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', EDITION: 'community' } });
+  server = await startServer({ embedded: true, dataDir: out, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '5', EDITION: 'community' } });
   for (const p of readModels) assert.equal(strip((await api('GET', p)).json), before[p], `GET ${p} after the restore`);
   // The backup that was running when the cut was taken is COMPLETED, not IN_PROGRESS forever.
   const b = (await api('GET', `/backups/${lastBackup.id}`)).json;
@@ -224,6 +227,159 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.is(await new Contract(contractAddress, STORE_ABI, provider).get(), 4242n);
   provider.destroy();
   assert.not.match(oldOutput + server.output(), REPO_PASSWORD);
+});
+
+const FAULT_PASSWORD = 'fault-repository-password';
+
+t('restore faults: wrong password, a backup that is not COMPLETED, a damaged pack; nothing is written', async () => {
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-fault-')), 'data');
+  scratchDirs.push(path.dirname(out));
+  let r = await restore(restoreArgs(out), { LNM_RESTORE_PASSWORD: 'wrong-password' });
+  assert.is.not(r.code, 0, r.out);
+  assert.match(r.out, /incorrect repository password/);
+  assert.not.ok(existsSync(out));
+  r = await restore(restoreArgs(out, ['--backup', '99999']), { LNM_RESTORE_PASSWORD: REPO_PASSWORD });
+  assert.is.not(r.code, 0, r.out);
+  assert.match(r.out, /backup 99999 is not restorable: it is not COMPLETED/);
+  assert.not.ok(existsSync(out));
+
+  let t2 = await api('POST', '/backups/targets', flatTarget({ name: 'faults', bucket_name: 'other', bucket_path: 'faults', repository_password: FAULT_PASSWORD }));
+  assert.is(t2.status, 201, t2.text);
+  const b = await api('POST', '/backups', { targetId: t2.json.id, nodeId });
+  assert.is(b.status, 201, b.text);
+  assert.is((await waitBackup(b.json.id)).status, 'COMPLETED');
+  // Flip bytes in the middle of every pack file the backup wrote.
+  const packs: string[] = [];
+  const walk = (d: string) => { for (const e of readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('._S3rver_object') && packs.push(path.join(d, e.name)); };
+  walk(path.join(s3.directory, 'other', 'faults', 'data'));
+  assert.ok(packs.length > 0);
+  for (const f of packs) {
+    const bytes = readFileSync(f);
+    for (let i = Math.floor(bytes.length / 2); i < Math.min(bytes.length, Math.floor(bytes.length / 2) + 64); i++) bytes[i] ^= 0xff;
+    writeFileSync(f, bytes);
+  }
+  r = await restore(restoreArgs(out, [], 'faults').map((a) => (a === 'backups' ? 'other' : a)), { LNM_RESTORE_PASSWORD: FAULT_PASSWORD });
+  assert.is.not(r.code, 0, r.out);
+  assert.match(r.out, /checksum error/);
+  assert.not.ok(existsSync(out));
+  assert.not.match(r.out, FAULT_PASSWORD);
+  t2 = await api('DELETE', `/backups/targets/${t2.json.id}`);
+  assert.is(t2.status, 204);
+});
+
+t('the S3 server going away: the running backup ends FAILED, the target check raises system.s3.connection_issue', async () => {
+  writeFileSync(path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'big.bin'), randomBytes(120 * 1024 * 1024));
+  const r = await api('POST', '/backups', { target_id: targetId });
+  assert.is(r.status, 201, r.text);
+  await until('the upload to start', async () => ((await api('GET', `/backups/${r.json.id}`)).json.progress?.bytes_done ?? 0) > 0, 60_000);
+  await s3.stop();
+  try {
+    const failed = await waitBackup(r.json.id);
+    assert.is(failed.status, 'FAILED', JSON.stringify(failed));
+    assert.match(failed.error, /storage stopped answering|refused/);
+    const target = await until('the target to be seen unreachable', async () => {
+      const x = (await api('GET', `/backups/targets/${targetId}`)).json;
+      return x.reachable === false ? x : null;
+    }, 30_000);
+    assert.match(target.last_error, /unreachable endpoint/);
+    const audit = (await api('GET', '/audit-logs?limit=50')).json;
+    assert.ok((audit.items ?? audit).some((e: { event?: string }) => e.event === 'system.s3.connection_issue'), JSON.stringify(audit).slice(0, 2000));
+  } finally {
+    rmSync(path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'big.bin'), { force: true });
+    await s3.start();
+  }
+  await until('the target to answer again', async () => (await api('GET', `/backups/targets/${targetId}`)).json.reachable === true, 30_000);
+  const again = await api('POST', '/backups', { target_id: targetId });
+  assert.is((await waitBackup(again.json.id)).status, 'COMPLETED');
+});
+
+t('a backup running when the service is killed ends FAILED after the restart, and is not restorable', async () => {
+  const big = path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'big.bin');
+  writeFileSync(big, randomBytes(120 * 1024 * 1024));
+  try {
+    const r = await api('POST', '/backups', { target_id: targetId });
+    assert.is(r.status, 201, r.text);
+    await until('the upload to start', async () => ((await api('GET', `/backups/${r.json.id}`)).json.progress?.bytes_done ?? 0) > 0, 60_000);
+    await server.kill();
+    server = await startServer({ embedded: true, dataDir: server.dataDir, port: server.port, env: server.env });
+    const failed = await waitBackup(r.json.id);
+    assert.is(failed.status, 'FAILED', JSON.stringify(failed));
+    assert.match(failed.error, /service stopped while this backup ran/);
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-fault-')), 'data');
+    scratchDirs.push(path.dirname(out));
+    const restored = await restore(restoreArgs(out, ['--backup', String(r.json.id)]), { LNM_RESTORE_PASSWORD: REPO_PASSWORD });
+    assert.match(restored.out, /is not restorable: it is not COMPLETED/);
+    assert.not.ok(existsSync(out));
+  } finally {
+    rmSync(big, { force: true });
+  }
+});
+
+t('schedules: cron with seconds, retention prunes, disable stops, a run missed while down runs once after restart', async () => {
+  let r = await api('POST', '/backups/schedules', { name: 'bad', cron_expression: '*/5 * * * *', target_id: targetId });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /six space-separated fields/);
+  r = await api('POST', '/backups/schedules', { name: 'bad', cronExpression: '61 * * * * *', targetId });
+  assert.is(r.status, 400, r.text);
+  assert.ok(r.json.details.some((d: { field: string }) => d.field === 'cronExpression'), r.text);
+  r = await api('POST', '/backups/schedules', { name: 'every-3s', description: 'test', cron_expression: '*/3 * * * * *', target_id: targetId, retention: { keep_last: 2 } });
+  assert.is(r.status, 201, r.text);
+  const scheduleId = r.json.id;
+  const runs = async () => (await api('GET', `/backups?schedule_id=${scheduleId}&limit=100`)).json.items as Array<{ id: number; status: string }>;
+  const firstId = await until('a first scheduled backup', async () => (await runs()).at(-1)?.id, 30_000);
+  await until('four scheduled backups', async () => ((await api('GET', `/backups/schedules/${scheduleId}`)).json.last_backup_id ?? 0) >= firstId + 3 && (await runs()).every((b) => b.status !== 'IN_PROGRESS'), 90_000);
+  const kept = (await runs()).filter((b) => b.status === 'COMPLETED');
+  assert.ok(kept.length <= 3, `retention keeps the last 2 (one more may have finished since): ${kept.map((b) => b.id)}\n${server.output().split('\n').filter((l) => /retention|prune/i.test(l)).join('\n')}`);
+  assert.not.ok(kept.some((b) => b.id === firstId), 'the first scheduled backup was pruned');
+
+  r = await api('PUT', `/backups/schedules/${scheduleId}/disable`);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.enabled, false);
+  await new Promise((res) => setTimeout(res, 1500));
+  const lastAfterDisable = (await api('GET', `/backups/schedules/${scheduleId}`)).json.last_backup_id;
+  await new Promise((res) => setTimeout(res, 7000));
+  assert.is((await api('GET', `/backups/schedules/${scheduleId}`)).json.last_backup_id, lastAfterDisable);
+
+  // One run time, a few seconds ahead; the service is down when it passes.
+  const at = new Date(Date.now() + 6000);
+  const cron = `${at.getUTCSeconds()} ${at.getUTCMinutes()} ${at.getUTCHours()} ${at.getUTCDate()} ${at.getUTCMonth() + 1} *`;
+  r = await api('POST', '/backups/schedules', { name: 'once', cron_expression: cron, target_id: targetId });
+  assert.is(r.status, 201, r.text);
+  const onceId = r.json.id;
+  const pid = pidOf(server, nodeId);
+  await server.stop();
+  while (Date.now() < at.getTime() + 2000) await new Promise((res) => setTimeout(res, 200));
+  server = await startServer({ embedded: true, dataDir: server.dataDir, port: server.port, env: server.env });
+  const missed = await until('the missed run', async () => {
+    const items = (await api('GET', `/backups?schedule_id=${onceId}`)).json.items;
+    return items.length ? items : null;
+  }, 30_000);
+  await new Promise((res) => setTimeout(res, 3000));
+  assert.is((await api('GET', `/backups?schedule_id=${onceId}`)).json.items.length, 1, JSON.stringify(missed));
+  assert.is((await waitBackup(missed[0].id)).status, 'COMPLETED');
+});
+
+t('without restic the backup routes answer 503 naming it, and the rest of the server works', async () => {
+  const bare = await startServer({ env: { LNM_RESTIC_BIN: '/nonexistent/restic' } });
+  try {
+    const h = adminAuth();
+    let r = await call(bare.api, 'POST', '/backups/targets', { headers: h, body: flatTarget() });
+    assert.is(r.status, 503, r.text);
+    assert.match(r.json.message, /restic is not installed/);
+    r = await call(bare.api, 'POST', '/backups', { headers: h, body: { target_id: 1 } });
+    assert.is(r.status, 503, r.text);
+    r = await call(bare.api, 'GET', '/backups', { headers: h });
+    assert.is(r.status, 200, r.text);
+    r = await call(bare.api, 'GET', '/users', { headers: h });
+    assert.is(r.status, 200, r.text);
+  } finally {
+    await bare.stop();
+  }
+});
+
+t('no secret reaches a log line', async () => {
+  const logs = server.output();
+  for (const secret of [REPO_PASSWORD, FAULT_PASSWORD]) assert.not.ok(logs.includes(secret), `server output holds ${secret}`);
 });
 
 t.run();
