@@ -8,7 +8,7 @@
 //      was running when the cut was taken is recorded COMPLETED, queued ones FAILED
 //   5. only then postgres/ and nodes/ are moved into the output directory.
 // Anything failing before step 5 leaves the output directory as it was. Nodes are not started.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -140,7 +140,21 @@ function sagaNames(store: ReturnType<typeof postgresEventStore>): string[] {
   return allSagas({ store, keys: none, evm: { runtime: none, healthSettings: none }, backups: { services: none, catalog: none, targetCheckSeconds: () => 300 } }).map((s) => s.name);
 }
 
+/** A PostgreSQL of a server still running on the output directory holds postmaster.pid with a live pid. */
+function refuseRunningServer(outputDir: string): void {
+  const pidFile = path.join(outputDir, 'postgres', 'cluster', 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  try {
+    if (pid > 0) process.kill(pid, 0);
+  } catch {
+    return;
+  }
+  throw new RestoreError(`a server is still running on ${outputDir} (its PostgreSQL has pid ${pid}): stop it first, restore runs with the server stopped`);
+}
+
 export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
+  refuseRunningServer(o.outputDir);
   const parsed = parseS3Target({ name: 'restore', endpoint: o.endpoint ?? undefined, bucket_name: o.bucket, bucket_path: o.bucketPath, region: o.region, access_key_id: o.accessKeyId, secret_access_key: o.secretAccessKey, force_path_style: o.forcePathStyle, repository_password: o.password.length >= 8 ? o.password : 'x'.repeat(8), ...(o.caCertificate ? { ca_certificate: o.caCertificate } : {}) }, null);
   const session = await openResticSession({
     repository: resticRepository(parsed.config), password: o.password, awsAccessKeyId: o.accessKeyId, awsSecretAccessKey: o.secretAccessKey, awsSessionToken: null,

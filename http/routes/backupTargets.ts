@@ -8,7 +8,7 @@ import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { backupTargetStream, backupTargets } from '../../domain/backups/backupTargets.ts';
 import type { BackupServices, StoredTarget } from '../../domain/backups/backupPorts.ts';
-import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, EditionRequiredError, NotFoundError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { backupTargetNamed, getBackupTarget, listBackupTargets, schedulesUsingTarget, type BackupTargetRow } from '../../projections/backups.ts';
 
 const tags = ['backups'];
@@ -79,6 +79,15 @@ const bodyNotes = 'Flat shape: name, endpoint, bucket_name, bucket_path, region,
   'repository_password (or config.repositoryPassword) is the restic repository password; when left out one is generated and shown once in this answer. ca_certificate for endpoints with a private CA. ' +
   'The bucket is listed with the credentials and the restic repository opened (created when absent) before anything is saved: a failure is a 400 naming the reason (access denied, no such bucket, clock skew, unreachable endpoint, incorrect repository password).';
 
+// SPEC's enterprise providers: block-volume and virtual-machine snapshots. This build has neither.
+const SNAPSHOT_PROVIDERS = new Set(['EBS', 'EBS_SNAPSHOT', 'BLOCK_VOLUME', 'BLOCK_VOLUME_SNAPSHOT', 'VOLUME_SNAPSHOT', 'VM', 'VM_SNAPSHOT', 'VIRTUAL_MACHINE', 'VIRTUAL_MACHINE_SNAPSHOT']);
+
+function refuseSnapshotProviders(type: string | undefined, edition: string) {
+  if (!type || !SNAPSHOT_PROVIDERS.has(type.toUpperCase())) return;
+  if (edition !== 'enterprise') throw new EditionRequiredError('Block-volume and virtual-machine snapshot backups', 'enterprise', edition);
+  throw new ValidationError(`${type} backup targets are not available in this build: only S3 is.`, [{ field: 'type', message: 'only S3 is available in this build' }]);
+}
+
 async function saveChecked(services: BackupServices, prepared: { publicConfig: StoredTarget['publicConfig']; sealedSecrets: string }) {
   const reason = await services.checkTarget(prepared);
   if (reason) throw new ValidationError(`The backup target does not work: ${reason}`, [{ field: 'endpoint', message: reason }], 'BACKUP_TARGET_UNREACHABLE');
@@ -101,9 +110,10 @@ export const backupTargetRoutes = [
   listRoute('/backup-targets', 'List backup targets (alias of /backups/targets)'),
   defineRoute({
     method: 'post', path: '/backups/targets', summary: 'Add an S3 backup target', description: bodyNotes, tags, permission: 'BACKUP_TARGET_MANAGE', body: TargetBody,
-    responses: { 201: { description: 'created (repository_password only when generated)', schema: TargetSchema }, 400: { description: 'invalid, or the bucket or repository does not work (the reason is named)' }, 409: { description: 'name taken' }, 503: { description: 'restic is not installed' } },
+    responses: { 201: { description: 'created (repository_password only when generated)', schema: TargetSchema }, 403: { description: 'EDITION_REQUIRED: type names a block-volume or virtual-machine snapshot provider (enterprise; not in this build either)' }, 400: { description: 'invalid, or the bucket or repository does not work (the reason is named)' }, 409: { description: 'name taken' }, 503: { description: 'restic is not installed' } },
     async handler(input) {
       const { deps, body } = input;
+      refuseSnapshotProviders(body.type, deps.config.edition);
       const services = await backupServices(deps);
       if ((await backupTargetNamed(deps.pool, body.name.trim())) !== null) throw new ConflictError(`A backup target named ${body.name} exists already.`, { field: 'name' });
       const prepared = await services.prepareTarget(body as Record<string, unknown>, null);
@@ -128,6 +138,7 @@ export const backupTargetRoutes = [
     responses: { 200: { description: 'changed', schema: TargetSchema }, 400: { description: 'invalid, or the bucket or repository does not work' }, 404: { description: 'no such target' }, 409: { description: 'name taken' }, 503: { description: 'restic is not installed' } },
     async handler(input) {
       const { deps, body, params } = input;
+      refuseSnapshotProviders(body.type, deps.config.edition);
       const services = await backupServices(deps);
       const before = await getBackupTarget(deps.pool, params.id);
       if (!before) throw new NotFoundError('Backup target', params.id);

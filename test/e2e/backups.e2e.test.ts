@@ -82,6 +82,9 @@ t('a target that does not work is a 400 naming the reason, and nothing is saved'
   r = await api('POST', '/backups/targets', { name: 'x', type: 'S3', config: { bucketName: 'backups' } });
   assert.is(r.status, 400, r.text);
   assert.ok(r.json.details.some((d: { field: string }) => d.field === 'config.region'), r.text);
+  r = await api('POST', '/backups/targets', { name: 'ebs', type: 'EBS_SNAPSHOT', config: {} });
+  assert.is(r.status, 403, r.text);
+  assert.is(r.json.code, 'EDITION_REQUIRED');
   r = await api('GET', '/backups/targets');
   assert.is(r.json.total, 0);
 });
@@ -178,6 +181,9 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
     before[p] = strip(r.json);
   }
   const lastBackup = (await api('GET', '/backups?limit=1')).json.items[0];
+  const busy = await restore(restoreArgs(server.dataDir), { LNM_RESTORE_PASSWORD: REPO_PASSWORD });
+  assert.is.not(busy.code, 0);
+  assert.match(busy.out, /a server is still running/);
   // The machine is lost: the node process and the server die, the data directory goes.
   const pid = pidOf(server, nodeId);
   if (pid) process.kill(pid, 'SIGKILL');
