@@ -176,6 +176,10 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       clearInterval(ticker);
     }
     say(`  files restored in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    // What the snapshot holds, for the record of the backup it came from (its own completion
+    // came after the cut; what it added to the repository then is not known here, so 0).
+    const stats = JSON.parse((await session.ok(['stats', '--json', snapshot.id])).stdout) as { total_size?: number; total_file_count?: number };
+    const snapshotStats = { totalSize: Number(stats.total_size ?? 0), files: Number(stats.total_file_count ?? 0) };
     const dbDir = path.join(files, EXPORT_DIR, DATABASE_DIR);
     const manifest = await readManifest(dbDir);
     say(`verifying the event chain (${manifest.eventPosition} events)`);
@@ -201,7 +205,7 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
         const { state } = await loadState(store, backupStream(id), backups);
         if (state.status !== 'IN_PROGRESS') continue;
         const command = String(id) === backupId
-          ? { type: 'CompleteBackup' as const, backupId: id, at, summary: { snapshotId: snapshot.id, eventPosition: manifest.eventPosition, dataAdded: 0, totalSize: 0, files: 0, durationMs: 0 } }
+          ? { type: 'CompleteBackup' as const, backupId: id, at, summary: { snapshotId: snapshot.id, eventPosition: manifest.eventPosition, dataAdded: 0, totalSize: snapshotStats.totalSize, files: snapshotStats.files, durationMs: 0 } }
           : { type: 'FailBackup' as const, backupId: id, at, error: `this server was restored from backup ${backupId ?? snapshot.short_id}, taken before this backup ran` };
         await handleCommand(store, backupStream(id), backups, command, { metadata: { timestamp: at, actor: { kind: 'restore', username: 'lnm restore' } }, newId: randomUUID });
       }

@@ -208,6 +208,7 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   // The backup that was running when the cut was taken is COMPLETED, not IN_PROGRESS forever.
   const b = (await api('GET', `/backups/${lastBackup.id}`)).json;
   assert.is(b.status, 'COMPLETED', JSON.stringify(b));
+  assert.ok(b.files > 0 && b.snapshot_id, JSON.stringify(b));
 
   const me = await call(server.api, 'GET', '/auth/me', { headers: { authorization: 'Basic ' + Buffer.from('operator1:operator-password-1').toString('base64') } });
   assert.is(me.status, 200, me.text);
@@ -254,6 +255,13 @@ t('restore faults: wrong password, a backup that is not COMPLETED, a damaged pac
   const b = await api('POST', '/backups', { targetId: t2.json.id, nodeId });
   assert.is(b.status, 201, b.text);
   assert.is((await waitBackup(b.json.id)).status, 'COMPLETED');
+  // Deleting a backup removes its snapshot from the repository.
+  const extra = await api('POST', '/backups', { targetId: t2.json.id, nodeId });
+  assert.is((await waitBackup(extra.json.id)).status, 'COMPLETED');
+  assert.is((await api('DELETE', `/backups/${extra.json.id}`)).status, 204);
+  assert.is((await api('GET', `/backups/${extra.json.id}`)).status, 404);
+  r = await restore(restoreArgs(out, ['--backup', String(extra.json.id)], 'faults').map((a) => (a === 'backups' ? 'other' : a)), { LNM_RESTORE_PASSWORD: FAULT_PASSWORD });
+  assert.match(r.out, new RegExp(`backup ${extra.json.id} is not restorable`));
   // Flip bytes in the middle of every pack file the backup wrote.
   const packs: string[] = [];
   const walk = (d: string) => { for (const e of readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('._S3rver_object') && packs.push(path.join(d, e.name)); };
