@@ -23,7 +23,7 @@ import { GENESIS_HASH, verifyRun } from '../domain/shared/eventChain.ts';
 import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
 import { backupStream, backups } from '../domain/backups/backups.ts';
 import { DATABASE_DIR, importDatabase, readEventsFile, readManifest } from '../adapters/backups/databaseExport.ts';
-import { EXPORT_DIR, backupTag } from '../adapters/backups/backupServices.ts';
+import { EXPORT_DIR, FULL_TAG, backupTag } from '../adapters/backups/backupServices.ts';
 import { listSnapshots, openResticSession, ResticError, type ResticSnapshot } from '../adapters/backups/restic.ts';
 import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetConfig.ts';
 
@@ -36,7 +36,7 @@ export const restoreUsage = `Usage: lnm restore [options]   (run with the server
   --access-key <id>         access key id (or AWS_ACCESS_KEY_ID)
   --secret-key <secret>     secret access key (better: AWS_SECRET_ACCESS_KEY, not visible in the process list)
   --password-file <file>    file holding the repository password (or LNM_RESTORE_PASSWORD / RESTIC_PASSWORD)
-  --backup <id>             the backup to restore (default: the latest COMPLETED one)
+  --backup <id>             the backup to restore (default: the latest COMPLETED backup of everything)
   --snapshot <id>           or a restic snapshot id
   --output-dir <dir>        the data directory to write (existing postgres/ and nodes/ in it are replaced)
   --cacert <file>           CA certificate of an endpoint with a private CA
@@ -116,8 +116,10 @@ function choose(snapshots: ResticSnapshot[], o: RestoreOptions): ResticSnapshot 
     if (!s) throw new RestoreError(`backup ${o.backupId} is not restorable: it is not COMPLETED (the repository holds no snapshot of it)`);
     return s;
   }
-  if (ours.length === 0) throw new RestoreError('the repository holds no COMPLETED backup of this service');
-  return ours[ours.length - 1];
+  // By default the latest backup of everything: a one-node backup holds the database but only that node's files.
+  const full = ours.filter((x) => x.tags?.includes(FULL_TAG));
+  if (full.length === 0) throw new RestoreError(ours.length ? 'the repository holds only backups of single nodes; name the one to restore with --backup <id>' : 'the repository holds no COMPLETED backup of this service');
+  return full[full.length - 1];
 }
 
 async function verifyExportedChain(dir: string, expectedHead: number, say: Say): Promise<string> {

@@ -21,6 +21,7 @@ import { cronIssue, nextCronRun } from './cronSchedule.ts';
 
 export const EXPORT_DIR = 'backup-export';
 export const BACKUP_HOST = 'lnm';
+export const FULL_TAG = 'lnm-full';
 export const backupTag = (backupId: number) => `lnm-backup-${backupId}`;
 export const scheduleTag = (scheduleId: number) => `lnm-schedule-${scheduleId}`;
 
@@ -112,7 +113,8 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
           backupId: request.backupId, scheduleId: request.scheduleId, nodeIds: request.nodeIds, nodePaths,
           eventPosition: manifest.eventPosition, includeAuditLogs: await opts.includeAuditLogs(), createdAt: new Date().toISOString(),
         }, null, 2), { mode: 0o600 });
-        const tags = ['lnm', backupTag(request.backupId), ...(request.scheduleId !== null ? [scheduleTag(request.scheduleId)] : [])];
+        // lnm-full marks backups of every node: what `lnm restore` takes by default.
+        const tags = ['lnm', request.nodeIds === null ? FULL_TAG : 'lnm-nodes', backupTag(request.backupId), ...(request.scheduleId !== null ? [scheduleTag(request.scheduleId)] : [])];
         let summary: Record<string, any> | null = null;
         // restic retries an unreachable storage for a long time; a run without progress for
         // stallSeconds is stopped, and the last error restic printed says why.

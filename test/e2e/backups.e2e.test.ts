@@ -161,11 +161,11 @@ t('a backup of users, keys and a running anvil network completes', async () => {
 t('a second backup after a small change adds less than 10% of the first', async () => {
   let r = await api('POST', '/users', { username: 'viewer1', password: 'viewer-password-1', role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
-  r = await api('POST', '/backups', { targetId, nodeId });
+  r = await api('POST', '/backups', { targetId });
   assert.is(r.status, 201, r.text);
   const second = await waitBackup(r.json.id);
   assert.is(second.status, 'COMPLETED', JSON.stringify(second));
-  assert.is(second.node_id, nodeId);
+  assert.is(second.node_id, null);
   assert.ok(second.size_added < firstBackup.size_added * 0.1, `second added ${second.size_added} bytes, first ${firstBackup.size_added}`);
   assert.ok(second.total_size - firstBackup.total_size < firstBackup.size_added * 0.1, `repository grew from ${firstBackup.total_size} to ${second.total_size}`);
 });
@@ -273,6 +273,8 @@ t('restore faults: wrong password, a backup that is not COMPLETED, a damaged pac
     writeFileSync(f, bytes);
   }
   r = await restore(restoreArgs(out, [], 'faults').map((a) => (a === 'backups' ? 'other' : a)), { LNM_RESTORE_PASSWORD: FAULT_PASSWORD });
+  assert.match(r.out, /only backups of single nodes; name the one to restore with --backup/);
+  r = await restore(restoreArgs(out, ['--backup', String(b.json.id)], 'faults').map((a) => (a === 'backups' ? 'other' : a)), { LNM_RESTORE_PASSWORD: FAULT_PASSWORD });
   assert.is.not(r.code, 0, r.out);
   assert.match(r.out, /checksum error/);
   assert.not.ok(existsSync(out));
