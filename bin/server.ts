@@ -214,6 +214,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        // A running backup is stopped (and recorded FAILED) rather than waited for.
+        backups.shutdown();
         await sagas.stop();
         await projector.stop();
         await store.close();

@@ -59,6 +59,8 @@ const scrub = (line: string) => line.replace(/\s+/g, ' ');
 export function createBackupServices(opts: BackupServicesOptions): BackupServices {
   let availability: { at: number; reason: string | null } | null = null;
   const progress = new Map<number, BackupProgress>();
+  const running = new Set<AbortController>();
+  let shuttingDown = false;
 
   async function session(target: StoredTarget): Promise<ResticSession> {
     const secrets = await openTargetSecrets(opts.encryption, target.sealedSecrets);
@@ -119,6 +121,8 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
         // restic retries an unreachable storage for a long time; a run without progress for
         // stallSeconds is stopped, and the last error restic printed says why.
         const stop = new AbortController();
+        running.add(stop);
+        if (shuttingDown) stop.abort();
         let lastProgressAt = Date.now();
         let lastBytes = -1;
         let lastError = '';
@@ -150,7 +154,16 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
             if (/error|refused|timeout|denied/i.test(line)) lastError = line.slice(0, 400);
           },
           signal: stop.signal,
-        }).finally(() => clearInterval(watchdog));
+        }).finally(() => {
+          clearInterval(watchdog);
+          running.delete(stop);
+        });
+        if (stop.signal.aborted && shuttingDown) {
+          await s.run(['unlock']).catch(() => {});
+          // Had restic just finished the snapshot, it must not look restorable (pruned later).
+          await s.run(['forget', '--tag', backupTag(request.backupId)]).catch(() => {});
+          throw new ResticError('the service stopped while this backup ran; nothing of it is restorable, start a new backup', 130);
+        }
         if (stop.signal.aborted) {
           await s.run(['unlock']).catch(() => {});
           throw new ResticError(`the storage stopped answering: no progress for ${stallMs / 1000} s${lastError ? `; restic: ${scrub(lastError)}` : ''}`, 130);
@@ -173,6 +186,10 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       }
     },
 
+    shutdown() {
+      shuttingDown = true;
+      for (const c of running) c.abort();
+    },
     progressOf: (backupId) => progress.get(backupId) ?? null,
     cronIssue,
     nextRun: nextCronRun,

@@ -47,6 +47,8 @@ export interface BackupServices {
   discardBackup(target: StoredTarget, backupId: number): Promise<void>;
   /** Applies retention to the snapshots of one schedule; returns the snapshot ids it removed. */
   applyRetention(target: StoredTarget, scheduleId: number, retention: Retention): Promise<string[]>;
+  /** Stops running backups (they end FAILED) so that a graceful stop of the service does not wait for them. */
+  shutdown(): void;
   /** Progress of a running backup, as restic last reported it. */
   progressOf(backupId: number): BackupProgress | null;
   /** Cron expressions (six fields, seconds first): null when valid, else why not. */

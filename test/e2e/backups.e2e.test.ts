@@ -313,6 +313,17 @@ t('a backup running when the service is killed ends FAILED after the restart, an
   const big = path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'big.bin');
   writeFileSync(big, randomBytes(120 * 1024 * 1024));
   try {
+    // A graceful stop does not wait for the backup: it is stopped and recorded FAILED.
+    const graceful = await api('POST', '/backups', { target_id: targetId });
+    await until('the upload to start', async () => ((await api('GET', `/backups/${graceful.json.id}`)).json.progress?.bytes_done ?? 0) > 0, 60_000);
+    const stopping = Date.now();
+    await server.stop();
+    assert.ok(Date.now() - stopping < 15_000, `the stop took ${Date.now() - stopping} ms`);
+    server = await startServer({ embedded: true, dataDir: server.dataDir, port: server.port, env: server.env });
+    const stopped = await waitBackup(graceful.json.id);
+    assert.is(stopped.status, 'FAILED', JSON.stringify(stopped));
+    assert.match(stopped.error, /service stopped while this backup ran/);
+
     const r = await api('POST', '/backups', { target_id: targetId });
     assert.is(r.status, 201, r.text);
     await until('the upload to start', async () => ((await api('GET', `/backups/${r.json.id}`)).json.progress?.bytes_done ?? 0) > 0, 60_000);
