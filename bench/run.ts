@@ -250,7 +250,7 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist.
   await section('children', async () => {
-    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm'], ['bench/consortium.ts', 'consortium']] as const) {
+    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm'], ['bench/consortium.ts', 'consortium'], ['bench/backups.ts', 'backups']] as const) {
       const r = await runChildBench(file, name, 150_000);
       details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
       if (r.status === 'failed') failures[name] = r.error ?? 'failed';

@@ -1,10 +1,11 @@
 #!/usr/bin/env -S node --import tsx
-// The command line: serve, migrate, projections rebuild.
+// The command line: serve, migrate, projections rebuild, restore.
 import { loadConfig, configEntries, ConfigError } from './config.ts';
 import { createLogger, openDatabase, openEventStore, startServer } from './server.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { createProjector } from '../projections/projector.ts';
 import { allProjections } from '../projections/index.ts';
+import { parseRestoreArgs, restoreUsage, runRestore } from './restore.ts';
 
 const usage = `Usage: lnm <command> [options]
 
@@ -12,6 +13,7 @@ Commands:
   serve                  run the API server (default port 8100)
   migrate                apply database migrations and exit
   projections rebuild    empty every read model and replay all events from position 0
+  restore                write a data directory from a backup (server stopped; lnm restore --help)
   help                   show this text
 
 Options (each also an environment variable):
@@ -21,6 +23,14 @@ ${configEntries.map((e) => `  ${(e.flag + ' <value>').padEnd(26)} ${e.env.padEnd
 async function main(argv: string[]): Promise<number> {
   const words: string[] = [];
   while (argv.length && !argv[0].startsWith('--')) words.push(argv.shift()!);
+  if (words.join(' ') === 'restore') {
+    if (argv.includes('--help') || argv.includes('-h')) {
+      process.stdout.write(restoreUsage);
+      return 0;
+    }
+    await runRestore(await parseRestoreArgs(argv, process.env), (line) => process.stderr.write(line + '\n'));
+    return 0;
+  }
   if (argv.includes('--help') || argv.includes('-h') || words[0] === 'help' || words.length === 0) {
     process.stdout.write(usage);
     return words.length === 0 && !argv.includes('--help') && !argv.includes('-h') ? 1 : 0;

@@ -47,6 +47,9 @@ import { createBlockFeed } from '../sagas/blockFeed.ts';
 import { createEvmBlockSource } from '../adapters/evm/evmBlockSource.ts';
 import { watchSlowQueries } from '../adapters/postgres/slowQueryWatch.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
+import { createKeyEncryption } from '../adapters/keyProviders/keyEncryption.ts';
+import { createBackupServices } from '../adapters/backups/backupServices.ts';
+import { backupCatalog } from '../projections/backups.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -157,6 +160,16 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
+  const nextId = postgresIdAllocator(db.pool);
+  // Backup target secrets are sealed under the same KEY_ENCRYPTION_KEY as provider secrets.
+  const backups = createBackupServices({
+    pool: db.pool,
+    dataDir: config.dataDir,
+    encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
+    includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
+    stallSeconds: config.backupStallSeconds,
+  });
+  const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
   const instance = { id: instanceId(config), version: config.version };
   const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
   // The key was resolved (or generated) by openKeyServices above; this reads the same one.
@@ -166,7 +179,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas }), log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   await webhookDelivery.start();
   const resourceMonitor = createResourceMonitor({
@@ -181,7 +194,6 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
   blockFeed.start();
   const passwords = createPasswordHasher();
-  const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
@@ -210,6 +222,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     secrets,
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
+    backups,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {
@@ -267,6 +280,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
         await resourceMonitor.stop();
         await blockFeed.stop();
         await webhookDelivery.stop();
+        // A running backup is stopped (and recorded FAILED) rather than waited for.
+        backups.shutdown();
         await sagas.stop();
         await projector.stop();
         await store.close();

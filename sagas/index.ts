@@ -13,6 +13,10 @@ import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import { deliverableDomainEvents } from '../domain/webhooks/eventCatalog.ts';
 import type pg from 'pg';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
+import type { BackupCatalog, BackupServices } from '../domain/backups/backupPorts.ts';
+import { backupRunnerSaga } from './backupRunner.ts';
+import { backupScheduleSaga } from './backupSchedules.ts';
+import { backupTargetCheckSaga } from './backupTargetCheck.ts';
 
 export interface SagaDeps {
   store: EventStore;
@@ -24,13 +28,17 @@ export interface SagaDeps {
   webhooks?: { pool: pg.Pool; instance: { id: string; version: string }; wake: () => void };
   /** Notification providers: the notifications saga sends through them. */
   notifications?: { pool: pg.Pool; notifier: NotifierDeps };
+  /** Backups: runner, schedules and the periodic target check; left out when not wired. */
+  backups?: { services: BackupServices; catalog: BackupCatalog; targetCheckSeconds: () => number };
 }
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
   const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
+  const b = deps.backups;
+  const backupSagas = b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : [];
   const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
   const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
-  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications];
+  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications, ...backupSagas];
 }

@@ -53,6 +53,10 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   SlowQueryDetected: e('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget'),
   BlockObserved: e('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)'),
   TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
+  BackupRequested: e('backup.scheduled', 'Backup', 'info', 'a backup is queued'),
+  BackupCompleted: e('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes'),
+  BackupFailed: e('backup.failure', 'Backup', 'critical', 'a backup job errors'),
+  BackupTargetConnectionFailed: e('system.s3.connection_issue', 'System', 'critical', 'an S3-backed backup target fails its connectivity check'),
 };
 
 export function publicEventOf(domainType: string): PublicEvent | null {
