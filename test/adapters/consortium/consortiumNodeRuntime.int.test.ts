@@ -186,9 +186,10 @@ test('a peer killed from outside shows as exited with the signal, and unhealthy'
   const victim = await fabric.peer(org, 'peer-killed');
   const { pid } = await fabric.runtime.status(victim.target);
   process.kill(pid!, 'SIGKILL');
-  const status = await eventually('the killed peer to show as exited', async () => {
+  // The pid is gone a moment before the engine's exit handler records the signal: wait for both.
+  const status = await eventually('the killed peer to show as exited with its signal', async () => {
     const s = await fabric.runtime.status(victim.target);
-    return s.state === 'exited' ? s : undefined;
+    return s.state === 'exited' && s.signal ? s : undefined;
   });
   assert.is(status.signal, 'SIGKILL');
   await fabric.runtime.live(victim.target).then(
