@@ -36,6 +36,10 @@ import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChann
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
+import { createServiceMetrics } from '../adapters/metrics/serviceMetrics.ts';
+import { serviceGaugeSources } from '../adapters/metrics/serviceGaugeSources.ts';
+import { instrumentedEventStore } from '../adapters/metrics/instrumentedEventStore.ts';
+import { instrumentedObservations, instrumentedOperations } from '../adapters/metrics/instrumentedProbes.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -111,7 +115,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
-  const store = await openEventStore(config, db);
+  const rawStore = await openEventStore(config, db);
+  // The service's own metrics (GET /metrics); gauges are read at scrape time.
+  let sagaNames: string[] = [];
+  const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
+  const store = instrumentedEventStore(rawStore, metrics);
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
   const evm = await createEvmDeps({
@@ -126,15 +134,18 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
+  const operationsFor = byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) });
   const nodeSagas = {
-    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
-    observations,
+    operationsFor: instrumentedOperations(operationsFor, metrics),
+    observations: instrumentedObservations(observations, metrics),
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagaList = allSagas({ store, keys, nodes: nodeSagas });
+  sagaNames = sagaList.map((s) => s.name);
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
@@ -161,6 +172,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     evm,
     consortium,
     observations,
+    metrics,
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),

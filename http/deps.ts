@@ -8,6 +8,8 @@ import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
+import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
+import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -59,6 +61,10 @@ export interface AppDeps {
   observations?: NodeObservations;
   /** Consortium (Fabric) nodes and networks; absent when not wired. */
   consortium?: ConsortiumDeps;
+  /** The service's own metrics (GET /metrics); absent when not wired. */
+  metrics?: ServiceMetrics;
+  /** The managed metrics stack (Prometheus) and the node exporter; absent when not wired. */
+  metricsStack?: MetricsStackDeps;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
 }
