@@ -34,6 +34,9 @@ export interface Config {
   fabricCfg?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
+  /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
+  prometheusBin?: string | null;
+  prometheusImage?: string | null;
 }
 
 export interface ConfigEntry {
@@ -66,6 +69,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the shared binaries)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
+  { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
+  { env: 'LNM_IMAGE_PROMETHEUS', flag: '--prometheus-image', default: 'prom/prometheus:latest', description: 'image of the metrics stack\'s Prometheus under the docker engine' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
 ];
 
@@ -130,6 +135,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
+    prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,
+    prometheusImage: values.get('LNM_IMAGE_PROMETHEUS') ?? null,
   };
 }
 

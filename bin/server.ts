@@ -40,6 +40,7 @@ import { createServiceMetrics } from '../adapters/metrics/serviceMetrics.ts';
 import { serviceGaugeSources } from '../adapters/metrics/serviceGaugeSources.ts';
 import { instrumentedEventStore } from '../adapters/metrics/instrumentedEventStore.ts';
 import { instrumentedObservations, instrumentedOperations } from '../adapters/metrics/instrumentedProbes.ts';
+import { createMetricsStack } from './metricsStack.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -147,6 +148,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
   sagaNames = sagaList.map((s) => s.name);
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
+  let serviceAddress = '';
+  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
   const nextId = postgresIdAllocator(db.pool);
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
@@ -173,6 +176,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     consortium,
     observations,
     metrics,
+    metricsStack: metricsStack.deps,
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
@@ -214,6 +218,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  serviceAddress = url.slice('http://'.length);
   log.info({ url, edition: config.edition, eventStore: store.kind }, 'listening');
   let closing: Promise<void> | null = null;
   return {
@@ -227,6 +232,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        metricsStack.close();
         await sagas.stop();
         await projector.stop();
         await store.close();

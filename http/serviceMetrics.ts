@@ -42,7 +42,7 @@ async function admit(ctx: Koa.Context, deps: AppDeps, access: AccessControl | un
   const { general } = await deps.security.settings();
   if (general.metricsAccess === 'loopback' && isLoopback(ctx.socket.remoteAddress)) return;
   const auth = ctx.get('authorization');
-  if (/^bearer\s/i.test(auth) && deps.metricsStack?.scrapeTokenMatches(auth.slice(7).trim())) return;
+  if (/^bearer\s/i.test(auth) && (await deps.metricsStack?.scrapeTokenMatches(auth.slice(7).trim()))) return;
   if (!access) throw new AppError(500, 'NO_ACCESS_CONTROL', 'authentication is not configured', { expose: false });
   const identity = await access.authenticate(ctx, deps);
   if (!identity) throw new UnauthenticatedError();
@@ -66,11 +66,13 @@ export function serviceMetricsPaths(deps: AppDeps, access: AccessControl | undef
     }
     const id = Number(exported[1]);
     if (!/^[1-9]\d{0,15}$/.test(exported[1]) || !Number.isSafeInteger(id)) throw new ValidationError('The node id must be a positive integer.', [{ field: 'id', message: 'must be a positive integer' }]);
-    const text = await deps.metricsStack?.exportNode(id);
-    if (text === undefined) throw new AppError(503, 'UNAVAILABLE', 'Node metrics are not enabled on this server.');
-    if (text === null) throw new NotFoundError('Node', id);
+    if (!deps.metricsStack) throw new AppError(503, 'UNAVAILABLE', 'Node metrics are not enabled on this server.');
+    const exportedNode = await deps.metricsStack.exportNode(id);
+    if (exportedNode === null) throw new NotFoundError('Node', id);
+    // A node that does not answer is a failed scrape (Prometheus's up = 0, with this reason).
+    if (!exportedNode.ok) throw new AppError(503, 'NODE_UNREACHABLE', `Node ${id} did not answer: ${exportedNode.reason}`);
     ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
-    ctx.body = text;
+    ctx.body = exportedNode.text;
   };
 }
 
