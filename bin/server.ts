@@ -41,6 +41,8 @@ import { serviceGaugeSources } from '../adapters/metrics/serviceGaugeSources.ts'
 import { instrumentedEventStore } from '../adapters/metrics/instrumentedEventStore.ts';
 import { instrumentedObservations, instrumentedOperations } from '../adapters/metrics/instrumentedProbes.ts';
 import { createMetricsStack } from './metricsStack.ts';
+import { createComposePluginRuntime } from '../adapters/plugins/composePluginRuntime.ts';
+import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -177,6 +179,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     observations,
     metrics,
     metricsStack: metricsStack.deps,
+    plugins: createComposePluginRuntime({ dataDir: config.dataDir, shippedDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'available') }),
     keys,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),

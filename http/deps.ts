@@ -10,6 +10,7 @@ import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
 import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
+import type { PluginRuntime } from '../domain/plugins/pluginPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -65,6 +66,8 @@ export interface AppDeps {
   metrics?: ServiceMetrics;
   /** The managed metrics stack (Prometheus) and the node exporter; absent when not wired. */
   metricsStack?: MetricsStackDeps;
+  /** Plugins under Docker Compose; absent when not wired. */
+  plugins?: PluginRuntime;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
 }
