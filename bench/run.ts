@@ -15,6 +15,7 @@ import { runChildBench } from './lib/childBench.ts';
 import { spawnServer } from './lib/serverProcess.ts';
 import { machineInfo, markdownTable, row, writeResults, type Row } from './lib/results.ts';
 import { round } from './lib/stats.ts';
+import { webhookBench } from './webhooks.ts';
 
 const rows: Row[] = [];
 const details: Record<string, unknown> = {};
@@ -176,9 +177,19 @@ async function main() {
   });
   await server.stop();
 
+  await section('webhooks', async () => {
+    const w = await webhookBench();
+    details.webhooks = w;
+    rows.push(row('webhooks', 'Webhook deliveries to one local receiver (burst of 3000 events, signed, from append to last arrival)', w.oneReceiver.perSecond, 'deliveries/s', { op: '>=', value: 1000 }));
+    rows.push(row('webhooks', 'Webhook fan-out: each event to 100 webhooks (30 events one after another)', w.fanOut.perSecond, 'deliveries/s', { op: '>=', value: 1000 }));
+    rows.push(row('webhooks', 'Webhook fan-out: append to the 100th arrival, p99', w.fanOut.eventToLastDeliveryMs.p99, 'ms'));
+    rows.push(row('webhooks', 'Webhook latency: domain event appended to arrival at the receiver, p50', w.latency.p50, 'ms'));
+    rows.push(row('webhooks', 'Webhook latency: domain event appended to arrival at the receiver, p99', w.latency.p99, 'ms'));
+  });
+
   // Figures from the key and EVM benchmarks, when those exist.
   await section('children', async () => {
-    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm']] as const) {
+    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm'], ['bench/consortium.ts', 'consortium']] as const) {
       const r = await runChildBench(file, name, 150_000);
       details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
       if (r.status === 'failed') failures[name] = r.error ?? 'failed';

@@ -34,6 +34,12 @@ export interface Config {
   fabricCfg?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
+  /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
+  allowPrivateTargets?: boolean;
+  /** The bracketed tag starting notification email subjects. */
+  serviceTag?: string;
+  /** Sample disk, CPU and memory use and raise resource alerts. */
+  resourceMonitor?: boolean;
   /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
   prometheusBin?: string | null;
   prometheusImage?: string | null;
@@ -72,6 +78,9 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
   { env: 'LNM_IMAGE_PROMETHEUS', flag: '--prometheus-image', default: 'prom/prometheus:latest', description: 'image of the metrics stack\'s Prometheus under the docker engine' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
+  { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
+  { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
+  { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
 
 function packageVersion(): string {
@@ -135,6 +144,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
+    serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
+    resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
+    allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
     prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,
     prometheusImage: values.get('LNM_IMAGE_PROMETHEUS') ?? null,
   };

@@ -35,6 +35,17 @@ import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
+import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
+import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
+import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
+import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
+import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
+import { createHostResources } from '../adapters/system/hostResources.ts';
+import { createResourceMonitor } from '../sagas/resourceMonitor.ts';
+import { createBlockFeed } from '../sagas/blockFeed.ts';
+import { createEvmBlockSource } from '../adapters/evm/evmBlockSource.ts';
+import { watchSlowQueries } from '../adapters/postgres/slowQueryWatch.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { createServiceMetrics } from '../adapters/metrics/serviceMetrics.ts';
 import { serviceGaugeSources } from '../adapters/metrics/serviceGaugeSources.ts';
@@ -123,6 +134,18 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let sagaNames: string[] = [];
   const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
   const store = instrumentedEventStore(rawStore, metrics);
+  // performance.query.slow: queries through the pool slower than the slowQueryMs setting.
+  let slowQueryMs = (await currentSettings(db.pool)).general.slowQueryMs;
+  const slowBudget = setInterval(() => void currentSettings(db.pool).then((s) => (slowQueryMs = s.general.slowQueryMs)).catch(() => {}), 10_000);
+  slowBudget.unref();
+  if (config.resourceMonitor ?? true) watchSlowQueries(db.pool, {
+    budgetMs: () => slowQueryMs,
+    onSlow(q) {
+      const at = new Date().toISOString();
+      store.append('system-query-monitor', 'any', [{ id: randomUUID(), type: 'SlowQueryDetected', data: { ...q, at } }], { timestamp: at, actor: null })
+        .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
+    },
+  });
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
   const evm = await createEvmDeps({
@@ -146,10 +169,31 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
     },
   };
-  const sagaList = allSagas({ store, keys, nodes: nodeSagas });
+  const instance = { id: instanceId(config), version: config.version };
+  const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
+  // The key was resolved (or generated) by openKeyServices above; this reads the same one.
+  const secrets = createSecretBox(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key);
+  const notifier: NotifierDeps = { email: createSmtpEmailSender(), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
+  const webhookDelivery = createWebhookDeliveryWorker({
+    pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
+    failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
+  });
+  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier } });
   sagaNames = sagaList.map((s) => s.name);
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
+  await webhookDelivery.start();
+  const resourceMonitor = createResourceMonitor({
+    store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
+    async thresholds() {
+      const s = (await currentSettings(db.pool)).general;
+      return { intervalSeconds: s.resourceCheckIntervalSeconds, diskPercent: s.diskSpaceWarningPercent, cpuPercent: s.cpuHighPercent, memoryPercent: s.memoryHighPercent };
+    },
+  });
+  if (config.resourceMonitor ?? true) resourceMonitor.start();
+  // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
+  const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
+  blockFeed.start();
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
@@ -160,7 +204,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     config: {
       edition: config.edition,
       version: config.version,
-      instanceId: instanceId(config),
+      instanceId: instance.id,
       bodyLimit: config.bodyLimit,
       defaultPageSize: DEFAULT_PAGE_SIZE,
       maxPageSize: MAX_PAGE_SIZE,
@@ -181,6 +225,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
     metricsStack: metricsStack.deps,
     plugins: createComposePluginRuntime({ dataDir: config.dataDir, shippedDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'available') }),
     keys,
+    outbound,
+    secrets,
+    wakeWebhookDeliveries: () => webhookDelivery.wake(),
+    notifier,
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {
@@ -236,6 +284,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.closeAllConnections?.();
         });
         metricsStack.close();
+        clearInterval(slowBudget);
+        await resourceMonitor.stop();
+        await blockFeed.stop();
+        await webhookDelivery.stop();
         await sagas.stop();
         await projector.stop();
         await store.close();

@@ -8,6 +8,8 @@ import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
+import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
 import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
 import type { PluginRuntime } from '../domain/plugins/pluginPorts.ts';
@@ -70,4 +72,12 @@ export interface AppDeps {
   plugins?: PluginRuntime;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
+  /** Outbound HTTP of webhooks and notifications (private targets refused unless allowed). */
+  outbound: OutboundHttp;
+  /** Seals and opens webhook and notification secrets under KEY_ENCRYPTION_KEY. */
+  secrets: SecretBox;
+  /** Tells the webhook delivery worker that rows are due now (after a replay). */
+  wakeWebhookDeliveries(): void;
+  /** Email and webhook sending of notification providers (their test endpoint). */
+  notifier: NotifierDeps;
 }

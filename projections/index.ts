@@ -9,7 +9,9 @@ import { consortiumNetworksProjection } from './consortiumNetworks.ts';
 import { keyProvidersProjection } from './keyProviders.ts';
 import { organizationsProjection } from './organizations.ts';
 import { keysProjection } from './keys.ts';
+import { webhooksProjection } from './webhooks.ts';
+import { notificationProvidersProjection } from './notificationProviders.ts';
 import { pluginsProjection } from './plugins.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, pluginsProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, pluginsProjection, auditLogProjection];

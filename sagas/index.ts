@@ -7,6 +7,11 @@ import { keyRotationSaga } from './keyRotation.ts';
 import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
+import { webhookFanoutSaga } from './webhookFanout.ts';
+import { notificationsSaga } from './notifications.ts';
+import type { NotifierDeps } from '../domain/notifications/notifier.ts';
+import { deliverableDomainEvents } from '../domain/webhooks/eventCatalog.ts';
+import type pg from 'pg';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 
 export interface SagaDeps {
@@ -15,11 +20,17 @@ export interface SagaDeps {
   nodes?: { operationsFor: NodeOperationsFor; healthSettings: () => Promise<HealthSettings>; observations?: NodeObservations };
   /** Key providers and X.509 (certificate renewal); the rotation saga runs only when given. */
   keys?: KeyServices;
+  /** Outbound webhooks: the fan-out saga queues deliveries and wakes the delivery worker. */
+  webhooks?: { pool: pg.Pool; instance: { id: string; version: string }; wake: () => void };
+  /** Notification providers: the notifications saga sends through them. */
+  notifications?: { pool: pg.Pool; notifier: NotifierDeps };
 }
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
   const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations)] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
-  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys];
+  const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
+  const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
+  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications];
 }

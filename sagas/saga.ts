@@ -26,6 +26,13 @@ export interface Saga {
   startAt?: 'beginning' | 'head';
   handle(event: RecordedEvent, ctx: SagaContext): Promise<void>;
   /**
+   * Optional: all events of a batch (of the listed types) at once, in log order, instead of
+   * `handle` one by one. For sagas whose effects are idempotent by construction (deterministic
+   * ids, inserts that ignore conflicts): no per-event processed record is kept, so after a crash
+   * the batch is simply handled again.
+   */
+  handleBatch?(events: RecordedEvent[], ctx: SagaContext): Promise<void>;
+  /**
    * Events of different partitions do not depend on each other (one node's start need not wait
    * for another's): within a batch, partitions are handled concurrently, each in log order. The
    * checkpoint moves only once the whole batch is done. Without it, events run one by one.

@@ -59,7 +59,9 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
       }
     };
     const mine = batch.filter((e) => saga.handles.includes(e.type));
-    if (saga.partitionBy) {
+    if (saga.handleBatch) {
+      if (mine.length) await saga.handleBatch(mine, ctx);
+    } else if (saga.partitionBy) {
       const partitions = new Map<string, RecordedEvent[]>();
       for (const e of mine) {
         const key = saga.partitionBy(e);

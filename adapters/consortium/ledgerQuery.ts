@@ -10,6 +10,7 @@ import { common, peer } from '@hyperledger/fabric-protos';
 import * as grpc from '@grpc/grpc-js';
 import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type BlockPage, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { grpcClient, nodeName } from './fabricGrpc.ts';
+import { NotFoundError } from '../../domain/shared/errors.ts';
 import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
 
 async function evaluateQscc(reader: PeerReader, channelName: string, fn: string, args: string[]): Promise<Uint8Array> {
@@ -67,7 +68,12 @@ export async function blockPage(reader: PeerReader, channelName: string, page: {
 }
 
 export async function transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail> {
-  const processed = peer.ProcessedTransaction.deserializeBinary(await evaluateQscc(reader, channelName, 'GetTransactionByID', [txId]));
+  const bytes = await evaluateQscc(reader, channelName, 'GetTransactionByID', [txId]).catch((err: unknown) => {
+    // qscc says "no such transaction ID" for an id the ledger does not have: the caller's id is unknown, not a refusal.
+    if (err instanceof FabricRefusedError && /no such transaction ID|entry not found/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', txId);
+    throw err;
+  });
+  const processed = peer.ProcessedTransaction.deserializeBinary(bytes);
   const envelope = processed.getTransactionenvelope();
   if (!envelope) {
     const node = nodeName(reader.peer);

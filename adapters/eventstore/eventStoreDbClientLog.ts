@@ -12,6 +12,7 @@ import {
   StreamNotFoundError,
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
+import './protobufStatusShim.ts';
 import { UnavailableError } from '../../domain/shared/errors.ts';
 import type { EventLog, LogEvent } from './eventStoreDbLog.ts';
 

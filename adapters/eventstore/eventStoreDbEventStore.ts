@@ -2,6 +2,7 @@
 // stream, so positions are gapless and one hash chain covers everything. Design: docs/eventstoredb.md.
 import { randomUUID } from 'node:crypto';
 import { KurrentDBClient } from '@kurrent/kurrentdb-client';
+import './protobufStatusShim.ts';
 import type { EventStore } from '../../domain/shared/eventStore.ts';
 import { clientLog } from './eventStoreDbClientLog.ts';
 import { logEventStore } from './eventStoreDbLogStore.ts';

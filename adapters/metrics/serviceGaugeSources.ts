@@ -20,5 +20,9 @@ export function serviceGaugeSources(pool: pg.Pool, store: EventStore, names: { p
       const r = await pool.query('SELECT platform, status, count(*)::int AS count FROM nodes GROUP BY platform, status');
       return r.rows.map((row) => ({ platform: String(row.platform), status: String(row.status), count: Number(row.count) }));
     },
+    async webhookDeliveries() {
+      const r = await pool.query('SELECT status, count(*)::int AS count FROM webhook_deliveries GROUP BY status');
+      return r.rows.map((row) => ({ status: String(row.status), count: Number(row.count) }));
+    },
   };
 }

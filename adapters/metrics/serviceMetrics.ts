@@ -11,6 +11,8 @@ export interface ServiceGaugeSources {
   checkpoints(): Promise<{ projections: Record<string, number>; sagas: Record<string, number> }>;
   /** Node count per platform and status. */
   nodeCounts(): Promise<Array<{ platform: string; status: string; count: number }>>;
+  /** Outbound webhook deliveries kept (finished ones are pruned after 30 days), per status. */
+  webhookDeliveries(): Promise<Array<{ status: string; count: number }>>;
 }
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -28,10 +30,11 @@ export function createServiceMetrics(sources: ServiceGaugeSources): ServiceMetri
   const projectionLag = new client.Gauge({ name: 'lnm_projection_lag_events', help: 'Events appended but not yet applied by the projection', labelNames: ['projection'], registers: [registry] });
   const sagaLag = new client.Gauge({ name: 'lnm_saga_lag_events', help: 'Events appended but not yet handled by the saga', labelNames: ['saga'], registers: [registry] });
   const nodes = new client.Gauge({ name: 'lnm_nodes', help: 'Managed nodes by platform and status', labelNames: ['platform', 'status'], registers: [registry] });
+  const deliveries = new client.Gauge({ name: 'lnm_webhook_deliveries', help: 'Outbound webhook deliveries on record by status (pending, retrying, succeeded, exhausted, cancelled)', labelNames: ['status'], registers: [registry] });
   const scrapeErrors = new client.Counter({ name: 'lnm_metrics_gauge_read_errors_total', help: 'Scrapes whose gauges could not be read (database or event store down)', registers: [registry] });
 
   async function readGauges(): Promise<void> {
-    const [position, checkpoints, counts] = await Promise.all([sources.headPosition(), sources.checkpoints(), sources.nodeCounts()]);
+    const [position, checkpoints, counts, hooks] = await Promise.all([sources.headPosition(), sources.checkpoints(), sources.nodeCounts(), sources.webhookDeliveries()]);
     head.set(position);
     projectionLag.reset();
     for (const [name, at] of Object.entries(checkpoints.projections)) projectionLag.set({ projection: name }, Math.max(0, position - at));
@@ -39,6 +42,8 @@ export function createServiceMetrics(sources: ServiceGaugeSources): ServiceMetri
     for (const [name, at] of Object.entries(checkpoints.sagas)) sagaLag.set({ saga: name }, Math.max(0, position - at));
     nodes.reset();
     for (const c of counts) nodes.set({ platform: c.platform, status: c.status }, c.count);
+    deliveries.reset();
+    for (const d of hooks) deliveries.set({ status: d.status }, d.count);
   }
 
   return {

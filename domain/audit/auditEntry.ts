@@ -37,7 +37,7 @@ export function redactSecrets(value: unknown): JsonValue {
 const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
 
 /** Events that are bookkeeping, not actions anyone took. */
-const internal = new Set<string>(['NameClaimed', 'NameReleased']);
+const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved', 'TransactionCommitted']);
 
 const describers: Record<string, Describer> = {
   UserCreated: (e) => ({ action: 'CREATE', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str(e.data.username), after: { username: e.data.username, role: e.data.role, email: e.data.email } }),

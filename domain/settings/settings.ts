@@ -16,6 +16,11 @@ export interface GeneralSettings {
   nodeHealthCheckIntervalSeconds: number;
   nodeDowntimeThreshold: number;
   diskSpaceWarningPercent: number;
+  webhookFailureThreshold: number;
+  cpuHighPercent: number;
+  memoryHighPercent: number;
+  resourceCheckIntervalSeconds: number;
+  slowQueryMs: number;
   metricsAccess: MetricsAccess;
 }
 
@@ -43,6 +48,11 @@ export const generalSettingSpecs: Record<Exclude<keyof GeneralSettings, keyof ty
   nodeHealthCheckIntervalSeconds: { default: 10, minimum: 1, maximum: 3600, description: 'how often running nodes are probed' },
   nodeDowntimeThreshold: { default: 3, minimum: 1, maximum: 100, description: 'consecutive failed probes before node.downtime is raised' },
   diskSpaceWarningPercent: { default: 90, minimum: 50, maximum: 99, description: 'disk usage of the data directory that raises system.disk_space.warning' },
+  webhookFailureThreshold: { default: 10, minimum: 1, maximum: 1000, description: 'consecutive failed deliveries (each after all its retries) after which a webhook is disabled; PUT enabled: true turns it back on and the count goes on until the first success' },
+  cpuHighPercent: { default: 90, minimum: 10, maximum: 100, description: 'CPU use of the host that raises performance.cpu.high when sustained for 3 samples in a row' },
+  memoryHighPercent: { default: 90, minimum: 10, maximum: 100, description: 'memory use of the host that raises performance.memory.high when sustained for 3 samples in a row' },
+  resourceCheckIntervalSeconds: { default: 30, minimum: 5, maximum: 3600, description: 'how often disk (data directory), CPU and memory use are sampled' },
+  slowQueryMs: { default: 2000, minimum: 50, maximum: 600000, description: 'a database query slower than this raises performance.query.slow (at most once a minute per statement)' },
 };
 
 /** Settings that take one of a few words (the schema, the README and the OpenAPI document use this). */

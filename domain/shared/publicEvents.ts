@@ -35,6 +35,24 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   ApiKeyCreated: e('security.api_key.created', 'Security', 'info', 'API key created'),
   ApiKeyRevoked: e('security.api_key.revoked', 'Security', 'warning', 'API key revoked'),
   UserRoleChanged: e('security.user.role_changed', 'Security', 'info', 'role assignment changed'),
+  // Beyond SPEC's table (it says the catalog endpoint is the authoritative list):
+  NodeStartFailed: e('node.start_failed', 'Node', 'critical', 'a node could not be started'),
+  OrganizationCreated: e('network.organization.created', 'Network', 'info', 'organization created'),
+  OrganizationUpdated: e('network.organization.updated', 'Network', 'info', 'organization changed'),
+  OrganizationDeleted: e('network.organization.deleted', 'Network', 'warning', 'organization removed'),
+  CertificateRevoked: e('certificate.revoked', 'Certificate', 'warning', 'a certificate was revoked by its CA'),
+  KeyCreated: e('security.key.created', 'Security', 'info', 'a key was created or imported'),
+  KeyRotated: e('security.key.rotated', 'Security', 'info', 'a key was rotated'),
+  KeyDeleted: e('security.key.deleted', 'Security', 'warning', 'a key was deleted'),
+  ApiKeyExpired: e('security.api_key.expired', 'Security', 'warning', 'an API key reached its expiry'),
+  UserCreated: e('security.user.created', 'Security', 'info', 'user account created'),
+  UserDeleted: e('security.user.deleted', 'Security', 'warning', 'user account deleted'),
+  DiskSpaceWarningRaised: e('system.disk_space.warning', 'System', 'warning', 'disk usage crosses the configured threshold'),
+  CpuHighDetected: e('performance.cpu.high', 'Performance', 'warning', 'CPU sustained above threshold'),
+  MemoryHighDetected: e('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold'),
+  SlowQueryDetected: e('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget'),
+  BlockObserved: e('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)'),
+  TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
 };
 
 export function publicEventOf(domainType: string): PublicEvent | null {

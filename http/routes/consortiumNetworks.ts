@@ -18,6 +18,7 @@ import { adminEndpoint, assertRunning, consortiumNetworkByNameOr404, consortiumN
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/consortiumNodeView.ts';
 import { createConsortiumNode } from '../consortium/consortiumNodeCreate.ts';
 import { awaitSettled } from '../evm/evmNodeCreate.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 
 const tags = ['consortium networks'];
 const NodeIds = (description: string) => Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description });
@@ -82,6 +83,15 @@ async function networkView(deps: AppDeps, n: ConsortiumNetworkRow) {
     created_at: n.createdAt,
     updated_at: n.updatedAt,
   };
+}
+
+/** POST /networks/{networkId}/start of a consortium network: every member node asked to start, answered once each settled. */
+export async function startConsortiumNetwork(input: Parameters<typeof awaitSettled>[0], network: ConsortiumNetworkRow) {
+  const { deps } = input;
+  const members = await consortiumNetworkMembers(deps.pool, network.id);
+  for (const m of members) await runCommand(input, nodeStream(m.nodeId), nodeAggregate, { type: 'StartNode', nodeId: m.nodeId, at: deps.clock().toISOString() });
+  const settled = await Promise.all(members.map((m) => awaitSettled(input, m.nodeId)));
+  return { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NonNullable<typeof n> => !!n).map((n) => consortiumNodeView(deps, n))) };
 }
 
 const JoinParams = (node: 'peerId' | 'ordererId') => Type.Object({ id: Type.Integer({ minimum: 1 }), [node]: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });

@@ -15,8 +15,10 @@ import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
 import { keyRoutes } from './keys.ts';
 import { keyProviderRoutes } from './keyProviders.ts';
+import { webhookRoutes } from './webhooks.ts';
+import { notificationRoutes } from './notifications.ts';
 import { metricsRoutes } from './metrics.ts';
 import { pluginRoutes } from './plugins.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...metricsRoutes, ...pluginRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...metricsRoutes, ...pluginRoutes];

@@ -17,6 +17,8 @@ import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreat
 import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
+import { startConsortiumNetwork } from './consortiumNetworks.ts';
+import { getConsortiumNetwork } from '../../projections/consortiumNetworks.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
@@ -227,10 +229,12 @@ export const networkRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/networks/:networkId/start', summary: 'Start all nodes of an evm network (a validator without a node gets one first)', tags, permission: 'NETWORK_OPERATE', params: NetworkIdParam,
+    method: 'post', path: '/networks/:networkId/start', summary: 'Start all nodes of a network (evm: a validator without a node gets one first; consortium: every member peer and orderer)', tags, permission: 'NETWORK_OPERATE', params: NetworkIdParam,
     responses: { 200: { description: 'the network and its nodes after the start attempt' }, 404: { description: 'no such network' } },
     async handler(input) {
       const { deps, params } = input;
+      const consortium = await getConsortiumNetwork(deps.pool, params.networkId);
+      if (consortium) return { body: await startConsortiumNetwork(input, consortium) };
       const network = await networkOr404(deps, params.networkId);
       const existing = await networkNodes(input, network.id);
       const bound = new Set(existing.map((n) => n.validatorAddress));

@@ -76,6 +76,14 @@ t('an organization in the Vault provider: its CAs are signed by transit and open
   const v = openssl(['verify', '-CAfile', 'ca.pem', 'a.pem'], { 'ca.pem': o.json.signCertificate, 'a.pem': admin.json.certificate.pem });
   assert.ok(v.ok, v.output);
   assert.is((await api('DELETE', `/key-providers/${vaultId}`)).status, 409, 'a provider holding keys is kept');
+  // Fabric reads node keys from files and Vault keys never leave Vault: such an organization has no nodes.
+  const keysBefore = (await api('GET', '/keys/all')).json.length;
+  const peer = await api('POST', '/nodes', { name: 'vault-peer', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_PEER', organizationId: o.json.id });
+  assert.is(peer.status, 400, peer.text);
+  assert.match(peer.json.message, 'VAULT');
+  assert.is(peer.json.details[0].field, 'organizationId');
+  assert.is((await api('GET', '/nodes/platform/CONSORTIUM')).json.total, 0, 'no node recorded');
+  assert.is((await api('GET', '/keys/all')).json.length, keysBefore, 'no node key made');
 });
 
 t('a sealed Vault: status says so and signing fails with a clear error, not a 500', async () => {

@@ -56,6 +56,8 @@ test('event store appends, projection and saga lag, and nodes by platform and st
   assert.match(r.text, /# TYPE lnm_nodes gauge/);
   assert.match(r.text, /# TYPE lnm_node_health_checks_total counter/);
   assert.match(r.text, /# TYPE lnm_node_probe_duration_seconds histogram/);
+  assert.match(r.text, /# TYPE lnm_webhook_deliveries gauge/);
+  assert.not.match(r.text, /lnm_metrics_gauge_read_errors_total [1-9]/, 'every gauge was read');
   // A VIEWER holds METRICS_READ.
   const viewer = await call(s.url, 'GET', '/metrics', { headers: { authorization: 'Basic ' + Buffer.from('metrics-viewer:viewer-password-123').toString('base64') } });
   assert.is(viewer.status, 200, viewer.text);

@@ -47,6 +47,8 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
     EDITION: 'pro',
+    // Host load must not add resource alerts to a test's event log.
+    LNM_RESOURCE_MONITOR: 'false',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   };

@@ -295,7 +295,8 @@ test('the ledger read through a peer gateway: chain info, hash-linked config blo
     await transaction(r, channelName, 'f'.repeat(64));
     assert.unreachable('an unknown transaction id was found');
   } catch (err) {
-    assert.match((err as Error).message, /GetTransactionByID on channel "lnmchannel"/);
+    assert.is((err as { status?: number }).status, 404, (err as Error).message);
+    assert.match((err as Error).message, 'f'.repeat(64));
   }
 });
 

@@ -1,0 +1,244 @@
+// The webhook delivery worker: sends the rows the fan-out saga queued. It claims due rows with a
+// lease (FOR UPDATE SKIP LOCKED), posts them with up to `concurrency` in flight, and records each
+// attempt. A failure (anything but a 2xx within the timeout) is retried after 1 s, 2 s, 4 s, ...
+// up to the webhook's maxRetries; then the delivery is `exhausted` (WebhookDeliveryExhausted),
+// kept for replay, and counts toward the run of consecutive failures that disables the webhook
+// (setting webhookFailureThreshold). The first success ends the run.
+//
+// Why a table of its own rather than saga_timers: a retry is a row's next_attempt_at, so one
+// indexed query finds every due delivery and a burst of thousands is claimed in batches, where
+// saga timers fire one by one. It is as durable: rows survive a crash, and leases left by a
+// killed process are released at start, so an interrupted delivery is sent again (at-least-once,
+// with the same envelope id).
+import type pg from 'pg';
+import type { EventStore } from '../domain/shared/eventStore.ts';
+import { handleCommand } from '../domain/shared/commandHandler.ts';
+import { DuplicateEventError } from '../domain/shared/errors.ts';
+import { webhookStream, webhooks } from '../domain/webhooks/webhooks.ts';
+import { deliveryHeaders, retryDelayMs } from '../domain/webhooks/delivery.ts';
+import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
+import { sagaEventId } from './sagaRunner.ts';
+
+export const WEBHOOK_SECRET_CONTEXT = 'webhook_secret';
+const LEASE_SECONDS = 90; // above the longest timeout (60 s)
+/** Finished deliveries (succeeded, cancelled) are kept this long for the listing, then pruned; exhausted ones stay for replay. */
+export const DELIVERY_RETENTION_DAYS = 30;
+
+export interface WebhookDeliveryWorker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** New rows were queued: look now instead of at the next poll. */
+  wake(): void;
+}
+
+export interface WebhookDeliveryOptions {
+  pool: pg.Pool;
+  store: EventStore;
+  outbound: OutboundHttp;
+  secrets: SecretBox;
+  instanceId: string;
+  failureThreshold: () => Promise<number>;
+  log?: (msg: string, extra?: Record<string, unknown>) => void;
+  clock?: () => Date;
+  pollMs?: number;
+  concurrency?: number;
+}
+
+interface Claimed {
+  id: string;
+  webhook_id: number;
+  event_id: string;
+  event_type: string;
+  body: string;
+  attempts: number;
+  max_attempts: number;
+}
+
+export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookDeliveryWorker {
+  const { pool, log = () => {}, clock = () => new Date() } = o;
+  const concurrency = o.concurrency ?? 64;
+  let inFlight = 0;
+  let stopped = true;
+  let pumping = false;
+  let again = false;
+  let poll: NodeJS.Timeout | null = null;
+  let prune: NodeJS.Timeout | null = null;
+
+  async function pruneFinished(): Promise<void> {
+    await pool.query(
+      `WITH gone AS (DELETE FROM webhook_deliveries WHERE status IN ('succeeded', 'cancelled') AND completed_at < now() - make_interval(days => $1) RETURNING id)
+       DELETE FROM webhook_delivery_attempts WHERE delivery_id IN (SELECT id FROM gone)`,
+      [DELIVERY_RETENTION_DAYS],
+    ).catch((err: Error) => log('pruning old webhook deliveries failed', { error: err.message }));
+  }
+  const idle: Array<() => void> = [];
+
+  async function claim(n: number): Promise<Claimed[]> {
+    const r = await pool.query(
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+          WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${LEASE_SECONDS}) FROM due WHERE d.id = due.id
+       RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.max_attempts`,
+      [n],
+    );
+    return r.rows;
+  }
+
+  // Outcomes are written in batches: while one write runs, the next ones queue up and go in
+  // the following statement (the row, its attempt, and on success the end of the webhook's
+  // failure run). A delivery counts as done only once its batch is written.
+  type Outcome = { d: Claimed; status: string; attempt: number; code: number | null; ms: number | null; error: string | null; excerpt: string | null; nextInMs: number | null; attempted: boolean };
+  const pending: Array<{ o: Outcome; done: (err?: unknown) => void }> = [];
+  let writing = false;
+
+  async function writeOutcomes(): Promise<void> {
+    if (writing) return;
+    writing = true;
+    try {
+      while (pending.length) {
+        const batch = pending.splice(0, 500);
+        const col = <K extends keyof Outcome>(k: K) => batch.map((b) => b.o[k]);
+        try {
+          await pool.query(
+            `WITH input AS (
+               SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::int[], $6::text[], $7::text[], $8::int[], $9::bool[], $10::int[])
+                 AS i(id, status, attempts, code, ms, error, excerpt, next_ms, attempted, webhook_id)),
+             upd AS (
+               UPDATE webhook_deliveries d SET status = i.status, attempts = i.attempts, response_code = i.code, response_time_ms = i.ms, error = i.error, response_excerpt = i.excerpt,
+                      next_attempt_at = CASE WHEN i.next_ms IS NULL THEN NULL ELSE now() + make_interval(secs => i.next_ms / 1000.0) END,
+                      lease_until = NULL, updated_at = now(), completed_at = CASE WHEN i.next_ms IS NULL THEN now() ELSE NULL END
+                 FROM input i WHERE d.id = i.id RETURNING d.id),
+             run_ended AS (DELETE FROM webhook_failure_runs WHERE webhook_id IN (SELECT webhook_id FROM input WHERE status = 'succeeded'))
+             INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_code, response_time_ms, error)
+             SELECT i.id, i.attempts, i.code, i.ms, i.error FROM input i WHERE i.attempted ON CONFLICT DO NOTHING`,
+            [batch.map((b) => b.o.d.id), col('status'), col('attempt'), col('code'), col('ms'), col('error'), col('excerpt'), col('nextInMs'), col('attempted'), batch.map((b) => b.o.d.webhook_id)],
+          );
+          for (const b of batch) b.done();
+        } catch (err) {
+          for (const b of batch) b.done(err);
+        }
+      }
+    } finally {
+      writing = false;
+    }
+  }
+
+  function finish(d: Claimed, status: string, set: { code: number | null; ms: number | null; error: string | null; excerpt: string | null; nextInMs: number | null; attempted: boolean }): Promise<void> {
+    return new Promise((resolve, reject) => {
+      pending.push({ o: { d, status, attempt: d.attempts + (set.attempted ? 1 : 0), ...set }, done: (err) => (err ? reject(err) : resolve()) });
+      void writeOutcomes();
+    });
+  }
+
+  async function record(webhookId: number, cmd: Parameters<typeof webhooks.decide>[0], source: string) {
+    let n = 0;
+    try {
+      await handleCommand(o.store, webhookStream(webhookId), webhooks, cmd, {
+        metadata: { timestamp: clock().toISOString(), actor: null, causationId: source },
+        newId: () => sagaEventId('webhook-delivery', source, n++),
+        // Many deliveries of one webhook can exhaust at once, all appending to its stream.
+        maxRetries: 100,
+      });
+    } catch (err) {
+      // The same outcome recorded before a crash: nothing more to do.
+      if (!(err instanceof DuplicateEventError)) throw err;
+    }
+  }
+
+  async function deliver(d: Claimed, hook: Record<string, any> | undefined): Promise<void> {
+    if (!hook || !hook.enabled) {
+      await finish(d, 'cancelled', { code: null, ms: null, error: hook ? 'the webhook is disabled (replay once it is enabled)' : 'the webhook was deleted', excerpt: null, nextInMs: null, attempted: false });
+      return;
+    }
+    const secret = hook.sealed_secret ? await o.secrets.open(hook.sealed_secret, WEBHOOK_SECRET_CONTEXT) : null;
+    const attempt = d.attempts + 1;
+    const headers = deliveryHeaders({ body: d.body, secret, event: d.event_type, envelopeId: d.event_id, deliveryId: d.id, attempt, instanceId: o.instanceId, customHeaders: hook.custom_headers });
+    const r = await o.outbound.post({ url: hook.url, headers, body: d.body, timeoutMs: hook.timeout_seconds * 1000 });
+    if (r.ok) {
+      await finish(d, 'succeeded', { code: r.statusCode, ms: r.durationMs, error: null, excerpt: r.excerpt, nextInMs: null, attempted: true });
+      return;
+    }
+    if (attempt < d.max_attempts) {
+      await finish(d, 'retrying', { code: r.statusCode, ms: r.durationMs, error: r.error, excerpt: r.excerpt, nextInMs: retryDelayMs(attempt), attempted: true });
+      return;
+    }
+    await finish(d, 'exhausted', { code: r.statusCode, ms: r.durationMs, error: r.error, excerpt: r.excerpt, nextInMs: null, attempted: true });
+    const run = await pool.query(
+      `INSERT INTO webhook_failure_runs (webhook_id, consecutive_failures, last_error) VALUES ($1, 1, $2)
+       ON CONFLICT (webhook_id) DO UPDATE SET consecutive_failures = webhook_failure_runs.consecutive_failures + 1, last_error = $2
+       RETURNING consecutive_failures`,
+      [d.webhook_id, r.error],
+    );
+    const failures = Number(run.rows[0].consecutive_failures);
+    const at = clock().toISOString();
+    await record(d.webhook_id, { type: 'RecordDeliveryExhausted', webhookId: d.webhook_id, deliveryId: d.id, eventId: d.event_id, eventType: d.event_type, attempts: attempt, lastError: r.error ?? 'failed', consecutiveFailures: failures, at }, `${d.id}#${attempt}`);
+    if (failures >= (await o.failureThreshold())) {
+      log('webhook disabled after consecutive failed deliveries', { webhookId: d.webhook_id, failures });
+      await record(d.webhook_id, { type: 'DisableWebhook', webhookId: d.webhook_id, consecutiveFailures: failures, lastError: r.error ?? 'failed', at }, `${d.id}#${attempt}#disable`);
+    }
+  }
+
+  async function pump(): Promise<void> {
+    if (stopped) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        while (!stopped && inFlight < concurrency) {
+          const rows = await claim(concurrency - inFlight);
+          if (rows.length === 0) break;
+          // The webhooks of the whole claim in one query, read now: a webhook disabled or deleted since the event is not posted to.
+          const hooks = new Map((await pool.query('SELECT * FROM webhooks WHERE id = ANY($1::int[])', [[...new Set(rows.map((r) => r.webhook_id))]])).rows.map((h) => [h.id as number, h]));
+          for (const d of rows) {
+            inFlight++;
+            void deliver(d, hooks.get(d.webhook_id))
+              .catch(async (err: Error) => {
+                // Left leased: after the lease it is due again. Free it sooner so a passing fault (database) retries.
+                log('webhook delivery failed to run; it is retried', { deliveryId: d.id, error: err.message });
+                await pool.query('UPDATE webhook_deliveries SET lease_until = now() + interval \'2 seconds\' WHERE id = $1', [d.id]).catch(() => {});
+              })
+              .finally(() => {
+                inFlight--;
+                if (inFlight === 0) idle.splice(0).forEach((f) => f());
+                void pump();
+              });
+          }
+        }
+      } while (again && !stopped);
+    } catch (err) {
+      log('claiming webhook deliveries failed', { error: (err as Error).message });
+    } finally {
+      pumping = false;
+    }
+  }
+
+  return {
+    async start() {
+      // One delivery worker per database: leases still held belong to a previous life of this server.
+      await pool.query('UPDATE webhook_deliveries SET lease_until = NULL WHERE lease_until IS NOT NULL');
+      stopped = false;
+      poll = setInterval(() => void pump(), o.pollMs ?? 200);
+      poll.unref();
+      prune = setInterval(() => void pruneFinished(), 3600_000);
+      prune.unref();
+      void pruneFinished();
+      void pump();
+    },
+    async stop() {
+      stopped = true;
+      if (poll) clearInterval(poll);
+      if (prune) clearInterval(prune);
+      // In-flight posts may finish (at most a few seconds); an unfinished one is sent again after a restart.
+      if (inFlight > 0) await Promise.race([new Promise<void>((r) => idle.push(r)), new Promise((r) => setTimeout(r, 5000).unref())]);
+    },
+    wake() {
+      void pump();
+    },
+  };
+}
