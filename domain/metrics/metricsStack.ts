@@ -30,7 +30,8 @@ export type MetricsStackEvent =
 
 export type MetricsStackCommand =
   | { type: 'DeployMetricsStack'; settings: MetricsStackSettings; at: string }
-  | { type: 'StartMetricsStack'; at: string }
+  /** `running`: whether the engine sees Prometheus running now (a crashed one may be started again). */
+  | { type: 'StartMetricsStack'; at: string; running: boolean }
   | { type: 'StopMetricsStack'; at: string }
   | { type: 'UndeployMetricsStack'; at: string };
 
@@ -61,7 +62,7 @@ export const metricsStack: Decider<MetricsStackState, MetricsStackCommand, Metri
         return [{ type: 'MetricsStackDeployed', data: { ...c.settings, at: c.at } }];
       case 'StartMetricsStack':
         if (s.status === 'not_deployed') throw notDeployed();
-        if (s.status === 'running') throw new ConflictError('The metrics stack is already running.', { status: s.status }, 'METRICS_STACK_RUNNING');
+        if (s.status === 'running' && c.running) throw new ConflictError('The metrics stack is already running.', { status: s.status }, 'METRICS_STACK_RUNNING');
         return [{ type: 'MetricsStackStarted', data: { at: c.at } }];
       case 'StopMetricsStack':
         if (s.status === 'not_deployed') throw notDeployed();

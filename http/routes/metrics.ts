@@ -91,7 +91,12 @@ const simple = (path: string, summary: string, description: string, type: 'Start
     method: 'post', path, summary, description, tags, permission: 'METRICS_MANAGE',
     responses: { 200: { description: 'status afterwards', schema: StatusView }, 409: { description: 'not deployed, or already in that state' }, 503: { description: 'Prometheus cannot run here (start)' } },
     async handler(input) {
-      return operate(input, { type, at: input.deps.clock().toISOString() }, (s) => effect(stackOf(input.deps), s));
+      const at = input.deps.clock().toISOString();
+      if (type !== 'StartMetricsStack') return operate(input, { type, at }, (s) => effect(stackOf(input.deps), s));
+      // Start after a crash: recorded as running, but the engine says it is not.
+      const state = await stateOf(input.deps);
+      const running = state.status !== 'not_deployed' && (await stackOf(input.deps).status(state.settings)).state === 'running';
+      return operate(input, { type, at, running }, (s) => effect(stackOf(input.deps), s));
     },
   });
 
@@ -146,7 +151,7 @@ export const metricsRoutes = [
     },
   }),
   simple('/metrics/undeploy', 'Stop the managed Prometheus and delete it with its data', 'Records MetricsStackUndeployed.', 'UndeployMetricsStack', (stack, s) => stack.remove(s)),
-  simple('/metrics/start', 'Start the stopped Prometheus again (its data kept)', 'Rewrites its configuration and targets first. Records MetricsStackStarted.', 'StartMetricsStack', (stack, s) => stack.start(s)),
+  simple('/metrics/start', 'Start the stopped Prometheus again (its data kept)', 'Rewrites its configuration and targets first; also starts one that ended without a stop (status exited). Records MetricsStackStarted.', 'StartMetricsStack', (stack, s) => stack.start(s)),
   simple('/metrics/stop', 'Stop the managed Prometheus (its data kept)', 'Records MetricsStackStopped.', 'StopMetricsStack', (stack, s) => stack.stop(s)),
   defineRoute({
     method: 'get', path: '/metrics/status', summary: 'Whether Prometheus runs, its version, targets up and down, and the last scrape errors', tags, permission: 'METRICS_READ',

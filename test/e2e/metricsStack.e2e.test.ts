@@ -137,6 +137,24 @@ test('a node added after deploy is scraped without restarting Prometheus', async
   assert.is(promPid(), pid, 'the same Prometheus process');
 });
 
+test('Prometheus outlives a restart of the service; one killed from outside is started again', async () => {
+  const pid = promPid();
+  await s.stop();
+  s = await startServer({ dataDir: s.dataDir, databaseUrl: s.databaseUrl!, port: s.port, env: consortiumEnv() });
+  let r = await api('GET', '/metrics/status');
+  assert.is(r.json.status, 'running', r.text);
+  assert.is(promPid(), pid, 'the same process');
+  assert.is((await api('GET', `/metrics/node/${anvilId}`)).json.up, true);
+
+  process.kill(pid, 'SIGKILL');
+  await until('the engine to see it gone', async () => (await api('GET', '/metrics/status')).json.status === 'exited', 30_000);
+  r = await api('POST', '/metrics/start');
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'running');
+  assert.is.not(promPid(), pid);
+  assert.is((await api('POST', '/metrics/start')).status, 409, 'running now');
+});
+
 test('stop keeps the data, start resumes it, undeploy removes it; each is an event', async () => {
   const before = Math.floor(Date.now() / 1000);
   let r = await api('POST', '/metrics/stop');
