@@ -49,6 +49,16 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
       }
       return (await compose()) ? null : 'Docker Compose is not installed (apt-get install docker-compose, or the docker compose plugin)';
     },
+    async writeFiles(name, files) {
+      const root = path.join(dirOf(name), 'files');
+      await rm(root, { recursive: true, force: true });
+      for (const f of files) {
+        if (f.path.split('/').some((x) => x === '..' || x === '') || f.path.startsWith('/')) throw new Error(`bad plugin file path ${f.path}`);
+        await mkdir(path.dirname(path.join(root, f.path)), { recursive: true, mode: 0o700 });
+        await writeFile(path.join(root, f.path), f.content, { mode: f.secret ? 0o600 : 0o644 });
+      }
+      return root;
+    },
     async deploy(name, text) {
       await mkdir(dirOf(name), { recursive: true, mode: 0o700 });
       await writeFile(path.join(dirOf(name), 'docker-compose.yml'), text, { mode: 0o600 });

@@ -13,6 +13,11 @@ export interface PluginServiceState {
 export interface PluginRuntime {
   /** Why plugins cannot run here (no Docker Engine, no Compose), naming what is missing; null when they can. */
   unavailable(): Promise<string | null>;
+  /**
+   * Writes files the plugin's containers read (certificates; `secret` ones 0600) under its
+   * directory, replacing earlier ones, and returns that directory's host path (mounted read-only).
+   */
+  writeFiles(name: string, files: Array<{ path: string; content: string; secret?: boolean }>): Promise<string>;
   /** Writes the rendered compose file and brings the project up; on failure takes it down again. */
   deploy(name: string, compose: string): Promise<void>;
   stop(name: string): Promise<void>;

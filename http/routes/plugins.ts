@@ -6,9 +6,10 @@ import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import type { AppDeps } from '../deps.ts';
-import { AppError, NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
+import { NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
 import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
-import { checkPluginParameters, parsePluginDescriptor, sourcedParameters } from '../../domain/plugins/pluginDescriptor.ts';
+import { checkPluginParameters, parsePluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';
+import { resolveSources } from '../plugins/pluginSources.ts';
 import { renderCompose } from '../../domain/plugins/pluginTemplate.ts';
 import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
 import { getPlugin, listPlugins, type PluginRow } from '../../projections/plugins.ts';
@@ -122,7 +123,7 @@ export const pluginRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/plugins/:name/deploy', summary: 'Deploy a plugin with parameters (Docker Compose)', tags, permission: 'PLUGIN_OPERATE',
-    description: 'The parameters are checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
+    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids and gives {ExternalEndpoint, TLSCertPath} (the TLS CA mounted read-only through .volumeMounts at /lnm-plugin); consortium-key is refused (422) for now. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
     params: NameParam,
     body: Type.Object({ parameters: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false }),
     responses: { 200: { description: 'deployed', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'already deployed' }, 422: { description: 'compose failed, or an x-source parameter this server cannot resolve' }, 503: { description: 'no Docker Engine or Compose' } },
@@ -130,12 +131,11 @@ export const pluginRoutes = [
       const { deps, params } = input;
       const p = await pluginOr404(deps, params.name);
       if (p.status === 'enabled') throw new ConflictError(`Plugin ${p.name} is deployed; stop it first.`, { name: p.name });
-      const parameters = checkPluginParameters(p.descriptor, input.body.parameters ?? {});
-      const sourced = Object.entries(sourcedParameters(p.descriptor));
-      if (sourced.length) throw new AppError(422, 'X_SOURCE_UNSUPPORTED', `This server does not resolve x-source parameters yet (${sourced.map(([k, v]) => `${k}: ${v}`).join(', ')}).`, { details: sourced.map(([k]) => ({ field: `parameters.${k}`, message: 'x-source is not resolved yet' })) });
       const runtime = runtimeOf(deps);
       await assertRunnable(runtime);
-      await runtime.deploy(p.name, renderCompose(p.descriptor.spec.dockerCompose.contents, parameters, []));
+      const sourced = await resolveSources(deps, p.descriptor, (input.body.parameters ?? {}) as Record<string, unknown>);
+      const parameters = checkPluginParameters(p.descriptor, sourced.parameters);
+      await runtime.deploy(p.name, renderCompose(p.descriptor.spec.dockerCompose.contents, parameters, sourced.mounts));
       try {
         await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters, at: deps.clock().toISOString() });
       } catch (err) {

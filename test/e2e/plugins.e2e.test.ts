@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
-import { until } from './evm/evmLifecycle.ts';
+import { killLeftoverNodes, until } from './evm/evmLifecycle.ts';
+import { apiOf, consortiumEnv, node as consortiumNode, organization } from './consortium/consortiumApi.ts';
 
 let s: TestServer;
 const auth = adminAuth();
@@ -30,10 +31,12 @@ function composeMissing(): string | undefined {
 }
 
 test.before(async () => {
-  s = await startServer();
+  s = await startServer({ env: consortiumEnv() });
 });
 test.after(async () => {
   await s?.stop();
+  if (s) killLeftoverNodes(s.dataDir);
+  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
 });
 
@@ -123,12 +126,71 @@ test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resu
   for (const t of ['PluginInstalled', 'PluginEnabled', 'PluginDisabled', 'PluginRemoved']) assert.ok(types.includes(t), t);
 });
 
-test('a descriptor with x-source parameters installs, and its deploy says plainly that they are not resolved yet', async () => {
+test('x-source consortium-key installs, and its deploy says plainly that it is not resolved yet', async () => {
+  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
   let r = await api('POST', '/plugins', { descriptor: { ...demo('# {{ .parameters.key.MspID }}', { key: { type: 'object', 'x-source': 'consortium-key' } }), metadata: { name: 'sourced' } } });
   assert.is(r.status, 201, r.text);
-  r = await api('POST', '/plugins/sourced/deploy', { parameters: {} });
-  assert.is(r.status, 422, r.text);
-  assert.is(r.json.code, 'X_SOURCE_UNSUPPORTED');
+  r = await api('POST', '/plugins/sourced/deploy', { parameters: { key: 1 } });
+  assert.is(r.status, skip ? 503 : 422, r.text);
+  if (!skip) assert.is(r.json.code, 'X_SOURCE_UNSUPPORTED');
+});
+
+const peerProbe = {
+  apiVersion: 'dev.platform/v1', kind: 'Plugin', metadata: { name: 'peer-probe', version: '0.1.0' },
+  spec: {
+    dockerCompose: {
+      contents: [
+        'version: "2.4"',
+        'services:',
+        '  probe:',
+        '    image: lnm-anvil:local',
+        '    network_mode: host',
+        '    command: ["--host", "127.0.0.1", "--port", "{{ .parameters.port }}"]',
+        '    volumes:',
+        '{{- range .volumeMounts }}',
+        '      - {{ .Source }}:{{ .Target }}{{ if .ReadOnly }}:ro{{ end }}',
+        '{{- end }}',
+        '',
+      ].join('\n'),
+    },
+    parameters: {
+      type: 'object', required: ['port', 'peers'],
+      properties: {
+        port: { type: 'integer', minimum: 1024 },
+        peers: { type: 'array', minItems: 1, 'x-source': 'consortium-peer', items: { type: 'object', required: ['ExternalEndpoint', 'TLSCertPath'], properties: { ExternalEndpoint: { type: 'string' }, TLSCertPath: { type: 'string' } } } },
+      },
+    },
+  },
+};
+
+test('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
+  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+  if (skip) {
+    console.log(`  skipped: ${skip}`);
+    return;
+  }
+  const org = await organization(apiOf(() => s), 'PluginOrg', 'PluginOrgMSP');
+  const peer = await consortiumNode(apiOf(() => s), 'plugin-peer0', 'CONSORTIUM_PEER', org.id, { port: await freePort(), chaincodePort: await freePort(), operationsPort: await freePort() });
+  let r = await api('POST', '/plugins', { descriptor: peerProbe });
+  assert.is(r.status, 201, r.text);
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: [987654] } });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['parameters.peers']);
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: 'peer0' } });
+  assert.is(r.status, 400, r.text);
+
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: [peer.id] } });
+  assert.is(r.status, 200, r.text);
+  const resolved = r.json.parameters.peers[0];
+  assert.match(resolved.ExternalEndpoint, /:\d+$/);
+  assert.is(resolved.TLSCertPath, `/lnm-plugin/peers/${peer.id}-tls-ca.pem`);
+  const [container] = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } });
+  const mount = (await docker.getContainer(container.Id).inspect()).Mounts.find((m) => m.Destination === '/lnm-plugin');
+  assert.ok(mount, 'the plugin files are mounted');
+  assert.is(mount!.RW, false, 'read-only');
+  const { readFileSync } = await import('node:fs');
+  assert.match(readFileSync(`${mount!.Source}/peers/${peer.id}-tls-ca.pem`, 'utf8'), /BEGIN CERTIFICATE/);
+  assert.is((await api('DELETE', '/plugins/peer-probe')).status, 204);
 });
 
 test.run();
