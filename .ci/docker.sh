@@ -13,6 +13,7 @@ DOCKERD_LOG="${LNM_DOCKERD_LOG:-/var/log/lnm-dockerd.log}"
 FABRIC="${LNM_FABRIC_DIR:-$ROOT/../shared/fabric}"
 PEER_IMAGE="${LNM_FABRIC_PEER_IMAGE:-lnm-fabric-peer:local}"
 ORDERER_IMAGE="${LNM_FABRIC_ORDERER_IMAGE:-lnm-fabric-orderer:local}"
+PROMETHEUS_IMAGE="${LNM_PROMETHEUS_IMAGE:-lnm-prometheus:local}"
 
 say() { echo "[docker.sh] $*"; }
 give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
@@ -125,6 +126,37 @@ build_fabric_images() {
   fi
 }
 
+# The metrics stack's Prometheus under the docker engine: Debian's prometheus program (the one the
+# process engine runs) with its libraries, as the entrypoint, like prom/prometheus.
+build_prometheus_image() {
+  local prog
+  prog="$(command -v prometheus)" || { say "no prometheus program on this host (apt-get install prometheus): $PROMETHEUS_IMAGE not built, its docker test will skip"; return 0; }
+  local sum
+  sum="$( (sha256sum "$prog"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$PROMETHEUS_IMAGE" 2>/dev/null)" = "$sum" ]; then
+    say "image $PROMETHEUS_IMAGE is up to date"
+    return 0
+  fi
+  local rootfs
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/tmp" "$rootfs/etc"
+  chmod 1777 "$rootfs/tmp"
+  copy_with_libraries "$rootfs" "$prog" --self
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
+    --change "ENTRYPOINT [\"$prog\"]" \
+    --change 'WORKDIR /tmp' \
+    --change "LABEL lnm.image.recipe=$sum" \
+    "$rootfs.tar" "$PROMETHEUS_IMAGE" >/dev/null; then
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $PROMETHEUS_IMAGE"
+  else
+    say "docker import of $PROMETHEUS_IMAGE failed; the metrics stack's docker test will skip"
+  fi
+  rm -rf "$rootfs" "$rootfs.tar"
+}
+
 # The image holds only the anvil binary and the shared libraries ldd resolves for it,
 # assembled into a root filesystem tar and imported: nothing is pulled.
 build_image() {
@@ -178,3 +210,4 @@ else
   give_up "containers cannot run on this machine"
 fi
 build_fabric_images
+build_prometheus_image

@@ -44,6 +44,9 @@ export interface Config {
   backupTargetCheckSeconds?: number;
   /** A backup upload without progress for this long is stopped and FAILED. */
   backupStallSeconds?: number;
+  /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
+  prometheusBin?: string | null;
+  prometheusImage?: string | null;
 }
 
 export interface ConfigEntry {
@@ -78,6 +81,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
+  { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
+  { env: 'LNM_IMAGE_PROMETHEUS', flag: '--prometheus-image', default: 'prom/prometheus:latest', description: 'image of the metrics stack\'s Prometheus under the docker engine' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
   { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
@@ -156,6 +161,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
     backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
     backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
+    prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,
+    prometheusImage: values.get('LNM_IMAGE_PROMETHEUS') ?? null,
   };
 }
 

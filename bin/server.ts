@@ -50,6 +50,13 @@ import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../
 import { createKeyEncryption } from '../adapters/keyProviders/keyEncryption.ts';
 import { createBackupServices } from '../adapters/backups/backupServices.ts';
 import { backupCatalog } from '../projections/backups.ts';
+import { createServiceMetrics } from '../adapters/metrics/serviceMetrics.ts';
+import { serviceGaugeSources } from '../adapters/metrics/serviceGaugeSources.ts';
+import { instrumentedEventStore } from '../adapters/metrics/instrumentedEventStore.ts';
+import { instrumentedObservations, instrumentedOperations } from '../adapters/metrics/instrumentedProbes.ts';
+import { createMetricsStack } from './metricsStack.ts';
+import { createComposePluginRuntime } from '../adapters/plugins/composePluginRuntime.ts';
+import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 
 export function createLogger(level: string) {
@@ -125,7 +132,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
-  const store = await openEventStore(config, db);
+  const rawStore = await openEventStore(config, db);
+  // The service's own metrics (GET /metrics); gauges are read at scrape time.
+  let sagaNames: string[] = [];
+  const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
+  const store = instrumentedEventStore(rawStore, metrics);
   // performance.query.slow: queries through the pool slower than the slowQueryMs setting.
   let slowQueryMs = (await currentSettings(db.pool)).general.slowQueryMs;
   const slowBudget = setInterval(() => void currentSettings(db.pool).then((s) => (slowQueryMs = s.general.slowQueryMs)).catch(() => {}), 10_000);
@@ -152,9 +163,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
+  const operationsFor = byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) });
   const nodeSagas = {
-    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
-    observations,
+    operationsFor: instrumentedOperations(operationsFor, metrics),
+    observations: instrumentedObservations(observations, metrics),
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;
       return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
@@ -179,7 +191,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas }), log: (m, e) => log.info(e ?? {}, m) });
+  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas });
+  sagaNames = sagaList.map((s) => s.name);
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
   await webhookDelivery.start();
   const resourceMonitor = createResourceMonitor({
@@ -193,6 +207,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
   blockFeed.start();
+  let serviceAddress = '';
+  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
   await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
@@ -217,6 +233,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     evm,
     consortium,
     observations,
+    metrics,
+    metricsStack: metricsStack.deps,
+    plugins: createComposePluginRuntime({ dataDir: config.dataDir, shippedDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'available') }),
     keys,
     outbound,
     secrets,
@@ -263,6 +282,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  serviceAddress = url.slice('http://'.length);
   log.info({ url, edition: config.edition, eventStore: store.kind }, 'listening');
   let closing: Promise<void> | null = null;
   return {
@@ -276,6 +296,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        metricsStack.close();
         clearInterval(slowBudget);
         await resourceMonitor.stop();
         await blockFeed.stop();

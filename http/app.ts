@@ -11,6 +11,7 @@ import { errorBody, errorMiddleware } from './errors.ts';
 import { validate } from './validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
+import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serviceMetrics.ts';
 import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
 
 /** Authentication and authorization, supplied by http/auth (identity issue) or left out. */
@@ -30,15 +31,20 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   const app = new Koa({ proxy: false });
   const router = new Router({ prefix: '/api/v1' });
   let openApi: Record<string, unknown> | null = null;
-  const doc = () =>
-    (openApi ??= buildOpenApi(routes, {
+  const doc = () => {
+    if (openApi) return openApi;
+    const built = buildOpenApi(routes, {
       version: deps.config.version,
       edition: deps.config.edition,
       defaultPageSize: deps.config.defaultPageSize,
       maxPageSize: deps.config.maxPageSize,
       bodyLimit: deps.config.bodyLimit,
-    }));
+    });
+    // The service's own metrics live outside /api/v1, where Prometheus expects them.
+    return (openApi = deps.metrics ? { ...built, paths: { ...(built.paths as object), ...metricsOpenApiPaths() } } : built);
+  };
 
+  if (deps.metrics) app.use(requestMetrics(deps));
   app.use(async (ctx, next) => {
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
@@ -56,6 +62,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
     }
   });
   app.use(errorMiddleware(deps.log));
+  app.use(serviceMetricsPaths(deps, access));
   app.use(swaggerMiddleware(doc));
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith('/api/v1')) return next();

@@ -11,6 +11,9 @@ import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
 import type { BackupServices } from '../domain/backups/backupPorts.ts';
+import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
+import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
+import type { PluginRuntime } from '../domain/plugins/pluginPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -62,6 +65,12 @@ export interface AppDeps {
   observations?: NodeObservations;
   /** Consortium (Fabric) nodes and networks; absent when not wired. */
   consortium?: ConsortiumDeps;
+  /** The service's own metrics (GET /metrics); absent when not wired. */
+  metrics?: ServiceMetrics;
+  /** The managed metrics stack (Prometheus) and the node exporter; absent when not wired. */
+  metricsStack?: MetricsStackDeps;
+  /** Plugins under Docker Compose; absent when not wired. */
+  plugins?: PluginRuntime;
   /** Key providers by id, X.509 issuing, CRLs and sign-data (organizations, keys, key providers). */
   keys: KeyServices;
   /** Outbound HTTP of webhooks and notifications (private targets refused unless allowed). */

@@ -12,6 +12,7 @@ import { keysProjection } from './keys.ts';
 import { webhooksProjection } from './webhooks.ts';
 import { notificationProvidersProjection } from './notificationProviders.ts';
 import { backupsProjection } from './backups.ts';
+import { pluginsProjection } from './plugins.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, auditLogProjection];

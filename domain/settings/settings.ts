@@ -21,7 +21,15 @@ export interface GeneralSettings {
   memoryHighPercent: number;
   resourceCheckIntervalSeconds: number;
   slowQueryMs: number;
+  metricsAccess: MetricsAccess;
 }
+
+/**
+ * Who may read the service's own metrics (GET /metrics): `authenticated`, the API's credentials
+ * with METRICS_READ (and the managed Prometheus's scrape token); `loopback`, also anyone
+ * connecting from this host's loopback address, without credentials.
+ */
+export type MetricsAccess = 'authenticated' | 'loopback';
 
 export interface AuditSettings {
   retention_days: number;
@@ -30,7 +38,7 @@ export interface AuditSettings {
 }
 
 /** Each setting: default, bounds and what it does (the schema, the README and the OpenAPI document use this). */
-export const generalSettingSpecs: Record<keyof GeneralSettings, { default: number; minimum: number; maximum: number; description: string }> = {
+export const generalSettingSpecs: Record<Exclude<keyof GeneralSettings, keyof typeof choiceSettingSpecs>, { default: number; minimum: number; maximum: number; description: string }> = {
   sessionIdleTimeoutMinutes: { default: 30, minimum: 1, maximum: 1440, description: 'a session unused this long is closed' },
   sessionAbsoluteTimeoutHours: { default: 12, minimum: 1, maximum: 720, description: 'a session older than this is closed whatever its use' },
   loginSoftLimit: { default: 5, minimum: 1, maximum: 100, description: 'failed logins for one username within the window after which each further attempt is slowed down (an address gets five times as many)' },
@@ -47,10 +55,19 @@ export const generalSettingSpecs: Record<keyof GeneralSettings, { default: numbe
   slowQueryMs: { default: 2000, minimum: 50, maximum: 600000, description: 'a database query slower than this raises performance.query.slow (at most once a minute per statement)' },
 };
 
+/** Settings that take one of a few words (the schema, the README and the OpenAPI document use this). */
+export const choiceSettingSpecs = {
+  metricsAccess: {
+    default: 'authenticated' as MetricsAccess,
+    values: ['authenticated', 'loopback'] as const,
+    description: 'who may read GET /metrics: authenticated (API credentials with METRICS_READ, or the managed Prometheus\'s scrape token) or loopback (also anyone connecting from 127.0.0.1 or ::1, without credentials)',
+  },
+};
+
 export const MAX_RETENTION_DAYS = 2557; // 7 years, leap days included
 
 export const defaultGeneralSettings = (): GeneralSettings =>
-  Object.fromEntries(Object.entries(generalSettingSpecs).map(([k, v]) => [k, v.default])) as unknown as GeneralSettings;
+  Object.fromEntries([...Object.entries(generalSettingSpecs), ...Object.entries(choiceSettingSpecs)].map(([k, v]) => [k, v.default])) as unknown as GeneralSettings;
 
 export const defaultAuditSettings = (): AuditSettings => ({ retention_days: MAX_RETENTION_DAYS, archive_after_days: 90, include_in_backups: true });
 

@@ -20,6 +20,8 @@ import { notificationRoutes } from './notifications.ts';
 import { backupTargetRoutes } from './backupTargets.ts';
 import { backupScheduleRoutes } from './backupSchedules.ts';
 import { backupRoutes } from './backups.ts';
+import { metricsRoutes } from './metrics.ts';
+import { pluginRoutes } from './plugins.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes];

@@ -2,15 +2,20 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
-import { MAX_RETENTION_DAYS, SETTINGS_STREAM, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
+import { MAX_RETENTION_DAYS, SETTINGS_STREAM, choiceSettingSpecs, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
 import { currentSettings } from '../../projections/settings.ts';
 
 const tags = ['settings'];
 const generalProps = Object.fromEntries(
   Object.entries(generalSettingSpecs).map(([k, v]) => [k, Type.Optional(Type.Integer({ minimum: v.minimum, maximum: v.maximum, default: undefined, description: `${v.description} (default ${v.default})` }))]),
 );
-const GeneralBody = Type.Object(generalProps, { additionalProperties: false });
-const GeneralSchema = Type.Object(Object.fromEntries(Object.keys(generalSettingSpecs).map((k) => [k, Type.Integer()])));
+const choice = (values: readonly string[], description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const choiceProps = Object.fromEntries(Object.entries(choiceSettingSpecs).map(([k, v]) => [k, Type.Optional(choice(v.values, `${v.description} (default ${v.default})`))]));
+const GeneralBody = Type.Object({ ...generalProps, ...choiceProps }, { additionalProperties: false });
+const GeneralSchema = Type.Object({
+  ...Object.fromEntries(Object.keys(generalSettingSpecs).map((k) => [k, Type.Integer()])),
+  ...Object.fromEntries(Object.entries(choiceSettingSpecs).map(([k, v]) => [k, choice(v.values)])),
+});
 const AuditSchema = Type.Object({ retention_days: Type.Integer(), archive_after_days: Type.Integer(), include_in_backups: Type.Boolean() });
 const SettingsView = Type.Object({ general: GeneralSchema, audit: AuditSchema, version: Type.Integer(), updatedAt: Type.Union([Type.String(), Type.Null()]) });
 

@@ -1,0 +1,94 @@
+// Plugins under Docker Compose (Debian's docker-compose, or the `docker compose` plugin where
+// present): project lnm-plugin-<name>, compose file <dataDir>/plugins/<name>/docker-compose.yml.
+// Service states come from the Docker Engine by the compose project label.
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+import { AppError } from '../../domain/shared/errors.ts';
+import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
+
+const run = promisify(execFile);
+
+export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: string; env?: NodeJS.ProcessEnv }): PluginRuntime {
+  const docker = new Docker();
+  const dirOf = (name: string) => path.join(path.resolve(opts.dataDir), 'plugins', name);
+  const project = (name: string) => `lnm-plugin-${name}`;
+  let composeCommand: Promise<string[] | null> | null = null;
+
+  async function works(cmd: string[]): Promise<boolean> {
+    try {
+      await run(cmd[0], [...cmd.slice(1), 'version'], { timeout: 15_000, env: opts.env });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  const compose = () => (composeCommand ??= (async () => ((await works(['docker', 'compose'])) ? ['docker', 'compose'] : (await works(['docker-compose'])) ? ['docker-compose'] : null))());
+
+  async function composeRun(name: string, args: string[], timeout = 180_000): Promise<string> {
+    const cmd = await compose();
+    if (!cmd) throw new AppError(503, 'UNAVAILABLE', 'Docker Compose is not installed: apt-get install docker-compose.');
+    try {
+      const { stdout, stderr } = await run(cmd[0], [...cmd.slice(1), '-p', project(name), '-f', path.join(dirOf(name), 'docker-compose.yml'), ...args], { timeout, env: opts.env, maxBuffer: 8 * 1024 * 1024 });
+      return stdout + stderr;
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      const last = (e.stderr ?? e.message).trim().split('\n').slice(-5).join(' | ');
+      throw new AppError(422, 'PLUGIN_COMPOSE_FAILED', `docker compose ${args[0]} of plugin ${name} failed: ${last}`);
+    }
+  }
+
+  return {
+    async unavailable() {
+      try {
+        await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
+      } catch (err) {
+        return `no Docker Engine answers (${(err as Error).message})`;
+      }
+      return (await compose()) ? null : 'Docker Compose is not installed (apt-get install docker-compose, or the docker compose plugin)';
+    },
+    async writeFiles(name, files) {
+      const root = path.join(dirOf(name), 'files');
+      await rm(root, { recursive: true, force: true });
+      for (const f of files) {
+        if (f.path.split('/').some((x) => x === '..' || x === '') || f.path.startsWith('/')) throw new Error(`bad plugin file path ${f.path}`);
+        await mkdir(path.dirname(path.join(root, f.path)), { recursive: true, mode: 0o700 });
+        await writeFile(path.join(root, f.path), f.content, { mode: f.secret ? 0o600 : 0o644 });
+      }
+      return root;
+    },
+    async deploy(name, text) {
+      await mkdir(dirOf(name), { recursive: true, mode: 0o700 });
+      await writeFile(path.join(dirOf(name), 'docker-compose.yml'), text, { mode: 0o600 });
+      try {
+        await composeRun(name, ['up', '-d', '--remove-orphans']);
+      } catch (err) {
+        await composeRun(name, ['down', '--remove-orphans']).catch(() => undefined);
+        throw err;
+      }
+    },
+    async stop(name) {
+      await composeRun(name, ['stop']);
+    },
+    async resume(name) {
+      await composeRun(name, ['start']);
+    },
+    async remove(name) {
+      if ((await compose()) && (await readFile(path.join(dirOf(name), 'docker-compose.yml')).then(() => true, () => false))) await composeRun(name, ['down', '-v', '--remove-orphans']);
+      await rm(dirOf(name), { recursive: true, force: true });
+    },
+    async services(name) {
+      const list = await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${project(name)}`] } });
+      return list.map((c) => ({ service: c.Labels['com.docker.compose.service'] ?? c.Names[0], state: c.State, status: c.Status, containerId: c.Id.slice(0, 12) }));
+    },
+    async logs(name, tail) {
+      return (await composeRun(name, ['logs', '--no-color', '--tail', String(tail)], 30_000)).split('\n').filter(Boolean);
+    },
+    async shipped() {
+      const files = (await readdir(opts.shippedDir).catch(() => [] as string[])).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();
+      return Promise.all(files.map(async (file) => ({ file, text: await readFile(path.join(opts.shippedDir, file), 'utf8') })));
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// What the plugin routes need from the outside: Docker Compose over the local Docker Engine, one
+// compose project per plugin, and the descriptors this project ships.
+
+export interface PluginServiceState {
+  service: string;
+  /** Docker's state: running, exited, created, ... */
+  state: string;
+  /** Docker's words: "Up 3 minutes", "Exited (0) 2 seconds ago". */
+  status: string;
+  containerId: string;
+}
+
+export interface PluginRuntime {
+  /** Why plugins cannot run here (no Docker Engine, no Compose), naming what is missing; null when they can. */
+  unavailable(): Promise<string | null>;
+  /**
+   * Writes files the plugin's containers read (certificates; `secret` ones 0600) under its
+   * directory, replacing earlier ones, and returns that directory's host path (mounted read-only).
+   */
+  writeFiles(name: string, files: Array<{ path: string; content: string; secret?: boolean }>): Promise<string>;
+  /** Writes the rendered compose file and brings the project up; on failure takes it down again. */
+  deploy(name: string, compose: string): Promise<void>;
+  stop(name: string): Promise<void>;
+  resume(name: string): Promise<void>;
+  /** Takes the project down (containers, networks, volumes) and deletes its files. */
+  remove(name: string): Promise<void>;
+  services(name: string): Promise<PluginServiceState[]>;
+  logs(name: string, tail: number): Promise<string[]>;
+  /** The descriptors shipped with the service, as text. */
+  shipped(): Promise<Array<{ file: string; text: string }>>;
+}

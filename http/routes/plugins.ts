@@ -1,0 +1,174 @@
+// Plugins (SPEC Plugins): descriptors installed from YAML or JSON and checked with ajv, deployed
+// with Docker Compose (one project per plugin), stopped and resumed. Events PluginInstalled,
+// PluginUpdated, PluginEnabled (plugin.enabled), PluginDisabled (plugin.disabled), PluginRemoved.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type RouteInput } from '../route.ts';
+import { runCommand } from '../commands.ts';
+import { Page, PageQuery, page } from '../pagination.ts';
+import type { AppDeps } from '../deps.ts';
+import { NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
+import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
+import { checkPluginParameters, parsePluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';
+import { resolveSources } from '../plugins/pluginSources.ts';
+import { renderCompose } from '../../domain/plugins/pluginTemplate.ts';
+import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
+import { getPlugin, listPlugins, type PluginRow } from '../../projections/plugins.ts';
+
+const tags = ['plugins'];
+const NAME = '^[a-z0-9][a-z0-9-]{0,62}$';
+const NameParam = Type.Object({ name: Type.String({ pattern: NAME, maxLength: 63, description: 'metadata.name of the descriptor' }) }, { additionalProperties: false });
+const DescriptorBody = Type.Object({
+  descriptor: Type.Union([Type.String({ minLength: 1, maxLength: 500_000, description: 'YAML or JSON text' }), Type.Object({}, { additionalProperties: true, description: 'the descriptor as a JSON object' })]),
+}, { additionalProperties: false });
+const Service = Type.Object({ service: Type.String(), state: Type.String(), status: Type.String(), containerId: Type.String() });
+const PluginSummary = Type.Object({
+  name: Type.String(), type: Type.String({ description: 'descriptor' }), status: Type.String({ description: 'installed (never deployed), enabled (deployed) or disabled (stopped)' }), enabled: Type.Boolean(),
+  version: Type.Union([Type.String(), Type.Null()]), description: Type.Union([Type.String(), Type.Null()]), installedAt: Type.String(), updatedAt: Type.String(),
+});
+const PluginView = Type.Intersect([PluginSummary, Type.Object({
+  descriptor: Type.Unknown(), parameters: Type.Unknown(),
+  services: Type.Union([Type.Array(Service), Type.Null()], { description: 'per-service container state from the Docker Engine; null when it cannot be asked' }),
+})]);
+
+const summary = (p: PluginRow) => ({ name: p.name, type: 'descriptor', status: p.status, enabled: p.status === 'enabled', version: p.descriptor.metadata.version ?? null, description: p.descriptor.metadata.description ?? null, installedAt: p.installedAt, updatedAt: p.updatedAt });
+
+function runtimeOf(deps: AppDeps): PluginRuntime {
+  if (!deps.plugins) throw new UnavailableError('Plugins are not available on this server.');
+  return deps.plugins;
+}
+
+async function view(deps: AppDeps, name: string) {
+  const p = await getPlugin(deps.pool, name);
+  if (!p) throw new NotFoundError('Plugin', name);
+  const services = deps.plugins ? await deps.plugins.services(name).catch(() => null) : null;
+  return { ...summary(p), descriptor: p.descriptor, parameters: p.parameters, services };
+}
+
+async function pluginOr404(deps: AppDeps, name: string): Promise<PluginRow> {
+  const p = await getPlugin(deps.pool, name);
+  if (!p) throw new NotFoundError('Plugin', name);
+  return p;
+}
+
+async function assertRunnable(runtime: PluginRuntime) {
+  const why = await runtime.unavailable();
+  if (why) throw new UnavailableError(`Plugins cannot be deployed here: ${why}.`);
+}
+
+const record = (input: RouteInput<unknown, unknown, unknown>, name: string, command: PluginCommand) => runCommand(input, pluginStream(name), plugin, command);
+
+export const pluginRoutes = [
+  defineRoute({
+    method: 'get', path: '/plugins', summary: 'Installed plugins', tags, permission: 'PLUGIN_READ',
+    query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
+    responses: { 200: { description: 'plugins', schema: Page(PluginSummary) } },
+    async handler({ deps, query }) {
+      const limit = query.limit ?? deps.config.defaultPageSize;
+      const offset = query.offset ?? 0;
+      const r = await listPlugins(deps.pool, limit, offset);
+      return { body: page(r.items.map(summary), r.total, limit, offset) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/plugins/available', summary: 'Descriptors shipped with the service, ready to install', tags, permission: 'PLUGIN_READ',
+    responses: { 200: { description: 'descriptors', schema: Type.Object({ items: Type.Array(Type.Object({ name: Type.String(), version: Type.Union([Type.String(), Type.Null()]), description: Type.Union([Type.String(), Type.Null()]), installed: Type.Boolean(), descriptor: Type.String({ description: 'the YAML text: POST /plugins {descriptor} installs it' }) })) }) } },
+    async handler({ deps }) {
+      const items = [];
+      for (const f of await runtimeOf(deps).shipped()) {
+        const d = parsePluginDescriptor(f.text);
+        items.push({ name: d.metadata.name, version: d.metadata.version ?? null, description: d.metadata.description ?? null, installed: (await getPlugin(deps.pool, d.metadata.name)) !== null, descriptor: f.text });
+      }
+      return { body: { items } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/plugins', summary: 'Install a plugin from its descriptor (YAML or JSON)', tags, permission: 'PLUGIN_INSTALL',
+    description: 'The descriptor is checked with ajv (apiVersion dev.platform/v1, kind Plugin, metadata.name, spec.dockerCompose.contents, spec.parameters a JSON Schema draft-07 object whose x-source values are consortium-key or consortium-peer); placeholders other than .parameters.<declared field> and range .volumeMounts (.Source, .Target, if .ReadOnly) are refused. Every problem is a 400 naming its field. Records plugin.installed.',
+    body: DescriptorBody,
+    responses: { 201: { description: 'installed', schema: PluginView }, 409: { description: 'a plugin of that name is installed' } },
+    async handler(input) {
+      const d = parsePluginDescriptor(input.body.descriptor);
+      await record(input, d.metadata.name, { type: 'InstallPlugin', descriptor: d, at: input.deps.clock().toISOString() });
+      return { status: 201, body: await view(input.deps, d.metadata.name) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/plugins/:name', summary: 'A plugin: descriptor, last parameters, status and per-service state', tags, permission: 'PLUGIN_READ',
+    params: NameParam,
+    responses: { 200: { description: 'plugin', schema: PluginView }, 404: { description: 'not installed' } },
+    async handler({ deps, params }) {
+      return { body: await view(deps, params.name) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/plugins/:name', summary: 'Replace a (not running) plugin\'s descriptor', tags, permission: 'PLUGIN_INSTALL',
+    params: NameParam, body: DescriptorBody,
+    responses: { 200: { description: 'updated', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'it is deployed: stop it first' } },
+    async handler(input) {
+      const d = parsePluginDescriptor(input.body.descriptor);
+      if (d.metadata.name !== input.params.name) throw new ValidationError('metadata.name must be the plugin\'s name.', [{ field: 'metadata.name', message: `must be ${input.params.name}` }]);
+      await record(input, d.metadata.name, { type: 'UpdatePlugin', descriptor: d, at: input.deps.clock().toISOString() });
+      return { body: await view(input.deps, d.metadata.name) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/plugins/:name', summary: 'Remove a plugin: its containers, volumes and files', tags, permission: 'PLUGIN_INSTALL',
+    params: NameParam,
+    responses: { 204: { description: 'removed' }, 404: { description: 'not installed' } },
+    async handler(input) {
+      await pluginOr404(input.deps, input.params.name);
+      await runtimeOf(input.deps).remove(input.params.name);
+      await record(input, input.params.name, { type: 'RemovePlugin', name: input.params.name, at: input.deps.clock().toISOString() });
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/plugins/:name/deploy', summary: 'Deploy a plugin with parameters (Docker Compose)', tags, permission: 'PLUGIN_OPERATE',
+    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids and gives {ExternalEndpoint, TLSCertPath} (the TLS CA mounted read-only through .volumeMounts at /lnm-plugin); consortium-key is refused (422) for now. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
+    params: NameParam,
+    body: Type.Object({ parameters: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'deployed', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'already deployed' }, 422: { description: 'compose failed, or an x-source parameter this server cannot resolve' }, 503: { description: 'no Docker Engine or Compose' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const p = await pluginOr404(deps, params.name);
+      if (p.status === 'enabled') throw new ConflictError(`Plugin ${p.name} is deployed; stop it first.`, { name: p.name });
+      const runtime = runtimeOf(deps);
+      await assertRunnable(runtime);
+      const sourced = await resolveSources(deps, p.descriptor, (input.body.parameters ?? {}) as Record<string, unknown>);
+      const parameters = checkPluginParameters(p.descriptor, sourced.parameters);
+      await runtime.deploy(p.name, renderCompose(p.descriptor.spec.dockerCompose.contents, parameters, sourced.mounts));
+      try {
+        await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters, at: deps.clock().toISOString() });
+      } catch (err) {
+        await runtime.remove(p.name).catch(() => undefined);
+        throw err;
+      }
+      return { body: await view(deps, p.name) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/plugins/:name/stop', summary: 'Stop a deployed plugin (containers kept)', tags, permission: 'PLUGIN_OPERATE',
+    params: NameParam,
+    responses: { 200: { description: 'stopped', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'not running' } },
+    async handler(input) {
+      const p = await pluginOr404(input.deps, input.params.name);
+      plugin.decide({ type: 'DisablePlugin', name: p.name, at: '' }, { status: p.status, descriptor: p.descriptor, parameters: p.parameters });
+      await runtimeOf(input.deps).stop(p.name);
+      await record(input, p.name, { type: 'DisablePlugin', name: p.name, at: input.deps.clock().toISOString() });
+      return { body: await view(input.deps, p.name) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/plugins/:name/resume', summary: 'Start a stopped plugin again', tags, permission: 'PLUGIN_OPERATE',
+    params: NameParam,
+    responses: { 200: { description: 'running', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'not stopped' }, 503: { description: 'no Docker Engine or Compose' } },
+    async handler(input) {
+      const p = await pluginOr404(input.deps, input.params.name);
+      if (p.status !== 'disabled') throw new ConflictError(`Plugin ${p.name} is not stopped (${p.status}).`, { name: p.name, status: p.status });
+      const runtime = runtimeOf(input.deps);
+      await assertRunnable(runtime);
+      await runtime.resume(p.name);
+      await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters: p.parameters ?? {}, at: input.deps.clock().toISOString() });
+      return { body: await view(input.deps, p.name) };
+    },
+  }),
+];

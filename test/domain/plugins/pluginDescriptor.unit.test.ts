@@ -1,0 +1,81 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import YAML from 'yaml';
+import { checkPluginParameters, parsePluginDescriptor } from '../../../domain/plugins/pluginDescriptor.ts';
+import { renderCompose } from '../../../domain/plugins/pluginTemplate.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
+
+const compose = `services:
+  app:
+    image: demo:{{ .parameters.tag }}
+    command: ["--port", "{{ .parameters.port }}", "--msp", "{{ .parameters.key.MspID }}"]
+    volumes:
+{{- range .volumeMounts }}
+      - {{ .Source }}:{{ .Target }}{{ if .ReadOnly }}:ro{{ end }}
+{{- end }}
+`;
+const descriptor = () => ({
+  apiVersion: 'dev.platform/v1',
+  kind: 'Plugin',
+  metadata: { name: 'demo', version: '1.0.0', tags: ['x'] },
+  spec: {
+    dockerCompose: { contents: compose },
+    parameters: { type: 'object', required: ['port'], properties: { port: { type: 'number', minimum: 1024 }, tag: { type: 'string' }, key: { type: 'object', 'x-source': 'consortium-key' } } },
+  },
+});
+
+const fields = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, ValidationError);
+    return (err as ValidationError).details!.map((d) => d.field);
+  }
+  assert.unreachable('accepted');
+  return [];
+};
+
+test('a descriptor parses from YAML and from JSON alike', () => {
+  assert.is(parsePluginDescriptor(YAML.stringify(descriptor())).metadata.name, 'demo');
+  assert.is(parsePluginDescriptor(JSON.stringify(descriptor())).metadata.name, 'demo');
+});
+
+test('bad descriptors are refused naming the field', () => {
+  assert.equal(fields(() => parsePluginDescriptor({ ...descriptor(), apiVersion: 'v2' })), ['apiVersion']);
+  const noName = descriptor() as any;
+  delete noName.metadata.name;
+  assert.equal(fields(() => parsePluginDescriptor(noName)), ['metadata.name']);
+  const badSchema = descriptor() as any;
+  badSchema.spec.parameters.properties.port.type = 'integerish';
+  assert.equal(fields(() => parsePluginDescriptor(badSchema)), ['spec.parameters']);
+  const badSource = descriptor() as any;
+  badSource.spec.parameters.properties.key['x-source'] = 'vault';
+  assert.equal(fields(() => parsePluginDescriptor(badSource)), ['spec.parameters.properties.key.x-source']);
+  assert.equal(fields(() => parsePluginDescriptor('apiVersion: [unclosed')), ['descriptor']);
+});
+
+test('unknown placeholders and undeclared parameters are refused at install', () => {
+  const unknown = descriptor() as any;
+  unknown.spec.dockerCompose.contents += '\n# {{ .Env.SECRET }}\n';
+  assert.equal(fields(() => parsePluginDescriptor(unknown)), ['spec.dockerCompose.contents']);
+  const undeclared = descriptor() as any;
+  undeclared.spec.dockerCompose.contents += '\n# {{ .parameters.nope }}\n';
+  assert.equal(fields(() => parsePluginDescriptor(undeclared)), ['spec.dockerCompose.contents']);
+});
+
+test('parameters are checked against the descriptor\'s own schema', () => {
+  const d = parsePluginDescriptor(descriptor());
+  assert.equal(fields(() => checkPluginParameters(d, { port: 80 })), ['parameters.port']);
+  assert.equal(fields(() => checkPluginParameters(d, {})), ['parameters.port']);
+  assert.equal(checkPluginParameters(d, { port: 8080 }), { port: 8080 });
+});
+
+test('the compose text renders parameters and volume mounts', () => {
+  const out = renderCompose(compose, { port: 8080, tag: 'v1', key: { MspID: 'Org1MSP' } }, [{ Source: '/a', Target: '/x', ReadOnly: true }, { Source: '/b', Target: '/y', ReadOnly: false }]);
+  const parsed = YAML.parse(out);
+  assert.equal(parsed.services.app.volumes, ['/a:/x:ro', '/b:/y']);
+  assert.equal(parsed.services.app.command, ['--port', '8080', '--msp', 'Org1MSP']);
+  assert.is(parsed.services.app.image, 'demo:v1');
+});
+
+test.run();

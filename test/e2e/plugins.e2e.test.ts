@@ -1,0 +1,196 @@
+// Plugins through the real server: descriptors installed from YAML and JSON and checked (400
+// naming the field), the shipped anvil-devchain plugin deployed with Docker Compose (its chain
+// answers and grows), stopped, resumed and removed. The deploy part is skipped, saying why,
+// without a Docker Engine, the anvil image or Compose.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import Docker from 'dockerode';
+import YAML from 'yaml';
+import { execFileSync } from 'node:child_process';
+import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
+import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
+import { killLeftoverNodes, until } from './evm/evmLifecycle.ts';
+import { apiOf, consortiumEnv, node as consortiumNode, organization } from './consortium/consortiumApi.ts';
+
+let s: TestServer;
+const auth = adminAuth();
+const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: auth, body });
+const docker = new Docker();
+
+function composeMissing(): string | undefined {
+  for (const cmd of [['docker', 'compose', 'version'], ['docker-compose', 'version']]) {
+    try {
+      execFileSync(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+      return undefined;
+    } catch {
+      /* next */
+    }
+  }
+  return 'Docker Compose is not installed (apt-get install docker-compose)';
+}
+
+test.before(async () => {
+  s = await startServer({ env: consortiumEnv() });
+});
+test.after(async () => {
+  await s?.stop();
+  if (s) killLeftoverNodes(s.dataDir);
+  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+});
+
+const demo = (contents: string, properties: Record<string, unknown> = { port: { type: 'integer' } }) => ({
+  apiVersion: 'dev.platform/v1', kind: 'Plugin', metadata: { name: 'demo', version: '0.1.0' },
+  spec: { dockerCompose: { contents }, parameters: { type: 'object', properties } },
+});
+
+test('descriptors with a bad schema, unknown placeholders or a wrong apiVersion are 400s naming the field', async () => {
+  let r = await api('POST', '/plugins', { descriptor: YAML.stringify({ ...demo('x: 1'), apiVersion: 'v9' }) });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['apiVersion']);
+  r = await api('POST', '/plugins', { descriptor: demo('x: 1', { port: { type: 'port-number' } }) });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['spec.parameters']);
+  r = await api('POST', '/plugins', { descriptor: demo('image: {{ .Values.secret }}') });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['spec.dockerCompose.contents']);
+  assert.match(r.json.details[0].message, /unknown placeholder/);
+  r = await api('POST', '/plugins', { descriptor: 'kind: [' });
+  assert.is(r.status, 400, r.text);
+  assert.is((await api('GET', '/plugins')).json.total, 0, 'nothing half-installed');
+});
+
+test('a plugin installs from JSON, is listed, updated, and a deploy with parameters that fail its schema is a 400 naming the field', async () => {
+  let r = await api('POST', '/plugins', { descriptor: JSON.stringify(demo('services: {}\n# {{ .parameters.port }}', { port: { type: 'integer', minimum: 1024 } })) });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.status, 'installed');
+  assert.is((await api('POST', '/plugins', { descriptor: demo('services: {}') })).status, 409);
+  r = await api('GET', '/plugins');
+  assert.equal(r.json.items.map((p: { name: string; type: string; enabled: boolean }) => [p.name, p.type, p.enabled]), [['demo', 'descriptor', false]]);
+  r = await api('PUT', '/plugins/demo', { descriptor: { ...demo('services: {}\n# {{ .parameters.port }}', { port: { type: 'integer', minimum: 2000 } }), metadata: { name: 'demo', version: '0.2.0' } } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.version, '0.2.0');
+  assert.is((await api('PUT', '/plugins/demo', { descriptor: { ...demo('x: 1'), metadata: { name: 'other' } } })).status, 400);
+  r = await api('POST', '/plugins/demo/deploy', { parameters: { port: 80 } });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['parameters.port']);
+  r = await api('POST', '/plugins/demo/deploy', { parameters: { port: 'x' } });
+  assert.is(r.status, 400);
+  assert.is((await api('POST', '/plugins/demo/stop')).status, 409, 'not running');
+  assert.is((await api('DELETE', '/plugins/demo')).status, 204);
+  assert.is((await api('GET', '/plugins/demo')).status, 404);
+});
+
+test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resumes and is removed', async () => {
+  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+  const available = await api('GET', '/plugins/available');
+  assert.is(available.status, 200, available.text);
+  const shipped = available.json.items.find((p: { name: string }) => p.name === 'anvil-devchain');
+  assert.ok(shipped, 'anvil-devchain is shipped');
+  let r = await api('POST', '/plugins', { descriptor: shipped.descriptor });
+  assert.is(r.status, 201, r.text);
+  if (skip) {
+    console.log(`  deploy skipped: ${skip}`);
+    r = await api('POST', '/plugins/anvil-devchain/deploy', { parameters: { port: 9999 } });
+    assert.is(r.status, 503, r.text);
+    return;
+  }
+  const port = await freePort();
+  const height = async () => {
+    const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
+    return Number(((await res.json()) as { result: string }).result);
+  };
+  r = await api('POST', '/plugins/anvil-devchain/deploy', { parameters: { port, chainId: 31904 } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'enabled');
+  assert.is(r.json.parameters.blockTime, 1, 'defaults filled in');
+  assert.equal(r.json.services.map((x: { service: string; state: string }) => [x.service, x.state]), [['anvil', 'running']]);
+  const h0 = await until('the plugin chain to answer', async () => height().catch(() => null), 30_000);
+  await until('its blocks to grow', async () => (await height()) > h0, 30_000);
+
+  r = await api('POST', '/plugins/anvil-devchain/stop');
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'disabled');
+  assert.equal(r.json.services.map((x: { state: string }) => x.state), ['exited']);
+  r = await api('POST', '/plugins/anvil-devchain/resume');
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.services.map((x: { state: string }) => x.state), ['running']);
+  await until('the resumed chain to answer', async () => height().catch(() => null), 30_000);
+
+  assert.is((await api('DELETE', '/plugins/anvil-devchain')).status, 204);
+  const left = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } });
+  assert.is(left.length, 0, 'its containers are gone');
+  const audit = await api('GET', '/audit-logs?limit=500&days=1');
+  const types = audit.json.items.map((e: { event_type: string }) => e.event_type);
+  for (const t of ['PluginInstalled', 'PluginEnabled', 'PluginDisabled', 'PluginRemoved']) assert.ok(types.includes(t), t);
+});
+
+test('x-source consortium-key installs, and its deploy says plainly that it is not resolved yet', async () => {
+  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+  let r = await api('POST', '/plugins', { descriptor: { ...demo('# {{ .parameters.key.MspID }}', { key: { type: 'object', 'x-source': 'consortium-key' } }), metadata: { name: 'sourced' } } });
+  assert.is(r.status, 201, r.text);
+  r = await api('POST', '/plugins/sourced/deploy', { parameters: { key: 1 } });
+  assert.is(r.status, skip ? 503 : 422, r.text);
+  if (!skip) assert.is(r.json.code, 'X_SOURCE_UNSUPPORTED');
+});
+
+const peerProbe = {
+  apiVersion: 'dev.platform/v1', kind: 'Plugin', metadata: { name: 'peer-probe', version: '0.1.0' },
+  spec: {
+    dockerCompose: {
+      contents: [
+        'version: "2.4"',
+        'services:',
+        '  probe:',
+        '    image: lnm-anvil:local',
+        '    network_mode: host',
+        '    command: ["--host", "127.0.0.1", "--port", "{{ .parameters.port }}"]',
+        '    volumes:',
+        '{{- range .volumeMounts }}',
+        '      - {{ .Source }}:{{ .Target }}{{ if .ReadOnly }}:ro{{ end }}',
+        '{{- end }}',
+        '',
+      ].join('\n'),
+    },
+    parameters: {
+      type: 'object', required: ['port', 'peers'],
+      properties: {
+        port: { type: 'integer', minimum: 1024 },
+        peers: { type: 'array', minItems: 1, 'x-source': 'consortium-peer', items: { type: 'object', required: ['ExternalEndpoint', 'TLSCertPath'], properties: { ExternalEndpoint: { type: 'string' }, TLSCertPath: { type: 'string' } } } },
+      },
+    },
+  },
+};
+
+test('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
+  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+  if (skip) {
+    console.log(`  skipped: ${skip}`);
+    return;
+  }
+  const org = await organization(apiOf(() => s), 'PluginOrg', 'PluginOrgMSP');
+  const peer = await consortiumNode(apiOf(() => s), 'plugin-peer0', 'CONSORTIUM_PEER', org.id, { port: await freePort(), chaincodePort: await freePort(), operationsPort: await freePort() });
+  let r = await api('POST', '/plugins', { descriptor: peerProbe });
+  assert.is(r.status, 201, r.text);
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: [987654] } });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['parameters.peers']);
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: 'peer0' } });
+  assert.is(r.status, 400, r.text);
+
+  r = await api('POST', '/plugins/peer-probe/deploy', { parameters: { port: await freePort(), peers: [peer.id] } });
+  assert.is(r.status, 200, r.text);
+  const resolved = r.json.parameters.peers[0];
+  assert.match(resolved.ExternalEndpoint, /:\d+$/);
+  assert.is(resolved.TLSCertPath, `/lnm-plugin/peers/${peer.id}-tls-ca.pem`);
+  const [container] = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } });
+  const mount = (await docker.getContainer(container.Id).inspect()).Mounts.find((m) => m.Destination === '/lnm-plugin');
+  assert.ok(mount, 'the plugin files are mounted');
+  assert.is(mount!.RW, false, 'read-only');
+  const { readFileSync } = await import('node:fs');
+  assert.match(readFileSync(`${mount!.Source}/peers/${peer.id}-tls-ca.pem`, 'utf8'), /BEGIN CERTIFICATE/);
+  assert.is((await api('DELETE', '/plugins/peer-probe')).status, 204);
+});
+
+test.run();
