@@ -127,7 +127,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
   const nodeSagas = {
-    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials) }),
+    operationsFor: byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }) }),
     observations,
     async healthSettings() {
       const s = (await currentSettings(db.pool)).general;

@@ -9,6 +9,7 @@ import { consortiumNetworksProjection } from './consortiumNetworks.ts';
 import { keyProvidersProjection } from './keyProviders.ts';
 import { organizationsProjection } from './organizations.ts';
 import { keysProjection } from './keys.ts';
+import { consortiumChaincodesProjection } from './consortiumChaincodes.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, auditLogProjection];

@@ -10,6 +10,7 @@ import { reportRoutes } from './reports.ts';
 import { networkRoutes } from './networks.ts';
 import { consortiumNetworkRoutes } from './consortiumNetworks.ts';
 import { consortiumChannelRoutes } from './consortiumChannels.ts';
+import { consortiumChaincodeRoutes } from './consortiumChaincodes.ts';
 import { nodeRoutes } from './nodes.ts';
 import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
@@ -17,4 +18,4 @@ import { keyRoutes } from './keys.ts';
 import { keyProviderRoutes } from './keyProviders.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes];
