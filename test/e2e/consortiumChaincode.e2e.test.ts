@@ -6,7 +6,7 @@
 // to version 2, and its server killed from outside. The lifecycle steps are also driven one by one.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fabricSkipReason } from '../helpers/fabric.ts';
@@ -41,7 +41,10 @@ t.after(async () => {
   const all = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json?.items ?? [];
   for (const n of all) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
-  await new Promise((r) => setTimeout(r, 1500));
+  // The engine removes a node's directory after its process ended: wait for that, so no Fabric
+  // process or chaincode server outlives the test.
+  const nodesDir = path.join(server.dataDir, 'nodes');
+  await until('every node directory removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
   await server.stop();
 });
 
@@ -184,7 +187,8 @@ t('a rejected invoke is a 4xx with the chaincode\'s message; a query creates no 
   assert.is(q.json.validation_code, undefined);
   await new Promise((r) => setTimeout(r, 2500));
   assert.is((await api('GET', `/networks/consortium/${network.id}/info`)).json.height, before, 'no block after a query');
-  assert.is((await api('GET', `/networks/consortium/${network.id}/transactions/${q.json.tx_id}`)).status, 404);
+  const none = await api('GET', `/networks/consortium/${network.id}/transactions/${q.json.tx_id}`);
+  assert.is(none.status, 404, none.text);
 });
 
 t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new behaviour, the old data', async () => {
