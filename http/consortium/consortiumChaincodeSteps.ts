@@ -179,6 +179,7 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeCommitted', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, approvedBy, at: deps.clock().toISOString() });
   const serverNode = await startServer(input, server.nodeId);
+  if (tx) await stopOlderServers(input, chaincode);
   return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status };
 }
 
@@ -207,4 +208,14 @@ export async function chaincodeRecord(deps: AppDeps, id: number): Promise<Chainc
 export function assertChaincodeOfBody(chaincodeId: number | undefined): number {
   if (chaincodeId === undefined) throw new ValidationError('Name the chaincode record: chaincodeId (POST /sc/consortium/chaincodes made it).', [{ field: 'chaincodeId', message: 'required' }]);
   return chaincodeId;
+}
+
+/** After an upgrade the peers dial only the new version's server: the older ones are stopped (kept, not deleted). */
+async function stopOlderServers(input: Input, chaincode: ChaincodeRow): Promise<void> {
+  const { deps } = input;
+  const older = await deps.pool.query('SELECT server_node_id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND sequence < $3 AND server_node_id IS NOT NULL', [chaincode.networkId, chaincode.name, chaincode.sequence]);
+  for (const r of older.rows) {
+    const n = await getNode(deps.pool, r.server_node_id);
+    if (n && n.status !== 'stopped' && n.status !== 'stopping') await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StopNode', nodeId: n.id, at: deps.clock().toISOString() });
+  }
 }

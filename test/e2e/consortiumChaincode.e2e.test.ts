@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fabricSkipReason } from '../helpers/fabric.ts';
-import { apiOf, consortiumEnv, events, node, organization, until } from './consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, events, organization, until } from './consortium/consortiumApi.ts';
 
 const t = suite('consortium chaincode end to end (real Fabric 2.5.12)');
 const skip = fabricSkipReason();
@@ -48,14 +48,32 @@ t.after(async () => {
   await server.stop();
 });
 
+/**
+ * A node that runs. Other test runs on this host start Fabric nodes too, from the same default
+ * ports upwards: a port free when allocated can be taken by the time the node starts. Such a
+ * node is deleted and made again (the allocator then skips the taken port).
+ */
+async function runningNode(name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number): Promise<any> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config: {} });
+    assert.is(r.status, 201, r.text);
+    if (r.json.status === 'running' || attempt === 3 || !/already in use/.test(r.json.error ?? '')) {
+      assert.is(r.json.status, 'running', `${name}: ${r.json.status} ${r.json.error ?? ''}`);
+      return r.json;
+    }
+    await api('DELETE', `/nodes/${r.json.id}`);
+    await until(`${name} deleted`, async () => ((await api('GET', `/nodes/${r.json.id}`)).status === 404 ? true : null), 10_000);
+  }
+}
+
 t('a network of two organizations (one orderer, one peer each) with anchor peers', async () => {
   if (skip) return console.log(`  (skipped: ${skip})`);
   org1 = await organization(api, 'Org1', 'Org1MSP');
   org2 = await organization(api, 'Org2', 'Org2MSP');
   const [orderer, p1, p2] = await Promise.all([
-    node(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id),
-    node(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id),
-    node(api, 'peer0-org2', 'CONSORTIUM_PEER', org2.id),
+    runningNode('orderer0', 'CONSORTIUM_ORDERER', org1.id),
+    runningNode('peer0-org1', 'CONSORTIUM_PEER', org1.id),
+    runningNode('peer0-org2', 'CONSORTIUM_PEER', org2.id),
   ]);
   nodes.push(orderer, p1, p2);
   peer1 = p1;
@@ -209,6 +227,8 @@ t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new beha
   assert.is(viaOld.json.version, '2.0');
   const audit = await api('GET', '/audit-logs?limit=500');
   assert.ok(JSON.stringify(audit.json).includes('blockchain.chaincode.upgraded'));
+  // The peers dial only version 2's server now: version 1's is stopped.
+  await until('the version 1 server stopped', async () => ((await api('GET', `/nodes/${deployed.server.node_id}`)).json.status === 'stopped' ? true : null), 30_000);
   deployed = r.json;
 });
 
