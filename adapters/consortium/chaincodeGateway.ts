@@ -7,6 +7,7 @@
 // a peer or orderer that does not answer -> FabricNodeUnreachableError (503).
 import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
 import * as grpc from '@grpc/grpc-js';
+import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/shared/errors.ts';
 import { FabricNodeUnreachableError, FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { InvokeRequest, InvokeResult } from '../../domain/consortium/consortiumChaincodePorts.ts';
@@ -41,8 +42,22 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
   return new FabricRefusedError(`${call} failed: ${err.message}${named}`, node, request.channelName, `grpc ${grpc.status[err.code] ?? err.code}`, `${err.message}${named}`);
 }
 
+// One gRPC connection per peer endpoint for the life of the service: a TLS handshake per call
+// would triple a query's latency. gRPC reconnects by itself after the peer restarts.
+const clients = new Map<string, grpc.Client>();
+
+function clientOf(peer: InvokeRequest['gateway']['peer']): grpc.Client {
+  const key = `${peer.host}:${peer.port}|${peer.serverName ?? ''}|${createHash('sha256').update(peer.tlsCaCertPem).digest('hex')}`;
+  let client = clients.get(key);
+  if (!client) {
+    client = grpcClient(peer);
+    clients.set(key, client);
+  }
+  return client;
+}
+
 async function withGateway<T>(request: InvokeRequest, use: (gateway: Gateway) => Promise<T>): Promise<T> {
-  const client = grpcClient(request.gateway.peer);
+  const client = clientOf(request.gateway.peer);
   const signer = request.gateway.signer;
   const gateway = connect({
     client,
@@ -58,7 +73,6 @@ async function withGateway<T>(request: InvokeRequest, use: (gateway: Gateway) =>
     return await use(gateway);
   } finally {
     gateway.close();
-    client.close();
   }
 }
 

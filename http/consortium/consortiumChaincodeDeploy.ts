@@ -114,10 +114,14 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   if (!record) throw new NotFoundError('Chaincode', chaincodeId);
   const network = await consortiumNetworkOr404(deps, record.networkId);
   const active = await latestCommitted(input, record);
-  const held = await heldOrganizations(deps, network);
-  const org = body.organization ? held.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : held[0];
+  // Only the named organization is checked (one identity lookup per call, not one per organization).
+  const named = body.organization ? network.organizations.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : undefined;
+  const held = named && typeof named.organizationId === 'number' && (await consortiumOf(deps).credentials.adminSigner(named.organizationId).then(() => true, () => false))
+    ? [{ organizationId: named.organizationId, mspId: named.mspId }]
+    : body.organization ? [] : await heldOrganizations(deps, network, { first: true });
+  const org = held[0];
   if (!org) {
-    throw new ValidationError(body.organization ? `This service holds no identity of ${body.organization} in network ${network.name} (it holds ${held.map((o) => o.mspId).join(', ') || 'none'}).` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
+    throw new ValidationError(body.organization ? `This service holds no identity of ${body.organization} in network ${network.name}.` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
   }
   const peer = (await joinedPeers(deps, network)).find((p) => p.mspId === org.mspId);
   if (!peer) throw new ConflictError(`No running peer of ${org.mspId} has joined channel ${network.channelName}: start or join one.`, { mspId: org.mspId }, 'NO_JOINED_PEER');

@@ -35,12 +35,13 @@ export async function peerAccess(deps: AppDeps, peer: NodeRow): Promise<PeerAcce
 }
 
 /** Organizations of the network whose admin identity this service holds, in the network's order. */
-export async function heldOrganizations(deps: AppDeps, network: ConsortiumNetworkRow): Promise<{ organizationId: number; mspId: string }[]> {
+export async function heldOrganizations(deps: AppDeps, network: ConsortiumNetworkRow, opts: { first?: boolean } = {}): Promise<{ organizationId: number; mspId: string }[]> {
   const out = [];
   for (const o of network.organizations) {
     if (typeof o.organizationId !== 'number') continue;
     const held = await consortiumOf(deps).credentials.adminSigner(o.organizationId).then(() => true, () => false);
     if (held) out.push({ organizationId: o.organizationId, mspId: o.mspId });
+    if (held && opts.first) break;
   }
   return out;
 }
