@@ -10,7 +10,7 @@ import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { consortiumNetworkOr404 } from './consortiumChannelAccess.ts';
-import { approveFor, commitOn, heldOrganizations, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
+import { approveFor, chaincodeRecord, commitOn, heldOrganizations, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
 
 export interface ChaincodeRequest {
   networkId: number;
@@ -72,6 +72,13 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   const network = await consortiumNetworkOr404(deps, req.networkId);
   const existing = (await deps.pool.query('SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND version = $3', [network.id, req.name, req.version])).rows[0];
   let chaincode = existing ? (await getChaincode(deps.pool, existing.id))! : await registerChaincode(input, req);
+  if (existing) {
+    // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
+    const recorded = await chaincodeRecord(deps, existing.id);
+    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null)) {
+      throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
+    }
+  }
   const peers = await deployPeers(input, network);
   const installs = [];
   for (const p of peers) installs.push(await installOn(input, chaincode, p.id));
@@ -123,7 +130,10 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   if (!org) {
     throw new ValidationError(body.organization ? `This service holds no identity of ${body.organization} in network ${network.name}.` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
   }
-  const peer = (await joinedPeers(deps, network)).find((p) => p.mspId === org.mspId);
+  // A running peer of the organization; else one the health monitor saw go down (the gateway
+  // call then says it is unreachable: 503), so a dead peer is not mistaken for a missing one.
+  const candidates = (await joinedPeers(deps, network, ['running', 'down'])).filter((p) => p.mspId === org.mspId);
+  const peer = candidates.find((p) => p.status === 'running') ?? candidates[0];
   if (!peer) throw new ConflictError(`No running peer of ${org.mspId} has joined channel ${network.channelName}: start or join one.`, { mspId: org.mspId }, 'NO_JOINED_PEER');
   // The chaincode server runs before the first transaction (and again after it went down).
   if (active.serverNodeId) {

@@ -49,11 +49,11 @@ export async function heldOrganizations(deps: AppDeps, network: ConsortiumNetwor
 /** Running peers of the network that joined its channel, in id order. */
 export type MemberPeer = NodeRow & { mspId: string };
 
-export async function joinedPeers(deps: AppDeps, network: ConsortiumNetworkRow): Promise<MemberPeer[]> {
+export async function joinedPeers(deps: AppDeps, network: ConsortiumNetworkRow, statuses: string[] = ['running']): Promise<MemberPeer[]> {
   const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'peer' && m.joinedAt);
   if (!members.length) return [];
   const msp = new Map(members.map((m) => [m.nodeId, m.mspId]));
-  return (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items.filter((n) => n.status === 'running').map((n) => ({ ...n, mspId: msp.get(n.id)! }));
+  return (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items.filter((n) => statuses.includes(n.status)).map((n) => ({ ...n, mspId: msp.get(n.id)! }));
 }
 
 async function peerOfNetwork(deps: AppDeps, chaincode: ChaincodeRow, peerId: number): Promise<{ peer: MemberPeer; network: ConsortiumNetworkRow }> {

@@ -153,6 +153,9 @@ t('deploy: the sample installed on both peers, approved by both organizations, c
   assert.is(again.status, 200, again.text);
   assert.is(again.json.commit.status, 'already-committed');
   assert.ok(again.json.peers.every((p: any) => p.already_installed));
+  const changed = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('2') } });
+  assert.is(changed.status, 409, changed.text);
+  assert.match(changed.json.message, 'new version');
 });
 
 let created: any;
@@ -292,6 +295,30 @@ t('a chaincode server killed from outside: node.downtime, then recovery, and the
   assert.is(r.json.validation_code, 'VALID');
   await until('node.recovery', async () => ((await events(api, serverId)).includes('node.recovery') ? true : null), 60_000);
   assert.is((await api('GET', `/nodes/${serverId}`)).json.status, 'running');
+});
+
+t('a peer killed from outside: a query through it is a 503, an invoke that needs its endorsement fails naming what is missing; after its restart both work', async () => {
+  if (skip) return;
+  const cc = deployed.chaincode_id;
+  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${peer2.id}`, 'node.pid.json'), 'utf8')).pid);
+  process.kill(pid, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 500));
+  const q = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org2MSP' });
+  assert.is(q.status, 503, q.text);
+  assert.match(q.json.message, 'peer0-org2');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
+  assert.ok(inv.status >= 400 && inv.status < 600 && inv.status !== 500, inv.text);
+  assert.ok(inv.json.message.length > 20, inv.text);
+  await until('node.downtime of the peer', async () => ((await events(api, peer2.id)).includes('node.downtime') ? true : null), 60_000);
+  const started = await api('POST', `/nodes/${peer2.id}/start`);
+  assert.is(started.json.status, 'running', started.text);
+  const again = await until('an invoke endorsed by both organizations again', async () => {
+    const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
+    return r.status === 200 ? r : null;
+  }, 60_000, 2000);
+  assert.is(again.json.validation_code, 'VALID');
+  const read = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset3'], organization: 'Org2MSP' });
+  assert.is(read.status, 200, read.text);
 });
 
 t.run();
