@@ -143,6 +143,9 @@ t('deploy: the sample installed on both peers, approved by both organizations, c
   assert.is(serverNode.json.status, 'running');
   const nodeEvents = await events(api, deployed.server.node_id);
   assert.ok(nodeEvents.includes('node.started'), nodeEvents.join());
+  // The deploy's progress, in order, in the server's history.
+  const steps = nodeEvents.filter((e) => e.startsWith('blockchain.chaincode.'));
+  assert.equal(steps, ['blockchain.chaincode.registered', 'blockchain.chaincode.server_assigned', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.approved', 'blockchain.chaincode.approved', 'blockchain.chaincode.deployed']);
   const audit = await api('GET', '/audit-logs?limit=500');
   assert.ok(JSON.stringify(audit.json).includes('blockchain.chaincode.deployed'), 'blockchain.chaincode.deployed in the audit log');
   // The definition as the peers have it: querycommitted through the real peer CLI is not needed, the commit's transaction is in the ledger.
