@@ -6,7 +6,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, NotFoundError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { chaincodeStream, consortiumChaincode, type ChaincodeRegisteredData } from '../../domain/consortium/consortiumChaincode.ts';
 import type { ChaincodeDefinition, PeerAccess } from '../../domain/consortium/consortiumChaincodePorts.ts';
@@ -204,11 +204,6 @@ export async function chaincodeRecord(deps: AppDeps, id: number): Promise<Chainc
   const { state } = await loadState(deps.store, chaincodeStream(id), consortiumChaincode);
   if (!state.chaincode) throw new NotFoundError('Chaincode', id);
   return state.chaincode;
-}
-
-export function assertChaincodeOfBody(chaincodeId: number | undefined): number {
-  if (chaincodeId === undefined) throw new ValidationError('Name the chaincode record: chaincodeId (POST /sc/consortium/chaincodes made it).', [{ field: 'chaincodeId', message: 'required' }]);
-  return chaincodeId;
 }
 
 /** After an upgrade the peers dial only the new version's server: the older ones are stopped (kept, not deleted). */
