@@ -82,7 +82,25 @@ function proposalOf(gateway: Gateway, request: InvokeRequest) {
   return contract.newProposal(request.fn, { arguments: request.args, transientData, endorsingOrganizations: request.endorsingOrganizations });
 }
 
+// Right after a commit (or a peer's restart) discovery may not know yet that the other
+// organizations' peers run the chaincode: gossip tells it within seconds. Such a refusal is
+// asked again for a while before it is an answer.
+const NO_ENDORSERS_YET = /no combination of peers can be derived|no peer combination can satisfy/;
+const DISCOVERY_WAIT_MS = 20_000;
+
 export async function submitTransaction(request: InvokeRequest): Promise<InvokeResult> {
+  const until = Date.now() + DISCOVERY_WAIT_MS;
+  for (;;) {
+    try {
+      return await submitOnce(request);
+    } catch (err) {
+      if (!(err instanceof FabricRefusedError && NO_ENDORSERS_YET.test(err.fabricMessage)) || Date.now() > until) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
+async function submitOnce(request: InvokeRequest): Promise<InvokeResult> {
   return withGateway(request, async (gateway) => {
     const proposal = proposalOf(gateway, request);
     const txId = proposal.getTransactionId();
