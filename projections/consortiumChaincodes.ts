@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
-import type { ChaincodeRegisteredData } from '../domain/consortium/consortiumChaincode.ts';
+import type { ChaincodeCollection, ChaincodeRegisteredData } from '../domain/consortium/consortiumChaincode.ts';
 
 export const consortiumChaincodesProjection: Projection = {
   name: 'consortium-chaincodes',
@@ -50,7 +50,7 @@ export interface ChaincodeRow {
   language: string;
   endorsementPolicy: string | null;
   initRequired: boolean;
-  collections: Record<string, unknown>[] | null;
+  collections: ChaincodeCollection[] | null;
   previousChaincodeId: number | null;
   status: 'registered' | 'installed' | 'approved' | 'committed';
   packageId: string | null;

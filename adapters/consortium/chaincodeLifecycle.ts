@@ -67,7 +67,28 @@ function fill<A extends DefinitionArgs>(args: A, def: ChaincodeDefinition): A {
   args.setValidationPlugin('vscc');
   args.setValidationParameter(validationParameter(def.endorsementPolicy));
   args.setInitRequired(def.initRequired);
+  if (def.collections?.length) args.setCollections(collectionPackage(def.collections));
   return args;
+}
+
+export function collectionPackage(collections: NonNullable<ChaincodeDefinition['collections']>): peer.CollectionConfigPackage {
+  const pkg = new peer.CollectionConfigPackage();
+  pkg.setConfigList(collections.map((c) => {
+    const members = new peer.CollectionPolicyConfig();
+    members.setSignaturePolicy(signaturePolicyEnvelope(c.policy));
+    const stat = new peer.StaticCollectionConfig();
+    stat.setName(c.name);
+    stat.setMemberOrgsPolicy(members);
+    stat.setRequiredPeerCount(c.requiredPeerCount);
+    stat.setMaximumPeerCount(c.maxPeerCount);
+    stat.setBlockToLive(c.blockToLive);
+    stat.setMemberOnlyRead(c.memberOnlyRead);
+    stat.setMemberOnlyWrite(c.memberOnlyWrite);
+    const config = new peer.CollectionConfig();
+    config.setStaticCollectionConfig(stat);
+    return config;
+  }));
+  return pkg;
 }
 
 export async function commitReadiness(peerEndpoint: Endpoint, signer: FabricSigner, channelName: string, def: ChaincodeDefinition): Promise<Record<string, boolean>> {

@@ -13,7 +13,16 @@ export function fabricConsortiumChaincodes(options: { dataDir: string }): Consor
   return {
     packageOf: ccaasPackageOf,
     filesOfArchive: untarGz,
-    checkDefinition(files, endorsementPolicy) {
+    checkDefinition(files, endorsementPolicy, collections) {
+      (collections ?? []).forEach((c, i) => {
+        try {
+          signaturePolicyEnvelope(c.policy);
+        } catch (err) {
+          throw new ValidationError(`The policy of collection ${c.name} does not parse: ${(err as Error).message}`, [{ field: `collections[${i}].policy`, message: 'not a signature policy such as OR(\'Org1MSP.member\',\'Org2MSP.member\')' }]);
+        }
+        if (c.maxPeerCount < c.requiredPeerCount) throw new ValidationError(`Collection ${c.name}: maxPeerCount is below requiredPeerCount.`, [{ field: `collections[${i}].maxPeerCount`, message: 'must be at least requiredPeerCount' }]);
+      });
+      if (new Set((collections ?? []).map((c) => c.name)).size !== (collections ?? []).length) throw new ValidationError('Collection names must differ.', [{ field: 'collections', message: 'each name once' }]);
       if (endorsementPolicy && !endorsementPolicy.startsWith('/')) {
         try {
           signaturePolicyEnvelope(endorsementPolicy);

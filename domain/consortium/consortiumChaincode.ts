@@ -23,6 +23,19 @@ export interface ChaincodeSourceFile {
   content: string;
 }
 
+/** One private data collection, as Fabric's collections_config.json gives it. */
+export interface ChaincodeCollection {
+  name: string;
+  /** Signature policy of the member organizations: OR('Org1MSP.member','Org2MSP.member'). */
+  policy: string;
+  requiredPeerCount: number;
+  maxPeerCount: number;
+  /** Blocks after which private data is purged; 0 keeps it. */
+  blockToLive: number;
+  memberOnlyRead: boolean;
+  memberOnlyWrite: boolean;
+}
+
 export interface ChaincodeRegisteredData {
   chaincodeId: number;
   networkId: number;
@@ -34,8 +47,8 @@ export interface ChaincodeRegisteredData {
   /** Signature policy text, a channel policy reference, or null for the channel's /Channel/Application/Endorsement. */
   endorsementPolicy: string | null;
   initRequired: boolean;
-  /** Private data collections as given (recorded; the service does not define them on the channel yet). */
-  collections: Record<string, unknown>[] | null;
+  /** Private data collections (Fabric's collections_config.json shape), part of the definition. */
+  collections: ChaincodeCollection[] | null;
   source: { kind: 'files'; files: ChaincodeSourceFile[] };
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;

@@ -2,7 +2,7 @@
 // (_lifecycle), the chaincode servers, and transactions through a peer's gateway.
 // adapters/consortium/consortiumChaincodes.ts implements it.
 import type { NodeStatus } from '../nodes/nodeEngine.ts';
-import type { ChaincodeSourceFile } from './consortiumChaincode.ts';
+import type { ChaincodeCollection, ChaincodeSourceFile } from './consortiumChaincode.ts';
 import type { ConsortiumChaincodeNodeCreatedData } from './consortiumNode.ts';
 import type { Endpoint, FabricSigner } from './consortiumPorts.ts';
 
@@ -13,6 +13,7 @@ export interface ChaincodeDefinition {
   /** A signature policy ("AND('Org1MSP.peer','Org2MSP.peer')"), a channel policy reference ("/Channel/Application/Endorsement"), or null for that reference. */
   endorsementPolicy: string | null;
   initRequired: boolean;
+  collections: ChaincodeCollection[] | null;
 }
 
 export interface CommittedTx {
@@ -58,7 +59,7 @@ export interface ConsortiumChaincodes {
   /** The ccaas package (metadata.json + code.tar.gz with connection.json) and its package id. */
   packageOf(label: string, address: string): { bytes: Uint8Array; packageId: string };
   /** Checks that the files give a runnable Node.js chaincode (package.json with main; TypeScript compiles) and that the policy parses; ValidationError otherwise. */
-  checkDefinition(files: ChaincodeSourceFile[], endorsementPolicy: string | null): void;
+  checkDefinition(files: ChaincodeSourceFile[], endorsementPolicy: string | null, collections: ChaincodeCollection[] | null): void;
   /** Files of a .tar.gz given as the source; ValidationError when it is not one. */
   filesOfArchive(archive: Uint8Array): ChaincodeSourceFile[];
   installed(peer: PeerAccess): Promise<{ packageId: string; label: string }[]>;

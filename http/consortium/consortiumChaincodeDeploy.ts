@@ -4,7 +4,7 @@
 // invoke/query through a peer's gateway as an organization the caller names.
 import { requestMetadata, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
+import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeCollection, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
 import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
@@ -20,7 +20,7 @@ export interface ChaincodeRequest {
   language?: 'node';
   endorsementPolicy?: string;
   initRequired?: boolean;
-  collections?: Record<string, unknown>[];
+  collections?: ChaincodeCollection[];
   source: { files?: ChaincodeSourceFile[]; archive?: string };
 }
 
@@ -51,7 +51,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const network = await consortiumNetworkOr404(deps, req.networkId);
   const files = sourceFiles(input, req);
-  consortiumOf(deps).chaincodes.checkDefinition(files, req.endorsementPolicy ?? null);
+  consortiumOf(deps).chaincodes.checkDefinition(files, req.endorsementPolicy ?? null, req.collections ?? null);
   const latest = await latestChaincode(deps.pool, network.id, req.name);
   const existing = (await deps.pool.query('SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND version = $3', [network.id, req.name, req.version])).rows[0];
   if (existing) throw new ConflictError(`Network ${network.name} already has chaincode ${req.name} version ${req.version} (record ${existing.id}); a new version needs a new version string.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
@@ -60,7 +60,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, collections: req.collections ?? null, source: { kind: 'files', files },
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
     previousChaincodeId: latest?.id ?? null, at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -75,7 +75,7 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   if (existing) {
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
-    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null)) {
+    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)) {
       throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }
   }

@@ -28,7 +28,7 @@ export async function chaincodeOr404(deps: AppDeps, id: number): Promise<Chainco
   return c;
 }
 
-export const definitionOf = (c: ChaincodeRow): ChaincodeDefinition => ({ name: c.name, version: c.version, sequence: c.sequence, endorsementPolicy: c.endorsementPolicy, initRequired: c.initRequired });
+export const definitionOf = (c: ChaincodeRow): ChaincodeDefinition => ({ name: c.name, version: c.version, sequence: c.sequence, endorsementPolicy: c.endorsementPolicy, initRequired: c.initRequired, collections: c.collections });
 
 export async function peerAccess(deps: AppDeps, peer: NodeRow): Promise<PeerAccess> {
   return { peer: await grpcEndpoint(deps, peer), signer: await consortiumOf(deps).credentials.adminSigner(peer.organizationId!) };

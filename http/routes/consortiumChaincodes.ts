@@ -10,6 +10,15 @@ import { deployChaincode, registerChaincode, runTransaction } from '../consortiu
 const tags = ['chaincode'];
 
 const SourceFile = Type.Object({ path: Type.String({ minLength: 1, maxLength: 200 }), content: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
+const Collection = Type.Object({
+  name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' }),
+  policy: Type.String({ minLength: 1, maxLength: 2000, description: "member organizations: OR('Org1MSP.member','Org2MSP.member')" }),
+  requiredPeerCount: Type.Integer({ minimum: 0, maximum: 100 }),
+  maxPeerCount: Type.Integer({ minimum: 0, maximum: 100 }),
+  blockToLive: Type.Integer({ minimum: 0 }),
+  memberOnlyRead: Type.Boolean(),
+  memberOnlyWrite: Type.Boolean(),
+}, { additionalProperties: false });
 const ChaincodeBody = Type.Object({
   networkId: Type.Integer({ minimum: 1, description: 'the consortium network (channel) the chaincode is defined on' }),
   name: Type.String({ minLength: 1, maxLength: 128, description: 'Fabric chaincode name: letters and digits, groups joined by "-" or "_"' }),
@@ -18,7 +27,7 @@ const ChaincodeBody = Type.Object({
   language: Type.Optional(Type.Literal('node', { description: 'a Node.js chaincode (fabric-contract-api), JavaScript or TypeScript' })),
   endorsementPolicy: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "signature policy (AND('Org1MSP.peer','Org2MSP.peer')) or a channel policy reference (/Channel/Application/Endorsement, the default)" })),
   initRequired: Type.Optional(Type.Boolean()),
-  collections: Type.Optional(Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 50, description: 'private data collections (recorded)' })),
+  collections: Type.Optional(Type.Array(Collection, { maxItems: 50, description: 'private data collections (Fabric\'s collections_config.json shape), part of the definition' })),
   source: Type.Object({
     files: Type.Optional(Type.Array(SourceFile, { minItems: 1, maxItems: 200, description: 'the chaincode\'s files: package.json (main) and its .js or .ts files' })),
     archive: Type.Optional(Type.String({ maxLength: 10_000_000, description: 'the same as a .tar.gz, base64' })),

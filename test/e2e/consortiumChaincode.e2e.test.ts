@@ -240,7 +240,11 @@ t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new beha
 
 t('each step alone: approve before install, install twice, commit before enough approvals', async () => {
   if (skip) return;
-  const rec = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', endorsementPolicy: BOTH, source: { files: sample('1') } });
+  const collections = [{ name: 'notes', policy: "OR('Org1MSP.member','Org2MSP.member')", requiredPeerCount: 0, maxPeerCount: 1, blockToLive: 0, memberOnlyRead: true, memberOnlyWrite: true }];
+  const badCollection = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', source: { files: sample('1') }, collections: [{ ...collections[0], policy: 'OR(' }] });
+  assert.is(badCollection.status, 400, badCollection.text);
+  assert.match(badCollection.text, 'collections[0].policy');
+  const rec = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', endorsementPolicy: BOTH, collections, source: { files: sample('1') } });
   assert.is(rec.status, 201, rec.text);
   const body = { chaincodeId: rec.json.id };
   const early = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/approve`, body);
@@ -274,6 +278,16 @@ t('each step alone: approve before install, install twice, commit before enough 
   assert.equal(listed.approved_by.sort(), ['Org1MSP', 'Org2MSP']);
   const inv = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['s1', 'green', '1', 'Ann', '2'] });
   assert.is(inv.status, 200, inv.text);
+  // The collection is part of the committed definition: private data through transient data.
+  const note = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'SetPrivateNote', args: ['notes', 's1'], transient: { note: 'fragile' }, endorsingOrganizations: ['Org1MSP', 'Org2MSP'] });
+  assert.is(note.status, 200, note.text);
+  const tx = await api('GET', `/networks/consortium/${network.id}/blocks/${note.json.block_number}`);
+  assert.ok(tx.json.transactions.some((x: any) => x.id === note.json.tx_id && x.validation_code === 'VALID'));
+  const read = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/query`, { function: 'GetPrivateNote', args: ['notes', 's1'], organization: 'Org2MSP' });
+  assert.is(read.status, 200, read.text);
+  assert.is(read.json.result, 'fragile');
+  const missing = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'SetPrivateNote', args: ['nosuch', 's1'], transient: { note: 'x' } });
+  assert.ok(missing.status >= 400 && missing.status < 500, missing.text);
   for (const [path, b, status] of [
     [`/sc/consortium/peer/${peer1.id}/chaincode/install`, { chaincodeId: 999999 }, 404],
     [`/sc/consortium/peer/999999/chaincode/install`, body, 404],

@@ -67,6 +67,19 @@ export class AssetRegistry extends Contract {
     return JSON.stringify(all);
   }
 
+  /** A private note on an asset in a private data collection; the note travels as transient data ("note"), never in the transaction. */
+  async SetPrivateNote(ctx: Context, collection: string, id: string): Promise<void> {
+    const note = ctx.stub.getTransient().get('note');
+    if (!note || note.length === 0) throw new Error('give the note as transient data "note"');
+    await ctx.stub.putPrivateData(collection, id, note);
+  }
+
+  async GetPrivateNote(ctx: Context, collection: string, id: string): Promise<string> {
+    const bytes = await ctx.stub.getPrivateData(collection, id);
+    if (!bytes || bytes.length === 0) throw new Error(`no private note on ${id} in ${collection}`);
+    return Buffer.from(bytes).toString('utf8');
+  }
+
   async RegistryVersion(_ctx: Context): Promise<string> {
     return REGISTRY_VERSION;
   }
