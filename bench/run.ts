@@ -250,8 +250,8 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist.
   await section('children', async () => {
-    for (const [file, name] of [['bench/keys.ts', 'keys'], ['bench/evm.ts', 'evm'], ['bench/consortium.ts', 'consortium'], ['bench/backups.ts', 'backups']] as const) {
-      const r = await runChildBench(file, name, 150_000);
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], ['bench/consortiumChaincode.ts', 'chaincode', 400_000], ['bench/backups.ts', 'backups', 150_000]] as const) {
+      const r = await runChildBench(file, name, timeoutMs);
       details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
       if (r.status === 'failed') failures[name] = r.error ?? 'failed';
       rows.push(...r.rows);

@@ -13,6 +13,7 @@ import { webhooksProjection } from './webhooks.ts';
 import { notificationProvidersProjection } from './notificationProviders.ts';
 import { backupsProjection } from './backups.ts';
 import { pluginsProjection } from './plugins.ts';
+import { consortiumChaincodesProjection } from './consortiumChaincodes.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, auditLogProjection];

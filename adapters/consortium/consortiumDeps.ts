@@ -11,6 +11,7 @@ import { databasePrivateKeyPem, type SqlQueryable } from '../keyProviders/databa
 import { resolveKeyEncryptionKey } from '../keyProviders/keyEncryptionKeyFile.ts';
 import { createConsortiumNodeRuntime } from './consortiumNodeRuntime.ts';
 import { createConsortiumCredentials } from './consortiumCredentials.ts';
+import { fabricConsortiumChaincodes } from './consortiumChaincodes.ts';
 
 export async function createConsortiumDeps(opts: {
   pool: SqlQueryable;
@@ -29,6 +30,7 @@ export async function createConsortiumDeps(opts: {
     runtime: createConsortiumNodeRuntime({ dataDir: opts.dataDir, env }),
     credentials: createConsortiumCredentials({ store: opts.store, keys: opts.keys, nodeKeyPem }),
     channels: opts.channels,
+    chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir }),
     defaults: { engine: opts.engine },
   };
 }

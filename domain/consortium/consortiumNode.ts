@@ -57,6 +57,43 @@ export interface ConsortiumNodeCreatedData {
   at: string;
 }
 
+/**
+ * A chaincode server (chaincode as a service): the Node.js program of one chaincode package,
+ * started in server mode with its package id and address; the peers reach it through the ccaas
+ * external builder (connection.json of the package names `address`). A node of its own, started
+ * by the lifecycle saga and watched by the health monitor like peers and orderers.
+ */
+export interface ConsortiumChaincodeServerConfig {
+  listenAddress: string;
+  /** host:port the peers dial (connection.json). */
+  address: string;
+  port: number;
+  chaincodeId: number;
+  chaincodeName: string;
+  version: string;
+  packageId: string;
+}
+
+export interface ConsortiumChaincodeNodeCreatedData {
+  nodeId: number;
+  name: string;
+  platform: 'CONSORTIUM';
+  nodeType: 'CONSORTIUM_CHAINCODE';
+  role: 'chaincode';
+  /** The organization the server runs for (the first of the network's organizations the service holds). */
+  organizationId: number;
+  mspId: string;
+  /** The network whose channel has the chaincode. */
+  networkId: number;
+  client: 'fabric';
+  engine: 'process';
+  config: ConsortiumChaincodeServerConfig;
+  resources: null;
+  at: string;
+}
+
+export const isChaincodeServer = (n: { role: string }): n is ConsortiumChaincodeNodeCreatedData => n.role === 'chaincode';
+
 export const isOrdererConfig = (c: ConsortiumNodeConfig): c is ConsortiumOrdererConfig => 'adminPort' in c;
 
 /** The node engine's key of a consortium node (directory, container name): node-<id>, the scheme of every node (evmNodeKey), one id space. */

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
-import { isOrdererConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
+import { isChaincodeServer, isOrdererConfig, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
 import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
@@ -16,8 +16,8 @@ export const ConsortiumNodeViewSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   platform: Type.Literal('CONSORTIUM'),
-  nodeType: Type.String({ description: 'CONSORTIUM_PEER or CONSORTIUM_ORDERER' }),
-  role: Type.String({ description: 'peer or orderer' }),
+  nodeType: Type.String({ description: 'CONSORTIUM_PEER, CONSORTIUM_ORDERER or CONSORTIUM_CHAINCODE (a chaincode server)' }),
+  role: Type.String({ description: 'peer, orderer or chaincode' }),
   status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
   healthy: Type.Union([Type.Boolean(), Type.Null()], { description: 'GET /nodes/{id}: what the node\'s /healthz answered just now; lists: from last_probe (null when it is not running)' }),
   last_probe: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'the health monitor\'s last reading: status, at, healthy_at, error' }),
@@ -28,9 +28,9 @@ export const ConsortiumNodeViewSchema = Type.Object({
   engine: Type.String(),
   organization_id: Type.Integer(),
   msp_id: Type.String(),
-  network_id: Type.Null(),
+  network_id: Type.Union([Type.Integer(), Type.Null()], { description: 'a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks)' }),
   networks: Type.Array(Type.Object({ network_id: Type.Integer(), name: Type.String(), channel_name: Type.String(), joined: Type.Boolean(), joined_at: Str })),
-  endpoints: Type.Object({ grpc: Type.String(), external: Type.String(), operations: Type.String(), metrics: Type.String(), admin: Str, chaincode: Str }),
+  endpoints: Type.Object({ grpc: Type.String(), external: Type.String(), operations: Str, metrics: Str, admin: Str, chaincode: Str }),
   identity_key_id: Int,
   tls_key_id: Int,
   config: Type.Record(Type.String(), Type.Unknown()),
@@ -54,8 +54,11 @@ export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { li
   const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
   // Lists answer from the health monitor's last reading; a single read asks /healthz now.
   let healthy: boolean | null = running && observation ? observation.status === 'healthy' : null;
+  const server = isChaincodeServer(row) ? (c as unknown as ConsortiumChaincodeServerConfig) : null;
   if (running && opts.live !== false && record && deps.consortium) {
-    healthy = await consortiumOf(deps).runtime.live({ node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } }, 1500).then(() => true, () => false);
+    healthy = server
+      ? await consortiumOf(deps).chaincodes.servers.live(record as unknown as ConsortiumChaincodeNodeCreatedData, 1500).then(() => true, () => false)
+      : await consortiumOf(deps).runtime.live({ node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } }, 1500).then(() => true, () => false);
   }
   const networks = await nodeNetworks(deps.pool, row.id);
   return {
@@ -74,9 +77,9 @@ export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { li
     engine: row.engine,
     organization_id: row.organizationId!,
     msp_id: record?.mspId ?? '',
-    network_id: null,
+    network_id: row.networkId ?? null,
     networks: networks.map((n) => ({ network_id: n.networkId, name: n.name, channel_name: n.channelName, joined: n.joinedAt !== null, joined_at: n.joinedAt })),
-    endpoints: {
+    endpoints: server ? { grpc: `grpc://${server.address}`, external: server.address, operations: null, metrics: null, admin: null, chaincode: server.address } : {
       grpc: `grpcs://127.0.0.1:${c.port}`,
       external: c.externalEndpoint,
       operations: `http://127.0.0.1:${c.operationsPort}/healthz`,

@@ -7,7 +7,7 @@ import { runCommand } from '../commands.ts';
 import { IdParam } from './schemas.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricRefusedError, type ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { listNodes } from '../../projections/nodes.ts';
@@ -189,7 +189,11 @@ export const consortiumChannelRoutes = [
     responses: { 200: { description: 'the transaction' }, 404: { description: 'no such network or transaction' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
       const network = await consortiumNetworkOr404(deps, params.id);
-      const t = await consortiumOf(deps).channels.transaction(await peerReader(deps, network), network.channelName, params.txId);
+      const t = await consortiumOf(deps).channels.transaction(await peerReader(deps, network), network.channelName, params.txId).catch((err) => {
+        // qscc: "Failed to get transaction with id ..., error entry not found in index".
+        if (err instanceof FabricRefusedError && /not found|no such transaction/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', params.txId);
+        throw err;
+      });
       return { body: { id: t.txId, type: t.type, creator_msp_id: t.creatorMspId, timestamp: t.timestamp, validation_code: t.validationCode, block_number: t.blockNumber } };
     },
   }),

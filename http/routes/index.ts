@@ -10,6 +10,7 @@ import { reportRoutes } from './reports.ts';
 import { networkRoutes } from './networks.ts';
 import { consortiumNetworkRoutes } from './consortiumNetworks.ts';
 import { consortiumChannelRoutes } from './consortiumChannels.ts';
+import { consortiumChaincodeRoutes } from './consortiumChaincodes.ts';
 import { nodeRoutes } from './nodes.ts';
 import { contractRoutes } from './contracts.ts';
 import { organizationRoutes } from './organizations.ts';
@@ -24,4 +25,4 @@ import { metricsRoutes } from './metrics.ts';
 import { pluginRoutes } from './plugins.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes];

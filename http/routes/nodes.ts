@@ -3,6 +3,7 @@
 // here; the WebSocket follow is served by http/nodeLogsSocket.ts on the same path) and the
 // node's own event history. Evm nodes belong to a network; consortium nodes (Fabric peers and
 // orderers) to an organization.
+import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
@@ -62,6 +63,13 @@ const EVENT_NAMES: Record<string, string> = {
   NodeStartRequested: 'node.start_requested',
   NodeStopRequested: 'node.stop_requested',
   NodeStartFailed: 'node.start_failed',
+  // A chaincode server's history includes its chaincode's deploy steps.
+  ChaincodeRegistered: 'blockchain.chaincode.registered',
+  ChaincodeServerAssigned: 'blockchain.chaincode.server_assigned',
+  ChaincodeInstalled: 'blockchain.chaincode.installed',
+  ChaincodeApproved: 'blockchain.chaincode.approved',
+  ChaincodeDeployed: 'blockchain.chaincode.deployed',
+  ChaincodeUpgraded: 'blockchain.chaincode.upgraded',
 };
 
 /** The read shape of a node of any platform. */
@@ -268,12 +276,16 @@ export const nodeRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/nodes/:id/events', summary: 'A node\'s history: created, started, stopped, start failures, downtime, recovery, config changes', tags, permission: 'NODE_READ', params: IdParam,
+    method: 'get', path: '/nodes/:id/events', summary: 'A node\'s history: created, started, stopped, start failures, downtime, recovery, config changes (a chaincode server: with its chaincode\'s install, approve and commit steps)', tags, permission: 'NODE_READ', params: IdParam,
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of events, oldest first' }, 404: { description: 'no such node' } },
     async handler({ deps, params, query }) {
-      const events = await deps.store.readStream(nodeStream(params.id));
+      let events = await deps.store.readStream(nodeStream(params.id));
       if (!events.length) throw new NotFoundError('Node', params.id);
+      const created = events[0].data as { role?: string; config?: { chaincodeId?: number } };
+      if (created.role === 'chaincode' && created.config?.chaincodeId) {
+        events = [...events, ...(await deps.store.readStream(chaincodeStream(created.config.chaincodeId)))].sort((a, b) => a.position - b.position);
+      }
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
       const items = events.map((e) => ({ id: e.id, event: EVENT_NAMES[e.type] ?? e.type, type: e.type, timestamp: e.metadata.timestamp, data: e.data }));

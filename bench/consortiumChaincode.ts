@@ -1,0 +1,138 @@
+// Chaincode bench on real Fabric 2.5.12 (../shared/fabric): two organizations with two peers
+// each and one raft orderer (batchTimeout 500ms), the sample asset registry deployed with an
+// endorsement policy that needs both organizations. Measures the full deploy (install on 4
+// peers, 2 approvals, commit, server start) and invoke/query latency and throughput through the
+// service versus straight through @hyperledger/fabric-gateway from here with the same admin
+// identity (the ratio is the service's overhead). Prints one JSON object to stdout.
+// `npx tsx bench/consortiumChaincode.ts`
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { startServer, type TestServer } from '../test/helpers/server.ts';
+import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
+import { apiOf, consortiumEnv, node, organization, until } from '../test/e2e/consortium/consortiumApi.ts';
+import { databasePrivateKeyPem } from '../adapters/keyProviders/databaseKeyProvider.ts';
+import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
+import { privateKeyFabricSigner } from '../adapters/consortium/fabricSigning.ts';
+import { evaluateTransaction, submitTransaction } from '../adapters/consortium/chaincodeGateway.ts';
+import type { InvokeRequest } from '../domain/consortium/consortiumChaincodePorts.ts';
+import { summarize } from './lib/stats.ts';
+
+const log = (m: string) => process.stderr.write(`[bench chaincode] ${m}\n`);
+const INVOKES = Number(process.env.BENCH_CC_INVOKES ?? 20);
+const QUERIES = Number(process.env.BENCH_CC_QUERIES ?? 100);
+const CONCURRENT = 8;
+
+let server: TestServer;
+const api = apiOf(() => server);
+
+async function timed<T>(n: number, one: (i: number) => Promise<T>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await one(i);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+async function throughput(n: number, one: (i: number) => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENT }, async () => {
+    while (next < n) await one(next++);
+  }));
+  return (n * 1000) / (performance.now() - t);
+}
+
+async function main() {
+  server = await startServer({ env: consortiumEnv() });
+  try {
+    const org1 = await organization(api, 'Org1', 'Org1MSP');
+    const org2 = await organization(api, 'Org2', 'Org2MSP');
+    const made = await Promise.all([
+      node(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id),
+      node(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id), node(api, 'peer1-org1', 'CONSORTIUM_PEER', org1.id),
+      node(api, 'peer0-org2', 'CONSORTIUM_PEER', org2.id), node(api, 'peer1-org2', 'CONSORTIUM_PEER', org2.id),
+    ]);
+    const [orderer, ...peers] = made;
+    const net = (await api('POST', '/networks/consortium', { name: 'bench', channelName: 'benchchannel', ordererIds: [orderer.id], peerIds: peers.map((p) => p.id), batchTimeout: '500ms' })).json;
+    await api('POST', `/networks/consortium/${net.id}/orderers/${orderer.id}/join`);
+    for (const p of peers) await until(`join ${p.name}`, async () => ((await api('POST', `/networks/consortium/${net.id}/peers/${p.id}/join`)).status === 200 ? true : null), 60_000, 1000);
+    for (const [msp, p] of [['Org1MSP', peers[0]], ['Org2MSP', peers[2]]] as const) {
+      await until(`anchor ${msp}`, async () => ((await api('POST', `/networks/consortium/${net.id}/anchor-peers`, { organizationId: msp, anchorPeers: [{ host: '127.0.0.1', port: p.config.port }] })).status === 200 ? true : null), 60_000, 1000);
+    }
+    const dir = path.join(import.meta.dirname, '..', 'samples', 'chaincode', 'asset-registry');
+    const files = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(dir, p), 'utf8') }));
+    log('deploying');
+    const t0 = performance.now();
+    const deployed = await api('POST', '/sc/consortium/deploy', { networkId: net.id, name: 'assets', version: '1', endorsementPolicy: "AND('Org1MSP.peer','Org2MSP.peer')", source: { files } });
+    const deployMs = performance.now() - t0;
+    if (deployed.status !== 200) throw new Error(`deploy: ${deployed.text}`);
+    const cc = deployed.json.chaincode_id;
+
+    // The same admin identity the service signs with, read from its database provider.
+    const pool = new pg.Pool({ connectionString: server.databaseUrl!, max: 2 });
+    const row = (await pool.query('SELECT k.handle, k.certificate_pem FROM organizations o JOIN keys k ON k.id = o.admin_key_id WHERE o.id = $1', [org1.id])).rows[0];
+    const kek = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: server.env.KEY_ENCRYPTION_KEY }, dataDir: server.dataDir }).key;
+    const keyPem = await databasePrivateKeyPem({ pool, keyEncryptionKey: kek }, row.handle);
+    await pool.end();
+    const signer = privateKeyFabricSigner(createPrivateKey(keyPem), 'Org1MSP', row.certificate_pem);
+    const caPem = (await api('GET', `/organizations/${org1.id}/msp`)).json?.tls_ca_cert_pem;
+    const tlsCa = caPem ?? (await api('GET', `/keys/${(await api('GET', `/organizations/${org1.id}`)).json.tlsKeyId}`)).json.certificate.pem;
+    const direct = (fn: string, args: string[]): InvokeRequest => ({
+      gateway: { peer: { host: '127.0.0.1', port: peers[0].config.port, tlsCaCertPem: tlsCa, serverName: peers[0].config.hostname }, signer },
+      channelName: 'benchchannel', chaincodeName: 'assets', fn, args,
+    });
+
+    log('warm-up');
+    await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['warm', 'x', '1', 'o', '1'] });
+    await submitTransaction(direct('CreateAsset', ['warm2', 'x', '1', 'o', '1']));
+
+    log(`invokes: ${INVOKES} sequential each way`);
+    const svcInvoke = await timed(INVOKES, async (i) => {
+      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`s${i}`, 'blue', '1', 'a', '1'] });
+      if (r.status !== 200) throw new Error(r.text);
+    });
+    const gwInvoke = await timed(INVOKES, (i) => submitTransaction(direct('CreateAsset', [`g${i}`, 'blue', '1', 'a', '1'])));
+    log(`queries: ${QUERIES} sequential each way`);
+    const svcQuery = await timed(QUERIES, async () => {
+      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
+      if (r.status !== 200) throw new Error(r.text);
+    });
+    const gwQuery = await timed(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
+    log(`throughput: ${CONCURRENT} at a time`);
+    const svcInvokeTps = await throughput(INVOKES * 2, async (i) => {
+      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`ts${i}`, 'blue', '1', 'a', '1'] });
+      if (r.status !== 200) throw new Error(r.text);
+    });
+    const gwInvokeTps = await throughput(INVOKES * 2, (i) => submitTransaction(direct('CreateAsset', [`tg${i}`, 'blue', '1', 'a', '1'])));
+    const svcQueryTps = await throughput(QUERIES, () => api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] }));
+    const gwQueryTps = await throughput(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
+
+    const si = summarize(svcInvoke);
+    const gi = summarize(gwInvoke);
+    const sq = summarize(svcQuery);
+    const gq = summarize(gwQuery);
+    const r2 = (n: number) => Math.round(n * 100) / 100;
+    console.log(JSON.stringify({
+      setup: { organizations: 2, peersPerOrganization: 2, orderers: 1, batchTimeout: '500ms', endorsementPolicy: 'both organizations' },
+      deployMs: Math.round(deployMs),
+      invoke: { serviceP50Ms: si.p50, serviceP99Ms: si.p99, gatewayP50Ms: gi.p50, gatewayP99Ms: gi.p99, overheadRatioP50: r2(si.p50 / gi.p50), servicePerSec: r2(svcInvokeTps), gatewayPerSec: r2(gwInvokeTps) },
+      query: { serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps) },
+    }, null, 2));
+  } finally {
+    const all = (await api('GET', '/nodes?limit=100')).json?.items ?? [];
+    for (const n of all) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
+    const nodesDir = path.join(server.dataDir, 'nodes');
+    await until('node directories removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
+    await server.stop();
+    await runGlobalTeardown();
+  }
+}
+
+main().catch((err) => {
+  log(`FAILED: ${(err as Error).stack}`);
+  process.exit(1);
+});

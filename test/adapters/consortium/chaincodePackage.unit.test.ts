@@ -1,0 +1,64 @@
+// The chaincode-as-a-service package: what `tar` and the ccaas builder read from it, the same
+// bytes (so the same package id) for the same label and address, and the chaincode's files
+// (TypeScript to CommonJS; archives read back).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ccaasPackageOf, chaincodeFiles, tarGz, untarGz } from '../../../adapters/consortium/chaincodePackage.ts';
+import { chaincodeLaunchSpec } from '../../../adapters/consortium/chaincodeServerRuntime.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
+
+const test = suite('chaincode packages (ccaas) and chaincode files');
+
+test('the package is a .tar.gz with metadata.json (type ccaas) and code.tar.gz holding connection.json, as tar reads it', () => {
+  const { bytes, packageId } = ccaasPackageOf('assets_1.0', '127.0.0.1:9100');
+  assert.is(packageId, `assets_1.0:${createHash('sha256').update(bytes).digest('hex')}`);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-ccaas-'));
+  writeFileSync(path.join(dir, 'pkg.tgz'), bytes);
+  assert.equal(execFileSync('tar', ['-tzf', 'pkg.tgz'], { cwd: dir, encoding: 'utf8' }).trim().split('\n'), ['metadata.json', 'code.tar.gz']);
+  execFileSync('tar', ['-xzf', 'pkg.tgz'], { cwd: dir });
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'metadata.json'), 'utf8')), { type: 'ccaas', label: 'assets_1.0' });
+  execFileSync('tar', ['-xzf', 'code.tar.gz'], { cwd: dir });
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'connection.json'), 'utf8')), { address: '127.0.0.1:9100', dial_timeout: '10s', tls_required: false });
+});
+
+test('the same label and address give the same bytes (stable package id); another address another id', () => {
+  assert.is(ccaasPackageOf('a_1', 'h:1').packageId, ccaasPackageOf('a_1', 'h:1').packageId);
+  assert.is.not(ccaasPackageOf('a_1', 'h:1').packageId, ccaasPackageOf('a_1', 'h:2').packageId);
+});
+
+test('archives read back; tar\'s own archives too; not gzip is a 400', () => {
+  const files = [{ path: 'package.json', content: '{"main":"index.js"}' }, { path: 'lib/index.js', content: 'module.exports = {};\n' }];
+  assert.equal(untarGz(tarGz(files.map((f) => ({ name: f.path, content: Buffer.from(f.content) })))), files);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-cc-src-'));
+  writeFileSync(path.join(dir, 'package.json'), files[0].content);
+  execFileSync('tar', ['-czf', 'src.tgz', 'package.json'], { cwd: dir });
+  assert.equal(untarGz(readFileSync(path.join(dir, 'src.tgz'))), [files[0]]);
+  assert.throws(() => untarGz(Buffer.from('plain')), (e: unknown) => e instanceof ValidationError);
+});
+
+test('TypeScript becomes CommonJS next to the other files; code that does not compile is a 400 naming the file', () => {
+  const out = chaincodeFiles([{ path: 'package.json', content: '{}' }, { path: 'cc.ts', content: "import { Contract } from 'fabric-contract-api';\nexport class A extends Contract { async Get(ctx: unknown, id: string): Promise<string> { return id; } }\n" }]);
+  assert.equal(out.map((f) => f.path), ['package.json', 'cc.js']);
+  assert.match(out[1].content, 'require("fabric-contract-api")');
+  assert.throws(() => chaincodeFiles([{ path: 'bad.ts', content: 'const = ;' }]), (e: unknown) => e instanceof ValidationError && /bad\.ts/.test((e as Error).message));
+});
+
+test('a chaincode server runs fabric-shim\'s CLI in server mode with its package id and address, libraries from the service', () => {
+  const spec = chaincodeLaunchSpec({
+    nodeId: 7, name: 'cc-assets', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: 1, mspId: 'Org1MSP', networkId: 1, client: 'fabric', engine: 'process', resources: null, at: '',
+    config: { listenAddress: '127.0.0.1', address: '127.0.0.1:9100', port: 9100, chaincodeId: 3, chaincodeName: 'assets', version: '1.0', packageId: 'assets_1.0:ab' },
+  }, [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.ts', content: 'export const contracts = [];' }]);
+  assert.is(spec.process!.command, process.execPath);
+  assert.match(spec.process!.args[0], /fabric-shim\/cli\.js$/);
+  assert.equal(spec.process!.args.slice(1), ['server', '--chaincode-address', '127.0.0.1:9100', '--chaincode-id', 'assets_1.0:ab', '--module-path', '{nodeDir}/chaincode']);
+  assert.match(spec.process!.env!.NODE_PATH, /node_modules$/);
+  assert.equal(spec.files.map((f) => f.path), ['chaincode/package.json', 'chaincode/a.js']);
+  assert.equal(spec.ports, [9100]);
+});
+
+test.run();

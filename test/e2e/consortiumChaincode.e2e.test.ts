@@ -1,0 +1,341 @@
+// Chaincode end to end with the real Fabric 2.5.12 binaries (../shared/fabric) and the server as
+// a child process, over HTTP: two organizations, one raft orderer, one peer each, a channel with
+// anchor peers. The sample asset registry (samples/chaincode/asset-registry) is deployed as a
+// service with an endorsement policy that needs both organizations, invoked on one
+// organization's identity and read back on the other's, checked in the ledger explorer, upgraded
+// to version 2, and its server killed from outside. The lifecycle steps are also driven one by one.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { fabricSkipReason } from '../helpers/fabric.ts';
+import { apiOf, consortiumEnv, events, organization, until } from './consortium/consortiumApi.ts';
+
+const t = suite('consortium chaincode end to end (real Fabric 2.5.12)');
+const skip = fabricSkipReason();
+let server: TestServer;
+const api = apiOf(() => server);
+
+const sampleDir = path.join(import.meta.dirname, '..', '..', 'samples', 'chaincode', 'asset-registry');
+const sample = (version: '1' | '2') => ['package.json', 'assetRegistry.ts'].map((p) => {
+  const content = readFileSync(path.join(sampleDir, p), 'utf8');
+  return { path: p, content: version === '2' ? content.replace("const REGISTRY_VERSION = '1';", "const REGISTRY_VERSION = '2';") : content };
+});
+const BOTH = "AND('Org1MSP.peer','Org2MSP.peer')";
+
+let org1: { id: number; mspId: string };
+let org2: { id: number; mspId: string };
+const nodes: any[] = [];
+let peer1: any;
+let peer2: any;
+let network: any;
+let deployed: any;
+
+t.before(async () => {
+  if (skip) return;
+  server = await startServer({ env: consortiumEnv() });
+});
+t.after(async () => {
+  if (!server) return;
+  const all = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json?.items ?? [];
+  for (const n of all) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
+  await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
+  // The engine removes a node's directory after its process ended: wait for that, so no Fabric
+  // process or chaincode server outlives the test.
+  const nodesDir = path.join(server.dataDir, 'nodes');
+  await until('every node directory removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
+  await server.stop();
+});
+
+/**
+ * A node that runs. Other test runs on this host start Fabric nodes too, from the same default
+ * ports upwards: a port free when allocated can be taken by the time the node starts. Such a
+ * node is deleted and made again (the allocator then skips the taken port).
+ */
+async function runningNode(name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number): Promise<any> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config: {} });
+    assert.is(r.status, 201, r.text);
+    if (r.json.status === 'running' || attempt === 3 || !/already in use/.test(r.json.error ?? '')) {
+      assert.is(r.json.status, 'running', `${name}: ${r.json.status} ${r.json.error ?? ''}`);
+      return r.json;
+    }
+    await api('DELETE', `/nodes/${r.json.id}`);
+    await until(`${name} deleted`, async () => ((await api('GET', `/nodes/${r.json.id}`)).status === 404 ? true : null), 10_000);
+  }
+}
+
+t('a network of two organizations (one orderer, one peer each) with anchor peers', async () => {
+  if (skip) return console.log(`  (skipped: ${skip})`);
+  org1 = await organization(api, 'Org1', 'Org1MSP');
+  org2 = await organization(api, 'Org2', 'Org2MSP');
+  const [orderer, p1, p2] = await Promise.all([
+    runningNode('orderer0', 'CONSORTIUM_ORDERER', org1.id),
+    runningNode('peer0-org1', 'CONSORTIUM_PEER', org1.id),
+    runningNode('peer0-org2', 'CONSORTIUM_PEER', org2.id),
+  ]);
+  nodes.push(orderer, p1, p2);
+  peer1 = p1;
+  peer2 = p2;
+  const r = await api('POST', '/networks/consortium', { name: 'trade', channelName: 'tradechannel', ordererIds: [orderer.id], peerIds: [p1.id, p2.id] });
+  assert.is(r.status, 201, r.text);
+  network = r.json;
+  assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${orderer.id}/join`)).status, 200);
+  await until('the orderer to serve the channel', async () => {
+    const j = await api('POST', `/networks/consortium/${network.id}/peers/${p1.id}/join`);
+    return j.status === 200 ? j : null;
+  }, 60_000, 1000);
+  assert.is((await api('POST', `/networks/consortium/${network.id}/peers/${p2.id}/join`)).status, 200);
+  for (const [msp, p] of [['Org1MSP', p1], ['Org2MSP', p2]] as const) {
+    // Retried while the single raft orderer elects itself leader (SERVICE_UNAVAILABLE until then).
+    await until(`anchor peer of ${msp}`, async () => {
+      const a = await api('POST', `/networks/consortium/${network.id}/anchor-peers`, { organizationId: msp, anchorPeers: [{ host: '127.0.0.1', port: p.config.port }] });
+      if (a.status !== 200 && a.status !== 409 && a.status !== 503) assert.unreachable(a.text);
+      return a.status === 200 ? a : null;
+    }, 60_000, 1000);
+  }
+});
+
+t('bad chaincode records are 400 and record nothing', async () => {
+  if (skip) return;
+  const base = { networkId: network.id, name: 'assets', version: '1.0', source: { files: sample('1') } };
+  const cases: Array<[unknown, string]> = [
+    [{ ...base, name: 'bad name!' }, 'name'],
+    [{ ...base, name: '_lifecycle' }, 'name'],
+    [{ ...base, version: 'v 1' }, 'version'],
+    [{ ...base, endorsementPolicy: "AND('Org1MSP.peer'" }, 'endorsementPolicy'],
+    [{ ...base, source: { files: [{ path: '../x.js', content: '' }, { path: 'package.json', content: '{"main":"x.js"}' }] } }, 'source.files'],
+    [{ ...base, source: { files: [{ path: 'package.json', content: '{"main":"missing.js"}' }] } }, 'main'],
+    [{ ...base, source: { files: [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.ts', content: 'const = ;' }] } }, 'compile'],
+    [{ ...base, source: {} }, 'source'],
+    [{ ...base, source: { archive: Buffer.from('not gzip').toString('base64') } }, 'gzip'],
+  ];
+  for (const [body, word] of cases) {
+    const r = await api('POST', '/sc/consortium/chaincodes', body);
+    assert.is(r.status, 400, `${word}: ${r.text}`);
+    assert.match(r.text, word);
+  }
+  assert.is((await api('POST', '/sc/consortium/chaincodes', { ...base, networkId: 999999 })).status, 404);
+  assert.is((await api('GET', '/sc/consortium/chaincodes')).json.total, 0);
+});
+
+t('deploy: the sample installed on both peers, approved by both organizations, committed, its server running', async () => {
+  if (skip) return;
+  const started = Date.now();
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('1') } });
+  assert.is(r.status, 200, r.text);
+  deployed = r.json;
+  console.log(`  deploy (2 organizations, 1 peer each): ${Date.now() - started} ms`);
+  assert.is(deployed.sequence, 1);
+  assert.is(deployed.upgrade, false);
+  assert.match(deployed.package_id, /^assets_1\.0:[0-9a-f]{64}$/);
+  assert.equal(deployed.peers.map((p: any) => p.peer_id).sort(), [peer1.id, peer2.id].sort());
+  assert.equal(deployed.approvals.map((a: any) => a.msp_id).sort(), ['Org1MSP', 'Org2MSP']);
+  assert.is(deployed.commit.status, 'committed');
+  assert.is(deployed.server.status, 'running');
+  const listed = await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}`);
+  assert.is(listed.json.items[0].status, 'committed');
+  assert.is(listed.json.items[0].endorsement_policy, BOTH);
+  // The server is a node like any other.
+  const serverNode = await api('GET', `/nodes/${deployed.server.node_id}`);
+  assert.is(serverNode.status, 200, serverNode.text);
+  assert.is(serverNode.json.status, 'running');
+  const nodeEvents = await events(api, deployed.server.node_id);
+  assert.ok(nodeEvents.includes('node.started'), nodeEvents.join());
+  // The deploy's progress, in order, in the server's history.
+  const steps = nodeEvents.filter((e) => e.startsWith('blockchain.chaincode.'));
+  assert.equal(steps, ['blockchain.chaincode.registered', 'blockchain.chaincode.server_assigned', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.approved', 'blockchain.chaincode.approved', 'blockchain.chaincode.deployed']);
+  const audit = await api('GET', '/audit-logs?limit=500');
+  assert.ok(JSON.stringify(audit.json).includes('blockchain.chaincode.deployed'), 'blockchain.chaincode.deployed in the audit log');
+  // The definition as the peers have it: querycommitted through the real peer CLI is not needed, the commit's transaction is in the ledger.
+  const tx = await api('GET', `/networks/consortium/${network.id}/transactions/${deployed.commit.tx_id}`);
+  assert.is(tx.json.validation_code, 'VALID');
+  // Deploying the same version again changes nothing.
+  const again = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('1') } });
+  assert.is(again.status, 200, again.text);
+  assert.is(again.json.commit.status, 'already-committed');
+  assert.ok(again.json.peers.every((p: any) => p.already_installed));
+  const changed = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('2') } });
+  assert.is(changed.status, 409, changed.text);
+  assert.match(changed.json.message, 'new version');
+});
+
+let created: any;
+
+t('invoke CreateAsset as Org1, read it back as Org2; the transaction is VALID in the block the invoke reported', async () => {
+  if (skip) return;
+  const id = deployed.chaincode_id;
+  const r = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'CreateAsset', args: ['asset1', 'blue', '5', 'Tomoko', '300'], organization: 'Org1MSP' });
+  assert.is(r.status, 200, r.text);
+  created = r.json;
+  assert.is(created.validation_code, 'VALID');
+  assert.ok(Number.isInteger(created.block_number) && created.block_number > 0);
+  assert.match(created.tx_id, /^[0-9a-f]{64}$/);
+  assert.equal(created.result_json, { id: 'asset1', color: 'blue', size: 5, owner: 'Tomoko', value: 300 });
+  const read = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org2MSP' });
+  assert.is(read.status, 200, read.text);
+  assert.is(read.json.msp_id, 'Org2MSP');
+  assert.is(read.json.result_json.owner, 'Tomoko');
+  const tx = await api('GET', `/networks/consortium/${network.id}/transactions/${created.tx_id}`);
+  assert.is(tx.status, 200, tx.text);
+  assert.is(tx.json.validation_code, 'VALID');
+  assert.is(tx.json.block_number, created.block_number);
+  assert.is(tx.json.creator_msp_id, 'Org1MSP');
+  const blocks = await api('GET', `/networks/consortium/${network.id}/blocks?limit=10`);
+  assert.ok(blocks.json.items.some((b: any) => b.number === created.block_number), 'the block is in /blocks');
+  const block = await api('GET', `/networks/consortium/${network.id}/blocks/${created.block_number}`);
+  assert.ok(block.json.transactions.some((x: any) => x.id === created.tx_id && x.validation_code === 'VALID'));
+  // Transfer and query all, as Org2 this time.
+  const moved = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'TransferAsset', args: ['asset1', 'Max'], organization: 'Org2MSP' });
+  assert.is(moved.status, 200, moved.text);
+  assert.is(moved.json.result, 'Tomoko');
+  const all = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'GetAllAssets' });
+  assert.equal(all.json.result_json.map((a: any) => a.owner), ['Max']);
+});
+
+t('a rejected invoke is a 4xx with the chaincode\'s message; a query creates no transaction', async () => {
+  if (skip) return;
+  const id = deployed.chaincode_id;
+  const twice = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'CreateAsset', args: ['asset1', 'red', '1', 'Eve', '1'] });
+  assert.is(twice.status, 422, twice.text);
+  assert.match(twice.json.message ?? twice.text, 'asset asset1 already exists');
+  const bad = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['nope'] });
+  assert.is(bad.status, 422, bad.text);
+  assert.match(bad.text, 'asset nope does not exist');
+  const unknownOrg = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org9MSP' });
+  assert.is(unknownOrg.status, 400, unknownOrg.text);
+  const before = (await api('GET', `/networks/consortium/${network.id}/info`)).json.height;
+  const q = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['asset1'] });
+  assert.is(q.status, 200, q.text);
+  assert.is(q.json.validation_code, undefined);
+  await new Promise((r) => setTimeout(r, 2500));
+  assert.is((await api('GET', `/networks/consortium/${network.id}/info`)).json.height, before, 'no block after a query');
+  const none = await api('GET', `/networks/consortium/${network.id}/transactions/${q.json.tx_id}`);
+  assert.is(none.status, 404, none.text);
+});
+
+t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new behaviour, the old data', async () => {
+  if (skip) return;
+  const before = await api('POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/query`, { function: 'RegistryVersion' });
+  assert.is(before.json.result, '1');
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '2.0', endorsementPolicy: BOTH, source: { files: sample('2') } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.sequence, 2);
+  assert.is(r.json.upgrade, true);
+  assert.is(r.json.commit.status, 'committed');
+  const after = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/query`, { function: 'RegistryVersion' });
+  assert.is(after.json.result, '2');
+  assert.is(after.json.version, '2.0');
+  // The older record's id reaches the committed version too.
+  const viaOld = await api('POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/query`, { function: 'ReadAsset', args: ['asset1'] });
+  assert.is(viaOld.json.result_json.owner, 'Max');
+  assert.is(viaOld.json.version, '2.0');
+  const audit = await api('GET', '/audit-logs?limit=500');
+  assert.ok(JSON.stringify(audit.json).includes('blockchain.chaincode.upgraded'));
+  // The peers dial only version 2's server now: version 1's is stopped.
+  await until('the version 1 server stopped', async () => ((await api('GET', `/nodes/${deployed.server.node_id}`)).json.status === 'stopped' ? true : null), 30_000);
+  deployed = r.json;
+});
+
+t('each step alone: approve before install, install twice, commit before enough approvals', async () => {
+  if (skip) return;
+  const collections = [{ name: 'notes', policy: "OR('Org1MSP.member','Org2MSP.member')", requiredPeerCount: 0, maxPeerCount: 1, blockToLive: 0, memberOnlyRead: true, memberOnlyWrite: true }];
+  const badCollection = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', source: { files: sample('1') }, collections: [{ ...collections[0], policy: 'OR(' }] });
+  assert.is(badCollection.status, 400, badCollection.text);
+  assert.match(badCollection.text, 'collections[0].policy');
+  const rec = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', endorsementPolicy: BOTH, collections, source: { files: sample('1') } });
+  assert.is(rec.status, 201, rec.text);
+  const body = { chaincodeId: rec.json.id };
+  const early = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/approve`, body);
+  assert.is(early.status, 409, early.text);
+  assert.match(early.text, 'not installed on peer peer0-org1');
+  const i1 = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/install`, body);
+  assert.is(i1.status, 200, i1.text);
+  assert.is(i1.json.already_installed, false);
+  const i2 = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/install`, body);
+  assert.is(i2.json.package_id, i1.json.package_id);
+  assert.is(i2.json.already_installed, true);
+  const none = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/commit`, body);
+  assert.is(none.status, 409, none.text);
+  assert.match(none.text, 'Org1MSP, Org2MSP');
+  const a1 = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/approve`, body);
+  assert.is(a1.status, 200, a1.text);
+  assert.is(a1.json.status, 'approved');
+  assert.is((await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/approve`, body)).json.status, 'already-approved');
+  const half = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/commit`, body);
+  assert.is(half.status, 409, half.text);
+  assert.match(half.json.message, 'still missing: Org2MSP');
+  assert.is((await api('POST', `/sc/consortium/peer/${peer2.id}/chaincode/install`, body)).status, 200);
+  assert.is((await api('POST', `/sc/consortium/peer/${peer2.id}/chaincode/approve`, body)).status, 200);
+  const done = await api('POST', `/sc/consortium/peer/${peer2.id}/chaincode/commit`, body);
+  assert.is(done.status, 200, done.text);
+  assert.is(done.json.status, 'committed');
+  assert.is(done.json.server_status, 'running');
+  assert.is((await api('POST', `/sc/consortium/peer/${peer2.id}/chaincode/commit`, body)).json.status, 'already-committed');
+  const listed = (await api('GET', `/sc/consortium/chaincodes?name=steps`)).json.items[0];
+  assert.is(listed.status, 'committed');
+  assert.equal(listed.approved_by.sort(), ['Org1MSP', 'Org2MSP']);
+  const inv = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['s1', 'green', '1', 'Ann', '2'] });
+  assert.is(inv.status, 200, inv.text);
+  // The collection is part of the committed definition: private data through transient data.
+  const note = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'SetPrivateNote', args: ['notes', 's1'], transient: { note: 'fragile' }, endorsingOrganizations: ['Org1MSP', 'Org2MSP'] });
+  assert.is(note.status, 200, note.text);
+  const tx = await api('GET', `/networks/consortium/${network.id}/blocks/${note.json.block_number}`);
+  assert.ok(tx.json.transactions.some((x: any) => x.id === note.json.tx_id && x.validation_code === 'VALID'));
+  const read = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/query`, { function: 'GetPrivateNote', args: ['notes', 's1'], organization: 'Org2MSP' });
+  assert.is(read.status, 200, read.text);
+  assert.is(read.json.result, 'fragile');
+  const missing = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'SetPrivateNote', args: ['nosuch', 's1'], transient: { note: 'x' } });
+  assert.ok(missing.status >= 400 && missing.status < 500, missing.text);
+  for (const [path, b, status] of [
+    [`/sc/consortium/peer/${peer1.id}/chaincode/install`, { chaincodeId: 999999 }, 404],
+    [`/sc/consortium/peer/999999/chaincode/install`, body, 404],
+    [`/sc/consortium/peer/${nodes[0].id}/chaincode/install`, body, 400],
+    [`/sc/consortium/chaincodes/999999/invoke`, { function: 'X' }, 404],
+  ] as const) {
+    const r = await api('POST', path, b);
+    assert.is(r.status, status, `${path}: ${r.text}`);
+  }
+});
+
+t('a chaincode server killed from outside: node.downtime, then recovery, and the next invoke works', async () => {
+  if (skip) return;
+  const serverId = deployed.server.node_id;
+  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${serverId}`, 'node.pid.json'), 'utf8')).pid);
+  process.kill(pid, 'SIGKILL');
+  await until('node.downtime', async () => ((await events(api, serverId)).includes('node.downtime') ? true : null), 60_000);
+  assert.is((await api('GET', `/nodes/${serverId}`)).json.status, 'down');
+  // The next invoke starts the server again before it runs.
+  const r = await api('POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['asset2', 'red', '2', 'Ida', '10'] });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.validation_code, 'VALID');
+  await until('node.recovery', async () => ((await events(api, serverId)).includes('node.recovery') ? true : null), 60_000);
+  assert.is((await api('GET', `/nodes/${serverId}`)).json.status, 'running');
+});
+
+t('a peer killed from outside: a query through it is a 503, an invoke that needs its endorsement fails naming what is missing; after its restart both work', async () => {
+  if (skip) return;
+  const cc = deployed.chaincode_id;
+  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${peer2.id}`, 'node.pid.json'), 'utf8')).pid);
+  process.kill(pid, 'SIGKILL');
+  await new Promise((r) => setTimeout(r, 500));
+  const q = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org2MSP' });
+  assert.is(q.status, 503, q.text);
+  assert.match(q.json.message, 'peer0-org2');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
+  assert.ok(inv.status >= 400 && inv.status < 600 && inv.status !== 500, inv.text);
+  assert.ok(inv.json.message.length > 20, inv.text);
+  await until('node.downtime of the peer', async () => ((await events(api, peer2.id)).includes('node.downtime') ? true : null), 60_000);
+  const started = await api('POST', `/nodes/${peer2.id}/start`);
+  assert.is(started.json.status, 'running', started.text);
+  const again = await until('an invoke endorsed by both organizations again', async () => {
+    const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
+    return r.status === 200 ? r : null;
+  }, 60_000, 2000);
+  assert.is(again.json.validation_code, 'VALID');
+  const read = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset3'], organization: 'Org2MSP' });
+  assert.is(read.status, 200, read.text);
+});
+
+t.run();
