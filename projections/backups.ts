@@ -129,7 +129,7 @@ export function backupCatalog(pool: pg.Pool, nextId: (kind: string) => Promise<n
     },
     async schedule(id) {
       const s = await getBackupSchedule(pool, id);
-      return s ? { scheduleId: s.id, targetId: s.target_id, nodeIds: s.node_ids, retention: s.retention, enabled: s.enabled, lastBackupId: s.last_backup_id } : null;
+      return s ? { scheduleId: s.id, name: s.name, targetId: s.target_id, nodeIds: s.node_ids, retention: s.retention, enabled: s.enabled, lastBackupId: s.last_backup_id } : null;
     },
     async backupStatus(id) {
       return (await getBackup(pool, id))?.status ?? null;

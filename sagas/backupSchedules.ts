@@ -40,9 +40,10 @@ export function backupScheduleSaga(store: EventStore, services: BackupServices, 
         ctx.log('schedule skipped a run: its previous backup still runs', { scheduleId, backupId: schedule.lastBackupId });
       } else {
         const backupId = await catalog.nextBackupId();
+        const target = await catalog.target(schedule.targetId);
         try {
           // The event id is derived from the timer's due time: a retry of this firing requests nothing twice.
-          await handleCommand(store, backupStream(backupId), backups, { type: 'RequestBackup', backupId, targetId: schedule.targetId, nodeId: null, scheduleId, at: ctx.now().toISOString() }, {
+          await handleCommand(store, backupStream(backupId), backups, { type: 'RequestBackup', backupId, targetId: schedule.targetId, nodeId: null, scheduleId, backupName: `${schedule.name} #${backupId}`, targetName: target?.name, at: ctx.now().toISOString() }, {
             metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
             newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`),
           });

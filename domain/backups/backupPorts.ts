@@ -59,7 +59,7 @@ export interface BackupServices {
 /** What the backup sagas read from the read models, and the id allocator. */
 export interface BackupCatalog {
   target(targetId: number): Promise<StoredTarget | null>;
-  schedule(scheduleId: number): Promise<{ scheduleId: number; targetId: number; nodeIds: number[] | null; retention: Retention; enabled: boolean; lastBackupId: number | null } | null>;
+  schedule(scheduleId: number): Promise<{ scheduleId: number; name: string; targetId: number; nodeIds: number[] | null; retention: Retention; enabled: boolean; lastBackupId: number | null } | null>;
   backupStatus(backupId: number): Promise<string | null>;
   /** Backups whose snapshot is one of these. */
   backupsWithSnapshots(snapshotIds: string[]): Promise<number[]>;

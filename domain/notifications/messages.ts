@@ -79,9 +79,10 @@ export function notificationOf(kind: Exclude<NotificationKind, 'TEST'>, eventId:
         lines: lines([['Backup', d.backupName], ['Target', d.targetName], ['Started at', d.startedAt], [ok ? 'Completed at' : 'Failed at', d.completedAt ?? timestamp], ['Duration', typeof d.durationMs === 'number' ? durationText(d.durationMs) : null], ['Error', d.error]]) };
     }
     case 'S3_CONNECTION_ISSUE':
-      return { ...base, severity: 'CRITICAL', title: `Backup target ${d.targetName} cannot be reached`,
-        data: { targetId: d.targetId ?? null, targetName: d.targetName, error: d.error ?? null },
-        lines: lines([['Target', d.targetName], ['Checked at', d.at ?? timestamp], ['Error', d.error]]) };
+      // The domain event says name and reason; older callers said targetName and error.
+      return { ...base, severity: 'CRITICAL', title: `Backup target ${d.targetName ?? d.name} cannot be reached`,
+        data: { targetId: d.targetId ?? null, targetName: d.targetName ?? d.name, error: d.error ?? d.reason ?? null },
+        lines: lines([['Target', d.targetName ?? d.name], ['Checked at', d.at ?? timestamp], ['Error', d.error ?? d.reason]]) };
     case 'DISK_SPACE_WARNING':
       return { ...base, severity: 'WARNING', title: `Disk space warning: ${d.usedPercent}% used`,
         data: { path: d.path, usedPercent: d.usedPercent, thresholdPercent: d.thresholdPercent, freeBytes: d.freeBytes, totalBytes: d.totalBytes },

@@ -67,23 +67,21 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['SlowQueryDetected', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }],
   ['BlockObserved', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }],
   ['TransactionCommitted', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }],
+  ['BackupRequested', { backupId: 'integer', backupName: 'string', targetId: 'integer', targetName: 'string', nodeId: 'integer|null', scheduleId: 'integer|null', at: 'string' }],
+  ['BackupCompleted', { backupId: 'integer', backupName: 'string', targetId: 'integer', targetName: 'string', startedAt: 'string|null', completedAt: 'string', durationMs: 'integer', snapshotId: 'string', dataAdded: 'integer', totalSize: 'integer', files: 'integer', at: 'string' }],
+  ['BackupFailed', { backupId: 'integer', backupName: 'string', targetId: 'integer', targetName: 'string', startedAt: 'string|null', completedAt: 'string', durationMs: 'integer|null', error: 'string', at: 'string' }],
+  ['BackupTargetConnectionFailed', { targetId: 'integer', name: 'string', reason: 'string', at: 'string' }],
+  ['ChaincodeDeployed', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
+  ['ChaincodeUpgraded', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
+  ['ChaincodeInvoked', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', function: 'string', mspId: 'string', txId: 'string', validationCode: 'string|null', blockNumber: 'integer|null', at: 'string' }],
 ];
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
-const backupData = { backupId: 'integer', backupName: 'string', targetName: 'string', startedAt: 'string', completedAt: 'string|null', durationMs: 'integer|null', error: 'string|null' } as const;
 const shareData = { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' } as const;
 const pluginData = { pluginName: 'string', at: 'string' } as const;
-const chaincodeData = { networkId: 'integer', channelName: 'string', chaincodeName: 'string', version: 'string', at: 'string' } as const;
 
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
 const unsourced: CatalogEntry[] = [
-  x('system.s3.connection_issue', 'System', 'critical', 'an S3-backed backup target fails its connectivity check', { targetId: 'integer', targetName: 'string', error: 'string', at: 'string' }),
-  x('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes', backupData),
-  x('backup.failure', 'Backup', 'critical', 'a backup job errors', backupData),
-  x('backup.scheduled', 'Backup', 'info', 'a backup is queued', backupData),
-  x('blockchain.chaincode.deployed', 'Blockchain', 'success', 'chaincode commit succeeds', chaincodeData),
-  x('blockchain.chaincode.upgraded', 'Blockchain', 'info', 'chaincode upgraded', chaincodeData),
-  x('blockchain.chaincode.invoked', 'Blockchain', 'info', 'invocation completes', { ...chaincodeData, transactionId: 'string' }),
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
   ...(['proposal', 'signature', 'network', 'chaincode'] as const).flatMap((k) => [
     x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),

@@ -66,11 +66,12 @@ export const backupRoutes = [
       await backupServices(deps);
       const targetId = body.target_id ?? body.targetId;
       if (targetId === undefined) throw new ValidationError('Name the backup target: target_id (or targetId).', [{ field: 'target_id', message: 'is required' }]);
-      if (!(await getBackupTarget(deps.pool, targetId))) throw new ValidationError(`Backup target ${targetId} does not exist.`, [{ field: body.target_id !== undefined ? 'target_id' : 'targetId', message: 'no such backup target' }]);
+      const target = await getBackupTarget(deps.pool, targetId);
+      if (!target) throw new ValidationError(`Backup target ${targetId} does not exist.`, [{ field: body.target_id !== undefined ? 'target_id' : 'targetId', message: 'no such backup target' }]);
       const nodeId = body.nodeId ?? body.node_id ?? null;
       if (nodeId !== null && !(await getNode(deps.pool, nodeId))) throw new ValidationError(`Node ${nodeId} does not exist.`, [{ field: body.nodeId !== undefined ? 'nodeId' : 'node_id', message: 'no such node' }]);
       const backupId = await deps.nextId('backup');
-      await runCommand(input, backupStream(backupId), backups, { type: 'RequestBackup', backupId, targetId, nodeId, scheduleId: null, at: deps.clock().toISOString() });
+      await runCommand(input, backupStream(backupId), backups, { type: 'RequestBackup', backupId, targetId, nodeId, scheduleId: null, backupName: nodeId === null ? `backup #${backupId}` : `backup #${backupId} of node ${nodeId}`, targetName: target.name, at: deps.clock().toISOString() });
       return { status: 201, body: (await getBackup(deps.pool, backupId))!, headers: { Location: `/api/v1/backups/${backupId}` } };
     },
   }),

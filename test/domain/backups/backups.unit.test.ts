@@ -69,3 +69,25 @@ test('schedules: enable and disable are idempotent', () => {
 });
 
 test.run();
+
+test('a backup\'s outcome carries its name, target, start and end, so webhooks (backup.success/.failure) and notification emails can say which backup it was', async () => {
+  const { catalogEntryOfDomainEvent, publicData } = await import('../../../domain/webhooks/eventCatalog.ts');
+  const { notificationOf } = await import('../../../domain/notifications/messages.ts');
+  const later = '2026-01-01T00:01:30.000Z';
+  const request: BackupCommand = { type: 'RequestBackup', backupId: 7, targetId: 2, nodeId: null, scheduleId: null, backupName: 'nightly #7', targetName: 'minio', at };
+  const done = fold([request, { type: 'StartBackupRun', backupId: 7, at }, { type: 'CompleteBackup', backupId: 7, summary, at: later }]).events.at(-1)!;
+  assert.is(done.type, 'BackupCompleted');
+  const entry = catalogEntryOfDomainEvent('BackupCompleted')!;
+  assert.is(entry.name, 'backup.success');
+  const data = publicData(entry, done.data as unknown as Record<string, unknown>);
+  assert.equal([data.backupName, data.targetName, data.startedAt, data.completedAt, data.durationMs], ['nightly #7', 'minio', at, later, 4]);
+  const mail = notificationOf('BACKUP_SUCCESS', 'e1', later, data);
+  assert.is(mail.title, 'Backup nightly #7 completed');
+  assert.ok(mail.lines.some(([label, value]) => label === 'Target' && value === 'minio'));
+  const failed = fold([request, { type: 'FailBackup', backupId: 7, error: 'access denied', at: later }]).events.at(-1)!;
+  assert.is(catalogEntryOfDomainEvent(failed.type)!.name, 'backup.failure');
+  const failure = notificationOf('BACKUP_FAILURE', 'e2', later, publicData(catalogEntryOfDomainEvent(failed.type)!, failed.data as unknown as Record<string, unknown>));
+  assert.is(failure.title, 'Backup nightly #7 failed');
+  assert.ok(failure.lines.some(([label, value]) => label === 'Error' && value === 'access denied'));
+  assert.ok(failure.lines.some(([label, value]) => label === 'Duration' && /1 ?min/.test(value)), JSON.stringify(failure.lines));
+});
