@@ -66,7 +66,7 @@ async function consortiumTemplate(deps: AppDeps, n: ConsortiumNetworkRow): Promi
   const orgPlaceholder = (o: { mspId: string }, kind: 'org' | 'ordererOrg') => {
     if (!orgVariable.has(o.mspId)) {
       const name = `${kind}${variables.filter((v) => v.type === 'organization' && v.name.startsWith(kind)).length + 1}`;
-      variables.push({ name, type: 'organization', description: `${kind === 'org' ? 'application' : 'orderer'} organization (was ${o.mspId})` });
+      variables.push({ name, type: 'organization', description: kind === 'org' ? 'application organization of the channel' : 'orderer organization of the channel' });
       orgVariable.set(o.mspId, name);
     }
     return placeholder(orgVariable.get(o.mspId)!, 'mspId');
@@ -83,7 +83,7 @@ async function consortiumTemplate(deps: AppDeps, n: ConsortiumNetworkRow): Promi
   for (const o of n.ordererOrganizations) entry(o, 'ordererOrg');
   for (const m of members) {
     const name = `${m.role}${++nodeCount[m.role]}`;
-    variables.push({ name, type: 'node', description: `${m.role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER'} node of ${orgVariable.get(m.mspId) ?? m.mspId}` });
+    variables.push({ name, type: 'node', description: `${m.role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER'} node of ${orgVariable.get(m.mspId)}` });
     const e = entry({ mspId: m.mspId }, m.role === 'peer' ? 'org' : 'ordererOrg');
     (m.role === 'peer' ? e.peers : e.orderers).push(placeholder(name, 'id'));
   }
