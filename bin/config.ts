@@ -40,6 +40,9 @@ export interface Config {
   serviceTag?: string;
   /** Sample disk, CPU and memory use and raise resource alerts. */
   resourceMonitor?: boolean;
+  /** Node sharing (pro): port of the instance-to-instance HTTPS listener (null: off) and the host peers reach it at. */
+  sharingPort?: number | null;
+  sharingHost?: string;
 }
 
 export interface ConfigEntry {
@@ -75,6 +78,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
   { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
+  { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
+  { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
 
@@ -92,6 +97,13 @@ export class ConfigError extends Error {}
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) throw new ConfigError(`${name} must be ${allowed.join(', ')}; got ${value}`);
   return value as T;
+}
+
+function sharingPortOf(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`LNM_SHARING_PORT must be 0-65535, got ${v}`);
+  return n;
 }
 
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
@@ -142,6 +154,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
+    sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
+    sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
   };
 }
 

@@ -48,6 +48,7 @@ import { createEvmBlockSource } from '../adapters/evm/evmBlockSource.ts';
 import { watchSlowQueries } from '../adapters/postgres/slowQueryWatch.ts';
 import { ACTIVITY_CSV_CONTENT_TYPE, activityCsv, activityCsvFileName } from '../adapters/reports/activityCsv.ts';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
+import { startSharingListener } from './sharingListener.ts';
 
 export function createLogger(level: string) {
   return pino({
@@ -238,6 +239,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
+  const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl();
   const app = createApp(deps, allRoutes, access);
   const server: Server = await new Promise((resolve, reject) => {
@@ -263,6 +265,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.close(() => r());
           server.closeAllConnections?.();
         });
+        await sharingListener?.close();
         clearInterval(slowBudget);
         await resourceMonitor.stop();
         await blockFeed.stop();

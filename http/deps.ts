@@ -10,6 +10,7 @@ import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
+import type { SharingDeps } from '../domain/sharing/sharingPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -71,4 +72,6 @@ export interface AppDeps {
   wakeWebhookDeliveries(): void;
   /** Email and webhook sending of notification providers (their test endpoint). */
   notifier: NotifierDeps;
+  /** Node sharing: JWTs signed through the key provider, pinned-TLS calls to peers; absent when not wired. */
+  sharing?: SharingDeps;
 }

@@ -11,6 +11,7 @@ import { organizationsProjection } from './organizations.ts';
 import { keysProjection } from './keys.ts';
 import { webhooksProjection } from './webhooks.ts';
 import { notificationProvidersProjection } from './notificationProviders.ts';
+import { nodeSharingProjection } from './nodeSharing.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, webhooksProjection, notificationProvidersProjection, nodeSharingProjection, auditLogProjection];

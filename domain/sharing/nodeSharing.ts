@@ -1,0 +1,130 @@
+// Node sharing between instances as one directory aggregate (stream node-sharing): this
+// instance's signing identity (a P-256 key held by its key provider), the invitations it
+// issued (single use: an invitation is consumed once), the invitations it accepted (never
+// twice), and its peer instances with the node metadata last received from each. Only
+// metadata is kept here: hostnames, ports, public certificates, MSP ids.
+import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../shared/errors.ts';
+import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
+
+export const NODE_SHARING_STREAM = 'node-sharing';
+
+/** A node as another instance may see it. Every field is public by construction. */
+export interface SharedNode {
+  id: number;
+  name: string;
+  platform: string;
+  nodeType: string;
+  role: string;
+  status: string;
+  mspId: string | null;
+  host: string;
+  ports: Record<string, number>;
+  endpoint: string | null;
+  tlsCertificate: string | null;
+  identityCertificate: string | null;
+  validatorAddress: string | null;
+}
+
+/** A peer instance: where it listens, the certificate pinned for it, the public key its requests are signed with. */
+export interface PeerInstance {
+  instanceId: string;
+  url: string;
+  tlsCertificate: string;
+  tlsFingerprint: string;
+  publicJwk: Record<string, string>;
+}
+
+export interface PeerConnectedData extends PeerInstance {
+  peerId: number;
+  /** inviter: this instance issued the invitation; acceptor: it accepted one. */
+  role: 'inviter' | 'acceptor';
+  invitationId: string;
+  /** Whether this instance shows its nodes to the peer, and the peer its nodes to this one. */
+  sharesWithPeer: boolean;
+  peerShares: boolean;
+  at: string;
+}
+
+export type NodeSharingEvent =
+  | DomainEvent<'SharingIdentityCreated', { keyId: number; at: string }>
+  | DomainEvent<'InvitationIssued', { invitationId: string; bidirectional: boolean; expiresAt: string; at: string }>
+  | DomainEvent<'InvitationConsumed', { invitationId: string; peerInstanceId: string; at: string }>
+  | DomainEvent<'PeerConnected', PeerConnectedData>
+  | DomainEvent<'PeerNodesSynced', { peerId: number; instanceId: string; nodes: SharedNode[]; at: string }>
+  | DomainEvent<'PeerRevoked', { peerId: number; instanceId: string; at: string }>;
+
+export type NodeSharingCommand =
+  | { type: 'CreateSharingIdentity'; keyId: number; at: string }
+  | { type: 'IssueInvitation'; invitationId: string; bidirectional: boolean; expiresAt: string; at: string }
+  | { type: 'ConsumeInvitation'; invitationId: string; peerInstanceId: string; at: string }
+  | ({ type: 'ConnectPeer' } & PeerConnectedData)
+  | { type: 'RecordPeerNodes'; peerId: number; nodes: SharedNode[]; at: string }
+  | { type: 'RevokePeer'; peerId: number; at: string };
+
+export interface NodeSharingState {
+  identityKeyId: number | null;
+  issued: Record<string, { bidirectional: boolean; expiresAt: string; consumedBy: string | null }>;
+  accepted: string[];
+  peers: Record<number, { instanceId: string; revoked: boolean }>;
+}
+
+const peerByInstance = (s: NodeSharingState, instanceId: string) => Object.entries(s.peers).find(([, p]) => p.instanceId === instanceId);
+
+export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeSharingEvent> = {
+  initialState: () => ({ identityKeyId: null, issued: {}, accepted: [], peers: {} }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'SharingIdentityCreated':
+        return { ...s, identityKeyId: e.data.keyId };
+      case 'InvitationIssued':
+        return { ...s, issued: { ...s.issued, [e.data.invitationId]: { bidirectional: e.data.bidirectional, expiresAt: e.data.expiresAt, consumedBy: null } } };
+      case 'InvitationConsumed':
+        return { ...s, issued: { ...s.issued, [e.data.invitationId]: { ...s.issued[e.data.invitationId], consumedBy: e.data.peerInstanceId } } };
+      case 'PeerConnected':
+        return { ...s, accepted: e.data.role === 'acceptor' ? [...s.accepted, e.data.invitationId] : s.accepted, peers: { ...s.peers, [e.data.peerId]: { instanceId: e.data.instanceId, revoked: false } } };
+      case 'PeerNodesSynced':
+        return s;
+      case 'PeerRevoked':
+        return { ...s, peers: { ...s.peers, [e.data.peerId]: { ...s.peers[e.data.peerId], revoked: true } } };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, s) {
+    switch (c.type) {
+      case 'CreateSharingIdentity':
+        if (s.identityKeyId !== null) throw new ConflictError('This instance already has its sharing identity key.');
+        return [{ type: 'SharingIdentityCreated', data: { keyId: c.keyId, at: c.at } }];
+      case 'IssueInvitation':
+        return [{ type: 'InvitationIssued', data: { invitationId: c.invitationId, bidirectional: c.bidirectional, expiresAt: c.expiresAt, at: c.at } }];
+      case 'ConsumeInvitation': {
+        const inv = s.issued[c.invitationId];
+        if (!inv) throw new UnauthenticatedError('The invitation was not issued by this instance.');
+        if (inv.consumedBy !== null) throw new ConflictError('The invitation was already used; ask for a new one.', { invitationId: c.invitationId }, 'INVITATION_USED');
+        if (new Date(inv.expiresAt) <= new Date(c.at)) throw new ValidationError('The invitation has expired; ask for a new one.', [{ field: 'invitation_jwt', message: 'expired' }], 'INVITATION_EXPIRED');
+        return [{ type: 'InvitationConsumed', data: { invitationId: c.invitationId, peerInstanceId: c.peerInstanceId, at: c.at } }];
+      }
+      case 'ConnectPeer': {
+        if (c.role === 'acceptor' && s.accepted.includes(c.invitationId)) throw new ConflictError('This invitation was already accepted here.', { invitationId: c.invitationId }, 'INVITATION_USED');
+        const existing = peerByInstance(s, c.instanceId);
+        if (existing && !existing[1].revoked) throw new ConflictError(`Instance ${c.instanceId} is already a peer (peer ${existing[0]}).`, { peerId: Number(existing[0]) }, 'ALREADY_PEERS');
+        const { type: _t, ...data } = c;
+        return [{ type: 'PeerConnected', data }];
+      }
+      case 'RecordPeerNodes': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        if (p.revoked) throw new ForbiddenError(`Peer ${c.peerId} was revoked.`);
+        return [{ type: 'PeerNodesSynced', data: { peerId: c.peerId, instanceId: p.instanceId, nodes: c.nodes, at: c.at } }];
+      }
+      case 'RevokePeer': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        if (p.revoked) return [];
+        return [{ type: 'PeerRevoked', data: { peerId: c.peerId, instanceId: p.instanceId, at: c.at } }];
+      }
+      default:
+        return assertNever(c);
+    }
+  },
+};
