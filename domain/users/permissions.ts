@@ -298,6 +298,8 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
+  // Ends a node-sharing relationship: the peer's requests are refused from then on.
+  ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
+import { IdParam } from './schemas.ts';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
@@ -166,6 +167,14 @@ export const nodeSharingRoutes = [
       const offset = query.offset ?? 0;
       const r = await listSharingPeers(deps.pool, limit, offset);
       return { body: page(r.items.map(peerView), r.total, limit, offset) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/nodesharing/peers/:id', summary: 'Revoke a peer: its requests to this instance are refused from now on (403), and this instance no longer syncs with it', tags, permission: 'SHARING_MANAGE', ...edition, params: IdParam,
+    responses: { 204: { description: 'revoked (revoking twice changes nothing)' }, 404: { description: 'no such peer' } },
+    async handler(input) {
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RevokePeer', peerId: input.params.id, at: input.deps.clock().toISOString() });
+      return { status: 204 };
     },
   }),
 ];

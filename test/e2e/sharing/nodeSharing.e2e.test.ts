@@ -212,4 +212,17 @@ t('no private key travels: nothing the peer received or recorded holds one', asy
   }
 });
 
+t('a revoked peer is refused: A revokes B, and B\'s signed sync is answered 403', async () => {
+  if (skip) return;
+  const onA = (await apiA('GET', '/nodesharing/peers')).json.items[0];
+  let r = await apiA('DELETE', `/nodesharing/peers/${onA.id}`);
+  assert.is(r.status, 204, r.text);
+  assert.is((await apiA('GET', '/nodesharing/peers')).json.items[0].status, 'revoked');
+  const onB = (await apiB('GET', '/nodesharing/peers')).json.items[0];
+  r = await apiB('POST', '/nodesharing/sync', { peer_node_id: onB.id });
+  assert.is(r.status, 403, r.text);
+  assert.match(r.text, 'revoked');
+  assert.is((await apiA('DELETE', '/nodesharing/peers/999')).status, 404);
+});
+
 t.run();
