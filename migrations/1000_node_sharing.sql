@@ -14,6 +14,8 @@ CREATE TABLE sharing_peers (
   peer_shares      boolean     NOT NULL,
   status           text        NOT NULL,
   nodes            jsonb       NOT NULL DEFAULT '[]',
+  organizations    jsonb       NOT NULL DEFAULT '[]',
+  networks         jsonb       NOT NULL DEFAULT '[]',
   last_sync_at     timestamptz,
   created_at       timestamptz NOT NULL,
   updated_at       timestamptz NOT NULL

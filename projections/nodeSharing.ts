@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
-import { NODE_SHARING_STREAM, type PeerConnectedData, type SharedNode } from '../domain/sharing/nodeSharing.ts';
+import { NODE_SHARING_STREAM, type PeerConnectedData, type PeerMetadata, type SharedNetwork, type SharedNode, type SharedOrganization } from '../domain/sharing/nodeSharing.ts';
 
 export const nodeSharingProjection: Projection = {
   name: 'node-sharing',
@@ -18,8 +18,8 @@ export const nodeSharingProjection: Projection = {
         }];
       }
       case 'PeerNodesSynced': {
-        const d = e.data as unknown as { peerId: number; nodes: SharedNode[]; at: string };
-        return [{ text: 'UPDATE sharing_peers SET nodes = $2, last_sync_at = $3, updated_at = $3 WHERE id = $1', values: [d.peerId, JSON.stringify(d.nodes), d.at] }];
+        const d = e.data as unknown as PeerMetadata & { peerId: number; at: string };
+        return [{ text: 'UPDATE sharing_peers SET nodes = $2, organizations = $4, networks = $5, last_sync_at = $3, updated_at = $3 WHERE id = $1', values: [d.peerId, JSON.stringify(d.nodes), d.at, JSON.stringify(d.organizations ?? []), JSON.stringify(d.networks ?? [])] }];
       }
       case 'PeerRevoked': {
         const d = e.data as unknown as { peerId: number; at: string };
@@ -44,6 +44,8 @@ export interface SharingPeerRow {
   peerShares: boolean;
   status: 'active' | 'revoked';
   nodes: SharedNode[];
+  organizations: SharedOrganization[];
+  networks: SharedNetwork[];
   lastSyncAt: string | null;
   createdAt: string;
 }
@@ -51,7 +53,7 @@ export interface SharingPeerRow {
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 const toRow = (r: Record<string, any>): SharingPeerRow => ({
   id: r.id, instanceId: r.instance_id, url: r.url, tlsCertificate: r.tls_certificate, tlsFingerprint: r.tls_fingerprint, publicJwk: r.public_jwk,
-  role: r.role, invitationId: r.invitation_id, sharesWithPeer: r.shares_with_peer, peerShares: r.peer_shares, status: r.status, nodes: r.nodes,
+  role: r.role, invitationId: r.invitation_id, sharesWithPeer: r.shares_with_peer, peerShares: r.peer_shares, status: r.status, nodes: r.nodes, organizations: r.organizations ?? [], networks: r.networks ?? [],
   lastSyncAt: iso(r.last_sync_at), createdAt: iso(r.created_at)!,
 });
 
@@ -69,4 +71,13 @@ export async function getSharingPeer(pool: pg.Pool, id: number): Promise<Sharing
 export async function sharingPeerByInstance(pool: pg.Pool, instanceId: string): Promise<SharingPeerRow | null> {
   const r = await pool.query('SELECT * FROM sharing_peers WHERE instance_id = $1 ORDER BY id DESC LIMIT 1', [instanceId]);
   return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+/** The public MSP of an organization an active peer shares with this instance (to add it to a channel here). */
+export async function sharedOrganization(pool: pg.Pool, mspId: string): Promise<SharedOrganization | null> {
+  const r = await pool.query(
+    `SELECT o FROM sharing_peers p, jsonb_array_elements(p.organizations) o WHERE p.status = 'active' AND p.peer_shares AND o->>'mspId' = $1 ORDER BY p.last_sync_at DESC NULLS LAST LIMIT 1`,
+    [mspId],
+  );
+  return r.rows[0]?.o ?? null;
 }

@@ -25,6 +25,32 @@ export interface SharedNode {
   validatorAddress: string | null;
 }
 
+/** An organization's public MSP (CA certificates and admin certificate), so a peer can add it to a channel. */
+export interface SharedOrganization {
+  mspId: string;
+  signCaCertPem: string;
+  tlsCaCertPem: string;
+  adminCertPem: string;
+}
+
+/** A channel this instance runs that the peer's organization was added to: what the peer needs to join it. */
+export interface SharedNetwork {
+  networkId: number;
+  name: string;
+  channelName: string;
+  /** Block 0 (public: configuration and certificates only), base64; peers join with it. */
+  genesisBlock: string;
+  ordererEndpoints: string[];
+  organizations: string[];
+  ordererOrganizations: string[];
+}
+
+export interface PeerMetadata {
+  nodes: SharedNode[];
+  organizations?: SharedOrganization[];
+  networks?: SharedNetwork[];
+}
+
 /** A peer instance: where it listens, the certificate pinned for it, the public key its requests are signed with. */
 export interface PeerInstance {
   instanceId: string;
@@ -50,7 +76,7 @@ export type NodeSharingEvent =
   | DomainEvent<'InvitationIssued', { invitationId: string; bidirectional: boolean; expiresAt: string; at: string }>
   | DomainEvent<'InvitationConsumed', { invitationId: string; peerInstanceId: string; at: string }>
   | DomainEvent<'PeerConnected', PeerConnectedData>
-  | DomainEvent<'PeerNodesSynced', { peerId: number; instanceId: string; nodes: SharedNode[]; at: string }>
+  | DomainEvent<'PeerNodesSynced', PeerMetadata & { peerId: number; instanceId: string; at: string }>
   | DomainEvent<'PeerRevoked', { peerId: number; instanceId: string; at: string }>;
 
 export type NodeSharingCommand =
@@ -58,7 +84,7 @@ export type NodeSharingCommand =
   | { type: 'IssueInvitation'; invitationId: string; bidirectional: boolean; expiresAt: string; at: string }
   | { type: 'ConsumeInvitation'; invitationId: string; peerInstanceId: string; at: string }
   | ({ type: 'ConnectPeer' } & PeerConnectedData)
-  | { type: 'RecordPeerNodes'; peerId: number; nodes: SharedNode[]; at: string }
+  | ({ type: 'RecordPeerNodes'; peerId: number; at: string } & PeerMetadata)
   | { type: 'RevokePeer'; peerId: number; at: string };
 
 export interface NodeSharingState {
@@ -115,7 +141,7 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.peers[c.peerId];
         if (!p) throw new NotFoundError('Peer', c.peerId);
         if (p.revoked) throw new ForbiddenError(`Peer ${c.peerId} was revoked.`);
-        return [{ type: 'PeerNodesSynced', data: { peerId: c.peerId, instanceId: p.instanceId, nodes: c.nodes, at: c.at } }];
+        return [{ type: 'PeerNodesSynced', data: { peerId: c.peerId, instanceId: p.instanceId, nodes: c.nodes, organizations: c.organizations ?? [], networks: c.networks ?? [], at: c.at } }];
       }
       case 'RevokePeer': {
         const p = s.peers[c.peerId];

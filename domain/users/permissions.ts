@@ -300,6 +300,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // Ends a node-sharing relationship: the peer's requests are refused from then on.
   ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
+  // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
+  ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.

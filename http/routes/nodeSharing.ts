@@ -10,8 +10,9 @@ import { IdParam } from './schemas.ts';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
+import { importSharedNetwork } from '../sharing/sharedNetworkImport.ts';
 import type { PinnedResponse } from '../../domain/sharing/sharingPorts.ts';
-import { INVITATION_AUDIENCE, instanceIdentity, localSharedNodes, peerRequestToken, sharingOf, sharingState } from '../sharing/sharingContext.ts';
+import { INVITATION_AUDIENCE, instanceIdentity, localMetadata, peerRequestToken, receivedMetadata, sharingOf, sharingState } from '../sharing/sharingContext.ts';
 import type { AppDeps } from '../deps.ts';
 
 const tags = ['node sharing'];
@@ -34,13 +35,18 @@ const PeerView = Type.Object({
   peer_shares: Type.Boolean({ description: 'this instance sees the peer\'s nodes' }),
   status: Type.String(),
   nodes: Type.Array(SharedNodeView, { description: 'the peer\'s nodes as of the last sync' }),
+  organizations: Type.Array(Type.String(), { description: 'MSP ids of the organizations the peer shares (their public MSPs can be added to a channel here)' }),
+  networks: Type.Array(Type.Object({ network_id: Type.Integer(), name: Type.String(), channel_name: Type.String(), organizations: Type.Array(Type.String()), orderer_endpoints: Type.Array(Type.String()) }), { description: 'the peer\'s channels that an organization of this instance belongs to (import them to join)' }),
   last_sync_at: Type.Union([Type.String(), Type.Null()]),
   connected_at: Type.String(),
 });
 
 const peerView = (p: SharingPeerRow) => ({
   id: p.id, instance_id: p.instanceId, url: p.url, tls_fingerprint: p.tlsFingerprint, role: p.role, bidirectional: p.sharesWithPeer && p.peerShares,
-  shares_with_peer: p.sharesWithPeer, peer_shares: p.peerShares, status: p.status, nodes: p.nodes, last_sync_at: p.lastSyncAt, connected_at: p.createdAt,
+  shares_with_peer: p.sharesWithPeer, peer_shares: p.peerShares, status: p.status, nodes: p.nodes,
+  organizations: p.organizations.map((o) => o.mspId),
+  networks: p.networks.map((n) => ({ network_id: n.networkId, name: n.name, channel_name: n.channelName, organizations: n.organizations, orderer_endpoints: n.ordererEndpoints })),
+  last_sync_at: p.lastSyncAt, connected_at: p.createdAt,
 });
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');
@@ -127,7 +133,7 @@ export const nodeSharingRoutes = [
 
       const me = await instanceIdentity(input);
       const mine = { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: await sharing.publicJwk(me.publicKeyPem) };
-      const r = await signedCall(deps, me, c.iss, c.url, c.tls_certificate, '/sharing/v1/accept', { invitation_jwt: body.invitation_jwt, instance: mine, nodes: await localSharedNodes(deps) });
+      const r = await signedCall(deps, me, c.iss, c.url, c.tls_certificate, '/sharing/v1/accept', { invitation_jwt: body.invitation_jwt, instance: mine, ...(await localMetadata(deps, [])) });
       const theirs = r.body?.instance ?? {};
       // The inviter answers with the key that signed the invitation, over the pinned certificate.
       if (theirs.instanceId !== c.iss || (await sharing.thumbprint(theirs.publicJwk ?? {}).catch(() => '')) !== (await sharing.thumbprint(v.jwk))) {
@@ -139,7 +145,7 @@ export const nodeSharingRoutes = [
         type: 'ConnectPeer', peerId, role: 'acceptor', invitationId: c.jti, instanceId: c.iss, url: c.url, tlsCertificate: c.tls_certificate, tlsFingerprint: fingerprint,
         publicJwk: v.jwk, sharesWithPeer: true, peerShares: c.bidirectional === true, at,
       });
-      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, nodes: Array.isArray(r.body?.nodes) ? r.body.nodes : [], at });
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...receivedMetadata(r.body ?? {}), at });
       return { status: 201, body: peerView((await getSharingPeer(deps.pool, peerId))!) };
     },
   }),
@@ -153,8 +159,9 @@ export const nodeSharingRoutes = [
       if (!peer) throw new NotFoundError('Peer', body.peer_node_id);
       if (peer.status !== 'active') throw new ForbiddenError(`Peer ${peer.id} was revoked.`);
       const me = await instanceIdentity(input);
-      const r = await signedCall(deps, me, peer.instanceId, peer.url, peer.tlsCertificate, '/sharing/v1/sync', { nodes: peer.sharesWithPeer ? await localSharedNodes(deps) : [] });
-      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, nodes: peer.peerShares && Array.isArray(r.body?.nodes) ? r.body.nodes : [], at: deps.clock().toISOString() });
+      const mine = peer.sharesWithPeer ? await localMetadata(deps, peer.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] };
+      const r = await signedCall(deps, me, peer.instanceId, peer.url, peer.tlsCertificate, '/sharing/v1/sync', mine);
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...(peer.peerShares ? receivedMetadata(r.body ?? {}) : { nodes: [], organizations: [], networks: [] }), at: deps.clock().toISOString() });
       return { body: peerView((await getSharingPeer(deps.pool, peer.id))!) };
     },
   }),
@@ -175,6 +182,22 @@ export const nodeSharingRoutes = [
     async handler(input) {
       await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RevokePeer', peerId: input.params.id, at: input.deps.clock().toISOString() });
       return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/nodesharing/peers/:id/networks/:networkId/import', summary: 'Record a channel of a peer instance that an organization of this instance was added to, so its peers can join it', tags, permission: 'NETWORK_CREATE', ...edition,
+    description: 'The channel is recorded from its block 0 as the peer shared it (sharing.network.received); join this instance\'s peers with POST /networks/consortium/{id}/peers/{peerId}/join. Sync first: the peer lists the channel once its organization is in the channel\'s configuration.',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), networkId: Type.Integer({ minimum: 1, description: 'the network id on the peer instance' }) }, { additionalProperties: false }),
+    body: Type.Object({ name: Type.Optional(Type.String({ maxLength: 64, description: 'name here (default: the peer\'s name)' })) }, { additionalProperties: false }),
+    responses: { 201: { description: 'the network recorded here' }, 403: { description: 'the peer was revoked' }, 404: { description: 'no such peer, or the peer shares no such channel' }, 409: { description: 'name taken' } },
+    async handler(input) {
+      const peer = await getSharingPeer(input.deps.pool, input.params.id);
+      if (!peer) throw new NotFoundError('Peer', input.params.id);
+      if (peer.status !== 'active') throw new ForbiddenError(`Peer ${peer.id} was revoked.`);
+      const shared = peer.networks.find((n) => n.networkId === input.params.networkId);
+      if (!shared) throw new NotFoundError('Shared network', input.params.networkId);
+      const id = await importSharedNetwork(input, shared, input.body?.name ?? shared.name);
+      return { status: 201, body: { network_id: id, name: input.body?.name ?? shared.name, channel_name: shared.channelName, peer_id: peer.id }, headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),
 ];

@@ -11,7 +11,7 @@ import { NODE_SHARING_STREAM, nodeSharing, type SharedNode } from '../../domain/
 import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
 import { runCommand } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
-import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localSharedNodes, sharingOf } from './sharingContext.ts';
+import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from './sharingContext.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');
@@ -91,10 +91,12 @@ export function peerApi(deps: AppDeps): Koa {
         type: 'ConnectPeer', peerId, role: 'inviter', invitationId, instanceId: peer.instanceId, url: peer.url, tlsCertificate: peer.tlsCertificate,
         tlsFingerprint: sharing.fingerprintOf(peer.tlsCertificate), publicJwk: peer.publicJwk, sharesWithPeer: bidirectional, peerShares: true, at: now,
       });
-      await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, nodes: nodesOf(body.nodes), at: now });
+      nodesOf(body.nodes);
+      const theirs = receivedMetadata(body);
+      await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...theirs, at: now });
       ctx.body = {
         instance: { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: ownJwk },
-        nodes: bidirectional ? await localSharedNodes(deps) : [],
+        ...(bidirectional ? await localMetadata(deps, theirs.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] }),
       };
       return;
     }
@@ -110,8 +112,11 @@ export function peerApi(deps: AppDeps): Koa {
       if (!peer) throw new UnauthenticatedError('Unknown peer instance.');
       await verifyRequest(deps, token, peer.publicJwk, raw);
       if (peer.status !== 'active') throw new ForbiddenError('This peer relationship was revoked.');
-      if (peer.peerShares && body.nodes !== undefined) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, nodes: nodesOf(body.nodes), at: now });
-      ctx.body = { nodes: peer.sharesWithPeer ? await localSharedNodes(deps) : [] };
+      nodesOf(body.nodes ?? []);
+      const theirs = receivedMetadata(body);
+      if (peer.peerShares) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...theirs, at: now });
+      const mspIds = (peer.peerShares ? theirs.organizations : peer.organizations).map((o) => o.mspId);
+      ctx.body = peer.sharesWithPeer ? await localMetadata(deps, mspIds) : { nodes: [], organizations: [], networks: [] };
       return;
     }
     throw new AppError(404, 'NOT_FOUND', `No ${ctx.path} here.`);

@@ -3,7 +3,9 @@
 // in the default key provider; the provider signs, the key never leaves it) and the node
 // metadata it shows to peers.
 import { AppError } from '../../domain/shared/errors.ts';
-import { NODE_SHARING_STREAM, nodeSharing, type NodeSharingState, type NodeSharingEvent, type SharedNode } from '../../domain/sharing/nodeSharing.ts';
+import { NODE_SHARING_STREAM, nodeSharing, type NodeSharingState, type NodeSharingEvent, type PeerMetadata, type SharedNetwork, type SharedNode, type SharedOrganization } from '../../domain/sharing/nodeSharing.ts';
+import { listOrganizations } from '../../projections/organizations.ts';
+import { listConsortiumNetworks } from '../../projections/consortiumNetworks.ts';
 import type { DerSigner, SharingDeps, SharingTls } from '../../domain/sharing/sharingPorts.ts';
 import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';
@@ -88,4 +90,44 @@ export async function localSharedNodes(deps: AppDeps): Promise<SharedNode[]> {
     }
   }
   return out;
+}
+
+/** This instance's organizations as public MSPs (those whose CA and admin the service holds). */
+export async function localSharedOrganizations(deps: AppDeps): Promise<SharedOrganization[]> {
+  if (!deps.consortium) return [];
+  const { items } = await listOrganizations(deps.pool, 1000, 0);
+  const out: SharedOrganization[] = [];
+  for (const o of items) {
+    const msp = await deps.consortium.credentials.organizationMsp(o.id).catch(() => null);
+    if (!msp) continue;
+    const certs = [msp.signCaCertPem, msp.tlsCaCertPem, msp.adminCertPem].map(publicCertificate);
+    if (certs.some((c) => c === null)) continue;
+    out.push({ mspId: msp.mspId, signCaCertPem: certs[0]!, tlsCaCertPem: certs[1]!, adminCertPem: certs[2]! });
+  }
+  return out;
+}
+
+/** The channels of this instance that one of the peer's organizations is a member of, with block 0 to join them. */
+export async function localSharedNetworks(deps: AppDeps, peerMspIds: string[]): Promise<SharedNetwork[]> {
+  if (!peerMspIds.length) return [];
+  const { items } = await listConsortiumNetworks(deps.pool, 1000, 0);
+  return items
+    .filter((n) => n.organizations.some((o) => peerMspIds.includes(o.mspId)))
+    .map((n) => ({
+      networkId: n.id, name: n.name, channelName: n.channelName, genesisBlock: n.genesisBlock, ordererEndpoints: n.ordererEndpoints,
+      organizations: n.organizations.map((o) => o.mspId), ordererOrganizations: n.ordererOrganizations.map((o) => o.mspId),
+    }));
+}
+
+/** Everything this instance shows a peer: nodes, organizations, and the channels the peer's organizations belong to. */
+export async function localMetadata(deps: AppDeps, peerMspIds: string[]): Promise<Required<PeerMetadata>> {
+  return { nodes: await localSharedNodes(deps), organizations: await localSharedOrganizations(deps), networks: await localSharedNetworks(deps, peerMspIds) };
+}
+
+/** What a peer sent: arrays or nothing; organizations must be certificates only. */
+export function receivedMetadata(body: Record<string, unknown>): Required<PeerMetadata> {
+  const arr = (v: unknown) => (Array.isArray(v) ? v : []);
+  const organizations = arr(body.organizations).filter((o: any) => typeof o?.mspId === 'string' && [o.signCaCertPem, o.tlsCaCertPem, o.adminCertPem].every((c) => publicCertificate(c) !== null))
+    .map((o: any) => ({ mspId: o.mspId, signCaCertPem: o.signCaCertPem, tlsCaCertPem: o.tlsCaCertPem, adminCertPem: o.adminCertPem }));
+  return { nodes: arr(body.nodes) as SharedNode[], organizations, networks: arr(body.networks) as SharedNetwork[] };
 }
