@@ -52,6 +52,8 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   MemoryHighDetected: e('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold'),
   SlowQueryDetected: e('performance.query.slow', 'Performance', 'warning', 'a query exceeds the slow-query budget'),
   BlockObserved: e('blockchain.block.received', 'Blockchain', 'info', 'a block is observed (high volume)'),
+  NetworkShared: e('sharing.network.shared', 'P2P sharing', 'info', 'network share sent to a peer'),
+  SharedNetworkReceived: e('sharing.network.received', 'P2P sharing', 'info', 'network share received from a peer'),
   TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
 };
 

@@ -77,7 +77,19 @@ export type NodeSharingEvent =
   | DomainEvent<'InvitationConsumed', { invitationId: string; peerInstanceId: string; at: string }>
   | DomainEvent<'PeerConnected', PeerConnectedData>
   | DomainEvent<'PeerNodesSynced', PeerMetadata & { peerId: number; instanceId: string; at: string }>
-  | DomainEvent<'PeerRevoked', { peerId: number; instanceId: string; at: string }>;
+  | DomainEvent<'PeerRevoked', { peerId: number; instanceId: string; at: string }>
+  // sharing.network.shared / .received: peerId is the peer's instance id (the webhook catalog's string).
+  | DomainEvent<'NetworkShared', NetworkShareData>
+  | DomainEvent<'SharedNetworkReceived', NetworkShareData & { localNetworkId: number }>;
+
+export interface NetworkShareData {
+  sharingPeerId: number;
+  peerId: string;
+  resourceType: 'network';
+  resourceId: string;
+  channelName: string;
+  at: string;
+}
 
 export type NodeSharingCommand =
   | { type: 'CreateSharingIdentity'; keyId: number; at: string }
@@ -85,13 +97,15 @@ export type NodeSharingCommand =
   | { type: 'ConsumeInvitation'; invitationId: string; peerInstanceId: string; at: string }
   | ({ type: 'ConnectPeer' } & PeerConnectedData)
   | ({ type: 'RecordPeerNodes'; peerId: number; at: string } & PeerMetadata)
-  | { type: 'RevokePeer'; peerId: number; at: string };
+  | { type: 'RevokePeer'; peerId: number; at: string }
+  | { type: 'RecordNetworksShared'; peerId: number; networks: Array<{ networkId: number; channelName: string }>; at: string }
+  | { type: 'RecordSharedNetworkReceived'; peerId: number; peerNetworkId: number; localNetworkId: number; channelName: string; at: string };
 
 export interface NodeSharingState {
   identityKeyId: number | null;
   issued: Record<string, { bidirectional: boolean; expiresAt: string; consumedBy: string | null }>;
   accepted: string[];
-  peers: Record<number, { instanceId: string; revoked: boolean }>;
+  peers: Record<number, { instanceId: string; revoked: boolean; sharedNetworks?: number[] }>;
 }
 
 const peerByInstance = (s: NodeSharingState, instanceId: string) => Object.entries(s.peers).find(([, p]) => p.instanceId === instanceId);
@@ -112,6 +126,12 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         return s;
       case 'PeerRevoked':
         return { ...s, peers: { ...s.peers, [e.data.peerId]: { ...s.peers[e.data.peerId], revoked: true } } };
+      case 'NetworkShared': {
+        const p = s.peers[e.data.sharingPeerId];
+        return { ...s, peers: { ...s.peers, [e.data.sharingPeerId]: { ...p, sharedNetworks: [...(p.sharedNetworks ?? []), Number(e.data.resourceId)] } } };
+      }
+      case 'SharedNetworkReceived':
+        return s;
       default:
         return assertNever(e);
     }
@@ -148,6 +168,20 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         if (!p) throw new NotFoundError('Peer', c.peerId);
         if (p.revoked) return [];
         return [{ type: 'PeerRevoked', data: { peerId: c.peerId, instanceId: p.instanceId, at: c.at } }];
+      }
+      case 'RecordNetworksShared': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        // Once per network and peer: a sync that shares it again is no news.
+        return c.networks.filter((n) => !(p.sharedNetworks ?? []).includes(n.networkId)).map((n) => ({
+          type: 'NetworkShared' as const,
+          data: { sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'network' as const, resourceId: String(n.networkId), channelName: n.channelName, at: c.at },
+        }));
+      }
+      case 'RecordSharedNetworkReceived': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        return [{ type: 'SharedNetworkReceived', data: { sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'network', resourceId: String(c.peerNetworkId), localNetworkId: c.localNetworkId, channelName: c.channelName, at: c.at } }];
       }
       default:
         return assertNever(c);

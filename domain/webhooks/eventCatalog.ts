@@ -67,6 +67,8 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['SlowQueryDetected', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }],
   ['BlockObserved', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }],
   ['TransactionCommitted', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }],
+  ['NetworkShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SharedNetworkReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
 ];
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
@@ -85,7 +87,7 @@ const unsourced: CatalogEntry[] = [
   x('blockchain.chaincode.upgraded', 'Blockchain', 'info', 'chaincode upgraded', chaincodeData),
   x('blockchain.chaincode.invoked', 'Blockchain', 'info', 'invocation completes', { ...chaincodeData, transactionId: 'string' }),
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
-  ...(['proposal', 'signature', 'network', 'chaincode'] as const).flatMap((k) => [
+  ...(['proposal', 'signature', 'chaincode'] as const).flatMap((k) => [
     x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
     x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),
   ]),

@@ -197,6 +197,7 @@ export const nodeSharingRoutes = [
       const shared = peer.networks.find((n) => n.networkId === input.params.networkId);
       if (!shared) throw new NotFoundError('Shared network', input.params.networkId);
       const id = await importSharedNetwork(input, shared, input.body?.name ?? shared.name);
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordSharedNetworkReceived', peerId: peer.id, peerNetworkId: shared.networkId, localNetworkId: id, channelName: shared.channelName, at: input.deps.clock().toISOString() });
       return { status: 201, body: { network_id: id, name: input.body?.name ?? shared.name, channel_name: shared.channelName, peer_id: peer.id }, headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),

@@ -57,6 +57,9 @@ export function peerApi(deps: AppDeps): Koa {
       ctx.body = { status: e.status, code: e.code, message: e.expose ? e.message : 'Internal error.' };
     }
   });
+  const recordNetworksShared = async (ctx: Koa.Context, peerId: number, networks: Array<{ networkId: number; channelName: string }>) => {
+    if (networks.length) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordNetworksShared', peerId, networks, at: deps.clock().toISOString() });
+  };
   app.use(async (ctx) => {
     if (ctx.method !== 'POST') throw new AppError(405, 'METHOD_NOT_ALLOWED', 'POST only.');
     if (deps.config.edition === 'community') throw new EditionRequiredError('Node sharing', 'pro', deps.config.edition);
@@ -94,10 +97,9 @@ export function peerApi(deps: AppDeps): Koa {
       nodesOf(body.nodes);
       const theirs = receivedMetadata(body);
       await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...theirs, at: now });
-      ctx.body = {
-        instance: { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: ownJwk },
-        ...(bidirectional ? await localMetadata(deps, theirs.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] }),
-      };
+      const mine = bidirectional ? await localMetadata(deps, theirs.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] };
+      await recordNetworksShared(ctx, peerId, mine.networks);
+      ctx.body = { instance: { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: ownJwk }, ...mine };
       return;
     }
     if (ctx.path === '/sharing/v1/sync') {
@@ -116,7 +118,9 @@ export function peerApi(deps: AppDeps): Koa {
       const theirs = receivedMetadata(body);
       if (peer.peerShares) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...theirs, at: now });
       const mspIds = (peer.peerShares ? theirs.organizations : peer.organizations).map((o) => o.mspId);
-      ctx.body = peer.sharesWithPeer ? await localMetadata(deps, mspIds) : { nodes: [], organizations: [], networks: [] };
+      const mine = peer.sharesWithPeer ? await localMetadata(deps, mspIds) : { nodes: [], organizations: [], networks: [] };
+      await recordNetworksShared(ctx, peer.id, mine.networks);
+      ctx.body = mine;
       return;
     }
     throw new AppError(404, 'NOT_FOUND', `No ${ctx.path} here.`);

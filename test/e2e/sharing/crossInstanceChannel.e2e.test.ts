@@ -88,6 +88,12 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
   }, 90_000, 1000);
   const infoA = (await apiA('GET', `/networks/consortium/${networkA.id}/info`)).json;
   assert.is(info.current_block_hash ?? info.currentBlockHash, infoA.current_block_hash ?? infoA.currentBlockHash, `${JSON.stringify(info)} vs ${JSON.stringify(infoA)}`);
+  assert.is((await apiB('POST', '/nodesharing/sync', { peer_node_id: peerOnB })).status, 200);
+  // The share is on record on both sides under its public event names (audit log, webhooks).
+  const sharedOnA = (await apiA('GET', '/audit-logs?limit=500')).json.items.filter((e: any) => (e.event ?? e.details?.event) === 'sharing.network.shared');
+  const receivedOnB = (await apiB('GET', '/audit-logs?limit=500')).json.items.filter((e: any) => (e.event ?? e.details?.event) === 'sharing.network.received');
+  assert.is(sharedOnA.length, 1, 'shared once, however often B syncs');
+  assert.is(receivedOnB.length, 1);
   const block1 = await apiB('GET', `/networks/consortium/${networkB}/blocks/1`);
   assert.is(block1.status, 200, block1.text);
   assert.match(block1.text, /"CONFIG"/, block1.text.slice(0, 800));
