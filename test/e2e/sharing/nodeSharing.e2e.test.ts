@@ -166,6 +166,12 @@ t('sync pulls the peer\'s current metadata: a stopped node shows as stopped on t
   assert.is(r.status, 200, r.text);
   assert.is(r.json.nodes.find((n: any) => n.name === 'share-peer-a').status, 'stopped');
   assert.ok(r.json.last_sync_at > before);
+  // And the other way: A syncs with B, over B's listener and B's pinned certificate.
+  const onA = (await apiA('GET', '/nodesharing/peers')).json.items[0];
+  r = await apiA('POST', '/nodesharing/sync', { peer_node_id: onA.id });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.nodes.find((n: any) => n.name === 'share-peer-b').status, 'running');
+  assert.ok(r.json.last_sync_at > onA.last_sync_at);
   r = await apiB('POST', '/nodesharing/sync', { peer_node_id: 999 });
   assert.is(r.status, 404, r.text);
 });
