@@ -5,6 +5,7 @@
 // metadata is kept here: hostnames, ports, public certificates, MSP ids.
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
+import type { DetachedConfigSignature } from '../consortium/consortiumChannelPorts.ts';
 
 export const NODE_SHARING_STREAM = 'node-sharing';
 
@@ -80,7 +81,51 @@ export type NodeSharingEvent =
   | DomainEvent<'PeerRevoked', { peerId: number; instanceId: string; at: string }>
   // sharing.network.shared / .received: peerId is the peer's instance id (the webhook catalog's string).
   | DomainEvent<'NetworkShared', NetworkShareData>
-  | DomainEvent<'SharedNetworkReceived', NetworkShareData & { localNetworkId: number }>;
+  | DomainEvent<'SharedNetworkReceived', NetworkShareData & { localNetworkId: number }>
+  | DomainEvent<'ProposalShared', ProposalData & { networkId: number; localSignatures: DetachedConfigSignature[] }>
+  | DomainEvent<'ProposalReceived', ProposalData>
+  | DomainEvent<'SignatureShared', SignatureData>
+  | DomainEvent<'SignatureReceived', SignatureData>
+  | DomainEvent<'ProposalSubmitted', { proposalId: string; networkId: number; sequence: number; blockNumber: number; at: string }>;
+
+/** A channel config update travelling between instances for signatures (sharing.proposal.*, sharing.signature.*). */
+export interface ProposalData {
+  proposalId: string;
+  sharingPeerId: number;
+  peerId: string;
+  resourceType: 'proposal';
+  resourceId: string;
+  channelName: string;
+  /** The ConfigUpdate every signer signs, base64. */
+  update: string;
+  missingOrganizations: string[];
+  description: string;
+  at: string;
+}
+
+export interface SignatureData {
+  proposalId: string;
+  sharingPeerId: number;
+  peerId: string;
+  resourceType: 'signature';
+  resourceId: string;
+  signatures: DetachedConfigSignature[];
+  at: string;
+}
+
+export interface ProposalState {
+  role: 'proposer' | 'signer';
+  sharingPeerId: number;
+  networkId: number | null;
+  channelName: string;
+  update: string;
+  missingOrganizations: string[];
+  description: string;
+  localSignatures: DetachedConfigSignature[];
+  received: DetachedConfigSignature[];
+  status: 'awaiting-signatures' | 'signed' | 'submitted';
+  at: string;
+}
 
 export interface NetworkShareData {
   sharingPeerId: number;
@@ -99,13 +144,19 @@ export type NodeSharingCommand =
   | ({ type: 'RecordPeerNodes'; peerId: number; at: string } & PeerMetadata)
   | { type: 'RevokePeer'; peerId: number; at: string }
   | { type: 'RecordNetworksShared'; peerId: number; networks: Array<{ networkId: number; channelName: string }>; at: string }
-  | { type: 'RecordSharedNetworkReceived'; peerId: number; peerNetworkId: number; localNetworkId: number; channelName: string; at: string };
+  | { type: 'RecordSharedNetworkReceived'; peerId: number; peerNetworkId: number; localNetworkId: number; channelName: string; at: string }
+  | { type: 'ShareProposal'; proposalId: string; peerId: number; networkId: number; channelName: string; update: string; missingOrganizations: string[]; description: string; localSignatures: DetachedConfigSignature[]; at: string }
+  | { type: 'ReceiveProposal'; proposalId: string; peerId: number; channelName: string; update: string; missingOrganizations: string[]; description: string; at: string }
+  | { type: 'ShareSignature'; proposalId: string; signatures: DetachedConfigSignature[]; at: string }
+  | { type: 'ReceiveSignature'; proposalId: string; peerId: number; signatures: DetachedConfigSignature[]; at: string }
+  | { type: 'RecordProposalSubmitted'; proposalId: string; sequence: number; blockNumber: number; at: string };
 
 export interface NodeSharingState {
   identityKeyId: number | null;
   issued: Record<string, { bidirectional: boolean; expiresAt: string; consumedBy: string | null }>;
   accepted: string[];
   peers: Record<number, { instanceId: string; revoked: boolean; sharedNetworks?: number[] }>;
+  proposals?: Record<string, ProposalState>;
 }
 
 const peerByInstance = (s: NodeSharingState, instanceId: string) => Object.entries(s.peers).find(([, p]) => p.instanceId === instanceId);
@@ -132,6 +183,27 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       }
       case 'SharedNetworkReceived':
         return s;
+      case 'ProposalShared':
+      case 'ProposalReceived': {
+        const d = e.data;
+        const p: ProposalState = {
+          role: e.type === 'ProposalShared' ? 'proposer' : 'signer', sharingPeerId: d.sharingPeerId, networkId: 'networkId' in d ? d.networkId : null, channelName: d.channelName,
+          update: d.update, missingOrganizations: d.missingOrganizations, description: d.description, localSignatures: 'localSignatures' in d ? d.localSignatures : [], received: [], status: 'awaiting-signatures', at: d.at,
+        };
+        return { ...s, proposals: { ...s.proposals, [d.proposalId]: p } };
+      }
+      case 'SignatureShared': {
+        const p = s.proposals![e.data.proposalId];
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, localSignatures: e.data.signatures, status: 'signed' } } };
+      }
+      case 'SignatureReceived': {
+        const p = s.proposals![e.data.proposalId];
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, received: [...p.received, ...e.data.signatures] } } };
+      }
+      case 'ProposalSubmitted': {
+        const p = s.proposals![e.data.proposalId];
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, status: 'submitted' } } };
+      }
       default:
         return assertNever(e);
     }
@@ -182,6 +254,36 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.peers[c.peerId];
         if (!p) throw new NotFoundError('Peer', c.peerId);
         return [{ type: 'SharedNetworkReceived', data: { sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'network', resourceId: String(c.peerNetworkId), localNetworkId: c.localNetworkId, channelName: c.channelName, at: c.at } }];
+      }
+      case 'ShareProposal':
+      case 'ReceiveProposal': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        if (p.revoked) throw new ForbiddenError(`Peer ${c.peerId} was revoked.`);
+        if (s.proposals?.[c.proposalId]) throw new ConflictError(`Proposal ${c.proposalId} is already known here.`);
+        const data: ProposalData = { proposalId: c.proposalId, sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'proposal', resourceId: c.proposalId, channelName: c.channelName, update: c.update, missingOrganizations: c.missingOrganizations, description: c.description, at: c.at };
+        return c.type === 'ShareProposal'
+          ? [{ type: 'ProposalShared', data: { ...data, networkId: c.networkId, localSignatures: c.localSignatures } }]
+          : [{ type: 'ProposalReceived', data }];
+      }
+      case 'ShareSignature': {
+        const p = s.proposals?.[c.proposalId];
+        if (!p || p.role !== 'signer') throw new NotFoundError('Received proposal', c.proposalId);
+        if (p.status !== 'awaiting-signatures') throw new ConflictError(`Proposal ${c.proposalId} was already signed here.`);
+        return [{ type: 'SignatureShared', data: { proposalId: c.proposalId, sharingPeerId: p.sharingPeerId, peerId: s.peers[p.sharingPeerId].instanceId, resourceType: 'signature', resourceId: c.proposalId, signatures: c.signatures, at: c.at } }];
+      }
+      case 'ReceiveSignature': {
+        const p = s.proposals?.[c.proposalId];
+        if (!p || p.role !== 'proposer' || p.sharingPeerId !== c.peerId) throw new NotFoundError('Proposal', c.proposalId);
+        if (p.status === 'submitted') throw new ConflictError(`Proposal ${c.proposalId} was already submitted.`);
+        const stray = c.signatures.filter((x) => !p.missingOrganizations.includes(x.mspId));
+        if (stray.length) throw new ValidationError(`Signatures of ${stray.map((x) => x.mspId).join(', ')} were not asked for.`, [{ field: 'signatures', message: 'an organization the proposal does not need' }]);
+        return [{ type: 'SignatureReceived', data: { proposalId: c.proposalId, sharingPeerId: c.peerId, peerId: s.peers[c.peerId].instanceId, resourceType: 'signature', resourceId: c.proposalId, signatures: c.signatures, at: c.at } }];
+      }
+      case 'RecordProposalSubmitted': {
+        const p = s.proposals?.[c.proposalId];
+        if (!p || p.role !== 'proposer') throw new NotFoundError('Proposal', c.proposalId);
+        return [{ type: 'ProposalSubmitted', data: { proposalId: c.proposalId, networkId: p.networkId!, sequence: c.sequence, blockNumber: c.blockNumber, at: c.at } }];
       }
       default:
         return assertNever(c);

@@ -67,6 +67,10 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['SlowQueryDetected', { durationMs: 'integer', budgetMs: 'integer', query: 'string', at: 'string' }],
   ['BlockObserved', { networkId: 'integer', blockNumber: 'integer', blockHash: 'string', transactionCount: 'integer', at: 'string' }],
   ['TransactionCommitted', { networkId: 'integer', blockNumber: 'integer', transactionHash: 'string', at: 'string' }],
+  ['ProposalShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['ProposalReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SignatureShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SignatureReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
   ['NetworkShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
   ['SharedNetworkReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
 ];
@@ -87,10 +91,8 @@ const unsourced: CatalogEntry[] = [
   x('blockchain.chaincode.upgraded', 'Blockchain', 'info', 'chaincode upgraded', chaincodeData),
   x('blockchain.chaincode.invoked', 'Blockchain', 'info', 'invocation completes', { ...chaincodeData, transactionId: 'string' }),
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
-  ...(['proposal', 'signature', 'chaincode'] as const).flatMap((k) => [
-    x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
-    x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),
-  ]),
+  x('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer', shareData),
+  x('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer', shareData),
   x('plugin.installed', 'Plugin', 'info', 'plugin installed', pluginData),
   x('plugin.enabled', 'Plugin', 'info', 'plugin enabled', pluginData),
   x('plugin.disabled', 'Plugin', 'warning', 'plugin disabled', pluginData),

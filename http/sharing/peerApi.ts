@@ -11,6 +11,7 @@ import { NODE_SHARING_STREAM, nodeSharing, type SharedNode } from '../../domain/
 import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
 import { runCommand } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
+import { receiveProposal, receiveSignatures } from './configProposals.ts';
 import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from './sharingContext.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;
@@ -102,18 +103,19 @@ export function peerApi(deps: AppDeps): Koa {
       ctx.body = { instance: { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: ownJwk }, ...mine };
       return;
     }
+    // Every other path: a known, active peer's request, signed by its key over this body.
+    const token = bearerOf(ctx);
+    let claimed: string | undefined;
+    try {
+      claimed = token ? (decodeJwt(token).iss as string | undefined) : undefined;
+    } catch {
+      claimed = undefined;
+    }
+    const peer = claimed ? await sharingPeerByInstance(deps.pool, claimed) : null;
+    if (!peer) throw new UnauthenticatedError('Unknown peer instance.');
+    await verifyRequest(deps, token, peer.publicJwk, raw);
+    if (peer.status !== 'active') throw new ForbiddenError('This peer relationship was revoked.');
     if (ctx.path === '/sharing/v1/sync') {
-      const token = bearerOf(ctx);
-      let claimed: string | undefined;
-      try {
-        claimed = token ? (decodeJwt(token).iss as string | undefined) : undefined;
-      } catch {
-        claimed = undefined;
-      }
-      const peer = claimed ? await sharingPeerByInstance(deps.pool, claimed) : null;
-      if (!peer) throw new UnauthenticatedError('Unknown peer instance.');
-      await verifyRequest(deps, token, peer.publicJwk, raw);
-      if (peer.status !== 'active') throw new ForbiddenError('This peer relationship was revoked.');
       nodesOf(body.nodes ?? []);
       const theirs = receivedMetadata(body);
       if (peer.peerShares) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...theirs, at: now });
@@ -121,6 +123,18 @@ export function peerApi(deps: AppDeps): Koa {
       const mine = peer.sharesWithPeer ? await localMetadata(deps, mspIds) : { nodes: [], organizations: [], networks: [] };
       await recordNetworksShared(ctx, peer.id, mine.networks);
       ctx.body = mine;
+      return;
+    }
+    if (ctx.path === '/sharing/v1/proposals') {
+      await receiveProposal(input(ctx), peer, body);
+      ctx.status = 201;
+      ctx.body = { received: true };
+      return;
+    }
+    if (ctx.path === '/sharing/v1/signatures') {
+      await receiveSignatures(input(ctx), peer, body);
+      ctx.status = 201;
+      ctx.body = { received: true };
       return;
     }
     throw new AppError(404, 'NOT_FOUND', `No ${ctx.path} here.`);

@@ -99,4 +99,46 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
   assert.match(block1.text, /"CONFIG"/, block1.text.slice(0, 800));
 });
 
+t('a policy change that needs B\'s admin travels to B as a proposal, is signed there, and A submits it', async () => {
+  if (skip) return;
+  const networkA = (await apiA('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
+  const networkB = (await apiB('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
+  const policies = { Endorsement: { type: 'ImplicitMeta', rule: 'ANY Endorsement' } };
+  // With two organizations, MAJORITY Admins needs both: A alone cannot change the channel.
+  let r = await apiA('PUT', `/networks/${networkA.id}/channels/crosschannel/config`, { policies });
+  assert.is(r.status, 409, r.text);
+  assert.equal(r.json.missingOrganizations ?? r.json.context?.missingOrganizations ?? r.json.extra?.missingOrganizations, ['CrossOrgBMSP'], r.text);
+
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkA.id, policies, description: 'endorsement by any organization' });
+  assert.is(r.status, 201, r.text);
+  assert.equal(r.json.missing_organizations, ['CrossOrgBMSP']);
+  const proposalId = r.json.proposal_id;
+  r = await apiA('POST', `/nodesharing/proposals/${proposalId}/submit`);
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'SIGNATURES_MISSING');
+
+  const onB = (await apiB('GET', '/nodesharing/proposals')).json.items;
+  assert.equal(onB.map((p: any) => [p.id, p.role, p.status, p.channel_name, p.description]), [[proposalId, 'signer', 'awaiting-signatures', 'crosschannel', 'endorsement by any organization']]);
+  r = await apiB('POST', `/nodesharing/proposals/${proposalId}/sign`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['CrossOrgBMSP']);
+  assert.is((await apiB('POST', `/nodesharing/proposals/${proposalId}/sign`)).status, 409, 'signed once');
+
+  const before = (await apiA('GET', `/networks/consortium/${networkA.id}/channel-config`)).json.sequence;
+  r = await apiA('POST', `/nodesharing/proposals/${proposalId}/submit`);
+  assert.is(r.status, 200, r.text);
+  assert.equal([...r.json.signed_by].sort(), ['CrossOrgAMSP', 'CrossOrgBMSP']);
+  assert.ok(r.json.sequence > before);
+  const config = (await apiA('GET', `/networks/consortium/${networkA.id}/channel-config`)).json.config;
+  assert.match(JSON.stringify(config.channel_group.groups.Application.policies.Endorsement), 'ANY');
+  // B's peer receives the new config block from A's orderer too.
+  await until('B\'s peer to receive the config block', async () => {
+    const i = await apiB('GET', `/networks/consortium/${networkB.id}/info`);
+    return i.status === 200 && Number(i.json.height) >= r.json.block_number + 1 ? true : null;
+  }, 60_000, 1000);
+  const events = async (api: typeof apiA) => (await api('GET', '/audit-logs?limit=500')).json.items.map((e: any) => e.event).filter((x: any) => String(x).startsWith('sharing.')).sort();
+  assert.equal(await events(apiA), ['sharing.network.shared', 'sharing.proposal.shared', 'sharing.signature.received']);
+  assert.equal(await events(apiB), ['sharing.network.received', 'sharing.proposal.received', 'sharing.signature.shared']);
+});
+
 t.run();
