@@ -29,4 +29,15 @@ test('a revoked peer gets no more node metadata recorded (403); revoking twice c
   assert.throws(() => nodeSharing.decide({ type: 'RecordPeerNodes', peerId: 9, nodes: [], at }, s), (e: any) => e.status === 404);
 });
 
+test('a proposal: signatures only of the organizations it asks for, from its peer; signed once on the signing side', () => {
+  const sig = (mspId: string) => ({ mspId, signatureHeader: 'h', signature: 's' });
+  const proposer = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, { type: 'ShareProposal', proposalId: 'p1', peerId: 1, networkId: 5, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB'], description: 'd', localSignatures: [sig('OrgA')], at });
+  assert.throws(() => nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 1, signatures: [sig('OrgC')], at }, proposer), (e: any) => e.status === 400);
+  assert.throws(() => nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 2, signatures: [sig('OrgB')], at }, proposer), (e: any) => e.status === 404);
+  const [received] = nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 1, signatures: [sig('OrgB')], at }, proposer);
+  assert.is(received.type, 'SignatureReceived');
+  const signer = given({ type: 'ConnectPeer', role: 'acceptor', ...peer }, { type: 'ReceiveProposal', proposalId: 'p1', peerId: 1, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB'], description: 'd', at }, { type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at });
+  assert.throws(() => nodeSharing.decide({ type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at }, signer), (e: any) => e.status === 409);
+});
+
 test.run();
