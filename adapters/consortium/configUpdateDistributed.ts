@@ -36,12 +36,28 @@ export async function signConfigUpdate(updateBytes: Uint8Array, signer: FabricSi
   return { mspId: signer.mspId, signatureHeader: Buffer.from(header).toString('base64'), signature: Buffer.from(signature).toString('base64') };
 }
 
-export function describeConfigUpdate(updateBytes: Uint8Array): { channelName: string } {
+/** The channel and the paths the update writes (a group, policy or value whose version moves), for the signer to see. */
+export function describeConfigUpdate(updateBytes: Uint8Array): { channelName: string; changes: string[] } {
+  let update: common.ConfigUpdate;
   try {
-    return { channelName: common.ConfigUpdate.deserializeBinary(updateBytes).getChannelId() };
+    update = common.ConfigUpdate.deserializeBinary(updateBytes);
   } catch {
     throw new ValidationError('Not a channel config update.', [{ field: 'update', message: 'not a ConfigUpdate' }]);
   }
+  const changes: string[] = [];
+  const walk = (write: common.ConfigGroup | undefined, read: common.ConfigGroup | undefined, path: string) => {
+    if (!write) return;
+    if (write.getVersion() !== (read?.getVersion() ?? -1)) changes.push(path);
+    for (const [kind, w, r] of [['policies', write.getPoliciesMap(), read?.getPoliciesMap()], ['values', write.getValuesMap(), read?.getValuesMap()]] as const) {
+      w.forEach((item: { getVersion(): number }, key: string) => {
+        const before = r?.get(key) as { getVersion(): number } | undefined;
+        if (item.getVersion() !== (before?.getVersion() ?? -1)) changes.push(`${path}/${kind}/${key}`);
+      });
+    }
+    write.getGroupsMap().forEach((g: common.ConfigGroup, key: string) => walk(g, read?.getGroupsMap().get(key), `${path}/${key}`));
+  };
+  walk(update.getWriteSet(), update.getReadSet(), '/Channel');
+  return { channelName: update.getChannelId(), changes };
 }
 
 export async function submitConfigUpdate(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }> {

@@ -185,7 +185,8 @@ export interface ConsortiumChannels {
   /** The distributed form of updateChannelConfig: prepare, sign anywhere, submit with every signature. */
   prepareConfigUpdate?(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate>;
   signConfigUpdate?(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature>;
-  describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string };
+  /** The channel and the config paths the update writes (what a signer is asked to approve). */
+  describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string; changes: string[] };
   submitConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { proposeConfigUpdate, signProposal, submitProposal } from '../sharing/configProposals.ts';
 import { sharingState } from '../sharing/sharingContext.ts';
+import { consortiumOf } from '../consortium/consortiumContext.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };
@@ -31,10 +32,13 @@ export const sharingProposalRoutes = [
     responses: { 200: { description: 'the proposals' } },
     async handler({ deps }) {
       const proposals = (await sharingState(deps)).proposals ?? {};
+      const describe = deps.consortium ? consortiumOf(deps).channels.describeConfigUpdate : undefined;
       return {
         body: {
           items: Object.entries(proposals).map(([id, p]) => ({
             id, role: p.role, peer_id: p.sharingPeerId, network_id: p.networkId, channel_name: p.channelName, description: p.description, status: p.status,
+            // What the update writes, decoded here from the bytes to be signed (not the proposer's word).
+            changes: describe ? describe(Buffer.from(p.update, 'base64')).changes : [],
             missing_organizations: p.missingOrganizations, signed_by: [...p.localSignatures, ...p.received].map((s) => s.mspId), created_at: p.at,
           })),
         },

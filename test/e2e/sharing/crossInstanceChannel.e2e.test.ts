@@ -119,6 +119,7 @@ t('a policy change that needs B\'s admin travels to B as a proposal, is signed t
 
   const onB = (await apiB('GET', '/nodesharing/proposals')).json.items;
   assert.equal(onB.map((p: any) => [p.id, p.role, p.status, p.channel_name, p.description]), [[proposalId, 'signer', 'awaiting-signatures', 'crosschannel', 'endorsement by any organization']]);
+  assert.equal(onB[0].changes, ['/Channel/Application/policies/Endorsement'], 'B sees what it signs, decoded from the update itself');
   r = await apiB('POST', `/nodesharing/proposals/${proposalId}/sign`);
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.signed_by, ['CrossOrgBMSP']);
