@@ -47,6 +47,9 @@ export interface Config {
   /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
   prometheusBin?: string | null;
   prometheusImage?: string | null;
+  /** Node sharing (pro): port of the instance-to-instance HTTPS listener (null: off) and the host peers reach it at. */
+  sharingPort?: number | null;
+  sharingHost?: string;
 }
 
 export interface ConfigEntry {
@@ -86,6 +89,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
   { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
+  { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
+  { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
 
@@ -108,6 +113,13 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
 function positiveInteger(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function sharingPortOf(v: string | undefined): number | null {
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`LNM_SHARING_PORT must be 0-65535, got ${v}`);
   return n;
 }
 
@@ -163,6 +175,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
     prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,
     prometheusImage: values.get('LNM_IMAGE_PROMETHEUS') ?? null,
+    sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
+    sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
   };
 }
 

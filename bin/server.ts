@@ -58,6 +58,7 @@ import { createMetricsStack } from './metricsStack.ts';
 import { createComposePluginRuntime } from '../adapters/plugins/composePluginRuntime.ts';
 import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
+import { startSharingListener } from './sharingListener.ts';
 
 export function createLogger(level: string) {
   return pino({
@@ -270,6 +271,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
+  const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl();
   const app = createApp(deps, allRoutes, access);
   const server: Server = await new Promise((resolve, reject) => {
@@ -297,6 +299,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
           server.closeAllConnections?.();
         });
         metricsStack.close();
+        await sharingListener?.close();
         clearInterval(slowBudget);
         await resourceMonitor.stop();
         await blockFeed.stop();

@@ -14,6 +14,7 @@ import type { BackupServices } from '../domain/backups/backupPorts.ts';
 import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
 import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
 import type { PluginRuntime } from '../domain/plugins/pluginPorts.ts';
+import type { SharingDeps } from '../domain/sharing/sharingPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -83,4 +84,6 @@ export interface AppDeps {
   notifier: NotifierDeps;
   /** Backup targets, restic and schedules; absent when not wired (the backup routes answer 503). */
   backups?: BackupServices;
+  /** Node sharing: JWTs signed through the key provider, pinned-TLS calls to peers; absent when not wired. */
+  sharing?: SharingDeps;
 }

@@ -14,6 +14,7 @@ import { notificationProvidersProjection } from './notificationProviders.ts';
 import { backupsProjection } from './backups.ts';
 import { pluginsProjection } from './plugins.ts';
 import { consortiumChaincodesProjection } from './consortiumChaincodes.ts';
+import { nodeSharingProjection } from './nodeSharing.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, auditLogProjection];

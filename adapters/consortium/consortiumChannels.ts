@@ -5,6 +5,7 @@ import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channe
 import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { updateChannelConfig } from './configUpdate.ts';
+import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
 import { block, blockPage, chainInfo, transaction } from './ledgerQuery.ts';
 import { joinPeer, peerChannels } from './peerChannel.ts';
@@ -21,6 +22,10 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     decodeChannelConfig,
     readConfigBlock,
     updateChannelConfig,
+    prepareConfigUpdate,
+    signConfigUpdate,
+    describeConfigUpdate,
+    submitConfigUpdate,
     chainInfo,
     block,
     blockPage,

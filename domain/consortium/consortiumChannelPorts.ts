@@ -147,6 +147,18 @@ export interface PeerReader {
   signer: FabricSigner;
 }
 
+/** A config update prepared for signatures gathered in several places (node sharing). */
+export type PreparedConfigUpdate =
+  | { status: 'unchanged'; sequence: number }
+  | { status: 'prepared'; sequence: number; updateBytes: Uint8Array; missingOrganizations: string[]; unmet: UnmetPolicy[]; signWith: string[] };
+
+/** One organization's ConfigSignature, detached from the envelope (base64 of the protobuf fields). */
+export interface DetachedConfigSignature {
+  mspId: string;
+  signatureHeader: string;
+  signature: string;
+}
+
 export interface ConsortiumChannels {
   buildGenesisBlock(input: ChannelGenesisInput): Uint8Array;
   /** Idempotent: a channel the orderer already has is answered with its current info. */
@@ -170,6 +182,12 @@ export interface ConsortiumChannels {
     signers: FabricSigner[];
     timeoutMs?: number;
   }): Promise<ChannelConfigUpdateResult>;
+  /** The distributed form of updateChannelConfig: prepare, sign anywhere, submit with every signature. */
+  prepareConfigUpdate?(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate>;
+  signConfigUpdate?(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature>;
+  /** The channel and the config paths the update writes (what a signer is asked to approve). */
+  describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string; changes: string[] };
+  submitConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;
   /** Blocks newest first: `offset` blocks below the newest, at most `limit`. */

@@ -298,6 +298,14 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
+  // Ends a node-sharing relationship: the peer's requests are refused from then on.
+  ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
+  // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
+  ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
+  // Channel config updates signed across instances (sharing.proposal.*, sharing.signature.*).
+  ['/nodesharing/proposals', { GET: 'SHARING_READ', POST: 'NETWORK_UPDATE' }],
+  ['/nodesharing/proposals/{id}/sign', { POST: 'NETWORK_UPDATE' }],
+  ['/nodesharing/proposals/{id}/submit', { POST: 'NETWORK_UPDATE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.

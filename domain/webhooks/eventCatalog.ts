@@ -74,6 +74,12 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['ChaincodeDeployed', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
   ['ChaincodeUpgraded', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
   ['ChaincodeInvoked', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', function: 'string', mspId: 'string', txId: 'string', validationCode: 'string|null', blockNumber: 'integer|null', at: 'string' }],
+  ['ProposalShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['ProposalReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SignatureShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SignatureReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['NetworkShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SharedNetworkReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
 ];
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
@@ -83,10 +89,8 @@ const pluginData = { pluginName: 'string', at: 'string' } as const;
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
 const unsourced: CatalogEntry[] = [
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
-  ...(['proposal', 'signature', 'network', 'chaincode'] as const).flatMap((k) => [
-    x(`sharing.${k}.received`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} received from a peer`, shareData),
-    x(`sharing.${k}.shared`, 'P2P sharing', 'info', `${k === 'proposal' ? 'configuration proposal' : k === 'signature' ? 'endorsement signature' : k + ' share'} sent to a peer`, shareData),
-  ]),
+  x('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer', shareData),
+  x('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer', shareData),
   x('plugin.installed', 'Plugin', 'info', 'plugin installed', pluginData),
   x('plugin.enabled', 'Plugin', 'info', 'plugin enabled', pluginData),
   x('plugin.disabled', 'Plugin', 'warning', 'plugin disabled', pluginData),

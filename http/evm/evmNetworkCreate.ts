@@ -32,6 +32,8 @@ export interface EvmNetworkRequest {
   /** Which body field named it, for error details (providerId or keyProviderId). */
   providerField?: string;
   imported?: boolean;
+  /** Validator keys the service already holds (a template import binds them); their addresses are also in genesis.validators. */
+  heldValidators?: EvmValidator[];
 }
 
 
@@ -59,12 +61,14 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   // holds, whose node mines with that key's address as coinbase (besu) and which can deploy
   // contracts once funded. Without them a besu PoW network would never produce a block.
   const pow = consensus === 'POW';
-  const generate = given.length === 0 && pems.length === 0 ? (req.validatorCount ?? 1) : 0;
+  const preheld = req.heldValidators ?? [];
+  const generate = given.length === 0 && pems.length === 0 && preheld.length === 0 ? (req.validatorCount ?? 1) : 0;
   if (req.validatorBalance !== undefined && !/^[0-9]{1,78}$/.test(req.validatorBalance)) throw new ValidationError('validatorBalance must be a decimal amount of wei.', [{ field: 'validatorBalance', message: 'decimal wei' }]);
   // Validate everything before any key is made: a bad request leaves no keys behind.
   const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x' + (i + 1).toString(16).padStart(40, '1'));
-  createEvmGenesis({ ...req.genesis, validators: !pow && [...given, ...placeholders].length ? [...given, ...placeholders] : req.genesis.validators });
-  const validatorCount = given.length + pems.length + generate;
+  const checked = [...given, ...preheld.map((v) => v.address), ...placeholders];
+  createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators });
+  const validatorCount = given.length + preheld.length + pems.length + generate;
   const client = await pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount);
   const available = await evm.runtime.engineAvailable(engine);
   if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
@@ -79,7 +83,7 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
     );
   }
 
-  const held: EvmValidator[] = [];
+  const held: EvmValidator[] = [...preheld];
   for (const [i, pem] of pems.entries()) held.push(await importValidatorKey(input, keyProvider!, `${req.name}-validator-${i + 1}`, pem));
   for (let i = 0; i < generate; i++) held.push(await generateValidatorKey(input, keyProvider!, `${req.name}-validator-${held.length + 1}`));
   const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };

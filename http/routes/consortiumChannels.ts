@@ -11,6 +11,7 @@ import { FabricRefusedError, type ChannelConfigChange } from '../../domain/conso
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { listNodes } from '../../projections/nodes.ts';
+import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from '../consortium/consortiumContext.ts';
 import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkSigners, peerReader } from '../consortium/consortiumChannelAccess.ts';
 
@@ -112,9 +113,11 @@ export const consortiumChannelRoutes = [
         for (const [i, mspId] of body.organizations.entries()) {
           if (current.includes(mspId)) continue;
           const org = await getOrganizationByMspId(deps.pool, mspId);
-          if (!org) throw new ValidationError(`Organization ${mspId} is not an organization of this service: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
-          const msp = await consortiumOf(deps).credentials.organizationMsp(org.id);
-          changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org.id, mspId } } });
+          // An organization of a peer instance (node sharing): its public MSP as the peer shared it.
+          const shared = org ? null : await sharedOrganization(deps.pool, mspId);
+          if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
+          const msp = org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!;
+          changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org?.id ?? null, mspId } } });
         }
       }
       if (body.policies) changes.push({ change: { kind: 'policies', policies: body.policies }, record: { kind: 'policies', policies: body.policies } });

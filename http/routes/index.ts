@@ -23,6 +23,9 @@ import { backupScheduleRoutes } from './backupSchedules.ts';
 import { backupRoutes } from './backups.ts';
 import { metricsRoutes } from './metrics.ts';
 import { pluginRoutes } from './plugins.ts';
+import { templateRoutes } from './templates.ts';
+import { nodeSharingRoutes } from './nodeSharing.ts';
+import { sharingProposalRoutes } from './sharingProposals.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];

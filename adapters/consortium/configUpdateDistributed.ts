@@ -1,0 +1,83 @@
+// A config update whose signatures are collected from several places (node sharing: another
+// instance's admin signs it there): prepared once (the ConfigUpdate bytes every signer signs),
+// signed anywhere (a ConfigSignature: signature header with the signer's identity and nonce,
+// and the signature over header || update), submitted with all signatures gathered.
+//   prepareConfigUpdate({orderer, channelName, change, signers}) -> prepared bytes and whose signatures are missing
+//   signConfigUpdate(updateBytes, signer)                       -> { signatureHeader, signature }
+//   describeConfigUpdate(updateBytes)                           -> { channelName }
+//   submitConfigUpdate({orderer, channelName, updateBytes, signatures, submitter, timeoutMs})
+import { common } from '@hyperledger/fabric-protos';
+import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
+import type { PreparedConfigUpdate, DetachedConfigSignature } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
+import { fetchConfig } from './channelConfig.ts';
+import { planConfigUpdate } from './configUpdate.ts';
+import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
+import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
+
+export async function prepareConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate> {
+  const { orderer, channelName, change, signers } = request;
+  if (!signers.length) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer here.`, [{ field: 'signers', message: 'none' }]);
+  const current = await fetchConfig({ kind: 'orderer', endpoint: orderer }, signers[0], channelName);
+  const sequence = current.config.getSequence();
+  const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
+  if (!plan.update) return { status: 'unchanged', sequence };
+  return {
+    status: 'prepared', sequence, updateBytes: plan.update.serializeBinary(),
+    missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet,
+    signWith: plan.signWith.length ? plan.signWith : [signers[0].mspId],
+  };
+}
+
+export async function signConfigUpdate(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature> {
+  const header = signatureHeader(newTxContext(signer)).serializeBinary();
+  const signature = await signer.sign(Buffer.concat([header, updateBytes]));
+  return { mspId: signer.mspId, signatureHeader: Buffer.from(header).toString('base64'), signature: Buffer.from(signature).toString('base64') };
+}
+
+/** The channel and the paths the update writes (a group, policy or value whose version moves), for the signer to see. */
+export function describeConfigUpdate(updateBytes: Uint8Array): { channelName: string; changes: string[] } {
+  let update: common.ConfigUpdate;
+  try {
+    update = common.ConfigUpdate.deserializeBinary(updateBytes);
+  } catch {
+    throw new ValidationError('Not a channel config update.', [{ field: 'update', message: 'not a ConfigUpdate' }]);
+  }
+  const changes: string[] = [];
+  const walk = (write: common.ConfigGroup | undefined, read: common.ConfigGroup | undefined, path: string) => {
+    if (!write) return;
+    if (write.getVersion() !== (read?.getVersion() ?? -1)) changes.push(path);
+    for (const [kind, w, r] of [['policies', write.getPoliciesMap(), read?.getPoliciesMap()], ['values', write.getValuesMap(), read?.getValuesMap()]] as const) {
+      w.forEach((item: { getVersion(): number }, key: string) => {
+        const before = r?.get(key) as { getVersion(): number } | undefined;
+        if (item.getVersion() !== (before?.getVersion() ?? -1)) changes.push(`${path}/${kind}/${key}`);
+      });
+    }
+    write.getGroupsMap().forEach((g: common.ConfigGroup, key: string) => walk(g, read?.getGroupsMap().get(key), `${path}/${key}`));
+  };
+  walk(update.getWriteSet(), update.getReadSet(), '/Channel');
+  return { channelName: update.getChannelId(), changes };
+}
+
+export async function submitConfigUpdate(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }> {
+  const { orderer, channelName, updateBytes, signatures, submitter } = request;
+  const source = { kind: 'orderer' as const, endpoint: orderer };
+  const before = (await fetchConfig(source, submitter, channelName)).config.getSequence();
+  const envelope = new common.ConfigUpdateEnvelope();
+  envelope.setConfigUpdate(updateBytes);
+  for (const s of signatures) {
+    const cs = new common.ConfigSignature();
+    cs.setSignatureHeader(Buffer.from(s.signatureHeader, 'base64'));
+    cs.setSignature(Buffer.from(s.signature, 'base64'));
+    envelope.addSignatures(cs);
+  }
+  await broadcastEnvelope(orderer, channelName, await signedEnvelope(submitter, common.HeaderType.CONFIG_UPDATE, channelName, envelope.serializeBinary()));
+  const deadline = Date.now() + (request.timeoutMs ?? 60_000);
+  for (;;) {
+    const now = await fetchConfig(source, submitter, channelName);
+    if (now.config.getSequence() > before) return { sequence: now.config.getSequence(), blockNumber: now.blockNumber };
+    if (Date.now() > deadline) throw new UnavailableError(`The orderer accepted the config update of channel "${channelName}" but served no new config in time.`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

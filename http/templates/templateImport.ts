@@ -1,0 +1,156 @@
+// Importing a template whose bindings resolved: an evm network (genesis with the bound validator
+// keys and the alloc; the listed smart contracts deployed once its node runs) or a consortium
+// network (its channel's genesis block built, the bound orderers and peers joined). All or
+// nothing: everything is checked before anything is made, and when a later step fails (a node
+// that does not start, a contract that does not deploy) what was made is deleted again.
+import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
+import type { RouteDef, RouteInput } from '../route.ts';
+import { getKey } from '../../projections/keys.ts';
+import { getNode } from '../../projections/nodes.ts';
+import { getOrganizationByMspId } from '../../projections/organizations.ts';
+import { createEvmNetwork } from '../evm/evmNetworkCreate.ts';
+import { createConsortiumNetwork } from '../consortium/consortiumNetworkCreate.ts';
+import { networkRoutes } from '../routes/networks.ts';
+import { consortiumNetworkRoutes } from '../routes/consortiumNetworks.ts';
+import { contractRoutes } from '../routes/contracts.ts';
+import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
+import type { ResolvedTemplate } from './templateBindings.ts';
+
+type Input = RouteInput<unknown, unknown, unknown>;
+
+function routeOf(routes: RouteDef[], method: string, path: string): RouteDef {
+  const r = routes.find((x) => x.method === method && x.path === path);
+  if (!r) throw new Error(`route ${method} ${path} is missing`);
+  return r;
+}
+
+/** Runs another route's handler for this request (same identity and request id, so its events carry them). */
+async function call(input: Input, routes: RouteDef[], method: string, path: string, params: Record<string, unknown>, body: unknown = undefined) {
+  const r = await routeOf(routes, method, path).handler({ ...input, params, body, query: {} } as never);
+  return (r ?? {}) as { status?: number; body?: any };
+}
+
+function invalid(issues: FieldIssue[]): never {
+  throw new ValidationError(`The template cannot be imported: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues, 'TEMPLATE_INVALID');
+}
+
+const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
+
+interface SmartContract { name: string; abi?: unknown[]; bytecode: string; args?: unknown[] }
+
+function smartContractsOf(n: Record<string, unknown>): SmartContract[] {
+  const list = n.smartContracts ?? [];
+  if (!Array.isArray(list)) invalid([{ field: 'template.network.smartContracts', message: 'must be an array of {name, abi, bytecode}' }]);
+  const issues: FieldIssue[] = [];
+  list.forEach((c: any, i: number) => {
+    if (typeof c?.name !== 'string' || !c.name) issues.push({ field: `template.network.smartContracts[${i}].name`, message: 'is required' });
+    if (typeof c?.bytecode !== 'string' || !/^(0x)?([0-9a-fA-F]{2})+$/.test(c.bytecode)) issues.push({ field: `template.network.smartContracts[${i}].bytecode`, message: 'hex creation bytecode' });
+    if (c?.abi !== undefined && !Array.isArray(c.abi)) issues.push({ field: `template.network.smartContracts[${i}].abi`, message: 'must be an array (JSON ABI)' });
+    if (c?.args !== undefined && !Array.isArray(c.args)) issues.push({ field: `template.network.smartContracts[${i}].args`, message: 'must be an array' });
+  });
+  if (issues.length) invalid(issues);
+  return list as SmartContract[];
+}
+
+export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string) {
+  const n = t.network!;
+  const keyIds = Array.isArray(n.validatorKeys) ? n.validatorKeys : [];
+  const bad = keyIds.findIndex((k) => !isId(k));
+  if (!Array.isArray(n.validatorKeys) || bad >= 0) invalid([{ field: bad >= 0 ? `template.network.validatorKeys[${bad}]` : 'template.network.validatorKeys', message: 'an array of key ids (placeholders of key variables: ${v.id})' }]);
+  const contracts = smartContractsOf(n);
+  const held: EvmValidator[] = [];
+  for (const [i, id] of (keyIds as number[]).entries()) {
+    const k = await getKey(input.deps.pool, id);
+    if (!k || k.curve !== 'secp256k1' || !k.ethereumAddress) invalid([{ field: `template.network.validatorKeys[${i}]`, message: `key ${id} is not a secp256k1 key this service holds` }]);
+    held.push({ address: k.ethereumAddress, keyHandle: k.handle, keyProvider: k.providerType, keyId: k.id, providerId: k.providerId, publicKeyPem: k.publicKey });
+  }
+  const addresses = Array.isArray(n.validatorAddresses) ? (n.validatorAddresses as string[]) : [];
+  const alloc = (n.alloc ?? {}) as Record<string, { balance?: unknown }>;
+  const genesis: Record<string, unknown> = {
+    chain_id: n.chainId, network_id: n.networkId ?? n.chainId, consensus: n.consensus ?? 'QBFT', block_time: n.blockPeriod,
+    ...(n.epochLength !== undefined ? { qbft: { epochlength: n.epochLength } } : {}),
+    ...(n.gasLimit !== undefined ? { gas_limit: n.gasLimit } : {}),
+    ...(n.minGasPrice !== undefined ? { min_gas_price: n.minGasPrice } : {}),
+    ...(n.baseFee !== undefined ? { base_fee: n.baseFee } : {}),
+    accounts: Object.fromEntries(Object.entries(alloc).map(([a, v]) => [a, { balance: String(v?.balance ?? '0') }])),
+    // The held keys' addresses are added by createEvmNetwork (heldValidators).
+    validators: addresses,
+  };
+  const networkId = await createEvmNetwork(input, { name, description: t.template.description ?? null, genesis, heldValidators: held });
+  const deployed: Array<{ name: string; address: string; transaction_hash: string; block_number: number }> = [];
+  if (!contracts.length) return { networkId, contracts: deployed };
+  try {
+    const started = await call(input, networkRoutes, 'post', '/networks/:networkId/start', { networkId });
+    const down = (started.body?.nodes ?? []).filter((x: { status: string }) => x.status !== 'running');
+    if (!started.body?.nodes?.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x: { name: string; error?: string }) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
+    for (const c of contracts) {
+      const r = await call(input, contractRoutes, 'post', '/sc/evm/deploy', {}, { networkId, bytecode: c.bytecode, abi: c.abi, args: c.args });
+      deployed.push({ name: c.name, address: r.body.address, transaction_hash: r.body.transaction_hash, block_number: r.body.block_number });
+    }
+  } catch (err) {
+    await call(input, networkRoutes, 'delete', '/networks/evm/:id', { id: networkId }).catch(() => undefined);
+    throw err;
+  }
+  return { networkId, contracts: deployed };
+}
+
+interface TemplateOrganization { mspId: string; peers: unknown[]; orderers: unknown[] }
+
+export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name: string) {
+  const n = t.network!;
+  const issues: FieldIssue[] = [];
+  const warnings: string[] = [];
+  if (n.consensus !== undefined && n.consensus !== 'etcdraft') issues.push({ field: 'template.network.consensus', message: `${String(n.consensus)} is not supported here: channels are built with etcdraft` });
+  const channels = Array.isArray(n.channels) ? (n.channels as Array<Record<string, unknown>>) : [];
+  if (channels.length !== 1) issues.push({ field: 'template.network.channels', message: 'exactly one channel: one consortium network is one channel' });
+  const organizations = Array.isArray(n.organizations) ? (n.organizations as TemplateOrganization[]) : [];
+  if (!organizations.length) issues.push({ field: 'template.network.organizations', message: 'at least one organization' });
+  if (issues.length) invalid(issues);
+  const channel = channels[0];
+  const orgIdOf = new Map<string, number>();
+  const ordererIds: number[] = [];
+  const peerIds: number[] = [];
+  for (const [i, o] of organizations.entries()) {
+    const org = typeof o?.mspId === 'string' ? await getOrganizationByMspId(input.deps.pool, o.mspId) : null;
+    if (!org) { issues.push({ field: `template.network.organizations[${i}].mspId`, message: `no organization ${JSON.stringify(o?.mspId)} here` }); continue; }
+    orgIdOf.set(org.mspId, org.id);
+    for (const [kind, list] of [['peers', o.peers ?? []], ['orderers', o.orderers ?? []]] as const) {
+      for (const [j, id] of (Array.isArray(list) ? list : []).entries()) {
+        const field = `template.network.organizations[${i}].${kind}[${j}]`;
+        const node = isId(id) ? await getNode(input.deps.pool, id) : null;
+        if (!node) { issues.push({ field, message: 'a node id (placeholder of a node variable: ${v.id})' }); continue; }
+        if (node.organizationId !== org.id) issues.push({ field, message: `node ${node.name} belongs to another organization than ${org.mspId}` });
+        else if (node.status !== 'running') issues.push({ field, message: `node ${node.name} is ${node.status}: start it first, its channel is joined on import` });
+        (kind === 'peers' ? peerIds : ordererIds).push(node.id);
+      }
+    }
+  }
+  const channelOrgs = Array.isArray(channel.organizations) ? (channel.organizations as unknown[]) : [];
+  const organizationIds = channelOrgs.map((m, i) => {
+    const id = orgIdOf.get(m as string);
+    if (id === undefined) issues.push({ field: `template.network.channels[0].organizations[${i}]`, message: `${JSON.stringify(m)} is not one of the template's organizations` });
+    return id!;
+  });
+  if (issues.length) invalid(issues);
+  if (channel.policies !== undefined && JSON.stringify(channel.policies) !== JSON.stringify(DEFAULT_CHANNEL_POLICIES)) warnings.push('channel policies other than the defaults (ANY Readers, ANY Writers, MAJORITY Admins) are not applied: the channel is built with the defaults');
+  if (Array.isArray(n.chaincodes) && n.chaincodes.length) warnings.push('chaincodes are listed but not deployed by an import: deploy them with /sc/consortium/deploy');
+
+  const networkId = await createConsortiumNetwork(input, { name, channelName: String(channel.name), description: t.template.description ?? null, organizationIds, ordererIds, peerIds });
+  const joined: Array<{ node_id: number; role: string }> = [];
+  try {
+    for (const id of ordererIds) {
+      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/orderers/:ordererId/join', { id: networkId, ordererId: id });
+      joined.push({ node_id: id, role: 'orderer' });
+    }
+    for (const id of peerIds) {
+      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/peers/:peerId/join', { id: networkId, peerId: id });
+      joined.push({ node_id: id, role: 'peer' });
+    }
+  } catch (err) {
+    // Only a network no node joined can be deleted; a join that half succeeded is reported as is.
+    if (!joined.length) await call(input, consortiumNetworkRoutes, 'delete', '/networks/consortium/:id', { id: networkId }).catch(() => undefined);
+    throw err;
+  }
+  return { networkId, joined, warnings };
+}

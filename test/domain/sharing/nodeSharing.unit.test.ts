@@ -1,0 +1,43 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { nodeSharing, type NodeSharingCommand, type NodeSharingEvent, type NodeSharingState } from '../../../domain/sharing/nodeSharing.ts';
+
+const at = '2026-01-01T00:00:00.000Z';
+const later = '2026-01-03T00:00:00.000Z';
+const given = (...commands: NodeSharingCommand[]): NodeSharingState =>
+  commands.reduce((s, c) => nodeSharing.decide(c, s).reduce((x, e: NodeSharingEvent) => nodeSharing.evolve(x, e), s), nodeSharing.initialState());
+const issue: NodeSharingCommand = { type: 'IssueInvitation', invitationId: 'inv-1', bidirectional: true, expiresAt: '2026-01-02T00:00:00.000Z', at };
+const peer = { peerId: 1, instanceId: 'b', url: 'https://127.0.0.1:1', tlsCertificate: 'c', tlsFingerprint: 'f', publicJwk: {}, invitationId: 'inv-1', sharesWithPeer: true, peerShares: true, at };
+
+test('an invitation is consumed once: the second use is INVITATION_USED, an expired one INVITATION_EXPIRED, an unknown one 401', () => {
+  const s = given(issue, { type: 'ConsumeInvitation', invitationId: 'inv-1', peerInstanceId: 'b', at });
+  assert.throws(() => nodeSharing.decide({ type: 'ConsumeInvitation', invitationId: 'inv-1', peerInstanceId: 'c', at }, s), (e: any) => e.code === 'INVITATION_USED');
+  assert.throws(() => nodeSharing.decide({ type: 'ConsumeInvitation', invitationId: 'inv-1', peerInstanceId: 'b', at: later }, given(issue)), (e: any) => e.code === 'INVITATION_EXPIRED');
+  assert.throws(() => nodeSharing.decide({ type: 'ConsumeInvitation', invitationId: 'nope', peerInstanceId: 'b', at }, given(issue)), (e: any) => e.status === 401);
+});
+
+test('an accepted invitation cannot be accepted again, and an active peer is not connected twice', () => {
+  const s = given({ type: 'ConnectPeer', role: 'acceptor', ...peer });
+  assert.throws(() => nodeSharing.decide({ type: 'ConnectPeer', role: 'acceptor', ...peer, peerId: 2 }, s), (e: any) => e.code === 'INVITATION_USED');
+  assert.throws(() => nodeSharing.decide({ type: 'ConnectPeer', role: 'inviter', ...peer, invitationId: 'inv-2', peerId: 2 }, s), (e: any) => e.code === 'ALREADY_PEERS');
+});
+
+test('a revoked peer gets no more node metadata recorded (403); revoking twice changes nothing', () => {
+  const s = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, { type: 'RevokePeer', peerId: 1, at });
+  assert.throws(() => nodeSharing.decide({ type: 'RecordPeerNodes', peerId: 1, nodes: [], at }, s), (e: any) => e.status === 403);
+  assert.equal(nodeSharing.decide({ type: 'RevokePeer', peerId: 1, at }, s), []);
+  assert.throws(() => nodeSharing.decide({ type: 'RecordPeerNodes', peerId: 9, nodes: [], at }, s), (e: any) => e.status === 404);
+});
+
+test('a proposal: signatures only of the organizations it asks for, from its peer; signed once on the signing side', () => {
+  const sig = (mspId: string) => ({ mspId, signatureHeader: 'h', signature: 's' });
+  const proposer = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, { type: 'ShareProposal', proposalId: 'p1', peerId: 1, networkId: 5, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB'], description: 'd', localSignatures: [sig('OrgA')], at });
+  assert.throws(() => nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 1, signatures: [sig('OrgC')], at }, proposer), (e: any) => e.status === 400);
+  assert.throws(() => nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 2, signatures: [sig('OrgB')], at }, proposer), (e: any) => e.status === 404);
+  const [received] = nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p1', peerId: 1, signatures: [sig('OrgB')], at }, proposer);
+  assert.is(received.type, 'SignatureReceived');
+  const signer = given({ type: 'ConnectPeer', role: 'acceptor', ...peer }, { type: 'ReceiveProposal', proposalId: 'p1', peerId: 1, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB'], description: 'd', at }, { type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at });
+  assert.throws(() => nodeSharing.decide({ type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at }, signer), (e: any) => e.status === 409);
+});
+
+test.run();

@@ -1,0 +1,40 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { bindingIssues, placeholdersOf, substitute, templateIssues } from '../../../domain/templates/networkTemplate.ts';
+
+const evm = () => ({
+  version: '2.0.0', platform: 'EVM', name: 't', variables: [{ name: 'validator1', type: 'key' }],
+  network: { chainId: 1337, validatorKeys: ['${validator1.id}'], alloc: { '${validator1.ethereumAddress}': { balance: '10' } } },
+});
+
+test('a well-formed template has no issues, and its placeholders are found in values and in object keys', () => {
+  assert.equal(templateIssues(evm()), []);
+  assert.equal(placeholdersOf(evm().network).map((u) => `${u.field} ${u.variable}.${u.property}`), [
+    'network.validatorKeys[0] validator1.id',
+    'network.alloc.${validator1.ethereumAddress} validator1.ethereumAddress',
+  ]);
+});
+
+test('each kind of template error is reported with its code', () => {
+  const codes = (t: Record<string, unknown>) => templateIssues(t).map((i) => i.code);
+  assert.equal(codes({ ...evm(), version: '1.0.0' }), ['UNSUPPORTED_VERSION']);
+  assert.equal(codes({ ...evm(), platform: 'LEDGERX' }), ['UNSUPPORTED_PLATFORM']);
+  assert.equal(codes({ ...evm(), network: { validatorKeys: ['${nobody.id}'] } }), ['PLACEHOLDER_WITHOUT_VARIABLE']);
+  assert.equal(codes({ ...evm(), network: { validatorKeys: ['${validator1.mspId}'] } }), ['UNKNOWN_PROPERTY']);
+  assert.equal(codes({ ...evm(), variables: [{ name: 'validator1', type: 'wallet' }] }), ['INVALID_VARIABLE']);
+  assert.equal(codes({ ...evm(), variables: [{ name: 'validator1', type: 'key' }, { name: 'validator1', type: 'key' }] }), ['INVALID_VARIABLE']);
+});
+
+test('bindings: an unknown variable, a binding of the wrong type and a missing binding are each reported', () => {
+  const vars = [{ name: 'org1', type: 'organization' as const }, { name: 'peer1', type: 'node' as const }];
+  assert.equal(bindingIssues(vars, { org1: { organizationId: 1 }, peer1: { nodeId: 2 } }), []);
+  const r = bindingIssues(vars, { org1: { keyId: 1 }, stranger: { nodeId: 3 } });
+  assert.equal(r.map((i) => `${i.code} ${i.field}`), ['WRONG_BINDING_TYPE variableBindings.org1', 'UNKNOWN_VARIABLE variableBindings.stranger', 'MISSING_BINDING variableBindings.peer1']);
+});
+
+test('substitution keeps a whole placeholder typed and splices placeholders inside longer strings and keys', () => {
+  const out = substitute({ ids: ['${n.id}'], label: 'peer-${n.id}', alloc: { '${k.ethereumAddress}': { balance: '1' } }, msp: '${m}' }, { n: { id: 7 }, k: { ethereumAddress: '0xabc' }, m: { '': 'Org1MSP' } });
+  assert.equal(out, { ids: [7], label: 'peer-7', alloc: { '0xabc': { balance: '1' } }, msp: 'Org1MSP' });
+});
+
+test.run();
