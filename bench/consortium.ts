@@ -3,22 +3,14 @@
 // joined and the first block readable, the memory of a peer and an orderer as the service runs
 // them, and the service's health-check cost per consortium node (/healthz every second). Prints
 // one JSON object to stdout; progress goes to stderr. `npx tsx bench/consortium.ts`
-import { readFileSync } from 'node:fs';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
 import { fabricBinDir, fabricSkipReason } from '../test/helpers/fabric.ts';
 import { alive, killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
 import { round } from './lib/stats.ts';
+import { procStat } from './lib/procStat.ts';
 
 const log = (m: string) => process.stderr.write(`[bench consortium] ${m}\n`);
-const CLK_TCK = 100;
-const PAGE = 4096;
-
-function procStat(pid: number): { cpuMs: number; rssBytes: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK, rssBytes: Number(fields[21]) * PAGE };
-}
-
 const api = async (s: TestServer, method: string, p: string, body?: unknown) => {
   const r = await call(s.api, method, p, { headers: adminAuth(), body });
   if (r.status >= 400) throw new Error(`${method} ${p}: ${r.status} ${r.text.slice(0, 300)}`);

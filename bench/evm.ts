@@ -8,16 +8,9 @@ import { JsonRpcProvider } from 'ethers';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
 import { alive, killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
+import { procStat } from './lib/procStat.ts';
 
 const log = (m: string) => process.stderr.write(`[bench evm] ${m}\n`);
-const CLK_TCK = 100;
-const PAGE = 4096;
-
-function procStat(pid: number): { cpuMs: number; rssBytes: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return { cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK, rssBytes: Number(fields[21]) * PAGE };
-}
-
 function nodeRss(dataDir: string): number {
   let total = 0;
   for (const d of readdirSync(path.join(dataDir, 'nodes'))) {
