@@ -144,7 +144,9 @@ test('Prometheus outlives a restart of the service; one killed from outside is s
   let r = await api('GET', '/metrics/status');
   assert.is(r.json.status, 'running', r.text);
   assert.is(promPid(), pid, 'the same process');
-  assert.is((await api('GET', `/metrics/node/${anvilId}`)).json.up, true);
+  // anvil is scraped through the service's exporter: scrapes made while the service was down
+  // failed, so `up` comes back with the first scrape after the restart.
+  await until('anvil up again through the restarted service', async () => (await api('GET', `/metrics/node/${anvilId}`)).json?.up === true, 60_000);
 
   process.kill(pid, 'SIGKILL');
   await until('the engine to see it gone', async () => (await api('GET', '/metrics/status')).json.status === 'exited', 30_000);
