@@ -73,6 +73,9 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['BackupTargetConnectionFailed', { targetId: 'integer', name: 'string', reason: 'string', at: 'string' }],
   ['ChaincodeDeployed', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
   ['ChaincodeUpgraded', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', sequence: 'integer', packageId: 'string', txId: 'string|null', blockNumber: 'integer|null', at: 'string' }],
+  ['PluginInstalled', { name: 'string', at: 'string' }],
+  ['PluginEnabled', { name: 'string', at: 'string' }],
+  ['PluginDisabled', { name: 'string', at: 'string' }],
   ['ChaincodeInvoked', { chaincodeId: 'integer', networkId: 'integer', name: 'string', version: 'string', function: 'string', mspId: 'string', txId: 'string', validationCode: 'string|null', blockNumber: 'integer|null', at: 'string' }],
   ['ProposalShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
   ['ProposalReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
@@ -84,16 +87,12 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
 
 const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
 const shareData = { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' } as const;
-const pluginData = { pluginName: 'string', at: 'string' } as const;
 
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
 const unsourced: CatalogEntry[] = [
   x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
   x('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer', shareData),
   x('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer', shareData),
-  x('plugin.installed', 'Plugin', 'info', 'plugin installed', pluginData),
-  x('plugin.enabled', 'Plugin', 'info', 'plugin enabled', pluginData),
-  x('plugin.disabled', 'Plugin', 'warning', 'plugin disabled', pluginData),
 ];
 
 export const eventCatalog: readonly CatalogEntry[] = [

@@ -60,3 +60,14 @@ test('the catalog has 50+ unique types, and data is picked by the catalog shape 
 });
 
 test.run();
+
+test('plugin, backup and chaincode events are delivered from their domain events; a plugin\'s deploy parameters never leave in a webhook', async () => {
+  const { catalogEntryOfDomainEvent, eventCatalog, publicData } = await import('../../../domain/webhooks/eventCatalog.ts');
+  for (const [type, name] of [['PluginInstalled', 'plugin.installed'], ['PluginEnabled', 'plugin.enabled'], ['PluginDisabled', 'plugin.disabled'], ['BackupCompleted', 'backup.success'], ['ChaincodeDeployed', 'blockchain.chaincode.deployed']] as const) {
+    assert.is(catalogEntryOfDomainEvent(type)?.name, name, type);
+  }
+  const names = eventCatalog.map((e) => e.name);
+  assert.is(new Set(names).size, names.length, 'each event type once');
+  const data = publicData(catalogEntryOfDomainEvent('PluginEnabled')!, { name: 'gateway', parameters: { token: 'hunter2' }, at: '2026-01-01T00:00:00.000Z' });
+  assert.equal(data, { name: 'gateway', at: '2026-01-01T00:00:00.000Z' });
+});
