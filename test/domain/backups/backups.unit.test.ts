@@ -68,7 +68,6 @@ test('schedules: enable and disable are idempotent', () => {
   assert.equal([apply({ type: 'EnableBackupSchedule', scheduleId: 1, at }), apply({ type: 'DisableBackupSchedule', scheduleId: 1, at }), apply({ type: 'DisableBackupSchedule', scheduleId: 1, at })], [0, 1, 0]);
 });
 
-test.run();
 
 test('a backup\'s outcome carries its name, target, start and end, so webhooks (backup.success/.failure) and notification emails can say which backup it was', async () => {
   const { catalogEntryOfDomainEvent, publicData } = await import('../../../domain/webhooks/eventCatalog.ts');
@@ -91,3 +90,5 @@ test('a backup\'s outcome carries its name, target, start and end, so webhooks (
   assert.ok(failure.lines.some(([label, value]) => label === 'Error' && value === 'access denied'));
   assert.ok(failure.lines.some(([label, value]) => label === 'Duration' && /1 ?min/.test(value)), JSON.stringify(failure.lines));
 });
+
+test.run();

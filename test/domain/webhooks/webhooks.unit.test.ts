@@ -59,7 +59,6 @@ test('the catalog has 50+ unique types, and data is picked by the catalog shape 
   assert.equal(down, { nodeId: 1, nodeName: 'n', nodeType: 'validator', lastHealthyAt: null, consecutiveFailures: 3, reason: 'gone', at });
 });
 
-test.run();
 
 test('plugin, backup and chaincode events are delivered from their domain events; a plugin\'s deploy parameters never leave in a webhook', async () => {
   const { catalogEntryOfDomainEvent, eventCatalog, publicData } = await import('../../../domain/webhooks/eventCatalog.ts');
@@ -71,3 +70,5 @@ test('plugin, backup and chaincode events are delivered from their domain events
   const data = publicData(catalogEntryOfDomainEvent('PluginEnabled')!, { name: 'gateway', parameters: { token: 'hunter2' }, at: '2026-01-01T00:00:00.000Z' });
   assert.equal(data, { name: 'gateway', at: '2026-01-01T00:00:00.000Z' });
 });
+
+test.run();
