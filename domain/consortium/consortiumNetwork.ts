@@ -48,6 +48,7 @@ export interface ConsortiumNetworkCreatedData {
 
 export type ConsortiumNetworkEvent =
   | DomainEvent<'NetworkCreated', ConsortiumNetworkCreatedData>
+  | DomainEvent<'ChannelCreated', { networkId: number; channelName: string; at: string }>
   | DomainEvent<'NetworkNodeAdded', { networkId: number; node: ConsortiumMemberNode; at: string }>
   | DomainEvent<'NetworkNodeJoined', { networkId: number; nodeId: number; role: 'peer' | 'orderer'; organizationId: number; mspId: string; channelName: string; at: string }>
   | DomainEvent<'NetworkOrganizationJoined', { networkId: number; organizationId: number; mspId: string; channelName: string; at: string }>
@@ -98,6 +99,7 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
         return put(e.data.networkId, (n) => ({ ...n, joined: [...n.joined, e.data.nodeId] }));
       case 'NetworkOrganizationJoined':
         return put(e.data.networkId, (n) => ({ ...n, joinedOrganizations: [...n.joinedOrganizations, e.data.mspId] }));
+      case 'ChannelCreated':
       case 'AnchorPeersUpdated':
       case 'NetworkUpdated':
         return state;
@@ -119,7 +121,9 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
         if (all.some((n) => n.name.toLowerCase() === c.name.toLowerCase())) throw new ConflictError(`A network named ${c.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
         if (all.some((n) => n.channelName === c.channelName)) throw new ConflictError(`Channel ${c.channelName} already belongs to another network.`, { field: 'channelName' }, 'CHANNEL_TAKEN');
         const { type: _t, ...data } = c;
-        return [{ type: 'NetworkCreated', data }];
+        // A created network is a new channel (its genesis block built here); an imported one existed before.
+        if (c.imported) return [{ type: 'NetworkCreated', data }];
+        return [{ type: 'NetworkCreated', data }, { type: 'ChannelCreated', data: { networkId: c.networkId, channelName: c.channelName, at: c.at } }];
       }
       case 'AddNetworkNode': {
         const n = network(state, c.networkId);

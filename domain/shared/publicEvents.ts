@@ -24,6 +24,7 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   NetworkCreated: e('network.created', 'Network', 'info', 'network created'),
   NetworkUpdated: e('network.updated', 'Network', 'info', 'network config changes'),
   NetworkDeleted: e('network.deleted', 'Network', 'warning', 'network removed'),
+  ChannelCreated: e('network.channel.created', 'Network', 'info', 'channel created'),
   NetworkOrganizationJoined: e('network.organization.joined', 'Network', 'info', 'organization joins a channel'),
   AnchorPeersUpdated: e('network.anchor_peer.updated', 'Network', 'info', 'anchor peers changed'),
   ChaincodeDeployed: e('blockchain.chaincode.deployed', 'Blockchain', 'success', 'chaincode commit succeeds'),

@@ -39,6 +39,7 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['NodeConfigChanged', { ...nodeRef, before: 'object', after: 'object' }],
   ['NetworkCreated', { networkId: 'integer', networkName: 'string', at: 'string' }],
   ['NetworkUpdated', { networkId: 'integer', networkName: 'string|null', channelName: 'string|null', configSequence: 'integer|null', at: 'string' }],
+  ['ChannelCreated', { networkId: 'integer', channelName: 'string', at: 'string' }],
   ['NetworkOrganizationJoined', { networkId: 'integer', organizationId: 'integer', mspId: 'string', channelName: 'string', at: 'string' }],
   ['AnchorPeersUpdated', { networkId: 'integer', mspId: 'string', anchorPeers: 'object[]', configSequence: 'integer', blockNumber: 'integer', at: 'string' }],
   ['NetworkDeleted', { networkId: 'integer', networkName: 'string', at: 'string' }],
@@ -90,7 +91,6 @@ const shareData = { peerId: 'string', resourceType: 'string', resourceId: 'strin
 
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
 const unsourced: CatalogEntry[] = [
-  x('network.channel.created', 'Network', 'info', 'channel created', { networkId: 'integer', channelName: 'string', at: 'string' }),
   x('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer', shareData),
   x('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer', shareData),
 ];

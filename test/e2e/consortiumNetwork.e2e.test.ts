@@ -122,6 +122,8 @@ t('every peer joins (JoinChain signed by its admin); joins are idempotent, recor
   const audit = await api('GET', '/audit-logs?limit=500&resource_type=network');
   const joinedOrgs = (audit.json.items as any[]).filter((e) => e.details?.event === 'network.organization.joined').map((e) => e.details.mspId).sort();
   assert.equal(joinedOrgs, ['Org1MSP', 'Org2MSP']);
+  const channelCreated = (audit.json.items as any[]).filter((e) => e.details?.event === 'network.channel.created').map((e) => e.resource_name);
+  assert.equal(channelCreated, ['supplychannel']);
   const peerView = await api('GET', `/nodes/${peers[0].id}`);
   assert.equal(peerView.json.networks.map((n: any) => [n.channel_name, n.joined]), [['supplychannel', true]]);
 });
