@@ -43,11 +43,20 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
 }
 
 // One gRPC connection per peer endpoint for the life of the service: a TLS handshake per call
-// would triple a query's latency. gRPC reconnects by itself after the peer restarts.
+// would triple a query's latency. gRPC reconnects by itself after the peer restarts; a
+// connection that found its peer unreachable is dropped all the same, so the next call starts
+// a fresh one instead of waiting out the old one's backoff.
 const clients = new Map<string, grpc.Client>();
+const keyOf = (peer: InvokeRequest['gateway']['peer']) => `${peer.host}:${peer.port}|${peer.serverName ?? ''}|${createHash('sha256').update(peer.tlsCaCertPem).digest('hex')}`;
+
+function dropClient(peer: InvokeRequest['gateway']['peer']): void {
+  const key = keyOf(peer);
+  clients.get(key)?.close();
+  clients.delete(key);
+}
 
 function clientOf(peer: InvokeRequest['gateway']['peer']): grpc.Client {
-  const key = `${peer.host}:${peer.port}|${peer.serverName ?? ''}|${createHash('sha256').update(peer.tlsCaCertPem).digest('hex')}`;
+  const key = keyOf(peer);
   let client = clients.get(key);
   if (!client) {
     client = grpcClient(peer);
@@ -71,6 +80,9 @@ async function withGateway<T>(request: InvokeRequest, use: (gateway: Gateway) =>
   });
   try {
     return await use(gateway);
+  } catch (err) {
+    if (err instanceof FabricNodeUnreachableError) dropClient(request.gateway.peer);
+    throw err;
   } finally {
     gateway.close();
   }
@@ -122,6 +134,14 @@ async function submitOnce(request: InvokeRequest): Promise<InvokeResult> {
 }
 
 export async function evaluateTransaction(request: InvokeRequest): Promise<InvokeResult> {
+  // A query changes nothing: one more try on a fresh connection costs nothing when the peer is back.
+  return evaluateOnce(request).catch((err: unknown) => {
+    if (err instanceof FabricNodeUnreachableError) return evaluateOnce(request);
+    throw err;
+  });
+}
+
+async function evaluateOnce(request: InvokeRequest): Promise<InvokeResult> {
   return withGateway(request, async (gateway) => {
     const proposal = proposalOf(gateway, request);
     try {

@@ -23,6 +23,10 @@ function channelOptions(endpoint: Endpoint): grpc.ChannelOptions {
   const options: grpc.ChannelOptions = {
     'grpc.max_receive_message_length': maxMessageBytes,
     'grpc.max_send_message_length': maxMessageBytes,
+    // Nodes are restarted by this service: a connection kept open across a restart must try
+    // again within seconds, not after gRPC's default backoff of up to two minutes.
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 2000,
   };
   if (endpoint.serverName) {
     options['grpc.ssl_target_name_override'] = endpoint.serverName;
