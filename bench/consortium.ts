@@ -4,13 +4,13 @@
 // them, and the service's health-check cost per consortium node (/healthz every second). Prints
 // one JSON object to stdout; progress goes to stderr. `npx tsx bench/consortium.ts`
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
-import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
 import { fabricBinDir, fabricSkipReason } from '../test/helpers/fabric.ts';
-import { alive, killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
+import { alive, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
 import { round } from './lib/stats.ts';
 import { procStat } from './lib/procStat.ts';
+import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 
-const log = (m: string) => process.stderr.write(`[bench consortium] ${m}\n`);
+const log = benchLog('consortium');
 const api = async (s: TestServer, method: string, p: string, body?: unknown) => {
   const r = await call(s.api, method, p, { headers: adminAuth(), body });
   if (r.status >= 400) throw new Error(`${method} ${p}: ${r.status} ${r.text.slice(0, 300)}`);
@@ -23,7 +23,7 @@ async function node(s: TestServer, name: string, nodeType: string, organizationI
   return n;
 }
 
-async function main() {
+async function main(): Promise<Record<string, unknown>> {
   const skip = fabricSkipReason();
   if (skip) throw new Error(skip);
   const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn', LNM_FABRIC_BIN: fabricBinDir(), KEY_ENCRYPTION_KEY: 'bench-consortium-key-encryption-key' } });
@@ -84,14 +84,9 @@ async function main() {
     const deadline = Date.now() + 30_000;
     while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     for (const p of pids) if (alive(p)) process.kill(p!, 'SIGKILL');
-    await s.stop();
-    killLeftoverNodes(s.dataDir);
-    await runGlobalTeardown();
+    await closeBenchServer(s);
   }
-  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  return out;
 }
 
-main().catch((err) => {
-  log(`failed: ${(err as Error).stack}`);
-  process.exitCode = 1;
-});
+runBench(log, main);

@@ -6,11 +6,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { JsonRpcProvider } from 'ethers';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
-import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
-import { alive, killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
+import { alive, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
 import { procStat } from './lib/procStat.ts';
+import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 
-const log = (m: string) => process.stderr.write(`[bench evm] ${m}\n`);
+const log = benchLog('evm');
 function nodeRss(dataDir: string): number {
   let total = 0;
   for (const d of readdirSync(path.join(dataDir, 'nodes'))) {
@@ -56,7 +56,7 @@ async function chain(s: TestServer, name: string, chainId: number) {
 const round = (n: number) => Math.round(n * 10) / 10;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
-async function main() {
+async function main(): Promise<Record<string, unknown>> {
   const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn' } });
   const pid = s.child.pid!;
   const out: Record<string, unknown> = { bench: 'evm', client: 'anvil', engine: 'process', blockTimeSeconds: 1 };
@@ -109,14 +109,9 @@ async function main() {
     while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     for (const p of pids) if (alive(p)) process.kill(p!, 'SIGKILL');
   } finally {
-    await s.stop();
-    killLeftoverNodes(s.dataDir);
-    await runGlobalTeardown();
+    await closeBenchServer(s);
   }
-  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  return out;
 }
 
-main().catch((err) => {
-  log(`failed: ${(err as Error).stack}`);
-  process.exitCode = 1;
-});
+runBench(log, main);

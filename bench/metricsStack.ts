@@ -7,11 +7,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
-import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
-import { killLeftoverNodes } from '../test/e2e/evm/evmLifecycle.ts';
 import { freePort } from '../adapters/postgres/embeddedPostgres.ts';
+import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 
-const log = (m: string) => process.stderr.write(`[bench metrics] ${m}\n`);
+const log = benchLog('metrics');
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 const round = (n: number) => Math.round(n * 10) / 10;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -23,7 +22,7 @@ const SECONDS = Number(process.env.METRICS_BENCH_SECONDS ?? 90);
 
 const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-async function main() {
+async function main(): Promise<Record<string, unknown>> {
   const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn' } });
   const out: Record<string, unknown> = { bench: 'metrics', managedNodes: NODES, scrapeIntervalSeconds: 15 };
   try {
@@ -71,14 +70,9 @@ async function main() {
     log(`Prometheus: ${JSON.stringify(out.prometheus)}`);
     await api(s, 'POST', '/metrics/undeploy');
   } finally {
-    await s.stop();
-    killLeftoverNodes(s.dataDir);
-    await runGlobalTeardown();
+    await closeBenchServer(s);
   }
-  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  return out;
 }
 
-main().catch((err) => {
-  log(`failed: ${(err as Error).stack}`);
-  process.exitCode = 1;
-});
+runBench(log, main);

@@ -5,10 +5,10 @@
 // 1.5 s bound, shown for contrast. Prints one JSON object; progress on stderr.
 // `npx tsx bench/nodeList.ts` (NODE_LIST_BENCH_NODES, default 50; NODE_LIST_BENCH_REQUESTS, default 200)
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
-import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
-import { killLeftoverNodes, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
+import { pidOf } from '../test/e2e/evm/evmLifecycle.ts';
+import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 
-const log = (m: string) => process.stderr.write(`[bench node-list] ${m}\n`);
+const log = benchLog('node-list');
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 const round = (n: number) => Math.round(n * 10) / 10;
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -37,7 +37,7 @@ async function until(what: string, probe: () => Promise<boolean>, timeoutMs: num
   }
 }
 
-async function main() {
+async function main(): Promise<Record<string, unknown>> {
   const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn' } });
   const out: Record<string, unknown> = { bench: 'node-list', client: 'anvil', engine: 'process', managedNodes: NODES, requests: REQUESTS, probeIntervalSeconds: PROBE_SECONDS };
   let hanging: number | null = null;
@@ -85,14 +85,9 @@ async function main() {
     hanging = null;
   } finally {
     if (hanging) process.kill(hanging, 'SIGCONT');
-    await s.stop();
-    killLeftoverNodes(s.dataDir);
-    await runGlobalTeardown();
+    await closeBenchServer(s);
   }
-  process.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  return out;
 }
 
-main().catch((err) => {
-  log(`failed: ${(err as Error).stack}`);
-  process.exitCode = 1;
-});
+runBench(log, main);
