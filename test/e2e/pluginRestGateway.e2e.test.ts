@@ -124,7 +124,9 @@ t('deployed with x-source parameters: the identity\'s key is a 0600 file in a pr
   const [container] = await docker.listContainers({ all: true, filters: project });
   const mount = (await docker.getContainer(container.Id).inspect()).Mounts.find((m) => m.Destination === '/lnm-plugin');
   assert.is(mount?.RW, false, 'mounted read-only');
-  await until('the gateway to connect to its peer', async () => (await gateway('GET', '/refresh').catch(() => null))?.status === 200, 60_000);
+  await until('the gateway to connect to its peer', async () => (await gateway('GET', '/refresh').catch(() => null))?.status === 200, 60_000).catch(async (err: Error) => {
+    throw new Error(`${err.message}; its logs: ${(await api('GET', '/plugins/rest-gateway/logs')).text}`);
+  });
 });
 
 t('an invoke through the plugin is committed (tx_id, block_number) and read back through the service; evaluate answers', async () => {
