@@ -95,7 +95,14 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
     async logs(name, { service, tail }) {
       const list = (await containers(name)).filter((c) => service === undefined || c.service === service);
       return Promise.all(list.map(async ({ id, ...state }) => {
-        const buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false, tail })) as unknown as Buffer;
+        let buf: Buffer;
+        try {
+          buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false, tail })) as unknown as Buffer;
+        } catch (err) {
+          // Removed between the listing and this read: it has no output any more.
+          if ((err as { statusCode?: number }).statusCode === 404) return { ...state, lines: [] };
+          throw new AppError(503, 'UNAVAILABLE', `The Docker Engine did not give the output of ${name}/${state.service}: ${(err as Error).message}`);
+        }
         const lines = splitLines(demuxLogBuffer(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf))));
         return { ...state, lines: lines.map(redactLogLine) };
       }));

@@ -6,7 +6,7 @@ import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import type { AppDeps } from '../deps.ts';
-import { NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
+import { AppError, NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
 import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
 import { checkPluginParameters, parsePluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';
 import { resolveSources, writeSourceFiles } from '../plugins/pluginSources.ts';
@@ -168,7 +168,9 @@ export const pluginRoutes = [
       const runtime = runtimeOf(deps);
       const why = await runtime.unavailable();
       if (why) throw new UnavailableError(`Plugin logs cannot be read here: ${why}.`);
-      const services = await runtime.logs(p.name, { service: query.service, tail: query.tail ?? 100 });
+      const services = await runtime.logs(p.name, { service: query.service, tail: query.tail ?? 100 }).catch((err: unknown) => {
+        throw err instanceof AppError ? err : new UnavailableError(`The Docker Engine did not list plugin ${p.name}'s containers: ${(err as Error).message}`);
+      });
       if (query.service !== undefined && !services.length) throw new NotFoundError('Plugin service', `${p.name}/${query.service}`);
       return { body: { name: p.name, status: p.status, services } };
     },
