@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Brings up a local Docker Engine for the docker node-engine tests and builds the
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
-# Fabric 2.5 release in ../shared/fabric, `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`.
+# Fabric 2.5 release in ../shared/fabric, `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`,
+# `lnm-prometheus:local` from Debian's prometheus, and the reference plugin's
+# `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file).
 # Idempotent; run as root by CI. When no engine can run on this machine it prints why and
 # exits 0: the docker tests then skip themselves with a printed reason.
 set -u
@@ -14,6 +16,7 @@ FABRIC="${LNM_FABRIC_DIR:-$ROOT/../shared/fabric}"
 PEER_IMAGE="${LNM_FABRIC_PEER_IMAGE:-lnm-fabric-peer:local}"
 ORDERER_IMAGE="${LNM_FABRIC_ORDERER_IMAGE:-lnm-fabric-orderer:local}"
 PROMETHEUS_IMAGE="${LNM_PROMETHEUS_IMAGE:-lnm-prometheus:local}"
+REST_GATEWAY_IMAGE="${LNM_REST_GATEWAY_IMAGE:-lnm-plugin-rest-gateway:local}"
 
 say() { echo "[docker.sh] $*"; }
 give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
@@ -157,6 +160,54 @@ build_prometheus_image() {
   rm -rf "$rootfs" "$rootfs.tar"
 }
 
+# The reference plugin (plugins/available/rest-gateway.yaml): plugins/rest-gateway/gateway.ts and
+# its dependencies (@hyperledger/fabric-gateway, @grpc/grpc-js, ...) bundled by esbuild into one
+# file, run by this host's node, copied with its shared libraries: no base image is pulled.
+build_rest_gateway_image() {
+  local node esbuild source="$ROOT/plugins/rest-gateway/gateway.ts"
+  node="$(command -v node)" || { say "no node on this host: $REST_GATEWAY_IMAGE not built, the reference plugin's test will skip"; return 0; }
+  node="$(readlink -f "$node")"
+  esbuild="$ROOT/node_modules/.bin/esbuild"
+  [ -x "$esbuild" ] || { say "no esbuild in node_modules (npm install first): $REST_GATEWAY_IMAGE not built"; return 0; }
+  local sum
+  sum="$( (sha256sum "$node" "$source" "$ROOT/package-lock.json"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$REST_GATEWAY_IMAGE" 2>/dev/null)" = "$sum" ]; then
+    say "image $REST_GATEWAY_IMAGE is up to date"
+    return 0
+  fi
+  local rootfs
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/app" "$rootfs/tmp" "$rootfs/etc"
+  chmod 1777 "$rootfs/tmp"
+  # pkcs11js (fabric-gateway's optional HSM signer, loaded only when asked for) stays out.
+  if ! "$esbuild" "$source" --bundle --platform=node --target=node20 --format=cjs --external:pkcs11js \
+    --log-level=warning --outfile="$rootfs/app/gateway.js"; then
+    rm -rf "$rootfs"
+    say "esbuild could not bundle $source: $REST_GATEWAY_IMAGE not built"
+    return 0
+  fi
+  copy_with_libraries "$rootfs" "$node" --self
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
+    --change "ENTRYPOINT [\"$node\", \"/app/gateway.js\"]" \
+    --change 'WORKDIR /app' \
+    --change "LABEL lnm.image.recipe=$sum" \
+    "$rootfs.tar" "$REST_GATEWAY_IMAGE" >/dev/null; then
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $REST_GATEWAY_IMAGE"
+  else
+    say "docker import of $REST_GATEWAY_IMAGE failed; the reference plugin's test will skip"
+  fi
+  rm -rf "$rootfs" "$rootfs.tar"
+  local out
+  if out="$(docker run --rm --network host "$REST_GATEWAY_IMAGE" 2>&1)"; [ "$out" = "rest-gateway: GATEWAY_PORT is not set" ]; then
+    say "smoke run of $REST_GATEWAY_IMAGE: node runs the bundle"
+  else
+    say "smoke run of $REST_GATEWAY_IMAGE said: $out"
+  fi
+}
+
 # The image holds only the anvil binary and the shared libraries ldd resolves for it,
 # assembled into a root filesystem tar and imported: nothing is pulled.
 build_image() {
@@ -211,3 +262,4 @@ else
 fi
 build_fabric_images
 build_prometheus_image
+build_rest_gateway_image

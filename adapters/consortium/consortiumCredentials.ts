@@ -1,15 +1,15 @@
 // The consortium credentials port (domain/consortium/consortiumPorts.ts) over the key records
 // in the event store and the organizations' key providers. Certificates come from the key
 // streams (the truth, independent of projection lag); private keys come out of the database
-// provider only for a node's directory or one TLS handshake (nodeKeyPem), and signatures are
-// made inside the provider that holds the key.
+// provider only for a node's directory, one TLS handshake or a plugin's files (nodeKeyPem), and
+// signatures are made inside the provider that holds the key.
 import type { EventStore } from '../../domain/shared/eventStore.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
 import { keyStream, keys, type KeyState } from '../../domain/keys/keys.ts';
 import type { KeyRef, KeyServices } from '../../domain/keys/keyServices.ts';
-import type { ConsortiumCredentials, OrganizationMsp, TlsClientIdentity } from '../../domain/consortium/consortiumPorts.ts';
+import { IdentityNotExportableError, type ConsortiumCredentials, type OrganizationMsp, type TlsClientIdentity } from '../../domain/consortium/consortiumPorts.ts';
 import { keyProviderFabricSigner } from './fabricSigning.ts';
 
 export interface ConsortiumCredentialsOptions {
@@ -68,6 +68,18 @@ export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions):
       const admin = await activeKey(store, org.adminKeyId, 'admin');
       const provider = await opts.keys.providers.get(admin.providerId);
       return keyProviderFabricSigner(provider, admin.material.handle, admin.spec, org.fields.mspId, admin.certificatePem);
+    },
+    async exportIdentity(keyId) {
+      const { state } = await loadState(store, keyStream(keyId), keys);
+      if (state.status !== 'active' || !state.material) throw new NotFoundError('Key', keyId);
+      if ((state.purpose !== 'ADMIN' && state.purpose !== 'IDENTITY') || state.organizationId == null) {
+        throw new ValidationError(`Key ${keyId} (${state.purpose}) is not a client identity of an organization: give an organization's ADMIN key or a node's IDENTITY key.`, [{ field: 'keyId', message: `a ${state.purpose} key; an ADMIN or IDENTITY key of an organization is needed` }]);
+      }
+      const key = await activeKey(store, keyId, 'identity');
+      const provider = await opts.keys.providers.get(key.providerId);
+      if (provider.type !== 'DATABASE') throw new IdentityNotExportableError(keyId, provider.type);
+      const org = await organization(state.organizationId);
+      return { keyId, mspId: org.fields.mspId, certificatePem: key.certificatePem, privateKeyPem: await opts.nodeKeyPem(key.material.handle) };
     },
     async adminTlsClient(organizationId) {
       const cached = tlsClients.get(organizationId);

@@ -2,12 +2,14 @@
 // present): project lnm-plugin-<name>, compose file <dataDir>/plugins/<name>/docker-compose.yml.
 // Service states come from the Docker Engine by the compose project label.
 import { execFile } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { AppError } from '../../domain/shared/errors.ts';
 import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
+import { redactLogLine } from '../../domain/nodes/nodeEngine.ts';
+import { demuxLogBuffer, splitLines } from '../engines/dockerLogs.ts';
 
 const run = promisify(execFile);
 
@@ -40,6 +42,13 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
     }
   }
 
+  async function containers(name: string) {
+    const list = await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${project(name)}`] } });
+    return list
+      .map((c) => ({ service: c.Labels['com.docker.compose.service'] ?? c.Names[0], state: c.State, status: c.Status, containerId: c.Id.slice(0, 12), id: c.Id }))
+      .sort((a, b) => a.service.localeCompare(b.service));
+  }
+
   return {
     async unavailable() {
       try {
@@ -52,6 +61,9 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
     async writeFiles(name, files) {
       const root = path.join(dirOf(name), 'files');
       await rm(root, { recursive: true, force: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
+      await chmod(dirOf(name), 0o700);
+      await chmod(root, 0o700);
       for (const f of files) {
         if (f.path.split('/').some((x) => x === '..' || x === '') || f.path.startsWith('/')) throw new Error(`bad plugin file path ${f.path}`);
         await mkdir(path.dirname(path.join(root, f.path)), { recursive: true, mode: 0o700 });
@@ -79,12 +91,21 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
       if ((await compose()) && (await readFile(path.join(dirOf(name), 'docker-compose.yml')).then(() => true, () => false))) await composeRun(name, ['down', '-v', '--remove-orphans']);
       await rm(dirOf(name), { recursive: true, force: true });
     },
-    async services(name) {
-      const list = await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${project(name)}`] } });
-      return list.map((c) => ({ service: c.Labels['com.docker.compose.service'] ?? c.Names[0], state: c.State, status: c.Status, containerId: c.Id.slice(0, 12) }));
-    },
-    async logs(name, tail) {
-      return (await composeRun(name, ['logs', '--no-color', '--tail', String(tail)], 30_000)).split('\n').filter(Boolean);
+    services: async (name) => (await containers(name)).map(({ id: _id, ...state }) => state),
+    async logs(name, { service, tail }) {
+      const list = (await containers(name)).filter((c) => service === undefined || c.service === service);
+      return Promise.all(list.map(async ({ id, ...state }) => {
+        let buf: Buffer;
+        try {
+          buf = (await docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false, tail })) as unknown as Buffer;
+        } catch (err) {
+          // Removed between the listing and this read: it has no output any more.
+          if ((err as { statusCode?: number }).statusCode === 404) return { ...state, lines: [] };
+          throw new AppError(503, 'UNAVAILABLE', `The Docker Engine did not give the output of ${name}/${state.service}: ${(err as Error).message}`);
+        }
+        const lines = splitLines(demuxLogBuffer(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf))));
+        return { ...state, lines: lines.map(redactLogLine) };
+      }));
     },
     async shipped() {
       const files = (await readdir(opts.shippedDir).catch(() => [] as string[])).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();

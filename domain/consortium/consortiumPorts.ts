@@ -3,6 +3,7 @@
 // images (docker engine), over Fabric's own gRPC and HTTPS APIs.
 import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngine.ts';
 import type { ConsortiumNodeCreatedData } from './consortiumNode.ts';
+import { AppError } from '../shared/errors.ts';
 
 /** Certificates (PEM) of an organization as Fabric's MSP needs them. */
 export interface OrganizationMsp {
@@ -54,6 +55,23 @@ export interface FabricSigner {
   certificatePem: string;
   /** ECDSA over SHA-256 of `message`, DER, low-S normalized (Fabric refuses high-S signatures). */
   sign(message: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A client identity given out to a program that reads it from files; the caller writes the key 0600 and never logs it. */
+export interface ExportedIdentity {
+  keyId: number;
+  mspId: string;
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+/** The key's provider cannot give its private key out (Vault transit, AWS KMS). */
+export class IdentityNotExportableError extends AppError {
+  constructor(keyId: number, provider: string) {
+    super(422, 'KEY_NOT_EXPORTABLE', `Key ${keyId} is held by the ${provider} key provider, which signs but never gives a private key out; a program that reads its key from a file needs an identity whose key is in the database provider.`, {
+      details: [{ field: 'keyId', message: `its key provider is ${provider}; only database-provider keys can be written to a file` }],
+    });
+  }
 }
 
 /** A TLS client identity for mutual TLS (the orderer's admin endpoint). Key material stays inside the adapter call. */
@@ -119,6 +137,13 @@ export interface ConsortiumCredentials {
   nodeMaterial(node: ConsortiumNodeCreatedData): Promise<ConsortiumNodeMaterial>;
   /** Signs as the organization's admin identity (the key stays in its provider). */
   adminSigner(organizationId: number): Promise<FabricSigner>;
+  /**
+   * A client identity (an organization's ADMIN key or a node's IDENTITY key) with its private
+   * key, for a program that reads it from files (a plugin's x-source consortium-key). Only the
+   * database provider can give a private key out: a key in Vault or KMS is an
+   * IdentityNotExportableError (422) saying so; a key that is no client identity a ValidationError.
+   */
+  exportIdentity(keyId: number): Promise<ExportedIdentity>;
   /** A TLS client certificate of the organization's TLS CA for its admin key: mutual TLS to its orderers' admin endpoints. */
   adminTlsClient(organizationId: number): Promise<TlsClientIdentity>;
 }

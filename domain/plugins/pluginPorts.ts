@@ -10,14 +10,27 @@ export interface PluginServiceState {
   containerId: string;
 }
 
+/** A file the service writes for a plugin's containers; `secret` ones (private keys) are 0600. */
+export interface PluginFile {
+  path: string;
+  content: string;
+  secret?: boolean;
+}
+
+/** One service of a deployed plugin with the last lines of its container's output. */
+export interface PluginServiceLogs extends PluginServiceState {
+  lines: string[];
+}
+
 export interface PluginRuntime {
   /** Why plugins cannot run here (no Docker Engine, no Compose), naming what is missing; null when they can. */
   unavailable(): Promise<string | null>;
   /**
    * Writes files the plugin's containers read (certificates; `secret` ones 0600) under its
-   * directory, replacing earlier ones, and returns that directory's host path (mounted read-only).
+   * directory (0700, the service's user only), replacing earlier ones, and returns that
+   * directory's host path (mounted read-only). remove() deletes them.
    */
-  writeFiles(name: string, files: Array<{ path: string; content: string; secret?: boolean }>): Promise<string>;
+  writeFiles(name: string, files: PluginFile[]): Promise<string>;
   /** Writes the rendered compose file and brings the project up; on failure takes it down again. */
   deploy(name: string, compose: string): Promise<void>;
   stop(name: string): Promise<void>;
@@ -25,7 +38,8 @@ export interface PluginRuntime {
   /** Takes the project down (containers, networks, volumes) and deletes its files. */
   remove(name: string): Promise<void>;
   services(name: string): Promise<PluginServiceState[]>;
-  logs(name: string, tail: number): Promise<string[]>;
+  /** Each service's container (one service, when named) with its last `tail` lines, key material masked; [] when none exists. */
+  logs(name: string, opts: { service?: string; tail: number }): Promise<PluginServiceLogs[]>;
   /** The descriptors shipped with the service, as text. */
   shipped(): Promise<Array<{ file: string; text: string }>>;
 }

@@ -79,7 +79,7 @@ const definitions = {
   METRICS_MANAGE: ['Deploy, undeploy, start and stop the metrics stack', O],
   PLUGIN_READ: ['List and read plugins', OV],
   PLUGIN_INSTALL: ['Install, update and remove plugin descriptors (they run arbitrary containers)', A],
-  PLUGIN_OPERATE: ['Deploy, stop and resume installed plugins', O],
+  PLUGIN_OPERATE: ['Deploy, stop and resume installed plugins, and read their logs', O],
   NOTIFICATION_READ: ['List and read notification providers (secrets masked)', O],
   NOTIFICATION_MANAGE: ['Create, change, delete and test notification providers', A],
   SETTINGS_READ: ['Read the server settings (secrets masked)', O],
@@ -315,6 +315,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // Validator voting of BFT evm networks (SPEC Limits "validator voting"; JSON-RPC qbft_proposeValidatorVote etc.).
   ['/networks/{networkId}/validators/votes', { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
   ['/networks/{networkId}/validators/votes/{address}', { DELETE: 'NETWORK_UPDATE' }],
+  // Per-service state and output of a deployed plugin (SPEC: "status, per-service state and logs come from the engine").
+  ['/plugins/{name}/logs', { GET: 'PLUGIN_OPERATE' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

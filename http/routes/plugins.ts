@@ -6,10 +6,10 @@ import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import type { AppDeps } from '../deps.ts';
-import { NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
+import { AppError, NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
 import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
 import { checkPluginParameters, parsePluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';
-import { resolveSources } from '../plugins/pluginSources.ts';
+import { resolveSources, writeSourceFiles } from '../plugins/pluginSources.ts';
 import { renderCompose } from '../../domain/plugins/pluginTemplate.ts';
 import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
 import { getPlugin, listPlugins, type PluginRow } from '../../projections/plugins.ts';
@@ -21,6 +21,7 @@ const DescriptorBody = Type.Object({
   descriptor: Type.Union([Type.String({ minLength: 1, maxLength: 500_000, description: 'YAML or JSON text' }), Type.Object({}, { additionalProperties: true, description: 'the descriptor as a JSON object' })]),
 }, { additionalProperties: false });
 const Service = Type.Object({ service: Type.String(), state: Type.String(), status: Type.String(), containerId: Type.String() });
+const ServiceLogs = Type.Intersect([Service, Type.Object({ lines: Type.Array(Type.String(), { description: 'oldest first; key material masked' }) })]);
 const PluginSummary = Type.Object({
   name: Type.String(), type: Type.String({ description: 'descriptor' }), status: Type.String({ description: 'installed (never deployed), enabled (deployed) or disabled (stopped)' }), enabled: Type.Boolean(),
   version: Type.Union([Type.String(), Type.Null()]), description: Type.Union([Type.String(), Type.Null()]), installedAt: Type.String(), updatedAt: Type.String(),
@@ -123,7 +124,7 @@ export const pluginRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/plugins/:name/deploy', summary: 'Deploy a plugin with parameters (Docker Compose)', tags, permission: 'PLUGIN_OPERATE',
-    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids and gives {ExternalEndpoint, TLSCertPath} (the TLS CA mounted read-only through .volumeMounts at /lnm-plugin); consortium-key is refused (422) for now. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
+    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids (one or a list) and gives {ExternalEndpoint, TLSCertPath}; consortium-key takes the id of a client identity key (an organization\'s adminKeyId or a consortium node\'s identity key) and gives {MspID, CertPath, KeyPath}. The files they name (TLS CA, certificate, private key mode 0600) are written into a directory of the plugin that only the service\'s user can read, mounted read-only through .volumeMounts at /lnm-plugin, and deleted when the plugin is removed. A key held by Vault or AWS KMS cannot be written to a file: 422 KEY_NOT_EXPORTABLE naming the parameter. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
     params: NameParam,
     body: Type.Object({ parameters: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false }),
     responses: { 200: { description: 'deployed', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'already deployed' }, 422: { description: 'compose failed, or an x-source parameter this server cannot resolve' }, 503: { description: 'no Docker Engine or Compose' } },
@@ -135,7 +136,14 @@ export const pluginRoutes = [
       await assertRunnable(runtime);
       const sourced = await resolveSources(deps, p.descriptor, (input.body.parameters ?? {}) as Record<string, unknown>);
       const parameters = checkPluginParameters(p.descriptor, sourced.parameters);
-      await runtime.deploy(p.name, renderCompose(p.descriptor.spec.dockerCompose.contents, parameters, sourced.mounts));
+      // Files (keys among them) only once everything was accepted; gone again if compose fails.
+      try {
+        const mounts = await writeSourceFiles(deps, p.name, sourced.files);
+        await runtime.deploy(p.name, renderCompose(p.descriptor.spec.dockerCompose.contents, parameters, mounts));
+      } catch (err) {
+        await runtime.remove(p.name).catch(() => undefined);
+        throw err;
+      }
       try {
         await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters, at: deps.clock().toISOString() });
       } catch (err) {
@@ -143,6 +151,28 @@ export const pluginRoutes = [
         throw err;
       }
       return { body: await view(deps, p.name) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/plugins/:name/logs', summary: 'Per-service state and the last lines of output of a deployed plugin, from the Docker Engine', tags, permission: 'PLUGIN_OPERATE',
+    description: 'One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service\'s. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine.',
+    params: NameParam,
+    query: Type.Object({
+      service: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$', description: 'a service of its compose file; all of them when absent' })),
+      tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 100, description: 'lines per service' })),
+    }, { additionalProperties: false }),
+    responses: { 200: { description: 'services with their logs', schema: Type.Object({ name: Type.String(), status: Type.String(), services: Type.Array(ServiceLogs) }) }, 404: { description: 'not installed, or no such service' }, 409: { description: 'never deployed' }, 503: { description: 'no Docker Engine' } },
+    async handler({ deps, params, query }) {
+      const p = await pluginOr404(deps, params.name);
+      if (p.status === 'installed') throw new ConflictError(`Plugin ${p.name} has not been deployed: it has no containers and no logs.`, { name: p.name, status: p.status });
+      const runtime = runtimeOf(deps);
+      const why = await runtime.unavailable();
+      if (why) throw new UnavailableError(`Plugin logs cannot be read here: ${why}.`);
+      const services = await runtime.logs(p.name, { service: query.service, tail: query.tail ?? 100 }).catch((err: unknown) => {
+        throw err instanceof AppError ? err : new UnavailableError(`The Docker Engine did not list plugin ${p.name}'s containers: ${(err as Error).message}`);
+      });
+      if (query.service !== undefined && !services.length) throw new NotFoundError('Plugin service', `${p.name}/${query.service}`);
+      return { body: { name: p.name, status: p.status, services } };
     },
   }),
   defineRoute({

@@ -6,11 +6,11 @@
 // to version 2, and its server killed from outside. The lifecycle steps are also driven one by one.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { fabricSkipReason } from '../helpers/fabric.ts';
-import { apiOf, consortiumEnv, events, organization, until } from './consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortium/consortiumApi.ts';
 
 const t = suite('consortium chaincode end to end (real Fabric 2.5.12)');
 const skip = fabricSkipReason();
@@ -24,8 +24,6 @@ const sample = (version: '1' | '2') => ['package.json', 'assetRegistry.ts'].map(
 });
 const BOTH = "AND('Org1MSP.peer','Org2MSP.peer')";
 
-let org1: { id: number; mspId: string };
-let org2: { id: number; mspId: string };
 const nodes: any[] = [];
 let peer1: any;
 let peer2: any;
@@ -38,63 +36,15 @@ t.before(async () => {
 });
 t.after(async () => {
   if (!server) return;
-  const all = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json?.items ?? [];
-  for (const n of all) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
-  await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
-  // The engine removes a node's directory after its process ended: wait for that, so no Fabric
-  // process or chaincode server outlives the test.
-  const nodesDir = path.join(server.dataDir, 'nodes');
-  await until('every node directory removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
+  await removeConsortiumNodes(api, server.dataDir);
   await server.stop();
 });
 
-/**
- * A node that runs. Other test runs on this host start Fabric nodes too, from the same default
- * ports upwards: a port free when allocated can be taken by the time the node starts. Such a
- * node is deleted and made again (the allocator then skips the taken port).
- */
-async function runningNode(name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number): Promise<any> {
-  for (let attempt = 1; ; attempt++) {
-    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config: {} });
-    assert.is(r.status, 201, r.text);
-    if (r.json.status === 'running' || attempt === 3 || !/already in use/.test(r.json.error ?? '')) {
-      assert.is(r.json.status, 'running', `${name}: ${r.json.status} ${r.json.error ?? ''}`);
-      return r.json;
-    }
-    await api('DELETE', `/nodes/${r.json.id}`);
-    await until(`${name} deleted`, async () => ((await api('GET', `/nodes/${r.json.id}`)).status === 404 ? true : null), 10_000);
-  }
-}
-
 t('a network of two organizations (one orderer, one peer each) with anchor peers', async () => {
   if (skip) return console.log(`  (skipped: ${skip})`);
-  org1 = await organization(api, 'Org1', 'Org1MSP');
-  org2 = await organization(api, 'Org2', 'Org2MSP');
-  const [orderer, p1, p2] = await Promise.all([
-    runningNode('orderer0', 'CONSORTIUM_ORDERER', org1.id),
-    runningNode('peer0-org1', 'CONSORTIUM_PEER', org1.id),
-    runningNode('peer0-org2', 'CONSORTIUM_PEER', org2.id),
-  ]);
-  nodes.push(orderer, p1, p2);
-  peer1 = p1;
-  peer2 = p2;
-  const r = await api('POST', '/networks/consortium', { name: 'trade', channelName: 'tradechannel', ordererIds: [orderer.id], peerIds: [p1.id, p2.id] });
-  assert.is(r.status, 201, r.text);
-  network = r.json;
-  assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${orderer.id}/join`)).status, 200);
-  await until('the orderer to serve the channel', async () => {
-    const j = await api('POST', `/networks/consortium/${network.id}/peers/${p1.id}/join`);
-    return j.status === 200 ? j : null;
-  }, 60_000, 1000);
-  assert.is((await api('POST', `/networks/consortium/${network.id}/peers/${p2.id}/join`)).status, 200);
-  for (const [msp, p] of [['Org1MSP', p1], ['Org2MSP', p2]] as const) {
-    // Retried while the single raft orderer elects itself leader (SERVICE_UNAVAILABLE until then).
-    await until(`anchor peer of ${msp}`, async () => {
-      const a = await api('POST', `/networks/consortium/${network.id}/anchor-peers`, { organizationId: msp, anchorPeers: [{ host: '127.0.0.1', port: p.config.port }] });
-      if (a.status !== 200 && a.status !== 409 && a.status !== 503) assert.unreachable(a.text);
-      return a.status === 200 ? a : null;
-    }, 60_000, 1000);
-  }
+  const made = await twoOrganizationChannel(api, 'trade', 'tradechannel');
+  ({ peer1, peer2, network } = made);
+  nodes.push(made.orderer, peer1, peer2);
 });
 
 t('bad chaincode records are 400 and record nothing', async () => {

@@ -1,7 +1,9 @@
 // Plugins through the real server: descriptors installed from YAML and JSON and checked (400
 // naming the field), the shipped anvil-devchain plugin deployed with Docker Compose (its chain
-// answers and grows), stopped, resumed and removed. The deploy part is skipped, saying why,
-// without a Docker Engine, the anvil image or Compose.
+// answers and grows), its logs read over the API with anvil's printed private keys masked,
+// stopped, resumed and removed; x-source consortium-key refused for a Vault-held key. The deploy
+// part is skipped, saying why, without a Docker Engine, the anvil image or Compose. The reference
+// plugin against a chaincode is test/e2e/pluginRestGateway.e2e.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
@@ -11,9 +13,13 @@ import { adminAuth, call, startServer, type TestServer } from '../helpers/server
 import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { killLeftoverNodes, until } from './evm/evmLifecycle.ts';
+import { startVaultStandin, type VaultStandin } from '../standins/vaultStandin.ts';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { apiOf, consortiumEnv, node as consortiumNode, organization } from './consortium/consortiumApi.ts';
 
 let s: TestServer;
+let vault: VaultStandin;
 const auth = adminAuth();
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: auth, body });
 const docker = new Docker();
@@ -31,10 +37,12 @@ function composeMissing(): string | undefined {
 }
 
 test.before(async () => {
+  vault = await startVaultStandin({ initialized: true });
   s = await startServer({ env: consortiumEnv() });
 });
 test.after(async () => {
   await s?.stop();
+  await vault?.close();
   if (s) killLeftoverNodes(s.dataDir);
   for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
@@ -77,6 +85,9 @@ test('a plugin installs from JSON, is listed, updated, and a deploy with paramet
   assert.equal(r.json.details.map((d: { field: string }) => d.field), ['parameters.port']);
   r = await api('POST', '/plugins/demo/deploy', { parameters: { port: 'x' } });
   assert.is(r.status, 400);
+  r = await api('GET', '/plugins/demo/logs');
+  assert.is(r.status, 409, `never deployed: no logs, and no 500: ${r.text}`);
+  assert.is((await api('GET', '/plugins/nothing-here/logs')).status, 404);
   assert.is((await api('POST', '/plugins/demo/stop')).status, 409, 'not running');
   assert.is((await api('DELETE', '/plugins/demo')).status, 204);
   assert.is((await api('GET', '/plugins/demo')).status, 404);
@@ -108,6 +119,14 @@ test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resu
   assert.equal(r.json.services.map((x: { service: string; state: string }) => [x.service, x.state]), [['anvil', 'running']]);
   const h0 = await until('the plugin chain to answer', async () => height().catch(() => null), 30_000);
   await until('its blocks to grow', async () => (await height()) > h0, 30_000);
+  // Its output over the API: anvil prints its accounts' private keys at start, masked here.
+  r = await api('GET', '/plugins/anvil-devchain/logs?tail=200');
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.services.map((x: { service: string; state: string }) => [x.service, x.state]), [['anvil', 'running']]);
+  assert.ok(r.json.services[0].lines.some((l: string) => l.includes(`Listening on 127.0.0.1:${port}`)), r.json.services[0].lines.join('\n'));
+  assert.ok(r.json.services[0].lines.some((l: string) => /^\(0\) 0x<redacted>/.test(l.trim())), 'the private key list is there, masked');
+  assert.not.match(r.text, 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'no private key');
+  assert.is((await api('GET', '/plugins/anvil-devchain/logs?service=other')).status, 404);
 
   r = await api('POST', '/plugins/anvil-devchain/stop');
   assert.is(r.status, 200, r.text);
@@ -126,13 +145,26 @@ test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resu
   for (const t of ['PluginInstalled', 'PluginEnabled', 'PluginDisabled', 'PluginRemoved']) assert.ok(types.includes(t), t);
 });
 
-test('x-source consortium-key installs, and its deploy says plainly that it is not resolved yet', async () => {
+test('x-source consortium-key: a key held by Vault cannot be written to a file (422 naming the parameter), and nothing is written', async () => {
   const skip = (await dockerSkipReason(docker)) ?? composeMissing();
   let r = await api('POST', '/plugins', { descriptor: { ...demo('# {{ .parameters.key.MspID }}', { key: { type: 'object', 'x-source': 'consortium-key' } }), metadata: { name: 'sourced' } } });
   assert.is(r.status, 201, r.text);
-  r = await api('POST', '/plugins/sourced/deploy', { parameters: { key: 1 } });
-  assert.is(r.status, skip ? 503 : 422, r.text);
-  if (!skip) assert.is(r.json.code, 'X_SOURCE_UNSUPPORTED');
+  const provider = await api('POST', '/key-providers', { name: 'vault', type: 'VAULT', vaultConfig: { operation: 'IMPORT', address: vault.address, token: vault.rootToken, mount: 'secret' } });
+  assert.is(provider.status, 201, provider.text);
+  const org = await api('POST', '/organizations', { name: 'Vault Org', mspId: 'VaultPluginMSP', providerId: provider.json.id });
+  assert.is(org.status, 201, org.text);
+  r = await api('POST', '/plugins/sourced/deploy', { parameters: { key: org.json.adminKeyId } });
+  if (skip) {
+    assert.is(r.status, 503, r.text);
+    return;
+  }
+  assert.is(r.status, 422, r.text);
+  assert.is(r.json.code, 'KEY_NOT_EXPORTABLE');
+  assert.equal(r.json.details.map((d: { field: string }) => d.field), ['parameters.key']);
+  assert.match(r.json.message, 'VAULT');
+  assert.not.ok(existsSync(path.join(s.dataDir, 'plugins', 'sourced', 'files')), 'nothing written');
+  assert.is((await api('GET', '/plugins/sourced')).json.status, 'installed');
+  assert.is((await api('DELETE', '/plugins/sourced')).status, 204);
 });
 
 const peerProbe = {

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import YAML from 'yaml';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { checkPluginParameters, parsePluginDescriptor } from '../../../domain/plugins/pluginDescriptor.ts';
 import { renderCompose } from '../../../domain/plugins/pluginTemplate.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
@@ -76,6 +78,31 @@ test('the compose text renders parameters and volume mounts', () => {
   assert.equal(parsed.services.app.volumes, ['/a:/x:ro', '/b:/y']);
   assert.equal(parsed.services.app.command, ['--port', '8080', '--msp', 'Org1MSP']);
   assert.is(parsed.services.app.image, 'demo:v1');
+});
+
+const shippedDir = path.join(import.meta.dirname, '..', '..', '..', 'plugins', 'available');
+
+test('every shipped descriptor parses; the reference plugin renders the environment its program reads, the key mounted read-only', () => {
+  const files = readdirSync(shippedDir).filter((f) => /\.ya?ml$/.test(f));
+  assert.ok(files.includes('rest-gateway.yaml'), files.join());
+  for (const f of files) assert.is(`${parsePluginDescriptor(readFileSync(path.join(shippedDir, f), 'utf8')).metadata.name}.yaml`, f);
+  const d = parsePluginDescriptor(readFileSync(path.join(shippedDir, 'rest-gateway.yaml'), 'utf8'));
+  // SPEC's parameters of the reference plugin, with their x-sources.
+  assert.equal(d.spec.parameters.required, ['key', 'channelName', 'peers', 'port']);
+  assert.is(d.spec.parameters.properties!.key['x-source'], 'consortium-key');
+  assert.is(d.spec.parameters.properties!.peers['x-source'], 'consortium-peer');
+  const key = { MspID: 'Org1MSP', CertPath: '/lnm-plugin/keys/3/cert.pem', KeyPath: '/lnm-plugin/keys/3/key.pem' };
+  const peers = [{ ExternalEndpoint: '127.0.0.1:7051', TLSCertPath: '/lnm-plugin/peers/5-tls-ca.pem' }];
+  assert.equal(fields(() => checkPluginParameters(d, { key, peers, port: 8801, channelName: 'Bad_Channel' })), ['parameters.channelName']);
+  assert.equal(fields(() => checkPluginParameters(d, { key: { MspID: 'Org1MSP' }, peers, port: 8801, channelName: 'c' })), ['parameters.key.CertPath', 'parameters.key.KeyPath']);
+  const parameters = checkPluginParameters(d, { key, peers, port: 8801, channelName: 'mychannel' });
+  const gateway = YAML.parse(renderCompose(d.spec.dockerCompose.contents, parameters, [{ Source: '/data/plugins/rest-gateway/files', Target: '/lnm-plugin', ReadOnly: true }])).services.gateway;
+  assert.is(gateway.image, 'lnm-plugin-rest-gateway:local');
+  assert.is(gateway.network_mode, 'host');
+  assert.equal(gateway.volumes, ['/data/plugins/rest-gateway/files:/lnm-plugin:ro']);
+  assert.equal({ ...gateway.environment, PEERS: JSON.parse(gateway.environment.PEERS) }, {
+    GATEWAY_PORT: '8801', GATEWAY_HOST: '127.0.0.1', CHANNEL_NAME: 'mychannel', MSP_ID: 'Org1MSP', CERT_PATH: key.CertPath, KEY_PATH: key.KeyPath, PEERS: peers,
+  });
 });
 
 test.run();

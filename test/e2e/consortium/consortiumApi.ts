@@ -2,6 +2,8 @@
 // organizations and nodes made over the API, waiting for what the service reports.
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { fabricBinDir } from '../../helpers/fabric.ts';
@@ -34,7 +36,7 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
   }
 }
 
-export async function organization(api: Api, name: string, mspId: string): Promise<{ id: number; mspId: string }> {
+export async function organization(api: Api, name: string, mspId: string): Promise<{ id: number; mspId: string; adminKeyId: number; tlsKeyId: number }> {
   const r = await api('POST', '/organizations', { name, mspId });
   assert.is(r.status, 201, r.text);
   return r.json;
@@ -56,4 +58,63 @@ export async function events(api: Api, nodeId: number): Promise<string[]> {
 export async function osnadminList(adminPort: number, files: { ca: string; cert: string; key: string }): Promise<string> {
   const { stdout, stderr } = await execFileAsync(`${fabricBinDir()}/osnadmin`, ['channel', 'list', '-o', `127.0.0.1:${adminPort}`, '--ca-file', files.ca, '--client-cert', files.cert, '--client-key', files.key], { timeout: 20_000 });
   return stdout + stderr;
+}
+
+/**
+ * A node that runs. Other test runs on this host start Fabric nodes too, from the same default
+ * ports upwards: a port free when allocated can be taken by the time the node starts. Such a
+ * node is deleted and made again (the allocator then skips the taken port).
+ */
+export async function runningNode(api: Api, name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number): Promise<any> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config: {} });
+    assert.is(r.status, 201, r.text);
+    if (r.json.status === 'running' || attempt === 3 || !/already in use/.test(r.json.error ?? '')) {
+      assert.is(r.json.status, 'running', `${name}: ${r.json.status} ${r.json.error ?? ''}`);
+      return r.json;
+    }
+    await api('DELETE', `/nodes/${r.json.id}`);
+    await until(`${name} deleted`, async () => ((await api('GET', `/nodes/${r.json.id}`)).status === 404 ? true : null), 10_000);
+  }
+}
+
+/** Org1MSP and Org2MSP, one raft orderer (Org1's) and one peer each, on a channel with both peers joined and as anchor peers. */
+export async function twoOrganizationChannel(api: Api, name: string, channelName: string) {
+  const org1 = await organization(api, 'Org1', 'Org1MSP');
+  const org2 = await organization(api, 'Org2', 'Org2MSP');
+  const [orderer, peer1, peer2] = await Promise.all([
+    runningNode(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id),
+    runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id),
+    runningNode(api, 'peer0-org2', 'CONSORTIUM_PEER', org2.id),
+  ]);
+  const r = await api('POST', '/networks/consortium', { name, channelName, ordererIds: [orderer.id], peerIds: [peer1.id, peer2.id] });
+  assert.is(r.status, 201, r.text);
+  const network = r.json;
+  assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${orderer.id}/join`)).status, 200);
+  await until('the orderer to serve the channel', async () => {
+    const j = await api('POST', `/networks/consortium/${network.id}/peers/${peer1.id}/join`);
+    return j.status === 200 ? j : null;
+  }, 60_000, 1000);
+  assert.is((await api('POST', `/networks/consortium/${network.id}/peers/${peer2.id}/join`)).status, 200);
+  for (const [msp, p] of [['Org1MSP', peer1], ['Org2MSP', peer2]] as const) {
+    // Retried while the single raft orderer elects itself leader (SERVICE_UNAVAILABLE until then).
+    await until(`anchor peer of ${msp}`, async () => {
+      const a = await api('POST', `/networks/consortium/${network.id}/anchor-peers`, { organizationId: msp, anchorPeers: [{ host: '127.0.0.1', port: p.config.port }] });
+      if (a.status !== 200 && a.status !== 409 && a.status !== 503) assert.unreachable(a.text);
+      return a.status === 200 ? a : null;
+    }, 60_000, 1000);
+  }
+  return { org1, org2, orderer, peer1, peer2, network };
+}
+
+/**
+ * Deletes every consortium node and waits until the engine removed their directories (after
+ * their processes ended), so no Fabric process or chaincode server outlives the test.
+ */
+export async function removeConsortiumNodes(api: Api, dataDir: string): Promise<void> {
+  const all = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json?.items ?? [];
+  for (const n of all) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
+  await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
+  const nodesDir = path.join(dataDir, 'nodes');
+  await until('every node directory removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
 }
