@@ -306,6 +306,7 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/proposals', { GET: 'SHARING_READ', POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/sign', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/submit', { POST: 'NETWORK_UPDATE' }],
+  ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.
