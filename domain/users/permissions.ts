@@ -198,6 +198,7 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
   [`${evm}/{id}`, { GET: 'NETWORK_READ', DELETE: 'NETWORK_DELETE' }],
   [`${evm}/import`, { POST: 'NETWORK_CREATE' }],
   [`${evm}/{id}/nodes`, { GET: 'NETWORK_READ' }],
+  [`${evm}/{id}/contracts`, { GET: 'NETWORK_READ' }],
   [`${evm}/{id}/map`, { GET: 'NETWORK_READ' }],
   ['/networks', { POST: 'NETWORK_CREATE' }],
   [`${net}/nodes`, { POST: 'NODE_CREATE' }],
