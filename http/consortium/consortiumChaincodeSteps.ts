@@ -18,6 +18,7 @@ import { oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint, joinedOrderer } from './consortiumChannelAccess.ts';
 import { sharedOrdererEndpoint, sharedPeerAccess } from '../sharing/sharedEndpoints.ts';
+import { notifyChaincodeCommitted } from '../sharing/sharedChaincodeCommits.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 
 export type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -184,7 +185,9 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeCommitted', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, approvedBy, at: deps.clock().toISOString() });
   const serverNode = await startServer(input, server.nodeId);
   if (tx) await stopOlderServers(input, chaincode);
-  return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status };
+  // Peer instances this definition was shared with start their own servers (their peers endorse too).
+  const sharedWith = tx && deps.sharing ? await notifyChaincodeCommitted(input, chaincode) : [];
+  return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status, shared_with: sharedWith };
 }
 
 /** A running orderer of the channel here, else (a channel another instance runs) one of its orderers that a sharing peer shares. */

@@ -97,7 +97,7 @@ export const consortiumChaincodeRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/sc/consortium/peer/:peerId/chaincode/commit', summary: 'Commit the definition once enough organizations approved (else 409 naming those missing); starts the chaincode server', tags, permission: 'CHAINCODE_MANAGE',
-    params: PeerParams, body: StepBody, responses: stepResponses('committed (or already committed), with the chaincode server'),
+    params: PeerParams, body: StepBody, responses: stepResponses('committed (or already committed), with the chaincode server; shared_with: for a definition shared with peer instances (POST /nodesharing/chaincodes), whether each recorded the commit and started its own server'),
     async handler(input) {
       return { body: await commitOn(input, await chaincodeOr404(input.deps, input.body.chaincodeId), input.params.peerId) };
     },

@@ -8,13 +8,14 @@
 // once enough organizations approved, with the peer's peer among the endorsers.
 import { Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
 import { getChaincode } from '../../projections/consortiumChaincodes.ts';
 import { runCommand } from '../commands.ts';
 import type { CommandInput } from '../keys/keyCreation.ts';
-import { chaincodeOr404, chaincodeRecord } from '../consortium/consortiumChaincodeSteps.ts';
+import { chaincodeOr404, chaincodeRecord, commitOn, heldOrganizations, joinedPeers, peerAccess } from '../consortium/consortiumChaincodeSteps.ts';
+import { consortiumOf } from '../consortium/consortiumContext.ts';
 import { registerChaincode } from '../consortium/consortiumChaincodeDeploy.ts';
 import { consortiumNetworkOr404 } from '../consortium/consortiumChannelAccess.ts';
 import { Collection, SourceFile } from '../routes/consortiumChaincodes.ts';
@@ -91,4 +92,36 @@ export async function receiveChaincode(input: CommandInput, peer: SharingPeerRow
   }, { sharingPeerId: peer.id, instanceId: peer.instanceId, chaincodeId: body.chaincodeId });
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordChaincodeReceived', peerId: peer.id, peerChaincodeId: body.chaincodeId, localChaincodeId: row.id, channelName: body.channelName, name: body.name, version: body.version, sequence: body.sequence, at: deps.clock().toISOString() });
   return { chaincodeId: row.id };
+}
+
+const COMMIT_SEEN_WITHIN_MS = 8_000;
+
+/**
+ * B (peer API): the instance that shared a chaincode committed it. Once this instance's peer sees
+ * the committed definition (its blocks come from the channel's orderer, shortly after), the
+ * commit is recorded here and this instance's chaincode server started, so its peers can endorse.
+ * Answered within the peer's request timeout: a peer that is slower gets a 409 and the operator
+ * finishes with POST /sc/consortium/peer/{peerId}/chaincode/commit here.
+ */
+export async function receiveChaincodeCommitted(input: CommandInput, peer: SharingPeerRow, body: Record<string, unknown>) {
+  const { deps } = input;
+  if (!Number.isSafeInteger(body.chaincodeId)) throw new ValidationError('chaincodeId is required.', [{ field: 'chaincodeId', message: 'an integer' }]);
+  const found = await deps.pool.query(`SELECT id FROM consortium_chaincodes WHERE shared_from->>'instanceId' = $1 AND shared_from->>'chaincodeId' = $2`, [peer.instanceId, String(body.chaincodeId)]);
+  if (!found.rows[0]) throw new NotFoundError('Shared chaincode', Number(body.chaincodeId));
+  const chaincode = (await getChaincode(deps.pool, found.rows[0].id))!;
+  const network = await consortiumNetworkOr404(deps, chaincode.networkId);
+  const held = new Set((await heldOrganizations(deps, network)).map((o) => o.mspId));
+  const local = (await joinedPeers(deps, network)).filter((p) => held.has(p.mspId) && chaincode.installedOn[String(p.id)]);
+  if (!local.length) throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} is installed on no running peer of this instance: install and approve it here first.`, { chaincodeId: chaincode.id }, 'CHAINCODE_NOT_INSTALLED');
+  const access = await peerAccess(deps, local[0]);
+  const until = Date.now() + COMMIT_SEEN_WITHIN_MS;
+  for (;;) {
+    const committed = await consortiumOf(deps).chaincodes.committedDefinition(access, network.channelName, chaincode.name);
+    if (committed && committed.sequence >= chaincode.sequence) break;
+    if (Date.now() > until) throw new ConflictError(`Peer ${local[0].name} does not show ${chaincode.name} sequence ${chaincode.sequence} committed yet.`, { chaincodeId: chaincode.id }, 'COMMIT_NOT_SEEN');
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const r = await commitOn(input, chaincode, local[0].id);
+  if (r.status !== 'already-committed') throw new AppError(500, 'INTERNAL', 'The commit was made here instead of recorded.');
+  return { chaincodeId: chaincode.id, status: r.status, serverStatus: r.server_status };
 }
