@@ -50,6 +50,8 @@ export interface Config {
   /** Node sharing (pro): port of the instance-to-instance HTTPS listener (null: off) and the host peers reach it at. */
   sharingPort?: number | null;
   sharingHost?: string;
+  /** First port tried for chaincode servers (consortium). */
+  chaincodePortFrom?: number;
 }
 
 export interface ConfigEntry {
@@ -91,6 +93,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
+  { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
 
@@ -113,6 +116,12 @@ function oneOf<T extends string>(name: string, value: string, allowed: readonly 
 function positiveInteger(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
+  return n;
+}
+
+function portOf(name: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1024 || n > 65000) throw new ConfigError(`${name} must be a port from 1024 to 65000, got ${value}`);
   return n;
 }
 
@@ -177,6 +186,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     prometheusImage: values.get('LNM_IMAGE_PROMETHEUS') ?? null,
     sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
     sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
+    chaincodePortFrom: portOf('LNM_CHAINCODE_PORT_FROM', get('LNM_CHAINCODE_PORT_FROM', '9100')),
   };
 }
 

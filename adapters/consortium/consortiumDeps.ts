@@ -20,6 +20,7 @@ export async function createConsortiumDeps(opts: {
   keys: KeyServices;
   channels: ConsortiumChannels;
   engine: 'process' | 'docker';
+  chaincodePortFrom?: number;
   env?: Record<string, string | undefined>;
 }): Promise<ConsortiumDeps> {
   const env = opts.env ?? process.env;
@@ -31,6 +32,6 @@ export async function createConsortiumDeps(opts: {
     credentials: createConsortiumCredentials({ store: opts.store, keys: opts.keys, nodeKeyPem }),
     channels: opts.channels,
     chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir }),
-    defaults: { engine: opts.engine },
+    defaults: { engine: opts.engine, chaincodePortFrom: opts.chaincodePortFrom },
   };
 }

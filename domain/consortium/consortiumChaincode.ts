@@ -52,6 +52,8 @@ export interface ChaincodeRegisteredData {
   source: { kind: 'files'; files: ChaincodeSourceFile[] };
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;
+  /** A definition another instance shared through node sharing (its org approves it here), or absent. */
+  sharedFrom?: { sharingPeerId: number; instanceId: string; chaincodeId: number } | null;
   at: string;
 }
 

@@ -150,4 +150,6 @@ export interface ConsortiumCredentials {
 
 export interface ConsortiumDefaults {
   engine: NodeEngineKind;
+  /** First port tried for a chaincode server (LNM_CHAINCODE_PORT_FROM); 9100 when absent. */
+  chaincodePortFrom?: number;
 }

@@ -65,6 +65,8 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   SignatureReceived: e('sharing.signature.received', 'P2P sharing', 'info', 'endorsement signature received from a peer'),
   NetworkShared: e('sharing.network.shared', 'P2P sharing', 'info', 'network share sent to a peer'),
   SharedNetworkReceived: e('sharing.network.received', 'P2P sharing', 'info', 'network share received from a peer'),
+  ChaincodeShared: e('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer'),
+  SharedChaincodeReceived: e('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer'),
   TransactionCommitted: e('blockchain.transaction.committed', 'Blockchain', 'info', 'a transaction is committed (high volume)'),
   BackupRequested: e('backup.scheduled', 'Backup', 'info', 'a backup is queued'),
   BackupCompleted: e('backup.success', 'Backup', 'success', 'a scheduled or on-demand backup completes'),

@@ -86,7 +86,23 @@ export type NodeSharingEvent =
   | DomainEvent<'ProposalReceived', ProposalData>
   | DomainEvent<'SignatureShared', SignatureData>
   | DomainEvent<'SignatureReceived', SignatureData>
-  | DomainEvent<'ProposalSubmitted', { proposalId: string; networkId: number; sequence: number; blockNumber: number; at: string }>;
+  | DomainEvent<'ProposalSubmitted', { proposalId: string; networkId: number; sequence: number; blockNumber: number; at: string }>
+  // sharing.chaincode.shared / .received: a chaincode definition (and its source, which is not secret) sent to a peer.
+  | DomainEvent<'ChaincodeShared', ChaincodeShareData>
+  | DomainEvent<'SharedChaincodeReceived', ChaincodeShareData & { localChaincodeId: number }>;
+
+/** A chaincode definition shared with a peer: resourceId is the chaincode's id on the sharing instance. */
+export interface ChaincodeShareData {
+  sharingPeerId: number;
+  peerId: string;
+  resourceType: 'chaincode';
+  resourceId: string;
+  channelName: string;
+  name: string;
+  version: string;
+  sequence: number;
+  at: string;
+}
 
 /** A channel config update travelling between instances for signatures (sharing.proposal.*, sharing.signature.*). */
 export interface ProposalData {
@@ -149,13 +165,15 @@ export type NodeSharingCommand =
   | { type: 'ReceiveProposal'; proposalId: string; peerId: number; channelName: string; update: string; missingOrganizations: string[]; description: string; at: string }
   | { type: 'ShareSignature'; proposalId: string; signatures: DetachedConfigSignature[]; at: string }
   | { type: 'ReceiveSignature'; proposalId: string; peerId: number; signatures: DetachedConfigSignature[]; at: string }
-  | { type: 'RecordProposalSubmitted'; proposalId: string; sequence: number; blockNumber: number; at: string };
+  | { type: 'RecordProposalSubmitted'; proposalId: string; sequence: number; blockNumber: number; at: string }
+  | { type: 'RecordChaincodeShared'; peerId: number; chaincodeId: number; channelName: string; name: string; version: string; sequence: number; at: string }
+  | { type: 'RecordChaincodeReceived'; peerId: number; peerChaincodeId: number; localChaincodeId: number; channelName: string; name: string; version: string; sequence: number; at: string };
 
 export interface NodeSharingState {
   identityKeyId: number | null;
   issued: Record<string, { bidirectional: boolean; expiresAt: string; consumedBy: string | null }>;
   accepted: string[];
-  peers: Record<number, { instanceId: string; revoked: boolean; sharedNetworks?: number[] }>;
+  peers: Record<number, { instanceId: string; revoked: boolean; sharedNetworks?: number[]; sharedChaincodes?: number[] }>;
   proposals?: Record<string, ProposalState>;
 }
 
@@ -181,7 +199,12 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.peers[e.data.sharingPeerId];
         return { ...s, peers: { ...s.peers, [e.data.sharingPeerId]: { ...p, sharedNetworks: [...(p.sharedNetworks ?? []), Number(e.data.resourceId)] } } };
       }
+      case 'ChaincodeShared': {
+        const p = s.peers[e.data.sharingPeerId];
+        return { ...s, peers: { ...s.peers, [e.data.sharingPeerId]: { ...p, sharedChaincodes: [...(p.sharedChaincodes ?? []), Number(e.data.resourceId)] } } };
+      }
       case 'SharedNetworkReceived':
+      case 'SharedChaincodeReceived':
         return s;
       case 'ProposalShared':
       case 'ProposalReceived': {
@@ -284,6 +307,19 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.proposals?.[c.proposalId];
         if (!p || p.role !== 'proposer') throw new NotFoundError('Proposal', c.proposalId);
         return [{ type: 'ProposalSubmitted', data: { proposalId: c.proposalId, networkId: p.networkId!, sequence: c.sequence, blockNumber: c.blockNumber, at: c.at } }];
+      }
+      case 'RecordChaincodeShared':
+      case 'RecordChaincodeReceived': {
+        const p = s.peers[c.peerId];
+        if (!p) throw new NotFoundError('Peer', c.peerId);
+        if (p.revoked) throw new ForbiddenError(`Peer ${c.peerId} was revoked.`);
+        // Once per chaincode and peer: sharing it again is no news.
+        if (c.type === 'RecordChaincodeShared' && (p.sharedChaincodes ?? []).includes(c.chaincodeId)) return [];
+        const data: ChaincodeShareData = {
+          sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'chaincode', resourceId: String(c.type === 'RecordChaincodeShared' ? c.chaincodeId : c.peerChaincodeId),
+          channelName: c.channelName, name: c.name, version: c.version, sequence: c.sequence, at: c.at,
+        };
+        return c.type === 'RecordChaincodeShared' ? [{ type: 'ChaincodeShared', data }] : [{ type: 'SharedChaincodeReceived', data: { ...data, localChaincodeId: c.localChaincodeId } }];
       }
       default:
         return assertNever(c);

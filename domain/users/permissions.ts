@@ -306,6 +306,10 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/proposals', { GET: 'SHARING_READ', POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/sign', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/submit', { POST: 'NETWORK_UPDATE' }],
+  // Chaincode definitions shared with the peer instance holding another organization of the channel (sharing.chaincode.*).
+  ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
+  // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).
+  ['/networks/evm/{id}/contracts', { GET: 'NETWORK_READ' }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.

@@ -84,16 +84,12 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['SignatureReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
   ['NetworkShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
   ['SharedNetworkReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['ChaincodeShared', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
+  ['SharedChaincodeReceived', { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' }],
 ];
-
-const x = (name: string, category: string, severity: Severity, description: string, data: Record<string, FieldType>): CatalogEntry => ({ name, category, severity, description, source: null, data });
-const shareData = { peerId: 'string', resourceType: 'string', resourceId: 'string', at: 'string' } as const;
 
 /** Types no subsystem of this release produces from a domain event (they are still subscribable). */
-const unsourced: CatalogEntry[] = [
-  x('sharing.chaincode.received', 'P2P sharing', 'info', 'chaincode share received from a peer', shareData),
-  x('sharing.chaincode.shared', 'P2P sharing', 'info', 'chaincode share sent to a peer', shareData),
-];
+const unsourced: CatalogEntry[] = [];
 
 export const eventCatalog: readonly CatalogEntry[] = [
   ...sourced.map(([source, data]): CatalogEntry => {

@@ -4,7 +4,7 @@
 // invoke/query through a peer's gateway as an organization the caller names.
 import { requestMetadata, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeCollection, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
+import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
 import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
@@ -45,7 +45,7 @@ function nextSequence(latest: ChaincodeRow | null): number {
   return latest.status === 'committed' ? latest.sequence + 1 : latest.sequence;
 }
 
-export async function registerChaincode(input: Input, req: ChaincodeRequest): Promise<ChaincodeRow> {
+export async function registerChaincode(input: Input, req: ChaincodeRequest, sharedFrom: ChaincodeRegisteredData['sharedFrom'] = null): Promise<ChaincodeRow> {
   const { deps } = input;
   const issues = chaincodeRequestIssues(req);
   if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
@@ -61,7 +61,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
     endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
-    previousChaincodeId: latest?.id ?? null, at: deps.clock().toISOString(),
+    previousChaincodeId: latest?.id ?? null, ...(sharedFrom ? { sharedFrom } : {}), at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
 }

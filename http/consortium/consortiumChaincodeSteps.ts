@@ -17,6 +17,9 @@ import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../proje
 import { oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint, joinedOrderer } from './consortiumChannelAccess.ts';
+import { sharedOrdererEndpoint, sharedPeerAccess } from '../sharing/sharedEndpoints.ts';
+import { notifyChaincodeCommitted } from '../sharing/sharedChaincodeCommits.ts';
+import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 
 export type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 
@@ -70,7 +73,7 @@ async function peerOfNetwork(deps: AppDeps, chaincode: ChaincodeRow, peerId: num
 async function freePort(deps: AppDeps): Promise<number> {
   const assigned = await assignedPorts(deps.pool);
   const runtime = consortiumOf(deps).runtime;
-  for (let p = CHAINCODE_PORT_FROM; p < 65535; p++) {
+  for (let p = consortiumOf(deps).defaults.chaincodePortFrom ?? CHAINCODE_PORT_FROM; p < 65535; p++) {
     if (!assigned.has(p) && !(await runtime.portsInUse([p])).length) return p;
   }
   throw new ConflictError('No free port left for a chaincode server.');
@@ -138,8 +141,7 @@ export async function approveFor(input: Input, chaincode: ChaincodeRow, peerId: 
   const readiness = await chaincodes.commitReadiness(access, network.channelName, definitionOf(chaincode));
   let tx: { txId: string; blockNumber: number } | null = null;
   if (!readiness[mspId]) {
-    const orderer = await joinedOrderer(deps, network);
-    tx = await chaincodes.approveForMyOrg({ ...access, orderer: orderer.endpoint, channelName: network.channelName, definition: definitionOf(chaincode), packageId: server.packageId });
+    tx = await chaincodes.approveForMyOrg({ ...access, orderer: await chaincodeOrderer(deps, network), channelName: network.channelName, definition: definitionOf(chaincode), packageId: server.packageId });
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeApproved', chaincodeId: chaincode.id, mspId, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, at: deps.clock().toISOString() });
   return { chaincode_id: chaincode.id, msp_id: mspId, status: tx ? 'approved' : 'already-approved', sequence: chaincode.sequence, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null };
@@ -168,20 +170,36 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
     if (approvedBy.length * 2 <= total) {
       throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} (sequence ${chaincode.sequence}) cannot be committed yet: a majority of ${total} organizations must approve it; still missing: ${missing.join(', ')}. Approve with POST /sc/consortium/peer/{peerId}/chaincode/approve on a peer of each.`, { approvedBy, missingOrganizations: missing }, 'APPROVALS_MISSING');
     }
+    // This peer endorses first (its answer is awaited); each other approving organization's peer
+    // is one of this instance's, or one a sharing peer shares (a channel spread over instances).
     const peers = await joinedPeers(deps, network);
-    const endorsers: PeerAccess[] = [];
+    const endorsers: PeerAccess[] = [access];
     for (const mspId of approvedBy) {
-      const p = peer.mspId === mspId ? peer : peers.find((n) => n.mspId === mspId);
-      if (p) endorsers.push(await peerAccess(deps, p));
+      if (mspId === access.signer.mspId) continue;
+      const p = peers.find((n) => n.mspId === mspId);
+      const other = p ? await peerAccess(deps, p) : await sharedPeerAccess(deps, mspId, access.signer);
+      if (other) endorsers.push(other);
     }
-    endorsers.sort((a, b) => (a.signer.mspId === access.signer.mspId ? -1 : b.signer.mspId === access.signer.mspId ? 1 : 0));
-    const orderer = await joinedOrderer(deps, network);
-    tx = await chaincodes.commitDefinition({ endorsers, orderer: orderer.endpoint, channelName: network.channelName, definition: definitionOf(chaincode) });
+    tx = await chaincodes.commitDefinition({ endorsers, orderer: await chaincodeOrderer(deps, network), channelName: network.channelName, definition: definitionOf(chaincode) });
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeCommitted', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, approvedBy, at: deps.clock().toISOString() });
   const serverNode = await startServer(input, server.nodeId);
   if (tx) await stopOlderServers(input, chaincode);
-  return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status };
+  // Peer instances this definition was shared with start their own servers (their peers endorse too).
+  const sharedWith = tx && deps.sharing ? await notifyChaincodeCommitted(input, chaincode) : [];
+  return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status, shared_with: sharedWith };
+}
+
+/** A running orderer of the channel here, else (a channel another instance runs) one of its orderers that a sharing peer shares. */
+async function chaincodeOrderer(deps: AppDeps, network: ConsortiumNetworkRow): Promise<Endpoint> {
+  try {
+    return (await joinedOrderer(deps, network)).endpoint;
+  } catch (err) {
+    if (!(err instanceof ConflictError) || !network.imported) throw err;
+    const shared = await sharedOrdererEndpoint(deps, network);
+    if (!shared) throw err;
+    return shared;
+  }
 }
 
 /** Asks the lifecycle saga to start the chaincode server and waits until it reports (running or failed). */

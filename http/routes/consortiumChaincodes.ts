@@ -9,8 +9,8 @@ import { deployChaincode, registerChaincode, runTransaction } from '../consortiu
 
 const tags = ['chaincode'];
 
-const SourceFile = Type.Object({ path: Type.String({ minLength: 1, maxLength: 200 }), content: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
-const Collection = Type.Object({
+export const SourceFile = Type.Object({ path: Type.String({ minLength: 1, maxLength: 200 }), content: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
+export const Collection = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' }),
   policy: Type.String({ minLength: 1, maxLength: 2000, description: "member organizations: OR('Org1MSP.member','Org2MSP.member')" }),
   requiredPeerCount: Type.Integer({ minimum: 0, maximum: 100 }),
@@ -49,7 +49,8 @@ export function chaincodeView(c: ChaincodeRow) {
     id: c.id, network_id: c.networkId, channel_name: c.channelName, name: c.name, version: c.version, sequence: c.sequence, language: c.language,
     endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, status: c.status, package_id: c.packageId,
     server_node_id: c.serverNodeId, server_address: c.serverAddress, installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
-    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber, previous_chaincode_id: c.previousChaincodeId, created_at: c.createdAt, updated_at: c.updatedAt,
+    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber, previous_chaincode_id: c.previousChaincodeId,
+    shared_from: c.sharedFrom ? { peer_id: c.sharedFrom.sharingPeerId, instance_id: c.sharedFrom.instanceId, chaincode_id: c.sharedFrom.chaincodeId } : null, created_at: c.createdAt, updated_at: c.updatedAt,
   };
 }
 
@@ -96,7 +97,7 @@ export const consortiumChaincodeRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/sc/consortium/peer/:peerId/chaincode/commit', summary: 'Commit the definition once enough organizations approved (else 409 naming those missing); starts the chaincode server', tags, permission: 'CHAINCODE_MANAGE',
-    params: PeerParams, body: StepBody, responses: stepResponses('committed (or already committed), with the chaincode server'),
+    params: PeerParams, body: StepBody, responses: stepResponses('committed (or already committed), with the chaincode server; shared_with: for a definition shared with peer instances (POST /nodesharing/chaincodes), whether each recorded the commit and started its own server'),
     async handler(input) {
       return { body: await commitOn(input, await chaincodeOr404(input.deps, input.body.chaincodeId), input.params.peerId) };
     },

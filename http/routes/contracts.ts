@@ -1,7 +1,8 @@
 // POST /sc/evm/deploy: deploys bytecode (constructor arguments by ABI or pre-encoded) from a
 // key the service holds in a key provider (on a free-gas network it needs no funds; on a priced
 // one it must hold enough, else a 400 says how to fund it), through a running node of the network, and
-// answers once the receipt is in.
+// answers once the receipt is in. Each deployment is recorded (stream evm-contract-<id>):
+// GET /networks/evm/{id}/contracts lists them, and a template export carries them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
@@ -9,6 +10,8 @@ import { evmOf, networkOr404, nodeOr404, targetOf } from '../evm/evmContext.ts';
 import { networkNodes } from '../evm/evmNodeCreate.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { contractNameIssues, evmContract, evmContractStream } from '../../domain/evm/evmContract.ts';
+import { runCommand } from '../commands.ts';
 
 const tags = ['smart contracts'];
 
@@ -23,6 +26,7 @@ export const contractRoutes = [
     body: Type.Object({
       networkId: Type.Optional(Type.Integer({ minimum: 1 })),
       network_id: Type.Optional(Type.Integer({ minimum: 1 })),
+      name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'what the contract is called in GET /networks/evm/{id}/contracts and in template exports (letters, digits, ".", "_", "-"); default contract-<id>' })),
       nodeId: Type.Optional(Type.Integer({ minimum: 1, description: 'node to send through (default: a running node of the network)' })),
       bytecode: Type.String({ minLength: 2, maxLength: 2_000_000, description: 'creation bytecode, hex' }),
       abi: Type.Optional(Type.Array(Type.Unknown(), { description: 'ABI (JSON) for encoding args' })),
@@ -32,10 +36,13 @@ export const contractRoutes = [
       gasLimit: Type.Optional(Type.Integer({ minimum: 21000 })),
       timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
     }, { additionalProperties: false }),
-    responses: { 200: { description: 'deployed: address, transaction hash, block number' }, 400: { description: 'invalid bytecode or arguments, unknown key, or (priced network only) a key without enough funds: the message says how to fund it (genesis.accounts, validatorBalance or a transfer)' }, 409: { description: 'no running node' } },
-    async handler({ deps, body }) {
+    responses: { 200: { description: 'deployed and recorded: contract id, name, address, transaction hash, block number' }, 400: { description: 'invalid bytecode or arguments, unknown key, or (priced network only) a key without enough funds: the message says how to fund it (genesis.accounts, validatorBalance or a transfer)' }, 409: { description: 'no running node' } },
+    async handler(input) {
+      const { deps, body } = input;
       const networkId = body.networkId ?? body.network_id;
       if (networkId === undefined) throw new ValidationError('networkId is required.', [{ field: 'networkId', message: 'is required' }]);
+      const nameIssues = body.name === undefined ? [] : contractNameIssues(body.name);
+      if (nameIssues.length) throw new ValidationError(`Invalid contract name: ${nameIssues[0].message}.`, nameIssues);
       if (body.constructorArgs !== undefined && body.args !== undefined) throw new ValidationError('Send either args (with abi) or constructorArgs, not both.', [{ field: 'constructorArgs', message: 'conflicts with args' }]);
       const network = await networkOr404(deps, networkId);
       const keys = network.record.validators.filter((v) => v.keyHandle && v.publicKeyPem);
@@ -55,7 +62,14 @@ export const contractRoutes = [
         gas: gasPricingOf(network.record.settings, network.record.genesis),
         fundingHint: fundingHint(network.name, key.address),
       });
-      return { body: { address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, network_id: network.id, node_id: node.id } };
+      const contractId = await deps.nextId('evm_contract');
+      const name = body.name ?? `contract-${contractId}`;
+      await runCommand(input, evmContractStream(contractId), evmContract, {
+        type: 'RecordContractDeployed', contractId, networkId: network.id, name, address: r.address, abi: body.abi ?? null,
+        bytecode: body.bytecode.startsWith('0x') ? body.bytecode : `0x${body.bytecode}`, args: body.abi && body.args ? body.args : null, constructorArgs: body.constructorArgs ?? null,
+        transactionHash: r.transactionHash, blockNumber: r.blockNumber, from: r.from, nodeId: node.id, at: deps.clock().toISOString(),
+      });
+      return { body: { contract_id: contractId, name, address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, network_id: network.id, node_id: node.id } };
     },
   }),
 ];

@@ -22,6 +22,7 @@ import { getConsortiumNetwork } from '../../projections/consortiumNetworks.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { listEvmContracts } from '../../projections/evmContracts.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -74,6 +75,14 @@ const NetworkView = Type.Object({
   validators: Type.Array(ValidatorView),
   node_count: Type.Integer(),
   created_at: Type.String(),
+});
+
+const ContractView = Type.Object({
+  id: Type.Integer(), network_id: Type.Integer(), name: Type.String(), address: Type.String(),
+  abi: Type.Union([Type.Array(Type.Unknown()), Type.Null()]), bytecode: Type.String({ description: 'creation bytecode, hex' }),
+  args: Type.Union([Type.Array(Type.Unknown()), Type.Null()], { description: 'constructor arguments as given (encoded with the ABI)' }),
+  constructor_args: Type.Union([Type.String(), Type.Null()], { description: 'pre-encoded constructor arguments, hex' }),
+  transaction_hash: Type.String(), block_number: Type.Integer(), deployer: Type.String({ description: 'address of the key that deployed it' }), node_id: Type.Integer(), deployed_at: Type.String(),
 });
 
 export function networkStatus(nodes: NodeRow[]): 'created' | 'running' | 'stopped' | 'error' {
@@ -184,6 +193,23 @@ export const networkRoutes = [
       await networkOr404(input.deps, input.params.id);
       const nodes = await networkNodes(input, input.params.id);
       return { body: { items: await listedNodeViews(input.deps, nodes) } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm/:id/contracts', summary: 'Smart contracts deployed on an evm network through POST /sc/evm/deploy (oldest first): name, address, ABI, bytecode, constructor arguments, transaction', tags, permission: 'NETWORK_READ', params: IdParam,
+    query: Type.Object(PageQuery, { additionalProperties: false }),
+    responses: { 200: { description: 'a page of contracts', schema: Page(ContractView) }, 404: { description: 'no such network' } },
+    async handler({ deps, params, query }) {
+      await networkOr404(deps, params.id);
+      const limit = query.limit ?? deps.config.defaultPageSize;
+      const offset = query.offset ?? 0;
+      const r = await listEvmContracts(deps.pool, params.id, limit, offset);
+      return {
+        body: page(r.items.map((c) => ({
+          id: c.id, network_id: c.networkId, name: c.name, address: c.address, abi: c.abi, bytecode: c.bytecode, args: c.args, constructor_args: c.constructorArgs,
+          transaction_hash: c.transactionHash, block_number: c.blockNumber, deployer: c.deployer, node_id: c.nodeId, deployed_at: c.createdAt,
+        })), r.total, limit, offset),
+      };
     },
   }),
   defineRoute({

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { proposeConfigUpdate, signProposal, submitProposal } from '../sharing/configProposals.ts';
 import { sharingState } from '../sharing/sharingContext.ts';
+import { shareChaincode } from '../sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../consortium/consortiumContext.ts';
 
 const tags = ['node sharing'];
@@ -57,6 +58,21 @@ export const sharingProposalRoutes = [
     responses: { 200: { description: 'the channel\'s new config sequence and block' }, 404: { description: 'no such proposal' }, 409: { description: 'signatures still missing, or already submitted' } },
     async handler(input) {
       return { body: await submitProposal(input, input.params.id) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/nodesharing/chaincodes', summary: 'Share a chaincode definition and its source with the peer instance holding another organization of its channel', tags, permission: 'CHAINCODE_MANAGE', ...edition,
+    description: 'The definition (name, version, sequence, endorsement policy, collections, initRequired) and the source files travel to the peer instance (sharing.chaincode.shared / .received), which records them as a chaincode of its copy of the channel (GET /sc/consortium/chaincodes there, with shared_from). Its operator installs it on its own peers (its own chaincode server and package id) and approves it for its organization; this instance then commits it (POST /sc/consortium/peer/{peerId}/chaincode/commit), asking the peer instance\'s peer for its endorsement, and tells the peer instance, which records the commit and starts its own chaincode server (the commit\'s answer lists the outcome in shared_with). Sharing the same chaincode again changes nothing.',
+    body: Type.Object({
+      chaincode_id: Type.Integer({ minimum: 1, description: 'a chaincode record of this instance (POST /sc/consortium/chaincodes)' }),
+      peer_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the sharing peer (GET /nodesharing/peers); default: the first active one holding an organization of the channel' })),
+    }, { additionalProperties: false }),
+    responses: {
+      201: { description: 'shared: the peer and the chaincode\'s id there' }, 400: { description: 'the chaincode was itself received from a peer' }, 403: { description: 'the peer was revoked' },
+      404: { description: 'no such chaincode or peer' }, 409: { description: 'no peer holds an organization of the channel, or the peer has another definition under that version' }, 502: { description: 'the peer could not be reached or refused' },
+    },
+    async handler(input) {
+      return { status: 201, body: await shareChaincode(input, input.body.chaincode_id, input.body.peer_id) };
     },
   }),
 ];

@@ -27,7 +27,8 @@ function distributed(input: CommandInput) {
   return c as Required<typeof c>;
 }
 
-async function post(input: CommandInput, peer: SharingPeerRow, path: string, body: unknown) {
+/** A signed request to a peer's sharing listener; a 409 there is a 409 here, any other refusal a 502. */
+export async function post(input: CommandInput, peer: SharingPeerRow, path: string, body: unknown): Promise<any> {
   const me = await instanceIdentity(input);
   const token = await peerRequestToken(input.deps, me, peer.instanceId, sha256(Buffer.from(JSON.stringify(body))));
   let r;
@@ -36,7 +37,9 @@ async function post(input: CommandInput, peer: SharingPeerRow, path: string, bod
   } catch (err) {
     throw new AppError(502, 'PEER_UNREACHABLE', `The peer instance at ${peer.url} could not be reached: ${(err as Error).message}`);
   }
+  if (r.status === 409) throw new ConflictError(`The peer instance refused: ${String(r.body?.message ?? r.status)}`, { peerId: peer.id }, String(r.body?.code ?? 'CONFLICT'));
   if (r.status < 200 || r.status >= 300) throw new AppError(502, 'PEER_REFUSED', `The peer instance refused: ${String(r.body?.message ?? r.status)}`);
+  return r.body;
 }
 
 /** A: prepare, sign what this instance can, send to the one peer sharing every missing organization. */

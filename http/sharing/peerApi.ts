@@ -12,6 +12,7 @@ import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
 import { runCommand } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
 import { receiveProposal, receiveSignatures } from './configProposals.ts';
+import { receiveChaincode, receiveChaincodeCommitted } from './sharedChaincodes.ts';
 import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from './sharingContext.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;
@@ -135,6 +136,15 @@ export function peerApi(deps: AppDeps): Koa {
       await receiveSignatures(input(ctx), peer, body);
       ctx.status = 201;
       ctx.body = { received: true };
+      return;
+    }
+    if (ctx.path === '/sharing/v1/chaincodes/committed') {
+      ctx.body = await receiveChaincodeCommitted(input(ctx), peer, body);
+      return;
+    }
+    if (ctx.path === '/sharing/v1/chaincodes') {
+      ctx.body = await receiveChaincode(input(ctx), peer, body);
+      ctx.status = 201;
       return;
     }
     throw new AppError(404, 'NOT_FOUND', `No ${ctx.path} here.`);

@@ -1,12 +1,14 @@
 // Exporting a network as a template: the organizations, keys and nodes it is made of become
 // variables, so the template can be imported elsewhere with other ones. Only what describes the
-// network travels: chain parameters, MSP ids through placeholders, balances, policies. No key
-// material, no certificates, no genesis block (it embeds this instance's certificates).
+// network travels: chain parameters, MSP ids through placeholders, balances, policies, the evm
+// contracts deployed through the service. No key material, no certificates, no genesis block
+// (it embeds this instance's certificates).
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { TEMPLATE_VERSION, placeholder, type NetworkTemplate, type TemplateVariable } from '../../domain/templates/networkTemplate.ts';
 import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { consortiumNetworkMembers, getConsortiumNetwork, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { listEvmContracts, type EvmContractRow } from '../../projections/evmContracts.ts';
 import type { AppDeps } from '../deps.ts';
 
 /** Fabric's default channel policies, as the genesis block this service builds has them. */
@@ -16,7 +18,7 @@ export const DEFAULT_CHANNEL_POLICIES = {
   Admins: { type: 'ImplicitMeta', rule: 'MAJORITY Admins' },
 };
 
-function evmTemplate(n: EvmNetworkRow): NetworkTemplate {
+function evmTemplate(n: EvmNetworkRow, contracts: EvmContractRow[]): NetworkTemplate {
   const s = n.record.settings;
   const variables: TemplateVariable[] = [];
   const addressOf = new Map<string, string>();
@@ -52,9 +54,11 @@ function evmTemplate(n: EvmNetworkRow): NetworkTemplate {
       validatorKeys,
       ...(validatorAddresses.length ? { validatorAddresses } : {}),
       alloc,
-      // The service does not record the contracts deployed on a network; list the ones an
-      // import should deploy here ({name, abi, bytecode, args}).
-      smartContracts: [],
+      // The contracts deployed through the service, in deployment order: an import deploys them
+      // again on the new chain (their addresses there are its own, so none is exported).
+      smartContracts: contracts.map((c) => ({
+        name: c.name, ...(c.abi ? { abi: c.abi } : {}), bytecode: c.bytecode, ...(c.args ? { args: c.args } : {}), ...(c.constructorArgs ? { constructorArgs: c.constructorArgs } : {}),
+      })),
     },
   };
 }
@@ -105,7 +109,7 @@ async function consortiumTemplate(deps: AppDeps, n: ConsortiumNetworkRow): Promi
 /** The template of network {id}, evm or consortium (one sequence of network ids serves both). */
 export async function exportTemplate(deps: AppDeps, id: number): Promise<NetworkTemplate> {
   const evm = await getEvmNetwork(deps.pool, id);
-  if (evm) return evmTemplate(evm);
+  if (evm) return evmTemplate(evm, (await listEvmContracts(deps.pool, evm.id)).items);
   const consortium = await getConsortiumNetwork(deps.pool, id);
   if (consortium) return consortiumTemplate(deps, consortium);
   throw new NotFoundError('Network', id);

@@ -3,6 +3,7 @@
 // network (its channel's genesis block built, the bound orderers and peers joined). All or
 // nothing: everything is checked before anything is made, and when a later step fails (a node
 // that does not start, a contract that does not deploy) what was made is deleted again.
+import { contractNameIssues } from '../../domain/evm/evmContract.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import type { RouteDef, RouteInput } from '../route.ts';
@@ -37,7 +38,7 @@ function invalid(issues: FieldIssue[]): never {
 
 const isId = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) > 0;
 
-interface SmartContract { name: string; abi?: unknown[]; bytecode: string; args?: unknown[] }
+interface SmartContract { name: string; abi?: unknown[]; bytecode: string; args?: unknown[]; constructorArgs?: string }
 
 function smartContractsOf(n: Record<string, unknown>): SmartContract[] {
   const list = n.smartContracts ?? [];
@@ -45,9 +46,12 @@ function smartContractsOf(n: Record<string, unknown>): SmartContract[] {
   const issues: FieldIssue[] = [];
   list.forEach((c: any, i: number) => {
     if (typeof c?.name !== 'string' || !c.name) issues.push({ field: `template.network.smartContracts[${i}].name`, message: 'is required' });
+    else for (const x of contractNameIssues(c.name)) issues.push({ field: `template.network.smartContracts[${i}].name`, message: x.message });
     if (typeof c?.bytecode !== 'string' || !/^(0x)?([0-9a-fA-F]{2})+$/.test(c.bytecode)) issues.push({ field: `template.network.smartContracts[${i}].bytecode`, message: 'hex creation bytecode' });
     if (c?.abi !== undefined && !Array.isArray(c.abi)) issues.push({ field: `template.network.smartContracts[${i}].abi`, message: 'must be an array (JSON ABI)' });
     if (c?.args !== undefined && !Array.isArray(c.args)) issues.push({ field: `template.network.smartContracts[${i}].args`, message: 'must be an array' });
+    if (c?.constructorArgs !== undefined && (typeof c.constructorArgs !== 'string' || !/^(0x)?([0-9a-fA-F]{2})*$/.test(c.constructorArgs))) issues.push({ field: `template.network.smartContracts[${i}].constructorArgs`, message: 'pre-encoded constructor arguments, hex' });
+    if (c?.constructorArgs !== undefined && c?.args !== undefined) issues.push({ field: `template.network.smartContracts[${i}].constructorArgs`, message: 'give args (with abi) or constructorArgs, not both' });
   });
   if (issues.length) invalid(issues);
   return list as SmartContract[];
@@ -85,7 +89,8 @@ export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name:
     const down = (started.body?.nodes ?? []).filter((x: { status: string }) => x.status !== 'running');
     if (!started.body?.nodes?.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x: { name: string; error?: string }) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
     for (const c of contracts) {
-      const r = await call(input, contractRoutes, 'post', '/sc/evm/deploy', {}, { networkId, bytecode: c.bytecode, abi: c.abi, args: c.args });
+      // Through the deploy route, so the contract is recorded here under its name too.
+      const r = await call(input, contractRoutes, 'post', '/sc/evm/deploy', {}, { networkId, name: c.name, bytecode: c.bytecode, abi: c.abi, args: c.args, constructorArgs: c.constructorArgs });
       deployed.push({ name: c.name, address: r.body.address, transaction_hash: r.body.transaction_hash, block_number: r.body.block_number });
     }
   } catch (err) {

@@ -40,4 +40,20 @@ test('a proposal: signatures only of the organizations it asks for, from its pee
   assert.throws(() => nodeSharing.decide({ type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at }, signer), (e: any) => e.status === 409);
 });
 
+test('a chaincode share: once per chaincode and peer on the sharing side (sharing.chaincode.shared), refused for an unknown (404) or revoked (403) peer', () => {
+  const share: NodeSharingCommand = { type: 'RecordChaincodeShared', peerId: 1, chaincodeId: 7, channelName: 'ch', name: 'cc', version: '1.0', sequence: 1, at };
+  const s = given({ type: 'ConnectPeer', role: 'inviter', ...peer });
+  const [shared] = nodeSharing.decide(share, s);
+  assert.equal(shared, { type: 'ChaincodeShared', data: { sharingPeerId: 1, peerId: 'b', resourceType: 'chaincode', resourceId: '7', channelName: 'ch', name: 'cc', version: '1.0', sequence: 1, at } });
+  assert.equal(nodeSharing.decide(share, given({ type: 'ConnectPeer', role: 'inviter', ...peer }, share)), []);
+  assert.is(nodeSharing.decide({ ...share, chaincodeId: 8 } as NodeSharingCommand, given({ type: 'ConnectPeer', role: 'inviter', ...peer }, share)).length, 1, 'another chaincode is news');
+  const receive: NodeSharingCommand = { type: 'RecordChaincodeReceived', peerId: 1, peerChaincodeId: 7, localChaincodeId: 3, channelName: 'ch', name: 'cc', version: '1.0', sequence: 1, at };
+  const [received] = nodeSharing.decide(receive, s);
+  assert.is(received.type, 'SharedChaincodeReceived');
+  assert.is((received.data as any).resourceId, '7');
+  assert.is((received.data as any).localChaincodeId, 3);
+  assert.throws(() => nodeSharing.decide({ ...receive, peerId: 9 } as NodeSharingCommand, s), (e: any) => e.status === 404);
+  assert.throws(() => nodeSharing.decide(share, given({ type: 'ConnectPeer', role: 'inviter', ...peer }, { type: 'RevokePeer', peerId: 1, at })), (e: any) => e.status === 403);
+});
+
 test.run();

@@ -2,9 +2,17 @@
 // organization, known to A through node sharing (its public MSP), is added to A's channel by a
 // config update A's admin signs; B syncs, sees the channel, records it from the block 0 A shared
 // and joins its own peer, which then pulls A's chain from A's orderer: its ledger holds the
-// config block that added B's organization.
+// config block that added B's organization. Then a chaincode defined on A, with an endorsement
+// policy that needs both organizations, is shared with B, installed and approved there (B's own
+// chaincode server and package), committed by A with B's peer among the endorsers, and invoked:
+// peers of both instances endorse, and the asset is read on both instances.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
+import { postPinned } from '../../../adapters/sharing/sharingTls.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricSkipReason } from '../../helpers/fabric.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
@@ -16,16 +24,22 @@ let b: TestServer;
 const apiA = apiOf(() => a);
 const apiB = apiOf(() => b);
 const made: Array<{ api: typeof apiA; id: number }> = [];
+let peerA: any;
+let peerB: any;
 
 t.before(async () => {
   if (skip) return;
   const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
-  [a, b] = await Promise.all([startServer({ env }), startServer({ env })]);
+  // Two instances on one host: their chaincode servers take ports from ranges apart (and away
+  // from 9100, where other test runs on this host start theirs).
+  [a, b] = await Promise.all([startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9540' } }), startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9740' } })]);
 });
 t.after(async () => {
   for (const n of made.reverse()) await n.api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   for (const [api, s] of [[apiA, a], [apiB, b]] as const) {
     if (!s) continue;
+    // Chaincode servers are nodes too (a network's deletion leaves them): removed here as well.
+    for (const n of (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json?.items ?? []) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
     await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
   }
   await new Promise((r) => setTimeout(r, 1000));
@@ -37,7 +51,7 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
   const orgA = await organization(apiA, 'CrossOrgA', 'CrossOrgAMSP');
   const ordererA = await node(apiA, 'cross-orderer-a', 'CONSORTIUM_ORDERER', orgA.id);
   made.push({ api: apiA, id: ordererA.id });
-  const peerA = await node(apiA, 'cross-peer-a', 'CONSORTIUM_PEER', orgA.id);
+  peerA = await node(apiA, 'cross-peer-a', 'CONSORTIUM_PEER', orgA.id);
   made.push({ api: apiA, id: peerA.id });
   let r = await apiA('POST', '/networks/consortium', { name: 'cross-channel', channelName: 'crosschannel', ordererIds: [ordererA.id], peerIds: [peerA.id] });
   assert.is(r.status, 201, r.text);
@@ -46,7 +60,7 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
   assert.is((await apiA('POST', `/networks/consortium/${networkA.id}/peers/${peerA.id}/join`)).status, 200);
 
   const orgB = await organization(apiB, 'CrossOrgB', 'CrossOrgBMSP');
-  const peerB = await node(apiB, 'cross-peer-b', 'CONSORTIUM_PEER', orgB.id);
+  peerB = await node(apiB, 'cross-peer-b', 'CONSORTIUM_PEER', orgB.id);
   made.push({ api: apiB, id: peerB.id });
 
   // Sharing, both ways: A now knows B's organization (certificates only).
@@ -140,6 +154,123 @@ t('a policy change that needs B\'s admin travels to B as a proposal, is signed t
   const events = async (api: typeof apiA) => (await api('GET', '/audit-logs?limit=500')).json.items.map((e: any) => e.event).filter((x: any) => String(x).startsWith('sharing.')).sort();
   assert.equal(await events(apiA), ['sharing.network.shared', 'sharing.proposal.shared', 'sharing.signature.received']);
   assert.equal(await events(apiB), ['sharing.network.received', 'sharing.proposal.received', 'sharing.signature.shared']);
+});
+
+const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
+const sample = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
+const BOTH = "AND('CrossOrgAMSP.peer','CrossOrgBMSP.peer')";
+
+t('a chaincode defined on A is shared with B, approved by B\'s organization there, committed by A, and endorsed by peers of both instances', async () => {
+  if (skip) return;
+  const networkA = (await apiA('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
+  const networkB = (await apiB('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
+  const peerOnA = (await apiA('GET', '/nodesharing/peers')).json.items[0];
+  // A's peer is its organization's anchor (A's admin alone signs that): B's peer gossips with it,
+  // so A's gateway discovers B's peer as an endorser.
+  let r = await until('A\'s anchor peer', async () => {
+    const u = await apiA('POST', `/networks/consortium/${networkA.id}/anchor-peers`, { organizationId: 'CrossOrgAMSP', anchorPeers: [{ host: '127.0.0.1', port: peerA.config.port }] });
+    if (u.status !== 200 && u.status !== 409 && u.status !== 503) assert.unreachable(u.text);
+    return u.status === 200 ? u : null;
+  }, 60_000, 1000);
+  assert.equal(r.json.signed_by, ['CrossOrgAMSP']);
+  assert.is((await apiA('POST', '/nodesharing/sync', { peer_node_id: peerOnA.id })).status, 200);
+
+  // A defines the chaincode, installs it on its peer and approves it for its organization.
+  r = await apiA('POST', '/sc/consortium/chaincodes', { networkId: networkA.id, name: 'xassets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample } });
+  assert.is(r.status, 201, r.text);
+  const ccA = r.json;
+  assert.is(ccA.shared_from, null);
+  r = await apiA('POST', `/sc/consortium/peer/${peerA.id}/chaincode/install`, { chaincodeId: ccA.id });
+  assert.is(r.status, 200, r.text);
+  const packageA = r.json.package_id;
+  r = await apiA('POST', `/sc/consortium/peer/${peerA.id}/chaincode/approve`, { chaincodeId: ccA.id });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'approved');
+  // MAJORITY of two organizations: A cannot commit alone, and is told whose approval is missing.
+  r = await apiA('POST', `/sc/consortium/peer/${peerA.id}/chaincode/commit`, { chaincodeId: ccA.id });
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'APPROVALS_MISSING');
+  assert.match(r.json.message, 'CrossOrgBMSP');
+
+  // A shares the definition with B; B lists it as shared from A, with the same definition.
+  r = await apiA('POST', '/nodesharing/chaincodes', { chaincode_id: ccA.id });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.peer_id, peerOnA.id);
+  const ccBId = r.json.peer_chaincode_id;
+  assert.ok(Number.isInteger(ccBId), r.text);
+  assert.is((await apiA('POST', '/nodesharing/chaincodes', { chaincode_id: ccA.id })).json.peer_chaincode_id, ccBId, 'sharing again changes nothing on B');
+  const listedB = (await apiB('GET', `/sc/consortium/chaincodes?networkId=${networkB.id}`)).json.items;
+  assert.is(listedB.length, 1, JSON.stringify(listedB));
+  const ccB = listedB[0];
+  assert.is(ccB.id, ccBId);
+  assert.equal([ccB.name, ccB.version, ccB.sequence, ccB.endorsement_policy, ccB.init_required, ccB.collections, ccB.status], ['xassets', '1.0', 1, BOTH, false, null, 'registered']);
+  const aOnB = (await apiB('GET', '/nodesharing/peers')).json.items[0];
+  assert.equal(ccB.shared_from, { peer_id: aOnB.id, instance_id: aOnB.instance_id, chaincode_id: ccA.id });
+  // B cannot share back what it received.
+  assert.is((await apiB('POST', '/nodesharing/chaincodes', { chaincode_id: ccB.id })).status, 400);
+
+  // B's instance-to-instance route refuses an unsigned request, and one claiming to be A signed by another key.
+  const claimsB = decodeJwt((await apiB('POST', '/nodesharing/invitations', {})).json.invitation_jwt);
+  const shareBody = { chaincodeId: ccA.id, channelName: 'crosschannel', name: 'intruded', version: '1', sequence: 1, endorsementPolicy: null, initRequired: false, collections: null, files: sample };
+  const unsigned = await postPinned(String(claimsB.url), String(claimsB.tls_certificate), '/sharing/v1/chaincodes', shareBody, null);
+  assert.is(unsigned.status, 401, JSON.stringify(unsigned.body));
+  const { privateKey } = await generateKeyPair('ES256');
+  const forged = await new SignJWT({ bh: createHash('sha256').update(JSON.stringify(shareBody)).digest('base64url'), sub: claimsB.iss }).setProtectedHeader({ alg: 'ES256' })
+    .setIssuer(ccB.shared_from.instance_id).setAudience('lnm-nodesharing-peer').setIssuedAt().setExpirationTime('1m').sign(privateKey);
+  const forgedShare = await postPinned(String(claimsB.url), String(claimsB.tls_certificate), '/sharing/v1/chaincodes', shareBody, forged);
+  assert.is(forgedShare.status, 401, JSON.stringify(forgedShare.body));
+  assert.is((await apiB('GET', '/sc/consortium/chaincodes')).json.total, 1, 'nothing recorded from refused requests');
+
+  // B installs on its own peer (its own chaincode server, so another package id) and approves for its organization.
+  r = await apiB('POST', `/sc/consortium/peer/${peerB.id}/chaincode/install`, { chaincodeId: ccB.id });
+  assert.is(r.status, 200, r.text);
+  assert.match(r.json.package_id, /^xassets_1\.0:[0-9a-f]{64}$/);
+  assert.is.not(r.json.package_id, packageA, 'each instance runs its own chaincode server');
+  r = await apiB('POST', `/sc/consortium/peer/${peerB.id}/chaincode/approve`, { chaincodeId: ccB.id });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'approved');
+  assert.is(r.json.msp_id, 'CrossOrgBMSP');
+
+  // A commits: B's peer endorses the commit too (MAJORITY Endorsement of two).
+  r = await apiA('POST', `/sc/consortium/peer/${peerA.id}/chaincode/commit`, { chaincodeId: ccA.id });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'committed');
+  assert.equal([...r.json.approved_by].sort(), ['CrossOrgAMSP', 'CrossOrgBMSP']);
+  // B was told: its peer saw the commit, B recorded it and started its own chaincode server.
+  assert.equal(r.json.shared_with.map((x: any) => [x.peer_id, x.status, x.server_status, x.error]), [[peerOnA.id, 'server-started', 'running', null]], r.text);
+  const ccBNow = (await apiB('GET', `/sc/consortium/chaincodes?networkId=${networkB.id}`)).json.items[0];
+  assert.is(ccBNow.status, 'committed');
+  assert.is((await apiB('GET', `/nodes/${ccBNow.server_node_id}`)).json.status, 'running');
+  // B's own commit call changes nothing more.
+  r = await apiB('POST', `/sc/consortium/peer/${peerB.id}/chaincode/commit`, { chaincodeId: ccB.id });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'already-committed');
+  assert.is(r.json.server_status, 'running');
+
+  // The invoke needs both organizations' endorsements (AND): VALID means peers of both instances endorsed.
+  r = await until('an invoke endorsed by both instances (once gossip tells A\'s peer about B\'s)', async () => {
+    const x = await apiA('POST', `/sc/consortium/chaincodes/${ccA.id}/invoke`, { function: 'CreateAsset', args: ['x1', 'green', '3', 'Ada', '120'], organization: 'CrossOrgAMSP', endorsingOrganizations: ['CrossOrgAMSP', 'CrossOrgBMSP'] });
+    if (x.status === 200) return x;
+    if (x.status !== 409 && x.status !== 503) assert.unreachable(x.text);
+    console.log(`  (invoke not yet: ${x.status} ${x.json?.message?.slice(0, 200)})`);
+    return null;
+  }, 90_000, 3000);
+  assert.is(r.json.validation_code, 'VALID', r.text);
+  const tx = await apiA('GET', `/networks/consortium/${networkA.id}/transactions/${r.json.tx_id}`);
+  assert.is(tx.json.validation_code, 'VALID');
+  // Readable on both instances, each through its own peer and identity.
+  const onB = await until('B\'s peer to commit the invoke', async () => {
+    const q = await apiB('POST', `/sc/consortium/chaincodes/${ccB.id}/query`, { function: 'ReadAsset', args: ['x1'], organization: 'CrossOrgBMSP' });
+    return q.status === 200 ? q : null;
+  }, 30_000, 1000);
+  assert.is(onB.json.msp_id, 'CrossOrgBMSP');
+  assert.equal(onB.json.result_json, { id: 'x1', color: 'green', size: 3, owner: 'Ada', value: 120 });
+  const onA = await apiA('POST', `/sc/consortium/chaincodes/${ccA.id}/query`, { function: 'ReadAsset', args: ['x1'], organization: 'CrossOrgAMSP' });
+  assert.is(onA.json.result_json.owner, 'Ada');
+
+  const sharing = async (api: typeof apiA) => (await api('GET', '/audit-logs?limit=500')).json.items.map((e: any) => e.event).filter((x: any) => String(x).startsWith('sharing.chaincode.'));
+  assert.equal(await sharing(apiA), ['sharing.chaincode.shared'], 'shared once: the repeat was no news on B');
+  assert.equal(await sharing(apiB), ['sharing.chaincode.received']);
 });
 
 t.run();

@@ -1,6 +1,7 @@
 // Templates of evm networks between two instances: a network of instance A exported, imported on
 // instance B with B's own validator key; B's chain runs (real anvil), its genesis differs from
-// A's only where the binding differs, and the contract the template lists is deployed on it.
+// A's only where the binding differs, and the contract deployed on A through the service (and so
+// listed by the export) is deployed on it.
 // validate reports each kind of error, and an import that fails leaves nothing behind.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -27,6 +28,22 @@ test('an evm network exports as a template: its validator key becomes a variable
   let r = await api(a, 'POST', '/networks/evm', { name: 'tpl-source', description: 'template source', validatorBalance: '5000000000000000000', genesis: { chain_id: 4242, consensus: 'QBFT', block_time: 1, accounts: { [FUNDED]: { balance: '777' } } } });
   assert.is(r.status, 201, r.text);
   networkA = r.json;
+  // A contract deployed through the service is recorded, listed under the network, and exported.
+  r = await api(a, 'POST', `/networks/${networkA.id}/start`);
+  assert.is(r.status, 200, r.text);
+  r = await api(a, 'POST', '/sc/evm/deploy', { networkId: networkA.id, name: 'Store', abi: STORE_ABI, bytecode: STORE_BYTECODE, args: ['31337'] });
+  assert.is(r.status, 200, r.text);
+  const deployedA = r.json;
+  assert.ok(Number.isInteger(deployedA.contract_id), r.text);
+  assert.is(deployedA.name, 'Store');
+  assert.is((await api(a, 'POST', '/sc/evm/deploy', { networkId: networkA.id, name: 'bad name', bytecode: STORE_BYTECODE })).status, 400);
+  r = await api(a, 'GET', `/networks/evm/${networkA.id}/contracts`);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.total, 1, r.text);
+  const listed = r.json.items[0];
+  assert.equal([listed.id, listed.name, listed.address, listed.transaction_hash, listed.block_number, listed.args, listed.constructor_args, listed.bytecode], [deployedA.contract_id, 'Store', deployedA.address, deployedA.transaction_hash, deployedA.block_number, ['31337'], null, STORE_BYTECODE]);
+  assert.equal(listed.abi, STORE_ABI);
+  assert.is((await api(a, 'GET', '/networks/evm/999999/contracts')).status, 404);
   r = await api(a, 'GET', `/networks/templates/export/${networkA.id}`);
   assert.is(r.status, 200, r.text);
   template = r.json;
@@ -37,6 +54,7 @@ test('an evm network exports as a template: its validator key becomes a variable
   assert.equal(template.network.alloc, { '${validator1.ethereumAddress}': { balance: '5000000000000000000' }, [getAddress(FUNDED)]: { balance: '777' } });
   assert.is(template.network.chainId, 4242);
   assert.is(template.network.blockPeriod, 1);
+  assert.equal(template.network.smartContracts, [{ name: 'Store', abi: STORE_ABI, bytecode: STORE_BYTECODE, args: ['31337'] }], 'the deployed contract, without its address on A');
   assert.not.match(r.text, /PRIVATE KEY|BEGIN CERTIFICATE|keyHandle|handle/i);
   assert.not.match(r.text, new RegExp(networkA.validators[0].address.slice(2), 'i'), 'A\'s validator address is a placeholder, not a value');
 });
@@ -84,8 +102,7 @@ test('validate reports each kind of error on the other instance, and a good bind
 test('imported on the other instance with its own key: the chain runs, the genesis differs only in the bound key, the listed contract is deployed', async () => {
   const keyB = (await api(b, 'GET', '/keys?limit=100')).json.items.find((k: any) => k.name === 'b-validator');
   const address = keyB.ethereumAddress ?? keyB.ethereum_address;
-  const withContract = { ...template, network: { ...template.network, smartContracts: [{ name: 'Store', abi: STORE_ABI, bytecode: STORE_BYTECODE, args: ['31337'] }] } };
-  const r = await api(b, 'POST', '/networks/templates/import', { template: withContract, variableBindings: { validator1: { keyId: keyB.id } } });
+  const r = await api(b, 'POST', '/networks/templates/import', { template, variableBindings: { validator1: { keyId: keyB.id } } });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.platform, 'EVM');
   assert.is(r.json.contracts.length, 1);
@@ -95,6 +112,9 @@ test('imported on the other instance with its own key: the chain runs, the genes
   assert.is(networkB.chain_id, 4242);
   assert.equal(networkB.validators.map((v: any) => [v.address, v.key_id, v.key_held]), [[address, keyB.id, true]]);
 
+  // B recorded the contract it deployed, under the template's name.
+  const onB = (await api(b, 'GET', `/networks/evm/${networkB.id}/contracts`)).json.items;
+  assert.equal(onB.map((c: any) => [c.name, c.address]), [['Store', r.json.contracts[0].address]]);
   // Exported again from B, the template is A's: only the bound key differs, and it is a variable.
   const again = (await api(b, 'GET', `/networks/templates/export/${networkB.id}`)).json;
   assert.equal(again.network, template.network);
