@@ -4,7 +4,7 @@ import type { ChaincodeCollection, ChaincodeRegisteredData } from '../domain/con
 
 export const consortiumChaincodesProjection: Projection = {
   name: 'consortium-chaincodes',
-  handles: ['ChaincodeRegistered', 'ChaincodeServerAssigned', 'ChaincodeInstalled', 'ChaincodeApproved', 'ChaincodeDeployed', 'ChaincodeUpgraded', 'NetworkDeleted'],
+  handles: ['ChaincodeRegistered', 'ChaincodeServerAssigned', 'ChaincodeInstalled', 'ChaincodeApproved', 'ChaincodeDeployed', 'ChaincodeUpgraded', 'ChaincodeInitialized', 'NetworkDeleted'],
   tables: ['consortium_chaincodes'],
   apply(e) {
     const d = e.data as Record<string, any>;
@@ -34,6 +34,8 @@ export const consortiumChaincodesProjection: Projection = {
       case 'ChaincodeDeployed':
       case 'ChaincodeUpgraded':
         return [{ text: `UPDATE consortium_chaincodes SET status = 'committed', commit_tx_id = $2, commit_block_number = $3, updated_at = $4 WHERE id = $1`, values: [d.chaincodeId, d.txId, d.blockNumber, d.at] }];
+      case 'ChaincodeInitialized':
+        return [{ text: 'UPDATE consortium_chaincodes SET init_tx_id = $2, init_block_number = $3, initialized_at = $4, updated_at = $4 WHERE id = $1', values: [d.chaincodeId, d.txId, d.blockNumber, d.at] }];
       default:
         return [];
     }
@@ -60,6 +62,10 @@ export interface ChaincodeRow {
   approvedBy: string[];
   commitTxId: string | null;
   commitBlockNumber: number | null;
+  /** initRequired: when the Init transaction was recorded (its tx id is null when another party had sent it). */
+  initializedAt: string | null;
+  initTxId: string | null;
+  initBlockNumber: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -71,7 +77,8 @@ function row(r: Record<string, any>): ChaincodeRow {
     id: r.id, networkId: r.network_id, channelName: r.channel_name, name: r.name, version: r.version, sequence: r.sequence, language: r.language,
     endorsementPolicy: r.endorsement_policy, initRequired: r.init_required, collections: r.collections, previousChaincodeId: r.previous_chaincode_id,
     status: r.status, packageId: r.package_id, serverNodeId: r.server_node_id, serverAddress: r.server_address, installedOn: r.installed_on, approvedBy: r.approved_by,
-    commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
+    commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number),
+    initializedAt: r.initialized_at ? iso(r.initialized_at) : null, initTxId: r.init_tx_id, initBlockNumber: r.init_block_number === null || r.init_block_number === undefined ? null : Number(r.init_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
   };
 }
 

@@ -3,7 +3,7 @@
 // servers on the process engine (chaincodeServerRuntime.ts) and the gateway (chaincodeGateway.ts).
 import type { ConsortiumChaincodes } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { approveForMyOrg, commitDefinition, commitReadiness, committedDefinition, install, installed } from './chaincodeLifecycle.ts';
+import { approveForMyOrg, commitDefinition, commitReadiness, committedDefinition, initChaincode, install, installed } from './chaincodeLifecycle.ts';
 import { ccaasPackageOf, chaincodeFiles, untarGz } from './chaincodePackage.ts';
 import { signaturePolicyEnvelope } from './channelConfigPolicies.ts';
 import { createChaincodeServerRuntime } from './chaincodeServerRuntime.ts';
@@ -49,6 +49,7 @@ export function fabricConsortiumChaincodes(options: { dataDir: string }): Consor
     commitReadiness: (p, channel, def) => commitReadiness(p.peer, p.signer, channel, def),
     approveForMyOrg,
     commitDefinition,
+    initialize: initChaincode,
     submit: submitTransaction,
     evaluate: evaluateTransaction,
     servers: createChaincodeServerRuntime(options),

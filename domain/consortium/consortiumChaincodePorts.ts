@@ -68,6 +68,8 @@ export interface ConsortiumChaincodes {
   commitReadiness(peer: PeerAccess, channelName: string, definition: ChaincodeDefinition): Promise<Record<string, boolean>>;
   approveForMyOrg(request: PeerAccess & { orderer: Endpoint; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx>;
   commitDefinition(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx>;
+  /** The Init transaction (is_init) of an initRequired definition, endorsed by each peer given; null when that version was initialized already. */
+  initialize(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null>;
   submit(request: InvokeRequest): Promise<InvokeResult>;
   evaluate(request: InvokeRequest): Promise<InvokeResult>;
   servers: ChaincodeServerRuntime;

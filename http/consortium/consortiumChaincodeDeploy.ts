@@ -1,6 +1,7 @@
 // Chaincode records (POST /sc/consortium/chaincodes), the whole deploy of a network
 // (POST /sc/consortium/deploy: register or reuse the record, install on every running joined
-// peer of every organization the service holds, approve for each, commit, start the server), and
+// peer of every organization the service holds, approve for each, commit, start the server, send
+// Init when the definition requires it), and
 // invoke/query through a peer's gateway as an organization the caller names.
 import { requestMetadata, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
@@ -10,7 +11,7 @@ import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { consortiumNetworkOr404 } from './consortiumChannelAccess.ts';
-import { approveFor, chaincodeRecord, commitOn, heldOrganizations, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
+import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
 
 export interface ChaincodeRequest {
   networkId: number;
@@ -20,6 +21,7 @@ export interface ChaincodeRequest {
   language?: 'node';
   endorsementPolicy?: string;
   initRequired?: boolean;
+  init?: { function?: string; args?: string[] };
   collections?: ChaincodeCollection[];
   source: { files?: ChaincodeSourceFile[]; archive?: string };
 }
@@ -38,6 +40,11 @@ function sourceFiles(input: Input, req: ChaincodeRequest): ChaincodeSourceFile[]
   if (issues.length) throw new ValidationError(`Invalid chaincode source: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   return out;
 }
+
+const initOf = (req: ChaincodeRequest) => (req.init ? { function: req.init.function ?? null, args: req.init.args ?? [] } : null);
+
+// Compared field by field: a stored event's JSON comes back with its keys in another order.
+const sameInit = (a: ReturnType<typeof initOf>, b: ReturnType<typeof initOf>) => (a === null || b === null ? a === b : a.function === b.function && JSON.stringify(a.args) === JSON.stringify(b.args));
 
 /** The sequence of a new version: the next after the newest committed one, or the newest's own when that was never committed. */
 function nextSequence(latest: ChaincodeRow | null): number {
@@ -60,7 +67,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
     previousChaincodeId: latest?.id ?? null, at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -75,7 +82,8 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   if (existing) {
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
-    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)) {
+    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
+      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req))) {
       throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }
   }
@@ -87,12 +95,15 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   for (const mspId of orgs) approvals.push(await approveFor(input, chaincode, peers.find((p) => p.mspId === mspId)!.id));
   const commit = await commitOn(input, chaincode, peers[0].id);
   chaincode = (await getChaincode(deps.pool, chaincode.id))!;
+  const init = await initializeOn(input, chaincode);
+  chaincode = (await getChaincode(deps.pool, chaincode.id))!;
   return {
     chaincode_id: chaincode.id, network_id: network.id, channel_name: network.channelName, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence,
     upgrade: chaincode.sequence > 1, package_id: chaincode.packageId, status: chaincode.status,
     peers: installs.map((i) => ({ peer_id: i.peer_id, name: i.peer_name, msp_id: i.msp_id, already_installed: i.already_installed })),
     approvals: approvals.map((a) => ({ msp_id: a.msp_id, status: a.status, tx_id: a.tx_id, block_number: a.block_number })),
     commit: { status: commit.status, tx_id: commit.tx_id, block_number: commit.block_number, approved_by: commit.approved_by },
+    init,
     server: { node_id: commit.server_node_id, status: commit.server_status },
     elapsed_ms: Date.now() - started,
   };

@@ -26,7 +26,11 @@ const ChaincodeBody = Type.Object({
   sequence: Type.Optional(Type.Integer({ minimum: 1, description: 'default: 1 for a new name, the next after the committed one for a new version' })),
   language: Type.Optional(Type.Literal('node', { description: 'a Node.js chaincode (fabric-contract-api), JavaScript or TypeScript' })),
   endorsementPolicy: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "signature policy (AND('Org1MSP.peer','Org2MSP.peer')) or a channel policy reference (/Channel/Application/Endorsement, the default)" })),
-  initRequired: Type.Optional(Type.Boolean()),
+  initRequired: Type.Optional(Type.Boolean({ description: 'Fabric refuses every invoke of the chaincode until its Init transaction ran: deploy sends it after the commit (the commit step alone does not, like `peer lifecycle chaincode commit`)' })),
+  init: Type.Optional(Type.Object({
+    function: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'the transaction the Init calls (default: none, fabric-contract-api\'s default initiator)' })),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 1_000_000 }), { maxItems: 100 })),
+  }, { additionalProperties: false, description: 'initRequired only: the function and args of the Init transaction deploy sends' })),
   collections: Type.Optional(Type.Array(Collection, { maxItems: 50, description: 'private data collections (Fabric\'s collections_config.json shape), part of the definition' })),
   source: Type.Object({
     files: Type.Optional(Type.Array(SourceFile, { minItems: 1, maxItems: 200, description: 'the chaincode\'s files: package.json (main) and its .js or .ts files' })),
@@ -49,7 +53,8 @@ export function chaincodeView(c: ChaincodeRow) {
     id: c.id, network_id: c.networkId, channel_name: c.channelName, name: c.name, version: c.version, sequence: c.sequence, language: c.language,
     endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, status: c.status, package_id: c.packageId,
     server_node_id: c.serverNodeId, server_address: c.serverAddress, installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
-    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber, previous_chaincode_id: c.previousChaincodeId, created_at: c.createdAt, updated_at: c.updatedAt,
+    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber,
+    initialized: c.initRequired ? c.initializedAt !== null : null, init_tx_id: c.initTxId, init_block_number: c.initBlockNumber, previous_chaincode_id: c.previousChaincodeId, created_at: c.createdAt, updated_at: c.updatedAt,
   };
 }
 

@@ -299,6 +299,55 @@ t('each step alone: approve before install, install twice, commit before enough 
   }
 });
 
+t('initRequired: Fabric refuses an invoke before Init; deploy sends Init after the commit (its function and args), then invokes work', async () => {
+  if (skip) return;
+  const body = { networkId: network.id, name: 'seeded', version: '1', endorsementPolicy: BOTH, initRequired: true, init: { function: 'CreateAsset', args: ['seed', 'white', '1', 'Init', '0'] }, source: { files: sample('1') } };
+  const notRequired = await api('POST', '/sc/consortium/chaincodes', { ...body, name: 'noinit', initRequired: false });
+  assert.is(notRequired.status, 400, notRequired.text);
+  assert.match(notRequired.text, 'initRequired');
+  const rec = await api('POST', '/sc/consortium/chaincodes', body);
+  assert.is(rec.status, 201, rec.text);
+  assert.is(rec.json.init_required, true);
+  assert.is(rec.json.initialized, false);
+  // The steps alone commit it, as `peer lifecycle chaincode commit` does, without Init.
+  for (const p of [peer1, peer2]) {
+    assert.is((await api('POST', `/sc/consortium/peer/${p.id}/chaincode/install`, { chaincodeId: rec.json.id })).status, 200);
+    assert.is((await api('POST', `/sc/consortium/peer/${p.id}/chaincode/approve`, { chaincodeId: rec.json.id })).status, 200);
+  }
+  const committed = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/commit`, { chaincodeId: rec.json.id });
+  assert.is(committed.status, 200, committed.text);
+  assert.is(committed.json.server_status, 'running');
+  // Fabric itself refuses the first ordinary invoke (CheckInit on the peers): a 409 saying what to do.
+  const early = await until('the peers to know the committed definition', async () => {
+    const r = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['x1', 'red', '1', 'Ann', '1'] });
+    return /no combination of peers|no peer combination/.test(r.text) ? null : r;
+  }, 30_000, 1000);
+  assert.is(early.status, 409, early.text);
+  assert.match(early.json.message, 'must call as init first');
+  assert.match(early.json.message, 'POST /sc/consortium/deploy');
+  // Deploy repeats nothing done and sends Init.
+  const d = await api('POST', '/sc/consortium/deploy', body);
+  assert.is(d.status, 200, d.text);
+  assert.is(d.json.commit.status, 'already-committed');
+  assert.is(d.json.init.status, 'initialized');
+  const initTx = await api('GET', `/networks/consortium/${network.id}/transactions/${d.json.init.tx_id}`);
+  assert.is(initTx.json.validation_code, 'VALID');
+  assert.is(initTx.json.block_number, d.json.init.block_number);
+  // Init ran the named function: the seed asset exists; an ordinary invoke works right after.
+  const seed = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/query`, { function: 'ReadAsset', args: ['seed'] });
+  assert.is(seed.status, 200, seed.text);
+  assert.is(seed.json.result_json.owner, 'Init');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['x1', 'red', '1', 'Ann', '1'] });
+  assert.is(inv.status, 200, inv.text);
+  assert.is(inv.json.validation_code, 'VALID');
+  const again = await api('POST', '/sc/consortium/deploy', body);
+  assert.is(again.json.init.status, 'already-initialized');
+  const listed = (await api('GET', `/sc/consortium/chaincodes?name=seeded`)).json.items[0];
+  assert.is(listed.initialized, true);
+  assert.is(listed.init_tx_id, d.json.init.tx_id);
+  assert.ok((await events(api, d.json.server.node_id)).includes('blockchain.chaincode.initialized'));
+});
+
 t('a chaincode server killed from outside: node.downtime, then recovery, and the next invoke works', async () => {
   if (skip) return;
   const serverId = deployed.server.node_id;
