@@ -14,9 +14,10 @@ export const consortiumChaincodesProjection: Projection = {
       case 'ChaincodeRegistered': {
         const c = e.data as unknown as ChaincodeRegisteredData;
         return [{
-          text: `INSERT INTO consortium_chaincodes (id, network_id, channel_name, name, version, sequence, language, endorsement_policy, init_required, collections, previous_chaincode_id, status, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'registered', $12, $12)`,
-          values: [c.chaincodeId, c.networkId, c.channelName, c.name, c.version, c.sequence, c.language, c.endorsementPolicy, c.initRequired, c.collections ? JSON.stringify(c.collections) : null, c.previousChaincodeId, c.at],
+          text: `INSERT INTO consortium_chaincodes (id, network_id, channel_name, name, version, sequence, language, endorsement_policy, init_required, collections, previous_chaincode_id, status, created_at, updated_at, source_kind, source_image)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'registered', $12, $12, $13, $14)`,
+          values: [c.chaincodeId, c.networkId, c.channelName, c.name, c.version, c.sequence, c.language, c.endorsementPolicy, c.initRequired, c.collections ? JSON.stringify(c.collections) : null, c.previousChaincodeId, c.at,
+            c.source.kind, c.source.kind === 'image' ? c.source.image : null],
         }];
       }
       case 'ChaincodeServerAssigned':
@@ -54,6 +55,7 @@ export interface ChaincodeRow {
   initRequired: boolean;
   collections: ChaincodeCollection[] | null;
   previousChaincodeId: number | null;
+  source: { kind: 'files' } | { kind: 'image'; image: string };
   status: 'registered' | 'installed' | 'approved' | 'committed';
   packageId: string | null;
   serverNodeId: number | null;
@@ -76,6 +78,7 @@ function row(r: Record<string, any>): ChaincodeRow {
   return {
     id: r.id, networkId: r.network_id, channelName: r.channel_name, name: r.name, version: r.version, sequence: r.sequence, language: r.language,
     endorsementPolicy: r.endorsement_policy, initRequired: r.init_required, collections: r.collections, previousChaincodeId: r.previous_chaincode_id,
+    source: r.source_kind === 'image' ? { kind: 'image', image: r.source_image } : { kind: 'files' },
     status: r.status, packageId: r.package_id, serverNodeId: r.server_node_id, serverAddress: r.server_address, installedOn: r.installed_on, approvedBy: r.approved_by,
     commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number),
     initializedAt: r.initialized_at ? iso(r.initialized_at) : null, initTxId: r.init_tx_id, initBlockNumber: r.init_block_number === null || r.init_block_number === undefined ? null : Number(r.init_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),

@@ -24,6 +24,17 @@ export interface ChaincodeSourceFile {
   content: string;
 }
 
+/**
+ * Where the chaincode server's code comes from: a Node.js chaincode's files (run by the service
+ * with fabric-shim, as a process or in the chaincode-node image), or a container image that runs a
+ * chaincode server itself (Fabric's chaincode-as-a-service images: it reads CHAINCODE_ID and
+ * CHAINCODE_SERVER_ADDRESS), always under the docker engine.
+ */
+export type ChaincodeSource = { kind: 'files'; files: ChaincodeSourceFile[] } | { kind: 'image'; image: string };
+
+/** An image reference as Docker takes it: [registry[:port]/]name[:tag][@digest], lower-case name. */
+export const IMAGE_REFERENCE = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::\d+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
 /** One private data collection, as Fabric's collections_config.json gives it. */
 export interface ChaincodeCollection {
   name: string;
@@ -55,7 +66,7 @@ export interface ChaincodeRegisteredData {
   init?: { function: string | null; args: string[] } | null;
   /** Private data collections (Fabric's collections_config.json shape), part of the definition. */
   collections: ChaincodeCollection[] | null;
-  source: { kind: 'files'; files: ChaincodeSourceFile[] };
+  source: ChaincodeSource;
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;
   at: string;
@@ -142,7 +153,8 @@ export const consortiumChaincode: Decider<ChaincodeState, ChaincodeCommand, Chai
         if (state.chaincode) throw new ConflictError(`Chaincode ${c.chaincodeId} already exists.`);
         const issues = chaincodeRequestIssues(c);
         if (c.init && !c.initRequired) issues.push({ field: 'init', message: 'only for a chaincode with initRequired true' });
-        if (!c.source.files.length) issues.push({ field: 'source.files', message: 'give at least package.json and the chaincode\'s main file' });
+        if (c.source.kind === 'files' && !c.source.files.length) issues.push({ field: 'source.files', message: 'give at least package.json and the chaincode\'s main file' });
+        if (c.source.kind === 'image' && (c.source.image.length > 255 || !IMAGE_REFERENCE.test(c.source.image))) issues.push({ field: 'source.image', message: 'must be an image reference such as lnm-chaincode-asset-registry:local or registry.example.com/team/cc:1.0' });
         if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
         const { type: _t, ...data } = c;
         return [{ type: 'ChaincodeRegistered', data }];

@@ -4,8 +4,8 @@
 // Init when the definition requires it), and
 // invoke/query through a peer's gateway as an organization the caller names.
 import { requestMetadata, runCommand } from '../commands.ts';
-import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeCollection, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
 import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
@@ -23,14 +23,13 @@ export interface ChaincodeRequest {
   initRequired?: boolean;
   init?: { function?: string; args?: string[] };
   collections?: ChaincodeCollection[];
-  source: { files?: ChaincodeSourceFile[]; archive?: string };
+  source: { files?: ChaincodeSourceFile[]; archive?: string; image?: string };
 }
 
 const FILE_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._@+\/-]{1,200}$/;
 
 function sourceFiles(input: Input, req: ChaincodeRequest): ChaincodeSourceFile[] {
   const { files, archive } = req.source;
-  if ((files ? 1 : 0) + (archive ? 1 : 0) !== 1) throw new ValidationError('Give the chaincode source as source.files or as source.archive (a .tar.gz, base64), one of them.', [{ field: 'source', message: 'files or archive' }]);
   const out = files ?? consortiumOf(input.deps).chaincodes.filesOfArchive(Buffer.from(archive!, 'base64'));
   const issues: FieldIssue[] = [];
   out.forEach((f, i) => {
@@ -39,6 +38,24 @@ function sourceFiles(input: Input, req: ChaincodeRequest): ChaincodeSourceFile[]
   if (new Set(out.map((f) => f.path)).size !== out.length) issues.push({ field: 'source.files', message: 'each path once' });
   if (issues.length) throw new ValidationError(`Invalid chaincode source: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   return out;
+}
+
+/** The record's source: files (given, or from a .tar.gz), or a container image the docker engine has (503 without an engine, 400 without the image). */
+async function sourceOf(input: Input, req: ChaincodeRequest): Promise<ChaincodeSource> {
+  const { files, archive, image } = req.source;
+  if ((files ? 1 : 0) + (archive ? 1 : 0) + (image ? 1 : 0) !== 1) throw new ValidationError('Give the chaincode source as source.files, source.archive (a .tar.gz, base64) or source.image (a chaincode-as-a-service image under the docker engine), one of them.', [{ field: 'source', message: 'files, archive or image' }]);
+  if (!image) return { kind: 'files', files: sourceFiles(input, req) };
+  if (image.length > 255 || !IMAGE_REFERENCE.test(image)) throw new ValidationError(`source.image ${JSON.stringify(image.slice(0, 300))} is not an image reference.`, [{ field: 'source.image', message: 'an image reference such as lnm-chaincode-asset-registry:local' }]);
+  const check = await consortiumOf(input.deps).chaincodes.servers.checkImage(image);
+  if (!check.ok && check.engineDown) throw new UnavailableError(`A chaincode from the image ${image} runs under the docker engine, which is not available: ${check.reason}.`, { image });
+  if (!check.ok) throw new ValidationError(`Cannot use the image ${image} as chaincode: ${check.reason}.`, [{ field: 'source.image', message: 'no such image on the Docker host' }]);
+  return { kind: 'image', image };
+}
+
+// Compared by content: a stored event's JSON comes back with its keys in another order.
+function sameSource(a: ChaincodeSource, b: ChaincodeSource): boolean {
+  if (a.kind === 'image' || b.kind === 'image') return a.kind === b.kind && (a as { image: string }).image === (b as { image: string }).image;
+  return a.files.length === b.files.length && a.files.every((f, i) => f.path === b.files[i].path && f.content === b.files[i].content);
 }
 
 const initOf = (req: ChaincodeRequest) => (req.init ? { function: req.init.function ?? null, args: req.init.args ?? [] } : null);
@@ -57,8 +74,8 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   const issues = chaincodeRequestIssues(req);
   if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const network = await consortiumNetworkOr404(deps, req.networkId);
-  const files = sourceFiles(input, req);
-  consortiumOf(deps).chaincodes.checkDefinition(files, req.endorsementPolicy ?? null, req.collections ?? null);
+  const source = await sourceOf(input, req);
+  consortiumOf(deps).chaincodes.checkDefinition(source.kind === 'files' ? source.files : null, req.endorsementPolicy ?? null, req.collections ?? null);
   const latest = await latestChaincode(deps.pool, network.id, req.name);
   const existing = (await deps.pool.query('SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND version = $3', [network.id, req.name, req.version])).rows[0];
   if (existing) throw new ConflictError(`Network ${network.name} already has chaincode ${req.name} version ${req.version} (record ${existing.id}); a new version needs a new version string.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
@@ -67,7 +84,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest): Pr
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source,
     previousChaincodeId: latest?.id ?? null, at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -82,7 +99,7 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   if (existing) {
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
-    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
+    if (!sameSource(recorded.source, await sourceOf(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
       || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req))) {
       throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }

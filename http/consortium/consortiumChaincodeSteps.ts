@@ -96,6 +96,10 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     }
     const port = await freePort(deps);
     const address = `127.0.0.1:${port}`;
+    // An image runs under the docker engine; files under the service's engine (the container of
+    // the chaincode-node image under docker). Either way on the host network: one address for all peers.
+    const { source } = await chaincodeRecord(deps, chaincode.id);
+    const engine = source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
     const pkg = chaincodes.packageOf(label, address);
     const nodeId = await deps.nextId('node');
     let name = `cc-${chaincode.name}-${chaincode.version}-${network.name}`.slice(0, 60);
@@ -103,7 +107,7 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     const at = deps.clock().toISOString();
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
-      networkId: network.id, client: 'fabric', engine: 'process', resources: null, at,
+      networkId: network.id, client: 'fabric', engine, resources: null, at,
       config: { listenAddress: '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId },
     });
     await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });

@@ -35,7 +35,8 @@ const ChaincodeBody = Type.Object({
   source: Type.Object({
     files: Type.Optional(Type.Array(SourceFile, { minItems: 1, maxItems: 200, description: 'the chaincode\'s files: package.json (main) and its .js or .ts files' })),
     archive: Type.Optional(Type.String({ maxLength: 10_000_000, description: 'the same as a .tar.gz, base64' })),
-  }, { additionalProperties: false }),
+    image: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a chaincode-as-a-service container image on the Docker host (it runs the chaincode server itself, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS, as Fabric\'s ccaas samples do), run under the docker engine on the host network; 400 when the image is not there, 503 when no Docker engine answers. .ci/docker.sh builds lnm-chaincode-asset-registry:local, the sample' })),
+  }, { additionalProperties: false, description: 'exactly one of files, archive, image' }),
 }, { additionalProperties: false });
 const StepBody = Type.Object({ chaincodeId: Type.Integer({ minimum: 1, description: 'the chaincode record (POST /sc/consortium/chaincodes)' }) }, { additionalProperties: false });
 const PeerParams = Type.Object({ peerId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -51,7 +52,7 @@ const InvokeBody = Type.Object({
 export function chaincodeView(c: ChaincodeRow) {
   return {
     id: c.id, network_id: c.networkId, channel_name: c.channelName, name: c.name, version: c.version, sequence: c.sequence, language: c.language,
-    endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, status: c.status, package_id: c.packageId,
+    endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, source: c.source, status: c.status, package_id: c.packageId,
     server_node_id: c.serverNodeId, server_address: c.serverAddress, installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
     approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber,
     initialized: c.initRequired ? c.initializedAt !== null : null, init_tx_id: c.initTxId, init_block_number: c.initBlockNumber, previous_chaincode_id: c.previousChaincodeId, created_at: c.createdAt, updated_at: c.updatedAt,
@@ -80,7 +81,7 @@ export const consortiumChaincodeRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/sc/consortium/chaincodes', summary: 'Record a chaincode definition and its source (nothing is sent to a peer yet)', tags, permission: 'CHAINCODE_MANAGE', body: ChaincodeBody,
-    responses: { 201: { description: 'the record' }, 400: { description: 'name or version not as Fabric allows, bad source or policy' }, 404: { description: 'no such network' }, 409: { description: 'that version exists' } },
+    responses: { 201: { description: 'the record' }, 400: { description: 'name or version not as Fabric allows, bad source or policy, an image the Docker host does not have' }, 404: { description: 'no such network' }, 409: { description: 'that version exists' }, 503: { description: 'an image source, and no Docker engine answers' } },
     async handler(input) {
       return { status: 201, body: chaincodeView(await registerChaincode(input, input.body)) };
     },
@@ -109,7 +110,7 @@ export const consortiumChaincodeRoutes = [
   defineRoute({
     method: 'post', path: '/sc/consortium/deploy', summary: 'Deploy a chaincode on a network: record, install on every peer of the organizations held, approve for each, commit, start the server; a new version is an upgrade', tags, permission: 'CHAINCODE_MANAGE',
     body: ChaincodeBody,
-    responses: { 200: { description: 'package id, sequence, peers reached, approvals, commit' }, 400: { description: 'invalid definition or source' }, 404: { description: 'no such network' }, 409: { description: 'no joined peer or orderer running; Fabric refused' }, 503: { description: 'a peer or orderer did not answer' } },
+    responses: { 200: { description: 'package id, sequence, peers reached, approvals, commit, init (initRequired)' }, 400: { description: 'invalid definition or source, an image the Docker host does not have' }, 404: { description: 'no such network' }, 409: { description: 'no joined peer or orderer running; Fabric refused' }, 503: { description: 'a peer or orderer did not answer; an image source and no Docker engine' } },
     async handler(input) {
       return { body: await deployChaincode(input, input.body) };
     },
