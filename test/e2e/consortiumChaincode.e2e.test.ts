@@ -387,4 +387,29 @@ t('a peer killed from outside: a query through it is a 503, an invoke that needs
   assert.is(read.status, 200, read.text);
 });
 
+t('deleting the network: refused while its peers and orderer joined (its chaincode servers keep running), then it takes its chaincode servers with it', async () => {
+  if (skip) return;
+  const servers = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json.items.filter((n: any) => n.role === 'chaincode');
+  assert.ok(servers.length >= 3, `chaincode servers: ${JSON.stringify(servers.map((n: any) => n.name))}`);
+  const refused = await api('DELETE', `/networks/consortium/${network.id}`);
+  assert.is(refused.status, 409, refused.text);
+  assert.match(refused.json.message, 'peer0-org1');
+  assert.is((await api('GET', `/nodes/${deployed.server.node_id}`)).json.status, 'running', 'a refused deletion leaves the servers running');
+  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${deployed.server.node_id}`, 'node.pid.json'), 'utf8')).pid);
+  for (const n of nodes) assert.is((await api('DELETE', `/nodes/${n.id}`)).status, 204);
+  for (const n of nodes) await until(`${n.name} deleted`, async () => ((await api('GET', `/nodes/${n.id}`)).status === 404 ? true : null), 30_000);
+  const deleted = await api('DELETE', `/networks/consortium/${network.id}`);
+  assert.is(deleted.status, 204, deleted.text);
+  for (const n of servers) await until(`chaincode server ${n.name} deleted`, async () => ((await api('GET', `/nodes/${n.id}`)).status === 404 ? true : null), 30_000);
+  await until('the chaincode server process ended', async () => {
+    try {
+      process.kill(pid, 0);
+      return null;
+    } catch {
+      return true;
+    }
+  }, 30_000);
+  assert.is((await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}`)).json.total, 0);
+});
+
 t.run();
