@@ -9,6 +9,8 @@ import * as assert from 'uvu/assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import Docker from 'dockerode';
+import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
 import { fabricSkipReason } from '../helpers/fabric.ts';
 import { apiOf, consortiumEnv, events, organization, until } from './consortium/consortiumApi.ts';
 
@@ -301,6 +303,24 @@ t('each step alone: approve before install, install twice, commit before enough 
     const r = await api('POST', path, b);
     assert.is(r.status, status, `${path}: ${r.text}`);
   }
+});
+
+t('an image source on this process-engine service: its server runs in a container of the image, and the peers (processes) reach it', async () => {
+  if (skip) return;
+  const image = 'lnm-chaincode-asset-registry:local';
+  const docker = new Docker();
+  const noDocker = (await dockerSkipReason(docker)) ?? (!(await docker.getImage(image).inspect().then(() => true, () => false)) ? `the image ${image} is missing; run .ci/docker.sh to build it` : undefined);
+  if (noDocker) return console.log(`  (skipped: ${noDocker})`);
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'boxed', version: '1', endorsementPolicy: BOTH, source: { image } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.server.status, 'running');
+  assert.is((await api('GET', `/nodes/${r.json.server.node_id}`)).json.engine, 'docker');
+  const [container] = await docker.listContainers({ filters: { label: [`lnm.node=node-${r.json.server.node_id}`, `lnm.data-dir=${server.dataDir}`] } });
+  assert.is(container?.Image, image);
+  const inv = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['b1', 'grey', '1', 'Box', '1'], organization: 'Org2MSP' });
+  assert.is(inv.status, 200, inv.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/query`, { function: 'ReadAsset', args: ['b1'], organization: 'Org1MSP' });
+  assert.is(read.json.result_json.owner, 'Box');
 });
 
 t('initRequired: Fabric refuses an invoke before Init; deploy sends Init after the commit (its function and args), then invokes work', async () => {
