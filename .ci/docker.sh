@@ -2,8 +2,11 @@
 # Brings up a local Docker Engine for the docker node-engine tests and builds the
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
 # Fabric 2.5 release in ../shared/fabric, `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`,
-# `lnm-prometheus:local` from Debian's prometheus, and the reference plugin's
-# `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file).
+# `lnm-prometheus:local` from Debian's prometheus, the reference plugin's
+# `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file),
+# and from this host's Node.js and node_modules the chaincode images `lnm-chaincode-node:local`
+# (runs a Node.js chaincode's files under the docker engine) and `lnm-chaincode-asset-registry:local`
+# (the sample chaincode as a chaincode-as-a-service image).
 # Idempotent; run as root by CI. When no engine can run on this machine it prints why and
 # exits 0: the docker tests then skip themselves with a printed reason.
 set -u
@@ -17,6 +20,8 @@ PEER_IMAGE="${LNM_FABRIC_PEER_IMAGE:-lnm-fabric-peer:local}"
 ORDERER_IMAGE="${LNM_FABRIC_ORDERER_IMAGE:-lnm-fabric-orderer:local}"
 PROMETHEUS_IMAGE="${LNM_PROMETHEUS_IMAGE:-lnm-prometheus:local}"
 REST_GATEWAY_IMAGE="${LNM_REST_GATEWAY_IMAGE:-lnm-plugin-rest-gateway:local}"
+CHAINCODE_NODE_IMAGE="${LNM_CHAINCODE_NODE_IMAGE:-lnm-chaincode-node:local}"
+SAMPLE_CHAINCODE_IMAGE="${LNM_SAMPLE_CHAINCODE_IMAGE:-lnm-chaincode-asset-registry:local}"
 
 say() { echo "[docker.sh] $*"; }
 give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
@@ -249,6 +254,88 @@ build_image() {
   fi
 }
 
+# The packages a Node.js chaincode needs at run time, fabric-shim and fabric-contract-api with
+# everything they require, as node_modules/<name> directories of this checkout (each copied whole,
+# so a package's own nested node_modules come along).
+chaincode_packages() {
+  (cd "$ROOT" && node -e '
+    const path = require("path"), fs = require("fs");
+    const root = process.cwd(), seen = new Set();
+    function visit(name, from) {
+      for (let dir = from; ; dir = path.dirname(dir)) {
+        const at = path.join(dir, "node_modules", name);
+        if (fs.existsSync(path.join(at, "package.json"))) {
+          if (seen.has(at)) return;
+          seen.add(at);
+          const pj = JSON.parse(fs.readFileSync(path.join(at, "package.json"), "utf8"));
+          for (const d of Object.keys({ ...pj.dependencies, ...pj.optionalDependencies })) visit(d, at);
+          return;
+        }
+        if (dir === root || path.dirname(dir) === dir) return;
+      }
+    }
+    visit("fabric-shim", root);
+    visit("fabric-contract-api", root);
+    for (const p of seen) { const rel = path.relative(root, p); if (!rel.slice("node_modules/".length).includes("node_modules/")) console.log(rel); }
+  ')
+}
+
+# Chaincode images: this host's node (with its libraries) as the entrypoint and the chaincode
+# packages in /opt/lnm/node_modules (NODE_PATH). lnm-chaincode-node:local has no command: the
+# service gives fabric-shim's server CLI and the chaincode's directory (bound from the node
+# directory). The sample's image adds the sample, compiled by esbuild, and a start script that
+# reads CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS as Fabric's chaincode-as-a-service samples do.
+build_chaincode_image() {
+  local image="$1" sample="${2:-}"
+  local prog packages sum
+  prog="$(command -v node)" || { say "no node on this host: $image not built, the docker chaincode tests will skip"; return 0; }
+  [ -x "$ROOT/node_modules/.bin/esbuild" ] && [ -d "$ROOT/node_modules/fabric-shim" ] || { say "no node_modules (run npm ci): $image not built"; return 0; }
+  packages="$(chaincode_packages)" || { say "could not list the chaincode packages: $image not built"; return 0; }
+  sum="$( (sha256sum "$prog"; cd "$ROOT" && for p in $packages; do cat "$p/package.json"; done | sha256sum; [ -n "$sample" ] && sha256sum "$ROOT"/samples/chaincode/asset-registry/*; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$image" 2>/dev/null)" = "$sum" ]; then
+    say "image $image is up to date"
+    return 0
+  fi
+  local rootfs
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/tmp" "$rootfs/etc" "$rootfs/usr/local/bin" "$rootfs/opt/lnm/node_modules"
+  chmod 1777 "$rootfs/tmp"
+  cp -L "$prog" "$rootfs/usr/local/bin/node"
+  copy_with_libraries "$rootfs" "$prog"
+  local p
+  for p in $packages; do mkdir -p "$rootfs/opt/lnm/$(dirname "$p")" && cp -rL "$ROOT/$p" "$rootfs/opt/lnm/$p"; done
+  local cmd=()
+  if [ -n "$sample" ]; then
+    mkdir -p "$rootfs/opt/chaincode"
+    "$ROOT/node_modules/.bin/esbuild" "$ROOT/samples/chaincode/asset-registry/assetRegistry.ts" --format=cjs --platform=node --target=node20 \
+      --outfile="$rootfs/opt/chaincode/assetRegistry.js" --log-level=warning || { rm -rf "$rootfs"; say "esbuild failed: $image not built"; return 0; }
+    cp "$ROOT/samples/chaincode/asset-registry/package.json" "$rootfs/opt/chaincode/package.json"
+    cat >"$rootfs/opt/chaincode/start.js" <<'JS'
+// Chaincode as a service: the package id and listen address come from the environment.
+const missing = ['CHAINCODE_ID', 'CHAINCODE_SERVER_ADDRESS'].filter((v) => !process.env[v]);
+if (missing.length) { console.error(`set ${missing.join(' and ')}`); process.exit(2); }
+process.argv.push('server', '--chaincode-address', process.env.CHAINCODE_SERVER_ADDRESS, '--chaincode-id', process.env.CHAINCODE_ID, '--module-path', '/opt/chaincode');
+require('fabric-shim/cli.js');
+JS
+    cmd=(--change 'CMD ["/opt/chaincode/start.js"]')
+  fi
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
+    --change 'ENTRYPOINT ["/usr/local/bin/node"]' \
+    "${cmd[@]}" \
+    --change 'ENV NODE_PATH=/opt/lnm/node_modules' \
+    --change 'WORKDIR /tmp' \
+    --change "LABEL lnm.image.recipe=$sum" \
+    "$rootfs.tar" "$image" >/dev/null; then
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $image"
+  else
+    say "docker import of $image failed; the docker chaincode tests will skip"
+  fi
+  rm -rf "$rootfs" "$rootfs.tar"
+}
+
 install_engine
 start_engine
 build_image
@@ -263,3 +350,5 @@ fi
 build_fabric_images
 build_prometheus_image
 build_rest_gateway_image
+build_chaincode_image "$CHAINCODE_NODE_IMAGE"
+build_chaincode_image "$SAMPLE_CHAINCODE_IMAGE" sample

@@ -34,6 +34,8 @@ export interface Config {
   fabricCfg?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
+  /** Image that runs a chaincode given as files under the docker engine; null: unset. */
+  chaincodeNodeImage?: string | null;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
   /** The bracketed tag starting notification email subjects. */
@@ -84,6 +86,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the shared binaries)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
+  { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
@@ -177,6 +180,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
+    chaincodeNodeImage: values.get('LNM_IMAGE_CHAINCODE_NODE') ?? null,
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
@@ -197,6 +201,7 @@ export function fabricEnv(config: Config): Record<string, string> {
     ['LNM_FABRIC_CFG', config.fabricCfg],
     ['LNM_IMAGE_FABRIC_PEER', config.fabricPeerImage],
     ['LNM_IMAGE_FABRIC_ORDERER', config.fabricOrdererImage],
+    ['LNM_IMAGE_CHAINCODE_NODE', config.chaincodeNodeImage],
   ];
   return Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

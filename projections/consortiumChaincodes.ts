@@ -4,7 +4,7 @@ import type { ChaincodeCollection, ChaincodeRegisteredData } from '../domain/con
 
 export const consortiumChaincodesProjection: Projection = {
   name: 'consortium-chaincodes',
-  handles: ['ChaincodeRegistered', 'ChaincodeServerAssigned', 'ChaincodeInstalled', 'ChaincodeApproved', 'ChaincodeDeployed', 'ChaincodeUpgraded', 'NetworkDeleted'],
+  handles: ['ChaincodeRegistered', 'ChaincodeServerAssigned', 'ChaincodeInstalled', 'ChaincodeApproved', 'ChaincodeDeployed', 'ChaincodeUpgraded', 'ChaincodeInitialized', 'NetworkDeleted'],
   tables: ['consortium_chaincodes'],
   apply(e) {
     const d = e.data as Record<string, any>;
@@ -14,9 +14,10 @@ export const consortiumChaincodesProjection: Projection = {
       case 'ChaincodeRegistered': {
         const c = e.data as unknown as ChaincodeRegisteredData;
         return [{
-          text: `INSERT INTO consortium_chaincodes (id, network_id, channel_name, name, version, sequence, language, endorsement_policy, init_required, collections, previous_chaincode_id, status, created_at, updated_at, shared_from)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'registered', $12, $12, $13)`,
-          values: [c.chaincodeId, c.networkId, c.channelName, c.name, c.version, c.sequence, c.language, c.endorsementPolicy, c.initRequired, c.collections ? JSON.stringify(c.collections) : null, c.previousChaincodeId, c.at, c.sharedFrom ? JSON.stringify(c.sharedFrom) : null],
+          text: `INSERT INTO consortium_chaincodes (id, network_id, channel_name, name, version, sequence, language, endorsement_policy, init_required, collections, previous_chaincode_id, status, created_at, updated_at, shared_from, source_kind, source_image)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'registered', $12, $12, $13, $14, $15)`,
+          values: [c.chaincodeId, c.networkId, c.channelName, c.name, c.version, c.sequence, c.language, c.endorsementPolicy, c.initRequired, c.collections ? JSON.stringify(c.collections) : null, c.previousChaincodeId, c.at,
+            c.sharedFrom ? JSON.stringify(c.sharedFrom) : null, c.source.kind, c.source.kind === 'image' ? c.source.image : null],
         }];
       }
       case 'ChaincodeServerAssigned':
@@ -34,6 +35,8 @@ export const consortiumChaincodesProjection: Projection = {
       case 'ChaincodeDeployed':
       case 'ChaincodeUpgraded':
         return [{ text: `UPDATE consortium_chaincodes SET status = 'committed', commit_tx_id = $2, commit_block_number = $3, updated_at = $4 WHERE id = $1`, values: [d.chaincodeId, d.txId, d.blockNumber, d.at] }];
+      case 'ChaincodeInitialized':
+        return [{ text: 'UPDATE consortium_chaincodes SET init_tx_id = $2, init_block_number = $3, initialized_at = $4, updated_at = $4 WHERE id = $1', values: [d.chaincodeId, d.txId, d.blockNumber, d.at] }];
       default:
         return [];
     }
@@ -54,6 +57,7 @@ export interface ChaincodeRow {
   previousChaincodeId: number | null;
   /** Shared by another instance (node sharing): its sharing peer, instance id and chaincode id there. */
   sharedFrom: { sharingPeerId: number; instanceId: string; chaincodeId: number } | null;
+  source: { kind: 'files' } | { kind: 'image'; image: string };
   status: 'registered' | 'installed' | 'approved' | 'committed';
   packageId: string | null;
   serverNodeId: number | null;
@@ -62,6 +66,10 @@ export interface ChaincodeRow {
   approvedBy: string[];
   commitTxId: string | null;
   commitBlockNumber: number | null;
+  /** initRequired: when the Init transaction was recorded (its tx id is null when another party had sent it). */
+  initializedAt: string | null;
+  initTxId: string | null;
+  initBlockNumber: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -73,8 +81,10 @@ function row(r: Record<string, any>): ChaincodeRow {
     id: r.id, networkId: r.network_id, channelName: r.channel_name, name: r.name, version: r.version, sequence: r.sequence, language: r.language,
     endorsementPolicy: r.endorsement_policy, initRequired: r.init_required, collections: r.collections, previousChaincodeId: r.previous_chaincode_id,
     sharedFrom: r.shared_from ?? null,
+    source: r.source_kind === 'image' ? { kind: 'image', image: r.source_image } : { kind: 'files' },
     status: r.status, packageId: r.package_id, serverNodeId: r.server_node_id, serverAddress: r.server_address, installedOn: r.installed_on, approvedBy: r.approved_by,
-    commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
+    commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number),
+    initializedAt: r.initialized_at ? iso(r.initialized_at) : null, initTxId: r.init_tx_id, initBlockNumber: r.init_block_number === null || r.init_block_number === undefined ? null : Number(r.init_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
   };
 }
 

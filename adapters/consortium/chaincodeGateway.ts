@@ -21,6 +21,8 @@ export class ChaincodeRejectedError extends AppError {
 }
 
 const CHAINCODE_RESPONSE = /chaincode response (\d+), ([\s\S]*)$/;
+// Fabric's CheckInit: an invoke of an initRequired definition whose version was not initialized.
+const NOT_INITIALIZED = /has not been initialized for this version, must call as init first/;
 
 function translate(err: unknown, request: InvokeRequest, what: string): Error {
   const node = nodeName(request.gateway.peer);
@@ -31,6 +33,10 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
   }
   const peers = err.details.map((d) => ({ address: d.address, mspId: d.mspId, message: d.message }));
   const said = [err.message, ...peers.map((p) => p.message)];
+  const uninitialized = said.find((text) => NOT_INITIALIZED.test(text));
+  if (uninitialized) {
+    return new FabricRefusedError(`${call}: Fabric refuses it until the chaincode's Init transaction ran (its definition requires Init): deploy it with POST /sc/consortium/deploy, which sends Init after the commit. The peer said: ${uninitialized}`, node, request.channelName, 'NOT_INITIALIZED', uninitialized);
+  }
   for (const text of said) {
     const m = CHAINCODE_RESPONSE.exec(text);
     if (m) return new ChaincodeRejectedError(`Chaincode ${request.chaincodeName} rejected ${request.fn}: ${m[2]} (status ${m[1]}).`, Number(m[1]), m[2], peers);

@@ -8,6 +8,9 @@
 //   commitReadiness(peer, signer, channel, def)     -> { mspId: approved }
 //   approveForMyOrg(request)                        -> { txId, blockNumber, validationCode }
 //   commitDefinition(request)                       -> { txId, blockNumber, validationCode }
+//   initChaincode(request)                          -> { txId, blockNumber, validationCode }, or null when
+//       the committed version was initialized already (the Init transaction of an initRequired
+//       definition: is_init set, endorsed by a peer of each organization given, ordered, awaited)
 import { common, peer } from '@hyperledger/fabric-protos';
 import { FabricRefusedError, type PeerReader } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
@@ -104,10 +107,13 @@ async function endorseAndSubmit(request: {
   channelName: string;
   args: (string | Uint8Array)[];
   timeoutMs?: number;
+  /** Default _lifecycle. */
+  chaincodeName?: string;
+  isInit?: boolean;
 }): Promise<CommittedTx> {
   const { endorsers, channelName } = request;
   const submitter = endorsers[0].signer;
-  const { proposal, txId } = await signedProposal(submitter, channelName, LIFECYCLE, request.args);
+  const { proposal, txId } = await signedProposal(submitter, channelName, request.chaincodeName ?? LIFECYCLE, request.args, { isInit: request.isInit });
   // Every endorser gets the same proposal (one tx id, one creator): endorsements must agree.
   const responses: peer.ProposalResponse[] = [];
   for (const e of endorsers) {
@@ -180,4 +186,18 @@ export async function approveForMyOrg(request: { peer: Endpoint; signer: FabricS
 export async function commitDefinition(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx> {
   const args = fill(new lc.CommitChaincodeDefinitionArgs(), request.definition);
   return endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, channelName: request.channelName, args: ['CommitChaincodeDefinition', args.serializeBinary()] });
+}
+
+// Fabric (core/chaincode CheckInit) keeps the initialized version in the chaincode's namespace and
+// answers an Init for it again with "... is already initialized but called as init".
+const ALREADY_INITIALIZED = /already initialized/;
+
+export async function initChaincode(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null> {
+  const args = request.fn ? [request.fn, ...request.args] : request.args;
+  try {
+    return await endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, channelName: request.channelName, chaincodeName: request.chaincodeName, isInit: true, args });
+  } catch (err) {
+    if (err instanceof FabricRefusedError && ALREADY_INITIALIZED.test(err.fabricMessage)) return null;
+    throw err;
+  }
 }

@@ -1,15 +1,15 @@
 // The chaincode port (domain/consortium/consortiumChaincodePorts.ts) over real Fabric peers:
 // _lifecycle calls (chaincodeLifecycle.ts), ccaas packages (chaincodePackage.ts), chaincode
-// servers on the process engine (chaincodeServerRuntime.ts) and the gateway (chaincodeGateway.ts).
+// servers on the process or docker engine (chaincodeServerRuntime.ts) and the gateway (chaincodeGateway.ts).
 import type { ConsortiumChaincodes } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { approveForMyOrg, commitDefinition, commitReadiness, committedDefinition, install, installed } from './chaincodeLifecycle.ts';
+import { approveForMyOrg, commitDefinition, commitReadiness, committedDefinition, initChaincode, install, installed } from './chaincodeLifecycle.ts';
 import { ccaasPackageOf, chaincodeFiles, untarGz } from './chaincodePackage.ts';
 import { signaturePolicyEnvelope } from './channelConfigPolicies.ts';
 import { createChaincodeServerRuntime } from './chaincodeServerRuntime.ts';
 import { evaluateTransaction, submitTransaction } from './chaincodeGateway.ts';
 
-export function fabricConsortiumChaincodes(options: { dataDir: string }): ConsortiumChaincodes {
+export function fabricConsortiumChaincodes(options: { dataDir: string; env?: Record<string, string | undefined> }): ConsortiumChaincodes {
   return {
     packageOf: ccaasPackageOf,
     filesOfArchive: untarGz,
@@ -30,6 +30,7 @@ export function fabricConsortiumChaincodes(options: { dataDir: string }): Consor
           throw new ValidationError(`The endorsement policy does not parse: ${(err as Error).message}`, [{ field: 'endorsementPolicy', message: 'not a signature policy such as AND(\'Org1MSP.peer\',\'Org2MSP.peer\') nor a policy reference such as /Channel/Application/Endorsement' }]);
         }
       }
+      if (!files) return;
       const pkg = files.find((f) => f.path === 'package.json');
       if (!pkg) throw new ValidationError('The chaincode needs a package.json (its "main" names the file that exports `contracts`).', [{ field: 'source.files', message: 'no package.json' }]);
       let main: unknown;
@@ -49,6 +50,7 @@ export function fabricConsortiumChaincodes(options: { dataDir: string }): Consor
     commitReadiness: (p, channel, def) => commitReadiness(p.peer, p.signer, channel, def),
     approveForMyOrg,
     commitDefinition,
+    initialize: initChaincode,
     submit: submitTransaction,
     evaluate: evaluateTransaction,
     servers: createChaincodeServerRuntime(options),

@@ -31,7 +31,7 @@ export async function createConsortiumDeps(opts: {
     runtime: createConsortiumNodeRuntime({ dataDir: opts.dataDir, env }),
     credentials: createConsortiumCredentials({ store: opts.store, keys: opts.keys, nodeKeyPem }),
     channels: opts.channels,
-    chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir }),
+    chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir, env }),
     defaults: { engine: opts.engine, chaincodePortFrom: opts.chaincodePortFrom },
   };
 }

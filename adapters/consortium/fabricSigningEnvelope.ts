@@ -4,7 +4,9 @@
 //   newTxContext(signer)                 -> { nonce, creator, txId }
 //   channelHeader(type, channelId, txId, extension?) -> common.ChannelHeader
 //   signedEnvelope(signer, type, channelId, data)    -> common.Envelope (payload signed by signer)
-//   signedProposal(signer, channelId, chaincode, args) -> { proposal: peer.SignedProposal, txId }
+//   signedProposal(signer, channelId, chaincode, args, { isInit }?) -> { proposal: peer.SignedProposal, txId }
+//       isInit marks a user chaincode's Init transaction (ChaincodeInput.is_init), which
+//       @hyperledger/fabric-gateway cannot send.
 import { createHash, randomBytes } from 'node:crypto';
 import { common, peer } from '@hyperledger/fabric-protos';
 import timestampPb from 'google-protobuf/google/protobuf/timestamp_pb.js';
@@ -58,12 +60,13 @@ export async function signedEnvelope(signer: FabricSigner, type: number, channel
   return envelope;
 }
 
-/** A proposal to a system chaincode (cscc, qscc); `channelId` is '' for channel-less calls such as JoinChain. */
+/** A proposal to a system chaincode (cscc, qscc; `channelId` '' for channel-less calls such as JoinChain), or a user chaincode's Init. */
 export async function signedProposal(
   signer: FabricSigner,
   channelId: string,
   chaincodeName: string,
   args: (string | Uint8Array)[],
+  options: { isInit?: boolean } = {},
 ): Promise<{ proposal: peer.SignedProposal; txId: string }> {
   const ctx = newTxContext(signer);
   const chaincodeId = new peer.ChaincodeID();
@@ -77,6 +80,7 @@ export async function signedProposal(
 
   const input = new peer.ChaincodeInput();
   input.setArgsList(args.map((a) => (typeof a === 'string' ? Buffer.from(a) : a)));
+  if (options.isInit) input.setIsInit(true);
   const spec = new peer.ChaincodeSpec();
   spec.setType(peer.ChaincodeSpec.Type.GOLANG);
   spec.setChaincodeId(chaincodeId);

@@ -8,6 +8,8 @@ export const defaultNodeImages: Readonly<Record<string, string>> = {
   // Pinned to the release whose core.yaml / orderer.yaml the launch files are checked against.
   'fabric-peer': 'hyperledger/fabric-peer:2.5.12',
   'fabric-orderer': 'hyperledger/fabric-orderer:2.5.12',
+  // Runs a Node.js chaincode's files under the docker engine; built locally by .ci/docker.sh.
+  'chaincode-node': 'lnm-chaincode-node:local',
   prometheus: 'prom/prometheus:latest',
   vault: 'hashicorp/vault:latest',
 };

@@ -3,7 +3,8 @@
 // (a Node.js chaincode's files). What happened to it on the real peers is recorded as it
 // happens: installed on a peer (the package id), approved by an organization (its transaction),
 // committed (blockchain.chaincode.deployed, or .upgraded for a sequence above 1), the chaincode
-// server assigned (a node of its own). A new version of a committed chaincode is a new record
+// server assigned (a node of its own), and for a definition that requires it the Init
+// transaction sent (its transaction; Fabric refuses every other invoke until then). A new version of a committed chaincode is a new record
 // with the next sequence. Invocations go to chaincode-<id>-invocations (blockchain.chaincode.invoked).
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
@@ -22,6 +23,17 @@ export interface ChaincodeSourceFile {
   path: string;
   content: string;
 }
+
+/**
+ * Where the chaincode server's code comes from: a Node.js chaincode's files (run by the service
+ * with fabric-shim, as a process or in the chaincode-node image), or a container image that runs a
+ * chaincode server itself (Fabric's chaincode-as-a-service images: it reads CHAINCODE_ID and
+ * CHAINCODE_SERVER_ADDRESS), always under the docker engine.
+ */
+export type ChaincodeSource = { kind: 'files'; files: ChaincodeSourceFile[] } | { kind: 'image'; image: string };
+
+/** An image reference as Docker takes it: [registry[:port]/]name[:tag][@digest], lower-case name. */
+export const IMAGE_REFERENCE = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9.-]*[a-zA-Z0-9])?(?::\d+)?\/)?[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
 /** One private data collection, as Fabric's collections_config.json gives it. */
 export interface ChaincodeCollection {
@@ -47,9 +59,14 @@ export interface ChaincodeRegisteredData {
   /** Signature policy text, a channel policy reference, or null for the channel's /Channel/Application/Endorsement. */
   endorsementPolicy: string | null;
   initRequired: boolean;
+  /**
+   * initRequired only: the Init transaction's function and args (fabric-contract-api calls that
+   * transaction; no function runs its default initiator). Absent in records made before it existed.
+   */
+  init?: { function: string | null; args: string[] } | null;
   /** Private data collections (Fabric's collections_config.json shape), part of the definition. */
   collections: ChaincodeCollection[] | null;
-  source: { kind: 'files'; files: ChaincodeSourceFile[] };
+  source: ChaincodeSource;
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;
   /** A definition another instance shared through node sharing (its org approves it here), or absent. */
@@ -63,7 +80,8 @@ export type ChaincodeEvent =
   | DomainEvent<'ChaincodeInstalled', { chaincodeId: number; name: string; networkId: number; peerId: number; peerName: string; mspId: string; packageId: string; at: string }>
   | DomainEvent<'ChaincodeApproved', { chaincodeId: number; name: string; networkId: number; mspId: string; sequence: number; txId: string | null; blockNumber: number | null; at: string }>
   | DomainEvent<'ChaincodeDeployed', ChaincodeCommittedData>
-  | DomainEvent<'ChaincodeUpgraded', ChaincodeCommittedData>;
+  | DomainEvent<'ChaincodeUpgraded', ChaincodeCommittedData>
+  | DomainEvent<'ChaincodeInitialized', { chaincodeId: number; name: string; networkId: number; version: string; function: string | null; txId: string | null; blockNumber: number | null; at: string }>;
 
 export interface ChaincodeCommittedData {
   chaincodeId: number;
@@ -83,7 +101,8 @@ export type ChaincodeCommand =
   | { type: 'AssignChaincodeServer'; chaincodeId: number; nodeId: number; address: string; packageId: string; at: string }
   | { type: 'RecordChaincodeInstalled'; chaincodeId: number; peerId: number; peerName: string; mspId: string; packageId: string; at: string }
   | { type: 'RecordChaincodeApproved'; chaincodeId: number; mspId: string; txId: string | null; blockNumber: number | null; at: string }
-  | { type: 'RecordChaincodeCommitted'; chaincodeId: number; txId: string | null; blockNumber: number | null; approvedBy: string[]; at: string };
+  | { type: 'RecordChaincodeCommitted'; chaincodeId: number; txId: string | null; blockNumber: number | null; approvedBy: string[]; at: string }
+  | { type: 'RecordChaincodeInitialized'; chaincodeId: number; txId: string | null; blockNumber: number | null; at: string };
 
 export interface ChaincodeState {
   chaincode: ChaincodeRegisteredData | null;
@@ -91,6 +110,7 @@ export interface ChaincodeState {
   installedOn: Record<string, string>;
   approvedBy: string[];
   committed: { txId: string | null; blockNumber: number | null } | null;
+  initialized: { txId: string | null; blockNumber: number | null } | null;
 }
 
 export function chaincodeRequestIssues(c: { name: string; version: string; sequence?: number }): FieldIssue[] {
@@ -107,7 +127,7 @@ function existing(state: ChaincodeState, id: number): ChaincodeRegisteredData {
 }
 
 export const consortiumChaincode: Decider<ChaincodeState, ChaincodeCommand, ChaincodeEvent> = {
-  initialState: () => ({ chaincode: null, server: null, installedOn: {}, approvedBy: [], committed: null }),
+  initialState: () => ({ chaincode: null, server: null, installedOn: {}, approvedBy: [], committed: null, initialized: null }),
 
   evolve(state, e) {
     switch (e.type) {
@@ -122,6 +142,8 @@ export const consortiumChaincode: Decider<ChaincodeState, ChaincodeCommand, Chai
       case 'ChaincodeDeployed':
       case 'ChaincodeUpgraded':
         return { ...state, committed: { txId: e.data.txId, blockNumber: e.data.blockNumber } };
+      case 'ChaincodeInitialized':
+        return { ...state, initialized: { txId: e.data.txId, blockNumber: e.data.blockNumber } };
       default:
         return assertNever(e);
     }
@@ -132,7 +154,9 @@ export const consortiumChaincode: Decider<ChaincodeState, ChaincodeCommand, Chai
       case 'RegisterChaincode': {
         if (state.chaincode) throw new ConflictError(`Chaincode ${c.chaincodeId} already exists.`);
         const issues = chaincodeRequestIssues(c);
-        if (!c.source.files.length) issues.push({ field: 'source.files', message: 'give at least package.json and the chaincode\'s main file' });
+        if (c.init && !c.initRequired) issues.push({ field: 'init', message: 'only for a chaincode with initRequired true' });
+        if (c.source.kind === 'files' && !c.source.files.length) issues.push({ field: 'source.files', message: 'give at least package.json and the chaincode\'s main file' });
+        if (c.source.kind === 'image' && (c.source.image.length > 255 || !IMAGE_REFERENCE.test(c.source.image))) issues.push({ field: 'source.image', message: 'must be an image reference such as lnm-chaincode-asset-registry:local or registry.example.com/team/cc:1.0' });
         if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
         const { type: _t, ...data } = c;
         return [{ type: 'ChaincodeRegistered', data }];
@@ -158,6 +182,13 @@ export const consortiumChaincode: Decider<ChaincodeState, ChaincodeCommand, Chai
         if (!state.server) throw new ConflictError(`Chaincode ${cc.name} ${cc.version} has no package yet: install it first.`);
         const data: ChaincodeCommittedData = { chaincodeId: cc.chaincodeId, networkId: cc.networkId, name: cc.name, version: cc.version, sequence: cc.sequence, packageId: state.server.packageId, txId: c.txId, blockNumber: c.blockNumber, approvedBy: c.approvedBy, at: c.at };
         return [{ type: cc.sequence > 1 ? 'ChaincodeUpgraded' : 'ChaincodeDeployed', data }];
+      }
+      case 'RecordChaincodeInitialized': {
+        const cc = existing(state, c.chaincodeId);
+        if (!cc.initRequired) throw new ConflictError(`Chaincode ${cc.name} ${cc.version} does not require Init.`);
+        if (!state.committed) throw new ConflictError(`Chaincode ${cc.name} ${cc.version} is not committed yet: Init comes after the commit.`);
+        if (state.initialized) return [];
+        return [{ type: 'ChaincodeInitialized', data: { chaincodeId: cc.chaincodeId, name: cc.name, networkId: cc.networkId, version: cc.version, function: cc.init?.function ?? null, txId: c.txId, blockNumber: c.blockNumber, at: c.at } }];
       }
       default:
         return assertNever(c);

@@ -2,7 +2,7 @@
 // (_lifecycle), the chaincode servers, and transactions through a peer's gateway.
 // adapters/consortium/consortiumChaincodes.ts implements it.
 import type { NodeStatus } from '../nodes/nodeEngine.ts';
-import type { ChaincodeCollection, ChaincodeSourceFile } from './consortiumChaincode.ts';
+import type { ChaincodeCollection, ChaincodeSource, ChaincodeSourceFile } from './consortiumChaincode.ts';
 import type { ConsortiumChaincodeNodeCreatedData } from './consortiumNode.ts';
 import type { Endpoint, FabricSigner } from './consortiumPorts.ts';
 
@@ -48,7 +48,9 @@ export interface InvokeResult {
 }
 
 export interface ChaincodeServerRuntime {
-  start(node: ConsortiumChaincodeNodeCreatedData, files: ChaincodeSourceFile[]): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  /** Whether the docker engine answers and has the image (a reference, or a software name of the image table such as "chaincode-node"). */
+  checkImage(image: string): Promise<{ ok: true } | { ok: false; engineDown: boolean; reason: string }>;
+  start(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;
   remove(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;
   status(node: ConsortiumChaincodeNodeCreatedData): Promise<NodeStatus>;
@@ -58,8 +60,8 @@ export interface ChaincodeServerRuntime {
 export interface ConsortiumChaincodes {
   /** The ccaas package (metadata.json + code.tar.gz with connection.json) and its package id. */
   packageOf(label: string, address: string): { bytes: Uint8Array; packageId: string };
-  /** Checks that the files give a runnable Node.js chaincode (package.json with main; TypeScript compiles) and that the policy parses; ValidationError otherwise. */
-  checkDefinition(files: ChaincodeSourceFile[], endorsementPolicy: string | null, collections: ChaincodeCollection[] | null): void;
+  /** Checks that the files (null for an image source) give a runnable Node.js chaincode (package.json with main; TypeScript compiles) and that the policy parses; ValidationError otherwise. */
+  checkDefinition(files: ChaincodeSourceFile[] | null, endorsementPolicy: string | null, collections: ChaincodeCollection[] | null): void;
   /** Files of a .tar.gz given as the source; ValidationError when it is not one. */
   filesOfArchive(archive: Uint8Array): ChaincodeSourceFile[];
   installed(peer: PeerAccess): Promise<{ packageId: string; label: string }[]>;
@@ -68,6 +70,8 @@ export interface ConsortiumChaincodes {
   commitReadiness(peer: PeerAccess, channelName: string, definition: ChaincodeDefinition): Promise<Record<string, boolean>>;
   approveForMyOrg(request: PeerAccess & { orderer: Endpoint; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx>;
   commitDefinition(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx>;
+  /** The Init transaction (is_init) of an initRequired definition, endorsed by each peer given; null when that version was initialized already. */
+  initialize(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null>;
   submit(request: InvokeRequest): Promise<InvokeResult>;
   evaluate(request: InvokeRequest): Promise<InvokeResult>;
   servers: ChaincodeServerRuntime;

@@ -86,7 +86,8 @@ export interface ConsortiumChaincodeNodeCreatedData {
   /** The network whose channel has the chaincode. */
   networkId: number;
   client: 'fabric';
-  engine: 'process';
+  /** docker for an image source; for files, the engine the service runs nodes on. */
+  engine: 'process' | 'docker';
   config: ConsortiumChaincodeServerConfig;
   resources: null;
   at: string;

@@ -1,16 +1,17 @@
 // Chaincode records (POST /sc/consortium/chaincodes), the whole deploy of a network
 // (POST /sc/consortium/deploy: register or reuse the record, install on every running joined
-// peer of every organization the service holds, approve for each, commit, start the server), and
+// peer of every organization the service holds, approve for each, commit, start the server, send
+// Init when the definition requires it), and
 // invoke/query through a peer's gateway as an organization the caller names.
 import { requestMetadata, runCommand } from '../commands.ts';
-import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
-import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
 import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { consortiumNetworkOr404 } from './consortiumChannelAccess.ts';
-import { approveFor, chaincodeRecord, commitOn, heldOrganizations, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
+import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
 
 export interface ChaincodeRequest {
   networkId: number;
@@ -20,15 +21,15 @@ export interface ChaincodeRequest {
   language?: 'node';
   endorsementPolicy?: string;
   initRequired?: boolean;
+  init?: { function?: string; args?: string[] };
   collections?: ChaincodeCollection[];
-  source: { files?: ChaincodeSourceFile[]; archive?: string };
+  source: { files?: ChaincodeSourceFile[]; archive?: string; image?: string };
 }
 
 const FILE_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._@+\/-]{1,200}$/;
 
 function sourceFiles(input: Input, req: ChaincodeRequest): ChaincodeSourceFile[] {
   const { files, archive } = req.source;
-  if ((files ? 1 : 0) + (archive ? 1 : 0) !== 1) throw new ValidationError('Give the chaincode source as source.files or as source.archive (a .tar.gz, base64), one of them.', [{ field: 'source', message: 'files or archive' }]);
   const out = files ?? consortiumOf(input.deps).chaincodes.filesOfArchive(Buffer.from(archive!, 'base64'));
   const issues: FieldIssue[] = [];
   out.forEach((f, i) => {
@@ -38,6 +39,29 @@ function sourceFiles(input: Input, req: ChaincodeRequest): ChaincodeSourceFile[]
   if (issues.length) throw new ValidationError(`Invalid chaincode source: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   return out;
 }
+
+/** The record's source: files (given, or from a .tar.gz), or a container image the docker engine has (503 without an engine, 400 without the image). */
+async function sourceOf(input: Input, req: ChaincodeRequest): Promise<ChaincodeSource> {
+  const { files, archive, image } = req.source;
+  if ((files ? 1 : 0) + (archive ? 1 : 0) + (image ? 1 : 0) !== 1) throw new ValidationError('Give the chaincode source as source.files, source.archive (a .tar.gz, base64) or source.image (a chaincode-as-a-service image under the docker engine), one of them.', [{ field: 'source', message: 'files, archive or image' }]);
+  if (!image) return { kind: 'files', files: sourceFiles(input, req) };
+  if (image.length > 255 || !IMAGE_REFERENCE.test(image)) throw new ValidationError(`source.image ${JSON.stringify(image.slice(0, 300))} is not an image reference.`, [{ field: 'source.image', message: 'an image reference such as lnm-chaincode-asset-registry:local' }]);
+  const check = await consortiumOf(input.deps).chaincodes.servers.checkImage(image);
+  if (!check.ok && check.engineDown) throw new UnavailableError(`A chaincode from the image ${image} runs under the docker engine, which is not available: ${check.reason}.`, { image });
+  if (!check.ok) throw new ValidationError(`Cannot use the image ${image} as chaincode: ${check.reason}.`, [{ field: 'source.image', message: 'no such image on the Docker host' }]);
+  return { kind: 'image', image };
+}
+
+// Compared by content: a stored event's JSON comes back with its keys in another order.
+function sameSource(a: ChaincodeSource, b: ChaincodeSource): boolean {
+  if (a.kind === 'image' || b.kind === 'image') return a.kind === b.kind && (a as { image: string }).image === (b as { image: string }).image;
+  return a.files.length === b.files.length && a.files.every((f, i) => f.path === b.files[i].path && f.content === b.files[i].content);
+}
+
+const initOf = (req: ChaincodeRequest) => (req.init ? { function: req.init.function ?? null, args: req.init.args ?? [] } : null);
+
+// Compared field by field: a stored event's JSON comes back with its keys in another order.
+const sameInit = (a: ReturnType<typeof initOf>, b: ReturnType<typeof initOf>) => (a === null || b === null ? a === b : a.function === b.function && JSON.stringify(a.args) === JSON.stringify(b.args));
 
 /** The sequence of a new version: the next after the newest committed one, or the newest's own when that was never committed. */
 function nextSequence(latest: ChaincodeRow | null): number {
@@ -50,8 +74,8 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   const issues = chaincodeRequestIssues(req);
   if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const network = await consortiumNetworkOr404(deps, req.networkId);
-  const files = sourceFiles(input, req);
-  consortiumOf(deps).chaincodes.checkDefinition(files, req.endorsementPolicy ?? null, req.collections ?? null);
+  const source = await sourceOf(input, req);
+  consortiumOf(deps).chaincodes.checkDefinition(source.kind === 'files' ? source.files : null, req.endorsementPolicy ?? null, req.collections ?? null);
   const latest = await latestChaincode(deps.pool, network.id, req.name);
   const existing = (await deps.pool.query('SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND version = $3', [network.id, req.name, req.version])).rows[0];
   if (existing) throw new ConflictError(`Network ${network.name} already has chaincode ${req.name} version ${req.version} (record ${existing.id}); a new version needs a new version string.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
@@ -60,7 +84,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, collections: req.collections?.length ? req.collections : null, source: { kind: 'files', files },
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source,
     previousChaincodeId: latest?.id ?? null, ...(sharedFrom ? { sharedFrom } : {}), at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -75,7 +99,8 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   if (existing) {
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
-    if (JSON.stringify(recorded.source.files) !== JSON.stringify(sourceFiles(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)) {
+    if (!sameSource(recorded.source, await sourceOf(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
+      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req))) {
       throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }
   }
@@ -87,12 +112,15 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
   for (const mspId of orgs) approvals.push(await approveFor(input, chaincode, peers.find((p) => p.mspId === mspId)!.id));
   const commit = await commitOn(input, chaincode, peers[0].id);
   chaincode = (await getChaincode(deps.pool, chaincode.id))!;
+  const init = await initializeOn(input, chaincode);
+  chaincode = (await getChaincode(deps.pool, chaincode.id))!;
   return {
     chaincode_id: chaincode.id, network_id: network.id, channel_name: network.channelName, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence,
     upgrade: chaincode.sequence > 1, package_id: chaincode.packageId, status: chaincode.status,
     peers: installs.map((i) => ({ peer_id: i.peer_id, name: i.peer_name, msp_id: i.msp_id, already_installed: i.already_installed })),
     approvals: approvals.map((a) => ({ msp_id: a.msp_id, status: a.status, tx_id: a.tx_id, block_number: a.block_number })),
     commit: { status: commit.status, tx_id: commit.tx_id, block_number: commit.block_number, approved_by: commit.approved_by },
+    init,
     server: { node_id: commit.server_node_id, status: commit.server_status },
     elapsed_ms: Date.now() - started,
   };

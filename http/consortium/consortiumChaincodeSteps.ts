@@ -99,6 +99,10 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     }
     const port = await freePort(deps);
     const address = `127.0.0.1:${port}`;
+    // An image runs under the docker engine; files under the service's engine (the container of
+    // the chaincode-node image under docker). Either way on the host network: one address for all peers.
+    const { source } = await chaincodeRecord(deps, chaincode.id);
+    const engine = source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
     const pkg = chaincodes.packageOf(label, address);
     const nodeId = await deps.nextId('node');
     let name = `cc-${chaincode.name}-${chaincode.version}-${network.name}`.slice(0, 60);
@@ -106,7 +110,7 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     const at = deps.clock().toISOString();
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
-      networkId: network.id, client: 'fabric', engine: 'process', resources: null, at,
+      networkId: network.id, client: 'fabric', engine, resources: null, at,
       config: { listenAddress: '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId },
     });
     await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });
@@ -232,4 +236,33 @@ async function stopOlderServers(input: Input, chaincode: ChaincodeRow): Promise<
     const n = await getNode(deps.pool, r.server_node_id);
     if (n && n.status !== 'stopped' && n.status !== 'stopping') await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StopNode', nodeId: n.id, at: deps.clock().toISOString() });
   }
+}
+
+/**
+ * The Init transaction of a committed definition that requires it (initRequired), as
+ * `peer chaincode invoke --isInit` sends it: endorsed by a running peer of each organization this
+ * service holds (so an endorsement policy that needs them all is met), ordered and awaited.
+ * Fabric refuses every other invoke of that version until then. Idempotent: a version already
+ * initialized (by this service or anyone else) is recorded as such. The commit step does not send
+ * it, as `peer lifecycle chaincode commit` does not; deploy does.
+ */
+export async function initializeOn(input: Input, chaincode: ChaincodeRow) {
+  const { deps } = input;
+  const network = await consortiumNetworkOr404(deps, chaincode.networkId);
+  const record = await chaincodeRecord(deps, chaincode.id);
+  if (!chaincode.initRequired) return { status: 'not-required' as const, tx_id: null, block_number: null };
+  if (chaincode.status !== 'committed') throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} is not committed yet: Init comes after the commit.`, { chaincodeId: chaincode.id, status: chaincode.status }, 'CHAINCODE_NOT_COMMITTED');
+  if (chaincode.initTxId || chaincode.initializedAt) return { status: 'already-initialized' as const, tx_id: chaincode.initTxId, block_number: chaincode.initBlockNumber };
+  const held = new Set((await heldOrganizations(deps, network)).map((o) => o.mspId));
+  const peers = (await joinedPeers(deps, network)).filter((p) => held.has(p.mspId));
+  const endorsers: PeerAccess[] = [];
+  for (const mspId of held) {
+    const p = peers.find((n) => n.mspId === mspId);
+    if (p) endorsers.push(await peerAccess(deps, p));
+  }
+  if (!endorsers.length) throw new ConflictError(`No running peer of an organization this service holds has joined channel ${network.channelName}: Init of ${chaincode.name} needs one.`, { networkId: network.id }, 'NO_JOINED_PEER');
+  const orderer = await joinedOrderer(deps, network);
+  const tx = await consortiumOf(deps).chaincodes.initialize({ endorsers, orderer: orderer.endpoint, channelName: network.channelName, chaincodeName: chaincode.name, fn: record.init?.function ?? null, args: record.init?.args ?? [] });
+  await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeInitialized', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, at: deps.clock().toISOString() });
+  return { status: tx ? ('initialized' as const) : ('already-initialized' as const), tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null };
 }

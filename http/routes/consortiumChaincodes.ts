@@ -26,12 +26,17 @@ const ChaincodeBody = Type.Object({
   sequence: Type.Optional(Type.Integer({ minimum: 1, description: 'default: 1 for a new name, the next after the committed one for a new version' })),
   language: Type.Optional(Type.Literal('node', { description: 'a Node.js chaincode (fabric-contract-api), JavaScript or TypeScript' })),
   endorsementPolicy: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "signature policy (AND('Org1MSP.peer','Org2MSP.peer')) or a channel policy reference (/Channel/Application/Endorsement, the default)" })),
-  initRequired: Type.Optional(Type.Boolean()),
+  initRequired: Type.Optional(Type.Boolean({ description: 'Fabric refuses every invoke of the chaincode until its Init transaction ran: deploy sends it after the commit (the commit step alone does not, like `peer lifecycle chaincode commit`)' })),
+  init: Type.Optional(Type.Object({
+    function: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'the transaction the Init calls (default: none, fabric-contract-api\'s default initiator)' })),
+    args: Type.Optional(Type.Array(Type.String({ maxLength: 1_000_000 }), { maxItems: 100 })),
+  }, { additionalProperties: false, description: 'initRequired only: the function and args of the Init transaction deploy sends' })),
   collections: Type.Optional(Type.Array(Collection, { maxItems: 50, description: 'private data collections (Fabric\'s collections_config.json shape), part of the definition' })),
   source: Type.Object({
     files: Type.Optional(Type.Array(SourceFile, { minItems: 1, maxItems: 200, description: 'the chaincode\'s files: package.json (main) and its .js or .ts files' })),
     archive: Type.Optional(Type.String({ maxLength: 10_000_000, description: 'the same as a .tar.gz, base64' })),
-  }, { additionalProperties: false }),
+    image: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a chaincode-as-a-service container image on the Docker host (it runs the chaincode server itself, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS, as Fabric\'s ccaas samples do), run under the docker engine on the host network; 400 when the image is not there, 503 when no Docker engine answers. .ci/docker.sh builds lnm-chaincode-asset-registry:local, the sample' })),
+  }, { additionalProperties: false, description: 'exactly one of files, archive, image' }),
 }, { additionalProperties: false });
 const StepBody = Type.Object({ chaincodeId: Type.Integer({ minimum: 1, description: 'the chaincode record (POST /sc/consortium/chaincodes)' }) }, { additionalProperties: false });
 const PeerParams = Type.Object({ peerId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -47,9 +52,10 @@ const InvokeBody = Type.Object({
 export function chaincodeView(c: ChaincodeRow) {
   return {
     id: c.id, network_id: c.networkId, channel_name: c.channelName, name: c.name, version: c.version, sequence: c.sequence, language: c.language,
-    endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, status: c.status, package_id: c.packageId,
+    endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, source: c.source, status: c.status, package_id: c.packageId,
     server_node_id: c.serverNodeId, server_address: c.serverAddress, installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
-    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber, previous_chaincode_id: c.previousChaincodeId,
+    approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber,
+    initialized: c.initRequired ? c.initializedAt !== null : null, init_tx_id: c.initTxId, init_block_number: c.initBlockNumber, previous_chaincode_id: c.previousChaincodeId,
     shared_from: c.sharedFrom ? { peer_id: c.sharedFrom.sharingPeerId, instance_id: c.sharedFrom.instanceId, chaincode_id: c.sharedFrom.chaincodeId } : null, created_at: c.createdAt, updated_at: c.updatedAt,
   };
 }
@@ -76,7 +82,7 @@ export const consortiumChaincodeRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/sc/consortium/chaincodes', summary: 'Record a chaincode definition and its source (nothing is sent to a peer yet)', tags, permission: 'CHAINCODE_MANAGE', body: ChaincodeBody,
-    responses: { 201: { description: 'the record' }, 400: { description: 'name or version not as Fabric allows, bad source or policy' }, 404: { description: 'no such network' }, 409: { description: 'that version exists' } },
+    responses: { 201: { description: 'the record' }, 400: { description: 'name or version not as Fabric allows, bad source or policy, an image the Docker host does not have' }, 404: { description: 'no such network' }, 409: { description: 'that version exists' }, 503: { description: 'an image source, and no Docker engine answers' } },
     async handler(input) {
       return { status: 201, body: chaincodeView(await registerChaincode(input, input.body)) };
     },
@@ -105,7 +111,7 @@ export const consortiumChaincodeRoutes = [
   defineRoute({
     method: 'post', path: '/sc/consortium/deploy', summary: 'Deploy a chaincode on a network: record, install on every peer of the organizations held, approve for each, commit, start the server; a new version is an upgrade', tags, permission: 'CHAINCODE_MANAGE',
     body: ChaincodeBody,
-    responses: { 200: { description: 'package id, sequence, peers reached, approvals, commit' }, 400: { description: 'invalid definition or source' }, 404: { description: 'no such network' }, 409: { description: 'no joined peer or orderer running; Fabric refused' }, 503: { description: 'a peer or orderer did not answer' } },
+    responses: { 200: { description: 'package id, sequence, peers reached, approvals, commit, init (initRequired)' }, 400: { description: 'invalid definition or source, an image the Docker host does not have' }, 404: { description: 'no such network' }, 409: { description: 'no joined peer or orderer running; Fabric refused' }, 503: { description: 'a peer or orderer did not answer; an image source and no Docker engine' } },
     async handler(input) {
       return { body: await deployChaincode(input, input.body) };
     },

@@ -154,14 +154,19 @@ export const consortiumNetworkRoutes = [
     },
   }),
   defineRoute({
-    method: 'delete', path: '/networks/consortium/:id', summary: 'Delete a consortium network (refused while nodes that joined its channel remain)', tags, permission: 'NETWORK_DELETE', params: IdParam,
-    responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' }, 409: { description: 'nodes joined its channel: delete them first (the message names them)' } },
+    method: 'delete', path: '/networks/consortium/:id', summary: 'Delete a consortium network (refused while nodes that joined its channel remain); its chaincode servers are deleted with it', tags, permission: 'NETWORK_DELETE', params: IdParam,
+    responses: { 204: { description: 'deleted, with its chaincode records and chaincode server nodes' }, 404: { description: 'no such network' }, 409: { description: 'nodes joined its channel: delete them first (the message names them)' } },
     async handler(input) {
       const { deps, params } = input;
       await consortiumNetworkOr404(deps, params.id);
       const joined = (await consortiumNetworkMembers(deps.pool, params.id)).filter((m) => m.joinedAt);
       const names = await Promise.all(joined.map(async (m) => ({ nodeId: m.nodeId, name: (await getNode(deps.pool, m.nodeId))?.name ?? String(m.nodeId) })));
       await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'DeleteConsortiumNetwork', networkId: params.id, joinedNodes: names, at: deps.clock().toISOString() });
+      // Its chaincode servers serve only this network's channel and were made by its deploys, not
+      // by the user: they go with it (stopped, their files removed by the lifecycle saga), after
+      // the deletion was accepted so a refused one leaves them running.
+      const servers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, platform: 'CONSORTIUM', networkId: params.id })).items.filter((n) => n.role === 'chaincode');
+      for (const n of servers) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
       return { status: 204 };
     },
   }),

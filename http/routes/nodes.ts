@@ -70,6 +70,7 @@ const EVENT_NAMES: Record<string, string> = {
   ChaincodeApproved: 'blockchain.chaincode.approved',
   ChaincodeDeployed: 'blockchain.chaincode.deployed',
   ChaincodeUpgraded: 'blockchain.chaincode.upgraded',
+  ChaincodeInitialized: 'blockchain.chaincode.initialized',
 };
 
 /** The read shape of a node of any platform. */

@@ -32,7 +32,9 @@ const SharedChaincodeBody = Type.Object({
   endorsementPolicy: Type.Union([Type.String({ minLength: 1, maxLength: 2000 }), Type.Null()]),
   initRequired: Type.Boolean(),
   collections: Type.Union([Type.Array(Collection, { maxItems: 50 }), Type.Null()]),
-  files: Type.Array(SourceFile, { minItems: 1, maxItems: 200 }),
+  /** The source: its files, or the name of a chaincode-as-a-service image (which the receiving instance's Docker host must have). */
+  files: Type.Optional(Type.Array(SourceFile, { minItems: 1, maxItems: 200 })),
+  image: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 }, { additionalProperties: false });
 
 /** A: send a chaincode definition of a channel to the peer instance holding another member organization. */
@@ -60,7 +62,8 @@ export async function shareChaincode(input: CommandInput, chaincodeId: number, p
   const record = await chaincodeRecord(deps, chaincode.id);
   const body = {
     chaincodeId: chaincode.id, channelName: network.channelName, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence,
-    endorsementPolicy: chaincode.endorsementPolicy, initRequired: chaincode.initRequired, collections: chaincode.collections, files: record.source.files,
+    endorsementPolicy: chaincode.endorsementPolicy, initRequired: chaincode.initRequired, collections: chaincode.collections,
+    ...(record.source.kind === 'files' ? { files: record.source.files } : { image: record.source.image }),
   };
   const answer = await post(input, peer, '/sharing/v1/chaincodes', body);
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordChaincodeShared', peerId: peer.id, chaincodeId: chaincode.id, channelName: network.channelName, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, at: deps.clock().toISOString() });
@@ -88,7 +91,7 @@ export async function receiveChaincode(input: CommandInput, peer: SharingPeerRow
   }
   const row = await registerChaincode(input, {
     networkId: network.id, name: body.name, version: body.version, sequence: body.sequence, endorsementPolicy: body.endorsementPolicy ?? undefined,
-    initRequired: body.initRequired, collections: body.collections ?? undefined, source: { files: body.files },
+    initRequired: body.initRequired, collections: body.collections ?? undefined, source: body.files ? { files: body.files } : { image: body.image },
   }, { sharingPeerId: peer.id, instanceId: peer.instanceId, chaincodeId: body.chaincodeId });
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordChaincodeReceived', peerId: peer.id, peerChaincodeId: body.chaincodeId, localChaincodeId: row.id, channelName: body.channelName, name: body.name, version: body.version, sequence: body.sequence, at: deps.clock().toISOString() });
   return { chaincodeId: row.id };

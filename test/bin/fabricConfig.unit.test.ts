@@ -5,8 +5,8 @@ import * as assert from 'uvu/assert';
 import { fabricEnv, loadConfig } from '../../bin/config.ts';
 
 test('Fabric binaries, config and images come from variables and flags', () => {
-  const config = loadConfig(['--fabric-bin', '/opt/fabric/bin', '--fabric-orderer-image=o:1'], { LNM_FABRIC_BIN: '/ignored', LNM_FABRIC_CFG: '/opt/fabric/config', LNM_IMAGE_FABRIC_PEER: 'p:1' });
-  assert.equal(fabricEnv(config), { LNM_FABRIC_BIN: '/opt/fabric/bin', LNM_FABRIC_CFG: '/opt/fabric/config', LNM_IMAGE_FABRIC_PEER: 'p:1', LNM_IMAGE_FABRIC_ORDERER: 'o:1' });
+  const config = loadConfig(['--fabric-bin', '/opt/fabric/bin', '--fabric-orderer-image=o:1', '--chaincode-node-image', 'c:1'], { LNM_FABRIC_BIN: '/ignored', LNM_FABRIC_CFG: '/opt/fabric/config', LNM_IMAGE_FABRIC_PEER: 'p:1' });
+  assert.equal(fabricEnv(config), { LNM_FABRIC_BIN: '/opt/fabric/bin', LNM_FABRIC_CFG: '/opt/fabric/config', LNM_IMAGE_FABRIC_PEER: 'p:1', LNM_IMAGE_FABRIC_ORDERER: 'o:1', LNM_IMAGE_CHAINCODE_NODE: 'c:1' });
 });
 
 test('unset Fabric entries add nothing, so PATH and the image defaults apply', () => {

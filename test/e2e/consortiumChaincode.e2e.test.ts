@@ -1,6 +1,6 @@
 // Chaincode end to end with the real Fabric 2.5.12 binaries (../shared/fabric) and the server as
-// a child process, over HTTP: two organizations, one raft orderer, one peer each, a channel with
-// anchor peers. The sample asset registry (samples/chaincode/asset-registry) is deployed as a
+// a child process, over HTTP: two organizations, one raft orderer, two peers each (the network
+// of the consortium tests), a channel with anchor peers. The sample asset registry (samples/chaincode/asset-registry) is deployed as a
 // service with an endorsement policy that needs both organizations, invoked on one
 // organization's identity and read back on the other's, checked in the ledger explorer, upgraded
 // to version 2, and its server killed from outside. The lifecycle steps are also driven one by one.
@@ -9,6 +9,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import Docker from 'dockerode';
+import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
 import { fabricSkipReason } from '../helpers/fabric.ts';
 import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortium/consortiumApi.ts';
 
@@ -27,6 +29,8 @@ const BOTH = "AND('Org1MSP.peer','Org2MSP.peer')";
 const nodes: any[] = [];
 let peer1: any;
 let peer2: any;
+let peer1b: any;
+let peer2b: any;
 let network: any;
 let deployed: any;
 
@@ -40,11 +44,11 @@ t.after(async () => {
   await server.stop();
 });
 
-t('a network of two organizations (one orderer, one peer each) with anchor peers', async () => {
+t('a network of two organizations (one orderer, two peers each) with anchor peers', async () => {
   if (skip) return console.log(`  (skipped: ${skip})`);
-  const made = await twoOrganizationChannel(api, 'trade', 'tradechannel');
-  ({ peer1, peer2, network } = made);
-  nodes.push(made.orderer, peer1, peer2);
+  const made = await twoOrganizationChannel(api, 'trade', 'tradechannel', { peersPerOrganization: 2 });
+  ({ peer1, peer2, peer1b, peer2b, network } = made);
+  nodes.push(made.orderer, peer1, peer2, peer1b, peer2b);
 });
 
 t('bad chaincode records are 400 and record nothing', async () => {
@@ -70,17 +74,17 @@ t('bad chaincode records are 400 and record nothing', async () => {
   assert.is((await api('GET', '/sc/consortium/chaincodes')).json.total, 0);
 });
 
-t('deploy: the sample installed on both peers, approved by both organizations, committed, its server running', async () => {
+t('deploy: the sample installed on all four peers, approved by both organizations, committed, its server running', async () => {
   if (skip) return;
   const started = Date.now();
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('1') } });
   assert.is(r.status, 200, r.text);
   deployed = r.json;
-  console.log(`  deploy (2 organizations, 1 peer each): ${Date.now() - started} ms`);
+  console.log(`  deploy (2 organizations, 2 peers each): ${Date.now() - started} ms`);
   assert.is(deployed.sequence, 1);
   assert.is(deployed.upgrade, false);
   assert.match(deployed.package_id, /^assets_1\.0:[0-9a-f]{64}$/);
-  assert.equal(deployed.peers.map((p: any) => p.peer_id).sort(), [peer1.id, peer2.id].sort());
+  assert.equal(deployed.peers.map((p: any) => p.peer_id).sort(), [peer1.id, peer2.id, peer1b.id, peer2b.id].sort());
   assert.equal(deployed.approvals.map((a: any) => a.msp_id).sort(), ['Org1MSP', 'Org2MSP']);
   assert.is(deployed.commit.status, 'committed');
   assert.is(deployed.server.status, 'running');
@@ -95,7 +99,7 @@ t('deploy: the sample installed on both peers, approved by both organizations, c
   assert.ok(nodeEvents.includes('node.started'), nodeEvents.join());
   // The deploy's progress, in order, in the server's history.
   const steps = nodeEvents.filter((e) => e.startsWith('blockchain.chaincode.'));
-  assert.equal(steps, ['blockchain.chaincode.registered', 'blockchain.chaincode.server_assigned', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.approved', 'blockchain.chaincode.approved', 'blockchain.chaincode.deployed']);
+  assert.equal(steps, ['blockchain.chaincode.registered', 'blockchain.chaincode.server_assigned', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.installed', 'blockchain.chaincode.approved', 'blockchain.chaincode.approved', 'blockchain.chaincode.deployed']);
   const audit = await api('GET', '/audit-logs?limit=500');
   assert.ok(JSON.stringify(audit.json).includes('blockchain.chaincode.deployed'), 'blockchain.chaincode.deployed in the audit log');
   // The definition as the peers have it: querycommitted through the real peer CLI is not needed, the commit's transaction is in the ledger.
@@ -249,6 +253,73 @@ t('each step alone: approve before install, install twice, commit before enough 
   }
 });
 
+t('an image source on this process-engine service: its server runs in a container of the image, and the peers (processes) reach it', async () => {
+  if (skip) return;
+  const image = 'lnm-chaincode-asset-registry:local';
+  const docker = new Docker();
+  const noDocker = (await dockerSkipReason(docker)) ?? (!(await docker.getImage(image).inspect().then(() => true, () => false)) ? `the image ${image} is missing; run .ci/docker.sh to build it` : undefined);
+  if (noDocker) return console.log(`  (skipped: ${noDocker})`);
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'boxed', version: '1', endorsementPolicy: BOTH, source: { image } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.server.status, 'running');
+  assert.is((await api('GET', `/nodes/${r.json.server.node_id}`)).json.engine, 'docker');
+  const [container] = await docker.listContainers({ filters: { label: [`lnm.node=node-${r.json.server.node_id}`, `lnm.data-dir=${server.dataDir}`] } });
+  assert.is(container?.Image, image);
+  const inv = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['b1', 'grey', '1', 'Box', '1'], organization: 'Org2MSP' });
+  assert.is(inv.status, 200, inv.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/query`, { function: 'ReadAsset', args: ['b1'], organization: 'Org1MSP' });
+  assert.is(read.json.result_json.owner, 'Box');
+});
+
+t('initRequired: Fabric refuses an invoke before Init; deploy sends Init after the commit (its function and args), then invokes work', async () => {
+  if (skip) return;
+  const body = { networkId: network.id, name: 'seeded', version: '1', endorsementPolicy: BOTH, initRequired: true, init: { function: 'CreateAsset', args: ['seed', 'white', '1', 'Init', '0'] }, source: { files: sample('1') } };
+  const notRequired = await api('POST', '/sc/consortium/chaincodes', { ...body, name: 'noinit', initRequired: false });
+  assert.is(notRequired.status, 400, notRequired.text);
+  assert.match(notRequired.text, 'initRequired');
+  const rec = await api('POST', '/sc/consortium/chaincodes', body);
+  assert.is(rec.status, 201, rec.text);
+  assert.is(rec.json.init_required, true);
+  assert.is(rec.json.initialized, false);
+  // The steps alone commit it, as `peer lifecycle chaincode commit` does, without Init.
+  for (const p of [peer1, peer2]) {
+    assert.is((await api('POST', `/sc/consortium/peer/${p.id}/chaincode/install`, { chaincodeId: rec.json.id })).status, 200);
+    assert.is((await api('POST', `/sc/consortium/peer/${p.id}/chaincode/approve`, { chaincodeId: rec.json.id })).status, 200);
+  }
+  const committed = await api('POST', `/sc/consortium/peer/${peer1.id}/chaincode/commit`, { chaincodeId: rec.json.id });
+  assert.is(committed.status, 200, committed.text);
+  assert.is(committed.json.server_status, 'running');
+  // Fabric itself refuses the first ordinary invoke (CheckInit on the peers): a 409 saying what to do.
+  const early = await until('the peers to know the committed definition', async () => {
+    const r = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['x1', 'red', '1', 'Ann', '1'] });
+    return /no combination of peers|no peer combination/.test(r.text) ? null : r;
+  }, 30_000, 1000);
+  assert.is(early.status, 409, early.text);
+  assert.match(early.json.message, 'must call as init first');
+  assert.match(early.json.message, 'POST /sc/consortium/deploy');
+  // Deploy repeats nothing done and sends Init.
+  const d = await api('POST', '/sc/consortium/deploy', body);
+  assert.is(d.status, 200, d.text);
+  assert.is(d.json.commit.status, 'already-committed');
+  assert.is(d.json.init.status, 'initialized');
+  const initTx = await api('GET', `/networks/consortium/${network.id}/transactions/${d.json.init.tx_id}`);
+  assert.is(initTx.json.validation_code, 'VALID');
+  assert.is(initTx.json.block_number, d.json.init.block_number);
+  // Init ran the named function: the seed asset exists; an ordinary invoke works right after.
+  const seed = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/query`, { function: 'ReadAsset', args: ['seed'] });
+  assert.is(seed.status, 200, seed.text);
+  assert.is(seed.json.result_json.owner, 'Init');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${rec.json.id}/invoke`, { function: 'CreateAsset', args: ['x1', 'red', '1', 'Ann', '1'] });
+  assert.is(inv.status, 200, inv.text);
+  assert.is(inv.json.validation_code, 'VALID');
+  const again = await api('POST', '/sc/consortium/deploy', body);
+  assert.is(again.json.init.status, 'already-initialized');
+  const listed = (await api('GET', `/sc/consortium/chaincodes?name=seeded`)).json.items[0];
+  assert.is(listed.initialized, true);
+  assert.is(listed.init_tx_id, d.json.init.tx_id);
+  assert.ok((await events(api, d.json.server.node_id)).includes('blockchain.chaincode.initialized'));
+});
+
 t('a chaincode server killed from outside: node.downtime, then recovery, and the next invoke works', async () => {
   if (skip) return;
   const serverId = deployed.server.node_id;
@@ -264,21 +335,29 @@ t('a chaincode server killed from outside: node.downtime, then recovery, and the
   assert.is((await api('GET', `/nodes/${serverId}`)).json.status, 'running');
 });
 
-t('a peer killed from outside: a query through it is a 503, an invoke that needs its endorsement fails naming what is missing; after its restart both work', async () => {
+const pidOf = (nodeId: number) => Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'node.pid.json'), 'utf8')).pid);
+
+t('peers killed from outside: a query goes through the organization\'s other peer once one is down; with both down a query is a 503 and an invoke that needs them fails naming what is missing; after their restart both work', async () => {
   if (skip) return;
   const cc = deployed.chaincode_id;
-  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${peer2.id}`, 'node.pid.json'), 'utf8')).pid);
-  process.kill(pid, 'SIGKILL');
+  process.kill(pidOf(peer2.id), 'SIGKILL');
+  await until('node.downtime of peer0-org2', async () => ((await events(api, peer2.id)).includes('node.downtime') ? true : null), 60_000);
+  const other = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org2MSP' });
+  assert.is(other.status, 200, other.text);
+  assert.is(other.json.peer_id, peer2b.id, 'through the running peer of Org2');
+  process.kill(pidOf(peer2b.id), 'SIGKILL');
   await new Promise((r) => setTimeout(r, 500));
   const q = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset1'], organization: 'Org2MSP' });
   assert.is(q.status, 503, q.text);
-  assert.match(q.json.message, 'peer0-org2');
+  assert.match(q.json.message, 'peer1-org2');
   const inv = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
   assert.ok(inv.status >= 400 && inv.status < 600 && inv.status !== 500, inv.text);
   assert.ok(inv.json.message.length > 20, inv.text);
-  await until('node.downtime of the peer', async () => ((await events(api, peer2.id)).includes('node.downtime') ? true : null), 60_000);
-  const started = await api('POST', `/nodes/${peer2.id}/start`);
-  assert.is(started.json.status, 'running', started.text);
+  await until('node.downtime of peer1-org2', async () => ((await events(api, peer2b.id)).includes('node.downtime') ? true : null), 60_000);
+  for (const p of [peer2, peer2b]) {
+    const started = await api('POST', `/nodes/${p.id}/start`);
+    assert.is(started.json.status, 'running', started.text);
+  }
   const again = await until('an invoke endorsed by both organizations again', async () => {
     const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['asset3', 'red', '2', 'Ida', '10'], organization: 'Org1MSP' });
     return r.status === 200 ? r : null;
@@ -286,6 +365,31 @@ t('a peer killed from outside: a query through it is a 503, an invoke that needs
   assert.is(again.json.validation_code, 'VALID');
   const read = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['asset3'], organization: 'Org2MSP' });
   assert.is(read.status, 200, read.text);
+});
+
+t('deleting the network: refused while its peers and orderer joined (its chaincode servers keep running), then it takes its chaincode servers with it', async () => {
+  if (skip) return;
+  const servers = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json.items.filter((n: any) => n.role === 'chaincode');
+  assert.ok(servers.length >= 3, `chaincode servers: ${JSON.stringify(servers.map((n: any) => n.name))}`);
+  const refused = await api('DELETE', `/networks/consortium/${network.id}`);
+  assert.is(refused.status, 409, refused.text);
+  assert.match(refused.json.message, 'peer0-org1');
+  assert.is((await api('GET', `/nodes/${deployed.server.node_id}`)).json.status, 'running', 'a refused deletion leaves the servers running');
+  const pid = pidOf(deployed.server.node_id);
+  for (const n of nodes) assert.is((await api('DELETE', `/nodes/${n.id}`)).status, 204);
+  for (const n of nodes) await until(`${n.name} deleted`, async () => ((await api('GET', `/nodes/${n.id}`)).status === 404 ? true : null), 30_000);
+  const deleted = await api('DELETE', `/networks/consortium/${network.id}`);
+  assert.is(deleted.status, 204, deleted.text);
+  for (const n of servers) await until(`chaincode server ${n.name} deleted`, async () => ((await api('GET', `/nodes/${n.id}`)).status === 404 ? true : null), 30_000);
+  await until('the chaincode server process ended', async () => {
+    try {
+      process.kill(pid, 0);
+      return null;
+    } catch {
+      return true;
+    }
+  }, 30_000);
+  assert.is((await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}`)).json.total, 0);
 });
 
 t.run();

@@ -9,7 +9,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ccaasPackageOf, chaincodeFiles, tarGz, untarGz } from '../../../adapters/consortium/chaincodePackage.ts';
-import { chaincodeLaunchSpec } from '../../../adapters/consortium/chaincodeServerRuntime.ts';
+import Docker from 'dockerode';
+import { chaincodeLaunchSpec, createChaincodeServerRuntime } from '../../../adapters/consortium/chaincodeServerRuntime.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const test = suite('chaincode packages (ccaas) and chaincode files');
@@ -52,13 +53,37 @@ test('a chaincode server runs fabric-shim\'s CLI in server mode with its package
   const spec = chaincodeLaunchSpec({
     nodeId: 7, name: 'cc-assets', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: 1, mspId: 'Org1MSP', networkId: 1, client: 'fabric', engine: 'process', resources: null, at: '',
     config: { listenAddress: '127.0.0.1', address: '127.0.0.1:9100', port: 9100, chaincodeId: 3, chaincodeName: 'assets', version: '1.0', packageId: 'assets_1.0:ab' },
-  }, [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.ts', content: 'export const contracts = [];' }]);
+  }, { kind: 'files', files: [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.ts', content: 'export const contracts = [];' }] });
   assert.is(spec.process!.command, process.execPath);
   assert.match(spec.process!.args[0], /fabric-shim\/cli\.js$/);
   assert.equal(spec.process!.args.slice(1), ['server', '--chaincode-address', '127.0.0.1:9100', '--chaincode-id', 'assets_1.0:ab', '--module-path', '{nodeDir}/chaincode']);
   assert.match(spec.process!.env!.NODE_PATH, /node_modules$/);
   assert.equal(spec.files.map((f) => f.path), ['chaincode/package.json', 'chaincode/a.js']);
   assert.equal(spec.ports, [9100]);
+});
+
+const serverNode = (engine: 'process' | 'docker') => ({
+  nodeId: 7, name: 'cc-assets', platform: 'CONSORTIUM' as const, nodeType: 'CONSORTIUM_CHAINCODE' as const, role: 'chaincode' as const, organizationId: 1, mspId: 'Org1MSP', networkId: 1, client: 'fabric' as const, engine, resources: null, at: '',
+  config: { listenAddress: '127.0.0.1', address: '127.0.0.1:9100', port: 9100, chaincodeId: 3, chaincodeName: 'assets', version: '1.0', packageId: 'assets_1.0:ab' },
+});
+
+test('under the docker engine: files run by the same CLI in the chaincode-node image; an image source is told its package id and address by environment', () => {
+  const files = chaincodeLaunchSpec(serverNode('docker'), { kind: 'files', files: [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.js', content: '' }] });
+  assert.is(files.docker!.image, 'chaincode-node');
+  assert.equal(files.docker!.args, ['/opt/lnm/node_modules/fabric-shim/cli.js', 'server', '--chaincode-address', '127.0.0.1:9100', '--chaincode-id', 'assets_1.0:ab', '--module-path', '{nodeDir}/chaincode']);
+  assert.equal(files.files.map((f) => f.path), ['chaincode/package.json', 'chaincode/a.js']);
+  const image = chaincodeLaunchSpec(serverNode('docker'), { kind: 'image', image: 'lnm-chaincode-asset-registry:local' });
+  assert.is(image.process, undefined, 'an image never runs as a process');
+  assert.equal(image.docker, { image: 'lnm-chaincode-asset-registry:local', args: [], env: { CHAINCODE_ID: 'assets_1.0:ab', CHAINCODE_SERVER_ADDRESS: '127.0.0.1:9100' } });
+  assert.equal(image.files, []);
+  assert.equal(image.ports, [9100]);
+});
+
+test('an image source without a Docker engine: checkImage says the engine is down, naming where it looked', async () => {
+  const runtime = createChaincodeServerRuntime({ dataDir: mkdtempSync(path.join(tmpdir(), 'cc-runtime-')), docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) });
+  const r = await runtime.checkImage('lnm-chaincode-asset-registry:local');
+  assert.is(r.ok, false);
+  assert.ok(!r.ok && r.engineDown && /\/nonexistent\/docker\.sock/.test(r.reason), JSON.stringify(r));
 });
 
 test.run();

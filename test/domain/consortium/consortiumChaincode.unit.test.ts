@@ -55,4 +55,16 @@ test('a commit above sequence 1 is an upgrade; a commit without a package is ref
   assert.throws(() => run([register(), { type: 'RecordChaincodeCommitted', chaincodeId: 1, txId: 't', blockNumber: 9, approvedBy: [], at }]), (e: unknown) => e instanceof ConflictError);
 });
 
+test('Init: only for an initRequired record, only after its commit, recorded once', () => {
+  const assign: ChaincodeCommand = { type: 'AssignChaincodeServer', chaincodeId: 1, nodeId: 9, address: '127.0.0.1:9100', packageId: 'assets_1.0:ab', at };
+  const commit: ChaincodeCommand = { type: 'RecordChaincodeCommitted', chaincodeId: 1, txId: 't', blockNumber: 3, approvedBy: ['Org1MSP'], at };
+  const init = { type: 'RecordChaincodeInitialized' as const, chaincodeId: 1, txId: 'i', blockNumber: 4, at };
+  const { events, state } = run([register({ initRequired: true, init: { function: 'Seed', args: ['a'] } }), assign, commit, init, { ...init, txId: 'again' }]);
+  assert.equal(events.filter((e) => e.type === 'ChaincodeInitialized').map((e) => e.data), [{ chaincodeId: 1, name: 'assets', networkId: 1, version: '1.0', function: 'Seed', txId: 'i', blockNumber: 4, at }]);
+  assert.equal(state.initialized, { txId: 'i', blockNumber: 4 });
+  assert.throws(() => run([register({ initRequired: true }), assign, init]), (e: unknown) => e instanceof ConflictError && /not committed/.test(e.message));
+  assert.throws(() => run([register(), assign, commit, init]), (e: unknown) => e instanceof ConflictError && /does not require Init/.test(e.message));
+  assert.throws(() => run([register({ init: { function: 'Seed', args: [] } })]), (e: unknown) => e instanceof ValidationError && /initRequired/.test(e.message));
+});
+
 test.run();

@@ -78,8 +78,13 @@ export async function runningNode(api: Api, name: string, nodeType: 'CONSORTIUM_
   }
 }
 
-/** Org1MSP and Org2MSP, one raft orderer (Org1's) and one peer each, on a channel with both peers joined and as anchor peers. */
-export async function twoOrganizationChannel(api: Api, name: string, channelName: string) {
+/**
+ * Org1MSP and Org2MSP, one raft orderer (Org1's) and one or two peers each, on a channel with every
+ * peer joined and the first peer of each organization as its anchor peer. Second peers are made
+ * after the first ones, so each organization's first peer (the one its calls go through first)
+ * has the lower id.
+ */
+export async function twoOrganizationChannel(api: Api, name: string, channelName: string, opts: { peersPerOrganization?: 1 | 2 } = {}) {
   const org1 = await organization(api, 'Org1', 'Org1MSP');
   const org2 = await organization(api, 'Org2', 'Org2MSP');
   const [orderer, peer1, peer2] = await Promise.all([
@@ -87,7 +92,11 @@ export async function twoOrganizationChannel(api: Api, name: string, channelName
     runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id),
     runningNode(api, 'peer0-org2', 'CONSORTIUM_PEER', org2.id),
   ]);
-  const r = await api('POST', '/networks/consortium', { name, channelName, ordererIds: [orderer.id], peerIds: [peer1.id, peer2.id] });
+  const seconds = opts.peersPerOrganization === 2
+    ? await Promise.all([runningNode(api, 'peer1-org1', 'CONSORTIUM_PEER', org1.id), runningNode(api, 'peer1-org2', 'CONSORTIUM_PEER', org2.id)])
+    : [];
+  const [peer1b, peer2b] = seconds;
+  const r = await api('POST', '/networks/consortium', { name, channelName, ordererIds: [orderer.id], peerIds: [peer1.id, peer2.id, ...seconds.map((p) => p.id)] });
   assert.is(r.status, 201, r.text);
   const network = r.json;
   assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${orderer.id}/join`)).status, 200);
@@ -95,7 +104,7 @@ export async function twoOrganizationChannel(api: Api, name: string, channelName
     const j = await api('POST', `/networks/consortium/${network.id}/peers/${peer1.id}/join`);
     return j.status === 200 ? j : null;
   }, 60_000, 1000);
-  assert.is((await api('POST', `/networks/consortium/${network.id}/peers/${peer2.id}/join`)).status, 200);
+  for (const p of [peer2, ...seconds]) assert.is((await api('POST', `/networks/consortium/${network.id}/peers/${p.id}/join`)).status, 200);
   for (const [msp, p] of [['Org1MSP', peer1], ['Org2MSP', peer2]] as const) {
     // Retried while the single raft orderer elects itself leader (SERVICE_UNAVAILABLE until then).
     await until(`anchor peer of ${msp}`, async () => {
@@ -104,7 +113,7 @@ export async function twoOrganizationChannel(api: Api, name: string, channelName
       return a.status === 200 ? a : null;
     }, 60_000, 1000);
   }
-  return { org1, org2, orderer, peer1, peer2, network };
+  return { org1, org2, orderer, peer1, peer2, peer1b, peer2b, network };
 }
 
 /**
