@@ -1,6 +1,7 @@
 // The BackupServices port (domain/backups/backupPorts.ts) on restic and S3. A backup is one
 // restic snapshot taken from DATA_DIR of:
 //   backup-export/database/   the consistent cut of the event store and the non-event rows
+//                             (audit-only events as hash-only stubs when include_in_backups is false)
 //   backup-export/backup.json what the backup is (id, nodes, audit setting)
 //   nodes/<node>/             node configurations, key files and chain data, as on disk
 // DATA_DIR/key-encryption-key and the PostgreSQL cluster are never part of it.
@@ -31,6 +32,11 @@ export interface BackupServicesOptions {
   encryption: KeyEncryption;
   /** Whether audit entries go into backups (settings: include_in_backups). */
   includeAuditLogs: () => Promise<boolean>;
+  /**
+   * The event types left out (as hash-only stubs) when they do not: the audit-only events no
+   * read model is rebuilt from (domain/audit/auditEntry.ts auditOnlyTypesToWithhold).
+   */
+  auditOnlyEventTypes: readonly string[];
   /** A backup whose upload makes no progress for this long is stopped and FAILED (restic itself retries for many minutes). */
   stallSeconds?: number;
 }
@@ -106,14 +112,15 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       try {
         await ensureRepository(s);
         await removeStaleLocks(s);
-        const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR));
+        const includeAudit = await opts.includeAuditLogs();
+        const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR), { withholdTypes: includeAudit ? [] : opts.auditOnlyEventTypes });
         const nodesDir = path.join(opts.dataDir, 'nodes');
         const nodePaths = request.nodeIds === null
           ? (existsSync(nodesDir) ? ['nodes'] : [])
           : request.nodeIds.map((id) => path.join('nodes', `node-${id}`)).filter((p) => existsSync(path.join(opts.dataDir, p)));
         await writeFile(path.join(staging, 'backup.json'), JSON.stringify({
           backupId: request.backupId, scheduleId: request.scheduleId, nodeIds: request.nodeIds, nodePaths,
-          eventPosition: manifest.eventPosition, includeAuditLogs: await opts.includeAuditLogs(), createdAt: new Date().toISOString(),
+          eventPosition: manifest.eventPosition, includeAuditLogs: includeAudit, auditEntriesWithheld: manifest.withheld ?? 0, createdAt: new Date().toISOString(),
         }, null, 2), { mode: 0o600 });
         // lnm-full marks backups of every node: what `lnm restore` takes by default.
         const tags = ['lnm', request.nodeIds === null ? FULL_TAG : 'lnm-nodes', backupTag(request.backupId), ...(request.scheduleId !== null ? [scheduleTag(request.scheduleId)] : [])];
