@@ -90,7 +90,8 @@ function refuseSnapshotProviders(type: string | undefined, edition: string) {
 
 async function saveChecked(services: BackupServices, prepared: { publicConfig: StoredTarget['publicConfig']; sealedSecrets: string }) {
   const reason = await services.checkTarget(prepared);
-  if (reason) throw new ValidationError(`The backup target does not work: ${reason}`, [{ field: 'endpoint', message: reason }], 'BACKUP_TARGET_UNREACHABLE');
+  // A credential provider that failed (profile, instance role, role assumption) is named in the reason.
+  if (reason) throw new ValidationError(`The backup target does not work: ${reason}`, [{ field: reason.startsWith('no credentials from') ? 'credentials' : 'endpoint', message: reason }], 'BACKUP_TARGET_UNREACHABLE');
 }
 
 const listRoute = (path: string, summary: string) => defineRoute({
