@@ -182,6 +182,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
     includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
     auditOnlyEventTypes: auditOnlyTypesToWithhold(typesReadModelsNeed()),
+    eventStoreKind: store.kind,
     stallSeconds: config.backupStallSeconds,
   });
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };

@@ -37,6 +37,12 @@ export interface BackupServicesOptions {
    * read model is rebuilt from (domain/audit/auditEntry.ts auditOnlyTypesToWithhold).
    */
   auditOnlyEventTypes: readonly string[];
+  /**
+   * The event store the server runs on. A backup exports PostgreSQL's events table; with
+   * EVENT_STORE=eventstoredb that table is empty and a backup would hold no events at all, so
+   * backups are unavailable (503) rather than COMPLETED without the truth they exist for.
+   */
+  eventStoreKind: 'postgres' | 'eventstoredb';
   /** A backup whose upload makes no progress for this long is stopped and FAILED (restic itself retries for many minutes). */
   stallSeconds?: number;
 }
@@ -62,6 +68,8 @@ export async function resticSessionFor(config: S3TargetPublic, secrets: S3Target
 /** restic's error lines name URLs and object keys, never credentials (those travel in its environment). */
 const scrub = (line: string) => line.replace(/\s+/g, ' ');
 
+export const eventStoreDbUnsupported = 'Backups are not available with EVENT_STORE=eventstoredb: a backup holds the PostgreSQL event store (the events table, with its hash chain), and on this server the events live in EventStoreDB, which it would leave out. Back EventStoreDB up with its own tools.';
+
 export function createBackupServices(opts: BackupServicesOptions): BackupServices {
   let availability: { at: number; reason: string | null } | null = null;
   const progress = new Map<number, BackupProgress>();
@@ -75,6 +83,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
 
   return {
     async unavailableReason() {
+      if (opts.eventStoreKind !== 'postgres') return eventStoreDbUnsupported;
       // Checked again after a minute, so installing restic needs no restart.
       if (!availability || Date.now() - availability.at > 60_000) availability = { at: Date.now(), reason: await resticUnavailable() };
       return availability.reason;
@@ -104,6 +113,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
     },
 
     async runBackup(target, request): Promise<BackupSummary> {
+      if (opts.eventStoreKind !== 'postgres') throw new Error(eventStoreDbUnsupported);
       const started = Date.now();
       const staging = path.join(opts.dataDir, EXPORT_DIR);
       await rm(staging, { recursive: true, force: true });

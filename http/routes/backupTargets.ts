@@ -13,11 +13,11 @@ import { backupTargetNamed, getBackupTarget, listBackupTargets, schedulesUsingTa
 
 const tags = ['backups'];
 
-/** The backup machinery, or 503 naming what is missing (restic not on PATH). */
+/** The backup machinery, or 503 naming what is missing (restic not on PATH) or why not (EVENT_STORE=eventstoredb). */
 export async function backupServices(deps: RouteInput<unknown, unknown, unknown>['deps']): Promise<BackupServices> {
   if (!deps.backups) throw new UnavailableError('Backups are not available on this server.');
   const reason = await deps.backups.unavailableReason();
-  if (reason) throw new UnavailableError(reason, { missing: 'restic' });
+  if (reason) throw new UnavailableError(reason, /restic/.test(reason) ? { missing: 'restic' } : undefined);
   return deps.backups;
 }
 
