@@ -22,7 +22,7 @@ import { allProjections } from '../projections/index.ts';
 import { allSagas } from '../sagas/index.ts';
 import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
 import { backupStream, backups } from '../domain/backups/backups.ts';
-import { DATABASE_DIR, ExportedChainError, importDatabase, readManifest, verifyEventsFile } from '../adapters/backups/databaseExport.ts';
+import { DATABASE_DIR, ExportedChainError, importDatabase, readManifest, recordRestore, verifyEventsFile } from '../adapters/backups/databaseExport.ts';
 import { EXPORT_DIR, FULL_TAG, backupTag } from '../adapters/backups/backupServices.ts';
 import { listSnapshots, openResticSession, ResticError, type ResticSnapshot } from '../adapters/backups/restic.ts';
 import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetConfig.ts';
@@ -195,6 +195,8 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       const counts = await importDatabase(pool, dbDir);
       say(`  imported ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`);
       const store = postgresEventStore(pool, { url: cluster.url });
+      // On the chain: which backup this is, its cut and its withheld count (verify holds the stubs against it).
+      await recordRestore(store, { backupId: backupId ? Number(backupId) : null, snapshotId: snapshot.id, manifest, withheld, at: new Date().toISOString() });
       const check = await store.verify(1);
       if (!check.ok) throw new RestoreError(`the imported event chain does not verify at position ${check.firstMismatch?.position} (${check.firstMismatch?.reason}); nothing was restored`);
       if ((check.withheld ?? 0) !== withheld) throw new RestoreError(`the imported event store holds ${check.withheld ?? 0} withheld entries, the backup ${withheld}; nothing was restored`);

@@ -22,8 +22,9 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type pg from 'pg';
 import { once } from 'node:events';
-import type { RecordedEvent } from '../../domain/shared/eventStore.ts';
-import { GENESIS_HASH, WITHHELD_EVENT_TYPE, verifyRun } from '../../domain/shared/eventChain.ts';
+import { randomUUID } from 'node:crypto';
+import type { EventStore, RecordedEvent } from '../../domain/shared/eventStore.ts';
+import { GENESIS_HASH, RESTORES_STREAM, WITHHELD_EVENT_TYPE, WITHHELD_RESTORE_EVENT, verifyRun } from '../../domain/shared/eventChain.ts';
 
 export const DATABASE_DIR = 'database';
 export const MANIFEST = 'manifest.json';
@@ -182,6 +183,17 @@ SELECT r.position, r.stream_id, r.version, r.id,
        coalesce(r.recorded_at, max(r.recorded_at) OVER (ORDER BY r.position ROWS UNBOUNDED PRECEDING), now()),
        r.body, coalesce(r.withheld, false)
 FROM json_populate_recordset(null::events, $1::json) r`;
+
+/**
+ * After an import: the restore, on the chain (WITHHELD_RESTORE_EVENT), with the cut and the
+ * number of withheld stubs that the event store's verify holds the stubs against.
+ */
+export async function recordRestore(store: EventStore, r: { backupId: number | null; snapshotId: string; manifest: DatabaseManifest; withheld: number; at: string }): Promise<void> {
+  await store.append(RESTORES_STREAM, 'any', [{
+    id: randomUUID(), type: WITHHELD_RESTORE_EVENT,
+    data: { backupId: r.backupId, snapshotId: r.snapshotId, eventPosition: r.manifest.eventPosition, withheld: r.withheld, auditIncluded: r.manifest.auditIncluded ?? true },
+  }], { timestamp: r.at, actor: { kind: 'restore', username: 'lnm restore' } });
+}
 
 /** Into an empty, migrated database. json_populate_recordset reads each column back from its JSON text (bytea as \x hex). */
 export async function importDatabase(pool: pg.Pool, dir: string, onProgress?: (table: string, rows: number) => void): Promise<Record<string, number>> {

@@ -7,7 +7,7 @@
 // it always was (re-serialise in JavaScript, domain/shared/eventChain.ts), which names the entry
 // and the reason exactly as before and also covers rows written before bodies were stored.
 import type pg from 'pg';
-import { GENESIS_HASH, verifyRun } from '../../domain/shared/eventChain.ts';
+import { GENESIS_HASH, WITHHELD_RESTORE_EVENT, verifyRun } from '../../domain/shared/eventChain.ts';
 import type { ChainVerification, EventMetadata, RecordedEvent } from '../../domain/shared/eventStore.ts';
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash, withheld';
@@ -133,5 +133,26 @@ export async function verifyChain(pool: pg.Pool, from: number, to: number, range
   // Withheld stubs are rare (only on a server restored from a backup without its audit
   // entries): a partial index answers this at once.
   const withheld = Number((await pool.query('SELECT count(*) AS n FROM events WHERE withheld AND position BETWEEN $1 AND $2', [from, to])).rows[0].n);
-  return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to, ...(withheld > 0 ? { withheld } : {}) };
+  if (withheld === 0) return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to };
+  const unaccounted = await unaccountedStub(pool);
+  if (unaccounted) return { ok: false, checked: Math.max(0, unaccounted.position - from), fromPosition: from, toPosition: to, firstMismatch: { ...unaccounted, reason: 'unexpected_withheld' } };
+  return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to, withheld };
+}
+
+/**
+ * The stubs held against the last restore (WITHHELD_RESTORE_EVENT, itself on the verified
+ * chain): none after its cut, and as many up to it as it recorded. The first stub that breaks
+ * this, or null. A row turned into a stub behind the service's back shows here.
+ */
+async function unaccountedStub(pool: pg.Pool): Promise<{ position: number; expected: string; actual: string } | null> {
+  const r = await pool.query(`SELECT position, data FROM events WHERE type = $1 ORDER BY position DESC LIMIT 1`, [WITHHELD_RESTORE_EVENT]);
+  const first = async (cond: string, args: unknown[]) => Number((await pool.query(`SELECT min(position) AS p FROM events WHERE withheld AND ${cond}`, args)).rows[0].p);
+  if (r.rowCount === 0) return { position: await first('true', []), expected: 'no withheld entry (this store was not restored from a backup)', actual: 'a withheld entry' };
+  const cut = Number(r.rows[0].data.eventPosition);
+  const recorded = Number(r.rows[0].data.withheld ?? 0);
+  const after = await first('position > $1', [cut]);
+  if (after) return { position: after, expected: `no withheld entry after position ${cut} (the cut of the last restore)`, actual: 'a withheld entry' };
+  const count = Number((await pool.query('SELECT count(*) AS n FROM events WHERE withheld AND position <= $1', [cut])).rows[0].n);
+  if (count !== recorded) return { position: await first('true', []), expected: `${recorded} withheld entries (recorded by the last restore)`, actual: `${count}` };
+  return null;
 }

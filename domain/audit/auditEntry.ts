@@ -83,6 +83,7 @@ const describers: Record<string, Describer> = {
   NodeConfigChanged: (e) => ({ action: 'UPDATE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), before: e.data.before as JsonValue, after: e.data.after as JsonValue }),
   NodeDeleted: (e) => ({ action: 'DELETE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name) }),
   NodeDowntime: (e) => ({ action: 'DOWNTIME', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), status: 'failed', errorMessage: str(e.data.reason), details: { lastHealthyAt: e.data.lastHealthyAt, consecutiveFailures: e.data.consecutiveFailures } }),
+  EventStoreRestored: (e) => ({ action: 'RESTORE', resourceType: 'backup', resourceId: str(e.data.backupId), resourceName: str(e.data.snapshotId), details: { eventPosition: e.data.eventPosition, withheld: e.data.withheld, auditIncluded: e.data.auditIncluded } }),
   NodeRecovered: (e) => ({ action: 'RECOVERY', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), details: { downSince: e.data.downSince } }),
 };
 

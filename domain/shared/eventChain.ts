@@ -49,6 +49,16 @@ export function chainHash(prevHash: string, e: ChainInput): string {
 export const WITHHELD_EVENT_TYPE = '$withheld';
 
 /**
+ * What `lnm restore` appends to the restored store, on the chain like any event: the backup, its
+ * cut (eventPosition) and how many stubs it held (withheld). A later backup of a restored server
+ * keeps the stubs as stubs and counts them again, so the last restore accounts for every stub;
+ * the event store's verify holds the stubs against it, so that a row turned into a stub behind
+ * the service's back is not taken for a withheld entry.
+ */
+export const WITHHELD_RESTORE_EVENT = 'EventStoreRestored';
+export const RESTORES_STREAM = 'event-store-restores';
+
+/**
  * Check a contiguous run of recorded events against the chain; `prevHash` is the hash before the
  * first one. A withheld stub has no content to hash: its position and both of its links are
  * checked (its previous hash against the event before it, its own hash against the next event's

@@ -59,7 +59,11 @@ export interface ChainVerification {
   fromPosition: number;
   toPosition: number;
   /** The first position whose stored hash or previous-hash link does not match the recomputation. */
-  firstMismatch?: { position: number; reason: 'hash_mismatch' | 'broken_link' | 'gap'; expected: string; actual: string };
+  /**
+   * unexpected_withheld: a withheld stub that no restore accounts for (see WITHHELD_RESTORE_EVENT):
+   * after the last restore's cut, or more or fewer stubs up to it than that restore recorded.
+   */
+  firstMismatch?: { position: number; reason: 'hash_mismatch' | 'broken_link' | 'gap' | 'unexpected_withheld'; expected: string; actual: string };
   /** Of the positions checked, how many are withheld stubs (see RecordedEvent.withheld); absent when none. */
   withheld?: number;
 }

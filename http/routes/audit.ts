@@ -104,7 +104,8 @@ export const auditRoutes = [
     responses: {
       200: {
         description: 'the outcome (valid false names first_invalid_id)',
-        schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()), reason: Type.Optional(Type.String()),
+        schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()),
+          reason: Type.Optional(Type.String({ description: 'hash_mismatch, broken_link, gap, or unexpected_withheld (a withheld stub that the last restore of this server does not account for)' })),
           withheld: Type.Optional(Type.Integer({ description: 'entries of the range whose content was withheld from the backup this server was restored from (include_in_backups false): their links were checked, their hashes could not be recomputed' })), message: Type.String() }),
       },
     },

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
 import { migrate } from '../../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgresEventStore.ts';
-import { exportDatabase, importDatabase, readManifest, verifyEventsFile, ExportedChainError } from '../../../adapters/backups/databaseExport.ts';
+import { exportDatabase, importDatabase, readManifest, recordRestore, verifyEventsFile, ExportedChainError } from '../../../adapters/backups/databaseExport.ts';
 import { auditOnlyTypesToWithhold } from '../../../domain/audit/auditEntry.ts';
 import { allProjections, typesReadModelsNeed } from '../../../projections/index.ts';
 import { createProjector } from '../../../projections/projector.ts';
@@ -43,11 +43,21 @@ t.after.each(async (ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true });
 });
 
-async function restoreInto(dir: string) {
+/** What lnm restore does with the database part: import, then the restore on the chain. */
+async function restoreInto(dir: string, opts: { record?: boolean } = {}) {
   const db = await freshDatabase();
   await migrate(db.pool);
   await importDatabase(db.pool, dir);
-  return { db, store: postgresEventStore(db.pool, { verifyRangeSize: 5 }) };
+  const store = postgresEventStore(db.pool, { verifyRangeSize: 5 });
+  const manifest = await readManifest(dir);
+  if (opts.record !== false) await recordRestore(store, { backupId: 7, snapshotId: 'f'.repeat(64), manifest, withheld: manifest.withheld ?? 0, at: meta(30).timestamp });
+  return { db, store };
+}
+
+async function tamper(db: FreshDatabase, sql: string) {
+  await db.pool.query('ALTER TABLE events DISABLE TRIGGER events_append_only');
+  await db.pool.query(sql);
+  await db.pool.query('ALTER TABLE events ENABLE TRIGGER events_append_only');
 }
 
 function editLine(dir: string, position: number, edit: (row: Record<string, unknown>) => void) {
@@ -80,10 +90,11 @@ t('without the audit entries: stubs carry no content, the chain verifies through
   const restored = await restoreInto(dir);
   try {
     const v = await restored.store.verify(1);
-    assert.equal(v, { ok: true, checked: 20, fromPosition: 1, toPosition: 20, withheld: 12 });
+    assert.equal(v, { ok: true, checked: 21, fromPosition: 1, toPosition: 21, withheld: 12 });
     assert.equal(await restored.store.verify(3, 9), { ok: true, checked: 7, fromPosition: 3, toPosition: 9, withheld: 4 });
     const back = await restored.store.readAll(0, 100);
     assert.is(back.filter((e) => e.withheld).length, 12);
+    assert.is(back.at(-1)!.type, 'EventStoreRestored');
     assert.ok(back.filter((e) => e.withheld).every((e) => e.type === WITHHELD_EVENT_TYPE && Object.keys(e.data).length === 0));
     // The read models are rebuilt without the withheld content; the audit log has no entry for a stub.
     const projector = createProjector({ pool: restored.db.pool, store: restored.store, projections: allProjections });
@@ -91,10 +102,11 @@ t('without the audit entries: stubs carry no content, the chain verifies through
     const user = (await restored.db.pool.query('SELECT role, last_login_at FROM users WHERE id = 1')).rows[0];
     assert.is(user.role, 'OPERATOR');
     assert.ok(user.last_login_at, 'last_login_at comes from the kept LoginSucceeded events');
-    assert.is(Number((await restored.db.pool.query('SELECT count(*) AS n FROM audit_log')).rows[0].n), 8);
+    // The 8 kept events and the restore itself.
+    assert.is(Number((await restored.db.pool.query('SELECT count(*) AS n FROM audit_log')).rows[0].n), 9);
     // The restored store goes on: new events link to the restored head, and a backup of it keeps its stubs as stubs.
     await restored.store.append('logins-1', 'any', [{ id: randomUUID(), type: 'LoggedOut', data: { userId: 1, username: 'alice' } }], meta(20));
-    assert.equal(await restored.store.verify(1), { ok: true, checked: 21, fromPosition: 1, toPosition: 21, withheld: 12 });
+    assert.equal(await restored.store.verify(1), { ok: true, checked: 22, fromPosition: 1, toPosition: 22, withheld: 12 });
     const again = mkdtempSync(path.join(tmpdir(), 'lnm-export-'));
     try {
       const m2 = await exportDatabase(restored.db.pool, again, { withholdTypes: [] });
@@ -142,21 +154,27 @@ t('a stub or a kept event changed in the backup is caught', async ({ dir, db }) 
   });
   await rejects(/13 withheld entries, its manifest says 12/);
   writeFileSync(path.join(dir, 'events.jsonl'), original);
-  // Imported as it was, then changed in the store: the store's verify names the position.
-  const restored = await restoreInto(dir);
-  try {
-    await restored.db.pool.query('ALTER TABLE events DISABLE TRIGGER events_append_only');
-    await restored.db.pool.query(`UPDATE events SET hash = repeat('e', 64) WHERE position = 4`);
-    await restored.db.pool.query('ALTER TABLE events ENABLE TRIGGER events_append_only');
-    const v = await restored.store.verify(1);
-    assert.is(v.ok, false);
-    assert.equal(v.firstMismatch?.position, 5);
-    assert.is(v.firstMismatch?.reason, 'broken_link');
-  } finally {
-    await restored.store.close();
-    await restored.db.close();
-  }
   void m;
+});
+
+t('in the restored store, a changed stub, a row turned into a stub, or stubs no restore accounts for are caught', async ({ dir, db }) => {
+  await exportDatabase(db!.pool, dir, { withholdTypes: withhold });
+  const check = async (sql: string | null, opts: { record?: boolean }, expected: { position: number; reason: string }) => {
+    const restored = await restoreInto(dir, opts);
+    try {
+      if (sql) await tamper(restored.db, sql);
+      const v = await restored.store.verify(1);
+      assert.is(v.ok, false, JSON.stringify(v));
+      assert.equal({ position: v.firstMismatch?.position, reason: v.firstMismatch?.reason }, expected, JSON.stringify(v));
+    } finally {
+      await restored.store.close();
+      await restored.db.close();
+    }
+  };
+  // Position 4 is a stub (LoggedOut), 3 a kept LoginSucceeded.
+  await check(`UPDATE events SET hash = repeat('e', 64) WHERE position = 4`, {}, { position: 5, reason: 'broken_link' });
+  await check(`UPDATE events SET withheld = true, type = '$withheld', data = '{}', metadata = '{}', body = NULL WHERE position = 3`, {}, { position: 2, reason: 'unexpected_withheld' });
+  await check(null, { record: false }, { position: 2, reason: 'unexpected_withheld' });
 });
 
 t('with the audit entries (the default) every event is exported in full', async ({ dir, db }) => {
@@ -168,7 +186,7 @@ t('with the audit entries (the default) every event is exported in full', async 
   assert.not.ok(text.includes('"withheld":true'));
   const restored = await restoreInto(dir);
   try {
-    assert.equal(await restored.store.verify(1), { ok: true, checked: 20, fromPosition: 1, toPosition: 20 });
+    assert.equal(await restored.store.verify(1), { ok: true, checked: 21, fromPosition: 1, toPosition: 21 });
   } finally {
     await restored.store.close();
     await restored.db.close();
