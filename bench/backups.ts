@@ -30,7 +30,7 @@ async function main() {
     const fd = openSync(file, 'w');
     for (let i = 0; i < SIZE_MIB; i++) writeSync(fd, randomBytes(MIB));
     closeSync(fd);
-    const services = createBackupServices({ pool: db.pool, dataDir, encryption: createKeyEncryption('bench-key-encryption-key-0000000', { iterations: 1000 }), includeAuditLogs: async () => true });
+    const services = createBackupServices({ pool: db.pool, dataDir, encryption: createKeyEncryption('bench-key-encryption-key-0000000', { iterations: 1000 }), includeAuditLogs: async () => true, auditOnlyEventTypes: [], eventStoreKind: 'postgres' });
     const password = 'bench-repository-password';
     const prepared = await services.prepareTarget({ name: 'bench', endpoint: s3.endpoint, bucket_name: 'bench', bucket_path: 'repo', region: 'us-east-1', access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, force_path_style: true, repository_password: password, ca_certificate: s3.caPem }, null);
     const problem = await services.checkTarget(prepared);

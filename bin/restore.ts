@@ -2,7 +2,8 @@
 // from the target's restic repository and writes a data directory that `lnm serve` starts on:
 //   1. list the repository's snapshots (a wrong password or a damaged repository stops here)
 //   2. restic restore the chosen snapshot into a scratch directory beside the output
-//   3. verify the hash chain of the exported events, link by link (stops loudly on a mismatch)
+//   3. verify the hash chain of the exported events, link by link (stops loudly on a mismatch);
+//      audit entries withheld from the backup (include_in_backups false) are linked and counted
 //   4. a fresh embedded PostgreSQL: migrations, events imported, key material and timers as
 //      stored, the chain verified again by the store, read models rebuilt; the backup that
 //      was running when the cut was taken is recorded COMPLETED, queued ones FAILED
@@ -19,10 +20,9 @@ import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts
 import { createProjector } from '../projections/projector.ts';
 import { allProjections } from '../projections/index.ts';
 import { allSagas } from '../sagas/index.ts';
-import { GENESIS_HASH, verifyRun } from '../domain/shared/eventChain.ts';
 import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
 import { backupStream, backups } from '../domain/backups/backups.ts';
-import { DATABASE_DIR, importDatabase, readEventsFile, readManifest } from '../adapters/backups/databaseExport.ts';
+import { DATABASE_DIR, ExportedChainError, importDatabase, readManifest, recordRestore, verifyEventsFile } from '../adapters/backups/databaseExport.ts';
 import { EXPORT_DIR, FULL_TAG, backupTag } from '../adapters/backups/backupServices.ts';
 import { listSnapshots, openResticSession, ResticError, type ResticSnapshot } from '../adapters/backups/restic.ts';
 import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetConfig.ts';
@@ -122,20 +122,6 @@ function choose(snapshots: ResticSnapshot[], o: RestoreOptions): ResticSnapshot 
   return full[full.length - 1];
 }
 
-async function verifyExportedChain(dir: string, expectedHead: number, say: Say): Promise<string> {
-  let prev = GENESIS_HASH;
-  let next = 1;
-  for await (const batch of readEventsFile(dir)) {
-    const r = verifyRun(prev, batch, next);
-    if (!r.ok) throw new RestoreError(`the backup's event chain does not verify at position ${r.position} (${r.reason}: expected ${r.expected}, found ${r.actual}); nothing was restored`);
-    prev = r.lastHash;
-    next += batch.length;
-    say(`  chain verified up to position ${next - 1}`);
-  }
-  if (next - 1 !== expectedHead) throw new RestoreError(`the backup's event file ends at position ${next - 1}, its manifest says ${expectedHead}; nothing was restored`);
-  return prev;
-}
-
 /** Saga names, for their checkpoints (only the names are read: no saga runs here). */
 function sagaNames(store: ReturnType<typeof postgresEventStore>): string[] {
   const none = null as never;
@@ -189,8 +175,17 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
     const dbDir = path.join(files, EXPORT_DIR, DATABASE_DIR);
     const manifest = await readManifest(dbDir);
     say(`verifying the event chain (${manifest.eventPosition} events)`);
-    const head = await verifyExportedChain(dbDir, manifest.eventPosition, say);
-    if (head !== manifest.lastHash) throw new RestoreError(`the last event's hash ${head} is not the one the manifest names (${manifest.lastHash}); nothing was restored`);
+    let head: string;
+    let withheld: number;
+    try {
+      ({ lastHash: head, withheld } = await verifyEventsFile(dbDir, manifest, (p) => say(`  chain verified up to position ${p}`)));
+    } catch (err) {
+      if (err instanceof ExportedChainError) throw new RestoreError(`${err.message}; nothing was restored`);
+      throw err;
+    }
+    if (withheld > 0) {
+      say(`  ${withheld} audit entries were withheld from this backup (include_in_backups was false: ${(manifest.withheldTypes ?? []).join(', ')}); their links were checked, their content is not in the backup`);
+    }
 
     say('building the database');
     const cluster = await startEmbeddedPostgres({ dir: path.join(scratch, 'postgres') });
@@ -200,9 +195,12 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       const counts = await importDatabase(pool, dbDir);
       say(`  imported ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`);
       const store = postgresEventStore(pool, { url: cluster.url });
+      // On the chain: which backup this is, its cut and its withheld count (verify holds the stubs against it).
+      await recordRestore(store, { backupId: backupId ? Number(backupId) : null, snapshotId: snapshot.id, manifest, withheld, at: new Date().toISOString() });
       const check = await store.verify(1);
       if (!check.ok) throw new RestoreError(`the imported event chain does not verify at position ${check.firstMismatch?.position} (${check.firstMismatch?.reason}); nothing was restored`);
-      say(`  hash chain verified by the event store over positions 1-${check.toPosition}`);
+      if ((check.withheld ?? 0) !== withheld) throw new RestoreError(`the imported event store holds ${check.withheld ?? 0} withheld entries, the backup ${withheld}; nothing was restored`);
+      say(`  hash chain verified by the event store over positions 1-${check.toPosition}${withheld ? ` (${withheld} withheld entries linked, not recomputed)` : ''}`);
       // The backup being taken when the cut was made finished (its snapshot is what we restore);
       // backups queued behind it never ran on this data.
       const at = new Date().toISOString();
@@ -234,7 +232,7 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
     const nodes = path.join(files, 'nodes');
     if (existsSync(nodes)) await rename(nodes, path.join(o.outputDir, 'nodes'));
     const restoredNodes = existsSync(path.join(o.outputDir, 'nodes')) ? (await readdir(path.join(o.outputDir, 'nodes'))).length : 0;
-    say(`restored: ${manifest.eventPosition} events (chain head ${head.slice(0, 16)}...), ${restoredNodes} node director${restoredNodes === 1 ? 'y' : 'ies'}; nodes are not started.`);
+    say(`restored: ${manifest.eventPosition} events${withheld ? ` (${withheld} of them withheld audit entries)` : ''} (chain head ${head.slice(0, 16)}...), ${restoredNodes} node director${restoredNodes === 1 ? 'y' : 'ies'}; nodes are not started.`);
     say(`start it with: lnm serve --data-dir ${o.outputDir}, with the KEY_ENCRYPTION_KEY the backed-up server used (it is never in a backup).`);
   } catch (err) {
     if (err instanceof ResticError) throw new RestoreError(`restic: ${err.message}; nothing was restored`);

@@ -12,7 +12,8 @@ import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
-import { allProjections } from '../projections/index.ts';
+import { allProjections, typesReadModelsNeed } from '../projections/index.ts';
+import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
 import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
 import { createApp } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
@@ -180,6 +181,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
     dataDir: config.dataDir,
     encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
     includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
+    auditOnlyEventTypes: auditOnlyTypesToWithhold(typesReadModelsNeed()),
+    eventStoreKind: store.kind,
     stallSeconds: config.backupStallSeconds,
   });
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };

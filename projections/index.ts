@@ -1,4 +1,5 @@
 import type { Projection } from './projection.ts';
+import { AUDIT_ONLY_EVENT_TYPES } from '../domain/audit/auditEntry.ts';
 import { usersProjection } from './users.ts';
 import { apiKeysProjection } from './apiKeys.ts';
 import { settingsProjection } from './settings.ts';
@@ -19,3 +20,13 @@ import { evmContractsProjection } from './evmContracts.ts';
 
 /** Every read model of the API, in the order they are applied. */
 export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, evmContractsProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, auditLogProjection];
+
+/**
+ * The event types the read models other than the audit log are rebuilt from: what a backup
+ * without its audit entries must still hold in full (a read model handling every type needs them all).
+ */
+export function typesReadModelsNeed(projections: readonly Projection[] = allProjections): string[] {
+  const others = projections.filter((p) => p !== auditLogProjection);
+  if (others.some((p) => p.handles === '*')) return [...AUDIT_ONLY_EVENT_TYPES];
+  return others.flatMap((p) => p.handles as readonly string[]);
+}

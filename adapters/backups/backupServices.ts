@@ -1,6 +1,7 @@
 // The BackupServices port (domain/backups/backupPorts.ts) on restic and S3. A backup is one
 // restic snapshot taken from DATA_DIR of:
 //   backup-export/database/   the consistent cut of the event store and the non-event rows
+//                             (audit-only events as hash-only stubs when include_in_backups is false)
 //   backup-export/backup.json what the backup is (id, nodes, audit setting)
 //   nodes/<node>/             node configurations, key files and chain data, as on disk
 // DATA_DIR/key-encryption-key and the PostgreSQL cluster are never part of it.
@@ -31,6 +32,17 @@ export interface BackupServicesOptions {
   encryption: KeyEncryption;
   /** Whether audit entries go into backups (settings: include_in_backups). */
   includeAuditLogs: () => Promise<boolean>;
+  /**
+   * The event types left out (as hash-only stubs) when they do not: the audit-only events no
+   * read model is rebuilt from (domain/audit/auditEntry.ts auditOnlyTypesToWithhold).
+   */
+  auditOnlyEventTypes: readonly string[];
+  /**
+   * The event store the server runs on. A backup exports PostgreSQL's events table; with
+   * EVENT_STORE=eventstoredb that table is empty and a backup would hold no events at all, so
+   * backups are unavailable (503) rather than COMPLETED without the truth they exist for.
+   */
+  eventStoreKind: 'postgres' | 'eventstoredb';
   /** A backup whose upload makes no progress for this long is stopped and FAILED (restic itself retries for many minutes). */
   stallSeconds?: number;
 }
@@ -56,6 +68,8 @@ export async function resticSessionFor(config: S3TargetPublic, secrets: S3Target
 /** restic's error lines name URLs and object keys, never credentials (those travel in its environment). */
 const scrub = (line: string) => line.replace(/\s+/g, ' ');
 
+export const eventStoreDbUnsupported = 'Backups are not available with EVENT_STORE=eventstoredb: a backup holds the PostgreSQL event store (the events table, with its hash chain), and on this server the events live in EventStoreDB, which it would leave out. Back EventStoreDB up with its own tools.';
+
 export function createBackupServices(opts: BackupServicesOptions): BackupServices {
   let availability: { at: number; reason: string | null } | null = null;
   const progress = new Map<number, BackupProgress>();
@@ -69,6 +83,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
 
   return {
     async unavailableReason() {
+      if (opts.eventStoreKind !== 'postgres') return eventStoreDbUnsupported;
       // Checked again after a minute, so installing restic needs no restart.
       if (!availability || Date.now() - availability.at > 60_000) availability = { at: Date.now(), reason: await resticUnavailable() };
       return availability.reason;
@@ -98,6 +113,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
     },
 
     async runBackup(target, request): Promise<BackupSummary> {
+      if (opts.eventStoreKind !== 'postgres') throw new Error(eventStoreDbUnsupported);
       const started = Date.now();
       const staging = path.join(opts.dataDir, EXPORT_DIR);
       await rm(staging, { recursive: true, force: true });
@@ -106,14 +122,15 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
       try {
         await ensureRepository(s);
         await removeStaleLocks(s);
-        const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR));
+        const includeAudit = await opts.includeAuditLogs();
+        const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR), { withholdTypes: includeAudit ? [] : opts.auditOnlyEventTypes });
         const nodesDir = path.join(opts.dataDir, 'nodes');
         const nodePaths = request.nodeIds === null
           ? (existsSync(nodesDir) ? ['nodes'] : [])
           : request.nodeIds.map((id) => path.join('nodes', `node-${id}`)).filter((p) => existsSync(path.join(opts.dataDir, p)));
         await writeFile(path.join(staging, 'backup.json'), JSON.stringify({
           backupId: request.backupId, scheduleId: request.scheduleId, nodeIds: request.nodeIds, nodePaths,
-          eventPosition: manifest.eventPosition, includeAuditLogs: await opts.includeAuditLogs(), createdAt: new Date().toISOString(),
+          eventPosition: manifest.eventPosition, includeAuditLogs: includeAudit, auditEntriesWithheld: manifest.withheld ?? 0, createdAt: new Date().toISOString(),
         }, null, 2), { mode: 0o600 });
         // lnm-full marks backups of every node: what `lnm restore` takes by default.
         const tags = ['lnm', request.nodeIds === null ? FULL_TAG : 'lnm-nodes', backupTag(request.backupId), ...(request.scheduleId !== null ? [scheduleTag(request.scheduleId)] : [])];

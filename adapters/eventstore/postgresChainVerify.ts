@@ -7,10 +7,10 @@
 // it always was (re-serialise in JavaScript, domain/shared/eventChain.ts), which names the entry
 // and the reason exactly as before and also covers rows written before bodies were stored.
 import type pg from 'pg';
-import { GENESIS_HASH, verifyRun } from '../../domain/shared/eventChain.ts';
+import { GENESIS_HASH, WITHHELD_RESTORE_EVENT, verifyRun } from '../../domain/shared/eventChain.ts';
 import type { ChainVerification, EventMetadata, RecordedEvent } from '../../domain/shared/eventStore.ts';
 
-const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
+const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash, withheld';
 const FAST_RANGE = 25_000;
 /** Ranges checked at once, each on its own connection: the hashing is CPU-bound in each backend. */
 const PARALLEL_RANGES = 4;
@@ -27,6 +27,7 @@ export function toRecorded(r: Record<string, unknown>): RecordedEvent {
     metadata: r.metadata as EventMetadata,
     prevHash: r.prev_hash as string,
     hash: r.hash as string,
+    ...(r.withheld === true ? { withheld: true as const } : {}),
   };
 }
 
@@ -34,7 +35,8 @@ export function toRecorded(r: Record<string, unknown>): RecordedEvent {
 // stored hash of the row before the range, which the range before checks, is the seam: so
 // ranges check independently and several run at once). `suspect` is the first position where
 // anything is off: a missing position, a broken link, a recomputed hash that differs, a body
-// that says something else than the columns, or no body at all.
+// that says something else than the columns, or no body at all. A withheld stub (migration
+// 1110) has no body to hash: only its links are checked, in the first scan.
 // Two scans of the range: the links over narrow rows (a window over whole rows would spill
 // to disk), and each row's own hash and body without a window.
 const FAST_SQL = `
@@ -51,9 +53,9 @@ WITH links AS (
   -- OFFSET 0 keeps the subquery whole, so each body is parsed once, not once per use.
   SELECT min(r.position) AS suspect
   FROM (SELECT e.*, e.body::jsonb AS b FROM events e WHERE e.position BETWEEN $1 AND $2 OFFSET 0) r
-  WHERE NOT coalesce(
+  WHERE NOT coalesce(r.withheld OR (
     r.hash = encode(sha256(convert_to(r.prev_hash || '|' || r.position || '|' || r.stream_id || '|' || r.version || '|' || r.body, 'UTF8')), 'hex')
-    AND r.b->>'id' = r.id::text AND r.b->>'type' = r.type AND r.b->'data' = r.data AND r.b->'metadata' = r.metadata,
+    AND r.b->>'id' = r.id::text AND r.b->>'type' = r.type AND r.b->'data' = r.data AND r.b->'metadata' = r.metadata),
     false)
 )
 SELECT links.n, least(links.suspect, rows.suspect) AS suspect FROM links, rows`;
@@ -128,5 +130,29 @@ export async function verifyChain(pool: pg.Pool, from: number, to: number, range
       }
     }
   }
-  return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to };
+  // Withheld stubs are rare (only on a server restored from a backup without its audit
+  // entries): a partial index answers this at once.
+  const withheld = Number((await pool.query('SELECT count(*) AS n FROM events WHERE withheld AND position BETWEEN $1 AND $2', [from, to])).rows[0].n);
+  if (withheld === 0) return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to };
+  const unaccounted = await unaccountedStub(pool);
+  if (unaccounted) return { ok: false, checked: Math.max(0, unaccounted.position - from), fromPosition: from, toPosition: to, firstMismatch: { ...unaccounted, reason: 'unexpected_withheld' } };
+  return { ok: true, checked: Math.max(0, to - from + 1), fromPosition: from, toPosition: to, withheld };
+}
+
+/**
+ * The stubs held against the last restore (WITHHELD_RESTORE_EVENT, itself on the verified
+ * chain): none after its cut, and as many up to it as it recorded. The first stub that breaks
+ * this, or null. A row turned into a stub behind the service's back shows here.
+ */
+async function unaccountedStub(pool: pg.Pool): Promise<{ position: number; expected: string; actual: string } | null> {
+  const r = await pool.query(`SELECT position, data FROM events WHERE type = $1 ORDER BY position DESC LIMIT 1`, [WITHHELD_RESTORE_EVENT]);
+  const first = async (cond: string, args: unknown[]) => Number((await pool.query(`SELECT min(position) AS p FROM events WHERE withheld AND ${cond}`, args)).rows[0].p);
+  if (r.rowCount === 0) return { position: await first('true', []), expected: 'no withheld entry (this store was not restored from a backup)', actual: 'a withheld entry' };
+  const cut = Number(r.rows[0].data.eventPosition);
+  const recorded = Number(r.rows[0].data.withheld ?? 0);
+  const after = await first('position > $1', [cut]);
+  if (after) return { position: after, expected: `no withheld entry after position ${cut} (the cut of the last restore)`, actual: 'a withheld entry' };
+  const count = Number((await pool.query('SELECT count(*) AS n FROM events WHERE withheld AND position <= $1', [cut])).rows[0].n);
+  if (count !== recorded) return { position: await first('true', []), expected: `${recorded} withheld entries (recorded by the last restore)`, actual: `${count}` };
+  return null;
 }

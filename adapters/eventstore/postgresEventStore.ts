@@ -20,7 +20,7 @@ import { groupCommit } from './groupCommit.ts';
 import { appendBatch, type PendingAppend } from './postgresAppendBatch.ts';
 import { toRecorded, verifyChain } from './postgresChainVerify.ts';
 
-const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash';
+const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash, withheld';
 
 export interface PostgresEventStoreOptions {
   /** Connection string for the LISTEN connection (subscriptions); without it, subscriptions poll. */

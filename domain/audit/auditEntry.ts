@@ -3,6 +3,7 @@
 // sensitive reads are recorded as events of their own (AccessDenied, LoginFailed, ...).
 import type { RecordedEvent, JsonValue } from '../shared/eventStore.ts';
 import { describeConsortiumNetworkEvent } from '../consortium/consortiumAuditDescribers.ts';
+import { WITHHELD_EVENT_TYPE } from '../shared/eventChain.ts';
 
 export type AuditStatus = 'success' | 'failed' | 'denied';
 
@@ -36,8 +37,22 @@ export function redactSecrets(value: unknown): JsonValue {
 
 const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
 
-/** Events that are bookkeeping, not actions anyone took. */
-const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved', 'TransactionCommitted']);
+/** Events that are bookkeeping, not actions anyone took (and withheld stubs, which have no content). */
+const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved', 'TransactionCommitted', WITHHELD_EVENT_TYPE]);
+
+/**
+ * Events that exist only for the audit log: they record who did, tried or read what, and change
+ * no state. They are what a backup leaves out when the audit setting include_in_backups is false
+ * (as hash-only stubs, see RecordedEvent.withheld), less any type a read model is rebuilt from
+ * (auditOnlyTypesToWithhold): LoginSucceeded gives users their last_login_at, so it is kept.
+ */
+export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut'] as const;
+
+/** The audit-only types no read model needs, given the types the read models handle ('*' = every type but these). */
+export function auditOnlyTypesToWithhold(handled: Iterable<string>): string[] {
+  const needed = new Set(handled);
+  return AUDIT_ONLY_EVENT_TYPES.filter((t) => !needed.has(t));
+}
 
 const describers: Record<string, Describer> = {
   UserCreated: (e) => ({ action: 'CREATE', resourceType: 'user', resourceId: str(e.data.userId), resourceName: str(e.data.username), after: { username: e.data.username, role: e.data.role, email: e.data.email } }),
@@ -68,6 +83,7 @@ const describers: Record<string, Describer> = {
   NodeConfigChanged: (e) => ({ action: 'UPDATE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), before: e.data.before as JsonValue, after: e.data.after as JsonValue }),
   NodeDeleted: (e) => ({ action: 'DELETE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name) }),
   NodeDowntime: (e) => ({ action: 'DOWNTIME', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), status: 'failed', errorMessage: str(e.data.reason), details: { lastHealthyAt: e.data.lastHealthyAt, consecutiveFailures: e.data.consecutiveFailures } }),
+  EventStoreRestored: (e) => ({ action: 'RESTORE', resourceType: 'backup', resourceId: str(e.data.backupId), resourceName: str(e.data.snapshotId), details: { eventPosition: e.data.eventPosition, withheld: e.data.withheld, auditIncluded: e.data.auditIncluded } }),
   NodeRecovered: (e) => ({ action: 'RECOVERY', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), details: { downSince: e.data.downSince } }),
 };
 

@@ -35,6 +35,13 @@ export interface RecordedEvent {
   metadata: EventMetadata;
   prevHash: string;
   hash: string;
+  /**
+   * A stub restored from a backup taken with the audit setting include_in_backups false: the
+   * position, stream, version, id and both hashes are there, type, data and metadata were left
+   * out of the backup (type is WITHHELD_EVENT_TYPE, data and metadata are empty). The chain
+   * links through it; its own hash cannot be recomputed. Absent on every other event.
+   */
+  withheld?: true;
 }
 
 /** 0 means "the stream must not exist yet"; 'any' skips the check. */
@@ -52,7 +59,13 @@ export interface ChainVerification {
   fromPosition: number;
   toPosition: number;
   /** The first position whose stored hash or previous-hash link does not match the recomputation. */
-  firstMismatch?: { position: number; reason: 'hash_mismatch' | 'broken_link' | 'gap'; expected: string; actual: string };
+  /**
+   * unexpected_withheld: a withheld stub that no restore accounts for (see WITHHELD_RESTORE_EVENT):
+   * after the last restore's cut, or more or fewer stubs up to it than that restore recorded.
+   */
+  firstMismatch?: { position: number; reason: 'hash_mismatch' | 'broken_link' | 'gap' | 'unexpected_withheld'; expected: string; actual: string };
+  /** Of the positions checked, how many are withheld stubs (see RecordedEvent.withheld); absent when none. */
+  withheld?: number;
 }
 
 export interface Subscription {

@@ -104,7 +104,9 @@ export const auditRoutes = [
     responses: {
       200: {
         description: 'the outcome (valid false names first_invalid_id)',
-        schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()), reason: Type.Optional(Type.String()), message: Type.String() }),
+        schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()),
+          reason: Type.Optional(Type.String({ description: 'hash_mismatch, broken_link, gap, or unexpected_withheld (a withheld stub that the last restore of this server does not account for)' })),
+          withheld: Type.Optional(Type.Integer({ description: 'entries of the range whose content was withheld from the backup this server was restored from (include_in_backups false): their links were checked, their hashes could not be recomputed' })), message: Type.String() }),
       },
     },
     async handler({ deps, body }) {
@@ -114,7 +116,10 @@ export const auditRoutes = [
       const v = await deps.store.verify(body.start_id, Math.min(body.end_id, head));
       return {
         body: v.ok
-          ? { valid: true, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, message: `The hash chain is intact over entries ${body.start_id}-${v.toPosition}.` }
+          ? {
+            valid: true, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, ...(v.withheld ? { withheld: v.withheld } : {}),
+            message: `The hash chain is intact over entries ${body.start_id}-${v.toPosition}.${v.withheld ? ` ${v.withheld} of them were withheld from the backup this server was restored from (audit entries, include_in_backups false): their links were checked, their content is not here.` : ''}`,
+          }
           : { valid: false, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, first_invalid_id: v.firstMismatch!.position, reason: v.firstMismatch!.reason, message: `Entry ${v.firstMismatch!.position} does not match the hash chain (${v.firstMismatch!.reason.replace('_', ' ')}): it was changed outside the service.` },
       };
     },

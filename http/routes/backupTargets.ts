@@ -13,11 +13,11 @@ import { backupTargetNamed, getBackupTarget, listBackupTargets, schedulesUsingTa
 
 const tags = ['backups'];
 
-/** The backup machinery, or 503 naming what is missing (restic not on PATH). */
+/** The backup machinery, or 503 naming what is missing (restic not on PATH) or why not (EVENT_STORE=eventstoredb). */
 export async function backupServices(deps: RouteInput<unknown, unknown, unknown>['deps']): Promise<BackupServices> {
   if (!deps.backups) throw new UnavailableError('Backups are not available on this server.');
   const reason = await deps.backups.unavailableReason();
-  if (reason) throw new UnavailableError(reason, { missing: 'restic' });
+  if (reason) throw new UnavailableError(reason, /restic/.test(reason) ? { missing: 'restic' } : undefined);
   return deps.backups;
 }
 
@@ -75,7 +75,8 @@ const TargetBody = Type.Object({
 }, { additionalProperties: false });
 
 const bodyNotes = 'Flat shape: name, endpoint, bucket_name, bucket_path, region, access_key_id, secret_access_key, force_path_style. Nested shape: name, type S3, config {bucketName, region, bucketPath, endpoint, useInstanceRole, roleArn, externalId, forcePathStyle}. ' +
-  'Authentication: static keys; useInstanceRole (instance role / IRSA); roleArn (+ externalId) for role assumption over the static keys when given, else over the instance credentials; profile (named profile, SSO included). ' +
+  'Authentication: static keys; useInstanceRole (instance role / IRSA); roleArn (+ externalId) for role assumption over the static keys when given, else over the instance credentials; profile (named profile, SSO included, from the server\'s AWS_SHARED_CREDENTIALS_FILE / AWS_CONFIG_FILE). ' +
+  'Credentials other than static keys are resolved first, within 10 s: a provider that fails (no such profile, no instance metadata service, STS unreachable or silent) is a 400 BACKUP_TARGET_UNREACHABLE naming the provider and the reason (details field "credentials"). Instance role and role assumption go through the AWS SDK\'s providers and were not verified against AWS. ' +
   'repository_password (or config.repositoryPassword) is the restic repository password; when left out one is generated and shown once in this answer. ca_certificate for endpoints with a private CA. ' +
   'The bucket is listed with the credentials and the restic repository opened (created when absent) before anything is saved: a failure is a 400 naming the reason (access denied, no such bucket, clock skew, unreachable endpoint, incorrect repository password).';
 
@@ -90,7 +91,8 @@ function refuseSnapshotProviders(type: string | undefined, edition: string) {
 
 async function saveChecked(services: BackupServices, prepared: { publicConfig: StoredTarget['publicConfig']; sealedSecrets: string }) {
   const reason = await services.checkTarget(prepared);
-  if (reason) throw new ValidationError(`The backup target does not work: ${reason}`, [{ field: 'endpoint', message: reason }], 'BACKUP_TARGET_UNREACHABLE');
+  // A credential provider that failed (profile, instance role, role assumption) is named in the reason.
+  if (reason) throw new ValidationError(`The backup target does not work: ${reason}`, [{ field: reason.startsWith('no credentials from') ? 'credentials' : 'endpoint', message: reason }], 'BACKUP_TARGET_UNREACHABLE');
 }
 
 const listRoute = (path: string, summary: string) => defineRoute({

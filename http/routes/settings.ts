@@ -44,7 +44,7 @@ export const settingsRoutes = [
   updateRoute('put', 'Replace the settings (fields left out return to their defaults)', true),
   defineRoute({
     method: 'post', path: '/settings/audit', summary: 'Audit retention, archiving and backup inclusion', tags, permission: 'AUDIT_CONFIGURE',
-    description: `Entries older than archive_after_days leave the default audit listing (include_archived=true shows them); entries older than retention_days (at most ${MAX_RETENTION_DAYS}, 7 years) leave listings and reports. Events are never deleted, so every entry stays verifiable.`,
+    description: `Entries older than archive_after_days leave the default audit listing (include_archived=true shows them); entries older than retention_days (at most ${MAX_RETENTION_DAYS}, 7 years) leave listings and reports. Events are never deleted, so every entry stays verifiable. include_in_backups false: backups leave out the audit-only entries that no read model needs (denied requests, failed writes, failed logins, lockouts, sensitive reads, logouts) as hash-only stubs (position, stream, version, id, previous hash, hash); a restore verifies the chain through them and reports how many were withheld.`,
     body: Type.Object({
       retention_days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
       archive_after_days: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS })),

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { readdirSync, rmSync, mkdtempSync, writeFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, mkdtempSync, writeFileSync, existsSync, readFileSync, statSync, cpSync } from 'node:fs';
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -36,6 +36,47 @@ async function restore(args: string[], env: Record<string, string> = {}) {
     return { code: e.code, out: e.stdout + e.stderr };
   }
 }
+
+// restic itself, as an operator would run it, to look inside the snapshots.
+async function restic(args: string[], cwd?: string) {
+  const r = await run('restic', ['-r', `s3:${s3.endpoint}/backups/lnm`, '--cacert', s3.caFile, '-o', 's3.bucket-lookup=path', ...args], {
+    cwd, maxBuffer: 20_000_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', RESTIC_PASSWORD: REPO_PASSWORD, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, RESTIC_CACHE_DIR: path.join(tmpdir(), 'lnm-restic-cache-e2e') },
+  });
+  return r.stdout;
+}
+
+/** A snapshot's files, restored with restic alone into a scratch directory. */
+async function rawSnapshot(snapshotId: string): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-raw-'));
+  scratchDirs.push(dir);
+  await restic(['restore', snapshotId, '--target', dir]);
+  return dir;
+}
+
+/** Files under dir whose bytes hold the needle. */
+function filesHolding(dir: string, needle: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && readFileSync(p).includes(needle)) found.push(p);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+// Failed logins with these names are audit-only events: in a backup with include_in_backups
+// true (the first), left out of one with false (the second and later).
+const MARKER_KEPT = 'marker-in-first-backup-5d1e';
+const MARKER_WITHHELD = 'marker-never-in-a-backup-9b2c';
+const failLogin = async (username: string) => {
+  const r = await call(server.api, 'POST', '/auth/login', { body: { username, password: 'not-the-password' } });
+  assert.is(r.status, 401, r.text);
+};
+let rawSecond: string;
 
 const restoreArgs = (out: string, extra: string[] = [], bucketPath = 'lnm') => ['--endpoint', s3.endpoint, '--bucket', 'backups', '--bucket-path', bucketPath, '--access-key', s3.accessKeyId, '--cacert', s3.caFile, '--output-dir', out, '--force-path-style', ...extra];
 
@@ -147,6 +188,7 @@ t('a backup of users, keys and a running anvil network completes', async () => {
   writeFileSync(path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'chain-data.bin'), randomBytes(20 * 1024 * 1024));
   blockBefore = await provider.getBlockNumber();
   provider.destroy();
+  await failLogin(MARKER_KEPT);
 
   r = await api('POST', '/backups', { target_id: targetId });
   assert.is(r.status, 201, r.text);
@@ -161,6 +203,11 @@ t('a backup of users, keys and a running anvil network completes', async () => {
 t('a second backup after a small change adds less than 10% of the first', async () => {
   let r = await api('POST', '/users', { username: 'viewer1', password: 'viewer-password-1', role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
+  // From here on backups leave the audit-only entries out (checked in the next test).
+  r = await api('POST', '/settings/audit', { include_in_backups: false });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.include_in_backups, false);
+  await failLogin(MARKER_WITHHELD);
   r = await api('POST', '/backups', { targetId });
   assert.is(r.status, 201, r.text);
   const second = await waitBackup(r.json.id);
@@ -168,6 +215,22 @@ t('a second backup after a small change adds less than 10% of the first', async 
   assert.is(second.node_id, null);
   assert.ok(second.size_added < firstBackup.size_added * 0.1, `second added ${second.size_added} bytes, first ${firstBackup.size_added}`);
   assert.ok(second.total_size - firstBackup.total_size < firstBackup.size_added * 0.1, `repository grew from ${firstBackup.total_size} to ${second.total_size}`);
+  secondSnapshot = second.snapshot_id;
+});
+let secondSnapshot: string;
+
+t('include_in_backups: with true the audit entries are in the snapshot, with false not even the failed logins before the change are', async () => {
+  const rawFirst = await rawSnapshot((firstBackup as unknown as { snapshot_id: string }).snapshot_id);
+  assert.ok(filesHolding(rawFirst, MARKER_KEPT).some((f) => f.endsWith('events.jsonl')), 'the first backup holds its failed login');
+  rawSecond = await rawSnapshot(secondSnapshot);
+  assert.ok(existsSync(path.join(rawSecond, 'nodes', `node-${nodeId}`, 'chain-data.bin')));
+  assert.equal(filesHolding(rawSecond, MARKER_KEPT), []);
+  assert.equal(filesHolding(rawSecond, MARKER_WITHHELD), []);
+  const manifest = JSON.parse(readFileSync(path.join(rawSecond, 'backup-export', 'database', 'manifest.json'), 'utf8'));
+  assert.is(manifest.auditIncluded, false);
+  assert.ok(manifest.withheld >= 2, JSON.stringify(manifest));
+  assert.ok(manifest.withheldTypes.includes('LoginFailed'), JSON.stringify(manifest));
+  assert.is(JSON.parse(readFileSync(path.join(rawSecond, 'backup-export', 'backup.json'), 'utf8')).includeAuditLogs, false);
 });
 
 const readModels = ['/users', '/keys', '/organizations', '/settings', '/backups/targets', '/key-providers', '/networks/evm'];
@@ -199,6 +262,7 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.is(restored.code, 0, restored.out);
   assert.match(restored.out, new RegExp(`restoring backup ${lastBackup.id}`));
   assert.match(restored.out, /hash chain verified/);
+  assert.match(restored.out, /\d+ audit entries were withheld from this backup \(include_in_backups was false: [^)]*LoginFailed/);
   assert.not.match(restored.out, REPO_PASSWORD);
   assert.ok(existsSync(path.join(out, 'nodes', `node-${nodeId}`, 'chain-data.bin')));
   assert.not.ok(existsSync(path.join(out, 'key-encryption-key')));
@@ -223,6 +287,11 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.is(verified.status, 200, verified.text);
   assert.ok(verified.json.valid, verified.text);
   assert.ok(verified.json.checked >= head - 1, verified.text);
+  assert.ok(verified.json.withheld >= 2, verified.text);
+  assert.match(verified.json.message, /withheld from the backup/);
+  const audit = await api('GET', '/audit-logs?limit=500&include_archived=true');
+  assert.is(audit.status, 200, audit.text);
+  assert.not.ok(audit.text.includes(MARKER_KEPT) || audit.text.includes(MARKER_WITHHELD), 'a withheld entry is listed after the restore');
 
   // Nodes do not start by themselves; the health monitor finds this one down, then it starts on its chain.
   await until('the restored node to be seen down', async () => (await api('GET', `/nodes/${nodeId}`)).json.status === 'down', 60_000);
@@ -234,6 +303,38 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.is(await new Contract(contractAddress, STORE_ABI, provider).get(), 4242n);
   provider.destroy();
   assert.not.match(oldOutput + server.output(), REPO_PASSWORD);
+});
+
+t('a backup without its audit entries whose stub or kept entry was changed does not restore', async () => {
+  const events = (dir: string) => path.join(dir, 'backup-export', 'database', 'events.jsonl');
+  const rows = readFileSync(events(rawSecond), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const stubAt = rows.findIndex((r, i) => r.withheld && rows[i + 1] && !rows[i + 1].withheld);
+  const keptAt = rows.findIndex((r) => r.type === 'UserCreated');
+  assert.ok(stubAt >= 0 && keptAt >= 0);
+  const cases: Array<[string, (r: Array<Record<string, any>>) => void, RegExp]> = [
+    ['a stub', (r) => (r[stubAt].hash = 'f'.repeat(64)), new RegExp(`does not verify at position ${rows[stubAt + 1].position} \\(broken_link`)],
+    ['a kept entry', (r) => (r[keptAt].data.username = 'mallory'), new RegExp(`does not verify at position ${rows[keptAt].position} \\(hash_mismatch`)],
+  ];
+  let fakeBackupId = 990_001;
+  for (const [what, change, expected] of cases) {
+    // The backup's files as restic holds them, changed, and written back as a snapshot of their own.
+    const dir = mkdtempSync(path.join(tmpdir(), 'lnm-changed-'));
+    scratchDirs.push(dir);
+    cpSync(path.join(rawSecond, 'backup-export'), path.join(dir, 'backup-export'), { recursive: true });
+    const changed = rows.map((r) => structuredClone(r));
+    change(changed);
+    writeFileSync(events(dir), changed.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const id = fakeBackupId++;
+    await restic(['backup', '--host', 'lnm', '--tag', 'lnm', '--tag', `lnm-backup-${id}`, 'backup-export'], dir);
+    const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-fault-')), 'data');
+    scratchDirs.push(path.dirname(out));
+    const r = await restore(restoreArgs(out, ['--backup', String(id)]), { LNM_RESTORE_PASSWORD: REPO_PASSWORD });
+    assert.is.not(r.code, 0, `${what}: ${r.out}`);
+    assert.match(r.out, expected, `${what}: ${r.out}`);
+    assert.match(r.out, /nothing was restored/);
+    assert.not.ok(existsSync(out), `${what}: the output directory was written`);
+    await restic(['forget', '--tag', `lnm-backup-${id}`]);
+  }
 });
 
 const FAULT_PASSWORD = 'fault-repository-password';

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { parseS3Target, resticRepository } from '../../../adapters/backups/s3TargetConfig.ts';
 import { describeS3Failure } from '../../../adapters/backups/s3Connectivity.ts';
 import { resticFailure } from '../../../adapters/backups/restic.ts';
+import { createBackupServices } from '../../../adapters/backups/backupServices.ts';
 import { cronIssue, nextCronRun } from '../../../adapters/backups/cronSchedule.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
@@ -79,6 +80,17 @@ test('cron expressions: six fields, seconds first; the reason when not', () => {
   assert.match(cronIssue('*/5 * * * *')!, /six space-separated fields/);
   assert.match(cronIssue('61 * * * * *')!, /out of range/);
   assert.is(nextCronRun('*/5 * * * * *', new Date('2026-01-01T00:00:01Z')).toISOString(), '2026-01-01T00:00:05.000Z');
+});
+
+test('with EVENT_STORE=eventstoredb backups are unavailable (503), never a COMPLETED backup without the events', async () => {
+  const services = createBackupServices({ pool: null as never, dataDir: '/nonexistent', encryption: null as never, includeAuditLogs: async () => true, auditOnlyEventTypes: [], eventStoreKind: 'eventstoredb' });
+  assert.match(String(await services.unavailableReason()), /not available with EVENT_STORE=eventstoredb.*EventStoreDB/);
+  try {
+    await services.runBackup(null as never, { backupId: 1, scheduleId: null, nodeIds: null });
+    assert.unreachable('a backup ran on EventStoreDB');
+  } catch (err) {
+    assert.match((err as Error).message, /EVENT_STORE=eventstoredb/);
+  }
 });
 
 test.run();
