@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import { backfillEventBodies } from '../adapters/eventstore/postgresBodyBackfill.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
 import { allProjections } from '../projections/index.ts';
@@ -131,6 +132,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const db = await openDatabase(config, log);
   const migrated = await migrate(db.pool);
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
+  // Events written before bodies were stored get theirs, so verify hashes them in PostgreSQL.
+  const backfill = await backfillEventBodies(db.pool);
+  if (backfill.filled || backfill.unmatched) log.info(backfill, 'event bodies backfilled');
+  if (backfill.unmatched) log.warn({ unmatched: backfill.unmatched, firstPosition: backfill.firstUnmatched }, 'events whose columns do not hash to their stored hash were left without a body; verify names the first');
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   const rawStore = await openEventStore(config, db);
