@@ -15,6 +15,7 @@ import { migrate, migrationsDir } from '../../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgresEventStore.ts';
 import { backfillEventBodies } from '../../../adapters/eventstore/postgresBodyBackfill.ts';
 import { bodyConstraintHolds } from '../../../adapters/eventstore/postgresChainVerify.ts';
+import { exportDatabase, importDatabase } from '../../../adapters/backups/databaseExport.ts';
 import { canonicalEventText, GENESIS_HASH, verifyRun } from '../../../domain/shared/eventChain.ts';
 import type { EventStore } from '../../../domain/shared/eventStore.ts';
 
@@ -147,6 +148,31 @@ t('the append-only trigger lets through only a missing body that hashes to the r
     assert.ok((await store.verify(1)).ok);
   } finally {
     await store.close();
+  }
+});
+
+t('a backup exported before migration 0600 (no bodies) is imported, backfilled as restore does, and verifies on the fast path', async ({ db }) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-pre0600-export-'));
+  const target = await freshDatabase();
+  try {
+    const manifest = await exportDatabase(db!.pool, dir);
+    assert.is(manifest.rows.events, OLD_EVENTS);
+    await migrate(target.pool);
+    await importDatabase(target.pool, dir);
+    assert.is(Number((await target.pool.query('SELECT count(*) FROM events WHERE body IS NULL')).rows[0].count), OLD_EVENTS);
+    assert.equal(await backfillEventBodies(target.pool), { filled: OLD_EVENTS, unmatched: 0, firstUnmatched: null });
+    const queries: string[] = [];
+    const store = postgresEventStore(recordingPool(target.pool, queries));
+    try {
+      assert.equal(await store.verify(1), { ok: true, checked: OLD_EVENTS, fromPosition: 1, toPosition: OLD_EVENTS });
+      assert.not.ok(readRowsIntoJs(queries), 'the JavaScript path was not taken');
+      assert.is((await store.readAll(OLD_EVENTS - 1, 1))[0].hash, manifest.lastHash);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await target.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
