@@ -132,10 +132,19 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const db = await openDatabase(config, log);
   const migrated = await migrate(db.pool);
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
-  // Events written before bodies were stored get theirs, so verify hashes them in PostgreSQL.
-  const backfill = await backfillEventBodies(db.pool);
-  if (backfill.filled || backfill.unmatched) log.info(backfill, 'event bodies backfilled');
-  if (backfill.unmatched) log.warn({ unmatched: backfill.unmatched, firstPosition: backfill.firstUnmatched }, 'events whose columns do not hash to their stored hash were left without a body; verify names the first');
+  // Events written before bodies were stored get theirs, so verify hashes them in PostgreSQL. In
+  // the background: an old log does not hold up the start, and verify checks a row without a
+  // body the old way meanwhile.
+  let closingBackfill = false;
+  const backfilling = backfillEventBodies(db.pool, { stop: () => closingBackfill }).then(
+    (r) => {
+      if (r.filled) log.info({ filled: r.filled }, 'event bodies backfilled');
+      if (r.unmatched) log.warn({ unmatched: r.unmatched, firstPosition: r.firstUnmatched }, 'events whose columns do not hash to their stored hash were left without a body; verify names the first');
+    },
+    (err: Error) => {
+      if (!closingBackfill) log.warn({ err: err.message }, 'event body backfill stopped; verify checks rows without a body the old way');
+    },
+  );
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   const rawStore = await openEventStore(config, db);
@@ -314,6 +323,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
         await sagas.stop();
         await projector.stop();
         await store.close();
+        closingBackfill = true;
+        await backfilling;
         await db.close();
       })();
       return closing;

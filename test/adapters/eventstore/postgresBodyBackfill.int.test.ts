@@ -84,7 +84,10 @@ t('after the upgrade the old rows verify, the backfill gives each its body, and 
     assert.equal(await store.verify(1), { ok: true, checked: OLD_EVENTS, fromPosition: 1, toPosition: OLD_EVENTS }, 'verified the old way');
     assert.ok(readRowsIntoJs(queries));
 
-    assert.equal(await backfillEventBodies(db!.pool, 25), { filled: OLD_EVENTS, unmatched: 0, firstUnmatched: null });
+    // Stopped after its first batch (the server closing), then run again: it goes on where it was.
+    let asked = 0;
+    assert.equal(await backfillEventBodies(db!.pool, { batch: 25, stop: () => asked++ >= 1 }), { filled: 25, unmatched: 0, firstUnmatched: null });
+    assert.equal(await backfillEventBodies(db!.pool, { batch: 25 }), { filled: OLD_EVENTS - 25, unmatched: 0, firstUnmatched: null });
     const bodies = await db!.pool.query('SELECT position, body FROM events ORDER BY position');
     const events = await store.readAll(0, 1000);
     for (const [k, row] of bodies.rows.entries()) assert.is(row.body, canonicalEventText(events[k]), `body of ${row.position}`);
