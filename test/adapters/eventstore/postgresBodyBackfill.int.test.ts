@@ -6,35 +6,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
-import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
-import { migrate, migrationsDir } from '../../../adapters/postgres/migrate.ts';
+import { freshDatabase, recordingPool, type FreshDatabase } from '../../helpers/postgres.ts';
+import { migrate } from '../../../adapters/postgres/migrate.ts';
+import { migrateBefore0600, seedBefore0600 } from '../../helpers/eventStoreBefore0600.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgresEventStore.ts';
 import { backfillEventBodies } from '../../../adapters/eventstore/postgresBodyBackfill.ts';
 import { bodyConstraintHolds } from '../../../adapters/eventstore/postgresChainVerify.ts';
 import { exportDatabase, importDatabase } from '../../../adapters/backups/databaseExport.ts';
 import { canonicalEventText, GENESIS_HASH, verifyRun } from '../../../domain/shared/eventChain.ts';
 import type { EventStore } from '../../../domain/shared/eventStore.ts';
-
-/** The migrations a store had before bodies were stored (everything below 0600). */
-function migrationsBefore0600(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-pre0600-'));
-  for (const f of readdirSync(migrationsDir).filter((f) => f.endsWith('.sql') && f < '0600')) copyFileSync(path.join(migrationsDir, f), path.join(dir, f));
-  return dir;
-}
-
-/** An append as the store made it before migration 0600: append_events() without stored bodies. */
-async function oldAppend(pool: pg.Pool, stream: string, events: Array<{ type: string; data: Record<string, unknown> }>, i: number): Promise<void> {
-  const metadata = { timestamp: new Date(Date.UTC(2025, 5, 1, 0, 0, i)).toISOString(), requestId: randomUUID(), actor: { userId: i % 3, username: `u${i % 3}`, kind: 'session' } };
-  const withIds = events.map((e) => ({ id: randomUUID(), ...e }));
-  await pool.query('SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb, $7::text[])', [
-    stream, -1, withIds.map((e) => e.id), withIds.map((e) => e.type), withIds.map((e) => JSON.stringify(e.data)), JSON.stringify(metadata),
-    withIds.map((e) => canonicalEventText({ id: e.id, type: e.type, data: e.data as never, metadata })),
-  ]);
-}
 
 /** Verify as it was before any of this: every row re-serialised in JavaScript. */
 async function referenceVerify(store: EventStore, from: number, to: number) {
@@ -43,34 +26,19 @@ async function referenceVerify(store: EventStore, from: number, to: number) {
   return r.ok ? { ok: true, checked: events.length } : { ok: false, position: r.position, reason: r.reason, expected: r.expected, actual: r.actual };
 }
 
-function recordingPool(pool: pg.Pool, log: string[]): pg.Pool {
-  return new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query') return (text: string, ...rest: unknown[]) => (log.push(text), (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest));
-      return Reflect.get(target, prop, receiver);
-    },
-  });
-}
 const readRowsIntoJs = (queries: string[]) => queries.some((q) => /SELECT position, stream_id, version, id, type, data/.test(q));
 
 const OLD_EVENTS = 60;
-const t = suite<{ db?: FreshDatabase; oldDir?: string }>('postgres event store: events from before migration 0600');
+const t = suite<{ db?: FreshDatabase }>('postgres event store: events from before migration 0600');
 t.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
-  ctx.oldDir = migrationsBefore0600();
-  await migrate(ctx.db.pool, ctx.oldDir);
+  await migrateBefore0600(ctx.db.pool);
   const cols = await ctx.db.pool.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'events' AND column_name = 'body'`);
   assert.is(cols.rowCount, 0, 'the old schema has no body column');
-  for (let i = 0; i < OLD_EVENTS / 2; i++) {
-    await oldAppend(ctx.db.pool, `acct-${i % 4}`, [
-      { type: 'Deposited', data: { amount: i, note: `deposit ${i}`, tags: ['é', '\u{1F600}', i % 2 === 0 ? 'even' : 'odd'], big: 1e21, small: 1e-7, nested: { z: 1, a: [1.5, null, true] } } },
-      { type: 'Noted', data: { n: i } },
-    ], i);
-  }
+  await seedBefore0600(ctx.db.pool, OLD_EVENTS / 2);
 });
 t.after.each(async (ctx) => {
   await ctx.db?.close();
-  if (ctx.oldDir) rmSync(ctx.oldDir, { recursive: true, force: true });
 });
 
 t('after the upgrade the old rows verify, the backfill gives each its body, and then verify hashes them in PostgreSQL alone', async ({ db }) => {

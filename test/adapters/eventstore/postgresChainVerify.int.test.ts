@@ -4,8 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
+import { freshDatabase, recordingPool, type FreshDatabase } from '../../helpers/postgres.ts';
 import { migrate } from '../../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../../adapters/eventstore/postgresEventStore.ts';
 import { BODY_CONSTRAINT_DEF, bodyConstraintHolds } from '../../../adapters/eventstore/postgresChainVerify.ts';
@@ -27,15 +26,6 @@ async function referenceVerify(store: EventStore, from: number, to: number): Pro
   return { ok: false, checked: r.position - from, fromPosition: from, toPosition: to, firstMismatch: { position: r.position, reason: r.reason, expected: r.expected, actual: r.actual } };
 }
 
-/** A pool that records its statements, to see which path verify() took. */
-function recordingPool(pool: pg.Pool, log: string[]): pg.Pool {
-  return new Proxy(pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query') return (text: string, ...rest: unknown[]) => (log.push(text), (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest));
-      return Reflect.get(target, prop, receiver);
-    },
-  });
-}
 
 const t = suite<{ db?: FreshDatabase; store?: EventStore; queries: string[] }>('postgres event store: verify in the database', { queries: [] });
 t.before.each(async (ctx) => {
