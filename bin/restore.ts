@@ -17,6 +17,7 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../adapters/postgres/embeddedPostgres.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import { backfillEventBodies } from '../adapters/eventstore/postgresBodyBackfill.ts';
 import { createProjector } from '../projections/projector.ts';
 import { allProjections } from '../projections/index.ts';
 import { allSagas } from '../sagas/index.ts';
@@ -194,6 +195,9 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       await migrate(pool);
       const counts = await importDatabase(pool, dbDir);
       say(`  imported ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}`);
+      // A backup taken before migration 0600 has no event bodies: give them theirs, as a start does.
+      const backfill = await backfillEventBodies(pool);
+      if (backfill.filled) say(`  ${backfill.filled} event bodies filled in`);
       const store = postgresEventStore(pool, { url: cluster.url });
       // On the chain: which backup this is, its cut and its withheld count (verify holds the stubs against it).
       await recordRestore(store, { backupId: backupId ? Number(backupId) : null, snapshotId: snapshot.id, manifest, withheld, at: new Date().toISOString() });

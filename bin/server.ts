@@ -10,6 +10,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
+import { backfillEventBodies } from '../adapters/eventstore/postgresBodyBackfill.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { createProjector, type Projector } from '../projections/projector.ts';
 import { allProjections, typesReadModelsNeed } from '../projections/index.ts';
@@ -132,6 +133,19 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const db = await openDatabase(config, log);
   const migrated = await migrate(db.pool);
   if (migrated.applied.length) log.info({ applied: migrated.applied }, 'migrations applied');
+  // Events written before bodies were stored get theirs, so verify hashes them in PostgreSQL. In
+  // the background: an old log does not hold up the start, and verify checks a row without a
+  // body the old way meanwhile.
+  let closingBackfill = false;
+  const backfilling = backfillEventBodies(db.pool, { stop: () => closingBackfill }).then(
+    (r) => {
+      if (r.filled) log.info({ filled: r.filled }, 'event bodies backfilled');
+      if (r.unmatched) log.warn({ unmatched: r.unmatched, firstPosition: r.firstUnmatched }, 'events whose columns do not hash to their stored hash were left without a body; verify names the first');
+    },
+    (err: Error) => {
+      if (!closingBackfill) log.warn({ err: err.message }, 'event body backfill stopped; verify checks rows without a body the old way');
+    },
+  );
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   const rawStore = await openEventStore(config, db);
@@ -312,6 +326,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
         await sagas.stop();
         await projector.stop();
         await store.close();
+        closingBackfill = true;
+        await backfilling;
         await db.close();
       })();
       return closing;

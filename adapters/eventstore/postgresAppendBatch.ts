@@ -155,6 +155,12 @@ function typedError(a: PendingAppend, err: unknown): unknown {
     return new DuplicateEventError(m?.[1] ?? a.events[0].id);
   }
   if (e.code === '23505' && e.constraint === 'events_stream_version_key') return new WrongExpectedVersionError(a.streamId, a.expectedVersion, -1);
+  // The body constraint (migration 1140): the canonical text hashed and the columns stored
+  // disagree, so the event was built with a value JSON does not keep as it is (a Date, a Buffer,
+  // anything with toJSON). A fault in the code that built it, named as such.
+  if (e.code === '23514' && e.constraint === 'events_body_matches_columns') {
+    return new Error(`event ${a.events[0].type} on ${a.streamId} cannot be stored: its data does not read back as the canonical text its hash covers (a value with toJSON, such as a Date?)`);
+  }
   // Text jsonb cannot hold (a NUL character, \u0000): bad input, not a server fault.
   if (e.code === '22P05') return new ValidationError(`The event cannot be stored: ${(err as Error).message}.`, undefined, 'UNSTORABLE_TEXT');
   return err;

@@ -1,11 +1,14 @@
 // verify() for the PostgreSQL store. The fast path recomputes the chain inside PostgreSQL, a
 // range of positions per statement: sha256() over each row's stored body (the canonical text its
-// hash was computed over), the link to the previous row, gapless positions, and that the body
-// still says what the row's columns say (body::jsonb against id, type, data, metadata, so a row
-// changed behind the service's back is caught even when its body was left alone). Only the
-// first suspect position of a range comes back. From there the range is checked again the way
-// it always was (re-serialise in JavaScript, domain/shared/eventChain.ts), which names the entry
-// and the reason exactly as before and also covers rows written before bodies were stored.
+// hash was computed over), the link to the previous row and gapless positions. That the body still
+// says what the row's id, type, data and metadata columns say is proven once per verify from the
+// catalog: the CHECK constraint events_body_matches_columns (migration 1140), validated and
+// enforced, makes PostgreSQL refuse any row whose columns disagree with its body. When that proof
+// is missing (the constraint dropped, left NOT VALID or NOT ENFORCED, or changed), each body is
+// parsed and compared with its columns instead, as before. Only the first suspect position of a
+// range comes back. From there the range is checked again the way it always was (re-serialise
+// in JavaScript, domain/shared/eventChain.ts), which names the entry and the reason exactly as
+// before and also covers rows that have no body (written before migration 0600, not backfilled).
 import type pg from 'pg';
 import { GENESIS_HASH, WITHHELD_RESTORE_EVENT, verifyRun } from '../../domain/shared/eventChain.ts';
 import type { ChainVerification, EventMetadata, RecordedEvent } from '../../domain/shared/eventStore.ts';
@@ -31,15 +34,46 @@ export function toRecorded(r: Record<string, unknown>): RecordedEvent {
   };
 }
 
+/** pg_get_constraintdef() of the constraint as migration 1140 creates it (PostgreSQL 18). */
+export const BODY_CONSTRAINT_DEF =
+  "CHECK (((body IS NULL) OR ((body)::jsonb = jsonb_build_object('data', data, 'id', (id)::text, 'metadata', metadata, 'type', type))))";
+
+/**
+ * True when PostgreSQL itself holds every row's columns to its body: the constraint is there with
+ * exactly its definition, validated (so rows older than it were checked too) and enforced.
+ */
+export async function bodyConstraintHolds(pool: pg.Pool): Promise<boolean> {
+  const r = await pool.query(
+    `SELECT c.convalidated, pg_get_constraintdef(c.oid) AS def, to_jsonb(c)->>'conenforced' AS enforced
+     FROM pg_constraint c WHERE c.conrelid = 'events'::regclass AND c.conname = 'events_body_matches_columns'`,
+  );
+  if (r.rowCount !== 1) return false;
+  const c = r.rows[0];
+  return c.convalidated === true && c.enforced !== 'false' && c.def === BODY_CONSTRAINT_DEF;
+}
+
 // $1..$2 is the range, $3 the hash before it when $1 is the first position (otherwise the
 // stored hash of the row before the range, which the range before checks, is the seam: so
 // ranges check independently and several run at once). `suspect` is the first position where
-// anything is off: a missing position, a broken link, a recomputed hash that differs, a body
-// that says something else than the columns, or no body at all. A withheld stub (migration
-// 1110) has no body to hash: only its links are checked, in the first scan.
-// Two scans of the range: the links over narrow rows (a window over whole rows would spill
-// to disk), and each row's own hash and body without a window.
+// anything is off: a missing position, a broken link, a recomputed hash that differs, or no body.
+// A withheld stub (migration 1110) has no body to hash: only its links are checked.
+// One scan of the range in position order; the window carries only narrow values.
+const HASH_MATCHES = `e.hash = encode(sha256(convert_to(e.prev_hash || '|' || e.position || '|' || e.stream_id || '|' || e.version || '|' || e.body, 'UTF8')), 'hex')`;
 const FAST_SQL = `
+SELECT count(*) FILTER (WHERE l.position >= $1)::int AS n,
+  min(CASE WHEN l.position <> coalesce(l.before_pos + 1, $1) THEN coalesce(l.before_pos + 1, $1)
+           WHEN l.prev_hash IS DISTINCT FROM coalesce(l.before_hash, $3) OR NOT l.hash_ok THEN l.position END) FILTER (WHERE l.position >= $1) AS suspect
+FROM (
+  SELECT e.position, e.prev_hash, lag(e.position) OVER w AS before_pos, lag(e.hash) OVER w AS before_hash, coalesce(e.withheld OR ${HASH_MATCHES}, false) AS hash_ok
+  FROM events e WHERE e.position BETWEEN $1 - 1 AND $2
+  WINDOW w AS (ORDER BY e.position)
+) l`;
+
+// Without the constraint's proof: the same, and each body parsed and compared with the columns
+// (a body that says something else than the columns is suspect). Two scans of the range: the
+// links over narrow rows (a window over whole rows would spill to disk), and each row's own hash
+// and body without a window.
+const FAST_SQL_COMPARING_COLUMNS = `
 WITH links AS (
   SELECT count(*) FILTER (WHERE l.position >= $1)::int AS n,
     min(CASE WHEN l.position <> coalesce(l.before_pos + 1, $1) THEN coalesce(l.before_pos + 1, $1)
@@ -51,19 +85,19 @@ WITH links AS (
   ) l
 ), rows AS (
   -- OFFSET 0 keeps the subquery whole, so each body is parsed once, not once per use.
-  SELECT min(r.position) AS suspect
-  FROM (SELECT e.*, e.body::jsonb AS b FROM events e WHERE e.position BETWEEN $1 AND $2 OFFSET 0) r
-  WHERE NOT coalesce(r.withheld OR (
-    r.hash = encode(sha256(convert_to(r.prev_hash || '|' || r.position || '|' || r.stream_id || '|' || r.version || '|' || r.body, 'UTF8')), 'hex')
-    AND r.b->>'id' = r.id::text AND r.b->>'type' = r.type AND r.b->'data' = r.data AND r.b->'metadata' = r.metadata),
+  SELECT min(e.position) AS suspect
+  FROM (SELECT e.*, e.body::jsonb AS b FROM events e WHERE e.position BETWEEN $1 AND $2 OFFSET 0) e
+  WHERE NOT coalesce(e.withheld OR (
+    ${HASH_MATCHES}
+    AND e.b->>'id' = e.id::text AND e.b->>'type' = e.type AND e.b->'data' = e.data AND e.b->'metadata' = e.metadata),
     false)
 )
 SELECT links.n, least(links.suspect, rows.suspect) AS suspect FROM links, rows`;
 
 /** The first suspect position of [from, to], or null when every position is there and sound. */
-async function checkRangeInDatabase(pool: pg.Pool, from: number, to: number): Promise<number | null> {
+async function checkRangeInDatabase(pool: pg.Pool, from: number, to: number, columnsProven: boolean): Promise<number | null> {
   try {
-    const res = await pool.query(FAST_SQL, [from, to, from === 1 ? GENESIS_HASH : null]);
+    const res = await pool.query(columnsProven ? FAST_SQL : FAST_SQL_COMPARING_COLUMNS, [from, to, from === 1 ? GENESIS_HASH : null]);
     const r = res.rows[0];
     if (r.suspect !== null) return Number(r.suspect);
     // Rows missing at the end of the range leave no row to flag.
@@ -113,11 +147,12 @@ export async function verifyChain(pool: pg.Pool, from: number, to: number, range
   if (from > 1 && (await hashAt(pool, from - 1)) === null) {
     return { ok: false, checked: 0, fromPosition: from, toPosition: to, firstMismatch: { position: from - 1, reason: 'gap', expected: 'an event', actual: 'none' } };
   }
+  const columnsProven = await bodyConstraintHolds(pool);
   const ranges: Array<[number, number]> = [];
   for (let start = from; start <= to; start += rangeSize) ranges.push([start, Math.min(to, start + rangeSize - 1)]);
   for (let w = 0; w < ranges.length; w += PARALLEL_RANGES) {
     const wave = ranges.slice(w, w + PARALLEL_RANGES);
-    const suspects = await Promise.all(wave.map(([start, end]) => checkRangeInDatabase(pool, start, end)));
+    const suspects = await Promise.all(wave.map(([start, end]) => checkRangeInDatabase(pool, start, end, columnsProven)));
     for (let k = 0; k < wave.length; k++) {
       const suspect = suspects[k];
       if (suspect === null) continue;

@@ -51,3 +51,13 @@ export async function freshDatabase(): Promise<FreshDatabase> {
   onGlobalTeardown(close);
   return { pool, url, name, close };
 }
+
+/** The same pool, recording the text of every statement sent through it (to see which path code took). */
+export function recordingPool(pool: pg.Pool, log: string[]): pg.Pool {
+  return new Proxy(pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') return (text: string, ...rest: unknown[]) => (log.push(text), (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest));
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+}

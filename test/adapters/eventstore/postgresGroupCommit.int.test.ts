@@ -161,6 +161,21 @@ t('a value PostgreSQL refuses fails its own append (400) and the rest of its bat
   await assertGaplessAndVerified(db!, store!);
 });
 
+t('an event whose data does not keep its canonical text through JSON (a Date) is refused by the body constraint, alone in its batch', async ({ db, store }) => {
+  const blocker = store!.append(`blocker-${randomUUID()}`, 0, [ev('Opened')], meta());
+  const results = await Promise.allSettled([
+    store!.append(`a-${randomUUID()}`, 0, [ev('Fine')], meta()),
+    // canonicalJson sees a Date as an object with no keys; JSON.stringify sends its ISO string.
+    store!.append(`b-${randomUUID()}`, 0, [{ id: randomUUID(), type: 'Dated', data: { at: new Date(0) as never } }], meta()),
+    store!.append(`c-${randomUUID()}`, 0, [ev('Fine')], meta()),
+  ]);
+  await blocker;
+  assert.equal(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.match(((results[1] as PromiseRejectedResult).reason as Error).message, /Dated on b-.* cannot be stored: its data does not read back as the canonical text/);
+  assert.is((await rows(db!)).length, 3);
+  await assertGaplessAndVerified(db!, store!);
+});
+
 t('10,000 mixed concurrent appends: every acknowledged event exactly once, conflicts only where expected, positions gapless, the chain verifies, commits shared', async ({ db, store }) => {
   const acknowledged: string[] = [];
   let conflicts = 0;
