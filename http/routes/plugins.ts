@@ -190,12 +190,17 @@ export const pluginRoutes = [
   defineRoute({
     method: 'post', path: '/plugins/:name/resume', summary: 'Start a stopped plugin again', tags, permission: 'PLUGIN_OPERATE',
     params: NameParam,
-    responses: { 200: { description: 'running', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'not stopped' }, 503: { description: 'no Docker Engine or Compose' } },
+    responses: { 200: { description: 'running', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'not stopped, or stopped with no containers left (deploy it again)' }, 503: { description: 'no Docker Engine or Compose' } },
     async handler(input) {
       const p = await pluginOr404(input.deps, input.params.name);
       if (p.status !== 'disabled') throw new ConflictError(`Plugin ${p.name} is not stopped (${p.status}).`, { name: p.name, status: p.status });
       const runtime = runtimeOf(input.deps);
       await assertRunnable(runtime);
+      // A stopped plugin whose containers are gone (a redeploy that failed removes them, and so
+      // does anyone with access to the engine) has nothing to start: say so, not compose's error.
+      if (!(await runtime.services(p.name)).length) {
+        throw new ConflictError(`Plugin ${p.name} has no containers left to start (its last deploy failed, or they were removed outside this service): deploy it again with POST /plugins/${p.name}/deploy.`, { name: p.name, status: p.status }, 'PLUGIN_NOT_DEPLOYED');
+      }
       await runtime.resume(p.name);
       await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters: p.parameters ?? {}, at: input.deps.clock().toISOString() });
       return { body: await view(input.deps, p.name) };

@@ -137,6 +137,19 @@ test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resu
   assert.equal(r.json.services.map((x: { state: string }) => x.state), ['running']);
   await until('the resumed chain to answer', async () => height().catch(() => null), 30_000);
 
+  // Stopped, and its containers removed behind the service's back (as a failed redeploy also
+  // leaves it): resume says there is nothing to start; a deploy brings it back.
+  assert.is((await api('POST', '/plugins/anvil-devchain/stop')).status, 200);
+  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } })) await docker.getContainer(c.Id).remove({ force: true });
+  r = await api('POST', '/plugins/anvil-devchain/resume');
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'PLUGIN_NOT_DEPLOYED');
+  assert.match(r.json.message, 'deploy it again');
+  r = await api('POST', '/plugins/anvil-devchain/deploy', { parameters: { port, chainId: 31904 } });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.services.map((x: { state: string }) => x.state), ['running']);
+  await until('the redeployed chain to answer', async () => height().catch(() => null), 30_000);
+
   assert.is((await api('DELETE', '/plugins/anvil-devchain')).status, 204);
   const left = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } });
   assert.is(left.length, 0, 'its containers are gone');
