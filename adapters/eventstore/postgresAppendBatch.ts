@@ -16,9 +16,10 @@ export interface PendingAppend {
 }
 
 async function appendBatchOnce(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<Outcome<AppendResult>>> {
-  const res = await pool.query(
-    'SELECT * FROM append_batch($1::text[], $2::int[], $3::int[], $4::jsonb[], $5::uuid[], $6::text[], $7::jsonb[], $8::text[])',
-    [
+  const res = await pool.query({
+    name: 'lnm-append-batch',
+    text: 'SELECT * FROM append_batch($1::text[], $2::int[], $3::int[], $4::jsonb[], $5::uuid[], $6::text[], $7::jsonb[], $8::text[])',
+    values: [
       batch.map((a) => a.streamId),
       batch.map((a) => (a.expectedVersion === 'any' ? -1 : a.expectedVersion)),
       batch.map((a) => a.events.length),
@@ -28,7 +29,7 @@ async function appendBatchOnce(pool: pg.Pool, batch: PendingAppend[]): Promise<A
       batch.flatMap((a) => a.events.map((e) => JSON.stringify(e.data))),
       batch.flatMap((a) => a.bodies),
     ],
-  );
+  });
   const rowsByAppend = batch.map(() => [] as Array<Record<string, unknown>>);
   for (const r of res.rows) rowsByAppend[(r.out_append as number) - 1].push(r);
   return batch.map((a, i): Outcome<AppendResult> => {
@@ -103,12 +104,15 @@ async function appendPart(pool: pg.Pool, batch: PendingAppend[]): Promise<Array<
 
 /**
  * One append on its own goes through append_events(), which costs less per call than
- * append_batch() (no per-batch bookkeeping): a lone writer pays what it paid before group commit.
+ * append_batch() (no per-batch bookkeeping). Both calls are named prepared statements: each
+ * connection has PostgreSQL parse and plan the call once, not once per append. That saving is
+ * what pays for the body constraint's parse of each written row (migration 1140), so a lone
+ * writer appends as fast as before group commit (README, Benchmarks: the A/B under the table).
  */
 async function appendAlone(pool: pg.Pool, a: PendingAppend): Promise<Outcome<AppendResult>> {
   let rows: Array<Record<string, unknown>>;
   try {
-    const res = await pool.query('SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb, $7::text[])', [
+    const res = await pool.query({ name: 'lnm-append-events', text: 'SELECT * FROM append_events($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb, $7::text[])', values: [
       a.streamId,
       a.expectedVersion === 'any' ? -1 : a.expectedVersion,
       a.events.map((e) => e.id),
@@ -116,7 +120,7 @@ async function appendAlone(pool: pg.Pool, a: PendingAppend): Promise<Outcome<App
       a.events.map((e) => JSON.stringify(e.data)),
       JSON.stringify(a.metadata),
       a.bodies,
-    ]);
+    ] });
     rows = res.rows;
   } catch (err) {
     const e = err as { code?: string; detail?: string };
