@@ -77,6 +77,32 @@ copy_with_libraries() {
   done
 }
 
+# True, and says so, when IMAGE already carries the recipe label SUM: nothing to rebuild. Each
+# recipe's SUM covers what goes into the image and this script, so a changed recipe rebuilds it.
+image_current() {
+  [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$1" 2>/dev/null)" = "$2" ] || return 1
+  say "image $1 is up to date"
+}
+
+# Imports the root filesystem directory ROOTFS as IMAGE labelled with recipe SUM; the further
+# arguments are `docker import --change` instructions. Adds a root user, drops the build this one
+# replaces (now untagged) and removes ROOTFS. Fails, saying nothing, when the import fails.
+import_rootfs() {
+  local rootfs="$1" image="$2" sum="$3" change ok=1; shift 3
+  local changes=()
+  for change in "$@"; do changes+=(--change "$change"); done
+  mkdir -p "$rootfs/etc"
+  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
+  echo 'root:x:0:' >"$rootfs/etc/group"
+  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import "${changes[@]}" --change "LABEL lnm.image.recipe=$sum" "$rootfs.tar" "$image" >/dev/null; then
+    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
+    say "built image $image"
+    ok=0
+  fi
+  rm -rf "$rootfs" "$rootfs.tar"
+  return $ok
+}
+
 # A Fabric image as Fabric's own are laid out (hyperledger/fabric-peer, -orderer): the program in
 # /usr/local/bin, the release's config in /etc/hyperledger/fabric (FABRIC_CFG_PATH), no
 # entrypoint and the program as the command, so the node engine's args work for both. The peer
@@ -86,10 +112,7 @@ build_fabric_image() {
   local image="$1" program="$2" cmd="$3"; shift 3
   local sum
   sum="$( (sha256sum "$FABRIC/bin/$program" "$FABRIC"/config/*.yaml; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
-  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$image" 2>/dev/null)" = "$sum" ]; then
-    say "image $image is up to date"
-    return 0
-  fi
+  image_current "$image" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
   mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/hyperledger/fabric" "$rootfs/var/hyperledger/production" "$rootfs/tmp"
@@ -102,21 +125,8 @@ build_fabric_image() {
     tool="$(command -v "$tool")" || { rm -rf "$rootfs"; say "skipping $image: $tool is not on this host"; return 0; }
     copy_with_libraries "$rootfs" "$tool" --self
   done
-  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
-    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
-    --change 'ENV FABRIC_CFG_PATH=/etc/hyperledger/fabric' \
-    --change "CMD $cmd" \
-    --change 'WORKDIR /' \
-    --change "LABEL lnm.image.recipe=$sum" \
-    "$rootfs.tar" "$image" >/dev/null; then
-    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
-    say "built image $image"
-  else
-    say "docker import of $image failed; the Fabric docker tests will skip"
-  fi
-  rm -rf "$rootfs" "$rootfs.tar"
+  import_rootfs "$rootfs" "$image" "$sum" 'ENV PATH=/usr/local/bin:/usr/bin:/bin' 'ENV FABRIC_CFG_PATH=/etc/hyperledger/fabric' "CMD $cmd" 'WORKDIR /' \
+    || say "docker import of $image failed; the Fabric docker tests will skip"
 }
 
 build_fabric_images() {
@@ -141,28 +151,14 @@ build_prometheus_image() {
   prog="$(command -v prometheus)" || { say "no prometheus program on this host (apt-get install prometheus): $PROMETHEUS_IMAGE not built, its docker test will skip"; return 0; }
   local sum
   sum="$( (sha256sum "$prog"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
-  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$PROMETHEUS_IMAGE" 2>/dev/null)" = "$sum" ]; then
-    say "image $PROMETHEUS_IMAGE is up to date"
-    return 0
-  fi
+  image_current "$PROMETHEUS_IMAGE" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
   mkdir -p "$rootfs/tmp" "$rootfs/etc"
   chmod 1777 "$rootfs/tmp"
   copy_with_libraries "$rootfs" "$prog" --self
-  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
-    --change "ENTRYPOINT [\"$prog\"]" \
-    --change 'WORKDIR /tmp' \
-    --change "LABEL lnm.image.recipe=$sum" \
-    "$rootfs.tar" "$PROMETHEUS_IMAGE" >/dev/null; then
-    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
-    say "built image $PROMETHEUS_IMAGE"
-  else
-    say "docker import of $PROMETHEUS_IMAGE failed; the metrics stack's docker test will skip"
-  fi
-  rm -rf "$rootfs" "$rootfs.tar"
+  import_rootfs "$rootfs" "$PROMETHEUS_IMAGE" "$sum" "ENTRYPOINT [\"$prog\"]" 'WORKDIR /tmp' \
+    || say "docker import of $PROMETHEUS_IMAGE failed; the metrics stack's docker test will skip"
 }
 
 # The reference plugin (plugins/available/rest-gateway.yaml): plugins/rest-gateway/gateway.ts and
@@ -176,10 +172,7 @@ build_rest_gateway_image() {
   [ -x "$esbuild" ] || { say "no esbuild in node_modules (npm install first): $REST_GATEWAY_IMAGE not built"; return 0; }
   local sum
   sum="$( (sha256sum "$node" "$source" "$ROOT/package-lock.json"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
-  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$REST_GATEWAY_IMAGE" 2>/dev/null)" = "$sum" ]; then
-    say "image $REST_GATEWAY_IMAGE is up to date"
-    return 0
-  fi
+  image_current "$REST_GATEWAY_IMAGE" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
   mkdir -p "$rootfs/app" "$rootfs/tmp" "$rootfs/etc"
@@ -192,19 +185,8 @@ build_rest_gateway_image() {
     return 0
   fi
   copy_with_libraries "$rootfs" "$node" --self
-  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
-    --change "ENTRYPOINT [\"$node\", \"/app/gateway.js\"]" \
-    --change 'WORKDIR /app' \
-    --change "LABEL lnm.image.recipe=$sum" \
-    "$rootfs.tar" "$REST_GATEWAY_IMAGE" >/dev/null; then
-    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
-    say "built image $REST_GATEWAY_IMAGE"
-  else
-    say "docker import of $REST_GATEWAY_IMAGE failed; the reference plugin's test will skip"
-  fi
-  rm -rf "$rootfs" "$rootfs.tar"
+  import_rootfs "$rootfs" "$REST_GATEWAY_IMAGE" "$sum" "ENTRYPOINT [\"$node\", \"/app/gateway.js\"]" 'WORKDIR /app' \
+    || say "docker import of $REST_GATEWAY_IMAGE failed; the reference plugin's test will skip"
   local out
   if out="$(docker run --rm --network host "$REST_GATEWAY_IMAGE" 2>&1)"; [ "$out" = "rest-gateway: GATEWAY_PORT is not set" ]; then
     say "smoke run of $REST_GATEWAY_IMAGE: node runs the bundle"
@@ -220,38 +202,16 @@ build_image() {
   local sum
   # The label covers the binary and this recipe, so a changed recipe rebuilds the image.
   sum="$( (sha256sum "$ANVIL"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
-  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$IMAGE" 2>/dev/null)" = "$sum" ]; then
-    say "image $IMAGE is up to date"
-    return 0
-  fi
+  image_current "$IMAGE" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
-  trap 'rm -rf "$rootfs"' RETURN
   mkdir -p "$rootfs/usr/local/bin" "$rootfs/tmp" "$rootfs/data" "$rootfs/etc"
   chmod 1777 "$rootfs/tmp"
   cp "$ANVIL" "$rootfs/usr/local/bin/anvil"
-  # Each resolved library keeps its path; ld-linux is the line without "=>".
-  ldd "$ANVIL" | awk '/=> \//{print $3} /^[[:space:]]*\//{print $1}' | while read -r lib; do
-    mkdir -p "$rootfs$(dirname "$lib")"
-    cp -L "$lib" "$rootfs$lib"
-  done
+  copy_with_libraries "$rootfs" "$ANVIL"
   [ -d /etc/ssl/certs ] && mkdir -p "$rootfs/etc/ssl" && cp -rL /etc/ssl/certs "$rootfs/etc/ssl/" 2>/dev/null
-  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  tar -C "$rootfs" -cf "$rootfs.tar" . || give_up "could not assemble the image root filesystem"
-  if docker import \
-    --change 'ENTRYPOINT ["/usr/local/bin/anvil"]' \
-    --change 'WORKDIR /data' \
-    --change "LABEL lnm.image.recipe=$sum" \
-    "$rootfs.tar" "$IMAGE" >/dev/null; then
-    rm -f "$rootfs.tar"
-    # The previous build of this recipe is now untagged: drop it rather than pile them up.
-    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
-    say "built image $IMAGE"
-  else
-    rm -f "$rootfs.tar"
-    give_up "docker import of $IMAGE failed"
-  fi
+  import_rootfs "$rootfs" "$IMAGE" "$sum" 'ENTRYPOINT ["/usr/local/bin/anvil"]' 'WORKDIR /data' \
+    || give_up "docker import of $IMAGE failed"
 }
 
 # The packages a Node.js chaincode needs at run time, fabric-shim and fabric-contract-api with
@@ -292,10 +252,7 @@ build_chaincode_image() {
   [ -x "$ROOT/node_modules/.bin/esbuild" ] && [ -d "$ROOT/node_modules/fabric-shim" ] || { say "no node_modules (run npm ci): $image not built"; return 0; }
   packages="$(chaincode_packages)" || { say "could not list the chaincode packages: $image not built"; return 0; }
   sum="$( (sha256sum "$prog"; cd "$ROOT" && for p in $packages; do cat "$p/package.json"; done | sha256sum; [ -n "$sample" ] && sha256sum "$ROOT"/samples/chaincode/asset-registry/*; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
-  if [ "$(docker image inspect -f '{{ index .Config.Labels "lnm.image.recipe" }}' "$image" 2>/dev/null)" = "$sum" ]; then
-    say "image $image is up to date"
-    return 0
-  fi
+  image_current "$image" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
   mkdir -p "$rootfs/tmp" "$rootfs/etc" "$rootfs/usr/local/bin" "$rootfs/opt/lnm/node_modules"
@@ -317,23 +274,10 @@ if (missing.length) { console.error(`set ${missing.join(' and ')}`); process.exi
 process.argv.push('server', '--chaincode-address', process.env.CHAINCODE_SERVER_ADDRESS, '--chaincode-id', process.env.CHAINCODE_ID, '--module-path', '/opt/chaincode');
 require('fabric-shim/cli.js');
 JS
-    cmd=(--change 'CMD ["/opt/chaincode/start.js"]')
+    cmd=('CMD ["/opt/chaincode/start.js"]')
   fi
-  echo 'root:x:0:0:root:/root:/bin/false' >"$rootfs/etc/passwd"
-  echo 'root:x:0:' >"$rootfs/etc/group"
-  if tar -C "$rootfs" -cf "$rootfs.tar" . && docker import \
-    --change 'ENTRYPOINT ["/usr/local/bin/node"]' \
-    "${cmd[@]}" \
-    --change 'ENV NODE_PATH=/opt/lnm/node_modules' \
-    --change 'WORKDIR /tmp' \
-    --change "LABEL lnm.image.recipe=$sum" \
-    "$rootfs.tar" "$image" >/dev/null; then
-    docker image prune -f --filter label=lnm.image.recipe >/dev/null 2>&1
-    say "built image $image"
-  else
-    say "docker import of $image failed; the docker chaincode tests will skip"
-  fi
-  rm -rf "$rootfs" "$rootfs.tar"
+  import_rootfs "$rootfs" "$image" "$sum" 'ENTRYPOINT ["/usr/local/bin/node"]' "${cmd[@]}" 'ENV NODE_PATH=/opt/lnm/node_modules' 'WORKDIR /tmp' \
+    || say "docker import of $image failed; the docker chaincode tests will skip"
 }
 
 install_engine
