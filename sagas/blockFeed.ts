@@ -10,6 +10,7 @@ import type { EventStore, NewEvent } from '../domain/shared/eventStore.ts';
 import { DuplicateEventError } from '../domain/shared/errors.ts';
 import { blockFeedStream, type BlockSource } from '../domain/webhooks/blockFeed.ts';
 import { sagaEventId } from './sagaRunner.ts';
+import { pollingLoop } from './pollingLoop.ts';
 
 const MAX_BLOCKS_PER_POLL = 50;
 
@@ -22,9 +23,6 @@ export interface BlockFeed {
 export function createBlockFeed(o: { pool: pg.Pool; store: EventStore; source: BlockSource; intervalMs?: number; clock?: () => Date; log?: (m: string, e?: Record<string, unknown>) => void }): BlockFeed {
   const clock = o.clock ?? (() => new Date());
   const last = new Map<number, number>();
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let stopped = true;
 
   async function append(networkId: number, events: NewEvent[]) {
     for (const e of events) {
@@ -70,26 +68,6 @@ export function createBlockFeed(o: { pool: pg.Pool; store: EventStore; source: B
     }
   }
 
-  const loop = async () => {
-    if (stopped) return;
-    running = poll().catch((err: Error) => o.log?.('block feed failed', { error: err.message }));
-    await running;
-    running = null;
-    if (stopped) return;
-    timer = setTimeout(() => void loop(), o.intervalMs ?? 1000);
-    timer.unref();
-  };
-
-  return {
-    poll,
-    start() {
-      stopped = false;
-      void loop();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = pollingLoop(poll, () => o.intervalMs ?? 1000, (err) => o.log?.('block feed failed', { error: err.message }));
+  return { poll, start: loop.start, stop: loop.stop };
 }

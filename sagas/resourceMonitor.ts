@@ -8,6 +8,7 @@ import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
 import { RESOURCE_ALERTS_STREAM, resourceAlerts, type Resource } from '../domain/system/resourceAlerts.ts';
 import type { HostResources } from '../domain/system/ports.ts';
+import { pollingLoop } from './pollingLoop.ts';
 
 export interface ResourceThresholds {
   intervalSeconds: number;
@@ -27,9 +28,6 @@ export function createResourceMonitor(o: { store: EventStore; host: HostResource
   const clock = o.clock ?? (() => new Date());
   const sustained = o.sustainedSamples ?? 3;
   const streak: Record<Resource, number> = { disk: 0, cpu: 0, memory: 0 };
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  let stopped = true;
 
   async function record(resource: Resource, usedPercent: number, thresholdPercent: number, needed: number, details: Record<string, unknown> = {}) {
     streak[resource] = usedPercent >= thresholdPercent ? streak[resource] + 1 : 0;
@@ -48,27 +46,6 @@ export function createResourceMonitor(o: { store: EventStore; host: HostResource
     await record('memory', o.host.memoryPercent(), t.memoryPercent, sustained);
   }
 
-  const loop = async () => {
-    if (stopped) return;
-    running = sample().catch((err: Error) => o.log?.('resource sampling failed', { error: err.message }));
-    await running;
-    running = null;
-    if (stopped) return;
-    const { intervalSeconds } = await o.thresholds().catch(() => ({ intervalSeconds: 30 }));
-    timer = setTimeout(() => void loop(), intervalSeconds * 1000);
-    timer.unref();
-  };
-
-  return {
-    sample,
-    start() {
-      stopped = false;
-      void loop();
-    },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-  };
+  const loop = pollingLoop(sample, async () => (await o.thresholds().catch(() => ({ intervalSeconds: 30 }))).intervalSeconds * 1000, (err) => o.log?.('resource sampling failed', { error: err.message }));
+  return { sample, start: loop.start, stop: loop.stop };
 }

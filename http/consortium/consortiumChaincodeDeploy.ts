@@ -10,8 +10,8 @@ import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projecti
 import { getNode } from '../../projections/nodes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { consortiumNetworkOr404 } from './consortiumChannelAccess.ts';
-import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, peerAccess, startServer, type Input } from './consortiumChaincodeSteps.ts';
+import { consortiumNetworkOr404, grpcEndpoint } from './consortiumChannelAccess.ts';
+import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, startServer, type HeldOrganization, type Input } from './consortiumChaincodeSteps.ts';
 
 export interface ChaincodeRequest {
   networkId: number;
@@ -151,8 +151,9 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   const active = await latestCommitted(input, record);
   // Only the named organization is checked (one identity lookup per call, not one per organization).
   const named = body.organization ? network.organizations.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : undefined;
-  const held = named && typeof named.organizationId === 'number' && (await consortiumOf(deps).credentials.adminSigner(named.organizationId).then(() => true, () => false))
-    ? [{ organizationId: named.organizationId, mspId: named.mspId }]
+  const namedSigner = named && typeof named.organizationId === 'number' ? await consortiumOf(deps).credentials.adminSigner(named.organizationId).catch(() => null) : null;
+  const held: HeldOrganization[] = namedSigner
+    ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }]
     : body.organization ? [] : await heldOrganizations(deps, network, { first: true });
   const org = held[0];
   if (!org) {
@@ -173,7 +174,8 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   }
   const chaincodes = consortiumOf(deps).chaincodes;
   const request = {
-    gateway: await peerAccess(deps, peer), channelName: network.channelName, chaincodeName: record.name, fn: body.function, args: body.args ?? [], transient: body.transient,
+    // The signer loaded above: the peer is one of that organization's.
+    gateway: { peer: await grpcEndpoint(deps, peer), signer: org.signer }, channelName: network.channelName, chaincodeName: record.name, fn: body.function, args: body.args ?? [], transient: body.transient,
     endorsingOrganizations: body.endorsingOrganizations,
   };
   const r = kind === 'invoke' ? await chaincodes.submit(request) : await chaincodes.evaluate(request);

@@ -38,15 +38,22 @@ export async function peerAccess(deps: AppDeps, peer: NodeRow): Promise<PeerAcce
 }
 
 /** Organizations of the network whose admin identity this service holds, in the network's order. */
-export async function heldOrganizations(deps: AppDeps, network: ConsortiumNetworkRow, opts: { first?: boolean } = {}): Promise<{ organizationId: number; mspId: string }[]> {
-  const out = [];
+export async function heldOrganizations(deps: AppDeps, network: ConsortiumNetworkRow, opts: { first?: boolean } = {}): Promise<HeldOrganization[]> {
+  const out: HeldOrganization[] = [];
   for (const o of network.organizations) {
     if (typeof o.organizationId !== 'number') continue;
-    const held = await consortiumOf(deps).credentials.adminSigner(o.organizationId).then(() => true, () => false);
-    if (held) out.push({ organizationId: o.organizationId, mspId: o.mspId });
-    if (held && opts.first) break;
+    const signer = await consortiumOf(deps).credentials.adminSigner(o.organizationId).catch(() => null);
+    if (signer) out.push({ organizationId: o.organizationId, mspId: o.mspId, signer });
+    if (signer && opts.first) break;
   }
   return out;
+}
+
+/** An organization whose admin identity this service holds, with its signer (loaded once, for the caller to use). */
+export interface HeldOrganization {
+  organizationId: number;
+  mspId: string;
+  signer: PeerAccess['signer'];
 }
 
 /** Running peers of the network that joined its channel, in id order. */
