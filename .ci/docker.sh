@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Brings up a local Docker Engine for the docker node-engine tests and builds the
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
-# Fabric 2.5 release in ../shared/fabric, `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`,
+# Fabric 2.5 programs found as the service and the tests find them (LNM_FABRIC_BIN, else PATH;
+# config LNM_FABRIC_CFG, else ../shared/fabric/config, else <bin>/../config: test/helpers/programs.ts),
+# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`,
 # `lnm-prometheus:local` from Debian's prometheus, the reference plugin's
 # `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file),
 # and from this host's Node.js and node_modules the chaincode images `lnm-chaincode-node:local`
@@ -15,7 +17,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ANVIL="${LNM_ANVIL_BIN:-$ROOT/node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil}"
 IMAGE="${LNM_ANVIL_IMAGE:-lnm-anvil:local}"
 DOCKERD_LOG="${LNM_DOCKERD_LOG:-/var/log/lnm-dockerd.log}"
-FABRIC="${LNM_FABRIC_DIR:-$ROOT/../shared/fabric}"
 PEER_IMAGE="${LNM_FABRIC_PEER_IMAGE:-lnm-fabric-peer:local}"
 ORDERER_IMAGE="${LNM_FABRIC_ORDERER_IMAGE:-lnm-fabric-orderer:local}"
 PROMETHEUS_IMAGE="${LNM_PROMETHEUS_IMAGE:-lnm-prometheus:local}"
@@ -109,17 +110,18 @@ import_rootfs() {
 # image also has sh, cp, mkdir and grep: the ccaas external builder the service writes into each
 # peer's directory is a set of sh scripts (adapters/consortium/ccaasBuilder.ts).
 build_fabric_image() {
-  local image="$1" program="$2" cmd="$3"; shift 3
-  local sum
-  sum="$( (sha256sum "$FABRIC/bin/$program" "$FABRIC"/config/*.yaml; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  local image="$1" binary="$2" cmd="$3"; shift 3
+  local program sum
+  program="$(basename "$binary")"
+  sum="$( (sha256sum "$binary" "$fabric_cfg"/core.yaml "$fabric_cfg"/orderer.yaml; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
   image_current "$image" "$sum" && return 0
   local rootfs
   rootfs="$(mktemp -d)"
   mkdir -p "$rootfs/usr/local/bin" "$rootfs/etc/hyperledger/fabric" "$rootfs/var/hyperledger/production" "$rootfs/tmp"
   chmod 1777 "$rootfs/tmp" "$rootfs/var/hyperledger/production"
-  cp "$FABRIC/bin/$program" "$rootfs/usr/local/bin/$program"
-  copy_with_libraries "$rootfs" "$FABRIC/bin/$program"
-  cp "$FABRIC"/config/*.yaml "$rootfs/etc/hyperledger/fabric/"
+  cp "$binary" "$rootfs/usr/local/bin/$program"
+  copy_with_libraries "$rootfs" "$binary"
+  cp "$fabric_cfg"/*.yaml "$rootfs/etc/hyperledger/fabric/"
   local tool
   for tool in "$@"; do
     tool="$(command -v "$tool")" || { rm -rf "$rootfs"; say "skipping $image: $tool is not on this host"; return 0; }
@@ -130,12 +132,20 @@ build_fabric_image() {
 }
 
 build_fabric_images() {
-  if [ ! -x "$FABRIC/bin/peer" ] || [ ! -x "$FABRIC/bin/orderer" ] || [ ! -r "$FABRIC/config/core.yaml" ]; then
-    say "no Fabric release at $FABRIC (bin/peer, bin/orderer, config/core.yaml): Fabric images not built, their docker tests will skip"
+  local found fabric_peer='' fabric_orderer='' fabric_cfg='' fabric_missing=''
+  # The one lookup of the service and the tests (it prints shell assignments).
+  if ! found="$(cd "$ROOT" && node --import tsx test/helpers/programs.ts --shell 2>&1)"; then
+    say "could not look up the Fabric programs: $found"
     return 0
   fi
-  build_fabric_image "$PEER_IMAGE" peer '["peer","node","start"]' /bin/sh cp mkdir grep
-  build_fabric_image "$ORDERER_IMAGE" orderer '["orderer"]'
+  eval "$found"
+  if [ -z "$fabric_peer" ] || [ -z "$fabric_orderer" ] || [ -z "$fabric_cfg" ]; then
+    say "Fabric images not built, their docker tests will be skipped: ${fabric_missing:-no Fabric configuration found}"
+    return 0
+  fi
+  say "Fabric programs: $fabric_peer, $fabric_orderer; configuration $fabric_cfg"
+  build_fabric_image "$PEER_IMAGE" "$fabric_peer" '["peer","node","start"]' /bin/sh cp mkdir grep
+  build_fabric_image "$ORDERER_IMAGE" "$fabric_orderer" '["orderer"]'
   local out
   if out="$(docker run --rm --network host "$PEER_IMAGE" peer version 2>&1)"; then
     say "smoke run: $(echo "$out" | grep -m1 Version)"

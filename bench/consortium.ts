@@ -1,10 +1,10 @@
-// Consortium bench: real Fabric 2.5.12 peers and orderers (../shared/fabric, process engine)
+// Consortium bench: real Fabric 2.5.12 peers and orderers (found as the tests find them: test/helpers/programs.ts; process engine)
 // run by the real server. Measures the time from POST /networks/consortium to every node
 // joined and the first block readable, the memory of a peer and an orderer as the service runs
 // them, and the service's health-check cost per consortium node (/healthz every second). Prints
 // one JSON object to stdout; progress goes to stderr. `npx tsx bench/consortium.ts`
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
-import { fabricBinDir, fabricSkipReason } from '../test/helpers/fabric.ts';
+import { fabricMissing, fabricServiceEnv } from '../test/helpers/programs.ts';
 import { alive, pidOf } from '../test/e2e/evm/evmLifecycle.ts';
 import { round } from './lib/stats.ts';
 import { procStat } from './lib/procStat.ts';
@@ -24,9 +24,8 @@ async function node(s: TestServer, name: string, nodeType: string, organizationI
 }
 
 async function main(): Promise<Record<string, unknown>> {
-  const skip = fabricSkipReason();
-  if (skip) throw new Error(skip);
-  const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn', LNM_FABRIC_BIN: fabricBinDir(), KEY_ENCRYPTION_KEY: 'bench-consortium-key-encryption-key' } });
+  if (fabricMissing) throw new Error(fabricMissing);
+  const s = await startServer({ embedded: true, env: { LOG_LEVEL: 'warn', ...fabricServiceEnv(), KEY_ENCRYPTION_KEY: 'bench-consortium-key-encryption-key' } });
   const servicePid = s.child.pid!;
   const out: Record<string, unknown> = { bench: 'consortium', fabric: '2.5.12', engine: 'process' };
   const made: any[] = [];

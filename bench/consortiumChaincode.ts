@@ -1,4 +1,4 @@
-// Chaincode bench on real Fabric 2.5.12 (../shared/fabric): two organizations with two peers
+// Chaincode bench on real Fabric 2.5.12 (found as the tests find them: test/helpers/programs.ts): two organizations with two peers
 // each and one raft orderer (batchTimeout 500ms), the sample asset registry deployed with an
 // endorsement policy that needs both organizations. Measures the full deploy (install on 4
 // peers, 2 approvals, commit, server start) and invoke/query latency and throughput through the
@@ -10,6 +10,7 @@ import { createPrivateKey } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { startServer, type TestServer } from '../test/helpers/server.ts';
+import { fabricMissing } from '../test/helpers/programs.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../test/e2e/consortium/consortiumApi.ts';
 import { databasePrivateKeyPem } from '../adapters/keyProviders/databaseKeyProvider.ts';
@@ -47,6 +48,7 @@ async function throughput(n: number, one: (i: number) => Promise<unknown>): Prom
 }
 
 async function main() {
+  if (fabricMissing) throw new Error(fabricMissing);
   server = await startServer({ env: consortiumEnv() });
   try {
     const org1 = await organization(api, 'Org1', 'Org1MSP');

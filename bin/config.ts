@@ -32,6 +32,8 @@ export interface Config {
   /** Fabric (consortium nodes): binaries directory, default config directory, images; null: unset. */
   fabricBin?: string | null;
   fabricCfg?: string | null;
+  /** Fabric-X (ledgerX nodes): programs directory; null: PATH. */
+  fabricXBin?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
   /** Image that runs a chaincode given as files under the docker engine; null: unset. */
@@ -82,9 +84,10 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_VAULT', flag: '--vault-image', default: '(unset: hashicorp/vault:<version> of the request)', description: 'image of managed Vaults (Vault key provider CREATE mode), run through the Docker Engine whatever LNM_NODE_ENGINE says' },
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
-  { env: 'LNM_FABRIC_BIN', flag: '--fabric-bin', default: '(unset: peer and orderer on PATH)', description: 'directory holding the Fabric 2.5 peer and orderer binaries for consortium nodes under the process engine (a release\'s bin/; CI: ../shared/fabric/bin); when set, only this directory is searched' },
+  { env: 'LNM_FABRIC_BIN', flag: '--fabric-bin', default: '(unset: peer and orderer on PATH)', description: 'directory holding the Fabric 2.5 programs (peer, orderer; osnadmin and configtxlator for the tests) for consortium nodes under the process engine: the bin/ of a Hyperledger Fabric 2.5 release archive; when set, only this directory is searched' },
   { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
-  { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the shared binaries)' },
+  { env: 'LNM_FABRIC_X_BIN', flag: '--fabric-x-bin', default: '(unset: arma and committer on PATH)', description: 'directory holding the Fabric-X programs of the ledgerX platform (arma of fabric-x-orderer 1.0, committer of fabric-x-committer 1.0; loadgen and fabric-x-common\'s configtxlator for the tests); when set, only this directory is searched' },
+  { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
@@ -178,6 +181,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
     fabricBin: values.get('LNM_FABRIC_BIN') ?? null,
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
+    fabricXBin: values.get('LNM_FABRIC_X_BIN') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
     chaincodeNodeImage: values.get('LNM_IMAGE_CHAINCODE_NODE') ?? null,
@@ -194,11 +198,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   };
 }
 
-/** The Fabric entries of the configuration as the environment createConsortiumNodeRuntime reads (flags included). */
+/** The Fabric and Fabric-X entries of the configuration as the environment the platform runtimes read (flags included). */
 export function fabricEnv(config: Config): Record<string, string> {
   const entries: [string, string | null | undefined][] = [
     ['LNM_FABRIC_BIN', config.fabricBin],
     ['LNM_FABRIC_CFG', config.fabricCfg],
+    ['LNM_FABRIC_X_BIN', config.fabricXBin],
     ['LNM_IMAGE_FABRIC_PEER', config.fabricPeerImage],
     ['LNM_IMAGE_FABRIC_ORDERER', config.fabricOrdererImage],
     ['LNM_IMAGE_CHAINCODE_NODE', config.chaincodeNodeImage],

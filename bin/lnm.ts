@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --import tsx
 // The command line: serve, migrate, projections rebuild, restore.
-import { loadConfig, configEntries, ConfigError } from './config.ts';
+import { loadConfig, configEntries, ConfigError, fabricEnv } from './config.ts';
+import { describePrograms } from './programs.ts';
 import { createLogger, openDatabase, openEventStore, startServer } from './server.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { createProjector } from '../projections/projector.ts';
@@ -14,6 +15,7 @@ Commands:
   migrate                apply database migrations and exit
   projections rebuild    empty every read model and replay all events from position 0
   restore                write a data directory from a backup (server stopped; lnm restore --help)
+  programs               where the platforms' programs (Fabric, Fabric-X) are found, or why not
   help                   show this text
 
 Options (each also an environment variable):
@@ -72,6 +74,10 @@ async function main(argv: string[]): Promise<number> {
       } finally {
         await db.close();
       }
+      return 0;
+    }
+    case 'programs': {
+      process.stdout.write(await describePrograms({ ...process.env, ...fabricEnv(config) }));
       return 0;
     }
     default:

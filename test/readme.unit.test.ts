@@ -11,7 +11,7 @@ test('the generated README sections (configuration and permission tables) match 
 });
 
 test('the README names every command of the command line', () => {
-  for (const c of ['lnm serve', 'lnm migrate', 'lnm projections rebuild', 'lnm restore', 'npm test', 'npm run bench', 'npm start', 'npm run readme']) assert.ok(readme.includes(c), c);
+  for (const c of ['lnm serve', 'lnm migrate', 'lnm projections rebuild', 'lnm restore', 'lnm programs', 'npm test', 'npm run bench', 'npm start', 'npm run readme']) assert.ok(readme.includes(c), c);
 });
 
 test.run();

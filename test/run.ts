@@ -1,5 +1,7 @@
 // `npm test`: every suite under c8 coverage, then one closing line "N passed, N failed".
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -18,7 +20,20 @@ const args = [
   ...process.argv.slice(2),
 ];
 
-const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test' } });
+const scratch = mkdtempSync(path.join(tmpdir(), 'lnm-test-run-'));
+const summaryFile = path.join(scratch, 'skips.json');
+const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NODE_ENV: 'test', LNM_SKIP_SUMMARY_FILE: summaryFile } });
+
+/** What was skipped for which missing dependency, and how to provide it (written by test/uvuEntry.ts). */
+function skipLines(): string[] {
+  try {
+    return JSON.parse(readFileSync(summaryFile, 'utf8')) as string[];
+  } catch {
+    return [];
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
 let out = '';
 child.stdout.on('data', (b: Buffer) => {
   out += b.toString();
@@ -39,6 +54,8 @@ child.on('close', (code) => {
     process.exit(code || 1);
   }
   const failed = total - passed;
+  const why = skipLines();
+  if (why.length) console.log(`\n${why.join('\n')}`);
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 || code ? 1 : 0);
 });

@@ -2,7 +2,9 @@
 // Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too)
 import { parse } from 'uvu/parse';
 import { run } from 'uvu/run';
+import { writeFileSync } from 'node:fs';
 import { runGlobalTeardown } from './helpers/globalTeardown.ts';
+import { skipSummary } from './helpers/requirements.ts';
 
 const filter = process.argv[2] ?? process.env.TEST_FILTER ?? '';
 const rank = (f: string) => (f.includes('.unit.') ? 0 : f.includes('.int.') ? 1 : 2);
@@ -28,4 +30,8 @@ try {
   code = 1;
 }
 await runGlobalTeardown();
+// Which tests were skipped for what missing dependency, for test/run.ts to print beside its closing line.
+const summary = skipSummary();
+if (process.env.LNM_SKIP_SUMMARY_FILE) writeFileSync(process.env.LNM_SKIP_SUMMARY_FILE, JSON.stringify(summary));
+else for (const line of summary) console.log(line);
 process.exit(code);

@@ -9,43 +9,26 @@
 // The config dir holds Fabric's own core.yaml and orderer.yaml of the same release: the launch
 // files start from them (every setting Fabric knows, with its documented default) and change
 // only what a node of this service needs.
-import { access, constants, realpath, stat } from 'node:fs/promises';
+import { access, constants, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { findProgram, type Found, type ProgramEnv, type ProgramFamily } from '../programs/programLocator.ts';
 
-export type FabricProgram = 'peer' | 'orderer' | 'osnadmin' | 'configtxlator';
-export type FabricFound<K extends string> = ({ ok: true } & Record<K, string>) | { ok: false; reason: string };
+export type FabricProgram = 'peer' | 'orderer' | 'osnadmin' | 'configtxlator' | 'configtxgen';
+export type FabricFound<K extends string> = Found<K>;
 
 export const FABRIC_BIN_VARIABLE = 'LNM_FABRIC_BIN';
 export const FABRIC_CFG_VARIABLE = 'LNM_FABRIC_CFG';
 
-async function executable(file: string): Promise<boolean> {
-  try {
-    if (!(await stat(file)).isFile()) return false;
-    await access(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const fabricPrograms: ProgramFamily = { binVariable: FABRIC_BIN_VARIABLE, release: 'a Fabric 2.5 release', noun: 'the Fabric program' };
 
-export async function findFabricBinary(program: FabricProgram, env: Record<string, string | undefined>): Promise<FabricFound<'path'>> {
-  const binDir = env[FABRIC_BIN_VARIABLE]?.trim();
-  if (binDir) {
-    const file = path.resolve(binDir, program);
-    if (await executable(file)) return { ok: true, path: file };
-    return { ok: false, reason: `${FABRIC_BIN_VARIABLE}=${binDir} has no executable ${program} (expected ${file}); point it at the bin directory of a Fabric 2.5 release` };
-  }
-  for (const dir of (env.PATH ?? '').split(':').filter(Boolean)) {
-    const file = path.resolve(dir, program);
-    if (await executable(file)) return { ok: true, path: file };
-  }
-  return { ok: false, reason: `the Fabric program ${program} is not on the PATH of this service; install the Fabric 2.5 binaries or set ${FABRIC_BIN_VARIABLE} to their bin directory` };
+export function findFabricBinary(program: FabricProgram, env: ProgramEnv): Promise<FabricFound<'path'>> {
+  return findProgram(fabricPrograms, program, env);
 }
 
 /** The file of the config dir a role's launch starts from. */
 export const fabricConfigFile = (role: 'peer' | 'orderer') => (role === 'peer' ? 'core.yaml' : 'orderer.yaml');
 
-export async function findFabricConfigDir(env: Record<string, string | undefined>, role: 'peer' | 'orderer', binaryPath?: string): Promise<FabricFound<'dir'>> {
+export async function findFabricConfigDir(env: ProgramEnv, role: 'peer' | 'orderer', binaryPath?: string): Promise<FabricFound<'dir'>> {
   const file = fabricConfigFile(role);
   const configured = env[FABRIC_CFG_VARIABLE]?.trim();
   let dir: string;

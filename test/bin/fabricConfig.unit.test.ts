@@ -9,6 +9,11 @@ test('Fabric binaries, config and images come from variables and flags', () => {
   assert.equal(fabricEnv(config), { LNM_FABRIC_BIN: '/opt/fabric/bin', LNM_FABRIC_CFG: '/opt/fabric/config', LNM_IMAGE_FABRIC_PEER: 'p:1', LNM_IMAGE_FABRIC_ORDERER: 'o:1', LNM_IMAGE_CHAINCODE_NODE: 'c:1' });
 });
 
+test('the Fabric-X programs directory comes from LNM_FABRIC_X_BIN or --fabric-x-bin', () => {
+  assert.equal(fabricEnv(loadConfig([], { LNM_FABRIC_X_BIN: '/opt/fabric-x/bin' })), { LNM_FABRIC_X_BIN: '/opt/fabric-x/bin' });
+  assert.equal(fabricEnv(loadConfig(['--fabric-x-bin', '/x'], { LNM_FABRIC_X_BIN: '/ignored' })), { LNM_FABRIC_X_BIN: '/x' });
+});
+
 test('unset Fabric entries add nothing, so PATH and the image defaults apply', () => {
   assert.equal(fabricEnv(loadConfig([], {})), {});
 });

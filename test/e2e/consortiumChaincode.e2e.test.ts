@@ -1,4 +1,4 @@
-// Chaincode end to end with the real Fabric 2.5.12 binaries (../shared/fabric) and the server as
+// Chaincode end to end with the real Fabric 2.5.12 programs (helpers/programs.ts) and the server as
 // a child process, over HTTP: two organizations, one raft orderer, two peers each (the network
 // of the consortium tests), a channel with anchor peers. The sample asset registry (samples/chaincode/asset-registry) is deployed as a
 // service with an endorsement policy that needs both organizations, invoked on one
@@ -10,12 +10,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import Docker from 'dockerode';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
-import { fabricSkipReason } from '../helpers/fabric.ts';
+import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
+import { fabricMissing } from '../helpers/fabric.ts';
+import { requires, requiresAll } from '../helpers/requirements.ts';
 import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortium/consortiumApi.ts';
 
-const t = suite('consortium chaincode end to end (real Fabric 2.5.12)');
-const skip = fabricSkipReason();
+const t = requires(suite('consortium chaincode end to end (real Fabric 2.5.12)'), 'fabric', fabricMissing);
+const image = 'lnm-chaincode-asset-registry:local';
+/** The one test that also runs the chaincode from an image: it needs the Docker Engine and that image too. */
+const withImage = requiresAll(t, ['docker', await dockerSkipReason()], ['docker', await imagesMissing([image])]);
 let server: TestServer;
 const api = apiOf(() => server);
 
@@ -35,7 +38,6 @@ let network: any;
 let deployed: any;
 
 t.before(async () => {
-  if (skip) return;
   server = await startServer({ env: consortiumEnv() });
 });
 t.after(async () => {
@@ -45,14 +47,12 @@ t.after(async () => {
 });
 
 t('a network of two organizations (one orderer, two peers each) with anchor peers', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   const made = await twoOrganizationChannel(api, 'trade', 'tradechannel', { peersPerOrganization: 2 });
   ({ peer1, peer2, peer1b, peer2b, network } = made);
   nodes.push(made.orderer, peer1, peer2, peer1b, peer2b);
 });
 
 t('bad chaincode records are 400 and record nothing', async () => {
-  if (skip) return;
   const base = { networkId: network.id, name: 'assets', version: '1.0', source: { files: sample('1') } };
   const cases: Array<[unknown, string]> = [
     [{ ...base, name: 'bad name!' }, 'name'],
@@ -75,7 +75,6 @@ t('bad chaincode records are 400 and record nothing', async () => {
 });
 
 t('deploy: the sample installed on all four peers, approved by both organizations, committed, its server running', async () => {
-  if (skip) return;
   const started = Date.now();
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('1') } });
   assert.is(r.status, 200, r.text);
@@ -118,7 +117,6 @@ t('deploy: the sample installed on all four peers, approved by both organization
 let created: any;
 
 t('invoke CreateAsset as Org1, read it back as Org2; the transaction is VALID in the block the invoke reported', async () => {
-  if (skip) return;
   const id = deployed.chaincode_id;
   const r = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'CreateAsset', args: ['asset1', 'blue', '5', 'Tomoko', '300'], organization: 'Org1MSP' });
   assert.is(r.status, 200, r.text);
@@ -149,7 +147,6 @@ t('invoke CreateAsset as Org1, read it back as Org2; the transaction is VALID in
 });
 
 t('a rejected invoke is a 4xx with the chaincode\'s message; a query creates no transaction', async () => {
-  if (skip) return;
   const id = deployed.chaincode_id;
   const twice = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'CreateAsset', args: ['asset1', 'red', '1', 'Eve', '1'] });
   assert.is(twice.status, 422, twice.text);
@@ -170,7 +167,6 @@ t('a rejected invoke is a 4xx with the chaincode\'s message; a query creates no 
 });
 
 t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new behaviour, the old data', async () => {
-  if (skip) return;
   const before = await api('POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/query`, { function: 'RegistryVersion' });
   assert.is(before.json.result, '1');
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '2.0', endorsementPolicy: BOTH, source: { files: sample('2') } });
@@ -193,7 +189,6 @@ t('upgrade to version 2: sequence 2, blockchain.chaincode.upgraded, the new beha
 });
 
 t('each step alone: approve before install, install twice, commit before enough approvals', async () => {
-  if (skip) return;
   const collections = [{ name: 'notes', policy: "OR('Org1MSP.member','Org2MSP.member')", requiredPeerCount: 0, maxPeerCount: 1, blockToLive: 0, memberOnlyRead: true, memberOnlyWrite: true }];
   const badCollection = await api('POST', '/sc/consortium/chaincodes', { networkId: network.id, name: 'steps', version: '1', source: { files: sample('1') }, collections: [{ ...collections[0], policy: 'OR(' }] });
   assert.is(badCollection.status, 400, badCollection.text);
@@ -253,12 +248,8 @@ t('each step alone: approve before install, install twice, commit before enough 
   }
 });
 
-t('an image source on this process-engine service: its server runs in a container of the image, and the peers (processes) reach it', async () => {
-  if (skip) return;
-  const image = 'lnm-chaincode-asset-registry:local';
+withImage('an image source on this process-engine service: its server runs in a container of the image, and the peers (processes) reach it', async () => {
   const docker = new Docker();
-  const noDocker = (await dockerSkipReason(docker)) ?? (!(await docker.getImage(image).inspect().then(() => true, () => false)) ? `the image ${image} is missing; run .ci/docker.sh to build it` : undefined);
-  if (noDocker) return console.log(`  (skipped: ${noDocker})`);
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'boxed', version: '1', endorsementPolicy: BOTH, source: { image } });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.server.status, 'running');
@@ -272,7 +263,6 @@ t('an image source on this process-engine service: its server runs in a containe
 });
 
 t('initRequired: Fabric refuses an invoke before Init; deploy sends Init after the commit (its function and args), then invokes work', async () => {
-  if (skip) return;
   const body = { networkId: network.id, name: 'seeded', version: '1', endorsementPolicy: BOTH, initRequired: true, init: { function: 'CreateAsset', args: ['seed', 'white', '1', 'Init', '0'] }, source: { files: sample('1') } };
   const notRequired = await api('POST', '/sc/consortium/chaincodes', { ...body, name: 'noinit', initRequired: false });
   assert.is(notRequired.status, 400, notRequired.text);
@@ -321,7 +311,6 @@ t('initRequired: Fabric refuses an invoke before Init; deploy sends Init after t
 });
 
 t('a chaincode server killed from outside: node.downtime, then recovery, and the next invoke works', async () => {
-  if (skip) return;
   const serverId = deployed.server.node_id;
   const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${serverId}`, 'node.pid.json'), 'utf8')).pid);
   process.kill(pid, 'SIGKILL');
@@ -338,7 +327,6 @@ t('a chaincode server killed from outside: node.downtime, then recovery, and the
 const pidOf = (nodeId: number) => Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${nodeId}`, 'node.pid.json'), 'utf8')).pid);
 
 t('peers killed from outside: a query goes through the organization\'s other peer once one is down; with both down a query is a 503 and an invoke that needs them fails naming what is missing; after their restart both work', async () => {
-  if (skip) return;
   const cc = deployed.chaincode_id;
   process.kill(pidOf(peer2.id), 'SIGKILL');
   await until('node.downtime of peer0-org2', async () => ((await events(api, peer2.id)).includes('node.downtime') ? true : null), 60_000);
@@ -370,7 +358,6 @@ t('peers killed from outside: a query goes through the organization\'s other pee
 });
 
 t('deleting the network: refused while its peers and orderer joined (its chaincode servers keep running), then it takes its chaincode servers with it', async () => {
-  if (skip) return;
   const servers = (await api('GET', '/nodes/platform/CONSORTIUM?limit=100')).json.items.filter((n: any) => n.role === 'chaincode');
   assert.ok(servers.length >= 3, `chaincode servers: ${JSON.stringify(servers.map((n: any) => n.name))}`);
   const refused = await api('DELETE', `/networks/consortium/${network.id}`);

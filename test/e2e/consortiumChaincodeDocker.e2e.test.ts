@@ -10,15 +10,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
-import { fabricSkipReason } from '../helpers/fabric.ts';
+import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { apiOf, consortiumEnv, events, node, organization, until } from './consortium/consortiumApi.ts';
 
-const t = suite('consortium chaincode under the docker engine (local Fabric 2.5.12 and chaincode images)');
 const docker = new Docker();
 const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
 const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local', LNM_IMAGE_CHAINCODE_NODE: 'lnm-chaincode-node:local' };
-let skip: string | undefined;
+// Fabric runs inside the images (.ci/docker.sh builds them from the Fabric programs it finds): no Fabric program on this host is used.
+const t = requiresAll(suite('consortium chaincode under the docker engine (local Fabric 2.5.12 and chaincode images)'), ['docker', await dockerSkipReason()], ['fabric-images', await imagesMissing([...Object.values(images), SAMPLE_IMAGE])]);
 let server: TestServer;
 const api = apiOf(() => server);
 let network: any;
@@ -30,13 +30,6 @@ const ourContainers = (dataDir: string) => docker.listContainers({ all: true, fi
 const containerOf = async (nodeId: number) => (await ourContainers(server.dataDir)).find((c) => c.Labels['lnm.node'] === `node-${nodeId}`);
 
 t.before(async () => {
-  skip = fabricSkipReason() ?? (await dockerSkipReason(docker));
-  if (!skip) {
-    for (const image of [...Object.values(images), SAMPLE_IMAGE]) {
-      if (!(await docker.getImage(image).inspect().then(() => true, () => false))) skip = `the image ${image} is missing; run .ci/docker.sh to build it`;
-    }
-  }
-  if (skip) return;
   server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', ...images }) });
 });
 t.after(async () => {
@@ -49,7 +42,6 @@ t.after(async () => {
 });
 
 t('a peer and an orderer in containers, joined to a channel with an anchor peer', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   const org = await organization(api, 'CcDockOrg', 'CcDockMSP');
   const orderer = await node(api, 'ccdock-orderer', 'CONSORTIUM_ORDERER', org.id);
   const peer = await node(api, 'ccdock-peer', 'CONSORTIUM_PEER', org.id);
@@ -69,7 +61,6 @@ t('a peer and an orderer in containers, joined to a channel with an anchor peer'
 });
 
 t('an image source is checked: not a reference or not on the Docker host is a 400 naming it, and nothing is recorded', async () => {
-  if (skip) return;
   const base = { networkId: network.id, name: 'assets', version: '1' };
   const missing = await api('POST', '/sc/consortium/chaincodes', { ...base, source: { image: 'lnm-no-such-chaincode:local' } });
   assert.is(missing.status, 400, missing.text);
@@ -83,7 +74,6 @@ t('an image source is checked: not a reference or not on the Docker host is a 40
 });
 
 t('deploy from the sample\'s image: its server is a container of that image; invoke and query work', async () => {
-  if (skip) return;
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1', source: { image: SAMPLE_IMAGE } });
   assert.is(r.status, 200, r.text);
   fromImage = r.json;
@@ -106,7 +96,6 @@ t('deploy from the sample\'s image: its server is a container of that image; inv
 });
 
 t('deploy from files under the docker engine: the server is a container of the chaincode-node image', async () => {
-  if (skip) return;
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets-files', version: '1', source: { files: sampleFiles } });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.server.status, 'running');
@@ -119,7 +108,6 @@ t('deploy from files under the docker engine: the server is a container of the c
 });
 
 t('the image\'s container killed from outside: node.downtime, then the next invoke restarts it and recovery follows', async () => {
-  if (skip) return;
   const serverId = fromImage.server.node_id;
   await docker.getContainer((await containerOf(serverId))!.Id).kill();
   await until('node.downtime', async () => ((await events(api, serverId)).includes('node.downtime') ? true : null), 60_000);

@@ -1,4 +1,4 @@
-// Consortium networks end to end with the real Fabric 2.5.12 binaries (../shared/fabric), the
+// Consortium networks end to end with the real Fabric 2.5.12 binaries (found by test/helpers/programs.ts), the
 // server as a child process, driven over HTTP: two organizations, three raft orderers spread
 // over them, two peers each; a network built, every node joined, a raft leader elected, anchor
 // peers set, config blocks in the explorer, a third organization added with both admins'
@@ -12,11 +12,11 @@ import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { fabricBinDir, fabricSkipReason } from '../helpers/fabric.ts';
+import { fabricMissing, fabricProgram } from '../helpers/fabric.ts';
+import { requires } from '../helpers/requirements.ts';
 import { apiOf, consortiumEnv, events, execFileAsync, node, organization, osnadminList, until } from './consortium/consortiumApi.ts';
 
-const t = suite('consortium network end to end (real Fabric 2.5.12)');
-const skip = fabricSkipReason();
+const t = requires(suite('consortium network end to end (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let server: TestServer;
 const api = apiOf(() => server);
 const work = mkdtempSync(path.join(tmpdir(), 'lnm-consortium-e2e-'));
@@ -30,7 +30,6 @@ let network: any;
 let configBlock = '';
 
 t.before(async () => {
-  if (skip) return;
   server = await startServer({ env: consortiumEnv() });
 });
 t.after(async () => {
@@ -48,7 +47,6 @@ const ordererFiles = (n: any) => {
 };
 
 t('organizations, three raft orderers over two organizations and two peers each start as real Fabric nodes', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   org1 = await organization(api, 'Org1', 'Org1MSP');
   org2 = await organization(api, 'Org2', 'Org2MSP');
   org3 = await organization(api, 'Org3', 'Org3MSP');
@@ -76,7 +74,6 @@ t('organizations, three raft orderers over two organizations and two peers each 
 });
 
 t('a network built from them records its genesis block; every orderer joins through the channel participation API and a raft leader is elected', async () => {
-  if (skip) return;
   const r = await api('POST', '/networks/consortium', { name: 'supply-chain', channelName: 'supplychannel', ordererIds: orderers.map((o) => o.id), peerIds: peers.map((p) => p.id) });
   assert.is(r.status, 201, r.text);
   network = r.json;
@@ -109,7 +106,6 @@ t('a network built from them records its genesis block; every orderer joins thro
 });
 
 t('every peer joins (JoinChain signed by its admin); joins are idempotent, recorded, and organizations are announced once', async () => {
-  if (skip) return;
   for (const p of peers) {
     const j = await api('POST', `/networks/consortium/${network.id}/peers/${p.id}/join`);
     assert.is(j.status, 200, j.text);
@@ -129,7 +125,6 @@ t('every peer joins (JoinChain signed by its admin); joins are idempotent, recor
 });
 
 t('anchor peers of both organizations go through config updates and show in channel-config, in configtxlator\'s decoding of the fetched block, and in the map', async () => {
-  if (skip) return;
   const a1 = await api('POST', `/networks/consortium/${network.id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: [{ host: '127.0.0.1', port: peers[0].config.port }] });
   assert.is(a1.status, 200, a1.text);
   assert.is(a1.json.status, 'updated');
@@ -145,7 +140,7 @@ t('anchor peers of both organizations go through config updates and show in chan
   configBlock = cfg.json.block;
   const blockFile = path.join(work, 'config.block');
   writeFileSync(blockFile, Buffer.from(cfg.json.block, 'base64'));
-  await execFileAsync(`${fabricBinDir()}/configtxlator`, ['proto_decode', '--type', 'common.Block', '--input', blockFile, '--output', path.join(work, 'config.json')]);
+  await execFileAsync(fabricProgram('configtxlator'), ['proto_decode', '--type', 'common.Block', '--input', blockFile, '--output', path.join(work, 'config.json')]);
   const decoded = JSON.parse(readFileSync(path.join(work, 'config.json'), 'utf8'));
   const theirs = decoded.data.data[0].payload.data.config;
   assert.equal(theirs.channel_group.groups.Application.groups.Org2MSP.values.AnchorPeers.value, cfg.json.config.channel_group.groups.Application.groups.Org2MSP.values.AnchorPeers.value);
@@ -160,7 +155,6 @@ t('anchor peers of both organizations go through config updates and show in chan
 });
 
 t('the explorer reads the config blocks from a joined peer: info, blocks newest first, one block with its transactions, a transaction by id', async () => {
-  if (skip) return;
   const info = await until('the peers to have the anchor peer blocks', async () => {
     const r = await api('GET', `/networks/consortium/${network.id}/info`);
     return r.status === 200 && r.json.height >= 3 ? r.json : null;
@@ -190,7 +184,6 @@ t('the explorer reads the config blocks from a joined peer: info, blocks newest 
 });
 
 t('adding a third organization collects both admins\' signatures (MAJORITY Admins of two) and is visible afterwards', async () => {
-  if (skip) return;
   const r = await api('PUT', `/networks/${network.id}/channels/supplychannel/config`, { organizations: ['Org1MSP', 'Org2MSP', 'Org3MSP'] });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.status, 'updated');
@@ -202,7 +195,6 @@ t('adding a third organization collects both admins\' signatures (MAJORITY Admin
 });
 
 t('bad input answers 4xx with the error body and records nothing', async () => {
-  if (skip) return;
   const before = (await api('GET', '/networks/consortium')).json.total;
   const cases: Array<[string, string, unknown, number, string]> = [
     ['POST', '/nodes', { name: 'ghost', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_PEER', organizationId: 99999 }, 400, 'organizationId'],
@@ -246,7 +238,6 @@ t('bad input answers 4xx with the error body and records nothing', async () => {
 });
 
 t('an orderer stopped: the channel keeps ordering through the others (a config update commits); started again it catches up', async () => {
-  if (skip) return;
   const stopped = await api('POST', `/nodes/${orderers[0].id}/stop`);
   assert.is(stopped.json.status, 'stopped');
   const before = (await api('GET', `/networks/consortium/${network.id}/info`)).json.height;
@@ -266,7 +257,6 @@ t('an orderer stopped: the channel keeps ordering through the others (a config u
 });
 
 t('a peer killed from outside is reported down (node.downtime), and recovers after a start (node.recovery)', async () => {
-  if (skip) return;
   const victim = peers[1];
   const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${victim.id}`, 'node.pid.json'), 'utf8')).pid);
   process.kill(pid, 'SIGKILL');
@@ -278,7 +268,6 @@ t('a peer killed from outside is reported down (node.downtime), and recovers aft
 });
 
 t('the service restarts and the Fabric nodes keep running and are still watched', async () => {
-  if (skip) return;
   const pidFile = (n: any) => path.join(server.dataDir, 'nodes', `node-${n.id}`, 'node.pid.json');
   const pidBefore = JSON.parse(readFileSync(pidFile(peers[2]), 'utf8')).pid;
   await server.stop();
@@ -295,7 +284,6 @@ t('the service restarts and the Fabric nodes keep running and are still watched'
 });
 
 t('POST /networks/{id}/start starts every stopped member of a consortium network', async () => {
-  if (skip) return;
   for (const n of [peers[3], orderers[2]]) assert.is((await api('POST', `/nodes/${n.id}/stop`)).json.status, 'stopped');
   const r = await api('POST', `/networks/${network.id}/start`);
   assert.is(r.status, 200, r.text);
@@ -306,7 +294,6 @@ t('POST /networks/{id}/start starts every stopped member of a consortium network
 const hexSerial = (s: string) => s.replace(/:/g, '').toUpperCase().replace(/^0+/, '');
 
 t('a peer\'s certificates are renewed from its organization\'s CAs, it is restarted, and it serves the new TLS certificate', async () => {
-  if (skip) return;
   const p = peers[0];
   const before = await api('GET', `/keys/${p.tls_key_id}`);
   const r = await api('POST', `/nodes/${p.id}/certificates/renew`);
@@ -328,7 +315,6 @@ t('a peer\'s certificates are renewed from its organization\'s CAs, it is restar
 });
 
 t('no private key appears in the server output or the logs of the nodes', async () => {
-  if (skip) return;
   const out = server.output();
   assert.not.match(out, /BEGIN (EC )?PRIVATE KEY/);
   for (const n of [...orderers, ...peers]) {
@@ -338,7 +324,6 @@ t('no private key appears in the server output or the logs of the nodes', async 
 });
 
 t('with its nodes deleted the network can be deleted, and its channel imported again from the config block', async () => {
-  if (skip) return;
   for (const n of [...peers, ...orderers]) assert.is((await api('DELETE', `/nodes/${n.id}`)).status, 204);
   const del = await api('DELETE', `/networks/consortium/${network.id}`);
   assert.is(del.status, 204, del.text);

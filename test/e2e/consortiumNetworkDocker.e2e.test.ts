@@ -1,19 +1,19 @@
 // The same consortium network once under the docker engine: peers and orderers in containers
-// of the local Fabric images that .ci/docker.sh builds from ../shared/fabric (no registry), on
+// of the local Fabric images that .ci/docker.sh builds from the Fabric programs it finds (no registry), on
 // the host network, reading MSP, TLS and config from the bound node directory. Skipped, saying
 // why, where no Docker Engine or image is there.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
-import { fabricSkipReason } from '../helpers/fabric.ts';
+import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { apiOf, consortiumEnv, node, organization, until } from './consortium/consortiumApi.ts';
 
-const t = suite('consortium network under the docker engine (local Fabric 2.5.12 images)');
 const docker = new Docker();
 const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local' };
-let skip: string | undefined;
+// Fabric runs inside the images (.ci/docker.sh builds them from the Fabric programs it finds): no Fabric program on this host is used.
+const t = requiresAll(suite('consortium network under the docker engine (local Fabric 2.5.12 images)'), ['docker', await dockerSkipReason()], ['fabric-images', await imagesMissing(Object.values(images))]);
 let server: TestServer;
 const api = apiOf(() => server);
 const made: any[] = [];
@@ -21,13 +21,6 @@ const made: any[] = [];
 const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
 
 t.before(async () => {
-  skip = fabricSkipReason() ?? (await dockerSkipReason(docker));
-  if (!skip) {
-    for (const image of Object.values(images)) {
-      if (!(await docker.getImage(image).inspect().then(() => true, () => false))) skip = `the image ${image} is missing; run .ci/docker.sh to build it`;
-    }
-  }
-  if (skip) return;
   server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', ...images }) });
 });
 t.after(async () => {
@@ -39,7 +32,6 @@ t.after(async () => {
 });
 
 t('an orderer and a peer run in containers, join a channel the service built, and the explorer reads it', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   const org = await organization(api, 'DockOrg', 'DockMSP');
   const orderer = await node(api, 'dock-orderer', 'CONSORTIUM_ORDERER', org.id);
   const peer = await node(api, 'dock-peer', 'CONSORTIUM_PEER', org.id);

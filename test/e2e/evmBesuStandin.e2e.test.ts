@@ -4,6 +4,7 @@
 // does, proves peers' node ids over TCP, and produces no blocks). When a real besu is on PATH,
 // the same test runs against it and also waits for blocks.
 import { test } from 'uvu';
+import { requires } from '../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -247,11 +248,7 @@ test('a Clique network on besu: its signers come from the chain (clique_getSigne
   for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
 });
 
-test('a real besu produces blocks', async () => {
-  if (!besu.real) {
-    console.log('  skipped: no real besu on PATH (block production needs one; the stand-in never produces blocks)');
-    return;
-  }
+requires(test, 'besu', realBesu() ? undefined : 'no real besu on PATH (block production needs one; the stand-in never produces blocks)')('a real besu produces blocks', async () => {
   await until('block_height > 0', async () => ((await api(s, 'GET', `/nodes/${validatorNodes[0].id}`)).json.block_height ?? 0) > 0, 120_000);
   const network = (await api(s, 'GET', `/networks/evm/${networkId}`)).json;
   const block0 = await rpc<{ hash: string }>(validatorNodes[0].endpoints.rpc_http, 'eth_getBlockByNumber', ['0x0', false]);

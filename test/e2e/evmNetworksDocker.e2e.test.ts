@@ -1,23 +1,22 @@
 // The same lifecycle as evmNetworks.e2e.test.ts with engine docker, against the real Docker
 // Engine (.ci/docker.sh starts one and builds lnm-anvil:local). Skipped, saying why, where
 // no Docker Engine can run containers.
-import { test } from 'uvu';
+import { test as uvuTest } from 'uvu';
 import Docker from 'dockerode';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { runEvmLifecycle } from './evm/evmLifecycle.ts';
 
 const docker = new Docker();
+const test = requiresAll(uvuTest, ['docker', await dockerSkipReason()]);
 let s: TestServer | undefined;
-let skip: string | undefined;
 
 async function ourContainers(dataDir: string) {
   return docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
 }
 
 test.before(async () => {
-  skip = await dockerSkipReason(docker);
-  if (skip) return;
   s = await startServer({ env: { LNM_NODE_ENGINE: 'docker' } });
 });
 
@@ -27,10 +26,6 @@ test.after(async () => {
 });
 
 test('a one-validator anvil network runs through its whole lifecycle with the docker engine', async () => {
-  if (skip) {
-    console.log(`skipped: ${skip}`);
-    return;
-  }
   const srv = s!;
   const container = async (nodeId: number) => (await ourContainers(srv.dataDir)).find((c) => c.Names.includes(`/lnm-node-${nodeId}`));
   await runEvmLifecycle(srv, {

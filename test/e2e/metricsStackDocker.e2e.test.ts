@@ -2,27 +2,25 @@
 // (.ci/docker.sh builds lnm-prometheus:local from Debian's prometheus) scrapes the service and an
 // anvil node container; stop keeps its data, undeploy removes the container. Skipped, saying
 // why, where no Docker Engine runs containers or the image is missing.
-import { test } from 'uvu';
+import { test as uvuTest } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { until } from './evm/evmLifecycle.ts';
 
 const docker = new Docker();
 const image = process.env.LNM_PROMETHEUS_IMAGE ?? 'lnm-prometheus:local';
 let s: TestServer | undefined;
-let skip: string | undefined;
+const test = requiresAll(uvuTest, ['docker', await dockerSkipReason()], ['docker', await imagesMissing([image])]);
 const auth = adminAuth();
 const api = (method: string, p: string, body?: unknown) => call(s!.api, method, p, { headers: auth, body });
 
 test.before(async () => {
-  skip = await dockerSkipReason(docker);
-  if (!skip) await docker.getImage(image).inspect().catch(() => (skip = `the image ${image} is missing; run .ci/docker.sh to build it`));
-  if (skip) return;
   s = await startServer({ env: { LNM_NODE_ENGINE: 'docker', LNM_IMAGE_PROMETHEUS: image } });
 });
 
@@ -32,10 +30,6 @@ test.after(async () => {
 });
 
 test('Prometheus in a container scrapes the service and an anvil container; stop, start and undeploy', async () => {
-  if (skip) {
-    console.log(`  skipped: ${skip}`);
-    return;
-  }
   let r = await api('POST', '/networks', { name: 'metrics-docker', type: 'evm', genesis: { chain_id: 31903, consensus: 'QBFT', block_time: 1 } });
   assert.is(r.status, 201, r.text);
   r = await api('POST', `/networks/${r.json.id}/start`);

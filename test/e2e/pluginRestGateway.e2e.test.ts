@@ -1,49 +1,37 @@
 // The reference plugin (plugins/available/rest-gateway.yaml, image lnm-plugin-rest-gateway:local)
-// end to end: the real Fabric 2.5.12 binaries, a channel of two organizations, the sample asset
+// end to end: the real Fabric 2.5.12 programs, a channel of two organizations, the sample asset
 // registry deployed with a policy that needs both, and the plugin installed from
 // /plugins/available and deployed through POST /plugins/rest-gateway/deploy with x-source
 // parameters (Org1's admin key, Org1's peer). An invoke through the plugin is committed and read
 // back through the service; evaluate answers; its logs come over the API; stop, resume, delete.
-// Skipped, saying why, without the Fabric binaries, a Docker Engine, Compose or the image.
+// Counted as skipped, saying why, without the Fabric programs, a Docker Engine, Compose or the image.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { fabricSkipReason } from '../helpers/fabric.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { fabricMissing } from '../helpers/fabric.ts';
+import { composeMissing, dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, consortiumEnv, removeConsortiumNodes, twoOrganizationChannel, until } from './consortium/consortiumApi.ts';
 
-const t = suite('the reference REST gateway plugin against a chaincode (real Fabric 2.5.12, Docker Compose)');
 const docker = new Docker();
 const IMAGE = 'lnm-plugin-rest-gateway:local';
-let skip: string | undefined;
+const t = requiresAll(
+  suite('the reference REST gateway plugin against a chaincode (real Fabric 2.5.12, Docker Compose)'),
+  ['fabric', fabricMissing],
+  ['docker', await dockerSkipReason()],
+  ['compose', composeMissing()],
+  ['docker', await imagesMissing([IMAGE])],
+);
 let server: TestServer;
 const api = apiOf(() => server);
 
 const sampleDir = path.join(import.meta.dirname, '..', '..', 'samples', 'chaincode', 'asset-registry');
 const sample = () => ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
 const project = { label: ['com.docker.compose.project=lnm-plugin-rest-gateway'] };
-
-async function skipReason(): Promise<string | undefined> {
-  const fabric = fabricSkipReason();
-  if (fabric) return fabric;
-  const engine = await dockerSkipReason(docker);
-  if (engine) return engine;
-  try {
-    execFileSync('docker-compose', ['version'], { stdio: 'ignore' });
-  } catch {
-    try {
-      execFileSync('docker', ['compose', 'version'], { stdio: 'ignore' });
-    } catch {
-      return 'Docker Compose is not installed (apt-get install docker-compose)';
-    }
-  }
-  return docker.getImage(IMAGE).inspect().then(() => undefined, () => `the image ${IMAGE} is missing; run .ci/docker.sh to build it`);
-}
 
 let setup: Awaited<ReturnType<typeof twoOrganizationChannel>>;
 let chaincodeId: number;
@@ -54,8 +42,6 @@ const gateway = async (method: 'GET' | 'POST', p: string, body?: unknown) => {
 };
 
 t.before(async () => {
-  skip = await skipReason();
-  if (skip) return;
   server = await startServer({ env: consortiumEnv() });
 });
 t.after(async () => {
@@ -66,7 +52,6 @@ t.after(async () => {
 });
 
 t('a channel of two organizations with the sample chaincode (both must endorse)', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   setup = await twoOrganizationChannel(api, 'gateway', 'gatewaychannel');
   const r = await api('POST', '/sc/consortium/deploy', { networkId: setup.network.id, name: 'assets', version: '1.0', endorsementPolicy: "AND('Org1MSP.peer','Org2MSP.peer')", source: { files: sample() } });
   assert.is(r.status, 200, r.text);
@@ -74,7 +59,6 @@ t('a channel of two organizations with the sample chaincode (both must endorse)'
 });
 
 t('the reference plugin is listed in /plugins/available and installs; bad parameters are 400s naming the field, and leave no files', async () => {
-  if (skip) return;
   const available = await api('GET', '/plugins/available');
   const shipped = available.json.items.find((p: { name: string }) => p.name === 'rest-gateway');
   assert.ok(shipped, 'rest-gateway is shipped');
@@ -105,7 +89,6 @@ t('the reference plugin is listed in /plugins/available and installs; bad parame
 });
 
 t('deployed with x-source parameters: the identity\'s key is a 0600 file in a private directory, mounted read-only, never in a response', async () => {
-  if (skip) return;
   const r = await api('POST', '/plugins/rest-gateway/deploy', { parameters: { key: setup.org1.adminKeyId, channelName: 'gatewaychannel', peers: [setup.peer1.id], port } });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.status, 'enabled');
@@ -130,7 +113,6 @@ t('deployed with x-source parameters: the identity\'s key is a 0600 file in a pr
 });
 
 t('an invoke through the plugin is committed (tx_id, block_number) and read back through the service; evaluate answers', async () => {
-  if (skip) return;
   const r = await gateway('POST', '/api/invoke', { chaincode_name: 'assets', function: 'CreateAsset', args: ['gw1', 'green', '3', 'Ana', '70'] });
   assert.is(r.status, 200, JSON.stringify(r.json));
   assert.equal(Object.keys(r.json).sort(), ['block_number', 'error', 'result', 'result_code', 'status', 'success', 'tx_id']);
@@ -170,7 +152,6 @@ t('an invoke through the plugin is committed (tx_id, block_number) and read back
 });
 
 t('its logs over the API: per-service state and output, no key; unknown service 404, bad tail 400', async () => {
-  if (skip) return;
   const r = await api('GET', '/plugins/rest-gateway/logs?tail=50');
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.services.map((s: { service: string; state: string }) => [s.service, s.state]), [['gateway', 'running']]);
@@ -184,7 +165,6 @@ t('its logs over the API: per-service state and output, no key; unknown service 
 });
 
 t('stop and resume: the gateway goes away and comes back, and invokes again', async () => {
-  if (skip) return;
   let r = await api('POST', '/plugins/rest-gateway/stop');
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.services.map((s: { state: string }) => s.state), ['exited']);
@@ -203,7 +183,6 @@ t('stop and resume: the gateway goes away and comes back, and invokes again', as
 });
 
 t('removed: containers and files (the key among them) are gone, and nothing printed a private key', async () => {
-  if (skip) return;
   assert.is((await api('DELETE', '/plugins/rest-gateway')).status, 204);
   assert.is((await docker.listContainers({ all: true, filters: project })).length, 0);
   assert.not.ok(existsSync(path.join(server.dataDir, 'plugins', 'rest-gateway')), 'its directory is deleted');

@@ -2,15 +2,15 @@
 // naming the field), the shipped anvil-devchain plugin deployed with Docker Compose (its chain
 // answers and grows), its logs read over the API with anvil's printed private keys masked,
 // stopped, resumed and removed; x-source consortium-key refused for a Vault-held key. The deploy
-// part is skipped, saying why, without a Docker Engine, the anvil image or Compose. The reference
+// part is a counted skip, saying why, without a Docker Engine, the anvil image or Compose. The reference
 // plugin against a chaincode is test/e2e/pluginRestGateway.e2e.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
 import YAML from 'yaml';
-import { execFileSync } from 'node:child_process';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { composeMissing, dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { killLeftoverNodes, until } from './evm/evmLifecycle.ts';
 import { startVaultStandin, type VaultStandin } from '../standins/vaultStandin.ts';
@@ -24,17 +24,8 @@ const auth = adminAuth();
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: auth, body });
 const docker = new Docker();
 
-function composeMissing(): string | undefined {
-  for (const cmd of [['docker', 'compose', 'version'], ['docker-compose', 'version']]) {
-    try {
-      execFileSync(cmd[0], cmd.slice(1), { stdio: 'ignore' });
-      return undefined;
-    } catch {
-      /* next */
-    }
-  }
-  return 'Docker Compose is not installed (apt-get install docker-compose)';
-}
+/** The tests that deploy through Docker Compose. */
+const withCompose = requiresAll(test, ['docker', await dockerSkipReason()], ['compose', composeMissing()]);
 
 test.before(async () => {
   vault = await startVaultStandin({ initialized: true });
@@ -93,20 +84,13 @@ test('a plugin installs from JSON, is listed, updated, and a deploy with paramet
   assert.is((await api('GET', '/plugins/demo')).status, 404);
 });
 
-test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resumes and is removed', async () => {
-  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+withCompose('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resumes and is removed', async () => {
   const available = await api('GET', '/plugins/available');
   assert.is(available.status, 200, available.text);
   const shipped = available.json.items.find((p: { name: string }) => p.name === 'anvil-devchain');
   assert.ok(shipped, 'anvil-devchain is shipped');
   let r = await api('POST', '/plugins', { descriptor: shipped.descriptor });
   assert.is(r.status, 201, r.text);
-  if (skip) {
-    console.log(`  deploy skipped: ${skip}`);
-    r = await api('POST', '/plugins/anvil-devchain/deploy', { parameters: { port: 9999 } });
-    assert.is(r.status, 503, r.text);
-    return;
-  }
   const port = await freePort();
   const height = async () => {
     const res = await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }) });
@@ -159,7 +143,8 @@ test('the shipped anvil-devchain plugin deploys with Docker Compose, stops, resu
 });
 
 test('x-source consortium-key: a key held by Vault cannot be written to a file (422 naming the parameter), and nothing is written', async () => {
-  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
+  // Without Docker Compose the deploy is refused earlier, as unavailable (503): both answers are checked.
+  const noCompose = (await dockerSkipReason()) ?? composeMissing();
   let r = await api('POST', '/plugins', { descriptor: { ...demo('# {{ .parameters.key.MspID }}', { key: { type: 'object', 'x-source': 'consortium-key' } }), metadata: { name: 'sourced' } } });
   assert.is(r.status, 201, r.text);
   const provider = await api('POST', '/key-providers', { name: 'vault', type: 'VAULT', vaultConfig: { operation: 'IMPORT', address: vault.address, token: vault.rootToken, mount: 'secret' } });
@@ -167,7 +152,7 @@ test('x-source consortium-key: a key held by Vault cannot be written to a file (
   const org = await api('POST', '/organizations', { name: 'Vault Org', mspId: 'VaultPluginMSP', providerId: provider.json.id });
   assert.is(org.status, 201, org.text);
   r = await api('POST', '/plugins/sourced/deploy', { parameters: { key: org.json.adminKeyId } });
-  if (skip) {
+  if (noCompose) {
     assert.is(r.status, 503, r.text);
     return;
   }
@@ -208,12 +193,7 @@ const peerProbe = {
   },
 };
 
-test('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
-  const skip = (await dockerSkipReason(docker)) ?? composeMissing();
-  if (skip) {
-    console.log(`  skipped: ${skip}`);
-    return;
-  }
+withCompose('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
   const org = await organization(apiOf(() => s), 'PluginOrg', 'PluginOrgMSP');
   const peer = await consortiumNode(apiOf(() => s), 'plugin-peer0', 'CONSORTIUM_PEER', org.id, { port: await freePort(), chaincodePort: await freePort(), operationsPort: await freePort() });
   let r = await api('POST', '/plugins', { descriptor: peerProbe });

@@ -19,11 +19,13 @@ import { createKeyEncryption } from '../../adapters/keyProviders/keyEncryption.t
 import { openConfig } from '../../adapters/keyProviders/registrySealedConfig.ts';
 import type { StoredVaultConfig } from '../../adapters/keyProviders/vaultManaged.ts';
 import { onGlobalTeardown } from '../helpers/globalTeardown.ts';
+import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
+import { requiresAll } from '../helpers/requirements.ts';
 
 const KEK = 'managed-vault-e2e-key-encryption-key';
-const t = suite('Vault CREATE mode: a managed Vault container (stand-in image)');
+const t = requiresAll(suite('Vault CREATE mode: a managed Vault container (stand-in image)'), ['docker', await dockerSkipReason()]);
 const docker = new Docker();
-let skip: string | undefined;
+let setupError: unknown;
 let server: TestServer;
 let port: number;
 let providerId: number;
@@ -81,21 +83,18 @@ async function restartVault(): Promise<void> {
 
 t.before(async () => {
   try {
-    await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
+    // With a Docker Engine here the stand-in image must build: each test fails with why it did not.
+    const image = await ensureVaultStandinImage();
+    port = await freePort();
+    server = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, LNM_IMAGE_VAULT: image } });
+    onGlobalTeardown(removeContainers);
   } catch (err) {
-    skip = `no Docker Engine answers (${(err as Error).message}); run .ci/docker.sh as root to start one`;
-    return;
+    setupError = err;
   }
-  let image: string;
-  try {
-    image = await ensureVaultStandinImage();
-  } catch (err) {
-    skip = `the Vault stand-in image could not be built: ${(err as Error).message}`;
-    return;
-  }
-  port = await freePort();
-  server = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, LNM_IMAGE_VAULT: image } });
-  onGlobalTeardown(removeContainers);
+});
+
+t.before.each(() => {
+  if (setupError) throw setupError;
 });
 
 /** Whatever a failing test left running. */
@@ -111,7 +110,6 @@ t.after(async () => {
 });
 
 t('CREATE runs, initializes and unseals a managed Vault; the response shows where it runs, never its token or unseal keys', async () => {
-  if (skip) return console.log(`  skipped: ${skip}`);
   const r = await api('POST', '/key-providers', { name: 'managed', type: 'VAULT', vaultConfig: { operation: 'CREATE', mode: 'docker', network: 'bridge', port, version: '1.17' } });
   assert.is(r.status, 201, r.text);
   providerId = r.json.id;
@@ -128,13 +126,11 @@ t('CREATE runs, initializes and unseals a managed Vault; the response shows wher
 });
 
 t('status: reachable, initialized, unsealed and the container running', async () => {
-  if (skip) return;
   const s = await api('GET', `/key-providers/${providerId}/vault/status`);
   assert.equal(s.json, { vault_reachable: true, vault_initialized: true, sealed: false, container_running: true });
 });
 
 t('a P-256 key is created in the managed Vault and its signatures verify', async () => {
-  if (skip) return;
   const k = await api('POST', '/keys', { name: 'managed-p256', algorithm: 'ECDSA', curve: 'P-256', keyProviderId: providerId });
   assert.is(k.status, 201, k.text);
   assert.is(k.json.provider.type, 'VAULT');
@@ -144,7 +140,6 @@ t('a P-256 key is created in the managed Vault and its signatures verify', async
 });
 
 t('a restarted managed Vault comes back sealed and the status check unseals it with the stored keys; its keys survived', async () => {
-  if (skip) return;
   await restartVault();
   const s = await api('GET', `/key-providers/${providerId}/vault/status`);
   assert.equal(s.json, { vault_reachable: true, vault_initialized: true, sealed: false, container_running: true });
@@ -152,14 +147,12 @@ t('a restarted managed Vault comes back sealed and the status check unseals it w
 });
 
 t('a signature asked of a sealed managed Vault unseals it and succeeds', async () => {
-  if (skip) return;
   await restartVault();
   await signs();
   assert.is((await vaultHealth(port))?.sealed, false);
 });
 
 t('a stopped managed Vault is started again by the next status check', async () => {
-  if (skip) return;
   await docker.getContainer(containerName(port)).stop({ t: 5 });
   const s = await api('GET', `/key-providers/${providerId}/vault/status`);
   assert.equal(s.json, { vault_reachable: true, vault_initialized: true, sealed: false, container_running: true });
@@ -167,7 +160,6 @@ t('a stopped managed Vault is started again by the next status check', async () 
 });
 
 t('the managed Vault outlives a restart of the service; restarted while the service was down, it is unsealed by the first signature after', async () => {
-  if (skip) return;
   logs.push(server.output());
   await server.stop();
   assert.ok((await container(port))?.State.Running, 'the container keeps running while the service is stopped');
@@ -179,7 +171,6 @@ t('the managed Vault outlives a restart of the service; restarted while the serv
 });
 
 t('CREATE on a port in use is a 409 and leaves no container and no provider', async () => {
-  if (skip) return;
   const busy = net.createServer();
   const taken = await freePort();
   await new Promise<void>((r) => busy.listen(taken, '127.0.0.1', r));
@@ -200,7 +191,6 @@ t('CREATE on a port in use is a 409 and leaves no container and no provider', as
 });
 
 t('CREATE failing midway (a transit path Vault refuses) removes its container and data and saves nothing', async () => {
-  if (skip) return;
   const other = await freePort();
   const r = await api('POST', '/key-providers', { name: 'broken', type: 'VAULT', vaultConfig: { operation: 'CREATE', port: other, version: '1.17', transitPath: 'sys' } });
   assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.text}`);
@@ -210,7 +200,6 @@ t('CREATE failing midway (a transit path Vault refuses) removes its container an
 });
 
 t('deleting the provider is refused while it holds a key; once the key is deleted, the provider and its container and data are removed', async () => {
-  if (skip) return;
   assert.is((await api('DELETE', `/key-providers/${providerId}`)).status, 409);
   assert.ok((await container(port))?.State.Running);
   const dk = await api('DELETE', `/keys/${keyId}`);
@@ -222,7 +211,6 @@ t('deleting the provider is refused while it holds a key; once the key is delete
 });
 
 t('no response and no log line holds the root token or an unseal key', async () => {
-  if (skip) return;
   // The secrets are read back from the events, where they are stored encrypted.
   const db = new pg.Client({ connectionString: server.databaseUrl! });
   await db.connect();

@@ -2,10 +2,31 @@
 // built by .ci/docker.sh, and a container that actually runs. Returns why not, for the
 // skip message; undefined when everything is there.
 import Docker from 'dockerode';
+import { execFileSync } from 'node:child_process';
 
 export const anvilImage = process.env.LNM_ANVIL_IMAGE ?? 'lnm-anvil:local';
 
-export async function dockerSkipReason(docker = new Docker()): Promise<string | undefined> {
+let checked: Promise<string | undefined> | undefined;
+
+/** Why the docker tests cannot run here, checked once per test run (the smoke run costs a container start). */
+export function dockerSkipReason(): Promise<string | undefined> {
+  checked ??= checkDocker(new Docker());
+  return checked;
+}
+
+/** The first of `images` the local Docker Engine lacks, as a skip reason; undefined when it has them all. */
+export async function imagesMissing(images: string[], docker = new Docker()): Promise<string | undefined> {
+  for (const image of images) {
+    try {
+      await docker.getImage(image).inspect();
+    } catch {
+      return `the image ${image} is missing; run .ci/docker.sh as root to build it`;
+    }
+  }
+  return undefined;
+}
+
+async function checkDocker(docker: Docker): Promise<string | undefined> {
   try {
     await Promise.race([docker.ping(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s')), 3000).unref())]);
   } catch (err) {
@@ -29,4 +50,17 @@ export async function dockerSkipReason(docker = new Docker()): Promise<string | 
     await container?.remove({ force: true }).catch(() => undefined);
   }
   return undefined;
+}
+
+/** Why Docker Compose cannot be used here (neither `docker compose` nor `docker-compose` answers), or undefined. */
+export function composeMissing(): string | undefined {
+  for (const cmd of [['docker', 'compose', 'version'], ['docker-compose', 'version']]) {
+    try {
+      execFileSync(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+      return undefined;
+    } catch {
+      /* the next spelling */
+    }
+  }
+  return 'Docker Compose is not installed (apt-get install docker-compose)';
 }

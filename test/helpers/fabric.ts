@@ -1,5 +1,5 @@
 // Real Fabric 2.5 nodes for adapter tests: throw-away organizations and peers/orderers started
-// from ../shared/fabric/bin on loopback with free ports.
+// from the Fabric programs the tests find (helpers/programs.ts) on loopback with free ports.
 //
 // Usage (e.g. in a channel test):
 //   const org = await testOrganization('Org1MSP', 'org1.example.com');
@@ -13,21 +13,21 @@
 //   org.adminTls       -> TlsClientIdentity for the orderer's admin endpoint (osnadmin)
 //   org.adminSigner    -> FabricSigner (admin identity, low-S ECDSA) for proposals and config updates
 //   await org.writeAdminMsp(dir) -> an admin MSP folder (+ tls/client.*) for the peer CLI / osnadmin
-//   peerCliEnv(org, peer, dir) -> env to run ../shared/fabric/bin/peer as that admin against `peer`
+//   peerCliEnv(org, peer, dir) -> env to run fabricProgram('peer') as that admin against `peer`
 //   await ccaasPackage(dir, 'basic_1.0', 'host:port') -> a chaincode-as-a-service package file
-//   fabricBinDir()     -> absolute ../shared/fabric/bin (LNM_FABRIC_BIN of the tests)
+//   fabricMissing, fabricProgram('osnadmin'), fabricConfigDir() -> helpers/programs.ts
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
 // Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
 // from test.before: uvu swallows a before hook's error and the run exits 0.
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fabricConfigDir, fabricServiceEnv } from './programs.ts';
+export { fabricMissing, fabricProgram, fabricConfigDir } from './programs.ts';
 import { createSelfSignedCa, issueCertificate } from '../../adapters/x509/certificateBuilder.ts';
 import { privateKeySigner, type CertificateSigner } from '../../adapters/x509/certificateSigner.ts';
 import { nodeIdentityProfile, nodeTlsProfile, organizationCaProfile, tlsCaProfile, type NodeRole, type OrganizationNaming } from '../../adapters/x509/certificateProfiles.ts';
@@ -39,21 +39,10 @@ import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarge
 import type { ConsortiumNodeCreatedData, ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
 
 const execFileAsync = promisify(execFile);
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** ../shared/fabric/bin from the repository root, absolute (the CI layout). */
-export function fabricBinDir(): string {
-  return path.resolve(repoRoot, '..', 'shared', 'fabric', 'bin');
-}
-
-/** Why the Fabric tests cannot run here, or undefined when the binaries are present. */
-export function fabricSkipReason(): string | undefined {
-  return existsSync(path.join(fabricBinDir(), 'peer')) ? undefined : `no Fabric binaries at ${fabricBinDir()}`;
-}
-
-/** Environment of a runtime that finds the shared binaries (and config beside them). */
+/** Environment of a runtime that finds Fabric as the tests do (LNM_FABRIC_BIN or PATH, and the config). */
 export function fabricTestEnv(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  return { PATH: process.env.PATH, LNM_FABRIC_BIN: fabricBinDir(), ...extra };
+  return { PATH: process.env.PATH, ...fabricServiceEnv(), ...extra };
 }
 
 const pem = (k: KeyObject) => k.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -152,7 +141,7 @@ export async function testOrganization(mspId: string, domain: string, now = new 
 export function peerCliEnv(org: TestOrganization, peer: { target: ConsortiumNodeTarget }, adminDir: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    FABRIC_CFG_PATH: path.resolve(fabricBinDir(), '..', 'config'),
+    FABRIC_CFG_PATH: fabricConfigDir(),
     CORE_PEER_LOCALMSPID: org.msp.mspId,
     CORE_PEER_MSPCONFIGPATH: path.join(adminDir, mspPaths.dir),
     CORE_PEER_ADDRESS: `127.0.0.1:${peer.target.node.config.port}`,

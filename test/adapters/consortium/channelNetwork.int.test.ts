@@ -1,4 +1,4 @@
-// A channel on real Fabric 2.5.12 nodes (../shared/fabric), on loopback: two organizations,
+// A channel on real Fabric 2.5.12 nodes (found by test/helpers/programs.ts), on loopback: two organizations,
 // three raft orderers spread over them, two peers per organization. Genesis block built by the
 // service, every orderer and peer joined (twice: joins are idempotent), a raft leader elected,
 // anchor peers set, the config fetched and compared with configtxlator's decoding of the same
@@ -25,8 +25,9 @@ import type { Endpoint, FabricSigner } from '../../../domain/consortium/consorti
 import { privateKeyFabricSigner } from '../../../adapters/consortium/fabricSigning.ts';
 import { FabricNodeUnreachableError, FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
+import { requires } from '../../helpers/requirements.ts';
 import { decodeWithConfigtxlator, defaultBatch as batch, eventually, rejects } from './channelTestInput.ts';
-import { fabricBinDir, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
+import { fabricMissing, fabricProgram, startFabricNodes, testOrganization, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
@@ -51,7 +52,7 @@ interface Ctx {
   startError?: unknown;
 }
 
-const test = suite<Ctx>('channel adapters on a real Fabric 2.5 network: genesis, joins, anchor peers, config, a third organization, ledger', {} as Ctx);
+const test = requires(suite<Ctx>('channel adapters on a real Fabric 2.5 network: genesis, joins, anchor peers, config, a third organization, ledger', {} as Ctx), 'fabric', fabricMissing);
 
 const ordererConfig = (m: Member) => m.node.target.node.config as ConsortiumOrdererConfig;
 const peerConfig = (m: Member) => m.node.target.node.config as ConsortiumPeerConfig;
@@ -130,7 +131,7 @@ test('every orderer joins (twice without error), osnadmin lists the channel on e
   for (const o of ctx.orderers) {
     const dir = path.join(ctx.scratch, `osnadmin-${o.org.msp.mspId}`);
     await o.org.writeAdminMsp(dir);
-    const { stdout } = await run(path.join(fabricBinDir(), 'osnadmin'), [
+    const { stdout } = await run(fabricProgram('osnadmin'), [
       'channel', 'list',
       '-o', `127.0.0.1:${ordererConfig(o).adminPort}`,
       '--ca-file', path.join(dir, mspPaths.tlsCa),

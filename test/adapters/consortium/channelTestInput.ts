@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import type { ChannelGenesisInput } from '../../../domain/consortium/consortiumPorts.ts';
-import { fabricBinDir, type TestOrganization } from '../../helpers/fabric.ts';
+import { fabricProgram, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
@@ -36,7 +36,7 @@ export async function configtxlator(dir: string, name: string, args: string[], i
     flags.push(`--${flag}`, file);
   }
   const output = path.join(dir, `${name}.out`);
-  await run(path.join(fabricBinDir(), 'configtxlator'), [...args, ...flags, '--output', output]);
+  await run(fabricProgram('configtxlator'), [...args, ...flags, '--output', output]);
   return readFile(output);
 }
 

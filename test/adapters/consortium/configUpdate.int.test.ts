@@ -15,6 +15,8 @@ import { planConfigUpdate } from '../../../adapters/consortium/configUpdate.ts';
 import { evaluatePolicy, requiredPolicies } from '../../../adapters/consortium/configUpdateSignatures.ts';
 import { testOrganization, type TestOrganization } from '../../helpers/fabric.ts';
 import { configtxlator, decodeWithConfigtxlator, genesisInput } from './channelTestInput.ts';
+import { fabricMissing } from '../../helpers/programs.ts';
+import { requires } from '../../helpers/requirements.ts';
 
 interface Ctx {
   dir: string;
@@ -38,6 +40,9 @@ test.after(async (ctx) => {
   await rm(ctx.dir, { recursive: true, force: true });
 });
 
+/** The tests that hold the computed update against configtxlator's. */
+const withConfigtxlator = requires(test, 'fabric', fabricMissing);
+
 async function sameAsConfigtxlator(ctx: Ctx, name: string, updated: common.Config): Promise<common.ConfigUpdate> {
   const mine = computeConfigUpdate('mychannel', ctx.config, updated);
   assert.ok(mine, `${name}: no update computed`);
@@ -48,7 +53,7 @@ async function sameAsConfigtxlator(ctx: Ctx, name: string, updated: common.Confi
   return mine!;
 }
 
-test('anchor peers of one organization: same read and write sets as configtxlator, needing only that organization', async (ctx) => {
+withConfigtxlator('anchor peers of one organization: same read and write sets as configtxlator, needing only that organization', async (ctx) => {
   const updated = withAnchorPeers(ctx.config, 'Org2MSP', [{ host: 'peer0.org2.example.com', port: 8051 }]);
   const update = await sameAsConfigtxlator(ctx, 'anchors', updated);
   assert.equal(requiredPolicies(ctx.config, update), ['/Channel/Application/Org2MSP/Admins']);
@@ -56,11 +61,11 @@ test('anchor peers of one organization: same read and write sets as configtxlato
   assert.equal(evaluatePolicy(ctx.config, '/Channel/Application/Org2MSP/Admins', ['Org1MSP']), { satisfied: false, missingOrganizations: ['Org2MSP'], moreNeeded: 1, rule: "OutOf(1, 'Org2MSP.admin')" });
 });
 
-test('changing existing anchor peers bumps the value version, as configtxlator does', async (ctx) => {
+withConfigtxlator('changing existing anchor peers bumps the value version, as configtxlator does', async (ctx) => {
   await sameAsConfigtxlator(ctx, 'anchors-change', withAnchorPeers(ctx.config, 'Org1MSP', [{ host: 'peer1.org1.example.com', port: 9051 }]));
 });
 
-test('adding a third organization needs MAJORITY of the application admins: both of two', async (ctx) => {
+withConfigtxlator('adding a third organization needs MAJORITY of the application admins: both of two', async (ctx) => {
   const update = await sameAsConfigtxlator(ctx, 'add-org3', withOrganization(ctx.config, ctx.org3.msp));
   assert.equal(requiredPolicies(ctx.config, update), ['/Channel/Application/Admins']);
   const plan = planConfigUpdate(ctx.config, 'mychannel', { kind: 'addOrganization', organization: ctx.org3.msp }, ['Org1MSP']);
@@ -77,14 +82,14 @@ test('with three organizations, MAJORITY needs two: one signer names both others
   assert.is(evaluatePolicy(three, '/Channel/Application/Admins', ['Org3MSP', 'Org1MSP']).satisfied, true);
 });
 
-test('removing an organization and changing application policies compute as configtxlator does', async (ctx) => {
+withConfigtxlator('removing an organization and changing application policies compute as configtxlator does', async (ctx) => {
   await sameAsConfigtxlator(ctx, 'remove-org2', withoutOrganization(ctx.config, 'Org2MSP'));
   const update = await sameAsConfigtxlator(ctx, 'policies', withPolicies(ctx.config, { Admins: { type: 'ImplicitMeta', rule: 'ANY Admins' }, Readers: { type: 'ImplicitMeta', rule: 'ANY Readers' } }));
   // Only Admins differs: its own mod_policy (the application's Admins) decides.
   assert.equal(requiredPolicies(ctx.config, update), ['/Channel/Application/Admins']);
 });
 
-test('a channel-level change needs MAJORITY of the orderer and application Admins, each itself a MAJORITY', async (ctx) => {
+withConfigtxlator('a channel-level change needs MAJORITY of the orderer and application Admins, each itself a MAJORITY', async (ctx) => {
   const updated = withPolicies(ctx.config, { Writers: { type: 'ImplicitMeta', rule: 'MAJORITY Writers' } }, []);
   const update = await sameAsConfigtxlator(ctx, 'channel-writers', updated);
   assert.equal(requiredPolicies(ctx.config, update), ['/Channel/Admins']);
@@ -92,7 +97,7 @@ test('a channel-level change needs MAJORITY of the orderer and application Admin
   assert.is(evaluatePolicy(ctx.config, '/Channel/Admins', ['Org1MSP', 'Org2MSP']).satisfied, true);
 });
 
-test('several changes make one update: an organization added and the application policies changed need the application Admins once', async (ctx) => {
+withConfigtxlator('several changes make one update: an organization added and the application policies changed need the application Admins once', async (ctx) => {
   const changes = [
     { kind: 'addOrganization' as const, organization: ctx.org3.msp },
     { kind: 'policies' as const, policies: { Writers: { type: 'ImplicitMeta' as const, rule: 'MAJORITY Writers' } } },

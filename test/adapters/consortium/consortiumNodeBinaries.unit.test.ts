@@ -1,5 +1,6 @@
 // Where the runtime finds Fabric (LNM_FABRIC_BIN only, else PATH; config beside the real
-// binary or LNM_FABRIC_CFG), and the ccaas builder programs doing their part of Fabric's
+// binary or LNM_FABRIC_CFG), over a release laid out in a scratch directory with stand-in
+// executables (the lookup reads the file system only, it runs nothing), and the ccaas builder programs doing their part of Fabric's
 // external builder contract when run the way the peer runs them.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -11,7 +12,6 @@ import { promisify } from 'node:util';
 import { findFabricBinary, findFabricConfigDir } from '../../../adapters/consortium/fabricBinaries.ts';
 import { ccaasBuilderFiles } from '../../../adapters/consortium/ccaasBuilder.ts';
 import { writeFabricFiles } from '../../../adapters/consortium/fabricMsp.ts';
-import { fabricBinDir } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
@@ -24,8 +24,15 @@ async function failure(p: Promise<unknown>): Promise<Error & { stderr?: string }
   }
   throw new Error('the command succeeded where it had to fail');
 }
-const bin = fabricBinDir();
 const scratch = await mkdtemp(path.join(tmpdir(), 'lnm-fabric-bin-'));
+// A release as Hyperledger's archives lay it out: bin/ and config/ side by side.
+const release = path.join(scratch, 'fabric-2.5');
+const bin = path.join(release, 'bin');
+await mkdir(bin, { recursive: true });
+await mkdir(path.join(release, 'config'), { recursive: true });
+for (const program of ['peer', 'orderer']) await writeFile(path.join(bin, program), '#!/bin/sh\necho "Version: 2.5.12"\n', { mode: 0o755 });
+await writeFile(path.join(bin, 'osnadmin'), 'not executable', { mode: 0o644 });
+for (const file of ['core.yaml', 'orderer.yaml']) await writeFile(path.join(release, 'config', file), '# defaults\n');
 
 test.after(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -37,8 +44,11 @@ test('LNM_FABRIC_BIN is the only place looked at when set, PATH otherwise', asyn
   assert.is(missing.ok, false);
   assert.match((missing as { reason: string }).reason, `LNM_FABRIC_BIN=${scratch} has no executable peer`);
   assert.equal(await findFabricBinary('peer', { PATH: `/nonexistent:${bin}` }), { ok: true, path: path.join(bin, 'peer') });
-  const none = await findFabricBinary('peer', { PATH: '/usr/bin' });
+  const none = await findFabricBinary('peer', { PATH: '/nonexistent' });
   assert.match((none as { reason: string }).reason, /not on the PATH.*LNM_FABRIC_BIN/);
+  // A file that is there but not executable is not a program.
+  const notExecutable = await findFabricBinary('osnadmin', { LNM_FABRIC_BIN: bin });
+  assert.match((notExecutable as { reason: string }).reason, 'has no executable osnadmin');
 });
 
 test("Fabric's default config is found beside the real binary, even through a symlink, or where LNM_FABRIC_CFG says", async () => {

@@ -1,4 +1,4 @@
-// The consortium node runtime with the real Fabric 2.5.12 peer and orderer (../shared/fabric)
+// The consortium node runtime with the real Fabric 2.5.12 peer and orderer (found by test/helpers/programs.ts)
 // under the process engine, on loopback with free ports: what an operator sees of a node it
 // starts (health, metrics, TLS, the orderer's admin endpoint, logs, stop) and why a node that
 // cannot start does not.
@@ -18,7 +18,8 @@ import { mspPaths } from '../../../adapters/consortium/fabricMsp.ts';
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumOrdererConfig, type ConsortiumPeerConfig } from '../../../domain/consortium/consortiumNode.ts';
 import { eventually } from '../engines/fixtures.ts';
-import { ccaasPackage, fabricBinDir, fabricTestEnv, peerCliEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { ccaasPackage, fabricConfigDir, fabricMissing, fabricProgram, fabricTestEnv, peerCliEnv, startFabricNodes, testNodeRecord, testOrganization, testTarget, type FabricTestNodes, type StartedFabricNode, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 
@@ -32,7 +33,7 @@ interface Ctx {
   startError?: unknown;
 }
 
-const test = suite<Ctx>('consortium node runtime with real Fabric 2.5 binaries (process engine)', {} as Ctx);
+const test = requires(suite<Ctx>('consortium node runtime with real Fabric 2.5 binaries (process engine)', {} as Ctx), 'fabric', fabricMissing);
 
 test.before(async (ctx) => {
   ctx.org = await testOrganization('Org1MSP', 'org1.example.com');
@@ -150,7 +151,7 @@ test("the orderer's admin endpoint refuses clients without a certificate of the 
 
   // The same through Fabric's own client.
   const dir = await org.writeAdminMsp(path.join(scratch, 'admin'));
-  const { stdout } = await run(path.join(fabricBinDir(), 'osnadmin'), [
+  const { stdout } = await run(fabricProgram('osnadmin'), [
     'channel', 'list', '-o', `127.0.0.1:${c.adminPort}`,
     '--ca-file', path.join(dir, mspPaths.tlsCa), '--client-cert', path.join(dir, mspPaths.tlsClientCert), '--client-key', path.join(dir, mspPaths.tlsClientKey),
   ]);
@@ -160,7 +161,7 @@ test("the orderer's admin endpoint refuses clients without a certificate of the 
 test('the peer installs a chaincode-as-a-service package through the ccaas builder in its directory', async ({ peer, org, scratch }) => {
   const pkg = await ccaasPackage(scratch, 'basic_1.0', 'basic.org1.example.com:9999');
   const env = peerCliEnv(org, peer, await org.writeAdminMsp(path.join(scratch, 'peer-admin')));
-  const peerCli = path.join(fabricBinDir(), 'peer');
+  const peerCli = fabricProgram('peer');
   const installed = await run(peerCli, ['lifecycle', 'chaincode', 'install', pkg], { env });
   assert.match(installed.stdout + installed.stderr, /Chaincode code package identifier: basic_1\.0:[0-9a-f]{64}/);
   const listed = await run(peerCli, ['lifecycle', 'chaincode', 'queryinstalled'], { env });
@@ -221,7 +222,7 @@ test('without the binaries, start fails with binary-missing naming LNM_FABRIC_BI
   const absent = await runtime.available('process', 'peer');
   assert.is(absent.ok, false);
   // And without LNM_FABRIC_BIN, PATH is searched.
-  const onPath = createConsortiumNodeRuntime({ dataDir: path.join(scratch, 'nobin'), env: { PATH: `/usr/bin:${fabricBinDir()}` } });
+  const onPath = createConsortiumNodeRuntime({ dataDir: path.join(scratch, 'nobin'), env: { PATH: `/usr/bin:${path.dirname(fabricProgram('orderer'))}`, LNM_FABRIC_CFG: fabricConfigDir() } });
   assert.equal(await onPath.available('process', 'orderer'), { ok: true });
 });
 
@@ -241,7 +242,7 @@ test('material whose key is not its certificate\'s is refused before anything is
 test('a peer Fabric refuses to run says why in its own words and is not running', async ({ org, scratch }) => {
   const cfg = path.join(scratch, 'badcfg');
   await mkdir(cfg, { recursive: true });
-  const core = await readFile(path.join(fabricBinDir(), '..', 'config', 'core.yaml'), 'utf8');
+  const core = await readFile(path.join(fabricConfigDir(), 'core.yaml'), 'utf8');
   await writeFile(path.join(cfg, 'core.yaml'), core.replace(/^(\s+)Default: SW$/m, '$1Default: NOSUCHBCCSP'));
   const runtime = createConsortiumNodeRuntime({ dataDir: path.join(scratch, 'badcfg-data'), env: fabricTestEnv({ LNM_FABRIC_CFG: cfg }) });
   const target = testTarget(org, await testNodeRecord(org, 'peer', 'peer-badcfg'));

@@ -1,7 +1,7 @@
 // The consortium node runtime under the docker engine, with the images .ci/docker.sh builds from
-// the shared Fabric 2.5.12 release (lnm-fabric-peer:local, lnm-fabric-orderer:local). No Fabric
+// the Fabric 2.5.12 programs found (helpers/programs.ts) (lnm-fabric-peer:local, lnm-fabric-orderer:local). No Fabric
 // binaries or config on the "host" side: the base core.yaml / orderer.yaml come out of the
-// images. Skips with a printed reason when no Docker Engine answers or the images are missing.
+// images. Counted as skipped, with the reason, when no Docker Engine answers or the images are missing.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -15,31 +15,22 @@ import { createConsortiumNodeRuntime } from '../../../adapters/consortium/consor
 import { NodeStartFailedError } from '../../../domain/nodes/nodeEngine.ts';
 import type { ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../../domain/consortium/consortiumPorts.ts';
 import type { ConsortiumOrdererConfig } from '../../../domain/consortium/consortiumNode.ts';
-import { dockerSkipReason } from '../../helpers/dockerAvailability.ts';
-import { ccaasPackage, fabricBinDir, fabricSkipReason, peerCliEnv, testNodeRecord, testOrganization, testTarget, type TestOrganization } from '../../helpers/fabric.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { ccaasPackage, fabricMissing, fabricProgram, peerCliEnv, testNodeRecord, testOrganization, testTarget, type TestOrganization } from '../../helpers/fabric.ts';
 
 const run = promisify(execFile);
 const peerImage = process.env.LNM_IMAGE_FABRIC_PEER ?? 'lnm-fabric-peer:local';
 const ordererImage = process.env.LNM_IMAGE_FABRIC_ORDERER ?? 'lnm-fabric-orderer:local';
 
-async function skipReason(): Promise<string | undefined> {
-  const engine = await dockerSkipReason();
-  if (engine) return engine;
-  // The peer CLI that checks the containers comes from the shared release.
-  const binaries = fabricSkipReason();
-  if (binaries) return binaries;
-  for (const image of [peerImage, ordererImage]) {
-    try {
-      await new Docker().getImage(image).inspect();
-    } catch {
-      return `the image ${image} is missing; run .ci/docker.sh to build it from ../shared/fabric`;
-    }
-  }
-  return undefined;
-}
-
+// The peer CLI that checks the containers is the host's Fabric (helpers/programs.ts).
+const test = requiresAll(
+  suite<Ctx>('consortium node runtime under the docker engine (local Fabric images)', { started: [] } as unknown as Ctx),
+  ['docker', await dockerSkipReason()],
+  ['fabric', fabricMissing],
+  ['fabric-images', await imagesMissing([peerImage, ordererImage])],
+);
 interface Ctx {
-  skip?: string;
   dataDir: string;
   runtime: ConsortiumNodeRuntime;
   org: TestOrganization;
@@ -47,14 +38,8 @@ interface Ctx {
   setupError?: unknown;
 }
 
-const test = suite<Ctx>('consortium node runtime under the docker engine (local Fabric images)', { started: [] } as unknown as Ctx);
 
 test.before(async (ctx) => {
-  ctx.skip = await skipReason();
-  if (ctx.skip) {
-    console.log(`    skipped: ${ctx.skip}`);
-    return;
-  }
   ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'lnm-fabric-docker-'));
   ctx.runtime = createConsortiumNodeRuntime({ dataDir: ctx.dataDir, env: { PATH: '/usr/bin:/bin', LNM_IMAGE_FABRIC_PEER: peerImage, LNM_IMAGE_FABRIC_ORDERER: ordererImage } });
   try {
@@ -88,7 +73,6 @@ async function healthy(runtime: ConsortiumNodeRuntime, t: ConsortiumNodeTarget, 
 }
 
 test('a peer and an orderer run as containers, healthy, the orderer admin endpoint serving the org admin', async (ctx) => {
-  if (ctx.skip) return;
   const { runtime, org } = ctx;
   for (const role of ['orderer', 'peer'] as const) {
     const target = testTarget(org, await testNodeRecord(org, role, `${role}-docker`, { engine: 'docker' }));
@@ -118,14 +102,12 @@ test('a peer and an orderer run as containers, healthy, the orderer admin endpoi
 });
 
 test("the peer container installs a chaincode-as-a-service package (the ccaas builder's sh tools are in the image)", async (ctx) => {
-  if (ctx.skip) return;
   const env = peerCliEnv(ctx.org, { target: ctx.started[1] }, await ctx.org.writeAdminMsp(path.join(ctx.dataDir, 'admin')));
-  const { stdout, stderr } = await run(path.join(fabricBinDir(), 'peer'), ['lifecycle', 'chaincode', 'install', await ccaasPackage(ctx.dataDir, 'basic_1.0', 'basic:9999')], { env });
+  const { stdout, stderr } = await run(fabricProgram('peer'), ['lifecycle', 'chaincode', 'install', await ccaasPackage(ctx.dataDir, 'basic_1.0', 'basic:9999')], { env });
   assert.match(stdout + stderr, /Chaincode code package identifier: basic_1\.0:[0-9a-f]{64}/);
 });
 
 test('stop leaves the container stopped', async (ctx) => {
-  if (ctx.skip) return;
   const peer = ctx.started[1];
   await ctx.runtime.stop(peer);
   assert.is((await ctx.runtime.status(peer)).state, 'stopped');
@@ -136,7 +118,6 @@ test('stop leaves the container stopped', async (ctx) => {
 });
 
 test('a missing image gives image-missing naming its variable', async (ctx) => {
-  if (ctx.skip) return;
   const runtime = createConsortiumNodeRuntime({ dataDir: ctx.dataDir, env: { PATH: '/usr/bin:/bin', LNM_IMAGE_FABRIC_PEER: 'lnm-no-such-image:none' } });
   const target = testTarget(ctx.org, await testNodeRecord(ctx.org, 'peer', 'peer-noimage', { engine: 'docker' }));
   const err = (await runtime.start(target, await ctx.org.materialFor(target.node)).then(

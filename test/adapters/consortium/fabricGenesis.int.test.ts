@@ -14,6 +14,8 @@ import type { ChannelGenesisInput } from '../../../domain/consortium/consortiumP
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { testOrganization, type TestOrganization } from '../../helpers/fabric.ts';
 import { decodeWithConfigtxlator, genesisInput } from './channelTestInput.ts';
+import { fabricMissing } from '../../helpers/programs.ts';
+import { requires } from '../../helpers/requirements.ts';
 
 const test = suite<{ dir: string; org1: TestOrganization; org2: TestOrganization }>('channel genesis block, checked with configtxlator', {} as never);
 
@@ -23,11 +25,14 @@ test.before(async (ctx) => {
   ctx.org2 = await testOrganization('Org2MSP', 'org2.example.com');
 });
 
+/** The tests that read configtxlator's view of the block. */
+const withConfigtxlator = requires(test, 'fabric', fabricMissing);
+
 test.after(async (ctx) => {
   await rm(ctx.dir, { recursive: true, force: true });
 });
 
-test('configtxlator decodes block 0 with both organizations, raft consenters and configtx.yaml defaults', async (ctx) => {
+withConfigtxlator('configtxlator decodes block 0 with both organizations, raft consenters and configtx.yaml defaults', async (ctx) => {
   const input = await genesisInput('mychannel', ctx.org1, ctx.org2);
   const decoded = await decodeWithConfigtxlator(ctx.dir, 'genesis', 'common.Block', buildChannelGenesisBlock(input));
   assert.is(decoded.header.number, '0');
@@ -81,7 +86,7 @@ test('the block header data hash is SHA-256 over the data, and the metadata name
   assert.is(lastConfigIndex(block), 0);
 });
 
-test('our JSON of the genesis config is exactly the config configtxlator decodes', async (ctx) => {
+withConfigtxlator('our JSON of the genesis config is exactly the config configtxlator decodes', async (ctx) => {
   const bytes = buildChannelGenesisBlock(await genesisInput('mychannel', ctx.org1, ctx.org2));
   const theirs = (await decodeWithConfigtxlator(ctx.dir, 'mine', 'common.Block', bytes)).data.data[0].payload.data.config;
   assert.equal(decodeChannelConfig(bytes), theirs);
@@ -107,7 +112,7 @@ test('a channel name Fabric refuses, an empty organization list and a signature 
   }
 });
 
-test('a channel-level signature policy in OutOf form decodes as Fabric parses it', async (ctx) => {
+withConfigtxlator('a channel-level signature policy in OutOf form decodes as Fabric parses it', async (ctx) => {
   const input = await genesisInput('mychannel', ctx.org1, ctx.org2);
   const bytes = buildChannelGenesisBlock({ ...input, policies: { Admins: { type: 'Signature', rule: "OutOf(2, 'Org1MSP.admin', AND('Org2MSP.admin', 'Org2MSP.peer'))" } } });
   const decoded = await decodeWithConfigtxlator(ctx.dir, 'outof', 'common.Block', bytes);

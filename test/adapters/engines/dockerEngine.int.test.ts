@@ -8,11 +8,11 @@ import type { Server } from 'node:net';
 import { createDockerEngine } from '../../../adapters/engines/dockerEngine.ts';
 import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 import { anvilImage, dockerSkipReason } from '../../helpers/dockerAvailability.ts';
+import { requires } from '../../helpers/requirements.ts';
 import { anvilSpec, eventually, freePort, killAndWait, occupyPort, rpc, startNodeInServiceProcess } from './fixtures.ts';
 
 const docker = new Docker();
-const skipReason = await dockerSkipReason(docker);
-if (skipReason) console.log(`\n  docker engine tests skipped: ${skipReason}\n`);
+const skipReason = await dockerSkipReason();
 
 // Unique per run: several checkouts may share this machine's Docker Engine.
 const key = (name: string) => `t${process.pid}-${name}`;
@@ -27,7 +27,7 @@ const test = suite<{ dataDir: string; engine: NodeEngine; port: number; names: s
   port: 0,
   names: [],
 });
-const live = skipReason ? test.skip : test;
+const live = requires(test, 'docker', skipReason);
 
 test.before(async (ctx) => {
   ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'lnm-docker-engine-'));

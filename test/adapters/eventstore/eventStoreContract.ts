@@ -1,6 +1,7 @@
 // The contract every event store adapter must pass. Each adapter's test file calls
 // eventStoreContract() with a factory for a fresh, empty store.
 import { suite } from 'uvu';
+import { requires, type Dependency } from '../../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
 import type { EventStore, NewEvent, RecordedEvent } from '../../../domain/shared/eventStore.ts';
@@ -15,8 +16,10 @@ const meta = () => ({ timestamp: new Date().toISOString(), requestId: randomUUID
 const ev = (type: string, data: Record<string, string | number | boolean> = {}): NewEvent => ({ id: randomUUID(), type, data });
 const stream = (p = 'thing') => `${p}-${randomUUID()}`;
 
-export function eventStoreContract(name: string, make: () => Promise<ContractTarget>): void {
-  const t = suite<{ target?: ContractTarget }>(`event store contract: ${name}`, {});
+/** `missing`: why this store cannot be had here; its tests are then counted skips (helpers/requirements.ts). */
+export function eventStoreContract(name: string, make: () => Promise<ContractTarget>, missing?: [Dependency, string | undefined]): void {
+  const base = suite<{ target?: ContractTarget }>(`event store contract: ${name}`, {});
+  const t = missing ? requires(base, missing[0], missing[1]) : base;
   t.before(async (ctx) => {
     ctx.target = await make();
   });

@@ -2,6 +2,7 @@
 // PATH (or BESU_PATH is set): block 0 must have the hash we compute, and the validator API must
 // answer as the JSON-RPC client expects. Skipped, with a printed reason, when there is no besu.
 import { suite } from 'uvu';
+import { requires } from '../../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
@@ -17,8 +18,7 @@ import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 
 const besu = process.env.BESU_PATH ?? (spawnSync('sh', ['-c', 'command -v besu'], { encoding: 'utf8' }).stdout.trim() || null);
 const besuSuite = suite('besu runs the generated genesis');
-const run = besu ? besuSuite : besuSuite.skip;
-if (!besu) console.log('SKIP besu integration (test/adapters/evm/besuGenesis.int.test.ts): no `besu` on PATH and BESU_PATH unset.');
+const run = requires(besuSuite, 'besu', besu ? undefined : 'no `besu` on PATH and BESU_PATH unset');
 
 
 const ctx: { dir: string; child?: ChildProcess } = { dir: '' };

@@ -1,4 +1,5 @@
 import { suite, type Test } from 'uvu';
+import { requires } from '../../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -295,8 +296,7 @@ const endpoint = process.env.KMS_ENDPOINT;
 const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
 const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
 const enabled = !!(endpoint && accessKeyId && secretAccessKey);
-if (!enabled) console.log('\n  real-KMS variant skipped: set KMS_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_REGION) to run it\n');
-const real = suite<Ctx>('aws kms key provider against KMS_ENDPOINT', {} as Ctx);
+const real = requires(suite<Ctx>('aws kms key provider against KMS_ENDPOINT', {} as Ctx), 'kms', enabled ? undefined : 'KMS_ENDPOINT and AWS credentials are not set (no AWS KMS is reachable here)');
 real.before((ctx) => {
   if (!enabled) return;
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1';
@@ -309,5 +309,5 @@ real.before((ctx) => {
 real.after(async (ctx) => {
   for (const handle of ctx.created ?? []) await ctx.provider.deleteKey(handle).catch(() => undefined);
 });
-contract((enabled ? real : real.skip) as unknown as Test<Ctx>);
+contract(real);
 real.run();

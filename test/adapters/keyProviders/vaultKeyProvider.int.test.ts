@@ -1,4 +1,5 @@
 import { suite, type Test } from 'uvu';
+import { requires } from '../../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
@@ -231,8 +232,7 @@ standin.run();
 // --- against a real Vault, when one is configured ----------------------------------------------
 const address = process.env.VAULT_ADDR;
 const token = process.env.VAULT_TOKEN;
-if (!address || !token) console.log('\n  real-Vault variant skipped: set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted) to run it\n');
-const real = suite<Ctx>('vault key provider against the Vault at VAULT_ADDR', {} as Ctx);
+const real = requires(suite<Ctx>('vault key provider against the Vault at VAULT_ADDR', {} as Ctx), 'vault', address && token ? undefined : 'VAULT_ADDR and VAULT_TOKEN are not set (no Vault server can run here)');
 real.before((ctx) => {
   if (!address || !token) return;
   ctx.conn = { address, token, transitPath: process.env.VAULT_TRANSIT_PATH ?? 'transit', kvPath: process.env.VAULT_KV_PATH ?? 'secret' };
@@ -240,5 +240,5 @@ real.before((ctx) => {
   ctx.created = [];
 });
 cleanup(real);
-contract((address && token ? real : real.skip) as unknown as Test<Ctx>);
+contract(real);
 real.run();

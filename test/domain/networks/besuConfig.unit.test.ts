@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
 import { besuArgs, besuConfigToml, besuOptions, besuRpcApis, type BesuNodeSpec } from '../../../domain/networks/besuConfig.ts';
 import { BESU_DOCUMENTED_OPTIONS } from '../../../domain/networks/besuOptions.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
+import { assertGolden } from '../../helpers/golden.ts';
 
 const BOOTNODE =
   'enode://79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8@127.0.0.1:30303';
@@ -24,11 +25,7 @@ const specs: Record<string, BesuNodeSpec> = {
 };
 
 const goldenDir = new URL('../../golden/evm/', import.meta.url);
-function golden(name: string, actual: string): void {
-  const url = new URL(name, goldenDir);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(url)) writeFileSync(url, actual);
-  assert.fixture(actual, readFileSync(url, 'utf8'));
-}
+const golden = (name: string, actual: string) => assertGolden(`evm/${name}`, actual);
 
 const sourceOptions = new Set(
   readFileSync(new URL('besuCliOptions-24.12.2.txt', goldenDir), 'utf8')

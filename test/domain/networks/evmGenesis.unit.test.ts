@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createEvmGenesis, evmGenesisBlockHash, anvilHardforkFor, gasPricingOf, BFT_MIX_HASH } from '../../../domain/networks/evmGenesis.ts';
 import { bftExtraDataValidators, cliqueExtraDataSigners } from '../../../domain/networks/genesisExtraData.ts';
 import { besuGenesisBlockHash } from '../../../domain/networks/genesisBlockHash.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
+import { assertGolden } from '../../helpers/golden.ts';
 
 const validators = [
   '0xc98adee2e27b436582259500797fa6633f88367f',
@@ -35,16 +35,7 @@ function rejects(input: unknown, field: string, pattern?: RegExp): void {
   assert.unreachable(`expected a ValidationError on ${field}`);
 }
 
-// Golden genesis files: regenerate with UPDATE_GOLDEN=1 after a deliberate change, then review the diff.
-const goldenDir = new URL('../../golden/evm/', import.meta.url);
-function golden(name: string, actual: string): void {
-  const url = new URL(name, goldenDir);
-  if (process.env.UPDATE_GOLDEN === '1' || !existsSync(url)) {
-    mkdirSync(goldenDir, { recursive: true });
-    writeFileSync(url, actual);
-  }
-  assert.fixture(actual, readFileSync(url, 'utf8'));
-}
+const golden = (name: string, actual: string) => assertGolden(`evm/${name}`, actual);
 
 const cases: Array<[string, Record<string, unknown>]> = [
   ['qbft', { ...base, consensus: 'QBFT' }],

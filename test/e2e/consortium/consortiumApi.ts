@@ -1,4 +1,4 @@
-// Helpers of the consortium end-to-end tests: the server with the shared Fabric binaries,
+// Helpers of the consortium end-to-end tests: the server with the Fabric programs the tests find,
 // organizations and nodes made over the API, waiting for what the service reports.
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -6,13 +6,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
-import { fabricBinDir } from '../../helpers/fabric.ts';
+import { fabricProgram, fabricServiceEnv } from '../../helpers/programs.ts';
 
 export const execFileAsync = promisify(execFile);
 export const auth = adminAuth();
 
 export function consortiumEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { LNM_FABRIC_BIN: fabricBinDir(), KEY_ENCRYPTION_KEY: 'consortium-e2e-key-encryption-key', ...extra };
+  return { ...fabricServiceEnv(), KEY_ENCRYPTION_KEY: 'consortium-e2e-key-encryption-key', ...extra };
 }
 
 export function apiOf(server: () => TestServer) {
@@ -56,7 +56,7 @@ export async function events(api: Api, nodeId: number): Promise<string[]> {
 
 /** `osnadmin channel list` against an orderer, as an independent check of joins. */
 export async function osnadminList(adminPort: number, files: { ca: string; cert: string; key: string }): Promise<string> {
-  const { stdout, stderr } = await execFileAsync(`${fabricBinDir()}/osnadmin`, ['channel', 'list', '-o', `127.0.0.1:${adminPort}`, '--ca-file', files.ca, '--client-cert', files.cert, '--client-key', files.key], { timeout: 20_000 });
+  const { stdout, stderr } = await execFileAsync(fabricProgram('osnadmin'), ['channel', 'list', '-o', `127.0.0.1:${adminPort}`, '--ca-file', files.ca, '--client-cert', files.cert, '--client-key', files.key], { timeout: 20_000 });
   return stdout + stderr;
 }
 

@@ -14,11 +14,11 @@ import { createHash } from 'node:crypto';
 import { SignJWT, decodeJwt, generateKeyPair } from 'jose';
 import { postPinned } from '../../../adapters/sharing/sharingTls.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricSkipReason } from '../../helpers/fabric.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
 
-const t = suite('a channel of instance A joined by a peer of instance B through node sharing (real Fabric 2.5.12)');
-const skip = fabricSkipReason();
+const t = requires(suite('a channel of instance A joined by a peer of instance B through node sharing (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let a: TestServer;
 let b: TestServer;
 const apiA = apiOf(() => a);
@@ -28,7 +28,6 @@ let peerA: any;
 let peerB: any;
 
 t.before(async () => {
-  if (skip) return;
   const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
   // Two instances on one host: their chaincode servers take ports from ranges apart (and away
   // from 9100, where other test runs on this host start theirs).
@@ -47,7 +46,6 @@ t.after(async () => {
 });
 
 t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joins it and receives A\'s blocks', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   const orgA = await organization(apiA, 'CrossOrgA', 'CrossOrgAMSP');
   const ordererA = await node(apiA, 'cross-orderer-a', 'CONSORTIUM_ORDERER', orgA.id);
   made.push({ api: apiA, id: ordererA.id });
@@ -114,7 +112,6 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
 });
 
 t('a policy change that needs B\'s admin travels to B as a proposal, is signed there, and A submits it', async () => {
-  if (skip) return;
   const networkA = (await apiA('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
   const networkB = (await apiB('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
   const policies = { Endorsement: { type: 'ImplicitMeta', rule: 'ANY Endorsement' } };
@@ -161,7 +158,6 @@ const sample = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, conte
 const BOTH = "AND('CrossOrgAMSP.peer','CrossOrgBMSP.peer')";
 
 t('a chaincode defined on A is shared with B, approved by B\'s organization there, committed by A, and endorsed by peers of both instances', async () => {
-  if (skip) return;
   const networkA = (await apiA('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
   const networkB = (await apiB('GET', '/networks/consortium')).json.items.find((n: any) => n.channel_name === 'crosschannel');
   const peerOnA = (await apiA('GET', '/nodesharing/peers')).json.items[0];

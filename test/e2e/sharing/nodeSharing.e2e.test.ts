@@ -11,12 +11,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { SignJWT, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricSkipReason } from '../../helpers/fabric.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
 import { postPinned } from '../../../adapters/sharing/sharingTls.ts';
 
-const t = suite('node sharing between two instances (pro, real Fabric peers)');
-const skip = fabricSkipReason();
+const t = requires(suite('node sharing between two instances (pro, real Fabric peers)'), 'fabric', fabricMissing);
 let a: TestServer;
 let b: TestServer;
 let community: TestServer;
@@ -28,7 +28,6 @@ let peerA: any;
 let peerB: any;
 
 t.before(async () => {
-  if (skip) return;
   const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
   [a, b, community] = await Promise.all([startServer({ env }), startServer({ env }), startServer({ env: { EDITION: 'community', LNM_SHARING_PORT: '0' } })]);
 });
@@ -46,7 +45,6 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('base64url')
 let invitation: string;
 
 t('community edition answers 403 EDITION_REQUIRED on every sharing endpoint', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   for (const [m, p, body] of [['POST', '/nodesharing/invitations', {}], ['POST', '/nodesharing/accept', { invitation_jwt: 'x' }], ['POST', '/nodesharing/sync', { peer_node_id: 1 }], ['GET', '/nodesharing/peers', undefined]] as const) {
     const r = await apiC(m, p, body);
     assert.is(r.status, 403, `${m} ${p}: ${r.text}`);
@@ -55,7 +53,6 @@ t('community edition answers 403 EDITION_REQUIRED on every sharing endpoint', as
 });
 
 t('an invitation is an ES256 JWT with an expiry, the inviter\'s public key, its sharing address and the certificate to pin', async () => {
-  if (skip) return;
   const orgA = await organization(apiA, 'ShareOrgA', 'ShareOrgAMSP');
   peerA = await node(apiA, 'share-peer-a', 'CONSORTIUM_PEER', orgA.id);
   made.push({ api: apiA, id: peerA.id });
@@ -81,7 +78,6 @@ t('an invitation is an ES256 JWT with an expiry, the inviter\'s public key, its 
 });
 
 t('tampered and expired invitations are refused before anything is sent', async () => {
-  if (skip) return;
   const [h, p, s] = invitation.split('.');
   const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
   const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, bidirectional: false })).toString('base64url')}.${s}`;
@@ -102,7 +98,6 @@ t('tampered and expired invitations are refused before anything is sent', async 
 });
 
 t('accepted over pinned TLS: both instances list each other with the other\'s nodes', async () => {
-  if (skip) return;
   const r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.role, 'acceptor');
@@ -127,7 +122,6 @@ t('accepted over pinned TLS: both instances list each other with the other\'s no
 });
 
 t('a reused invitation is refused, by the acceptor and by the inviter itself', async () => {
-  if (skip) return;
   let r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation });
   assert.is(r.status, 409, r.text);
   assert.is(r.json.code, 'INVITATION_USED');
@@ -156,7 +150,6 @@ t('a reused invitation is refused, by the acceptor and by the inviter itself', a
 });
 
 t('sync pulls the peer\'s current metadata: a stopped node shows as stopped on the other instance', async () => {
-  if (skip) return;
   let r = await apiA('POST', `/nodes/${peerA.id}/stop`);
   assert.ok(r.status < 300, r.text);
   await until('peer A stopped', async () => (await apiA('GET', `/nodes/${peerA.id}`)).json.status === 'stopped', 30_000);
@@ -187,7 +180,6 @@ function privateKeyFiles(dir: string): string[] {
 }
 
 t('no private key travels: nothing the peer received or recorded holds one', async () => {
-  if (skip) return;
   // A's peer keys (TLS and identity), as files under A's data directory, and A's sharing listener key.
   const files = [...privateKeyFiles(path.join(a.dataDir, 'nodes', `node-${peerA.id}`)), ...privateKeyFiles(path.join(a.dataDir, 'sharing'))];
   assert.ok(files.length >= 3, files.join(', '));
@@ -219,7 +211,6 @@ t('no private key travels: nothing the peer received or recorded holds one', asy
 });
 
 t('a revoked peer is refused: A revokes B, and B\'s signed sync is answered 403', async () => {
-  if (skip) return;
   const onA = (await apiA('GET', '/nodesharing/peers')).json.items[0];
   let r = await apiA('DELETE', `/nodesharing/peers/${onA.id}`);
   assert.is(r.status, 204, r.text);

@@ -5,11 +5,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricSkipReason } from '../../helpers/fabric.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
 
-const t = suite('consortium network templates between two instances (real Fabric 2.5.12)');
-const skip = fabricSkipReason();
+const t = requires(suite('consortium network templates between two instances (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let a: TestServer;
 let b: TestServer;
 const apiA = apiOf(() => a);
@@ -17,7 +17,6 @@ const apiB = apiOf(() => b);
 const made: Array<{ api: typeof apiA; id: number }> = [];
 
 t.before(async () => {
-  if (skip) return;
   [a, b] = await Promise.all([startServer({ env: consortiumEnv() }), startServer({ env: consortiumEnv() })]);
 });
 t.after(async () => {
@@ -33,7 +32,6 @@ t.after(async () => {
 let template: any;
 
 t('a consortium network exports as a template: organizations and nodes become variables', async () => {
-  if (skip) return console.log(`  (skipped: ${skip})`);
   const org = await organization(apiA, 'TplOrgA', 'TplOrgAMSP');
   const orderer = await node(apiA, 'tpl-orderer-a', 'CONSORTIUM_ORDERER', org.id);
   made.push({ api: apiA, id: orderer.id });
@@ -54,7 +52,6 @@ t('a consortium network exports as a template: organizations and nodes become va
 });
 
 t('imported on the other instance with its organization and nodes: the channel is created and joined', async () => {
-  if (skip) return;
   const org = await organization(apiB, 'TplOrgB', 'TplOrgBMSP');
   const orderer = await node(apiB, 'tpl-orderer-b', 'CONSORTIUM_ORDERER', org.id);
   made.push({ api: apiB, id: orderer.id });

@@ -1,0 +1,94 @@
+// Where the tests, the bench and .ci/docker.sh find the platforms' programs: the service's own
+// rule (adapters/programs/programLocator.ts: LNM_FABRIC_BIN, else PATH; LNM_FABRIC_X_BIN, else
+// PATH), with one addition for this repository's CI layout: Fabric's default configuration is
+// LNM_FABRIC_CFG, else ../shared/fabric/config where it exists, else <bin>/../config.
+//
+//   fabricMissing            why the Fabric tests cannot run here (undefined: they can)
+//   fabricProgram('peer')    absolute path of a Fabric program (only call it where fabricMissing is undefined)
+//   fabricConfigDir()        the directory holding core.yaml and orderer.yaml
+//   fabricServiceEnv()       LNM_FABRIC_BIN / LNM_FABRIC_CFG for a server or runtime the test starts
+//   fabricXMissing, fabricXProgram('arma'), fabricXServiceEnv()   the same for Fabric-X
+//
+// `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh).
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE, findFabricBinary, findFabricConfigDir, type FabricProgram } from '../../adapters/consortium/fabricBinaries.ts';
+import { FABRIC_X_BIN_VARIABLE, findFabricXProgram, type FabricXProgram } from '../../adapters/ledgerx/fabricXPrograms.ts';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const sharedFabricConfig = path.resolve(repoRoot, '..', 'shared', 'fabric', 'config');
+
+/** The user's settings, with LNM_FABRIC_CFG defaulting to ../shared/fabric/config where that exists. */
+function lookupEnv(): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, [FABRIC_BIN_VARIABLE]: process.env[FABRIC_BIN_VARIABLE], [FABRIC_X_BIN_VARIABLE]: process.env[FABRIC_X_BIN_VARIABLE] };
+  env[FABRIC_CFG_VARIABLE] = process.env[FABRIC_CFG_VARIABLE] || (existsSync(path.join(sharedFabricConfig, 'core.yaml')) ? sharedFabricConfig : undefined);
+  return env;
+}
+
+const fabricNames: FabricProgram[] = ['peer', 'orderer', 'osnadmin', 'configtxlator'];
+const fabricFound = await Promise.all(fabricNames.map(async (p) => [p, await findFabricBinary(p, lookupEnv())] as const));
+const fabricPaths = new Map(fabricFound.flatMap(([p, f]) => (f.ok ? [[p, f.path] as const] : [])));
+const configFound = await findFabricConfigDir(lookupEnv(), 'orderer', fabricPaths.get('orderer'));
+const peerConfig = configFound.ok ? await findFabricConfigDir({ ...lookupEnv(), [FABRIC_CFG_VARIABLE]: configFound.dir }, 'peer') : configFound;
+
+/** Why Fabric's default configuration (core.yaml, orderer.yaml) is not to be had, or undefined. */
+export const fabricConfigMissing: string | undefined = peerConfig.ok ? undefined : peerConfig.reason;
+
+/** Why the Fabric tests cannot run here: the first program not found, or the configuration. */
+export const fabricMissing: string | undefined = (() => {
+  const absent = fabricFound.filter(([, f]) => !f.ok).map(([, f]) => (f as { reason: string }).reason);
+  if (absent.length) return absent[0] + (absent.length > 1 ? ` (and ${absent.length - 1} more of ${fabricNames.join(', ')})` : '');
+  return fabricConfigMissing;
+})();
+
+export function fabricProgram(program: FabricProgram): string {
+  const found = fabricPaths.get(program);
+  if (!found) throw new Error(`the Fabric program ${program} is not here (${fabricMissing}); this test should have been skipped`);
+  return found;
+}
+
+export function fabricConfigDir(): string {
+  if (!configFound.ok) throw new Error(`no Fabric configuration here (${configFound.reason}); this test should have been skipped`);
+  return configFound.dir;
+}
+
+/** What a server or a runtime started by a test needs to find Fabric as the test does. */
+export function fabricServiceEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (process.env[FABRIC_BIN_VARIABLE]) env[FABRIC_BIN_VARIABLE] = process.env[FABRIC_BIN_VARIABLE] as string;
+  if (configFound.ok) env[FABRIC_CFG_VARIABLE] = configFound.dir;
+  return env;
+}
+
+const fabricXNames: FabricXProgram[] = ['arma', 'committer'];
+const fabricXFound = await Promise.all(fabricXNames.map(async (p) => [p, await findFabricXProgram(p, lookupEnv())] as const));
+const fabricXPaths = new Map(fabricXFound.flatMap(([p, f]) => (f.ok ? [[p, f.path] as const] : [])));
+
+/** Why the Fabric-X tests cannot run here, or undefined. */
+export const fabricXMissing: string | undefined = fabricXFound.map(([, f]) => (f.ok ? undefined : f.reason)).find((r) => r !== undefined);
+
+/** A Fabric-X program; the optional tools (loadgen, configtxlator, ...) are looked up on demand. */
+export async function fabricXProgram(program: FabricXProgram): Promise<string | undefined> {
+  const known = fabricXPaths.get(program);
+  if (known) return known;
+  const found = await findFabricXProgram(program, lookupEnv());
+  return found.ok ? found.path : undefined;
+}
+
+export function fabricXServiceEnv(): Record<string, string> {
+  return process.env[FABRIC_X_BIN_VARIABLE] ? { [FABRIC_X_BIN_VARIABLE]: process.env[FABRIC_X_BIN_VARIABLE] as string } : {};
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--shell')) {
+  const lines = [
+    ...fabricNames.map((p) => `fabric_${p}=${shellQuote(fabricPaths.get(p) ?? '')}`),
+    `fabric_cfg=${shellQuote(configFound.ok ? configFound.dir : '')}`,
+    `fabric_missing=${shellQuote(fabricMissing ?? '')}`,
+    ...fabricXNames.map((p) => `fabricx_${p}=${shellQuote(fabricXPaths.get(p) ?? '')}`),
+    `fabricx_missing=${shellQuote(fabricXMissing ?? '')}`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+}

@@ -1,0 +1,78 @@
+// Tests that need something this machine may lack (the Fabric programs, a Docker Engine, a real
+// Vault, ...) are registered through `requires`: where the dependency is missing, each test is a
+// counted skip (uvu's test.skip), its hooks do not run, and the reason is kept for the summary
+// that `npm test` prints beside its closing line. A test that needs Fabric never passes without
+// running it.
+//
+//   const it = requires(test, 'fabric', fabricMissing);   // fabricMissing: string | undefined
+//   it('joins a channel', async () => { ... });            // skipped, and counted, without Fabric
+//   it.before(...)                                          // not run when skipped
+import type { Test } from 'uvu';
+
+/** Every dependency a test may skip for, with what it is and how a developer provides it. */
+export const dependencies = {
+  fabric: { what: 'the Fabric 2.5 programs (peer, orderer, osnadmin, configtxlator)', how: 'set LNM_FABRIC_BIN to the bin/ of a Fabric 2.5 release, or put the programs on PATH (README: "The platforms\' programs")' },
+  'fabric-config': { what: "Fabric 2.5's default core.yaml and orderer.yaml", how: 'set LNM_FABRIC_CFG to a Fabric 2.5 release\'s config/ (CI: ../shared/fabric/config)' },
+  'fabric-x': { what: 'the Fabric-X programs (arma, committer)', how: 'set LNM_FABRIC_X_BIN to a directory holding them, or put them on PATH (README: "The platforms\' programs")' },
+  docker: { what: 'a Docker Engine that runs containers, with the local images', how: 'run .ci/docker.sh as root (it starts an engine and builds the lnm-*:local images)' },
+  'fabric-images': { what: 'the local Fabric images lnm-fabric-peer:local and lnm-fabric-orderer:local', how: 'run .ci/docker.sh as root with the Fabric programs found (LNM_FABRIC_BIN or PATH)' },
+  compose: { what: 'Docker Compose', how: 'apt-get install docker-compose (.ci/run does)' },
+  besu: { what: 'a real besu (Hyperledger Besu 24.x)', how: 'put besu on PATH or set BESU_PATH; or build the image named by LNM_IMAGE_BESU' },
+  vault: { what: 'a real HashiCorp Vault', how: 'set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted)' },
+  'vault-image': { what: 'a Vault image for managed Vaults', how: 'set LNM_IMAGE_VAULT to a Vault image the Docker Engine has (hashicorp/vault:1.x)' },
+  kms: { what: 'a real AWS KMS', how: 'set KMS_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_REGION)' },
+  eventstoredb: { what: 'a real EventStoreDB/KurrentDB server', how: 'set EVENTSTORE_URL, e.g. kurrentdb://127.0.0.1:2113?tls=false' },
+} as const;
+
+export type Dependency = keyof typeof dependencies;
+
+interface SkipRecord {
+  count: number;
+  reasons: Set<string>;
+}
+
+const skips = new Map<Dependency, SkipRecord>();
+
+/** Counts `count` skipped tests against `dependency`, with the reason seen here. */
+export function recordSkip(dependency: Dependency, reason: string, count = 1): void {
+  const r = skips.get(dependency) ?? { count: 0, reasons: new Set<string>() };
+  r.count += count;
+  r.reasons.add(reason);
+  skips.set(dependency, r);
+}
+
+/** The lines `npm test` prints before its closing line: per dependency, how many skipped, why, how to provide it. */
+export function skipSummary(): string[] {
+  return [...skips.entries()]
+    .sort((a, b) => b[1].count - a[1].count)
+    .map(([dep, r]) => `skipped ${r.count} needing ${dependencies[dep].what}: ${[...r.reasons].join('; ')}. To run them: ${dependencies[dep].how}.`);
+}
+
+const noop = () => undefined;
+
+/**
+ * `test` itself when `missing` is undefined; otherwise a stand-in whose every test is a counted
+ * skip recorded against `dependency`, and whose hooks never run.
+ */
+export function requires<T>(test: Test<T>, dependency: Dependency, missing: string | undefined): Test<T> {
+  if (missing === undefined) return test;
+  const skipped = ((name: string) => {
+    recordSkip(dependency, missing);
+    test.skip(name);
+  }) as unknown as Test<T>;
+  // `.skip` stays uvu's own (uncounted here): a test skipped on purpose is not one this dependency skipped.
+  const hook = Object.assign(noop, { each: noop });
+  return Object.assign(skipped, { before: hook, after: hook, only: skipped, skip: (name: string) => test.skip(name), run: () => test.run() }) as unknown as Test<T>;
+}
+
+/** The first missing dependency of several, for a suite that needs them all. */
+export function firstMissing(...checks: [Dependency, string | undefined][]): [Dependency, string] | undefined {
+  const hit = checks.find(([, reason]) => reason !== undefined);
+  return hit ? [hit[0], hit[1] as string] : undefined;
+}
+
+/** `requires` over several dependencies: skipped for the first one missing. */
+export function requiresAll<T>(test: Test<T>, ...checks: [Dependency, string | undefined][]): Test<T> {
+  const miss = firstMissing(...checks);
+  return miss ? requires(test, miss[0], miss[1]) : test;
+}
