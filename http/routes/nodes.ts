@@ -287,6 +287,10 @@ export const nodeRoutes = [
       if (created.role === 'chaincode' && created.config?.chaincodeId) {
         events = [...events, ...(await deps.store.readStream(chaincodeStream(created.config.chaincodeId)))].sort((a, b) => a.position - b.position);
       }
+      // The history is read from the event store, ahead of the read models: answer only once they
+      // include every event shown, so a client that saw node.downtime here never reads the node as
+      // running afterwards (monotonic reads across the two endpoints).
+      await deps.projector.waitFor(Math.max(...events.map((e) => e.position)));
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
       const items = events.map((e) => ({ id: e.id, event: EVENT_NAMES[e.type] ?? e.type, type: e.type, timestamp: e.metadata.timestamp, data: e.data }));
