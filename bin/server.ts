@@ -16,6 +16,7 @@ import { createProjector, type Projector } from '../projections/projector.ts';
 import { allProjections, typesReadModelsNeed } from '../projections/index.ts';
 import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
 import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
+import { createDrain } from '../http/drain.ts';
 import { createApp } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import type { AppDeps, Logger } from '../http/deps.ts';
@@ -290,7 +291,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
   };
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl();
-  const app = createApp(deps, allRoutes, access);
+  const drain = createDrain();
+  const app = createApp(deps, allRoutes, access, drain);
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) =>
@@ -311,10 +313,18 @@ export async function startServer(config: Config, log = createLogger(config.logL
     sagas,
     close() {
       closing ??= (async () => {
-        await new Promise<void>((r) => {
-          server.close(() => r());
-          server.closeAllConnections?.();
-        });
+        // In order: answer every new request with a retryable 503 (Connection: close) while those in
+        // flight finish within the grace period; only then stop listening, and after that stop the
+        // sagas and close the pool they all write through. Listening on while draining means a
+        // request that reached the server gets an answer, never a reset from a closed listener.
+        drain.start();
+        const graceSeconds = config.shutdownGraceSeconds ?? 30;
+        if (!(await drain.idle(graceSeconds * 1000))) {
+          log.warn({ inFlight: drain.inFlight(), graceSeconds }, 'requests still running after the shutdown grace period; closing their connections');
+        }
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        server.closeAllConnections?.();
+        await closed;
         metricsStack.close();
         await sharingListener?.close();
         clearInterval(slowBudget);

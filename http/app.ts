@@ -8,6 +8,7 @@ import type { RouteDef } from './route.ts';
 import type { AppDeps } from './deps.ts';
 import type { Identity } from './identity.ts';
 import { errorBody, errorMiddleware } from './errors.ts';
+import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
@@ -27,7 +28,7 @@ export interface AccessControl {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;
 
-export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessControl): Koa {
+export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessControl, drain?: Drain): Koa {
   const app = new Koa({ proxy: false });
   const router = new Router({ prefix: '/api/v1' });
   let openApi: Record<string, unknown> | null = null;
@@ -62,6 +63,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
     }
   });
   app.use(errorMiddleware(deps.log));
+  // While shutting down: refuse new requests (503), let those in flight finish (bin/server.ts close()).
+  if (drain) app.use(drain.middleware);
   app.use(serviceMetricsPaths(deps, access));
   app.use(swaggerMiddleware(doc));
   app.use(async (ctx, next) => {

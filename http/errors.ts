@@ -63,10 +63,19 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
       }
     } catch (err) {
       const { status, body } = errorBody(err, ctx.state.requestId);
+      // Every 503 is worth retrying (a node electing a leader, read models catching up, a shutdown):
+      // say when, on every path, so clients need no per-route knowledge.
+      if (status === 503) ctx.set('Retry-After', String(retryAfterSeconds(err)));
       if (status >= 500) log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, requestId: ctx.state.requestId }, 'request failed');
       ctx.status = status;
       ctx.body = body;
       ctx.state.error = body;
     }
   };
+}
+
+/** The error's own retryAfterSeconds (context), else 5. */
+function retryAfterSeconds(err: unknown): number {
+  const given = err instanceof AppError ? Number(err.extra?.retryAfterSeconds) : NaN;
+  return Number.isInteger(given) && given > 0 ? given : 5;
 }
