@@ -5,8 +5,8 @@
 // key-provider handles of the keys the service generated for them).
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
-import type { EvmGenesisFile } from '../networks/evmGenesis.ts';
-import type { EvmGenesisSettings } from '../networks/evmGenesisInput.ts';
+import type { EvmGenesisFile } from './evmGenesis.ts';
+import type { EvmGenesisSettings } from './evmGenesisInput.ts';
 
 export const EVM_NETWORKS_STREAM = 'evm-networks';
 const NAME = /^[A-Za-z0-9-]{1,64}$/;

@@ -5,8 +5,8 @@
 import type { RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
-import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/networks/evmGenesis.ts';
-import { chooseEvmClient, type EvmClientPreference } from '../../domain/networks/evmClient.ts';
+import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/evm/evmGenesis.ts';
+import { chooseEvmClient, type EvmClientPreference } from '../../domain/evm/evmClient.ts';
 import { EVM_NETWORKS_STREAM, assertNetworkName, evmNetworks, type EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { evmOf } from './evmContext.ts';

@@ -6,7 +6,7 @@ import { runCommand } from '../commands.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
-import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
+import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';

@@ -21,7 +21,7 @@ import { startConsortiumNetwork } from './consortiumNetworks.ts';
 import { getConsortiumNetwork } from '../../projections/consortiumNetworks.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
-import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 import { listEvmContracts } from '../../projections/evmContracts.ts';
 
 const tags = ['evm networks'];

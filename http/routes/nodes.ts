@@ -11,7 +11,7 @@ import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
-import { EVM_DEFAULT_PORTS } from '../../domain/networks/besuConfig.ts';
+import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization } from '../../projections/organizations.ts';
 import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';

@@ -7,7 +7,7 @@ import { NotFoundError } from '../../domain/shared/errors.ts';
 import { TEMPLATE_VERSION, placeholder, type NetworkTemplate, type TemplateVariable } from '../../domain/templates/networkTemplate.ts';
 import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { consortiumNetworkMembers, getConsortiumNetwork, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
-import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 import { listEvmContracts, type EvmContractRow } from '../../projections/evmContracts.ts';
 import type { AppDeps } from '../deps.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chooseEvmClient } from '../../../domain/networks/evmClient.ts';
+import { chooseEvmClient } from '../../../domain/evm/evmClient.ts';
 import { UnavailableError, ValidationError } from '../../../domain/shared/errors.ts';
 
 test('auto takes besu when it is available, whatever the validator count', () => {

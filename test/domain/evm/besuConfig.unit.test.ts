@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { parse as parseToml } from 'smol-toml';
-import { besuArgs, besuConfigToml, besuOptions, besuRpcApis, type BesuNodeSpec } from '../../../domain/networks/besuConfig.ts';
-import { BESU_DOCUMENTED_OPTIONS } from '../../../domain/networks/besuOptions.ts';
+import { besuArgs, besuConfigToml, besuOptions, besuRpcApis, type BesuNodeSpec } from '../../../domain/evm/besuConfig.ts';
+import { BESU_DOCUMENTED_OPTIONS } from '../../../domain/evm/besuOptions.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { assertGolden } from '../../helpers/golden.ts';
 
@@ -24,7 +24,7 @@ const specs: Record<string, BesuNodeSpec> = {
   'validator-ibft2-priced': { ...base, role: 'validator', consensus: 'IBFT_2', minGasPrice: 1_000_000_000n },
 };
 
-const goldenDir = new URL('../../golden/evm/', import.meta.url);
+const goldenDir = new URL('../../golden/evm', import.meta.url);
 const golden = (name: string, actual: string) => assertGolden(`evm/${name}`, actual);
 
 const sourceOptions = new Set(

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { toUtf8Bytes } from 'ethers';
-import { EMPTY_TRIE_ROOT, trieRoot } from '../../../domain/networks/merklePatriciaTrie.ts';
+import { EMPTY_TRIE_ROOT, trieRoot } from '../../../domain/evm/merklePatriciaTrie.ts';
 
 const entry = (k: string, v: string): [Uint8Array, Uint8Array] => [toUtf8Bytes(k), toUtf8Bytes(v)];
 

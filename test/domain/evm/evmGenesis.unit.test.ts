@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createEvmGenesis, evmGenesisBlockHash, anvilHardforkFor, gasPricingOf, BFT_MIX_HASH } from '../../../domain/networks/evmGenesis.ts';
-import { bftExtraDataValidators, cliqueExtraDataSigners } from '../../../domain/networks/genesisExtraData.ts';
-import { besuGenesisBlockHash } from '../../../domain/networks/genesisBlockHash.ts';
+import { createEvmGenesis, evmGenesisBlockHash, anvilHardforkFor, gasPricingOf, BFT_MIX_HASH } from '../../../domain/evm/evmGenesis.ts';
+import { bftExtraDataValidators, cliqueExtraDataSigners } from '../../../domain/evm/genesisExtraData.ts';
+import { besuGenesisBlockHash } from '../../../domain/evm/genesisBlockHash.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 import { assertGolden } from '../../helpers/golden.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getAddress } from 'ethers';
-import { applyValidatorChange, faultTolerance, nextEpochBoundary, requiredValidators, votePasses, votesNeeded } from '../../../domain/networks/validatorRules.ts';
+import { applyValidatorChange, faultTolerance, nextEpochBoundary, requiredValidators, votePasses, votesNeeded } from '../../../domain/evm/validatorRules.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const v = Array.from({ length: 8 }, (_, i) => getAddress('0x' + (i + 1).toString(16).padStart(40, '0')));

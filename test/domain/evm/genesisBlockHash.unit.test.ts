@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import { anvilGenesisBlockHash, besuGenesisBlockHash } from '../../../domain/networks/genesisBlockHash.ts';
-import { genesisStateRoot } from '../../../domain/networks/genesisStateRoot.ts';
-import { EMPTY_TRIE_ROOT } from '../../../domain/networks/merklePatriciaTrie.ts';
+import { anvilGenesisBlockHash, besuGenesisBlockHash } from '../../../domain/evm/genesisBlockHash.ts';
+import { genesisStateRoot } from '../../../domain/evm/genesisStateRoot.ts';
+import { EMPTY_TRIE_ROOT } from '../../../domain/evm/merklePatriciaTrie.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const vector = (name: string) => JSON.parse(readFileSync(new URL(`../../golden/evm/besuVectors/${name}`, import.meta.url), 'utf8'));

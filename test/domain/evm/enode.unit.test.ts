@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateKeyPairSync } from 'node:crypto';
 import { SigningKey } from 'ethers';
-import { enodeId, enodeUrl, parseEnodeUrl } from '../../../domain/networks/enode.ts';
+import { enodeId, enodeUrl, parseEnodeUrl } from '../../../domain/evm/enode.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 // The public key of private key 1 is the secp256k1 generator point G.

@@ -7,7 +7,7 @@ import {
   cliqueExtraDataSigners,
   ibft2ExtraData,
   qbftExtraData,
-} from '../../../domain/networks/genesisExtraData.ts';
+} from '../../../domain/evm/genesisExtraData.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const zeros32 = '00'.repeat(32);
