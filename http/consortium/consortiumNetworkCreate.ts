@@ -8,7 +8,7 @@ import type { RouteInput } from '../route.ts';
 import { runCommand } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
-import { assertNetworkName } from '../../domain/evm/evmNetwork.ts';
+import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import type { ChannelBatchSettings, OrdererOrganization, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization, getOrganizationByMspId } from '../../projections/organizations.ts';

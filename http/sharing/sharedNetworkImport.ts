@@ -3,7 +3,7 @@
 // config update on the peer's side), so this instance's peers of that organization can join it
 // with JoinChain over block 0 and then pull the rest of the chain from the peer's orderers.
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { assertNetworkName } from '../../domain/evm/evmNetwork.ts';
+import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { SharedNetwork } from '../../domain/sharing/nodeSharing.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
