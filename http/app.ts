@@ -12,17 +12,8 @@ import { validate } from './validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
 import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serviceMetrics.ts';
+import type { AccessControl } from './accessControlPort.ts';
 import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
-
-/** Authentication and authorization, supplied by http/auth (identity issue) or left out. */
-export interface AccessControl {
-  /** Resolve credentials to an identity; null when none were sent. Throws UnauthenticatedError on bad ones. */
-  authenticate(ctx: Koa.Context, deps: AppDeps): Promise<Identity | null>;
-  /** Throws ForbiddenError (and records the denial) when the identity lacks the permission. */
-  authorize(identity: Identity, route: RouteDef, ctx: Koa.Context, deps: AppDeps): Promise<void>;
-  /** Called after every request (audit of failures, sessions). */
-  after?(ctx: Koa.Context, route: RouteDef, deps: AppDeps): Promise<void>;
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;

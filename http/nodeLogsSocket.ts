@@ -8,7 +8,7 @@ import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { WebSocketServer } from 'ws';
-import type { AccessControl } from './app.ts';
+import type { AccessControl } from './accessControlPort.ts';
 import type { AppDeps } from './deps.ts';
 import type { RouteDef } from './route.ts';
 import { errorBody } from './errors.ts';

@@ -1,6 +1,9 @@
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
 import type { EvmNetworkCreatedData, EvmValidator } from '../domain/evm/evmNetwork.ts';
+import { registerEvmAuditDescribers } from '../domain/evm/evmAuditDescribers.ts';
+
+registerEvmAuditDescribers();
 
 export const evmNetworksProjection: Projection = {
   name: 'evm-networks',

@@ -2,7 +2,7 @@
 // permission, narrowed by an API key's scopes). Every 403 is recorded as an AccessDenied
 // event; a failed write is recorded as RequestFailed, so the audit log shows both.
 import type Koa from 'koa';
-import type { AccessControl } from '../app.ts';
+import type { AccessControl } from '../accessControlPort.ts';
 import type { AppDeps } from '../deps.ts';
 import type { Identity } from '../identity.ts';
 import type { RouteDef } from '../route.ts';
