@@ -24,7 +24,7 @@ const specs: Record<string, BesuNodeSpec> = {
   'validator-ibft2-priced': { ...base, role: 'validator', consensus: 'IBFT_2', minGasPrice: 1_000_000_000n },
 };
 
-const goldenDir = new URL('../../golden/evm', import.meta.url);
+const goldenDir = new URL('../../golden/evm/', import.meta.url);
 const golden = (name: string, actual: string) => assertGolden(`evm/${name}`, actual);
 
 const sourceOptions = new Set(
