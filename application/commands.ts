@@ -3,7 +3,7 @@
 import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../domain/shared/eventStore.ts';
-import type { RouteInput } from './route.ts';
+import type { RouteInput } from '../http/route.ts';
 
 export function requestMetadata(input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>): EventMetadata {
   const id = input.identity;

@@ -18,7 +18,7 @@ import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
 import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
 import { createApp } from '../http/app.ts';
 import { allRoutes } from '../http/routes/index.ts';
-import type { AppDeps, Logger } from '../http/deps.ts';
+import type { AppDeps, Logger } from '../application/deps.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
 import { createAccessControl } from '../http/auth/accessControl.ts';
 import { createLoginGuard } from '../http/auth/loginGuard.ts';

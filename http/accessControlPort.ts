@@ -1,8 +1,8 @@
 // The port through which the app asks who is calling and whether they may: kept apart from
 // app.ts so the middlewares that need it (service metrics, node log sockets) do not import the app.
 import type Koa from 'koa';
-import type { AppDeps } from './deps.ts';
-import type { Identity } from './identity.ts';
+import type { AppDeps } from '../application/deps.ts';
+import type { Identity } from '../application/identity.ts';
 import type { RouteDef } from './route.ts';
 
 /** Authentication and authorization, supplied by http/auth (identity issue) or left out. */

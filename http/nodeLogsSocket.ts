@@ -9,11 +9,11 @@ import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { WebSocketServer } from 'ws';
 import type { AccessControl } from './accessControlPort.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../application/deps.ts';
 import type { RouteDef } from './route.ts';
 import { errorBody } from './errors.ts';
 import { NotFoundError, UnauthenticatedError } from '../domain/shared/errors.ts';
-import { nodeOr404 } from './evm/evmContext.ts';
+import { nodeOr404 } from '../application/evm/evmContext.ts';
 import { nodeLogSource } from './nodeLogs.ts';
 
 const LOGS_PATH = /^\/api\/v1\/nodes\/([0-9]{1,9})\/logs\/?$/;

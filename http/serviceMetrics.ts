@@ -7,7 +7,7 @@
 //   metricsOpenApiPaths   their entries in the OpenAPI document
 import type Koa from 'koa';
 import type { AccessControl } from './accessControlPort.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../application/deps.ts';
 import type { RouteDef } from './route.ts';
 import { AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../domain/shared/errors.ts';
 

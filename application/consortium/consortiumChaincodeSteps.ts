@@ -4,7 +4,7 @@
 // lifecycle policy needs (a majority, Fabric's default) approved, and the chaincode server
 // started. deployChaincode runs them all for a network.
 import type { AppDeps } from '../deps.ts';
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 import { runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';

@@ -4,7 +4,7 @@
 // certificates) and recorded with NetworkCreated. Nothing is recorded unless the block was
 // built: no network event without its genesis block. Importing records an existing channel's
 // config block as it is.
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 import { runCommand } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';

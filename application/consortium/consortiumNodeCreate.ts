@@ -2,10 +2,10 @@
 // (checked, or allocated from Fabric's defaults upwards), its names, its identity and TLS keys
 // issued by the organization's CAs in the organization's key provider, then NodeCreated and,
 // as for every node, StartNode. A failure after the keys were made deletes them again.
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 import { requestMetadata, runCommand } from '../commands.ts';
 import { renewCertificate } from '../../domain/keys/certificateRenewal.ts';
-import { consortiumNodeRecord } from './consortiumNodeView.ts';
+import { consortiumNodeRecord } from '../../http/consortium/consortiumNodeView.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';

@@ -2,7 +2,7 @@
 // keys generated or imported through the key provider, or plain addresses), the client that
 // will run it (chosen first, since besu and anvil hash block 0 differently), the genesis file
 // and the real genesis_block_hash for that client.
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 import { runCommand } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/evm/evmGenesis.ts';

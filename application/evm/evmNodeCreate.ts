@@ -1,7 +1,7 @@
 // Creating an evm node: role, ports (checked for ranges and conflicts, or allocated), the
 // validator it signs as, then NodeCreated and, since a node created for a network starts
 // automatically, StartNode. Shared by POST /nodes, POST /networks/{id}/nodes and network start.
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 import { runCommand } from '../commands.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';

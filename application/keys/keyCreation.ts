@@ -7,7 +7,7 @@ import { issueFromProfile } from '../../domain/keys/certificateRenewal.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getKeyProvider } from '../../projections/keyProviders.ts';
 import { runCommand } from '../commands.ts';
-import type { RouteInput } from '../route.ts';
+import type { RouteInput } from '../../http/route.ts';
 
 export type CommandInput = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 

@@ -2,11 +2,11 @@
 // name, status, block_height, peer_count, uptime_seconds) plus its organization, Fabric
 // endpoints, keys and the networks (channels) it belongs to.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
 import { isChaincodeServer, isOrdererConfig, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
 import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
-import { consortiumOf } from './consortiumContext.ts';
+import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 

@@ -4,8 +4,8 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { listChaincodes, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
-import { chaincodeOr404, approveFor, commitOn, installOn } from '../consortium/consortiumChaincodeSteps.ts';
-import { deployChaincode, registerChaincode, runTransaction } from '../consortium/consortiumChaincodeDeploy.ts';
+import { chaincodeOr404, approveFor, commitOn, installOn } from '../../application/consortium/consortiumChaincodeSteps.ts';
+import { deployChaincode, registerChaincode, runTransaction } from '../../application/consortium/consortiumChaincodeDeploy.ts';
 
 const tags = ['chaincode'];
 

@@ -6,12 +6,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
-import { evmOf, networkOr404, nodeOr404, targetOf } from '../evm/evmContext.ts';
-import { networkNodes } from '../evm/evmNodeCreate.ts';
+import { evmOf, networkOr404, nodeOr404, targetOf } from '../../application/evm/evmContext.ts';
+import { networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 import { contractNameIssues, evmContract, evmContractStream } from '../../domain/evm/evmContract.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 
 const tags = ['smart contracts'];
 

@@ -3,7 +3,7 @@
 // validators as the chain reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
@@ -11,10 +11,10 @@ import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
-import type { AppDeps } from '../deps.ts';
-import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
-import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
-import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
+import type { AppDeps } from '../../application/deps.ts';
+import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
+import { createEvmNetwork, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
+import { awaitSettled, createEvmNode, networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { validatorVoteRoutes } from './validatorVotes.ts';
 import { startConsortiumNetwork } from './consortiumNetworks.ts';

@@ -6,7 +6,7 @@
 import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -15,14 +15,14 @@ import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization } from '../../projections/organizations.ts';
 import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
-import { consortiumOf } from '../consortium/consortiumContext.ts';
-import { createConsortiumNode, organizationDomainOf, renewConsortiumNodeCertificates, updateConsortiumNodeConfig } from '../consortium/consortiumNodeCreate.ts';
+import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
+import { createConsortiumNode, organizationDomainOf, renewConsortiumNodeCertificates, updateConsortiumNodeConfig } from '../../application/consortium/consortiumNodeCreate.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/consortiumNodeView.ts';
 import { nodeLogSource } from '../nodeLogs.ts';
-import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../evm/evmContext.ts';
-import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../evm/evmNodeCreate.ts';
+import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../../application/evm/evmContext.ts';
+import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../../application/evm/evmNodeCreate.ts';
 import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['nodes'];
 const AnyNodeView = Type.Union([NodeViewSchema, ConsortiumNodeViewSchema], { description: 'an evm node or a consortium node (see platform)' });

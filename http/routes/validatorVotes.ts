@@ -9,10 +9,10 @@ import { defineRoute } from '../route.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { applyValidatorChange, votesNeeded } from '../../domain/evm/validatorRules.ts';
 import { isBft, type EvmConsensus } from '../../domain/evm/evmConsensus.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
-import { networkNodes } from '../evm/evmNodeCreate.ts';
+import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
+import { networkNodes } from '../../application/evm/evmNodeCreate.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
