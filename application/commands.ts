@@ -1,11 +1,31 @@
-// Routes run commands through here: the generic handler, request metadata on every event,
+// Use cases run commands through here: the generic handler, request metadata on every event,
 // and read-your-writes (the call returns once the read models include the new events).
 import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../domain/shared/eventStore.ts';
-import type { RouteInput } from '../http/route.ts';
+import type { AppDeps } from './deps.ts';
+import type { Identity } from './identity.ts';
 
-export function requestMetadata(input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>): EventMetadata {
+/** What a use case is told about the request that asked for it: the parts of an HTTP request
+ * (a Koa context satisfies it) that go into every event's metadata. A command line or a saga
+ * supplies its own. */
+export interface RequestContext {
+  ip: string;
+  method: string;
+  path: string;
+  state: Record<string, any>;
+  get(header: string): string;
+}
+
+/** Who asks, for which request, and the service's dependencies: every use case's first argument. */
+export interface CommandInput {
+  identity: Identity | null;
+  requestId: string;
+  ctx: RequestContext;
+  deps: AppDeps;
+}
+
+export function requestMetadata(input: CommandInput): EventMetadata {
   const id = input.identity;
   const ctx = input.ctx;
   const route = ctx.state.route as { path: string; responses: Record<number, unknown> } | undefined;
@@ -27,7 +47,7 @@ export function requestMetadata(input: Pick<RouteInput<unknown, unknown, unknown
 }
 
 export async function runCommand<State, Command, Event extends DomainEvent>(
-  input: Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>,
+  input: CommandInput,
   streamId: string,
   decider: Decider<State, Command, Event>,
   command: Command,

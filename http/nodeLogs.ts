@@ -6,7 +6,7 @@ import { NotFoundError } from '../domain/shared/errors.ts';
 import type { NodeRow } from '../projections/nodes.ts';
 import { evmOf, nodeTarget } from '../application/evm/evmContext.ts';
 import { consortiumOf } from '../application/consortium/consortiumContext.ts';
-import { consortiumNodeRecord } from './consortium/consortiumNodeView.ts';
+import { consortiumNodeRecord } from '../application/consortium/consortiumNodeRecord.ts';
 
 type Source = { logs(tail: number): Promise<string[]>; follow(onLine: (line: string) => void, tail: number): Promise<LogFollower> };
 

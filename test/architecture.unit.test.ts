@@ -8,7 +8,8 @@ const allowed: Record<string, string[]> = {
   domain: ['domain'],
   projections: ['projections', 'domain'],
   adapters: ['adapters', 'domain'],
-  application: ['application', 'domain', 'projections', 'adapters'],
+  // Use cases reach adapters only through the ports in AppDeps, wired by bin/.
+  application: ['application', 'domain', 'projections'],
   sagas: ['sagas', 'domain', 'adapters', 'application'],
   http: ['http', 'domain', 'projections', 'application'],
 };

@@ -4,8 +4,7 @@
 // lifecycle policy needs (a majority, Fabric's default) approved, and the chaincode server
 // started. deployChaincode runs them all for a network.
 import type { AppDeps } from '../deps.ts';
-import type { RouteInput } from '../../http/route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { chaincodeStream, consortiumChaincode, type ChaincodeRegisteredData } from '../../domain/consortium/consortiumChaincode.ts';
@@ -21,7 +20,7 @@ import { sharedOrdererEndpoint, sharedPeerAccess } from '../sharing/sharedEndpoi
 import { notifyChaincodeCommitted } from '../sharing/sharedChaincodeCommits.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 
-export type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+export type Input = CommandInput;
 
 const CHAINCODE_PORT_FROM = 9100;
 

@@ -4,8 +4,7 @@
 // certificates) and recorded with NetworkCreated. Nothing is recorded unless the block was
 // built: no network event without its genesis block. Importing records an existing channel's
 // config block as it is.
-import type { RouteInput } from '../../http/route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
@@ -15,7 +14,7 @@ import { getOrganization, getOrganizationByMspId } from '../../projections/organ
 import { getKey } from '../../projections/keys.ts';
 import { consortiumOf } from './consortiumContext.ts';
 
-type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+type Input = CommandInput;
 
 /** configtx.yaml's defaults (Fabric 2.5 sample configuration). */
 export const DEFAULT_BATCH: ChannelBatchSettings = { batchTimeout: '2s', maxMessageCount: 500, absoluteMaxBytes: 10 * 1024 * 1024, preferredMaxBytes: 2 * 1024 * 1024 };

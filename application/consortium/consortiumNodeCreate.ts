@@ -2,10 +2,9 @@
 // (checked, or allocated from Fabric's defaults upwards), its names, its identity and TLS keys
 // issued by the organization's CAs in the organization's key provider, then NodeCreated and,
 // as for every node, StartNode. A failure after the keys were made deletes them again.
-import type { RouteInput } from '../../http/route.ts';
-import { requestMetadata, runCommand } from '../commands.ts';
+import { requestMetadata, runCommand, type CommandInput } from '../commands.ts';
 import { renewCertificate } from '../../domain/keys/certificateRenewal.ts';
-import { consortiumNodeRecord } from '../../http/consortium/consortiumNodeView.ts';
+import { consortiumNodeRecord } from './consortiumNodeRecord.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
@@ -21,7 +20,7 @@ import { createKey, discardKey } from '../keys/keyCreation.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 
-type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+type Input = CommandInput;
 
 export interface ConsortiumNodeRequest {
   name: string;

@@ -2,8 +2,7 @@
 // keys generated or imported through the key provider, or plain addresses), the client that
 // will run it (chosen first, since besu and anvil hash block 0 differently), the genesis file
 // and the real genesis_block_hash for that client.
-import type { RouteInput } from '../../http/route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/evm/evmGenesis.ts';
 import { chooseEvmClient, type EvmClientPreference } from '../../domain/evm/evmClient.ts';
@@ -14,7 +13,7 @@ import { evmOf } from './evmContext.ts';
 import { networkNameTaken } from '../../projections/evmNetworks.ts';
 import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider } from './evmValidatorKeys.ts';
 
-type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+type Input = CommandInput;
 
 export interface EvmNetworkRequest {
   name: string;

@@ -1,8 +1,7 @@
 // Creating an evm node: role, ports (checked for ranges and conflicts, or allocated), the
 // validator it signs as, then NodeCreated and, since a node created for a network starts
 // automatically, StartNode. Shared by POST /nodes, POST /networks/{id}/nodes and network start.
-import type { RouteInput } from '../../http/route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
@@ -12,7 +11,7 @@ import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '
 import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 
-type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+type Input = CommandInput;
 
 export const MIN_NODE_PORT = 1024;
 const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;

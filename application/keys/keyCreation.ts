@@ -6,10 +6,9 @@ import { keyStream, keys, type CertificateProfileData, type KeyPurpose } from '.
 import { issueFromProfile } from '../../domain/keys/certificateRenewal.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getKeyProvider } from '../../projections/keyProviders.ts';
-import { runCommand } from '../commands.ts';
-import type { RouteInput } from '../../http/route.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
 
-export type CommandInput = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+export type { CommandInput };
 
 export interface NewKey {
   name: string;

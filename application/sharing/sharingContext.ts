@@ -13,7 +13,7 @@ import { getKey } from '../../projections/keys.ts';
 import { listNodes } from '../../projections/nodes.ts';
 import { runCommand } from '../commands.ts';
 import { createKey, type CommandInput } from '../keys/keyCreation.ts';
-import { consortiumNodeRecord } from '../../http/consortium/consortiumNodeView.ts';
+import { consortiumNodeRecord } from '../consortium/consortiumNodeRecord.ts';
 import type { AppDeps } from '../deps.ts';
 
 export const INVITATION_AUDIENCE = 'lnm-nodesharing-invitation';
