@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
 import { isChaincodeServer, isOrdererConfig, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig } from '../../domain/consortium/consortiumNode.ts';
-import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
+import { nodeNetworks } from '../../projections/consortium/consortiumNetworks.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
 import { consortiumNodeRecord } from '../../application/consortium/consortiumNodeRecord.ts';

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
-import { getEvmNetwork } from '../../projections/evmNetworks.ts';
+import { getEvmNetwork } from '../../projections/evm/evmNetworks.ts';
 import { evmOf, targetOf } from '../../application/evm/evmContext.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 

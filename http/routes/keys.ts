@@ -10,7 +10,7 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProviders.ts';
 import { getOrganization } from '../../projections/organizations.ts';
-import { networksUsingKey } from '../../projections/evmNetworks.ts';
+import { networksUsingKey } from '../../projections/evm/evmNetworks.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
 import { requestMetadata } from '../../application/commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';

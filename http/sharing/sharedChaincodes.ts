@@ -11,14 +11,14 @@ import { Value } from '@sinclair/typebox/value';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
-import { getChaincode } from '../../projections/consortiumChaincodes.ts';
+import { getChaincode } from '../../projections/consortium/consortiumChaincodes.ts';
 import { runCommand } from '../../application/commands.ts';
 import type { CommandInput } from '../../application/keys/keyCreation.ts';
 import { chaincodeOr404, chaincodeRecord, commitOn, heldOrganizations, joinedPeers, peerAccess } from '../../application/consortium/consortiumChaincodeSteps.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 import { registerChaincode } from '../../application/consortium/consortiumChaincodeDeploy.ts';
 import { consortiumNetworkOr404 } from '../../application/consortium/consortiumChannelAccess.ts';
-import { Collection, SourceFile } from '../routes/consortiumChaincodes.ts';
+import { Collection, SourceFile } from '../routes/consortium/consortiumChaincodes.ts';
 import { getConsortiumNetworkByChannel } from '../../application/sharing/sharingNetworks.ts';
 import { post } from '../../application/sharing/configProposals.ts';
 

@@ -13,8 +13,8 @@ import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { createEvmNetwork } from '../../application/evm/evmNetworkCreate.ts';
 import { createConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
 import { networkRoutes } from '../routes/networks.ts';
-import { consortiumNetworkRoutes } from '../routes/consortiumNetworks.ts';
-import { contractRoutes } from '../routes/contracts.ts';
+import { consortiumNetworkRoutes } from '../routes/consortium/consortiumNetworks.ts';
+import { contractRoutes } from '../routes/evm/contracts.ts';
 import { DEFAULT_CHANNEL_POLICIES } from '../../application/templates/templateExport.ts';
 import type { ResolvedTemplate } from '../../application/templates/templateBindings.ts';
 

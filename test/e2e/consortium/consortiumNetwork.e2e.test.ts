@@ -11,10 +11,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { fabricMissing, fabricProgram } from '../helpers/fabric.ts';
-import { requires } from '../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, execFileAsync, node, organization, osnadminList, until } from './consortium/consortiumApi.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricMissing, fabricProgram } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, events, execFileAsync, node, organization, osnadminList, until } from './consortiumApi.ts';
 
 const t = requires(suite('consortium network end to end (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let server: TestServer;

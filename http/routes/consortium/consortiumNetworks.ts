@@ -3,22 +3,22 @@
 // (channel participation API, mutual TLS) and peers (JoinChain signed by the organization's
 // admin). Joins are idempotent and recorded as events.
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
-import { IdParam } from './schemas.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, CONSORTIUM_NETWORK_STATUS, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import { consortiumNetworkMembers, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
-import { getNode, listNodes } from '../../projections/nodes.ts';
-import type { AppDeps } from '../../application/deps.ts';
-import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { createConsortiumNetwork, importConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
-import { adminEndpoint, assertRunning, consortiumNetworkByNameOr404, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint } from '../../application/consortium/consortiumChannelAccess.ts';
-import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/consortiumNodeView.ts';
-import { createConsortiumNode } from '../../application/consortium/consortiumNodeCreate.ts';
-import { awaitSettled } from '../../application/evm/evmNodeCreate.ts';
-import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { defineRoute } from '../../route.ts';
+import { runCommand } from '../../../application/commands.ts';
+import { Page, PageQuery, page } from '../../pagination.ts';
+import { IdParam } from '../schemas.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
+import { CONSORTIUM_NETWORKS_STREAM, CONSORTIUM_NETWORK_STATUS, consortiumNetworks } from '../../../domain/consortium/consortiumNetwork.ts';
+import { consortiumNetworkMembers, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
+import { getNode, listNodes } from '../../../projections/nodes.ts';
+import type { AppDeps } from '../../../application/deps.ts';
+import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
+import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
+import { adminEndpoint, assertRunning, consortiumNetworkByNameOr404, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
+import { createConsortiumNode } from '../../../application/consortium/consortiumNodeCreate.ts';
+import { awaitSettled } from '../../../application/evm/evmNodeCreate.ts';
+import { nodeAggregate, nodeStream } from '../../../domain/nodes/node.ts';
 
 const tags = ['consortium networks'];
 const NodeIds = (description: string) => Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description });

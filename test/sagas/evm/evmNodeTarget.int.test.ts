@@ -3,14 +3,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { freshDatabase, type FreshDatabase } from '../helpers/postgres.ts';
-import { migrate } from '../../adapters/postgres/migrate.ts';
-import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
-import { handleCommand } from '../../domain/shared/commandHandler.ts';
-import type { EventStore } from '../../domain/shared/eventStore.ts';
-import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
-import { type EvmNodeRole } from '../../domain/evm/evmNode.ts';
-import { loadNetworkPeers } from '../../sagas/evmNodeTarget.ts';
+import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
+import { migrate } from '../../../adapters/postgres/migrate.ts';
+import { postgresEventStore } from '../../../adapters/eventstore/postgresEventStore.ts';
+import { handleCommand } from '../../../domain/shared/commandHandler.ts';
+import type { EventStore } from '../../../domain/shared/eventStore.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../../../domain/nodes/node.ts';
+import { type EvmNodeRole } from '../../../domain/evm/evmNode.ts';
+import { loadNetworkPeers } from '../../../sagas/evm/evmNodeTarget.ts';
 
 let db: FreshDatabase;
 let store: EventStore;

@@ -7,11 +7,11 @@
 import { test as uvuTest } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
-import { requiresAll } from '../helpers/requirements.ts';
-import { ensureBesuStandinImage } from '../standins/besuStandinImage.ts';
-import { api, until } from './evm/evmLifecycle.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { dockerSkipReason } from '../../helpers/dockerAvailability.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { ensureBesuStandinImage } from '../../standins/besuStandinImage.ts';
+import { api, until } from './evmLifecycle.ts';
 
 const docker = new Docker();
 const test = requiresAll(uvuTest, ['docker', await dockerSkipReason()]);

@@ -6,13 +6,13 @@
 // network, so an index networkId -> node ids, built by reading the global log once and then
 // only the events appended since, stays exact. Each peer's current record (config changes,
 // deletion) then comes from its own stream.
-import { loadState } from '../domain/shared/commandHandler.ts';
-import type { EventStore } from '../domain/shared/eventStore.ts';
-import { nodeAggregate, nodeStream, type NodeState } from '../domain/nodes/node.ts';
-import { type EvmNodeCreatedData } from '../domain/evm/evmNode.ts';
-import { EVM_NETWORKS_STREAM, type EvmNetworkCreatedData } from '../domain/evm/evmNetwork.ts';
-import type { EvmNodeRuntime, EvmNodeTarget } from '../domain/evm/evmPorts.ts';
-import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
+import { loadState } from '../../domain/shared/commandHandler.ts';
+import type { EventStore } from '../../domain/shared/eventStore.ts';
+import { nodeAggregate, nodeStream, type NodeState } from '../../domain/nodes/node.ts';
+import { type EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
+import { EVM_NETWORKS_STREAM, type EvmNetworkCreatedData } from '../../domain/evm/evmNetwork.ts';
+import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
+import type { NodeOperationsFor } from '../../domain/nodes/nodeOperations.ts';
 
 interface NetworkNodeIndex {
   position: number;

@@ -5,10 +5,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
-import { requiresAll } from '../helpers/requirements.ts';
-import { apiOf, consortiumEnv, node, organization, until } from './consortium/consortiumApi.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, node, organization, until } from './consortiumApi.ts';
 
 const docker = new Docker();
 const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local' };

@@ -2,10 +2,10 @@
 // lifecycle steps one by one (install, approve, commit on a peer), the whole deploy of a network,
 // and invoke/query through a peer's gateway. Steps are idempotent; each answers what it did.
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../route.ts';
-import { listChaincodes, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
-import { chaincodeOr404, approveFor, commitOn, installOn } from '../../application/consortium/consortiumChaincodeSteps.ts';
-import { deployChaincode, registerChaincode, runTransaction } from '../../application/consortium/consortiumChaincodeDeploy.ts';
+import { defineRoute } from '../../route.ts';
+import { listChaincodes, type ChaincodeRow } from '../../../projections/consortium/consortiumChaincodes.ts';
+import { chaincodeOr404, approveFor, commitOn, installOn } from '../../../application/consortium/consortiumChaincodeSteps.ts';
+import { deployChaincode, registerChaincode, runTransaction } from '../../../application/consortium/consortiumChaincodeDeploy.ts';
 
 const tags = ['chaincode'];
 

@@ -1,7 +1,7 @@
 import type pg from 'pg';
-import type { Projection } from './projection.ts';
-import type { EvmNetworkCreatedData, EvmValidator } from '../domain/evm/evmNetwork.ts';
-import { registerEvmAuditDescribers } from '../domain/evm/evmAuditDescribers.ts';
+import type { Projection } from '../projection.ts';
+import type { EvmNetworkCreatedData, EvmValidator } from '../../domain/evm/evmNetwork.ts';
+import { registerEvmAuditDescribers } from '../../domain/evm/evmAuditDescribers.ts';
 
 registerEvmAuditDescribers();
 

@@ -4,14 +4,14 @@
 // does, proves peers' node ids over TCP, and produces no blocks). When a real besu is on PATH,
 // the same test runs against it and also waits for blocks.
 import { test } from 'uvu';
-import { requires } from '../helpers/requirements.ts';
+import { requires } from '../../helpers/requirements.ts';
 import * as assert from 'uvu/assert';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { onGlobalTeardown } from '../helpers/globalTeardown.ts';
-import { api, killLeftoverNodes, until } from './evm/evmLifecycle.ts';
-import { installBesu, type InstalledBesu } from '../standins/besuStandinInstall.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
+import { api, killLeftoverNodes, until } from './evmLifecycle.ts';
+import { installBesu, type InstalledBesu } from '../../standins/besuStandinInstall.ts';
 
 function realBesu(): string | null {
   for (const dir of (process.env.PATH ?? '').split(':').filter(Boolean)) {

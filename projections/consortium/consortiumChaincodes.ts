@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { Projection } from './projection.ts';
-import type { ChaincodeCollection, ChaincodeRegisteredData } from '../domain/consortium/consortiumChaincode.ts';
+import type { Projection } from '../projection.ts';
+import type { ChaincodeCollection, ChaincodeRegisteredData } from '../../domain/consortium/consortiumChaincode.ts';
 
 export const consortiumChaincodesProjection: Projection = {
   name: 'consortium-chaincodes',

@@ -5,8 +5,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { api, killLeftoverNodes, pidOf, until } from './evm/evmLifecycle.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { api, killLeftoverNodes, pidOf, until } from './evmLifecycle.ts';
 
 // Hand-assembled: the constructor returns the runtime, which answers 42 (one 32-byte word) to any call.
 const ANSWER_42 = '0x' + '600a600c600039600a6000f3' + '602a60005260206000f3';

@@ -8,12 +8,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
 import Docker from 'dockerode';
-import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
-import { fabricMissing } from '../helpers/fabric.ts';
-import { requires, requiresAll } from '../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortium/consortiumApi.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requires, requiresAll } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
 
 const t = requires(suite('consortium chaincode end to end (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 const image = 'lnm-chaincode-asset-registry:local';
@@ -22,7 +22,7 @@ const withImage = requiresAll(t, ['docker', await dockerSkipReason()], ['docker'
 let server: TestServer;
 const api = apiOf(() => server);
 
-const sampleDir = path.join(import.meta.dirname, '..', '..', 'samples', 'chaincode', 'asset-registry');
+const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
 const sample = (version: '1' | '2') => ['package.json', 'assetRegistry.ts'].map((p) => {
   const content = readFileSync(path.join(sampleDir, p), 'utf8');
   return { path: p, content: version === '2' ? content.replace("const REGISTRY_VERSION = '1';", "const REGISTRY_VERSION = '2';") : content };

@@ -4,8 +4,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
-import { startServer, call, basic, type TestServer } from '../helpers/server.ts';
-import { api, killLeftoverNodes } from './evm/evmLifecycle.ts';
+import { startServer, call, basic, type TestServer } from '../../helpers/server.ts';
+import { api, killLeftoverNodes } from './evmLifecycle.ts';
 
 let s: TestServer;
 let anvilNetwork: number;

@@ -8,10 +8,10 @@ import * as assert from 'uvu/assert';
 import { generateKeyPairSync } from 'node:crypto';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { KMSClient, ListAliasesCommand } from '@aws-sdk/client-kms';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { startKmsStandin, type KmsStandin } from '../standins/kmsStandin.ts';
-import { startVaultStandin, type VaultStandin } from '../standins/vaultStandin.ts';
-import { STORE_ABI, STORE_BYTECODE, until } from './evm/evmLifecycle.ts';
+import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { startKmsStandin, type KmsStandin } from '../../standins/kmsStandin.ts';
+import { startVaultStandin, type VaultStandin } from '../../standins/vaultStandin.ts';
+import { STORE_ABI, STORE_BYTECODE, until } from './evmLifecycle.ts';
 
 const t = suite('evm validator keys in key providers');
 let server: TestServer;

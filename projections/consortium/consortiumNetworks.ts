@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { Projection } from './projection.ts';
-import { CONSORTIUM_NETWORKS_STREAM, type ConsortiumMemberNode, type ConsortiumMemberOrganization, type ConsortiumNetworkCreatedData } from '../domain/consortium/consortiumNetwork.ts';
-import { registerConsortiumAuditDescribers } from '../domain/consortium/consortiumAuditDescribers.ts';
-import { registerOrganizationUsageCheck } from './organizations.ts';
+import type { Projection } from '../projection.ts';
+import { CONSORTIUM_NETWORKS_STREAM, type ConsortiumMemberNode, type ConsortiumMemberOrganization, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
+import { registerConsortiumAuditDescribers } from '../../domain/consortium/consortiumAuditDescribers.ts';
+import { registerOrganizationUsageCheck } from '../organizations.ts';
 
 registerConsortiumAuditDescribers();
 

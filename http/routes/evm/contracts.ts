@@ -4,14 +4,14 @@
 // answers once the receipt is in. Each deployment is recorded (stream evm-contract-<id>):
 // GET /networks/evm/{id}/contracts lists them, and a template export carries them.
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../route.ts';
-import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
-import { evmOf, networkOr404, nodeOr404, targetOf } from '../../application/evm/evmContext.ts';
-import { networkNodes } from '../../application/evm/evmNodeCreate.ts';
-import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
-import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
-import { contractNameIssues, evmContract, evmContractStream } from '../../domain/evm/evmContract.ts';
-import { runCommand } from '../../application/commands.ts';
+import { defineRoute } from '../../route.ts';
+import { ConflictError, ValidationError } from '../../../domain/shared/errors.ts';
+import { evmOf, networkOr404, nodeOr404, targetOf } from '../../../application/evm/evmContext.ts';
+import { networkNodes } from '../../../application/evm/evmNodeCreate.ts';
+import { DATABASE_PROVIDER_ID } from '../../../domain/keyProviders/keyProviders.ts';
+import { gasPricingOf } from '../../../domain/evm/evmGenesis.ts';
+import { contractNameIssues, evmContract, evmContractStream } from '../../../domain/evm/evmContract.ts';
+import { runCommand } from '../../../application/commands.ts';
 
 const tags = ['smart contracts'];
 

@@ -2,18 +2,18 @@
 // and policies changed through config update transactions signed by the admins this service
 // holds), the explorer (chain info, blocks, transactions, read from a joined peer) and the map.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
-import { IdParam } from './schemas.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import { FabricRefusedError, type ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
-import { getOrganizationByMspId } from '../../projections/organizations.ts';
-import { listNodes } from '../../projections/nodes.ts';
-import { sharedOrganization } from '../../projections/nodeSharing.ts';
-import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkSigners, peerReader } from '../../application/consortium/consortiumChannelAccess.ts';
+import { defineRoute, type RouteInput } from '../../route.ts';
+import { runCommand } from '../../../application/commands.ts';
+import { IdParam } from '../schemas.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../../domain/shared/errors.ts';
+import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../../domain/consortium/consortiumNetwork.ts';
+import { FabricRefusedError, type ChannelConfigChange } from '../../../domain/consortium/consortiumChannelPorts.ts';
+import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
+import { getOrganizationByMspId } from '../../../projections/organizations.ts';
+import { listNodes } from '../../../projections/nodes.ts';
+import { sharedOrganization } from '../../../projections/nodeSharing.ts';
+import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
+import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkSigners, peerReader } from '../../../application/consortium/consortiumChannelAccess.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;

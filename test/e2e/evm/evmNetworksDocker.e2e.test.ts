@@ -3,10 +3,10 @@
 // no Docker Engine can run containers.
 import { test as uvuTest } from 'uvu';
 import Docker from 'dockerode';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason } from '../helpers/dockerAvailability.ts';
-import { requiresAll } from '../helpers/requirements.ts';
-import { runEvmLifecycle } from './evm/evmLifecycle.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { dockerSkipReason } from '../../helpers/dockerAvailability.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { runEvmLifecycle } from './evmLifecycle.ts';
 
 const docker = new Docker();
 const test = requiresAll(uvuTest, ['docker', await dockerSkipReason()]);

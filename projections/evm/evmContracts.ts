@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { Projection } from './projection.ts';
-import type { ContractDeployedData } from '../domain/evm/evmContract.ts';
+import type { Projection } from '../projection.ts';
+import type { ContractDeployedData } from '../../domain/evm/evmContract.ts';
 
 export const evmContractsProjection: Projection = {
   name: 'evm-contracts',

@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { dockerSkipReason, imagesMissing } from '../helpers/dockerAvailability.ts';
-import { requiresAll } from '../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, node, organization, until } from './consortium/consortiumApi.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, events, node, organization, until } from './consortiumApi.ts';
 
 const docker = new Docker();
 const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
@@ -24,7 +24,7 @@ const api = apiOf(() => server);
 let network: any;
 let fromImage: any;
 
-const sampleDir = path.join(import.meta.dirname, '..', '..', 'samples', 'chaincode', 'asset-registry');
+const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
 const sampleFiles = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
 const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
 const containerOf = async (nodeId: number) => (await ourContainers(server.dataDir)).find((c) => c.Labels['lnm.node'] === `node-${nodeId}`);

@@ -5,14 +5,14 @@
 // set on chain: the answer says so instead of pretending a vote happened.
 import { Type } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'ethers';
-import { defineRoute } from '../route.ts';
-import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
-import { applyValidatorChange, votesNeeded } from '../../domain/evm/validatorRules.ts';
-import { isBft, type EvmConsensus } from '../../domain/evm/evmConsensus.ts';
-import type { AppDeps } from '../../application/deps.ts';
-import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
-import { networkNodes } from '../../application/evm/evmNodeCreate.ts';
+import { defineRoute } from '../../route.ts';
+import { ConflictError, ValidationError } from '../../../domain/shared/errors.ts';
+import { applyValidatorChange, votesNeeded } from '../../../domain/evm/validatorRules.ts';
+import { isBft, type EvmConsensus } from '../../../domain/evm/evmConsensus.ts';
+import type { AppDeps } from '../../../application/deps.ts';
+import type { EvmNetworkRow } from '../../../projections/evm/evmNetworks.ts';
+import { evmOf, networkOr404, targetOf } from '../../../application/evm/evmContext.ts';
+import { networkNodes } from '../../../application/evm/evmNodeCreate.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });

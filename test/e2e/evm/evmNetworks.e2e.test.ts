@@ -2,8 +2,8 @@
 // the real server (child process).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../helpers/server.ts';
-import { alive, api, killLeftoverNodes, pidOf, runEvmLifecycle, until } from './evm/evmLifecycle.ts';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { alive, api, killLeftoverNodes, pidOf, runEvmLifecycle, until } from './evmLifecycle.ts';
 
 let s: TestServer;
 
