@@ -6,9 +6,9 @@
 import { requestMetadata, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
-import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
+import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
 import { getNode } from '../../projections/nodes.ts';
-import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { consortiumNetworkOr404, grpcEndpoint } from './consortiumChannelAccess.ts';
 import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, startServer, type HeldOrganization, type Input } from './consortiumChaincodeSteps.ts';

@@ -11,8 +11,8 @@ import { chaincodeStream, consortiumChaincode, type ChaincodeRegisteredData } fr
 import type { ChaincodeDefinition, PeerAccess } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
-import { getChaincode, type ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
-import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import { getChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
+import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint, joinedOrderer } from './consortiumChannelAccess.ts';

@@ -7,7 +7,7 @@ import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumP
 import type { PeerReader } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { isOrdererConfig } from '../../domain/consortium/consortiumNode.ts';
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
-import { consortiumNetworkMembers, getConsortiumNetwork, getConsortiumNetworkByName, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import { consortiumNetworkMembers, getConsortiumNetwork, getConsortiumNetworkByName, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 
 export async function consortiumNetworkOr404(deps: AppDeps, id: number): Promise<ConsortiumNetworkRow> {

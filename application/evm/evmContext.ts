@@ -3,7 +3,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { EvmDeps, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
-import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
+import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 

@@ -10,7 +10,7 @@ import { EVM_NETWORKS_STREAM, evmNetworks, type EvmValidator } from '../../domai
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { evmOf } from './evmContext.ts';
-import { networkNameTaken } from '../../projections/evmNetworks.ts';
+import { networkNameTaken } from '../../projections/evm/evmNetworks.ts';
 import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider } from './evmValidatorKeys.ts';
 
 type Input = CommandInput;

@@ -8,7 +8,7 @@ import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.t
 import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
-import type { EvmNetworkRow } from '../../projections/evmNetworks.ts';
+import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 
 type Input = CommandInput;

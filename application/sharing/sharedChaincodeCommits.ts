@@ -3,7 +3,7 @@
 // servers, which they start once their peer sees the commit. Best effort: the commit stands
 // whatever a peer answers, and each peer's answer is reported (a peer that failed can still
 // start its server with its own commit call, which then answers already-committed).
-import type { ChaincodeRow } from '../../projections/consortiumChaincodes.ts';
+import type { ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
 import { getSharingPeer } from '../../projections/nodeSharing.ts';
 import type { CommandInput } from '../keys/keyCreation.ts';
 import { post } from './configProposals.ts';

@@ -6,7 +6,7 @@
 import type { AppDeps } from '../deps.ts';
 import type { PeerAccess } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
-import type { ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { listSharingPeers, sharedOrganization } from '../../projections/nodeSharing.ts';
 
 function split(endpoint: string | null): { host: string; port: number } | null {

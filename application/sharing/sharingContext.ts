@@ -5,7 +5,7 @@
 import { AppError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing, type NodeSharingState, type NodeSharingEvent, type PeerMetadata, type SharedNetwork, type SharedNode, type SharedOrganization } from '../../domain/sharing/nodeSharing.ts';
 import { listOrganizations } from '../../projections/organizations.ts';
-import { listConsortiumNetworks } from '../../projections/consortiumNetworks.ts';
+import { listConsortiumNetworks } from '../../projections/consortium/consortiumNetworks.ts';
 import type { DerSigner, SharingDeps, SharingTls } from '../../domain/sharing/sharingPorts.ts';
 import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';

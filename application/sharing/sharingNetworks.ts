@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import { listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 
 /** A consortium network of this instance by its channel name (a channel shared by a peer is recorded once). */
 export async function getConsortiumNetworkByChannel(pool: pg.Pool, channelName: string): Promise<ConsortiumNetworkRow | null> {

@@ -5,10 +5,10 @@
 // (it embeds this instance's certificates).
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { TEMPLATE_VERSION, placeholder, type NetworkTemplate, type TemplateVariable } from '../../domain/templates/networkTemplate.ts';
-import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
-import { consortiumNetworkMembers, getConsortiumNetwork, type ConsortiumNetworkRow } from '../../projections/consortiumNetworks.ts';
+import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
+import { consortiumNetworkMembers, getConsortiumNetwork, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
-import { listEvmContracts, type EvmContractRow } from '../../projections/evmContracts.ts';
+import { listEvmContracts, type EvmContractRow } from '../../projections/evm/evmContracts.ts';
 import type { AppDeps } from '../deps.ts';
 
 /** Fabric's default channel policies, as the genesis block this service builds has them. */

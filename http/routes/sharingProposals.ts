@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { proposeConfigUpdate, signProposal, submitProposal } from '../../application/sharing/configProposals.ts';
 import { sharingState } from '../../application/sharing/sharingContext.ts';
-import { shareChaincode } from '../sharing/sharedChaincodes.ts';
+import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 
 const tags = ['node sharing'];

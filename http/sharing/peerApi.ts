@@ -12,7 +12,7 @@ import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
 import { runCommand } from '../../application/commands.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { receiveProposal, receiveSignatures } from '../../application/sharing/configProposals.ts';
-import { receiveChaincode, receiveChaincodeCommitted } from './sharedChaincodes.ts';
+import { receiveChaincode, receiveChaincodeCommitted } from '../../application/sharing/sharedChaincodes.ts';
 import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from '../../application/sharing/sharingContext.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;

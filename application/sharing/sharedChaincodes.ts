@@ -12,15 +12,15 @@ import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
 import { getChaincode } from '../../projections/consortium/consortiumChaincodes.ts';
-import { runCommand } from '../../application/commands.ts';
-import type { CommandInput } from '../../application/keys/keyCreation.ts';
-import { chaincodeOr404, chaincodeRecord, commitOn, heldOrganizations, joinedPeers, peerAccess } from '../../application/consortium/consortiumChaincodeSteps.ts';
-import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { registerChaincode } from '../../application/consortium/consortiumChaincodeDeploy.ts';
-import { consortiumNetworkOr404 } from '../../application/consortium/consortiumChannelAccess.ts';
-import { Collection, SourceFile } from '../routes/consortium/consortiumChaincodes.ts';
-import { getConsortiumNetworkByChannel } from '../../application/sharing/sharingNetworks.ts';
-import { post } from '../../application/sharing/configProposals.ts';
+import { runCommand } from '../commands.ts';
+import type { CommandInput } from '../keys/keyCreation.ts';
+import { chaincodeOr404, chaincodeRecord, commitOn, heldOrganizations, joinedPeers, peerAccess } from '../consortium/consortiumChaincodeSteps.ts';
+import { consortiumOf } from '../consortium/consortiumContext.ts';
+import { registerChaincode } from '../consortium/consortiumChaincodeDeploy.ts';
+import { consortiumNetworkOr404 } from '../consortium/consortiumChannelAccess.ts';
+import { Collection, SourceFile } from '../../http/routes/consortium/consortiumChaincodes.ts';
+import { getConsortiumNetworkByChannel } from './sharingNetworks.ts';
+import { post } from './configProposals.ts';
 
 /** What travels: the definition and the source, nothing else. */
 const SharedChaincodeBody = Type.Object({
