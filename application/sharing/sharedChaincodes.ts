@@ -18,7 +18,7 @@ import { chaincodeOr404, chaincodeRecord, commitOn, heldOrganizations, joinedPee
 import { consortiumOf } from '../consortium/consortiumContext.ts';
 import { registerChaincode } from '../consortium/consortiumChaincodeDeploy.ts';
 import { consortiumNetworkOr404 } from '../consortium/consortiumChannelAccess.ts';
-import { Collection, SourceFile } from '../../http/routes/consortium/consortiumChaincodes.ts';
+import { Collection, SourceFile } from '../consortium/chaincodeSchemas.ts';
 import { getConsortiumNetworkByChannel } from './sharingNetworks.ts';
 import { post } from './configProposals.ts';
 

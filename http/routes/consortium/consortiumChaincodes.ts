@@ -6,19 +6,10 @@ import { defineRoute } from '../../route.ts';
 import { listChaincodes, type ChaincodeRow } from '../../../projections/consortium/consortiumChaincodes.ts';
 import { chaincodeOr404, approveFor, commitOn, installOn } from '../../../application/consortium/consortiumChaincodeSteps.ts';
 import { deployChaincode, registerChaincode, runTransaction } from '../../../application/consortium/consortiumChaincodeDeploy.ts';
+import { Collection, SourceFile } from '../../../application/consortium/chaincodeSchemas.ts';
 
 const tags = ['chaincode'];
 
-export const SourceFile = Type.Object({ path: Type.String({ minLength: 1, maxLength: 200 }), content: Type.String({ maxLength: 1_000_000 }) }, { additionalProperties: false });
-export const Collection = Type.Object({
-  name: Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$' }),
-  policy: Type.String({ minLength: 1, maxLength: 2000, description: "member organizations: OR('Org1MSP.member','Org2MSP.member')" }),
-  requiredPeerCount: Type.Integer({ minimum: 0, maximum: 100 }),
-  maxPeerCount: Type.Integer({ minimum: 0, maximum: 100 }),
-  blockToLive: Type.Integer({ minimum: 0 }),
-  memberOnlyRead: Type.Boolean(),
-  memberOnlyWrite: Type.Boolean(),
-}, { additionalProperties: false });
 const ChaincodeBody = Type.Object({
   networkId: Type.Integer({ minimum: 1, description: 'the consortium network (channel) the chaincode is defined on' }),
   name: Type.String({ minLength: 1, maxLength: 128, description: 'Fabric chaincode name: letters and digits, groups joined by "-" or "_"' }),
