@@ -31,7 +31,7 @@ import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
-import { evmNodeOperations } from '../sagas/evmNodeTarget.ts';
+import { evmNodeOperations } from '../sagas/evm/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
