@@ -8,7 +8,7 @@ import { WrongExpectedVersionError } from '../domain/shared/errors.ts';
 import { passwordPolicyIssues } from '../domain/users/passwordPolicy.ts';
 import type { Projector } from '../projections/projector.ts';
 import type { PasswordHasher } from '../domain/users/ports.ts';
-import type { Logger } from '../http/deps.ts';
+import type { Logger } from '../application/deps.ts';
 
 export interface BootstrapInput {
   store: EventStore;

@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Edition } from '../http/deps.ts';
+import type { Edition } from '../application/deps.ts';
 
 export interface Config {
   port: number;

@@ -1,5 +1,6 @@
-// Regenerates the generated parts of README.md (configuration table, permission table) from the
-// code, so the README stays true: `npm run readme`. A test fails when they are out of date.
+// Regenerates the generated parts of the documentation from the code, so it stays true: the
+// configuration table of README.md and the permission table of docs/authentication.md
+// (`npm run readme`). A test fails when they are out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { configEntries } from './config.ts';
 import { permissionTableMarkdown } from '../domain/users/permissions.ts';
@@ -16,6 +17,13 @@ export function generatedSections(): Record<string, string> {
   return { 'config-table': configTableMarkdown(), 'permission-table': permissionTableMarkdown() };
 }
 
+/** Which file holds which generated section. */
+export const generatedFiles: Record<string, string[]> = {
+  'README.md': ['config-table'],
+  'docs/authentication.md': ['permission-table'],
+};
+
+/** The text with every generated section it holds brought up to date. */
 export function renderReadme(text: string): string {
   let out = text;
   for (const [name, body] of Object.entries(generatedSections())) {
@@ -25,7 +33,8 @@ export function renderReadme(text: string): string {
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  const text = readFileSync('README.md', 'utf8');
-  writeFileSync('README.md', renderReadme(text));
-  process.stdout.write('README.md regenerated\n');
+  for (const file of Object.keys(generatedFiles)) {
+    writeFileSync(file, renderReadme(readFileSync(file, 'utf8')));
+    process.stdout.write(`${file} regenerated\n`);
+  }
 }

@@ -3,7 +3,7 @@
 // community; the sharing routes then answer 503 (pro) or 403 (community).
 import https from 'node:https';
 import type { Config } from './config.ts';
-import type { AppDeps, Logger } from '../http/deps.ts';
+import type { AppDeps, Logger } from '../application/deps.ts';
 import { createSharingDeps } from '../adapters/sharing/sharingDeps.ts';
 import { loadOrCreateInstanceTls } from '../adapters/sharing/sharingTls.ts';
 import { peerApi } from '../http/sharing/peerApi.ts';

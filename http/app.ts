@@ -5,25 +5,16 @@ import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import { randomUUID } from 'node:crypto';
 import type { RouteDef } from './route.ts';
-import type { AppDeps } from './deps.ts';
-import type { Identity } from './identity.ts';
+import type { AppDeps } from '../application/deps.ts';
+import type { Identity } from '../application/identity.ts';
 import { errorBody, errorMiddleware } from './errors.ts';
 import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
 import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serviceMetrics.ts';
+import type { AccessControl } from './accessControlPort.ts';
 import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
-
-/** Authentication and authorization, supplied by http/auth (identity issue) or left out. */
-export interface AccessControl {
-  /** Resolve credentials to an identity; null when none were sent. Throws UnauthenticatedError on bad ones. */
-  authenticate(ctx: Koa.Context, deps: AppDeps): Promise<Identity | null>;
-  /** Throws ForbiddenError (and records the denial) when the identity lacks the permission. */
-  authorize(identity: Identity, route: RouteDef, ctx: Koa.Context, deps: AppDeps): Promise<void>;
-  /** Called after every request (audit of failures, sessions). */
-  after?(ctx: Koa.Context, route: RouteDef, deps: AppDeps): Promise<void>;
-}
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;

@@ -1,12 +1,12 @@
 // A node's output for the logs route and its WebSocket follow, whatever its platform; key
 // material is masked by the engines.
-import type { AppDeps } from './deps.ts';
+import type { AppDeps } from '../application/deps.ts';
 import type { LogFollower } from '../domain/nodes/nodeEngine.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
 import type { NodeRow } from '../projections/nodes.ts';
-import { evmOf, nodeTarget } from './evm/evmContext.ts';
-import { consortiumOf } from './consortium/consortiumContext.ts';
-import { consortiumNodeRecord } from './consortium/consortiumNodeView.ts';
+import { evmOf, nodeTarget } from '../application/evm/evmContext.ts';
+import { consortiumOf } from '../application/consortium/consortiumContext.ts';
+import { consortiumNodeRecord } from '../application/consortium/consortiumNodeRecord.ts';
 
 type Source = { logs(tail: number): Promise<string[]>; follow(onLine: (line: string) => void, tail: number): Promise<LogFollower> };
 

@@ -8,12 +8,12 @@ import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { WebSocketServer } from 'ws';
-import type { AccessControl } from './app.ts';
-import type { AppDeps } from './deps.ts';
+import type { AccessControl } from './accessControlPort.ts';
+import type { AppDeps } from '../application/deps.ts';
 import type { RouteDef } from './route.ts';
 import { errorBody } from './errors.ts';
 import { NotFoundError, UnauthenticatedError } from '../domain/shared/errors.ts';
-import { nodeOr404 } from './evm/evmContext.ts';
+import { nodeOr404 } from '../application/evm/evmContext.ts';
 import { nodeLogSource } from './nodeLogs.ts';
 
 const LOGS_PATH = /^\/api\/v1\/nodes\/([0-9]{1,9})\/logs\/?$/;

@@ -3,8 +3,8 @@
 // (http/openapi.ts), so the two cannot drift.
 import type { Static, TSchema } from '@sinclair/typebox';
 import type Koa from 'koa';
-import type { AppDeps } from './deps.ts';
-import type { Identity } from './identity.ts';
+import type { AppDeps } from '../application/deps.ts';
+import type { Identity } from '../application/identity.ts';
 
 /** `PUBLIC` needs no credentials; otherwise a named permission of domain/users/permissions.ts. */
 export type RoutePermission = 'PUBLIC' | string;

@@ -6,8 +6,8 @@
 //                         presents its own scrape token
 //   metricsOpenApiPaths   their entries in the OpenAPI document
 import type Koa from 'koa';
-import type { AccessControl } from './app.ts';
-import type { AppDeps } from './deps.ts';
+import type { AccessControl } from './accessControlPort.ts';
+import type { AppDeps } from '../application/deps.ts';
 import type { RouteDef } from './route.ts';
 import { AppError, NotFoundError, UnauthenticatedError, ValidationError } from '../domain/shared/errors.ts';
 

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import type { Projection, SqlStatement } from './projection.ts';
 import { registerOrganizationUsageCheck } from './organizations.ts';
-import type { NodeConfig, NodeRecord, NodeStatus } from '../domain/nodes/node.ts';
+import type { NodeStatus } from '../domain/nodes/node.ts';
+import type { NodeConfig, NodeRecord } from '../domain/nodes/nodeRecord.ts';
 import type { ConsortiumNodeConfig } from '../domain/consortium/consortiumNode.ts';
 import type { EvmNodeConfig } from '../domain/evm/evmNode.ts';
 

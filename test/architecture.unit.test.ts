@@ -8,9 +8,15 @@ const allowed: Record<string, string[]> = {
   domain: ['domain'],
   projections: ['projections', 'domain'],
   adapters: ['adapters', 'domain'],
-  sagas: ['sagas', 'domain', 'adapters'],
-  http: ['http', 'domain', 'projections'],
+  // Use cases reach adapters only through the ports in AppDeps, wired by bin/.
+  application: ['application', 'domain', 'projections'],
+  sagas: ['sagas', 'domain', 'adapters', 'application'],
+  http: ['http', 'domain', 'projections', 'application'],
 };
+
+// The layers whose files take part in the import graph checked for circles (bin/ too: the
+// composition root must not be imported back).
+const layers = [...Object.keys(allowed), 'bin'];
 
 function files(dir: string): string[] {
   let out: string[] = [];
@@ -28,24 +34,61 @@ function files(dir: string): string[] {
   return out;
 }
 
+const importPattern = /(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g;
+
+function relativeImports(file: string): string[] {
+  const src = readFileSync(file, 'utf8');
+  return [...src.matchAll(importPattern)].map((m) => path.normalize(path.join(path.dirname(file), m[1])));
+}
+
+/** Every elementary circle found by a depth-first search over the relative-import graph, each
+ * listed once, starting from its alphabetically first file. */
+function importCircles(): string[][] {
+  const graph = new Map<string, string[]>();
+  for (const top of layers) for (const file of files(top)) graph.set(file, relativeImports(file).filter((t) => t.endsWith('.ts')));
+  const circles = new Map<string, string[]>();
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === 'open') {
+        const circle = stack.slice(stack.indexOf(next));
+        const first = circle.indexOf([...circle].sort()[0]);
+        const rotated = [...circle.slice(first), ...circle.slice(0, first)];
+        circles.set(rotated.join(' -> '), rotated);
+      } else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return [...circles.values()];
+}
+
 function violations(): string[] {
   const bad: string[] = [];
   for (const [top, ok] of Object.entries(allowed)) {
     for (const file of files(top)) {
-      const src = readFileSync(file, 'utf8');
-      for (const m of src.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g)) {
-        const target = path.normalize(path.join(path.dirname(file), m[1]));
+      for (const target of relativeImports(file)) {
         const targetTop = target.split(path.sep)[0];
-        if (!ok.includes(targetTop)) bad.push(`${file} imports ${m[1]} (${targetTop}/ is not allowed from ${top}/)`);
+        if (!ok.includes(targetTop)) bad.push(`${file} imports ${target} (${targetTop}/ is not allowed from ${top}/)`);
       }
     }
   }
   return bad;
 }
 
-test('domain, projections, adapters, sagas and http import only what DESIGN.md allows', () => {
+test('domain, projections, adapters, application, sagas and http import only what DESIGN.md allows', () => {
   const bad = violations();
   assert.equal(bad, [], bad.join('\n'));
+});
+
+test('no import circle anywhere outside test/', () => {
+  const circles = importCircles().map((c) => [...c, c[0]].join(' -> '));
+  assert.equal(circles, [], `import circles:\n${circles.join('\n')}`);
 });
 
 test('domain/ imports no I/O modules', () => {

@@ -12,7 +12,7 @@
 // and grep only, so they run on the host and in the local images (.ci/docker.sh).
 import path from 'node:path';
 import type { NodeFile } from '../../domain/nodes/nodeEngine.ts';
-import type { ExternalBuilder } from './peerLaunch.ts';
+import type { ExternalBuilder } from './externalBuilder.ts';
 
 export const CCAAS_BUILDER_DIR = 'builders/ccaas';
 

@@ -25,7 +25,8 @@ import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VAR
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
-import { assertNodeConfig, fabricDisplayName, peerLaunchSpec, type ExternalBuilder } from './peerLaunch.ts';
+import { assertNodeConfig, fabricDisplayName, peerLaunchSpec } from './peerLaunch.ts';
+import type { ExternalBuilder } from './externalBuilder.ts';
 import { ordererLaunchSpec } from './ordererLaunch.ts';
 
 export interface ConsortiumNodeRuntimeOptions {

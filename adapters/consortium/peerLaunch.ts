@@ -20,17 +20,10 @@ import { fabricConfigWith, type FabricSetting } from './fabricConfigYaml.ts';
 import { mspPaths, nodeMspFiles } from './fabricMsp.ts';
 import { nodeConfigIssues, nodePorts, splitEndpoint } from './fabricNodeConfig.ts';
 import { ccaasBuilder, ccaasBuilderFiles } from './ccaasBuilder.ts';
+import type { ExternalBuilder } from './externalBuilder.ts';
 
 export const PEER_CONFIG_FILE = 'core.yaml';
 export const FABRIC_DATA_DIR = 'data';
-
-/** An entry of chaincode.externalBuilders (core.yaml): a builder directory with bin/detect, build, release. */
-export interface ExternalBuilder {
-  name: string;
-  /** Absolute path of the builder directory, as the peer sees it. */
-  path: string;
-  propagateEnvironment?: string[];
-}
 
 export interface FabricLaunchDeps {
   dataDir: string;

@@ -26,9 +26,9 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { UnavailableError } from '../../domain/shared/errors.ts';
-import { anvilHardforkFor, gasPricingOf, type EvmGenesisFile } from '../../domain/networks/evmGenesis.ts';
-import type { EvmGenesisSettings } from '../../domain/networks/evmGenesisInput.ts';
-import type { AnvilHardfork } from '../../domain/networks/genesisBlockHash.ts';
+import { anvilHardforkFor, gasPricingOf, type EvmGenesisFile } from '../../domain/evm/evmGenesis.ts';
+import type { EvmGenesisSettings } from '../../domain/evm/evmGenesisInput.ts';
+import type { AnvilHardfork } from '../../domain/evm/genesisBlockHash.ts';
 import { evmJsonRpc } from './jsonRpc.ts';
 import { dropPlaceholderGenesisBlocks } from './anvilStateFile.ts';
 

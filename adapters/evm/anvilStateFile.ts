@@ -18,7 +18,7 @@
 // JSON.parse/stringify round trip would round.
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { UnavailableError } from '../../domain/shared/errors.ts';
-import { genesisField, genesisFixedBytes, genesisQuantity, type GenesisJson } from '../../domain/networks/genesisJson.ts';
+import { genesisField, genesisFixedBytes, genesisQuantity, type GenesisJson } from '../../domain/evm/genesisJson.ts';
 
 /** The block 0 fields anvil takes from the genesis file (the rest come from its flags). */
 export interface AnvilGenesisMarks {

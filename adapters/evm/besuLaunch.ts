@@ -32,11 +32,11 @@ import { nodeKey as engineKeyOf } from '../../domain/nodes/node.ts';
 import { type EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
 import type { EvmNetworkCreatedData, EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import type { EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
-import { besuCommandWithConfigFile, besuConfigToml, besuOptions, type BesuOptions } from '../../domain/networks/besuConfig.ts';
-import { enodeUrl } from '../../domain/networks/enode.ts';
+import { besuCommandWithConfigFile, besuConfigToml, besuOptions, type BesuOptions } from '../../domain/evm/besuConfig.ts';
+import { enodeUrl } from '../../domain/evm/enode.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
-import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
+import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 
 export const BESU_KEY_FILE = 'key';
 export const BESU_CONFIG_FILE = 'config.toml';

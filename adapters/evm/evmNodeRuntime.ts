@@ -23,7 +23,7 @@ import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './an
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc } from './jsonRpc.ts';
-import { isBft } from '../../domain/networks/evmConsensus.ts';
+import { isBft } from '../../domain/evm/evmConsensus.ts';
 
 export interface EvmNodeRuntimeOptions {
   dataDir: string;

@@ -2,7 +2,6 @@
 // state change is an entry through its own event; denied requests, failed logins and
 // sensitive reads are recorded as events of their own (AccessDenied, LoginFailed, ...).
 import type { RecordedEvent, JsonValue } from '../shared/eventStore.ts';
-import { describeConsortiumNetworkEvent } from '../consortium/consortiumAuditDescribers.ts';
 import { WITHHELD_EVENT_TYPE } from '../shared/eventChain.ts';
 
 export type AuditStatus = 'success' | 'failed' | 'denied';
@@ -20,7 +19,8 @@ export interface AuditFields {
   details: JsonValue | null;
 }
 
-type Describer = (e: RecordedEvent) => Partial<AuditFields> | null;
+export type AuditDescriber = (e: RecordedEvent) => Partial<AuditFields> | null;
+type Describer = AuditDescriber;
 
 const SECRET_KEY = /password|secret|token|private|keyhash|passphrase|unseal|credential/i;
 
@@ -72,8 +72,10 @@ const describers: Record<string, Describer> = {
   AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission } }),
   RequestFailed: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'failed', errorMessage: str(e.data.message), details: { code: e.data.code } }),
   SensitiveRead: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'key', resourceId: str(e.data.resourceId), resourceName: str(e.data.resourceName), details: (e.data.details as JsonValue) ?? null }),
-  NetworkCreated: (e) => (e.streamId !== 'evm-networks' ? describeConsortiumNetworkEvent(e) : { action: 'CREATE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name), after: { type: 'evm', client: e.data.client, engine: e.data.engine, genesisBlockHash: e.data.genesisBlockHash, validators: ((e.data.validators as Array<{ address: string }>) ?? []).map((v) => v.address) } }),
-  NetworkDeleted: (e) => (e.streamId !== 'evm-networks' ? describeConsortiumNetworkEvent(e) : { action: 'DELETE', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name) }),
+  // Every platform has its own network directory stream and describes its networks itself
+  // (registerStreamAuditDescriber); a network event of any other stream is not an entry.
+  NetworkCreated: () => null,
+  NetworkDeleted: () => null,
   NodeCreated: (e) => ({ action: 'CREATE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), after: { networkId: e.data.networkId, role: e.data.role, client: e.data.client, engine: e.data.engine, config: e.data.config as JsonValue } }),
   NodeStartRequested: (e) => ({ action: e.data.restart ? 'RESTART' : 'START', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name) }),
   NodeStarted: (e) => ({ action: 'STARTED', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), details: { pid: e.data.pid, containerId: e.data.containerId } }),
@@ -92,6 +94,13 @@ export function registerAuditDescriber(eventType: string, d: Describer): void {
   describers[eventType] = d;
 }
 
+/** Describers for one event type of one stream, ahead of the type's own: how each platform
+ * describes the events of its directory stream (NetworkCreated is every platform's type). */
+const streamDescribers = new Map<string, Describer>();
+export function registerStreamAuditDescriber(streamId: string, eventType: string, d: Describer): void {
+  streamDescribers.set(`${streamId}\n${eventType}`, d);
+}
+
 const verbs: Array<[RegExp, string]> = [
   [/Created$|Added$|Imported$|Registered$|Installed$/, 'CREATE'],
   [/Deleted$|Removed$/, 'DELETE'],
@@ -102,8 +111,9 @@ const verbs: Array<[RegExp, string]> = [
 /** The audit fields of an event, or null for internal bookkeeping events. */
 export function describeForAudit(e: RecordedEvent): AuditFields | null {
   if (internal.has(e.type)) return null;
-  const d = describers[e.type]?.(e);
-  if (describers[e.type] && d === null) return null;
+  const describer = streamDescribers.get(`${e.streamId}\n${e.type}`) ?? (describers[e.type] as Describer | undefined);
+  const d = describer?.(e);
+  if (describer && d === null) return null;
   const prefix = e.streamId.replace(/-\d+$/, '').replace(/-[0-9a-f-]{36}$/, '');
   const base: AuditFields = {
     action: verbs.find(([re]) => re.test(e.type))?.[1] ?? 'UPDATE',

@@ -1,6 +1,6 @@
 // How consortium network events read in the audit log: the network as the resource, never the
 // genesis block itself (it is in the network's record and served by channel-config).
-import { registerAuditDescriber } from '../audit/auditEntry.ts';
+import { registerAuditDescriber, registerStreamAuditDescriber } from '../audit/auditEntry.ts';
 import type { RecordedEvent } from '../shared/eventStore.ts';
 import { CONSORTIUM_NETWORKS_STREAM } from './consortiumNetwork.ts';
 
@@ -14,12 +14,13 @@ export function registerConsortiumAuditDescribers(): void {
   registerAuditDescriber('NetworkNodeJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'node.joined', nodeId: d(e).nodeId, role: d(e).role, mspId: d(e).mspId } }));
   registerAuditDescriber('NetworkOrganizationJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'network.organization.joined', mspId: d(e).mspId } }));
   registerAuditDescriber('AnchorPeersUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), after: { mspId: d(e).mspId, anchorPeers: d(e).anchorPeers, configSequence: d(e).configSequence } }));
+  registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkCreated', describeConsortiumNetworkEvent);
+  registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkDeleted', describeConsortiumNetworkEvent);
   registerAuditDescriber('NetworkUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), after: { change: d(e).change, configSequence: d(e).configSequence, signedBy: d(e).signedBy } }));
 }
 
-/** NetworkCreated / NetworkDeleted of the consortium directory stream (the evm ones are described in auditEntry.ts). */
-export function describeConsortiumNetworkEvent(e: RecordedEvent) {
-  if (e.streamId !== CONSORTIUM_NETWORKS_STREAM) return null;
+/** NetworkCreated / NetworkDeleted of the consortium directory stream (the evm ones are described in domain/evm/evmAuditDescribers.ts). */
+function describeConsortiumNetworkEvent(e: RecordedEvent) {
   if (e.type === 'NetworkDeleted') return { action: 'NETWORK_DELETE', ...net(e), resourceName: str(d(e).name) };
   return {
     action: 'NETWORK_CREATE', ...net(e), resourceName: str(d(e).name),

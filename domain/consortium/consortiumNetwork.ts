@@ -6,7 +6,7 @@
 // genesis_created (SPEC: readiness is per node).
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
-import { assertNetworkName } from '../evm/evmNetwork.ts';
+import { assertNetworkName } from '../networks/networkName.ts';
 
 export const CONSORTIUM_NETWORKS_STREAM = 'consortium-networks';
 export const CONSORTIUM_NETWORK_STATUS = 'genesis_created';

@@ -5,11 +5,11 @@
 // key-provider handles of the keys the service generated for them).
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
-import type { EvmGenesisFile } from '../networks/evmGenesis.ts';
-import type { EvmGenesisSettings } from '../networks/evmGenesisInput.ts';
+import { assertNetworkName } from '../networks/networkName.ts';
+import type { EvmGenesisFile } from './evmGenesis.ts';
+import type { EvmGenesisSettings } from './evmGenesisInput.ts';
 
 export const EVM_NETWORKS_STREAM = 'evm-networks';
-const NAME = /^[A-Za-z0-9-]{1,64}$/;
 
 export interface EvmValidator {
   address: string;
@@ -48,15 +48,6 @@ export type EvmNetworkCommand =
 
 export interface EvmNetworkDirectory {
   networks: Record<number, { name: string }>;
-}
-
-/** The SPEC rule for network names: alphanumerics and hyphens only (400 otherwise). */
-export function assertNetworkName(name: string): void {
-  if (!NAME.test(name)) {
-    throw new ValidationError('Network name may contain only letters, digits and hyphens (1-64 characters).', [
-      { field: 'name', message: 'only alphanumeric characters and hyphens, 1-64 characters' },
-    ]);
-  }
 }
 
 export const evmNetworks: Decider<EvmNetworkDirectory, EvmNetworkCommand, EvmNetworkEvent> = {

@@ -6,14 +6,10 @@
 // domain/consortium/consortiumNode.ts); how it lives does not.
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
-import type { EvmNodeCreatedData } from '../evm/evmNode.ts';
-import type { ConsortiumChaincodeNodeCreatedData, ConsortiumNodeCreatedData } from '../consortium/consortiumNode.ts';
+import type { NodeConfig, NodeRecord } from './nodeRecord.ts';
 
 export type NodeStatus = 'created' | 'starting' | 'running' | 'stopping' | 'stopped' | 'error' | 'down';
 
-export type NodeRecord = EvmNodeCreatedData | ConsortiumNodeCreatedData | ConsortiumChaincodeNodeCreatedData;
-type NodeConfigOf<R extends NodeRecord> = R['config'];
-export type NodeConfig = NodeConfigOf<EvmNodeCreatedData> | NodeConfigOf<ConsortiumNodeCreatedData> | NodeConfigOf<ConsortiumChaincodeNodeCreatedData>;
 type Named<C> = C & { name: string };
 
 export type NodeEvent =

@@ -2,7 +2,7 @@
 // platform builds these from the node's record (evm: sagas/evmNodeTarget.ts, consortium:
 // sagas/consortium/consortiumNodeOperations.ts), so the sagas themselves stay neutral.
 import type { NodeStatus as EngineNodeStatus } from './nodeEngine.ts';
-import type { NodeRecord } from './node.ts';
+import type { NodeRecord } from './nodeRecord.ts';
 
 /** What a probe of a running node saw; null where the platform has no such figure. */
 export interface NodeReading {

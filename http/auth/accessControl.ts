@@ -2,9 +2,9 @@
 // permission, narrowed by an API key's scopes). Every 403 is recorded as an AccessDenied
 // event; a failed write is recorded as RequestFailed, so the audit log shows both.
 import type Koa from 'koa';
-import type { AccessControl } from '../app.ts';
-import type { AppDeps } from '../deps.ts';
-import type { Identity } from '../identity.ts';
+import type { AccessControl } from '../accessControlPort.ts';
+import type { AppDeps } from '../../application/deps.ts';
+import type { Identity } from '../../application/identity.ts';
 import type { RouteDef } from '../route.ts';
 import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';

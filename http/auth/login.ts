@@ -2,7 +2,7 @@
 // answers (no response tells whether a username exists), a verify cache for Basic.
 import type Koa from 'koa';
 import { createHash } from 'node:crypto';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';

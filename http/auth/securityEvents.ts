@@ -2,7 +2,7 @@
 // reads). They are events like any other, so the audit log and its hash chain cover them.
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import type { RouteInput } from '../route.ts';
-import { requestMetadata } from '../commands.ts';
+import { requestMetadata } from '../../application/commands.ts';
 
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 

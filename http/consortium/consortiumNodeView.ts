@@ -2,12 +2,13 @@
 // name, status, block_height, peer_count, uptime_seconds) plus its organization, Fabric
 // endpoints, keys and the networks (channels) it belongs to.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
-import { isChaincodeServer, isOrdererConfig, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig, type ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
-import { nodeNetworks } from '../../projections/consortiumNetworks.ts';
-import { consortiumOf } from './consortiumContext.ts';
+import { isChaincodeServer, isOrdererConfig, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig } from '../../domain/consortium/consortiumNode.ts';
+import { nodeNetworks } from '../../projections/consortium/consortiumNetworks.ts';
+import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
+import { consortiumNodeRecord } from '../../application/consortium/consortiumNodeRecord.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 
 const Str = Type.Union([Type.String(), Type.Null()]);
@@ -39,13 +40,6 @@ export const ConsortiumNodeViewSchema = Type.Object({
   created_at: Type.String(),
   updated_at: Type.String(),
 });
-
-export async function consortiumNodeRecord(deps: AppDeps, row: NodeRow): Promise<ConsortiumNodeCreatedData | null> {
-  const events = await deps.store.readStream(`node-${row.id}`);
-  const created = events.find((e) => e.type === 'NodeCreated');
-  if (!created || created.data.platform !== 'CONSORTIUM') return null;
-  return { ...(created.data as unknown as ConsortiumNodeCreatedData), name: row.name, config: row.consortiumConfig! };
-}
 
 export async function consortiumNodeView(deps: AppDeps, row: NodeRow, opts: { live?: boolean; observation?: NodeObservation | null } = {}) {
   const c = row.consortiumConfig!;

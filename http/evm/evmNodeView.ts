@@ -3,10 +3,10 @@
 // live from the node's JSON-RPC, bounded by a short timeout; lists take them from the health
 // monitor's last reading (last_probe), so a node that hangs slows no list.
 import { Type } from '@sinclair/typebox';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
-import { getEvmNetwork } from '../../projections/evmNetworks.ts';
-import { evmOf, targetOf } from './evmContext.ts';
+import { getEvmNetwork } from '../../projections/evm/evmNetworks.ts';
+import { evmOf, targetOf } from '../../application/evm/evmContext.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 
 const Int = Type.Union([Type.Integer(), Type.Null()]);

@@ -6,7 +6,7 @@ import { getKey } from '../../projections/keys.ts';
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';
 import type { RouteResult } from '../route.ts';
 import { keySpecFromInput, algorithmLabel } from './keySpecInput.ts';
-import { createKey, type CommandInput } from './keyCreation.ts';
+import { createKey, type CommandInput } from '../../application/keys/keyCreation.ts';
 
 export const CertificateSchema = Type.Object({
   pem: Type.String(),

@@ -8,7 +8,7 @@
 //     provider can be written out: a Vault or KMS key is a 422 saying so.
 // Resolving reads only; the files are written by writeSourceFiles once the parameters passed
 // the descriptor's schema, so a refused deploy leaves nothing behind.
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { PluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';
 import type { VolumeMount } from '../../domain/plugins/pluginTemplate.ts';
 import type { PluginFile } from '../../domain/plugins/pluginPorts.ts';

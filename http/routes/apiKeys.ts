@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { apiKeyStream, apiKeys } from '../../domain/users/apiKeys.ts';

@@ -4,7 +4,7 @@ import { Page, PageQuery, page } from '../pagination.ts';
 import { getAuditEntry, listAuditLog } from '../../projections/auditLog.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { MAX_RETENTION_DAYS } from '../../domain/settings/settings.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['audit'];
 const DateOrDateTime = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}([T ][0-9:.]+(Z|[+-]\\d{2}:?\\d{2})?)?$', description: 'YYYY-MM-DD or an ISO 8601 date-time (UTC when no offset)' });

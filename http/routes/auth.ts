@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type Koa from 'koa';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { PasswordSchema, RoleSchema, UserSchema } from './schemas.ts';
 import { attemptLogin } from '../auth/login.ts';
 import { SESSION_COOKIE } from '../auth/accessControl.ts';
@@ -11,7 +11,7 @@ import { USERS_STREAM, userDirectory } from '../../domain/users/userDirectory.ts
 import { rolePermissions } from '../../domain/users/permissions.ts';
 import { UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { getUser } from '../../projections/users.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['auth'];
 

@@ -2,7 +2,7 @@
 // include (everything, or chosen nodes) and retention applied after each successful run.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { backupScheduleStream, backupSchedules, type Retention } from '../../domain/backups/backupSchedules.ts';

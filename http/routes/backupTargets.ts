@@ -3,7 +3,7 @@
 // never in an answer, except a generated repository password, shown once at creation.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { backupTargetStream, backupTargets } from '../../domain/backups/backupTargets.ts';

@@ -2,7 +2,7 @@
 // status IN_PROGRESS; the backup saga runs restic and records COMPLETED or FAILED.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { backupStream, backups } from '../../domain/backups/backups.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { DATABASE_PROVIDER_ID, keyProviderStream, keyProviders } from '../../domain/keyProviders/keyProviders.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { keyStream, keys, type CertificateProfileData } from '../../domain/keys/keys.ts';
@@ -10,11 +10,11 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProviders.ts';
 import { getOrganization } from '../../projections/organizations.ts';
-import { networksUsingKey } from '../../projections/evmNetworks.ts';
+import { networksUsingKey } from '../../projections/evm/evmNetworks.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
-import { requestMetadata } from '../commands.ts';
+import { requestMetadata } from '../../application/commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
-import { caCrl, revokeCertificate } from '../keys/certificateRevocation.ts';
+import { caCrl, revokeCertificate } from '../../application/keys/certificateRevocation.ts';
 import { keyUsageInfo, SignBody, SignDataBody, SignDataResponse } from '../keys/keySchemas.ts';
 import type { RouteInput } from '../route.ts';
 

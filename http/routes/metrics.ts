@@ -3,9 +3,9 @@
 // managed nodes through file-based discovery, and each node's figures read back from it.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { METRICS_STACK_DEFAULTS, METRICS_STACK_STREAM, metricsStack, type MetricsStackCommand, type MetricsStackSettings, type MetricsStackState } from '../../domain/metrics/metricsStack.ts';

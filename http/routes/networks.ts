@@ -3,26 +3,26 @@
 // validators as the chain reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
-import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evmNetworks.ts';
+import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
-import type { AppDeps } from '../deps.ts';
-import { evmOf, networkOr404, targetOf } from '../evm/evmContext.ts';
-import { createEvmNetwork, type EvmNetworkRequest } from '../evm/evmNetworkCreate.ts';
-import { awaitSettled, createEvmNode, networkNodes } from '../evm/evmNodeCreate.ts';
+import type { AppDeps } from '../../application/deps.ts';
+import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
+import { createEvmNetwork, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
+import { awaitSettled, createEvmNode, networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
-import { validatorVoteRoutes } from './validatorVotes.ts';
-import { startConsortiumNetwork } from './consortiumNetworks.ts';
-import { getConsortiumNetwork } from '../../projections/consortiumNetworks.ts';
+import { validatorVoteRoutes } from './evm/validatorVotes.ts';
+import { startConsortiumNetwork } from './consortium/consortiumNetworks.ts';
+import { getConsortiumNetwork } from '../../projections/consortium/consortiumNetworks.ts';
 import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
-import { gasPricingOf } from '../../domain/networks/evmGenesis.ts';
-import { listEvmContracts } from '../../projections/evmContracts.ts';
+import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
+import { listEvmContracts } from '../../projections/evm/evmContracts.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });

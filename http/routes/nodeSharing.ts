@@ -4,16 +4,16 @@
 import { Type } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { AppError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
-import { importSharedNetwork } from '../sharing/sharedNetworkImport.ts';
+import { importSharedNetwork } from '../../application/sharing/sharedNetworkImport.ts';
 import type { PinnedResponse } from '../../domain/sharing/sharingPorts.ts';
-import { INVITATION_AUDIENCE, instanceIdentity, localMetadata, peerRequestToken, receivedMetadata, sharingOf, sharingState } from '../sharing/sharingContext.ts';
-import type { AppDeps } from '../deps.ts';
+import { INVITATION_AUDIENCE, instanceIdentity, localMetadata, peerRequestToken, receivedMetadata, sharingOf, sharingState } from '../../application/sharing/sharingContext.ts';
+import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
@@ -9,11 +9,11 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getOrganization, getOrganizationByMspId, listOrganizations, organizationUsage } from '../../projections/organizations.ts';
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';
 import { getKey, listKeys } from '../../projections/keys.ts';
-import { createOrganization } from '../keys/organizationCreation.ts';
+import { createOrganization } from '../../application/keys/organizationCreation.ts';
 import { MAX_DOMAIN_LENGTH } from '../../domain/organizations/organizationCertificates.ts';
 import { keySpecFromInput } from '../keys/keySpecInput.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
-import { organizationCrl } from '../keys/certificateRevocation.ts';
+import { organizationCrl } from '../../application/keys/certificateRevocation.ts';
 
 const tags = ['organizations'];
 

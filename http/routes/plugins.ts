@@ -3,9 +3,9 @@
 // PluginUpdated, PluginEnabled (plugin.enabled), PluginDisabled (plugin.disabled), PluginRemoved.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import { AppError, NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
 import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
 import { checkPluginParameters, parsePluginDescriptor } from '../../domain/plugins/pluginDescriptor.ts';

@@ -3,7 +3,7 @@ import { defineRoute } from '../route.ts';
 import { dateBound, queryAudit } from './audit.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getUser } from '../../projections/users.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import type { ReportEntry } from '../../domain/audit/reports.ts';
 
 const tags = ['reports'];

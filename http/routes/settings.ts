@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { MAX_RETENTION_DAYS, SETTINGS_STREAM, choiceSettingSpecs, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
 import { currentSettings } from '../../projections/settings.ts';

@@ -3,10 +3,10 @@
 // submit here once the signatures are back.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { proposeConfigUpdate, signProposal, submitProposal } from '../sharing/configProposals.ts';
-import { sharingState } from '../sharing/sharingContext.ts';
-import { shareChaincode } from '../sharing/sharedChaincodes.ts';
-import { consortiumOf } from '../consortium/consortiumContext.ts';
+import { proposeConfigUpdate, signProposal, submitProposal } from '../../application/sharing/configProposals.ts';
+import { sharingState } from '../../application/sharing/sharingContext.ts';
+import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
+import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };

@@ -5,8 +5,8 @@ import { defineRoute } from '../route.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
-import { exportTemplate } from '../templates/templateExport.ts';
-import { resolveTemplate } from '../templates/templateBindings.ts';
+import { exportTemplate } from '../../application/templates/templateExport.ts';
+import { resolveTemplate } from '../../application/templates/templateBindings.ts';
 import { importConsortiumTemplate, importEvmTemplate } from '../templates/templateImport.ts';
 
 const tags = ['templates'];

@@ -1,12 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam, PasswordSchema, RoleSchema, UserSchema } from './schemas.ts';
 import { USERS_STREAM, assertUsername, userDirectory } from '../../domain/users/userDirectory.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getUser, listUsers } from '../../projections/users.ts';
-import type { AppDeps } from '../deps.ts';
+import type { AppDeps } from '../../application/deps.ts';
 import { passwordPolicyIssues } from '../../domain/users/passwordPolicy.ts';
 
 export function assertPassword(password: string, username: string, field = 'password'): void {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../commands.ts';
+import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';

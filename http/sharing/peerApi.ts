@@ -9,11 +9,11 @@ import { decodeJwt } from 'jose';
 import { AppError, EditionRequiredError, ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing, type SharedNode } from '../../domain/sharing/nodeSharing.ts';
 import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
-import { runCommand } from '../commands.ts';
-import type { AppDeps } from '../deps.ts';
-import { receiveProposal, receiveSignatures } from './configProposals.ts';
-import { receiveChaincode, receiveChaincodeCommitted } from './sharedChaincodes.ts';
-import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from './sharingContext.ts';
+import { runCommand } from '../../application/commands.ts';
+import type { AppDeps } from '../../application/deps.ts';
+import { receiveProposal, receiveSignatures } from '../../application/sharing/configProposals.ts';
+import { receiveChaincode, receiveChaincodeCommitted } from '../../application/sharing/sharedChaincodes.ts';
+import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from '../../application/sharing/sharingContext.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');

@@ -10,13 +10,13 @@ import type { RouteDef, RouteInput } from '../route.ts';
 import { getKey } from '../../projections/keys.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
-import { createEvmNetwork } from '../evm/evmNetworkCreate.ts';
-import { createConsortiumNetwork } from '../consortium/consortiumNetworkCreate.ts';
+import { createEvmNetwork } from '../../application/evm/evmNetworkCreate.ts';
+import { createConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
 import { networkRoutes } from '../routes/networks.ts';
-import { consortiumNetworkRoutes } from '../routes/consortiumNetworks.ts';
-import { contractRoutes } from '../routes/contracts.ts';
-import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
-import type { ResolvedTemplate } from './templateBindings.ts';
+import { consortiumNetworkRoutes } from '../routes/consortium/consortiumNetworks.ts';
+import { contractRoutes } from '../routes/evm/contracts.ts';
+import { DEFAULT_CHANNEL_POLICIES } from '../../application/templates/templateExport.ts';
+import type { ResolvedTemplate } from '../../application/templates/templateBindings.ts';
 
 type Input = RouteInput<unknown, unknown, unknown>;
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Wallet } from 'ethers';
-import { createEvmGenesis } from '../../domain/networks/evmGenesis.ts';
+import { createEvmGenesis } from '../../domain/evm/evmGenesis.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { installBesu } from './besuStandinInstall.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { createEvmGenesis } from '../../../domain/networks/evmGenesis.ts';
+import { createEvmGenesis } from '../../../domain/evm/evmGenesis.ts';
 import { anvilBinaryPath, anvilBootstrapCommand, anvilRunCommand, anvilSpecFromGenesis } from '../../../adapters/evm/anvilLaunch.ts';
 
 const { file, settings } = createEvmGenesis({

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createEvmGenesis } from '../../../domain/networks/evmGenesis.ts';
+import { createEvmGenesis } from '../../../domain/evm/evmGenesis.ts';
 import { anvilGenesisMarks, dropPlaceholderGenesisBlocks, withoutPlaceholderGenesisBlocks } from '../../../adapters/evm/anvilStateFile.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';

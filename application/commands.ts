@@ -1,0 +1,63 @@
+// Use cases run commands through here: the generic handler, request metadata on every event,
+// and read-your-writes (the call returns once the read models include the new events).
+import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
+import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
+import type { EventMetadata } from '../domain/shared/eventStore.ts';
+import type { AppDeps } from './deps.ts';
+import type { Identity } from './identity.ts';
+
+/** What a use case is told about the request that asked for it: the parts of an HTTP request
+ * (a Koa context satisfies it) that go into every event's metadata. A command line or a saga
+ * supplies its own. */
+export interface RequestContext {
+  ip: string;
+  method: string;
+  path: string;
+  state: Record<string, any>;
+  get(header: string): string;
+}
+
+/** Who asks, for which request, and the service's dependencies: every use case's first argument. */
+export interface CommandInput {
+  identity: Identity | null;
+  requestId: string;
+  ctx: RequestContext;
+  deps: AppDeps;
+}
+
+export function requestMetadata(input: CommandInput): EventMetadata {
+  const id = input.identity;
+  const ctx = input.ctx;
+  const route = ctx.state.route as { path: string; responses: Record<number, unknown> } | undefined;
+  const success = route ? Object.keys(route.responses).map(Number).find((c) => c >= 200 && c < 300) : undefined;
+  return {
+    timestamp: input.deps.clock().toISOString(),
+    requestId: input.requestId,
+    ip: ctx.ip || null,
+    userAgent: ctx.get('user-agent') || null,
+    correlationId: input.requestId,
+    sessionId: id?.sessionId ?? null,
+    method: ctx.method,
+    endpoint: ctx.path,
+    route: route ? '/api/v1' + route.path : null,
+    requestStartedAt: ctx.state.startedAt ?? null,
+    responseCode: success ?? null,
+    actor: id ? { userId: id.userId, username: id.username, apiKeyId: id.apiKeyId ?? null, kind: id.method } : null,
+  };
+}
+
+export async function runCommand<State, Command, Event extends DomainEvent>(
+  input: CommandInput,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  command: Command,
+  opts: { expectedVersion?: number } = {},
+): Promise<CommandResult<State>> {
+  const result = await handleCommand(input.deps.store, streamId, decider, command, {
+    metadata: requestMetadata(input),
+    newId: input.deps.newId,
+    expectedVersion: opts.expectedVersion,
+  });
+  if (result.lastPosition !== null) await input.deps.projector.waitFor(result.lastPosition);
+  return result;
+}

@@ -1,0 +1,94 @@
+// How the service reaches a consortium network's nodes: loopback endpoints checked against the
+// node's TLS CA and hostname, the organization identities it holds, and the running joined
+// node to read a channel from.
+import type { AppDeps } from '../deps.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
+import type { PeerReader } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { isOrdererConfig } from '../../domain/consortium/consortiumNode.ts';
+import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { consortiumNetworkMembers, getConsortiumNetwork, getConsortiumNetworkByName, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
+import { consortiumOf } from './consortiumContext.ts';
+
+export async function consortiumNetworkOr404(deps: AppDeps, id: number): Promise<ConsortiumNetworkRow> {
+  const n = await getConsortiumNetwork(deps.pool, id);
+  if (!n) throw new NotFoundError('Network', id);
+  return n;
+}
+
+/** /networks/{networkId}/channels/{channelName}/...: the network, whose channel must be that one. */
+export async function channelNetworkOr404(deps: AppDeps, networkId: number, channelName: string): Promise<ConsortiumNetworkRow> {
+  const n = await consortiumNetworkOr404(deps, networkId);
+  if (n.channelName !== channelName) throw new NotFoundError('Channel', `${channelName} (network ${n.name} is channel ${n.channelName})`);
+  return n;
+}
+
+export async function consortiumNetworkByNameOr404(deps: AppDeps, name: string): Promise<ConsortiumNetworkRow> {
+  const n = await getConsortiumNetworkByName(deps.pool, name);
+  if (!n) throw new NotFoundError('Network', name);
+  return n;
+}
+
+export async function consortiumNodeOr404(deps: AppDeps, id: number, role?: 'peer' | 'orderer'): Promise<NodeRow> {
+  const n = await getNode(deps.pool, id);
+  if (!n || n.platform !== 'CONSORTIUM') throw new NotFoundError(role === 'orderer' ? 'Orderer' : role === 'peer' ? 'Peer' : 'Node', id);
+  if (role && n.role !== role) throw new ValidationError(`Node ${n.name} is a ${n.role}, not a ${role}.`, [{ field: role === 'orderer' ? 'ordererId' : 'peerId', message: `is a ${n.role}` }]);
+  return n;
+}
+
+async function tlsCaOf(deps: AppDeps, organizationId: number): Promise<string> {
+  return (await consortiumOf(deps).credentials.organizationMsp(organizationId)).tlsCaCertPem;
+}
+
+/** The node's gRPC endpoint (peer: endorser, deliver, gateway; orderer: broadcast, deliver). */
+export async function grpcEndpoint(deps: AppDeps, node: NodeRow): Promise<Endpoint> {
+  const c = node.consortiumConfig!;
+  return { host: '127.0.0.1', port: c.port, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
+}
+
+/** The orderer's channel participation endpoint (mutual TLS). */
+export async function adminEndpoint(deps: AppDeps, node: NodeRow): Promise<Endpoint> {
+  const c = node.consortiumConfig!;
+  if (!isOrdererConfig(c)) throw new ValidationError(`Node ${node.name} is not an orderer.`, [{ field: 'ordererId', message: 'not an orderer' }]);
+  return { host: '127.0.0.1', port: c.adminPort, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
+}
+
+export function assertRunning(node: NodeRow, action: string): void {
+  if (node.status !== 'running') {
+    throw new ConflictError(`Node ${node.name} is ${node.status}: it must be running to ${action}. Start it with POST /nodes/${node.id}/start.`, { nodeId: node.id, status: node.status }, 'NODE_NOT_RUNNING');
+  }
+}
+
+/** Admin signers of every organization of the network that this service holds. */
+export async function networkSigners(deps: AppDeps, network: ConsortiumNetworkRow): Promise<FabricSigner[]> {
+  const ids = [...new Set([...network.organizations, ...network.ordererOrganizations].map((o) => o.organizationId).filter((id): id is number => typeof id === 'number'))];
+  const out: FabricSigner[] = [];
+  for (const id of ids) {
+    const signer = await consortiumOf(deps).credentials.adminSigner(id).catch(() => null);
+    if (signer) out.push(signer);
+  }
+  return out;
+}
+
+async function runningJoined(deps: AppDeps, network: ConsortiumNetworkRow, role: 'peer' | 'orderer'): Promise<NodeRow[]> {
+  const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === role && m.joinedAt);
+  if (!members.length) return [];
+  const rows = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items;
+  return rows.filter((n) => n.status === 'running');
+}
+
+/** A running peer that joined the channel, with its organization's admin identity: reads blocks and transactions. */
+export async function peerReader(deps: AppDeps, network: ConsortiumNetworkRow): Promise<PeerReader> {
+  const peers = await runningJoined(deps, network, 'peer');
+  if (!peers.length) throw new ConflictError(`No running peer of network ${network.name} has joined channel ${network.channelName}: join one (POST /networks/consortium/${network.id}/peers/{peerId}/join) or start it.`, { networkId: network.id }, 'NO_JOINED_PEER');
+  const peer = peers[0];
+  return { peer: await grpcEndpoint(deps, peer), signer: await consortiumOf(deps).credentials.adminSigner(peer.organizationId!) };
+}
+
+/** A running orderer that joined the channel: config reads and config updates go through it. */
+export async function joinedOrderer(deps: AppDeps, network: ConsortiumNetworkRow): Promise<{ node: NodeRow; endpoint: Endpoint; signer: FabricSigner }> {
+  const orderers = await runningJoined(deps, network, 'orderer');
+  if (!orderers.length) throw new ConflictError(`No running orderer of network ${network.name} has joined channel ${network.channelName}: join one (POST /networks/consortium/${network.id}/orderers/{ordererId}/join) or start it.`, { networkId: network.id }, 'NO_JOINED_ORDERER');
+  const node = orderers[0];
+  return { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
+}

@@ -1,0 +1,254 @@
+// Creating a consortium node (a Fabric peer or orderer of one organization): its ports
+// (checked, or allocated from Fabric's defaults upwards), its names, its identity and TLS keys
+// issued by the organization's CAs in the organization's key provider, then NodeCreated and,
+// as for every node, StartNode. A failure after the keys were made deletes them again.
+import { requestMetadata, runCommand, type CommandInput } from '../commands.ts';
+import { renewCertificate } from '../../domain/keys/certificateRenewal.ts';
+import { consortiumNodeRecord } from './consortiumNodeRecord.ts';
+import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import type { ConsortiumNodeConfig, ConsortiumNodeRole, ConsortiumNodeType } from '../../domain/consortium/consortiumNode.ts';
+import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, domainOfSigningCa, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
+import { organizationDomain } from '../../domain/organizations/organizationCertificates.ts';
+import { IDENTITY_VALIDITY_DAYS } from '../../domain/organizations/organizationCertificates.ts';
+import { assignedPorts, getNode, type NodeRow } from '../../projections/nodes.ts';
+import { getOrganization, type OrganizationRow } from '../../projections/organizations.ts';
+import { getKey } from '../../projections/keys.ts';
+import { getKeyProvider } from '../../projections/keyProviders.ts';
+import { createKey, discardKey } from '../keys/keyCreation.ts';
+import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
+import { consortiumOf } from './consortiumContext.ts';
+
+type Input = CommandInput;
+
+export interface ConsortiumNodeRequest {
+  name: string;
+  nodeType: ConsortiumNodeType;
+  organizationId: number | undefined;
+  engine?: NodeEngineKind;
+  config: {
+    listenAddress?: string;
+    hostname?: string;
+    externalEndpoint?: string;
+    domainNames?: string[];
+    port?: number;
+    chaincodePort?: number;
+    adminPort?: number;
+    operationsPort?: number;
+  };
+}
+
+const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+const isHost = (h: string) => HOST.test(h) || IPV4.test(h);
+
+export const roleOf = (t: ConsortiumNodeType): ConsortiumNodeRole => (t === 'CONSORTIUM_ORDERER' ? 'orderer' : 'peer');
+
+export async function organizationOr400(input: Input, organizationId: number | undefined, field = 'organizationId'): Promise<OrganizationRow> {
+  if (organizationId === undefined) throw new ValidationError('A consortium node belongs to an organization: organizationId is required.', [{ field, message: 'is required' }]);
+  const org = await getOrganization(input.deps.pool, organizationId);
+  if (!org) throw new ValidationError(`Organization ${organizationId} does not exist.`, [{ field, message: 'no such organization' }]);
+  return org;
+}
+
+/** The organization's domain: what its CA certificates were issued for. */
+export async function organizationDomainOf(input: Input, org: OrganizationRow): Promise<string> {
+  const ca = org.signKeyId ? await getKey(input.deps.pool, org.signKeyId) : null;
+  const cn = ca?.certificate?.subject.match(/CN=([^,]+)/)?.[1];
+  return domainOfSigningCa(cn) ?? organizationDomain(org.name);
+}
+
+function portFieldsOf(role: ConsortiumNodeRole): Record<string, number> {
+  return role === 'orderer' ? { ...ORDERER_DEFAULT_PORTS } : { ...PEER_DEFAULT_PORTS };
+}
+
+/** Checks the given ports, allocates the rest: 400 for bad values, 409 for taken ones. */
+async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Record<string, number | undefined>, exceptNodeId?: number): Promise<Record<string, number>> {
+  const defaults = portFieldsOf(role);
+  const issues: FieldIssue[] = [];
+  for (const [f, v] of Object.entries(given)) {
+    if (v === undefined) continue;
+    if (!(f in defaults)) issues.push({ field: `config.${f}`, message: `a ${role} has no ${f}` });
+    else if (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535) issues.push({ field: `config.${f}`, message: `must be a port from ${MIN_NODE_PORT} to 65535, got ${v}` });
+  }
+  const values = Object.keys(defaults).map((f) => given[f]).filter((v): v is number => typeof v === 'number');
+  if (new Set(values).size !== values.length) issues.push({ field: 'config', message: 'each port must be different' });
+  if (issues.length) throw new ValidationError(`Invalid node ports: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  const assigned = await assignedPorts(input.deps.pool);
+  if (exceptNodeId !== undefined) {
+    const self = await getNode(input.deps.pool, exceptNodeId);
+    for (const v of Object.values((self?.config ?? {}) as Record<string, unknown>)) if (typeof v === 'number') assigned.delete(v);
+  }
+  const runtime = consortiumOf(input.deps).runtime;
+  for (const f of Object.keys(defaults)) {
+    const v = given[f];
+    if (typeof v !== 'number') continue;
+    const owner = assigned.get(v);
+    if (owner) throw new ConflictError(`Port ${v} (config.${f}) is already assigned to node ${owner}.`, { field: `config.${f}`, port: v }, 'PORT_TAKEN');
+  }
+  const busy = await runtime.portsInUse(values);
+  if (busy.length) throw new ConflictError(`Port ${busy.join(', ')} is already in use on this host.`, { ports: busy }, 'PORT_IN_USE');
+  const chosen = new Set(values);
+  const out: Record<string, number> = {};
+  for (const [f, start] of Object.entries(defaults)) {
+    const v = given[f];
+    if (typeof v === 'number') {
+      out[f] = v;
+      continue;
+    }
+    let p = start;
+    while (assigned.has(p) || chosen.has(p) || (await runtime.portsInUse([p])).length) {
+      p += 10;
+      if (p > 65535) throw new ConflictError(`No free port left for config.${f}.`);
+    }
+    chosen.add(p);
+    out[f] = p;
+  }
+  return out;
+}
+
+function namesIssues(c: ConsortiumNodeRequest['config']): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (c.listenAddress !== undefined && !IPV4.test(c.listenAddress)) issues.push({ field: 'config.listenAddress', message: 'must be an IPv4 address such as 0.0.0.0 or 127.0.0.1' });
+  if (c.hostname !== undefined && !HOST.test(c.hostname)) issues.push({ field: 'config.hostname', message: 'must be a DNS name' });
+  if (c.externalEndpoint !== undefined) {
+    const m = /^(.+):(\d{1,5})$/.exec(c.externalEndpoint);
+    if (!m || !isHost(m[1]) || Number(m[2]) < 1 || Number(m[2]) > 65535) issues.push({ field: 'config.externalEndpoint', message: 'must be host:port' });
+  }
+  (c.domainNames ?? []).forEach((d, i) => {
+    if (!isHost(d)) issues.push({ field: `config.domainNames[${i}]`, message: 'must be a DNS name or an IPv4 address' });
+  });
+  return issues;
+}
+
+/** The whole config of a node from a request and its allocated ports. */
+function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname: string, ports: Record<string, number>): ConsortiumNodeConfig {
+  const common = {
+    listenAddress: req.config.listenAddress ?? '0.0.0.0',
+    hostname,
+    // Loopback is what every node of this service reaches: they run on this host.
+    externalEndpoint: req.config.externalEndpoint ?? `127.0.0.1:${ports.port}`,
+    domainNames: [...new Set(req.config.domainNames ?? [])],
+  };
+  return role === 'orderer'
+    ? { ...common, port: ports.port, adminPort: ports.adminPort, operationsPort: ports.operationsPort }
+    : { ...common, port: ports.port, chaincodePort: ports.chaincodePort, operationsPort: ports.operationsPort };
+}
+
+/** Every name the node's TLS certificate must carry. */
+export function tlsHosts(config: ConsortiumNodeConfig): string[] {
+  const endpointHost = config.externalEndpoint.replace(/:\d+$/, '');
+  return [...new Set([config.hostname, 'localhost', '127.0.0.1', endpointHost, ...config.domainNames])];
+}
+
+export async function assertNodeKeysExportable(input: Input, org: OrganizationRow): Promise<void> {
+  const provider = await getKeyProvider(input.deps.pool, org.providerId);
+  if (provider && provider.type !== 'DATABASE') {
+    throw new ValidationError(
+      `Organization ${org.mspId} keeps its keys in ${provider.name} (${provider.type}); Fabric peers and orderers read their identity and TLS keys from files, so its nodes need an organization whose keys are in the database provider.`,
+      [{ field: 'organizationId', message: `its key provider is ${provider.type}; consortium nodes need the database provider` }],
+    );
+  }
+}
+
+/** Identity and TLS keys of a node, issued by the organization's CAs. */
+export async function createNodeKeys(input: Input, org: OrganizationRow, domain: string, name: string, role: ConsortiumNodeRole, config: ConsortiumNodeConfig): Promise<{ identityKeyId: number; tlsKeyId: number }> {
+  if (!org.signKeyId || !org.tlsKeyId) throw new ValidationError(`Organization ${org.mspId} has no CA keys.`, [{ field: 'organizationId', message: 'no CA keys' }]);
+  const made: number[] = [];
+  try {
+    const common = { providerId: org.providerId, organizationId: org.id, spec: { algorithm: 'EC' as const, curve: 'P-256' as const } };
+    const identityKeyId = await createKey(input, {
+      ...common, name: `${name}-identity`, purpose: 'IDENTITY',
+      certificate: { issuer: org.signKeyId, profile: { commonName: config.hostname, organization: domain, organizationalUnits: [role], keyUsages: ['digitalSignature'], isCa: false, validityDays: IDENTITY_VALIDITY_DAYS } },
+    });
+    made.push(identityKeyId);
+    const hosts = tlsHosts(config);
+    const tlsKeyId = await createKey(input, {
+      ...common, name: `${name}-tls`, purpose: 'TLS',
+      certificate: {
+        issuer: org.tlsKeyId,
+        profile: {
+          commonName: config.hostname, organization: domain, keyUsages: ['digitalSignature', 'keyEncipherment'], extendedKeyUsages: ['serverAuth', 'clientAuth'],
+          dnsNames: hosts.filter((h) => !IPV4.test(h)), ipAddresses: hosts.filter((h) => IPV4.test(h)), isCa: false, validityDays: IDENTITY_VALIDITY_DAYS,
+        },
+      },
+    });
+    made.push(tlsKeyId);
+    return { identityKeyId, tlsKeyId };
+  } catch (err) {
+    for (const keyId of made.reverse()) await discardKey(input, keyId);
+    throw err;
+  }
+}
+
+async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<number> {
+  const { deps } = input;
+  const consortium = consortiumOf(deps);
+  await checkNodeName(input, req.name);
+  const org = await organizationOr400(input, req.organizationId);
+  await assertNodeKeysExportable(input, org);
+  const role = roleOf(req.nodeType);
+  const issues = namesIssues(req.config);
+  if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  const engine = req.engine ?? consortium.defaults.engine;
+  const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
+  const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();
+  if (!engineOk.ok) throw new ValidationError(`The ${engine} engine cannot run Fabric ${role}s here: ${engineOk.reason}`, [{ field: 'engine', message: engineOk.reason }]);
+  const { port, chaincodePort, adminPort, operationsPort } = req.config;
+  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort });
+  const domain = await organizationDomainOf(input, org);
+  const config = configOf(role, req, req.config.hostname ?? nodeHostname(req.name, domain), ports);
+  const nodeId = await deps.nextId('node');
+  const keysMade = await createNodeKeys(input, org, domain, req.name, role, config);
+  try {
+    await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+      type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
+      networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
+    });
+  } catch (err) {
+    await discardKey(input, keysMade.tlsKeyId);
+    await discardKey(input, keysMade.identityKeyId);
+    throw err;
+  }
+  return nodeId;
+}
+
+/** Creates the node and asks for its start; returns its id. */
+export async function createConsortiumNode(input: Input, req: ConsortiumNodeRequest, opts: { start?: boolean } = {}): Promise<number> {
+  const nodeId = await oneAtATime(() => recordConsortiumNode(input, req));
+  if (opts.start !== false) await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
+  return nodeId;
+}
+
+/** New ports, names or SANs of a stopped node (its TLS certificate is not reissued here: renew does that). */
+export async function updateConsortiumNodeConfig(input: Input, node: NodeRow, change: ConsortiumNodeRequest['config']): Promise<Partial<ConsortiumNodeConfig>> {
+  const current = node.consortiumConfig!;
+  const role = node.role as ConsortiumNodeRole;
+  const issues = namesIssues(change);
+  if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  const merged = { ...(current as unknown as Record<string, unknown>), ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as Record<string, number | undefined>;
+  const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id);
+  return { ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), ...ports } as Partial<ConsortiumNodeConfig>;
+}
+
+/** New certificates for a node's identity and TLS keys (same keys), the TLS one naming its current hosts. */
+export async function renewConsortiumNodeCertificates(input: Input, node: NodeRow): Promise<Array<{ key_id: number; purpose: string; serial_number: string; not_after: string }>> {
+  const { deps } = input;
+  const record = await consortiumNodeRecord(deps, node);
+  if (!record) throw new ValidationError(`Node ${node.name} is not a consortium node.`, [{ field: 'id', message: 'not a consortium node' }]);
+  const ctx = { store: deps.store, services: deps.keys, now: deps.clock(), metadata: requestMetadata(input), newId: deps.newId };
+  const hosts = tlsHosts(record.config);
+  const positions = [
+    await renewCertificate(ctx, record.identityKeyId, 'renewed', (p) => ({ ...p, commonName: record.config.hostname })),
+    await renewCertificate(ctx, record.tlsKeyId, 'renewed', (p) => ({ ...p, commonName: record.config.hostname, dnsNames: hosts.filter((h) => !IPV4.test(h)), ipAddresses: hosts.filter((h) => IPV4.test(h)) })),
+  ];
+  const last = Math.max(...positions.map((p) => p ?? 0));
+  if (last) await deps.projector.waitFor(last);
+  const out = [];
+  for (const [keyId, purpose] of [[record.identityKeyId, 'IDENTITY'], [record.tlsKeyId, 'TLS']] as const) {
+    const key = await getKey(deps.pool, keyId);
+    out.push({ key_id: keyId, purpose, serial_number: key?.certificate?.serialNumber ?? '', not_after: key?.certificate?.notAfter ?? '' });
+  }
+  return out;
+}

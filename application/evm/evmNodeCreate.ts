@@ -1,0 +1,162 @@
+// Creating an evm node: role, ports (checked for ranges and conflicts, or allocated), the
+// validator it signs as, then NodeCreated and, since a node created for a network starts
+// automatically, StartNode. Shared by POST /nodes, POST /networks/{id}/nodes and network start.
+import { runCommand, type CommandInput } from '../commands.ts';
+import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { type EvmNodeConfig, type EvmNodeRole } from '../../domain/evm/evmNode.ts';
+import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
+import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
+import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
+import { evmOf } from './evmContext.ts';
+
+type Input = CommandInput;
+
+export const MIN_NODE_PORT = 1024;
+const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+const PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort'] as const;
+type PortField = (typeof PORT_FIELDS)[number];
+const DEFAULT_OF: Record<PortField, number> = { p2pPort: EVM_DEFAULT_PORTS.p2p, rpcHttpPort: EVM_DEFAULT_PORTS.rpcHttp, rpcWsPort: EVM_DEFAULT_PORTS.rpcWs, metricsPort: EVM_DEFAULT_PORTS.metrics };
+
+export interface EvmNodeRequest {
+  name: string;
+  role?: EvmNodeRole;
+  ports: Partial<Record<PortField, number | null>>;
+  isBootnode: boolean;
+  engine?: NodeEngineKind;
+  client?: 'besu' | 'anvil' | 'auto';
+  resources?: { cpu?: string; memory?: string } | null;
+  /** body field names for messages (snake_case body of POST /networks/{id}/nodes). */
+  fieldNames?: Partial<Record<PortField, string>>;
+}
+
+/** Checks ranges and conflicts, fills in free ports; 400 for bad values, 409 for taken ones. */
+async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetworkRow, role: EvmNodeRole, exceptNodeId?: number): Promise<EvmNodeConfig> {
+  const { deps } = input;
+  const field = (f: PortField) => req.fieldNames?.[f] ?? `config.${f}`;
+  const issues: FieldIssue[] = [];
+  for (const f of PORT_FIELDS) {
+    const v = req.ports[f];
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535)) issues.push({ field: field(f), message: `must be a port from ${MIN_NODE_PORT} to 65535, got ${v}` });
+  }
+  if (role === 'bootnode') {
+    for (const f of ['rpcHttpPort', 'rpcWsPort'] as const) if (req.ports[f]) issues.push({ field: field(f), message: 'a bootnode has a peer-to-peer port only; leave out the RPC ports' });
+  }
+  const given = PORT_FIELDS.map((f) => req.ports[f]).filter((v): v is number => typeof v === 'number');
+  if (new Set(given).size !== given.length) issues.push({ field: 'config', message: 'each port must be different' });
+  if (issues.length) throw new ValidationError(`Invalid node ports: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+
+  const assigned = await assignedPorts(deps.pool);
+  if (exceptNodeId !== undefined) {
+    const self = await getNode(deps.pool, exceptNodeId);
+    for (const f of PORT_FIELDS) if (self?.config[f]) assigned.delete(self.config[f]!);
+  }
+  const runtime = evmOf(deps).runtime;
+  for (const f of PORT_FIELDS) {
+    const v = req.ports[f];
+    if (typeof v !== 'number') continue;
+    const owner = assigned.get(v);
+    if (owner) throw new ConflictError(`Port ${v} (${field(f)}) is already assigned to node ${owner}.`, { field: field(f), port: v }, 'PORT_TAKEN');
+  }
+  const busy = await runtime.portsInUse(given);
+  if (busy.length) throw new ConflictError(`Port ${busy.join(', ')} is already in use on this host.`, { ports: busy }, 'PORT_IN_USE');
+
+  const wanted: Record<PortField, boolean> = {
+    p2pPort: true,
+    rpcHttpPort: role !== 'bootnode',
+    // anvil serves WebSocket on its HTTP port and has no metrics endpoint.
+    rpcWsPort: role !== 'bootnode' && network.client !== 'anvil',
+    metricsPort: network.client !== 'anvil',
+  };
+  const chosen = new Set(given);
+  const config = { isBootnode: role === 'bootnode' } as EvmNodeConfig;
+  for (const f of PORT_FIELDS) {
+    const v = req.ports[f];
+    if (typeof v === 'number') {
+      (config as unknown as Record<string, number>)[f] = v;
+      continue;
+    }
+    if (!wanted[f] || v === null) {
+      (config as unknown as Record<string, null>)[f] = null;
+      continue;
+    }
+    let p = DEFAULT_OF[f];
+    for (;;) {
+      if (p > 65535) throw new ConflictError(`No free port left for ${field(f)}.`);
+      if (!assigned.has(p) && !chosen.has(p) && (await runtime.portsInUse([p])).length === 0) break;
+      p += 10;
+    }
+    chosen.add(p);
+    (config as unknown as Record<string, number>)[f] = p;
+  }
+  return config;
+}
+
+export async function checkNodeName(input: Input, name: string, exceptId?: number): Promise<void> {
+  if (!NODE_NAME.test(name)) throw new ValidationError('Node name must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit.', [{ field: 'name', message: 'letters, digits, ".", "_", "-"' }]);
+  if (await nodeNameTaken(input.deps.pool, name, exceptId)) throw new ConflictError(`A node named ${name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
+}
+
+export async function networkNodes(input: Input, networkId: number): Promise<NodeRow[]> {
+  return (await listNodes(input.deps.pool, { limit: 10_000, offset: 0, networkId })).items;
+}
+
+// Port allocation reads the assigned ports and then records the node: concurrent creations in
+// this service would otherwise pick the same free port. One service instance per database.
+let allocation: Promise<unknown> = Promise.resolve();
+export function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = allocation.then(work, work);
+  allocation = run.catch(() => undefined);
+  return run;
+}
+
+/** Creates the node and asks for its start; returns its id. */
+export async function createEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
+  const nodeId = await oneAtATime(() => recordEvmNode(input, network, req));
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
+  return nodeId;
+}
+
+async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
+  const { deps } = input;
+  await checkNodeName(input, req.name);
+  if (req.client && req.client !== 'auto' && req.client !== network.client) {
+    throw new ValidationError(`Network ${network.name} runs on ${network.client} (its genesis block hash is that client's); a node of it cannot run ${req.client}.`, [{ field: 'client', message: `must be ${network.client} or auto` }]);
+  }
+  const existing = await networkNodes(input, network.id);
+  const bound = new Set(existing.map((n) => n.validatorAddress?.toLowerCase()).filter(Boolean));
+  const free = network.validators.find((v) => !bound.has(v.address.toLowerCase()));
+  const role: EvmNodeRole = req.role ?? (req.isBootnode ? 'bootnode' : free ? 'validator' : 'fullnode');
+  if (network.client === 'anvil') {
+    if (existing.length > 0) throw new ConflictError(`Network ${network.name} runs on anvil, a single-node development chain, and already has its node ${existing[0].name}.`, { networkId: network.id }, 'SINGLE_NODE_CHAIN');
+    if (role !== 'validator') throw new ValidationError(`Network ${network.name} runs on anvil, a single-node development chain: its one node is the validator; it has no ${role}s.`, [{ field: 'type', message: 'must be validator on an anvil network' }]);
+  }
+  if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
+  const engine = req.engine ?? network.engine;
+  const available = await evmOf(deps).runtime.engineAvailable(engine);
+  if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
+  const config = await resolvePorts(input, req, network, role);
+  const nodeId = await deps.nextId('node');
+  const at = deps.clock().toISOString();
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+    type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
+    client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
+  });
+  return nodeId;
+}
+
+export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, node: NodeRow, ports: EvmNodeRequest['ports']): Promise<EvmNodeConfig> {
+  const merged = { ...node.config, ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)) };
+  return resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id);
+}
+
+/** Waits (bounded) until the lifecycle saga has recorded the outcome of a start or stop. */
+export async function awaitSettled(input: Input, nodeId: number, timeoutMs = 90_000): Promise<NodeRow | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await getNode(input.deps.pool, nodeId);
+    if (!row || (row.status !== 'starting' && row.status !== 'stopping') || Date.now() > deadline) return row;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}

@@ -1,0 +1,229 @@
+// A consortium network's channel: its configuration (read decoded; anchor peers, organizations
+// and policies changed through config update transactions signed by the admins this service
+// holds), the explorer (chain info, blocks, transactions, read from a joined peer) and the map.
+import { Type } from '@sinclair/typebox';
+import { defineRoute, type RouteInput } from '../../route.ts';
+import { runCommand } from '../../../application/commands.ts';
+import { IdParam } from '../schemas.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../../domain/shared/errors.ts';
+import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../../domain/consortium/consortiumNetwork.ts';
+import { FabricRefusedError, type ChannelConfigChange } from '../../../domain/consortium/consortiumChannelPorts.ts';
+import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
+import { getOrganizationByMspId } from '../../../projections/organizations.ts';
+import { listNodes } from '../../../projections/nodes.ts';
+import { sharedOrganization } from '../../../projections/nodeSharing.ts';
+import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
+import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkSigners, peerReader } from '../../../application/consortium/consortiumChannelAccess.ts';
+
+const tags = ['consortium networks'];
+type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+
+const ChannelParams = Type.Object({ networkId: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
+const AnchorPeer = Type.Object({ host: Type.String({ minLength: 1, maxLength: 253 }), port: Type.Integer({ minimum: 1, maximum: 65535 }) }, { additionalProperties: false });
+const AnchorBody = Type.Object({
+  organizationId: Type.String({ maxLength: 250, description: 'the organization\'s mspId (SPEC: organizationId is the mspId string)' }),
+  anchorPeers: Type.Array(AnchorPeer, { maxItems: 20, description: 'host and port of its anchor peers (their gossip endpoints); [] removes them' }),
+}, { additionalProperties: false });
+const Policy = Type.Object({ type: Type.Union([Type.Literal('ImplicitMeta'), Type.Literal('Signature')]), rule: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+const ConfigUpdateBody = Type.Object({
+  organizations: Type.Optional(Type.Array(Type.String({ maxLength: 250 }), { maxItems: 50, description: 'mspIds the channel\'s application group should have: organizations of this service not yet in it are added (removing is not supported)' })),
+  policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement): {type, rule}' })),
+}, { additionalProperties: false });
+const ConfigView = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
+  config: Type.Record(Type.String(), Type.Unknown(), { description: 'common.Config decoded as configtxlator proto_decode gives it (channel_group, sequence)' }),
+  block: Type.String({ description: 'the config block itself, base64 (for configtxlator, or to import the channel elsewhere)' }),
+});
+const UpdateView = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated or unchanged' }),
+  sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), signed_by: Type.Array(Type.String()),
+});
+
+async function configView(input: Input, network: ConsortiumNetworkRow) {
+  const { deps } = input;
+  const orderer = await joinedOrderer(deps, network);
+  const fetched = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+  return {
+    network_id: network.id, channel_name: network.channelName, block_number: fetched.blockNumber, sequence: Number(fetched.config.sequence),
+    config: fetched.config as unknown as Record<string, unknown>, block: Buffer.from(fetched.block).toString('base64'),
+  };
+}
+
+/** Applies one change through a config update; 409 naming the organizations whose admin signatures are missing. */
+async function applyChange(input: Input, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[]) {
+  const { deps } = input;
+  const orderer = await joinedOrderer(deps, network);
+  const signers = await networkSigners(deps, network);
+  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, channelName: network.channelName, change, signers });
+  if (result.status === 'signatures-missing') {
+    throw new ConflictError(
+      `Channel ${network.channelName} needs admin signatures this service does not hold: ${result.missingOrganizations.join(', ')} (${result.unmet.map((u) => `${u.policyPath}: ${u.rule}, ${u.moreNeeded} more`).join('; ')}). Nothing was submitted.`,
+      { missingOrganizations: result.missingOrganizations, unmet: result.unmet },
+      'SIGNATURES_MISSING',
+    );
+  }
+  return result;
+}
+
+async function setAnchorPeers(input: Input, network: ConsortiumNetworkRow, body: { organizationId: string; anchorPeers: { host: string; port: number }[] }) {
+  const { deps } = input;
+  if (!network.organizations.some((o) => o.mspId === body.organizationId)) {
+    throw new ValidationError(`${body.organizationId} is not an application organization of channel ${network.channelName}.`, [{ field: 'organizationId', message: `not an organization of ${network.channelName} (${network.organizations.map((o) => o.mspId).join(', ')})` }]);
+  }
+  const result = await applyChange(input, network, { kind: 'anchorPeers', mspId: body.organizationId, anchorPeers: body.anchorPeers });
+  if (result.status === 'updated') {
+    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordAnchorPeers', networkId: network.id, mspId: body.organizationId, anchorPeers: body.anchorPeers, configSequence: result.sequence, blockNumber: result.blockNumber, at: deps.clock().toISOString() });
+  }
+  return {
+    network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence,
+    block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [],
+  };
+}
+
+const anchorResponses = { 200: { description: 'the config update', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no joined orderer running, or signatures missing' } };
+
+export const consortiumChannelRoutes = [
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/channel-config', summary: 'The channel\'s current configuration, decoded (configtxlator\'s JSON shape)', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: { 200: { description: 'the config', schema: ConfigView }, 404: { description: 'no such network' }, 409: { description: 'no running orderer has joined the channel' } },
+    async handler(input) {
+      return { body: await configView(input, await consortiumNetworkOr404(input.deps, input.params.id)) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/:networkId/channels/:channelName/config', summary: 'The channel\'s current configuration, decoded', tags, permission: 'NETWORK_READ', params: ChannelParams,
+    responses: { 200: { description: 'the config', schema: ConfigView }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
+    async handler(input) {
+      return { body: await configView(input, await channelNetworkOr404(input.deps, input.params.networkId, input.params.channelName)) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel or change its application policies (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    body: ConfigUpdateBody,
+    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
+    async handler(input) {
+      const { deps, params, body } = input;
+      const network = await channelNetworkOr404(deps, params.networkId, params.channelName);
+      if (!body.organizations && !body.policies) throw new ValidationError('Give organizations or policies to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+      const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
+      if (body.organizations) {
+        const current = network.organizations.map((o) => o.mspId);
+        const removed = current.filter((m) => !body.organizations!.includes(m));
+        if (removed.length) throw new ValidationError(`Removing organizations from a channel is not supported (${removed.join(', ')} would be removed); list every current organization.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
+        for (const [i, mspId] of body.organizations.entries()) {
+          if (current.includes(mspId)) continue;
+          const org = await getOrganizationByMspId(deps.pool, mspId);
+          // An organization of a peer instance (node sharing): its public MSP as the peer shared it.
+          const shared = org ? null : await sharedOrganization(deps.pool, mspId);
+          if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
+          const msp = org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!;
+          changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org?.id ?? null, mspId } } });
+        }
+      }
+      if (body.policies) changes.push({ change: { kind: 'policies', policies: body.policies }, record: { kind: 'policies', policies: body.policies } });
+      // One config transaction for the whole body: one set of signatures, one new config.
+      const result = await applyChange(input, network, changes.map((c) => c.change));
+      if (result.status === 'updated') {
+        await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
+      }
+      return { body: { network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence, block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [] } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/anchor-peers', summary: 'Set an organization\'s anchor peers (config update signed by its admin, sent to an orderer)', tags, permission: 'NETWORK_UPDATE', params: IdParam,
+    body: AnchorBody, responses: anchorResponses,
+    async handler(input) {
+      return { body: await setAnchorPeers(input, await consortiumNetworkOr404(input.deps, input.params.id), input.body) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/networks/:networkId/channels/:channelName/anchor-peers', summary: 'Set an organization\'s anchor peers', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    body: AnchorBody, responses: anchorResponses,
+    async handler(input) {
+      return { body: await setAnchorPeers(input, await channelNetworkOr404(input.deps, input.params.networkId, input.params.channelName), input.body) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/info', summary: 'Chain information of the channel: height, current and previous block hash (from a joined peer)', tags, permission: 'LEDGER_READ', params: IdParam,
+    responses: { 200: { description: 'chain info' }, 404: { description: 'no such network' }, 409: { description: 'no running peer has joined the channel' } },
+    async handler({ deps, params }) {
+      const network = await consortiumNetworkOr404(deps, params.id);
+      const info = await consortiumOf(deps).channels.chainInfo(await peerReader(deps, network), network.channelName);
+      return { body: { network_id: network.id, channel_name: network.channelName, height: info.height, current_block_hash: info.currentBlockHash, previous_block_hash: info.previousBlockHash } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/blocks', summary: 'Blocks of the channel, newest first (limit, offset)', tags, permission: 'LEDGER_READ', params: IdParam,
+    query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'a page of blocks: number, hash, previous hash, data hash, transaction count, timestamp' }, 404: { description: 'no such network' }, 409: { description: 'no running peer has joined the channel' } },
+    async handler({ deps, params, query }) {
+      const network = await consortiumNetworkOr404(deps, params.id);
+      const reader = await peerReader(deps, network);
+      const channels = consortiumOf(deps).channels;
+      const limit = query.limit ?? 10;
+      const offset = query.offset ?? 0;
+      const { height, blocks } = await channels.blockPage(reader, network.channelName, { offset, limit });
+      const items = blocks.map((b) => ({ number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp }));
+      return { body: { items, total: height, limit, offset } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/blocks/:blockNum', summary: 'One block with its decoded transactions', tags, permission: 'LEDGER_READ',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), blockNum: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the block' }, 404: { description: 'no such network or block' }, 409: { description: 'no running peer has joined the channel' } },
+    async handler({ deps, params }) {
+      const network = await consortiumNetworkOr404(deps, params.id);
+      const reader = await peerReader(deps, network);
+      const channels = consortiumOf(deps).channels;
+      const { height } = await channels.chainInfo(reader, network.channelName);
+      if (params.blockNum >= height) throw new NotFoundError('Block', params.blockNum);
+      const b = await channels.block(reader, network.channelName, params.blockNum);
+      return {
+        body: {
+          number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp,
+          transactions: b.transactions.map((t) => ({ id: t.txId, type: t.type, creator_msp_id: t.creatorMspId, timestamp: t.timestamp, validation_code: t.validationCode })),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/transactions/:txId', summary: 'One transaction: type, creator, time, validation code and its block', tags, permission: 'LEDGER_READ',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), txId: Type.String({ pattern: '^[0-9a-fA-F]{1,128}$' }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the transaction' }, 404: { description: 'no such network or transaction' }, 409: { description: 'no running peer has joined the channel' } },
+    async handler({ deps, params }) {
+      const network = await consortiumNetworkOr404(deps, params.id);
+      const t = await consortiumOf(deps).channels.transaction(await peerReader(deps, network), network.channelName, params.txId).catch((err) => {
+        // qscc: "Failed to get transaction with id ..., error entry not found in index".
+        if (err instanceof FabricRefusedError && /not found|no such transaction/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', params.txId);
+        throw err;
+      });
+      return { body: { id: t.txId, type: t.type, creator_msp_id: t.creatorMspId, timestamp: t.timestamp, validation_code: t.validationCode, block_number: t.blockNumber } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/map', summary: 'Organizations, their peers and orderers, which joined, anchor peers and endpoints', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: { 200: { description: 'the map' }, 404: { description: 'no such network' } },
+    async handler({ deps, params }) {
+      const network = await consortiumNetworkOr404(deps, params.id);
+      const members = await consortiumNetworkMembers(deps.pool, network.id);
+      const rows = new Map((await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items.map((r) => [r.id, r]));
+      const nodeOf = (m: (typeof members)[number]) => {
+        const r = rows.get(m.nodeId);
+        const c = r?.consortiumConfig;
+        return { node_id: m.nodeId, name: r?.name ?? String(m.nodeId), status: r?.status ?? 'deleted', joined: m.joinedAt !== null, joined_at: m.joinedAt, external_endpoint: c?.externalEndpoint ?? null, hostname: c?.hostname ?? null };
+      };
+      const orgEntry = (o: { organizationId: number | null; mspId: string }, kind: 'application' | 'orderer') => ({
+        organization_id: o.organizationId, msp_id: o.mspId, kind,
+        anchor_peers: network.anchorPeers[o.mspId] ?? [],
+        peers: members.filter((m) => m.role === 'peer' && m.mspId === o.mspId).map(nodeOf),
+        orderers: members.filter((m) => m.role === 'orderer' && m.mspId === o.mspId).map(nodeOf),
+      });
+      return {
+        body: {
+          network_id: network.id, name: network.name, channel_name: network.channelName, orderer_endpoints: network.ordererEndpoints,
+          organizations: [...network.organizations.map((o) => orgEntry(o, 'application')), ...network.ordererOrganizations.filter((o) => !network.organizations.some((a) => a.mspId === o.mspId)).map((o) => orgEntry(o, 'orderer'))],
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import type { Projection } from '../projection.ts';
+import type { EvmNetworkCreatedData, EvmValidator } from '../../domain/evm/evmNetwork.ts';
+import { registerEvmAuditDescribers } from '../../domain/evm/evmAuditDescribers.ts';
+
+registerEvmAuditDescribers();
+
+export const evmNetworksProjection: Projection = {
+  name: 'evm-networks',
+  handles: ['NetworkCreated', 'NetworkDeleted'],
+  tables: ['evm_networks'],
+  apply(e) {
+    if (e.streamId !== 'evm-networks') return [];
+    const d = e.data as unknown as EvmNetworkCreatedData;
+    switch (e.type) {
+      case 'NetworkCreated':
+        return [{
+          text: `INSERT INTO evm_networks (id, name, description, client, engine, consensus, chain_id, genesis_block_hash, block_period, validators, genesis, imported, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+          values: [d.networkId, d.name, d.description, d.client, d.engine, d.settings.consensus, d.settings.chainId, d.genesisBlockHash, d.settings.blockPeriodSeconds, JSON.stringify(d.validators), JSON.stringify(e.data), d.imported, d.at],
+        }];
+      case 'NetworkDeleted':
+        return [{ text: 'DELETE FROM evm_networks WHERE id = $1', values: [d.networkId] }];
+      default:
+        return [];
+    }
+  },
+};
+
+export interface EvmNetworkRow {
+  id: number;
+  name: string;
+  description: string | null;
+  client: 'besu' | 'anvil';
+  engine: 'process' | 'docker';
+  consensus: string;
+  chainId: number;
+  genesisBlockHash: string;
+  blockPeriodSeconds: number;
+  validators: Array<Omit<EvmValidator, 'publicKeyPem'>>;
+  imported: boolean;
+  createdAt: string;
+  /** The whole NetworkCreated data (genesis file, settings, key handles): for the runtime, not for responses. */
+  record: EvmNetworkCreatedData;
+}
+
+const toRow = (r: Record<string, any>): EvmNetworkRow => ({
+  id: r.id,
+  name: r.name,
+  description: r.description,
+  client: r.client,
+  engine: r.engine,
+  consensus: r.consensus,
+  chainId: Number(r.chain_id),
+  genesisBlockHash: r.genesis_block_hash,
+  blockPeriodSeconds: r.block_period,
+  validators: (r.validators as EvmValidator[]).map(({ address, keyHandle, keyProvider, keyId, providerId }) => ({ address, keyHandle, keyProvider, keyId: keyId ?? null, providerId: providerId ?? null })),
+  imported: r.imported,
+  createdAt: new Date(r.created_at).toISOString(),
+  record: r.genesis,
+});
+
+export async function listEvmNetworks(pool: pg.Pool, limit: number, offset: number): Promise<{ items: EvmNetworkRow[]; total: number }> {
+  const r = await pool.query('SELECT * FROM evm_networks ORDER BY id LIMIT $1 OFFSET $2', [limit, offset]);
+  const total = Number((await pool.query('SELECT count(*) FROM evm_networks')).rows[0].count);
+  return { items: r.rows.map(toRow), total };
+}
+
+export async function getEvmNetwork(pool: pg.Pool, id: number): Promise<EvmNetworkRow | null> {
+  const r = await pool.query('SELECT * FROM evm_networks WHERE id = $1', [id]);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+export async function networkNameTaken(pool: pg.Pool, name: string): Promise<boolean> {
+  return ((await pool.query('SELECT 1 FROM evm_networks WHERE lower(name) = lower($1)', [name])).rowCount ?? 0) > 0;
+}
+
+/** Names of the networks whose validators use this key (a key in use is not deleted). */
+export async function networksUsingKey(pool: pg.Pool, keyId: number): Promise<string[]> {
+  const r = await pool.query('SELECT name FROM evm_networks WHERE validators @> $1::jsonb ORDER BY id', [JSON.stringify([{ keyId }])]);
+  return r.rows.map((row) => row.name as string);
+}
