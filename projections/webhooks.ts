@@ -1,7 +1,9 @@
-// Read model of outbound webhooks. The sealed secret is kept for the delivery worker and never
-// shown: views say only whether a secret is set.
+// Read model of outbound webhooks. The sealed secret and sealed header values are kept for the
+// delivery worker and never shown: views say only whether a secret is set, and header names
+// with masked values.
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
+import { maskHeaders } from '../domain/shared/secretHeaders.ts';
 
 export const webhooksProjection: Projection = {
   name: 'webhooks',
@@ -12,17 +14,20 @@ export const webhooksProjection: Projection = {
     switch (e.type) {
       case 'WebhookCreated':
         return [{
-          text: `INSERT INTO webhooks (id, name, url, events, custom_headers, timeout_seconds, max_retries, sealed_secret, enabled, created_at, updated_at)
-                 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,true,$9,$9) ON CONFLICT (id) DO NOTHING`,
-          values: [d.webhookId, d.name, d.url, d.events, JSON.stringify(d.customHeaders), d.timeoutSeconds, d.maxRetries, d.sealedSecret, d.at],
+          text: `INSERT INTO webhooks (id, name, url, events, custom_headers, timeout_seconds, max_retries, sealed_secret, sealed_headers, enabled, created_at, updated_at)
+                 VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$10,true,$9,$9) ON CONFLICT (id) DO NOTHING`,
+          values: [d.webhookId, d.name, d.url, d.events, JSON.stringify(d.customHeaders), d.timeoutSeconds, d.maxRetries, d.sealedSecret, d.at, d.sealedHeaders ?? null],
         }];
       case 'WebhookUpdated': {
         const a = d.after;
-        const secret = d.sealedSecret === undefined ? '' : ', sealed_secret = $10';
+        const extra: unknown[] = [];
+        const set = (column: string, value: unknown) => `, ${column} = $${9 + extra.push(value)}`;
+        const secret = d.sealedSecret === undefined ? '' : set('sealed_secret', d.sealedSecret);
+        const headers = d.sealedHeaders === undefined ? '' : set('sealed_headers', d.sealedHeaders);
         return [{
           text: `UPDATE webhooks SET name = $2, url = $3, events = $4, custom_headers = $5, timeout_seconds = $6, max_retries = $7, enabled = $8,
-                 disabled_at = CASE WHEN $8 THEN NULL ELSE disabled_at END, disabled_reason = CASE WHEN $8 THEN NULL ELSE disabled_reason END, updated_at = $9${secret} WHERE id = $1`,
-          values: [d.webhookId, a.name, a.url, a.events, JSON.stringify(a.customHeaders), a.timeoutSeconds, a.maxRetries, d.enabled, d.at, ...(d.sealedSecret === undefined ? [] : [d.sealedSecret])],
+                 disabled_at = CASE WHEN $8 THEN NULL ELSE disabled_at END, disabled_reason = CASE WHEN $8 THEN NULL ELSE disabled_reason END, updated_at = $9${secret}${headers} WHERE id = $1`,
+          values: [d.webhookId, a.name, a.url, a.events, JSON.stringify(a.customHeaders), a.timeoutSeconds, a.maxRetries, d.enabled, d.at, ...extra],
         }];
       }
       case 'WebhookDisabled':
@@ -53,14 +58,16 @@ export interface WebhookRow {
 
 export interface WebhookForDelivery extends WebhookRow {
   sealedSecret: string | null;
+  /** Sealed real header values; null with headers set only for a webhook saved before sealing (customHeaders then in clear). */
+  sealedHeaders: string | null;
 }
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
 const toRow = (r: Record<string, any>): WebhookForDelivery => ({
   id: r.id, name: r.name, url: r.url, events: r.events, customHeaders: r.custom_headers, timeoutSeconds: r.timeout_seconds, maxRetries: r.max_retries,
-  hasSecret: r.sealed_secret !== null, sealedSecret: r.sealed_secret, enabled: r.enabled, disabledAt: iso(r.disabled_at), disabledReason: r.disabled_reason, createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
+  hasSecret: r.sealed_secret !== null, sealedSecret: r.sealed_secret, sealedHeaders: r.sealed_headers ?? null, enabled: r.enabled, disabledAt: iso(r.disabled_at), disabledReason: r.disabled_reason, createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
 });
-const view = ({ sealedSecret: _s, ...rest }: WebhookForDelivery): WebhookRow => rest;
+const view = ({ sealedSecret: _s, sealedHeaders: _h, ...rest }: WebhookForDelivery): WebhookRow => ({ ...rest, customHeaders: maskHeaders(rest.customHeaders ?? {}) });
 
 export async function listWebhooks(pool: pg.Pool, limit: number, offset: number): Promise<{ items: WebhookRow[]; total: number }> {
   const r = await pool.query('SELECT *, count(*) OVER () AS total FROM webhooks ORDER BY id LIMIT $1 OFFSET $2', [limit, offset]);

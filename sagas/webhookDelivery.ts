@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
 import { DuplicateEventError } from '../domain/shared/errors.ts';
-import { webhookStream, webhooks } from '../domain/webhooks/webhooks.ts';
+import { WEBHOOK_HEADERS_CONTEXT, webhookStream, webhooks } from '../domain/webhooks/webhooks.ts';
 import { deliveryHeaders, retryDelayMs } from '../domain/webhooks/delivery.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 import { sagaEventId } from './sagaRunner.ts';
@@ -153,8 +153,10 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
       return;
     }
     const secret = hook.sealed_secret ? await o.secrets.open(hook.sealed_secret, WEBHOOK_SECRET_CONTEXT) : null;
+    // Sealed header values; a webhook saved before they were sealed has them in custom_headers.
+    const customHeaders = hook.sealed_headers ? (JSON.parse(await o.secrets.open(hook.sealed_headers, WEBHOOK_HEADERS_CONTEXT)) as Record<string, string>) : hook.custom_headers;
     const attempt = d.attempts + 1;
-    const headers = deliveryHeaders({ body: d.body, secret, event: d.event_type, envelopeId: d.event_id, deliveryId: d.id, attempt, instanceId: o.instanceId, customHeaders: hook.custom_headers });
+    const headers = deliveryHeaders({ body: d.body, secret, event: d.event_type, envelopeId: d.event_id, deliveryId: d.id, attempt, instanceId: o.instanceId, customHeaders });
     const r = await o.outbound.post({ url: hook.url, headers, body: d.body, timeoutMs: hook.timeout_seconds * 1000 });
     if (r.ok) {
       await finish(d, 'succeeded', { code: r.statusCode, ms: r.durationMs, error: null, excerpt: r.excerpt, nextInMs: null, attempted: true });

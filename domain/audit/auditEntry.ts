@@ -3,6 +3,7 @@
 // sensitive reads are recorded as events of their own (AccessDenied, LoginFailed, ...).
 import type { RecordedEvent, JsonValue } from '../shared/eventStore.ts';
 import { WITHHELD_EVENT_TYPE } from '../shared/eventChain.ts';
+import { maskHeaders } from '../shared/secretHeaders.ts';
 
 export type AuditStatus = 'success' | 'failed' | 'denied';
 
@@ -24,12 +25,15 @@ type Describer = AuditDescriber;
 
 const SECRET_KEY = /password|secret|token|private|keyhash|passphrase|unseal|credential/i;
 
-/** Drops every field whose name looks secret, at any depth. */
+/** Drops every field whose name looks secret, at any depth; custom header values are masked (events saved before they were sealed hold them in clear). */
 export function redactSecrets(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value && typeof value === 'object') {
     const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value)) if (!SECRET_KEY.test(k)) out[k] = redactSecrets(v);
+    for (const [k, v] of Object.entries(value)) {
+      if (SECRET_KEY.test(k)) continue;
+      out[k] = k === 'customHeaders' && v && typeof v === 'object' && !Array.isArray(v) ? maskHeaders(v as Record<string, string>) : redactSecrets(v);
+    }
     return out;
   }
   return (value ?? null) as JsonValue;

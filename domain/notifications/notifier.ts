@@ -26,7 +26,7 @@ export interface ProviderForSending {
 }
 
 export async function sendNotification(deps: NotifierDeps, p: ProviderForSending, n: Notification, opts: { to?: string[] } = {}): Promise<{ ok: boolean; message: string }> {
-  let secrets: { password?: string; secret?: string } = {};
+  let secrets: { password?: string; secret?: string; customHeaders?: Record<string, string> } = {};
   try {
     if (p.sealedSecrets) secrets = JSON.parse(await deps.secrets.open(p.sealedSecrets, NOTIFICATION_SECRET_CONTEXT));
   } catch (err) {
@@ -45,7 +45,8 @@ export async function sendNotification(deps: NotifierDeps, p: ProviderForSending
   const body = JSON.stringify(webhookPayloadOf(n, c.format as WebhookFormat, deps.instance));
   const own: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'lnm-notifications/1', 'x-notification-event': n.kind, 'x-notification-id': n.eventId };
   if (secrets.secret) own['x-signature-256'] = `sha256=${hmacSha256Hex(secrets.secret, body)}`;
-  const custom = Object.fromEntries(Object.entries((c.customHeaders ?? {}) as Record<string, string>).filter(([k]) => !(k.toLowerCase() in own)));
+  // Header values are sealed with the secrets (in the config in clear only for providers saved before that).
+  const custom = Object.fromEntries(Object.entries((secrets.customHeaders ?? c.customHeaders ?? {}) as Record<string, string>).filter(([k]) => !(k.toLowerCase() in own)));
   const r = await deps.outbound.post({ url: c.url, headers: { ...custom, ...own }, body, timeoutMs: (c.timeout ?? 30) * 1000 });
   return r.ok ? { ok: true, message: `${c.url} answered HTTP ${r.statusCode} in ${r.durationMs} ms` } : { ok: false, message: `${c.url}: ${r.error}${r.excerpt ? ` (${r.excerpt.slice(0, 200)})` : ''}` };
 }

@@ -13,6 +13,7 @@ import { ConflictError, EditionRequiredError, NotFoundError, ValidationError } f
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import { notificationProviderStream, notificationProviders, type NotificationProviderType } from '../../domain/notifications/notificationProviders.ts';
 import { NOTIFICATION_SECRET_CONTEXT, sendNotification } from '../../domain/notifications/notifier.ts';
+import { maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
 import { testNotification } from '../../domain/notifications/messages.ts';
 import { getNotificationProvider, listNotificationProviders, notificationProviderNameTaken, type NotificationProviderRow } from '../../projections/notificationProviders.ts';
 
@@ -81,22 +82,48 @@ function checkConfig(type: NotificationProviderType, config: unknown): Record<st
   }
 }
 
-/** Splits a checked configuration into what may be shown and the secrets. */
-async function prepare(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'>, type: NotificationProviderType, config: Record<string, any>) {
-  const { password, secret, ...shown } = config;
+type ProviderSecrets = { password?: string; secret?: string; customHeaders?: Record<string, string> };
+
+/**
+ * Splits a checked configuration into what may be shown and the secrets (password, signing secret,
+ * custom header values), over the secrets stored already: what the configuration leaves out is kept,
+ * and a header sent as the mask keeps its stored value.
+ */
+async function prepare(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'>, type: NotificationProviderType, config: Record<string, any>, stored: ProviderSecrets = {}) {
+  const { password, secret, customHeaders, ...shown } = config;
+  const secrets: ProviderSecrets = { ...stored };
   if (type === 'WEBHOOK') {
     const refusal = await input.deps.outbound.refusal(String(config.url));
     if (refusal) throw new ValidationError(`The webhook URL is refused: ${refusal}.`, [{ field: 'config.url', message: refusal }]);
     shown.format ??= 'GENERIC';
-  }
+    if (customHeaders !== undefined) {
+      const headers = mergeHeaders(customHeaders as Record<string, string>, stored.customHeaders ?? {}, 'config.customHeaders');
+      if (Object.keys(headers).length) secrets.customHeaders = headers;
+      else delete secrets.customHeaders;
+      shown.customHeaders = maskHeaders(headers);
+    }
+    if (secret !== undefined) secrets.secret = secret;
+    shown.hasSecret = secrets.secret !== undefined;
+  } else if (password !== undefined) secrets.password = password;
   shown.timeout ??= 30;
-  const secrets = type === 'SMTP' ? (password !== undefined ? { password } : null) : secret !== undefined ? { secret } : null;
-  return { publicConfig: shown as JsonObject, secrets };
+  return { publicConfig: shown as JsonObject, secrets: Object.keys(secrets).length ? secrets : null };
+}
+
+/** What a provider holds sealed; custom headers saved before they were sealed are in its config in clear. */
+async function storedSecrets(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'>, p: NotificationProviderRow): Promise<ProviderSecrets> {
+  const opened: ProviderSecrets = p.sealedSecrets ? JSON.parse(await input.deps.secrets.open(p.sealedSecrets, NOTIFICATION_SECRET_CONTEXT)) : {};
+  if (!opened.customHeaders && p.config.customHeaders && Object.keys(p.config.customHeaders).length) opened.customHeaders = p.config.customHeaders as Record<string, string>;
+  return opened;
 }
 
 function view(p: NotificationProviderRow) {
   const { sealedSecrets, ...rest } = p;
-  return { ...rest, config: { ...p.config, ...(p.type === 'SMTP' ? { hasPassword: sealedSecrets !== null } : { hasSecret: sealedSecrets !== null }) } };
+  const { hasSecret: signed, ...config } = p.config as Record<string, unknown>;
+  if (config.customHeaders) config.customHeaders = maskHeaders(config.customHeaders as Record<string, string>);
+  // The sealed secrets may hold only header values: a webhook provider records whether it signs
+  // (providers saved before that have a signing secret exactly when they have sealed secrets).
+  const hasSecret = typeof signed === 'boolean' ? signed : sealedSecrets !== null;
+  return { ...rest, config: { ...config, ...(p.type === 'SMTP' ? { hasPassword: sealedSecrets !== null } : { hasSecret }) } };
 }
 
 async function found(pool: import('pg').Pool, id: number) {
@@ -159,9 +186,11 @@ export const notificationRoutes = [
       if (configChanges) {
         const { hasPassword: _p, hasSecret: _s, ...stored } = view(before).config as Record<string, unknown>;
         const merged = checkConfig(before.type, { ...stored, ...configChanges });
-        const prepared = await prepare(input, before.type, merged);
+        const kept = await storedSecrets(input, before);
+        const prepared = await prepare(input, before.type, merged, kept);
         publicConfig = prepared.publicConfig;
-        if (prepared.secrets) sealedSecrets = await deps.secrets.seal(JSON.stringify(prepared.secrets), NOTIFICATION_SECRET_CONTEXT);
+        // Sealed again only when a secret, or a header value, changed.
+        if (prepared.secrets && JSON.stringify(prepared.secrets) !== JSON.stringify(kept)) sealedSecrets = await deps.secrets.seal(JSON.stringify(prepared.secrets), NOTIFICATION_SECRET_CONTEXT);
       }
       await runCommand(input, notificationProviderStream(params.id), notificationProviders, {
         type: 'UpdateNotificationProvider', providerId: params.id, changes: { ...rest, ...(publicConfig ? { publicConfig } : {}) }, sealedSecrets, at: deps.clock().toISOString(),

@@ -1,6 +1,7 @@
 // Outbound webhooks (pro): CRUD, test sends, delivery records, replay and the event catalog.
 // Every route needs system:configure (SPEC.md). The signing secret is write-only: sealed under
-// KEY_ENCRYPTION_KEY before it reaches an event, shown only as hasSecret.
+// KEY_ENCRYPTION_KEY before it reaches an event, shown only as hasSecret. Custom header values
+// likewise: sealed, shown as the mask (which, sent back, keeps the stored value).
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
@@ -8,18 +9,29 @@ import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { WEBHOOK_RETRIES, WEBHOOK_TIMEOUT, checkEventTypes, webhookStream, webhooks } from '../../domain/webhooks/webhooks.ts';
+import { WEBHOOK_HEADERS_CONTEXT, WEBHOOK_RETRIES, WEBHOOK_TIMEOUT, checkEventTypes, webhookStream, webhooks } from '../../domain/webhooks/webhooks.ts';
+import { HEADER_MASK, maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
 import { catalogEntry, eventCatalog } from '../../domain/webhooks/eventCatalog.ts';
 import { deliveryHeaders, envelopeOf, sampleData } from '../../domain/webhooks/delivery.ts';
-import { getWebhook, listDeliveries, listWebhooks, webhookForDelivery, webhookNameTaken } from '../../projections/webhooks.ts';
+import { getWebhook, listDeliveries, listWebhooks, webhookForDelivery, webhookNameTaken, type WebhookForDelivery } from '../../projections/webhooks.ts';
 
 const tags = ['webhooks'];
 const pro = { edition: 'pro' as const, feature: 'Outbound webhooks' };
 const permission = 'system:configure';
 const SECRET_CONTEXT = 'webhook_secret'; // the delivery worker opens it under the same context
+/** Sealed JSON of header values; null when there are none. */
+async function sealHeaders(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'>, headers: Record<string, string>): Promise<string | null> {
+  return Object.keys(headers).length ? input.deps.secrets.seal(JSON.stringify(headers), WEBHOOK_HEADERS_CONTEXT) : null;
+}
+
+/** A webhook's real header values: sealed, or in clear for one saved before they were sealed. */
+async function storedHeaders(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'>, hook: WebhookForDelivery): Promise<Record<string, string>> {
+  return hook.sealedHeaders ? (JSON.parse(await input.deps.secrets.open(hook.sealedHeaders, WEBHOOK_HEADERS_CONTEXT)) as Record<string, string>) : hook.customHeaders;
+}
+
 const DeliveryParams = Type.Object({ id: Type.Integer({ minimum: 1 }), deliveryId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
-const Headers = Type.Record(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }), Type.String({ maxLength: 1000, pattern: '^[^\\r\\n]*$' }), { description: 'extra request headers, string to string (cannot replace the signature, event or instance headers)' });
+const Headers = Type.Record(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }), Type.String({ maxLength: 1000, pattern: '^[^\\r\\n]*$' }), { description: `extra request headers, string to string (cannot replace the signature, event or instance headers). The values are secrets: write-only, sealed, read back as ${HEADER_MASK}; sending ${HEADER_MASK} as a value keeps the stored one` });
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   url: Type.String({ minLength: 1, maxLength: 2000, description: 'http(s) destination; loopback, link-local and private addresses are refused unless LNM_ALLOW_PRIVATE_TARGETS=true' }),
@@ -107,9 +119,10 @@ export const webhookRoutes = [
       await checkUrl(input, body.url);
       if (await webhookNameTaken(deps.pool, body.name)) throw new ConflictError(`A webhook named ${body.name} exists already.`, { field: 'name' });
       const sealedSecret = body.secret ? await deps.secrets.seal(body.secret, SECRET_CONTEXT) : null;
+      const headers = mergeHeaders(body.customHeaders ?? {}, {}, 'customHeaders');
       const webhookId = await deps.nextId('webhook');
       await runCommand(input, webhookStream(webhookId), webhooks, {
-        type: 'CreateWebhook', webhookId, name: body.name, url: body.url, events: body.events, customHeaders: body.customHeaders ?? {},
+        type: 'CreateWebhook', webhookId, name: body.name, url: body.url, events: body.events, customHeaders: maskHeaders(headers), sealedHeaders: await sealHeaders(input, headers),
         timeoutSeconds: body.timeoutSeconds ?? WEBHOOK_TIMEOUT.default, maxRetries: body.maxRetries ?? WEBHOOK_RETRIES.default, sealedSecret, at: deps.clock().toISOString(),
       });
       return { status: 201, body: await view(deps.pool, webhookId), headers: { Location: `/api/v1/webhooks/${webhookId}` } };
@@ -127,13 +140,17 @@ export const webhookRoutes = [
     responses: { 200: { description: 'the webhook after the change', schema: WebhookSchema }, 400: { description: 'invalid body' }, 404: { description: 'no such webhook' }, 409: { description: 'name taken' } },
     async handler(input) {
       const { deps, params, body } = input;
-      if (!(await getWebhook(deps.pool, params.id))) throw new NotFoundError('Webhook', params.id);
+      const stored = await webhookForDelivery(deps.pool, params.id);
+      if (!stored) throw new NotFoundError('Webhook', params.id);
       if (body.events) checkEventTypes(body.events);
       if (body.url) await checkUrl(input, body.url);
       if (body.name && (await webhookNameTaken(deps.pool, body.name, params.id))) throw new ConflictError(`A webhook named ${body.name} exists already.`, { field: 'name' });
-      const { secret, enabled, ...changes } = body;
+      const { secret, enabled, customHeaders, ...rest } = body;
       const sealedSecret = secret === undefined ? undefined : secret === null ? null : await deps.secrets.seal(secret, SECRET_CONTEXT);
-      await runCommand(input, webhookStream(params.id), webhooks, { type: 'UpdateWebhook', webhookId: params.id, changes, sealedSecret, enabled, at: deps.clock().toISOString() });
+      const headers = customHeaders === undefined ? undefined : mergeHeaders(customHeaders, await storedHeaders(input, stored), 'customHeaders');
+      const changes = headers === undefined ? rest : { ...rest, customHeaders: maskHeaders(headers) };
+      const sealedHeaders = headers === undefined ? undefined : await sealHeaders(input, headers);
+      await runCommand(input, webhookStream(params.id), webhooks, { type: 'UpdateWebhook', webhookId: params.id, changes, sealedSecret, sealedHeaders, enabled, at: deps.clock().toISOString() });
       return { body: await view(deps.pool, params.id) };
     },
   }),
@@ -153,13 +170,14 @@ export const webhookRoutes = [
       const hook = await webhookForDelivery(deps.pool, params.id);
       if (!hook) throw new NotFoundError('Webhook', params.id);
       const secret = hook.sealedSecret ? await deps.secrets.open(hook.sealedSecret, SECRET_CONTEXT) : null;
+      const customHeaders = await storedHeaders({ deps }, hook);
       const instance = { id: deps.config.instanceId, version: deps.config.version };
       // Side by side, so the call takes about one timeout however many types are subscribed.
       const results = await Promise.all(hook.events.map((type) => catalogEntry(type)).filter((e) => e !== null).map(async (entry) => {
         const at = deps.clock().toISOString();
         const id = randomUUID();
         const body = JSON.stringify({ ...envelopeOf(entry, id, at, instance, sampleData(entry, at)), test: true });
-        const headers = deliveryHeaders({ body, secret, event: entry.name, envelopeId: id, deliveryId: id, attempt: 1, instanceId: instance.id, customHeaders: hook.customHeaders });
+        const headers = deliveryHeaders({ body, secret, event: entry.name, envelopeId: id, deliveryId: id, attempt: 1, instanceId: instance.id, customHeaders });
         const r = await deps.outbound.post({ url: hook.url, headers, body, timeoutMs: hook.timeoutSeconds * 1000 });
         return { event: entry.name, success: r.ok, statusCode: r.statusCode, responseTimeMs: r.durationMs, error: r.error, responseExcerpt: r.excerpt };
       }));
@@ -171,7 +189,8 @@ export const webhookRoutes = [
     query: Type.Object({ ...PageQuery, status: Type.Optional(Type.Union(['pending', 'retrying', 'succeeded', 'exhausted', 'cancelled'].map((s) => Type.Literal(s)))) }, { additionalProperties: false }),
     responses: { 200: { description: 'deliveries', schema: Page(DeliverySchema) }, 404: { description: 'no such webhook' } },
     async handler({ deps, params, query }) {
-      if (!(await getWebhook(deps.pool, params.id))) throw new NotFoundError('Webhook', params.id);
+      const stored = await webhookForDelivery(deps.pool, params.id);
+      if (!stored) throw new NotFoundError('Webhook', params.id);
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
       const { items, total } = await listDeliveries(deps.pool, params.id, { limit, offset, status: query.status });

@@ -136,6 +136,7 @@ t('node downtime and recovery reach the providers whose switch is on, by email a
     const p = await api('POST', '/notifications/providers', { type: 'WEBHOOK', name: `hook-${format}`, config: { url: `${rx.url}/${format}`, format, secret: HOOK_SECRET, timeout: 5, customHeaders: { 'X-Team': 'ops' } }, notifyNodeDowntime: true });
     assert.is(p.status, 201, p.text);
     assert.is(p.json.config.hasSecret, true);
+    assert.equal(p.json.config.customHeaders, { 'X-Team': '********' }, 'header values are write-only');
   }
   const off = await api('POST', '/notifications/providers', { type: 'WEBHOOK', name: 'switched-off', config: { url: `${rx.url}/OFF`, format: 'GENERIC' }, notifyNodeDowntime: false });
   assert.is(off.status, 201);

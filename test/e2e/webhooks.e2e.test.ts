@@ -256,6 +256,53 @@ t('the signing secret never appears in a response or in the server output', asyn
   assert.not.ok(server.output().includes(SECRET));
 });
 
+t('custom header values are secrets: masked in every answer and the audit log, absent from the event store, delivered in clear; the mask sent back keeps a value', async () => {
+  const token = 'Bearer hdr-' + Date.now() + '-s3cr3t';
+  const rx = await startReceiver({ secret: SECRET });
+  try {
+    const hook = await createHook({ name: 'with-credentials', url: `${rx.url}/h`, customHeaders: { Authorization: token, 'X-Team': 'ops' } });
+    assert.equal(hook.customHeaders, { Authorization: '********', 'X-Team': '********' });
+    const read = await call(server.api, 'GET', `/webhooks/${hook.id}`, { headers: adminAuth() });
+    assert.equal(read.json.customHeaders, { Authorization: '********', 'X-Team': '********' });
+    await emit();
+    await until('delivered', () => rx.received.length === 1);
+    assert.is(rx.received[0].headers.authorization, token, 'the receiver gets the real value');
+
+    // Sent back as read (masked), with a changed X-Team: Authorization keeps its value.
+    const put = await call(server.api, 'PUT', `/webhooks/${hook.id}`, { headers: adminAuth(), body: { customHeaders: { ...read.json.customHeaders, 'X-Team': 'dev' } } });
+    assert.is(put.status, 200, put.text);
+    await emit();
+    await until('delivered again', () => rx.received.length === 2);
+    assert.is(rx.received[1].headers.authorization, token);
+    assert.is(rx.received[1].headers['x-team'], 'dev');
+    // The mask for a header that was never stored is refused, naming it.
+    const bad = await call(server.api, 'PUT', `/webhooks/${hook.id}`, { headers: adminAuth(), body: { customHeaders: { 'X-New': '********' } } });
+    assert.is(bad.status, 400, bad.text);
+    assert.equal(bad.json.details.map((d: { field: string }) => d.field), ['customHeaders.X-New']);
+
+    const seen = [
+      JSON.stringify(hook), read.text, put.text,
+      (await call(server.api, 'GET', '/webhooks', { headers: adminAuth() })).text,
+      (await call(server.api, 'GET', '/audit/logs?limit=200', { headers: adminAuth() })).text,
+    ];
+    for (const text of seen) assert.not.ok(text.includes('s3cr3t'), text.slice(0, 300));
+    assert.not.ok(server.output().includes('s3cr3t'), 'not in the server output');
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: server.databaseUrl! });
+    await client.connect();
+    try {
+      const rows = await client.query(`SELECT count(*)::int AS n FROM events WHERE data::text LIKE '%s3cr3t%'`);
+      assert.is(rows.rows[0].n, 0, 'no event holds the value in clear');
+      const readModel = await client.query(`SELECT count(*)::int AS n FROM webhooks WHERE custom_headers::text LIKE '%s3cr3t%'`);
+      assert.is(readModel.rows[0].n, 0, 'nor the read model');
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await rx.close();
+  }
+});
+
 t('without LNM_ALLOW_PRIVATE_TARGETS private targets are refused; the community edition has no webhooks', async () => {
   const strict = await startServer();
   for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://10.0.0.8/x']) {
