@@ -188,7 +188,8 @@ const standin = suite<Ctx & { vault: VaultStandin }>('vault key provider against
 standin.before(async (ctx) => {
   ctx.vault = await startVaultStandin({ initialized: true });
   ctx.conn = { address: ctx.vault.address, token: ctx.vault.rootToken!, transitPath: 'transit', kvPath: 'secret' };
-  ctx.provider = createVaultKeyProvider(ctx.conn);
+  // The stand-in makes RSA 4096 keys in this process: on a loaded machine that outlasts the 10 s default.
+  ctx.provider = createVaultKeyProvider(ctx.conn, { timeoutMs: 120_000 });
   ctx.created = [];
 });
 contract(standin as unknown as Test<Ctx>);
