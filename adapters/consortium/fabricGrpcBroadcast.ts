@@ -3,13 +3,19 @@
 // an error naming the orderer, the channel and Fabric's status and info.
 //   broadcastEnvelope(orderer, channelName, envelope) -> void
 import { common, orderer } from '@hyperledger/fabric-protos';
-import { FabricNodeUnreachableError, FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError, FabricUnavailableError } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { retryableStatuses, retryWhileUnavailable } from './fabricRetry.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 import { atomicBroadcastClient, deadline, nodeName, withClient } from './fabricGrpc.ts';
 
 const statusNames = Object.fromEntries(Object.entries(common.Status).map(([name, code]) => [code, name]));
 
-export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs = 30_000): Promise<void> {
+/** A "not now" from the orderer (no raft leader yet) is retried for a while (fabricRetry.ts): it accepted nothing. */
+export function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs = 30_000): Promise<void> {
+  return retryWhileUnavailable(() => broadcastOnce(ordererEndpoint, channelName, envelope, timeoutMs));
+}
+
+async function broadcastOnce(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs: number): Promise<void> {
   const node = nodeName(ordererEndpoint);
   const who = `Orderer ${node}`;
   await withClient(atomicBroadcastClient, ordererEndpoint, (client) => {
@@ -28,9 +34,9 @@ export async function broadcastEnvelope(ordererEndpoint: Endpoint, channelName: 
         if (status === common.Status.SUCCESS) return finish(null);
         const info = response.getInfo();
         const name = statusNames[status] ?? String(status);
-        // SERVICE_UNAVAILABLE: no raft leader right now (election under way, quorum lost); worth a retry.
-        if (status === common.Status.SERVICE_UNAVAILABLE) {
-          return finish(new FabricNodeUnreachableError(`${who} cannot order for channel "${channelName}" now: ${name}${info ? ` (${info})` : ''}.`, node, channelName));
+        // SERVICE_UNAVAILABLE: no raft leader right now (election under way, quorum lost); retried by broadcastEnvelope.
+        if (retryableStatuses.has(status)) {
+          return finish(new FabricUnavailableError(`${who} cannot order for channel "${channelName}" now: ${name}${info ? ` (${info})` : ''}; retry shortly.`, node, channelName, name));
         }
         finish(new FabricRefusedError(`${who} refused the transaction for channel "${channelName}": ${name}${info ? ` (${info})` : ''}.`, node, channelName, name, info, status === common.Status.BAD_REQUEST ? 400 : 409));
       });

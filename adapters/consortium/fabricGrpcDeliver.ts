@@ -4,7 +4,8 @@
 //   deliverBlocks({kind, endpoint}, signer, channelName, from, to) -> common.Block[]
 //       from/to: a block number or 'newest'
 import { common, orderer, peer } from '@hyperledger/fabric-protos';
-import { FabricNodeUnreachableError, FabricRefusedError, type ChannelBlockSource } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricNodeUnreachableError, FabricRefusedError, FabricUnavailableError, type ChannelBlockSource } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { retryableStatuses, retryWhileUnavailable } from './fabricRetry.ts';
 import type { FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { atomicBroadcastClient, deadline, nodeName, peerDeliverClient, withClient } from './fabricGrpc.ts';
 import { signedEnvelope } from './fabricSigningEnvelope.ts';
@@ -50,7 +51,19 @@ interface DeliverStream {
   on(event: 'end', listener: () => void): this;
 }
 
-export async function deliverBlocks(
+/** Blocks from..to; a "not now" from the node (no raft leader yet) is retried for a while (fabricRetry.ts). */
+export function deliverBlocks(
+  source: DeliverSource,
+  signer: FabricSigner,
+  channelName: string,
+  from: SeekTarget,
+  to: SeekTarget,
+  timeoutMs = 15_000,
+): Promise<common.Block[]> {
+  return retryWhileUnavailable(() => deliverOnce(source, signer, channelName, from, to, timeoutMs));
+}
+
+async function deliverOnce(
   source: DeliverSource,
   signer: FabricSigner,
   channelName: string,
@@ -89,6 +102,7 @@ export async function deliverBlocks(
         if (status === common.Status.SUCCESS) finish(null);
         else {
           const name = statusNames[status] ?? String(status);
+          if (retryableStatuses.has(status)) return finish(new FabricUnavailableError(`The ${who} cannot deliver blocks of channel "${channelName}" now: ${name} (no raft leader yet, or an election under way); retry shortly.`, node, channelName, name));
           // NOT_FOUND: the node has not joined the channel (or has not the block); FORBIDDEN: the signer is no reader.
           finish(new FabricRefusedError(`The ${who} refused to deliver blocks ${from}..${to} of channel "${channelName}": ${name}.`, node, channelName, name, name));
         }

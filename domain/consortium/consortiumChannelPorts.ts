@@ -16,6 +16,22 @@ export class FabricNodeUnreachableError extends AppError {
 }
 
 /** A peer or orderer answered with a refusal; `fabricMessage` is what Fabric said. 409 unless Fabric called the request malformed (400). */
+/**
+ * Fabric answered "not now" (common.Status SERVICE_UNAVAILABLE: no raft leader yet after a join,
+ * an election under way, quorum lost). The service retries such answers itself for a while; one
+ * that outlasts that is a 503 with Retry-After, never a refusal.
+ */
+export class FabricUnavailableError extends AppError {
+  constructor(
+    message: string,
+    readonly node: string,
+    readonly channelName: string | null,
+    readonly fabricStatus: string,
+  ) {
+    super(503, 'FABRIC_UNAVAILABLE', message, { expose: true, extra: { node, channelName, fabricStatus, retryAfterSeconds: 5 } });
+  }
+}
+
 export class FabricRefusedError extends AppError {
   constructor(
     message: string,
