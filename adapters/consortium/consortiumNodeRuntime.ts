@@ -21,6 +21,7 @@ import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
 import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
+import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
 import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
@@ -188,6 +189,12 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       if (res.ok && body.status === 'OK') return { healthy: true };
       const checks = body.failed_checks?.map((c) => `${c.component}: ${c.reason}`).join('; ');
       throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
+    },
+    async ledgers(t, timeoutMs = 2000) {
+      const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/metrics`;
+      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+      return ledgerReadingsOf(await res.text(), t.node.role === 'orderer' ? 'orderer' : 'peer');
     },
     async logs(t, tail) {
       return engineOf(t.node.engine).logs(keyOf(t), { tail });

@@ -34,6 +34,13 @@ export interface ConsortiumNodeLive {
   healthy: true;
 }
 
+/** A node's ledgers as its operations endpoint reports them (the highest of its channels for the node). */
+export interface ConsortiumLedgerReadings {
+  blockHeight: number;
+  peerCount: number;
+  channels: { channel: string; blockHeight: number | null; peerCount: number | null }[];
+}
+
 export interface ConsortiumNodeRuntime {
   /** Whether the Fabric binary (process: LNM_FABRIC_BIN or PATH) or image (docker) of this role is present; the reason when not. */
   available(engine: NodeEngineKind, role: 'peer' | 'orderer'): Promise<{ ok: true } | { ok: false; reason: string }>;
@@ -45,6 +52,8 @@ export interface ConsortiumNodeRuntime {
   status(target: ConsortiumNodeTarget): Promise<NodeStatus>;
   /** GET /healthz on the operations port; throws with the reason when it is not OK. */
   live(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumNodeLive>;
+  /** GET /metrics on the operations port: ledger height and peers known, per channel; throws when it does not answer. */
+  ledgers(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumLedgerReadings>;
   logs(target: ConsortiumNodeTarget, tail: number): Promise<string[]>;
   followLogs(target: ConsortiumNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
 }

@@ -39,7 +39,9 @@ export function consortiumNodeOperations(runtime: ConsortiumNodeRuntime, credent
       status: () => runtime.status(target),
       probe: async (timeoutMs) => {
         await runtime.live(target, timeoutMs);
-        return { blockHeight: null, peerCount: null };
+        // Healthy is /healthz's word; the ledger readings are a bonus that may fail on their own.
+        const ledgers = await runtime.ledgers(target, timeoutMs).catch(() => null);
+        return { blockHeight: ledgers?.blockHeight ?? null, peerCount: ledgers?.peerCount ?? null };
       },
     };
   };

@@ -160,6 +160,16 @@ t('the explorer reads the config blocks from a joined peer: info, blocks newest 
     return r.status === 200 && r.json.height >= 3 ? r.json : null;
   }, 30_000);
   assert.match(info.current_block_hash, /^[0-9a-f]{64}$/);
+  // A joined peer reports its ledger: its height on the channel (as its /metrics says) and the peers its gossip knows.
+  const peerRead = await until('the peer to report its ledger height', async () => {
+    const r = (await api('GET', `/nodes/${peers[0].id}`)).json;
+    return r.block_height >= info.height && r.peer_count >= 1 ? r : null;
+  }, 30_000);
+  assert.type(peerRead.block_height, 'number');
+  assert.is(peerRead.networks.find((n: any) => n.channel_name === 'supplychannel').block_height, peerRead.block_height);
+  const ordererRead = (await api('GET', `/nodes/${orderers[0].id}`)).json;
+  assert.ok(ordererRead.block_height >= info.height, `orderer height ${ordererRead.block_height}`);
+  assert.is(ordererRead.peer_count, 2, 'the two other raft consenters are active');
   const blocks = await api('GET', `/networks/consortium/${network.id}/blocks?limit=10`);
   assert.is(blocks.status, 200, blocks.text);
   assert.is(blocks.json.items[0].number, info.height - 1);

@@ -1,0 +1,32 @@
+// What a running Fabric node says of its ledgers, read from its operations endpoint's Prometheus
+// text (/metrics, beside /healthz): per channel, the ledger height (ledger_blockchain_height, peers
+// and orderers alike) and how many others it knows there: a peer, the peers its gossip knows
+// (gossip_membership_total_peers_known); an orderer, the other raft consenters active
+// (consensus_etcdraft_active_nodes less itself).
+//
+// For the node as a whole (SPEC's block_height and peer_count, integers): the highest of its
+// channels, 0 on a node that has joined none.
+import type { ConsortiumLedgerReadings } from '../../domain/consortium/consortiumPorts.ts';
+
+const LINE = /^(ledger_blockchain_height|gossip_membership_total_peers_known|consensus_etcdraft_active_nodes)\{([^}]*)\}\s+([0-9.eE+-]+)\s*$/;
+const CHANNEL = /(?:^|,)channel="((?:[^"\\]|\\.)*)"/;
+
+/** Parses the metrics text of a peer or orderer into its per-channel readings and their maxima. */
+export function ledgerReadingsOf(metricsText: string, role: 'peer' | 'orderer'): ConsortiumLedgerReadings {
+  const channels = new Map<string, { channel: string; blockHeight: number | null; peerCount: number | null }>();
+  for (const line of metricsText.split('\n')) {
+    const m = LINE.exec(line);
+    if (!m) continue;
+    const channel = CHANNEL.exec(m[2])?.[1];
+    const value = Number(m[3]);
+    if (channel === undefined || !Number.isFinite(value)) continue;
+    const c = channels.get(channel) ?? { channel, blockHeight: null, peerCount: null };
+    if (m[1] === 'ledger_blockchain_height') c.blockHeight = Math.trunc(value);
+    else if (m[1] === 'gossip_membership_total_peers_known' && role === 'peer') c.peerCount = Math.trunc(value);
+    else if (m[1] === 'consensus_etcdraft_active_nodes' && role === 'orderer') c.peerCount = Math.max(0, Math.trunc(value) - 1);
+    channels.set(channel, c);
+  }
+  const list = [...channels.values()].sort((a, b) => a.channel.localeCompare(b.channel));
+  const max = (k: 'blockHeight' | 'peerCount') => list.reduce((m, c) => Math.max(m, c[k] ?? 0), 0);
+  return { blockHeight: max('blockHeight'), peerCount: max('peerCount'), channels: list };
+}
