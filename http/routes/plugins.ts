@@ -133,9 +133,10 @@ export const pluginRoutes = [
       const p = await pluginOr404(deps, params.name);
       if (p.status === 'enabled') throw new ConflictError(`Plugin ${p.name} is deployed; stop it first.`, { name: p.name });
       const runtime = runtimeOf(deps);
-      await assertRunnable(runtime);
+      // Bad parameters are the caller's to fix wherever the plugin would run: a 400 before the engine's 503.
       const sourced = await resolveSources(deps, p.descriptor, (input.body.parameters ?? {}) as Record<string, unknown>);
       const parameters = checkPluginParameters(p.descriptor, sourced.parameters);
+      await assertRunnable(runtime);
       // Files (keys among them) only once everything was accepted; gone again if compose fails.
       try {
         const mounts = await writeSourceFiles(deps, p.name, sourced.files);
