@@ -42,9 +42,13 @@ function oauthError(err: unknown): { code: string | null; error: string | null }
   return { code: typeof e?.code === 'string' ? e.code : null, error };
 }
 
-const unreachable = (err: unknown) => {
-  const e = err as { name?: string; code?: string; cause?: { code?: string } };
-  return e?.name === 'TypeError' || e?.name === 'AbortError' || e?.name === 'TimeoutError' || /ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN/.test(String(e?.cause?.code ?? e?.code ?? ''));
+/** A network failure (refused, unknown host, timeout) anywhere in the error's cause chain. */
+const unreachable = (err: unknown): boolean => {
+  for (let e = err as { name?: string; code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 6; e = e.cause as typeof e, depth++) {
+    if (e.name === 'AbortError' || e.name === 'TimeoutError' || (e.name === 'TypeError' && /fetch failed/i.test(e.message ?? ''))) return true;
+    if (/ECONNREFUSED|ENOTFOUND|ETIMEDOUT|ECONNRESET|EAI_AGAIN|EHOSTUNREACH|UND_ERR/.test(String(e.code ?? ''))) return true;
+  }
+  return false;
 };
 
 export function createOidcRelyingParty(cfg: OidcClientConfig): OidcRelyingParty {

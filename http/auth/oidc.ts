@@ -51,14 +51,15 @@ export async function pendingLoginFor(ctx: Koa.Context, deps: AppDeps, state: st
 
 /** The HTTP answer to a refused sign-in or token: 401 for the caller's credentials, 403 without a role, 502/503 for the provider or this server's client set-up. */
 export function oidcHttpError(f: OidcFailure): AppError {
+  // The messages name no secret and tell an operator what to fix: shown on 502/503 too.
   const extra = { reason: f.reason };
   switch (f.reason as OidcFailureReason) {
     case 'no role':
       return new AppError(403, 'OIDC_NO_ROLE', f.message, { extra });
     case 'provider unreachable':
-      return new AppError(503, 'OIDC_UNAVAILABLE', f.message, { extra });
+      return new AppError(503, 'OIDC_UNAVAILABLE', f.message, { extra, expose: true });
     case 'client rejected':
-      return new AppError(502, 'OIDC_CLIENT_REJECTED', f.message, { extra });
+      return new AppError(502, 'OIDC_CLIENT_REJECTED', f.message, { extra, expose: true });
     default:
       return new AppError(401, 'OIDC_SIGN_IN_FAILED', f.message, { extra });
   }
