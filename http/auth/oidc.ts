@@ -5,8 +5,8 @@
 // memory: sealed with AES-256-GCM under a key derived from KEY_ENCRYPTION_KEY (HKDF, so opening
 // a forged cookie costs one cheap decryption, not a key derivation; secret and tamper-proof: the
 // verifier must not be readable by scripts or the provider), HttpOnly, SameSite=Lax (the
-// provider's redirect back is a top-level GET, which Lax lets through), limited to the OIDC
-// paths and to 10 minutes, and cleared by the first callback. That works across restarts and
+// provider's redirect back is a top-level GET, which Lax lets through), sent only to the callback's
+// path, limited to 10 minutes, and cleared by the first callback. That works across restarts and
 // behind several instances, and binds the sign-in to the browser that started it, which is what
 // makes a forged or swapped callback (login CSRF) fail the state check.
 import type Koa from 'koa';
@@ -24,8 +24,10 @@ export const OIDC_COOKIE = 'lnm_oidc';
 /** A JWT (three base64url parts): what tells an OIDC access token from an API key (lnm_..., no dots). */
 export const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/** Sent only to the callback, at the path browsers reach it by (LNM_OIDC_REDIRECT_URL, which may sit behind a proxy's prefix). */
 function cookieOptions(ctx: Koa.Context, deps: AppDeps) {
-  return { httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure || deps.config.secureCookies, path: '/api/v1/auth/oidc', overwrite: true };
+  const path = new URL(deps.security.oidc!.settings.redirectUrl).pathname;
+  return { httpOnly: true, sameSite: 'lax' as const, secure: ctx.secure || deps.config.secureCookies, path, overwrite: true };
 }
 
 export function setPendingLogin(ctx: Koa.Context, deps: AppDeps, pending: PendingOidcLogin): void {
@@ -66,11 +68,31 @@ export function oidcHttpError(f: OidcFailure): AppError {
 }
 
 /** Records a refused sign-in or bearer token: an audit entry and the public event security.oidc.sign_in_failed. */
-export async function recordOidcFailure(ctx: Koa.Context, deps: AppDeps, stage: 'login' | 'callback' | 'bearer', f: OidcFailure, extra: { username?: string } = {}): Promise<void> {
+export async function recordOidcFailure(ctx: Koa.Context, deps: AppDeps, stage: 'login' | 'callback' | 'bearer', f: OidcFailure, extra: { username?: string; repeated?: number } = {}): Promise<void> {
   const status = oidcHttpError(f).status;
   await recordSecurityEvent({ identity: null, requestId: ctx.state.requestId, ctx, deps }, 'OidcSignInFailed', {
-    stage, reason: f.reason, message: f.message, issuer: deps.security.oidc?.settings.issuer ?? null, username: extra.username ?? null, responseCode: status, at: deps.clock().toISOString(),
+    stage, reason: f.reason, message: f.message, issuer: deps.security.oidc?.settings.issuer ?? null, username: extra.username ?? null, ...(extra.repeated ? { repeated: extra.repeated } : {}), responseCode: status, at: deps.clock().toISOString(),
   }, { wait: stage !== 'bearer' });
+}
+
+/**
+ * Refused bearer tokens need no credentials to send, so a flood of them must not flood the audit
+ * log: per client address and reason, the first refusal of a minute is recorded, and the ones
+ * after it in that minute are counted into the next recorded one (`repeated`).
+ */
+const BEARER_AUDIT_WINDOW_MS = 60_000;
+const bearerAudit = new Map<string, { until: number; repeated: number }>();
+
+function bearerAuditDue(ip: string, reason: string, now: number): { due: boolean; repeated: number } {
+  const key = `${ip}\n${reason}`;
+  const seen = bearerAudit.get(key);
+  if (seen && now < seen.until) {
+    seen.repeated++;
+    return { due: false, repeated: 0 };
+  }
+  if (bearerAudit.size > 10_000) bearerAudit.clear();
+  bearerAudit.set(key, { until: now + BEARER_AUDIT_WINDOW_MS, repeated: 0 });
+  return { due: true, repeated: seen?.repeated ?? 0 };
 }
 
 /** Authorization: Bearer <JWT>: an access token of the configured provider, with the role its claims map to. */
@@ -83,7 +105,8 @@ export async function fromOidcAccessToken(token: string, ctx: Koa.Context, deps:
     return { userId: user.id, username: user.username, role: user.role, method: 'oidc_token' };
   } catch (err) {
     if (!(err instanceof OidcFailure)) throw err;
-    await recordOidcFailure(ctx, deps, 'bearer', err).catch((e: Error) => deps.log.warn({ err: e.message }, 'recording a refused bearer token failed'));
+    const audit = bearerAuditDue(ctx.ip || 'unknown', err.reason, deps.clock().getTime());
+    if (audit.due) await recordOidcFailure(ctx, deps, 'bearer', err, { repeated: audit.repeated }).catch((e: Error) => deps.log.warn({ err: e.message }, 'recording a refused bearer token failed'));
     throw oidcHttpError(err);
   }
 }

@@ -108,7 +108,7 @@ export const oidcRoutes = [
       error: Type.Optional(Type.String({ maxLength: 256 })),
       error_description: Type.Optional(Type.String({ maxLength: 2048 })),
       error_uri: Type.Optional(Type.String({ maxLength: 2048 })),
-    }, { additionalProperties: false }),
+    }, { additionalProperties: true, description: 'what the provider appends to the redirect URL; providers add parameters of their own, which are let through' }),
     responses: {
       303: { description: 'signed in; Set-Cookie: lnm_session; Location: the returnTo path' },
       401: { description: 'refused: bad state, expired login, code rejected (expired or replayed), bad ID token (OIDC_SIGN_IN_FAILED, reason in the body)' },

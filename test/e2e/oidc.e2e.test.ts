@@ -281,6 +281,10 @@ t('a token from another issuer, for another audience, or expired: each 401 and a
   assert.is(r2.status, 401, r2.text);
   assert.is(r2.json.context.reason, 'wrong audience');
   await failureAudited('wrong audience', 'bearer');
+  // A flood of refused tokens is each refused but recorded once a minute per address and reason.
+  for (let i = 0; i < 3; i++) assert.is((await api('GET', '/auth/me', { authorization: `Bearer ${elsewhere}` })).status, 401);
+  await sleep(300);
+  assert.is((await auditEntries('&status=failed')).filter((e) => e.reason === 'wrong audience').length, 1);
 
   provider.ttl.accessToken = 1;
   const short = await token(provider, accounts.alice.sub);
