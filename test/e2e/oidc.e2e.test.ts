@@ -233,7 +233,39 @@ t('a tampered state is refused with 401 and audited as bad state; so is a callba
   const fresh = new Browser();
   const noCookie = await fresh.request(callbackUrl);
   assert.is(noCookie.status, 401, await keep(noCookie));
+  // A pending-login cookie altered by one character does not open.
+  const again = await toCallback(server, 'alice');
+  const c = again.pendingCookie;
+  again.browser.jar.set('lnm_oidc', c.slice(0, 20) + (c[20] === 'A' ? 'B' : 'A') + c.slice(21));
+  const altered = await again.browser.request(again.callbackUrl);
+  const alteredText = await keep(altered);
+  assert.is(altered.status, 401, alteredText);
+  assert.match(JSON.parse(alteredText).message, /altered/);
   await failureAudited('bad state', 'callback');
+});
+
+t('a sign-in the user cancels at the provider comes back as an error: 401, audited as provider error', async () => {
+  const browser = new Browser();
+  const start = await browser.request(`${server.api}/auth/oidc/login`);
+  await keep(start, { skipLocation: true });
+  let url = start.headers.get('location')!;
+  // To the provider's login page, then its abort link instead of the form.
+  for (let i = 0; i < 5 && !/\/interaction\/[^/]+$/.test(new URL(url).pathname); i++) url = new URL((await browser.request(url)).headers.get('location')!, url).href;
+  let res = await browser.request(`${url}/abort`);
+  for (let i = 0; i < 5 && res.status >= 300 && res.status < 400; i++) {
+    const next = new URL(res.headers.get('location')!, url).href;
+    if (next.startsWith(`${server.url}${callbackPath}`)) {
+      assert.is(new URL(next).searchParams.get('error'), 'access_denied');
+      res = await browser.request(next);
+      break;
+    }
+    res = await browser.request((url = next));
+  }
+  const text = await keep(res);
+  assert.is(res.status, 401, text);
+  assert.is(JSON.parse(text).context.reason, 'provider error');
+  assert.match(JSON.parse(text).message, /access_denied/);
+  await failureAudited('provider error', 'callback');
 });
 
 t('a replayed authorization code is refused by the provider: 401, audited as code rejected', async () => {
