@@ -48,7 +48,7 @@ const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved'
  * Events that exist only for the audit log: they record who did, tried or read what, and change
  * no state. They are what a backup leaves out when the audit setting include_in_backups is false
  * (as hash-only stubs, see RecordedEvent.withheld), less any type a read model is rebuilt from
- * (auditOnlyTypesToWithhold): LoginSucceeded gives users their last_login_at, so it is kept.
+ * (auditOnlyTypesToWithhold): LoginSucceeded and OidcSignInSucceeded give users their last_login_at, so they are kept.
  */
 export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut', 'OidcSignInSucceeded', 'OidcSignInFailed'] as const;
 
