@@ -11,6 +11,7 @@ import pg from 'pg';
 import { ADMIN, adminAuth, basic, call, startServer, type TestServer } from '../helpers/server.ts';
 import { accessTokenFor, Browser, signingKey, startProvider, type ProviderClient, type TestAccount, type TestProvider } from '../helpers/oidcProvider.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
+import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts';
 
 const t = suite('oidc sign-in end to end');
 const accounts: Record<string, TestAccount> = {
@@ -27,8 +28,10 @@ let other: TestProvider;
 let server: TestServer;
 let serverPort: number;
 let wrongSecretPort: number;
+let receiver: Receiver;
+const HOOK_SECRET = `hook-secret-${randomUUID()}`;
 /** Every secret the test saw go by: none may appear in a log, a response body or an audit entry. */
-const secrets = new Set<string>([LNM_SECRET, WRONG_SECRET]);
+const secrets = new Set<string>([LNM_SECRET, WRONG_SECRET, HOOK_SECRET]);
 /** Bodies and headers of every response from the server (the login redirect's Location aside: it carries state to the provider by design). */
 const responses: string[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -125,13 +128,19 @@ t.before(async () => {
       LNM_OIDC_DEFAULT_ROLE: 'none',
       LNM_OIDC_AUDIENCE: AUDIENCE,
       LNM_LOCAL_LOGIN: ADMIN.username,
+      LNM_ALLOW_PRIVATE_TARGETS: 'true',
       LOG_LEVEL: 'debug',
     },
   });
+  // The public events go out as webhooks like any other.
+  receiver = await startReceiver({ secret: HOOK_SECRET });
+  const hook = await call(server.api, 'POST', '/webhooks', { headers: adminAuth(), body: { name: 'sign-ins', url: `${receiver.url}/hook`, secret: HOOK_SECRET, events: ['security.oidc.sign_in', 'security.oidc.sign_in_failed', 'security.user.role_changed', 'security.user.created'] } });
+  assert.is(hook.status, 201, hook.text);
 });
 
 t.after(async () => {
   await server?.stop();
+  await receiver?.close();
   await provider?.close();
   await other?.close();
 });
@@ -409,13 +418,22 @@ t('key rotation at the provider: tokens and ID tokens signed with the new key ar
   assert.is((await api('GET', '/auth/me', { cookie: a.cookie! })).json.username, 'alice');
 });
 
-t('no secret (client secrets, codes, state, tokens, API keys) in the server\'s logs, its responses, audit entries or stored events', async () => {
+t('sign-ins, refusals and role changes go out as webhooks; no secret (client secrets, codes, state, tokens, API keys) in the server\'s logs, its responses, audit entries, stored events or webhooks', async () => {
   const audit = JSON.stringify(await auditEntries());
   const db = new pg.Client({ connectionString: server.databaseUrl! });
   await db.connect();
   const events = JSON.stringify((await db.query('SELECT data, metadata FROM events')).rows);
   await db.end();
-  const places: Record<string, string> = { 'server output': server.output(), responses: responses.join('\n'), 'audit log': audit, 'stored events': events };
+  // The webhooks: every public event of a sign-in, a refusal and a role change went out, signed.
+  for (let i = 0; i < 100 && !['security.oidc.sign_in', 'security.oidc.sign_in_failed', 'security.user.role_changed', 'security.user.created'].every((n) => receiver.received.some((q) => q.json?.event === n)); i++) await sleep(100);
+  const byEvent = (n: string) => receiver.received.filter((q) => q.json?.event === n).map((q) => q.json.data);
+  assert.ok(byEvent('security.oidc.sign_in').some((d) => d.userName === 'alice' && d.issuer === provider.issuer && d.role === 'ADMIN'), JSON.stringify(byEvent('security.oidc.sign_in')));
+  assert.ok(byEvent('security.oidc.sign_in_failed').some((d) => d.reason === 'code rejected' && d.stage === 'callback'));
+  assert.ok(byEvent('security.oidc.sign_in_failed').some((d) => d.reason === 'expired token' && d.stage === 'bearer'));
+  assert.ok(byEvent('security.user.role_changed').some((d) => d.userName === 'bob' && d.from === 'OPERATOR' && d.to === 'ADMIN'));
+  assert.ok(receiver.received.every((q) => q.signatureValid === true));
+  const webhooks = receiver.received.map((q) => q.raw.toString()).join('\n');
+  const places: Record<string, string> = { 'server output': server.output(), responses: responses.join('\n'), 'audit log': audit, 'stored events': events, webhooks };
   assert.ok(secrets.size > 10, `secrets collected: ${secrets.size}`);
   const leaks: string[] = [];
   for (const [where, text] of Object.entries(places)) for (const s of secrets) if (s.length >= 8 && text.includes(s)) leaks.push(`${where} holds ${s.slice(0, 6)}...`);
