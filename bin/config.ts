@@ -191,6 +191,11 @@ function oidcConfigOf(values: Map<string, string>): OidcConfig | null {
   };
   url('LNM_OIDC_ISSUER');
   url('LNM_OIDC_REDIRECT_URL');
+  // Tokens and the client secret cross this connection: plain http only to a provider on this host.
+  const issuerUrl = new URL(values.get('LNM_OIDC_ISSUER')!);
+  if (issuerUrl.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(issuerUrl.hostname)) {
+    throw new ConfigError(`LNM_OIDC_ISSUER must be an https URL (plain http only on a loopback address), got ${issuerUrl.origin}`);
+  }
   let roleMap: Record<string, Role>;
   try {
     roleMap = parseRoleMap(values.get('LNM_OIDC_ROLE_MAP') ?? '');

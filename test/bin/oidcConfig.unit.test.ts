@@ -35,6 +35,8 @@ test('bad OIDC configuration is a clear error at start, never echoing the secret
   fails({ LNM_OIDC_ISSUER: base.LNM_OIDC_ISSUER }, [], /LNM_OIDC_ISSUER needs LNM_OIDC_CLIENT_ID, LNM_OIDC_CLIENT_SECRET, LNM_OIDC_REDIRECT_URL/);
   fails({ LNM_OIDC_CLIENT_SECRET: 's3cret-value' }, [], /LNM_OIDC_CLIENT_SECRET given without LNM_OIDC_ISSUER/);
   fails({ ...base, LNM_OIDC_ISSUER: 'idp.example.org' }, [], /LNM_OIDC_ISSUER must be an absolute URL/);
+  fails({ ...base, LNM_OIDC_ISSUER: 'http://idp.example.org' }, [], /LNM_OIDC_ISSUER must be an https URL \(plain http only on a loopback address\)/);
+  assert.is(loadConfig([], { ...base, LNM_OIDC_ISSUER: 'http://127.0.0.1:8080' }).oidc!.issuer, 'http://127.0.0.1:8080');
   fails(base, ['--oidc-role-map', 'admins=root'], /LNM_OIDC_ROLE_MAP: "admins=root" is not GROUP=ROLE/);
   fails(base, ['--oidc-default-role', 'guest'], /LNM_OIDC_DEFAULT_ROLE must be ADMIN, OPERATOR, VIEWER or none/);
   fails({}, ['--local-login', 'off'], /LNM_LOCAL_LOGIN=off without LNM_OIDC_ISSUER/);
