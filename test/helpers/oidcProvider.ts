@@ -37,6 +37,8 @@ export interface TestProvider {
   port: number;
   keys: JWK[];
   ttl: { accessToken: number; code: number };
+  /** Paths of every request the provider got, in order (the relying party's JWKS fetches among them). */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -90,7 +92,12 @@ export async function startProvider(opts: ProviderOptions): Promise<TestProvider
   });
   // Errors the provider answers to clients (invalid_grant, invalid_client) are expected here.
   provider.on('server_error', (_ctx: unknown, err: Error) => console.error('oidc-provider server_error', err));
-  const server: Server = createServer(provider.callback());
+  const requests: string[] = [];
+  const handle = provider.callback();
+  const server: Server = createServer((req, res) => {
+    requests.push((req.url ?? '').split('?')[0]);
+    handle(req, res);
+  });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   let closed = false;
   const close = async () => {
@@ -100,7 +107,7 @@ export async function startProvider(opts: ProviderOptions): Promise<TestProvider
     await new Promise<void>((r) => server.close(() => r()));
   };
   onGlobalTeardown(close);
-  return { issuer, port, keys, ttl, close };
+  return { issuer, port, keys, ttl, requests, close };
 }
 
 /** fetch with a cookie jar (name -> value, as one host), following redirects and forms like a browser. */
