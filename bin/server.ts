@@ -72,7 +72,7 @@ export function createLogger(level: string) {
     timestamp: pino.stdTimeFunctions.isoTime,
     // Secrets never reach a log line, even if a careless caller passes them.
     redact: {
-      paths: ['password', '*.password', 'token', '*.token', 'secret', '*.secret', 'privateKey', '*.privateKey', 'authorization', '*.authorization', 'cookie', '*.cookie', 'secretAccessKey', '*.secretAccessKey', 'apiKey', '*.apiKey'],
+      paths: ['password', '*.password', 'token', '*.token', 'secret', '*.secret', 'privateKey', '*.privateKey', 'authorization', '*.authorization', 'cookie', '*.cookie', 'secretAccessKey', '*.secretAccessKey', 'apiKey', '*.apiKey', 'clientSecret', '*.clientSecret', 'codeVerifier', '*.codeVerifier', 'access_token', '*.access_token', 'id_token', '*.id_token', 'refresh_token', '*.refresh_token'],
       censor: '[redacted]',
     },
   });
