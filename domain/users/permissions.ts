@@ -5,7 +5,7 @@
 //   permissionCatalog               name -> one-line description
 //   rolePermissions                 ADMIN | OPERATOR | VIEWER -> the permissions the role holds
 //   hasPermission(role, p)          true when the role holds p
-//   PUBLIC                          access marker of the two routes that need no identity
+//   PUBLIC                          access marker of the routes that need no identity (login, health, OIDC sign-in)
 //   endpointPermissions             {method, path, permission} for every SPEC.md endpoint
 //   designedEndpointPermissions     the same for endpoints SPEC.md leaves to us (API keys, roles)
 //   permissionForEndpoint(m, path)  lookup in both lists by SPEC path template ({id} style)
@@ -310,6 +310,10 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).
   ['/networks/evm/{id}/contracts', { GET: 'NETWORK_READ' }],
+  // How to sign in (OIDC and/or local passwords) and the OIDC code flow: before any identity exists.
+  ['/auth/providers', { GET: PUBLIC }],
+  ['/auth/oidc/login', { GET: PUBLIC }],
+  ['/auth/oidc/callback', { GET: PUBLIC }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.
