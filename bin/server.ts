@@ -205,7 +205,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
   // The key was resolved (or generated) by openKeyServices above; this reads the same one.
   const secrets = createSecretBox(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key);
-  const notifier: NotifierDeps = { email: createSmtpEmailSender(), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
+  const notifier: NotifierDeps = { email: createSmtpEmailSender({ allowPrivateTargets: config.allowPrivateTargets ?? false }), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
   const webhookDelivery = createWebhookDeliveryWorker({
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
