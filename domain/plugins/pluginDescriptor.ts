@@ -87,7 +87,26 @@ const field = (prefix: string, e: ErrorObject) => {
   const at = `${prefix}${e.instancePath.replace(/\//g, '.')}`;
   return e.keyword === 'required' ? `${at}.${(e.params as { missingProperty: string }).missingProperty}`.replace(/^\./, '') : at.replace(/^\./, '') || prefix || '(body)';
 };
-export const ajvIssues = (errors: ErrorObject[] | null | undefined, prefix = ''): FieldIssue[] => (errors ?? []).map((e) => ({ field: field(prefix, e), message: e.message ?? 'is not valid' }));
+/** At most 100 issues: a list of 100 000 bad items is not answered with 100 000 details. */
+export const ajvIssues = (errors: ErrorObject[] | null | undefined, prefix = ''): FieldIssue[] => (errors ?? []).slice(0, 100).map((e) => ({ field: field(prefix, e), message: e.message ?? 'is not valid' }));
+
+/**
+ * uniqueItems compares every pair of items when they are objects: on an unbounded list that is
+ * quadratic work on the event loop. A schema that asks for it must bound the list (maxItems).
+ */
+const MAX_UNIQUE_ITEMS = 1000;
+function unboundedUniqueItems(schema: unknown): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string]> = [[schema, 'spec.parameters']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    const o = node as Record<string, unknown>;
+    if (o.uniqueItems === true && !(typeof o.maxItems === 'number' && o.maxItems <= MAX_UNIQUE_ITEMS)) found.push(at);
+    for (const [k, v] of Object.entries(o)) if (v && typeof v === 'object') stack.push([v, `${at}.${k}`]);
+  }
+  return found;
+}
 
 /** Text (YAML, of which JSON is a subset) or an already parsed object, to a checked descriptor. */
 export function parsePluginDescriptor(input: string | unknown): PluginDescriptor {
@@ -108,6 +127,7 @@ export function parsePluginDescriptor(input: string | unknown): PluginDescriptor
     const re2 = (err as Error).constructor.name.startsWith('RE2JS');
     issues.push({ field: 'spec.parameters', message: re2 ? `holds a pattern the linear-time regular expression engine (RE2) does not take (no lookaround, no backreferences): ${(err as Error).message}` : `is not a valid JSON Schema draft-07: ${(err as Error).message}` });
   }
+  for (const at of unboundedUniqueItems(d.spec.parameters)) issues.push({ field: at, message: `uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS} (checking it compares every pair of items)` });
   for (const [name, prop] of Object.entries(d.spec.parameters.properties ?? {})) {
     const source = (prop as Record<string, unknown>)['x-source'];
     if (source !== undefined && !(X_SOURCES as readonly unknown[]).includes(source)) issues.push({ field: `spec.parameters.properties.${name}.x-source`, message: `must be one of ${X_SOURCES.join(', ')}` });

@@ -198,6 +198,7 @@ export function placeholderIssues(contents: string, parameterNames: string[]): F
       if (policy.length) return policy;
     } catch (err) {
       if (err instanceof ValidationError) return err.details ?? [{ field: FIELD, message: err.message }];
+      if (err instanceof RangeError) return [{ field: FIELD, message: 'it is nested too deeply' }];
       throw err;
     }
   }
