@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import https from 'node:https';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -170,6 +171,28 @@ t('an inviter whose answer is outside the sharing schema (extra fields, a privat
     const r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: await invitation(), fingerprint });
     assert.is(r.status, 201, r.text);
     assert.equal(r.json.nodes, [node]);
+
+    // Now a known peer of B: its signed requests with hostile bodies are 4xx too, never a 500.
+    const bInvitation = decodeJwt((await apiB('POST', '/nodesharing/invitations', {})).json.invitation_jwt);
+    const signed = async (p: string, body: unknown) => {
+      const token = await new SignJWT({ bh: createHash('sha256').update(JSON.stringify(body)).digest('base64url'), sub: String(bInvitation.iss) })
+        .setProtectedHeader({ alg: 'ES256' }).setIssuer('fake-inviter').setAudience('lnm-nodesharing-peer').setIssuedAt().setExpirationTime('1m').sign(privateKey);
+      return postPinned(String(bInvitation.url), String(bInvitation.tls_certificate), p, body, token);
+    };
+    const good = await signed('/sharing/v1/sync', { nodes: [], organizations: [], networks: [] });
+    assert.is(good.status, 200, JSON.stringify(good.body));
+    for (const [p, body] of [
+      ['/sharing/v1/sync', null], ['/sharing/v1/sync', { nodes: [{ ...node, extra: 1 }] }],
+      ['/sharing/v1/proposals', { proposalId: 'p1', channelName: 'mychannel', update: Buffer.from('not a config update').toString('base64'), missingOrganizations: ['TheirMSP'] }],
+      ['/sharing/v1/signatures', { proposalId: 'nope', signatures: [{ mspId: 'TheirMSP', signatureHeader: 'AA==', signature: 'AA==' }] }],
+      ['/sharing/v1/chaincodes', { chaincodeId: 1 }],
+      ['/sharing/v1/chaincodes/committed', { chaincodeId: 12345 }],
+    ] as const) {
+      const res = await signed(p, body);
+      assert.ok(res.status >= 400 && res.status < 500, `${p}: ${res.status} ${JSON.stringify(res.body)}`);
+      errorShape(res.status, res.body, p);
+      if (p === '/sharing/v1/proposals') assert.equal(res.body.details?.[0]?.field, 'update', JSON.stringify(res.body));
+    }
   } finally {
     server.close();
     rmSync(dir, { recursive: true, force: true });
