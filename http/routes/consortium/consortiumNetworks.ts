@@ -16,6 +16,7 @@ import { consortiumOf } from '../../../application/consortium/consortiumContext.
 import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
 import { adminEndpoint, assertRunning, consortiumNetworkByNameOr404, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint } from '../../../application/consortium/consortiumChannelAccess.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
+import { consortiumNetworkView, ConsortiumNetworkView } from '../../consortium/consortiumNetworkView.ts';
 import { createConsortiumNode } from '../../../application/consortium/consortiumNodeCreate.ts';
 import { awaitSettled } from '../../../application/evm/evmNodeCreate.ts';
 import { nodeAggregate, nodeStream } from '../../../domain/nodes/node.ts';
@@ -36,62 +37,13 @@ const CreateBody = Type.Object({
   preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 2 MiB' })),
 }, { additionalProperties: false });
 
-const MemberView = Type.Object({ node_id: Type.Integer(), name: Type.String(), role: Type.String(), organization_id: Type.Integer(), msp_id: Type.String(), status: Type.String(), joined: Type.Boolean(), joined_at: Type.Union([Type.String(), Type.Null()]) });
-const NetworkView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  type: Type.Literal('consortium'),
-  platform: Type.Literal('CONSORTIUM'),
-  channel_name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: 'genesis_created: the record keeps it; readiness is per node (see nodes[].status and joined)' }),
-  consensus: Type.String(),
-  imported: Type.Boolean(),
-  organizations: Type.Array(Type.Object({ organization_id: Type.Union([Type.Integer(), Type.Null()]), msp_id: Type.String() })),
-  orderer_organizations: Type.Array(Type.Object({ organization_id: Type.Union([Type.Integer(), Type.Null()]), msp_id: Type.String() })),
-  orderer_endpoints: Type.Array(Type.String()),
-  anchor_peers: Type.Record(Type.String(), Type.Array(Type.Object({ host: Type.String(), port: Type.Integer() }))),
-  config_sequence: Type.Integer(),
-  nodes: Type.Array(MemberView),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
-
-async function networkView(deps: AppDeps, n: ConsortiumNetworkRow) {
-  const members = await consortiumNetworkMembers(deps.pool, n.id);
-  const rows = new Map((await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items.map((r) => [r.id, r]));
-  const org = (o: { organizationId: number | null; mspId: string }) => ({ organization_id: o.organizationId, msp_id: o.mspId });
-  return {
-    id: n.id,
-    name: n.name,
-    type: 'consortium' as const,
-    platform: 'CONSORTIUM' as const,
-    channel_name: n.channelName,
-    description: n.description,
-    status: CONSORTIUM_NETWORK_STATUS,
-    consensus: n.consensus,
-    imported: n.imported,
-    organizations: n.organizations.map(org),
-    orderer_organizations: n.ordererOrganizations.map(org),
-    orderer_endpoints: n.ordererEndpoints,
-    anchor_peers: n.anchorPeers,
-    config_sequence: n.configSequence,
-    nodes: members.map((m) => ({
-      node_id: m.nodeId, name: rows.get(m.nodeId)?.name ?? String(m.nodeId), role: m.role, organization_id: m.organizationId, msp_id: m.mspId,
-      status: rows.get(m.nodeId)?.status ?? 'deleted', joined: m.joinedAt !== null, joined_at: m.joinedAt,
-    })),
-    created_at: n.createdAt,
-    updated_at: n.updatedAt,
-  };
-}
-
 /** POST /networks/{networkId}/start of a consortium network: every member node asked to start, answered once each settled. */
 export async function startConsortiumNetwork(input: Parameters<typeof awaitSettled>[0], network: ConsortiumNetworkRow) {
   const { deps } = input;
   const members = await consortiumNetworkMembers(deps.pool, network.id);
   for (const m of members) await runCommand(input, nodeStream(m.nodeId), nodeAggregate, { type: 'StartNode', nodeId: m.nodeId, at: deps.clock().toISOString() });
   const settled = await Promise.all(members.map((m) => awaitSettled(input, m.nodeId)));
-  return { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NonNullable<typeof n> => !!n).map((n) => consortiumNodeView(deps, n))) };
+  return { network: await consortiumNetworkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NonNullable<typeof n> => !!n).map((n) => consortiumNodeView(deps, n))) };
 }
 
 const JoinParams = (node: 'peerId' | 'ordererId') => Type.Object({ id: Type.Integer({ minimum: 1 }), [node]: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
@@ -105,22 +57,22 @@ export const consortiumNetworkRoutes = [
   defineRoute({
     method: 'get', path: '/networks/consortium', summary: 'List consortium networks', tags, permission: 'NETWORK_READ',
     query: Type.Object(PageQuery, { additionalProperties: false }),
-    responses: { 200: { description: 'a page of networks', schema: Page(NetworkView) } },
+    responses: { 200: { description: 'a page of networks', schema: Page(ConsortiumNetworkView) } },
     async handler({ deps, query }) {
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
       const r = await listConsortiumNetworks(deps.pool, limit, offset);
-      return { body: page(await Promise.all(r.items.map((n) => networkView(deps, n))), r.total, limit, offset) };
+      return { body: page(await Promise.all(r.items.map((n) => consortiumNetworkView(deps, n))), r.total, limit, offset) };
     },
   }),
   defineRoute({
     method: 'post', path: '/networks/consortium', summary: 'Create a consortium network (one channel): the service builds its genesis block', tags, permission: 'NETWORK_CREATE',
     description: 'Builds block 0 of the channel (orderer and application groups, each organization\'s MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates) and records it. Nodes then join it with the join endpoints.',
     body: CreateBody,
-    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses)' }, 409: { description: 'name or channel taken' } },
+    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses)' }, 409: { description: 'name or channel taken' } },
     async handler(input) {
       const id = await createConsortiumNetwork(input, input.body);
-      return { status: 201, body: await networkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
+      return { status: 201, body: await consortiumNetworkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),
   defineRoute({
@@ -132,25 +84,25 @@ export const consortiumNetworkRoutes = [
       block: Type.String({ maxLength: 700_000, description: 'base64 of the channel\'s genesis or latest config block' }),
       ordererEndpoints: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description: 'host:port of the channel\'s orderers' }),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'not a config block, or endpoints missing' }, 409: { description: 'name or channel taken' } },
+    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'not a config block, or endpoints missing' }, 409: { description: 'name or channel taken' } },
     async handler(input) {
       const id = await importConsortiumNetwork(input, input.body);
-      return { status: 201, body: await networkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
+      return { status: 201, body: await consortiumNetworkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),
   defineRoute({
     method: 'get', path: '/networks/consortium/by-name/:name', summary: 'Read a consortium network by its name', tags, permission: 'NETWORK_READ',
     params: Type.Object({ name: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
-    responses: { 200: { description: 'the network', schema: NetworkView }, 404: { description: 'no such network' } },
+    responses: { 200: { description: 'the network', schema: ConsortiumNetworkView }, 404: { description: 'no such network' } },
     async handler({ deps, params }) {
-      return { body: await networkView(deps, await consortiumNetworkByNameOr404(deps, params.name)) };
+      return { body: await consortiumNetworkView(deps, await consortiumNetworkByNameOr404(deps, params.name)) };
     },
   }),
   defineRoute({
     method: 'get', path: '/networks/consortium/:id', summary: 'Read a consortium network', tags, permission: 'NETWORK_READ', params: IdParam,
-    responses: { 200: { description: 'the network', schema: NetworkView }, 404: { description: 'no such network' } },
+    responses: { 200: { description: 'the network', schema: ConsortiumNetworkView }, 404: { description: 'no such network' } },
     async handler({ deps, params }) {
-      return { body: await networkView(deps, await consortiumNetworkOr404(deps, params.id)) };
+      return { body: await consortiumNetworkView(deps, await consortiumNetworkOr404(deps, params.id)) };
     },
   }),
   defineRoute({
