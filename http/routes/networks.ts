@@ -3,21 +3,22 @@
 // validators as the chain reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
-import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { listEvmNetworks } from '../../projections/evm/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/nodes.ts';
+import { getNode } from '../../projections/nodes.ts';
 import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { networkStatus, networkView, NetworkView } from '../evm/evmNetworkView.ts';
 import { validatorVoteRoutes } from './evm/validatorVotes.ts';
-import { startConsortiumNetwork } from './consortium/consortiumNetworks.ts';
+import { startConsortiumNetwork } from '../../application/consortium/consortiumNetworkStart.ts';
+import { startEvmNetwork } from '../../application/evm/evmNetworkStart.ts';
+import { deleteEvmNetwork } from '../../application/evm/evmNetworkDelete.ts';
+import { consortiumNetworkView } from '../consortium/consortiumNetworkView.ts';
+import { consortiumNodeView } from '../consortium/consortiumNodeView.ts';
 import { getConsortiumNetwork } from '../../projections/consortium/consortiumNetworks.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
 import { listEvmContracts } from '../../projections/evm/evmContracts.ts';
@@ -117,10 +118,7 @@ export const networkRoutes = [
     description: 'Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.',
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' } },
     async handler(input) {
-      const { deps, params } = input;
-      await networkOr404(deps, params.id);
-      for (const n of await networkNodes(input, params.id)) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
-      await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, { type: 'DeleteNetwork', networkId: params.id, nodeCount: 0, at: deps.clock().toISOString() });
+      await deleteEvmNetwork(input, input.params.id);
       return { status: 204 };
     },
   }),
@@ -197,24 +195,12 @@ export const networkRoutes = [
     responses: { 200: { description: 'the network and its nodes after the start attempt' }, 404: { description: 'no such network' } },
     async handler(input) {
       const { deps, params } = input;
-      const consortium = await getConsortiumNetwork(deps.pool, params.networkId);
-      if (consortium) return { body: await startConsortiumNetwork(input, consortium) };
-      const network = await networkOr404(deps, params.networkId);
-      const existing = await networkNodes(input, network.id);
-      const bound = new Set(existing.map((n) => n.validatorAddress));
-      const canAdd = network.client !== 'anvil' || existing.length === 0;
-      for (const [i, v] of network.validators.entries()) {
-        if (bound.has(v.address) || !canAdd) continue;
-        await createEvmNode(input, network, { name: `${network.name}-validator-${i + 1}`, role: 'validator', isBootnode: false, ports: {} });
-        if (network.client === 'anvil') break;
+      if (await getConsortiumNetwork(deps.pool, params.networkId)) {
+        const r = await startConsortiumNetwork(input, params.networkId);
+        return { body: { network: await consortiumNetworkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => consortiumNodeView(deps, n))) } };
       }
-      if (network.validators.length === 0 && existing.length === 0) {
-        await createEvmNode(input, network, { name: `${network.name}-node-1`, isBootnode: false, ports: {} });
-      }
-      const nodes = await networkNodes(input, network.id);
-      for (const n of nodes) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
-      const settled = await Promise.all(nodes.map((n) => awaitSettled(input, n.id)));
-      return { body: { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NodeRow => !!n).map((n) => nodeView(deps, n))) } };
+      const r = await startEvmNetwork(input, params.networkId);
+      return { body: { network: await networkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => nodeView(deps, n))) } };
     },
   }),
   defineRoute({
