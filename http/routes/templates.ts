@@ -65,10 +65,10 @@ export const templateRoutes = [
       if (!r.valid) throw new ValidationError(`The template cannot be imported: ${r.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, r.errors.map(({ field, message }) => ({ field, message })), 'TEMPLATE_INVALID');
       const name = body.name ?? body.template.name;
       if (r.template.platform === 'EVM') {
-        const made = await importEvmTemplate(input as never, r, name);
+        const made = await importEvmTemplate(input, r, name);
         return { status: 201, body: { platform: 'EVM', network_id: made.networkId, name, contracts: made.contracts, warnings: r.warnings }, headers: { Location: `/api/v1/networks/evm/${made.networkId}` } };
       }
-      const made = await importConsortiumTemplate(input as never, r, name);
+      const made = await importConsortiumTemplate(input, r, name);
       return { status: 201, body: { platform: 'CONSORTIUM', network_id: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] }, headers: { Location: `/api/v1/networks/consortium/${made.networkId}` } };
     },
   }),

@@ -6,31 +6,22 @@
 import { contractNameIssues } from '../../domain/evm/evmContract.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
-import type { RouteDef, RouteInput } from '../route.ts';
+import type { CommandInput } from '../../application/commands.ts';
 import { getKey } from '../../projections/keys.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { createEvmNetwork } from '../../application/evm/evmNetworkCreate.ts';
 import { createConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
-import { networkRoutes } from '../routes/networks.ts';
-import { consortiumNetworkRoutes } from '../routes/consortium/consortiumNetworks.ts';
-import { contractRoutes } from '../routes/evm/contracts.ts';
+import { startEvmNetwork } from '../../application/evm/evmNetworkStart.ts';
+import { deleteEvmNetwork } from '../../application/evm/evmNetworkDelete.ts';
+import { deployEvmContract } from '../../application/evm/evmContractDeploy.ts';
+import { joinOrdererToChannel } from '../../application/consortium/consortiumOrdererJoin.ts';
+import { joinPeerToChannel } from '../../application/consortium/consortiumPeerJoin.ts';
+import { deleteConsortiumNetwork } from '../../application/consortium/consortiumNetworkDelete.ts';
 import { DEFAULT_CHANNEL_POLICIES } from '../../application/templates/templateExport.ts';
 import type { ResolvedTemplate } from '../../application/templates/templateBindings.ts';
 
-type Input = RouteInput<unknown, unknown, unknown>;
-
-function routeOf(routes: RouteDef[], method: string, path: string): RouteDef {
-  const r = routes.find((x) => x.method === method && x.path === path);
-  if (!r) throw new Error(`route ${method} ${path} is missing`);
-  return r;
-}
-
-/** Runs another route's handler for this request (same identity and request id, so its events carry them). */
-async function call(input: Input, routes: RouteDef[], method: string, path: string, params: Record<string, unknown>, body: unknown = undefined) {
-  const r = await routeOf(routes, method, path).handler({ ...input, params, body, query: {} } as never);
-  return (r ?? {}) as { status?: number; body?: any };
-}
+type Input = CommandInput;
 
 function invalid(issues: FieldIssue[]): never {
   throw new ValidationError(`The template cannot be imported: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues, 'TEMPLATE_INVALID');
@@ -85,16 +76,16 @@ export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name:
   const deployed: Array<{ name: string; address: string; transaction_hash: string; block_number: number }> = [];
   if (!contracts.length) return { networkId, contracts: deployed };
   try {
-    const started = await call(input, networkRoutes, 'post', '/networks/:networkId/start', { networkId });
-    const down = (started.body?.nodes ?? []).filter((x: { status: string }) => x.status !== 'running');
-    if (!started.body?.nodes?.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x: { name: string; error?: string }) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
+    const started = await startEvmNetwork(input, networkId);
+    const down = started.nodes.filter((x) => x.status !== 'running');
+    if (!started.nodes.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
     for (const c of contracts) {
-      // Through the deploy route, so the contract is recorded here under its name too.
-      const r = await call(input, contractRoutes, 'post', '/sc/evm/deploy', {}, { networkId, name: c.name, bytecode: c.bytecode, abi: c.abi, args: c.args, constructorArgs: c.constructorArgs });
-      deployed.push({ name: c.name, address: r.body.address, transaction_hash: r.body.transaction_hash, block_number: r.body.block_number });
+      // Recorded under its name too, as a deployment through POST /sc/evm/deploy is.
+      const r = await deployEvmContract(input, { networkId, name: c.name, bytecode: c.bytecode, abi: c.abi, args: c.args, constructorArgs: c.constructorArgs });
+      deployed.push({ name: c.name, address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber });
     }
   } catch (err) {
-    await call(input, networkRoutes, 'delete', '/networks/evm/:id', { id: networkId }).catch(() => undefined);
+    await deleteEvmNetwork(input, networkId).catch(() => undefined);
     throw err;
   }
   return { networkId, contracts: deployed };
@@ -145,16 +136,16 @@ export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate
   const joined: Array<{ node_id: number; role: string }> = [];
   try {
     for (const id of ordererIds) {
-      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/orderers/:ordererId/join', { id: networkId, ordererId: id });
+      await joinOrdererToChannel(input, networkId, id);
       joined.push({ node_id: id, role: 'orderer' });
     }
     for (const id of peerIds) {
-      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/peers/:peerId/join', { id: networkId, peerId: id });
+      await joinPeerToChannel(input, networkId, id);
       joined.push({ node_id: id, role: 'peer' });
     }
   } catch (err) {
     // Only a network no node joined can be deleted; a join that half succeeded is reported as is.
-    if (!joined.length) await call(input, consortiumNetworkRoutes, 'delete', '/networks/consortium/:id', { id: networkId }).catch(() => undefined);
+    if (!joined.length) await deleteConsortiumNetwork(input, networkId).catch(() => undefined);
     throw err;
   }
   return { networkId, joined, warnings };
