@@ -7,7 +7,7 @@ import { ValidationError } from '../../domain/shared/errors.ts';
 import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
 import { exportTemplate } from '../../application/templates/templateExport.ts';
 import { resolveTemplate } from '../../application/templates/templateBindings.ts';
-import { importConsortiumTemplate, importEvmTemplate } from '../templates/templateImport.ts';
+import { importConsortiumTemplate, importEvmTemplate } from '../../application/templates/templateImport.ts';
 
 const tags = ['templates'];
 const edition = { edition: 'pro' as const, feature: 'Network templates' };

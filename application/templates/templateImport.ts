@@ -6,20 +6,20 @@
 import { contractNameIssues } from '../../domain/evm/evmContract.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
-import type { CommandInput } from '../../application/commands.ts';
+import type { CommandInput } from '../commands.ts';
 import { getKey } from '../../projections/keys.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
-import { createEvmNetwork } from '../../application/evm/evmNetworkCreate.ts';
-import { createConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
-import { startEvmNetwork } from '../../application/evm/evmNetworkStart.ts';
-import { deleteEvmNetwork } from '../../application/evm/evmNetworkDelete.ts';
-import { deployEvmContract } from '../../application/evm/evmContractDeploy.ts';
-import { joinOrdererToChannel } from '../../application/consortium/consortiumOrdererJoin.ts';
-import { joinPeerToChannel } from '../../application/consortium/consortiumPeerJoin.ts';
-import { deleteConsortiumNetwork } from '../../application/consortium/consortiumNetworkDelete.ts';
-import { DEFAULT_CHANNEL_POLICIES } from '../../application/templates/templateExport.ts';
-import type { ResolvedTemplate } from '../../application/templates/templateBindings.ts';
+import { createEvmNetwork } from '../evm/evmNetworkCreate.ts';
+import { createConsortiumNetwork } from '../consortium/consortiumNetworkCreate.ts';
+import { startEvmNetwork } from '../evm/evmNetworkStart.ts';
+import { deleteEvmNetwork } from '../evm/evmNetworkDelete.ts';
+import { deployEvmContract } from '../evm/evmContractDeploy.ts';
+import { joinOrdererToChannel } from '../consortium/consortiumOrdererJoin.ts';
+import { joinPeerToChannel } from '../consortium/consortiumPeerJoin.ts';
+import { deleteConsortiumNetwork } from '../consortium/consortiumNetworkDelete.ts';
+import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
+import type { ResolvedTemplate } from './templateBindings.ts';
 
 type Input = CommandInput;
 
