@@ -1,4 +1,4 @@
-// Importing a template whose bindings resolved: an evm network (genesis with the bound validator
+// Importing a template (importTemplate: its bindings resolved, then the network made): an evm network (genesis with the bound validator
 // keys and the alloc; the listed smart contracts deployed once its node runs) or a consortium
 // network (its channel's genesis block built, the bound orderers and peers joined). All or
 // nothing: everything is checked before anything is made, and when a later step fails (a node
@@ -19,7 +19,8 @@ import { joinOrdererToChannel } from '../consortium/consortiumOrdererJoin.ts';
 import { joinPeerToChannel } from '../consortium/consortiumPeerJoin.ts';
 import { deleteConsortiumNetwork } from '../consortium/consortiumNetworkDelete.ts';
 import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
-import type { ResolvedTemplate } from './templateBindings.ts';
+import { resolveTemplate, type ResolvedTemplate } from './templateBindings.ts';
+import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
 
 type Input = CommandInput;
 
@@ -48,7 +49,7 @@ function smartContractsOf(n: Record<string, unknown>): SmartContract[] {
   return list as SmartContract[];
 }
 
-export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string) {
+async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string) {
   const n = t.network!;
   const keyIds = Array.isArray(n.validatorKeys) ? n.validatorKeys : [];
   const bad = keyIds.findIndex((k) => !isId(k));
@@ -93,7 +94,7 @@ export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name:
 
 interface TemplateOrganization { mspId: string; peers: unknown[]; orderers: unknown[] }
 
-export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name: string) {
+async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name: string) {
   const n = t.network!;
   const issues: FieldIssue[] = [];
   const warnings: string[] = [];
@@ -149,4 +150,29 @@ export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate
     throw err;
   }
   return { networkId, joined, warnings };
+}
+
+export interface TemplateImportRequest {
+  template: NetworkTemplate;
+  /** Variable name -> {organizationId} | {nodeId} | {keyId}. */
+  variableBindings: Record<string, unknown>;
+  /** Network name (default: the template's name). */
+  name?: string;
+}
+
+export type TemplateImported =
+  | { platform: 'EVM'; networkId: number; name: string; contracts: Array<{ name: string; address: string; transaction_hash: string; block_number: number }>; warnings: string[] }
+  | { platform: 'CONSORTIUM'; networkId: number; name: string; joined: Array<{ node_id: number; role: string }>; warnings: string[] };
+
+/** Resolves the template's bindings (400 TEMPLATE_INVALID naming each issue) and makes the network. */
+export async function importTemplate(input: CommandInput, req: TemplateImportRequest): Promise<TemplateImported> {
+  const r = await resolveTemplate(input.deps, req.template, req.variableBindings);
+  if (!r.valid) throw new ValidationError(`The template cannot be imported: ${r.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, r.errors.map(({ field, message }) => ({ field, message })), 'TEMPLATE_INVALID');
+  const name = req.name ?? req.template.name;
+  if (r.template.platform === 'EVM') {
+    const made = await importEvmTemplate(input, r, name);
+    return { platform: 'EVM', networkId: made.networkId, name, contracts: made.contracts, warnings: r.warnings };
+  }
+  const made = await importConsortiumTemplate(input, r, name);
+  return { platform: 'CONSORTIUM', networkId: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] };
 }
