@@ -1,8 +1,9 @@
-// Importing a template (importTemplate: its bindings resolved, then the network made): an evm network (genesis with the bound validator
-// keys and the alloc; the listed smart contracts deployed once its node runs) or a consortium
-// network (its channel's genesis block built, the bound orderers and peers joined). All or
-// nothing: everything is checked before anything is made, and when a later step fails (a node
-// that does not start, a contract that does not deploy) what was made is deleted again.
+// Importing a template (importTemplate): its bindings resolved, then an evm network (genesis
+// with the bound validator keys and the alloc; the listed smart contracts deployed once its node
+// runs) or a consortium network (its channel's genesis block built, the bound orderers and peers
+// joined). All or nothing: everything is checked before anything is made, and when a later step
+// fails (a node that does not start, a contract that does not deploy) what was made is deleted
+// again.
 import { contractNameIssues } from '../../domain/evm/evmContract.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
