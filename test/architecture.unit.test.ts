@@ -91,6 +91,62 @@ test('no import circle anywhere outside test/', () => {
   assert.equal(circles, [], `import circles:\n${circles.join('\n')}`);
 });
 
+// Routes keep to validate, call one use case or command, shape the answer (docs/architecture.md).
+// A handler that runs more than one command, or runs one and also calls a port that reaches
+// outside (a node, a key provider, a peer instance), is a use case still in http/: it belongs in
+// application/<context>/. The ones not moved yet are listed here, each with why, so the list
+// can only shrink: a new one fails this test, and so does a moved one still listed.
+const thickRoutesNotYetMoved: Record<string, string> = {
+  'http/routes/keyProviders.ts post /key-providers': 'probes the provider, records it, discards a managed Vault on failure',
+  'http/routes/keyProviders.ts delete /key-providers/:id': 'records the deletion, then forgets the provider and removes its managed Vault',
+  'http/routes/keys.ts post /keys/import': 'imports the CA into the provider, then records it',
+  'http/routes/keys.ts delete /keys/:id': 'records the deletion, then deletes the provider material',
+  'http/routes/keys.ts post /keys/:keyID/sign': 'issues the certificate through the provider, records it and a security event',
+  'http/routes/nodeSharing.ts post /nodesharing/invitations': 'signs the invitation JWT, records it',
+  'http/routes/nodeSharing.ts post /nodesharing/accept': 'calls the inviting instance, then records the peer and its nodes',
+  'http/routes/nodes.ts put /nodes/:id': 'checks ports or consortium config per platform, then records the update',
+  'http/routes/notifications.ts post /notifications/providers/:id/test': 'sends through the provider, records the outcome',
+  'http/routes/organizations.ts delete /organizations/:id': 'deletes the organization and releases its mspId claim',
+};
+
+const portCall = /\b(evmOf|consortiumOf|sharingOf)\(|\bdeps\.(evm|consortium|sharing|keys|plugins|backups|metricsStack|notifier|outbound)\b/g;
+
+/** Each route handler under http/routes/ that runs several commands, or a command and a port call. */
+function thickRoutes(): string[] {
+  const out: string[] = [];
+  for (const file of files(path.join('http', 'routes'))) {
+    const src = readFileSync(file, 'utf8');
+    for (const block of src.split(/defineRoute\(\{/).slice(1)) {
+      const m = block.match(/method: '(\w+)', path: '([^']+)'/);
+      const handler = block.slice(block.indexOf('handler('));
+      const commands = (handler.match(/\brunCommand\(/g) ?? []).length;
+      const ports = (handler.match(portCall) ?? []).length;
+      if (commands > 1 || (commands === 1 && ports > 0)) out.push(`${file.split(path.sep).join('/')} ${m?.[1]} ${m?.[2]}`);
+    }
+  }
+  return out.sort();
+}
+
+test('route handlers stay thin: several commands, or a command and a port call, are a use case for application/', () => {
+  const thick = thickRoutes();
+  const listed = Object.keys(thickRoutesNotYetMoved).sort();
+  const added = thick.filter((r) => !listed.includes(r));
+  const moved = listed.filter((r) => !thick.includes(r));
+  assert.equal(added, [], `move these handlers' work to application/<context>/:\n${added.join('\n')}`);
+  assert.equal(moved, [], `these are thin now; take them off thickRoutesNotYetMoved:\n${moved.join('\n')}`);
+});
+
+test('no route calls another route\'s handler: only http/app.ts runs handlers', () => {
+  const bad: string[] = [];
+  for (const top of ['http', 'application', 'sagas', 'bin']) for (const file of files(top)) if (file !== path.join('http', 'app.ts') && /\.handler\(/.test(readFileSync(file, 'utf8'))) bad.push(file);
+  assert.equal(bad, [], bad.join('\n'));
+});
+
+test('application/ imports nothing from http/ or adapters/: a command line or a saga can call a use case without the web server', () => {
+  const bad = violations().filter((v) => v.startsWith(`application${path.sep}`));
+  assert.equal(bad, [], bad.join('\n'));
+});
+
 test('domain/ imports no I/O modules', () => {
   const bad: string[] = [];
   for (const file of files('domain')) {
