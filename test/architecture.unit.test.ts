@@ -104,9 +104,7 @@ const thickRoutesNotYetMoved: Record<string, string> = {
   'http/routes/keys.ts post /keys/:keyID/sign': 'issues the certificate through the provider, records it and a security event',
   'http/routes/nodeSharing.ts post /nodesharing/invitations': 'signs the invitation JWT, records it',
   'http/routes/nodeSharing.ts post /nodesharing/accept': 'calls the inviting instance, then records the peer and its nodes',
-  'http/routes/nodes.ts put /nodes/:id': 'checks ports or consortium config per platform, then records the update',
   'http/routes/notifications.ts post /notifications/providers/:id/test': 'sends through the provider, records the outcome',
-  'http/routes/organizations.ts delete /organizations/:id': 'deletes the organization and releases its mspId claim',
 };
 
 const portCall = /\b(evmOf|consortiumOf|sharingOf)\(|\bdeps\.(evm|consortium|sharing|keys|plugins|backups|metricsStack|notifier|outbound)\b/g;
