@@ -99,9 +99,6 @@ test('no import circle anywhere outside test/', () => {
 const thickRoutesNotYetMoved: Record<string, string> = {
   'http/routes/keyProviders.ts post /key-providers': 'probes the provider, records it, discards a managed Vault on failure',
   'http/routes/keyProviders.ts delete /key-providers/:id': 'records the deletion, then forgets the provider and removes its managed Vault',
-  'http/routes/keys.ts post /keys/import': 'imports the CA into the provider, then records it',
-  'http/routes/keys.ts delete /keys/:id': 'records the deletion, then deletes the provider material',
-  'http/routes/keys.ts post /keys/:keyID/sign': 'issues the certificate through the provider, records it and a security event',
   'http/routes/nodeSharing.ts post /nodesharing/invitations': 'signs the invitation JWT, records it',
   'http/routes/nodeSharing.ts post /nodesharing/accept': 'calls the inviting instance, then records the peer and its nodes',
   'http/routes/notifications.ts post /notifications/providers/:id/test': 'sends through the provider, records the outcome',
