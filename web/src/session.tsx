@@ -1,7 +1,7 @@
 // Who is signed in: GET /auth/me (null when the session cookie is missing or expired), and what
 // they may do (`can`), from the permissions the API reports for their role (and API-key scopes).
 import { createContext, useContext, type ReactNode } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from './api/client';
 
 export type Me = Json<'/api/v1/auth/me', 'get'>;
@@ -24,6 +24,12 @@ export function useMe() {
   });
 }
 
+/** Forget everything cached for the user who leaves, and show the sign-in page. */
+export function signedOut(qc: QueryClient): void {
+  qc.setQueryData(ME_KEY, null);
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== ME_KEY[0] });
+}
+
 interface Session {
   me: Me;
   can(permission: string): boolean;
@@ -40,8 +46,7 @@ export function SessionProvider({ me, children }: { me: Me; children: ReactNode 
     can: (p) => perms.has(p),
     async signOut() {
       await api.POST('/api/v1/auth/logout').catch(() => undefined);
-      qc.clear();
-      qc.setQueryData(ME_KEY, null);
+      signedOut(qc);
     },
   };
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { ME_KEY, useSession } from '../session';
+import { signedOut, useSession } from '../session';
 import { ActionError } from '../components/states';
 
 export default function Account() {
@@ -22,8 +22,7 @@ export default function Account() {
     setBusy(true);
     try {
       await unwrap(api.POST('/api/v1/auth/change-password', { body: { currentPassword: current, newPassword: next } }));
-      qc.clear();
-      qc.setQueryData(ME_KEY, null);
+      signedOut(qc);
     } catch (err) {
       setError(err);
     } finally {

@@ -5,6 +5,7 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ActionError, Empty, QueryView } from '../../components/states';
+import { Can } from '../../session';
 import { When } from '../../components/format';
 
 export default function Webhooks() {
@@ -15,9 +16,11 @@ export default function Webhooks() {
       <div className="title-row">
         <h1>Webhooks</h1>
         {!creating ? (
-          <button type="button" className="primary" onClick={() => setCreating(true)}>
-            Create webhook
-          </button>
+          <Can permission="system:configure">
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Create webhook
+            </button>
+          </Can>
         ) : null}
       </div>
       {creating ? <CreateWebhook onCancel={() => setCreating(false)} /> : null}
