@@ -18,6 +18,10 @@ const Audit = lazy(() => import('./pages/audit/Audit'));
 const Webhooks = lazy(() => import('./pages/webhooks/Webhooks'));
 const WebhookDetail = lazy(() => import('./pages/webhooks/WebhookDetail'));
 const Account = lazy(() => import('./pages/Account'));
+const Backups = lazy(() => import('./pages/backups/Backups'));
+const Plugins = lazy(() => import('./pages/plugins/Plugins'));
+const Organizations = lazy(() => import('./pages/keys/Organizations'));
+const Users = lazy(() => import('./pages/users/Users'));
 
 export function App() {
   const me = useMe();
@@ -40,6 +44,10 @@ export function App() {
             <Route path="/webhooks" element={<Webhooks />} />
             <Route path="/webhooks/:id" element={<WebhookDetail />} />
             <Route path="/account" element={<Account />} />
+            <Route path="/backups" element={<Backups />} />
+            <Route path="/plugins" element={<Plugins />} />
+            <Route path="/organizations" element={<Organizations />} />
+            <Route path="/users" element={<Users />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -6,8 +6,12 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/', label: 'Dashboard', permission: 'NODE_READ' },
   { to: '/networks', label: 'Networks', permission: 'NETWORK_READ' },
   { to: '/nodes', label: 'Nodes', permission: 'NODE_READ' },
+  { to: '/organizations', label: 'Organizations and keys', permission: 'ORGANIZATION_READ' },
+  { to: '/backups', label: 'Backups', permission: 'BACKUP_READ' },
+  { to: '/plugins', label: 'Plugins', permission: 'PLUGIN_READ' },
   { to: '/webhooks', label: 'Webhooks', permission: 'system:configure' },
   { to: '/audit', label: 'Audit', permission: 'SYSTEM_MONITOR' },
+  { to: '/users', label: 'Users and API keys', permission: 'API_KEY_READ' },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {

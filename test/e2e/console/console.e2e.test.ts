@@ -20,6 +20,22 @@ declare const document: { querySelector(s: string): { textContent: string | null
 declare const window: unknown;
 
 const it = requires(test, 'chromium', chromiumMissing());
+const PLUGIN_YAML = `apiVersion: dev.platform/v1
+kind: Plugin
+metadata:
+  name: console-plugin
+  version: 1.0.0
+  description: Installed from the console
+spec:
+  dockerCompose:
+    contents: |
+      services:
+        app:
+          image: nginx:alpine
+  parameters:
+    type: object
+    properties: {}
+`;
 const VIEWER = { username: 'viewer', password: 'viewer-password-for-tests' };
 
 let s: TestServer;
@@ -40,12 +56,12 @@ async function signIn(user: { username: string; password: string }) {
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 }
 
 async function signOut() {
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
 }
 
 const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
@@ -76,7 +92,7 @@ it('the console is served at / and any console address; a wrong password is refu
   assert.is((await fetch(s.api + '/no-such-route')).status, 404);
 
   await page.goto(s.url + '/');
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   await page.getByText('First start: created ADMIN user', { exact: false }).waitFor();
   await accessible('sign-in page');
   await screenshot(page, 'sign-in');
@@ -95,7 +111,7 @@ it('the console is served at / and any console address; a wrong password is refu
 
 it('an EVM network created from the page starts on anvil, and its block height grows on screen', async () => {
   await nav('Networks').click();
-  await page.getByRole('heading', { name: 'Networks' }).waitFor();
+  await page.getByRole('heading', { name: 'Networks', exact: true }).waitFor();
   await page.getByText('No EVM networks yet.').waitFor();
   await accessible('networks (empty)');
   await page.getByRole('link', { name: 'Create EVM network' }).click();
@@ -168,7 +184,7 @@ it('a webhook created on the page shows, on test, the status its receiver answer
   await page.getByRole('group', { name: 'Events' }).getByRole('checkbox').first().check();
   await accessible('create webhook');
   await page.getByRole('button', { name: 'Create webhook' }).click();
-  await page.getByRole('heading', { name: 'console-hook' }).waitFor();
+  await page.getByRole('heading', { name: 'console-hook', exact: true }).waitFor();
   const received = receiver.received.length;
   await page.getByRole('button', { name: 'Send test' }).click();
   await page.getByTestId('receiver-status').first().waitFor();
@@ -180,7 +196,7 @@ it('a webhook created on the page shows, on test, the status its receiver answer
 
 it('audit verify shows the chain valid, then names the entry altered in the database', async () => {
   await nav('Audit').click();
-  await page.getByRole('heading', { name: 'Audit' }).waitFor();
+  await page.getByRole('heading', { name: 'Audit', exact: true }).waitFor();
   await page.getByRole('button', { name: /Show audit entry/ }).first().waitFor();
   await page.getByRole('button', { name: /Show audit entry/ }).first().click();
   await page.getByRole('heading', { name: /Audit entry \d+/ }).waitFor();
@@ -204,6 +220,37 @@ it('audit verify shows the chain valid, then names the entry altered in the data
   await page.waitForFunction((v) => document.querySelector('[data-testid="verify-result"]')?.textContent?.includes(`Altered entry: ${v}`), victim);
 });
 
+it('organizations, backups and users show their empty states; a plugin installs from YAML, a broken descriptor says why', async () => {
+  await nav('Organizations and keys').click();
+  await page.getByText('No organizations yet.', { exact: false }).waitFor();
+  await page.getByRole('table', { name: 'Key providers' }).waitFor();
+  await accessible('organizations and keys');
+  await nav('Backups').click();
+  await page.getByText('No backup targets yet.', { exact: false }).waitFor();
+  await page.getByText('No backups yet.').waitFor();
+  await accessible('backups');
+  await nav('Users and API keys').click();
+  await page.getByRole('table', { name: 'Users' }).getByText(VIEWER.username, { exact: true }).waitFor();
+  await accessible('users');
+
+  await nav('Plugins').click();
+  await page.getByText('No plugins installed.', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'Install plugin' }).click();
+  const editor = page.getByLabel('Descriptor (YAML)');
+  await editor.fill('kind: [');
+  await page.getByRole('button', { name: 'Install', exact: true }).click();
+  await page.getByRole('alert').first().waitFor();
+  const yaml = (await editor.inputValue()) === 'kind: [' ? null : undefined;
+  assert.is(yaml, null);
+  await editor.fill(PLUGIN_YAML);
+  await accessible('plugin install');
+  await page.getByRole('button', { name: 'Install', exact: true }).click();
+  await page.getByRole('table', { name: 'Installed plugins' }).getByText('console-plugin', { exact: true }).waitFor();
+  const listed = await call(s.api, 'GET', '/plugins', { headers: adminAuth() });
+  assert.equal(listed.json.items.map((p: { name: string }) => p.name), ['console-plugin']);
+  await screenshot(page, 'plugins');
+});
+
 it('a VIEWER sees no create, operate or log controls, and a page it may not read says 403', async () => {
   await signOut();
   await signIn(VIEWER);
@@ -220,12 +267,12 @@ it('a VIEWER sees no create, operate or log controls, and a page it may not read
   await page.goto(`${s.url}/nodes/${nodeId}`);
   await page.getByTestId('node-status').waitFor();
   assert.is(await page.getByRole('button', { name: /node / }).count(), 0, 'no start/stop/restart/delete');
-  assert.is(await page.getByRole('heading', { name: 'Logs' }).count(), 0, 'a VIEWER may not read logs');
+  assert.is(await page.getByRole('heading', { name: 'Logs', exact: true }).count(), 0, 'a VIEWER may not read logs');
   await accessible('node detail (viewer)');
   await page.goto(`${s.url}/audit`);
-  await page.getByRole('heading', { name: 'Permission denied (403)' }).waitFor();
+  await page.getByRole('heading', { name: 'Permission denied (403)', exact: true }).waitFor();
   await page.goto(`${s.url}/webhooks`);
-  await page.getByRole('heading', { name: 'Permission denied (403)' }).waitFor();
+  await page.getByRole('heading', { name: 'Permission denied (403)', exact: true }).waitFor();
   assert.is(await page.getByRole('button', { name: 'Create webhook' }).count(), 0);
   await accessible('403 page');
 });
@@ -237,7 +284,7 @@ it('changing the password ends the session; the new password signs in', async ()
   await page.getByLabel('Confirm new password').fill('viewer-password-changed');
   await accessible('account');
   await page.getByRole('button', { name: 'Change password' }).click();
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   await signIn({ username: VIEWER.username, password: 'viewer-password-changed' });
 });
 
