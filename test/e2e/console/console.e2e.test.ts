@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
+import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
@@ -216,6 +217,12 @@ it('audit verify shows the chain valid, then names the entry altered in the data
   await db.query('ALTER TABLE events ENABLE TRIGGER events_append_only');
   await db.end();
 
+  // The activity report downloads as CSV from the page.
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download activity (CSV)' }).click()]);
+  const rows = readFileSync((await csv.path())!, 'utf8').trim().split('\n');
+  assert.ok(rows.length > 5, `activity report rows: ${rows.length}`);
+  assert.match(csv.suggestedFilename(), /\.csv$/);
+
   await page.getByRole('button', { name: 'Verify', exact: true }).click();
   await page.waitForFunction((v) => document.querySelector('[data-testid="verify-result"]')?.textContent?.includes(`Altered entry: ${v}`), victim);
 });
@@ -254,16 +261,18 @@ it('organizations, backups and users show their empty states; a plugin installs 
 it('a VIEWER sees no create, operate or log controls, and a page it may not read says 403', async () => {
   await signOut();
   await signIn(VIEWER);
-  const nav = page.getByRole('navigation', { name: 'Areas' });
-  assert.is(await nav.getByRole('link', { name: 'Audit' }).count(), 0);
-  assert.is(await nav.getByRole('link', { name: 'Webhooks' }).count(), 0);
-  await nav.getByRole('link', { name: 'Networks' }).click();
+  assert.is(await nav('Audit').count(), 0);
+  assert.is(await nav('Webhooks').count(), 0);
+  await nav('Networks').click();
   await page.getByRole('link', { name: 'console-evm' }).waitFor();
   assert.is(await page.getByRole('link', { name: 'Create EVM network' }).count(), 0);
   await page.getByRole('link', { name: 'console-evm' }).click();
   await page.getByTestId('block-height').waitFor();
   await page.getByRole('link', { name: nodeName }).waitFor();
   assert.is(await page.getByRole('button').filter({ hasText: /^(Start|Stop|Restart|Delete)/ }).count(), 0);
+  await nav('Nodes').click();
+  await page.getByTestId('node-table').waitFor();
+  assert.is(await page.getByRole('button', { name: 'Create node' }).count(), 0);
   await page.goto(`${s.url}/nodes/${nodeId}`);
   await page.getByTestId('node-status').waitFor();
   assert.is(await page.getByRole('button', { name: /node / }).count(), 0, 'no start/stop/restart/delete');

@@ -7,6 +7,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
+import { Can } from '../../session';
 
 const PAGE = 50;
 type Entry = Json<'/api/v1/audit-logs', 'get'>['items'][number];
@@ -44,6 +45,9 @@ export default function Audit() {
     <section>
       <h1>Audit</h1>
       <Verify />
+      <Can permission="REPORT_GENERATE">
+        <Reports />
+      </Can>
       <form className="filters card" role="search" aria-label="Filter audit entries" onSubmit={apply}>
         <label>
           User id
@@ -226,6 +230,60 @@ function Verify() {
           </p>
         </div>
       ) : null}
+    </form>
+  );
+}
+
+/** POSTs a report request and saves the answer (CSV or PDF) under the name the server gives. */
+async function download(path: string, body: Record<string, unknown>, fallbackName: string): Promise<void> {
+  const r = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body) });
+  if (!r.ok) {
+    const err = (await r.json().catch(() => null)) as { message?: string } | null;
+    throw new Error(err?.message ?? `HTTP ${r.status}`);
+  }
+  const name = /filename="?([^";]+)"?/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await r.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function Reports() {
+  const today = new Date().toISOString().slice(0, 10);
+  const monthAgo = new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);
+  const [start, setStart] = useState(monthAgo);
+  const [end, setEnd] = useState(today);
+  const [userId, setUserId] = useState('');
+  const activity = useMutation({ mutationFn: () => download('/api/v1/reports/activity', { start_date: start, end_date: end, format: 'csv' }, `activity-${start}-${end}.csv`) });
+  const access = useMutation({ mutationFn: () => download('/api/v1/reports/user-access', { user_id: Number(userId), start_date: start, end_date: end, format: 'pdf' }, `user-access-${userId}.pdf`) });
+  return (
+    <form className="card" aria-labelledby="reports-title" onSubmit={(e) => e.preventDefault()}>
+      <h2 id="reports-title">Reports</h2>
+      <div className="filters">
+        <label>
+          From day
+          <input type="date" required value={start} onChange={(e) => setStart(e.target.value)} />
+        </label>
+        <label>
+          To day
+          <input type="date" required value={end} onChange={(e) => setEnd(e.target.value)} />
+        </label>
+        <button type="button" disabled={activity.isPending} onClick={() => activity.mutate()}>
+          Download activity (CSV)
+        </button>
+        <label>
+          User id (access report)
+          <input type="number" min={1} value={userId} onChange={(e) => setUserId(e.target.value)} />
+        </label>
+        <button type="button" disabled={access.isPending || !userId} onClick={() => access.mutate()}>
+          Download user access (PDF)
+        </button>
+      </div>
+      <ActionError error={activity.error ?? access.error} />
     </form>
   );
 }

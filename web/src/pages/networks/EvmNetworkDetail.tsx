@@ -17,6 +17,7 @@ export default function EvmNetworkDetail() {
     mutationFn: () => unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: id } } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
   });
+  const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
   const height = nodes.data?.items.reduce<number | null>((h, n) => (n.block_height !== null && (h === null || n.block_height > h) ? n.block_height : h), null) ?? null;
   return (
     <section>
@@ -129,6 +130,38 @@ export default function EvmNetworkDetail() {
                     <td>{node.endpoints.rpc_http ? <code>{node.endpoints.rpc_http}</code> : '—'}</td>
                     <td>
                       <NodeActions id={node.id} name={node.name} status={node.status} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </QueryView>
+      <h2>Contracts</h2>
+      <QueryView q={contracts} what="Loading contracts">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No contracts deployed through the service (POST /api/v1/sc/evm/deploy).</Empty>
+          ) : (
+            <table>
+              <caption className="sr-only">Contracts</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Deployed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.items.map((c) => (
+                  <tr key={c.address}>
+                    <td>{c.name}</td>
+                    <td>
+                      <code className="hash">{c.address}</code>
+                    </td>
+                    <td>
+                      <When at={c.deployed_at} />
                     </td>
                   </tr>
                 ))}

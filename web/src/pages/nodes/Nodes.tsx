@@ -1,11 +1,13 @@
 // Every node, filtered by platform and status (kept in the URL), paged in the browser so a
 // thousand nodes draw as fast as fifty; status polled.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useAllNodes } from '../../api/queries';
 import { Empty, QueryView } from '../../components/states';
 import { Pager, StatusBadge } from '../../components/format';
 import { NodeActions } from './nodeActions';
+import { CreateNode } from './CreateNode';
+import { Can } from '../../session';
 
 const PAGE = 50;
 const PLATFORMS = ['EVM', 'CONSORTIUM', 'LEDGERX'];
@@ -16,6 +18,7 @@ export default function Nodes() {
   const status = params.get('status') ?? '';
   const offset = Number(params.get('offset') ?? 0) || 0;
   const q = useAllNodes();
+  const [creating, setCreating] = useState(false);
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
@@ -27,7 +30,17 @@ export default function Nodes() {
   const filtered = useMemo(() => (q.data?.items ?? []).filter((n) => (!platform || n.platform === platform) && (!status || n.status === status)), [q.data, platform, status]);
   return (
     <section>
-      <h1>Nodes</h1>
+      <div className="title-row">
+        <h1>Nodes</h1>
+        {!creating ? (
+          <Can permission="NODE_CREATE">
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Create node
+            </button>
+          </Can>
+        ) : null}
+      </div>
+      {creating ? <CreateNode onCancel={() => setCreating(false)} /> : null}
       <form className="filters" role="search" aria-label="Filter nodes" onSubmit={(e) => e.preventDefault()}>
         <label>
           Platform
