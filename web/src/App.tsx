@@ -22,6 +22,7 @@ const Backups = lazy(() => import('./pages/backups/Backups'));
 const Plugins = lazy(() => import('./pages/plugins/Plugins'));
 const Organizations = lazy(() => import('./pages/keys/Organizations'));
 const Users = lazy(() => import('./pages/users/Users'));
+const Settings = lazy(() => import('./pages/settings/Settings'));
 
 export function App() {
   const me = useMe();
@@ -48,6 +49,7 @@ export function App() {
             <Route path="/plugins" element={<Plugins />} />
             <Route path="/organizations" element={<Organizations />} />
             <Route path="/users" element={<Users />} />
+            <Route path="/settings" element={<Settings />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -12,6 +12,7 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/webhooks', label: 'Webhooks', permission: 'system:configure' },
   { to: '/audit', label: 'Audit', permission: 'SYSTEM_MONITOR' },
   { to: '/users', label: 'Users and API keys', permission: 'API_KEY_READ' },
+  { to: '/settings', label: 'Settings', permission: 'SETTINGS_READ' },
 ];
 
 export function Layout({ children }: { children: ReactNode }) {

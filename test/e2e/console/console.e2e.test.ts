@@ -227,7 +227,7 @@ it('audit verify shows the chain valid, then names the entry altered in the data
   await page.waitForFunction((v) => document.querySelector('[data-testid="verify-result"]')?.textContent?.includes(`Altered entry: ${v}`), victim);
 });
 
-it('organizations, backups and users show their empty states; a plugin installs from YAML, a broken descriptor says why', async () => {
+it('organizations, backups, users and settings show their empty states; a plugin installs from YAML, a broken descriptor says why', async () => {
   await nav('Organizations and keys').click();
   await page.getByText('No organizations yet.', { exact: false }).waitFor();
   await page.getByRole('table', { name: 'Key providers' }).waitFor();
@@ -239,6 +239,10 @@ it('organizations, backups and users show their empty states; a plugin installs 
   await nav('Users and API keys').click();
   await page.getByRole('table', { name: 'Users' }).getByText(VIEWER.username, { exact: true }).waitFor();
   await accessible('users');
+  await nav('Settings').click();
+  await page.getByText('No notification providers.', { exact: false }).waitFor();
+  await page.getByText('nodeHealthCheckIntervalSeconds', { exact: true }).waitFor();
+  await accessible('settings');
 
   await nav('Plugins').click();
   await page.getByText('No plugins installed.', { exact: false }).waitFor();
