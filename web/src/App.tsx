@@ -13,6 +13,7 @@ const NodeDetail = lazy(() => import('./pages/nodes/NodeDetail'));
 const Networks = lazy(() => import('./pages/networks/Networks'));
 const EvmNetworkCreate = lazy(() => import('./pages/networks/EvmNetworkCreate'));
 const EvmNetworkDetail = lazy(() => import('./pages/networks/EvmNetworkDetail'));
+const ConsortiumNetworkCreate = lazy(() => import('./pages/networks/ConsortiumNetworkCreate'));
 const ConsortiumNetworkDetail = lazy(() => import('./pages/networks/ConsortiumNetworkDetail'));
 const Audit = lazy(() => import('./pages/audit/Audit'));
 const Webhooks = lazy(() => import('./pages/webhooks/Webhooks'));
@@ -40,6 +41,7 @@ export function App() {
             <Route path="/networks" element={<Networks />} />
             <Route path="/networks/evm/new" element={<EvmNetworkCreate />} />
             <Route path="/networks/evm/:id" element={<EvmNetworkDetail />} />
+            <Route path="/networks/consortium/new" element={<ConsortiumNetworkCreate />} />
             <Route path="/networks/consortium/:id" element={<ConsortiumNetworkDetail />} />
             <Route path="/audit" element={<Audit />} />
             <Route path="/webhooks" element={<Webhooks />} />

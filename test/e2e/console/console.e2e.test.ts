@@ -265,11 +265,13 @@ it('organizations, backups, users and settings show their empty states; a plugin
 it('a VIEWER sees no create, operate or log controls, and a page it may not read says 403', async () => {
   await signOut();
   await signIn(VIEWER);
+  assert.is(await page.getByRole('link', { name: /Quick start/ }).count(), 0);
   assert.is(await nav('Audit').count(), 0);
   assert.is(await nav('Webhooks').count(), 0);
   await nav('Networks').click();
   await page.getByRole('link', { name: 'console-evm' }).waitFor();
   assert.is(await page.getByRole('link', { name: 'Create EVM network' }).count(), 0);
+  assert.is(await page.getByRole('link', { name: 'Create consortium network' }).count(), 0);
   await page.getByRole('link', { name: 'console-evm' }).click();
   await page.getByTestId('block-height').waitFor();
   await page.getByRole('link', { name: nodeName }).waitFor();

@@ -1,7 +1,7 @@
-// The console's consortium network page in Chromium against real Fabric 2.5 nodes: the network
-// and its nodes are made over the API; on the page an orderer and a peer are joined to the
-// channel with the join buttons, their join state changes without a reload, and the explorer
-// shows the channel's blocks and a block's transactions. axe-core checks the page.
+// The console's consortium network pages in Chromium against real Fabric 2.5 nodes: the nodes
+// are made over the API; on the page the network (channel) is created from them, the orderer
+// and the peer are joined with the join buttons (their state changes without a reload), and
+// the explorer shows the channel's blocks and a block's transactions. axe-core checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -27,9 +27,6 @@ t.before(async () => {
   const orderer = await runningNode(api, 'console-orderer0', 'CONSORTIUM_ORDERER', org.id);
   const peer = await runningNode(api, 'console-peer0', 'CONSORTIUM_PEER', org.id);
   nodes.push(orderer, peer);
-  const r = await api('POST', '/networks/consortium', { name: 'console-channel-net', channelName: 'consolechannel', ordererIds: [orderer.id], peerIds: [peer.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
   browser = await launchBrowser();
   page = browser.pages()[0] ?? (await browser.newPage());
 });
@@ -42,16 +39,25 @@ t.after(async () => {
   await server.stop();
 });
 
-t('an orderer and a peer joined from the page; the explorer shows the channel blocks', async () => {
+t('a consortium network created from the page; an orderer and a peer joined from it; the explorer shows the channel blocks', async () => {
   await page.goto(server.url + '/');
   await page.getByLabel('Username').fill(ADMIN.username);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
   await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Networks', exact: true }).click();
-  await page.getByRole('link', { name: 'console-channel-net' }).click();
-  await page.getByRole('heading', { name: /console-channel-net/ }).waitFor();
-  assert.match(page.url(), new RegExp(`/networks/consortium/${networkId}$`));
+  await page.getByRole('link', { name: 'Create consortium network' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('console-channel-net');
+  await page.getByLabel('Channel name').fill('consolechannel');
+  await page.getByLabel('console-orderer0').check();
+  await page.getByLabel('console-peer0').check();
+  const v0 = await axeViolations(page);
+  assert.is(v0.length, 0, describeViolations(v0));
+  await page.getByRole('button', { name: 'Create network' }).click();
+  await page.getByRole('heading', { name: /console-channel-net/ }).waitFor({ timeout: 60_000 });
+  networkId = Number(/\/networks\/consortium\/(\d+)$/.exec(page.url())?.[1]);
+  const made = await api('GET', `/networks/consortium/${networkId}`);
+  assert.is(made.json.channel_name, 'consolechannel');
 
   for (const n of nodes) {
     const join = page.getByRole('button', { name: `Join ${n.name} to the channel` });

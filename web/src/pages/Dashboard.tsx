@@ -20,7 +20,14 @@ export default function Dashboard() {
   const consortium = useConsortiumNetworks();
   return (
     <section>
-      <h1>Dashboard</h1>
+      <div className="title-row">
+        <h1>Dashboard</h1>
+        {can('NETWORK_CREATE') ? (
+          <Link className="button primary" to="/networks/evm/new">
+            Quick start: an EVM network
+          </Link>
+        ) : null}
+      </div>
       <div className="tiles">
         <article className="card tile" aria-labelledby="tile-networks">
           <h2 id="tile-networks">Networks</h2>

@@ -13,9 +13,14 @@ export default function Networks() {
       <div className="title-row">
         <h1>Networks</h1>
         <Can permission="NETWORK_CREATE">
-          <Link className="button primary" to="/networks/evm/new">
-            Create EVM network
-          </Link>
+          <div className="actions">
+            <Link className="button primary" to="/networks/evm/new">
+              Create EVM network
+            </Link>
+            <Link className="button primary" to="/networks/consortium/new">
+              Create consortium network
+            </Link>
+          </div>
         </Can>
       </div>
       <h2>EVM networks</h2>
