@@ -24,6 +24,9 @@ export function LiveLogs({ nodeId }: { nodeId: number }) {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
     const ws = new WebSocket(`${proto}//${location.host}/api/v1/nodes/${nodeId}/logs?tail=200`);
     setConn('connecting');
+    // The server sends the last 200 lines first: start from them, not twice after a reconnect.
+    setLines([]);
+    held.current = [];
     let pending: string[] = [];
     let timer: number | null = null;
     const flush = () => {
