@@ -13,7 +13,8 @@ import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../help
 import { requires } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhookReceiver.ts';
-import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
+import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../evm/evmLifecycle.ts';
+import { Contract, JsonRpcProvider } from 'ethers';
 import { buildConsole } from '../../../web/scripts/build.ts';
 
 // Page functions run in the browser; the project's tsconfig has no DOM library.
@@ -110,7 +111,7 @@ it('the console is served at / and any console address; a wrong password is refu
   assert.ok(session?.httpOnly, 'the session cookie is HttpOnly');
 });
 
-it('an EVM network created from the page starts on anvil, and its block height grows on screen', async () => {
+it('an EVM network created from the page starts on anvil, its block height grows on screen, and a contract deployed from the page answers', async () => {
   await nav('Networks').click();
   await page.getByRole('heading', { name: 'Networks', exact: true }).waitFor();
   await page.getByText('No EVM networks yet.').waitFor();
@@ -132,10 +133,25 @@ it('an EVM network created from the page starts on anvil, and its block height g
   assert.is(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'the height grew without a reload');
   await accessible('EVM network detail');
   await screenshot(page, 'evm-network');
+
+  // A contract deployed from the page answers on the chain.
+  await page.getByLabel('Contract name (optional)').fill('store42');
+  await page.getByLabel('Creation bytecode (hex)').fill(STORE_BYTECODE);
+  await page.getByLabel('ABI (JSON array, optional)').fill(JSON.stringify(STORE_ABI));
+  await page.getByLabel('Constructor arguments (JSON array, optional)').fill('[42]');
+  await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await page.getByTestId('contract-address').waitFor({ timeout: 120_000 });
+  const address = await text('contract-address');
+  await page.getByRole('table', { name: 'Contracts' }).getByText(address).waitFor();
+  const networkId = Number(/\/networks\/evm\/(\d+)$/.exec(page.url())![1]);
+  const rpc = (await call(s.api, 'GET', `/networks/evm/${networkId}/nodes`, { headers: adminAuth() })).json.items[0].endpoints.rpc_http as string;
+  const provider = new JsonRpcProvider(rpc, undefined, { staticNetwork: true });
+  assert.is(await new Contract(address, STORE_ABI, provider).get(), 42n);
+  provider.destroy();
 });
 
 it('stopping and starting a node shows each status without a reload, and its live logs arrive', async () => {
-  const link = page.locator('table').last().getByRole('link').first();
+  const link = page.getByRole('table', { name: 'Nodes of the network' }).getByRole('link').first();
   nodeName = ((await link.textContent()) ?? '').trim();
   await link.click();
   await page.getByRole('heading', { name: new RegExp(nodeName) }).waitFor();

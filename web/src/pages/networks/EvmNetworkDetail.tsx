@@ -7,6 +7,7 @@ import { Can } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
+import { DeployContract } from './DeployContract';
 
 export default function EvmNetworkDetail() {
   const id = Number(useParams().id);
@@ -139,6 +140,9 @@ export default function EvmNetworkDetail() {
         }
       </QueryView>
       <h2>Contracts</h2>
+      <Can permission="CONTRACT_DEPLOY">
+        <DeployContract networkId={id} />
+      </Can>
       <QueryView q={contracts} what="Loading contracts">
         {(d) =>
           d.items.length === 0 ? (
