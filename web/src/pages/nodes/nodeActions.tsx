@@ -4,15 +4,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
 import { ActionError } from '../../components/states';
-
-type Action = 'start' | 'stop' | 'restart' | 'delete';
-
-export function actionsFor(status: string): Action[] {
-  const s = status.toLowerCase();
-  if (s === 'running') return ['stop', 'restart'];
-  if (['starting', 'stopping', 'deleting', 'updating'].includes(s)) return [];
-  return ['start', 'delete'];
-}
+import { actionsFor, type Action } from './nodeStates';
 
 export function NodeActions({ id, name, status, onDeleted }: { id: number; name: string; status: string; onDeleted?: () => void }) {
   const { can } = useSession();
