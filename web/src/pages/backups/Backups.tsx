@@ -120,12 +120,12 @@ export default function Backups() {
 
 function CreateTarget({ onDone }: { onDone: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState({ name: '', endpoint: '', bucket_name: '', bucket_path: '', region: 'us-east-1', access_key_id: '', secret_access_key: '', repository_password: '', force_path_style: true });
+  const [f, setF] = useState({ name: '', endpoint: '', bucket_name: '', bucket_path: '', region: 'us-east-1', access_key_id: '', secret_access_key: '', repository_password: '', ca_certificate: '', force_path_style: true });
   const m = useMutation({
     mutationFn: () =>
       unwrap(
         api.POST('/api/v1/backups/targets', {
-          body: { ...f, endpoint: f.endpoint || undefined, bucket_path: f.bucket_path || undefined, repository_password: f.repository_password || undefined },
+          body: { ...f, endpoint: f.endpoint || undefined, bucket_path: f.bucket_path || undefined, repository_password: f.repository_password || undefined, ca_certificate: f.ca_certificate.trim() || undefined },
         }),
       ),
     onSuccess: async () => {
@@ -157,6 +157,10 @@ function CreateTarget({ onDone }: { onDone: () => void }) {
       {field('access_key_id', 'Access key id', { autoComplete: 'off' })}
       {field('secret_access_key', 'Secret access key', { type: 'password', autoComplete: 'new-password' })}
       {field('repository_password', 'Repository password (optional; generated when empty)', { type: 'password', autoComplete: 'new-password' })}
+      <label>
+        CA certificate of the endpoint (PEM, optional: for a private CA)
+        <textarea className="code" rows={3} spellCheck={false} value={f.ca_certificate} onChange={(e) => setF({ ...f, ca_certificate: e.target.value })} />
+      </label>
       <label className="inline">
         <input type="checkbox" checked={f.force_path_style} onChange={(e) => setF({ ...f, force_path_style: e.target.checked })} /> Path-style addressing (MinIO and most S3-compatible stores)
       </label>
