@@ -18,6 +18,7 @@ import { spawnServer } from './lib/serverProcess.ts';
 import { machineInfo, markdownTable, row, writeResults, type Row } from './lib/results.ts';
 import { round } from './lib/stats.ts';
 import { webhookBench } from './webhooks.ts';
+import { consoleBench, chromiumMissing, median as medianOf } from './consoleBench.ts';
 
 const rows: Row[] = [];
 const details: Record<string, unknown> = {};
@@ -241,6 +242,18 @@ async function main() {
     rows.push(row('diagnosis', 'Audit listing SQL: count(*) after VACUUM (ANALYZE) audit_log, p50', q.countAfterVacuumP50, 'ms'));
     await verifyFigures(db.pool, store);
     await store.close();
+  });
+
+  // The web console in Chromium, against this server (its audit log now large).
+  await section('console', async () => {
+    const missing = chromiumMissing();
+    if (missing) throw new Error(`${missing}: apt-get install chromium`);
+    const c = await consoleBench(server, creds.cookie);
+    details.console = c;
+    rows.push(row('console', 'Console first page: JavaScript loaded to draw the dashboard, gzipped', c.firstPageJsGzipKb, 'KB', { op: '<', value: 300 }, `${c.firstPageJsFiles} files; the whole bundle ${c.bundleJsGzipKb} KB gzipped in ${c.bundleJsFiles} files (code split per area)`));
+    rows.push(row('console', 'Console: navigation to the dashboard drawn (data loaded), first load', c.dashboardColdMs, 'ms'));
+    rows.push(row('console', 'Console: navigation to the dashboard drawn, cached assets, median of 5', medianOf(c.dashboardWarmMs), 'ms', { op: '<', value: 1000 }, `runs ${c.dashboardWarmMs.join(', ')} ms`));
+    rows.push(row('console', 'Console: navigation to the node list drawn with 1,000 nodes (answered in the browser), median of 5', medianOf(c.nodes1000Ms), 'ms', { op: '<', value: 1000 }, `runs ${c.nodes1000Ms.join(', ')} ms`));
   });
   await server.stop();
 

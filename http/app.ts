@@ -12,6 +12,7 @@ import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
+import { consoleMiddleware } from './console.ts';
 import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serviceMetrics.ts';
 import type { AccessControl } from './accessControlPort.ts';
 import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   if (drain) app.use(drain.middleware);
   app.use(serviceMetricsPaths(deps, access));
   app.use(swaggerMiddleware(doc));
+  app.use(consoleMiddleware());
   app.use(async (ctx, next) => {
     if (!ctx.path.startsWith('/api/v1')) return next();
     // Only JSON bodies are parsed; anything else on a route with a body is a 415.

@@ -22,6 +22,13 @@ function parameters(schema: TSchema | undefined, where: 'path' | 'query') {
   }));
 }
 
+function uniqueId(used: Set<string>, id: string): string {
+  let candidate = id;
+  for (let n = 2; used.has(candidate); n++) candidate = `${id}${n}`;
+  used.add(candidate);
+  return candidate;
+}
+
 export interface OpenApiInfo {
   version: string;
   edition: string;
@@ -32,6 +39,9 @@ export interface OpenApiInfo {
 
 export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  // operationIds must be unique (generated clients key on them): two spellings of one path
+  // (/audit/logs and /audit-logs) get the second a numbered suffix.
+  const usedIds = new Set<string>();
   for (const r of routes) {
     const p = '/api/v1' + r.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const responses: Record<string, unknown> = {};
@@ -52,7 +62,7 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
         .filter(Boolean)
         .join('\n\n'),
       tags: r.tags,
-      operationId: `${r.method}${r.path.replace(/[/:{}-]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      operationId: uniqueId(usedIds, `${r.method}${r.path.replace(/[/:{}-]+(\w)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`),
       parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
       responses,
       ...(r.permission === 'PUBLIC' ? { security: [] } : {}),

@@ -21,6 +21,7 @@ export const dependencies = {
   vault: { what: 'a real HashiCorp Vault', how: 'set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted)' },
   'vault-image': { what: 'a Vault image for managed Vaults', how: 'set LNM_IMAGE_VAULT to a Vault image the Docker Engine has (hashicorp/vault:1.x)' },
   kms: { what: 'a real AWS KMS', how: 'set KMS_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_REGION)' },
+  chromium: { what: "Debian's Chromium (/usr/bin/chromium) for the web console's browser tests", how: 'apt-get install chromium (.ci/run does), or set LNM_CHROMIUM to a Chromium binary' },
   eventstoredb: { what: 'a real EventStoreDB/KurrentDB server', how: 'set EVENTSTORE_URL, e.g. kurrentdb://127.0.0.1:2113?tls=false' },
 } as const;
 

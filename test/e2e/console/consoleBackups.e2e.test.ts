@@ -1,0 +1,63 @@
+// The console's backups page in Chromium against the real server, restic and an S3 server
+// (s3rver over TLS with its own CA): a target added on the page, a backup started with
+// "Back up now" that completes on screen with its size, confirmed by the API.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
+import { buildConsole } from '../../../web/scripts/build.ts';
+
+const t = requires(suite('console: backups page (restic, s3rver, Chromium)'), 'chromium', chromiumMissing());
+let server: TestServer;
+let s3: S3Server;
+let browser: BrowserContext;
+let page: Page;
+
+t.before(async () => {
+  await buildConsole({ quiet: true });
+  s3 = await startS3Server(['backups']);
+  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: 'console-backup-key-encryption-key-0123456789', LNM_BACKUP_CHECK_SECONDS: '1' } });
+  browser = await launchBrowser();
+  page = browser.pages()[0] ?? (await browser.newPage());
+});
+
+t.after(async () => {
+  await browser?.close().catch(() => undefined);
+  await server?.stop();
+  await s3?.stop();
+  s3?.remove();
+});
+
+t('a backup target added on the page, and a backup started there that completes on screen', async () => {
+  await page.goto(server.url + '/backups');
+  await page.getByLabel('Username').fill(ADMIN.username);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Add backup target' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('console-s3');
+  await page.getByLabel('Endpoint (empty: AWS S3)').fill(s3.endpoint);
+  await page.getByLabel('Bucket', { exact: true }).fill('backups');
+  await page.getByLabel('Path in the bucket (optional)').fill('console');
+  await page.getByLabel('Access key id').fill(s3.accessKeyId);
+  await page.getByLabel('Secret access key').fill(s3.secretAccessKey);
+  await page.getByLabel('Repository password (optional; generated when empty)').fill('console-repository-password');
+  await page.getByLabel(/CA certificate/).fill(s3.caPem);
+  let v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
+  await page.getByRole('button', { name: 'Add target', exact: true }).click();
+  await page.getByRole('button', { name: 'Back up now to console-s3' }).click({ timeout: 60_000 });
+  const table = page.getByRole('table', { name: 'Backups, newest first' });
+  await table.getByText('Completed', { exact: true }).waitFor({ timeout: 120_000 });
+  const list = await call(server.api, 'GET', '/backups', { headers: adminAuth() });
+  assert.is(list.json.items[0].status, 'COMPLETED', JSON.stringify(list.json.items[0]));
+  assert.ok(list.json.items[0].total_size > 0);
+  assert.match((await table.textContent()) ?? '', /\d+(\.\d)? (B|KiB|MiB|GiB)/, 'the size is shown');
+  v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
+});
+
+t.run();

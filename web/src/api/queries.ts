@@ -1,0 +1,44 @@
+// Shared queries: the lists several pages show, polled where their state changes by itself
+// (node status and block height move without anyone clicking).
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap, type Json } from './client';
+
+export type NodeList = Json<'/api/v1/nodes', 'get'>;
+export type NodeItem = NodeList['items'][number];
+export type EvmNetwork = Json<'/api/v1/networks/evm/{id}', 'get'>;
+export type ConsortiumNetwork = Json<'/api/v1/networks/consortium', 'get'>['items'][number];
+
+export const POLL_MS = 2_000;
+const PAGE = 500; // the API's largest page
+
+/** Every node (the list pages through the API 500 at a time), polled. */
+export function useAllNodes(platform?: 'CONSORTIUM' | 'EVM' | 'LEDGERX') {
+  return useQuery({
+    queryKey: ['nodes', 'all', platform ?? ''],
+    refetchInterval: POLL_MS,
+    queryFn: async () => {
+      const items: NodeItem[] = [];
+      for (let offset = 0; ; offset += PAGE) {
+        const page = await unwrap(api.GET('/api/v1/nodes', { params: { query: { limit: PAGE, offset, ...(platform ? { platform } : {}) } } }));
+        items.push(...page.items);
+        if (items.length >= page.total || page.items.length === 0 || offset >= 20_000) return { items, total: page.total };
+      }
+    },
+  });
+}
+
+export function useEvmNetworks() {
+  return useQuery({
+    queryKey: ['networks', 'evm'],
+    refetchInterval: 5_000,
+    queryFn: () => unwrap(api.GET('/api/v1/networks/evm', { params: { query: { limit: PAGE } } })),
+  });
+}
+
+export function useConsortiumNetworks() {
+  return useQuery({
+    queryKey: ['networks', 'consortium'],
+    refetchInterval: 5_000,
+    queryFn: () => unwrap(api.GET('/api/v1/networks/consortium', { params: { query: { limit: PAGE } } })),
+  });
+}

@@ -1,0 +1,178 @@
+// Backups: targets (S3-compatible; create), "back up now" per target, backups with status,
+// size and error (polled while one runs), and the schedules with their cron expressions.
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { Can, useSession } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { Pager, StatusBadge, When } from '../../components/format';
+import { DataTable, bytes } from '../../components/DataTable';
+
+export default function Backups() {
+  const { can } = useSession();
+  const qc = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const targets = useQuery({ queryKey: ['backup-targets'], queryFn: () => unwrap(api.GET('/api/v1/backups/targets', { params: { query: { limit: 500 } } })) });
+  const backups = useQuery({
+    queryKey: ['backups', offset],
+    refetchInterval: (q) => (q.state.data?.items.some((b) => b.status === 'IN_PROGRESS' || b.status === 'PENDING') ? 1_000 : 10_000),
+    queryFn: () => unwrap(api.GET('/api/v1/backups', { params: { query: { limit: 20, offset } } })),
+  });
+  const schedules = useQuery({ queryKey: ['backup-schedules'], queryFn: () => unwrap(api.GET('/api/v1/backups/schedules', { params: { query: { limit: 500 } } })) });
+  const run = useMutation({
+    mutationFn: (targetId: number) => unwrap(api.POST('/api/v1/backups', { body: { target_id: targetId } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['backups'] }),
+  });
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Backups</h1>
+        {!creating ? (
+          <Can permission="BACKUP_TARGET_MANAGE">
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Add backup target
+            </button>
+          </Can>
+        ) : null}
+      </div>
+      {creating ? <CreateTarget onDone={() => setCreating(false)} /> : null}
+      <h2>Targets</h2>
+      <ActionError error={run.error} />
+      <QueryView q={targets} what="Loading targets">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No backup targets yet. A target is an S3-compatible bucket the service writes an encrypted, deduplicated repository to.</Empty>
+          ) : (
+            <DataTable
+              caption="Backup targets"
+              rows={d.items}
+              rowKey={(t) => t.id}
+              columns={[
+                { header: 'Name', cell: (t) => t.name },
+                { header: 'Bucket', cell: (t) => <code>{`${t.endpoint ?? 's3'}/${t.bucket_name}${t.bucket_path ? '/' + t.bucket_path : ''}`}</code> },
+                { header: 'Authentication', cell: (t) => t.auth_method },
+                { header: 'Reachable', cell: (t) => (t.reachable ? 'yes' : `no${t.last_error ? `: ${t.last_error}` : ''}`) },
+                {
+                  header: 'Actions',
+                  cell: (t) =>
+                    can('BACKUP_CREATE') ? (
+                      <button type="button" disabled={run.isPending} onClick={() => run.mutate(t.id)} aria-label={`Back up now to ${t.name}`}>
+                        Back up now
+                      </button>
+                    ) : null,
+                },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+      <h2>Backups</h2>
+      <QueryView q={backups} what="Loading backups">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No backups yet.</Empty>
+          ) : (
+            <>
+              <DataTable
+                caption="Backups, newest first"
+                rows={d.items}
+                rowKey={(b) => b.id}
+                columns={[
+                  { header: 'Id', cell: (b) => b.id },
+                  { header: 'Status', cell: (b) => <StatusBadge status={b.status} /> },
+                  { header: 'Target', cell: (b) => targets.data?.items.find((t) => t.id === b.target_id)?.name ?? `#${b.target_id}` },
+                  { header: 'Started', cell: (b) => <When at={b.started_at ?? b.created_at} /> },
+                  { header: 'Progress', cell: (b) => (b.progress ? `${Math.round(b.progress.percent_done * 100)} %` : b.duration_ms !== null ? `${(b.duration_ms / 1000).toFixed(1)} s` : '—') },
+                  { header: 'Size', cell: (b) => `${bytes(b.total_size)}${b.size_added !== null ? ` (+${bytes(b.size_added)})` : ''}` },
+                  { header: 'Error', cell: (b) => (b.error ? <span className="error-text">{b.error}</span> : '—') },
+                ]}
+              />
+              <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} />
+            </>
+          )
+        }
+      </QueryView>
+      <h2>Schedules</h2>
+      <QueryView q={schedules} what="Loading schedules">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No schedules. A schedule runs backups by a cron expression (six fields, seconds first).</Empty>
+          ) : (
+            <DataTable
+              caption="Backup schedules"
+              rows={d.items}
+              rowKey={(s) => s.id}
+              columns={[
+                { header: 'Name', cell: (s) => s.name },
+                { header: 'Cron', cell: (s) => <code>{s.cron_expression}</code> },
+                { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
+                { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
+                { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}
+
+function CreateTarget({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [f, setF] = useState({ name: '', endpoint: '', bucket_name: '', bucket_path: '', region: 'us-east-1', access_key_id: '', secret_access_key: '', repository_password: '', ca_certificate: '', force_path_style: true });
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/backups/targets', {
+          body: { ...f, endpoint: f.endpoint || undefined, bucket_path: f.bucket_path || undefined, repository_password: f.repository_password || undefined, ca_certificate: f.ca_certificate.trim() || undefined },
+        }),
+      ),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['backup-targets'] });
+      onDone();
+    },
+  });
+  const field = (k: keyof typeof f, label: string, props: Record<string, unknown> = {}) => (
+    <label>
+      {label}
+      <input value={String(f[k])} onChange={(e) => setF({ ...f, [k]: e.target.value })} {...props} />
+    </label>
+  );
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="new-target"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h2 id="new-target">New S3 backup target</h2>
+      {field('name', 'Name', { required: true })}
+      {field('endpoint', 'Endpoint (empty: AWS S3)', { type: 'url', placeholder: 'https://minio.example:9000' })}
+      {field('bucket_name', 'Bucket', { required: true })}
+      {field('bucket_path', 'Path in the bucket (optional)')}
+      {field('region', 'Region', { required: true })}
+      {field('access_key_id', 'Access key id', { autoComplete: 'off' })}
+      {field('secret_access_key', 'Secret access key', { type: 'password', autoComplete: 'new-password' })}
+      {field('repository_password', 'Repository password (optional; generated when empty)', { type: 'password', autoComplete: 'new-password' })}
+      <label>
+        CA certificate of the endpoint (PEM, optional: for a private CA)
+        <textarea className="code" rows={3} spellCheck={false} value={f.ca_certificate} onChange={(e) => setF({ ...f, ca_certificate: e.target.value })} />
+      </label>
+      <label className="inline">
+        <input type="checkbox" checked={f.force_path_style} onChange={(e) => setF({ ...f, force_path_style: e.target.checked })} /> Path-style addressing (MinIO and most S3-compatible stores)
+      </label>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          Add target
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

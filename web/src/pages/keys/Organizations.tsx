@@ -1,0 +1,149 @@
+// Organizations (create with their CA keys), keys with certificate expiry, and key providers.
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { Can, useSession } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { Pager, When } from '../../components/format';
+import { DataTable } from '../../components/DataTable';
+
+export default function Organizations() {
+  const { can } = useSession();
+  const [creating, setCreating] = useState(false);
+  const [keyOffset, setKeyOffset] = useState(0);
+  const orgs = useQuery({ queryKey: ['organizations'], queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
+  const keys = useQuery({ queryKey: ['keys', keyOffset], enabled: can('KEY_READ'), queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset: keyOffset } } })) });
+  const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Organizations and keys</h1>
+        {!creating ? (
+          <Can permission="ORGANIZATION_CREATE">
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Create organization
+            </button>
+          </Can>
+        ) : null}
+      </div>
+      {creating ? <CreateOrganization onDone={() => setCreating(false)} /> : null}
+      <h2>Organizations</h2>
+      <QueryView q={orgs} what="Loading organizations">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No organizations yet. An organization (MSP) holds the CA keys its peers and orderers are issued from.</Empty>
+          ) : (
+            <DataTable
+              caption="Organizations"
+              rows={d.items}
+              rowKey={(o) => o.id}
+              columns={[
+                { header: 'Name', cell: (o) => o.name },
+                { header: 'MSP id', cell: (o) => <code>{o.mspId}</code> },
+                { header: 'Description', cell: (o) => o.description ?? '' },
+                { header: 'Created', cell: (o) => <When at={o.createdAt} /> },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+      {can('KEY_READ') ? (
+        <>
+          <h2>Keys</h2>
+          <QueryView q={keys} what="Loading keys">
+            {(d) =>
+              d.items.length === 0 ? (
+                <Empty>No keys yet.</Empty>
+              ) : (
+                <>
+                  <DataTable
+                    caption="Keys"
+                    rows={d.items}
+                    rowKey={(k) => k.id}
+                    columns={[
+                      { header: 'Name', cell: (k) => k.name },
+                      { header: 'Purpose', cell: (k) => k.purpose },
+                      { header: 'Algorithm', cell: (k) => `${k.algorithm}${k.curve ? ` ${k.curve}` : k.keySize ? ` ${k.keySize}` : ''}` },
+                      { header: 'Provider', cell: (k) => k.provider.name },
+                      { header: 'Certificate expires', cell: (k) => (k.expiresAt ? <When at={k.expiresAt} /> : '—') },
+                      { header: 'Expiry', cell: (k) => <span className={`badge expiry-${k.expiryStatus}`}>{k.expiryStatus}</span> },
+                    ]}
+                  />
+                  <Pager total={d.total} limit={50} offset={keyOffset} onOffset={setKeyOffset} />
+                </>
+              )
+            }
+          </QueryView>
+        </>
+      ) : null}
+      {can('KEY_PROVIDER_READ') ? (
+        <>
+          <h2>Key providers</h2>
+          <QueryView q={providers} what="Loading key providers">
+            {(d) => (
+              <DataTable
+                caption="Key providers"
+                rows={d}
+                rowKey={(p) => p.id}
+                columns={[
+                  { header: 'Name', cell: (p) => p.name },
+                  { header: 'Type', cell: (p) => p.type },
+                  { header: 'Default', cell: (p) => (p.isDefault ? 'yes' : '') },
+                  { header: 'Keys', cell: (p) => p.keyCount },
+                ]}
+              />
+            )}
+          </QueryView>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function CreateOrganization({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [mspId, setMspId] = useState('');
+  const [description, setDescription] = useState('');
+  const m = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/organizations', { body: { name, mspId, ...(description ? { description } : {}) } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['organizations'] });
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="new-org"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h2 id="new-org">New organization</h2>
+      <label>
+        Name
+        <input required value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        MSP id
+        <input required value={mspId} onChange={(e) => setMspId(e.target.value)} placeholder="Org1MSP" />
+      </label>
+      <label>
+        Description (optional)
+        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Creating keys…' : 'Create organization'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

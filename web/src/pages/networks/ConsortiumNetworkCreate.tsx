@@ -1,0 +1,101 @@
+// Create a consortium network (one channel) from existing orderers and peers: the service
+// builds the channel's genesis block; the nodes then join it from the network's page.
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { useAllNodes } from '../../api/queries';
+import { ActionError, Empty, QueryView } from '../../components/states';
+
+export default function ConsortiumNetworkCreate() {
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const nodes = useAllNodes('CONSORTIUM');
+  const [name, setName] = useState('');
+  const [channel, setChannel] = useState('');
+  const [orderers, setOrderers] = useState<number[]>([]);
+  const [peers, setPeers] = useState<number[]>([]);
+  const [batchTimeout, setBatchTimeout] = useState('2s');
+  const [maxMessageCount, setMaxMessageCount] = useState('500');
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/networks/consortium', {
+          body: { name, channelName: channel, ordererIds: orderers, peerIds: peers, batchTimeout, maxMessageCount: Number(maxMessageCount) },
+        }),
+      ),
+    onSuccess: async (n) => {
+      await qc.invalidateQueries({ queryKey: ['networks'] });
+      navigate(`/networks/consortium/${n.id}`);
+    },
+  });
+  const toggle = (list: number[], set: (l: number[]) => void, id: number, on: boolean) => set(on ? [...list, id] : list.filter((x) => x !== id));
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/networks">Networks</Link> /
+      </p>
+      <h1>Create a consortium network</h1>
+      <form
+        className="card form-grid"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          m.mutate();
+        }}
+      >
+        <label>
+          Name
+          <input required maxLength={64} pattern="[A-Za-z0-9-]+" value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Channel name
+          <input required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} aria-describedby="channel-help" />
+          <small id="channel-help">Lower-case letters, digits, “.” and “-”, starting with a letter.</small>
+        </label>
+        <QueryView q={nodes} what="Loading consortium nodes">
+          {(d) => {
+            const ord = d.items.filter((n) => n.nodeType === 'CONSORTIUM_ORDERER');
+            const peer = d.items.filter((n) => n.nodeType === 'CONSORTIUM_PEER');
+            return ord.length === 0 ? (
+              <Empty>No orderers yet: create organizations, then orderers and peers under Nodes.</Empty>
+            ) : (
+              <>
+                <fieldset>
+                  <legend>Orderers (raft consenters)</legend>
+                  {ord.map((n) => (
+                    <label key={n.id} className="inline">
+                      <input type="checkbox" checked={orderers.includes(n.id)} onChange={(e) => toggle(orderers, setOrderers, n.id, e.target.checked)} /> {n.name}
+                    </label>
+                  ))}
+                </fieldset>
+                <fieldset>
+                  <legend>Peers (members; they join afterwards)</legend>
+                  {peer.length === 0 ? <p className="muted">No peers.</p> : null}
+                  {peer.map((n) => (
+                    <label key={n.id} className="inline">
+                      <input type="checkbox" checked={peers.includes(n.id)} onChange={(e) => toggle(peers, setPeers, n.id, e.target.checked)} /> {n.name}
+                    </label>
+                  ))}
+                </fieldset>
+              </>
+            );
+          }}
+        </QueryView>
+        <label>
+          Batch timeout
+          <input value={batchTimeout} onChange={(e) => setBatchTimeout(e.target.value)} />
+        </label>
+        <label>
+          Maximum messages per block
+          <input type="number" min={1} max={100000} value={maxMessageCount} onChange={(e) => setMaxMessageCount(e.target.value)} />
+        </label>
+        <ActionError error={m.error} />
+        <div>
+          <button type="submit" className="primary" disabled={m.isPending || orderers.length === 0}>
+            {m.isPending ? 'Creating…' : 'Create network'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

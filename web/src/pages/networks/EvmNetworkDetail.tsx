@@ -1,0 +1,179 @@
+// An EVM network: genesis facts, validators, its nodes and the chain's block height, live.
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { POLL_MS } from '../../api/queries';
+import { Can } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { StatusBadge, When } from '../../components/format';
+import { NodeActions } from '../nodes/nodeActions';
+import { DeployContract } from './DeployContract';
+
+export default function EvmNetworkDetail() {
+  const id = Number(useParams().id);
+  const qc = useQueryClient();
+  const network = useQuery({ queryKey: ['network', 'evm', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}', { params: { path: { id } } })) });
+  const nodes = useQuery({ queryKey: ['nodes', 'network', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/nodes', { params: { path: { id } } })) });
+  const start = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: id } } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
+  });
+  const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
+  const height = nodes.data?.items.reduce<number | null>((h, n) => (n.block_height !== null && (h === null || n.block_height > h) ? n.block_height : h), null) ?? null;
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/networks">Networks</Link> /
+      </p>
+      <QueryView q={network} what="Loading network">
+        {(n) => (
+          <>
+            <div className="title-row">
+              <h1>
+                {n.name} <StatusBadge status={n.status} />
+              </h1>
+              {n.status !== 'running' ? (
+                <Can permission="NETWORK_OPERATE">
+                  <button type="button" className="primary" disabled={start.isPending} onClick={() => start.mutate()}>
+                    {start.isPending ? 'Starting network…' : 'Start network'}
+                  </button>
+                </Can>
+              ) : null}
+            </div>
+            <ActionError error={start.error} />
+            <div className="tiles">
+              <article className="card tile" aria-labelledby="height-title">
+                <h2 id="height-title">Block height</h2>
+                <p className="big" data-testid="block-height" aria-live="off">
+                  {height ?? '—'}
+                </p>
+                <p className="muted">Highest block any node of the network reports, refreshed every {POLL_MS / 1000} s.</p>
+              </article>
+              <article className="card tile">
+                <dl className="facts">
+                  <dt>Chain id</dt>
+                  <dd>{n.chain_id}</dd>
+                  <dt>Consensus</dt>
+                  <dd>{n.consensus}</dd>
+                  <dt>Block period</dt>
+                  <dd>{n.block_time} s</dd>
+                  <dt>Gas</dt>
+                  <dd>{n.gas_pricing === 'free' ? 'free' : `min ${n.min_gas_price} wei, base fee ${n.base_fee} wei`}</dd>
+                  <dt>Client</dt>
+                  <dd>
+                    {n.client} ({n.engine})
+                  </dd>
+                  <dt>Created</dt>
+                  <dd>
+                    <When at={n.created_at} />
+                  </dd>
+                  <dt>Genesis hash</dt>
+                  <dd>
+                    <code className="hash">{n.genesis_block_hash}</code>
+                  </dd>
+                </dl>
+              </article>
+            </div>
+            <h2>Validators</h2>
+            <table>
+              <caption className="sr-only">Validators</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Address</th>
+                  <th scope="col">Key provider</th>
+                  <th scope="col">Key held here</th>
+                </tr>
+              </thead>
+              <tbody>
+                {n.validators.map((v) => (
+                  <tr key={v.address}>
+                    <td>
+                      <code>{v.address}</code>
+                    </td>
+                    <td>{v.key_provider ?? '—'}</td>
+                    <td>{v.key_held ? 'yes' : 'no'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </QueryView>
+      <h2>Nodes</h2>
+      <QueryView q={nodes} what="Loading nodes">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No nodes yet: starting the network creates one per validator.</Empty>
+          ) : (
+            <table>
+              <caption className="sr-only">Nodes of the network</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Block height</th>
+                  <th scope="col">RPC</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.items.map((node) => (
+                  <tr key={node.id}>
+                    <td>
+                      <Link to={`/nodes/${node.id}`}>{node.name}</Link>
+                    </td>
+                    <td>{node.role}</td>
+                    <td>
+                      <StatusBadge status={node.status} />
+                    </td>
+                    <td>{node.block_height ?? '—'}</td>
+                    <td>{node.endpoints.rpc_http ? <code>{node.endpoints.rpc_http}</code> : '—'}</td>
+                    <td>
+                      <NodeActions id={node.id} name={node.name} status={node.status} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </QueryView>
+      <h2>Contracts</h2>
+      <Can permission="CONTRACT_DEPLOY">
+        <DeployContract networkId={id} />
+      </Can>
+      <QueryView q={contracts} what="Loading contracts">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No contracts deployed through the service (POST /api/v1/sc/evm/deploy).</Empty>
+          ) : (
+            <table>
+              <caption className="sr-only">Contracts</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Address</th>
+                  <th scope="col">Deployed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.items.map((c) => (
+                  <tr key={c.address}>
+                    <td>{c.name}</td>
+                    <td>
+                      <code className="hash">{c.address}</code>
+                    </td>
+                    <td>
+                      <When at={c.deployed_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+// A node's output live over GET /api/v1/nodes/{id}/logs (WebSocket, one message per line, the
+// last 200 lines first): follow (keep the newest line in view), pause (hold new lines back),
+// search (show matching lines only), ANSI colours.
+import { useEffect, useRef, useState } from 'react';
+import { AnsiLine } from '../../components/ansiLine';
+
+const MAX_LINES = 5_000;
+type Conn = 'connecting' | 'open' | 'closed';
+
+export function LiveLogs({ nodeId }: { nodeId: number }) {
+  const [lines, setLines] = useState<string[]>([]);
+  const [conn, setConn] = useState<Conn>('connecting');
+  const [closeReason, setCloseReason] = useState('');
+  const [paused, setPaused] = useState(false);
+  const [follow, setFollow] = useState(true);
+  const [search, setSearch] = useState('');
+  const [attempt, setAttempt] = useState(0);
+  const held = useRef<string[]>([]);
+  const pausedRef = useRef(paused);
+  const box = useRef<HTMLPreElement>(null);
+  pausedRef.current = paused;
+
+  useEffect(() => {
+    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${proto}//${location.host}/api/v1/nodes/${nodeId}/logs?tail=200`);
+    setConn('connecting');
+    // The server sends the last 200 lines first: start from them, not twice after a reconnect.
+    setLines([]);
+    held.current = [];
+    let pending: string[] = [];
+    let timer: number | null = null;
+    const flush = () => {
+      timer = null;
+      const batch = pending;
+      pending = [];
+      if (pausedRef.current) held.current.push(...batch);
+      else setLines((prev) => [...prev, ...batch].slice(-MAX_LINES));
+    };
+    ws.onopen = () => setConn('open');
+    ws.onmessage = (m) => {
+      pending.push(String(m.data));
+      timer ??= window.setTimeout(flush, 100);
+    };
+    ws.onclose = (e) => {
+      setConn('closed');
+      setCloseReason(e.reason || (e.code === 1006 ? 'the connection was refused or lost' : `code ${e.code}`));
+    };
+    return () => {
+      if (timer) clearTimeout(timer);
+      ws.close();
+    };
+  }, [nodeId, attempt]);
+
+  useEffect(() => {
+    if (!paused && held.current.length) {
+      const more = held.current;
+      held.current = [];
+      setLines((prev) => [...prev, ...more].slice(-MAX_LINES));
+    }
+  }, [paused]);
+
+  useEffect(() => {
+    if (follow && box.current) box.current.scrollTop = box.current.scrollHeight;
+  }, [lines, follow, search]);
+
+  const shown = search ? lines.filter((l) => l.toLowerCase().includes(search.toLowerCase())) : lines;
+  return (
+    <div className="logs">
+      <div className="logs-bar">
+        <span className={`conn conn-${conn}`} role="status" aria-live="polite">
+          {conn === 'open' ? 'Live' : conn === 'connecting' ? 'Connecting…' : `Disconnected: ${closeReason}`}
+        </span>
+        {conn === 'closed' ? (
+          <button type="button" onClick={() => setAttempt((a) => a + 1)}>
+            Reconnect
+          </button>
+        ) : null}
+        <button type="button" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
+          {paused ? `Resume${held.current.length ? ` (${held.current.length} new)` : ''}` : 'Pause'}
+        </button>
+        <label className="inline">
+          <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.target.checked)} /> Follow
+        </label>
+        <label className="inline">
+          Search
+          <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="text in a line" />
+        </label>
+        <button type="button" onClick={() => setLines([])}>
+          Clear
+        </button>
+        <span className="muted">
+          {search ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}
+        </span>
+      </div>
+      <pre className="log-view" ref={box} tabIndex={0} aria-label="Node log" data-testid="log-view">
+        {shown.length === 0 ? <span className="muted">{lines.length ? 'No line matches the search.' : 'No output yet.'}</span> : null}
+        {shown.map((l, i) => (
+          <div key={i}>
+            <AnsiLine line={l} highlight={search || undefined} />
+          </div>
+        ))}
+      </pre>
+    </div>
+  );
+}

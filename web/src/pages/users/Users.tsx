@@ -1,0 +1,193 @@
+// Users (list, create, change role) and API keys (yours, or everyone's with API_KEY_MANAGE;
+// a new key's secret is shown once).
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { Can, useSession } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { When } from '../../components/format';
+import { DataTable } from '../../components/DataTable';
+
+const ROLES = ['ADMIN', 'OPERATOR', 'VIEWER'] as const;
+type Role = (typeof ROLES)[number];
+
+export default function Users() {
+  const { can, me } = useSession();
+  const qc = useQueryClient();
+  const users = useQuery({ queryKey: ['users'], enabled: can('USER_READ'), queryFn: () => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 500 } } })) });
+  const setRole = useMutation({
+    mutationFn: ({ id, role }: { id: number; role: Role }) => unwrap(api.PUT('/api/v1/users/{id}/role', { params: { path: { id } }, body: { role } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['users'] }),
+  });
+  return (
+    <section>
+      <h1>Users and API keys</h1>
+      {can('USER_READ') ? (
+        <>
+          <h2>Users</h2>
+          <Can permission="USER_CREATE">
+            <CreateUser />
+          </Can>
+          <ActionError error={setRole.error} />
+          <QueryView q={users} what="Loading users">
+            {(d) => (
+              <DataTable
+                caption="Users"
+                rows={d.items}
+                rowKey={(u) => u.id}
+                columns={[
+                  { header: 'Username', cell: (u) => u.username },
+                  {
+                    header: 'Role',
+                    cell: (u) =>
+                      can('USER_ROLE_ASSIGN') && u.id !== me.id ? (
+                        <select aria-label={`Role of ${u.username}`} value={u.role} disabled={setRole.isPending} onChange={(e) => setRole.mutate({ id: u.id, role: e.target.value as Role })}>
+                          {ROLES.map((r) => (
+                            <option key={r}>{r}</option>
+                          ))}
+                        </select>
+                      ) : (
+                        u.role
+                      ),
+                  },
+                  { header: 'Email', cell: (u) => u.email ?? '' },
+                  { header: 'Last sign-in', cell: (u) => <When at={u.lastLoginAt} /> },
+                ]}
+              />
+            )}
+          </QueryView>
+        </>
+      ) : null}
+      <ApiKeys />
+    </section>
+  );
+}
+
+function CreateUser() {
+  const qc = useQueryClient();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role>('VIEWER');
+  const m = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/users', { body: { username, password, role } })),
+    onSuccess: async () => {
+      setUsername('');
+      setPassword('');
+      await qc.invalidateQueries({ queryKey: ['users'] });
+    },
+  });
+  return (
+    <form
+      className="filters card"
+      aria-label="New user"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <label>
+        Username
+        <input required value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+      </label>
+      <label>
+        Password
+        <input required type="password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+      </label>
+      <label>
+        Role
+        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="primary" disabled={m.isPending}>
+        Create user
+      </button>
+      <ActionError error={m.error} />
+    </form>
+  );
+}
+
+function ApiKeys() {
+  const { can } = useSession();
+  const qc = useQueryClient();
+  const keys = useQuery({ queryKey: ['api-keys'], enabled: can('API_KEY_READ'), queryFn: () => unwrap(api.GET('/api/v1/api-keys', { params: { query: { limit: 500 } } })) });
+  const [name, setName] = useState('');
+  const [secret, setSecret] = useState<string | null>(null);
+  const create = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/api-keys', { body: { name, expiresInDays: 90 } })),
+    onSuccess: async (r) => {
+      setSecret(r.key);
+      setName('');
+      await qc.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: number) => unwrap(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id } } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  if (!can('API_KEY_READ')) return null;
+  return (
+    <>
+      <h2>API keys</h2>
+      <Can permission="API_KEY_CREATE">
+        <form
+          className="filters card"
+          aria-label="New API key"
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            create.mutate();
+          }}
+        >
+          <label>
+            Key name
+            <input required value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Create API key
+          </button>
+          <ActionError error={create.error} />
+        </form>
+      </Can>
+      {secret ? (
+        <div className="verdict valid" role="status">
+          <strong>Copy the key now: it is not shown again.</strong>
+          <p>
+            <code className="hash">{secret}</code>
+          </p>
+        </div>
+      ) : null}
+      <ActionError error={revoke.error} />
+      <QueryView q={keys} what="Loading API keys">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No API keys.</Empty>
+          ) : (
+            <DataTable
+              caption="API keys"
+              rows={d.items}
+              rowKey={(k) => k.id}
+              columns={[
+                { header: 'Name', cell: (k) => k.name },
+                { header: 'Owner', cell: (k) => k.username },
+                { header: 'Prefix', cell: (k) => <code>{k.displayPrefix}</code> },
+                { header: 'Status', cell: (k) => k.status },
+                { header: 'Expires', cell: (k) => <When at={k.expiresAt} /> },
+                {
+                  header: 'Actions',
+                  cell: (k) =>
+                    k.status === 'active' && can('API_KEY_REVOKE') ? (
+                      <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(k.id)} aria-label={`Revoke API key ${k.name}`}>
+                        Revoke
+                      </button>
+                    ) : null,
+                },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+    </>
+  );
+}

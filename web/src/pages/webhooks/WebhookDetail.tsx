@@ -1,0 +1,127 @@
+// One webhook: send a test (shows what the receiver answered), its deliveries with attempts,
+// and replay of a delivery that gave up.
+import { useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { Pager, When } from '../../components/format';
+
+export default function WebhookDetail() {
+  const id = Number(useParams().id);
+  const qc = useQueryClient();
+  const [offset, setOffset] = useState(0);
+  const hook = useQuery({ queryKey: ['webhook', id], queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })) });
+  const deliveries = useQuery({
+    queryKey: ['webhook', id, 'deliveries', offset],
+    refetchInterval: 3_000,
+    queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 20, offset } } })),
+  });
+  const test = useMutation({ mutationFn: () => unwrap(api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id } } })) });
+  const replay = useMutation({
+    mutationFn: (deliveryId: string) => unwrap(api.POST('/api/v1/webhooks/{id}/replay/{deliveryId}', { params: { path: { id, deliveryId } } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['webhook', id, 'deliveries'] }),
+  });
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/webhooks">Webhooks</Link> /
+      </p>
+      <QueryView q={hook} what="Loading webhook">
+        {(w) => (
+          <>
+            <h1>{w.name}</h1>
+            <dl className="facts">
+              <dt>URL</dt>
+              <dd>
+                <code>{w.url}</code>
+              </dd>
+              <dt>Events</dt>
+              <dd>{w.events.join(', ')}</dd>
+              <dt>State</dt>
+              <dd>{w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`}</dd>
+              <dt>Signed</dt>
+              <dd>{w.hasSecret ? 'yes' : 'no'}</dd>
+              <dt>Timeout, retries</dt>
+              <dd>
+                {w.timeoutSeconds} s, {w.maxRetries}
+              </dd>
+            </dl>
+          </>
+        )}
+      </QueryView>
+      <article className="card" aria-labelledby="test-title">
+        <h2 id="test-title">Test</h2>
+        <p className="muted">Sends a sample event to the URL now and shows what the receiver answered.</p>
+        <button type="button" className="primary" disabled={test.isPending} onClick={() => test.mutate()}>
+          {test.isPending ? 'Sending…' : 'Send test'}
+        </button>
+        <ActionError error={test.error} />
+        {test.data ? (
+          <div className={`verdict ${test.data.success ? 'valid' : 'invalid'}`} role="status" data-testid="test-result">
+            {test.data.results.map((r) => (
+              <p key={r.event}>
+                <strong>{r.success ? 'Delivered' : 'Failed'}</strong>: {r.event} — receiver answered{' '}
+                <span data-testid="receiver-status">{r.statusCode ?? 'nothing'}</span> in {r.responseTimeMs} ms{r.error ? ` (${r.error})` : ''}
+                {r.responseExcerpt ? (
+                  <>
+                    <br />
+                    <code>{r.responseExcerpt}</code>
+                  </>
+                ) : null}
+              </p>
+            ))}
+          </div>
+        ) : null}
+      </article>
+      <h2>Deliveries</h2>
+      <ActionError error={replay.error} />
+      <QueryView q={deliveries} what="Loading deliveries">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No deliveries yet.</Empty>
+          ) : (
+            <>
+              <table>
+                <caption className="sr-only">Deliveries, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Created</th>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Answer</th>
+                    <th scope="col">Replay</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {d.items.map((x) => (
+                    <tr key={x.id}>
+                      <td>
+                        <When at={x.createdAt} />
+                      </td>
+                      <td>{x.eventType}</td>
+                      <td>{x.status}</td>
+                      <td>
+                        {x.attempt}/{x.maxAttempts}
+                      </td>
+                      <td>{x.responseCode ?? x.error ?? '—'}</td>
+                      <td>
+                        {['exhausted', 'cancelled', 'failed'].includes(x.status.toLowerCase()) ? (
+                          <button type="button" disabled={replay.isPending} onClick={() => replay.mutate(x.id)} aria-label={`Replay delivery ${x.id}`}>
+                            Replay
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} />
+            </>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}
