@@ -34,14 +34,20 @@ export function errorBody(err: unknown, requestId: string): { status: number; bo
       },
     };
   }
-  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string; code?: unknown; severity?: unknown };
+  // The SQL parameter layer's last word on input: PostgreSQL refusing a value (class 22, data
+  // exception: a number out of range, text it cannot store, a malformed literal) is bad input that
+  // validation should have caught (http/validation.ts). Say so as a 400, never a 500.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string') {
+    return { status: 400, body: { status: 400, code: 'UNSTORABLE_VALUE', message: 'The request contains a value the database cannot store (out of range, or a character such as NUL).', requestId } };
+  }
   const status = e.status ?? e.statusCode;
-  // Errors from the body parser and Koa itself (malformed JSON, oversized bodies, bad encodings).
+  // Errors from Koa itself and the HTTP parser (bad encodings, aborted requests).
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code =
       status === 413 ? 'PAYLOAD_TOO_LARGE' :
       status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' :
-      e.type === 'entity.parse.failed' || /JSON/i.test(e.message ?? '') ? 'MALFORMED_JSON' : 'BAD_REQUEST';
+      e.type === 'entity.parse.failed' ? 'MALFORMED_JSON' : 'BAD_REQUEST';
     const message =
       code === 'PAYLOAD_TOO_LARGE' ? 'The request body is larger than the server accepts (see BODY_LIMIT).' :
       code === 'MALFORMED_JSON' ? 'The request body is not valid JSON.' :
