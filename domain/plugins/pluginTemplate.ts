@@ -38,8 +38,9 @@ export function placeholderIssues(contents: string, parameterNames: string[]): F
 }
 
 function valueAt(parameters: Record<string, unknown>, name: string, path: string): string {
-  let v: unknown = parameters[name];
-  for (const k of path.split('.').filter(Boolean)) v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  // Own properties only: {{ .constructor }} or a parameter named toString is not Object.prototype's.
+  let v: unknown = Object.hasOwn(parameters, name) ? parameters[name] : undefined;
+  for (const k of path.split('.').filter(Boolean)) v = v && typeof v === 'object' && Object.hasOwn(v, k) ? (v as Record<string, unknown>)[k] : undefined;
   if (v === undefined || v === null) return '';
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
 }
