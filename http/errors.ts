@@ -1,6 +1,8 @@
 // One error body for every error: { status, code, message, details?, context?, requestId }.
 import type Koa from 'koa';
 import { Type } from '@sinclair/typebox';
+import { STATUS_CODES } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/shared/errors.ts';
 
 export const ErrorBody = Type.Object(
@@ -84,4 +86,24 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
 function retryAfterSeconds(err: unknown): number {
   const given = err instanceof AppError ? Number(err.extra?.retryAfterSeconds) : NaN;
   return Number.isInteger(given) && given > 0 ? given : 5;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (headers or a URL over the size limit,
+ * a malformed request line, a request that timed out) get the one error body too, not Node's
+ * bare status line. For the server's 'clientError' event.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const code = status === 431 ? 'HEADERS_TOO_LARGE' : status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+  const message =
+    status === 431 ? 'The request line or headers are larger than the server accepts (16 KiB).' :
+    status === 408 ? 'The request was not received in time.' : 'The request is not valid HTTP.';
+  const requestId = randomUUID();
+  const body = JSON.stringify({ status, code, message, requestId });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }
