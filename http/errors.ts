@@ -66,7 +66,10 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { status: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${ctx.method} ${ctx.path}. See /api/swagger/doc.json.`, requestId: ctx.state.requestId };
-      } else if (ctx.status === 405 && ctx.body === undefined) {
+      } else if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        // 501 is the router's answer to a method it implements nowhere (PROPFIND, say): a client's
+        // mistake like any other method a path does not take, so a 405, not a 5xx.
+        ctx.status = 405;
         ctx.body = { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${ctx.method} is not allowed on ${ctx.path}.`, requestId: ctx.state.requestId };
       }
     } catch (err) {

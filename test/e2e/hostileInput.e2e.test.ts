@@ -179,4 +179,14 @@ test('class 5: only application/json bodies are read (415 otherwise); no body or
   assert.not.match(s.output(), /"status":500/, 'no 500 in the request log');
 });
 
+test('a method no route implements (PROPFIND, MKCOL, PURGE) is a 405 in the error body, not the router\'s bare 501', async () => {
+  for (const method of ['PROPFIND', 'MKCOL', 'PURGE']) {
+    for (const path of ['/users', '/nodes/1', '/no-such-route']) {
+      const r = await raw(method, path, {}, null);
+      assert.ok(r.status === 405 || r.status === 404, `${method} ${path}: ${r.status} ${r.text}`);
+      isErrorBody(r, r.status);
+    }
+  }
+});
+
 test.run();
