@@ -11,9 +11,10 @@
 import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../domain/shared/errors.ts';
+import { MAX_JSON_DEPTH } from '../domain/shared/valueDepth.ts';
 
 /** Levels of nested arrays and objects a request body may have; documented in docs/api.md. */
-export const MAX_JSON_DEPTH = 64;
+export { MAX_JSON_DEPTH };
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -98,6 +98,25 @@ test('class 1: NUL and lone surrogates are a 400 in login bodies, other bodies, 
   await chainValid();
 });
 
+test('class 1: text parsed out of a string field (a YAML or JSON plugin descriptor) is checked too: its escapes can spell NUL or a lone surrogate', async () => {
+  const descriptor = (description: string) => [
+    'apiVersion: dev.platform/v1', 'kind: Plugin', 'metadata:', '  name: nul-check', `  description: "${description}"`, 'spec:', '  dockerCompose:', '    contents: |',
+    '      services:', '        web:', '          image: "{{ .parameters.image }}"', '  parameters:', '    type: object', '    properties:', '      image: { type: string }',
+  ].join('\n');
+  for (const d of ['a\\0b', 'x\\uD800', 'y\\x00']) {
+    const r = await call(s.api, 'POST', '/plugins', { headers: auth, body: { descriptor: descriptor(d) } });
+    isErrorBody(r, 400, 'VALIDATION_FAILED');
+    assert.equal(r.json.details.map((x: { field: string }) => x.field), ['descriptor.metadata.description']);
+    assert.ok(await auditEntryOf(r.json.requestId), 'the refused install is audited');
+  }
+  const json = await call(s.api, 'POST', '/plugins', { headers: auth, body: { descriptor: JSON.stringify({ apiVersion: 'dev.platform/v1', kind: 'Plugin', metadata: { name: 'nul-check', description: 'z\u0000' }, spec: { dockerCompose: { contents: 'services: {}' }, parameters: { type: 'object' } } }) } });
+  isErrorBody(json, 400, 'VALIDATION_FAILED');
+  const deep = await call(s.api, 'POST', '/plugins', { headers: auth, body: { descriptor: descriptor('d').replace('image: { type: string }', `image: { type: string, default: ${'['.repeat(3000)}${']'.repeat(3000)} }`) } });
+  isErrorBody(deep, 400, 'VALIDATION_FAILED');
+  assert.is((await call(s.api, 'GET', '/plugins/nul-check', { headers: auth })).status, 404, 'nothing installed');
+  await chainValid();
+});
+
 test('class 2: ids and numbers outside PostgreSQL\'s integer range are a 400 in path, query and body, never a 500', async () => {
   for (const id of ['18446744073709551616', '1e308', '2147483648', '-0', '1.5', '99999999999999999999999999']) {
     isErrorBody(await call(s.api, 'GET', `/nodes/${id}`, { headers: auth }), 400, 'VALIDATION_FAILED');
