@@ -35,8 +35,8 @@ install_engine() {
   command -v apt-get >/dev/null 2>&1 || give_up "dockerd is not installed and apt-get is missing"
   say "installing docker.io from Debian's packages"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null || give_up "apt-get update failed"
-  apt-get install -y -qq --no-install-recommends docker.io >/dev/null || give_up "apt-get install docker.io failed"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null || give_up "apt-get update failed"
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends docker.io >/dev/null || give_up "apt-get install docker.io failed"
   command -v dockerd >/dev/null 2>&1 || give_up "docker.io installed but dockerd is not on PATH"
 }
 

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
 import type { CurrentSettings } from '../projections/settings.ts';
-import type { ApiKeyCodec, LoginGuard, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+import type { ApiKeyCodec, LoginGuard, OidcRelyingParty, PasswordHasher, SessionStore } from '../domain/users/ports.ts';
+import type { LocalLoginPolicy } from '../domain/users/oidc.ts';
 import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
@@ -21,6 +22,10 @@ export interface SecurityDeps {
   passwords: PasswordHasher;
   apiKeys: ApiKeyCodec;
   guard: LoginGuard;
+  /** OpenID Connect sign-in and bearer tokens; absent when LNM_OIDC_ISSUER is not set. */
+  oidc?: OidcRelyingParty;
+  /** Who may log in with a local password (LNM_LOCAL_LOGIN); absent: everyone. */
+  localLogin?: LocalLoginPolicy;
   /** Current settings (cached briefly; invalidated by this server's own settings changes). */
   settings(): Promise<CurrentSettings>;
   invalidateSettings(): void;

@@ -6,7 +6,7 @@ export interface Identity {
   username: string;
   role: Role;
   /** How the caller authenticated. */
-  method: 'session' | 'basic' | 'api_key';
+  method: 'session' | 'basic' | 'api_key' | 'oidc_token';
   sessionId?: string;
   apiKeyId?: number;
   /** API keys carry their own scopes (a subset of the role's permissions). */

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Edition } from '../application/deps.ts';
+import { parseLocalLogin, parseRoleMap, type LocalLoginPolicy } from '../domain/users/oidc.ts';
+import { ROLES, type Role } from '../domain/users/roles.ts';
 
 export interface Config {
   port: number;
@@ -58,6 +60,22 @@ export interface Config {
   sharingHost?: string;
   /** First port tried for chaincode servers (consortium). */
   chaincodePortFrom?: number;
+  /** Sign-in through an OpenID provider; null: off. */
+  oidc?: OidcConfig | null;
+  /** Who may log in with a local password. */
+  localLogin?: LocalLoginPolicy;
+}
+
+export interface OidcConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUrl: string;
+  scopes: string[];
+  roleClaim: string;
+  roleMap: Record<string, Role>;
+  defaultRole: Role | null;
+  audience: string | null;
 }
 
 export interface ConfigEntry {
@@ -97,13 +115,23 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
   { env: 'LNM_IMAGE_PROMETHEUS', flag: '--prometheus-image', default: 'prom/prometheus:latest', description: 'image of the metrics stack\'s Prometheus under the docker engine' },
   { env: 'LNM_EVM_CLIENT', flag: '--evm-client', default: 'auto', description: 'default EVM client of new networks: auto (besu where available, else anvil for a one-validator network), besu or anvil' },
-  { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks and webhook notification providers post to loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network)' },
+  { env: 'LNM_ALLOW_PRIVATE_TARGETS', flag: '--allow-private-targets', default: 'false', description: 'true lets webhooks, webhook notification providers and SMTP notification providers reach loopback, link-local and private addresses (refused by default, at save time and at every delivery, to keep the server from being used against its own network; an internal mail relay needs it)' },
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
+  { env: 'LNM_OIDC_ISSUER', flag: '--oidc-issuer', default: '(unset: OIDC sign-in off)', description: 'issuer URL of the OpenID provider (https; plain http only on a loopback address); its /.well-known/openid-configuration is read at start and retried at sign-in when the provider cannot be reached. Turns on GET /api/v1/auth/oidc/login and bearer JWTs (with LNM_OIDC_AUDIENCE); see docs/authentication.md' },
+  { env: 'LNM_OIDC_CLIENT_ID', flag: '--oidc-client-id', default: '(unset; needed with LNM_OIDC_ISSUER)', description: 'client ID of this server at the provider' },
+  { env: 'LNM_OIDC_CLIENT_SECRET', flag: '--oidc-client-secret', default: '(unset; needed with LNM_OIDC_ISSUER)', description: 'client secret (client_secret_basic); never shown or logged. Prefer the variable to the flag, which other users of the host can see in the process list' },
+  { env: 'LNM_OIDC_REDIRECT_URL', flag: '--oidc-redirect-url', default: '(unset; needed with LNM_OIDC_ISSUER)', description: 'the callback URL registered at the provider, as browsers reach this server: https://lnm.example.org/api/v1/auth/oidc/callback' },
+  { env: 'LNM_OIDC_SCOPES', flag: '--oidc-scopes', default: 'openid profile email', description: 'scopes asked for at sign-in, space- or comma-separated (openid is always included; add the one that releases the role claim, e.g. groups)' },
+  { env: 'LNM_OIDC_ROLE_CLAIM', flag: '--oidc-role-claim', default: 'groups', description: 'claim of the ID token (and of bearer access tokens) holding the user\'s groups or roles: a string or an array; a dotted name reaches into objects (realm_access.roles)' },
+  { env: 'LNM_OIDC_ROLE_MAP', flag: '--oidc-role-map', default: '(empty)', description: 'claim value to role, e.g. admins=ADMIN,ops=OPERATOR,auditors=VIEWER; a user in several mapped groups gets the highest role; applied at every sign-in' },
+  { env: 'LNM_OIDC_DEFAULT_ROLE', flag: '--oidc-default-role', default: 'none', description: 'role of a user in no mapped group: VIEWER, OPERATOR, ADMIN, or none (refused, 403 OIDC_NO_ROLE)' },
+  { env: 'LNM_OIDC_AUDIENCE', flag: '--oidc-audience', default: '(unset: bearer JWTs refused)', description: 'audience (aud) that JWT access tokens of the provider must carry to be accepted as Authorization: Bearer on the API' },
+  { env: 'LNM_LOCAL_LOGIN', flag: '--local-login', default: 'on', description: 'password login (POST /auth/login and HTTP Basic): on, off (needs LNM_OIDC_ISSUER), or a comma-separated list of break-glass usernames that alone keep it, e.g. admin' },
 ];
 
 function packageVersion(): string {
@@ -141,6 +169,66 @@ function sharingPortOf(v: string | undefined): number | null {
   return n;
 }
 
+function oidcConfigOf(values: Map<string, string>): OidcConfig | null {
+  const issuer = values.get('LNM_OIDC_ISSUER');
+  const others = ['LNM_OIDC_CLIENT_ID', 'LNM_OIDC_CLIENT_SECRET', 'LNM_OIDC_REDIRECT_URL', 'LNM_OIDC_ROLE_MAP', 'LNM_OIDC_AUDIENCE'].filter((k) => values.has(k));
+  if (!issuer) {
+    if (others.length) throw new ConfigError(`${others.join(', ')} given without LNM_OIDC_ISSUER`);
+    return null;
+  }
+  const need = ['LNM_OIDC_CLIENT_ID', 'LNM_OIDC_CLIENT_SECRET', 'LNM_OIDC_REDIRECT_URL'].filter((k) => !values.has(k));
+  if (need.length) throw new ConfigError(`LNM_OIDC_ISSUER needs ${need.join(', ')}`);
+  const url = (name: string) => {
+    const v = values.get(name)!;
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new ConfigError(`${name} must be an absolute URL, got ${v}`);
+    }
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new ConfigError(`${name} must be an http(s) URL, got ${v}`);
+    return v;
+  };
+  url('LNM_OIDC_ISSUER');
+  url('LNM_OIDC_REDIRECT_URL');
+  // Tokens and the client secret cross this connection: plain http only to a provider on this host.
+  const issuerUrl = new URL(values.get('LNM_OIDC_ISSUER')!);
+  if (issuerUrl.protocol === 'http:' && !['127.0.0.1', 'localhost', '[::1]'].includes(issuerUrl.hostname)) {
+    throw new ConfigError(`LNM_OIDC_ISSUER must be an https URL (plain http only on a loopback address), got ${issuerUrl.origin}`);
+  }
+  let roleMap: Record<string, Role>;
+  try {
+    roleMap = parseRoleMap(values.get('LNM_OIDC_ROLE_MAP') ?? '');
+  } catch (err) {
+    throw new ConfigError(`LNM_OIDC_ROLE_MAP: ${(err as Error).message}`);
+  }
+  const defaultRole = (values.get('LNM_OIDC_DEFAULT_ROLE') ?? 'none').toUpperCase();
+  if (defaultRole !== 'NONE' && !(ROLES as readonly string[]).includes(defaultRole)) throw new ConfigError(`LNM_OIDC_DEFAULT_ROLE must be ${ROLES.join(', ')} or none, got ${values.get('LNM_OIDC_DEFAULT_ROLE')}`);
+  const scopes = [...new Set(['openid', ...(values.get('LNM_OIDC_SCOPES') ?? 'openid profile email').split(/[\s,]+/).filter(Boolean)])];
+  return {
+    issuer: values.get('LNM_OIDC_ISSUER')!,
+    clientId: values.get('LNM_OIDC_CLIENT_ID')!,
+    clientSecret: values.get('LNM_OIDC_CLIENT_SECRET')!,
+    redirectUrl: values.get('LNM_OIDC_REDIRECT_URL')!,
+    scopes,
+    roleClaim: values.get('LNM_OIDC_ROLE_CLAIM') ?? 'groups',
+    roleMap,
+    defaultRole: defaultRole === 'NONE' ? null : (defaultRole as Role),
+    audience: values.get('LNM_OIDC_AUDIENCE') ?? null,
+  };
+}
+
+function localLoginOf(values: Map<string, string>, oidc: OidcConfig | null): LocalLoginPolicy {
+  let policy: LocalLoginPolicy;
+  try {
+    policy = parseLocalLogin(values.get('LNM_LOCAL_LOGIN') ?? 'on');
+  } catch (err) {
+    throw new ConfigError(`LNM_LOCAL_LOGIN: ${(err as Error).message}`);
+  }
+  if (policy.mode === 'off' && !oidc) throw new ConfigError('LNM_LOCAL_LOGIN=off without LNM_OIDC_ISSUER would leave no way to sign in');
+  return policy;
+}
+
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env): Config {
   const values = new Map<string, string>();
   for (const e of configEntries) if (env[e.env] !== undefined && env[e.env] !== '') values.set(e.env, env[e.env]!);
@@ -161,7 +249,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (eventStore !== 'postgres' && eventStore !== 'eventstoredb') throw new ConfigError(`EVENT_STORE must be postgres or eventstoredb, got ${eventStore}`);
   const eventStoreUrl = values.get('EVENTSTORE_URL') ?? null;
   if (eventStore === 'eventstoredb' && !eventStoreUrl) throw new ConfigError('EVENT_STORE=eventstoredb needs EVENTSTORE_URL');
+  const oidc = oidcConfigOf(values);
   return {
+    oidc,
+    localLogin: localLoginOf(values, oidc),
     port,
     host: get('HOST', '0.0.0.0'),
     dataDir: path.resolve(get('DATA_DIR', './data')),

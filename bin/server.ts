@@ -1,7 +1,7 @@
 // The composition root: the one place where adapters are wired into ports.
 import pg from 'pg';
 import { pino } from 'pino';
-import { randomUUID } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -63,6 +63,8 @@ import { createComposePluginRuntime } from '../adapters/plugins/composePluginRun
 import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 import { startSharingListener } from './sharingListener.ts';
+import { createOidcRelyingParty } from '../adapters/security/oidcRelyingParty.ts';
+import type { OidcRelyingParty } from '../domain/users/ports.ts';
 
 export function createLogger(level: string) {
   return pino({
@@ -71,7 +73,7 @@ export function createLogger(level: string) {
     timestamp: pino.stdTimeFunctions.isoTime,
     // Secrets never reach a log line, even if a careless caller passes them.
     redact: {
-      paths: ['password', '*.password', 'token', '*.token', 'secret', '*.secret', 'privateKey', '*.privateKey', 'authorization', '*.authorization', 'cookie', '*.cookie', 'secretAccessKey', '*.secretAccessKey', 'apiKey', '*.apiKey'],
+      paths: ['password', '*.password', 'token', '*.token', 'secret', '*.secret', 'privateKey', '*.privateKey', 'authorization', '*.authorization', 'cookie', '*.cookie', 'secretAccessKey', '*.secretAccessKey', 'apiKey', '*.apiKey', 'clientSecret', '*.clientSecret', 'codeVerifier', '*.codeVerifier', 'access_token', '*.access_token', 'id_token', '*.id_token', 'refresh_token', '*.refresh_token'],
       censor: '[redacted]',
     },
   });
@@ -120,6 +122,24 @@ function instanceId(config: Config): string {
   const id = randomUUID();
   writeFileSync(file, id + '\n', { mode: 0o600 });
   return id;
+}
+
+/** The OpenID relying party, discovered now when the provider answers; an unreachable provider
+ * does not stop the start (password login and API keys keep working): sign-in retries discovery
+ * and answers 503 OIDC_UNAVAILABLE meanwhile. */
+async function openOidc(config: Config, keyEncryptionKey: string, log: Logger): Promise<OidcRelyingParty | null> {
+  if (!config.oidc) return null;
+  const { clientSecret, ...shown } = config.oidc;
+  // The pending-login cookie's key: derived, so the KEK itself never seals anything a browser holds.
+  const sealingKey = Buffer.from(hkdfSync('sha256', keyEncryptionKey, 'lnm', 'oidc pending login cookie', 32));
+  const rp = createOidcRelyingParty({ ...shown, clientSecret, sealingKey });
+  try {
+    await rp.ready();
+    log.info({ issuer: shown.issuer, clientId: shown.clientId, scopes: shown.scopes, audience: shown.audience }, 'OpenID provider discovered');
+  } catch (err) {
+    log.warn({ issuer: shown.issuer, err: (err as Error).message }, 'OpenID provider not reachable at start: OIDC sign-in answers 503 OIDC_UNAVAILABLE until it is (discovery is retried at each sign-in)');
+  }
+  return rp;
 }
 
 export interface RunningServer {
@@ -205,8 +225,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const instance = { id: instanceId(config), version: config.version };
   const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
   // The key was resolved (or generated) by openKeyServices above; this reads the same one.
-  const secrets = createSecretBox(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key);
-  const notifier: NotifierDeps = { email: createSmtpEmailSender(), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
+  const keyEncryptionKey = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
+  const secrets = createSecretBox(keyEncryptionKey);
+  const oidc = await openOidc(config, keyEncryptionKey, log);
+  const notifier: NotifierDeps = { email: createSmtpEmailSender({ allowPrivateTargets: config.allowPrivateTargets ?? false }), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
   const webhookDelivery = createWebhookDeliveryWorker({
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
@@ -279,6 +301,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
         },
       },
       guard: createLoginGuard(),
+      ...(oidc ? { oidc } : {}),
+      localLogin: config.localLogin ?? { mode: 'on' },
       async settings() {
         if (settingsCache && settingsCache.until > Date.now()) return settingsCache.value;
         const value = await currentSettings(db.pool);

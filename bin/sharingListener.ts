@@ -14,6 +14,10 @@ export async function startSharingListener(config: Config, deps: AppDeps, log: L
   const host = config.sharingHost ?? '127.0.0.1';
   const tls = await loadOrCreateInstanceTls(config.dataDir, deps.config.instanceId, [...new Set([host, '127.0.0.1', 'localhost'])], new Date());
   const server = https.createServer({ key: tls.keyPem, cert: tls.certificatePem, minVersion: 'TLSv1.2' }, peerApi(deps).callback());
+  // Anyone can connect: a client that trickles its headers or body is cut off, not waited for.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  server.maxHeadersCount = 50;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.sharingPort!, config.host, () => resolve());

@@ -3,13 +3,13 @@ import type { Projection } from './projection.ts';
 
 export const usersProjection: Projection = {
   name: 'users',
-  handles: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserRoleChanged', 'UserDeleted', 'LoginSucceeded'],
+  handles: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserRoleChanged', 'UserDeleted', 'LoginSucceeded', 'OidcSignInSucceeded'],
   tables: ['users'],
   apply(e) {
     const d = e.data as Record<string, any>;
     switch (e.type) {
       case 'UserCreated':
-        return [{ text: 'INSERT INTO users (id, username, role, email, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)', values: [d.userId, d.username, d.role, d.email, d.passwordHash, d.at] }];
+        return [{ text: 'INSERT INTO users (id, username, role, email, password_hash, created_at, updated_at, oidc_issuer, oidc_subject) VALUES ($1, $2, $3, $4, $5, $6, $6, $7, $8)', values: [d.userId, d.username, d.role, d.email, d.passwordHash, d.at, d.external?.issuer ?? null, d.external?.subject ?? null] }];
       case 'UserUpdated':
         return [{ text: 'UPDATE users SET username = $2, email = $3, updated_at = $4 WHERE id = $1', values: [d.userId, d.after.username, d.after.email, d.at] }];
       case 'UserPasswordChanged':
@@ -19,6 +19,7 @@ export const usersProjection: Projection = {
       case 'UserDeleted':
         return [{ text: 'DELETE FROM users WHERE id = $1', values: [d.userId] }];
       case 'LoginSucceeded':
+      case 'OidcSignInSucceeded':
         return [{ text: 'UPDATE users SET last_login_at = $2 WHERE id = $1', values: [d.userId, e.metadata.timestamp] }];
       default:
         return [];
@@ -64,6 +65,17 @@ export async function getUser(pool: pg.Pool, id: number): Promise<UserRow | null
 export async function findCredentials(pool: pg.Pool, username: string): Promise<(UserRow & { passwordHash: string }) | null> {
   const r = await pool.query(`SELECT ${COLS}, password_hash FROM users WHERE lower(username) = lower($1)`, [username]);
   return r.rows[0] ? { ...toUser(r.rows[0]), passwordHash: r.rows[0].password_hash } : null;
+}
+
+/** The user linked to an OpenID Connect account (issuer, subject), or null. */
+export async function findUserByExternalIdentity(pool: pg.Pool, issuer: string, subject: string): Promise<UserRow | null> {
+  const r = await pool.query(`SELECT ${COLS} FROM users WHERE oidc_issuer = $1 AND oidc_subject = $2`, [issuer, subject]);
+  return r.rows[0] ? toUser(r.rows[0]) : null;
+}
+
+/** Whether the user is linked to an OpenID Connect account. */
+export async function isExternalUser(pool: pg.Pool, id: number): Promise<boolean> {
+  return (await pool.query('SELECT 1 FROM users WHERE id = $1 AND oidc_issuer IS NOT NULL', [id])).rowCount! > 0;
 }
 
 export async function countUsers(pool: pg.Pool): Promise<number> {

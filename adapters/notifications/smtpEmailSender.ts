@@ -4,6 +4,7 @@
 // a rejected recipient) is what a failure says.
 import nodemailer from 'nodemailer';
 import type { EmailSender } from '../../domain/notifications/ports.ts';
+import { checkedAddress } from '../outbound/targetGuard.ts';
 
 /** What nodemailer's error codes mean, said before the server's own reply. */
 const stages: Record<string, string> = {
@@ -15,12 +16,19 @@ const stages: Record<string, string> = {
   EMESSAGE: 'message refused',
 };
 
-export function createSmtpEmailSender(): EmailSender {
+/**
+ * The mail server's name is resolved and checked here, like a webhook's (a loopback, private or
+ * link-local answer is refused unless private targets are allowed), and the connection goes to
+ * exactly the address checked; TLS still verifies the certificate against the name.
+ */
+export function createSmtpEmailSender(opts: { allowPrivateTargets: boolean } = { allowPrivateTargets: false }): EmailSender {
   return {
     async send(smtp, email) {
       const implicitTls = smtp.port === 465;
+      const target = await checkedAddress(smtp.host, opts.allowPrivateTargets);
+      if ('refusal' in target) return { ok: false, message: `${smtp.host}:${smtp.port}: refused: ${target.refusal}` };
       const transport = nodemailer.createTransport({
-        host: smtp.host,
+        host: target.address,
         port: smtp.port,
         secure: implicitTls,
         requireTLS: !implicitTls && (smtp.port === 587 || smtp.tls),
@@ -29,7 +37,7 @@ export function createSmtpEmailSender(): EmailSender {
         connectionTimeout: smtp.timeoutSeconds * 1000,
         greetingTimeout: smtp.timeoutSeconds * 1000,
         socketTimeout: smtp.timeoutSeconds * 1000,
-        tls: smtp.caCert ? { ca: [smtp.caCert] } : {},
+        tls: { servername: smtp.host.replace(/^\[|\]$/g, ''), ...(smtp.caCert ? { ca: [smtp.caCert] } : {}) },
       });
       try {
         const info = await transport.sendMail({ from: smtp.from, to: email.to, subject: email.subject, text: email.text, html: email.html });

@@ -13,15 +13,26 @@ import { demuxLogBuffer, splitLines } from '../engines/dockerLogs.ts';
 
 const run = promisify(execFile);
 
+/**
+ * What Compose gets of the service's environment: how to reach the Docker Engine and find its
+ * programs, nothing else. Compose interpolates `$NAME` in a compose file from its environment,
+ * so a descriptor's `${KEY_ENCRYPTION_KEY}` or `${DATABASE_URL}` must find nothing there.
+ */
+const COMPOSE_ENV = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'LC_ALL', 'XDG_RUNTIME_DIR', 'DOCKER_HOST', 'DOCKER_CONTEXT', 'DOCKER_CONFIG', 'DOCKER_CERT_PATH', 'DOCKER_TLS_VERIFY', 'DOCKER_API_VERSION'];
+export function composeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(COMPOSE_ENV.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])));
+}
+
 export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: string; env?: NodeJS.ProcessEnv }): PluginRuntime {
   const docker = new Docker();
+  const env = composeEnvironment(opts.env ?? process.env);
   const dirOf = (name: string) => path.join(path.resolve(opts.dataDir), 'plugins', name);
   const project = (name: string) => `lnm-plugin-${name}`;
   let composeCommand: Promise<string[] | null> | null = null;
 
   async function works(cmd: string[]): Promise<boolean> {
     try {
-      await run(cmd[0], [...cmd.slice(1), 'version'], { timeout: 15_000, env: opts.env });
+      await run(cmd[0], [...cmd.slice(1), 'version'], { timeout: 15_000, env });
       return true;
     } catch {
       return false;
@@ -33,7 +44,7 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
     const cmd = await compose();
     if (!cmd) throw new AppError(503, 'UNAVAILABLE', 'Docker Compose is not installed: apt-get install docker-compose.');
     try {
-      const { stdout, stderr } = await run(cmd[0], [...cmd.slice(1), '-p', project(name), '-f', path.join(dirOf(name), 'docker-compose.yml'), ...args], { timeout, env: opts.env, maxBuffer: 8 * 1024 * 1024 });
+      const { stdout, stderr } = await run(cmd[0], [...cmd.slice(1), '-p', project(name), '-f', path.join(dirOf(name), 'docker-compose.yml'), ...args], { timeout, env, maxBuffer: 8 * 1024 * 1024 });
       return stdout + stderr;
     } catch (err) {
       const e = err as { stderr?: string; message: string };

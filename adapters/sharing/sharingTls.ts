@@ -43,9 +43,14 @@ export async function loadOrCreateInstanceTls(dataDir: string, instanceId: strin
   return { keyPem, certificatePem: cert.pem, fingerprint: fingerprintOf(cert.pem) };
 }
 
+/** The most of a peer's answer read (its metadata with block 0 of each shared channel); more is an error. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
 /**
  * POST JSON to a peer's sharing listener. The pinned certificate is the only trust anchor, and
  * the certificate presented must be that one exactly (fingerprint), whatever name it carries.
+ * Redirects are not followed; the answer is bounded in size (MAX_ANSWER_BYTES) and the whole
+ * exchange in time (timeoutMs), so a peer that trickles or never ends its answer cannot hold it.
  */
 export function postPinned(url: string, certificatePem: string, p: string, body: unknown, bearer: string | null, timeoutMs = 15_000): Promise<PinnedResponse> {
   const pinned = fingerprintOf(certificatePem);
@@ -60,16 +65,33 @@ export function postPinned(url: string, certificatePem: string, p: string, body:
       timeout: timeoutMs,
     }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_ANSWER_BYTES) {
+          req.destroy(new Error(`the answer of ${target.origin} is larger than ${MAX_ANSWER_BYTES} bytes`));
+          return;
+        }
+        chunks.push(c);
+      });
       res.on('end', () => {
+        clearTimeout(deadline);
         const text = Buffer.concat(chunks).toString();
         let parsed: unknown = null;
         try { parsed = text ? JSON.parse(text) : null; } catch { parsed = { message: text.slice(0, 500) }; }
         resolve({ status: res.statusCode ?? 0, body: parsed });
       });
+      res.on('error', (err) => {
+        clearTimeout(deadline);
+        reject(err);
+      });
     });
+    const deadline = setTimeout(() => req.destroy(new Error(`no complete answer from ${target.origin} within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer from ${target.origin} within ${timeoutMs} ms`)));
-    req.on('error', reject);
+    req.on('error', (err) => {
+      clearTimeout(deadline);
+      reject(err);
+    });
     req.end(data);
   });
 }

@@ -72,7 +72,13 @@ export async function proposeConfigUpdate(input: CommandInput, networkId: number
 export async function receiveProposal(input: CommandInput, peer: SharingPeerRow, body: Record<string, any>) {
   const { deps } = input;
   if (typeof body.proposalId !== 'string' || typeof body.update !== 'string' || !Array.isArray(body.missingOrganizations)) throw new ValidationError('proposalId, update and missingOrganizations are required.');
-  const { channelName } = distributed(input).describeConfigUpdate(Buffer.from(body.update, 'base64'));
+  let channelName: string;
+  try {
+    ({ channelName } = distributed(input).describeConfigUpdate(Buffer.from(body.update, 'base64')));
+  } catch (err) {
+    // Bytes from another instance: what does not decode as a ConfigUpdate is its error, not ours.
+    throw new ValidationError('update is not a channel ConfigUpdate.', [{ field: 'update', message: (err as Error).message.split('\n')[0].slice(0, 200) }]);
+  }
   if (channelName !== body.channelName || !(await getConsortiumNetworkByChannel(deps.pool, channelName))) throw new ValidationError(`This instance records no channel ${channelName}.`, [{ field: 'channelName', message: 'unknown channel' }]);
   for (const m of body.missingOrganizations) if (!(await getOrganizationByMspId(deps.pool, String(m)))) throw new ValidationError(`${m} is not an organization of this instance.`, [{ field: 'missingOrganizations', message: String(m) }]);
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'ReceiveProposal', proposalId: body.proposalId, peerId: peer.id, channelName, update: body.update, missingOrganizations: body.missingOrganizations.map(String), description: String(body.description ?? '').slice(0, 1000), at: deps.clock().toISOString() });

@@ -123,11 +123,3 @@ export async function localSharedNetworks(deps: AppDeps, peerMspIds: string[]): 
 export async function localMetadata(deps: AppDeps, peerMspIds: string[]): Promise<Required<PeerMetadata>> {
   return { nodes: await localSharedNodes(deps), organizations: await localSharedOrganizations(deps), networks: await localSharedNetworks(deps, peerMspIds) };
 }
-
-/** What a peer sent: arrays or nothing; organizations must be certificates only. */
-export function receivedMetadata(body: Record<string, unknown>): Required<PeerMetadata> {
-  const arr = (v: unknown) => (Array.isArray(v) ? v : []);
-  const organizations = arr(body.organizations).filter((o: any) => typeof o?.mspId === 'string' && [o.signCaCertPem, o.tlsCaCertPem, o.adminCertPem].every((c) => publicCertificate(c) !== null))
-    .map((o: any) => ({ mspId: o.mspId, signCaCertPem: o.signCaCertPem, tlsCaCertPem: o.tlsCaCertPem, adminCertPem: o.adminCertPem }));
-  return { nodes: arr(body.nodes) as SharedNode[], organizations, networks: arr(body.networks) as SharedNetwork[] };
-}

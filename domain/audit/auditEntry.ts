@@ -48,9 +48,9 @@ const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved'
  * Events that exist only for the audit log: they record who did, tried or read what, and change
  * no state. They are what a backup leaves out when the audit setting include_in_backups is false
  * (as hash-only stubs, see RecordedEvent.withheld), less any type a read model is rebuilt from
- * (auditOnlyTypesToWithhold): LoginSucceeded gives users their last_login_at, so it is kept.
+ * (auditOnlyTypesToWithhold): LoginSucceeded and OidcSignInSucceeded give users their last_login_at, so they are kept.
  */
-export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut'] as const;
+export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut', 'OidcSignInSucceeded', 'OidcSignInFailed'] as const;
 
 /** The audit-only types no read model needs, given the types the read models handle ('*' = every type but these). */
 export function auditOnlyTypesToWithhold(handled: Iterable<string>): string[] {
@@ -71,6 +71,8 @@ const describers: Record<string, Describer> = {
   AuditSettingsUpdated: () => ({ action: 'UPDATE', resourceType: 'settings', resourceId: 'audit', resourceName: 'audit settings' }),
   LoginSucceeded: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: null, resourceName: str(e.data.username) }),
   LoginFailed: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: null, resourceName: str(e.data.username), status: 'failed', errorMessage: str(e.data.reason) }),
+  OidcSignInSucceeded: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: str(e.data.userId), resourceName: str(e.data.username), details: { method: 'oidc', issuer: e.data.issuer, subject: e.data.subject, role: e.data.role, created: e.data.created } }),
+  OidcSignInFailed: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceId: null, resourceName: str(e.data.username), status: 'failed', errorMessage: str(e.data.message), reason: str(e.data.reason), details: { method: 'oidc', stage: e.data.stage, reason: e.data.reason, issuer: e.data.issuer, ...(e.data.repeated ? { repeated: e.data.repeated } : {}) } }),
   LoggedOut: (e) => ({ action: 'LOGOUT', resourceType: 'session', resourceId: null, resourceName: str(e.data.username) }),
   UnauthorizedAccessDetected: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceName: str(e.data.username), status: 'denied', errorMessage: `locked out after ${e.data.failures} failed attempts`, details: { ip: e.data.ip, lockedUntil: e.data.lockedUntil } }),
   AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission } }),

@@ -6,6 +6,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { unstorablePath } from '../shared/storableText.ts';
 import { depthExceeds, MAX_JSON_DEPTH } from '../shared/valueDepth.ts';
 import YAML from 'yaml';
+import { RE2JS } from 're2js';
 import { ValidationError, type FieldIssue } from '../shared/errors.ts';
 import { placeholderIssues } from './pluginTemplate.ts';
 
@@ -62,9 +63,22 @@ const descriptorSchema = {
   },
 };
 
+/**
+ * The `pattern` and `patternProperties` of a descriptor are the installer's regular expressions,
+ * run on values a deploy sends: they run on RE2 (re2js, pure JavaScript), whose matching time is
+ * linear in the input, never on the backtracking engine of the event loop. RE2 has no lookaround
+ * and no backreferences; a pattern that uses them is refused at install.
+ */
+export function linearRegExp(pattern: string, flags = ''): { test(s: string): boolean; toString(): string } {
+  const re = RE2JS.compile(pattern);
+  // ajv keys compiled patterns by toString(): it must tell patterns apart.
+  return { test: (s: string) => re.matcher(s).find(), toString: () => `re2:/${pattern}/${flags}` };
+}
+linearRegExp.code = 'linearRegExp';
+
 /** Draft-07 (ajv's default); `x-source` is the one extension keyword a parameter may carry. */
 function parameterAjv(useDefaults = false): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults });
+  const ajv = new Ajv({ allErrors: true, strict: true, useDefaults, code: { regExp: linearRegExp } });
   ajv.addKeyword({ keyword: 'x-source', schemaType: 'string' });
   return ajv;
 }
@@ -75,7 +89,26 @@ const field = (prefix: string, e: ErrorObject) => {
   const at = `${prefix}${e.instancePath.replace(/\//g, '.')}`;
   return e.keyword === 'required' ? `${at}.${(e.params as { missingProperty: string }).missingProperty}`.replace(/^\./, '') : at.replace(/^\./, '') || prefix || '(body)';
 };
-export const ajvIssues = (errors: ErrorObject[] | null | undefined, prefix = ''): FieldIssue[] => (errors ?? []).map((e) => ({ field: field(prefix, e), message: e.message ?? 'is not valid' }));
+/** At most 100 issues: a list of 100 000 bad items is not answered with 100 000 details. */
+export const ajvIssues = (errors: ErrorObject[] | null | undefined, prefix = ''): FieldIssue[] => (errors ?? []).slice(0, 100).map((e) => ({ field: field(prefix, e), message: e.message ?? 'is not valid' }));
+
+/**
+ * uniqueItems compares every pair of items when they are objects: on an unbounded list that is
+ * quadratic work on the event loop. A schema that asks for it must bound the list (maxItems).
+ */
+const MAX_UNIQUE_ITEMS = 1000;
+function unboundedUniqueItems(schema: unknown): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string]> = [[schema, 'spec.parameters']];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (!node || typeof node !== 'object') continue;
+    const o = node as Record<string, unknown>;
+    if (o.uniqueItems === true && !(typeof o.maxItems === 'number' && o.maxItems <= MAX_UNIQUE_ITEMS)) found.push(at);
+    for (const [k, v] of Object.entries(o)) if (v && typeof v === 'object') stack.push([v, `${at}.${k}`]);
+  }
+  return found;
+}
 
 /** Text (YAML, of which JSON is a subset) or an already parsed object, to a checked descriptor. */
 export function parsePluginDescriptor(input: string | unknown): PluginDescriptor {
@@ -98,8 +131,10 @@ export function parsePluginDescriptor(input: string | unknown): PluginDescriptor
   try {
     parameterAjv().compile(d.spec.parameters);
   } catch (err) {
-    issues.push({ field: 'spec.parameters', message: `is not a valid JSON Schema draft-07: ${(err as Error).message}` });
+    const re2 = (err as Error).constructor.name.startsWith('RE2JS');
+    issues.push({ field: 'spec.parameters', message: re2 ? `holds a pattern the linear-time regular expression engine (RE2) does not take (no lookaround, no backreferences): ${(err as Error).message}` : `is not a valid JSON Schema draft-07: ${(err as Error).message}` });
   }
+  for (const at of unboundedUniqueItems(d.spec.parameters)) issues.push({ field: at, message: `uniqueItems needs maxItems of at most ${MAX_UNIQUE_ITEMS} (checking it compares every pair of items)` });
   for (const [name, prop] of Object.entries(d.spec.parameters.properties ?? {})) {
     const source = (prop as Record<string, unknown>)['x-source'];
     if (source !== undefined && !(X_SOURCES as readonly unknown[]).includes(source)) issues.push({ field: `spec.parameters.properties.${name}.x-source`, message: `must be one of ${X_SOURCES.join(', ')}` });
@@ -114,10 +149,11 @@ export function checkPluginParameters(d: PluginDescriptor, parameters: unknown):
   const check = parameterAjv(true).compile(d.spec.parameters);
   const copy = parameters && typeof parameters === 'object' ? structuredClone(parameters) : parameters;
   if (!check(copy)) throw new ValidationError(`The parameters do not meet plugin ${d.metadata.name}'s schema.`, ajvIssues(check.errors, 'parameters'));
-  // Values are written into compose text: nothing that could end a YAML scalar or line.
+  // Values become YAML scalars of the compose file (pluginTemplate.ts): any character is written
+  // safely there, but a container's environment and arguments cannot hold a NUL.
   const unsafe: FieldIssue[] = [];
   const walk = (v: unknown, at: string) => {
-    if (typeof v === 'string' && /[\u0000-\u001f"'\\`]/.test(v)) unsafe.push({ field: at, message: 'must not hold quotes, backslashes, backticks or control characters (it is written into the compose file)' });
+    if (typeof v === 'string' && v.includes('\u0000')) unsafe.push({ field: at, message: 'must not hold a NUL character (a container\'s environment and arguments cannot)' });
     else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, `${at}.${k}`);
   };
   walk(copy, 'parameters');

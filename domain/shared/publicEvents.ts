@@ -54,6 +54,8 @@ export const publicEvents: Readonly<Record<string, PublicEvent>> = {
   ApiKeyExpired: e('security.api_key.expired', 'Security', 'warning', 'an API key reached its expiry'),
   UserCreated: e('security.user.created', 'Security', 'info', 'user account created'),
   UserDeleted: e('security.user.deleted', 'Security', 'warning', 'user account deleted'),
+  OidcSignInSucceeded: e('security.oidc.sign_in', 'Security', 'info', 'a user signed in through the OpenID provider'),
+  OidcSignInFailed: e('security.oidc.sign_in_failed', 'Security', 'warning', 'an OpenID Connect sign-in or bearer token was refused, with the reason'),
   DiskSpaceWarningRaised: e('system.disk_space.warning', 'System', 'warning', 'disk usage crosses the configured threshold'),
   CpuHighDetected: e('performance.cpu.high', 'Performance', 'warning', 'CPU sustained above threshold'),
   MemoryHighDetected: e('performance.memory.high', 'Performance', 'warning', 'memory sustained above threshold'),

@@ -5,7 +5,7 @@
 //   permissionCatalog               name -> one-line description
 //   rolePermissions                 ADMIN | OPERATOR | VIEWER -> the permissions the role holds
 //   hasPermission(role, p)          true when the role holds p
-//   PUBLIC                          access marker of the two routes that need no identity
+//   PUBLIC                          access marker of the routes that need no identity (login, health, OIDC sign-in)
 //   endpointPermissions             {method, path, permission} for every SPEC.md endpoint
 //   designedEndpointPermissions     the same for endpoints SPEC.md leaves to us (API keys, roles)
 //   permissionForEndpoint(m, path)  lookup in both lists by SPEC path template ({id} style)
@@ -87,11 +87,11 @@ const definitions = {
   AUDIT_CONFIGURE: ['Change audit retention, archiving and backup inclusion', A],
   SYSTEM_MONITOR: ['Read audit logs and verify their hash chain', A],
   REPORT_GENERATE: ['Generate activity and user-access reports from the audit log', A],
-  'system:configure': ['Manage outbound webhooks: create, change, delete, test, replay, read deliveries', A],
+  'system:configure': ['Manage outbound webhooks (create, change, delete, test, replay, read deliveries), and accept node-sharing invitations (trusting another instance)', A],
   TEMPLATE_READ: ['Export a network as a template', OV],
   TEMPLATE_IMPORT: ['Validate and import network templates', O],
   SHARING_READ: ['List node-sharing peers', OV],
-  SHARING_MANAGE: ['Create and accept node-sharing invitations and sync with peers', O],
+  SHARING_MANAGE: ['Create node-sharing invitations, sync with peers and revoke them (accepting an invitation needs system:configure)', O],
 } satisfies Record<string, [string, Grant[]]>;
 
 export type Permission = keyof typeof definitions;
@@ -285,7 +285,8 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
   ['/networks/templates/validate', { POST: 'TEMPLATE_IMPORT' }],
   ['/networks/templates/import', { POST: 'TEMPLATE_IMPORT' }],
   ['/nodesharing/invitations', { POST: 'SHARING_MANAGE' }],
-  ['/nodesharing/accept', { POST: 'SHARING_MANAGE' }],
+  // Accepting an invitation trusts another instance: the permission that configures the system.
+  ['/nodesharing/accept', { POST: 'system:configure' }],
   ['/nodesharing/sync', { POST: 'SHARING_MANAGE' }],
   ['/nodesharing/peers', { GET: 'SHARING_READ' }],
 ]);
@@ -298,6 +299,8 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
+  // What an invitation says and the fingerprint of the key that signed it, confirmed before accepting.
+  ['/nodesharing/invitations/preview', { POST: 'system:configure' }],
   // Ends a node-sharing relationship: the peer's requests are refused from then on.
   ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
   // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
@@ -310,6 +313,10 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).
   ['/networks/evm/{id}/contracts', { GET: 'NETWORK_READ' }],
+  // How to sign in (OIDC and/or local passwords) and the OIDC code flow: before any identity exists.
+  ['/auth/providers', { GET: PUBLIC }],
+  ['/auth/oidc/login', { GET: PUBLIC }],
+  ['/auth/oidc/callback', { GET: PUBLIC }],
   ['/permissions', { GET: 'ROLE_READ' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.

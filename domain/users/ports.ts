@@ -50,3 +50,47 @@ export interface LoginGuard {
   failure(username: string, ip: string, now: Date, limits: LoginLimits): { lockout?: { username: string; ip: string; failures: number; lockedUntil: string } };
   success(username: string, ip: string, now: Date): void;
 }
+
+/** What a sign-in through OpenID Connect keeps between the redirect and the callback. Secret:
+ * it travels only sealed (encrypted and authenticated) in a short-lived HttpOnly cookie. */
+export interface PendingOidcLogin {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+  /** Epoch ms after which the callback is refused. */
+  expiresAt: number;
+  /** Local path to land on after the sign-in. */
+  returnTo: string;
+}
+
+/** The OpenID provider's public facts, as GET /auth/providers shows them (never the client secret). */
+export interface OidcPublicSettings {
+  issuer: string;
+  clientId: string;
+  redirectUrl: string;
+  scopes: string[];
+  roleClaim: string;
+  roleMap: Record<string, string>;
+  defaultRole: string | null;
+  audience: string | null;
+}
+
+/** The relying party (openid-client for the code flow, jose for bearer tokens). Failures throw
+ * OidcFailure (domain/users/oidc.ts) with the reason; an unreachable provider throws
+ * OidcFailure('provider unreachable'). */
+export interface OidcRelyingParty {
+  readonly settings: OidcPublicSettings;
+  /** Discovery (cached once it succeeded); throws when the provider cannot be reached. */
+  ready(): Promise<void>;
+  /** The provider's authorization URL (code flow, PKCE S256, state, nonce) and what to keep until the callback. */
+  beginLogin(returnTo: string, now: Date): Promise<{ url: string; pending: PendingOidcLogin }>;
+  /** Checks the callback against the pending login, redeems the code, checks the ID token; its claims. */
+  completeLogin(callbackUrl: URL, pending: PendingOidcLogin): Promise<Record<string, unknown>>;
+  /** Verifies a JWT access token: signature (keys refetched on an unknown kid), issuer, audience, expiry. */
+  verifyAccessToken(token: string): Promise<Record<string, unknown>>;
+  /** The pending login sealed for a cookie (AES-256-GCM: secret and tamper-proof), and back; null when altered or foreign. */
+  sealPending(pending: PendingOidcLogin): string;
+  openPending(sealed: string): PendingOidcLogin | null;
+  /** Where to send the browser to end the provider's session too, or null when it offers no end_session_endpoint. */
+  endSessionUrl(postLogoutRedirect: string | null): Promise<string | null>;
+}

@@ -15,8 +15,15 @@ export interface UserRecord {
   role: Role;
   email: string | null;
   passwordHash: string;
+  /** Set for a user signed in through OpenID Connect: the account is this (issuer, subject). */
+  external?: ExternalIdentity;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface ExternalIdentity {
+  issuer: string;
+  subject: string;
 }
 
 export interface UserDirectoryState {
@@ -24,14 +31,14 @@ export interface UserDirectoryState {
 }
 
 export type UserEvent =
-  | { type: 'UserCreated'; data: { userId: number; username: string; role: Role; email: string | null; passwordHash: string; at: string } }
+  | { type: 'UserCreated'; data: { userId: number; username: string; role: Role; email: string | null; passwordHash: string; external?: ExternalIdentity; at: string } }
   | { type: 'UserUpdated'; data: { userId: number; before: { username: string; email: string | null }; after: { username: string; email: string | null }; at: string } }
   | { type: 'UserPasswordChanged'; data: { userId: number; passwordHash: string; byUserId: number | null; at: string } }
   | { type: 'UserRoleChanged'; data: { userId: number; username: string; from: Role; to: Role; at: string } }
   | { type: 'UserDeleted'; data: { userId: number; username: string; role: Role; at: string } };
 
 export type UserCommand =
-  | { type: 'CreateUser'; userId: number; username: string; role: Role; email: string | null; passwordHash: string; at: string }
+  | { type: 'CreateUser'; userId: number; username: string; role: Role; email: string | null; passwordHash: string; external?: ExternalIdentity; at: string }
   | { type: 'UpdateUser'; userId: number; username?: string; email?: string | null; at: string }
   | { type: 'ChangePassword'; userId: number; passwordHash: string; byUserId: number | null; at: string }
   | { type: 'ChangeRole'; userId: number; role: Role; at: string }
@@ -39,6 +46,10 @@ export type UserCommand =
 
 const byName = (s: UserDirectoryState, username: string) =>
   Object.values(s.users).find((u) => u.username.toLowerCase() === username.toLowerCase());
+
+/** The user linked to an OpenID Connect account: by issuer and subject, never by e-mail. */
+export const byExternal = (s: UserDirectoryState, x: ExternalIdentity) =>
+  Object.values(s.users).find((u) => u.external?.issuer === x.issuer && u.external?.subject === x.subject);
 
 function existing(s: UserDirectoryState, userId: number): UserRecord {
   const u = s.users[userId];
@@ -52,7 +63,7 @@ export function evolve(s: UserDirectoryState, e: UserEvent): UserDirectoryState 
   const users = { ...s.users };
   switch (e.type) {
     case 'UserCreated':
-      users[e.data.userId] = { userId: e.data.userId, username: e.data.username, role: e.data.role, email: e.data.email, passwordHash: e.data.passwordHash, createdAt: e.data.at, updatedAt: e.data.at };
+      users[e.data.userId] = { userId: e.data.userId, username: e.data.username, role: e.data.role, email: e.data.email, passwordHash: e.data.passwordHash, ...(e.data.external ? { external: e.data.external } : {}), createdAt: e.data.at, updatedAt: e.data.at };
       break;
     case 'UserUpdated':
       users[e.data.userId] = { ...users[e.data.userId], ...e.data.after, updatedAt: e.data.at };
@@ -76,7 +87,8 @@ export function decide(c: UserCommand, s: UserDirectoryState): UserEvent[] {
   switch (c.type) {
     case 'CreateUser': {
       if (byName(s, c.username)) throw new ConflictError(`The username "${c.username}" is taken.`, { field: 'username' }, 'DUPLICATE_USERNAME');
-      return [{ type: 'UserCreated', data: { userId: c.userId, username: c.username, role: c.role, email: c.email, passwordHash: c.passwordHash, at: c.at } }];
+      if (c.external && byExternal(s, c.external)) throw new ConflictError('This OpenID Connect account is linked to a user already.', { issuer: c.external.issuer }, 'DUPLICATE_EXTERNAL_IDENTITY');
+      return [{ type: 'UserCreated', data: { userId: c.userId, username: c.username, role: c.role, email: c.email, passwordHash: c.passwordHash, ...(c.external ? { external: c.external } : {}), at: c.at } }];
     }
     case 'UpdateUser': {
       const u = existing(s, c.userId);

@@ -62,6 +62,8 @@ const sourced: Array<[string, Record<string, FieldType>]> = [
   ['UserCreated', { userId: 'integer', userName: 'string', role: 'string', at: 'string' }],
   ['UserDeleted', { userId: 'integer', userName: 'string', role: 'string', at: 'string' }],
   ['UserRoleChanged', { userId: 'integer', userName: 'string', from: 'string', to: 'string', at: 'string' }],
+  ['OidcSignInSucceeded', { userId: 'integer', userName: 'string', issuer: 'string', subject: 'string', role: 'string', created: 'boolean', at: 'string' }],
+  ['OidcSignInFailed', { stage: 'string', reason: 'string', message: 'string', issuer: 'string', at: 'string' }],
   ['DiskSpaceWarningRaised', { path: 'string', usedPercent: 'integer', thresholdPercent: 'integer', freeBytes: 'integer', totalBytes: 'integer', at: 'string' }],
   ['CpuHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],
   ['MemoryHighDetected', { usedPercent: 'integer', thresholdPercent: 'integer', at: 'string' }],

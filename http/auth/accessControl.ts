@@ -13,6 +13,7 @@ import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
+import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
 
 export const SESSION_COOKIE = 'lnm_session';
 
@@ -77,7 +78,11 @@ export function createAccessControl(): AccessControl {
       const auth = ctx.get('authorization');
       const headerKey = ctx.get('x-api-key');
       if (headerKey) return fromApiKey(headerKey.trim(), deps);
-      if (/^bearer\s/i.test(auth)) return fromApiKey(auth.slice(7).trim(), deps);
+      if (/^bearer\s/i.test(auth)) {
+        // A JWT is an access token of the OpenID provider; anything else is one of our API keys.
+        const presented = auth.slice(7).trim();
+        return JWT_SHAPE.test(presented) ? fromOidcAccessToken(presented, ctx, deps) : fromApiKey(presented, deps);
+      }
       if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps);
       if (auth) throw new UnauthenticatedError('Unsupported Authorization scheme: use Basic or Bearer.');
       const token = ctx.cookies.get(SESSION_COOKIE);

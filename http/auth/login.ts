@@ -6,6 +6,7 @@ import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
+import { localLoginAllowed } from '../../domain/users/oidc.ts';
 
 const INVALID = 'Invalid username or password.';
 // Checked against when the username does not exist, so both paths cost one scrypt.
@@ -26,6 +27,10 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   const limits = { softLimit: general.loginSoftLimit, hardLimit: general.loginHardLimit, windowMinutes: general.loginWindowMinutes, lockoutMinutes: general.loginLockoutMinutes };
   const gate = deps.security.guard.check(username.toLowerCase(), ip, now, limits);
   const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
+  if (!localLoginAllowed(deps.security.localLogin ?? { mode: 'on' }, username)) {
+    await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'local login disabled', responseCode: 401 }, { wait: false });
+    throw new AppError(401, 'LOCAL_LOGIN_DISABLED', `Password login is switched off on this server${deps.security.oidc ? ': sign in through the OpenID provider (GET /api/v1/auth/oidc/login)' : ''}.`);
+  }
   if (!gate.allowed) {
     // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.
     const lockout = gate.locked ? undefined : deps.security.guard.failure(username.toLowerCase(), ip, now, limits).lockout;

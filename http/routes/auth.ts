@@ -10,12 +10,13 @@ import { assertPassword } from './users.ts';
 import { USERS_STREAM, userDirectory } from '../../domain/users/userDirectory.ts';
 import { rolePermissions } from '../../domain/users/permissions.ts';
 import { UnauthenticatedError } from '../../domain/shared/errors.ts';
-import { getUser } from '../../projections/users.ts';
+import { getUser, isExternalUser, type UserRow } from '../../projections/users.ts';
+import type { Identity } from '../../application/identity.ts';
 import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['auth'];
 
-function setSessionCookie(ctx: Koa.Context, deps: AppDeps, token: string | null, expires?: Date) {
+export function setSessionCookie(ctx: Koa.Context, deps: AppDeps, token: string | null, expires?: Date) {
   ctx.cookies.set(SESSION_COOKIE, token ?? '', {
     httpOnly: true,
     sameSite: 'lax',
@@ -24,6 +25,16 @@ function setSessionCookie(ctx: Koa.Context, deps: AppDeps, token: string | null,
     overwrite: true,
     ...(token ? { expires } : { maxAge: 0, expires: new Date(0) }),
   });
+}
+
+/** A new server-side session for the user and its cookie (password login and OIDC sign-in alike). */
+export async function startSession(ctx: Koa.Context, deps: AppDeps, user: { id: number; username: string; role: UserRow['role'] }): Promise<{ identity: Identity; expiresAt: Date }> {
+  const { general } = await deps.security.settings();
+  const now = deps.clock();
+  const expiresAt = new Date(now.getTime() + general.sessionAbsoluteTimeoutHours * 3_600_000);
+  const { token, session } = await deps.security.sessions.create({ userId: user.id, ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, now, expiresAt });
+  setSessionCookie(ctx, deps, token, expiresAt);
+  return { identity: { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: session.id }, expiresAt };
 }
 
 export const authRoutes = [
@@ -39,24 +50,28 @@ export const authRoutes = [
     async handler(input) {
       const { deps, body, ctx } = input;
       const user = await attemptLogin(body.username, body.password, ctx, deps);
-      const { general } = await deps.security.settings();
-      const now = deps.clock();
-      const expiresAt = new Date(now.getTime() + general.sessionAbsoluteTimeoutHours * 3_600_000);
-      const { token, session } = await deps.security.sessions.create({ userId: user.id, ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, now, expiresAt });
-      setSessionCookie(ctx, deps, token, expiresAt);
-      const identity = { userId: user.id, username: user.username, role: user.role, method: 'session' as const, sessionId: session.id };
+      const { identity, expiresAt } = await startSession(ctx, deps, user);
       await recordSecurityEvent({ ...input, identity }, 'LoginSucceeded', { userId: user.id, username: user.username, responseCode: 200 }, { streamId: `logins-${user.id}` });
       return { body: { user: (await getUser(deps.pool, user.id))!, expiresAt: expiresAt.toISOString() } };
     },
   }),
   defineRoute({
     method: 'post', path: '/auth/logout', summary: 'End the current session', tags, permission: 'ACCOUNT_SELF',
-    responses: { 204: { description: 'logged out; the cookie is cleared' } },
+    description: 'A user signed in through the OpenID provider gets 200 with endSessionUrl when the provider has an end_session_endpoint: send the browser there to end the provider\'s session too.',
+    responses: {
+      200: { description: 'logged out here; the provider\'s session ends at endSessionUrl', schema: Type.Object({ endSessionUrl: Type.String({ format: 'uri' }) }) },
+      204: { description: 'logged out; the cookie is cleared' },
+    },
     async handler(input) {
       const { deps, identity, ctx } = input;
       if (identity?.sessionId) await deps.security.sessions.revoke(identity.sessionId, deps.clock());
       setSessionCookie(ctx, deps, null);
       await recordSecurityEvent(input, 'LoggedOut', { userId: identity!.userId, username: identity!.username }, { streamId: `logins-${identity!.userId}` });
+      if (deps.security.oidc && (await isExternalUser(deps.pool, identity!.userId))) {
+        // The provider may be down: the session here is over either way.
+        const endSessionUrl = await deps.security.oidc.endSessionUrl(null).catch(() => null);
+        if (endSessionUrl) return { status: 200, body: { endSessionUrl } };
+      }
       return { status: 204 };
     },
   }),

@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route.ts';
 import { healthRoutes } from './health.ts';
 import { authRoutes } from './auth.ts';
+import { oidcRoutes } from './oidc.ts';
 import { userRoutes } from './users.ts';
 import { apiKeyRoutes } from './apiKeys.ts';
 import { permissionRoutes } from './permissions.ts';
@@ -28,4 +29,4 @@ import { nodeSharingRoutes } from './nodeSharing.ts';
 import { sharingProposalRoutes } from './sharingProposals.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];

@@ -12,7 +12,8 @@ import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeShari
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
 import { importSharedNetwork } from '../../application/sharing/sharedNetworkImport.ts';
 import type { PinnedResponse } from '../../domain/sharing/sharingPorts.ts';
-import { INVITATION_AUDIENCE, instanceIdentity, localMetadata, peerRequestToken, receivedMetadata, sharingOf, sharingState } from '../../application/sharing/sharingContext.ts';
+import { INVITATION_AUDIENCE, instanceIdentity, localMetadata, peerRequestToken, sharingOf, sharingState } from '../../application/sharing/sharingContext.ts';
+import { AcceptAnswer, MetadataBody, checkedAnswer, receivedMetadata } from '../../application/sharing/sharingBodies.ts';
 import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['node sharing'];
@@ -51,6 +52,59 @@ const peerView = (p: SharingPeerRow) => ({
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');
 
+const InvitationJwt = Type.String({ minLength: 1, maxLength: 20_000, pattern: '^[A-Za-z0-9_.-]+$' });
+const InvitationPreview = Type.Object({
+  invitation_id: Type.String(),
+  inviter_instance_id: Type.String(),
+  url: Type.String({ description: 'the inviter\'s sharing listener' }),
+  tls_fingerprint: Type.String({ description: 'SHA-256 of the inviter\'s TLS certificate, which is pinned' }),
+  key_fingerprint: Type.String({ description: 'RFC 7638 SHA-256 thumbprint (base64url) of the key that signed the invitation: confirm it with the inviter' }),
+  bidirectional: Type.Boolean(),
+  expires_at: Type.String(),
+});
+
+interface CheckedInvitation {
+  claims: { iss: string; jti: string; url: string; tls_certificate: string; exp: number; bidirectional?: unknown };
+  jwk: Record<string, string>;
+  keyFingerprint: string;
+  tlsFingerprint: string;
+}
+
+/** An invitation verified (signature, expiry, claims, certificate) without contacting anyone. */
+async function checkedInvitation(deps: AppDeps, jwt: string): Promise<CheckedInvitation> {
+  const sharing = sharingOf(deps);
+  const v = await sharing.verifyJwt(jwt, { audience: INVITATION_AUDIENCE });
+  if ('failure' in v) {
+    if (v.failure === 'expired') throw new ValidationError('The invitation has expired; ask for a new one.', [{ field: 'invitation_jwt', message: 'expired' }], 'INVITATION_EXPIRED');
+    throw new ValidationError(`The invitation is not valid: ${v.reason}.`, [{ field: 'invitation_jwt', message: v.reason }], 'INVITATION_INVALID');
+  }
+  const c = v.payload;
+  const bad = (m: string) => new ValidationError(`The invitation is not valid: ${m}.`, [{ field: 'invitation_jwt', message: m }], 'INVITATION_INVALID');
+  if (typeof c.iss !== 'string' || typeof c.jti !== 'string' || typeof c.url !== 'string' || typeof c.tls_certificate !== 'string' || typeof c.exp !== 'number') throw bad('claims iss, jti, url, tls_certificate and exp are required');
+  if (c.iss.length > 128 || c.jti.length > 100 || c.url.length > 2048) throw bad('a claim is too long');
+  if (!/^https:\/\/[^\s/?#]+\/?$/.test(c.url)) throw bad('the inviting instance\'s url must be https://host:port');
+  let tlsFingerprint: string;
+  try {
+    tlsFingerprint = sharing.fingerprintOf(c.tls_certificate);
+  } catch {
+    throw bad('tls_certificate is not a certificate');
+  }
+  if (tlsFingerprint !== c.tls_fingerprint) throw bad('tls_fingerprint does not match tls_certificate');
+  if (c.iss === deps.config.instanceId) throw bad('this instance issued it; give it to another instance');
+  let keyFingerprint: string;
+  try {
+    keyFingerprint = await sharing.thumbprint(v.jwk);
+  } catch {
+    throw bad('the key in its header is not a public key');
+  }
+  return { claims: c as CheckedInvitation['claims'], jwk: v.jwk, keyFingerprint, tlsFingerprint };
+}
+
+const previewOf = (inv: CheckedInvitation) => ({
+  invitation_id: inv.claims.jti, inviter_instance_id: inv.claims.iss, url: inv.claims.url, tls_fingerprint: inv.tlsFingerprint, key_fingerprint: inv.keyFingerprint,
+  bidirectional: inv.claims.bidirectional === true, expires_at: new Date(inv.claims.exp * 1000).toISOString(),
+});
+
 /** A call to a peer; its refusals come back with their status and code, an unreachable peer is a 502. */
 async function callPeer(deps: AppDeps, url: string, certificatePem: string, path: string, body: unknown, token: string): Promise<PinnedResponse> {
   let r: PinnedResponse;
@@ -81,7 +135,7 @@ export const nodeSharingRoutes = [
       bidirectional: Type.Optional(Type.Boolean({ default: false })),
       expiresInSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * DAY, description: 'default 86400 (one day)' })),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the invitation', schema: Type.Object({ invitation_jwt: Type.String(), invitation_id: Type.String(), bidirectional: Type.Boolean(), expires_at: Type.String() }) }, 503: { description: 'the sharing listener is not configured (LNM_SHARING_PORT)' } },
+    responses: { 201: { description: 'the invitation', schema: Type.Object({ invitation_jwt: Type.String(), invitation_id: Type.String(), bidirectional: Type.Boolean(), expires_at: Type.String(), key_fingerprint: Type.String({ description: 'RFC 7638 SHA-256 thumbprint (base64url) of this instance\'s sharing key: the acceptor must confirm it' }) }) }, 503: { description: 'the sharing listener is not configured (LNM_SHARING_PORT)' } },
     async handler(input) {
       const { deps, body } = input;
       const sharing = sharingOf(deps);
@@ -97,55 +151,63 @@ export const nodeSharingRoutes = [
       }, me.publicKeyPem, me.sign, true);
       const expiresAt = new Date(exp * 1000).toISOString();
       await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'IssueInvitation', invitationId, bidirectional, expiresAt, at: now.toISOString() });
-      return { status: 201, body: { invitation_jwt: jwt, invitation_id: invitationId, bidirectional, expires_at: expiresAt } };
+      const keyFingerprint = await sharing.thumbprint(await sharing.publicJwk(me.publicKeyPem));
+      return { status: 201, body: { invitation_jwt: jwt, invitation_id: invitationId, bidirectional, expires_at: expiresAt, key_fingerprint: keyFingerprint } };
     },
   }),
   defineRoute({
-    method: 'post', path: '/nodesharing/accept', summary: 'Accept another instance\'s invitation: verified, then node metadata exchanged with it over pinned TLS', tags, permission: 'SHARING_MANAGE', ...edition,
-    body: Type.Object({ invitation_jwt: Type.String({ minLength: 1, maxLength: 20_000 }) }, { additionalProperties: false }),
+    method: 'post', path: '/nodesharing/invitations/preview', summary: 'What an invitation says and who signed it, before accepting it: the inviter\'s key fingerprint to confirm', tags, permission: 'system:configure', ...edition,
+    description: 'Verifies the invitation (signature with the key it carries, expiry) and answers what accepting it would trust: the inviting instance, its sharing address, the fingerprint of its TLS certificate and the fingerprint of the key that signed the invitation (RFC 7638 SHA-256 JWK thumbprint, base64url). Compare key_fingerprint with the one the inviter was shown (its POST /nodesharing/invitations answer) over another channel, then accept with it. Nothing is recorded and the inviter is not contacted.',
+    body: Type.Object({ invitation_jwt: InvitationJwt }, { additionalProperties: false }),
+    responses: { 200: { description: 'the invitation', schema: InvitationPreview }, 400: { description: 'the invitation is not a valid signed JWT (INVITATION_INVALID) or expired (INVITATION_EXPIRED)' } },
+    async handler({ deps, body }) {
+      const inv = await checkedInvitation(deps, body.invitation_jwt);
+      return { body: previewOf(inv) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/nodesharing/accept', summary: 'Accept another instance\'s invitation: verified, its key fingerprint confirmed, then node metadata exchanged with it over pinned TLS', tags, permission: 'system:configure', ...edition,
+    description: 'Accepting is a trust decision: it needs system:configure (ADMIN by default), and `fingerprint` must be the key_fingerprint of the invitation (POST /nodesharing/invitations/preview shows it; the inviter sees it when it creates the invitation): without it the answer is 409 FINGERPRINT_CONFIRMATION_REQUIRED with the fingerprint in context, with another one 409 FINGERPRINT_MISMATCH, and nothing is sent. The inviter\'s answer is checked against the sharing schema (502 PEER_INVALID_ANSWER naming the fields) and only the schema\'s fields are recorded.',
+    body: Type.Object({
+      invitation_jwt: InvitationJwt,
+      fingerprint: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'the key_fingerprint of the invitation, as confirmed with the inviter' })),
+    }, { additionalProperties: false }),
     responses: {
       201: { description: 'the peer, with its nodes', schema: PeerView },
       400: { description: 'the invitation is not a valid signed JWT (tampered), or it expired (INVITATION_EXPIRED)' },
-      409: { description: 'the invitation was already used (INVITATION_USED), or the instances are already peers' },
-      502: { description: 'the inviting instance could not be reached, or did not present the pinned certificate' },
+      409: { description: 'no fingerprint confirmed (FINGERPRINT_CONFIRMATION_REQUIRED) or another one (FINGERPRINT_MISMATCH); the invitation was already used (INVITATION_USED), or the instances are already peers' },
+      502: { description: 'the inviting instance could not be reached, did not present the pinned certificate, or answered outside the sharing schema (PEER_INVALID_ANSWER)' },
     },
     async handler(input) {
       const { deps, body } = input;
       const sharing = sharingOf(deps);
-      const v = await sharing.verifyJwt(body.invitation_jwt, { audience: INVITATION_AUDIENCE });
-      if ('failure' in v) {
-        if (v.failure === 'expired') throw new ValidationError('The invitation has expired; ask for a new one.', [{ field: 'invitation_jwt', message: 'expired' }], 'INVITATION_EXPIRED');
-        throw new ValidationError(`The invitation is not valid: ${v.reason}.`, [{ field: 'invitation_jwt', message: v.reason }], 'INVITATION_INVALID');
+      const inv = await checkedInvitation(deps, body.invitation_jwt);
+      const c = inv.claims;
+      const preview = previewOf(inv);
+      if (body.fingerprint === undefined) {
+        throw new ConflictError(`Accepting trusts the instance whose key signed the invitation: confirm its key fingerprint ${inv.keyFingerprint} with the inviter, then send it as fingerprint.`, preview, 'FINGERPRINT_CONFIRMATION_REQUIRED');
       }
-      const c = v.payload;
-      const bad = (m: string) => new ValidationError(`The invitation is not valid: ${m}.`, [{ field: 'invitation_jwt', message: m }], 'INVITATION_INVALID');
-      if (typeof c.iss !== 'string' || typeof c.jti !== 'string' || typeof c.url !== 'string' || typeof c.tls_certificate !== 'string' || typeof c.exp !== 'number') throw bad('claims iss, jti, url, tls_certificate and exp are required');
-      if (!/^https:\/\//.test(c.url)) throw bad('the inviting instance\'s url must be https');
-      let fingerprint: string;
-      try {
-        fingerprint = sharing.fingerprintOf(c.tls_certificate);
-      } catch {
-        throw bad('tls_certificate is not a certificate');
+      if (body.fingerprint !== inv.keyFingerprint) {
+        throw new ConflictError('The fingerprint confirmed is not the one of the key that signed this invitation: do not accept it; ask the inviter for a new invitation.', preview, 'FINGERPRINT_MISMATCH');
       }
-      if (fingerprint !== c.tls_fingerprint) throw bad('tls_fingerprint does not match tls_certificate');
-      if (c.iss === deps.config.instanceId) throw bad('this instance issued it; give it to another instance');
       if ((await sharingState(deps)).accepted.includes(c.jti)) throw new ConflictError('This invitation was already accepted here; ask for a new one.', { invitationId: c.jti }, 'INVITATION_USED');
 
       const me = await instanceIdentity(input);
       const mine = { instanceId: deps.config.instanceId, url: sharing.tls.url, tlsCertificate: sharing.tls.certificatePem, publicJwk: await sharing.publicJwk(me.publicKeyPem) };
       const r = await signedCall(deps, me, c.iss, c.url, c.tls_certificate, '/sharing/v1/accept', { invitation_jwt: body.invitation_jwt, instance: mine, ...(await localMetadata(deps, [])) });
-      const theirs = r.body?.instance ?? {};
+      const answer = checkedAnswer(AcceptAnswer, r.body, 'POST /sharing/v1/accept');
+      const theirs = answer.instance;
       // The inviter answers with the key that signed the invitation, over the pinned certificate.
-      if (theirs.instanceId !== c.iss || (await sharing.thumbprint(theirs.publicJwk ?? {}).catch(() => '')) !== (await sharing.thumbprint(v.jwk))) {
+      if (theirs.instanceId !== c.iss || (await sharing.thumbprint(theirs.publicJwk).catch(() => '')) !== inv.keyFingerprint) {
         throw new AppError(502, 'PEER_MISMATCH', 'The instance that answered is not the one that signed the invitation.');
       }
       const peerId = await deps.nextId('sharing_peer');
       const at = deps.clock().toISOString();
       await runCommand(input, NODE_SHARING_STREAM, nodeSharing, {
-        type: 'ConnectPeer', peerId, role: 'acceptor', invitationId: c.jti, instanceId: c.iss, url: c.url, tlsCertificate: c.tls_certificate, tlsFingerprint: fingerprint,
-        publicJwk: v.jwk, sharesWithPeer: true, peerShares: c.bidirectional === true, at,
+        type: 'ConnectPeer', peerId, role: 'acceptor', invitationId: c.jti, instanceId: c.iss, url: c.url, tlsCertificate: c.tls_certificate, tlsFingerprint: inv.tlsFingerprint,
+        publicJwk: inv.jwk, sharesWithPeer: true, peerShares: c.bidirectional === true, at,
       });
-      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...receivedMetadata(r.body ?? {}), at });
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...receivedMetadata(answer), at });
       return { status: 201, body: peerView((await getSharingPeer(deps.pool, peerId))!) };
     },
   }),
@@ -161,7 +223,8 @@ export const nodeSharingRoutes = [
       const me = await instanceIdentity(input);
       const mine = peer.sharesWithPeer ? await localMetadata(deps, peer.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] };
       const r = await signedCall(deps, me, peer.instanceId, peer.url, peer.tlsCertificate, '/sharing/v1/sync', mine);
-      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...(peer.peerShares ? receivedMetadata(r.body ?? {}) : { nodes: [], organizations: [], networks: [] }), at: deps.clock().toISOString() });
+      const theirs = peer.peerShares ? receivedMetadata(checkedAnswer(MetadataBody, r.body, 'POST /sharing/v1/sync')) : { nodes: [], organizations: [], networks: [] };
+      await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...theirs, at: deps.clock().toISOString() });
       return { body: peerView((await getSharingPeer(deps.pool, peer.id))!) };
     },
   }),

@@ -104,7 +104,13 @@ async function prepare(input: Pick<RouteInput<unknown, unknown, unknown>, 'deps'
     }
     if (secret !== undefined) secrets.secret = secret;
     shown.hasSecret = secrets.secret !== undefined;
-  } else if (password !== undefined) secrets.password = password;
+  } else {
+    // The mail server is an outbound target like a webhook: a private address needs LNM_ALLOW_PRIVATE_TARGETS.
+    const host = String(config.host ?? '');
+    const refusal = await input.deps.outbound.refusal(`http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}/`);
+    if (refusal) throw new ValidationError(`The SMTP host is refused: ${refusal}.`, [{ field: 'config.host', message: refusal }]);
+    if (password !== undefined) secrets.password = password;
+  }
   shown.timeout ??= 30;
   return { publicConfig: shown as JsonObject, secrets: Object.keys(secrets).length ? secrets : null };
 }

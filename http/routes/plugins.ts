@@ -84,7 +84,7 @@ export const pluginRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/plugins', summary: 'Install a plugin from its descriptor (YAML or JSON)', tags, permission: 'PLUGIN_INSTALL',
-    description: 'The descriptor is checked with ajv (apiVersion dev.platform/v1, kind Plugin, metadata.name, spec.dockerCompose.contents, spec.parameters a JSON Schema draft-07 object whose x-source values are consortium-key or consortium-peer); placeholders other than .parameters.<declared field> and range .volumeMounts (.Source, .Target, if .ReadOnly) are refused. Every problem is a 400 naming its field. Records plugin.installed.',
+    description: 'The descriptor is checked with ajv (apiVersion dev.platform/v1, kind Plugin, metadata.name, spec.dockerCompose.contents, spec.parameters a JSON Schema draft-07 object whose x-source values are consortium-key or consortium-peer); placeholders other than .parameters.<declared field> and range .volumeMounts (.Source, .Target, if .ReadOnly) are refused, and so is a placeholder outside a value (a key, tag or anchor). The compose text may not ask for what makes a container root on the host or reach outside the plugin (privileged, cap_add, devices, security_opt, host pid/ipc/uts/cgroup namespaces, another container\'s network, build, env_file, host-path volumes other than the service\'s own mount, volume driver options, external volumes, top-level secrets/configs/include; see docs/security.md): refused for every installer. Patterns of spec.parameters must be RE2 syntax (no lookaround, no backreferences). Every problem is a 400 naming its field. Records plugin.installed.',
     body: DescriptorBody,
     responses: { 201: { description: 'installed', schema: PluginView }, 409: { description: 'a plugin of that name is installed' } },
     async handler(input) {
@@ -124,7 +124,7 @@ export const pluginRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/plugins/:name/deploy', summary: 'Deploy a plugin with parameters (Docker Compose)', tags, permission: 'PLUGIN_OPERATE',
-    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids (one or a list) and gives {ExternalEndpoint, TLSCertPath}; consortium-key takes the id of a client identity key (an organization\'s adminKeyId or a consortium node\'s identity key) and gives {MspID, CertPath, KeyPath}. The files they name (TLS CA, certificate, private key mode 0600) are written into a directory of the plugin that only the service\'s user can read, mounted read-only through .volumeMounts at /lnm-plugin, and deleted when the plugin is removed. A key held by Vault or AWS KMS cannot be written to a file: 422 KEY_NOT_EXPORTABLE naming the parameter. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in), rendered into its compose text and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
+    description: 'x-source parameters are resolved first: consortium-peer takes peer node ids (one or a list) and gives {ExternalEndpoint, TLSCertPath}; consortium-key takes the id of a client identity key (an organization\'s adminKeyId or a consortium node\'s identity key) and gives {MspID, CertPath, KeyPath}. The files they name (TLS CA, certificate, private key mode 0600) are written into a directory of the plugin that only the service\'s user can read, mounted read-only through .volumeMounts at /lnm-plugin, and deleted when the plugin is removed. A key held by Vault or AWS KMS cannot be written to a file: 422 KEY_NOT_EXPORTABLE naming the parameter. The parameters are then checked against the descriptor\'s spec.parameters (400 naming each field; defaults filled in; its patterns run on a linear-time engine, RE2), set as YAML scalars where its compose text has placeholders (never spliced as text: no value can add or change a key; a `$` is written `$$` so Compose never interpolates it), the result checked against the compose policy again (a parameter that makes a host path, a privileged or host-namespace container is a 400 naming the key) and brought up as compose project lnm-plugin-<name>. 503 naming what is missing without a Docker Engine or Compose. Records plugin.enabled.',
     params: NameParam,
     body: Type.Object({ parameters: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false }),
     responses: { 200: { description: 'deployed', schema: PluginView }, 404: { description: 'not installed' }, 409: { description: 'already deployed' }, 422: { description: 'compose failed, or an x-source parameter this server cannot resolve' }, 503: { description: 'no Docker Engine or Compose' } },
@@ -132,10 +132,11 @@ export const pluginRoutes = [
       const { deps, params } = input;
       const p = await pluginOr404(deps, params.name);
       if (p.status === 'enabled') throw new ConflictError(`Plugin ${p.name} is deployed; stop it first.`, { name: p.name });
-      const runtime = runtimeOf(deps);
-      await assertRunnable(runtime);
+      // The request is checked first (400), then whether this machine can run it (503).
       const sourced = await resolveSources(deps, p.descriptor, (input.body.parameters ?? {}) as Record<string, unknown>);
       const parameters = checkPluginParameters(p.descriptor, sourced.parameters);
+      const runtime = runtimeOf(deps);
+      await assertRunnable(runtime);
       // Files (keys among them) only once everything was accepted; gone again if compose fails.
       try {
         const mounts = await writeSourceFiles(deps, p.name, sourced.files);

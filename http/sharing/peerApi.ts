@@ -4,16 +4,19 @@
 // request token signed by the key the accepting instance introduces; /sync carries a request
 // token signed by the key of a known, not revoked peer. Every token is bound to its body.
 import Koa from 'koa';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { AppError, EditionRequiredError, ForbiddenError, UnauthenticatedError, ValidationError } from '../../domain/shared/errors.ts';
-import { NODE_SHARING_STREAM, nodeSharing, type SharedNode } from '../../domain/sharing/nodeSharing.ts';
+import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { sharingPeerByInstance } from '../../projections/nodeSharing.ts';
 import { runCommand } from '../../application/commands.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { receiveProposal, receiveSignatures } from '../../application/sharing/configProposals.ts';
 import { receiveChaincode, receiveChaincodeCommitted } from '../../application/sharing/sharedChaincodes.ts';
-import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, receivedMetadata, sharingOf } from '../../application/sharing/sharingContext.ts';
+import { INVITATION_AUDIENCE, PEER_AUDIENCE, instanceIdentity, localMetadata, sharingOf } from '../../application/sharing/sharingContext.ts';
+import { AcceptBody, ChaincodeCommittedBody, MetadataBody, ProposalBody, SignaturesBody, checkedBody, receivedMetadata } from '../../application/sharing/sharingBodies.ts';
+import { errorBody } from '../errors.ts';
 
 const MAX_BODY = 5 * 1024 * 1024;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');
@@ -31,11 +34,6 @@ async function rawBody(ctx: Koa.Context): Promise<Buffer> {
 
 const bearerOf = (ctx: Koa.Context) => /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1] ?? null;
 
-function nodesOf(v: unknown): SharedNode[] {
-  if (!Array.isArray(v) || v.length > 10_000) throw new ValidationError('nodes must be an array of node metadata.', [{ field: 'nodes', message: 'an array' }]);
-  return v as SharedNode[];
-}
-
 /** Verifies a peer request token with the given key: signed by it, addressed to this instance, over this body. */
 async function verifyRequest(deps: AppDeps, token: string | null, jwk: Record<string, string>, body: Buffer): Promise<Record<string, unknown>> {
   if (!token) throw new UnauthenticatedError('A signed request token is required.');
@@ -46,6 +44,16 @@ async function verifyRequest(deps: AppDeps, token: string | null, jwk: Record<st
   return v.payload;
 }
 
+/** Every path of the listener with the schema of its body. */
+const ROUTES = new Map<string, TSchema>([
+  ['/sharing/v1/accept', AcceptBody],
+  ['/sharing/v1/sync', MetadataBody],
+  ['/sharing/v1/proposals', ProposalBody],
+  ['/sharing/v1/signatures', SignaturesBody],
+  ['/sharing/v1/chaincodes', Type.Unknown()], // its schema is checked by receiveChaincode
+  ['/sharing/v1/chaincodes/committed', ChaincodeCommittedBody],
+]);
+
 export function peerApi(deps: AppDeps): Koa {
   const app = new Koa();
   const input = (ctx: Koa.Context) => ({ deps, ctx, identity: null, requestId: deps.newId() });
@@ -53,10 +61,11 @@ export function peerApi(deps: AppDeps): Koa {
     try {
       await next();
     } catch (err) {
-      const e = err instanceof AppError ? err : new AppError(500, 'INTERNAL', 'Internal error.');
+      // The one error body of the API ({status, code, message, details?, requestId}).
       if (!(err instanceof AppError)) deps.log.error({ err: (err as Error).message }, 'sharing peer API failed');
-      ctx.status = e.status;
-      ctx.body = { status: e.status, code: e.code, message: e.expose ? e.message : 'Internal error.' };
+      const { status, body } = errorBody(err, deps.newId());
+      ctx.status = status;
+      ctx.body = body;
     }
   });
   const recordNetworksShared = async (ctx: Koa.Context, peerId: number, networks: Array<{ networkId: number; channelName: string }>) => {
@@ -65,20 +74,27 @@ export function peerApi(deps: AppDeps): Koa {
   app.use(async (ctx) => {
     if (ctx.method !== 'POST') throw new AppError(405, 'METHOD_NOT_ALLOWED', 'POST only.');
     if (deps.config.edition === 'community') throw new EditionRequiredError('Node sharing', 'pro', deps.config.edition);
+    if (!ROUTES.has(ctx.path)) throw new AppError(404, 'NOT_FOUND', `No ${ctx.path} here.`);
+    if (!/^application\/json\s*(;|$)/i.test(ctx.get('content-type'))) throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.');
     const raw = await rawBody(ctx);
-    let body: Record<string, any>;
+    let parsed: unknown;
     try {
-      body = JSON.parse(raw.toString() || '{}');
+      parsed = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new ValidationError('The body must be JSON.');
+      throw new AppError(400, 'MALFORMED_JSON', 'The request body is not valid JSON.');
     }
+    // Checked against the path's schema before anything else is done with it.
+    const body = checkedBody(ROUTES.get(ctx.path)!, parsed, `POST ${ctx.path}`) as Record<string, any>;
     const sharing = sharingOf(deps);
     const me = await instanceIdentity(input(ctx));
     const now = deps.clock().toISOString();
     if (ctx.path === '/sharing/v1/accept') {
-      const peer = body.instance ?? {};
-      if (typeof peer.instanceId !== 'string' || typeof peer.url !== 'string' || typeof peer.tlsCertificate !== 'string' || typeof peer.publicJwk !== 'object' || !peer.publicJwk) {
-        throw new ValidationError('instance must give instanceId, url, tlsCertificate and publicJwk.', [{ field: 'instance', message: 'incomplete' }]);
+      const peer = body.instance;
+      let tlsFingerprint: string;
+      try {
+        tlsFingerprint = sharing.fingerprintOf(peer.tlsCertificate);
+      } catch {
+        throw new ValidationError('instance.tlsCertificate is not a certificate.', [{ field: 'instance.tlsCertificate', message: 'not a certificate' }]);
       }
       await verifyRequest(deps, bearerOf(ctx), peer.publicJwk, raw);
       // The invitation must be this instance's own: verified with its own public key.
@@ -94,10 +110,9 @@ export function peerApi(deps: AppDeps): Koa {
       const peerId = await deps.nextId('sharing_peer');
       await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, {
         type: 'ConnectPeer', peerId, role: 'inviter', invitationId, instanceId: peer.instanceId, url: peer.url, tlsCertificate: peer.tlsCertificate,
-        tlsFingerprint: sharing.fingerprintOf(peer.tlsCertificate), publicJwk: peer.publicJwk, sharesWithPeer: bidirectional, peerShares: true, at: now,
+        tlsFingerprint, publicJwk: peer.publicJwk, sharesWithPeer: bidirectional, peerShares: true, at: now,
       });
-      nodesOf(body.nodes);
-      const theirs = receivedMetadata(body);
+      const theirs = receivedMetadata(body as never);
       await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId, ...theirs, at: now });
       const mine = bidirectional ? await localMetadata(deps, theirs.organizations.map((o) => o.mspId)) : { nodes: [], organizations: [], networks: [] };
       await recordNetworksShared(ctx, peerId, mine.networks);
@@ -117,8 +132,7 @@ export function peerApi(deps: AppDeps): Koa {
     await verifyRequest(deps, token, peer.publicJwk, raw);
     if (peer.status !== 'active') throw new ForbiddenError('This peer relationship was revoked.');
     if (ctx.path === '/sharing/v1/sync') {
-      nodesOf(body.nodes ?? []);
-      const theirs = receivedMetadata(body);
+      const theirs = receivedMetadata(body as never);
       if (peer.peerShares) await runCommand(input(ctx), NODE_SHARING_STREAM, nodeSharing, { type: 'RecordPeerNodes', peerId: peer.id, ...theirs, at: now });
       const mspIds = (peer.peerShares ? theirs.organizations : peer.organizations).map((o) => o.mspId);
       const mine = peer.sharesWithPeer ? await localMetadata(deps, mspIds) : { nodes: [], organizations: [], networks: [] };

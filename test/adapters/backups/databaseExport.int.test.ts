@@ -69,8 +69,8 @@ function editLine(dir: string, position: number, edit: (row: Record<string, unkn
   writeFileSync(file, lines.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
-t('what is withheld: the audit-only events no read model needs (LoginSucceeded gives last_login_at, so it stays)', () => {
-  assert.equal(withhold.sort(), ['AccessDenied', 'LoggedOut', 'LoginFailed', 'RequestFailed', 'SensitiveRead', 'UnauthorizedAccessDetected']);
+t('what is withheld: the audit-only events no read model needs (LoginSucceeded and OidcSignInSucceeded give last_login_at, so they stay)', () => {
+  assert.equal(withhold.sort(), ['AccessDenied', 'LoggedOut', 'LoginFailed', 'OidcSignInFailed', 'RequestFailed', 'SensitiveRead', 'UnauthorizedAccessDetected']);
   assert.equal(auditOnlyTypesToWithhold(typesReadModelsNeed([...allProjections, { name: 'x', handles: '*', tables: [], apply: () => [] }])), []);
 });
 

@@ -62,4 +62,34 @@ test('a receiver streaming an endless body: the status counts, 500 characters ar
   await new Promise<void>((res) => server.close(() => res()));
 });
 
+test('IPv6 forms that carry a private IPv4 address are private: mapped (dotted or hex), compatible, translated, 6to4, local-use NAT64', () => {
+  for (const a of ['::ffff:7f00:1', '::FFFF:127.0.0.1', '::7f00:1', '::127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:10.0.0.1', '2002:7f00:1::1', '2002:a9fe:a9fe::', '64:ff9b:1::a00:1', '::ffff:a9fe:a9fe']) assert.ok(isPrivateAddress(a), a);
+  for (const a of ['::ffff:808:808', '2002:808:808::1', '2001:db8::1']) assert.not.ok(isPrivateAddress(a), a);
+});
+
+test('every spelling of a private address in a URL is refused before any connection: decimal, octal, hex, short, bracketed IPv6 forms', async () => {
+  for (const u of ['http://2130706433/', 'http://0x7f000001/', 'http://0177.0.0.1/', 'http://0x7f.1/', 'http://127.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::ffff:7f00:1]/', 'http://[::127.0.0.1]/', 'http://[::ffff:0:7f00:1]/', 'http://[2002:7f00:1::]/', 'http://[::ffff:169.254.169.254]/']) {
+    assert.ok(await targetRefusal(u, false), u);
+    const r = await createHttpOutbound({ allowPrivateTargets: false }).post({ url: u, headers: {}, body: '{}', timeoutMs: 1000 });
+    assert.is(r.ok, false, u);
+    assert.match(r.error!, /private/, u);
+  }
+});
+
+test('a redirect is not followed: the 3xx is the answer, and the place it points at receives nothing', async () => {
+  const target = await startReceiver();
+  const http = await import('node:http');
+  const server = http.createServer((_req, res) => {
+    res.writeHead(307, { location: `${target.url}/internal` });
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  const r = await createHttpOutbound({ allowPrivateTargets: true }).post({ url: `http://127.0.0.1:${port}/`, headers: {}, body: '{}', timeoutMs: 2000 });
+  assert.equal([r.ok, r.statusCode], [false, 307]);
+  assert.is(target.received.length, 0);
+  await new Promise<void>((res) => server.close(() => res()));
+  await target.close();
+});
+
 test.run();

@@ -80,6 +80,26 @@ test('the compose text renders parameters and volume mounts', () => {
   assert.is(parsed.services.app.image, 'demo:v1');
 });
 
+test('user-supplied patterns run in linear time (RE2): (a+)+$ against a long "aaa…!" answers at once; lookaround and backreferences are refused at install', () => {
+  const withPattern = (pattern: string) => ({ ...descriptor(), spec: { ...descriptor().spec, parameters: { type: 'object', properties: { ...descriptor().spec.parameters.properties, word: { type: 'string', pattern } } } } });
+  const d = parsePluginDescriptor(withPattern('^(a+)+$'));
+  // On a backtracking engine this is about 2^5000 steps; the test would never end.
+  assert.equal(fields(() => checkPluginParameters(d, { port: 8080, word: `${'a'.repeat(5000)}!` })), ['parameters.word']);
+  assert.equal(checkPluginParameters(d, { port: 8080, word: 'a'.repeat(5000) }).word, 'a'.repeat(5000));
+  for (const p of ['(a)\\1', '(?=a)a', '(?<!b)a']) assert.equal(fields(() => parsePluginDescriptor(withPattern(p))), ['spec.parameters'], p);
+  // Distinct patterns stay distinct (ajv keys compiled patterns by their text).
+  const two = parsePluginDescriptor({ ...descriptor(), spec: { dockerCompose: { contents: 'services: {}\n' }, parameters: { type: 'object', properties: { port: { type: 'number' }, a: { type: 'string', pattern: '^[a-z]+$' }, b: { type: 'string', pattern: '^[0-9]+$' } } } } });
+  assert.equal(fields(() => checkPluginParameters(two, { port: 1, a: '1', b: 'x' })), ['parameters.a', 'parameters.b']);
+});
+
+test('uniqueItems must come with a bounded maxItems (its check compares every pair), and at most 100 issues are listed', () => {
+  const withList = (list: Record<string, unknown>) => ({ ...descriptor(), spec: { dockerCompose: { contents: 'services: {}\n' }, parameters: { type: 'object', properties: { port: { type: 'number' }, list } } } });
+  assert.equal(fields(() => parsePluginDescriptor(withList({ type: 'array', uniqueItems: true }))), ['spec.parameters.properties.list']);
+  assert.equal(fields(() => parsePluginDescriptor(withList({ type: 'array', uniqueItems: true, maxItems: 100_000 }))), ['spec.parameters.properties.list']);
+  const d = parsePluginDescriptor(withList({ type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'integer' } }));
+  assert.is(fields(() => checkPluginParameters(d, { port: 1, list: Array.from({ length: 5000 }, () => 'x') })).length, 100);
+});
+
 const shippedDir = path.join(import.meta.dirname, '..', '..', '..', 'plugins', 'available');
 
 test('every shipped descriptor parses; the reference plugin renders the environment its program reads, the key mounted read-only', () => {

@@ -26,12 +26,12 @@ test('the audit view keeps a data field named __proto__ as a field (it does not 
   assert.is(JSON.stringify(out), JSON.stringify(data));
 });
 
-test('a plugin compose placeholder naming an Object.prototype property renders empty, never a function\'s source', () => {
+test('a plugin compose placeholder naming an Object.prototype property renders as absent (null), never a function\'s source', () => {
   for (const n of PROTO.filter((x) => x !== '__proto__')) {
-    assert.is(renderCompose(`image: {{ .parameters.${n} }}`, {}, []), 'image: ', n);
-    assert.is(renderCompose(`image: {{ .parameters.image.${n} }}`, { image: { tag: '1' } }, []), 'image: ', n);
+    assert.is(renderCompose(`image: {{ .parameters.${n} }}`, {}, []), 'image: null\n', n);
+    assert.is(renderCompose(`image: {{ .parameters.image.${n} }}`, { image: { tag: '1' } }, []), 'image: null\n', n);
   }
-  assert.is(renderCompose('image: {{ .parameters.constructor }}', own(['constructor'], () => 'nginx'), []), 'image: nginx');
+  assert.is(renderCompose('image: {{ .parameters.constructor }}', own(['constructor'], () => 'nginx'), []), 'image: "nginx"\n');
 });
 
 test.run();

@@ -64,7 +64,7 @@ t('B\'s organization is added to A\'s channel through sharing, and B\'s peer joi
   // Sharing, both ways: A now knows B's organization (certificates only).
   const inv = await apiA('POST', '/nodesharing/invitations', { bidirectional: true });
   assert.is(inv.status, 201, inv.text);
-  r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt });
+  r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt, fingerprint: inv.json.key_fingerprint });
   assert.is(r.status, 201, r.text);
   const peerOnB = r.json.id;
   assert.equal(r.json.networks, [], 'B is in none of A\'s channels yet');

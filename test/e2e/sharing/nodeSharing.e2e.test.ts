@@ -43,6 +43,7 @@ t.after(async () => {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('base64url');
 let invitation: string;
+let fingerprint: string;
 
 t('community edition answers 403 EDITION_REQUIRED on every sharing endpoint', async () => {
   for (const [m, p, body] of [['POST', '/nodesharing/invitations', {}], ['POST', '/nodesharing/accept', { invitation_jwt: 'x' }], ['POST', '/nodesharing/sync', { peer_node_id: 1 }], ['GET', '/nodesharing/peers', undefined]] as const) {
@@ -63,6 +64,7 @@ t('an invitation is an ES256 JWT with an expiry, the inviter\'s public key, its 
   const r = await apiA('POST', '/nodesharing/invitations', { bidirectional: true });
   assert.is(r.status, 201, r.text);
   invitation = r.json.invitation_jwt;
+  fingerprint = r.json.key_fingerprint;
   const header = decodeProtectedHeader(invitation);
   const claims = decodeJwt(invitation);
   assert.is(header.alg, 'ES256');
@@ -98,7 +100,7 @@ t('tampered and expired invitations are refused before anything is sent', async 
 });
 
 t('accepted over pinned TLS: both instances list each other with the other\'s nodes', async () => {
-  const r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation });
+  const r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation, fingerprint });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.role, 'acceptor');
   assert.is(r.json.bidirectional, true);
@@ -122,7 +124,7 @@ t('accepted over pinned TLS: both instances list each other with the other\'s no
 });
 
 t('a reused invitation is refused, by the acceptor and by the inviter itself', async () => {
-  let r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation });
+  let r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: invitation, fingerprint });
   assert.is(r.status, 409, r.text);
   assert.is(r.json.code, 'INVITATION_USED');
   // Another instance (a key of its own, signing its request properly) presents the same invitation to A.
