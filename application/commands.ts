@@ -64,3 +64,11 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
   if (result.lastPosition !== null) await input.deps.projector.waitFor(result.lastPosition);
   return result;
 }
+
+/** The input of work no HTTP request asked for (the command line, the server's own start): no
+ * identity, and events whose metadata name the work instead of a route (method CLI, endpoint
+ * `what`). */
+export function commandLineInput(deps: AppDeps, what: string): CommandInput {
+  const requestId = deps.newId();
+  return { identity: null, requestId, deps, ctx: { ip: '', method: 'CLI', path: what, state: {}, get: () => '' } };
+}

@@ -252,7 +252,6 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
-  await bootstrapFirstAdmin({ store, projector, passwords, nextId, config, log });
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
     config: {
@@ -314,6 +313,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
+  await bootstrapFirstAdmin({ deps, config });
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl();
   const drain = createDrain();

@@ -91,6 +91,67 @@ test('no import circle anywhere outside test/', () => {
   assert.equal(circles, [], `import circles:\n${circles.join('\n')}`);
 });
 
+// Routes keep to validate, call one use case or command, shape the answer (docs/architecture.md).
+// A handler that runs more than one command, runs one and also calls a use case of
+// application/, or runs one and also calls a port that reaches outside (a node, a key provider,
+// a peer instance), is a use case still in http/: it belongs in application/<context>/. (Calling
+// one of two use cases by platform, or a lookup such as networkOr404, is thin.) Any not moved
+// yet are listed here, each with why, so the list can only shrink: a new one fails this test,
+// and so does a moved one still listed.
+const thickRoutesNotYetMoved: Record<string, string> = {};
+
+const portCall = /\b(evmOf|consortiumOf|sharingOf)\(|\bdeps\.(evm|consortium|sharing|keys|plugins|backups|metricsStack|notifier|outbound)\b/g;
+
+/** The functions a route module imports from application/ (use cases), lookups and command running aside. */
+function useCasesImported(src: string): string[] {
+  const names: string[] = [];
+  for (const m of src.matchAll(/import \{([^}]+)\} from '(?:\.\.\/)+application\/(?!commands\.ts)[^']+'/g)) {
+    for (const part of m[1].split(',')) {
+      const name = part.trim();
+      if (name && !name.startsWith('type ') && !/(Or404|Of)$/.test(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+/** Each route handler under http/routes/ that does the work of a use case itself. */
+function thickRoutes(): string[] {
+  const out: string[] = [];
+  for (const file of files(path.join('http', 'routes'))) {
+    const src = readFileSync(file, 'utf8');
+    const useCases = useCasesImported(src);
+    for (const block of src.split(/defineRoute\(\{/).slice(1)) {
+      const m = block.match(/method: '(\w+)', path: '([^']+)'/);
+      const handler = block.slice(block.indexOf('handler('));
+      const commands = (handler.match(/\brunCommand\(/g) ?? []).length;
+      const ports = (handler.match(portCall) ?? []).length;
+      const calls = useCases.filter((name) => new RegExp(`\\b${name}\\(`).test(handler)).length;
+      if (commands > 1 || (commands === 1 && (ports > 0 || calls > 0))) out.push(`${file.split(path.sep).join('/')} ${m?.[1]} ${m?.[2]}`);
+    }
+  }
+  return out.sort();
+}
+
+test('route handlers stay thin: several commands, or a command with a use case or a port call, are a use case for application/', () => {
+  const thick = thickRoutes();
+  const listed = Object.keys(thickRoutesNotYetMoved).sort();
+  const added = thick.filter((r) => !listed.includes(r));
+  const moved = listed.filter((r) => !thick.includes(r));
+  assert.equal(added, [], `move these handlers' work to application/<context>/:\n${added.join('\n')}`);
+  assert.equal(moved, [], `these are thin now; take them off thickRoutesNotYetMoved:\n${moved.join('\n')}`);
+});
+
+test('no route calls another route\'s handler: only http/app.ts runs handlers', () => {
+  const bad: string[] = [];
+  for (const top of ['http', 'application', 'sagas', 'bin']) for (const file of files(top)) if (file !== path.join('http', 'app.ts') && /\.handler\(/.test(readFileSync(file, 'utf8'))) bad.push(file);
+  assert.equal(bad, [], bad.join('\n'));
+});
+
+test('application/ imports nothing from http/ or adapters/: a command line or a saga can call a use case without the web server', () => {
+  const bad = violations().filter((v) => v.startsWith(`application${path.sep}`));
+  assert.equal(bad, [], bad.join('\n'));
+});
+
 test('domain/ imports no I/O modules', () => {
   const bad: string[] = [];
   for (const file of files('domain')) {

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { DATABASE_PROVIDER_ID, keyProviderStream, keyProviders } from '../../domain/keyProviders/keyProviders.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import type { JsonObject } from '../../domain/shared/eventStore.ts';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getKeyProvider, keyCountOfProvider, listKeyProviders } from '../../projections/keyProviders.ts';
+import { createKeyProvider } from '../../application/keyProviders/keyProviderCreate.ts';
+import { deleteKeyProvider } from '../../application/keyProviders/keyProviderDelete.ts';
 
 const tags = ['key-providers'];
 const pro = { edition: 'pro' as const, feature: 'Vault and AWS KMS key providers' };
@@ -61,32 +60,8 @@ export const keyProviderRoutes = [
     }, { additionalProperties: false }),
     responses: { 201: { description: 'created', schema: KeyProviderSchema }, 400: { description: 'invalid configuration, or the provider cannot be reached' }, 409: { description: 'name taken, or (CREATE) the port is in use' }, 503: { description: 'Vault CREATE mode cannot run here (no Docker Engine, no image)' } },
     async handler(input) {
-      const { deps, body } = input;
-      if ((await listKeyProviders(deps.pool)).some((p) => p.name.toLowerCase() === body.name.toLowerCase())) throw new ConflictError(`A key provider named ${body.name} exists already.`, { field: 'name' });
-      if (body.type === 'VAULT' && body.awsKmsConfig) throw new ValidationError('A VAULT provider takes vaultConfig or config, not awsKmsConfig.', [{ field: 'awsKmsConfig', message: 'not for VAULT' }]);
-      if (body.type === 'AWS_KMS' && body.vaultConfig) throw new ValidationError('An AWS_KMS provider takes awsKmsConfig or config, not vaultConfig.', [{ field: 'vaultConfig', message: 'not for AWS_KMS' }]);
-      const prepared = await deps.keys.providers.prepare(body.type, body);
-      let providerId: number;
-      try {
-        const status = await deps.keys.providers.probe(body.type, prepared.sealedConfig);
-        const usable = body.type === 'VAULT' ? status.vault_reachable === true && status.sealed === false && status.vault_initialized === true : status.kms_reachable === true && status.kms_status === 'available';
-        if (!usable) {
-          throw new ValidationError(`The ${body.type === 'VAULT' ? 'Vault' : 'AWS KMS'} provider is not usable: ${status.detail ?? JSON.stringify(status)}`, [{ field: body.type === 'VAULT' ? 'vaultConfig' : 'awsKmsConfig', message: String(status.detail ?? 'not reachable') }]);
-        }
-        providerId = await deps.nextId('key_provider');
-        while (providerId <= DATABASE_PROVIDER_ID) providerId = await deps.nextId('key_provider');
-        await runCommand(input, keyProviderStream(providerId), keyProviders, {
-          type: 'CreateKeyProvider', providerId, name: body.name, providerType: body.type, isDefault: body.isDefault ?? false,
-          publicConfig: prepared.publicConfig as JsonObject, sealedConfig: prepared.sealedConfig, at: deps.clock().toISOString(),
-        });
-      } catch (err) {
-        // A managed Vault started for a provider that was not saved is removed with its data.
-        if (prepared.operation === 'CREATE') {
-          await deps.keys.providers.discardPrepared(prepared.sealedConfig).catch((e: Error) => deps.log.error({ err: e.message }, 'removing the managed Vault of an unsaved provider failed'));
-        }
-        throw err;
-      }
-      return { status: 201, body: await view(deps.pool, providerId), headers: { Location: `/api/v1/key-providers/${providerId}` } };
+      const providerId = await createKeyProvider(input, input.body);
+      return { status: 201, body: await view(input.deps.pool, providerId), headers: { Location: `/api/v1/key-providers/${providerId}` } };
     },
   }),
   defineRoute({
@@ -101,15 +76,7 @@ export const keyProviderRoutes = [
     description: 'A Vault provider in CREATE mode: its managed container is stopped and removed with its data once the provider is deleted.',
     responses: { 204: { description: 'deleted' }, 400: { description: 'the built-in provider' }, 404: { description: 'no such provider' }, 409: { description: 'still holds keys' } },
     async handler(input) {
-      const { deps, params } = input;
-      if (params.id === DATABASE_PROVIDER_ID) throw new ValidationError('The built-in database key provider cannot be deleted.', [{ field: 'id', message: 'built in' }]);
-      const before = await getKeyProvider(deps.pool, params.id);
-      await runCommand(input, keyProviderStream(params.id), keyProviders, { type: 'DeleteKeyProvider', providerId: params.id, keyCount: await keyCountOfProvider(deps.pool, params.id), at: deps.clock().toISOString() });
-      deps.keys.providers.forget(params.id);
-      if (before) {
-        // The provider is gone either way; a container that could not be removed is reported in the log.
-        await deps.keys.providers.removeManaged(before.config).catch((e: Error) => deps.log.error({ providerId: params.id, err: e.message }, 'removing the managed Vault container of a deleted provider failed'));
-      }
+      await deleteKeyProvider(input, input.params.id);
       return { status: 204 };
     },
   }),

@@ -3,18 +3,18 @@ import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
-import { keyStream, keys, type CertificateProfileData } from '../../domain/keys/keys.ts';
-import { certificateRecord, keyRefOf, loadKey, renewCertificate, rotateKey } from '../../domain/keys/certificateRenewal.ts';
-import { issuingCaCertificate, validityWithinCa } from '../../domain/keys/issuingCaChecks.ts';
+import { keyStream, keys } from '../../domain/keys/keys.ts';
+import { keyRefOf, loadKey, renewCertificate, rotateKey } from '../../domain/keys/certificateRenewal.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
-import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProviders.ts';
 import { getOrganization } from '../../projections/organizations.ts';
-import { networksUsingKey } from '../../projections/evm/evmNetworks.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
 import { requestMetadata } from '../../application/commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
 import { caCrl, revokeCertificate } from '../../application/keys/certificateRevocation.ts';
+import { importCaKey } from '../../application/keys/keyImport.ts';
+import { deleteKey } from '../../application/keys/keyDelete.ts';
+import { issueKeyCertificate } from '../../application/keys/certificateIssue.ts';
 import { keyUsageInfo, SignBody, SignDataBody, SignDataResponse } from '../keys/keySchemas.ts';
 import type { RouteInput } from '../route.ts';
 
@@ -94,20 +94,9 @@ export const keyRoutes = [
     }, { additionalProperties: false }),
     responses: { 201: { description: 'imported', schema: KeySchema }, 400: { description: 'invalid certificate or key' } },
     async handler(input) {
-      const { deps, body } = input;
-      const org = body.organizationId ? await getOrganization(deps.pool, body.organizationId) : null;
-      if (body.organizationId && !org) throw new ValidationError(`Organization ${body.organizationId} does not exist.`, [{ field: 'organizationId', message: 'no such organization' }]);
-      const providerId = body.providerId ?? body.keyProviderId ?? org?.providerId ?? (await defaultKeyProviderId(deps.pool));
-      if (!(await getKeyProvider(deps.pool, providerId))) throw new ValidationError(`Key provider ${providerId} does not exist.`, [{ field: 'providerId', message: 'no such key provider' }]);
-      const keyId = await deps.nextId('key');
-      const now = deps.clock();
-      const imported = await deps.keys.importCa(providerId, `${body.name.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 48)}-${keyId}`, { certificate: body.certificate, privateKey: body.privateKey }, now);
-      await runCommand(input, keyStream(keyId), keys, {
-        type: 'CreateKey', keyId, name: body.name, description: body.description ?? null, purpose: 'CA', providerId, organizationId: body.organizationId ?? null, spec: imported.spec,
-        material: { handle: imported.handle, publicKeyPem: imported.publicKeyPem, ethereumAddress: imported.spec.curve === 'secp256k1' ? deps.keys.ethereumAddress(imported.publicKeyPem) : null },
-        imported: true, certificate: certificateRecord(imported.certificate, null, null), at: now.toISOString(),
-      });
-      return { status: 201, body: keyView((await getKey(deps.pool, keyId))!), headers: { Location: `/api/v1/keys/${keyId}` } };
+      const { keyProviderId, providerId, type: _type, ...body } = input.body;
+      const keyId = await importCaKey(input, { ...body, providerId: providerId ?? keyProviderId });
+      return { status: 201, body: keyView((await getKey(input.deps.pool, keyId))!), headers: { Location: `/api/v1/keys/${keyId}` } };
     },
   }),
   defineRoute({
@@ -121,20 +110,7 @@ export const keyRoutes = [
     method: 'delete', path: '/keys/:id', summary: 'Delete a key (and its private key in the provider)', tags, permission: 'KEY_DELETE', params: IdParam,
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such key' }, 409: { description: 'still used by an organization' } },
     async handler(input) {
-      const { deps, params } = input;
-      const k = await keyOr404(input, params.id);
-      const usedBy: string[] = [];
-      if (k.organizationId) {
-        const o = await getOrganization(deps.pool, k.organizationId);
-        if (o && [o.signKeyId, o.tlsKeyId, o.adminKeyId].includes(k.id)) usedBy.push(`organization ${o.mspId} (${k.purpose})`);
-      }
-      for (const name of await networksUsingKey(deps.pool, k.id)) usedBy.push(`evm network ${name} (validator key)`);
-      const r = await runCommand(input, keyStream(params.id), keys, { type: 'DeleteKey', keyId: params.id, usedBy, at: deps.clock().toISOString() });
-      const deleted = r.events.find((e) => e.type === 'KeyDeleted');
-      if (deleted) {
-        const provider = await deps.keys.providers.get(k.providerId);
-        await provider.deleteKey(String(deleted.data.handle)).catch((err) => deps.log.warn({ keyId: k.id, err: (err as Error).message }, 'provider could not delete the key material'));
-      }
+      await deleteKey(input, input.params.id);
       return { status: 204 };
     },
   }),
@@ -144,40 +120,10 @@ export const keyRoutes = [
     body: SignBody,
     responses: { 200: { description: 'the key with its new certificate', schema: KeySchema }, 400: { description: 'invalid profile; the issuer is not a CA or its certificate expired; the validity ends after the CA\'s notAfter (the message names the latest allowed)' }, 404: { description: 'no such key' } },
     async handler(input) {
-      const { deps, params, body } = input;
-      const subject = await loadKey(deps.store, params.keyID);
-      let caKeyId = body.caKeyId;
-      if (caKeyId === undefined && subject.organizationId) caKeyId = (await getOrganization(deps.pool, subject.organizationId))?.signKeyId ?? undefined;
-      if (caKeyId === undefined) throw new ValidationError('caKeyId is required: the key belongs to no organization whose signing CA could sign.', [{ field: 'caKeyId', message: 'required' }]);
-      const now = deps.clock();
-      const notBefore = body.notBefore ? new Date(body.notBefore) : new Date(now.getTime() - 60_000);
-      const notAfter = body.notAfter ? new Date(body.notAfter) : new Date(notBefore.getTime() + (body.validityDays ?? 365) * 86_400_000);
-      const isCa = body.isCA ?? false;
-      const profile: CertificateProfileData = {
-        commonName: body.commonName, organization: body.organization, organizationalUnits: body.organizationalUnits, country: body.country, province: body.province, locality: body.locality,
-        dnsNames: body.dnsNames, ipAddresses: body.ipAddresses, keyUsages: body.keyUsages, extendedKeyUsages: body.extendedKeyUsages, isCa,
-        validityDays: Math.max(1, Math.round((notAfter.getTime() - notBefore.getTime()) / 86_400_000)),
-      };
-      const request = { ...profile, notBefore, notAfter };
-      let details;
-      if (caKeyId === params.keyID) {
-        if (!isCa) throw new ValidationError('A key can only sign its own certificate as a self-signed CA (isCA: true).', [{ field: 'caKeyId', message: 'self-signing needs isCA' }]);
-        details = await deps.keys.selfSignedCa(keyRefOf(subject), request);
-      } else {
-        const issuerId = caKeyId;
-        const ca = await loadKey(deps.store, issuerId).catch(() => {
-          throw new ValidationError(`CA key ${issuerId} does not exist.`, [{ field: 'caKeyId', message: 'no such key' }]);
-        });
-        const caCertificate = issuingCaCertificate(ca, issuerId, now);
-        // A validity the caller asked for is refused past the CA's end, not silently shortened;
-        // the default (365 days) is only a default, so it is cut to the CA's end.
-        const asked = body.notAfter !== undefined || body.validityDays !== undefined;
-        const window = validityWithinCa(caCertificate, request, asked ? 'reject' : 'clamp', body.notAfter ? 'notAfter' : 'validityDays');
-        details = await deps.keys.issueCertificate(subject.material!.publicKeyPem, { ...request, ...window }, { key: keyRefOf(ca), certificatePem: caCertificate.certificatePem });
-      }
-      await runCommand(input, keyStream(params.keyID), keys, { type: 'RecordCertificate', keyId: params.keyID, certificate: certificateRecord(details, caKeyId, profile), reason: 'signed', at: now.toISOString() });
-      await recordSecurityEvent(input, 'SensitiveRead', { action: 'SIGN', resourceType: 'key', resourceId: String(caKeyId), resourceName: `certificate for key ${params.keyID}`, details: { operation: 'issue-certificate', subjectKeyId: params.keyID, serialNumber: details.serialNumber } });
-      return { body: keyView((await getKey(deps.pool, params.keyID))!) };
+      const { params } = input;
+      const issued = await issueKeyCertificate(input, params.keyID, input.body);
+      await recordSecurityEvent(input, 'SensitiveRead', { action: 'SIGN', resourceType: 'key', resourceId: String(issued.caKeyId), resourceName: `certificate for key ${params.keyID}`, details: { operation: 'issue-certificate', subjectKeyId: params.keyID, serialNumber: issued.serialNumber } });
+      return { body: keyView((await getKey(input.deps.pool, params.keyID))!) };
     },
   }),
   defineRoute({

@@ -3,25 +3,24 @@
 // validators as the chain reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { EVM_NETWORKS_STREAM, evmNetworks } from '../../domain/evm/evmNetwork.ts';
-import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
-import { listEvmNetworks, type EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
-import { getNode, type NodeRow } from '../../projections/nodes.ts';
-import type { AppDeps } from '../../application/deps.ts';
+import { listEvmNetworks } from '../../projections/evm/evmNetworks.ts';
+import { getNode } from '../../projections/nodes.ts';
 import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
 import { createEvmNetwork, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
+import { networkStatus, networkView, NetworkView } from '../evm/evmNetworkView.ts';
 import { validatorVoteRoutes } from './evm/validatorVotes.ts';
-import { startConsortiumNetwork } from './consortium/consortiumNetworks.ts';
+import { startConsortiumNetwork } from '../../application/consortium/consortiumNetworkStart.ts';
+import { startEvmNetwork } from '../../application/evm/evmNetworkStart.ts';
+import { deleteEvmNetwork } from '../../application/evm/evmNetworkDelete.ts';
+import { consortiumNetworkView } from '../consortium/consortiumNetworkView.ts';
+import { consortiumNodeView } from '../consortium/consortiumNodeView.ts';
 import { getConsortiumNetwork } from '../../projections/consortium/consortiumNetworks.ts';
-import { DATABASE_PROVIDER_ID } from '../../domain/keyProviders/keyProviders.ts';
 import { seedNodes } from '../../domain/evm/evmSeedNodes.ts';
-import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 import { listEvmContracts } from '../../projections/evm/evmContracts.ts';
 
 const tags = ['evm networks'];
@@ -50,33 +49,6 @@ const createFields = {
 const GenericBody = Type.Object({ ...createFields, type: Type.Optional(Type.String({ description: 'evm' })) }, { additionalProperties: false });
 const EvmBody = Type.Object(createFields, { additionalProperties: false });
 
-const ValidatorView = Type.Object({
-  address: Type.String(),
-  key_provider: Type.Union([Type.String(), Type.Null()], { description: 'type of the provider holding the key (DATABASE, AWS_KMS, ...)' }),
-  key_provider_id: Type.Union([Type.Integer(), Type.Null()]),
-  key_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the key under /keys (purpose VALIDATOR)' }),
-  key_held: Type.Boolean(),
-});
-const NetworkView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  type: Type.Literal('evm'),
-  description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: 'created, running, stopped or error, derived from the nodes' }),
-  genesis_block_hash: Type.String(),
-  chain_id: Type.Integer(),
-  consensus: Type.String(),
-  block_time: Type.Integer(),
-  gas_pricing: Type.Union([Type.Literal('free'), Type.Literal('priced')], { description: 'free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0' }),
-  min_gas_price: Type.String({ description: 'wei, decimal' }),
-  base_fee: Type.String({ description: 'genesis base fee, wei, decimal (0 on a free-gas network)' }),
-  client: Type.String(),
-  engine: Type.String(),
-  validators: Type.Array(ValidatorView),
-  node_count: Type.Integer(),
-  created_at: Type.String(),
-});
-
 const ContractView = Type.Object({
   id: Type.Integer(), network_id: Type.Integer(), name: Type.String(), address: Type.String(),
   abi: Type.Union([Type.Array(Type.Unknown()), Type.Null()]), bytecode: Type.String({ description: 'creation bytecode, hex' }),
@@ -84,39 +56,6 @@ const ContractView = Type.Object({
   constructor_args: Type.Union([Type.String(), Type.Null()], { description: 'pre-encoded constructor arguments, hex' }),
   transaction_hash: Type.String(), block_number: Type.Integer(), deployer: Type.String({ description: 'address of the key that deployed it' }), node_id: Type.Integer(), deployed_at: Type.String(),
 });
-
-export function networkStatus(nodes: NodeRow[]): 'created' | 'running' | 'stopped' | 'error' {
-  if (nodes.some((n) => n.status === 'error' || n.status === 'down')) return 'error';
-  if (nodes.some((n) => n.status === 'running')) return 'running';
-  if (nodes.some((n) => n.status === 'stopped' || n.status === 'stopping')) return 'stopped';
-  return 'created';
-}
-
-function gasView(n: EvmNetworkRow) {
-  const gas = gasPricingOf(n.record.settings, n.record.genesis);
-  return { gas_pricing: gas.free ? ('free' as const) : ('priced' as const), min_gas_price: gas.minGasPrice.toString(), base_fee: gas.baseFee.toString() };
-}
-
-async function networkView(deps: AppDeps, n: EvmNetworkRow) {
-  const nodes = await networkNodes({ deps } as never, n.id);
-  return {
-    id: n.id,
-    name: n.name,
-    type: 'evm' as const,
-    description: n.description,
-    status: networkStatus(nodes),
-    genesis_block_hash: n.genesisBlockHash,
-    chain_id: n.chainId,
-    consensus: n.consensus,
-    block_time: n.blockPeriodSeconds,
-    ...gasView(n),
-    client: n.client,
-    engine: n.engine,
-    validators: n.validators.map((v) => ({ address: v.address, key_provider: v.keyProvider, key_provider_id: v.keyHandle ? (v.providerId ?? DATABASE_PROVIDER_ID) : null, key_id: v.keyId ?? null, key_held: v.keyHandle !== null })),
-    node_count: nodes.length,
-    created_at: n.createdAt,
-  };
-}
 
 function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkRequest {
   const { keyProviderId, providerId, ...rest } = body as { keyProviderId?: number; providerId?: number };
@@ -179,10 +118,7 @@ export const networkRoutes = [
     description: 'Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.',
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' } },
     async handler(input) {
-      const { deps, params } = input;
-      await networkOr404(deps, params.id);
-      for (const n of await networkNodes(input, params.id)) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
-      await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, { type: 'DeleteNetwork', networkId: params.id, nodeCount: 0, at: deps.clock().toISOString() });
+      await deleteEvmNetwork(input, input.params.id);
       return { status: 204 };
     },
   }),
@@ -259,24 +195,12 @@ export const networkRoutes = [
     responses: { 200: { description: 'the network and its nodes after the start attempt' }, 404: { description: 'no such network' } },
     async handler(input) {
       const { deps, params } = input;
-      const consortium = await getConsortiumNetwork(deps.pool, params.networkId);
-      if (consortium) return { body: await startConsortiumNetwork(input, consortium) };
-      const network = await networkOr404(deps, params.networkId);
-      const existing = await networkNodes(input, network.id);
-      const bound = new Set(existing.map((n) => n.validatorAddress));
-      const canAdd = network.client !== 'anvil' || existing.length === 0;
-      for (const [i, v] of network.validators.entries()) {
-        if (bound.has(v.address) || !canAdd) continue;
-        await createEvmNode(input, network, { name: `${network.name}-validator-${i + 1}`, role: 'validator', isBootnode: false, ports: {} });
-        if (network.client === 'anvil') break;
+      if (await getConsortiumNetwork(deps.pool, params.networkId)) {
+        const r = await startConsortiumNetwork(input, params.networkId);
+        return { body: { network: await consortiumNetworkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => consortiumNodeView(deps, n))) } };
       }
-      if (network.validators.length === 0 && existing.length === 0) {
-        await createEvmNode(input, network, { name: `${network.name}-node-1`, isBootnode: false, ports: {} });
-      }
-      const nodes = await networkNodes(input, network.id);
-      for (const n of nodes) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'StartNode', nodeId: n.id, at: deps.clock().toISOString() });
-      const settled = await Promise.all(nodes.map((n) => awaitSettled(input, n.id)));
-      return { body: { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NodeRow => !!n).map((n) => nodeView(deps, n))) } };
+      const r = await startEvmNetwork(input, params.networkId);
+      return { body: { network: await networkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => nodeView(deps, n))) } };
     },
   }),
   defineRoute({

@@ -16,13 +16,15 @@ import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projectio
 import { getOrganization } from '../../projections/organizations.ts';
 import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { createConsortiumNode, organizationDomainOf, renewConsortiumNodeCertificates, updateConsortiumNodeConfig } from '../../application/consortium/consortiumNodeCreate.ts';
+import { createConsortiumNode, organizationDomainOf } from '../../application/consortium/consortiumNodeCreate.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../consortium/consortiumNodeView.ts';
 import { nodeLogSource } from '../nodeLogs.ts';
 import { evmOf, networkOr404, nodeOr404, nodeTarget } from '../../application/evm/evmContext.ts';
-import { awaitSettled, checkNodeName, createEvmNode, updateEvmNodePorts } from '../../application/evm/evmNodeCreate.ts';
+import { awaitSettled, createEvmNode } from '../../application/evm/evmNodeCreate.ts';
 import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import type { AppDeps } from '../../application/deps.ts';
+import { updateNode } from '../../application/nodes/nodeUpdate.ts';
+import { renewNodeCertificates } from '../../application/consortium/consortiumNodeCertificatesRenew.ts';
 
 const tags = ['nodes'];
 const AnyNodeView = Type.Union([NodeViewSchema, ConsortiumNodeViewSchema], { description: 'an evm node or a consortium node (see platform)' });
@@ -216,17 +218,8 @@ export const nodeRoutes = [
     async handler(input) {
       const { deps, params, body } = input;
       const node = await nodeOr404(deps, params.id);
-      if (body.name !== undefined) await checkNodeName(input, body.name, node.id);
-      if (node.platform === 'CONSORTIUM') {
-        foreignFields(body.config ?? {}, EVM_ONLY, 'consortium');
-        const config = body.config ? await updateConsortiumNodeConfig(input, node, body.config) : {};
-        await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config, at: deps.clock().toISOString() });
-        return { body: await viewOf(deps, await nodeOr404(deps, node.id)) };
-      }
-      foreignFields(body.config ?? {}, CONSORTIUM_ONLY, 'evm');
-      const network = await networkOr404(deps, node.networkId!);
-      const config = body.config ? await updateEvmNodePorts(input, network, node, body.config) : undefined;
-      await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'UpdateNodeConfig', nodeId: node.id, name: body.name, config: config ?? {}, at: deps.clock().toISOString() });
+      foreignFields(body.config ?? {}, node.platform === 'CONSORTIUM' ? EVM_ONLY : CONSORTIUM_ONLY, node.platform === 'CONSORTIUM' ? 'consortium' : 'evm');
+      await updateNode(input, node, body);
       return { body: await viewOf(deps, await nodeOr404(deps, node.id)) };
     },
   }),
@@ -256,14 +249,8 @@ export const nodeRoutes = [
     description: 'Same keys, new validity; the TLS certificate carries the node\'s current hostname, external endpoint and domainNames. A running node is restarted so that it serves the new certificates (certificate.renewed per certificate). Evm nodes have no certificates (400).',
     responses: { 200: { description: 'the renewed certificates and the node after its restart' }, 400: { description: 'not a consortium node' }, 404: { description: 'no such node' } },
     async handler(input) {
-      const { deps, params } = input;
-      const node = await nodeOr404(deps, params.id);
-      if (node.platform !== 'CONSORTIUM') throw new ValidationError(`Node ${node.name} is an ${node.platform.toLowerCase()} node: it has no certificates to renew (its keys are under /keys).`, [{ field: 'id', message: 'not a consortium node' }]);
-      const certificates = await renewConsortiumNodeCertificates(input, node);
-      if (node.status === 'running' || node.status === 'down' || node.status === 'error') {
-        await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, restart: true, at: deps.clock().toISOString() });
-      }
-      return { body: { certificates, node: await settledView(input, node.id) } };
+      const certificates = await renewNodeCertificates(input, input.params.id);
+      return { body: { certificates, node: await settledView(input, input.params.id) } };
     },
   }),
   defineRoute({

@@ -2,7 +2,6 @@
 // are write-only: sealed under KEY_ENCRYPTION_KEY before they reach an event; views say only
 // hasPassword / hasSecret. A test always answers 200 with status success or failed and the real
 // reason, kept as lastTestStatus.
-import { randomUUID } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
@@ -12,9 +11,9 @@ import { validate } from '../validation.ts';
 import { ConflictError, EditionRequiredError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import { notificationProviderStream, notificationProviders, type NotificationProviderType } from '../../domain/notifications/notificationProviders.ts';
-import { NOTIFICATION_SECRET_CONTEXT, sendNotification } from '../../domain/notifications/notifier.ts';
+import { NOTIFICATION_SECRET_CONTEXT } from '../../domain/notifications/notifier.ts';
 import { maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
-import { testNotification } from '../../domain/notifications/messages.ts';
+import { testNotificationProvider } from '../../application/notifications/notificationProviderTest.ts';
 import { getNotificationProvider, listNotificationProviders, notificationProviderNameTaken, type NotificationProviderRow } from '../../projections/notificationProviders.ts';
 
 const tags = ['notifications'];
@@ -218,13 +217,7 @@ export const notificationRoutes = [
     description: 'SMTP: a test email to testEmail (default: the recipients, else the from address). WEBHOOK: a test payload (eventType TEST). Always 200: status failed carries the server\'s or receiver\'s own reason.',
     responses: { 200: { description: 'outcome', schema: TestResult }, 404: { description: 'no such provider' } },
     async handler(input) {
-      const { deps, params, body } = input;
-      const p = await found(deps.pool, params.id);
-      const at = deps.clock().toISOString();
-      const r = await sendNotification(deps.notifier, { id: p.id, name: p.name, type: p.type, config: p.config, sealedSecrets: p.sealedSecrets }, testNotification(randomUUID(), at, p.name), { to: body.testEmail ? [body.testEmail] : undefined });
-      const status = r.ok ? 'success' as const : 'failed' as const;
-      await runCommand(input, notificationProviderStream(p.id), notificationProviders, { type: 'RecordProviderTest', providerId: p.id, status, message: r.message, at });
-      return { body: { status, message: r.message, testedAt: at } };
+      return { body: await testNotificationProvider(input, input.params.id, input.body) };
     },
   }),
 ];

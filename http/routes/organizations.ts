@@ -4,12 +4,12 @@ import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
-import { mspIdClaimStream, mspIdClaims } from '../../domain/organizations/mspIdClaims.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { getOrganization, getOrganizationByMspId, listOrganizations, organizationUsage } from '../../projections/organizations.ts';
+import { getOrganization, getOrganizationByMspId, listOrganizations } from '../../projections/organizations.ts';
 import { defaultKeyProviderId } from '../../projections/keyProviders.ts';
 import { getKey, listKeys } from '../../projections/keys.ts';
 import { createOrganization } from '../../application/keys/organizationCreation.ts';
+import { deleteOrganization } from '../../application/keys/organizationDelete.ts';
 import { MAX_DOMAIN_LENGTH } from '../../domain/organizations/organizationCertificates.ts';
 import { keySpecFromInput } from '../keys/keySpecInput.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
@@ -115,13 +115,7 @@ export const organizationRoutes = [
     description: '409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use); delete them through /keys.',
     responses: { 204: { description: 'deleted' }, 404: { description: 'no such organization' }, 409: { description: 'still used' } },
     async handler(input) {
-      const { deps, params } = input;
-      const o = await getOrganization(deps.pool, params.id);
-      if (!o) throw new NotFoundError('Organization', params.id);
-      const usedBy = await organizationUsage(deps.pool, params.id);
-      const at = deps.clock().toISOString();
-      await runCommand(input, organizationStream(params.id), organizations, { type: 'DeleteOrganization', organizationId: params.id, usedBy, at });
-      await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ReleaseMspId', mspId: o.mspId, organizationId: params.id, at });
+      await deleteOrganization(input, input.params.id);
       return { status: 204 };
     },
   }),

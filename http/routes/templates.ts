@@ -3,11 +3,10 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { IdParam } from './schemas.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
 import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
 import { exportTemplate } from '../../application/templates/templateExport.ts';
 import { resolveTemplate } from '../../application/templates/templateBindings.ts';
-import { importConsortiumTemplate, importEvmTemplate } from '../templates/templateImport.ts';
+import { importTemplate } from '../../application/templates/templateImport.ts';
 
 const tags = ['templates'];
 const edition = { edition: 'pro' as const, feature: 'Network templates' };
@@ -60,16 +59,10 @@ export const templateRoutes = [
     body: Type.Object({ template: Template, variableBindings: Bindings, name: Type.Optional(Type.String({ maxLength: 64, description: 'network name (default: the template\'s name)' })) }, { additionalProperties: false }),
     responses: { 201: { description: 'the network made' }, 400: { description: 'the template or a binding is invalid (details name each)' }, 409: { description: 'name taken' } },
     async handler(input) {
-      const { deps, body } = input;
-      const r = await resolveTemplate(deps, body.template as NetworkTemplate, body.variableBindings);
-      if (!r.valid) throw new ValidationError(`The template cannot be imported: ${r.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, r.errors.map(({ field, message }) => ({ field, message })), 'TEMPLATE_INVALID');
-      const name = body.name ?? body.template.name;
-      if (r.template.platform === 'EVM') {
-        const made = await importEvmTemplate(input as never, r, name);
-        return { status: 201, body: { platform: 'EVM', network_id: made.networkId, name, contracts: made.contracts, warnings: r.warnings }, headers: { Location: `/api/v1/networks/evm/${made.networkId}` } };
-      }
-      const made = await importConsortiumTemplate(input as never, r, name);
-      return { status: 201, body: { platform: 'CONSORTIUM', network_id: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] }, headers: { Location: `/api/v1/networks/consortium/${made.networkId}` } };
+      const made = await importTemplate(input, { ...input.body, template: input.body.template as NetworkTemplate });
+      const created = { headers: { Location: `/api/v1/networks/${made.platform === 'EVM' ? 'evm' : 'consortium'}/${made.networkId}` }, status: 201 };
+      if (made.platform === 'EVM') return { ...created, body: { platform: 'EVM', network_id: made.networkId, name: made.name, contracts: made.contracts, warnings: made.warnings } };
+      return { ...created, body: { platform: 'CONSORTIUM', network_id: made.networkId, name: made.name, joined: made.joined, warnings: made.warnings } };
     },
   }),
 ];

@@ -7,6 +7,7 @@ import { USERS_STREAM, assertUsername, userDirectory } from '../../domain/users/
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getUser, listUsers } from '../../projections/users.ts';
 import type { AppDeps } from '../../application/deps.ts';
+import { createUser } from '../../application/users/userCreate.ts';
 import { passwordPolicyIssues } from '../../domain/users/passwordPolicy.ts';
 
 export function assertPassword(password: string, username: string, field = 'password'): void {
@@ -41,11 +42,7 @@ export const userRoutes = [
     responses: { 201: { description: 'created', schema: UserSchema }, 409: { description: 'username taken' } },
     async handler(input) {
       const { deps, body } = input;
-      assertUsername(body.username);
-      assertPassword(body.password, body.username);
-      const userId = await deps.nextId('user');
-      const passwordHash = await deps.security.passwords.hash(body.password);
-      await runCommand(input, USERS_STREAM, userDirectory, { type: 'CreateUser', userId, username: body.username, role: body.role ?? 'VIEWER', email: body.email ?? null, passwordHash, at: at(deps) });
+      const userId = await createUser(input, body);
       return { status: 201, body: await userOr404(deps, userId), headers: { Location: `/api/v1/users/${userId}` } };
     },
   }),

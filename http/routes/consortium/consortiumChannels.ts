@@ -1,19 +1,19 @@
 // A consortium network's channel: its configuration (read decoded; anchor peers, organizations
-// and policies changed through config update transactions signed by the admins this service
-// holds), the explorer (chain info, blocks, transactions, read from a joined peer) and the map.
+// and policies changed by the use cases of application/consortium/ through config update
+// transactions signed by the admins this service holds), the explorer (chain info, blocks,
+// transactions, read from a joined peer) and the map.
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../../route.ts';
-import { runCommand } from '../../../application/commands.ts';
 import { IdParam } from '../schemas.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../../domain/consortium/consortiumNetwork.ts';
-import { FabricRefusedError, type ChannelConfigChange } from '../../../domain/consortium/consortiumChannelPorts.ts';
+import { NotFoundError } from '../../../domain/shared/errors.ts';
+import { FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
-import { getOrganizationByMspId } from '../../../projections/organizations.ts';
 import { listNodes } from '../../../projections/nodes.ts';
-import { sharedOrganization } from '../../../projections/nodeSharing.ts';
 import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
-import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkSigners, peerReader } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, peerReader } from '../../../application/consortium/consortiumChannelAccess.ts';
+import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
+import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
+import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -49,35 +49,9 @@ async function configView(input: Input, network: ConsortiumNetworkRow) {
   };
 }
 
-/** Applies one change through a config update; 409 naming the organizations whose admin signatures are missing. */
-async function applyChange(input: Input, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[]) {
-  const { deps } = input;
-  const orderer = await joinedOrderer(deps, network);
-  const signers = await networkSigners(deps, network);
-  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, channelName: network.channelName, change, signers });
-  if (result.status === 'signatures-missing') {
-    throw new ConflictError(
-      `Channel ${network.channelName} needs admin signatures this service does not hold: ${result.missingOrganizations.join(', ')} (${result.unmet.map((u) => `${u.policyPath}: ${u.rule}, ${u.moreNeeded} more`).join('; ')}). Nothing was submitted.`,
-      { missingOrganizations: result.missingOrganizations, unmet: result.unmet },
-      'SIGNATURES_MISSING',
-    );
-  }
-  return result;
-}
-
-async function setAnchorPeers(input: Input, network: ConsortiumNetworkRow, body: { organizationId: string; anchorPeers: { host: string; port: number }[] }) {
-  const { deps } = input;
-  if (!network.organizations.some((o) => o.mspId === body.organizationId)) {
-    throw new ValidationError(`${body.organizationId} is not an application organization of channel ${network.channelName}.`, [{ field: 'organizationId', message: `not an organization of ${network.channelName} (${network.organizations.map((o) => o.mspId).join(', ')})` }]);
-  }
-  const result = await applyChange(input, network, { kind: 'anchorPeers', mspId: body.organizationId, anchorPeers: body.anchorPeers });
-  if (result.status === 'updated') {
-    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordAnchorPeers', networkId: network.id, mspId: body.organizationId, anchorPeers: body.anchorPeers, configSequence: result.sequence, blockNumber: result.blockNumber, at: deps.clock().toISOString() });
-  }
-  return {
-    network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence,
-    block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [],
-  };
+/** The answer of a config update (anchor peers, organizations, policies). */
+function updateView(r: ChannelConfigUpdated) {
+  return { network_id: r.network.id, channel_name: r.network.channelName, status: r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy };
 }
 
 const anchorResponses = { 200: { description: 'the config update', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no joined orderer running, or signatures missing' } };
@@ -102,45 +76,21 @@ export const consortiumChannelRoutes = [
     body: ConfigUpdateBody,
     responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
     async handler(input) {
-      const { deps, params, body } = input;
-      const network = await channelNetworkOr404(deps, params.networkId, params.channelName);
-      if (!body.organizations && !body.policies) throw new ValidationError('Give organizations or policies to change.', [{ field: 'organizations', message: 'nothing to change' }]);
-      const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
-      if (body.organizations) {
-        const current = network.organizations.map((o) => o.mspId);
-        const removed = current.filter((m) => !body.organizations!.includes(m));
-        if (removed.length) throw new ValidationError(`Removing organizations from a channel is not supported (${removed.join(', ')} would be removed); list every current organization.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
-        for (const [i, mspId] of body.organizations.entries()) {
-          if (current.includes(mspId)) continue;
-          const org = await getOrganizationByMspId(deps.pool, mspId);
-          // An organization of a peer instance (node sharing): its public MSP as the peer shared it.
-          const shared = org ? null : await sharedOrganization(deps.pool, mspId);
-          if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
-          const msp = org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!;
-          changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org?.id ?? null, mspId } } });
-        }
-      }
-      if (body.policies) changes.push({ change: { kind: 'policies', policies: body.policies }, record: { kind: 'policies', policies: body.policies } });
-      // One config transaction for the whole body: one set of signatures, one new config.
-      const result = await applyChange(input, network, changes.map((c) => c.change));
-      if (result.status === 'updated') {
-        await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-      }
-      return { body: { network_id: network.id, channel_name: network.channelName, status: result.status, sequence: result.sequence, block_number: result.status === 'updated' ? result.blockNumber : null, signed_by: result.status === 'updated' ? result.signedBy : [] } };
+      return { body: updateView(await updateChannelConfig(input, input.params, input.body)) };
     },
   }),
   defineRoute({
     method: 'post', path: '/networks/consortium/:id/anchor-peers', summary: 'Set an organization\'s anchor peers (config update signed by its admin, sent to an orderer)', tags, permission: 'NETWORK_UPDATE', params: IdParam,
     body: AnchorBody, responses: anchorResponses,
     async handler(input) {
-      return { body: await setAnchorPeers(input, await consortiumNetworkOr404(input.deps, input.params.id), input.body) };
+      return { body: updateView(await setAnchorPeers(input, { networkId: input.params.id }, input.body)) };
     },
   }),
   defineRoute({
     method: 'put', path: '/networks/:networkId/channels/:channelName/anchor-peers', summary: 'Set an organization\'s anchor peers', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: AnchorBody, responses: anchorResponses,
     async handler(input) {
-      return { body: await setAnchorPeers(input, await channelNetworkOr404(input.deps, input.params.networkId, input.params.channelName), input.body) };
+      return { body: updateView(await setAnchorPeers(input, input.params, input.body)) };
     },
   }),
   defineRoute({

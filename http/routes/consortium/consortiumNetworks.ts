@@ -1,24 +1,22 @@
 // Consortium networks (one network is one channel): create (genesis block built here), import,
 // list, read (by id and name), delete, member nodes (list, add), and joins of orderers
 // (channel participation API, mutual TLS) and peers (JoinChain signed by the organization's
-// admin). Joins are idempotent and recorded as events.
+// admin). Joins are idempotent and recorded as events. Each handler validates, calls one use
+// case of application/consortium/ and shapes the answer.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
-import { runCommand } from '../../../application/commands.ts';
 import { Page, PageQuery, page } from '../../pagination.ts';
 import { IdParam } from '../schemas.ts';
-import { ValidationError } from '../../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, CONSORTIUM_NETWORK_STATUS, consortiumNetworks } from '../../../domain/consortium/consortiumNetwork.ts';
-import { consortiumNetworkMembers, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
-import { getNode, listNodes } from '../../../projections/nodes.ts';
-import type { AppDeps } from '../../../application/deps.ts';
-import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
+import { consortiumNetworkMembers, listConsortiumNetworks } from '../../../projections/consortium/consortiumNetworks.ts';
+import { listNodes } from '../../../projections/nodes.ts';
 import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
-import { adminEndpoint, assertRunning, consortiumNetworkByNameOr404, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { consortiumNetworkByNameOr404, consortiumNetworkOr404 } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { deleteConsortiumNetwork } from '../../../application/consortium/consortiumNetworkDelete.ts';
+import { addConsortiumNetworkNode } from '../../../application/consortium/consortiumNetworkNodeAdd.ts';
+import { joinOrdererToChannel, type ChannelJoined } from '../../../application/consortium/consortiumOrdererJoin.ts';
+import { joinPeerToChannel } from '../../../application/consortium/consortiumPeerJoin.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
-import { createConsortiumNode } from '../../../application/consortium/consortiumNodeCreate.ts';
-import { awaitSettled } from '../../../application/evm/evmNodeCreate.ts';
-import { nodeAggregate, nodeStream } from '../../../domain/nodes/node.ts';
+import { consortiumNetworkView, ConsortiumNetworkView } from '../../consortium/consortiumNetworkView.ts';
 
 const tags = ['consortium networks'];
 const NodeIds = (description: string) => Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description });
@@ -36,64 +34,6 @@ const CreateBody = Type.Object({
   preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 2 MiB' })),
 }, { additionalProperties: false });
 
-const MemberView = Type.Object({ node_id: Type.Integer(), name: Type.String(), role: Type.String(), organization_id: Type.Integer(), msp_id: Type.String(), status: Type.String(), joined: Type.Boolean(), joined_at: Type.Union([Type.String(), Type.Null()]) });
-const NetworkView = Type.Object({
-  id: Type.Integer(),
-  name: Type.String(),
-  type: Type.Literal('consortium'),
-  platform: Type.Literal('CONSORTIUM'),
-  channel_name: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: 'genesis_created: the record keeps it; readiness is per node (see nodes[].status and joined)' }),
-  consensus: Type.String(),
-  imported: Type.Boolean(),
-  organizations: Type.Array(Type.Object({ organization_id: Type.Union([Type.Integer(), Type.Null()]), msp_id: Type.String() })),
-  orderer_organizations: Type.Array(Type.Object({ organization_id: Type.Union([Type.Integer(), Type.Null()]), msp_id: Type.String() })),
-  orderer_endpoints: Type.Array(Type.String()),
-  anchor_peers: Type.Record(Type.String(), Type.Array(Type.Object({ host: Type.String(), port: Type.Integer() }))),
-  config_sequence: Type.Integer(),
-  nodes: Type.Array(MemberView),
-  created_at: Type.String(),
-  updated_at: Type.String(),
-});
-
-async function networkView(deps: AppDeps, n: ConsortiumNetworkRow) {
-  const members = await consortiumNetworkMembers(deps.pool, n.id);
-  const rows = new Map((await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items.map((r) => [r.id, r]));
-  const org = (o: { organizationId: number | null; mspId: string }) => ({ organization_id: o.organizationId, msp_id: o.mspId });
-  return {
-    id: n.id,
-    name: n.name,
-    type: 'consortium' as const,
-    platform: 'CONSORTIUM' as const,
-    channel_name: n.channelName,
-    description: n.description,
-    status: CONSORTIUM_NETWORK_STATUS,
-    consensus: n.consensus,
-    imported: n.imported,
-    organizations: n.organizations.map(org),
-    orderer_organizations: n.ordererOrganizations.map(org),
-    orderer_endpoints: n.ordererEndpoints,
-    anchor_peers: n.anchorPeers,
-    config_sequence: n.configSequence,
-    nodes: members.map((m) => ({
-      node_id: m.nodeId, name: rows.get(m.nodeId)?.name ?? String(m.nodeId), role: m.role, organization_id: m.organizationId, msp_id: m.mspId,
-      status: rows.get(m.nodeId)?.status ?? 'deleted', joined: m.joinedAt !== null, joined_at: m.joinedAt,
-    })),
-    created_at: n.createdAt,
-    updated_at: n.updatedAt,
-  };
-}
-
-/** POST /networks/{networkId}/start of a consortium network: every member node asked to start, answered once each settled. */
-export async function startConsortiumNetwork(input: Parameters<typeof awaitSettled>[0], network: ConsortiumNetworkRow) {
-  const { deps } = input;
-  const members = await consortiumNetworkMembers(deps.pool, network.id);
-  for (const m of members) await runCommand(input, nodeStream(m.nodeId), nodeAggregate, { type: 'StartNode', nodeId: m.nodeId, at: deps.clock().toISOString() });
-  const settled = await Promise.all(members.map((m) => awaitSettled(input, m.nodeId)));
-  return { network: await networkView(deps, network), nodes: await Promise.all(settled.filter((n): n is NonNullable<typeof n> => !!n).map((n) => consortiumNodeView(deps, n))) };
-}
-
 const JoinParams = (node: 'peerId' | 'ordererId') => Type.Object({ id: Type.Integer({ minimum: 1 }), [node]: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 const JoinView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), node_id: Type.Integer(), role: Type.String(), joined: Type.Literal(true),
@@ -101,26 +41,28 @@ const JoinView = Type.Object({
   orderer: Type.Optional(Type.Object({ status: Type.String(), consensus_relation: Type.String(), height: Type.Integer() }, { description: 'what the orderer\'s channel participation API reports' })),
 });
 
+const joinView = (r: ChannelJoined) => ({ network_id: r.network.id, channel_name: r.network.channelName, node_id: r.node.id, role: r.node.role, joined: true as const, already_joined: r.alreadyJoined });
+
 export const consortiumNetworkRoutes = [
   defineRoute({
     method: 'get', path: '/networks/consortium', summary: 'List consortium networks', tags, permission: 'NETWORK_READ',
     query: Type.Object(PageQuery, { additionalProperties: false }),
-    responses: { 200: { description: 'a page of networks', schema: Page(NetworkView) } },
+    responses: { 200: { description: 'a page of networks', schema: Page(ConsortiumNetworkView) } },
     async handler({ deps, query }) {
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
       const r = await listConsortiumNetworks(deps.pool, limit, offset);
-      return { body: page(await Promise.all(r.items.map((n) => networkView(deps, n))), r.total, limit, offset) };
+      return { body: page(await Promise.all(r.items.map((n) => consortiumNetworkView(deps, n))), r.total, limit, offset) };
     },
   }),
   defineRoute({
     method: 'post', path: '/networks/consortium', summary: 'Create a consortium network (one channel): the service builds its genesis block', tags, permission: 'NETWORK_CREATE',
     description: 'Builds block 0 of the channel (orderer and application groups, each organization\'s MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates) and records it. Nodes then join it with the join endpoints.',
     body: CreateBody,
-    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses)' }, 409: { description: 'name or channel taken' } },
+    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses)' }, 409: { description: 'name or channel taken' } },
     async handler(input) {
       const id = await createConsortiumNetwork(input, input.body);
-      return { status: 201, body: await networkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
+      return { status: 201, body: await consortiumNetworkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),
   defineRoute({
@@ -132,41 +74,32 @@ export const consortiumNetworkRoutes = [
       block: Type.String({ maxLength: 700_000, description: 'base64 of the channel\'s genesis or latest config block' }),
       ordererEndpoints: Type.Array(Type.String({ maxLength: 300 }), { maxItems: 50, description: 'host:port of the channel\'s orderers' }),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'not a config block, or endpoints missing' }, 409: { description: 'name or channel taken' } },
+    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'not a config block, or endpoints missing' }, 409: { description: 'name or channel taken' } },
     async handler(input) {
       const id = await importConsortiumNetwork(input, input.body);
-      return { status: 201, body: await networkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
+      return { status: 201, body: await consortiumNetworkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };
     },
   }),
   defineRoute({
     method: 'get', path: '/networks/consortium/by-name/:name', summary: 'Read a consortium network by its name', tags, permission: 'NETWORK_READ',
     params: Type.Object({ name: Type.String({ maxLength: 64 }) }, { additionalProperties: false }),
-    responses: { 200: { description: 'the network', schema: NetworkView }, 404: { description: 'no such network' } },
+    responses: { 200: { description: 'the network', schema: ConsortiumNetworkView }, 404: { description: 'no such network' } },
     async handler({ deps, params }) {
-      return { body: await networkView(deps, await consortiumNetworkByNameOr404(deps, params.name)) };
+      return { body: await consortiumNetworkView(deps, await consortiumNetworkByNameOr404(deps, params.name)) };
     },
   }),
   defineRoute({
     method: 'get', path: '/networks/consortium/:id', summary: 'Read a consortium network', tags, permission: 'NETWORK_READ', params: IdParam,
-    responses: { 200: { description: 'the network', schema: NetworkView }, 404: { description: 'no such network' } },
+    responses: { 200: { description: 'the network', schema: ConsortiumNetworkView }, 404: { description: 'no such network' } },
     async handler({ deps, params }) {
-      return { body: await networkView(deps, await consortiumNetworkOr404(deps, params.id)) };
+      return { body: await consortiumNetworkView(deps, await consortiumNetworkOr404(deps, params.id)) };
     },
   }),
   defineRoute({
     method: 'delete', path: '/networks/consortium/:id', summary: 'Delete a consortium network (refused while nodes that joined its channel remain); its chaincode servers are deleted with it', tags, permission: 'NETWORK_DELETE', params: IdParam,
     responses: { 204: { description: 'deleted, with its chaincode records and chaincode server nodes' }, 404: { description: 'no such network' }, 409: { description: 'nodes joined its channel: delete them first (the message names them)' } },
     async handler(input) {
-      const { deps, params } = input;
-      await consortiumNetworkOr404(deps, params.id);
-      const joined = (await consortiumNetworkMembers(deps.pool, params.id)).filter((m) => m.joinedAt);
-      const names = await Promise.all(joined.map(async (m) => ({ nodeId: m.nodeId, name: (await getNode(deps.pool, m.nodeId))?.name ?? String(m.nodeId) })));
-      await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'DeleteConsortiumNetwork', networkId: params.id, joinedNodes: names, at: deps.clock().toISOString() });
-      // Its chaincode servers serve only this network's channel and were made by its deploys, not
-      // by the user: they go with it (stopped, their files removed by the lifecycle saga), after
-      // the deletion was accepted so a refused one leaves them running.
-      const servers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, platform: 'CONSORTIUM', networkId: params.id })).items.filter((n) => n.role === 'chaincode');
-      for (const n of servers) await runCommand(input, nodeStream(n.id), nodeAggregate, { type: 'DeleteNode', nodeId: n.id, at: deps.clock().toISOString() });
+      await deleteConsortiumNetwork(input, input.params.id);
       return { status: 204 };
     },
   }),
@@ -189,18 +122,8 @@ export const consortiumNetworkRoutes = [
     }, { additionalProperties: false }),
     responses: { 201: { description: 'the node, after its first start attempt', schema: ConsortiumNodeViewSchema }, 400: { description: 'invalid' }, 404: { description: 'no such network' } },
     async handler(input) {
-      const { deps, params, body } = input;
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const orgs = body.nodeType === 'CONSORTIUM_PEER' ? network.organizations : network.ordererOrganizations;
-      const organizationId = body.organizationId ?? orgs.find((o) => o.organizationId !== null)?.organizationId ?? undefined;
-      if (organizationId !== undefined && !orgs.some((o) => o.organizationId === organizationId)) {
-        throw new ValidationError(`Organization ${organizationId} is not a ${body.nodeType === 'CONSORTIUM_PEER' ? 'peer' : 'orderer'} organization of network ${network.name}.`, [{ field: 'organizationId', message: 'not an organization of this network for that node type' }]);
-      }
-      const nodeId = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId, config: {} });
-      const node = (await getNode(deps.pool, nodeId))!;
-      await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'AddNetworkNode', networkId: network.id, node: { nodeId, role: node.role as 'peer' | 'orderer', organizationId: node.organizationId!, mspId: orgs.find((o) => o.organizationId === node.organizationId)!.mspId }, at: deps.clock().toISOString() });
-      const settled = (await awaitSettled(input, nodeId)) ?? node;
-      return { status: 201, body: await consortiumNodeView(deps, settled), headers: { Location: `/api/v1/nodes/${nodeId}` } };
+      const node = await addConsortiumNetworkNode(input, input.params.id, input.body);
+      return { status: 201, body: await consortiumNodeView(input.deps, node), headers: { Location: `/api/v1/nodes/${node.id}` } };
     },
   }),
   defineRoute({
@@ -208,19 +131,8 @@ export const consortiumNetworkRoutes = [
     params: JoinParams('ordererId'),
     responses: { 200: { description: 'joined', schema: JoinView }, 400: { description: 'not an orderer of an orderer organization of the channel' }, 404: { description: 'no such network or orderer' }, 409: { description: 'the orderer is not running' } },
     async handler(input) {
-      const { deps, params } = input;
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const node = await consortiumNodeOr404(deps, params.ordererId, 'orderer');
-      const org = network.ordererOrganizations.find((o) => o.organizationId === node.organizationId);
-      if (!org) throw new ValidationError(`Orderer ${node.name} belongs to an organization that is not an orderer organization of channel ${network.channelName}.`, [{ field: 'ordererId', message: 'an orderer of another organization' }]);
-      assertRunning(node, `join channel ${network.channelName}`);
-      const consortium = consortiumOf(deps);
-      const endpoint = await adminEndpoint(deps, node);
-      const client = await consortium.credentials.adminTlsClient(node.organizationId!);
-      const before = await consortium.channels.ordererChannel(endpoint, client, network.channelName);
-      const info = before ?? (await consortium.channels.joinOrderer(endpoint, client, network.channelName, Buffer.from(network.genesisBlock, 'base64')));
-      await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordNodeJoined', networkId: network.id, node: { nodeId: node.id, role: 'orderer', organizationId: node.organizationId!, mspId: org.mspId }, at: deps.clock().toISOString() });
-      return { body: { network_id: network.id, channel_name: network.channelName, node_id: node.id, role: 'orderer', joined: true as const, already_joined: before !== null, orderer: { status: info.status, consensus_relation: info.consensusRelation, height: info.height } } };
+      const r = await joinOrdererToChannel(input, input.params.id, input.params.ordererId);
+      return { body: { ...joinView(r), orderer: { status: r.orderer!.status, consensus_relation: r.orderer!.consensusRelation, height: r.orderer!.height } } };
     },
   }),
   defineRoute({
@@ -228,16 +140,7 @@ export const consortiumNetworkRoutes = [
     params: JoinParams('peerId'),
     responses: { 200: { description: 'joined', schema: JoinView }, 400: { description: 'a peer of an organization that is not in the channel' }, 404: { description: 'no such network or peer' }, 409: { description: 'the peer is not running' } },
     async handler(input) {
-      const { deps, params } = input;
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const node = await consortiumNodeOr404(deps, params.peerId, 'peer');
-      const org = network.organizations.find((o) => o.organizationId === node.organizationId);
-      if (!org) throw new ValidationError(`Peer ${node.name} belongs to an organization that is not an application organization of channel ${network.channelName}.`, [{ field: 'peerId', message: 'a peer of another organization' }]);
-      assertRunning(node, `join channel ${network.channelName}`);
-      const consortium = consortiumOf(deps);
-      const result = await consortium.channels.joinPeer(await grpcEndpoint(deps, node), await consortium.credentials.adminSigner(node.organizationId!), Buffer.from(network.genesisBlock, 'base64'));
-      await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordNodeJoined', networkId: network.id, node: { nodeId: node.id, role: 'peer', organizationId: node.organizationId!, mspId: org.mspId }, at: deps.clock().toISOString() });
-      return { body: { network_id: network.id, channel_name: network.channelName, node_id: node.id, role: 'peer', joined: true as const, already_joined: result.alreadyJoined } };
+      return { body: joinView(await joinPeerToChannel(input, input.params.id, input.params.peerId)) };
     },
   }),
 ];

@@ -1,36 +1,29 @@
-// Importing a template whose bindings resolved: an evm network (genesis with the bound validator
-// keys and the alloc; the listed smart contracts deployed once its node runs) or a consortium
-// network (its channel's genesis block built, the bound orderers and peers joined). All or
-// nothing: everything is checked before anything is made, and when a later step fails (a node
-// that does not start, a contract that does not deploy) what was made is deleted again.
+// Importing a template (importTemplate): its bindings resolved, then an evm network (genesis
+// with the bound validator keys and the alloc; the listed smart contracts deployed once its node
+// runs) or a consortium network (its channel's genesis block built, the bound orderers and peers
+// joined). All or nothing: everything is checked before anything is made, and when a later step
+// fails (a node that does not start, a contract that does not deploy) what was made is deleted
+// again.
 import { contractNameIssues } from '../../domain/evm/evmContract.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
-import type { RouteDef, RouteInput } from '../route.ts';
+import type { CommandInput } from '../commands.ts';
 import { getKey } from '../../projections/keys.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
-import { createEvmNetwork } from '../../application/evm/evmNetworkCreate.ts';
-import { createConsortiumNetwork } from '../../application/consortium/consortiumNetworkCreate.ts';
-import { networkRoutes } from '../routes/networks.ts';
-import { consortiumNetworkRoutes } from '../routes/consortium/consortiumNetworks.ts';
-import { contractRoutes } from '../routes/evm/contracts.ts';
-import { DEFAULT_CHANNEL_POLICIES } from '../../application/templates/templateExport.ts';
-import type { ResolvedTemplate } from '../../application/templates/templateBindings.ts';
+import { createEvmNetwork } from '../evm/evmNetworkCreate.ts';
+import { createConsortiumNetwork } from '../consortium/consortiumNetworkCreate.ts';
+import { startEvmNetwork } from '../evm/evmNetworkStart.ts';
+import { deleteEvmNetwork } from '../evm/evmNetworkDelete.ts';
+import { deployEvmContract } from '../evm/evmContractDeploy.ts';
+import { joinOrdererToChannel } from '../consortium/consortiumOrdererJoin.ts';
+import { joinPeerToChannel } from '../consortium/consortiumPeerJoin.ts';
+import { deleteConsortiumNetwork } from '../consortium/consortiumNetworkDelete.ts';
+import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
+import { resolveTemplate, type ResolvedTemplate } from './templateBindings.ts';
+import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
 
-type Input = RouteInput<unknown, unknown, unknown>;
-
-function routeOf(routes: RouteDef[], method: string, path: string): RouteDef {
-  const r = routes.find((x) => x.method === method && x.path === path);
-  if (!r) throw new Error(`route ${method} ${path} is missing`);
-  return r;
-}
-
-/** Runs another route's handler for this request (same identity and request id, so its events carry them). */
-async function call(input: Input, routes: RouteDef[], method: string, path: string, params: Record<string, unknown>, body: unknown = undefined) {
-  const r = await routeOf(routes, method, path).handler({ ...input, params, body, query: {} } as never);
-  return (r ?? {}) as { status?: number; body?: any };
-}
+type Input = CommandInput;
 
 function invalid(issues: FieldIssue[]): never {
   throw new ValidationError(`The template cannot be imported: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues, 'TEMPLATE_INVALID');
@@ -57,7 +50,7 @@ function smartContractsOf(n: Record<string, unknown>): SmartContract[] {
   return list as SmartContract[];
 }
 
-export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string) {
+async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string) {
   const n = t.network!;
   const keyIds = Array.isArray(n.validatorKeys) ? n.validatorKeys : [];
   const bad = keyIds.findIndex((k) => !isId(k));
@@ -85,16 +78,16 @@ export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name:
   const deployed: Array<{ name: string; address: string; transaction_hash: string; block_number: number }> = [];
   if (!contracts.length) return { networkId, contracts: deployed };
   try {
-    const started = await call(input, networkRoutes, 'post', '/networks/:networkId/start', { networkId });
-    const down = (started.body?.nodes ?? []).filter((x: { status: string }) => x.status !== 'running');
-    if (!started.body?.nodes?.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x: { name: string; error?: string }) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
+    const started = await startEvmNetwork(input, networkId);
+    const down = started.nodes.filter((x) => x.status !== 'running');
+    if (!started.nodes.length || down.length) throw new ValidationError(`The network's node did not start, so its smart contracts could not be deployed: ${down.map((x) => `${x.name}: ${x.error ?? 'not running'}`).join('; ')}`, [{ field: 'template.network', message: 'the node did not start' }]);
     for (const c of contracts) {
-      // Through the deploy route, so the contract is recorded here under its name too.
-      const r = await call(input, contractRoutes, 'post', '/sc/evm/deploy', {}, { networkId, name: c.name, bytecode: c.bytecode, abi: c.abi, args: c.args, constructorArgs: c.constructorArgs });
-      deployed.push({ name: c.name, address: r.body.address, transaction_hash: r.body.transaction_hash, block_number: r.body.block_number });
+      // Recorded under its name too, as a deployment through POST /sc/evm/deploy is.
+      const r = await deployEvmContract(input, { networkId, name: c.name, bytecode: c.bytecode, abi: c.abi, args: c.args, constructorArgs: c.constructorArgs });
+      deployed.push({ name: c.name, address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber });
     }
   } catch (err) {
-    await call(input, networkRoutes, 'delete', '/networks/evm/:id', { id: networkId }).catch(() => undefined);
+    await deleteEvmNetwork(input, networkId).catch(() => undefined);
     throw err;
   }
   return { networkId, contracts: deployed };
@@ -102,7 +95,7 @@ export async function importEvmTemplate(input: Input, t: ResolvedTemplate, name:
 
 interface TemplateOrganization { mspId: string; peers: unknown[]; orderers: unknown[] }
 
-export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name: string) {
+async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name: string) {
   const n = t.network!;
   const issues: FieldIssue[] = [];
   const warnings: string[] = [];
@@ -145,17 +138,42 @@ export async function importConsortiumTemplate(input: Input, t: ResolvedTemplate
   const joined: Array<{ node_id: number; role: string }> = [];
   try {
     for (const id of ordererIds) {
-      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/orderers/:ordererId/join', { id: networkId, ordererId: id });
+      await joinOrdererToChannel(input, networkId, id);
       joined.push({ node_id: id, role: 'orderer' });
     }
     for (const id of peerIds) {
-      await call(input, consortiumNetworkRoutes, 'post', '/networks/consortium/:id/peers/:peerId/join', { id: networkId, peerId: id });
+      await joinPeerToChannel(input, networkId, id);
       joined.push({ node_id: id, role: 'peer' });
     }
   } catch (err) {
     // Only a network no node joined can be deleted; a join that half succeeded is reported as is.
-    if (!joined.length) await call(input, consortiumNetworkRoutes, 'delete', '/networks/consortium/:id', { id: networkId }).catch(() => undefined);
+    if (!joined.length) await deleteConsortiumNetwork(input, networkId).catch(() => undefined);
     throw err;
   }
   return { networkId, joined, warnings };
+}
+
+export interface TemplateImportRequest {
+  template: NetworkTemplate;
+  /** Variable name -> {organizationId} | {nodeId} | {keyId}. */
+  variableBindings: Record<string, unknown>;
+  /** Network name (default: the template's name). */
+  name?: string;
+}
+
+export type TemplateImported =
+  | { platform: 'EVM'; networkId: number; name: string; contracts: Array<{ name: string; address: string; transaction_hash: string; block_number: number }>; warnings: string[] }
+  | { platform: 'CONSORTIUM'; networkId: number; name: string; joined: Array<{ node_id: number; role: string }>; warnings: string[] };
+
+/** Resolves the template's bindings (400 TEMPLATE_INVALID naming each issue) and makes the network. */
+export async function importTemplate(input: CommandInput, req: TemplateImportRequest): Promise<TemplateImported> {
+  const r = await resolveTemplate(input.deps, req.template, req.variableBindings);
+  if (!r.valid) throw new ValidationError(`The template cannot be imported: ${r.errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, r.errors.map(({ field, message }) => ({ field, message })), 'TEMPLATE_INVALID');
+  const name = req.name ?? req.template.name;
+  if (r.template.platform === 'EVM') {
+    const made = await importEvmTemplate(input, r, name);
+    return { platform: 'EVM', networkId: made.networkId, name, contracts: made.contracts, warnings: r.warnings };
+  }
+  const made = await importConsortiumTemplate(input, r, name);
+  return { platform: 'CONSORTIUM', networkId: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] };
 }

@@ -1,0 +1,49 @@
+// Changing a consortium network's channel configuration: organizations added to its application
+// group (an organization of this service, or one a sharing peer shares; removing is not
+// supported) and application policies set, in one config update transaction signed by the
+// admins this service holds, recorded with RecordConfigUpdate when the config changed.
+import { runCommand, type CommandInput } from '../commands.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
+import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
+import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { getOrganizationByMspId } from '../../projections/organizations.ts';
+import { sharedOrganization } from '../../projections/nodeSharing.ts';
+import { consortiumOf } from './consortiumContext.ts';
+import { channelNetworkOr404 } from './consortiumChannelAccess.ts';
+import { submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
+
+export interface ChannelConfigRequest {
+  /** mspIds the channel's application group should have: those not yet in it are added. */
+  organizations?: string[];
+  /** Application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement). */
+  policies?: Record<string, { type: 'ImplicitMeta' | 'Signature'; rule: string }>;
+}
+
+export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<ChannelConfigUpdated> {
+  const { deps } = input;
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  if (!req.organizations && !req.policies) throw new ValidationError('Give organizations or policies to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
+  if (req.organizations) {
+    const current = network.organizations.map((o) => o.mspId);
+    const removed = current.filter((m) => !req.organizations!.includes(m));
+    if (removed.length) throw new ValidationError(`Removing organizations from a channel is not supported (${removed.join(', ')} would be removed); list every current organization.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
+    for (const [i, mspId] of req.organizations.entries()) {
+      if (current.includes(mspId)) continue;
+      const org = await getOrganizationByMspId(deps.pool, mspId);
+      // An organization of a peer instance (node sharing): its public MSP as the peer shared it.
+      const shared = org ? null : await sharedOrganization(deps.pool, mspId);
+      if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
+      const msp = org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!;
+      changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org?.id ?? null, mspId } } });
+    }
+  }
+  if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
+  // One config transaction for the whole request: one set of signatures, one new config.
+  const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
+  if (result.status === 'updated') {
+    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
+    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy };
+  }
+  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [] };
+}
