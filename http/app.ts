@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { RouteDef } from './route.ts';
 import type { AppDeps } from '../application/deps.ts';
 import type { Identity } from '../application/identity.ts';
-import { errorBody, errorMiddleware } from './errors.ts';
+import { errorBody, errorMiddleware, retryAfterSeconds } from './errors.ts';
 import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
 import { jsonBody } from './jsonBody.ts';
@@ -99,6 +99,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
         // Turned into the error body here (not only in errorMiddleware) so that the
         // after-hook (audit) sees the final status.
         const { status, body } = errorBody(err, ctx.state.requestId);
+        // Every 503 says when to retry, whichever layer answers it (errorMiddleware does the same).
+        if (status === 503) ctx.set('Retry-After', String(retryAfterSeconds(err)));
         if (status >= 500) deps.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, requestId: ctx.state.requestId }, 'request failed');
         ctx.status = status;
         ctx.body = body;

@@ -86,7 +86,7 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
 }
 
 /** The error's own retryAfterSeconds (context), else 5. */
-function retryAfterSeconds(err: unknown): number {
+export function retryAfterSeconds(err: unknown): number {
   const given = err instanceof AppError ? Number(err.extra?.retryAfterSeconds) : NaN;
   return Number.isInteger(given) && given > 0 ? given : 5;
 }

@@ -198,6 +198,22 @@ test('class 5: only application/json bodies are read (415 otherwise); no body or
   assert.not.match(s.output(), /"status":500/, 'no 500 in the request log');
 });
 
+test('a 503 from a route (a feature this server is not set up for) names it and says when to retry, like every 503', async () => {
+  const r = await new Promise<{ status: number; retryAfter: string | undefined; json: any }>((resolve, reject) => {
+    const req = http.request(`${s.api}/nodesharing/invitations/preview`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (b: Buffer) => (text += b.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, json: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify({ invitation_jwt: 'eyJhbGciOiJFUzI1NiJ9.eyJhIjoxfQ.c2ln' }));
+  });
+  assert.is(r.status, 503, JSON.stringify(r.json));
+  assert.is(r.json.code, 'SHARING_NOT_CONFIGURED');
+  assert.match(r.json.message, /LNM_SHARING_PORT/, 'the message names what is missing');
+  assert.ok(Number(r.retryAfter) > 0, `Retry-After: ${r.retryAfter}`);
+});
+
 test('a method no route implements (PROPFIND, MKCOL, PURGE) is a 405 in the error body, not the router\'s bare 501', async () => {
   for (const method of ['PROPFIND', 'MKCOL', 'PURGE']) {
     for (const path of ['/users', '/nodes/1', '/no-such-route']) {
