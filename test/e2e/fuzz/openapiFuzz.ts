@@ -10,7 +10,7 @@
 //            Object.prototype names as keys, huge and deep values, odd content types). Valid
 //            creates may succeed; operations whose success would start processes, reach other
 //            hosts or run long work (BOUNDED below) get only the refused kind of input.
-// Both: never a 5xx, never an answer slower than the time bound, a 4xx always in the one error
+// Both: never a 5xx (but the documented 503 of a feature this server lacks: isStated503), never an answer slower than the time bound, a 4xx always in the one error
 // body shape. After both: GET /health answers 200 and the audit hash chain verifies.
 import fc from 'fast-check';
 import http from 'node:http';
@@ -290,10 +290,13 @@ export const PROTECTED_API_KEY_IDS = new Set<number>();
 function pathValueArb(op: Operation, p: { name: string; schema: Schema }): fc.Arbitrary<unknown> {
   const base = schemaArb(p.schema);
   const ids = p.schema.type === 'integer' ? fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 100_000, max: 2 ** 31 - 1 })) : base;
-  const arb = fc.oneof({ weight: 3, arbitrary: ids }, { weight: 1, arbitrary: base });
-  if (op.path.startsWith('/api/v1/users/')) return arb.filter((v) => !PROTECTED_USER_IDS.has(Number(v)));
-  if (op.path.startsWith('/api/v1/api-keys/')) return arb.filter((v) => !PROTECTED_API_KEY_IDS.has(Number(v)));
-  return arb;
+  return fc.oneof({ weight: 3, arbitrary: ids }, { weight: 1, arbitrary: base });
+}
+
+/** Whether path values name one of the fuzzer's own users or keys, however spelled ('01', ' 1', '1e0'). */
+function namesProtected(op: Operation, values: Record<string, unknown>): boolean {
+  const set = op.path.startsWith('/api/v1/users/') ? PROTECTED_USER_IDS : op.path.startsWith('/api/v1/api-keys/') ? PROTECTED_API_KEY_IDS : null;
+  return set !== null && Object.values(values).some((v) => set.has(Number(String(v).trim())));
 }
 
 const json = (v: unknown) => JSON.stringify(v) ?? 'null';
@@ -323,7 +326,7 @@ export function refusedArb(op: Operation, roleOf: () => Role): fc.Arbitrary<Fuzz
   const hasInput = op.pathParams.length || op.body || op.query.length;
   if (!hasInput) return null;
   const choices: Array<fc.Arbitrary<{ path: Record<string, unknown>; query: Record<string, unknown>; chunks: string[] | null; headers: Record<string, string>; what: string }>> = [];
-  const validPath = fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathValueArb(op, p)]))) as fc.Arbitrary<Record<string, unknown>>;
+  const validPath = (fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathValueArb(op, p)]))) as fc.Arbitrary<Record<string, unknown>>).filter((v) => !namesProtected(op, v));
   const validBody = op.body ? schemaArb(op.body) : fc.constant(undefined);
   const body = (v: unknown) => (op.body ? [json(v)] : null);
   const headers: Record<string, string> = op.body ? { 'content-type': 'application/json' } : {};
@@ -362,11 +365,11 @@ export function refusedArb(op: Operation, roleOf: () => Role): fc.Arbitrary<Fuzz
 
 /** Inputs from the schemas and mutations of them; the service may accept them. */
 export function generatedArb(op: Operation, roleOf: () => Role): fc.Arbitrary<FuzzRequest> {
-  const validPath = fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathValueArb(op, p)]))) as fc.Arbitrary<Record<string, unknown>>;
+  const validPath = (fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathValueArb(op, p)]))) as fc.Arbitrary<Record<string, unknown>>).filter((v) => !namesProtected(op, v));
   const validQuery = fc.record(Object.fromEntries(op.query.map((q) => [q.name, schemaArb(q.schema)])), { requiredKeys: op.query.filter((q) => q.required).map((q) => q.name) }) as fc.Arbitrary<Record<string, unknown>>;
   const hostileQuery = fc.tuple(validQuery, fc.constantFrom(...op.query.map((q) => q.name), ...PROTO_NAMES, 'extra'), hostileValue).map(([q, k, v]) => withKey(q, k, v));
   const query = op.query.length ? fc.oneof({ weight: 3, arbitrary: validQuery }, { weight: 1, arbitrary: hostileQuery }) : fc.constant({});
-  const pathVals = op.pathParams.length ? fc.oneof({ weight: 4, arbitrary: validPath }, { weight: 1, arbitrary: fc.tuple(validPath, fc.constantFrom(...op.pathParams.map((p) => p.name)), fc.oneof(hostileValue, fc.constantFrom(...PROTO_NAMES, '..', '%2e%2e', '0', '-1', ' 1', '1 ', '01'))).map(([p, k, v]) => ({ ...p, [k]: v })) }) : fc.constant({});
+  const pathVals = op.pathParams.length ? fc.oneof({ weight: 4, arbitrary: validPath }, { weight: 1, arbitrary: fc.tuple(validPath, fc.constantFrom(...op.pathParams.map((p) => p.name)), fc.oneof(hostileValue, fc.constantFrom(...PROTO_NAMES, '..', '%2e%2e', '0', '-1', ' 1', '1 ', '01'))).map(([p, k, v]) => ({ ...p, [k]: v })) }).filter((v) => !namesProtected(op, v)) : fc.constant({});
   type Body = { chunks: string[] | null; headers: Record<string, string>; what: string };
   let body: fc.Arbitrary<Body> = fc.constant({ chunks: null, headers: {}, what: 'no body' });
   if (op.body) {
@@ -387,6 +390,7 @@ export function generatedArb(op: Operation, roleOf: () => Role): fc.Arbitrary<Fu
 
 export interface Answer {
   status: number;
+  retryAfter: string | null;
   ms: number;
   json: any;
   text: string;
@@ -408,11 +412,11 @@ export function send(base: string, auth: Record<Role, Record<string, string>>, r
         } catch {
           /* not JSON */
         }
-        resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, json, text });
+        resolve({ status: res.statusCode ?? 0, retryAfter: (res.headers['retry-after'] as string | undefined) ?? null, ms: performance.now() - t0, json, text });
       });
     });
     r.setTimeout(timeoutMs * 5, () => r.destroy(new Error('timeout')));
-    r.on('error', (err) => resolve({ status: 0, ms: performance.now() - t0, json: null, text: `request failed: ${err.message}` }));
+    r.on('error', (err) => resolve({ status: 0, retryAfter: null, ms: performance.now() - t0, json: null, text: `request failed: ${err.message}` }));
     for (const c of req.chunks ?? []) r.write(c);
     r.end();
   });
@@ -429,7 +433,18 @@ export interface FuzzStats {
   p99Ms: number;
   slowest: string;
   bounded: Array<{ operation: string; why: string }>;
+  /** Operations that answered the documented 503 for a feature this server does not have (not a failure). */
+  unavailable: string[];
   failures: string[];
+}
+
+/**
+ * The one 5xx that is not a failure: the documented 503 of a feature this server lacks or a state
+ * to wait out (docs/api.md), in the error body, with Retry-After and a message that names it
+ * (not the generic one of an internal error).
+ */
+function isStated503(a: Answer): boolean {
+  return a.json?.status === 503 && typeof a.json.code === 'string' && typeof a.json.message === 'string' && !/^The server could not complete the request/.test(a.json.message) && a.retryAfter !== null;
 }
 
 /** Resource counts and settings: what a refused request must not change. */
@@ -459,9 +474,10 @@ export async function fuzz(opts: {
   checkStored: () => Promise<void>;
 }): Promise<FuzzStats> {
   const ops = operationsOf(opts.doc).filter((o) => o.path.startsWith('/api/v1/') && !(o.method === 'post' && o.path === '/api/v1/auth/logout'));
-  const stats: FuzzStats = { operations: ops.length, requests: 0, byPhase: {}, byRole: { ADMIN: 0, OPERATOR: 0, VIEWER: 0, ANONYMOUS: 0 }, statuses: {}, operationsAccepted: 0, maxMs: 0, p99Ms: 0, slowest: '', bounded: [], failures: [] };
+  const stats: FuzzStats = { operations: ops.length, requests: 0, byPhase: {}, byRole: { ADMIN: 0, OPERATOR: 0, VIEWER: 0, ANONYMOUS: 0 }, statuses: {}, operationsAccepted: 0, maxMs: 0, p99Ms: 0, slowest: '', bounded: [], unavailable: [], failures: [] };
   const times: number[] = [];
   const accepted = new Set<string>();
+  const unavailable = new Set<string>();
   stats.bounded = ops.filter((o) => o.bounded).map((o) => ({ operation: `${o.method.toUpperCase()} ${o.path}`, why: o.bounded! }));
 
   const run = async (phase: 'refused' | 'generated', op: Operation, arb: fc.Arbitrary<FuzzRequest>, runs: number, seed: number) => {
@@ -479,11 +495,26 @@ export async function fuzz(opts: {
         stats.slowest = `${req.method} ${req.path.slice(0, 120)} (${req.what}, ${req.role}) -> ${a.status}`;
       }
       const where = `[${phase}] ${req.method} ${req.path.slice(0, 160)} as ${req.role} (${req.what}) -> ${a.status} in ${Math.round(a.ms)} ms`;
-      if (a.status >= 500 || a.status === 0) stats.failures.push(`${where}: ${a.text.slice(0, 300)}`);
+      if (a.status === 503 && isStated503(a)) unavailable.add(`${name}: ${a.json.code}`);
+      else if (a.status >= 500 || a.status === 0) stats.failures.push(`${where}: ${a.text.slice(0, 300)}`);
       else if (a.ms > opts.slowMs) stats.failures.push(`${where}: slower than ${opts.slowMs} ms`);
       else if (a.status >= 400 && (a.json?.status !== a.status || typeof a.json?.code !== 'string' || typeof a.json?.message !== 'string')) stats.failures.push(`${where}: not the error body: ${a.text.slice(0, 200)}`);
       else if (phase === 'refused' && a.status < 400) stats.failures.push(`${where}: accepted an input it must refuse: ${a.text.slice(0, 200)}`);
       if (a.status < 300) accepted.add(name);
+    }
+  };
+
+  // After each operation, each role's credentials must still work: a request that disables
+  // another identity's key is a finding of its own (and would make the rest of the run moot).
+  let rolesBroken = false;
+  const rolesIntact = async (after: string) => {
+    if (rolesBroken) return;
+    for (const role of ['ADMIN', 'OPERATOR', 'VIEWER'] as const) {
+      const r = await send(opts.base, opts.auth, { role, method: 'GET', path: '/api/v1/auth/me', headers: {}, chunks: null, what: 'role check' }, opts.slowMs);
+      if (r.status !== 200 || r.json?.role !== role) {
+        rolesBroken = true;
+        stats.failures.push(`the ${role} credentials stopped working after ${after}: ${r.status} ${r.text.slice(0, 200)}`);
+      }
     }
   };
 
@@ -494,6 +525,7 @@ export async function fuzz(opts: {
     const arb = refusedArb(op, roleOf);
     if (arb) await run('refused', op, arb, opts.refusedRuns, opts.seed + i);
     else await run('refused', op, fc.constant(null).map(() => ({ role: 'ANONYMOUS' as Role, method: op.method.toUpperCase(), path: op.path, headers: {}, chunks: null, what: 'no credentials' })), op.isPublic ? 0 : 1, opts.seed + i);
+    await rolesIntact(`[refused] ${op.method.toUpperCase()} ${op.path}`);
     i++;
   }
   opts.log?.(`refused phase: ${stats.requests} requests`);
@@ -502,10 +534,12 @@ export async function fuzz(opts: {
   for (const op of ops) {
     const arb = op.bounded ? refusedArb(op, roleOf) : generatedArb(op, roleOf);
     if (arb) await run('generated', op, arb, opts.generatedRuns, opts.seed + 10_000 + i);
+    await rolesIntact(`[generated] ${op.method.toUpperCase()} ${op.path}`);
     i++;
     if (i % 40 === 0) opts.log?.(`generated phase: ${i}/${ops.length} operations, ${stats.requests} requests`);
   }
   stats.operationsAccepted = accepted.size;
+  stats.unavailable = [...unavailable].sort();
   times.sort((a, b) => a - b);
   stats.p99Ms = Math.round(times[Math.floor(times.length * 0.99)] ?? 0);
   stats.maxMs = Math.round(stats.maxMs);
