@@ -1,5 +1,6 @@
 // Use cases run commands through here: the generic handler, request metadata on every event,
 // and read-your-writes (the call returns once the read models include the new events).
+import { storable } from '../domain/shared/storableText.ts';
 import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
 import type { EventMetadata } from '../domain/shared/eventStore.ts';
@@ -30,7 +31,9 @@ export function requestMetadata(input: CommandInput): EventMetadata {
   const ctx = input.ctx;
   const route = ctx.state.route as { path: string; responses: Record<number, unknown> } | undefined;
   const success = route ? Object.keys(route.responses).map(Number).find((c) => c >= 200 && c < 300) : undefined;
-  return {
+  // Headers and the path are as sent: storable() keeps a NUL or a lone surrogate from making
+  // the event (and so the audit trace of a refused request) unstorable.
+  return storable({
     timestamp: input.deps.clock().toISOString(),
     requestId: input.requestId,
     ip: ctx.ip || null,
@@ -43,7 +46,7 @@ export function requestMetadata(input: CommandInput): EventMetadata {
     requestStartedAt: ctx.state.startedAt ?? null,
     responseCode: success ?? null,
     actor: id ? { userId: id.userId, username: id.username, apiKeyId: id.apiKeyId ?? null, kind: id.method } : null,
-  };
+  });
 }
 
 export async function runCommand<State, Command, Event extends DomainEvent>(

@@ -267,9 +267,9 @@ async function main() {
     rows.push(row('webhooks', 'Webhook latency: domain event appended to arrival at the receiver, p99', w.latency.p99, 'ms'));
   });
 
-  // Figures from the key and EVM benchmarks, when those exist.
+  // Figures from the key and EVM benchmarks, when those exist, and the OpenAPI fuzzer's long run.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], ['bench/consortiumChaincode.ts', 'chaincode', 400_000], ['bench/backups.ts', 'backups', 150_000]] as const) {
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], ['bench/consortiumChaincode.ts', 'chaincode', 400_000], ['bench/backups.ts', 'backups', 150_000], ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
       const r = await runChildBench(file, name, timeoutMs);
       details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
       if (r.status === 'failed') failures[name] = r.error ?? 'failed';

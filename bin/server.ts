@@ -18,6 +18,7 @@ import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
 import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
 import { createDrain } from '../http/drain.ts';
 import { createApp } from '../http/app.ts';
+import { clientErrorHandler } from '../http/errors.ts';
 import { allRoutes } from '../http/routes/index.ts';
 import type { AppDeps, Logger } from '../application/deps.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
@@ -324,6 +325,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
     );
   });
   server.on('upgrade', nodeLogsUpgradeHandler(app, deps, allRoutes, access));
+  // What Node's HTTP parser refuses (oversized headers, malformed requests) gets the one error body.
+  server.on('clientError', clientErrorHandler);
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.port;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

@@ -1,21 +1,21 @@
 // The Koa application: request ids and logs, one error shape, swagger, the JSON body
-// parser with a size limit, authentication, then the route table under /api/v1.
+// parser with a size and a depth limit, authentication, then the route table under /api/v1.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
 import { randomUUID } from 'node:crypto';
 import type { RouteDef } from './route.ts';
 import type { AppDeps } from '../application/deps.ts';
 import type { Identity } from '../application/identity.ts';
-import { errorBody, errorMiddleware } from './errors.ts';
+import { errorBody, errorMiddleware, retryAfterSeconds } from './errors.ts';
 import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
+import { jsonBody } from './jsonBody.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
 import { consoleMiddleware } from './console.ts';
 import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serviceMetrics.ts';
 import type { AccessControl } from './accessControlPort.ts';
-import { EditionRequiredError, UnauthenticatedError, AppError } from '../domain/shared/errors.ts';
+import { EditionRequiredError, UnauthenticatedError, AppError, ValidationError } from '../domain/shared/errors.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;
@@ -60,28 +60,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   app.use(serviceMetricsPaths(deps, access));
   app.use(swaggerMiddleware(doc));
   app.use(consoleMiddleware());
-  app.use(async (ctx, next) => {
-    if (!ctx.path.startsWith('/api/v1')) return next();
-    // Only JSON bodies are parsed; anything else on a route with a body is a 415.
-    if (['POST', 'PUT', 'PATCH'].includes(ctx.method) && ctx.request.length && !ctx.is('application/json', 'application/*+json')) {
-      throw Object.assign(new Error('Send the request body as application/json.'), { status: 415, expose: true });
-    }
-    return next();
-  });
-  app.use(
-    koaBody({
-      json: true,
-      multipart: false,
-      urlencoded: false,
-      text: false,
-      jsonLimit: deps.config.bodyLimit,
-      jsonStrict: true,
-      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
-      onError: (err: Error) => {
-        throw err;
-      },
-    } as Parameters<typeof koaBody>[0]),
-  );
+  // JSON bodies only (415 otherwise), within BODY_LIMIT and MAX_JSON_DEPTH: http/jsonBody.ts.
+  app.use(jsonBody({ limit: deps.config.bodyLimit }));
 
   for (const route of routes) {
     router[route.method](route.path, async (ctx) => {
@@ -103,7 +83,12 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
         const params = route.params ? validate(route.params, { ...ctx.params }, 'path') : ctx.params;
         const query = route.query ? validate(route.query, { ...ctx.query }, 'query') : {};
         const raw = (ctx.request as unknown as { body?: unknown }).body;
-        const body = route.body ? validate(route.body, raw ?? {}, 'body') : undefined;
+        // A route that declares a body needs one: no body is a 400, never an empty object
+        // (an empty PUT /settings must not reset every setting).
+        if (route.body && raw === undefined) {
+          throw new ValidationError('The request body is required: send a JSON object (Content-Type: application/json).', [{ field: 'body', message: 'is required' }], 'BODY_REQUIRED');
+        }
+        const body = route.body ? validate(route.body, raw, 'body') : undefined;
         ctx.state.route = route;
         const result = await route.handler({ params, query, body, identity, requestId: ctx.state.requestId, ctx, deps } as never);
         if (!route.raw) {
@@ -116,6 +101,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
         // Turned into the error body here (not only in errorMiddleware) so that the
         // after-hook (audit) sees the final status.
         const { status, body } = errorBody(err, ctx.state.requestId);
+        // Every 503 says when to retry, whichever layer answers it (errorMiddleware does the same).
+        if (status === 503) ctx.set('Retry-After', String(retryAfterSeconds(err)));
         if (status >= 500) deps.log.error({ err: { message: (err as Error)?.message, stack: (err as Error)?.stack }, requestId: ctx.state.requestId }, 'request failed');
         ctx.status = status;
         ctx.body = body;

@@ -1,6 +1,8 @@
 // One error body for every error: { status, code, message, details?, context?, requestId }.
 import type Koa from 'koa';
 import { Type } from '@sinclair/typebox';
+import { STATUS_CODES } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/shared/errors.ts';
 
 export const ErrorBody = Type.Object(
@@ -34,14 +36,20 @@ export function errorBody(err: unknown, requestId: string): { status: number; bo
       },
     };
   }
-  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const e = err as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string; code?: unknown; severity?: unknown };
+  // The SQL parameter layer's last word on input: PostgreSQL refusing a value (class 22, data
+  // exception: a number out of range, text it cannot store, a malformed literal) is bad input that
+  // validation should have caught (http/validation.ts). Say so as a 400, never a 500.
+  if (typeof e.code === 'string' && /^22[0-9A-Z]{3}$/.test(e.code) && typeof e.severity === 'string') {
+    return { status: 400, body: { status: 400, code: 'UNSTORABLE_VALUE', message: 'The request contains a value the database cannot store (out of range, or a character such as NUL).', requestId } };
+  }
   const status = e.status ?? e.statusCode;
-  // Errors from the body parser and Koa itself (malformed JSON, oversized bodies, bad encodings).
+  // Errors from Koa itself and the HTTP parser (bad encodings, aborted requests).
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code =
       status === 413 ? 'PAYLOAD_TOO_LARGE' :
       status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' :
-      e.type === 'entity.parse.failed' || /JSON/i.test(e.message ?? '') ? 'MALFORMED_JSON' : 'BAD_REQUEST';
+      e.type === 'entity.parse.failed' ? 'MALFORMED_JSON' : 'BAD_REQUEST';
     const message =
       code === 'PAYLOAD_TOO_LARGE' ? 'The request body is larger than the server accepts (see BODY_LIMIT).' :
       code === 'MALFORMED_JSON' ? 'The request body is not valid JSON.' :
@@ -58,7 +66,10 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { status: 404, code: 'ROUTE_NOT_FOUND', message: `No route ${ctx.method} ${ctx.path}. See /api/swagger/doc.json.`, requestId: ctx.state.requestId };
-      } else if (ctx.status === 405 && ctx.body === undefined) {
+      } else if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        // 501 is the router's answer to a method it implements nowhere (PROPFIND, say): a client's
+        // mistake like any other method a path does not take, so a 405, not a 5xx.
+        ctx.status = 405;
         ctx.body = { status: 405, code: 'METHOD_NOT_ALLOWED', message: `${ctx.method} is not allowed on ${ctx.path}.`, requestId: ctx.state.requestId };
       }
     } catch (err) {
@@ -75,7 +86,27 @@ export function errorMiddleware(log: ErrorLogger): Koa.Middleware {
 }
 
 /** The error's own retryAfterSeconds (context), else 5. */
-function retryAfterSeconds(err: unknown): number {
+export function retryAfterSeconds(err: unknown): number {
   const given = err instanceof AppError ? Number(err.extra?.retryAfterSeconds) : NaN;
   return Number.isInteger(given) && given > 0 ? given : 5;
+}
+
+/**
+ * Requests Node's HTTP parser refuses before Koa sees them (headers or a URL over the size limit,
+ * a malformed request line, a request that timed out) get the one error body too, not Node's
+ * bare status line. For the server's 'clientError' event.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const code = status === 431 ? 'HEADERS_TOO_LARGE' : status === 408 ? 'REQUEST_TIMEOUT' : 'BAD_REQUEST';
+  const message =
+    status === 431 ? 'The request line or headers are larger than the server accepts (16 KiB).' :
+    status === 408 ? 'The request was not received in time.' : 'The request is not valid HTTP.';
+  const requestId = randomUUID();
+  const body = JSON.stringify({ status, code, message, requestId });
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { RouteDef } from './route.ts';
 import { ErrorBody } from './errors.ts';
+import { boundIntegers } from './validation.ts';
 
 function plain(schema: TSchema): Record<string, unknown> {
   // TypeBox schemas are JSON Schema with symbol keys; JSON round trip keeps the JSON part.
@@ -12,7 +13,7 @@ function plain(schema: TSchema): Record<string, unknown> {
 
 function parameters(schema: TSchema | undefined, where: 'path' | 'query') {
   if (!schema) return [];
-  const s = plain(schema) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const s = boundIntegers(plain(schema)) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
   return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
     name,
     in: where,
@@ -69,7 +70,7 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
       'x-permission': r.permission,
       ...(r.edition ? { 'x-edition': r.edition } : {}),
     };
-    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: plain(r.body) } } };
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: boundIntegers(plain(r.body)) } } };
     (paths[p] ??= {})[r.method] = op;
   }
   return {

@@ -69,7 +69,7 @@ async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Recor
   const issues: FieldIssue[] = [];
   for (const [f, v] of Object.entries(given)) {
     if (v === undefined) continue;
-    if (!(f in defaults)) issues.push({ field: `config.${f}`, message: `a ${role} has no ${f}` });
+    if (!Object.hasOwn(defaults, f)) issues.push({ field: `config.${f}`, message: `a ${role} has no ${f}` });
     else if (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535) issues.push({ field: `config.${f}`, message: `must be a port from ${MIN_NODE_PORT} to 65535, got ${v}` });
   }
   const values = Object.keys(defaults).map((f) => given[f]).filter((v): v is number => typeof v === 'number');

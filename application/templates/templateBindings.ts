@@ -72,13 +72,14 @@ export async function resolveTemplate(deps: AppDeps, template: NetworkTemplate, 
   const variables = Array.isArray(template.variables) ? template.variables : [];
   const shapeOk = errors.length === 0;
   if (shapeOk) errors.push(...bindingIssues(variables, bindings));
-  const resolved: Record<string, ResolvedVariable> = {};
-  const rows: ResolvedTemplate['rows'] = {};
+  // Keyed by user-chosen variable names (which may be __proto__ or constructor): no prototype.
+  const resolved: Record<string, ResolvedVariable> = Object.create(null);
+  const rows: ResolvedTemplate['rows'] = Object.create(null);
   const warnings: string[] = [];
   if (shapeOk) {
     for (const v of variables) {
-      const b = bindings[v.name] as Record<string, number> | undefined;
-      const id = b?.[BINDING_FIELD[v.type]];
+      const b = (Object.hasOwn(bindings, v.name) ? bindings[v.name] : undefined) as Record<string, number> | undefined;
+      const id = b && typeof b === 'object' && Object.hasOwn(b, BINDING_FIELD[v.type]) ? b[BINDING_FIELD[v.type]] : undefined;
       if (!Number.isSafeInteger(id) || errors.some((e) => e.field === `variableBindings.${v.name}`)) continue;
       const r = await resolveOne(deps, v, id!);
       if (typeof r === 'string') {
@@ -101,7 +102,7 @@ export async function resolveTemplate(deps: AppDeps, template: NetworkTemplate, 
     valid,
     template,
     // publicKey is public, yet long: the listing names what was bound, not the PEM.
-    variables: variables.filter((v) => v && typeof v.name === 'string').map((v) => ({ name: v.name, type: v.type, resolved: resolved[v.name] ? Object.fromEntries(Object.entries(resolved[v.name]).filter(([k]) => k !== 'publicKey')) : null })),
+    variables: variables.filter((v) => v && typeof v.name === 'string').map((v) => ({ name: v.name, type: v.type, resolved: Object.hasOwn(resolved, v.name) ? Object.fromEntries(Object.entries(resolved[v.name]).filter(([k]) => k !== 'publicKey')) : null })),
     warnings,
     errors,
     network: valid ? (substitute(template.network, resolved) as Record<string, unknown>) : null,

@@ -29,12 +29,12 @@ const SECRET_KEY = /password|secret|token|private|keyhash|passphrase|unseal|cred
 export function redactSecrets(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (value && typeof value === 'object') {
-    const out: Record<string, JsonValue> = {};
-    for (const [k, v] of Object.entries(value)) {
-      if (SECRET_KEY.test(k)) continue;
-      out[k] = k === 'customHeaders' && v && typeof v === 'object' && !Array.isArray(v) ? maskHeaders(v as Record<string, string>) : redactSecrets(v);
-    }
-    return out;
+    // fromEntries defines own properties: a key named __proto__ stays a key, it does not set the prototype.
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !SECRET_KEY.test(k))
+        .map(([k, v]) => [k, k === 'customHeaders' && v && typeof v === 'object' && !Array.isArray(v) ? maskHeaders(v as Record<string, string>) : redactSecrets(v)]),
+    ) as JsonValue;
   }
   return (value ?? null) as JsonValue;
 }

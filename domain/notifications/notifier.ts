@@ -46,7 +46,7 @@ export async function sendNotification(deps: NotifierDeps, p: ProviderForSending
   const own: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'lnm-notifications/1', 'x-notification-event': n.kind, 'x-notification-id': n.eventId };
   if (secrets.secret) own['x-signature-256'] = `sha256=${hmacSha256Hex(secrets.secret, body)}`;
   // Header values are sealed with the secrets (in the config in clear only for providers saved before that).
-  const custom = Object.fromEntries(Object.entries((secrets.customHeaders ?? c.customHeaders ?? {}) as Record<string, string>).filter(([k]) => !(k.toLowerCase() in own)));
+  const custom = Object.fromEntries(Object.entries((secrets.customHeaders ?? c.customHeaders ?? {}) as Record<string, string>).filter(([k]) => !Object.hasOwn(own, k.toLowerCase())));
   const r = await deps.outbound.post({ url: c.url, headers: { ...custom, ...own }, body, timeoutMs: (c.timeout ?? 30) * 1000 });
   return r.ok ? { ok: true, message: `${c.url} answered HTTP ${r.statusCode} in ${r.durationMs} ms` } : { ok: false, message: `${c.url}: ${r.error}${r.excerpt ? ` (${r.excerpt.slice(0, 200)})` : ''}` };
 }

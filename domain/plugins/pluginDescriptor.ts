@@ -3,6 +3,8 @@
 // JSON Schema draft-07 object). Parsed with a YAML library and checked with ajv; every problem is
 // a ValidationError naming its field.
 import { Ajv, type ErrorObject } from 'ajv';
+import { unstorablePath } from '../shared/storableText.ts';
+import { depthExceeds, MAX_JSON_DEPTH } from '../shared/valueDepth.ts';
 import YAML from 'yaml';
 import { RE2JS } from 're2js';
 import { ValidationError, type FieldIssue } from '../shared/errors.ts';
@@ -118,6 +120,11 @@ export function parsePluginDescriptor(input: string | unknown): PluginDescriptor
       throw new ValidationError('The descriptor is not valid YAML or JSON.', [{ field: 'descriptor', message: (err as Error).message.split('\n')[0] }]);
     }
   }
+  // Escapes in the text can spell what the body parser and validation never saw: a NUL or a lone
+  // surrogate (unstorable), or thousands of levels of flow collections.
+  const unstorable = unstorablePath(value);
+  if (unstorable !== null) throw new ValidationError('The descriptor contains a NUL character or a lone UTF-16 surrogate, which cannot be stored.', [{ field: unstorable ? `descriptor.${unstorable}` : 'descriptor', message: 'contains a NUL character or a lone UTF-16 surrogate' }]);
+  if (depthExceeds(value, MAX_JSON_DEPTH)) throw new ValidationError(`The descriptor nests collections more than ${MAX_JSON_DEPTH} levels deep.`, [{ field: 'descriptor', message: `nests more than ${MAX_JSON_DEPTH} levels` }]);
   if (!checkDescriptor(value)) throw new ValidationError('The plugin descriptor is not valid.', ajvIssues(checkDescriptor.errors));
   const d = value as unknown as PluginDescriptor;
   const issues: FieldIssue[] = [];

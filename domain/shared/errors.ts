@@ -24,7 +24,9 @@ export class AppError extends Error {
     this.name = new.target.name;
     this.status = status;
     this.code = code;
-    this.expose = opts.expose ?? status < 500;
+    // A 503 names something the client can act on (a feature not configured here, a node not
+    // ready yet: retry later), so its message is shown unless it says otherwise; other 5xx are not.
+    this.expose = opts.expose ?? (status < 500 || status === 503);
     this.details = opts.details;
     this.extra = opts.extra;
   }

@@ -134,7 +134,7 @@ export function bindingIssues(variables: TemplateVariable[], bindings: Record<st
     }
   }
   for (const v of variables) {
-    if (!(v.name in bindings)) issues.push({ code: 'MISSING_BINDING', field: `variableBindings.${v.name}`, message: `variable ${v.name} (${v.type}) has no binding: give {"${BINDING_FIELD[v.type]}": <id>}` });
+    if (!Object.hasOwn(bindings, v.name)) issues.push({ code: 'MISSING_BINDING', field: `variableBindings.${v.name}`, message: `variable ${v.name} (${v.type}) has no binding: give {"${BINDING_FIELD[v.type]}": <id>}` });
   }
   return issues;
 }
@@ -149,8 +149,9 @@ export function substitute(value: unknown, resolved: Record<string, ResolvedVari
     if (whole) return lookup(whole[1], whole[2] ?? '');
     return s.replace(PLACEHOLDER, (_m, v: string, p: string | undefined) => String(lookup(v, p ?? '')));
   };
+  // Own properties only: a variable named constructor or toString is not Object.prototype's.
   const lookup = (variable: string, property: string) => {
-    const r = resolved[variable]?.[property];
+    const r = Object.hasOwn(resolved, variable) && Object.hasOwn(resolved[variable], property) ? resolved[variable][property] : undefined;
     if (r === undefined) throw new Error(`${placeholder(variable, property)} is not resolved`);
     return r;
   };

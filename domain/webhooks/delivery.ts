@@ -40,7 +40,7 @@ export function deliveryHeaders(opts: { body: string; secret: string | null; eve
     own['x-webhook-signature-256'] = `sha256=${sig}`;
   }
   // Custom headers cannot replace the service's own (a signature header, say).
-  const custom = Object.fromEntries(Object.entries(opts.customHeaders).filter(([k]) => !(k.toLowerCase() in own)));
+  const custom = Object.fromEntries(Object.entries(opts.customHeaders).filter(([k]) => !Object.hasOwn(own, k.toLowerCase())));
   return { ...custom, ...own };
 }
 

@@ -1,6 +1,7 @@
 // Authentication (session cookie, HTTP Basic, API keys) and authorization (role -> named
 // permission, narrowed by an API key's scopes). Every 403 is recorded as an AccessDenied
 // event; a failed write is recorded as RequestFailed, so the audit log shows both.
+import { isStorableText } from '../../domain/shared/storableText.ts';
 import type Koa from 'koa';
 import type { AccessControl } from '../accessControlPort.ts';
 import type { AppDeps } from '../../application/deps.ts';
@@ -48,7 +49,8 @@ async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps): Promi
     /* falls through to the error below */
   }
   const i = decoded.indexOf(':');
-  if (i < 1) throw new UnauthenticatedError('The Basic credentials are malformed.');
+  // A NUL or a lone surrogate is in no stored username or password, and could not be recorded.
+  if (i < 1 || !isStorableText(decoded)) throw new UnauthenticatedError('The Basic credentials are malformed.');
   const user = await attemptLogin(decoded.slice(0, i), decoded.slice(i + 1), ctx, deps);
   return { userId: user.id, username: user.username, role: user.role, method: 'basic' };
 }

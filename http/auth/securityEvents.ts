@@ -3,11 +3,14 @@
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import type { RouteInput } from '../route.ts';
 import { requestMetadata } from '../../application/commands.ts';
+import { storable } from '../../domain/shared/storableText.ts';
 
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 
+// The data may quote the request (a resource id from the path, a refused field name): made
+// storable, so that a request refused for carrying unstorable text is still audited.
 export async function recordSecurityEvent(input: Input, type: string, data: JsonObject, opts: { wait?: boolean; streamId?: string } = {}): Promise<void> {
   const day = input.deps.clock().toISOString().slice(0, 10);
-  const r = await input.deps.store.append(opts.streamId ?? `security-${day}`, 'any', [{ id: input.deps.newId(), type, data }], requestMetadata(input));
+  const r = await input.deps.store.append(opts.streamId ?? `security-${day}`, 'any', [{ id: input.deps.newId(), type, data: storable(data) }], requestMetadata(input));
   if (opts.wait !== false) await input.deps.projector.waitFor(r.lastPosition);
 }

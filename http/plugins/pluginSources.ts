@@ -80,7 +80,7 @@ export async function resolveSources(deps: AppDeps, d: PluginDescriptor, input: 
   const files: PluginFile[] = [];
   const parameters: Record<string, unknown> = { ...input };
   for (const [name, source] of sourced) {
-    const given = input[name];
+    const given = Object.hasOwn(input, name) ? input[name] : undefined;
     if (given === undefined) continue; // the schema says whether it is required
     parameters[name] = source === 'consortium-key' ? await resolveKey(deps, name, given, issues, files) : await resolvePeers(deps, name, given, issues, files);
   }

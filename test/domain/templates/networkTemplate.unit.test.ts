@@ -37,4 +37,21 @@ test('substitution keeps a whole placeholder typed and splices placeholders insi
   assert.equal(out, { ids: [7], label: 'peer-7', alloc: { '0xabc': { balance: '1' } }, msp: 'Org1MSP' });
 });
 
+test('variables named like Object.prototype properties are looked up as own keys only', () => {
+  const proto = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty'];
+  for (const name of proto) {
+    const vars = [{ name, type: 'node' as const }];
+    // Not bound: reported as missing, not found on Object.prototype.
+    assert.equal(bindingIssues(vars, {}).map((i) => `${i.code} ${i.field}`), [`MISSING_BINDING variableBindings.${name}`], name);
+    // An unresolved placeholder is an error, never Object.prototype's member.
+    assert.throws(() => substitute({ id: `\${${name}}` }, {}), /is not resolved/, name);
+    assert.throws(() => substitute({ id: `\${${name}.id}` }, {}), /is not resolved/, name);
+    // Resolved (as a parsed JSON body or a null-prototype map would hold it): substituted.
+    const resolved = JSON.parse(`{${JSON.stringify(name)}: {"id": 5}}`);
+    assert.equal(substitute({ id: `\${${name}.id}` }, resolved), { id: 5 }, name);
+  }
+  // A property name of Object.prototype on a resolved variable is not a property of it.
+  assert.throws(() => substitute({ x: '${n.constructor}' }, { n: { id: 1 } }), /is not resolved/);
+});
+
 test.run();

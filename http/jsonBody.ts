@@ -1,0 +1,98 @@
+// The request body parser of /api/v1: JSON only, bounded in size and in depth.
+// - A body (Content-Length above 0, or any Transfer-Encoding) must be `application/json`
+//   (charset utf-8 if one is named, no Content-Encoding): anything else is a 415 before a byte is
+//   read, so a text/plain or a `+json` body can never reach a route as an empty object.
+// - At most BODY_LIMIT bytes (413), then at most MAX_JSON_DEPTH levels of arrays and objects:
+//   the depth is counted on the text before JSON.parse, so no recursive code (templates, plugin
+//   parameters, validation) ever sees thousands of levels (400 JSON_TOO_DEEP).
+// - Only an object or an array at the top (400 MALFORMED_JSON otherwise).
+// - No body, or only whitespace: ctx.request.body stays undefined, and a route that declares a
+//   body answers 400 BODY_REQUIRED (http/app.ts), never "an empty object".
+import type Koa from 'koa';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../domain/shared/errors.ts';
+import { MAX_JSON_DEPTH } from '../domain/shared/valueDepth.ts';
+
+/** Levels of nested arrays and objects a request body may have; documented in docs/api.md. */
+export { MAX_JSON_DEPTH };
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** '1mb', '512kb', '100b' or a plain number of bytes. */
+export function byteSize(limit: string | number): number {
+  if (typeof limit === 'number') return limit;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|mb|gb)?\s*$/i.exec(limit);
+  if (!m) throw new Error(`not a size: ${limit}`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b'];
+  return Math.floor(Number(m[1]) * unit);
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = Number(req.headers['content-length']);
+  return Number.isFinite(length) && length > 0;
+}
+
+/** The deepest nesting of arrays and objects in a JSON text, stopping once it exceeds `max`. */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    // Stop reading at the limit; the connection is closed after the answer.
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  // Invalid UTF-8 becomes U+FFFD, which is storable text.
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the server accepts (see BODY_LIMIT).');
+const malformed = (why: string) => new AppError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${why}.`);
+
+export function jsonBody(opts: { limit: string | number }): Koa.Middleware {
+  const limit = byteSize(opts.limit);
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith('/api/v1') || !BODY_METHODS.has(ctx.method) || !hasBody(ctx.req)) return next();
+    const type = ctx.request.type; // media type without parameters, lower case
+    const charset = (ctx.request.charset || 'utf-8').toLowerCase();
+    const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
+    if (type !== 'application/json' || (charset !== 'utf-8' && charset !== 'utf8') || encoding !== 'identity') {
+      throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json (UTF-8, not compressed).');
+    }
+    const text = await readText(ctx.req, limit);
+    if (text.trim() !== '') {
+      if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
+        throw new AppError(400, 'JSON_TOO_DEEP', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`);
+      }
+      const first = text.trimStart()[0];
+      if (first !== '{' && first !== '[') throw malformed('the body must be an object or an array');
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw malformed('it does not parse');
+      }
+      (ctx.request as unknown as { body?: unknown }).body = parsed;
+    }
+    return next();
+  };
+}
