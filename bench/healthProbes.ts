@@ -170,6 +170,20 @@ async function main(): Promise<Record<string, unknown>> {
     log('stopping the nodes');
     const nets = (await api(s, 'GET', '/networks/evm?limit=100')).json?.items ?? [];
     for (const n of nets) await api(s, 'DELETE', `/networks/evm/${n.id}`);
+    const p = out.probes as { serviceCpuMsPerProbe: number; serviceCpuMsPerProbeWithIdle: number; lagBehindIntervalMs: { p50: number; p99: number }; observedInWindow: number; expectedInWindow: number };
+    const m = out.memory as { serviceRssPerManagedNodeKiB: number };
+    const d = out.downtime as { killedDownSeconds: number[]; frozenDownSeconds: number[]; killedBoundSeconds: number; frozenBoundSeconds: number; notDown: number };
+    const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : NaN);
+    out.rows = [
+      { metric: `Health probe: service CPU per probe, ${NODES} managed nodes every ${INTERVAL} s (idle CPU subtracted)`, value: p.serviceCpuMsPerProbe, unit: 'ms', target: '<= 1', met: p.serviceCpuMsPerProbe <= 1 },
+      { metric: 'Health probe: service CPU per probe, idle CPU included', value: p.serviceCpuMsPerProbeWithIdle, unit: 'ms' },
+      { metric: 'Health probe: lag behind the interval, p50', value: p.lagBehindIntervalMs.p50, unit: 'ms' },
+      { metric: 'Health probe: lag behind the interval, p99', value: p.lagBehindIntervalMs.p99, unit: 'ms' },
+      { metric: 'Health probe: probes seen / due in the window', value: Math.round((p.observedInWindow / p.expectedInWindow) * 100) / 100, unit: 'x' },
+      { metric: 'Service RSS per managed node', value: m.serviceRssPerManagedNodeKiB, unit: 'KiB' },
+      { metric: `Killed node to node.downtime, worst of 5 (bound: interval + 1 s = ${d.killedBoundSeconds} s)`, value: worst(d.killedDownSeconds), unit: 's', target: `<= ${d.killedBoundSeconds}`, met: d.notDown === 0 && worst(d.killedDownSeconds) <= d.killedBoundSeconds },
+      { metric: `Frozen node (SIGSTOP) to node.downtime, worst of 5 (bound: 3 x interval + 2 s timeout + 1 s = ${d.frozenBoundSeconds} s)`, value: worst(d.frozenDownSeconds), unit: 's', target: `<= ${d.frozenBoundSeconds}`, met: d.notDown === 0 && worst(d.frozenDownSeconds) <= d.frozenBoundSeconds },
+    ];
   } finally {
     await pool.end();
     await closeBenchServer(s);
