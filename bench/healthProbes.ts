@@ -99,16 +99,19 @@ async function main(): Promise<Record<string, unknown>> {
       made += count;
       if ((i + 1) % 4 === 0) log(`  ${made} nodes running (${Math.round((Date.now() - t0) / 1000)} s)`);
     }
-    // The lifecycle saga starts nodes in the background: wait until the service sees them all running.
+    // The lifecycle saga starts nodes in the background: wait until each has settled. On this
+    // shared machine a port the service picked can be taken by someone else's process meanwhile
+    // (a start that fails with port-in-use): the figures are then per node actually running.
+    let running = 0;
     for (;;) {
-      const running = Number((await pool.query(`SELECT count(*) AS n FROM nodes WHERE status = 'running'`)).rows[0].n);
-      if (running >= NODES) break;
-      if (Date.now() - t0 > Number(process.env.BENCH_HEALTH_START_TIMEOUT ?? 900) * 1000) {
-        const by = (await pool.query(`SELECT status, count(*) AS n, max(error) AS error FROM nodes GROUP BY status`)).rows;
-        throw new Error(`only ${running} of ${NODES} nodes running after ${process.env.BENCH_HEALTH_START_TIMEOUT ?? 900} s: ${JSON.stringify(by)}`);
-      }
+      const by = (await pool.query(`SELECT status, count(*) AS n, max(error) AS error FROM nodes GROUP BY status`)).rows as { status: string; n: string; error: string | null }[];
+      const count = (st: string) => Number(by.find((r) => r.status === st)?.n ?? 0);
+      running = count('running');
+      if (running + count('error') >= NODES) break;
+      if (Date.now() - t0 > Number(process.env.BENCH_HEALTH_START_TIMEOUT ?? 1200) * 1000) throw new Error(`only ${running} of ${NODES} nodes running after ${process.env.BENCH_HEALTH_START_TIMEOUT ?? 1200} s: ${JSON.stringify(by)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
+    if (running < NODES * 0.95) throw new Error(`only ${running} of ${NODES} nodes started`);
     const startAllMs = Date.now() - t0;
     // Let the timers spread over a couple of intervals, then measure.
     log('settling for two intervals');
@@ -124,10 +127,10 @@ async function main(): Promise<Record<string, unknown>> {
     const cpuMs = after.cpuMs - before.cpuMs;
     const lateMs = gaps.gapsMs.map((g) => g - INTERVAL * 1000);
     const down = Number((await pool.query(`SELECT count(*) AS n FROM node_observations WHERE status <> 'healthy'`)).rows[0].n);
-    out.setup = { managedNodes: NODES, networks, startAllSeconds: round(startAllMs / 1000, 1), notHealthyAtEnd: down };
+    out.setup = { managedNodes: running, asked: NODES, networks, startAllSeconds: round(startAllMs / 1000, 1), notHealthyAtEnd: down };
     out.probes = {
       observedInWindow: gaps.probes,
-      expectedInWindow: Math.round((NODES * windowMs) / (INTERVAL * 1000)),
+      expectedInWindow: Math.round((running * windowMs) / (INTERVAL * 1000)),
       serviceCpuMsPerProbe: round((cpuMs - (idleCpuMsPerSec * windowMs) / 1000) / Math.max(1, gaps.probes)),
       serviceCpuMsPerProbeWithIdle: round(cpuMs / Math.max(1, gaps.probes)),
       serviceIdleCpuPercent: round(idleCpuMsPerSec / 10, 1),
@@ -138,7 +141,7 @@ async function main(): Promise<Record<string, unknown>> {
     out.memory = {
       serviceRssIdleMiB: round(idle.rssBytes / 2 ** 20, 1),
       serviceRssWithNodesMiB: round(after.rssBytes / 2 ** 20, 1),
-      serviceRssPerManagedNodeKiB: round((after.rssBytes - idle.rssBytes) / NODES / 1024, 1),
+      serviceRssPerManagedNodeKiB: round((after.rssBytes - idle.rssBytes) / running / 1024, 1),
     };
     // Probes that fail still raise node.downtime: 5 nodes killed (the engine sees the process
     // gone: down at the next probe) and 5 frozen with SIGSTOP (the port takes connections and
@@ -175,7 +178,7 @@ async function main(): Promise<Record<string, unknown>> {
     const d = out.downtime as { killedDownSeconds: number[]; frozenDownSeconds: number[]; killedBoundSeconds: number; frozenBoundSeconds: number; notDown: number };
     const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : NaN);
     out.rows = [
-      { metric: `Health probe: service CPU per probe, ${NODES} managed nodes every ${INTERVAL} s (idle CPU subtracted)`, value: p.serviceCpuMsPerProbe, unit: 'ms', target: '<= 1', met: p.serviceCpuMsPerProbe <= 1 },
+      { metric: `Health probe: service CPU per probe, ${running} managed nodes every ${INTERVAL} s (idle CPU subtracted)`, value: p.serviceCpuMsPerProbe, unit: 'ms', target: '<= 1', met: p.serviceCpuMsPerProbe <= 1 },
       { metric: 'Health probe: service CPU per probe, idle CPU included', value: p.serviceCpuMsPerProbeWithIdle, unit: 'ms' },
       { metric: 'Health probe: lag behind the interval, p50', value: p.lagBehindIntervalMs.p50, unit: 'ms' },
       { metric: 'Health probe: lag behind the interval, p99', value: p.lagBehindIntervalMs.p99, unit: 'ms' },

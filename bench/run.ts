@@ -30,7 +30,8 @@ const loadAverages: Record<string, number> = {};
 // `npm run bench -- --only=eventstore` runs only the event store's parts (appends, and verify
 // over a log seeded without the HTTP server) and replaces only their rows in bench/results.json.
 // `--only=health` (500 managed nodes probed), `--only=chaincode` (query and invoke against the
-// bare gateway, quick start) and `--only=hotpaths` (both) do the same for those child benches.
+// bare gateway, and the quick-start figures) and `--only=hotpaths` (all three) do the same for
+// those child benches.
 const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'hotpaths'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
@@ -42,8 +43,10 @@ if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
 const CHILD_BENCHES = {
   health: ['bench/healthProbes.ts', 'health probes', 1_800_000],
   chaincode: ['bench/consortiumChaincode.ts', 'chaincode', 900_000],
+  quickstart: ['bench/quickStart.ts', 'quick start', 600_000],
 } as const;
-const childrenOf = (o: string) => (o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode] : []);
+const childrenOf = (o: string) =>
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -274,7 +277,7 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health] as const) {
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health] as const) {
       await childSection(file, name, timeoutMs);
     }
   });
