@@ -38,7 +38,7 @@ const refOf = (k: Awaited<ReturnType<typeof activeKey>>): KeyRef => ({ providerI
  * certificate), which empties the cache. A subscription from the store's head tells of those
  * events, so nothing is read again per request; a read that overlaps an invalidation is not kept.
  */
-function invalidatedCache(store: EventStore) {
+export function invalidatedCache(store: EventStore) {
   const entries = new Map<string, Promise<unknown>>();
   let generation = 0;
   let watching: Promise<unknown> | null = null;
