@@ -151,12 +151,13 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   const [network, active] = await Promise.all([consortiumNetworkOr404(deps, record.networkId), latestCommitted(input, record)]);
   // Only the named organization is checked (one identity lookup per call, not one per organization).
   const named = body.organization ? network.organizations.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : undefined;
-  const [held, members] = await Promise.all([
+  const [held, members, serverRow] = await Promise.all([
     (async (): Promise<HeldOrganization[]> => {
       const namedSigner = named && typeof named.organizationId === 'number' ? await consortiumOf(deps).credentials.adminSigner(named.organizationId).catch(() => null) : null;
       return namedSigner ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }] : body.organization ? [] : heldOrganizations(deps, network, { first: true });
     })(),
     joinedPeers(deps, network, ['running', 'down']),
+    active.serverNodeId ? getNode(deps.pool, active.serverNodeId) : Promise.resolve(null),
   ]);
   const org = held[0];
   if (!org) {
@@ -169,7 +170,7 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   if (!peer) throw new ConflictError(`No running peer of ${org.mspId} has joined channel ${network.channelName}: start or join one.`, { mspId: org.mspId }, 'NO_JOINED_PEER');
   // The chaincode server runs before the first transaction (and again after it went down).
   if (active.serverNodeId) {
-    const server = await getNode(deps.pool, active.serverNodeId);
+    const server = serverRow;
     if (server && server.status !== 'running') {
       const now = await startServer(input, server.id);
       if (now.status !== 'running') throw new ConflictError(`The chaincode server ${now.name} of ${record.name} did not start: ${now.error ?? now.status}.`, { nodeId: now.id, status: now.status }, 'CHAINCODE_SERVER_DOWN');
