@@ -146,7 +146,8 @@ async function main(): Promise<Record<string, unknown>> {
     // Probes that fail still raise node.downtime: 5 nodes killed (the engine sees the process
     // gone: down at the next probe) and 5 frozen with SIGSTOP (the port takes connections and
     // answers nothing: down after `threshold` probes, each waiting out its 2 s timeout).
-    const victims = (await pool.query(`SELECT id, pid FROM nodes WHERE status = 'running' ORDER BY id LIMIT 10`)).rows as { id: number; pid: number | null }[];
+    log(`probes: ${JSON.stringify(out.probes)} memory: ${JSON.stringify(out.memory)}`);
+    const victims = (await pool.query(`SELECT id FROM nodes WHERE status = 'running' ORDER BY id LIMIT 10`)).rows as { id: number }[];
     const nodePid = (id: number) => Number(JSON.parse(readFileSync(path.join(s.dataDir, 'nodes', nodeKeyDir(s.dataDir, id), 'node.pid.json'), 'utf8')).pid);
     const killed = victims.slice(0, 5).map((v) => v.id);
     const frozen = victims.slice(5).map((v) => v.id);
