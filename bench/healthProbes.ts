@@ -25,7 +25,7 @@ import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 const log = benchLog('health');
 const NODES = Number(process.env.BENCH_HEALTH_NODES ?? 500);
 const INTERVAL = Number(process.env.BENCH_HEALTH_INTERVAL ?? 10);
-// 16: a network of 17 or more generated validators is refused (placeholder addresses repeat: reported to the lead).
+// 16 per network: the figures of the first runs (17 or more generated validators were refused until the placeholder fix in application/evm/evmNetworkCreate.ts).
 const PER_NETWORK = 16;
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
