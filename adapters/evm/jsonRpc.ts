@@ -1,9 +1,8 @@
 // A small JSON-RPC 2.0 client for evm nodes (SPEC "Evm node JSON-RPC"): fetch-based, one
 // timeout per call, typed results. An unreachable or silent node is an UnavailableError (503)
 // naming the node; an error answered by the node is an EvmRpcError carrying the RPC code.
-import http from 'node:http';
-import https from 'node:https';
 import { getAddress } from 'ethers';
+import { probeRequest } from '../system/probeHttp.ts';
 import { AppError, UnavailableError } from '../../domain/shared/errors.ts';
 
 export class EvmRpcError extends AppError {
@@ -83,39 +82,16 @@ function splitCredentials(url: string): { target: string; headers: Record<string
   }
 }
 
-// The health monitor's probes: one keep-alive connection per node reused probe after probe, and
-// both readings in one JSON-RPC batch. fetch (undici) costs the service several times the CPU
-// of a plain request per call (web streams, abort signals), and a probe is made for every node
-// at every interval.
-const probeAgents = { http: new http.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1, timeout: 60_000 }), https: new https.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1, timeout: 60_000 }) };
-
-function postJson(target: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(target);
-    const secure = u.protocol === 'https:';
-    const req = (secure ? https : http).request(u, { method: 'POST', agent: secure ? probeAgents.https : probeAgents.http, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
-    req.on('close', () => clearTimeout(timer));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 /**
  * Block height and peer count in one batch request over a kept-alive connection (the health
- * probe). A node that refuses batches is asked twice, once per method. Errors as evmJsonRpc's.
+ * probe; adapters/system/probeHttp.ts). A node that refuses batches is asked twice, once per method. Errors as evmJsonRpc's.
  */
 export async function probeEvmNode(url: string, timeoutMs: number): Promise<{ blockHeight: number; peerCount: number }> {
   const endpoint = displayEndpoint(url);
   const { target, headers } = splitCredentials(url);
   let answer: { status: number; text: string };
   try {
-    answer = await postJson(target, headers, '[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"net_peerCount","params":[]}]', timeoutMs);
+    answer = await probeRequest(target, { method: 'POST', headers, body: '[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"net_peerCount","params":[]}]', timeoutMs });
   } catch (err) {
     const e = err as Error & { code?: string };
     const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.code ?? e.name); // never e.message: it can quote the URL
