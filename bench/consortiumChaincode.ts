@@ -28,6 +28,11 @@ const CONCURRENT = 8;
 let server: TestServer;
 const api = apiOf(() => server);
 
+const ratios = (svc: { p50: number; p99: number }, bare: { p50: number; p99: number }) => ({
+  serviceP50Ms: svc.p50, serviceP99Ms: svc.p99, qsccP50Ms: bare.p50, qsccP99Ms: bare.p99,
+  overheadRatioP50: Math.round((svc.p50 / bare.p50) * 100) / 100, overheadRatioP99: Math.round((svc.p99 / bare.p99) * 100) / 100,
+});
+
 async function timed<T>(n: number, one: (i: number) => Promise<T>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -49,7 +54,9 @@ async function throughput(n: number, one: (i: number) => Promise<unknown>): Prom
 
 async function main() {
   if (fabricMissing) throw new Error(fabricMissing);
-  server = await startServer({ env: consortiumEnv() });
+  const prof = process.env.BENCH_CPU_PROF;
+  server = await startServer({ env: consortiumEnv(), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
+  let profileWindowUs: number[] | undefined;
   try {
     const org1 = await organization(api, 'Org1', 'Org1MSP');
     const org2 = await organization(api, 'Org2', 'Org2MSP');
@@ -99,11 +106,30 @@ async function main() {
     });
     const gwInvoke = await timed(INVOKES, (i) => submitTransaction(direct('CreateAsset', [`g${i}`, 'blue', '1', 'a', '1'])));
     log(`queries: ${QUERIES} sequential each way`);
+    const windowStart = Number(process.hrtime.bigint() / 1000n);
     const svcQuery = await timed(QUERIES, async () => {
       const r = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
       if (r.status !== 200) throw new Error(r.text);
     });
+    // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: the query loop within a --cpu-prof profile.
+    if (prof) profileWindowUs = [windowStart, Number(process.hrtime.bigint() / 1000n)];
     const gwQuery = await timed(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
+    // Explorer reads: one block and one transaction through the service (which decodes them to
+    // JSON) against the same reads straight from the peer's system chaincode qscc through the gateway.
+    const txId = (await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['explorer', 'x', '1', 'o', '1'] })).json.tx_id as string;
+    const blockNum = (await api('GET', `/networks/consortium/${net.id}/transactions/${txId}`)).json?.block_number ?? 1;
+    log(`explorer: block ${blockNum} and transaction ${txId.slice(0, 8)}..., ${QUERIES} each way`);
+    const qscc = (fn: string, args: string[]) => ({ ...direct(fn, args), chaincodeName: 'qscc' });
+    const svcBlock = await timed(QUERIES, async () => {
+      const r = await api('GET', `/networks/consortium/${net.id}/blocks/${blockNum}`);
+      if (r.status !== 200) throw new Error(r.text);
+    });
+    const gwBlock = await timed(QUERIES, () => evaluateTransaction(qscc('GetBlockByNumber', ['benchchannel', String(blockNum)])));
+    const svcTx = await timed(QUERIES, async () => {
+      const r = await api('GET', `/networks/consortium/${net.id}/transactions/${txId}`);
+      if (r.status !== 200) throw new Error(r.text);
+    });
+    const gwTx = await timed(QUERIES, () => evaluateTransaction(qscc('GetTransactionByID', ['benchchannel', txId])));
     log(`throughput: ${CONCURRENT} at a time`);
     const svcInvokeTps = await throughput(INVOKES * 2, async (i) => {
       const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`ts${i}`, 'blue', '1', 'a', '1'] });
@@ -122,7 +148,10 @@ async function main() {
       setup: { organizations: 2, peersPerOrganization: 2, orderers: 1, batchTimeout: '500ms', endorsementPolicy: 'both organizations' },
       deployMs: Math.round(deployMs),
       invoke: { serviceP50Ms: si.p50, serviceP99Ms: si.p99, gatewayP50Ms: gi.p50, gatewayP99Ms: gi.p99, overheadRatioP50: r2(si.p50 / gi.p50), servicePerSec: r2(svcInvokeTps), gatewayPerSec: r2(gwInvokeTps) },
-      query: { serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps) },
+      query: { serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), overheadRatioP99: r2(sq.p99 / gq.p99), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps) },
+      explorerBlock: ratios(summarize(svcBlock), summarize(gwBlock)),
+      explorerTransaction: ratios(summarize(svcTx), summarize(gwTx)),
+      ...(profileWindowUs ? { profileWindowUs } : {}),
     }, null, 2));
   } finally {
     const all = (await api('GET', '/nodes?limit=100')).json?.items ?? [];

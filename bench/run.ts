@@ -1,6 +1,7 @@
 // `npm run bench`: measures the platform on this machine and prints a table (metric, value,
 // unit, target, met?); writes bench/results.json. Timing lives here, never in tests.
-// Everything runs on loopback with bounded durations; about 4-5 minutes in all.
+// Everything runs on loopback with bounded durations; about 20 minutes in all (the health-probe
+// bench alone starts 500 managed nodes).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type pg from 'pg';
 import os from 'node:os';
@@ -29,11 +30,24 @@ const loadAverages: Record<string, number> = {};
 
 // `npm run bench -- --only=eventstore` runs only the event store's parts (appends, and verify
 // over a log seeded without the HTTP server) and replaces only their rows in bench/results.json.
+// `--only=health` (500 managed nodes probed), `--only=chaincode` (query and invoke against the
+// bare gateway, and the quick-start figures) and `--only=hotpaths` (all three) do the same for
+// those child benches.
+const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'hotpaths'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
-if (only !== null && only !== 'eventstore') {
-  process.stderr.write(`unknown --only=${only}; the one partial run is --only=eventstore\n`);
+if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
+  process.stderr.write(`unknown --only=${only}; the partial runs are ${PARTIAL_RUNS.map((p) => `--only=${p}`).join(', ')}\n`);
   process.exit(2);
 }
+
+/** The child benches of a partial run, as [file, section, timeout]. */
+const CHILD_BENCHES = {
+  health: ['bench/healthProbes.ts', 'health probes', 1_800_000],
+  chaincode: ['bench/consortiumChaincode.ts', 'chaincode', 900_000],
+  quickstart: ['bench/quickStart.ts', 'quick start', 600_000],
+} as const;
+const childrenOf = (o: string) =>
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -93,6 +107,9 @@ async function verifyFigures(pool: pg.Pool, store: EventStore): Promise<void> {
 const isEventStoreRow = (r: Row) =>
   r.section === 'appends' || r.section === 'verify' || r.section === 'verify (store)' || /^(Appends|Append latency|WAL flush|verify|store\.verify|old verify)/.test(r.metric);
 
+/** The rows a partial run replaces. */
+const isPartialRow = (r: Row) => (only === 'eventstore' ? isEventStoreRow(r) : childrenOf(only ?? '').some(([, section]) => r.section === section));
+
 /** A partial run keeps the other rows of the last full run, and puts its own where the old ones were. */
 function mergeWithLastResults(file: string): { rows: Row[]; details: Record<string, unknown> } {
   let last: { rows?: Row[]; details?: Record<string, unknown> };
@@ -102,9 +119,9 @@ function mergeWithLastResults(file: string): { rows: Row[]; details: Record<stri
     return { rows, details };
   }
   const lastRows = last.rows ?? [];
-  const at = lastRows.findIndex(isEventStoreRow);
-  const others = lastRows.filter((r) => !isEventStoreRow(r));
-  const cut = at < 0 ? others.length : lastRows.slice(0, at).filter((r) => !isEventStoreRow(r)).length;
+  const at = lastRows.findIndex(isPartialRow);
+  const others = lastRows.filter((r) => !isPartialRow(r));
+  const cut = at < 0 ? others.length : lastRows.slice(0, at).filter((r) => !isPartialRow(r)).length;
   return { rows: [...others.slice(0, cut), ...rows, ...others.slice(cut)], details: { ...(last.details ?? {}), ...details } };
 }
 
@@ -136,6 +153,10 @@ async function main() {
   log(`${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, node ${machine.node}, load average ${machine.loadAverage1m}`);
   if (only === 'eventstore') {
     await eventStoreOnly();
+    return finish(started, machine);
+  }
+  if (only) {
+    for (const [file, name, timeoutMs] of childrenOf(only)) await section(name, () => childSection(file, name, timeoutMs));
     return finish(started, machine);
   }
 
@@ -269,15 +290,20 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist, and the OpenAPI fuzzer's long run.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], ['bench/consortiumChaincode.ts', 'chaincode', 400_000], ['bench/backups.ts', 'backups', 150_000], ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
-      const r = await runChildBench(file, name, timeoutMs);
-      details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
-      if (r.status === 'failed') failures[name] = r.error ?? 'failed';
-      rows.push(...r.rows);
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
+      await childSection(file, name, timeoutMs);
     }
   });
 
   return finish(started, machine);
+}
+
+/** A child bench's rows into the table, its whole output into details. */
+async function childSection(file: string, name: string, timeoutMs: number): Promise<void> {
+  const r = await runChildBench(file, name, timeoutMs);
+  details[name] = { status: r.status, ...(r.error ? { error: r.error } : {}), ...(r.raw !== undefined ? { result: r.raw } : {}) };
+  if (r.status === 'failed') failures[name] = r.error ?? 'failed';
+  rows.push(...r.rows);
 }
 
 function finish(started: number, machine: ReturnType<typeof machineInfo>): number {

@@ -205,10 +205,17 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const nodeSagas = {
     operationsFor: instrumentedOperations(operationsFor, metrics),
     observations: instrumentedObservations(observations, metrics),
-    async healthSettings() {
-      const s = (await currentSettings(db.pool)).general;
-      return { intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold };
-    },
+    // Read at most once a second (every probe asks): a changed interval or threshold applies within a second.
+    healthSettings: (() => {
+      let last: { at: number; value: Promise<{ intervalSeconds: number; threshold: number }> } | null = null;
+      return () => {
+        if (last && Date.now() - last.at < 1000) return last.value;
+        const value = currentSettings(db.pool).then(({ general: s }) => ({ intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold }));
+        value.catch(() => (last = null));
+        last = { at: Date.now(), value };
+        return value;
+      };
+    })(),
   };
   const nextId = postgresIdAllocator(db.pool);
   // Backup target secrets are sealed under the same KEY_ENCRYPTION_KEY as provider secrets.

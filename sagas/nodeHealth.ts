@@ -30,7 +30,7 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`, n++),
     });
   }
-  const next = async (ctx: SagaContext) => new Date(ctx.now().getTime() + (await settings()).intervalSeconds * 1000);
+  const next = async (ctx: SagaContext, s?: HealthSettings) => new Date(ctx.now().getTime() + (s ?? (await settings())).intervalSeconds * 1000);
 
   return {
     name: NAME,
@@ -69,7 +69,8 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       await observations
         ?.record({ nodeId, status: reason === null ? 'healthy' : definite ? 'not_running' : 'unreachable', blockHeight: reading?.blockHeight ?? null, peerCount: reading?.peerCount ?? null, error: reason, at })
         .catch(() => undefined);
-      const { threshold } = await settings();
+      const current = await settings();
+      const { threshold } = current;
       if (reason === null) {
         failures = 0;
         lastHealthyAt = at;
@@ -80,7 +81,11 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
           await record(timer, ctx, { type: 'RecordNodeDown', nodeId, lastHealthyAt, consecutiveFailures: failures, reason, at });
         }
       }
-      await ctx.schedule(timerId(nodeId), await next(ctx), { nodeId, failures, lastHealthyAt });
+      // The next probe an interval after this one was due, so the wait for the timer poll and
+      // the probe's own time do not add up into drift; after a late probe, an interval from now.
+      const afterDue = new Date(new Date(timer.dueAt).getTime() + current.intervalSeconds * 1000);
+      const fromNow = await next(ctx, current);
+      await ctx.schedule(timerId(nodeId), afterDue > ctx.now() ? afterDue : fromNow, { nodeId, failures, lastHealthyAt });
     },
   };
 }

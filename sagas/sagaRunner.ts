@@ -17,6 +17,8 @@ export interface SagaRunnerOptions {
   sagas: Saga[];
   log?: (msg: string, extra?: Record<string, unknown>) => void;
   timerPollMs?: number;
+  /** Due timers fired at once (default 16). */
+  timerConcurrency?: number;
   clock?: () => Date;
   /** How many partitions of a partitioned saga run at once (default 4). */
   partitionConcurrency?: number;
@@ -28,14 +30,15 @@ export function sagaEventId(saga: string, sourceEventId: string, index = 0): str
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4 }: SagaRunnerOptions): SagaRunner {
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16 }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
   let firing = false;
 
-  const context = (saga: Saga): SagaContext => ({
+  const context = (saga: Saga, rescheduled?: Set<string>): SagaContext => ({
     async schedule(id, dueAt, payload = {}) {
+      rescheduled?.add(id);
       await pool.query(
         `INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, $4)
          ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
@@ -104,18 +107,27 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
         `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 ORDER BY due_at LIMIT 100`,
         [clock().toISOString()],
       );
-      for (const row of due.rows) {
+      // Due timers fire a few at a time (each has its own id, so no two handle the same thing):
+      // one slow timer (a probe waiting out its timeout) must not hold up the others.
+      const rows = due.rows;
+      let next = 0;
+      const fireOne = async (row: (typeof rows)[number]) => {
         const saga = sagas.find((s) => s.name === row.saga);
-        if (!saga?.onTimer) continue;
+        if (!saga?.onTimer) return;
         const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
+        const rescheduled = new Set<string>();
         try {
-          // Mark first only if still due with the same due time, so a reschedule inside onTimer wins.
-          await saga.onTimer(timer, context(saga));
-          await pool.query('UPDATE saga_timers SET fired_at = now() WHERE id = $1 AND due_at = $2', [row.id, row.due_at]);
+          await saga.onTimer(timer, context(saga, rescheduled));
+          // Marked fired only if still due at the same time; a timer the saga rescheduled inside
+          // onTimer (the health monitor's every probe) has a new due time already: nothing to mark.
+          if (!rescheduled.has(row.id)) await pool.query('UPDATE saga_timers SET fired_at = now() WHERE id = $1 AND due_at = $2', [row.id, row.due_at]);
         } catch (err) {
           log(`timer ${row.id} of ${saga.name} failed; it fires again`, { error: (err as Error).message });
         }
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(timerConcurrency, rows.length) }, async () => {
+        while (next < rows.length) await fireOne(rows[next++]);
+      }));
     } catch (err) {
       log('timer poll failed', { error: (err as Error).message });
     } finally {

@@ -7,11 +7,10 @@
 // a peer or orderer that does not answer -> FabricNodeUnreachableError (503).
 import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
 import * as grpc from '@grpc/grpc-js';
-import { createHash } from 'node:crypto';
 import { AppError } from '../../domain/shared/errors.ts';
 import { FabricNodeUnreachableError, FabricRefusedError } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { InvokeRequest, InvokeResult } from '../../domain/consortium/consortiumChaincodePorts.ts';
-import { grpcClient, nodeName } from './fabricGrpc.ts';
+import { dropSharedClient, nodeName, sharedGrpcClient } from './fabricGrpc.ts';
 
 /** The chaincode answered with an error status: what it said, for the caller. */
 export class ChaincodeRejectedError extends AppError {
@@ -48,28 +47,8 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
   return new FabricRefusedError(`${call} failed: ${err.message}${named}`, node, request.channelName, `grpc ${grpc.status[err.code] ?? err.code}`, `${err.message}${named}`);
 }
 
-// One gRPC connection per peer endpoint for the life of the service: a TLS handshake per call
-// would triple a query's latency. gRPC reconnects by itself after the peer restarts; a
-// connection that found its peer unreachable is dropped all the same, so the next call starts
-// a fresh one instead of waiting out the old one's backoff.
-const clients = new Map<string, grpc.Client>();
-const keyOf = (peer: InvokeRequest['gateway']['peer']) => `${peer.host}:${peer.port}|${peer.serverName ?? ''}|${createHash('sha256').update(peer.tlsCaCertPem).digest('hex')}`;
-
-function dropClient(peer: InvokeRequest['gateway']['peer']): void {
-  const key = keyOf(peer);
-  clients.get(key)?.close();
-  clients.delete(key);
-}
-
-function clientOf(peer: InvokeRequest['gateway']['peer']): grpc.Client {
-  const key = keyOf(peer);
-  let client = clients.get(key);
-  if (!client) {
-    client = grpcClient(peer);
-    clients.set(key, client);
-  }
-  return client;
-}
+const clientOf = sharedGrpcClient;
+const dropClient = dropSharedClient;
 
 async function withGateway<T>(request: InvokeRequest, use: (gateway: Gateway) => Promise<T>): Promise<T> {
   const client = clientOf(request.gateway.peer);

@@ -31,10 +31,65 @@ async function activeKey(store: EventStore, keyId: number, what: string): Promis
 
 const refOf = (k: Awaited<ReturnType<typeof activeKey>>): KeyRef => ({ providerId: k.providerId, handle: k.material.handle, spec: k.spec, publicKeyPem: k.material.publicKeyPem });
 
+/**
+ * What every chaincode query, channel read and join needs of an organization (its MSP
+ * certificates and its admin signer) comes from four or five streams; read once and kept until an
+ * event of an organization or key stream is appended (a rotation, a revocation, a new
+ * certificate), which empties the cache. A subscription from the store's head tells of those
+ * events, so nothing is read again per request; a read that overlaps an invalidation is not kept.
+ */
+export function invalidatedCache(store: EventStore) {
+  const entries = new Map<string, Promise<unknown>>();
+  let generation = 0;
+  let watching: Promise<unknown> | null = null;
+  let live = false;
+  const forget = () => {
+    generation++;
+    entries.clear();
+  };
+  const watch = () =>
+    (watching ??= store
+      .headPosition()
+      .then((head) => {
+        const sub = store.subscribe(head, async (batch) => {
+          if (batch.some((e) => e.streamId.startsWith('organization-') || e.streamId.startsWith('key-'))) forget();
+        }, () => {
+          // Without the subscription nothing may be kept: start again at the next read.
+          live = false;
+          watching = null;
+          forget();
+        });
+        live = true;
+        return sub;
+      })
+      .catch(() => {
+        watching = null;
+      }));
+  return async function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+    await watch();
+    if (!live) return load();
+    const hit = entries.get(key) as Promise<T> | undefined;
+    if (hit) return hit;
+    const at = generation;
+    const loading = load();
+    entries.set(key, loading);
+    loading.then(
+      () => {
+        if (generation !== at && entries.get(key) === loading) entries.delete(key);
+      },
+      () => {
+        if (entries.get(key) === loading) entries.delete(key);
+      },
+    );
+    return loading;
+  };
+}
+
 export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions): ConsortiumCredentials {
   const { store } = opts;
   const clock = opts.clock ?? (() => new Date());
   const tlsClients = new Map<number, { identity: TlsClientIdentity; until: number }>();
+  const cached = invalidatedCache(store);
 
   async function organization(organizationId: number) {
     const { state } = await loadState(store, organizationStream(organizationId), organizations);
@@ -45,7 +100,18 @@ export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions):
     return { fields: state.fields, signKeyId: ids.signKeyId, tlsKeyId: ids.tlsKeyId, adminKeyId: ids.adminKeyId };
   }
 
-  async function organizationMsp(organizationId: number): Promise<OrganizationMsp> {
+  function organizationMsp(organizationId: number): Promise<OrganizationMsp> {
+    return cached(`msp-${organizationId}`, () => readOrganizationMsp(organizationId));
+  }
+
+  async function readAdminSigner(organizationId: number) {
+    const org = await organization(organizationId);
+    const admin = await activeKey(store, org.adminKeyId, 'admin');
+    const provider = await opts.keys.providers.get(admin.providerId);
+    return keyProviderFabricSigner(provider, admin.material.handle, admin.spec, org.fields.mspId, admin.certificatePem);
+  }
+
+  async function readOrganizationMsp(organizationId: number): Promise<OrganizationMsp> {
     const org = await organization(organizationId);
     const [sign, tls, admin] = await Promise.all([activeKey(store, org.signKeyId, 'signing CA'), activeKey(store, org.tlsKeyId, 'TLS CA'), activeKey(store, org.adminKeyId, 'admin')]);
     return { mspId: org.fields.mspId, signCaCertPem: sign.certificatePem, tlsCaCertPem: tls.certificatePem, adminCertPem: admin.certificatePem };
@@ -63,11 +129,8 @@ export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions):
         tlsKeyPem: await opts.nodeKeyPem(tls.material.handle),
       };
     },
-    async adminSigner(organizationId) {
-      const org = await organization(organizationId);
-      const admin = await activeKey(store, org.adminKeyId, 'admin');
-      const provider = await opts.keys.providers.get(admin.providerId);
-      return keyProviderFabricSigner(provider, admin.material.handle, admin.spec, org.fields.mspId, admin.certificatePem);
+    adminSigner(organizationId) {
+      return cached(`admin-${organizationId}`, () => readAdminSigner(organizationId));
     },
     async exportIdentity(keyId) {
       const { state } = await loadState(store, keyStream(keyId), keys);

@@ -22,6 +22,7 @@ import { createDockerEngine } from '../engines/dockerEngine.ts';
 import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
+import { probeRequest } from '../system/probeHttp.ts';
 import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
@@ -173,28 +174,30 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     },
     async live(t, timeoutMs = 2000) {
       const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/healthz`;
-      let res: Response;
+      // A kept-alive connection per node: the health monitor asks at every interval.
+      let res: { status: number; text: string };
       try {
-        res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        res = await probeRequest(url, { timeoutMs });
       } catch (err) {
-        throw new Error(`the operations endpoint ${url} does not answer (${(err as Error).cause ? ((err as Error).cause as Error).message : (err as Error).message})`);
+        const e = err as Error & { code?: string };
+        throw new Error(`the operations endpoint ${url} does not answer (${e.code ?? e.message})`);
       }
-      const text = await res.text();
+      const text = res.text;
       let body: { status?: string; failed_checks?: { component: string; reason: string }[] } = {};
       try {
         body = JSON.parse(text);
       } catch {
         /* reported below */
       }
-      if (res.ok && body.status === 'OK') return { healthy: true };
+      if (res.status >= 200 && res.status < 300 && body.status === 'OK') return { healthy: true };
       const checks = body.failed_checks?.map((c) => `${c.component}: ${c.reason}`).join('; ');
       throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
     },
     async ledgers(t, timeoutMs = 2000) {
       const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/metrics`;
-      const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-      if (!res.ok) throw new Error(`${url} answered ${res.status}`);
-      return ledgerReadingsOf(await res.text(), t.node.role === 'orderer' ? 'orderer' : 'peer');
+      const res = await probeRequest(url, { timeoutMs });
+      if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
+      return ledgerReadingsOf(res.text, t.node.role === 'orderer' ? 'orderer' : 'peer');
     },
     async logs(t, tail) {
       return engineOf(t.node.engine).logs(keyOf(t), { tail });

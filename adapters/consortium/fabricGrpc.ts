@@ -8,6 +8,7 @@
 //   withClient(make, endpoint, use) -> runs `use` and always closes the client
 //   nodeName(endpoint)            -> "host:port" (or "serverName (host:port)") for messages
 import * as grpc from '@grpc/grpc-js';
+import { createHash } from 'node:crypto';
 import { orderer, peer } from '@hyperledger/fabric-protos';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 
@@ -46,6 +47,30 @@ function make<C>(ctor: ClientConstructor<C>, endpoint: Endpoint): C {
 }
 
 export const grpcClient = (endpoint: Endpoint): grpc.Client => make(grpc.Client, endpoint);
+
+// One gRPC connection per peer endpoint for the life of the service, shared by the chaincode
+// gateway and the ledger reads: a TLS handshake per call would multiply a query's latency. gRPC
+// reconnects by itself after the peer restarts; a caller that found its peer unreachable drops
+// the connection (dropSharedClient), so the next call starts a fresh one instead of waiting out
+// the old one's backoff.
+const shared = new Map<string, grpc.Client>();
+const sharedKey = (endpoint: Endpoint) => `${endpoint.host}:${endpoint.port}|${endpoint.serverName ?? ''}|${createHash('sha256').update(endpoint.tlsCaCertPem).digest('hex')}`;
+
+export function sharedGrpcClient(endpoint: Endpoint): grpc.Client {
+  const key = sharedKey(endpoint);
+  let client = shared.get(key);
+  if (!client) {
+    client = grpcClient(endpoint);
+    shared.set(key, client);
+  }
+  return client;
+}
+
+export function dropSharedClient(endpoint: Endpoint): void {
+  const key = sharedKey(endpoint);
+  shared.get(key)?.close();
+  shared.delete(key);
+}
 export const endorserClient = (endpoint: Endpoint): peer.EndorserClient => make(peer.EndorserClient, endpoint);
 export const peerDeliverClient = (endpoint: Endpoint): peer.DeliverClient => make(peer.DeliverClient, endpoint);
 export const atomicBroadcastClient = (endpoint: Endpoint): orderer.AtomicBroadcastClient => make(orderer.AtomicBroadcastClient, endpoint);

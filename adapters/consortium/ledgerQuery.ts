@@ -1,6 +1,7 @@
 // Reads a channel's ledger from a peer through the Fabric Gateway (@hyperledger/fabric-gateway,
 // the peer's gateway service) by evaluating the query system chaincode (qscc), as an identity
-// that satisfies the channel's Readers policy. Nothing is kept: every call asks the peer.
+// that satisfies the channel's Readers policy. No ledger data is kept: every call asks the peer
+// (over the peer's one kept connection).
 //   chainInfo({peer, signer}, channel)        -> { height, currentBlockHash, previousBlockHash } (hex)
 //   block({peer, signer}, channel, number)    -> BlockDetail
 //   blockPage({peer, signer}, channel, {offset, limit}) -> { height, blocks: BlockSummary[] } newest first
@@ -9,12 +10,13 @@ import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-g
 import { common, peer } from '@hyperledger/fabric-protos';
 import * as grpc from '@grpc/grpc-js';
 import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type BlockPage, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
-import { grpcClient, nodeName } from './fabricGrpc.ts';
+import { dropSharedClient, nodeName, sharedGrpcClient } from './fabricGrpc.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
 
 async function evaluateQscc(reader: PeerReader, channelName: string, fn: string, args: string[]): Promise<Uint8Array> {
-  const client = grpcClient(reader.peer);
+  // The peer's connection is shared with the chaincode gateway and kept (fabricGrpc.ts).
+  const client = sharedGrpcClient(reader.peer);
   let gateway: Gateway | undefined;
   try {
     gateway = connect({
@@ -32,13 +34,13 @@ async function evaluateQscc(reader: PeerReader, channelName: string, fn: string,
     const node = nodeName(reader.peer);
     const code = err instanceof GatewayError ? err.code : null;
     if (code === null || code === grpc.status.UNAVAILABLE || code === grpc.status.DEADLINE_EXCEEDED) {
+      dropSharedClient(reader.peer);
       throw new FabricNodeUnreachableError(`Peer ${node} did not answer qscc ${fn} on channel "${channelName}": ${message}`, node, channelName);
     }
     // qscc answers an unknown block or transaction as an error of the evaluate call (gRPC UNKNOWN), with its message.
     throw new FabricRefusedError(`Peer ${node} refused qscc ${fn} on channel "${channelName}" for ${reader.signer.mspId}: ${message}`, node, channelName, `grpc ${grpc.status[code] ?? code}`, message);
   } finally {
     gateway?.close();
-    client.close();
   }
 }
 

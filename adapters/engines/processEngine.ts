@@ -63,6 +63,10 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
   const maxLogBytes = options.maxLogBytes ?? 50 * 1024 * 1024;
   const passEnv = options.passEnv ?? ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'JAVA_HOME'];
   const serial = keyedMutex();
+  // Nodes seen running, by node key: while that very process lives (pid and start time), status()
+  // answers from /proc alone, without the directory and pid-file reads (the health monitor asks
+  // for every node at every interval). Forgotten on stop and remove, and once it is not ours.
+  const seenRunning = new Map<string, PidRecord>();
   const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
 
   async function readJson<T>(file: string): Promise<T | undefined> {
@@ -174,6 +178,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
     const record: PidRecord = { pid, command: run.command, startTicks: (await procStat(pid))?.startTicks, bootId: await bootId(), startedAt };
     await writeFile(path.join(dir, `${PID_FILE}.tmp`), JSON.stringify(record), { mode: 0o600 });
     await rename(path.join(dir, `${PID_FILE}.tmp`), path.join(dir, PID_FILE));
+    seenRunning.delete(spec.nodeKey);
 
     const outcome = await awaitStartup({ ports: spec.ports, alive: () => isOurs(record), graceMs, readyTimeoutMs });
     if (outcome === 'exited') {
@@ -194,6 +199,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
   async function stopNode(nodeKey: string, opts: { timeoutMs?: number }): Promise<void> {
     const dir = dirOf(nodeKey);
     const pidFile = path.join(dir, PID_FILE);
+    seenRunning.delete(nodeKey);
     const rec = await readJson<PidRecord>(pidFile);
     if (!rec) return;
     if (await isOurs(rec)) {
@@ -244,6 +250,9 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
     },
 
     async status(nodeKey): Promise<NodeStatus> {
+      const seen = seenRunning.get(nodeKey);
+      if (seen && (await isOurs(seen))) return { state: 'running', pid: seen.pid, startedAt: seen.startedAt };
+      seenRunning.delete(nodeKey);
       const dir = dirOf(nodeKey);
       try {
         await stat(dir);
@@ -252,7 +261,11 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       }
       const rec = await readJson<PidRecord>(path.join(dir, PID_FILE));
       if (!rec) return { state: 'stopped' };
-      if (await isOurs(rec)) return { state: 'running', pid: rec.pid, startedAt: rec.startedAt };
+      if (await isOurs(rec)) {
+        // Only a record that names its process by start time (no command-line comparison) is kept.
+        if (rec.startTicks !== undefined) seenRunning.set(nodeKey, rec);
+        return { state: 'running', pid: rec.pid, startedAt: rec.startedAt };
+      }
       const exit = await readJson<ExitRecord>(path.join(dir, EXIT_FILE));
       const known = exit && exit.pid === rec.pid ? exit : undefined;
       const how = known ? (known.signal ? `was killed by ${known.signal}` : `exited with code ${known.exitCode}`) : 'is gone (its exit code is known only to the service run that started it)';

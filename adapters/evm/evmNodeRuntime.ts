@@ -22,7 +22,7 @@ import { acceptsConnections, portsInUse } from '../engines/hostPorts.ts';
 import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
-import { evmJsonRpc } from './jsonRpc.ts';
+import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
 import { isBft } from '../../domain/evm/evmConsensus.ts';
 
 export interface EvmNodeRuntimeOptions {
@@ -152,9 +152,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         throw new Error(`the P2P port ${t.node.config.p2pPort} does not accept connections`);
       }
       if (!url) throw new Error('node has no RPC port');
-      const rpc = evmJsonRpc(url, { timeoutMs });
-      const [blockHeight, peerCount] = await Promise.all([rpc.blockNumber(), rpc.peerCount().catch(() => 0)]);
-      return { blockHeight, peerCount };
+      return probeEvmNode(url, timeoutMs);
     },
     rpcUrl,
     async enode(t) {

@@ -2,6 +2,7 @@
 // timeout per call, typed results. An unreachable or silent node is an UnavailableError (503)
 // naming the node; an error answered by the node is an EvmRpcError carrying the RPC code.
 import { getAddress } from 'ethers';
+import { probeRequest } from '../system/probeHttp.ts';
 import { AppError, UnavailableError } from '../../domain/shared/errors.ts';
 
 export class EvmRpcError extends AppError {
@@ -79,6 +80,46 @@ function splitCredentials(url: string): { target: string; headers: Record<string
   } catch {
     return { target: url, headers };
   }
+}
+
+/**
+ * Block height and peer count in one batch request over a kept-alive connection (the health
+ * probe; adapters/system/probeHttp.ts). A node that refuses batches is asked twice, once per method. Errors as evmJsonRpc's.
+ */
+export async function probeEvmNode(url: string, timeoutMs: number): Promise<{ blockHeight: number; peerCount: number }> {
+  const endpoint = displayEndpoint(url);
+  const { target, headers } = splitCredentials(url);
+  let answer: { status: number; text: string };
+  try {
+    answer = await probeRequest(target, { method: 'POST', headers, body: '[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]},{"jsonrpc":"2.0","id":2,"method":"net_peerCount","params":[]}]', timeoutMs });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.code ?? e.name); // never e.message: it can quote the URL
+    throw new UnavailableError(`EVM node ${endpoint} is unreachable (eth_blockNumber): ${reason}.`, { endpoint, method: 'eth_blockNumber' });
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    body = null;
+  }
+  if (!Array.isArray(body)) {
+    const rpc = evmJsonRpc(url, { timeoutMs });
+    const [blockHeight, peerCount] = await Promise.all([rpc.blockNumber(), rpc.peerCount().catch(() => 0)]);
+    return { blockHeight, peerCount };
+  }
+  const byId = new Map((body as Array<{ id?: unknown; result?: unknown; error?: { code?: number; message?: string } }>).map((r) => [r?.id, r]));
+  const height = byId.get(1);
+  if (!height) throw new UnavailableError(`EVM node ${endpoint} answered eth_blockNumber without a result.`, { endpoint, method: 'eth_blockNumber' });
+  if (height.error) throw new EvmRpcError('eth_blockNumber', height.error.code ?? 0, height.error.message ?? 'unknown error', endpoint);
+  const peers = byId.get(2);
+  let peerCount = 0;
+  try {
+    peerCount = peers && !peers.error ? quantity(peers.result, 'net_peerCount') : 0;
+  } catch {
+    peerCount = 0;
+  }
+  return { blockHeight: quantity(height.result, 'eth_blockNumber'), peerCount };
 }
 
 export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {

@@ -15,9 +15,10 @@ const toObservation = (r: Record<string, any>): NodeObservation => ({
 });
 
 // A failed probe keeps the figures (and their time) of the last probe that answered.
-const UPSERT = `
+const COLUMNS = 7;
+const upsert = (rows: number) => `
 INSERT INTO node_observations (node_id, status, block_height, peer_count, healthy_at, error, observed_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+VALUES ${Array.from({ length: rows }, (_, r) => `(${Array.from({ length: COLUMNS }, (_, c) => `$${r * COLUMNS + c + 1}`).join(', ')})`).join(', ')}
 ON CONFLICT (node_id) DO UPDATE SET
   status = EXCLUDED.status,
   block_height = CASE WHEN EXCLUDED.healthy_at IS NULL THEN node_observations.block_height ELSE EXCLUDED.block_height END,
@@ -32,11 +33,50 @@ export interface SqlQueryable {
   query(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
+type Outcome = Parameters<NodeObservations['record']>[0];
+
+/**
+ * Readings that arrive while a write is on its way (the health monitor probes many nodes at
+ * once) go to PostgreSQL together in the next write: one statement for many probes instead of
+ * one round trip each. record() resolves once its reading is written (or rejects with that
+ * write's error).
+ */
 export function postgresNodeObservations(pool: SqlQueryable): NodeObservations {
+  let queue: Array<{ outcome: Outcome; done: (err?: unknown) => void }> = [];
+  let writing = false;
+
+  async function drain(): Promise<void> {
+    writing = true;
+    while (queue.length) {
+      const batch = queue.slice(0, 200);
+      queue = queue.slice(batch.length);
+      // One row per node in a statement (ON CONFLICT cannot touch a row twice): the newest reading wins.
+      const newest = new Map<number, Outcome>();
+      for (const { outcome } of batch) {
+        const had = newest.get(outcome.nodeId);
+        if (!had || had.at <= outcome.at) newest.set(outcome.nodeId, outcome);
+      }
+      const values = [...newest.values()].flatMap((r) => {
+        const healthy = r.status === 'healthy';
+        return [r.nodeId, r.status, healthy ? r.blockHeight : null, healthy ? r.peerCount : null, healthy ? r.at : null, r.error, r.at];
+      });
+      let failure: unknown;
+      try {
+        await pool.query(upsert(newest.size), values);
+      } catch (err) {
+        failure = err ?? new Error('the observation write failed');
+      }
+      for (const b of batch) b.done(failure);
+    }
+    writing = false;
+  }
+
   return {
-    async record(r) {
-      const healthy = r.status === 'healthy';
-      await pool.query(UPSERT, [r.nodeId, r.status, healthy ? r.blockHeight : null, healthy ? r.peerCount : null, healthy ? r.at : null, r.error, r.at]);
+    record(r) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ outcome: r, done: (err) => (err === undefined ? resolve() : reject(err)) });
+        if (!writing) void drain();
+      });
     },
     async forget(nodeId) {
       await pool.query('DELETE FROM node_observations WHERE node_id = $1', [nodeId]);

@@ -147,26 +147,30 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
   const { deps } = input;
   const record = await getChaincode(deps.pool, chaincodeId);
   if (!record) throw new NotFoundError('Chaincode', chaincodeId);
-  const network = await consortiumNetworkOr404(deps, record.networkId);
-  const active = await latestCommitted(input, record);
+  // Every request pays for these reads: the independent ones go out together.
+  const [network, active] = await Promise.all([consortiumNetworkOr404(deps, record.networkId), latestCommitted(input, record)]);
   // Only the named organization is checked (one identity lookup per call, not one per organization).
   const named = body.organization ? network.organizations.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : undefined;
-  const namedSigner = named && typeof named.organizationId === 'number' ? await consortiumOf(deps).credentials.adminSigner(named.organizationId).catch(() => null) : null;
-  const held: HeldOrganization[] = namedSigner
-    ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }]
-    : body.organization ? [] : await heldOrganizations(deps, network, { first: true });
+  const [held, members, serverRow] = await Promise.all([
+    (async (): Promise<HeldOrganization[]> => {
+      const namedSigner = named && typeof named.organizationId === 'number' ? await consortiumOf(deps).credentials.adminSigner(named.organizationId).catch(() => null) : null;
+      return namedSigner ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }] : body.organization ? [] : heldOrganizations(deps, network, { first: true });
+    })(),
+    joinedPeers(deps, network, ['running', 'down']),
+    active.serverNodeId ? getNode(deps.pool, active.serverNodeId) : Promise.resolve(null),
+  ]);
   const org = held[0];
   if (!org) {
     throw new ValidationError(body.organization ? `This service holds no identity of ${body.organization} in network ${network.name}.` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
   }
   // A running peer of the organization; else one the health monitor saw go down (the gateway
   // call then says it is unreachable: 503), so a dead peer is not mistaken for a missing one.
-  const candidates = (await joinedPeers(deps, network, ['running', 'down'])).filter((p) => p.mspId === org.mspId);
+  const candidates = members.filter((p) => p.mspId === org.mspId);
   const peer = candidates.find((p) => p.status === 'running') ?? candidates[0];
   if (!peer) throw new ConflictError(`No running peer of ${org.mspId} has joined channel ${network.channelName}: start or join one.`, { mspId: org.mspId }, 'NO_JOINED_PEER');
   // The chaincode server runs before the first transaction (and again after it went down).
   if (active.serverNodeId) {
-    const server = await getNode(deps.pool, active.serverNodeId);
+    const server = serverRow;
     if (server && server.status !== 'running') {
       const now = await startServer(input, server.id);
       if (now.status !== 'running') throw new ConflictError(`The chaincode server ${now.name} of ${record.name} did not start: ${now.error ?? now.status}.`, { nodeId: now.id, status: now.status }, 'CHAINCODE_SERVER_DOWN');
@@ -203,5 +207,7 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
 async function latestCommitted(input: Input, record: ChaincodeRow): Promise<ChaincodeRow> {
   const r = await input.deps.pool.query(`SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND status = 'committed' ORDER BY sequence DESC, id DESC LIMIT 1`, [record.networkId, record.name]);
   if (!r.rows[0]) throw new ConflictError(`Chaincode ${record.name} is not committed on its channel yet: deploy it (POST /sc/consortium/deploy) or commit it (POST /sc/consortium/peer/{peerId}/chaincode/commit).`, { chaincodeId: record.id, status: record.status }, 'CHAINCODE_NOT_COMMITTED');
+  // Usually the record asked for is the committed one: no second read.
+  if (Number(r.rows[0].id) === record.id && record.status === 'committed') return record;
   return (await getChaincode(input.deps.pool, r.rows[0].id))!;
 }

@@ -65,7 +65,8 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   const generate = given.length === 0 && pems.length === 0 && preheld.length === 0 ? (req.validatorCount ?? 1) : 0;
   if (req.validatorBalance !== undefined && !/^[0-9]{1,78}$/.test(req.validatorBalance)) throw new ValidationError('validatorBalance must be a decimal amount of wei.', [{ field: 'validatorBalance', message: 'decimal wei' }]);
   // Validate everything before any key is made: a bad request leaves no keys behind.
-  const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x' + (i + 1).toString(16).padStart(40, '1'));
+  // Distinct for any count (padding with '1' made the 17th, 0x11 padded, equal the first).
+  const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x1' + (i + 1).toString(16).padStart(39, '0'));
   const checked = [...given, ...preheld.map((v) => v.address), ...placeholders];
   createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators });
   const validatorCount = given.length + preheld.length + pems.length + generate;

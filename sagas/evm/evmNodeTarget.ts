@@ -72,18 +72,36 @@ export async function loadEvmNodeTarget(store: EventStore, nodeId: number, opts:
   const { state } = await loadState(store, nodeStream(nodeId), nodeAggregate);
   if (!state.node || state.node.platform !== 'EVM') return { target: null, state };
   const node = state.node;
-  const events = await store.readStream(EVM_NETWORKS_STREAM);
-  const created = events.find((e) => e.type === 'NetworkCreated' && Number(e.data.networkId) === node.networkId);
-  if (!created) return { target: null, state };
+  const network = await networkCreated(store, node.networkId);
+  if (!network) return { target: null, state };
   const peers = opts.peers === false ? [] : await loadNetworkPeers(store, node.networkId, nodeId);
-  return { target: { node, network: created.data as unknown as EvmNetworkCreatedData, peers }, state };
+  return { target: { node, network, peers }, state };
+}
+
+// A network's NetworkCreated data never changes once appended (settings changes are events of
+// their own that the target does not read), so it is read from the networks stream once per
+// network: the health monitor asks for it at every probe of every node, and that stream grows
+// with every network.
+const createdNetworks = new WeakMap<EventStore, Map<number, EvmNetworkCreatedData>>();
+
+async function networkCreated(store: EventStore, networkId: number): Promise<EvmNetworkCreatedData | null> {
+  let known = createdNetworks.get(store);
+  if (!known) createdNetworks.set(store, (known = new Map()));
+  const cached = known.get(networkId);
+  if (cached) return cached;
+  const events = await store.readStream(EVM_NETWORKS_STREAM);
+  for (const e of events) if (e.type === 'NetworkCreated') known.set(Number(e.data.networkId), e.data as unknown as EvmNetworkCreatedData);
+  return known.get(networkId) ?? null;
 }
 
 /** The evm platform's node operations for the lifecycle saga and the health monitor. */
 export function evmNodeOperations(store: EventStore, runtime: EvmNodeRuntime): NodeOperationsFor {
   return async (node, purpose) => {
     if (node.platform !== 'EVM') return null;
-    const { target } = await loadEvmNodeTarget(store, node.nodeId, { peers: purpose === 'start' });
+    // The health monitor hands in the record it has just folded from the node's stream: an
+    // observation needs nothing more than that and the network (no second read of the stream).
+    const network = purpose === 'observe' ? await networkCreated(store, node.networkId) : null;
+    const target = network ? { node, network, peers: [] } : (await loadEvmNodeTarget(store, node.nodeId, { peers: purpose === 'start' })).target;
     if (!target) return null;
     return {
       start: () => runtime.start(target),

@@ -33,6 +33,8 @@ export interface StartOptions {
   databaseUrl?: string;
   port?: number;
   timeoutMs?: number;
+  /** Extra node options for the server process (the benches pass --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export async function startServer(opts: StartOptions = {}): Promise<TestServer> {
@@ -52,7 +54,7 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...opts.env,
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { anvilBinaryPath } from '../../../adapters/evm/anvilLaunch.ts';
-import { EvmRpcError, evmJsonRpc } from '../../../adapters/evm/jsonRpc.ts';
+import { EvmRpcError, evmJsonRpc, probeEvmNode } from '../../../adapters/evm/jsonRpc.ts';
 import { UnavailableError } from '../../../domain/shared/errors.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
@@ -87,6 +87,17 @@ rpcSuite('a closed port is an UnavailableError naming the node, without credenti
 rpcSuite('a node that never answers is an UnavailableError after the timeout', async () => {
   const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.silentPort}`, { timeoutMs: 300 });
   await rejectsWith(rpc.syncing(), UnavailableError, /no answer within 300 ms/);
+});
+
+rpcSuite('the health probe: block height and peer count in one batch, again and again over one kept-alive connection; down nodes as the client reports them', async () => {
+  const url = `http://127.0.0.1:${ctx.port}`;
+  const first = await probeEvmNode(url, 2000);
+  assert.equal(first, { blockHeight: await evmJsonRpc(url).blockNumber(), peerCount: 0 });
+  for (let i = 0; i < 20; i++) assert.is((await probeEvmNode(url, 2000)).blockHeight, first.blockHeight);
+  const closed = await freePort();
+  await rejectsWith(probeEvmNode(`http://user:secret@127.0.0.1:${closed}`, 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
+  const silent = await rejectsWith(probeEvmNode(`http://127.0.0.1:${ctx.silentPort}`, 300), UnavailableError, /no answer within 300 ms/);
+  assert.not.match(silent.message, /secret/);
 });
 
 rpcSuite.run();

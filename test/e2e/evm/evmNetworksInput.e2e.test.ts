@@ -26,6 +26,14 @@ test.after(async () => {
   if (s) killLeftoverNodes(s.dataDir);
 });
 
+test('a network of 17 to 32 generated validators is made (the checks before key generation once saw the 17th equal the first)', async () => {
+  const r = await api(s, 'POST', '/networks', { name: 'input-many', type: 'evm', validatorCount: 32, genesis: genesis(32003) });
+  assert.is(r.status, 201, r.text);
+  const addresses = (r.json.validators as Array<{ address: string }>).map((v) => v.address.toLowerCase());
+  assert.is(addresses.length, 32);
+  assert.is(new Set(addresses).size, 32);
+});
+
 test('an unknown consensus is a 400 naming the field and the accepted values', async () => {
   const r = await api(s, 'POST', '/networks', { name: 'bad-consensus', type: 'evm', genesis: { chain_id: 1234, consensus: 'RAFT' } });
   assert.is(r.status, 400);
