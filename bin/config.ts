@@ -39,6 +39,8 @@ export interface Config {
   /** Image that runs a chaincode given as files under the docker engine; null: unset. */
   chaincodeNodeImage?: string | null;
   /** Seconds a shutdown waits for the requests in flight. */
+  /** ledgerX: how long a join waits for each role node to come up (SPEC Limits: 240 s). */
+  ledgerXJoinTimeoutSeconds?: number;
   shutdownGraceSeconds?: number;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
@@ -102,6 +104,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
+  { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
 ];
@@ -198,6 +201,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
     sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
     chaincodePortFrom: portOf('LNM_CHAINCODE_PORT_FROM', get('LNM_CHAINCODE_PORT_FROM', '9100')),
+    ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
   };
 }

@@ -34,6 +34,8 @@ import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evm/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
+import { ledgerXNodeOperations } from '../sagas/ledgerx/ledgerxNodeOperations.ts';
+import { createLedgerXRuntime } from '../adapters/ledgerx/ledgerxRuntime.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
@@ -180,7 +182,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
-  const operationsFor = byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }) });
+  const ledgerx = { runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }), joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000 };
+  const operationsFor = byPlatform({
+    EVM: evmNodeOperations(store, evm.runtime),
+    CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
+    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID }),
+  });
   const nodeSagas = {
     operationsFor: instrumentedOperations(operationsFor, metrics),
     observations: instrumentedObservations(observations, metrics),
@@ -251,6 +258,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     startedAt: new Date(),
     evm,
     consortium,
+    ledgerx,
     observations,
     metrics,
     metricsStack: metricsStack.deps,

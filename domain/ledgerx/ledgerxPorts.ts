@@ -1,0 +1,49 @@
+// What the ledgerX platform needs from the outside world: running Fabric-X's orderer roles
+// (adapters/ledgerx/ledgerxRuntime.ts) and building a network's genesis block
+// (adapters/ledgerx/ledgerxGenesis.ts).
+import type { NodeStatus } from '../nodes/nodeEngine.ts';
+import type { ConsortiumNodeMaterial } from '../consortium/consortiumPorts.ts';
+import type { LedgerXRoleNodeCreatedData } from './ledgerxNode.ts';
+
+export interface LedgerXJoin {
+  networkId: number;
+  channel: string;
+  partyId: number;
+  block: Uint8Array;
+}
+
+export interface LedgerXGenesisRole {
+  host: string;
+  port: number;
+  tlsCertPem: string;
+  signCertPem: string;
+}
+
+export interface LedgerXGenesisParty {
+  partyId: number;
+  mspId: string;
+  signCaCertPem: string;
+  tlsCaCertPem: string;
+  router: LedgerXGenesisRole;
+  batcher: LedgerXGenesisRole;
+  consenter: LedgerXGenesisRole;
+  assembler: LedgerXGenesisRole;
+}
+
+export interface LedgerXRuntime {
+  /** arma (and the genesis tools) found: LNM_FABRIC_X_BIN or PATH. */
+  available(): Promise<{ ok: true } | { ok: false; reason: string }>;
+  genesis(req: { channel: string; parties: LedgerXGenesisParty[] }): Promise<Uint8Array>;
+  /** The network a group joined (its block and party id), kept beside its roles' directories. */
+  writeJoin(groupId: number, join: LedgerXJoin): Promise<void>;
+  readJoin(groupId: number): Promise<LedgerXJoin | null>;
+  removeJoin(groupId: number): Promise<void>;
+  start(node: LedgerXRoleNodeCreatedData, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  stop(node: LedgerXRoleNodeCreatedData): Promise<void>;
+  remove(node: LedgerXRoleNodeCreatedData): Promise<void>;
+  status(node: LedgerXRoleNodeCreatedData): Promise<NodeStatus>;
+  /** GET /healthz on the monitoring port; throws with the reason. */
+  live(node: LedgerXRoleNodeCreatedData, timeoutMs: number): Promise<void>;
+  logs(node: LedgerXRoleNodeCreatedData, tail: number): Promise<string[]>;
+  portsInUse(ports: number[]): Promise<number[]>;
+}

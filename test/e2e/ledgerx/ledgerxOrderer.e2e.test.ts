@@ -1,0 +1,138 @@
+// LedgerX end to end with the real Fabric-X programs (arma, armageddon, configtxgen of
+// fabric-x-orderer 1.0.5 / fabric-x-common 0.2.8, found through LNM_FABRIC_X_BIN or PATH), the
+// server as a child process, driven over HTTP: one organization, one orderer group (four arma
+// roles with keys from the organization's CAs), a network whose genesis block the service built,
+// the group joined and its roles running; every metrics URL answers Prometheus text on the port
+// chosen (Operations.ListenPort); a role killed from outside is reported down and recovers after
+// a start. Bad input gets a 4xx with the reason and leaves nothing behind.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
+import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
+
+const t = requires(suite('ledgerX orderer group and network end to end (real Fabric-X)'), 'fabric-x', fabricXMissing);
+let server: TestServer;
+const api = apiOf(() => server);
+let org: { id: number; mspId: string };
+let group: any;
+let network: any;
+const made: number[] = [];
+
+/** Four consecutive free ports (a gRPC base) and their +100..+103 monitoring ports all free. */
+async function freeBase(): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (p > 60000) continue;
+    const all = [0, 1, 2, 3, 100, 101, 102, 103].map((i) => p + i);
+    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
+    if (ok.every(Boolean)) return p;
+  }
+}
+
+t.before(async () => {
+  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-e2e-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });
+});
+t.after(async () => {
+  if (!server) return;
+  for (const id of made) await api('DELETE', `/nodes/${id}`).catch(() => undefined);
+  await until('every ledgerX node removed', async () => ((await api('GET', '/nodes/platform/LEDGERX')).json?.total === 0 ? true : null), 60_000).catch(() => undefined);
+  await server.stop();
+});
+
+t('bad input: unknown organization, a monitoring port equal to a gRPC port or in use, a network without orderer groups: 4xx, nothing recorded', async () => {
+  org = await organization(api, 'XOrg1', 'XOrg1MSP');
+  const base = await freeBase();
+  const unknownOrg = await api('POST', '/nodes', { name: 'xg-bad', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: 999999, config: { grpcPort: base } });
+  assert.is(unknownOrg.status, 400, unknownOrg.text);
+  assert.match(unknownOrg.json.message, 'Organization 999999 does not exist');
+  const same = await api('POST', '/nodes', { name: 'xg-bad', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { grpcPort: base, routerPort: base, batcherMonitoringPort: base } });
+  assert.is(same.status, 400, same.text);
+  assert.match(same.json.message, 'batcherMonitoringPort');
+  const holder = net.createServer();
+  await new Promise<void>((r) => holder.listen(base + 101, '0.0.0.0', () => r()));
+  try {
+    const taken = await api('POST', '/nodes', { name: 'xg-bad', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { grpcPort: base, batcherMonitoringPort: base + 101 } });
+    assert.is(taken.status, 409, taken.text);
+    assert.match(taken.json.message, `${base + 101}`);
+  } finally {
+    holder.close();
+  }
+  const noGroups = await api('POST', '/networks/ledgerx', { name: 'xnet-empty', ordererGroupIds: [] });
+  assert.is(noGroups.status, 400, noGroups.text);
+  assert.is((await api('GET', '/nodes/platform/LEDGERX')).json.total, 0);
+  assert.is((await api('GET', '/networks/ledgerx')).json.total, 0);
+});
+
+t('an orderer group is created with its four role nodes, ports allocated by the SPEC layout, keys from the organization\'s CAs', async () => {
+  const base = await freeBase();
+  const r = await api('POST', '/nodes', { name: 'xgroup1', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { externalIp: '127.0.0.1', grpcPort: base } });
+  assert.is(r.status, 201, r.text);
+  group = r.json;
+  made.push(group.id);
+  const g = group.ledgerXOrdererGroup;
+  assert.equal([g.routerPort, g.batcherPort, g.consenterPort, g.assemblerPort], [base, base + 1, base + 2, base + 3]);
+  assert.equal([g.routerMonitoringPort, g.batcherMonitoringPort, g.consenterMonitoringPort, g.assemblerMonitoringPort], [base + 100, base + 101, base + 102, base + 103]);
+  for (const role of ['router', 'batcher', 'consenter', 'assembler']) assert.is(g[`${role}MetricsUrl`], `http://127.0.0.1:${g[`${role}MonitoringPort`]}/metrics`);
+  assert.is(g.roles.length, 4);
+  for (const { role, nodeId } of g.roles) {
+    const child = (await api('GET', `/nodes/${nodeId}`)).json;
+    assert.is(child.platform, 'LEDGERX');
+    assert.is(child.ledgerXChild.role, role);
+    assert.is(child.ledgerXChild.metricsUrl, g[`${role}MetricsUrl`]);
+    assert.is(child.status, 'created');
+  }
+  const keys = (await api('GET', `/organizations/${org.id}/keys?limit=100`)).json;
+  const names = (keys.items ?? keys).map((k: any) => k.name);
+  for (const role of ['router', 'batcher', 'consenter', 'assembler']) for (const kind of ['identity', 'tls']) assert.ok(names.includes(`xgroup1-${role}-${kind}`), `key xgroup1-${role}-${kind} in ${names}`);
+  const listed = (await api('GET', '/nodes/platform/LEDGERX')).json;
+  assert.is(listed.total, 5);
+});
+
+t('a network is created with a genesis block the service built (orderer type arma, V3_0), and the group joins: four arma roles run and answer /metrics on the ports chosen', async () => {
+  const r = await api('POST', '/networks/ledgerx', { name: 'xnet1', channelName: 'arma', ordererGroupIds: [group.id] });
+  assert.is(r.status, 201, r.text);
+  network = r.json;
+  assert.is(network.nodes[0].party_id, 1);
+  assert.is(network.nodes[0].joined, false);
+  assert.is((await api('GET', '/networks/ledgerx/by-name/xnet1')).json.id, network.id);
+  const dup = await api('POST', '/networks/ledgerx', { name: 'xnet2', ordererGroupIds: [group.id] });
+  assert.is(dup.status, 409, dup.text);
+  const joined = await api('POST', `/networks/ledgerx/${network.id}/orderer-groups/${group.id}/join`);
+  assert.is(joined.status, 200, joined.text);
+  assert.is(joined.json.status, 'running');
+  const g = joined.json.ledgerXOrdererGroup;
+  for (const role of ['router', 'batcher', 'consenter', 'assembler']) {
+    const url = g[`${role}MetricsUrl`];
+    const res = await fetch(url);
+    assert.is(res.status, 200, `${role} ${url}`);
+    const text = await res.text();
+    assert.match(text, /^# (HELP|TYPE) /m, `${role} answers Prometheus text`);
+    const health = await fetch(url.replace('/metrics', '/healthz'));
+    assert.is(health.status, 200, `${role} /healthz`);
+  }
+  for (const { nodeId } of g.roles) assert.is((await api('GET', `/nodes/${nodeId}`)).json.status, 'running');
+  const again = await api('POST', `/networks/ledgerx/${network.id}/orderer-groups/${group.id}/join`);
+  assert.is(again.status, 409, again.text);
+  const members = (await api('GET', `/networks/ledgerx/${network.id}/nodes`)).json.items;
+  assert.is(members.length, 5);
+  assert.is((await api('GET', `/networks/ledgerx/${network.id}`)).json.nodes[0].joined, true);
+});
+
+t('a role killed from outside is reported down (node.downtime) and recovers after a start (node.recovery)', async () => {
+  const routerId = group.ledgerXOrdererGroup.roles.find((r: any) => r.role === 'router').nodeId;
+  const pid = Number(JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${routerId}`, 'node.pid.json'), 'utf8')).pid);
+  process.kill(pid, 'SIGKILL');
+  await until('node.downtime', async () => ((await events(api, routerId)).includes('node.downtime') ? true : null), 90_000);
+  assert.is((await api('GET', `/nodes/${routerId}`)).json.status, 'down');
+  const started = await api('POST', `/nodes/${routerId}/start`);
+  assert.is(started.json.status, 'running', started.text);
+  await until('node.recovery', async () => ((await events(api, routerId)).includes('node.recovery') ? true : null), 90_000);
+});
+
+t.run();
