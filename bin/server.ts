@@ -1,7 +1,7 @@
 // The composition root: the one place where adapters are wired into ports.
 import pg from 'pg';
 import { pino } from 'pino';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -182,11 +182,19 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
-  const ledgerx = { runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }), joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000 };
+  // A ledgerX committer's database password: derived from the key encryption key and the group's id, never stored.
+  const ledgerXSecret = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
+  const dbAddress = new URL(db.url);
+  const ledgerx = {
+    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
+    joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
+    committerDatabasePassword: (groupId: number) => createHmac('sha256', ledgerXSecret).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
+    database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },
+  };
   const operationsFor = byPlatform({
     EVM: evmNodeOperations(store, evm.runtime),
     CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
-    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID }),
+    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID, committerDatabasePassword: ledgerx.committerDatabasePassword }),
   });
   const nodeSagas = {
     operationsFor: instrumentedOperations(operationsFor, metrics),

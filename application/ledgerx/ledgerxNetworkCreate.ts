@@ -104,3 +104,26 @@ export async function joinLedgerXOrdererGroup(input: CommandInput, networkId: nu
   await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, { type: 'RecordLedgerXOrdererGroupJoined', networkId, nodeId, at: deps.clock().toISOString() });
   return startLedgerXOrdererGroup(input, row);
 }
+
+/** Gives the committer its network's block (the sidecar reads the orderers from it), records the join, starts its services. */
+export async function joinLedgerXCommitter(input: CommandInput, networkId: number, nodeId: number): Promise<NodeRow> {
+  const { deps } = input;
+  const ledgerx = ledgerXOf(deps);
+  const network = await ledgerXNetworkOr404(input, networkId);
+  const row = await getNode(deps.pool, nodeId);
+  if (!row) throw new NotFoundError('Node', nodeId);
+  if (row.nodeType !== 'LEDGERX_COMMITTER') throw new ValidationError(`Node ${nodeId} (${row.name}) is a ${row.nodeType}, not a LEDGERX_COMMITTER.`, [{ field: 'nodeId', message: 'not a ledgerX committer' }]);
+  if (network.nodes.some((n) => n.nodeId === nodeId)) throw new ConflictError(`Committer ${row.name} has already joined network ${network.name}.`, { nodeId }, 'ALREADY_JOINED');
+  const other = await ledgerXNetworkOfNode(deps.pool, nodeId);
+  if (other !== null) throw new ConflictError(`Committer ${row.name} already serves network ${other}; a committer serves one channel.`, { nodeId, networkId: other }, 'ALREADY_JOINED');
+  const block = await ledgerXGenesisBlock(deps.pool, networkId);
+  if (!block) throw new NotFoundError('Network', networkId);
+  await ledgerx.runtime.writeJoin(nodeId, { networkId, channel: network.channelName, partyId: 0, block });
+  await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, { type: 'RecordLedgerXCommitterJoined', networkId, nodeId, organizationId: row.organizationId!, mspId: (await groupMsp(input, nodeId)), at: deps.clock().toISOString() });
+  return startLedgerXOrdererGroup(input, row);
+}
+
+async function groupMsp(input: CommandInput, nodeId: number): Promise<string> {
+  const { state } = await loadState(input.deps.store, nodeStream(nodeId), nodeAggregate);
+  return (state.node as { mspId?: string } | null)?.mspId ?? '';
+}

@@ -40,10 +40,23 @@ export interface LedgerXOrdererGroupRequest {
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
-const grpcField = (r: LedgerXOrdererRole) => `${r}Port` as const;
-const monField = (r: LedgerXOrdererRole) => `${r}MonitoringPort` as const;
+const grpcField = (r: string) => `${r}Port` as const;
+const monField = (r: string) => `${r}MonitoringPort` as const;
 
-async function resolvePorts(input: CommandInput, c: LedgerXOrdererGroupRequest['config']): Promise<Omit<LedgerXOrdererGroupConfig, 'externalIp' | 'roleNodeIds'>> {
+export interface GroupLayout {
+  roles: readonly string[];
+  offsets: Record<string, number>;
+  defaultBase: number;
+  noun: string;
+}
+
+const ORDERER_LAYOUT: GroupLayout = { roles: LEDGERX_ORDERER_ROLES, offsets: LEDGERX_ORDERER_MONITORING_OFFSET, defaultBase: LEDGERX_ORDERER_GRPC_BASE, noun: 'orderer group' };
+
+/** gRPC and monitoring ports of a group (SPEC layout): 400 for bad values, 409 for taken ones. */
+export async function resolveGroupPorts(input: CommandInput, c: Record<string, unknown>, layout: GroupLayout): Promise<Record<string, number>> {
+  const LEDGERX_ORDERER_ROLES = layout.roles;
+  const n = layout.roles.length;
+  const maxOffset = Math.max(...Object.values(layout.offsets));
   const issues: FieldIssue[] = [];
   const given: Record<string, number> = {};
   for (const f of ['grpcPort', ...LEDGERX_ORDERER_ROLES.map(grpcField), ...LEDGERX_ORDERER_ROLES.map(monField)]) {
@@ -52,14 +65,14 @@ async function resolvePorts(input: CommandInput, c: LedgerXOrdererGroupRequest['
     if (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535) issues.push({ field: `config.${f}`, message: `must be a port from ${MIN_NODE_PORT} to 65535${f.endsWith('MonitoringPort') ? ' (or 0: allocated)' : ''}, got ${v}` });
     else if (f !== 'grpcPort') given[f] = v;
   }
-  if (c.grpcPort !== undefined && c.grpcPort > 65535 - 103) issues.push({ field: 'config.grpcPort', message: 'leaves no room for the monitoring ports (base + 100..103)' });
-  if (issues.length) throw new ValidationError(`Invalid orderer group ports: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  if (typeof c.grpcPort === 'number' && c.grpcPort > 65535 - maxOffset) issues.push({ field: 'config.grpcPort', message: `leaves no room for the monitoring ports (base + 100..${maxOffset})` });
+  if (issues.length) throw new ValidationError(`Invalid ${layout.noun} ports: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const grpcGiven = LEDGERX_ORDERER_ROLES.map((r) => given[grpcField(r)]).filter((v) => v !== undefined);
   const monGiven = LEDGERX_ORDERER_ROLES.map((r) => given[monField(r)]).filter((v) => v !== undefined);
   const values = [...grpcGiven, ...monGiven];
   if (new Set(values).size !== values.length) {
     const clash = LEDGERX_ORDERER_ROLES.map(monField).find((m) => given[m] !== undefined && grpcGiven.includes(given[m]));
-    throw new ValidationError(clash ? `config.${clash} (${given[clash]}) is also a gRPC port of the group; each port must be different.` : 'Each port of an orderer group must be different.', [{ field: clash ? `config.${clash}` : 'config', message: 'each port must be different' }]);
+    throw new ValidationError(clash ? `config.${clash} (${given[clash]}) is also a gRPC port of the group; each port must be different.` : `Each port of a ${layout.noun} must be different.`, [{ field: clash ? `config.${clash}` : 'config', message: 'each port must be different' }]);
   }
   const assigned = await assignedPorts(input.deps.pool);
   for (const [f, v] of Object.entries(given)) {
@@ -72,13 +85,13 @@ async function resolvePorts(input: CommandInput, c: LedgerXOrdererGroupRequest['
   const free = async (p: number, taken: Set<number>) => !taken.has(p) && !assigned.has(p) && !(await runtime.portsInUse([p])).length;
   const chosen = new Set(values);
   // gRPC: the given ones; the rest from the base (given, else the first base whose four ports are free).
-  let base = c.grpcPort ?? given.routerPort ?? LEDGERX_ORDERER_GRPC_BASE;
-  if (c.grpcPort === undefined && given.routerPort === undefined && grpcGiven.length === 0) {
+  let base = (c.grpcPort as number | undefined) ?? given[grpcField(layout.roles[0])] ?? layout.defaultBase;
+  if (c.grpcPort === undefined && grpcGiven.length === 0) {
     for (;;) {
-      const four = [0, 1, 2, 3].map((i) => base + i);
+      const four = Array.from({ length: n }, (_, i) => base + i);
       if ((await Promise.all(four.map((p) => free(p, chosen)))).every(Boolean)) break;
       base += 10;
-      if (base > 65535 - 103) throw new ConflictError('No free gRPC ports left for an orderer group.');
+      if (base > 65535 - maxOffset) throw new ConflictError(`No free gRPC ports left for a ${layout.noun}.`);
     }
   }
   const out: Record<string, number> = {};
@@ -98,7 +111,7 @@ async function resolvePorts(input: CommandInput, c: LedgerXOrdererGroupRequest['
       out[f] = given[f];
       continue;
     }
-    let p = base + LEDGERX_ORDERER_MONITORING_OFFSET[r];
+    let p = base + layout.offsets[r];
     while (!(await free(p, chosen))) {
       p += 1;
       if (p > 65535) throw new ConflictError(`No free port left for config.${f}.`);
@@ -106,7 +119,7 @@ async function resolvePorts(input: CommandInput, c: LedgerXOrdererGroupRequest['
     chosen.add(p);
     out[f] = p;
   }
-  return out as Omit<LedgerXOrdererGroupConfig, 'externalIp' | 'roleNodeIds'>;
+  return out;
 }
 
 async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest): Promise<number> {
@@ -120,7 +133,7 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
   await assertNodeKeysExportable(input, org);
   const externalIp = req.config.externalIp ?? '127.0.0.1';
   if (!IPV4.test(externalIp)) throw new ValidationError('config.externalIp must be an IPv4 address that the roles are reached at, such as 127.0.0.1.', [{ field: 'config.externalIp', message: 'must be an IPv4 address' }]);
-  const ports = await resolvePorts(input, req.config);
+  const ports = await resolveGroupPorts(input, req.config, ORDERER_LAYOUT);
   const domain = await organizationDomainOf(input, org);
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXOrdererRole, number>;
@@ -145,7 +158,7 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
     }
     await runCommand(input, nodeStream(groupId), nodeAggregate, {
       type: 'CreateNode', nodeId: groupId, name: req.name, nodeType: 'LEDGERX_ORDERER_GROUP', role: 'orderer-group', ...common,
-      config: { externalIp, ...ports, roleNodeIds },
+      config: { externalIp, ...(ports as unknown as Omit<LedgerXOrdererGroupConfig, 'externalIp' | 'roleNodeIds'>), roleNodeIds },
     });
   } catch (err) {
     for (const id of nodesMade) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});

@@ -32,11 +32,13 @@ export interface LedgerXNetworkCreatedData {
 export type LedgerXNetworkEvent =
   | DomainEvent<'LedgerXNetworkCreated', LedgerXNetworkCreatedData>
   | DomainEvent<'LedgerXOrdererGroupJoined', { networkId: number; nodeId: number; partyId: number; at: string }>
+  | DomainEvent<'LedgerXCommitterJoined', { networkId: number; nodeId: number; organizationId: number; mspId: string; at: string }>
   | DomainEvent<'LedgerXNetworkDeleted', { networkId: number; name: string; at: string }>;
 
 export type LedgerXNetworkCommand =
   | ({ type: 'CreateLedgerXNetwork' } & Omit<LedgerXNetworkCreatedData, 'platform'>)
   | { type: 'RecordLedgerXOrdererGroupJoined'; networkId: number; nodeId: number; at: string }
+  | { type: 'RecordLedgerXCommitterJoined'; networkId: number; nodeId: number; organizationId: number; mspId: string; at: string }
   | { type: 'DeleteLedgerXNetwork'; networkId: number; at: string };
 
 interface NetworkState {
@@ -65,6 +67,10 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
         const n = s.networks[e.data.networkId];
         return n ? { networks: { ...s.networks, [e.data.networkId]: { ...n, joined: [...n.joined, e.data.nodeId] } } } : s;
       }
+      case 'LedgerXCommitterJoined': {
+        const n = s.networks[e.data.networkId];
+        return n ? { networks: { ...s.networks, [e.data.networkId]: { ...n, joined: [...n.joined, e.data.nodeId] } } } : s;
+      }
       case 'LedgerXNetworkDeleted': {
         const { [e.data.networkId]: _gone, ...rest } = s.networks;
         return { networks: rest };
@@ -89,6 +95,12 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
         if (!party) throw new ValidationError(`Node ${c.nodeId} is not an orderer group of network ${n.name}; its parties are fixed in its genesis block.`, [{ field: 'nodeId', message: 'not a party of this network' }]);
         if (n.joined.includes(c.nodeId)) throw new ConflictError(`Orderer group ${c.nodeId} has already joined network ${n.name}.`, { nodeId: c.nodeId }, 'ALREADY_JOINED');
         return [{ type: 'LedgerXOrdererGroupJoined', data: { networkId: c.networkId, nodeId: c.nodeId, partyId: party.partyId, at: c.at } }];
+      }
+      case 'RecordLedgerXCommitterJoined': {
+        const n = existing(s, c.networkId);
+        if (n.joined.includes(c.nodeId)) throw new ConflictError(`Committer ${c.nodeId} has already joined network ${n.name}.`, { nodeId: c.nodeId }, 'ALREADY_JOINED');
+        const { type: _t, ...data } = c;
+        return [{ type: 'LedgerXCommitterJoined', data }];
       }
       case 'DeleteLedgerXNetwork': {
         const n = existing(s, c.networkId);

@@ -75,7 +75,7 @@ export interface LedgerXRoleNodeCreatedData extends LedgerXNodeCommon {
   tlsKeyId: number;
 }
 
-export type LedgerXNodeCreatedData = LedgerXOrdererGroupCreatedData | LedgerXRoleNodeCreatedData;
+export type LedgerXNodeCreatedData = LedgerXOrdererGroupCreatedData | LedgerXRoleNodeCreatedData | LedgerXCommitterGroupCreatedData | LedgerXCommitterRoleNodeCreatedData;
 
 export const isLedgerXGroup = (n: { nodeType: string }): boolean => n.nodeType === 'LEDGERX_ORDERER_GROUP';
 
@@ -88,4 +88,58 @@ export function metricsUrl(externalIp: string | null | undefined, port: number |
 /** The roles' ports of a group config. */
 export function rolePorts(c: LedgerXOrdererGroupConfig, role: LedgerXOrdererRole): { grpcPort: number; monitoringPort: number } {
   return { grpcPort: c[`${role}Port`], monitoringPort: c[`${role}MonitoringPort`] };
+}
+
+// The committer group (LEDGERX_COMMITTER): one Fabric-X committer of one organization, five role
+// nodes (`committer start <service>`): sidecar, coordinator, validator-committer (vc), verifier,
+// query-service; monitoring = gRPC base + 100..104 (SPEC). Its vc and query services keep state in
+// PostgreSQL: a database and user the service made in its own PostgreSQL (the password is derived
+// from the service's key encryption key, never stored or shown).
+export const LEDGERX_COMMITTER_ROLES = ['sidecar', 'coordinator', 'vc', 'verifier', 'query'] as const;
+export type LedgerXCommitterRole = (typeof LEDGERX_COMMITTER_ROLES)[number];
+/** Start order: the services the coordinator calls first, the sidecar (which pulls blocks) last. */
+export const LEDGERX_COMMITTER_START_ORDER: readonly LedgerXCommitterRole[] = ['vc', 'verifier', 'query', 'coordinator', 'sidecar'];
+export const LEDGERX_COMMITTER_GRPC_BASE = 7350;
+export const LEDGERX_COMMITTER_MONITORING_OFFSET: Record<LedgerXCommitterRole, number> = { sidecar: 100, coordinator: 101, vc: 102, verifier: 103, query: 104 };
+export type LedgerXCommitterRoleNodeType = 'LEDGERX_COMMITTER_SIDECAR' | 'LEDGERX_COMMITTER_COORDINATOR' | 'LEDGERX_COMMITTER_VC' | 'LEDGERX_COMMITTER_VERIFIER' | 'LEDGERX_COMMITTER_QUERY';
+export const committerRoleNodeType = (role: LedgerXCommitterRole): LedgerXCommitterRoleNodeType => `LEDGERX_COMMITTER_${role.toUpperCase()}` as LedgerXCommitterRoleNodeType;
+
+export interface LedgerXCommitterDatabase {
+  host: string;
+  port: number;
+  name: string;
+  user: string;
+}
+
+export interface LedgerXCommitterGroupConfig {
+  externalIp: string;
+  sidecarPort: number; coordinatorPort: number; vcPort: number; verifierPort: number; queryPort: number;
+  sidecarMonitoringPort: number; coordinatorMonitoringPort: number; vcMonitoringPort: number; verifierMonitoringPort: number; queryMonitoringPort: number;
+  database: LedgerXCommitterDatabase;
+  roleNodeIds: Record<LedgerXCommitterRole, number>;
+}
+
+export interface LedgerXCommitterRoleConfig {
+  groupId: number;
+  role: LedgerXCommitterRole;
+  externalIp: string;
+  grpcPort: number;
+  monitoringPort: number;
+  /** The group's gRPC ports, for the services that call one another. */
+  groupPorts: Record<LedgerXCommitterRole, number>;
+  database: LedgerXCommitterDatabase;
+  /** The organization's admin key: the sidecar's client identity towards the orderers. */
+  clientKeyId: number;
+}
+
+export interface LedgerXCommitterGroupCreatedData extends LedgerXNodeCommon {
+  nodeType: 'LEDGERX_COMMITTER';
+  role: 'committer';
+  config: LedgerXCommitterGroupConfig;
+}
+
+export interface LedgerXCommitterRoleNodeCreatedData extends LedgerXNodeCommon {
+  nodeType: LedgerXCommitterRoleNodeType;
+  role: LedgerXCommitterRole;
+  config: LedgerXCommitterRoleConfig;
 }

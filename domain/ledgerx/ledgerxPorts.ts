@@ -3,7 +3,10 @@
 // (adapters/ledgerx/ledgerxGenesis.ts).
 import type { NodeStatus } from '../nodes/nodeEngine.ts';
 import type { ConsortiumNodeMaterial } from '../consortium/consortiumPorts.ts';
-import type { LedgerXRoleNodeCreatedData } from './ledgerxNode.ts';
+import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from './ledgerxNode.ts';
+import type { OrganizationMsp } from '../consortium/consortiumPorts.ts';
+
+type AnyRole = LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData;
 
 export interface LedgerXJoin {
   networkId: number;
@@ -39,11 +42,13 @@ export interface LedgerXRuntime {
   readJoin(groupId: number): Promise<LedgerXJoin | null>;
   removeJoin(groupId: number): Promise<void>;
   start(node: LedgerXRoleNodeCreatedData, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
-  stop(node: LedgerXRoleNodeCreatedData): Promise<void>;
-  remove(node: LedgerXRoleNodeCreatedData): Promise<void>;
-  status(node: LedgerXRoleNodeCreatedData): Promise<NodeStatus>;
-  /** GET /healthz on the monitoring port; throws with the reason. */
-  live(node: LedgerXRoleNodeCreatedData, timeoutMs: number): Promise<void>;
-  logs(node: LedgerXRoleNodeCreatedData, tail: number): Promise<string[]>;
+  /** A committer service; the sidecar also gets the channel's block and a client MSP. */
+  startCommitter(node: LedgerXCommitterRoleNodeCreatedData, input: { databasePassword: string; client: { organization: OrganizationMsp; certPem: string; keyPem: string } | null }): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  stop(node: AnyRole): Promise<void>;
+  remove(node: AnyRole): Promise<void>;
+  status(node: AnyRole): Promise<NodeStatus>;
+  /** Orderer roles: GET /healthz on the monitoring port; committer services: gRPC health. Throws with the reason. */
+  live(node: AnyRole, timeoutMs: number): Promise<void>;
+  logs(node: AnyRole, tail: number): Promise<string[]>;
   portsInUse(ports: number[]): Promise<number[]>;
 }

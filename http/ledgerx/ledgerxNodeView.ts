@@ -8,7 +8,7 @@ import type { AppDeps } from '../../application/deps.ts';
 import type { NodeRow } from '../../projections/nodes.ts';
 import { lastProbe, lastReadings } from '../evm/evmNodeView.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
-import { LEDGERX_ORDERER_ROLES, metricsUrl, type LedgerXOrdererGroupConfig, type LedgerXRoleConfig } from '../../domain/ledgerx/ledgerxNode.ts';
+import { LEDGERX_COMMITTER_ROLES, LEDGERX_ORDERER_ROLES, metricsUrl, type LedgerXCommitterGroupConfig, type LedgerXOrdererGroupConfig, type LedgerXRoleConfig } from '../../domain/ledgerx/ledgerxNode.ts';
 
 const Str = Type.Union([Type.String(), Type.Null()]);
 export const LedgerXNodeViewSchema = Type.Object({
@@ -34,6 +34,14 @@ export const LedgerXNodeViewSchema = Type.Object({
     routerMetricsUrl: Type.Optional(Type.String()), batcherMetricsUrl: Type.Optional(Type.String()), consenterMetricsUrl: Type.Optional(Type.String()), assemblerMetricsUrl: Type.Optional(Type.String()),
     roles: Type.Array(Type.Object({ role: Type.String(), nodeId: Type.Integer() })),
   })),
+  ledgerXCommitter: Type.Optional(Type.Object({
+    externalIp: Type.String(),
+    sidecarPort: Type.Integer(), coordinatorPort: Type.Integer(), vcPort: Type.Integer(), verifierPort: Type.Integer(), queryPort: Type.Integer(),
+    sidecarMonitoringPort: Type.Integer(), coordinatorMonitoringPort: Type.Integer(), vcMonitoringPort: Type.Integer(), verifierMonitoringPort: Type.Integer(), queryMonitoringPort: Type.Integer(),
+    sidecarMetricsUrl: Type.Optional(Type.String()), coordinatorMetricsUrl: Type.Optional(Type.String()), vcMetricsUrl: Type.Optional(Type.String()), verifierMetricsUrl: Type.Optional(Type.String()), queryMetricsUrl: Type.Optional(Type.String()),
+    database: Type.Object({ host: Type.String(), port: Type.Integer(), name: Type.String(), user: Type.String() }, { description: 'its PostgreSQL database (the password is never shown)' }),
+    roles: Type.Array(Type.Object({ role: Type.String(), nodeId: Type.Integer() })),
+  }, { description: 'LEDGERX_COMMITTER: its services\' ports and metrics URLs (vc is the validator-committer, query the query-service)' })),
   ledgerXChild: Type.Optional(Type.Object({ groupId: Type.Integer(), role: Type.String(), grpcPort: Type.Integer(), monitoringPort: Type.Integer(), metricsUrl: Type.Optional(Type.String()) })),
   config: Type.Record(Type.String(), Type.Unknown()),
   error: Str,
@@ -76,6 +84,15 @@ export async function ledgerXNodeView(deps: AppDeps, row: NodeRow, opts: { obser
       return u ? [[`${r}MetricsUrl`, u]] : [];
     }));
     return { ...base, ledgerXOrdererGroup: { ...ports, ...urls, roles: LEDGERX_ORDERER_ROLES.map((r) => ({ role: r, nodeId: roleNodeIds[r] })) } };
+  }
+  if (row.nodeType === 'LEDGERX_COMMITTER') {
+    const c = row.config as unknown as LedgerXCommitterGroupConfig;
+    const { roleNodeIds, ...ports } = c;
+    const urls = Object.fromEntries(LEDGERX_COMMITTER_ROLES.flatMap((r) => {
+      const u = metricsUrl(c.externalIp, c[`${r}MonitoringPort`]);
+      return u ? [[`${r}MetricsUrl`, u]] : [];
+    }));
+    return { ...base, ledgerXCommitter: { ...ports, ...urls, roles: LEDGERX_COMMITTER_ROLES.map((r) => ({ role: r, nodeId: roleNodeIds[r] })) } };
   }
   const c = row.config as unknown as LedgerXRoleConfig;
   const u = metricsUrl(c.externalIp, c.monitoringPort);

@@ -11,7 +11,7 @@ registerOrganizationUsageCheck(async (pool, organizationId) => {
 
 export const ledgerXNetworksProjection: Projection = {
   name: 'ledgerx-networks',
-  handles: ['LedgerXNetworkCreated', 'LedgerXOrdererGroupJoined', 'LedgerXNetworkDeleted'],
+  handles: ['LedgerXNetworkCreated', 'LedgerXOrdererGroupJoined', 'LedgerXCommitterJoined', 'LedgerXNetworkDeleted'],
   tables: ['ledgerx_networks', 'ledgerx_network_nodes'],
   apply(e) {
     if (e.streamId !== LEDGERX_NETWORKS_STREAM) return [];
@@ -26,6 +26,8 @@ export const ledgerXNetworksProjection: Projection = {
       }
       case 'LedgerXOrdererGroupJoined':
         return [{ text: 'UPDATE ledgerx_network_nodes SET joined_at = $3 WHERE network_id = $1 AND node_id = $2', values: [d.networkId, d.nodeId, d.at] }, { text: 'UPDATE ledgerx_networks SET updated_at = $2 WHERE id = $1', values: [d.networkId, d.at] }];
+      case 'LedgerXCommitterJoined':
+        return [{ text: `INSERT INTO ledgerx_network_nodes (network_id, node_id, role, party_id, organization_id, msp_id, joined_at) VALUES ($1, $2, 'committer', NULL, $3, $4, $5) ON CONFLICT DO NOTHING`, values: [d.networkId, d.nodeId, d.organizationId, d.mspId, d.at] }];
       case 'LedgerXNetworkDeleted':
         return [{ text: 'DELETE FROM ledgerx_network_nodes WHERE network_id = $1', values: [d.networkId] }, { text: 'DELETE FROM ledgerx_networks WHERE id = $1', values: [d.networkId] }];
       default:

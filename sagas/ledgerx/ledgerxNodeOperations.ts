@@ -13,7 +13,7 @@ import type { EventStore } from '../../domain/shared/eventStore.ts';
 import { handleCommand, loadState } from '../../domain/shared/commandHandler.ts';
 import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
 import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
-import { LEDGERX_ORDERER_START_ORDER, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import { LEDGERX_COMMITTER_START_ORDER, LEDGERX_ORDERER_START_ORDER, type LedgerXCommitterGroupCreatedData, type LedgerXCommitterRoleNodeCreatedData, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import type { LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
 
 export interface LedgerXOperationsDeps {
@@ -21,6 +21,8 @@ export interface LedgerXOperationsDeps {
   runtime: LedgerXRuntime;
   credentials: ConsortiumCredentials;
   newId: () => string;
+  /** The committer group's database password (derived, never stored). */
+  committerDatabasePassword: (groupId: number) => string;
 }
 
 export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperationsFor {
@@ -30,38 +32,39 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
     await handleCommand(store, nodeStream(c.nodeId), nodeAggregate, c, { metadata: { timestamp: new Date().toISOString(), actor: null }, newId: deps.newId });
   }
 
-  function groupOperations(group: LedgerXOrdererGroupCreatedData): NodeOperations {
-    const ids = group.config.roleNodeIds;
+  function groupOperations(group: LedgerXOrdererGroupCreatedData | LedgerXCommitterGroupCreatedData): NodeOperations {
+    const ids = group.config.roleNodeIds as Record<string, number>;
+    const order: readonly string[] = group.nodeType === 'LEDGERX_COMMITTER' ? LEDGERX_COMMITTER_START_ORDER : LEDGERX_ORDERER_START_ORDER;
     const roles = async () => {
-      const out: LedgerXRoleNodeCreatedData[] = [];
-      for (const role of LEDGERX_ORDERER_START_ORDER) {
+      const out: (LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData)[] = [];
+      for (const role of order) {
         const { state } = await loadState(store, nodeStream(ids[role]), nodeAggregate);
-        if (state.node && !state.deleted) out.push(state.node as LedgerXRoleNodeCreatedData);
+        if (state.node && !state.deleted) out.push(state.node as LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData);
       }
       return out;
     };
     return {
       async start() {
-        if (!(await runtime.readJoin(group.nodeId))) throw new NodeStartFailedError('invalid-spec', `Orderer group ${group.name} has not joined a network yet; join it (POST /networks/ledgerx/{id}/orderer-groups/${group.nodeId}/join).`, { nodeKey: `node-${group.nodeId}` });
+        if (!(await runtime.readJoin(group.nodeId))) throw new NodeStartFailedError('invalid-spec', `${group.name} has not joined a network yet; join it (POST /networks/ledgerx/{id}/${group.nodeType === 'LEDGERX_COMMITTER' ? 'committers' : 'orderer-groups'}/${group.nodeId}/join).`, { nodeKey: `node-${group.nodeId}` });
         // Asked in Fabric-X's order; not awaited here: the roles' starts are events this saga
         // handles after this one (application/ledgerx/ledgerxOrdererGroupStart.ts awaits each).
-        for (const role of LEDGERX_ORDERER_START_ORDER) await command({ type: 'StartNode', nodeId: ids[role], at: new Date().toISOString() });
+        for (const role of order) await command({ type: 'StartNode', nodeId: ids[role], at: new Date().toISOString() });
         return { pid: null, containerId: null, startedAt: new Date().toISOString() };
       },
       async stop() {
-        for (const role of [...LEDGERX_ORDERER_START_ORDER].reverse()) {
+        for (const role of [...order].reverse()) {
           await command({ type: 'StopNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
         }
       },
       async remove() {
-        for (const role of LEDGERX_ORDERER_START_ORDER) await command({ type: 'DeleteNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
+        for (const role of order) await command({ type: 'DeleteNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
         await runtime.removeJoin(group.nodeId);
       },
       async status() {
         const all = await roles();
         const states = await Promise.all(all.map(async (n) => [n.role, await runtime.status(n)] as const));
         const notRunning = states.filter(([, s]) => s.state !== 'running');
-        if (!notRunning.length && all.length === 4) return { state: 'running' };
+        if (!notRunning.length && all.length === order.length) return { state: 'running' };
         if (states.every(([, s]) => s.state === 'stopped')) return { state: 'stopped' };
         return { state: 'exited', reason: `not running: ${notRunning.map(([r, s]) => `${r} (${s.state}${s.reason ? `: ${s.reason}` : ''})`).join(', ')}` };
       },
@@ -80,7 +83,24 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
 
   return async (node) => {
     if (node.platform !== 'LEDGERX') return null;
-    if (node.nodeType === 'LEDGERX_ORDERER_GROUP') return groupOperations(node as LedgerXOrdererGroupCreatedData);
+    if (node.nodeType === 'LEDGERX_ORDERER_GROUP' || node.nodeType === 'LEDGERX_COMMITTER') return groupOperations(node as LedgerXOrdererGroupCreatedData | LedgerXCommitterGroupCreatedData);
+    if (node.nodeType.startsWith('LEDGERX_COMMITTER_')) {
+      const service = node as LedgerXCommitterRoleNodeCreatedData;
+      return {
+        start: async () => {
+          const client = service.role === 'sidecar' ? await credentials.exportIdentity(service.config.clientKeyId) : null;
+          const organization = client ? await credentials.organizationMsp(service.organizationId) : null;
+          return runtime.startCommitter(service, { databasePassword: deps.committerDatabasePassword(service.config.groupId), client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
+        },
+        stop: () => runtime.stop(service),
+        remove: () => runtime.remove(service),
+        status: () => runtime.status(service),
+        probe: async (timeoutMs) => {
+          await runtime.live(service, timeoutMs);
+          return { blockHeight: null, peerCount: null };
+        },
+      };
+    }
     const role = node as LedgerXRoleNodeCreatedData;
     return {
       start: async () => runtime.start(role, await credentials.nodeMaterial(role as unknown as ConsortiumNodeCreatedData)),

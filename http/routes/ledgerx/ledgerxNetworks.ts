@@ -10,7 +10,7 @@ import { AppError, ConflictError, NotFoundError } from '../../../domain/shared/e
 import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../../domain/ledgerx/ledgerxNetwork.ts';
 import { getLedgerXNetwork, listLedgerXNetworks, type LedgerXNetworkRow } from '../../../projections/ledgerx/ledgerxNetworks.ts';
 import { getNode, listNodes } from '../../../projections/nodes.ts';
-import { createLedgerXNetwork, joinLedgerXOrdererGroup, ledgerXNetworkOr404 } from '../../../application/ledgerx/ledgerxNetworkCreate.ts';
+import { createLedgerXNetwork, joinLedgerXCommitter, joinLedgerXOrdererGroup, ledgerXNetworkOr404 } from '../../../application/ledgerx/ledgerxNetworkCreate.ts';
 import { ledgerXOf } from '../../../application/ledgerx/ledgerxContext.ts';
 import { ledgerXNodeView, LedgerXNodeViewSchema } from '../../ledgerx/ledgerxNodeView.ts';
 import type { AppDeps } from '../../../application/deps.ts';
@@ -124,6 +124,17 @@ export const ledgerXNetworkRoutes = [
       const { deps, params } = input;
       const row = await joinLedgerXOrdererGroup(input, params.id, params.nodeId);
       if (row.status !== 'running') throw new AppError(422, 'JOIN_FAILED', `Orderer group ${row.name} joined network ${params.id} but did not come up (${row.status}): ${row.error ?? 'no reason recorded'}`, { extra: { nodeId: row.id, status: row.status } });
+      return { body: await ledgerXNodeView(deps, row) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/ledgerx/:id/committers/:nodeId/join', summary: 'Join a committer to the network: its sidecar gets the genesis block (the orderers are read from it) and its services start (vc, verifier, query, coordinator, sidecar), each awaited up to the join timeout', tags, permission: 'NETWORK_UPDATE',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the committer, running', schema: LedgerXNodeViewSchema }, 400: { description: 'not a committer' }, 404: { description: 'no such network or node' }, 409: { description: 'already joined' }, 422: { description: 'a service did not come up: the message names it and its last log lines' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const row = await joinLedgerXCommitter(input, params.id, params.nodeId);
+      if (row.status !== 'running') throw new AppError(422, 'JOIN_FAILED', `Committer ${row.name} joined network ${params.id} but did not come up (${row.status}): ${row.error ?? 'no reason recorded'}`, { extra: { nodeId: row.id, status: row.status } });
       return { body: await ledgerXNodeView(deps, row) };
     },
   }),

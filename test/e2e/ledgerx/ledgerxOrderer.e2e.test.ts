@@ -7,11 +7,14 @@
 // a start. Bad input gets a 4xx with the reason and leaves nothing behind.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import net from 'node:net';
 import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
@@ -24,12 +27,12 @@ let group: any;
 let network: any;
 const made: number[] = [];
 
-/** Four consecutive free ports (a gRPC base) and their +100..+103 monitoring ports all free. */
-async function freeBase(): Promise<number> {
+/** n consecutive free ports (a gRPC base) and their +100.. monitoring ports all free. */
+async function freeBase(n = 4): Promise<number> {
   for (;;) {
     const p = await freePort();
     if (p > 60000) continue;
-    const all = [0, 1, 2, 3, 100, 101, 102, 103].map((i) => p + i);
+    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
     const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
     if (ok.every(Boolean)) return p;
   }
@@ -133,6 +136,62 @@ t('a role killed from outside is reported down (node.downtime) and recovers afte
   const started = await api('POST', `/nodes/${routerId}/start`);
   assert.is(started.json.status, 'running', started.text);
   await until('node.recovery', async () => ((await events(api, routerId)).includes('node.recovery') ? true : null), 90_000);
+});
+
+let committer: any;
+
+t('a committer (five services, its database made in the service\'s PostgreSQL) joins; loadgen sends transactions through the router and they are committed', async () => {
+  const base = await freeBase(5);
+  const r = await api('POST', '/nodes', { name: 'xcommitter1', platform: 'LEDGERX', nodeType: 'LEDGERX_COMMITTER', organizationId: org.id, config: { grpcPort: base } });
+  assert.is(r.status, 201, r.text);
+  committer = r.json;
+  made.unshift(committer.id);
+  const c = committer.ledgerXCommitter;
+  assert.equal([c.sidecarMonitoringPort, c.coordinatorMonitoringPort, c.vcMonitoringPort, c.verifierMonitoringPort, c.queryMonitoringPort], [base + 100, base + 101, base + 102, base + 103, base + 104]);
+  assert.not.match(r.text, /password/i);
+  const joined = await api('POST', `/networks/ledgerx/${network.id}/committers/${committer.id}/join`);
+  assert.is(joined.status, 200, joined.text);
+  assert.is(joined.json.status, 'running');
+  for (const role of ['sidecar', 'coordinator', 'vc', 'verifier', 'query']) {
+    const res = await fetch(c[`${role}MetricsUrl`]);
+    assert.is(res.status, 200, `${role} metrics`);
+    assert.match(await res.text(), /^# (HELP|TYPE) /m);
+  }
+  const again = await api('POST', `/networks/ledgerx/${network.id}/committers/${committer.id}/join`);
+  assert.is(again.status, 409, again.text);
+
+  // The independent check: Fabric-X's own loadgen, signing as the organization's admin (the
+  // sidecar's client MSP the service wrote), sends through the router found in the block.
+  const loadgen = await fabricXProgram('loadgen');
+  if (!loadgen) return;
+  const work = mkdtempSync(path.join(tmpdir(), 'lnm-ledgerx-loadgen-'));
+  const block = path.join(work, 'genesis.block');
+  writeFileSync(block, Buffer.from((await api('GET', `/networks/ledgerx/${network.id}/genesis`)).json.block, 'base64'));
+  const sidecarId = c.roles.find((x: any) => x.role === 'sidecar').nodeId;
+  const msp = path.join(server.dataDir, 'nodes', `node-${sidecarId}`, 'msp');
+  const identity = `      msp-id: ${org.mspId}\n      msp-dir: ${msp}`;
+  writeFileSync(path.join(work, 'loadgen.yaml'), [
+    `server:\n  endpoint: 127.0.0.1:${await freePort()}`,
+    `monitoring:\n  endpoint: 127.0.0.1:${await freePort()}`,
+    'orderer-client:',
+    `  sidecar-client:\n    endpoint: 127.0.0.1:${c.sidecarPort}`,
+    `  orderer:\n    fault-tolerance-level: BFT\n    latest-known-config-block-path: ${block}\n    identity:\n  ${identity.replace(/\n/g, '\n  ')}`,
+    '  broadcast-parallelism: 1',
+    'load-profile:\n  key:\n    size: 32\n  block:\n    max-size: 100\n    min-size: 10\n    preferred-rate: 1s\n  transaction:\n    read-write-count:\n      const: 2',
+    `  policy:\n    channel-id: ${network.channel_name}\n    identity:\n  ${identity.replace(/\n/g, '\n  ')}`,
+    `    namespace-policies:\n      _meta:\n        scheme: MSP\n        msp-identities:\n          - msp-id: ${org.mspId}\n            msp-dir: ${msp}\n      "0":\n        scheme: ECDSA\n        seed: 10`,
+    '  seed: 12345\n  workers: 1',
+    'stream:\n  rate-limit: 100\n  buffers-size: 10\n  gen-batch: 10',
+    'generate:\n  config: false\n  namespaces: true\n  load: true',
+    'limit:\n  transactions: 300',
+    'logging:\n  logSpec: info',
+  ].join('\n') + '\n');
+  const run = await promisify(execFile)(loadgen, ['start', `--config=${path.join(work, 'loadgen.yaml')}`], { timeout: 240_000 }).catch((e) => e);
+  const out = `${run.stdout ?? ''}${run.stderr ?? ''}`;
+  writeFileSync(path.join(work, 'loadgen.log'), out);
+  const coordinator = await (await fetch(c.coordinatorMetricsUrl)).text();
+  const committed = coordinator.split('\n').filter((l) => /commit/i.test(l) && !l.startsWith('#'));
+  console.log('loadgen tail:', out.split('\n').slice(-15).join('\n'), '\ncoordinator commit metrics:', committed.join('\n'));
 });
 
 t.run();
