@@ -76,6 +76,7 @@ export async function buildLedgerXGenesis(req: GenesisRequest, env: Record<strin
         await file(`${msp}/cacerts/ca.pem`, p.signCaCertPem);
         await file(`${msp}/tlscacerts/tlsca.pem`, p.tlsCaCertPem);
         await file(`${msp}/config.yaml`, nodeOuConfigYaml());
+        for (const [k, pem] of (p.knownCertPems ?? []).entries()) await file(`${msp}/knowncerts/cert${k}.pem`, pem);
         orgs.set(p.mspId, {
           Name: p.mspId, ID: p.mspId, MSPDir: path.join(dir, msp),
           Policies: { Readers: policy(`OR('${p.mspId}.member')`), Writers: policy(`OR('${p.mspId}.member')`), Admins: policy(`OR('${p.mspId}.admin')`), Endorsement: policy(`OR('${p.mspId}.member')`) },

@@ -63,7 +63,8 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
       cas = { signCaCertPem: material.organization.signCaCertPem, tlsCaCertPem: material.organization.tlsCaCertPem };
       roles[r] = { host: role.config.externalIp, port: role.config.grpcPort, tlsCertPem: material.tlsCertPem, signCertPem: material.identityCertPem };
     }
-    genesisParties.push({ partyId, mspId: group.mspId, ...cas!, ...roles });
+    const orgMsp = await credentials.organizationMsp(group.organizationId);
+    genesisParties.push({ partyId, mspId: group.mspId, ...cas!, knownCertPems: [orgMsp.adminCertPem], ...roles });
   }
   let block: Uint8Array;
   try {

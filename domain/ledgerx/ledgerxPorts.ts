@@ -27,6 +27,8 @@ export interface LedgerXGenesisParty {
   mspId: string;
   signCaCertPem: string;
   tlsCaCertPem: string;
+  /** Known certificates of the MSP (Fabric-X identities may name a certificate by its id): the organization's admin. */
+  knownCertPems?: string[];
   router: LedgerXGenesisRole;
   batcher: LedgerXGenesisRole;
   consenter: LedgerXGenesisRole;

@@ -187,11 +187,20 @@ t('a committer (five services, its database made in the service\'s PostgreSQL) j
     'logging:\n  logSpec: info',
   ].join('\n') + '\n');
   const run = await promisify(execFile)(loadgen, ['start', `--config=${path.join(work, 'loadgen.yaml')}`], { timeout: 240_000 }).catch((e) => e);
-  const out = `${run.stdout ?? ''}${run.stderr ?? ''}`;
+  const out = `${run.stdout ?? ''}${run.stderr ?? ''}`.replace(/\x1b\[[0-9;]*m/g, '');
   writeFileSync(path.join(work, 'loadgen.log'), out);
-  const coordinator = await (await fetch(c.coordinatorMetricsUrl)).text();
-  const committed = coordinator.split('\n').filter((l) => /commit/i.test(l) && !l.startsWith('#'));
-  console.log('loadgen tail:', out.split('\n').slice(-15).join('\n'), '\ncoordinator commit metrics:', committed.join('\n'));
+  // loadgen's own view (statuses of the blocks it received from the sidecar) ...
+  const seen = [...out.matchAll(/statuses \[COMMITTED x (\d+)\]/g)].reduce((n, m) => n + Number(m[1]), 0);
+  // ... and the coordinator's count of transactions committed to the database.
+  const committedTotal = async () => {
+    const text = await (await fetch(c.coordinatorMetricsUrl)).text();
+    return Number(/coordinator_grpc_committed_transaction_total\{status="COMMITTED"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+  const total = await until('300 transactions committed', async () => ((await committedTotal()) >= 302 ? committedTotal() : null), 60_000, 1000).catch(() => committedTotal());
+  const invalid = /status="ABORTED_SIGNATURE_INVALID"\} (\d+)/.exec(await (await fetch(c.coordinatorMetricsUrl)).text());
+  console.log(`  loadgen saw ${seen} COMMITTED; the coordinator counts ${total} committed (config block + namespace + 300 transactions)${invalid ? `, ${invalid[1]} with an invalid signature` : ''}; loadgen log: ${path.join(work, 'loadgen.log')}`);
+  assert.ok(total >= 302, `the coordinator counts ${total} committed transactions; loadgen's last lines: ${out.split('\n').slice(-5).join(' | ')}`);
+  assert.ok(seen >= 300, `loadgen saw ${seen} COMMITTED`);
 });
 
 t.run();
