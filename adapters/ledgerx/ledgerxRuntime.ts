@@ -112,6 +112,7 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       if (!res.ok) throw new Error(`${url} answered ${res.status} ${text.slice(0, 200)}`);
     },
     logs: (node, tail) => engine.logs(nodeKey(node.nodeId), { tail }),
+    followLogs: (node, onLine, tail) => engine.followLogs(nodeKey(node.nodeId), onLine, { tail }),
     portsInUse,
   };
 }

@@ -5,6 +5,7 @@ import type { NodeStatus } from '../nodes/nodeEngine.ts';
 import type { ConsortiumNodeMaterial } from '../consortium/consortiumPorts.ts';
 import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from './ledgerxNode.ts';
 import type { OrganizationMsp } from '../consortium/consortiumPorts.ts';
+import type { LogFollower } from '../nodes/nodeEngine.ts';
 
 type AnyRole = LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData;
 
@@ -52,5 +53,6 @@ export interface LedgerXRuntime {
   /** Orderer roles: GET /healthz on the monitoring port; committer services: gRPC health. Throws with the reason. */
   live(node: AnyRole, timeoutMs: number): Promise<void>;
   logs(node: AnyRole, tail: number): Promise<string[]>;
+  followLogs(node: AnyRole, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
   portsInUse(ports: number[]): Promise<number[]>;
 }
