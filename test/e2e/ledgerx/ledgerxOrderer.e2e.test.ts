@@ -123,8 +123,8 @@ t('a network is created with a genesis block the service built (orderer type arm
   const routerId = g.roles.find((x: any) => x.role === 'router').nodeId;
   const logs = await api('GET', `/nodes/${routerId}/logs?tail=50`);
   assert.is(logs.status, 200, logs.text);
-  assert.ok(JSON.stringify(logs.json).length > 100, 'the router has output');
-  assert.is((await api('GET', `/nodes/${group.id}/logs`)).status, 400, 'a group has no output of its own');
+  assert.ok(logs.json.lines.length > 0, 'the router has output');
+  assert.equal((await api('GET', `/nodes/${group.id}/logs`)).json.lines, [], 'a group has no output of its own');
   const again = await api('POST', `/networks/ledgerx/${network.id}/orderer-groups/${group.id}/join`);
   assert.is(again.status, 409, again.text);
   const members = (await api('GET', `/networks/ledgerx/${network.id}/nodes`)).json.items;
