@@ -7,7 +7,7 @@
 // a start. Bad input gets a 4xx with the reason and leaves nothing behind.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -25,6 +25,7 @@ const api = apiOf(() => server);
 let org: { id: number; mspId: string };
 let group: any;
 let network: any;
+let committer: any;
 const made: number[] = [];
 
 /** n consecutive free ports (a gRPC base) and their +100.. monitoring ports all free. */
@@ -45,6 +46,9 @@ t.after(async () => {
   if (!server) return;
   for (const id of made) await api('DELETE', `/nodes/${id}`).catch(() => undefined);
   await until('every ledgerX node removed', async () => ((await api('GET', '/nodes/platform/LEDGERX')).json?.total === 0 ? true : null), 60_000).catch(() => undefined);
+  // The records go first; the lifecycle saga then stops each process and removes its directory.
+  const roleIds = [group, committer].filter(Boolean).flatMap((g: any) => (g.ledgerXOrdererGroup ?? g.ledgerXCommitter).roles.map((r: any) => r.nodeId));
+  await until('every role process stopped and its directory removed', async () => (roleIds.every((id: number) => !existsSync(path.join(server.dataDir, 'nodes', `node-${id}`))) ? true : null), 60_000).catch(() => undefined);
   await server.stop();
 });
 
@@ -142,8 +146,6 @@ t('a role killed from outside is reported down (node.downtime) and recovers afte
   assert.is(started.json.status, 'running', started.text);
   await until('node.recovery', async () => ((await events(api, routerId)).includes('node.recovery') ? true : null), 90_000);
 });
-
-let committer: any;
 
 t('a committer (five services, its database made in the service\'s PostgreSQL) joins; loadgen sends transactions through the router and they are committed', async () => {
   const base = await freeBase(5);
