@@ -194,7 +194,14 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const operationsFor = byPlatform({
     EVM: evmNodeOperations(store, evm.runtime),
     CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
-    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID, committerDatabasePassword: ledgerx.committerDatabasePassword }),
+    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID, committerDatabasePassword: ledgerx.committerDatabasePassword,
+      // Names made by the service from a node id only (application/ledgerx/ledgerxCommitterCreate.ts).
+      async dropCommitterDatabase(database) {
+        if (!/^lnm_ledgerx_committer_\d+$/.test(database.name) || !/^lnm_ledgerx_committer_\d+$/.test(database.user)) return;
+        await db.pool.query(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+        await db.pool.query(`DROP ROLE IF EXISTS ${database.user}`);
+      },
+    }),
   });
   const nodeSagas = {
     operationsFor: instrumentedOperations(operationsFor, metrics),

@@ -23,6 +23,8 @@ export interface LedgerXOperationsDeps {
   newId: () => string;
   /** The committer group's database password (derived, never stored). */
   committerDatabasePassword: (groupId: number) => string;
+  /** Drops a deleted committer's database and user (made at its creation). */
+  dropCommitterDatabase: (database: { name: string; user: string }) => Promise<void>;
 }
 
 export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperationsFor {
@@ -57,8 +59,22 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         }
       },
       async remove() {
+        // Stopped here rather than awaited: the roles' own NodeDeleted come after this event (removing twice is a no-op).
+        for (const n of await roles()) await runtime.remove(n).catch(() => {});
         for (const role of order) await command({ type: 'DeleteNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
         await runtime.removeJoin(group.nodeId);
+        if (group.nodeType === 'LEDGERX_COMMITTER') {
+          // Its services must have exited before PostgreSQL lets the database go.
+          const database = (group as LedgerXCommitterGroupCreatedData).config.database;
+          for (let i = 0; i < 10; i++) {
+            try {
+              await deps.dropCommitterDatabase(database);
+              break;
+            } catch {
+              await new Promise((r) => setTimeout(r, 1000));
+            }
+          }
+        }
       },
       async status() {
         const all = await roles();

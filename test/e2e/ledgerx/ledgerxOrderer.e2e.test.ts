@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import net from 'node:net';
 import path from 'node:path';
+import pg from 'pg';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
@@ -208,6 +209,25 @@ t('a committer (five services, its database made in the service\'s PostgreSQL) j
   console.log(`  loadgen saw ${seen} COMMITTED; the coordinator counts ${total} committed (config block + namespace + 300 transactions)${invalid ? `, ${invalid[1]} with an invalid signature` : ''}; loadgen log: ${path.join(work, 'loadgen.log')}`);
   assert.ok(total >= 302, `the coordinator counts ${total} committed transactions; loadgen's last lines: ${out.split('\n').slice(-5).join(' | ')}`);
   assert.ok(seen >= 300, `loadgen saw ${seen} COMMITTED`);
+});
+
+t('deleting the committer stops its services and drops its database and user', async () => {
+  const dbName = committer.ledgerXCommitter.database.name;
+  assert.match(dbName, /^lnm_ledgerx_committer_\d+$/);
+  const del = await api('DELETE', `/nodes/${committer.id}`);
+  assert.is(del.status, 204, del.text);
+  made.splice(made.indexOf(committer.id), 1);
+  if (!server.databaseUrl) return;
+  const client = new pg.Client({ connectionString: server.databaseUrl });
+  await client.connect();
+  try {
+    await until('the committer database dropped', async () => ((await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName])).rowCount === 0 ? true : null), 60_000);
+    assert.is((await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [dbName])).rowCount, 0);
+  } finally {
+    await client.end();
+  }
+  for (const { nodeId } of committer.ledgerXCommitter.roles) assert.is((await api('GET', `/nodes/${nodeId}`)).status, 404);
+  committer = null;
 });
 
 t.run();
