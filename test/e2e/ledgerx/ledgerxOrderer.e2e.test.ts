@@ -211,6 +211,21 @@ t('a committer (five services, its database made in the service\'s PostgreSQL) j
   assert.ok(seen >= 300, `loadgen saw ${seen} COMMITTED`);
 });
 
+t('the service restarts and the roles keep running (same processes) and are still watched', async () => {
+  const batcherId = group.ledgerXOrdererGroup.roles.find((r: any) => r.role === 'batcher').nodeId;
+  const pidFile = path.join(server.dataDir, 'nodes', `node-${batcherId}`, 'node.pid.json');
+  const pidBefore = JSON.parse(readFileSync(pidFile, 'utf8')).pid;
+  await server.stop();
+  server = await startServer({ env: server.env, dataDir: server.dataDir, databaseUrl: server.databaseUrl ?? undefined, port: server.port });
+  assert.is((await api('GET', `/nodes/${batcherId}`)).json.status, 'running');
+  assert.is(JSON.parse(readFileSync(pidFile, 'utf8')).pid, pidBefore, 'the same process');
+  const res = await fetch(group.ledgerXOrdererGroup.batcherMetricsUrl);
+  assert.is(res.status, 200);
+  process.kill(pidBefore, 'SIGKILL');
+  await until('node.downtime after the restart', async () => ((await events(api, batcherId)).includes('node.downtime') ? true : null), 90_000);
+  assert.is((await api('POST', `/nodes/${batcherId}/start`)).json.status, 'running');
+});
+
 t('deleting the committer stops its services and drops its database and user', async () => {
   const dbName = committer.ledgerXCommitter.database.name;
   assert.match(dbName, /^lnm_ledgerx_committer_\d+$/);
