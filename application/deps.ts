@@ -8,6 +8,7 @@ import type { KeyServices } from '../domain/keys/keyServices.ts';
 import type { EvmDeps } from '../domain/evm/evmPorts.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { ConsortiumDeps } from '../domain/consortium/consortiumDeps.ts';
+import type { LedgerXDeps } from '../domain/ledgerx/ledgerxDeps.ts';
 import type { ReportRenderer } from '../domain/audit/reports.ts';
 import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -71,6 +72,8 @@ export interface AppDeps {
   observations?: NodeObservations;
   /** Consortium (Fabric) nodes and networks; absent when not wired. */
   consortium?: ConsortiumDeps;
+  /** The ledgerX platform (Fabric-X); absent where the server was built without it. */
+  ledgerx?: LedgerXDeps;
   /** The service's own metrics (GET /metrics); absent when not wired. */
   metrics?: ServiceMetrics;
   /** The managed metrics stack (Prometheus) and the node exporter; absent when not wired. */

@@ -41,6 +41,8 @@ export interface Config {
   /** Image that runs a chaincode given as files under the docker engine; null: unset. */
   chaincodeNodeImage?: string | null;
   /** Seconds a shutdown waits for the requests in flight. */
+  /** ledgerX: how long a join waits for each role node to come up (SPEC Limits: 240 s). */
+  ledgerXJoinTimeoutSeconds?: number;
   shutdownGraceSeconds?: number;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
@@ -106,7 +108,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_FABRIC_BIN', flag: '--fabric-bin', default: '(unset: peer and orderer on PATH)', description: 'directory holding the Fabric 2.5 programs (peer, orderer; osnadmin and configtxlator for the tests) for consortium nodes under the process engine: the bin/ of a Hyperledger Fabric 2.5 release archive; when set, only this directory is searched' },
   { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
-  { env: 'LNM_FABRIC_X_BIN', flag: '--fabric-x-bin', default: '(unset: arma and committer on PATH)', description: 'directory holding the Fabric-X programs of the ledgerX platform (arma of fabric-x-orderer 1.0, committer of fabric-x-committer 1.0; loadgen and fabric-x-common\'s configtxlator for the tests); when set, only this directory is searched' },
+  { env: 'LNM_FABRIC_X_BIN', flag: '--fabric-x-bin', default: '(unset: arma and committer on PATH)', description: 'directory holding the Fabric-X programs of the ledgerX platform (arma and armageddon of fabric-x-orderer 1.0, committer of fabric-x-committer 1.0, configtxgen of fabric-x-common 0.2 for genesis blocks; loadgen for the tests); when set, only this directory is searched' },
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
@@ -120,6 +122,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
+  { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
   { env: 'LNM_OIDC_ISSUER', flag: '--oidc-issuer', default: '(unset: OIDC sign-in off)', description: 'issuer URL of the OpenID provider (https; plain http only on a loopback address); its /.well-known/openid-configuration is read at start and retried at sign-in when the provider cannot be reached. Turns on GET /api/v1/auth/oidc/login and bearer JWTs (with LNM_OIDC_AUDIENCE); see docs/authentication.md' },
@@ -289,6 +292,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
     sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
     chaincodePortFrom: portOf('LNM_CHAINCODE_PORT_FROM', get('LNM_CHAINCODE_PORT_FROM', '9100')),
+    ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
   };
 }

@@ -1,7 +1,7 @@
 // The composition root: the one place where adapters are wired into ports.
 import pg from 'pg';
 import { pino } from 'pino';
-import { hkdfSync, randomUUID } from 'node:crypto';
+import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
@@ -35,6 +35,8 @@ import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evm/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
+import { ledgerXNodeOperations } from '../sagas/ledgerx/ledgerxNodeOperations.ts';
+import { createLedgerXRuntime } from '../adapters/ledgerx/ledgerxRuntime.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
@@ -201,7 +203,27 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
-  const operationsFor = byPlatform({ EVM: evmNodeOperations(store, evm.runtime), CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }) });
+  // A ledgerX committer's database password: derived from the key encryption key and the group's id, never stored.
+  const ledgerXSecret = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
+  const dbAddress = new URL(db.url);
+  const ledgerx = {
+    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
+    joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
+    committerDatabasePassword: (groupId: number) => createHmac('sha256', ledgerXSecret).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
+    database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },
+  };
+  const operationsFor = byPlatform({
+    EVM: evmNodeOperations(store, evm.runtime),
+    CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
+    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID, committerDatabasePassword: ledgerx.committerDatabasePassword,
+      // Names made by the service from a node id only (application/ledgerx/ledgerxCommitterCreate.ts).
+      async dropCommitterDatabase(database) {
+        if (!/^lnm_ledgerx_committer_\d+$/.test(database.name) || !/^lnm_ledgerx_committer_\d+$/.test(database.user)) return;
+        await db.pool.query(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
+        await db.pool.query(`DROP ROLE IF EXISTS ${database.user}`);
+      },
+    }),
+  });
   const nodeSagas = {
     operationsFor: instrumentedOperations(operationsFor, metrics),
     observations: instrumentedObservations(observations, metrics),
@@ -280,6 +302,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     startedAt: new Date(),
     evm,
     consortium,
+    ledgerx,
     observations,
     metrics,
     metricsStack: metricsStack.deps,

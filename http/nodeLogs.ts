@@ -2,7 +2,11 @@
 // material is masked by the engines.
 import type { AppDeps } from '../application/deps.ts';
 import type { LogFollower } from '../domain/nodes/nodeEngine.ts';
-import { NotFoundError } from '../domain/shared/errors.ts';
+import { NotFoundError, ValidationError } from '../domain/shared/errors.ts';
+import { loadState } from '../domain/shared/commandHandler.ts';
+import { nodeAggregate, nodeStream } from '../domain/nodes/node.ts';
+import type { LedgerXRoleNodeCreatedData } from '../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXOf } from '../application/ledgerx/ledgerxContext.ts';
 import type { NodeRow } from '../projections/nodes.ts';
 import { evmOf, nodeTarget } from '../application/evm/evmContext.ts';
 import { consortiumOf } from '../application/consortium/consortiumContext.ts';
@@ -11,6 +15,15 @@ import { consortiumNodeRecord } from '../application/consortium/consortiumNodeRe
 type Source = { logs(tail: number): Promise<string[]>; follow(onLine: (line: string) => void, tail: number): Promise<LogFollower> };
 
 export async function nodeLogSource(deps: AppDeps, node: NodeRow): Promise<Source> {
+  if (node.platform === 'LEDGERX') {
+    const runtime = ledgerXOf(deps).runtime;
+    const { state } = await loadState(deps.store, nodeStream(node.id), nodeAggregate);
+    if (!state.node || state.deleted) throw new NotFoundError('Node', node.id);
+    const ids = (state.node.config as { roleNodeIds?: Record<string, number> }).roleNodeIds;
+    if (ids) throw new ValidationError(`Node ${node.name} is a group of Fabric-X processes with no output of its own; read its roles' logs (nodes ${Object.values(ids).join(', ')}).`, [{ field: 'id', message: 'a ledgerX group; its roles have logs' }]);
+    const role = state.node as LedgerXRoleNodeCreatedData;
+    return { logs: (tail) => runtime.logs(role, tail), follow: (onLine, tail) => runtime.followLogs(role, onLine, tail) };
+  }
   if (node.platform === 'CONSORTIUM') {
     const record = await consortiumNodeRecord(deps, node);
     if (!record) throw new NotFoundError('Node', node.id);

@@ -17,9 +17,10 @@ import { pluginsProjection } from './plugins.ts';
 import { consortiumChaincodesProjection } from './consortium/consortiumChaincodes.ts';
 import { nodeSharingProjection } from './nodeSharing.ts';
 import { evmContractsProjection } from './evm/evmContracts.ts';
+import { ledgerXNetworksProjection } from './ledgerx/ledgerxNetworks.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, evmContractsProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, consortiumNetworksProjection, consortiumChaincodesProjection, evmContractsProjection, ledgerXNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, auditLogProjection];
 
 /**
  * The event types the read models other than the audit log are rebuilt from: what a backup

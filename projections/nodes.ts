@@ -25,7 +25,7 @@ export const nodesProjection: Projection = {
         return [{
           text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, organization_id, client, engine, config, validator_address, resources, status, created_at, updated_at)
                  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'created', $13, $13)`,
-          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.platform === 'CONSORTIUM' ? c.organizationId : null, c.client, c.engine, JSON.stringify(c.config), c.platform === 'EVM' ? c.validatorAddress : null, c.resources ? JSON.stringify(c.resources) : null, c.at],
+          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.platform === 'CONSORTIUM' || c.platform === 'LEDGERX' ? c.organizationId : null, c.client, c.engine, JSON.stringify(c.config), c.platform === 'EVM' ? c.validatorAddress : null, c.resources ? JSON.stringify(c.resources) : null, c.at],
         }];
       }
       case 'NodeStartRequested':
@@ -125,7 +125,7 @@ export async function nodeNameTaken(pool: pg.Pool, name: string, exceptId?: numb
 }
 
 /** Config fields that hold host ports, of every platform. */
-const NODE_PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'port', 'chaincodePort', 'adminPort', 'operationsPort'];
+const NODE_PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'port', 'chaincodePort', 'adminPort', 'operationsPort', 'grpcPort', 'monitoringPort'];
 
 /** Every host port assigned to a node (any platform), with the node holding it. */
 export async function assignedPorts(pool: pg.Pool): Promise<Map<number, string>> {

@@ -56,13 +56,15 @@ export async function writeTargets(dir: string, nodes: ScrapeNode[], serviceAddr
   return a || b;
 }
 
-/** Where a node serves /metrics itself, from its record: Fabric's operations port, besu's metrics port; null otherwise (anvil, bootnodes). */
+/** Where a node serves /metrics itself, from its record: Fabric's operations port, a ledgerX role's monitoring port, besu's metrics port; null otherwise (anvil, bootnodes, ledgerX groups). */
 export function metricsAddressOf(node: { platform: string; client: string; config: Record<string, unknown> }): string | null {
   const c = node.config;
   if (node.platform === 'CONSORTIUM' && typeof c.operationsPort === 'number') {
     const host = typeof c.listenAddress === 'string' && c.listenAddress !== '0.0.0.0' ? c.listenAddress : '127.0.0.1';
     return `${host}:${c.operationsPort}`;
   }
+  // A ledgerX role (arma role or committer service) serves /metrics on its monitoring port; its group node serves none.
+  if (node.platform === 'LEDGERX' && typeof c.monitoringPort === 'number' && c.monitoringPort > 0) return `127.0.0.1:${c.monitoringPort}`;
   if (node.platform === 'EVM' && node.client === 'besu' && typeof c.metricsPort === 'number' && !c.isBootnode) return `127.0.0.1:${c.metricsPort}`;
   return null;
 }

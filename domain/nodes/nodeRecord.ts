@@ -3,7 +3,8 @@
 // type here and nowhere else in domain/nodes.
 import type { EvmNodeCreatedData } from '../evm/evmNode.ts';
 import type { ConsortiumChaincodeNodeCreatedData, ConsortiumNodeCreatedData } from '../consortium/consortiumNode.ts';
+import type { LedgerXNodeCreatedData } from '../ledgerx/ledgerxNode.ts';
 
-export type NodeRecord = EvmNodeCreatedData | ConsortiumNodeCreatedData | ConsortiumChaincodeNodeCreatedData;
+export type NodeRecord = EvmNodeCreatedData | ConsortiumNodeCreatedData | ConsortiumChaincodeNodeCreatedData | LedgerXNodeCreatedData;
 type NodeConfigOf<R extends NodeRecord> = R['config'];
-export type NodeConfig = NodeConfigOf<EvmNodeCreatedData> | NodeConfigOf<ConsortiumNodeCreatedData> | NodeConfigOf<ConsortiumChaincodeNodeCreatedData>;
+export type NodeConfig = NodeConfigOf<EvmNodeCreatedData> | NodeConfigOf<ConsortiumNodeCreatedData> | NodeConfigOf<ConsortiumChaincodeNodeCreatedData> | NodeConfigOf<LedgerXNodeCreatedData>;

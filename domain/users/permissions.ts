@@ -147,6 +147,8 @@ const nodes = '/nodes/{id}';
 const cn = '/networks/consortium';
 const cnId = `${cn}/{id}`;
 const evm = '/networks/evm';
+const lx = '/networks/ledgerx';
+const lxId = `${lx}/{id}`;
 const net = '/networks/{networkId}';
 const orgId = '/organizations/{id}';
 const keyId = '/keys/{keyId}';
@@ -303,6 +305,14 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/invitations/preview', { POST: 'system:configure' }],
   // Ends a node-sharing relationship: the peer's requests are refused from then on.
   ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
+  // LedgerX networks (issue 22; SPEC names the platform but not these paths), shaped like the consortium network routes.
+  [lx, { GET: 'NETWORK_READ', POST: 'NETWORK_CREATE' }],
+  [lxId, { GET: 'NETWORK_READ', DELETE: 'NETWORK_DELETE' }],
+  [`${lx}/by-name/{name}`, { GET: 'NETWORK_READ' }],
+  [`${lxId}/nodes`, { GET: 'NETWORK_READ' }],
+  [`${lxId}/genesis`, { GET: 'NETWORK_READ' }],
+  [`${lxId}/orderer-groups/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
+  [`${lxId}/committers/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
   // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
   ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
   // Channel config updates signed across instances (sharing.proposal.*, sharing.signature.*).

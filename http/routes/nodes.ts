@@ -25,9 +25,13 @@ import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { updateNode } from '../../application/nodes/nodeUpdate.ts';
 import { renewNodeCertificates } from '../../application/consortium/consortiumNodeCertificatesRenew.ts';
+import { ledgerXNodeView, LedgerXNodeViewSchema } from '../ledgerx/ledgerxNodeView.ts';
+import { createLedgerXOrdererGroup } from '../../application/ledgerx/ledgerxOrdererGroupCreate.ts';
+import { startLedgerXOrdererGroup } from '../../application/ledgerx/ledgerxOrdererGroupStart.ts';
+import { createLedgerXCommitter } from '../../application/ledgerx/ledgerxCommitterCreate.ts';
 
 const tags = ['nodes'];
-const AnyNodeView = Type.Union([NodeViewSchema, ConsortiumNodeViewSchema], { description: 'an evm node or a consortium node (see platform)' });
+const AnyNodeView = Type.Union([NodeViewSchema, ConsortiumNodeViewSchema, LedgerXNodeViewSchema], { description: 'an evm node, a consortium node or a ledgerX node (see platform)' });
 const Port = Type.Integer({ description: 'host port 1024-65535; left out: allocated' });
 const EvmConfigFields = {
   p2pPort: Type.Optional(Port),
@@ -49,9 +53,32 @@ const ConsortiumConfig = {
   adminPort: Type.Optional(Port),
   operationsPort: Type.Optional(Port),
 };
-const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig }, { additionalProperties: false, description: 'evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
-const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client'];
-const CONSORTIUM_ONLY = Object.keys(ConsortiumConfig);
+const LedgerXConfig = {
+  externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it' })),
+  grpcPort: Type.Optional(Port),
+  routerPort: Type.Optional(Port),
+  batcherPort: Type.Optional(Port),
+  consenterPort: Type.Optional(Port),
+  assemblerPort: Type.Optional(Port),
+  routerMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX: 0 or left out: allocated from gRPC base + 100' })),
+  batcherMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX: 0 or left out: gRPC base + 101' })),
+  consenterMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX: 0 or left out: gRPC base + 102' })),
+  assemblerMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX: 0 or left out: gRPC base + 103' })),
+  sidecarPort: Type.Optional(Port),
+  coordinatorPort: Type.Optional(Port),
+  vcPort: Type.Optional(Port),
+  verifierPort: Type.Optional(Port),
+  queryPort: Type.Optional(Port),
+  sidecarMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 100' })),
+  coordinatorMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 101' })),
+  vcMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 102' })),
+  verifierMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 103' })),
+  queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
+};
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const LEDGERX_ONLY = Object.keys(LedgerXConfig);
+const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
+const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
 
 const EVENT_NAMES: Record<string, string> = {
@@ -77,6 +104,7 @@ const EVENT_NAMES: Record<string, string> = {
 
 /** The read shape of a node of any platform. */
 function viewOf(deps: AppDeps, row: NodeRow) {
+  if (row.platform === 'LEDGERX') return ledgerXNodeView(deps, row);
   return row.platform === 'CONSORTIUM' ? consortiumNodeView(deps, row) : nodeView(deps, row);
 }
 
@@ -124,7 +152,7 @@ async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number 
   const offset = query.offset ?? 0;
   const r = await listNodes(deps.pool, { limit, offset, platform });
   const readings = await lastReadings(deps, r.items);
-  const views = r.items.map((n) => (n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
+  const views = r.items.map((n) => (n.platform === 'LEDGERX' ? ledgerXNodeView(deps, n, { observation: readings.get(n.id) ?? null }) : n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
   return page(await Promise.all(views), r.total, limit, offset);
 }
 
@@ -134,7 +162,7 @@ export const nodeRoutes = [
     body: Type.Object({
       name: Type.String({ maxLength: 63 }),
       platform: Platform,
-      nodeType: Type.Union([Type.Literal('CONSORTIUM_PEER'), Type.Literal('CONSORTIUM_ORDERER'), Type.Literal('EVM_FULLNODE'), Type.Literal('LEDGERX_ORDERER_GROUP')]),
+      nodeType: Type.Union([Type.Literal('CONSORTIUM_PEER'), Type.Literal('CONSORTIUM_ORDERER'), Type.Literal('EVM_FULLNODE'), Type.Literal('LEDGERX_ORDERER_GROUP'), Type.Literal('LEDGERX_COMMITTER')]),
       networkId: Type.Optional(Type.Integer({ minimum: 1 })),
       organizationId: Type.Optional(Type.Integer({ minimum: 1 })),
       config: Type.Optional(NodeConfigBody),
@@ -149,7 +177,21 @@ export const nodeRoutes = [
         const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
-      if (body.platform !== 'EVM' || body.nodeType !== 'EVM_FULLNODE') throw new ValidationError(`Platform ${body.platform} has no node type ${body.nodeType} here: EVM nodes are EVM_FULLNODE, consortium nodes CONSORTIUM_PEER or CONSORTIUM_ORDERER; LEDGERX is not available.`, [{ field: 'nodeType', message: 'EVM_FULLNODE with platform EVM, or CONSORTIUM_PEER / CONSORTIUM_ORDERER with platform CONSORTIUM' }]);
+      if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
+        const c = body.config ?? {};
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f))], 'ledgerX committer');
+        if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
+        const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
+        return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
+      }
+      if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
+        const c = body.config ?? {};
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f))], 'ledgerX orderer group');
+        if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
+        const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
+        return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
+      }
+      if (body.platform !== 'EVM' || body.nodeType !== 'EVM_FULLNODE') throw new ValidationError(`Platform ${body.platform} has no node type ${body.nodeType} here: EVM nodes are EVM_FULLNODE, consortium nodes CONSORTIUM_PEER or CONSORTIUM_ORDERER, ledgerX nodes LEDGERX_ORDERER_GROUP or LEDGERX_COMMITTER.`, [{ field: 'nodeType', message: 'EVM_FULLNODE with platform EVM, CONSORTIUM_PEER / CONSORTIUM_ORDERER with platform CONSORTIUM, or LEDGERX_ORDERER_GROUP / LEDGERX_COMMITTER with platform LEDGERX' }]);
       foreignFields(body.config ?? {}, CONSORTIUM_ONLY.filter((f) => f !== 'engine'), 'evm');
       if (body.networkId === undefined) throw new ValidationError('An evm node belongs to a network: networkId is required.', [{ field: 'networkId', message: 'is required' }]);
       const network = await networkOr404(deps, body.networkId);
@@ -218,6 +260,7 @@ export const nodeRoutes = [
     async handler(input) {
       const { deps, params, body } = input;
       const node = await nodeOr404(deps, params.id);
+      if (node.platform === 'LEDGERX') throw new ValidationError(`Node ${node.name} is a ledgerX node: its name and ports are fixed once created (its ports are in its network's genesis block); delete and recreate it.`, [{ field: 'id', message: 'a ledgerX node' }]);
       foreignFields(body.config ?? {}, node.platform === 'CONSORTIUM' ? EVM_ONLY : CONSORTIUM_ONLY, node.platform === 'CONSORTIUM' ? 'consortium' : 'evm');
       await updateNode(input, node, body);
       return { body: await viewOf(deps, await nodeOr404(deps, node.id)) };
@@ -238,6 +281,11 @@ export const nodeRoutes = [
       async handler(input) {
         const { deps, params } = input;
         const at = deps.clock().toISOString();
+        if (action !== 'stop') {
+          // A ledgerX orderer group starts its roles in Fabric-X's order, each awaited.
+          const row = await getNode(deps.pool, params.id);
+          if (row?.nodeType === 'LEDGERX_ORDERER_GROUP' || row?.nodeType === 'LEDGERX_COMMITTER') return { body: await ledgerXNodeView(deps, await startLedgerXOrdererGroup(input, row, { restart: action === 'restart' })) };
+        }
         const command = action === 'stop' ? { type: 'StopNode' as const, nodeId: params.id, at } : { type: 'StartNode' as const, nodeId: params.id, restart: action === 'restart', at };
         await runCommand(input, nodeStream(params.id), nodeAggregate, command);
         return { body: await settledView(input, params.id) };

@@ -1676,6 +1676,156 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List ledgerX networks
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerx"];
+        put?: never;
+        /**
+         * Create a ledgerX network (one Fabric-X channel): the service builds its genesis block from the orderer groups named
+         * @description Builds block 0 of the channel with fabric-x-common's tools (found through LNM_FABRIC_X_BIN or PATH): orderer type arma with the shared config of the parties (each group is one party, ids 1..n in the order given: its router, batcher, consenter and assembler endpoints and certificates), SmartBFT and batching settings, channel capabilities V3_0. Groups then join it with POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join.
+         *
+         *     Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postNetworksLedgerx"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a ledgerX network
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxId"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ledgerX network (refused while an orderer group of it runs)
+         * @description Permission: `NETWORK_DELETE`.
+         */
+        delete: operations["deleteNetworksLedgerxId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/committers/{nodeId}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join a committer to the network: its sidecar gets the genesis block (the orderers are read from it) and its services start (vc, verifier, query, coordinator, sidecar), each awaited up to the join timeout
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksLedgerxIdCommittersNodeIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/genesis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's genesis block (base64)
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxIdGenesis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's orderer groups and their role nodes
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxIdNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/orderer-groups/{nodeId}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an orderer group to the network: its roles get the genesis block and start (consenter, batcher, assembler, router), each awaited up to the join timeout
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksLedgerxIdOrdererGroupsNodeIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/by-name/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a ledgerX network by its name
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxByNameName"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/templates/export/{id}": {
         parameters: {
             query?: never;
@@ -11916,6 +12066,980 @@ export interface operations {
             };
         };
     };
+    getNetworksLedgerx: {
+        parameters: {
+            query?: {
+                /** @description page size, default 50, maximum 500 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of networks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            channel_name: string;
+                            created_at: string;
+                            description: string | null;
+                            id: number;
+                            name: string;
+                            nodes: {
+                                joined: boolean;
+                                joined_at: string | null;
+                                msp_id: string;
+                                name: string;
+                                node_id: number;
+                                organization_id: number;
+                                party_id: number | null;
+                                role: string;
+                            }[];
+                            /** @constant */
+                            orderer_type: "arma";
+                            /** @constant */
+                            platform: "LEDGERX";
+                            updated_at: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksLedgerx: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default: the name in lower case */
+                    channelName?: string;
+                    description?: string;
+                    name: string;
+                    /** @description LEDGERX_ORDERER_GROUP nodes, one party each (one works; four tolerate one fault) */
+                    ordererGroupIds: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description the network */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        created_at: string;
+                        description: string | null;
+                        id: number;
+                        name: string;
+                        nodes: {
+                            joined: boolean;
+                            joined_at: string | null;
+                            msp_id: string;
+                            name: string;
+                            node_id: number;
+                            organization_id: number;
+                            party_id: number | null;
+                            role: string;
+                        }[];
+                        /** @constant */
+                        orderer_type: "arma";
+                        /** @constant */
+                        platform: "LEDGERX";
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description invalid (no orderer group, not an orderer group, a channel name Fabric refuses, the Fabric-X tools missing) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description name taken, or a group already in a network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the genesis block could not be built */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the network */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        created_at: string;
+                        description: string | null;
+                        id: number;
+                        name: string;
+                        nodes: {
+                            joined: boolean;
+                            joined_at: string | null;
+                            msp_id: string;
+                            name: string;
+                            node_id: number;
+                            organization_id: number;
+                            party_id: number | null;
+                            role: string;
+                        }[];
+                        /** @constant */
+                        orderer_type: "arma";
+                        /** @constant */
+                        platform: "LEDGERX";
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteNetworksLedgerxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted; its groups forget its block */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an orderer group of it is running: stop or delete it first */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksLedgerxIdCommittersNodeIdJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                nodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the committer, running */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    };
+                };
+            };
+            /** @description not a committer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description already joined */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a service did not come up: the message names it and its last log lines */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxIdGenesis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the block */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxIdNodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description nodes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksLedgerxIdOrdererGroupsNodeIdJoin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                nodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the group, running */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    };
+                };
+            };
+            /** @description not an orderer group of this network, or arma missing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description already joined */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a role did not come up: the message names it and its last log lines */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxByNameName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the network */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        created_at: string;
+                        description: string | null;
+                        id: number;
+                        name: string;
+                        nodes: {
+                            joined: boolean;
+                            joined_at: string | null;
+                            msp_id: string;
+                            name: string;
+                            node_id: number;
+                            organization_id: number;
+                            party_id: number | null;
+                            role: string;
+                        }[];
+                        /** @constant */
+                        orderer_type: "arma";
+                        /** @constant */
+                        platform: "LEDGERX";
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getNetworksTemplatesExportId: {
         parameters: {
             query?: never;
@@ -12316,6 +13440,91 @@ export interface operations {
                             tls_key_id: number | null;
                             updated_at: string;
                             uptime_seconds: number | null;
+                        } | {
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
                         })[];
                         limit: number;
                         offset: number;
@@ -12371,18 +13580,38 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
+                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
                     config?: {
                         /** @description host port 1024-65535; left out: allocated */
                         adminPort?: number;
+                        /** @description ledgerX: 0 or left out: gRPC base + 103 */
+                        assemblerMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        assemblerPort?: number;
+                        /** @description ledgerX: 0 or left out: gRPC base + 101 */
+                        batcherMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        batcherPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         chaincodePort?: number;
                         client?: "auto" | "besu" | "anvil";
+                        /** @description ledgerX: 0 or left out: gRPC base + 102 */
+                        consenterMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        consenterPort?: number;
+                        /** @description ledgerX committer: 0 or left out: gRPC base + 101 */
+                        coordinatorMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        coordinatorPort?: number;
                         /** @description consortium: extra names and IPv4 addresses in its TLS certificate */
                         domainNames?: string[];
                         engine?: "process" | "docker";
                         /** @description consortium: host:port others reach it at (default 127.0.0.1:<port>) */
                         externalEndpoint?: string;
+                        /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it */
+                        externalIp?: string;
+                        /** @description host port 1024-65535; left out: allocated */
+                        grpcPort?: number;
                         /** @description consortium: host name in its certificates (default <name>.<organization domain>) */
                         hostname?: string;
                         isBootnode?: boolean;
@@ -12396,15 +13625,35 @@ export interface operations {
                         p2pPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         port?: number;
+                        /** @description ledgerX committer: 0 or left out: gRPC base + 104 */
+                        queryMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        queryPort?: number;
                         role?: "validator" | "fullnode" | "bootnode";
+                        /** @description ledgerX: 0 or left out: allocated from gRPC base + 100 */
+                        routerMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        routerPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         rpcHttpPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         rpcWsPort?: number;
+                        /** @description ledgerX committer: 0 or left out: gRPC base + 100 */
+                        sidecarMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        sidecarPort?: number;
+                        /** @description ledgerX committer: 0 or left out: gRPC base + 102 */
+                        vcMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        vcPort?: number;
+                        /** @description ledgerX committer: 0 or left out: gRPC base + 103 */
+                        verifierMonitoringPort?: number;
+                        /** @description host port 1024-65535; left out: allocated */
+                        verifierPort?: number;
                     };
                     name: string;
                     networkId?: number;
-                    nodeType: "CONSORTIUM_PEER" | "CONSORTIUM_ORDERER" | "EVM_FULLNODE" | "LEDGERX_ORDERER_GROUP";
+                    nodeType: "CONSORTIUM_PEER" | "CONSORTIUM_ORDERER" | "EVM_FULLNODE" | "LEDGERX_ORDERER_GROUP" | "LEDGERX_COMMITTER";
                     organizationId?: number;
                     platform: "CONSORTIUM" | "EVM" | "LEDGERX";
                 };
@@ -12519,6 +13768,91 @@ export interface operations {
                         /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
                         status: string;
                         tls_key_id: number | null;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
                     };
@@ -12687,6 +14021,91 @@ export interface operations {
                         /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
                         status: string;
                         tls_key_id: number | null;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
                     };
@@ -12890,6 +14309,91 @@ export interface operations {
                         /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
                         status: string;
                         tls_key_id: number | null;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
                     };
@@ -13330,6 +14834,91 @@ export interface operations {
                         tls_key_id: number | null;
                         updated_at: string;
                         uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
+                        updated_at: string;
+                        uptime_seconds: number | null;
                     };
                 };
             };
@@ -13500,6 +15089,91 @@ export interface operations {
                         tls_key_id: number | null;
                         updated_at: string;
                         uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
+                        updated_at: string;
+                        uptime_seconds: number | null;
                     };
                 };
             };
@@ -13668,6 +15342,91 @@ export interface operations {
                         /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
                         status: string;
                         tls_key_id: number | null;
+                        updated_at: string;
+                        uptime_seconds: number | null;
+                    } | {
+                        block_height: number | null;
+                        /** @constant */
+                        client: "fabric-x";
+                        config: {
+                            [key: string]: unknown;
+                        };
+                        created_at: string;
+                        engine: string;
+                        error: string | null;
+                        healthy: boolean | null;
+                        id: number;
+                        last_probe: {
+                            [key: string]: unknown;
+                        } | null;
+                        ledgerXChild?: {
+                            groupId: number;
+                            grpcPort: number;
+                            metricsUrl?: string;
+                            monitoringPort: number;
+                            role: string;
+                        };
+                        /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                        ledgerXCommitter?: {
+                            coordinatorMetricsUrl?: string;
+                            coordinatorMonitoringPort: number;
+                            coordinatorPort: number;
+                            /** @description its PostgreSQL database (the password is never shown) */
+                            database: {
+                                host: string;
+                                name: string;
+                                port: number;
+                                user: string;
+                            };
+                            externalIp: string;
+                            queryMetricsUrl?: string;
+                            queryMonitoringPort: number;
+                            queryPort: number;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            sidecarMetricsUrl?: string;
+                            sidecarMonitoringPort: number;
+                            sidecarPort: number;
+                            vcMetricsUrl?: string;
+                            vcMonitoringPort: number;
+                            vcPort: number;
+                            verifierMetricsUrl?: string;
+                            verifierMonitoringPort: number;
+                            verifierPort: number;
+                        };
+                        ledgerXOrdererGroup?: {
+                            assemblerMetricsUrl?: string;
+                            assemblerMonitoringPort: number;
+                            assemblerPort: number;
+                            batcherMetricsUrl?: string;
+                            batcherMonitoringPort: number;
+                            batcherPort: number;
+                            consenterMetricsUrl?: string;
+                            consenterMonitoringPort: number;
+                            consenterPort: number;
+                            externalIp: string;
+                            roles: {
+                                nodeId: number;
+                                role: string;
+                            }[];
+                            routerMetricsUrl?: string;
+                            routerMonitoringPort: number;
+                            routerPort: number;
+                        };
+                        name: string;
+                        network_id: number | null;
+                        /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                        nodeType: string;
+                        organization_id: number;
+                        peer_count: number | null;
+                        /** @constant */
+                        platform: "LEDGERX";
+                        /** @description orderer-group, router, batcher, consenter or assembler */
+                        role: string;
+                        started_at: string | null;
+                        status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
                     };
@@ -14025,6 +15784,91 @@ export interface operations {
                             /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
                             status: string;
                             tls_key_id: number | null;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        } | {
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
                         })[];

@@ -1,0 +1,118 @@
+// Runs the ledgerX platform's orderer roles (`arma`) under the process engine: the adapter
+// behind domain/ledgerx/ledgerxPorts.ts LedgerXRuntime.
+//
+// A role starts only after its group joined a network: the join (the channel's genesis block and
+// the group's party id) is kept in <dataDir>/ledgerx/group-<id>/join.json + bootstrap.block.
+// live(): GET /healthz on the role's monitoring port (Operations.ListenPort).
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { maskSecrets, NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
+import { nodeKey } from '../../domain/nodes/node.ts';
+import type { LedgerXJoin, LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
+import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import type { NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import { committerLaunchSpec } from './committerLaunch.ts';
+import { grpcHealthCheck } from './grpcHealth.ts';
+import { clientMspFiles } from '../consortium/fabricMsp.ts';
+import { createProcessEngine } from '../engines/processEngine.ts';
+import { portsInUse } from '../engines/hostPorts.ts';
+import { findFabricXProgram, FABRIC_X_BIN_VARIABLE } from './fabricXPrograms.ts';
+import { armaLaunchSpec } from './armaLaunch.ts';
+import { buildLedgerXGenesis } from './ledgerxGenesis.ts';
+
+export interface LedgerXRuntimeOptions {
+  dataDir: string;
+  /** LNM_FABRIC_X_BIN, PATH; default process.env. */
+  env?: Record<string, string | undefined>;
+}
+
+const displayName = (n: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData) => `ledgerX ${n.role} ${n.name}`;
+const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_COMMITTER');
+
+export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
+  const env = options.env ?? process.env;
+  const dataDir = path.resolve(options.dataDir);
+  const engine = createProcessEngine({ dataDir });
+  const groupDir = (groupId: number) => path.join(dataDir, 'ledgerx', `group-${groupId}`);
+
+  async function launch(spec: NodeLaunchSpec, name: string) {
+    const key = spec.nodeKey;
+    if ((await engine.status(key)).state === 'running') throw new NodeStartFailedError('already-running', `${name} is already running.`, { nodeKey: key });
+    const busy = await portsInUse(spec.ports);
+    if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${name}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: key, ports: busy });
+    await engine.prepare(spec);
+    try {
+      const started = await engine.start(spec);
+      return { pid: started.pid ?? null, containerId: null, startedAt: started.startedAt };
+    } catch (err) {
+      if (!(err instanceof NodeStartFailedError) || err.failure !== 'exited') throw err;
+      const lines = await engine.logs(key, { tail: 60 }).catch(() => [] as string[]);
+      const fatal = lines.filter((l) => /\b(PANI|FATA|ERRO)\b|panic:|Error:/.test(l)).pop();
+      if (!fatal) throw err;
+      throw new NodeStartFailedError('exited', `${name} exited right after starting: ${maskSecrets(fatal.trim())}`, { ...err.extra, nodeKey: key, lastLogLines: lines.slice(-10).map(maskSecrets) });
+    }
+  }
+
+  return {
+    async available() {
+      const arma = await findFabricXProgram('arma', env);
+      return arma.ok ? { ok: true } : { ok: false, reason: arma.reason };
+    },
+    genesis: (req) => buildLedgerXGenesis(req, env),
+    async writeJoin(groupId, join) {
+      const dir = groupDir(groupId);
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await writeFile(path.join(dir, 'bootstrap.block'), join.block);
+      await writeFile(path.join(dir, 'join.json'), JSON.stringify({ networkId: join.networkId, channel: join.channel, partyId: join.partyId }));
+    },
+    async readJoin(groupId) {
+      try {
+        const meta = JSON.parse(await readFile(path.join(groupDir(groupId), 'join.json'), 'utf8')) as Omit<LedgerXJoin, 'block'>;
+        const block = new Uint8Array(await readFile(path.join(groupDir(groupId), 'bootstrap.block')));
+        return { ...meta, block };
+      } catch {
+        return null;
+      }
+    },
+    async removeJoin(groupId) {
+      await rm(groupDir(groupId), { recursive: true, force: true });
+    },
+    async start(node, material) {
+      const key = nodeKey(node.nodeId);
+      const name = displayName(node);
+      const arma = await findFabricXProgram('arma', env);
+      if (!arma.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${arma.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
+      const join = await this.readJoin(node.config.groupId);
+      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its orderer group has not joined a network yet (POST /networks/ledgerx/{id}/orderer-groups/${node.config.groupId}/join gives it the genesis block).`, { nodeKey: key });
+      return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name);
+    },
+    async startCommitter(node, input) {
+      const key = nodeKey(node.nodeId);
+      const name = displayName(node);
+      const committer = await findFabricXProgram('committer', env);
+      if (!committer.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${committer.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
+      const join = await this.readJoin(node.config.groupId);
+      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its committer has not joined a network yet (POST /networks/ledgerx/{id}/committers/${node.config.groupId}/join).`, { nodeKey: key });
+      const clientMsp = input.client ? clientMspFiles(input.client.organization, { certPem: input.client.certPem, keyPem: input.client.keyPem }) : [];
+      return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name);
+    },
+    stop: (node) => engine.stop(nodeKey(node.nodeId)),
+    remove: (node) => engine.remove(nodeKey(node.nodeId)),
+    status: (node) => engine.status(nodeKey(node.nodeId)),
+    async live(node, timeoutMs) {
+      if (isCommitter(node)) return grpcHealthCheck(`127.0.0.1:${node.config.grpcPort}`, timeoutMs);
+      const url = `http://127.0.0.1:${node.config.monitoringPort}/healthz`;
+      let res: Response;
+      try {
+        res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        throw new Error(`the monitoring endpoint ${url} does not answer (${(err as Error).cause ? ((err as Error).cause as Error).message : (err as Error).message})`);
+      }
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${url} answered ${res.status} ${text.slice(0, 200)}`);
+    },
+    logs: (node, tail) => engine.logs(nodeKey(node.nodeId), { tail }),
+    followLogs: (node, onLine, tail) => engine.followLogs(nodeKey(node.nodeId), onLine, { tail }),
+    portsInUse,
+  };
+}

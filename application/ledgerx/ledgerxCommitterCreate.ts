@@ -1,0 +1,80 @@
+// Creating a ledgerX committer (LEDGERX_COMMITTER): its five service nodes (sidecar, coordinator,
+// vc, verifier, query) with gRPC ports from a base (default 7350, +0..4) and monitoring ports
+// from base + 100..104 (SPEC), and its database: a PostgreSQL user and database made in the
+// service's own PostgreSQL (embedded or DATABASE_URL), password derived from the key encryption
+// key (never stored or shown). The sidecar's client identity towards the orderers is the
+// organization's admin key. Nothing starts here: the join gives the sidecar the channel's block.
+// A failure part way deletes what was made (records, database, user).
+import { runCommand, type CommandInput } from '../commands.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import {
+  committerRoleNodeType, LEDGERX_COMMITTER_GRPC_BASE, LEDGERX_COMMITTER_MONITORING_OFFSET, LEDGERX_COMMITTER_ROLES,
+  type LedgerXCommitterDatabase, type LedgerXCommitterGroupConfig, type LedgerXCommitterRole,
+} from '../../domain/ledgerx/ledgerxNode.ts';
+import { checkNodeName, oneAtATime } from '../evm/evmNodeCreate.ts';
+import { assertNodeKeysExportable } from '../consortium/consortiumNodeCreate.ts';
+import { getOrganization } from '../../projections/organizations.ts';
+import { resolveGroupPorts } from './ledgerxOrdererGroupCreate.ts';
+import { ledgerXOf } from './ledgerxContext.ts';
+
+export interface LedgerXCommitterRequest {
+  name: string;
+  organizationId: number | undefined;
+  config: Record<string, unknown> & { externalIp?: string };
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+const LAYOUT = { roles: LEDGERX_COMMITTER_ROLES, offsets: LEDGERX_COMMITTER_MONITORING_OFFSET, defaultBase: LEDGERX_COMMITTER_GRPC_BASE, noun: 'committer' };
+
+/** Identifiers made here from a node id only: no user text reaches the SQL. */
+const dbName = (groupId: number) => `lnm_ledgerx_committer_${groupId}`;
+
+async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest): Promise<number> {
+  const { deps } = input;
+  const ledgerx = ledgerXOf(deps);
+  await checkNodeName(input, req.name);
+  for (const r of LEDGERX_COMMITTER_ROLES) await checkNodeName(input, `${req.name}-${r}`);
+  if (req.organizationId === undefined) throw new ValidationError('A committer belongs to an organization: organizationId is required.', [{ field: 'organizationId', message: 'is required' }]);
+  const org = await getOrganization(deps.pool, req.organizationId);
+  if (!org) throw new ValidationError(`Organization ${req.organizationId} does not exist.`, [{ field: 'organizationId', message: 'no such organization' }]);
+  await assertNodeKeysExportable(input, org);
+  if (!org.adminKeyId) throw new ValidationError(`Organization ${org.mspId} has no admin key for the sidecar's client identity.`, [{ field: 'organizationId', message: 'no admin key' }]);
+  const externalIp = req.config.externalIp ?? '127.0.0.1';
+  if (!IPV4.test(externalIp)) throw new ValidationError('config.externalIp must be an IPv4 address, such as 127.0.0.1.', [{ field: 'config.externalIp', message: 'must be an IPv4 address' }]);
+  const ports = await resolveGroupPorts(input, req.config, LAYOUT);
+  const groupId = await deps.nextId('node');
+  const roleNodeIds = {} as Record<LedgerXCommitterRole, number>;
+  for (const r of LEDGERX_COMMITTER_ROLES) roleNodeIds[r] = await deps.nextId('node');
+  const database: LedgerXCommitterDatabase = { host: ledgerx.database.host, port: ledgerx.database.port, name: dbName(groupId), user: dbName(groupId) };
+  const password = ledgerx.committerDatabasePassword(groupId).replace(/'/g, "''");
+  await deps.pool.query(`CREATE ROLE ${database.user} LOGIN PASSWORD '${password}'`);
+  const made: number[] = [];
+  try {
+    await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`);
+    const at = deps.clock().toISOString();
+    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: 'process' as const, resources: null, at };
+    const groupPorts = Object.fromEntries(LEDGERX_COMMITTER_ROLES.map((r) => [r, ports[`${r}Port`]])) as Record<LedgerXCommitterRole, number>;
+    for (const r of LEDGERX_COMMITTER_ROLES) {
+      await runCommand(input, nodeStream(roleNodeIds[r]), nodeAggregate, {
+        type: 'CreateNode', nodeId: roleNodeIds[r], name: `${req.name}-${r}`, nodeType: committerRoleNodeType(r), role: r, ...common,
+        config: { groupId, role: r, externalIp, grpcPort: ports[`${r}Port`], monitoringPort: ports[`${r}MonitoringPort`], groupPorts, database, clientKeyId: org.adminKeyId },
+      });
+      made.push(roleNodeIds[r]);
+    }
+    await runCommand(input, nodeStream(groupId), nodeAggregate, {
+      type: 'CreateNode', nodeId: groupId, name: req.name, nodeType: 'LEDGERX_COMMITTER', role: 'committer', ...common,
+      config: { externalIp, ...(ports as unknown as Omit<LedgerXCommitterGroupConfig, 'externalIp' | 'roleNodeIds' | 'database'>), database, roleNodeIds },
+    });
+  } catch (err) {
+    for (const id of made) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});
+    await deps.pool.query(`DROP DATABASE IF EXISTS ${database.name}`).catch(() => {});
+    await deps.pool.query(`DROP ROLE IF EXISTS ${database.user}`).catch(() => {});
+    throw err;
+  }
+  return groupId;
+}
+
+export function createLedgerXCommitter(input: CommandInput, req: LedgerXCommitterRequest): Promise<number> {
+  return oneAtATime(() => recordCommitter(input, req));
+}

@@ -1,0 +1,132 @@
+// The ledgerX platform's node operations for the lifecycle saga and the health monitor. A role
+// node (router, batcher, consenter, assembler) is one `arma` process, started with its MSP and
+// TLS material from the organization's keys and its group's genesis block, healthy when its
+// monitoring port's /healthz answers. The group node runs no process of its own: its start asks
+// each role to start (StartNode on the role's stream), in Fabric-X's order, waiting for each;
+// its stop stops them in reverse; it is running when all four are. The ordered start that waits
+// for each role is application/ledgerx/ledgerxOrdererGroupStart.ts (a saga cannot await events
+// it handles itself).
+import type { ConsortiumCredentials } from '../../domain/consortium/consortiumPorts.ts';
+import type { ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
+import type { NodeOperations, NodeOperationsFor } from '../../domain/nodes/nodeOperations.ts';
+import type { EventStore } from '../../domain/shared/eventStore.ts';
+import { handleCommand, loadState } from '../../domain/shared/commandHandler.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
+import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
+import { LEDGERX_COMMITTER_START_ORDER, LEDGERX_ORDERER_START_ORDER, type LedgerXCommitterGroupCreatedData, type LedgerXCommitterRoleNodeCreatedData, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import type { LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
+
+export interface LedgerXOperationsDeps {
+  store: EventStore;
+  runtime: LedgerXRuntime;
+  credentials: ConsortiumCredentials;
+  newId: () => string;
+  /** The committer group's database password (derived, never stored). */
+  committerDatabasePassword: (groupId: number) => string;
+  /** Drops a deleted committer's database and user (made at its creation). */
+  dropCommitterDatabase: (database: { name: string; user: string }) => Promise<void>;
+}
+
+export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperationsFor {
+  const { store, runtime, credentials } = deps;
+
+  async function command(c: NodeCommand) {
+    await handleCommand(store, nodeStream(c.nodeId), nodeAggregate, c, { metadata: { timestamp: new Date().toISOString(), actor: null }, newId: deps.newId });
+  }
+
+  function groupOperations(group: LedgerXOrdererGroupCreatedData | LedgerXCommitterGroupCreatedData): NodeOperations {
+    const ids = group.config.roleNodeIds as Record<string, number>;
+    const order: readonly string[] = group.nodeType === 'LEDGERX_COMMITTER' ? LEDGERX_COMMITTER_START_ORDER : LEDGERX_ORDERER_START_ORDER;
+    const roles = async () => {
+      const out: (LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData)[] = [];
+      for (const role of order) {
+        const { state } = await loadState(store, nodeStream(ids[role]), nodeAggregate);
+        if (state.node && !state.deleted) out.push(state.node as LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData);
+      }
+      return out;
+    };
+    return {
+      async start() {
+        if (!(await runtime.readJoin(group.nodeId))) throw new NodeStartFailedError('invalid-spec', `${group.name} has not joined a network yet; join it (POST /networks/ledgerx/{id}/${group.nodeType === 'LEDGERX_COMMITTER' ? 'committers' : 'orderer-groups'}/${group.nodeId}/join).`, { nodeKey: `node-${group.nodeId}` });
+        // Asked in Fabric-X's order; not awaited here: the roles' starts are events this saga
+        // handles after this one (application/ledgerx/ledgerxOrdererGroupStart.ts awaits each).
+        for (const role of order) await command({ type: 'StartNode', nodeId: ids[role], at: new Date().toISOString() });
+        return { pid: null, containerId: null, startedAt: new Date().toISOString() };
+      },
+      async stop() {
+        for (const role of [...order].reverse()) {
+          await command({ type: 'StopNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
+        }
+      },
+      async remove() {
+        // Stopped here rather than awaited: the roles' own NodeDeleted come after this event (removing twice is a no-op).
+        for (const n of await roles()) await runtime.remove(n).catch(() => {});
+        for (const role of order) await command({ type: 'DeleteNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
+        await runtime.removeJoin(group.nodeId);
+        if (group.nodeType === 'LEDGERX_COMMITTER') {
+          // Its services must have exited before PostgreSQL lets the database go.
+          const database = (group as LedgerXCommitterGroupCreatedData).config.database;
+          for (let i = 0; i < 10; i++) {
+            try {
+              await deps.dropCommitterDatabase(database);
+              break;
+            } catch {
+              await new Promise((r) => setTimeout(r, 1000));
+            }
+          }
+        }
+      },
+      async status() {
+        const all = await roles();
+        const states = await Promise.all(all.map(async (n) => [n.role, await runtime.status(n)] as const));
+        const notRunning = states.filter(([, s]) => s.state !== 'running');
+        if (!notRunning.length && all.length === order.length) return { state: 'running' };
+        if (states.every(([, s]) => s.state === 'stopped')) return { state: 'stopped' };
+        return { state: 'exited', reason: `not running: ${notRunning.map(([r, s]) => `${r} (${s.state}${s.reason ? `: ${s.reason}` : ''})`).join(', ')}` };
+      },
+      async probe(timeoutMs) {
+        for (const n of await roles()) {
+          try {
+            await runtime.live(n, timeoutMs);
+          } catch (err) {
+            throw new Error(`${n.role}: ${(err as Error).message}`);
+          }
+        }
+        return { blockHeight: null, peerCount: null };
+      },
+    };
+  }
+
+  return async (node) => {
+    if (node.platform !== 'LEDGERX') return null;
+    if (node.nodeType === 'LEDGERX_ORDERER_GROUP' || node.nodeType === 'LEDGERX_COMMITTER') return groupOperations(node as LedgerXOrdererGroupCreatedData | LedgerXCommitterGroupCreatedData);
+    if (node.nodeType.startsWith('LEDGERX_COMMITTER_')) {
+      const service = node as LedgerXCommitterRoleNodeCreatedData;
+      return {
+        start: async () => {
+          const client = service.role === 'sidecar' ? await credentials.exportIdentity(service.config.clientKeyId) : null;
+          const organization = client ? await credentials.organizationMsp(service.organizationId) : null;
+          return runtime.startCommitter(service, { databasePassword: deps.committerDatabasePassword(service.config.groupId), client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
+        },
+        stop: () => runtime.stop(service),
+        remove: () => runtime.remove(service),
+        status: () => runtime.status(service),
+        probe: async (timeoutMs) => {
+          await runtime.live(service, timeoutMs);
+          return { blockHeight: null, peerCount: null };
+        },
+      };
+    }
+    const role = node as LedgerXRoleNodeCreatedData;
+    return {
+      start: async () => runtime.start(role, await credentials.nodeMaterial(role as unknown as ConsortiumNodeCreatedData)),
+      stop: () => runtime.stop(role),
+      remove: () => runtime.remove(role),
+      status: () => runtime.status(role),
+      probe: async (timeoutMs) => {
+        await runtime.live(role, timeoutMs);
+        return { blockHeight: null, peerCount: null };
+      },
+    };
+  };
+}
