@@ -27,7 +27,7 @@ import { updateNode } from '../../application/nodes/nodeUpdate.ts';
 import { renewNodeCertificates } from '../../application/consortium/consortiumNodeCertificatesRenew.ts';
 import { ledgerXNodeView, LedgerXNodeViewSchema } from '../ledgerx/ledgerxNodeView.ts';
 import { createLedgerXOrdererGroup } from '../../application/ledgerx/ledgerxOrdererGroupCreate.ts';
-import { startLedgerXOrdererGroup } from '../../application/ledgerx/ledgerxOrdererGroupStart.ts';
+import { operateNode } from '../../application/nodes/nodeOperate.ts';
 import { createLedgerXCommitter } from '../../application/ledgerx/ledgerxCommitterCreate.ts';
 
 const tags = ['nodes'];
@@ -280,14 +280,8 @@ export const nodeRoutes = [
       responses: { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: AnyNodeView }, 404: { description: 'no such node' } },
       async handler(input) {
         const { deps, params } = input;
-        const at = deps.clock().toISOString();
-        if (action !== 'stop') {
-          // A ledgerX orderer group starts its roles in Fabric-X's order, each awaited.
-          const row = await getNode(deps.pool, params.id);
-          if (row?.nodeType === 'LEDGERX_ORDERER_GROUP' || row?.nodeType === 'LEDGERX_COMMITTER') return { body: await ledgerXNodeView(deps, await startLedgerXOrdererGroup(input, row, { restart: action === 'restart' })) };
-        }
-        const command = action === 'stop' ? { type: 'StopNode' as const, nodeId: params.id, at } : { type: 'StartNode' as const, nodeId: params.id, restart: action === 'restart', at };
-        await runCommand(input, nodeStream(params.id), nodeAggregate, command);
+        const { ledgerXGroup } = await operateNode(input, params.id, action);
+        if (ledgerXGroup) return { body: await ledgerXNodeView(deps, ledgerXGroup) };
         return { body: await settledView(input, params.id) };
       },
     }),
