@@ -23,6 +23,8 @@ import { allRoutes } from '../http/routes/index.ts';
 import type { AppDeps, Logger } from '../application/deps.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
 import { createAccessControl } from '../http/auth/accessControl.ts';
+import { createVerifiedCredentials, isCredentialStream } from '../http/auth/verifiedCredentials.ts';
+import { observedEventStore } from '../adapters/eventstore/observedEventStore.ts';
 import { createLoginGuard } from '../http/auth/loginGuard.ts';
 import { postgresSessionStore } from '../adapters/postgres/sessionStore.ts';
 import { createPasswordHasher } from '../adapters/security/passwordHasher.ts';
@@ -176,7 +178,22 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // The service's own metrics (GET /metrics); gauges are read at scrape time.
   let sagaNames: string[] = [];
   const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
-  const store = instrumentedEventStore(rawStore, metrics);
+  // Basic credentials and API keys verified a moment ago are kept (http/auth/verifiedCredentials.ts);
+  // an append of this server to a user or API key stream closes that cache until the projections
+  // have caught up with it, before the command that made it answers.
+  const verified = createVerifiedCredentials();
+  let projectorOfCredentials: Projector | null = null;
+  const store = observedEventStore(instrumentedEventStore(rawStore, metrics), async (streamId, append) => {
+    if (!isCredentialStream(streamId)) return append();
+    const release = verified.hold();
+    try {
+      const result = await append();
+      await projectorOfCredentials?.waitFor(result.lastPosition).catch(() => {});
+      return result;
+    } finally {
+      release();
+    }
+  });
   // performance.query.slow: queries through the pool slower than the slowQueryMs setting.
   let slowQueryMs = (await currentSettings(db.pool)).general.slowQueryMs;
   const slowBudget = setInterval(() => void currentSettings(db.pool).then((s) => (slowQueryMs = s.general.slowQueryMs)).catch(() => {}), 10_000);
@@ -191,6 +208,19 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
+  projectorOfCredentials = projector;
+  // Credential events another server appended (a shared database): the same, once this server's
+  // projections have them.
+  const credentialEvents = store.subscribe(await store.headPosition(), async (batch) => {
+    const changed = batch.filter((e) => isCredentialStream(e.streamId));
+    if (changed.length === 0) return;
+    const release = verified.hold();
+    try {
+      await projector.waitFor(changed[changed.length - 1]!.position).catch(() => {});
+    } finally {
+      release();
+    }
+  });
   const evm = await createEvmDeps({
     pool: db.pool,
     dataDir: config.dataDir,
@@ -345,7 +375,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   };
   await bootstrapFirstAdmin({ deps, config });
   const sharingListener = await startSharingListener(config, deps, log);
-  const access = createAccessControl();
+  const access = createAccessControl({ verified });
   const drain = createDrain();
   const app = createApp(deps, allRoutes, access, drain);
   const server: Server = await new Promise((resolve, reject) => {
@@ -391,6 +421,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
         // A running backup is stopped (and recorded FAILED) rather than waited for.
         backups.shutdown();
         await sagas.stop();
+        await credentialEvents.close().catch(() => {});
         await projector.stop();
         await store.close();
         closingBackfill = true;

@@ -13,6 +13,7 @@ import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
+import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
 import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
 
 export const SESSION_COOKIE = 'lnm_session';
@@ -27,8 +28,15 @@ export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string
   return { action: route.permission === 'NETWORK_CREATE' ? 'NETWORK_CREATE' : action, resourceType, resourceId };
 }
 
-async function fromApiKey(presented: string, deps: AppDeps): Promise<Identity> {
+async function fromApiKey(presented: string, deps: AppDeps, verified: VerifiedCredentials): Promise<Identity> {
   if (deps.config.edition === 'community') throw new EditionRequiredError('API keys', 'pro', deps.config.edition);
+  const now = deps.clock();
+  const known = verified.get(`key ${presented}`, now.getTime());
+  if (known) return known;
+  return verified.remember(`key ${presented}`, now.getTime(), () => lookUpApiKey(presented, deps));
+}
+
+async function lookUpApiKey(presented: string, deps: AppDeps): Promise<{ identity: Identity; expiresAt?: number }> {
   const hash = deps.security.apiKeys.hashOf(presented);
   if (!hash) throw new UnauthenticatedError('The API key is malformed.');
   const key = await findApiKeyByHash(deps.pool, hash, deps.clock());
@@ -38,10 +46,18 @@ async function fromApiKey(presented: string, deps: AppDeps): Promise<Identity> {
   if (key.status === 'expired') throw new UnauthenticatedError('The API key has expired.');
   const user = await getUser(deps.pool, key.userId);
   if (!user) throw new UnauthenticatedError('The API key belongs to a user that no longer exists.');
-  return { userId: user.id, username: user.username, role: user.role, method: 'api_key', apiKeyId: key.id, scopes: key.scopes };
+  const identity: Identity = { userId: user.id, username: user.username, role: user.role, method: 'api_key', apiKeyId: key.id, scopes: key.scopes };
+  return { identity, ...(key.expiresAt ? { expiresAt: Date.parse(key.expiresAt) } : {}) };
 }
 
-async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps): Promise<Identity> {
+async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps, verified: VerifiedCredentials): Promise<Identity> {
+  const now = deps.clock().getTime();
+  const known = verified.get(header, now);
+  if (known) return known;
+  return verified.remember(header, now, async () => ({ identity: await checkBasic(header, ctx, deps) }));
+}
+
+async function checkBasic(header: string, ctx: Koa.Context, deps: AppDeps): Promise<Identity> {
   let decoded = '';
   try {
     decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
@@ -72,18 +88,19 @@ async function fromSession(token: string, deps: AppDeps): Promise<Identity> {
   return { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: s.id };
 }
 
-export function createAccessControl(): AccessControl {
+export function createAccessControl(opts: { verified?: VerifiedCredentials } = {}): AccessControl {
+  const verified = opts.verified ?? createVerifiedCredentials();
   return {
     async authenticate(ctx, deps) {
       const auth = ctx.get('authorization');
       const headerKey = ctx.get('x-api-key');
-      if (headerKey) return fromApiKey(headerKey.trim(), deps);
+      if (headerKey) return fromApiKey(headerKey.trim(), deps, verified);
       if (/^bearer\s/i.test(auth)) {
         // A JWT is an access token of the OpenID provider; anything else is one of our API keys.
         const presented = auth.slice(7).trim();
-        return JWT_SHAPE.test(presented) ? fromOidcAccessToken(presented, ctx, deps) : fromApiKey(presented, deps);
+        return JWT_SHAPE.test(presented) ? fromOidcAccessToken(presented, ctx, deps) : fromApiKey(presented, deps, verified);
       }
-      if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps);
+      if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps, verified);
       if (auth) throw new UnauthenticatedError('Unsupported Authorization scheme: use Basic or Bearer.');
       const token = ctx.cookies.get(SESSION_COOKIE);
       if (token) return fromSession(token, deps);

@@ -1,7 +1,7 @@
 // Password checks shared by POST /auth/login and HTTP Basic: brute-force guard, constant
 // answers (no response tells whether a username exists), a verify cache for Basic.
 import type Koa from 'koa';
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
@@ -13,6 +13,8 @@ const INVALID = 'Invalid username or password.';
 let dummyHash: Promise<string> | null = null;
 const verified = new Map<string, number>();
 const CACHE_MS = 5 * 60_000;
+// Keyed by an HMAC under a key of this process: nothing derived from a password outlives it.
+const cacheSecret = randomBytes(32);
 
 export class TooManyAttemptsError extends AppError {
   constructor(retryAfterSeconds: number) {
@@ -41,7 +43,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   }
   if (gate.delayMs > 0) await new Promise((r) => setTimeout(r, gate.delayMs));
   const cred = await findCredentials(deps.pool, username);
-  const cacheKey = cred ? createHash('sha256').update(`${cred.id}\0${password}\0${cred.passwordHash}`).digest('hex') : '';
+  const cacheKey = cred ? createHmac('sha256', cacheSecret).update(`${cred.id}\0${password}\0${cred.passwordHash}`).digest('hex') : '';
   let ok = false;
   if (cred && (verified.get(cacheKey) ?? 0) > now.getTime()) ok = true;
   else if (cred) ok = await deps.security.passwords.verify(password, cred.passwordHash);

@@ -94,6 +94,24 @@ t('a password change ends every session of that user', async () => {
   assert.is((await call(server.api, 'GET', '/auth/me', { headers: { authorization: basic(u.username, 'a-brand-new-passphrase') } })).status, 200);
 });
 
+t('verified Basic credentials are kept between requests, and forgotten at once on a password change, a role change and a deletion', async () => {
+  const u = { username: 'cody-cached', password: PW };
+  const created = await call(server.api, 'POST', '/users', { headers: adminAuth(), body: { ...u, role: 'OPERATOR' } });
+  assert.is(created.status, 201, created.text);
+  const old = { authorization: basic(u.username, PW) };
+  // Twice, so the second answer comes from the verified-credentials cache.
+  for (let i = 0; i < 2; i++) assert.is((await call(server.api, 'GET', '/users', { headers: old })).status, 200);
+  assert.is((await call(server.api, 'PUT', `/users/${created.json.id}/role`, { headers: adminAuth(), body: { role: 'VIEWER' } })).status, 200);
+  assert.is((await call(server.api, 'GET', '/users', { headers: old })).status, 403, 'the lower role at once (USER_READ is for OPERATOR and up)');
+  assert.is((await call(server.api, 'GET', '/auth/me', { headers: old })).status, 200);
+  assert.is((await call(server.api, 'PUT', `/users/${created.json.id}/password`, { headers: adminAuth(), body: { password: 'another-long-passphrase' } })).status, 204);
+  assert.is((await call(server.api, 'GET', '/auth/me', { headers: old })).status, 401, 'the old password is refused at once');
+  const fresh = { authorization: basic(u.username, 'another-long-passphrase') };
+  for (let i = 0; i < 2; i++) assert.is((await call(server.api, 'GET', '/auth/me', { headers: fresh })).status, 200);
+  assert.is((await call(server.api, 'DELETE', `/users/${created.json.id}`, { headers: adminAuth() })).status, 204);
+  assert.is((await call(server.api, 'GET', '/auth/me', { headers: fresh })).status, 401, 'a deleted user is refused at once');
+});
+
 t('API keys: shown once, work as Bearer and X-API-Key, respect scopes, and a revoked or expired key gives 401 at once', async () => {
   const created = await call(server.api, 'POST', '/api-keys', { headers: adminAuth(), body: { name: 'ci', scopes: ['USER_READ', 'ACCOUNT_SELF'] } });
   assert.is(created.status, 201, created.text);

@@ -125,9 +125,12 @@ export const consortiumChannelRoutes = [
       const network = await consortiumNetworkOr404(deps, params.id);
       const reader = await peerReader(deps, network);
       const channels = consortiumOf(deps).channels;
-      const { height } = await channels.chainInfo(reader, network.channelName);
-      if (params.blockNum >= height) throw new NotFoundError('Block', params.blockNum);
-      const b = await channels.block(reader, network.channelName, params.blockNum);
+      // One question to the peer; only when it refuses (a block past the height: "no such block
+      // number [n] in index") is the height asked, to tell a 404 from another refusal.
+      const b = await channels.block(reader, network.channelName, params.blockNum).catch(async (err) => {
+        if (err instanceof FabricRefusedError && params.blockNum >= (await channels.chainInfo(reader, network.channelName)).height) throw new NotFoundError('Block', params.blockNum);
+        throw err;
+      });
       return {
         body: {
           number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp,
