@@ -1,5 +1,6 @@
 // Backups: targets (S3-compatible; create), "back up now" per target, backups with status,
-// size and error (polled while one runs), and the schedules with their cron expressions.
+// size and error (polled while one runs), and the schedules with their cron expressions, in words
+// and with the next three runs (components/cron.ts).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -7,6 +8,7 @@ import { Can, useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
+import { cronInWords, nextCronRuns } from '../../components/cron';
 
 export default function Backups() {
   const { can } = useSession();
@@ -106,6 +108,22 @@ export default function Backups() {
               columns={[
                 { header: 'Name', cell: (s) => s.name },
                 { header: 'Cron', cell: (s) => <code>{s.cron_expression}</code> },
+                { header: 'When', cell: (s) => cronInWords(s.cron_expression) ?? 'not readable' },
+                {
+                  header: 'Next runs',
+                  cell: (s) =>
+                    s.enabled ? (
+                      <ul className="plain">
+                        {nextCronRuns(s.cron_expression, 3).map((d) => (
+                          <li key={d.toISOString()}>
+                            <When at={d.toISOString()} />
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      'disabled'
+                    ),
+                },
                 { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
                 { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
                 { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
