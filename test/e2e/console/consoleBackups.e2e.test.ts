@@ -62,7 +62,7 @@ t('a backup target added on the page, and a backup started there that completes 
   assert.is(v.length, 0, describeViolations(v));
 });
 
-t('a schedule is shown with its cron expression in words and its next three runs', async () => {
+t('a schedule is shown with its cron expression in words and its next three runs; one is added on the page', async () => {
   const targets = await call(server.api, 'GET', '/backups/targets', { headers: adminAuth() });
   const targetId = targets.json.items[0].id;
   const made = await call(server.api, 'POST', '/backups/schedules', { headers: adminAuth(), body: { name: 'nightly', cron_expression: '0 30 2 * * *', target_id: targetId } });
@@ -79,6 +79,21 @@ t('a schedule is shown with its cron expression in words and its next three runs
     expected.push(from.toISOString());
   }
   assert.equal(shown, expected);
+  // A schedule added on the page: the preview reads the expression as it is typed.
+  const form = page.getByRole('form', { name: 'Add a schedule' });
+  await form.getByLabel('Schedule name').fill('hourly');
+  await form.getByLabel(/^Cron expression/).fill('61 * * * * *');
+  await form.getByText('Not a six-field cron expression the scheduler can read.').waitFor();
+  await form.getByLabel(/^Cron expression/).fill('0 0 * * * *');
+  await form.getByText(/^Every hour \(UTC\); next: /).waitFor();
+  await form.getByLabel('Keep the last N backups (optional)').fill('5');
+  await form.getByRole('button', { name: 'Add schedule' }).click();
+  await table.getByRole('row', { name: /hourly/ }).getByText('Every hour (UTC)', { exact: true }).waitFor({ timeout: 30_000 });
+  const listed = (await call(server.api, 'GET', '/backups/schedules', { headers: adminAuth() })).json.items as Array<{ name: string; cron_expression: string; target_id: number }>;
+  const hourly = listed.find((x) => x.name === 'hourly');
+  assert.ok(hourly, JSON.stringify(listed));
+  assert.is(hourly!.cron_expression, '0 0 * * * *');
+  assert.is(hourly!.target_id, targetId);
   const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
 });
