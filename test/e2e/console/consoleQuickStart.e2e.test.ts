@@ -2,16 +2,21 @@
 // dashboard, one form makes two organizations, an orderer, a peer each, the network, the joins
 // and the anchor peers, each step shown as it completes; the network's explorer then shows its
 // blocks, and the API agrees on what was made. The same form run again fails at its first step
-// (the organization exists) and says so. axe-core checks the page.
+// (the organization exists) and says so; a node that does not start fails its step with its log
+// tail. axe-core checks the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
+import { fabricProgram } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
 import { apiOf, consortiumEnv, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
 import { buildConsole } from '../../../web/scripts/build.ts';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 
 const t = requiresAll(suite('console: consortium quick start (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -103,6 +108,36 @@ t('a failed step is shown with its reason, and the run stops there', async () =>
   assert.ok(await page.getByRole('button', { name: 'Create the network' }).isEnabled());
   const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
+});
+
+t('a node that does not start: its step fails with the node\'s log tail', async () => {
+  // A second server whose orderer program prints a line and exits (the peer is the real one).
+  const bin = mkdtempSync(path.join(tmpdir(), 'lnm-broken-orderer-'));
+  writeFileSync(path.join(bin, 'orderer'), '#!/bin/sh\necho "broken orderer on purpose: cannot open the ledger" >&2\nexit 3\n', { mode: 0o755 });
+  symlinkSync(fabricProgram('peer'), path.join(bin, 'peer'));
+  const broken = await startServer({ env: consortiumEnv({ LNM_FABRIC_BIN: bin }) });
+  try {
+    await page.goto(broken.url + '/');
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+    await page.goto(broken.url + '/networks/consortium/quick-start');
+    await page.getByLabel('Network name').fill('brokennet');
+    await page.getByRole('button', { name: 'Create the network' }).click();
+    const steps = page.getByRole('list', { name: 'Quick start steps' });
+    await steps.getByText(/^Failed: Orderer brokennet-orderer0 started/).waitFor({ timeout: 60_000 });
+    const tail = await steps.getByLabel('Log tail of the failed step').innerText();
+    assert.match(tail, 'broken orderer on purpose: cannot open the ledger');
+    assert.is(await steps.locator('li').count(), 2, 'the organization, then the failed orderer; nothing after');
+    const v = await axeViolations(page);
+    assert.is(v.length, 0, describeViolations(v));
+  } finally {
+    const b = apiOf(() => broken);
+    await removeConsortiumNodes(b, broken.dataDir).catch(() => undefined);
+    await broken.stop();
+    rmSync(bin, { recursive: true, force: true });
+  }
 });
 
 t.run();
