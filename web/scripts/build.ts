@@ -25,7 +25,7 @@ function walk(dir: string): string[] {
 /** A hash over everything the bundle is made from. */
 export function sourceStamp(): string {
   const h = createHash('sha256');
-  const inputs = [...walk(path.join(webDir, 'src')), ...walk(path.join(webDir, 'public')), path.join(webDir, 'index.html'), path.join(webDir, 'vite.config.ts'), path.join(root, 'package-lock.json')];
+  const inputs = [...walk(path.join(webDir, 'src')), ...walk(path.join(webDir, 'public')), ...walk(path.join(root, 'samples', 'chaincode', 'asset-registry')), path.join(webDir, 'index.html'), path.join(webDir, 'vite.config.ts'), path.join(root, 'package-lock.json')];
   for (const f of inputs) {
     if (!existsSync(f)) continue;
     h.update(path.relative(root, f)).update('\0').update(readFileSync(f)).update('\0');

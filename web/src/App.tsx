@@ -15,6 +15,7 @@ const EvmNetworkCreate = lazy(() => import('./pages/networks/EvmNetworkCreate'))
 const EvmNetworkDetail = lazy(() => import('./pages/networks/EvmNetworkDetail'));
 const ConsortiumNetworkCreate = lazy(() => import('./pages/networks/ConsortiumNetworkCreate'));
 const ConsortiumNetworkDetail = lazy(() => import('./pages/networks/ConsortiumNetworkDetail'));
+const ConsortiumQuickStart = lazy(() => import('./pages/networks/ConsortiumQuickStart'));
 const Audit = lazy(() => import('./pages/audit/Audit'));
 const Webhooks = lazy(() => import('./pages/webhooks/Webhooks'));
 const WebhookDetail = lazy(() => import('./pages/webhooks/WebhookDetail'));
@@ -42,6 +43,7 @@ export function App() {
             <Route path="/networks/evm/new" element={<EvmNetworkCreate />} />
             <Route path="/networks/evm/:id" element={<EvmNetworkDetail />} />
             <Route path="/networks/consortium/new" element={<ConsortiumNetworkCreate />} />
+            <Route path="/networks/consortium/quick-start" element={<ConsortiumQuickStart />} />
             <Route path="/networks/consortium/:id" element={<ConsortiumNetworkDetail />} />
             <Route path="/audit" element={<Audit />} />
             <Route path="/webhooks" element={<Webhooks />} />

@@ -1,11 +1,13 @@
 // The console's backups page in Chromium against the real server, restic and an S3 server
 // (s3rver over TLS with its own CA): a target added on the page, a backup started with
-// "Back up now" that completes on screen with its size, confirmed by the API.
+// "Back up now" that completes on screen with its size, confirmed by the API; a schedule made over
+// the API shown with its cron expression in words and its next three runs (as the scheduler computes them).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
+import { nextCronRun } from '../../../adapters/backups/cronSchedule.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
 import { buildConsole } from '../../../web/scripts/build.ts';
@@ -57,6 +59,42 @@ t('a backup target added on the page, and a backup started there that completes 
   assert.ok(list.json.items[0].total_size > 0);
   assert.match((await table.textContent()) ?? '', /\d+(\.\d)? (B|KiB|MiB|GiB)/, 'the size is shown');
   v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
+});
+
+t('a schedule is shown with its cron expression in words and its next three runs; one is added on the page', async () => {
+  const targets = await call(server.api, 'GET', '/backups/targets', { headers: adminAuth() });
+  const targetId = targets.json.items[0].id;
+  const made = await call(server.api, 'POST', '/backups/schedules', { headers: adminAuth(), body: { name: 'nightly', cron_expression: '0 30 2 * * *', target_id: targetId } });
+  assert.is(made.status, 201, made.text);
+  await page.reload();
+  const table = page.getByRole('table', { name: 'Backup schedules' });
+  const row = table.getByRole('row', { name: /nightly/ });
+  await row.getByText('At 02:30 (UTC)', { exact: true }).waitFor({ timeout: 30_000 });
+  const shown = await row.locator('time').evaluateAll((els) => els.map((e) => e.getAttribute('datetime')));
+  let from = new Date();
+  const expected: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    from = nextCronRun('0 30 2 * * *', from);
+    expected.push(from.toISOString());
+  }
+  assert.equal(shown, expected);
+  // A schedule added on the page: the preview reads the expression as it is typed.
+  const form = page.getByRole('form', { name: 'Add a schedule' });
+  await form.getByLabel('Schedule name').fill('hourly');
+  await form.getByLabel(/^Cron expression/).fill('61 * * * * *');
+  await form.getByText('Not a six-field cron expression the scheduler can read.').waitFor();
+  await form.getByLabel(/^Cron expression/).fill('0 0 * * * *');
+  await form.getByText(/^Every hour \(UTC\); next: /).waitFor();
+  await form.getByLabel('Keep the last N backups (optional)').fill('5');
+  await form.getByRole('button', { name: 'Add schedule' }).click();
+  await table.getByRole('row', { name: /hourly/ }).getByText('Every hour (UTC)', { exact: true }).waitFor({ timeout: 30_000 });
+  const listed = (await call(server.api, 'GET', '/backups/schedules', { headers: adminAuth() })).json.items as Array<{ name: string; cron_expression: string; target_id: number }>;
+  const hourly = listed.find((x) => x.name === 'hourly');
+  assert.ok(hourly, JSON.stringify(listed));
+  assert.is(hourly!.cron_expression, '0 0 * * * *');
+  assert.is(hourly!.target_id, targetId);
+  const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
 });
 

@@ -1,7 +1,9 @@
 // The console's consortium network pages in Chromium against real Fabric 2.5 nodes: the nodes
 // are made over the API; on the page the network (channel) is created from them, the orderer
 // and the peer are joined with the join buttons (their state changes without a reload), and
-// the explorer shows the channel's blocks and a block's transactions. axe-core checks the pages.
+// the explorer shows the channel's blocks and a block's transactions; the sample chaincode is
+// deployed from the page, invoked and queried there, the answers shown and checked against the
+// API and the ledger. axe-core checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -79,6 +81,49 @@ t('a consortium network created from the page; an orderer and a peer joined from
   const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
   await screenshot(page, 'consortium-network');
+});
+
+t('the sample chaincode deployed from the page, invoked and queried there; the invoke is VALID in the ledger', async () => {
+  assert.ok(networkId > 0, 'the network of the first test');
+  const deploy = page.getByRole('form', { name: 'Deploy the sample chaincode (asset registry)' });
+  await deploy.getByLabel('Chaincode name').fill('consoleassets');
+  await deploy.getByLabel('Version').fill('1.0');
+  await deploy.getByRole('button', { name: 'Deploy sample' }).click();
+  await deploy.getByRole('status').getByText(/commit committed, server running/).waitFor({ timeout: 240_000 });
+  const listed = await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`);
+  assert.is(listed.json.items.length, 1, listed.text);
+  assert.is(listed.json.items[0].name, 'consoleassets');
+  assert.is(listed.json.items[0].status, 'committed');
+  await page.getByRole('row', { name: /consoleassets 1\.0 1 committed/ }).waitFor({ timeout: 30_000 });
+
+  const run = page.getByRole('form', { name: 'Invoke or query' });
+  await run.getByLabel('Function').fill('CreateAsset');
+  await run.getByLabel('Arguments (JSON array)').fill('["asset7", "green", 3, "Ana", 120]');
+  await run.getByRole('button', { name: 'Invoke (submit)' }).click();
+  const answer = run.getByRole('status', { name: 'Chaincode answer' });
+  await answer.getByText(/Invoked: VALID in block #\d+/).waitFor({ timeout: 120_000 });
+  const shown = JSON.parse(await run.getByTestId('chaincode-result').innerText());
+  assert.equal(shown, { id: 'asset7', color: 'green', size: 3, owner: 'Ana', value: 120 });
+  const txId = await answer.locator('code.hash').innerText();
+  const tx = await api('GET', `/networks/consortium/${networkId}/transactions/${txId}`);
+  assert.is(tx.status, 200, tx.text);
+  assert.is(tx.json.validation_code, 'VALID');
+  assert.is(tx.json.creator_msp_id, 'ConsoleOrgMSP');
+
+  await run.getByLabel('Function').fill('ReadAsset');
+  await run.getByLabel('Arguments (JSON array)').fill('["asset7"]');
+  await run.getByRole('button', { name: 'Query (evaluate)' }).click();
+  await answer.getByText('Query answered (as ConsoleOrgMSP)').waitFor({ timeout: 60_000 });
+  assert.equal(JSON.parse(await run.getByTestId('chaincode-result').innerText()).owner, 'Ana');
+
+  // The chaincode's refusal is shown, not a result.
+  await run.getByLabel('Arguments (JSON array)').fill('["no-such-asset"]');
+  await run.getByRole('button', { name: 'Query (evaluate)' }).click();
+  await run.getByRole('alert').waitFor({ timeout: 60_000 });
+  assert.match(await run.getByRole('alert').innerText(), /no-such-asset/);
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
+  await screenshot(page, 'consortium-chaincode');
 });
 
 t.run();

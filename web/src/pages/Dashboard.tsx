@@ -27,6 +27,11 @@ export default function Dashboard() {
             Quick start: an EVM network
           </Link>
         ) : null}
+        {can('NETWORK_CREATE') && can('NODE_CREATE') && can('ORGANIZATION_CREATE') ? (
+          <Link className="button" to="/networks/consortium/quick-start">
+            Quick start: a consortium network
+          </Link>
+        ) : null}
       </div>
       <div className="tiles">
         <article className="card tile" aria-labelledby="tile-networks">

@@ -1,5 +1,6 @@
 // Backups: targets (S3-compatible; create), "back up now" per target, backups with status,
-// size and error (polled while one runs), and the schedules with their cron expressions.
+// size and error (polled while one runs), and the schedules with their cron expressions, in words
+// and with the next three runs (components/cron.ts).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -7,6 +8,7 @@ import { Can, useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
+import { cronInWords, nextCronRuns } from '../../components/cron';
 
 export default function Backups() {
   const { can } = useSession();
@@ -94,6 +96,11 @@ export default function Backups() {
         }
       </QueryView>
       <h2>Schedules</h2>
+      {targets.data && targets.data.items.length > 0 ? (
+        <Can permission="BACKUP_SCHEDULE_MANAGE">
+          <CreateSchedule targets={targets.data.items.map((t) => ({ id: t.id, name: t.name }))} />
+        </Can>
+      ) : null}
       <QueryView q={schedules} what="Loading schedules">
         {(d) =>
           d.items.length === 0 ? (
@@ -106,6 +113,22 @@ export default function Backups() {
               columns={[
                 { header: 'Name', cell: (s) => s.name },
                 { header: 'Cron', cell: (s) => <code>{s.cron_expression}</code> },
+                { header: 'When', cell: (s) => cronInWords(s.cron_expression) ?? 'not readable' },
+                {
+                  header: 'Next runs',
+                  cell: (s) =>
+                    s.enabled ? (
+                      <ul className="plain">
+                        {nextCronRuns(s.cron_expression, 3).map((d) => (
+                          <li key={d.toISOString()}>
+                            <When at={d.toISOString()} />
+                          </li>
+                        ))}
+                      </ul>
+                    ) : (
+                      'disabled'
+                    ),
+                },
                 { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
                 { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
                 { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
@@ -171,6 +194,77 @@ function CreateTarget({ onDone }: { onDone: () => void }) {
         </button>
         <button type="button" onClick={onDone}>
           Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function CreateSchedule({ targets }: { targets: Array<{ id: number; name: string }> }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [cron, setCron] = useState('0 0 2 * * *');
+  const [targetId, setTargetId] = useState(targets[0].id);
+  const [keepLast, setKeepLast] = useState('');
+  const words = cronInWords(cron);
+  const runs = words ? nextCronRuns(cron, 3) : [];
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/backups/schedules', {
+          body: { name, cron_expression: cron.trim(), target_id: targets.some((t) => t.id === targetId) ? targetId : targets[0].id, ...(keepLast ? { retention: { keep_last: Number(keepLast) } } : {}) },
+        }),
+      ),
+    onSuccess: () => {
+      setName('');
+      return qc.invalidateQueries({ queryKey: ['backup-schedules'] });
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="schedule-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h3 id="schedule-title">Add a schedule</h3>
+      <label>
+        Schedule name
+        <input required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Cron expression (six fields, seconds first, UTC)
+        <input className="code" required value={cron} onChange={(e) => setCron(e.target.value)} aria-describedby="schedule-preview" />
+      </label>
+      <p id="schedule-preview" aria-live="polite">
+        {words ? (
+          <>
+            {words}; next: {runs.map((d) => d.toLocaleString()).join(', ')}
+          </>
+        ) : (
+          'Not a six-field cron expression the scheduler can read.'
+        )}
+      </p>
+      <label>
+        Target
+        <select value={targetId} onChange={(e) => setTargetId(Number(e.target.value))}>
+          {targets.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Keep the last N backups (optional)
+        <input type="number" min={1} max={1000} value={keepLast} onChange={(e) => setKeepLast(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      <div>
+        <button type="submit" disabled={m.isPending}>
+          Add schedule
         </button>
       </div>
     </form>

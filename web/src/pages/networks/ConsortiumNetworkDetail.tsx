@@ -1,5 +1,5 @@
 // A consortium network: channel facts, member nodes with their join state and join buttons,
-// and an explorer of the channel's blocks (newest first) with a block's transactions.
+// chaincode (deploy the sample, invoke, query; Chaincode.tsx) and an explorer of the channel's blocks (newest first) with a block's transactions.
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -8,6 +8,7 @@ import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
+import { Chaincodes } from './Chaincode';
 
 interface Block {
   number: number;
@@ -55,6 +56,7 @@ export default function ConsortiumNetworkDetail() {
         )}
       </QueryView>
       <Members id={id} />
+      <Chaincodes networkId={id} />
       <Explorer id={id} />
     </section>
   );

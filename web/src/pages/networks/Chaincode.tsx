@@ -1,0 +1,219 @@
+// Chaincode on a consortium network: the chaincodes recorded for it, "deploy the sample" (the
+// asset registry of samples/chaincode/asset-registry, bundled as text: POST /sc/consortium/deploy
+// installs it on every peer of the organizations held, approves, commits and starts its server),
+// and invoke or query a committed chaincode, showing the answer.
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, getJson, unwrap } from '../../api/client';
+import { useSession } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
+import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
+
+interface ChaincodeRecord {
+  id: number;
+  name: string;
+  version: string;
+  sequence: number;
+  status: string;
+  endorsement_policy: string | null;
+}
+interface DeployAnswer {
+  chaincode_id: number;
+  sequence: number;
+  package_id: string;
+  commit: { status: string; tx_id?: string };
+  server?: { status: string; node_id: number };
+}
+interface TxAnswer {
+  result?: string;
+  result_json?: unknown;
+  tx_id?: string;
+  validation_code?: string;
+  block_number?: number;
+  msp_id?: string;
+}
+
+const SAMPLE_FILES = [
+  { path: 'package.json', content: samplePackage },
+  { path: 'assetRegistry.ts', content: sampleSource },
+];
+
+export function Chaincodes({ networkId }: { networkId: number }) {
+  const { can } = useSession();
+  const list = useQuery({ queryKey: ['chaincodes', networkId], refetchInterval: 5_000, queryFn: () => getJson<{ items: ChaincodeRecord[]; total: number }>(`/api/v1/sc/consortium/chaincodes?networkId=${networkId}&limit=100`) });
+  const committed = list.data?.items.filter((c) => c.status === 'committed') ?? [];
+  return (
+    <>
+      <h2>Chaincode</h2>
+      <QueryView q={list} what="Loading chaincodes">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No chaincode on this network yet.</Empty>
+          ) : (
+            <table>
+              <caption className="sr-only">Chaincodes of the network</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Sequence</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Endorsement policy</th>
+                </tr>
+              </thead>
+              <tbody>
+                {d.items.map((c) => (
+                  <tr key={c.id}>
+                    <td>{c.name}</td>
+                    <td>{c.version}</td>
+                    <td>{c.sequence}</td>
+                    <td>{c.status}</td>
+                    <td>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </QueryView>
+      {can('CHAINCODE_MANAGE') ? <DeploySample networkId={networkId} /> : null}
+      {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
+    </>
+  );
+}
+
+function DeploySample({ networkId }: { networkId: number }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('assets');
+  const [version, setVersion] = useState('1.0');
+  const [policy, setPolicy] = useState('');
+  const m = useMutation({
+    mutationFn: async () => {
+      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: { files: SAMPLE_FILES } };
+      return (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer;
+    },
+    onSettled: () => qc.invalidateQueries({ queryKey: ['chaincodes', networkId] }),
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="cc-deploy-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h3 id="cc-deploy-title">Deploy the sample chaincode (asset registry)</h3>
+      <label>
+        Chaincode name
+        <input required maxLength={63} pattern="[A-Za-z0-9][A-Za-z0-9_.+\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Version
+        <input required maxLength={64} value={version} onChange={(e) => setVersion(e.target.value)} />
+      </label>
+      <label>
+        Endorsement policy (optional)
+        <input className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
+      </label>
+      <ActionError error={m.error} />
+      {m.data ? (
+        <p className="verdict valid" role="status">
+          Deployed {name} {version} (sequence {m.data.sequence}): commit {m.data.commit.status}
+          {m.data.server ? <>, server {m.data.server.status}</> : null}. Package <code className="hash">{m.data.package_id}</code>
+        </p>
+      ) : null}
+      <div>
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Deploying… (install, approve, commit)' : 'Deploy sample'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function parseArgs(text: string): string[] {
+  if (!text.trim()) return [];
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new Error('Arguments are not valid JSON.');
+  }
+  if (!Array.isArray(v)) throw new Error('Arguments must be a JSON array.');
+  return v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x)));
+}
+
+function RunTransaction({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
+  const [chaincodeId, setChaincodeId] = useState(chaincodes[0].id);
+  const [fn, setFn] = useState('');
+  const [args, setArgs] = useState('');
+  const [organization, setOrganization] = useState('');
+  const m = useMutation({
+    mutationFn: async (kind: 'invoke' | 'query') => {
+      const body = { function: fn, args: parseArgs(args), ...(organization.trim() ? { organization: organization.trim() } : {}) };
+      const id = chaincodes.some((c) => c.id === chaincodeId) ? chaincodeId : chaincodes[0].id;
+      const call =
+        kind === 'invoke'
+          ? api.POST('/api/v1/sc/consortium/chaincodes/{chaincodeId}/invoke', { params: { path: { chaincodeId: id } }, body })
+          : api.POST('/api/v1/sc/consortium/chaincodes/{chaincodeId}/query', { params: { path: { chaincodeId: id } }, body });
+      return { kind, answer: (await unwrap(call as Promise<{ data?: unknown; error?: unknown; response: Response }>)) as TxAnswer };
+    },
+  });
+  const submit = (kind: 'invoke' | 'query') => (e?: FormEvent) => {
+    e?.preventDefault();
+    m.mutate(kind);
+  };
+  const a = m.data?.answer;
+  return (
+    <form className="card form-grid" aria-labelledby="cc-run-title" onSubmit={submit('query')}>
+      <h3 id="cc-run-title">Invoke or query</h3>
+      <label>
+        Chaincode
+        <select value={chaincodeId} onChange={(e) => setChaincodeId(Number(e.target.value))}>
+          {chaincodes.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} {c.version}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Function
+        <input required maxLength={256} value={fn} onChange={(e) => setFn(e.target.value)} placeholder="ReadAsset" />
+      </label>
+      <label>
+        Arguments (JSON array)
+        <input className="code" value={args} onChange={(e) => setArgs(e.target.value)} placeholder='["asset1"]' />
+      </label>
+      <label>
+        Organization (MSP id, optional)
+        <input value={organization} onChange={(e) => setOrganization(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      {a ? (
+        <div className="verdict valid" role="status" aria-label="Chaincode answer">
+          <p>
+            {m.data?.kind === 'invoke' ? (
+              <>
+                Invoked: {a.validation_code} in block #{a.block_number}, transaction <code className="hash">{a.tx_id}</code>
+              </>
+            ) : (
+              <>Query answered{a.msp_id ? ` (as ${a.msp_id})` : ''}</>
+            )}
+          </p>
+          <pre className="code" data-testid="chaincode-result">{a.result_json !== undefined ? JSON.stringify(a.result_json, null, 2) : (a.result ?? '')}</pre>
+        </div>
+      ) : null}
+      <div>
+        <button type="button" className="primary" disabled={m.isPending || !fn} onClick={() => submit('invoke')()}>
+          Invoke (submit)
+        </button>{' '}
+        <button type="submit" disabled={m.isPending || !fn}>
+          Query (evaluate)
+        </button>
+      </div>
+    </form>
+  );
+}

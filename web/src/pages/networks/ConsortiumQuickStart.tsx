@@ -1,0 +1,212 @@
+// Consortium quick start: one form (one or two organizations, orderers, peers per organization,
+// channel name) that makes the network through the existing API calls, one step after the other:
+// the organizations, the nodes (each must run), the network (channel), the orderers' and peers'
+// joins and each organization's anchor peer. Each step is shown as it completes; a failed step
+// says what failed and, for a node, the tail of its log (GET /nodes/{id}/logs).
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, getJson, unwrap } from '../../api/client';
+
+type StepState = 'running' | 'done' | 'failed';
+interface Step {
+  label: string;
+  state: StepState;
+  detail?: string;
+  logTail?: string[];
+}
+interface MadeNode {
+  id: number;
+  name: string;
+  status: string;
+  error?: string | null;
+  config?: { port?: number };
+}
+
+class StepFailure extends Error {
+  constructor(
+    message: string,
+    readonly logTail?: string[],
+  ) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function logTail(nodeId: number): Promise<string[]> {
+  try {
+    const r = await getJson<{ lines: Array<string | { line?: string; message?: string }> }>(`/api/v1/nodes/${nodeId}/logs?tail=30`);
+    return r.lines.map((l) => (typeof l === 'string' ? l : (l.line ?? l.message ?? JSON.stringify(l))));
+  } catch (e) {
+    return [`(the log could not be read: ${(e as Error).message})`];
+  }
+}
+
+/** Retries a call the orderer refuses while it elects itself leader (409, 503), up to a minute. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  const until = Date.now() + 90_000;
+  for (;;) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof ApiError) || ![409, 503].includes(e.status) || Date.now() > until) throw e;
+      await sleep(1_500);
+    }
+  }
+}
+
+export default function ConsortiumQuickStart() {
+  const qc = useQueryClient();
+  const [name, setName] = useState('quickstart');
+  const [channel, setChannel] = useState('quickchannel');
+  const [organizations, setOrganizations] = useState(1);
+  const [msp1, setMsp1] = useState('Org1MSP');
+  const [msp2, setMsp2] = useState('Org2MSP');
+  const [orderers, setOrderers] = useState(1);
+  const [peers, setPeers] = useState(1);
+  const [steps, setSteps] = useState<Step[]>([]);
+  const [running, setRunning] = useState(false);
+  const [networkId, setNetworkId] = useState<number | null>(null);
+
+  async function run() {
+    setRunning(true);
+    setNetworkId(null);
+    const done: Step[] = [];
+    const show = () => setSteps([...done]);
+    const step = async <T,>(label: string, work: () => Promise<T>, detail?: (t: T) => string): Promise<T> => {
+      const s: Step = { label, state: 'running' };
+      done.push(s);
+      show();
+      try {
+        const t = await work();
+        s.state = 'done';
+        s.detail = detail?.(t);
+        show();
+        return t;
+      } catch (e) {
+        s.state = 'failed';
+        s.detail = e instanceof ApiError ? `${e.message} (${e.code}, HTTP ${e.status})` : (e as Error).message;
+        s.logTail = e instanceof StepFailure ? e.logTail : undefined;
+        show();
+        throw e;
+      }
+    };
+    const makeNode = async (nodeName: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number) =>
+      step(`${nodeType === 'CONSORTIUM_ORDERER' ? 'Orderer' : 'Peer'} ${nodeName} started`, async () => {
+        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: {} } }))) as unknown as MadeNode;
+        if (n.status !== 'running') throw new StepFailure(`${nodeName} is ${n.status}${n.error ? `: ${n.error}` : ''}`, await logTail(n.id));
+        return n;
+      }, (n) => `node #${n.id}${n.config?.port ? `, port ${n.config.port}` : ''}`);
+    try {
+      const msps = organizations === 2 ? [msp1, msp2] : [msp1];
+      const orgs: Array<{ id: number; msp: string }> = [];
+      for (const msp of msps) {
+        const o = await step(`Organization ${msp} created`, () => unwrap(api.POST('/api/v1/organizations', { body: { name: `${name}-${msp.replace(/MSP$/, '')}`, mspId: msp } })), (o) => `organization #${o.id}`);
+        orgs.push({ id: o.id, msp });
+      }
+      const ordererNodes: MadeNode[] = [];
+      for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(`${name}-orderer${i}`, 'CONSORTIUM_ORDERER', orgs[0].id));
+      const peerNodes: Array<MadeNode & { msp: string }> = [];
+      for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(`${name}-peer${i}-${o.msp.replace(/MSP$/, '').toLowerCase()}`, 'CONSORTIUM_PEER', o.id)), msp: o.msp });
+      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id) } })), (n) => `network #${n.id}`);
+      const nid = network.id;
+      for (const o of ordererNodes) await step(`Orderer ${o.name} joined`, () => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/join', { params: { path: { id: nid, ordererId: o.id } } })));
+      for (const p of peerNodes) await step(`Peer ${p.name} joined`, () => retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id: nid, peerId: p.id } } }))));
+      for (const o of orgs) {
+        const anchor = peerNodes.find((p) => p.msp === o.msp)!;
+        await step(`Anchor peer of ${o.msp} set (${anchor.name})`, () =>
+          retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/anchor-peers', { params: { path: { id: nid } }, body: { organizationId: o.msp, anchorPeers: [{ host: '127.0.0.1', port: anchor.config?.port ?? 7051 }] } }))),
+        );
+      }
+      setNetworkId(nid);
+    } catch {
+      // the failed step is shown with its reason
+    } finally {
+      setRunning(false);
+      await qc.invalidateQueries({ queryKey: ['networks'] });
+      await qc.invalidateQueries({ queryKey: ['nodes'] });
+    }
+  }
+
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/">Dashboard</Link> /
+      </p>
+      <h1>Quick start: a consortium network</h1>
+      <form
+        className="card form-grid"
+        aria-labelledby="qs-title"
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          if (!running) void run();
+        }}
+      >
+        <h2 id="qs-title">Organizations, nodes and channel</h2>
+        <label>
+          Network name
+          <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+        </label>
+        <label>
+          Channel name
+          <input required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
+        </label>
+        <label>
+          Organizations
+          <select value={organizations} onChange={(e) => setOrganizations(Number(e.target.value))}>
+            <option value={1}>One</option>
+            <option value={2}>Two</option>
+          </select>
+        </label>
+        <label>
+          First organization MSP id
+          <input required maxLength={64} value={msp1} onChange={(e) => setMsp1(e.target.value)} />
+        </label>
+        {organizations === 2 ? (
+          <label>
+            Second organization MSP id
+            <input required maxLength={64} value={msp2} onChange={(e) => setMsp2(e.target.value)} />
+          </label>
+        ) : null}
+        <label>
+          Orderers (raft, of the first organization)
+          <input type="number" min={1} max={5} required value={orderers} onChange={(e) => setOrderers(Number(e.target.value))} />
+        </label>
+        <label>
+          Peers per organization
+          <input type="number" min={1} max={4} required value={peers} onChange={(e) => setPeers(Number(e.target.value))} />
+        </label>
+        <div>
+          <button type="submit" className="primary" disabled={running}>
+            {running ? 'Working…' : 'Create the network'}
+          </button>
+        </div>
+      </form>
+      {steps.length > 0 ? (
+        <>
+          <h2>Steps</h2>
+          <ol className="steps" aria-label="Quick start steps" aria-live="polite">
+            {steps.map((s, i) => (
+              <li key={i} data-state={s.state}>
+                <strong>{s.state === 'done' ? 'Done' : s.state === 'failed' ? 'Failed' : 'Working'}:</strong> {s.label}
+                {s.detail ? <> — {s.detail}</> : null}
+                {s.logTail ? (
+                  <>
+                    <p>The node's last log lines:</p>
+                    <pre className="code" aria-label={`Log tail of the failed step`}>{s.logTail.join('\n') || '(empty)'}</pre>
+                  </>
+                ) : null}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+      {networkId !== null ? (
+        <p className="verdict valid" role="status">
+          The network is ready. <Link to={`/networks/consortium/${networkId}`}>Open the network {name}</Link>
+        </p>
+      ) : null}
+    </section>
+  );
+}
