@@ -2,7 +2,7 @@
 // as a user would. By default it uses a fresh database on the shared test PostgreSQL; pass
 // embedded: true to let the server start its own embedded PostgreSQL under DATA_DIR.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freshDatabase } from './postgres.ts';
@@ -21,6 +21,8 @@ export interface TestServer {
   stop(): Promise<void>;
   /** Hard kill (SIGKILL), like a crash. */
   kill(): Promise<void>;
+  /** SIGKILL to every process the server left running from its data directory (nodes under the process engine); how many. */
+  reapNodes(): number;
   env: Record<string, string>;
 }
 
@@ -97,12 +99,45 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
       if (!exited) child.kill('SIGKILL');
       await waitExit();
     },
+    reapNodes: () => reapProcessesUnder(dataDir),
   };
   onGlobalTeardown(async () => {
     await server.kill();
+    // Nodes outlive the server by design (a restart finds them running); not the test run.
+    reapProcessesUnder(dataDir);
     if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
   return server;
+}
+
+/** SIGKILL to every process whose working directory or command line is inside `dir` (Linux /proc); how many. */
+export function reapProcessesUnder(dir: string): number {
+  let killed = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    let cwd = '';
+    let cmdline = '';
+    try {
+      cwd = readlinkSync(`/proc/${pid}/cwd`);
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (cwd === dir || cwd.startsWith(`${dir}/`) || cmdline.includes(`${dir}/`)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+        killed++;
+      } catch {
+        /* gone already */
+      }
+    }
+  }
+  return killed;
 }
 
 export function basic(username: string, password: string): string {

@@ -39,6 +39,8 @@ t.after(async () => {
   for (const n of nodes) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
   await server.stop();
+  // The deployed chaincode's server is a node of the service too: none outlives this suite.
+  server.reapNodes();
 });
 
 t('a consortium network created from the page; an orderer and a peer joined from it; the explorer shows the channel blocks', async () => {

@@ -36,6 +36,8 @@ t.after(async () => {
   if (!server) return;
   await removeConsortiumNodes(api, server.dataDir).catch(() => undefined);
   await server.stop();
+  // The deployed chaincode's server is a node of the service too: none outlives this suite.
+  server.reapNodes();
 });
 
 t('quick start from the dashboard: two organizations, an orderer, a peer each, joined, anchor peers set; the explorer shows blocks', async () => {
