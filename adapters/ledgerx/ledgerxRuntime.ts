@@ -4,6 +4,7 @@
 // A role starts only after its group joined a network: the join (the channel's genesis block and
 // the group's party id) is kept in <dataDir>/ledgerx/group-<id>/join.json + bootstrap.block.
 // live(): GET /healthz on the role's monitoring port (Operations.ListenPort).
+import { probeRequest } from '../system/probeHttp.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { maskSecrets, NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
@@ -102,14 +103,14 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
     async live(node, timeoutMs) {
       if (isCommitter(node)) return grpcHealthCheck(`127.0.0.1:${node.config.grpcPort}`, timeoutMs);
       const url = `http://127.0.0.1:${node.config.monitoringPort}/healthz`;
-      let res: Response;
+      let res: { status: number; text: string };
       try {
-        res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+        // The health monitor's HTTP (keep-alive, node:http), as for the other platforms' probes.
+        res = await probeRequest(url, { timeoutMs });
       } catch (err) {
-        throw new Error(`the monitoring endpoint ${url} does not answer (${(err as Error).cause ? ((err as Error).cause as Error).message : (err as Error).message})`);
+        throw new Error(`the monitoring endpoint ${url} does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${url} answered ${res.status} ${text.slice(0, 200)}`);
+      if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status} ${res.text.slice(0, 200)}`);
     },
     logs: (node, tail) => engine.logs(nodeKey(node.nodeId), { tail }),
     followLogs: (node, onLine, tail) => engine.followLogs(nodeKey(node.nodeId), onLine, { tail }),
