@@ -233,13 +233,14 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
+  // The key was resolved (or generated) by openKeyServices above; this reads the same one, once.
+  const keyEncryptionKey = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
   // A ledgerX committer's database password: derived from the key encryption key and the group's id, never stored.
-  const ledgerXSecret = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
   const dbAddress = new URL(db.url);
   const ledgerx = {
     runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
-    committerDatabasePassword: (groupId: number) => createHmac('sha256', ledgerXSecret).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
+    committerDatabasePassword: (groupId: number) => createHmac('sha256', keyEncryptionKey).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
     database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },
   };
   const operationsFor = byPlatform({
@@ -274,7 +275,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const backups = createBackupServices({
     pool: db.pool,
     dataDir: config.dataDir,
-    encryption: createKeyEncryption(resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key),
+    encryption: createKeyEncryption(keyEncryptionKey),
     includeAuditLogs: async () => (await currentSettings(db.pool)).audit.include_in_backups,
     auditOnlyEventTypes: auditOnlyTypesToWithhold(typesReadModelsNeed()),
     eventStoreKind: store.kind,
@@ -283,8 +284,6 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
   const instance = { id: instanceId(config), version: config.version };
   const outbound = createHttpOutbound({ allowPrivateTargets: config.allowPrivateTargets ?? false });
-  // The key was resolved (or generated) by openKeyServices above; this reads the same one.
-  const keyEncryptionKey = resolveKeyEncryptionKey({ env: { KEY_ENCRYPTION_KEY: config.keyEncryptionKey ?? undefined }, dataDir: config.dataDir }).key;
   const secrets = createSecretBox(keyEncryptionKey);
   const oidc = await openOidc(config, keyEncryptionKey, log);
   const notifier: NotifierDeps = { email: createSmtpEmailSender({ allowPrivateTargets: config.allowPrivateTargets ?? false }), outbound, secrets, serviceTag: config.serviceTag ?? 'LNM', instance };
