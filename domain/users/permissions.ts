@@ -313,6 +313,12 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${lxId}/genesis`, { GET: 'NETWORK_READ' }],
   [`${lxId}/orderer-groups/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
   [`${lxId}/committers/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
+  [`${lxId}/namespaces`, { GET: 'LEDGER_READ', POST: 'NETWORK_UPDATE' }],
+  [`${lxId}/info`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/blocks`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/blocks/{blockNum}`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/transactions/{txId}`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/map`, { GET: 'NETWORK_READ' }],
   // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
   ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
   // Channel config updates signed across instances (sharing.proposal.*, sharing.signature.*).
