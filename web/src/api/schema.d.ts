@@ -1726,6 +1726,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx/{id}/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Committed blocks, newest first (limit, offset)
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/blocks/{blockNum}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One committed block with its transactions and their statuses
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdBlocksBlockNum"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/ledgerx/{id}/committers/{nodeId}/join": {
         parameters: {
             query?: never;
@@ -1766,6 +1806,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx/{id}/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chain information: height, newest and previous block hash, config version, the committer read from
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organizations, their orderer groups (roles) and committers (services), endpoints and status
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxIdMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's namespaces and their endorsement policies (from a joined committer's query service)
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdNamespaces"];
+        put?: never;
+        /**
+         * Create a namespace: a meta-namespace transaction carrying its endorsement policy, endorsed by the channel's organizations' admins, sent through a router and awaited until committed
+         * @description The transaction writes the namespace's policy under its name in the meta-namespace "_meta" (fabric-x-committer 1.0.x); the meta-namespace's own policy is the channel's LifecycleEndorsement, so every organization of the channel endorses with its admin key (held by the service's key provider). The answer comes once the committer gave the transaction its status (up to 60 s).
+         *
+         *     Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksLedgerxIdNamespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/ledgerx/{id}/nodes": {
         parameters: {
             query?: never;
@@ -1800,6 +1906,26 @@ export interface paths {
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksLedgerxIdOrdererGroupsNodeIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/transactions/{txId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One transaction: its commit status from the query service (COMMITTED or the committer's reason), its block and content
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdTransactionsTxId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -12411,6 +12537,209 @@ export interface operations {
             };
         };
     };
+    getNetworksLedgerxIdBlocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of blocks; total is the height */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description transactions the committer marked COMMITTED */
+                            committed_count: number;
+                            data_hash: string;
+                            hash: string;
+                            number: number;
+                            previous_hash: string;
+                            timestamp: string | null;
+                            transaction_count: number;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksLedgerxIdBlocksBlockNum: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                blockNum: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the block */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transactions the committer marked COMMITTED */
+                        committed_count: number;
+                        data_hash: string;
+                        hash: string;
+                        number: number;
+                        previous_hash: string;
+                        timestamp: string | null;
+                        transaction_count: number;
+                        transactions: {
+                            creator_msp_id: string | null;
+                            id: string;
+                            namespaces: {
+                                blind_writes: number;
+                                /** @description the keys written, when printable (at most 20) */
+                                keys: string[];
+                                ns_id: string;
+                                ns_version: number;
+                                read_writes: number;
+                                reads_only: number;
+                            }[];
+                            status: string | null;
+                            timestamp: string | null;
+                            /** @description MESSAGE (a Fabric-X transaction) or CONFIG */
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, or a block past the height */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     postNetworksLedgerxIdCommittersNodeIdJoin: {
         parameters: {
             query?: never;
@@ -12635,6 +12964,462 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getNetworksLedgerxIdInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description chain info */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        committer: {
+                            name: string;
+                            node_id: number;
+                            query_endpoint: string;
+                            sidecar_endpoint: string;
+                        };
+                        /** @description the version of the channel's config transaction (0 until a config update) */
+                        config_version: number;
+                        current_block_hash: string;
+                        height: number;
+                        network_id: number;
+                        previous_block_hash: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksLedgerxIdMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the map */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        endpoints: {
+                            /** @description routers: where clients send transactions */
+                            broadcast: string[];
+                            /** @description committers' sidecars: committed blocks with each transaction's status (Deliver, BlockQueryService) */
+                            committed_blocks: string[];
+                            /** @description assemblers: ordered blocks */
+                            deliver: string[];
+                            /** @description committers' query services: state, namespace policies, transaction statuses */
+                            query: string[];
+                        };
+                        name: string;
+                        network_id: number;
+                        /** @constant */
+                        orderer_type: "arma";
+                        organizations: {
+                            committers: {
+                                external_ip: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                node_id: number;
+                                /** @description sidecar, coordinator, vc (validator-committer), verifier, query (query-service) */
+                                services: {
+                                    /** @description host:port of its gRPC service */
+                                    endpoint: string;
+                                    metrics_url: string | null;
+                                    monitoring_port: number;
+                                    name: string;
+                                    node_id: number;
+                                    role: string;
+                                    status: string;
+                                }[];
+                                /** @description the group's own status (its roles carry theirs) */
+                                status: string;
+                            }[];
+                            msp_id: string;
+                            orderer_groups: {
+                                external_ip: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                node_id: number;
+                                party_id: number | null;
+                                /** @description router, batcher, consenter, assembler */
+                                roles: {
+                                    /** @description host:port of its gRPC service */
+                                    endpoint: string;
+                                    metrics_url: string | null;
+                                    monitoring_port: number;
+                                    name: string;
+                                    node_id: number;
+                                    role: string;
+                                    status: string;
+                                }[];
+                                /** @description the group's own status (its roles carry theirs) */
+                                status: string;
+                            }[];
+                            organization_id: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxIdNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description namespaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            name: string;
+                            policy: {
+                                principals?: {
+                                    msp_id: string;
+                                    role: string;
+                                }[];
+                                public_key?: string | null;
+                                scheme?: string;
+                                signatures_required?: number;
+                                /** @description MSP (signatures of organizations' members or admins), THRESHOLD (one key) or UNKNOWN */
+                                type: string;
+                            };
+                            /** @description the version of its policy in the meta-namespace */
+                            version: number;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postNetworksLedgerxIdNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a-z, 0-9 and _ (fabric-x-committer keeps a namespace in the table ns_<name>); not _meta or _config */
+                    name: string;
+                    /** @description the namespace's endorsement policy; default: any member of the channel's organizations (MSP, 1 of n) */
+                    policy?: {
+                        /** @description mspIds of the channel's organizations (default: all of them) */
+                        organizations?: string[];
+                        /** @description whose signature counts (default member) */
+                        role?: "member" | "admin";
+                        /** @description how many of the organizations must endorse (default 1) */
+                        signaturesRequired?: number;
+                        /** @constant */
+                        type: "MSP";
+                    } | {
+                        /** @description the endorsing key, PEM (-----BEGIN PUBLIC KEY-----) */
+                        publicKey: string;
+                        /** @constant */
+                        scheme: "ECDSA";
+                        /** @constant */
+                        type: "THRESHOLD";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the namespace, committed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number;
+                        namespace: {
+                            name: string;
+                            policy: {
+                                principals?: {
+                                    msp_id: string;
+                                    role: string;
+                                }[];
+                                public_key?: string | null;
+                                scheme?: string;
+                                signatures_required?: number;
+                                /** @description MSP (signatures of organizations' members or admins), THRESHOLD (one key) or UNKNOWN */
+                                type: string;
+                            };
+                            /** @description the version of its policy in the meta-namespace */
+                            version: number;
+                        };
+                        status: string;
+                        tx_id: string;
+                    };
+                };
+            };
+            /** @description an invalid name or policy (an organization not in the channel, more signatures than organizations, a key that is no PEM public key) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the namespace exists (NAMESPACE_EXISTS), or no committer or router runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the router or the committer refused the transaction (its status named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the committer gave no status within 60 s */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -12951,6 +13736,105 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getNetworksLedgerxIdTransactionsTxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description the transaction id (Fabric-X tools write 64 hex digits) */
+                txId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number;
+                        creator_msp_id: string | null;
+                        id: string;
+                        namespaces: {
+                            blind_writes: number;
+                            /** @description the keys written, when printable (at most 20) */
+                            keys: string[];
+                            ns_id: string;
+                            ns_version: number;
+                            read_writes: number;
+                            reads_only: number;
+                        }[];
+                        /** @description committerpb.Status: COMMITTED, ABORTED_SIGNATURE_INVALID, ABORTED_MVCC_CONFLICT, MALFORMED_... */
+                        status: string;
+                        status_code: number;
+                        timestamp: string | null;
+                        tx_number: number;
+                        /** @description MESSAGE (a Fabric-X transaction) or CONFIG */
+                        type: string;
+                    };
+                };
+            };
+            /** @description a malformed transaction id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or transaction */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
