@@ -4,7 +4,8 @@
 // transaction on the meta-namespace ("_meta") that carries the namespace's endorsement policy,
 // endorsed by the admins of the channel's organizations (held by the service's key providers)
 // and sent through a joined router, then awaited until the committer gives its status.
-import type { CommandInput } from '../commands.ts';
+import { runCommand, type CommandInput } from '../commands.ts';
+import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../domain/ledgerx/ledgerxNetwork.ts';
 import type { AppDeps } from '../deps.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { LedgerXBlock, LedgerXEndpoint, LedgerXNamespace, LedgerXNamespacePolicy, LedgerXTxStatus } from '../../domain/ledgerx/ledgerxLedgerPorts.ts';
@@ -170,6 +171,7 @@ export async function createLedgerXNamespace(input: CommandInput, networkId: num
   if (!status) throw new AppError(504, 'COMMIT_TIMEOUT', `The router accepted transaction ${txId} creating namespace ${req.name}, but the committer has given no status for it after 60 s.`, { extra: { txId } });
   if (status.status === 'ABORTED_MVCC_CONFLICT') throw new ConflictError(`Namespace ${req.name} already exists in network ${network.name} (transaction ${txId}: ${status.status}).`, { name: req.name, txId }, 'NAMESPACE_EXISTS');
   if (status.status !== 'COMMITTED') throw new AppError(422, 'TRANSACTION_INVALID', `The committer refused transaction ${txId} creating namespace ${req.name}: ${status.status}.`, { extra: { txId, status: status.status } });
+  await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, { type: 'RecordLedgerXNamespaceCreated', networkId: network.id, name: req.name, txId, blockNumber: status.blockNumber, policyType: policy.type, at: deps.clock().toISOString() });
   const created = (await ledger.namespaces(access.query)).find((n) => n.name === req.name);
   return { namespace: created ?? { name: req.name, version: 0, policy }, txId, status };
 }

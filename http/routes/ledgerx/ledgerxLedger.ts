@@ -117,7 +117,7 @@ export const ledgerXLedgerRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/networks/ledgerx/:id/blocks', summary: 'Committed blocks, newest first (limit, offset)', tags, permission: 'LEDGER_READ', params: IdParam,
-    query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
+    query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of blocks; total is the height', schema: Type.Object({ items: Type.Array(Type.Object(BlockSummary)), total: Type.Integer(), limit: Type.Integer(), offset: Type.Integer() }) }, 404: { description: 'no such network' }, 409: noCommitter, 503: unreachable },
     async handler(input) {
       const limit = input.query.limit ?? 10;
@@ -128,7 +128,7 @@ export const ledgerXLedgerRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/networks/ledgerx/:id/blocks/:blockNum', summary: 'One committed block with its transactions and their statuses', tags, permission: 'LEDGER_READ',
-    params: Type.Object({ id: Type.Integer({ minimum: 1 }), blockNum: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), blockNum: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the block', schema: Type.Object({ ...BlockSummary, transactions: Type.Array(TxView) }) }, 404: { description: 'no such network, or a block past the height' }, 409: noCommitter, 503: unreachable },
     async handler(input) {
       const b = await ledgerXBlock(input, input.params.id, input.params.blockNum);
