@@ -16,6 +16,8 @@ const EvmNetworkDetail = lazy(() => import('./pages/networks/EvmNetworkDetail'))
 const ConsortiumNetworkCreate = lazy(() => import('./pages/networks/ConsortiumNetworkCreate'));
 const ConsortiumNetworkDetail = lazy(() => import('./pages/networks/ConsortiumNetworkDetail'));
 const ConsortiumQuickStart = lazy(() => import('./pages/networks/ConsortiumQuickStart'));
+const LedgerXNetworkCreate = lazy(() => import('./pages/ledgerx/LedgerXNetworkCreate'));
+const LedgerXNetworkDetail = lazy(() => import('./pages/ledgerx/LedgerXNetworkDetail'));
 const Audit = lazy(() => import('./pages/audit/Audit'));
 const Webhooks = lazy(() => import('./pages/webhooks/Webhooks'));
 const WebhookDetail = lazy(() => import('./pages/webhooks/WebhookDetail'));
@@ -45,6 +47,8 @@ export function App() {
             <Route path="/networks/consortium/new" element={<ConsortiumNetworkCreate />} />
             <Route path="/networks/consortium/quick-start" element={<ConsortiumQuickStart />} />
             <Route path="/networks/consortium/:id" element={<ConsortiumNetworkDetail />} />
+            <Route path="/networks/ledgerx/new" element={<LedgerXNetworkCreate />} />
+            <Route path="/networks/ledgerx/:id" element={<LedgerXNetworkDetail />} />
             <Route path="/audit" element={<Audit />} />
             <Route path="/webhooks" element={<Webhooks />} />
             <Route path="/webhooks/:id" element={<WebhookDetail />} />

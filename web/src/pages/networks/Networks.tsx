@@ -4,6 +4,7 @@ import { useConsortiumNetworks, useEvmNetworks } from '../../api/queries';
 import { Can } from '../../session';
 import { Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
+import { LedgerXNetworkList } from '../ledgerx/LedgerXNetworkList';
 
 export default function Networks() {
   const evm = useEvmNetworks();
@@ -19,6 +20,9 @@ export default function Networks() {
             </Link>
             <Link className="button primary" to="/networks/consortium/new">
               Create consortium network
+            </Link>
+            <Link className="button primary" to="/networks/ledgerx/new">
+              Create ledgerX network
             </Link>
           </div>
         </Can>
@@ -105,6 +109,7 @@ export default function Networks() {
           )
         }
       </QueryView>
+      <LedgerXNetworkList />
     </section>
   );
 }

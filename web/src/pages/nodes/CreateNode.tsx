@@ -6,8 +6,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useEvmNetworks } from '../../api/queries';
 import { ActionError } from '../../components/states';
+import { LedgerXNodeFields, type LedgerXConfig } from '../ledgerx/LedgerXNodeFields';
 
-type Kind = 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER';
+type Kind = 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER' | 'LEDGERX_ORDERER_GROUP' | 'LEDGERX_COMMITTER';
 
 export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const qc = useQueryClient();
@@ -16,6 +17,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const [kind, setKind] = useState<Kind>('EVM_FULLNODE');
   const [networkId, setNetworkId] = useState('');
   const [organizationId, setOrganizationId] = useState('');
+  const [ledgerXConfig, setLedgerXConfig] = useState<LedgerXConfig>({});
+  const ledgerX = kind === 'LEDGERX_ORDERER_GROUP' || kind === 'LEDGERX_COMMITTER';
   const evm = useEvmNetworks();
   const orgs = useQuery({ queryKey: ['organizations'], enabled: kind !== 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
   const m = useMutation({
@@ -25,7 +28,9 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           body:
             kind === 'EVM_FULLNODE'
               ? { name, platform: 'EVM', nodeType: kind, networkId: Number(networkId) }
-              : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId) },
+              : ledgerX
+                ? { name, platform: 'LEDGERX', nodeType: kind, organizationId: Number(organizationId), config: ledgerXConfig }
+                : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId) },
         }),
       ),
     onSuccess: async (n) => {
@@ -53,6 +58,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           <option value="EVM_FULLNODE">EVM full node</option>
           <option value="CONSORTIUM_PEER">Consortium peer</option>
           <option value="CONSORTIUM_ORDERER">Consortium orderer</option>
+          <option value="LEDGERX_ORDERER_GROUP">LedgerX orderer group</option>
+          <option value="LEDGERX_COMMITTER">LedgerX committer</option>
         </select>
       </label>
       {kind === 'EVM_FULLNODE' ? (
@@ -80,7 +87,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           </select>
         </label>
       )}
-      <p className="muted">The node starts once created; ports and paths come from the service's defaults.</p>
+      {ledgerX ? <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} /> : <p className="muted">The node starts once created; ports and paths come from the service's defaults.</p>}
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>

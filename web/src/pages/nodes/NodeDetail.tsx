@@ -8,6 +8,7 @@ import { Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
 import { LiveLogs } from './LiveLogs';
+import { LedgerXGroupSection } from '../ledgerx/LedgerXGroupSection';
 
 interface NodeEvent {
   id: string;
@@ -61,6 +62,7 @@ export default function NodeDetail() {
                 </>
               ) : null}
             </dl>
+            {n.platform === 'LEDGERX' ? <LedgerXGroupSection node={n} /> : null}
           </>
         )}
       </QueryView>
