@@ -169,8 +169,8 @@ function BlockView({ id, num, onTx }: { id: number; num: number; onTx: (tx: stri
                     <tr key={t.id || `${t.type}-${i}`}>
                       <td>
                         {t.id ? (
-                          <button type="button" className="link hash" onClick={() => onTx(t.id)} aria-label={`Transaction ${t.id}`}>
-                            {t.id.length > 20 ? `${t.id.slice(0, 16)}…` : t.id}
+                          <button type="button" className="link hash" onClick={() => onTx(t.id)} title="Show this transaction">
+                            {t.id}
                           </button>
                         ) : (
                           '—'

@@ -38,7 +38,7 @@ export default function LedgerXNetworkDetail() {
                 <dt>Channel</dt>
                 <dd>{n.channel_name}</dd>
                 <dt>Ordering</dt>
-                <dd>Arma ({n.nodes.filter((m) => m.role !== 'committer').length} parties)</dd>
+                <dd>Arma ({n.nodes.filter((m) => m.role !== 'committer').length} {n.nodes.filter((m) => m.role !== 'committer').length === 1 ? 'party' : 'parties'})</dd>
                 <dt>Organizations</dt>
                 <dd>{[...new Set(n.nodes.map((m) => m.msp_id))].join(', ') || '—'}</dd>
                 {n.description ? (

@@ -41,9 +41,12 @@ export function LedgerXNodesTab({ network }: { network: LedgerXNetwork }) {
           const statusOf = (nodeId: number) => byId.get(nodeId)?.status;
           const joinButton = (m: LedgerXMember, committer: boolean) =>
             can('NETWORK_UPDATE') ? (
-              <button type="button" disabled={join.isPending} onClick={() => join.mutate({ nodeId: m.node_id, committer })} aria-label={`Join ${m.name} to the network`}>
-                {join.isPending && join.variables?.nodeId === m.node_id ? 'Joining…' : 'Join'}
-              </button>
+              <>
+                <button type="button" disabled={join.isPending} onClick={() => join.mutate({ nodeId: m.node_id, committer })} aria-label={`Join ${m.name} to the network`}>
+                  Join
+                </button>
+                {join.isPending && join.variables?.nodeId === m.node_id ? <span className="muted"> joining…</span> : null}
+              </>
             ) : (
               'Not joined'
             );
@@ -136,8 +139,9 @@ function FreeCommitters({ onJoin, pending }: { onJoin: (nodeId: number) => void;
                     </td>
                     <td>
                       <button type="button" disabled={pending !== null} onClick={() => onJoin(n.id)} aria-label={`Join ${n.name} to the network`}>
-                        {pending === n.id ? 'Joining…' : 'Join'}
+                        Join
                       </button>
+                      {pending === n.id ? <span className="muted"> joining…</span> : null}
                     </td>
                   </tr>
                 ))}

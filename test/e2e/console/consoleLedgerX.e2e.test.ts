@@ -1,0 +1,212 @@
+// The console's ledgerX (Fabric-X) pages in Chromium against the real Fabric-X programs
+// (LNM_FABRIC_X_BIN): an orderer group and a committer created from the node form (their roles
+// and services listed on the group's page), the network created from its form, both joined with
+// the page's join buttons (their state changing without a reload), a namespace created from the
+// namespaces tab and listed there (and by the API), the explorer showing the blocks, a block's
+// transactions and a transaction's commit status, the map; a VIEWER sees the network without a
+// join button or the namespace form. axe-core checks every page visited.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import net from 'node:net';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
+import { buildConsole } from '../../../web/scripts/build.ts';
+
+const t = requiresAll(suite('console: ledgerX network pages (real Fabric-X, Chromium)'), ['chromium', chromiumMissing()], ['fabric-x', fabricXMissing]);
+let server: TestServer;
+const api = apiOf(() => server);
+let browser: BrowserContext;
+let page: Page;
+let org: { id: number; mspId: string };
+const made: number[] = [];
+let networkId = 0;
+const VIEWER = { username: 'lxviewer', password: 'lx-viewer-password-for-tests' };
+
+/** n consecutive free ports (a gRPC base) with their +100.. monitoring ports free too. */
+async function freeBase(n: number): Promise<number> {
+  for (;;) {
+    const p = await freePort();
+    if (p > 60000) continue;
+    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
+    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
+    if (ok.every(Boolean)) return p;
+  }
+}
+
+async function accessible(what: string) {
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
+}
+
+async function signIn(user: { username: string; password: string }) {
+  await page.goto(server.url + '/');
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+}
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+
+t.before(async () => {
+  await buildConsole({ quiet: true });
+  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '90' } });
+  org = await organization(api, 'XConsoleOrg', 'XConsoleOrgMSP');
+  const v = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
+  assert.is(v.status, 201, v.text);
+  browser = await launchBrowser();
+  page = browser.pages()[0] ?? (await browser.newPage());
+});
+
+t.after(async () => {
+  await browser?.close().catch(() => undefined);
+  if (!server) return;
+  for (const id of made) await api('DELETE', `/nodes/${id}`).catch(() => undefined);
+  await until('every ledgerX node removed', async () => ((await api('GET', '/nodes/platform/LEDGERX')).json?.total === 0 ? true : null), 60_000).catch(() => undefined);
+  await server.stop();
+  server.reapNodes();
+});
+
+async function createFromNodeForm(name: string, kind: 'LedgerX orderer group' | 'LedgerX committer', base: number): Promise<number> {
+  await nav('Nodes').click();
+  await page.getByRole('button', { name: 'Create node' }).click();
+  const form = page.getByRole('form', { name: 'New node' });
+  await form.getByLabel('Name', { exact: true }).fill(name);
+  await form.getByLabel('Kind').selectOption({ label: kind });
+  await form.getByLabel('Organization').selectOption({ label: `XConsoleOrg (${org.mspId})` });
+  await form.getByLabel('External IP').fill('127.0.0.1');
+  await form.getByLabel('gRPC base port').fill(String(base));
+  await accessible(`node form (${kind})`);
+  await form.getByRole('button', { name: 'Create node' }).click();
+  await page.waitForURL(/\/nodes\/\d+$/, { timeout: 60_000 });
+  const id = Number(/\/nodes\/(\d+)$/.exec(page.url())?.[1]);
+  made.unshift(id);
+  return id;
+}
+
+t('an orderer group and a committer created from the node form; each group page lists its roles or services', async () => {
+  await signIn(ADMIN);
+  const groupBase = await freeBase(4);
+  const groupId = await createFromNodeForm('xg-console', 'LedgerX orderer group', groupBase);
+  await page.getByRole('heading', { name: 'Roles', exact: true }).waitFor();
+  const roles = page.getByRole('list', { name: 'xg-console: roles' });
+  for (const r of ['Router', 'Batcher', 'Consenter', 'Assembler']) await roles.getByRole('link', { name: r, exact: true }).waitFor();
+  await roles.getByRole('link', { name: `Router metrics (http://127.0.0.1:${groupBase + 100}/metrics)` }).waitFor();
+  const group = (await api('GET', `/nodes/${groupId}`)).json;
+  assert.is(group.nodeType, 'LEDGERX_ORDERER_GROUP');
+  assert.is(group.ledgerXOrdererGroup.routerPort, groupBase);
+  assert.is(group.ledgerXOrdererGroup.assemblerMonitoringPort, groupBase + 103);
+  await accessible('orderer group page');
+  // A role's own page: its group, ports and metrics URL.
+  await roles.getByRole('link', { name: 'Batcher', exact: true }).click();
+  await page.getByRole('heading', { name: 'Batcher of a ledgerX group' }).waitFor();
+  await page.getByRole('link', { name: 'xg-console', exact: true }).waitFor();
+
+  const committerBase = await freeBase(5);
+  const committerId = await createFromNodeForm('xc-console', 'LedgerX committer', committerBase);
+  await page.getByRole('heading', { name: 'Services', exact: true }).waitFor();
+  const services = page.getByRole('list', { name: 'xc-console: services' });
+  for (const r of ['Sidecar', 'Coordinator', 'Validator-committer', 'Verifier', 'Query service']) await services.getByRole('link', { name: r, exact: true }).waitFor();
+  await page.getByText(`lnm_ledgerx_committer_${committerId}`).first().waitFor();
+  const committer = (await api('GET', `/nodes/${committerId}`)).json;
+  assert.is(committer.ledgerXCommitter.sidecarPort, committerBase);
+  await accessible('committer page');
+});
+
+t('the network created from its form; the orderer group and the committer joined from the page', async () => {
+  await nav('Networks').click();
+  await page.getByRole('link', { name: 'Create ledgerX network' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('xnet-console');
+  await page.getByLabel('Channel name').fill('consolex');
+  await page.getByLabel(/xg-console/).check();
+  await accessible('ledgerX network form');
+  await page.getByRole('button', { name: 'Create network' }).click();
+  await page.getByRole('heading', { name: 'xnet-console', exact: true }).waitFor({ timeout: 60_000 });
+  networkId = Number(/\/networks\/ledgerx\/(\d+)/.exec(page.url())?.[1]);
+  assert.is((await api('GET', `/networks/ledgerx/${networkId}`)).json.channel_name, 'consolex');
+  await accessible('ledgerX network, nodes tab');
+
+  await page.getByRole('button', { name: 'Join xg-console to the network' }).click();
+  const group = page.getByRole('article', { name: 'Orderer group xg-console' });
+  await group.getByText(/Joined \d/).waitFor({ timeout: 300_000 });
+  await page.getByRole('button', { name: 'Join xc-console to the network' }).click();
+  const committer = page.getByRole('article', { name: 'Committer xc-console' });
+  await committer.getByText(/Joined \d/).waitFor({ timeout: 300_000 });
+  await page.getByRole('list', { name: 'xc-console: services' }).getByText('Running').first().waitFor({ timeout: 30_000 });
+  await page.getByText('No committer outside a network.').waitFor({ timeout: 30_000 });
+  const n = (await api('GET', `/networks/ledgerx/${networkId}`)).json;
+  assert.equal(n.nodes.map((m: any) => [m.name, m.role, m.joined]).sort(), [['xc-console', 'committer', true], ['xg-console', 'orderer-group', true]]);
+  await accessible('ledgerX network, joined');
+  await screenshot(page, 'ledgerx-network');
+});
+
+t('a namespace created from the namespaces tab is committed and listed', async () => {
+  assert.ok(networkId > 0, 'the network of the previous test');
+  await page.getByRole('tab', { name: 'Namespaces' }).click();
+  const form = page.getByRole('form', { name: 'Create a namespace' });
+  await form.getByLabel('Namespace name').fill('console_assets');
+  await form.getByLabel(org.mspId).check();
+  await accessible('namespaces tab');
+  await form.getByRole('button', { name: 'Create namespace' }).click();
+  await form.getByRole('status').getByText(/COMMITTED in block #\d+/).waitFor({ timeout: 120_000 });
+  await page.getByRole('table', { name: 'Namespaces and their endorsement policies' }).getByRole('row', { name: /console_assets 0 MSP: 1 of XConsoleOrgMSP member/ }).waitFor({ timeout: 30_000 });
+  const listed = (await api('GET', `/networks/ledgerx/${networkId}/namespaces`)).json.items;
+  assert.ok(listed.some((x: any) => x.name === 'console_assets' && x.policy.type === 'MSP'), JSON.stringify(listed));
+  // A name the committer refuses: the API's 400 shown, nothing listed.
+  await form.getByLabel('Namespace name').fill('_meta');
+  await form.getByRole('button', { name: 'Create namespace' }).click();
+  await form.getByRole('alert').waitFor({ timeout: 30_000 });
+});
+
+t('the explorer: chain info, blocks newest first, a block\'s transactions and a transaction\'s commit status; the map', async () => {
+  await page.getByRole('tab', { name: 'Explorer' }).click();
+  const info = (await api('GET', `/networks/ledgerx/${networkId}/info`)).json;
+  assert.ok(info.height >= 2, `height ${info.height}`);
+  await until('the height shown', async () => Number(await page.getByTestId('ledgerx-height').textContent()) >= 2, 30_000);
+  const top = info.height - 1;
+  const rows = page.getByRole('table', { name: 'Blocks, newest first' }).getByRole('row');
+  await rows.nth(1).getByRole('button', { name: `#${top}`, exact: true }).waitFor();
+  await page.getByRole('button', { name: '#0', exact: true }).click();
+  const b0 = page.getByRole('article', { name: 'Block 0' });
+  await b0.getByRole('table', { name: 'Transactions of block 0' }).getByText('CONFIG').waitFor();
+  const created = (await api('GET', `/networks/ledgerx/${networkId}/blocks/${top}`)).json;
+  const tx = created.transactions.find((x: any) => x.namespaces.some((ns: any) => ns.keys.includes('console_assets')));
+  assert.ok(tx, `the namespace transaction in block ${top}`);
+  await page.getByRole('button', { name: '#0', exact: true }).click();
+  await page.getByRole('button', { name: `#${top}`, exact: true }).click();
+  await page.getByRole('article', { name: `Block ${top}` }).getByRole('button', { name: tx.id, exact: true }).click();
+  await page.getByTestId('ledgerx-tx-status').getByText('COMMITTED (code 1)').waitFor();
+  await accessible('explorer');
+  await screenshot(page, 'ledgerx-explorer');
+
+  await page.getByRole('tab', { name: 'Map' }).click();
+  const orgMap = page.getByRole('region', { name: `Organization ${org.mspId}` });
+  await orgMap.getByRole('list', { name: 'xg-console roles' }).getByText('Running').first().waitFor();
+  await orgMap.getByRole('list', { name: 'xc-console services' }).waitFor();
+  await page.getByRole('heading', { name: 'Broadcast (routers)' }).waitFor();
+  await accessible('map');
+});
+
+t('a VIEWER sees the network, its namespaces and explorer, and no join button, namespace form or node create', async () => {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+  await signIn(VIEWER);
+  await page.goto(`${server.url}/networks/ledgerx/${networkId}?tab=namespaces`);
+  await page.getByRole('cell', { name: 'console_assets' }).waitFor();
+  assert.is(await page.getByRole('form', { name: 'Create a namespace' }).count(), 0);
+  await page.getByRole('tab', { name: 'Nodes' }).click();
+  await page.getByRole('article', { name: 'Orderer group xg-console' }).waitFor();
+  assert.is(await page.getByRole('button', { name: /^Join/ }).count(), 0);
+  assert.is(await page.getByRole('heading', { name: 'Committers not in a network' }).count(), 0);
+  await accessible('ledgerX network (viewer)');
+  await nav('Networks').click();
+  await page.getByRole('link', { name: 'xnet-console' }).waitFor();
+  assert.is(await page.getByRole('link', { name: 'Create ledgerX network' }).count(), 0);
+});
+
+t.run();
