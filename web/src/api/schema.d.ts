@@ -13322,6 +13322,8 @@ export interface operations {
                 /** @description items to skip */
                 offset?: number;
                 platform?: "CONSORTIUM" | "EVM" | "LEDGERX";
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path?: never;
@@ -15666,6 +15668,8 @@ export interface operations {
                 limit?: number;
                 /** @description items to skip */
                 offset?: number;
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path: {
