@@ -2974,6 +2974,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sc/evm/contracts/{contractId}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a transaction calling a function of a deployed contract, signed by a key held in a key provider; answers once the receipt is in
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdInvoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/contracts/{contractId}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a function of a deployed contract without a transaction (eth_call) and answer its decoded return values
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sc/evm/deploy": {
         parameters: {
             query?: never;
@@ -20155,6 +20195,203 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postScEvmContractsContractIdInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description address of a key the service holds for this network (default: its first validator key) */
+                    from?: string;
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    gasLimit?: number;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                    /** @default 120 */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description mined: transaction hash, block, gas used, the events emitted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        block_number: number;
+                        contract_id: number;
+                        events: {
+                            args: {
+                                [key: string]: unknown;
+                            } | null;
+                            data: string;
+                            /** @description the event, when the ABI describes it */
+                            name: string | null;
+                            topics: string[];
+                        }[];
+                        from: string;
+                        function: string;
+                        gas_used: string;
+                        node_id: number;
+                        transaction_hash: string;
+                    };
+                };
+            };
+            /** @description no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postScEvmContractsContractIdQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the decoded answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        contract_id: number;
+                        /** @description the signature called */
+                        function: string;
+                        node_id: number;
+                        /** @description return data, hex */
+                        raw: string;
+                        /** @description return values in order (integers as decimal strings) */
+                        result: unknown[];
+                    };
+                };
+            };
+            /** @description no such function in the ABI, arguments that do not match it, a contract deployed without an ABI, or the call reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
