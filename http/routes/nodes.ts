@@ -292,7 +292,17 @@ export const nodeRoutes = [
   defineRoute({
     method: 'post', path: '/nodes/:id/certificates/renew', summary: 'Reissue a consortium node\'s identity and TLS certificates from its organization\'s CAs and restart it', tags, permission: 'CERTIFICATE_RENEW', params: IdParam,
     description: 'Same keys, new validity; the TLS certificate carries the node\'s current hostname, external endpoint and domainNames. A running node is restarted so that it serves the new certificates (certificate.renewed per certificate). Evm nodes have no certificates (400).',
-    responses: { 200: { description: 'the renewed certificates and the node after its restart' }, 400: { description: 'not a consortium node' }, 404: { description: 'no such node' } },
+    responses: {
+      200: {
+        description: 'the renewed certificates and the node after its restart',
+        schema: Type.Object({
+          certificates: Type.Array(Type.Object({ key_id: Type.Integer(), purpose: Type.String({ description: 'the key\'s purpose (identity, tls)' }), serial_number: Type.String(), not_after: Type.String() })),
+          node: AnyNodeView,
+        }),
+      },
+      400: { description: 'not a consortium node' },
+      404: { description: 'no such node' },
+    },
     async handler(input) {
       const certificates = await renewNodeCertificates(input, input.params.id);
       return { body: { certificates, node: await settledView(input, input.params.id) } };
