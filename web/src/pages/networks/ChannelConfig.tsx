@@ -252,7 +252,14 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
     <QueryView q={orgs} what="Loading organizations">
       {(d) => {
         const candidates = d.items.filter((o) => !appOrgs.includes(o.mspId));
-        if (!candidates.length) return <p className="muted">Every organization of this service is in the channel already (organizations are created on the Organizations page).</p>;
+        if (!candidates.length) {
+          return (
+            <div role="form" aria-label="Add organizations">
+              <p className="muted">Every organization of this service is in the channel (organizations are created on the Organizations page).</p>
+              <Outcome m={m} />
+            </div>
+          );
+        }
         return (
           <form
             className="form-grid"
