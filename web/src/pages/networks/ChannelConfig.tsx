@@ -248,6 +248,7 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
   const [picked, setPicked] = useState<string[]>([]);
   const change = useChange(networkId);
   const m = useMutation(change(() => unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/config', { params: { path: { networkId, channelName } }, body: { organizations: [...appOrgs, ...picked] } }))));
+  if (!can('ORGANIZATION_READ')) return <p className="muted">Your role cannot list organizations (ORGANIZATION_READ), so none can be picked here.</p>;
   return (
     <QueryView q={orgs} what="Loading organizations">
       {(d) => {
