@@ -133,6 +133,7 @@ t('a peer\'s certificates renewed from its page: new serial numbers, the peer ru
   const identity = (await api('GET', `/keys/${made.peer1.identity_key_id}`)).json;
   assert.is(identity.certificate.serialNumber, await serial.innerText());
   await accessible('node certificates');
+  await page.getByRole('heading', { name: 'Certificates' }).evaluate((el) => (el as unknown as { scrollIntoView(): void }).scrollIntoView());
   await screenshot(page, 'node-certificates');
 });
 

@@ -39,6 +39,9 @@ async function signIn(user: { username: string; password: string }) {
   await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
 }
 
+/** Scrolls the element to the top of the viewport (the screenshots show the viewport). */
+const scrollTo = (l: ReturnType<Page['getByRole']>) => l.evaluate((el) => (el as unknown as { scrollIntoView(): void }).scrollIntoView());
+
 const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
 
 it.before(async () => {
@@ -115,6 +118,7 @@ it('a contract is queried and invoked from the network page: the answer, the eve
     rpc.destroy();
   }
   await accessible('contract call');
+  await scrollTo(page.getByRole('heading', { name: 'Call a contract' }));
   await screenshot(page, 'evm-contract-call');
 
   await page.getByLabel('value (uint256)').fill('0');
@@ -150,6 +154,7 @@ it('Prometheus is deployed from the metrics page; the node page charts the node 
   const reported = Number(await page.getByTestId('metrics-block-height').textContent());
   assert.ok(reported > 0, `block height from Prometheus: ${reported}`);
   await accessible('node metrics');
+  await scrollTo(page.getByRole('heading', { name: 'Metrics', exact: true }));
   await screenshot(page, 'node-metrics');
 });
 
