@@ -3100,6 +3100,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sc/evm/contracts/{contractId}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a transaction calling a function of a deployed contract, signed by a key held in a key provider; answers once the receipt is in
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdInvoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/contracts/{contractId}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a function of a deployed contract without a transaction (eth_call) and answer its decoded return values
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sc/evm/deploy": {
         parameters: {
             query?: never;
@@ -14206,6 +14246,8 @@ export interface operations {
                 /** @description items to skip */
                 offset?: number;
                 platform?: "CONSORTIUM" | "EVM" | "LEDGERX";
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path?: never;
@@ -15416,7 +15458,208 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        certificates: {
+                            key_id: number;
+                            not_after: string;
+                            /** @description the key's purpose (identity, tls) */
+                            purpose: string;
+                            serial_number: string;
+                        }[];
+                        /** @description an evm node, a consortium node or a ledgerX node (see platform) */
+                        node: {
+                            /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
+                            block_height: number | null;
+                            /** @description besu or anvil (a single-node development chain) */
+                            client: string;
+                            config: {
+                                isBootnode: boolean;
+                                metricsPort: number | null;
+                                p2pPort: number;
+                                rpcHttpPort: number | null;
+                                rpcWsPort: number | null;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                metrics: string | null;
+                                p2p: string | null;
+                                rpc_http: string | null;
+                                rpc_ws: string | null;
+                            };
+                            /** @description process or docker */
+                            engine: string;
+                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            enode: string | null;
+                            error: string | null;
+                            id: number;
+                            /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
+                            last_probe: {
+                                /** @description when the health monitor took this reading */
+                                at: string;
+                                block_height: number | null;
+                                error: string | null;
+                                healthy_at: string | null;
+                                peer_count: number | null;
+                                /** @description healthy (answered), unreachable (running but did not answer in time) or not_running (its process or container is gone) */
+                                status: string;
+                            } | null;
+                            name: string;
+                            network_id: number | null;
+                            nodeType: string;
+                            /** @description as block_height */
+                            peer_count: number | null;
+                            platform: string;
+                            /** @description validator, fullnode or bootnode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                            validator_address: string | null;
+                        } | {
+                            /** @description a peer or orderer: the height of its highest ledger (its channels' heights are under networks; 0 before it joins one), from its operations endpoint's /metrics; GET /nodes/{id} reads it live, lists from the last probe; null while it is not running and for a chaincode server */
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                admin: string | null;
+                                chaincode: string | null;
+                                external: string;
+                                grpc: string;
+                                metrics: string | null;
+                                operations: string | null;
+                            };
+                            engine: string;
+                            error: string | null;
+                            /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
+                            healthy: boolean | null;
+                            id: number;
+                            identity_key_id: number | null;
+                            /** @description the health monitor's last reading: status, at, healthy_at, error */
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            msp_id: string;
+                            name: string;
+                            /** @description a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks) */
+                            network_id: number | null;
+                            networks: {
+                                block_height?: number | null;
+                                channel_name: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                network_id: number;
+                            }[];
+                            /** @description CONSORTIUM_PEER, CONSORTIUM_ORDERER or CONSORTIUM_CHAINCODE (a chaincode server) */
+                            nodeType: string;
+                            organization_id: number;
+                            /** @description a peer: the most peers its gossip knows on one channel; an orderer: the most other raft consenters active on one channel; read like block_height */
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "CONSORTIUM";
+                            /** @description peer, orderer or chaincode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            tls_key_id: number | null;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        } | {
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        };
+                    };
+                };
             };
             /** @description not a consortium node */
             400: {
@@ -16550,6 +16793,8 @@ export interface operations {
                 limit?: number;
                 /** @description items to skip */
                 offset?: number;
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path: {
@@ -21035,6 +21280,203 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postScEvmContractsContractIdInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description address of a key the service holds for this network (default: its first validator key) */
+                    from?: string;
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    gasLimit?: number;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                    /** @default 120 */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description mined: transaction hash, block, gas used, the events emitted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        block_number: number;
+                        contract_id: number;
+                        events: {
+                            args: {
+                                [key: string]: unknown;
+                            } | null;
+                            data: string;
+                            /** @description the event, when the ABI describes it */
+                            name: string | null;
+                            topics: string[];
+                        }[];
+                        from: string;
+                        function: string;
+                        gas_used: string;
+                        node_id: number;
+                        transaction_hash: string;
+                    };
+                };
+            };
+            /** @description no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postScEvmContractsContractIdQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the decoded answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        contract_id: number;
+                        /** @description the signature called */
+                        function: string;
+                        node_id: number;
+                        /** @description return data, hex */
+                        raw: string;
+                        /** @description return values in order (integers as decimal strings) */
+                        result: unknown[];
+                    };
+                };
+            };
+            /** @description no such function in the ABI, arguments that do not match it, a contract deployed without an ABI, or the call reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
