@@ -91,7 +91,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Creating and starting…' : 'Create node'}
+          {m.isPending ? (ledgerX ? 'Creating…' : 'Creating and starting…') : 'Create node'}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
