@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import net from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
-import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { runLoadgen } from '../ledgerx/ledgerxLoadgen.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
 import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
@@ -25,6 +26,7 @@ let page: Page;
 let org: { id: number; mspId: string };
 const made: number[] = [];
 let networkId = 0;
+let loadgenCommitted = 0;
 const VIEWER = { username: 'lxviewer', password: 'lx-viewer-password-for-tests' };
 
 /** n consecutive free ports (a gRPC base) with their +100.. monitoring ports free too. */
@@ -55,7 +57,7 @@ const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).ge
 
 t.before(async () => {
   await buildConsole({ quiet: true });
-  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '90' } });
+  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '240' } });
   org = await organization(api, 'XConsoleOrg', 'XConsoleOrgMSP');
   const v = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(v.status, 201, v.text);
@@ -83,7 +85,9 @@ async function createFromNodeForm(name: string, kind: 'LedgerX orderer group' | 
   await form.getByLabel('gRPC base port').fill(String(base));
   await accessible(`node form (${kind})`);
   await form.getByRole('button', { name: 'Create node' }).click();
-  await page.waitForURL(/\/nodes\/\d+$/, { timeout: 60_000 });
+  // The page moves to the new node, or the form shows the API's refusal (said in the failure).
+  await Promise.race([page.waitForURL(/\/nodes\/\d+$/, { timeout: 180_000 }), form.getByRole('alert').waitFor({ timeout: 180_000 })]);
+  if (!/\/nodes\/\d+$/.test(page.url())) assert.unreachable(`creating ${name}: ${await form.getByRole('alert').innerText()}`);
   const id = Number(/\/nodes\/(\d+)$/.exec(page.url())?.[1]);
   made.unshift(id);
   return id;
@@ -130,19 +134,47 @@ t('the network created from its form; the orderer group and the committer joined
   networkId = Number(/\/networks\/ledgerx\/(\d+)/.exec(page.url())?.[1]);
   assert.is((await api('GET', `/networks/ledgerx/${networkId}`)).json.channel_name, 'consolex');
   await accessible('ledgerX network, nodes tab');
+  // Before a committer joins, the ledger tabs say why they have nothing (the API's 409), no 500.
+  await page.getByRole('tab', { name: 'Explorer' }).click();
+  await page.getByRole('alert').getByText(/No committer has joined network xnet-console/).first().waitFor();
+  assert.match(await page.getByRole('alert').first().innerText(), /NO_RUNNING_COMMITTER, HTTP 409/);
+  await page.getByRole('tab', { name: 'Namespaces' }).click();
+  await page.getByRole('alert').getByText(/No committer has joined/).first().waitFor();
+  await accessible('explorer without a committer');
+  await page.getByRole('tab', { name: 'Nodes' }).click();
 
   await page.getByRole('button', { name: 'Join xg-console to the network' }).click();
   const group = page.getByRole('article', { name: 'Orderer group xg-console' });
   await group.getByText(/Joined \d/).waitFor({ timeout: 300_000 });
+  // The network records the join before the roles start; the join answers once they all run.
+  await until('the orderer group\'s four roles running on the page', async () => (await page.getByRole('list', { name: 'xg-console: roles' }).getByText('Running', { exact: true }).count()) === 4, 300_000, 1000);
+  await page.getByText('joining…').waitFor({ state: 'detached', timeout: 300_000 });
   await page.getByRole('button', { name: 'Join xc-console to the network' }).click();
   const committer = page.getByRole('article', { name: 'Committer xc-console' });
   await committer.getByText(/Joined \d/).waitFor({ timeout: 300_000 });
-  await page.getByRole('list', { name: 'xc-console: services' }).getByText('Running').first().waitFor({ timeout: 30_000 });
+  await until('the committer\'s five services running on the page', async () => (await page.getByRole('list', { name: 'xc-console: services' }).getByText('Running', { exact: true }).count()) === 5, 300_000, 1000).catch(async (err) => {
+    const roles = (await api('GET', `/nodes/${made[0]}`)).json.ledgerXCommitter.roles;
+    const states = await Promise.all(roles.map(async (r: any) => { const n = (await api('GET', `/nodes/${r.nodeId}`)).json; return `${r.role} ${n.status} ${n.error ?? ''}`; }));
+    const alerts = await page.getByRole('alert').allInnerTexts();
+    throw new Error(`${(err as Error).message}; services: ${states.join(' | ')}; alerts: ${alerts.join(' | ')}`);
+  });
+  await page.getByText('joining…').waitFor({ state: 'detached', timeout: 300_000 });
+  assert.is(await page.getByRole('alert').count(), 0, 'no join failed');
   await page.getByText('No committer outside a network.').waitFor({ timeout: 30_000 });
   const n = (await api('GET', `/networks/ledgerx/${networkId}`)).json;
   assert.equal(n.nodes.map((m: any) => [m.name, m.role, m.joined]).sort(), [['xc-console', 'committer', true], ['xg-console', 'orderer-group', true]]);
   await accessible('ledgerX network, joined');
   await screenshot(page, 'ledgerx-network');
+
+  // Fabric-X's own loadgen sends transactions through the router: the explorer has their blocks.
+  const loadgen = await fabricXProgram('loadgen');
+  if (loadgen) {
+    const c = (await api('GET', `/nodes/${made[0]}`)).json.ledgerXCommitter;
+    const run = await runLoadgen({ loadgen, api, dataDir: server.dataDir, networkId, channel: 'consolex', mspId: org.mspId, committer: c, transactions: 100 });
+    loadgenCommitted = run.committed;
+    console.log(`  loadgen: ${run.committed} transactions COMMITTED through the network made on the page`);
+    assert.ok(run.committed >= 100, `loadgen saw ${run.committed} COMMITTED (log ${run.log})`);
+  }
 });
 
 t('a namespace created from the namespaces tab is committed and listed', async () => {
@@ -155,6 +187,7 @@ t('a namespace created from the namespaces tab is committed and listed', async (
   await form.getByRole('button', { name: 'Create namespace' }).click();
   await form.getByRole('status').getByText(/COMMITTED in block #\d+/).waitFor({ timeout: 120_000 });
   await page.getByRole('table', { name: 'Namespaces and their endorsement policies' }).getByRole('row', { name: /console_assets 0 MSP: 1 of XConsoleOrgMSP member/ }).waitFor({ timeout: 30_000 });
+  if (loadgenCommitted) await page.getByRole('row', { name: /^0 0 Threshold: one ECDSA key$/ }).waitFor();
   const listed = (await api('GET', `/networks/ledgerx/${networkId}/namespaces`)).json.items;
   assert.ok(listed.some((x: any) => x.name === 'console_assets' && x.policy.type === 'MSP'), JSON.stringify(listed));
   // A name the committer refuses: the API's 400 shown, nothing listed.
@@ -178,6 +211,18 @@ t('the explorer: chain info, blocks newest first, a block\'s transactions and a 
   const tx = created.transactions.find((x: any) => x.namespaces.some((ns: any) => ns.keys.includes('console_assets')));
   assert.ok(tx, `the namespace transaction in block ${top}`);
   await page.getByRole('button', { name: '#0', exact: true }).click();
+  if (loadgenCommitted) {
+    // loadgen's blocks: the fullest one's transactions all COMMITTED on the page, as many as the API says.
+    const all = (await api('GET', `/networks/ledgerx/${networkId}/blocks?limit=10`)).json.items; // the page the explorer shows
+    const full = all.reduce((a: any, b: any) => (b.committed_count > a.committed_count ? b : a));
+    assert.ok(full.committed_count >= 10, `a block of loadgen's with ${full.committed_count} committed`);
+    await page.getByRole('button', { name: `#${full.number}`, exact: true }).click();
+    const txs = page.getByRole('table', { name: `Transactions of block ${full.number}` });
+    await txs.waitFor();
+    assert.is(await txs.getByRole('cell', { name: 'COMMITTED', exact: true }).count(), full.committed_count);
+    console.log(`  explorer: block #${full.number} shows its ${full.committed_count} COMMITTED transactions`);
+    await page.getByRole('button', { name: `#${full.number}`, exact: true }).click();
+  }
   await page.getByRole('button', { name: `#${top}`, exact: true }).click();
   await page.getByRole('article', { name: `Block ${top}` }).getByRole('button', { name: tx.id, exact: true }).click();
   await page.getByTestId('ledgerx-tx-status').getByText('COMMITTED (code 1)').waitFor();
