@@ -13,14 +13,17 @@ export function LedgerXNodeFields({ kind, onConfig }: { kind: LedgerXKind; onCon
   const roles: readonly string[] = kind === 'LEDGERX_ORDERER_GROUP' ? ORDERER_ROLES : COMMITTER_SERVICES;
   const defaultBase = kind === 'LEDGERX_ORDERER_GROUP' ? 7050 : 7350;
   useEffect(() => {
+    // Only this kind's fields: values typed for the other kind before switching stay out.
+    const keys = new Set(['externalIp', 'grpcPort', ...roles.flatMap((r) => [`${r}Port`, `${r}MonitoringPort`])]);
     const c: LedgerXConfig = {};
     for (const [k, v] of Object.entries(values)) {
+      if (!keys.has(k)) continue;
       const t = v.trim();
       if (!t) continue;
       c[k] = k === 'externalIp' ? t : Number(t);
     }
     onConfig(c);
-  }, [values, onConfig]);
+  }, [values, onConfig, roles]);
   const field = (key: string, label: string, placeholder: string) => (
     <label key={key}>
       {label}
