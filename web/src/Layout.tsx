@@ -10,6 +10,7 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/backups', label: 'Backups', permission: 'BACKUP_READ' },
   { to: '/plugins', label: 'Plugins', permission: 'PLUGIN_READ' },
   { to: '/webhooks', label: 'Webhooks', permission: 'system:configure' },
+  { to: '/notifications', label: 'Notifications', permission: 'NOTIFICATION_READ' },
   { to: '/audit', label: 'Audit', permission: 'SYSTEM_MONITOR' },
   { to: '/users', label: 'Users and API keys', permission: 'API_KEY_READ' },
   { to: '/settings', label: 'Settings', permission: 'SETTINGS_READ' },
