@@ -70,7 +70,7 @@ export function toParameters(schema: ObjectSchema, values: FormValues): { parame
     if (p['x-source']) {
       const ids = (v as number[] | undefined) ?? [];
       if (ids.length === 0) {
-        if (required.has(name)) issues[name] = 'pick one';
+        if (required.has(name)) issues[name] = 'required: pick one';
         continue;
       }
       parameters[name] = t === 'array' ? ids : ids[0];

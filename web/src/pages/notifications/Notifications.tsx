@@ -78,8 +78,8 @@ export default function Notifications() {
                   cell: (p) =>
                     manage ? (
                       <div className="actions">
-                        <button type="button" disabled={test.isPending} onClick={() => test.mutate(p)} aria-label={`Send a test through ${p.name}`}>
-                          {test.isPending && test.variables?.id === p.id ? 'Sending…' : 'Send test'}
+                        <button type="button" disabled={test.isPending} onClick={() => test.mutate(p)} aria-label={`Send test through ${p.name}`} aria-busy={test.isPending && test.variables?.id === p.id}>
+                          Send test
                         </button>
                         <button type="button" onClick={() => setEditing(p)} aria-label={`Edit ${p.name}`}>
                           Edit

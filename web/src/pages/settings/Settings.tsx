@@ -50,7 +50,7 @@ export default function Settings() {
                   header: 'Actions',
                   cell: (p) =>
                     can('NOTIFICATION_MANAGE') ? (
-                      <button type="button" disabled={test.isPending} onClick={() => test.mutate(p.id)} aria-label={`Send a test through ${p.name}`}>
+                      <button type="button" disabled={test.isPending} onClick={() => test.mutate(p.id)} aria-label={`Send test through ${p.name}`}>
                         Send test
                       </button>
                     ) : null,
