@@ -6,6 +6,8 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/', label: 'Dashboard', permission: 'NODE_READ' },
   { to: '/networks', label: 'Networks', permission: 'NETWORK_READ' },
   { to: '/nodes', label: 'Nodes', permission: 'NODE_READ' },
+  { to: '/templates', label: 'Templates', permission: 'TEMPLATE_READ' },
+  { to: '/sharing', label: 'Node sharing', permission: 'SHARING_READ' },
   { to: '/organizations', label: 'Organizations and keys', permission: 'ORGANIZATION_READ' },
   { to: '/backups', label: 'Backups', permission: 'BACKUP_READ' },
   { to: '/plugins', label: 'Plugins', permission: 'PLUGIN_READ' },
