@@ -308,6 +308,10 @@ it('a VIEWER sees keys and providers but no control; an OPERATOR creates keys an
   await page.getByRole('button', { name: 'Rotation of console-signer' }).waitFor();
   assert.is(await page.getByRole('button', { name: 'Add key provider' }).count(), 0);
   assert.is(await page.getByRole('button', { name: /^Delete / }).count(), 0);
+  await nav('Notifications').click();
+  await page.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();
+  await page.getByText('No notification providers.', { exact: false }).waitFor();
+  assert.is(await page.getByRole('button', { name: 'Add notification provider' }).count(), 0);
   await nav('Plugins').click();
   await page.getByRole('link', { name: 'rest-gateway' }).click();
   await page.getByRole('form', { name: 'Deploy' }).waitFor();

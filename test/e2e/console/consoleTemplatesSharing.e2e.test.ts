@@ -159,4 +159,31 @@ it('a VIEWER sees the export and the peers, but no import, invitation or accept'
   await accessible('sharing (viewer)');
 });
 
+it('on a community server, templates, node sharing, Vault and KMS providers and webhook notifications say they need the pro edition', async () => {
+  const c = await startServer({ env: { EDITION: 'community' } });
+  try {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(c.url.replace('127.0.0.1', 'localhost'), ADMIN);
+    await nav('Templates').click();
+    await page.getByText('Network templates need the pro edition; this server runs the community edition.').waitFor();
+    assert.is(await page.getByRole('form').count(), 0);
+    await accessible('templates (community)');
+    await nav('Node sharing').click();
+    await page.getByText('Node sharing needs the pro edition; this server runs the community edition.').waitFor();
+    await nav('Organizations and keys').click();
+    await page.getByText('Vault and AWS KMS key providers need the pro edition', { exact: false }).waitFor();
+    assert.ok(await page.getByRole('button', { name: 'Add key provider' }).isDisabled());
+    await accessible('key providers (community)');
+    await nav('Notifications').click();
+    await page.getByRole('button', { name: 'Add notification provider' }).click();
+    const form = page.getByRole('form', { name: 'New notification provider' });
+    await form.getByLabel(/^Type/).selectOption('WEBHOOK');
+    await form.getByText('Webhook notification providers need the pro edition; this server runs the community edition.').waitFor();
+    assert.ok(await form.getByRole('button', { name: 'Add provider' }).isDisabled());
+    await accessible('notifications (community)');
+  } finally {
+    await c.stop();
+  }
+});
+
 it.run();
