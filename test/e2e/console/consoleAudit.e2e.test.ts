@@ -25,6 +25,8 @@ async function accessible(what: string) {
   assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
 }
 
+/** The table shows the previous page while the next loads (dimmed, class refreshing): wait for the new one. */
+const settled = () => page.locator('table.refreshing').waitFor({ state: 'detached' });
 const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
 const api = (method: string, p: string, body?: unknown, headers: Record<string, string> = adminAuth()) => call(s.api, method, p, { headers, ...(body === undefined ? {} : { body }) });
 
@@ -63,12 +65,14 @@ it('audit entries filtered by a user picked by name and by status, paged by the 
   assert.is(firstIds.length, 50);
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   await page.getByText(`Page 2 of ${pages} (`, { exact: false }).waitFor();
+  await settled();
   const secondIds = await table.getByRole('button', { name: /Show audit entry/ }).allTextContents();
   assert.ok(Number(secondIds[0]) < Number(firstIds[49]), 'page 2 continues below page 1');
   const jump = page.getByRole('form', { name: 'Go to a page' });
   await jump.getByLabel('Page').fill(String(pages));
   await jump.getByRole('button', { name: 'Go' }).click();
   await page.getByText(`Page ${pages} of ${pages} (`, { exact: false }).waitFor();
+  await settled();
   const lastPage = (await api('GET', `/audit-logs?limit=50&offset=${(pages - 1) * 50}`)).json.items.map((e: { id: number }) => String(e.id));
   assert.equal(await table.getByRole('button', { name: /Show audit entry/ }).allTextContents(), lastPage);
   await accessible('audit, last page');
@@ -78,6 +82,7 @@ it('audit entries filtered by a user picked by name and by status, paged by the 
   await filters.getByRole('button', { name: 'Apply filters' }).click();
   await page.waitForURL(/user_id=/);
   await page.getByText(/^\d+ in all$/).waitFor();
+  await settled();
   const users = await table.locator('tbody tr td:nth-child(3)').allTextContents();
   assert.ok(users.length >= 4, users.join(','));
   assert.ok(users.every((u) => u === AUDITED.username), users.join(','));
@@ -90,6 +95,7 @@ it('audit entries filtered by a user picked by name and by status, paged by the 
   const denied = (await api('GET', `/audit-logs?user_id=${auditedId}&status=denied&limit=500`)).json;
   assert.ok(denied.total >= 3, JSON.stringify(denied.total));
   await page.getByText(`${denied.total} in all`).waitFor();
+  await settled();
   const statuses = await table.locator('tbody tr td:nth-child(6)').allTextContents();
   assert.ok(statuses.every((x) => x === 'denied'), statuses.join(','));
   await table.getByRole('button', { name: /Show audit entry/ }).first().click();

@@ -159,7 +159,7 @@ it('a VIEWER sees the export and the peers, but no import, invitation or accept'
   await accessible('sharing (viewer)');
 });
 
-it('on a community server, templates, node sharing, Vault and KMS providers and webhook notifications say they need the pro edition', async () => {
+it('on a community server, templates, node sharing, Vault and KMS providers, webhook notifications and API keys say they need the pro edition', async () => {
   const c = await startServer({ env: { EDITION: 'community' } });
   try {
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -181,6 +181,9 @@ it('on a community server, templates, node sharing, Vault and KMS providers and 
     await form.getByText('Webhook notification providers need the pro edition; this server runs the community edition.').waitFor();
     assert.ok(await form.getByRole('button', { name: 'Add provider' }).isDisabled());
     await accessible('notifications (community)');
+    await nav('Users and API keys').click();
+    await page.getByText('API keys need the pro edition; this server runs the community edition.', { exact: false }).waitFor();
+    assert.is(await page.getByRole('form', { name: 'New API key' }).count(), 0);
   } finally {
     await c.stop();
   }

@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { Can, useSession } from '../../session';
+import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
@@ -110,10 +110,9 @@ function CreateUser() {
 }
 
 function ApiKeys() {
-  const { can } = useSession();
+  const { can, me } = useSession();
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ['api-keys'], enabled: can('API_KEY_READ'), queryFn: () => unwrap(api.GET('/api/v1/api-keys', { params: { query: { limit: 500 } } })) });
-  const { me } = useSession();
+  const keys = useQuery({ queryKey: ['api-keys'], enabled: can('API_KEY_READ') && editionAtLeast(me.edition, 'pro'), queryFn: () => unwrap(api.GET('/api/v1/api-keys', { params: { query: { limit: 500 } } })) });
   const [name, setName] = useState('');
   const [days, setDays] = useState('90');
   const [scopes, setScopes] = useState<string[]>([]);
@@ -132,6 +131,14 @@ function ApiKeys() {
     onSettled: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
   });
   if (!can('API_KEY_READ')) return null;
+  if (!editionAtLeast(me.edition, 'pro')) {
+    return (
+      <>
+        <h2>API keys</h2>
+        <p className="hint">API keys need the pro edition; this server runs the {me.edition} edition. Scripts sign in with a user's password (Basic) instead.</p>
+      </>
+    );
+  }
   return (
     <>
       <h2>API keys</h2>
