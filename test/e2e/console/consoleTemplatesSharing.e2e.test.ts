@@ -150,7 +150,11 @@ it('a VIEWER sees the export and the peers, but no import, invitation or accept'
   await page.getByRole('button', { name: 'Sign out' }).click();
   await signIn(a.url, VIEWER);
   await nav('Templates').click();
-  await page.getByRole('article', { name: 'Export' }).waitFor();
+  const exp = page.getByRole('article', { name: 'Export' });
+  await exp.getByLabel('Network to export').locator('option', { hasText: 'tpl-source (EVM)' }).waitFor({ state: 'attached' });
+  await exp.getByLabel('Network to export').selectOption({ label: 'tpl-source (EVM)' });
+  await exp.getByRole('link', { name: 'Download template' }).waitFor();
+  assert.is(await exp.getByRole('button', { name: 'Open in the import form' }).count(), 0);
   assert.is(await page.getByRole('form', { name: 'Validate and import' }).count(), 0);
   await nav('Node sharing').click();
   await page.getByRole('table', { name: 'Peer instances' }).waitFor();

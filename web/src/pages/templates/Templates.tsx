@@ -70,9 +70,11 @@ function Export({ onLoad }: { onLoad: (t: string) => void }) {
             <a className="button" href={`/api/v1/networks/templates/export/${id}`} download>
               Download template
             </a>
-            <button type="button" disabled={load.isPending} onClick={() => load.mutate()}>
-              Open in the import form
-            </button>
+            <Can permission="TEMPLATE_IMPORT">
+              <button type="button" disabled={load.isPending} onClick={() => load.mutate()}>
+                Open in the import form
+              </button>
+            </Can>
           </>
         ) : null}
       </div>
