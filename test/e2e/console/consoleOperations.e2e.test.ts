@@ -39,6 +39,7 @@ let mail: MailServer;
 let cert: { key: string; cert: string };
 let vault: VaultStandin;
 let kms: KmsStandin;
+let deployedHere = false;
 
 async function accessible(what: string) {
   const v = await axeViolations(page);
@@ -90,6 +91,10 @@ it.before(async () => {
 
 it.after(async () => {
   await browser?.close().catch(() => undefined);
+  // A deploy test that failed midway leaves no plugin container behind (only then: another run's
+  // containers are not ours to remove).
+  const docker = new Docker();
+  if (deployedHere) for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   await s?.stop();
   await mail?.close();
   await vault?.close();
@@ -261,6 +266,7 @@ withCompose('the shipped anvil-devchain plugin is deployed from its generated fo
   const port = await freePort();
   await form.getByLabel('JSON-RPC port').fill(String(port));
   await form.getByLabel('Chain id (optional)').fill('31911');
+  deployedHere = true;
   await form.getByRole('button', { name: 'Deploy' }).click();
   await page.getByTestId('plugin-status').getByText('Running').waitFor({ timeout: 120_000 });
   const p = await api('GET', '/plugins/anvil-devchain');
@@ -278,6 +284,7 @@ withCompose('the shipped anvil-devchain plugin is deployed from its generated fo
   assert.is((await api('GET', '/plugins/anvil-devchain')).status, 404);
   const left = await new Docker().listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } });
   assert.is(left.length, 0);
+  deployedHere = false;
 });
 
 it('a VIEWER sees keys and providers but no control; an OPERATOR creates keys and deploys plugins but adds no provider and installs nothing', async () => {
