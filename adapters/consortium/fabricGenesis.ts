@@ -118,6 +118,8 @@ export interface GenesisBlockOptions {
   headerVersion?: number;
   /** The older LAST_CONFIG metadata slot (Fabric 2.5 writes it; Fabric-X's configtxgen leaves it empty). */
   lastConfigSlot?: boolean;
+  /** The header's data hash over the data entries: Fabric 2.5's (blockDataHash) unless given. */
+  dataHash?: (data: Uint8Array[]) => Uint8Array;
 }
 
 /** Block 0 holding one unsigned CONFIG envelope of the given config tree (any platform's). */
@@ -145,7 +147,7 @@ export function genesisBlockOf(channelName: string, channelGroup: common.ConfigG
 
   const blockHeader = new common.BlockHeader();
   blockHeader.setNumber(0);
-  blockHeader.setDataHash(blockDataHash(data));
+  blockHeader.setDataHash((options.dataHash ?? blockDataHash)(data));
   const blockData = new common.BlockData();
   blockData.setDataList(data);
   const metadata = new common.BlockMetadata();

@@ -16,7 +16,7 @@
 //                each organization's MSP with Readers/Writers/Endorsement member, Admins admin
 // The groups, values, policies and the block itself are the consortium platform's helpers
 // (adapters/consortium/channelConfig*.ts, fabricGenesis.ts); only what Fabric 2.5 lacks is here.
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import googleProtobuf from 'google-protobuf';
 import { ValidationError } from '../../domain/shared/errors.ts';
@@ -200,7 +200,24 @@ export function ledgerXChannelGroup(req: LedgerXGenesisRequest): common.ConfigGr
   });
 }
 
+/**
+ * fabric-x-common's protoutil.ComputeBlockDataHash: SHA-256 over each entry preceded by its
+ * length (4 bytes, big-endian), where Fabric 2.5 hashes the bare concatenation. Arma's
+ * consenters compute block 1's previous hash from it, and its assemblers refuse a block 0
+ * whose header says otherwise.
+ */
+export function fabricXBlockDataHash(data: Uint8Array[]): Uint8Array {
+  const hash = createHash('sha256');
+  const size = Buffer.alloc(4);
+  for (const entry of data) {
+    size.writeUInt32BE(entry.length);
+    hash.update(size);
+    hash.update(entry);
+  }
+  return hash.digest();
+}
+
 export function buildLedgerXGenesis(req: LedgerXGenesisRequest): Uint8Array {
-  // Fabric-X's configtxgen: channel header version 1, only the SIGNATURES metadata slot.
-  return genesisBlockOf(req.channel, ledgerXChannelGroup(req), { headerVersion: 1, lastConfigSlot: false });
+  // Fabric-X's configtxgen: channel header version 1, only the SIGNATURES metadata slot, its data hash.
+  return genesisBlockOf(req.channel, ledgerXChannelGroup(req), { headerVersion: 1, lastConfigSlot: false, dataHash: fabricXBlockDataHash });
 }
