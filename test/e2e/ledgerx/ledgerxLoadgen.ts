@@ -20,7 +20,12 @@ export interface LoadgenRun {
   lastLines: string;
 }
 
-export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; sidecarPort: number; coordinatorMetricsUrl: string; transactions: number }): Promise<LoadgenRun> {
+/**
+ * `mspId`/`mspDir` sign the transactions; `metaSigners` (default: that one) endorse the namespace
+ * transaction, which the channel's LifecycleEndorsement (MAJORITY Endorsement) checks: with two
+ * organizations both must sign it, or it is ABORTED_SIGNATURE_INVALID.
+ */
+export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; metaSigners?: { mspId: string; mspDir: string }[]; sidecarPort: number; coordinatorMetricsUrl: string; transactions: number }): Promise<LoadgenRun> {
   const work = mkdtempSync(path.join(tmpdir(), 'lnm-ledgerx-loadgen-'));
   const block = path.join(work, 'genesis.block');
   writeFileSync(block, opts.genesisBlock);
@@ -34,7 +39,7 @@ export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; 
     '  broadcast-parallelism: 1',
     'load-profile:\n  key:\n    size: 32\n  block:\n    max-size: 100\n    min-size: 10\n    preferred-rate: 1s\n  transaction:\n    read-write-count:\n      const: 2',
     `  policy:\n    channel-id: ${opts.channel}\n    identity:\n  ${identity.replace(/\n/g, '\n  ')}`,
-    `    namespace-policies:\n      _meta:\n        scheme: MSP\n        msp-identities:\n          - msp-id: ${opts.mspId}\n            msp-dir: ${opts.mspDir}\n      "0":\n        scheme: ECDSA\n        seed: 10`,
+    `    namespace-policies:\n      _meta:\n        scheme: MSP\n        msp-identities:\n${(opts.metaSigners ?? [{ mspId: opts.mspId, mspDir: opts.mspDir }]).map((m) => `          - msp-id: ${m.mspId}\n            msp-dir: ${m.mspDir}\n`).join('')}      "0":\n        scheme: ECDSA\n        seed: 10`,
     '  seed: 12345\n  workers: 1',
     'stream:\n  rate-limit: 100\n  buffers-size: 10\n  gen-batch: 10',
     'generate:\n  config: false\n  namespaces: true\n  load: true',

@@ -73,18 +73,21 @@ t('two organizations, one orderer group and one committer each, one network of t
     assert.is(joined.status, 200, joined.text);
     assert.is(joined.json.status, 'running');
   }
-  assert.is((await api('GET', `/networks/ledgerx/${network.id}/nodes`)).json.items.length, 10, 'two groups and their eight roles');
+  assert.is((await api('GET', `/networks/ledgerx/${network.id}/nodes`)).json.items.length, 22, 'two groups with their eight roles, two committers with their ten services');
 
   const loadgen = await fabricXProgram('loadgen');
   if (!loadgen) return;
   const c = committers[0].ledgerXCommitter;
-  const sidecarId = c.roles.find((x: any) => x.role === 'sidecar').nodeId;
+  // Each committer's sidecar holds its organization's admin MSP (the service wrote it).
+  const mspDirOf = (committer: any) => path.join(server.dataDir, 'nodes', `node-${committer.ledgerXCommitter.roles.find((x: any) => x.role === 'sidecar').nodeId}`, 'msp');
   const run = await runLoadgen({
     loadgen,
     genesisBlock: Buffer.from((await api('GET', `/networks/ledgerx/${network.id}/genesis`)).json.block, 'base64'),
     channel: network.channel_name,
     mspId: orgs[0].mspId,
-    mspDir: path.join(server.dataDir, 'nodes', `node-${sidecarId}`, 'msp'),
+    mspDir: mspDirOf(committers[0]),
+    // The namespace transaction needs MAJORITY Endorsement: both organizations' admins.
+    metaSigners: orgs.map((o, i) => ({ mspId: o.mspId, mspDir: mspDirOf(committers[i]) })),
     sidecarPort: c.sidecarPort,
     coordinatorMetricsUrl: c.coordinatorMetricsUrl,
     transactions: 200,
