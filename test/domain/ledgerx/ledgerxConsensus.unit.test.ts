@@ -22,7 +22,8 @@ test('Go durations as time.ParseDuration reads them', () => {
   assert.is(goDurationMs('1.5h'), 5_400_000);
   assert.is(goDurationMs('0'), 0);
   assert.is(goDurationMs('-2s'), -2000);
-  for (const bad of ['', '10', 's', '1 s', '1d', 'soon', '1m30']) assert.is(goDurationMs(bad), null, bad);
+  assert.is(goDurationMs('2562047h'), 2562047 * 3_600_000);
+  for (const bad of ['', '10', 's', '1 s', '1d', 'soon', '1m30', '2562048h', '99999999999999999999s']) assert.is(goDurationMs(bad), null, bad);
 });
 
 test('nothing given: fabric-x-orderer\'s defaults; given values replace them one by one', () => {
