@@ -39,6 +39,7 @@ import { evmNodeOperations } from '../sagas/evm/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
 import { ledgerXNodeOperations } from '../sagas/ledgerx/ledgerxNodeOperations.ts';
 import { createLedgerXRuntime } from '../adapters/ledgerx/ledgerxRuntime.ts';
+import { fabricXLedger } from '../adapters/ledgerx/fabricXLedger.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
@@ -239,6 +240,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const dbAddress = new URL(db.url);
   const ledgerx = {
     runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
+    ledger: fabricXLedger(),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
     committerDatabasePassword: (groupId: number) => createHmac('sha256', keyEncryptionKey).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
     database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },

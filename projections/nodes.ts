@@ -101,12 +101,13 @@ const toRow = (r: Record<string, any>): NodeRow => ({
   updatedAt: iso(r.updated_at)!,
 });
 
-export async function listNodes(pool: pg.Pool, opts: { limit: number; offset: number; platform?: string; networkId?: number; organizationId?: number; ids?: number[] }): Promise<{ items: NodeRow[]; total: number }> {
+export async function listNodes(pool: pg.Pool, opts: { limit: number; offset: number; platform?: string; status?: string; networkId?: number; organizationId?: number; ids?: number[] }): Promise<{ items: NodeRow[]; total: number }> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (opts.organizationId !== undefined) where.push(`organization_id = $${args.push(opts.organizationId)}`);
   if (opts.ids) where.push(`id = ANY($${args.push(opts.ids)})`);
   if (opts.platform) where.push(`platform = $${args.push(opts.platform)}`);
+  if (opts.status) where.push(`status = $${args.push(opts.status)}`);
   if (opts.networkId !== undefined) where.push(`network_id = $${args.push(opts.networkId)}`);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const total = Number((await pool.query(`SELECT count(*) FROM nodes ${w}`, args)).rows[0].count);

@@ -1,10 +1,10 @@
-// Contract deployment signed by a key provider: ethers builds the transaction, the provider
+// Contract deployment and calls (a query over eth_call, an invoke as a signed transaction), signed by a key provider: ethers builds the transaction, the provider
 // signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
 // DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
 // database, Vault and KMS keys, since none of them hands out the private key.
-import { AbstractSigner, ContractFactory, JsonRpcProvider, Signature, Transaction, getBytes, resolveAddress, type TransactionLike, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import { AbstractSigner, ContractFactory, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
-import type { ContractDeployRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
+import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
 
@@ -43,13 +43,16 @@ const HEX = /^0x([0-9a-fA-F]{2})*$/;
 
 type Fees = { type: 0; gasPrice: bigint } | { type: 2; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 
+/** What signing and paying for a transaction needs: a deployment and an invoke alike. */
+type SignedSend = Pick<ContractDeployRequest, 'providerId' | 'keyHandle' | 'publicKeyPem' | 'from' | 'gasLimit' | 'timeoutMs' | 'gas' | 'fundingHint'>;
+
 /**
  * Free gas: a legacy transaction at gas price 0, valid on a zero-base-fee chain whose nodes
  * accept price 0 (besu --min-gas-price=0, anvil --gas-price 0), so the key needs no ether.
  * Priced: EIP-1559 with room for the base fee to double, and a tip that keeps the effective
  * price (base fee + tip) at or above the network's min_gas_price, below which besu skips it.
  */
-async function feesFor(rpc: JsonRpcProvider, req: ContractDeployRequest): Promise<Fees> {
+async function feesFor(rpc: JsonRpcProvider, req: SignedSend): Promise<Fees> {
   if (req.gas.free) return { type: 0, gasPrice: 0n };
   const block = await rpc.getBlock('latest');
   const baseFee = block?.baseFeePerGas ?? 0n;
@@ -69,9 +72,111 @@ function rpcMessage(err: unknown): string {
   return e.error?.message ?? e.shortMessage ?? e.message;
 }
 
-function notEnoughFunds(req: ContractDeployRequest, amounts: { balance: bigint; needed: bigint } | null): ValidationError {
-  const figures = amounts ? ` It holds ${amounts.balance} wei; this deployment needs up to ${amounts.needed} wei of gas at the network's prices.` : '';
-  return new ValidationError(`The key ${req.from} has not enough funds to deploy.${figures} ${req.fundingHint}`, [{ field: 'from', message: 'insufficient funds' }]);
+/** The words of what is sent: "deploy"/"deployment" or "invoke"/"transaction". */
+interface Wording {
+  verb: string;
+  noun: string;
+  /** The request field a revert is blamed on. */
+  revertField: string;
+}
+
+function notEnoughFunds(req: SignedSend, w: Wording, amounts: { balance: bigint; needed: bigint } | null): ValidationError {
+  const figures = amounts ? ` It holds ${amounts.balance} wei; this ${w.noun} needs up to ${amounts.needed} wei of gas at the network's prices.` : '';
+  return new ValidationError(`The key ${req.from} has not enough funds to ${w.verb}.${figures} ${req.fundingHint}`, [{ field: 'from', message: 'insufficient funds' }]);
+}
+
+/** A provider for the node, refused unless it answers with the network's chain id. */
+async function connect(rpcUrl: string, chainId: number): Promise<JsonRpcProvider> {
+  const rpc = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, polling: true, pollingInterval: 250 });
+  try {
+    const nodeChainId = Number(await rpc.send('eth_chainId', []).catch((err: Error) => {
+      throw new UnavailableError(`The node at ${rpcUrl} does not answer: ${err.message}`);
+    }));
+    if (nodeChainId !== chainId) throw new UnavailableError(`The node reports chain id ${nodeChainId}, not the network's ${chainId}.`);
+    return rpc;
+  } catch (err) {
+    rpc.destroy();
+    throw err;
+  }
+}
+
+/** Estimates, checks the funds, signs through the key provider, sends and waits for the receipt (status 1 or a 400). */
+async function sendSigned(rpc: JsonRpcProvider, providerFor: (providerId: number) => Promise<KeyProvider>, req: SignedSend, tx: { data: string; to?: string }, w: Wording): Promise<TransactionReceipt> {
+  const signer = keyProviderSigner(await providerFor(req.providerId), req.keyHandle, req.publicKeyPem, req.from, rpc);
+  const fees = await feesFor(rpc, req);
+  // Estimated without a price: nodes then do not cap the gas by the key's balance (anvil
+  // answers an unfunded priced estimate with a bare out-of-gas), and the check below says why.
+  const gasLimit = req.gasLimit ?? (await rpc.estimateGas({ from: req.from, ...tx }).catch((err: Error & { shortMessage?: string }) => {
+    if (isInsufficientFunds(err)) throw notEnoughFunds(req, w, null);
+    if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`The ${w.noun} reverts on this chain: ${revertReason(err)}`, [{ field: w.revertField, message: 'reverted' }]);
+    throw new UnavailableError(`The node refused the ${w.noun}: ${rpcMessage(err)}`);
+  }));
+  // A priced network: refuse up front, with the amount, when the key cannot pay for the gas.
+  const price = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
+  if (price > 0n) {
+    const balance = await rpc.getBalance(req.from);
+    if (balance < gasLimit * price) throw notEnoughFunds(req, w, { balance, needed: gasLimit * price });
+  }
+  const sent = await signer.sendTransaction({ ...tx, gasLimit, ...fees }).catch((err: Error & { shortMessage?: string }) => {
+    if (isInsufficientFunds(err)) throw notEnoughFunds(req, w, null);
+    throw new UnavailableError(`The node refused the ${w.noun}: ${rpcMessage(err)}`);
+  });
+  const receipt = await sent.wait(1, req.timeoutMs).catch((err: Error & { receipt?: TransactionReceipt }) => {
+    if ((err as { code?: string }).code === 'CALL_EXCEPTION' && err.receipt) return err.receipt;
+    throw new UnavailableError(`No receipt for ${sent.hash} within ${req.timeoutMs} ms: ${(err as { shortMessage?: string }).shortMessage ?? err.message}`);
+  });
+  if (!receipt || receipt.status !== 1) throw new ValidationError(`The ${w.noun} ${sent.hash} reverted${receipt ? ` in block ${receipt.blockNumber}` : ''}.`, [{ field: w.revertField, message: 'reverted' }]);
+  return receipt;
+}
+
+/** A revert's reason as the node and ethers tell it (the Error(string) message when there is one). */
+function revertReason(err: unknown): string {
+  const e = err as { reason?: string | null; revert?: { args?: unknown[] } | null; shortMessage?: string };
+  if (e.reason) return e.reason;
+  if (e.revert?.args?.length) return String(e.revert.args[0]);
+  return rpcMessage(err);
+}
+
+/** The ABI as an ethers Interface and the named function in it; a 400 naming what is wrong. */
+function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionFragment; data: string } {
+  let iface: Interface;
+  try {
+    iface = new Interface(req.abi as never);
+  } catch (err) {
+    throw new ValidationError(`The contract's ABI cannot be read: ${(err as Error).message.split('(')[0].trim()}`, [{ field: 'abi', message: 'not a valid ABI' }]);
+  }
+  let fn: FunctionFragment | null;
+  try {
+    fn = iface.getFunction(req.function);
+  } catch (err) {
+    throw new ValidationError(`Function ${req.function} is ambiguous in the contract's ABI; name it by its signature, e.g. ${iface.fragments.filter((f) => f.type === 'function' && (f as FunctionFragment).name === req.function).map((f) => (f as FunctionFragment).format()).join(' or ')}.`, [{ field: 'function', message: 'ambiguous' }]);
+  }
+  if (!fn) throw new ValidationError(`The contract's ABI has no function ${req.function}.`, [{ field: 'function', message: 'not in the ABI' }]);
+  let data: string;
+  try {
+    data = iface.encodeFunctionData(fn, req.args);
+  } catch (err) {
+    throw new ValidationError(`Arguments do not match ${fn.format()}: ${(err as { shortMessage?: string }).shortMessage ?? (err as Error).message.split('(')[0].trim()}`, [{ field: 'args', message: `do not match ${fn.format()}` }]);
+  }
+  return { iface, fn, data };
+}
+
+/** Decoded ABI values as JSON: integers as decimal strings, tuples and arrays as arrays (named tuples as objects). */
+export function abiJson(v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString();
+  if (v instanceof Result) {
+    const keys = (() => {
+      try {
+        return Object.keys(v.toObject());
+      } catch {
+        return [];
+      }
+    })();
+    const named = keys.length === v.length && keys.every((k) => k && !/^_?\d+$/.test(k));
+    return named ? Object.fromEntries(keys.map((k, i) => [k, abiJson(v[i])])) : Array.from(v, abiJson);
+  }
+  if (Array.isArray(v)) return v.map(abiJson);
+  return v;
 }
 
 export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer {
@@ -79,13 +184,8 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
     async deploy(req: ContractDeployRequest) {
       const bytecode = req.bytecode.startsWith('0x') ? req.bytecode : '0x' + req.bytecode;
       if (!HEX.test(bytecode) || bytecode.length < 4) throw new ValidationError('bytecode must be hex.', [{ field: 'bytecode', message: 'must be 0x-prefixed hex' }]);
-      const rpc = new JsonRpcProvider(req.rpcUrl, req.chainId, { staticNetwork: true, polling: true, pollingInterval: 250 });
+      const rpc = await connect(req.rpcUrl, req.chainId);
       try {
-        const nodeChainId = Number(await rpc.send('eth_chainId', []).catch((err: Error) => {
-          throw new UnavailableError(`The node at ${req.rpcUrl} does not answer: ${err.message}`);
-        }));
-        if (nodeChainId !== req.chainId) throw new UnavailableError(`The node reports chain id ${nodeChainId}, not the network's ${req.chainId}.`);
-        const signer = keyProviderSigner(await providerFor(req.providerId), req.keyHandle, req.publicKeyPem, req.from, rpc);
         let data: string;
         if (req.encodedArgs !== null) {
           const extra = req.encodedArgs.replace(/^0x/, '');
@@ -102,33 +202,55 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
           if (req.args.length) throw new ValidationError('Constructor arguments need the ABI (or send them pre-encoded).', [{ field: 'abi', message: 'is required with args' }]);
           data = bytecode;
         }
-        const fees = await feesFor(rpc, req);
-        // Estimated without a price: nodes then do not cap the gas by the key's balance (anvil
-        // answers an unfunded priced estimate with a bare out-of-gas), and the check below says why.
-        const gasLimit = req.gasLimit ?? (await rpc.estimateGas({ from: req.from, data }).catch((err: Error & { shortMessage?: string }) => {
-          if (isInsufficientFunds(err)) throw notEnoughFunds(req, null);
-          if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`The constructor reverts on this chain: ${rpcMessage(err)}`, [{ field: 'bytecode', message: 'constructor reverted' }]);
-          throw new UnavailableError(`The node refused the deployment: ${rpcMessage(err)}`);
-        }));
-        // A priced network: refuse up front, with the amount, when the key cannot pay for the gas.
-        const price = 'gasPrice' in fees ? fees.gasPrice : fees.maxFeePerGas;
-        if (price > 0n) {
-          const balance = await rpc.getBalance(req.from);
-          if (balance < gasLimit * price) throw notEnoughFunds(req, { balance, needed: gasLimit * price });
-        }
-        const sent = await signer.sendTransaction({ data, gasLimit, ...fees }).catch((err: Error & { shortMessage?: string }) => {
-          if (isInsufficientFunds(err)) throw notEnoughFunds(req, null);
-          throw new UnavailableError(`The node refused the deployment: ${rpcMessage(err)}`);
-        });
-        const receipt = await sent.wait(1, req.timeoutMs).catch((err: Error) => {
-          throw new UnavailableError(`No receipt for ${sent.hash} within ${req.timeoutMs} ms: ${(err as { shortMessage?: string }).shortMessage ?? err.message}`);
-        });
-        if (!receipt || receipt.status !== 1 || !receipt.contractAddress) throw new ValidationError(`The deployment transaction ${sent.hash} reverted.`, [{ field: 'bytecode', message: 'constructor reverted' }]);
+        const receipt = await sendSigned(rpc, providerFor, req, { data }, { verb: 'deploy', noun: 'deployment', revertField: 'bytecode' });
+        if (!receipt.contractAddress) throw new ValidationError(`The deployment transaction ${receipt.hash} created no contract.`, [{ field: 'bytecode', message: 'constructor reverted' }]);
         return { address: receipt.contractAddress, transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from };
+      } finally {
+        rpc.destroy();
+      }
+    },
+
+    async query(req: ContractCallRequest) {
+      const { iface, fn, data } = functionOf(req);
+      const rpc = await connect(req.rpcUrl, req.chainId);
+      try {
+        const raw = await rpc.call({ to: req.address, data }).catch((err: unknown) => {
+          if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`${fn.format()} reverted: ${revertReason(err)}`, [{ field: 'function', message: 'reverted' }]);
+          throw new UnavailableError(`The node refused the call: ${rpcMessage(err)}`);
+        });
+        if (raw === '0x' && fn.outputs.length) throw new ValidationError(`${fn.format()} returned nothing: is there a contract with this ABI at ${req.address}?`, [{ field: 'function', message: 'no return data' }]);
+        let result: unknown[];
+        try {
+          result = abiJson(iface.decodeFunctionResult(fn, raw)) as unknown[];
+          if (!Array.isArray(result)) result = Object.values(result as object);
+        } catch (err) {
+          throw new ValidationError(`The answer of ${fn.format()} does not decode with the ABI: ${(err as { shortMessage?: string }).shortMessage ?? (err as Error).message}`, [{ field: 'function', message: 'undecodable answer' }]);
+        }
+        return { signature: fn.format(), result, raw };
+      } finally {
+        rpc.destroy();
+      }
+    },
+
+    async invoke(req: ContractInvokeRequest) {
+      const { iface, fn, data } = functionOf(req);
+      const rpc = await connect(req.rpcUrl, req.chainId);
+      try {
+        const receipt = await sendSigned(rpc, providerFor, req, { data, to: req.address }, { verb: 'invoke', noun: 'transaction', revertField: 'function' });
+        const events = receipt.logs.map((log) => {
+          const topics = [...log.topics];
+          try {
+            const parsed = log.address.toLowerCase() === req.address.toLowerCase() ? iface.parseLog({ topics, data: log.data }) : null;
+            if (parsed) return { name: parsed.name, args: Object.fromEntries(parsed.fragment.inputs.map((input, i) => [input.name || String(i), abiJson(parsed.args[i])])), topics, data: log.data };
+          } catch {
+            // an event the ABI does not describe: shown raw
+          }
+          return { name: null, args: null, topics, data: log.data };
+        });
+        return { signature: fn.format(), transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from, events };
       } finally {
         rpc.destroy();
       }
     },
   };
 }
-

@@ -39,7 +39,7 @@ export interface EvmContractDeployed {
 }
 
 /** What a user of a priced network does to let a key deploy. */
-function fundingHint(networkName: string, address: string): string {
+export function fundingHint(networkName: string, address: string): string {
   return `Network ${networkName} is priced (min_gas_price above 0): fund ${address} by naming it in genesis.accounts with a balance, or with validatorBalance, when you create a network, or send it ether from a funded account of this network (a plain transfer). A network created without min_gas_price is free gas and needs no funds.`;
 }
 

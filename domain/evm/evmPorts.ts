@@ -81,8 +81,54 @@ export interface ContractDeployResult {
   from: string;
 }
 
+/** A function of a deployed contract, encoded with its ABI. */
+export interface ContractCallRequest {
+  rpcUrl: string;
+  chainId: number;
+  address: string;
+  abi: unknown[];
+  /** A function name, or its signature ("set(uint256)") when the name is overloaded. */
+  function: string;
+  args: unknown[];
+}
+
+export interface ContractQueryResult {
+  /** The function's signature, e.g. get(). */
+  signature: string;
+  /** Decoded return values as JSON (integers as decimal strings, bytes and addresses as hex). */
+  result: unknown[];
+  /** The raw return data, hex. */
+  raw: string;
+}
+
+/** A transaction to a contract, signed like a deployment by a key the service holds. */
+export interface ContractInvokeRequest extends ContractCallRequest {
+  providerId: number;
+  keyHandle: string;
+  publicKeyPem: string;
+  from: string;
+  gasLimit: bigint | null;
+  timeoutMs: number;
+  gas: { free: boolean; minGasPrice: bigint };
+  fundingHint: string;
+}
+
+export interface ContractInvokeResult {
+  signature: string;
+  transactionHash: string;
+  blockNumber: number;
+  gasUsed: string;
+  from: string;
+  /** Events the contract emitted, decoded with its ABI (unknown ones as topics and data). */
+  events: Array<{ name: string | null; args: Record<string, unknown> | null; topics: string[]; data: string }>;
+}
+
 export interface EvmContractDeployer {
   deploy(req: ContractDeployRequest): Promise<ContractDeployResult>;
+  /** Runs a function without a transaction (eth_call): its decoded return values; a revert is a 400 with the reason. */
+  query(req: ContractCallRequest): Promise<ContractQueryResult>;
+  /** Sends a transaction calling a function and waits for its receipt; a revert is a 400 with the reason. */
+  invoke(req: ContractInvokeRequest): Promise<ContractInvokeResult>;
 }
 
 export interface EvmDefaults {

@@ -33,13 +33,26 @@ export type LedgerXNetworkEvent =
   | DomainEvent<'LedgerXNetworkCreated', LedgerXNetworkCreatedData>
   | DomainEvent<'LedgerXOrdererGroupJoined', { networkId: number; nodeId: number; partyId: number; at: string }>
   | DomainEvent<'LedgerXCommitterJoined', { networkId: number; nodeId: number; organizationId: number; mspId: string; at: string }>
-  | DomainEvent<'LedgerXNetworkDeleted', { networkId: number; name: string; at: string }>;
+  | DomainEvent<'LedgerXNetworkDeleted', { networkId: number; name: string; at: string }>
+  // A namespace committed on the ledger through the service (the ledger holds it; this is its record for the audit log).
+  | DomainEvent<'LedgerXNamespaceCreated', LedgerXNamespaceCreatedData>;
+
+export interface LedgerXNamespaceCreatedData {
+  networkId: number;
+  /** The namespace's name (the audit entry's resource name). */
+  name: string;
+  txId: string;
+  blockNumber: number;
+  policyType: string;
+  at: string;
+}
 
 export type LedgerXNetworkCommand =
   | ({ type: 'CreateLedgerXNetwork' } & Omit<LedgerXNetworkCreatedData, 'platform'>)
   | { type: 'RecordLedgerXOrdererGroupJoined'; networkId: number; nodeId: number; at: string }
   | { type: 'RecordLedgerXCommitterJoined'; networkId: number; nodeId: number; organizationId: number; mspId: string; at: string }
-  | { type: 'DeleteLedgerXNetwork'; networkId: number; at: string };
+  | { type: 'DeleteLedgerXNetwork'; networkId: number; at: string }
+  | ({ type: 'RecordLedgerXNamespaceCreated' } & LedgerXNamespaceCreatedData);
 
 interface NetworkState {
   name: string;
@@ -75,6 +88,8 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
         const { [e.data.networkId]: _gone, ...rest } = s.networks;
         return { networks: rest };
       }
+      case 'LedgerXNamespaceCreated':
+        return s;
       default:
         return assertNever(e);
     }
@@ -105,6 +120,11 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
       case 'DeleteLedgerXNetwork': {
         const n = existing(s, c.networkId);
         return [{ type: 'LedgerXNetworkDeleted', data: { networkId: c.networkId, name: n.name, at: c.at } }];
+      }
+      case 'RecordLedgerXNamespaceCreated': {
+        existing(s, c.networkId);
+        const { type: _t, ...data } = c;
+        return [{ type: 'LedgerXNamespaceCreated', data }];
       }
       default:
         return assertNever(c);

@@ -75,6 +75,7 @@ const definitions = {
   CHAINCODE_MANAGE: ['Deploy, install, approve, commit and create chaincode', O],
   CHAINCODE_INVOKE: ['Invoke or query chaincode (signs a proposal with an organization identity)', O],
   CONTRACT_DEPLOY: ['Deploy an EVM smart contract', O],
+  CONTRACT_INVOKE: ['Call a deployed EVM smart contract: query a function (eth_call) or send a transaction signed by a key the service holds', O],
   METRICS_READ: ['Read metrics defaults, status and node metrics', OV],
   METRICS_MANAGE: ['Deploy, undeploy, start and stop the metrics stack', O],
   PLUGIN_READ: ['List and read plugins', OV],
@@ -313,6 +314,12 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${lxId}/genesis`, { GET: 'NETWORK_READ' }],
   [`${lxId}/orderer-groups/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
   [`${lxId}/committers/{nodeId}/join`, { POST: 'NETWORK_UPDATE' }],
+  [`${lxId}/namespaces`, { GET: 'LEDGER_READ', POST: 'NETWORK_UPDATE' }],
+  [`${lxId}/info`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/blocks`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/blocks/{blockNum}`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/transactions/{txId}`, { GET: 'LEDGER_READ' }],
+  [`${lxId}/map`, { GET: 'NETWORK_READ' }],
   // Records a channel a peer instance shares (its block 0), so this instance's peers can join it.
   ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
   // Channel config updates signed across instances (sharing.proposal.*, sharing.signature.*).
@@ -323,6 +330,10 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).
   ['/networks/evm/{id}/contracts', { GET: 'NETWORK_READ' }],
+  // Calling a contract deployed through the service, like chaincode invoke and query (one permission for
+  // both, as CHAINCODE_INVOKE): a query runs a function without a transaction, an invoke is signed.
+  ['/sc/evm/contracts/{contractId}/query', { POST: 'CONTRACT_INVOKE' }],
+  ['/sc/evm/contracts/{contractId}/invoke', { POST: 'CONTRACT_INVOKE' }],
   // How to sign in (OIDC and/or local passwords) and the OIDC code flow: before any identity exists.
   ['/auth/providers', { GET: PUBLIC }],
   ['/auth/oidc/login', { GET: PUBLIC }],

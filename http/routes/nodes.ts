@@ -10,7 +10,7 @@ import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { nodeAggregate, nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization } from '../../projections/organizations.ts';
@@ -80,6 +80,9 @@ const LEDGERX_ONLY = Object.keys(LedgerXConfig);
 const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
 const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
+const NODE_STATUSES = ['created', 'starting', 'running', 'stopping', 'stopped', 'error', 'down'] as const satisfies readonly NodeStatus[];
+/** The list filter on a node's status: the server pages the matching nodes only, so a console with thousands of nodes fetches one page. */
+const StatusFilter = Type.Optional(Type.Union(NODE_STATUSES.map((s) => Type.Literal(s)), { description: 'only nodes in this status (the node read shape\'s status); the total counts the matching nodes' }));
 
 const EVENT_NAMES: Record<string, string> = {
   NodeCreated: 'node.created',
@@ -147,10 +150,10 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
 };
 
 /** One page of nodes, of one platform or all, as the health monitor last saw them: no node is probed inside the request. */
-async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number }, platform: string | undefined) {
+async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number; status?: string }, platform: string | undefined) {
   const limit = query.limit ?? deps.config.defaultPageSize;
   const offset = query.offset ?? 0;
-  const r = await listNodes(deps.pool, { limit, offset, platform });
+  const r = await listNodes(deps.pool, { limit, offset, platform, status: query.status });
   const readings = await lastReadings(deps, r.items);
   const views = r.items.map((n) => (n.platform === 'LEDGERX' ? ledgerXNodeView(deps, n, { observation: readings.get(n.id) ?? null }) : n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
   return page(await Promise.all(views), r.total, limit, offset);
@@ -206,7 +209,7 @@ export const nodeRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/nodes', summary: 'List nodes, with what the health monitor last saw of each (evm: last_probe); no node is probed inside the request', tags, permission: 'NODE_READ',
-    query: Type.Object({ ...PageQuery, platform: Type.Optional(Platform) }, { additionalProperties: false }),
+    query: Type.Object({ ...PageQuery, platform: Type.Optional(Platform), status: StatusFilter }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
     async handler({ deps, query }) {
       return { body: await nodePage(deps, query, query.platform) };
@@ -215,7 +218,7 @@ export const nodeRoutes = [
   defineRoute({
     method: 'get', path: '/nodes/platform/:platform', summary: 'List nodes of one platform, as the health monitor last saw them', tags, permission: 'NODE_READ',
     params: Type.Object({ platform: Platform }, { additionalProperties: false }),
-    query: Type.Object(PageQuery, { additionalProperties: false }),
+    query: Type.Object({ ...PageQuery, status: StatusFilter }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of nodes', schema: Page(AnyNodeView) } },
     async handler({ deps, params, query }) {
       return { body: await nodePage(deps, query, params.platform) };
@@ -289,7 +292,17 @@ export const nodeRoutes = [
   defineRoute({
     method: 'post', path: '/nodes/:id/certificates/renew', summary: 'Reissue a consortium node\'s identity and TLS certificates from its organization\'s CAs and restart it', tags, permission: 'CERTIFICATE_RENEW', params: IdParam,
     description: 'Same keys, new validity; the TLS certificate carries the node\'s current hostname, external endpoint and domainNames. A running node is restarted so that it serves the new certificates (certificate.renewed per certificate). Evm nodes have no certificates (400).',
-    responses: { 200: { description: 'the renewed certificates and the node after its restart' }, 400: { description: 'not a consortium node' }, 404: { description: 'no such node' } },
+    responses: {
+      200: {
+        description: 'the renewed certificates and the node after its restart',
+        schema: Type.Object({
+          certificates: Type.Array(Type.Object({ key_id: Type.Integer(), purpose: Type.String({ description: 'the key\'s purpose (identity, tls)' }), serial_number: Type.String(), not_after: Type.String() })),
+          node: AnyNodeView,
+        }),
+      },
+      400: { description: 'not a consortium node' },
+      404: { description: 'no such node' },
+    },
     async handler(input) {
       const certificates = await renewNodeCertificates(input, input.params.id);
       return { body: { certificates, node: await settledView(input, input.params.id) } };

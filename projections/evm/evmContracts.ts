@@ -45,3 +45,8 @@ export async function listEvmContracts(pool: pg.Pool, networkId: number, limit =
   const total = r.rows[0] ? Number(r.rows[0].total) : Number((await pool.query('SELECT count(*) AS n FROM evm_contracts WHERE network_id = $1', [networkId])).rows[0].n);
   return { items: r.rows.map(row), total };
 }
+
+export async function getEvmContract(pool: pg.Pool, id: number): Promise<EvmContractRow | null> {
+  const r = await pool.query('SELECT * FROM evm_contracts WHERE id = $1', [id]);
+  return r.rows[0] ? row(r.rows[0]) : null;
+}

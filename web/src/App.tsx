@@ -25,6 +25,7 @@ const Plugins = lazy(() => import('./pages/plugins/Plugins'));
 const Organizations = lazy(() => import('./pages/keys/Organizations'));
 const Users = lazy(() => import('./pages/users/Users'));
 const Settings = lazy(() => import('./pages/settings/Settings'));
+const MetricsStack = lazy(() => import('./pages/metrics/MetricsStack'));
 
 export function App() {
   const me = useMe();
@@ -54,6 +55,7 @@ export function App() {
             <Route path="/organizations" element={<Organizations />} />
             <Route path="/users" element={<Users />} />
             <Route path="/settings" element={<Settings />} />
+            <Route path="/metrics" element={<MetricsStack />} />
             <Route path="*" element={<NotFound />} />
           </Routes>
         </Suspense>

@@ -8,6 +8,7 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/nodes', label: 'Nodes', permission: 'NODE_READ' },
   { to: '/organizations', label: 'Organizations and keys', permission: 'ORGANIZATION_READ' },
   { to: '/backups', label: 'Backups', permission: 'BACKUP_READ' },
+  { to: '/metrics', label: 'Metrics', permission: 'METRICS_READ' },
   { to: '/plugins', label: 'Plugins', permission: 'PLUGIN_READ' },
   { to: '/webhooks', label: 'Webhooks', permission: 'system:configure' },
   { to: '/audit', label: 'Audit', permission: 'SYSTEM_MONITOR' },

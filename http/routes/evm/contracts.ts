@@ -4,8 +4,21 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { deployEvmContract } from '../../../application/evm/evmContractDeploy.ts';
+import { invokeEvmContract, queryEvmContract } from '../../../application/evm/evmContractCall.ts';
 
 const tags = ['smart contracts'];
+const ContractParam = Type.Object({ contractId: Type.Integer({ minimum: 1, description: 'a contract id of GET /networks/evm/{id}/contracts' }) }, { additionalProperties: false });
+const CallFields = {
+  function: Type.String({ minLength: 1, maxLength: 1000, description: 'a function of the contract\'s recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded' }),
+  args: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100, description: 'the function\'s arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays)' })),
+  nodeId: Type.Optional(Type.Integer({ minimum: 1, description: 'node of the contract\'s network to call through (default: a running node of the network)' })),
+};
+const Events = Type.Array(Type.Object({
+  name: Type.Union([Type.String(), Type.Null()], { description: 'the event, when the ABI describes it' }),
+  args: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  topics: Type.Array(Type.String()),
+  data: Type.String(),
+}));
 
 export const contractRoutes = [
   defineRoute({
@@ -28,6 +41,41 @@ export const contractRoutes = [
       const { network_id, ...body } = input.body;
       const r = await deployEvmContract(input, { ...body, networkId: body.networkId ?? network_id });
       return { body: { contract_id: r.contractId, name: r.name, address: r.address, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, network_id: r.networkId, node_id: r.nodeId } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/sc/evm/contracts/:contractId/query', summary: 'Run a function of a deployed contract without a transaction (eth_call) and answer its decoded return values', tags, permission: 'CONTRACT_INVOKE',
+    params: ContractParam,
+    body: Type.Object(CallFields, { additionalProperties: false }),
+    responses: {
+      200: { description: 'the decoded answer', schema: Type.Object({ contract_id: Type.Integer(), address: Type.String(), node_id: Type.Integer(), function: Type.String({ description: 'the signature called' }), result: Type.Array(Type.Unknown(), { description: 'return values in order (integers as decimal strings)' }), raw: Type.String({ description: 'return data, hex' }) }) },
+      400: { description: 'no such function in the ABI, arguments that do not match it, a contract deployed without an ABI, or the call reverted (with its reason)' },
+      404: { description: 'no such contract' },
+      409: { description: 'no running node of the network' },
+    },
+    async handler(input) {
+      const r = await queryEvmContract(input, input.params.contractId, input.body);
+      return { body: { contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, result: r.result, raw: r.raw } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/sc/evm/contracts/:contractId/invoke', summary: 'Send a transaction calling a function of a deployed contract, signed by a key held in a key provider; answers once the receipt is in', tags, permission: 'CONTRACT_INVOKE',
+    params: ContractParam,
+    body: Type.Object({
+      ...CallFields,
+      from: Type.Optional(Type.String({ maxLength: 42, description: 'address of a key the service holds for this network (default: its first validator key)' })),
+      gasLimit: Type.Optional(Type.Integer({ minimum: 21000, maximum: 1_000_000_000 })),
+      timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
+    }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'mined: transaction hash, block, gas used, the events emitted', schema: Type.Object({ contract_id: Type.Integer(), address: Type.String(), node_id: Type.Integer(), function: Type.String(), transaction_hash: Type.String(), block_number: Type.Integer(), gas_used: Type.String(), from: Type.String(), events: Events }) },
+      400: { description: 'no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason)' },
+      404: { description: 'no such contract' },
+      409: { description: 'no running node of the network' },
+    },
+    async handler(input) {
+      const r = await invokeEvmContract(input, input.params.contractId, input.body);
+      return { body: { contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, events: r.events } };
     },
   }),
 ];

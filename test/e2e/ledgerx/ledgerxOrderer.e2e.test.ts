@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { generateKeyPairSync } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import net from 'node:net';
@@ -135,6 +136,12 @@ t('a network is created with a genesis block the service built (orderer type arm
   const members = (await api('GET', `/networks/ledgerx/${network.id}/nodes`)).json.items;
   assert.is(members.length, 5);
   assert.is((await api('GET', `/networks/ledgerx/${network.id}`)).json.nodes[0].joined, true);
+  // No committer yet: the explorer and namespaces say so (409), never a 500.
+  for (const [method, p, body] of [['GET', 'info'], ['GET', 'blocks'], ['GET', 'namespaces'], ['POST', 'namespaces', { name: 'early' }]] as const) {
+    const r = await api(method, `/networks/ledgerx/${network.id}/${p}`, body);
+    assert.is(r.status, 409, `${method} ${p}: ${r.text}`);
+    assert.is(r.json.code, 'NO_RUNNING_COMMITTER');
+  }
 });
 
 t('a role killed from outside is reported down (node.downtime) and recovers after a start (node.recovery)', async () => {
@@ -209,6 +216,185 @@ t('a committer (five services, its database made in the service\'s PostgreSQL) j
   console.log(`  loadgen saw ${seen} COMMITTED; the coordinator counts ${total} committed (config block + namespace + 300 transactions)${invalid ? `, ${invalid[1]} with an invalid signature` : ''}; loadgen log: ${path.join(work, 'loadgen.log')}`);
   assert.ok(total >= 302, `the coordinator counts ${total} committed transactions; loadgen's last lines: ${out.split('\n').slice(-5).join(' | ')}`);
   assert.ok(seen >= 300, `loadgen saw ${seen} COMMITTED`);
+});
+
+t('the explorer: chain info, blocks newest first and chained, loadgen\'s transactions COMMITTED in the explorer and in the committer\'s own database', async () => {
+  const info = await api('GET', `/networks/ledgerx/${network.id}/info`);
+  assert.is(info.status, 200, info.text);
+  const height = info.json.height;
+  assert.ok(height >= 2, `height ${height}: the genesis block and loadgen's blocks`);
+  assert.is(info.json.committer.node_id, committer.id);
+  assert.is(info.json.config_version, 0);
+  const page = await api('GET', `/networks/ledgerx/${network.id}/blocks?limit=3`);
+  assert.is(page.status, 200, page.text);
+  assert.is(page.json.total, height);
+  assert.equal(page.json.items.map((b: any) => b.number), [height - 1, height - 2, height - 3].filter((n) => n >= 0));
+  assert.is(page.json.items[0].hash, info.json.current_block_hash, 'the newest block\'s header hash is the chain info\'s');
+  for (let i = 0; i + 1 < page.json.items.length; i++) assert.is(page.json.items[i].previous_hash, page.json.items[i + 1].hash, 'each block names the previous one\'s hash');
+  const oldest = await api('GET', `/networks/ledgerx/${network.id}/blocks?limit=1&offset=${height - 1}`);
+  assert.equal(oldest.json.items.map((b: any) => b.number), [0]);
+  const genesis = await api('GET', `/networks/ledgerx/${network.id}/blocks/0`);
+  assert.is(genesis.status, 200, genesis.text);
+  assert.is(genesis.json.transactions[0].type, 'CONFIG');
+
+  if (!(await fabricXProgram('loadgen'))) return;
+  // Every transaction of every block, as the explorer shows it.
+  const all: any[] = [];
+  for (let n = 0; n < height; n++) {
+    const b = await api('GET', `/networks/ledgerx/${network.id}/blocks/${n}`);
+    assert.is(b.status, 200, b.text);
+    all.push(...b.json.transactions.map((t: any) => ({ ...t, block: n })));
+  }
+  const committedIds = all.filter((t) => t.status === 'COMMITTED').map((t) => t.id);
+  assert.ok(committedIds.length >= 300, `${committedIds.length} COMMITTED transactions in the explorer's blocks`);
+  // The same transactions in the committer's database (tx_status: status 1 is COMMITTED), read
+  // directly with the service's own PostgreSQL user, not through the service.
+  if (server.databaseUrl) {
+    const url = new URL(server.databaseUrl);
+    url.pathname = `/${committer.ledgerXCommitter.database.name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      const rows = (await client.query("SELECT convert_from(tx_id, 'UTF8') AS id, status FROM tx_status")).rows;
+      const inDb = new Map(rows.map((r) => [r.id as string, Number(r.status)]));
+      for (const id of committedIds) assert.is(inDb.get(id), 1, `tx ${id} COMMITTED in the committer's database`);
+      assert.is(rows.filter((r) => Number(r.status) === 1).length, committedIds.length, 'as many COMMITTED in the database as in the blocks');
+      console.log(`  explorer: height ${height}, ${committedIds.length} COMMITTED transactions, all with status 1 in ${committer.ledgerXCommitter.database.name}.tx_status`);
+    } finally {
+      await client.end();
+    }
+  }
+  const sample = all.find((t) => t.status === 'COMMITTED' && t.namespaces.some((ns: any) => ns.ns_id === '0'));
+  assert.ok(sample, 'a loadgen transaction on its namespace "0"');
+  const tx = await api('GET', `/networks/ledgerx/${network.id}/transactions/${sample.id}`);
+  assert.is(tx.status, 200, tx.text);
+  assert.is(tx.json.status, 'COMMITTED');
+  assert.is(tx.json.status_code, 1);
+  assert.is(tx.json.block_number, sample.block);
+  assert.is(tx.json.type, 'MESSAGE');
+  assert.is(tx.json.creator_msp_id, org.mspId);
+  // loadgen's namespace, created by its own _meta transaction with an ECDSA key policy.
+  const listed = await api('GET', `/networks/ledgerx/${network.id}/namespaces`);
+  assert.is(listed.status, 200, listed.text);
+  const ns0 = listed.json.items.find((n: any) => n.name === '0');
+  assert.ok(ns0, listed.text);
+  assert.is(ns0.policy.type, 'THRESHOLD');
+  assert.is(ns0.policy.scheme, 'ECDSA');
+});
+
+t('a namespace is created by a meta-namespace transaction the service signs: committed, listed, and its table made in the committer\'s database', async () => {
+  const r = await api('POST', `/networks/ledgerx/${network.id}/namespaces`, { name: 'assets' });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.status, 'COMMITTED');
+  assert.is(r.json.namespace.name, 'assets');
+  assert.equal(r.json.namespace.policy, { type: 'MSP', principals: [{ msp_id: org.mspId, role: 'member' }], signatures_required: 1 });
+  const listed = (await api('GET', `/networks/ledgerx/${network.id}/namespaces`)).json.items;
+  assert.ok(listed.some((n: any) => n.name === 'assets' && n.version === 0), JSON.stringify(listed));
+  const tx = await api('GET', `/networks/ledgerx/${network.id}/transactions/${r.json.tx_id}`);
+  assert.is(tx.status, 200, tx.text);
+  assert.is(tx.json.status, 'COMMITTED');
+  assert.is(tx.json.block_number, r.json.block_number);
+  assert.equal(tx.json.namespaces.map((n: any) => [n.ns_id, n.keys]), [['_meta', ['assets']]]);
+  const block = await api('GET', `/networks/ledgerx/${network.id}/blocks/${r.json.block_number}`);
+  assert.ok(block.json.transactions.some((t: any) => t.id === r.json.tx_id && t.status === 'COMMITTED'));
+  if (server.databaseUrl) {
+    const url = new URL(server.databaseUrl);
+    url.pathname = `/${committer.ledgerXCommitter.database.name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    try {
+      assert.is((await client.query("SELECT 1 FROM ns__meta WHERE key = convert_to('assets', 'UTF8')")).rowCount, 1, 'the policy row in the meta-namespace');
+      assert.is((await client.query("SELECT 1 FROM pg_tables WHERE tablename = 'ns_assets'")).rowCount, 1, 'the namespace\'s table');
+    } finally {
+      await client.end();
+    }
+  }
+  // Its record for the audit log (the ledger holds the namespace itself).
+  const audit = (await api('GET', '/audit-logs?limit=200&days=1')).json.items;
+  assert.ok(audit.some((e: any) => e.event_type === 'LedgerXNamespaceCreated' && e.resource_name === 'assets' && e.action === 'CREATE'), 'audited');
+  // A second one with an ECDSA key policy.
+  const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const keyed = await api('POST', `/networks/ledgerx/${network.id}/namespaces`, { name: 'keyed_1', policy: { type: 'THRESHOLD', scheme: 'ECDSA', publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() } });
+  assert.is(keyed.status, 201, keyed.text);
+  assert.is(keyed.json.namespace.policy.type, 'THRESHOLD');
+});
+
+t('bad input to the explorer and namespaces: 4xx with the one error shape, never a 500', async () => {
+  const id = network.id;
+  const cases: [string, string, unknown, number, string?][] = [
+    ['GET', '/networks/ledgerx/999999/info', undefined, 404],
+    ['GET', '/networks/ledgerx/999999/blocks', undefined, 404],
+    ['GET', '/networks/ledgerx/999999/blocks/0', undefined, 404],
+    ['GET', '/networks/ledgerx/999999/transactions/abc', undefined, 404],
+    ['GET', '/networks/ledgerx/999999/namespaces', undefined, 404],
+    ['POST', '/networks/ledgerx/999999/namespaces', { name: 'x' }, 404],
+    ['GET', '/networks/ledgerx/999999/map', undefined, 404],
+    ['GET', `/networks/ledgerx/${id}/blocks/999999`, undefined, 404],
+    ['GET', `/networks/ledgerx/${id}/blocks/-1`, undefined, 400],
+    ['GET', `/networks/ledgerx/${id}/blocks/abc`, undefined, 400],
+    ['GET', `/networks/ledgerx/${id}/blocks?limit=0`, undefined, 400],
+    ['GET', `/networks/ledgerx/${id}/blocks/99999999999999999999`, undefined, 400],
+    ['GET', `/networks/ledgerx/${id}/blocks?offset=99999999999`, undefined, 200],
+    ['GET', `/networks/ledgerx/${id}/transactions/${'0'.repeat(64)}`, undefined, 404],
+    ['GET', `/networks/ledgerx/${id}/transactions/${encodeURIComponent("x' OR 1=1 --")}`, undefined, 400],
+    ['GET', `/networks/ledgerx/${id}/transactions/${'a'.repeat(129)}`, undefined, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'assets' }, 409, 'NAMESPACE_EXISTS'],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'Bad-Name' }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: '_meta' }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'x'.repeat(61) }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: '' }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, {}, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'n1', extra: 1 }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'n1', policy: { type: 'MSP', organizations: ['NoSuchMSP'] } }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'n1', policy: { type: 'MSP', signaturesRequired: 2 } }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'n1', policy: { type: 'THRESHOLD', scheme: 'ECDSA', publicKey: 'not a key' } }, 400],
+    ['POST', `/networks/ledgerx/${id}/namespaces`, { name: 'n1', policy: { type: 'RSA' } }, 400],
+  ];
+  for (const [method, p, body, status, code] of cases) {
+    const r = await api(method as 'GET', p, body);
+    assert.is(r.status, status, `${method} ${p} ${JSON.stringify(body) ?? ''}: ${r.text}`);
+    if (status === 200) {
+      assert.equal(r.json.items, [], 'a page past the oldest block is empty');
+      continue;
+    }
+    assert.type(r.json?.message, 'string', `${p}: the error body`);
+    assert.type(r.json?.code, 'string', `${p}: the error body`);
+    if (code) assert.is(r.json.code, code);
+  }
+  assert.not.ok((await api('GET', `/networks/ledgerx/${id}/namespaces`)).json.items.some((n: any) => n.name === 'n1'), 'nothing created by a refused request');
+});
+
+t('the map and the platform list: the organization, its orderer group with its four roles, its committer with its five services, their endpoints and status', async () => {
+  const map = await api('GET', `/networks/ledgerx/${network.id}/map`);
+  assert.is(map.status, 200, map.text);
+  assert.is(map.json.organizations.length, 1);
+  const o = map.json.organizations[0];
+  assert.is(o.msp_id, org.mspId);
+  assert.is(o.orderer_groups.length, 1);
+  const g = o.orderer_groups[0];
+  assert.is(g.node_id, group.id);
+  assert.is(g.party_id, 1);
+  assert.is(g.joined, true);
+  assert.equal(g.roles.map((r: any) => r.role), ['router', 'batcher', 'consenter', 'assembler']);
+  for (const r of g.roles) {
+    assert.is(r.status, 'running', `${r.role}`);
+    assert.is(r.metrics_url, group.ledgerXOrdererGroup[`${r.role}MetricsUrl`]);
+    assert.is(r.endpoint, `127.0.0.1:${group.ledgerXOrdererGroup[`${r.role}Port`]}`);
+  }
+  assert.equal(o.committers[0].services.map((r: any) => r.role), ['sidecar', 'coordinator', 'vc', 'verifier', 'query']);
+  for (const r of o.committers[0].services) assert.is(r.status, 'running', r.role);
+  assert.equal(map.json.endpoints.broadcast, [`127.0.0.1:${group.ledgerXOrdererGroup.routerPort}`]);
+  assert.equal(map.json.endpoints.deliver, [`127.0.0.1:${group.ledgerXOrdererGroup.assemblerPort}`]);
+  assert.equal(map.json.endpoints.committed_blocks, [`127.0.0.1:${committer.ledgerXCommitter.sidecarPort}`]);
+
+  const listed = (await api('GET', '/nodes/platform/LEDGERX?limit=100')).json;
+  assert.is(listed.total, 11, 'two groups and their 4 + 5 role nodes');
+  const byId = new Map(listed.items.map((n: any) => [n.id, n]));
+  assert.is((byId.get(group.id) as any).nodeType, 'LEDGERX_ORDERER_GROUP');
+  assert.is((byId.get(committer.id) as any).nodeType, 'LEDGERX_COMMITTER');
+  for (const { role, nodeId } of group.ledgerXOrdererGroup.roles) assert.is((byId.get(nodeId) as any)?.nodeType, `LEDGERX_ORDERER_${role.toUpperCase()}`);
+  for (const { role, nodeId } of committer.ledgerXCommitter.roles) assert.is((byId.get(nodeId) as any)?.nodeType, `LEDGERX_COMMITTER_${role.toUpperCase()}`);
+  for (const n of listed.items) assert.is(n.platform, 'LEDGERX');
 });
 
 t('the service restarts and the roles keep running (same processes) and are still watched', async () => {

@@ -24,14 +24,16 @@ export class ApiError extends Error {
     message: string,
     readonly details: Array<{ field: string; message: string }> = [],
     readonly retryAfter: number | null = null,
+    /** Extra facts the API gives with some errors (e.g. the organizations whose signatures are missing). */
+    readonly context: Record<string, unknown> = {},
   ) {
     super(message);
   }
 
   static from(response: Response, body: unknown): ApiError {
-    const b = (body && typeof body === 'object' ? body : {}) as { code?: string; message?: string; details?: Array<{ field: string; message: string }> };
+    const b = (body && typeof body === 'object' ? body : {}) as { code?: string; message?: string; details?: Array<{ field: string; message: string }>; context?: Record<string, unknown> };
     const retry = Number(response.headers.get('retry-after'));
-    return new ApiError(response.status, b.code ?? `HTTP_${response.status}`, b.message ?? (response.statusText || `HTTP ${response.status}`), b.details ?? [], Number.isFinite(retry) && retry > 0 ? retry : null);
+    return new ApiError(response.status, b.code ?? `HTTP_${response.status}`, b.message ?? (response.statusText || `HTTP ${response.status}`), b.details ?? [], Number.isFinite(retry) && retry > 0 ? retry : null, b.context && typeof b.context === 'object' ? b.context : {});
   }
 }
 

@@ -27,6 +27,19 @@ export function useAllNodes(platform?: 'CONSORTIUM' | 'EVM' | 'LEDGERX') {
   });
 }
 
+export const NODE_STATUSES = ['created', 'starting', 'running', 'stopping', 'stopped', 'error', 'down'] as const;
+export type NodeStatusFilter = (typeof NODE_STATUSES)[number];
+
+/** One page of nodes, filtered by the server (GET /nodes?platform=&status=), polled. */
+export function useNodePage(f: { platform?: 'CONSORTIUM' | 'EVM' | 'LEDGERX'; status?: NodeStatusFilter; limit: number; offset: number }) {
+  return useQuery({
+    queryKey: ['nodes', 'page', f.platform ?? '', f.status ?? '', f.limit, f.offset],
+    refetchInterval: POLL_MS,
+    placeholderData: (previous) => previous,
+    queryFn: () => unwrap(api.GET('/api/v1/nodes', { params: { query: { limit: f.limit, offset: f.offset, ...(f.platform ? { platform: f.platform } : {}), ...(f.status ? { status: f.status } : {}) } } })),
+  });
+}
+
 export function useEvmNetworks() {
   return useQuery({
     queryKey: ['networks', 'evm'],

@@ -1726,6 +1726,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx/{id}/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Committed blocks, newest first (limit, offset)
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/blocks/{blockNum}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One committed block with its transactions and their statuses
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdBlocksBlockNum"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/ledgerx/{id}/committers/{nodeId}/join": {
         parameters: {
             query?: never;
@@ -1766,6 +1806,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx/{id}/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Chain information: height, newest and previous block hash, config version, the committer read from
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organizations, their orderer groups (roles) and committers (services), endpoints and status
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxIdMap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's namespaces and their endorsement policies (from a joined committer's query service)
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdNamespaces"];
+        put?: never;
+        /**
+         * Create a namespace: a meta-namespace transaction carrying its endorsement policy, endorsed by the channel's organizations' admins, sent through a router and awaited until committed
+         * @description The transaction writes the namespace's policy under its name in the meta-namespace "_meta" (fabric-x-committer 1.0.x); the meta-namespace's own policy is the channel's LifecycleEndorsement, so every organization of the channel endorses with its admin key (held by the service's key provider). The answer comes once the committer gave the transaction its status (up to 60 s).
+         *
+         *     Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksLedgerxIdNamespaces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/ledgerx/{id}/nodes": {
         parameters: {
             query?: never;
@@ -1800,6 +1906,26 @@ export interface paths {
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksLedgerxIdOrdererGroupsNodeIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/{id}/transactions/{txId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One transaction: its commit status from the query service (COMMITTED or the committer's reason), its block and content
+         * @description Permission: `LEDGER_READ`.
+         */
+        get: operations["getNetworksLedgerxIdTransactionsTxId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2968,6 +3094,46 @@ export interface paths {
          * @description Permission: `CHAINCODE_MANAGE`.
          */
         post: operations["postScConsortiumPeerPeerIdChaincodeInstall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/contracts/{contractId}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a transaction calling a function of a deployed contract, signed by a key held in a key provider; answers once the receipt is in
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdInvoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/contracts/{contractId}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a function of a deployed contract without a transaction (eth_call) and answer its decoded return values
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmContractsContractIdQuery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12471,6 +12637,209 @@ export interface operations {
             };
         };
     };
+    getNetworksLedgerxIdBlocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of blocks; total is the height */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description transactions the committer marked COMMITTED */
+                            committed_count: number;
+                            data_hash: string;
+                            hash: string;
+                            number: number;
+                            previous_hash: string;
+                            timestamp: string | null;
+                            transaction_count: number;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksLedgerxIdBlocksBlockNum: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                blockNum: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the block */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description transactions the committer marked COMMITTED */
+                        committed_count: number;
+                        data_hash: string;
+                        hash: string;
+                        number: number;
+                        previous_hash: string;
+                        timestamp: string | null;
+                        transaction_count: number;
+                        transactions: {
+                            creator_msp_id: string | null;
+                            id: string;
+                            namespaces: {
+                                blind_writes: number;
+                                /** @description the keys written, when printable (at most 20) */
+                                keys: string[];
+                                ns_id: string;
+                                ns_version: number;
+                                read_writes: number;
+                                reads_only: number;
+                            }[];
+                            status: string | null;
+                            timestamp: string | null;
+                            /** @description MESSAGE (a Fabric-X transaction) or CONFIG */
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, or a block past the height */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     postNetworksLedgerxIdCommittersNodeIdJoin: {
         parameters: {
             query?: never;
@@ -12695,6 +13064,462 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getNetworksLedgerxIdInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description chain info */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        committer: {
+                            name: string;
+                            node_id: number;
+                            query_endpoint: string;
+                            sidecar_endpoint: string;
+                        };
+                        /** @description the version of the channel's config transaction (0 until a config update) */
+                        config_version: number;
+                        current_block_hash: string;
+                        height: number;
+                        network_id: number;
+                        previous_block_hash: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksLedgerxIdMap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the map */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        endpoints: {
+                            /** @description routers: where clients send transactions */
+                            broadcast: string[];
+                            /** @description committers' sidecars: committed blocks with each transaction's status (Deliver, BlockQueryService) */
+                            committed_blocks: string[];
+                            /** @description assemblers: ordered blocks */
+                            deliver: string[];
+                            /** @description committers' query services: state, namespace policies, transaction statuses */
+                            query: string[];
+                        };
+                        name: string;
+                        network_id: number;
+                        /** @constant */
+                        orderer_type: "arma";
+                        organizations: {
+                            committers: {
+                                external_ip: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                node_id: number;
+                                /** @description sidecar, coordinator, vc (validator-committer), verifier, query (query-service) */
+                                services: {
+                                    /** @description host:port of its gRPC service */
+                                    endpoint: string;
+                                    metrics_url: string | null;
+                                    monitoring_port: number;
+                                    name: string;
+                                    node_id: number;
+                                    role: string;
+                                    status: string;
+                                }[];
+                                /** @description the group's own status (its roles carry theirs) */
+                                status: string;
+                            }[];
+                            msp_id: string;
+                            orderer_groups: {
+                                external_ip: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                node_id: number;
+                                party_id: number | null;
+                                /** @description router, batcher, consenter, assembler */
+                                roles: {
+                                    /** @description host:port of its gRPC service */
+                                    endpoint: string;
+                                    metrics_url: string | null;
+                                    monitoring_port: number;
+                                    name: string;
+                                    node_id: number;
+                                    role: string;
+                                    status: string;
+                                }[];
+                                /** @description the group's own status (its roles carry theirs) */
+                                status: string;
+                            }[];
+                            organization_id: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksLedgerxIdNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description namespaces */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            name: string;
+                            policy: {
+                                principals?: {
+                                    msp_id: string;
+                                    role: string;
+                                }[];
+                                public_key?: string | null;
+                                scheme?: string;
+                                signatures_required?: number;
+                                /** @description MSP (signatures of organizations' members or admins), THRESHOLD (one key) or UNKNOWN */
+                                type: string;
+                            };
+                            /** @description the version of its policy in the meta-namespace */
+                            version: number;
+                        }[];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postNetworksLedgerxIdNamespaces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a-z, 0-9 and _ (fabric-x-committer keeps a namespace in the table ns_<name>); not _meta or _config */
+                    name: string;
+                    /** @description the namespace's endorsement policy; default: any member of the channel's organizations (MSP, 1 of n) */
+                    policy?: {
+                        /** @description mspIds of the channel's organizations (default: all of them) */
+                        organizations?: string[];
+                        /** @description whose signature counts (default member) */
+                        role?: "member" | "admin";
+                        /** @description how many of the organizations must endorse (default 1) */
+                        signaturesRequired?: number;
+                        /** @constant */
+                        type: "MSP";
+                    } | {
+                        /** @description the endorsing key, PEM (-----BEGIN PUBLIC KEY-----) */
+                        publicKey: string;
+                        /** @constant */
+                        scheme: "ECDSA";
+                        /** @constant */
+                        type: "THRESHOLD";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description the namespace, committed */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number;
+                        namespace: {
+                            name: string;
+                            policy: {
+                                principals?: {
+                                    msp_id: string;
+                                    role: string;
+                                }[];
+                                public_key?: string | null;
+                                scheme?: string;
+                                signatures_required?: number;
+                                /** @description MSP (signatures of organizations' members or admins), THRESHOLD (one key) or UNKNOWN */
+                                type: string;
+                            };
+                            /** @description the version of its policy in the meta-namespace */
+                            version: number;
+                        };
+                        status: string;
+                        tx_id: string;
+                    };
+                };
+            };
+            /** @description an invalid name or policy (an organization not in the channel, more signatures than organizations, a key that is no PEM public key) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the namespace exists (NAMESPACE_EXISTS), or no committer or router runs */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the router or the committer refused the transaction (its status named) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the committer gave no status within 60 s */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -13011,6 +13836,105 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getNetworksLedgerxIdTransactionsTxId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description the transaction id (Fabric-X tools write 64 hex digits) */
+                txId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number;
+                        creator_msp_id: string | null;
+                        id: string;
+                        namespaces: {
+                            blind_writes: number;
+                            /** @description the keys written, when printable (at most 20) */
+                            keys: string[];
+                            ns_id: string;
+                            ns_version: number;
+                            read_writes: number;
+                            reads_only: number;
+                        }[];
+                        /** @description committerpb.Status: COMMITTED, ABORTED_SIGNATURE_INVALID, ABORTED_MVCC_CONFLICT, MALFORMED_... */
+                        status: string;
+                        status_code: number;
+                        timestamp: string | null;
+                        tx_number: number;
+                        /** @description MESSAGE (a Fabric-X transaction) or CONFIG */
+                        type: string;
+                    };
+                };
+            };
+            /** @description a malformed transaction id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or transaction */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined committer runs its sidecar and query service (NO_RUNNING_COMMITTER) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the committer's sidecar or query service does not answer (LEDGERX_SERVICE_UNREACHABLE) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -13382,6 +14306,8 @@ export interface operations {
                 /** @description items to skip */
                 offset?: number;
                 platform?: "CONSORTIUM" | "EVM" | "LEDGERX";
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path?: never;
@@ -14592,7 +15518,208 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        certificates: {
+                            key_id: number;
+                            not_after: string;
+                            /** @description the key's purpose (identity, tls) */
+                            purpose: string;
+                            serial_number: string;
+                        }[];
+                        /** @description an evm node, a consortium node or a ledgerX node (see platform) */
+                        node: {
+                            /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
+                            block_height: number | null;
+                            /** @description besu or anvil (a single-node development chain) */
+                            client: string;
+                            config: {
+                                isBootnode: boolean;
+                                metricsPort: number | null;
+                                p2pPort: number;
+                                rpcHttpPort: number | null;
+                                rpcWsPort: number | null;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                metrics: string | null;
+                                p2p: string | null;
+                                rpc_http: string | null;
+                                rpc_ws: string | null;
+                            };
+                            /** @description process or docker */
+                            engine: string;
+                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            enode: string | null;
+                            error: string | null;
+                            id: number;
+                            /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
+                            last_probe: {
+                                /** @description when the health monitor took this reading */
+                                at: string;
+                                block_height: number | null;
+                                error: string | null;
+                                healthy_at: string | null;
+                                peer_count: number | null;
+                                /** @description healthy (answered), unreachable (running but did not answer in time) or not_running (its process or container is gone) */
+                                status: string;
+                            } | null;
+                            name: string;
+                            network_id: number | null;
+                            nodeType: string;
+                            /** @description as block_height */
+                            peer_count: number | null;
+                            platform: string;
+                            /** @description validator, fullnode or bootnode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                            validator_address: string | null;
+                        } | {
+                            /** @description a peer or orderer: the height of its highest ledger (its channels' heights are under networks; 0 before it joins one), from its operations endpoint's /metrics; GET /nodes/{id} reads it live, lists from the last probe; null while it is not running and for a chaincode server */
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                admin: string | null;
+                                chaincode: string | null;
+                                external: string;
+                                grpc: string;
+                                metrics: string | null;
+                                operations: string | null;
+                            };
+                            engine: string;
+                            error: string | null;
+                            /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
+                            healthy: boolean | null;
+                            id: number;
+                            identity_key_id: number | null;
+                            /** @description the health monitor's last reading: status, at, healthy_at, error */
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            msp_id: string;
+                            name: string;
+                            /** @description a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks) */
+                            network_id: number | null;
+                            networks: {
+                                block_height?: number | null;
+                                channel_name: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                network_id: number;
+                            }[];
+                            /** @description CONSORTIUM_PEER, CONSORTIUM_ORDERER or CONSORTIUM_CHAINCODE (a chaincode server) */
+                            nodeType: string;
+                            organization_id: number;
+                            /** @description a peer: the most peers its gossip knows on one channel; an orderer: the most other raft consenters active on one channel; read like block_height */
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "CONSORTIUM";
+                            /** @description peer, orderer or chaincode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            tls_key_id: number | null;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        } | {
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        };
+                    };
+                };
             };
             /** @description not a consortium node */
             400: {
@@ -15726,6 +16853,8 @@ export interface operations {
                 limit?: number;
                 /** @description items to skip */
                 offset?: number;
+                /** @description only nodes in this status (the node read shape's status); the total counts the matching nodes */
+                status?: "created" | "starting" | "running" | "stopping" | "stopped" | "error" | "down";
             };
             header?: never;
             path: {
@@ -20211,6 +21340,203 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postScEvmContractsContractIdInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description address of a key the service holds for this network (default: its first validator key) */
+                    from?: string;
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    gasLimit?: number;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                    /** @default 120 */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description mined: transaction hash, block, gas used, the events emitted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        block_number: number;
+                        contract_id: number;
+                        events: {
+                            args: {
+                                [key: string]: unknown;
+                            } | null;
+                            data: string;
+                            /** @description the event, when the ABI describes it */
+                            name: string | null;
+                            topics: string[];
+                        }[];
+                        from: string;
+                        function: string;
+                        gas_used: string;
+                        node_id: number;
+                        transaction_hash: string;
+                    };
+                };
+            };
+            /** @description no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postScEvmContractsContractIdQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a contract id of GET /networks/evm/{id}/contracts */
+                contractId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the decoded answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        contract_id: number;
+                        /** @description the signature called */
+                        function: string;
+                        node_id: number;
+                        /** @description return data, hex */
+                        raw: string;
+                        /** @description return values in order (integers as decimal strings) */
+                        result: unknown[];
+                    };
+                };
+            };
+            /** @description no such function in the ABI, arguments that do not match it, a contract deployed without an ABI, or the call reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such contract */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };

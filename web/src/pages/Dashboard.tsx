@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { useAllNodes, useConsortiumNetworks, useEvmNetworks } from '../api/queries';
 import { useSession } from '../session';
 import { Empty, ErrorState, Loading, QueryView } from '../components/states';
+import { DataTable } from '../components/DataTable';
 import { StatusBadge, When } from '../components/format';
 
 function countBy<T>(items: T[], key: (t: T) => string): Array<[string, number]> {
@@ -133,40 +134,21 @@ function RecentAudit() {
     <article className="card" aria-labelledby="recent-audit">
       <h2 id="recent-audit">Recent activity</h2>
       <QueryView q={q} what="Loading activity">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No audit entries yet.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">The ten latest audit entries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Resource</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((e) => (
-                  <tr key={e.id}>
-                    <td>
-                      <When at={e.timestamp} />
-                    </td>
-                    <td>{e.user}</td>
-                    <td>{e.action}</td>
-                    <td>
-                      {e.resource_type}
-                      {e.resource_name ? ` ${e.resource_name}` : e.resource_id ? ` #${e.resource_id}` : ''}
-                    </td>
-                    <td>{e.status}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <DataTable
+            caption="The ten latest audit entries"
+            empty="No audit entries yet."
+            rows={d.items}
+            rowKey={(e) => e.id}
+            columns={[
+              { header: 'When', cell: (e) => <When at={e.timestamp} /> },
+              { header: 'User', cell: (e) => e.user },
+              { header: 'Action', cell: (e) => e.action },
+              { header: 'Resource', cell: (e) => `${e.resource_type}${e.resource_name ? ` ${e.resource_name}` : e.resource_id ? ` #${e.resource_id}` : ''}` },
+              { header: 'Status', cell: (e) => e.status },
+            ]}
+          />
+        )}
       </QueryView>
       <p>
         <Link to="/audit">All audit entries</Link>

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
 import { cronInWords, nextCronRuns } from '../../components/cron';
@@ -42,58 +42,52 @@ export default function Backups() {
       <h2>Targets</h2>
       <ActionError error={run.error} />
       <QueryView q={targets} what="Loading targets">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No backup targets yet. A target is an S3-compatible bucket the service writes an encrypted, deduplicated repository to.</Empty>
-          ) : (
-            <DataTable
-              caption="Backup targets"
-              rows={d.items}
-              rowKey={(t) => t.id}
-              columns={[
-                { header: 'Name', cell: (t) => t.name },
-                { header: 'Bucket', cell: (t) => <code>{`${t.endpoint ?? 's3'}/${t.bucket_name}${t.bucket_path ? '/' + t.bucket_path : ''}`}</code> },
-                { header: 'Authentication', cell: (t) => t.auth_method },
-                { header: 'Reachable', cell: (t) => (t.reachable ? 'yes' : `no${t.last_error ? `: ${t.last_error}` : ''}`) },
-                {
-                  header: 'Actions',
-                  cell: (t) =>
-                    can('BACKUP_CREATE') ? (
-                      <button type="button" disabled={run.isPending} onClick={() => run.mutate(t.id)} aria-label={`Back up now to ${t.name}`}>
-                        Back up now
-                      </button>
-                    ) : null,
-                },
-              ]}
-            />
-          )
-        }
+        {(d) => (
+          <DataTable
+            empty="No backup targets yet. A target is an S3-compatible bucket the service writes an encrypted, deduplicated repository to."
+            caption="Backup targets"
+            rows={d.items}
+            rowKey={(t) => t.id}
+            columns={[
+              { header: 'Name', cell: (t) => t.name },
+              { header: 'Bucket', cell: (t) => <code>{`${t.endpoint ?? 's3'}/${t.bucket_name}${t.bucket_path ? '/' + t.bucket_path : ''}`}</code> },
+              { header: 'Authentication', cell: (t) => t.auth_method },
+              { header: 'Reachable', cell: (t) => (t.reachable ? 'yes' : `no${t.last_error ? `: ${t.last_error}` : ''}`) },
+              {
+                header: 'Actions',
+                cell: (t) =>
+                  can('BACKUP_CREATE') ? (
+                    <button type="button" disabled={run.isPending} onClick={() => run.mutate(t.id)} aria-label={`Back up now to ${t.name}`}>
+                      Back up now
+                    </button>
+                  ) : null,
+              },
+            ]}
+          />
+        )}
       </QueryView>
       <h2>Backups</h2>
       <QueryView q={backups} what="Loading backups">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No backups yet.</Empty>
-          ) : (
-            <>
-              <DataTable
-                caption="Backups, newest first"
-                rows={d.items}
-                rowKey={(b) => b.id}
-                columns={[
-                  { header: 'Id', cell: (b) => b.id },
-                  { header: 'Status', cell: (b) => <StatusBadge status={b.status} /> },
-                  { header: 'Target', cell: (b) => targets.data?.items.find((t) => t.id === b.target_id)?.name ?? `#${b.target_id}` },
-                  { header: 'Started', cell: (b) => <When at={b.started_at ?? b.created_at} /> },
-                  { header: 'Progress', cell: (b) => (b.progress ? `${Math.round(b.progress.percent_done * 100)} %` : b.duration_ms !== null ? `${(b.duration_ms / 1000).toFixed(1)} s` : '—') },
-                  { header: 'Size', cell: (b) => `${bytes(b.total_size)}${b.size_added !== null ? ` (+${bytes(b.size_added)})` : ''}` },
-                  { header: 'Error', cell: (b) => (b.error ? <span className="error-text">{b.error}</span> : '—') },
-                ]}
-              />
-              <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} />
-            </>
-          )
-        }
+        {(d) => (
+          <>
+            <DataTable
+              empty="No backups yet."
+              caption="Backups, newest first"
+              rows={d.items}
+              rowKey={(b) => b.id}
+              columns={[
+                { header: 'Id', cell: (b) => b.id },
+                { header: 'Status', cell: (b) => <StatusBadge status={b.status} /> },
+                { header: 'Target', cell: (b) => targets.data?.items.find((t) => t.id === b.target_id)?.name ?? `#${b.target_id}` },
+                { header: 'Started', cell: (b) => <When at={b.started_at ?? b.created_at} /> },
+                { header: 'Progress', cell: (b) => (b.progress ? `${Math.round(b.progress.percent_done * 100)} %` : b.duration_ms !== null ? `${(b.duration_ms / 1000).toFixed(1)} s` : '—') },
+                { header: 'Size', cell: (b) => `${bytes(b.total_size)}${b.size_added !== null ? ` (+${bytes(b.size_added)})` : ''}` },
+                { header: 'Error', cell: (b) => (b.error ? <span className="error-text">{b.error}</span> : '—') },
+              ]}
+            />
+            {d.items.length ? <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} /> : null}
+          </>
+        )}
       </QueryView>
       <h2>Schedules</h2>
       {targets.data && targets.data.items.length > 0 ? (
@@ -102,40 +96,37 @@ export default function Backups() {
         </Can>
       ) : null}
       <QueryView q={schedules} what="Loading schedules">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No schedules. A schedule runs backups by a cron expression (six fields, seconds first).</Empty>
-          ) : (
-            <DataTable
-              caption="Backup schedules"
-              rows={d.items}
-              rowKey={(s) => s.id}
-              columns={[
-                { header: 'Name', cell: (s) => s.name },
-                { header: 'Cron', cell: (s) => <code>{s.cron_expression}</code> },
-                { header: 'When', cell: (s) => cronInWords(s.cron_expression) ?? 'not readable' },
-                {
-                  header: 'Next runs',
-                  cell: (s) =>
-                    s.enabled ? (
-                      <ul className="plain">
-                        {nextCronRuns(s.cron_expression, 3).map((d) => (
-                          <li key={d.toISOString()}>
-                            <When at={d.toISOString()} />
-                          </li>
-                        ))}
-                      </ul>
-                    ) : (
-                      'disabled'
-                    ),
-                },
-                { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
-                { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
-                { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
-              ]}
-            />
-          )
-        }
+        {(d) => (
+          <DataTable
+            empty="No schedules. A schedule runs backups by a cron expression (six fields, seconds first)."
+            caption="Backup schedules"
+            rows={d.items}
+            rowKey={(s) => s.id}
+            columns={[
+              { header: 'Name', cell: (s) => s.name },
+              { header: 'Cron', cell: (s) => <code>{s.cron_expression}</code> },
+              { header: 'When', cell: (s) => cronInWords(s.cron_expression) ?? 'not readable' },
+              {
+                header: 'Next runs',
+                cell: (s) =>
+                  s.enabled ? (
+                    <ul className="plain">
+                      {nextCronRuns(s.cron_expression, 3).map((d) => (
+                        <li key={d.toISOString()}>
+                          <When at={d.toISOString()} />
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    'disabled'
+                  ),
+              },
+              { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
+              { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
+              { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
+            ]}
+          />
+        )}
       </QueryView>
     </section>
   );

@@ -6,7 +6,8 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
+import { DataTable } from '../../components/DataTable';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
@@ -47,35 +48,21 @@ export function Chaincodes({ networkId }: { networkId: number }) {
     <>
       <h2>Chaincode</h2>
       <QueryView q={list} what="Loading chaincodes">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No chaincode on this network yet.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">Chaincodes of the network</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Sequence</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Endorsement policy</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((c) => (
-                  <tr key={c.id}>
-                    <td>{c.name}</td>
-                    <td>{c.version}</td>
-                    <td>{c.sequence}</td>
-                    <td>{c.status}</td>
-                    <td>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <DataTable
+            caption="Chaincodes of the network"
+            empty="No chaincode on this network yet."
+            rows={d.items}
+            rowKey={(c) => c.id}
+            columns={[
+              { header: 'Name', cell: (c) => c.name },
+              { header: 'Version', cell: (c) => c.version },
+              { header: 'Sequence', cell: (c) => c.sequence },
+              { header: 'Status', cell: (c) => c.status },
+              { header: 'Endorsement policy', cell: (c) => <>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</> },
+            ]}
+          />
+        )}
       </QueryView>
       {can('CHAINCODE_MANAGE') ? <DeploySample networkId={networkId} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}

@@ -9,6 +9,7 @@ import { useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { Chaincodes } from './Chaincode';
+import { ChannelConfig } from './ChannelConfig';
 
 interface Block {
   number: number;
@@ -56,6 +57,7 @@ export default function ConsortiumNetworkDetail() {
         )}
       </QueryView>
       <Members id={id} />
+      <ChannelConfig networkId={id} />
       <Chaincodes networkId={id} />
       <Explorer id={id} />
     </section>

@@ -1,13 +1,36 @@
-// An EVM network: genesis facts, validators, its nodes and the chain's block height, live.
+// An EVM network: genesis facts, validators, its nodes and the chain's block height, live; its
+// contracts: deploy, and call (read and write functions from the recorded ABI).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../../api/client';
+import { api, unwrap, type Json } from '../../api/client';
+import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
 import { Can } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
 import { DeployContract } from './DeployContract';
+import { ContractCalls } from './ContractCalls';
+import { DataTable, type Column } from '../../components/DataTable';
+
+type NetworkNode = Json<'/api/v1/networks/evm/{id}/nodes', 'get'>['items'][number];
+type Contract = Json<'/api/v1/networks/evm/{id}/contracts', 'get'>['items'][number];
+
+const nodeColumns: Array<Column<NetworkNode>> = [
+  { header: 'Name', cell: (node) => <Link to={`/nodes/${node.id}`}>{node.name}</Link> },
+  { header: 'Role', cell: (node) => node.role },
+  { header: 'Status', cell: (node) => <StatusBadge status={node.status} /> },
+  { header: 'Block height', cell: (node) => node.block_height ?? '—' },
+  { header: 'RPC', cell: (node) => (node.endpoints.rpc_http ? <code>{node.endpoints.rpc_http}</code> : '—') },
+  { header: 'Actions', cell: (node) => <NodeActions id={node.id} name={node.name} status={node.status} /> },
+];
+
+const contractColumns: Array<Column<Contract>> = [
+  { header: 'Name', cell: (c) => c.name },
+  { header: 'Address', cell: (c) => <code className="hash">{c.address}</code> },
+  { header: 'Functions', cell: (c) => abiFunctions(c.abi).length || <span className="muted">no ABI</span> },
+  { header: 'Deployed', cell: (c) => <When at={c.deployed_at} /> },
+];
 
 export default function EvmNetworkDetail() {
   const id = Number(useParams().id);
@@ -101,78 +124,23 @@ export default function EvmNetworkDetail() {
       </QueryView>
       <h2>Nodes</h2>
       <QueryView q={nodes} what="Loading nodes">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No nodes yet: starting the network creates one per validator.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">Nodes of the network</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Block height</th>
-                  <th scope="col">RPC</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((node) => (
-                  <tr key={node.id}>
-                    <td>
-                      <Link to={`/nodes/${node.id}`}>{node.name}</Link>
-                    </td>
-                    <td>{node.role}</td>
-                    <td>
-                      <StatusBadge status={node.status} />
-                    </td>
-                    <td>{node.block_height ?? '—'}</td>
-                    <td>{node.endpoints.rpc_http ? <code>{node.endpoints.rpc_http}</code> : '—'}</td>
-                    <td>
-                      <NodeActions id={node.id} name={node.name} status={node.status} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => <DataTable caption="Nodes of the network" rows={d.items} columns={nodeColumns} rowKey={(n) => n.id} empty="No nodes yet: starting the network creates one per validator." />}
       </QueryView>
       <h2>Contracts</h2>
       <Can permission="CONTRACT_DEPLOY">
         <DeployContract networkId={id} />
       </Can>
       <QueryView q={contracts} what="Loading contracts">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No contracts deployed through the service (POST /api/v1/sc/evm/deploy).</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">Contracts</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Address</th>
-                  <th scope="col">Deployed</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((c) => (
-                  <tr key={c.address}>
-                    <td>{c.name}</td>
-                    <td>
-                      <code className="hash">{c.address}</code>
-                    </td>
-                    <td>
-                      <When at={c.deployed_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <>
+            <DataTable caption="Contracts" rows={d.items} columns={contractColumns} rowKey={(c) => c.id} empty="No contracts deployed through the service (POST /api/v1/sc/evm/deploy)." />
+            {d.items.length ? (
+              <Can permission="CONTRACT_INVOKE">
+                <ContractCalls contracts={d.items} />
+              </Can>
+            ) : null}
+          </>
+        )}
       </QueryView>
     </section>
   );

@@ -2,7 +2,8 @@
 import { Link } from 'react-router';
 import { useConsortiumNetworks, useEvmNetworks } from '../../api/queries';
 import { Can } from '../../session';
-import { Empty, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
+import { DataTable } from '../../components/DataTable';
 import { StatusBadge, When } from '../../components/format';
 
 export default function Networks() {
@@ -25,85 +26,42 @@ export default function Networks() {
       </div>
       <h2>EVM networks</h2>
       <QueryView q={evm} what="Loading EVM networks">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No EVM networks yet.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">EVM networks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Chain id</th>
-                  <th scope="col">Consensus</th>
-                  <th scope="col">Client</th>
-                  <th scope="col">Nodes</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((n) => (
-                  <tr key={n.id}>
-                    <td>
-                      <Link to={`/networks/evm/${n.id}`}>{n.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={n.status} />
-                    </td>
-                    <td>{n.chain_id}</td>
-                    <td>{n.consensus}</td>
-                    <td>{n.client}</td>
-                    <td>{n.node_count}</td>
-                    <td>
-                      <When at={n.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <DataTable
+            caption="EVM networks"
+            empty="No EVM networks yet."
+            rows={d.items}
+            rowKey={(n) => n.id}
+            columns={[
+              { header: 'Name', cell: (n) => <Link to={`/networks/evm/${n.id}`}>{n.name}</Link> },
+              { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
+              { header: 'Chain id', cell: (n) => n.chain_id },
+              { header: 'Consensus', cell: (n) => n.consensus },
+              { header: 'Client', cell: (n) => n.client },
+              { header: 'Nodes', cell: (n) => n.node_count },
+              { header: 'Created', cell: (n) => <When at={n.created_at} /> },
+            ]}
+          />
+        )}
       </QueryView>
       <h2>Consortium networks</h2>
       <QueryView q={consortium} what="Loading consortium networks">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No consortium networks yet.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">Consortium networks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Consensus</th>
-                  <th scope="col">Organizations</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((n) => (
-                  <tr key={n.id}>
-                    <td>
-                      <Link to={`/networks/consortium/${n.id}`}>{n.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={n.status} />
-                    </td>
-                    <td>{n.channel_name}</td>
-                    <td>{n.consensus}</td>
-                    <td>{n.organizations.map((o) => o.msp_id).join(', ')}</td>
-                    <td>
-                      <When at={n.created_at} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <DataTable
+            caption="Consortium networks"
+            empty="No consortium networks yet."
+            rows={d.items}
+            rowKey={(n) => n.id}
+            columns={[
+              { header: 'Name', cell: (n) => <Link to={`/networks/consortium/${n.id}`}>{n.name}</Link> },
+              { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
+              { header: 'Channel', cell: (n) => n.channel_name },
+              { header: 'Consensus', cell: (n) => n.consensus },
+              { header: 'Organizations', cell: (n) => n.organizations.map((o) => o.msp_id).join(', ') },
+              { header: 'Created', cell: (n) => <When at={n.created_at} /> },
+            ]}
+          />
+        )}
       </QueryView>
     </section>
   );

@@ -1,10 +1,14 @@
-// One node: its status and block height live (polled), actions, history of events, live logs.
+// One node: its status and block height live (polled), actions, live logs, metrics charts from
+// the managed Prometheus, certificates with renew (consortium), history of events.
 import { useParams, useNavigate, Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
-import { Empty, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
+import { DataTable, type Column } from '../../components/DataTable';
+import { NodeMetrics } from './NodeMetrics';
+import { NodeCertificates } from './NodeCertificates';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
 import { LiveLogs } from './LiveLogs';
@@ -70,41 +74,33 @@ export default function NodeDetail() {
           <LiveLogs nodeId={id} />
         </section>
       ) : null}
+      {can('METRICS_READ') ? (
+        <section aria-labelledby="metrics-title">
+          <h2 id="metrics-title">Metrics</h2>
+          <NodeMetrics nodeId={id} />
+        </section>
+      ) : null}
+      {node.data && 'identity_key_id' in node.data && can('KEY_READ') ? (
+        <section aria-labelledby="certificates-title">
+          <h2 id="certificates-title">Certificates</h2>
+          <NodeCertificates nodeId={id} name={node.data.name} status={node.data.status} identityKeyId={node.data.identity_key_id} tlsKeyId={node.data.tls_key_id} />
+        </section>
+      ) : null}
       <section aria-labelledby="events-title">
         <h2 id="events-title">Events</h2>
         <QueryView q={events} what="Loading events">
-          {(d) =>
-            d.items.length === 0 ? (
-              <Empty>No events.</Empty>
-            ) : (
-              <table>
-                <caption className="sr-only">The node's events, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Details</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {[...d.items].reverse().map((e) => (
-                    <tr key={e.id}>
-                      <td>
-                        <When at={e.timestamp} />
-                      </td>
-                      <td>{e.event}</td>
-                      <td className="details">{summarize(e.data)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )
-          }
+          {(d) => <DataTable caption="The node's events, newest first" rows={[...d.items].reverse()} columns={eventColumns} rowKey={(e) => e.id} empty="No events." />}
         </QueryView>
       </section>
     </section>
   );
 }
+
+const eventColumns: Array<Column<NodeEvent>> = [
+  { header: 'When', cell: (e) => <When at={e.timestamp} /> },
+  { header: 'Event', cell: (e) => e.event },
+  { header: 'Details', cell: (e) => <span className="details">{summarize(e.data)}</span> },
+];
 
 function summarize(data: Record<string, unknown>): string {
   return Object.entries(data ?? {})

@@ -1,23 +1,35 @@
-// Every node, filtered by platform and status (kept in the URL), paged in the browser so a
-// thousand nodes draw as fast as fifty; status polled.
-import { useMemo, useState } from 'react';
+// Nodes filtered by platform and status (kept in the URL) by the server: the page asks
+// GET /nodes for the 50 it shows (platform, status, offset), so a list of thousands is never
+// fetched whole; polled, so status changes appear without a reload.
+import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { useAllNodes } from '../../api/queries';
-import { Empty, QueryView } from '../../components/states';
+import { NODE_STATUSES, useNodePage, type NodeItem, type NodeStatusFilter } from '../../api/queries';
+import { QueryView } from '../../components/states';
 import { Pager, StatusBadge } from '../../components/format';
+import { DataTable, type Column } from '../../components/DataTable';
 import { NodeActions } from './nodeActions';
 import { CreateNode } from './CreateNode';
 import { Can } from '../../session';
 
 const PAGE = 50;
-const PLATFORMS = ['EVM', 'CONSORTIUM', 'LEDGERX'];
+const PLATFORMS = ['EVM', 'CONSORTIUM', 'LEDGERX'] as const;
+
+const columns: Array<Column<NodeItem>> = [
+  { header: 'Name', cell: (n) => <Link to={`/nodes/${n.id}`}>{n.name}</Link> },
+  { header: 'Platform', cell: (n) => n.platform },
+  { header: 'Role', cell: (n) => n.role },
+  { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
+  { header: 'Block height', cell: (n) => n.block_height ?? '—' },
+  { header: 'Network', cell: (n) => (n.network_id ? <Link to={n.platform === 'EVM' ? `/networks/evm/${n.network_id}` : `/networks/consortium/${n.network_id}`}>#{n.network_id}</Link> : '—') },
+  { header: 'Actions', cell: (n) => <NodeActions id={n.id} name={n.name} status={n.status} /> },
+];
 
 export default function Nodes() {
   const [params, setParams] = useSearchParams();
-  const platform = params.get('platform') ?? '';
-  const status = params.get('status') ?? '';
-  const offset = Number(params.get('offset') ?? 0) || 0;
-  const q = useAllNodes();
+  const platform = (PLATFORMS as readonly string[]).includes(params.get('platform') ?? '') ? (params.get('platform') as (typeof PLATFORMS)[number]) : undefined;
+  const status = (NODE_STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as NodeStatusFilter) : undefined;
+  const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
+  const q = useNodePage({ platform, status, limit: PAGE, offset });
   const [creating, setCreating] = useState(false);
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
@@ -26,8 +38,7 @@ export default function Nodes() {
     if (k !== 'offset') next.delete('offset');
     setParams(next, { replace: true });
   };
-  const statuses = useMemo(() => [...new Set((q.data?.items ?? []).map((n) => n.status))].sort(), [q.data]);
-  const filtered = useMemo(() => (q.data?.items ?? []).filter((n) => (!platform || n.platform === platform) && (!status || n.status === status)), [q.data, platform, status]);
+  const filtered = Boolean(platform || status);
   return (
     <section>
       <div className="title-row">
@@ -44,7 +55,7 @@ export default function Nodes() {
       <form className="filters" role="search" aria-label="Filter nodes" onSubmit={(e) => e.preventDefault()}>
         <label>
           Platform
-          <select value={platform} onChange={(e) => set('platform', e.target.value)}>
+          <select value={platform ?? ''} onChange={(e) => set('platform', e.target.value)}>
             <option value="">All platforms</option>
             {PLATFORMS.map((p) => (
               <option key={p} value={p}>
@@ -55,9 +66,9 @@ export default function Nodes() {
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => set('status', e.target.value)}>
+          <select value={status ?? ''} onChange={(e) => set('status', e.target.value)}>
             <option value="">All statuses</option>
-            {[...new Set([...statuses, ...(status ? [status] : [])])].map((s) => (
+            {NODE_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
@@ -66,50 +77,20 @@ export default function Nodes() {
         </label>
       </form>
       <QueryView q={q} what="Loading nodes">
-        {(d) =>
-          d.total === 0 ? (
-            <Empty>No nodes yet. Nodes are created with a network (Networks) or through the API.</Empty>
-          ) : filtered.length === 0 ? (
-            <Empty>No node matches these filters.</Empty>
-          ) : (
-            <>
-              <table data-testid="node-table">
-                <caption className="sr-only">Nodes</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Platform</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Block height</th>
-                    <th scope="col">Network</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {filtered.slice(offset, offset + PAGE).map((n) => (
-                    <tr key={n.id} data-node={n.name}>
-                      <td>
-                        <Link to={`/nodes/${n.id}`}>{n.name}</Link>
-                      </td>
-                      <td>{n.platform}</td>
-                      <td>{n.role}</td>
-                      <td>
-                        <StatusBadge status={n.status} />
-                      </td>
-                      <td>{n.block_height ?? '—'}</td>
-                      <td>{n.network_id ? <Link to={n.platform === 'EVM' ? `/networks/evm/${n.network_id}` : `/networks/consortium/${n.network_id}`}>#{n.network_id}</Link> : '—'}</td>
-                      <td>
-                        <NodeActions id={n.id} name={n.name} status={n.status} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager total={filtered.length} limit={PAGE} offset={offset} onOffset={(o) => set('offset', String(o))} />
-            </>
-          )
-        }
+        {(d) => (
+          <>
+            <DataTable
+              caption="Nodes"
+              testId="node-table"
+              rows={d.items}
+              columns={columns}
+              rowKey={(n) => n.id}
+              rowAttrs={(n) => ({ 'data-node': n.name })}
+              empty={filtered ? 'No node matches these filters.' : 'No nodes yet. Nodes are created with a network (Networks) or through the API.'}
+            />
+            {d.total > 0 ? <Pager total={d.total} limit={PAGE} offset={offset} onOffset={(o) => set('offset', String(o))} /> : null}
+          </>
+        )}
       </QueryView>
     </section>
   );

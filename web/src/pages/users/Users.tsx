@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -160,33 +160,30 @@ function ApiKeys() {
       ) : null}
       <ActionError error={revoke.error} />
       <QueryView q={keys} what="Loading API keys">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No API keys.</Empty>
-          ) : (
-            <DataTable
-              caption="API keys"
-              rows={d.items}
-              rowKey={(k) => k.id}
-              columns={[
-                { header: 'Name', cell: (k) => k.name },
-                { header: 'Owner', cell: (k) => k.username },
-                { header: 'Prefix', cell: (k) => <code>{k.displayPrefix}</code> },
-                { header: 'Status', cell: (k) => k.status },
-                { header: 'Expires', cell: (k) => <When at={k.expiresAt} /> },
-                {
-                  header: 'Actions',
-                  cell: (k) =>
-                    k.status === 'active' && can('API_KEY_REVOKE') ? (
-                      <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(k.id)} aria-label={`Revoke API key ${k.name}`}>
-                        Revoke
-                      </button>
-                    ) : null,
-                },
-              ]}
-            />
-          )
-        }
+        {(d) => (
+          <DataTable
+            empty="No API keys."
+            caption="API keys"
+            rows={d.items}
+            rowKey={(k) => k.id}
+            columns={[
+              { header: 'Name', cell: (k) => k.name },
+              { header: 'Owner', cell: (k) => k.username },
+              { header: 'Prefix', cell: (k) => <code>{k.displayPrefix}</code> },
+              { header: 'Status', cell: (k) => k.status },
+              { header: 'Expires', cell: (k) => <When at={k.expiresAt} /> },
+              {
+                header: 'Actions',
+                cell: (k) =>
+                  k.status === 'active' && can('API_KEY_REVOKE') ? (
+                    <button type="button" className="danger" disabled={revoke.isPending} onClick={() => revoke.mutate(k.id)} aria-label={`Revoke API key ${k.name}`}>
+                      Revoke
+                    </button>
+                  ) : null,
+              },
+            ]}
+          />
+        )}
       </QueryView>
     </>
   );

@@ -4,7 +4,8 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
+import { DataTable } from '../../components/DataTable';
 import { Can } from '../../session';
 import { When } from '../../components/format';
 
@@ -25,41 +26,21 @@ export default function Webhooks() {
       </div>
       {creating ? <CreateWebhook onCancel={() => setCreating(false)} /> : null}
       <QueryView q={q} what="Loading webhooks">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No webhooks yet. A webhook posts the service's events to a URL of yours.</Empty>
-          ) : (
-            <table>
-              <caption className="sr-only">Webhooks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.items.map((w) => (
-                  <tr key={w.id}>
-                    <td>
-                      <Link to={`/webhooks/${w.id}`}>{w.name}</Link>
-                    </td>
-                    <td>
-                      <code>{w.url}</code>
-                    </td>
-                    <td>{w.events.join(', ')}</td>
-                    <td>{w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`}</td>
-                    <td>
-                      <When at={w.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {(d) => (
+          <DataTable
+            caption="Webhooks"
+            empty="No webhooks yet. A webhook posts the service's events to a URL of yours."
+            rows={d.items}
+            rowKey={(w) => w.id}
+            columns={[
+              { header: 'Name', cell: (w) => <Link to={`/webhooks/${w.id}`}>{w.name}</Link> },
+              { header: 'URL', cell: (w) => <code>{w.url}</code> },
+              { header: 'Events', cell: (w) => w.events.join(', ') },
+              { header: 'State', cell: (w) => (w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`) },
+              { header: 'Created', cell: (w) => <When at={w.createdAt} /> },
+            ]}
+          />
+        )}
       </QueryView>
     </section>
   );

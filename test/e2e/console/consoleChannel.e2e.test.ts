@@ -1,0 +1,140 @@
+// The consortium network's channel configuration page and a node's certificates in Chromium
+// against real Fabric 2.5 nodes (two organizations, one orderer, a peer each, made over the
+// API): the page shows the channel's organizations, anchor peers and policies as the orderer
+// serves them; an anchor-peer change, an organization added and a policy change are sent from
+// the page, each first saying whose admin signatures it needs, and the API's config agrees; a
+// change whose policy names an organization the service does not hold is refused (409) and the
+// page says so in words; a peer's certificates are renewed from its page (new serials, the node
+// running again). axe-core checks the pages.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { apiOf, consortiumEnv, organization, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
+import { buildConsole } from '../../../web/scripts/build.ts';
+
+const t = requiresAll(suite('console: channel configuration and node certificates (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
+let server: TestServer;
+const api = apiOf(() => server);
+let browser: BrowserContext;
+let page: Page;
+let made: Awaited<ReturnType<typeof twoOrganizationChannel>>;
+
+async function accessible(what: string) {
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
+}
+
+/** The change's answer: "Updated: ..." (an error shown instead fails with its text). */
+async function outcome(form: ReturnType<Page['getByRole']>) {
+  const shown = form.getByTestId('change-outcome').or(form.getByRole('alert'));
+  await shown.waitFor({ timeout: 60_000 });
+  assert.match(await shown.innerText(), /^Updated: configuration sequence \d+/);
+}
+
+const config = async () => (await api('GET', `/networks/consortium/${made.network.id}/channel-config`)).json;
+const application = async () => (await config()).config.channel_group.groups.Application;
+
+t.before(async () => {
+  await buildConsole({ quiet: true });
+  server = await startServer({ env: consortiumEnv() });
+  made = await twoOrganizationChannel(api, 'console-config-net', 'configchannel');
+  await organization(api, 'Org3', 'Org3MSP');
+  browser = await launchBrowser();
+  page = browser.pages()[0] ?? (await browser.newPage());
+  await page.goto(server.url + '/');
+  await page.getByLabel('Username').fill(ADMIN.username);
+  await page.getByLabel('Password').fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+});
+
+t.after(async () => {
+  await browser?.close().catch(() => undefined);
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await server.stop();
+  server.reapNodes();
+});
+
+t('the channel configuration as the orderer serves it; anchor peers set from the page after it says whose signature they need', async () => {
+  await page.goto(`${server.url}/networks/consortium/${made.network.id}`);
+  await page.getByRole('heading', { name: 'Channel configuration' }).waitFor();
+  await page.getByTestId('anchors-Org1MSP').getByText(`127.0.0.1:${made.peer1.config.port}`).waitFor({ timeout: 60_000 });
+  await page.getByTestId('policy-Admins').getByText('ImplicitMeta: MAJORITY Admins').waitFor();
+  const before = (await config()).sequence;
+  assert.is(await page.getByTestId('config-sequence').innerText(), String(before));
+
+  const form = page.getByRole('form', { name: 'Set anchor peers' });
+  await form.getByLabel('Organization').selectOption('Org2MSP');
+  await form.getByTestId('signatures-needed').getByText("Needs /Channel/Application/Org2MSP/Admins (OutOf(1, 'Org2MSP.admin')), admins of Org2MSP: this service signs for Org2MSP, enough.").waitFor();
+  await form.getByLabel(/Anchor peers/).fill(`127.0.0.1:${made.peer2.config.port}\npeer9.org2.example:7051`);
+  await accessible('channel configuration');
+  await form.getByRole('button', { name: 'Set anchor peers' }).click();
+  await form.getByTestId('change-outcome').getByText(`Updated: configuration sequence ${before + 1}`, { exact: false }).waitFor({ timeout: 60_000 });
+  const anchors = (await application()).groups.Org2MSP.values.AnchorPeers.value.anchor_peers;
+  assert.equal(anchors, [{ host: '127.0.0.1', port: made.peer2.config.port }, { host: 'peer9.org2.example', port: 7051 }]);
+  await page.getByTestId('anchors-Org2MSP').getByText('peer9.org2.example:7051', { exact: false }).waitFor({ timeout: 30_000 });
+});
+
+t('an organization added from the page (a majority of the admins signs), then a policy changed', async () => {
+  const change = page.getByRole('region', { name: 'Change the configuration' });
+  await change.getByRole('button', { name: 'Add organizations' }).click();
+  const form = page.getByRole('form', { name: 'Add organizations' });
+  await form.getByLabel(/Org3MSP/).check();
+  await form.getByTestId('signatures-needed').getByText('Needs /Channel/Application/Admins (MAJORITY Admins), admins of Org1MSP, Org2MSP: this service signs for Org1MSP, Org2MSP, enough.').waitFor();
+  await form.getByRole('button', { name: 'Add to the channel' }).click();
+  await outcome(form);
+  assert.ok((await application()).groups.Org3MSP, 'Org3MSP is in the channel');
+
+  // Admins then names an organization nobody here holds: allowed now (a majority signs)...
+  await change.getByRole('button', { name: 'A policy' }).click();
+  const policy = page.getByRole('form', { name: 'Change a policy' });
+  await policy.getByLabel(/^Policy/).selectOption('Admins');
+  await policy.getByLabel(/^Type/).selectOption('Signature');
+  await policy.getByLabel(/^Rule/).fill("OR('Org9MSP.admin')");
+  await policy.getByTestId('signatures-needed').getByText('admins of Org1MSP, Org2MSP, Org3MSP: this service signs for Org1MSP, Org2MSP, Org3MSP, enough.', { exact: false }).waitFor();
+  await policy.getByRole('button', { name: 'Set Admins' }).click();
+  await outcome(policy);
+  assert.equal((await application()).policies.Admins.policy.value.identities[0].principal.msp_identifier, 'Org9MSP');
+  await page.getByTestId('policy-Admins').getByText("Signature: OutOf(1, 'Org9MSP.admin')").waitFor({ timeout: 30_000 });
+});
+
+t('a change whose policy needs an organization the service does not hold: said before, refused with a 409 said in words', async () => {
+  const policy = page.getByRole('form', { name: 'Change a policy' });
+  await policy.getByLabel(/^Policy/).selectOption('Writers');
+  await policy.getByLabel(/^Type/).selectOption('ImplicitMeta');
+  await policy.getByLabel(/^Rule/).fill('MAJORITY Writers');
+  await policy.getByTestId('signatures-needed').getByText("Needs /Channel/Application/Admins (OutOf(1, 'Org9MSP.admin')), admins of Org9MSP: this service does not hold the admin of Org9MSP (1 more signature needed), so the API will refuse it with a 409.").waitFor();
+  const sequence = (await config()).sequence;
+  await policy.getByRole('button', { name: 'Set Writers' }).click();
+  const refused = policy.getByTestId('change-refused').or(policy.getByRole('alert')).or(policy.getByTestId('change-outcome'));
+  await refused.first().waitFor({ timeout: 60_000 });
+  assert.match(await refused.first().innerText(), /^Not sent: the change needs the admin signatures of Org9MSP, and this service does not hold that organization's admin\./);
+  assert.is((await config()).sequence, sequence, 'nothing was submitted');
+  await accessible('a refused change');
+  await screenshot(page, 'channel-config');
+});
+
+t('a peer\'s certificates renewed from its page: new serial numbers, the peer running again', async () => {
+  await page.goto(`${server.url}/nodes/${made.peer1.id}`);
+  await page.getByRole('heading', { name: 'Certificates' }).waitFor();
+  const serial = page.getByTestId('serial-identity');
+  await serial.waitFor();
+  const before = [await serial.innerText(), await page.getByTestId('serial-TLS').innerText()];
+  await page.getByRole('button', { name: 'Renew certificates' }).click();
+  await page.getByRole('group', { name: 'Confirm renewal' }).getByText('it restarts to serve them', { exact: false }).waitFor();
+  await page.getByRole('button', { name: 'Renew now' }).click();
+  await page.getByRole('status').getByText('Renewed 2 certificates; the node is running.').waitFor({ timeout: 120_000 });
+  await until('new serials on the page', async () => ((await serial.innerText()) !== before[0] && (await page.getByTestId('serial-TLS').innerText()) !== before[1] ? true : null), 30_000);
+  const identity = (await api('GET', `/keys/${made.peer1.identity_key_id}`)).json;
+  assert.is(identity.certificate.serialNumber, await serial.innerText());
+  await accessible('node certificates');
+  await page.getByRole('heading', { name: 'Certificates' }).evaluate((el) => (el as unknown as { scrollIntoView(): void }).scrollIntoView());
+  await screenshot(page, 'node-certificates');
+});
+
+t.run();

@@ -1,0 +1,174 @@
+// The console's node list filters, contract calls, node metrics charts and metrics stack page in
+// Chromium against the real server, with an anvil network and Debian's Prometheus: the node list
+// asks the server for the filtered page (GET /nodes?status=); a contract deployed over the API is
+// queried and invoked from the network page (its event and a revert's reason shown, the chain
+// agreeing); Prometheus is deployed from the metrics page, and the node page charts the node's
+// block height from it; a VIEWER sees none of the controls. axe-core checks every page.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BrowserContext, Page } from 'playwright-core';
+import { Contract, JsonRpcProvider } from 'ethers';
+import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
+import { COUNTER_ABI, COUNTER_BYTECODE } from '../evm/counterContract.ts';
+import { buildConsole } from '../../../web/scripts/build.ts';
+
+declare const document: { querySelector(s: string): { textContent: string | null; getAttribute(a: string): string | null } | null };
+
+const it = requires(test, 'chromium', chromiumMissing());
+const VIEWER = { username: 'evm-viewer', password: 'evm-viewer-password-1' };
+
+let s: TestServer;
+let browser: BrowserContext;
+let page: Page;
+const net = { id: 0, nodeId: 0, nodeName: '', rpcUrl: '', address: '' };
+const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
+
+async function accessible(what: string) {
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
+}
+
+async function signIn(user: { username: string; password: string }) {
+  await page.goto(s.url + '/');
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+}
+
+/** Scrolls the element to the top of the viewport (the screenshots show the viewport). */
+const scrollTo = (l: ReturnType<Page['getByRole']>) => l.evaluate((el) => (el as unknown as { scrollIntoView(): void }).scrollIntoView());
+
+const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+
+it.before(async () => {
+  await buildConsole({ quiet: true });
+  s = await startServer();
+  let r = await api('POST', '/networks', { name: 'console-calls', type: 'evm', genesis: { chain_id: 31999, consensus: 'QBFT', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  net.id = r.json.id;
+  r = await api('POST', `/networks/${net.id}/start`);
+  assert.is(r.json.nodes[0].status, 'running', r.text);
+  Object.assign(net, { nodeId: r.json.nodes[0].id, nodeName: r.json.nodes[0].name });
+  net.rpcUrl = (await api('GET', `/nodes/${net.nodeId}`)).json.endpoints.rpc_http;
+  r = await api('POST', '/sc/evm/deploy', { networkId: net.id, name: 'counter', bytecode: COUNTER_BYTECODE, abi: COUNTER_ABI });
+  assert.is(r.status, 200, r.text);
+  net.address = r.json.address;
+  r = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
+  assert.is(r.status, 201, r.text);
+  browser = await launchBrowser();
+  page = browser.pages()[0] ?? (await browser.newPage());
+});
+
+it.after(async () => {
+  await browser?.close().catch(() => undefined);
+  if (s) await api('POST', '/metrics/undeploy').catch(() => undefined);
+  await s?.stop();
+  if (s) killLeftoverNodes(s.dataDir);
+});
+
+it('GET /nodes filters by status on the server; the node list asks for the filtered page only', async () => {
+  let r = await api('GET', '/nodes?status=running');
+  assert.is(r.status, 200, r.text);
+  assert.ok(r.json.items.length >= 1 && r.json.items.every((n: { status: string }) => n.status === 'running'), r.text);
+  assert.is(r.json.total, r.json.items.length);
+  r = await api('GET', '/nodes?status=stopped&platform=EVM');
+  assert.equal([r.json.total, r.json.items], [0, []]);
+  r = await api('GET', '/nodes/platform/EVM?status=running');
+  assert.is(r.json.total, 1, r.text);
+  for (const bad of ['RUNNING', 'bogus', "running' OR 1=1", '']) {
+    r = await api('GET', `/nodes?status=${encodeURIComponent(bad)}`);
+    assert.is(r.status, 400, `${bad}: ${r.text}`);
+  }
+
+  await signIn(ADMIN);
+  await nav('Nodes').click();
+  await page.getByTestId('node-table').waitFor();
+  const asked = page.waitForRequest((q) => /\/api\/v1\/nodes\?/.test(q.url()) && new URL(q.url()).searchParams.get('status') === 'stopped');
+  await page.getByLabel('Status').selectOption('stopped');
+  assert.is(new URL((await asked).url()).searchParams.get('limit'), '50');
+  await page.getByText('No node matches these filters.').waitFor();
+  assert.match(page.url(), /status=stopped/);
+  await page.getByLabel('Status').selectOption('running');
+  await page.getByRole('link', { name: net.nodeName }).waitFor();
+  await page.getByText('1 in all').waitFor();
+  await accessible('nodes filtered by status');
+});
+
+it('a contract is queried and invoked from the network page: the answer, the event, a revert\'s reason', async () => {
+  await page.goto(`${s.url}/networks/evm/${net.id}`);
+  await page.getByRole('heading', { name: 'Call a contract' }).waitFor();
+  const calls = page.getByRole('region', { name: 'Call a contract' });
+  await calls.getByLabel('Contract').selectOption({ label: `counter (${net.address})` });
+  await page.getByLabel('Function').selectOption('get()');
+  await page.getByRole('button', { name: 'Query get' }).click();
+  await page.getByTestId('call-result').getByText('0', { exact: true }).waitFor();
+
+  await page.getByLabel('Function').selectOption('set(uint256)');
+  await page.getByLabel('value (uint256)').fill('123456789012345678901234567890');
+  await page.getByRole('button', { name: 'Send set transaction' }).click();
+  await page.getByTestId('call-events').getByText('Changed(value: 123456789012345678901234567890)').waitFor({ timeout: 60_000 });
+  const rpc = new JsonRpcProvider(net.rpcUrl, 31999, { staticNetwork: true });
+  try {
+    assert.is(await new Contract(net.address, COUNTER_ABI, rpc).get(), 123456789012345678901234567890n, 'the chain holds what the page sent');
+  } finally {
+    rpc.destroy();
+  }
+  await accessible('contract call');
+  await scrollTo(page.getByRole('heading', { name: 'Call a contract' }));
+  await screenshot(page, 'evm-contract-call');
+
+  await page.getByLabel('value (uint256)').fill('0');
+  await page.getByRole('button', { name: 'Send set transaction' }).click();
+  await page.getByRole('alert').filter({ hasText: 'reverts on this chain: zero' }).waitFor({ timeout: 60_000 });
+  await page.getByLabel('Function').selectOption('get()');
+  await page.getByRole('button', { name: 'Query get' }).click();
+  await page.getByTestId('call-result').getByText('123456789012345678901234567890').waitFor();
+});
+
+it('Prometheus is deployed from the metrics page; the node page charts the node from it', async () => {
+  await page.goto(`${s.url}/nodes/${net.nodeId}`);
+  await page.getByTestId('metrics-unavailable').getByText('not deployed', { exact: false }).waitFor();
+  await page.getByTestId('metrics-unavailable').getByRole('link', { name: 'see the metrics page' }).click();
+  await page.getByRole('heading', { name: 'Metrics', exact: true }).waitFor();
+  await page.getByText('The metrics stack is not deployed').waitFor();
+  await accessible('metrics stack (not deployed)');
+  await page.getByLabel('Engine').selectOption('process');
+  await page.getByLabel('Scrape interval (seconds)').fill('5');
+  await page.getByRole('button', { name: 'Deploy Prometheus' }).click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="stack-status"]')?.textContent === 'running', null, { timeout: 60_000 });
+  assert.is((await api('GET', '/metrics/status')).json.status, 'running');
+  await page.waitForFunction(() => /^[1-9]\d* \/ /.test(document.querySelector('[data-testid="targets-up"]')?.textContent ?? ''), null, { timeout: 60_000 });
+  await accessible('metrics stack (running)');
+  await screenshot(page, 'metrics-stack');
+
+  await page.goto(`${s.url}/nodes/${net.nodeId}`);
+  await page.getByLabel('Series').selectOption('block_height');
+  // Two scrapes at least, then the chart draws the series the API answers.
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="chart"]')?.getAttribute('data-points') ?? 0) >= 2, null, { timeout: 90_000, polling: 1000 });
+  const label = (await page.getByTestId('chart').getAttribute('aria-label')) ?? '';
+  assert.match(label, /^Block height, last 15 minutes\. Block height.*samples, from \d+ to \d+/);
+  const reported = Number(await page.getByTestId('metrics-block-height').textContent());
+  assert.ok(reported > 0, `block height from Prometheus: ${reported}`);
+  await accessible('node metrics');
+  await scrollTo(page.getByRole('heading', { name: 'Metrics', exact: true }));
+  await screenshot(page, 'node-metrics');
+});
+
+it('a VIEWER sees contracts, metrics and charts, and no call, deploy or stack control', async () => {
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signIn(VIEWER);
+  await page.goto(`${s.url}/networks/evm/${net.id}`);
+  await page.getByRole('cell', { name: 'counter' }).waitFor();
+  assert.is(await page.getByRole('heading', { name: 'Call a contract' }).count(), 0);
+  assert.is(await page.getByRole('button', { name: 'Deploy' }).count(), 0);
+  await nav('Metrics').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="stack-status"]')?.textContent === 'running', null, { timeout: 30_000 });
+  for (const name of ['Stop Prometheus', 'Undeploy', 'Deploy Prometheus']) assert.is(await page.getByRole('button', { name }).count(), 0, name);
+  await accessible('metrics stack as VIEWER');
+});
+
+test.run();

@@ -1,0 +1,120 @@
+// Calling a contract deployed through the service (POST /sc/evm/contracts/{id}/query and
+// /invoke), real anvil through the real server: a query answers the decoded value, an invoke is
+// mined with its event decoded and changes what the next query answers (and what the chain
+// itself answers); a revert is a 400 with the contract's reason; a function or arguments the
+// ABI lacks, a contract without an ABI, an unknown contract and a VIEWER are refused.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Contract, JsonRpcProvider } from 'ethers';
+import { startServer, call, type TestServer } from '../../helpers/server.ts';
+import { api, killLeftoverNodes, until } from './evmLifecycle.ts';
+import { COUNTER_ABI, COUNTER_BYTECODE } from './counterContract.ts';
+
+let s: TestServer;
+const net = { id: 0, nodeId: 0, rpcUrl: '', contractId: 0, address: '', bareId: 0 };
+
+test.before(async () => {
+  s = await startServer();
+});
+
+test.after(async () => {
+  await s?.stop();
+  if (s) killLeftoverNodes(s.dataDir);
+});
+
+test('a contract deployed through the service is queried and invoked by its ABI', async () => {
+  let r = await api(s, 'POST', '/networks', { name: 'calls-4343', type: 'evm', genesis: { chain_id: 4343, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
+  assert.is(r.status, 201, r.text);
+  net.id = r.json.id;
+  r = await api(s, 'POST', `/networks/${net.id}/nodes`, { name: 'calls-4343-validator', type: 'validator' });
+  assert.is(r.status, 201, r.text);
+  net.nodeId = r.json.id;
+  r = await api(s, 'POST', `/nodes/${net.nodeId}/start`);
+  assert.is(r.json.status, 'running', r.text);
+  net.rpcUrl = r.json.endpoints.rpc_http;
+
+  r = await api(s, 'POST', '/sc/evm/deploy', { networkId: net.id, name: 'counter', bytecode: COUNTER_BYTECODE, abi: COUNTER_ABI });
+  assert.is(r.status, 200, r.text);
+  Object.assign(net, { contractId: r.json.contract_id, address: r.json.address });
+
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.result, ['0']);
+  assert.is(r.json.function, 'get()');
+  assert.is(r.json.address, net.address);
+  assert.is(r.json.node_id, net.nodeId);
+
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: ['123456789012345678901234567890'] });
+  assert.is(r.status, 200, r.text);
+  assert.match(r.json.transaction_hash, /^0x[0-9a-f]{64}$/);
+  assert.type(r.json.block_number, 'number');
+  assert.is(r.json.function, 'set(uint256)');
+  assert.equal(r.json.events.map((e: { name: string; args: unknown }) => [e.name, e.args]), [['Changed', { value: '123456789012345678901234567890' }]]);
+
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get()' });
+  assert.equal(r.json.result, ['123456789012345678901234567890']);
+  const rpc = new JsonRpcProvider(net.rpcUrl, 4343, { staticNetwork: true });
+  try {
+    assert.is(await new Contract(net.address, COUNTER_ABI, rpc).get(), 123456789012345678901234567890n, 'the chain agrees');
+  } finally {
+    rpc.destroy();
+  }
+});
+
+test('a revert is a 400 with the contract\'s reason, and nothing changes', async () => {
+  let r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: [0] });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /reverts on this chain: zero/);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'set', args: [0] });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /set\(uint256\) reverted: zero/);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.equal(r.json.result, ['123456789012345678901234567890']);
+});
+
+test('what the ABI does not describe is a 400 naming it; an unknown contract a 404; hostile bodies a 400', async () => {
+  let r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'transfer' });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /no function transfer/);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: ['not a number'] });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /do not match set\(uint256\)/);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: [] });
+  assert.is(r.status, 400, r.text);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: [1], from: '0x' + '11'.repeat(20) });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /holds no key/);
+  r = await api(s, 'POST', '/sc/evm/contracts/999999/query', { function: 'get' });
+  assert.is(r.status, 404, r.text);
+  for (const body of [{}, { function: '' }, { function: 'get', extra: 1 }, { function: 'get', args: 'x' }, { function: 'get', nodeId: -1 }]) {
+    r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, body);
+    assert.is(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+  }
+  r = await api(s, 'POST', '/sc/evm/contracts/abc/query', { function: 'get' });
+  assert.is(r.status, 400, r.text);
+
+  // Deployed without an ABI: nothing to encode a call with.
+  r = await api(s, 'POST', '/sc/evm/deploy', { networkId: net.id, bytecode: COUNTER_BYTECODE });
+  assert.is(r.status, 200, r.text);
+  r = await api(s, 'POST', `/sc/evm/contracts/${r.json.contract_id}/query`, { function: 'get' });
+  assert.is(r.status, 400, r.text);
+  assert.match(r.json.message, /without an ABI/);
+});
+
+test('a VIEWER may not call; with the network stopped a call is a 409', async () => {
+  let r = await api(s, 'POST', '/users', { username: 'calls-viewer', password: 'calls-viewer-password', role: 'VIEWER' });
+  assert.is(r.status, 201, r.text);
+  const login = await call(s.api, 'POST', '/auth/login', { body: { username: 'calls-viewer', password: 'calls-viewer-password' } });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  r = await call(s.api, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { headers: { cookie }, body: { function: 'get' } });
+  assert.is(r.status, 403, r.text);
+
+  r = await api(s, 'POST', `/nodes/${net.nodeId}/stop`);
+  assert.is(r.status, 200, r.text);
+  await until('the node to stop', async () => (await api(s, 'GET', `/nodes/${net.nodeId}`)).json.status === 'stopped', 30_000);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: [1] });
+  assert.is(r.status, 409, r.text);
+  assert.match(r.json.message, /No running node/);
+});
+
+test.run();

@@ -1,0 +1,149 @@
+// Call a contract deployed through the service: pick the contract and one of its ABI's
+// functions; a field per parameter; reads (view, pure) are queried (POST /sc/evm/contracts/{id}/query,
+// no transaction) and their decoded values shown; writes are sent as a transaction signed by a key
+// the service holds (/invoke), shown with block, gas and the events the contract emitted. A revert
+// shows the contract's reason (the API's 400).
+import { useMemo, useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { api, unwrap, type Json } from '../../api/client';
+import { abiFunctions, argumentValue, type AbiFunction } from '../../components/abi';
+import { ActionError, Empty } from '../../components/states';
+
+type Contract = Json<'/api/v1/networks/evm/{id}/contracts', 'get'>['items'][number];
+type QueryAnswer = Json<'/api/v1/sc/evm/contracts/{contractId}/query', 'post'>;
+type InvokeAnswer = Json<'/api/v1/sc/evm/contracts/{contractId}/invoke', 'post'>;
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export function ContractCalls({ contracts }: { contracts: Contract[] }) {
+  const callable = contracts.filter((c) => abiFunctions(c.abi).length > 0);
+  const [contractId, setContractId] = useState<number | null>(null);
+  const contract = callable.find((c) => c.id === contractId) ?? callable[0];
+  if (!contract) return <Empty>No contract with an ABI to call: deploy one with its ABI.</Empty>;
+  return (
+    <section className="card" aria-labelledby="calls-title">
+      <h3 id="calls-title">Call a contract</h3>
+      <label>
+        Contract
+        <select value={contract.id} onChange={(e) => setContractId(Number(e.target.value))}>
+          {callable.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} ({c.address})
+            </option>
+          ))}
+        </select>
+      </label>
+      <CallForm key={contract.id} contract={contract} />
+    </section>
+  );
+}
+
+function CallForm({ contract }: { contract: Contract }) {
+  const fns = useMemo(() => abiFunctions(contract.abi), [contract.abi]);
+  const [signature, setSignature] = useState(fns[0].signature);
+  const fn = fns.find((f) => f.signature === signature) ?? fns[0];
+  return (
+    <>
+      <label>
+        Function
+        <select value={fn.signature} onChange={(e) => setSignature(e.target.value)}>
+          {fns.map((f) => (
+            <option key={f.signature} value={f.signature}>
+              {f.signature} {f.read ? '(read)' : '(transaction)'}
+            </option>
+          ))}
+        </select>
+      </label>
+      <FunctionForm key={fn.signature} contractId={contract.id} fn={fn} />
+    </>
+  );
+}
+
+function FunctionForm({ contractId, fn }: { contractId: number; fn: AbiFunction }) {
+  const [values, setValues] = useState<string[]>(() => fn.inputs.map(() => ''));
+  const m = useMutation({
+    mutationFn: async (): Promise<{ kind: 'query'; a: QueryAnswer } | { kind: 'invoke'; a: InvokeAnswer }> => {
+      const args = fn.inputs.map((p, i) => argumentValue(p, values[i]));
+      const body = { function: fn.signature, args };
+      const params = { path: { contractId } };
+      if (fn.read) return { kind: 'query', a: await unwrap(api.POST('/api/v1/sc/evm/contracts/{contractId}/query', { params, body })) };
+      return { kind: 'invoke', a: await unwrap(api.POST('/api/v1/sc/evm/contracts/{contractId}/invoke', { params, body })) };
+    },
+  });
+  return (
+    <form
+      className="form-grid call-form"
+      aria-label={`Call ${fn.signature}`}
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      {fn.inputs.map((p, i) => (
+        <label key={i}>
+          {p.name || `argument ${i + 1}`} <span className="muted">({p.type})</span>
+          <input
+            className="code"
+            value={values[i]}
+            placeholder={p.type.endsWith(']') || p.type.startsWith('(') ? 'JSON, e.g. [1, 2]' : p.type === 'bool' ? 'true or false' : ''}
+            onChange={(e) => setValues(values.map((v, j) => (j === i ? e.target.value : v)))}
+          />
+        </label>
+      ))}
+      <div>
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? (fn.read ? 'Querying…' : 'Sending…') : fn.read ? `Query ${fn.name}` : `Send ${fn.name} transaction`}
+        </button>
+      </div>
+      <ActionError error={m.error} />
+      {m.data?.kind === 'query' ? (
+        <div className="verdict valid" role="status">
+          <p>
+            {m.data.a.function} answered{' '}
+            {m.data.a.result.length === 0 ? 'nothing' : null}
+          </p>
+          {m.data.a.result.length ? (
+            <dl className="facts" data-testid="call-result">
+              {m.data.a.result.map((v, i) => (
+                <div className="contents" key={i}>
+                  <dt>{fn.outputs[i]?.name || fn.outputs[i]?.type || `value ${i + 1}`}</dt>
+                  <dd>
+                    <code>{show(v)}</code>
+                  </dd>
+                </div>
+              ))}
+            </dl>
+          ) : null}
+        </div>
+      ) : null}
+      {m.data?.kind === 'invoke' ? (
+        <div className="verdict valid" role="status">
+          <p>
+            Mined in block <span data-testid="call-block">{m.data.a.block_number}</span> (gas {m.data.a.gas_used}), transaction <code className="hash">{m.data.a.transaction_hash}</code>, signed by <code>{m.data.a.from}</code>.
+          </p>
+          {m.data.a.events.length ? (
+            <ul data-testid="call-events">
+              {m.data.a.events.map((e, i) => (
+                <li key={i}>
+                  {e.name ? (
+                    <>
+                      {e.name}(
+                      {Object.entries(e.args ?? {})
+                        .map(([k, v]) => `${k}: ${show(v)}`)
+                        .join(', ')}
+                      )
+                    </>
+                  ) : (
+                    <>an event the ABI does not describe (topics {e.topics.join(', ')})</>
+                  )}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">No events.</p>
+          )}
+        </div>
+      ) : null}
+    </form>
+  );
+}
