@@ -1,6 +1,8 @@
 // The web console in the same Chromium the browser tests use (Debian's, through playwright-core):
 // how much JavaScript the first page loads (gzipped, as served), the bundle in all, the time from
-// navigation to the dashboard drawn, and to the node list drawn with 1,000 nodes.
+// navigation to the dashboard drawn, to the node list drawn with 1,000 nodes, and to the audit
+// table's first and last pages drawn over the server's own audit log (100,000 entries in the
+// full bench run: the server pages).
 // The 1,000 nodes are answered by the browser itself (page.route) so that the figure is the
 // console's own fetch-and-draw of a list that large, not the time to create 1,000 real nodes.
 import { chromium, type Page } from 'playwright-core';
@@ -23,6 +25,9 @@ export interface ConsoleFigures {
   dashboardColdMs: number;
   dashboardWarmMs: number[];
   nodes1000Ms: number[];
+  auditEntries: number;
+  auditFirstPageMs: number[];
+  auditLastPageMs: number[];
 }
 
 export { chromiumMissing };
@@ -97,7 +102,40 @@ export async function consoleBench(server: ServerProcess, cookie: string): Promi
       );
       nodes1000Ms.push(round((await h.jsonValue()) as number, 1));
     }
+    await page.unroute('**/api/v1/nodes?*');
+
+    // The audit table, paged by the server: its first page, and its last (the largest offset).
+    const auditFirstPageMs: number[] = [];
+    const auditLastPageMs: number[] = [];
+    let auditEntries = 0;
+    const auditDrawn = async (pageNo: number | null) => {
+      const h = await page.waitForFunction(
+        (n) => {
+          const pager = document.querySelector('.pager')?.textContent ?? '';
+          const m = /Page (\d+) of (\d+) \((\d+) in all\)/.exec(pager);
+          const rows = document.querySelector('table tbody tr');
+          return m && rows && (n === null ? m[1] === '1' : m[1] === m[2]) ? [performance.now(), Number(m[3])] : false;
+        },
+        pageNo,
+        { polling: 'raf', timeout: 30_000 },
+      );
+      const [ms, total] = (await h.jsonValue()) as [number, number];
+      auditEntries = total;
+      return round(ms, 1);
+    };
+    await page.goto(server.url + '/audit');
+    await auditDrawn(null);
+    const last = Math.max(0, (Math.ceil(auditEntries / 50) - 1) * 50);
+    for (let i = 0; i < 5; i++) {
+      await page.goto(server.url + '/audit');
+      auditFirstPageMs.push(await auditDrawn(null));
+      await page.goto(`${server.url}/audit?offset=${last}`);
+      auditLastPageMs.push(await auditDrawn(1));
+    }
     return {
+      auditEntries,
+      auditFirstPageMs,
+      auditLastPageMs,
       firstPageJsGzipKb: round(firstPageJs / 1024, 1),
       firstPageJsFiles,
       bundleJsGzipKb: round(bundleJsGzip / 1024, 1),

@@ -16,7 +16,16 @@ export interface Projector {
   /** Empties every projection table and replays from position 0 up to the head. */
   rebuild(): Promise<{ events: number }>;
   lastError(): string | null;
+  /**
+   * Calls `listener` with each batch of events once the projection tables hold it (after its
+   * commit, before waitFor of its positions resolves), whoever appended the events (this server
+   * or another one on the same database: every server's projector sees every event); `null`
+   * when the tables were emptied (rebuild). Returns the unsubscribe. For caches over projections.
+   */
+  onApplied?(listener: AppliedListener): () => void;
 }
+
+export type AppliedListener = (batch: readonly RecordedEvent[] | null) => void;
 
 export interface ProjectorOptions {
   pool: pg.Pool;
@@ -30,6 +39,16 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
   let sub: Subscription | null = null;
   let error: string | null = null;
   const waiters: Array<{ position: number; resolve: () => void }> = [];
+  const appliedListeners = new Set<AppliedListener>();
+  const applied = (batch: readonly RecordedEvent[] | null) => {
+    for (const l of appliedListeners) {
+      try {
+        l(batch);
+      } catch (err) {
+        log('a listener of applied events failed', { error: (err as Error).message });
+      }
+    }
+  };
   const byType = new Map<string, Projection[]>();
   const everything = projections.filter((p) => p.handles === '*');
   for (const p of projections) if (p.handles !== '*') for (const t of p.handles) byType.set(t, [...(byType.get(t) ?? []), p]);
@@ -72,6 +91,7 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
       await client.query('COMMIT');
       current = Math.max(current, last);
       error = null;
+      applied(batch);
       release();
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
@@ -121,6 +141,10 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
     },
     position: () => current,
     lastError: () => error,
+    onApplied(listener) {
+      appliedListeners.add(listener);
+      return () => void appliedListeners.delete(listener);
+    },
     async rebuild() {
       const wasRunning = !stopped;
       if (wasRunning) await this.stop();
@@ -131,6 +155,7 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
         if (tables.length) await client.query(`TRUNCATE ${tables.join(', ')}`);
         await client.query(`UPDATE projection_checkpoints SET position = 0 WHERE name = ANY($1)`, [projections.map((p) => p.name)]);
         await client.query('COMMIT');
+        applied(null);
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
         throw err;

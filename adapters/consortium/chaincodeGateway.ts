@@ -50,7 +50,7 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
 const clientOf = sharedGrpcClient;
 const dropClient = dropSharedClient;
 
-async function withGateway<T>(request: InvokeRequest, use: (gateway: Gateway) => Promise<T>): Promise<T> {
+async function withGateway<T>(request: Pick<InvokeRequest, 'gateway'>, use: (gateway: Gateway) => Promise<T>): Promise<T> {
   const client = clientOf(request.gateway.peer);
   const signer = request.gateway.signer;
   const gateway = connect({
@@ -137,6 +137,29 @@ async function evaluateOnce(request: InvokeRequest): Promise<InvokeResult> {
   });
 }
 
-import { peer } from '@hyperledger/fabric-protos';
+import { gateway as gatewayProtos, msp, peer } from '@hyperledger/fabric-protos';
 const codeNames = Object.fromEntries(Object.entries(peer.TxValidationCode).map(([name, code]) => [code, name]));
 const statusName = (code: number) => codeNames[code] ?? String(code);
+
+/**
+ * Waits on the peer's gateway until the transaction is in a block and says its validation code
+ * and block: the peer's commit notifier answers at once when its ledger has the transaction and
+ * otherwise when the block arrives, so nothing is polled. Any transaction id, however it was
+ * submitted (a lifecycle transaction broadcast to the orderer, say).
+ */
+export async function commitStatus(reader: InvokeRequest['gateway'], channelName: string, txId: string, timeoutMs: number): Promise<{ validationCode: string; blockNumber: number }> {
+  return withGateway({ gateway: reader }, async (gw) => {
+    const identity = new msp.SerializedIdentity();
+    identity.setMspid(reader.signer.mspId);
+    identity.setIdBytes(Buffer.from(reader.signer.certificatePem));
+    const request = new gatewayProtos.CommitStatusRequest();
+    request.setTransactionId(txId);
+    request.setChannelId(channelName);
+    request.setIdentity(identity.serializeBinary());
+    const signed = new gatewayProtos.SignedCommitStatusRequest();
+    signed.setRequest(request.serializeBinary());
+    // Unsigned here: the gateway's identity (the reader's signer) signs it.
+    const status = await gw.newCommit(signed.serializeBinary()).getStatus({ deadline: Date.now() + timeoutMs });
+    return { validationCode: statusName(status.code), blockNumber: Number(status.blockNumber) };
+  });
+}

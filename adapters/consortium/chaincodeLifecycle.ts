@@ -21,6 +21,7 @@ import { invokeSystemChaincode } from './fabricGrpcEndorser.ts';
 import { signedProposal } from './fabricSigningEnvelope.ts';
 import { signaturePolicyEnvelope } from './channelConfigPolicies.ts';
 import { transaction } from './ledgerQuery.ts';
+import { commitStatus } from './chaincodeGateway.ts';
 
 const lc = peer.lifecycle;
 const LIFECYCLE = '_lifecycle';
@@ -157,6 +158,15 @@ async function endorseAndSubmit(request: {
 /** Waits until the reader's peer has the transaction in a block; its validation code must be VALID. */
 export async function awaitCommit(reader: PeerReader, channelName: string, txId: string, timeoutMs: number): Promise<CommittedTx> {
   const until = Date.now() + timeoutMs;
+  // The peer's gateway waits on its own block events (no poll); a peer that cannot answer so
+  // (no gateway, a refusal) is asked through qscc every 300 ms as before.
+  const waited = await commitStatus(reader, channelName, txId, timeoutMs).catch(() => null);
+  if (waited) {
+    if (waited.validationCode !== 'VALID') {
+      throw new FabricRefusedError(`Transaction ${txId} was committed as ${waited.validationCode} in block ${waited.blockNumber} of channel "${channelName}".`, nodeName(reader.peer), channelName, waited.validationCode, waited.validationCode);
+    }
+    return { txId, blockNumber: waited.blockNumber, validationCode: waited.validationCode };
+  }
   for (;;) {
     try {
       const t = await transaction(reader, channelName, txId);

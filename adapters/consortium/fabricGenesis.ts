@@ -2,6 +2,7 @@
 // configtxgen builds it: one CONFIG envelope (unsigned) holding the whole config tree, data hash
 // = SHA-256 over the data entries, LAST_CONFIG and SIGNATURES metadata pointing at block 0.
 //   buildChannelGenesisBlock(input) -> Uint8Array (common.Block)
+//   genesisBlockOf(channel, group, {headerVersion, lastConfigSlot}) -> the block of any config tree (ledgerX too)
 //   channelGroupOf(input)           -> common.ConfigGroup (the tree, for tests and imports)
 // Defaults are configtx.yaml's: capabilities V2_0 (channel, orderer) and V2_5 (application),
 // ImplicitMeta Readers/Writers ANY, Admins MAJORITY, BlockValidation ANY Writers, application
@@ -109,9 +110,23 @@ function signaturesMetadata(lastConfigIndex: number): Uint8Array {
 }
 
 export function buildChannelGenesisBlock(input: ChannelGenesisInput): Uint8Array {
+  return genesisBlockOf(input.channelName, channelGroupOf(input));
+}
+
+export interface GenesisBlockOptions {
+  /** The channel header's version: 0 as Fabric 2.5's configtxgen writes it, 1 for Fabric-X's. */
+  headerVersion?: number;
+  /** The older LAST_CONFIG metadata slot (Fabric 2.5 writes it; Fabric-X's configtxgen leaves it empty). */
+  lastConfigSlot?: boolean;
+  /** The header's data hash over the data entries: Fabric 2.5's (blockDataHash) unless given. */
+  dataHash?: (data: Uint8Array[]) => Uint8Array;
+}
+
+/** Block 0 holding one unsigned CONFIG envelope of the given config tree (any platform's). */
+export function genesisBlockOf(channelName: string, channelGroup: common.ConfigGroup, options: GenesisBlockOptions = {}): Uint8Array {
   const config = new common.Config();
   config.setSequence(0);
-  config.setChannelGroup(channelGroupOf(input));
+  config.setChannelGroup(channelGroup);
   const configEnvelope = new common.ConfigEnvelope();
   configEnvelope.setConfig(config);
 
@@ -119,7 +134,9 @@ export function buildChannelGenesisBlock(input: ChannelGenesisInput): Uint8Array
   const nonce = randomBytes(24);
   const ctx = { nonce, creator: new Uint8Array(), txId: createHash('sha256').update(nonce).digest('hex') };
   const header = new common.Header();
-  header.setChannelHeader(channelHeader(common.HeaderType.CONFIG, input.channelName, ctx.txId).serializeBinary());
+  const chHeader = channelHeader(common.HeaderType.CONFIG, channelName, ctx.txId);
+  if (options.headerVersion) chHeader.setVersion(options.headerVersion);
+  header.setChannelHeader(chHeader.serializeBinary());
   header.setSignatureHeader(signatureHeader(ctx).serializeBinary());
   const payload = new common.Payload();
   payload.setHeader(header);
@@ -130,12 +147,13 @@ export function buildChannelGenesisBlock(input: ChannelGenesisInput): Uint8Array
 
   const blockHeader = new common.BlockHeader();
   blockHeader.setNumber(0);
-  blockHeader.setDataHash(blockDataHash(data));
+  blockHeader.setDataHash((options.dataHash ?? blockDataHash)(data));
   const blockData = new common.BlockData();
   blockData.setDataList(data);
   const metadata = new common.BlockMetadata();
   // One slot per BlockMetadataIndex (SIGNATURES, LAST_CONFIG, TRANSACTIONS_FILTER, ORDERER, COMMIT_HASH).
-  const slots: Uint8Array[] = [signaturesMetadata(0), metadataWithLastConfig(0), new Uint8Array(), new Uint8Array(), new Uint8Array()];
+  const lastConfig = options.lastConfigSlot === false ? new Uint8Array() : metadataWithLastConfig(0);
+  const slots: Uint8Array[] = [signaturesMetadata(0), lastConfig, new Uint8Array(), new Uint8Array(), new Uint8Array()];
   metadata.setMetadataList(slots);
   const block = new common.Block();
   block.setHeader(blockHeader);

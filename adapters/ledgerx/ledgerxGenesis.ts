@@ -1,143 +1,223 @@
-// The genesis (bootstrap) block of a ledgerX network: one channel whose orderer type is Arma,
-// with the shared config of its parties (each party's router, batcher, consenter and assembler
-// endpoints and certificates), SmartBFT and batching settings, and channel capabilities V3_0.
-//
-// Built with fabric-x-common's own tools, found like every Fabric-X program (LNM_FABRIC_X_BIN,
-// else PATH): `armageddon createSharedConfigProto` encodes the Arma shared config, and
-// `configtxgen` (fabric-x-common 0.2.x) wraps it in the channel's config block. Both run in a
-// temporary directory holding only certificates (no private key) and are removed after.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-import { stringify } from 'yaml';
+// The genesis (bootstrap) block of a ledgerX network, encoded here (no Fabric-X program runs):
+// one channel whose orderer type is Arma, the block fabric-x-common 0.2's configtxgen would
+// write for the profile the service used to hand it (test/helpers/ledgerxGenesisTools.ts builds
+// that one, and test/adapters/ledgerx/ledgerxGenesis.int.test.ts compares the two, decoded by
+// Fabric-X's configtxlator, field by field):
+//   Channel      HashingAlgorithm SHA256, BlockDataHashingStructure, Capabilities V3_0;
+//                Readers/Writers ANY, Admins MAJORITY
+//   Orderer      ConsensusType "arma" (metadata: the Arma shared config, armaSharedConfig.ts),
+//                Orderers (the consenter mapping: party id, consenter host/port, MSP id,
+//                identity and TLS certificates), BatchSize 500 / 10 MB / 2 MB, BatchTimeout 2s,
+//                ChannelRestrictions, Capabilities V2_0; BlockValidation = a BFT quorum
+//                (ceil((n+f+1)/2), f = floor((n-1)/3)) of the consenters' identities
+//   each orderer organization: MSP (NodeOUs, the admin's certificate among known_certs),
+//                Endpoints "id=<party>,msp-id=<msp>,broadcast,<router>" and "...,deliver,<assembler>"
+//   Application  Capabilities V2_0; LifecycleEndorsement and Endorsement MAJORITY Endorsement;
+//                each organization's MSP with Readers/Writers/Endorsement member, Admins admin
+// The groups, values, policies and the block itself are the consortium platform's helpers
+// (adapters/consortium/channelConfig*.ts, fabricGenesis.ts); only what Fabric 2.5 lacks is here.
+import { createHash, X509Certificate } from 'node:crypto';
+import { common, msp, orderer } from '@hyperledger/fabric-protos';
+import googleProtobuf from 'google-protobuf';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { nodeOuConfigYaml } from '../consortium/fabricMsp.ts';
-import { findFabricXProgram } from './fabricXPrograms.ts';
+import type { LedgerXGenesisParty, LedgerXGenesisRequest } from '../../domain/ledgerx/ledgerxPorts.ts';
+import { LEDGERX_ORDERER_ROLES } from '../../domain/ledgerx/ledgerxNode.ts';
+import { resolveLedgerXConsensus } from '../../domain/ledgerx/ledgerxConsensus.ts';
+import { configGroup } from '../consortium/channelConfigGroups.ts';
+import { configPolicy } from '../consortium/channelConfigPolicies.ts';
+import { batchSize, batchTimeout, blockDataHashingStructure, capabilities, channelRestrictions, configValue, hashingAlgorithm, mspConfig, ordererAddresses } from '../consortium/channelConfigValues.ts';
+import { channelNameProblem, genesisBlockOf } from '../consortium/fabricGenesis.ts';
+import { encodeArmaSharedConfig } from './armaSharedConfig.ts';
 
-const run = promisify(execFile);
+const { BinaryWriter } = googleProtobuf;
 
-import type { LedgerXGenesisParty } from '../../domain/ledgerx/ledgerxPorts.ts';
+const implicit = (rule: string) => configPolicy({ type: 'ImplicitMeta', rule });
+const signature = (rule: string) => configPolicy({ type: 'Signature', rule });
+const standardPolicies = () => ({ Readers: implicit('ANY Readers'), Writers: implicit('ANY Writers'), Admins: implicit('MAJORITY Admins') });
 
-type GenesisParty = LedgerXGenesisParty;
-
-export interface GenesisRequest {
-  channel: string;
-  parties: GenesisParty[];
-  batching?: { maxMessageCount?: number; batchTimeout?: string };
-}
-
-/** Missing programs: a 4xx naming them, before anything is recorded. */
-export class GenesisToolsMissingError extends ValidationError {}
-
-async function tool(name: 'armageddon' | 'configtxgen', env: Record<string, string | undefined>): Promise<string> {
-  const found = await findFabricXProgram(name, env);
-  if (!found.ok) throw new GenesisToolsMissingError(`Cannot build the genesis block of a ledgerX network: ${found.reason}.`, [{ field: 'programs', message: `${name} not found` }]);
-  return found.path;
-}
-
-const policy = (rule: string) => ({ Type: 'Signature', Rule: rule });
-const implicit = (rule: string) => ({ Type: 'ImplicitMeta', Rule: rule });
-
-export async function buildLedgerXGenesis(req: GenesisRequest, env: Record<string, string | undefined> = process.env): Promise<Uint8Array> {
-  const [armageddon, configtxgen] = [await tool('armageddon', env), await tool('configtxgen', env)];
-  const dir = await mkdtemp(path.join(tmpdir(), 'lnm-ledgerx-genesis-'));
-  try {
-    const file = async (rel: string, content: string) => {
-      const p = path.join(dir, rel);
-      await mkdir(path.dirname(p), { recursive: true });
-      await writeFile(p, content);
-      return p;
-    };
-    const parties = [];
-    const orgs = new Map<string, Record<string, unknown>>();
-    const consenters = [];
-    for (const p of req.parties) {
-      const base = `party${p.partyId}`;
-      const ca = await file(`${base}/ca.pem`, p.signCaCertPem);
-      const tlsCa = await file(`${base}/tlsca.pem`, p.tlsCaCertPem);
-      const cert = async (role: string, kind: string, pem: string) => file(`${base}/${role}-${kind}.pem`, pem);
-      parties.push({
-        PartyID: p.partyId,
-        CACerts: [ca],
-        TLSCACerts: [tlsCa],
-        RouterConfig: { TLSCert: await cert('router', 'tls', p.router.tlsCertPem), Host: p.router.host, Port: p.router.port },
-        BatchersConfig: [{ ShardID: 1, SignCert: await cert('batcher', 'sign', p.batcher.signCertPem), TLSCert: await cert('batcher', 'tls', p.batcher.tlsCertPem), Host: p.batcher.host, Port: p.batcher.port }],
-        ConsenterConfig: { SignCert: await cert('consenter', 'sign', p.consenter.signCertPem), TLSCert: await cert('consenter', 'tls', p.consenter.tlsCertPem), Host: p.consenter.host, Port: p.consenter.port },
-        AssemblerConfig: { TLSCert: await cert('assembler', 'tls', p.assembler.tlsCertPem), Host: p.assembler.host, Port: p.assembler.port },
-      });
-      consenters.push({ ID: p.partyId, Host: p.consenter.host, Port: p.consenter.port, MSPID: p.mspId, Identity: await cert('consenter', 'sign', p.consenter.signCertPem), ClientTLSCert: await cert('consenter', 'tls', p.consenter.tlsCertPem), ServerTLSCert: await cert('consenter', 'tls', p.consenter.tlsCertPem) });
-      const endpoints = [`id=${p.partyId},msp-id=${p.mspId},broadcast,${p.router.host}:${p.router.port}`, `id=${p.partyId},msp-id=${p.mspId},deliver,${p.assembler.host}:${p.assembler.port}`];
-      const existing = orgs.get(p.mspId);
-      if (existing) (existing.OrdererEndpoints as string[]).push(...endpoints);
-      else {
-        const msp = `msp-${p.mspId}`;
-        await file(`${msp}/cacerts/ca.pem`, p.signCaCertPem);
-        await file(`${msp}/tlscacerts/tlsca.pem`, p.tlsCaCertPem);
-        await file(`${msp}/config.yaml`, nodeOuConfigYaml());
-        for (const [k, pem] of (p.knownCertPems ?? []).entries()) await file(`${msp}/knowncerts/cert${k}.pem`, pem);
-        orgs.set(p.mspId, {
-          Name: p.mspId, ID: p.mspId, MSPDir: path.join(dir, msp),
-          Policies: { Readers: policy(`OR('${p.mspId}.member')`), Writers: policy(`OR('${p.mspId}.member')`), Admins: policy(`OR('${p.mspId}.admin')`), Endorsement: policy(`OR('${p.mspId}.member')`) },
-          OrdererEndpoints: endpoints,
-        });
-      }
+/** A certificate the block would carry that is absent or not one: 400 naming the party and role. */
+function checkParties(channel: string, parties: LedgerXGenesisParty[]): void {
+  const issues: { field: string; message: string }[] = [];
+  const problem = channelNameProblem(channel);
+  if (problem) issues.push({ field: 'channelName', message: problem });
+  if (!parties.length) issues.push({ field: 'ordererGroupIds', message: 'at least one orderer group' });
+  const cert = (field: string, pem: string | undefined) => {
+    if (!pem) return issues.push({ field, message: 'certificate missing' });
+    try {
+      new X509Certificate(pem);
+    } catch {
+      issues.push({ field, message: 'not a PEM certificate' });
     }
-    const smartBft = {
-      RequestBatchMaxCount: 100, RequestBatchMaxBytes: 10485760, RequestBatchMaxInterval: '500ms', IncomingMessageBufferSize: 10000, RequestPoolSize: 50000,
-      RequestForwardTimeout: '10s', RequestComplainTimeout: '20s', RequestAutoRemoveTimeout: '3m0s', ViewChangeResendInterval: '5s', ViewChangeTimeout: '20s',
-      LeaderHeartbeatTimeout: '1m0s', LeaderHeartbeatCount: 10, NumOfTicksBehindBeforeSyncing: 10, CollectTimeout: '1s', SyncOnStart: false, SpeedUpViewChange: false,
-      LeaderRotation: false, DecisionsPerLeader: 0, RequestMaxBytes: 1048576, RequestPoolSubmitTimeout: '5s',
-    };
-    const maxCount = req.batching?.maxMessageCount ?? 10000;
-    const shared = {
-      Parties: parties,
-      // armageddon's shared config yaml spells the SmartBFT fields in lower case (the decoder's keys).
-      Consensus: { SmartBFT: Object.fromEntries(Object.entries(smartBft).map(([k, v]) => [k.toLowerCase(), v])) },
-      Batching: { BatchTimeouts: { BatchCreationTimeout: req.batching?.batchTimeout ?? '500ms', FirstStrikeThreshold: '10s', SecondStrikeThreshold: '10s', AutoRemoveTimeout: '10s' }, BatchSize: { MaxMessageCount: maxCount, AbsoluteMaxBytes: 10485760 }, RequestMaxBytes: 1048576 },
-    };
-    const sharedYaml = await file('shared_config.yaml', stringify(shared));
-    await run(armageddon, ['createSharedConfigProto', `--sharedConfigYaml=${sharedYaml}`, `--output=${dir}`], { timeout: 60_000 }).catch((e) => {
-      throw new Error(`armageddon createSharedConfigProto failed: ${String(e.stderr || e.message).trim().split('\n').slice(-3).join(' ')}`);
-    });
-    const organizations = [...orgs.values()];
-    const ordererPolicies = { Readers: implicit('ANY Readers'), Writers: implicit('ANY Writers'), Admins: implicit('MAJORITY Admins'), BlockValidation: implicit('ANY Writers') };
-    const configtx = {
-      Profiles: {
-        LedgerX: {
-          Policies: { Readers: implicit('ANY Readers'), Writers: implicit('ANY Writers'), Admins: implicit('MAJORITY Admins') },
-          Capabilities: { V3_0: true },
-          Orderer: {
-            OrdererType: 'arma',
-            BatchTimeout: '2s',
-            BatchSize: { MaxMessageCount: 500, AbsoluteMaxBytes: '10 MB', PreferredMaxBytes: '2 MB' },
-            MaxChannels: 0,
-            ConsenterMapping: consenters,
-            Arma: { Path: path.join(dir, 'shared_config.binpb') },
-            Organizations: organizations,
-            Policies: ordererPolicies,
-            Capabilities: { V2_0: true },
-          },
-          Application: {
-            Organizations: organizations.map(({ OrdererEndpoints: _e, ...o }) => o),
-            Policies: {
-              Readers: implicit('ANY Readers'), Writers: implicit('ANY Writers'), Admins: implicit('MAJORITY Admins'),
-              LifecycleEndorsement: implicit('MAJORITY Endorsement'), Endorsement: implicit('MAJORITY Endorsement'),
-            },
-            Capabilities: { V2_0: true },
-          },
-        },
-      },
-    };
-    await file('configtx.yaml', stringify(configtx));
-    const out = path.join(dir, 'genesis.block');
-    await run(configtxgen, ['-profile', 'LedgerX', '-channelID', req.channel, '-outputBlock', out, '-configPath', dir], { timeout: 60_000 }).catch((e) => {
-      const lines = String(e.stderr || e.message).trim().split('\n');
-      throw new Error(`configtxgen failed: ${(lines.find((l) => /Error|panic|FATA/i.test(l)) ?? lines[lines.length - 1]).trim()}`);
-    });
-    return new Uint8Array(await readFile(out));
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  };
+  const ids = new Set<number>();
+  for (const p of parties) {
+    const at = `parties[${p.partyId}]`;
+    if (!Number.isInteger(p.partyId) || p.partyId < 1 || p.partyId > 0xffff || ids.has(p.partyId)) issues.push({ field: `${at}.partyId`, message: 'party ids are distinct, 1 to 65535' });
+    ids.add(p.partyId);
+    if (!p.mspId) issues.push({ field: `${at}.mspId`, message: 'MSP id missing' });
+    cert(`${at}.signCaCert`, p.signCaCertPem);
+    cert(`${at}.tlsCaCert`, p.tlsCaCertPem);
+    for (const role of LEDGERX_ORDERER_ROLES) {
+      const r = p[role];
+      if (!r?.host) issues.push({ field: `${at}.${role}.host`, message: 'host missing' });
+      if (!Number.isInteger(r?.port) || r.port < 1 || r.port > 65535) issues.push({ field: `${at}.${role}.port`, message: 'a port 1 to 65535' });
+      cert(`${at}.${role}.tlsCert`, r?.tlsCertPem);
+      if (role === 'batcher' || role === 'consenter') cert(`${at}.${role}.signCert`, r?.signCertPem);
+    }
   }
+  if (issues.length) throw new ValidationError(`Cannot build the genesis block of ledgerX channel "${channel}": ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+}
+
+/** fabric-x-common's FabricMSPConfig = Fabric's plus known_certs (field 12), appended in field order. */
+function mspValue(p: LedgerXGenesisParty): common.ConfigValue {
+  const config = mspConfig({ mspId: p.mspId, signCaCertPem: p.signCaCertPem, tlsCaCertPem: p.tlsCaCertPem, adminCertPem: '' });
+  const known = new BinaryWriter();
+  for (const pem of p.knownCertPems ?? []) known.writeBytes(12, Buffer.from(pem));
+  config.setConfig(Buffer.concat([config.getConfig_asU8(), known.getResultBuffer()]));
+  return configValue(config);
+}
+
+function consenterMapping(parties: LedgerXGenesisParty[]): common.Orderers {
+  const orderers = new common.Orderers();
+  orderers.setConsenterMappingList(parties.map((p) => {
+    const c = new common.Consenter();
+    c.setId(p.partyId);
+    c.setHost(p.consenter.host);
+    c.setPort(p.consenter.port);
+    c.setMspId(p.mspId);
+    c.setIdentity(Buffer.from(p.consenter.signCertPem));
+    c.setClientTlsCert(Buffer.from(p.consenter.tlsCertPem));
+    c.setServerTlsCert(Buffer.from(p.consenter.tlsCertPem));
+    return c;
+  }));
+  return orderers;
+}
+
+/** fabric-x-common's BFT block verification policy: a quorum of the consenters' identities. */
+function blockValidationPolicy(parties: LedgerXGenesisParty[]): common.ConfigPolicy {
+  const n = parties.length;
+  const f = Math.floor((n - 1) / 3);
+  const quorum = Math.ceil((n + f + 1) / 2);
+  const identities = parties.map((p) => {
+    // fabric-x-common's msppb.Identity {msp_id = 1, certificate = 2}: the wire layout of Fabric's SerializedIdentity.
+    const id = new msp.SerializedIdentity();
+    id.setMspid(p.mspId);
+    id.setIdBytes(Buffer.from(p.consenter.signCertPem));
+    const principal = new msp.MSPPrincipal();
+    principal.setPrincipalClassification(msp.MSPPrincipal.Classification.IDENTITY);
+    principal.setPrincipal(id.serializeBinary());
+    return principal;
+  });
+  const rules = parties.map((_, i) => {
+    const rule = new common.SignaturePolicy();
+    rule.setSignedBy(i);
+    return rule;
+  });
+  const nOutOf = new common.SignaturePolicy.NOutOf();
+  nOutOf.setN(quorum);
+  nOutOf.setRulesList(rules);
+  const root = new common.SignaturePolicy();
+  root.setNOutOf(nOutOf);
+  const envelope = new common.SignaturePolicyEnvelope();
+  envelope.setVersion(0);
+  envelope.setRule(root);
+  envelope.setIdentitiesList(identities);
+  const policy = new common.Policy();
+  policy.setType(common.Policy.PolicyType.SIGNATURE);
+  policy.setValue(envelope.serializeBinary());
+  const config = new common.ConfigPolicy();
+  config.setPolicy(policy);
+  config.setModPolicy('Admins');
+  return config;
+}
+
+function armaConsensus(req: LedgerXGenesisRequest): common.ConfigValue {
+  const settings = req.settings ?? resolveLedgerXConsensus();
+  const metadata = encodeArmaSharedConfig({
+    parties: req.parties.map((p) => ({
+      partyId: p.partyId,
+      caCertPems: [p.signCaCertPem],
+      tlsCaCertPems: [p.tlsCaCertPem],
+      router: p.router,
+      batchers: [{ ...p.batcher, shardId: 1 }],
+      consenter: p.consenter,
+      assembler: p.assembler,
+    })),
+    settings,
+    maxPartyId: Math.max(...req.parties.map((p) => p.partyId)),
+  });
+  const message = new orderer.ConsensusType();
+  message.setType('arma');
+  message.setMetadata(metadata);
+  message.setState(orderer.ConsensusType.State.STATE_NORMAL);
+  return configValue(message);
+}
+
+/** The channel's config tree (for tests; buildLedgerXGenesis wraps it in block 0). */
+export function ledgerXChannelGroup(req: LedgerXGenesisRequest): common.ConfigGroup {
+  checkParties(req.channel, req.parties);
+  const byOrg = new Map<string, LedgerXGenesisParty[]>();
+  for (const p of req.parties) byOrg.set(p.mspId, [...(byOrg.get(p.mspId) ?? []), p]);
+  const orgPolicies = (id: string) => ({
+    Readers: signature(`OR('${id}.member')`),
+    Writers: signature(`OR('${id}.member')`),
+    Admins: signature(`OR('${id}.admin')`),
+    Endorsement: signature(`OR('${id}.member')`),
+  });
+  const ordererOrgs = Object.fromEntries([...byOrg].map(([id, parties]) => [id, configGroup({
+    values: {
+      MSP: mspValue(parties[0]),
+      Endpoints: configValue(ordererAddresses(parties.flatMap((p) => [`id=${p.partyId},msp-id=${id},broadcast,${p.router.host}:${p.router.port}`, `id=${p.partyId},msp-id=${id},deliver,${p.assembler.host}:${p.assembler.port}`]))),
+    },
+    policies: orgPolicies(id),
+  })]));
+  const applicationOrgs = Object.fromEntries([...byOrg].map(([id, parties]) => [id, configGroup({ values: { MSP: mspValue(parties[0]) }, policies: orgPolicies(id) })]));
+  const ordererGroup = configGroup({
+    values: {
+      BatchSize: configValue(batchSize({ maxMessageCount: 500, absoluteMaxBytes: 10 * 1024 * 1024, preferredMaxBytes: 2 * 1024 * 1024, batchTimeout: '2s' })),
+      BatchTimeout: configValue(batchTimeout('2s')),
+      ChannelRestrictions: configValue(channelRestrictions()),
+      ConsensusType: armaConsensus(req),
+      Orderers: configValue(consenterMapping(req.parties)),
+      Capabilities: configValue(capabilities(['V2_0'])),
+    },
+    policies: { ...standardPolicies(), BlockValidation: blockValidationPolicy(req.parties) },
+    groups: ordererOrgs,
+  });
+  const applicationGroup = configGroup({
+    values: { Capabilities: configValue(capabilities(['V2_0'])) },
+    policies: { ...standardPolicies(), LifecycleEndorsement: implicit('MAJORITY Endorsement'), Endorsement: implicit('MAJORITY Endorsement') },
+    groups: applicationOrgs,
+  });
+  return configGroup({
+    values: {
+      HashingAlgorithm: configValue(hashingAlgorithm()),
+      BlockDataHashingStructure: configValue(blockDataHashingStructure()),
+      Capabilities: configValue(capabilities(['V3_0'])),
+    },
+    policies: standardPolicies(),
+    groups: { Orderer: ordererGroup, Application: applicationGroup },
+  });
+}
+
+/**
+ * fabric-x-common's protoutil.ComputeBlockDataHash: SHA-256 over each entry preceded by its
+ * length (4 bytes, big-endian), where Fabric 2.5 hashes the bare concatenation. Arma's
+ * consenters compute block 1's previous hash from it, and its assemblers refuse a block 0
+ * whose header says otherwise.
+ */
+export function fabricXBlockDataHash(data: Uint8Array[]): Uint8Array {
+  const hash = createHash('sha256');
+  const size = Buffer.alloc(4);
+  for (const entry of data) {
+    size.writeUInt32BE(entry.length);
+    hash.update(size);
+    hash.update(entry);
+  }
+  return hash.digest();
+}
+
+export function buildLedgerXGenesis(req: LedgerXGenesisRequest): Uint8Array {
+  // Fabric-X's configtxgen: channel header version 1, only the SIGNATURES metadata slot, its data hash.
+  return genesisBlockOf(req.channel, ledgerXChannelGroup(req), { headerVersion: 1, lastConfigSlot: false, dataHash: fabricXBlockDataHash });
 }

@@ -59,7 +59,7 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       const arma = await findFabricXProgram('arma', env);
       return arma.ok ? { ok: true } : { ok: false, reason: arma.reason };
     },
-    genesis: (req) => buildLedgerXGenesis(req, env),
+    genesis: async (req) => buildLedgerXGenesis(req),
     async writeJoin(groupId, join) {
       const dir = groupDir(groupId);
       await mkdir(dir, { recursive: true, mode: 0o700 });

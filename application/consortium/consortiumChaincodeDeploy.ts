@@ -7,11 +7,13 @@ import { requestMetadata, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
-import { getNode } from '../../projections/nodes.ts';
+import { getNode, type NodeRow } from '../../projections/nodes.ts';
+import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
+import { consortiumRoutes } from './consortiumRoutes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { consortiumNetworkOr404, grpcEndpoint } from './consortiumChannelAccess.ts';
-import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, startServer, type HeldOrganization, type Input } from './consortiumChaincodeSteps.ts';
+import { approveFor, chaincodeRecord, commitOn, heldOrganizations, initializeOn, installOn, joinedPeers, startServer, type HeldOrganization, type Input, type MemberPeer } from './consortiumChaincodeSteps.ts';
 
 export interface ChaincodeRequest {
   networkId: number;
@@ -145,44 +147,67 @@ export interface InvokeBody {
   endorsingOrganizations?: string[];
 }
 
-/** Submit (invoke) or evaluate (query) through a running joined peer of the caller's organization. */
-export async function runTransaction(input: Input, chaincodeId: number, body: InvokeBody, kind: 'invoke' | 'query') {
+/**
+ * What a transaction goes through: the record, its network, the committed version, the
+ * organization and its signer, the peer and its endpoint, the chaincode server's node. Read
+ * from the projections once and kept until an event that changes any of them is projected
+ * (application/consortium/consortiumRoutes.ts); a failed look-up is not kept.
+ */
+interface TransactionRoute {
+  record: ChaincodeRow;
+  network: ConsortiumNetworkRow;
+  active: ChaincodeRow;
+  org: HeldOrganization;
+  peer: MemberPeer;
+  endpoint: Endpoint;
+  server: NodeRow | null;
+}
+
+async function transactionRoute(input: Input, chaincodeId: number, organization: string | undefined): Promise<TransactionRoute> {
   const { deps } = input;
   const record = await getChaincode(deps.pool, chaincodeId);
   if (!record) throw new NotFoundError('Chaincode', chaincodeId);
-  // Every request pays for these reads: the independent ones go out together.
+  // The independent reads go out together.
   const [network, active] = await Promise.all([consortiumNetworkOr404(deps, record.networkId), latestCommitted(input, record)]);
   // Only the named organization is checked (one identity lookup per call, not one per organization).
-  const named = body.organization ? network.organizations.find((o) => o.mspId === body.organization || String(o.organizationId) === body.organization) : undefined;
-  const [held, members, serverRow] = await Promise.all([
+  const named = organization ? network.organizations.find((o) => o.mspId === organization || String(o.organizationId) === organization) : undefined;
+  const [held, members, server] = await Promise.all([
     (async (): Promise<HeldOrganization[]> => {
       const namedSigner = named && typeof named.organizationId === 'number' ? await consortiumOf(deps).credentials.adminSigner(named.organizationId).catch(() => null) : null;
-      return namedSigner ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }] : body.organization ? [] : heldOrganizations(deps, network, { first: true });
+      return namedSigner ? [{ organizationId: named!.organizationId as number, mspId: named!.mspId, signer: namedSigner }] : organization ? [] : heldOrganizations(deps, network, { first: true });
     })(),
     joinedPeers(deps, network, ['running', 'down']),
     active.serverNodeId ? getNode(deps.pool, active.serverNodeId) : Promise.resolve(null),
   ]);
   const org = held[0];
   if (!org) {
-    throw new ValidationError(body.organization ? `This service holds no identity of ${body.organization} in network ${network.name}.` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
+    throw new ValidationError(organization ? `This service holds no identity of ${organization} in network ${network.name}.` : `This service holds no organization of network ${network.name}.`, [{ field: 'organization', message: 'an mspId (or organization id) of the network that this service holds' }]);
   }
   // A running peer of the organization; else one the health monitor saw go down (the gateway
   // call then says it is unreachable: 503), so a dead peer is not mistaken for a missing one.
   const candidates = members.filter((p) => p.mspId === org.mspId);
   const peer = candidates.find((p) => p.status === 'running') ?? candidates[0];
   if (!peer) throw new ConflictError(`No running peer of ${org.mspId} has joined channel ${network.channelName}: start or join one.`, { mspId: org.mspId }, 'NO_JOINED_PEER');
-  // The chaincode server runs before the first transaction (and again after it went down).
-  if (active.serverNodeId) {
-    const server = serverRow;
-    if (server && server.status !== 'running') {
-      const now = await startServer(input, server.id);
-      if (now.status !== 'running') throw new ConflictError(`The chaincode server ${now.name} of ${record.name} did not start: ${now.error ?? now.status}.`, { nodeId: now.id, status: now.status }, 'CHAINCODE_SERVER_DOWN');
-    }
+  return { record, network, active, org, peer, endpoint: await grpcEndpoint(deps, peer), server };
+}
+
+/** Submit (invoke) or evaluate (query) through a running joined peer of the caller's organization. */
+export async function runTransaction(input: Input, chaincodeId: number, body: InvokeBody, kind: 'invoke' | 'query') {
+  const { deps } = input;
+  // The organization's text is part of the key as given; a look-up that fails is not kept, so
+  // only names and ids that lead somewhere take a place.
+  const route = await consortiumRoutes(deps).get(`transaction:${chaincodeId}:${body.organization ?? ''}`, () => transactionRoute(input, chaincodeId, body.organization));
+  const { record, network, active, org, peer } = route;
+  // The chaincode server runs before the first transaction (and again after it went down):
+  // starting it appends node events, which empty the route cache.
+  if (route.server && route.server.status !== 'running') {
+    const now = await startServer(input, route.server.id);
+    if (now.status !== 'running') throw new ConflictError(`The chaincode server ${now.name} of ${record.name} did not start: ${now.error ?? now.status}.`, { nodeId: now.id, status: now.status }, 'CHAINCODE_SERVER_DOWN');
   }
   const chaincodes = consortiumOf(deps).chaincodes;
   const request = {
     // The signer loaded above: the peer is one of that organization's.
-    gateway: { peer: await grpcEndpoint(deps, peer), signer: org.signer }, channelName: network.channelName, chaincodeName: record.name, fn: body.function, args: body.args ?? [], transient: body.transient,
+    gateway: { peer: route.endpoint, signer: org.signer }, channelName: network.channelName, chaincodeName: record.name, fn: body.function, args: body.args ?? [], transient: body.transient,
     endorsingOrganizations: body.endorsingOrganizations,
   };
   const r = kind === 'invoke' ? await chaincodes.submit(request) : await chaincodes.evaluate(request);

@@ -167,6 +167,7 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
   const committed = await chaincodes.committedDefinition(access, network.channelName, chaincode.name);
   let tx: { txId: string; blockNumber: number } | null = null;
   let approvedBy: string[];
+  let serverStarting: Promise<NodeRow> | null = null;
   if (committed && committed.sequence >= chaincode.sequence) {
     if (committed.sequence > chaincode.sequence || committed.version !== chaincode.version) {
       throw new ConflictError(`Channel ${network.channelName} already has ${chaincode.name} at sequence ${committed.sequence} (version ${committed.version}); this record is version ${chaincode.version}, sequence ${chaincode.sequence}.`, { committed }, 'CHAINCODE_SUPERSEDED');
@@ -190,10 +191,15 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
       const other = p ? await peerAccess(deps, p) : await sharedPeerAccess(deps, mspId, access.signer);
       if (other) endorsers.push(other);
     }
+    // The chaincode's server starts while the commit waits for its block (the peers dial it
+    // only once the definition is committed); a commit that fails leaves it started, and the
+    // next deploy or transaction uses it.
+    serverStarting = startServer(input, server.nodeId);
+    serverStarting.catch(() => {});
     tx = await chaincodes.commitDefinition({ endorsers, orderer: await chaincodeOrderer(deps, network), channelName: network.channelName, definition: definitionOf(chaincode) });
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeCommitted', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, approvedBy, at: deps.clock().toISOString() });
-  const serverNode = await startServer(input, server.nodeId);
+  const serverNode = await (serverStarting ?? startServer(input, server.nodeId));
   if (tx) await stopOlderServers(input, chaincode);
   // Peer instances this definition was shared with start their own servers (their peers endorse too).
   const sharedWith = tx && deps.sharing ? await notifyChaincodeCommitted(input, chaincode) : [];

@@ -2,6 +2,7 @@
 // node's TLS CA and hostname, the organization identities it holds, and the running joined
 // node to read a channel from.
 import type { AppDeps } from '../deps.ts';
+import { consortiumRoutes } from './consortiumRoutes.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import type { PeerReader } from '../../domain/consortium/consortiumChannelPorts.ts';
@@ -83,6 +84,19 @@ export async function peerReader(deps: AppDeps, network: ConsortiumNetworkRow): 
   if (!peers.length) throw new ConflictError(`No running peer of network ${network.name} has joined channel ${network.channelName}: join one (POST /networks/consortium/${network.id}/peers/{peerId}/join) or start it.`, { networkId: network.id }, 'NO_JOINED_PEER');
   const peer = peers[0];
   return { peer: await grpcEndpoint(deps, peer), signer: await consortiumOf(deps).credentials.adminSigner(peer.organizationId!) };
+}
+
+/**
+ * The network and its peer reader for the explorer's reads (chain info, blocks, transactions):
+ * read once and kept until an event that changes the network, its members, a node or an
+ * organization's keys is projected (consortiumRoutes.ts); a failed look-up (404, no joined peer)
+ * is not kept.
+ */
+export function networkReader(deps: AppDeps, networkId: number): Promise<{ network: ConsortiumNetworkRow; reader: PeerReader }> {
+  return consortiumRoutes(deps).get(`reader:${networkId}`, async () => {
+    const network = await consortiumNetworkOr404(deps, networkId);
+    return { network, reader: await peerReader(deps, network) };
+  });
 }
 
 /** A running orderer that joined the channel: config reads and config updates go through it. */

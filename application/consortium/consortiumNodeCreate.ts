@@ -182,9 +182,21 @@ export async function createNodeKeys(input: Input, org: OrganizationRow, domain:
   }
 }
 
-async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<number> {
-  const { deps } = input;
-  const consortium = consortiumOf(deps);
+interface PreparedNode {
+  org: OrganizationRow;
+  role: ConsortiumNodeRole;
+  engine: NonNullable<ConsortiumNodeRequest['engine']>;
+  hostname: string;
+  keysMade: { identityKeyId: number; tlsKeyId: number };
+}
+
+/**
+ * Everything of a new node that needs no port: checks, and its identity and TLS keys with their
+ * certificates (their names do not name a port). Runs beside other creations, so five nodes
+ * asked for at once make their keys at once; only the ports and the record wait for each other.
+ */
+async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<PreparedNode> {
+  const consortium = consortiumOf(input.deps);
   await checkNodeName(input, req.name);
   const org = await organizationOr400(input, req.organizationId);
   await assertNodeKeysExportable(input, org);
@@ -195,28 +207,41 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest): P
   const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
   const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();
   if (!engineOk.ok) throw new ValidationError(`The ${engine} engine cannot run Fabric ${role}s here: ${engineOk.reason}`, [{ field: 'engine', message: engineOk.reason }]);
-  const { port, chaincodePort, adminPort, operationsPort } = req.config;
-  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort });
   const domain = await organizationDomainOf(input, org);
-  const config = configOf(role, req, req.config.hostname ?? nodeHostname(req.name, domain), ports);
-  const nodeId = await deps.nextId('node');
-  const keysMade = await createNodeKeys(input, org, domain, req.name, role, config);
+  const hostname = req.config.hostname ?? nodeHostname(req.name, domain);
+  // The certificates' names come from the hostname, the external endpoint's host and the domain
+  // names, never a port: the ports chosen later do not change them.
+  const keysMade = await createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }));
+  return { org, role, engine, hostname, keysMade };
+}
+
+/** Ports and the record (one at a time: ports are chosen from those not yet recorded). */
+async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, prepared: PreparedNode): Promise<number> {
+  const { deps } = input;
+  const { org, role, engine, hostname, keysMade } = prepared;
   try {
+    // Again under the lock: another creation of the same name may have been recorded meanwhile.
+    await checkNodeName(input, req.name);
+    const { port, chaincodePort, adminPort, operationsPort } = req.config;
+    const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort });
+    const config = configOf(role, req, hostname, ports);
+    const nodeId = await deps.nextId('node');
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
       networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
     });
+    return nodeId;
   } catch (err) {
     await discardKey(input, keysMade.tlsKeyId);
     await discardKey(input, keysMade.identityKeyId);
     throw err;
   }
-  return nodeId;
 }
 
 /** Creates the node and asks for its start; returns its id. */
 export async function createConsortiumNode(input: Input, req: ConsortiumNodeRequest, opts: { start?: boolean } = {}): Promise<number> {
-  const nodeId = await oneAtATime(() => recordConsortiumNode(input, req));
+  const prepared = await prepareConsortiumNode(input, req);
+  const nodeId = await oneAtATime(() => recordConsortiumNode(input, req, prepared));
   if (opts.start !== false) await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }

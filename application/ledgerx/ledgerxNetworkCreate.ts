@@ -1,5 +1,6 @@
 // LedgerX networks: creating one builds its genesis block (Arma orderer type, the parties'
-// endpoints and certificates; adapters/ledgerx/ledgerxGenesis.ts) from the orderer groups named,
+// endpoints and certificates, SmartBFT and batching settings; encoded by the service in
+// adapters/ledgerx/ledgerxGenesis.ts, no Fabric-X program needed) from the orderer groups named,
 // and records the network with its block in one event; joining an orderer group gives its roles
 // the block and starts them in Fabric-X's order (consenter, batcher, assembler, router), each
 // awaited up to the join timeout (LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s).
@@ -11,6 +12,7 @@ import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import { LEDGERX_ORDERER_ROLES, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks, type LedgerXParty } from '../../domain/ledgerx/ledgerxNetwork.ts';
 import type { LedgerXGenesisParty } from '../../domain/ledgerx/ledgerxPorts.ts';
+import { resolveLedgerXConsensus, type LedgerXConsensusInput } from '../../domain/ledgerx/ledgerxConsensus.ts';
 import type { ConsortiumNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import { getLedgerXNetwork, ledgerXGenesisBlock, ledgerXNetworkOfNode, type LedgerXNetworkRow } from '../../projections/ledgerx/ledgerxNetworks.ts';
@@ -23,6 +25,9 @@ export interface LedgerXNetworkRequest {
   channelName?: string;
   description?: string;
   ordererGroupIds: number[];
+  /** SmartBFT and batching settings of the Arma shared config; fabric-x-orderer's defaults for what is left out. */
+  smartBft?: LedgerXConsensusInput['smartBft'];
+  batching?: LedgerXConsensusInput['batching'];
 }
 
 async function groupRecord(input: CommandInput, nodeId: number, field: string): Promise<LedgerXOrdererGroupCreatedData> {
@@ -46,6 +51,7 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
   const channelName = req.channelName ?? req.name.toLowerCase();
   if (!req.ordererGroupIds.length) throw new ValidationError('A ledgerX network needs at least one orderer group (ordererGroupIds).', [{ field: 'ordererGroupIds', message: 'at least one orderer group' }]);
   if (new Set(req.ordererGroupIds).size !== req.ordererGroupIds.length) throw new ValidationError('ordererGroupIds names a group twice.', [{ field: 'ordererGroupIds', message: 'each group once' }]);
+  const settings = resolveLedgerXConsensus({ smartBft: req.smartBft, batching: req.batching });
   if (await getLedgerXNetwork(deps.pool, { name: req.name })) throw new ConflictError(`A ledgerX network named ${req.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
   const parties: LedgerXParty[] = [];
   const genesisParties: LedgerXGenesisParty[] = [];
@@ -59,7 +65,11 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
     let cas: { signCaCertPem: string; tlsCaCertPem: string } | null = null;
     for (const r of LEDGERX_ORDERER_ROLES) {
       const role = await roleRecord(input, group.config.roleNodeIds[r]);
-      const material = await credentials.nodeMaterial(role as unknown as ConsortiumNodeCreatedData);
+      const material = await credentials.nodeMaterial(role as unknown as ConsortiumNodeCreatedData).catch((err: Error) => {
+        // A role's identity or TLS key deleted (or never certified): the block cannot name it.
+        if (err instanceof AppError && err.status < 500) throw new ValidationError(`Orderer group ${group.name}: the ${r}'s certificates cannot be read (${err.message}); recreate the group.`, [{ field: `ordererGroupIds[${i}]`, message: `${r} certificates missing` }]);
+        throw err;
+      });
       cas = { signCaCertPem: material.organization.signCaCertPem, tlsCaCertPem: material.organization.tlsCaCertPem };
       roles[r] = { host: role.config.externalIp, port: role.config.grpcPort, tlsCertPem: material.tlsCertPem, signCertPem: material.identityCertPem };
     }
@@ -68,7 +78,7 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
   }
   let block: Uint8Array;
   try {
-    block = await ledgerx.runtime.genesis({ channel: channelName, parties: genesisParties });
+    block = await ledgerx.runtime.genesis({ channel: channelName, parties: genesisParties, settings });
   } catch (err) {
     if (err instanceof AppError) throw err;
     throw new AppError(422, 'GENESIS_FAILED', `The genesis block of ${req.name} could not be built: ${(err as Error).message}`);

@@ -6,6 +6,7 @@ import type { ConsortiumNodeMaterial } from '../consortium/consortiumPorts.ts';
 import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from './ledgerxNode.ts';
 import type { OrganizationMsp } from '../consortium/consortiumPorts.ts';
 import type { LogFollower } from '../nodes/nodeEngine.ts';
+import type { LedgerXConsensusSettings } from './ledgerxConsensus.ts';
 
 type AnyRole = LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData;
 
@@ -36,10 +37,18 @@ export interface LedgerXGenesisParty {
   assembler: LedgerXGenesisRole;
 }
 
+export interface LedgerXGenesisRequest {
+  channel: string;
+  parties: LedgerXGenesisParty[];
+  /** SmartBFT and batching settings; fabric-x-orderer's defaults when absent. */
+  settings?: LedgerXConsensusSettings;
+}
+
 export interface LedgerXRuntime {
-  /** arma (and the genesis tools) found: LNM_FABRIC_X_BIN or PATH. */
+  /** arma found: LNM_FABRIC_X_BIN or PATH. */
   available(): Promise<{ ok: true } | { ok: false; reason: string }>;
-  genesis(req: { channel: string; parties: LedgerXGenesisParty[] }): Promise<Uint8Array>;
+  /** Block 0 of the network's channel, encoded by the service. */
+  genesis(req: LedgerXGenesisRequest): Promise<Uint8Array>;
   /** The network a group joined (its block and party id), kept beside its roles' directories. */
   writeJoin(groupId: number, join: LedgerXJoin): Promise<void>;
   readJoin(groupId: number): Promise<LedgerXJoin | null>;

@@ -24,6 +24,10 @@ const WebhookDetail = lazy(() => import('./pages/webhooks/WebhookDetail'));
 const Account = lazy(() => import('./pages/Account'));
 const Backups = lazy(() => import('./pages/backups/Backups'));
 const Plugins = lazy(() => import('./pages/plugins/Plugins'));
+const PluginDetail = lazy(() => import('./pages/plugins/PluginDetail'));
+const Templates = lazy(() => import('./pages/templates/Templates'));
+const Sharing = lazy(() => import('./pages/sharing/Sharing'));
+const Notifications = lazy(() => import('./pages/notifications/Notifications'));
 const Organizations = lazy(() => import('./pages/keys/Organizations'));
 const Users = lazy(() => import('./pages/users/Users'));
 const Settings = lazy(() => import('./pages/settings/Settings'));
@@ -56,6 +60,10 @@ export function App() {
             <Route path="/account" element={<Account />} />
             <Route path="/backups" element={<Backups />} />
             <Route path="/plugins" element={<Plugins />} />
+            <Route path="/plugins/:name" element={<PluginDetail />} />
+            <Route path="/notifications" element={<Notifications />} />
+            <Route path="/templates" element={<Templates />} />
+            <Route path="/sharing" element={<Sharing />} />
             <Route path="/organizations" element={<Organizations />} />
             <Route path="/users" element={<Users />} />
             <Route path="/settings" element={<Settings />} />

@@ -62,3 +62,10 @@ export function useSession(): Session {
 export function Can({ permission, children }: { permission: string; children: ReactNode }) {
   return useSession().can(permission) ? <>{children}</> : null;
 }
+
+const EDITIONS = ['community', 'pro', 'enterprise'];
+
+/** Whether the running edition includes what `needed` offers (community < pro < enterprise). */
+export function editionAtLeast(running: string, needed: 'pro' | 'enterprise'): boolean {
+  return EDITIONS.indexOf(running.toLowerCase()) >= EDITIONS.indexOf(needed);
+}

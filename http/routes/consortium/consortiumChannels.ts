@@ -10,7 +10,7 @@ import { FabricRefusedError } from '../../../domain/consortium/consortiumChannel
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../../projections/nodes.ts';
 import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
-import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, peerReader } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkReader } from '../../../application/consortium/consortiumChannelAccess.ts';
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
 import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
@@ -97,8 +97,8 @@ export const consortiumChannelRoutes = [
     method: 'get', path: '/networks/consortium/:id/info', summary: 'Chain information of the channel: height, current and previous block hash (from a joined peer)', tags, permission: 'LEDGER_READ', params: IdParam,
     responses: { 200: { description: 'chain info' }, 404: { description: 'no such network' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const info = await consortiumOf(deps).channels.chainInfo(await peerReader(deps, network), network.channelName);
+      const { network, reader } = await networkReader(deps, params.id);
+      const info = await consortiumOf(deps).channels.chainInfo(reader, network.channelName);
       return { body: { network_id: network.id, channel_name: network.channelName, height: info.height, current_block_hash: info.currentBlockHash, previous_block_hash: info.previousBlockHash } };
     },
   }),
@@ -107,8 +107,7 @@ export const consortiumChannelRoutes = [
     query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of blocks: number, hash, previous hash, data hash, transaction count, timestamp' }, 404: { description: 'no such network' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params, query }) {
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const reader = await peerReader(deps, network);
+      const { network, reader } = await networkReader(deps, params.id);
       const channels = consortiumOf(deps).channels;
       const limit = query.limit ?? 10;
       const offset = query.offset ?? 0;
@@ -122,8 +121,7 @@ export const consortiumChannelRoutes = [
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), blockNum: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the block' }, 404: { description: 'no such network or block' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const reader = await peerReader(deps, network);
+      const { network, reader } = await networkReader(deps, params.id);
       const channels = consortiumOf(deps).channels;
       // One question to the peer; only when it refuses (a block past the height: "no such block
       // number [n] in index") is the height asked, to tell a 404 from another refusal.
@@ -144,8 +142,8 @@ export const consortiumChannelRoutes = [
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), txId: Type.String({ pattern: '^[0-9a-fA-F]{1,128}$' }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the transaction' }, 404: { description: 'no such network or transaction' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
-      const network = await consortiumNetworkOr404(deps, params.id);
-      const t = await consortiumOf(deps).channels.transaction(await peerReader(deps, network), network.channelName, params.txId).catch((err) => {
+      const { network, reader } = await networkReader(deps, params.id);
+      const t = await consortiumOf(deps).channels.transaction(reader, network.channelName, params.txId).catch((err) => {
         // qscc: "Failed to get transaction with id ..., error entry not found in index".
         if (err instanceof FabricRefusedError && /not found|no such transaction/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', params.txId);
         throw err;

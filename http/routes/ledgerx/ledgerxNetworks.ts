@@ -17,6 +17,43 @@ import type { AppDeps } from '../../../application/deps.ts';
 
 const tags = ['ledgerx'];
 
+const duration = (description: string) => Type.Optional(Type.String({ maxLength: 32, description: `${description} (a Go duration: "500ms", "10s", "1m30s")` }));
+const count = (description: string, maximum = Number.MAX_SAFE_INTEGER) => Type.Optional(Type.Integer({ minimum: 0, maximum, description }));
+// The Arma shared config's settings (fabric-x-orderer 1.0, ordererpb.SmartBFTConfig and
+// BatchingConfig); what is left out takes the orderer's defaults. Checked as arma checks them
+// (domain/ledgerx/ledgerxConsensus.ts): a bad value is a 400 naming the field.
+const SmartBftSettings = Type.Object({
+  requestBatchMaxCount: count('requests in a batch proposed at once (default 100)'),
+  requestBatchMaxBytes: count('bytes of a batch proposed at once (default 10485760)'),
+  requestBatchMaxInterval: duration('longest a batch waits before it is proposed (default 500ms)'),
+  incomingMessageBufferSize: count('messages buffered before processing (default 10000)'),
+  requestPoolSize: count('pending requests a consenter keeps (default 50000)'),
+  requestForwardTimeout: duration('until a request is forwarded to the leader (default 10s)'),
+  requestComplainTimeout: duration('then until the leader is complained about (default 20s)'),
+  requestAutoRemoveTimeout: duration('then until the request is dropped (default 3m0s)'),
+  viewChangeResendInterval: duration('resend of a ViewChange message (default 5s)'),
+  viewChangeTimeout: duration('until a higher view is tried (default 20s)'),
+  leaderHeartbeatTimeout: duration('silence of the leader before a complaint (default 1m0s)'),
+  leaderHeartbeatCount: count('heartbeats per leaderHeartbeatTimeout (default 10)'),
+  numOfTicksBehindBeforeSyncing: count('ticks behind the leader before a sync (default 10)'),
+  collectTimeout: duration('state transfer collection (default 1s)'),
+  syncOnStart: Type.Optional(Type.Boolean({ description: 'sync on start (default false)' })),
+  speedUpViewChange: Type.Optional(Type.Boolean({ description: 'join a view change on f+1 messages (default false)' })),
+  leaderRotation: Type.Optional(Type.Boolean({ description: 'rotate the leader (default false)' })),
+  decisionsPerLeader: count('decisions before the leader rotates: > 0 with leaderRotation, 0 without (default 0)'),
+  requestMaxBytes: count('bytes of one request (default 1048576)'),
+  requestPoolSubmitTimeout: duration('longest a client waits to submit into the pool (default 5s)'),
+}, { additionalProperties: false, description: 'SmartBFT settings of the consenters' });
+const BatchingSettings = Type.Object({
+  batchCreationTimeout: duration('longest a batch waits before it is created (default 500ms)'),
+  firstStrikeThreshold: duration('a request unbatched this long is forwarded to the primary batcher (default 10s)'),
+  secondStrikeThreshold: duration('then a complaint about the primary goes to consensus (default 10s)'),
+  autoRemoveTimeout: duration('then the request leaves the memory pool (default 10s)'),
+  maxMessageCount: count('requests in a batch (default 10000)', 0xffffffff),
+  absoluteMaxBytes: count('bytes of a batch (default 10485760)', 0xffffffff),
+  requestMaxBytes: count('bytes of one request (default 1048576)'),
+}, { additionalProperties: false, description: 'batching settings of the batchers' });
+
 const NetworkView = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -51,14 +88,16 @@ export const ledgerXNetworkRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/networks/ledgerx', summary: 'Create a ledgerX network (one Fabric-X channel): the service builds its genesis block from the orderer groups named', tags, permission: 'NETWORK_CREATE',
-    description: 'Builds block 0 of the channel with fabric-x-common\'s tools (found through LNM_FABRIC_X_BIN or PATH): orderer type arma with the shared config of the parties (each group is one party, ids 1..n in the order given: its router, batcher, consenter and assembler endpoints and certificates), SmartBFT and batching settings, channel capabilities V3_0. Groups then join it with POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join.',
+    description: 'The service encodes block 0 of the channel itself (no Fabric-X program is needed): orderer type arma with the shared config of the parties (each group is one party, ids 1..n in the order given: its router, batcher, consenter and assembler endpoints and certificates), the SmartBFT and batching settings given (fabric-x-orderer\'s defaults for the rest), channel capabilities V3_0. Groups then join it with POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join.',
     body: Type.Object({
       name: Type.String({ maxLength: 64 }),
       channelName: Type.Optional(Type.String({ maxLength: 249, description: 'default: the name in lower case' })),
       description: Type.Optional(Type.String({ maxLength: 1000 })),
       ordererGroupIds: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 32, description: 'LEDGERX_ORDERER_GROUP nodes, one party each (one works; four tolerate one fault)' }),
+      smartBft: Type.Optional(SmartBftSettings),
+      batching: Type.Optional(BatchingSettings),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'invalid (no orderer group, not an orderer group, a channel name Fabric refuses, the Fabric-X tools missing)' }, 409: { description: 'name taken, or a group already in a network' }, 422: { description: 'the genesis block could not be built' } },
+    responses: { 201: { description: 'the network', schema: NetworkView }, 400: { description: 'invalid (no orderer group, not an orderer group, a group whose roles\' certificates are missing, a channel name Fabric refuses, a SmartBFT or batching setting arma would refuse: the field is named)' }, 409: { description: 'name taken, or a group already in a network' }, 422: { description: 'the genesis block could not be built' } },
     async handler(input) {
       const id = await createLedgerXNetwork(input, input.body);
       return { status: 201, body: await networkView(input.deps, await ledgerXNetworkOr404(input, id)), headers: { Location: `/api/v1/networks/ledgerx/${id}` } };

@@ -1,11 +1,10 @@
 // The arma local config this service writes: the keys fabric-x-orderer 1.0.x reads (its metrics
 // port from Operations.ListenPort), paths under the node directory, TLS only among the party's
-// roles; and the genesis builder refuses at once, naming the program, when the tools are missing.
+// roles.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse } from 'yaml';
 import { armaLocalConfig } from '../../../adapters/ledgerx/armaLaunch.ts';
-import { buildLedgerXGenesis, GenesisToolsMissingError } from '../../../adapters/ledgerx/ledgerxGenesis.ts';
 import type { LedgerXRoleNodeCreatedData, LedgerXOrdererRole } from '../../../domain/ledgerx/ledgerxNode.ts';
 
 const role = (r: LedgerXOrdererRole, grpcPort: number, monitoringPort: number): LedgerXRoleNodeCreatedData => ({
@@ -28,13 +27,6 @@ test('each role\'s local config sets Operations.ListenPort to its monitoring por
   }
   assert.ok(parse(armaLocalConfig(role('consenter', 1, 2), 1, '/d')).Consensus.WALDir);
   assert.is(parse(armaLocalConfig(role('batcher', 1, 2), 1, '/d')).Batcher.ShardID, 1);
-});
-
-test('the genesis builder without the Fabric-X tools is a 400 naming the program and the variable', async () => {
-  const err = await buildLedgerXGenesis({ channel: 'arma', parties: [] }, { LNM_FABRIC_X_BIN: '/nonexistent-fabric-x-bin', PATH: '' }).catch((e) => e);
-  assert.instance(err, GenesisToolsMissingError);
-  assert.is(err.status, 400);
-  assert.match(err.message, 'LNM_FABRIC_X_BIN=/nonexistent-fabric-x-bin has no executable armageddon');
 });
 
 test.run();

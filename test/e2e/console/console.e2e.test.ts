@@ -243,7 +243,7 @@ it('audit verify shows the chain valid, then names the entry altered in the data
   await page.waitForFunction((v) => document.querySelector('[data-testid="verify-result"]')?.textContent?.includes(`Altered entry: ${v}`), victim);
 });
 
-it('organizations, backups, users and settings show their empty states; a plugin installs from YAML, a broken descriptor says why', async () => {
+it('organizations, backups, users, notifications and settings show their empty states; a plugin installs from YAML, a broken descriptor says why', async () => {
   await nav('Organizations and keys').click();
   await page.getByText('No organizations yet.', { exact: false }).waitFor();
   await page.getByRole('table', { name: 'Key providers' }).waitFor();
@@ -255,8 +255,10 @@ it('organizations, backups, users and settings show their empty states; a plugin
   await nav('Users and API keys').click();
   await page.getByRole('table', { name: 'Users' }).getByText(VIEWER.username, { exact: true }).waitFor();
   await accessible('users');
-  await nav('Settings').click();
+  await nav('Notifications').click();
   await page.getByText('No notification providers.', { exact: false }).waitFor();
+  await accessible('notifications');
+  await nav('Settings').click();
   await page.getByText('nodeHealthCheckIntervalSeconds', { exact: true }).waitFor();
   await accessible('settings');
 

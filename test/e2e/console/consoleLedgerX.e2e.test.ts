@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
+import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
@@ -170,10 +171,12 @@ t('the network created from its form; the orderer group and the committer joined
   const loadgen = await fabricXProgram('loadgen');
   if (loadgen) {
     const c = (await api('GET', `/nodes/${made[0]}`)).json.ledgerXCommitter;
-    const run = await runLoadgen({ loadgen, api, dataDir: server.dataDir, networkId, channel: 'consolex', mspId: org.mspId, committer: c, transactions: 100 });
-    loadgenCommitted = run.committed;
-    console.log(`  loadgen: ${run.committed} transactions COMMITTED through the network made on the page`);
-    assert.ok(run.committed >= 100, `loadgen saw ${run.committed} COMMITTED (log ${run.log})`);
+    const sidecarId = c.roles.find((x: any) => x.role === 'sidecar').nodeId;
+    const genesisBlock = Buffer.from((await api('GET', `/networks/ledgerx/${networkId}/genesis`)).json.block, 'base64');
+    const run = await runLoadgen({ loadgen, genesisBlock, channel: 'consolex', mspId: org.mspId, mspDir: path.join(server.dataDir, 'nodes', `node-${sidecarId}`, 'msp'), sidecarPort: c.sidecarPort, coordinatorMetricsUrl: c.coordinatorMetricsUrl, transactions: 100 });
+    loadgenCommitted = run.seen;
+    console.log(`  loadgen: saw ${run.seen} COMMITTED; the coordinator counts ${run.committed} through the network made on the page`);
+    assert.ok(run.seen >= 100, `loadgen saw ${run.seen} COMMITTED (log ${run.log}: ${run.lastLines})`);
   }
 });
 

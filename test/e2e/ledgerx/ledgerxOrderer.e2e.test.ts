@@ -1,5 +1,5 @@
-// LedgerX end to end with the real Fabric-X programs (arma, armageddon, configtxgen of
-// fabric-x-orderer 1.0.5 / fabric-x-common 0.2.8, found through LNM_FABRIC_X_BIN or PATH), the
+// LedgerX end to end with the real Fabric-X programs (arma, committer and loadgen of
+// fabric-x-orderer 1.0.5 / fabric-x-committer 1.0.4, found through LNM_FABRIC_X_BIN or PATH), the
 // server as a child process, driven over HTTP: one organization, one orderer group (four arma
 // roles with keys from the organization's CAs), a network whose genesis block the service built,
 // the group joined and its roles running; every metrics URL answers Prometheus text on the port

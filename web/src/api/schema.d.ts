@@ -1691,7 +1691,7 @@ export interface paths {
         put?: never;
         /**
          * Create a ledgerX network (one Fabric-X channel): the service builds its genesis block from the orderer groups named
-         * @description Builds block 0 of the channel with fabric-x-common's tools (found through LNM_FABRIC_X_BIN or PATH): orderer type arma with the shared config of the parties (each group is one party, ids 1..n in the order given: its router, batcher, consenter and assembler endpoints and certificates), SmartBFT and batching settings, channel capabilities V3_0. Groups then join it with POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join.
+         * @description The service encodes block 0 of the channel itself (no Fabric-X program is needed): orderer type arma with the shared config of the parties (each group is one party, ids 1..n in the order given: its router, batcher, consenter and assembler endpoints and certificates), the SmartBFT and batching settings given (fabric-x-orderer's defaults for the rest), channel capabilities V3_0. Groups then join it with POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join.
          *
          *     Permission: `NETWORK_CREATE`.
          */
@@ -12329,12 +12329,72 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description batching settings of the batchers */
+                    batching?: {
+                        /** @description bytes of a batch (default 10485760) */
+                        absoluteMaxBytes?: number;
+                        /** @description then the request leaves the memory pool (default 10s) (a Go duration: "500ms", "10s", "1m30s") */
+                        autoRemoveTimeout?: string;
+                        /** @description longest a batch waits before it is created (default 500ms) (a Go duration: "500ms", "10s", "1m30s") */
+                        batchCreationTimeout?: string;
+                        /** @description a request unbatched this long is forwarded to the primary batcher (default 10s) (a Go duration: "500ms", "10s", "1m30s") */
+                        firstStrikeThreshold?: string;
+                        /** @description requests in a batch (default 10000) */
+                        maxMessageCount?: number;
+                        /** @description bytes of one request (default 1048576) */
+                        requestMaxBytes?: number;
+                        /** @description then a complaint about the primary goes to consensus (default 10s) (a Go duration: "500ms", "10s", "1m30s") */
+                        secondStrikeThreshold?: string;
+                    };
                     /** @description default: the name in lower case */
                     channelName?: string;
                     description?: string;
                     name: string;
                     /** @description LEDGERX_ORDERER_GROUP nodes, one party each (one works; four tolerate one fault) */
                     ordererGroupIds: number[];
+                    /** @description SmartBFT settings of the consenters */
+                    smartBft?: {
+                        /** @description state transfer collection (default 1s) (a Go duration: "500ms", "10s", "1m30s") */
+                        collectTimeout?: string;
+                        /** @description decisions before the leader rotates: > 0 with leaderRotation, 0 without (default 0) */
+                        decisionsPerLeader?: number;
+                        /** @description messages buffered before processing (default 10000) */
+                        incomingMessageBufferSize?: number;
+                        /** @description heartbeats per leaderHeartbeatTimeout (default 10) */
+                        leaderHeartbeatCount?: number;
+                        /** @description silence of the leader before a complaint (default 1m0s) (a Go duration: "500ms", "10s", "1m30s") */
+                        leaderHeartbeatTimeout?: string;
+                        /** @description rotate the leader (default false) */
+                        leaderRotation?: boolean;
+                        /** @description ticks behind the leader before a sync (default 10) */
+                        numOfTicksBehindBeforeSyncing?: number;
+                        /** @description then until the request is dropped (default 3m0s) (a Go duration: "500ms", "10s", "1m30s") */
+                        requestAutoRemoveTimeout?: string;
+                        /** @description bytes of a batch proposed at once (default 10485760) */
+                        requestBatchMaxBytes?: number;
+                        /** @description requests in a batch proposed at once (default 100) */
+                        requestBatchMaxCount?: number;
+                        /** @description longest a batch waits before it is proposed (default 500ms) (a Go duration: "500ms", "10s", "1m30s") */
+                        requestBatchMaxInterval?: string;
+                        /** @description then until the leader is complained about (default 20s) (a Go duration: "500ms", "10s", "1m30s") */
+                        requestComplainTimeout?: string;
+                        /** @description until a request is forwarded to the leader (default 10s) (a Go duration: "500ms", "10s", "1m30s") */
+                        requestForwardTimeout?: string;
+                        /** @description bytes of one request (default 1048576) */
+                        requestMaxBytes?: number;
+                        /** @description pending requests a consenter keeps (default 50000) */
+                        requestPoolSize?: number;
+                        /** @description longest a client waits to submit into the pool (default 5s) (a Go duration: "500ms", "10s", "1m30s") */
+                        requestPoolSubmitTimeout?: string;
+                        /** @description join a view change on f+1 messages (default false) */
+                        speedUpViewChange?: boolean;
+                        /** @description sync on start (default false) */
+                        syncOnStart?: boolean;
+                        /** @description resend of a ViewChange message (default 5s) (a Go duration: "500ms", "10s", "1m30s") */
+                        viewChangeResendInterval?: string;
+                        /** @description until a higher view is tried (default 20s) (a Go duration: "500ms", "10s", "1m30s") */
+                        viewChangeTimeout?: string;
+                    };
                 };
             };
         };
@@ -12369,7 +12429,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid (no orderer group, not an orderer group, a channel name Fabric refuses, the Fabric-X tools missing) */
+            /** @description invalid (no orderer group, not an orderer group, a group whose roles' certificates are missing, a channel name Fabric refuses, a SmartBFT or batching setting arma would refuse: the field is named) */
             400: {
                 headers: {
                     [name: string]: unknown;

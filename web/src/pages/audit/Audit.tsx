@@ -7,7 +7,38 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
-import { Can } from '../../session';
+import { Can, useSession } from '../../session';
+
+/** The users to pick from (by name) where the role may list them; otherwise a user id is typed. */
+function useUsers() {
+  const { can } = useSession();
+  return useQuery({ queryKey: ['users', 'all'], enabled: can('USER_READ'), queryFn: () => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 500 } } })) });
+}
+
+function UserPicker({ label, value, onChange, anyLabel }: { label: string; value: string; onChange: (v: string) => void; anyLabel: string }) {
+  const users = useUsers();
+  if (!users.data) {
+    return (
+      <label>
+        {label} (user id)
+        <input type="number" min={1} value={value} onChange={(e) => onChange(e.target.value)} />
+      </label>
+    );
+  }
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{anyLabel}</option>
+        {users.data.items.map((u) => (
+          <option key={u.id} value={u.id}>
+            {u.username} ({u.role})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
 
 const PAGE = 50;
 type Entry = Json<'/api/v1/audit-logs', 'get'>['items'][number];
@@ -49,10 +80,7 @@ export default function Audit() {
         <Reports />
       </Can>
       <form className="filters card" role="search" aria-label="Filter audit entries" onSubmit={apply}>
-        <label>
-          User id
-          <input type="number" min={1} value={draft.user_id} onChange={(e) => setDraft({ ...draft, user_id: e.target.value })} />
-        </label>
+        <UserPicker label="User" anyLabel="Any user" value={draft.user_id} onChange={(v) => setDraft({ ...draft, user_id: v })} />
         <label>
           Action
           <input value={draft.action} onChange={(e) => setDraft({ ...draft, action: e.target.value })} placeholder="e.g. NODE_STARTED" />
@@ -121,12 +149,41 @@ export default function Audit() {
                 </tbody>
               </table>
               <Pager total={d.total} limit={PAGE} offset={offset} onOffset={setOffset} />
+              {d.total > PAGE ? <JumpToPage pages={Math.ceil(d.total / PAGE)} onPage={(n) => setOffset((n - 1) * PAGE)} /> : null}
             </>
           )
         }
       </QueryView>
       {selected !== null ? <EntryDetail id={selected} onClose={() => setSelected(null)} /> : null}
     </section>
+  );
+}
+
+/** Hundreds of thousands of entries are thousands of pages: go to one by its number (the server pages). */
+function JumpToPage({ pages, onPage }: { pages: number; onPage: (n: number) => void }) {
+  const [n, setN] = useState('');
+  return (
+    <form
+      className="pager"
+      aria-label="Go to a page"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const page = Math.min(pages, Math.max(1, Math.floor(Number(n)) || 1));
+        onPage(page);
+      }}
+    >
+      <button type="button" onClick={() => onPage(1)}>
+        First page
+      </button>
+      <label className="inline">
+        Page
+        <input type="number" min={1} max={pages} value={n} onChange={(e) => setN(e.target.value)} />
+      </label>
+      <button type="submit">Go</button>
+      <button type="button" onClick={() => onPage(pages)}>
+        Last page
+      </button>
+    </form>
   );
 }
 
@@ -275,10 +332,7 @@ function Reports() {
         <button type="button" disabled={activity.isPending} onClick={() => activity.mutate()}>
           Download activity (CSV)
         </button>
-        <label>
-          User id (access report)
-          <input type="number" min={1} value={userId} onChange={(e) => setUserId(e.target.value)} />
-        </label>
+        <UserPicker label="User (access report)" anyLabel="Pick a user" value={userId} onChange={setUserId} />
         <button type="button" disabled={access.isPending || !userId} onClick={() => access.mutate()}>
           Download user access (PDF)
         </button>

@@ -1,19 +1,18 @@
-// Organizations (create with their CA keys), keys with certificate expiry, and key providers.
+// Organizations (create with their CA keys), keys with certificate expiry (create, import,
+// rotation), and key providers with their status (Keys.tsx).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
-import { Pager, When } from '../../components/format';
+import { When } from '../../components/format';
+import { KeysSection, ProvidersSection } from './Keys';
 import { DataTable } from '../../components/DataTable';
 
 export default function Organizations() {
   const { can } = useSession();
   const [creating, setCreating] = useState(false);
-  const [keyOffset, setKeyOffset] = useState(0);
   const orgs = useQuery({ queryKey: ['organizations'], queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
-  const keys = useQuery({ queryKey: ['keys', keyOffset], enabled: can('KEY_READ'), queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset: keyOffset } } })) });
-  const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
   return (
     <section>
       <div className="title-row">
@@ -47,55 +46,8 @@ export default function Organizations() {
           )
         }
       </QueryView>
-      {can('KEY_READ') ? (
-        <>
-          <h2>Keys</h2>
-          <QueryView q={keys} what="Loading keys">
-            {(d) =>
-              d.items.length === 0 ? (
-                <Empty>No keys yet.</Empty>
-              ) : (
-                <>
-                  <DataTable
-                    caption="Keys"
-                    rows={d.items}
-                    rowKey={(k) => k.id}
-                    columns={[
-                      { header: 'Name', cell: (k) => k.name },
-                      { header: 'Purpose', cell: (k) => k.purpose },
-                      { header: 'Algorithm', cell: (k) => `${k.algorithm}${k.curve ? ` ${k.curve}` : k.keySize ? ` ${k.keySize}` : ''}` },
-                      { header: 'Provider', cell: (k) => k.provider.name },
-                      { header: 'Certificate expires', cell: (k) => (k.expiresAt ? <When at={k.expiresAt} /> : '—') },
-                      { header: 'Expiry', cell: (k) => <span className={`badge expiry-${k.expiryStatus}`}>{k.expiryStatus}</span> },
-                    ]}
-                  />
-                  <Pager total={d.total} limit={50} offset={keyOffset} onOffset={setKeyOffset} />
-                </>
-              )
-            }
-          </QueryView>
-        </>
-      ) : null}
-      {can('KEY_PROVIDER_READ') ? (
-        <>
-          <h2>Key providers</h2>
-          <QueryView q={providers} what="Loading key providers">
-            {(d) => (
-              <DataTable
-                caption="Key providers"
-                rows={d}
-                rowKey={(p) => p.id}
-                columns={[
-                  { header: 'Name', cell: (p) => p.name },
-                  { header: 'Type', cell: (p) => p.type },
-                  { header: 'Default', cell: (p) => (p.isDefault ? 'yes' : '') },
-                  { header: 'Keys', cell: (p) => p.keyCount },
-                ]}
-              />
-            )}
-          </QueryView>
-        </>
-      ) : null}
+      {can('KEY_READ') ? <KeysSection /> : null}
+      {can('KEY_PROVIDER_READ') ? <ProvidersSection /> : null}
     </section>
   );
 }

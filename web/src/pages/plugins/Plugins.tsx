@@ -1,10 +1,12 @@
-// Plugins: the installed ones with their state, and install from a YAML descriptor.
+// Plugins: the installed ones with their state (each links to its page: deploy form, logs, stop,
+// resume), the descriptors shipped with the service ready to install, and install from YAML.
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
-import { When } from '../../components/format';
+import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
 const SAMPLE = `apiVersion: dev.platform/v1
@@ -24,8 +26,12 @@ spec:
     properties: {}
 `;
 
+/** installed, enabled, disabled as people say them. */
+export const pluginState = (s: string) => (s === 'enabled' ? 'running' : s === 'disabled' ? 'stopped' : s);
+
 export default function Plugins() {
   const q = useQuery({ queryKey: ['plugins'], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/plugins', { params: { query: { limit: 500 } } })) });
+  const available = useQuery({ queryKey: ['plugins', 'available'], queryFn: () => unwrap(api.GET('/api/v1/plugins/available')) });
   const [installing, setInstalling] = useState(false);
   return (
     <section>
@@ -50,9 +56,9 @@ export default function Plugins() {
               rows={d.items}
               rowKey={(p) => p.name}
               columns={[
-                { header: 'Name', cell: (p) => p.name },
+                { header: 'Name', cell: (p) => <Link to={`/plugins/${encodeURIComponent(p.name)}`}>{p.name}</Link> },
                 { header: 'Version', cell: (p) => p.version ?? '—' },
-                { header: 'Status', cell: (p) => p.status },
+                { header: 'Status', cell: (p) => <StatusBadge status={pluginState(p.status)} /> },
                 { header: 'Description', cell: (p) => p.description ?? '' },
                 { header: 'Installed', cell: (p) => <When at={p.installedAt} /> },
               ]}
@@ -60,7 +66,47 @@ export default function Plugins() {
           )
         }
       </QueryView>
+      <h2>Shipped with the service</h2>
+      <QueryView q={available} what="Loading the shipped plugins">
+        {(d) => (d.items.length === 0 ? <Empty>No plugin descriptors are shipped with this server.</Empty> : <Available items={d.items} />)}
+      </QueryView>
     </section>
+  );
+}
+
+function Available({ items }: { items: Array<{ name: string; version: string | null; description: string | null; installed: boolean; descriptor: string }> }) {
+  const qc = useQueryClient();
+  const install = useMutation({
+    mutationFn: (descriptor: string) => unwrap(api.POST('/api/v1/plugins', { body: { descriptor } })),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['plugins'] }),
+  });
+  return (
+    <>
+      <ActionError error={install.error} />
+      <DataTable
+        caption="Plugins shipped with the service"
+        rows={items}
+        rowKey={(p) => p.name}
+        columns={[
+          { header: 'Name', cell: (p) => p.name },
+          { header: 'Version', cell: (p) => p.version ?? '—' },
+          { header: 'Description', cell: (p) => p.description ?? '' },
+          {
+            header: 'Actions',
+            cell: (p) =>
+              p.installed ? (
+                <span className="muted">installed</span>
+              ) : (
+                <Can permission="PLUGIN_INSTALL">
+                  <button type="button" disabled={install.isPending} onClick={() => install.mutate(p.descriptor)} aria-label={`Install ${p.name}`}>
+                    Install
+                  </button>
+                </Can>
+              ),
+          },
+        ]}
+      />
+    </>
   );
 }
 

@@ -1,11 +1,10 @@
-// Settings (read; secrets come masked from the API) and notification providers with a test
-// that shows the outcome.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+// Settings (read; secrets come masked from the API); notification providers have their own page.
+import { Link } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
 import { When } from '../../components/format';
-import { DataTable } from '../../components/DataTable';
 
 function show(v: unknown): string {
   if (v === null || v === undefined) return '—';
@@ -15,51 +14,15 @@ function show(v: unknown): string {
 
 export default function Settings() {
   const { can } = useSession();
-  const qc = useQueryClient();
   const settings = useQuery({ queryKey: ['settings'], enabled: can('SETTINGS_READ'), queryFn: () => unwrap(api.GET('/api/v1/settings')) });
-  const providers = useQuery({ queryKey: ['notification-providers'], enabled: can('NOTIFICATION_READ'), queryFn: () => unwrap(api.GET('/api/v1/notifications/providers')) });
-  const test = useMutation({
-    mutationFn: (id: number) => unwrap(api.POST('/api/v1/notifications/providers/{id}/test', { params: { path: { id } }, body: {} })),
-    onSettled: () => qc.invalidateQueries({ queryKey: ['notification-providers'] }),
-  });
   return (
     <section>
       <h1>Settings</h1>
-      <h2>Notification providers</h2>
-      <ActionError error={test.error} />
-      {test.data ? (
-        <div className={`verdict ${test.data.status === 'success' ? 'valid' : 'invalid'}`} role="status">
-          <strong>Test {test.data.status}</strong>: {test.data.message}
-        </div>
+      {can('NOTIFICATION_READ') ? (
+        <p>
+          Notification providers (email and webhooks about node downtime, backups and disk space) are on the <Link to="/notifications">Notifications</Link> page.
+        </p>
       ) : null}
-      <QueryView q={providers} what="Loading notification providers">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No notification providers. An SMTP or webhook provider tells people about node downtime and failed backups.</Empty>
-          ) : (
-            <DataTable
-              caption="Notification providers"
-              rows={d.items}
-              rowKey={(p) => p.id}
-              columns={[
-                { header: 'Name', cell: (p) => `${p.name}${p.isDefault ? ' (default)' : ''}` },
-                { header: 'Type', cell: (p) => p.type },
-                { header: 'Last test', cell: (p) => (p.lastTestStatus ? `${p.lastTestStatus}: ${p.lastTestMessage ?? ''}` : 'never') },
-                { header: 'Tested', cell: (p) => <When at={p.lastTestedAt} /> },
-                {
-                  header: 'Actions',
-                  cell: (p) =>
-                    can('NOTIFICATION_MANAGE') ? (
-                      <button type="button" disabled={test.isPending} onClick={() => test.mutate(p.id)} aria-label={`Send a test through ${p.name}`}>
-                        Send test
-                      </button>
-                    ) : null,
-                },
-              ]}
-            />
-          )
-        }
-      </QueryView>
       <h2>Server settings</h2>
       <QueryView q={settings} what="Loading settings">
         {(s) => (

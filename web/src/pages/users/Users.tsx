@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { Can, useSession } from '../../session';
+import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
@@ -110,16 +110,19 @@ function CreateUser() {
 }
 
 function ApiKeys() {
-  const { can } = useSession();
+  const { can, me } = useSession();
   const qc = useQueryClient();
-  const keys = useQuery({ queryKey: ['api-keys'], enabled: can('API_KEY_READ'), queryFn: () => unwrap(api.GET('/api/v1/api-keys', { params: { query: { limit: 500 } } })) });
+  const keys = useQuery({ queryKey: ['api-keys'], enabled: can('API_KEY_READ') && editionAtLeast(me.edition, 'pro'), queryFn: () => unwrap(api.GET('/api/v1/api-keys', { params: { query: { limit: 500 } } })) });
   const [name, setName] = useState('');
+  const [days, setDays] = useState('90');
+  const [scopes, setScopes] = useState<string[]>([]);
   const [secret, setSecret] = useState<string | null>(null);
   const create = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/api-keys', { body: { name, expiresInDays: 90 } })),
+    mutationFn: () => unwrap(api.POST('/api/v1/api-keys', { body: { name, expiresInDays: Number(days), ...(scopes.length ? { scopes } : {}) } })),
     onSuccess: async (r) => {
       setSecret(r.key);
       setName('');
+      setScopes([]);
       await qc.invalidateQueries({ queryKey: ['api-keys'] });
     },
   });
@@ -128,6 +131,14 @@ function ApiKeys() {
     onSettled: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
   });
   if (!can('API_KEY_READ')) return null;
+  if (!editionAtLeast(me.edition, 'pro')) {
+    return (
+      <>
+        <h2>API keys</h2>
+        <p className="hint">API keys need the pro edition; this server runs the {me.edition} edition. Scripts sign in with a user's password (Basic) instead.</p>
+      </>
+    );
+  }
   return (
     <>
       <h2>API keys</h2>
@@ -144,6 +155,20 @@ function ApiKeys() {
             Key name
             <input required value={name} onChange={(e) => setName(e.target.value)} />
           </label>
+          <label>
+            Expires after (days)
+            <input type="number" min={1} max={3650} required value={days} onChange={(e) => setDays(e.target.value)} />
+          </label>
+          <label>
+            Scopes (none picked: all of your permissions)
+            <select multiple size={4} value={scopes} onChange={(e) => setScopes(Array.from(e.target.selectedOptions).map((o) => o.value))}>
+              {me.permissions.map((p) => (
+                <option key={p} value={p}>
+                  {p}
+                </option>
+              ))}
+            </select>
+          </label>
           <button type="submit" className="primary" disabled={create.isPending}>
             Create API key
           </button>
@@ -151,11 +176,14 @@ function ApiKeys() {
         </form>
       </Can>
       {secret ? (
-        <div className="verdict valid" role="status">
-          <strong>Copy the key now: it is not shown again.</strong>
+        <div className="secret-once" role="status">
+          <strong>Copy the key now: it is not shown again.</strong> Send it as the X-API-Key header.
           <p>
-            <code className="hash">{secret}</code>
+            <code className="hash" data-testid="api-key-secret">{secret}</code>
           </p>
+          <button type="button" onClick={() => setSecret(null)}>
+            I have copied it
+          </button>
         </div>
       ) : null}
       <ActionError error={revoke.error} />
@@ -170,6 +198,7 @@ function ApiKeys() {
               { header: 'Name', cell: (k) => k.name },
               { header: 'Owner', cell: (k) => k.username },
               { header: 'Prefix', cell: (k) => <code>{k.displayPrefix}</code> },
+              { header: 'Scopes', cell: (k) => ((k as { scopes?: string[] | null }).scopes?.length ? (k as { scopes: string[] }).scopes.join(', ') : 'all of the owner\'s') },
               { header: 'Status', cell: (k) => k.status },
               { header: 'Expires', cell: (k) => <When at={k.expiresAt} /> },
               {

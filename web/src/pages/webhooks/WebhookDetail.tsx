@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, QueryView } from '../../components/states';
+import { DataTable } from '../../components/DataTable';
 import { Pager, When } from '../../components/format';
 
 export default function WebhookDetail() {
@@ -77,50 +78,33 @@ export default function WebhookDetail() {
       <h2>Deliveries</h2>
       <ActionError error={replay.error} />
       <QueryView q={deliveries} what="Loading deliveries">
-        {(d) =>
-          d.items.length === 0 ? (
-            <Empty>No deliveries yet.</Empty>
-          ) : (
-            <>
-              <table>
-                <caption className="sr-only">Deliveries, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Created</th>
-                    <th scope="col">Event</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Answer</th>
-                    <th scope="col">Replay</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.items.map((x) => (
-                    <tr key={x.id}>
-                      <td>
-                        <When at={x.createdAt} />
-                      </td>
-                      <td>{x.eventType}</td>
-                      <td>{x.status}</td>
-                      <td>
-                        {x.attempt}/{x.maxAttempts}
-                      </td>
-                      <td>{x.responseCode ?? x.error ?? '—'}</td>
-                      <td>
-                        {['exhausted', 'cancelled', 'failed'].includes(x.status.toLowerCase()) ? (
-                          <button type="button" disabled={replay.isPending} onClick={() => replay.mutate(x.id)} aria-label={`Replay delivery ${x.id}`}>
-                            Replay
-                          </button>
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} />
-            </>
-          )
-        }
+        {(d) => (
+          <>
+            <DataTable
+              caption="Deliveries, newest first"
+              empty="No deliveries yet."
+              rows={d.items}
+              rowKey={(x) => x.id}
+              columns={[
+                { header: 'Created', cell: (x) => <When at={x.createdAt} /> },
+                { header: 'Event', cell: (x) => x.eventType },
+                { header: 'Status', cell: (x) => x.status },
+                { header: 'Attempts', cell: (x) => `${x.attempt}/${x.maxAttempts}` },
+                { header: 'Answer', cell: (x) => x.responseCode ?? x.error ?? '—' },
+                {
+                  header: 'Replay',
+                  cell: (x) =>
+                    ['exhausted', 'cancelled', 'failed'].includes(x.status.toLowerCase()) ? (
+                      <button type="button" disabled={replay.isPending} onClick={() => replay.mutate(x.id)} aria-label={`Replay delivery ${x.id}`}>
+                        Replay
+                      </button>
+                    ) : null,
+                },
+              ]}
+            />
+            {d.items.length ? <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} /> : null}
+          </>
+        )}
       </QueryView>
     </section>
   );

@@ -1,0 +1,541 @@
+// Keys (create, import a CA with its private key, rotation schedule, rotate now) and key
+// providers (database, Vault, AWS KMS: add, delete, and their status endpoints shown).
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Json } from '../../api/client';
+import { Can, editionAtLeast, useSession } from '../../session';
+import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
+import { Pager, When } from '../../components/format';
+import { DataTable } from '../../components/DataTable';
+
+type Key = Json<'/api/v1/keys', 'get'>['items'][number];
+type Provider = Json<'/api/v1/key-providers', 'get'>[number];
+
+function useProviders(enabled: boolean) {
+  return useQuery({ queryKey: ['key-providers'], enabled, queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
+}
+function useOrganizations() {
+  return useQuery({ queryKey: ['organizations'], queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
+}
+
+export function KeysSection() {
+  const { can } = useSession();
+  const [offset, setOffset] = useState(0);
+  const [form, setForm] = useState<'create' | 'import' | null>(null);
+  const [rotating, setRotating] = useState<Key | null>(null);
+  const keys = useQuery({ queryKey: ['keys', offset], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset } } })) });
+  return (
+    <>
+      <div className="title-row">
+        <h2>Keys</h2>
+        {form === null ? (
+          <div className="actions">
+            <Can permission="KEY_CREATE">
+              <button type="button" onClick={() => setForm('create')}>
+                Create key
+              </button>
+            </Can>
+            <Can permission="KEY_IMPORT">
+              <button type="button" onClick={() => setForm('import')}>
+                Import CA key
+              </button>
+            </Can>
+          </div>
+        ) : null}
+      </div>
+      {form === 'create' ? <CreateKey onDone={() => setForm(null)} /> : null}
+      {form === 'import' ? <ImportKey onDone={() => setForm(null)} /> : null}
+      {rotating ? <Rotation key={rotating.id} k={rotating} onDone={() => setRotating(null)} /> : null}
+      <QueryView q={keys} what="Loading keys">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No keys yet.</Empty>
+          ) : (
+            <>
+              <DataTable
+                caption="Keys"
+                rows={d.items}
+                rowKey={(k) => k.id}
+                columns={[
+                  { header: 'Name', cell: (k) => k.name },
+                  { header: 'Purpose', cell: (k) => `${k.purpose}${k.imported ? ' (imported)' : ''}` },
+                  { header: 'Algorithm', cell: (k) => `${k.algorithm}${k.curve ? ` ${k.curve}` : k.keySize ? ` ${k.keySize}` : ''}` },
+                  { header: 'Provider', cell: (k) => k.provider.name },
+                  { header: 'Certificate expires', cell: (k) => (k.expiresAt ? <When at={k.expiresAt} /> : '—') },
+                  { header: 'Expiry', cell: (k) => <span className={`badge expiry-${k.expiryStatus}`}>{k.expiryStatus}</span> },
+                  { header: 'Rotation', cell: (k) => (k.rotation.enabled ? `every ${k.rotation.intervalDays ?? '?'} days` : 'off') },
+                  {
+                    header: 'Actions',
+                    cell: (k) =>
+                      can('KEY_ROTATE') ? (
+                        <button type="button" onClick={() => setRotating(k)} aria-label={`Rotation of ${k.name}`}>
+                          Rotation
+                        </button>
+                      ) : null,
+                  },
+                ]}
+              />
+              <Pager total={d.total} limit={50} offset={offset} onOffset={setOffset} />
+            </>
+          )
+        }
+      </QueryView>
+    </>
+  );
+}
+
+function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId }: { providerId: string; setProviderId: (v: string) => void; orgId: string; setOrgId: (v: string) => void }) {
+  const { can } = useSession();
+  const providers = useProviders(can('KEY_PROVIDER_READ'));
+  const orgs = useOrganizations();
+  return (
+    <>
+      <label>
+        Key provider
+        <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+          <option value="">The default provider</option>
+          {(providers.data ?? []).map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name} ({p.type})
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Organization (optional)
+        <select value={orgId} onChange={(e) => setOrgId(e.target.value)}>
+          <option value="">None</option>
+          {(orgs.data?.items ?? []).map((o) => (
+            <option key={o.id} value={o.id}>
+              {o.name} ({o.mspId})
+            </option>
+          ))}
+        </select>
+      </label>
+    </>
+  );
+}
+
+function CreateKey({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [algorithm, setAlgorithm] = useState('ECDSA');
+  const [curve, setCurve] = useState('P-256');
+  const [keySize, setKeySize] = useState('2048');
+  const [providerId, setProviderId] = useState('');
+  const [orgId, setOrgId] = useState('');
+  const [isCA, setIsCA] = useState(false);
+  const [validityDays, setValidityDays] = useState('3650');
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/keys', {
+          body: {
+            name,
+            algorithm,
+            ...(algorithm === 'ECDSA' ? { curve } : algorithm === 'RSA' ? { keySize: Number(keySize) } : {}),
+            ...(providerId ? { keyProviderId: Number(providerId) } : {}),
+            ...(orgId ? { organizationId: Number(orgId) } : {}),
+            ...(isCA ? { isCA: true, validityDays: Number(validityDays) } : {}),
+          },
+        }),
+      ),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      await qc.invalidateQueries({ queryKey: ['key-providers'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="create-key-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h3 id="create-key-title">Create a key</h3>
+      <label>
+        Key name
+        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Algorithm
+        <select value={algorithm} onChange={(e) => setAlgorithm(e.target.value)}>
+          <option value="ECDSA">ECDSA</option>
+          <option value="RSA">RSA</option>
+          <option value="Ed25519">Ed25519</option>
+        </select>
+      </label>
+      {algorithm === 'ECDSA' ? (
+        <label>
+          Curve
+          <select value={curve} onChange={(e) => setCurve(e.target.value)}>
+            {['P-256', 'P-384', 'P-521', 'secp256k1'].map((c) => (
+              <option key={c}>{c}</option>
+            ))}
+          </select>
+        </label>
+      ) : null}
+      {algorithm === 'RSA' ? (
+        <label>
+          Key size
+          <select value={keySize} onChange={(e) => setKeySize(e.target.value)}>
+            <option value="2048">2048</option>
+            <option value="4096">4096</option>
+          </select>
+        </label>
+      ) : null}
+      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} />
+      <label className="inline">
+        <input type="checkbox" checked={isCA} onChange={(e) => setIsCA(e.target.checked)} />
+        A self-signed CA
+      </label>
+      {isCA ? (
+        <label>
+          CA validity (days)
+          <input type="number" min={1} max={36500} value={validityDays} onChange={(e) => setValidityDays(e.target.value)} />
+        </label>
+      ) : null}
+      <p className="hint">Which algorithms a provider holds: database all; Vault RSA and ECDSA P-256/P-384/P-521; AWS KMS RSA and ECDSA P-256/P-384/secp256k1. The service says so when a provider refuses.</p>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Creating…' : 'Create key'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ImportKey({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [certificate, setCertificate] = useState('');
+  const [privateKey, setPrivateKey] = useState('');
+  const [providerId, setProviderId] = useState('');
+  const [orgId, setOrgId] = useState('');
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/keys/import', {
+          body: { name, certificate, privateKey, ...(providerId ? { keyProviderId: Number(providerId) } : {}), ...(orgId ? { organizationId: Number(orgId) } : {}) },
+        }),
+      ),
+    onSuccess: async () => {
+      setPrivateKey('');
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      await qc.invalidateQueries({ queryKey: ['key-providers'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="import-key-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h3 id="import-key-title">Import a CA certificate and its private key</h3>
+      <label>
+        Key name
+        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        CA certificate (PEM)
+        <textarea className="code" required rows={6} spellCheck={false} value={certificate} onChange={(e) => setCertificate(e.target.value)} />
+      </label>
+      <label>
+        Private key (PEM, unencrypted; sent once to the provider, never shown again)
+        <textarea className="code" required rows={6} spellCheck={false} autoComplete="off" value={privateKey} onChange={(e) => setPrivateKey(e.target.value)} />
+      </label>
+      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} />
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Importing…' : 'Import key'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Rotation({ k, onDone }: { k: Key; onDone: () => void }) {
+  const qc = useQueryClient();
+  const [enabled, setEnabled] = useState(k.rotation.enabled);
+  const [days, setDays] = useState(String(k.rotation.intervalDays ?? 365));
+  const [sure, setSure] = useState(false);
+  const save = useMutation({
+    mutationFn: () => unwrap(api.PUT('/api/v1/keys/{keyId}/rotation', { params: { path: { keyId: k.id } }, body: { enabled, intervalDays: enabled ? Number(days) : null } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      onDone();
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/keys/{keyId}/rotate', { params: { path: { keyId: k.id } } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="rotation-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <h3 id="rotation-title">Rotation of {k.name}</h3>
+      <p className="hint">
+        Last rotated: <When at={k.rotation.lastRotatedAt} />. When on, the certificate is issued again every interval.
+      </p>
+      <label className="inline">
+        <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} />
+        Rotate on a schedule
+      </label>
+      {enabled ? (
+        <label>
+          Every (days)
+          <input type="number" required min={1} max={3650} value={days} onChange={(e) => setDays(e.target.value)} />
+        </label>
+      ) : null}
+      <ActionError error={save.error ?? rotate.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={save.isPending}>
+          Save rotation
+        </button>
+        {!sure ? (
+          <button type="button" onClick={() => setSure(true)}>
+            Rotate now…
+          </button>
+        ) : (
+          <>
+            <span>A new key pair: nodes using it must be restarted{k.isCA ? ", and certificates it issued no longer chain to it" : ''}.</span>
+            <button type="button" className="danger" disabled={rotate.isPending} onClick={() => rotate.mutate()}>
+              Yes, rotate {k.name}
+            </button>
+          </>
+        )}
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function ProvidersSection() {
+  const { can, me } = useSession();
+  const qc = useQueryClient();
+  const [adding, setAdding] = useState(false);
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const providers = useProviders(true);
+  const pro = editionAtLeast(me.edition, 'pro');
+  const remove = useMutation({
+    mutationFn: (id: number) => unwrap(api.DELETE('/api/v1/key-providers/{id}', { params: { path: { id } } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['key-providers'] }),
+  });
+  return (
+    <>
+      <div className="title-row">
+        <h2>Key providers</h2>
+        {!adding && can('KEY_PROVIDER_CREATE') ? (
+          <button type="button" onClick={() => setAdding(true)} disabled={!pro} aria-describedby={!pro ? 'providers-edition' : undefined}>
+            Add key provider
+          </button>
+        ) : null}
+      </div>
+      {!pro ? (
+        <p className="hint" id="providers-edition">
+          Vault and AWS KMS key providers need the pro edition; this server runs the {me.edition} edition, whose keys live in the database provider.
+        </p>
+      ) : null}
+      {adding ? <AddProvider onDone={() => setAdding(false)} /> : null}
+      <ActionError error={remove.error} />
+      <QueryView q={providers} what="Loading key providers">
+        {(d) => (
+          <DataTable
+            caption="Key providers"
+            rows={d}
+            rowKey={(p) => p.id}
+            columns={[
+              { header: 'Name', cell: (p) => p.name },
+              { header: 'Type', cell: (p) => p.type },
+              { header: 'Default', cell: (p) => (p.isDefault ? 'yes' : '') },
+              { header: 'Keys', cell: (p) => p.keyCount },
+              { header: 'Where', cell: (p) => where(p) },
+              { header: 'Status', cell: (p) => <ProviderStatus p={p} pro={pro} /> },
+              {
+                header: 'Actions',
+                cell: (p) =>
+                  can('KEY_PROVIDER_DELETE') && !p.builtIn ? (
+                    confirming === p.id ? (
+                      <div className="actions">
+                        <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate(p.id)} aria-label={`Yes, delete ${p.name}`}>
+                          Yes, delete
+                        </button>
+                        <button type="button" onClick={() => setConfirming(null)}>
+                          Keep
+                        </button>
+                      </div>
+                    ) : (
+                      <button type="button" className="danger" onClick={() => setConfirming(p.id)} aria-label={`Delete ${p.name}`} title={p.keyCount ? 'A provider that holds keys cannot be deleted' : undefined}>
+                        Delete
+                      </button>
+                    )
+                  ) : null,
+              },
+            ]}
+          />
+        )}
+      </QueryView>
+    </>
+  );
+}
+
+function where(p: Provider): string {
+  const c = p.config as Record<string, unknown>;
+  if (p.type === 'VAULT') return String(c.address ?? '');
+  if (p.type === 'AWS_KMS') return `${String(c.region ?? c.awsRegion ?? '')}${c.endpointUrl ? ` (${String(c.endpointUrl)})` : ''}`;
+  return 'this server\'s database (encrypted)';
+}
+
+/** GET /key-providers/{id}/vault/status or /awskms/status, asked when the row is shown. */
+function ProviderStatus({ p, pro }: { p: Provider; pro: boolean }) {
+  const kind = p.type === 'VAULT' ? 'vault' : p.type === 'AWS_KMS' ? 'awskms' : null;
+  const q = useQuery({
+    queryKey: ['key-providers', p.id, 'status'],
+    enabled: kind !== null && pro,
+    retry: false,
+    refetchInterval: 30_000,
+    queryFn: async () =>
+      kind === 'vault'
+        ? ({ kind, ...(await unwrap(api.GET('/api/v1/key-providers/{providerId}/vault/status', { params: { path: { providerId: p.id } } }))) } as const)
+        : ({ kind: 'awskms', ...(await unwrap(api.GET('/api/v1/key-providers/{providerId}/awskms/status', { params: { path: { providerId: p.id } } }))) } as const),
+  });
+  if (kind === null) return <span className="badge status-running">Available</span>;
+  if (!pro) return <span className="muted">needs the pro edition</span>;
+  if (q.isPending) return <Loading what="Asking" />;
+  if (q.error) return <ErrorState error={q.error} />;
+  const s = q.data;
+  if (s.kind === 'vault') {
+    const ok = s.vault_reachable && s.vault_initialized && !s.sealed;
+    return (
+      <span data-testid={`provider-status-${p.id}`}>
+        <span className={`badge ${ok ? 'status-running' : 'status-error'}`}>{ok ? 'Ready' : !s.vault_reachable ? 'Unreachable' : s.sealed ? 'Sealed' : 'Not initialized'}</span>{' '}
+        <span className="muted">
+          reachable {s.vault_reachable ? 'yes' : 'no'}, initialized {s.vault_initialized ? 'yes' : 'no'}, sealed {s.sealed ? 'yes' : 'no'}, managed container {s.container_running ? 'running' : 'none'}
+          {s.detail ? `; ${s.detail}` : ''}
+        </span>
+      </span>
+    );
+  }
+  const ok = s.kms_reachable && s.has_credentials;
+  return (
+    <span data-testid={`provider-status-${p.id}`}>
+      <span className={`badge ${ok ? 'status-running' : 'status-error'}`}>{ok ? 'Ready' : !s.kms_reachable ? 'Unreachable' : 'No credentials'}</span>{' '}
+      <span className="muted">
+        reachable {s.kms_reachable ? 'yes' : 'no'}, credentials {s.has_credentials ? 'yes' : 'no'}, {s.kms_status}
+        {s.detail ? `; ${s.detail}` : ''}
+      </span>
+    </span>
+  );
+}
+
+function AddProvider({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [type, setType] = useState<'VAULT' | 'AWS_KMS'>('VAULT');
+  const [name, setName] = useState('');
+  const [isDefault, setIsDefault] = useState(false);
+  const [f, setF] = useState<Record<string, string>>({ mount: 'secret', transitPath: 'transit', kmsKeyAliasPrefix: 'lnm/' });
+  const field = (k: string, label: string, opts: { secret?: boolean; required?: boolean; placeholder?: string } = {}) => (
+    <label key={k}>
+      {label}
+      <input
+        type={opts.secret ? 'password' : 'text'}
+        autoComplete={opts.secret ? 'new-password' : 'off'}
+        required={opts.required}
+        placeholder={opts.placeholder}
+        value={f[k] ?? ''}
+        onChange={(e) => setF({ ...f, [k]: e.target.value })}
+      />
+    </label>
+  );
+  const m = useMutation({
+    mutationFn: () => {
+      const pick = (...ks: string[]) => Object.fromEntries(ks.filter((k) => f[k]).map((k) => [k, f[k]]));
+      const body =
+        type === 'VAULT'
+          ? { name, type, isDefault, vaultConfig: { operation: 'IMPORT', ...pick('address', 'token', 'mount', 'transitPath', 'caCert') } }
+          : { name, type, isDefault, awsKmsConfig: { operation: 'IMPORT', ...pick('awsRegion', 'kmsKeyAliasPrefix', 'accessKeyId', 'secretAccessKey', 'endpointUrl') } };
+      return unwrap(api.POST('/api/v1/key-providers', { body }));
+    },
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['key-providers'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="add-provider-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h3 id="add-provider-title">Add a key provider</h3>
+      <label>
+        Provider type
+        <select value={type} onChange={(e) => setType(e.target.value as 'VAULT' | 'AWS_KMS')}>
+          <option value="VAULT">HashiCorp Vault (an existing server)</option>
+          <option value="AWS_KMS">AWS KMS</option>
+        </select>
+      </label>
+      <label>
+        Provider name
+        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      {type === 'VAULT'
+        ? [
+            field('address', 'Vault address', { required: true, placeholder: 'https://vault.example.com:8200' }),
+            field('token', 'Vault token', { secret: true, required: true }),
+            field('mount', 'KV v2 mount'),
+            field('transitPath', 'Transit path'),
+          ]
+        : [
+            field('awsRegion', 'AWS region', { required: true, placeholder: 'eu-west-1' }),
+            field('kmsKeyAliasPrefix', 'Key alias prefix', { required: true }),
+            field('accessKeyId', 'Access key id'),
+            field('secretAccessKey', 'Secret access key', { secret: true }),
+            field('endpointUrl', 'Endpoint URL (optional; empty: AWS)'),
+          ]}
+      <label className="inline">
+        <input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} />
+        Make it the default provider of new keys and organizations
+      </label>
+      <p className="hint">The service reaches the provider before saving it; the token or secret key is stored encrypted and never shown again.</p>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Checking…' : 'Add provider'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

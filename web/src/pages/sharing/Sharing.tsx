@@ -1,0 +1,241 @@
+// Node sharing (pro): invitations made here (the JWT and this instance's key fingerprint shown
+// once, to hand over), an invitation from another instance previewed and accepted after its
+// key fingerprint is confirmed, and the peers with their shared nodes, sync and revoke.
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Json } from '../../api/client';
+import { Can, editionAtLeast, useSession } from '../../session';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { StatusBadge, When } from '../../components/format';
+import { DataTable } from '../../components/DataTable';
+
+type Peer = Json<'/api/v1/nodesharing/peers', 'get'>['items'][number];
+
+export default function Sharing() {
+  const { me } = useSession();
+  const pro = editionAtLeast(me.edition, 'pro');
+  const peers = useQuery({ queryKey: ['sharing', 'peers'], enabled: pro, refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/nodesharing/peers', { params: { query: { limit: 500 } } })) });
+  if (!pro) {
+    return (
+      <section>
+        <h1>Node sharing</h1>
+        <div className="state error forbidden" role="alert">
+          <h2>Not in this edition</h2>
+          <p>Node sharing needs the pro edition; this server runs the {me.edition} edition.</p>
+        </div>
+      </section>
+    );
+  }
+  return (
+    <section>
+      <h1>Node sharing</h1>
+      <p className="hint">Instances that share see each other's public node metadata (names, endpoints, TLS and identity certificates), never keys.</p>
+      <div className="tiles">
+        <Can permission="SHARING_MANAGE">
+          <Invite />
+        </Can>
+        <Can permission="system:configure">
+          <Accept />
+        </Can>
+      </div>
+      <h2>Peers</h2>
+      <QueryView q={peers} what="Loading peers">
+        {(d) => (d.items.length === 0 ? <Empty>No peer instances yet. Create an invitation here and accept it on the other instance (or the other way round).</Empty> : <Peers items={d.items} />)}
+      </QueryView>
+    </section>
+  );
+}
+
+function Invite() {
+  const [bidirectional, setBidirectional] = useState(true);
+  const [hours, setHours] = useState('24');
+  const m = useMutation({ mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/invitations', { body: { bidirectional, expiresInSeconds: Math.round(Number(hours) * 3600) } })) });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="invite-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <h2 id="invite-title">Invite another instance</h2>
+      <label className="inline">
+        <input type="checkbox" checked={bidirectional} onChange={(e) => setBidirectional(e.target.checked)} />
+        Both ways (otherwise only the accepting instance shares its nodes)
+      </label>
+      <label>
+        Valid for (hours)
+        <input type="number" min={1} max={720} required value={hours} onChange={(e) => setHours(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      {m.data ? (
+        <div className="secret-once" role="status">
+          <p>
+            Invitation {m.data.invitation_id}, single use, until <When at={m.data.expires_at} />. Give it to the other instance's administrator, and tell them this
+            key fingerprint over another channel:
+          </p>
+          <p>
+            Key fingerprint: <code data-testid="invitation-fingerprint">{m.data.key_fingerprint}</code>
+          </p>
+          <label>
+            Invitation
+            <textarea className="code" readOnly rows={4} value={m.data.invitation_jwt} />
+          </label>
+        </div>
+      ) : null}
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          Create invitation
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Accept() {
+  const qc = useQueryClient();
+  const [jwt, setJwt] = useState('');
+  const [fingerprint, setFingerprint] = useState('');
+  const preview = useMutation({ mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/invitations/preview', { body: { invitation_jwt: jwt.trim() } })) });
+  const accept = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/accept', { body: { invitation_jwt: jwt.trim(), fingerprint: fingerprint.trim() } })),
+    onSuccess: async () => {
+      setJwt('');
+      setFingerprint('');
+      preview.reset();
+      await qc.invalidateQueries({ queryKey: ['sharing'] });
+    },
+  });
+  const p = preview.data;
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="accept-title"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (!p) preview.mutate();
+        else accept.mutate();
+      }}
+    >
+      <h2 id="accept-title">Accept an invitation</h2>
+      <label>
+        Invitation from the other instance
+        <textarea
+          className="code"
+          rows={4}
+          required
+          spellCheck={false}
+          value={jwt}
+          onChange={(e) => {
+            setJwt(e.target.value);
+            preview.reset();
+            accept.reset();
+          }}
+        />
+      </label>
+      <ActionError error={preview.error} />
+      {p ? (
+        <>
+          <dl className="facts" data-testid="invitation-preview">
+            <dt>Inviting instance</dt>
+            <dd>
+              <code>{p.inviter_instance_id}</code>
+            </dd>
+            <dt>Its sharing address</dt>
+            <dd>{p.url}</dd>
+            <dt>TLS certificate (pinned)</dt>
+            <dd>
+              <code className="hash">{p.tls_fingerprint}</code>
+            </dd>
+            <dt>Signed by the key</dt>
+            <dd>
+              <code className="hash">{p.key_fingerprint}</code>
+            </dd>
+            <dt>Shares</dt>
+            <dd>{p.bidirectional ? 'both ways' : 'only this instance shares its nodes'}</dd>
+            <dt>Expires</dt>
+            <dd>
+              <When at={p.expires_at} />
+            </dd>
+          </dl>
+          <label>
+            The key fingerprint the inviter told you
+            <input required value={fingerprint} onChange={(e) => setFingerprint(e.target.value)} autoComplete="off" />
+          </label>
+          {fingerprint && fingerprint.trim() !== p.key_fingerprint ? <p className="error-text">This is not the fingerprint of the key that signed the invitation: do not accept.</p> : null}
+        </>
+      ) : null}
+      <ActionError error={accept.error} />
+      {accept.data ? (
+        <p className="verdict valid" role="status">
+          Now sharing with {accept.data.instance_id}: {accept.data.nodes.length} node(s) received.
+        </p>
+      ) : null}
+      <div className="actions">
+        {!p ? (
+          <button type="submit" disabled={preview.isPending || !jwt.trim()}>
+            Check invitation
+          </button>
+        ) : (
+          <button type="submit" className="primary" disabled={accept.isPending || fingerprint.trim() !== p.key_fingerprint}>
+            {accept.isPending ? 'Accepting…' : 'Accept invitation'}
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+function Peers({ items }: { items: Peer[] }) {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const [confirming, setConfirming] = useState<number | null>(null);
+  const sync = useMutation({
+    mutationFn: (id: number) => unwrap(api.POST('/api/v1/nodesharing/sync', { body: { peer_node_id: id } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['sharing'] }),
+  });
+  const revoke = useMutation({
+    mutationFn: (id: number) => unwrap(api.DELETE('/api/v1/nodesharing/peers/{id}', { params: { path: { id } } })),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['sharing'] }),
+  });
+  return (
+    <>
+      <ActionError error={sync.error ?? revoke.error} />
+      <DataTable
+        caption="Peer instances"
+        rows={items}
+        rowKey={(p) => p.id}
+        columns={[
+          { header: 'Instance', cell: (p) => <code>{p.instance_id}</code> },
+          { header: 'Address', cell: (p) => p.url },
+          { header: 'Role', cell: (p) => (p.role === 'inviter' ? 'we invited it' : 'it invited us') },
+          { header: 'Shares', cell: (p) => (p.bidirectional ? 'both ways' : p.shares_with_peer ? 'we share with it' : 'it shares with us') },
+          { header: 'Status', cell: (p) => <StatusBadge status={p.status} /> },
+          { header: 'Its nodes', cell: (p) => (p.nodes.length ? p.nodes.map((n) => `${n.name} (${n.nodeType})`).join(', ') : 'none') },
+          { header: 'Last sync', cell: (p) => <When at={p.last_sync_at} /> },
+          {
+            header: 'Actions',
+            cell: (p) =>
+              can('SHARING_MANAGE') && p.status !== 'revoked' ? (
+                <div className="actions">
+                  <button type="button" disabled={sync.isPending} onClick={() => sync.mutate(p.id)} aria-label={`Sync with ${p.instance_id}`}>
+                    Sync
+                  </button>
+                  {confirming === p.id ? (
+                    <button type="button" className="danger" onClick={() => revoke.mutate(p.id)} aria-label={`Yes, revoke ${p.instance_id}`}>
+                      Yes, revoke
+                    </button>
+                  ) : (
+                    <button type="button" className="danger" onClick={() => setConfirming(p.id)} aria-label={`Revoke ${p.instance_id}`}>
+                      Revoke
+                    </button>
+                  )}
+                </div>
+              ) : null,
+          },
+        ]}
+      />
+    </>
+  );
+}
