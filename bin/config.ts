@@ -52,6 +52,8 @@ export interface Config {
   resourceMonitor?: boolean;
   /** Seconds between connectivity checks of each backup target (system.s3.connection_issue). */
   backupTargetCheckSeconds?: number;
+  /** Seconds between status checks of each node host (remote Docker Engine). */
+  hostCheckSeconds?: number;
   /** A backup upload without progress for this long is stopped and FAILED. */
   backupStallSeconds?: number;
   /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
@@ -112,6 +114,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
+  { env: 'LNM_HOST_CHECK_SECONDS', flag: '--host-check-seconds', default: '30', description: 'seconds between status checks of each node host (a remote Docker Engine, docs/hosts.md): reachable, engine version, running nodes' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
@@ -285,6 +288,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
+    hostCheckSeconds: positiveInteger('LNM_HOST_CHECK_SECONDS', get('LNM_HOST_CHECK_SECONDS', '30')),
     backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
     backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
     prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,

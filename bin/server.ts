@@ -46,6 +46,8 @@ import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
 import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
+import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts';
+import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -291,7 +293,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas });
+  const hostProbe = createRemoteDockerProbe();
+  const hostSagas = { probe: hostProbe, directory: createNodeHostDirectory(db.pool, secrets), checkSeconds: () => config.hostCheckSeconds ?? 30 };
+  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
@@ -342,6 +346,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,
+    hosts: { probe: hostProbe },
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

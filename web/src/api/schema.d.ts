@@ -546,6 +546,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List node hosts (remote Docker Engines; never their client keys)
+         * @description Permission: `HOST_READ`.
+         */
+        get: operations["getHosts"];
+        put?: never;
+        /**
+         * Register a node host (a Docker Engine over TCP with mutual TLS)
+         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
+         *
+         *     Permission: `HOST_MANAGE`.
+         */
+        post: operations["postHosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a node host and its last status
+         * @description Permission: `HOST_READ`.
+         */
+        get: operations["getHostsId"];
+        /**
+         * Rename a node host, or change its labels or capacity (fields left out are kept) (its address and certificates are fixed: register a new host)
+         * @description Permission: `HOST_MANAGE`.
+         */
+        put: operations["putHostsId"];
+        post?: never;
+        /**
+         * Remove a node host from the registry (the engine itself is left alone)
+         * @description Permission: `HOST_MANAGE`.
+         */
+        delete: operations["deleteHostsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/key-providers": {
         parameters: {
             query?: never;
@@ -6197,6 +6251,528 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getHosts: {
+        parameters: {
+            query?: {
+                /** @description key=value: only hosts carrying that label */
+                label?: string;
+                /** @description page size, default 50, maximum 500 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description hosts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            capacity: {
+                                maxNodes: number | null;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description the address nodes on this host are reached at (their externalIp) */
+                            externalIp: string;
+                            id: number;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            name: string;
+                            status: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the status last changed (checks that see the same are not recorded)
+                                 */
+                                checkedAt: string;
+                                engineVersion: string | null;
+                                lastError: string | null;
+                                reachable: boolean;
+                                /** @description running containers of this service's nodes on the host */
+                                runningNodes: number | null;
+                            };
+                            tls: {
+                                caCertificate: string;
+                                clientCertificate: string;
+                                hasClientKey: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description tcp://host:port of the Docker Engine (TLS) */
+                            url: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    capacity?: {
+                        /** @description most nodes placed on this host; null or left out: no limit */
+                        maxNodes?: number | null;
+                    };
+                    /** @description the address other nodes and this service reach the host's nodes at; default the URL's host */
+                    externalIp?: string;
+                    /** @description free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-" */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    name: string;
+                    tls: {
+                        /** @description PEM of the CA that signed the engine's server certificate */
+                        caCertificate: string;
+                        /** @description PEM of the client certificate the engine trusts */
+                        clientCertificate: string;
+                        /** @description PEM of the client certificate's private key; write-only, sealed under KEY_ENCRYPTION_KEY */
+                        clientKey: string;
+                    };
+                    /** @description tcp://host:port of a Docker Engine started with --tlsverify */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description registered and reachable */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description invalid, or the engine cannot be used (HOST_UNREACHABLE with the reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description hosts are not wired on this server */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the host */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    capacity?: {
+                        /** @description most nodes placed on this host; null or left out: no limit */
+                        maxNodes?: number | null;
+                    };
+                    /** @description free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-" */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description nodes are still placed on it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };
