@@ -48,6 +48,8 @@ import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts';
 import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
+import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
+import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -223,10 +225,13 @@ export async function startServer(config: Config, log = createLogger(config.logL
       release();
     }
   });
+  // Node hosts' engines are made once the secret box exists (below): their client keys are sealed.
+  let hostEngines: HostEngines = async () => null;
   const evm = await createEvmDeps({
     pool: db.pool,
     dataDir: config.dataDir,
     keys,
+    hostEngine: (hostId) => hostEngines(hostId),
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const consortium = await createConsortiumDeps({
@@ -294,7 +299,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
   const hostProbe = createRemoteDockerProbe();
-  const hostSagas = { probe: hostProbe, directory: createNodeHostDirectory(db.pool, secrets), checkSeconds: () => config.hostCheckSeconds ?? 30 };
+  const hostDirectory = createNodeHostDirectory(db.pool, secrets);
+  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...fabricEnv(config) }) });
+  const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });

@@ -41,13 +41,13 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * stayed alive for `graceMs` and every port accepts connections; 'slow' when it stayed alive
  * for `readyTimeoutMs` but its ports never opened (some clients take long to open them).
  */
-export async function awaitStartup(opts: { ports: number[]; alive: () => Promise<boolean>; graceMs: number; readyTimeoutMs: number }): Promise<'up' | 'exited' | 'slow'> {
+export async function awaitStartup(opts: { ports: number[]; alive: () => Promise<boolean>; graceMs: number; readyTimeoutMs: number; /** where the ports are (default 127.0.0.1) */ host?: string }): Promise<'up' | 'exited' | 'slow'> {
   const began = Date.now();
   for (;;) {
     if (!(await opts.alive())) return 'exited';
     const elapsed = Date.now() - began;
     if (elapsed >= opts.graceMs) {
-      const open = await Promise.all(opts.ports.map((p) => acceptsConnections(p)));
+      const open = await Promise.all(opts.ports.map((p) => acceptsConnections(p, opts.host)));
       if (open.every(Boolean)) return (await opts.alive()) ? 'up' : 'exited';
       if (elapsed >= opts.readyTimeoutMs) return 'slow';
     }

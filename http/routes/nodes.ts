@@ -42,6 +42,7 @@ const EvmConfigFields = {
   role: Type.Optional(Type.Union([Type.Literal('validator'), Type.Literal('fullnode'), Type.Literal('bootnode')])),
   client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
+  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm: the node host (GET /hosts) it runs on, under that host\'s Docker Engine; left out: this service\'s machine (docs/hosts.md)' })),
 };
 const ConsortiumConfig = {
   listenAddress: Type.Optional(Type.String({ maxLength: 45, description: 'consortium: address the node binds to (default 0.0.0.0)' })),
@@ -75,9 +76,10 @@ const LedgerXConfig = {
   verifierMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 103' })),
   queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
 };
-const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine, hostId (a node host, docs/hosts.md). consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
 const LEDGERX_ONLY = Object.keys(LedgerXConfig);
-const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
+// hostId: only evm nodes are placed on node hosts so far (docs/hosts.md).
+const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', 'hostId', ...LEDGERX_ONLY];
 const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
 
@@ -198,7 +200,7 @@ export const nodeRoutes = [
       const c = body.config ?? {};
       const isBootnode = c.isBootnode ?? c.role === 'bootnode';
       const id = await createEvmNode(input, network, {
-        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client,
+        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client, hostId: c.hostId,
         ports: { p2pPort: c.p2pPort, rpcHttpPort: c.rpcHttpPort, rpcWsPort: c.rpcWsPort, metricsPort: c.metricsPort },
       });
       return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };

@@ -139,7 +139,7 @@ export async function startSecondDockerHost(opts: { images?: string[] } = {}): P
         '-H', `unix://${sock}`, '-H', `tcp://${address}:2376`,
         '--tlsverify', '--tlscacert', pki.caFile, '--tlscert', pki.serverCert!, '--tlskey', pki.serverKey!,
         '--data-root', path.join(dir, 'root'), '--exec-root', path.join(dir, 'exec'), '--pidfile', path.join(dir, 'docker.pid'),
-        '--storage-driver=vfs', '--live-restore', '--iptables=false', '--ip6tables=false', '--bridge=none',
+        '--storage-driver=vfs', '--iptables=false', '--ip6tables=false', '--bridge=none',
       ], { stdio: ['ignore', out, out] });
       const started = child;
       await waitFor(() => {

@@ -9903,6 +9903,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -12460,6 +12462,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
@@ -13936,6 +13940,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
@@ -14156,7 +14162,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
+                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine, hostId (a node host, docs/hosts.md). consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
                     config?: {
                         /** @description host port 1024-65535; left out: allocated */
                         adminPort?: number;
@@ -14188,6 +14194,8 @@ export interface operations {
                         externalIp?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
+                        /** @description evm: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
+                        hostId?: number;
                         /** @description consortium: host name in its certificates (default <name>.<organization domain>) */
                         hostname?: string;
                         isBootnode?: boolean;
@@ -14266,6 +14274,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -14519,6 +14529,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -14807,6 +14819,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -15330,6 +15344,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -15585,6 +15601,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -15840,6 +15858,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -16282,6 +16302,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
