@@ -42,7 +42,9 @@ const EvmConfigFields = {
   role: Type.Optional(Type.Union([Type.Literal('validator'), Type.Literal('fullnode'), Type.Literal('bootnode')])),
   client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
-  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm: the node host (GET /hosts) it runs on, under that host\'s Docker Engine; left out: this service\'s machine (docs/hosts.md)' })),
+};
+const HostField = {
+  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm and consortium: the node host (GET /hosts) it runs on, under that host\'s Docker Engine; left out: this service\'s machine (docs/hosts.md)' })),
 };
 const ConsortiumConfig = {
   listenAddress: Type.Optional(Type.String({ maxLength: 45, description: 'consortium: address the node binds to (default 0.0.0.0)' })),
@@ -76,10 +78,9 @@ const LedgerXConfig = {
   verifierMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 103' })),
   queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
 };
-const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine, hostId (a node host, docs/hosts.md). consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...HostField, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
 const LEDGERX_ONLY = Object.keys(LedgerXConfig);
-// hostId: only evm nodes are placed on node hosts so far (docs/hosts.md).
-const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', 'hostId', ...LEDGERX_ONLY];
+const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
 const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
 
@@ -181,14 +182,14 @@ export const nodeRoutes = [
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f))], 'ledgerX committer');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId'], 'ledgerX committer');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f))], 'ledgerX orderer group');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f)), 'hostId'], 'ledgerX orderer group');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
