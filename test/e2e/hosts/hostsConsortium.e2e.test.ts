@@ -1,10 +1,10 @@
-// A consortium network across two hosts: the orderer on this machine (process engine, its
-// endpoint the address the second host reaches this machine at), the peer on a second Docker
-// Engine in a network namespace the test makes (tcp with --tlsverify, only lnm-fabric-peer:local
-// loaded into it). The peer's MSP, TLS and core.yaml go to that host through its engine; the
-// service joins it to the channel over the host's address; it pulls the channel's blocks from
-// the orderer through the orderer's external endpoint (an anchor peer update ordered on this
-// machine reaches it), and the channel is queried from it.
+// A consortium network across two hosts, an orderer and a peer on each: this machine (process
+// engine, endpoints at the address the second host reaches this machine at) and a second Docker
+// Engine in a network namespace the test makes (tcp with --tlsverify, only the Fabric peer and
+// orderer images loaded into it). The remote nodes' MSP, TLS and config go to that host through
+// its engine. The two orderers are the channel's raft consenters (two of two: no block without
+// both, so every block proves they reach each other); both peers join; an anchor peer update
+// ordered by them reaches both peers, and the channel is queried.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
@@ -15,12 +15,13 @@ import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from 
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
 
 const PEER_IMAGE = 'lnm-fabric-peer:local';
+const ORDERER_IMAGE = 'lnm-fabric-orderer:local';
 const imageMissing = (() => {
   try {
-    execFileSync('docker', ['image', 'inspect', PEER_IMAGE], { stdio: 'ignore' });
+    execFileSync('docker', ['image', 'inspect', PEER_IMAGE, ORDERER_IMAGE], { stdio: 'ignore' });
     return undefined;
   } catch {
-    return `the image ${PEER_IMAGE} is not on the main Docker Engine (.ci/docker.sh builds it)`;
+    return `the images ${PEER_IMAGE} and ${ORDERER_IMAGE} are not on the main Docker Engine (.ci/docker.sh builds them)`;
   }
 })();
 const t = requiresAll(suite('node hosts: a consortium network across two hosts'), ['docker-host', secondHostMissing() ?? imageMissing], ['fabric', fabricMissing]);
@@ -30,8 +31,8 @@ const api = apiOf(() => server);
 const made: any[] = [];
 
 t.before(async () => {
-  host = await startSecondDockerHost({ images: [PEER_IMAGE] });
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER_IMAGE, LNM_HOST_CHECK_SECONDS: '2' }) });
+  host = await startSecondDockerHost({ images: [PEER_IMAGE, ORDERER_IMAGE] });
+  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER_IMAGE, LNM_IMAGE_FABRIC_ORDERER: ORDERER_IMAGE, LNM_HOST_CHECK_SECONDS: '2' }) });
 });
 
 t.after(async () => {
@@ -41,41 +42,54 @@ t.after(async () => {
   await host?.remove();
 });
 
-t('an orderer on this machine and a peer on the second host join one channel, and the peer serves it', async () => {
+t('an orderer and a peer per host join one channel, its blocks ordered by both orderers, and the channel is queried', async () => {
   const h = await api('POST', '/hosts', { name: 'second', url: host.url, tls: host.pki });
   assert.is(h.status, 201, h.text);
+  const hostId = h.json.id;
   const org = await organization(api, 'HostOrg', 'HostMSP');
-  // Ports picked per run: the orderer's endpoint must be known before it is created (it is in its certificate).
+  // Ports picked per run: a local node's endpoint must be known before it is created (it is in its certificate).
   const base = 21000 + (process.pid % 400) * 10;
-  const orderer = await node(api, 'host1-orderer', 'CONSORTIUM_ORDERER', org.id, { port: base, adminPort: base + 3, operationsPort: base + 4, externalEndpoint: `${host.gateway}:${base}`, domainNames: [host.gateway] });
-  made.push(orderer);
-  const peer = await node(api, 'host2-peer', 'CONSORTIUM_PEER', org.id, { hostId: h.json.id });
-  made.push(peer);
-  assert.is(peer.config.externalEndpoint, `${host.address}:${peer.config.port}`);
-  assert.is(peer.engine, 'docker');
-  assert.match(host.docker(['ps', '--format', '{{.Names}} {{.Image}}']), new RegExp(`lnm-node-${peer.id} ${PEER_IMAGE}`));
+  const local = (port: number) => ({ externalEndpoint: `${host.gateway}:${port}`, domainNames: [host.gateway] });
+  const [orderer1, orderer2, peer1, peer2] = await Promise.all([
+    node(api, 'host1-orderer', 'CONSORTIUM_ORDERER', org.id, { port: base, adminPort: base + 1, operationsPort: base + 2, ...local(base) }),
+    node(api, 'host2-orderer', 'CONSORTIUM_ORDERER', org.id, { hostId }),
+    node(api, 'host1-peer', 'CONSORTIUM_PEER', org.id, { port: base + 5, chaincodePort: base + 6, operationsPort: base + 7, ...local(base + 5) }),
+    node(api, 'host2-peer', 'CONSORTIUM_PEER', org.id, { hostId }),
+  ]);
+  made.push(orderer1, orderer2, peer1, peer2);
+  for (const n of [orderer2, peer2]) {
+    assert.is(n.config.externalEndpoint, `${host.address}:${n.config.port}`);
+    assert.is(n.engine, 'docker');
+  }
+  const remote = host.docker(['ps', '--format', '{{.Names}} {{.Image}}']);
+  assert.match(remote, new RegExp(`lnm-node-${peer2.id} ${PEER_IMAGE}`));
+  assert.match(remote, new RegExp(`lnm-node-${orderer2.id} ${ORDERER_IMAGE}`));
 
-  const net = await api('POST', '/networks/consortium', { name: 'two-hosts', channelName: 'twohosts', ordererIds: [orderer.id], peerIds: [peer.id] });
+  const net = await api('POST', '/networks/consortium', { name: 'two-hosts', channelName: 'twohosts', ordererIds: [orderer1.id, orderer2.id], peerIds: [peer1.id, peer2.id] });
   assert.is(net.status, 201, net.text);
-  assert.is((await api('POST', `/networks/consortium/${net.json.id}/orderers/${orderer.id}/join`)).status, 200);
-  await until('the remote peer to join', async () => {
-    const j = await api('POST', `/networks/consortium/${net.json.id}/peers/${peer.id}/join`);
-    return j.status === 200 ? j : null;
-  }, 60_000, 1000);
-  // An update ordered on this machine reaches the peer on the other host: block 1.
+  for (const o of [orderer1, orderer2]) assert.is((await api('POST', `/networks/consortium/${net.json.id}/orderers/${o.id}/join`)).status, 200);
+  for (const p of [peer1, peer2]) {
+    await until(`${p.name} to join`, async () => {
+      const j = await api('POST', `/networks/consortium/${net.json.id}/peers/${p.id}/join`);
+      return j.status === 200 ? j : null;
+    }, 60_000, 1000);
+  }
+  // Ordered by the two consenters together (raft needs both of two), delivered to both peers.
   await until('the anchor peer update', async () => {
-    const a = await api('POST', `/networks/consortium/${net.json.id}/anchor-peers`, { organizationId: 'HostMSP', anchorPeers: [{ host: host.address, port: peer.config.port }] });
+    const a = await api('POST', `/networks/consortium/${net.json.id}/anchor-peers`, { organizationId: 'HostMSP', anchorPeers: [{ host: host.address, port: peer2.config.port }] });
     if (a.status !== 200 && a.status !== 409 && a.status !== 503) assert.unreachable(a.text);
     return a.status === 200 ? a : null;
-  }, 60_000, 1000);
-  const info = await until('the remote peer to have block 1', async () => {
+  }, 90_000, 1000);
+  const info = await until('a peer to have block 1', async () => {
     const r = await api('GET', `/networks/consortium/${net.json.id}/info`);
     return r.status === 200 && r.json.height >= 2 ? r.json : null;
   }, 60_000);
   assert.ok(info.height >= 2);
-  const logs = await api('GET', `/nodes/${peer.id}/logs?tail=50`);
-  assert.is(logs.status, 200);
-  assert.ok(logs.json.lines.some((l: string) => /twohosts/.test(l)), 'the remote peer\'s own log names the channel');
+  // The remote peer has block 1 too: its own log says it committed it.
+  await until('the remote peer to commit block 1', async () => {
+    const logs = await api('GET', `/nodes/${peer2.id}/logs?tail=200`);
+    return logs.json.lines.some((l: string) => /\[twohosts\] Committed block \[1\]/.test(l)) ? true : null;
+  }, 30_000);
 });
 
 t.run();
