@@ -19,7 +19,7 @@ import { getKeyProvider } from '../../projections/keyProviders.ts';
 import { createKey, discardKey } from '../keys/keyCreation.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { placementHost } from '../hosts/hostPlacement.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
 import type { NodeHostRow } from '../../projections/nodeHosts.ts';
 
 type Input = CommandInput;
@@ -40,6 +40,8 @@ export interface ConsortiumNodeRequest {
     operationsPort?: number;
     /** The node host it is placed on (docs/hosts.md); left out: this service's machine. */
     hostId?: number;
+    /** Or the labels of the host it is placed on (application/hosts/hostPlacement.ts). */
+    hostLabels?: Record<string, string>;
   };
 }
 
@@ -198,7 +200,7 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest): P
   const role = roleOf(req.nodeType);
   const issues = namesIssues(req.config);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
-  const host = req.config.hostId === undefined ? null : await placementHost(input, req.config.hostId, req.engine);
+  const host = await placeNode(input, req.config, req.engine);
   const engine = host ? 'docker' : (req.engine ?? consortium.defaults.engine);
   if (!host) {
     const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));

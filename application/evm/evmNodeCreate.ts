@@ -10,7 +10,7 @@ import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
-import { placementHost } from '../hosts/hostPlacement.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
 
 type Input = CommandInput;
 
@@ -29,6 +29,8 @@ export interface EvmNodeRequest {
   client?: 'besu' | 'anvil' | 'auto';
   /** The node host it is placed on (docs/hosts.md); left out: this service's machine. */
   hostId?: number;
+  /** Or the labels of the host it is placed on (the placement rule of application/hosts/hostPlacement.ts). */
+  hostLabels?: Record<string, string>;
   resources?: { cpu?: string; memory?: string } | null;
   /** body field names for messages (snake_case body of POST /networks/{id}/nodes). */
   fieldNames?: Partial<Record<PortField, string>>;
@@ -137,7 +139,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     if (role !== 'validator') throw new ValidationError(`Network ${network.name} runs on anvil, a single-node development chain: its one node is the validator; it has no ${role}s.`, [{ field: 'type', message: 'must be validator on an anvil network' }]);
   }
   if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
-  const host = req.hostId === undefined ? null : await placementHost(input, req.hostId, req.engine);
+  const host = await placeNode(input, req, req.engine);
   const engine = host ? 'docker' : (req.engine ?? network.engine);
   if (!host) {
     const available = await evmOf(deps).runtime.engineAvailable(engine);

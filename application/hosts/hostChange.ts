@@ -10,6 +10,7 @@ export async function updateHost(input: CommandInput, hostId: number, req: { nam
   const before = await getNodeHost(deps.pool, hostId);
   if (!before) throw new NotFoundError('Host', hostId);
   const name = req.name?.trim() ?? before.name;
+  if (!name) throw new ValidationError('A host needs a name.', [{ field: 'name', message: 'must not be blank' }]);
   const badLabels = labelIssues(req.labels ?? {});
   if (badLabels.length) throw new ValidationError('Invalid label keys.', badLabels);
   const named = await nodeHostNamed(deps.pool, name);

@@ -36,6 +36,7 @@ export async function registerHost(input: CommandInput, req: RegisterHostRequest
   const { deps } = input;
   const probe = hostProbe(input);
   const name = req.name.trim();
+  if (!name) throw new ValidationError('A host needs a name.', [{ field: 'name', message: 'must not be blank' }]);
   const badLabels = labelIssues(req.labels ?? {});
   if (badLabels.length) throw new ValidationError('Invalid label keys.', badLabels);
   const m = TCP_URL.exec(req.url.trim());

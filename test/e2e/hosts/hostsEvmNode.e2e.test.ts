@@ -41,7 +41,7 @@ t.before(async () => {
   host = await startSecondDockerHost({ images: ['lnm-anvil:local'] });
   server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'hosts-evm-e2e-key-encryption-key-0123456', LNM_HOST_CHECK_SECONDS: '1', LNM_NODE_ENGINE: 'process' } });
   assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
-  const h = await api('POST', '/hosts', { name: 'second', url: host.url, tls: host.pki });
+  const h = await api('POST', '/hosts', { name: 'second', url: host.url, tls: host.pki, labels: { zone: 'b' } });
   assert.is(h.status, 201, h.text);
   hostId = h.json.id;
   const n = await api('POST', '/networks', { name: 'hosted', type: 'evm', validatorBalance: '1000000000000000000000', genesis: { chain_id: 42777, consensus: 'QBFT', block_time: 1 } });
@@ -62,11 +62,14 @@ t('a node placed on an unknown host is a 400 naming it, and nothing is recorded'
   assert.is(r.json.details[0].field, 'config.hostId');
   const process = await api('POST', '/nodes', { name: 'nowhere', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, engine: 'process' } });
   assert.is(process.status, 400, process.text);
+  const noLabel = await api('POST', '/nodes', { name: 'nowhere', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostLabels: { zone: 'z' } } });
+  assert.is(noLabel.status, 409, noLabel.text);
+  assert.is(noLabel.json.code, 'NO_HOST_FITS');
   assert.is((await api('GET', '/nodes')).json.total, 0);
 });
 
-t('POST /nodes with a hostId runs the node under that host\'s engine, its files uploaded through it', async () => {
-  const r = await api('POST', '/nodes', { name: 'hosted-validator', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId } });
+t('POST /nodes placed by host labels runs the node under that host\'s engine, its files uploaded through it', async () => {
+  const r = await api('POST', '/nodes', { name: 'hosted-validator', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostLabels: { zone: 'b' } } });
   assert.is(r.status, 201, r.text);
   node = r.json;
   assert.is(node.status, 'running', r.text);

@@ -75,6 +75,9 @@ t('a host that cannot be used is a 400 naming the reason, and nothing is recorde
   assert.is(notTcp.json.details[0].field, 'url');
   const extra = await api('POST', '/hosts', { name: 'bad-extra', url: host.url, tls: host.pki, shell: 'rm -rf /' });
   assert.is(extra.status, 400);
+  const blank = await api('POST', '/hosts', { name: '  ', url: host.url, tls: host.pki });
+  assert.is(blank.status, 400);
+  assert.is(blank.json.details[0].field, 'name');
   const taken = await api('POST', '/hosts', { name: 'RACK-2', url: host.url, tls: host.pki });
   assert.is(taken.status, 409);
   const list = await api('GET', '/hosts');

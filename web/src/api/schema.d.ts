@@ -14162,7 +14162,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
+                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
                     config?: {
                         /** @description host port 1024-65535; left out: allocated */
                         adminPort?: number;
@@ -14196,6 +14196,10 @@ export interface operations {
                         grpcPort?: number;
                         /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
                         hostId?: number;
+                        /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
+                        hostLabels?: {
+                            [key: string]: string;
+                        };
                         /** @description consortium: host name in its certificates (default <name>.<organization domain>) */
                         hostname?: string;
                         isBootnode?: boolean;
