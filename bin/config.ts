@@ -1,5 +1,6 @@
 // Configuration from environment variables, overridden by command-line flags. The README's
 // configuration table lists every entry here; keep them in step.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +65,8 @@ export interface Config {
   sharingHost?: string;
   /** First port tried for chaincode servers (consortium). */
   chaincodePortFrom?: number;
+  /** The IPv4 address peers reach this machine's chaincode servers at (127.0.0.1: this machine's peers only). */
+  chaincodeHost?: string;
   /** Sign-in through an OpenID provider; null: off. */
   oidc?: OidcConfig | null;
   /** Who may log in with a local password. */
@@ -124,6 +127,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
+  { env: 'LNM_CHAINCODE_HOST', flag: '--chaincode-host', default: '127.0.0.1', description: 'IPv4 address peers reach this machine\'s chaincode servers at; set it to an address node hosts can reach (docs/hosts.md) for peers on them, and the servers listen on every address' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
@@ -160,6 +164,11 @@ function positiveInteger(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+function ipv4Of(name: string, value: string): string {
+  if (isIP(value) !== 4) throw new ConfigError(`${name} must be an IPv4 address, got ${value}`);
+  return value;
 }
 
 function portOf(name: string, value: string): number {
@@ -296,6 +305,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
     sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
     chaincodePortFrom: portOf('LNM_CHAINCODE_PORT_FROM', get('LNM_CHAINCODE_PORT_FROM', '9100')),
+    chaincodeHost: ipv4Of('LNM_CHAINCODE_HOST', get('LNM_CHAINCODE_HOST', '127.0.0.1')),
     ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
   };

@@ -235,7 +235,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const consortium = await createConsortiumDeps({
-    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine, chaincodePortFrom: config.chaincodePortFrom, hostEngine: (hostId) => hostEngines(hostId),
+    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine, chaincodePortFrom: config.chaincodePortFrom, chaincodeHost: config.chaincodeHost, hostEngine: (hostId) => hostEngines(hostId),
     env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   // The health monitor's last reading of each node (an observation cache, not events).

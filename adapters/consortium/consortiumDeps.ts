@@ -22,6 +22,7 @@ export async function createConsortiumDeps(opts: {
   channels: ConsortiumChannels;
   engine: 'process' | 'docker';
   chaincodePortFrom?: number;
+  chaincodeHost?: string;
   env?: Record<string, string | undefined>;
   /** The engine of a registered node host (docs/hosts.md). */
   hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
@@ -35,6 +36,6 @@ export async function createConsortiumDeps(opts: {
     credentials: createConsortiumCredentials({ store: opts.store, keys: opts.keys, nodeKeyPem }),
     channels: opts.channels,
     chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir, env }),
-    defaults: { engine: opts.engine, chaincodePortFrom: opts.chaincodePortFrom },
+    defaults: { engine: opts.engine, chaincodePortFrom: opts.chaincodePortFrom, chaincodeHost: opts.chaincodeHost },
   };
 }

@@ -4,10 +4,14 @@
 // orderer images loaded into it). The remote nodes' MSP, TLS and config go to that host through
 // its engine. The two orderers are the channel's raft consenters (two of two: no block without
 // both, so every block proves they reach each other); both peers join; an anchor peer update
-// ordered by them reaches both peers, and the channel is queried.
+// ordered by them reaches both peers, and the channel is queried. Chaincode (the sample asset
+// registry, its server on this machine at LNM_CHAINCODE_HOST, the address the second host
+// reaches) is deployed on both peers, invoked, and queried on the remote peer alone.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
@@ -32,7 +36,8 @@ const made: any[] = [];
 
 t.before(async () => {
   host = await startSecondDockerHost({ images: [PEER_IMAGE, ORDERER_IMAGE] });
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER_IMAGE, LNM_IMAGE_FABRIC_ORDERER: ORDERER_IMAGE, LNM_HOST_CHECK_SECONDS: '2' }) });
+  // Chaincode servers run on this machine, at the address the second host reaches it at.
+  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER_IMAGE, LNM_IMAGE_FABRIC_ORDERER: ORDERER_IMAGE, LNM_HOST_CHECK_SECONDS: '2', LNM_CHAINCODE_HOST: host.gateway }) });
 });
 
 t.after(async () => {
@@ -90,6 +95,37 @@ t('an orderer and a peer per host join one channel, its blocks ordered by both o
     const logs = await api('GET', `/nodes/${peer2.id}/logs?tail=200`);
     return logs.json.lines.some((l: string) => /\[twohosts\] Committed block \[1\]/.test(l)) ? true : null;
   }, 30_000);
+});
+
+t('chaincode is installed on both peers, invoked and queried across the hosts', async () => {
+  const network = (await api('GET', '/networks/consortium')).json.items[0];
+  const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
+  const files = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
+  const peers = made.filter((n) => n.nodeType === 'CONSORTIUM_PEER');
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', source: { files } });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.peers.map((p: any) => p.peer_id).sort(), peers.map((p) => p.id).sort());
+  assert.is(r.json.commit.status, 'committed');
+  const id = r.json.chaincode_id;
+  const inv = await api('POST', `/sc/consortium/chaincodes/${id}/invoke`, { function: 'CreateAsset', args: ['asset1', 'blue', '5', 'Tomoko', '300'] });
+  assert.is(inv.status, 200, inv.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['asset1'] });
+  assert.is(read.status, 200, read.text);
+  assert.match(JSON.stringify(read.json), /Tomoko/);
+  // The peer on the second host committed the invoke's block too.
+  const height = (await api('GET', `/networks/consortium/${network.id}/info`)).json.height;
+  const remote = peers.find((p) => p.config.hostId);
+  await until('the remote peer to commit the invoke', async () => {
+    const logs = await api('GET', `/nodes/${remote.id}/logs?tail=300`);
+    return logs.json.lines.some((l: string) => new RegExp(`\\[twohosts\\] Committed block \\[${height - 1}\\]`).test(l)) ? true : null;
+  }, 30_000);
+  // With this machine's peer stopped, the query runs on the peer on the second host: its chaincode
+  // server is reached from there, at this machine's address.
+  const local = peers.find((p) => !p.config.hostId);
+  assert.is((await api('POST', `/nodes/${local.id}/stop`)).json.status, 'stopped');
+  const remoteRead = await api('POST', `/sc/consortium/chaincodes/${id}/query`, { function: 'ReadAsset', args: ['asset1'] });
+  assert.is(remoteRead.status, 200, remoteRead.text);
+  assert.match(JSON.stringify(remoteRead.json), /Tomoko/);
 });
 
 t.run();
