@@ -20,6 +20,18 @@ export async function portsInUse(ports: number[]): Promise<number[]> {
   return taken;
 }
 
+/** A port free on 127.0.0.1 now, chosen by the system. */
+export function freeLocalPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export function acceptsConnections(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });

@@ -18,7 +18,7 @@ import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
-import { acceptsConnections, portsInUse } from '../engines/hostPorts.ts';
+import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
 import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
@@ -117,7 +117,11 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     }
     const spec = await anvilLaunchSpec(t);
     const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
+    // The one-off bootstrap runs here. A node on a node host has its RPC port on that host, never
+    // checked free on this machine: its bootstrap takes a free port of this machine instead (on a
+    // taken one it would dump the state of whatever answers there).
+    const rpcPort = t.node.config.hostId ? await freeLocalPort() : t.node.config.rpcHttpPort!;
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
     return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
   }
 
