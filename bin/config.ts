@@ -1,5 +1,6 @@
 // Configuration from environment variables, overridden by command-line flags. The README's
 // configuration table lists every entry here; keep them in step.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +53,8 @@ export interface Config {
   resourceMonitor?: boolean;
   /** Seconds between connectivity checks of each backup target (system.s3.connection_issue). */
   backupTargetCheckSeconds?: number;
+  /** Seconds between status checks of each node host (remote Docker Engine). */
+  hostCheckSeconds?: number;
   /** A backup upload without progress for this long is stopped and FAILED. */
   backupStallSeconds?: number;
   /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
@@ -62,6 +65,8 @@ export interface Config {
   sharingHost?: string;
   /** First port tried for chaincode servers (consortium). */
   chaincodePortFrom?: number;
+  /** The IPv4 address peers reach this machine's chaincode servers at (127.0.0.1: this machine's peers only). */
+  chaincodeHost?: string;
   /** Sign-in through an OpenID provider; null: off. */
   oidc?: OidcConfig | null;
   /** Who may log in with a local password. */
@@ -112,6 +117,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
+  { env: 'LNM_HOST_CHECK_SECONDS', flag: '--host-check-seconds', default: '30', description: 'seconds between status checks of each node host (a remote Docker Engine, docs/hosts.md): reachable, engine version, running nodes' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
@@ -121,6 +127,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_SERVICE_TAG', flag: '--service-tag', default: 'LNM', description: 'the bracketed tag that starts the subject of notification emails: "[LNM] Node validator-1 is down"' },
   { env: 'LNM_SHARING_PORT', flag: '--sharing-port', default: '(unset: node sharing off)', description: 'node sharing (pro): port of the instance-to-instance HTTPS listener, served with a self-signed certificate of this instance (kept in DATA_DIR/sharing) that invitations carry and peers pin; 0 picks a free port' },
   { env: 'LNM_SHARING_HOST', flag: '--sharing-host', default: '127.0.0.1', description: 'host name or address other instances reach the sharing listener at (it goes into invitations and the certificate)' },
+  { env: 'LNM_CHAINCODE_HOST', flag: '--chaincode-host', default: '127.0.0.1', description: 'IPv4 address peers reach this machine\'s chaincode servers at; set it to an address node hosts can reach (docs/hosts.md) for peers on them, and the servers listen on every address' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
@@ -157,6 +164,11 @@ function positiveInteger(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+function ipv4Of(name: string, value: string): string {
+  if (isIP(value) !== 4) throw new ConfigError(`${name} must be an IPv4 address, got ${value}`);
+  return value;
 }
 
 function portOf(name: string, value: string): number {
@@ -285,6 +297,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
+    hostCheckSeconds: positiveInteger('LNM_HOST_CHECK_SECONDS', get('LNM_HOST_CHECK_SECONDS', '30')),
     backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
     backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
     prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,
@@ -292,6 +305,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     sharingPort: sharingPortOf(values.get('LNM_SHARING_PORT')),
     sharingHost: get('LNM_SHARING_HOST', '127.0.0.1'),
     chaincodePortFrom: portOf('LNM_CHAINCODE_PORT_FROM', get('LNM_CHAINCODE_PORT_FROM', '9100')),
+    chaincodeHost: ipv4Of('LNM_CHAINCODE_HOST', get('LNM_CHAINCODE_HOST', '127.0.0.1')),
     ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
   };

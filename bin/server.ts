@@ -47,6 +47,10 @@ import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
 import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
+import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts';
+import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
+import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
+import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -222,14 +226,17 @@ export async function startServer(config: Config, log = createLogger(config.logL
       release();
     }
   });
+  // Node hosts' engines are made once the secret box exists (below): their client keys are sealed.
+  let hostEngines: HostEngines = async () => null;
   const evm = await createEvmDeps({
     pool: db.pool,
     dataDir: config.dataDir,
     keys,
+    hostEngine: (hostId) => hostEngines(hostId),
     env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const consortium = await createConsortiumDeps({
-    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine, chaincodePortFrom: config.chaincodePortFrom,
+    pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine, chaincodePortFrom: config.chaincodePortFrom, chaincodeHost: config.chaincodeHost, hostEngine: (hostId) => hostEngines(hostId),
     env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   // The health monitor's last reading of each node (an observation cache, not events).
@@ -293,7 +300,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas });
+  const hostProbe = createRemoteDockerProbe();
+  const hostDirectory = createNodeHostDirectory(db.pool, secrets);
+  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...fabricEnv(config) }) });
+  const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
+  const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
   await sagas.start();
@@ -344,6 +355,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,
+    hosts: { probe: hostProbe },
     reports: {
       activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

@@ -17,6 +17,8 @@ import type { BackupCatalog, BackupServices } from '../domain/backups/backupPort
 import { backupRunnerSaga } from './backupRunner.ts';
 import { backupScheduleSaga } from './backupSchedules.ts';
 import { backupTargetCheckSaga } from './backupTargetCheck.ts';
+import { nodeHostCheckSaga } from './nodeHostCheck.ts';
+import type { NodeHostDirectory, NodeHostProbe } from '../domain/hosts/hostPorts.ts';
 
 export interface SagaDeps {
   store: EventStore;
@@ -30,6 +32,8 @@ export interface SagaDeps {
   notifications?: { pool: pg.Pool; notifier: NotifierDeps };
   /** Backups: runner, schedules and the periodic target check; left out when not wired. */
   backups?: { services: BackupServices; catalog: BackupCatalog; targetCheckSeconds: () => number };
+  /** Node hosts: the periodic check of each registered remote engine; left out when not wired. */
+  hosts?: { probe: NodeHostProbe; directory: NodeHostDirectory; checkSeconds: () => number };
 }
 
 /** Every process manager of the service. */
@@ -40,5 +44,6 @@ export function allSagas(deps: SagaDeps): Saga[] {
   const backupSagas = b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : [];
   const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
   const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
-  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications, ...backupSagas];
+  const hosts = deps.hosts ? [nodeHostCheckSaga(deps.store, deps.hosts.probe, deps.hosts.directory, deps.hosts.checkSeconds)] : [];
+  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications, ...backupSagas, ...hosts];
 }

@@ -37,6 +37,8 @@ export interface ConsortiumNodeRuntimeOptions {
   env?: Record<string, string | undefined>;
   /** More chaincode.externalBuilders for every peer, after its own ccaas builder (ccaasBuilder.ts). */
   externalBuilders?: ExternalBuilder[];
+  /** The engine of a registered node host (config.hostId; docs/hosts.md); without it nodes on hosts cannot run. */
+  hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
 }
 
 const softwareOf = (role: ConsortiumNodeRole) => (role === 'peer' ? 'fabric-peer' : 'fabric-orderer');
@@ -64,6 +66,16 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
   const keyOf = (t: ConsortiumNodeTarget) => consortiumNodeKey(t.node.nodeId);
+  /** The engine the node runs under: its host's when it is placed on one, else the local one of its kind. */
+  async function engineFor(t: ConsortiumNodeTarget): Promise<NodeEngine> {
+    const hostId = t.node.config.hostId;
+    if (!hostId) return engineOf(t.node.engine);
+    const engine = await options.hostEngine?.(hostId);
+    if (!engine) throw new NodeStartFailedError('engine-unavailable', `${fabricDisplayName(t)} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey: keyOf(t) });
+    return engine;
+  }
+  /** Where this service reaches the node's ports. */
+  const addressOf = (t: ConsortiumNodeTarget) => t.node.config.externalIp ?? localAddress(t.node.config);
 
   async function imagePresent(role: ConsortiumNodeRole): Promise<{ ok: true } | { ok: false; reason: string }> {
     const software = softwareOf(role);
@@ -114,7 +126,8 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       const binary = await findFabricBinary(t.node.role, env);
       if (!binary.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${binary.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
       command = binary.path;
-    } else {
+    } else if (!t.node.config.hostId) {
+      // (A node host's engine says whether it has the image when it starts the node.)
       const image = await imagePresent(t.node.role);
       if (!image.ok) {
         const engineDown = !(await docker().available()).ok;
@@ -147,12 +160,12 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
         if (!(err instanceof ValidationError)) throw err;
         throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: ${err.message}`, { nodeKey, issues: err.details });
       }
-      const engine = engineOf(t.node.engine);
+      const engine = await engineFor(t);
       const current = await engine.status(nodeKey);
       // Checked before writing: a running node's files are not rewritten under it.
       if (current.state === 'running') throw new NodeStartFailedError('already-running', `${displayName} is already running.`, { nodeKey });
       const spec = await launchSpec(t, material);
-      const busy = await portsInUse(spec.ports);
+      const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
       if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${displayName}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey, ports: busy });
       await engine.prepare(spec);
       let started;
@@ -164,16 +177,16 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
     async stop(t) {
-      await engineOf(t.node.engine).stop(keyOf(t));
+      await (await engineFor(t)).stop(keyOf(t));
     },
     async remove(t) {
-      await engineOf(t.node.engine).remove(keyOf(t));
+      await (await engineFor(t)).remove(keyOf(t));
     },
     async status(t) {
-      return engineOf(t.node.engine).status(keyOf(t));
+      return (await engineFor(t)).status(keyOf(t));
     },
     async live(t, timeoutMs = 2000) {
-      const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/healthz`;
+      const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/healthz`;
       // A kept-alive connection per node: the health monitor asks at every interval.
       let res: { status: number; text: string };
       try {
@@ -194,16 +207,16 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
     },
     async ledgers(t, timeoutMs = 2000) {
-      const url = `http://${localAddress(t.node.config)}:${t.node.config.operationsPort}/metrics`;
+      const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/metrics`;
       const res = await probeRequest(url, { timeoutMs });
       if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
       return ledgerReadingsOf(res.text, t.node.role === 'orderer' ? 'orderer' : 'peer');
     },
     async logs(t, tail) {
-      return engineOf(t.node.engine).logs(keyOf(t), { tail });
+      return (await engineFor(t)).logs(keyOf(t), { tail });
     },
     async followLogs(t, onLine, tail) {
-      return engineOf(t.node.engine).followLogs(keyOf(t), onLine, { tail });
+      return (await engineFor(t)).followLogs(keyOf(t), onLine, { tail });
     },
   };
 }

@@ -2,12 +2,22 @@
 // <prefix><nodeKey> and labelled lnm.node=<nodeKey>, on the host network, with its node
 // directory bound at the same path. Restart policy "no" and no auto-remove: containers keep
 // running while the service is stopped, and a stopped node keeps its container for its logs.
+//
+// On a remote host (options.remote: a Docker Engine on another machine, docs/hosts.md) nothing
+// is shared but the engine's API: the node directory here is the staging copy prepare() writes,
+// and every start uploads it through the engine (putArchive) into a volume lnm-<nodeKey>-files
+// mounted at the same path in the container. The node's data stays in that volume across
+// restarts. Its ports are the remote host's (not checked here before start; awaited at its
+// address), and its restart policy is unless-stopped: a host that reboots or whose engine
+// restarts brings its running nodes back, a node stopped through the service stays stopped.
 import Docker from 'dockerode';
+import { pack } from 'tar-fs';
 import { constants as osConstants } from 'node:os';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
+  ENGINE_FILES,
   failureLine,
   maskSecrets,
   NodeStartFailedError,
@@ -46,6 +56,8 @@ export interface DockerEngineOptions {
   readyTimeoutMs?: number;
   /** Replaces the image's entrypoint for every container of this engine (default: the image's own). */
   entrypoint?: string[];
+  /** The engine is on another machine: node files go through the engine, ports are at `address`. */
+  remote?: { address: string };
 }
 
 /** Present in the node directory after stop(): tells 'stopped' from 'exited'. */
@@ -72,6 +84,14 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
   const dataDir = path.resolve(options.dataDir);
   const dirOf = (nodeKey: string) => nodeDirectory(dataDir, nodeKey);
   const nameOf = (nodeKey: string) => `${prefix}${nodeKey}`;
+  const remote = options.remote;
+  const volumeOf = (nodeKey: string) => `${prefix}${nodeKey}-files`;
+
+  /** The staging copy of the node's files, uploaded into its container's volume (remote hosts). */
+  async function uploadNodeFiles(container: Docker.Container, dir: string): Promise<void> {
+    const archive = pack(dir, { ignore: (name) => path.dirname(name) === dir && ENGINE_FILES.includes(path.basename(name)) });
+    await container.putArchive(archive, { path: dir });
+  }
 
   async function inspect(nodeKey: string): Promise<Docker.ContainerInspectInfo | undefined> {
     try {
@@ -129,6 +149,11 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
   async function removeLeftovers(nodeKey: string): Promise<void> {
     const info = await ownContainer(nodeKey);
     if (info) await docker.getContainer(info.Id).remove({ force: true, v: true });
+    if (remote) {
+      await docker.getVolume(volumeOf(nodeKey)).remove().catch((err: DockerError) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
     await rm(dirOf(nodeKey), { recursive: true, force: true });
   }
 
@@ -147,12 +172,13 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (container ${existing.Id.slice(0, 12)}).`, { nodeKey: spec.nodeKey, containerId: existing.Id });
     }
     await ensureImage(spec, image);
-    const taken = await portsInUse(spec.ports);
+    const taken = remote ? [] : await portsInUse(spec.ports);
     if (taken.length) {
       throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: spec.nodeKey, ports: taken });
     }
     // A container from an earlier run holds the name: this start replaces it.
     if (existing) await docker.getContainer(existing.Id).remove({ force: true });
+    if (remote) await docker.createVolume({ Name: volumeOf(spec.nodeKey), Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': dataDir } });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await rm(path.join(dir, STOPPED_MARK), { force: true });
 
@@ -168,12 +194,13 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       Tty: false,
       HostConfig: {
         NetworkMode: 'host',
-        Binds: [`${dir}:${dir}`],
-        RestartPolicy: { Name: 'no' },
+        ...(remote ? { Mounts: [{ Type: 'volume' as const, Source: volumeOf(spec.nodeKey), Target: dir }] } : { Binds: [`${dir}:${dir}`] }),
+        RestartPolicy: { Name: remote ? 'unless-stopped' : 'no' },
         AutoRemove: false,
         LogConfig: { Type: 'json-file', Config: { 'max-size': '50m', 'max-file': '2' } },
       },
     });
+    if (remote) await uploadNodeFiles(container, dir);
     try {
       await container.start();
     } catch (err) {
@@ -181,6 +208,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     }
     const outcome = await awaitStartup({
       ports: spec.ports,
+      host: remote?.address,
       alive: async () => (await container.inspect()).State.Running,
       graceMs,
       readyTimeoutMs,

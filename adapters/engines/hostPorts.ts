@@ -20,6 +20,18 @@ export async function portsInUse(ports: number[]): Promise<number[]> {
   return taken;
 }
 
+/** A port free on 127.0.0.1 now, chosen by the system. */
+export function freeLocalPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 export function acceptsConnections(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host });
@@ -41,13 +53,13 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * stayed alive for `graceMs` and every port accepts connections; 'slow' when it stayed alive
  * for `readyTimeoutMs` but its ports never opened (some clients take long to open them).
  */
-export async function awaitStartup(opts: { ports: number[]; alive: () => Promise<boolean>; graceMs: number; readyTimeoutMs: number }): Promise<'up' | 'exited' | 'slow'> {
+export async function awaitStartup(opts: { ports: number[]; alive: () => Promise<boolean>; graceMs: number; readyTimeoutMs: number; /** where the ports are (default 127.0.0.1) */ host?: string }): Promise<'up' | 'exited' | 'slow'> {
   const began = Date.now();
   for (;;) {
     if (!(await opts.alive())) return 'exited';
     const elapsed = Date.now() - began;
     if (elapsed >= opts.graceMs) {
-      const open = await Promise.all(opts.ports.map((p) => acceptsConnections(p)));
+      const open = await Promise.all(opts.ports.map((p) => acceptsConnections(p, opts.host)));
       if (open.every(Boolean)) return (await opts.alive()) ? 'up' : 'exited';
       if (elapsed >= opts.readyTimeoutMs) return 'slow';
     }

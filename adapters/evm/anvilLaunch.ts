@@ -37,6 +37,8 @@ const STATE_INTERVAL_SECONDS = 10;
 
 export interface AnvilNodeSpec {
   nodeDir: string;
+  /** The address the running node listens on: 127.0.0.1, or 0.0.0.0 on a node host (reached from this service). */
+  listenHost?: string;
   /** the genesis file written for this network (read by bootstrapAnvilState only) */
   genesisPath: string;
   chainId: number;
@@ -75,7 +77,7 @@ export function anvilBinaryPath(): string {
 export function anvilSpecFromGenesis(
   file: EvmGenesisFile,
   settings: Pick<EvmGenesisSettings, 'blockPeriodSeconds' | 'minGasPrice' | 'baseFee'>,
-  node: { nodeDir: string; genesisPath: string; rpcPort: number; anvilPath?: string },
+  node: { nodeDir: string; genesisPath: string; rpcPort: number; anvilPath?: string; listenHost?: string },
 ): AnvilNodeSpec {
   const pricing = gasPricingOf(settings, file);
   return {
@@ -89,9 +91,9 @@ export function anvilSpecFromGenesis(
   };
 }
 
-function chainArgs(spec: AnvilNodeSpec): string[] {
+function chainArgs(spec: AnvilNodeSpec, host = spec.listenHost ?? '127.0.0.1'): string[] {
   return [
-    '--host', '127.0.0.1',
+    '--host', host,
     '--port', String(spec.rpcPort),
     '--chain-id', String(spec.chainId),
     '--hardfork', spec.hardfork,
@@ -128,7 +130,8 @@ export function anvilRunCommand(spec: AnvilNodeSpec): LaunchCommand {
 export function anvilBootstrapCommand(spec: AnvilNodeSpec): LaunchCommand {
   return {
     command: spec.anvilPath ?? anvilBinaryPath(),
-    args: [...chainArgs(spec), '--init', spec.genesisPath, '--no-mining'],
+    // Runs here, on this machine, whatever host the node runs on.
+    args: [...chainArgs(spec, '127.0.0.1'), '--init', spec.genesisPath, '--no-mining'],
   };
 }
 

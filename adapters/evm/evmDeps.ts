@@ -9,6 +9,7 @@
 // (auto | besu | anvil, default auto).
 import type { EvmDeps, EvmDefaults } from '../../domain/evm/evmPorts.ts';
 import type { KeyServices } from '../../domain/keys/keyServices.ts';
+import type { NodeEngine } from '../../domain/nodes/nodeEngine.ts';
 import { databaseSecp256k1PrivateKey, type SqlQueryable } from '../keyProviders/databaseKeyProvider.ts';
 import { resolveKeyEncryptionKey } from '../keyProviders/keyEncryptionKeyFile.ts';
 import { createEvmNodeRuntime } from './evmNodeRuntime.ts';
@@ -24,7 +25,7 @@ export function evmDefaultsFromEnv(env: Record<string, string | undefined>): Evm
   return { engine, client };
 }
 
-export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined> }): Promise<EvmDeps> {
+export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<NodeEngine | null> }): Promise<EvmDeps> {
   const env = opts.env ?? process.env;
   // openKeyServices resolved and verified the same key at start-up (KEY_ENCRYPTION_KEY, else the data-dir file).
   const kek = resolveKeyEncryptionKey({ env, dataDir: opts.dataDir });
@@ -34,6 +35,7 @@ export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string;
       env,
       // Callers (besuLaunch.ts) check first that the validator's provider is the database one.
       validatorKey: (v) => databaseSecp256k1PrivateKey({ pool: opts.pool, keyEncryptionKey: kek.key }, v.keyHandle ?? ''),
+      hostEngine: opts.hostEngine,
     }),
     contracts: createEvmContractDeployer((providerId) => opts.keys.providers.get(providerId)),
     defaults: evmDefaultsFromEnv(env),

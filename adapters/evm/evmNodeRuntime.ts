@@ -18,7 +18,7 @@ import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
-import { acceptsConnections, portsInUse } from '../engines/hostPorts.ts';
+import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
 import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
@@ -33,6 +33,8 @@ export interface EvmNodeRuntimeOptions {
    * provider's; see evmDeps.ts). Without it, besu validators cannot start.
    */
   validatorKey?: (validator: EvmValidator) => Promise<Uint8Array>;
+  /** The engine of a registered node host (config.hostId; docs/hosts.md); without it nodes on hosts cannot run. */
+  hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
 }
 
 async function onPath(binary: string, env: Record<string, string | undefined>): Promise<string | null> {
@@ -57,6 +59,14 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
   const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
   const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
+  /** The engine the node runs under: its host's when it is placed on one, else the local one of its kind. */
+  async function engineFor(t: EvmNodeTarget): Promise<NodeEngine> {
+    const hostId = t.node.config.hostId;
+    if (!hostId) return engineOf(t.node.engine);
+    const engine = await options.hostEngine?.(hostId);
+    if (!engine) throw new NodeStartFailedError('engine-unavailable', `Node ${t.node.name} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey: keyOf(t) });
+    return engine;
+  }
 
   async function besuImagePresent(): Promise<boolean> {
     try {
@@ -68,7 +78,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   }
 
   function rpcUrl(t: EvmNodeTarget): string | null {
-    return t.node.config.rpcHttpPort ? `http://127.0.0.1:${t.node.config.rpcHttpPort}` : null;
+    return t.node.config.rpcHttpPort ? `http://${t.node.config.externalIp ?? '127.0.0.1'}:${t.node.config.rpcHttpPort}` : null;
   }
 
   async function anvilLaunchSpec(t: EvmNodeTarget): Promise<NodeLaunchSpec> {
@@ -76,7 +86,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     const nodeDir = nodeDirectory(dataDir, nodeKey);
     const rpcPort = t.node.config.rpcHttpPort;
     if (!rpcPort) throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} runs on anvil and needs an RPC HTTP port.`, { nodeKey });
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort, ...(t.node.config.hostId ? { listenHost: '0.0.0.0' } : {}) });
     const run = anvilRunCommand(anvil);
     return {
       nodeKey,
@@ -107,7 +117,11 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     }
     const spec = await anvilLaunchSpec(t);
     const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
-    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort! });
+    // The one-off bootstrap runs here. A node on a node host has its RPC port on that host, never
+    // checked free on this machine: its bootstrap takes a free port of this machine instead (on a
+    // taken one it would dump the state of whatever answers there).
+    const rpcPort = t.node.config.hostId ? await freeLocalPort() : t.node.config.rpcHttpPort!;
+    const anvil = anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort });
     return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
   }
 
@@ -120,9 +134,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     },
     portsInUse,
     async start(t) {
-      const engine = engineOf(t.node.engine);
+      const engine = await engineFor(t);
       const { spec, bootstrap } = await launchSpec(t);
-      const busy = await portsInUse(spec.ports);
+      // A node on a host has its ports there: the host's engine starts it or says why not.
+      const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
       if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${busy.join(', ')} is already in use.`, { nodeKey: spec.nodeKey, ports: busy });
       await engine.prepare(spec);
       if (bootstrap) {
@@ -136,19 +151,19 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
     async stop(t) {
-      await engineOf(t.node.engine).stop(keyOf(t));
+      await (await engineFor(t)).stop(keyOf(t));
     },
     async remove(t) {
-      await engineOf(t.node.engine).remove(keyOf(t));
+      await (await engineFor(t)).remove(keyOf(t));
     },
     async status(t) {
-      return engineOf(t.node.engine).status(keyOf(t));
+      return (await engineFor(t)).status(keyOf(t));
     },
     async live(t, timeoutMs = 2000) {
       const url = rpcUrl(t);
       if (!url && t.node.client === 'besu') {
         // A bootnode serves no JSON-RPC: it is up when its P2P port takes connections.
-        if (await acceptsConnections(t.node.config.p2pPort)) return { blockHeight: null, peerCount: null };
+        if (await acceptsConnections(t.node.config.p2pPort, t.node.config.externalIp ?? undefined)) return { blockHeight: null, peerCount: null };
         throw new Error(`the P2P port ${t.node.config.p2pPort} does not accept connections`);
       }
       if (!url) throw new Error('node has no RPC port');
@@ -160,10 +175,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return besuEnode(dataDir, t.network, t.node, { create: false }).catch(() => null);
     },
     async logs(t, tail) {
-      return engineOf(t.node.engine).logs(keyOf(t), { tail });
+      return (await engineFor(t)).logs(keyOf(t), { tail });
     },
     async followLogs(t, onLine, tail) {
-      return engineOf(t.node.engine).followLogs(keyOf(t), onLine, { tail });
+      return (await engineFor(t)).followLogs(keyOf(t), onLine, { tail });
     },
     async chainValidators(t) {
       const url = rpcUrl(t);

@@ -59,12 +59,14 @@ export async function writeTargets(dir: string, nodes: ScrapeNode[], serviceAddr
 /** Where a node serves /metrics itself, from its record: Fabric's operations port, a ledgerX role's monitoring port, besu's metrics port; null otherwise (anvil, bootnodes, ledgerX groups). */
 export function metricsAddressOf(node: { platform: string; client: string; config: Record<string, unknown> }): string | null {
   const c = node.config;
+  // A node on a node host (docs/hosts.md) is scraped at that host's address.
+  const onHost = typeof c.externalIp === 'string' ? c.externalIp : null;
   if (node.platform === 'CONSORTIUM' && typeof c.operationsPort === 'number') {
-    const host = typeof c.listenAddress === 'string' && c.listenAddress !== '0.0.0.0' ? c.listenAddress : '127.0.0.1';
+    const host = onHost ?? (typeof c.listenAddress === 'string' && c.listenAddress !== '0.0.0.0' ? c.listenAddress : '127.0.0.1');
     return `${host}:${c.operationsPort}`;
   }
   // A ledgerX role (arma role or committer service) serves /metrics on its monitoring port; its group node serves none.
   if (node.platform === 'LEDGERX' && typeof c.monitoringPort === 'number' && c.monitoringPort > 0) return `127.0.0.1:${c.monitoringPort}`;
-  if (node.platform === 'EVM' && node.client === 'besu' && typeof c.metricsPort === 'number' && !c.isBootnode) return `127.0.0.1:${c.metricsPort}`;
+  if (node.platform === 'EVM' && node.client === 'besu' && typeof c.metricsPort === 'number' && !c.isBootnode) return `${onHost ?? '127.0.0.1'}:${c.metricsPort}`;
   return null;
 }

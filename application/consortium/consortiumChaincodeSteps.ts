@@ -104,7 +104,9 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
       return { nodeId: again.serverNodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
     }
     const port = await freePort(deps);
-    const address = `127.0.0.1:${port}`;
+    // One address for every peer: loopback, or the address peers on node hosts reach this machine at.
+    const chaincodeHost = consortiumOf(deps).defaults.chaincodeHost ?? '127.0.0.1';
+    const address = `${chaincodeHost}:${port}`;
     // An image runs under the docker engine; files under the service's engine (the container of
     // the chaincode-node image under docker). Either way on the host network: one address for all peers.
     const { source } = await chaincodeRecord(deps, chaincode.id);
@@ -117,7 +119,7 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
       networkId: network.id, client: 'fabric', engine, resources: null, at,
-      config: { listenAddress: '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId },
+      config: { listenAddress: chaincodeHost === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId },
     });
     await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });
     return { nodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };

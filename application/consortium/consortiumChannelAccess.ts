@@ -44,14 +44,14 @@ async function tlsCaOf(deps: AppDeps, organizationId: number): Promise<string> {
 /** The node's gRPC endpoint (peer: endorser, deliver, gateway; orderer: broadcast, deliver). */
 export async function grpcEndpoint(deps: AppDeps, node: NodeRow): Promise<Endpoint> {
   const c = node.consortiumConfig!;
-  return { host: '127.0.0.1', port: c.port, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
+  return { host: c.externalIp ?? '127.0.0.1', port: c.port, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
 }
 
 /** The orderer's channel participation endpoint (mutual TLS). */
 export async function adminEndpoint(deps: AppDeps, node: NodeRow): Promise<Endpoint> {
   const c = node.consortiumConfig!;
   if (!isOrdererConfig(c)) throw new ValidationError(`Node ${node.name} is not an orderer.`, [{ field: 'ordererId', message: 'not an orderer' }]);
-  return { host: '127.0.0.1', port: c.adminPort, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
+  return { host: c.externalIp ?? '127.0.0.1', port: c.adminPort, tlsCaCertPem: await tlsCaOf(deps, node.organizationId!), serverName: c.hostname };
 }
 
 export function assertRunning(node: NodeRow, action: string): void {

@@ -19,6 +19,8 @@ import { getKeyProvider } from '../../projections/keyProviders.ts';
 import { createKey, discardKey } from '../keys/keyCreation.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
+import type { NodeHostRow } from '../../projections/nodeHosts.ts';
 
 type Input = CommandInput;
 
@@ -36,6 +38,10 @@ export interface ConsortiumNodeRequest {
     chaincodePort?: number;
     adminPort?: number;
     operationsPort?: number;
+    /** The node host it is placed on (docs/hosts.md); left out: this service's machine. */
+    hostId?: number;
+    /** Or the labels of the host it is placed on (application/hosts/hostPlacement.ts). */
+    hostLabels?: Record<string, string>;
   };
 }
 
@@ -64,7 +70,7 @@ function portFieldsOf(role: ConsortiumNodeRole): Record<string, number> {
 }
 
 /** Checks the given ports, allocates the rest: 400 for bad values, 409 for taken ones. */
-async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Record<string, number | undefined>, exceptNodeId?: number): Promise<Record<string, number>> {
+async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Record<string, number | undefined>, exceptNodeId?: number, onHost = false): Promise<Record<string, number>> {
   const defaults = portFieldsOf(role);
   const issues: FieldIssue[] = [];
   for (const [f, v] of Object.entries(given)) {
@@ -80,7 +86,8 @@ async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Recor
     const self = await getNode(input.deps.pool, exceptNodeId);
     for (const v of Object.values((self?.config ?? {}) as Record<string, unknown>)) if (typeof v === 'number') assigned.delete(v);
   }
-  const runtime = consortiumOf(input.deps).runtime;
+  // Ports of a node on a node host are that host's: this machine's listeners say nothing of them.
+  const runtime = onHost ? { portsInUse: async () => [] as number[] } : consortiumOf(input.deps).runtime;
   for (const f of Object.keys(defaults)) {
     const v = given[f];
     if (typeof v !== 'number') continue;
@@ -123,13 +130,15 @@ function namesIssues(c: ConsortiumNodeRequest['config']): FieldIssue[] {
 }
 
 /** The whole config of a node from a request and its allocated ports. */
-function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname: string, ports: Record<string, number>): ConsortiumNodeConfig {
+function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname: string, ports: Record<string, number>, host: NodeHostRow | null): ConsortiumNodeConfig {
   const common = {
     listenAddress: req.config.listenAddress ?? '0.0.0.0',
     hostname,
-    // Loopback is what every node of this service reaches: they run on this host.
-    externalEndpoint: req.config.externalEndpoint ?? `127.0.0.1:${ports.port}`,
-    domainNames: [...new Set(req.config.domainNames ?? [])],
+    // Loopback is what every node of this service reaches when they run on this machine; a node
+    // on a node host is reached at that host's address, by this service and by the other nodes.
+    externalEndpoint: req.config.externalEndpoint ?? `${host?.externalIp ?? '127.0.0.1'}:${ports.port}`,
+    domainNames: [...new Set([...(req.config.domainNames ?? []), ...(host ? [host.externalIp] : [])])],
+    ...(host ? { hostId: host.id, externalIp: host.externalIp } : {}),
   };
   return role === 'orderer'
     ? { ...common, port: ports.port, adminPort: ports.adminPort, operationsPort: ports.operationsPort }
@@ -187,6 +196,7 @@ interface PreparedNode {
   role: ConsortiumNodeRole;
   engine: NonNullable<ConsortiumNodeRequest['engine']>;
   hostname: string;
+  host: NodeHostRow | null;
   keysMade: { identityKeyId: number; tlsKeyId: number };
 }
 
@@ -203,28 +213,32 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   const role = roleOf(req.nodeType);
   const issues = namesIssues(req.config);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
-  const engine = req.engine ?? consortium.defaults.engine;
-  const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
-  const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();
-  if (!engineOk.ok) throw new ValidationError(`The ${engine} engine cannot run Fabric ${role}s here: ${engineOk.reason}`, [{ field: 'engine', message: engineOk.reason }]);
+  const host = await placeNode(input, req.config, req.engine);
+  const engine = host ? 'docker' : (req.engine ?? consortium.defaults.engine);
+  if (!host) {
+    const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
+    const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();
+    if (!engineOk.ok) throw new ValidationError(`The ${engine} engine cannot run Fabric ${role}s here: ${engineOk.reason}`, [{ field: 'engine', message: engineOk.reason }]);
+  }
   const domain = await organizationDomainOf(input, org);
   const hostname = req.config.hostname ?? nodeHostname(req.name, domain);
-  // The certificates' names come from the hostname, the external endpoint's host and the domain
-  // names, never a port: the ports chosen later do not change them.
-  const keysMade = await createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }));
-  return { org, role, engine, hostname, keysMade };
+  // The certificates' names come from the hostname, the external endpoint's host (the node host's
+  // address for a node on a host) and the domain names, never a port: the ports chosen later do
+  // not change them.
+  const keysMade = await createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }, host));
+  return { org, role, engine, hostname, host, keysMade };
 }
 
 /** Ports and the record (one at a time: ports are chosen from those not yet recorded). */
 async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, prepared: PreparedNode): Promise<number> {
   const { deps } = input;
-  const { org, role, engine, hostname, keysMade } = prepared;
+  const { org, role, engine, hostname, host, keysMade } = prepared;
   try {
     // Again under the lock: another creation of the same name may have been recorded meanwhile.
     await checkNodeName(input, req.name);
     const { port, chaincodePort, adminPort, operationsPort } = req.config;
-    const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort });
-    const config = configOf(role, req, hostname, ports);
+    const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
+    const config = configOf(role, req, hostname, ports, host);
     const nodeId = await deps.nextId('node');
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
@@ -253,7 +267,7 @@ export async function updateConsortiumNodeConfig(input: Input, node: NodeRow, ch
   const issues = namesIssues(change);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const merged = { ...(current as unknown as Record<string, unknown>), ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as Record<string, number | undefined>;
-  const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id);
+  const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id, current.hostId !== undefined);
   return { ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), ...ports } as Partial<ConsortiumNodeConfig>;
 }
 

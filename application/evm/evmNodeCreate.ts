@@ -10,6 +10,7 @@ import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
 
 type Input = CommandInput;
 
@@ -26,13 +27,17 @@ export interface EvmNodeRequest {
   isBootnode: boolean;
   engine?: NodeEngineKind;
   client?: 'besu' | 'anvil' | 'auto';
+  /** The node host it is placed on (docs/hosts.md); left out: this service's machine. */
+  hostId?: number;
+  /** Or the labels of the host it is placed on (the placement rule of application/hosts/hostPlacement.ts). */
+  hostLabels?: Record<string, string>;
   resources?: { cpu?: string; memory?: string } | null;
   /** body field names for messages (snake_case body of POST /networks/{id}/nodes). */
   fieldNames?: Partial<Record<PortField, string>>;
 }
 
 /** Checks ranges and conflicts, fills in free ports; 400 for bad values, 409 for taken ones. */
-async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetworkRow, role: EvmNodeRole, exceptNodeId?: number): Promise<EvmNodeConfig> {
+async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetworkRow, role: EvmNodeRole, exceptNodeId?: number, onHost = false): Promise<EvmNodeConfig> {
   const { deps } = input;
   const field = (f: PortField) => req.fieldNames?.[f] ?? `config.${f}`;
   const issues: FieldIssue[] = [];
@@ -52,7 +57,8 @@ async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetwo
     const self = await getNode(deps.pool, exceptNodeId);
     for (const f of PORT_FIELDS) if (self?.config[f]) assigned.delete(self.config[f]!);
   }
-  const runtime = evmOf(deps).runtime;
+  // Ports of a node on a node host are that host's: this machine's listeners say nothing of them.
+  const runtime = onHost ? { portsInUse: async () => [] as number[] } : evmOf(deps).runtime;
   for (const f of PORT_FIELDS) {
     const v = req.ports[f];
     if (typeof v !== 'number') continue;
@@ -133,10 +139,14 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     if (role !== 'validator') throw new ValidationError(`Network ${network.name} runs on anvil, a single-node development chain: its one node is the validator; it has no ${role}s.`, [{ field: 'type', message: 'must be validator on an anvil network' }]);
   }
   if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
-  const engine = req.engine ?? network.engine;
-  const available = await evmOf(deps).runtime.engineAvailable(engine);
-  if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
-  const config = await resolvePorts(input, req, network, role);
+  const host = await placeNode(input, req, req.engine);
+  const engine = host ? 'docker' : (req.engine ?? network.engine);
+  if (!host) {
+    const available = await evmOf(deps).runtime.engineAvailable(engine);
+    if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
+  }
+  const config = await resolvePorts(input, req, network, role, undefined, host !== null);
+  if (host) Object.assign(config, { hostId: host.id, externalIp: host.externalIp });
   const nodeId = await deps.nextId('node');
   const at = deps.clock().toISOString();
   await runCommand(input, nodeStream(nodeId), nodeAggregate, {
@@ -148,7 +158,9 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
 
 export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, node: NodeRow, ports: EvmNodeRequest['ports']): Promise<EvmNodeConfig> {
   const merged = { ...node.config, ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)) };
-  return resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id);
+  const { hostId, externalIp } = node.config as EvmNodeConfig;
+  const config = await resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id, hostId !== undefined);
+  return hostId === undefined ? config : { ...config, hostId, externalIp };
 }
 
 /** Waits (bounded) until the lifecycle saga has recorded the outcome of a start or stop. */

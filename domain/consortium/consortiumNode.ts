@@ -21,6 +21,10 @@ export interface ConsortiumPeerConfig {
   chaincodePort: number;
   /** Operations: /healthz and Prometheus /metrics over plain HTTP. */
   operationsPort: number;
+  /** The node host it runs on (docs/hosts.md); absent: the service's own machine. */
+  hostId?: number;
+  /** Where this service reaches its ports: its host's external address; absent: 127.0.0.1. */
+  externalIp?: string;
 }
 
 export interface ConsortiumOrdererConfig {
@@ -33,6 +37,8 @@ export interface ConsortiumOrdererConfig {
   /** Channel participation API (osnadmin), mutual TLS. */
   adminPort: number;
   operationsPort: number;
+  hostId?: number;
+  externalIp?: string;
 }
 
 export type ConsortiumNodeConfig = ConsortiumPeerConfig | ConsortiumOrdererConfig;

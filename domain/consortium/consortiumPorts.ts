@@ -161,4 +161,6 @@ export interface ConsortiumDefaults {
   engine: NodeEngineKind;
   /** First port tried for a chaincode server (LNM_CHAINCODE_PORT_FROM); 9100 when absent. */
   chaincodePortFrom?: number;
+  /** The address peers reach chaincode servers at (LNM_CHAINCODE_HOST); 127.0.0.1 when absent. */
+  chaincodeHost?: string;
 }

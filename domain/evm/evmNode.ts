@@ -13,6 +13,10 @@ export interface EvmNodePorts {
 
 export interface EvmNodeConfig extends EvmNodePorts {
   isBootnode: boolean;
+  /** The node host it runs on (docs/hosts.md); absent: the service's own machine. */
+  hostId?: number;
+  /** Where its ports are reached: its host's external address; absent: 127.0.0.1. */
+  externalIp?: string;
 }
 
 export interface EvmNodeCreatedData {

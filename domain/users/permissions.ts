@@ -44,6 +44,8 @@ const definitions = {
   NODE_UPDATE: ['Change a node\'s configuration', O],
   NODE_DELETE: ['Delete nodes', O],
   NODE_OPERATE: ['Start, stop and restart nodes', O],
+  HOST_READ: ['List and read node hosts (remote Docker Engines) and their status; never their client keys', OV],
+  HOST_MANAGE: ['Register, change and remove node hosts (a remote Docker Engine and its client key)', A],
   NODE_LOGS_READ: ['Read and follow node logs (may show hosts, paths and configuration)', O],
   CERTIFICATE_RENEW: ['Renew node and key certificates', O],
   NETWORK_READ: ['List and read networks, their nodes, validators, maps and channel configuration', OV],
@@ -339,6 +341,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/auth/oidc/login', { GET: PUBLIC }],
   ['/auth/oidc/callback', { GET: PUBLIC }],
   ['/permissions', { GET: 'ROLE_READ' }],
+  // Node hosts (issue 25; SPEC has one host per service): remote Docker Engines nodes are placed on.
+  ['/hosts', { GET: 'HOST_READ', POST: 'HOST_MANAGE' }],
+  ['/hosts/{id}', { GET: 'HOST_READ', PUT: 'HOST_MANAGE', DELETE: 'HOST_MANAGE' }],
   ['/settings/history', { GET: 'SETTINGS_READ' }],
   // Revoking a certificate is the last step of the SPEC's manual key rotation.
   ['/keys/{keyId}/revoke', { POST: 'KEY_ROTATE' }],

@@ -35,6 +35,7 @@ export const NodeViewSchema = Type.Object({
   uptime_seconds: Int,
   client: Type.String({ description: 'besu or anvil (a single-node development chain)' }),
   engine: Type.String({ description: 'process or docker' }),
+  host_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the node host it runs on (GET /hosts/{id}); null: this service\'s machine' }),
   network_id: Int,
   endpoints: Type.Object({ rpc_http: Type.Union([Type.String(), Type.Null()]), rpc_ws: Type.Union([Type.String(), Type.Null()]), p2p: Type.Union([Type.String(), Type.Null()]), metrics: Type.Union([Type.String(), Type.Null()]) }),
   enode: Type.Union([Type.String(), Type.Null()], { description: 'besu: the node\'s enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start)' }),
@@ -87,8 +88,10 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
     peerCount = observation.peerCount;
   }
   const c = row.config;
+  // A node on a node host is reached at that host's address (docs/hosts.md).
+  const ip = c.externalIp ?? '127.0.0.1';
   // anvil has no peer-to-peer layer: no enode, and its p2p port is reserved only.
-  const p2p = row.client === 'anvil' ? null : `127.0.0.1:${c.p2pPort}`;
+  const p2p = row.client === 'anvil' ? null : `${ip}:${c.p2pPort}`;
   return {
     id: row.id,
     name: row.name,
@@ -102,12 +105,13 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
     uptime_seconds: running && row.startedAt ? Math.max(0, Math.floor((deps.clock().getTime() - Date.parse(row.startedAt)) / 1000)) : null,
     client: row.client,
     engine: row.engine,
+    host_id: c.hostId ?? null,
     network_id: row.networkId,
     endpoints: {
-      rpc_http: c.rpcHttpPort ? `http://127.0.0.1:${c.rpcHttpPort}` : null,
-      rpc_ws: c.rpcWsPort && row.client !== 'anvil' ? `ws://127.0.0.1:${c.rpcWsPort}` : c.rpcHttpPort && row.client === 'anvil' ? `ws://127.0.0.1:${c.rpcHttpPort}` : null,
+      rpc_http: c.rpcHttpPort ? `http://${ip}:${c.rpcHttpPort}` : null,
+      rpc_ws: c.rpcWsPort && row.client !== 'anvil' ? `ws://${ip}:${c.rpcWsPort}` : c.rpcHttpPort && row.client === 'anvil' ? `ws://${ip}:${c.rpcHttpPort}` : null,
       p2p,
-      metrics: c.metricsPort && row.client !== 'anvil' ? `http://127.0.0.1:${c.metricsPort}/metrics` : null,
+      metrics: c.metricsPort && row.client !== 'anvil' ? `http://${ip}:${c.metricsPort}/metrics` : null,
     },
     enode,
     validator_address: row.validatorAddress,

@@ -22,6 +22,7 @@ import { keyProviderRoutes } from './keyProviders.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { notificationRoutes } from './notifications.ts';
 import { backupTargetRoutes } from './backupTargets.ts';
+import { hostRoutes } from './hosts.ts';
 import { backupScheduleRoutes } from './backupSchedules.ts';
 import { backupRoutes } from './backups.ts';
 import { metricsRoutes } from './metrics.ts';
@@ -31,4 +32,4 @@ import { nodeSharingRoutes } from './nodeSharing.ts';
 import { sharingProposalRoutes } from './sharingProposals.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...hostRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];

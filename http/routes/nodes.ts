@@ -43,6 +43,10 @@ const EvmConfigFields = {
   client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
 };
+const HostField = {
+  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm and consortium: the node host (GET /hosts) it runs on, under that host\'s Docker Engine; left out: this service\'s machine (docs/hosts.md)' })),
+  hostLabels: Type.Optional(Type.Record(Type.String({ maxLength: 63 }), Type.String({ maxLength: 200 }), { maxProperties: 20, description: 'evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md)' })),
+};
 const ConsortiumConfig = {
   listenAddress: Type.Optional(Type.String({ maxLength: 45, description: 'consortium: address the node binds to (default 0.0.0.0)' })),
   hostname: Type.Optional(Type.String({ maxLength: 253, description: 'consortium: host name in its certificates (default <name>.<organization domain>)' })),
@@ -75,7 +79,7 @@ const LedgerXConfig = {
   verifierMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 103' })),
   queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
 };
-const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...HostField, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
 const LEDGERX_ONLY = Object.keys(LedgerXConfig);
 const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
 const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
@@ -182,14 +186,14 @@ export const nodeRoutes = [
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f))], 'ledgerX committer');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f))], 'ledgerX orderer group');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
@@ -201,7 +205,7 @@ export const nodeRoutes = [
       const c = body.config ?? {};
       const isBootnode = c.isBootnode ?? c.role === 'bootnode';
       const id = await createEvmNode(input, network, {
-        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client,
+        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client, hostId: c.hostId, hostLabels: c.hostLabels,
         ports: { p2pPort: c.p2pPort, rpcHttpPort: c.rpcHttpPort, rpcWsPort: c.rpcWsPort, metricsPort: c.metricsPort },
       });
       return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };

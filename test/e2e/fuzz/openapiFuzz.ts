@@ -43,6 +43,7 @@ export const BOUNDED: Array<[method: string, path: RegExp, why: string]> = [
   ['post', /^\/api\/v1\/notifications\/providers(\/\{id\}\/test)?$/, 'sends mail through the host it names'],
   ['put', /^\/api\/v1\/notifications\/providers\/\{id\}$/, 'sends mail through the host it names'],
   ['post', /^\/api\/v1\/key-providers$/, 'reaches the Vault or AWS KMS endpoint it names'],
+  ['post', /^\/api\/v1\/hosts$/, 'reaches the Docker Engine it names (up to 5 s for one that does not answer)'],
   ['post', /^\/api\/v1\/nodesharing\/(invitations|accept|sync)$/, 'reaches the peer service it names'],
   ['post', /^\/api\/v1\/nodesharing\/proposals\/\{id\}\/submit$/, 'reaches peer services'],
   ['post', /^\/api\/v1\/sc\//, 'builds and deploys contracts on running networks'],

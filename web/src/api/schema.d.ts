@@ -546,6 +546,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List node hosts (remote Docker Engines; never their client keys)
+         * @description Permission: `HOST_READ`.
+         */
+        get: operations["getHosts"];
+        put?: never;
+        /**
+         * Register a node host (a Docker Engine over TCP with mutual TLS)
+         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
+         *
+         *     Permission: `HOST_MANAGE`.
+         */
+        post: operations["postHosts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/hosts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a node host and its last status
+         * @description Permission: `HOST_READ`.
+         */
+        get: operations["getHostsId"];
+        /**
+         * Rename a node host, or change its labels or capacity (fields left out are kept) (its address and certificates are fixed: register a new host)
+         * @description Permission: `HOST_MANAGE`.
+         */
+        put: operations["putHostsId"];
+        post?: never;
+        /**
+         * Remove a node host from the registry (the engine itself is left alone)
+         * @description Permission: `HOST_MANAGE`.
+         */
+        delete: operations["deleteHostsId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/key-providers": {
         parameters: {
             query?: never;
@@ -6366,6 +6420,528 @@ export interface operations {
             };
         };
     };
+    getHosts: {
+        parameters: {
+            query?: {
+                /** @description key=value: only hosts carrying that label */
+                label?: string;
+                /** @description page size, default 50, maximum 500 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description hosts, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            capacity: {
+                                maxNodes: number | null;
+                            };
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description the address nodes on this host are reached at (their externalIp) */
+                            externalIp: string;
+                            id: number;
+                            labels: {
+                                [key: string]: string;
+                            };
+                            name: string;
+                            status: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the status last changed (checks that see the same are not recorded)
+                                 */
+                                checkedAt: string;
+                                engineVersion: string | null;
+                                lastError: string | null;
+                                reachable: boolean;
+                                /** @description running containers of this service's nodes on the host */
+                                runningNodes: number | null;
+                            };
+                            tls: {
+                                caCertificate: string;
+                                clientCertificate: string;
+                                hasClientKey: boolean;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /** @description tcp://host:port of the Docker Engine (TLS) */
+                            url: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    capacity?: {
+                        /** @description most nodes placed on this host; null or left out: no limit */
+                        maxNodes?: number | null;
+                    };
+                    /** @description the address other nodes and this service reach the host's nodes at; default the URL's host */
+                    externalIp?: string;
+                    /** @description free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-" */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    name: string;
+                    tls: {
+                        /** @description PEM of the CA that signed the engine's server certificate */
+                        caCertificate: string;
+                        /** @description PEM of the client certificate the engine trusts */
+                        clientCertificate: string;
+                        /** @description PEM of the client certificate's private key; write-only, sealed under KEY_ENCRYPTION_KEY */
+                        clientKey: string;
+                    };
+                    /** @description tcp://host:port of a Docker Engine started with --tlsverify */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description registered and reachable */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description invalid, or the engine cannot be used (HOST_UNREACHABLE with the reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description hosts are not wired on this server */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the host */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    capacity?: {
+                        /** @description most nodes placed on this host; null or left out: no limit */
+                        maxNodes?: number | null;
+                    };
+                    /** @description free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-" */
+                    labels?: {
+                        [key: string]: string;
+                    };
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        capacity: {
+                            maxNodes: number | null;
+                        };
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the address nodes on this host are reached at (their externalIp) */
+                        externalIp: string;
+                        id: number;
+                        labels: {
+                            [key: string]: string;
+                        };
+                        name: string;
+                        status: {
+                            /**
+                             * Format: date-time
+                             * @description when the status last changed (checks that see the same are not recorded)
+                             */
+                            checkedAt: string;
+                            engineVersion: string | null;
+                            lastError: string | null;
+                            reachable: boolean;
+                            /** @description running containers of this service's nodes on the host */
+                            runningNodes: number | null;
+                        };
+                        tls: {
+                            caCertificate: string;
+                            clientCertificate: string;
+                            hasClientKey: boolean;
+                        };
+                        /** Format: date-time */
+                        updatedAt: string;
+                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        url: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteHostsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such host */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description nodes are still placed on it */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getKeyProviders: {
         parameters: {
             query?: never;
@@ -9493,6 +10069,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -12050,6 +12628,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
@@ -14346,6 +14926,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
@@ -14566,7 +15148,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
+                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
                     config?: {
                         /** @description host port 1024-65535; left out: allocated */
                         adminPort?: number;
@@ -14598,6 +15180,12 @@ export interface operations {
                         externalIp?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
+                        hostId?: number;
+                        /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
+                        hostLabels?: {
+                            [key: string]: string;
+                        };
                         /** @description consortium: host name in its certificates (default <name>.<organization domain>) */
                         hostname?: string;
                         isBootnode?: boolean;
@@ -14676,6 +15264,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -14929,6 +15519,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -15217,6 +15809,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -15552,6 +16146,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {
@@ -15941,6 +16537,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -16196,6 +16794,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -16451,6 +17051,8 @@ export interface operations {
                         /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
+                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                         last_probe: {
@@ -16895,6 +17497,8 @@ export interface operations {
                             /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
                             last_probe: {

@@ -1,0 +1,101 @@
+// Node hosts: Docker Engines reached over TCP with mutual TLS where nodes can run besides the
+// service's local engine. One stream per host. The client key arrives here already sealed
+// under KEY_ENCRYPTION_KEY (sealedSecrets), so no event holds it in clear; the CA and the client
+// certificate are public. Reachability is recorded when it changes (and the engine version or
+// the count of running nodes with it), not at every periodic check.
+import type { Decider } from '../shared/decider.ts';
+import { assertNever } from '../shared/decider.ts';
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
+
+export const nodeHostStream = (id: number) => `node-host-${id}`;
+
+/** The context a host's client key is sealed under (SecretBox). */
+export const hostSecretContext = (hostId: number) => `node-host-${hostId}`;
+
+const LABEL_KEY = /^[A-Za-z0-9][A-Za-z0-9._\/-]{0,62}$/;
+
+/** Label keys that are not 1-63 letters, digits, ".", "_", "/" or "-" (starting with a letter or digit). */
+export function labelIssues(labels: Record<string, string>): { field: string; message: string }[] {
+  return Object.keys(labels).filter((k) => !LABEL_KEY.test(k)).map((k) => ({ field: `labels.${k.slice(0, 64)}`, message: 'a label key is 1-63 letters, digits, ".", "_", "/" or "-"' }));
+}
+
+export interface NodeHostAddress {
+  /** tcp://host:port as given (https:// is accepted as the same thing). */
+  url: string;
+  /** The address nodes on this host are reached at by other nodes and the service (the URL's host). */
+  externalIp: string;
+  caCertificate: string;
+  clientCertificate: string;
+}
+
+export interface NodeHostCapacity {
+  /** Most nodes this host takes; null: no limit. */
+  maxNodes: number | null;
+}
+
+export interface NodeHostObservation {
+  reachable: boolean;
+  engineVersion: string | null;
+  runningNodes: number | null;
+  reason: string | null;
+}
+
+export interface NodeHostState {
+  status: 'none' | 'active' | 'deleted';
+  hostId?: number;
+  name?: string;
+  observation?: NodeHostObservation;
+}
+
+export type NodeHostEvent =
+  | { type: 'NodeHostRegistered'; data: { hostId: number; name: string; address: NodeHostAddress; labels: Record<string, string>; capacity: NodeHostCapacity; sealedSecrets: string; observation: NodeHostObservation; at: string } }
+  | { type: 'NodeHostUpdated'; data: { hostId: number; name: string; labels: Record<string, string>; capacity: NodeHostCapacity; at: string } }
+  | { type: 'NodeHostDeleted'; data: { hostId: number; name: string; at: string } }
+  | { type: 'NodeHostObserved'; data: { hostId: number; name: string; observation: NodeHostObservation; at: string } };
+
+export type NodeHostCommand =
+  | { type: 'RegisterNodeHost'; hostId: number; name: string; address: NodeHostAddress; labels: Record<string, string>; capacity: NodeHostCapacity; sealedSecrets: string; observation: NodeHostObservation; at: string }
+  | { type: 'UpdateNodeHost'; hostId: number; name: string; labels: Record<string, string>; capacity: NodeHostCapacity; at: string }
+  /** nodesOnHost: nodes placed on the host (a host in use is kept). */
+  | { type: 'DeleteNodeHost'; hostId: number; nodesOnHost: number; at: string }
+  | { type: 'RecordNodeHostCheck'; hostId: number; observation: NodeHostObservation; at: string };
+
+const sameObservation = (a: NodeHostObservation | undefined, b: NodeHostObservation) =>
+  a !== undefined && a.reachable === b.reachable && a.engineVersion === b.engineVersion && a.runningNodes === b.runningNodes;
+
+export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'NodeHostRegistered':
+        return { status: 'active', hostId: e.data.hostId, name: e.data.name, observation: e.data.observation };
+      case 'NodeHostUpdated':
+        return { ...s, name: e.data.name };
+      case 'NodeHostDeleted':
+        return { ...s, status: 'deleted' };
+      case 'NodeHostObserved':
+        return { ...s, observation: e.data.observation };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, s) {
+    switch (c.type) {
+      case 'RegisterNodeHost':
+        if (s.status !== 'none') throw new ConflictError(`Node host ${c.hostId} exists already.`);
+        return [{ type: 'NodeHostRegistered', data: { hostId: c.hostId, name: c.name, address: c.address, labels: c.labels, capacity: c.capacity, sealedSecrets: c.sealedSecrets, observation: c.observation, at: c.at } }];
+      case 'UpdateNodeHost':
+        if (s.status !== 'active') throw new NotFoundError('Host', c.hostId);
+        return [{ type: 'NodeHostUpdated', data: { hostId: c.hostId, name: c.name, labels: c.labels, capacity: c.capacity, at: c.at } }];
+      case 'DeleteNodeHost':
+        if (s.status !== 'active') throw new NotFoundError('Host', c.hostId);
+        if (c.nodesOnHost > 0) throw new ConflictError(`Host ${s.name} still has ${c.nodesOnHost} node(s); delete them first.`);
+        return [{ type: 'NodeHostDeleted', data: { hostId: c.hostId, name: s.name!, at: c.at } }];
+      case 'RecordNodeHostCheck':
+        if (s.status !== 'active' || sameObservation(s.observation, c.observation)) return [];
+        return [{ type: 'NodeHostObserved', data: { hostId: c.hostId, name: s.name!, observation: c.observation, at: c.at } }];
+      default:
+        return assertNever(c);
+    }
+  },
+};

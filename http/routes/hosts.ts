@@ -1,0 +1,114 @@
+// Node hosts: Docker Engines on other machines, reached over TCP with mutual TLS, where nodes
+// can be placed (POST /nodes with config.hostId). The local engine is the default host and is
+// not listed. The client key is write-only: sealed at rest, never in an answer (hasClientKey).
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../route.ts';
+import { IdParam } from './schemas.ts';
+import { Page, PageQuery, page } from '../pagination.ts';
+import { NotFoundError } from '../../domain/shared/errors.ts';
+import { getNodeHost, listNodeHosts, type NodeHostRow } from '../../projections/nodeHosts.ts';
+import { registerHost } from '../../application/hosts/hostRegister.ts';
+import { deleteHost, updateHost } from '../../application/hosts/hostChange.ts';
+
+const tags = ['hosts'];
+
+const Pem = (what: string) => Type.String({ minLength: 1, maxLength: 20000, description: what });
+const Labels = Type.Record(Type.String(), Type.String({ maxLength: 200 }), { maxProperties: 50, description: 'free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-"' });
+const Capacity = Type.Object({ maxNodes: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100000 }), Type.Null()], { description: 'most nodes placed on this host; null or left out: no limit' })) }, { additionalProperties: false });
+
+export const HostSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  url: Type.String({ description: 'tcp://host:port of the Docker Engine (TLS)' }),
+  externalIp: Type.String({ description: 'the address nodes on this host are reached at (their externalIp)' }),
+  labels: Type.Record(Type.String(), Type.String()),
+  capacity: Type.Object({ maxNodes: Type.Union([Type.Integer(), Type.Null()]) }),
+  tls: Type.Object({ caCertificate: Type.String(), clientCertificate: Type.String(), hasClientKey: Type.Boolean() }),
+  status: Type.Object({
+    reachable: Type.Boolean(),
+    engineVersion: Type.Union([Type.String(), Type.Null()]),
+    runningNodes: Type.Union([Type.Integer(), Type.Null()], { description: 'running containers of this service\'s nodes on the host' }),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    checkedAt: Type.String({ format: 'date-time', description: 'when the status last changed (checks that see the same are not recorded)' }),
+  }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+});
+
+export function hostView(h: NodeHostRow) {
+  return {
+    id: h.id, name: h.name, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
+    tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: true },
+    status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt },
+    createdAt: h.createdAt, updatedAt: h.updatedAt,
+  };
+}
+
+const CreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  url: Type.String({ minLength: 1, maxLength: 300, description: 'tcp://host:port of a Docker Engine started with --tlsverify' }),
+  externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at; default the URL\'s host' })),
+  tls: Type.Object({
+    caCertificate: Pem('PEM of the CA that signed the engine\'s server certificate'),
+    clientCertificate: Pem('PEM of the client certificate the engine trusts'),
+    clientKey: Pem('PEM of the client certificate\'s private key; write-only, sealed under KEY_ENCRYPTION_KEY'),
+  }, { additionalProperties: false }),
+  labels: Type.Optional(Labels),
+  capacity: Type.Optional(Capacity),
+}, { additionalProperties: false });
+
+const UpdateBody = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  labels: Type.Optional(Labels),
+  capacity: Type.Optional(Capacity),
+}, { additionalProperties: false });
+
+const createNotes = 'The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. ' +
+  'The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.';
+
+export const hostRoutes = [
+  defineRoute({
+    method: 'get', path: '/hosts', summary: 'List node hosts (remote Docker Engines; never their client keys)', tags, permission: 'HOST_READ',
+    query: Type.Object({ ...PageQuery, label: Type.Optional(Type.String({ maxLength: 300, pattern: '^[^=]+=[^=]*$', description: 'key=value: only hosts carrying that label' })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'hosts, oldest first', schema: Page(HostSchema) } },
+    async handler({ deps, query }) {
+      const limit = query.limit ?? deps.config.defaultPageSize;
+      const offset = query.offset ?? 0;
+      const [k, v] = query.label ? query.label.split('=') : [];
+      const all = await listNodeHosts(deps.pool, k === undefined ? {} : { [k]: v });
+      return { body: page(all.slice(offset, offset + limit).map(hostView), all.length, limit, offset) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/hosts', summary: 'Register a node host (a Docker Engine over TCP with mutual TLS)', description: createNotes, tags, permission: 'HOST_MANAGE', body: CreateBody,
+    responses: { 201: { description: 'registered and reachable', schema: HostSchema }, 400: { description: 'invalid, or the engine cannot be used (HOST_UNREACHABLE with the reason)' }, 409: { description: 'name taken' }, 503: { description: 'hosts are not wired on this server' } },
+    async handler(input) {
+      const row = await registerHost(input, input.body);
+      return { status: 201, body: hostView(row), headers: { Location: `/api/v1/hosts/${row.id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/hosts/:id', summary: 'Read a node host and its last status', tags, permission: 'HOST_READ', params: IdParam,
+    responses: { 200: { description: 'the host', schema: HostSchema }, 404: { description: 'no such host' } },
+    async handler({ deps, params }) {
+      const h = await getNodeHost(deps.pool, params.id);
+      if (!h) throw new NotFoundError('Host', params.id);
+      return { body: hostView(h) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/hosts/:id', summary: 'Rename a node host, or change its labels or capacity (fields left out are kept) (its address and certificates are fixed: register a new host)', tags, permission: 'HOST_MANAGE', params: IdParam, body: UpdateBody,
+    responses: { 200: { description: 'changed', schema: HostSchema }, 404: { description: 'no such host' }, 409: { description: 'name taken' } },
+    async handler(input) {
+      return { body: hostView(await updateHost(input, input.params.id, input.body)) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/hosts/:id', summary: 'Remove a node host from the registry (the engine itself is left alone)', tags, permission: 'HOST_MANAGE', params: IdParam,
+    responses: { 204: { description: 'deleted' }, 404: { description: 'no such host' }, 409: { description: 'nodes are still placed on it' } },
+    async handler(input) {
+      await deleteHost(input, input.params.id);
+      return { status: 204 };
+    },
+  }),
+];
