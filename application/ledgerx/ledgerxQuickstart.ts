@@ -22,7 +22,7 @@ import { maskSecrets } from '../../domain/nodes/nodeEngine.ts';
 import { createOrganization } from '../keys/organizationCreation.ts';
 import { checkNodeName } from '../evm/evmNodeCreate.ts';
 import { createLedgerXOrdererGroup } from './ledgerxOrdererGroupCreate.ts';
-import { createLedgerXCommitter } from './ledgerxCommitterCreate.ts';
+import { createLedgerXCommitter, reachableDatabase } from './ledgerxCommitterCreate.ts';
 import { createLedgerXNetwork, joinLedgerXCommitter, joinLedgerXOrdererGroup } from './ledgerxNetworkCreate.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
 
@@ -35,6 +35,8 @@ export interface LedgerXQuickstartRequest {
   externalIp?: string;
   /** Orderer group i gets gRPC base grpcPort + 10 i, the committer grpcPort + 10 n; left out: each allocated from its default. */
   grpcPort?: number;
+  /** The committer's database as a connection string (checked before anything is made); left out: made in the service's PostgreSQL. */
+  committerDatabaseUrl?: string;
 }
 
 /** Quick starts running in this process (a record IN_PROGRESS that is not here was cut off by a stop of the service). */
@@ -73,6 +75,7 @@ async function check(input: CommandInput, req: LedgerXQuickstartRequest): Promis
     throw new AppError(err.status, err.code, `${err.message} (the quick start names its nodes after the network: ${names.join(', ')})`, { details: [{ field: 'name', message: err.message }] });
   });
   if (req.grpcPort !== undefined && req.grpcPort + 10 * req.organizations.length + 104 > 65535) throw new ValidationError(`grpcPort ${req.grpcPort} leaves no room for ${req.organizations.length} orderer groups and a committer (base + 10 each, monitoring + 100..104).`, [{ field: 'grpcPort', message: 'too high' }]);
+  if (req.committerDatabaseUrl !== undefined) await reachableDatabase(input, req.committerDatabaseUrl, 'committerDatabaseUrl');
   const available = await ledgerx.runtime.available();
   if (!available.ok) throw new ValidationError(`Cannot run a ledgerX network here: ${available.reason}.`, [{ field: 'programs', message: 'Fabric-X programs not found' }]);
 }
@@ -123,7 +126,7 @@ async function run(input: CommandInput, quickstartId: number, req: LedgerXQuicks
       groupIds.push(id);
       return id;
     }),
-    async () => (committerId = await createLedgerXCommitter(input, { name: committerName(req), organizationId: orgIds[0], config: { ...ip, ...base(req.organizations.length) } })),
+    async () => (committerId = await createLedgerXCommitter(input, { name: committerName(req), organizationId: orgIds[0], config: { ...ip, ...base(req.organizations.length), ...(req.committerDatabaseUrl === undefined ? {} : { databaseUrl: req.committerDatabaseUrl }) } })),
     async () => (networkId = await createLedgerXNetwork(input, { name: req.name, channelName: req.channelName, description: `made by ledgerX quick start ${quickstartId}`, ordererGroupIds: groupIds })),
     ...req.organizations.map((_, i) => async () => {
       const row = await joinLedgerXOrdererGroup(input, networkId, groupIds[i]);

@@ -7,6 +7,8 @@ export interface LedgerXDeps {
   joinTimeoutMs: number;
   /** A committer group's database password (derived from the key encryption key; never stored, shown or logged). */
   committerDatabasePassword: (groupId: number) => string;
+  /** null when a PostgreSQL connection string given for a committer connects; otherwise why not (the password never in it). */
+  checkDatabase: (database: { host: string; port: number; name: string; user: string; password: string }) => Promise<string | null>;
   /** Where the service's own PostgreSQL listens, for the committers' databases. */
   database: { host: string; port: number };
 }

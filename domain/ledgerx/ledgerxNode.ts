@@ -109,7 +109,13 @@ export interface LedgerXCommitterDatabase {
   port: number;
   name: string;
   user: string;
+  /** Given at creation as a connection string: the service neither made nor drops it. */
+  external?: boolean;
+  /** external: its password sealed with the key encryption key (context ledgerXDatabasePasswordContext); never shown. */
+  sealedPassword?: string;
 }
+
+export const ledgerXDatabasePasswordContext = (groupId: number) => `ledgerx-committer-database-${groupId}`;
 
 export interface LedgerXCommitterGroupConfig {
   externalIp: string;

@@ -60,6 +60,7 @@ export const ledgerXQuickstartRoutes = [
       }, { additionalProperties: false }), { minItems: 1, maxItems: 4, description: 'made here (an mspId that exists is a 409); one orderer group (party) each: one works, four tolerate one fault' }),
       providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider of the organizations (default: the default provider)' })),
       externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'IPv4 address of every node (default 127.0.0.1)' })),
+      committerDatabaseUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'the committer\'s PostgreSQL database, postgres://user:password@host:port/database, checked before anything is made (the password is a secret: never shown); left out: made in the service\'s own PostgreSQL' })),
       grpcPort: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65000, description: 'orderer group i gets gRPC base grpcPort + 10 i, the committer grpcPort + 10 n (monitoring ports base + 100..); left out: each allocated from its default' })),
     }, { additionalProperties: false }),
     responses: { 202: { description: 'started: the record, steps PENDING', schema: QuickstartView }, 400: { description: 'invalid (a name or channel name, ports, the Fabric-X programs missing)' }, 409: { description: 'an mspId, node name or network name taken' }, 503: { description: 'ledgerX is not configured' } },

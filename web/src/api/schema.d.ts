@@ -12500,6 +12500,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -12728,6 +12730,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
@@ -12880,6 +12884,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -13094,6 +13100,8 @@ export interface operations {
                 "application/json": {
                     /** @description default: the name in lower case */
                     channelName?: string;
+                    /** @description the committer's PostgreSQL database, postgres://user:password@host:port/database, checked before anything is made (the password is a secret: never shown); left out: made in the service's own PostgreSQL */
+                    committerDatabaseUrl?: string;
                     /** @description IPv4 address of every node (default 127.0.0.1) */
                     externalIp?: string;
                     /** @description orderer group i gets gRPC base grpcPort + 10 i, the committer grpcPort + 10 n (monitoring ports base + 100..); left out: each allocated from its default */
@@ -13716,6 +13724,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
@@ -13850,6 +13860,8 @@ export interface operations {
                         coordinatorMonitoringPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         coordinatorPort?: number;
+                        /** @description ledgerX committer: its PostgreSQL database as postgres://user:password@host:port/database (checked at creation: one that cannot be reached is a 400); left out: a database and user made in the service's own PostgreSQL. The password is a secret: kept sealed, never shown */
+                        databaseUrl?: string;
                         /** @description consortium: extra names and IPv4 addresses in its TLS certificate */
                         domainNames?: string[];
                         engine?: "process" | "docker";
@@ -14046,6 +14058,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -14299,6 +14313,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -14587,6 +14603,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -15110,6 +15128,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -15365,6 +15385,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -15620,6 +15642,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -16062,6 +16086,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
