@@ -242,6 +242,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const ledgerx = {
     runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
+    engine: config.nodeEngine === 'docker' ? ('docker' as const) : ('process' as const),
     committerDatabasePassword: (groupId: number) => createHmac('sha256', keyEncryptionKey).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
     checkDatabase: checkCommitterDatabase,
     database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },

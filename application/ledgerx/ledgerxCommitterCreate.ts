@@ -21,7 +21,7 @@ import { ledgerXOf } from './ledgerxContext.ts';
 export interface LedgerXCommitterRequest {
   name: string;
   organizationId: number | undefined;
-  config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string };
+  config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string; engine?: string };
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
@@ -58,7 +58,7 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   try {
     if (!given) await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`);
     const at = deps.clock().toISOString();
-    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: 'process' as const, resources: null, at };
+    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
     const groupPorts = Object.fromEntries(LEDGERX_COMMITTER_ROLES.map((r) => [r, ports[`${r}Port`]])) as Record<LedgerXCommitterRole, number>;
     for (const r of LEDGERX_COMMITTER_ROLES) {
       await runCommand(input, nodeStream(roleNodeIds[r]), nodeAggregate, {

@@ -3,6 +3,8 @@ import type { LedgerXRuntime } from './ledgerxPorts.ts';
 
 export interface LedgerXDeps {
   runtime: LedgerXRuntime;
+  /** Where new ledgerX nodes run unless their creation says (LNM_NODE_ENGINE): process or docker. */
+  engine: 'process' | 'docker';
   /** How long a join waits for each role node (LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). */
   joinTimeoutMs: number;
   /** A committer group's database password (derived from the key encryption key; never stored, shown or logged). */

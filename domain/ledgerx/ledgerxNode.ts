@@ -55,7 +55,8 @@ interface LedgerXNodeCommon {
   /** Networks are joined later (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join). */
   networkId: null;
   client: 'fabric-x';
-  engine: 'process';
+  /** process (local programs) or docker (images fabric-x-arma, fabric-x-committer on the host network). */
+  engine: 'process' | 'docker';
   resources: null;
   at: string;
 }
