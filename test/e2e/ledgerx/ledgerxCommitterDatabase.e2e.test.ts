@@ -22,7 +22,7 @@ let dbUrl = '';
 let admin: pg.Client;
 
 t.before(async () => {
-  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-committer-db-e2e-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });
+  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-committer-db-e2e-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '25' } });
   if (!server.databaseUrl) return;
   admin = new pg.Client({ connectionString: server.databaseUrl });
   await admin.connect();
@@ -106,6 +106,28 @@ t('a quick start whose committer uses the given database completes; the committe
   await new Promise((res) => setTimeout(res, 2000));
   assert.is((await admin.query("SELECT 1 FROM pg_database WHERE datname = 'ext_committer_db'")).rowCount, 1);
   assert.is((await admin.query("SELECT 1 FROM pg_roles WHERE rolname = 'ext_committer'")).rowCount, 1);
+});
+
+t('a committer whose database refuses its login once made: the quick start fails at the committer\'s join, naming the vc and its last log lines', async () => {
+  if (!server.databaseUrl) return;
+  await admin.query("CREATE ROLE ext_committer2 LOGIN PASSWORD 'Second-pw-7730'");
+  await admin.query('CREATE DATABASE ext_committer_db2 OWNER ext_committer2');
+  const u = new URL(server.databaseUrl);
+  const r = await call('POST', '/networks/ledgerx/quickstart', { name: 'dbqs2', organizations: [{ name: 'DbOrg3', mspId: 'DbOrg3MSP' }], committerDatabaseUrl: `postgres://ext_committer2:Second-pw-7730@${u.hostname}:${u.port}/ext_committer_db2` });
+  assert.is(r.status, 202, r.text);
+  await until('the committer made', async () => ((await api('GET', `/networks/ledgerx/quickstart/${r.json.id}`)).json.steps[2].status === 'DONE' ? true : null), 120_000, 100);
+  await admin.query('ALTER ROLE ext_committer2 NOLOGIN');
+  const q = await until('the quick start ends', async () => {
+    const x = (await call('GET', `/networks/ledgerx/quickstart/${r.json.id}`)).json;
+    return x.status === 'IN_PROGRESS' ? null : x;
+  }, 300_000, 500);
+  assert.is(q.status, 'FAILED', JSON.stringify(q));
+  const failed = q.steps.find((s: any) => s.status === 'FAILED');
+  assert.is(failed.kind, 'join-committer', JSON.stringify(failed));
+  assert.is(failed.role, 'vc', JSON.stringify(failed));
+  assert.ok(failed.log_tail.length > 0, JSON.stringify(failed));
+  assert.match(q.error, 'vc');
+  for (const text of seen) assert.not.match(text, 'Second-pw-7730');
 });
 
 t.run();

@@ -3,11 +3,14 @@
 // read while it runs (steps PENDING, RUNNING, DONE in order) and ends COMPLETED with every role
 // running and answering /metrics. A quick start whose router cannot come up (its port taken from
 // outside between the group's creation and its join) ends FAILED naming the router and its log
-// tail. Bad input is a 4xx with nothing recorded.
+// tail (ledgerxCommitterDatabase.e2e.test.ts: a service that starts and fails, with its log
+// tail). Bad input is a 4xx with nothing recorded. Around it: the organization cannot be deleted,
+// each role's logs follow over WebSocket, the metrics stack scrapes every role.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
-import { startServer, type TestServer } from '../../helpers/server.ts';
+import WebSocket from 'ws';
+import { adminAuth, startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
@@ -20,8 +23,8 @@ const api = apiOf(() => server);
 /** A gRPC base with room for groups at +10 i and a committer, each with its +100.. monitoring ports free. */
 async function freeBase(groups: number): Promise<number> {
   for (;;) {
-    const p = await freePort();
-    if (p > 60000) continue;
+    // Below the ephemeral range (32768-60999), where outgoing connections would take ports between the check and the start.
+    const p = 20000 + Math.floor(Math.random() * 12000);
     const all = Array.from({ length: groups + 1 }, (_, g) => Array.from({ length: 5 }, (_, i) => [p + 10 * g + i, p + 10 * g + 100 + i]).flat()).flat();
     const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
     if (ok.every(Boolean)) return p;
@@ -95,6 +98,44 @@ t('one call makes the organization, orderer group, committer and network and joi
   }
   const again = await api('POST', '/networks/ledgerx/quickstart', { name: 'qsnet', organizations: [{ name: 'QsOrg9', mspId: 'QsOrg9MSP' }] });
   assert.is(again.status, 409, again.text);
+  made = { orgId: done.steps[0].resource_id, group, committer };
+});
+
+let made: { orgId: number; group: any; committer: any };
+
+t('the platform around it: the organization cannot be deleted (409), each role\'s logs follow over WebSocket, the metrics stack scrapes every role', async () => {
+  const { orgId, group, committer } = made;
+  const del = await api('DELETE', `/organizations/${orgId}`);
+  assert.is(del.status, 409, del.text);
+  assert.ok((await api('GET', `/organizations/${orgId}`)).status === 200);
+  const roles = [...group.ledgerXOrdererGroup.roles, ...committer.ledgerXCommitter.roles];
+  // A role's output, followed: the tail arrives first over the socket.
+  for (const { role, nodeId } of [roles[0], roles[roles.length - 1]]) {
+    const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${nodeId}/logs`, { headers: adminAuth() });
+    const received: string[] = [];
+    ws.on('message', (m) => received.push(m.toString()));
+    await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
+    await until(`${role}'s log lines over the WebSocket`, async () => (received.length > 0 ? true : null), 20_000);
+    ws.close();
+  }
+  const deployed = await api('POST', '/metrics/deploy', { port: await freePort(), scrapeIntervalSeconds: 5 });
+  if (deployed.status === 503 || deployed.status === 400) {
+    console.log(`  metrics stack not deployable here: ${deployed.text}`);
+    return;
+  }
+  assert.is(deployed.status, 201, deployed.text);
+  try {
+    for (const { role, nodeId } of roles) {
+      const m = await until(`Prometheus scrapes the ${role} (node ${nodeId})`, async () => {
+        const r = await api('GET', `/metrics/node/${nodeId}`);
+        return r.status === 200 && r.json.up === true ? r.json : null;
+      }, 90_000, 1000);
+      assert.is(m.platform, 'LEDGERX');
+      assert.ok(m.scrape, `${role}: a scrape target`);
+    }
+  } finally {
+    await api('POST', '/metrics/stop').catch(() => undefined);
+  }
 });
 
 t('a router whose port is taken ends the quick start FAILED at its group\'s join, naming the router and why', async () => {
@@ -121,27 +162,6 @@ t('a router whose port is taken ends the quick start FAILED at its group\'s join
   } finally {
     holder.close();
   }
-});
-
-t('a role that does not come up within the join timeout ends the quick start FAILED with its last log lines', async () => {
-  // The same service with a join timeout of 1 s: arma's consenter prints its start-up lines but
-  // does not answer /healthz that soon.
-  await server.stop();
-  server = await startServer({ env: { ...server.env, LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '1' }, dataDir: server.dataDir, databaseUrl: server.databaseUrl ?? undefined, port: server.port });
-  const base = await freeBase(1);
-  const r = await api('POST', '/networks/ledgerx/quickstart', { name: 'qsslow', organizations: [{ name: 'QsOrg3', mspId: 'QsOrg3MSP' }], grpcPort: base });
-  assert.is(r.status, 202, r.text);
-  const q = await until('the quick start ends', async () => {
-    const x = (await api('GET', `/networks/ledgerx/quickstart/${r.json.id}`)).json;
-    return x.status === 'IN_PROGRESS' ? null : x;
-  }, 300_000, 500);
-  assert.is(q.status, 'FAILED', JSON.stringify(q));
-  const failed = q.steps.find((s: any) => s.status === 'FAILED');
-  assert.is(failed.kind, 'join-orderer-group', JSON.stringify(failed));
-  assert.is(failed.role, 'consenter', JSON.stringify(failed));
-  assert.match(failed.message, 'did not come up within 1 s');
-  assert.ok(failed.log_tail.length > 0, JSON.stringify(failed));
-  assert.not.match(JSON.stringify(q), /password=|PRIVATE KEY/i);
 });
 
 t.run();
