@@ -3,7 +3,8 @@
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
 # Fabric 2.5 programs found as the service and the tests find them (LNM_FABRIC_BIN, else PATH;
 # config LNM_FABRIC_CFG, else ../shared/fabric/config, else <bin>/../config: test/helpers/programs.ts),
-# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`,
+# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`, from the Fabric-X programs (LNM_FABRIC_X_BIN,
+# else PATH) `lnm-fabric-x-arma:local` and `lnm-fabric-x-committer:local`,
 # `lnm-prometheus:local` from Debian's prometheus, the reference plugin's
 # `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file),
 # and from this host's Node.js and node_modules the chaincode images `lnm-chaincode-node:local`
@@ -23,6 +24,8 @@ PROMETHEUS_IMAGE="${LNM_PROMETHEUS_IMAGE:-lnm-prometheus:local}"
 REST_GATEWAY_IMAGE="${LNM_REST_GATEWAY_IMAGE:-lnm-plugin-rest-gateway:local}"
 CHAINCODE_NODE_IMAGE="${LNM_CHAINCODE_NODE_IMAGE:-lnm-chaincode-node:local}"
 SAMPLE_CHAINCODE_IMAGE="${LNM_SAMPLE_CHAINCODE_IMAGE:-lnm-chaincode-asset-registry:local}"
+ARMA_IMAGE="${LNM_FABRIC_X_ARMA_IMAGE:-lnm-fabric-x-arma:local}"
+COMMITTER_IMAGE="${LNM_FABRIC_X_COMMITTER_IMAGE:-lnm-fabric-x-committer:local}"
 
 say() { echo "[docker.sh] $*"; }
 give_up() { say "no Docker engine: $*"; say "docker node-engine tests will be skipped"; exit 0; }
@@ -151,6 +154,46 @@ build_fabric_images() {
     say "smoke run: $(echo "$out" | grep -m1 Version)"
   else
     say "smoke run of $PEER_IMAGE failed: $out"
+  fi
+}
+
+# Fabric-X images from the programs found as the service and the tests find them (LNM_FABRIC_X_BIN,
+# else PATH, as .ci/run sets it: test/helpers/programs.ts): `arma` (the
+# orderer's four roles) and `committer` (its five services), each in /usr/local/bin with its
+# libraries (none for the static Go builds), no entrypoint and the program as the command.
+build_fabric_x_image() {
+  local image="$1" binary="$2" program sum rootfs
+  program="$(basename "$binary")"
+  sum="$( (sha256sum "$binary"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  image_current "$image" "$sum" && return 0
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/tmp"
+  chmod 1777 "$rootfs/tmp"
+  cp "$binary" "$rootfs/usr/local/bin/$program"
+  copy_with_libraries "$rootfs" "$binary"
+  import_rootfs "$rootfs" "$image" "$sum" 'ENV PATH=/usr/local/bin' "CMD [\"$program\"]" 'WORKDIR /' \
+    || say "docker import of $image failed; the Fabric-X docker tests will skip"
+}
+
+build_fabric_x_images() {
+  local found fabricx_arma='' fabricx_committer='' fabricx_missing=''
+  if ! found="$(cd "$ROOT" && node --import tsx test/helpers/programs.ts --shell 2>&1)"; then
+    say "could not look up the Fabric-X programs: $found"
+    return 0
+  fi
+  eval "$found"
+  if [ -z "$fabricx_arma" ] || [ -z "$fabricx_committer" ]; then
+    say "Fabric-X images not built, their docker tests will be skipped: ${fabricx_missing:-arma or committer not found}"
+    return 0
+  fi
+  say "Fabric-X programs: $fabricx_arma, $fabricx_committer"
+  build_fabric_x_image "$ARMA_IMAGE" "$fabricx_arma"
+  build_fabric_x_image "$COMMITTER_IMAGE" "$fabricx_committer"
+  local out
+  if out="$(docker run --rm --network host "$COMMITTER_IMAGE" committer version 2>&1)"; then
+    say "smoke run: $out"
+  else
+    say "smoke run of $COMMITTER_IMAGE failed: $out"
   fi
 }
 
@@ -302,6 +345,7 @@ else
   give_up "containers cannot run on this machine"
 fi
 build_fabric_images
+build_fabric_x_images
 build_prometheus_image
 build_rest_gateway_image
 build_chaincode_image "$CHAINCODE_NODE_IMAGE"

@@ -39,6 +39,8 @@ export interface Config {
   fabricXBin?: string | null;
   fabricPeerImage?: string | null;
   fabricOrdererImage?: string | null;
+  fabricXArmaImage?: string | null;
+  fabricXCommitterImage?: string | null;
   /** Image that runs a chaincode given as files under the docker engine; null: unset. */
   chaincodeNodeImage?: string | null;
   /** Seconds a shutdown waits for the requests in flight. */
@@ -116,6 +118,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_FABRIC_X_BIN', flag: '--fabric-x-bin', default: '(unset: arma and committer on PATH)', description: 'directory holding the Fabric-X programs of the ledgerX platform (arma of fabric-x-orderer 1.0, committer of fabric-x-committer 1.0; for the tests also loadgen, armageddon, and configtxgen and configtxlator of fabric-x-common 0.2); when set, only this directory is searched' },
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_ORDERER', flag: '--fabric-orderer-image', default: 'hyperledger/fabric-orderer:2.5.12', description: 'image of consortium orderers under the docker engine (.ci/docker.sh builds lnm-fabric-orderer:local)' },
+  { env: 'LNM_IMAGE_FABRIC_X_ARMA', flag: '--fabric-x-arma-image', default: 'lnm-fabric-x-arma:local', description: 'image of ledgerX orderer roles (arma) under the docker engine (no registry ships one: .ci/docker.sh builds it from the Fabric-X programs it finds)' },
+  { env: 'LNM_IMAGE_FABRIC_X_COMMITTER', flag: '--fabric-x-committer-image', default: 'lnm-fabric-x-committer:local', description: 'image of ledgerX committer services under the docker engine (.ci/docker.sh builds it from the Fabric-X programs it finds)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
   { env: 'LNM_HOST_CHECK_SECONDS', flag: '--host-check-seconds', default: '30', description: 'seconds between status checks of each node host (a remote Docker Engine, docs/hosts.md): reachable, engine version, running nodes' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
@@ -293,6 +297,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricXBin: values.get('LNM_FABRIC_X_BIN') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
+    fabricXArmaImage: values.get('LNM_IMAGE_FABRIC_X_ARMA') ?? null,
+    fabricXCommitterImage: values.get('LNM_IMAGE_FABRIC_X_COMMITTER') ?? null,
     chaincodeNodeImage: values.get('LNM_IMAGE_CHAINCODE_NODE') ?? null,
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
@@ -319,6 +325,8 @@ export function fabricEnv(config: Config): Record<string, string> {
     ['LNM_FABRIC_X_BIN', config.fabricXBin],
     ['LNM_IMAGE_FABRIC_PEER', config.fabricPeerImage],
     ['LNM_IMAGE_FABRIC_ORDERER', config.fabricOrdererImage],
+    ['LNM_IMAGE_FABRIC_X_ARMA', config.fabricXArmaImage],
+    ['LNM_IMAGE_FABRIC_X_COMMITTER', config.fabricXCommitterImage],
     ['LNM_IMAGE_CHAINCODE_NODE', config.chaincodeNodeImage],
   ];
   return Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));

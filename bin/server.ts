@@ -51,6 +51,8 @@ import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts
 import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
 import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
 import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
+import { checkCommitterDatabase } from '../adapters/ledgerx/committerDatabase.ts';
+import { ledgerXDatabasePasswordContext } from '../domain/ledgerx/ledgerxNode.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -249,13 +251,17 @@ export async function startServer(config: Config, log = createLogger(config.logL
     runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
     ledger: fabricXLedger(),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
+    engine: config.nodeEngine === 'docker' ? ('docker' as const) : ('process' as const),
     committerDatabasePassword: (groupId: number) => createHmac('sha256', keyEncryptionKey).update(`ledgerx-committer-database-${groupId}`).digest('base64url'),
+    checkDatabase: checkCommitterDatabase,
     database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },
   };
   const operationsFor = byPlatform({
     EVM: evmNodeOperations(store, evm.runtime),
     CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
-    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID, committerDatabasePassword: ledgerx.committerDatabasePassword,
+    LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID,
+      // A database given as a connection string keeps its password sealed in the node's record.
+      committerDatabasePassword: async (groupId, database) => (database.sealedPassword ? secrets.open(database.sealedPassword, ledgerXDatabasePasswordContext(groupId)) : ledgerx.committerDatabasePassword(groupId)),
       // Names made by the service from a node id only (application/ledgerx/ledgerxCommitterCreate.ts).
       async dropCommitterDatabase(database) {
         if (!/^lnm_ledgerx_committer_\d+$/.test(database.name) || !/^lnm_ledgerx_committer_\d+$/.test(database.user)) return;

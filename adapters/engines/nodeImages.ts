@@ -8,6 +8,9 @@ export const defaultNodeImages: Readonly<Record<string, string>> = {
   // Pinned to the release whose core.yaml / orderer.yaml the launch files are checked against.
   'fabric-peer': 'hyperledger/fabric-peer:2.5.12',
   'fabric-orderer': 'hyperledger/fabric-orderer:2.5.12',
+  // Fabric-X (ledgerX): no registry ships images of these releases; .ci/docker.sh builds them from the programs it finds.
+  'fabric-x-arma': 'lnm-fabric-x-arma:local',
+  'fabric-x-committer': 'lnm-fabric-x-committer:local',
   // Runs a Node.js chaincode's files under the docker engine; built locally by .ci/docker.sh.
   'chaincode-node': 'lnm-chaincode-node:local',
   prometheus: 'prom/prometheus:latest',

@@ -69,6 +69,8 @@ export function armaLaunchSpec(node: LedgerXRoleNodeCreatedData, material: Conso
     nodeKey: deps.nodeKey,
     displayName: deps.displayName,
     process: { command: deps.arma, args: [armaCommand[node.role], `--config=${path.join(nodeDir, ARMA_CONFIG_FILE)}`] },
+    // The docker engine binds the node directory at the same path, so the same paths hold.
+    docker: { image: 'fabric-x-arma', args: ['arma', armaCommand[node.role], `--config=${path.join(nodeDir, ARMA_CONFIG_FILE)}`] },
     files,
     ports: [node.config.grpcPort, node.config.monitoringPort],
   };

@@ -51,6 +51,7 @@ export function committerLaunchSpec(node: LedgerXCommitterRoleNodeCreatedData, i
     nodeKey: deps.nodeKey,
     displayName: deps.displayName,
     process: { command: deps.committer, args: ['start', node.role, `--config=${path.join(nodeDir, COMMITTER_CONFIG_FILE)}`] },
+    docker: { image: 'fabric-x-committer', args: ['committer', 'start', node.role, `--config=${path.join(nodeDir, COMMITTER_CONFIG_FILE)}`] },
     files,
     ports: [node.config.grpcPort, node.config.monitoringPort],
   };

@@ -11,11 +11,14 @@ import { maskSecrets, NodeStartFailedError } from '../../domain/nodes/nodeEngine
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { LedgerXJoin, LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
 import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
-import type { NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import type { NodeEngine, NodeEngineKind, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { committerLaunchSpec } from './committerLaunch.ts';
 import { grpcHealthCheck } from './grpcHealth.ts';
 import { clientMspFiles } from '../consortium/fabricMsp.ts';
 import { createProcessEngine } from '../engines/processEngine.ts';
+import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import Docker from 'dockerode';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { findFabricXProgram, FABRIC_X_BIN_VARIABLE } from './fabricXPrograms.ts';
 import { armaLaunchSpec } from './armaLaunch.ts';
@@ -33,10 +36,27 @@ const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_
 export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
-  const engine = createProcessEngine({ dataDir });
+  const processEngine = createProcessEngine({ dataDir });
+  const images = nodeImagesFromEnv(env);
+  let dockerEngine: NodeEngine | null = null;
+  // Under the docker engine a role runs in its image (fabric-x-arma, fabric-x-committer) on the
+  // host network, the node directory bound at the same path: the launch specs' paths hold.
+  const engineOf = (kind: NodeEngineKind | string): NodeEngine => (kind === 'docker' ? (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() })) : processEngine);
+  const engineFor = (node: { engine?: string }) => engineOf(node.engine ?? 'process');
+
+  /** Under docker: the image of `software` is on the Docker host, or why not. */
+  async function imagePresent(software: 'fabric-x-arma' | 'fabric-x-committer', name: string, key: string): Promise<void> {
+    const availability = await engineOf('docker').available();
+    if (!availability.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${availability.reason}.`, { nodeKey: key });
+    try {
+      await new Docker().getImage(images[software]).inspect();
+    } catch {
+      throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: the image ${images[software]} is not on the Docker host; build it (.ci/docker.sh builds lnm-${software}:local from the Fabric-X programs) or set ${imageVariable(software)}.`, { nodeKey: key, variable: imageVariable(software) });
+    }
+  }
   const groupDir = (groupId: number) => path.join(dataDir, 'ledgerx', `group-${groupId}`);
 
-  async function launch(spec: NodeLaunchSpec, name: string) {
+  async function launch(spec: NodeLaunchSpec, name: string, engine: NodeEngine) {
     const key = spec.nodeKey;
     if ((await engine.status(key)).state === 'running') throw new NodeStartFailedError('already-running', `${name} is already running.`, { nodeKey: key });
     const busy = await portsInUse(spec.ports);
@@ -81,25 +101,29 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
     async start(node, material) {
       const key = nodeKey(node.nodeId);
       const name = displayName(node);
-      const arma = await findFabricXProgram('arma', env);
+      const docker = node.engine === 'docker';
+      if (docker) await imagePresent('fabric-x-arma', name, key);
+      const arma = docker ? { ok: true as const, path: 'arma' } : await findFabricXProgram('arma', env);
       if (!arma.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${arma.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);
       if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its orderer group has not joined a network yet (POST /networks/ledgerx/{id}/orderer-groups/${node.config.groupId}/join gives it the genesis block).`, { nodeKey: key });
-      return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name);
+      return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name, engineFor(node));
     },
     async startCommitter(node, input) {
       const key = nodeKey(node.nodeId);
       const name = displayName(node);
-      const committer = await findFabricXProgram('committer', env);
+      const docker = node.engine === 'docker';
+      if (docker) await imagePresent('fabric-x-committer', name, key);
+      const committer = docker ? { ok: true as const, path: 'committer' } : await findFabricXProgram('committer', env);
       if (!committer.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${committer.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);
       if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its committer has not joined a network yet (POST /networks/ledgerx/{id}/committers/${node.config.groupId}/join).`, { nodeKey: key });
       const clientMsp = input.client ? clientMspFiles(input.client.organization, { certPem: input.client.certPem, keyPem: input.client.keyPem }) : [];
-      return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name);
+      return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name, engineFor(node));
     },
-    stop: (node) => engine.stop(nodeKey(node.nodeId)),
-    remove: (node) => engine.remove(nodeKey(node.nodeId)),
-    status: (node) => engine.status(nodeKey(node.nodeId)),
+    stop: (node) => engineFor(node).stop(nodeKey(node.nodeId)),
+    remove: (node) => engineFor(node).remove(nodeKey(node.nodeId)),
+    status: (node) => engineFor(node).status(nodeKey(node.nodeId)),
     async live(node, timeoutMs) {
       if (isCommitter(node)) return grpcHealthCheck(`127.0.0.1:${node.config.grpcPort}`, timeoutMs);
       const url = `http://127.0.0.1:${node.config.monitoringPort}/healthz`;
@@ -112,8 +136,8 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       }
       if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status} ${res.text.slice(0, 200)}`);
     },
-    logs: (node, tail) => engine.logs(nodeKey(node.nodeId), { tail }),
-    followLogs: (node, onLine, tail) => engine.followLogs(nodeKey(node.nodeId), onLine, { tail }),
+    logs: (node, tail) => engineFor(node).logs(nodeKey(node.nodeId), { tail }),
+    followLogs: (node, onLine, tail) => engineFor(node).followLogs(nodeKey(node.nodeId), onLine, { tail }),
     portsInUse,
   };
 }

@@ -10,7 +10,7 @@ import { ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import {
   committerRoleNodeType, LEDGERX_COMMITTER_GRPC_BASE, LEDGERX_COMMITTER_MONITORING_OFFSET, LEDGERX_COMMITTER_ROLES,
-  type LedgerXCommitterDatabase, type LedgerXCommitterGroupConfig, type LedgerXCommitterRole,
+  ledgerXDatabasePasswordContext, type LedgerXCommitterDatabase, type LedgerXCommitterGroupConfig, type LedgerXCommitterRole,
 } from '../../domain/ledgerx/ledgerxNode.ts';
 import { checkNodeName, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { assertNodeKeysExportable } from '../consortium/consortiumNodeCreate.ts';
@@ -21,7 +21,7 @@ import { ledgerXOf } from './ledgerxContext.ts';
 export interface LedgerXCommitterRequest {
   name: string;
   organizationId: number | undefined;
-  config: Record<string, unknown> & { externalIp?: string };
+  config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string; engine?: string };
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
@@ -43,17 +43,22 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   const externalIp = req.config.externalIp ?? '127.0.0.1';
   if (!IPV4.test(externalIp)) throw new ValidationError('config.externalIp must be an IPv4 address, such as 127.0.0.1.', [{ field: 'config.externalIp', message: 'must be an IPv4 address' }]);
   const ports = await resolveGroupPorts(input, req.config, LAYOUT);
+  const given = req.config.databaseUrl === undefined ? null : await reachableDatabase(input, req.config.databaseUrl, 'config.databaseUrl');
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXCommitterRole, number>;
   for (const r of LEDGERX_COMMITTER_ROLES) roleNodeIds[r] = await deps.nextId('node');
-  const database: LedgerXCommitterDatabase = { host: ledgerx.database.host, port: ledgerx.database.port, name: dbName(groupId), user: dbName(groupId) };
-  const password = ledgerx.committerDatabasePassword(groupId).replace(/'/g, "''");
-  await deps.pool.query(`CREATE ROLE ${database.user} LOGIN PASSWORD '${password}'`);
+  const database: LedgerXCommitterDatabase = given
+    ? { host: given.host, port: given.port, name: given.name, user: given.user, external: true, sealedPassword: await deps.secrets.seal(given.password, ledgerXDatabasePasswordContext(groupId)) }
+    : { host: ledgerx.database.host, port: ledgerx.database.port, name: dbName(groupId), user: dbName(groupId) };
+  if (!given) {
+    const password = ledgerx.committerDatabasePassword(groupId).replace(/'/g, "''");
+    await deps.pool.query(`CREATE ROLE ${database.user} LOGIN PASSWORD '${password}'`);
+  }
   const made: number[] = [];
   try {
-    await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`);
+    if (!given) await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`);
     const at = deps.clock().toISOString();
-    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: 'process' as const, resources: null, at };
+    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
     const groupPorts = Object.fromEntries(LEDGERX_COMMITTER_ROLES.map((r) => [r, ports[`${r}Port`]])) as Record<LedgerXCommitterRole, number>;
     for (const r of LEDGERX_COMMITTER_ROLES) {
       await runCommand(input, nodeStream(roleNodeIds[r]), nodeAggregate, {
@@ -68,11 +73,41 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
     });
   } catch (err) {
     for (const id of made) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});
-    await deps.pool.query(`DROP DATABASE IF EXISTS ${database.name}`).catch(() => {});
-    await deps.pool.query(`DROP ROLE IF EXISTS ${database.user}`).catch(() => {});
+    if (!given) {
+      await deps.pool.query(`DROP DATABASE IF EXISTS ${database.name}`).catch(() => {});
+      await deps.pool.query(`DROP ROLE IF EXISTS ${database.user}`).catch(() => {});
+    }
     throw err;
   }
   return groupId;
+}
+
+/** postgres://user:password@host:port/database (postgresql:// too); the password is kept apart and never echoed. */
+function parseDatabaseUrl(text: string, field: string): { host: string; port: number; name: string; user: string; password: string } {
+  const bad = (why: string) => new ValidationError(`${field} must be a PostgreSQL connection string postgres://user:password@host:port/database: ${why}.`, [{ field, message: why }]);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw bad('it is not a URL');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw bad('the scheme is not postgres');
+  const user = decodeURIComponent(url.username);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!user) throw bad('it names no user');
+  if (!url.password) throw bad('it has no password');
+  if (!url.hostname) throw bad('it names no host');
+  if (!name || name.includes('/')) throw bad('it names no database');
+  if ([...url.searchParams.keys()].some((k) => k !== 'sslmode') || ![null, 'disable'].includes(url.searchParams.get('sslmode'))) throw bad('the only option taken is sslmode=disable (the committer connects without TLS)');
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : 5432, name, user, password: decodeURIComponent(url.password) };
+}
+
+/** The database of a connection string, once the service connected to it with those credentials; a 400 saying why not (never with the password). */
+export async function reachableDatabase(input: CommandInput, url: string, field: string) {
+  const given = parseDatabaseUrl(url, field);
+  const why = await ledgerXOf(input.deps).checkDatabase(given);
+  if (why !== null) throw new ValidationError(`The committer's database ${given.user}@${given.host}:${given.port}/${given.name} (${field}) cannot be reached: ${why}`, [{ field, message: 'cannot be reached' }]);
+  return given;
 }
 
 export function createLedgerXCommitter(input: CommandInput, req: LedgerXCommitterRequest): Promise<number> {

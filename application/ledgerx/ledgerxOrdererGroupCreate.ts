@@ -36,6 +36,8 @@ export interface LedgerXOrdererGroupRequest {
     batcherMonitoringPort?: number;
     consenterMonitoringPort?: number;
     assemblerMonitoringPort?: number;
+    /** process or docker; left out: the service's LNM_NODE_ENGINE. */
+    engine?: string;
   };
 }
 
@@ -139,7 +141,7 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
   const roleNodeIds = {} as Record<LedgerXOrdererRole, number>;
   for (const r of LEDGERX_ORDERER_ROLES) roleNodeIds[r] = await deps.nextId('node');
   const at = deps.clock().toISOString();
-  const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: 'process' as const, resources: null, at };
+  const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
   const keysMade: number[] = [];
   const nodesMade: number[] = [];
   try {

@@ -55,7 +55,8 @@ interface LedgerXNodeCommon {
   /** Networks are joined later (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join). */
   networkId: null;
   client: 'fabric-x';
-  engine: 'process';
+  /** process (local programs) or docker (images fabric-x-arma, fabric-x-committer on the host network). */
+  engine: 'process' | 'docker';
   resources: null;
   at: string;
 }
@@ -109,7 +110,13 @@ export interface LedgerXCommitterDatabase {
   port: number;
   name: string;
   user: string;
+  /** Given at creation as a connection string: the service neither made nor drops it. */
+  external?: boolean;
+  /** external: its password sealed with the key encryption key (context ledgerXDatabasePasswordContext); never shown. */
+  sealedPassword?: string;
 }
+
+export const ledgerXDatabasePasswordContext = (groupId: number) => `ledgerx-committer-database-${groupId}`;
 
 export interface LedgerXCommitterGroupConfig {
   externalIp: string;

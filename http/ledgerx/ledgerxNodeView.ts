@@ -39,7 +39,7 @@ export const LedgerXNodeViewSchema = Type.Object({
     sidecarPort: Type.Integer(), coordinatorPort: Type.Integer(), vcPort: Type.Integer(), verifierPort: Type.Integer(), queryPort: Type.Integer(),
     sidecarMonitoringPort: Type.Integer(), coordinatorMonitoringPort: Type.Integer(), vcMonitoringPort: Type.Integer(), verifierMonitoringPort: Type.Integer(), queryMonitoringPort: Type.Integer(),
     sidecarMetricsUrl: Type.Optional(Type.String()), coordinatorMetricsUrl: Type.Optional(Type.String()), vcMetricsUrl: Type.Optional(Type.String()), verifierMetricsUrl: Type.Optional(Type.String()), queryMetricsUrl: Type.Optional(Type.String()),
-    database: Type.Object({ host: Type.String(), port: Type.Integer(), name: Type.String(), user: Type.String() }, { description: 'its PostgreSQL database (the password is never shown)' }),
+    database: Type.Object({ host: Type.String(), port: Type.Integer(), name: Type.String(), user: Type.String(), external: Type.Optional(Type.Boolean({ description: 'given at creation as a connection string (the service neither made it nor drops it)' })) }, { description: 'its PostgreSQL database (the password is never shown)' }),
     roles: Type.Array(Type.Object({ role: Type.String(), nodeId: Type.Integer() })),
   }, { description: 'LEDGERX_COMMITTER: its services\' ports and metrics URLs (vc is the validator-committer, query the query-service)' })),
   ledgerXChild: Type.Optional(Type.Object({ groupId: Type.Integer(), role: Type.String(), grpcPort: Type.Integer(), monitoringPort: Type.Integer(), metricsUrl: Type.Optional(Type.String()) })),
@@ -50,10 +50,18 @@ export const LedgerXNodeViewSchema = Type.Object({
   updated_at: Type.String(),
 });
 
+/** A committer's database given at creation keeps its password sealed in the record: never shown, not even sealed. */
+function withoutSealed(config: Record<string, unknown>): Record<string, unknown> {
+  const database = config.database as { sealedPassword?: string } | undefined;
+  if (!database?.sealedPassword) return config;
+  const { sealedPassword: _s, ...rest } = database;
+  return { ...config, database: rest };
+}
+
 export async function ledgerXNodeView(deps: AppDeps, row: NodeRow, opts: { observation?: NodeObservation | null } = {}) {
   const running = row.status === 'running' || row.status === 'down';
   const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
-  const config = row.config as unknown as Record<string, unknown>;
+  const config = withoutSealed(row.config as unknown as Record<string, unknown>);
   const base = {
     id: row.id,
     name: row.name,
@@ -86,7 +94,7 @@ export async function ledgerXNodeView(deps: AppDeps, row: NodeRow, opts: { obser
     return { ...base, ledgerXOrdererGroup: { ...ports, ...urls, roles: LEDGERX_ORDERER_ROLES.map((r) => ({ role: r, nodeId: roleNodeIds[r] })) } };
   }
   if (row.nodeType === 'LEDGERX_COMMITTER') {
-    const c = row.config as unknown as LedgerXCommitterGroupConfig;
+    const c = config as unknown as LedgerXCommitterGroupConfig;
     const { roleNodeIds, ...ports } = c;
     const urls = Object.fromEntries(LEDGERX_COMMITTER_ROLES.flatMap((r) => {
       const u = metricsUrl(c.externalIp, c[`${r}MonitoringPort`]);

@@ -12,6 +12,7 @@ import { networkRoutes } from './networks.ts';
 import { consortiumNetworkRoutes } from './consortium/consortiumNetworks.ts';
 import { ledgerXNetworkRoutes } from './ledgerx/ledgerxNetworks.ts';
 import { ledgerXLedgerRoutes } from './ledgerx/ledgerxLedger.ts';
+import { ledgerXQuickstartRoutes } from './ledgerx/ledgerxQuickstart.ts';
 import { consortiumChannelRoutes } from './consortium/consortiumChannels.ts';
 import { consortiumChaincodeRoutes } from './consortium/consortiumChaincodes.ts';
 import { nodeRoutes } from './nodes.ts';
@@ -32,4 +33,4 @@ import { nodeSharingRoutes } from './nodeSharing.ts';
 import { sharingProposalRoutes } from './sharingProposals.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...hostRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...ledgerXQuickstartRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...hostRoutes, ...contractRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes];

@@ -3,6 +3,7 @@
 // here; the WebSocket follow is served by http/nodeLogsSocket.ts on the same path) and the
 // node's own event history. Evm nodes belong to a network; consortium nodes (Fabric peers and
 // orderers) to an organization.
+import { redactSecrets } from '../../domain/audit/auditEntry.ts';
 import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
@@ -78,6 +79,7 @@ const LedgerXConfig = {
   vcMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 102' })),
   verifierMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 103' })),
   queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
+  databaseUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'ledgerX committer: its PostgreSQL database as postgres://user:password@host:port/database (checked at creation: one that cannot be reached is a 400); left out: a database and user made in the service\'s own PostgreSQL. The password is a secret: kept sealed, never shown' })),
 };
 const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...HostField, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
 const LEDGERX_ONLY = Object.keys(LedgerXConfig);
@@ -186,14 +188,14 @@ export const nodeRoutes = [
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig), 'engine', ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query|databaseUrl)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
@@ -339,7 +341,7 @@ export const nodeRoutes = [
       await deps.projector.waitFor(Math.max(...events.map((e) => e.position)));
       const limit = query.limit ?? deps.config.defaultPageSize;
       const offset = query.offset ?? 0;
-      const items = events.map((e) => ({ id: e.id, event: EVENT_NAMES[e.type] ?? e.type, type: e.type, timestamp: e.metadata.timestamp, data: e.data }));
+      const items = events.map((e) => ({ id: e.id, event: EVENT_NAMES[e.type] ?? e.type, type: e.type, timestamp: e.metadata.timestamp, data: redactSecrets(e.data) }));
       return { body: page(items.slice(offset, offset + limit), items.length, limit, offset) };
     },
   }),

@@ -13,7 +13,7 @@ import type { EventStore } from '../../domain/shared/eventStore.ts';
 import { handleCommand, loadState } from '../../domain/shared/commandHandler.ts';
 import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
 import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
-import { LEDGERX_COMMITTER_START_ORDER, LEDGERX_ORDERER_START_ORDER, type LedgerXCommitterGroupCreatedData, type LedgerXCommitterRoleNodeCreatedData, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import { LEDGERX_COMMITTER_START_ORDER, LEDGERX_ORDERER_START_ORDER, type LedgerXCommitterDatabase, type LedgerXCommitterGroupCreatedData, type LedgerXCommitterRoleNodeCreatedData, type LedgerXOrdererGroupCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import type { LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
 
 export interface LedgerXOperationsDeps {
@@ -21,8 +21,8 @@ export interface LedgerXOperationsDeps {
   runtime: LedgerXRuntime;
   credentials: ConsortiumCredentials;
   newId: () => string;
-  /** The committer group's database password (derived, never stored). */
-  committerDatabasePassword: (groupId: number) => string;
+  /** The committer group's database password: derived, or (a database given at creation) opened from its sealed form. */
+  committerDatabasePassword: (groupId: number, database: LedgerXCommitterDatabase) => Promise<string>;
   /** Drops a deleted committer's database and user (made at its creation). */
   dropCommitterDatabase: (database: { name: string; user: string }) => Promise<void>;
 }
@@ -66,6 +66,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         if (group.nodeType === 'LEDGERX_COMMITTER') {
           // Its services must have exited before PostgreSQL lets the database go.
           const database = (group as LedgerXCommitterGroupCreatedData).config.database;
+          if (database.external) return;
           for (let i = 0; i < 10; i++) {
             try {
               await deps.dropCommitterDatabase(database);
@@ -106,7 +107,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         start: async () => {
           const client = service.role === 'sidecar' ? await credentials.exportIdentity(service.config.clientKeyId) : null;
           const organization = client ? await credentials.organizationMsp(service.organizationId) : null;
-          return runtime.startCommitter(service, { databasePassword: deps.committerDatabasePassword(service.config.groupId), client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
+          return runtime.startCommitter(service, { databasePassword: await deps.committerDatabasePassword(service.config.groupId, service.config.database), client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
         },
         stop: () => runtime.stop(service),
         remove: () => runtime.remove(service),

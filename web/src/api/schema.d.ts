@@ -2006,6 +2006,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/ledgerx/quickstart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Quick start: organizations, an orderer group per organization, a committer, the network, and the joins, in one call
+         * @description Checks the request (names, mspIds, the Fabric-X programs) and answers 202 with the record of its steps; the steps then run one after the other: each organization (CAs and admin), an orderer group per organization named <name>-orderer<i> (one party each), a committer <name>-committer of the first organization, the network (genesis block), each group's join and the committer's join (each role awaited up to LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). Read the progress with GET /networks/ledgerx/quickstart/{id}. A failed step ends the quick start FAILED and says why (a join: the role that did not come up and its last log lines); what the steps before it made is kept.
+         *
+         *     Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postNetworksLedgerxQuickstart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/ledgerx/quickstart/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a quick start: its status and each step's
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksLedgerxQuickstartId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/templates/export/{id}": {
         parameters: {
             query?: never;
@@ -13467,6 +13509,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -14151,6 +14195,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
@@ -14303,6 +14349,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -14587,6 +14635,213 @@ export interface operations {
                 };
             };
             /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksLedgerxQuickstart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default: the name in lower case */
+                    channelName?: string;
+                    /** @description the committer's PostgreSQL database, postgres://user:password@host:port/database, checked before anything is made (the password is a secret: never shown); left out: made in the service's own PostgreSQL */
+                    committerDatabaseUrl?: string;
+                    /** @description IPv4 address of every node (default 127.0.0.1) */
+                    externalIp?: string;
+                    /** @description orderer group i gets gRPC base grpcPort + 10 i, the committer grpcPort + 10 n (monitoring ports base + 100..); left out: each allocated from its default */
+                    grpcPort?: number;
+                    /** @description the network; the nodes are named after it */
+                    name: string;
+                    /** @description made here (an mspId that exists is a 409); one orderer group (party) each: one works, four tolerate one fault */
+                    organizations: {
+                        domain?: string;
+                        mspId: string;
+                        name: string;
+                    }[];
+                    /** @description key provider of the organizations (default: the default provider) */
+                    providerId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description started: the record, steps PENDING */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: number;
+                        network_id: number | null;
+                        network_name: string;
+                        /** @description IN_PROGRESS, COMPLETED or FAILED */
+                        status: string;
+                        steps: {
+                            finished_at: string | null;
+                            /** @description organization, orderer-group, committer, network, join-orderer-group, join-committer */
+                            kind: string;
+                            /** @description a failed join: the role's last log lines */
+                            log_tail: string[];
+                            message: string | null;
+                            /** @description the mspId, node name or network name */
+                            name: string;
+                            resource_id: number | null;
+                            role: string | null;
+                            role_node_id: number | null;
+                            started_at: string | null;
+                            /** @description PENDING, RUNNING, DONE or FAILED */
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid (a name or channel name, ports, the Fabric-X programs missing) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an mspId, node name or network name taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description ledgerX is not configured */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksLedgerxQuickstartId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the quick start */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created_at: string;
+                        error: string | null;
+                        finished_at: string | null;
+                        id: number;
+                        network_id: number | null;
+                        network_name: string;
+                        /** @description IN_PROGRESS, COMPLETED or FAILED */
+                        status: string;
+                        steps: {
+                            finished_at: string | null;
+                            /** @description organization, orderer-group, committer, network, join-orderer-group, join-committer */
+                            kind: string;
+                            /** @description a failed join: the role's last log lines */
+                            log_tail: string[];
+                            message: string | null;
+                            /** @description the mspId, node name or network name */
+                            name: string;
+                            resource_id: number | null;
+                            role: string | null;
+                            role_node_id: number | null;
+                            started_at: string | null;
+                            /** @description PENDING, RUNNING, DONE or FAILED */
+                            status: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such quick start */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15037,6 +15292,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
@@ -15171,6 +15428,8 @@ export interface operations {
                         coordinatorMonitoringPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         coordinatorPort?: number;
+                        /** @description ledgerX committer: its PostgreSQL database as postgres://user:password@host:port/database (checked at creation: one that cannot be reached is a 400); left out: a database and user made in the service's own PostgreSQL. The password is a secret: kept sealed, never shown */
+                        databaseUrl?: string;
                         /** @description consortium: extra names and IPv4 addresses in its TLS certificate */
                         domainNames?: string[];
                         engine?: "process" | "docker";
@@ -15375,6 +15634,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -15630,6 +15891,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -15920,6 +16183,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -16257,6 +16522,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;
@@ -16648,6 +16915,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -16905,6 +17174,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -17162,6 +17433,8 @@ export interface operations {
                             coordinatorPort: number;
                             /** @description its PostgreSQL database (the password is never shown) */
                             database: {
+                                /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                external?: boolean;
                                 host: string;
                                 name: string;
                                 port: number;
@@ -17608,6 +17881,8 @@ export interface operations {
                                 coordinatorPort: number;
                                 /** @description its PostgreSQL database (the password is never shown) */
                                 database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
                                     host: string;
                                     name: string;
                                     port: number;

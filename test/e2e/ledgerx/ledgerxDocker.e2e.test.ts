@@ -1,0 +1,78 @@
+// The ledgerX network once under the docker engine (LNM_NODE_ENGINE=docker): a quick start of one
+// organization whose orderer roles run in lnm-fabric-x-arma:local and whose committer services
+// run in lnm-fabric-x-committer:local (images .ci/docker.sh builds from the Fabric-X programs it
+// finds; no registry ships them), on the host network, ends COMPLETED; every role is a container
+// of this service and answers /metrics; its logs come from the container. The genesis block is
+// still built with the host's Fabric-X tools (LNM_FABRIC_X_BIN).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import Docker from 'dockerode';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import net from 'node:net';
+import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
+import { apiOf, until } from '../consortium/consortiumApi.ts';
+
+const docker = new Docker();
+const images = ['lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local'];
+const t = requiresAll(suite('ledgerX network under the docker engine (local Fabric-X images)'), ['docker', await dockerSkipReason()], ['fabric-x-images', await imagesMissing(images)], ['fabric-x', fabricXMissing]);
+let server: TestServer;
+const api = apiOf(() => server);
+const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
+
+t.before(async () => {
+  server = await startServer({ env: { ...fabricXServiceEnv(), LNM_NODE_ENGINE: 'docker', KEY_ENCRYPTION_KEY: 'ledgerx-docker-e2e-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '90' } });
+});
+t.after(async () => {
+  if (!server) return;
+  const nodes = (await api('GET', '/nodes/platform/LEDGERX?limit=100')).json?.items ?? [];
+  for (const n of nodes.filter((x: any) => x.nodeType === 'LEDGERX_COMMITTER' || x.nodeType === 'LEDGERX_ORDERER_GROUP')) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
+  await until('every ledgerX container removed', async () => ((await ourContainers(server.dataDir)).length === 0 ? true : null), 90_000).catch(() => undefined);
+  // Only this run's containers (labelled with its data directory), never anything else.
+  for (const c of await ourContainers(server.dataDir)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  await server.stop();
+});
+
+/** A gRPC base with the group's and the committer's ports (+10) and their +100.. monitoring ports free. */
+async function freeBase(): Promise<number> {
+  for (;;) {
+    // Below the ephemeral range (32768-60999), where outgoing connections would take ports between the check and the start.
+    const p = 20000 + Math.floor(Math.random() * 12000);
+    const all = [0, 10].flatMap((g) => Array.from({ length: 5 }, (_, i) => [p + g + i, p + g + 100 + i]).flat());
+    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
+    if (ok.every(Boolean)) return p;
+  }
+}
+
+t('a quick start under the docker engine: every role runs in its image, answers /metrics, and its logs come from the container', async () => {
+  const r = await api('POST', '/networks/ledgerx/quickstart', { name: 'dockqs', organizations: [{ name: 'DockOrg', mspId: 'DockOrgMSP' }], grpcPort: await freeBase() });
+  assert.is(r.status, 202, r.text);
+  const q = await until('the quick start ends', async () => {
+    const x = (await api('GET', `/networks/ledgerx/quickstart/${r.json.id}`)).json;
+    return x.status === 'IN_PROGRESS' ? null : x;
+  }, 400_000, 1000);
+  assert.is(q.status, 'COMPLETED', JSON.stringify(q));
+  const group = (await api('GET', `/nodes/${q.steps[1].resource_id}`)).json;
+  const committer = (await api('GET', `/nodes/${q.steps[2].resource_id}`)).json;
+  const roles = [...group.ledgerXOrdererGroup.roles, ...committer.ledgerXCommitter.roles];
+  const containers = await ourContainers(server.dataDir);
+  for (const { role, nodeId } of roles) {
+    const node = (await api('GET', `/nodes/${nodeId}`)).json;
+    assert.is(node.engine, 'docker', `${role} ${JSON.stringify(node)}`);
+    assert.is(node.status, 'running', role);
+    const c = containers.find((x) => x.Labels['lnm.node'] !== undefined && x.Names.some((n) => n.endsWith(`node-${nodeId}`)));
+    assert.ok(c, `a container for ${role} (node ${nodeId}): ${containers.map((x) => x.Names.join(',')).join(' ')}`);
+    assert.is(c!.State, 'running', role);
+    assert.ok(images.includes(c!.Image), `${role} runs ${c!.Image}`);
+    const res = await fetch(node.ledgerXChild.metricsUrl);
+    assert.is(res.status, 200, `${role} ${node.ledgerXChild.metricsUrl}`);
+    assert.match(await res.text(), /^# (HELP|TYPE) /m);
+  }
+  const logs = await api('GET', `/nodes/${group.ledgerXOrdererGroup.roles[0].nodeId}/logs?tail=20`);
+  assert.is(logs.status, 200, logs.text);
+  assert.ok(logs.json.lines.length > 0, 'the router container\'s output');
+});
+
+t.run();
