@@ -310,6 +310,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/peers/{id}', { DELETE: 'SHARING_MANAGE' }],
   // LedgerX networks (issue 22; SPEC names the platform but not these paths), shaped like the consortium network routes.
   [lx, { GET: 'NETWORK_READ', POST: 'NETWORK_CREATE' }],
+  [`${lx}/quickstart`, { POST: 'NETWORK_CREATE' }],
+  [`${lx}/quickstart/{id}`, { GET: 'NETWORK_READ' }],
   [lxId, { GET: 'NETWORK_READ', DELETE: 'NETWORK_DELETE' }],
   [`${lx}/by-name/{name}`, { GET: 'NETWORK_READ' }],
   [`${lxId}/nodes`, { GET: 'NETWORK_READ' }],
