@@ -3,20 +3,28 @@
 // scrape discovery holds every role (four arma roles, five committer services) on its monitoring
 // port, Prometheus reports each of them up, and GET /metrics/node/{id} answers a role's figures
 // from Prometheus. The group nodes serve no /metrics of their own: the service exports theirs.
+// Then, per role: the organization with ledgerX nodes cannot be deleted (409 naming the group),
+// each role's log tail and WebSocket follow answer lines, each role has its own node events.
+// (A role killed from outside -> node.downtime / node.recovery is in ledgerxOrderer.e2e.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
+import WebSocket from 'ws';
+import { adminAuth } from '../../helpers/server.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
-import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
+import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
 
-const t = requires(suite('ledgerX roles scraped by the managed Prometheus (real Fabric-X, real Prometheus)'), 'fabric-x', fabricXMissing);
+const t = requires(suite('ledgerX roles in the metrics stack (real Prometheus), logs, events, organization delete (real Fabric-X)'), 'fabric-x', fabricXMissing);
 let server: TestServer;
 const api = apiOf(() => server);
 const made: number[] = [];
+let org: { id: number; mspId: string };
+let roles: { role: string; nodeId: number; port: number }[] = [];
+let groupName = '';
 
 /** n consecutive free ports (a gRPC base) and their +100.. monitoring ports all free. */
 async function freeBase(n: number): Promise<number> {
@@ -42,7 +50,7 @@ t.after(async () => {
 });
 
 t('every orderer role and committer service is a Prometheus target that is up, and /metrics/node/{id} answers for each role', async () => {
-  const org = await organization(api, 'XMetricsOrg', 'XMetricsOrgMSP');
+  org = await organization(api, 'XMetricsOrg', 'XMetricsOrgMSP');
   let r = await api('POST', '/nodes', { name: 'xmgroup', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { externalIp: '127.0.0.1', grpcPort: await freeBase(4) } });
   assert.is(r.status, 201, r.text);
   const group = r.json;
@@ -59,7 +67,8 @@ t('every orderer role and committer service is a Prometheus target that is up, a
   r = await api('POST', `/networks/ledgerx/${network.id}/committers/${committer.id}/join`);
   assert.is(r.status, 200, r.text);
 
-  const roles: { role: string; nodeId: number; port: number }[] = [
+  groupName = group.name;
+  roles = [
     ...group.ledgerXOrdererGroup.roles.map((x: any) => ({ ...x, port: group.ledgerXOrdererGroup[`${x.role}MonitoringPort`] })),
     ...committer.ledgerXCommitter.roles.map((x: any) => ({ ...x, port: committer.ledgerXCommitter[`${x.role}MonitoringPort`] })),
   ];
@@ -98,6 +107,26 @@ t('every orderer role and committer service is a Prometheus target that is up, a
   assert.is(range.status, 200, range.text);
   const values = range.json.range.series.flatMap((x: any) => x.values.map((v: [number, string]) => v[1]));
   assert.ok(values.length > 0 && values.every((v: string) => v === '1'), range.text);
+});
+
+t('per role: the organization cannot be deleted (409), logs by tail and by WebSocket, node events', async () => {
+  const refused = await api('DELETE', `/organizations/${org.id}`);
+  assert.is(refused.status, 409, refused.text);
+  assert.match(refused.json.message, groupName);
+  assert.is((await api('GET', `/organizations/${org.id}`)).status, 200, 'still there');
+  for (const role of roles) {
+    const tail = await api('GET', `/nodes/${role.nodeId}/logs?tail=5`);
+    assert.is(tail.status, 200, tail.text);
+    assert.ok(tail.json.lines.length > 0 && tail.json.lines.length <= 5, `${role.role}: ${tail.text}`);
+    const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${role.nodeId}/logs?tail=3`, { headers: adminAuth() });
+    const received: string[] = [];
+    ws.on('message', (m) => received.push(m.toString()));
+    await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
+    await until(`${role.role}'s log lines over the WebSocket`, async () => received.length > 0, 20_000);
+    ws.close();
+    const evs = await events(api, role.nodeId);
+    assert.ok(evs.includes('node.created'), `${role.role} has its own events: ${evs}`);
+  }
 });
 
 t.run();
