@@ -7,7 +7,6 @@
 // join button or the namespace form. axe-core checks every page visited.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
@@ -16,8 +15,8 @@ import { runLoadgen } from '../ledgerx/ledgerxLoadgen.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
 import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
-import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { buildConsole } from '../../../web/scripts/build.ts';
+import { freeGrpcBase } from '../../helpers/ports.ts';
 
 const t = requiresAll(suite('console: ledgerX network pages (real Fabric-X, Chromium)'), ['chromium', chromiumMissing()], ['fabric-x', fabricXMissing]);
 let server: TestServer;
@@ -30,16 +29,7 @@ let networkId = 0;
 let loadgenCommitted = 0;
 const VIEWER = { username: 'lxviewer', password: 'lx-viewer-password-for-tests' };
 
-/** n consecutive free ports (a gRPC base) with their +100.. monitoring ports free too. */
-async function freeBase(n: number): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    if (p > 60000) continue;
-    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+const freeBase = (n: number): Promise<number> => freeGrpcBase(n);
 
 async function accessible(what: string) {
   const v = await axeViolations(page);

@@ -11,9 +11,8 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
 import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import net from 'node:net';
-import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, until } from '../consortium/consortiumApi.ts';
+import { freePortBlock } from '../../helpers/ports.ts';
 
 const docker = new Docker();
 const images = ['lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local'];
@@ -35,16 +34,8 @@ t.after(async () => {
   await server.stop();
 });
 
-/** A gRPC base with the group's and the committer's ports (+10) and their +100.. monitoring ports free. */
-async function freeBase(): Promise<number> {
-  for (;;) {
-    // Below the ephemeral range (32768-60999), where outgoing connections would take ports between the check and the start.
-    const p = 20000 + Math.floor(Math.random() * 12000);
-    const all = [0, 10].flatMap((g) => Array.from({ length: 5 }, (_, i) => [p + g + i, p + g + 100 + i]).flat());
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+/** A gRPC base with the group's and the committer's ports (+10) and their +100.. monitoring ports. */
+const freeBase = (): Promise<number> => freePortBlock([0, 10].flatMap((g) => Array.from({ length: 5 }, (_, i) => [g + i, g + 100 + i]).flat()));
 
 t('a quick start under the docker engine: every role runs in its image, answers /metrics, and its logs come from the container', async () => {
   const r = await api('POST', '/networks/ledgerx/quickstart', { name: 'dockqs', organizations: [{ name: 'DockOrg', mspId: 'DockOrgMSP' }], grpcPort: await freeBase() });

@@ -8,7 +8,6 @@
 // (A role killed from outside -> node.downtime / node.recovery is in ledgerxOrderer.e2e.)
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import WebSocket from 'ws';
 import { adminAuth } from '../../helpers/server.ts';
 import { startServer, type TestServer } from '../../helpers/server.ts';
@@ -17,6 +16,7 @@ import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
 import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
+import { freeGrpcBase } from '../../helpers/ports.ts';
 
 const t = requires(suite('ledgerX roles in the metrics stack (real Prometheus), logs, events, organization delete (real Fabric-X)'), 'fabric-x', fabricXMissing);
 let server: TestServer;
@@ -26,16 +26,7 @@ let org: { id: number; mspId: string };
 let roles: { role: string; nodeId: number; port: number }[] = [];
 let groupName = '';
 
-/** n consecutive free ports (a gRPC base) and their +100.. monitoring ports all free. */
-async function freeBase(n: number): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    if (p > 60000) continue;
-    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+const freeBase = (n: number): Promise<number> => freeGrpcBase(n);
 
 t.before(async () => {
   server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-metrics-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });

@@ -20,6 +20,7 @@ import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers
 import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
+import { freeGrpcBase } from '../../helpers/ports.ts';
 
 const t = requires(suite('ledgerX orderer group and network end to end (real Fabric-X)'), 'fabric-x', fabricXMissing);
 let server: TestServer;
@@ -30,16 +31,7 @@ let network: any;
 let committer: any;
 const made: number[] = [];
 
-/** n consecutive free ports (a gRPC base) and their +100.. monitoring ports all free. */
-async function freeBase(n = 4): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    if (p > 60000) continue;
-    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+const freeBase = (n = 4): Promise<number> => freeGrpcBase(n);
 
 t.before(async () => {
   server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-e2e-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });

@@ -7,24 +7,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
 import { runLoadgen } from './ledgerxLoadgen.ts';
+import { freeGrpcBase } from '../../helpers/ports.ts';
 
-async function freeBase(n: number): Promise<number> {
-  for (;;) {
-    const p = await freePort();
-    if (p > 60000) continue;
-    const all = Array.from({ length: n }, (_, i) => [p + i, p + 100 + i]).flat();
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+const freeBase = (n: number): Promise<number> => freeGrpcBase(n);
 
 export function partiesSuite(title: string, opts: { partyOrgs: (0 | 1)[]; stopConsenterOfParty?: number; transactions: number }) {
   const t = requires(suite(title), 'fabric-x', fabricXMissing);

@@ -15,21 +15,15 @@ import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
 import { apiOf, until } from '../consortium/consortiumApi.ts';
+import { freePortBlock } from '../../helpers/ports.ts';
 
 const t = requires(suite('ledgerX quick start end to end (real Fabric-X)'), 'fabric-x', fabricXMissing);
 let server: TestServer;
 const api = apiOf(() => server);
 
-/** A gRPC base with room for groups at +10 i and a committer, each with its +100.. monitoring ports free. */
-async function freeBase(groups: number): Promise<number> {
-  for (;;) {
-    // Below the ephemeral range (32768-60999), where outgoing connections would take ports between the check and the start.
-    const p = 20000 + Math.floor(Math.random() * 12000);
-    const all = Array.from({ length: groups + 1 }, (_, g) => Array.from({ length: 5 }, (_, i) => [p + 10 * g + i, p + 10 * g + 100 + i]).flat()).flat();
-    const ok = await Promise.all(all.map((q) => new Promise<boolean>((res) => { const s = net.createServer(); s.once('error', () => res(false)); s.listen(q, '0.0.0.0', () => s.close(() => res(true))); })));
-    if (ok.every(Boolean)) return p;
-  }
-}
+/** A gRPC base with room for groups at +10 i and a committer, each with its +100.. monitoring ports. */
+const freeBase = (groups: number): Promise<number> =>
+  freePortBlock(Array.from({ length: groups + 1 }, (_, g) => Array.from({ length: 5 }, (_, i) => [10 * g + i, 10 * g + 100 + i]).flat()).flat());
 
 t.before(async () => {
   server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-quickstart-e2e-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });
