@@ -68,6 +68,7 @@ import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 import { startSharingListener } from './sharingListener.ts';
 import { createOidcRelyingParty } from '../adapters/security/oidcRelyingParty.ts';
+import { leasedWork, postgresLeases, type Lease } from '../adapters/postgres/leases.ts';
 import type { OidcRelyingParty } from '../domain/users/ports.ts';
 
 export function createLogger(level: string) {
@@ -293,9 +294,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas });
   sagaNames = sagaList.map((s) => s.name);
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
-  await sagas.start();
-  await webhookDelivery.start();
+  // Several instances on one database: the background work runs on the one holding its lease.
+  const leases = postgresLeases(db.pool, instance.id);
+  let workLease: Lease | null = null;
+  const fence = async () => workLease !== null && (await leases.holds(workLease));
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m), fence });
   const resourceMonitor = createResourceMonitor({
     store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
     async thresholds() {
@@ -303,10 +306,25 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.resourceCheckIntervalSeconds, diskPercent: s.diskSpaceWarningPercent, cpuPercent: s.cpuHighPercent, memoryPercent: s.memoryHighPercent };
     },
   });
-  if (config.resourceMonitor ?? true) resourceMonitor.start();
   // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
-  blockFeed.start();
+  const background = leasedWork(leases, 'background-work', (config.workLeaseSeconds ?? 9) * 1000, {
+    async start(lease) {
+      workLease = lease;
+      await sagas.start();
+      await webhookDelivery.start();
+      if (config.resourceMonitor ?? true) resourceMonitor.start();
+      blockFeed.start();
+    },
+    async stop() {
+      workLease = null;
+      await resourceMonitor.stop();
+      await blockFeed.stop();
+      await webhookDelivery.stop();
+      await sagas.stop();
+    },
+  }, (m, e) => log.info({ instance: instance.id, ...e }, m));
+  await background.start();
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
@@ -329,6 +347,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
+    work: () => (background.held() ? ['background-work'] : []),
     evm,
     consortium,
     ledgerx,
@@ -414,12 +433,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
         metricsStack.close();
         await sharingListener?.close();
         clearInterval(slowBudget);
-        await resourceMonitor.stop();
-        await blockFeed.stop();
-        await webhookDelivery.stop();
+        // The background work stops and its lease is released, so another instance takes it at once.
+        await background.stop();
         // A running backup is stopped (and recorded FAILED) rather than waited for.
         backups.shutdown();
-        await sagas.stop();
         await credentialEvents.close().catch(() => {});
         await projector.stop();
         await store.close();

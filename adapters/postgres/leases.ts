@@ -56,8 +56,8 @@ export function postgresLeases(pool: pg.Pool, holder: string): Leases {
 }
 
 export interface LeasedWork {
-  /** Tries for the lease now and every renewal period after, until stopped. */
-  start(): void;
+  /** Tries for the lease now and every renewal period after, until stopped; resolves after the first try. */
+  start(): Promise<void>;
   /** Stops the work if it runs and releases the lease. */
   stop(): Promise<void>;
   /** The lease while held, else null. */
@@ -104,9 +104,10 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
     timer.unref();
   };
   return {
-    start() {
+    async start() {
       stopped = false;
       round = tick().finally(schedule);
+      await round;
     },
     async stop() {
       stopped = true;

@@ -56,9 +56,9 @@ test('leasedWork runs the work on one instance; when it stops, another takes ove
   const ttl = 600;
   const wa = leasedWork(postgresLeases(db.pool, 'A'), 'background', ttl, work('A'));
   const wb = leasedWork(postgresLeases(db.pool, 'B'), 'background', ttl, work('B'));
-  wa.start();
+  await wa.start();
   await sleep(100);
-  wb.start();
+  await wb.start();
   await sleep(ttl * 2);
   assert.equal([...running], ['A']);
   assert.ok(wa.held());
