@@ -25,7 +25,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
 import { createAccessControl } from '../http/auth/accessControl.ts';
 import { createVerifiedCredentials, isCredentialStream } from '../http/auth/verifiedCredentials.ts';
 import { observedEventStore } from '../adapters/eventstore/observedEventStore.ts';
-import { createLoginGuard } from '../http/auth/loginGuard.ts';
+import { postgresLoginGuard } from '../adapters/postgres/loginGuard.ts';
 import { postgresSessionStore } from '../adapters/postgres/sessionStore.ts';
 import { createPasswordHasher } from '../adapters/security/passwordHasher.ts';
 import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/apiKeyCodec.ts';
@@ -377,7 +377,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
           return parsed.ok ? hashApiKey(parsed.key) : null;
         },
       },
-      guard: createLoginGuard(),
+      // Shared by every instance on this database: throttling counts attempts on all of them.
+      guard: postgresLoginGuard(db.pool),
       ...(oidc ? { oidc } : {}),
       localLogin: config.localLogin ?? { mode: 'on' },
       async settings() {
