@@ -30,6 +30,7 @@ import { postgresSessionStore } from '../adapters/postgres/sessionStore.ts';
 import { createPasswordHasher } from '../adapters/security/passwordHasher.ts';
 import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/apiKeyCodec.ts';
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
+import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
@@ -207,12 +208,16 @@ export async function startServer(config: Config, log = createLogger(config.logL
         .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
     },
   });
+  let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
   projectorOfCredentials = projector;
   // Credential events another server appended (a shared database): the same, once this server's
   // projections have them.
   const credentialEvents = store.subscribe(await store.headPosition(), async (batch) => {
+    // Another instance's settings change: the cached settings are dropped once the projection has it.
+    const settingsChange = batch.filter((e) => e.streamId === SETTINGS_STREAM).at(-1);
+    if (settingsChange) void projector.waitFor(settingsChange.position).catch(() => {}).then(() => (settingsCache = null));
     const changed = batch.filter((e) => isCredentialStream(e.streamId));
     if (changed.length === 0) return;
     const release = verified.hold();
@@ -328,7 +333,6 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
-  let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
     config: {
       edition: config.edition,
