@@ -65,6 +65,8 @@ export interface AppDeps {
   /** Next integer id of a resource kind (users, organizations, nodes, ...). */
   nextId: (kind: string) => Promise<number>;
   startedAt: Date;
+  /** The leases on background work this instance holds now (several instances on one database). */
+  work?: () => string[];
   security: SecurityDeps;
   reports: ReportRenderer;
   /** EVM networks and nodes (runtime, keys, contract deployment); absent when not wired. */

@@ -47,6 +47,8 @@ export interface Config {
   /** ledgerX: how long a join waits for each role node to come up (SPEC Limits: 240 s). */
   ledgerXJoinTimeoutSeconds?: number;
   shutdownGraceSeconds?: number;
+  /** The time to live of this instance's lease on the background work (several instances on one database). */
+  workLeaseSeconds?: number;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
   allowPrivateTargets?: boolean;
   /** The bracketed tag starting notification email subjects. */
@@ -135,6 +137,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
+  { env: 'LNM_WORK_LEASE_SECONDS', flag: '--work-lease-seconds', default: '9', description: 'several instances on one DATABASE_URL: the background work (sagas and durable timers such as node health probes and backup schedules, webhook and notification delivery, block feeds, the resource monitor) runs on the one instance holding its lease in PostgreSQL, renewed every third of this time; when that instance dies another takes the work within this time and a third' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
   { env: 'LNM_OIDC_ISSUER', flag: '--oidc-issuer', default: '(unset: OIDC sign-in off)', description: 'issuer URL of the OpenID provider (https; plain http only on a loopback address); its /.well-known/openid-configuration is read at start and retried at sign-in when the provider cannot be reached. Turns on GET /api/v1/auth/oidc/login and bearer JWTs (with LNM_OIDC_AUDIENCE); see docs/authentication.md' },
   { env: 'LNM_OIDC_CLIENT_ID', flag: '--oidc-client-id', default: '(unset; needed with LNM_OIDC_ISSUER)', description: 'client ID of this server at the provider' },
@@ -314,6 +317,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     chaincodeHost: ipv4Of('LNM_CHAINCODE_HOST', get('LNM_CHAINCODE_HOST', '127.0.0.1')),
     ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
+    workLeaseSeconds: positiveInteger('LNM_WORK_LEASE_SECONDS', get('LNM_WORK_LEASE_SECONDS', '9')),
   };
 }
 

@@ -25,11 +25,12 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
 import { createAccessControl } from '../http/auth/accessControl.ts';
 import { createVerifiedCredentials, isCredentialStream } from '../http/auth/verifiedCredentials.ts';
 import { observedEventStore } from '../adapters/eventstore/observedEventStore.ts';
-import { createLoginGuard } from '../http/auth/loginGuard.ts';
+import { postgresLoginGuard } from '../adapters/postgres/loginGuard.ts';
 import { postgresSessionStore } from '../adapters/postgres/sessionStore.ts';
 import { createPasswordHasher } from '../adapters/security/passwordHasher.ts';
 import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/apiKeyCodec.ts';
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
+import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
@@ -75,6 +76,7 @@ import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 import { startSharingListener } from './sharingListener.ts';
 import { createOidcRelyingParty } from '../adapters/security/oidcRelyingParty.ts';
+import { leasedWork, postgresLeases, type Lease } from '../adapters/postgres/leases.ts';
 import type { OidcRelyingParty } from '../domain/users/ports.ts';
 
 export function createLogger(level: string) {
@@ -213,12 +215,16 @@ export async function startServer(config: Config, log = createLogger(config.logL
         .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
     },
   });
+  let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
   await projector.start();
   projectorOfCredentials = projector;
   // Credential events another server appended (a shared database): the same, once this server's
   // projections have them.
   const credentialEvents = store.subscribe(await store.headPosition(), async (batch) => {
+    // Another instance's settings change: the cached settings are dropped once the projection has it.
+    const settingsChange = batch.filter((e) => e.streamId === SETTINGS_STREAM).at(-1);
+    if (settingsChange) void projector.waitFor(settingsChange.position).catch(() => {}).then(() => (settingsCache = null));
     const changed = batch.filter((e) => isCredentialStream(e.streamId));
     if (changed.length === 0) return;
     const release = verified.hold();
@@ -312,9 +318,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m) });
-  await sagas.start();
-  await webhookDelivery.start();
+  // Several instances on one database: the background work runs on the one holding its lease.
+  const leases = postgresLeases(db.pool, instance.id);
+  let workLease: Lease | null = null;
+  const fence = async () => workLease !== null && (await leases.holds(workLease));
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m), fence });
   const resourceMonitor = createResourceMonitor({
     store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
     async thresholds() {
@@ -322,14 +330,28 @@ export async function startServer(config: Config, log = createLogger(config.logL
       return { intervalSeconds: s.resourceCheckIntervalSeconds, diskPercent: s.diskSpaceWarningPercent, cpuPercent: s.cpuHighPercent, memoryPercent: s.memoryHighPercent };
     },
   });
-  if (config.resourceMonitor ?? true) resourceMonitor.start();
   // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
-  blockFeed.start();
+  const background = leasedWork(leases, 'background-work', (config.workLeaseSeconds ?? 9) * 1000, {
+    async start(lease) {
+      workLease = lease;
+      await sagas.start();
+      await webhookDelivery.start();
+      if (config.resourceMonitor ?? true) resourceMonitor.start();
+      blockFeed.start();
+    },
+    async stop() {
+      workLease = null;
+      await resourceMonitor.stop();
+      await blockFeed.stop();
+      await webhookDelivery.stop();
+      await sagas.stop();
+    },
+  }, (m, e) => log.info({ instance: instance.id, ...e }, m));
+  await background.start();
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
-  let settingsCache: { value: CurrentSettings; until: number } | null = null;
   const deps: AppDeps = {
     config: {
       edition: config.edition,
@@ -348,6 +370,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
+    work: () => (background.held() ? ['background-work'] : []),
     evm,
     consortium,
     ledgerx,
@@ -378,7 +401,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
           return parsed.ok ? hashApiKey(parsed.key) : null;
         },
       },
-      guard: createLoginGuard(),
+      // Shared by every instance on this database: throttling counts attempts on all of them.
+      guard: postgresLoginGuard(db.pool),
       ...(oidc ? { oidc } : {}),
       localLogin: config.localLogin ?? { mode: 'on' },
       async settings() {
@@ -434,12 +458,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
         metricsStack.close();
         await sharingListener?.close();
         clearInterval(slowBudget);
-        await resourceMonitor.stop();
-        await blockFeed.stop();
-        await webhookDelivery.stop();
+        // The background work stops and its lease is released, so another instance takes it at once.
+        await background.stop();
         // A running backup is stopped (and recorded FAILED) rather than waited for.
         backups.shutdown();
-        await sagas.stop();
         await credentialEvents.close().catch(() => {});
         await projector.stop();
         await store.close();

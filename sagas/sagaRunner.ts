@@ -22,6 +22,9 @@ export interface SagaRunnerOptions {
   clock?: () => Date;
   /** How many partitions of a partitioned saga run at once (default 4). */
   partitionConcurrency?: number;
+  /** The fencing check of the lease this runner works under (bin/server.ts): asked before each
+   * batch and each timer; false means the lease was lost, and nothing more is handled. */
+  fence?: () => Promise<boolean>;
 }
 
 /** A deterministic UUID for an event a saga emits in reaction to `sourceEventId`. */
@@ -30,7 +33,7 @@ export function sagaEventId(saga: string, sourceEventId: string, index = 0): str
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16 }: SagaRunnerOptions): SagaRunner {
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
@@ -53,6 +56,7 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
   });
 
   async function processBatch(saga: Saga, batch: RecordedEvent[]): Promise<void> {
+    if (fence && !(await fence())) throw new Error('the lease on this work was lost');
     const ctx = context(saga);
     const handleOnce = async (e: RecordedEvent) => {
       const done = await pool.query('SELECT 1 FROM saga_processed WHERE saga = $1 AND event_id = $2', [saga.name, e.id]);
@@ -117,6 +121,7 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
         const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
         const rescheduled = new Set<string>();
         try {
+          if (fence && !(await fence())) return;
           await saga.onTimer(timer, context(saga, rescheduled));
           // Marked fired only if still due at the same time; a timer the saga rescheduled inside
           // onTimer (the health monitor's every probe) has a new due time already: nothing to mark.

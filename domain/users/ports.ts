@@ -45,11 +45,14 @@ export interface LoginLimits {
 /** Brute-force protection over failed logins, per username and per client address. */
 export interface LoginGuard {
   /** Before checking a password: refused while locked out or while a slow-down delay runs. */
-  check(username: string, ip: string, now: Date, limits: LoginLimits): { allowed: true; delayMs: number } | { allowed: false; locked: boolean; retryAfterSeconds: number };
+  check(username: string, ip: string, now: Date, limits: LoginLimits): LoginGate | Promise<LoginGate>;
   /** After a failed attempt; `lockout` is set once, when this failure starts a lockout. */
-  failure(username: string, ip: string, now: Date, limits: LoginLimits): { lockout?: { username: string; ip: string; failures: number; lockedUntil: string } };
-  success(username: string, ip: string, now: Date): void;
+  failure(username: string, ip: string, now: Date, limits: LoginLimits): LoginFailure | Promise<LoginFailure>;
+  success(username: string, ip: string, now: Date): void | Promise<void>;
 }
+
+export type LoginGate = { allowed: true; delayMs: number } | { allowed: false; locked: boolean; retryAfterSeconds: number };
+export type LoginFailure = { lockout?: { username: string; ip: string; failures: number; lockedUntil: string } };
 
 /** What a sign-in through OpenID Connect keeps between the redirect and the callback. Secret:
  * it travels only sealed (encrypted and authenticated) in a short-lived HttpOnly cookie. */

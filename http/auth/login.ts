@@ -27,7 +27,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   const now = deps.clock();
   const { general } = await deps.security.settings();
   const limits = { softLimit: general.loginSoftLimit, hardLimit: general.loginHardLimit, windowMinutes: general.loginWindowMinutes, lockoutMinutes: general.loginLockoutMinutes };
-  const gate = deps.security.guard.check(username.toLowerCase(), ip, now, limits);
+  const gate = await deps.security.guard.check(username.toLowerCase(), ip, now, limits);
   const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
   if (!localLoginAllowed(deps.security.localLogin ?? { mode: 'on' }, username)) {
     await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'local login disabled', responseCode: 401 }, { wait: false });
@@ -35,7 +35,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   }
   if (!gate.allowed) {
     // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.
-    const lockout = gate.locked ? undefined : deps.security.guard.failure(username.toLowerCase(), ip, now, limits).lockout;
+    const lockout = gate.locked ? undefined : (await deps.security.guard.failure(username.toLowerCase(), ip, now, limits)).lockout;
     ctx.set('Retry-After', String(gate.retryAfterSeconds));
     await recordSecurityEvent(input, 'LoginFailed', { username, reason: gate.locked ? 'locked out' : 'too fast after failures', responseCode: 429 }, { wait: false });
     if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
@@ -51,10 +51,10 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   if (ok && cred) {
     verified.set(cacheKey, now.getTime() + CACHE_MS);
     if (verified.size > 10_000) verified.clear();
-    deps.security.guard.success(username.toLowerCase(), ip, now);
+    await deps.security.guard.success(username.toLowerCase(), ip, now);
     return cred;
   }
-  const { lockout } = deps.security.guard.failure(username.toLowerCase(), ip, now, limits);
+  const { lockout } = await deps.security.guard.failure(username.toLowerCase(), ip, now, limits);
   await recordSecurityEvent(input, 'LoginFailed', { username, reason: cred ? 'wrong password' : 'unknown user', responseCode: 401 }, { wait: false });
   if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
   throw new UnauthenticatedError(INVALID);

@@ -21,6 +21,10 @@ export const healthRoutes = [
           database: Component,
           eventStore: Type.Intersect([Component, Type.Object({ kind: Type.String(), headPosition: Type.Optional(Type.Integer()) })]),
           projections: Type.Object({ position: Type.Integer(), lag: Type.Optional(Type.Integer()), lastError: Type.Union([Type.String(), Type.Null()]) }),
+          instance: Type.Object({
+            id: Type.String({ description: 'the instance that answered (INSTANCE_ID, or the id kept in its data directory)' }),
+            work: Type.Array(Type.String(), { description: 'the leases on background work this instance holds now (empty: another instance does that work)' }),
+          }),
         }),
       },
       503: { description: 'unhealthy: the same body, with the failing component marked down' },
@@ -48,6 +52,7 @@ export const healthRoutes = [
           database: { status: db.status, ...(db.status === 'up' ? { latencyMs: db.latencyMs } : { error: db.error }) },
           eventStore: { kind: deps.store.kind, status: es.status, ...(es.status === 'up' ? { latencyMs: es.latencyMs, headPosition: head } : { error: es.error }) },
           projections: { position: deps.projector.position(), ...(head !== undefined ? { lag: Math.max(0, head - deps.projector.position()) } : {}), lastError: deps.projector.lastError() },
+          instance: { id: deps.config.instanceId, work: deps.work?.() ?? [] },
         },
       };
     },

@@ -6424,6 +6424,12 @@ export interface operations {
                             headPosition?: number;
                             kind: string;
                         };
+                        instance: {
+                            /** @description the instance that answered (INSTANCE_ID, or the id kept in its data directory) */
+                            id: string;
+                            /** @description the leases on background work this instance holds now (empty: another instance does that work) */
+                            work: string[];
+                        };
                         projections: {
                             lag?: number;
                             lastError: string | null;
