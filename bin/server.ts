@@ -321,7 +321,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // Several instances on one database: the background work runs on the one holding its lease.
   const leases = postgresLeases(db.pool, instance.id);
   let workLease: Lease | null = null;
-  const fence = async () => workLease !== null && (await leases.holds(workLease));
+  // The fencing check runs before every saga batch and timer (a health probe is a timer), so it
+  // asks the lease's own clock, not the database: a query per probe would double a probe's cost.
+  const fence = async () => workLease !== null && background.valid();
   const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m), fence });
   const resourceMonitor = createResourceMonitor({
     store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),

@@ -62,6 +62,13 @@ export interface LeasedWork {
   stop(): Promise<void>;
   /** The lease while held, else null. */
   held(): Lease | null;
+  /**
+   * The fencing check without a query: true while the lease is held and this instance's own clock
+   * says it cannot have run out yet. The expiry is counted from before the acquire or renewal was
+   * sent, less a fifth of the time to live for clock drift, so it errs towards stopping early; an
+   * instance paused past it sees false and does not act.
+   */
+  valid(): boolean;
 }
 
 /**
@@ -75,11 +82,14 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let round: Promise<void> = Promise.resolve();
+  let validUntil = 0;
   const tick = async () => {
     if (stopped) return;
+    const sentAt = performance.now();
     try {
       if (lease) {
-        if (!(await leases.renew(lease, ttlMs))) {
+        if (await leases.renew(lease, ttlMs)) validUntil = sentAt + ttlMs * 0.8;
+        else {
           log('lease lost; its work stops', { lease: name, token: lease.token });
           lease = null;
           await work.stop();
@@ -88,6 +98,7 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
         const got = await leases.acquire(name, ttlMs);
         if (got && !stopped) {
           lease = got;
+          validUntil = sentAt + ttlMs * 0.8;
           log('lease acquired; its work starts here', { lease: name, token: got.token });
           await work.start(got);
         }
@@ -121,5 +132,6 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
       }
     },
     held: () => lease,
+    valid: () => lease !== null && performance.now() < validUntil,
   };
 }
