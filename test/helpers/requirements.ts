@@ -18,6 +18,7 @@ export const dependencies = {
   'fabric-images': { what: 'the local Fabric images lnm-fabric-peer:local and lnm-fabric-orderer:local', how: 'run .ci/docker.sh as root with the Fabric programs found (LNM_FABRIC_BIN or PATH)' },
   'docker-host': { what: 'root with dockerd and ip (iproute2), to start a second Docker Engine in a network namespace', how: 'run the tests as root on a machine with docker.io and iproute2 (.ci/run does)' },
   'fabric-x-images': { what: 'the local Fabric-X images lnm-fabric-x-arma:local and lnm-fabric-x-committer:local', how: 'run .ci/docker.sh as root with the Fabric-X programs found (LNM_FABRIC_X_BIN or PATH)' },
+  nginx: { what: "Debian's nginx, the load balancer in front of several instances", how: 'apt-get install nginx-light (.ci/run does), or put nginx on PATH' },
   compose: { what: 'Docker Compose', how: 'apt-get install docker-compose (.ci/run does)' },
   besu: { what: 'a real besu (Hyperledger Besu 24.x)', how: 'put besu on PATH or set BESU_PATH; or build the image named by LNM_IMAGE_BESU' },
   vault: { what: 'a real HashiCorp Vault', how: 'set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted)' },
