@@ -14,6 +14,7 @@ import { killLeftoverNodes } from '../test/e2e/evm/evmLifecycle.ts';
 import { COUNTER_ABI, COUNTER_BYTECODE } from '../test/e2e/evm/counterContract.ts';
 import { databaseSecp256k1PrivateKey } from '../adapters/keyProviders/databaseKeyProvider.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
+import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
 import { summarize } from './lib/stats.ts';
 
 const log = (m: string) => process.stderr.write(`[bench evmcall] ${m}\n`);
@@ -101,6 +102,7 @@ async function main() {
     rpc?.destroy();
     await server.stop();
     killLeftoverNodes(server.dataDir);
+    await runGlobalTeardown();
   }
 }
 
