@@ -460,10 +460,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
         metricsStack.close();
         await sharingListener?.close();
         clearInterval(slowBudget);
+        // A running backup is stopped (and recorded FAILED) rather than waited for: before the
+        // background work stops, which waits for the saga running the backup to return.
+        backups.shutdown();
         // The background work stops and its lease is released, so another instance takes it at once.
         await background.stop();
-        // A running backup is stopped (and recorded FAILED) rather than waited for.
-        backups.shutdown();
         await credentialEvents.close().catch(() => {});
         await projector.stop();
         await store.close();

@@ -85,9 +85,12 @@ function notEnoughFunds(req: SignedSend, w: Wording, amounts: { balance: bigint;
   return new ValidationError(`The key ${req.from} has not enough funds to ${w.verb}.${figures} ${req.fundingHint}`, [{ field: 'from', message: 'insufficient funds' }]);
 }
 
-/** A provider for the node, refused unless it answers with the network's chain id. */
+/**
+ * A provider for the node, refused unless it answers with the network's chain id. One request per
+ * JSON-RPC message: ethers' default batching would hold every call back 10 ms waiting for more.
+ */
 async function connect(rpcUrl: string, chainId: number): Promise<JsonRpcProvider> {
-  const rpc = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, polling: true, pollingInterval: 250 });
+  const rpc = new JsonRpcProvider(rpcUrl, chainId, { staticNetwork: true, polling: true, pollingInterval: 250, batchMaxCount: 1 });
   try {
     const nodeChainId = Number(await rpc.send('eth_chainId', []).catch((err: Error) => {
       throw new UnavailableError(`The node at ${rpcUrl} does not answer: ${err.message}`);
@@ -98,6 +101,51 @@ async function connect(rpcUrl: string, chainId: number): Promise<JsonRpcProvider
     rpc.destroy();
     throw err;
   }
+}
+
+const MAX_PROVIDERS = 64;
+
+/**
+ * Providers kept between contract calls, one per node URL and chain id (its chain id checked once,
+ * its HTTP connections kept alive by Node's global agent), so a call is one JSON-RPC round trip.
+ * One that fails to reach its node is dropped (a node restarted elsewhere gets a fresh one, checked
+ * again); the oldest is dropped past MAX_PROVIDERS.
+ */
+function providerPool() {
+  const kept = new Map<string, Promise<JsonRpcProvider>>();
+  const drop = (key: string, p: Promise<JsonRpcProvider>) => {
+    if (kept.get(key) !== p) return;
+    kept.delete(key);
+    p.then((rpc) => rpc.destroy(), () => undefined);
+  };
+  return {
+    async use<T>(rpcUrl: string, chainId: number, work: (rpc: JsonRpcProvider) => Promise<T>): Promise<T> {
+      const key = `${chainId} ${rpcUrl}`;
+      let p = kept.get(key);
+      if (!p) {
+        if (kept.size >= MAX_PROVIDERS) {
+          const [oldest, op] = kept.entries().next().value!;
+          drop(oldest, op);
+        }
+        p = connect(rpcUrl, chainId);
+        kept.set(key, p);
+      }
+      const mine = p;
+      const rpc = await mine.catch((err) => {
+        drop(key, mine);
+        throw err;
+      });
+      try {
+        return await work(rpc);
+      } catch (err) {
+        if (err instanceof UnavailableError) drop(key, mine);
+        throw err;
+      }
+    },
+    close() {
+      for (const [key, p] of [...kept]) drop(key, p);
+    },
+  };
 }
 
 /** Estimates, checks the funds, signs through the key provider, sends and waits for the receipt (status 1 or a 400). */
@@ -137,14 +185,25 @@ function revertReason(err: unknown): string {
   return rpcMessage(err);
 }
 
-/** The ABI as an ethers Interface and the named function in it; a 400 naming what is wrong. */
-function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionFragment; data: string } {
-  let iface: Interface;
+// ABIs parsed once: the route cache (application/evm/evmContractRoutes.ts) hands the same ABI
+// array to every call until a projected event replaces it, and a new array is parsed anew.
+const interfaces = new WeakMap<object, Interface>();
+
+function interfaceOf(abi: unknown[]): Interface {
+  let iface = interfaces.get(abi);
+  if (iface) return iface;
   try {
-    iface = new Interface(req.abi as never);
+    iface = new Interface(abi as never);
   } catch (err) {
     throw new ValidationError(`The contract's ABI cannot be read: ${(err as Error).message.split('(')[0].trim()}`, [{ field: 'abi', message: 'not a valid ABI' }]);
   }
+  interfaces.set(abi, iface);
+  return iface;
+}
+
+/** The ABI as an ethers Interface and the named function in it; a 400 naming what is wrong. */
+function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionFragment; data: string } {
+  const iface = interfaceOf(req.abi);
   let fn: FunctionFragment | null;
   try {
     fn = iface.getFunction(req.function);
@@ -179,8 +238,10 @@ export function abiJson(v: unknown): unknown {
   return v;
 }
 
-export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer {
+export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer & { close(): void } {
+  const providers = providerPool();
   return {
+    close: () => providers.close(),
     async deploy(req: ContractDeployRequest) {
       const bytecode = req.bytecode.startsWith('0x') ? req.bytecode : '0x' + req.bytecode;
       if (!HEX.test(bytecode) || bytecode.length < 4) throw new ValidationError('bytecode must be hex.', [{ field: 'bytecode', message: 'must be 0x-prefixed hex' }]);
@@ -212,8 +273,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
 
     async query(req: ContractCallRequest) {
       const { iface, fn, data } = functionOf(req);
-      const rpc = await connect(req.rpcUrl, req.chainId);
-      try {
+      return providers.use(req.rpcUrl, req.chainId, async (rpc) => {
         const raw = await rpc.call({ to: req.address, data }).catch((err: unknown) => {
           if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`${fn.format()} reverted: ${revertReason(err)}`, [{ field: 'function', message: 'reverted' }]);
           throw new UnavailableError(`The node refused the call: ${rpcMessage(err)}`);
@@ -227,15 +287,12 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
           throw new ValidationError(`The answer of ${fn.format()} does not decode with the ABI: ${(err as { shortMessage?: string }).shortMessage ?? (err as Error).message}`, [{ field: 'function', message: 'undecodable answer' }]);
         }
         return { signature: fn.format(), result, raw };
-      } finally {
-        rpc.destroy();
-      }
+      });
     },
 
     async invoke(req: ContractInvokeRequest) {
       const { iface, fn, data } = functionOf(req);
-      const rpc = await connect(req.rpcUrl, req.chainId);
-      try {
+      return providers.use(req.rpcUrl, req.chainId, async (rpc) => {
         const receipt = await sendSigned(rpc, providerFor, req, { data, to: req.address }, { verb: 'invoke', noun: 'transaction', revertField: 'function' });
         const events = receipt.logs.map((log) => {
           const topics = [...log.topics];
@@ -248,9 +305,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
           return { name: null, args: null, topics, data: log.data };
         });
         return { signature: fn.format(), transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from, events };
-      } finally {
-        rpc.destroy();
-      }
+      });
     },
   };
 }

@@ -14,6 +14,7 @@ import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf, networkOr404, nodeOr404, targetOf } from './evmContext.ts';
 import { networkNodes } from './evmNodeCreate.ts';
 import { fundingHint } from './evmContractDeploy.ts';
+import { evmContractRoutes } from './evmContractRoutes.ts';
 
 export interface EvmContractCallRequest {
   /** A function name, or its signature when the name is overloaded. */
@@ -38,8 +39,16 @@ interface Reached {
   nodeId: number;
 }
 
-/** The contract, its ABI, and the JSON-RPC URL of a running node of its network. */
-async function reach(input: CommandInput, contractId: number, nodeId: number | undefined): Promise<Reached> {
+/**
+ * The contract, its ABI, and the JSON-RPC URL of a running node of its network: kept between
+ * calls and forgotten when a node, network, contract or key event is projected
+ * (evmContractRoutes.ts); a failed look-up is not kept.
+ */
+function reach(input: CommandInput, contractId: number, nodeId: number | undefined): Promise<Reached> {
+  return evmContractRoutes(input.deps).get(`contract:${contractId}:${nodeId ?? ''}`, () => lookUp(input, contractId, nodeId));
+}
+
+async function lookUp(input: CommandInput, contractId: number, nodeId: number | undefined): Promise<Reached> {
   const { deps } = input;
   const contract = await getEvmContract(deps.pool, contractId);
   if (!contract) throw new NotFoundError('Contract', contractId);

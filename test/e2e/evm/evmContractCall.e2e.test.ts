@@ -117,4 +117,22 @@ test('a VIEWER may not call; with the network stopped a call is a 409', async ()
   assert.match(r.json.message, /No running node/);
 });
 
+// The route of a call (contract, network, node URL) is kept between requests
+// (application/evm/evmContractRoutes.ts): each change below must reach the next call at once.
+// The test before left the cached route's node stopped and answered 409, so that was a route
+// read after NodeStopped; here the node starts again and the network goes away.
+test('a kept call route follows the node starting again and the network being deleted', async () => {
+  let r = await api(s, 'POST', `/nodes/${net.nodeId}/start`);
+  assert.is(r.json.status, 'running', r.text);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.result, ['123456789012345678901234567890']);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.is(r.status, 200, r.text);
+  r = await api(s, 'DELETE', `/networks/evm/${net.id}`);
+  assert.ok(r.status < 300, r.text);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.is(r.status, 404, `a deleted network's contract is gone at once: ${r.text}`);
+});
+
 test.run();
