@@ -5,6 +5,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
 import { assertNetworkName } from '../networks/networkName.ts';
+import type { LedgerXConsensusSettings } from './ledgerxConsensus.ts';
 
 export const LEDGERX_NETWORKS_STREAM = 'ledgerx-networks';
 /** Fabric's channel name rule: lower case, [a-z][a-z0-9.-]*. */
@@ -26,6 +27,8 @@ export interface LedgerXNetworkCreatedData {
   parties: LedgerXParty[];
   /** The genesis (bootstrap) block, base64. */
   genesisBlock: string;
+  /** The SmartBFT and batching settings the block was built with (absent in networks created before they were recorded). */
+  settings?: LedgerXConsensusSettings;
   at: string;
 }
 
@@ -58,6 +61,7 @@ interface NetworkState {
   name: string;
   parties: LedgerXParty[];
   joined: number[];
+  settings: LedgerXConsensusSettings | null;
 }
 
 export interface LedgerXNetworksState {
@@ -75,7 +79,7 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
   evolve(s, e) {
     switch (e.type) {
       case 'LedgerXNetworkCreated':
-        return { networks: { ...s.networks, [e.data.networkId]: { name: e.data.name, parties: e.data.parties, joined: [] } } };
+        return { networks: { ...s.networks, [e.data.networkId]: { name: e.data.name, parties: e.data.parties, joined: [], settings: e.data.settings ?? null } } };
       case 'LedgerXOrdererGroupJoined': {
         const n = s.networks[e.data.networkId];
         return n ? { networks: { ...s.networks, [e.data.networkId]: { ...n, joined: [...n.joined, e.data.nodeId] } } } : s;
