@@ -25,6 +25,7 @@ import { createLedgerXNetwork } from '../ledgerx/ledgerxNetworkCreate.ts';
 import { resolveLedgerXConsensus } from '../../domain/ledgerx/ledgerxConsensus.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import { getLedgerXNetwork } from '../../projections/ledgerx/ledgerxNetworks.ts';
+import { LEDGERX_CHANNEL_NAME } from '../../domain/ledgerx/ledgerxNetwork.ts';
 import { runCommand } from '../commands.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
@@ -189,7 +190,9 @@ async function importLedgerXTemplate(input: Input, t: ResolvedTemplate, name: st
   const n = t.network!;
   const issues: FieldIssue[] = [];
   assertNetworkName(name);
-  if (n.channelName !== undefined && typeof n.channelName !== 'string') issues.push({ field: 'template.network.channelName', message: 'a Fabric channel name' });
+  // Checked here, not only by the network's creation: its nodes are made before it.
+  const channel = n.channelName ?? name.toLowerCase();
+  if (typeof channel !== 'string' || !LEDGERX_CHANNEL_NAME.test(channel)) issues.push({ field: 'template.network.channelName', message: 'a Fabric channel name: lower case letters, digits, "." and "-", starting with a letter' });
   const groups = ledgerXSpecs(n, 'ordererGroups', issues);
   const committers = ledgerXSpecs(n, 'committers', issues);
   if (!issues.length && !groups.length) issues.push({ field: 'template.network.ordererGroups', message: 'at least one orderer group' });

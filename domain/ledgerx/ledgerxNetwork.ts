@@ -9,7 +9,7 @@ import type { LedgerXConsensusSettings } from './ledgerxConsensus.ts';
 
 export const LEDGERX_NETWORKS_STREAM = 'ledgerx-networks';
 /** Fabric's channel name rule: lower case, [a-z][a-z0-9.-]*. */
-const CHANNEL_NAME = /^[a-z][a-z0-9.-]{0,248}$/;
+export const LEDGERX_CHANNEL_NAME = /^[a-z][a-z0-9.-]{0,248}$/;
 
 export interface LedgerXParty {
   nodeId: number;
@@ -102,7 +102,7 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
     switch (c.type) {
       case 'CreateLedgerXNetwork': {
         assertNetworkName(c.name);
-        if (!CHANNEL_NAME.test(c.channelName)) throw new ValidationError('channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
+        if (!LEDGERX_CHANNEL_NAME.test(c.channelName)) throw new ValidationError('channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
         if (!c.parties.length) throw new ValidationError('A ledgerX network needs at least one orderer group.', [{ field: 'ordererGroupIds', message: 'at least one orderer group' }]);
         if (Object.values(s.networks).some((n) => n.name === c.name)) throw new ConflictError(`A ledgerX network named ${c.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
         const { type: _t, ...data } = c;
