@@ -85,7 +85,7 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
   }
   const networkId = await deps.nextId('network');
   await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, {
-    type: 'CreateLedgerXNetwork', networkId, name: req.name, channelName, description: req.description ?? null, parties, genesisBlock: Buffer.from(block).toString('base64'), at: deps.clock().toISOString(),
+    type: 'CreateLedgerXNetwork', networkId, name: req.name, channelName, description: req.description ?? null, parties, genesisBlock: Buffer.from(block).toString('base64'), settings, at: deps.clock().toISOString(),
   });
   return networkId;
 }

@@ -53,7 +53,7 @@ function usedAs(template: NetworkTemplate, name: string): string[] {
 function kindIssues(template: NetworkTemplate, v: TemplateVariable, row: ResolvedTemplate['rows'][string], resolved: ResolvedVariable): string | null {
   const fields = usedAs(template, v.name);
   if (row.kind === 'node') {
-    const wantPlatform = template.platform === 'CONSORTIUM' ? 'CONSORTIUM' : 'EVM';
+    const wantPlatform = template.platform;
     if (row.platform !== wantPlatform) return `node ${row.id} is a ${row.platform} node; the template is for ${wantPlatform}`;
     if (fields.some((f) => /\.peers\[\d+\]$/.test(f)) && row.role !== 'peer') return `node ${row.id} is a ${row.role}, and ${v.name} is used as a peer`;
     if (fields.some((f) => /\.orderers\[\d+\]$/.test(f)) && row.role !== 'orderer') return `node ${row.id} is a ${row.role}, and ${v.name} is used as an orderer`;

@@ -9,6 +9,10 @@ import { getEvmNetwork, type EvmNetworkRow } from '../../projections/evm/evmNetw
 import { consortiumNetworkMembers, getConsortiumNetwork, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { gasPricingOf } from '../../domain/evm/evmGenesis.ts';
 import { listEvmContracts, type EvmContractRow } from '../../projections/evm/evmContracts.ts';
+import { getLedgerXNetwork, type LedgerXNetworkRow } from '../../projections/ledgerx/ledgerxNetworks.ts';
+import { loadState } from '../../domain/shared/commandHandler.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../domain/ledgerx/ledgerxNetwork.ts';
 import type { AppDeps } from '../deps.ts';
 
 /** Fabric's default channel policies, as the genesis block this service builds has them. */
@@ -106,11 +110,58 @@ async function consortiumTemplate(deps: AppDeps, n: ConsortiumNetworkRow): Promi
   };
 }
 
-/** The template of network {id}, evm or consortium (one sequence of network ids serves both). */
+/**
+ * A ledgerX network: its channel, SmartBFT and batching settings, each organization as a variable,
+ * its orderer groups (in party order) and committers as node specs of an organization. Ports are
+ * not exported (the importing instance allocates its own), nor a committer's given database (its
+ * connection string holds a password): an imported committer gets a database of its service.
+ */
+async function ledgerXTemplate(deps: AppDeps, n: LedgerXNetworkRow): Promise<NetworkTemplate> {
+  const variables: TemplateVariable[] = [];
+  const orgVariable = new Map<number, string>();
+  const orgOf = (organizationId: number) => {
+    if (!orgVariable.has(organizationId)) {
+      const name = `org${orgVariable.size + 1}`;
+      variables.push({ name, type: 'organization', description: 'organization of orderer groups or committers of the network' });
+      orgVariable.set(organizationId, name);
+    }
+    return placeholder(orgVariable.get(organizationId)!, 'id');
+  };
+  const spec = async (nodeId: number, organizationId: number) => {
+    const { state } = await loadState(deps.store, nodeStream(nodeId), nodeAggregate);
+    const config = (state.node?.config ?? {}) as { externalIp?: string };
+    return { organization: orgOf(organizationId), ...(config.externalIp ? { externalIp: config.externalIp } : {}), ...(state.node?.engine ? { engine: state.node.engine } : {}) };
+  };
+  const groups = n.nodes.filter((m) => m.role === 'orderer-group').sort((a, b) => (a.partyId ?? 0) - (b.partyId ?? 0));
+  const committers = n.nodes.filter((m) => m.role === 'committer');
+  const ordererGroups = [];
+  for (const g of groups) ordererGroups.push(await spec(g.nodeId, g.organizationId));
+  const committerSpecs = [];
+  for (const c of committers) committerSpecs.push(await spec(c.nodeId, c.organizationId));
+  const { state } = await loadState(deps.store, LEDGERX_NETWORKS_STREAM, ledgerXNetworks);
+  const settings = state.networks[n.id]?.settings ?? null;
+  return {
+    version: TEMPLATE_VERSION,
+    platform: 'LEDGERX',
+    name: n.name,
+    description: n.description ?? `ledgerX network ${n.name} (channel ${n.channelName})`,
+    variables,
+    network: {
+      channelName: n.channelName,
+      ...(settings ? { smartBft: settings.smartBft, batching: settings.batching } : {}),
+      ordererGroups,
+      committers: committerSpecs,
+    },
+  };
+}
+
+/** The template of network {id}, evm, consortium or ledgerX (one sequence of network ids serves all three). */
 export async function exportTemplate(deps: AppDeps, id: number): Promise<NetworkTemplate> {
   const evm = await getEvmNetwork(deps.pool, id);
   if (evm) return evmTemplate(evm, (await listEvmContracts(deps.pool, evm.id)).items);
   const consortium = await getConsortiumNetwork(deps.pool, id);
   if (consortium) return consortiumTemplate(deps, consortium);
+  const ledgerx = await getLedgerXNetwork(deps.pool, { id });
+  if (ledgerx) return ledgerXTemplate(deps, ledgerx);
   throw new NotFoundError('Network', id);
 }

@@ -19,6 +19,15 @@ import { deployEvmContract } from '../evm/evmContractDeploy.ts';
 import { joinOrdererToChannel } from '../consortium/consortiumOrdererJoin.ts';
 import { joinPeerToChannel } from '../consortium/consortiumPeerJoin.ts';
 import { deleteConsortiumNetwork } from '../consortium/consortiumNetworkDelete.ts';
+import { createLedgerXOrdererGroup } from '../ledgerx/ledgerxOrdererGroupCreate.ts';
+import { createLedgerXCommitter } from '../ledgerx/ledgerxCommitterCreate.ts';
+import { createLedgerXNetwork } from '../ledgerx/ledgerxNetworkCreate.ts';
+import { resolveLedgerXConsensus } from '../../domain/ledgerx/ledgerxConsensus.ts';
+import { assertNetworkName } from '../../domain/networks/networkName.ts';
+import { getLedgerXNetwork } from '../../projections/ledgerx/ledgerxNetworks.ts';
+import { LEDGERX_CHANNEL_NAME } from '../../domain/ledgerx/ledgerxNetwork.ts';
+import { runCommand } from '../commands.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { DEFAULT_CHANNEL_POLICIES } from './templateExport.ts';
 import { resolveTemplate, type ResolvedTemplate } from './templateBindings.ts';
 import type { NetworkTemplate } from '../../domain/templates/networkTemplate.ts';
@@ -153,6 +162,70 @@ async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name:
   return { networkId, joined, warnings };
 }
 
+interface LedgerXNodeSpec { organizationId: number; externalIp?: string; engine?: string }
+
+function ledgerXSpecs(n: Record<string, unknown>, key: 'ordererGroups' | 'committers', issues: FieldIssue[]): LedgerXNodeSpec[] {
+  const list = n[key] ?? [];
+  if (!Array.isArray(list)) { issues.push({ field: `template.network.${key}`, message: 'must be an array of {organization, externalIp?, engine?}' }); return []; }
+  return list.map((x: any, i: number) => {
+    const field = `template.network.${key}[${i}]`;
+    if (!x || typeof x !== 'object' || Array.isArray(x)) { issues.push({ field, message: 'an object {organization: "${org.id}", externalIp?, engine?}' }); return { organizationId: 0 }; }
+    const unknown = Object.keys(x).filter((k) => !['organization', 'externalIp', 'engine'].includes(k));
+    if (unknown.length) issues.push({ field: `${field}.${unknown[0]}`, message: 'unknown field: a node spec has organization, externalIp and engine (ports are allocated here)' });
+    if (!isId(x.organization)) issues.push({ field: `${field}.organization`, message: 'an organization id (placeholder of an organization variable: ${v.id})' });
+    if (x.externalIp !== undefined && typeof x.externalIp !== 'string') issues.push({ field: `${field}.externalIp`, message: 'an IPv4 address' });
+    if (x.engine !== undefined && x.engine !== 'process' && x.engine !== 'docker') issues.push({ field: `${field}.engine`, message: 'process or docker' });
+    return { organizationId: x.organization, ...(x.externalIp !== undefined ? { externalIp: x.externalIp } : {}), ...(x.engine !== undefined ? { engine: x.engine } : {}) };
+  });
+}
+
+/**
+ * A ledgerX network: its orderer groups (one party each, in the template's order) and committers
+ * are created with ports allocated here, then the network with its genesis block. Nothing is
+ * joined: the caller joins each group and committer (POST /networks/ledgerx/{id}/orderer-groups/
+ * {nodeId}/join, .../committers/{nodeId}/join), as after POST /networks/ledgerx. A failure deletes
+ * the nodes made before it.
+ */
+async function importLedgerXTemplate(input: Input, t: ResolvedTemplate, name: string) {
+  const n = t.network!;
+  const issues: FieldIssue[] = [];
+  assertNetworkName(name);
+  // Checked here, not only by the network's creation: its nodes are made before it.
+  const channel = n.channelName ?? name.toLowerCase();
+  if (typeof channel !== 'string' || !LEDGERX_CHANNEL_NAME.test(channel)) issues.push({ field: 'template.network.channelName', message: 'a Fabric channel name: lower case letters, digits, "." and "-", starting with a letter' });
+  const groups = ledgerXSpecs(n, 'ordererGroups', issues);
+  const committers = ledgerXSpecs(n, 'committers', issues);
+  if (!issues.length && !groups.length) issues.push({ field: 'template.network.ordererGroups', message: 'at least one orderer group' });
+  if (issues.length) invalid(issues);
+  const settings = { smartBft: n.smartBft as never, batching: n.batching as never };
+  try {
+    resolveLedgerXConsensus(settings);
+  } catch (err) {
+    if (err instanceof ValidationError) invalid((err.details as FieldIssue[] | undefined ?? [{ field: 'smartBft', message: err.message }]).map((d) => ({ field: `template.network.${d.field}`, message: d.message })));
+    throw err;
+  }
+  if (await getLedgerXNetwork(input.deps.pool, { name })) invalid([{ field: 'name', message: `a ledgerX network named ${name} already exists` }]);
+  const made: Array<{ node_id: number; role: 'orderer-group' | 'committer' }> = [];
+  try {
+    for (const [i, g] of groups.entries()) {
+      const id = await createLedgerXOrdererGroup(input, { name: `${name}-orderer${i + 1}`, organizationId: g.organizationId, config: { ...(g.externalIp ? { externalIp: g.externalIp } : {}), ...(g.engine ? { engine: g.engine } : {}) } });
+      made.push({ node_id: id, role: 'orderer-group' });
+    }
+    for (const [i, c] of committers.entries()) {
+      const id = await createLedgerXCommitter(input, { name: `${name}-committer${i + 1}`, organizationId: c.organizationId, config: { ...(c.externalIp ? { externalIp: c.externalIp } : {}), ...(c.engine ? { engine: c.engine } : {}) } });
+      made.push({ node_id: id, role: 'committer' });
+    }
+    const networkId = await createLedgerXNetwork(input, {
+      name, ...(typeof n.channelName === 'string' ? { channelName: n.channelName } : {}), ...(t.template.description ? { description: t.template.description } : {}),
+      ordererGroupIds: made.filter((m) => m.role === 'orderer-group').map((m) => m.node_id), ...settings,
+    });
+    return { networkId, nodes: made };
+  } catch (err) {
+    for (const m of made.reverse()) await runCommand(input, nodeStream(m.node_id), nodeAggregate, { type: 'DeleteNode', nodeId: m.node_id, at: input.deps.clock().toISOString() }).catch(() => undefined);
+    throw err;
+  }
+}
+
 export interface TemplateImportRequest {
   template: NetworkTemplate;
   /** Variable name -> {organizationId} | {nodeId} | {keyId}. */
@@ -163,7 +236,8 @@ export interface TemplateImportRequest {
 
 export type TemplateImported =
   | { platform: 'EVM'; networkId: number; name: string; contracts: Array<{ name: string; address: string; transaction_hash: string; block_number: number }>; warnings: string[] }
-  | { platform: 'CONSORTIUM'; networkId: number; name: string; joined: Array<{ node_id: number; role: string }>; warnings: string[] };
+  | { platform: 'CONSORTIUM'; networkId: number; name: string; joined: Array<{ node_id: number; role: string }>; warnings: string[] }
+  | { platform: 'LEDGERX'; networkId: number; name: string; nodes: Array<{ node_id: number; role: string }>; warnings: string[] };
 
 /** Resolves the template's bindings (400 TEMPLATE_INVALID naming each issue) and makes the network. */
 export async function importTemplate(input: CommandInput, req: TemplateImportRequest): Promise<TemplateImported> {
@@ -173,6 +247,10 @@ export async function importTemplate(input: CommandInput, req: TemplateImportReq
   if (r.template.platform === 'EVM') {
     const made = await importEvmTemplate(input, r, name);
     return { platform: 'EVM', networkId: made.networkId, name, contracts: made.contracts, warnings: r.warnings };
+  }
+  if (r.template.platform === 'LEDGERX') {
+    const made = await importLedgerXTemplate(input, r, name);
+    return { platform: 'LEDGERX', networkId: made.networkId, name, nodes: made.nodes, warnings: [...r.warnings, 'the orderer groups and committers are created, not joined: join each (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join, then .../committers/{nodeId}/join)'] };
   }
   const made = await importConsortiumTemplate(input, r, name);
   return { platform: 'CONSORTIUM', networkId: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] };

@@ -5,10 +5,11 @@
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
 import { assertNetworkName } from '../networks/networkName.ts';
+import type { LedgerXConsensusSettings } from './ledgerxConsensus.ts';
 
 export const LEDGERX_NETWORKS_STREAM = 'ledgerx-networks';
 /** Fabric's channel name rule: lower case, [a-z][a-z0-9.-]*. */
-const CHANNEL_NAME = /^[a-z][a-z0-9.-]{0,248}$/;
+export const LEDGERX_CHANNEL_NAME = /^[a-z][a-z0-9.-]{0,248}$/;
 
 export interface LedgerXParty {
   nodeId: number;
@@ -26,6 +27,8 @@ export interface LedgerXNetworkCreatedData {
   parties: LedgerXParty[];
   /** The genesis (bootstrap) block, base64. */
   genesisBlock: string;
+  /** The SmartBFT and batching settings the block was built with (absent in networks created before they were recorded). */
+  settings?: LedgerXConsensusSettings;
   at: string;
 }
 
@@ -58,6 +61,7 @@ interface NetworkState {
   name: string;
   parties: LedgerXParty[];
   joined: number[];
+  settings: LedgerXConsensusSettings | null;
 }
 
 export interface LedgerXNetworksState {
@@ -75,7 +79,7 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
   evolve(s, e) {
     switch (e.type) {
       case 'LedgerXNetworkCreated':
-        return { networks: { ...s.networks, [e.data.networkId]: { name: e.data.name, parties: e.data.parties, joined: [] } } };
+        return { networks: { ...s.networks, [e.data.networkId]: { name: e.data.name, parties: e.data.parties, joined: [], settings: e.data.settings ?? null } } };
       case 'LedgerXOrdererGroupJoined': {
         const n = s.networks[e.data.networkId];
         return n ? { networks: { ...s.networks, [e.data.networkId]: { ...n, joined: [...n.joined, e.data.nodeId] } } } : s;
@@ -98,7 +102,7 @@ export const ledgerXNetworks: Decider<LedgerXNetworksState, LedgerXNetworkComman
     switch (c.type) {
       case 'CreateLedgerXNetwork': {
         assertNetworkName(c.name);
-        if (!CHANNEL_NAME.test(c.channelName)) throw new ValidationError('channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
+        if (!LEDGERX_CHANNEL_NAME.test(c.channelName)) throw new ValidationError('channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
         if (!c.parties.length) throw new ValidationError('A ledgerX network needs at least one orderer group.', [{ field: 'ordererGroupIds', message: 'at least one orderer group' }]);
         if (Object.values(s.networks).some((n) => n.name === c.name)) throw new ConflictError(`A ledgerX network named ${c.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
         const { type: _t, ...data } = c;

@@ -5,7 +5,7 @@
 // http layer's work, which reports its findings with the same issue codes.
 
 export const TEMPLATE_VERSION = '2.0.0';
-export const TEMPLATE_PLATFORMS = ['CONSORTIUM', 'EVM'] as const;
+export const TEMPLATE_PLATFORMS = ['CONSORTIUM', 'EVM', 'LEDGERX'] as const;
 export type TemplatePlatform = (typeof TEMPLATE_PLATFORMS)[number];
 export const VARIABLE_TYPES = ['organization', 'node', 'key', 'mspId', 'ethereumAddress', 'publicKey'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
@@ -90,7 +90,7 @@ export function templateIssues(template: Record<string, unknown>): TemplateIssue
     issues.push({ code: 'UNSUPPORTED_VERSION', field: 'template.version', message: `version ${JSON.stringify(template.version)} is not supported; this service reads templates of version ${TEMPLATE_VERSION}` });
   }
   if (!TEMPLATE_PLATFORMS.includes(template.platform as TemplatePlatform)) {
-    issues.push({ code: 'UNSUPPORTED_PLATFORM', field: 'template.platform', message: `platform must be CONSORTIUM or EVM, got ${JSON.stringify(template.platform)}` });
+    issues.push({ code: 'UNSUPPORTED_PLATFORM', field: 'template.platform', message: `platform must be CONSORTIUM, EVM or LEDGERX, got ${JSON.stringify(template.platform)}` });
   }
   const variables = Array.isArray(template.variables) ? (template.variables as Array<Record<string, unknown>>) : [];
   const declared = new Map<string, VariableType>();

@@ -18,7 +18,7 @@ const Variable = Type.Object({
 });
 const Template = Type.Object({
   version: Type.String({ description: '2.0.0 (other versions are reported as UNSUPPORTED_VERSION)' }),
-  platform: Type.String({ description: 'CONSORTIUM or EVM' }),
+  platform: Type.String({ description: 'CONSORTIUM, EVM or LEDGERX' }),
   name: Type.String({ maxLength: 64 }),
   description: Type.Optional(Type.String({ maxLength: 1000 })),
   variables: Type.Array(Variable, { maxItems: 200 }),
@@ -35,7 +35,7 @@ const ValidateView = Type.Object({
 
 export const templateRoutes = [
   defineRoute({
-    method: 'get', path: '/networks/templates/export/:id', summary: 'Export a network (evm or consortium) as a template file', tags, permission: 'TEMPLATE_READ', ...edition, params: IdParam,
+    method: 'get', path: '/networks/templates/export/:id', summary: 'Export a network (evm, consortium or ledgerX) as a template file', tags, permission: 'TEMPLATE_READ', ...edition, params: IdParam,
     description: 'Organizations, keys and nodes become variables; nothing secret is exported (no key material, no certificates, no genesis block).',
     responses: { 200: { description: 'the template (version 2.0.0), as an attachment', schema: Template }, 404: { description: 'no such network' } },
     async handler({ deps, params }) {
@@ -55,13 +55,14 @@ export const templateRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/networks/templates/import', summary: 'Create a network from a template and its bindings (all or nothing)', tags, permission: 'TEMPLATE_IMPORT', ...edition,
-    description: 'evm: the genesis with the bound validator keys and alloc; the listed smartContracts are deployed once the network\'s node runs (the import starts it). consortium: the channel\'s genesis block built, the bound orderers and peers (running) joined. A failure deletes what was made.',
+    description: 'evm: the genesis with the bound validator keys and alloc; the listed smartContracts are deployed once the network\'s node runs (the import starts it). consortium: the channel\'s genesis block built, the bound orderers and peers (running) joined. ledgerX: the orderer groups and committers created (ports allocated here), then the network and its genesis block; they are not joined (join each through /networks/ledgerx/{id}/.../join). A failure deletes what was made.',
     body: Type.Object({ template: Template, variableBindings: Bindings, name: Type.Optional(Type.String({ maxLength: 64, description: 'network name (default: the template\'s name)' })) }, { additionalProperties: false }),
     responses: { 201: { description: 'the network made' }, 400: { description: 'the template or a binding is invalid (details name each)' }, 409: { description: 'name taken' } },
     async handler(input) {
       const made = await importTemplate(input, { ...input.body, template: input.body.template as NetworkTemplate });
-      const created = { headers: { Location: `/api/v1/networks/${made.platform === 'EVM' ? 'evm' : 'consortium'}/${made.networkId}` }, status: 201 };
+      const created = { headers: { Location: `/api/v1/networks/${made.platform.toLowerCase()}/${made.networkId}` }, status: 201 };
       if (made.platform === 'EVM') return { ...created, body: { platform: 'EVM', network_id: made.networkId, name: made.name, contracts: made.contracts, warnings: made.warnings } };
+      if (made.platform === 'LEDGERX') return { ...created, body: { platform: 'LEDGERX', network_id: made.networkId, name: made.name, nodes: made.nodes, warnings: made.warnings } };
       return { ...created, body: { platform: 'CONSORTIUM', network_id: made.networkId, name: made.name, joined: made.joined, warnings: made.warnings } };
     },
   }),

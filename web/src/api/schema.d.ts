@@ -2056,7 +2056,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export a network (evm or consortium) as a template file
+         * Export a network (evm, consortium or ledgerX) as a template file
          * @description Organizations, keys and nodes become variables; nothing secret is exported (no key material, no certificates, no genesis block).
          *
          *     Permission: `TEMPLATE_READ`.
@@ -2083,7 +2083,7 @@ export interface paths {
         put?: never;
         /**
          * Create a network from a template and its bindings (all or nothing)
-         * @description evm: the genesis with the bound validator keys and alloc; the listed smartContracts are deployed once the network's node runs (the import starts it). consortium: the channel's genesis block built, the bound orderers and peers (running) joined. A failure deletes what was made.
+         * @description evm: the genesis with the bound validator keys and alloc; the listed smartContracts are deployed once the network's node runs (the import starts it). consortium: the channel's genesis block built, the bound orderers and peers (running) joined. ledgerX: the orderer groups and committers created (ports allocated here), then the network and its genesis block; they are not joined (join each through /networks/ledgerx/{id}/.../join). A failure deletes what was made.
          *
          *     Permission: `TEMPLATE_IMPORT`.
          *
@@ -14890,7 +14890,7 @@ export interface operations {
                         network: {
                             [key: string]: unknown;
                         };
-                        /** @description CONSORTIUM or EVM */
+                        /** @description CONSORTIUM, EVM or LEDGERX */
                         platform: string;
                         variables: {
                             description?: string;
@@ -14967,7 +14967,7 @@ export interface operations {
                         network: {
                             [key: string]: unknown;
                         };
-                        /** @description CONSORTIUM or EVM */
+                        /** @description CONSORTIUM, EVM or LEDGERX */
                         platform: string;
                         variables: {
                             description?: string;
@@ -15055,7 +15055,7 @@ export interface operations {
                         network: {
                             [key: string]: unknown;
                         };
-                        /** @description CONSORTIUM or EVM */
+                        /** @description CONSORTIUM, EVM or LEDGERX */
                         platform: string;
                         variables: {
                             description?: string;

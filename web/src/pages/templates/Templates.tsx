@@ -6,6 +6,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { useAllNodes, useConsortiumNetworks, useEvmNetworks } from '../../api/queries';
+import { useLedgerXNetworks } from '../ledgerx/queries';
 import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, ErrorState } from '../../components/states';
 
@@ -43,12 +44,13 @@ export default function Templates() {
 function Export({ onLoad }: { onLoad: (t: string) => void }) {
   const evm = useEvmNetworks();
   const consortium = useConsortiumNetworks();
+  const ledgerx = useLedgerXNetworks();
   const [id, setId] = useState('');
   const load = useMutation({
     mutationFn: () => unwrap(api.GET('/api/v1/networks/templates/export/{id}', { params: { path: { id: Number(id) } } })),
     onSuccess: (t) => onLoad(JSON.stringify(t, null, 2)),
   });
-  const networks = [...(evm.data?.items ?? []).map((n) => ({ id: n.id, label: `${n.name} (EVM)` })), ...(consortium.data?.items ?? []).map((n) => ({ id: n.id, label: `${n.name} (consortium)` }))];
+  const networks = [...(evm.data?.items ?? []).map((n) => ({ id: n.id, label: `${n.name} (EVM)` })), ...(consortium.data?.items ?? []).map((n) => ({ id: n.id, label: `${n.name} (consortium)` })), ...(ledgerx.data?.items ?? []).map((n) => ({ id: n.id, label: `${n.name} (ledgerX)` }))];
   return (
     <article className="card" aria-labelledby="export-title">
       <h2 id="export-title">Export</h2>
@@ -209,7 +211,7 @@ function Import({ text, setText }: { text: string; setText: (t: string) => void 
       {imp.data ? (
         <p className="verdict valid" role="status">
           Imported:{' '}
-          <Link to={`/networks/${imp.data.platform === 'EVM' ? 'evm' : 'consortium'}/${imp.data.network_id}`}>{imp.data.name}</Link>
+          <Link to={`/networks/${imp.data.platform.toLowerCase()}/${imp.data.network_id}`}>{imp.data.name}</Link>
           {imp.data.warnings?.length ? ` (warnings: ${imp.data.warnings.join('; ')})` : ''}
         </p>
       ) : null}
