@@ -6,7 +6,8 @@
 // organization's admin key. Nothing starts here: the join gives the sidecar the channel's block.
 // A failure part way deletes what was made (records, database, user).
 import { runCommand, type CommandInput } from '../commands.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { createHash } from 'node:crypto';
+import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import {
   committerRoleNodeType, LEDGERX_COMMITTER_GRPC_BASE, LEDGERX_COMMITTER_MONITORING_OFFSET, LEDGERX_COMMITTER_ROLES,
@@ -27,8 +28,24 @@ export interface LedgerXCommitterRequest {
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 const LAYOUT = { roles: LEDGERX_COMMITTER_ROLES, offsets: LEDGERX_COMMITTER_MONITORING_OFFSET, defaultBase: LEDGERX_COMMITTER_GRPC_BASE, noun: 'committer' };
 
-/** Identifiers made here from a node id only: no user text reaches the SQL. */
-const dbName = (groupId: number) => `lnm_ledgerx_committer_${groupId}`;
+/**
+ * The committer's database and user in the service's own PostgreSQL, named from the service's
+ * database (several services may share one cluster, each counting node ids from 1) and the node
+ * id: no user text reaches the SQL.
+ */
+async function dbName(input: CommandInput, groupId: number): Promise<string> {
+  const own = (await input.deps.pool.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
+  return `lnm_ledgerx_${createHash('sha256').update(own).digest('hex').slice(0, 8)}_committer_${groupId}`;
+}
+
+/** A role or database of that name already in the cluster (left by another service or a restore): a 409, not a 500. */
+function alreadyThere(err: unknown, name: string): never {
+  const code = (err as { code?: string }).code;
+  if (code === '42710' || code === '42P04') {
+    throw new ConflictError(`PostgreSQL already has a ${code === '42710' ? 'role' : 'database'} named ${name}; drop it or give the committer its own database with config.databaseUrl.`, undefined, 'COMMITTER_DATABASE_EXISTS');
+  }
+  throw err;
+}
 
 async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest): Promise<number> {
   const { deps } = input;
@@ -49,14 +66,18 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   for (const r of LEDGERX_COMMITTER_ROLES) roleNodeIds[r] = await deps.nextId('node');
   const database: LedgerXCommitterDatabase = given
     ? { host: given.host, port: given.port, name: given.name, user: given.user, external: true, sealedPassword: await deps.secrets.seal(given.password, ledgerXDatabasePasswordContext(groupId)) }
-    : { host: ledgerx.database.host, port: ledgerx.database.port, name: dbName(groupId), user: dbName(groupId) };
+    : await (async () => { const n = await dbName(input, groupId); return { host: ledgerx.database.host, port: ledgerx.database.port, name: n, user: n }; })();
   if (!given) {
     const password = ledgerx.committerDatabasePassword(groupId).replace(/'/g, "''");
-    await deps.pool.query(`CREATE ROLE ${database.user} LOGIN PASSWORD '${password}'`);
+    await deps.pool.query(`CREATE ROLE ${database.user} LOGIN PASSWORD '${password}'`).catch((e) => alreadyThere(e, database.user));
   }
   const made: number[] = [];
+  let databaseMade = false;
   try {
-    if (!given) await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`);
+    if (!given) {
+      await deps.pool.query(`CREATE DATABASE ${database.name} OWNER ${database.user}`).catch((e) => alreadyThere(e, database.name));
+      databaseMade = true;
+    }
     const at = deps.clock().toISOString();
     const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
     const groupPorts = Object.fromEntries(LEDGERX_COMMITTER_ROLES.map((r) => [r, ports[`${r}Port`]])) as Record<LedgerXCommitterRole, number>;
@@ -74,7 +95,8 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   } catch (err) {
     for (const id of made) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});
     if (!given) {
-      await deps.pool.query(`DROP DATABASE IF EXISTS ${database.name}`).catch(() => {});
+      // Only what this creation made: a database of that name that was already there is not ours.
+      if (databaseMade) await deps.pool.query(`DROP DATABASE IF EXISTS ${database.name}`).catch(() => {});
       await deps.pool.query(`DROP ROLE IF EXISTS ${database.user}`).catch(() => {});
     }
     throw err;

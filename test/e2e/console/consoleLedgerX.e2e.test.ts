@@ -107,7 +107,7 @@ t('an orderer group and a committer created from the node form; each group page 
   await page.getByRole('heading', { name: 'Services', exact: true }).waitFor();
   const services = page.getByRole('list', { name: 'xc-console: services' });
   for (const r of ['Sidecar', 'Coordinator', 'Validator-committer', 'Verifier', 'Query service']) await services.getByRole('link', { name: r, exact: true }).waitFor();
-  await page.getByText(`lnm_ledgerx_committer_${committerId}`).first().waitFor();
+  await page.getByText(new RegExp(`lnm_ledgerx_[0-9a-f]{8}_committer_${committerId}$`)).first().waitFor();
   const committer = (await api('GET', `/nodes/${committerId}`)).json;
   assert.is(committer.ledgerXCommitter.sidecarPort, committerBase);
   await accessible('committer page');

@@ -406,7 +406,7 @@ t('the service restarts and the roles keep running (same processes) and are stil
 
 t('deleting the committer stops its services and drops its database and user', async () => {
   const dbName = committer.ledgerXCommitter.database.name;
-  assert.match(dbName, /^lnm_ledgerx_committer_\d+$/);
+  assert.match(dbName, /^lnm_ledgerx_[0-9a-f]{8}_committer_\d+$/);
   const del = await api('DELETE', `/nodes/${committer.id}`);
   assert.is(del.status, 204, del.text);
   made.splice(made.indexOf(committer.id), 1);
