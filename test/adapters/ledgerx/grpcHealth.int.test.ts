@@ -101,6 +101,19 @@ test('a killed server is down within the deadline, and the same target is up aga
   }
 });
 
+test('a gRPC server without the health service (UNIMPLEMENTED) is down, saying the status', async () => {
+  const server = new Server();
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const address = `127.0.0.1:${port}`;
+  try {
+    const d = await down(address, 2000);
+    assert.match(d.message, /grpc-status 12/);
+  } finally {
+    closeGrpcHealth(address);
+    server.forceShutdown();
+  }
+});
+
 test('a server that accepts the connection and never answers is down by the deadline', async () => {
   const sockets: net.Socket[] = [];
   const silent = net.createServer((s) => sockets.push(s));
