@@ -13,7 +13,7 @@ import type { LedgerXJoin, LedgerXRuntime } from '../../domain/ledgerx/ledgerxPo
 import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import type { NodeEngine, NodeEngineKind, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { committerLaunchSpec } from './committerLaunch.ts';
-import { grpcHealthCheck } from './grpcHealth.ts';
+import { closeGrpcHealth, grpcHealthCheck } from './grpcHealth.ts';
 import { clientMspFiles } from '../consortium/fabricMsp.ts';
 import { createProcessEngine } from '../engines/processEngine.ts';
 import { createDockerEngine } from '../engines/dockerEngine.ts';
@@ -32,6 +32,8 @@ export interface LedgerXRuntimeOptions {
 
 const displayName = (n: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData) => `ledgerX ${n.role} ${n.name}`;
 const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_COMMITTER');
+/** A committer service's gRPC health target (adapters/ledgerx/grpcHealth.ts keeps one client per target). */
+const healthAddress = (n: { config: { grpcPort?: number } }) => `127.0.0.1:${n.config.grpcPort}`;
 
 export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
   const env = options.env ?? process.env;
@@ -121,11 +123,24 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       const clientMsp = input.client ? clientMspFiles(input.client.organization, { certPem: input.client.certPem, keyPem: input.client.keyPem }) : [];
       return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name, engineFor(node));
     },
-    stop: (node) => engineFor(node).stop(nodeKey(node.nodeId)),
-    remove: (node) => engineFor(node).remove(nodeKey(node.nodeId)),
+    // A committer service's kept health connection closes with the service.
+    async stop(node) {
+      try {
+        await engineFor(node).stop(nodeKey(node.nodeId));
+      } finally {
+        if (isCommitter(node)) closeGrpcHealth(healthAddress(node));
+      }
+    },
+    async remove(node) {
+      try {
+        await engineFor(node).remove(nodeKey(node.nodeId));
+      } finally {
+        if (isCommitter(node)) closeGrpcHealth(healthAddress(node));
+      }
+    },
     status: (node) => engineFor(node).status(nodeKey(node.nodeId)),
     async live(node, timeoutMs) {
-      if (isCommitter(node)) return grpcHealthCheck(`127.0.0.1:${node.config.grpcPort}`, timeoutMs);
+      if (isCommitter(node)) return grpcHealthCheck(healthAddress(node), timeoutMs);
       const url = `http://127.0.0.1:${node.config.monitoringPort}/healthz`;
       let res: { status: number; text: string };
       try {
