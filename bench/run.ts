@@ -33,8 +33,9 @@ const loadAverages: Record<string, number> = {};
 // `--only=health` (500 managed nodes probed), `--only=chaincode` (query and invoke against the
 // bare gateway, and the quick-start figures), `--only=evmcall` (EVM contract query and invoke
 // against bare ethers on the same anvil) and `--only=hotpaths` (all four) do the same for those
-// child benches; `--only=ledgerx` runs bench/ledgerx.ts (real Fabric-X: LNM_FABRIC_X_BIN).
-const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx'] as const;
+// child benches; `--only=ledgerx` runs bench/ledgerx.ts (real Fabric-X: LNM_FABRIC_X_BIN);
+// `--only=instances` runs bench/instances.ts (1, 2 and 3 instances behind nginx, failover).
+const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
   process.stderr.write(`unknown --only=${only}; the partial runs are ${PARTIAL_RUNS.map((p) => `--only=${p}`).join(', ')}\n`);
@@ -48,9 +49,10 @@ const CHILD_BENCHES = {
   quickstart: ['bench/quickStart.ts', 'quick start', 600_000],
   ledgerx: ['bench/ledgerx.ts', 'ledgerx', 900_000],
   evmcall: ['bench/evmContractCall.ts', 'evm contract calls', 300_000],
+  instances: ['bench/instances.ts', 'instances', 600_000],
 } as const;
 const childrenOf = (o: string) =>
-  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : [];
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -295,7 +297,7 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist, and the OpenAPI fuzzer's long run.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, CHILD_BENCHES.instances, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
       await childSection(file, name, timeoutMs);
     }
   });
