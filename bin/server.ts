@@ -268,9 +268,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
     LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID,
       // A database given as a connection string keeps its password sealed in the node's record.
       committerDatabasePassword: async (groupId, database) => (database.sealedPassword ? secrets.open(database.sealedPassword, ledgerXDatabasePasswordContext(groupId)) : ledgerx.committerDatabasePassword(groupId)),
-      // Names made by the service from a node id only (application/ledgerx/ledgerxCommitterCreate.ts).
+      // Names made by the service from its database's name and a node id only
+      // (application/ledgerx/ledgerxCommitterCreate.ts; committers made before had no hash part).
       async dropCommitterDatabase(database) {
-        if (!/^lnm_ledgerx_committer_\d+$/.test(database.name) || !/^lnm_ledgerx_committer_\d+$/.test(database.user)) return;
+        const made = /^lnm_ledgerx_(?:[0-9a-f]{8}_)?committer_\d+$/;
+        if (!made.test(database.name) || !made.test(database.user)) return;
         await db.pool.query(`DROP DATABASE IF EXISTS ${database.name} WITH (FORCE)`);
         await db.pool.query(`DROP ROLE IF EXISTS ${database.user}`);
       },

@@ -105,7 +105,7 @@ t('the platform around it: the organization cannot be deleted (409), each role\'
   const roles = [...group.ledgerXOrdererGroup.roles, ...committer.ledgerXCommitter.roles];
   // A role's output, followed: the tail arrives first over the socket.
   for (const { role, nodeId } of [roles[0], roles[roles.length - 1]]) {
-    const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${nodeId}/logs`, { headers: adminAuth() });
+    const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${nodeId}/logs?tail=3`, { headers: adminAuth() });
     const received: string[] = [];
     ws.on('message', (m) => received.push(m.toString()));
     await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
