@@ -10,14 +10,10 @@
 //      each round; median of 5.
 // Nodes watched by one instance is not measured here (bench/healthProbes.ts measures probe cost
 // and lag at 500 nodes). `npx tsx bench/instances.ts`; prints one JSON object to stdout.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { call, startServer, ADMIN, type TestServer } from '../test/helpers/server.ts';
 import { freshDatabase } from '../test/helpers/postgres.ts';
-import { freePort } from '../adapters/postgres/embeddedPostgres.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
+import { nginxBin, startNginx, workHolders as holders } from '../test/helpers/nginx.ts';
 import { runLoad } from './lib/load.ts';
 import { benchLog, runBench } from './lib/nodeBench.ts';
 import { round } from './lib/stats.ts';
@@ -33,88 +29,6 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const nginxBin = ['nginx', '/usr/sbin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
-
-/** nginx in front of `ports`, as the e2e test configures it; resolves once it answers /health. */
-async function startNginx(ports: number[]): Promise<{ url: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-bench-nginx-'));
-  const port = await freePort();
-  writeFileSync(
-    path.join(dir, 'nginx.conf'),
-    `daemon off;
-master_process on;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream lnm {
-${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).join('\n')}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://lnm;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_connect_timeout 1s;
-      proxy_read_timeout 30s;
-      proxy_next_upstream error timeout;
-      proxy_next_upstream_tries 3;
-    }
-  }
-}
-`,
-  );
-  let out = '';
-  const child: ChildProcess = spawn(nginxBin!, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGQUIT');
-      await new Promise((r) => child.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if ((await call(`${url}/api/v1`, 'GET', '/health')).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not start: ${out}`);
-    }
-    await sleep(100);
-  }
-  return { url, stop };
-}
-
-async function holders(list: TestServer[]): Promise<number[]> {
-  const hs = await Promise.all(
-    list.map(async (s) => {
-      try {
-        const r = await call(s.api, 'GET', '/health');
-        return r.status === 200 ? (r.json.instance as { work: string[] }) : null;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return hs.flatMap((h, i) => (h?.work.includes('background-work') ? [i] : []));
-}
 
 let servers: TestServer[] = [];
 

@@ -6,17 +6,11 @@
 // failed for longer than the failover bound, and a survivor holds the work within that bound.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
-import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { requires } from '../helpers/requirements.ts';
-import { onGlobalTeardown } from '../helpers/globalTeardown.ts';
+import { nginxBin, startNginx, workHolders, type Nginx } from '../helpers/nginx.ts';
 
-const nginxBin = ['nginx', '/usr/sbin/nginx'].find((p) => spawnSync(p, ['-v']).status === 0);
 const t = requires(suite('several instances behind nginx under kill -9'), 'nginx', nginxBin ? undefined : 'no nginx on PATH or in /usr/sbin');
 
 const LEASE_SECONDS = 3;
@@ -29,26 +23,11 @@ const WORKERS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let servers: TestServer[] = [];
-let nginx: ChildProcess | undefined;
-let nginxOut = '';
-let dir = '';
+let nginx: Nginx | undefined;
 let lb = '';
 
 const start = (databaseUrl: string, port?: number) => startServer({ databaseUrl, port, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_SECONDS), KEY_ENCRYPTION_KEY: 'several-instances-e2e-key-encryption-key-0123' } });
 
-async function holders(list: TestServer[]): Promise<number[]> {
-  const hs = await Promise.all(
-    list.map(async (s) => {
-      try {
-        const r = await call(s.api, 'GET', '/health');
-        return r.status === 200 ? (r.json.instance as { work: string[] }) : null;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return hs.flatMap((h, i) => (h?.work.includes('background-work') ? [i] : []));
-}
 
 let databaseUrl = '';
 
@@ -56,70 +35,13 @@ t.before(async () => {
   databaseUrl = (await freshDatabase()).url;
   servers = [await start(databaseUrl)];
   servers.push(...(await Promise.all([start(databaseUrl), start(databaseUrl)])));
-  dir = mkdtempSync(path.join(tmpdir(), 'lnm-nginx-'));
-  const port = await freePort();
-  writeFileSync(
-    path.join(dir, 'nginx.conf'),
-    `daemon off;
-master_process on;
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log ${dir}/access.log;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  upstream lnm {
-${servers.map((s) => `    server 127.0.0.1:${s.port} max_fails=1 fail_timeout=10s;`).join('\n')}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://lnm;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_connect_timeout 1s;
-      proxy_read_timeout 30s;
-      proxy_next_upstream error timeout;
-      proxy_next_upstream_tries 3;
-    }
-  }
-}
-`,
-  );
-  nginx = spawn(nginxBin!, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: ['ignore', 'pipe', 'pipe'] });
-  nginx.stdout!.on('data', (b: Buffer) => (nginxOut += b.toString()));
-  nginx.stderr!.on('data', (b: Buffer) => (nginxOut += b.toString()));
-  const stopNginx = () => {
-    if (nginx && nginx.exitCode === null) nginx.kill('SIGKILL');
-  };
-  onGlobalTeardown(async () => stopNginx());
-  lb = `http://127.0.0.1:${port}/api/v1`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      if ((await call(lb, 'GET', '/health')).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (nginx.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start: ${nginxOut}`);
-    await sleep(100);
-  }
+  nginx = await startNginx(servers.map((s) => s.port));
+  lb = `${nginx.url}/api/v1`;
 });
 
 t.after(async () => {
-  if (nginx && nginx.exitCode === null) {
-    nginx.kill('SIGQUIT');
-    await new Promise((r) => (nginx!.exitCode !== null ? r(null) : nginx!.once('exit', r)));
-  }
+  await nginx?.stop();
   await Promise.all(servers.map((s) => s.kill()));
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 t('a mixed load through nginx while the holder is killed: acknowledged writes kept, chain verifies, failures bounded, work taken over', async () => {
@@ -127,7 +49,7 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   for (let i = 0; i < 9; i++) answeredBy.add((await call(lb, 'GET', '/health')).json.instance.id);
   assert.is(answeredBy.size, 3, 'nginx spreads requests over the three instances');
 
-  const [holder] = await holders(servers);
+  const [holder] = await workHolders(servers);
   assert.is(typeof holder, 'number');
   const acknowledged: Array<{ id: number; username: string }> = [];
   const failures: Array<{ at: number; what: string }> = [];
@@ -168,7 +90,7 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
     await servers[holder].kill();
     const rest = servers.filter((_, i) => i !== holder);
     while (Date.now() - killedAt < BOUND_MS * 3) {
-      if ((await holders(rest)).length === 1) {
+      if ((await workHolders(rest)).length === 1) {
         tookOver = Date.now() - killedAt;
         break;
       }
@@ -191,7 +113,7 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   assert.ok(failures.every((f) => killedAt > 0 && f.at >= killedAt), 'no failure before the kill');
   assert.ok(tookOver >= 0 && tookOver <= BOUND_MS, `work taken over after ${tookOver} ms`);
   // The restarted instance does not take the work from the live holder.
-  const now = await holders(servers);
+  const now = await workHolders(servers);
   assert.is(now.length, 1);
   assert.is.not(now[0], holder);
 
