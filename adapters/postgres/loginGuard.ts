@@ -1,5 +1,5 @@
-// The LoginGuard over PostgreSQL: the same pure rules as http/auth/loginGuard.ts
-// (domain/users/loginThrottle.ts), with the counters in the login_throttle table, so several
+// The LoginGuard over PostgreSQL: the pure rules of domain/users/loginThrottle.ts, with the
+// counters in the login_throttle table, so several
 // instances on one database count every attempt together. An attempt locks its two rows
 // (username and address, in key order) for the read-modify-write. Rows without failures in
 // the window and without a running lockout are pruned now and then.
