@@ -120,12 +120,12 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   };
 }
 
-export async function openEventStore(config: Config, db: Database): Promise<EventStore> {
+export async function openEventStore(config: Config, db: Database, onProjected?: (position: number) => void): Promise<EventStore> {
   if (config.eventStore === 'eventstoredb') {
     const { eventStoreDbEventStore } = await import('../adapters/eventstore/eventStoreDbEventStore.ts');
     return eventStoreDbEventStore(config.eventStoreUrl!);
   }
-  return postgresEventStore(db.pool, { url: db.url });
+  return postgresEventStore(db.pool, { url: db.url, ...(onProjected ? { onProjected } : {}) });
 }
 
 function instanceId(config: Config): string {
@@ -183,7 +183,12 @@ export async function startServer(config: Config, log = createLogger(config.logL
   );
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
-  const rawStore = await openEventStore(config, db);
+  // Read-your-writes across instances: each projector notifies the position it committed (the
+  // shared checkpoint); hearing another's, this instance closes its credential cache and its
+  // projected caches answer from the tables until its projector has caught up (at once: it reads
+  // those events, it does not apply them again). See docs/scaling.md.
+  let heard: (position: number) => void = () => {};
+  const rawStore = await openEventStore(config, db, (position) => heard(position));
   // The service's own metrics (GET /metrics); gauges are read at scrape time.
   let sagaNames: string[] = [];
   const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
@@ -215,16 +220,27 @@ export async function startServer(config: Config, log = createLogger(config.logL
         .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
     },
   });
+  // Any instance's settings change empties it once this projector has the event (onApplied below).
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
+  let settingsGeneration = 0;
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
+  heard = (position) => {
+    if (position <= projector.position()) return;
+    const release = verified.hold();
+    projector.noticed?.(position);
+    void projector.waitFor(position).catch(() => {}).then(release);
+  };
+  projector.onApplied?.((batch) => {
+    if (batch === null || batch.some((e) => e.streamId === SETTINGS_STREAM)) {
+      settingsCache = null;
+      settingsGeneration++;
+    }
+  });
   await projector.start();
   projectorOfCredentials = projector;
   // Credential events another server appended (a shared database): the same, once this server's
   // projections have them.
   const credentialEvents = store.subscribe(await store.headPosition(), async (batch) => {
-    // Another instance's settings change: the cached settings are dropped once the projection has it.
-    const settingsChange = batch.filter((e) => e.streamId === SETTINGS_STREAM).at(-1);
-    if (settingsChange) void projector.waitFor(settingsChange.position).catch(() => {}).then(() => (settingsCache = null));
     const changed = batch.filter((e) => isCredentialStream(e.streamId));
     if (changed.length === 0) return;
     const release = verified.hold();
@@ -410,9 +426,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
       ...(oidc ? { oidc } : {}),
       localLogin: config.localLogin ?? { mode: 'on' },
       async settings() {
-        if (settingsCache && settingsCache.until > Date.now()) return settingsCache.value;
+        if (settingsCache && settingsCache.until > Date.now() && !projector.behind?.()) return settingsCache.value;
+        const at = settingsGeneration;
         const value = await currentSettings(db.pool);
-        settingsCache = { value, until: Date.now() + 5_000 };
+        if (at === settingsGeneration && !projector.behind?.()) settingsCache = { value, until: Date.now() + 5_000 };
         return value;
       },
       invalidateSettings() {

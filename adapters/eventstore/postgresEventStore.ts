@@ -29,6 +29,11 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Group commit: at most this many events in one transaction (default 1000). */
   maxBatchEvents?: number;
+  /**
+   * Told of each position another projector committed (NOTIFY lnm_projected, the shared
+   * checkpoint), heard on the same one listening connection as the appends.
+   */
+  onProjected?: (position: number) => void;
   /** verify(): positions per statement of the check in PostgreSQL (default 25,000; tests use small ranges to cross seams). */
   verifyRangeSize?: number;
 }
@@ -54,9 +59,17 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
         listener = null;
         listening = null;
       });
-      c.on('notification', () => wake.emit('append'));
+      c.on('notification', (n) => {
+        if (n.channel === 'lnm_projected') {
+          const p = Number(n.payload);
+          if (Number.isSafeInteger(p)) opts.onProjected?.(p);
+          return;
+        }
+        wake.emit('append');
+      });
       await c.connect();
       await c.query('LISTEN lnm_events');
+      if (opts.onProjected) await c.query('LISTEN lnm_projected');
       listener = c;
     })().catch(() => {
       listening = null; // fall back to polling; a later subscribe retries
