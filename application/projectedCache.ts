@@ -25,7 +25,7 @@ const MAX_ENTRIES = 1_000;
 /** Whether an applied event may change a cached value. */
 export type Relevant = (event: { streamId: string; type: string }) => boolean;
 
-export function projectedCache(projector: Pick<Projector, 'onApplied' | 'behind'>, relevant: Relevant): ProjectedCache {
+export function projectedCache(projector: Pick<Projector, 'onApplied' | 'behind' | 'fresh'>, relevant: Relevant): ProjectedCache {
   const entries = new Map<string, Promise<unknown>>();
   let generation = 0;
   const forget = () => {
@@ -36,25 +36,32 @@ export function projectedCache(projector: Pick<Projector, 'onApplied' | 'behind'
     if (batch === null || batch.some(relevant)) forget();
   });
   let closed = !unsubscribe;
+  function lookup<T>(key: string, load: () => Promise<T>): Promise<T> {
+    // Another instance committed a change this projector has not told of yet: answer from the tables.
+    if (closed || projector.behind?.()) return load();
+    const hit = entries.get(key) as Promise<T> | undefined;
+    if (hit) return hit;
+    if (entries.size >= MAX_ENTRIES) entries.clear();
+    const at = generation;
+    const loading = load();
+    entries.set(key, loading);
+    loading.then(
+      () => {
+        if (generation !== at && entries.get(key) === loading) entries.delete(key);
+      },
+      () => {
+        if (entries.get(key) === loading) entries.delete(key);
+      },
+    );
+    return loading;
+  }
   return {
     get<T>(key: string, load: () => Promise<T>): Promise<T> {
-      // Another instance committed a change this projector has not told of yet: answer from the tables.
-      if (closed || projector.behind?.()) return load();
-      const hit = entries.get(key) as Promise<T> | undefined;
-      if (hit) return hit;
-      if (entries.size >= MAX_ENTRIES) entries.clear();
-      const at = generation;
-      const loading = load();
-      entries.set(key, loading);
-      loading.then(
-        () => {
-          if (generation !== at && entries.get(key) === loading) entries.delete(key);
-        },
-        () => {
-          if (entries.get(key) === loading) entries.delete(key);
-        },
-      );
-      return loading;
+      if (closed) return load();
+      // With other instances on the database: first make sure every change they acknowledged has
+      // been heard (one shared round trip on the listening connection); alone, at once.
+      const fresh = projector.fresh?.() ?? true;
+      return fresh === true ? lookup(key, load) : fresh.then((ok) => (ok ? lookup(key, load) : load()));
     },
     close() {
       closed = true;
@@ -66,7 +73,7 @@ export function projectedCache(projector: Pick<Projector, 'onApplied' | 'behind'
 }
 
 /** One cache per projector (one per server), made on first use. */
-export function projectedCacheOf(owner: Map<Pick<Projector, 'onApplied'>, ProjectedCache> | WeakMap<Pick<Projector, 'onApplied'>, ProjectedCache>, projector: Pick<Projector, 'onApplied' | 'behind'>, relevant: Relevant): ProjectedCache {
+export function projectedCacheOf(owner: Map<Pick<Projector, 'onApplied'>, ProjectedCache> | WeakMap<Pick<Projector, 'onApplied'>, ProjectedCache>, projector: Pick<Projector, 'onApplied' | 'behind' | 'fresh'>, relevant: Relevant): ProjectedCache {
   let c = owner.get(projector);
   if (!c) owner.set(projector, (c = projectedCache(projector, relevant)));
   return c;

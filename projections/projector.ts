@@ -31,6 +31,13 @@ export interface Projector {
    * checkpoints' row locks.
    */
   noticed?(position: number): void;
+  /**
+   * Whether this projector's caches may answer now: true at once when no other instance is on the
+   * database (this projector tells its listeners of every change before its waiters go on);
+   * otherwise, after one shared round trip on the listening connection, whether every change
+   * another instance acknowledged before the call has been heard and caught up with.
+   */
+  fresh?(): true | Promise<boolean>;
   /** Whether a notice named a position this projector's listeners have not been told of yet: caches answer from the tables meanwhile. */
   behind?(): boolean;
 }
@@ -45,9 +52,11 @@ export interface ProjectorOptions {
   store: EventStore;
   projections: Projection[];
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** The instance's listening connection (adapters/postgres/notices.ts): for fresh(). */
+  notices?: { barrier(): Promise<boolean>; peers(): boolean };
 }
 
-export function createProjector({ pool, store, projections, log = () => {} }: ProjectorOptions): Projector {
+export function createProjector({ pool, store, projections, log = () => {}, notices }: ProjectorOptions): Projector {
   let current = 0;
   let sub: Subscription | null = null;
   let error: string | null = null;
@@ -187,6 +196,10 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
     position: () => current,
     noticed,
     behind: () => noticedUpTo > current,
+    fresh() {
+      if (!notices?.peers()) return true;
+      return notices.barrier().then((ok) => ok && noticedUpTo <= current);
+    },
     lastError: () => error,
     onApplied(listener) {
       appliedListeners.add(listener);

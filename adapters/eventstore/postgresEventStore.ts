@@ -19,6 +19,7 @@ import { batchSubscription } from './batchSubscription.ts';
 import { groupCommit } from './groupCommit.ts';
 import { appendBatch, type PendingAppend } from './postgresAppendBatch.ts';
 import { toRecorded, verifyChain } from './postgresChainVerify.ts';
+import type { Notices } from '../postgres/notices.ts';
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash, withheld';
 
@@ -29,11 +30,8 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Group commit: at most this many events in one transaction (default 1000). */
   maxBatchEvents?: number;
-  /**
-   * Told of each position another projector committed (NOTIFY lnm_projected, the shared
-   * checkpoint), heard on the same one listening connection as the appends.
-   */
-  onProjected?: (position: number) => void;
+  /** The instance's one listening connection (adapters/postgres/notices.ts); used instead of `url` when given. */
+  notices?: Pick<Notices, 'on'>;
   /** verify(): positions per statement of the check in PostgreSQL (default 25,000; tests use small ranges to cross seams). */
   verifyRangeSize?: number;
 }
@@ -52,6 +50,11 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   });
 
   function ensureListener(): Promise<void> {
+    if (opts.notices && !listening) {
+      listening = opts.notices.on('lnm_events', () => wake.emit('append')).catch(() => {
+        listening = null;
+      });
+    }
     if (listening || !opts.url) return listening ?? Promise.resolve();
     listening = (async () => {
       const c = new pg.Client({ connectionString: opts.url });
@@ -59,17 +62,9 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
         listener = null;
         listening = null;
       });
-      c.on('notification', (n) => {
-        if (n.channel === 'lnm_projected') {
-          const p = Number(n.payload);
-          if (Number.isSafeInteger(p)) opts.onProjected?.(p);
-          return;
-        }
-        wake.emit('append');
-      });
+      c.on('notification', () => wake.emit('append'));
       await c.connect();
       await c.query('LISTEN lnm_events');
-      if (opts.onProjected) await c.query('LISTEN lnm_projected');
       listener = c;
     })().catch(() => {
       listening = null; // fall back to polling; a later subscribe retries
