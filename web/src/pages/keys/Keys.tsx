@@ -475,7 +475,7 @@ export function ProvidersSection() {
 
 function where(p: Provider): string {
   const c = p.config as Record<string, unknown>;
-  if (p.type === 'VAULT') return String(c.address ?? '');
+  if (p.type === 'VAULT') return c.operation === 'CREATE' ? `${String(c.address ?? '')} (managed by this service${c.containerName ? `: container ${String(c.containerName)}` : ''})` : String(c.address ?? '');
   if (p.type === 'AWS_KMS') return `${String(c.region ?? c.awsRegion ?? '')}${c.endpointUrl ? ` (${String(c.endpointUrl)})` : ''}`;
   return 'this server\'s database (encrypted)';
 }
