@@ -88,7 +88,7 @@ function StartForm() {
         <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
       </label>
       <label>
-        Channel name (optional; default: the network name)
+        Channel name (optional; default: the network's name)
         <input maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
       </label>
       <fieldset>
