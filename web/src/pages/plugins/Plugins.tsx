@@ -145,7 +145,15 @@ function Install({ onDone }: { onDone: () => void }) {
       <h2 id="install-title">Install from YAML</h2>
       <p className="field-label">Descriptor (YAML)</p>
       <Suspense fallback={<Loading what="Loading the YAML editor" />}>
-        <YamlEditor label="Descriptor (YAML)" value={yaml} onChange={setYaml} />
+        <YamlEditor
+          label="Descriptor (YAML)"
+          value={yaml}
+          onChange={(v) => {
+            setYaml(v);
+            // The server's refusal was about the text before this edit.
+            if (m.error) m.reset();
+          }}
+        />
       </Suspense>
       <ActionError error={m.error} />
       <div className="actions">
