@@ -60,7 +60,7 @@ async function unsupported(c: pg.Client): Promise<string[]> {
       WHERE n.nspname = 'public' AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped AND (a.attidentity <> '' OR a.attgenerated <> '')
     UNION ALL SELECT 'type ' || t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype IN ('e', 'd', 'r', 'm') 
     UNION ALL SELECT 'type ' || t.typname FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace JOIN pg_class c ON c.oid = t.typrelid WHERE n.nspname = 'public' AND t.typtype = 'c' AND c.relkind = 'c'
-    UNION ALL SELECT 'routine ' || p.proname || ' (kind ' || p.prokind || ')' FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.prokind NOT IN ('f', 'p')`);
+    UNION ALL SELECT 'routine ' || p.proname || ' (kind ' || p.prokind::text || ')' FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.prokind NOT IN ('f', 'p')`);
   return r.rows.map((x) => x.what);
 }
 

@@ -224,7 +224,7 @@ t('everything lost (roles, server, data directory with the embedded PostgreSQL);
   // New transactions, through the restored router, committed after the restored blocks.
   const c = made.committer.ledgerXCommitter;
   const mspDir = path.join(out, 'nodes', path.basename(path.dirname(made.mspDir)), 'msp');
-  const lg = await runLoadgen({ loadgen: (await fabricXProgram('loadgen'))!, genesisBlock: made.genesis, channel: made.channel, mspId: 'BkOrgMSP', mspDir, sidecarPort: c.sidecarPort, coordinatorMetricsUrl: c.coordinatorMetricsUrl, transactions: 50, namespaces: false, seed: 777 });
+  const lg = await runLoadgen({ loadgen: (await fabricXProgram('loadgen'))!, genesisBlock: made.genesis, channel: made.channel, mspId: 'BkOrgMSP', mspDir, sidecarPort: c.sidecarPort, coordinatorMetricsUrl: c.coordinatorMetricsUrl, transactions: 50, namespaces: false, seed: 777, statusesOnChain: made.before.blocks.reduce((n, b) => n + b.txs.length, 0) });
   assert.ok(lg.committed >= 50, `after the restore the coordinator counts ${lg.committed} committed; loadgen: ${lg.lastLines}`);
   const grown = await until('the explorer shows the new blocks', async () => {
     const i = (await api('GET', `/networks/ledgerx/${made.networkId}/info`)).json;

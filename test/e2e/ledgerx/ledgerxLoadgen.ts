@@ -25,7 +25,7 @@ export interface LoadgenRun {
  * transaction, which the channel's LifecycleEndorsement (MAJORITY Endorsement) checks: with two
  * organizations both must sign it, or it is ABORTED_SIGNATURE_INVALID.
  */
-export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; metaSigners?: { mspId: string; mspDir: string }[]; sidecarPort: number; coordinatorMetricsUrl: string; transactions: number; namespaces?: boolean; seed?: number }): Promise<LoadgenRun> {
+export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; metaSigners?: { mspId: string; mspDir: string }[]; sidecarPort: number; coordinatorMetricsUrl: string; transactions: number; namespaces?: boolean; seed?: number; statusesOnChain?: number }): Promise<LoadgenRun> {
   const work = mkdtempSync(path.join(tmpdir(), 'lnm-ledgerx-loadgen-'));
   const block = path.join(work, 'genesis.block');
   writeFileSync(block, opts.genesisBlock);
@@ -43,7 +43,9 @@ export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; 
     `  seed: ${opts.seed ?? 12345}\n  workers: 1`,
     'stream:\n  rate-limit: 100\n  buffers-size: 10\n  gen-batch: 10',
     `generate:\n  config: false\n  namespaces: ${opts.namespaces ?? true}\n  load: true`,
-    `limit:\n  transactions: ${opts.transactions}`,
+    // loadgen's limit counts the statuses it receives, and the sidecar delivers from block 0: on a
+    // chain that has statuses already (statusesOnChain), those count too.
+    `limit:\n  transactions: ${opts.transactions + (opts.statusesOnChain ?? 0)}`,
     'logging:\n  logSpec: info',
   ].join('\n') + '\n');
   const run = await promisify(execFile)(opts.loadgen, ['start', `--config=${path.join(work, 'loadgen.yaml')}`], { timeout: 240_000 }).catch((e) => e);
