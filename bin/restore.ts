@@ -114,10 +114,13 @@ function choose(snapshots: ResticSnapshot[], o: RestoreOptions): ResticSnapshot 
     return s;
   }
   if (o.backupId !== null) {
-    const s = ours.find((x) => x.tags?.includes(backupTag(o.backupId!)));
+    const found = ours.filter((x) => x.tags?.includes(backupTag(o.backupId!)));
     // Only a finished restic snapshot exists: a FAILED or still running backup has none.
-    if (!s) throw new RestoreError(`backup ${o.backupId} is not restorable: it is not COMPLETED (the repository holds no snapshot of it)`);
-    return s;
+    if (found.length === 0) throw new RestoreError(`backup ${o.backupId} is not restorable: it is not COMPLETED (the repository holds no snapshot of it)`);
+    // A restored server counts backup ids on from its backup's cut, so a repository can hold two
+    // backups of one id (one of the lost server, one of the restored): never guess between them.
+    if (found.length > 1) throw new RestoreError(`backup ${o.backupId} names ${found.length} snapshots in this repository (a server restored from a backup counts backup ids again from that backup's): choose one with --snapshot: ${found.map((x) => `${x.short_id} taken ${x.time}`).join(', ')}`);
+    return found[0];
   }
   // By default the latest backup of everything: a one-node backup holds the database but only that node's files.
   const full = ours.filter((x) => x.tags?.includes(FULL_TAG));
