@@ -57,6 +57,15 @@ async function main() {
   const prof = process.env.BENCH_CPU_PROF;
   server = await startServer({ env: consortiumEnv(), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [] });
   let profileWindowUs: number[] | undefined;
+  const profileWindowsUs: Record<string, number[]> = {};
+  // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: a loop's window within a --cpu-prof profile.
+  const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+  const windowed = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    const start = nowUs();
+    const out = await run();
+    if (prof) profileWindowsUs[name] = [start, nowUs()];
+    return out;
+  };
   try {
     const org1 = await organization(api, 'Org1', 'Org1MSP');
     const org2 = await organization(api, 'Org2', 'Org2MSP');
@@ -106,13 +115,11 @@ async function main() {
     });
     const gwInvoke = await timed(INVOKES, (i) => submitTransaction(direct('CreateAsset', [`g${i}`, 'blue', '1', 'a', '1'])));
     log(`queries: ${QUERIES} sequential each way`);
-    const windowStart = Number(process.hrtime.bigint() / 1000n);
-    const svcQuery = await timed(QUERIES, async () => {
+    const svcQuery = await windowed('query', () => timed(QUERIES, async () => {
       const r = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
       if (r.status !== 200) throw new Error(r.text);
-    });
-    // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: the query loop within a --cpu-prof profile.
-    if (prof) profileWindowUs = [windowStart, Number(process.hrtime.bigint() / 1000n)];
+    }));
+    if (prof) profileWindowUs = profileWindowsUs.query;
     const gwQuery = await timed(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
     // Explorer reads: one block and one transaction through the service (which decodes them to
     // JSON) against the same reads straight from the peer's system chaincode qscc through the gateway.
@@ -120,15 +127,15 @@ async function main() {
     const blockNum = (await api('GET', `/networks/consortium/${net.id}/transactions/${txId}`)).json?.block_number ?? 1;
     log(`explorer: block ${blockNum} and transaction ${txId.slice(0, 8)}..., ${QUERIES} each way`);
     const qscc = (fn: string, args: string[]) => ({ ...direct(fn, args), chaincodeName: 'qscc' });
-    const svcBlock = await timed(QUERIES, async () => {
+    const svcBlock = await windowed('explorerBlock', () => timed(QUERIES, async () => {
       const r = await api('GET', `/networks/consortium/${net.id}/blocks/${blockNum}`);
       if (r.status !== 200) throw new Error(r.text);
-    });
+    }));
     const gwBlock = await timed(QUERIES, () => evaluateTransaction(qscc('GetBlockByNumber', ['benchchannel', String(blockNum)])));
-    const svcTx = await timed(QUERIES, async () => {
+    const svcTx = await windowed('explorerTransaction', () => timed(QUERIES, async () => {
       const r = await api('GET', `/networks/consortium/${net.id}/transactions/${txId}`);
       if (r.status !== 200) throw new Error(r.text);
-    });
+    }));
     const gwTx = await timed(QUERIES, () => evaluateTransaction(qscc('GetTransactionByID', ['benchchannel', txId])));
     log(`throughput: ${CONCURRENT} at a time`);
     const svcInvokeTps = await throughput(INVOKES * 2, async (i) => {
@@ -151,7 +158,7 @@ async function main() {
       query: { serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), overheadRatioP99: r2(sq.p99 / gq.p99), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps) },
       explorerBlock: ratios(summarize(svcBlock), summarize(gwBlock)),
       explorerTransaction: ratios(summarize(svcTx), summarize(gwTx)),
-      ...(profileWindowUs ? { profileWindowUs } : {}),
+      ...(profileWindowUs ? { profileWindowUs, profileWindowsUs } : {}),
     }, null, 2));
   } finally {
     const all = (await api('GET', '/nodes?limit=100')).json?.items ?? [];
