@@ -2,12 +2,11 @@
 // real Fabric 2.5.12 and anvil. Consortium: two organizations, three raft orderers, two peers
 // (one per organization), the sample asset registry; from POST /organizations to the first
 // chaincode query answered. EVM: from POST /networks to a contract call answered (a deployed
-// storage contract read with eth_call through the node the service started). Each phase is
+// storage contract read through the service's query route, eth_call). Each phase is
 // timed, as a user would drive the API (one call after another, joins retried while the
 // channel forms). Prints one JSON object. `npx tsx bench/quickStart.ts`
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Contract, JsonRpcProvider } from 'ethers';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { fabricMissing } from '../test/helpers/programs.ts';
 import { consortiumEnv } from '../test/e2e/consortium/consortiumApi.ts';
@@ -15,6 +14,7 @@ import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../test/e2e/evm/evmLifecycle.ts';
 
 const log = benchLog('quick start');
+const QUICK_BATCH_TIMEOUT = '500ms';
 const round = (n: number) => Math.round(n);
 const api = async (s: TestServer, method: string, p: string, body?: unknown) => {
   const r = await call(s.api, method, p, { headers: adminAuth(), body });
@@ -52,8 +52,11 @@ async function consortium(): Promise<Record<string, unknown>> {
   const s = await startServer({ env: { ...consortiumEnv(), LOG_LEVEL: 'warn' } });
   try {
     const p = phases();
-    const org1 = await api(s, 'POST', '/organizations', { name: 'Quick1', mspId: 'Quick1MSP' });
-    const org2 = await api(s, 'POST', '/organizations', { name: 'Quick2', mspId: 'Quick2MSP' });
+    // As a user with a script would: both organizations asked for at once.
+    const [org1, org2] = await Promise.all([
+      api(s, 'POST', '/organizations', { name: 'Quick1', mspId: 'Quick1MSP' }),
+      api(s, 'POST', '/organizations', { name: 'Quick2', mspId: 'Quick2MSP' }),
+    ]);
     p.mark('organizationsMs');
     const make = (name: string, nodeType: string, organizationId: number) => api(s, 'POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId });
     // As a user with a script would: every node asked for at once.
@@ -63,7 +66,9 @@ async function consortium(): Promise<Record<string, unknown>> {
     ]);
     for (const n of [o0, o1, o2, p1, p2]) if (n.status !== 'running') throw new Error(`${n.name}: ${n.status} ${n.error ?? ''}`);
     p.mark('fiveNodesStartedMs');
-    const net = await api(s, 'POST', '/networks/consortium', { name: 'quick', channelName: 'quickchannel', ordererIds: [o0.id, o1.id, o2.id], peerIds: [p1.id, p2.id] });
+    // A quick start's channel cuts a block after 500 ms rather than Fabric's default 2 s: the
+    // approvals, the commit, the Init and the first invoke each wait for one.
+    const net = await api(s, 'POST', '/networks/consortium', { name: 'quick', channelName: 'quickchannel', ordererIds: [o0.id, o1.id, o2.id], peerIds: [p1.id, p2.id], batchTimeout: QUICK_BATCH_TIMEOUT });
     p.mark('networkCreatedMs');
     await Promise.all([o0, o1, o2].map((o) => api(s, 'POST', `/networks/consortium/${net.id}/orderers/${o.id}/join`)));
     p.mark('orderersJoinedMs');
@@ -84,7 +89,7 @@ async function consortium(): Promise<Record<string, unknown>> {
     const q = await retried(s, 'POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/query`, { function: 'ReadAsset', args: ['q1'] }, 30_000);
     if (!String(q.result).includes('q1')) throw new Error(`query answered ${JSON.stringify(q).slice(0, 200)}`);
     p.mark('firstQueryAnsweredMs');
-    return { setup: '2 organizations, 3 raft orderers, 2 peers, asset-registry (chaincode as a service, default endorsement policy)', totalMs: p.total(), phases: p.out };
+    return { setup: `2 organizations, 3 raft orderers, 2 peers, asset-registry (chaincode as a service, default endorsement policy), channel batchTimeout ${QUICK_BATCH_TIMEOUT}`, totalMs: p.total(), phases: p.out };
   } finally {
     const all = (await call(s.api, 'GET', '/nodes?limit=100', { headers: adminAuth() })).json?.items ?? [];
     for (const n of all) await call(s.api, 'DELETE', `/nodes/${n.id}`, { headers: adminAuth() }).catch(() => undefined);
@@ -104,15 +109,10 @@ async function evm(): Promise<Record<string, unknown>> {
     p.mark('nodeStartedMs');
     const deployed = await api(s, 'POST', '/sc/evm/deploy', { networkId: created.id, bytecode: STORE_BYTECODE, abi: STORE_ABI, args: ['424242'] });
     p.mark('contractDeployedMs');
-    const rpc = new JsonRpcProvider(node.endpoints.rpc_http, 47001, { staticNetwork: true });
-    try {
-      const value = await new Contract(deployed.address, STORE_ABI, rpc).get();
-      if (value !== 424242n) throw new Error(`get() answered ${value}`);
-    } finally {
-      rpc.destroy();
-    }
+    const answer = await api(s, 'POST', `/sc/evm/contracts/${deployed.contract_id}/query`, { function: 'get' });
+    if (answer.result?.[0] !== '424242') throw new Error(`get() answered ${JSON.stringify(answer.result)}`);
     p.mark('firstCallAnsweredMs');
-    return { setup: 'one anvil node (process engine), block time 1 s; the call is eth_call to the node (the service offers no call route)', totalMs: p.total(), phases: p.out };
+    return { setup: 'one anvil node (process engine), block time 1 s; the call is POST /sc/evm/contracts/{id}/query (eth_call through the service)', totalMs: p.total(), phases: p.out };
   } finally {
     const nets = (await call(s.api, 'GET', '/networks/evm?limit=10', { headers: adminAuth() })).json?.items ?? [];
     for (const n of nets) await call(s.api, 'DELETE', `/networks/evm/${n.id}`, { headers: adminAuth() }).catch(() => undefined);
@@ -130,7 +130,7 @@ async function main(): Promise<Record<string, unknown>> {
   const c = await consortium();
   const rows = [
     { metric: 'Quick start, consortium: first POST to a chaincode query answered (2 orgs, 3 orderers, 2 peers, sample chaincode)', value: typeof c.totalMs === 'number' ? Math.round(c.totalMs / 100) / 10 : null, unit: 's', target: '< 15', met: typeof c.totalMs === 'number' ? c.totalMs < 15_000 : undefined },
-    { metric: 'Quick start, evm: POST /networks to a contract call answered (anvil, deploy, eth_call)', value: Math.round((e.totalMs as number) / 100) / 10, unit: 's' },
+    { metric: 'Quick start, evm: POST /networks to a contract call answered (anvil, deploy, the service\'s query route)', value: Math.round((e.totalMs as number) / 100) / 10, unit: 's' },
   ];
   return { rows, consortium: c, evm: e };
 }

@@ -7,7 +7,8 @@
 //   4. a fresh embedded PostgreSQL: migrations, events imported, key material and timers as
 //      stored, the chain verified again by the store, read models rebuilt; the backup that
 //      was running when the cut was taken is recorded COMPLETED, queued ones FAILED
-//   5. only then postgres/ and nodes/ are moved into the output directory.
+//      and each ledgerX committer's database made again from its export (adapters/ledgerx/ledgerxBackup.ts)
+//   5. only then postgres/, nodes/ and ledgerx/ are moved into the output directory.
 // Anything failing before step 5 leaves the output directory as it was. Nodes are not started.
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
@@ -27,6 +28,7 @@ import { DATABASE_DIR, ExportedChainError, importDatabase, readManifest, recordR
 import { EXPORT_DIR, FULL_TAG, backupTag } from '../adapters/backups/backupServices.ts';
 import { listSnapshots, openResticSession, ResticError, type ResticSnapshot } from '../adapters/backups/restic.ts';
 import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetConfig.ts';
+import { restoreLedgerXCommitters } from '../adapters/ledgerx/ledgerxBackup.ts';
 
 export const restoreUsage = `Usage: lnm restore [options]   (run with the server stopped)
 
@@ -39,7 +41,7 @@ export const restoreUsage = `Usage: lnm restore [options]   (run with the server
   --password-file <file>    file holding the repository password (or LNM_RESTORE_PASSWORD / RESTIC_PASSWORD)
   --backup <id>             the backup to restore (default: the latest COMPLETED backup of everything)
   --snapshot <id>           or a restic snapshot id
-  --output-dir <dir>        the data directory to write (existing postgres/ and nodes/ in it are replaced)
+  --output-dir <dir>        the data directory to write (existing postgres/, nodes/ and ledgerx/ in it are replaced)
   --cacert <file>           CA certificate of an endpoint with a private CA
   --force-path-style        path-style bucket addressing
 `;
@@ -112,10 +114,13 @@ function choose(snapshots: ResticSnapshot[], o: RestoreOptions): ResticSnapshot 
     return s;
   }
   if (o.backupId !== null) {
-    const s = ours.find((x) => x.tags?.includes(backupTag(o.backupId!)));
+    const found = ours.filter((x) => x.tags?.includes(backupTag(o.backupId!)));
     // Only a finished restic snapshot exists: a FAILED or still running backup has none.
-    if (!s) throw new RestoreError(`backup ${o.backupId} is not restorable: it is not COMPLETED (the repository holds no snapshot of it)`);
-    return s;
+    if (found.length === 0) throw new RestoreError(`backup ${o.backupId} is not restorable: it is not COMPLETED (the repository holds no snapshot of it)`);
+    // A restored server counts backup ids on from its backup's cut, so a repository can hold two
+    // backups of one id (one of the lost server, one of the restored): never guess between them.
+    if (found.length > 1) throw new RestoreError(`backup ${o.backupId} names ${found.length} snapshots in this repository (a server restored from a backup counts backup ids again from that backup's): choose one with --snapshot: ${found.map((x) => `${x.short_id} taken ${x.time}`).join(', ')}`);
+    return found[0];
   }
   // By default the latest backup of everything: a one-node backup holds the database but only that node's files.
   const full = ours.filter((x) => x.tags?.includes(FULL_TAG));
@@ -191,6 +196,9 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
     say('building the database');
     const cluster = await startEmbeddedPostgres({ dir: path.join(scratch, 'postgres') });
     const pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+    // An idle connection ended by the cluster's stop is no failure of the restore (unhandled, it
+    // would end the process after everything was done).
+    pool.on('error', () => {});
     try {
       await migrate(pool);
       const counts = await importDatabase(pool, dbDir);
@@ -220,6 +228,8 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       const projector = createProjector({ pool, store, projections: allProjections });
       const rebuilt = await projector.rebuild();
       say(`  read models rebuilt from ${rebuilt.events} events`);
+      // The platforms' own data: a ledgerX committer's database lives in this cluster too.
+      await restoreLedgerXCommitters(path.join(files, EXPORT_DIR), pool, cluster.url, say);
       // Sagas continue from here: what they did before the cut is in the events and timers.
       const headPosition = await store.headPosition();
       for (const name of sagaNames(store)) await pool.query('INSERT INTO saga_checkpoints (name, position) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position', [name, headPosition]);
@@ -231,10 +241,9 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
 
     say(`writing ${o.outputDir}`);
     await mkdir(o.outputDir, { recursive: true, mode: 0o700 });
-    for (const part of ['postgres', 'nodes']) await rm(path.join(o.outputDir, part), { recursive: true, force: true });
+    for (const part of ['postgres', 'nodes', 'ledgerx']) await rm(path.join(o.outputDir, part), { recursive: true, force: true });
     await rename(path.join(scratch, 'postgres'), path.join(o.outputDir, 'postgres'));
-    const nodes = path.join(files, 'nodes');
-    if (existsSync(nodes)) await rename(nodes, path.join(o.outputDir, 'nodes'));
+    for (const part of ['nodes', 'ledgerx']) if (existsSync(path.join(files, part))) await rename(path.join(files, part), path.join(o.outputDir, part));
     const restoredNodes = existsSync(path.join(o.outputDir, 'nodes')) ? (await readdir(path.join(o.outputDir, 'nodes'))).length : 0;
     say(`restored: ${manifest.eventPosition} events${withheld ? ` (${withheld} of them withheld audit entries)` : ''} (chain head ${head.slice(0, 16)}...), ${restoredNodes} node director${restoredNodes === 1 ? 'y' : 'ies'}; nodes are not started.`);
     say(`start it with: lnm serve --data-dir ${o.outputDir}, with the KEY_ENCRYPTION_KEY the backed-up server used (it is never in a backup).`);

@@ -54,7 +54,8 @@ import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.t
 import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
 import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { checkCommitterDatabase } from '../adapters/ledgerx/committerDatabase.ts';
-import { ledgerXDatabasePasswordContext } from '../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXDatabasePasswordContext, type LedgerXCommitterDatabase } from '../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXBackupPart } from '../adapters/ledgerx/ledgerxBackup.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -274,12 +275,23 @@ export async function startServer(config: Config, log = createLogger(config.logL
     checkDatabase: checkCommitterDatabase,
     database: { host: dbAddress.hostname || '127.0.0.1', port: Number(dbAddress.port || 5432) },
   };
+  // Where a committer's services reach its database. One given as a connection string keeps its
+  // password sealed in the node's record. One the service made lives in the service's own
+  // PostgreSQL wherever that is now (an embedded one changes port at each start), and its role's
+  // password is set again from the derived one: `lnm restore` makes the role without it.
+  const committerDatabaseAccess = async (groupId: number, database: LedgerXCommitterDatabase) => {
+    if (database.external) return { host: database.host, port: database.port, name: database.name, user: database.user, password: await secrets.open(database.sealedPassword!, ledgerXDatabasePasswordContext(groupId)) };
+    const password = ledgerx.committerDatabasePassword(groupId);
+    if (/^lnm_ledgerx_(?:[0-9a-f]{8}_)?committer_\d+$/.test(database.user)) {
+      await db.pool.query(`ALTER ROLE ${database.user} LOGIN PASSWORD '${password.replace(/'/g, "''")}'`).catch((err: Error) => log.warn({ database: database.name, error: err.message.split(password).join('<redacted>') }, 'setting the ledgerX committer database role\'s password failed'));
+    }
+    return { host: ledgerx.database.host, port: ledgerx.database.port, name: database.name, user: database.user, password };
+  };
   const operationsFor = byPlatform({
     EVM: evmNodeOperations(store, evm.runtime),
     CONSORTIUM: consortiumNodeOperations(consortium.runtime, consortium.credentials, { store, servers: consortium.chaincodes.servers }),
     LEDGERX: ledgerXNodeOperations({ store, runtime: ledgerx.runtime, credentials: consortium.credentials, newId: randomUUID,
-      // A database given as a connection string keeps its password sealed in the node's record.
-      committerDatabasePassword: async (groupId, database) => (database.sealedPassword ? secrets.open(database.sealedPassword, ledgerXDatabasePasswordContext(groupId)) : ledgerx.committerDatabasePassword(groupId)),
+      committerDatabaseAccess,
       // Names made by the service from its database's name and a node id only
       // (application/ledgerx/ledgerxCommitterCreate.ts; committers made before had no hash part).
       async dropCommitterDatabase(database) {
@@ -315,6 +327,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     auditOnlyEventTypes: auditOnlyTypesToWithhold(typesReadModelsNeed()),
     eventStoreKind: store.kind,
     stallSeconds: config.backupStallSeconds,
+    parts: [ledgerXBackupPart({ pool: db.pool, dataDir: config.dataDir, committerAccess: committerDatabaseAccess })],
   });
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
   const instance = { id: instanceId(config), version: config.version };

@@ -4,12 +4,14 @@
 //                             (audit-only events as hash-only stubs when include_in_backups is false)
 //   backup-export/backup.json what the backup is (id, nodes, audit setting)
 //   nodes/<node>/             node configurations, key files and chain data, as on disk
+//   backup-export/<part>/     a platform's own exports (BackupPart: a ledgerX committer's
+//                             database), and the data paths it names (ledgerx/group-<id>/)
 // DATA_DIR/key-encryption-key and the PostgreSQL cluster are never part of it.
 import { existsSync } from 'node:fs';
 import { rm, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
-import type { BackupProgress, BackupServices, StoredTarget } from '../../domain/backups/backupPorts.ts';
+import type { BackupPart, BackupProgress, BackupServices, StoredTarget } from '../../domain/backups/backupPorts.ts';
 import type { BackupSummary } from '../../domain/backups/backups.ts';
 import type { Retention } from '../../domain/backups/backupSchedules.ts';
 import type { KeyEncryption } from '../keyProviders/keyEncryption.ts';
@@ -45,6 +47,8 @@ export interface BackupServicesOptions {
   eventStoreKind: 'postgres' | 'eventstoredb';
   /** A backup whose upload makes no progress for this long is stopped and FAILED (restic itself retries for many minutes). */
   stallSeconds?: number;
+  /** Platforms' own data (domain/backups/backupPorts.ts BackupPart), exported after the database's cut. */
+  parts?: BackupPart[];
 }
 
 export async function openTargetSecrets(encryption: KeyEncryption, sealed: string): Promise<S3TargetSecrets> {
@@ -125,11 +129,23 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
         const includeAudit = await opts.includeAuditLogs();
         const manifest = await exportDatabase(opts.pool, path.join(staging, DATABASE_DIR), { withholdTypes: includeAudit ? [] : opts.auditOnlyEventTypes });
         const nodesDir = path.join(opts.dataDir, 'nodes');
-        const nodePaths = request.nodeIds === null
+        const partPaths: string[] = [];
+        const excludes: string[] = [];
+        const parts: Record<string, unknown> = {};
+        for (const part of opts.parts ?? []) {
+          const r = await part.export(path.join(staging, part.name), request.nodeIds);
+          partPaths.push(...r.dataPaths);
+          excludes.push(...r.excludes);
+          parts[part.name] = r.record;
+        }
+        const base = request.nodeIds === null
           ? (existsSync(nodesDir) ? ['nodes'] : [])
-          : request.nodeIds.map((id) => path.join('nodes', `node-${id}`)).filter((p) => existsSync(path.join(opts.dataDir, p)));
+          : request.nodeIds.map((id) => path.join('nodes', `node-${id}`));
+        // A part's path already inside one taken (nodes/ of a full backup) is not named twice.
+        const within = (p: string, dirs: string[]) => dirs.some((d) => p === d || p.startsWith(`${d}${path.sep}`));
+        const nodePaths = [...new Set([...base, ...partPaths.filter((p) => !within(p, base))])].filter((p) => existsSync(path.join(opts.dataDir, p)));
         await writeFile(path.join(staging, 'backup.json'), JSON.stringify({
-          backupId: request.backupId, scheduleId: request.scheduleId, nodeIds: request.nodeIds, nodePaths,
+          backupId: request.backupId, scheduleId: request.scheduleId, nodeIds: request.nodeIds, nodePaths, parts,
           eventPosition: manifest.eventPosition, includeAuditLogs: includeAudit, auditEntriesWithheld: manifest.withheld ?? 0, createdAt: new Date().toISOString(),
         }, null, 2), { mode: 0o600 });
         // lnm-full marks backups of every node: what `lnm restore` takes by default.
@@ -147,7 +163,7 @@ export function createBackupServices(opts: BackupServicesOptions): BackupService
         const watchdog = setInterval(() => {
           if (Date.now() - lastProgressAt > stallMs) stop.abort();
         }, 500);
-        const result = await s.run(['backup', '--json', '--host', BACKUP_HOST, ...tags.flatMap((t) => ['--tag', t]), EXPORT_DIR, ...nodePaths], {
+        const result = await s.run(['backup', '--json', '--host', BACKUP_HOST, ...tags.flatMap((t) => ['--tag', t]), ...excludes.flatMap((x) => ['--exclude', path.join(path.resolve(opts.dataDir), x)]), EXPORT_DIR, ...nodePaths], {
           cwd: opts.dataDir,
           onStdoutLine(line) {
             let m: Record<string, any>;

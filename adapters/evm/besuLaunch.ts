@@ -42,7 +42,9 @@ export const BESU_KEY_FILE = 'key';
 export const BESU_CONFIG_FILE = 'config.toml';
 export const BESU_GENESIS_FILE = 'genesis.json';
 export const BESU_DATA_DIR = 'data';
-const ENODE_HOST = '127.0.0.1';
+// Where a node is reached by its peers: its externalIp (a node on a node host: that host's
+// address; a node here given one: an address other hosts reach this machine at), else loopback.
+const enodeHost = (node: EvmNodeCreatedData) => node.config.externalIp ?? '127.0.0.1';
 const KEY_TEXT = /^(0x)?([0-9a-fA-F]{64})$/;
 
 export interface BesuLaunchDeps {
@@ -117,11 +119,11 @@ const validatorOf = (network: EvmNetworkCreatedData, node: EvmNodeCreatedData): 
 export async function besuEnode(dataDir: string, network: EvmNetworkCreatedData, node: EvmNodeCreatedData, opts: { create: boolean }): Promise<string | null> {
   if (node.role === 'validator') {
     const v = validatorOf(network, node);
-    return v?.publicKeyPem ? enodeUrl(v.publicKeyPem, ENODE_HOST, node.config.p2pPort) : null;
+    return v?.publicKeyPem ? enodeUrl(v.publicKeyPem, enodeHost(node), node.config.p2pPort) : null;
   }
   const dir = nodeDirectory(dataDir, engineKeyOf(node.nodeId));
   const key = opts.create ? await ensureNodeKey(dir) : await readKeyFile(path.join(dir, BESU_KEY_FILE));
-  return key ? enodeUrl(SigningKey.computePublicKey(key, false), ENODE_HOST, node.config.p2pPort) : null;
+  return key ? enodeUrl(SigningKey.computePublicKey(key, false), enodeHost(node), node.config.p2pPort) : null;
 }
 
 /** The nodes this one is told about (see the header and domain/evm/evmSeedNodes.ts). */
@@ -185,7 +187,9 @@ export async function besuLaunchSpec(t: EvmNodeTarget, deps: BesuLaunchDeps): Pr
     dataPath: path.join(nodeDir, BESU_DATA_DIR),
     genesisFile: path.join(nodeDir, BESU_GENESIS_FILE),
     nodePrivateKeyFile: path.join(nodeDir, BESU_KEY_FILE),
-    host: ENODE_HOST,
+    host: enodeHost(t.node),
+    // Reached from other machines: listen on every interface, advertise the external address.
+    listenAll: c.externalIp !== undefined,
     p2pPort: c.p2pPort,
     ...(c.rpcHttpPort ? { rpcHttpPort: c.rpcHttpPort } : {}),
     ...(c.rpcWsPort ? { rpcWsPort: c.rpcWsPort } : {}),

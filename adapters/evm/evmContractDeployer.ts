@@ -1,12 +1,13 @@
-// Contract deployment and calls (a query over eth_call, an invoke as a signed transaction), signed by a key provider: ethers builds the transaction, the provider
+// Contract deployment and calls (a query as one raw eth_call over a kept connection, an invoke as a signed transaction), signed by a key provider: ethers builds the transaction, the provider
 // signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
 // DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
 // database, Vault and KMS keys, since none of them hands out the private key.
-import { AbstractSigner, ContractFactory, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import { AbiCoder, AbstractSigner, ContractFactory, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
 import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
+import { EvmRpcError, keptJsonRpcCall } from './jsonRpc.ts';
 
 /** An ethers signer whose key stays in the key provider. */
 export function keyProviderSigner(provider: KeyProvider, handle: string, publicKeyPem: string, address: string, rpc: Provider | null): AbstractSigner {
@@ -177,6 +178,24 @@ async function sendSigned(rpc: JsonRpcProvider, providerFor: (providerId: number
   return receipt;
 }
 
+const QUERY_TIMEOUT_MS = 30_000;
+
+/**
+ * Why an eth_call failed, as ethers would tell it: the revert data decoded with the contract's ABI
+ * (Error(string), a panic, or a custom error of the ABI) when the node sent it, else its message.
+ */
+function callRevertReason(iface: Interface, err: EvmRpcError, to: string, data: string): string {
+  const revert = typeof err.rpcData === 'string' ? err.rpcData : typeof (err.rpcData as { data?: unknown })?.data === 'string' ? (err.rpcData as { data: string }).data : null;
+  if (revert && HEX.test(revert) && revert.length > 2) {
+    try {
+      return revertReason(iface.makeError(revert, { to, data }));
+    } catch {
+      // undecodable revert data: the node's own words below
+    }
+  }
+  return err.rpcMessage.replace(/^execution reverted:?\s*/i, '') || err.rpcMessage;
+}
+
 /** A revert's reason as the node and ethers tell it (the Error(string) message when there is one). */
 function revertReason(err: unknown): string {
   const e = err as { reason?: string | null; revert?: { args?: unknown[] } | null; shortMessage?: string };
@@ -201,19 +220,32 @@ function interfaceOf(abi: unknown[]): Interface {
   return iface;
 }
 
+// Per parsed ABI, the functions already looked up by name or signature, with their selectors:
+// ethers hashes the signature anew (keccak-256) on every encodeFunctionData.
+const looked = new WeakMap<Interface, Map<string, { fn: FunctionFragment; selector: string }>>();
+const coder = AbiCoder.defaultAbiCoder();
+
 /** The ABI as an ethers Interface and the named function in it; a 400 naming what is wrong. */
 function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionFragment; data: string } {
   const iface = interfaceOf(req.abi);
-  let fn: FunctionFragment | null;
-  try {
-    fn = iface.getFunction(req.function);
-  } catch (err) {
-    throw new ValidationError(`Function ${req.function} is ambiguous in the contract's ABI; name it by its signature, e.g. ${iface.fragments.filter((f) => f.type === 'function' && (f as FunctionFragment).name === req.function).map((f) => (f as FunctionFragment).format()).join(' or ')}.`, [{ field: 'function', message: 'ambiguous' }]);
+  let byName = looked.get(iface);
+  if (!byName) looked.set(iface, (byName = new Map()));
+  let found = byName.get(req.function);
+  if (!found) {
+    let fn: FunctionFragment | null;
+    try {
+      fn = iface.getFunction(req.function);
+    } catch (err) {
+      throw new ValidationError(`Function ${req.function} is ambiguous in the contract's ABI; name it by its signature, e.g. ${iface.fragments.filter((f) => f.type === 'function' && (f as FunctionFragment).name === req.function).map((f) => (f as FunctionFragment).format()).join(' or ')}.`, [{ field: 'function', message: 'ambiguous' }]);
+    }
+    if (!fn) throw new ValidationError(`The contract's ABI has no function ${req.function}.`, [{ field: 'function', message: 'not in the ABI' }]);
+    found = { fn, selector: fn.selector };
+    if (byName.size < 256) byName.set(req.function, found);
   }
-  if (!fn) throw new ValidationError(`The contract's ABI has no function ${req.function}.`, [{ field: 'function', message: 'not in the ABI' }]);
+  const { fn, selector } = found;
   let data: string;
   try {
-    data = iface.encodeFunctionData(fn, req.args);
+    data = selector + coder.encode(fn.inputs, req.args).slice(2);
   } catch (err) {
     throw new ValidationError(`Arguments do not match ${fn.format()}: ${(err as { shortMessage?: string }).shortMessage ?? (err as Error).message.split('(')[0].trim()}`, [{ field: 'args', message: `do not match ${fn.format()}` }]);
   }
@@ -271,13 +303,16 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
       }
     },
 
+    // eth_call as one JSON-RPC POST over a kept connection (keptJsonRpcCall), not through the
+    // ethers provider: the provider is kept only for its chain-id check (providers.use).
     async query(req: ContractCallRequest) {
       const { iface, fn, data } = functionOf(req);
-      return providers.use(req.rpcUrl, req.chainId, async (rpc) => {
-        const raw = await rpc.call({ to: req.address, data }).catch((err: unknown) => {
-          if ((err as { code?: string }).code === 'CALL_EXCEPTION') throw new ValidationError(`${fn.format()} reverted: ${revertReason(err)}`, [{ field: 'function', message: 'reverted' }]);
-          throw new UnavailableError(`The node refused the call: ${rpcMessage(err)}`);
+      return providers.use(req.rpcUrl, req.chainId, async () => {
+        const raw = await keptJsonRpcCall<unknown>(req.rpcUrl, 'eth_call', [{ to: req.address, data }, 'latest'], QUERY_TIMEOUT_MS).catch((err: unknown) => {
+          if (err instanceof EvmRpcError) throw new ValidationError(`${fn.format()} reverted: ${callRevertReason(iface, err, req.address, data)}`, [{ field: 'function', message: 'reverted' }]);
+          throw err;
         });
+        if (typeof raw !== 'string' || !HEX.test(raw)) throw new UnavailableError(`The node answered eth_call with ${JSON.stringify(raw)?.slice(0, 80)}, not hex data.`);
         if (raw === '0x' && fn.outputs.length) throw new ValidationError(`${fn.format()} returned nothing: is there a contract with this ABI at ${req.address}?`, [{ field: 'function', message: 'no return data' }]);
         let result: unknown[];
         try {

@@ -2,19 +2,25 @@
 // timeout per call, typed results. An unreachable or silent node is an UnavailableError (503)
 // naming the node; an error answered by the node is an EvmRpcError carrying the RPC code.
 import { getAddress } from 'ethers';
-import { probeRequest } from '../system/probeHttp.ts';
+import { keptAgents, probeRequest } from '../system/probeHttp.ts';
 import { AppError, UnavailableError } from '../../domain/shared/errors.ts';
 
 export class EvmRpcError extends AppError {
   readonly rpcCode: number;
   readonly method: string;
-  constructor(method: string, rpcCode: number, rpcMessage: string, endpoint: string) {
+  /** The node's message as it gave it. */
+  readonly rpcMessage: string;
+  /** The error's data member (an eth_call's revert data), not shown in the response. */
+  readonly rpcData: unknown;
+  constructor(method: string, rpcCode: number, rpcMessage: string, endpoint: string, rpcData: unknown = undefined) {
     const hint = rpcCode === -32601 ? ' (the node does not offer this method; is its API group enabled in rpc-http-api?)' : '';
     super(502, 'EVM_RPC_ERROR', `Node ${endpoint} answered ${method} with error ${rpcCode}: ${rpcMessage}${hint}`, {
       extra: { method, rpcCode },
     });
     this.rpcCode = rpcCode;
     this.method = method;
+    this.rpcMessage = rpcMessage;
+    this.rpcData = rpcData;
   }
 }
 
@@ -120,6 +126,39 @@ export async function probeEvmNode(url: string, timeoutMs: number): Promise<{ bl
     peerCount = 0;
   }
   return { blockHeight: quantity(height.result, 'eth_blockNumber'), peerCount };
+}
+
+// Contract queries: up to 16 connections per node kept open (the probes keep their own two).
+const callAgents = keptAgents(16, 4);
+
+/**
+ * One JSON-RPC call as one POST over a kept connection (adapters/system/probeHttp.ts), for the
+ * hot path of contract queries: no fetch, no ethers provider (which holds each request back a
+ * timer tick to batch it). Errors as evmJsonRpc's; an error answered by the node keeps its data.
+ */
+export async function keptJsonRpcCall<T>(url: string, method: string, params: unknown[], timeoutMs: number): Promise<T> {
+  const { target, headers } = splitCredentials(url);
+  let answer: { status: number; text: string };
+  try {
+    answer = await probeRequest(target, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), timeoutMs, agents: callAgents });
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (e.code ?? e.name); // never e.message: it can quote the URL
+    const endpoint = displayEndpoint(url);
+    throw new UnavailableError(`EVM node ${endpoint} is unreachable (${method}): ${reason}.`, { endpoint, method });
+  }
+  let body: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
+  try {
+    body = JSON.parse(answer.text);
+  } catch {
+    body = {};
+  }
+  if (body?.error) throw new EvmRpcError(method, body.error.code ?? 0, body.error.message ?? 'unknown error', displayEndpoint(url), body.error.data);
+  if (!body || typeof body !== 'object' || !('result' in body)) {
+    const endpoint = displayEndpoint(url);
+    throw new UnavailableError(`EVM node ${endpoint} answered ${method} with HTTP ${answer.status} and no JSON-RPC result.`, { endpoint, method, httpStatus: answer.status });
+  }
+  return body.result as T;
 }
 
 export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {

@@ -1,5 +1,6 @@
 // HTTP for the health monitor's probes: a node is asked at every interval, so each node keeps
-// one connection open (keep-alive agents) and a request costs a plain node:http call. fetch
+// one connection open (keep-alive agents) and a request costs a plain node:http call. The EVM
+// contract queries use it too, with their own agents (adapters/evm/jsonRpc.ts keptJsonRpcCall). fetch
 // (undici) costs the service several times the CPU per call (web streams, abort signals).
 //   probeRequest(url, { method, headers, body, timeoutMs }) -> { status, text }
 // A timeout rejects with an Error named TimeoutError; a refused connection with its code
@@ -7,16 +8,28 @@
 import http from 'node:http';
 import https from 'node:https';
 
-const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1, timeout: 60_000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 2, maxFreeSockets: 1, timeout: 60_000 }),
-};
+export interface KeptAgents {
+  http: http.Agent;
+  https: https.Agent;
+}
+
+/** Keep-alive agents: at most maxSockets connections per host, idle ones kept for 60 s. */
+export function keptAgents(maxSockets: number, maxFreeSockets: number): KeptAgents {
+  return {
+    http: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets, timeout: 60_000 }),
+    https: new https.Agent({ keepAlive: true, maxSockets, maxFreeSockets, timeout: 60_000 }),
+  };
+}
+
+const probeAgents = keptAgents(2, 1);
 
 export interface ProbeRequest {
   method?: 'GET' | 'POST';
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
+  /** Default: the probes' own agents (two connections per host). */
+  agents?: KeptAgents;
 }
 
 export function probeRequest(url: string, opts: ProbeRequest): Promise<{ status: number; text: string }> {
@@ -24,6 +37,7 @@ export function probeRequest(url: string, opts: ProbeRequest): Promise<{ status:
     const u = new URL(url);
     const secure = u.protocol === 'https:';
     const headers = { ...(opts.headers ?? {}), ...(opts.body !== undefined ? { 'content-length': String(Buffer.byteLength(opts.body)) } : {}) };
+    const agents = opts.agents ?? probeAgents;
     const req = (secure ? https : http).request(u, { method: opts.method ?? 'GET', agent: secure ? agents.https : agents.http, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -12,6 +12,7 @@ import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
 import { oneAtATime } from '../nodes/portAllocation.ts';
+import { isIPv4 } from 'node:net';
 
 type Input = CommandInput;
 
@@ -32,6 +33,8 @@ export interface EvmNodeRequest {
   hostId?: number;
   /** Or the labels of the host it is placed on (the placement rule of application/hosts/hostPlacement.ts). */
   hostLabels?: Record<string, string>;
+  /** On this machine: the IPv4 address nodes on other hosts reach it at (besu listens on every interface then). */
+  externalIp?: string;
   resources?: { cpu?: string; memory?: string } | null;
   /** body field names for messages (snake_case body of POST /networks/{id}/nodes). */
   fieldNames?: Partial<Record<PortField, string>>;
@@ -134,6 +137,11 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
   }
   if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
   const host = await placeNode(input, req, req.engine);
+  if (req.externalIp !== undefined) {
+    if (!isIPv4(req.externalIp) || req.externalIp === '0.0.0.0') throw new ValidationError(`config.externalIp must be an IPv4 address other hosts reach this machine at, got ${JSON.stringify(req.externalIp)}.`, [{ field: 'config.externalIp', message: 'an IPv4 address' }]);
+    if (host) throw new ValidationError(`Node ${req.name} is placed on host ${host.name}, where it is reached at that host's address (${host.externalIp}); leave out config.externalIp.`, [{ field: 'config.externalIp', message: 'not with a node host' }]);
+    if (network.client === 'anvil') throw new ValidationError(`Network ${network.name} runs on anvil, which has no peer-to-peer layer: config.externalIp is for besu nodes reached from other hosts.`, [{ field: 'config.externalIp', message: 'besu networks only' }]);
+  }
   const engine = host ? 'docker' : (req.engine ?? network.engine);
   if (!host) {
     const available = await evmOf(deps).runtime.engineAvailable(engine);
@@ -141,6 +149,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
   }
   const config = await resolvePorts(input, req, network, role, undefined, host !== null);
   if (host) Object.assign(config, { hostId: host.id, externalIp: host.externalIp });
+  else if (req.externalIp !== undefined) config.externalIp = req.externalIp;
   const nodeId = await deps.nextId('node');
   const at = deps.clock().toISOString();
   await runCommand(input, nodeStream(nodeId), nodeAggregate, {
@@ -154,7 +163,7 @@ export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, n
   const merged = { ...node.config, ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)) };
   const { hostId, externalIp } = node.config as EvmNodeConfig;
   const config = await resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id, hostId !== undefined);
-  return hostId === undefined ? config : { ...config, hostId, externalIp };
+  return { ...config, ...(hostId !== undefined ? { hostId } : {}), ...(externalIp !== undefined ? { externalIp } : {}) };
 }
 
 /** Waits (bounded) until the lifecycle saga has recorded the outcome of a start or stop. */

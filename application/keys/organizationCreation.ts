@@ -32,8 +32,15 @@ export async function createOrganization(input: CommandInput, o: NewOrganization
   try {
     const domain = organizationDomain(o.name, o.domain);
     const common = { providerId: o.providerId, organizationId, spec: o.spec };
-    const signKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-ca`, purpose: 'SIGN_CA', certificate: { profile: signingCaProfile(domain), issuer: 'self' } }));
-    const tlsKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-tlsca`, purpose: 'TLS_CA', certificate: { profile: tlsCaProfile(domain), issuer: 'self' } }));
+    // The two self-signed CAs at once; both settle before anything is undone, so none is left behind.
+    const [sign, tls] = await Promise.allSettled([
+      made(createKey(input, { ...common, name: `${o.mspId}-ca`, purpose: 'SIGN_CA', certificate: { profile: signingCaProfile(domain), issuer: 'self' } })),
+      made(createKey(input, { ...common, name: `${o.mspId}-tlsca`, purpose: 'TLS_CA', certificate: { profile: tlsCaProfile(domain), issuer: 'self' } })),
+    ]);
+    if (sign.status === 'rejected') throw sign.reason;
+    if (tls.status === 'rejected') throw tls.reason;
+    const signKeyId = sign.value;
+    const tlsKeyId = tls.value;
     const adminKeyId = await made(createKey(input, { ...common, name: `${o.mspId}-admin`, purpose: 'ADMIN', certificate: { profile: adminIdentityProfile(domain), issuer: signKeyId } }));
     await runCommand(input, organizationStream(organizationId), organizations, {
       type: 'CreateOrganization', organizationId, fields: { name: o.name, mspId: o.mspId, description: o.description, providerId: o.providerId },

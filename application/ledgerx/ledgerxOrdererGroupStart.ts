@@ -1,6 +1,7 @@
 // Starting an orderer group or a committer in Fabric-X's order: each role (orderer: consenter,
 // batcher, assembler, router; committer: vc, verifier, query, coordinator, sidecar) is asked to start and awaited up to the join timeout before the next; a role that does
-// not come up stops the sequence with a 422 naming it, why, and its last log lines. Then the
+// not come up stops the sequence with a 422 naming it, why, and its last log lines. A role
+// recorded running whose process is gone is started again. Then the
 // group node itself is recorded started (its operations see four running roles).
 import { runCommand, type CommandInput } from '../commands.ts';
 import { AppError } from '../../domain/shared/errors.ts';
@@ -20,7 +21,13 @@ export async function startLedgerXOrdererGroup(input: CommandInput, group: NodeR
   const noun = committer ? 'committer' : 'orderer group';
   for (const role of committer ? LEDGERX_COMMITTER_START_ORDER : LEDGERX_ORDERER_START_ORDER) {
     const id = ids[role];
-    await runCommand(input, nodeStream(id), nodeAggregate, { type: 'StartNode', nodeId: id, restart: opts.restart, at: deps.clock().toISOString() });
+    // A role recorded running whose process is not (a data directory restored from a backup taken
+    // while it ran, before the health monitor has seen it down) is started again, not skipped.
+    const { state: recorded } = await loadState(deps.store, nodeStream(id), nodeAggregate);
+    const stale = !opts.restart && recorded.status === 'running' && recorded.node
+      ? (await ledgerx.runtime.status(recorded.node as LedgerXRoleNodeCreatedData).catch(() => ({ state: 'unknown' }))).state !== 'running'
+      : false;
+    await runCommand(input, nodeStream(id), nodeAggregate, { type: 'StartNode', nodeId: id, restart: opts.restart || stale || undefined, at: deps.clock().toISOString() });
     const row = await awaitSettled(input, id, ledgerx.joinTimeoutMs);
     if (row?.status === 'running') continue;
     const { state } = await loadState(deps.store, nodeStream(id), nodeAggregate);

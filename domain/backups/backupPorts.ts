@@ -34,6 +34,24 @@ export interface BackupRunRequest {
   onProgress?: (p: BackupProgress) => void;
 }
 
+/**
+ * A platform's own data in a backup, besides the service's database and node directories (e.g.
+ * a ledgerX committer's database, its groups' join files): bin/server.ts wires one per platform
+ * that has such data.
+ */
+export interface BackupPart {
+  /** Its folder under the backup's export directory (backup-export/<name>/). */
+  name: string;
+  /**
+   * Writes this part's exports under `exportDir` for the nodes of the request (null: all), and
+   * names the data paths (relative to DATA_DIR) the snapshot also takes and the files it must
+   * leave out (`excludes`, relative to DATA_DIR: files holding a secret that are written again at
+   * each start); `record` goes into backup.json. Throws (the backup is FAILED with the message)
+   * when an export fails.
+   */
+  export(exportDir: string, nodeIds: number[] | null): Promise<{ dataPaths: string[]; excludes: string[]; record: JsonObject }>;
+}
+
 export interface BackupServices {
   /** null when restic can be run; otherwise why not (the backup routes answer 503 with it). */
   unavailableReason(): Promise<string | null>;

@@ -27,8 +27,13 @@ export interface BesuNodeSpec {
   dataPath: string;
   genesisFile: string;
   nodePrivateKeyFile: string;
-  /** address other nodes reach this one at; also where RPC and metrics listen */
+  /** address other nodes reach this one at; also where RPC and metrics listen unless listenAll */
   host?: string;
+  /**
+   * Listen on every interface (P2P, RPC, metrics) while advertising `host`: a node reached from
+   * other machines (its externalIp; docs/hosts.md). The host allow-list then admits `host` too.
+   */
+  listenAll?: boolean;
   p2pPort?: number;
   rpcHttpPort?: number;
   rpcWsPort?: number;
@@ -75,6 +80,7 @@ function checkPorts(spec: BesuNodeSpec, ports: Record<string, number>): void {
 
 export function besuOptions(spec: BesuNodeSpec): BesuOptions {
   const host = spec.host ?? '127.0.0.1';
+  const listen = spec.listenAll ? '0.0.0.0' : host;
   const p2pPort = spec.p2pPort ?? EVM_DEFAULT_PORTS.p2p;
   const bootnodes = (spec.bootnodes ?? []).map((b) => {
     parseEnodeUrl(b);
@@ -88,6 +94,7 @@ export function besuOptions(spec: BesuNodeSpec): BesuOptions {
     'sync-mode': 'FULL',
     'p2p-enabled': true,
     'p2p-host': host,
+    ...(spec.listenAll ? { 'p2p-interface': listen } : {}),
     'p2p-port': p2pPort,
     'discovery-enabled': true,
     'nat-method': 'NONE',
@@ -108,16 +115,16 @@ export function besuOptions(spec: BesuNodeSpec): BesuOptions {
     // A bare TOML integer; the genesis validation keeps min_gas_price within a signed 64-bit value.
     'min-gas-price': spec.minGasPrice ?? 0n,
     'rpc-http-enabled': true,
-    'rpc-http-host': host,
+    'rpc-http-host': listen,
     'rpc-http-port': rpcHttpPort,
     'rpc-http-api': apis,
     'rpc-ws-enabled': true,
-    'rpc-ws-host': host,
+    'rpc-ws-host': listen,
     'rpc-ws-port': rpcWsPort,
     'rpc-ws-api': apis,
-    'host-allowlist': spec.hostAllowlist ?? ['localhost', '127.0.0.1'],
+    'host-allowlist': spec.hostAllowlist ?? [...new Set(['localhost', '127.0.0.1', host])],
     'metrics-enabled': true,
-    'metrics-host': host,
+    'metrics-host': listen,
     'metrics-port': metricsPort,
     ...(spec.role === 'validator' && spec.consensus === 'POW' ? { 'miner-enabled': true, 'miner-coinbase': spec.minerCoinbase } : {}),
   };

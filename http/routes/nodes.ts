@@ -59,7 +59,7 @@ const ConsortiumConfig = {
   operationsPort: Type.Optional(Port),
 };
 const LedgerXConfig = {
-  externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it' })),
+  externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host\'s address)' })),
   grpcPort: Type.Optional(Port),
   routerPort: Type.Optional(Port),
   batcherPort: Type.Optional(Port),
@@ -201,13 +201,13 @@ export const nodeRoutes = [
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform !== 'EVM' || body.nodeType !== 'EVM_FULLNODE') throw new ValidationError(`Platform ${body.platform} has no node type ${body.nodeType} here: EVM nodes are EVM_FULLNODE, consortium nodes CONSORTIUM_PEER or CONSORTIUM_ORDERER, ledgerX nodes LEDGERX_ORDERER_GROUP or LEDGERX_COMMITTER.`, [{ field: 'nodeType', message: 'EVM_FULLNODE with platform EVM, CONSORTIUM_PEER / CONSORTIUM_ORDERER with platform CONSORTIUM, or LEDGERX_ORDERER_GROUP / LEDGERX_COMMITTER with platform LEDGERX' }]);
-      foreignFields(body.config ?? {}, CONSORTIUM_ONLY.filter((f) => f !== 'engine'), 'evm');
+      foreignFields(body.config ?? {}, CONSORTIUM_ONLY.filter((f) => f !== 'engine' && f !== 'externalIp'), 'evm');
       if (body.networkId === undefined) throw new ValidationError('An evm node belongs to a network: networkId is required.', [{ field: 'networkId', message: 'is required' }]);
       const network = await networkOr404(deps, body.networkId);
       const c = body.config ?? {};
       const isBootnode = c.isBootnode ?? c.role === 'bootnode';
       const id = await createEvmNode(input, network, {
-        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client, hostId: c.hostId, hostLabels: c.hostLabels,
+        name: body.name, role: c.role ?? (isBootnode ? 'bootnode' : undefined), isBootnode, engine: c.engine, client: c.client, hostId: c.hostId, hostLabels: c.hostLabels, externalIp: c.externalIp,
         ports: { p2pPort: c.p2pPort, rpcHttpPort: c.rpcHttpPort, rpcWsPort: c.rpcWsPort, metricsPort: c.metricsPort },
       });
       return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };

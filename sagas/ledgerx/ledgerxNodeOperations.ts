@@ -21,8 +21,13 @@ export interface LedgerXOperationsDeps {
   runtime: LedgerXRuntime;
   credentials: ConsortiumCredentials;
   newId: () => string;
-  /** The committer group's database password: derived, or (a database given at creation) opened from its sealed form. */
-  committerDatabasePassword: (groupId: number, database: LedgerXCommitterDatabase) => Promise<string>;
+  /**
+   * Where the committer group's services reach its database and with which password: a database
+   * given at creation as recorded, its password opened from its sealed form; one the service made,
+   * at the service's PostgreSQL as it is now (an embedded one moves to another port at each start,
+   * and a restored one has the role without its password until this sets it).
+   */
+  committerDatabaseAccess: (groupId: number, database: LedgerXCommitterDatabase) => Promise<{ host: string; port: number; password: string }>;
   /** Drops a deleted committer's database and user (made at its creation). */
   dropCommitterDatabase: (database: { name: string; user: string }) => Promise<void>;
 }
@@ -107,7 +112,9 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         start: async () => {
           const client = service.role === 'sidecar' ? await credentials.exportIdentity(service.config.clientKeyId) : null;
           const organization = client ? await credentials.organizationMsp(service.organizationId) : null;
-          return runtime.startCommitter(service, { databasePassword: await deps.committerDatabasePassword(service.config.groupId, service.config.database), client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
+          const database = service.config.role === 'vc' || service.config.role === 'query' ? await deps.committerDatabaseAccess(service.config.groupId, service.config.database) : null;
+          const launched = database ? { ...service, config: { ...service.config, database: { ...service.config.database, host: database.host, port: database.port } } } : service;
+          return runtime.startCommitter(launched, { databasePassword: database?.password ?? '', client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
         },
         stop: () => runtime.stop(service),
         remove: () => runtime.remove(service),

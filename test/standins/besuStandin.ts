@@ -128,7 +128,8 @@ async function main(): Promise<void> {
   const servers: http.Server[] = [];
   let p2p: P2pNode | null = null;
   if (cfg.bool('p2p-enabled', true)) {
-    p2p = await startP2p({ key, host, port: p2pPort, networkId, genesisDigest, bootnodes, log: (l) => log('INFO', l) });
+    // As besu: p2p-host is the address advertised in the enode; the listener binds p2p-interface (default 0.0.0.0).
+    p2p = await startP2p({ key, host: cfg.str('p2p-interface', '0.0.0.0'), port: p2pPort, networkId, genesisDigest, bootnodes, log: (l) => log('INFO', l) });
   }
   const enode = p2p ? `enode://${p2p.nodeId}@${host}:${p2pPort}` : null;
   log('INFO', `Starting ${VERSION} (a stand-in: no block production, no devp2p)`);

@@ -13,6 +13,7 @@ import { SigningKey } from 'ethers';
 
 export interface P2pOptions {
   key: SigningKey;
+  /** the address the listener binds (besu's p2p-interface) */
   host: string;
   port: number;
   networkId: number;

@@ -17,6 +17,7 @@ const ConsortiumNetworkCreate = lazy(() => import('./pages/networks/ConsortiumNe
 const ConsortiumNetworkDetail = lazy(() => import('./pages/networks/ConsortiumNetworkDetail'));
 const ConsortiumQuickStart = lazy(() => import('./pages/networks/ConsortiumQuickStart'));
 const LedgerXNetworkCreate = lazy(() => import('./pages/ledgerx/LedgerXNetworkCreate'));
+const LedgerXQuickStart = lazy(() => import('./pages/ledgerx/LedgerXQuickStart'));
 const LedgerXNetworkDetail = lazy(() => import('./pages/ledgerx/LedgerXNetworkDetail'));
 const Audit = lazy(() => import('./pages/audit/Audit'));
 const Webhooks = lazy(() => import('./pages/webhooks/Webhooks'));
@@ -53,6 +54,8 @@ export function App() {
             <Route path="/networks/consortium/quick-start" element={<ConsortiumQuickStart />} />
             <Route path="/networks/consortium/:id" element={<ConsortiumNetworkDetail />} />
             <Route path="/networks/ledgerx/new" element={<LedgerXNetworkCreate />} />
+            <Route path="/networks/ledgerx/quick-start" element={<LedgerXQuickStart />} />
+            <Route path="/networks/ledgerx/quick-start/:id" element={<LedgerXQuickStart />} />
             <Route path="/networks/ledgerx/:id" element={<LedgerXNetworkDetail />} />
             <Route path="/audit" element={<Audit />} />
             <Route path="/webhooks" element={<Webhooks />} />

@@ -5,8 +5,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../../route.ts';
 import { IdParam } from '../schemas.ts';
-import { NotFoundError } from '../../../domain/shared/errors.ts';
-import { FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../../projections/nodes.ts';
 import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
@@ -14,6 +12,7 @@ import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkRead
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
 import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
+import { channelBlock, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -121,14 +120,7 @@ export const consortiumChannelRoutes = [
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), blockNum: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the block' }, 404: { description: 'no such network or block' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
-      const { network, reader } = await networkReader(deps, params.id);
-      const channels = consortiumOf(deps).channels;
-      // One question to the peer; only when it refuses (a block past the height: "no such block
-      // number [n] in index") is the height asked, to tell a 404 from another refusal.
-      const b = await channels.block(reader, network.channelName, params.blockNum).catch(async (err) => {
-        if (err instanceof FabricRefusedError && params.blockNum >= (await channels.chainInfo(reader, network.channelName)).height) throw new NotFoundError('Block', params.blockNum);
-        throw err;
-      });
+      const b = await channelBlock(deps, params.id, params.blockNum);
       return {
         body: {
           number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp,
@@ -142,12 +134,7 @@ export const consortiumChannelRoutes = [
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), txId: Type.String({ pattern: '^[0-9a-fA-F]{1,128}$' }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the transaction' }, 404: { description: 'no such network or transaction' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params }) {
-      const { network, reader } = await networkReader(deps, params.id);
-      const t = await consortiumOf(deps).channels.transaction(reader, network.channelName, params.txId).catch((err) => {
-        // qscc: "Failed to get transaction with id ..., error entry not found in index".
-        if (err instanceof FabricRefusedError && /not found|no such transaction/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', params.txId);
-        throw err;
-      });
+      const t = await channelTransaction(deps, params.id, params.txId);
       return { body: { id: t.txId, type: t.type, creator_msp_id: t.creatorMspId, timestamp: t.timestamp, validation_code: t.validationCode, block_number: t.blockNumber } };
     },
   }),

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { anvilBinaryPath } from '../../../adapters/evm/anvilLaunch.ts';
-import { EvmRpcError, evmJsonRpc, probeEvmNode } from '../../../adapters/evm/jsonRpc.ts';
+import { EvmRpcError, evmJsonRpc, keptJsonRpcCall, probeEvmNode } from '../../../adapters/evm/jsonRpc.ts';
 import { UnavailableError } from '../../../domain/shared/errors.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
@@ -98,6 +98,22 @@ rpcSuite('the health probe: block height and peer count in one batch, again and 
   await rejectsWith(probeEvmNode(`http://user:secret@127.0.0.1:${closed}`, 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
   const silent = await rejectsWith(probeEvmNode(`http://127.0.0.1:${ctx.silentPort}`, 300), UnavailableError, /no answer within 300 ms/);
   assert.not.match(silent.message, /secret/);
+});
+
+rpcSuite('one call over a kept connection (contract queries): the result, the node\'s error with its data, down nodes without credentials', async () => {
+  const url = `http://127.0.0.1:${ctx.port}`;
+  for (let i = 0; i < 5; i++) assert.is(await keptJsonRpcCall<string>(url, 'eth_chainId', [], 2000), '0x309');
+  // A call that reverts with Error("no"): its revert data comes back on the error.
+  // Init code: mstore the selector, offset 32, length 2 and "no", then revert(0, 100).
+  const reverting = '0x7f08c379a00000000000000000000000000000000000000000000000000000000060005260206004526002602452616e6f60f01b60445260646000fd';
+  const err = await rejectsWith(keptJsonRpcCall(url, 'eth_call', [{ data: reverting }, 'latest'], 2000), EvmRpcError, /eth_call.*revert/i);
+  assert.match(String(err.rpcData), /^0x08c379a0/);
+  assert.match(err.rpcMessage, /revert/i);
+  await rejectsWith(keptJsonRpcCall(url, 'no_such_method', [], 2000), EvmRpcError, /-32601/);
+  const closed = await freePort();
+  const down = await rejectsWith(keptJsonRpcCall(`http://user:secret@127.0.0.1:${closed}`, 'eth_call', [], 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_call\\): ECONNREFUSED`));
+  assert.not.match(down.message, /secret/);
+  await rejectsWith(keptJsonRpcCall(`http://127.0.0.1:${ctx.silentPort}`, 'eth_call', [], 300), UnavailableError, /no answer within 300 ms/);
 });
 
 rpcSuite.run();

@@ -84,6 +84,20 @@ test('a bootnode has P2P and discovery only: no RPC, no WebSocket, no metrics po
   assert.is(o['metrics-port'], undefined);
 });
 
+test('a node reached from other hosts listens on every interface and advertises its external address', () => {
+  const o = besuOptions({ ...specs['validator-qbft'], host: '10.213.7.1', listenAll: true });
+  assert.equal(
+    { advertised: o['p2p-host'], p2p: o['p2p-interface'], rpc: o['rpc-http-host'], ws: o['rpc-ws-host'], metrics: o['metrics-host'] },
+    { advertised: '10.213.7.1', p2p: '0.0.0.0', rpc: '0.0.0.0', ws: '0.0.0.0', metrics: '0.0.0.0' },
+  );
+  // JSON-RPC answers requests addressed to that address (besu checks the Host header).
+  assert.equal(o['host-allowlist'], ['localhost', '127.0.0.1', '10.213.7.1']);
+  // A node on loopback keeps every listener there, and writes no p2p-interface.
+  const local = besuOptions(specs['validator-qbft']);
+  assert.equal([local['p2p-host'], local['rpc-http-host'], local['p2p-interface']], ['127.0.0.1', '127.0.0.1', undefined]);
+  assert.equal(local['host-allowlist'], ['localhost', '127.0.0.1']);
+});
+
 test('SPEC default ports: P2P 30303, RPC 8545, WebSocket 8546, metrics 9545', () => {
   const o = besuOptions(specs['validator-qbft']);
   assert.equal([o['p2p-port'], o['rpc-http-port'], o['rpc-ws-port'], o['metrics-port']], [30303, 8545, 8546, 9545]);

@@ -314,7 +314,9 @@ it('a VIEWER sees keys and providers but no control; an OPERATOR creates keys an
   await page.getByRole('button', { name: 'Create key' }).waitFor();
   await page.getByRole('button', { name: 'Rotation of console-signer' }).waitFor();
   assert.is(await page.getByRole('button', { name: 'Add key provider' }).count(), 0);
-  assert.is(await page.getByRole('button', { name: /^Delete / }).count(), 0);
+  // An OPERATOR deletes keys (KEY_DELETE) but not key providers.
+  assert.is(await page.getByRole('table', { name: 'Key providers' }).getByRole('button', { name: /^Delete / }).count(), 0);
+  await page.getByRole('button', { name: 'Delete key console-signer' }).waitFor();
   await nav('Notifications').click();
   await page.getByRole('heading', { name: 'Notifications', exact: true }).waitFor();
   await page.getByText('No notification providers.', { exact: false }).waitFor();

@@ -188,6 +188,9 @@ t('the explorer reads the config blocks from a joined peer: info, blocks newest 
   assert.is(byId.status, 200, byId.text);
   assert.is(byId.json.block_number, 0);
   assert.is(byId.json.type, 'CONFIG');
+  // Read again, a committed block and transaction are the same answer (kept once read).
+  assert.equal((await api('GET', `/networks/consortium/${network.id}/blocks/1`)).json, one.json);
+  assert.equal((await api('GET', `/networks/consortium/${network.id}/transactions/${genesis.json.transactions[0].id}`)).json, byId.json);
   const unknown = await api('GET', `/networks/consortium/${network.id}/transactions/${'ab'.repeat(32)}`);
   assert.is(unknown.status, 404, unknown.text);
   assert.is((await api('GET', `/networks/consortium/${network.id}/blocks/9999`)).status, 404);

@@ -3,7 +3,7 @@
 // - POST /nodes with config.hostId starts the node under that engine, its files (genesis, the
 //   anvil state built from it) uploaded through the engine into a volume, no shared filesystem;
 //   its endpoints are at the host's address, where block 0 is the network's genesis and blocks come;
-// - its logs come from that engine; the host is refused deletion while the node is on it;
+// - its logs come from that engine (the last lines, and followed live over the WebSocket); the host is refused deletion while the node is on it;
 // - a node placed on an unknown host is a 400 naming it, with nothing recorded;
 // - the host's engine stopped: the node is down (node.downtime), the host unreachable; the
 //   engine back: the node runs again (node.recovery, restart policy unless-stopped) and mines on;
@@ -14,7 +14,8 @@ import { adminAuth, call, startServer, type TestServer } from '../../helpers/ser
 import { requires } from '../../helpers/requirements.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
 import { execFileSync } from 'node:child_process';
-import { until } from '../evm/evmLifecycle.ts';
+import WebSocket from 'ws';
+import { STORE_ABI, STORE_BYTECODE, until } from '../evm/evmLifecycle.ts';
 
 const missing = secondHostMissing() ?? (() => {
   try {
@@ -87,6 +88,18 @@ t('POST /nodes placed by host labels runs the node under that host\'s engine, it
   const logs = await api('GET', `/nodes/${node.id}/logs?tail=20`);
   assert.is(logs.status, 200, logs.text);
   assert.ok(logs.json.lines.length > 0, logs.text);
+  // Followed live over the WebSocket: the engine's log stream of the container on the host.
+  const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${node.id}/logs`, { headers: adminAuth() });
+  const received: string[] = [];
+  ws.on('message', (m) => received.push(m.toString()));
+  await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
+  try {
+    const d = await api('POST', '/sc/evm/deploy', { networkId, bytecode: STORE_BYTECODE, abi: STORE_ABI, args: ['7'] });
+    assert.is(d.status, 200, d.text);
+    assert.ok(await until('a followed log line about the transaction', async () => received.find((l) => /transaction|eth_sendRawTransaction/i.test(l)), 20_000));
+  } finally {
+    ws.close();
+  }
   const h = await until('the host check to count the node', async () => {
     const got = (await api('GET', `/hosts/${hostId}`)).json;
     return got.status.runningNodes === 1 ? got : null;

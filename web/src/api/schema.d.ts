@@ -15441,7 +15441,7 @@ export interface operations {
                         engine?: "process" | "docker";
                         /** @description consortium: host:port others reach it at (default 127.0.0.1:<port>) */
                         externalEndpoint?: string;
-                        /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it */
+                        /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host's address) */
                         externalIp?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;

@@ -33,6 +33,11 @@ export default function Dashboard() {
             Quick start: a consortium network
           </Link>
         ) : null}
+        {can('NETWORK_CREATE') ? (
+          <Link className="button" to="/networks/ledgerx/quick-start">
+            Quick start: a ledgerX network
+          </Link>
+        ) : null}
       </div>
       <div className="tiles">
         <article className="card tile" aria-labelledby="tile-networks">

@@ -1,8 +1,10 @@
-// Keys (create, import a CA with its private key, rotation schedule, rotate now) and key
-// providers (database, Vault, AWS KMS: add, delete, and their status endpoints shown).
+// Keys (create, import a CA with its private key, rotation schedule, rotate now, delete with a
+// confirmation and the 409 of a key in use explained, download the public key, the certificate and
+// the issuing CA's certificate; never a private key) and key providers (database, Vault: an
+// existing server or one the service runs, AWS KMS: add, delete, and their status endpoints shown).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Json } from '../../api/client';
+import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
@@ -23,6 +25,7 @@ export function KeysSection() {
   const [offset, setOffset] = useState(0);
   const [form, setForm] = useState<'create' | 'import' | null>(null);
   const [rotating, setRotating] = useState<Key | null>(null);
+  const [deleting, setDeleting] = useState<Key | null>(null);
   const keys = useQuery({ queryKey: ['keys', offset], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset } } })) });
   return (
     <>
@@ -46,6 +49,7 @@ export function KeysSection() {
       {form === 'create' ? <CreateKey onDone={() => setForm(null)} /> : null}
       {form === 'import' ? <ImportKey onDone={() => setForm(null)} /> : null}
       {rotating ? <Rotation key={rotating.id} k={rotating} onDone={() => setRotating(null)} /> : null}
+      {deleting ? <DeleteKey key={deleting.id} k={deleting} onDone={() => setDeleting(null)} /> : null}
       <QueryView q={keys} what="Loading keys">
         {(d) =>
           d.items.length === 0 ? (
@@ -66,12 +70,33 @@ export function KeysSection() {
                   { header: 'Rotation', cell: (k) => (k.rotation.enabled ? `every ${k.rotation.intervalDays ?? '?'} days` : 'off') },
                   {
                     header: 'Actions',
-                    cell: (k) =>
-                      can('KEY_ROTATE') ? (
-                        <button type="button" onClick={() => setRotating(k)} aria-label={`Rotation of ${k.name}`}>
-                          Rotation
-                        </button>
-                      ) : null,
+                    cell: (k) => (
+                      <div className="actions">
+                        <a className="button" href={`data:application/x-pem-file;charset=utf-8,${encodeURIComponent(k.publicKey)}`} download={`${fileName(k.name)}-public-key.pem`} aria-label={`Download the public key of ${k.name}`}>
+                          Public key
+                        </a>
+                        {k.certificate && can('KEY_CERTIFICATE_READ') ? (
+                          <>
+                            <a className="button" href={`/api/v1/keys/${k.id}/certificate`} download={`${fileName(k.name)}-certificate.pem`} aria-label={`Download the certificate of ${k.name}`}>
+                              Certificate
+                            </a>
+                            <a className="button" href={`/api/v1/keys/${k.id}/ca-certificate`} download={`${fileName(k.name)}-ca-certificate.pem`} aria-label={`Download the CA certificate of ${k.name}`}>
+                              CA certificate
+                            </a>
+                          </>
+                        ) : null}
+                        {can('KEY_ROTATE') ? (
+                          <button type="button" onClick={() => setRotating(k)} aria-label={`Rotation of ${k.name}`}>
+                            Rotation
+                          </button>
+                        ) : null}
+                        {can('KEY_DELETE') ? (
+                          <button type="button" className="danger" onClick={() => setDeleting(k)} aria-label={`Delete key ${k.name}`}>
+                            Delete
+                          </button>
+                        ) : null}
+                      </div>
+                    ),
                   },
                 ]}
               />
@@ -81,6 +106,49 @@ export function KeysSection() {
         }
       </QueryView>
     </>
+  );
+}
+
+const fileName = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, '_');
+
+/** Delete a key after a confirmation; a 409 (the key is in use) says what uses it and what to do. */
+function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
+  const qc = useQueryClient();
+  const m = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+      await qc.invalidateQueries({ queryKey: ['key-providers'] });
+      onDone();
+    },
+  });
+  const inUse = m.error instanceof ApiError && m.error.status === 409;
+  return (
+    <div className="card" role="group" aria-labelledby="delete-key-title">
+      <h3 id="delete-key-title">Delete the key {k.name}?</h3>
+      <p>
+        The key and its private key in the provider {k.provider.name} are deleted for good: what it signed can no longer be signed again with it
+        {k.isCA ? ', and no further certificate can be issued by this CA' : ''}.
+      </p>
+      {inUse ? (
+        <div className="action-error" role="alert">
+          <p>
+            <strong>The key is in use and was not deleted (409).</strong> {(m.error as ApiError).message}
+          </p>
+          <p>Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.</p>
+        </div>
+      ) : (
+        <ActionError error={m.error} />
+      )}
+      <div className="actions">
+        <button type="button" className="danger" disabled={m.isPending || inUse} onClick={() => m.mutate()}>
+          {m.isPending ? 'Deleting…' : `Yes, delete ${k.name}`}
+        </button>
+        <button type="button" onClick={onDone}>
+          {inUse ? 'Close' : 'Cancel'}
+        </button>
+      </div>
+    </div>
   );
 }
 
@@ -407,7 +475,7 @@ export function ProvidersSection() {
 
 function where(p: Provider): string {
   const c = p.config as Record<string, unknown>;
-  if (p.type === 'VAULT') return String(c.address ?? '');
+  if (p.type === 'VAULT') return c.operation === 'CREATE' ? `${String(c.address ?? '')} (managed by this service${c.containerName ? `: container ${String(c.containerName)}` : ''})` : String(c.address ?? '');
   if (p.type === 'AWS_KMS') return `${String(c.region ?? c.awsRegion ?? '')}${c.endpointUrl ? ` (${String(c.endpointUrl)})` : ''}`;
   return 'this server\'s database (encrypted)';
 }
@@ -456,10 +524,10 @@ function ProviderStatus({ p, pro }: { p: Provider; pro: boolean }) {
 
 function AddProvider({ onDone }: { onDone: () => void }) {
   const qc = useQueryClient();
-  const [type, setType] = useState<'VAULT' | 'AWS_KMS'>('VAULT');
+  const [type, setType] = useState<'VAULT' | 'VAULT_MANAGED' | 'AWS_KMS'>('VAULT');
   const [name, setName] = useState('');
   const [isDefault, setIsDefault] = useState(false);
-  const [f, setF] = useState<Record<string, string>>({ mount: 'secret', transitPath: 'transit', kmsKeyAliasPrefix: 'lnm/' });
+  const [f, setF] = useState<Record<string, string>>({ mount: 'secret', transitPath: 'transit', kmsKeyAliasPrefix: 'lnm/', port: '8200', version: '1.17' });
   const field = (k: string, label: string, opts: { secret?: boolean; required?: boolean; placeholder?: string } = {}) => (
     <label key={k}>
       {label}
@@ -479,7 +547,9 @@ function AddProvider({ onDone }: { onDone: () => void }) {
       const body =
         type === 'VAULT'
           ? { name, type, isDefault, vaultConfig: { operation: 'IMPORT', ...pick('address', 'token', 'mount', 'transitPath', 'caCert') } }
-          : { name, type, isDefault, awsKmsConfig: { operation: 'IMPORT', ...pick('awsRegion', 'kmsKeyAliasPrefix', 'accessKeyId', 'secretAccessKey', 'endpointUrl') } };
+          : type === 'VAULT_MANAGED'
+            ? { name, type: 'VAULT' as const, isDefault, vaultConfig: { operation: 'CREATE', mode: 'docker', port: Number(f.port), ...pick('version', 'network', 'transitPath') } }
+            : { name, type, isDefault, awsKmsConfig: { operation: 'IMPORT', ...pick('awsRegion', 'kmsKeyAliasPrefix', 'accessKeyId', 'secretAccessKey', 'endpointUrl') } };
       return unwrap(api.POST('/api/v1/key-providers', { body }));
     },
     onSuccess: async () => {
@@ -499,8 +569,9 @@ function AddProvider({ onDone }: { onDone: () => void }) {
       <h3 id="add-provider-title">Add a key provider</h3>
       <label>
         Provider type
-        <select value={type} onChange={(e) => setType(e.target.value as 'VAULT' | 'AWS_KMS')}>
+        <select value={type} onChange={(e) => setType(e.target.value as 'VAULT' | 'VAULT_MANAGED' | 'AWS_KMS')}>
           <option value="VAULT">HashiCorp Vault (an existing server)</option>
+          <option value="VAULT_MANAGED">HashiCorp Vault run by this service (managed container)</option>
           <option value="AWS_KMS">AWS KMS</option>
         </select>
       </label>
@@ -515,7 +586,17 @@ function AddProvider({ onDone }: { onDone: () => void }) {
             field('mount', 'KV v2 mount'),
             field('transitPath', 'Transit path'),
           ]
-        : [
+        : type === 'VAULT_MANAGED'
+          ? [
+              <label key="port">
+                Port on 127.0.0.1
+                <input type="number" required min={1024} max={65535} value={f.port ?? ''} onChange={(e) => setF({ ...f, port: e.target.value })} />
+              </label>,
+              field('version', 'Vault version (image tag)', { required: true, placeholder: '1.17' }),
+              field('network', 'Docker network (optional; empty: bridge)'),
+              field('transitPath', 'Transit path'),
+            ]
+          : [
             field('awsRegion', 'AWS region', { required: true, placeholder: 'eu-west-1' }),
             field('kmsKeyAliasPrefix', 'Key alias prefix', { required: true }),
             field('accessKeyId', 'Access key id'),
@@ -526,11 +607,15 @@ function AddProvider({ onDone }: { onDone: () => void }) {
         <input type="checkbox" checked={isDefault} onChange={(e) => setIsDefault(e.target.checked)} />
         Make it the default provider of new keys and organizations
       </label>
-      <p className="hint">The service reaches the provider before saving it; the token or secret key is stored encrypted and never shown again.</p>
+      {type === 'VAULT_MANAGED' ? (
+        <p className="hint">The service starts a Vault container through its Docker Engine, initializes and unseals it, mounts transit and KV v2, and keeps the root token and unseal keys encrypted (never shown). A taken port is refused (409); without a Docker Engine or the image the answer says what is missing (503). Deleting the provider removes the container and its data.</p>
+      ) : (
+        <p className="hint">The service reaches the provider before saving it; the token or secret key is stored encrypted and never shown again.</p>
+      )}
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Checking…' : 'Add provider'}
+          {m.isPending ? (type === 'VAULT_MANAGED' ? 'Starting the Vault…' : 'Checking…') : 'Add provider'}
         </button>
         <button type="button" onClick={onDone}>
           Cancel

@@ -2,6 +2,7 @@
 // (parties) and committers with how many have joined.
 import { Link } from 'react-router';
 import { Empty, QueryView } from '../../components/states';
+import { Can } from '../../session';
 import { When } from '../../components/format';
 import { useLedgerXNetworks } from './queries';
 
@@ -9,7 +10,14 @@ export function LedgerXNetworkList() {
   const q = useLedgerXNetworks();
   return (
     <>
-      <h2>LedgerX networks</h2>
+      <div className="title-row">
+        <h2>LedgerX networks</h2>
+        <Can permission="NETWORK_CREATE">
+          <Link className="button" to="/networks/ledgerx/quick-start">
+            Quick start: a ledgerX network
+          </Link>
+        </Can>
+      </div>
       <QueryView q={q} what="Loading ledgerX networks">
         {(d) =>
           d.items.length === 0 ? (

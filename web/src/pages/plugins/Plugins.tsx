@@ -1,11 +1,24 @@
 // Plugins: the installed ones with their state (each links to its page: deploy form, logs, stop,
 // resume), the descriptors shipped with the service ready to install, and install from YAML.
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, Loading, QueryView } from '../../components/states';
+
+// The code editor is its own chunk, loaded when an install form opens. Should the chunk not load
+// (a stale tab after an upgrade), a plain text area takes its place and says why.
+const YamlEditor = lazy(() =>
+  import('../../components/YamlEditor').catch(() => ({
+    default: ({ value, onChange, label }: { value: string; onChange: (v: string) => void; label: string }) => (
+      <>
+        <p className="action-error" role="alert">The code editor could not be loaded; edit the YAML as plain text.</p>
+        <textarea className="code" rows={18} spellCheck={false} aria-label={label} value={value} onChange={(e) => onChange(e.target.value)} />
+      </>
+    ),
+  })),
+);
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -130,10 +143,18 @@ function Install({ onDone }: { onDone: () => void }) {
       }}
     >
       <h2 id="install-title">Install from YAML</h2>
-      <label>
-        Descriptor (YAML)
-        <textarea className="code" rows={18} spellCheck={false} value={yaml} onChange={(e) => setYaml(e.target.value)} />
-      </label>
+      <p className="field-label">Descriptor (YAML)</p>
+      <Suspense fallback={<Loading what="Loading the YAML editor" />}>
+        <YamlEditor
+          label="Descriptor (YAML)"
+          value={yaml}
+          onChange={(v) => {
+            setYaml(v);
+            // The server's refusal was about the text before this edit.
+            if (m.error) m.reset();
+          }}
+        />
+      </Suspense>
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>
