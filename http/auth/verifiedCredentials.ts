@@ -6,8 +6,10 @@
 // change, role change, deletion) or of an API key stream (revocation) empties the map at once:
 // bin/server.ts holds the map closed from before such an append of this server until the
 // projections have caught up with it (so nothing read from a projection not yet updated is kept),
-// before the request that made the change answers; other writers' events arrive through a store
-// subscription. An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
+// before the request that made the change answers; other instances' events empty it when this
+// server's projector applies or hears them, the map is held closed from hearing another
+// instance's committed position until the projector has caught up with it, and with other
+// instances on the database a hit is answered only after projector.fresh() (docs/scaling.md). An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
 // look-up that overlaps an invalidation or a hold is not kept.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Identity } from '../../application/identity.ts';
