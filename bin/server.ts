@@ -186,9 +186,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
   // Read-your-writes across instances: each projector notifies the position it committed (the
-  // shared checkpoint); hearing another's, this instance closes its credential cache and its
-  // projected caches answer from the tables until its projector has caught up (at once: it reads
-  // those events, it does not apply them again). See docs/scaling.md.
+  // shared checkpoint); hearing another's, this instance's caches answer from the tables until its
+  // projector has caught up (at once: it reads those events, it does not apply them again). See
+  // docs/scaling.md.
   let heard: (position: number) => void = () => {};
   const notices = await openNotices(db.url, { log: (m, e) => log.warn(e ?? {}, m) });
   await notices.on(PROJECTED_CHANNEL, (payload) => {
@@ -231,12 +231,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
   let settingsGeneration = 0;
   const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m), notices });
-  heard = (position) => {
-    if (position <= projector.position()) return;
-    const release = verified.hold();
-    projector.noticed?.(position);
-    void projector.waitFor(position).catch(() => {}).then(release);
-  };
+  // Another instance's committed position: until this projector has caught up, its caches
+  // (fresh() false, behind() true) answer from the tables; the catch-up tells them which changed.
+  heard = (position) => projector.noticed?.(position);
   projector.onApplied?.((batch) => {
     if (batch === null || batch.some((e) => e.streamId === SETTINGS_STREAM)) {
       settingsCache = null;

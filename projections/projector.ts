@@ -197,6 +197,7 @@ export function createProjector({ pool, store, projections, log = () => {}, noti
     noticed,
     behind: () => noticedUpTo > current,
     fresh() {
+      if (noticedUpTo > current) return Promise.resolve(false);
       if (!notices?.peers()) return true;
       return notices.barrier().then((ok) => ok && noticedUpTo <= current);
     },

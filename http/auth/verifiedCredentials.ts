@@ -7,9 +7,9 @@
 // bin/server.ts holds the map closed from before such an append of this server until the
 // projections have caught up with it (so nothing read from a projection not yet updated is kept),
 // before the request that made the change answers; other instances' events empty it when this
-// server's projector applies or hears them, the map is held closed from hearing another
-// instance's committed position until the projector has caught up with it, and with other
-// instances on the database a hit is answered only after projector.fresh() (docs/scaling.md). An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
+// server's projector applies or hears them, and a hit is answered only when projector.fresh()
+// says so: not while the projector catches up with another instance's committed position, and
+// with other instances on the database after one shared round trip (docs/scaling.md). An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
 // look-up that overlaps an invalidation or a hold is not kept.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Identity } from '../../application/identity.ts';
