@@ -28,7 +28,7 @@ export interface SecurityDeps {
   oidc?: OidcRelyingParty;
   /** Who may log in with a local password (LNM_LOCAL_LOGIN); absent: everyone. */
   localLogin?: LocalLoginPolicy;
-  /** Current settings (cached briefly; invalidated by this server's own settings changes). */
+  /** Current settings (cached briefly; emptied when any instance's settings change is projected here, and validated against the other instances' acknowledged changes before a hit answers: docs/scaling.md). */
   settings(): Promise<CurrentSettings>;
   invalidateSettings(): void;
 }

@@ -12,7 +12,8 @@ import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
 import { postgresEventStore } from '../adapters/eventstore/postgresEventStore.ts';
 import { backfillEventBodies } from '../adapters/eventstore/postgresBodyBackfill.ts';
 import type { EventStore } from '../domain/shared/eventStore.ts';
-import { createProjector, type Projector } from '../projections/projector.ts';
+import { createProjector, PROJECTED_CHANNEL, type Projector } from '../projections/projector.ts';
+import { openNotices, type Notices } from '../adapters/postgres/notices.ts';
 import { allProjections, typesReadModelsNeed } from '../projections/index.ts';
 import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
 import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
@@ -121,12 +122,12 @@ export async function openDatabase(config: Config, log: Logger): Promise<Databas
   };
 }
 
-export async function openEventStore(config: Config, db: Database): Promise<EventStore> {
+export async function openEventStore(config: Config, db: Database, notices?: Notices): Promise<EventStore> {
   if (config.eventStore === 'eventstoredb') {
     const { eventStoreDbEventStore } = await import('../adapters/eventstore/eventStoreDbEventStore.ts');
     return eventStoreDbEventStore(config.eventStoreUrl!);
   }
-  return postgresEventStore(db.pool, { url: db.url });
+  return postgresEventStore(db.pool, notices ? { notices } : { url: db.url });
 }
 
 function instanceId(config: Config): string {
@@ -184,7 +185,17 @@ export async function startServer(config: Config, log = createLogger(config.logL
   );
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
-  const rawStore = await openEventStore(config, db);
+  // Read-your-writes across instances: each projector notifies the position it committed (the
+  // shared checkpoint); hearing another's, this instance's caches answer from the tables until its
+  // projector has caught up (at once: it reads those events, it does not apply them again). See
+  // docs/scaling.md.
+  let heard: (position: number) => void = () => {};
+  const notices = await openNotices(db.url, { log: (m, e) => log.warn(e ?? {}, m) });
+  await notices.on(PROJECTED_CHANNEL, (payload) => {
+    const position = Number(payload);
+    if (Number.isSafeInteger(position)) heard(position);
+  });
+  const rawStore = await openEventStore(config, db, notices);
   // The service's own metrics (GET /metrics); gauges are read at scrape time.
   let sagaNames: string[] = [];
   const metrics = createServiceMetrics(serviceGaugeSources(db.pool, rawStore, { projections: allProjections.map((p) => p.name), get sagas() { return sagaNames; } }));
@@ -216,25 +227,23 @@ export async function startServer(config: Config, log = createLogger(config.logL
         .catch((err: Error) => log.warn({ err: err.message }, 'recording a slow query failed'));
     },
   });
+  // Any instance's settings change empties it once this projector has the event (onApplied below).
   let settingsCache: { value: CurrentSettings; until: number } | null = null;
-  const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m) });
+  let settingsGeneration = 0;
+  const projector = createProjector({ pool: db.pool, store, projections: allProjections, log: (m, e) => log.warn(e ?? {}, m), notices });
+  // Another instance's committed position: until this projector has caught up, its caches
+  // (fresh() false, behind() true) answer from the tables; the catch-up tells them which changed.
+  heard = (position) => projector.noticed?.(position);
+  projector.onApplied?.((batch) => {
+    if (batch === null || batch.some((e) => e.streamId === SETTINGS_STREAM)) {
+      settingsCache = null;
+      settingsGeneration++;
+    }
+    // Credential events of any instance (this one's are held from before their append, above).
+    if (batch === null || batch.some((e) => isCredentialStream(e.streamId))) verified.streamChanged('users');
+  });
   await projector.start();
   projectorOfCredentials = projector;
-  // Credential events another server appended (a shared database): the same, once this server's
-  // projections have them.
-  const credentialEvents = store.subscribe(await store.headPosition(), async (batch) => {
-    // Another instance's settings change: the cached settings are dropped once the projection has it.
-    const settingsChange = batch.filter((e) => e.streamId === SETTINGS_STREAM).at(-1);
-    if (settingsChange) void projector.waitFor(settingsChange.position).catch(() => {}).then(() => (settingsCache = null));
-    const changed = batch.filter((e) => isCredentialStream(e.streamId));
-    if (changed.length === 0) return;
-    const release = verified.hold();
-    try {
-      await projector.waitFor(changed[changed.length - 1]!.position).catch(() => {});
-    } finally {
-      release();
-    }
-  });
   // Node hosts' engines are made once the secret box exists (below): their client keys are sealed.
   let hostEngines: HostEngines = async () => null;
   const evm = await createEvmDeps({
@@ -423,9 +432,15 @@ export async function startServer(config: Config, log = createLogger(config.logL
       ...(oidc ? { oidc } : {}),
       localLogin: config.localLogin ?? { mode: 'on' },
       async settings() {
-        if (settingsCache && settingsCache.until > Date.now()) return settingsCache.value;
+        const kept = settingsCache;
+        if (kept && kept.until > Date.now()) {
+          // With other instances: once their acknowledged changes have been heard (projector.fresh).
+          const fresh = projector.fresh?.() ?? true;
+          if ((fresh === true || (await fresh)) && settingsCache === kept && !projector.behind?.()) return kept.value;
+        }
+        const at = settingsGeneration;
         const value = await currentSettings(db.pool);
-        settingsCache = { value, until: Date.now() + 5_000 };
+        if (at === settingsGeneration && !projector.behind?.()) settingsCache = { value, until: Date.now() + 5_000 };
         return value;
       },
       invalidateSettings() {
@@ -435,7 +450,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   };
   await bootstrapFirstAdmin({ deps, config });
   const sharingListener = await startSharingListener(config, deps, log);
-  const access = createAccessControl({ verified });
+  const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();
   const app = createApp(deps, allRoutes, access, drain);
   const server: Server = await new Promise((resolve, reject) => {
@@ -480,9 +495,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
         backups.shutdown();
         // The background work stops and its lease is released, so another instance takes it at once.
         await background.stop();
-        await credentialEvents.close().catch(() => {});
         await projector.stop();
         await store.close();
+        await notices.close();
         closingBackfill = true;
         await backfilling;
         await db.close();

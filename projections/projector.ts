@@ -23,7 +23,27 @@ export interface Projector {
    * when the tables were emptied (rebuild). Returns the unsubscribe. For caches over projections.
    */
   onApplied?(listener: AppliedListener): () => void;
+  /**
+   * Another projector on the database (another instance, or this one) committed every projection
+   * up to `position` (PostgreSQL NOTIFY lnm_projected, heard on the instance's one listening
+   * connection). The tables already hold it: this projector catches up at once (tells its applied
+   * listeners and releases its waiters) instead of waiting for its own subscription and the
+   * checkpoints' row locks.
+   */
+  noticed?(position: number): void;
+  /**
+   * Whether this projector's caches may answer now: true at once when no other instance is on the
+   * database (this projector tells its listeners of every change before its waiters go on);
+   * otherwise, after one shared round trip on the listening connection, whether every change
+   * another instance acknowledged before the call has been heard and caught up with.
+   */
+  fresh?(): true | Promise<boolean>;
+  /** Whether a notice named a position this projector's listeners have not been told of yet: caches answer from the tables meanwhile. */
+  behind?(): boolean;
 }
+
+/** The channel every projector notifies with its committed position (the shared checkpoint). */
+export const PROJECTED_CHANNEL = 'lnm_projected';
 
 export type AppliedListener = (batch: readonly RecordedEvent[] | null) => void;
 
@@ -32,9 +52,11 @@ export interface ProjectorOptions {
   store: EventStore;
   projections: Projection[];
   log?: (msg: string, extra?: Record<string, unknown>) => void;
+  /** The instance's listening connection (adapters/postgres/notices.ts): for fresh(). */
+  notices?: { barrier(): Promise<boolean>; peers(): boolean };
 }
 
-export function createProjector({ pool, store, projections, log = () => {} }: ProjectorOptions): Projector {
+export function createProjector({ pool, store, projections, log = () => {}, notices }: ProjectorOptions): Projector {
   let current = 0;
   let sub: Subscription | null = null;
   let error: string | null = null;
@@ -87,7 +109,9 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
         }
       }
       const last = batch[batch.length - 1].position;
-      await client.query(`UPDATE projection_checkpoints SET position = $1 WHERE name = ANY($2) AND position < $1`, [last, projections.map((p) => p.name)]);
+      const moved = await client.query(`UPDATE projection_checkpoints SET position = $1 WHERE name = ANY($2) AND position < $1`, [last, projections.map((p) => p.name)]);
+      // Delivered at commit to every instance's listening connection (the shared checkpoint).
+      if (moved.rowCount) await client.query(`SELECT pg_notify('${PROJECTED_CHANNEL}', $1)`, [String(last)]);
       await client.query('COMMIT');
       current = Math.max(current, last);
       error = null;
@@ -112,6 +136,36 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
         void readCheckpoints(pool, false).then((m) => subscribeFrom(Math.min(...m.values())), () => subscribeFrom(current));
       }, 1000).unref();
     });
+  }
+
+  // Catching up after a notice: the events up to the noticed position are read (for the
+  // listeners' relevance checks), not applied: the noticing projector committed them.
+  let noticedUpTo = 0;
+  let catching: Promise<void> | null = null;
+  async function catchUp(): Promise<void> {
+    while (noticedUpTo > current && !stopped) {
+      const target = noticedUpTo;
+      const limit = Math.min(1000, target - current);
+      const upTo = (await store.readAll(current, limit)).filter((e) => e.position <= target);
+      if (upTo.length) applied(upTo);
+      current = Math.max(current, upTo.length < limit ? target : upTo[upTo.length - 1].position);
+      release();
+    }
+  }
+
+  function noticed(position: number): void {
+    if (position <= current || stopped) return;
+    noticedUpTo = Math.max(noticedUpTo, position);
+    let failed = false;
+    catching ??= catchUp()
+      .catch((err: Error) => {
+        failed = true; // behind() stays true until the subscription has applied the events
+        log('catching up with another instance failed; the subscription still applies the events', { error: err.message });
+      })
+      .finally(() => {
+        catching = null;
+        if (!failed && noticedUpTo > current) noticed(noticedUpTo);
+      });
   }
 
   let stopped = true;
@@ -140,6 +194,13 @@ export function createProjector({ pool, store, projections, log = () => {} }: Pr
       });
     },
     position: () => current,
+    noticed,
+    behind: () => noticedUpTo > current,
+    fresh() {
+      if (noticedUpTo > current) return Promise.resolve(false);
+      if (!notices?.peers()) return true;
+      return notices.barrier().then((ok) => ok && noticedUpTo <= current);
+    },
     lastError: () => error,
     onApplied(listener) {
       appliedListeners.add(listener);

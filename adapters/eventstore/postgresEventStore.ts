@@ -19,6 +19,7 @@ import { batchSubscription } from './batchSubscription.ts';
 import { groupCommit } from './groupCommit.ts';
 import { appendBatch, type PendingAppend } from './postgresAppendBatch.ts';
 import { toRecorded, verifyChain } from './postgresChainVerify.ts';
+import type { Notices } from '../postgres/notices.ts';
 
 const COLUMNS = 'position, stream_id, version, id, type, data, metadata, prev_hash, hash, withheld';
 
@@ -29,6 +30,8 @@ export interface PostgresEventStoreOptions {
   pollIntervalMs?: number;
   /** Group commit: at most this many events in one transaction (default 1000). */
   maxBatchEvents?: number;
+  /** The instance's one listening connection (adapters/postgres/notices.ts); used instead of `url` when given. */
+  notices?: Pick<Notices, 'on'>;
   /** verify(): positions per statement of the check in PostgreSQL (default 25,000; tests use small ranges to cross seams). */
   verifyRangeSize?: number;
 }
@@ -47,6 +50,11 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
   });
 
   function ensureListener(): Promise<void> {
+    if (opts.notices && !listening) {
+      listening = opts.notices.on('lnm_events', () => wake.emit('append')).catch(() => {
+        listening = null;
+      });
+    }
     if (listening || !opts.url) return listening ?? Promise.resolve();
     listening = (async () => {
       const c = new pg.Client({ connectionString: opts.url });

@@ -97,7 +97,7 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
   const network = await consortiumNetworkOr404(deps, chaincode.networkId);
   const [owner] = await heldOrganizations(deps, network);
   if (!owner) throw new ConflictError(`This service holds no organization of network ${network.name}: it cannot run chaincode for it.`, { networkId: network.id }, 'NO_ORGANIZATION_HELD');
-  return oneAtATime(async () => {
+  return oneAtATime(input.deps.pool, async () => {
     const again = await getChaincode(deps.pool, chaincode.id);
     if (again?.serverNodeId && again.serverAddress) {
       const pkg = chaincodes.packageOf(label, again.serverAddress);

@@ -255,7 +255,7 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, pr
 /** Creates the node and asks for its start; returns its id. */
 export async function createConsortiumNode(input: Input, req: ConsortiumNodeRequest, opts: { start?: boolean } = {}): Promise<number> {
   const prepared = await prepareConsortiumNode(input, req);
-  const nodeId = await oneAtATime(() => recordConsortiumNode(input, req, prepared));
+  const nodeId = await oneAtATime(input.deps.pool, () => recordConsortiumNode(input, req, prepared));
   if (opts.start !== false) await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }

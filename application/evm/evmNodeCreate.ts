@@ -11,6 +11,7 @@ import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
+import { oneAtATime } from '../nodes/portAllocation.ts';
 import { isIPv4 } from 'node:net';
 
 type Input = CommandInput;
@@ -111,18 +112,11 @@ export async function networkNodes(input: Input, networkId: number): Promise<Nod
   return (await listNodes(input.deps.pool, { limit: 10_000, offset: 0, networkId })).items;
 }
 
-// Port allocation reads the assigned ports and then records the node: concurrent creations in
-// this service would otherwise pick the same free port. One service instance per database.
-let allocation: Promise<unknown> = Promise.resolve();
-export function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
-  const run = allocation.then(work, work);
-  allocation = run.catch(() => undefined);
-  return run;
-}
+export { oneAtATime } from '../nodes/portAllocation.ts';
 
 /** Creates the node and asks for its start; returns its id. */
 export async function createEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeRequest): Promise<number> {
-  const nodeId = await oneAtATime(() => recordEvmNode(input, network, req));
+  const nodeId = await oneAtATime(input.deps.pool, () => recordEvmNode(input, network, req));
   await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }

@@ -133,5 +133,5 @@ export async function reachableDatabase(input: CommandInput, url: string, field:
 }
 
 export function createLedgerXCommitter(input: CommandInput, req: LedgerXCommitterRequest): Promise<number> {
-  return oneAtATime(() => recordCommitter(input, req));
+  return oneAtATime(input.deps.pool, () => recordCommitter(input, req));
 }

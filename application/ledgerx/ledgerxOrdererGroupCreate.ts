@@ -172,5 +172,5 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
 
 /** Creates the group and its roles (not started: they start when the group joins a network); returns the group's id. */
 export function createLedgerXOrdererGroup(input: CommandInput, req: LedgerXOrdererGroupRequest): Promise<number> {
-  return oneAtATime(() => recordGroup(input, req));
+  return oneAtATime(input.deps.pool, () => recordGroup(input, req));
 }

@@ -28,10 +28,20 @@ export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string
   return { action: route.permission === 'NETWORK_CREATE' ? 'NETWORK_CREATE' : action, resourceType, resourceId };
 }
 
-async function fromApiKey(presented: string, deps: AppDeps, verified: VerifiedCredentials): Promise<Identity> {
+type Fresh = () => true | Promise<boolean>;
+
+/** A credential verified a moment ago, if the cache may answer (with other instances, once their acknowledged changes have been heard). */
+async function cached(verified: VerifiedCredentials, presented: string, now: number, fresh: Fresh | undefined): Promise<Identity | undefined> {
+  if (!verified.get(presented, now)) return undefined;
+  const f = fresh?.() ?? true;
+  if (f === true) return verified.get(presented, now);
+  return (await f) ? verified.get(presented, now) : undefined;
+}
+
+async function fromApiKey(presented: string, deps: AppDeps, verified: VerifiedCredentials, fresh?: Fresh): Promise<Identity> {
   if (deps.config.edition === 'community') throw new EditionRequiredError('API keys', 'pro', deps.config.edition);
   const now = deps.clock();
-  const known = verified.get(`key ${presented}`, now.getTime());
+  const known = await cached(verified, `key ${presented}`, now.getTime(), fresh);
   if (known) return known;
   return verified.remember(`key ${presented}`, now.getTime(), () => lookUpApiKey(presented, deps));
 }
@@ -50,9 +60,9 @@ async function lookUpApiKey(presented: string, deps: AppDeps): Promise<{ identit
   return { identity, ...(key.expiresAt ? { expiresAt: Date.parse(key.expiresAt) } : {}) };
 }
 
-async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps, verified: VerifiedCredentials): Promise<Identity> {
+async function fromBasic(header: string, ctx: Koa.Context, deps: AppDeps, verified: VerifiedCredentials, fresh?: Fresh): Promise<Identity> {
   const now = deps.clock().getTime();
-  const known = verified.get(header, now);
+  const known = await cached(verified, header, now, fresh);
   if (known) return known;
   return verified.remember(header, now, async () => ({ identity: await checkBasic(header, ctx, deps) }));
 }
@@ -88,19 +98,20 @@ async function fromSession(token: string, deps: AppDeps): Promise<Identity> {
   return { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: s.id };
 }
 
-export function createAccessControl(opts: { verified?: VerifiedCredentials } = {}): AccessControl {
+export function createAccessControl(opts: { verified?: VerifiedCredentials; fresh?: Fresh } = {}): AccessControl {
   const verified = opts.verified ?? createVerifiedCredentials();
+  const fresh = opts.fresh;
   return {
     async authenticate(ctx, deps) {
       const auth = ctx.get('authorization');
       const headerKey = ctx.get('x-api-key');
-      if (headerKey) return fromApiKey(headerKey.trim(), deps, verified);
+      if (headerKey) return fromApiKey(headerKey.trim(), deps, verified, fresh);
       if (/^bearer\s/i.test(auth)) {
         // A JWT is an access token of the OpenID provider; anything else is one of our API keys.
         const presented = auth.slice(7).trim();
-        return JWT_SHAPE.test(presented) ? fromOidcAccessToken(presented, ctx, deps) : fromApiKey(presented, deps, verified);
+        return JWT_SHAPE.test(presented) ? fromOidcAccessToken(presented, ctx, deps) : fromApiKey(presented, deps, verified, fresh);
       }
-      if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps, verified);
+      if (/^basic\s/i.test(auth)) return fromBasic(auth, ctx, deps, verified, fresh);
       if (auth) throw new UnauthenticatedError('Unsupported Authorization scheme: use Basic or Bearer.');
       const token = ctx.cookies.get(SESSION_COOKIE);
       if (token) return fromSession(token, deps);

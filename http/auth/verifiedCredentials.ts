@@ -6,8 +6,10 @@
 // change, role change, deletion) or of an API key stream (revocation) empties the map at once:
 // bin/server.ts holds the map closed from before such an append of this server until the
 // projections have caught up with it (so nothing read from a projection not yet updated is kept),
-// before the request that made the change answers; other writers' events arrive through a store
-// subscription. An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
+// before the request that made the change answers; other instances' events empty it when this
+// server's projector applies or hears them, and a hit is answered only when projector.fresh()
+// says so: not while the projector catches up with another instance's committed position, and
+// with other instances on the database after one shared round trip (docs/scaling.md). An entry lives at most LIFETIME_MS and never past its API key's expiry, and a
 // look-up that overlaps an invalidation or a hold is not kept.
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Identity } from '../../application/identity.ts';
