@@ -67,11 +67,14 @@ const TPS_RATE = 2000;
 async function throughput(loadgen: string, work: string, name: string, target: LoadgenTarget, committed: () => Promise<number>): Promise<{ tps: number | null; committed: number }> {
   writeFileSync(path.join(work, `${name}.yaml`), loadgenConfig({ ...target, transactions: TPS_TRANSACTIONS, rate: TPS_RATE, ports: [await freePort(), await freePort()] }).replace('namespaces: true', 'namespaces: false'));
   const base = await committed();
-  const run = promisify(execFile)(loadgen, ['start', `--config=${path.join(work, `${name}.yaml`)}`], { timeout: 240_000 }).catch((e) => e);
+  let done = 0;
+  const run = promisify(execFile)(loadgen, ['start', `--config=${path.join(work, `${name}.yaml`)}`], { timeout: 240_000 }).catch((e) => e).finally(() => (done = performance.now()));
   let tFirst = 0;
   let tLast = 0;
   let last = base;
-  for (const deadline = Date.now() + 240_000; Date.now() < deadline && last < base + TPS_TRANSACTIONS; ) {
+  // Until all are counted, or loadgen has ended and the count has stood still for 5 s (loadgen
+  // also counts transactions the coordinator rejects, e.g. as duplicates of an earlier run's).
+  for (const deadline = Date.now() + 240_000; Date.now() < deadline && last < base + TPS_TRANSACTIONS && !(done && performance.now() - Math.max(done, tLast) > 5000); ) {
     const n = await committed();
     if (n > base && !tFirst) tFirst = performance.now();
     if (n > last) { last = n; tLast = performance.now(); }
