@@ -4,7 +4,10 @@
 // transactions per second through the managed network (loadgen, coordinator's count); resident
 // memory of each role (VmRSS); the CPU time one health check of each role costs the service
 // (the probes the health monitor runs: GET /healthz for arma roles, grpc.health.v1 for the
-// committer's services), over 200 probes. Prints one JSON object. `npx tsx bench/ledgerx.ts`
+// committer's services), over 200 probes. Then, after the managed network is deleted, the
+// reference: the same programs started by hand as run-minimal.sh arranges them
+// (bench/ledgerxByHand.ts, armageddon's material) and the same loadgen workload; the managed /
+// by-hand throughput ratio and memory per role of both. Prints one JSON object. `npx tsx bench/ledgerx.ts`
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { execFile } from 'node:child_process';
