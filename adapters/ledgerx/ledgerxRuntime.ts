@@ -4,6 +4,7 @@
 // A role starts only after its group joined a network: the join (the channel's genesis block and
 // the group's party id) is kept in <dataDir>/ledgerx/group-<id>/join.json + bootstrap.block.
 // live(): GET /healthz on the role's monitoring port (Operations.ListenPort).
+// blockHeight(): the height the sidecar or the assembler exports on its /metrics (fabricXLedgerMetrics.ts).
 import { probeRequest } from '../system/probeHttp.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -23,6 +24,7 @@ import { portsInUse } from '../engines/hostPorts.ts';
 import { findFabricXProgram, FABRIC_X_BIN_VARIABLE } from './fabricXPrograms.ts';
 import { armaLaunchSpec } from './armaLaunch.ts';
 import { buildLedgerXGenesis } from './ledgerxGenesis.ts';
+import { blockHeightOf, heightMetricOf } from './fabricXLedgerMetrics.ts';
 
 export interface LedgerXRuntimeOptions {
   dataDir: string;
@@ -150,6 +152,13 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
         throw new Error(`the monitoring endpoint ${url} does not answer (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
       if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status} ${res.text.slice(0, 200)}`);
+    },
+    async blockHeight(node, timeoutMs) {
+      if (!heightMetricOf(node.role)) return null;
+      const url = `http://127.0.0.1:${node.config.monitoringPort}/metrics`;
+      const res = await probeRequest(url, { timeoutMs });
+      if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
+      return blockHeightOf(res.text, node.role);
     },
     logs: (node, tail) => engineFor(node).logs(nodeKey(node.nodeId), { tail }),
     followLogs: (node, onLine, tail) => engineFor(node).followLogs(nodeKey(node.nodeId), onLine, { tail }),

@@ -61,6 +61,8 @@ export interface LedgerXRuntime {
   status(node: AnyRole): Promise<NodeStatus>;
   /** Orderer roles: GET /healthz on the monitoring port; committer services: gRPC health. Throws with the reason. */
   live(node: AnyRole, timeoutMs: number): Promise<void>;
+  /** The block height the role exports on its /metrics: the sidecar's and the assembler's ledgers; null for the other roles (they keep none). Throws when /metrics does not answer. */
+  blockHeight(node: AnyRole, timeoutMs: number): Promise<number | null>;
   logs(node: AnyRole, tail: number): Promise<string[]>;
   followLogs(node: AnyRole, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
   portsInUse(ports: number[]): Promise<number[]>;

@@ -14,7 +14,8 @@ export function nodeSeries(nodeId: number): Record<NodeSeriesName, string> {
   const sel = `{node_id="${nodeId}"}`;
   return {
     up: `max(up${sel})`,
-    block_height: `max(ethereum_blockchain_height${sel} or lnm_node_block_height${sel} or ledger_blockchain_height${sel})`,
+    // Fabric-X: the committer sidecar's ledger and arma's assembler's (adapters/ledgerx/fabricXLedgerMetrics.ts).
+    block_height: `max(ethereum_blockchain_height${sel} or lnm_node_block_height${sel} or ledger_blockchain_height${sel} or sidecar_ledger_block_height${sel} or assembler_ledger_blocks_count_total${sel})`,
     peers: `max(ethereum_peer_count${sel} or lnm_node_peer_count${sel} or gossip_membership_total_peers_known${sel})`,
     cpu: `sum(rate(process_cpu_seconds_total${sel}[1m]))`,
     memory: `sum(process_resident_memory_bytes${sel})`,

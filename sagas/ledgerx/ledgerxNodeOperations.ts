@@ -34,6 +34,13 @@ export interface LedgerXOperationsDeps {
 
 export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperationsFor {
   const { store, runtime, credentials } = deps;
+  // Healthy is the probe's word; the height is a bonus that may fail on its own (as for Fabric's
+  // ledger readings): the highest height among the roles that export one, null when none does.
+  const heightOf = async (nodes: (LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData)[], timeoutMs: number): Promise<number | null> => {
+    const heights = await Promise.all(nodes.map((n) => runtime.blockHeight(n, timeoutMs).catch(() => null)));
+    const known = heights.filter((h): h is number => h !== null);
+    return known.length ? Math.max(...known) : null;
+  };
 
   async function command(c: NodeCommand) {
     await handleCommand(store, nodeStream(c.nodeId), nodeAggregate, c, { metadata: { timestamp: new Date().toISOString(), actor: null }, newId: deps.newId });
@@ -91,14 +98,16 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         return { state: 'exited', reason: `not running: ${notRunning.map(([r, s]) => `${r} (${s.state}${s.reason ? `: ${s.reason}` : ''})`).join(', ')}` };
       },
       async probe(timeoutMs) {
-        for (const n of await roles()) {
+        const all = await roles();
+        for (const n of all) {
           try {
             await runtime.live(n, timeoutMs);
           } catch (err) {
             throw new Error(`${n.role}: ${(err as Error).message}`);
           }
         }
-        return { blockHeight: null, peerCount: null };
+        // The group's height: its assembler's or its sidecar's (the one role that keeps a ledger).
+        return { blockHeight: await heightOf(all, timeoutMs), peerCount: null };
       },
     };
   }
@@ -121,7 +130,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         status: () => runtime.status(service),
         probe: async (timeoutMs) => {
           await runtime.live(service, timeoutMs);
-          return { blockHeight: null, peerCount: null };
+          return { blockHeight: await heightOf([service], timeoutMs), peerCount: null };
         },
       };
     }
@@ -133,7 +142,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
       status: () => runtime.status(role),
       probe: async (timeoutMs) => {
         await runtime.live(role, timeoutMs);
-        return { blockHeight: null, peerCount: null };
+        return { blockHeight: await heightOf([role], timeoutMs), peerCount: null };
       },
     };
   };

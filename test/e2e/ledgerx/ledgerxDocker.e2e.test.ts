@@ -3,22 +3,28 @@
 // run in lnm-fabric-x-committer:local (images .ci/docker.sh builds from the Fabric-X programs it
 // finds; no registry ships them), on the host network, ends COMPLETED; every role is a container
 // of this service and answers /metrics; its logs come from the container. The genesis block is
-// still built with the host's Fabric-X tools (LNM_FABRIC_X_BIN).
+// built by the service itself. Then Fabric-X's own loadgen (on the host) sends transactions
+// through the router container of that network, and they are COMMITTED: in loadgen's statuses,
+// in the coordinator container's count, and in the service's explorer (blocks and by id).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
-import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { apiOf, until } from '../consortium/consortiumApi.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
+import path from 'node:path';
+import { runLoadgen } from './ledgerxLoadgen.ts';
 
 const docker = new Docker();
 const images = ['lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local'];
-const t = requiresAll(suite('ledgerX network under the docker engine (local Fabric-X images)'), ['docker', await dockerSkipReason()], ['fabric-x-images', await imagesMissing(images)], ['fabric-x', fabricXMissing]);
+const loadgen = await fabricXProgram('loadgen');
+const t = requiresAll(suite('ledgerX network under the docker engine (local Fabric-X images)'), ['docker', await dockerSkipReason()], ['fabric-x-images', await imagesMissing(images)], ['fabric-x', fabricXMissing ?? (loadgen ? undefined : 'loadgen (fabric-x-committer) is not in LNM_FABRIC_X_BIN or on PATH')]);
 let server: TestServer;
 const api = apiOf(() => server);
+let quick: { networkId: number; group: any; committer: any } | undefined;
 const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
 
 t.before(async () => {
@@ -64,6 +70,52 @@ t('a quick start under the docker engine: every role runs in its image, answers 
   const logs = await api('GET', `/nodes/${group.ledgerXOrdererGroup.roles[0].nodeId}/logs?tail=20`);
   assert.is(logs.status, 200, logs.text);
   assert.ok(logs.json.lines.length > 0, 'the router container\'s output');
+  quick = { networkId: q.network_id, group, committer };
+});
+
+t('loadgen sends through the router container; its transactions are COMMITTED in the explorer', async () => {
+  assert.ok(quick, 'the quick start above completed');
+  const { networkId, committer } = quick!;
+  const network = (await api('GET', `/networks/ledgerx/${networkId}`)).json;
+  const c = committer.ledgerXCommitter;
+  const sidecarId = c.roles.find((x: any) => x.role === 'sidecar').nodeId;
+  const transactions = 100;
+  const run = await runLoadgen({
+    loadgen: loadgen!,
+    genesisBlock: Buffer.from((await api('GET', `/networks/ledgerx/${networkId}/genesis`)).json.block, 'base64'),
+    channel: network.channel_name,
+    mspId: 'DockOrgMSP',
+    // The sidecar container's client MSP: the service wrote it in the node's directory, which the
+    // local docker engine binds at the same path.
+    mspDir: path.join(server.dataDir, 'nodes', `node-${sidecarId}`, 'msp'),
+    sidecarPort: c.sidecarPort,
+    coordinatorMetricsUrl: c.coordinatorMetricsUrl,
+    transactions,
+  });
+  console.log(`  docker: loadgen saw ${run.seen} COMMITTED; the coordinator container counts ${run.committed}; loadgen log: ${run.log}`);
+  assert.ok(run.seen >= transactions, `loadgen saw ${run.seen} COMMITTED; its last lines: ${run.lastLines}`);
+  assert.ok(run.committed >= transactions + 2, `the coordinator counts ${run.committed} (config block + namespace + ${transactions})`);
+  // The explorer reads the blocks from the sidecar container and the statuses from the query container.
+  const info = await until('the explorer sees loadgen\'s blocks', async () => {
+    const x = await api('GET', `/networks/ledgerx/${networkId}/info`);
+    return x.status === 200 && x.json.height >= 2 ? x.json : null;
+  }, 60_000, 1000);
+  const all: any[] = [];
+  for (let n = 0; n < info.height; n++) {
+    const b = await api('GET', `/networks/ledgerx/${networkId}/blocks/${n}`);
+    assert.is(b.status, 200, b.text);
+    all.push(...b.json.transactions.map((x: any) => ({ ...x, block: n })));
+  }
+  const committed = all.filter((x) => x.status === 'COMMITTED');
+  assert.ok(committed.length >= transactions, `${committed.length} COMMITTED transactions in the explorer's ${info.height} blocks`);
+  const sample = committed.find((x) => x.namespaces.some((ns: any) => ns.ns_id === '0'));
+  assert.ok(sample, 'a loadgen transaction on its namespace "0"');
+  const tx = await api('GET', `/networks/ledgerx/${networkId}/transactions/${sample.id}`);
+  assert.is(tx.status, 200, tx.text);
+  assert.is(tx.json.status, 'COMMITTED');
+  assert.is(tx.json.status_code, 1);
+  assert.is(tx.json.block_number, sample.block);
+  assert.is(tx.json.creator_msp_id, 'DockOrgMSP');
 });
 
 t.run();

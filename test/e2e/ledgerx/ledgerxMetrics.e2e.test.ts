@@ -90,6 +90,31 @@ t('every orderer role and committer service is a Prometheus target that is up, a
     }, 60_000);
     assert.is(figures.platform, 'LEDGERX');
     assert.is(figures.scrape.job, 'nodes');
+    assert.is(figures.peers, null, `${role.role}: no Fabric-X role exports a count of peers`);
+    if (role.role === 'sidecar' || role.role === 'assembler') {
+      // The two roles that keep a ledger: their height (block 0 at least) from their own /metrics.
+      const withHeight = await until(`${role.role}'s block height from Prometheus`, async () => {
+        const res = await api('GET', `/metrics/node/${role.nodeId}`);
+        return res.status === 200 && typeof res.json.blockHeight === 'number' && res.json;
+      }, 60_000);
+      assert.ok(withHeight.blockHeight >= 1, `${role.role}: ${JSON.stringify(withHeight)}`);
+      // The node read: the health monitor's last probe reads the same metric.
+      const read = await until(`${role.role}'s block_height in GET /nodes/{id}`, async () => {
+        const res = await api('GET', `/nodes/${role.nodeId}`);
+        return res.status === 200 && typeof res.json.block_height === 'number' && res.json;
+      }, 60_000);
+      assert.ok(read.block_height >= 1, `${role.role}: ${read.block_height}`);
+    } else {
+      assert.is(figures.blockHeight, null, `${role.role} keeps no ledger`);
+    }
+  }
+  // A group's summary: the service's export of the group carries its sidecar's or assembler's height.
+  for (const g of [group, committer]) {
+    const figures = await until(`${g.name}'s block height from Prometheus`, async () => {
+      const res = await api('GET', `/metrics/node/${g.id}`);
+      return res.status === 200 && typeof res.json.blockHeight === 'number' && res.json;
+    }, 60_000);
+    assert.ok(figures.blockHeight >= 1, `${g.name}: ${JSON.stringify(figures)}`);
   }
   // A range query over a role's samples: real points from Prometheus.
   const router = roles.find((x) => x.role === 'router')!;

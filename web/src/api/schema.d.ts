@@ -13487,6 +13487,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -13564,6 +13565,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -14173,6 +14175,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
+                            /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                             block_height: number | null;
                             /** @constant */
                             client: "fabric-x";
@@ -14250,6 +14253,7 @@ export interface operations {
                             /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                             nodeType: string;
                             organization_id: number;
+                            /** @description always null: no Fabric-X role exports a count of peers */
                             peer_count: number | null;
                             /** @constant */
                             platform: "LEDGERX";
@@ -14327,6 +14331,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -14404,6 +14409,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -15270,6 +15276,7 @@ export interface operations {
                             updated_at: string;
                             uptime_seconds: number | null;
                         } | {
+                            /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                             block_height: number | null;
                             /** @constant */
                             client: "fabric-x";
@@ -15347,6 +15354,7 @@ export interface operations {
                             /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                             nodeType: string;
                             organization_id: number;
+                            /** @description always null: no Fabric-X role exports a count of peers */
                             peer_count: number | null;
                             /** @constant */
                             platform: "LEDGERX";
@@ -15612,6 +15620,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -15689,6 +15698,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -15869,6 +15879,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -15946,6 +15957,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -16161,6 +16173,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -16238,6 +16251,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -16500,6 +16514,7 @@ export interface operations {
                             updated_at: string;
                             uptime_seconds: number | null;
                         } | {
+                            /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                             block_height: number | null;
                             /** @constant */
                             client: "fabric-x";
@@ -16577,6 +16592,7 @@ export interface operations {
                             /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                             nodeType: string;
                             organization_id: number;
+                            /** @description always null: no Fabric-X role exports a count of peers */
                             peer_count: number | null;
                             /** @constant */
                             platform: "LEDGERX";
@@ -16893,6 +16909,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -16970,6 +16987,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -17152,6 +17170,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -17229,6 +17248,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -17411,6 +17431,7 @@ export interface operations {
                         updated_at: string;
                         uptime_seconds: number | null;
                     } | {
+                        /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                         block_height: number | null;
                         /** @constant */
                         client: "fabric-x";
@@ -17488,6 +17509,7 @@ export interface operations {
                         /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                         nodeType: string;
                         organization_id: number;
+                        /** @description always null: no Fabric-X role exports a count of peers */
                         peer_count: number | null;
                         /** @constant */
                         platform: "LEDGERX";
@@ -17859,6 +17881,7 @@ export interface operations {
                             updated_at: string;
                             uptime_seconds: number | null;
                         } | {
+                            /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
                             block_height: number | null;
                             /** @constant */
                             client: "fabric-x";
@@ -17936,6 +17959,7 @@ export interface operations {
                             /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
                             nodeType: string;
                             organization_id: number;
+                            /** @description always null: no Fabric-X role exports a count of peers */
                             peer_count: number | null;
                             /** @constant */
                             platform: "LEDGERX";
