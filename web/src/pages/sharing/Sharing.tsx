@@ -7,7 +7,8 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
-import { Can, editionAtLeast, useSession } from '../../session';
+import { Can, useSession } from '../../session';
+import { EditionPage } from '../../components/EditionGate';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
@@ -15,23 +16,17 @@ import { DataTable } from '../../components/DataTable';
 type Peer = Json<'/api/v1/nodesharing/peers', 'get'>['items'][number];
 
 export default function Sharing() {
-  const { me } = useSession();
-  const pro = editionAtLeast(me.edition, 'pro');
-  const peers = useQuery({ queryKey: ['sharing', 'peers'], enabled: pro, refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/nodesharing/peers', { params: { query: { limit: 500 } } })) });
-  if (!pro) {
-    return (
-      <section>
-        <h1>Node sharing</h1>
-        <div className="state error forbidden" role="alert">
-          <h2>Not in this edition</h2>
-          <p>Node sharing needs the pro edition; this server runs the {me.edition} edition.</p>
-        </div>
-      </section>
-    );
-  }
   return (
-    <section>
-      <h1>Node sharing</h1>
+    <EditionPage title="Node sharing" needs="Node sharing needs" edition="pro">
+      <SharingBody />
+    </EditionPage>
+  );
+}
+
+function SharingBody() {
+  const peers = useQuery({ queryKey: ['sharing', 'peers'], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/nodesharing/peers', { params: { query: { limit: 500 } } })) });
+  return (
+    <>
       <p className="hint">Instances that share see each other's public node metadata (names, endpoints, TLS and identity certificates), never keys.</p>
       <div className="tiles">
         <Can permission="SHARING_MANAGE">
@@ -46,7 +41,7 @@ export default function Sharing() {
         {(d) => (d.items.length === 0 ? <Empty>No peer instances yet. Create an invitation here and accept it on the other instance (or the other way round).</Empty> : <Peers items={d.items} />)}
       </QueryView>
       <Proposals />
-    </section>
+    </>
   );
 }
 
