@@ -163,6 +163,15 @@ t('a chaincode from a .tar.gz archive picked from disk, deployed from the page: 
   assert.is(read.status, 200, read.text);
   assert.is((read.json.result_json ?? JSON.parse(read.json.result)).owner, 'Bo');
   await page.getByRole('row', { name: /tgzassets 1\.0 1 committed/ }).waitFor({ timeout: 30_000 });
+
+  // A chaincode-as-a-service image the Docker host does not have: refused, said, nothing recorded.
+  await deploy.getByLabel('Source').selectOption('image');
+  await deploy.getByLabel(/^Image/).fill('lnm-no-such-chaincode:local');
+  await deploy.getByLabel('Chaincode name').fill('imageassets');
+  await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
+  assert.match(await deploy.getByRole('alert').innerText(), /lnm-no-such-chaincode|Docker/i);
+  assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'imageassets'), 'nothing recorded for a missing image');
 });
 
 t.run();
