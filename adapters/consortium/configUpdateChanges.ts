@@ -4,14 +4,15 @@
 //   withOrganization(config, org)             adds an application organization (kept if present)
 //   withoutOrganization(config, mspId)        removes an application organization
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
+//   withBatch(config, batch)                  sets the orderer's BatchTimeout / BatchSize (others kept)
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
-import { common } from '@hyperledger/fabric-protos';
+import { common, orderer } from '@hyperledger/fabric-protos';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
 import { configPolicy } from './channelConfigPolicies.ts';
-import { anchorPeersMessage, configValue } from './channelConfigValues.ts';
+import { anchorPeersMessage, batchSize, batchTimeout, configValue } from './channelConfigValues.ts';
 
 function cloneConfig(config: common.Config): common.Config {
   return common.Config.deserializeBinary(config.serializeBinary());
@@ -65,6 +66,29 @@ export function withPolicies(config: common.Config, policies: Record<string, Cha
   return desired;
 }
 
+/** The Orderer group's batch settings: the given ones set, the others kept as the channel has them. */
+export function withBatch(config: common.Config, batch: Partial<ChannelBatchSettings>): common.Config {
+  const desired = cloneConfig(config);
+  const values = subGroup(desired, ['Orderer']).getValuesMap();
+  const modPolicy = (name: string) => values.get(name)?.getModPolicy() || 'Admins';
+  if (batch.batchTimeout !== undefined) values.set('BatchTimeout', configValue(batchTimeout(batch.batchTimeout), modPolicy('BatchTimeout')));
+  if (batch.maxMessageCount !== undefined || batch.absoluteMaxBytes !== undefined || batch.preferredMaxBytes !== undefined) {
+    const raw = values.get('BatchSize')?.getValue_asU8();
+    const now = raw ? orderer.BatchSize.deserializeBinary(raw) : new orderer.BatchSize();
+    const next = {
+      batchTimeout: '',
+      maxMessageCount: batch.maxMessageCount ?? now.getMaxMessageCount(),
+      absoluteMaxBytes: batch.absoluteMaxBytes ?? now.getAbsoluteMaxBytes(),
+      preferredMaxBytes: batch.preferredMaxBytes ?? now.getPreferredMaxBytes(),
+    };
+    if (next.preferredMaxBytes > next.absoluteMaxBytes) {
+      throw new ValidationError(`The preferred batch size (${next.preferredMaxBytes} bytes) must not exceed the absolute maximum (${next.absoluteMaxBytes} bytes).`, [{ field: 'batch.preferredMaxBytes', message: 'greater than absoluteMaxBytes' }]);
+    }
+    values.set('BatchSize', configValue(batchSize(next), modPolicy('BatchSize')));
+  }
+  return desired;
+}
+
 export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
   if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
@@ -76,6 +100,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withoutOrganization(config, change.mspId);
     case 'policies':
       return withPolicies(config, change.policies, change.groupPath);
+    case 'batch':
+      return withBatch(config, change.batch);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

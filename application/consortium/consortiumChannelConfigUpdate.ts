@@ -1,11 +1,12 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing is not
-// supported) and application policies set, in one config update transaction signed by the
+// supported), application policies and the orderer's batch settings set, in one config update transaction signed by the
 // admins this service holds, recorded with RecordConfigUpdate when the config changed.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
@@ -17,12 +18,15 @@ export interface ChannelConfigRequest {
   organizations?: string[];
   /** Application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement). */
   policies?: Record<string, { type: 'ImplicitMeta' | 'Signature'; rule: string }>;
+  /** The orderer's batch settings (batch timeout, batch size); those not given are kept. */
+  batch?: Partial<ChannelBatchSettings>;
 }
 
 export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<ChannelConfigUpdated> {
   const { deps } = input;
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
-  if (!req.organizations && !req.policies) throw new ValidationError('Give organizations or policies to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
+  if (!req.organizations && !req.policies && !batchGiven) throw new ValidationError('Give organizations, policies or batch settings to change.', [{ field: 'organizations', message: 'nothing to change' }]);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
@@ -39,6 +43,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
     }
   }
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
+  if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   // One config transaction for the whole request: one set of signatures, one new config.
   const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
   if (result.status === 'updated') {

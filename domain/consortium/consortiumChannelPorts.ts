@@ -2,7 +2,7 @@
 // orderers and peers, read and change its configuration, read its blocks. adapters/consortium/
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
-import type { ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, TlsClientIdentity } from './consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
 export class FabricNodeUnreachableError extends AppError {
@@ -83,7 +83,9 @@ export type ChannelConfigChange =
   | { kind: 'addOrganization'; organization: ChannelOrganization }
   | { kind: 'removeOrganization'; mspId: string }
   /** Policies of a group (default the Application group: SPEC's Readers/Writers/Admins). */
-  | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] };
+  | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] }
+  /** The orderer's batch settings (the Orderer group's BatchTimeout and BatchSize); what is not given is kept. */
+  | { kind: 'batch'; batch: Partial<ChannelBatchSettings> };
 
 /** A modification policy the available signers do not satisfy, and whose admins could satisfy it. */
 export interface UnmetPolicy {

@@ -63,4 +63,20 @@ test('a Signature Admins policy naming an organization this service does not hol
   assert.is(evaluatePolicy(c, '/Channel/Application/Nope', []).satisfied, false);
 });
 
+test('the orderer\'s batch settings are checked against their values\' mod_policy in the Orderer group: its Admins, a majority of the orderer organizations\' admins', () => {
+  const c = config(['Org1MSP']);
+  c.channel_group!.groups!.Orderer = {
+    mod_policy: 'Admins',
+    groups: { OrdererMSP: org('OrdererMSP', null), Orderer2MSP: org('Orderer2MSP', null) },
+    policies: { Admins: { mod_policy: 'Admins', policy: implicit('MAJORITY', 'Admins') } },
+    values: { BatchTimeout: { mod_policy: 'Admins', value: { timeout: '2s' } }, BatchSize: { mod_policy: '/Channel/Admins', value: {} } },
+  };
+  assert.equal(policiesFor(c, { kind: 'batch', values: ['BatchTimeout'] }), ['/Channel/Orderer/Admins']);
+  assert.equal(policiesFor(c, { kind: 'batch', values: ['BatchTimeout', 'BatchSize'] }), ['/Channel/Orderer/Admins', '/Channel/Admins'], 'each value under its own mod_policy');
+  const [need] = signaturesNeeded(c, { kind: 'batch', values: ['BatchTimeout'] }, ['OrdererMSP']);
+  assert.is(need.satisfied, false, 'one of two orderer organizations is no majority');
+  assert.equal(need.missing, ['Orderer2MSP']);
+  assert.is(signaturesNeeded(c, { kind: 'batch', values: ['BatchTimeout'] }, ['OrdererMSP', 'Orderer2MSP'])[0].satisfied, true);
+});
+
 test.run();

@@ -27,6 +27,12 @@ const Policy = Type.Object({ type: Type.Union([Type.Literal('ImplicitMeta'), Typ
 const ConfigUpdateBody = Type.Object({
   organizations: Type.Optional(Type.Array(Type.String({ maxLength: 250 }), { maxItems: 50, description: 'mspIds the channel\'s application group should have: organizations of this service not yet in it are added (removing is not supported)' })),
   policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement): {type, rule}' })),
+  batch: Type.Optional(Type.Object({
+    batchTimeout: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}(ms|s|m)$', description: 'how long the orderer waits before cutting a block, a Go duration such as 500ms, 2s, 1m' })),
+    maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'transactions in a block at most' })),
+    absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'a block\'s size at most, in bytes' })),
+    preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'the size a block is cut at, in bytes (at most absoluteMaxBytes)' })),
+  }, { additionalProperties: false, description: 'the orderer\'s batch settings (the Orderer group\'s BatchTimeout and BatchSize, signed for by the orderer organizations\' admins); those not given are kept' })),
 }, { additionalProperties: false });
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
@@ -71,9 +77,9 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel or change its application policies (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies or the orderer\'s batch settings (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: ConfigUpdateBody,
-    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
+    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
     async handler(input) {
       return { body: updateView(await updateChannelConfig(input, input.params, input.body)) };
     },

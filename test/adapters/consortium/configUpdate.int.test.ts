@@ -9,7 +9,7 @@ import path from 'node:path';
 import { common } from '@hyperledger/fabric-protos';
 import { buildChannelGenesisBlock } from '../../../adapters/consortium/fabricGenesis.ts';
 import { configFromBlock } from '../../../adapters/consortium/channelConfig.ts';
-import { withAnchorPeers, withOrganization, withoutOrganization, withPolicies } from '../../../adapters/consortium/configUpdateChanges.ts';
+import { withAnchorPeers, withBatch, withOrganization, withoutOrganization, withPolicies } from '../../../adapters/consortium/configUpdateChanges.ts';
 import { computeConfigUpdate } from '../../../adapters/consortium/configUpdateCompute.ts';
 import { planConfigUpdate } from '../../../adapters/consortium/configUpdate.ts';
 import { evaluatePolicy, requiredPolicies } from '../../../adapters/consortium/configUpdateSignatures.ts';
@@ -73,6 +73,21 @@ withConfigtxlator('adding a third organization needs MAJORITY of the application
   const enough = planConfigUpdate(ctx.config, 'mychannel', { kind: 'addOrganization', organization: ctx.org3.msp }, ['Org1MSP', 'Org2MSP', 'Org9MSP']);
   assert.equal(enough.unmet, []);
   assert.equal(enough.signWith, ['Org1MSP', 'Org2MSP']);
+});
+
+withConfigtxlator('the orderer\'s batch timeout and preferred size: same update as configtxlator, under /Channel/Orderer/Admins; the other batch values kept; preferred above absolute refused', async (ctx) => {
+  const update = await sameAsConfigtxlator(ctx, 'batch', withBatch(ctx.config, { batchTimeout: '750ms', preferredMaxBytes: 1024 * 1024 }));
+  assert.equal(requiredPolicies(ctx.config, update), ['/Channel/Orderer/Admins']);
+  const written = update.getWriteSet()!.getGroupsMap().get('Orderer')!.getValuesMap();
+  assert.equal([...written.keys()].sort(), ['BatchSize', 'BatchTimeout']);
+  const { orderer } = await import('@hyperledger/fabric-protos');
+  const size = orderer.BatchSize.deserializeBinary(written.get('BatchSize')!.getValue_asU8());
+  const before = orderer.BatchSize.deserializeBinary(ctx.config.getChannelGroup()!.getGroupsMap().get('Orderer')!.getValuesMap().get('BatchSize')!.getValue_asU8());
+  assert.is(size.getPreferredMaxBytes(), 1024 * 1024);
+  assert.is(size.getMaxMessageCount(), before.getMaxMessageCount());
+  assert.is(size.getAbsoluteMaxBytes(), before.getAbsoluteMaxBytes());
+  assert.throws(() => withBatch(ctx.config, { preferredMaxBytes: before.getAbsoluteMaxBytes() + 1 }), /must not exceed the absolute maximum/);
+  assert.is(computeConfigUpdate('mychannel', ctx.config, withBatch(ctx.config, { maxMessageCount: before.getMaxMessageCount() })), null, 'the same values: no update');
 });
 
 test('with three organizations, MAJORITY needs two: one signer names both others and asks for one more', async (ctx) => {

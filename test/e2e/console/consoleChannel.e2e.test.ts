@@ -3,6 +3,8 @@
 // API): the page shows the channel's organizations, anchor peers and policies as the orderer
 // serves them; an anchor-peer change, an organization added and a policy change are sent from
 // the page, each first saying whose admin signatures it needs, and the API's config agrees; a
+// batch timeout and preferred block size changed from the page are in the orderer's config
+// afterwards (a preferred size above the absolute is refused, said); a
 // change whose policy names an organization the service does not hold is refused (409) and the
 // page says so in words; a peer's certificates are renewed from its page (new serials, the node
 // running again). axe-core checks the pages.
@@ -78,6 +80,38 @@ t('the channel configuration as the orderer serves it; anchor peers set from the
   const anchors = (await application()).groups.Org2MSP.values.AnchorPeers.value.anchor_peers;
   assert.equal(anchors, [{ host: '127.0.0.1', port: made.peer2.config.port }, { host: 'peer9.org2.example', port: 7051 }]);
   await page.getByTestId('anchors-Org2MSP').getByText('peer9.org2.example:7051', { exact: false }).waitFor({ timeout: 30_000 });
+});
+
+t('the orderer\'s batch settings shown and changed from the page (batch timeout, preferred size): in the channel config afterwards; a preferred size above the absolute is a 400 said', async () => {
+  const orderer = async () => (await config()).config.channel_group.groups.Orderer.values;
+  const before = await orderer();
+  await page.getByTestId('batch-timeout').getByText(before.BatchTimeout.value.timeout, { exact: true }).waitFor();
+  assert.is(await page.getByTestId('batch-max-message-count').innerText(), String(before.BatchSize.value.max_message_count));
+  const change = page.getByRole('region', { name: 'Change the configuration' });
+  await change.getByRole('button', { name: 'Batch settings' }).click();
+  const form = page.getByRole('form', { name: 'Change the batch settings' });
+  const timeout = before.BatchTimeout.value.timeout === '750ms' ? '900ms' : '750ms';
+  await form.getByLabel(/^Batch timeout/).fill(timeout);
+  await form.getByLabel(/^Preferred max bytes/).fill(String(before.BatchSize.value.absolute_max_bytes + 1024));
+  await form.getByTestId('signatures-needed').getByText(/^Needs \/Channel\/Orderer\/Admins \(MAJORITY Admins\), admins of .+: this service signs for .+, enough\.$/).waitFor();
+  await accessible('batch settings');
+  const sequence = (await config()).sequence;
+  await form.getByRole('button', { name: 'Change the batch settings' }).click();
+  const refused = form.getByRole('alert');
+  await refused.waitFor({ timeout: 60_000 });
+  assert.match(await refused.innerText(), /preferred batch size \(\d+ bytes\) must not exceed the absolute maximum/);
+  assert.is((await config()).sequence, sequence, 'nothing was submitted');
+
+  const preferred = before.BatchSize.value.preferred_max_bytes === 1024 * 1024 ? 2 * 1024 * 1024 : 1024 * 1024;
+  await form.getByLabel(/^Preferred max bytes/).fill(String(preferred));
+  await form.getByRole('button', { name: 'Change the batch settings' }).click();
+  await outcome(form);
+  const after = await orderer();
+  assert.is(after.BatchTimeout.value.timeout, timeout, 'the batch timeout is in the channel config');
+  assert.is(after.BatchSize.value.preferred_max_bytes, preferred);
+  assert.is(after.BatchSize.value.max_message_count, before.BatchSize.value.max_message_count, 'what was not changed is kept');
+  assert.is(after.BatchSize.value.absolute_max_bytes, before.BatchSize.value.absolute_max_bytes);
+  await page.getByTestId('batch-timeout').getByText(timeout, { exact: true }).waitFor({ timeout: 30_000 });
 });
 
 t('an organization added from the page (a majority of the admins signs), then a policy changed', async () => {

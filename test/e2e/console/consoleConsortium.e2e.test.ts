@@ -3,7 +3,9 @@
 // and the peer are joined with the join buttons (their state changes without a reload), and
 // the explorer shows the channel's blocks and a block's transactions; the sample chaincode is
 // deployed from the page, invoked and queried there, the answers shown and checked against the
-// API and the ledger. axe-core checks the pages.
+// API and the ledger; a chaincode from a .tar.gz archive picked from disk is deployed from the
+// page and answers through the API (a file that is no archive is a 400 shown). axe-core checks
+// the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -13,6 +15,10 @@ import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
 import { apiOf, consortiumEnv, organization, runningNode, until } from '../consortium/consortiumApi.ts';
 import { buildConsole } from '../../../web/scripts/build.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const t = requiresAll(suite('console: consortium network page (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -87,7 +93,7 @@ t('a consortium network created from the page; an orderer and a peer joined from
 
 t('the sample chaincode deployed from the page, invoked and queried there; the invoke is VALID in the ledger', async () => {
   assert.ok(networkId > 0, 'the network of the first test');
-  const deploy = page.getByRole('form', { name: 'Deploy the sample chaincode (asset registry)' });
+  const deploy = page.getByRole('form', { name: 'Deploy a chaincode' });
   await deploy.getByLabel('Chaincode name').fill('consoleassets');
   await deploy.getByLabel('Version').fill('1.0');
   await deploy.getByRole('button', { name: 'Deploy sample' }).click();
@@ -126,6 +132,46 @@ t('the sample chaincode deployed from the page, invoked and queried there; the i
   const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
   await screenshot(page, 'consortium-chaincode');
+});
+
+t('a chaincode from a .tar.gz archive picked from disk, deployed from the page: committed, its server running, it answers; a file that is no archive is refused, said', async () => {
+  assert.ok(networkId > 0, 'the network of the first test');
+  const dir = mkdtempSync(join(tmpdir(), 'lnm-cc-archive-'));
+  const archive = join(dir, 'asset-registry.tar.gz');
+  execFileSync('tar', ['-czf', archive, '-C', join(import.meta.dirname, '../../../samples/chaincode/asset-registry'), 'package.json', 'assetRegistry.ts']);
+  const notArchive = join(dir, 'notes.tar.gz');
+  writeFileSync(notArchive, 'this is no gzip');
+  const deploy = page.getByRole('form', { name: 'Deploy a chaincode' });
+  await deploy.getByLabel('Source').selectOption('archive');
+  await deploy.getByLabel(/^Archive/).setInputFiles(notArchive);
+  await deploy.getByLabel('Chaincode name').fill('tgzassets');
+  await deploy.getByLabel('Version').fill('1.0');
+  await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
+  assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'tgzassets'), 'nothing recorded for a bad archive');
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
+
+  await deploy.getByLabel(/^Archive/).setInputFiles(archive);
+  await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await deploy.getByRole('status').getByText(/commit committed, server running/).waitFor({ timeout: 240_000 });
+  const record = (await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.find((c: { name: string }) => c.name === 'tgzassets');
+  assert.is(record?.status, 'committed');
+  const created = await api('POST', `/sc/consortium/chaincodes/${record.id}/invoke`, { function: 'CreateAsset', args: ['tgz1', 'blue', '5', 'Bo', '50'] });
+  assert.is(created.status, 200, created.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${record.id}/query`, { function: 'ReadAsset', args: ['tgz1'] });
+  assert.is(read.status, 200, read.text);
+  assert.is((read.json.result_json ?? JSON.parse(read.json.result)).owner, 'Bo');
+  await page.getByRole('row', { name: /tgzassets 1\.0 1 committed/ }).waitFor({ timeout: 30_000 });
+
+  // A chaincode-as-a-service image the Docker host does not have: refused, said, nothing recorded.
+  await deploy.getByLabel('Source').selectOption('image');
+  await deploy.getByLabel(/^Image/).fill('lnm-no-such-chaincode:local');
+  await deploy.getByLabel('Chaincode name').fill('imageassets');
+  await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
+  assert.match(await deploy.getByRole('alert').innerText(), /lnm-no-such-chaincode|Docker/i);
+  assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'imageassets'), 'nothing recorded for a missing image');
 });
 
 t.run();

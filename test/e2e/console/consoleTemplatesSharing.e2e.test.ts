@@ -146,7 +146,7 @@ it('an invitation made on A is previewed on B, a wrong fingerprint refused, the 
   assert.is((await api(a, 'GET', '/nodesharing/peers')).json.items.length, 1);
 });
 
-it('a VIEWER sees the export and the peers, but no import, invitation or accept', async () => {
+it('a VIEWER sees the export, the peers and the proposals, but no import, invitation, accept or proposal control', async () => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await signIn(a.url, VIEWER);
   await nav('Templates').click();
@@ -160,6 +160,10 @@ it('a VIEWER sees the export and the peers, but no import, invitation or accept'
   await page.getByRole('table', { name: 'Peer instances' }).waitFor();
   assert.is(await page.getByRole('form').count(), 0);
   assert.is(await page.getByRole('button', { name: /Sync|Revoke/ }).count(), 0);
+  // Proposals are listed (SHARING_READ) but there is nothing to propose, sign or submit (NETWORK_UPDATE).
+  await page.getByRole('heading', { name: 'Config update proposals' }).waitFor();
+  await page.getByText('No proposals sent or received yet.').waitFor();
+  assert.is(await page.getByRole('button', { name: /Propose|Sign proposal|Submit proposal/ }).count(), 0);
   await accessible('sharing (viewer)');
 });
 

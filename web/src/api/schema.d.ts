@@ -1191,7 +1191,7 @@ export interface paths {
          */
         get: operations["getNetworksNetworkIdChannelsChannelNameConfig"];
         /**
-         * Add organizations to the channel or change its application policies (signatures collected from the admins this service holds)
+         * Add organizations to the channel, change its application policies or the orderer's batch settings (signatures collected from the admins this service holds)
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksNetworkIdChannelsChannelNameConfig"];
@@ -9977,6 +9977,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the orderer's batch settings (the Orderer group's BatchTimeout and BatchSize, signed for by the orderer organizations' admins); those not given are kept */
+                    batch?: {
+                        /** @description a block's size at most, in bytes */
+                        absoluteMaxBytes?: number;
+                        /** @description how long the orderer waits before cutting a block, a Go duration such as 500ms, 2s, 1m */
+                        batchTimeout?: string;
+                        /** @description transactions in a block at most */
+                        maxMessageCount?: number;
+                        /** @description the size a block is cut at, in bytes (at most absoluteMaxBytes) */
+                        preferredMaxBytes?: number;
+                    };
                     /** @description mspIds the channel's application group should have: organizations of this service not yet in it are added (removing is not supported) */
                     organizations?: string[];
                     /** @description application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement): {type, rule} */
@@ -10007,7 +10018,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown organization, removal asked, bad policy */
+            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum */
             400: {
                 headers: {
                     [name: string]: unknown;

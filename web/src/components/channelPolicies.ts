@@ -19,7 +19,7 @@ export interface ChannelConfigJson {
   channel_group?: ConfigGroup;
 }
 
-export type Change = { kind: 'anchorPeers'; mspId: string } | { kind: 'addOrganizations' } | { kind: 'policy'; name: string };
+export type Change = { kind: 'anchorPeers'; mspId: string } | { kind: 'addOrganizations' } | { kind: 'policy'; name: string } | { kind: 'batch'; values: Array<'BatchTimeout' | 'BatchSize'> };
 
 export interface PolicyNeed {
   /** e.g. /Channel/Application/Admins */
@@ -52,6 +52,11 @@ function resolve(groupPath: string[], modPolicy: string | undefined): string {
 export function policiesFor(config: ChannelConfigJson, change: Change): string[] {
   const app = groupAt(config, ['Application']);
   if (change.kind === 'addOrganizations') return [resolve(['Application'], app?.mod_policy)];
+  if (change.kind === 'batch') {
+    // The orderer's values (BatchTimeout, BatchSize) are checked against their own mod_policy, in the Orderer group.
+    const orderer = groupAt(config, ['Orderer']);
+    return [...new Set(change.values.map((v) => resolve(['Orderer'], orderer?.values?.[v] ? orderer.values[v].mod_policy : orderer?.mod_policy)))];
+  }
   if (change.kind === 'policy') {
     const existing = app?.policies?.[change.name];
     // A new policy adds to the group (its mod_policy); an existing one is checked against its own.

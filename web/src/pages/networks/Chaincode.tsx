@@ -1,6 +1,8 @@
-// Chaincode on a consortium network: the chaincodes recorded for it, "deploy the sample" (the
-// asset registry of samples/chaincode/asset-registry, bundled as text: POST /sc/consortium/deploy
-// installs it on every peer of the organizations held, approves, commits and starts its server),
+// Chaincode on a consortium network: the chaincodes recorded for it, deploy one (the sample: the
+// asset registry of samples/chaincode/asset-registry, bundled as text; a Node.js chaincode's
+// .tar.gz archive picked from disk; or a chaincode-as-a-service image on the Docker host):
+// POST /sc/consortium/deploy installs it on every peer of the organizations held, approves,
+// commits and starts its server),
 // and invoke or query a committed chaincode, showing the answer.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -64,20 +66,42 @@ export function Chaincodes({ networkId }: { networkId: number }) {
           />
         )}
       </QueryView>
-      {can('CHAINCODE_MANAGE') ? <DeploySample networkId={networkId} /> : null}
+      {can('CHAINCODE_MANAGE') ? <DeployChaincode networkId={networkId} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
     </>
   );
 }
 
-function DeploySample({ networkId }: { networkId: number }) {
+type Source = 'sample' | 'archive' | 'image';
+
+/** A file read as base64 (the API takes an archive as base64 text). */
+async function base64Of(file: File): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let text = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+const MAX_ARCHIVE = 7 * 1024 * 1024; // 10 MB of base64 text, the API's limit
+
+function DeployChaincode({ networkId }: { networkId: number }) {
   const qc = useQueryClient();
+  const [source, setSource] = useState<Source>('sample');
   const [name, setName] = useState('assets');
   const [version, setVersion] = useState('1.0');
   const [policy, setPolicy] = useState('');
+  const [archive, setArchive] = useState<File | null>(null);
+  const [image, setImage] = useState('');
   const m = useMutation({
     mutationFn: async () => {
-      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: { files: SAMPLE_FILES } };
+      let src: { files: typeof SAMPLE_FILES } | { archive: string } | { image: string };
+      if (source === 'sample') src = { files: SAMPLE_FILES };
+      else if (source === 'archive') {
+        if (!archive) throw new Error('Pick the chaincode\'s .tar.gz archive.');
+        if (archive.size > MAX_ARCHIVE) throw new Error(`The archive is ${archive.size} bytes; at most ${MAX_ARCHIVE} bytes can be sent.`);
+        src = { archive: await base64Of(archive) };
+      } else src = { image: image.trim() };
+      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: src };
       return (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer;
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ['chaincodes', networkId] }),
@@ -91,7 +115,33 @@ function DeploySample({ networkId }: { networkId: number }) {
         m.mutate();
       }}
     >
-      <h3 id="cc-deploy-title">Deploy the sample chaincode (asset registry)</h3>
+      <h3 id="cc-deploy-title">Deploy a chaincode</h3>
+      <label>
+        Source
+        <select
+          value={source}
+          onChange={(e) => {
+            setSource(e.target.value as Source);
+            m.reset();
+          }}
+        >
+          <option value="sample">The sample chaincode (asset registry, Node.js)</option>
+          <option value="archive">A Node.js chaincode archive (.tar.gz with package.json)</option>
+          <option value="image">A chaincode-as-a-service container image (Docker)</option>
+        </select>
+      </label>
+      {source === 'archive' ? (
+        <label>
+          Archive (.tar.gz: package.json and its .js or .ts files)
+          <input type="file" required accept=".tgz,.tar.gz,application/gzip" onChange={(e) => setArchive(e.target.files?.[0] ?? null)} />
+        </label>
+      ) : null}
+      {source === 'image' ? (
+        <label>
+          Image (on the Docker host; it runs the chaincode server, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS)
+          <input className="code" required maxLength={255} value={image} onChange={(e) => setImage(e.target.value)} placeholder="example/asset-ccaas:1.0" />
+        </label>
+      ) : null}
       <label>
         Chaincode name
         <input required maxLength={63} pattern="[A-Za-z0-9][A-Za-z0-9_.+\-]*" value={name} onChange={(e) => setName(e.target.value)} />
@@ -113,7 +163,7 @@ function DeploySample({ networkId }: { networkId: number }) {
       ) : null}
       <div>
         <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Deploying… (install, approve, commit)' : 'Deploy sample'}
+          {m.isPending ? 'Deploying… (install, approve, commit)' : source === 'sample' ? 'Deploy sample' : 'Deploy'}
         </button>
       </div>
     </form>

@@ -1,7 +1,8 @@
 // A consortium network's channel configuration (GET /networks/consortium/{id}/channel-config,
 // decoded): its organizations with their anchor peers and whether this service holds their
 // admin, the application policies, sequence and config block. With NETWORK_UPDATE: set an
-// organization's anchor peers, add organizations, change an application policy. Each change
+// organization's anchor peers, add organizations, change an application policy or the orderer's
+// batch settings (batch timeout, batch size: the Orderer group's values). Each change
 // shows, before it is sent, whose admin signatures it needs (from the config's modification
 // policies, web/src/components/channelPolicies.ts) and whether this service holds them; the
 // API's 409s are said in words (signatures missing: which organizations; no joined orderer: join
@@ -81,6 +82,8 @@ function ConfigView({ networkId, data, map }: { networkId: number; data: { chann
       </dl>
       <h3>Organizations</h3>
       <DataTable caption="Organizations of the channel" rows={orgRows} columns={orgColumns} rowKey={(o) => o.mspId} empty="The channel has no organizations." />
+      <h3>Orderer settings</h3>
+      <OrdererSettings config={config} />
       <h3>Application policies</h3>
       <DataTable caption="Application policies" rows={policies} columns={policyColumns} rowKey={(p) => p.name} empty="The channel has no application policies." />
       <Can permission="NETWORK_UPDATE">
@@ -91,7 +94,7 @@ function ConfigView({ networkId, data, map }: { networkId: number; data: { chann
 }
 
 function Changes(props: { networkId: number; channelName: string; config: ChannelConfigJson; app: ConfigGroup | undefined; appOrgs: string[]; held: string[]; map: NetworkMap }) {
-  const [tab, setTab] = useState<'anchors' | 'organizations' | 'policy'>('anchors');
+  const [tab, setTab] = useState<'anchors' | 'organizations' | 'policy' | 'batch'>('anchors');
   return (
     <div className="card" role="region" aria-labelledby="change-title">
       <h3 id="change-title">Change the configuration</h3>
@@ -101,6 +104,7 @@ function Changes(props: { networkId: number; channelName: string; config: Channe
             ['anchors', 'Anchor peers'],
             ['organizations', 'Add organizations'],
             ['policy', 'A policy'],
+            ['batch', 'Batch settings'],
           ] as const
         ).map(([k, label]) => (
           <button key={k} type="button" aria-pressed={tab === k} className={tab === k ? 'primary' : ''} onClick={() => setTab(k)}>
@@ -108,7 +112,7 @@ function Changes(props: { networkId: number; channelName: string; config: Channe
           </button>
         ))}
       </div>
-      {tab === 'anchors' ? <AnchorPeersForm {...props} /> : tab === 'organizations' ? <OrganizationsForm {...props} /> : <PolicyForm {...props} />}
+      {tab === 'anchors' ? <AnchorPeersForm {...props} /> : tab === 'organizations' ? <OrganizationsForm {...props} /> : tab === 'policy' ? <PolicyForm {...props} /> : <BatchForm {...props} />}
     </div>
   );
 }
@@ -339,6 +343,103 @@ function PolicyForm({ networkId, channelName, config, app, held }: { networkId: 
       <div>
         <button type="submit" className="primary" disabled={m.isPending}>
           {m.isPending ? 'Sending the config update…' : `Set ${name}`}
+        </button>
+      </div>
+      <Outcome m={m} />
+    </form>
+  );
+}
+
+interface Batch {
+  timeout: string;
+  maxMessageCount: number | null;
+  absoluteMaxBytes: number | null;
+  preferredMaxBytes: number | null;
+  consensus: string | null;
+}
+
+/** The Orderer group's batch settings and consensus type, as configtxlator decodes them. */
+function batchOf(config: ChannelConfigJson): Batch | null {
+  const values = config.channel_group?.groups?.Orderer?.values;
+  if (!values) return null;
+  const size = values.BatchSize?.value as { max_message_count?: number; absolute_max_bytes?: number; preferred_max_bytes?: number } | undefined;
+  return {
+    timeout: (values.BatchTimeout?.value as { timeout?: string } | undefined)?.timeout ?? '',
+    maxMessageCount: size?.max_message_count ?? null,
+    absoluteMaxBytes: size?.absolute_max_bytes ?? null,
+    preferredMaxBytes: size?.preferred_max_bytes ?? null,
+    consensus: (values.ConsensusType?.value as { type?: string } | undefined)?.type ?? null,
+  };
+}
+
+const bytes = (n: number | null) => (n === null ? '—' : n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB (${n} bytes)` : n % 1024 === 0 ? `${n / 1024} KiB (${n} bytes)` : `${n} bytes`);
+
+function OrdererSettings({ config }: { config: ChannelConfigJson }) {
+  const b = batchOf(config);
+  if (!b) return <p className="muted">The configuration has no Orderer group.</p>;
+  return (
+    <dl className="facts" data-testid="orderer-settings">
+      <dt>Consensus</dt>
+      <dd>{b.consensus ?? '—'}</dd>
+      <dt>Batch timeout</dt>
+      <dd data-testid="batch-timeout">{b.timeout || '—'}</dd>
+      <dt>Max message count</dt>
+      <dd data-testid="batch-max-message-count">{b.maxMessageCount ?? '—'}</dd>
+      <dt>Absolute max bytes</dt>
+      <dd data-testid="batch-absolute-max-bytes">{bytes(b.absoluteMaxBytes)}</dd>
+      <dt>Preferred max bytes</dt>
+      <dd data-testid="batch-preferred-max-bytes">{bytes(b.preferredMaxBytes)}</dd>
+    </dl>
+  );
+}
+
+function BatchForm({ networkId, channelName, config, held }: { networkId: number; channelName: string; config: ChannelConfigJson; held: string[] }) {
+  const now = batchOf(config);
+  const [timeout, setTimeoutText] = useState(now?.timeout ?? '');
+  const [count, setCount] = useState(String(now?.maxMessageCount ?? ''));
+  const [absolute, setAbsolute] = useState(String(now?.absoluteMaxBytes ?? ''));
+  const [preferred, setPreferred] = useState(String(now?.preferredMaxBytes ?? ''));
+  const change = useChange(networkId);
+  // Only what differs from the channel's values is sent (the API keeps the others).
+  const batch: { batchTimeout?: string; maxMessageCount?: number; absoluteMaxBytes?: number; preferredMaxBytes?: number } = {};
+  if (timeout.trim() && timeout.trim() !== now?.timeout) batch.batchTimeout = timeout.trim();
+  if (count.trim() && Number(count) !== now?.maxMessageCount) batch.maxMessageCount = Number(count);
+  if (absolute.trim() && Number(absolute) !== now?.absoluteMaxBytes) batch.absoluteMaxBytes = Number(absolute);
+  if (preferred.trim() && Number(preferred) !== now?.preferredMaxBytes) batch.preferredMaxBytes = Number(preferred);
+  const values = [...(batch.batchTimeout !== undefined ? ['BatchTimeout' as const] : []), ...(batch.maxMessageCount !== undefined || batch.absoluteMaxBytes !== undefined || batch.preferredMaxBytes !== undefined ? ['BatchSize' as const] : [])];
+  const key = values.join(',');
+  const preview = useMemo<Change | null>(() => (key ? { kind: 'batch', values: key.split(',') as Array<'BatchTimeout' | 'BatchSize'> } : null), [key]);
+  const m = useMutation(change(() => unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/config', { params: { path: { networkId, channelName } }, body: { batch } }))));
+  if (!now) return <p className="muted">The configuration has no Orderer group, so there are no batch settings to change.</p>;
+  return (
+    <form
+      className="form-grid"
+      aria-label="Change the batch settings"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <label>
+        Batch timeout (a duration: 500ms, 2s, 1m)
+        <input className="code" required pattern="[1-9][0-9]{0,5}(ms|s|m)" value={timeout} onChange={(e) => setTimeoutText(e.target.value)} />
+      </label>
+      <label>
+        Max message count (transactions in a block at most)
+        <input type="number" min={1} max={100000} required value={count} onChange={(e) => setCount(e.target.value)} />
+      </label>
+      <label>
+        Absolute max bytes (a block's size at most)
+        <input type="number" min={1024} max={104857600} required value={absolute} onChange={(e) => setAbsolute(e.target.value)} />
+      </label>
+      <label>
+        Preferred max bytes (the size a block is cut at; at most the absolute)
+        <input type="number" min={1024} max={104857600} required value={preferred} onChange={(e) => setPreferred(e.target.value)} />
+      </label>
+      <Needs config={config} change={preview} held={held} />
+      <div>
+        <button type="submit" className="primary" disabled={m.isPending || !values.length}>
+          {m.isPending ? 'Sending the config update…' : 'Change the batch settings'}
         </button>
       </div>
       <Outcome m={m} />

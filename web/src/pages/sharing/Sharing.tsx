@@ -1,10 +1,14 @@
 // Node sharing (pro): invitations made here (the JWT and this instance's key fingerprint shown
 // once, to hand over), an invitation from another instance previewed and accepted after its
-// key fingerprint is confirmed, and the peers with their shared nodes, sync and revoke.
+// key fingerprint is confirmed, the peers with their shared nodes, sync and revoke, and channel
+// config update proposals: one proposed here (an application policy of a network whose change
+// needs the admin of an organization a peer shares), one received signed here, one whose
+// signatures came back submitted here.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
-import { Can, editionAtLeast, useSession } from '../../session';
+import { Can, useSession } from '../../session';
+import { EditionPage } from '../../components/EditionGate';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
@@ -12,23 +16,17 @@ import { DataTable } from '../../components/DataTable';
 type Peer = Json<'/api/v1/nodesharing/peers', 'get'>['items'][number];
 
 export default function Sharing() {
-  const { me } = useSession();
-  const pro = editionAtLeast(me.edition, 'pro');
-  const peers = useQuery({ queryKey: ['sharing', 'peers'], enabled: pro, refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/nodesharing/peers', { params: { query: { limit: 500 } } })) });
-  if (!pro) {
-    return (
-      <section>
-        <h1>Node sharing</h1>
-        <div className="state error forbidden" role="alert">
-          <h2>Not in this edition</h2>
-          <p>Node sharing needs the pro edition; this server runs the {me.edition} edition.</p>
-        </div>
-      </section>
-    );
-  }
   return (
-    <section>
-      <h1>Node sharing</h1>
+    <EditionPage title="Node sharing" needs="Node sharing needs" edition="pro">
+      <SharingBody />
+    </EditionPage>
+  );
+}
+
+function SharingBody() {
+  const peers = useQuery({ queryKey: ['sharing', 'peers'], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/nodesharing/peers', { params: { query: { limit: 500 } } })) });
+  return (
+    <>
       <p className="hint">Instances that share see each other's public node metadata (names, endpoints, TLS and identity certificates), never keys.</p>
       <div className="tiles">
         <Can permission="SHARING_MANAGE">
@@ -42,7 +40,8 @@ export default function Sharing() {
       <QueryView q={peers} what="Loading peers">
         {(d) => (d.items.length === 0 ? <Empty>No peer instances yet. Create an invitation here and accept it on the other instance (or the other way round).</Empty> : <Peers items={d.items} />)}
       </QueryView>
-    </section>
+      <Proposals />
+    </>
   );
 }
 
@@ -237,5 +236,146 @@ function Peers({ items }: { items: Peer[] }) {
         ]}
       />
     </>
+  );
+}
+
+type Proposal = { id: string; role: string; peer_id: number; network_id: number; channel_name: string; description: string; status: string; changes: string[]; missing_organizations: string[]; signed_by: string[]; created_at: string };
+const PROPOSAL_POLICIES = ['Readers', 'Writers', 'Admins', 'Endorsement', 'LifecycleEndorsement'];
+
+/** Channel config updates signed across instances: proposed here, received to sign, submitted once signed. */
+function Proposals() {
+  const qc = useQueryClient();
+  const list = useQuery({ queryKey: ['sharing', 'proposals'], refetchInterval: 5_000, queryFn: async () => (await unwrap(api.GET('/api/v1/nodesharing/proposals'))) as unknown as { items: Proposal[] } });
+  const sign = useMutation({ mutationFn: (id: string) => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/sign', { params: { path: { id } } })), onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }) });
+  const submit = useMutation({ mutationFn: (id: string) => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/submit', { params: { path: { id } } })) as Promise<unknown> as Promise<{ sequence: number; block_number: number; signed_by: string[] }>, onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }) });
+  return (
+    <>
+      <h2>Config update proposals</h2>
+      <p className="hint">A channel change that needs the admin signature of an organization another instance holds travels there as a proposal: its operator signs it, then it is submitted here.</p>
+      <Can permission="NETWORK_UPDATE">
+        <Propose />
+      </Can>
+      <QueryView q={list} what="Loading proposals">
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No proposals sent or received yet.</Empty>
+          ) : (
+            <DataTable
+              caption="Config update proposals"
+              rows={d.items}
+              rowKey={(p) => p.id}
+              columns={[
+                { header: 'Proposal', cell: (p) => <code>{p.id}</code> },
+                { header: 'Direction', cell: (p) => (p.role === 'signer' ? `received from peer ${p.peer_id}` : `sent to peer ${p.peer_id}`) },
+                { header: 'Channel', cell: (p) => p.channel_name },
+                { header: 'What', cell: (p) => <>{p.description}{p.changes.length ? <> (<code>{p.changes.join(', ')}</code>)</> : null}</> },
+                { header: 'Signed by', cell: (p) => p.signed_by.join(', ') || '—' },
+                { header: 'Status', cell: (p) => <span data-testid={`proposal-status-${p.id}`}>{p.status}</span> },
+                {
+                  header: 'Actions',
+                  cell: (p) => (
+                    <Can permission="NETWORK_UPDATE">
+                      {p.role === 'signer' && p.status === 'awaiting-signatures' ? (
+                        <button type="button" disabled={sign.isPending} onClick={() => sign.mutate(p.id)} aria-label={`Sign proposal ${p.id}`}>
+                          Sign
+                        </button>
+                      ) : null}
+                      {p.role !== 'signer' && p.status !== 'submitted' ? (
+                        <button type="button" className="primary" disabled={submit.isPending} onClick={() => submit.mutate(p.id)} aria-label={`Submit proposal ${p.id}`}>
+                          Submit
+                        </button>
+                      ) : null}
+                    </Can>
+                  ),
+                },
+              ]}
+            />
+          )
+        }
+      </QueryView>
+      <ActionError error={sign.error ?? submit.error} />
+      {sign.data ? <p role="status" className="verdict valid">Signed by {(sign.data as unknown as { signed_by: string[] }).signed_by.join(', ')}; the signatures went back to the proposer.</p> : null}
+      {submit.data ? <p role="status" className="verdict valid" data-testid="proposal-submitted">Submitted: configuration sequence {submit.data.sequence}, block {submit.data.block_number}, signed by {submit.data.signed_by.join(', ')}.</p> : null}
+    </>
+  );
+}
+
+function Propose() {
+  const qc = useQueryClient();
+  const networks = useQuery({ queryKey: ['networks', 'consortium', 'all'], queryFn: () => unwrap(api.GET('/api/v1/networks/consortium', { params: { query: { limit: 500 } } })) as Promise<unknown> as Promise<{ items: Array<{ id: number; name: string; channel_name: string }> }> });
+  const [networkId, setNetworkId] = useState('');
+  const [name, setName] = useState('Endorsement');
+  const [type, setType] = useState<'ImplicitMeta' | 'Signature'>('ImplicitMeta');
+  const [rule, setRule] = useState('');
+  const [description, setDescription] = useState('');
+  const m = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/proposals', { body: { network_id: Number(networkId), policies: { [name]: { type, rule: rule.trim() } }, ...(description.trim() ? { description: description.trim() } : {}) } })) as Promise<unknown> as Promise<{ status: string; proposal_id: string | null; missing_organizations: string[] }>,
+    onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }),
+  });
+  return (
+    <QueryView q={networks} what="Loading networks">
+      {(d) =>
+        d.items.length === 0 ? (
+          <Empty>No consortium network to propose a change to.</Empty>
+        ) : (
+          <form
+            className="card form-grid"
+            aria-label="Propose a policy change"
+            onSubmit={(e) => {
+              e.preventDefault();
+              m.mutate();
+            }}
+          >
+            <label>
+              Network
+              <select required value={networkId} onChange={(e) => setNetworkId(e.target.value)}>
+                <option value="">Pick a network</option>
+                {d.items.map((n) => (
+                  <option key={n.id} value={n.id}>
+                    {n.name} ({n.channel_name})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Policy
+              <select value={name} onChange={(e) => setName(e.target.value)}>
+                {PROPOSAL_POLICIES.map((p) => (
+                  <option key={p} value={p}>
+                    {p}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Type
+              <select value={type} onChange={(e) => setType(e.target.value as 'ImplicitMeta' | 'Signature')}>
+                <option value="ImplicitMeta">ImplicitMeta</option>
+                <option value="Signature">Signature</option>
+              </select>
+            </label>
+            <label>
+              Rule
+              <input className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder="ANY Endorsement" />
+            </label>
+            <label>
+              What the other operator is asked to sign (optional)
+              <input value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />
+            </label>
+            <ActionError error={m.error} />
+            {m.data ? (
+              <p role="status" className="verdict valid" data-testid="proposal-sent">
+                {m.data.status === 'unchanged' ? 'Nothing to change: the channel already has this policy.' : `Sent for signatures to the peer holding ${m.data.missing_organizations.join(', ')}: proposal ${m.data.proposal_id}.`}
+              </p>
+            ) : null}
+            <div>
+              <button type="submit" className="primary" disabled={m.isPending}>
+                {m.isPending ? 'Proposing…' : 'Propose'}
+              </button>
+            </div>
+          </form>
+        )
+      }
+    </QueryView>
   );
 }

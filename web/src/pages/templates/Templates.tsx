@@ -7,7 +7,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { useAllNodes, useConsortiumNetworks, useEvmNetworks } from '../../api/queries';
 import { useLedgerXNetworks } from '../ledgerx/queries';
-import { Can, editionAtLeast, useSession } from '../../session';
+import { Can, useSession } from '../../session';
+import { EditionPage } from '../../components/EditionGate';
 import { ActionError, ErrorState } from '../../components/states';
 
 type Validation = Json<'/api/v1/networks/templates/validate', 'post'>;
@@ -16,28 +17,16 @@ type Template = { version?: string; platform?: string; name?: string; descriptio
 const FIELD: Record<string, 'organizationId' | 'nodeId' | 'keyId'> = { organization: 'organizationId', mspId: 'organizationId', node: 'nodeId', key: 'keyId', ethereumAddress: 'keyId', publicKey: 'keyId' };
 
 export default function Templates() {
-  const { me, can } = useSession();
+  const { can } = useSession();
   const [text, setText] = useState('');
-  if (!editionAtLeast(me.edition, 'pro')) {
-    return (
-      <section>
-        <h1>Network templates</h1>
-        <div className="state error forbidden" role="alert">
-          <h2>Not in this edition</h2>
-          <p>Network templates need the pro edition; this server runs the {me.edition} edition.</p>
-        </div>
-      </section>
-    );
-  }
   return (
-    <section>
-      <h1>Network templates</h1>
+    <EditionPage title="Network templates" needs="Network templates need" edition="pro">
       <p className="hint">A template is a network without its secrets: its organizations, keys and nodes become variables you bind to this instance's own when you import it.</p>
       {can('TEMPLATE_READ') ? <Export onLoad={setText} /> : null}
       <Can permission="TEMPLATE_IMPORT">
         <Import text={text} setText={setText} />
       </Can>
-    </section>
+    </EditionPage>
   );
 }
 
