@@ -171,6 +171,13 @@ export function shardedWork(
   let timer: NodeJS.Timeout | null = null;
   let stopped = true;
   let round: Promise<void> = Promise.resolve();
+  // This instance's order of preference: from a holder-dependent shard (instances starting
+  // together do not race for the same ones), striding across the ring by a step coprime with the
+  // count (it visits every shard), so one instance's shards are spread, not a run of neighbouring node ids.
+  const offset = [...holder].reduce((a, c) => (a * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
+  const step = coprimeStep(shards);
+  const preferred = Array.from({ length: shards }, (_, i) => (offset + i * step) % shards);
+  const rank = (shard: number) => preferred.indexOf(shard);
   const drop = async (shard: number, release: boolean) => {
     const h = held.get(shard);
     if (!h) return;
@@ -192,17 +199,16 @@ export function shardedWork(
           await drop(shard, false);
         }
       }
-      // Above the fair share (an instance joined): give the highest shards back.
-      for (const shard of [...held.keys()].sort((a, b) => b - a).slice(0, Math.max(0, held.size - share))) {
+      // Above the fair share (an instance joined): give back the shards last in this instance's
+      // order of preference, so what it keeps stays spread over the node ids.
+      for (const shard of [...held.keys()].sort((a, b) => rank(b) - rank(a)).slice(0, Math.max(0, held.size - share))) {
         log('shard handed over to even out the work', { shard, live, share });
         await drop(shard, true);
       }
       if (held.size < share && !stopped) {
         const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now()`, [Array.from({ length: shards }, (_, k) => leaseName(k))])).rows.map((r) => r.name as string));
-        // Start at a holder-dependent shard, so instances starting together do not race for the same ones.
-        const offset = [...holder].reduce((a, c) => (a * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
         for (let i = 0; i < shards && held.size < share && !stopped; i++) {
-          const shard = (offset + i) % shards;
+          const shard = preferred[i];
           if (held.has(shard) || taken.has(leaseName(shard))) continue;
           const got = await leases.acquire(leaseName(shard), ttlMs);
           if (!got) continue;
@@ -242,4 +248,11 @@ export function shardedWork(
       return h !== undefined && performance.now() < h.validUntil;
     },
   };
+}
+
+/** A step near shards/2 that shares no factor with shards, so (i * step) % shards visits every shard. */
+function coprimeStep(shards: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  for (let step = Math.max(1, Math.floor(shards / 2) - 1); step > 1; step--) if (gcd(step, shards) === 1) return step;
+  return 1;
 }
