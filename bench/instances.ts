@@ -10,7 +10,7 @@
 //      each round; median of 5.
 //  (c) nodes watched by one instance at a 10 s probe interval before its probe lag exceeds one
 //      interval: one more instance alone on its own database (so it holds every node shard),
-//      managed nodes added in steps (BENCH_INSTANCES_WATCH_STEPS, default 250,500,1000,1500,2000),
+//      managed nodes added in steps (BENCH_INSTANCES_WATCH_STEPS, default 250,500,1000),
 //      each node a real process: bench/lib/tinyRpcNode.c started as `besu` by the process engine
 //      (bench/lib/tinyRpc.ts; ~1.5 MiB each); after each step one interval to settle, then the
 //      gaps between each node's successive probes (node_observations) over two intervals; the
@@ -41,7 +41,7 @@ const median = (xs: number[]) => {
 
 let servers: TestServer[] = [];
 const PARTS = new Set((process.env.BENCH_INSTANCES_PARTS ?? 'reads,failover,watch').split(','));
-const WATCH_STEPS = (process.env.BENCH_INSTANCES_WATCH_STEPS ?? '250,500,1000,1500,2000').split(',').map(Number);
+const WATCH_STEPS = (process.env.BENCH_INSTANCES_WATCH_STEPS ?? '250,500,1000').split(',').map(Number);
 const WATCH_INTERVAL = 10;
 const PER_NETWORK = 16;
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
