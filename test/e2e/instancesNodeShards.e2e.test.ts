@@ -124,11 +124,16 @@ t('kill -9 of the instance watching a node, and of the node: node.downtime from 
     const items = (await api(rest[0], 'GET', `/nodes/${node.id}/events?limit=500`)).json.items as { event: string }[];
     return items.some((e) => e.event === 'node.downtime') ? Date.now() - killedAt : null;
   }, DOWNTIME_BOUND_MS * 3);
-  const after = (await shardsHeld(rest)) as number[][];
-  console.log(`  node.downtime ${down} ms after the kill -9 of its watcher (bound ${DOWNTIME_BOUND_MS} ms); shards now ${JSON.stringify(after)}`);
+  // The survivors' rounds are not in step: the last of the dead instance's shards may be claimed a round later.
+  const after = await until('the survivors holding every shard', async () => {
+    const h = (await shardsHeld(rest)) as number[][];
+    return h.flat().length === SHARDS ? h : null;
+  }, DOWNTIME_BOUND_MS);
+  const allHeldMs = Date.now() - killedAt;
+  console.log(`  node.downtime ${down} ms after the kill -9 of its watcher (bound ${DOWNTIME_BOUND_MS} ms); all 16 shards held again after ${allHeldMs} ms: ${JSON.stringify(after)}`);
   assert.ok(down <= DOWNTIME_BOUND_MS, `${down} ms > ${DOWNTIME_BOUND_MS} ms`);
   assert.ok(after.some((h) => h.includes(shard)), 'a survivor holds the shard');
-  assert.is(after.flat().length, SHARDS, `the survivors hold every shard: ${JSON.stringify(after)}`);
+  assert.ok(allHeldMs <= DOWNTIME_BOUND_MS, `${allHeldMs} ms`);
   const events = (await api(rest[1], 'GET', `/nodes/${node.id}/events?limit=500`)).json.items.map((e: { event: string }) => e.event);
   assert.is(events.filter((e: string) => e === 'node.downtime').length, 1, events.join(','));
   servers[watcher] = await start();
