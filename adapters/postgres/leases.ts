@@ -206,7 +206,8 @@ export function shardedWork(
         await drop(shard, true);
       }
       if (held.size < share && !stopped) {
-        const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now()`, [Array.from({ length: shards }, (_, k) => leaseName(k))])).rows.map((r) => r.name as string));
+        // Taken by others; this holder's own unexpired ones (from before a restart under the same id) are renewed by acquire.
+        const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now() AND holder <> $2`, [Array.from({ length: shards }, (_, k) => leaseName(k)), holder])).rows.map((r) => r.name as string));
         for (let i = 0; i < shards && held.size < share && !stopped; i++) {
           const shard = preferred[i];
           if (held.has(shard) || taken.has(leaseName(shard))) continue;
