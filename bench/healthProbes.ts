@@ -13,14 +13,13 @@
 // managed node: the process engine must start, watch (pid file, /proc) and stop each one, as
 // it does a real besu. The service's side is the same as for any besu node: launch spec, TOML,
 // keys, engine status from /proc and a JSON-RPC probe per interval.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { procStat } from './lib/procStat.ts';
 import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
+import { probeGaps, tinyBesu } from './lib/tinyRpc.ts';
 
 const log = benchLog('health');
 const NODES = Number(process.env.BENCH_HEALTH_NODES ?? 500);
@@ -31,42 +30,11 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 
-function tinyBesu(): { binDir: string; remove(): void } {
-  const binDir = mkdtempSync(path.join(tmpdir(), 'lnm-bench-tinyrpc-'));
-  execFileSync('cc', ['-O2', '-o', path.join(binDir, 'besu'), path.join(import.meta.dirname, 'lib', 'tinyRpcNode.c')]);
-  chmodSync(path.join(binDir, 'besu'), 0o755);
-  return { binDir, remove: () => rmSync(binDir, { recursive: true, force: true }) };
-}
-
-/** Every probe of the window, from node_observations sampled 4 times a second: gaps between a node's successive probes. */
 /** The directory of node `id` under DATA_DIR/nodes (named by the engine's node key, which ends with the id). */
 function nodeKeyDir(dataDir: string, id: number): string {
   const dir = readdirSync(path.join(dataDir, 'nodes')).find((d) => d.endsWith(`-${id}`) || d === String(id));
   if (!dir) throw new Error(`no directory of node ${id}`);
   return dir;
-}
-
-async function probeGaps(pool: pg.Pool, windowMs: number): Promise<{ gapsMs: number[]; probes: number }> {
-  const last = new Map<string, number>();
-  const gaps: number[] = [];
-  let probes = 0;
-  const until = Date.now() + windowMs;
-  let first = true;
-  while (Date.now() < until) {
-    const rows = (await pool.query(`SELECT node_id, extract(epoch FROM observed_at) * 1000 AS at FROM node_observations`)).rows as { node_id: string; at: string }[];
-    for (const r of rows) {
-      const at = Number(r.at);
-      const prev = last.get(r.node_id);
-      if (prev !== undefined && at > prev) {
-        gaps.push(at - prev);
-        probes++;
-      }
-      last.set(r.node_id, at);
-    }
-    if (first) first = false;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { gapsMs: gaps, probes };
 }
 
 async function main(): Promise<Record<string, unknown>> {

@@ -78,7 +78,8 @@ import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 import { startSharingListener } from './sharingListener.ts';
 import { createOidcRelyingParty } from '../adapters/security/oidcRelyingParty.ts';
-import { leasedWork, postgresLeases, type Lease } from '../adapters/postgres/leases.ts';
+import { leasedWork, postgresLeases, shardedWork, type Lease } from '../adapters/postgres/leases.ts';
+import { NODE_SHARDS, nodeShardLease } from '../sagas/nodeShards.ts';
 import type { OidcRelyingParty } from '../domain/users/ports.ts';
 
 export function createLogger(level: string) {
@@ -348,7 +349,23 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // The fencing check runs before every saga batch and timer (a health probe is a timer), so it
   // asks the lease's own clock, not the database: a query per probe would double a probe's cost.
   const fence = async () => workLease !== null && background.valid();
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList, log: (m, e) => log.info(e ?? {}, m), fence });
+  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList.filter((s) => s.shard === undefined), log: (m, e) => log.info(e ?? {}, m), fence });
+  // Node work (lifecycle, health probes) is spread over the live instances by shard
+  // (sagas/nodeShards.ts): a runner per held shard, fenced by that shard's lease.
+  const workTtlMs = (config.workLeaseSeconds ?? 9) * 1000;
+  const shardRunners = new Map<number, ReturnType<typeof createSagaRunner>>();
+  const nodeWork = shardedWork(db.pool, leases, instance.id, { shards: NODE_SHARDS, leaseName: nodeShardLease, ttlMs: workTtlMs }, {
+    async start(shard) {
+      const runner = createSagaRunner({ pool: db.pool, store, sagas: sagaList.filter((s) => s.shard === shard), log: (m, e) => log.info(e ?? {}, m), fence: async () => nodeWork.valid(shard) });
+      shardRunners.set(shard, runner);
+      await runner.start();
+    },
+    async stop(shard) {
+      const runner = shardRunners.get(shard);
+      shardRunners.delete(shard);
+      await runner?.stop();
+    },
+  }, (m, e) => log.info({ instance: instance.id, ...e }, m));
   const resourceMonitor = createResourceMonitor({
     store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
     async thresholds() {
@@ -358,7 +375,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
-  const background = leasedWork(leases, 'background-work', (config.workLeaseSeconds ?? 9) * 1000, {
+  const background = leasedWork(leases, 'background-work', workTtlMs, {
     async start(lease) {
       workLease = lease;
       await sagas.start();
@@ -375,6 +392,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     },
   }, (m, e) => log.info({ instance: instance.id, ...e }, m));
   await background.start();
+  await nodeWork.start();
   let serviceAddress = '';
   const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
   const passwords = createPasswordHasher();
@@ -396,7 +414,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
-    work: () => (background.held() ? ['background-work'] : []),
+    work: () => [...(background.held() ? ['background-work'] : []), ...nodeWork.held().map(nodeShardLease)],
     evm,
     consortium,
     ledgerx,
@@ -495,6 +513,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
         backups.shutdown();
         // The background work stops and its lease is released, so another instance takes it at once.
         await background.stop();
+        await nodeWork.stop();
         await projector.stop();
         await store.close();
         await notices.close();

@@ -7,6 +7,7 @@ import { keyRotationSaga } from './keyRotation.ts';
 import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
+import { shardedSagas } from './nodeShards.ts';
 import { webhookFanoutSaga } from './webhookFanout.ts';
 import { notificationsSaga } from './notifications.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -38,7 +39,8 @@ export interface SagaDeps {
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
-  const nodes = deps.nodes ? [nodeLifecycleSaga(deps.store, deps.nodes.operationsFor), nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations)] : [];
+  // Node work runs per shard, each under its own lease (nodeShards.ts); the rest is singleton work.
+  const nodes = deps.nodes ? [...shardedSagas(nodeLifecycleSaga(deps.store, deps.nodes.operationsFor)), ...shardedSagas(nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations))] : [];
   const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
   const b = deps.backups;
   const backupSagas = b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : [];

@@ -38,5 +38,12 @@ export interface Saga {
    * checkpoint moves only once the whole batch is done. Without it, events run one by one.
    */
   partitionBy?(event: RecordedEvent): string;
+  /**
+   * Optional: which events of the listed types are this saga's at all (a node shard's saga takes
+   * only its own nodes' events, sagas/nodeShards.ts). The others are skipped without a query.
+   */
+  accepts?(event: RecordedEvent): boolean;
+  /** The node shard whose lease this saga runs under (sagas/nodeShards.ts); none: the singleton background work. */
+  shard?: number;
   onTimer?(timer: SagaTimer, ctx: SagaContext): Promise<void>;
 }

@@ -38,6 +38,8 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
   let firing = false;
+  // Only this runner's own timers: several runners (the singleton work, each node shard) share the table.
+  const timerSagas = sagas.filter((s) => s.onTimer).map((s) => s.name);
 
   const context = (saga: Saga, rescheduled?: Set<string>): SagaContext => ({
     async schedule(id, dueAt, payload = {}) {
@@ -65,7 +67,7 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
         await pool.query('INSERT INTO saga_processed (saga, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [saga.name, e.id]);
       }
     };
-    const mine = batch.filter((e) => saga.handles.includes(e.type));
+    const mine = batch.filter((e) => saga.handles.includes(e.type) && (!saga.accepts || saga.accepts(e)));
     if (saga.handleBatch) {
       if (mine.length) await saga.handleBatch(mine, ctx);
     } else if (saga.partitionBy) {
@@ -108,8 +110,8 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
     firing = true;
     try {
       const due = await pool.query(
-        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 ORDER BY due_at LIMIT 100`,
-        [clock().toISOString()],
+        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) ORDER BY due_at LIMIT 100`,
+        [clock().toISOString(), timerSagas],
       );
       // Due timers fire a few at a time (each has its own id, so no two handle the same thing):
       // one slow timer (a probe waiting out its timeout) must not hold up the others.

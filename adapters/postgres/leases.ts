@@ -135,3 +135,125 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
     valid: () => lease !== null && performance.now() < validUntil,
   };
 }
+
+export interface ShardedWork {
+  /** Claims a fair share of the shards now and every renewal period after, until stopped. */
+  start(): Promise<void>;
+  /** Stops the work of every held shard and releases their leases. */
+  stop(): Promise<void>;
+  /** The shards held now (their work runs here). */
+  held(): number[];
+  /** The fencing check of one shard without a query (see LeasedWork.valid). */
+  valid(shard: number): boolean;
+}
+
+/**
+ * Work partitioned over a fixed number of shards, each owned through its own lease, spread over
+ * the live instances. Each instance keeps a presence lease (`instance:<holder>`, renewed first in
+ * each round, so it runs out no later than the holder's shard leases); every round it counts the
+ * live instances, renews what it holds, gives back shards above its fair share (ceil(shards /
+ * live)) so a newcomer can take them, and claims free or expired shards up to its share. One round
+ * is a handful of queries every ttl/3, whatever the number of nodes. A dead instance's shards are
+ * taken by the others within ttl + ttl/3, like a single lease.
+ */
+export function shardedWork(
+  pool: pg.Pool,
+  leases: Leases,
+  holder: string,
+  options: { shards: number; leaseName: (shard: number) => string; ttlMs: number },
+  work: { start(shard: number, lease: Lease): Promise<void> | void; stop(shard: number): Promise<void> },
+  log: (msg: string, extra?: Record<string, unknown>) => void = () => {},
+): ShardedWork {
+  const { shards, leaseName, ttlMs } = options;
+  const held = new Map<number, { lease: Lease; validUntil: number }>();
+  const presenceName = `instance:${holder}`;
+  let presence: Lease | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let round: Promise<void> = Promise.resolve();
+  // This instance's order of preference: from a holder-dependent shard (instances starting
+  // together do not race for the same ones), striding across the ring by a step coprime with the
+  // count (it visits every shard), so one instance's shards are spread, not a run of neighbouring node ids.
+  const offset = [...holder].reduce((a, c) => (a * 31 + c.charCodeAt(0)) >>> 0, 7) % shards;
+  const step = coprimeStep(shards);
+  const preferred = Array.from({ length: shards }, (_, i) => (offset + i * step) % shards);
+  const rank = (shard: number) => preferred.indexOf(shard);
+  const drop = async (shard: number, release: boolean) => {
+    const h = held.get(shard);
+    if (!h) return;
+    held.delete(shard);
+    await work.stop(shard).catch((err: Error) => log('shard work did not stop cleanly', { shard, error: err.message }));
+    if (release) await leases.release(h.lease).catch(() => {});
+  };
+  const tick = async () => {
+    if (stopped) return;
+    const sentAt = performance.now();
+    try {
+      presence = await leases.acquire(presenceName, ttlMs);
+      const live = Number((await pool.query(`SELECT count(*) AS n FROM leases WHERE name LIKE 'instance:%' AND expires_at > now()`)).rows[0].n);
+      const share = Math.ceil(shards / Math.max(1, live));
+      for (const [shard, h] of [...held]) {
+        if (await leases.renew(h.lease, ttlMs)) h.validUntil = sentAt + ttlMs * 0.8;
+        else {
+          log('shard lease lost; its work stops', { lease: h.lease.name, token: h.lease.token });
+          await drop(shard, false);
+        }
+      }
+      // Above the fair share (an instance joined): give back the shards last in this instance's
+      // order of preference, so what it keeps stays spread over the node ids.
+      for (const shard of [...held.keys()].sort((a, b) => rank(b) - rank(a)).slice(0, Math.max(0, held.size - share))) {
+        log('shard handed over to even out the work', { shard, live, share });
+        await drop(shard, true);
+      }
+      if (held.size < share && !stopped) {
+        // Taken by others; this holder's own unexpired ones (from before a restart under the same id) are renewed by acquire.
+        const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now() AND holder <> $2`, [Array.from({ length: shards }, (_, k) => leaseName(k)), holder])).rows.map((r) => r.name as string));
+        for (let i = 0; i < shards && held.size < share && !stopped; i++) {
+          const shard = preferred[i];
+          if (held.has(shard) || taken.has(leaseName(shard))) continue;
+          const got = await leases.acquire(leaseName(shard), ttlMs);
+          if (!got) continue;
+          held.set(shard, { lease: got, validUntil: sentAt + ttlMs * 0.8 });
+          log('shard lease acquired; its work starts here', { lease: got.name, token: got.token });
+          await work.start(shard, got);
+        }
+      }
+    } catch (err) {
+      log('shard lease round failed', { error: (err as Error).message });
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      round = tick().finally(schedule);
+    }, Math.max(200, Math.floor(ttlMs / 3)));
+    timer.unref();
+  };
+  return {
+    async start() {
+      stopped = false;
+      round = tick().finally(schedule);
+      await round;
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await round;
+      for (const shard of [...held.keys()]) await drop(shard, true);
+      if (presence) await leases.release(presence).catch(() => {});
+      presence = null;
+    },
+    held: () => [...held.keys()].sort((a, b) => a - b),
+    valid: (shard) => {
+      const h = held.get(shard);
+      return h !== undefined && performance.now() < h.validUntil;
+    },
+  };
+}
+
+/** A step near shards/2 that shares no factor with shards, so (i * step) % shards visits every shard. */
+function coprimeStep(shards: number): number {
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  for (let step = Math.max(1, Math.floor(shards / 2) - 1); step > 1; step--) if (gcd(step, shards) === 1) return step;
+  return 1;
+}

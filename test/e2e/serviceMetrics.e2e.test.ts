@@ -52,7 +52,7 @@ test('event store appends, projection and saga lag, and nodes by platform and st
   assert.ok((sample(r.text, 'lnm_event_store_append_duration_seconds_count', 'outcome="ok"') ?? 0) >= 1, 'append latency');
   assert.ok((sample(r.text, 'lnm_event_store_head_position') ?? 0) >= 2);
   assert.is(sample(r.text, 'lnm_projection_lag_events', 'projection="users"'), 0, 'the write returned after its projection: no lag');
-  assert.ok(sample(r.text, 'lnm_saga_lag_events', 'saga="node-health"') !== null, 'saga lag exported');
+  assert.ok(sample(r.text, 'lnm_saga_lag_events', 'saga="node-health#0"') !== null, 'saga lag exported (node health runs per node shard)');
   assert.match(r.text, /# TYPE lnm_nodes gauge/);
   assert.match(r.text, /# TYPE lnm_node_health_checks_total counter/);
   assert.match(r.text, /# TYPE lnm_node_probe_duration_seconds histogram/);

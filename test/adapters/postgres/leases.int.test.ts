@@ -1,11 +1,11 @@
 // Leases with fencing tokens on a real PostgreSQL: one holder at a time, a renewal keeps the token,
 // a takeover after expiry grows it and fences the old holder out, release hands over at once, and
-// leasedWork starts and stops the work with the lease.
+// leasedWork starts and stops the work with the lease; shardedWork spreads shards over holders.
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
-import { leasedWork, postgresLeases } from '../../../adapters/postgres/leases.ts';
+import { leasedWork, postgresLeases, shardedWork } from '../../../adapters/postgres/leases.ts';
 
 const DDL = readFileSync(new URL('../../../migrations/1190_leases.sql', import.meta.url), 'utf8');
 let db: FreshDatabase;
@@ -77,3 +77,44 @@ test('leasedWork runs the work on one instance; when it stops, another takes ove
 });
 
 test.run();
+
+test('shardedWork: shards spread fairly over live holders, each on one; a newcomer gets its share; a dead holder\'s shards move within ttl + ttl/3', async () => {
+  const SHARDS = 8;
+  const TTL = 600;
+  const running = new Map<number, string[]>();
+  const dead = new Set<string>();
+  const make = (holder: string) => {
+    const real = postgresLeases(db.pool, holder);
+    // A holder marked dead reaches the database no more, as after a kill -9: its leases run out.
+    const cut = <A extends unknown[], R>(f: (...a: A) => Promise<R>) => (...a: A) => (dead.has(holder) ? Promise.reject(new Error('dead')) : f(...a));
+    const leases = { acquire: cut(real.acquire), renew: cut(real.renew), holds: cut(real.holds), release: cut(real.release) };
+    return shardedWork(db.pool, leases, holder, { shards: SHARDS, leaseName: (k) => `shard-${k}`, ttlMs: TTL }, {
+      start: (k) => void running.set(k, [...(running.get(k) ?? []), holder]),
+      stop: async (k) => void running.set(k, (running.get(k) ?? []).filter((h) => h !== holder)),
+    });
+  };
+  const a = make('SA');
+  await a.start();
+  assert.is(a.held().length, SHARDS, 'alone, it holds every shard');
+  const b = make('SB');
+  await b.start();
+  const end = Date.now() + 5000;
+  while ((a.held().length !== SHARDS / 2 || b.held().length !== SHARDS / 2) && Date.now() < end) await sleep(50);
+  assert.is(a.held().length, SHARDS / 2, `A ${a.held()} B ${b.held()}`);
+  assert.is(b.held().length, SHARDS / 2);
+  assert.equal([...a.held(), ...b.held()].sort((x, y) => x - y), Array.from({ length: SHARDS }, (_, k) => k));
+  for (let k = 0; k < SHARDS; k++) assert.is(running.get(k)?.length, 1, `shard ${k} runs on ${running.get(k)}`);
+  for (const k of a.held()) assert.ok(a.valid(k) && !b.valid(k));
+  const aShards = a.held();
+  const killedAt = Date.now();
+  dead.add('SA');
+  while (b.held().length !== SHARDS && Date.now() - killedAt < 4 * TTL) await sleep(20);
+  const took = Date.now() - killedAt;
+  assert.is(b.held().length, SHARDS, `B holds ${b.held()} after ${took} ms`);
+  assert.ok(took <= TTL + TTL / 3 + 400, `${took} ms`);
+  // The dead holder's own clock fences it out of the shards it had.
+  for (const k of aShards) assert.ok(b.valid(k) && !a.valid(k));
+  await a.stop();
+  await b.stop();
+  assert.is(b.held().length, 0);
+});
