@@ -80,7 +80,8 @@ test.run();
 
 test('shardedWork: shards spread fairly over live holders, each on one; a newcomer gets its share; a dead holder\'s shards move within ttl + ttl/3', async () => {
   const SHARDS = 8;
-  const TTL = 600;
+  // Long enough that a loaded CI machine's event-loop delays stay inside the slack below.
+  const TTL = 1500;
   const running = new Map<number, string[]>();
   const dead = new Set<string>();
   const make = (holder: string) => {
@@ -98,7 +99,7 @@ test('shardedWork: shards spread fairly over live holders, each on one; a newcom
   assert.is(a.held().length, SHARDS, 'alone, it holds every shard');
   const b = make('SB');
   await b.start();
-  const end = Date.now() + 5000;
+  const end = Date.now() + 15_000;
   while ((a.held().length !== SHARDS / 2 || b.held().length !== SHARDS / 2) && Date.now() < end) await sleep(50);
   assert.is(a.held().length, SHARDS / 2, `A ${a.held()} B ${b.held()}`);
   assert.is(b.held().length, SHARDS / 2);
@@ -111,7 +112,7 @@ test('shardedWork: shards spread fairly over live holders, each on one; a newcom
   while (b.held().length !== SHARDS && Date.now() - killedAt < 4 * TTL) await sleep(20);
   const took = Date.now() - killedAt;
   assert.is(b.held().length, SHARDS, `B holds ${b.held()} after ${took} ms`);
-  assert.ok(took <= TTL + TTL / 3 + 400, `${took} ms`);
+  assert.ok(took <= TTL + TTL / 3 + 1500, `${took} ms`);
   // The dead holder's own clock fences it out of the shards it had.
   for (const k of aShards) assert.ok(b.valid(k) && !a.valid(k));
   await a.stop();
