@@ -2,12 +2,15 @@
 // a takeover after expiry grows it and fences the old holder out, release hands over at once, and
 // leasedWork starts and stops the work with the lease; shardedWork spreads shards over holders.
 import { readFileSync } from 'node:fs';
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
 import { leasedWork, postgresLeases, shardedWork } from '../../../adapters/postgres/leases.ts';
 
 const DDL = readFileSync(new URL('../../../migrations/1190_leases.sql', import.meta.url), 'utf8');
+// A suite of its own: uvu's default `test` is shared by every file run in one process, so another
+// file's after hook (or run) would end this file's pool under it.
+const test = suite('leases');
 let db: FreshDatabase;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -76,7 +79,6 @@ test('leasedWork runs the work on one instance; when it stops, another takes ove
   await wb.stop();
 });
 
-test.run();
 
 test('shardedWork: shards spread fairly over live holders, each on one; a newcomer gets its share; a dead holder\'s shards move within ttl + ttl/3', async () => {
   const SHARDS = 8;
@@ -124,3 +126,5 @@ test('shardedWork: shards spread fairly over live holders, each on one; a newcom
   await b.stop();
   assert.is(b.held().length, 0);
 });
+
+test.run();
