@@ -79,12 +79,9 @@ export interface LeasedWork {
  */
 export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { start(lease: Lease): Promise<void> | void; stop(): Promise<void> }, log: (msg: string, extra?: Record<string, unknown>) => void = () => {}): LeasedWork {
   let lease: Lease | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = true;
-  let round: Promise<void> = Promise.resolve();
   let validUntil = 0;
   const tick = async () => {
-    if (stopped) return;
+    if (loop.stopped()) return;
     const sentAt = performance.now();
     try {
       if (lease) {
@@ -96,7 +93,7 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
         }
       } else {
         const got = await leases.acquire(name, ttlMs);
-        if (got && !stopped) {
+        if (got && !loop.stopped()) {
           lease = got;
           validUntil = sentAt + ttlMs * 0.8;
           log('lease acquired; its work starts here', { lease: name, token: got.token });
@@ -107,23 +104,11 @@ export function leasedWork(leases: Leases, name: string, ttlMs: number, work: { 
       log('lease round failed', { lease: name, error: (err as Error).message });
     }
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      round = tick().finally(schedule);
-    }, Math.max(200, Math.floor(ttlMs / 3)));
-    timer.unref();
-  };
+  const loop = renewalRounds(tick, ttlMs);
   return {
-    async start() {
-      stopped = false;
-      round = tick().finally(schedule);
-      await round;
-    },
+    start: () => loop.start(),
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await round;
+      await loop.halt();
       if (lease) {
         const l = lease;
         lease = null;
@@ -168,9 +153,6 @@ export function shardedWork(
   const held = new Map<number, { lease: Lease; validUntil: number }>();
   const presenceName = `instance:${holder}`;
   let presence: Lease | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let stopped = true;
-  let round: Promise<void> = Promise.resolve();
   // This instance's order of preference: from a holder-dependent shard (instances starting
   // together do not race for the same ones), striding across the ring by a step coprime with the
   // count (it visits every shard), so one instance's shards are spread, not a run of neighbouring node ids.
@@ -186,7 +168,7 @@ export function shardedWork(
     if (release) await leases.release(h.lease).catch(() => {});
   };
   const tick = async () => {
-    if (stopped) return;
+    if (loop.stopped()) return;
     const sentAt = performance.now();
     try {
       presence = await leases.acquire(presenceName, ttlMs);
@@ -205,10 +187,10 @@ export function shardedWork(
         log('shard handed over to even out the work', { shard, live, share });
         await drop(shard, true);
       }
-      if (held.size < share && !stopped) {
+      if (held.size < share && !loop.stopped()) {
         // Taken by others; this holder's own unexpired ones (from before a restart under the same id) are renewed by acquire.
         const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now() AND holder <> $2`, [Array.from({ length: shards }, (_, k) => leaseName(k)), holder])).rows.map((r) => r.name as string));
-        for (let i = 0; i < shards && held.size < share && !stopped; i++) {
+        for (let i = 0; i < shards && held.size < share && !loop.stopped(); i++) {
           const shard = preferred[i];
           if (held.has(shard) || taken.has(leaseName(shard))) continue;
           const got = await leases.acquire(leaseName(shard), ttlMs);
@@ -222,23 +204,11 @@ export function shardedWork(
       log('shard lease round failed', { error: (err as Error).message });
     }
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      round = tick().finally(schedule);
-    }, Math.max(200, Math.floor(ttlMs / 3)));
-    timer.unref();
-  };
+  const loop = renewalRounds(tick, ttlMs);
   return {
-    async start() {
-      stopped = false;
-      round = tick().finally(schedule);
-      await round;
-    },
+    start: () => loop.start(),
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await round;
+      await loop.halt();
       for (const shard of [...held.keys()]) await drop(shard, true);
       if (presence) await leases.release(presence).catch(() => {});
       presence = null;
@@ -256,4 +226,34 @@ function coprimeStep(shards: number): number {
   const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
   for (let step = Math.max(1, Math.floor(shards / 2) - 1); step > 1; step--) if (gcd(step, shards) === 1) return step;
   return 1;
+}
+
+/**
+ * The renewal rounds leasedWork and shardedWork share: a first round at start, then one every
+ * third of the ttl (200 ms at least); halt waits for the running round.
+ */
+function renewalRounds(tick: () => Promise<void>, ttlMs: number) {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = true;
+  let round: Promise<void> = Promise.resolve();
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      round = tick().finally(schedule);
+    }, Math.max(200, Math.floor(ttlMs / 3)));
+    timer.unref();
+  };
+  return {
+    stopped: () => stopped,
+    async start() {
+      stopped = false;
+      round = tick().finally(schedule);
+      await round;
+    },
+    async halt() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await round;
+    },
+  };
 }
