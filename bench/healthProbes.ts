@@ -1,7 +1,8 @@
 // Health-probe bench: many managed evm nodes, each a real OS process, probed by the service's
 // health monitor. Reports the service's CPU per probe (user+system from /proc over a window,
 // divided by the probes the window held), how late probes run against the interval, and the
-// service's RSS per managed node. `npx tsx bench/healthProbes.ts` (BENCH_HEALTH_NODES, default
+// service's memory per managed node (the floor of its V8 heap in use and the median of its RSS,
+// each sampled over 8 s, with the nodes against without them). `npx tsx bench/healthProbes.ts` (BENCH_HEALTH_NODES, default
 // 500; BENCH_HEALTH_INTERVAL seconds, default 10; BENCH_CPU_PROF=dir writes a CPU profile of the
 // server). Prints one JSON object to stdout.
 //
@@ -30,6 +31,27 @@ const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 
+/**
+ * The service's memory over `ms`, sampled every 250 ms: the lowest V8 heap in use (from its own
+ * /metrics, `lnm_nodejs_heap_size_used_bytes`: the floor between garbage collections, so what the
+ * heap holds, not the garbage of the moment) and the median RSS (/proc). One RSS reading alone
+ * moves by more than the nodes' share as the heap grows and shrinks: the first runs of this bench
+ * read it once each side and reported a negative figure per node.
+ */
+async function memoryFloor(s: TestServer, pid: number, ms: number): Promise<{ heapFloorBytes: number; rssMedianBytes: number; samples: number }> {
+  const heaps: number[] = [];
+  const rss: number[] = [];
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    const r = await call(s.url, 'GET', '/metrics', { headers: adminAuth() });
+    const m = /^lnm_nodejs_heap_size_used_bytes\s+([0-9.e+]+)/m.exec(r.text);
+    if (r.status !== 200 || !m) throw new Error(`GET /metrics: ${r.status}, no lnm_nodejs_heap_size_used_bytes`);
+    heaps.push(Number(m[1]));
+    rss.push(procStat(pid).rssBytes);
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  return { heapFloorBytes: Math.min(...heaps), rssMedianBytes: pct(rss, 50), samples: heaps.length };
+}
+
 /** The directory of node `id` under DATA_DIR/nodes (named by the engine's node key, which ends with the id). */
 function nodeKeyDir(dataDir: string, id: number): string {
   const dir = readdirSync(path.join(dataDir, 'nodes')).find((d) => d.endsWith(`-${id}`) || d === String(id));
@@ -54,6 +76,7 @@ async function main(): Promise<Record<string, unknown>> {
     await new Promise((r) => setTimeout(r, 10_000));
     const idle = procStat(pid);
     const idleCpuMsPerSec = (idle.cpuMs - idleBefore.cpuMs) / 10;
+    const idleMemory = await memoryFloor(s, pid, 8000);
     const networks = Math.ceil(NODES / PER_NETWORK);
     log(`${NODES} nodes: ${networks} QBFT networks of up to ${PER_NETWORK} validators each`);
     const t0 = Date.now();
@@ -106,10 +129,14 @@ async function main(): Promise<Record<string, unknown>> {
       lagBehindIntervalMs: { p50: round(pct(lateMs, 50), 0), p99: round(pct(lateMs, 99), 0), max: round(Math.max(...lateMs), 0) },
       note: 'service CPU (user+system, /proc, all threads) over the window less what it spent idle with no node (same rate, measured for 10 s before the nodes), divided by the probes the window held (each node\'s successive observed_at in node_observations); lag: time between a node\'s successive probes minus the interval',
     };
+    const withNodes = await memoryFloor(s, pid, 8000);
     out.memory = {
-      serviceRssIdleMiB: round(idle.rssBytes / 2 ** 20, 1),
-      serviceRssWithNodesMiB: round(after.rssBytes / 2 ** 20, 1),
-      serviceRssPerManagedNodeKiB: round((after.rssBytes - idle.rssBytes) / running / 1024, 1),
+      serviceHeapFloorIdleMiB: round(idleMemory.heapFloorBytes / 2 ** 20, 1),
+      serviceHeapFloorWithNodesMiB: round(withNodes.heapFloorBytes / 2 ** 20, 1),
+      serviceHeapPerManagedNodeKiB: round((withNodes.heapFloorBytes - idleMemory.heapFloorBytes) / running / 1024, 1),
+      serviceRssIdleMiB: round(idleMemory.rssMedianBytes / 2 ** 20, 1),
+      serviceRssWithNodesMiB: round(withNodes.rssMedianBytes / 2 ** 20, 1),
+      note: 'heap: the lowest lnm_nodejs_heap_size_used_bytes of the service\'s /metrics sampled every 250 ms for 8 s, with the nodes running minus before any node; RSS: the median of the same samples\' /proc RSS (not divided per node: it falls after start-up as V8 gives pages back, so with-less-without can be negative)',
     };
     // Probes that fail still raise node.downtime: 5 nodes killed (the engine sees the process
     // gone: down at the next probe) and 5 frozen with SIGSTOP (the port takes connections and
@@ -143,7 +170,7 @@ async function main(): Promise<Record<string, unknown>> {
     const nets = (await api(s, 'GET', '/networks/evm?limit=100')).json?.items ?? [];
     for (const n of nets) await api(s, 'DELETE', `/networks/evm/${n.id}`);
     const p = out.probes as { serviceCpuMsPerProbe: number; serviceCpuMsPerProbeWithIdle: number; lagBehindIntervalMs: { p50: number; p99: number }; observedInWindow: number; expectedInWindow: number };
-    const m = out.memory as { serviceRssPerManagedNodeKiB: number };
+    const m = out.memory as { serviceHeapPerManagedNodeKiB: number; serviceHeapFloorWithNodesMiB: number; serviceRssWithNodesMiB: number };
     const d = out.downtime as { killedDownSeconds: number[]; frozenDownSeconds: number[]; killedBoundSeconds: number; frozenBoundSeconds: number; notDown: number };
     const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : NaN);
     out.rows = [
@@ -152,7 +179,8 @@ async function main(): Promise<Record<string, unknown>> {
       { metric: 'Health probe: lag behind the interval, p50', value: p.lagBehindIntervalMs.p50, unit: 'ms' },
       { metric: 'Health probe: lag behind the interval, p99', value: p.lagBehindIntervalMs.p99, unit: 'ms' },
       { metric: 'Health probe: probes seen / due in the window', value: Math.round((p.observedInWindow / p.expectedInWindow) * 100) / 100, unit: 'x' },
-      { metric: 'Service RSS per managed node', value: m.serviceRssPerManagedNodeKiB, unit: 'KiB' },
+      { metric: 'Service memory per managed node: V8 heap in use (floor over 8 s, with the nodes less without)', value: m.serviceHeapPerManagedNodeKiB, unit: 'KiB', note: `heap floor ${m.serviceHeapFloorWithNodesMiB} MiB with the nodes` },
+      { metric: `Service RSS with ${running} managed nodes (median over 8 s)`, value: m.serviceRssWithNodesMiB, unit: 'MiB', note: 'no per-node figure from RSS: the RSS after start-up (with no node) is often above the RSS later with the nodes, as V8 gives pages back; the heap floor above is the per-node figure' },
       { metric: `Killed node to node.downtime, worst of 5 (bound: interval + 1 s = ${d.killedBoundSeconds} s)`, value: worst(d.killedDownSeconds), unit: 's', target: `<= ${d.killedBoundSeconds}`, met: d.notDown === 0 && worst(d.killedDownSeconds) <= d.killedBoundSeconds },
       { metric: `Frozen node (SIGSTOP) to node.downtime, worst of 5 (bound: 3 x interval + 2 s timeout + 1 s = ${d.frozenBoundSeconds} s)`, value: worst(d.frozenDownSeconds), unit: 's', target: `<= ${d.frozenBoundSeconds}`, met: d.notDown === 0 && worst(d.frozenDownSeconds) <= d.frozenBoundSeconds },
     ];
