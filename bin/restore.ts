@@ -7,7 +7,9 @@
 //   4. a fresh embedded PostgreSQL: migrations, events imported, key material and timers as
 //      stored, the chain verified again by the store, read models rebuilt; the backup that
 //      was running when the cut was taken is recorded COMPLETED, queued ones FAILED
-//      and each ledgerX committer's database made again from its export (adapters/ledgerx/ledgerxBackup.ts)
+//      and each ledgerX committer's database made again from its export (adapters/ledgerx/ledgerxBackup.ts);
+//      one given as a connection string is imported into that database (--external-databases),
+//      after every such database was reached and checked, last of all before step 5
 //   5. only then postgres/, nodes/ and ledgerx/ are moved into the output directory.
 // Anything failing before step 5 leaves the output directory as it was. Nodes are not started.
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,7 +30,9 @@ import { DATABASE_DIR, ExportedChainError, importDatabase, readManifest, recordR
 import { EXPORT_DIR, FULL_TAG, backupTag } from '../adapters/backups/backupServices.ts';
 import { listSnapshots, openResticSession, ResticError, type ResticSnapshot } from '../adapters/backups/restic.ts';
 import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetConfig.ts';
-import { restoreLedgerXCommitters } from '../adapters/ledgerx/ledgerxBackup.ts';
+import { CommitterRestoreError, EXTERNAL_DATABASE_MODES, restoreLedgerXCommitters, type ExternalDatabaseMode } from '../adapters/ledgerx/ledgerxBackup.ts';
+import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
+import { checkKeyEncryptionKey } from '../adapters/keyProviders/keyEncryption.ts';
 
 export const restoreUsage = `Usage: lnm restore [options]   (run with the server stopped)
 
@@ -44,6 +48,15 @@ export const restoreUsage = `Usage: lnm restore [options]   (run with the server
   --output-dir <dir>        the data directory to write (existing postgres/, nodes/ and ledgerx/ in it are replaced)
   --cacert <file>           CA certificate of an endpoint with a private CA
   --force-path-style        path-style bucket addressing
+  --key-encryption-key-file <file>
+                            file holding the KEY_ENCRYPTION_KEY the backed-up server used (or
+                            KEY_ENCRYPTION_KEY); needed only to import a ledgerX committer database
+                            given as a connection string (it opens that database's password)
+  --external-databases <import|replace|keep>
+                            a ledgerX committer database given as a connection string
+                            (or LNM_RESTORE_EXTERNAL_DATABASES; default import): import the backup's
+                            export only into a database without the committer's tables; replace
+                            drops its tables and imports; keep leaves it as it is
 `;
 
 type Say = (line: string) => void;
@@ -61,6 +74,10 @@ export interface RestoreOptions {
   outputDir: string;
   caCertificate: string | null;
   forcePathStyle: boolean;
+  /** Opens the sealed password of a ledgerX committer database given as a connection string (none: null). */
+  keyEncryptionKey?: string | null;
+  /** A ledgerX committer database given as a connection string (default import). */
+  externalDatabases?: ExternalDatabaseMode;
 }
 
 export class RestoreError extends Error {}
@@ -90,6 +107,17 @@ export async function parseRestoreArgs(argv: string[], env: NodeJS.ProcessEnv): 
   const backup = v.get('--backup');
   if (backup !== undefined && !/^[1-9]\d*$/.test(backup)) throw new RestoreError(`--backup must be a backup id (a positive integer), got ${backup}`);
   const cacert = v.get('--cacert');
+  const kekFile = v.get('--key-encryption-key-file');
+  const keyEncryptionKey = kekFile ? (await readFile(kekFile, 'utf8')).trim() : (env.KEY_ENCRYPTION_KEY || null);
+  if (keyEncryptionKey !== null) {
+    try {
+      checkKeyEncryptionKey(keyEncryptionKey);
+    } catch (err) {
+      throw new RestoreError(`${kekFile ? `--key-encryption-key-file ${kekFile}` : 'KEY_ENCRYPTION_KEY'}: ${(err as Error).message}`);
+    }
+  }
+  const external = v.get('--external-databases') ?? env.LNM_RESTORE_EXTERNAL_DATABASES ?? 'import';
+  if (!(EXTERNAL_DATABASE_MODES as readonly string[]).includes(external)) throw new RestoreError(`--external-databases must be one of ${EXTERNAL_DATABASE_MODES.join(', ')}, got ${external}`);
   return {
     endpoint: v.get('--endpoint') ?? null,
     bucket: need('--bucket'),
@@ -103,6 +131,8 @@ export async function parseRestoreArgs(argv: string[], env: NodeJS.ProcessEnv): 
     outputDir: path.resolve(need('--output-dir')),
     caCertificate: cacert ? await readFile(cacert, 'utf8') : null,
     forcePathStyle: v.get('--force-path-style') === 'true',
+    keyEncryptionKey,
+    externalDatabases: external as ExternalDatabaseMode,
   };
 }
 
@@ -228,11 +258,18 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
       const projector = createProjector({ pool, store, projections: allProjections });
       const rebuilt = await projector.rebuild();
       say(`  read models rebuilt from ${rebuilt.events} events`);
-      // The platforms' own data: a ledgerX committer's database lives in this cluster too.
-      await restoreLedgerXCommitters(path.join(files, EXPORT_DIR), pool, cluster.url, say);
       // Sagas continue from here: what they did before the cut is in the events and timers.
       const headPosition = await store.headPosition();
       for (const name of sagaNames(store)) await pool.query('INSERT INTO saga_checkpoints (name, position) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET position = EXCLUDED.position', [name, headPosition]);
+      // The platforms' own data: a ledgerX committer's database made by the service lives in this
+      // cluster too; one given as a connection string is written last (its writes outlive a failure).
+      const secrets = o.keyEncryptionKey ? createSecretBox(o.keyEncryptionKey) : null;
+      try {
+        await restoreLedgerXCommitters(path.join(files, EXPORT_DIR), pool, cluster.url, say, { mode: o.externalDatabases ?? 'import', openPassword: secrets ? (sealed, context) => secrets.open(sealed, context) : null });
+      } catch (err) {
+        if (err instanceof CommitterRestoreError) throw new RestoreError(`${err.message}; nothing was restored to ${o.outputDir}`);
+        throw err;
+      }
       await store.close();
     } finally {
       await pool.end().catch(() => {});

@@ -11,7 +11,10 @@
 // extensions) stops the export with its name rather than give a backup that restores short.
 //
 //   exportCommitterDatabase(connection, dir) -> manifest (tables, rows per table)
-//   importCommitterDatabase(client, dir)     -> rows per table, into an empty database, as its owner
+//   importCommitterDatabase(client, dir, owner, { replace }) -> rows per table, into an empty
+//                                            database (or, replace, one whose tables, sequences
+//                                            and functions it drops first), as its owner
+//   committerDatabaseHoldings(client)        -> the tables and sequences a database already holds
 // The connection's password is only ever handed to pg; no message here carries it.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -156,17 +159,41 @@ async function* jsonBatches(file: string, size: number): AsyncGenerator<unknown[
   if (rows.length) yield rows;
 }
 
+/** What the database's public schema holds that an import would clash with: its tables and sequences, named. */
+export async function committerDatabaseHoldings(client: pg.Client): Promise<string[]> {
+  const r = await client.query<{ what: string }>(`SELECT CASE c.relkind WHEN 'S' THEN 'sequence ' ELSE 'table ' END || c.relname AS what
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S') ORDER BY c.relkind DESC, c.relname`);
+  return r.rows.map((x) => x.what);
+}
+
+/** Drops the public schema's tables, sequences and functions (inside the caller's transaction). */
+async function dropCommitterObjects(client: pg.Client): Promise<void> {
+  for (const r of (await client.query<{ name: string }>(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')`)).rows) {
+    await client.query(`DROP TABLE IF EXISTS public.${q(r.name)} CASCADE`);
+  }
+  for (const r of (await client.query<{ name: string }>(`SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'S'`)).rows) {
+    await client.query(`DROP SEQUENCE IF EXISTS public.${q(r.name)} CASCADE`);
+  }
+  for (const r of (await client.query<{ name: string; args: string; kind: string }>(`SELECT p.proname AS name, pg_get_function_identity_arguments(p.oid) AS args, p.prokind::text AS kind FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+      WHERE n.nspname = 'public' AND p.prokind IN ('f', 'p') AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`)).rows) {
+    await client.query(`DROP ${r.kind === 'p' ? 'PROCEDURE' : 'FUNCTION'} IF EXISTS public.${q(r.name)}(${r.args}) CASCADE`);
+  }
+}
+
 /**
  * Into the empty database `client` is connected to (as a superuser or its owner): one
  * transaction, run as the database's owner (`owner`), so the committer's services own their
- * tables and functions again (vc replaces its functions on start). Rows per table.
+ * tables and functions again (vc replaces its functions on start). Rows per table. With
+ * `replace`, the database's tables, sequences and functions are dropped first in the same
+ * transaction: a failure leaves the database as it was.
  */
-export async function importCommitterDatabase(client: pg.Client, dir: string, owner: string): Promise<Record<string, number>> {
+export async function importCommitterDatabase(client: pg.Client, dir: string, owner: string, opts: { replace?: boolean } = {}): Promise<Record<string, number>> {
   const m = await readCommitterManifest(dir);
   const counts: Record<string, number> = {};
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL ROLE ${q(owner)}`);
+    if (opts.replace) await dropCommitterObjects(client);
     for (const s of m.sequences) {
       await client.query(`CREATE SEQUENCE public.${q(s.name)} AS ${s.type} INCREMENT ${s.increment} MINVALUE ${s.min} MAXVALUE ${s.max} START ${s.start}${s.cycle ? ' CYCLE' : ''}`);
       await client.query('SELECT setval($1::regclass, $2::bigint, $3)', [`public.${q(s.name)}`, s.lastValue, s.isCalled]);

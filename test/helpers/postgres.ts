@@ -61,3 +61,26 @@ export function recordingPool(pool: pg.Pool, log: string[]): pg.Pool {
     },
   });
 }
+
+export interface OwnPostgres extends EmbeddedPostgresHandle {
+  /** Stops it (if running) and removes its directory. */
+  remove(): Promise<void>;
+}
+
+/** A PostgreSQL cluster of the calling test alone (to stop, or to play a database outside the service), removed at the end of the run at the latest. */
+export async function ownPostgres(): Promise<OwnPostgres> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-test-own-pg-'));
+  const h = await startEmbeddedPostgres({ dir });
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await h.stop();
+  };
+  const remove = async () => {
+    await stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  onGlobalTeardown(remove);
+  return { ...h, stop, remove };
+}
