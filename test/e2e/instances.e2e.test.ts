@@ -25,10 +25,10 @@ async function health(s: TestServer): Promise<{ id: string; work: string[] } | n
   }
 }
 
-/** The servers holding the background work now, by index. */
+/** The servers holding one piece of the background work now (the webhooks, sagas/workPieces.ts), by index. */
 async function holders(list: TestServer[]): Promise<number[]> {
   const hs = await Promise.all(list.map(health));
-  return hs.flatMap((h, i) => (h?.work.includes('background-work') ? [i] : []));
+  return hs.flatMap((h, i) => (h?.work.includes('work:webhooks') ? [i] : []));
 }
 
 t.before(async () => {

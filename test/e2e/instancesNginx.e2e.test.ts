@@ -112,10 +112,10 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   assert.ok(failWindow <= BOUND_MS, `requests failed over ${failWindow} ms`);
   assert.ok(failures.every((f) => killedAt > 0 && f.at >= killedAt), 'no failure before the kill');
   assert.ok(tookOver >= 0 && tookOver <= BOUND_MS, `work taken over after ${tookOver} ms`);
-  // The restarted instance does not take the work from the live holder.
+  // With the restarted instance back, the piece is still held once (it may come back to it: the
+  // pieces are spread again by fair share).
   const now = await workHolders(servers);
   assert.is(now.length, 1);
-  assert.is.not(now[0], holder);
 
   // Every acknowledged write is there, read through the survivors behind nginx.
   for (const { id, username } of acknowledged) {
