@@ -78,9 +78,10 @@ t.after(async () => {
 });
 
 t(`the ${WORK_PIECES.length} work pieces are spread over the three instances, each held by exactly one`, async () => {
-  const held = await until('every instance holding a piece, every piece held', async () => {
+  // Instances that joined take their share over a few rounds (the first one held all 8 alone).
+  const held = await until('every instance holding its share, every piece held', async () => {
     const h = await piecesHeld(servers);
-    return h.every((x) => x !== null && x.length >= 1) && h.flat().length === WORK_PIECES.length ? (h as string[][]) : null;
+    return h.every((x) => x !== null && x.length >= 1 && x.length <= Math.ceil(WORK_PIECES.length / 3)) && h.flat().length === WORK_PIECES.length ? (h as string[][]) : null;
   });
   assert.equal(held.flat().sort(), [...WORK_PIECES].sort(), `no piece twice, none missing: ${JSON.stringify(held)}`);
   assert.ok(held.every((h) => h.length <= Math.ceil(WORK_PIECES.length / 3)), JSON.stringify(held));
@@ -150,7 +151,7 @@ t('stop and undeploy through an instance that does not run it: applied by the ho
   // The restarted instance has taken its share again (the metrics stack may have moved to it).
   const held = await until('the pieces spread over the three again', async () => {
     const h = await piecesHeld(servers);
-    return h.every((x) => x !== null && x.length >= 1) && h.flat().length === WORK_PIECES.length ? (h as string[][]) : null;
+    return h.every((x) => x !== null && x.length >= 1 && x.length <= Math.ceil(WORK_PIECES.length / 3)) && h.flat().length === WORK_PIECES.length ? (h as string[][]) : null;
   }, MOVE_BOUND_MS * 2);
   const holder = held.findIndex((h) => h.includes('metrics-stack'));
   await until('Prometheus running on its holder', async () => (await api(servers[holder], 'GET', '/metrics/status')).json.status === 'running', 60_000);
