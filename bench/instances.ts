@@ -4,7 +4,7 @@
 //  (a) read requests per second (GET /api/v1/nodes with a session cookie, autocannon closed loop,
 //      10 connections, 10 s per phase) through nginx with an upstream of 1, 2 and 3 of the same
 //      instances, in this one run; the 1-instance figure is the reference (ratio);
-//  (b) failover after kill -9 of the instance holding 'background-work': ms from the kill until
+//  (b) failover after kill -9 of the instance holding 'work:webhooks' (one piece of the background work): ms from the kill until
 //      another instance names the lease in GET /health instance.work (polled every 100 ms), at the
 //      default lease (9 s; bound ttl + ttl/3 = 12 s); the killed one is started again on its port
 //      each round; median of 5.
@@ -133,7 +133,7 @@ async function main(): Promise<Record<string, unknown>> {
   for (let round_ = 0; round_ < (PARTS.has('failover') ? FAILOVERS : 0); round_++) {
     let hs = await holders(servers);
     for (const deadline = Date.now() + 30_000; hs.length !== 1 && Date.now() < deadline; hs = await holders(servers)) await sleep(200);
-    if (hs.length !== 1) throw new Error(`expected one holder of background-work, found ${hs.length}`);
+    if (hs.length !== 1) throw new Error(`expected one holder of work:webhooks, found ${hs.length}`);
     const holder = hs[0];
     // Kill at a random point of the renewal period, as a crash would come.
     await sleep(Math.random() * (LEASE_SECONDS * 1000) / 3);
@@ -172,7 +172,7 @@ async function main(): Promise<Record<string, unknown>> {
       { metric: 'GET /api/v1/nodes through nginx, 3 instances / 1 instance, same run (2 cores shared)', value: ratio(3), unit: 'x' },
     ]),
     ...(!PARTS.has('failover') ? [] : [{
-      metric: `Failover after kill -9 of the work holder: until another instance holds background-work (lease ${LEASE_SECONDS} s, median of ${FAILOVERS})`,
+      metric: `Failover after kill -9 of the work holder: until another instance holds work:webhooks (lease ${LEASE_SECONDS} s, median of ${FAILOVERS})`,
       value: median(failoversMs),
       unit: 'ms',
       target: `< ${bound} ms`,

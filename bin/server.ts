@@ -16,7 +16,7 @@ import { createProjector, PROJECTED_CHANNEL, type Projector } from '../projectio
 import { openNotices, type Notices } from '../adapters/postgres/notices.ts';
 import { allProjections, typesReadModelsNeed } from '../projections/index.ts';
 import { auditOnlyTypesToWithhold } from '../domain/audit/auditEntry.ts';
-import { createSagaRunner, type SagaRunner } from '../sagas/sagaRunner.ts';
+import { createSagaRunner } from '../sagas/sagaRunner.ts';
 import { createDrain } from '../http/drain.ts';
 import { createApp } from '../http/app.ts';
 import { clientErrorHandler } from '../http/errors.ts';
@@ -78,8 +78,9 @@ import { fileURLToPath } from 'node:url';
 import { USER_ACCESS_PDF_CONTENT_TYPE, userAccessPdf, userAccessPdfFileName } from '../adapters/reports/userAccessPdf.ts';
 import { startSharingListener } from './sharingListener.ts';
 import { createOidcRelyingParty } from '../adapters/security/oidcRelyingParty.ts';
-import { leasedWork, postgresLeases, shardedWork, type Lease } from '../adapters/postgres/leases.ts';
+import { postgresLeases, shardedWork } from '../adapters/postgres/leases.ts';
 import { NODE_SHARDS, nodeShardLease } from '../sagas/nodeShards.ts';
+import { WORK_PIECES, workPieceLease, type WorkPiece } from '../sagas/workPieces.ts';
 import type { OidcRelyingParty } from '../domain/users/ports.ts';
 
 export function createLogger(level: string) {
@@ -162,7 +163,6 @@ export interface RunningServer {
   url: string;
   deps: AppDeps;
   projector: Projector;
-  sagas: SagaRunner;
   close(): Promise<void>;
 }
 
@@ -343,16 +343,15 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
-  // Several instances on one database: the background work runs on the one holding its lease.
+  // Several instances on one database: each piece of work runs on the one instance holding its
+  // lease, and the fencing check runs before every saga batch and timer (a health probe is a
+  // timer), so it asks the lease's own clock, not the database: a query per probe would double a
+  // probe's cost.
   const leases = postgresLeases(db.pool, instance.id);
-  let workLease: Lease | null = null;
-  // The fencing check runs before every saga batch and timer (a health probe is a timer), so it
-  // asks the lease's own clock, not the database: a query per probe would double a probe's cost.
-  const fence = async () => workLease !== null && background.valid();
-  const sagas = createSagaRunner({ pool: db.pool, store, sagas: sagaList.filter((s) => s.shard === undefined), log: (m, e) => log.info(e ?? {}, m), fence });
+  const workTtlMs = (config.workLeaseSeconds ?? 9) * 1000;
+  const workLog = (m: string, e?: Record<string, unknown>) => log.info({ instance: instance.id, ...e }, m);
   // Node work (lifecycle, health probes) is spread over the live instances by shard
   // (sagas/nodeShards.ts): a runner per held shard, fenced by that shard's lease.
-  const workTtlMs = (config.workLeaseSeconds ?? 9) * 1000;
   const shardRunners = new Map<number, ReturnType<typeof createSagaRunner>>();
   const nodeWork = shardedWork(db.pool, leases, instance.id, { shards: NODE_SHARDS, leaseName: nodeShardLease, ttlMs: workTtlMs }, {
     async start(shard) {
@@ -365,7 +364,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       shardRunners.delete(shard);
       await runner?.stop();
     },
-  }, (m, e) => log.info({ instance: instance.id, ...e }, m));
+  }, workLog);
   const resourceMonitor = createResourceMonitor({
     store, host: createHostResources(), dataDir: config.dataDir, newId: randomUUID, log: (m, e) => log.warn(e ?? {}, m),
     async thresholds() {
@@ -375,26 +374,40 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   // Inert (one cheap query a second) until a webhook subscribes to blocks or transactions.
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
-  const background = leasedWork(leases, 'background-work', workTtlMs, {
-    async start(lease) {
-      workLease = lease;
-      await sagas.start();
-      await webhookDelivery.start();
-      if (config.resourceMonitor ?? true) resourceMonitor.start();
-      blockFeed.start();
-    },
-    async stop() {
-      workLease = null;
-      await resourceMonitor.stop();
-      await blockFeed.stop();
-      await webhookDelivery.stop();
-      await sagas.stop();
-    },
-  }, (m, e) => log.info({ instance: instance.id, ...e }, m));
-  await background.start();
-  await nodeWork.start();
   let serviceAddress = '';
-  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, log: (o, m) => log.warn(o, m) });
+  const metricsPiece = WORK_PIECES.indexOf('metrics-stack');
+  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, instanceId: instance.id, holds: () => pieceWork.valid(metricsPiece), log: (o, m) => log.warn(o, m) });
+  // The other background work, in pieces (sagas/workPieces.ts), spread over the live instances
+  // like the node shards (the same fair-share rounds): per held piece, a saga runner for its sagas
+  // (fenced by its lease) and its loop, if it has one.
+  const loops: Partial<Record<WorkPiece, { start(): Promise<void> | void; stop(): Promise<void> }>> = {
+    webhooks: webhookDelivery,
+    'block-feed': blockFeed,
+    'resource-monitor': (config.resourceMonitor ?? true) ? resourceMonitor : undefined,
+    'metrics-stack': { start: () => metricsStack.own(), stop: () => metricsStack.disown() },
+  };
+  const pieceRunners = new Map<number, ReturnType<typeof createSagaRunner>>();
+  const pieceWork = shardedWork(db.pool, leases, instance.id, { shards: WORK_PIECES.length, leaseName: (k) => workPieceLease(WORK_PIECES[k]), ttlMs: workTtlMs }, {
+    async start(k) {
+      const piece = WORK_PIECES[k];
+      const pieceSagas = sagaList.filter((s) => s.piece === piece);
+      if (pieceSagas.length) {
+        const runner = createSagaRunner({ pool: db.pool, store, sagas: pieceSagas, log: (m, e) => log.info(e ?? {}, m), fence: async () => pieceWork.valid(k) });
+        pieceRunners.set(k, runner);
+        await runner.start();
+      }
+      await loops[piece]?.start();
+    },
+    async stop(k) {
+      await loops[WORK_PIECES[k]]?.stop();
+      const runner = pieceRunners.get(k);
+      pieceRunners.delete(k);
+      await runner?.stop();
+    },
+  }, workLog);
+  await pieceWork.start();
+  await nodeWork.start();
+  if (!pieceWork.held().includes(metricsPiece)) await metricsStack.standDown();
   const passwords = createPasswordHasher();
   const deps: AppDeps = {
     config: {
@@ -414,7 +427,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     newId: randomUUID,
     nextId,
     startedAt: new Date(),
-    work: () => [...(background.held() ? ['background-work'] : []), ...nodeWork.held().map(nodeShardLease)],
+    work: () => [...pieceWork.held().map((k) => workPieceLease(WORK_PIECES[k])), ...nodeWork.held().map(nodeShardLease)],
     evm,
     consortium,
     ledgerx,
@@ -490,7 +503,6 @@ export async function startServer(config: Config, log = createLogger(config.logL
     url,
     deps,
     projector,
-    sagas,
     close() {
       closing ??= (async () => {
         // In order: answer every new request with a retryable 503 (Connection: close) while those in
@@ -505,15 +517,16 @@ export async function startServer(config: Config, log = createLogger(config.logL
         const closed = new Promise<void>((r) => server.close(() => r()));
         server.closeAllConnections?.();
         await closed;
-        metricsStack.close();
         await sharingListener?.close();
         clearInterval(slowBudget);
         // A running backup is stopped (and recorded FAILED) rather than waited for: before the
         // background work stops, which waits for the saga running the backup to return.
         backups.shutdown();
-        // The background work stops and its lease is released, so another instance takes it at once.
-        await background.stop();
-        await nodeWork.stop();
+        // The background work stops and its leases are released, so other instances take it at once
+        // (the metrics stack's Prometheus is stopped here and started by its next holder).
+        // Both at once: each halts its rounds before releasing the presence lease they share, so
+        // neither renews it after the other let it go.
+        await Promise.all([pieceWork.stop(), nodeWork.stop()]);
         await projector.stop();
         await store.close();
         await notices.close();

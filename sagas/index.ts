@@ -8,6 +8,7 @@ import type { NodeOperationsFor } from '../domain/nodes/nodeOperations.ts';
 import { nodeLifecycleSaga } from './nodeLifecycle.ts';
 import { nodeHealthSaga, type HealthSettings } from './nodeHealth.ts';
 import { shardedSagas } from './nodeShards.ts';
+import type { WorkPiece } from './workPieces.ts';
 import { webhookFanoutSaga } from './webhookFanout.ts';
 import { notificationsSaga } from './notifications.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -39,13 +40,15 @@ export interface SagaDeps {
 
 /** Every process manager of the service. */
 export function allSagas(deps: SagaDeps): Saga[] {
-  // Node work runs per shard, each under its own lease (nodeShards.ts); the rest is singleton work.
+  // Node work runs per shard, each under its own lease (nodeShards.ts); the rest runs per piece of
+  // work, each under its own lease too (workPieces.ts).
   const nodes = deps.nodes ? [...shardedSagas(nodeLifecycleSaga(deps.store, deps.nodes.operationsFor)), ...shardedSagas(nodeHealthSaga(deps.store, deps.nodes.operationsFor, deps.nodes.healthSettings, deps.nodes.observations))] : [];
-  const keys = [certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])];
+  const piece = (p: WorkPiece, sagas: Saga[]): Saga[] => sagas.map((s) => ({ ...s, piece: p }));
+  const expiry = piece('expiry', [apiKeyExpirySaga(deps.store), certificateExpirySaga(deps.store), ...(deps.keys ? [keyRotationSaga(deps.store, deps.keys)] : [])]);
   const b = deps.backups;
-  const backupSagas = b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : [];
-  const webhooks = deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : [];
-  const notifications = deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : [];
-  const hosts = deps.hosts ? [nodeHostCheckSaga(deps.store, deps.hosts.probe, deps.hosts.directory, deps.hosts.checkSeconds)] : [];
-  return [apiKeyExpirySaga(deps.store), ...nodes, ...keys, ...webhooks, ...notifications, ...backupSagas, ...hosts];
+  const backupSagas = piece('backups', b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : []);
+  const webhooks = piece('webhooks', deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : []);
+  const notifications = piece('notifications', deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : []);
+  const hosts = piece('host-checks', deps.hosts ? [nodeHostCheckSaga(deps.store, deps.hosts.probe, deps.hosts.directory, deps.hosts.checkSeconds)] : []);
+  return [...nodes, ...expiry, ...webhooks, ...notifications, ...backupSagas, ...hosts];
 }

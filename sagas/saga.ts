@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../domain/shared/eventStore.ts';
+import type { WorkPiece } from './workPieces.ts';
 
 export interface SagaTimer {
   id: string;
@@ -43,7 +44,9 @@ export interface Saga {
    * only its own nodes' events, sagas/nodeShards.ts). The others are skipped without a query.
    */
   accepts?(event: RecordedEvent): boolean;
-  /** The node shard whose lease this saga runs under (sagas/nodeShards.ts); none: the singleton background work. */
+  /** The node shard whose lease this saga runs under (sagas/nodeShards.ts). */
   shard?: number;
+  /** Or the piece of background work whose lease it runs under (sagas/workPieces.ts). */
+  piece?: WorkPiece;
   onTimer?(timer: SagaTimer, ctx: SagaContext): Promise<void>;
 }

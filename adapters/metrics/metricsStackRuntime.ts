@@ -32,7 +32,8 @@ export interface MetricsStackRuntimeOptions {
   nodePorts: () => Promise<Set<number>>;
 }
 
-type Runtime = Omit<MetricsStackDeps, 'exportNode'>;
+/** The engine side; exportNode and the ownership (owner, reported, alone) are the composition root's. */
+type Runtime = Omit<MetricsStackDeps, 'exportNode' | 'owner' | 'reported' | 'alone'>;
 
 async function executable(file: string): Promise<boolean> {
   try {

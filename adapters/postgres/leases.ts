@@ -209,9 +209,11 @@ export function shardedWork(
     start: () => loop.start(),
     async stop() {
       await loop.halt();
-      for (const shard of [...held.keys()]) await drop(shard, true);
+      // Presence first: the others' next round counts one instance fewer and takes the released
+      // shards up to their new share at once, not one round later.
       if (presence) await leases.release(presence).catch(() => {});
       presence = null;
+      for (const shard of [...held.keys()]) await drop(shard, true);
     },
     held: () => [...held.keys()].sort((a, b) => a - b),
     valid: (shard) => {

@@ -1,4 +1,5 @@
-// The managed metrics stack: one Prometheus per server, deployed, started, stopped and
+// The managed metrics stack: one Prometheus per deployment (run by the instance holding the
+// work:metrics-stack lease, bin/metricsStack.ts), deployed, started, stopped and
 // undeployed through the API. One stream; its events say what an operator did (the live state
 // of the process or container is the engine's to tell).
 import type { Decider } from '../shared/decider.ts';

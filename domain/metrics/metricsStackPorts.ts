@@ -24,7 +24,25 @@ export type PrometheusAvailability = { ok: true; what: string } | { ok: false; w
 /** A node's figures for the exporter: exposition text, why the node did not answer, or null for no such node. */
 export type NodeExport = { ok: true; text: string } | { ok: false; reason: string } | null;
 
+/** What the instance running the stack last saw of it (GET /metrics/status's body, less `instance`). */
+export interface MetricsStackReport {
+  instance: string;
+  /** The metrics-stack stream's version it had applied. */
+  version: number;
+  view: Record<string, unknown>;
+  at: string;
+}
+
 export interface MetricsStackDeps {
+  /**
+   * Where the stack runs: the instance holding the `work:metrics-stack` lease now (null while none
+   * does), and whether that is this instance. Only that instance runs Prometheus.
+   */
+  owner(): Promise<{ instance: string | null; here: boolean }>;
+  /** What the holder last published (each second and after each operation); null before any. */
+  reported(): Promise<MetricsStackReport | null>;
+  /** On the holder: runs an operation with no reconciling round beside it, then publishes the status. */
+  alone<T>(fn: () => Promise<T>): Promise<T>;
   /** True when `token` is the scrape token the managed Prometheus presents on GET /metrics. */
   scrapeTokenMatches(token: string): Promise<boolean>;
   /** A node's live figures in exposition format (asked of the node at this moment). */

@@ -2,13 +2,11 @@
 // undeployed through the API (events MetricsStack*), its scrape configuration following the
 // managed nodes through file-based discovery, and each node's figures read back from it.
 import { Type } from '@sinclair/typebox';
-import { defineRoute, type RouteInput } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
+import { defineRoute } from '../route.ts';
+import { metricsStackOf, metricsStackState, metricsStackStatus, operateMetricsStack } from '../../application/metrics/metricsStackOperations.ts';
 import { IdParam } from './schemas.ts';
-import type { AppDeps } from '../../application/deps.ts';
 import { ConflictError, NotFoundError, UnavailableError } from '../../domain/shared/errors.ts';
-import { loadState } from '../../domain/shared/commandHandler.ts';
-import { METRICS_STACK_DEFAULTS, METRICS_STACK_STREAM, metricsStack, type MetricsStackCommand, type MetricsStackSettings, type MetricsStackState } from '../../domain/metrics/metricsStack.ts';
+import { METRICS_STACK_DEFAULTS, metricsStack, type MetricsStackCommand, type MetricsStackSettings, type MetricsStackState } from '../../domain/metrics/metricsStack.ts';
 import type { MetricsStackDeps } from '../../domain/metrics/metricsStackPorts.ts';
 import { METRIC_NAME, NODE_SERIES_NAMES, nodeSeries, rangeQueryOf } from '../../domain/metrics/metricsQuery.ts';
 import { assignedPorts, getNode } from '../../projections/nodes.ts';
@@ -35,56 +33,8 @@ const StatusView = Type.Object({
   targets: Type.Object({ up: Type.Integer(), down: Type.Integer(), unknown: Type.Integer(), total: Type.Integer() }),
   lastScrapeErrors: Type.Array(Target, { description: 'targets whose last scrape failed, with Prometheus\'s error' }),
   error: Type.Optional(Type.String({ description: 'why Prometheus could not be asked, while it should be running' })),
+  instance: Type.Union([Type.String(), Type.Null()], { description: 'the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does' }),
 });
-
-function stackOf(deps: AppDeps): MetricsStackDeps {
-  if (!deps.metricsStack) throw new UnavailableError('The metrics stack is not available on this server.');
-  return deps.metricsStack;
-}
-
-async function stateOf(deps: AppDeps): Promise<MetricsStackState> {
-  return (await loadState(deps.store, METRICS_STACK_STREAM, metricsStack)).state;
-}
-
-async function statusView(deps: AppDeps) {
-  const stack = stackOf(deps);
-  const state = await stateOf(deps);
-  const none = { up: 0, down: 0, unknown: 0, total: 0 };
-  if (state.status === 'not_deployed') return { deployed: false, status: 'not_deployed', running: false, settings: null, url: null, version: null, deployedAt: null, targets: none, lastScrapeErrors: [] };
-  const s = state.settings;
-  const engine = await stack.status(s);
-  const running = engine.state === 'running';
-  const base = { deployed: true, status: engine.state, running, settings: s, url: stack.url(s), deployedAt: state.deployedAt };
-  if (!running) return { ...base, version: null, targets: none, lastScrapeErrors: [], ...(engine.reason ? { error: engine.reason } : {}) };
-  try {
-    const [version, targets] = await Promise.all([stack.version(s), stack.targets(s)]);
-    const count = (h: string) => targets.filter((t) => t.health === h).length;
-    return { ...base, version, targets: { up: count('up'), down: count('down'), unknown: count('unknown'), total: targets.length }, lastScrapeErrors: targets.filter((t) => t.lastError) };
-  } catch (err) {
-    return { ...base, version: null, targets: none, lastScrapeErrors: [], error: (err as Error).message };
-  }
-}
-
-async function record(input: RouteInput<unknown, unknown, unknown>, command: MetricsStackCommand) {
-  await runCommand(input, METRICS_STACK_STREAM, metricsStack, command);
-}
-
-/** Runs `effect` only when the command would be accepted now, then records it. */
-async function operate(input: RouteInput<unknown, unknown, unknown>, command: MetricsStackCommand, effect: (s: MetricsStackSettings) => Promise<void>) {
-  const stack = stackOf(input.deps);
-  const state = await stateOf(input.deps);
-  metricsStack.decide(command, state); // throws 409 when the stack is not in a state for it
-  if (state.status === 'not_deployed') return; // (decide threw already)
-  if (command.type === 'StartMetricsStack') await assertAvailable(stack, state.settings.engine);
-  await effect(state.settings);
-  await record(input, command);
-  return { body: await statusView(input.deps) };
-}
-
-async function assertAvailable(stack: MetricsStackDeps, engine: MetricsStackSettings['engine']) {
-  const a = await stack.available(engine);
-  if (!a.ok) throw new UnavailableError(`Prometheus cannot run here: ${a.reason}.`, { needs: a.what, engine });
-}
 
 const simple = (path: string, summary: string, description: string, type: 'StartMetricsStack' | 'StopMetricsStack' | 'UndeployMetricsStack', effect: (stack: MetricsStackDeps, s: MetricsStackSettings) => Promise<void>) =>
   defineRoute({
@@ -92,11 +42,9 @@ const simple = (path: string, summary: string, description: string, type: 'Start
     responses: { 200: { description: 'status afterwards', schema: StatusView }, 409: { description: 'not deployed, or already in that state' }, 503: { description: 'Prometheus cannot run here (start)' } },
     async handler(input) {
       const at = input.deps.clock().toISOString();
-      if (type !== 'StartMetricsStack') return operate(input, { type, at }, (s) => effect(stackOf(input.deps), s));
-      // Start after a crash: recorded as running, but the engine says it is not.
-      const state = await stateOf(input.deps);
-      const running = state.status !== 'not_deployed' && (await stackOf(input.deps).status(state.settings)).state === 'running';
-      return operate(input, { type, at, running }, (s) => effect(stackOf(input.deps), s));
+      if (type !== 'StartMetricsStack') return { body: await operateMetricsStack(input, { type, at }, effect) };
+      // Start after a crash: recorded as running, but the engine (of the instance running it) says it is not.
+      return { body: await operateMetricsStack(input, async (state) => ({ type, at, running: state.status !== 'not_deployed' && (await metricsStackStatus(input.deps)).running === true }), effect) };
     },
   });
 
@@ -110,7 +58,7 @@ export const metricsRoutes = [
       },
     },
     async handler({ deps }) {
-      const stack = stackOf(deps);
+      const stack = metricsStackOf(deps);
       const a = await stack.available(stack.defaultEngine);
       return {
         body: {
@@ -122,7 +70,7 @@ export const metricsRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/metrics/deploy', summary: 'Deploy and start the managed Prometheus', tags, permission: 'METRICS_MANAGE',
-    description: 'Runs Prometheus (process engine: the prometheus program, Debian package `prometheus`; docker engine: LNM_IMAGE_PROMETHEUS) listening on 127.0.0.1. It scrapes the service itself (with a scrape token written 0600 for it), every node that serves /metrics (besu metrics port, Fabric operations port) and, through the service, nodes that serve none (anvil). Its targets follow the nodes through file-based discovery, without restarts. Records MetricsStackDeployed.',
+    description: 'Runs Prometheus (process engine: the prometheus program, Debian package `prometheus`; docker engine: LNM_IMAGE_PROMETHEUS) listening on 127.0.0.1. It scrapes the service itself (with a scrape token written 0600 for it), every node that serves /metrics (besu metrics port, Fabric operations port) and, through the service, nodes that serve none (anvil). Its targets follow the nodes through file-based discovery, without restarts. With several instances it runs on the one holding the work:metrics-stack lease (the status names it) and moves with that lease; a request to another instance is recorded there and applied by the holder before the answer. Records MetricsStackDeployed.',
     body: Type.Object({
       engine: Type.Optional(Engine),
       port: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65535, description: 'default: the first free port from 9090' })),
@@ -132,22 +80,17 @@ export const metricsRoutes = [
     responses: { 201: { description: 'deployed and running', schema: StatusView }, 409: { description: 'already deployed, or the port is taken' }, 503: { description: 'Prometheus cannot run here (no binary, image or Docker Engine)' } },
     async handler(input) {
       const { deps, body } = input;
-      const stack = stackOf(deps);
+      const stack = metricsStackOf(deps);
       const at = deps.clock().toISOString();
       const probe: MetricsStackSettings = { engine: body.engine ?? stack.defaultEngine, port: body.port ?? 0, scrapeIntervalSeconds: body.scrapeIntervalSeconds ?? METRICS_STACK_DEFAULTS.scrapeIntervalSeconds, retentionDays: body.retentionDays ?? METRICS_STACK_DEFAULTS.retentionDays };
-      metricsStack.decide({ type: 'DeployMetricsStack', settings: probe, at }, await stateOf(deps));
-      await assertAvailable(stack, probe.engine);
-      const settings = { ...probe, port: body.port ?? (await stack.freePort()) };
-      const holder = (await assignedPorts(deps.pool)).get(settings.port);
-      if (holder) throw new ConflictError(`Port ${settings.port} is assigned to node ${holder}; choose another port.`, { field: 'port', port: settings.port });
-      await stack.deploy(settings);
-      try {
-        await record(input, { type: 'DeployMetricsStack', settings, at });
-      } catch (err) {
-        await stack.remove(settings).catch(() => undefined);
-        throw err;
-      }
-      return { status: 201, body: await statusView(deps) };
+      const command = async (state: MetricsStackState): Promise<MetricsStackCommand> => {
+        metricsStack.decide({ type: 'DeployMetricsStack', settings: probe, at }, state); // 409 before a port is looked for
+        const settings = { ...probe, port: body.port ?? (await stack.freePort()) };
+        const holder = (await assignedPorts(deps.pool)).get(settings.port);
+        if (holder) throw new ConflictError(`Port ${settings.port} is assigned to node ${holder}; choose another port.`, { field: 'port', port: settings.port });
+        return { type: 'DeployMetricsStack', settings, at };
+      };
+      return { status: 201, body: await operateMetricsStack(input, command, (st, s) => st.deploy(s)) };
     },
   }),
   simple('/metrics/undeploy', 'Stop the managed Prometheus and delete it with its data', 'Records MetricsStackUndeployed.', 'UndeployMetricsStack', (stack, s) => stack.remove(s)),
@@ -157,7 +100,7 @@ export const metricsRoutes = [
     method: 'get', path: '/metrics/status', summary: 'Whether Prometheus runs, its version, targets up and down, and the last scrape errors', tags, permission: 'METRICS_READ',
     responses: { 200: { description: 'status', schema: StatusView } },
     async handler({ deps }) {
-      return { body: await statusView(deps) };
+      return { body: await metricsStackStatus(deps) };
     },
   }),
   defineRoute({
@@ -185,10 +128,10 @@ export const metricsRoutes = [
     },
     async handler({ deps, params, query }) {
       const range = rangeQueryOf(params.id, query); // 400 before anything else
-      const stack = stackOf(deps);
+      const stack = metricsStackOf(deps);
       const node = await getNode(deps.pool, params.id);
       if (!node) throw new NotFoundError('Node', params.id);
-      const state = await stateOf(deps);
+      const { state } = await metricsStackState(deps);
       if (state.status !== 'running') throw new UnavailableError(`The metrics stack is ${state.status === 'not_deployed' ? 'not deployed' : 'stopped'}: POST /metrics/${state.status === 'not_deployed' ? 'deploy' : 'start'} first.`, { status: state.status });
       const s = state.settings;
       const series = nodeSeries(node.id);

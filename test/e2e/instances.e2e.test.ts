@@ -25,10 +25,10 @@ async function health(s: TestServer): Promise<{ id: string; work: string[] } | n
   }
 }
 
-/** The servers holding the background work now, by index. */
+/** The servers holding one piece of the background work now (the webhooks, sagas/workPieces.ts), by index. */
 async function holders(list: TestServer[]): Promise<number[]> {
   const hs = await Promise.all(list.map(health));
-  return hs.flatMap((h, i) => (h?.work.includes('background-work') ? [i] : []));
+  return hs.flatMap((h, i) => (h?.work.includes('work:webhooks') ? [i] : []));
 }
 
 t.before(async () => {
@@ -44,8 +44,15 @@ t.after(async () => {
 t('each instance says who it is; exactly one holds the background work', async () => {
   const hs = await Promise.all(servers.map(health));
   assert.is(new Set(hs.map((h) => h!.id)).size, 3);
-  assert.equal(await holders(servers), [(await holders(servers))[0]]);
-  assert.is((await holders(servers)).length, 1);
+  // Never two; none only for the moment a piece is handed over while the instances join.
+  const seen: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    seen.push((await holders(servers)).length);
+    if (seen.length > 5 && seen.at(-1) === 1) break;
+    await sleep(100);
+  }
+  assert.ok(seen.every((n) => n <= 1), JSON.stringify(seen));
+  assert.is(seen.at(-1), 1, JSON.stringify(seen));
 });
 
 t('a session made on one instance works on the others; a write on one is read on another at once', async () => {

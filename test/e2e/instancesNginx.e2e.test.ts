@@ -49,8 +49,15 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   for (let i = 0; i < 9; i++) answeredBy.add((await call(lb, 'GET', '/health')).json.instance.id);
   assert.is(answeredBy.size, 3, 'nginx spreads requests over the three instances');
 
-  const [holder] = await workHolders(servers);
-  assert.is(typeof holder, 'number');
+  // The holder of work:webhooks, once one holds it (the pieces are spread anew while instances join).
+  const oneHolder = async () => {
+    for (let hs = await workHolders(servers), end = Date.now() + BOUND_MS * 2; ; hs = await workHolders(servers)) {
+      if (hs.length === 1) return hs[0];
+      if (Date.now() > end) throw new Error(`holders of work:webhooks: ${JSON.stringify(hs)}`);
+      await sleep(100);
+    }
+  };
+  let holder = await oneHolder();
   const acknowledged: Array<{ id: number; username: string }> = [];
   const failures: Array<{ at: number; what: string }> = [];
   let requests = 0;
@@ -86,6 +93,9 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   let tookOver = -1;
   const killer = (async () => {
     await sleep(KILL_AT_MS);
+    // The pieces may have been spread anew since the start (instances joining take their share):
+    // the holder of work:webhooks now.
+    holder = await oneHolder();
     killedAt = Date.now();
     await servers[holder].kill();
     const rest = servers.filter((_, i) => i !== holder);
@@ -112,10 +122,10 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   assert.ok(failWindow <= BOUND_MS, `requests failed over ${failWindow} ms`);
   assert.ok(failures.every((f) => killedAt > 0 && f.at >= killedAt), 'no failure before the kill');
   assert.ok(tookOver >= 0 && tookOver <= BOUND_MS, `work taken over after ${tookOver} ms`);
-  // The restarted instance does not take the work from the live holder.
+  // With the restarted instance back, the piece is still held once (it may come back to it: the
+  // pieces are spread again by fair share).
   const now = await workHolders(servers);
   assert.is(now.length, 1);
-  assert.is.not(now[0], holder);
 
   // Every acknowledged write is there, read through the survivors behind nginx.
   for (const { id, username } of acknowledged) {

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
-import { killLeftoverNodes, until } from './evm/evmLifecycle.ts';
+import { alive, killLeftoverNodes, until } from './evm/evmLifecycle.ts';
 import { consortiumEnv, organization, apiOf, node as consortiumNode } from './consortium/consortiumApi.ts';
 
 let s: TestServer;
@@ -137,13 +137,18 @@ test('a node added after deploy is scraped without restarting Prometheus', async
   assert.is(promPid(), pid, 'the same Prometheus process');
 });
 
-test('Prometheus outlives a restart of the service; one killed from outside is started again', async () => {
-  const pid = promPid();
+test('a restart of the service hands Prometheus over (stopped on the drain, started by the next holder of its lease, data kept); one killed from outside is started again', async () => {
+  const before = promPid();
   await s.stop();
+  assert.not.ok(alive(before), 'the drain stopped the Prometheus of the instance that let the metrics stack go');
   s = await startServer({ dataDir: s.dataDir, databaseUrl: s.databaseUrl!, port: s.port, env: consortiumEnv() });
-  let r = await api('GET', '/metrics/status');
-  assert.is(r.json.status, 'running', r.text);
-  assert.is(promPid(), pid, 'the same process');
+  let r = await until('the new holder to start it again', async () => {
+    const st = await api('GET', '/metrics/status');
+    return st.json.status === 'running' && st;
+  }, 30_000);
+  assert.is(r.json.instance, (await call(s.api, 'GET', '/health')).json.instance.id, r.text);
+  const pid = promPid();
+  assert.ok(alive(pid));
   // anvil is scraped through the service's exporter: scrapes made while the service was down
   // failed, so `up` comes back with the first scrape after the restart.
   await until('anvil up again through the restarted service', async () => (await api('GET', `/metrics/node/${anvilId}`)).json?.up === true, 60_000);

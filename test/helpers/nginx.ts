@@ -89,7 +89,7 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).jo
   return { url, stop };
 }
 
-/** The indexes of the instances whose GET /health says they hold the background work. */
+/** The indexes of the instances whose GET /health says they hold one piece of the background work (the webhooks, sagas/workPieces.ts). */
 export async function workHolders(list: TestServer[]): Promise<number[]> {
   const hs = await Promise.all(
     list.map(async (s) => {
@@ -101,5 +101,5 @@ export async function workHolders(list: TestServer[]): Promise<number[]> {
       }
     }),
   );
-  return hs.flatMap((h, i) => (h?.work.includes('background-work') ? [i] : []));
+  return hs.flatMap((h, i) => (h?.work.includes('work:webhooks') ? [i] : []));
 }

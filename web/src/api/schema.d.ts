@@ -1019,7 +1019,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy and start the managed Prometheus
-         * @description Runs Prometheus (process engine: the prometheus program, Debian package `prometheus`; docker engine: LNM_IMAGE_PROMETHEUS) listening on 127.0.0.1. It scrapes the service itself (with a scrape token written 0600 for it), every node that serves /metrics (besu metrics port, Fabric operations port) and, through the service, nodes that serve none (anvil). Its targets follow the nodes through file-based discovery, without restarts. Records MetricsStackDeployed.
+         * @description Runs Prometheus (process engine: the prometheus program, Debian package `prometheus`; docker engine: LNM_IMAGE_PROMETHEUS) listening on 127.0.0.1. It scrapes the service itself (with a scrape token written 0600 for it), every node that serves /metrics (besu metrics port, Fabric operations port) and, through the service, nodes that serve none (anvil). Its targets follow the nodes through file-based discovery, without restarts. With several instances it runs on the one holding the work:metrics-stack lease (the status names it) and moves with that lease; a request to another instance is recorded there and applied by the holder before the answer. Records MetricsStackDeployed.
          *
          *     Permission: `METRICS_MANAGE`.
          */
@@ -9075,6 +9075,8 @@ export interface operations {
                         deployedAt: string | null;
                         /** @description why Prometheus could not be asked, while it should be running */
                         error?: string;
+                        /** @description the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does */
+                        instance: string | null;
                         /** @description targets whose last scrape failed, with Prometheus's error */
                         lastScrapeErrors: {
                             health: string;
@@ -9292,6 +9294,8 @@ export interface operations {
                         deployedAt: string | null;
                         /** @description why Prometheus could not be asked, while it should be running */
                         error?: string;
+                        /** @description the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does */
+                        instance: string | null;
                         /** @description targets whose last scrape failed, with Prometheus's error */
                         lastScrapeErrors: {
                             health: string;
@@ -9395,6 +9399,8 @@ export interface operations {
                         deployedAt: string | null;
                         /** @description why Prometheus could not be asked, while it should be running */
                         error?: string;
+                        /** @description the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does */
+                        instance: string | null;
                         /** @description targets whose last scrape failed, with Prometheus's error */
                         lastScrapeErrors: {
                             health: string;
@@ -9484,6 +9490,8 @@ export interface operations {
                         deployedAt: string | null;
                         /** @description why Prometheus could not be asked, while it should be running */
                         error?: string;
+                        /** @description the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does */
+                        instance: string | null;
                         /** @description targets whose last scrape failed, with Prometheus's error */
                         lastScrapeErrors: {
                             health: string;
@@ -9587,6 +9595,8 @@ export interface operations {
                         deployedAt: string | null;
                         /** @description why Prometheus could not be asked, while it should be running */
                         error?: string;
+                        /** @description the service instance that runs Prometheus (it holds the work:metrics-stack lease; the status is what it sees); null while none does */
+                        instance: string | null;
                         /** @description targets whose last scrape failed, with Prometheus's error */
                         lastScrapeErrors: {
                             health: string;
