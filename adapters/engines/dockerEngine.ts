@@ -77,6 +77,12 @@ export interface DockerNodeEngine extends NodeEngine {
    * container (never started, or removed): there is nothing on the host to read.
    */
   copyNodeDataOut(nodeKey: string, intoDir: string): Promise<{ files: number; bytes: number; skipped: number } | null>;
+  /**
+   * Copies one file of the node's directory as its container sees it (on a remote host: the
+   * volume) over the staging copy here, for a start that must keep what the node wrote there.
+   * false when the node has no container or the file is not there.
+   */
+  pullNodeFile(nodeKey: string, file: string): Promise<boolean>;
 }
 
 /** Present in the node directory after stop(): tells 'stopped' from 'exited'. */
@@ -281,6 +287,25 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
     return counts;
   }
 
+  async function pullNodeFile(nodeKey: string, file: string): Promise<boolean> {
+    const info = await ownContainer(nodeKey);
+    if (!info) return false;
+    const dir = dirOf(nodeKey);
+    const from = path.join(dir, file);
+    if (path.dirname(from) !== dir) throw new Error(`${file} is not a file name of the node directory`);
+    let archive: NodeJS.ReadableStream;
+    try {
+      archive = await docker.getContainer(info.Id).getArchive({ path: from });
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // The archive holds the one file under its own name: a regular file only.
+    await pipeline(archive, extract(dir, { ignore: (name, header) => header?.type !== 'file' || path.resolve(name) !== from }));
+    return true;
+  }
+
   async function stopNode(nodeKey: string, opts: { timeoutMs?: number }): Promise<void> {
     const info = await ownContainer(nodeKey);
     if (info?.State.Running) {
@@ -295,6 +320,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
   const engine: DockerNodeEngine = {
     kind: 'docker',
     copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
+    pullNodeFile: (nodeKey, file) => serial(nodeKey, () => pullNodeFile(nodeKey, file)),
 
     async available(): Promise<EngineAvailability> {
       try {

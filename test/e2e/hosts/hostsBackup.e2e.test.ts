@@ -7,7 +7,8 @@
 //   backup.json names the node, its host and the files read;
 // - the node's container and volume removed from the host (the host lost them) and the data
 //   directory gone: `lnm restore` and `lnm serve` on a new directory, the node started again:
-//   its files are put back into a new volume through the engine, and the contract answers;
+//   its files are put back into a new volume through the engine, and the contract answers, also
+//   after a restart through the service (which used to upload block 0 over the saved chain);
 // - the host's client key and the repository password are in no answer, log line, snapshot
 //   file name or snapshot file.
 import { suite } from 'uvu';
@@ -198,6 +199,17 @@ t('the host lost the node and this machine its data directory: lnm restore and a
   }
   // Put back once: the files here are gone, the node keeps writing its volume.
   assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
+  // A restart through the service keeps the chain anvil saved in its volume (the staging copy
+  // uploaded at each start used to reset it to block 0).
+  const restarted = await api('POST', `/nodes/${nodeId}/restart`);
+  assert.is(restarted.status, 200, restarted.text);
+  assert.is(restarted.json.status, 'running', restarted.text);
+  const again = new JsonRpcProvider(restarted.json.endpoints.rpc_http, undefined, { staticNetwork: true });
+  try {
+    assert.is(await new Contract(contractAddress, STORE_ABI, again).get(), VALUE);
+  } finally {
+    again.destroy();
+  }
   outputs.push(server.output());
   for (const text of outputs) {
     assert.not.ok(text.includes(keyLine()), 'the host key in the server log');
