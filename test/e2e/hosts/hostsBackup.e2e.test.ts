@@ -5,6 +5,7 @@
 // - a backup reads the node's directory through the host's engine: the snapshot, read with
 //   restic alone, holds backup-export/hosts/node-<id>/ with the chain that has the contract, and
 //   backup.json names the node, its host and the files read;
+// - with the host's engine stopped a backup is FAILED naming the node and the host, no snapshot;
 // - the node's container and volume removed from the host (the host lost them) and the data
 //   directory gone: `lnm restore` and `lnm serve` on a new directory, the node started again:
 //   its files are put back into a new volume through the engine, and the contract answers, also
@@ -166,6 +167,24 @@ t('a backup reads the node\'s volume through the host\'s engine into the snapsho
   for (const f of walk(raw)) {
     assert.not.ok(f.includes(keyLine()), f);
     assert.not.ok(readFileSync(path.join(raw, f)).includes(keyLine()), `the host's client key in ${f}`);
+  }
+});
+
+t('a backup while the host\'s engine is away fails naming the node and the host, and holds no snapshot', async () => {
+  await host.stop();
+  try {
+    const b = await api('POST', '/backups', { target_id: (await api('GET', '/backups/targets')).json.items[0].id });
+    assert.is(b.status, 201, b.text);
+    const done = await until(`backup ${b.json.id} to end`, async () => {
+      const x = await api('GET', `/backups/${b.json.id}`);
+      return x.json.status !== 'IN_PROGRESS' ? x : null;
+    }, 60_000);
+    assert.is(done.json.status, 'FAILED', done.text);
+    assert.match(done.text, new RegExp(`node ${nodeId} on host ${hostId}`));
+    assert.not.ok(done.text.includes(keyLine()));
+    assert.not.ok((await restic(['snapshots', '--json'])).includes(`lnm-backup-${b.json.id}"`), 'no snapshot of the failed backup');
+  } finally {
+    await host.start();
   }
 });
 
