@@ -10,7 +10,9 @@
 //      and each ledgerX committer's database made again from its export (adapters/ledgerx/ledgerxBackup.ts);
 //      one given as a connection string is imported into that database (--external-databases),
 //      after every such database was reached and checked, last of all before step 5
-//   5. only then postgres/, nodes/ and ledgerx/ are moved into the output directory.
+//   5. only then postgres/, nodes/ and ledgerx/ are moved into the output directory, and the
+//      data of nodes on node hosts (read through their engines) into hosted-restore/, which each
+//      such node's next start puts back into its volume on the host (adapters/engines/hostedNodeBackup.ts).
 // Anything failing before step 5 leaves the output directory as it was. Nodes are not started.
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
@@ -33,6 +35,7 @@ import { parseS3Target, resticRepository } from '../adapters/backups/s3TargetCon
 import { CommitterRestoreError, EXTERNAL_DATABASE_MODES, restoreLedgerXCommitters, type ExternalDatabaseMode } from '../adapters/ledgerx/ledgerxBackup.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { checkKeyEncryptionKey } from '../adapters/keyProviders/keyEncryption.ts';
+import { restoreHostedNodes } from '../adapters/engines/hostedNodeBackup.ts';
 
 export const restoreUsage = `Usage: lnm restore [options]   (run with the server stopped)
 
@@ -282,6 +285,8 @@ export async function runRestore(o: RestoreOptions, say: Say): Promise<void> {
     await rename(path.join(scratch, 'postgres'), path.join(o.outputDir, 'postgres'));
     for (const part of ['nodes', 'ledgerx']) if (existsSync(path.join(files, part))) await rename(path.join(files, part), path.join(o.outputDir, part));
     const restoredNodes = existsSync(path.join(o.outputDir, 'nodes')) ? (await readdir(path.join(o.outputDir, 'nodes'))).length : 0;
+    const hosted = await restoreHostedNodes(path.join(files, EXPORT_DIR), o.outputDir);
+    if (hosted.length) say(`  ${hosted.length} node${hosted.length === 1 ? '' : 's'} on node hosts (${hosted.join(', ')}): their files go back into their volumes through the hosts' engines at their next start`);
     say(`restored: ${manifest.eventPosition} events${withheld ? ` (${withheld} of them withheld audit entries)` : ''} (chain head ${head.slice(0, 16)}...), ${restoredNodes} node director${restoredNodes === 1 ? 'y' : 'ies'}; nodes are not started.`);
     say(`start it with: lnm serve --data-dir ${o.outputDir}, with the KEY_ENCRYPTION_KEY the backed-up server used (it is never in a backup).`);
   } catch (err) {

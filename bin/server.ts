@@ -56,6 +56,7 @@ import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { checkCommitterDatabase } from '../adapters/ledgerx/committerDatabase.ts';
 import { ledgerXDatabasePasswordContext, type LedgerXCommitterDatabase } from '../domain/ledgerx/ledgerxNode.ts';
 import { ledgerXBackupPart } from '../adapters/ledgerx/ledgerxBackup.ts';
+import { hostedNodesBackupPart } from '../adapters/engines/hostedNodeBackup.ts';
 import { createWebhookDeliveryWorker } from '../sagas/webhookDelivery.ts';
 import { createSmtpEmailSender } from '../adapters/notifications/smtpEmailSender.ts';
 import type { NotifierDeps } from '../domain/notifications/notifier.ts';
@@ -325,7 +326,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     auditOnlyEventTypes: auditOnlyTypesToWithhold(typesReadModelsNeed()),
     eventStoreKind: store.kind,
     stallSeconds: config.backupStallSeconds,
-    parts: [ledgerXBackupPart({ pool: db.pool, dataDir: config.dataDir, committerAccess: committerDatabaseAccess })],
+    parts: [ledgerXBackupPart({ pool: db.pool, dataDir: config.dataDir, committerAccess: committerDatabaseAccess }), hostedNodesBackupPart({ pool: db.pool, hostEngines: (hostId) => hostEngines(hostId) })],
   });
   const backupSagas = { services: backups, catalog: backupCatalog(db.pool, nextId), targetCheckSeconds: () => config.backupTargetCheckSeconds ?? 300 };
   const instance = { id: instanceId(config), version: config.version };

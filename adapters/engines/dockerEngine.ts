@@ -10,10 +10,15 @@
 // restarts. Its ports are the remote host's (not checked here before start; awaited at its
 // address), and its restart policy is unless-stopped: a host that reboots or whose engine
 // restarts brings its running nodes back, a node stopped through the service stays stopped.
+// A backup reads that volume through the engine (copyNodeDataOut: the archive of the node
+// directory in its container, GET /containers/{id}/archive); `lnm restore` leaves the volume's
+// files under <dataDir>/hosted-restore/<nodeKey>/, and the node's next start empties the volume
+// and puts them back through the engine (putArchive) over the staging copy.
 import Docker from 'dockerode';
-import { pack } from 'tar-fs';
+import { extract, pack } from 'tar-fs';
 import { constants as osConstants } from 'node:os';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import {
@@ -60,6 +65,26 @@ export interface DockerEngineOptions {
   remote?: { address: string };
 }
 
+/** Where `lnm restore` leaves the volume files of a node on a host, until its next start puts them back: <dataDir>/hosted-restore/<nodeKey>/. */
+export const HOSTED_RESTORE_DIR = 'hosted-restore';
+
+/** The docker engine, and on a remote host the copy of a node's volume out of it (backups). */
+export interface DockerNodeEngine extends NodeEngine {
+  /**
+   * Copies the node's directory as its container sees it (on a remote host: the volume, with
+   * what the node wrote) into `intoDir`, through the engine's archive API. Regular files and
+   * directories only (links and devices are counted in `skipped`). null when the node has no
+   * container (never started, or removed): there is nothing on the host to read.
+   */
+  copyNodeDataOut(nodeKey: string, intoDir: string): Promise<{ files: number; bytes: number; skipped: number } | null>;
+  /**
+   * Copies one file of the node's directory as its container sees it (on a remote host: the
+   * volume) over the staging copy here, for a start that must keep what the node wrote there.
+   * false when the node has no container or the file is not there.
+   */
+  pullNodeFile(nodeKey: string, file: string): Promise<boolean>;
+}
+
 /** Present in the node directory after stop(): tells 'stopped' from 'exited'. */
 const STOPPED_MARK = 'node.stopped.json';
 
@@ -74,7 +99,7 @@ function signalOf(exitCode: number): string | undefined {
   return Object.entries(osConstants.signals).find(([, n]) => n === exitCode - 128)?.[0];
 }
 
-export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
+export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngine {
   const docker = options.docker ?? new Docker();
   const prefix = options.namePrefix ?? 'lnm-';
   const graceMs = options.graceMs ?? 1000;
@@ -86,6 +111,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
   const nameOf = (nodeKey: string) => `${prefix}${nodeKey}`;
   const remote = options.remote;
   const volumeOf = (nodeKey: string) => `${prefix}${nodeKey}-files`;
+  const restoreDirOf = (nodeKey: string) => path.join(dataDir, HOSTED_RESTORE_DIR, path.basename(dirOf(nodeKey)));
 
   /** The staging copy of the node's files, uploaded into its container's volume (remote hosts). */
   async function uploadNodeFiles(container: Docker.Container, dir: string): Promise<void> {
@@ -155,6 +181,7 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       });
     }
     await rm(dirOf(nodeKey), { recursive: true, force: true });
+    await rm(restoreDirOf(nodeKey), { recursive: true, force: true });
   }
 
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
@@ -178,6 +205,13 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     }
     // A container from an earlier run holds the name: this start replaces it.
     if (existing) await docker.getContainer(existing.Id).remove({ force: true });
+    // Restored from a backup (`lnm restore`): the volume starts again from the backup's files only.
+    const restored = remote && (await exists(restoreDirOf(spec.nodeKey))) ? restoreDirOf(spec.nodeKey) : null;
+    if (restored) {
+      await docker.getVolume(volumeOf(spec.nodeKey)).remove().catch((err: DockerError) => {
+        if (!isNotFound(err)) throw err;
+      });
+    }
     if (remote) await docker.createVolume({ Name: volumeOf(spec.nodeKey), Labels: { 'lnm.node': spec.nodeKey, 'lnm.data-dir': dataDir } });
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await rm(path.join(dir, STOPPED_MARK), { force: true });
@@ -201,6 +235,8 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
       },
     });
     if (remote) await uploadNodeFiles(container, dir);
+    // The node's own files as the backup read them go in last: they are what it wrote over the staging copy.
+    if (restored) await container.putArchive(pack(restored), { path: dir });
     try {
       await container.start();
     } catch (err) {
@@ -222,7 +258,52 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
         { nodeKey: spec.nodeKey, containerId: info.Id, exitCode: info.State.ExitCode, lastLogLines: last },
       );
     }
+    // Put back once: later starts keep what the node writes from here on.
+    if (restored) await rm(restored, { recursive: true, force: true });
     return { containerId: info.Id, pid: info.State.Pid || undefined, startedAt: new Date(info.State.StartedAt).toISOString() };
+  }
+
+  async function copyNodeDataOut(nodeKey: string, intoDir: string): Promise<{ files: number; bytes: number; skipped: number } | null> {
+    const info = await ownContainer(nodeKey);
+    if (!info) return null;
+    await rm(intoDir, { recursive: true, force: true });
+    await mkdir(intoDir, { recursive: true, mode: 0o700 });
+    const counts = { files: 0, bytes: 0, skipped: 0 };
+    const archive = await docker.getContainer(info.Id).getArchive({ path: dirOf(nodeKey) });
+    // The archive's top entry is the directory itself (node-<id>/): stripped, so its files land in intoDir.
+    await pipeline(archive, extract(intoDir, {
+      strip: 1,
+      ignore: (_name, header) => {
+        if (!header || header.type === 'directory') return false;
+        if (header.type !== 'file') {
+          counts.skipped++;
+          return true;
+        }
+        counts.files++;
+        counts.bytes += header.size ?? 0;
+        return false;
+      },
+    }));
+    return counts;
+  }
+
+  async function pullNodeFile(nodeKey: string, file: string): Promise<boolean> {
+    const info = await ownContainer(nodeKey);
+    if (!info) return false;
+    const dir = dirOf(nodeKey);
+    const from = path.join(dir, file);
+    if (path.dirname(from) !== dir) throw new Error(`${file} is not a file name of the node directory`);
+    let archive: NodeJS.ReadableStream;
+    try {
+      archive = await docker.getContainer(info.Id).getArchive({ path: from });
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // The archive holds the one file under its own name: a regular file only.
+    await pipeline(archive, extract(dir, { ignore: (name, header) => header?.type !== 'file' || path.resolve(name) !== from }));
+    return true;
   }
 
   async function stopNode(nodeKey: string, opts: { timeoutMs?: number }): Promise<void> {
@@ -236,8 +317,10 @@ export function createDockerEngine(options: DockerEngineOptions): NodeEngine {
     if (await exists(dirOf(nodeKey))) await writeFile(path.join(dirOf(nodeKey), STOPPED_MARK), JSON.stringify({ stopped: true }));
   }
 
-  const engine: NodeEngine = {
+  const engine: DockerNodeEngine = {
     kind: 'docker',
+    copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
+    pullNodeFile: (nodeKey, file) => serial(nodeKey, () => pullNodeFile(nodeKey, file)),
 
     async available(): Promise<EngineAvailability> {
       try {

@@ -2,16 +2,15 @@
 // dockerode client with the host's mutual TLS material, in remote mode (node files uploaded
 // through the engine, ports at the host's external address). Made on first use and kept: a
 // host's address and certificates never change (a new host is registered instead).
-import type { NodeEngine } from '../../domain/nodes/nodeEngine.ts';
 import type { NodeHostDirectory } from '../../domain/hosts/hostPorts.ts';
-import { createDockerEngine } from './dockerEngine.ts';
+import { createDockerEngine, type DockerNodeEngine } from './dockerEngine.ts';
 import { remoteDocker } from './remoteDockerHost.ts';
 
 /** The engine of host `hostId`, or null when no such host is registered. */
-export type HostEngines = (hostId: number) => Promise<NodeEngine | null>;
+export type HostEngines = (hostId: number) => Promise<DockerNodeEngine | null>;
 
 export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string> }): HostEngines {
-  const engines = new Map<number, Promise<NodeEngine | null>>();
+  const engines = new Map<number, Promise<DockerNodeEngine | null>>();
   return (hostId) => {
     let engine = engines.get(hostId);
     if (!engine) {

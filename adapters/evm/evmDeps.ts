@@ -7,9 +7,9 @@
 //
 // Environment: LNM_NODE_ENGINE (process | docker, default process), LNM_EVM_CLIENT
 // (auto | besu | anvil, default auto).
+import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
 import type { EvmDeps, EvmDefaults } from '../../domain/evm/evmPorts.ts';
 import type { KeyServices } from '../../domain/keys/keyServices.ts';
-import type { NodeEngine } from '../../domain/nodes/nodeEngine.ts';
 import { databaseSecp256k1PrivateKey, type SqlQueryable } from '../keyProviders/databaseKeyProvider.ts';
 import { resolveKeyEncryptionKey } from '../keyProviders/keyEncryptionKeyFile.ts';
 import { createEvmNodeRuntime } from './evmNodeRuntime.ts';
@@ -25,7 +25,7 @@ export function evmDefaultsFromEnv(env: Record<string, string | undefined>): Evm
   return { engine, client };
 }
 
-export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<NodeEngine | null> }): Promise<EvmDeps> {
+export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<DockerNodeEngine | null> }): Promise<EvmDeps> {
   const env = opts.env ?? process.env;
   // openKeyServices resolved and verified the same key at start-up (KEY_ENCRYPTION_KEY, else the data-dir file).
   const kek = resolveKeyEncryptionKey({ env, dataDir: opts.dataDir });

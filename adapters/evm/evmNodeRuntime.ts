@@ -15,11 +15,11 @@ import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLa
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { createDockerEngine, type DockerNodeEngine } from '../engines/dockerEngine.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
-import { anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
+import { ANVIL_STATE_FILE, anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
@@ -34,7 +34,7 @@ export interface EvmNodeRuntimeOptions {
    */
   validatorKey?: (validator: EvmValidator) => Promise<Uint8Array>;
   /** The engine of a registered node host (config.hostId; docs/hosts.md); without it nodes on hosts cannot run. */
-  hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
+  hostEngine?: (hostId: number) => Promise<DockerNodeEngine | null>;
 }
 
 async function onPath(binary: string, env: Record<string, string | undefined>): Promise<string | null> {
@@ -140,6 +140,11 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
       if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${busy.join(', ')} is already in use.`, { nodeKey: spec.nodeKey, ports: busy });
       await engine.prepare(spec);
+      // anvil on a node host saved its chain in its volume there; the staging copy here holds block 0
+      // only and is uploaded at every start: the saved chain comes back into it first, so the
+      // bootstrap keeps it (and drops its placeholder block 0s) instead of the upload resetting it.
+      const hosted = t.node.config.hostId ? (engine as DockerNodeEngine) : null;
+      if (bootstrap && hosted) await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
       if (bootstrap) {
         try {
           await bootstrap();

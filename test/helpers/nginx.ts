@@ -44,15 +44,25 @@ ${ports.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).jo
   }
   server {
     listen 127.0.0.1:${port};
+    proxy_http_version 1.1;
+    proxy_set_header Connection "";
+    proxy_set_header Host $host;
+    proxy_connect_timeout 1s;
+    proxy_read_timeout 30s;
+    proxy_next_upstream_tries 3;
     location / {
       proxy_pass http://lnm;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $host;
-      proxy_connect_timeout 1s;
-      proxy_read_timeout 30s;
-      proxy_next_upstream error timeout;
-      proxy_next_upstream_tries 3;
+      # A GET cut off by an error or refused by a draining instance (503) goes to the next one.
+      proxy_next_upstream error timeout http_503;
+      proxy_intercept_errors on;
+      error_page 503 = @refused;
+    }
+    # A POST that a draining instance refused (503 with Retry-After) was not run: it is sent once
+    # more, to the others. Only on a 503: a POST cut off by an error (kill -9) may have run and is
+    # not resent (its client sees nginx's 502).
+    location @refused {
+      proxy_pass http://lnm;
+      proxy_next_upstream http_503 non_idempotent;
     }
   }
 }
