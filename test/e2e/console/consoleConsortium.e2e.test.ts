@@ -8,13 +8,13 @@
 // the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, axeViolations, describeViolations, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, organization, runningNode, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,38 +23,31 @@ import { join } from 'node:path';
 const t = requiresAll(suite('console: consortium network page (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 const nodes: Array<{ id: number; name: string }> = [];
 let networkId = 0;
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: consortiumEnv() });
+  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
+  ({ server, page } = ui);
   const org = await organization(api, 'ConsoleOrg', 'ConsoleOrgMSP');
   const orderer = await runningNode(api, 'console-orderer0', 'CONSORTIUM_ORDERER', org.id);
   const peer = await runningNode(api, 'console-peer0', 'CONSORTIUM_PEER', org.id);
   nodes.push(orderer, peer);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   for (const n of nodes) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
-  await server.stop();
+  await ui.close();
   // The deployed chaincode's server is a node of the service too: none outlives this suite.
   server.reapNodes();
 });
 
 t('a consortium network created from the page; an orderer and a peer joined from it; the explorer shows the channel blocks', async () => {
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await ui.signIn();
   await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Networks', exact: true }).click();
   await page.getByRole('link', { name: 'Create consortium network' }).click();
   await page.getByLabel('Name', { exact: true }).fill('console-channel-net');

@@ -7,12 +7,12 @@
 // VIEWER sees. axe-core checks every page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 const it = requires(test, 'chromium', chromiumMissing());
 const env = { LNM_SHARING_PORT: '0', KEY_ENCRYPTION_KEY: 'console-sharing-key-encryption-key-0123456789' };
@@ -20,38 +20,28 @@ const VIEWER = { username: 'tpl-viewer', password: 'tpl-viewer-password-1' };
 
 let a: TestServer;
 let b: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 // B is opened as localhost, A as 127.0.0.1: the two session cookies do not meet.
 const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(url: string, user: { username: string; password: string }) {
-  await page.goto(url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (url: string, user: { username: string; password: string }) => ui.signIn(user, { url });
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
   [a, b] = await Promise.all([startServer({ env }), startServer({ env })]);
   const r = await api(a, 'POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
+  ui = await startConsoleSession({ server: a });
+  ({ page } = ui);
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   await Promise.all([a?.stop(), b?.stop()]);
   for (const s of [a, b]) if (s) killLeftoverNodes(s.dataDir);
 });
