@@ -4,7 +4,7 @@
 // secp256k1 key found valid and imported (the new network's validator is that key, on anvil);
 // an invitation made on instance A's page, previewed on instance B's page, a wrong fingerprint
 // refused there and the right one accepted, both sides listing the other as a peer; what a
-// VIEWER sees. axe-core checks every page.
+// VIEWER sees; once A is down, B's sync shows the 502's reason. axe-core checks every page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -185,6 +185,24 @@ it('on a community server, templates, node sharing, Vault and KMS providers, web
   } finally {
     await c.stop();
   }
+});
+
+it('a peer instance that does not answer: the sync\'s 502 is shown with the service\'s reason (its address, the connection refused), not a generic text', async () => {
+  const peer = (await api(b, 'GET', '/nodesharing/peers')).json.items[0];
+  await a.stop();
+  // The community test signed in on another server at localhost: B's session cookie is gone.
+  await signIn(bUrl(), ADMIN);
+  await nav('Node sharing').click();
+  await page.getByRole('table', { name: 'Peer instances' }).getByRole('button', { name: `Sync with ${peer.instance_id}` }).click();
+  const refused = page.getByRole('alert');
+  await refused.waitFor({ timeout: 60_000 });
+  const shown = await refused.innerText();
+  assert.match(shown, new RegExp(`^The peer instance at ${peer.url.replace(/[.]/g, '\\.')} could not be reached over TLS with its pinned certificate: .+`), shown);
+  assert.not.match(shown, /could not complete the request/);
+  const r = await api(b, 'POST', '/nodesharing/sync', { peer_node_id: peer.id });
+  assert.is(r.status, 502, r.text);
+  assert.is(r.json.code, 'PEER_UNREACHABLE');
+  await accessible('sharing, a peer refused');
 });
 
 it.run();
