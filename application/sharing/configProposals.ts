@@ -18,6 +18,7 @@ import type { CommandInput } from '../keys/keyCreation.ts';
 import { consortiumOf } from '../consortium/consortiumContext.ts';
 import { consortiumNetworkOr404, joinedOrderer, networkSigners } from '../consortium/consortiumChannelAccess.ts';
 import { instanceIdentity, peerRequestToken, sharingOf, sharingState } from './sharingContext.ts';
+import { peerMessage } from './peerCalls.ts';
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('base64url');
 
@@ -35,10 +36,10 @@ export async function post(input: CommandInput, peer: SharingPeerRow, path: stri
   try {
     r = await sharingOf(input.deps).postPinned(peer.url, peer.tlsCertificate, path, body, token);
   } catch (err) {
-    throw new AppError(502, 'PEER_UNREACHABLE', `The peer instance at ${peer.url} could not be reached: ${(err as Error).message}`);
+    throw new AppError(502, 'PEER_UNREACHABLE', `The peer instance at ${peer.url} could not be reached: ${(err as Error).message}`, { expose: true });
   }
-  if (r.status === 409) throw new ConflictError(`The peer instance refused: ${String(r.body?.message ?? r.status)}`, { peerId: peer.id }, String(r.body?.code ?? 'CONFLICT'));
-  if (r.status < 200 || r.status >= 300) throw new AppError(502, 'PEER_REFUSED', `The peer instance refused: ${String(r.body?.message ?? r.status)}`);
+  if (r.status === 409) throw new ConflictError(`The peer instance refused: ${peerMessage(r)}`, { peerId: peer.id }, String(r.body?.code ?? 'CONFLICT'));
+  if (r.status < 200 || r.status >= 300) throw new AppError(502, 'PEER_REFUSED', `The peer instance refused: ${peerMessage(r)}`, { expose: true });
   return r.body;
 }
 

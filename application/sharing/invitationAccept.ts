@@ -93,7 +93,7 @@ export async function acceptInvitation(input: CommandInput, invitationJwt: strin
   const theirs = answer.instance;
   // The inviter answers with the key that signed the invitation, over the pinned certificate.
   if (theirs.instanceId !== c.iss || (await sharing.thumbprint(theirs.publicJwk).catch(() => '')) !== inv.keyFingerprint) {
-    throw new AppError(502, 'PEER_MISMATCH', 'The instance that answered is not the one that signed the invitation.');
+    throw new AppError(502, 'PEER_MISMATCH', 'The instance that answered is not the one that signed the invitation.', { expose: true });
   }
   const peerId = await deps.nextId('sharing_peer');
   const at = deps.clock().toISOString();

@@ -113,7 +113,7 @@ export function checkedBody<T extends TSchema>(schema: T, value: unknown, what: 
 /** A peer's answer checked against its schema: 502 PEER_INVALID_ANSWER naming the fields (nothing is recorded). */
 export function checkedAnswer<T extends TSchema>(schema: T, value: unknown, what: string): Static<T> {
   const issues = value !== null && typeof value === 'object' && !Array.isArray(value) ? schemaIssues(schema, value) : [{ field: '(body)', message: 'a JSON object' }];
-  if (issues.length) throw new AppError(502, 'PEER_INVALID_ANSWER', `The peer instance's answer to ${what} is not valid: ${issues.slice(0, 5).map((i) => `${i.field} ${i.message}`).join('; ')}.`, { details: issues });
+  if (issues.length) throw new AppError(502, 'PEER_INVALID_ANSWER', `The peer instance's answer to ${what} is not valid: ${issues.slice(0, 5).map((i) => `${i.field} ${i.message}`).join('; ')}.`, { details: issues, expose: true });
   return value as Static<T>;
 }
 

@@ -9,13 +9,13 @@ import * as assert from 'uvu/assert';
 import pg from 'pg';
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhookReceiver.ts';
 import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../evm/evmLifecycle.ts';
 import { Contract, JsonRpcProvider } from 'ethers';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 // Page functions run in the browser; the project's tsconfig has no DOM library.
 declare const document: { querySelector(s: string): { textContent: string | null } | null; querySelectorAll(s: string): { length: number } };
@@ -40,6 +40,7 @@ spec:
 `;
 const VIEWER = { username: 'viewer', password: 'viewer-password-for-tests' };
 
+let ui: ConsoleSession;
 let s: TestServer;
 let browser: BrowserContext;
 let page: Page;
@@ -47,43 +48,23 @@ let receiver: Receiver;
 let nodeName = '';
 let nodeId = 0;
 
-/** axe over the page as shown; fails on serious or critical violations. */
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
-
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
-
-async function signOut() {
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-}
-
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const accessible = (what: string) => ui.accessible(what);
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
+const nav = (name: string) => ui.nav(name);
 
 const text = async (testId: string) => ((await page.getByTestId(testId).textContent()) ?? '').trim();
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
   receiver = await startReceiver();
-  s = await startServer({ env: { LNM_ALLOW_PRIVATE_TARGETS: 'true' } });
+  ui = await startConsoleSession({ server: { env: { LNM_ALLOW_PRIVATE_TARGETS: 'true' } } });
+  ({ server: s, context: browser, page } = ui);
   const r = await call(s.api, 'POST', '/users', { headers: adminAuth(), body: { ...VIEWER, role: 'VIEWER' } });
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   await receiver?.close();
-  await s?.stop();
   if (s) killLeftoverNodes(s.dataDir);
 });
 
@@ -282,7 +263,7 @@ it('organizations, backups, users, notifications and settings show their empty s
 });
 
 it('a VIEWER sees no create, operate or log controls, and a page it may not read says 403', async () => {
-  await signOut();
+  await ui.signOut();
   await signIn(VIEWER);
   assert.is(await page.getByRole('link', { name: /Quick start/ }).count(), 0);
   assert.is(await nav('Audit').count(), 0);

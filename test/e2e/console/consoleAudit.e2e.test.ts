@@ -6,33 +6,30 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, adminAuth, basic, call, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, adminAuth, basic, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
+import { chromiumMissing } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const it = requires(test, 'chromium', chromiumMissing());
 const AUDITED = { username: 'audited-user', password: 'audited-user-password-1' };
 
 let s: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let auditedId = 0;
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
 /** The table shows the previous page while the next loads (dimmed, class refreshing): wait for the new one. */
 const settled = () => page.locator('table.refreshing').waitFor({ state: 'detached' });
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 const api = (method: string, p: string, body?: unknown, headers: Record<string, string> = adminAuth()) => call(s.api, method, p, { headers, ...(body === undefined ? {} : { body }) });
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
-  s = await startServer();
+  ui = await startConsoleSession();
+  ({ server: s, page } = ui);
   const r = await api('POST', '/users', { ...AUDITED, role: 'OPERATOR' });
   assert.is(r.status, 201, r.text);
   auditedId = r.json.id;
@@ -40,21 +37,14 @@ it.before(async () => {
   for (let i = 0; i < 3; i++) assert.is((await api('POST', '/users', { username: `nope-${i}`, password: 'nope-password-123', role: 'VIEWER' }, { authorization: basic(AUDITED.username, AUDITED.password) })).status, 403);
   assert.is((await api('POST', '/api-keys', { name: 'operator-key', expiresInDays: 1 }, { authorization: basic(AUDITED.username, AUDITED.password) })).status, 201);
   for (let i = 0; i < 110; i++) assert.is((await api('POST', '/api-keys', { name: `bulk-${i}`, expiresInDays: 1 })).status, 201);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
-  await s?.stop();
+  await ui?.close();
 });
 
 it('audit entries filtered by a user picked by name and by status, paged by the server, with a page jumped to', async () => {
-  await page.goto(s.url + '/audit');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Audit', exact: true }).waitFor();
+  await ui.signIn(ADMIN, { path: '/audit', heading: 'Audit' });
   const table = page.getByRole('table', { name: 'Audit entries, newest first' });
   await table.waitFor();
   const total = (await api('GET', '/audit-logs?limit=1')).json.total as number;

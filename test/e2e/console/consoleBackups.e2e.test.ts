@@ -4,41 +4,34 @@
 // the API shown with its cron expression in words and its next three runs (as the scheduler computes them).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { nextCronRun } from '../../../adapters/backups/cronSchedule.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
+import { chromiumMissing, axeViolations, describeViolations } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: backups page (restic, s3rver, Chromium)'), 'chromium', chromiumMissing());
 let server: TestServer;
 let s3: S3Server;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
   s3 = await startS3Server(['backups']);
-  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: 'console-backup-key-encryption-key-0123456789', LNM_BACKUP_CHECK_SECONDS: '1' } });
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
+  ui = await startConsoleSession({ server: { embedded: true, env: { KEY_ENCRYPTION_KEY: 'console-backup-key-encryption-key-0123456789', LNM_BACKUP_CHECK_SECONDS: '1' } } });
+  ({ server, page } = ui);
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
-  await server?.stop();
+  await ui?.close();
   await s3?.stop();
   s3?.remove();
 });
 
 t('a backup target added on the page, and a backup started there that completes on screen', async () => {
-  await page.goto(server.url + '/backups');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Backups', level: 1 }).waitFor();
+  await ui.signIn(ADMIN, { path: '/backups', heading: 'Backups', level: 1 });
   await page.getByRole('button', { name: 'Add backup target' }).click();
   await page.getByLabel('Name', { exact: true }).fill('console-s3');
   await page.getByLabel('Endpoint (empty: AWS S3)').fill(s3.endpoint);

@@ -10,25 +10,22 @@
 // running again). axe-core checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, organization, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 const t = requiresAll(suite('console: channel configuration and node certificates (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let made: Awaited<ReturnType<typeof twoOrganizationChannel>>;
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
 /** The change's answer: "Updated: ..." (an error shown instead fails with its text). */
 async function outcome(form: ReturnType<Page['getByRole']>) {
@@ -41,24 +38,17 @@ const config = async () => (await api('GET', `/networks/consortium/${made.networ
 const application = async () => (await config()).config.channel_group.groups.Application;
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: consortiumEnv() });
+  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
+  ({ server, page } = ui);
   made = await twoOrganizationChannel(api, 'console-config-net', 'configchannel');
   await organization(api, 'Org3', 'Org3MSP');
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await ui.signIn();
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
+  await ui.close();
   server.reapNodes();
 });
 

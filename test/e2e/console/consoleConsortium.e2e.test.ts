@@ -4,57 +4,64 @@
 // the explorer shows the channel's blocks and a block's transactions; the sample chaincode is
 // deployed from the page, invoked and queried there, the answers shown and checked against the
 // API and the ledger; a chaincode from a .tar.gz archive picked from disk is deployed from the
-// page and answers through the API (a file that is no archive is a 400 shown). axe-core checks
-// the pages.
+// page and answers through the API (a file that is no archive is a 400 shown); the lifecycle
+// taken one step at a time on the page (a step before its turn refused with the 409's reason,
+// then install, approve, commit); with Docker, the sample deployed from its chaincode-as-a-service
+// image on the page, its server a container of that image, invoked and queried there. axe-core
+// checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
-import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { requires, requiresAll } from '../../helpers/requirements.ts';
+import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import { freePortBlock } from '../../helpers/ports.ts';
+import { chromiumMissing, axeViolations, describeViolations, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, organization, runningNode, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 
 const t = requiresAll(suite('console: consortium network page (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 const nodes: Array<{ id: number; name: string }> = [];
 let networkId = 0;
+const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
+const docker = new Docker();
+// The image deploy needs a Docker Engine and the sample's image (.ci/docker.sh builds it).
+const withDocker = requires(t, 'docker', (await dockerSkipReason()) ?? (await imagesMissing([SAMPLE_IMAGE], docker)));
+const ourContainers = () => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${server.dataDir}`] } });
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: consortiumEnv() });
+  // Its own block for the chaincode servers (four here): the default range is shared with every other consortium test running on this machine.
+  ui = await startConsoleSession({ server: { env: consortiumEnv({ LNM_CHAINCODE_PORT_FROM: String(await freePortBlock(Array.from({ length: 10 }, (_, i) => i))) }) } });
+  ({ server, page } = ui);
   const org = await organization(api, 'ConsoleOrg', 'ConsoleOrgMSP');
   const orderer = await runningNode(api, 'console-orderer0', 'CONSORTIUM_ORDERER', org.id);
   const peer = await runningNode(api, 'console-peer0', 'CONSORTIUM_PEER', org.id);
   nodes.push(orderer, peer);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   for (const n of nodes) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
-  await server.stop();
+  await ui.close();
+  // The image's chaincode server is a container of this server's (none where Docker is absent): removed once the server is down.
+  for (const c of await ourContainers().catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   // The deployed chaincode's server is a node of the service too: none outlives this suite.
   server.reapNodes();
 });
 
 t('a consortium network created from the page; an orderer and a peer joined from it; the explorer shows the channel blocks', async () => {
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await ui.signIn();
   await page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Networks', exact: true }).click();
   await page.getByRole('link', { name: 'Create consortium network' }).click();
   await page.getByLabel('Name', { exact: true }).fill('console-channel-net');
@@ -172,6 +179,94 @@ t('a chaincode from a .tar.gz archive picked from disk, deployed from the page: 
   await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
   assert.match(await deploy.getByRole('alert').innerText(), /lnm-no-such-chaincode|Docker/i);
   assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'imageassets'), 'nothing recorded for a missing image');
+});
+
+t('the lifecycle one step at a time on the page: a definition recorded, each step before its turn refused with the 409\'s reason, then install, approve and commit; the chaincode answers', async () => {
+  assert.ok(networkId > 0, 'the network of the first test');
+  const deploy = page.getByRole('form', { name: 'Deploy a chaincode' });
+  await deploy.getByLabel('Source').selectOption('sample');
+  await deploy.getByLabel('Chaincode name').fill('stepassets');
+  await deploy.getByLabel('Version').fill('1.0');
+  await deploy.getByRole('button', { name: 'Record only (steps below)' }).click();
+  await deploy.getByRole('status').getByText('Recorded stepassets 1.0 (sequence 1)', { exact: false }).waitFor({ timeout: 60_000 });
+  const recorded = async () => (await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}&name=stepassets`)).json.items[0];
+  const recordShows = (what: string, ok: (r: any) => boolean) => until(`the record: ${what}`, async () => { const r = await recorded(); return r && ok(r) ? r : null; }, 30_000);
+  await recordShows('registered, nothing sent to a peer', (r) => r.status === 'registered' && r.installed_on.length === 0);
+
+  const steps = page.getByRole('region', { name: 'Step by step' });
+  await steps.getByLabel('Chaincode record').selectOption({ label: 'stepassets 1.0 (sequence 1, registered)' });
+  assert.match(await steps.getByLabel(/^Peer/).locator('option:checked').innerText(), /^console-peer0 \(ConsoleOrgMSP, running, joined\)$/);
+  /** The n-th step's answer, as shown, must match. */
+  const answer = async (n: number, shown: RegExp, timeout: number) => {
+    const outcome = steps.getByRole('list', { name: 'Step answers' }).getByTestId('step-answer').nth(n).getByTestId('step-outcome');
+    await outcome.waitFor({ timeout });
+    assert.match(await outcome.innerText(), shown);
+  };
+
+  // Approve before install: the 409 names the missing step.
+  await steps.getByRole('button', { name: 'Approve for its organization' }).click();
+  await answer(0, /^Refused \(HTTP 409, CHAINCODE_NOT_INSTALLED\): Chaincode stepassets 1\.0 .* is not installed on peer console-peer0: install it first/, 120_000);
+  await ui.accessible('a step refused');
+  await steps.getByRole('button', { name: 'Install on the peer' }).click();
+  await answer(1, /^Installed on console-peer0 \(ConsoleOrgMSP\): package \S+:[0-9a-f]{64}$/, 180_000);
+  await recordShows('installed on the peer', (r) => r.installed_on.length === 1);
+  // Commit before approve: the 409 names the organizations missing.
+  await steps.getByRole('button', { name: 'Commit', exact: true }).click();
+  await answer(2, /^Refused \(HTTP 409, APPROVALS_MISSING\): .*still missing: ConsoleOrgMSP\./, 120_000);
+  await steps.getByRole('button', { name: 'Approve for its organization' }).click();
+  await answer(3, /^Approve for ConsoleOrgMSP: approved \(sequence 1\), transaction [0-9a-f]{64} in block #\d+$/, 120_000);
+  await recordShows('approved by ConsoleOrgMSP', (r) => JSON.stringify(r.approved_by) === '["ConsoleOrgMSP"]');
+  await steps.getByRole('button', { name: 'Commit', exact: true }).click();
+  await answer(4, /^Commit: committed \(sequence 1\), approved by ConsoleOrgMSP, transaction [0-9a-f]{64} in block #\d+; chaincode server running$/, 240_000);
+  const record = await recordShows('committed', (r) => r.status === 'committed');
+  await page.getByRole('row', { name: /stepassets 1\.0 1 committed/ }).waitFor({ timeout: 30_000 });
+  const created = await api('POST', `/sc/consortium/chaincodes/${record.id}/invoke`, { function: 'CreateAsset', args: ['step1', 'red', '2', 'Cy', '20'] });
+  assert.is(created.status, 200, created.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${record.id}/query`, { function: 'ReadAsset', args: ['step1'] });
+  assert.is(read.status, 200, read.text);
+  assert.is((read.json.result_json ?? JSON.parse(read.json.result)).owner, 'Cy');
+  await ui.accessible('chaincode steps');
+  await screenshot(page, 'consortium-chaincode-steps');
+});
+
+withDocker('the sample deployed from its chaincode-as-a-service image on the page: its server is a container of that image; invoked and queried on the page', async () => {
+  assert.ok(networkId > 0, 'the network of the first test');
+  const deploy = page.getByRole('form', { name: 'Deploy a chaincode' });
+  await deploy.getByLabel('Source').selectOption('image');
+  await deploy.getByLabel(/^Image/).fill(SAMPLE_IMAGE);
+  await deploy.getByLabel('Chaincode name').fill('imageassets');
+  await deploy.getByLabel('Version').fill('1.0');
+  await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
+  await Promise.race([deploy.getByRole('status').getByText(/^Deployed imageassets 1\.0 .*commit committed, server running/).waitFor({ timeout: 240_000 }), deploy.getByRole('alert').waitFor({ timeout: 240_000 })]);
+  if (await deploy.getByRole('alert').count()) assert.unreachable(`the image deploy was refused: ${await deploy.getByRole('alert').innerText()}`);
+  const record = (await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}&name=imageassets`)).json.items[0];
+  assert.is(record?.status, 'committed');
+  assert.equal(record.source, { kind: 'image', image: SAMPLE_IMAGE });
+  const server = (await api('GET', `/nodes/${record.server_node_id}`)).json;
+  assert.is(server.status, 'running');
+  const container = (await ourContainers()).find((c) => c.Labels['lnm.node'] === `node-${record.server_node_id}`);
+  assert.ok(container, 'the chaincode server is a container');
+  assert.is(container!.Image, SAMPLE_IMAGE);
+  const logs = async () => String(await docker.getContainer(container!.Id).logs({ stdout: true, stderr: true, tail: 30 })).slice(-3000);
+  assert.is(container!.State, 'running', `the container ${container!.Status}: ${await logs()}`);
+
+  const run = page.getByRole('form', { name: 'Invoke or query' });
+  await run.getByLabel(/^Chaincode/).selectOption({ label: 'imageassets 1.0' });
+  await run.getByLabel('Function').fill('CreateAsset');
+  await run.getByLabel('Arguments (JSON array)').fill('["img1", "black", 9, "Di", 90]');
+  await run.getByRole('button', { name: 'Invoke (submit)' }).click();
+  const answer = run.getByRole('status', { name: 'Chaincode answer' });
+  await answer.getByText(/Invoked: VALID in block #\d+/).waitFor({ timeout: 120_000 });
+  assert.equal(JSON.parse(await run.getByTestId('chaincode-result').innerText()), { id: 'img1', color: 'black', size: 9, owner: 'Di', value: 90 });
+  await run.getByLabel('Function').fill('ReadAsset');
+  await run.getByLabel('Arguments (JSON array)').fill('["img1"]');
+  await run.getByRole('button', { name: 'Query (evaluate)' }).click();
+  await answer.getByText('Query answered (as ConsoleOrgMSP)').waitFor({ timeout: 60_000 });
+  assert.equal(JSON.parse(await run.getByTestId('chaincode-result').innerText()).owner, 'Di');
+  // The ledger has it: read back through the API.
+  const read = await api('POST', `/sc/consortium/chaincodes/${record.id}/query`, { function: 'ReadAsset', args: ['img1'] });
+  assert.is((read.json.result_json ?? JSON.parse(read.json.result)).value, 90, read.text);
+  await ui.accessible('image chaincode invoked');
 });
 
 t.run();

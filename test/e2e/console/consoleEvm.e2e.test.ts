@@ -6,14 +6,14 @@
 // block height from it; a VIEWER sees none of the controls. axe-core checks every page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Contract, JsonRpcProvider } from 'ethers';
-import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
 import { COUNTER_ABI, COUNTER_BYTECODE } from '../evm/counterContract.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 declare const document: { querySelector(s: string): { textContent: string | null; getAttribute(a: string): string | null } | null };
 
@@ -21,32 +21,23 @@ const it = requires(test, 'chromium', chromiumMissing());
 const VIEWER = { username: 'evm-viewer', password: 'evm-viewer-password-1' };
 
 let s: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 const net = { id: 0, nodeId: 0, nodeName: '', rpcUrl: '', address: '' };
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
 
 /** Scrolls the element to the top of the viewport (the screenshots show the viewport). */
 const scrollTo = (l: ReturnType<Page['getByRole']>) => l.evaluate((el) => (el as unknown as { scrollIntoView(): void }).scrollIntoView());
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
-  s = await startServer();
+  ui = await startConsoleSession();
+  ({ server: s, page } = ui);
   let r = await api('POST', '/networks', { name: 'console-calls', type: 'evm', genesis: { chain_id: 31999, consensus: 'QBFT', block_time: 1 } });
   assert.is(r.status, 201, r.text);
   net.id = r.json.id;
@@ -59,14 +50,11 @@ it.before(async () => {
   net.address = r.json.address;
   r = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (s) await api('POST', '/metrics/undeploy').catch(() => undefined);
-  await s?.stop();
+  await ui?.close();
   if (s) killLeftoverNodes(s.dataDir);
 });
 

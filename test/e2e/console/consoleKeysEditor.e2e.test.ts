@@ -12,14 +12,14 @@ import * as assert from 'uvu/assert';
 import net from 'node:net';
 import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires, requiresAll } from '../../helpers/requirements.ts';
 import { dockerSkipReason } from '../../helpers/dockerAvailability.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { ensureVaultStandinImage } from '../../standins/vaultStandinImage.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 // Page functions run in the browser; the project's tsconfig has no DOM library.
 declare const document: { activeElement: { closest(s: string): unknown } | null };
@@ -30,25 +30,16 @@ const VIEWER = { username: 'editor-viewer', password: 'editor-viewer-password-1'
 const PLUGIN_LINES = ['apiVersion: dev.platform/v1', 'kind: Plugin', 'metadata:', '  name: editor-plugin', '  version: 1.0.0', 'spec:', '  dockerCompose:', '    contents: |', '      services:', '        app:', '          image: nginx:alpine', '  parameters:', '    type: object', '    properties: {}'];
 
 let s: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let vaultImage: string | null = null;
 const docker = new Docker();
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
 
 async function removeVaultContainers(): Promise<void> {
@@ -58,19 +49,16 @@ async function removeVaultContainers(): Promise<void> {
 }
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
   if (!(await dockerSkipReason())) vaultImage = await ensureVaultStandinImage();
-  s = await startServer({ env: { KEY_ENCRYPTION_KEY: 'console-keys-editor-key-encryption-key-0123', ...(vaultImage ? { LNM_IMAGE_VAULT: vaultImage } : {}) } });
+  ui = await startConsoleSession({ server: { env: { KEY_ENCRYPTION_KEY: 'console-keys-editor-key-encryption-key-0123', ...(vaultImage ? { LNM_IMAGE_VAULT: vaultImage } : {}) } } });
+  ({ server: s, page } = ui);
   const r = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
   await removeVaultContainers();
-  await s?.stop();
+  await ui?.close();
 });
 
 it('plugin YAML in the code editor: its own chunk, a syntax error named by line, keyboard typing, Tab leaves it, the plugin installs', async () => {

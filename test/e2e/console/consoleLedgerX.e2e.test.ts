@@ -8,20 +8,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { runLoadgen } from '../ledgerx/ledgerxLoadgen.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, organization, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 import { freeGrpcBase } from '../../helpers/ports.ts';
 
 const t = requiresAll(suite('console: ledgerX network pages (real Fabric-X, Chromium)'), ['chromium', chromiumMissing()], ['fabric-x', fabricXMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let org: { id: number; mspId: string };
 const made: number[] = [];
@@ -31,37 +31,25 @@ const VIEWER = { username: 'lxviewer', password: 'lx-viewer-password-for-tests' 
 
 const freeBase = (n: number): Promise<number> => freeGrpcBase(n);
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '240' } });
+  ui = await startConsoleSession({ server: { env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-key-encryption-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '240' } } });
+  ({ server, page } = ui);
   org = await organization(api, 'XConsoleOrg', 'XConsoleOrgMSP');
   const v = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(v.status, 201, v.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   for (const id of made) await api('DELETE', `/nodes/${id}`).catch(() => undefined);
   await until('every ledgerX node removed', async () => ((await api('GET', '/nodes/platform/LEDGERX')).json?.total === 0 ? true : null), 60_000).catch(() => undefined);
-  await server.stop();
+  await ui.close();
   server.reapNodes();
 });
 

@@ -8,37 +8,28 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
 
 const t = requiresAll(suite('console: ledgerX quick start (real Fabric-X, Chromium)'), ['chromium', chromiumMissing()], ['fabric-x', fabricXMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 const VIEWER = { username: 'lxqs-viewer', password: 'lxqs-viewer-password-1' };
 
 /** A gRPC base with room for one group at +0.. and a committer at +10.., each with monitoring ports at +100... */
 const freeBase = (): Promise<number> => freePortBlock(Array.from({ length: 2 }, (_, g) => Array.from({ length: 5 }, (_, i) => [10 * g + i, 10 * g + 100 + i]).flat()).flat());
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
 
 async function fillForm(name: string, org: string, base: number) {
   await page.getByLabel('Network name', { exact: true }).fill(name);
@@ -48,21 +39,18 @@ async function fillForm(name: string, org: string, base: number) {
 }
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-quickstart-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } });
+  ui = await startConsoleSession({ server: { env: { ...fabricXServiceEnv(), KEY_ENCRYPTION_KEY: 'ledgerx-console-quickstart-key', LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '60' } } });
+  ({ server, page } = ui);
   const v = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(v.status, 201, v.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   const nodes = (await api('GET', '/nodes/platform/LEDGERX?limit=100')).json?.items ?? [];
   for (const n of nodes.filter((x: { nodeType: string }) => x.nodeType === 'LEDGERX_COMMITTER' || x.nodeType === 'LEDGERX_ORDERER_GROUP')) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   await until('every ledgerX node removed', async () => ((await api('GET', '/nodes/platform/LEDGERX')).json?.total === 0 ? true : null), 60_000).catch(() => undefined);
-  await server.stop();
+  await ui.close();
   server.reapNodes();
 });
 

@@ -14,16 +14,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
-import type { BrowserContext, Page } from 'playwright-core';
-import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires, requiresAll } from '../../helpers/requirements.ts';
 import { composeMissing, dockerSkipReason } from '../../helpers/dockerAvailability.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { selfSignedCertificate, startMailServer, type MailServer } from '../../helpers/mail.ts';
 import { startVaultStandin, type VaultStandin } from '../../standins/vaultStandin.ts';
 import { startKmsStandin, type KmsStandin } from '../../standins/kmsStandin.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 const it = requires(test, 'chromium', chromiumMissing());
 const withCompose = requires(requiresAll(test, ['docker', await dockerSkipReason()], ['compose', composeMissing()]), 'chromium', chromiumMissing());
@@ -33,7 +33,7 @@ const VIEWER = { username: 'keys-viewer', password: 'keys-viewer-password-1' };
 const OPERATOR = { username: 'keys-operator', password: 'keys-operator-password-1' };
 
 let s: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let mail: MailServer;
 let cert: { key: string; cert: string };
@@ -41,25 +41,13 @@ let vault: VaultStandin;
 let kms: KmsStandin;
 let deployedHere = false;
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (user: { username: string; password: string }) => ui.signIn(user);
 
-async function signOut() {
-  await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
-}
+const signOut = () => ui.signOut();
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
 
 /** A CA certificate and its private key, made by openssl. */
@@ -75,27 +63,24 @@ function opensslCa(cn: string): { certificate: string; privateKey: string } {
 }
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
   cert = selfSignedCertificate(HOST);
   mail = await startMailServer({ host: HOST, port: 587, secure: false, user: SMTP.user, password: SMTP.password, ...cert });
   vault = await startVaultStandin({ initialized: true });
   kms = await startKmsStandin();
-  s = await startServer({ env: { KEY_ENCRYPTION_KEY: 'console-operations-key-encryption-key-0123456789', LNM_ALLOW_PRIVATE_TARGETS: 'true' } });
+  ui = await startConsoleSession({ server: { env: { KEY_ENCRYPTION_KEY: 'console-operations-key-encryption-key-0123456789', LNM_ALLOW_PRIVATE_TARGETS: 'true' } } });
+  ({ server: s, page } = ui);
   for (const [u, role] of [[VIEWER, 'VIEWER'], [OPERATOR, 'OPERATOR']] as const) {
     const r = await api('POST', '/users', { ...u, role });
     assert.is(r.status, 201, r.text);
   }
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
   // A deploy test that failed midway leaves no plugin container behind (only then: another run's
   // containers are not ours to remove).
   const docker = new Docker();
   if (deployedHere) for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  await s?.stop();
+  await ui?.close();
   await mail?.close();
   await vault?.close();
   await kms?.close();

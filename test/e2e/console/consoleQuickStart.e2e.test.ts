@@ -6,14 +6,14 @@
 // tail. axe-core checks the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { fabricProgram } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, axeViolations, describeViolations, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,31 +21,24 @@ import path from 'node:path';
 const t = requiresAll(suite('console: consortium quick start (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
-  server = await startServer({ env: consortiumEnv() });
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
+  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
+  ({ server, page } = ui);
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
   if (!server) return;
   await removeConsortiumNodes(api, server.dataDir).catch(() => undefined);
-  await server.stop();
+  await ui.close();
   // The deployed chaincode's server is a node of the service too: none outlives this suite.
   server.reapNodes();
 });
 
 t('quick start from the dashboard: two organizations, an orderer, a peer each, joined, anchor peers set; the explorer shows blocks', async () => {
-  await page.goto(server.url + '/');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+  await ui.signIn();
   await page.getByRole('link', { name: 'Quick start: a consortium network' }).click();
   await page.getByRole('heading', { name: 'Quick start: a consortium network' }).waitFor();
   await page.getByLabel('Network name').fill('qsnet');
@@ -119,11 +112,7 @@ t('a node that does not start: its step fails with the node\'s log tail', async 
   symlinkSync(fabricProgram('peer'), path.join(bin, 'peer'));
   const broken = await startServer({ env: consortiumEnv({ LNM_FABRIC_BIN: bin }) });
   try {
-    await page.goto(broken.url + '/');
-    await page.getByLabel('Username').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
+    await ui.signIn(ADMIN, { url: broken.url });
     await page.goto(broken.url + '/networks/consortium/quick-start');
     await page.getByLabel('Network name').fill('brokennet');
     await page.getByRole('button', { name: 'Create the network' }).click();

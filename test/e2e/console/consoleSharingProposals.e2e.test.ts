@@ -6,13 +6,13 @@
 // config read back through the API has the new policy. axe-core checks the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
+import { axeViolations, chromiumMissing, describeViolations } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 const t = requiresAll(suite('console: sharing proposals across two instances (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let a: TestServer;
@@ -20,22 +20,15 @@ let b: TestServer;
 const apiA = apiOf(() => a);
 const apiB = apiOf(() => b);
 const made: Array<{ api: typeof apiA; id: number }> = [];
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let networkId = 0;
 // B is opened as localhost, A as 127.0.0.1: the two session cookies do not meet.
 const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
 
-async function signIn(url: string) {
-  await page.goto(url + '/');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (url: string) => ui.signIn(ADMIN, { url });
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
   const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
   [a, b] = await Promise.all([startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9560' } }), startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9760' } })]);
   const orgA = await organization(apiA, 'PropOrgA', 'PropOrgAMSP');
@@ -63,12 +56,12 @@ t.before(async () => {
   assert.ok(shared, r.text);
   r = await apiB('POST', `/nodesharing/peers/${peerOnB}/networks/${shared.network_id}/import`, {});
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
+  ui = await startConsoleSession({ server: a });
+  ({ page } = ui);
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   for (const n of made.reverse()) await n.api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
   if (a) await until('every node removed', async () => ((await apiA('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
   await Promise.all([a?.stop(), b?.stop()]);

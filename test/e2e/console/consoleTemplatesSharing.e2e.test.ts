@@ -4,15 +4,15 @@
 // secp256k1 key found valid and imported (the new network's validator is that key, on anvil);
 // an invitation made on instance A's page, previewed on instance B's page, a wrong fingerprint
 // refused there and the right one accepted, both sides listing the other as a peer; what a
-// VIEWER sees. axe-core checks every page.
+// VIEWER sees; once A is down, B's sync shows the 502's reason. axe-core checks every page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { killLeftoverNodes } from '../evm/evmLifecycle.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
 
 const it = requires(test, 'chromium', chromiumMissing());
 const env = { LNM_SHARING_PORT: '0', KEY_ENCRYPTION_KEY: 'console-sharing-key-encryption-key-0123456789' };
@@ -20,38 +20,28 @@ const VIEWER = { username: 'tpl-viewer', password: 'tpl-viewer-password-1' };
 
 let a: TestServer;
 let b: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 // B is opened as localhost, A as 127.0.0.1: the two session cookies do not meet.
 const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
 
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
+const accessible = (what: string) => ui.accessible(what);
 
-async function signIn(url: string, user: { username: string; password: string }) {
-  await page.goto(url + '/');
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
+const signIn = (url: string, user: { username: string; password: string }) => ui.signIn(user, { url });
 
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
+const nav = (name: string) => ui.nav(name);
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
 
 it.before(async () => {
-  await buildConsole({ quiet: true });
   [a, b] = await Promise.all([startServer({ env }), startServer({ env })]);
   const r = await api(a, 'POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
+  ui = await startConsoleSession({ server: a });
+  ({ page } = ui);
 });
 
 it.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   await Promise.all([a?.stop(), b?.stop()]);
   for (const s of [a, b]) if (s) killLeftoverNodes(s.dataDir);
 });
@@ -195,6 +185,24 @@ it('on a community server, templates, node sharing, Vault and KMS providers, web
   } finally {
     await c.stop();
   }
+});
+
+it('a peer instance that does not answer: the sync\'s 502 is shown with the service\'s reason (its address, the connection refused), not a generic text', async () => {
+  const peer = (await api(b, 'GET', '/nodesharing/peers')).json.items[0];
+  await a.stop();
+  // The community test signed in on another server at localhost: B's session cookie is gone.
+  await signIn(bUrl(), ADMIN);
+  await nav('Node sharing').click();
+  await page.getByRole('table', { name: 'Peer instances' }).getByRole('button', { name: `Sync with ${peer.instance_id}` }).click();
+  const refused = page.getByRole('alert');
+  await refused.waitFor({ timeout: 60_000 });
+  const shown = await refused.innerText();
+  assert.match(shown, new RegExp(`^The peer instance at ${peer.url.replace(/[.]/g, '\\.')} could not be reached over TLS with its pinned certificate: .+`), shown);
+  assert.not.match(shown, /could not complete the request/);
+  const r = await api(b, 'POST', '/nodesharing/sync', { peer_node_id: peer.id });
+  assert.is(r.status, 502, r.text);
+  assert.is(r.json.code, 'PEER_UNREACHABLE');
+  await accessible('sharing, a peer refused');
 });
 
 it.run();

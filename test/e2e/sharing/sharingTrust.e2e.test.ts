@@ -165,6 +165,8 @@ t('an inviter whose answer is outside the sharing schema (extra fields, a privat
       const r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: await invitation(), fingerprint });
       assert.is(r.status, 502, `${JSON.stringify(bad)?.slice(0, 120)}: ${r.text.slice(0, 300)}`);
       assert.is(r.json.code, 'PEER_INVALID_ANSWER');
+      // The 502 says what was wrong with the peer's answer (the console shows it), not a generic text.
+      assert.match(r.json.message, /^The peer instance's answer to POST \/sharing\/v1\/accept is not valid/, r.text);
       assert.is((await apiB('GET', '/nodesharing/peers')).json.total, before, 'nothing recorded');
     }
     answer = { instance, nodes: [node], organizations: [], networks: [] };

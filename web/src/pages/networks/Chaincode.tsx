@@ -2,18 +2,19 @@
 // asset registry of samples/chaincode/asset-registry, bundled as text; a Node.js chaincode's
 // .tar.gz archive picked from disk; or a chaincode-as-a-service image on the Docker host):
 // POST /sc/consortium/deploy installs it on every peer of the organizations held, approves,
-// commits and starts its server),
-// and invoke or query a committed chaincode, showing the answer.
+// commits and starts its server; or only record it and take the lifecycle steps one at a time,
+// ChaincodeSteps.tsx), and invoke or query a committed chaincode, showing the answer.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { useSession } from '../../session';
 import { ActionError, QueryView } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
+import { ChaincodeSteps } from './ChaincodeSteps';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
-interface ChaincodeRecord {
+export interface ChaincodeRecord {
   id: number;
   name: string;
   version: string;
@@ -67,6 +68,7 @@ export function Chaincodes({ networkId }: { networkId: number }) {
         )}
       </QueryView>
       {can('CHAINCODE_MANAGE') ? <DeployChaincode networkId={networkId} /> : null}
+      {can('CHAINCODE_MANAGE') && (list.data?.items.length ?? 0) > 0 ? <ChaincodeSteps networkId={networkId} chaincodes={list.data!.items} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
     </>
   );
@@ -93,7 +95,7 @@ function DeployChaincode({ networkId }: { networkId: number }) {
   const [archive, setArchive] = useState<File | null>(null);
   const [image, setImage] = useState('');
   const m = useMutation({
-    mutationFn: async () => {
+    mutationFn: async (mode: 'deploy' | 'record'): Promise<{ mode: 'deploy'; answer: DeployAnswer } | { mode: 'record'; answer: ChaincodeRecord }> => {
       let src: { files: typeof SAMPLE_FILES } | { archive: string } | { image: string };
       if (source === 'sample') src = { files: SAMPLE_FILES };
       else if (source === 'archive') {
@@ -102,7 +104,8 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         src = { archive: await base64Of(archive) };
       } else src = { image: image.trim() };
       const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: src };
-      return (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer;
+      if (mode === 'record') return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/chaincodes', { body }))) as unknown as ChaincodeRecord };
+      return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer };
     },
     onSettled: () => qc.invalidateQueries({ queryKey: ['chaincodes', networkId] }),
   });
@@ -112,7 +115,7 @@ function DeployChaincode({ networkId }: { networkId: number }) {
       aria-labelledby="cc-deploy-title"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        m.mutate();
+        m.mutate('deploy');
       }}
     >
       <h3 id="cc-deploy-title">Deploy a chaincode</h3>
@@ -155,15 +158,23 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         <input className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
       </label>
       <ActionError error={m.error} />
-      {m.data ? (
+      {m.data?.mode === 'deploy' ? (
         <p className="verdict valid" role="status">
-          Deployed {name} {version} (sequence {m.data.sequence}): commit {m.data.commit.status}
-          {m.data.server ? <>, server {m.data.server.status}</> : null}. Package <code className="hash">{m.data.package_id}</code>
+          Deployed {name} {version} (sequence {m.data.answer.sequence}): commit {m.data.answer.commit.status}
+          {m.data.answer.server ? <>, server {m.data.answer.server.status}</> : null}. Package <code className="hash">{m.data.answer.package_id}</code>
+        </p>
+      ) : null}
+      {m.data?.mode === 'record' ? (
+        <p className="verdict valid" role="status">
+          Recorded {m.data.answer.name} {m.data.answer.version} (sequence {m.data.answer.sequence}): install, approve and commit it step by step below.
         </p>
       ) : null}
       <div>
         <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Deploying… (install, approve, commit)' : source === 'sample' ? 'Deploy sample' : 'Deploy'}
+          {m.isPending && m.variables === 'deploy' ? 'Deploying… (install, approve, commit)' : source === 'sample' ? 'Deploy sample' : 'Deploy'}
+        </button>{' '}
+        <button type="button" disabled={m.isPending} onClick={(e) => (e.currentTarget.form?.reportValidity() ?? true) && m.mutate('record')}>
+          Record only (steps below)
         </button>
       </div>
     </form>

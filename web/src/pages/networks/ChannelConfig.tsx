@@ -172,7 +172,7 @@ function useChange(networkId: number) {
       void qc.invalidateQueries({ queryKey: ['channel-config', networkId] });
       void qc.invalidateQueries({ queryKey: ['network-map', networkId] });
       void qc.invalidateQueries({ queryKey: ['network', 'consortium', networkId] });
-      void qc.invalidateQueries({ queryKey: ['blocks', networkId] });
+      void qc.invalidateQueries({ queryKey: ['consortium', networkId, 'blocks'] });
     },
   });
 }

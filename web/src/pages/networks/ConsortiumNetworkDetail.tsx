@@ -1,16 +1,18 @@
 // A consortium network: channel facts, member nodes with their join state and join buttons,
-// chaincode (deploy the sample, invoke, query; Chaincode.tsx) and an explorer of the channel's blocks (newest first) with a block's transactions.
-import { useState } from 'react';
+// chaincode (deploy, invoke, query; Chaincode.tsx) and the channel in the shared explorer (components/ChainExplorer: blocks newest
+// first, a block's transactions, a transaction found by id).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
-import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
-import { Pager, StatusBadge, When } from '../../components/format';
+import { ActionError, Empty, QueryView } from '../../components/states';
+import { StatusBadge, When } from '../../components/format';
+import { ChainExplorer, type ChainSource } from '../../components/ChainExplorer';
 import { Chaincodes } from './Chaincode';
 import { ChannelConfig } from './ChannelConfig';
 
+// The consortium ledger routes declare no response schema: their shapes as http/routes/consortium/consortiumChannels.ts answers them.
 interface Block {
   number: number;
   hash: string;
@@ -19,8 +21,18 @@ interface Block {
   transaction_count: number;
   timestamp: string | null;
 }
+interface BlockTx {
+  id: string;
+  type: string;
+  creator_msp_id: string | null;
+  timestamp: string | null;
+  validation_code: string;
+}
 interface BlockDetail extends Block {
-  transactions: Array<{ id: string; type: string; creator_msp_id: string | null; timestamp: string | null; validation_code: string }>;
+  transactions: BlockTx[];
+}
+interface TransactionDetail extends BlockTx {
+  block_number: number;
 }
 
 export default function ConsortiumNetworkDetail() {
@@ -136,110 +148,24 @@ function Members({ id }: { id: number }) {
   );
 }
 
+/** The consortium channel in the shared explorer: a transaction's validation code is its outcome. */
+function source(id: number): ChainSource<Block, BlockTx, BlockDetail, TransactionDetail> {
+  return {
+    queryKey: ['consortium', id],
+    blocks: (limit, offset) => getJson<{ items: Block[]; total: number }>(`/api/v1/networks/consortium/${id}/blocks?limit=${limit}&offset=${offset}`),
+    block: (num) => getJson<BlockDetail>(`/api/v1/networks/consortium/${id}/blocks/${num}`),
+    transaction: (txId) => getJson<TransactionDetail>(`/api/v1/networks/consortium/${id}/transactions/${encodeURIComponent(txId)}`),
+    transactionColumns: [{ header: 'Validation', cell: (t) => t.validation_code }],
+    transactionStatus: { term: 'Validation', testId: 'consortium-tx-validation', value: (t) => t.validation_code },
+    empty: 'The channel has no blocks yet.',
+  };
+}
+
 function Explorer({ id }: { id: number }) {
-  const [offset, setOffset] = useState(0);
-  const [open, setOpen] = useState<number | null>(null);
-  const blocks = useQuery({ queryKey: ['blocks', id, offset], refetchInterval: 5_000, queryFn: () => getJson<{ items: Block[]; total: number; limit: number; offset: number }>(`/api/v1/networks/consortium/${id}/blocks?limit=10&offset=${offset}`) });
   return (
     <>
       <h2>Explorer</h2>
-      {blocks.isPending ? (
-        <Loading what="Loading blocks" />
-      ) : blocks.error ? (
-        <ErrorState error={blocks.error} retry={() => blocks.refetch()} />
-      ) : blocks.data.items.length === 0 ? (
-        <Empty>The channel has no blocks yet.</Empty>
-      ) : (
-        <>
-          <table>
-            <caption className="sr-only">Blocks, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Block</th>
-                <th scope="col">Transactions</th>
-                <th scope="col">Time</th>
-                <th scope="col">Hash</th>
-              </tr>
-            </thead>
-            <tbody>
-              {blocks.data.items.map((b) => (
-                <tr key={b.number}>
-                  <td>
-                    <button type="button" className="link" onClick={() => setOpen(open === b.number ? null : b.number)} aria-expanded={open === b.number}>
-                      #{b.number}
-                    </button>
-                  </td>
-                  <td>{b.transaction_count}</td>
-                  <td>
-                    <When at={b.timestamp} />
-                  </td>
-                  <td>
-                    <code className="hash">{b.hash}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager total={blocks.data.total} limit={10} offset={offset} onOffset={setOffset} />
-          {open !== null ? <BlockView id={id} num={open} /> : null}
-        </>
-      )}
+      <ChainExplorer source={source(id)} />
     </>
-  );
-}
-
-function BlockView({ id, num }: { id: number; num: number }) {
-  const q = useQuery({ queryKey: ['block', id, num], queryFn: () => getJson<BlockDetail>(`/api/v1/networks/consortium/${id}/blocks/${num}`) });
-  return (
-    <article className="card" aria-label={`Block ${num}`}>
-      <h3>Block #{num}</h3>
-      <QueryView q={q} what="Loading block">
-        {(b) => (
-          <>
-            <dl className="facts">
-              <dt>Hash</dt>
-              <dd>
-                <code className="hash">{b.hash}</code>
-              </dd>
-              <dt>Previous hash</dt>
-              <dd>
-                <code className="hash">{b.previous_hash}</code>
-              </dd>
-              <dt>Data hash</dt>
-              <dd>
-                <code className="hash">{b.data_hash}</code>
-              </dd>
-            </dl>
-            {b.transactions.length === 0 ? (
-              <Empty>No transactions.</Empty>
-            ) : (
-              <table>
-                <caption className="sr-only">Transactions of block {num}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Transaction</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Creator</th>
-                    <th scope="col">Validation</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {b.transactions.map((t) => (
-                    <tr key={t.id || t.type}>
-                      <td>
-                        <code className="hash">{t.id || '—'}</code>
-                      </td>
-                      <td>{t.type}</td>
-                      <td>{t.creator_msp_id ?? '—'}</td>
-                      <td>{t.validation_code}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </>
-        )}
-      </QueryView>
-    </article>
   );
 }
