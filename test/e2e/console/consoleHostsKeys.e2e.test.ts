@@ -53,7 +53,8 @@ async function accessible(what: string) {
 async function signIn(user: { username: string; password: string }) {
   await page.goto(s.url + '/');
   const signOut = page.getByRole('button', { name: 'Sign out' });
-  if (await signOut.isVisible().catch(() => false)) await signOut.click();
+  await signOut.or(page.getByLabel('Username')).first().waitFor();
+  if (await signOut.isVisible()) await signOut.click();
   await page.getByLabel('Username').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
