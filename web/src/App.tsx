@@ -10,6 +10,7 @@ import { ErrorState, Loading } from './components/states';
 const Dashboard = lazy(() => import('./pages/Dashboard'));
 const Nodes = lazy(() => import('./pages/nodes/Nodes'));
 const NodeDetail = lazy(() => import('./pages/nodes/NodeDetail'));
+const Hosts = lazy(() => import('./pages/hosts/Hosts'));
 const Networks = lazy(() => import('./pages/networks/Networks'));
 const EvmNetworkCreate = lazy(() => import('./pages/networks/EvmNetworkCreate'));
 const EvmNetworkDetail = lazy(() => import('./pages/networks/EvmNetworkDetail'));
@@ -47,6 +48,7 @@ export function App() {
             <Route path="/" element={<Dashboard />} />
             <Route path="/nodes" element={<Nodes />} />
             <Route path="/nodes/:id" element={<NodeDetail />} />
+            <Route path="/hosts" element={<Hosts />} />
             <Route path="/networks" element={<Networks />} />
             <Route path="/networks/evm/new" element={<EvmNetworkCreate />} />
             <Route path="/networks/evm/:id" element={<EvmNetworkDetail />} />

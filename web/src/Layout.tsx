@@ -6,6 +6,7 @@ const areas: Array<{ to: string; label: string; permission: string }> = [
   { to: '/', label: 'Dashboard', permission: 'NODE_READ' },
   { to: '/networks', label: 'Networks', permission: 'NETWORK_READ' },
   { to: '/nodes', label: 'Nodes', permission: 'NODE_READ' },
+  { to: '/hosts', label: 'Node hosts', permission: 'HOST_READ' },
   { to: '/templates', label: 'Templates', permission: 'TEMPLATE_READ' },
   { to: '/sharing', label: 'Node sharing', permission: 'SHARING_READ' },
   { to: '/organizations', label: 'Organizations and keys', permission: 'ORGANIZATION_READ' },

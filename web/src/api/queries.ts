@@ -55,3 +55,10 @@ export function useConsortiumNetworks() {
     queryFn: () => unwrap(api.GET('/api/v1/networks/consortium', { params: { query: { limit: PAGE } } })),
   });
 }
+
+export const HOSTS_POLL_MS = 5_000;
+
+/** Every node host (GET /hosts; only asked with HOST_READ), polled: their status is re-checked by the service. */
+export function useHosts(enabled = true) {
+  return useQuery({ queryKey: ['hosts', 'all'], enabled, refetchInterval: HOSTS_POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/hosts', { params: { query: { limit: PAGE } } })) });
+}

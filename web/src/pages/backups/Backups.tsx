@@ -1,6 +1,7 @@
 // Backups: targets (S3-compatible; create), "back up now" per target, backups with status,
 // size and error (polled while one runs), and the schedules with their cron expressions, in words
-// and with the next three runs (components/cron.ts).
+// and with the next three runs (components/cron.ts); enable, disable and delete a schedule (the
+// API has no route to change one: delete it and add another).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -22,6 +23,17 @@ export default function Backups() {
     queryFn: () => unwrap(api.GET('/api/v1/backups', { params: { query: { limit: 20, offset } } })),
   });
   const schedules = useQuery({ queryKey: ['backup-schedules'], queryFn: () => unwrap(api.GET('/api/v1/backups/schedules', { params: { query: { limit: 500 } } })) });
+  const [confirmingSchedule, setConfirmingSchedule] = useState<number | null>(null);
+  const scheduleAction = useMutation({
+    mutationFn: ({ id, action }: { id: number; action: 'enable' | 'disable' | 'delete' }) => {
+      const params = { params: { path: { id } } };
+      if (action === 'enable') return unwrap(api.PUT('/api/v1/backups/schedules/{id}/enable', params));
+      if (action === 'disable') return unwrap(api.PUT('/api/v1/backups/schedules/{id}/disable', params));
+      return unwrap(api.DELETE('/api/v1/backups/schedules/{id}', params));
+    },
+    onSuccess: () => setConfirmingSchedule(null),
+    onSettled: () => qc.invalidateQueries({ queryKey: ['backup-schedules'] }),
+  });
   const run = useMutation({
     mutationFn: (targetId: number) => unwrap(api.POST('/api/v1/backups', { body: { target_id: targetId } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['backups'] }),
@@ -95,6 +107,8 @@ export default function Backups() {
           <CreateSchedule targets={targets.data.items.map((t) => ({ id: t.id, name: t.name }))} />
         </Can>
       ) : null}
+      {can('BACKUP_SCHEDULE_MANAGE') ? <p className="hint">A schedule cannot be changed (the API has no route for it): disable or delete it and add a new one. Deleting a schedule keeps its backups.</p> : null}
+      <ActionError error={scheduleAction.error} />
       <QueryView q={schedules} what="Loading schedules">
         {(d) => (
           <DataTable
@@ -124,6 +138,35 @@ export default function Backups() {
               { header: 'Target', cell: (s) => targets.data?.items.find((t) => t.id === s.target_id)?.name ?? `#${s.target_id}` },
               { header: 'Enabled', cell: (s) => (s.enabled ? 'yes' : 'no') },
               { header: 'Last run', cell: (s) => <When at={s.last_run_at} /> },
+              ...(can('BACKUP_SCHEDULE_MANAGE')
+                ? [
+                    {
+                      header: 'Actions',
+                      cell: (s: (typeof d.items)[number]) => {
+                        const busy = scheduleAction.isPending && scheduleAction.variables?.id === s.id;
+                        return confirmingSchedule === s.id ? (
+                          <div className="actions" role="group" aria-label={`Delete schedule ${s.name}?`}>
+                            <button type="button" className="danger" disabled={busy} onClick={() => scheduleAction.mutate({ id: s.id, action: 'delete' })} aria-label={`Yes, delete schedule ${s.name}`}>
+                              {busy ? 'Deleting…' : 'Yes, delete'}
+                            </button>
+                            <button type="button" onClick={() => setConfirmingSchedule(null)}>
+                              Keep
+                            </button>
+                          </div>
+                        ) : (
+                          <div className="actions">
+                            <button type="button" disabled={busy} onClick={() => scheduleAction.mutate({ id: s.id, action: s.enabled ? 'disable' : 'enable' })} aria-label={`${s.enabled ? 'Disable' : 'Enable'} schedule ${s.name}`}>
+                              {s.enabled ? 'Disable' : 'Enable'}
+                            </button>
+                            <button type="button" className="danger" disabled={busy} onClick={() => setConfirmingSchedule(s.id)} aria-label={`Delete schedule ${s.name}`}>
+                              Delete
+                            </button>
+                          </div>
+                        );
+                      },
+                    },
+                  ]
+                : []),
             ]}
           />
         )}

@@ -1,6 +1,7 @@
 // Keys (create, import a CA with its private key, rotation schedule, rotate now, delete with a
 // confirmation and the 409 of a key in use explained, download the public key, the certificate and
-// the issuing CA's certificate; never a private key) and key providers (database, Vault: an
+// the issuing CA's certificate and a CA's revocation list; never a private key; sign data, issue a
+// certificate, revoke one: KeySigning.tsx) and key providers (database, Vault: an
 // existing server or one the service runs, AWS KMS: add, delete, and their status endpoints shown).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,6 +10,7 @@ import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import { IssueCertificate, Revoke, SignData, revocable } from './KeySigning';
 
 type Key = Json<'/api/v1/keys', 'get'>['items'][number];
 type Provider = Json<'/api/v1/key-providers', 'get'>[number];
@@ -26,6 +28,7 @@ export function KeysSection() {
   const [form, setForm] = useState<'create' | 'import' | null>(null);
   const [rotating, setRotating] = useState<Key | null>(null);
   const [deleting, setDeleting] = useState<Key | null>(null);
+  const [acting, setActing] = useState<{ k: Key; what: 'sign' | 'issue' | 'revoke' } | null>(null);
   const keys = useQuery({ queryKey: ['keys', offset], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset } } })) });
   return (
     <>
@@ -50,6 +53,9 @@ export function KeysSection() {
       {form === 'import' ? <ImportKey onDone={() => setForm(null)} /> : null}
       {rotating ? <Rotation key={rotating.id} k={rotating} onDone={() => setRotating(null)} /> : null}
       {deleting ? <DeleteKey key={deleting.id} k={deleting} onDone={() => setDeleting(null)} /> : null}
+      {acting?.what === 'sign' ? <SignData key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
+      {acting?.what === 'issue' ? <IssueCertificate key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
+      {acting?.what === 'revoke' ? <Revoke key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
       <QueryView q={keys} what="Loading keys">
         {(d) =>
           d.items.length === 0 ? (
@@ -84,6 +90,26 @@ export function KeysSection() {
                               CA certificate
                             </a>
                           </>
+                        ) : null}
+                        {k.isCA && k.certificate ? (
+                          <a className="button" href={`/api/v1/keys/${k.id}/crl`} download={`${fileName(k.name)}-crl.pem`} aria-label={`Download the CRL of ${k.name}`}>
+                            CRL
+                          </a>
+                        ) : null}
+                        {can('KEY_SIGN') ? (
+                          <>
+                            <button type="button" onClick={() => setActing({ k, what: 'sign' })} aria-label={`Sign data with ${k.name}`}>
+                              Sign data
+                            </button>
+                            <button type="button" onClick={() => setActing({ k, what: 'issue' })} aria-label={`Issue certificate for ${k.name}`}>
+                              Issue certificate
+                            </button>
+                          </>
+                        ) : null}
+                        {can('KEY_ROTATE') && (revocable(k) || (k.isCA && k.certificate)) ? (
+                          <button type="button" className="danger" onClick={() => setActing({ k, what: 'revoke' })} aria-label={`Revoke a certificate of ${k.name}`}>
+                            Revoke
+                          </button>
                         ) : null}
                         {can('KEY_ROTATE') ? (
                           <button type="button" onClick={() => setRotating(k)} aria-label={`Rotation of ${k.name}`}>

@@ -41,6 +41,14 @@ export default function Organizations() {
                 { header: 'MSP id', cell: (o) => <code>{o.mspId}</code> },
                 { header: 'Description', cell: (o) => o.description ?? '' },
                 { header: 'Created', cell: (o) => <When at={o.createdAt} /> },
+                {
+                  header: 'Revocation list',
+                  cell: (o) => (
+                    <a className="button" href={`/api/v1/organizations/${o.id}/crl`} download={`${o.mspId}-crl.pem`} aria-label={`Download the CRL of ${o.name}`}>
+                      CRL
+                    </a>
+                  ),
+                },
               ]}
             />
           )

@@ -1,4 +1,4 @@
-// A ledgerX network: its facts, then tabs: nodes (orderer groups, committers, joins),
+// A ledgerX network: its facts, genesis download and delete (LedgerXNetworkActions), then tabs: nodes (orderer groups, committers, joins),
 // namespaces, explorer, map. Tabs that read the ledger need LEDGER_READ.
 import { Link, useParams } from 'react-router';
 import { useSession } from '../../session';
@@ -10,6 +10,7 @@ import { LedgerXNodesTab } from './LedgerXNodesTab';
 import { LedgerXNamespaces } from './LedgerXNamespaces';
 import { LedgerXExplorer } from './LedgerXExplorer';
 import { LedgerXMap } from './LedgerXMap';
+import { LedgerXNetworkActions } from './LedgerXNetworkActions';
 import './ledgerx.css';
 
 export default function LedgerXNetworkDetail() {
@@ -52,6 +53,7 @@ export default function LedgerXNetworkDetail() {
                   <When at={n.created_at} />
                 </dd>
               </dl>
+              <LedgerXNetworkActions network={n} />
               <Tabs label="Network" tabs={tabs} />
             </>
           );

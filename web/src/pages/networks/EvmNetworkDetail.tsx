@@ -1,5 +1,6 @@
 // An EVM network: genesis facts, validators, its nodes and the chain's block height, live; its
-// contracts: deploy, and call (read and write functions from the recorded ABI).
+// contracts: deploy, and call (read and write functions from the recorded ABI); validator votes
+// (ValidatorVotes.tsx).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
@@ -11,6 +12,7 @@ import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
 import { DeployContract } from './DeployContract';
 import { ContractCalls } from './ContractCalls';
+import { ValidatorVotes } from './ValidatorVotes';
 import { DataTable, type Column } from '../../components/DataTable';
 
 type NetworkNode = Json<'/api/v1/networks/evm/{id}/nodes', 'get'>['items'][number];
@@ -119,6 +121,7 @@ export default function EvmNetworkDetail() {
                 ))}
               </tbody>
             </table>
+            <ValidatorVotes networkId={id} />
           </>
         )}
       </QueryView>

@@ -1,10 +1,14 @@
 // Create a node: an EVM full node in an EVM network, or a consortium peer or orderer of an
-// organization. It starts automatically; the API's defaults fill its ports and paths.
+// organization. It starts automatically; the API's defaults fill its ports and paths. With node
+// hosts registered (and HOST_READ), an EVM or consortium node can be placed on a host or by labels
+// (config.hostId / config.hostLabels, docs/hosts.md); ledgerX nodes run on this machine.
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { useEvmNetworks } from '../../api/queries';
+import { useEvmNetworks, useHosts } from '../../api/queries';
+import { useSession } from '../../session';
+import { parseLabels } from '../../components/labels';
 import { ActionError } from '../../components/states';
 import { LedgerXNodeFields, type LedgerXConfig } from '../ledgerx/LedgerXNodeFields';
 
@@ -19,6 +23,12 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const [organizationId, setOrganizationId] = useState('');
   const [ledgerXConfig, setLedgerXConfig] = useState<LedgerXConfig>({});
   const ledgerX = kind === 'LEDGERX_ORDERER_GROUP' || kind === 'LEDGERX_COMMITTER';
+  const { can } = useSession();
+  const hosts = useHosts(can('HOST_READ') && !ledgerX);
+  const [where, setWhere] = useState(''); // '': this machine, 'labels', or a host id
+  const [hostLabels, setHostLabels] = useState('');
+  const labels = parseLabels(hostLabels);
+  const placement = ledgerX || where === '' ? undefined : where === 'labels' ? { hostLabels: labels.labels } : { hostId: Number(where) };
   const evm = useEvmNetworks();
   const orgs = useQuery({ queryKey: ['organizations'], enabled: kind !== 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
   const m = useMutation({
@@ -27,10 +37,10 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
         api.POST('/api/v1/nodes', {
           body:
             kind === 'EVM_FULLNODE'
-              ? { name, platform: 'EVM', nodeType: kind, networkId: Number(networkId) }
+              ? { name, platform: 'EVM', nodeType: kind, networkId: Number(networkId), ...(placement ? { config: placement } : {}) }
               : ledgerX
                 ? { name, platform: 'LEDGERX', nodeType: kind, organizationId: Number(organizationId), config: ledgerXConfig }
-                : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId) },
+                : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId), ...(placement ? { config: placement } : {}) },
         }),
       ),
     onSuccess: async (n) => {
@@ -44,7 +54,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       aria-labelledby="new-node"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
-        m.mutate();
+        if (where !== 'labels' || (!labels.error && Object.keys(labels.labels).length)) m.mutate();
       }}
     >
       <h2 id="new-node">New node</h2>
@@ -87,6 +97,30 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           </select>
         </label>
       )}
+      {!ledgerX && hosts.data && hosts.data.items.length > 0 ? (
+        <>
+          <label>
+            Where it runs
+            <select value={where} onChange={(e) => setWhere(e.target.value)}>
+              <option value="">This service's machine</option>
+              {hosts.data.items.map((h) => (
+                <option key={h.id} value={h.id}>
+                  Host {h.name} ({h.status.reachable ? 'reachable' : 'unreachable'}
+                  {h.capacity.maxNodes !== null ? `, at most ${h.capacity.maxNodes} nodes` : ''})
+                </option>
+              ))}
+              <option value="labels">A host picked by labels</option>
+            </select>
+          </label>
+          {where === 'labels' ? (
+            <label>
+              Host labels
+              <input required placeholder="zone=b" value={hostLabels} onChange={(e) => setHostLabels(e.target.value)} aria-invalid={labels.error ? true : undefined} aria-describedby="node-host-labels-help" />
+              <small id="node-host-labels-help">{labels.error ?? 'key=value pairs separated by commas: among the reachable hosts carrying every label and below their capacity, the one with the fewest nodes.'}</small>
+            </label>
+          ) : null}
+        </>
+      ) : null}
       {ledgerX ? <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} /> : <p className="muted">The node starts once created; ports and paths come from the service's defaults.</p>}
       <ActionError error={m.error} />
       <div className="actions">

@@ -1,0 +1,318 @@
+// Node hosts (docs/hosts.md): remote Docker Engines reached over TCP with mutual TLS, where nodes
+// can be placed. The list shows each host's last status (polled: the service re-checks every
+// LNM_HOST_CHECK_SECONDS); register a host (its CA, client certificate and client key pasted or
+// read from files; the key is write-only: sent once, cleared from the form, never shown back) and
+// rename it or change its labels and capacity (PUT /hosts/{id}), remove one (a 409 while nodes are
+// placed on it is explained). The address and certificates of a host are fixed (the API has no
+// route to change them): register a new host instead.
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, unwrap, type Json } from '../../api/client';
+import { Can, useSession } from '../../session';
+import { ActionError, QueryView } from '../../components/states';
+import { Pager, When } from '../../components/format';
+import { DataTable } from '../../components/DataTable';
+import { labelsText, parseLabels } from '../../components/labels';
+import { HOSTS_POLL_MS } from '../../api/queries';
+
+type Host = Json<'/api/v1/hosts', 'get'>['items'][number];
+
+const PAGE = 50;
+
+export default function Hosts() {
+  const { can } = useSession();
+  const [offset, setOffset] = useState(0);
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<Host | null>(null);
+  const [editing, setEditing] = useState<Host | null>(null);
+  const hosts = useQuery({
+    queryKey: ['hosts', offset],
+    refetchInterval: HOSTS_POLL_MS,
+    placeholderData: (previous) => previous,
+    queryFn: () => unwrap(api.GET('/api/v1/hosts', { params: { query: { limit: PAGE, offset } } })),
+  });
+  return (
+    <section>
+      <div className="title-row">
+        <h1>Node hosts</h1>
+        {!creating ? (
+          <Can permission="HOST_MANAGE">
+            <button type="button" className="primary" onClick={() => setCreating(true)}>
+              Register host
+            </button>
+          </Can>
+        ) : null}
+      </div>
+      <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
+      {creating ? <CreateHost onDone={() => setCreating(false)} /> : null}
+      {editing ? <EditHost key={editing.id} h={editing} onDone={() => setEditing(null)} /> : null}
+      {deleting ? <DeleteHost key={deleting.id} h={deleting} onDone={() => setDeleting(null)} /> : null}
+      <QueryView q={hosts} what="Loading hosts">
+        {(d) => (
+          <>
+            <DataTable
+              caption="Node hosts"
+              rows={d.items}
+              rowKey={(h) => h.id}
+              rowAttrs={(h) => ({ 'data-host': h.name })}
+              empty="No node hosts registered. Every node runs on this service's machine."
+              columns={[
+                { header: 'Name', cell: (h) => h.name },
+                {
+                  header: 'Address',
+                  cell: (h) => (
+                    <>
+                      <code>{h.url}</code>
+                      <br />
+                      <small>nodes reached at {h.externalIp}</small>
+                    </>
+                  ),
+                },
+                { header: 'Labels', cell: (h) => (Object.keys(h.labels).length ? <code>{labelsText(h.labels)}</code> : <span className="muted">none</span>) },
+                { header: 'Capacity', cell: (h) => (h.capacity.maxNodes === null ? 'no limit' : `${h.capacity.maxNodes} nodes`) },
+                {
+                  header: 'Status',
+                  cell: (h) => (
+                    <>
+                      <span className={`badge ${h.status.reachable ? 'status-running' : 'status-error'}`}>{h.status.reachable ? 'Reachable' : 'Unreachable'}</span>
+                      {h.status.lastError ? <div className="error-text">{h.status.lastError}</div> : null}
+                      <div>
+                        <small>
+                          since <When at={h.status.checkedAt} />
+                        </small>
+                      </div>
+                    </>
+                  ),
+                },
+                { header: 'Engine version', cell: (h) => h.status.engineVersion ?? '—' },
+                { header: 'Running nodes', cell: (h) => h.status.runningNodes ?? '—' },
+                {
+                  header: 'Actions',
+                  cell: (h) =>
+                    can('HOST_MANAGE') ? (
+                      <div className="actions">
+                        <button type="button" onClick={() => setEditing(h)} aria-label={`Change host ${h.name}`}>
+                          Change
+                        </button>
+                        <button type="button" className="danger" onClick={() => setDeleting(h)} aria-label={`Remove host ${h.name}`}>
+                          Remove
+                        </button>
+                      </div>
+                    ) : null,
+                },
+              ]}
+            />
+            {d.total > 0 ? <Pager total={d.total} limit={PAGE} offset={offset} onOffset={setOffset} /> : null}
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}
+
+/** Rename a host, or change its labels or capacity (PUT /hosts/{id}); its address and certificates stay. */
+function EditHost({ h, onDone }: { h: Host; onDone: () => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState(h.name);
+  const [labels, setLabels] = useState(labelsText(h.labels));
+  const [maxNodes, setMaxNodes] = useState(h.capacity.maxNodes === null ? '' : String(h.capacity.maxNodes));
+  const parsed = parseLabels(labels);
+  const m = useMutation({
+    mutationFn: () => unwrap(api.PUT('/api/v1/hosts/{id}', { params: { path: { id: h.id } }, body: { name, labels: parsed.labels, capacity: { maxNodes: maxNodes ? Number(maxNodes) : null } } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['hosts'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="edit-host-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        if (!parsed.error) m.mutate();
+      }}
+    >
+      <h2 id="edit-host-title">Change the host {h.name}</h2>
+      <p className="hint">
+        Its engine URL and certificates cannot change (<code>{h.url}</code>): to move them, register a new host.
+      </p>
+      <label>
+        Host name
+        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Labels
+        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="edit-host-labels-help" />
+        <small id="edit-host-labels-help">{parsed.error ?? 'key=value pairs separated by commas; empty: no labels.'}</small>
+      </label>
+      <label>
+        Most nodes on this host (empty: no limit)
+        <input type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Saving…' : 'Save host'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** Remove a host from the registry after a confirmation; a 409 (nodes placed on it) says what to do. */
+function DeleteHost({ h, onDone }: { h: Host; onDone: () => void }) {
+  const qc = useQueryClient();
+  const m = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/v1/hosts/{id}', { params: { path: { id: h.id } } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['hosts'] });
+      onDone();
+    },
+  });
+  const inUse = m.error instanceof ApiError && m.error.status === 409;
+  return (
+    <div className="card" role="group" aria-labelledby="delete-host-title">
+      <h2 id="delete-host-title">Remove the host {h.name}?</h2>
+      <p>The host leaves this service's registry; its Docker Engine and what else runs there are left alone. New nodes can no longer be placed on it.</p>
+      {inUse ? (
+        <div className="action-error" role="alert">
+          <p>
+            <strong>Nodes are placed on this host; it was not removed (409).</strong> {(m.error as ApiError).message}
+          </p>
+          <p>Delete the nodes on it first (a node cannot move between hosts), then remove the host.</p>
+        </div>
+      ) : (
+        <ActionError error={m.error} />
+      )}
+      <div className="actions">
+        <button type="button" className="danger" disabled={m.isPending || inUse} onClick={() => m.mutate()}>
+          {m.isPending ? 'Removing…' : `Yes, remove ${h.name}`}
+        </button>
+        <button type="button" onClick={onDone}>
+          {inUse ? 'Close' : 'Cancel'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+type Pem = 'caCertificate' | 'clientCertificate' | 'clientKey';
+
+/** A PEM pasted into a text area, or read from a file picked beside it. */
+function PemField({ label, value, onChange, secret }: { label: string; value: string; onChange: (v: string) => void; secret?: boolean }) {
+  const [readError, setReadError] = useState<string | null>(null);
+  return (
+    <div className="pem-field">
+      <label>
+        {label}
+        <textarea className="code" required rows={4} spellCheck={false} autoComplete="off" value={value} onChange={(e) => onChange(e.target.value)} />
+      </label>
+      <label className="inline">
+        <small>or read it from a file</small>
+        <input
+          type="file"
+          accept=".pem,.crt,.cer,.key,text/plain"
+          aria-label={`${label}: read from a file`}
+          onChange={async (e) => {
+            const file = e.target.files?.[0];
+            e.target.value = '';
+            if (!file) return;
+            if (file.size > 20_000) return setReadError(`${file.name} is larger than 20 KB: not a PEM.`);
+            setReadError(null);
+            onChange(await file.text());
+          }}
+        />
+      </label>
+      {secret ? <small>Sent once, sealed by the service and never shown again; the form forgets it once the host is registered.</small> : null}
+      {readError ? (
+        <p className="action-error" role="alert">
+          {readError}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function CreateHost({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [externalIp, setExternalIp] = useState('');
+  const [labels, setLabels] = useState('');
+  const [maxNodes, setMaxNodes] = useState('');
+  const [tls, setTls] = useState<Record<Pem, string>>({ caCertificate: '', clientCertificate: '', clientKey: '' });
+  const parsed = parseLabels(labels);
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/v1/hosts', {
+          body: {
+            name,
+            url: url.trim(),
+            tls,
+            ...(externalIp.trim() ? { externalIp: externalIp.trim() } : {}),
+            ...(Object.keys(parsed.labels).length ? { labels: parsed.labels } : {}),
+            ...(maxNodes ? { capacity: { maxNodes: Number(maxNodes) } } : {}),
+          },
+        }),
+      ),
+    onSuccess: async () => {
+      setTls({ caCertificate: '', clientCertificate: '', clientKey: '' });
+      await qc.invalidateQueries({ queryKey: ['hosts'] });
+      onDone();
+    },
+  });
+  const pem = (k: Pem) => (v: string) => setTls({ ...tls, [k]: v });
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="new-host"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        if (!parsed.error) m.mutate();
+      }}
+    >
+      <h2 id="new-host">Register a node host</h2>
+      <label>
+        Host name
+        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Docker Engine URL
+        <input required maxLength={300} className="code" placeholder="tcp://10.0.2.15:2376" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <small>The engine's TLS listener (dockerd --tlsverify), usually port 2376.</small>
+      </label>
+      <label>
+        External address (optional)
+        <input maxLength={253} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
+        <small>Where this service and other nodes reach the host's nodes; empty: the URL's host.</small>
+      </label>
+      <label>
+        Labels (optional)
+        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="host-labels-help" />
+        <small id="host-labels-help">{parsed.error ?? 'key=value pairs separated by commas; nodes can be placed by labels.'}</small>
+      </label>
+      <label>
+        Most nodes on this host (optional)
+        <input type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+      </label>
+      <PemField label="CA certificate of the engine (PEM)" value={tls.caCertificate} onChange={pem('caCertificate')} />
+      <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} />
+      <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} secret />
+      <p className="hint">The service asks the engine for its version over mutual TLS before anything is saved: an engine it cannot reach or whose TLS handshake fails is refused with the reason.</p>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Reaching the engine…' : 'Register host'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
