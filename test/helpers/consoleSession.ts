@@ -35,7 +35,7 @@ export interface ConsoleSession {
   server: TestServer;
   context: BrowserContext;
   page: Page;
-  /** Opens the console (path, default '/') and signs in (default: the first ADMIN); waits for the page's heading. */
+  /** Opens the console (path, default '/') and signs in (default: the first ADMIN), signing out whoever is signed in first; waits for the page's heading. */
   signIn(user?: Credentials, opts?: SignInOptions): Promise<void>;
   /** Signs out with the shell's button; waits for the sign-in form. */
   signOut(): Promise<void>;
@@ -75,6 +75,10 @@ export async function startConsoleSession(opts: ConsoleSessionOptions = {}): Pro
     page,
     async signIn(user = ADMIN, o = {}) {
       await page.goto((o.url ?? server.url) + (o.path ?? '/'));
+      // Someone still signed in (a test switching users): sign them out first.
+      const out = page.getByRole('button', { name: 'Sign out' });
+      await out.or(page.getByLabel('Username')).first().waitFor();
+      if (await out.isVisible()) await out.click();
       await page.getByLabel('Username').fill(user.username);
       await page.getByLabel('Password').fill(user.password);
       await page.getByRole('button', { name: 'Sign in' }).click();

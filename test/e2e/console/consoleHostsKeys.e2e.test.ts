@@ -22,13 +22,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser, screenshot } from '../../helpers/browser.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: node hosts, schedules, key signing, settings (Chromium)'), 'chromium', chromiumMissing());
 const withHost = requires(t, 'docker-host', secondHostMissing());
@@ -37,45 +37,25 @@ const OPERATOR = { username: 'hosts-operator', password: 'hosts-operator-passwor
 
 let s: TestServer;
 let s3: S3Server;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let host: SecondDockerHost | null = null;
 
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
-const nav = (name: string) => page.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name, exact: true });
-
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
-
-/** Signs the user in (signing out whoever is in first) and waits for the dashboard. */
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  const signOut = page.getByRole('button', { name: 'Sign out' });
-  await signOut.or(page.getByLabel('Username')).first().waitFor();
-  if (await signOut.isVisible()) await signOut.click();
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
   s3 = await startS3Server(['schedules']);
   s = await startServer({ env: { KEY_ENCRYPTION_KEY: 'console-hosts-keys-key-encryption-key-0123', LNM_HOST_CHECK_SECONDS: '1' } });
   for (const [u, role] of [[VIEWER, 'VIEWER'], [OPERATOR, 'OPERATOR']] as const) {
     const r = await api('POST', '/users', { ...u, role });
     assert.is(r.status, 201, r.text);
   }
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
-  await signIn(ADMIN);
+  ui = await startConsoleSession({ server: s, signIn: true });
+  page = ui.page;
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   await s?.stop();
   await host?.remove();
   await s3?.stop();
@@ -85,9 +65,9 @@ t.after(async () => {
 withHost('node hosts: refused with the reason, registered with a key from a file (never shown), offered to nodes, unreachable when the engine stops, removed', async () => {
   host = await startSecondDockerHost();
   const version = host.docker(['version', '--format', '{{.Server.Version}}']).trim();
-  await nav('Node hosts').click();
+  await ui.nav('Node hosts').click();
   await page.getByText('No node hosts registered.', { exact: false }).waitFor();
-  await accessible('hosts, empty');
+  await ui.accessible('hosts, empty');
 
   await page.getByRole('button', { name: 'Register host' }).click();
   const form = page.getByRole('form', { name: 'Register a node host' });
@@ -101,7 +81,7 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   const keyArea = form.getByRole('textbox', { name: 'Client key (PEM)' });
   for (let i = 0; i < 50 && (await keyArea.inputValue()) !== host.pki.clientKey; i++) await page.waitForTimeout(100);
   assert.is(await keyArea.inputValue(), host.pki.clientKey, 'the file was read into the form');
-  await accessible('register host form');
+  await ui.accessible('register host form');
   await form.getByRole('button', { name: 'Register host' }).click();
   await form.getByRole('alert').getByText(/connection refused/).waitFor({ timeout: 30_000 });
   assert.is((await api('GET', '/hosts')).json.total, 0, 'a refused host is not recorded');
@@ -120,7 +100,7 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   assert.equal(listed.json.items[0].labels, { zone: 'b', rack: '7' });
   assert.equal(listed.json.items[0].capacity, { maxNodes: 4 });
   assert.is(listed.json.items[0].tls.hasClientKey, true);
-  await accessible('hosts, one reachable');
+  await ui.accessible('hosts, one reachable');
   await screenshot(page, 'node-hosts');
 
   // Its labels and capacity changed on the page, the API agreeing.
@@ -128,7 +108,7 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   const edit = page.getByRole('form', { name: 'Change the host rack-2' });
   await edit.getByLabel('Labels').fill('zone=c');
   await edit.getByLabel('Most nodes on this host (empty: no limit)').fill('');
-  await accessible('change host form');
+  await ui.accessible('change host form');
   await edit.getByRole('button', { name: 'Save host' }).click();
   await row.getByText('no limit', { exact: true }).waitFor();
   const changed = (await api('GET', '/hosts')).json.items[0];
@@ -137,7 +117,7 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   // The node form offers the host; a placement by labels no host carries is refused, nothing made.
   const org = await api('POST', '/organizations', { name: 'HostsOrg', mspId: 'HostsOrgMSP' });
   assert.is(org.status, 201, org.text);
-  await nav('Nodes').click();
+  await ui.nav('Nodes').click();
   await page.getByRole('button', { name: 'Create node' }).click();
   const nodeForm = page.getByRole('form', { name: 'New node' });
   await nodeForm.getByLabel('Name', { exact: true }).fill('placed-peer');
@@ -147,14 +127,14 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   assert.ok((await where.innerText()).includes('Host rack-2 (reachable)'), await where.innerText());
   await where.selectOption('labels');
   await nodeForm.getByLabel('Host labels').fill('zone=nowhere');
-  await accessible('node form with a host picker');
+  await ui.accessible('node form with a host picker');
   await nodeForm.getByRole('button', { name: 'Create node' }).click();
   await nodeForm.getByRole('alert').getByText(/zone/).waitFor({ timeout: 30_000 });
   assert.is((await api('GET', '/nodes')).json.total, 0, 'no node was made');
   await nodeForm.getByRole('button', { name: 'Cancel' }).click();
 
   // The engine goes away: the row says so without a reload.
-  await nav('Node hosts').click();
+  await ui.nav('Node hosts').click();
   await row.getByText('Reachable', { exact: true }).waitFor();
   await host.stop();
   await row.getByText('Unreachable', { exact: true }).waitFor({ timeout: 30_000 });
@@ -163,7 +143,7 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   // Removed after a confirmation; Cancel first removes nothing.
   await row.getByRole('button', { name: 'Remove host rack-2' }).click();
   const confirm = page.getByRole('group', { name: 'Remove the host rack-2?' });
-  await accessible('remove host confirmation');
+  await ui.accessible('remove host confirmation');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   assert.is((await api('GET', '/hosts')).json.total, 1);
   await row.getByRole('button', { name: 'Remove host rack-2' }).click();
@@ -181,7 +161,7 @@ t('backup schedules: disabled, enabled and deleted from the list', async () => {
   const enabled = async () => (await api('GET', `/backups/schedules/${id}`)).json.enabled;
   assert.is(await enabled(), true);
 
-  await nav('Backups').click();
+  await ui.nav('Backups').click();
   const row = page.getByRole('table', { name: 'Backup schedules' }).getByRole('row', { name: /new-year/ });
   await row.getByRole('button', { name: 'Disable schedule new-year' }).click();
   await row.getByRole('button', { name: 'Enable schedule new-year' }).waitFor();
@@ -191,7 +171,7 @@ t('backup schedules: disabled, enabled and deleted from the list', async () => {
   await row.getByRole('button', { name: 'Disable schedule new-year' }).waitFor();
   assert.is(await enabled(), true);
   await row.getByRole('button', { name: 'Delete schedule new-year' }).click();
-  await accessible('schedule delete confirmation');
+  await ui.accessible('schedule delete confirmation');
   await row.getByRole('button', { name: 'Keep' }).click();
   assert.is((await api('GET', `/backups/schedules/${id}`)).status, 200, 'Keep deleted nothing');
   await row.getByRole('button', { name: 'Delete schedule new-year' }).click();
@@ -207,7 +187,7 @@ t('keys: a certificate issued by a picked CA, data signed (the signature verifie
   assert.is(leaf.status, 201, leaf.text);
   const org = (await api('GET', '/organizations')).json.items.find((o: { mspId: string }) => o.mspId === 'HostsOrgMSP') ?? (await api('POST', '/organizations', { name: 'KeysOrg', mspId: 'KeysOrgMSP' })).json;
 
-  await nav('Organizations and keys').click();
+  await ui.nav('Organizations and keys').click();
   const keys = page.getByRole('table', { name: 'Keys' });
   assert.is(await keys.getByRole('button', { name: 'Revoke a certificate of console-leaf' }).count(), 0, 'nothing to revoke before a certificate is issued');
 
@@ -217,7 +197,7 @@ t('keys: a certificate issued by a picked CA, data signed (the signature verifie
   await issue.getByLabel('Issuing CA key').selectOption({ label: 'console-ca' });
   await issue.getByLabel('Common name').fill('console-leaf.example');
   await issue.getByLabel('Validity (days)').fill('10');
-  await accessible('issue certificate form');
+  await ui.accessible('issue certificate form');
   await issue.getByRole('button', { name: 'Issue certificate' }).click();
   const issued = issue.getByRole('status');
   await issued.waitFor({ timeout: 30_000 });
@@ -238,7 +218,7 @@ t('keys: a certificate issued by a picked CA, data signed (the signature verifie
   assert.ok(verify('sha256', Buffer.from('hello from the console'), { key: pub, dsaEncoding: 'der' }, sig), 'the signature verifies');
   assert.not.ok(verify('sha256', Buffer.from('hello from the consolE'), { key: pub, dsaEncoding: 'der' }, sig), 'and only over the data signed');
   assert.ok((await sign.getByTestId('signature').innerText()).includes('sha256'));
-  await accessible('signature shown');
+  await ui.accessible('signature shown');
   await screenshot(page, 'key-sign-data');
   await sign.getByRole('button', { name: 'Close' }).click();
 
@@ -246,7 +226,7 @@ t('keys: a certificate issued by a picked CA, data signed (the signature verifie
   await keys.getByRole('button', { name: 'Revoke a certificate of console-leaf' }).click();
   const revoke = page.getByRole('form', { name: 'Revoke a certificate of console-leaf' });
   await revoke.getByLabel('Reason').selectOption('keyCompromise');
-  await accessible('revoke form');
+  await ui.accessible('revoke form');
   await revoke.getByRole('button', { name: 'Revoke', exact: true }).click();
   await revoke.getByRole('status').getByText(serial).waitFor({ timeout: 30_000 });
   await revoke.getByRole('button', { name: 'Revoke', exact: true }).click();
@@ -268,11 +248,11 @@ t('keys: a certificate issued by a picked CA, data signed (the signature verifie
 });
 
 t('settings: general settings changed (the history says what), a refused value beside its field, audit settings changed, the defaults restored', async () => {
-  await nav('Settings').click();
+  await ui.nav('Settings').click();
   const general = page.getByRole('form', { name: 'General' });
   await general.getByLabel('Session idle timeout (minutes)').fill('45');
   await general.getByLabel('Who may read GET /metrics').selectOption('loopback');
-  await accessible('settings form');
+  await ui.accessible('settings form');
   await general.getByRole('button', { name: 'Save 2 changes' }).click();
   await general.getByRole('button', { name: 'No changes' }).waitFor();
   let now = (await api('GET', '/settings')).json;
@@ -303,7 +283,7 @@ t('settings: general settings changed (the history says what), a refused value b
   assert.is(now.general.sessionIdleTimeoutMinutes, 30);
   assert.is(now.general.metricsAccess, 'authenticated');
   assert.is(await general.getByLabel('Session idle timeout (minutes)').inputValue(), '30');
-  await accessible('settings after changes');
+  await ui.accessible('settings after changes');
   await screenshot(page, 'settings');
 });
 
@@ -312,31 +292,31 @@ t('a VIEWER and an OPERATOR see no control they cannot use', async () => {
   const sched = await api('POST', '/backups/schedules', { name: 'viewer-sees', cron_expression: '0 0 4 1 1 *', target_id: target.id });
   assert.is(sched.status, 201, sched.text);
 
-  await signIn(VIEWER);
-  await nav('Node hosts').click();
+  await ui.signIn(VIEWER);
+  await ui.nav('Node hosts').click();
   await page.getByRole('heading', { name: 'Node hosts', level: 1 }).waitFor();
   await page.getByRole('table', { name: 'Node hosts' }).or(page.getByText('No node hosts registered.', { exact: false })).first().waitFor();
   assert.is(await page.getByRole('button', { name: 'Register host' }).count(), 0);
   assert.is(await page.getByRole('button', { name: /^Remove host/ }).count(), 0);
-  await nav('Backups').click();
+  await ui.nav('Backups').click();
   await page.getByRole('table', { name: 'Backup schedules' }).getByRole('row', { name: /viewer-sees/ }).waitFor();
   assert.is(await page.getByRole('button', { name: /schedule viewer-sees/ }).count(), 0, 'no enable, disable or delete');
-  await nav('Organizations and keys').click();
+  await ui.nav('Organizations and keys').click();
   const keys = page.getByRole('table', { name: 'Keys' });
   await keys.getByRole('link', { name: 'Download the CRL of console-ca' }).waitFor();
   assert.is(await keys.getByRole('button', { name: /^(Sign data|Issue certificate|Revoke a certificate)/ }).count(), 0);
-  await accessible('keys as a VIEWER');
+  await ui.accessible('keys as a VIEWER');
 
-  await signIn(OPERATOR);
-  await nav('Settings').click();
+  await ui.signIn(OPERATOR);
+  await ui.nav('Settings').click();
   await page.getByRole('heading', { name: 'General', level: 2 }).waitFor();
   assert.is(await page.getByRole('spinbutton').count(), 0, 'no number inputs');
   assert.is(await page.getByRole('button', { name: /^(Save|Restore|No changes)/ }).count(), 0);
   assert.ok((await page.locator('main').innerText()).includes('sessionIdleTimeoutMinutes'));
-  await accessible('settings as an OPERATOR');
-  await nav('Organizations and keys').click();
+  await ui.accessible('settings as an OPERATOR');
+  await ui.nav('Organizations and keys').click();
   await page.getByRole('table', { name: 'Keys' }).getByRole('button', { name: 'Sign data with console-leaf' }).waitFor();
-  await signIn(ADMIN);
+  await ui.signIn(ADMIN);
 });
 
 t.run();

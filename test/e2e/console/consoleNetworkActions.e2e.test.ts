@@ -11,43 +11,26 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 import { freeGrpcBase } from '../../helpers/ports.ts';
 import { installBesu } from '../../standins/besuStandinInstall.ts';
-import { axeViolations, chromiumMissing, describeViolations, launchBrowser } from '../../helpers/browser.ts';
-import { buildConsole } from '../../../web/scripts/build.ts';
+import { chromiumMissing } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: validator votes, ledgerX genesis and delete (Chromium)'), 'chromium', chromiumMissing());
 const VIEWER = { username: 'actions-viewer', password: 'actions-viewer-password-1' };
 const CANDIDATE = '0x' + 'ab'.repeat(20);
 
 let s: TestServer;
-let browser: BrowserContext;
+let ui: ConsoleSession;
 let page: Page;
 let qbftId = 0;
 let ledgerxId = 0;
 
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), ...(body === undefined ? {} : { body }) });
-
-async function accessible(what: string) {
-  const v = await axeViolations(page);
-  assert.is(v.length, 0, `${what}: ${describeViolations(v)}`);
-}
-
-/** Signs the user in (signing out whoever is in first) and waits for the dashboard. */
-async function signIn(user: { username: string; password: string }) {
-  await page.goto(s.url + '/');
-  const signOut = page.getByRole('button', { name: 'Sign out' });
-  await signOut.or(page.getByLabel('Username')).first().waitFor();
-  if (await signOut.isVisible()) await signOut.click();
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Dashboard', exact: true }).waitFor();
-}
 
 async function rpc<T>(url: string, method: string): Promise<T> {
   const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) });
@@ -57,19 +40,17 @@ async function rpc<T>(url: string, method: string): Promise<T> {
 }
 
 t.before(async () => {
-  await buildConsole({ quiet: true });
   const besu = installBesu({ real: null });
   onGlobalTeardown(() => besu.remove());
   s = await startServer({ env: { PATH: `${besu.binDir}:${process.env.PATH ?? ''}`, KEY_ENCRYPTION_KEY: 'console-network-actions-key-encryption-key' } });
   const v = await api('POST', '/users', { ...VIEWER, role: 'VIEWER' });
   assert.is(v.status, 201, v.text);
-  browser = await launchBrowser();
-  page = browser.pages()[0] ?? (await browser.newPage());
-  await signIn(ADMIN);
+  ui = await startConsoleSession({ server: s, signIn: true });
+  page = ui.page;
 });
 
 t.after(async () => {
-  await browser?.close().catch(() => undefined);
+  await ui?.close();
   if (qbftId) await api('POST', `/networks/${qbftId}/stop`).catch(() => undefined);
   await s?.stop();
   s?.reapNodes();
@@ -90,7 +71,7 @@ t('validator votes: cast from the page (every validator agreeing), listed, withd
   const form = page.getByRole('form', { name: 'Vote on a validator' });
   await form.getByLabel('Validator address').fill(CANDIDATE);
   await form.getByLabel('Vote').selectOption('add');
-  await accessible('validator votes, none pending');
+  await ui.accessible('validator votes, none pending');
   await form.getByRole('button', { name: 'Cast vote' }).click();
   const verdict = form.getByRole('status');
   await verdict.waitFor({ timeout: 30_000 });
@@ -102,15 +83,15 @@ t('validator votes: cast from the page (every validator agreeing), listed, withd
   }
   const row = votes.getByRole('table', { name: 'Pending validator votes' }).getByRole('row', { name: new RegExp(CANDIDATE, 'i') });
   await row.getByText('4 to add, 0 to remove (of 4 running validators)').waitFor({ timeout: 30_000 });
-  await accessible('validator votes, one pending');
+  await ui.accessible('validator votes, one pending');
 
   // A VIEWER sees the pending vote, and no control.
-  await signIn(VIEWER);
+  await ui.signIn(VIEWER);
   await page.goto(`${s.url}/networks/evm/${qbftId}`);
   await row.waitFor({ timeout: 30_000 });
   assert.is(await page.getByRole('button', { name: /^(Withdraw|Cast vote)/ }).count(), 0);
   assert.is(await page.getByRole('form', { name: 'Vote on a validator' }).count(), 0);
-  await signIn(ADMIN);
+  await ui.signIn(ADMIN);
 
   await page.goto(`${s.url}/networks/evm/${qbftId}`);
   await row.getByRole('button', { name: new RegExp(`Withdraw the votes on ${CANDIDATE}`, 'i') }).click();
@@ -124,7 +105,7 @@ t('validator votes: cast from the page (every validator agreeing), listed, withd
   await none.waitFor({ timeout: 30_000 });
   assert.match(await none.innerText(), /^No validator voting here: .*anvil/);
   assert.is(await page.getByRole('form', { name: 'Vote on a validator' }).count(), 0, 'no vote form where there is no voting');
-  await accessible('anvil network without voting');
+  await ui.accessible('anvil network without voting');
 });
 
 t('ledgerX network: the genesis block downloaded byte for byte; the network deleted after a confirmation', async () => {
@@ -143,19 +124,19 @@ t('ledgerX network: the genesis block downloaded byte for byte; the network dele
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download genesis block' }).click()]);
   assert.is(download.suggestedFilename(), 'actionsx-genesis.block');
   assert.ok(readFileSync((await download.path())!).equals(expected), 'the file is the genesis block');
-  await accessible('ledgerX network with its actions');
+  await ui.accessible('ledgerX network with its actions');
 
   // A VIEWER can download it, not delete the network.
-  await signIn(VIEWER);
+  await ui.signIn(VIEWER);
   await page.goto(`${s.url}/networks/ledgerx/${ledgerxId}`);
   await page.getByRole('button', { name: 'Download genesis block' }).waitFor();
   assert.is(await page.getByRole('button', { name: 'Delete network' }).count(), 0);
-  await signIn(ADMIN);
+  await ui.signIn(ADMIN);
 
   await page.goto(`${s.url}/networks/ledgerx/${ledgerxId}`);
   await page.getByRole('button', { name: 'Delete network' }).click();
   const confirm = page.getByRole('group', { name: 'Delete the network actions-xnet?' });
-  await accessible('ledgerX delete confirmation');
+  await ui.accessible('ledgerX delete confirmation');
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   assert.is((await api('GET', `/networks/ledgerx/${ledgerxId}`)).status, 200, 'Cancel deleted nothing');
   await page.getByRole('button', { name: 'Delete network' }).click();
