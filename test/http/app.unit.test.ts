@@ -4,11 +4,11 @@
 // table's order, another method on a known path is a 405, an unknown path a 404, HEAD is GET.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../http/app.ts';
 import type { RouteDef } from '../../http/route.ts';
 import type { AppDeps } from '../../application/deps.ts';
+import { freePortBlock } from '../helpers/ports.ts';
 
 const route = (method: RouteDef['method'], path: string, answer: string): RouteDef => ({
   method, path, summary: answer, tags: ['test'], permission: 'PUBLIC', responses: {},
@@ -37,9 +37,10 @@ let server: Server;
 let base = '';
 
 test.before(async () => {
-  server = createApp(deps, routes).listen(0, '127.0.0.1');
+  const port = await freePortBlock([0]);
+  server = createApp(deps, routes).listen(port, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  base = `http://127.0.0.1:${port}/api/v1`;
 });
 
 test.after(() => new Promise<void>((r) => server.close(() => r())));
