@@ -146,15 +146,15 @@ async function main() {
     // read through the service asks the peer and decodes, as a first visit does.
     const firstBlocks = Array.from({ length: Math.min(40, blockNum - 2) }, (_, i) => i + 1).filter((n) => n !== blockNum);
     log(`explorer first reads: ${firstBlocks.length} blocks and ${invokedTxIds.length} transactions, once each way`);
-    const svcBlockFirst = await timed(firstBlocks.length, async (i) => {
+    const svcBlockFirst = await windowed('explorerBlockFirstRead', () => timed(firstBlocks.length, async (i) => {
       const r = await api('GET', `/networks/consortium/${net.id}/blocks/${firstBlocks[i]}`);
       if (r.status !== 200) throw new Error(r.text);
-    });
+    }));
     const gwBlockFirst = await timed(firstBlocks.length, (i) => evaluateTransaction(qscc('GetBlockByNumber', ['benchchannel', String(firstBlocks[i])])));
-    const svcTxFirst = await timed(invokedTxIds.length, async (i) => {
+    const svcTxFirst = await windowed('explorerTransactionFirstRead', () => timed(invokedTxIds.length, async (i) => {
       const r = await api('GET', `/networks/consortium/${net.id}/transactions/${invokedTxIds[i]}`);
       if (r.status !== 200) throw new Error(r.text);
-    });
+    }));
     const gwTxFirst = await timed(invokedTxIds.length, (i) => evaluateTransaction(qscc('GetTransactionByID', ['benchchannel', invokedTxIds[i]])));
     log(`throughput: ${CONCURRENT} at a time`);
     const svcInvokeTps = await throughput(INVOKES * 2, async (i) => {

@@ -1,7 +1,7 @@
 // The Koa application: request ids and logs, one error shape, swagger, the JSON body
 // parser with a size and a depth limit, authentication, then the route table under /api/v1.
 import Koa from 'koa';
-import Router from '@koa/router';
+import Router, { type RouterMiddleware } from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import type { RouteDef } from './route.ts';
 import type { AppDeps } from '../application/deps.ts';
@@ -17,12 +17,13 @@ import { metricsOpenApiPaths, requestMetrics, serviceMetricsPaths } from './serv
 import type { AccessControl } from './accessControlPort.ts';
 import { EditionRequiredError, UnauthenticatedError, AppError, ValidationError } from '../domain/shared/errors.ts';
 
+const API_PREFIX = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;
 
 export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessControl, drain?: Drain): Koa {
   const app = new Koa({ proxy: false });
-  const router = new Router({ prefix: '/api/v1' });
+  const router = new Router({ prefix: API_PREFIX });
   let openApi: Record<string, unknown> | null = null;
   const doc = () => {
     if (openApi) return openApi;
@@ -48,10 +49,10 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
       await next();
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      deps.log.info(
-        { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, userId: (ctx.state.identity as Identity | undefined)?.userId ?? null, code: ctx.state.error?.code },
-        'request',
-      );
+      const line = { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10, userId: (ctx.state.identity as Identity | undefined)?.userId ?? null, code: ctx.state.error?.code };
+      // Written right after the answer has gone out (Koa writes it once this chain settles), so
+      // the log line (a synchronous write) is not part of the request's latency.
+      setImmediate(() => deps.log.info(line, 'request'));
     }
   });
   app.use(errorMiddleware(deps.log));
@@ -63,8 +64,15 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   // JSON bodies only (415 otherwise), within BODY_LIMIT and MAX_JSON_DEPTH: http/jsonBody.ts.
   app.use(jsonBody({ limit: deps.config.bodyLimit }));
 
+  // Routes also grouped by method and first path segment (`POST sc`, `GET networks`): koa-router
+  // tests every route's pattern on every request, so a request is first matched against the few
+  // routes of its group, in the order of the full table. What its group does not answer (no such
+  // route, another method: 404, 405, OPTIONS) falls through to the full router as before. A
+  // method with a route whose first segment is a parameter is not grouped (it could match any).
+  const groups = new Map<string, Router>();
+  const ungrouped = new Set<string>();
   for (const route of routes) {
-    router[route.method](route.path, async (ctx) => {
+    const handler: RouterMiddleware = async (ctx) => {
       let identity: Identity | null = null;
       try {
         if (route.permission !== 'PUBLIC') {
@@ -110,8 +118,26 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
         ctx.state.thrown = err;
       }
       if (access?.after) await access.after(ctx, route, deps).catch((err) => deps.log.error({ err: (err as Error).message }, 'after-request hook failed'));
-    });
+    };
+    router[route.method](route.path, handler);
+    const method = route.method.toUpperCase();
+    const first = route.path.split('/')[1] ?? '';
+    if (!/^[A-Za-z0-9._~-]+$/.test(first)) ungrouped.add(method);
+    const key = `${method} ${first.toLowerCase()}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = new Router({ prefix: API_PREFIX })));
+    group[route.method](route.path, handler);
   }
+  const grouped = new Map([...groups].filter(([key]) => !ungrouped.has(key.split(' ')[0])).map(([key, group]) => [key, group.routes() as unknown as Koa.Middleware]));
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    if (!path.startsWith(API_PREFIX + '/')) return next();
+    const end = path.indexOf('/', API_PREFIX.length + 1);
+    const first = path.slice(API_PREFIX.length + 1, end < 0 ? undefined : end).toLowerCase();
+    // HEAD is answered by the GET routes, as koa-router does.
+    const dispatch = grouped.get(`${ctx.method === 'HEAD' ? 'GET' : ctx.method} ${first}`);
+    return dispatch ? dispatch(ctx, next) : next();
+  });
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;

@@ -22,7 +22,10 @@ export function requestMetrics(deps: AppDeps): Koa.Middleware {
     } finally {
       const matched = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
       const route = ctx.state.metricsRoute ?? (typeof matched === 'string' ? matched : 'unmatched');
-      deps.metrics?.observeRequest(route, ctx.method, ctx.status, Number(process.hrtime.bigint() - started) / 1e9);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const { method, status } = ctx;
+      // Counted right after the answer has gone out (Koa writes it once this chain settles).
+      setImmediate(() => deps.metrics?.observeRequest(route, method, status, seconds));
     }
   };
 }

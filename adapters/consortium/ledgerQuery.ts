@@ -7,12 +7,12 @@
 //   blockPage({peer, signer}, channel, {offset, limit}) -> { height, blocks: BlockSummary[] } newest first
 //   transaction({peer, signer}, channel, txId) -> TransactionDetail (validation code + block number)
 import { connect, GatewayError, hash, type Gateway } from '@hyperledger/fabric-gateway';
-import { common, peer } from '@hyperledger/fabric-protos';
+import { common } from '@hyperledger/fabric-protos';
 import * as grpc from '@grpc/grpc-js';
 import { FabricNodeUnreachableError, FabricRefusedError, type BlockDetail, type BlockPage, type ChainInfo, type PeerReader, type TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { dropSharedClient, nodeName, sharedGrpcClient } from './fabricGrpc.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
-import { blockDetail, envelopeTransaction } from './ledgerQueryBlocks.ts';
+import { blockDetail, blockTransaction } from './ledgerQueryBlocks.ts';
 
 async function evaluateQscc(reader: PeerReader, channelName: string, fn: string, args: string[]): Promise<Uint8Array> {
   // The peer's connection is shared with the chaincode gateway and kept (fabricGrpc.ts).
@@ -70,21 +70,19 @@ export async function blockPage(reader: PeerReader, channelName: string, page: {
 }
 
 export async function transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail> {
-  // The transaction and the block that holds it (for its number) are asked for together: two
-  // round trips to the peer at once instead of one after the other.
-  const containingBlock = evaluateQscc(reader, channelName, 'GetBlockByTxID', [txId]);
-  containingBlock.catch(() => {}); // awaited below; when the first question fails its answer is not needed
-  const bytes = await evaluateQscc(reader, channelName, 'GetTransactionByID', [txId]).catch((err: unknown) => {
-    // qscc says "no such transaction ID" for an id the ledger does not have: the caller's id is unknown, not a refusal.
-    if (err instanceof FabricRefusedError && /no such transaction ID|entry not found/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', txId);
+  // One question: the block that holds the transaction. It carries the envelope, the validation
+  // code (the block's TRANSACTIONS_FILTER, which the peer's index that GetTransactionByID reads
+  // was written from) and the block's number; GetTransactionByID has no number, so asking it too
+  // cost a second proposal, signature and round trip.
+  const bytes = await evaluateQscc(reader, channelName, 'GetBlockByTxID', [txId]).catch((err: unknown) => {
+    // qscc: "Failed to get block for txID ..., error entry not found in index" for an id the ledger does not have.
+    if (err instanceof FabricRefusedError && /no such transaction ID|not found/i.test(err.fabricMessage)) throw new NotFoundError('Transaction', txId);
     throw err;
   });
-  const processed = peer.ProcessedTransaction.deserializeBinary(bytes);
-  const envelope = processed.getTransactionenvelope();
-  if (!envelope) {
+  const found = blockTransaction(common.Block.deserializeBinary(bytes), txId);
+  if (!found) {
     const node = nodeName(reader.peer);
-    throw new FabricRefusedError(`Peer ${node} returned transaction ${txId} of channel "${channelName}" without its envelope.`, node, channelName, null, '');
+    throw new FabricRefusedError(`Peer ${node} answered GetBlockByTxID for transaction ${txId} of channel "${channelName}" with a block that does not hold it.`, node, channelName, null, '');
   }
-  const containing = common.Block.deserializeBinary(await containingBlock);
-  return { ...envelopeTransaction(envelope.serializeBinary(), processed.getValidationcode()), blockNumber: containing.getHeader()?.getNumber() ?? 0 };
+  return found;
 }

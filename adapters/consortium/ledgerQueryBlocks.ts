@@ -5,9 +5,10 @@
 //   blockHeaderHash(header)     -> Uint8Array
 //   blockDetail(block)          -> BlockDetail (BlockSummary + transactions)
 //   envelopeTransaction(envelopeBytes, validationCode | null) -> BlockTransaction
+//   blockTransaction(block, txId) -> TransactionDetail | null (the first envelope with that id)
 import { createHash } from 'node:crypto';
 import { common, msp, peer } from '@hyperledger/fabric-protos';
-import type { BlockDetail, BlockTransaction } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { BlockDetail, BlockTransaction, TransactionDetail } from '../../domain/consortium/consortiumChannelPorts.ts';
 
 // Fabric hashes the header with Go's encoding/asn1; three fields need only these DER rules, so a
 // library would add a dependency for twenty lines.
@@ -73,4 +74,20 @@ export function blockDetail(block: common.Block): BlockDetail {
     timestamp: transactions[0]?.timestamp ?? null,
     transactions,
   };
+}
+
+/**
+ * The transaction `txId` of a block (qscc's GetBlockByTxID answer) with its validation code from
+ * the block's TRANSACTIONS_FILTER and the block's number: what GetTransactionByID says plus the
+ * number, from one answer. The first envelope with that id: a later one in the same block is a
+ * DUPLICATE_TXID, and the peer's index (which GetTransactionByID reads) holds the first.
+ */
+export function blockTransaction(block: common.Block, txId: string): TransactionDetail | null {
+  const data = block.getData()?.getDataList_asU8() ?? [];
+  const filter = block.getMetadata()?.getMetadataList_asU8()[common.BlockMetadataIndex.TRANSACTIONS_FILTER] ?? new Uint8Array();
+  for (let i = 0; i < data.length; i++) {
+    const t = envelopeTransaction(data[i], filter.length > i ? filter[i] : null);
+    if (t.txId === txId) return { ...t, blockNumber: block.getHeader()?.getNumber() ?? 0 };
+  }
+  return null;
 }

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { common } from '@hyperledger/fabric-protos';
-import { blockDetail, blockHeaderHash } from '../../../adapters/consortium/ledgerQueryBlocks.ts';
+import { blockDetail, blockHeaderHash, blockTransaction } from '../../../adapters/consortium/ledgerQueryBlocks.ts';
 import { signedEnvelope } from '../../../adapters/consortium/fabricSigningEnvelope.ts';
 
 const test = suite('block header hash and block decoding');
@@ -53,5 +53,33 @@ test('transactions are decoded with id, type, creator MSP, timestamp and validat
   assert.match(detail.transactions[0].txId, /^[0-9a-f]{64}$/);
   assert.is(detail.timestamp, detail.transactions[0].timestamp);
 });
+
+test('a transaction is found in its block by id, with the validation code of its slot and the block number', async () => {
+  const signer = { mspId: 'Org2MSP', certificatePem: 'CERT', sign: async () => new Uint8Array([1]) };
+  const made = await Promise.all([0, 1].map(() => signedEnvelope(signer, common.HeaderType.ENDORSER_TRANSACTION, 'ch', new Uint8Array())));
+  const ids = made.map((e) => blockDetail(blockOf(9, [e.serializeBinary()], [0])).transactions[0].txId);
+  // The second transaction twice: the later copy is the duplicate (code 9, DUPLICATE_TXID).
+  const block = blockOf(9, [made[0], made[1], made[1]].map((e) => e.serializeBinary()), [0, 11, 9]);
+  const second = blockTransaction(block, ids[1]);
+  assert.is(second?.blockNumber, 9);
+  assert.is(second?.validationCode, 'MVCC_READ_CONFLICT');
+  assert.is(second?.creatorMspId, 'Org2MSP');
+  assert.is(blockTransaction(block, ids[0])?.validationCode, 'VALID');
+  assert.is(blockTransaction(block, 'f'.repeat(64)), null);
+  // A block without a filter (never so on a committing peer): no code rather than a wrong one.
+  assert.is(blockTransaction(blockOf(3, [made[0].serializeBinary()], []), ids[0])?.validationCode, null);
+});
+
+function blockOf(number: number, envelopes: Uint8Array[], codes: number[]): common.Block {
+  const block = new common.Block();
+  block.setHeader(header(number, Buffer.alloc(32, 1), Buffer.alloc(32, 2)));
+  const data = new common.BlockData();
+  data.setDataList(envelopes);
+  block.setData(data);
+  const metadata = new common.BlockMetadata();
+  metadata.setMetadataList([new Uint8Array(), new Uint8Array(), new Uint8Array(codes), new Uint8Array(), new Uint8Array()]);
+  block.setMetadata(metadata);
+  return block;
+}
 
 test.run();
