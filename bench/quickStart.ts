@@ -4,14 +4,18 @@
 // chaincode query answered. EVM: from POST /networks to a contract call answered (a deployed
 // storage contract read through the service's query route, eth_call). Each phase is
 // timed, as a user would drive the API (one call after another, joins retried while the
-// channel forms). Prints one JSON object. `npx tsx bench/quickStart.ts`
-import { readFileSync } from 'node:fs';
+// channel forms). Each phase also gives the server process's CPU in it (user+system, /proc), and
+// the consortium run the CPU its Fabric nodes and chaincode server used in all (so a slow phase
+// says whether the service was working or waiting). BENCH_CPU_PROF=<dir> runs the server under
+// --cpu-prof. Prints one JSON object. `npx tsx bench/quickStart.ts`
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { fabricMissing } from '../test/helpers/programs.ts';
 import { consortiumEnv } from '../test/e2e/consortium/consortiumApi.ts';
 import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../test/e2e/evm/evmLifecycle.ts';
+import { procStat } from './lib/procStat.ts';
 
 const log = benchLog('quick start');
 const QUICK_BATCH_TIMEOUT = '500ms';
@@ -32,26 +36,64 @@ async function retried(s: TestServer, method: string, p: string, body: unknown, 
   }
 }
 
-function phases() {
+const serverArgs = () => (process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
+
+// CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: each phase's window within a --cpu-prof profile.
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/** Wall time per phase, the server process's CPU time in it, and (under BENCH_CPU_PROF) its window in the profile. */
+function phases(serverPid: number) {
+  const cpu = () => procStat(serverPid).cpuMs;
   const t0 = performance.now();
+  const c0 = cpu();
   let last = t0;
+  let lastCpu = c0;
+  let lastUs = nowUs();
   const out: Record<string, number> = {};
+  const serviceCpu: Record<string, number> = {};
+  const windowsUs: Record<string, number[]> = {};
   return {
     mark(name: string) {
       const t = performance.now();
+      const c = cpu();
       out[name] = round(t - last);
+      serviceCpu[name] = round(c - lastCpu);
+      if (process.env.BENCH_CPU_PROF) windowsUs[name] = [lastUs, nowUs()];
       last = t;
+      lastCpu = c;
+      lastUs = nowUs();
     },
     total: () => round(last - t0),
+    serviceCpuTotal: () => round(lastCpu - c0),
+    profile: () => (process.env.BENCH_CPU_PROF ? { profileWindowsUs: windowsUs } : {}),
     out,
+    serviceCpu,
   };
+}
+
+/** CPU time (user+system) of the processes running from `dir` (the nodes and chaincode servers of a server's data directory). */
+function cpuOfProcessesUnder(dir: string): { processes: number; cpuMs: number } {
+  let processes = 0;
+  let cpuMs = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (!cwd.startsWith(dir) && !cmdline.includes(dir)) continue;
+      cpuMs += procStat(Number(pid)).cpuMs;
+      processes++;
+    } catch {
+      continue;
+    }
+  }
+  return { processes, cpuMs: round(cpuMs) };
 }
 
 async function consortium(): Promise<Record<string, unknown>> {
   if (fabricMissing) return { skipped: fabricMissing };
-  const s = await startServer({ env: { ...consortiumEnv(), LOG_LEVEL: 'warn' } });
+  const s = await startServer({ env: { ...consortiumEnv(), LOG_LEVEL: 'warn' }, nodeArgs: serverArgs() });
   try {
-    const p = phases();
+    const p = phases(s.child.pid!);
     // As a user with a script would: both organizations asked for at once.
     const [org1, org2] = await Promise.all([
       api(s, 'POST', '/organizations', { name: 'Quick1', mspId: 'Quick1MSP' }),
@@ -89,7 +131,13 @@ async function consortium(): Promise<Record<string, unknown>> {
     const q = await retried(s, 'POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/query`, { function: 'ReadAsset', args: ['q1'] }, 30_000);
     if (!String(q.result).includes('q1')) throw new Error(`query answered ${JSON.stringify(q).slice(0, 200)}`);
     p.mark('firstQueryAnsweredMs');
-    return { setup: `2 organizations, 3 raft orderers, 2 peers, asset-registry (chaincode as a service, default endorsement policy), channel batchTimeout ${QUICK_BATCH_TIMEOUT}`, totalMs: p.total(), phases: p.out };
+    return {
+      setup: `2 organizations, 3 raft orderers, 2 peers, asset-registry (chaincode as a service, default endorsement policy), channel batchTimeout ${QUICK_BATCH_TIMEOUT}`,
+      totalMs: p.total(), phases: p.out,
+      serviceCpuMs: p.serviceCpuTotal(), serviceCpuPhasesMs: p.serviceCpu,
+      nodesCpu: { ...cpuOfProcessesUnder(s.dataDir), note: 'the Fabric nodes and the chaincode server still running at the end, their CPU since they started' },
+      ...p.profile(),
+    };
   } finally {
     const all = (await call(s.api, 'GET', '/nodes?limit=100', { headers: adminAuth() })).json?.items ?? [];
     for (const n of all) await call(s.api, 'DELETE', `/nodes/${n.id}`, { headers: adminAuth() }).catch(() => undefined);
@@ -98,9 +146,9 @@ async function consortium(): Promise<Record<string, unknown>> {
 }
 
 async function evm(): Promise<Record<string, unknown>> {
-  const s = await startServer({ env: { LOG_LEVEL: 'warn' } });
+  const s = await startServer({ env: { LOG_LEVEL: 'warn' }, nodeArgs: serverArgs() });
   try {
-    const p = phases();
+    const p = phases(s.child.pid!);
     const created = await api(s, 'POST', '/networks', { name: 'quick-evm', type: 'evm', genesis: { chain_id: 47001, consensus: 'QBFT', block_time: 1 } });
     p.mark('networkCreatedMs');
     const started = await api(s, 'POST', `/networks/${created.id}/start`);
@@ -112,7 +160,7 @@ async function evm(): Promise<Record<string, unknown>> {
     const answer = await api(s, 'POST', `/sc/evm/contracts/${deployed.contract_id}/query`, { function: 'get' });
     if (answer.result?.[0] !== '424242') throw new Error(`get() answered ${JSON.stringify(answer.result)}`);
     p.mark('firstCallAnsweredMs');
-    return { setup: 'one anvil node (process engine), block time 1 s; the call is POST /sc/evm/contracts/{id}/query (eth_call through the service)', totalMs: p.total(), phases: p.out };
+    return { setup: 'one anvil node (process engine), block time 1 s; the call is POST /sc/evm/contracts/{id}/query (eth_call through the service)', totalMs: p.total(), phases: p.out, serviceCpuMs: p.serviceCpuTotal(), serviceCpuPhasesMs: p.serviceCpu, ...p.profile() };
   } finally {
     const nets = (await call(s.api, 'GET', '/networks/evm?limit=10', { headers: adminAuth() })).json?.items ?? [];
     for (const n of nets) await call(s.api, 'DELETE', `/networks/evm/${n.id}`, { headers: adminAuth() }).catch(() => undefined);

@@ -33,8 +33,52 @@ export function sagaEventId(saga: string, sourceEventId: string, index = 0): str
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/**
+ * The checkpoint writes of one pool's sagas made in the same turn of the event loop, as one
+ * statement. Every saga reads every batch of events (most hold none of its own: a node shard's
+ * saga takes one node in sixteen) and moves its checkpoint after each, so one append was followed
+ * by some forty UPDATEs, one PostgreSQL write transaction each. The writes of a turn are sent
+ * after it, together, one statement after the other; each caller's promise settles when its
+ * statement has (a failure fails them all, and each saga resumes from its stored checkpoint as
+ * before). A checkpoint never moves back.
+ */
+const checkpointWrites = new WeakMap<object, (name: string, position: number) => Promise<void>>();
+
+function checkpointWriter(pool: pg.Pool): (name: string, position: number) => Promise<void> {
+  const known = checkpointWrites.get(pool);
+  if (known) return known;
+  let gathering: Map<string, number> | null = null;
+  let written: Promise<void> = Promise.resolve();
+  // One statement at a time: two multi-row updates of the same rows could deadlock each other.
+  let previous: Promise<unknown> = Promise.resolve();
+  const write = (name: string, position: number): Promise<void> => {
+    if (!gathering) {
+      const batch = (gathering = new Map<string, number>());
+      written = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          gathering = null;
+          const names = [...batch.keys()].sort();
+          const sent = previous.then(() => pool.query(
+            `UPDATE saga_checkpoints AS c SET position = v.position
+             FROM unnest($1::text[], $2::bigint[]) AS v(name, position)
+             WHERE c.name = v.name AND c.position < v.position`,
+            [names, names.map((n) => batch.get(n)!)],
+          ));
+          previous = sent.catch(() => undefined);
+          sent.then(() => resolve(), reject);
+        });
+      });
+    }
+    gathering.set(name, Math.max(gathering.get(name) ?? 0, position));
+    return written;
+  };
+  checkpointWrites.set(pool, write);
+  return write;
+}
+
 export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
+  const writeCheckpoint = checkpointWriter(pool);
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
   let firing = false;
@@ -87,7 +131,7 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
     } else {
       for (const e of mine) await handleOnce(e);
     }
-    await pool.query('UPDATE saga_checkpoints SET position = $2 WHERE name = $1 AND position < $2', [saga.name, batch[batch.length - 1].position]);
+    await writeCheckpoint(saga.name, batch[batch.length - 1].position);
   }
 
   async function startSaga(saga: Saga): Promise<void> {

@@ -18,7 +18,7 @@ import { applyToIndex, emptyIndex, planAppend, unapplyFromIndex } from './eventS
 import { groupCommit, type Outcome } from './groupCommit.ts';
 import type { EventLog } from './eventStoreDbLog.ts';
 import { verifyLog } from './eventStoreDbVerify.ts';
-import { batchSubscription } from './batchSubscription.ts';
+import { batchSubscription, sharedReads } from './batchSubscription.ts';
 
 export interface LogStoreOptions {
   /** Name of the log stream, for error messages. */
@@ -182,9 +182,11 @@ export function logEventStore(log: EventLog, opts: LogStoreOptions): EventStore 
     watcher = log.watch(() => wake.emit('append'));
   }
 
+  const subscriptionReads = sharedReads(readAll);
+
   function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
     ensureWatcher();
-    return batchSubscription({ fromCheckpoint, readAll, handler, onError, wake, pollMs });
+    return batchSubscription({ fromCheckpoint, readAll: subscriptionReads, handler, onError, wake, pollMs });
   }
 
   return {

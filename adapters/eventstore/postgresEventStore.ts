@@ -15,7 +15,7 @@ import type {
   RecordedEvent,
   Subscription,
 } from '../../domain/shared/eventStore.ts';
-import { batchSubscription } from './batchSubscription.ts';
+import { batchSubscription, sharedReads } from './batchSubscription.ts';
 import { groupCommit } from './groupCommit.ts';
 import { appendBatch, type PendingAppend } from './postgresAppendBatch.ts';
 import { toRecorded, verifyChain } from './postgresChainVerify.ts';
@@ -97,8 +97,10 @@ export function postgresEventStore(pool: pg.Pool, opts: PostgresEventStoreOption
     return Number(res.rows[0].p);
   }
 
+  const subscriptionReads = sharedReads(readAll);
+
   function subscribe(fromCheckpoint: number, handler: (batch: RecordedEvent[]) => Promise<void>, onError?: (err: unknown) => void): Subscription {
-    return batchSubscription({ fromCheckpoint, readAll, handler, onError, wake, pollMs, start: ensureListener });
+    return batchSubscription({ fromCheckpoint, readAll: subscriptionReads, handler, onError, wake, pollMs, start: ensureListener });
   }
 
   async function verify(fromPosition: number, toPosition?: number): Promise<ChainVerification> {

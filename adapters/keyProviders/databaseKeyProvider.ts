@@ -7,8 +7,10 @@
 //
 // Supports EC P-256, P-384, P-521, secp256k1; RSA 2048, 4096; Ed25519. Decrypted keys are cached
 // per handle for the life of the process, so only the first use of a key after a start pays
-// the PBKDF2 cost and sign() runs at node:crypto speed.
-import { createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
+// the PBKDF2 cost and sign() runs at node:crypto speed. The node-key reads at the end of this
+// file (a Fabric node's key files, a besu validator's key) take a key from that cache when the
+// provider holds it, and decrypt it otherwise.
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { GeneratedKey, KeyProvider, KeySpec, SignInput } from '../../domain/keys/keyProvider.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -37,6 +39,34 @@ interface LoadedKey {
 
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The decrypted-key caches of this process's database providers, per database (the pool) and
+ * KEY_ENCRYPTION_KEY (by its SHA-256). Each provider fills its own cache (a key it made, imported
+ * or first used for signing); the node-key reads below only look into them. A node's identity and
+ * TLS keys are made a moment before its first start, which reads both back for the node's files:
+ * each read paid PBKDF2 again (0.1-0.3 s of CPU per key; five nodes asked for at once, ten on two
+ * cores).
+ */
+const providerCaches = new WeakMap<object, Map<string, Set<Map<string, Promise<LoadedKey>>>>>();
+
+function cachesOf(pool: SqlQueryable, keyEncryptionKey: string): Set<Map<string, Promise<LoadedKey>>> {
+  let byKek = providerCaches.get(pool);
+  if (!byKek) providerCaches.set(pool, (byKek = new Map()));
+  const kek = createHash('sha256').update(keyEncryptionKey, 'utf8').digest('hex');
+  let caches = byKek.get(kek);
+  if (!caches) byKek.set(kek, (caches = new Set()));
+  return caches;
+}
+
+/** A key some provider of this pool and KEK holds decrypted, or null. */
+async function heldKey(options: DatabaseKeyProviderOptions, handle: string): Promise<KeyObject | null> {
+  for (const cache of cachesOf(options.pool, options.keyEncryptionKey)) {
+    const held = await cache.get(handle.toLowerCase())?.catch(() => null);
+    if (held) return held.privateKey;
+  }
+  return null;
+}
+
 /** The additional data binding a ciphertext to its row. */
 export function keyMaterialContext(handle: string): string {
   return `key_material:${handle.toLowerCase()}`;
@@ -46,6 +76,7 @@ export function createDatabaseKeyProvider(options: DatabaseKeyProviderOptions): 
   const { pool } = options;
   const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
   const cache = new Map<string, Promise<LoadedKey>>();
+  cachesOf(pool, options.keyEncryptionKey).add(cache);
 
   function supports(spec: KeySpec): boolean {
     if (spec.algorithm === 'EC') return spec.curve !== undefined && spec.curve in openSslCurveName;
@@ -161,15 +192,17 @@ export function createDatabaseKeyProvider(options: DatabaseKeyProviderOptions): 
  * a besu validator can run only if its key leaves the provider once, into the node directory.
  * Deliberately not a KeyProvider method: the port's rule is that private keys never cross it
  * (Vault and KMS keys cannot be exported at all, and no route may ever reach this). The caller
- * writes the scalar to a 0600 file and drops it; nothing here logs or caches it.
+ * writes the scalar to a 0600 file and drops it; nothing here logs it or adds it to the
+ * provider's cache of decrypted keys (a key the provider holds is taken from there).
  */
 /**
  * The PKCS#8 PEM ("PRIVATE KEY") of an EC key held by the database provider, for the consortium
  * node runtime only (adapters/consortium): a Fabric peer or orderer reads its signing and TLS
  * keys from files (msp/keystore, tls/server.key), and Fabric's BCCSP takes PKCS#8 PEM of P-256
  * or P-384 keys. Not a KeyProvider method, for the reason given at databaseSecp256k1PrivateKey:
- * the caller writes it to a 0600 file in the node directory and drops it; nothing here logs or
- * caches it, and no route may ever reach it.
+ * the caller writes it to a 0600 file in the node directory and drops it; nothing here logs it
+ * or adds it to the provider's cache (a key the provider holds is taken from there), and no
+ * route may ever reach it.
  */
 export async function databasePrivateKeyPem(options: DatabaseKeyProviderOptions, handle: string): Promise<string> {
   if (!uuidPattern.test(handle)) throw new NotFoundError('Key', handle);
@@ -180,14 +213,21 @@ export async function databasePrivateKeyPem(options: DatabaseKeyProviderOptions,
     const what = row.algorithm === 'EC' ? `an EC ${row.curve} key` : `an ${row.algorithm} key`;
     throw new ValidationError(`Key ${handle} is ${what}; Fabric nodes need an EC P-256 or P-384 key.`, [{ field: 'keyHandle', message: 'not an EC P-256 or P-384 key' }]);
   }
+  // Re-encoded rather than wrapped as stored, so what Fabric reads is always plain PKCS#8.
+  return (await nodeKeyObject(options, handle, row)).export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+/** The key of a row read for a node: the provider's decrypted copy when this process holds one, else decrypted here and not kept. */
+async function nodeKeyObject(options: DatabaseKeyProviderOptions, handle: string, row: { kdf_iterations: number; salt: Buffer; iv: Buffer; ciphertext: Buffer; auth_tag: Buffer }): Promise<KeyObject> {
+  const held = await heldKey(options, handle);
+  if (held) return held;
   const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
   const der = await encryption.decrypt(
     { salt: row.salt, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag, iterations: row.kdf_iterations },
     keyMaterialContext(handle.toLowerCase()),
   );
   try {
-    // Re-encoded rather than wrapped as stored, so what Fabric reads is always plain PKCS#8.
-    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ type: 'pkcs8', format: 'pem' }).toString();
+    return createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   } finally {
     der.fill(0);
   }
@@ -201,21 +241,12 @@ export async function databaseSecp256k1PrivateKey(options: DatabaseKeyProviderOp
   if (row.algorithm !== 'EC' || row.curve !== 'secp256k1') {
     throw new ValidationError(`Key ${handle} is not a secp256k1 key.`, [{ field: 'keyHandle', message: 'not a secp256k1 key' }]);
   }
-  const encryption = createKeyEncryption(options.keyEncryptionKey, { iterations: options.kdfIterations });
-  const der = await encryption.decrypt(
-    { salt: row.salt, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag, iterations: row.kdf_iterations },
-    keyMaterialContext(handle.toLowerCase()),
-  );
-  try {
-    const jwk = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }).export({ format: 'jwk' });
-    const d = Buffer.from(jwk.d ?? '', 'base64url');
-    if (d.length > 32 || d.length === 0) throw new ValidationError(`Key ${handle} has no 32-byte secp256k1 scalar.`, [{ field: 'keyHandle', message: 'malformed key' }]);
-    // JWK "d" is the fixed-length scalar already; pad defensively all the same.
-    const out = new Uint8Array(32);
-    out.set(d, 32 - d.length);
-    d.fill(0);
-    return out;
-  } finally {
-    der.fill(0);
-  }
+  const jwk = (await nodeKeyObject(options, handle, row)).export({ format: 'jwk' });
+  const d = Buffer.from(jwk.d ?? '', 'base64url');
+  if (d.length > 32 || d.length === 0) throw new ValidationError(`Key ${handle} has no 32-byte secp256k1 scalar.`, [{ field: 'keyHandle', message: 'malformed key' }]);
+  // JWK "d" is the fixed-length scalar already; pad defensively all the same.
+  const out = new Uint8Array(32);
+  out.set(d, 32 - d.length);
+  d.fill(0);
+  return out;
 }

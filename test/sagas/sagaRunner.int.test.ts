@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomUUID } from 'node:crypto';
-import { freshDatabase } from '../helpers/postgres.ts';
+import { freshDatabase, recordingPool } from '../helpers/postgres.ts';
 import { migrate } from '../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
 import { createSagaRunner, sagaEventId } from '../../sagas/sagaRunner.ts';
@@ -139,6 +139,34 @@ test('a durable timer scheduled before a restart fires after it', async () => {
   await new Promise((r) => setTimeout(r, 300));
   await r2.stop();
   assert.equal(fired, ['backup'], 'fires once');
+  await store.close();
+  await db.close();
+});
+
+test('the checkpoint writes of many sagas in one turn are one statement, and every checkpoint still reaches the last event', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  const seen = new Map<string, number>();
+  // Twenty sagas, like the node shards': each takes only its own events and reads every batch.
+  const sagas: Saga[] = Array.from({ length: 20 }, (_, k) => ({
+    name: `shard-like#${k}`,
+    handles: ['Ping'],
+    accepts: (e) => Number(e.data.n) % 20 === k,
+    async handle(e) {
+      seen.set(`${k}`, Number(e.data.n));
+    },
+  }));
+  const runner = createSagaRunner({ pool, store, sagas });
+  await runner.start();
+  for (let n = 0; n < 10; n++) await store.append(`ping-${n}`, 0, [{ id: randomUUID(), type: 'Ping', data: { n } }], meta());
+  const head = await store.headPosition();
+  await until(async () => (await Promise.all(sagas.map((s) => runner.checkpoint(s.name)))).every((p) => p >= head));
+  await runner.stop();
+  assert.is(seen.size, 10, 'each event handled by the one saga it belongs to');
+  const writes = log.filter((q) => /UPDATE saga_checkpoints/.test(q)).length;
+  // One per saga per batch before (20 sagas x at least one batch each); gathered per turn now.
+  assert.ok(writes < sagas.length, `${writes} checkpoint statements for ${sagas.length} sagas`);
   await store.close();
   await db.close();
 });

@@ -1,10 +1,12 @@
 // The consortium runtime's read of a database-provider key as PKCS#8 PEM (a Fabric node's key
-// files): it is the key of the stored public key, and only P-256 / P-384 keys can be read.
+// files): it is the key of the stored public key, and only P-256 / P-384 keys can be read; a key
+// the provider holds decrypted is read from that copy rather than through PBKDF2 again.
 import { test } from 'uvu';
+import pg from 'pg';
 import * as assert from 'uvu/assert';
 import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createDatabaseKeyProvider, databasePrivateKeyPem } from '../../../adapters/keyProviders/databaseKeyProvider.ts';
+import { createDatabaseKeyProvider, databasePrivateKeyPem, databaseSecp256k1PrivateKey } from '../../../adapters/keyProviders/databaseKeyProvider.ts';
 import { KeyDecryptionError } from '../../../adapters/keyProviders/keyEncryption.ts';
 import { NotFoundError, ValidationError } from '../../../domain/shared/errors.ts';
 import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
@@ -56,6 +58,34 @@ test('other algorithms and curves, unknown handles and a wrong KEY_ENCRYPTION_KE
   assert.instance(await databasePrivateKeyPem(opts, '00000000-0000-0000-0000-000000000000').catch((e) => e), NotFoundError);
   assert.instance(await databasePrivateKeyPem(opts, 'not-a-uuid').catch((e) => e), NotFoundError);
   assert.instance(await databasePrivateKeyPem({ ...opts, keyEncryptionKey: randomBytes(32).toString('hex') }, p256.handle).catch((e) => e), KeyDecryptionError);
+});
+
+test('a key the provider holds is read from its decrypted copy; another process (pool) or another KEY_ENCRYPTION_KEY decrypts the row', async () => {
+  const provider = createDatabaseKeyProvider({ pool: db.pool, keyEncryptionKey: kek, kdfIterations: 1000 });
+  const key = await provider.generateKey('peer0-identity', { algorithm: 'EC', curve: 'P-256' });
+  const k1 = await provider.generateKey('validator', { algorithm: 'EC', curve: 'secp256k1' });
+  const { rows } = await db.pool.query('SELECT id, ciphertext FROM key_material WHERE id = ANY($1)', [[key.handle, k1.handle]]);
+  // The stored ciphertext altered after the keys were made: only a read that decrypts notices.
+  for (const row of rows) {
+    const bad = Buffer.from(row.ciphertext as Buffer);
+    bad[bad.length - 1] ^= 0xff;
+    await db.pool.query('UPDATE key_material SET ciphertext = $2 WHERE id = $1', [row.id, bad]);
+  }
+  const opts = { pool: db.pool, keyEncryptionKey: kek };
+  const pem = await databasePrivateKeyPem(opts, key.handle);
+  assert.is(createPublicKey(createPrivateKey(pem)).export({ type: 'spki', format: 'pem' }).toString(), key.publicKeyPem, 'the held copy, no PBKDF2');
+  assert.is((await databaseSecp256k1PrivateKey(opts, k1.handle)).length, 32);
+  const other = new pg.Pool({ connectionString: db.url, max: 1 });
+  try {
+    assert.instance(await databasePrivateKeyPem({ pool: other, keyEncryptionKey: kek }, key.handle).catch((e) => e), KeyDecryptionError, 'a pool the provider does not use holds nothing');
+    assert.instance(await databaseSecp256k1PrivateKey({ pool: other, keyEncryptionKey: kek }, k1.handle).catch((e) => e), KeyDecryptionError);
+  } finally {
+    await other.end();
+  }
+  assert.instance(await databasePrivateKeyPem({ ...opts, keyEncryptionKey: randomBytes(32).toString('hex') }, key.handle).catch((e) => e), KeyDecryptionError, 'another KEK holds nothing');
+  // Deleted through the provider: no longer held, and no longer there.
+  await provider.deleteKey(key.handle);
+  assert.instance(await databasePrivateKeyPem(opts, key.handle).catch((e) => e), NotFoundError);
 });
 
 test.run();
