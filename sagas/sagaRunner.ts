@@ -44,7 +44,7 @@ export function sagaEventId(saga: string, sourceEventId: string, index = 0): str
  */
 const checkpointWrites = new WeakMap<object, (name: string, position: number) => Promise<void>>();
 
-function checkpointWriter(pool: pg.Pool): (name: string, position: number) => Promise<void> {
+export function checkpointWriter(pool: pg.Pool): (name: string, position: number) => Promise<void> {
   const known = checkpointWrites.get(pool);
   if (known) return known;
   let gathering: Map<string, number> | null = null;

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { startS3Server, type S3Server } from '../helpers/s3Server.ts';
+import { filesHolding } from '../helpers/files.ts';
 import { STORE_ABI, STORE_BYTECODE, alive, pidOf, until } from './evm/evmLifecycle.ts';
 
 const run = promisify(execFile);
@@ -52,20 +53,6 @@ async function rawSnapshot(snapshotId: string): Promise<string> {
   scratchDirs.push(dir);
   await restic(['restore', snapshotId, '--target', dir]);
   return dir;
-}
-
-/** Files under dir whose bytes hold the needle. */
-function filesHolding(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && readFileSync(p).includes(needle)) found.push(p);
-    }
-  };
-  walk(dir);
-  return found;
 }
 
 // Failed logins with these names are audit-only events: in a backup with include_in_backups

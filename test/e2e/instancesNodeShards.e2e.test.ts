@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
 import { startS3Server, type S3Server } from '../helpers/s3Server.ts';
-import { alive, pidOf } from './evm/evmLifecycle.ts';
+import { alive, pidOf, until } from './evm/evmLifecycle.ts';
+import { leasesHeld } from '../helpers/instances.ts';
 
 const t = suite('several instances: node work spread by shard');
 const LEASE_S = 3;
@@ -31,27 +32,8 @@ const hasRestic = (() => {
   }
 })();
 
-async function until<T>(what: string, cond: () => Promise<T | false | null | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await cond();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`not in time: ${what}`);
-    await sleep(150);
-  }
-}
-
-/** The node shards each instance says it holds (GET /health), null for one that does not answer. */
-async function shardsHeld(list: TestServer[]): Promise<(number[] | null)[]> {
-  return Promise.all(list.map(async (s) => {
-    try {
-      const r = await call(s.api, 'GET', '/health');
-      return (r.json.instance.work as string[]).filter((w) => w.startsWith('node-shard-')).map((w) => Number(w.slice('node-shard-'.length)));
-    } catch {
-      return null;
-    }
-  }));
-}
+/** The node shards each instance says it holds, null for one that does not answer. */
+const shardsHeld = async (list: TestServer[]) => (await leasesHeld(list, 'node-shard-')).map((h) => h?.map(Number) ?? null);
 
 const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_S), LNM_ALLOW_PRIVATE_TARGETS: 'true', KEY_ENCRYPTION_KEY: 'node-shards-e2e-key-encryption-key-0123456' } });
 

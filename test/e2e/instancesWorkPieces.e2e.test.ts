@@ -12,6 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
 import { freePortBlock } from '../helpers/ports.ts';
+import { leasesHeld } from '../helpers/instances.ts';
+import { until } from './evm/evmLifecycle.ts';
 import { WORK_PIECES } from '../../sagas/workPieces.ts';
 
 const t = suite('several instances: background work spread by piece, the metrics stack run once');
@@ -25,27 +27,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_S), KEY_ENCRYPTION_KEY: 'work-pieces-e2e-key-encryption-key-0123456' } });
 
-async function until<T>(what: string, cond: () => Promise<T | false | null | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await cond();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`not in time: ${what}`);
-    await sleep(150);
-  }
-}
-
-/** The work pieces each instance says it holds (GET /health), null for one that does not answer. */
-async function piecesHeld(list: TestServer[]): Promise<(string[] | null)[]> {
-  return Promise.all(list.map(async (s) => {
-    try {
-      const r = await call(s.api, 'GET', '/health');
-      return (r.json.instance.work as string[]).filter((w) => w.startsWith('work:')).map((w) => w.slice('work:'.length));
-    } catch {
-      return null;
-    }
-  }));
-}
+/** The work pieces each instance says it holds (names without `work:`), null for one that does not answer. */
+const piecesHeld = (list: TestServer[]) => leasesHeld(list, 'work:');
 
 /** The Prometheus processes listening on the test's port: pid and the data directory they run from. */
 function prometheusOnPort(): { pid: number; cmdline: string }[] {

@@ -57,6 +57,14 @@ export async function oneWorkHolder(servers: TestServer[], withinMs: number): Pr
   }
 }
 
+/**
+ * The leases each instance says it holds (GET /health instance.work) whose names start with
+ * `prefix`, the prefix taken off (`work:` pieces, `node-shard-` shards); null for one that does not answer.
+ */
+export async function leasesHeld(list: TestServer[], prefix: string): Promise<(string[] | null)[]> {
+  return Promise.all(list.map(async (s) => (await workOf(s))?.filter((w) => w.startsWith(prefix)).map((w) => w.slice(prefix.length)) ?? null));
+}
+
 /** The leases an instance says it holds (GET /health instance.work); null when it does not answer. */
 export async function workOf(s: TestServer): Promise<string[] | null> {
   try {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, recordingPool } from '../helpers/postgres.ts';
 import { migrate } from '../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
-import { createSagaRunner, sagaEventId } from '../../sagas/sagaRunner.ts';
+import { checkpointWriter, createSagaRunner, sagaEventId } from '../../sagas/sagaRunner.ts';
 import type { Saga } from '../../sagas/saga.ts';
 import { DuplicateEventError } from '../../domain/shared/errors.ts';
 
@@ -143,10 +143,8 @@ test('a durable timer scheduled before a restart fires after it', async () => {
   await db.close();
 });
 
-test('the checkpoint writes of many sagas in one turn are one statement, and every checkpoint still reaches the last event', async () => {
+test('many sagas on one runner: each event handled by the saga it belongs to, and every checkpoint reaches the last event', async () => {
   const { db, store } = await setup();
-  const log: string[] = [];
-  const pool = recordingPool(db.pool, log);
   const seen = new Map<string, number>();
   // Twenty sagas, like the node shards': each takes only its own events and reads every batch.
   const sagas: Saga[] = Array.from({ length: 20 }, (_, k) => ({
@@ -157,16 +155,33 @@ test('the checkpoint writes of many sagas in one turn are one statement, and eve
       seen.set(`${k}`, Number(e.data.n));
     },
   }));
-  const runner = createSagaRunner({ pool, store, sagas });
+  const runner = createSagaRunner({ pool: db.pool, store, sagas });
   await runner.start();
   for (let n = 0; n < 10; n++) await store.append(`ping-${n}`, 0, [{ id: randomUUID(), type: 'Ping', data: { n } }], meta());
   const head = await store.headPosition();
   await until(async () => (await Promise.all(sagas.map((s) => runner.checkpoint(s.name)))).every((p) => p >= head));
   await runner.stop();
   assert.is(seen.size, 10, 'each event handled by the one saga it belongs to');
-  const writes = log.filter((q) => /UPDATE saga_checkpoints/.test(q)).length;
-  // One per saga per batch before (20 sagas x at least one batch each); gathered per turn now.
-  assert.ok(writes < sagas.length, `${writes} checkpoint statements for ${sagas.length} sagas`);
+  await store.close();
+  await db.close();
+});
+
+test('checkpoint writes asked for in one turn go out as one statement, and a checkpoint never moves back', async () => {
+  // How many sagas meet in one turn while the runner runs depends on the machine's load (so the
+  // number of statements per append is a bench figure, not a test's); what the writer promises
+  // is deterministic: the writes of one turn are one statement.
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  const names = Array.from({ length: 20 }, (_, k) => `writer#${k}`);
+  for (const n of names) await db.pool.query('INSERT INTO saga_checkpoints (name, position) VALUES ($1, 5)', [n]);
+  const write = checkpointWriter(pool);
+  await Promise.all(names.map((n, k) => write(n, 10 + k)));
+  assert.is(log.filter((q) => /UPDATE saga_checkpoints/.test(q)).length, 1, 'twenty writes of one turn: one statement');
+  await Promise.all(names.map((n) => write(n, 7)));
+  const rows = (await db.pool.query('SELECT name, position FROM saga_checkpoints WHERE name = ANY($1) ORDER BY name', [names])).rows as { name: string; position: string }[];
+  for (const r of rows) assert.is(Number(r.position), 10 + names.indexOf(r.name), `${r.name} did not move back`);
+  assert.is(log.filter((q) => /UPDATE saga_checkpoints/.test(q)).length, 2);
   await store.close();
   await db.close();
 });

@@ -58,19 +58,7 @@ export async function rawSnapshot(repo: BackupRepository, snapshotId: string, sc
   return dir;
 }
 
-/** Every file under `dir` whose bytes hold `needle`. */
-export function filesHolding(dir: string, needle: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.isFile() && readFileSync(p).includes(needle)) found.push(p);
-    }
-  };
-  walk(dir);
-  return found;
-}
+export { filesHolding } from '../../helpers/files.ts';
 
 export async function waitBackup(api: Api, id: number) {
   return until(`backup ${id} to end`, async () => {
