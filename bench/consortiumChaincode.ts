@@ -12,13 +12,15 @@ import pg from 'pg';
 import { startServer, type TestServer } from '../test/helpers/server.ts';
 import { fabricMissing } from '../test/helpers/programs.ts';
 import { runGlobalTeardown } from '../test/helpers/globalTeardown.ts';
-import { apiOf, consortiumEnv, node, organization, until } from '../test/e2e/consortium/consortiumApi.ts';
+import { apiOf, auth, consortiumEnv, node, organization, until } from '../test/e2e/consortium/consortiumApi.ts';
 import { databasePrivateKeyPem } from '../adapters/keyProviders/databaseKeyProvider.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
 import { privateKeyFabricSigner } from '../adapters/consortium/fabricSigning.ts';
 import { evaluateTransaction, submitTransaction } from '../adapters/consortium/chaincodeGateway.ts';
 import type { InvokeRequest } from '../domain/consortium/consortiumChaincodePorts.ts';
 import { summarize } from './lib/stats.ts';
+import { keepAliveClient, type KeepAliveCall } from './lib/keepAliveClient.ts';
+import { block as qsccBlock, transaction as qsccTransaction } from '../adapters/consortium/ledgerQuery.ts';
 
 const log = (m: string) => process.stderr.write(`[bench chaincode] ${m}\n`);
 const INVOKES = Number(process.env.BENCH_CC_INVOKES ?? 20);
@@ -27,11 +29,34 @@ const CONCURRENT = 8;
 
 let server: TestServer;
 const api = apiOf(() => server);
+// The timed loops call the service over one kept-alive connection (bench/lib/keepAliveClient.ts);
+// one query loop through fetch is timed beside them (serviceViaFetch).
+let timedApi: KeepAliveCall & { close(): void };
 
 const ratios = (svc: { p50: number; p99: number }, bare: { p50: number; p99: number }) => ({
   serviceP50Ms: svc.p50, serviceP99Ms: svc.p99, qsccP50Ms: bare.p50, qsccP99Ms: bare.p99,
   overheadRatioP50: Math.round((svc.p50 / bare.p50) * 100) / 100, overheadRatioP99: Math.round((svc.p99 / bare.p99) * 100) / 100,
 });
+
+const decodedRatios = (svc: { p50: number; p99: number }, bare: { p50: number; p99: number }) => ({
+  serviceP50Ms: svc.p50, serviceP99Ms: svc.p99, decodedP50Ms: bare.p50, decodedP99Ms: bare.p99,
+  overheadRatioP50: Math.round((svc.p50 / bare.p50) * 100) / 100, overheadRatioP99: Math.round((svc.p99 / bare.p99) * 100) / 100,
+});
+
+/** p50/p99 of the `ms` of the service's request log lines for one path (bin/server.ts logs one per request). */
+function inServiceMs(output: string, path: string) {
+  const ms: number[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.includes(path)) continue;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; path?: string; ms?: number };
+      if (entry.msg === 'request' && entry.path === path && typeof entry.ms === 'number') ms.push(entry.ms);
+    } catch {
+      /* not a log line */
+    }
+  }
+  return summarize(ms);
+}
 
 async function timed<T>(n: number, one: (i: number) => Promise<T>): Promise<number[]> {
   const out: number[] = [];
@@ -104,6 +129,7 @@ async function main() {
       channelName: 'benchchannel', chaincodeName: 'assets', fn, args,
     });
 
+    timedApi = keepAliveClient(server.api, auth);
     log('warm-up');
     await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: ['warm', 'x', '1', 'o', '1'] });
     await submitTransaction(direct('CreateAsset', ['warm2', 'x', '1', 'o', '1']));
@@ -111,18 +137,29 @@ async function main() {
     log(`invokes: ${INVOKES} sequential each way`);
     const invokedTxIds: string[] = [];
     const svcInvoke = await timed(INVOKES, async (i) => {
-      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`s${i}`, 'blue', '1', 'a', '1'] });
+      const r = await timedApi('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`s${i}`, 'blue', '1', 'a', '1'] });
       if (r.status !== 200) throw new Error(r.text);
       invokedTxIds.push(r.json.tx_id);
     });
     const gwInvoke = await timed(INVOKES, (i) => submitTransaction(direct('CreateAsset', [`g${i}`, 'blue', '1', 'a', '1'])));
     log(`queries: ${QUERIES} sequential each way`);
+    const logFrom = server.output().length;
     const svcQuery = await windowed('query', () => timed(QUERIES, async () => {
-      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
+      const r = await timedApi('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
       if (r.status !== 200) throw new Error(r.text);
     }));
     if (prof) profileWindowUs = profileWindowsUs.query;
+    // Where a query's time goes: the service's request log line (written after each answer) says
+    // how long the request took inside the process, from its first middleware to the answer; the
+    // rest of the client's figure is the HTTP hop (connection, parsing, the client itself).
+    await new Promise((r) => setTimeout(r, 300));
+    const inService = inServiceMs(server.output().slice(logFrom), `/api/v1/sc/consortium/chaincodes/${cc}/query`);
     const gwQuery = await timed(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
+    // The same query loop through Node's fetch, what a caller using fetch sees (not the ratio's figure).
+    const svcQueryFetch = await timed(QUERIES, async () => {
+      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] });
+      if (r.status !== 200) throw new Error(r.text);
+    });
     // Explorer reads: one block and one transaction through the service (which decodes them to
     // JSON, and keeps them once read) against the same reads straight from the peer's system
     // chaincode qscc through the gateway.
@@ -131,12 +168,12 @@ async function main() {
     log(`explorer: block ${blockNum} and transaction ${txId.slice(0, 8)}..., ${QUERIES} each way`);
     const qscc = (fn: string, args: string[]) => ({ ...direct(fn, args), chaincodeName: 'qscc' });
     const svcBlock = await windowed('explorerBlock', () => timed(QUERIES, async () => {
-      const r = await api('GET', `/networks/consortium/${net.id}/blocks/${blockNum}`);
+      const r = await timedApi('GET', `/networks/consortium/${net.id}/blocks/${blockNum}`);
       if (r.status !== 200) throw new Error(r.text);
     }));
     const gwBlock = await timed(QUERIES, () => evaluateTransaction(qscc('GetBlockByNumber', ['benchchannel', String(blockNum)])));
     const svcTx = await windowed('explorerTransaction', () => timed(QUERIES, async () => {
-      const r = await api('GET', `/networks/consortium/${net.id}/transactions/${txId}`);
+      const r = await timedApi('GET', `/networks/consortium/${net.id}/transactions/${txId}`);
       if (r.status !== 200) throw new Error(r.text);
     }));
     const gwTx = await timed(QUERIES, () => evaluateTransaction(qscc('GetTransactionByID', ['benchchannel', txId])));
@@ -147,22 +184,29 @@ async function main() {
     const firstBlocks = Array.from({ length: Math.min(40, blockNum - 2) }, (_, i) => i + 1).filter((n) => n !== blockNum);
     log(`explorer first reads: ${firstBlocks.length} blocks and ${invokedTxIds.length} transactions, once each way`);
     const svcBlockFirst = await windowed('explorerBlockFirstRead', () => timed(firstBlocks.length, async (i) => {
-      const r = await api('GET', `/networks/consortium/${net.id}/blocks/${firstBlocks[i]}`);
+      const r = await timedApi('GET', `/networks/consortium/${net.id}/blocks/${firstBlocks[i]}`);
       if (r.status !== 200) throw new Error(r.text);
     }));
+    // Two references for a first read: the qscc call alone (bytes a client cannot show yet), and
+    // the qscc call with the decoding that gives the same fields the service answers with (the
+    // service's own adapter, adapters/consortium/ledgerQuery.ts, called here directly): the latter
+    // is what reading a block without the service costs, and the ratio's reference.
     const gwBlockFirst = await timed(firstBlocks.length, (i) => evaluateTransaction(qscc('GetBlockByNumber', ['benchchannel', String(firstBlocks[i])])));
+    const reader = { peer: direct('', []).gateway.peer, signer };
+    const decodedBlockFirst = await timed(firstBlocks.length, (i) => qsccBlock(reader, 'benchchannel', firstBlocks[i]));
     const svcTxFirst = await windowed('explorerTransactionFirstRead', () => timed(invokedTxIds.length, async (i) => {
-      const r = await api('GET', `/networks/consortium/${net.id}/transactions/${invokedTxIds[i]}`);
+      const r = await timedApi('GET', `/networks/consortium/${net.id}/transactions/${invokedTxIds[i]}`);
       if (r.status !== 200) throw new Error(r.text);
     }));
     const gwTxFirst = await timed(invokedTxIds.length, (i) => evaluateTransaction(qscc('GetTransactionByID', ['benchchannel', invokedTxIds[i]])));
+    const decodedTxFirst = await timed(invokedTxIds.length, (i) => qsccTransaction(reader, 'benchchannel', invokedTxIds[i]));
     log(`throughput: ${CONCURRENT} at a time`);
     const svcInvokeTps = await throughput(INVOKES * 2, async (i) => {
-      const r = await api('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`ts${i}`, 'blue', '1', 'a', '1'] });
+      const r = await timedApi('POST', `/sc/consortium/chaincodes/${cc}/invoke`, { function: 'CreateAsset', args: [`ts${i}`, 'blue', '1', 'a', '1'] });
       if (r.status !== 200) throw new Error(r.text);
     });
     const gwInvokeTps = await throughput(INVOKES * 2, (i) => submitTransaction(direct('CreateAsset', [`tg${i}`, 'blue', '1', 'a', '1'])));
-    const svcQueryTps = await throughput(QUERIES, () => api('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] }));
+    const svcQueryTps = await throughput(QUERIES, () => timedApi('POST', `/sc/consortium/chaincodes/${cc}/query`, { function: 'ReadAsset', args: ['s0'] }));
     const gwQueryTps = await throughput(QUERIES, () => evaluateTransaction(direct('ReadAsset', ['s0'])));
 
     const si = summarize(svcInvoke);
@@ -174,11 +218,15 @@ async function main() {
       setup: { organizations: 2, peersPerOrganization: 2, orderers: 1, batchTimeout: '500ms', endorsementPolicy: 'both organizations' },
       deployMs: Math.round(deployMs),
       invoke: { serviceP50Ms: si.p50, serviceP99Ms: si.p99, gatewayP50Ms: gi.p50, gatewayP99Ms: gi.p99, overheadRatioP50: r2(si.p50 / gi.p50), servicePerSec: r2(svcInvokeTps), gatewayPerSec: r2(gwInvokeTps) },
-      query: { serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), overheadRatioP99: r2(sq.p99 / gq.p99), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps) },
+      query: {
+        serviceP50Ms: sq.p50, serviceP99Ms: sq.p99, gatewayP50Ms: gq.p50, gatewayP99Ms: gq.p99, overheadRatioP50: r2(sq.p50 / gq.p50), overheadRatioP99: r2(sq.p99 / gq.p99), servicePerSec: r2(svcQueryTps), gatewayPerSec: r2(gwQueryTps),
+        client: 'node:http, one kept-alive connection (bench/lib/keepAliveClient.ts)',
+        inServiceP50Ms: inService.p50, inServiceP99Ms: inService.p99, inServiceSamples: inService.samples, serviceViaFetch: (({ p50, p99 }) => ({ p50Ms: p50, p99Ms: p99 }))(summarize(svcQueryFetch)),
+      },
       explorerBlock: ratios(summarize(svcBlock), summarize(gwBlock)),
       explorerTransaction: ratios(summarize(svcTx), summarize(gwTx)),
-      explorerBlockFirstRead: { reads: firstBlocks.length, ...ratios(summarize(svcBlockFirst), summarize(gwBlockFirst)) },
-      explorerTransactionFirstRead: { reads: invokedTxIds.length, ...ratios(summarize(svcTxFirst), summarize(gwTxFirst)) },
+      explorerBlockFirstRead: { reads: firstBlocks.length, reference: 'qscc GetBlockByNumber decoded to the same fields', ...decodedRatios(summarize(svcBlockFirst), summarize(decodedBlockFirst)), qsccBytesOnly: ratios(summarize(svcBlockFirst), summarize(gwBlockFirst)) },
+      explorerTransactionFirstRead: { reads: invokedTxIds.length, reference: 'qscc GetBlockByTxID decoded to the same fields', ...decodedRatios(summarize(svcTxFirst), summarize(decodedTxFirst)), qsccBytesOnly: ratios(summarize(svcTxFirst), summarize(gwTxFirst)) },
       ...(profileWindowUs ? { profileWindowUs, profileWindowsUs } : {}),
     }, null, 2));
   } finally {
@@ -187,6 +235,7 @@ async function main() {
     const nodesDir = path.join(server.dataDir, 'nodes');
     await until('node directories removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
     await server.stop();
+    timedApi?.close();
     await runGlobalTeardown();
   }
 }
