@@ -7,7 +7,7 @@ import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParti
 import { updateChannelConfig } from './configUpdate.ts';
 import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
-import { block, blockPage, chainInfo, transaction } from './ledgerQuery.ts';
+import { block, chainInfo, transaction } from './ledgerQuery.ts';
 import { joinPeer, peerChannels } from './peerChannel.ts';
 
 export function fabricConsortiumChannels(): ConsortiumChannels {
@@ -28,7 +28,6 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     submitConfigUpdate,
     chainInfo,
     block,
-    blockPage,
     channelMembers,
     transaction,
   };

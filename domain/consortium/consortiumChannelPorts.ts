@@ -208,8 +208,6 @@ export interface ConsortiumChannels {
   submitConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;
-  /** Blocks newest first: `offset` blocks below the newest, at most `limit`. */
-  blockPage(reader: PeerReader, channelName: string, page: { offset: number; limit: number }): Promise<BlockPage>;
   channelMembers(config: ChannelConfigJson): ChannelMembers;
   transaction(reader: PeerReader, channelName: string, txId: string): Promise<TransactionDetail>;
 }

@@ -12,7 +12,7 @@ import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkRead
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
 import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
-import { channelBlock, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
+import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -112,11 +112,9 @@ export const consortiumChannelRoutes = [
     query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0 })) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of blocks: number, hash, previous hash, data hash, transaction count, timestamp' }, 404: { description: 'no such network' }, 409: { description: 'no running peer has joined the channel' } },
     async handler({ deps, params, query }) {
-      const { network, reader } = await networkReader(deps, params.id);
-      const channels = consortiumOf(deps).channels;
       const limit = query.limit ?? 10;
       const offset = query.offset ?? 0;
-      const { height, blocks } = await channels.blockPage(reader, network.channelName, { offset, limit });
+      const { height, blocks } = await channelBlockPage(deps, params.id, { offset, limit });
       const items = blocks.map((b) => ({ number: b.number, hash: b.hash, previous_hash: b.previousHash, data_hash: b.dataHash, transaction_count: b.transactionCount, timestamp: b.timestamp }));
       return { body: { items, total: height, limit, offset } };
     },
