@@ -5,7 +5,8 @@
 // chaincode is shared with B (B lists it as shared, read back through B's API), and a share B
 // refuses shows B's reason. On B's Import page a consortium channel is imported from A's block
 // file and an EVM network from a genesis file, each after a refusal shown at its form. A VIEWER
-// sees none of these controls. axe-core checks the pages.
+// sees none of these controls. Last, with B stopped, a share is the 502 naming B's address.
+// axe-core checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -192,6 +193,19 @@ t('a VIEWER sees the shared channel and the import page without a control to imp
   assert.is(await page.getByRole('form', { name: 'Share with a peer instance' }).count(), 0);
   assert.is(await page.getByRole('form', { name: 'Join a peer of this instance' }).count(), 0);
   await ui.accessible('the imported network as a VIEWER');
+});
+
+t('with B down, sharing from A\'s page is the 502 naming the unreachable instance', async () => {
+  await b.stop();
+  await ui.signIn(ADMIN, { url: a.url });
+  await page.goto(`${a.url}/networks/consortium/${pair.networkId}`);
+  const form = page.getByRole('form', { name: 'Share with a peer instance' });
+  await form.getByLabel('Chaincode').selectOption({ label: 'impassets 1.0 (sequence 1)' });
+  await form.getByRole('button', { name: 'Share chaincode' }).click();
+  const refused = form.getByRole('alert');
+  await refused.waitFor({ timeout: 30_000 });
+  assert.match(await refused.innerText(), /The peer instance at \S+ could not be reached/);
+  assert.is(await form.getByTestId('chaincode-shared').count(), 0);
 });
 
 t.run();

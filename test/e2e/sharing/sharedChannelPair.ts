@@ -2,7 +2,8 @@
 // A's channel (its organization, one orderer joined), B's organization added to it by a config
 // update A's admin signs once the instances share both ways, and B synced so it lists the
 // channel (importing it is the caller's: over the API, or from the console's sharing page).
-// One start-up for the cross-instance console tests; the caller stops it with stop().
+// One start-up for the cross-instance console tests; the caller stops it with stop() (which
+// also copes with a server the test stopped itself).
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { apiOf, consortiumEnv, node, organization, until, type Api } from '../consortium/consortiumApi.ts';
@@ -44,8 +45,12 @@ export async function startSharedChannelPair(o: SharedChannelOptions): Promise<S
   const apiB = apiOf(() => b);
   const made: SharedChannelPair['made'] = [];
   const stop = async () => {
-    for (const n of [...made].reverse()) await n.api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
-    for (const api of [apiA, apiB]) await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
+    for (const api of [apiB, apiA]) {
+      // A server the test stopped already answers nothing: reapNodes ends its nodes below.
+      if (!(await api('GET', '/nodes/platform/CONSORTIUM').then(() => true, () => false))) continue;
+      for (const n of [...made].reverse()) if (n.api === api) await api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
+      await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
+    }
     await Promise.all([a.stop(), b.stop()]);
     for (const s of [a, b]) s.reapNodes();
   };
