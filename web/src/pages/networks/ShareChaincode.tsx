@@ -52,7 +52,10 @@ function ShareForm({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
             <>
               <label>
                 Chaincode
-                <select value={chaincodeId} onChange={(e) => (setChaincodeId(e.target.value), m.reset())}>
+                <select value={chaincodeId} onChange={(e) => {
+                    setChaincodeId(e.target.value);
+                    m.reset();
+                  }}>
                   {chaincodes.map((c) => (
                     <option key={c.id} value={c.id}>
                       {c.name} {c.version} (sequence {c.sequence})
@@ -62,7 +65,10 @@ function ShareForm({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
               </label>
               <label>
                 Peer instance
-                <select value={peerId} onChange={(e) => (setPeerId(e.target.value), m.reset())}>
+                <select value={peerId} onChange={(e) => {
+                    setPeerId(e.target.value);
+                    m.reset();
+                  }}>
                   <option value="">The first one holding an organization of the channel</option>
                   {active.map((p) => (
                     <option key={p.id} value={p.id}>
