@@ -4,8 +4,8 @@
 // network from its genesis object (a JSON file or pasted; POST /networks/evm/import: no keys are
 // generated, genesis.validators names its validators). The API's refusals show at the form.
 import { useState, type FormEvent } from 'react';
-import { useNavigate, Link } from 'react-router';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { ActionError } from '../../components/states';
 import { fileBase64 } from '../../components/base64';
@@ -32,24 +32,16 @@ export default function NetworkImport() {
 }
 
 function ImportConsortium() {
-  const navigate = useNavigate();
-  const qc = useQueryClient();
   const [name, setName] = useState('');
   const [channelName, setChannelName] = useState('');
   const [description, setDescription] = useState('');
   const [block, setBlock] = useState<File | null>(null);
   const [endpoints, setEndpoints] = useState('');
-  const m = useMutation({
-    mutationFn: async () => {
-      if (!block) throw new Error('Pick the channel\'s genesis or config block.');
-      if (block.size > MAX_BLOCK) throw new Error(`The block is ${block.size} bytes; at most ${MAX_BLOCK} bytes can be sent.`);
-      const ordererEndpoints = endpoints.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean);
-      return unwrap(api.POST('/api/v1/networks/consortium/import', { body: { name: name.trim(), block: await fileBase64(block), ordererEndpoints, ...(channelName.trim() ? { channelName: channelName.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) } }));
-    },
-    onSuccess: async (n) => {
-      await qc.invalidateQueries({ queryKey: ['networks'] });
-      navigate(`/networks/consortium/${n.id}`);
-    },
+  const m = useNetworkMaker('consortium', async () => {
+    if (!block) throw new Error('Pick the channel\'s genesis or config block.');
+    if (block.size > MAX_BLOCK) throw new Error(`The block is ${block.size} bytes; at most ${MAX_BLOCK} bytes can be sent.`);
+    const ordererEndpoints = endpoints.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean);
+    return unwrap(api.POST('/api/v1/networks/consortium/import', { body: { name: name.trim(), block: await fileBase64(block), ordererEndpoints, ...(channelName.trim() ? { channelName: channelName.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) } }));
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -89,27 +81,19 @@ function ImportConsortium() {
 }
 
 function ImportEvm() {
-  const navigate = useNavigate();
-  const qc = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [genesis, setGenesis] = useState('');
   const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
-  const m = useMutation({
-    mutationFn: async () => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(genesis);
-      } catch {
-        throw new Error('The genesis is not valid JSON.');
-      }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('The genesis must be a JSON object (chain_id, consensus, validators, ...).');
-      return unwrap(api.POST('/api/v1/networks/evm/import', { body: { name: name.trim(), genesis: parsed as Record<string, unknown>, client, ...(description.trim() ? { description: description.trim() } : {}) } }));
-    },
-    onSuccess: async (n) => {
-      await qc.invalidateQueries({ queryKey: ['networks'] });
-      navigate(`/networks/evm/${n.id}`);
-    },
+  const m = useNetworkMaker('evm', async () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(genesis);
+    } catch {
+      throw new Error('The genesis is not valid JSON.');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('The genesis must be a JSON object (chain_id, consensus, validators, ...).');
+    return unwrap(api.POST('/api/v1/networks/evm/import', { body: { name: name.trim(), genesis: parsed as Record<string, unknown>, client, ...(description.trim() ? { description: description.trim() } : {}) } }));
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
