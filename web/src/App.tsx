@@ -13,6 +13,7 @@ const NodeDetail = lazy(() => import('./pages/nodes/NodeDetail'));
 const Hosts = lazy(() => import('./pages/hosts/Hosts'));
 const Networks = lazy(() => import('./pages/networks/Networks'));
 const EvmNetworkCreate = lazy(() => import('./pages/networks/EvmNetworkCreate'));
+const NetworkImport = lazy(() => import('./pages/networks/NetworkImport'));
 const EvmNetworkDetail = lazy(() => import('./pages/networks/EvmNetworkDetail'));
 const ConsortiumNetworkCreate = lazy(() => import('./pages/networks/ConsortiumNetworkCreate'));
 const ConsortiumNetworkDetail = lazy(() => import('./pages/networks/ConsortiumNetworkDetail'));
@@ -50,6 +51,7 @@ export function App() {
             <Route path="/nodes/:id" element={<NodeDetail />} />
             <Route path="/hosts" element={<Hosts />} />
             <Route path="/networks" element={<Networks />} />
+            <Route path="/networks/import" element={<NetworkImport />} />
             <Route path="/networks/evm/new" element={<EvmNetworkCreate />} />
             <Route path="/networks/evm/:id" element={<EvmNetworkDetail />} />
             <Route path="/networks/consortium/new" element={<ConsortiumNetworkCreate />} />

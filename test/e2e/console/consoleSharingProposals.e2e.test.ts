@@ -7,19 +7,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { startServer, ADMIN, type TestServer } from '../../helpers/server.ts';
+import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
+import { apiOf } from '../consortium/consortiumApi.ts';
+import { startSharedChannelPair, type SharedChannelPair } from '../sharing/sharedChannelPair.ts';
 
 const t = requiresAll(suite('console: sharing proposals across two instances (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
+let pair: SharedChannelPair;
 let a: TestServer;
 let b: TestServer;
 const apiA = apiOf(() => a);
-const apiB = apiOf(() => b);
-const made: Array<{ api: typeof apiA; id: number }> = [];
 let ui: ConsoleSession;
 let page: Page;
 let networkId = 0;
@@ -29,32 +29,11 @@ const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
 const signIn = (url: string) => ui.signIn(ADMIN, { url });
 
 t.before(async () => {
-  const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
-  [a, b] = await Promise.all([startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9560' } }), startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: '9760' } })]);
-  const orgA = await organization(apiA, 'PropOrgA', 'PropOrgAMSP');
-  const ordererA = await node(apiA, 'prop-orderer-a', 'CONSORTIUM_ORDERER', orgA.id);
-  made.push({ api: apiA, id: ordererA.id });
-  let r = await apiA('POST', '/networks/consortium', { name: 'prop-channel', channelName: 'propchannel', ordererIds: [ordererA.id], organizationIds: [orgA.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
-  assert.is((await apiA('POST', `/networks/consortium/${networkId}/orderers/${ordererA.id}/join`)).status, 200);
-  await organization(apiB, 'PropOrgB', 'PropOrgBMSP');
-  const inv = await apiA('POST', '/nodesharing/invitations', { bidirectional: true });
-  assert.is(inv.status, 201, inv.text);
-  r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt, fingerprint: inv.json.key_fingerprint });
-  assert.is(r.status, 201, r.text);
-  const peerOnB = r.json.id;
-  r = await until('B\'s organization added to A\'s channel (once A\'s orderer has a raft leader)', async () => {
-    const u = await apiA('PUT', `/networks/${networkId}/channels/propchannel/config`, { organizations: ['PropOrgAMSP', 'PropOrgBMSP'] });
-    return u.status === 200 ? u : null;
-  }, 60_000, 2000);
-  assert.is(r.json.status, 'updated', r.text);
-  // B syncs and records the channel (a proposal is for a channel the signer knows).
-  r = await apiB('POST', '/nodesharing/sync', { peer_node_id: peerOnB });
-  assert.is(r.status, 200, r.text);
-  const shared = r.json.networks.find((n: { channel_name: string }) => n.channel_name === 'propchannel');
-  assert.ok(shared, r.text);
-  r = await apiB('POST', `/nodesharing/peers/${peerOnB}/networks/${shared.network_id}/import`, {});
+  pair = await startSharedChannelPair({ prefix: 'Prop', channelName: 'propchannel', chaincodePorts: [9560, 9760] });
+  ({ a, b, networkId } = pair);
+  // B records the channel (a proposal is for a channel the signer knows).
+  const shared = (await pair.apiB('GET', '/nodesharing/peers')).json.items[0].networks.find((n: { channel_name: string }) => n.channel_name === 'propchannel');
+  const r = await pair.apiB('POST', `/nodesharing/peers/${pair.peerOnB}/networks/${shared.network_id}/import`, {});
   assert.is(r.status, 201, r.text);
   ui = await startConsoleSession({ server: a });
   ({ page } = ui);
@@ -62,10 +41,7 @@ t.before(async () => {
 
 t.after(async () => {
   await ui?.close();
-  for (const n of made.reverse()) await n.api('DELETE', `/nodes/${n.id}`).catch(() => undefined);
-  if (a) await until('every node removed', async () => ((await apiA('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
-  await Promise.all([a?.stop(), b?.stop()]);
-  for (const s of [a, b]) s?.reapNodes();
+  await pair?.stop();
 });
 
 t('a policy change needing B\'s admin: proposed on A\'s page, signed on B\'s, submitted on A\'s; the channel has it', async () => {

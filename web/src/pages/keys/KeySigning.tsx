@@ -7,17 +7,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { ActionError } from '../../components/states';
 import { When } from '../../components/format';
+import { bytesBase64 } from '../../components/base64';
 
 type Key = Json<'/api/v1/keys', 'get'>['items'][number];
 type Signature = Json<'/api/v1/keys/{keyID}/sign-data', 'post'>;
 
 /** The standard base64 of a string's UTF-8 bytes. */
-function utf8Base64(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
+const utf8Base64 = (text: string): string => bytesBase64(new TextEncoder().encode(text));
 
 export function SignData({ k, onDone }: { k: Key; onDone: () => void }) {
   const [data, setData] = useState('');

@@ -11,6 +11,8 @@ import { useSession } from '../../session';
 import { ActionError, QueryView } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
 import { ChaincodeSteps } from './ChaincodeSteps';
+import { ShareChaincode } from './ShareChaincode';
+import { fileBase64 } from '../../components/base64';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
@@ -21,6 +23,7 @@ export interface ChaincodeRecord {
   sequence: number;
   status: string;
   endorsement_policy: string | null;
+  shared_from: { peer_id: number; instance_id: string; chaincode_id: number } | null;
 }
 interface DeployAnswer {
   chaincode_id: number;
@@ -63,26 +66,20 @@ export function Chaincodes({ networkId }: { networkId: number }) {
               { header: 'Sequence', cell: (c) => c.sequence },
               { header: 'Status', cell: (c) => c.status },
               { header: 'Endorsement policy', cell: (c) => <>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</> },
+              { header: 'Defined by', cell: (c) => (c.shared_from ? <>instance <code>{c.shared_from.instance_id}</code> (shared)</> : 'this instance') },
             ]}
           />
         )}
       </QueryView>
       {can('CHAINCODE_MANAGE') ? <DeployChaincode networkId={networkId} /> : null}
       {can('CHAINCODE_MANAGE') && (list.data?.items.length ?? 0) > 0 ? <ChaincodeSteps networkId={networkId} chaincodes={list.data!.items} /> : null}
+      {can('CHAINCODE_MANAGE') && list.data?.items.some((c) => !c.shared_from) ? <ShareChaincode chaincodes={list.data.items.filter((c) => !c.shared_from)} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
     </>
   );
 }
 
 type Source = 'sample' | 'archive' | 'image';
-
-/** A file read as base64 (the API takes an archive as base64 text). */
-async function base64Of(file: File): Promise<string> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
-}
 
 const MAX_ARCHIVE = 7 * 1024 * 1024; // 10 MB of base64 text, the API's limit
 
@@ -101,7 +98,7 @@ function DeployChaincode({ networkId }: { networkId: number }) {
       else if (source === 'archive') {
         if (!archive) throw new Error('Pick the chaincode\'s .tar.gz archive.');
         if (archive.size > MAX_ARCHIVE) throw new Error(`The archive is ${archive.size} bytes; at most ${MAX_ARCHIVE} bytes can be sent.`);
-        src = { archive: await base64Of(archive) };
+        src = { archive: await fileBase64(archive) };
       } else src = { image: image.trim() };
       const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: src };
       if (mode === 'record') return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/chaincodes', { body }))) as unknown as ChaincodeRecord };

@@ -1,15 +1,13 @@
 // Create a consortium network (one channel) from existing orderers and peers: the service
 // builds the channel's genesis block; the nodes then join it from the network's page.
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { useAllNodes } from '../../api/queries';
 import { ActionError, Empty, QueryView } from '../../components/states';
 
 export default function ConsortiumNetworkCreate() {
-  const navigate = useNavigate();
-  const qc = useQueryClient();
   const nodes = useAllNodes('CONSORTIUM');
   const [name, setName] = useState('');
   const [channel, setChannel] = useState('');
@@ -17,18 +15,13 @@ export default function ConsortiumNetworkCreate() {
   const [peers, setPeers] = useState<number[]>([]);
   const [batchTimeout, setBatchTimeout] = useState('2s');
   const [maxMessageCount, setMaxMessageCount] = useState('500');
-  const m = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/v1/networks/consortium', {
-          body: { name, channelName: channel, ordererIds: orderers, peerIds: peers, batchTimeout, maxMessageCount: Number(maxMessageCount) },
-        }),
-      ),
-    onSuccess: async (n) => {
-      await qc.invalidateQueries({ queryKey: ['networks'] });
-      navigate(`/networks/consortium/${n.id}`);
-    },
-  });
+  const m = useNetworkMaker('consortium', () =>
+    unwrap(
+      api.POST('/api/v1/networks/consortium', {
+        body: { name, channelName: channel, ordererIds: orderers, peerIds: peers, batchTimeout, maxMessageCount: Number(maxMessageCount) },
+      }),
+    ),
+  );
   const toggle = (list: number[], set: (l: number[]) => void, id: number, on: boolean) => set(on ? [...list, id] : list.filter((x) => x !== id));
   return (
     <section>

@@ -1,10 +1,13 @@
-// A consortium network: channel facts, member nodes with their join state and join buttons,
+// A consortium network: channel facts, member nodes with their join state and join buttons (and,
+// for a channel recorded without this instance's peers, e.g. one imported from a peer instance,
+// a peer of one of its organizations held here picked and joined),
 // chaincode (deploy, invoke, query; Chaincode.tsx) and the channel in the shared explorer (components/ChainExplorer: blocks newest
 // first, a block's transactions, a transaction found by id).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
-import { POLL_MS } from '../../api/queries';
+import { POLL_MS, useAllNodes } from '../../api/queries';
+import { useState } from 'react';
 import { useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
@@ -68,7 +71,7 @@ export default function ConsortiumNetworkDetail() {
           </>
         )}
       </QueryView>
-      <Members id={id} />
+      <Members id={id} organizationIds={network.data?.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null) ?? []} />
       <ChannelConfig networkId={id} />
       <Chaincodes networkId={id} />
       <Explorer id={id} />
@@ -76,7 +79,7 @@ export default function ConsortiumNetworkDetail() {
   );
 }
 
-function Members({ id }: { id: number }) {
+function Members({ id, organizationIds }: { id: number; organizationIds: number[] }) {
   const { can } = useSession();
   const qc = useQueryClient();
   const nodes = useQuery({ queryKey: ['nodes', 'consortium', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/nodes', { params: { path: { id } } })) });
@@ -90,6 +93,7 @@ function Members({ id }: { id: number }) {
   return (
     <>
       <h2>Nodes</h2>
+      {can('NETWORK_UPDATE') && nodes.data ? <JoinLocalPeer organizationIds={organizationIds} members={nodes.data.items.map((n) => n.id)} join={(nodeId) => join.mutate({ nodeId, orderer: false })} pending={join.isPending} /> : null}
       <ActionError error={join.error} />
       <QueryView q={nodes} what="Loading nodes">
         {(d) =>
@@ -145,6 +149,43 @@ function Members({ id }: { id: number }) {
         }
       </QueryView>
     </>
+  );
+}
+
+type PeerCandidate = { id: number; name: string; nodeType: string; status: string; organization_id?: number | null; msp_id?: string };
+
+/** A running peer of one of the channel's organizations held here, not yet a member, joined to the channel. */
+function JoinLocalPeer({ organizationIds, members, join, pending }: { organizationIds: number[]; members: number[]; join: (nodeId: number) => void; pending: boolean }) {
+  const all = useAllNodes('CONSORTIUM');
+  const [peerId, setPeerId] = useState('');
+  const candidates = ((all.data?.items ?? []) as unknown as PeerCandidate[]).filter((n) => n.nodeType === 'CONSORTIUM_PEER' && n.organization_id != null && organizationIds.includes(n.organization_id) && !members.includes(n.id));
+  if (candidates.length === 0) return null;
+  const picked = candidates.find((n) => String(n.id) === peerId);
+  return (
+    <form
+      className="filters"
+      aria-label="Join a peer of this instance"
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (picked) join(picked.id);
+      }}
+    >
+      <label>
+        Peer of this instance
+        <select required value={peerId} onChange={(e) => setPeerId(e.target.value)}>
+          <option value="">Pick a peer</option>
+          {candidates.map((n) => (
+            <option key={n.id} value={n.id}>
+              {n.name} ({n.msp_id ?? 'peer'}, {n.status})
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="primary" disabled={pending || !picked || picked.status !== 'running'}>
+        Join to the channel
+      </button>
+      {picked && picked.status !== 'running' ? <span className="hint">The peer must be running to join.</span> : null}
+    </form>
   );
 }
 

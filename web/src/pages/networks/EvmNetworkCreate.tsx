@@ -1,8 +1,8 @@
 // Create an EVM network from its genesis: chain id, consensus, block period, gas limit and the
 // number of validator keys the service generates. The API validates; its field errors show here.
 import { useState, type FormEvent } from 'react';
-import { useNavigate, Link } from 'react-router';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { ActionError } from '../../components/states';
 
@@ -14,8 +14,6 @@ const CONSENSUS = [
 ];
 
 export default function EvmNetworkCreate() {
-  const navigate = useNavigate();
-  const qc = useQueryClient();
   const [name, setName] = useState('');
   const [chainId, setChainId] = useState('1337');
   const [consensus, setConsensus] = useState('QBFT');
@@ -24,18 +22,12 @@ export default function EvmNetworkCreate() {
   const [validators, setValidators] = useState('1');
   const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
   const [startNow, setStartNow] = useState(true);
-  const m = useMutation({
-    mutationFn: async () => {
-      const genesis: Record<string, unknown> = { chain_id: Number(chainId), consensus, block_time: Number(blockTime) };
-      if (gasLimit.trim()) genesis.gas_limit = gasLimit.trim();
-      const network = await unwrap(api.POST('/api/v1/networks/evm', { body: { name, genesis, client, validatorCount: Number(validators) } }));
-      if (startNow) await unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: network.id } } }));
-      return network;
-    },
-    onSuccess: async (n) => {
-      await qc.invalidateQueries({ queryKey: ['networks'] });
-      navigate(`/networks/evm/${n.id}`);
-    },
+  const m = useNetworkMaker('evm', async () => {
+    const genesis: Record<string, unknown> = { chain_id: Number(chainId), consensus, block_time: Number(blockTime) };
+    if (gasLimit.trim()) genesis.gas_limit = gasLimit.trim();
+    const network = await unwrap(api.POST('/api/v1/networks/evm', { body: { name, genesis, client, validatorCount: Number(validators) } }));
+    if (startNow) await unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: network.id } } }));
+    return network;
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();

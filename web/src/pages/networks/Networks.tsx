@@ -1,4 +1,4 @@
-// EVM and consortium networks side by side, with their status; create for those allowed.
+// EVM and consortium networks side by side, with their status; create (or import) for those allowed.
 import { Link } from 'react-router';
 import { useConsortiumNetworks, useEvmNetworks } from '../../api/queries';
 import { Can } from '../../session';
@@ -24,6 +24,9 @@ export default function Networks() {
             </Link>
             <Link className="button primary" to="/networks/ledgerx/new">
               Create ledgerX network
+            </Link>
+            <Link className="button" to="/networks/import">
+              Import network
             </Link>
           </div>
         </Can>

@@ -3,8 +3,10 @@
 // key fingerprint is confirmed, the peers with their shared nodes, sync and revoke, and channel
 // config update proposals: one proposed here (an application policy of a network whose change
 // needs the admin of an organization a peer shares), one received signed here, one whose
-// signatures came back submitted here.
+// signatures came back submitted here. A peer's channels that an organization of this instance
+// was added to are listed under the peers, to import (then its peers join it on the network's page).
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { Can, useSession } from '../../session';
@@ -38,7 +40,16 @@ function SharingBody() {
       </div>
       <h2>Peers</h2>
       <QueryView q={peers} what="Loading peers">
-        {(d) => (d.items.length === 0 ? <Empty>No peer instances yet. Create an invitation here and accept it on the other instance (or the other way round).</Empty> : <Peers items={d.items} />)}
+        {(d) =>
+          d.items.length === 0 ? (
+            <Empty>No peer instances yet. Create an invitation here and accept it on the other instance (or the other way round).</Empty>
+          ) : (
+            <>
+              <Peers items={d.items} />
+              <SharedChannels peers={d.items} />
+            </>
+          )
+        }
       </QueryView>
       <Proposals />
     </>
@@ -236,6 +247,81 @@ function Peers({ items }: { items: Peer[] }) {
         ]}
       />
     </>
+  );
+}
+
+type LocalNetwork = { id: number; name: string; channel_name: string };
+type ImportAnswer = { network_id: number; name: string; channel_name: string; peer_id: number };
+
+/** The peers' channels an organization of this instance belongs to: imported here, their peers can join them. */
+function SharedChannels({ peers }: { peers: Peer[] }) {
+  const rows = peers.filter((p) => p.status === 'active').flatMap((p) => p.networks.map((n) => ({ peer: p, network: n })));
+  const local = useQuery({ queryKey: ['networks', 'consortium', 'all'], queryFn: () => unwrap(api.GET('/api/v1/networks/consortium', { params: { query: { limit: 500 } } })) as Promise<unknown> as Promise<{ items: LocalNetwork[] }> });
+  return (
+    <>
+      <h2>Channels shared with this instance</h2>
+      <p className="hint">A peer instance lists its channels once an organization of this instance is in their configuration (sync to see a new one). Import one to record it here from its block 0, then join this instance's peers on its page.</p>
+      {rows.length === 0 ? (
+        <Empty>No peer instance shares a channel with an organization of this instance yet.</Empty>
+      ) : (
+        <QueryView q={local} what="Loading this instance's networks">
+          {(d) => (
+            <DataTable
+              caption="Channels shared by peer instances"
+              rows={rows}
+              rowKey={(r) => `${r.peer.id}-${r.network.network_id}`}
+              columns={[
+                { header: 'Peer instance', cell: (r) => <code>{r.peer.instance_id}</code> },
+                { header: 'Network there', cell: (r) => r.network.name },
+                { header: 'Channel', cell: (r) => r.network.channel_name },
+                { header: 'Organizations', cell: (r) => r.network.organizations.join(', ') },
+                { header: 'Orderers', cell: (r) => r.network.orderer_endpoints.join(', ') || '—' },
+                { header: 'Here', cell: (r) => <ImportChannel peer={r.peer} network={r.network} local={d.items.find((n) => n.channel_name === r.network.channel_name)} /> },
+              ]}
+            />
+          )}
+        </QueryView>
+      )}
+    </>
+  );
+}
+
+function ImportChannel({ peer, network, local }: { peer: Peer; network: Peer['networks'][number]; local: LocalNetwork | undefined }) {
+  const qc = useQueryClient();
+  const { can } = useSession();
+  const [name, setName] = useState(network.name);
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(api.POST('/api/v1/nodesharing/peers/{id}/networks/{networkId}/import', { params: { path: { id: peer.id, networkId: network.network_id } }, body: name.trim() && name.trim() !== network.name ? { name: name.trim() } : {} })) as Promise<unknown> as Promise<ImportAnswer>,
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['networks'] }),
+  });
+  const done = m.data ? { id: m.data.network_id, name: m.data.name } : local;
+  if (done) {
+    return (
+      <span data-testid={`imported-${network.channel_name}`}>
+        Imported as <Link to={`/networks/consortium/${done.id}`} aria-label={`Open ${done.name} to join its peers`}>{done.name}</Link>: join its peers there.
+      </span>
+    );
+  }
+  if (!can('NETWORK_CREATE')) return <>Not imported</>;
+  return (
+    <form
+      className="filters"
+      aria-label={`Import channel ${network.channel_name}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <label>
+        Name here
+        <input required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <button type="submit" className="primary" disabled={m.isPending}>
+        {m.isPending ? 'Importing…' : 'Import'}
+      </button>
+      <ActionError error={m.error} />
+    </form>
   );
 }
 

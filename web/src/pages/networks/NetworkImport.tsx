@@ -1,0 +1,140 @@
+// Import an existing network beside the create wizards: a consortium channel from its genesis or
+// config block (a file, sent as base64; POST /networks/consortium/import, recorded unchanged, its
+// organizations matched to those held here by MSP id) with its orderers' endpoints, or an EVM
+// network from its genesis object (a JSON file or pasted; POST /networks/evm/import: no keys are
+// generated, genesis.validators names its validators). The API's refusals show at the form.
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { useNetworkMaker } from './networkMaker';
+import { api, unwrap } from '../../api/client';
+import { ActionError } from '../../components/states';
+import { fileBase64 } from '../../components/base64';
+import { Can } from '../../session';
+
+const MAX_BLOCK = 512 * 1024; // 700,000 characters of base64, the API's limit
+
+export default function NetworkImport() {
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/networks">Networks</Link> /
+      </p>
+      <h1>Import a network</h1>
+      <p className="hint">Record a network that exists already; nothing is created on its nodes. Join or add nodes on its page afterwards.</p>
+      <Can permission="NETWORK_CREATE">
+        <div className="tiles">
+          <ImportConsortium />
+          <ImportEvm />
+        </div>
+      </Can>
+    </section>
+  );
+}
+
+function ImportConsortium() {
+  const [name, setName] = useState('');
+  const [channelName, setChannelName] = useState('');
+  const [description, setDescription] = useState('');
+  const [block, setBlock] = useState<File | null>(null);
+  const [endpoints, setEndpoints] = useState('');
+  const m = useNetworkMaker('consortium', async () => {
+    if (!block) throw new Error('Pick the channel\'s genesis or config block.');
+    if (block.size > MAX_BLOCK) throw new Error(`The block is ${block.size} bytes; at most ${MAX_BLOCK} bytes can be sent.`);
+    const ordererEndpoints = endpoints.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean);
+    return unwrap(api.POST('/api/v1/networks/consortium/import', { body: { name: name.trim(), block: await fileBase64(block), ordererEndpoints, ...(channelName.trim() ? { channelName: channelName.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) } }));
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    m.mutate();
+  };
+  return (
+    <form className="card form-grid" aria-labelledby="import-consortium-title" onSubmit={submit}>
+      <h2 id="import-consortium-title">Consortium channel</h2>
+      <label>
+        Name
+        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Channel block (genesis or latest config block, binary)
+        <input type="file" required accept=".block,.pb,application/octet-stream" onChange={(e) => setBlock(e.target.files?.[0] ?? null)} />
+      </label>
+      <label>
+        Orderer endpoints (host:port, one a line)
+        <textarea className="code" required rows={3} value={endpoints} onChange={(e) => setEndpoints(e.target.value)} placeholder="orderer0.example.com:7050" />
+      </label>
+      <label>
+        Channel name (optional: checked against the block)
+        <input maxLength={249} value={channelName} onChange={(e) => setChannelName(e.target.value)} />
+      </label>
+      <label>
+        Description (optional)
+        <input maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      <div>
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Importing…' : 'Import channel'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function ImportEvm() {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [genesis, setGenesis] = useState('');
+  const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
+  const m = useNetworkMaker('evm', async () => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(genesis);
+    } catch {
+      throw new Error('The genesis is not valid JSON.');
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('The genesis must be a JSON object (chain_id, consensus, validators, ...).');
+    return unwrap(api.POST('/api/v1/networks/evm/import', { body: { name: name.trim(), genesis: parsed as Record<string, unknown>, client, ...(description.trim() ? { description: description.trim() } : {}) } }));
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    m.mutate();
+  };
+  return (
+    <form className="card form-grid" aria-labelledby="import-evm-title" onSubmit={submit}>
+      <h2 id="import-evm-title">EVM network</h2>
+      <label>
+        Name
+        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+      </label>
+      <label>
+        Genesis file (JSON)
+        <input type="file" accept=".json,application/json" onChange={async (e) => {
+          const f = e.target.files?.[0];
+          if (f) setGenesis(await f.text());
+        }} />
+      </label>
+      <label>
+        Genesis (from the file, or pasted: chain_id, consensus, validators)
+        <textarea className="code" required rows={8} spellCheck={false} value={genesis} onChange={(e) => setGenesis(e.target.value)} placeholder={'{ "chain_id": 1337, "consensus": "QBFT", "validators": ["0x…"] }'} />
+      </label>
+      <label>
+        Client
+        <select value={client} onChange={(e) => setClient(e.target.value as 'auto' | 'anvil' | 'besu')}>
+          <option value="auto">auto (besu where available, else anvil)</option>
+          <option value="anvil">anvil</option>
+          <option value="besu">besu</option>
+        </select>
+      </label>
+      <label>
+        Description (optional)
+        <input maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <ActionError error={m.error} />
+      <div>
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Importing…' : 'Import EVM network'}
+        </button>
+      </div>
+    </form>
+  );
+}
