@@ -67,10 +67,10 @@ t('a mixed load through nginx while the holder is killed: acknowledged writes ke
   assert.ok(failWindow <= BOUND_MS, `requests failed over ${failWindow} ms`);
   assert.ok(failures.every((f) => killedAt > 0 && f.at >= killedAt), 'no failure before the kill');
   assert.ok(tookOver >= 0 && tookOver <= BOUND_MS, `work taken over after ${tookOver} ms`);
-  // With the restarted instance back, the piece is still held once (it may come back to it: the
-  // pieces are spread again by fair share).
-  const now = await workHolders(servers);
-  assert.is(now.length, 1);
+  // With the restarted instance back, the piece is held once again within the bound (the pieces
+  // are spread anew by fair share as it joins, so for a round the piece can be between holders;
+  // a CI run under load read it there once): exactly one holder within the bound.
+  await oneWorkHolder(servers, BOUND_MS);
 
   // Every acknowledged write is there, read through the survivors behind nginx, and the audit
   // chain, written by three instances at once, verifies from the first entry to the last.

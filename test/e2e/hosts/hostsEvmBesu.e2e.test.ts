@@ -35,6 +35,13 @@ const rpc = async (url: string, method: string, params: unknown[] = []) => {
   return ((await r.json()) as { result: any }).result;
 };
 
+/** The node once running; until then a throw saying its status and error, which a time-out reports. */
+const running = async (id: number) => {
+  const r = (await api('GET', `/nodes/${id}`)).json;
+  if (r?.status !== 'running') throw new Error(`node ${id} is ${r?.status}${r?.error ? `: ${r.error}` : ''}`);
+  return r;
+};
+
 t.before(async () => {
   const image = await ensureBesuStandinImage();
   host = await startSecondDockerHost({ images: [image] });
@@ -79,8 +86,8 @@ t('a validator here with an external address and one on the host start; each adv
   for (const n of [here, there]) assert.is(n.role, 'validator', JSON.stringify(n));
   assert.is(here.host_id, null);
   assert.is(there.host_id, hostId);
-  here = await until('the node here running', async () => { const r = (await api('GET', `/nodes/${here.id}`)).json; return r.status === 'running' ? r : null; }, 60_000);
-  there = await until('the node on the host running', async () => { const r = (await api('GET', `/nodes/${there.id}`)).json; return r.status === 'running' ? r : null; }, 60_000);
+  here = await until('the node here running', () => running(here.id), 90_000);
+  there = await until('the node on the host running', () => running(there.id), 90_000);
   assert.match(here.enode, new RegExp(`@${host.gateway.replace(/\./g, '\\.')}:${here.config?.p2pPort ?? '\\d+'}$`));
   assert.match(there.enode, new RegExp(`@${host.address.replace(/\./g, '\\.')}:\\d+$`));
   assert.match(here.endpoints.rpc_http, new RegExp(`^http://${host.gateway.replace(/\./g, '\\.')}:\\d+$`));
