@@ -16,7 +16,7 @@ export interface Instances {
   lb: string;
   /** Another instance on the same database (on `port`, e.g. a killed one's, which nginx tries again). */
   start(port?: number): Promise<TestServer>;
-  /** nginx stopped, every instance killed. */
+  /** nginx stopped, every instance killed, and any node process left under their data directories ended. */
   stop(): Promise<void>;
 }
 
@@ -49,6 +49,7 @@ export async function startInstancesBehindNginx(opts: { count: number; leaseSeco
     async stop() {
       await nginx?.stop();
       await Promise.all(self.servers.map((s) => s.kill()));
+      for (const s of self.servers) s.reapNodes();
     },
   };
   return self;
