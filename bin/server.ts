@@ -377,7 +377,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const blockFeed = createBlockFeed({ pool: db.pool, store, source: createEvmBlockSource(), log: (m, e) => log.warn(e ?? {}, m) });
   let serviceAddress = '';
   const metricsPiece = WORK_PIECES.indexOf('metrics-stack');
-  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, instanceId: instance.id, holds: () => pieceWork.valid(metricsPiece), log: (o, m) => log.warn(o, m) });
+  const metricsStack = createMetricsStack({ config, pool: db.pool, store, operationsFor, serviceAddress: () => serviceAddress, instanceId: instance.id, holds: () => pieceWork.valid(metricsPiece), applied: (l) => projector.onApplied?.(l) ?? (() => {}), log: (o, m) => log.warn(o, m) });
   // The other background work, in pieces (sagas/workPieces.ts), spread over the live instances
   // like the node shards (the same fair-share rounds): per held piece, a saga runner for its sagas
   // (fenced by its lease) and its loop, if it has one.

@@ -22,3 +22,8 @@ export function Page<T extends TSchema>(item: T) {
 export function page<T>(items: T[], total: number, limit: number, offset: number) {
   return { items, total, limit, offset };
 }
+
+/** The page a list request asks for: its limit (the configured default page size when not given) and offset (0). */
+export function pageRequest(config: { defaultPageSize: number }, query: { limit?: number; offset?: number }): { limit: number; offset: number } {
+  return { limit: query.limit ?? config.defaultPageSize, offset: query.offset ?? 0 };
+}

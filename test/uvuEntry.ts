@@ -1,7 +1,6 @@
 // Runs the uvu suites in one process: unit first, then integration, then end to end.
 // Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too)
 import { parse } from 'uvu/parse';
-import { run } from 'uvu/run';
 import { writeFileSync } from 'node:fs';
 import { runGlobalTeardown } from './helpers/globalTeardown.ts';
 import { skipSummary } from './helpers/requirements.ts';
@@ -19,9 +18,39 @@ process.on('unhandledRejection', (err) => {
   console.error('unhandled rejection during tests:', err);
 });
 
+/**
+ * uvu's run (uvu/run), with one check added: uvu's suite runner returns from its `finally`, so an
+ * error thrown by a suite's before hook is dropped, its tests count as neither passed nor failed,
+ * and the run would exit 0. A suite that ran fewer tests than it has, with no failure reported, is
+ * reported as failed here.
+ */
+async function run(list: Array<{ name: string; file: string }>): Promise<void> {
+  const g = globalThis as unknown as { UVU_DEFER: number; UVU_INDEX: number; UVU_QUEUE: unknown[][] };
+  g.UVU_DEFER = 1;
+  const uvu = (await import('uvu')) as unknown as { exec(bail?: boolean): Promise<void> };
+  let idx = 0;
+  for (const s of list) {
+    g.UVU_INDEX = idx++;
+    g.UVU_QUEUE.push([s.name]);
+    await import('file:///' + s.file);
+  }
+  type Result = [string | true, number, number, number];
+  for (const group of g.UVU_QUEUE) {
+    for (let i = 1; i < group.length; i++) {
+      const runSuite = group[i] as () => Promise<Result>;
+      group[i] = async (): Promise<Result> => {
+        const [errs, ran, skipped, total] = await runSuite();
+        if (errs !== true || ran >= total) return [errs, ran, skipped, total];
+        return [`  ${total - ran} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Rethrow it from before.each to see it (test/helpers/fabric.ts says how).`, ran, skipped, total];
+      };
+    }
+  }
+  await uvu.exec(false);
+}
+
 let code = 0;
 try {
-  await run(suites, { bail: false });
+  await run(suites);
   code = Number(process.exitCode ?? 0);
 } catch (err) {
   // uvu's reporter itself can throw (it expects err.details to be a string; our ValidationError

@@ -20,8 +20,7 @@ import type { ConsortiumChaincodeNodeCreatedData } from '../../domain/consortium
 import type { ChaincodeSource } from '../../domain/consortium/consortiumChaincode.ts';
 import type { ChaincodeServerRuntime } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { localEngines } from '../engines/localEngines.ts';
 import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import { chaincodeFiles } from './chaincodePackage.ts';
@@ -54,10 +53,9 @@ export function chaincodeLaunchSpec(node: ConsortiumChaincodeNodeCreatedData, so
 export function createChaincodeServerRuntime(options: { dataDir: string; env?: Record<string, string | undefined>; docker?: Docker }): ChaincodeServerRuntime {
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(options.env ?? process.env);
-  const processEngine = createProcessEngine({ dataDir });
-  let dockerEngine: NodeEngine | null = null;
-  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: options.docker ?? new Docker() }));
-  const engineOf = (node: ConsortiumChaincodeNodeCreatedData): NodeEngine => (node.engine === 'docker' ? docker() : processEngine);
+  const engines = localEngines({ dataDir, images, docker: options.docker });
+  const docker = engines.docker;
+  const engineOf = (node: ConsortiumChaincodeNodeCreatedData): NodeEngine => engines.of(node.engine);
   return {
     async checkImage(image) {
       const availability = await docker().available();

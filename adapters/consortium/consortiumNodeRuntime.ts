@@ -17,8 +17,7 @@ import { maskSecrets, NodeStartFailedError, type NodeEngine, type NodeEngineKind
 import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
 import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { localEngines, placedEngine } from '../engines/localEngines.ts';
 import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
@@ -61,19 +60,10 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(env);
-  const processEngine = createProcessEngine({ dataDir });
-  let dockerEngine: NodeEngine | null = null;
-  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
-  const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
+  const engines = localEngines({ dataDir, images });
+  const docker = engines.docker;
   const keyOf = (t: ConsortiumNodeTarget) => consortiumNodeKey(t.node.nodeId);
-  /** The engine the node runs under: its host's when it is placed on one, else the local one of its kind. */
-  async function engineFor(t: ConsortiumNodeTarget): Promise<NodeEngine> {
-    const hostId = t.node.config.hostId;
-    if (!hostId) return engineOf(t.node.engine);
-    const engine = await options.hostEngine?.(hostId);
-    if (!engine) throw new NodeStartFailedError('engine-unavailable', `${fabricDisplayName(t)} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey: keyOf(t) });
-    return engine;
-  }
+  const engineFor = (t: ConsortiumNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, fabricDisplayName(t), keyOf(t));
   /** Where this service reaches the node's ports. */
   const addressOf = (t: ConsortiumNodeTarget) => t.node.config.externalIp ?? localAddress(t.node.config);
 

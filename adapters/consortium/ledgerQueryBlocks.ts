@@ -4,6 +4,7 @@
 // and the validation code the committing peer wrote into TRANSACTIONS_FILTER.
 //   blockHeaderHash(header)     -> Uint8Array
 //   blockDetail(block)          -> BlockDetail (BlockSummary + transactions)
+//   decodeBlock(block, decodeTransaction) -> a Fabric-shaped block's header fields and transactions (Fabric-X's too)
 //   envelopeTransaction(envelopeBytes, validationCode | null) -> BlockTransaction
 //   blockTransaction(block, txId) -> TransactionDetail | null (the first envelope with that id)
 import { createHash } from 'node:crypto';
@@ -60,20 +61,24 @@ export function envelopeTransaction(envelopeBytes: Uint8Array, validationCode: n
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
-export function blockDetail(block: common.Block): BlockDetail {
+/** A block's header fields (its hash as Fabric computes it) and each envelope decoded by `decodeTransaction` with its code in TRANSACTIONS_FILTER (null where the filter has none). */
+export function decodeBlock<T>(block: common.Block, decodeTransaction: (envelope: Uint8Array, code: number | null) => T) {
   const header = block.getHeader() ?? new common.BlockHeader();
   const data = block.getData()?.getDataList_asU8() ?? [];
   const filter = block.getMetadata()?.getMetadataList_asU8()[common.BlockMetadataIndex.TRANSACTIONS_FILTER] ?? new Uint8Array();
-  const transactions = data.map((envelope, i) => envelopeTransaction(envelope, filter.length > i ? filter[i] : null));
   return {
     number: header.getNumber(),
     hash: hex(blockHeaderHash(header)),
     previousHash: hex(header.getPreviousHash_asU8()),
     dataHash: hex(header.getDataHash_asU8()),
     transactionCount: data.length,
-    timestamp: transactions[0]?.timestamp ?? null,
-    transactions,
+    transactions: data.map((envelope, i) => decodeTransaction(envelope, filter.length > i ? filter[i] : null)),
   };
+}
+
+export function blockDetail(block: common.Block): BlockDetail {
+  const { transactions, ...fields } = decodeBlock(block, envelopeTransaction);
+  return { ...fields, timestamp: transactions[0]?.timestamp ?? null, transactions };
 }
 
 /**

@@ -11,11 +11,11 @@
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
-import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine, type DockerNodeEngine } from '../engines/dockerEngine.ts';
+import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
+import { localEngines, placedEngine } from '../engines/localEngines.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
@@ -54,19 +54,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(env);
-  const processEngine = createProcessEngine({ dataDir });
-  let dockerEngine: NodeEngine | null = null;
-  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() }));
-  const engineOf = (kind: NodeEngineKind): NodeEngine => (kind === 'docker' ? docker() : processEngine);
+  const engines = localEngines({ dataDir, images });
+  const engineOf = engines.of;
   const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
-  /** The engine the node runs under: its host's when it is placed on one, else the local one of its kind. */
-  async function engineFor(t: EvmNodeTarget): Promise<NodeEngine> {
-    const hostId = t.node.config.hostId;
-    if (!hostId) return engineOf(t.node.engine);
-    const engine = await options.hostEngine?.(hostId);
-    if (!engine) throw new NodeStartFailedError('engine-unavailable', `Node ${t.node.name} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey: keyOf(t) });
-    return engine;
-  }
+  const engineFor = (t: EvmNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, `Node ${t.node.name}`, keyOf(t));
 
   async function besuImagePresent(): Promise<boolean> {
     try {

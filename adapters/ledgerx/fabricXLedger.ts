@@ -13,7 +13,7 @@ import * as grpc from '@grpc/grpc-js';
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import type { LedgerXBlock, LedgerXEndpoint, LedgerXLedger, LedgerXTransaction } from '../../domain/ledgerx/ledgerxLedgerPorts.ts';
 import { LedgerXRefusedError, LedgerXServiceUnreachableError } from '../../domain/ledgerx/ledgerxLedgerPorts.ts';
-import { blockHeaderHash } from '../consortium/ledgerQueryBlocks.ts';
+import { decodeBlock } from '../consortium/ledgerQueryBlocks.ts';
 import { committerStatusName, decode, fx } from './fabricXProtos.ts';
 import { namespaceCreationTx, readNamespacePolicy } from './fabricXTx.ts';
 
@@ -92,19 +92,8 @@ export function fabricXTransaction(envelopeBytes: Uint8Array, statusCode: number
 }
 
 export function fabricXBlock(block: common.Block): LedgerXBlock {
-  const header = block.getHeader() ?? new common.BlockHeader();
-  const data = block.getData()?.getDataList_asU8() ?? [];
-  const filter = block.getMetadata()?.getMetadataList_asU8()[common.BlockMetadataIndex.TRANSACTIONS_FILTER] ?? new Uint8Array();
-  const transactions = data.map((envelope, i) => fabricXTransaction(envelope, filter.length > i ? filter[i] : null));
-  return {
-    number: header.getNumber(),
-    hash: hex(blockHeaderHash(header)),
-    previousHash: hex(header.getPreviousHash_asU8()),
-    dataHash: hex(header.getDataHash_asU8()),
-    transactionCount: data.length,
-    timestamp: transactions.find((t) => t.timestamp)?.timestamp ?? null,
-    transactions,
-  };
+  const { transactions, ...fields } = decodeBlock(block, fabricXTransaction);
+  return { ...fields, timestamp: transactions.find((t) => t.timestamp)?.timestamp ?? null, transactions };
 }
 
 async function broadcast(router: LedgerXEndpoint, envelope: Uint8Array): Promise<void> {

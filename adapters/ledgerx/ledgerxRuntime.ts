@@ -12,12 +12,11 @@ import { maskSecrets, NodeStartFailedError } from '../../domain/nodes/nodeEngine
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { LedgerXJoin, LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
 import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
-import type { NodeEngine, NodeEngineKind, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import type { NodeEngine, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { committerLaunchSpec } from './committerLaunch.ts';
 import { closeGrpcHealth, grpcHealthCheck } from './grpcHealth.ts';
 import { clientMspFiles } from '../consortium/fabricMsp.ts';
-import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { localEngines } from '../engines/localEngines.ts';
 import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import Docker from 'dockerode';
 import { portsInUse } from '../engines/hostPorts.ts';
@@ -40,12 +39,10 @@ const healthAddress = (n: { config: { grpcPort?: number } }) => `127.0.0.1:${n.c
 export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
-  const processEngine = createProcessEngine({ dataDir });
   const images = nodeImagesFromEnv(env);
-  let dockerEngine: NodeEngine | null = null;
   // Under the docker engine a role runs in its image (fabric-x-arma, fabric-x-committer) on the
   // host network, the node directory bound at the same path: the launch specs' paths hold.
-  const engineOf = (kind: NodeEngineKind | string): NodeEngine => (kind === 'docker' ? (dockerEngine ??= createDockerEngine({ dataDir, images, docker: new Docker() })) : processEngine);
+  const { of: engineOf } = localEngines({ dataDir, images });
   const engineFor = (node: { engine?: string }) => engineOf(node.engine ?? 'process');
 
   /** Under docker: the image of `software` is on the Docker host, or why not. */

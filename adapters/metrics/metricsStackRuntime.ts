@@ -6,12 +6,11 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { access, constants, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import type { NodeEngine, NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import type { MetricsStackDeps } from '../../domain/metrics/metricsStackPorts.ts';
 import type { MetricsStackSettings } from '../../domain/metrics/metricsStack.ts';
 import { METRICS_STACK_DEFAULTS } from '../../domain/metrics/metricsStack.ts';
-import { createProcessEngine } from '../engines/processEngine.ts';
-import { createDockerEngine } from '../engines/dockerEngine.ts';
+import { localEngines } from '../engines/localEngines.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
@@ -51,9 +50,7 @@ async function onPath(binary: string, env: Record<string, string | undefined>): 
 export function createMetricsStackRuntime(o: MetricsStackRuntimeOptions): Runtime {
   const dir = nodeDirectory(o.dataDir, PROMETHEUS_KEY);
   const images = nodeImagesFromEnv(o.env);
-  const processEngine = createProcessEngine({ dataDir: o.dataDir, readyTimeoutMs: 30_000 });
-  let dockerEngine: NodeEngine | null = null;
-  const engineOf = (kind: NodeEngineKind) => (kind === 'docker' ? (dockerEngine ??= createDockerEngine({ dataDir: o.dataDir, images })) : processEngine);
+  const { of: engineOf } = localEngines({ dataDir: o.dataDir, images, readyTimeoutMs: 30_000 });
   const binary = () => (o.binary ? executable(o.binary).then((ok) => (ok ? o.binary : null)) : onPath('prometheus', o.env));
   const api = (s: MetricsStackSettings) => prometheusApi(`http://127.0.0.1:${s.port}`);
   let chain: Promise<unknown> = Promise.resolve();

@@ -3,7 +3,7 @@
 // that instance an operation acts on the engine, then records its event (as with one instance);
 // on any other it records the event (after the same checks) and waits until the holder has
 // applied it and published what it sees (bin/metricsStack.ts reconciles the engine with the
-// stream each second). GET /metrics/status answers the holder's view from every instance.
+// stream as soon as the holder's projector has the event). GET /metrics/status answers the holder's view from every instance.
 import type { CommandInput } from '../commands.ts';
 import { runCommand } from '../commands.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';

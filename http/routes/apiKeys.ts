@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { apiKeyStream, apiKeys } from '../../domain/users/apiKeys.ts';
 import { hasPermission, isPermission, rolePermissions } from '../../domain/users/permissions.ts';
@@ -59,8 +59,7 @@ export const apiKeyRoutes = [
     async handler({ deps, query, identity }) {
       const manage = hasPermission(identity!.role, 'API_KEY_MANAGE');
       if ((query.userId !== undefined && query.userId !== identity!.userId || query.all) && !manage) throw new ForbiddenError('Listing other users\' API keys needs API_KEY_MANAGE.');
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listApiKeys(deps.pool, deps.clock(), limit, offset, query.all ? undefined : (query.userId ?? identity!.userId));
       return { body: page(r.items, r.total, limit, offset) };
     },

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { backupScheduleStream, backupSchedules, type Retention } from '../../domain/backups/backupSchedules.ts';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { getBackupSchedule, getBackupTarget, listBackupSchedules } from '../../projections/backups.ts';
@@ -46,8 +46,7 @@ export const backupScheduleRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'schedules', schema: Page(ScheduleSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const all = await listBackupSchedules(deps.pool);
       return { body: page(all.slice(offset, offset + limit), all.length, limit, offset) };
     },

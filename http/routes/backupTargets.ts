@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { backupTargetStream, backupTargets } from '../../domain/backups/backupTargets.ts';
 import type { BackupServices, StoredTarget } from '../../domain/backups/backupPorts.ts';
 import { ConflictError, EditionRequiredError, NotFoundError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
@@ -100,8 +100,7 @@ const listRoute = (path: string, summary: string) => defineRoute({
   query: Type.Object(PageQuery, { additionalProperties: false }),
   responses: { 200: { description: 'targets, oldest first', schema: Page(TargetSchema) } },
   async handler({ deps, query }) {
-    const limit = query.limit ?? deps.config.defaultPageSize;
-    const offset = query.offset ?? 0;
+    const { limit, offset } = pageRequest(deps.config, query);
     const all = await listBackupTargets(deps.pool);
     return { body: page(all.slice(offset, offset + limit).map(targetView), all.length, limit, offset) };
   },

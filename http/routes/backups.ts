@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { backupStream, backups } from '../../domain/backups/backups.ts';
 import { NotFoundError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { getBackup, getBackupTarget, listBackups } from '../../projections/backups.ts';
@@ -45,8 +45,7 @@ export const backupRoutes = [
     query: Type.Object({ ...PageQuery, schedule_id: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
     responses: { 200: { description: 'backups', schema: Page(BackupSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listBackups(deps.pool, { limit, offset }, { scheduleId: query.schedule_id });
       return { body: page(r.items.map((b) => withProgress(deps, b)), r.total, limit, offset) };
     },

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { getNodeHost, listNodeHosts, type NodeHostRow } from '../../projections/nodeHosts.ts';
 import { registerHost } from '../../application/hosts/hostRegister.ts';
@@ -72,8 +72,7 @@ export const hostRoutes = [
     query: Type.Object({ ...PageQuery, label: Type.Optional(Type.String({ maxLength: 300, pattern: '^[^=]+=[^=]*$', description: 'key=value: only hosts carrying that label' })) }, { additionalProperties: false }),
     responses: { 200: { description: 'hosts, oldest first', schema: Page(HostSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const [k, v] = query.label ? query.label.split('=') : [];
       const all = await listNodeHosts(deps.pool, k === undefined ? {} : { [k]: v });
       return { body: page(all.slice(offset, offset + limit).map(hostView), all.length, limit, offset) };

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { keyStream, keys } from '../../domain/keys/keys.ts';
 import { keyRefOf, loadKey, renewCertificate, rotateKey } from '../../domain/keys/certificateRenewal.ts';
@@ -52,8 +52,7 @@ export const keyRoutes = [
     query: ListQuery,
     responses: { 200: { description: 'a page of keys (never private keys)', schema: Page(KeySchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const alg = query.algorithm?.toUpperCase();
       const algorithm = alg === 'ECDSA' ? 'EC' : alg;
       const r = await listKeys(deps.pool, { organizationId: query.organizationId, providerId: query.providerId ?? query.keyProviderId, algorithm, curve: query.curve, purpose: query.purpose, isCA: query.isCA }, limit, offset);

@@ -3,7 +3,7 @@
 // validators as the chain reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { listEvmNetworks } from '../../projections/evm/evmNetworks.ts';
@@ -100,8 +100,7 @@ export const networkRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of networks', schema: Page(NetworkView) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listEvmNetworks(deps.pool, limit, offset);
       return { body: page(await Promise.all(r.items.map((n) => networkView(deps, n))), r.total, limit, offset) };
     },
@@ -137,8 +136,7 @@ export const networkRoutes = [
     responses: { 200: { description: 'a page of contracts', schema: Page(ContractView) }, 404: { description: 'no such network' } },
     async handler({ deps, params, query }) {
       await networkOr404(deps, params.id);
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listEvmContracts(deps.pool, params.id, limit, offset);
       return {
         body: page(r.items.map((c) => ({

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
@@ -113,8 +113,7 @@ export const nodeSharingRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of peers', schema: Page(PeerView) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listSharingPeers(deps.pool, limit, offset);
       return { body: page(r.items.map(peerView), r.total, limit, offset) };
     },

@@ -8,7 +8,7 @@ import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts'
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
@@ -157,8 +157,7 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
 
 /** One page of nodes, of one platform or all, as the health monitor last saw them: no node is probed inside the request. */
 async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number; status?: string }, platform: string | undefined) {
-  const limit = query.limit ?? deps.config.defaultPageSize;
-  const offset = query.offset ?? 0;
+  const { limit, offset } = pageRequest(deps.config, query);
   const r = await listNodes(deps.pool, { limit, offset, platform, status: query.status });
   const readings = await lastReadings(deps, r.items);
   const views = r.items.map((n) => (n.platform === 'LEDGERX' ? ledgerXNodeView(deps, n, { observation: readings.get(n.id) ?? null }) : n.platform === 'CONSORTIUM' ? consortiumNodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null }) : nodeView(deps, n, { live: false, observation: readings.get(n.id) ?? null })));
@@ -339,8 +338,7 @@ export const nodeRoutes = [
       // include every event shown, so a client that saw node.downtime here never reads the node as
       // running afterwards (monotonic reads across the two endpoints).
       await deps.projector.waitFor(Math.max(...events.map((e) => e.position)));
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const items = events.map((e) => ({ id: e.id, event: EVENT_NAMES[e.type] ?? e.type, type: e.type, timestamp: e.metadata.timestamp, data: redactSecrets(e.data) }));
       return { body: page(items.slice(offset, offset + limit), items.length, limit, offset) };
     },

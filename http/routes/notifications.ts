@@ -6,7 +6,7 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { validate } from '../validation.ts';
 import { ConflictError, EditionRequiredError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
@@ -143,8 +143,7 @@ export const notificationRoutes = [
     query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
     responses: { 200: { description: 'providers (passwords and secrets never shown)', schema: Page(ProviderSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const { items, total } = await listNotificationProviders(deps.pool, limit, offset);
       return { body: page(items.map(view), total, limit, offset) };
     },

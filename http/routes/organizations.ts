@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -67,8 +67,7 @@ export const organizationRoutes = [
     query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of organizations', schema: Page(OrganizationSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listOrganizations(deps.pool, limit, offset);
       return { body: page(r.items, r.total, limit, offset) };
     },
@@ -125,8 +124,7 @@ export const organizationRoutes = [
     responses: { 200: { description: 'a page of keys', schema: Page(KeySchema) }, 404: { description: 'no such organization' } },
     async handler({ deps, params, query }) {
       if (!(await getOrganization(deps.pool, params.id))) throw new NotFoundError('Organization', params.id);
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listKeys(deps.pool, { organizationId: params.id }, limit, offset);
       return { body: page(r.items.map(keyView), r.total, limit, offset) };
     },

@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { AppError, NotFoundError, UnavailableError, ValidationError, ConflictError } from '../../domain/shared/errors.ts';
 import { plugin, pluginStream, type PluginCommand } from '../../domain/plugins/plugin.ts';
@@ -64,8 +64,7 @@ export const pluginRoutes = [
     query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
     responses: { 200: { description: 'plugins', schema: Page(PluginSummary) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listPlugins(deps.pool, limit, offset);
       return { body: page(r.items.map(summary), r.total, limit, offset) };
     },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { MAX_RETENTION_DAYS, SETTINGS_STREAM, choiceSettingSpecs, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
 import { currentSettings } from '../../projections/settings.ts';
 
@@ -63,8 +63,7 @@ export const settingsRoutes = [
     responses: { 200: { description: 'changes', schema: Page(Type.Object({ version: Type.Integer(), type: Type.String(), at: Type.String(), by: Type.Union([Type.String(), Type.Null()]), before: Type.Unknown(), after: Type.Unknown() })) } },
     async handler({ deps, query }) {
       const events = (await deps.store.readStream(SETTINGS_STREAM)).reverse();
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const items = events.slice(offset, offset + limit).map((e) => ({ version: e.version, type: e.type, at: e.metadata.timestamp, by: e.metadata.actor?.username ?? null, before: e.data.before, after: e.data.after }));
       return { body: page(items, events.length, limit, offset) };
     },

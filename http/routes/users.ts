@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam, PasswordSchema, RoleSchema, UserSchema } from './schemas.ts';
 import { USERS_STREAM, assertUsername, userDirectory } from '../../domain/users/userDirectory.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -30,8 +30,7 @@ export const userRoutes = [
     query: Type.Object({ ...PageQuery, role: Type.Optional(RoleSchema) }, { additionalProperties: false }),
     responses: { 200: { description: 'a page of users', schema: Page(UserSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listUsers(deps.pool, limit, offset, query.role);
       return { body: page(r.items, r.total, limit, offset) };
     },

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute, type RouteInput } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { IdParam } from './schemas.ts';
-import { Page, PageQuery, page } from '../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { WEBHOOK_HEADERS_CONTEXT, WEBHOOK_RETRIES, WEBHOOK_TIMEOUT, checkEventTypes, webhookStream, webhooks } from '../../domain/webhooks/webhooks.ts';
 import { HEADER_MASK, maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
@@ -103,8 +103,7 @@ export const webhookRoutes = [
     query: Type.Object({ ...PageQuery }, { additionalProperties: false }),
     responses: { 200: { description: 'webhooks (secrets never shown)', schema: Page(WebhookSchema) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const { items, total } = await listWebhooks(deps.pool, limit, offset);
       return { body: page(await Promise.all(items.map((w) => view(deps.pool, w.id))), total, limit, offset) };
     },
@@ -191,8 +190,7 @@ export const webhookRoutes = [
     async handler({ deps, params, query }) {
       const stored = await webhookForDelivery(deps.pool, params.id);
       if (!stored) throw new NotFoundError('Webhook', params.id);
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const { items, total } = await listDeliveries(deps.pool, params.id, { limit, offset, status: query.status });
       return { body: page(items, total, limit, offset) };
     },

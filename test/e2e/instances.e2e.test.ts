@@ -5,16 +5,15 @@
 // live and a third, a SIGTERM at once (the lease is released).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ADMIN, adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { freshDatabase } from '../helpers/postgres.ts';
+import { ADMIN, adminAuth, call, type TestServer } from '../helpers/server.ts';
+import { FAILOVER_BOUND_MS, LEASE_SECONDS, RELEASED_BOUND_MS, startInstancesBehindNginx, type Instances } from '../helpers/instances.ts';
 
 const t = suite('several instances on one database');
-const LEASE_SECONDS = 3;
 let servers: TestServer[] = [];
-let databaseUrl = '';
+let cluster: Instances | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-// Every instance needs the same KEY_ENCRYPTION_KEY (the stored keys are sealed under it).
-const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_SECONDS), KEY_ENCRYPTION_KEY: 'several-instances-e2e-key-encryption-key-0123' } });
+// Every instance needs the same KEY_ENCRYPTION_KEY (the stored keys are sealed under it): the helper gives them one.
+const start = () => cluster!.start();
 
 async function health(s: TestServer): Promise<{ id: string; work: string[] } | null> {
   try {
@@ -32,13 +31,12 @@ async function holders(list: TestServer[]): Promise<number[]> {
 }
 
 t.before(async () => {
-  databaseUrl = (await freshDatabase()).url;
   // The first one migrates the database; the others start beside it.
-  servers = [await start()];
-  servers.push(...(await Promise.all([start(), start()])));
+  cluster = await startInstancesBehindNginx({ count: 3, nginx: false });
+  servers = cluster.servers;
 });
 t.after(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
+  await cluster?.stop();
 });
 
 t('each instance says who it is; exactly one holds the background work', async () => {
@@ -86,7 +84,7 @@ t('kill -9 of the holder: another instance holds the work within the lease time 
   }
   const took = Date.now() - killedAt;
   assert.is(taken.length, 1, 'one survivor holds the work');
-  assert.ok(took <= (LEASE_SECONDS * 4) / 3 * 1000 + 1000, `taken over after ${took} ms`);
+  assert.ok(took <= FAILOVER_BOUND_MS, `taken over after ${took} ms`);
   // A restarted instance does not take the work from the live holder.
   servers[holder] = await start();
   await sleep(LEASE_SECONDS * 1000);
@@ -108,7 +106,7 @@ t('SIGTERM of the holder releases its lease: another takes the work at once', as
   const took = Date.now() - stoppedAt;
   assert.is(taken.length, 1);
   // A renewal period at most (the survivors try every third of the time to live), never a whole expiry.
-  assert.ok(took <= (LEASE_SECONDS * 1000) / 3 + 1000, `taken over ${took} ms after the holder stopped`);
+  assert.ok(took <= RELEASED_BOUND_MS, `taken over ${took} ms after the holder stopped`);
 });
 
 t.run();

@@ -10,23 +10,18 @@ import * as assert from 'uvu/assert';
 import { requires } from '../helpers/requirements.ts';
 import { adminAuth, call } from '../helpers/server.ts';
 import { nginxBin, workHolders } from '../helpers/nginx.ts';
-import { assertWritesKept, instancesAnswering, mixedLoad, oneWorkHolder, startInstancesBehindNginx, workOf, type Instances } from '../helpers/instances.ts';
+import { assertWritesKept, instancesAnswering, LOAD_WORKERS, mixedLoad, oneWorkHolder, RELEASED_BOUND_MS, startInstancesBehindNginx, workOf, type Instances } from '../helpers/instances.ts';
 
 const t = requires(suite('several instances behind nginx: a SIGTERM drain under load'), 'nginx', nginxBin ? undefined : 'no nginx on PATH or in /usr/sbin');
 
-const LEASE_SECONDS = 3;
-// A released lease is taken at the others' next renewal round (every third of the time to live);
-// one second more for the round's own queries and the /health round trips.
-const BOUND_MS = (LEASE_SECONDS * 1000) / 3 + 1000;
 const LOAD_MS = 15_000;
 const TERM_AT_MS = 5_000;
-const WORKERS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let cluster: Instances | undefined;
 
 t.before(async () => {
-  cluster = await startInstancesBehindNginx({ count: 3, leaseSeconds: LEASE_SECONDS });
+  cluster = await startInstancesBehindNginx({ count: 3 });
 });
 
 t.after(async () => {
@@ -51,7 +46,7 @@ function requestsAfterSignal(output: string): Array<{ method: string; path: stri
 t('SIGTERM under load through nginx: no request fails, acknowledged writes kept, leases taken within a renewal period', async () => {
   const { servers, lb } = cluster!;
   assert.is((await instancesAnswering(lb, 9)).size, 3, 'nginx spreads requests over the three instances');
-  const victim = await oneWorkHolder(servers, BOUND_MS * 4);
+  const victim = await oneWorkHolder(servers, RELEASED_BOUND_MS * 4);
   const held = (await workOf(servers[victim]))!;
   assert.ok(held.includes('work:webhooks') && held.length >= 2, held.join(', '));
 
@@ -81,7 +76,7 @@ t('SIGTERM under load through nginx: no request fails, acknowledged writes kept,
     exitCode = await exited;
     exitAt = Date.now();
     const rest = servers.filter((_, i) => i !== victim);
-    while (Date.now() - exitAt < BOUND_MS * 5) {
+    while (Date.now() - exitAt < RELEASED_BOUND_MS * 5) {
       const work = (await Promise.all(rest.map(workOf))).flatMap((w) => w ?? []);
       if (held.every((l) => work.includes(l))) {
         takenAfterExit = Date.now() - exitAt;
@@ -90,7 +85,7 @@ t('SIGTERM under load through nginx: no request fails, acknowledged writes kept,
       await sleep(100);
     }
   })();
-  const [load] = await Promise.all([mixedLoad(lb, { workers: WORKERS, durationMs: LOAD_MS, prefix: 'drain' }), drainer]);
+  const [load] = await Promise.all([mixedLoad(lb, { workers: LOAD_WORKERS, durationMs: LOAD_MS, prefix: 'drain' }), drainer]);
   const { requests, acknowledged, failures, readBackMisses, began } = load;
   const after = requestsAfterSignal(servers[victim].output());
   const finished = after.filter((r) => r.status < 500);
@@ -98,7 +93,7 @@ t('SIGTERM under load through nginx: no request fails, acknowledged writes kept,
   console.log(
     `  ${requests} requests in ${Date.now() - began} ms, ${acknowledged.length} writes acknowledged, ${failures.length} failed; ` +
       `the drained instance answered ${finished.length} requests in flight after SIGTERM (${finished.filter((r) => r.method === 'POST').length} POSTs) and refused ${refused.length} (resent by nginx), ` +
-      `exited ${exitAt - termAt} ms after SIGTERM (code ${exitCode}); its ${held.length} leases held by the others ${takenAfterExit} ms after its exit (bound ${BOUND_MS} ms)`,
+      `exited ${exitAt - termAt} ms after SIGTERM (code ${exitCode}); its ${held.length} leases held by the others ${takenAfterExit} ms after its exit (bound ${RELEASED_BOUND_MS} ms)`,
   );
   console.log(`  sent to the victim before SIGTERM: ${direct.map((d) => `${d.status} at +${d.at - termAt} ms`).join(', ')}; burst through nginx after it: ${burst.map((b) => b.status).join(' ')}`);
   for (const f of failures) console.log(`    failed at +${f.at - termAt} ms after SIGTERM: ${f.what}`);
@@ -114,7 +109,7 @@ t('SIGTERM under load through nginx: no request fails, acknowledged writes kept,
   assert.equal(failures, [], 'no request fails through nginx');
   assert.is(readBackMisses, 0, 'a write acknowledged through nginx is read back at once through nginx');
   assert.equal(after.filter((r) => r.status >= 500 && r.status !== 503), [], 'the drained instance answered every request it ran');
-  assert.ok(takenAfterExit >= 0 && takenAfterExit <= BOUND_MS, `its leases (${held.join(', ')}) taken ${takenAfterExit} ms after its exit`);
+  assert.ok(takenAfterExit >= 0 && takenAfterExit <= RELEASED_BOUND_MS, `its leases (${held.join(', ')}) taken ${takenAfterExit} ms after its exit`);
   assert.is((await workHolders(servers.filter((_, i) => i !== victim))).length, 1, 'one survivor holds the background work');
 
   await assertWritesKept(lb, acknowledged);

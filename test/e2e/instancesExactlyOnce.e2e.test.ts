@@ -4,13 +4,14 @@
 // one per event id), and a node started through one instance has one node.started.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { freshDatabase } from '../helpers/postgres.ts';
+import { adminAuth, call, type TestServer } from '../helpers/server.ts';
+import { startInstancesBehindNginx, type Instances } from '../helpers/instances.ts';
 import { startReceiver, type Receiver } from '../helpers/webhookReceiver.ts';
 
 const t = suite('several instances: effects exactly once');
 const SECRET = 'whsec-instances-exactly-once-9b2d';
 const EVENTS = 100;
+let cluster: Instances | undefined;
 let servers: TestServer[] = [];
 let receivers: Receiver[] = [];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -25,16 +26,13 @@ async function until(what: string, cond: () => Promise<boolean> | boolean, ms = 
 }
 
 t.before(async () => {
-  const databaseUrl = (await freshDatabase()).url;
-  const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: '3', LNM_ALLOW_PRIVATE_TARGETS: 'true', KEY_ENCRYPTION_KEY: 'several-instances-e2e-key-encryption-key-0123' } });
-  servers = [await start()];
-  servers.push(...(await Promise.all([start(), start()])));
+  cluster = await startInstancesBehindNginx({ count: 3, nginx: false, env: { LNM_ALLOW_PRIVATE_TARGETS: 'true' } });
+  servers = cluster.servers;
   receivers = await Promise.all([startReceiver({ secret: SECRET }), startReceiver({ secret: SECRET })]);
 });
 
 t.after(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  for (const s of servers) s.reapNodes();
+  await cluster?.stop();
   await Promise.all(receivers.map((r) => r.close()));
 });
 

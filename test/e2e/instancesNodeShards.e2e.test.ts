@@ -7,11 +7,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { freshDatabase } from '../helpers/postgres.ts';
+import { adminAuth, call, type TestServer } from '../helpers/server.ts';
 import { startS3Server, type S3Server } from '../helpers/s3Server.ts';
 import { alive, pidOf, until } from './evm/evmLifecycle.ts';
-import { leasesHeld } from '../helpers/instances.ts';
+import { leasesHeld, startInstancesBehindNginx, type Instances } from '../helpers/instances.ts';
 
 const t = suite('several instances: node work spread by shard');
 const LEASE_S = 3;
@@ -20,7 +19,7 @@ const SHARDS = 16;
 const DOWNTIME_BOUND_MS = (LEASE_S + LEASE_S / 3 + 1 + 2) * 1000;
 let servers: TestServer[] = [];
 let s3: S3Server | undefined;
-let databaseUrl = '';
+let cluster: Instances | undefined;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 const hasRestic = (() => {
@@ -35,17 +34,15 @@ const hasRestic = (() => {
 /** The node shards each instance says it holds, null for one that does not answer. */
 const shardsHeld = async (list: TestServer[]) => (await leasesHeld(list, 'node-shard-')).map((h) => h?.map(Number) ?? null);
 
-const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_S), LNM_ALLOW_PRIVATE_TARGETS: 'true', KEY_ENCRYPTION_KEY: 'node-shards-e2e-key-encryption-key-0123456' } });
+const start = () => cluster!.start();
 
 t.before(async () => {
-  databaseUrl = (await freshDatabase()).url;
-  servers = [await start()];
-  servers.push(...(await Promise.all([start(), start()])));
+  cluster = await startInstancesBehindNginx({ count: 3, nginx: false, leaseSeconds: LEASE_S, env: { LNM_ALLOW_PRIVATE_TARGETS: 'true', KEY_ENCRYPTION_KEY: 'node-shards-e2e-key-encryption-key-0123456' } });
+  servers = cluster.servers;
 });
 
 t.after(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  for (const s of servers) s.reapNodes();
+  await cluster?.stop();
   await s3?.stop();
   s3?.remove();
 });

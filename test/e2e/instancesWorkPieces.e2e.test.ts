@@ -9,10 +9,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
-import { freshDatabase } from '../helpers/postgres.ts';
+import { adminAuth, call, type TestServer } from '../helpers/server.ts';
 import { freePortBlock } from '../helpers/ports.ts';
-import { leasesHeld } from '../helpers/instances.ts';
+import { leasesHeld, startInstancesBehindNginx, type Instances } from '../helpers/instances.ts';
 import { until } from './evm/evmLifecycle.ts';
 import { WORK_PIECES } from '../../sagas/workPieces.ts';
 
@@ -21,11 +20,11 @@ const LEASE_S = 3;
 // Lease expiry + one renewal period of the survivors + slack (as the node shards' test).
 const MOVE_BOUND_MS = (LEASE_S + LEASE_S / 3 + 2) * 1000;
 let servers: TestServer[] = [];
-let databaseUrl = '';
+let cluster: Instances | undefined;
 let port = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const api = (s: TestServer, method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
-const start = () => startServer({ databaseUrl, env: { LNM_WORK_LEASE_SECONDS: String(LEASE_S), KEY_ENCRYPTION_KEY: 'work-pieces-e2e-key-encryption-key-0123456' } });
+const start = () => cluster!.start();
 
 /** The work pieces each instance says it holds (names without `work:`), null for one that does not answer. */
 const piecesHeld = (list: TestServer[]) => leasesHeld(list, 'work:');
@@ -49,15 +48,13 @@ function prometheusOnPort(): { pid: number; cmdline: string }[] {
 const idOf = async (s: TestServer) => (await call(s.api, 'GET', '/health')).json.instance.id as string;
 
 t.before(async () => {
-  databaseUrl = (await freshDatabase()).url;
-  servers = [await start()];
-  servers.push(...(await Promise.all([start(), start()])));
+  cluster = await startInstancesBehindNginx({ count: 3, nginx: false, leaseSeconds: LEASE_S, env: { KEY_ENCRYPTION_KEY: 'work-pieces-e2e-key-encryption-key-0123456' } });
+  servers = cluster.servers;
   port = await freePortBlock([0]);
 });
 
 t.after(async () => {
-  await Promise.all(servers.map((s) => s.kill()));
-  for (const s of servers) s.reapNodes();
+  await cluster?.stop();
 });
 
 t(`the ${WORK_PIECES.length} work pieces are spread over the three instances, each held by exactly one`, async () => {

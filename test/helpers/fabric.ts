@@ -18,7 +18,7 @@
 //   fabricMissing, fabricProgram('osnadmin'), fabricConfigDir() -> helpers/programs.ts
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
 // Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
-// from test.before: uvu swallows a before hook's error and the run exits 0.
+// from test.before: uvu drops a before hook's error (test/uvuEntry.ts then fails the suite, but cannot say why).
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { execFile } from 'node:child_process';

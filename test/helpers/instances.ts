@@ -16,13 +16,30 @@ export interface Instances {
   lb: string;
   /** Another instance on the same database (on `port`, e.g. a killed one's, which nginx tries again). */
   start(port?: number): Promise<TestServer>;
-  /** nginx stopped, every instance killed. */
+  /** nginx stopped, every instance killed, and any node process left under their data directories ended. */
   stop(): Promise<void>;
 }
 
-export async function startInstancesBehindNginx(opts: { count: number; leaseSeconds: number; env?: Record<string, string>; nginx?: boolean }): Promise<Instances> {
+/** The work leases' time to live in the several-instance tests (LNM_WORK_LEASE_SECONDS): short, so a failover fits in a test. */
+export const LEASE_SECONDS = 3;
+/**
+ * How soon a lease its holder released (a SIGTERM drain, a stop) is held by another instance: the
+ * others try at their next renewal round (every third of the time to live); one second more for
+ * the round's own queries and the /health round trips.
+ */
+export const RELEASED_BOUND_MS = (LEASE_SECONDS * 1000) / 3 + 1000;
+/**
+ * The failover bound after a kill -9: the dead holder's lease runs out after its time to live and
+ * a survivor tries it every third of that; one second more for the probe round trips.
+ */
+export const FAILOVER_BOUND_MS = (LEASE_SECONDS * 4 * 1000) / 3 + 1000;
+/** The mixed load's concurrent workers (mixedLoad) in the fault tests behind nginx. */
+export const LOAD_WORKERS = 4;
+
+/** `count` instances with work leases of `leaseSeconds` (LEASE_SECONDS unless given), behind nginx unless `nginx` is false. */
+export async function startInstancesBehindNginx(opts: { count: number; leaseSeconds?: number; env?: Record<string, string>; nginx?: boolean }): Promise<Instances> {
   const databaseUrl = (await freshDatabase()).url;
-  const start = (port?: number) => startServer({ databaseUrl, port, env: { LNM_WORK_LEASE_SECONDS: String(opts.leaseSeconds), KEY_ENCRYPTION_KEY: 'several-instances-e2e-key-encryption-key-0123', ...opts.env } });
+  const start = (port?: number) => startServer({ databaseUrl, port, env: { LNM_WORK_LEASE_SECONDS: String(opts.leaseSeconds ?? LEASE_SECONDS), KEY_ENCRYPTION_KEY: 'several-instances-e2e-key-encryption-key-0123', ...opts.env } });
   // The first alone: it runs the migrations the others then find done.
   const servers = [await start()];
   servers.push(...(await Promise.all(Array.from({ length: opts.count - 1 }, () => start()))));
@@ -32,6 +49,7 @@ export async function startInstancesBehindNginx(opts: { count: number; leaseSeco
     async stop() {
       await nginx?.stop();
       await Promise.all(self.servers.map((s) => s.kill()));
+      for (const s of self.servers) s.reapNodes();
     },
   };
   return self;

@@ -5,7 +5,7 @@
 // case of application/consortium/ and shapes the answer.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
-import { Page, PageQuery, page } from '../../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
 import { IdParam } from '../schemas.ts';
 import { consortiumNetworkMembers, listConsortiumNetworks } from '../../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../../projections/nodes.ts';
@@ -49,8 +49,7 @@ export const consortiumNetworkRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of networks', schema: Page(ConsortiumNetworkView) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listConsortiumNetworks(deps.pool, limit, offset);
       return { body: page(await Promise.all(r.items.map((n) => consortiumNetworkView(deps, n))), r.total, limit, offset) };
     },

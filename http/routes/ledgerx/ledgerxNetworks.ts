@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { runCommand } from '../../../application/commands.ts';
-import { Page, PageQuery, page } from '../../pagination.ts';
+import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
 import { IdParam } from '../schemas.ts';
 import { AppError, ConflictError, NotFoundError } from '../../../domain/shared/errors.ts';
 import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../../domain/ledgerx/ledgerxNetwork.ts';
@@ -80,8 +80,7 @@ export const ledgerXNetworkRoutes = [
     query: Type.Object(PageQuery, { additionalProperties: false }),
     responses: { 200: { description: 'a page of networks', schema: Page(NetworkView) } },
     async handler({ deps, query }) {
-      const limit = query.limit ?? deps.config.defaultPageSize;
-      const offset = query.offset ?? 0;
+      const { limit, offset } = pageRequest(deps.config, query);
       const r = await listLedgerXNetworks(deps.pool, { limit, offset });
       return { body: page(await Promise.all(r.items.map((n) => networkView(deps, n))), r.total, limit, offset) };
     },

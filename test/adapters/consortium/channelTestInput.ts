@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import type { ChannelGenesisInput } from '../../../domain/consortium/consortiumPorts.ts';
 import { fabricProgram, type TestOrganization } from '../../helpers/fabric.ts';
+export { rejects } from '../../helpers/rejects.ts';
 
 const run = promisify(execFile);
 
@@ -42,18 +43,6 @@ export async function configtxlator(dir: string, name: string, args: string[], i
 
 export async function decodeWithConfigtxlator(dir: string, name: string, type: string, bytes: Uint8Array): Promise<any> {
   return JSON.parse((await configtxlator(dir, name, ['proto_decode', '--type', type], { input: bytes })).toString('utf8'));
-}
-
-export async function rejects(run: () => Promise<unknown>, type: new (...args: never[]) => Error, message: RegExp): Promise<Error> {
-  try {
-    await run();
-  } catch (err) {
-    assert.instance(err, type, `expected ${type.name}, got ${(err as Error).name}: ${(err as Error).message}`);
-    assert.match((err as Error).message, message);
-    return err as Error;
-  }
-  assert.unreachable(`expected a ${type.name} matching ${message}`);
-  throw new Error('unreachable');
 }
 
 export async function eventually<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {

@@ -8,18 +8,8 @@ import { EvmRpcError, evmJsonRpc, keptJsonRpcCall, probeEvmNode } from '../../..
 import { UnavailableError } from '../../../domain/shared/errors.ts';
 import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 import { freePort } from '../../../adapters/postgres/embeddedPostgres.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
-
-async function rejectsWith<T>(p: Promise<unknown>, type: new (...a: never[]) => T, pattern: RegExp): Promise<T> {
-  try {
-    await p;
-  } catch (err) {
-    assert.instance(err, type);
-    assert.match((err as Error).message, pattern);
-    return err as T;
-  }
-  throw new Error('expected a rejection');
-}
 
 const rpcSuite = suite('evm JSON-RPC client');
 const ctx: { child?: ChildProcess; port: number; silent?: Server; sockets: Socket[]; silentPort: number } = { port: 0, sockets: [], silentPort: 0 };
@@ -69,24 +59,24 @@ rpcSuite('eth_blockNumber, eth_chainId, eth_syncing and block 0 come back typed'
 
 rpcSuite('a method the node does not offer (qbft_* on anvil) is an EvmRpcError with the RPC code and a hint', async () => {
   const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.port}`);
-  const err = await rejectsWith(rpc.validatorsByBlockNumber('qbft'), EvmRpcError, /qbft_getValidatorsByBlockNumber.*-32601.*rpc-http-api/);
+  const err = await rejects(rpc.validatorsByBlockNumber('qbft'), EvmRpcError, /qbft_getValidatorsByBlockNumber.*-32601.*rpc-http-api/);
   assert.is(err.rpcCode, -32601);
   assert.is(err.status, 502);
-  await rejectsWith(rpc.proposeValidatorVote('0xc98adee2e27b436582259500797fa6633f88367f', true), EvmRpcError, /qbft_proposeValidatorVote/);
-  await rejectsWith(rpc.peerCount(), EvmRpcError, /net_peerCount/);
+  await rejects(rpc.proposeValidatorVote('0xc98adee2e27b436582259500797fa6633f88367f', true), EvmRpcError, /qbft_proposeValidatorVote/);
+  await rejects(rpc.peerCount(), EvmRpcError, /net_peerCount/);
 });
 
 rpcSuite('a closed port is an UnavailableError naming the node, without credentials from the URL', async () => {
   const port = await freePort();
   const rpc = evmJsonRpc(`http://user:secret@127.0.0.1:${port}/`);
-  const err = await rejectsWith(rpc.blockNumber(), UnavailableError, new RegExp(`EVM node http://127.0.0.1:${port} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
+  const err = await rejects(rpc.blockNumber(), UnavailableError, new RegExp(`EVM node http://127.0.0.1:${port} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
   assert.is(err.status, 503);
   assert.not.match(err.message, /secret/);
 });
 
 rpcSuite('a node that never answers is an UnavailableError after the timeout', async () => {
   const rpc = evmJsonRpc(`http://127.0.0.1:${ctx.silentPort}`, { timeoutMs: 300 });
-  await rejectsWith(rpc.syncing(), UnavailableError, /no answer within 300 ms/);
+  await rejects(rpc.syncing(), UnavailableError, /no answer within 300 ms/);
 });
 
 rpcSuite('the health probe: block height and peer count in one batch, again and again over one kept-alive connection; down nodes as the client reports them', async () => {
@@ -95,8 +85,8 @@ rpcSuite('the health probe: block height and peer count in one batch, again and 
   assert.equal(first, { blockHeight: await evmJsonRpc(url).blockNumber(), peerCount: 0 });
   for (let i = 0; i < 20; i++) assert.is((await probeEvmNode(url, 2000)).blockHeight, first.blockHeight);
   const closed = await freePort();
-  await rejectsWith(probeEvmNode(`http://user:secret@127.0.0.1:${closed}`, 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
-  const silent = await rejectsWith(probeEvmNode(`http://127.0.0.1:${ctx.silentPort}`, 300), UnavailableError, /no answer within 300 ms/);
+  await rejects(probeEvmNode(`http://user:secret@127.0.0.1:${closed}`, 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_blockNumber\\): ECONNREFUSED`));
+  const silent = await rejects(probeEvmNode(`http://127.0.0.1:${ctx.silentPort}`, 300), UnavailableError, /no answer within 300 ms/);
   assert.not.match(silent.message, /secret/);
 });
 
@@ -106,14 +96,14 @@ rpcSuite('one call over a kept connection (contract queries): the result, the no
   // A call that reverts with Error("no"): its revert data comes back on the error.
   // Init code: mstore the selector, offset 32, length 2 and "no", then revert(0, 100).
   const reverting = '0x7f08c379a00000000000000000000000000000000000000000000000000000000060005260206004526002602452616e6f60f01b60445260646000fd';
-  const err = await rejectsWith(keptJsonRpcCall(url, 'eth_call', [{ data: reverting }, 'latest'], 2000), EvmRpcError, /eth_call.*revert/i);
+  const err = await rejects(keptJsonRpcCall(url, 'eth_call', [{ data: reverting }, 'latest'], 2000), EvmRpcError, /eth_call.*revert/i);
   assert.match(String(err.rpcData), /^0x08c379a0/);
   assert.match(err.rpcMessage, /revert/i);
-  await rejectsWith(keptJsonRpcCall(url, 'no_such_method', [], 2000), EvmRpcError, /-32601/);
+  await rejects(keptJsonRpcCall(url, 'no_such_method', [], 2000), EvmRpcError, /-32601/);
   const closed = await freePort();
-  const down = await rejectsWith(keptJsonRpcCall(`http://user:secret@127.0.0.1:${closed}`, 'eth_call', [], 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_call\\): ECONNREFUSED`));
+  const down = await rejects(keptJsonRpcCall(`http://user:secret@127.0.0.1:${closed}`, 'eth_call', [], 500), UnavailableError, new RegExp(`^EVM node http://127\\.0\\.0\\.1:${closed} is unreachable \\(eth_call\\): ECONNREFUSED`));
   assert.not.match(down.message, /secret/);
-  await rejectsWith(keptJsonRpcCall(`http://127.0.0.1:${ctx.silentPort}`, 'eth_call', [], 300), UnavailableError, /no answer within 300 ms/);
+  await rejects(keptJsonRpcCall(`http://127.0.0.1:${ctx.silentPort}`, 'eth_call', [], 300), UnavailableError, /no answer within 300 ms/);
 });
 
 rpcSuite.run();

@@ -13,6 +13,7 @@ import type { AwsKmsSettings } from '../../../adapters/keyProviders/awsKmsConfig
 import type { KeySpec } from '../../../domain/keys/keyProvider.ts';
 import { AppError, ConflictError, UnavailableError, ValidationError } from '../../../domain/shared/errors.ts';
 import { startKmsStandin, type KmsStandin } from '../../standins/kmsStandin.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
 interface Ctx {
   settings: AwsKmsSettings;
@@ -32,19 +33,6 @@ const supported: Array<{ spec: KeySpec; hash: 'sha256' | 'sha384' | 'sha512'; la
   { spec: { algorithm: 'RSA', keySize: 2048 }, hash: 'sha256', label: 'RSA 2048' },
   { spec: { algorithm: 'RSA', keySize: 4096 }, hash: 'sha512', label: 'RSA 4096' },
 ];
-
-async function rejects(promise: Promise<unknown>, check: (err: AppError) => void): Promise<AppError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  if (caught === undefined) assert.unreachable('expected a rejection');
-  assert.ok(caught instanceof AppError, `expected an AppError, got ${(caught as Error)?.stack ?? caught}`);
-  check(caught as AppError);
-  return caught as AppError;
-}
 
 function contract(test: Test<Ctx>) {
   for (const { spec, hash, label } of supported) {
@@ -87,7 +75,7 @@ function contract(test: Test<Ctx>) {
   for (const spec of [{ algorithm: 'EC', curve: 'P-521' }, { algorithm: 'ED25519' }] as KeySpec[]) {
     test(`refuses ${spec.curve ?? spec.algorithm} with a 400 naming what AWS KMS supports`, async (ctx) => {
       assert.not.ok(ctx.provider.supports(spec));
-      await rejects(ctx.provider.generateKey(keyName('nope'), spec), (err) => {
+      await rejects(ctx.provider.generateKey(keyName('nope'), spec), AppError, (err) => {
         assert.instance(err, ValidationError);
         assert.match(err.message, /RSA 2048 and 4096; EC P-256, P-384 and secp256k1/);
       });
@@ -95,7 +83,7 @@ function contract(test: Test<Ctx>) {
   }
 
   test('a P-384 key asked to sign with SHA-256 is a 400 naming the hash it needs', async (ctx) => {
-    await rejects(ctx.provider.sign('any', { algorithm: 'EC', curve: 'P-384' }, { data, hash: 'sha256' }), (err) => {
+    await rejects(ctx.provider.sign('any', { algorithm: 'EC', curve: 'P-384' }, { data, hash: 'sha256' }), AppError, (err) => {
       assert.instance(err, ValidationError);
       assert.match(err.message, /SHA384 digests only/);
     });
@@ -108,7 +96,7 @@ function contract(test: Test<Ctx>) {
     const again = await ctx.provider.generateKey(name, { algorithm: 'EC', curve: 'P-256' });
     assert.is(again.handle, first.handle);
     assert.is(again.publicKeyPem, first.publicKeyPem);
-    await rejects(ctx.provider.generateKey(name, { algorithm: 'RSA', keySize: 2048 }), (err) => assert.instance(err, ConflictError));
+    await rejects(ctx.provider.generateKey(name, { algorithm: 'RSA', keySize: 2048 }), AppError, (err) => assert.instance(err, ConflictError));
   });
 
   test('a deleted key is pending deletion: signing with it is "key not found ... pending deletion", and the name is free again', async (ctx) => {
@@ -118,7 +106,7 @@ function contract(test: Test<Ctx>) {
     await ctx.provider.deleteKey(key.handle);
     const described = await ctx.raw.send(new DescribeKeyCommand({ KeyId: key.handle }));
     assert.is(described.KeyMetadata?.KeyState, 'PendingDeletion');
-    await rejects(ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' }), (err) => {
+    await rejects(ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' }), AppError, (err) => {
       assert.is(err.status, 404);
       assert.match(err.message, /not found or not usable.*pending deletion/);
     });
@@ -129,7 +117,7 @@ function contract(test: Test<Ctx>) {
   });
 
   test('an unknown key id is a 404 that points at prefix, region and pending deletion', async (ctx) => {
-    await rejects(ctx.provider.sign('1234abcd-12ab-34cd-56ef-1234567890ab', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (err) => {
+    await rejects(ctx.provider.sign('1234abcd-12ab-34cd-56ef-1234567890ab', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), AppError, (err) => {
       assert.is(err.status, 404);
       assert.match(err.message, /check the alias prefix, the region, or whether the key is pending deletion/);
     });
@@ -140,7 +128,7 @@ function contract(test: Test<Ctx>) {
   });
 
   test('does not import private keys (400 that says why)', async (ctx) => {
-    await rejects(ctx.provider.importKey(keyName('imp'), 'pem'), (e) => assert.match(e.message, /never leave/));
+    await rejects(ctx.provider.importKey(keyName('imp'), 'pem'), AppError, (e) => assert.match(e.message, /never leave/));
   });
 }
 
@@ -164,7 +152,7 @@ contract(standin as unknown as Test<Ctx>);
 standin('a wrong secret access key is rejected by the SigV4 check: 403 without the secret in the message', async (ctx) => {
   const secret = 'this-is-not-the-right-secret-0000000000';
   const other = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'STATIC', accessKeyId: ctx.kms.credentials.accessKeyId, secretAccessKey: secret } }, { maxAttempts: 1 });
-  const err = await rejects(other.generateKey(keyName('badsecret'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+  const err = await rejects(other.generateKey(keyName('badsecret'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
     assert.is(e.status, 403);
     assert.is(e.code, 'KEY_PROVIDER_ACCESS_DENIED');
     assert.match(e.message, /rejected the credentials/);
@@ -178,12 +166,12 @@ standin('a wrong secret access key is rejected by the SigV4 check: 403 without t
 
 standin('an unknown access key id is rejected too', async (ctx) => {
   const other = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'STATIC', accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x' } }, { maxAttempts: 1 });
-  await rejects(other.sign('whatever', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (e) => assert.match(e.message, /rejected the credentials/));
+  await rejects(other.sign('whatever', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), AppError, (e) => assert.match(e.message, /rejected the credentials/));
 });
 
 standin('an identity without kms:CreateKey gets 403 "access denied" naming the permission', async (ctx) => {
   const limited = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'STATIC', accessKeyId: limitedUser.accessKeyId, secretAccessKey: limitedUser.secretAccessKey } }, { maxAttempts: 1 });
-  await rejects(limited.generateKey(keyName('limited'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+  await rejects(limited.generateKey(keyName('limited'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
     assert.is(e.status, 403);
     assert.match(e.message, /access denied for kms:CreateKey.*needs kms:CreateKey/);
   });
@@ -207,7 +195,7 @@ standin('role assumption with a wrong external id is refused with a 403 about th
     { ...ctx.settings, auth: { method: 'ASSUME_ROLE', roleArn, externalId: 'wrong', roleSessionName: 'lnm-test', stsEndpointUrl: ctx.kms.endpoint, base: ctx.kms.credentials } },
     { maxAttempts: 1 },
   );
-  await rejects(assumed.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (e) => {
+  await rejects(assumed.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), AppError, (e) => {
     assert.is(e.status, 403);
     assert.match(e.message, /refused to let the provider assume its role: check the role's trust policy and the externalId/);
   });
@@ -246,7 +234,7 @@ standin('a named profile from the shared credentials file is used; a missing pro
       const missing = createAwsKmsKeyProvider({ ...ctx.settings, auth: { method: 'PROFILE', profile: 'nobody' } }, { maxAttempts: 1 });
       const s = await missing.status();
       assert.equal([s.has_credentials, s.kms_reachable, s.kms_status], [false, false, 'no_credentials']);
-      await rejects(missing.sign(key.handle, spec, { data, hash: 'sha256' }), (e) => {
+      await rejects(missing.sign(key.handle, spec, { data, hash: 'sha256' }), AppError, (e) => {
         assert.instance(e, UnavailableError);
         assert.match(e.message, /No AWS credentials could be loaded/);
       });
@@ -265,7 +253,7 @@ standin('the instance-role mode takes the default chain (here: the environment v
 
 standin('a region the endpoint does not serve is a 503 naming the region', async (ctx) => {
   const other = createAwsKmsKeyProvider({ ...ctx.settings, region: 'ap-southeast-2' }, { maxAttempts: 1 });
-  await rejects(other.generateKey(keyName('region'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+  await rejects(other.generateKey(keyName('region'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
     assert.instance(e, UnavailableError);
     assert.match(e.message, /does not serve region ap-southeast-2/);
   });
@@ -281,7 +269,7 @@ standin('status with a configured kmsKeyId that does not exist reports key_not_f
 
 standin('an unreachable endpoint is a 503 and status kms_reachable false', async (ctx) => {
   await ctx.kms.close();
-  await rejects(ctx.provider.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), (e) => {
+  await rejects(ctx.provider.sign('k', { algorithm: 'EC', curve: 'P-256' }, { data, hash: 'sha256' }), AppError, (e) => {
     assert.instance(e, UnavailableError);
     assert.match(e.message, new RegExp(`AWS KMS is not reachable at ${ctx.kms.endpoint}`));
   });

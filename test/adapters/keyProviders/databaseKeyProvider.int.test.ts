@@ -13,6 +13,7 @@ import { KeyDecryptionError } from '../../../adapters/keyProviders/keyEncryption
 import { signData } from '../../../adapters/keyProviders/signingData.ts';
 import { defaultHashFor } from '../../../adapters/keyProviders/signingAlgorithms.ts';
 import { freshDatabase, type FreshDatabase } from '../../helpers/postgres.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
 const migration = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations/0100_key_material.sql'), 'utf8');
 const kek = randomBytes(32).toString('hex');
@@ -31,17 +32,6 @@ const label = (s: KeySpec) => (s.algorithm === 'EC' ? `EC ${s.curve}` : s.algori
 function verifies(spec: KeySpec, publicKeyPem: string, data: Buffer, signature: Buffer, hash = defaultHashFor(spec)): boolean {
   const pub = createPublicKey(publicKeyPem);
   return verify(hash, data, spec.algorithm === 'EC' ? { key: pub, dsaEncoding: 'der' } : pub, signature);
-}
-
-async function rejects(promise: Promise<unknown>, cls: Function, text?: string | RegExp): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.instance(err, cls, String(err));
-    if (text) assert.match((err as Error).message, text);
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 interface Ctx {

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createDecipheriv, pbkdf2Sync, randomBytes } from 'node:crypto';
+import { rejects } from '../../helpers/rejects.ts';
 import {
   createKeyEncryption,
   DEFAULT_KDF_ITERATIONS,
@@ -11,17 +12,6 @@ import {
 
 const kek = randomBytes(32).toString('hex');
 const secret = Buffer.from('-----pretend this is a PKCS#8 private key-----');
-
-async function rejectsWith(promise: Promise<unknown>, cls: Function, text?: string): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.instance(err, cls, String(err));
-    if (text) assert.match((err as Error).message, text);
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 test('the default is AES-256-GCM under PBKDF2-HMAC-SHA256 with 600,000 iterations, decryptable by hand', async () => {
   const sealed = await createKeyEncryption(kek).encrypt(secret, 'key_material:abc');
@@ -72,7 +62,7 @@ test('altered ciphertext, tag, IV or salt gives a clear KeyDecryptionError, not 
     ['truncated ciphertext', { ...sealed, ciphertext: sealed.ciphertext.subarray(0, 10) }],
   ];
   for (const [what, material] of variants) {
-    const err = await rejectsWith(enc.decrypt(material, 'key_material:row-1'), KeyDecryptionError, 'could not be decrypted');
+    const err = await rejects(enc.decrypt(material, 'key_material:row-1'), KeyDecryptionError, 'could not be decrypted');
     assert.match(err.message, 'key_material:row-1', what);
     assert.not.match(err.message, secret.toString());
     assert.is((err as KeyDecryptionError).code, 'KEY_DECRYPTION_FAILED');
@@ -81,7 +71,7 @@ test('altered ciphertext, tag, IV or salt gives a clear KeyDecryptionError, not 
 
 test('a different KEY_ENCRYPTION_KEY cannot decrypt, and says so', async () => {
   const sealed = await createKeyEncryption(kek, { iterations: 1000 }).encrypt(secret, 'ctx');
-  const err = await rejectsWith(createKeyEncryption(randomBytes(32).toString('hex')).decrypt(sealed, 'ctx'), KeyDecryptionError);
+  const err = await rejects(createKeyEncryption(randomBytes(32).toString('hex')).decrypt(sealed, 'ctx'), KeyDecryptionError);
   assert.match(err.message, 'KEY_ENCRYPTION_KEY is not the key it was encrypted with');
   assert.not.match(err.message, kek);
 });
@@ -89,7 +79,7 @@ test('a different KEY_ENCRYPTION_KEY cannot decrypt, and says so', async () => {
 test('a ciphertext moved to another row (other context) does not decrypt', async () => {
   const enc = createKeyEncryption(kek, { iterations: 1000 });
   const sealed = await enc.encrypt(secret, 'key_material:row-1');
-  await rejectsWith(enc.decrypt(sealed, 'key_material:row-2'), KeyDecryptionError);
+  await rejects(enc.decrypt(sealed, 'key_material:row-2'), KeyDecryptionError);
 });
 
 test('a KEY_ENCRYPTION_KEY shorter than 16 characters is refused up front', () => {

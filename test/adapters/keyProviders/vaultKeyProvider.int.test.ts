@@ -11,6 +11,7 @@ import type { VaultConnection } from '../../../adapters/keyProviders/vaultConfig
 import type { KeySpec } from '../../../domain/keys/keyProvider.ts';
 import { AppError, ConflictError, UnavailableError, ValidationError } from '../../../domain/shared/errors.ts';
 import { startVaultStandin, type VaultStandin } from '../../standins/vaultStandin.ts';
+import { rejects } from '../../helpers/rejects.ts';
 
 interface Ctx {
   conn: VaultConnection;
@@ -29,19 +30,6 @@ const supported: Array<{ spec: KeySpec; hash: 'sha256' | 'sha384' | 'sha512'; no
   { spec: { algorithm: 'RSA', keySize: 2048 }, hash: 'sha256', nodeType: 'rsa' },
   { spec: { algorithm: 'RSA', keySize: 4096 }, hash: 'sha384', nodeType: 'rsa' },
 ];
-
-async function rejects(promise: Promise<unknown>, check: (err: AppError) => void): Promise<AppError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  if (caught === undefined) assert.unreachable('expected a rejection');
-  assert.ok(caught instanceof AppError, `expected an AppError, got ${(caught as Error)?.stack ?? caught}`);
-  check(caught as AppError);
-  return caught as AppError;
-}
 
 /** Behaviour every Vault must show, stand-in or real. */
 function contract(test: Test<Ctx>) {
@@ -76,7 +64,7 @@ function contract(test: Test<Ctx>) {
   for (const spec of [{ algorithm: 'EC', curve: 'secp256k1' }, { algorithm: 'ED25519' }] as KeySpec[]) {
     test(`refuses ${spec.curve ?? spec.algorithm} with a 400 naming what Vault supports`, async (ctx) => {
       assert.not.ok(ctx.provider.supports(spec));
-      await rejects(ctx.provider.generateKey(keyName('nope'), spec), (err) => {
+      await rejects(ctx.provider.generateKey(keyName('nope'), spec), AppError, (err) => {
         assert.instance(err, ValidationError);
         assert.match(err.message, /RSA 2048 and 4096; EC P-256, P-384 and P-521/);
       });
@@ -89,7 +77,7 @@ function contract(test: Test<Ctx>) {
     ctx.created.push(name);
     const again = await ctx.provider.generateKey(name, { algorithm: 'EC', curve: 'P-256' });
     assert.is(again.publicKeyPem, first.publicKeyPem);
-    await rejects(ctx.provider.generateKey(name, { algorithm: 'RSA', keySize: 2048 }), (err) => {
+    await rejects(ctx.provider.generateKey(name, { algorithm: 'RSA', keySize: 2048 }), AppError, (err) => {
       assert.instance(err, ConflictError);
       assert.match(err.message, /already exists with type ecdsa-p256/);
     });
@@ -105,7 +93,7 @@ function contract(test: Test<Ctx>) {
     assert.is(await ctx.provider.getCertificate(name), pem);
     await ctx.provider.deleteKey(name);
     assert.is(await ctx.provider.getCertificate(name), null);
-    await rejects(ctx.provider.sign(name, spec, { data, hash: 'sha384' }), (err) => {
+    await rejects(ctx.provider.sign(name, spec, { data, hash: 'sha384' }), AppError, (err) => {
       assert.is(err.status, 404);
       assert.match(err.message, new RegExp(`transit key ${name} was not found`));
     });
@@ -115,7 +103,7 @@ function contract(test: Test<Ctx>) {
   test('a wrong token gives 403 permission denied, naming the policy and never the token', async (ctx) => {
     const wrongToken = 'hvs.wrongwrongwrongwrongwrong';
     const other = createVaultKeyProvider({ ...ctx.conn, token: wrongToken });
-    const err = await rejects(other.generateKey(keyName('denied'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+    const err = await rejects(other.generateKey(keyName('denied'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
       assert.is(e.status, 403);
       assert.match(e.message, /permission denied/);
       assert.match(e.message, /policy/);
@@ -130,7 +118,7 @@ function contract(test: Test<Ctx>) {
     await admin.write(`sys/policies/acl/${policy}`, { policy: `path "${ctx.conn.kvPath}/*" { capabilities = ["create", "read", "update", "delete", "list"] }` });
     const created = await admin.write('auth/token/create', { policies: [policy], ttl: '10m' });
     const limited = createVaultKeyProvider({ ...ctx.conn, token: created.auth.client_token });
-    await rejects(limited.generateKey(keyName('limited'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+    await rejects(limited.generateKey(keyName('limited'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
       assert.is(e.status, 403);
       assert.match(e.message, new RegExp(`${ctx.conn.transitPath}/keys/`));
     });
@@ -162,17 +150,17 @@ function contract(test: Test<Ctx>) {
       assert.equal(await ctx.provider.importKey(name, pem), key, 'importing the same key again adopts it');
     }
     const other = generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-    await rejects(ctx.provider.importKey(keyName('imported-ec'), other), (e) => assert.instance(e, ConflictError));
+    await rejects(ctx.provider.importKey(keyName('imported-ec'), other), AppError, (e) => assert.instance(e, ConflictError));
   });
 
   test('refuses to import a secp256k1 key (400 naming what Vault holds) or text that is not a key, without echoing it', async (ctx) => {
     const k1 = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
-    await rejects(ctx.provider.importKey(keyName('k1'), k1), (e) => {
+    await rejects(ctx.provider.importKey(keyName('k1'), k1), AppError, (e) => {
       assert.instance(e, ValidationError);
       assert.match(e.message, /RSA 2048 and 4096; EC P-256, P-384 and P-521/);
     });
     const garbage = '-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFB\n-----END PRIVATE KEY-----\n';
-    const err = await rejects(ctx.provider.importKey(keyName('garbage'), garbage), (e) => assert.equal(e.details?.[0].field, 'privateKey'));
+    const err = await rejects(ctx.provider.importKey(keyName('garbage'), garbage), AppError, (e) => assert.equal(e.details?.[0].field, 'privateKey'));
     assert.not.ok(JSON.stringify({ m: err.message, d: err.details }).includes('TUlJQ2Rn'));
   });
 }
@@ -198,7 +186,7 @@ standin('a sealed Vault gives 503 "sealed"; after ensureUnsealed the same key si
   const spec: KeySpec = { algorithm: 'EC', curve: 'P-256' };
   const key = await ctx.provider.generateKey(keyName('sealed'), spec);
   ctx.vault.seal();
-  await rejects(ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' }), (e) => {
+  await rejects(ctx.provider.sign(key.handle, spec, { data, hash: 'sha256' }), AppError, (e) => {
     assert.instance(e, UnavailableError);
     assert.match(e.message, /is sealed/);
     assert.equal(e.extra?.sealed, true);
@@ -211,7 +199,7 @@ standin('a sealed Vault gives 503 "sealed"; after ensureUnsealed the same key si
 
 standin('a provider whose transit path is not mounted says which engine is missing', async (ctx) => {
   const misconfigured = createVaultKeyProvider({ ...ctx.conn, transitPath: 'keys-transit' });
-  await rejects(misconfigured.generateKey(keyName('nomount'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+  await rejects(misconfigured.generateKey(keyName('nomount'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
     assert.is(e.status, 503);
     assert.match(e.message, /no secrets engine mounted at keys-transit\/.*transit engine/);
   });
@@ -219,7 +207,7 @@ standin('a provider whose transit path is not mounted says which engine is missi
 
 standin('an unreachable Vault gives 503 naming the address (not the token), and status reachable false', async (ctx) => {
   await ctx.vault.close();
-  const err = await rejects(ctx.provider.generateKey(keyName('gone'), { algorithm: 'EC', curve: 'P-256' }), (e) => {
+  const err = await rejects(ctx.provider.generateKey(keyName('gone'), { algorithm: 'EC', curve: 'P-256' }), AppError, (e) => {
     assert.instance(e, UnavailableError);
     assert.match(e.message, new RegExp(`Vault at ${ctx.vault.address} is not reachable`));
   });

@@ -19,7 +19,7 @@ import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers
 import { requires } from '../../helpers/requirements.ts';
 import { apiOf, until } from '../consortium/consortiumApi.ts';
 import { runLoadgen } from './ledgerxLoadgen.ts';
-import { chain as explorerChain, filesHolding, lnmRestore, quickstartCommitted, rawSnapshot as snapshotFiles, s3BackupTarget, startGroups, stopGroupsAndServer, waitBackup as backupEnd, moreTransactions, newTransactionsCommit, sameChainRestored, type BackupRepository, type CommittedNetwork } from './ledgerxBackupKit.ts';
+import { chain as explorerChain, filesHolding, lnmRestore, quickstartCommitted, rawSnapshot as snapshotFiles, s3BackupTarget, startGroups, stopGroupsAndServer, tearDownBackupTest, waitBackup as backupEnd, moreTransactions, newTransactionsCommit, sameChainRestored, type BackupRepository, type CommittedNetwork } from './ledgerxBackupKit.ts';
 
 const t = requires(suite('ledgerX backup and restore (real Fabric-X, restic, s3rver)'), 'fabric-x', fabricXMissing);
 const KEK = 'ledgerx-backup-e2e-key-encryption-key-0123';
@@ -34,16 +34,7 @@ t.before(async () => {
   s3 = await startS3Server(['backups']);
   server = await startServer({ embedded: true, env: env() });
 });
-t.after(async () => {
-  if (server) {
-    for (const id of [made?.group?.id, made?.committer?.id].filter(Boolean)) await api('POST', `/nodes/${id}/stop`).catch(() => undefined);
-    server.reapNodes();
-    await server.stop();
-  }
-  await s3?.stop();
-  s3?.remove();
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
-});
+t.after(() => tearDownBackupTest(api, { server, made, s3, scratch }));
 
 const repo = (): BackupRepository => ({ s3, bucketPath: 'lx', password: REPO_PASSWORD });
 const restore = (out: string, extra: string[] = []) => lnmRestore(repo(), out, extra);

@@ -1,10 +1,11 @@
 // Shared by the ledgerX backup end-to-end tests (ledgerxBackup, ledgerxExternalDatabaseBackup):
 // a quick-start network with loadgen's transactions committed, an s3rver backup target, waiting
 // for a backup, a snapshot read with restic alone, `lnm restore` run as the operator runs it,
-// the explorer's view of the chain, and the groups stopped with their server and started again.
+// the explorer's view of the chain, the groups stopped with their server and started again, and
+// the teardown of a test.
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -132,6 +133,19 @@ export async function stopGroupsAndServer(api: Api, server: TestServer, groupIds
   }, 60_000, 500);
   server.reapNodes();
   await server.stop();
+}
+
+/** The end of a backup test: the network's group and committer stopped (when made) and any process left under the server's data directory ended, the server and the s3rver stopped, then `also` (another resource of the test), then the scratch directories removed. */
+export async function tearDownBackupTest(api: Api, t: { server?: TestServer; made?: CommittedNetwork; s3?: S3Server; scratch: string[]; also?: () => Promise<void> }): Promise<void> {
+  if (t.server) {
+    for (const id of [t.made?.group?.id, t.made?.committer?.id].filter(Boolean)) await api('POST', `/nodes/${id}/stop`).catch(() => undefined);
+    t.server.reapNodes();
+    await t.server.stop();
+  }
+  await t.s3?.stop();
+  t.s3?.remove();
+  await t.also?.();
+  for (const d of t.scratch) rmSync(d, { recursive: true, force: true });
 }
 
 /** The groups started over the API and running. */

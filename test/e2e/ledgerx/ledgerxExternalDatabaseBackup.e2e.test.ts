@@ -20,7 +20,7 @@ import { ownPostgres, type OwnPostgres } from '../../helpers/postgres.ts';
 import { fabricXMissing, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { apiOf } from '../consortium/consortiumApi.ts';
-import { chain, filesHolding, lnmRestore, newTransactionsCommit, quickstartCommitted, rawSnapshot, s3BackupTarget, sameChainRestored, startGroups, stopGroupsAndServer, waitBackup, type BackupRepository, type CommittedNetwork } from './ledgerxBackupKit.ts';
+import { chain, filesHolding, lnmRestore, newTransactionsCommit, quickstartCommitted, rawSnapshot, s3BackupTarget, sameChainRestored, startGroups, stopGroupsAndServer, tearDownBackupTest, waitBackup, type BackupRepository, type CommittedNetwork } from './ledgerxBackupKit.ts';
 
 const t = requires(suite('ledgerX backup and restore of a committer database given as a connection string (real Fabric-X, restic, s3rver)'), 'fabric-x', fabricXMissing);
 const KEK = 'ledgerx-external-db-backup-e2e-key-encryption-key';
@@ -52,17 +52,7 @@ t.before(async () => {
   await asAdmin('CREATE DATABASE ext_lx_db OWNER ext_lx');
   server = await startServer({ embedded: true, env: env() });
 });
-t.after(async () => {
-  if (server) {
-    for (const id of [made?.group?.id, made?.committer?.id].filter(Boolean)) await api('POST', `/nodes/${id}/stop`).catch(() => undefined);
-    server.reapNodes();
-    await server.stop();
-  }
-  await s3?.stop();
-  s3?.remove();
-  await external?.remove();
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
-});
+t.after(() => tearDownBackupTest(api, { server, made, s3, scratch, also: async () => external?.remove() }));
 
 t('a quick start whose committer uses the given database, loadgen\'s transactions committed; the backup holds that database\'s export and never its password', async () => {
   made = await quickstartCommitted(api, server, { name: 'extnet', org: 'ExtOrg', mspId: 'ExtOrgMSP', transactions: 100, committerDatabaseUrl: `postgres://ext_lx:${PASSWORD}@127.0.0.1:${external.port}/ext_lx_db` });

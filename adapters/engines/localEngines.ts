@@ -1,0 +1,40 @@
+// The engines a runtime runs its nodes under: on this machine the process engine (made at once)
+// or the docker engine (made on first use: a service that never runs a container never talks to
+// Docker), chosen by the node's `engine`; a node placed on a node host (docs/hosts.md) runs under
+// that host's docker engine instead (placedEngine).
+import Docker from 'dockerode';
+import { NodeStartFailedError, type NodeEngine, type NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import { createDockerEngine } from './dockerEngine.ts';
+import { createProcessEngine } from './processEngine.ts';
+
+export interface LocalEngines {
+  process: NodeEngine;
+  docker(): NodeEngine;
+  /** The engine of `kind` ('docker', else the process engine). */
+  of(kind: NodeEngineKind | string): NodeEngine;
+}
+
+export function localEngines(o: { dataDir: string; images: Record<string, string>; docker?: Docker; readyTimeoutMs?: number }): LocalEngines {
+  const processEngine = createProcessEngine({ dataDir: o.dataDir, ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}) });
+  let dockerEngine: NodeEngine | null = null;
+  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir: o.dataDir, images: o.images, docker: o.docker ?? new Docker() }));
+  return { process: processEngine, docker, of: (kind) => (kind === 'docker' ? docker() : processEngine) };
+}
+
+/**
+ * The engine a node runs under: its host's when it is placed on one (`config.hostId`), else the
+ * local one of its kind. A host that is not registered (any more) fails the start, naming `what`.
+ */
+export async function placedEngine(
+  local: LocalEngines,
+  hostEngine: ((hostId: number) => Promise<NodeEngine | null>) | undefined,
+  node: { engine: NodeEngineKind; config: { hostId?: number } },
+  what: string,
+  nodeKey: string,
+): Promise<NodeEngine> {
+  const hostId = node.config.hostId;
+  if (!hostId) return local.of(node.engine);
+  const engine = await hostEngine?.(hostId);
+  if (!engine) throw new NodeStartFailedError('engine-unavailable', `${what} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey });
+  return engine;
+}
