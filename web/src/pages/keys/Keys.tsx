@@ -10,6 +10,7 @@ import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { IssueCertificate, Revoke, SignData, revocable } from './KeySigning';
 
 type Key = Json<'/api/v1/keys', 'get'>['items'][number];
@@ -140,41 +141,27 @@ const fileName = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, '_');
 /** Delete a key after a confirmation; a 409 (the key is in use) says what uses it and what to do. */
 function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
   const qc = useQueryClient();
-  const m = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } })),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: ['keys'] });
-      await qc.invalidateQueries({ queryKey: ['key-providers'] });
-      onDone();
-    },
-  });
-  const inUse = m.error instanceof ApiError && m.error.status === 409;
   return (
-    <div className="card" role="group" aria-labelledby="delete-key-title">
-      <h3 id="delete-key-title">Delete the key {k.name}?</h3>
+    <ConfirmDelete
+      title={`Delete the key ${k.name}?`}
+      name={k.name}
+      action={() => unwrap(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } }))}
+      onDeleted={async () => {
+        await qc.invalidateQueries({ queryKey: ['keys'] });
+        await qc.invalidateQueries({ queryKey: ['key-providers'] });
+        onDone();
+      }}
+      onCancel={onDone}
+      inUse={{
+        title: 'The key is in use and was not deleted (409).',
+        help: "Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.",
+      }}
+    >
       <p>
         The key and its private key in the provider {k.provider.name} are deleted for good: what it signed can no longer be signed again with it
         {k.isCA ? ', and no further certificate can be issued by this CA' : ''}.
       </p>
-      {inUse ? (
-        <div className="action-error" role="alert">
-          <p>
-            <strong>The key is in use and was not deleted (409).</strong> {(m.error as ApiError).message}
-          </p>
-          <p>Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.</p>
-        </div>
-      ) : (
-        <ActionError error={m.error} />
-      )}
-      <div className="actions">
-        <button type="button" className="danger" disabled={m.isPending || inUse} onClick={() => m.mutate()}>
-          {m.isPending ? 'Deleting…' : `Yes, delete ${k.name}`}
-        </button>
-        <button type="button" onClick={onDone}>
-          {inUse ? 'Close' : 'Cancel'}
-        </button>
-      </div>
-    </div>
+    </ConfirmDelete>
   );
 }
 
