@@ -22,13 +22,14 @@ type Method = (typeof METHODS)[number];
  */
 const exempt: Record<string, string> = {
   'get /health': 'liveness probe for load balancers and orchestrators, not for people',
-  'get /health/ready': 'readiness probe for load balancers and orchestrators',
-  'get /auth/oidc/login': 'a browser redirect to the identity provider, reached through the login URL GET /auth/providers gives',
-  'get /auth/oidc/callback': "the identity provider's redirect back; never called by the console",
+  'get /auth/oidc/login': 'a browser redirect to the identity provider; the console links to the login URL GET /auth/providers gives',
+  'get /auth/oidc/callback': "the identity provider's redirect back to the service; never called by the console",
   'get /networks/consortium/by-name/:name': 'a look-up by name for scripts; the console navigates by id',
-  'get /networks/evm/by-name/:name': 'a look-up by name for scripts; the console navigates by id',
-  'get /organizations/by-msp/:mspId': 'a look-up by MSP id for scripts; the console lists organizations and navigates by id',
-  'get /swagger/doc.json': 'the OpenAPI document, read by web/scripts/openapi.ts at build time',
+  'get /networks/ledgerx/by-name/:name': 'a look-up by name for scripts; the console navigates by id',
+  'get /organizations/by-mspid/:mspid': 'a look-up by MSP id for scripts; the console lists organizations and navigates by id',
+  'get /audit/logs': 'an alias of GET /audit-logs, which the audit page calls',
+  'get /audit/logs/:id': 'an alias of GET /audit-logs/{logId}, which the audit page calls',
+  'get /backup-targets': 'an alias of GET /backups/targets, which the backups page calls',
 };
 
 /**

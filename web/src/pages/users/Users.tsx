@@ -86,7 +86,7 @@ export default function Users() {
                                 </button>
                               ) : null}
                               {can('USER_PASSWORD_RESET') && u.id !== me.id ? (
-                                <button type="button" onClick={() => setActing({ u, what: 'password' })} aria-label={`Reset the password of ${u.username}`}>
+                                <button type="button" onClick={() => setActing({ u, what: 'password' })} aria-label={`Reset password of ${u.username}`}>
                                   Reset password
                                 </button>
                               ) : null}
