@@ -3,6 +3,7 @@
 // first, a block's transactions, a transaction found by id).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DeleteNetwork } from './DeleteNetwork';
 import { api, getJson, unwrap } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
@@ -65,6 +66,9 @@ export default function ConsortiumNetworkDetail() {
                 <When at={n.created_at} />
               </dd>
             </dl>
+            <DeleteNetwork platform="consortium" network={n} inUseHelp="Delete the peers and orderers that joined its channel first (their nodes' pages), then delete the network.">
+              <p>The network's record goes, with its chaincode records and chaincode server nodes. It is refused while nodes that joined its channel remain.</p>
+            </DeleteNetwork>
           </>
         )}
       </QueryView>

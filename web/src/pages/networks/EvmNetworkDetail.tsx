@@ -3,6 +3,7 @@
 // (ValidatorVotes.tsx).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { DeleteNetwork } from './DeleteNetwork';
 import { api, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
@@ -66,6 +67,9 @@ export default function EvmNetworkDetail() {
               ) : null}
             </div>
             <ActionError error={start.error} />
+            <DeleteNetwork platform="evm" network={n}>
+              <p>The network and its nodes go: each node is stopped and removed with its data. Its validator keys stay under Keys (they may hold funds or be reused); delete them there once the network is gone.</p>
+            </DeleteNetwork>
             <div className="tiles">
               <article className="card tile" aria-labelledby="height-title">
                 <h2 id="height-title">Block height</h2>
