@@ -4,7 +4,7 @@
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
-import { api, getJson, unwrap } from '../../api/client';
+import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
 import { ActionError, Empty, QueryView } from '../../components/states';
@@ -165,10 +165,37 @@ function source(id: number): ChainSource<Block, BlockTx, BlockDetail, Transactio
   };
 }
 
+interface ChainInfo {
+  height: number;
+  current_block_hash: string;
+  previous_block_hash: string;
+}
+
 function Explorer({ id }: { id: number }) {
+  const info = useQuery({ queryKey: ['consortium', id, 'info'], refetchInterval: 5_000, retry: false, queryFn: () => getJson<ChainInfo>(`/api/v1/networks/consortium/${id}/info`) });
   return (
     <>
       <h2>Explorer</h2>
+      {info.error instanceof ApiError && info.error.status === 409 ? (
+        <Empty>{info.error.message}</Empty>
+      ) : (
+        <QueryView q={info} what="Reading the chain's height">
+          {(c) => (
+            <dl className="facts" data-testid="consortium-chain-info">
+              <dt>Height</dt>
+              <dd>{c.height}</dd>
+              <dt>Current block hash</dt>
+              <dd>
+                <code className="hash">{c.current_block_hash}</code>
+              </dd>
+              <dt>Previous block hash</dt>
+              <dd>
+                <code className="hash">{c.previous_block_hash || '—'}</code>
+              </dd>
+            </dl>
+          )}
+        </QueryView>
+      )}
       <ChainExplorer source={source(id)} />
     </>
   );
