@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
 import { cronInWords, nextCronRuns } from '../../components/cron';
@@ -245,9 +245,8 @@ const readTarget = (id: number) => unwrap(api.GET('/api/v1/backups/targets/{id}'
 
 /** A target read fresh (GET /backups/targets/{id}) into the form; secrets left empty are kept. */
 function EditTarget({ id, onDone }: { id: number; onDone: () => void }) {
-  const target = useQuery({ queryKey: ['backup-targets', id], queryFn: () => readTarget(id) });
   return (
-    <QueryView q={target} what="Loading the target">
+    <Fresh queryKey={['backup-targets', id]} load={() => readTarget(id)} what="Loading the target">
       {(t) =>
         t.auth_method === 'STATIC' ? (
           <TargetForm target={t} onDone={onDone} />
@@ -260,7 +259,7 @@ function EditTarget({ id, onDone }: { id: number; onDone: () => void }) {
           </Empty>
         )
       }
-    </QueryView>
+    </Fresh>
   );
 }
 

@@ -9,7 +9,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, Fresh, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -46,7 +46,11 @@ export default function Hosts() {
       </div>
       <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
       {creating ? <CreateHost onDone={() => setCreating(false)} /> : null}
-      {editing ? <EditHost key={editing.id} h={editing} onDone={() => setEditing(null)} /> : null}
+      {editing ? (
+        <Fresh key={editing.id} queryKey={['hosts', editing.id]} what="Loading the host" load={() => unwrap(api.GET('/api/v1/hosts/{id}', { params: { path: { id: editing.id } } }))}>
+          {(h) => <EditHost h={h} onDone={() => setEditing(null)} />}
+        </Fresh>
+      ) : null}
       {deleting ? <DeleteHost key={deleting.id} h={deleting} onDone={() => setDeleting(null)} /> : null}
       <QueryView q={hosts} what="Loading hosts">
         {(d) => (

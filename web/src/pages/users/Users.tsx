@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, Fresh, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -107,19 +107,19 @@ export default function Users() {
         </>
       ) : null}
       <ApiKeys />
+      {can('ROLE_READ') ? <RolesAndPermissions /> : null}
     </section>
   );
 }
 
 /** Change a user's username or email, read fresh from GET /users/{id}. */
 function EditUser({ id, onDone }: { id: number; onDone: () => void }) {
-  const user = useQuery({ queryKey: ['users', id], queryFn: () => unwrap(api.GET('/api/v1/users/{id}', { params: { path: { id } } })) });
   return (
     <div className="card" role="group" aria-labelledby="edit-user-title">
       <h3 id="edit-user-title">Edit user</h3>
-      <QueryView q={user} what="Loading the user">
+      <Fresh queryKey={['users', id]} load={() => unwrap(api.GET('/api/v1/users/{id}', { params: { path: { id } } }))} what="Loading the user">
         {(u) => <EditUserForm id={id} username={u.username} email={u.email ?? ''} onDone={onDone} />}
-      </QueryView>
+      </Fresh>
     </div>
   );
 }
@@ -248,6 +248,32 @@ function ResetPassword({ u, onDone }: { u: User; onDone: () => void }) {
         </button>
       </div>
     </form>
+  );
+}
+
+/** What each role may do (GET /permissions), the table the API checks every request against. */
+function RolesAndPermissions() {
+  const q = useQuery({ queryKey: ['permissions'], staleTime: Infinity, queryFn: () => unwrap(api.GET('/api/v1/permissions')) });
+  const roles = Object.keys(q.data?.roles ?? {});
+  return (
+    <>
+      <h2>Roles and permissions</h2>
+      <QueryView q={q} what="Loading the permissions">
+        {(d) => (
+          <DataTable
+            caption="What each role may do"
+            empty="The service reports no permissions."
+            rows={d.permissions}
+            rowKey={(p) => p.name}
+            columns={[
+              { header: 'Permission', cell: (p) => <code>{p.name}</code> },
+              { header: 'What it allows', cell: (p) => p.description },
+              ...roles.map((r) => ({ header: r, cell: (p: { roles: string[] }) => (p.roles.includes(r) ? 'yes' : '—') })),
+            ]}
+          />
+        )}
+      </QueryView>
+    </>
   );
 }
 
