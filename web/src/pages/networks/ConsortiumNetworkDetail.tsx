@@ -4,6 +4,7 @@
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
+import { ConsortiumAddMember } from './ConsortiumAddMember';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
 import { useSession } from '../../session';
@@ -66,6 +67,7 @@ export default function ConsortiumNetworkDetail() {
                 <When at={n.created_at} />
               </dd>
             </dl>
+            <ConsortiumAddMember network={n} />
             <DeleteNetwork platform="consortium" network={n} inUseHelp="Delete the peers and orderers that joined its channel first (their nodes' pages), then delete the network.">
               <p>The network's record goes, with its chaincode records and chaincode server nodes. It is refused while nodes that joined its channel remain.</p>
             </DeleteNetwork>
