@@ -30,6 +30,10 @@ const exempt: Record<string, string> = {
   'get /audit/logs': 'an alias of GET /audit-logs, which the audit page calls',
   'get /audit/logs/:id': 'an alias of GET /audit-logs/{logId}, which the audit page calls',
   'get /backup-targets': 'an alias of GET /backups/targets, which the backups page calls',
+  'get /networks/:networkId/channels/:channelName/config': 'the same decoded configuration as GET /networks/consortium/{id}/channel-config, which the channel panel reads (a network has one channel)',
+  'get /api-keys/:id': 'the list the users page shows answers the same view of each key, and a key has nothing to edit (no update route)',
+  'get /key-providers/:id': 'the list the keys page shows answers the same view of each provider (status from its own routes), and a provider has no update route',
+  'get /backups/schedules/:id': 'the list the backups page shows answers the same view of each schedule, and a schedule has no update route',
 };
 
 /**
