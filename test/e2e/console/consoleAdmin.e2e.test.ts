@@ -2,7 +2,8 @@
 // S3 server for backups): a user created, edited, given a generated password that signs in, and
 // deleted; an organization edited, given a key, a certificate renewed with its new serial, and
 // deleted; a backup target edited, refused deletion while a schedule uses it, then deleted; a
-// backup's details and its deletion; a VIEWER sees none of these controls. Every step is checked
+// backup's details and its deletion; a webhook edited and deleted; an EVM network deleted; the
+// role table; a VIEWER sees none of these controls. Every step is checked
 // against what the API then holds, not only against the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,7 +14,7 @@ import { requires } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
-const t = requires(suite('console: users, organizations, keys and backup targets administered (Chromium)'), 'chromium', chromiumMissing());
+const t = requires(suite('console: users, organizations, keys, backup targets, webhooks and networks administered (Chromium)'), 'chromium', chromiumMissing());
 let server: TestServer;
 let s3: S3Server;
 let ui: ConsoleSession;
@@ -28,7 +29,7 @@ async function openAs(user: { username: string; password: string }, path: string
 
 t.before(async () => {
   s3 = await startS3Server(['admin-backups']);
-  ui = await startConsoleSession({ server: { embedded: true, env: { KEY_ENCRYPTION_KEY: 'console-admin-key-encryption-key-0123456789' } } });
+  ui = await startConsoleSession({ server: { embedded: true, env: { KEY_ENCRYPTION_KEY: 'console-admin-key-encryption-key-0123456789', LNM_ALLOW_PRIVATE_TARGETS: 'true' } } });
   ({ server, page } = ui);
 });
 
@@ -186,6 +187,46 @@ t('a backup target edited, refused deletion while a schedule uses it, then delet
   await page.getByRole('button', { name: 'Yes, delete admin-s3-renamed' }).click();
   await targets.getByRole('button', { name: 'Edit target admin-s3-renamed' }).waitFor({ state: 'detached' });
   assert.is((await api('GET', `/backups/targets/${targetId}`)).status, 404);
+});
+
+t('a webhook edited and deleted, an EVM network deleted, and the role table the API answers', async () => {
+  const hook = await api('POST', '/webhooks', { name: 'admin-hook', url: 'http://127.0.0.1:9/hook', events: ['node.created'], secret: 'admin-hook-secret-0123456789' });
+  assert.is(hook.status, 201, hook.text);
+  await openAs(ADMIN, `/webhooks/${hook.json.id}`, 'admin-hook');
+  await page.getByRole('button', { name: 'Edit', exact: true }).click();
+  const edit = page.getByRole('form', { name: 'Edit the webhook admin-hook' });
+  await edit.getByLabel('Name').fill('admin-hook-2');
+  await edit.getByLabel('Retries after a failed delivery').fill('1');
+  await edit.getByLabel('node.deleted').check();
+  await ui.accessible('edit webhook form');
+  await edit.getByRole('button', { name: 'Save webhook' }).click();
+  await page.getByRole('heading', { name: 'admin-hook-2', level: 1 }).waitFor();
+  const changed = (await api('GET', `/webhooks/${hook.json.id}`)).json;
+  assert.equal([changed.name, changed.maxRetries, [...changed.events].sort(), changed.hasSecret], ['admin-hook-2', 1, ['node.created', 'node.deleted'], true], 'changed, the secret kept');
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await ui.accessible('delete webhook confirmation');
+  await page.getByRole('button', { name: 'Yes, delete admin-hook-2' }).click();
+  await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor();
+  assert.is((await api('GET', `/webhooks/${hook.json.id}`)).status, 404);
+
+  const net = await api('POST', '/networks/evm', { name: 'admin-evm', genesis: { chain_id: 43399, consensus: 'QBFT' } });
+  assert.is(net.status, 201, net.text);
+  await page.goto(`${server.url}/networks/evm/${net.json.id}`);
+  await page.getByTestId('validators-source').waitFor();
+  await page.getByRole('button', { name: 'Delete network' }).click();
+  await ui.accessible('delete EVM network confirmation');
+  await page.getByRole('button', { name: 'Yes, delete admin-evm' }).click();
+  await page.waitForURL(/\/networks$/);
+  assert.is((await api('GET', `/networks/evm/${net.json.id}`)).status, 404);
+
+  await page.goto(`${server.url}/users`);
+  const roles = page.getByRole('table', { name: 'What each role may do' });
+  const table = (await api('GET', '/permissions')).json as { permissions: Array<{ name: string; roles: string[] }> };
+  const resetRow = roles.getByRole('row', { name: /USER_PASSWORD_RESET/ });
+  await resetRow.waitFor();
+  const expected = table.permissions.find((p) => p.name === 'USER_PASSWORD_RESET')!.roles;
+  assert.equal(await resetRow.getByRole('cell', { name: 'yes', exact: true }).count(), expected.length, 'the page says what the API says');
+  assert.is(await roles.getByRole('row').count(), table.permissions.length + 1);
 });
 
 t('a VIEWER sees none of these controls', async () => {
