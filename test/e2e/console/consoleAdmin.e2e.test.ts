@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { ADMIN, adminAuth, basic, call, type TestServer } from '../../helpers/server.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { requires } from '../../helpers/requirements.ts';
+import { freePortBlock } from '../../helpers/ports.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
@@ -227,6 +228,31 @@ t('a webhook edited and deleted, an EVM network deleted, and the role table the 
   const expected = table.permissions.find((p) => p.name === 'USER_PASSWORD_RESET')!.roles;
   assert.equal(await resetRow.getByRole('cell', { name: 'yes', exact: true }).count(), expected.length, 'the page says what the API says');
   assert.is(await roles.getByRole('row').count(), table.permissions.length + 1);
+});
+
+t("a stopped EVM node's name and JSON-RPC port changed on its page, which a running node does not offer", async () => {
+  const net = await api('POST', '/networks', { name: 'admin-anvil', type: 'evm', genesis: { chain_id: 43398, consensus: 'QBFT', block_time: 1 } });
+  assert.is(net.status, 201, net.text);
+  const started = await api('POST', `/networks/${net.json.id}/start`);
+  assert.is(started.json.nodes[0].status, 'running', started.text);
+  const nodeId = started.json.nodes[0].id;
+  await page.goto(`${server.url}/nodes/${nodeId}`);
+  const change = page.getByRole('button', { name: 'Change name or ports' });
+  await page.getByTestId('node-status').getByText('running').waitFor();
+  assert.ok(await change.isDisabled(), 'a running node cannot change');
+  assert.is((await api('POST', `/nodes/${nodeId}/stop`)).status, 200);
+  await page.getByTestId('node-status').getByText('stopped').waitFor();
+  await change.click();
+  const form = page.getByRole('form', { name: /^Name and ports of / });
+  const port = await freePortBlock([0]);
+  await form.getByLabel('Node name').fill('admin-anvil-renamed');
+  await form.getByLabel('JSON-RPC HTTP port').fill(String(port));
+  await ui.accessible('node name and ports form');
+  await form.getByRole('button', { name: 'Save node' }).click();
+  await page.getByRole('heading', { name: /admin-anvil-renamed/, level: 1 }).waitFor();
+  const node = (await api('GET', `/nodes/${nodeId}`)).json;
+  assert.equal([node.name, node.config.rpcHttpPort], ['admin-anvil-renamed', port]);
+  await api('DELETE', `/networks/evm/${net.json.id}`);
 });
 
 t('a VIEWER sees none of these controls', async () => {
