@@ -129,8 +129,23 @@ t('an organization edited, given a key, its admin certificate renewed, and delet
   await page.getByRole('button', { name: 'Close' }).click();
   await keys.getByText(serial, { exact: true }).waitFor();
 
+  // A node of the organization (a real Fabric peer record): the deletion is refused and said so.
+  const peer = await api('POST', '/nodes', { name: 'adminorg-peer', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_PEER', organizationId: org.json.id, config: {} });
+  assert.is(peer.status, 201, peer.text);
   await page.getByRole('button', { name: 'Delete', exact: true }).click();
   await ui.accessible('delete organization confirmation');
+  await page.getByRole('button', { name: 'Yes, delete AdminOrg Renamed' }).click();
+  const refused = page.getByRole('alert').filter({ hasText: 'The organization is still in use and was not deleted (409).' });
+  await refused.waitFor();
+  assert.match((await refused.textContent()) ?? '', 'adminorg-peer');
+  assert.ok(await page.getByRole('button', { name: 'Yes, delete AdminOrg Renamed' }).isDisabled());
+  await ui.accessible('organization in use');
+  assert.is((await api('GET', `/organizations/${org.json.id}`)).status, 200, 'still there');
+  await page.getByRole('button', { name: 'Close' }).click();
+  assert.is((await api('DELETE', `/nodes/${peer.json.id}`)).status, 204);
+  for (let i = 0; i < 100 && (await api('GET', `/nodes/${peer.json.id}`)).status !== 404; i++) await new Promise((r) => setTimeout(r, 200));
+
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.getByRole('button', { name: 'Yes, delete AdminOrg Renamed' }).click();
   await page.getByRole('heading', { name: 'Organizations and keys', level: 1 }).waitFor();
   assert.is((await api('GET', `/organizations/${org.json.id}`)).status, 404);
