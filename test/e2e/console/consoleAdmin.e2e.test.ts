@@ -12,7 +12,7 @@ import { ADMIN, adminAuth, basic, call, type TestServer } from '../../helpers/se
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
-import { chromiumMissing } from '../../helpers/browser.ts';
+import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: users, organizations, keys, backup targets, webhooks and networks administered (Chromium)'), 'chromium', chromiumMissing());
@@ -126,6 +126,7 @@ t('an organization edited, given a key, its admin certificate renewed, and delet
   assert.is(after.certificate.serialNumber, serial, 'the page shows the serial the API now holds');
   assert.is.not(serial, admin.certificate!.serialNumber, 'a new serial');
   assert.ok(new Date(after.certificate.notAfter) >= new Date(admin.certificate!.notAfter), 'valid at least as long');
+  await screenshot(page, 'organization-key-renewed');
   await page.getByRole('button', { name: 'Close' }).click();
   await keys.getByText(serial, { exact: true }).waitFor();
 
@@ -196,6 +197,7 @@ t('a backup target edited, refused deletion while a schedule uses it, then delet
   await page.getByRole('button', { name: 'Yes, delete admin-s3-renamed' }).click();
   await page.getByText('Schedules still use this target; it was not deleted (409).').waitFor();
   await ui.accessible('target deletion refused');
+  await screenshot(page, 'backup-target-in-use');
   assert.is((await api('GET', `/backups/targets/${targetId}`)).status, 200, 'still there');
   await page.getByRole('button', { name: 'Close' }).click();
   assert.is((await api('DELETE', `/backups/schedules/${schedule.json.id}`)).status, 204);
