@@ -3,7 +3,8 @@
 // deleted; an organization edited, given a key, a certificate renewed with its new serial, and
 // deleted; a backup target edited, refused deletion while a schedule uses it, then deleted; a
 // backup's details and its deletion; a webhook edited and deleted; an EVM network deleted; the
-// role table; a VIEWER sees none of these controls. Every step is checked
+// role table; a node's name and port; a plugin's descriptor replaced; a VIEWER sees none of
+// these controls. Every step is checked
 // against what the API then holds, not only against the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -270,6 +271,38 @@ t("a stopped EVM node's name and JSON-RPC port changed on its page, which a runn
   const node = (await api('GET', `/nodes/${nodeId}`)).json;
   assert.equal([node.name, node.config.rpcHttpPort], ['admin-anvil-renamed', port]);
   await api('DELETE', `/networks/evm/${net.json.id}`);
+});
+
+t("an installed plugin's descriptor opened as YAML and replaced on its page", async () => {
+  const yaml = (description: string) => `apiVersion: dev.platform/v1
+kind: Plugin
+metadata:
+  name: admin-plugin
+  version: 1.0.0
+  description: ${description}
+spec:
+  dockerCompose:
+    contents: |
+      services:
+        app:
+          image: nginx:alpine
+  parameters:
+    type: object
+    properties: {}
+`;
+  const installed = await api('POST', '/plugins', { descriptor: yaml('As installed') });
+  assert.is(installed.status, 201, installed.text);
+  await page.goto(`${server.url}/plugins/admin-plugin`);
+  await page.getByRole('button', { name: 'Edit descriptor' }).click();
+  const editor = page.getByLabel('Descriptor (YAML)');
+  await editor.getByText('description: As installed').waitFor();
+  await editor.fill(yaml('Replaced on its page'));
+  await ui.accessible('plugin descriptor editor');
+  await page.getByRole('button', { name: 'Save descriptor' }).click();
+  await page.getByRole('button', { name: 'Edit descriptor' }).waitFor();
+  const after = (await api('GET', '/plugins/admin-plugin')).json;
+  assert.is(after.description, 'Replaced on its page');
+  assert.is(after.descriptor.metadata.description, 'Replaced on its page');
 });
 
 t('a VIEWER sees none of these controls', async () => {
