@@ -32,6 +32,7 @@ const Templates = lazy(() => import('./pages/templates/Templates'));
 const Sharing = lazy(() => import('./pages/sharing/Sharing'));
 const Notifications = lazy(() => import('./pages/notifications/Notifications'));
 const Organizations = lazy(() => import('./pages/keys/Organizations'));
+const OrganizationDetail = lazy(() => import('./pages/keys/OrganizationDetail'));
 const Users = lazy(() => import('./pages/users/Users'));
 const Settings = lazy(() => import('./pages/settings/Settings'));
 const MetricsStack = lazy(() => import('./pages/metrics/MetricsStack'));
@@ -72,6 +73,7 @@ export function App() {
             <Route path="/templates" element={<Templates />} />
             <Route path="/sharing" element={<Sharing />} />
             <Route path="/organizations" element={<Organizations />} />
+            <Route path="/organizations/:id" element={<OrganizationDetail />} />
             <Route path="/users" element={<Users />} />
             <Route path="/settings" element={<Settings />} />
             <Route path="/metrics" element={<MetricsStack />} />

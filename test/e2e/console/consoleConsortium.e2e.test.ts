@@ -98,6 +98,32 @@ t('a consortium network created from the page; an orderer and a peer joined from
   await screenshot(page, 'consortium-network');
 });
 
+t("the channel's height on the page is the API's; a peer added to the network from its page, its ports shown first", async () => {
+  await page.goto(`${server.url}/networks/consortium/${networkId}`);
+  const info = (await api('GET', `/networks/consortium/${networkId}/info`)).json;
+  const facts = page.getByTestId('consortium-chain-info');
+  await facts.getByText(info.current_block_hash, { exact: true }).waitFor({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Add a peer or orderer' }).click();
+  const form = page.getByRole('form', { name: 'Add a peer or orderer to console-channel-net' });
+  await form.getByLabel('Node name').fill('console-peer1');
+  await form.getByTestId('member-defaults').waitFor();
+  assert.match((await form.getByTestId('member-defaults').innerText()) ?? '', /It will get port \d+/);
+  await ui.accessible('add a member node');
+  await form.getByRole('button', { name: 'Add peer' }).click();
+  const made = page.getByRole('status').filter({ hasText: 'console-peer1' });
+  await made.waitFor({ timeout: 90_000 });
+  const members = (await api('GET', `/networks/consortium/${networkId}/nodes`)).json.items as Array<{ id: number; name: string; node_type?: string }>;
+  const added = members.find((m) => m.name === 'console-peer1');
+  assert.ok(added, JSON.stringify(members.map((m) => m.name)));
+  nodes.push({ id: added.id, name: added.name });
+  assert.is((await api('GET', `/nodes/${added.id}`)).json.organization_id, (await api('GET', `/networks/consortium/${networkId}`)).json.organizations[0].organization_id);
+  await made.getByRole('button', { name: 'Close' }).click();
+  // Gone again before the chaincode tests, which install on every peer the network holds.
+  assert.is((await api('DELETE', `/nodes/${added.id}`)).status, 204);
+  await until('console-peer1 deleted', async () => ((await api('GET', `/nodes/${added.id}`)).status === 404 ? true : null), 30_000);
+  nodes.pop();
+});
+
 t('the sample chaincode deployed from the page, invoked and queried there; the invoke is VALID in the ledger', async () => {
   assert.ok(networkId > 0, 'the network of the first test');
   const deploy = page.getByRole('form', { name: 'Deploy a chaincode' });

@@ -1,6 +1,7 @@
 // The three states every page has besides its data: loading, error (a 403 said as such, an
 // edition gate named), and empty.
 import type { ReactNode } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
 
 export function Loading({ what = 'Loading' }: { what?: string }) {
@@ -60,5 +61,15 @@ export function ActionError({ error }: { error: unknown }) {
       {e.message}
       {details ? ` (${details})` : ''}
     </p>
+  );
+}
+
+/** A record read fresh (its GET by id) before a form edits it: loading, error, or the form with it. */
+export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonly unknown[]; load: () => Promise<T>; what?: string; children: (record: T) => ReactNode }) {
+  const q = useQuery({ queryKey, queryFn: load });
+  return (
+    <QueryView q={q} what={what}>
+      {children}
+    </QueryView>
   );
 }

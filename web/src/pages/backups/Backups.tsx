@@ -1,12 +1,13 @@
-// Backups: targets (S3-compatible; create), "back up now" per target, backups with status,
-// size and error (polled while one runs), and the schedules with their cron expressions, in words
+// Backups: targets (S3-compatible; create, edit, delete), "back up now" per target, backups with
+// status, size and error (polled while one runs; details, delete), and the schedules with their cron expressions, in words
 // and with the next three runs (components/cron.ts); enable, disable and delete a schedule (the
 // API has no route to change one: delete it and add another).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
 import { cronInWords, nextCronRuns } from '../../components/cron';
@@ -16,6 +17,8 @@ export default function Backups() {
   const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
   const [creating, setCreating] = useState(false);
+  const [targetAction, setTargetAction] = useState<{ id: number; name: string; what: 'edit' | 'delete' } | null>(null);
+  const [backupAction, setBackupAction] = useState<{ id: number; what: 'details' | 'delete' } | null>(null);
   const targets = useQuery({ queryKey: ['backup-targets'], queryFn: () => unwrap(api.GET('/api/v1/backups/targets', { params: { query: { limit: 500 } } })) });
   const backups = useQuery({
     queryKey: ['backups', offset],
@@ -50,9 +53,26 @@ export default function Backups() {
           </Can>
         ) : null}
       </div>
-      {creating ? <CreateTarget onDone={() => setCreating(false)} /> : null}
+      {creating ? <TargetForm onDone={() => setCreating(false)} /> : null}
       <h2>Targets</h2>
       <ActionError error={run.error} />
+      {targetAction?.what === 'edit' ? <EditTarget key={targetAction.id} id={targetAction.id} onDone={() => setTargetAction(null)} /> : null}
+      {targetAction?.what === 'delete' ? (
+        <ConfirmDelete
+          key={targetAction.id}
+          title={`Delete the backup target ${targetAction.name}?`}
+          name={targetAction.name}
+          action={() => unwrap(api.DELETE('/api/v1/backups/targets/{id}', { params: { path: { id: targetAction.id } } }))}
+          onDeleted={async () => {
+            await qc.invalidateQueries({ queryKey: ['backup-targets'] });
+            setTargetAction(null);
+          }}
+          onCancel={() => setTargetAction(null)}
+          inUse={{ title: 'Schedules still use this target; it was not deleted (409).', help: 'Delete the schedules that back up to it first (their backups stay), then delete the target.' }}
+        >
+          <p>The service forgets the target and its credentials. The repository and its snapshots stay in the bucket: restores from it need the repository password.</p>
+        </ConfirmDelete>
+      ) : null}
       <QueryView q={targets} what="Loading targets">
         {(d) => (
           <DataTable
@@ -67,18 +87,48 @@ export default function Backups() {
               { header: 'Reachable', cell: (t) => (t.reachable ? 'yes' : `no${t.last_error ? `: ${t.last_error}` : ''}`) },
               {
                 header: 'Actions',
-                cell: (t) =>
-                  can('BACKUP_CREATE') ? (
-                    <button type="button" disabled={run.isPending} onClick={() => run.mutate(t.id)} aria-label={`Back up now to ${t.name}`}>
-                      Back up now
-                    </button>
-                  ) : null,
+                cell: (t) => (
+                  <div className="actions">
+                    {can('BACKUP_CREATE') ? (
+                      <button type="button" disabled={run.isPending} onClick={() => run.mutate(t.id)} aria-label={`Back up now to ${t.name}`}>
+                        Back up now
+                      </button>
+                    ) : null}
+                    {can('BACKUP_TARGET_MANAGE') ? (
+                      <>
+                        <button type="button" onClick={() => setTargetAction({ id: t.id, name: t.name, what: 'edit' })} aria-label={`Edit target ${t.name}`}>
+                          Edit
+                        </button>
+                        <button type="button" className="danger" onClick={() => setTargetAction({ id: t.id, name: t.name, what: 'delete' })} aria-label={`Delete target ${t.name}`}>
+                          Delete
+                        </button>
+                      </>
+                    ) : null}
+                  </div>
+                ),
               },
             ]}
           />
         )}
       </QueryView>
       <h2>Backups</h2>
+      {backupAction?.what === 'details' ? <BackupDetails key={backupAction.id} id={backupAction.id} targetName={(id) => targets.data?.items.find((t) => t.id === id)?.name} onDone={() => setBackupAction(null)} /> : null}
+      {backupAction?.what === 'delete' ? (
+        <ConfirmDelete
+          key={backupAction.id}
+          title={`Delete backup #${backupAction.id}?`}
+          name={`backup #${backupAction.id}`}
+          action={() => unwrap(api.DELETE('/api/v1/backups/{id}', { params: { path: { id: backupAction.id } } }))}
+          onDeleted={async () => {
+            await qc.invalidateQueries({ queryKey: ['backups'] });
+            setBackupAction(null);
+          }}
+          onCancel={() => setBackupAction(null)}
+          inUse={{ title: 'The backup is still running; it was not deleted (409).', help: 'Wait until it has completed or failed, then delete it.' }}
+        >
+          <p>Its snapshot is removed from the target's repository first (when the target cannot be reached, nothing is deleted); it can no longer be restored.</p>
+        </ConfirmDelete>
+      ) : null}
       <QueryView q={backups} what="Loading backups">
         {(d) => (
           <>
@@ -95,6 +145,21 @@ export default function Backups() {
                 { header: 'Progress', cell: (b) => (b.progress ? `${Math.round(b.progress.percent_done * 100)} %` : b.duration_ms !== null ? `${(b.duration_ms / 1000).toFixed(1)} s` : '—') },
                 { header: 'Size', cell: (b) => `${bytes(b.total_size)}${b.size_added !== null ? ` (+${bytes(b.size_added)})` : ''}` },
                 { header: 'Error', cell: (b) => (b.error ? <span className="error-text">{b.error}</span> : '—') },
+                {
+                  header: 'Actions',
+                  cell: (b) => (
+                    <div className="actions">
+                      <button type="button" onClick={() => setBackupAction({ id: b.id, what: 'details' })} aria-label={`Details of backup #${b.id}`}>
+                        Details
+                      </button>
+                      {can('BACKUP_DELETE') && b.status !== 'IN_PROGRESS' && b.status !== 'PENDING' ? (
+                        <button type="button" className="danger" onClick={() => setBackupAction({ id: b.id, what: 'delete' })} aria-label={`Delete backup #${b.id}`}>
+                          Delete
+                        </button>
+                      ) : null}
+                    </div>
+                  ),
+                },
               ]}
             />
             {d.items.length ? <Pager total={d.total} limit={20} offset={offset} onOffset={setOffset} /> : null}
@@ -175,16 +240,59 @@ export default function Backups() {
   );
 }
 
-function CreateTarget({ onDone }: { onDone: () => void }) {
+type Target = Awaited<ReturnType<typeof readTarget>>;
+const readTarget = (id: number) => unwrap(api.GET('/api/v1/backups/targets/{id}', { params: { path: { id } } }));
+
+/** A target read fresh (GET /backups/targets/{id}) into the form; secrets left empty are kept. */
+function EditTarget({ id, onDone }: { id: number; onDone: () => void }) {
+  return (
+    <Fresh queryKey={['backup-targets', id]} load={() => readTarget(id)} what="Loading the target">
+      {(t) =>
+        t.auth_method === 'STATIC' ? (
+          <TargetForm target={t} onDone={onDone} />
+        ) : (
+          <Empty>
+            The target {t.name} authenticates with {t.auth_method}, which this form does not edit: change it through <code>PUT /api/v1/backups/targets/{t.id}</code>.{' '}
+            <button type="button" onClick={onDone}>
+              Close
+            </button>
+          </Empty>
+        )
+      }
+    </Fresh>
+  );
+}
+
+/** Add a target, or change one (then the repository password is not asked: the repository keeps it). */
+function TargetForm({ target, onDone }: { target?: Target; onDone: () => void }) {
   const qc = useQueryClient();
-  const [f, setF] = useState({ name: '', endpoint: '', bucket_name: '', bucket_path: '', region: 'us-east-1', access_key_id: '', secret_access_key: '', repository_password: '', ca_certificate: '', force_path_style: true });
+  const [f, setF] = useState({
+    name: target?.name ?? '',
+    endpoint: target?.endpoint ?? '',
+    bucket_name: target?.bucket_name ?? '',
+    bucket_path: target?.bucket_path ?? '',
+    region: target?.region ?? 'us-east-1',
+    access_key_id: target?.access_key_id ?? '',
+    secret_access_key: '',
+    repository_password: '',
+    ca_certificate: typeof target?.config.caCertificate === 'string' ? target.config.caCertificate : '',
+    force_path_style: target?.force_path_style ?? true,
+  });
   const m = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/v1/backups/targets', {
-          body: { ...f, endpoint: f.endpoint || undefined, bucket_path: f.bucket_path || undefined, repository_password: f.repository_password || undefined, ca_certificate: f.ca_certificate.trim() || undefined },
-        }),
-      ),
+    mutationFn: () => {
+      const body = {
+        ...f,
+        endpoint: f.endpoint || undefined,
+        bucket_path: f.bucket_path || undefined,
+        access_key_id: f.access_key_id || undefined,
+        secret_access_key: f.secret_access_key || undefined,
+        repository_password: f.repository_password || undefined,
+        ca_certificate: f.ca_certificate.trim() || undefined,
+      };
+      if (!target) return unwrap(api.POST('/api/v1/backups/targets', { body }));
+      const { repository_password: _kept, ...changes } = body;
+      return unwrap(api.PUT('/api/v1/backups/targets/{id}', { params: { path: { id: target.id } }, body: changes }));
+    },
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: ['backup-targets'] });
       onDone();
@@ -196,24 +304,26 @@ function CreateTarget({ onDone }: { onDone: () => void }) {
       <input value={String(f[k])} onChange={(e) => setF({ ...f, [k]: e.target.value })} {...props} />
     </label>
   );
+  const titleId = target ? 'edit-target' : 'new-target';
   return (
     <form
       className="card form-grid"
-      aria-labelledby="new-target"
+      aria-labelledby={titleId}
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
         m.mutate();
       }}
     >
-      <h2 id="new-target">New S3 backup target</h2>
+      <h2 id={titleId}>{target ? `Edit the backup target ${target.name}` : 'New S3 backup target'}</h2>
+      {target ? <p className="hint">The service checks the bucket and repository before it saves. The secret access key left empty is kept while the access key id stays the same.</p> : null}
       {field('name', 'Name', { required: true })}
       {field('endpoint', 'Endpoint (empty: AWS S3)', { type: 'url', placeholder: 'https://minio.example:9000' })}
       {field('bucket_name', 'Bucket', { required: true })}
       {field('bucket_path', 'Path in the bucket (optional)')}
       {field('region', 'Region', { required: true })}
       {field('access_key_id', 'Access key id', { autoComplete: 'off' })}
-      {field('secret_access_key', 'Secret access key', { type: 'password', autoComplete: 'new-password' })}
-      {field('repository_password', 'Repository password (optional; generated when empty)', { type: 'password', autoComplete: 'new-password' })}
+      {field('secret_access_key', target?.has_secret_access_key ? 'Secret access key (empty: keep the current one)' : 'Secret access key', { type: 'password', autoComplete: 'new-password' })}
+      {target ? null : field('repository_password', 'Repository password (optional; generated when empty)', { type: 'password', autoComplete: 'new-password' })}
       <label>
         CA certificate of the endpoint (PEM, optional: for a private CA)
         <textarea className="code" rows={3} spellCheck={false} value={f.ca_certificate} onChange={(e) => setF({ ...f, ca_certificate: e.target.value })} />
@@ -224,13 +334,70 @@ function CreateTarget({ onDone }: { onDone: () => void }) {
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>
-          Add target
+          {target ? (m.isPending ? 'Checking and saving…' : 'Save target') : 'Add target'}
         </button>
         <button type="button" onClick={onDone}>
           Cancel
         </button>
       </div>
     </form>
+  );
+}
+
+/** One backup as GET /backups/{id} answers it (polled while it runs). */
+function BackupDetails({ id, targetName, onDone }: { id: number; targetName: (id: number) => string | undefined; onDone: () => void }) {
+  const b = useQuery({
+    queryKey: ['backups', 'one', id],
+    refetchInterval: (q) => (q.state.data?.status === 'IN_PROGRESS' || q.state.data?.status === 'PENDING' ? 1_000 : false),
+    queryFn: () => unwrap(api.GET('/api/v1/backups/{id}', { params: { path: { id } } })),
+  });
+  return (
+    <div className="card" role="group" aria-labelledby="backup-details-title">
+      <h3 id="backup-details-title">Backup #{id}</h3>
+      <QueryView q={b} what="Loading the backup">
+        {(d) => (
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd>
+              <StatusBadge status={d.status} />
+            </dd>
+            <dt>Target</dt>
+            <dd>{targetName(d.target_id) ?? `#${d.target_id}`}</dd>
+            <dt>What</dt>
+            <dd>{d.node_id === null ? 'everything (event store, read models, node data)' : `node #${d.node_id}`}</dd>
+            <dt>Schedule</dt>
+            <dd>{d.schedule_id === null ? 'started by hand' : `#${d.schedule_id}`}</dd>
+            <dt>Snapshot</dt>
+            <dd>{d.snapshot_id ? <code>{d.snapshot_id}</code> : '—'}</dd>
+            <dt>Events covered up to position</dt>
+            <dd>{d.event_position ?? '—'}</dd>
+            <dt>Files</dt>
+            <dd>{d.files ?? '—'}</dd>
+            <dt>Added to the repository</dt>
+            <dd>{bytes(d.size_added)}</dd>
+            <dt>Repository size after it</dt>
+            <dd>{bytes(d.total_size)}</dd>
+            <dt>Started</dt>
+            <dd>
+              <When at={d.started_at ?? d.created_at} />
+            </dd>
+            <dt>Completed</dt>
+            <dd>
+              <When at={d.completed_at} />
+            </dd>
+            <dt>Error</dt>
+            <dd>{d.error ? <span className="error-text">{d.error}</span> : '—'}</dd>
+            <dt>Restore</dt>
+            <dd>
+              <code>lnm restore --backup {d.id}</code>
+            </dd>
+          </dl>
+        )}
+      </QueryView>
+      <button type="button" onClick={onDone}>
+        Close
+      </button>
+    </div>
   );
 }
 

@@ -9,9 +9,10 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, Fresh, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { labelsText, parseLabels } from '../../components/labels';
 import { HOSTS_POLL_MS } from '../../api/queries';
 
@@ -45,7 +46,11 @@ export default function Hosts() {
       </div>
       <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
       {creating ? <CreateHost onDone={() => setCreating(false)} /> : null}
-      {editing ? <EditHost key={editing.id} h={editing} onDone={() => setEditing(null)} /> : null}
+      {editing ? (
+        <Fresh key={editing.id} queryKey={['hosts', editing.id]} what="Loading the host" load={() => unwrap(api.GET('/api/v1/hosts/{id}', { params: { path: { id: editing.id } } }))}>
+          {(h) => <EditHost h={h} onDone={() => setEditing(null)} />}
+        </Fresh>
+      ) : null}
       {deleting ? <DeleteHost key={deleting.id} h={deleting} onDone={() => setDeleting(null)} /> : null}
       <QueryView q={hosts} what="Loading hosts">
         {(d) => (
@@ -166,37 +171,23 @@ function EditHost({ h, onDone }: { h: Host; onDone: () => void }) {
 /** Remove a host from the registry after a confirmation; a 409 (nodes placed on it) says what to do. */
 function DeleteHost({ h, onDone }: { h: Host; onDone: () => void }) {
   const qc = useQueryClient();
-  const m = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/hosts/{id}', { params: { path: { id: h.id } } })),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: ['hosts'] });
-      onDone();
-    },
-  });
-  const inUse = m.error instanceof ApiError && m.error.status === 409;
   return (
-    <div className="card" role="group" aria-labelledby="delete-host-title">
-      <h2 id="delete-host-title">Remove the host {h.name}?</h2>
+    <ConfirmDelete
+      headingLevel={2}
+      title={`Remove the host ${h.name}?`}
+      name={h.name}
+      verb="remove"
+      pending="Removing…"
+      action={() => unwrap(api.DELETE('/api/v1/hosts/{id}', { params: { path: { id: h.id } } }))}
+      onDeleted={async () => {
+        await qc.invalidateQueries({ queryKey: ['hosts'] });
+        onDone();
+      }}
+      onCancel={onDone}
+      inUse={{ title: 'Nodes are placed on this host; it was not removed (409).', help: 'Delete the nodes on it first (a node cannot move between hosts), then remove the host.' }}
+    >
       <p>The host leaves this service's registry; its Docker Engine and what else runs there are left alone. New nodes can no longer be placed on it.</p>
-      {inUse ? (
-        <div className="action-error" role="alert">
-          <p>
-            <strong>Nodes are placed on this host; it was not removed (409).</strong> {(m.error as ApiError).message}
-          </p>
-          <p>Delete the nodes on it first (a node cannot move between hosts), then remove the host.</p>
-        </div>
-      ) : (
-        <ActionError error={m.error} />
-      )}
-      <div className="actions">
-        <button type="button" className="danger" disabled={m.isPending || inUse} onClick={() => m.mutate()}>
-          {m.isPending ? 'Removing…' : `Yes, remove ${h.name}`}
-        </button>
-        <button type="button" onClick={onDone}>
-          {inUse ? 'Close' : 'Cancel'}
-        </button>
-      </div>
-    </div>
+    </ConfirmDelete>
   );
 }
 

@@ -10,6 +10,7 @@ import { Can, editionAtLeast, useSession } from '../../session';
 import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { IssueCertificate, Revoke, SignData, revocable } from './KeySigning';
 
 type Key = Json<'/api/v1/keys', 'get'>['items'][number];
@@ -28,7 +29,7 @@ export function KeysSection() {
   const [form, setForm] = useState<'create' | 'import' | null>(null);
   const [rotating, setRotating] = useState<Key | null>(null);
   const [deleting, setDeleting] = useState<Key | null>(null);
-  const [acting, setActing] = useState<{ k: Key; what: 'sign' | 'issue' | 'revoke' } | null>(null);
+  const [acting, setActing] = useState<{ k: Key; what: 'sign' | 'issue' | 'revoke' | 'renew' } | null>(null);
   const keys = useQuery({ queryKey: ['keys', offset], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset } } })) });
   return (
     <>
@@ -56,6 +57,7 @@ export function KeysSection() {
       {acting?.what === 'sign' ? <SignData key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
       {acting?.what === 'issue' ? <IssueCertificate key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
       {acting?.what === 'revoke' ? <Revoke key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
+      {acting?.what === 'renew' ? <RenewCertificate key={acting.k.id} k={acting.k} onDone={() => setActing(null)} /> : null}
       <QueryView q={keys} what="Loading keys">
         {(d) =>
           d.items.length === 0 ? (
@@ -111,6 +113,11 @@ export function KeysSection() {
                             Revoke
                           </button>
                         ) : null}
+                        {can('CERTIFICATE_RENEW') && k.certificate && !k.imported ? (
+                          <button type="button" onClick={() => setActing({ k, what: 'renew' })} aria-label={`Renew the certificate of ${k.name}`}>
+                            Renew
+                          </button>
+                        ) : null}
                         {can('KEY_ROTATE') ? (
                           <button type="button" onClick={() => setRotating(k)} aria-label={`Rotation of ${k.name}`}>
                             Rotation
@@ -137,48 +144,88 @@ export function KeysSection() {
 
 const fileName = (name: string) => name.replace(/[^A-Za-z0-9._-]+/g, '_');
 
-/** Delete a key after a confirmation; a 409 (the key is in use) says what uses it and what to do. */
-function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
+/** Renew a key's certificate (same key pair, same CA, a new serial and validity); the answer's certificate is shown. */
+export function RenewCertificate({ k, onDone }: { k: Key; onDone: () => void }) {
   const qc = useQueryClient();
   const m = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } })),
+    mutationFn: () => unwrap(api.POST('/api/v1/keys/{keyId}/renew', { params: { path: { keyId: k.id } } })),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: ['keys'] });
-      await qc.invalidateQueries({ queryKey: ['key-providers'] });
-      onDone();
+      await qc.invalidateQueries({ queryKey: ['organization-keys'] });
     },
   });
-  const inUse = m.error instanceof ApiError && m.error.status === 409;
+  const before = k.certificate;
+  const after = m.data?.certificate;
   return (
-    <div className="card" role="group" aria-labelledby="delete-key-title">
-      <h3 id="delete-key-title">Delete the key {k.name}?</h3>
-      <p>
-        The key and its private key in the provider {k.provider.name} are deleted for good: what it signed can no longer be signed again with it
-        {k.isCA ? ', and no further certificate can be issued by this CA' : ''}.
-      </p>
-      {inUse ? (
-        <div className="action-error" role="alert">
+    <div className="card" role="group" aria-labelledby="renew-key-title">
+      <h3 id="renew-key-title">Renew the certificate of {k.name}</h3>
+      {after ? (
+        <div role="status">
           <p>
-            <strong>The key is in use and was not deleted (409).</strong> {(m.error as ApiError).message}
+            <strong>Renewed.</strong> Nodes that use this key take the new certificate when they restart.
           </p>
-          <p>Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.</p>
+          <dl className="facts">
+            <dt>Serial</dt>
+            <dd>
+              <code data-testid="renewed-serial">{after.serialNumber}</code> (was <code>{before?.serialNumber}</code>)
+            </dd>
+            <dt>Valid until</dt>
+            <dd data-testid="renewed-expiry">
+              <When at={after.notAfter} /> (was <When at={before?.notAfter ?? null} />)
+            </dd>
+          </dl>
+          <button type="button" onClick={onDone}>
+            Close
+          </button>
         </div>
       ) : (
-        <ActionError error={m.error} />
+        <>
+          <p>
+            The same CA issues the key a new certificate with the same subject and a new validity (now: serial <code>{before?.serialNumber}</code>, valid until <When at={before?.notAfter ?? null} />). The key pair stays; nodes using it need a restart to present the new certificate.
+          </p>
+          <ActionError error={m.error} />
+          <div className="actions">
+            <button type="button" className="primary" disabled={m.isPending} onClick={() => m.mutate()}>
+              {m.isPending ? 'Renewing…' : `Yes, renew ${k.name}`}
+            </button>
+            <button type="button" onClick={onDone}>
+              Cancel
+            </button>
+          </div>
+        </>
       )}
-      <div className="actions">
-        <button type="button" className="danger" disabled={m.isPending || inUse} onClick={() => m.mutate()}>
-          {m.isPending ? 'Deleting…' : `Yes, delete ${k.name}`}
-        </button>
-        <button type="button" onClick={onDone}>
-          {inUse ? 'Close' : 'Cancel'}
-        </button>
-      </div>
     </div>
   );
 }
 
-function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId }: { providerId: string; setProviderId: (v: string) => void; orgId: string; setOrgId: (v: string) => void }) {
+/** Delete a key after a confirmation; a 409 (the key is in use) says what uses it and what to do. */
+function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
+  const qc = useQueryClient();
+  return (
+    <ConfirmDelete
+      title={`Delete the key ${k.name}?`}
+      name={k.name}
+      action={() => unwrap(api.DELETE('/api/v1/keys/{id}', { params: { path: { id: k.id } } }))}
+      onDeleted={async () => {
+        await qc.invalidateQueries({ queryKey: ['keys'] });
+        await qc.invalidateQueries({ queryKey: ['key-providers'] });
+        onDone();
+      }}
+      onCancel={onDone}
+      inUse={{
+        title: 'The key is in use and was not deleted (409).',
+        help: "Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.",
+      }}
+    >
+      <p>
+        The key and its private key in the provider {k.provider.name} are deleted for good: what it signed can no longer be signed again with it
+        {k.isCA ? ', and no further certificate can be issued by this CA' : ''}.
+      </p>
+    </ConfirmDelete>
+  );
+}
+
+function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrganization }: { providerId: string; setProviderId: (v: string) => void; orgId: string; setOrgId: (v: string) => void; fixedOrganization?: boolean }) {
   const { can } = useSession();
   const providers = useProviders(can('KEY_PROVIDER_READ'));
   const orgs = useOrganizations();
@@ -187,7 +234,7 @@ function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId }: { provid
       <label>
         Key provider
         <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
-          <option value="">The default provider</option>
+          <option value="">{fixedOrganization ? "The organization's provider" : 'The default provider'}</option>
           {(providers.data ?? []).map((p) => (
             <option key={p.id} value={p.id}>
               {p.name} ({p.type})
@@ -195,22 +242,25 @@ function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId }: { provid
           ))}
         </select>
       </label>
-      <label>
-        Organization (optional)
-        <select value={orgId} onChange={(e) => setOrgId(e.target.value)}>
-          <option value="">None</option>
-          {(orgs.data?.items ?? []).map((o) => (
-            <option key={o.id} value={o.id}>
-              {o.name} ({o.mspId})
-            </option>
-          ))}
-        </select>
-      </label>
+      {fixedOrganization ? null : (
+        <label>
+          Organization (optional)
+          <select value={orgId} onChange={(e) => setOrgId(e.target.value)}>
+            <option value="">None</option>
+            {(orgs.data?.items ?? []).map((o) => (
+              <option key={o.id} value={o.id}>
+                {o.name} ({o.mspId})
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
     </>
   );
 }
 
-function CreateKey({ onDone }: { onDone: () => void }) {
+/** Create a key; for an organization's page, in that organization (POST /organizations/{id}/keys, its provider unless one is picked). */
+export function CreateKey({ onDone, organization }: { onDone: () => void; organization?: { id: number; name: string } }) {
   const qc = useQueryClient();
   const [name, setName] = useState('');
   const [algorithm, setAlgorithm] = useState('ECDSA');
@@ -221,21 +271,20 @@ function CreateKey({ onDone }: { onDone: () => void }) {
   const [isCA, setIsCA] = useState(false);
   const [validityDays, setValidityDays] = useState('3650');
   const m = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/v1/keys', {
-          body: {
-            name,
-            algorithm,
-            ...(algorithm === 'ECDSA' ? { curve } : algorithm === 'RSA' ? { keySize: Number(keySize) } : {}),
-            ...(providerId ? { keyProviderId: Number(providerId) } : {}),
-            ...(orgId ? { organizationId: Number(orgId) } : {}),
-            ...(isCA ? { isCA: true, validityDays: Number(validityDays) } : {}),
-          },
-        }),
-      ),
+    mutationFn: () => {
+      const body = {
+        name,
+        algorithm,
+        ...(algorithm === 'ECDSA' ? { curve } : algorithm === 'RSA' ? { keySize: Number(keySize) } : {}),
+        ...(providerId ? { keyProviderId: Number(providerId) } : {}),
+        ...(isCA ? { isCA: true, validityDays: Number(validityDays) } : {}),
+      };
+      if (organization) return unwrap(api.POST('/api/v1/organizations/{id}/keys', { params: { path: { id: organization.id } }, body }));
+      return unwrap(api.POST('/api/v1/keys', { body: { ...body, ...(orgId ? { organizationId: Number(orgId) } : {}) } }));
+    },
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: ['keys'] });
+      await qc.invalidateQueries({ queryKey: ['organization-keys'] });
       await qc.invalidateQueries({ queryKey: ['key-providers'] });
       onDone();
     },
@@ -249,7 +298,7 @@ function CreateKey({ onDone }: { onDone: () => void }) {
         m.mutate();
       }}
     >
-      <h3 id="create-key-title">Create a key</h3>
+      <h3 id="create-key-title">{organization ? `Create a key for ${organization.name}` : 'Create a key'}</h3>
       <label>
         Key name
         <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
@@ -281,7 +330,7 @@ function CreateKey({ onDone }: { onDone: () => void }) {
           </select>
         </label>
       ) : null}
-      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} />
+      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} fixedOrganization={!!organization} />
       <label className="inline">
         <input type="checkbox" checked={isCA} onChange={(e) => setIsCA(e.target.checked)} />
         A self-signed CA

@@ -1,6 +1,7 @@
-// Organizations (create with their CA keys), keys with certificate expiry (create, import,
+// Organizations (create with their CA keys; each links to its page, OrganizationDetail.tsx), keys with certificate expiry (create, import,
 // rotation), and key providers with their status (Keys.tsx).
 import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
@@ -37,7 +38,7 @@ export default function Organizations() {
               rows={d.items}
               rowKey={(o) => o.id}
               columns={[
-                { header: 'Name', cell: (o) => o.name },
+                { header: 'Name', cell: (o) => <Link to={`/organizations/${o.id}`}>{o.name}</Link> },
                 { header: 'MSP id', cell: (o) => <code>{o.mspId}</code> },
                 { header: 'Description', cell: (o) => o.description ?? '' },
                 { header: 'Created', cell: (o) => <When at={o.createdAt} /> },

@@ -5,7 +5,9 @@
 // first, a block's transactions, a transaction found by id).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, getJson, unwrap } from '../../api/client';
+import { DeleteNetwork } from './DeleteNetwork';
+import { ConsortiumAddMember } from './ConsortiumAddMember';
+import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { POLL_MS, useAllNodes } from '../../api/queries';
 import { useState } from 'react';
 import { useSession } from '../../session';
@@ -68,6 +70,10 @@ export default function ConsortiumNetworkDetail() {
                 <When at={n.created_at} />
               </dd>
             </dl>
+            <ConsortiumAddMember network={n} />
+            <DeleteNetwork platform="consortium" network={n} inUseHelp="Delete the peers and orderers that joined its channel first (their nodes' pages), then delete the network.">
+              <p>The network's record goes, with its chaincode records and chaincode server nodes. It is refused while nodes that joined its channel remain.</p>
+            </DeleteNetwork>
           </>
         )}
       </QueryView>
@@ -202,10 +208,37 @@ function source(id: number): ChainSource<Block, BlockTx, BlockDetail, Transactio
   };
 }
 
+interface ChainInfo {
+  height: number;
+  current_block_hash: string;
+  previous_block_hash: string;
+}
+
 function Explorer({ id }: { id: number }) {
+  const info = useQuery({ queryKey: ['consortium', id, 'info'], refetchInterval: 5_000, retry: false, queryFn: () => getJson<ChainInfo>(`/api/v1/networks/consortium/${id}/info`) });
   return (
     <>
       <h2>Explorer</h2>
+      {info.error instanceof ApiError && info.error.status === 409 ? (
+        <Empty>{info.error.message}</Empty>
+      ) : (
+        <QueryView q={info} what="Reading the chain's height">
+          {(c) => (
+            <dl className="facts" data-testid="consortium-chain-info">
+              <dt>Height</dt>
+              <dd>{c.height}</dd>
+              <dt>Current block hash</dt>
+              <dd>
+                <code className="hash">{c.current_block_hash}</code>
+              </dd>
+              <dt>Previous block hash</dt>
+              <dd>
+                <code className="hash">{c.previous_block_hash || '—'}</code>
+              </dd>
+            </dl>
+          )}
+        </QueryView>
+      )}
       <ChainExplorer source={source(id)} />
     </>
   );

@@ -3,7 +3,8 @@
 // (ValidatorVotes.tsx).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Json } from '../../api/client';
+import { DeleteNetwork } from './DeleteNetwork';
+import { api, getJson, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
 import { Can } from '../../session';
@@ -66,6 +67,9 @@ export default function EvmNetworkDetail() {
               ) : null}
             </div>
             <ActionError error={start.error} />
+            <DeleteNetwork platform="evm" network={n}>
+              <p>The network and its nodes go: each node is stopped and removed with its data. Its validator keys stay under Keys (they may hold funds or be reused); delete them there once the network is gone.</p>
+            </DeleteNetwork>
             <div className="tiles">
               <article className="card tile" aria-labelledby="height-title">
                 <h2 id="height-title">Block height</h2>
@@ -121,6 +125,7 @@ export default function EvmNetworkDetail() {
                 ))}
               </tbody>
             </table>
+            <ChainValidators networkId={id} />
             <ValidatorVotes networkId={id} />
           </>
         )}
@@ -146,5 +151,43 @@ export default function EvmNetworkDetail() {
         )}
       </QueryView>
     </section>
+  );
+}
+
+interface ValidatorList {
+  source: 'chain' | 'genesis';
+  node_id?: number;
+  voting: boolean;
+  note?: string;
+  validators: Array<{ address: string; key_held: boolean; node_id: number | null }>;
+}
+
+/** The validator set as the running chain reports it (GET /networks/{id}/validators), or the genesis set with why. */
+function ChainValidators({ networkId }: { networkId: number }) {
+  const q = useQuery({ queryKey: ['validators', networkId], refetchInterval: 10_000, queryFn: () => getJson<ValidatorList>(`/api/v1/networks/${networkId}/validators`) });
+  return (
+    <>
+      <h3>Validators as the chain reports them</h3>
+      <QueryView q={q} what="Asking the chain for its validators">
+        {(d) => (
+          <>
+            <p className="hint" data-testid="validators-source">
+              {d.source === 'chain' ? `Read from node #${d.node_id} just now.` : `From the genesis: ${d.note ?? ''}`}
+            </p>
+            <DataTable
+              caption="Validators on the chain"
+              empty="The chain reports no validators."
+              rows={d.validators}
+              rowKey={(v) => v.address}
+              columns={[
+                { header: 'Address', cell: (v) => <code>{v.address}</code> },
+                { header: 'Key held here', cell: (v) => (v.key_held ? 'yes' : 'no') },
+                { header: 'Node', cell: (v) => (v.node_id !== null ? <Link to={`/nodes/${v.node_id}`}>node #{v.node_id}</Link> : '—') },
+              ]}
+            />
+          </>
+        )}
+      </QueryView>
+    </>
   );
 }

@@ -11,6 +11,7 @@ import { NodeMetrics } from './NodeMetrics';
 import { NodeCertificates } from './NodeCertificates';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
+import { NodeSettings } from './NodeSettings';
 import { LiveLogs } from './LiveLogs';
 import { LedgerXGroupSection } from '../ledgerx/LedgerXGroupSection';
 
@@ -40,6 +41,7 @@ export default function NodeDetail() {
               {n.name} <StatusBadge status={n.status} />
             </h1>
             <NodeActions id={n.id} name={n.name} status={n.status} onDeleted={() => navigate('/nodes')} />
+            {'config' in n ? <NodeSettings node={{ id: n.id, name: n.name, status: n.status, platform: n.platform, config: n.config as Record<string, unknown> }} /> : null}
             <dl className="facts">
               <dt>Platform</dt>
               <dd>{n.platform}</dd>

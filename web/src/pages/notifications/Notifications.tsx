@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { editionAtLeast, useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -47,7 +47,12 @@ export default function Notifications() {
         ) : null}
       </div>
       <p className="hint">Providers tell people about node downtime, backups, S3 connection trouble and low disk space, by email (SMTP) or to a webhook.</p>
-      {editing ? <ProviderForm key={editing === 'new' ? 'new' : editing.id} provider={editing === 'new' ? null : editing} onDone={() => setEditing(null)} /> : null}
+      {editing === 'new' ? <ProviderForm key="new" provider={null} onDone={() => setEditing(null)} /> : null}
+      {editing && editing !== 'new' ? (
+        <Fresh key={editing.id} queryKey={['notification-provider', editing.id]} what="Loading the provider" load={() => unwrap(api.GET('/api/v1/notifications/providers/{id}', { params: { path: { id: editing.id } } }))}>
+          {(p) => <ProviderForm provider={p} onDone={() => setEditing(null)} />}
+        </Fresh>
+      ) : null}
       <ActionError error={test.error ?? remove.error} />
       {test.data ? (
         <div className={`verdict ${test.data.status === 'success' ? 'valid' : 'invalid'}`} role="status" data-testid="test-outcome">

@@ -1,6 +1,6 @@
 // One plugin: its state and services, the deploy form generated from the descriptor's
 // spec.parameters (with pickers for x-source consortium-key and consortium-peer), stop, resume,
-// the services' last log lines, and remove.
+// the services' last log lines, the descriptor replaced in the YAML editor while not deployed, and remove.
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,7 +11,7 @@ import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../compon
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { initialValues, SchemaFields, toParameters, type FormValues, type ObjectSchema, type SourceOptions } from '../../components/SchemaForm';
-import { pluginState } from './Plugins';
+import { DescriptorForm, pluginState } from './Plugins';
 
 interface Descriptor {
   metadata?: { name?: string; description?: string };
@@ -75,6 +75,7 @@ export default function PluginDetail() {
               {can('PLUGIN_OPERATE') && p.status === 'installed' ? <DeployForm name={p.name} schema={d.spec?.parameters ?? {}} previous={p.parameters as Record<string, unknown> | null} /> : null}
               {can('PLUGIN_OPERATE') && p.status !== 'installed' ? <PluginLogs name={p.name} /> : null}
               <Can permission="PLUGIN_INSTALL">
+                {p.status === 'installed' ? <ReplaceDescriptor name={p.name} descriptor={p.descriptor} /> : null}
                 <Remove name={p.name} />
               </Can>
             </>
@@ -201,6 +202,39 @@ function PluginLogs({ name }: { name: string }) {
         }
       </QueryView>
     </>
+  );
+}
+
+/** Replace a plugin's descriptor while it is not deployed (PUT /plugins/{name}; a 409 while deployed). */
+function ReplaceDescriptor({ name, descriptor }: { name: string; descriptor: unknown }) {
+  const qc = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const text = useQuery({ queryKey: ['plugins', 'one', name, 'yaml'], enabled: open, staleTime: Infinity, queryFn: async () => (await import('yaml')).stringify(descriptor) });
+  if (!open) {
+    return (
+      <div className="actions">
+        <button type="button" onClick={() => setOpen(true)}>
+          Edit descriptor
+        </button>
+      </div>
+    );
+  }
+  return (
+    <QueryView q={text} what="Loading the descriptor">
+      {(yaml) => (
+        <DescriptorForm
+          title={`Descriptor of ${name}`}
+          initial={yaml}
+          submitLabel="Save descriptor"
+          submit={(y) => unwrap(api.PUT('/api/v1/plugins/{name}', { params: { path: { name } }, body: { descriptor: y } }))}
+          onSaved={async () => {
+            setOpen(false);
+            await qc.invalidateQueries({ queryKey: ['plugins'] });
+          }}
+          onCancel={() => setOpen(false)}
+        />
+      )}
+    </QueryView>
   );
 }
 

@@ -125,14 +125,25 @@ function Available({ items }: { items: Array<{ name: string; version: string | n
 
 function Install({ onDone }: { onDone: () => void }) {
   const qc = useQueryClient();
-  const [yaml, setYaml] = useState(SAMPLE);
-  const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/plugins', { body: { descriptor: yaml } })),
-    onSuccess: async () => {
-      await qc.invalidateQueries({ queryKey: ['plugins'] });
-      onDone();
-    },
-  });
+  return (
+    <DescriptorForm
+      title="Install from YAML"
+      initial={SAMPLE}
+      submitLabel="Install"
+      submit={(yaml) => unwrap(api.POST('/api/v1/plugins', { body: { descriptor: yaml } }))}
+      onSaved={async () => {
+        await qc.invalidateQueries({ queryKey: ['plugins'] });
+        onDone();
+      }}
+      onCancel={onDone}
+    />
+  );
+}
+
+/** A descriptor in the YAML editor, sent by `submit` (install, or replace an installed one's); the API's refusal shown. */
+export function DescriptorForm({ title, initial, submitLabel, submit, onSaved, onCancel }: { title: string; initial: string; submitLabel: string; submit: (yaml: string) => Promise<unknown>; onSaved: () => unknown; onCancel: () => void }) {
+  const [yaml, setYaml] = useState(initial);
+  const m = useMutation({ mutationFn: () => submit(yaml), onSuccess: async () => onSaved() });
   return (
     <form
       className="card"
@@ -142,7 +153,7 @@ function Install({ onDone }: { onDone: () => void }) {
         m.mutate();
       }}
     >
-      <h2 id="install-title">Install from YAML</h2>
+      <h2 id="install-title">{title}</h2>
       <p className="field-label">Descriptor (YAML)</p>
       <Suspense fallback={<Loading what="Loading the YAML editor" />}>
         <YamlEditor
@@ -158,9 +169,9 @@ function Install({ onDone }: { onDone: () => void }) {
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>
-          Install
+          {submitLabel}
         </button>
-        <button type="button" onClick={onDone}>
+        <button type="button" onClick={onCancel}>
           Cancel
         </button>
       </div>

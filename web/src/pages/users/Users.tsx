@@ -1,15 +1,17 @@
-// Users (list, create, change role) and API keys (yours, or everyone's with API_KEY_MANAGE;
-// a new key's secret is shown once).
+// Users (list, create, edit, change role, reset another user's password, delete) and API keys
+// (yours, or everyone's with API_KEY_MANAGE; a new key's secret is shown once).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, Fresh, QueryView } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
 const ROLES = ['ADMIN', 'OPERATOR', 'VIEWER'] as const;
 type Role = (typeof ROLES)[number];
+type User = { id: number; username: string };
 
 export default function Users() {
   const { can, me } = useSession();
@@ -19,6 +21,8 @@ export default function Users() {
     mutationFn: ({ id, role }: { id: number; role: Role }) => unwrap(api.PUT('/api/v1/users/{id}/role', { params: { path: { id } }, body: { role } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['users'] }),
   });
+  const [acting, setActing] = useState<{ u: User; what: 'edit' | 'password' | 'delete' } | null>(null);
+  const close = () => setActing(null);
   return (
     <section>
       <h1>Users and API keys</h1>
@@ -29,6 +33,24 @@ export default function Users() {
             <CreateUser />
           </Can>
           <ActionError error={setRole.error} />
+          {acting?.what === 'edit' ? <EditUser key={acting.u.id} id={acting.u.id} onDone={close} /> : null}
+          {acting?.what === 'password' ? <ResetPassword key={acting.u.id} u={acting.u} onDone={close} /> : null}
+          {acting?.what === 'delete' ? (
+            <ConfirmDelete
+              key={acting.u.id}
+              title={`Delete the user ${acting.u.username}?`}
+              name={acting.u.username}
+              action={() => unwrap(api.DELETE('/api/v1/users/{id}', { params: { path: { id: acting.u.id } } }))}
+              onDeleted={async () => {
+                await qc.invalidateQueries({ queryKey: ['users'] });
+                close();
+              }}
+              onCancel={close}
+              inUse={{ title: 'The user was not deleted (409).', help: 'The last ADMIN cannot be deleted: give another user the ADMIN role first.' }}
+            >
+              <p>The user can no longer sign in; their sessions and API keys stop working at once. What they did stays in the audit log under their name.</p>
+            </ConfirmDelete>
+          ) : null}
           <QueryView q={users} what="Loading users">
             {(d) => (
               <DataTable
@@ -52,6 +74,32 @@ export default function Users() {
                   },
                   { header: 'Email', cell: (u) => u.email ?? '' },
                   { header: 'Last sign-in', cell: (u) => <When at={u.lastLoginAt} /> },
+                  ...(can('USER_UPDATE') || can('USER_PASSWORD_RESET') || can('USER_DELETE')
+                    ? [
+                        {
+                          header: 'Actions',
+                          cell: (u: User) => (
+                            <div className="actions">
+                              {can('USER_UPDATE') ? (
+                                <button type="button" onClick={() => setActing({ u, what: 'edit' })} aria-label={`Edit user ${u.username}`}>
+                                  Edit
+                                </button>
+                              ) : null}
+                              {can('USER_PASSWORD_RESET') && u.id !== me.id ? (
+                                <button type="button" onClick={() => setActing({ u, what: 'password' })} aria-label={`Reset password of ${u.username}`}>
+                                  Reset password
+                                </button>
+                              ) : null}
+                              {can('USER_DELETE') && u.id !== me.id ? (
+                                <button type="button" className="danger" onClick={() => setActing({ u, what: 'delete' })} aria-label={`Delete user ${u.username}`}>
+                                  Delete
+                                </button>
+                              ) : null}
+                            </div>
+                          ),
+                        },
+                      ]
+                    : []),
                 ]}
               />
             )}
@@ -59,7 +107,173 @@ export default function Users() {
         </>
       ) : null}
       <ApiKeys />
+      {can('ROLE_READ') ? <RolesAndPermissions /> : null}
     </section>
+  );
+}
+
+/** Change a user's username or email, read fresh from GET /users/{id}. */
+function EditUser({ id, onDone }: { id: number; onDone: () => void }) {
+  return (
+    <div className="card" role="group" aria-labelledby="edit-user-title">
+      <h3 id="edit-user-title">Edit user</h3>
+      <Fresh queryKey={['users', id]} load={() => unwrap(api.GET('/api/v1/users/{id}', { params: { path: { id } } }))} what="Loading the user">
+        {(u) => <EditUserForm id={id} username={u.username} email={u.email ?? ''} onDone={onDone} />}
+      </Fresh>
+    </div>
+  );
+}
+
+function EditUserForm({ id, username: was, email: wasEmail, onDone }: { id: number; username: string; email: string; onDone: () => void }) {
+  const qc = useQueryClient();
+  const [username, setUsername] = useState(was);
+  const [email, setEmail] = useState(wasEmail);
+  const m = useMutation({
+    mutationFn: () =>
+      unwrap(api.PUT('/api/v1/users/{id}', { params: { path: { id } }, body: { ...(username !== was ? { username } : {}), ...(email !== wasEmail ? { email: email.trim() || null } : {}) } })),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['users'] });
+      onDone();
+    },
+  });
+  return (
+    <form
+      className="form-grid"
+      aria-label={`Edit user ${was}`}
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate();
+      }}
+    >
+      <label>
+        Username
+        <input required maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+      </label>
+      <label>
+        Email (optional)
+        <input type="email" maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+      </label>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending || (username === was && email === wasEmail)}>
+          {m.isPending ? 'Saving…' : 'Save user'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** 20 characters from a 57-letter alphabet (no look-alikes): about 116 bits. */
+function generatePassword(): string {
+  const alphabet = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789';
+  const out: string[] = [];
+  const buf = new Uint8Array(64);
+  while (out.length < 20) {
+    crypto.getRandomValues(buf);
+    for (const b of buf) if (b < alphabet.length * 4 && out.length < 20) out.push(alphabet[b % alphabet.length]);
+  }
+  return out.join('');
+}
+
+/** An ADMIN sets another user's password (their sessions end); a generated one is shown once. */
+function ResetPassword({ u, onDone }: { u: User; onDone: () => void }) {
+  const [password, setPassword] = useState('');
+  const [generated, setGenerated] = useState(false);
+  const [shown, setShown] = useState<string | null>(null);
+  const m = useMutation({
+    mutationFn: (pw: string) => unwrap(api.PUT('/api/v1/users/{id}/password', { params: { path: { id: u.id } }, body: { password: pw } })),
+    onSuccess: (_r, pw) => {
+      setPassword('');
+      if (generated) setShown(pw);
+      else onDone();
+    },
+  });
+  if (shown) {
+    return (
+      <div className="secret-once card" role="status">
+        <strong>The new password of {u.username}: copy it now, it is not shown again.</strong> Their sessions have ended; hand it to them to sign in.
+        <p>
+          <code className="hash" data-testid="generated-password">{shown}</code>
+        </p>
+        <button type="button" onClick={onDone}>
+          I have copied it
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form
+      className="card form-grid"
+      aria-labelledby="reset-password-title"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate(password);
+      }}
+    >
+      <h3 id="reset-password-title">Reset the password of {u.username}</h3>
+      <p className="hint">Their sessions end at once; they sign in again with the new password.</p>
+      <label>
+        New password (at least 12 characters)
+        <input
+          required
+          type={generated ? 'text' : 'password'}
+          minLength={12}
+          value={password}
+          onChange={(e) => {
+            setGenerated(false);
+            setPassword(e.target.value);
+          }}
+          autoComplete="new-password"
+        />
+      </label>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button
+          type="button"
+          onClick={() => {
+            setGenerated(true);
+            setPassword(generatePassword());
+          }}
+        >
+          Generate one
+        </button>
+        <button type="submit" className="primary" disabled={m.isPending}>
+          {m.isPending ? 'Setting…' : 'Set password'}
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** What each role may do (GET /permissions), the table the API checks every request against. */
+function RolesAndPermissions() {
+  const q = useQuery({ queryKey: ['permissions'], staleTime: Infinity, queryFn: () => unwrap(api.GET('/api/v1/permissions')) });
+  const roles = Object.keys(q.data?.roles ?? {});
+  return (
+    <>
+      <h2>Roles and permissions</h2>
+      <QueryView q={q} what="Loading the permissions">
+        {(d) => (
+          <DataTable
+            caption="What each role may do"
+            empty="The service reports no permissions."
+            rows={d.permissions}
+            rowKey={(p) => p.name}
+            columns={[
+              { header: 'Permission', cell: (p) => <code>{p.name}</code> },
+              { header: 'What it allows', cell: (p) => p.description },
+              ...roles.map((r) => ({ header: r, cell: (p: { roles: string[] }) => (p.roles.includes(r) ? 'yes' : '—') })),
+            ]}
+          />
+        )}
+      </QueryView>
+    </>
   );
 }
 

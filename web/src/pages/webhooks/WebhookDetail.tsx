@@ -1,17 +1,22 @@
-// One webhook: send a test (shows what the receiver answered), its deliveries with attempts,
-// and replay of a delivery that gave up.
+// One webhook: edit and delete it, send a test (shows what the receiver answered), its
+// deliveries with attempts, and replay of a delivery that gave up.
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ActionError, QueryView } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
 import { Pager, When } from '../../components/format';
+import { ConfirmDelete } from '../../components/ConfirmDelete';
+import { Can } from '../../session';
+import { WebhookForm } from './Webhooks';
 
 export default function WebhookDetail() {
   const id = Number(useParams().id);
   const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
+  const [acting, setActing] = useState<'edit' | 'delete' | null>(null);
+  const navigate = useNavigate();
   const hook = useQuery({ queryKey: ['webhook', id], queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })) });
   const deliveries = useQuery({
     queryKey: ['webhook', id, 'deliveries', offset],
@@ -31,7 +36,37 @@ export default function WebhookDetail() {
       <QueryView q={hook} what="Loading webhook">
         {(w) => (
           <>
-            <h1>{w.name}</h1>
+            <div className="title-row">
+              <h1>{w.name}</h1>
+              {acting === null ? (
+                <Can permission="system:configure">
+                  <div className="actions">
+                    <button type="button" onClick={() => setActing('edit')}>
+                      Edit
+                    </button>
+                    <button type="button" className="danger" onClick={() => setActing('delete')}>
+                      Delete
+                    </button>
+                  </div>
+                </Can>
+              ) : null}
+            </div>
+            {acting === 'edit' ? <WebhookForm key={w.updatedAt} webhook={w} onCancel={() => setActing(null)} onSaved={() => setActing(null)} /> : null}
+            {acting === 'delete' ? (
+              <ConfirmDelete
+                title={`Delete the webhook ${w.name}?`}
+                name={w.name}
+                action={() => unwrap(api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id } } }))}
+                onDeleted={async () => {
+                  qc.removeQueries({ queryKey: ['webhook', id] });
+                  await qc.invalidateQueries({ queryKey: ['webhooks'] });
+                  navigate('/webhooks');
+                }}
+                onCancel={() => setActing(null)}
+              >
+                <p>No further event is posted to {w.url}; deliveries still queued are cancelled. Past deliveries are no longer listed.</p>
+              </ConfirmDelete>
+            ) : null}
             <dl className="facts">
               <dt>URL</dt>
               <dd>

@@ -1,5 +1,5 @@
-// Outbound webhooks: the list with their state, and a create form whose events are picked
-// from the service's catalog (GET /webhooks/events).
+// Outbound webhooks: the list with their state, and the create (and edit, on the webhook's page)
+// form whose events are picked from the service's catalog (GET /webhooks/events).
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -46,28 +46,59 @@ export default function Webhooks() {
   );
 }
 
+type Webhook = Awaited<ReturnType<typeof readWebhook>>;
+const readWebhook = (id: number) => unwrap(api.GET('/api/v1/webhooks/{id}', { params: { path: { id } } }));
+
 function CreateWebhook({ onCancel }: { onCancel: () => void }) {
-  const qc = useQueryClient();
   const navigate = useNavigate();
+  return <WebhookForm onCancel={onCancel} onSaved={(w) => navigate(`/webhooks/${w.id}`)} />;
+}
+
+/** Create a webhook, or change one (fields sent only when they differ; an empty secret keeps the current one). */
+export function WebhookForm({ webhook, onCancel, onSaved }: { webhook?: Webhook; onCancel: () => void; onSaved: (w: { id: number }) => void }) {
+  const qc = useQueryClient();
   const catalog = useQuery({ queryKey: ['webhooks', 'events'], staleTime: Infinity, queryFn: () => unwrap(api.GET('/api/v1/webhooks/events')) });
-  const [name, setName] = useState('');
-  const [url, setUrl] = useState('');
+  const [name, setName] = useState(webhook?.name ?? '');
+  const [url, setUrl] = useState(webhook?.url ?? '');
   const [secret, setSecret] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [removeSecret, setRemoveSecret] = useState(false);
+  const [events, setEvents] = useState<string[]>(webhook?.events ?? []);
+  const [timeoutSeconds, setTimeoutSeconds] = useState(String(webhook?.timeoutSeconds ?? ''));
+  const [maxRetries, setMaxRetries] = useState(String(webhook?.maxRetries ?? ''));
+  const [enabled, setEnabled] = useState(webhook?.enabled ?? true);
   const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/webhooks', { body: { name, url, events, ...(secret ? { secret } : {}) } })),
+    mutationFn: () => {
+      if (!webhook) return unwrap(api.POST('/api/v1/webhooks', { body: { name, url, events, ...(secret ? { secret } : {}) } }));
+      const sameEvents = events.length === webhook.events.length && events.every((e) => webhook.events.includes(e));
+      return unwrap(
+        api.PUT('/api/v1/webhooks/{id}', {
+          params: { path: { id: webhook.id } },
+          body: {
+            ...(name !== webhook.name ? { name } : {}),
+            ...(url !== webhook.url ? { url } : {}),
+            ...(sameEvents ? {} : { events }),
+            ...(Number(timeoutSeconds) !== webhook.timeoutSeconds ? { timeoutSeconds: Number(timeoutSeconds) } : {}),
+            ...(Number(maxRetries) !== webhook.maxRetries ? { maxRetries: Number(maxRetries) } : {}),
+            ...(enabled !== webhook.enabled ? { enabled } : {}),
+            ...(removeSecret ? { secret: null } : secret ? { secret } : {}),
+          },
+        }),
+      );
+    },
     onSuccess: async (w) => {
       await qc.invalidateQueries({ queryKey: ['webhooks'] });
-      navigate(`/webhooks/${w.id}`);
+      await qc.invalidateQueries({ queryKey: ['webhook', w.id] });
+      onSaved(w);
     },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     m.mutate();
   };
+  const titleId = webhook ? 'edit-webhook' : 'create-webhook';
   return (
-    <form className="card form-grid" onSubmit={submit} aria-labelledby="create-webhook">
-      <h2 id="create-webhook">New webhook</h2>
+    <form className="card form-grid" onSubmit={submit} aria-labelledby={titleId}>
+      <h2 id={titleId}>{webhook ? `Edit the webhook ${webhook.name}` : 'New webhook'}</h2>
       <label>
         Name
         <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
@@ -77,10 +108,30 @@ function CreateWebhook({ onCancel }: { onCancel: () => void }) {
         <input required type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/lnm" />
       </label>
       <label>
-        Signing secret (optional)
-        <input type="password" autoComplete="new-password" value={secret} onChange={(e) => setSecret(e.target.value)} aria-describedby="secret-help" />
+        {webhook?.hasSecret ? 'New signing secret (empty: keep the current one)' : 'Signing secret (optional)'}
+        <input type="password" autoComplete="new-password" value={secret} disabled={removeSecret} onChange={(e) => setSecret(e.target.value)} aria-describedby="secret-help" />
         <small id="secret-help">Each delivery is signed with HMAC-SHA256 of its body (X-Webhook-Signature). Never shown again.</small>
       </label>
+      {webhook?.hasSecret ? (
+        <label className="inline">
+          <input type="checkbox" checked={removeSecret} onChange={(e) => setRemoveSecret(e.target.checked)} /> Remove the signing secret (deliveries go unsigned)
+        </label>
+      ) : null}
+      {webhook ? (
+        <>
+          <label>
+            Timeout (seconds)
+            <input type="number" min={1} required value={timeoutSeconds} onChange={(e) => setTimeoutSeconds(e.target.value)} />
+          </label>
+          <label>
+            Retries after a failed delivery
+            <input type="number" min={0} required value={maxRetries} onChange={(e) => setMaxRetries(e.target.value)} />
+          </label>
+          <label className="inline">
+            <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled{webhook.enabled ? '' : ' (turning it on again resets its failure count)'}
+          </label>
+        </>
+      ) : null}
       <fieldset>
         <legend>Events</legend>
         <QueryView q={catalog} what="Loading the event catalog">
@@ -98,7 +149,7 @@ function CreateWebhook({ onCancel }: { onCancel: () => void }) {
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending || events.length === 0}>
-          Create webhook
+          {webhook ? (m.isPending ? 'Saving…' : 'Save webhook') : 'Create webhook'}
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
