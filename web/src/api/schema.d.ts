@@ -12647,7 +12647,35 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description the seeds each node is started with (besu --bootnodes); none for anvil */
+                        links: {
+                            /** @description node id */
+                            from: number;
+                            kind: "bootnode" | "static-peer";
+                            /** @description node id it is started with as a seed */
+                            to: number;
+                        }[];
+                        network: {
+                            client: string;
+                            consensus: string;
+                            id: number;
+                            name: string;
+                            status: string;
+                        };
+                        nodes: {
+                            id: number;
+                            name: string;
+                            p2p_port: number | null;
+                            /** @description validator, fullnode or bootnode */
+                            role: string;
+                            rpc_http_port: number | null;
+                            status: string;
+                            validator_address: string | null;
+                        }[];
+                    };
+                };
             };
             /** @description Bad input */
             400: {

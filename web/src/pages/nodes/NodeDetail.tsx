@@ -12,6 +12,7 @@ import { NodeCertificates } from './NodeCertificates';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
 import { LiveLogs } from './LiveLogs';
+import { NodeConfigEdit } from './NodeConfigEdit';
 import { LedgerXGroupSection } from '../ledgerx/LedgerXGroupSection';
 
 interface NodeEvent {
@@ -66,7 +67,7 @@ export default function NodeDetail() {
                 </>
               ) : null}
             </dl>
-            {n.platform === 'LEDGERX' ? <LedgerXGroupSection node={n} /> : null}
+            {n.platform === 'LEDGERX' ? <LedgerXGroupSection node={n} /> : <NodeConfigEdit key={`${n.id}-${n.status}`} node={n as never} />}
           </>
         )}
       </QueryView>
