@@ -76,13 +76,13 @@ export function AddNetworkNode({ networkId }: { networkId: number }) {
     >
       <h3 id="add-node-title">Add a node to this network</h3>
       <label>
-        Name
-        <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} aria-invalid={errors.name ? true : undefined} aria-describedby="add-node-name-help" />
+        <span id="add-node-name-label">Name</span>
+        <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} aria-invalid={errors.name ? true : undefined} aria-labelledby="add-node-name-label" aria-describedby="add-node-name-help" />
         {help('name', 'Letters, digits, ".", "_" and "-".')}
       </label>
       <label>
-        Type
-        <select value={type} onChange={(e) => setType(e.target.value as 'validator' | 'bootnode')} aria-describedby="add-node-type-help">
+        <span id="add-node-type-label">Type</span>
+        <select value={type} onChange={(e) => setType(e.target.value as 'validator' | 'bootnode')} aria-labelledby="add-node-type-label" aria-describedby="add-node-type-help">
           <option value="validator">validator</option>
           <option value="bootnode">bootnode</option>
         </select>
@@ -90,14 +90,14 @@ export function AddNetworkNode({ networkId }: { networkId: number }) {
       </label>
       {PORTS.map(([k, label, def]) => (
         <label key={k}>
-          {label} <span className="muted">(optional)</span>
-          <input inputMode="numeric" value={values[k] ?? ''} placeholder={starts[def] ? `${starts[def]} or the next free one` : undefined} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-invalid={errors[k] ? true : undefined} aria-describedby={`add-node-${k}-help`} />
+          <span id={`add-node-${k}-label`}>{label}</span> <span className="muted">(optional)</span>
+          <input inputMode="numeric" value={values[k] ?? ''} placeholder={starts[def] ? `${starts[def]} or the next free one` : undefined} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-invalid={errors[k] ? true : undefined} aria-labelledby={`add-node-${k}-label`} aria-describedby={`add-node-${k}-help`} />
           {help(k, k === 'port' ? 'Empty: the next free port.' : 'Empty: the next free port; none for a bootnode.')}
         </label>
       ))}
       <label>
-        Engine <span className="muted">(optional)</span>
-        <select value={values.engine ?? ''} onChange={(e) => setValues({ ...values, engine: e.target.value })} aria-describedby="add-node-engine-help">
+        <span id="add-node-engine-label">Engine</span> <span className="muted">(optional)</span>
+        <select value={values.engine ?? ''} onChange={(e) => setValues({ ...values, engine: e.target.value })} aria-labelledby="add-node-engine-label" aria-describedby="add-node-engine-help">
           <option value="">The service's default</option>
           <option value="process">process</option>
           <option value="docker">docker</option>
@@ -105,13 +105,13 @@ export function AddNetworkNode({ networkId }: { networkId: number }) {
         {help('engine', 'How the node runs.')}
       </label>
       <label>
-        CPUs <span className="muted">(optional)</span>
-        <input value={values.cpu ?? ''} onChange={(e) => setValues({ ...values, cpu: e.target.value })} aria-invalid={errors.cpu ? true : undefined} aria-describedby="add-node-cpu-help" />
+        <span id="add-node-cpu-label">CPUs</span> <span className="muted">(optional)</span>
+        <input value={values.cpu ?? ''} onChange={(e) => setValues({ ...values, cpu: e.target.value })} aria-invalid={errors.cpu ? true : undefined} aria-labelledby="add-node-cpu-label" aria-describedby="add-node-cpu-help" />
         {help('cpu', 'A limit for a container node, e.g. 0.5.')}
       </label>
       <label>
-        Memory <span className="muted">(optional)</span>
-        <input value={values.memory ?? ''} onChange={(e) => setValues({ ...values, memory: e.target.value })} aria-invalid={errors.memory ? true : undefined} aria-describedby="add-node-memory-help" />
+        <span id="add-node-memory-label">Memory</span> <span className="muted">(optional)</span>
+        <input value={values.memory ?? ''} onChange={(e) => setValues({ ...values, memory: e.target.value })} aria-invalid={errors.memory ? true : undefined} aria-labelledby="add-node-memory-label" aria-describedby="add-node-memory-help" />
         {help('memory', 'A limit for a container node, e.g. 512m.')}
       </label>
       <ActionError error={m.error} />

@@ -88,13 +88,13 @@ export function ContractAt({ networkId }: { networkId: number }) {
         }}
       >
         <label>
-          Address
-          <input className="code" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="0x…" aria-invalid={touched && addressError ? true : undefined} aria-describedby="contract-at-address-help" />
+          <span id="contract-at-address-label">Address</span>
+          <input className="code" aria-labelledby="contract-at-address-label" value={address} onChange={(e) => setAddress(e.target.value)} placeholder="0x…" aria-invalid={touched && addressError ? true : undefined} aria-describedby="contract-at-address-help" />
           <small id="contract-at-address-help">{touched && addressError ? addressError : 'The contract\'s address on this network.'}</small>
         </label>
         <label>
-          ABI (JSON)
-          <textarea className="code" rows={6} value={abiText} onChange={(e) => setAbiText(e.target.value)} aria-invalid={touched && read.error ? true : undefined} aria-describedby="contract-at-abi-help" />
+          <span id="contract-at-abi-label">ABI (JSON)</span>
+          <textarea className="code" rows={6} aria-labelledby="contract-at-abi-label" value={abiText} onChange={(e) => setAbiText(e.target.value)} aria-invalid={touched && read.error ? true : undefined} aria-describedby="contract-at-abi-help" />
           <small id="contract-at-abi-help" data-testid="abi-error">{touched && read.error ? read.error : read.abi ? `${abiFunctions(read.abi).length} functions.` : 'A JSON array, e.g. a compiler\'s "abi" output.'}</small>
         </label>
         <div className="actions">

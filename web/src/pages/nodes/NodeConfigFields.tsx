@@ -3,7 +3,8 @@
 // PUT /nodes/{id} changes on a stopped node (ports and, for consortium, addresses). Values are
 // strings while typed; `nodeConfigBody` turns the filled ones into the API's config, and
 // `nodeConfigIssues` checks them before sending (a port 1024-65535, each port different, IPv4
-// addresses, host:port). The API's own 400 or 409 is shown beside the field it names.
+// addresses, host:port). The API's own 400 or 409 is shown beside the field it names. Each
+// control is named by its label alone (aria-labelledby): the help under it is its description.
 import { Fragment } from 'react';
 
 export type ConfigKind = 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER';
@@ -105,9 +106,9 @@ export function NodeConfigFields({ fields, values, onChange, errors, placeholder
         return (
           <Fragment key={f.key}>
             <label>
-              {f.label} <span className="muted">(optional)</span>
+              <span id={`${id}-label`}>{f.label}</span> <span className="muted">(optional)</span>
               {f.type === 'select' ? (
-                <select name={f.key} value={values[f.key] ?? ''} onChange={(e) => onChange({ ...values, [f.key]: e.target.value })} aria-describedby={`${id}-help`}>
+                <select name={f.key} value={values[f.key] ?? ''} onChange={(e) => onChange({ ...values, [f.key]: e.target.value })} aria-labelledby={`${id}-label`} aria-describedby={`${id}-help`}>
                   {f.options!.map(([v, l]) => (
                     <option key={v} value={v}>
                       {l}
@@ -123,6 +124,7 @@ export function NodeConfigFields({ fields, values, onChange, errors, placeholder
                   placeholder={placeholders?.[f.key]}
                   onChange={(e) => onChange({ ...values, [f.key]: e.target.value })}
                   aria-invalid={error ? true : undefined}
+                  aria-labelledby={`${id}-label`}
                   aria-describedby={`${id}-help`}
                 />
               )}
