@@ -2,7 +2,7 @@
 // an EVM full node created with the Advanced section's ports (read back from the API, and the
 // running node itself listening on them: its JSON-RPC answers on the port given and reports the
 // peer-to-peer port given, its metrics port serves /metrics), a field the page or the API refuses
-// shown beside that field; a bootnode added to an existing besu network from its page; the
+// shown beside that field; its port changed from its page while stopped; a bootnode added to an existing besu network from its page; the
 // network map listing validator, bootnode and full node with their links; a contract deployed
 // over the API called from the network page by pasting its address and ABI (a bad ABI refused
 // with the reason); a VIEWER sees the map and none of these controls. besu is the stand-in of
@@ -192,6 +192,29 @@ it('a contract at an address is called with a pasted ABI; a bad ABI is refused w
   const r = await api('POST', '/sc/evm/query', { networkId: anvilNet.id, address: anvilNet.address, abi: COUNTER_ABI, function: 'get' });
   assert.equal(r.json.result, ['4242']);
   assert.is((await api('GET', `/networks/evm/${anvilNet.id}/contracts`)).json.total, 1);
+});
+
+it('a stopped node\'s ports are changed from its page (PUT /nodes/{id}) and it runs on the new one', async () => {
+  const full = (await api('GET', '/nodes/platform/EVM')).json.items.find((n: { name: string }) => n.name === 'adv-full');
+  const port = await freePortBlock([0]);
+  await page.goto(`${s.url}/nodes/${full.id}`);
+  await page.getByTestId('node-config').waitFor();
+  await page.getByText('Stop the node to change its name or configuration.').waitFor();
+  await page.getByRole('button', { name: 'Stop node adv-full', exact: true }).click();
+  await page.getByTestId('node-status').getByText('stopped').waitFor({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Change configuration' }).click();
+  const form = page.getByRole('form', { name: "Change the node's configuration" });
+  await form.getByLabel('JSON-RPC HTTP port').fill(String(besuNet.validatorP2p));
+  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByTestId('field-error-rpcHttpPort').getByText(/already assigned/).waitFor();
+  await ui.accessible('node configuration form with a refused port');
+  await form.getByLabel('JSON-RPC HTTP port').fill(String(port));
+  await form.getByRole('button', { name: 'Save' }).click();
+  await page.locator('[data-config="rpcHttpPort"]').getByText(String(port), { exact: true }).waitFor();
+  assert.is((await api('GET', `/nodes/${full.id}`)).json.config.rpcHttpPort, port);
+  await page.getByRole('button', { name: 'Start node adv-full', exact: true }).click();
+  await page.getByTestId('node-status').getByText('running').waitFor({ timeout: 60_000 });
+  assert.is(await rpc<string>(`http://127.0.0.1:${port}`, 'eth_chainId'), '0x' + (43299).toString(16), 'the node answers on the new port');
 });
 
 it('the nodes list platform filter asks GET /nodes/platform/{platform}; a VIEWER sees the map and no controls', async () => {
