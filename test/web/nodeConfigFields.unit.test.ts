@@ -1,10 +1,10 @@
-// The node create and change forms' Advanced fields (web/src/pages/nodes/NodeConfigFields.tsx):
+// The node create and change forms' Advanced fields (web/src/pages/nodes/nodeConfig.ts):
 // which fields each kind shows on create and on change, what is refused before sending, and the
 // config object sent (empty fields left out, ports as numbers, TLS names as a list), and a node's
 // config read back into form values.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { configFields, configValues, nodeConfigBody, nodeConfigIssues } from '../../web/src/pages/nodes/NodeConfigFields.tsx';
+import { configFields, configValues, nodeConfigBody, nodeConfigIssues } from '../../web/src/pages/nodes/nodeConfig.ts';
 
 const keys = (k: Parameters<typeof configFields>[0], m: Parameters<typeof configFields>[1]) => configFields(k, m).map((f) => f.key);
 

@@ -2,7 +2,7 @@
 // organization. It starts automatically; the API's defaults fill its ports and paths. With node
 // hosts registered (and HOST_READ), an EVM or consortium node can be placed on a host or by labels
 // (config.hostId / config.hostLabels, docs/hosts.md); ledgerX nodes run on this machine.
-// "Advanced" shows every other config field the API takes for the kind (NodeConfigFields.tsx):
+// "Advanced" shows every other config field the API takes for the kind (nodeConfig.ts, NodeConfigFields.tsx):
 // a consortium node's are filled from GET /nodes/defaults/consortium-peer|orderer (free ports,
 // addresses, the organization's host name), an EVM node's defaults (GET /nodes/defaults/evm-node)
 // are the starting ports the service counts up from, so they are shown as placeholders: sent as
@@ -15,7 +15,8 @@ import { useEvmNetworks, useHosts } from '../../api/queries';
 import { useSession } from '../../session';
 import { parseLabels } from '../../components/labels';
 import { ActionError, fieldErrors } from '../../components/states';
-import { NodeConfigFields, configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigValues } from './NodeConfigFields';
+import { NodeConfigFields } from './NodeConfigFields';
+import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigValues } from './nodeConfig';
 import { LedgerXNodeFields, type LedgerXConfig } from '../ledgerx/LedgerXNodeFields';
 
 type Kind = 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER' | 'LEDGERX_ORDERER_GROUP' | 'LEDGERX_COMMITTER';

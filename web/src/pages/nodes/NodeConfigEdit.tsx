@@ -9,7 +9,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
 import { ActionError, fieldErrors } from '../../components/states';
-import { NodeConfigFields, configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigKind } from './NodeConfigFields';
+import { NodeConfigFields } from './NodeConfigFields';
+import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigKind } from './nodeConfig';
 
 export function NodeConfigEdit({ node }: { node: { id: number; name: string; platform: string; role: string; status: string; config: Record<string, unknown> } }) {
   const { can } = useSession();
