@@ -2,7 +2,9 @@
 // an EVM full node created with the Advanced section's ports (read back from the API, and the
 // running node itself listening on them: its JSON-RPC answers on the port given and reports the
 // peer-to-peer port given, its metrics port serves /metrics), a field the page or the API refuses
-// shown beside that field; its port changed from its page while stopped; a bootnode added to an existing besu network from its page; the
+// shown beside that field; its port changed from its page while stopped; a consortium peer's
+// fields filled from its defaults endpoint and a real Fabric peer running on the ports given
+// (its operations /healthz); a bootnode added to an existing besu network from its page; the
 // network map listing validator, bootnode and full node with their links; a contract deployed
 // over the API called from the network page by pasting its address and ABI (a bad ABI refused
 // with the reason); a VIEWER sees the map and none of these controls. besu is the stand-in of
@@ -21,8 +23,11 @@ import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 import { installBesu, type InstalledBesu } from '../../standins/besuStandinInstall.ts';
 import { killLeftoverNodes, until } from '../evm/evmLifecycle.ts';
 import { COUNTER_ABI, COUNTER_BYTECODE } from '../evm/counterContract.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { consortiumEnv } from '../consortium/consortiumApi.ts';
 
 const it = requires(test, 'chromium', chromiumMissing());
+const withFabric = requires(it, 'fabric', fabricMissing);
 const VIEWER = { username: 'adv-viewer', password: 'adv-viewer-password-1' };
 
 let s: TestServer;
@@ -55,7 +60,7 @@ async function rpc<T>(url: string, method: string): Promise<T> {
 it.before(async () => {
   besu = installBesu({ real: realBesu() });
   onGlobalTeardown(() => besu.remove());
-  ui = await startConsoleSession({ server: { env: { PATH: `${besu.binDir}:${process.env.PATH ?? ''}` } } });
+  ui = await startConsoleSession({ server: { env: consortiumEnv({ PATH: `${besu.binDir}:${process.env.PATH ?? ''}` }) } });
   ({ server: s, page } = ui);
   let r = await api('POST', '/networks', { name: 'adv-besu', type: 'evm', client: 'besu', validatorCount: 1, genesis: { chain_id: 43299, consensus: 'QBFT', block_time: 2 } });
   assert.is(r.status, 201, r.text);
@@ -215,6 +220,45 @@ it('a stopped node\'s ports are changed from its page (PUT /nodes/{id}) and it r
   await page.getByRole('button', { name: 'Start node adv-full', exact: true }).click();
   await page.getByTestId('node-status').getByText('running').waitFor({ timeout: 60_000 });
   assert.is(await rpc<string>(`http://127.0.0.1:${port}`, 'eth_chainId'), '0x' + (43299).toString(16), 'the node answers on the new port');
+});
+
+withFabric('a consortium peer\'s Advanced fields come from the defaults endpoint; the real peer runs on the ports given', async () => {
+  const org = await api('POST', '/organizations', { name: 'AdvOrg', mspId: 'AdvOrgMSP' });
+  assert.is(org.status, 201, org.text);
+  await ui.signIn();
+  await ui.nav('Nodes').click();
+  await page.getByRole('button', { name: 'Create node' }).click();
+  const form = page.getByRole('form', { name: 'New node' });
+  await form.getByLabel('Name', { exact: true }).fill('adv-peer');
+  await form.getByLabel('Kind').selectOption('CONSORTIUM_PEER');
+  await form.getByLabel('Organization').selectOption({ label: 'AdvOrg (AdvOrgMSP)' });
+  await form.getByText(/^Advanced/).click();
+  const defaults = (await api('GET', `/nodes/defaults/consortium-peer?organizationId=${org.json.id}`)).json;
+  // Filled from the defaults (free ports found by the same scan, so the same unless something took one meanwhile).
+  await until('the defaults in the fields', async () => (await form.getByLabel('Listen address').inputValue()) === '0.0.0.0' && (await form.getByLabel('gRPC port').inputValue()) !== '', 10_000);
+  for (const k of ['port', 'chaincodePort', 'operationsPort'] as const) assert.match(await form.getByLabel(k === 'port' ? 'gRPC port' : k === 'chaincodePort' ? 'Chaincode port' : 'Operations port').inputValue(), /^\d+$/, k);
+  assert.is(await form.getByLabel('Host name').getAttribute('placeholder'), `adv-peer.${defaults.domain}`);
+  const base = await freePortBlock([0, 1, 2]);
+  await form.getByLabel('gRPC port').fill(String(base));
+  await form.getByLabel('Chaincode port').fill(String(base + 1));
+  await form.getByLabel('Operations port').fill(String(base + 2));
+  await form.getByLabel('Extra TLS names').fill('adv-peer.local, bad name');
+  await form.getByRole('button', { name: 'Create node' }).click();
+  await form.getByTestId('field-error-domainNames').waitFor();
+  await form.getByLabel('Extra TLS names').fill('adv-peer.local');
+  await ui.accessible('consortium node form, Advanced open');
+  await form.getByRole('button', { name: 'Create node' }).click();
+  await page.getByRole('heading', { name: /^adv-peer/, level: 1 }).waitFor({ timeout: 120_000 });
+  const id = Number(new URL(page.url()).pathname.split('/').pop());
+  const peer = (await api('GET', `/nodes/${id}`)).json;
+  assert.equal([peer.status, peer.config.port, peer.config.chaincodePort, peer.config.operationsPort, peer.config.domainNames, peer.config.hostname, peer.config.externalEndpoint], ['running', base, base + 1, base + 2, ['adv-peer.local'], `adv-peer.${defaults.domain}`, `127.0.0.1:${base}`], JSON.stringify(peer.config));
+  // The real peer: its operations service answers /healthz on the port given.
+  const health = await until('the peer /healthz', async () => {
+    const r = await fetch(`http://127.0.0.1:${base + 2}/healthz`).catch(() => null);
+    return r?.status === 200 ? r : null;
+  }, 30_000);
+  assert.is(((await health.json()) as { status: string }).status, 'OK');
+  await api('DELETE', `/nodes/${id}`);
 });
 
 it('the nodes list platform filter asks GET /nodes/platform/{platform}; a VIEWER sees the map and no controls', async () => {

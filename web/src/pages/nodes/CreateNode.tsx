@@ -4,7 +4,8 @@
 // (config.hostId / config.hostLabels, docs/hosts.md); ledgerX nodes run on this machine.
 // "Advanced" shows every other config field the API takes for the kind (nodeConfig.ts, NodeConfigFields.tsx):
 // a consortium node's are filled from GET /nodes/defaults/consortium-peer|orderer (free ports,
-// addresses, the organization's host name), an EVM node's defaults (GET /nodes/defaults/evm-node)
+// listen address; its host name and external endpoint are shown as the <name>.<domain> and
+// 127.0.0.1:<port> the service derives), an EVM node's defaults (GET /nodes/defaults/evm-node)
 // are the starting ports the service counts up from, so they are shown as placeholders: sent as
 // they are, a second node would be refused with the first one's ports.
 import { useEffect, useState, type FormEvent } from 'react';
@@ -50,12 +51,20 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   // A consortium node's defaults fill the fields (again when the kind or organization changes).
   useEffect(() => {
     const d = consortiumDefaults.data as { config?: Record<string, unknown>; engine?: string } | undefined;
-    if (consortiumRole && d?.config) setAdvanced(configValues(fields, { ...d.config, engine: d.engine }));
+    // Not the host name and external endpoint: the service derives them from the node's name and
+    // port (the defaults' are peer0's / orderer0's and the default port's), so they stay placeholders.
+    if (consortiumRole && d?.config) setAdvanced(configValues(fields, { ...d.config, hostname: null, externalEndpoint: null, engine: d.engine }));
     else if (!consortiumRole) setAdvanced({});
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [consortiumDefaults.data, consortiumRole]);
   const evmConfig = (evmDefaults.data as { config?: Record<string, unknown>; engine?: string; client?: string } | undefined) ?? undefined;
-  const placeholders = kind === 'EVM_FULLNODE' && evmConfig?.config ? Object.fromEntries(Object.entries(evmConfig.config).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, `${v} or the next free one`])) : undefined;
+  const domain = (consortiumDefaults.data as { domain?: string | null } | undefined)?.domain;
+  const placeholders =
+    kind === 'EVM_FULLNODE' && evmConfig?.config
+      ? Object.fromEntries(Object.entries(evmConfig.config).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, `${v} or the next free one`]))
+      : consortiumRole
+        ? { hostname: domain ? `${name || '<name>'}.${domain}` : '<name>.<organization domain>', externalEndpoint: `127.0.0.1:${advanced.port || '<port>'}` }
+        : undefined;
   const localIssues = checked ? nodeConfigIssues(fields, advanced) : {};
   const config = { ...nodeConfigBody(fields, advanced), ...(placement ?? {}) };
   const hasConfig = Object.keys(config).length > 0;
@@ -161,7 +170,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
             <summary>Advanced: ports, addresses, {kind === 'EVM_FULLNODE' ? 'role, client' : 'host name'} and engine</summary>
             <div className="form-grid">
               {consortiumRole && consortiumDefaults.isPending ? <p className="muted">Reading the defaults…</p> : null}
-              {consortiumDefaults.error && consortiumRole ? <ActionError error={consortiumDefaults.error} /> : null}
+              {consortiumDefaults.error && consortiumRole ? <p className="muted">The defaults could not be read ({(consortiumDefaults.error as Error).message}); empty fields are filled by the service.</p> : null}
               {kind === 'EVM_FULLNODE' && evmConfig ? (
                 <p className="muted">
                   Defaults: client {String(evmConfig.client)}, engine {String(evmConfig.engine)}; ports counted up from the ones shown until free.
