@@ -2939,7 +2939,7 @@ export interface paths {
         };
         /**
          * Per-service state and the last lines of output of a deployed plugin, from the Docker Engine
-         * @description One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service's. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine.
+         * @description One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service's. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine. With a WebSocket upgrade and ?service=, the service's output is followed live instead: one text message per line (masked), the last `tail` lines first (default 0).
          *
          *     Permission: `PLUGIN_OPERATE`.
          */
