@@ -1,8 +1,8 @@
 // The map of an EVM network (GET /networks/evm/{id}/map): its validators, bootnodes and full
 // nodes, and which node is started with which as a seed (besu --bootnodes: a bootnode link or a
 // static peer). Drawn as a small ring (nodes as circles, links as lines, for a glance) and given
-// as two tables (what a screen reader and a test read). An anvil network is one node, no links.
-import { Link } from 'react-router';
+// as two tables (what a screen reader and a test read; names without links, which the nodes
+// table above has). An anvil network is one node, no links.
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { POLL_MS } from '../../api/queries';
@@ -49,7 +49,7 @@ export function EvmNetworkMap({ networkId }: { networkId: number }) {
       {(m) => {
         const name = new Map(m.nodes.map((n) => [n.id, n.name]));
         const nodeColumns: Array<Column<MapNode>> = [
-          { header: 'Node', cell: (n) => <Link to={`/nodes/${n.id}`}>{n.name}</Link> },
+          { header: 'Node', cell: (n) => n.name },
           { header: 'Role', cell: (n) => n.role },
           { header: 'Status', cell: (n) => <StatusBadge status={n.status} /> },
           { header: 'Validator address', cell: (n) => (n.validator_address ? <code>{n.validator_address}</code> : '—') },

@@ -55,7 +55,6 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
     // port (the defaults' are peer0's / orderer0's and the default port's), so they stay placeholders.
     if (consortiumRole && d?.config) setAdvanced(configValues(fields, { ...d.config, hostname: null, externalEndpoint: null, engine: d.engine }));
     else if (!consortiumRole) setAdvanced({});
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [consortiumDefaults.data, consortiumRole]);
   const evmConfig = (evmDefaults.data as { config?: Record<string, unknown>; engine?: string; client?: string } | undefined) ?? undefined;
   const domain = (consortiumDefaults.data as { domain?: string | null } | undefined)?.domain;
