@@ -2,7 +2,7 @@
 // signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
 // DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
 // database, Vault and KMS keys, since none of them hands out the private key.
-import { AbiCoder, AbstractSigner, ContractFactory, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import { AbiCoder, AbstractSigner, ContractFactory, Fragment, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
 import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
@@ -211,6 +211,15 @@ const interfaces = new WeakMap<object, Interface>();
 function interfaceOf(abi: unknown[]): Interface {
   let iface = interfaces.get(abi);
   if (iface) return iface;
+  // ethers skips a fragment it cannot read (with a console warning) and then reports its function
+  // missing: each is read here first, so a broken entry is a 400 that says which.
+  abi.forEach((entry, i) => {
+    try {
+      Fragment.from(entry as never);
+    } catch (err) {
+      throw new ValidationError(`The contract's ABI cannot be read: entry ${i} (${JSON.stringify(entry)?.slice(0, 120)}) is not an ABI fragment: ${(err as { shortMessage?: string }).shortMessage ?? (err as Error).message.split('(')[0].trim()}`, [{ field: `abi[${i}]`, message: 'not an ABI fragment' }]);
+    }
+  });
   try {
     iface = new Interface(abi as never);
   } catch (err) {

@@ -6,10 +6,10 @@ import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
-import { AppError } from '../../domain/shared/errors.ts';
+import { AppError, NotFoundError } from '../../domain/shared/errors.ts';
 import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
 import { redactLogLine } from '../../domain/nodes/nodeEngine.ts';
-import { demuxLogBuffer, splitLines } from '../engines/dockerLogs.ts';
+import { demuxLogBuffer, lineSink, splitLines } from '../engines/dockerLogs.ts';
 
 const run = promisify(execFile);
 
@@ -117,6 +117,21 @@ export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: 
         const lines = splitLines(demuxLogBuffer(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf))));
         return { ...state, lines: lines.map(redactLogLine) };
       }));
+    },
+    async followLogs(name, service, onLine, tail) {
+      const c = (await containers(name)).find((x) => x.service === service);
+      if (!c) throw new NotFoundError('Plugin service', `${name}/${service}`);
+      let stream: NodeJS.ReadableStream & { destroy(): void };
+      try {
+        stream = (await docker.getContainer(c.id).logs({ stdout: true, stderr: true, follow: true, tail })) as unknown as NodeJS.ReadableStream & { destroy(): void };
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode === 404) throw new NotFoundError('Plugin service', `${name}/${service}`);
+        throw new AppError(503, 'UNAVAILABLE', `The Docker Engine did not follow the output of ${name}/${service}: ${(err as Error).message}`);
+      }
+      const deliver = (line: string) => onLine(redactLogLine(line));
+      docker.modem.demuxStream(stream, lineSink(deliver), lineSink(deliver));
+      stream.on('error', () => undefined);
+      return { close: () => stream.destroy() };
     },
     async shipped() {
       const files = (await readdir(opts.shippedDir).catch(() => [] as string[])).filter((f) => /\.(ya?ml|json)$/.test(f)).sort();

@@ -1,5 +1,6 @@
 // Calling a contract deployed through the service (POST /sc/evm/contracts/{id}/query and
-// /invoke): its recorded ABI encodes the function and arguments; a query runs it on a running
+// /invoke), or one at an address whose ABI comes with the call (POST /sc/evm/query and
+// /sc/evm/invoke: a contract deployed elsewhere, nothing recorded): its recorded ABI encodes the function and arguments; a query runs it on a running
 // node without a transaction (eth_call) and answers the decoded values; an invoke sends a
 // transaction signed like a deployment, by a key the service holds for the network (default its
 // first validator key), and answers once the receipt is in, with the events decoded. Nothing is
@@ -54,22 +55,50 @@ async function lookUp(input: CommandInput, contractId: number, nodeId: number | 
   if (!contract) throw new NotFoundError('Contract', contractId);
   if (!contract.abi?.length) throw new ValidationError(`Contract ${contract.name} was deployed without an ABI, so its functions cannot be encoded.`, [{ field: 'contractId', message: 'deployed without an ABI' }]);
   const network = await networkOr404(deps, contract.networkId);
+  return { contract, network, abi: contract.abi, ...(await runningNode(input, network, nodeId)) };
+}
+
+/** The JSON-RPC URL of a running node of the network (the one named, or the first running). */
+async function runningNode(input: CommandInput, network: EvmNetworkRow, nodeId: number | undefined): Promise<{ rpcUrl: string; nodeId: number }> {
+  const { deps } = input;
   const node = nodeId !== undefined ? await nodeOr404(deps, nodeId) : (await networkNodes(input, network.id)).find((n) => n.status === 'running' && n.config.rpcHttpPort);
   if (nodeId !== undefined && node?.networkId !== network.id) throw new ValidationError(`Node ${nodeId} is not a node of network ${network.name}.`, [{ field: 'nodeId', message: 'not a node of the contract\'s network' }]);
   if (!node || node.status !== 'running') throw new ConflictError(`No running node of network ${network.name} to call through; start the network first.`, { networkId: network.id }, 'NO_RUNNING_NODE');
   const rpcUrl = evmOf(deps).runtime.rpcUrl(targetOf(node, network));
   if (!rpcUrl) throw new ConflictError(`Node ${node.name} has no JSON-RPC endpoint.`);
-  return { contract, network, abi: contract.abi, rpcUrl, nodeId: node.id };
+  return { rpcUrl, nodeId: node.id };
 }
 
-export async function queryEvmContract(input: CommandInput, contractId: number, req: EvmContractCallRequest): Promise<ContractQueryResult & { contractId: number; address: string; nodeId: number }> {
-  const r = await reach(input, contractId, req.nodeId);
+/** A contract the service did not deploy: its network, address and ABI given with each call. */
+export interface EvmContractAt {
+  networkId: number;
+  address: string;
+  abi: unknown[];
+}
+
+/** The contract at an address with the ABI given (POST /sc/evm/query and /invoke): nothing is looked up but the network and a running node. */
+async function reachAt(input: CommandInput, at: EvmContractAt, nodeId: number | undefined): Promise<Reached> {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(at.address)) throw new ValidationError(`${at.address} is not an address (0x and 40 hex digits).`, [{ field: 'address', message: 'an address: 0x and 40 hex digits' }]);
+  if (!at.abi.length) throw new ValidationError('The ABI is empty: give the contract\'s JSON ABI (an array of its functions and events).', [{ field: 'abi', message: 'is empty' }]);
+  const network = await networkOr404(input.deps, at.networkId);
+  const contract = { id: 0, networkId: network.id, name: at.address, address: at.address, abi: at.abi } as EvmContractRow;
+  return { contract, network, abi: at.abi, ...(await runningNode(input, network, nodeId)) };
+}
+
+const reached = (input: CommandInput, target: number | EvmContractAt, nodeId: number | undefined) => (typeof target === 'number' ? reach(input, target, nodeId) : reachAt(input, target, nodeId));
+
+/** Run a function without a transaction: of a contract deployed through the service (its id), or of one at an address with the ABI given. */
+export async function queryEvmContract(input: CommandInput, target: number | EvmContractAt, req: EvmContractCallRequest): Promise<ContractQueryResult & { contractId: number | null; address: string; nodeId: number }> {
+  const r = await reached(input, target, req.nodeId);
+  const contractId = typeof target === 'number' ? target : null;
   const answer = await evmOf(input.deps).contracts.query({ rpcUrl: r.rpcUrl, chainId: r.network.chainId, address: r.contract.address, abi: r.abi, function: req.function, args: req.args ?? [] });
   return { ...answer, contractId, address: r.contract.address, nodeId: r.nodeId };
 }
 
-export async function invokeEvmContract(input: CommandInput, contractId: number, req: EvmContractInvokeRequest): Promise<ContractInvokeResult & { contractId: number; address: string; nodeId: number }> {
-  const r = await reach(input, contractId, req.nodeId);
+/** Send a transaction calling a function: of a contract deployed through the service (its id), or of one at an address with the ABI given. */
+export async function invokeEvmContract(input: CommandInput, target: number | EvmContractAt, req: EvmContractInvokeRequest): Promise<ContractInvokeResult & { contractId: number | null; address: string; nodeId: number }> {
+  const r = await reached(input, target, req.nodeId);
+  const contractId = typeof target === 'number' ? target : null;
   const keys = r.network.record.validators.filter((v) => v.keyHandle && v.publicKeyPem);
   const key = req.from ? keys.find((v) => v.address.toLowerCase() === req.from!.toLowerCase()) : keys[0];
   if (!key) {

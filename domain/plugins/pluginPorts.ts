@@ -40,6 +40,12 @@ export interface PluginRuntime {
   services(name: string): Promise<PluginServiceState[]>;
   /** Each service's container (one service, when named) with its last `tail` lines, key material masked; [] when none exists. */
   logs(name: string, opts: { service?: string; tail: number }): Promise<PluginServiceLogs[]>;
+  /**
+   * Follows one service's container output live: its last `tail` lines, then each new line, key
+   * material masked, until close() or the container ends. 404 (NotFoundError) without such a
+   * service's container.
+   */
+  followLogs(name: string, service: string, onLine: (line: string) => void, tail: number): Promise<{ close(): void }>;
   /** The descriptors shipped with the service, as text. */
   shipped(): Promise<Array<{ file: string; text: string }>>;
 }

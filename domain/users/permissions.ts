@@ -338,6 +338,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // both, as CHAINCODE_INVOKE): a query runs a function without a transaction, an invoke is signed.
   ['/sc/evm/contracts/{contractId}/query', { POST: 'CONTRACT_INVOKE' }],
   ['/sc/evm/contracts/{contractId}/invoke', { POST: 'CONTRACT_INVOKE' }],
+  // Any contract at an address, its ABI given with the call (nothing recorded).
+  ['/sc/evm/query', { POST: 'CONTRACT_INVOKE' }],
+  ['/sc/evm/invoke', { POST: 'CONTRACT_INVOKE' }],
   // How to sign in (OIDC and/or local passwords) and the OIDC code flow: before any identity exists.
   ['/auth/providers', { GET: PUBLIC }],
   ['/auth/oidc/login', { GET: PUBLIC }],

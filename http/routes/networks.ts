@@ -57,6 +57,15 @@ const ContractView = Type.Object({
   transaction_hash: Type.String(), block_number: Type.Integer(), deployer: Type.String({ description: 'address of the key that deployed it' }), node_id: Type.Integer(), deployed_at: Type.String(),
 });
 
+const NetworkMap = Type.Object({
+  network: Type.Object({ id: Type.Integer(), name: Type.String(), client: Type.String(), consensus: Type.String(), status: Type.String() }),
+  nodes: Type.Array(Type.Object({
+    id: Type.Integer(), name: Type.String(), role: Type.String({ description: 'validator, fullnode or bootnode' }), status: Type.String(),
+    validator_address: Type.Union([Type.String(), Type.Null()]), p2p_port: Type.Union([Type.Integer(), Type.Null()]), rpc_http_port: Type.Union([Type.Integer(), Type.Null()]),
+  })),
+  links: Type.Array(Type.Object({ from: Type.Integer({ description: 'node id' }), to: Type.Integer({ description: 'node id it is started with as a seed' }), kind: Type.Union([Type.Literal('bootnode'), Type.Literal('static-peer')]) }), { description: 'the seeds each node is started with (besu --bootnodes); none for anvil' }),
+});
+
 function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkRequest {
   const { keyProviderId, providerId, ...rest } = body as { keyProviderId?: number; providerId?: number };
   return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
@@ -148,14 +157,14 @@ export const networkRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/networks/evm/:id/map', summary: 'Topology of an evm network: its nodes and who peers with whom', tags, permission: 'NETWORK_READ', params: IdParam,
-    responses: { 200: { description: 'nodes and links' }, 404: { description: 'no such network' } },
+    responses: { 200: { description: 'nodes and links', schema: NetworkMap }, 404: { description: 'no such network' } },
     async handler(input) {
       const network = await networkOr404(input.deps, input.params.id);
       const nodes = await networkNodes(input, network.id);
       return {
         body: {
           network: { id: network.id, name: network.name, client: network.client, consensus: network.consensus, status: networkStatus(nodes) },
-          nodes: nodes.map((n) => ({ id: n.id, name: n.name, role: n.role, status: n.status, validator_address: n.validatorAddress, p2p_port: n.config.p2pPort, rpc_http_port: n.config.rpcHttpPort })),
+          nodes: nodes.map((n) => ({ id: n.id, name: n.name, role: n.role, status: n.status, validator_address: n.validatorAddress ?? null, p2p_port: n.config.p2pPort ?? null, rpc_http_port: n.config.rpcHttpPort ?? null })),
           // The seeds each node is started with (besu --bootnodes); anvil is one node and has no links.
           links: network.client === 'anvil' ? [] : nodes.flatMap((n) => seedNodes(n, nodes.filter((o) => o.id !== n.id)).map((s) => ({ from: n.id, to: s.id, kind: s.role === 'bootnode' ? 'bootnode' : 'static-peer' }))),
         },

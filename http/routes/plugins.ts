@@ -58,6 +58,26 @@ async function assertRunnable(runtime: PluginRuntime) {
 
 const record = (input: RouteInput<unknown, unknown, unknown>, name: string, command: PluginCommand) => runCommand(input, pluginStream(name), plugin, command);
 
+/**
+ * One service of a deployed plugin, followed live (GET /plugins/{name}/logs?service= with a
+ * WebSocket upgrade, http/nodeLogsSocket.ts): the same refusals as the route's (404 not installed
+ * or no such service, 409 never deployed, 503 without a Docker Engine).
+ */
+export async function pluginLogFollower(deps: AppDeps, name: string, service: string | null): Promise<{ follow(onLine: (line: string) => void, tail: number): Promise<{ close(): void }> }> {
+  const p = await pluginOr404(deps, name);
+  if (p.status === 'installed') throw new ConflictError(`Plugin ${p.name} has not been deployed: it has no containers and no logs.`, { name: p.name, status: p.status });
+  if (!service || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(service)) throw new ValidationError('Name the service to follow: ?service=<a service of its compose file>.', [{ field: 'service', message: 'is required to follow' }]);
+  const runtime = runtimeOf(deps);
+  const why = await runtime.unavailable();
+  if (why) throw new UnavailableError(`Plugin logs cannot be read here: ${why}.`);
+  // Refused before the upgrade, like a missing node: a service without a container is a 404.
+  const services = await runtime.services(p.name).catch((err: unknown) => {
+    throw err instanceof AppError ? err : new UnavailableError(`The Docker Engine did not list plugin ${p.name}'s containers: ${(err as Error).message}`);
+  });
+  if (!services.some((x) => x.service === service)) throw new NotFoundError('Plugin service', `${p.name}/${service}`);
+  return { follow: (onLine, tail) => runtime.followLogs(p.name, service, onLine, tail) };
+}
+
 export const pluginRoutes = [
   defineRoute({
     method: 'get', path: '/plugins', summary: 'Installed plugins', tags, permission: 'PLUGIN_READ',
@@ -155,7 +175,7 @@ export const pluginRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/plugins/:name/logs', summary: 'Per-service state and the last lines of output of a deployed plugin, from the Docker Engine', tags, permission: 'PLUGIN_OPERATE',
-    description: 'One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service\'s. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine.',
+    description: 'One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service\'s. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine. With a WebSocket upgrade and ?service=, the service\'s output is followed live instead: one text message per line (masked), the last `tail` lines first (default 0).',
     params: NameParam,
     query: Type.Object({
       service: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$', description: 'a service of its compose file; all of them when absent' })),

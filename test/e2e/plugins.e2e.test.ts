@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Docker from 'dockerode';
+import WebSocket from 'ws';
 import YAML from 'yaml';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { composeMissing, dockerSkipReason } from '../helpers/dockerAvailability.ts';
@@ -141,6 +142,30 @@ withCompose('the shipped anvil-devchain plugin deploys with Docker Compose, stop
   assert.ok(r.json.services[0].lines.some((l: string) => /^\(0\) 0x<redacted>/.test(l.trim())), 'the private key list is there, masked');
   assert.not.match(r.text, 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80', 'no private key');
   assert.is((await api('GET', '/plugins/anvil-devchain/logs?service=other')).status, 404);
+  // Followed live over a WebSocket (the same path, ?service=): the last lines first, masked, then
+  // the lines anvil prints as it is called.
+  const wsUrl = (q: string) => `${s.api.replace('http', 'ws')}/plugins/anvil-devchain/logs?${q}`;
+  const ws = new WebSocket(wsUrl('service=anvil&tail=200'), { headers: auth });
+  const followed: string[] = [];
+  ws.on('message', (m) => followed.push(m.toString()));
+  await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
+  await until('the last lines first', async () => followed.some((l) => l.includes(`Listening on 127.0.0.1:${port}`)), 10_000);
+  assert.ok(followed.some((l) => /^\(0\) 0x<redacted>/.test(l.trim())), 'masked in the stream too');
+  const before = followed.length;
+  await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+  await until('a new line as anvil is called', async () => followed.slice(before).some((l) => l.includes('eth_chainId')), 15_000);
+  assert.not.ok(followed.some((l) => l.includes('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')), 'no private key');
+  ws.close();
+  const refusal = (q: string, headers?: Record<string, string>) =>
+    new Promise<number>((res) => {
+      const w = new WebSocket(wsUrl(q), headers ? { headers } : {});
+      w.once('unexpected-response', (_req, resp) => res(resp.statusCode ?? 0));
+      w.once('open', () => (res(101), w.close()));
+      w.once('error', () => undefined);
+    });
+  assert.is(await refusal('service=anvil'), 401, 'no credentials');
+  assert.is(await refusal('service=other', auth), 404, 'no such service');
+  assert.is(await refusal('', auth), 400, 'no service named');
 
   r = await api('POST', '/plugins/anvil-devchain/stop');
   assert.is(r.status, 200, r.text);

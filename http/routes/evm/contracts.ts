@@ -1,6 +1,8 @@
 // POST /sc/evm/deploy: validates the body, deploys through application/evm/evmContractDeploy.ts
 // (a key the service holds, a running node of the network, the deployment recorded) and shapes
-// the answer.
+// the answer. Calls (application/evm/evmContractCall.ts): a contract deployed through the service
+// by its id (/sc/evm/contracts/{id}/query, /invoke), or any contract at an address of a network
+// with its ABI given in the call (/sc/evm/query, /sc/evm/invoke; nothing recorded).
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { deployEvmContract } from '../../../application/evm/evmContractDeploy.ts';
@@ -19,6 +21,21 @@ const Events = Type.Array(Type.Object({
   topics: Type.Array(Type.String()),
   data: Type.String(),
 }));
+
+const AtFields = {
+  networkId: Type.Integer({ minimum: 1, description: 'the evm network the contract lives on' }),
+  address: Type.String({ maxLength: 42, description: 'the contract\'s address, 0x and 40 hex digits' }),
+  abi: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 2000, description: 'the contract\'s JSON ABI (an array of its functions and events), used for this call only: nothing is recorded' }),
+};
+const InvokeFields = {
+  from: Type.Optional(Type.String({ maxLength: 42, description: 'address of a key the service holds for this network (default: its first validator key)' })),
+  gasLimit: Type.Optional(Type.Integer({ minimum: 21000, maximum: 1_000_000_000 })),
+  timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
+};
+const QueryAnswer = Type.Object({ contract_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a contract called at an address (POST /sc/evm/query)' }), address: Type.String(), node_id: Type.Integer(), function: Type.String({ description: 'the signature called' }), result: Type.Array(Type.Unknown(), { description: 'return values in order (integers as decimal strings)' }), raw: Type.String({ description: 'return data, hex' }) });
+const InvokeAnswer = Type.Object({ contract_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null for a contract called at an address (POST /sc/evm/invoke)' }), address: Type.String(), node_id: Type.Integer(), function: Type.String(), transaction_hash: Type.String(), block_number: Type.Integer(), gas_used: Type.String(), from: Type.String(), events: Events });
+const queryBody = (r: Awaited<ReturnType<typeof queryEvmContract>>) => ({ contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, result: r.result, raw: r.raw });
+const invokeBody = (r: Awaited<ReturnType<typeof invokeEvmContract>>) => ({ contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, events: r.events });
 
 export const contractRoutes = [
   defineRoute({
@@ -48,14 +65,13 @@ export const contractRoutes = [
     params: ContractParam,
     body: Type.Object(CallFields, { additionalProperties: false }),
     responses: {
-      200: { description: 'the decoded answer', schema: Type.Object({ contract_id: Type.Integer(), address: Type.String(), node_id: Type.Integer(), function: Type.String({ description: 'the signature called' }), result: Type.Array(Type.Unknown(), { description: 'return values in order (integers as decimal strings)' }), raw: Type.String({ description: 'return data, hex' }) }) },
+      200: { description: 'the decoded answer', schema: QueryAnswer },
       400: { description: 'no such function in the ABI, arguments that do not match it, a contract deployed without an ABI, or the call reverted (with its reason)' },
       404: { description: 'no such contract' },
       409: { description: 'no running node of the network' },
     },
     async handler(input) {
-      const r = await queryEvmContract(input, input.params.contractId, input.body);
-      return { body: { contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, result: r.result, raw: r.raw } };
+      return { body: queryBody(await queryEvmContract(input, input.params.contractId, input.body)) };
     },
   }),
   defineRoute({
@@ -63,19 +79,44 @@ export const contractRoutes = [
     params: ContractParam,
     body: Type.Object({
       ...CallFields,
-      from: Type.Optional(Type.String({ maxLength: 42, description: 'address of a key the service holds for this network (default: its first validator key)' })),
-      gasLimit: Type.Optional(Type.Integer({ minimum: 21000, maximum: 1_000_000_000 })),
-      timeoutSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 600, default: 120 })),
+      ...InvokeFields,
     }, { additionalProperties: false }),
     responses: {
-      200: { description: 'mined: transaction hash, block, gas used, the events emitted', schema: Type.Object({ contract_id: Type.Integer(), address: Type.String(), node_id: Type.Integer(), function: Type.String(), transaction_hash: Type.String(), block_number: Type.Integer(), gas_used: Type.String(), from: Type.String(), events: Events }) },
+      200: { description: 'mined: transaction hash, block, gas used, the events emitted', schema: InvokeAnswer },
       400: { description: 'no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason)' },
       404: { description: 'no such contract' },
       409: { description: 'no running node of the network' },
     },
     async handler(input) {
-      const r = await invokeEvmContract(input, input.params.contractId, input.body);
-      return { body: { contract_id: r.contractId, address: r.address, node_id: r.nodeId, function: r.signature, transaction_hash: r.transactionHash, block_number: r.blockNumber, gas_used: r.gasUsed, from: r.from, events: r.events } };
+      return { body: invokeBody(await invokeEvmContract(input, input.params.contractId, input.body)) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/sc/evm/query', summary: 'Run a function of any contract at an address of an evm network, with its ABI given, without a transaction (eth_call); nothing is recorded', tags, permission: 'CONTRACT_INVOKE',
+    body: Type.Object({ ...AtFields, ...CallFields, nodeId: CallFields.nodeId }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'the decoded answer (contract_id null)', schema: QueryAnswer },
+      400: { description: 'not an address, an ABI that cannot be read, no such function in it, arguments that do not match it, or the call reverted (with its reason)' },
+      404: { description: 'no such network' },
+      409: { description: 'no running node of the network' },
+    },
+    async handler(input) {
+      const { networkId, address, abi, ...call } = input.body;
+      return { body: queryBody(await queryEvmContract(input, { networkId, address, abi }, call)) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/sc/evm/invoke', summary: 'Send a transaction calling a function of any contract at an address of an evm network, with its ABI given, signed by a key held in a key provider; nothing is recorded', tags, permission: 'CONTRACT_INVOKE',
+    body: Type.Object({ ...AtFields, ...CallFields, ...InvokeFields }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'mined: transaction hash, block, gas used, the events emitted (contract_id null)', schema: InvokeAnswer },
+      400: { description: 'not an address, an ABI that cannot be read, no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason)' },
+      404: { description: 'no such network' },
+      409: { description: 'no running node of the network' },
+    },
+    async handler(input) {
+      const { networkId, address, abi, ...call } = input.body;
+      return { body: invokeBody(await invokeEvmContract(input, { networkId, address, abi }, call)) };
     },
   }),
 ];

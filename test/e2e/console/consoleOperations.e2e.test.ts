@@ -238,7 +238,7 @@ it("the rest-gateway's deploy form offers the organization's admin key and the c
   await accessible('plugin deploy form');
 });
 
-withCompose('the shipped anvil-devchain plugin is deployed from its generated form, its logs shown, stopped, resumed and removed', async () => {
+withCompose('the shipped anvil-devchain plugin is deployed from its generated form, its logs followed live, stopped, resumed and removed', async () => {
   await nav('Plugins').click();
   await page.getByRole('button', { name: 'Install anvil-devchain' }).click();
   await page.getByRole('table', { name: 'Installed plugins' }).getByRole('link', { name: 'anvil-devchain' }).click();
@@ -256,7 +256,11 @@ withCompose('the shipped anvil-devchain plugin is deployed from its generated fo
   await page.getByTestId('plugin-status').getByText('Running').waitFor({ timeout: 120_000 });
   const p = await api('GET', '/plugins/anvil-devchain');
   assert.equal(p.json.parameters, { port, chainId: 31911, blockTime: 1, image: 'lnm-anvil:local' });
-  await page.getByLabel('Last lines of anvil').getByText(`Listening on 127.0.0.1:${port}`, { exact: false }).waitFor({ timeout: 60_000 });
+  await page.getByLabel('Output of anvil').getByText(`Listening on 127.0.0.1:${port}`, { exact: false }).waitFor({ timeout: 60_000 });
+  // Followed live (WebSocket): a line anvil prints as it is called appears without a reload.
+  await page.getByRole('status').filter({ hasText: 'Live' }).first().waitFor();
+  await fetch(`http://127.0.0.1:${port}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+  await page.getByLabel('Output of anvil').getByText('eth_chainId').first().waitFor({ timeout: 15_000 });
   await accessible('plugin deployed');
   await screenshot(page, 'plugin-deploy');
   await page.getByRole('button', { name: 'Stop', exact: true }).click();

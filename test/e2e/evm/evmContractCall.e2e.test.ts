@@ -1,4 +1,5 @@
 // Calling a contract deployed through the service (POST /sc/evm/contracts/{id}/query and
+// /invoke), and the same contract at its address with its ABI given (POST /sc/evm/query and
 // /invoke), real anvil through the real server: a query answers the decoded value, an invoke is
 // mined with its event decoded and changes what the next query answers (and what the chain
 // itself answers); a revert is a 400 with the contract's reason; a function or arguments the
@@ -101,12 +102,45 @@ test('what the ABI does not describe is a 400 naming it; an unknown contract a 4
   assert.match(r.json.message, /without an ABI/);
 });
 
+test('a contract at an address is called with the ABI given (POST /sc/evm/query, /invoke): nothing recorded; a bad address or ABI a 400', async () => {
+  const before = (await api(s, 'GET', `/networks/evm/${net.id}/contracts`)).json.total;
+  let r = await api(s, 'POST', '/sc/evm/query', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'get' });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.result, ['123456789012345678901234567890']);
+  assert.is(r.json.contract_id, null);
+  r = await api(s, 'POST', '/sc/evm/invoke', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'set', args: [77] });
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.events.map((e: { name: string }) => e.name), ['Changed']);
+  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  assert.equal(r.json.result, ['77'], 'the same contract, read by its id');
+  r = await api(s, 'POST', '/sc/evm/invoke', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'set', args: [123456789012345678901234567890n.toString()] });
+  assert.is(r.status, 200, r.text);
+  assert.is((await api(s, 'GET', `/networks/evm/${net.id}/contracts`)).json.total, before, 'nothing recorded');
+
+  for (const [body, field] of [
+    [{ networkId: net.id, address: 'nowhere', abi: COUNTER_ABI, function: 'get' }, 'address'],
+    [{ networkId: net.id, address: net.address, abi: [{ type: 'function', name: 'get', outputs: [{ type: 'uint999' }] }], function: 'get' }, 'abi'],
+    [{ networkId: net.id, address: net.address, abi: [42], function: 'get' }, 'abi'],
+    [{ networkId: net.id, address: net.address, abi: [], function: 'get' }, 'abi'],
+    [{ networkId: net.id, address: net.address, abi: 'not json', function: 'get' }, 'abi'],
+    [{ networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'transfer' }, 'function'],
+  ] as const) {
+    r = await api(s, 'POST', '/sc/evm/query', body);
+    assert.is(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    assert.ok(JSON.stringify(r.json).includes(field), r.text);
+  }
+  r = await api(s, 'POST', '/sc/evm/query', { networkId: 999999, address: net.address, abi: COUNTER_ABI, function: 'get' });
+  assert.is(r.status, 404, r.text);
+});
+
 test('a VIEWER may not call; with the network stopped a call is a 409', async () => {
   let r = await api(s, 'POST', '/users', { username: 'calls-viewer', password: 'calls-viewer-password', role: 'VIEWER' });
   assert.is(r.status, 201, r.text);
   const login = await call(s.api, 'POST', '/auth/login', { body: { username: 'calls-viewer', password: 'calls-viewer-password' } });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
   r = await call(s.api, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { headers: { cookie }, body: { function: 'get' } });
+  assert.is(r.status, 403, r.text);
+  r = await call(s.api, 'POST', '/sc/evm/query', { headers: { cookie }, body: { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'get' } });
   assert.is(r.status, 403, r.text);
 
   r = await api(s, 'POST', `/nodes/${net.nodeId}/stop`);

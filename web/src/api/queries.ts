@@ -36,7 +36,11 @@ export function useNodePage(f: { platform?: 'CONSORTIUM' | 'EVM' | 'LEDGERX'; st
     queryKey: ['nodes', 'page', f.platform ?? '', f.status ?? '', f.limit, f.offset],
     refetchInterval: POLL_MS,
     placeholderData: (previous) => previous,
-    queryFn: () => unwrap(api.GET('/api/v1/nodes', { params: { query: { limit: f.limit, offset: f.offset, ...(f.platform ? { platform: f.platform } : {}), ...(f.status ? { status: f.status } : {}) } } })),
+    // A platform picked: the platform's own list (GET /nodes/platform/{platform}); otherwise every node.
+    queryFn: () => {
+      const query = { limit: f.limit, offset: f.offset, ...(f.status ? { status: f.status } : {}) };
+      return f.platform ? unwrap(api.GET('/api/v1/nodes/platform/{platform}', { params: { path: { platform: f.platform }, query } })) : unwrap(api.GET('/api/v1/nodes', { params: { query } }));
+    },
   });
 }
 

@@ -2939,7 +2939,7 @@ export interface paths {
         };
         /**
          * Per-service state and the last lines of output of a deployed plugin, from the Docker Engine
-         * @description One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service's. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine.
+         * @description One entry per container of compose project lnm-plugin-<name> (running or stopped), or only the named service's. 409 when the plugin was never deployed, 404 when it is not installed or has no such service, 503 without a Docker Engine. With a WebSocket upgrade and ?service=, the service's output is followed live instead: one text message per line (masked), the last `tail` lines first (default 0).
          *
          *     Permission: `PLUGIN_OPERATE`.
          */
@@ -3250,6 +3250,46 @@ export interface paths {
          * @description Permission: `CONTRACT_DEPLOY`.
          */
         post: operations["postScEvmDeploy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a transaction calling a function of any contract at an address of an evm network, with its ABI given, signed by a key held in a key provider; nothing is recorded
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmInvoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sc/evm/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a function of any contract at an address of an evm network, with its ABI given, without a transaction (eth_call); nothing is recorded
+         * @description Permission: `CONTRACT_INVOKE`.
+         */
+        post: operations["postScEvmQuery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12607,7 +12647,35 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description the seeds each node is started with (besu --bootnodes); none for anvil */
+                        links: {
+                            /** @description node id */
+                            from: number;
+                            kind: "bootnode" | "static-peer";
+                            /** @description node id it is started with as a seed */
+                            to: number;
+                        }[];
+                        network: {
+                            client: string;
+                            consensus: string;
+                            id: number;
+                            name: string;
+                            status: string;
+                        };
+                        nodes: {
+                            id: number;
+                            name: string;
+                            p2p_port: number | null;
+                            /** @description validator, fullnode or bootnode */
+                            role: string;
+                            rpc_http_port: number | null;
+                            status: string;
+                            validator_address: string | null;
+                        }[];
+                    };
+                };
             };
             /** @description Bad input */
             400: {
@@ -22310,7 +22378,8 @@ export interface operations {
                     "application/json": {
                         address: string;
                         block_number: number;
-                        contract_id: number;
+                        /** @description null for a contract called at an address (POST /sc/evm/invoke) */
+                        contract_id: number | null;
                         events: {
                             args: {
                                 [key: string]: unknown;
@@ -22409,7 +22478,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         address: string;
-                        contract_id: number;
+                        /** @description null for a contract called at an address (POST /sc/evm/query) */
+                        contract_id: number | null;
                         /** @description the signature called */
                         function: string;
                         node_id: number;
@@ -22536,6 +22606,211 @@ export interface operations {
                 };
             };
             /** @description no running node */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postScEvmInvoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the contract's JSON ABI (an array of its functions and events), used for this call only: nothing is recorded */
+                    abi: unknown[];
+                    /** @description the contract's address, 0x and 40 hex digits */
+                    address: string;
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description address of a key the service holds for this network (default: its first validator key) */
+                    from?: string;
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    gasLimit?: number;
+                    /** @description the evm network the contract lives on */
+                    networkId: number;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                    /** @default 120 */
+                    timeoutSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description mined: transaction hash, block, gas used, the events emitted (contract_id null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        block_number: number;
+                        /** @description null for a contract called at an address (POST /sc/evm/invoke) */
+                        contract_id: number | null;
+                        events: {
+                            args: {
+                                [key: string]: unknown;
+                            } | null;
+                            data: string;
+                            /** @description the event, when the ABI describes it */
+                            name: string | null;
+                            topics: string[];
+                        }[];
+                        from: string;
+                        function: string;
+                        gas_used: string;
+                        node_id: number;
+                        transaction_hash: string;
+                    };
+                };
+            };
+            /** @description not an address, an ABI that cannot be read, no such function, arguments that do not match the ABI, an unknown key, not enough funds (priced network), or the transaction reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postScEvmQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the contract's JSON ABI (an array of its functions and events), used for this call only: nothing is recorded */
+                    abi: unknown[];
+                    /** @description the contract's address, 0x and 40 hex digits */
+                    address: string;
+                    /** @description the function's arguments in order, encoded with the ABI (integers as numbers or decimal strings, addresses and bytes as hex, tuples as arrays) */
+                    args?: unknown[];
+                    /** @description a function of the contract's recorded ABI: its name, or its signature (e.g. "set(uint256)") when the name is overloaded */
+                    function: string;
+                    /** @description the evm network the contract lives on */
+                    networkId: number;
+                    /** @description node of the contract's network to call through (default: a running node of the network) */
+                    nodeId?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the decoded answer (contract_id null) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        /** @description null for a contract called at an address (POST /sc/evm/query) */
+                        contract_id: number | null;
+                        /** @description the signature called */
+                        function: string;
+                        node_id: number;
+                        /** @description return data, hex */
+                        raw: string;
+                        /** @description return values in order (integers as decimal strings) */
+                        result: unknown[];
+                    };
+                };
+            };
+            /** @description not an address, an ABI that cannot be read, no such function in it, arguments that do not match it, or the call reverted (with its reason) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network */
             409: {
                 headers: {
                     [name: string]: unknown;

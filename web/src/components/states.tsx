@@ -73,3 +73,16 @@ export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonl
     </QueryView>
   );
 }
+
+/** Field errors of a refused request by field name: a 400's details, and the field a 409 names (a port or name taken); `strip` drops a prefix such as "config.". */
+export function fieldErrors(error: unknown, strip = ''): Record<string, string> {
+  if (!(error instanceof ApiError)) return {};
+  const name = (f: string) => {
+    const n = f.replace(/^(body\.|\/)/, '').replace(/\//g, '.');
+    return strip && n.startsWith(strip) ? n.slice(strip.length) : n;
+  };
+  const out: Record<string, string> = Object.fromEntries(error.details.map((d) => [name(d.field), d.message]));
+  const taken = error.context.field;
+  if (error.status === 409 && typeof taken === 'string') out[name(taken)] = error.message;
+  return out;
+}

@@ -1,6 +1,7 @@
 // An EVM network: genesis facts, validators, its nodes and the chain's block height, live; its
-// contracts: deploy, and call (read and write functions from the recorded ABI); validator votes
-// (ValidatorVotes.tsx).
+// contracts: deploy, and call (read and write functions from the recorded ABI, or any contract at
+// an address with a pasted ABI); validator votes (ValidatorVotes.tsx); adding a validator or
+// bootnode (AddNetworkNode.tsx); the map of its nodes and links (EvmNetworkMap.tsx).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
@@ -12,7 +13,9 @@ import { ActionError, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
 import { DeployContract } from './DeployContract';
-import { ContractCalls } from './ContractCalls';
+import { ContractAt, ContractCalls } from './ContractCalls';
+import { EvmNetworkMap } from './EvmNetworkMap';
+import { AddNetworkNode } from './AddNetworkNode';
 import { ValidatorVotes } from './ValidatorVotes';
 import { DataTable, type Column } from '../../components/DataTable';
 
@@ -131,9 +134,14 @@ export default function EvmNetworkDetail() {
         )}
       </QueryView>
       <h2>Nodes</h2>
+      <Can permission="NODE_CREATE">
+        <AddNetworkNode networkId={id} />
+      </Can>
       <QueryView q={nodes} what="Loading nodes">
         {(d) => <DataTable caption="Nodes of the network" rows={d.items} columns={nodeColumns} rowKey={(n) => n.id} empty="No nodes yet: starting the network creates one per validator." />}
       </QueryView>
+      <h2>Map</h2>
+      <EvmNetworkMap networkId={id} />
       <h2>Contracts</h2>
       <Can permission="CONTRACT_DEPLOY">
         <DeployContract networkId={id} />
@@ -150,6 +158,9 @@ export default function EvmNetworkDetail() {
           </>
         )}
       </QueryView>
+      <Can permission="CONTRACT_INVOKE">
+        <ContractAt networkId={id} />
+      </Can>
     </section>
   );
 }

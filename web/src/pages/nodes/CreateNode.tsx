@@ -2,14 +2,22 @@
 // organization. It starts automatically; the API's defaults fill its ports and paths. With node
 // hosts registered (and HOST_READ), an EVM or consortium node can be placed on a host or by labels
 // (config.hostId / config.hostLabels, docs/hosts.md); ledgerX nodes run on this machine.
-import { useState, type FormEvent } from 'react';
+// "Advanced" shows every other config field the API takes for the kind (nodeConfig.ts, NodeConfigFields.tsx):
+// a consortium node's are filled from GET /nodes/defaults/consortium-peer|orderer (free ports,
+// listen address; its host name and external endpoint are shown as the <name>.<domain> and
+// 127.0.0.1:<port> the service derives), an EVM node's defaults (GET /nodes/defaults/evm-node)
+// are the starting ports the service counts up from, so they are shown as placeholders: sent as
+// they are, a second node would be refused with the first one's ports.
+import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useEvmNetworks, useHosts } from '../../api/queries';
 import { useSession } from '../../session';
 import { parseLabels } from '../../components/labels';
-import { ActionError } from '../../components/states';
+import { ActionError, fieldErrors } from '../../components/states';
+import { NodeConfigFields } from './NodeConfigFields';
+import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigValues } from './nodeConfig';
 import { LedgerXNodeFields, type LedgerXConfig } from '../ledgerx/LedgerXNodeFields';
 
 type Kind = 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER' | 'LEDGERX_ORDERER_GROUP' | 'LEDGERX_COMMITTER';
@@ -30,6 +38,35 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const labels = parseLabels(hostLabels);
   const placement = ledgerX || where === '' ? undefined : where === 'labels' ? { hostLabels: labels.labels } : { hostId: Number(where) };
   const evm = useEvmNetworks();
+  const [advanced, setAdvanced] = useState<ConfigValues>({});
+  const [checked, setChecked] = useState(false);
+  const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create');
+  const evmDefaults = useQuery({ queryKey: ['node-defaults', 'evm'], enabled: kind === 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/evm-node')) });
+  const consortiumRole = kind === 'CONSORTIUM_PEER' ? 'peer' : kind === 'CONSORTIUM_ORDERER' ? 'orderer' : null;
+  const consortiumDefaults = useQuery({
+    queryKey: ['node-defaults', consortiumRole, organizationId],
+    enabled: consortiumRole !== null,
+    queryFn: () => unwrap(api.GET(consortiumRole === 'peer' ? '/api/v1/nodes/defaults/consortium-peer' : '/api/v1/nodes/defaults/consortium-orderer', { params: { query: organizationId ? { organizationId: Number(organizationId) } : {} } })),
+  });
+  // A consortium node's defaults fill the fields (again when the kind or organization changes).
+  useEffect(() => {
+    const d = consortiumDefaults.data as { config?: Record<string, unknown>; engine?: string } | undefined;
+    // Not the host name and external endpoint: the service derives them from the node's name and
+    // port (the defaults' are peer0's / orderer0's and the default port's), so they stay placeholders.
+    if (consortiumRole && d?.config) setAdvanced(configValues(fields, { ...d.config, hostname: null, externalEndpoint: null, engine: d.engine }));
+    else if (!consortiumRole) setAdvanced({});
+  }, [consortiumDefaults.data, consortiumRole]);
+  const evmConfig = (evmDefaults.data as { config?: Record<string, unknown>; engine?: string; client?: string } | undefined) ?? undefined;
+  const domain = (consortiumDefaults.data as { domain?: string | null } | undefined)?.domain;
+  const placeholders =
+    kind === 'EVM_FULLNODE' && evmConfig?.config
+      ? Object.fromEntries(Object.entries(evmConfig.config).filter(([, v]) => typeof v === 'number').map(([k, v]) => [k, `${v} or the next free one`]))
+      : consortiumRole
+        ? { hostname: domain ? `${name || '<name>'}.${domain}` : '<name>.<organization domain>', externalEndpoint: `127.0.0.1:${advanced.port || '<port>'}` }
+        : undefined;
+  const localIssues = checked ? nodeConfigIssues(fields, advanced) : {};
+  const config = { ...nodeConfigBody(fields, advanced), ...(placement ?? {}) };
+  const hasConfig = Object.keys(config).length > 0;
   const orgs = useQuery({ queryKey: ['organizations'], enabled: kind !== 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
   const m = useMutation({
     mutationFn: () =>
@@ -37,10 +74,10 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
         api.POST('/api/v1/nodes', {
           body:
             kind === 'EVM_FULLNODE'
-              ? { name, platform: 'EVM', nodeType: kind, networkId: Number(networkId), ...(placement ? { config: placement } : {}) }
+              ? { name, platform: 'EVM', nodeType: kind, networkId: Number(networkId), ...(hasConfig ? { config } : {}) }
               : ledgerX
                 ? { name, platform: 'LEDGERX', nodeType: kind, organizationId: Number(organizationId), config: ledgerXConfig }
-                : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId), ...(placement ? { config: placement } : {}) },
+                : { name, platform: 'CONSORTIUM', nodeType: kind, organizationId: Number(organizationId), ...(hasConfig ? { config } : {}) },
         }),
       ),
     onSuccess: async (n) => {
@@ -54,6 +91,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       aria-labelledby="new-node"
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
+        setChecked(true);
+        if (Object.keys(nodeConfigIssues(fields, advanced)).length) return;
         if (where !== 'labels' || (!labels.error && Object.keys(labels.labels).length)) m.mutate();
       }}
     >
@@ -121,7 +160,26 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           ) : null}
         </>
       ) : null}
-      {ledgerX ? <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} /> : <p className="muted">The node starts once created; ports and paths come from the service's defaults.</p>}
+      {ledgerX ? (
+        <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} />
+      ) : (
+        <>
+          <p className="muted">The node starts once created; what Advanced leaves empty comes from the service's defaults.</p>
+          <details className="advanced" open={Object.keys({ ...localIssues, ...fieldErrors(m.error, 'config.') }).some((k) => fields.some((f) => f.key === k)) || undefined}>
+            <summary>Advanced: ports, addresses, {kind === 'EVM_FULLNODE' ? 'role, client' : 'host name'} and engine</summary>
+            <div className="form-grid">
+              {consortiumRole && consortiumDefaults.isPending ? <p className="muted">Reading the defaults…</p> : null}
+              {consortiumDefaults.error && consortiumRole ? <p className="muted">The defaults could not be read ({(consortiumDefaults.error as Error).message}); empty fields are filled by the service.</p> : null}
+              {kind === 'EVM_FULLNODE' && evmConfig ? (
+                <p className="muted">
+                  Defaults: client {String(evmConfig.client)}, engine {String(evmConfig.engine)}; ports counted up from the ones shown until free.
+                </p>
+              ) : null}
+              <NodeConfigFields fields={fields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error, 'config.'), ...localIssues }} placeholders={placeholders} idPrefix="new-node" />
+            </div>
+          </details>
+        </>
+      )}
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>

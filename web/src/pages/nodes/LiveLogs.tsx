@@ -1,13 +1,15 @@
 // A node's output live over GET /api/v1/nodes/{id}/logs (WebSocket, one message per line, the
-// last 200 lines first): follow (keep the newest line in view), pause (hold new lines back),
-// search (show matching lines only), ANSI colours.
+// last 200 lines first), or another followed source (`src`: a plugin service's
+// GET /api/v1/plugins/{name}/logs?service=): follow (keep the newest line in view), pause (hold
+// new lines back), search (show matching lines only), ANSI colours.
 import { useEffect, useRef, useState } from 'react';
 import { AnsiLine } from '../../components/ansiLine';
 
 const MAX_LINES = 5_000;
 type Conn = 'connecting' | 'open' | 'closed';
 
-export function LiveLogs({ nodeId }: { nodeId: number }) {
+export function LiveLogs({ nodeId, src, label = 'Node log' }: { nodeId?: number; src?: string; label?: string }) {
+  const path = src ?? `/api/v1/nodes/${nodeId}/logs?tail=200`;
   const [lines, setLines] = useState<string[]>([]);
   const [conn, setConn] = useState<Conn>('connecting');
   const [closeReason, setCloseReason] = useState('');
@@ -22,7 +24,7 @@ export function LiveLogs({ nodeId }: { nodeId: number }) {
 
   useEffect(() => {
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/api/v1/nodes/${nodeId}/logs?tail=200`);
+    const ws = new WebSocket(`${proto}//${location.host}${path}`);
     setConn('connecting');
     // The server sends the last 200 lines first: start from them, not twice after a reconnect.
     setLines([]);
@@ -49,7 +51,7 @@ export function LiveLogs({ nodeId }: { nodeId: number }) {
       if (timer) clearTimeout(timer);
       ws.close();
     };
-  }, [nodeId, attempt]);
+  }, [path, attempt]);
 
   useEffect(() => {
     if (!paused && held.current.length) {
@@ -92,7 +94,7 @@ export function LiveLogs({ nodeId }: { nodeId: number }) {
           {search ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}
         </span>
       </div>
-      <pre className="log-view" ref={box} tabIndex={0} aria-label="Node log" data-testid="log-view">
+      <pre className="log-view" ref={box} tabIndex={0} aria-label={label} data-testid="log-view">
         {shown.length === 0 ? <span className="muted">{lines.length ? 'No line matches the search.' : 'No output yet.'}</span> : null}
         {shown.map((l, i) => (
           <div key={i}>

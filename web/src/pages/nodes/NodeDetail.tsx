@@ -13,6 +13,7 @@ import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
 import { NodeSettings } from './NodeSettings';
 import { LiveLogs } from './LiveLogs';
+import { NodeConfigEdit } from './NodeConfigEdit';
 import { LedgerXGroupSection } from '../ledgerx/LedgerXGroupSection';
 
 interface NodeEvent {
@@ -68,7 +69,7 @@ export default function NodeDetail() {
                 </>
               ) : null}
             </dl>
-            {n.platform === 'LEDGERX' ? <LedgerXGroupSection node={n} /> : null}
+            {n.platform === 'LEDGERX' ? <LedgerXGroupSection node={n} /> : <NodeConfigEdit key={`${n.id}-${n.status}`} node={n as never} />}
           </>
         )}
       </QueryView>

@@ -1,5 +1,6 @@
 // Nodes filtered by platform and status (kept in the URL) by the server: the page asks
-// GET /nodes for the 50 it shows (platform, status, offset), so a list of thousands is never
+// GET /nodes (or, with a platform, GET /nodes/platform/{platform}) for the 50 it shows (status,
+// offset), so a list of thousands is never
 // fetched whole; polled, so status changes appear without a reload.
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';

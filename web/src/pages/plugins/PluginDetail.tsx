@@ -3,6 +3,7 @@
 // the services' last log lines, the descriptor replaced in the YAML editor while not deployed, and remove.
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { LiveLogs } from '../nodes/LiveLogs';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../../api/client';
 import { useAllNodes } from '../../api/queries';
@@ -172,8 +173,14 @@ function DeployForm({ name, schema, previous }: { name: string; schema: ObjectSc
   );
 }
 
+/**
+ * Each service's output followed live (LiveLogs over GET /plugins/{name}/logs?service= upgraded
+ * to a WebSocket, the last 200 lines first); the services and their states polled every 3 s
+ * (one line each), so a service that exits or a container Compose recreates shows up (a new
+ * container is followed anew).
+ */
 function PluginLogs({ name }: { name: string }) {
-  const q = useQuery({ queryKey: ['plugins', 'logs', name], refetchInterval: 3_000, retry: false, queryFn: () => unwrap(api.GET('/api/v1/plugins/{name}/logs', { params: { path: { name }, query: { tail: 200 } } })) });
+  const q = useQuery({ queryKey: ['plugins', 'logs', name], refetchInterval: 3_000, retry: false, queryFn: () => unwrap(api.GET('/api/v1/plugins/{name}/logs', { params: { path: { name }, query: { tail: 1 } } })) });
   return (
     <>
       <h2>Logs</h2>
@@ -188,13 +195,7 @@ function PluginLogs({ name }: { name: string }) {
                   <h3 id={`logs-${s.service}`}>
                     {s.service} <StatusBadge status={s.state} />
                   </h3>
-                  {s.lines.length === 0 ? (
-                    <p className="muted">No output yet.</p>
-                  ) : (
-                    <pre className="logs" tabIndex={0} aria-label={`Last lines of ${s.service}`}>
-                      {s.lines.join('\n')}
-                    </pre>
-                  )}
+                  <LiveLogs src={`/api/v1/plugins/${encodeURIComponent(name)}/logs?service=${encodeURIComponent(s.service)}&tail=200`} label={`Output of ${s.service}`} />
                 </article>
               ))}
             </>

@@ -9,7 +9,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, fieldErrors } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -93,12 +93,6 @@ function ReadOnly({ title, id, rows }: { title: string; id: string; rows: Array<
       </dl>
     </article>
   );
-}
-
-/** Field errors of a 400 by field name (the API names each field it refuses). */
-function fieldErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError)) return {};
-  return Object.fromEntries(error.details.map((d) => [d.field.replace(/^(body\.|\/)/, ''), d.message]));
 }
 
 function GeneralSettings({ s, editable }: { s: SettingsView; editable: boolean }) {
