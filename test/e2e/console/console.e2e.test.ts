@@ -39,6 +39,7 @@ spec:
     properties: {}
 `;
 const VIEWER = { username: 'viewer', password: 'viewer-password-for-tests' };
+const FUNDED = '0x00000000000000000000000000000000000f00d5';
 
 let ui: ConsoleSession;
 let s: TestServer;
@@ -102,6 +103,13 @@ it('an EVM network created from the page starts on anvil, its block height grows
   await page.getByLabel('Chain id').fill('31777');
   await page.getByLabel('Block period (seconds)').fill('1');
   await page.getByLabel('Client').selectOption('anvil');
+  await page.getByLabel('Description (optional)').fill('made from the console');
+  // A genesis allocation: a half-filled row is the API's 400 naming it, shown on the page.
+  await page.getByRole('button', { name: 'Add an account' }).click();
+  await page.getByLabel('Account 1 address').fill(FUNDED);
+  await page.getByRole('button', { name: 'Create network' }).click();
+  await page.getByRole('alert').getByText(`accounts.${FUNDED}.balance`, { exact: false }).waitFor();
+  await page.getByLabel('Account 1 balance (wei)').fill('123456789000000000000');
   await accessible('create EVM network');
   await page.getByRole('button', { name: 'Create network' }).click();
   await page.getByRole('heading', { name: /console-evm/ }).waitFor({ timeout: 120_000 });
@@ -128,7 +136,11 @@ it('an EVM network created from the page starts on anvil, its block height grows
   const rpc = (await call(s.api, 'GET', `/networks/evm/${networkId}/nodes`, { headers: adminAuth() })).json.items[0].endpoints.rpc_http as string;
   const provider = new JsonRpcProvider(rpc, undefined, { staticNetwork: true });
   assert.is(await new Contract(address, STORE_ABI, provider).get(), 42n);
+  // The allocation from the form is in the genesis the node started from, and the description is kept.
+  assert.is(await provider.getBalance(FUNDED), 123456789000000000000n);
   provider.destroy();
+  const network = (await call(s.api, 'GET', `/networks/evm/${networkId}`, { headers: adminAuth() })).json;
+  assert.is(network.description, 'made from the console', JSON.stringify(network).slice(0, 300));
 });
 
 it('stopping and starting a node shows each status without a reload, and its live logs arrive', async () => {

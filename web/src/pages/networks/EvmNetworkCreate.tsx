@@ -1,10 +1,20 @@
-// Create an EVM network from its genesis: chain id, consensus, block period, gas limit and the
-// number of validator keys the service generates. The API validates; its field errors show here.
+// Create an EVM network from its genesis: chain id, consensus, block period, gas limit, the
+// number of validator keys the service generates (and the key provider that holds them), the
+// genesis allocations (accounts and their balances), the gas model (minimum gas price, base fee)
+// with a balance for each validator key, and a description. The API validates; its field errors
+// show here.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
 import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
+import { useSession } from '../../session';
 import { ActionError } from '../../components/states';
+
+interface Allocation {
+  address: string;
+  balance: string;
+}
 
 const CONSENSUS = [
   { value: 'QBFT', label: 'QBFT (Byzantine fault tolerant)' },
@@ -22,10 +32,31 @@ export default function EvmNetworkCreate() {
   const [validators, setValidators] = useState('1');
   const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
   const [startNow, setStartNow] = useState(true);
+  const [description, setDescription] = useState('');
+  const [allocations, setAllocations] = useState<Allocation[]>([]);
+  const [minGasPrice, setMinGasPrice] = useState('');
+  const [baseFee, setBaseFee] = useState('');
+  const [validatorBalance, setValidatorBalance] = useState('');
+  const [providerId, setProviderId] = useState('');
+  const { can } = useSession();
+  const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
+  const setAllocation = (i: number, change: Partial<Allocation>) => setAllocations((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)));
   const m = useNetworkMaker('evm', async () => {
     const genesis: Record<string, unknown> = { chain_id: Number(chainId), consensus, block_time: Number(blockTime) };
     if (gasLimit.trim()) genesis.gas_limit = gasLimit.trim();
-    const network = await unwrap(api.POST('/api/v1/networks/evm', { body: { name, genesis, client, validatorCount: Number(validators) } }));
+    // Rows left wholly empty are ignored; a half-filled row goes to the API, whose 400 names it.
+    const accounts = allocations.filter((a) => a.address.trim() || a.balance.trim());
+    if (accounts.length) genesis.accounts = Object.fromEntries(accounts.map((a) => [a.address.trim(), { balance: a.balance.trim() }]));
+    if (minGasPrice.trim()) genesis.min_gas_price = minGasPrice.trim();
+    if (baseFee.trim()) genesis.base_fee = baseFee.trim();
+    const network = await unwrap(api.POST('/api/v1/networks/evm', {
+      body: {
+        name, genesis, client, validatorCount: Number(validators),
+        ...(description.trim() ? { description: description.trim() } : {}),
+        ...(validatorBalance.trim() ? { validatorBalance: validatorBalance.trim() } : {}),
+        ...(providerId ? { providerId: Number(providerId) } : {}),
+      },
+    }));
     if (startNow) await unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: network.id } } }));
     return network;
   });
@@ -80,6 +111,61 @@ export default function EvmNetworkCreate() {
             <option value="besu">besu</option>
           </select>
         </label>
+        <label>
+          Description (optional)
+          <textarea maxLength={1000} rows={2} value={description} onChange={(e) => setDescription(e.target.value)} />
+        </label>
+        {providers.data && providers.data.length > 1 ? (
+          <label>
+            Key provider of the validator keys
+            <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+              <option value="">The default provider</option>
+              {providers.data.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name} ({p.type})
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <fieldset>
+          <legend>Genesis allocations</legend>
+          <p className="muted">Accounts credited in the genesis block, balance in wei (a decimal number).</p>
+          {allocations.map((a, i) => (
+            <div key={i} className="actions" data-testid={`allocation-${i}`}>
+              <label>
+                Account {i + 1} address
+                <input value={a.address} onChange={(e) => setAllocation(i, { address: e.target.value })} placeholder="0x…" pattern="0x[0-9a-fA-F]{40}" />
+              </label>
+              <label>
+                Account {i + 1} balance (wei)
+                <input inputMode="numeric" pattern="[0-9]+" value={a.balance} onChange={(e) => setAllocation(i, { balance: e.target.value })} />
+              </label>
+              <button type="button" onClick={() => setAllocations((list) => list.filter((_, j) => j !== i))} aria-label={`Remove account ${i + 1}`}>
+                Remove
+              </button>
+            </div>
+          ))}
+          <button type="button" onClick={() => setAllocations((list) => [...list, { address: '', balance: '' }])}>
+            Add an account
+          </button>
+        </fieldset>
+        <fieldset>
+          <legend>Gas</legend>
+          <p className="muted">Leave both prices empty for free gas (base fee 0, gas price 0 accepted). A minimum gas price above 0 makes the network priced: deploying keys then need ether (an allocation, or a balance for each validator key).</p>
+          <label>
+            Minimum gas price (wei, optional)
+            <input inputMode="numeric" pattern="[0-9]+" value={minGasPrice} onChange={(e) => setMinGasPrice(e.target.value)} />
+          </label>
+          <label>
+            Base fee (wei, optional)
+            <input inputMode="numeric" pattern="[0-9]+" value={baseFee} onChange={(e) => setBaseFee(e.target.value)} placeholder="1000000000 when priced" />
+          </label>
+          <label>
+            Balance for each validator key (wei, optional)
+            <input inputMode="numeric" pattern="[0-9]+" value={validatorBalance} onChange={(e) => setValidatorBalance(e.target.value)} />
+          </label>
+        </fieldset>
         <label className="inline">
           <input type="checkbox" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} /> Start the network after creating it
         </label>
