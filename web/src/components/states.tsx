@@ -51,6 +51,27 @@ export function QueryView<T>({ q, children, what }: { q: { isPending: boolean; e
 }
 
 /** A mutation's failure, shown where the action was. */
+/**
+ * The end of a form: the refusal of its last try (ActionError), the submit button (its label
+ * while the mutation runs) and Cancel. `disabled` adds a reason to hold the submit beyond the
+ * mutation running (nothing changed yet, say).
+ */
+export function FormActions({ m, label, pendingLabel, onCancel, disabled = false }: { m: { isPending: boolean; error: unknown }; label: string; pendingLabel: string; onCancel: () => void; disabled?: boolean }) {
+  return (
+    <>
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={m.isPending || disabled}>
+          {m.isPending ? pendingLabel : label}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
 export function ActionError({ error }: { error: unknown }) {
   if (!error) return null;
   const e = error as Error;

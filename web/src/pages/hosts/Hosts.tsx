@@ -9,7 +9,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, Fresh, QueryView } from '../../components/states';
+import { Fresh, QueryView, FormActions } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -155,15 +155,7 @@ function EditHost({ h, onDone }: { h: Host; onDone: () => void }) {
         Most nodes on this host (empty: no limit)
         <input type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
       </label>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Saving…' : 'Save host'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Save host" pendingLabel="Saving…" onCancel={onDone} />
     </form>
   );
 }
@@ -295,15 +287,7 @@ function CreateHost({ onDone }: { onDone: () => void }) {
       <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} />
       <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} secret />
       <p className="hint">The service asks the engine for its version over mutual TLS before anything is saved: an engine it cannot reach or whose TLS handshake fails is refused with the reason.</p>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Reaching the engine…' : 'Register host'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Register host" pendingLabel="Reaching the engine…" onCancel={onDone} />
     </form>
   );
 }

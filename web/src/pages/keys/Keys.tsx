@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
+import { ActionError, Empty, ErrorState, Loading, QueryView, FormActions } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -342,15 +342,7 @@ export function CreateKey({ onDone, organization }: { onDone: () => void; organi
         </label>
       ) : null}
       <p className="hint">Which algorithms a provider holds: database all; Vault RSA and ECDSA P-256/P-384/P-521; AWS KMS RSA and ECDSA P-256/P-384/secp256k1. The service says so when a provider refuses.</p>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Creating…' : 'Create key'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Create key" pendingLabel="Creating…" onCancel={onDone} />
     </form>
   );
 }
@@ -399,15 +391,7 @@ function ImportKey({ onDone }: { onDone: () => void }) {
         <textarea className="code" required rows={6} spellCheck={false} autoComplete="off" value={privateKey} onChange={(e) => setPrivateKey(e.target.value)} />
       </label>
       <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} />
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Importing…' : 'Import key'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Import key" pendingLabel="Importing…" onCancel={onDone} />
     </form>
   );
 }

@@ -6,7 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, ErrorState, QueryView } from '../../components/states';
+import { ErrorState, QueryView, FormActions } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -120,15 +120,7 @@ function EditOrganization({ o, onDone }: { o: { id: number; name: string; descri
         Description (optional)
         <input maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Saving…' : 'Save organization'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Save organization" pendingLabel="Saving…" onCancel={onDone} />
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { Empty, QueryView, FormActions } from '../../components/states';
 import { When } from '../../components/format';
 import { KeysSection, ProvidersSection } from './Keys';
 import { DataTable } from '../../components/DataTable';
@@ -96,15 +96,7 @@ function CreateOrganization({ onDone }: { onDone: () => void }) {
         Description (optional)
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Creating keys…' : 'Create organization'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Create organization" pendingLabel="Creating keys…" onCancel={onDone} />
     </form>
   );
 }

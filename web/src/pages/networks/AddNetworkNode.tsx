@@ -6,7 +6,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, fieldErrors } from '../../components/states';
+import { fieldErrors, FormActions } from '../../components/states';
 
 const PORTS = [
   ['port', 'Peer-to-peer port', 'p2pPort'],
@@ -114,15 +114,7 @@ export function AddNetworkNode({ networkId }: { networkId: number }) {
         <input value={values.memory ?? ''} onChange={(e) => setValues({ ...values, memory: e.target.value })} aria-invalid={errors.memory ? true : undefined} aria-labelledby="add-node-memory-label" aria-describedby="add-node-memory-help" />
         {help('memory', 'A limit for a container node, e.g. 512m.')}
       </label>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Adding and starting…' : 'Add node'}
-        </button>
-        <button type="button" onClick={() => setOpen(false)}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Add node" pendingLabel="Adding and starting…" onCancel={() => setOpen(false)} />
     </form>
   );
 }

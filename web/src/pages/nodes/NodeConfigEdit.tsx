@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, fieldErrors } from '../../components/states';
+import { fieldErrors, FormActions } from '../../components/states';
 import { NodeConfigFields } from './NodeConfigFields';
 import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigKind } from './nodeConfig';
 
@@ -79,15 +79,7 @@ export function NodeConfigEdit({ node }: { node: { id: number; name: string; pla
           </label>
           <NodeConfigFields fields={fields} values={values} onChange={setValues} errors={{ ...fieldErrors(m.error, 'config.'), ...issues }} idPrefix="edit-node" />
           {kind !== 'EVM_FULLNODE' ? <p className="muted">Changed host names or TLS names reach the certificates with "Renew certificates".</p> : null}
-          <ActionError error={m.error} />
-          <div className="actions">
-            <button type="submit" className="primary" disabled={m.isPending || (name === node.name && !changed.length)}>
-              {m.isPending ? 'Saving…' : 'Save'}
-            </button>
-            <button type="button" onClick={() => setEditing(false)}>
-              Cancel
-            </button>
-          </div>
+          <FormActions m={m} label="Save" pendingLabel="Saving…" onCancel={() => setEditing(false)} disabled={(name === node.name && !changed.length)} />
         </form>
       ) : null}
     </section>

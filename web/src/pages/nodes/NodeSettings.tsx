@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
-import { ActionError } from '../../components/states';
+import { FormActions } from '../../components/states';
 import { actionsFor } from './nodeStates';
 
 const PORTS: Record<string, string> = {
@@ -96,15 +96,7 @@ function SettingsForm({ node, onDone }: { node: { id: number; name: string; conf
         </label>
       ))}
       {texts.includes('hostname') ? <p className="hint">Names in the TLS certificate change when its certificates are renewed (Certificates, below).</p> : null}
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending || (name === node.name && changed.length === 0)}>
-          {m.isPending ? 'Saving…' : 'Save node'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Save node" pendingLabel="Saving…" onCancel={onDone} disabled={(name === node.name && changed.length === 0)} />
     </form>
   );
 }

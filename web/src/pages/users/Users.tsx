@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, Fresh, QueryView } from '../../components/states';
+import { ActionError, Fresh, QueryView, FormActions } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -153,15 +153,7 @@ function EditUserForm({ id, username: was, email: wasEmail, onDone }: { id: numb
         Email (optional)
         <input type="email" maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
       </label>
-      <ActionError error={m.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={m.isPending || (username === was && email === wasEmail)}>
-          {m.isPending ? 'Saving…' : 'Save user'}
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions m={m} label="Save user" pendingLabel="Saving…" onCancel={onDone} disabled={(username === was && email === wasEmail)} />
     </form>
   );
 }
