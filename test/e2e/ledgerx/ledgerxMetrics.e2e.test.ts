@@ -117,10 +117,16 @@ t('every orderer role and committer service is a Prometheus target that is up, a
     assert.ok(figures.blockHeight >= 1, `${g.name}: ${JSON.stringify(figures)}`);
   }
   // A range query over a role's samples: real points from Prometheus.
+  // Asked again until the window holds a sample: `end` is a whole second, and the role's first
+  // scrape can fall after it within the same second (a CI run read an empty range so, 0.35 s
+  // after the first scrape).
   const router = roles.find((x) => x.role === 'router')!;
-  const now = Math.floor(Date.now() / 1000);
-  const range = await api('GET', `/metrics/node/${router.nodeId}?query=up&start=${now - 120}&end=${now}&step=5`);
-  assert.is(range.status, 200, range.text);
+  const range = await until('a range with samples of the router', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const r = await api('GET', `/metrics/node/${router.nodeId}?query=up&start=${now - 120}&end=${now}&step=5`);
+    assert.is(r.status, 200, r.text);
+    return r.json.range.series.some((x: any) => x.values.length > 0) && r;
+  }, 30_000);
   const values = range.json.range.series.flatMap((x: any) => x.values.map((v: [number, string]) => v[1]));
   assert.ok(values.length > 0 && values.every((v: string) => v === '1'), range.text);
 });
