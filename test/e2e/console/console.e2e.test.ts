@@ -112,7 +112,7 @@ it('an EVM network created from the page starts on anvil, its block height grows
   await page.getByLabel('Account 1 balance (wei)').fill('123456789000000000000');
   await accessible('create EVM network');
   await page.getByRole('button', { name: 'Create network' }).click();
-  await page.getByRole('heading', { name: /console-evm/ }).waitFor({ timeout: 120_000 });
+  await page.getByRole('heading', { name: /console-evm/, level: 1 }).waitFor({ timeout: 120_000 });
   assert.match(page.url(), /\/networks\/evm\/\d+$/);
 
   await page.waitForFunction(() => /^\d+$/.test(document.querySelector('[data-testid="block-height"]')?.textContent?.trim() ?? ''), null, { timeout: 60_000 });

@@ -71,7 +71,7 @@ t('a consortium network created from the page; an orderer and a peer joined from
   const v0 = await axeViolations(page);
   assert.is(v0.length, 0, describeViolations(v0));
   await page.getByRole('button', { name: 'Create network' }).click();
-  await page.getByRole('heading', { name: /console-channel-net/ }).waitFor({ timeout: 60_000 });
+  await page.getByRole('heading', { name: /console-channel-net/, level: 1 }).waitFor({ timeout: 60_000 });
   networkId = Number(/\/networks\/consortium\/(\d+)$/.exec(page.url())?.[1]);
   const made = await api('GET', `/networks/consortium/${networkId}`);
   assert.is(made.json.channel_name, 'consolechannel');

@@ -96,7 +96,7 @@ t('from the dashboard: the form starts the quick start and the page shows each s
   const network = (await api('GET', `/networks/ledgerx/${record.network_id}`)).json;
   assert.ok(network.nodes.length >= 2 && network.nodes.every((n: { joined: boolean }) => n.joined), JSON.stringify(network.nodes));
   await page.getByRole('link', { name: 'Open the network lxqs' }).click();
-  await page.getByRole('heading', { name: /lxqs/ }).waitFor();
+  await page.getByRole('heading', { name: 'lxqs', exact: true, level: 1 }).waitFor();
 });
 
 t('a router whose port is taken: the page shows the failed join with the router, the reason and its log tail, and nothing after it', async () => {

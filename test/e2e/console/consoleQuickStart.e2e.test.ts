@@ -84,7 +84,7 @@ t('quick start from the dashboard: two organizations, an orderer, a peer each, j
 
   // The explorer shows the channel's blocks: the genesis block and the two anchor peer updates.
   await page.getByRole('link', { name: 'Open the network qsnet' }).click();
-  await page.getByRole('heading', { name: /qsnet/ }).waitFor();
+  await page.getByRole('heading', { name: /qsnet/, level: 1 }).waitFor();
   await page.getByRole('button', { name: '#2', exact: true }).waitFor({ timeout: 60_000 });
   await page.getByRole('button', { name: '#0', exact: true }).click();
   await page.getByRole('heading', { name: 'Block #0', exact: true }).waitFor();
