@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Edition } from '../application/deps.ts';
 import { parseLocalLogin, parseRoleMap, type LocalLoginPolicy } from '../domain/users/oidc.ts';
 import { ROLES, type Role } from '../domain/users/roles.ts';
+import { DEFAULT_DOCKER_PREFIX, dockerPrefixFromEnv } from '../adapters/engines/nodeImages.ts';
 
 export interface Config {
   port: number;
@@ -43,6 +44,8 @@ export interface Config {
   fabricXCommitterImage?: string | null;
   /** Image that runs a chaincode given as files under the docker engine; null: unset. */
   chaincodeNodeImage?: string | null;
+  /** Prefix of this deployment's container, volume and Compose project names on a Docker Engine. */
+  dockerPrefix?: string;
   /** Seconds a shutdown waits for the requests in flight. */
   /** ledgerX: how long a join waits for each role node to come up (SPEC Limits: 240 s). */
   ledgerXJoinTimeoutSeconds?: number;
@@ -123,6 +126,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_FABRIC_X_ARMA', flag: '--fabric-x-arma-image', default: 'lnm-fabric-x-arma:local', description: 'image of ledgerX orderer roles (arma) under the docker engine (no registry ships one: .ci/docker.sh builds it from the Fabric-X programs it finds)' },
   { env: 'LNM_IMAGE_FABRIC_X_COMMITTER', flag: '--fabric-x-committer-image', default: 'lnm-fabric-x-committer:local', description: 'image of ledgerX committer services under the docker engine (.ci/docker.sh builds it from the Fabric-X programs it finds)' },
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
+  { env: 'LNM_DOCKER_PREFIX', flag: '--docker-prefix', default: 'lnm-', description: 'prefix of the names this deployment gives on a Docker Engine: node containers (<prefix>node-<id>), their volumes on node hosts (<prefix>node-<id>-files) and plugin Compose projects (<prefix>plugin-<name>); two deployments (different databases) that share a Docker Engine or a node host each need their own, e.g. lnm-a- and lnm-b-, or the second is refused the first one\'s containers; every instance of one deployment gives the same. Lowercase letters, digits, - and _, starting with a letter or digit, at most 40. Set it before the first node starts: containers made under another prefix are no longer seen' },
   { env: 'LNM_HOST_CHECK_SECONDS', flag: '--host-check-seconds', default: '30', description: 'seconds between status checks of each node host (a remote Docker Engine, docs/hosts.md): reachable, engine version, running nodes' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
@@ -182,6 +186,14 @@ function portOf(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1024 || n > 65000) throw new ConfigError(`${name} must be a port from 1024 to 65000, got ${value}`);
   return n;
+}
+
+function dockerPrefixOf(value: string): string {
+  try {
+    return dockerPrefixFromEnv({ LNM_DOCKER_PREFIX: value });
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
 }
 
 function sharingPortOf(v: string | undefined): number | null {
@@ -303,6 +315,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     fabricXArmaImage: values.get('LNM_IMAGE_FABRIC_X_ARMA') ?? null,
     fabricXCommitterImage: values.get('LNM_IMAGE_FABRIC_X_COMMITTER') ?? null,
     chaincodeNodeImage: values.get('LNM_IMAGE_CHAINCODE_NODE') ?? null,
+    dockerPrefix: dockerPrefixOf(get('LNM_DOCKER_PREFIX', DEFAULT_DOCKER_PREFIX)),
     serviceTag: get('LNM_SERVICE_TAG', 'LNM'),
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
@@ -334,4 +347,9 @@ export function fabricEnv(config: Config): Record<string, string> {
     ['LNM_IMAGE_CHAINCODE_NODE', config.chaincodeNodeImage],
   ];
   return Object.fromEntries(entries.filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+/** What every platform runtime reads of the configuration: the Fabric entries and the deployment's Docker name prefix. */
+export function engineEnv(config: Config): Record<string, string> {
+  return { ...fabricEnv(config), LNM_DOCKER_PREFIX: config.dockerPrefix ?? DEFAULT_DOCKER_PREFIX };
 }

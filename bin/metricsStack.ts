@@ -73,7 +73,7 @@ export function createMetricsStack(opts: {
     dataDir: config.dataDir,
     defaultEngine: config.nodeEngine,
     binary: config.prometheusBin ?? null,
-    env: { ...process.env, ...(config.prometheusImage ? { LNM_IMAGE_PROMETHEUS: config.prometheusImage } : {}) },
+    env: { ...process.env, ...(config.prometheusImage ? { LNM_IMAGE_PROMETHEUS: config.prometheusImage } : {}), ...(config.dockerPrefix ? { LNM_DOCKER_PREFIX: config.dockerPrefix } : {}) },
     serviceAddress: opts.serviceAddress,
     scrapeNodes,
     nodePorts: async () => new Set((await assignedPorts(pool)).keys()),

@@ -5,7 +5,7 @@ import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
-import { fabricEnv, type Config } from './config.ts';
+import { engineEnv, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/postgres/embeddedPostgres.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { postgresIdAllocator } from '../adapters/postgres/idAllocator.ts';
@@ -253,11 +253,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
     dataDir: config.dataDir,
     keys,
     hostEngine: (hostId) => hostEngines(hostId),
-    env: { ...process.env, LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
+    env: { ...process.env, ...engineEnv(config), LNM_NODE_ENGINE: config.nodeEngine, LNM_EVM_CLIENT: config.evmClient, ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   const consortium = await createConsortiumDeps({
     pool: db.pool, store, dataDir: config.dataDir, keys, channels: fabricConsortiumChannels(), engine: config.nodeEngine, chaincodePortFrom: config.chaincodePortFrom, chaincodeHost: config.chaincodeHost, hostEngine: (hostId) => hostEngines(hostId),
-    env: { ...process.env, ...fabricEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
+    env: { ...process.env, ...engineEnv(config), ...(config.keyEncryptionKey ? { KEY_ENCRYPTION_KEY: config.keyEncryptionKey } : {}) },
   });
   // The health monitor's last reading of each node (an observation cache, not events).
   const observations = postgresNodeObservations(db.pool);
@@ -266,7 +266,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // A ledgerX committer's database password: derived from the key encryption key and the group's id, never stored.
   const dbAddress = new URL(db.url);
   const ledgerx = {
-    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...fabricEnv(config) } }),
+    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...engineEnv(config) } }),
     ledger: fabricXLedger(),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
     engine: config.nodeEngine === 'docker' ? ('docker' as const) : ('process' as const),
@@ -340,7 +340,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   const hostProbe = createRemoteDockerProbe();
   const hostDirectory = createNodeHostDirectory(db.pool, secrets);
-  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...fabricEnv(config) }) });
+  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
   const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
@@ -435,7 +435,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     observations,
     metrics,
     metricsStack: metricsStack.deps,
-    plugins: createComposePluginRuntime({ dataDir: config.dataDir, shippedDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'available') }),
+    plugins: createComposePluginRuntime({ dataDir: config.dataDir, namePrefix: config.dockerPrefix, shippedDir: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'plugins', 'available') }),
     keys,
     outbound,
     secrets,

@@ -21,7 +21,7 @@ import type { ChaincodeSource } from '../../domain/consortium/consortiumChaincod
 import type { ChaincodeServerRuntime } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { localEngines } from '../engines/localEngines.ts';
-import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import { chaincodeFiles } from './chaincodePackage.ts';
 
@@ -53,7 +53,7 @@ export function chaincodeLaunchSpec(node: ConsortiumChaincodeNodeCreatedData, so
 export function createChaincodeServerRuntime(options: { dataDir: string; env?: Record<string, string | undefined>; docker?: Docker }): ChaincodeServerRuntime {
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(options.env ?? process.env);
-  const engines = localEngines({ dataDir, images, docker: options.docker });
+  const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(options.env ?? process.env), docker: options.docker });
   const docker = engines.docker;
   const engineOf = (node: ConsortiumChaincodeNodeCreatedData): NodeEngine => engines.of(node.engine);
   return {

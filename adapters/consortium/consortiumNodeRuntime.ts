@@ -18,7 +18,7 @@ import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consort
 import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { localEngines, placedEngine } from '../engines/localEngines.ts';
-import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
 import { probeRequest } from '../system/probeHttp.ts';
@@ -60,7 +60,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(env);
-  const engines = localEngines({ dataDir, images });
+  const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
   const docker = engines.docker;
   const keyOf = (t: ConsortiumNodeTarget) => consortiumNodeKey(t.node.nodeId);
   const engineFor = (t: ConsortiumNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, fabricDisplayName(t), keyOf(t));

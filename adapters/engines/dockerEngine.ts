@@ -1,5 +1,5 @@
 // The docker engine: each node is one container of the local Docker Engine, named
-// <prefix><nodeKey> and labelled lnm.node=<nodeKey>, on the host network, with its node
+// <prefix><nodeKey> (the deployment's LNM_DOCKER_PREFIX, default lnm-) and labelled lnm.node=<nodeKey>, on the host network, with its node
 // directory bound at the same path. Restart policy "no" and no auto-remove: containers keep
 // running while the service is stopped, and a stopped node keeps its container for its logs.
 //
@@ -132,7 +132,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
   function foreignReason(info: Docker.ContainerInspectInfo): string | undefined {
     const labels = info.Config.Labels ?? {};
     if (labels['lnm.node'] === undefined) return `a container named ${info.Name.replace(/^\//, '')} exists that this service did not create`;
-    if (labels['lnm.data-dir'] !== dataDir) return `the container ${info.Name.replace(/^\//, '')} belongs to the service with data directory ${labels['lnm.data-dir']}`;
+    if (labels['lnm.data-dir'] !== dataDir) return `the container ${info.Name.replace(/^\//, '')} belongs to the service with data directory ${labels['lnm.data-dir']} (deployments sharing one Docker Engine each need their own LNM_DOCKER_PREFIX)`;
     return undefined;
   }
 

@@ -9,12 +9,12 @@ import { remoteDocker } from './remoteDockerHost.ts';
 /** The engine of host `hostId`, or null when no such host is registered. */
 export type HostEngines = (hostId: number) => Promise<DockerNodeEngine | null>;
 
-export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string> }): HostEngines {
+export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string>; namePrefix: string }): HostEngines {
   const engines = new Map<number, Promise<DockerNodeEngine | null>>();
   return (hostId) => {
     let engine = engines.get(hostId);
     if (!engine) {
-      engine = opts.directory.connection(hostId).then((c) => (c ? createDockerEngine({ dataDir: opts.dataDir, images: opts.images, docker: remoteDocker(c), remote: { address: c.externalIp } }) : null));
+      engine = opts.directory.connection(hostId).then((c) => (c ? createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } }) : null));
       // A host not (yet) registered is asked again next time.
       engine.then((e) => e ?? engines.delete(hostId), () => engines.delete(hostId));
       engines.set(hostId, engine);

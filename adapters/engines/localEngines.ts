@@ -14,10 +14,11 @@ export interface LocalEngines {
   of(kind: NodeEngineKind | string): NodeEngine;
 }
 
-export function localEngines(o: { dataDir: string; images: Record<string, string>; docker?: Docker; readyTimeoutMs?: number }): LocalEngines {
+/** namePrefix: the deployment's LNM_DOCKER_PREFIX (dockerPrefixFromEnv), the start of its container names. */
+export function localEngines(o: { dataDir: string; images: Record<string, string>; namePrefix: string; docker?: Docker; readyTimeoutMs?: number }): LocalEngines {
   const processEngine = createProcessEngine({ dataDir: o.dataDir, ...(o.readyTimeoutMs !== undefined ? { readyTimeoutMs: o.readyTimeoutMs } : {}) });
   let dockerEngine: NodeEngine | null = null;
-  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir: o.dataDir, images: o.images, docker: o.docker ?? new Docker() }));
+  const docker = () => (dockerEngine ??= createDockerEngine({ dataDir: o.dataDir, images: o.images, namePrefix: o.namePrefix, docker: o.docker ?? new Docker() }));
   return { process: processEngine, docker, of: (kind) => (kind === 'docker' ? docker() : processEngine) };
 }
 

@@ -24,3 +24,22 @@ export const imageVariable = (software: string) => `LNM_IMAGE_${software.toUpper
 export function nodeImagesFromEnv(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(defaultNodeImages).map(([software, image]) => [software, env[imageVariable(software)]?.trim() || image]));
 }
+
+/**
+ * The prefix of the names a deployment gives on a Docker Engine (node containers, their volumes,
+ * plugin Compose projects): two deployments sharing an engine each need their own, or the second
+ * is refused the first one's containers (LNM_DOCKER_PREFIX).
+ */
+export const DEFAULT_DOCKER_PREFIX = 'lnm-';
+
+/** A valid prefix: a container name and a Compose project name both accept it (lowercase). */
+export const DOCKER_PREFIX_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+/** The prefix LNM_DOCKER_PREFIX gives (default lnm-); an invalid one throws, saying what is allowed. */
+export function dockerPrefixFromEnv(env: Record<string, string | undefined>): string {
+  const value = env.LNM_DOCKER_PREFIX?.trim() || DEFAULT_DOCKER_PREFIX;
+  if (!DOCKER_PREFIX_PATTERN.test(value)) {
+    throw new Error(`LNM_DOCKER_PREFIX must be lowercase letters, digits, - and _, starting with a letter or digit, at most 40 characters, got ${JSON.stringify(value.slice(0, 60))}`);
+  }
+  return value;
+}

@@ -17,7 +17,7 @@ import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts
 import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
 import { localEngines, placedEngine } from '../engines/localEngines.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
-import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
 import { ANVIL_STATE_FILE, anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
@@ -54,7 +54,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(env);
-  const engines = localEngines({ dataDir, images });
+  const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
   const engineOf = engines.of;
   const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
   const engineFor = (t: EvmNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, `Node ${t.node.name}`, keyOf(t));

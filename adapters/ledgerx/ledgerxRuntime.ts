@@ -17,7 +17,7 @@ import { committerLaunchSpec } from './committerLaunch.ts';
 import { closeGrpcHealth, grpcHealthCheck } from './grpcHealth.ts';
 import { clientMspFiles } from '../consortium/fabricMsp.ts';
 import { localEngines } from '../engines/localEngines.ts';
-import { imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import Docker from 'dockerode';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { findFabricXProgram, FABRIC_X_BIN_VARIABLE } from './fabricXPrograms.ts';
@@ -42,7 +42,7 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
   const images = nodeImagesFromEnv(env);
   // Under the docker engine a role runs in its image (fabric-x-arma, fabric-x-committer) on the
   // host network, the node directory bound at the same path: the launch specs' paths hold.
-  const { of: engineOf } = localEngines({ dataDir, images });
+  const { of: engineOf } = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
   const engineFor = (node: { engine?: string }) => engineOf(node.engine ?? 'process');
 
   /** Under docker: the image of `software` is on the Docker host, or why not. */

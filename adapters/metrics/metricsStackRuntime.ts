@@ -12,7 +12,7 @@ import type { MetricsStackSettings } from '../../domain/metrics/metricsStack.ts'
 import { METRICS_STACK_DEFAULTS } from '../../domain/metrics/metricsStack.ts';
 import { localEngines } from '../engines/localEngines.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
-import { nodeImagesFromEnv } from '../engines/nodeImages.ts';
+import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { PROMETHEUS_KEY, SCRAPE_TOKEN_FILE, prometheusConfig, prometheusLaunchSpec } from './prometheusLaunch.ts';
 import { writeTargets, type ScrapeNode } from './prometheusTargets.ts';
@@ -50,7 +50,7 @@ async function onPath(binary: string, env: Record<string, string | undefined>): 
 export function createMetricsStackRuntime(o: MetricsStackRuntimeOptions): Runtime {
   const dir = nodeDirectory(o.dataDir, PROMETHEUS_KEY);
   const images = nodeImagesFromEnv(o.env);
-  const { of: engineOf } = localEngines({ dataDir: o.dataDir, images, readyTimeoutMs: 30_000 });
+  const { of: engineOf } = localEngines({ dataDir: o.dataDir, images, namePrefix: dockerPrefixFromEnv(o.env), readyTimeoutMs: 30_000 });
   const binary = () => (o.binary ? executable(o.binary).then((ok) => (ok ? o.binary : null)) : onPath('prometheus', o.env));
   const api = (s: MetricsStackSettings) => prometheusApi(`http://127.0.0.1:${s.port}`);
   let chain: Promise<unknown> = Promise.resolve();

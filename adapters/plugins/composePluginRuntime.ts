@@ -1,5 +1,5 @@
 // Plugins under Docker Compose (Debian's docker-compose, or the `docker compose` plugin where
-// present): project lnm-plugin-<name>, compose file <dataDir>/plugins/<name>/docker-compose.yml.
+// present): project <prefix>plugin-<name> (LNM_DOCKER_PREFIX, default lnm-), compose file <dataDir>/plugins/<name>/docker-compose.yml.
 // Service states come from the Docker Engine by the compose project label.
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { AppError, NotFoundError } from '../../domain/shared/errors.ts';
 import type { PluginRuntime } from '../../domain/plugins/pluginPorts.ts';
 import { redactLogLine } from '../../domain/nodes/nodeEngine.ts';
 import { demuxLogBuffer, lineSink, splitLines } from '../engines/dockerLogs.ts';
+import { DEFAULT_DOCKER_PREFIX } from '../engines/nodeImages.ts';
 
 const run = promisify(execFile);
 
@@ -23,11 +24,11 @@ export function composeEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(COMPOSE_ENV.flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])));
 }
 
-export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: string; env?: NodeJS.ProcessEnv }): PluginRuntime {
+export function createComposePluginRuntime(opts: { dataDir: string; shippedDir: string; env?: NodeJS.ProcessEnv; namePrefix?: string }): PluginRuntime {
   const docker = new Docker();
   const env = composeEnvironment(opts.env ?? process.env);
   const dirOf = (name: string) => path.join(path.resolve(opts.dataDir), 'plugins', name);
-  const project = (name: string) => `lnm-plugin-${name}`;
+  const project = (name: string) => `${opts.namePrefix ?? DEFAULT_DOCKER_PREFIX}plugin-${name}`;
   let composeCommand: Promise<string[] | null> | null = null;
 
   async function works(cmd: string[]): Promise<boolean> {

@@ -24,20 +24,22 @@ let vault: VaultStandin;
 const auth = adminAuth();
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: auth, body });
 const docker = new Docker();
+/** This run's Docker name prefix (LNM_DOCKER_PREFIX): its Compose projects are <prefix>plugin-<name>, apart from any other deployment's. */
+const PREFIX = `lnm-t${process.pid}-`;
 
 /** The tests that deploy through Docker Compose. */
 const withCompose = requiresAll(test, ['docker', await dockerSkipReason()], ['compose', composeMissing()]);
 
 test.before(async () => {
   vault = await startVaultStandin({ initialized: true });
-  s = await startServer({ env: consortiumEnv() });
+  s = await startServer({ env: { ...consortiumEnv(), LNM_DOCKER_PREFIX: PREFIX } });
 });
 test.after(async () => {
   await s?.stop();
   await vault?.close();
   if (s) killLeftoverNodes(s.dataDir);
-  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PREFIX}plugin-peer-probe`] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PREFIX}plugin-anvil-devchain`] } }).catch(() => [])) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
 });
 
 const demo = (contents: string, properties: Record<string, unknown> = { port: { type: 'integer' } }) => ({
@@ -179,7 +181,7 @@ withCompose('the shipped anvil-devchain plugin deploys with Docker Compose, stop
   // Stopped, and its containers removed behind the service's back (as a failed redeploy also
   // leaves it): resume says there is nothing to start; a deploy brings it back.
   assert.is((await api('POST', '/plugins/anvil-devchain/stop')).status, 200);
-  for (const c of await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } })) await docker.getContainer(c.Id).remove({ force: true });
+  for (const c of await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PREFIX}plugin-anvil-devchain`] } })) await docker.getContainer(c.Id).remove({ force: true });
   r = await api('POST', '/plugins/anvil-devchain/resume');
   assert.is(r.status, 409, r.text);
   assert.is(r.json.code, 'PLUGIN_NOT_DEPLOYED');
@@ -190,7 +192,7 @@ withCompose('the shipped anvil-devchain plugin deploys with Docker Compose, stop
   await until('the redeployed chain to answer', async () => height().catch(() => null), 30_000);
 
   assert.is((await api('DELETE', '/plugins/anvil-devchain')).status, 204);
-  const left = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-anvil-devchain'] } });
+  const left = await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PREFIX}plugin-anvil-devchain`] } });
   assert.is(left.length, 0, 'its containers are gone');
   const audit = await api('GET', '/audit-logs?limit=500&days=1');
   const types = audit.json.items.map((e: { event_type: string }) => e.event_type);
@@ -259,7 +261,7 @@ withCompose('x-source consortium-peer turns peer node ids into endpoints and a T
   const resolved = r.json.parameters.peers[0];
   assert.match(resolved.ExternalEndpoint, /:\d+$/);
   assert.is(resolved.TLSCertPath, `/lnm-plugin/peers/${peer.id}-tls-ca.pem`);
-  const [container] = await docker.listContainers({ all: true, filters: { label: ['com.docker.compose.project=lnm-plugin-peer-probe'] } });
+  const [container] = await docker.listContainers({ all: true, filters: { label: [`com.docker.compose.project=${PREFIX}plugin-peer-probe`] } });
   const mount = (await docker.getContainer(container.Id).inspect()).Mounts.find((m) => m.Destination === '/lnm-plugin');
   assert.ok(mount, 'the plugin files are mounted');
   assert.is(mount!.RW, false, 'read-only');

@@ -177,6 +177,40 @@ live("a container of the same name made by another service (other data directory
   }
 });
 
+live('deployments with their own prefixes (LNM_DOCKER_PREFIX) run the same node key side by side on one Docker Engine, each managing only its own container', async ({ engine, dataDir }) => {
+  const otherDir = await mkdtemp(path.join(tmpdir(), 'lnm-docker-engine-other-'));
+  const other = createDockerEngine({ dataDir: otherDir, docker, namePrefix: `lnm-t${process.pid}-b-` });
+  const [p1, p2] = [await freePort(), await freePort()];
+  try {
+    // The default prefix refuses a container of the same name from another data directory and says how to avoid it.
+    const clash = await docker.createContainer({ name: `lnm-${key('shared')}`, Image: anvilImage, Labels: { 'lnm.node': key('shared'), 'lnm.data-dir': otherDir } });
+    const refused = await startFailure(engine, spec('shared', p1));
+    assert.match(refused.message, 'LNM_DOCKER_PREFIX');
+    await clash.remove({ force: true });
+
+    await engine.start(spec('shared', p1));
+    await other.start(spec('shared', p2));
+    assert.is(await rpc(p1, 'eth_blockNumber'), '0x0');
+    assert.is(await rpc(p2, 'eth_blockNumber'), '0x0');
+    const mine = await engine.status(key('shared'));
+    const theirs = await other.status(key('shared'));
+    assert.is(mine.state, 'running');
+    assert.is(theirs.state, 'running');
+    assert.is.not(mine.containerId, theirs.containerId);
+    assert.is((await docker.getContainer(theirs.containerId!).inspect()).Name, `/lnm-t${process.pid}-b-${key('shared')}`);
+    // Stopping and removing one leaves the other running.
+    await other.remove(key('shared'), { timeoutMs: 2000 });
+    assert.is((await other.status(key('shared'))).state, 'unknown');
+    assert.is((await engine.status(key('shared'))).state, 'running');
+    assert.is(await rpc(p1, 'eth_blockNumber'), '0x0');
+  } finally {
+    await other.remove(key('shared'), { timeoutMs: 2000 }).catch(() => undefined);
+    await engine.remove(key('shared'), { timeoutMs: 2000 }).catch(() => undefined);
+    await docker.getContainer(`lnm-${key('shared')}`).remove({ force: true }).catch(() => undefined);
+    await rm(otherDir, { recursive: true, force: true });
+  }
+});
+
 live('a missing image fails the start and names the image', async ({ engine, port, names }) => {
   names.push('noimage');
   const err = await startFailure(engine, spec('noimage', port, { docker: { image: 'lnm-nonexistent:never', args: [] } }));
