@@ -4,10 +4,13 @@
 // the page's join buttons (their state changing without a reload), a namespace created from the
 // namespaces tab and listed there (and by the API), the explorer showing the blocks, a block's
 // transactions and a transaction's commit status, the map; a VIEWER sees the network without a
-// join button or the namespace form. axe-core checks every page visited.
+// join button or the namespace form; a committer on a database given as a connection string
+// from the node form (a refused one said beside the field, the password never on the page).
+// axe-core checks every page visited.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
+import pg from 'pg';
 import type { Page } from 'playwright-core';
 import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
@@ -216,6 +219,63 @@ t('the explorer: chain info, blocks newest first, a block\'s transactions and a 
   await orgMap.getByRole('list', { name: 'xc-console services' }).waitFor();
   await page.getByRole('heading', { name: 'Broadcast (routers)' }).waitFor();
   await accessible('map');
+});
+
+t('a committer on a database given as a connection string, from the node form: a refused one is said beside the field; the made one\'s page says the database was given; the password is nowhere; deleting it leaves the database', async () => {
+  assert.ok(server.databaseUrl, 'the test server runs on a PostgreSQL it has the URL of');
+  const password = `Console-ext-db-${process.pid}-pw`;
+  const [user, database] = [`console_ext_${process.pid}`, `console_ext_db_${process.pid}`];
+  const admin = new pg.Client({ connectionString: server.databaseUrl! });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
+    await admin.query(`CREATE DATABASE ${database} OWNER ${user}`);
+    const at = new URL(server.databaseUrl!);
+    const given = `postgres://${user}:${password}@${at.hostname}:${at.port}/${database}`;
+
+    await nav('Nodes').click();
+    await page.getByRole('button', { name: 'Create node' }).click();
+    const form = page.getByRole('form', { name: 'New node' });
+    await form.getByLabel('Name', { exact: true }).fill('xc-external');
+    await form.getByLabel('Kind').selectOption({ label: 'LedgerX committer' });
+    await form.getByLabel('Organization').selectOption({ label: `XConsoleOrg (${org.mspId})` });
+    await form.getByLabel('gRPC base port').fill(String(await freeBase(5)));
+    await form.getByLabel('Engine').selectOption('process');
+    const field = form.getByLabel('Database connection string (optional)');
+    assert.is(await field.getAttribute('type'), 'password');
+    await field.fill(given.replace(password, `${password}-wrong`));
+    await form.getByRole('button', { name: 'Create node' }).click();
+    await form.getByTestId('field-error-databaseUrl').getByText('cannot be reached').waitFor({ timeout: 60_000 });
+    await form.getByRole('alert').getByText(/password authentication failed/).waitFor();
+    assert.is(await field.getAttribute('aria-invalid'), 'true');
+    // What the page says (the refusal, beside the field and in the alert): the field itself holds what was typed.
+    assert.not.match(await page.locator('body').innerText(), password);
+    await accessible('node form: a database refused');
+    assert.is((await api('GET', '/nodes/platform/LEDGERX?limit=100')).json.items.filter((n: { name: string }) => n.name === 'xc-external').length, 0);
+
+    await field.fill(given);
+    await form.getByRole('button', { name: 'Create node' }).click();
+    await page.waitForURL(/\/nodes\/\d+$/, { timeout: 60_000 });
+    const id = Number(/\/nodes\/(\d+)$/.exec(page.url())?.[1]);
+    await page.getByText(/^Given as a connection string at creation/).waitFor();
+    await page.getByText(database, { exact: true }).waitFor();
+    await page.getByText(`${user} (password never shown)`).waitFor();
+    const node = (await api('GET', `/nodes/${id}`)).json;
+    assert.is(node.engine, 'process');
+    assert.equal(node.ledgerXCommitter.database, { host: at.hostname, port: Number(at.port), name: database, user, external: true });
+    assert.not.match(JSON.stringify(node), password);
+    assert.not.match(await page.content(), password);
+    assert.not.match(JSON.stringify((await api('GET', '/audit/logs?limit=20')).json), password);
+    await accessible('committer on a given database');
+
+    assert.is((await api('DELETE', `/nodes/${id}`)).status, 204);
+    await until('the committer removed', async () => ((await api('GET', `/nodes/${id}`)).status === 404 ? true : null), 60_000);
+    assert.is((await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount, 1);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${database}`).catch(() => undefined);
+    await admin.query(`DROP ROLE IF EXISTS ${user}`).catch(() => undefined);
+    await admin.end();
+  }
 });
 
 t('a VIEWER sees the network, its namespaces and explorer, and no join button, namespace form or node create', async () => {

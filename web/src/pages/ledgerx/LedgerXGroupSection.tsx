@@ -11,7 +11,7 @@ interface LedgerXParts {
   id: number;
   name: string;
   ledgerXOrdererGroup?: GroupView;
-  ledgerXCommitter?: GroupView & { database: { host: string; port: number; name: string; user: string } };
+  ledgerXCommitter?: GroupView & { database: { host: string; port: number; name: string; user: string; external?: boolean } };
   ledgerXChild?: { groupId: number; role: string; grpcPort: number; monitoringPort: number; metricsUrl?: string };
 }
 
@@ -60,6 +60,8 @@ export function LedgerXGroupSection({ node }: { node: LedgerXParts }) {
             <dd>{db.name}</dd>
             <dt>User</dt>
             <dd>{db.user} (password never shown)</dd>
+            <dt>Made by</dt>
+            <dd>{db.external ? 'Given as a connection string at creation: the service neither made it nor drops it' : "The service, in its own PostgreSQL: dropped with the committer"}</dd>
           </dl>
         </>
       ) : null}

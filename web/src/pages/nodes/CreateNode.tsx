@@ -161,7 +161,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
         </>
       ) : null}
       {ledgerX ? (
-        <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} />
+        <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} errors={fieldErrors(m.error, 'config.')} />
       ) : (
         <>
           <p className="muted">The node starts once created; what Advanced leaves empty comes from the service's defaults.</p>
