@@ -3,11 +3,14 @@
 // asks the server for the filtered page (GET /nodes?status=); a contract deployed over the API is
 // queried and invoked from the network page (its event and a revert's reason shown, the chain
 // agreeing); Prometheus is deployed from the metrics page, and the node page charts the node's
-// block height from it; a VIEWER sees none of the controls. axe-core checks every page.
+// block height from it; an EVM network made from the create form with an imported validator key
+// (a key on another curve refused beside its field, nothing made), the network running with that
+// key's address; a VIEWER sees none of the controls. axe-core checks every page.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { Contract, JsonRpcProvider } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet } from 'ethers';
+import { generateKeyPairSync } from 'node:crypto';
 import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
@@ -144,6 +147,48 @@ it('Prometheus is deployed from the metrics page; the node page charts the node 
   await accessible('node metrics');
   await scrollTo(page.getByRole('heading', { name: 'Metrics', exact: true }));
   await screenshot(page, 'node-metrics');
+});
+
+it('an EVM network created with an imported validator key: a key on another curve is refused beside its field and nothing is made; the network runs with the key\'s address', async () => {
+  const pemOf = (curve: string) => generateKeyPairSync('ec', { namedCurve: curve }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const key = generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey;
+  const pem = key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const address = new Wallet('0x' + Buffer.from(key.export({ format: 'jwk' }).d!, 'base64url').toString('hex')).address;
+  const keysBefore = (await api('GET', '/keys?limit=1')).json.total;
+  await nav('Networks').click();
+  await page.getByRole('link', { name: 'Create EVM network' }).click();
+  await page.getByLabel('Name').fill('console-imported-key');
+  await page.getByLabel('Chain id').fill('31888');
+  await page.getByLabel('Block period (seconds)').fill('1');
+  await page.getByLabel('Client').selectOption('anvil');
+  await page.getByLabel('Imported: secp256k1 private keys (PEM)').check();
+  assert.is(await page.getByLabel('Validators', { exact: true }).count(), 0);
+  const field = page.getByLabel('Validator key 1 (PEM)');
+  await field.fill(pemOf('prime256v1'));
+  await page.getByRole('button', { name: 'Create network' }).click();
+  await page.getByTestId('field-error-validatorKeys[0]').getByText(/secp256k1/).waitFor({ timeout: 30_000 });
+  assert.is(await field.getAttribute('aria-invalid'), 'true');
+  assert.is((await api('GET', '/networks/evm?limit=100')).json.items.filter((n: { name: string }) => n.name === 'console-imported-key').length, 0);
+  assert.is((await api('GET', '/keys?limit=1')).json.total, keysBefore);
+  await accessible('create EVM network: a key refused');
+
+  await field.fill(pem);
+  await page.getByRole('button', { name: 'Create network' }).click();
+  await page.getByRole('heading', { name: 'console-imported-key', level: 1 }).waitFor({ timeout: 120_000 });
+  const id = Number(/\/networks\/evm\/(\d+)$/.exec(page.url())?.[1]);
+  const made = (await api('GET', `/networks/evm/${id}/map`)).json;
+  assert.equal(made.nodes.map((n: { validator_address: string | null }) => n.validator_address?.toLowerCase()), [address.toLowerCase()]);
+  assert.is(made.nodes[0].status, 'running', JSON.stringify(made.nodes));
+  // The genesis names it, and the service holds its key (anvil has no on-chain validator set to ask).
+  const validators = (await api('GET', `/networks/${id}/validators`)).json.validators as Array<{ address: string; key_held: boolean; node_id: number | null }>;
+  assert.equal(validators.map((v) => [v.address.toLowerCase(), v.key_held, v.node_id]), [[address.toLowerCase(), true, made.nodes[0].id]]);
+  const keys = (await api('GET', '/keys?limit=500')).json.items as Array<{ ethereumAddress?: string }>;
+  assert.is(keys.filter((k) => k.ethereumAddress?.toLowerCase() === address.toLowerCase()).length, 1);
+  const body = pem.split('\n')[1];
+  assert.not.match(JSON.stringify(made) + JSON.stringify(keys), body);
+  await page.getByText(address, { exact: false }).first().waitFor();
+  await accessible('EVM network with an imported validator key');
+  assert.is((await api('DELETE', `/networks/evm/${id}`)).status, 204);
 });
 
 it('a VIEWER sees contracts, metrics and charts, and no call, deploy or stack control', async () => {
