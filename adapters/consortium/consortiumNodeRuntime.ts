@@ -17,7 +17,7 @@ import { maskSecrets, NodeStartFailedError, type NodeEngine, type NodeEngineKind
 import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
 import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { localEngines, placedEngine } from '../engines/localEngines.ts';
+import { localEngines, placedEngine, placedNodeCalls } from '../engines/localEngines.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
@@ -166,15 +166,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       }
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
-    async stop(t) {
-      await (await engineFor(t)).stop(keyOf(t));
-    },
-    async remove(t) {
-      await (await engineFor(t)).remove(keyOf(t));
-    },
-    async status(t) {
-      return (await engineFor(t)).status(keyOf(t));
-    },
+    ...placedNodeCalls(engineFor, keyOf),
     async live(t, timeoutMs = 2000) {
       const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/healthz`;
       // A kept-alive connection per node: the health monitor asks at every interval.

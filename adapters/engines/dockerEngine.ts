@@ -35,7 +35,7 @@ import {
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
 import { keyedMutex } from './keyedMutex.ts';
-import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
+import { assertLaunchSpec, envWithNodeDir, nodeDirectory, nodeLifecycle, withNodeDir } from './nodeDirectory.ts';
 import { awaitStartup, portsInUse } from './hostPorts.ts';
 import { demuxLogBuffer, lineSink, splitLines } from './dockerLogs.ts';
 
@@ -333,20 +333,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
       }
     },
 
-    async prepare(spec) {
-      assertLaunchSpec(spec, 'docker');
-      await writeNodeFiles(dirOf(spec.nodeKey), spec);
-    },
-
-    start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
-    stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
-
-    async remove(nodeKey, opts = {}) {
-      await serial(nodeKey, async () => {
-        await stopNode(nodeKey, opts);
-        await removeLeftovers(nodeKey);
-      });
-    },
+    ...nodeLifecycle('docker', dirOf, serial, { startNode, stopNode, removeLeftovers }),
 
     async status(nodeKey): Promise<NodeStatus> {
       const dir = dirOf(nodeKey);

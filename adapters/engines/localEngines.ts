@@ -3,7 +3,7 @@
 // Docker), chosen by the node's `engine`; a node placed on a node host (docs/hosts.md) runs under
 // that host's docker engine instead (placedEngine).
 import Docker from 'dockerode';
-import { NodeStartFailedError, type NodeEngine, type NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import { NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeStatus } from '../../domain/nodes/nodeEngine.ts';
 import { createDockerEngine } from './dockerEngine.ts';
 import { createProcessEngine } from './processEngine.ts';
 
@@ -38,4 +38,19 @@ export async function placedEngine(
   const engine = await hostEngine?.(hostId);
   if (!engine) throw new NodeStartFailedError('engine-unavailable', `${what} is placed on host ${hostId}, which is not registered (any more).`, { nodeKey });
   return engine;
+}
+
+/** stop, remove and status of a runtime's node target `T`: its engine (local or its host's) asked about its node key. */
+export function placedNodeCalls<T>(engineFor: (t: T) => Promise<NodeEngine>, keyOf: (t: T) => string) {
+  return {
+    async stop(t: T): Promise<void> {
+      await (await engineFor(t)).stop(keyOf(t));
+    },
+    async remove(t: T): Promise<void> {
+      await (await engineFor(t)).remove(keyOf(t));
+    },
+    async status(t: T): Promise<NodeStatus> {
+      return (await engineFor(t)).status(keyOf(t));
+    },
+  };
 }

@@ -19,7 +19,7 @@ import {
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
 import { keyedMutex } from './keyedMutex.ts';
-import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
+import { assertLaunchSpec, envWithNodeDir, nodeDirectory, nodeLifecycle, withNodeDir } from './nodeDirectory.ts';
 import { awaitStartup, portsInUse, sleep } from './hostPorts.ts';
 import { followFile, lastLines, linesAfter } from './logFile.ts';
 import { bootId, groupMembers, procCmdline, procStat } from './procfs.ts';
@@ -234,20 +234,7 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
       }
     },
 
-    async prepare(spec) {
-      assertLaunchSpec(spec, 'process');
-      await writeNodeFiles(dirOf(spec.nodeKey), spec);
-    },
-
-    start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
-    stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
-
-    async remove(nodeKey, opts = {}) {
-      await serial(nodeKey, async () => {
-        await stopNode(nodeKey, opts);
-        await removeLeftovers(nodeKey);
-      });
-    },
+    ...nodeLifecycle('process', dirOf, serial, { startNode, stopNode, removeLeftovers }),
 
     async status(nodeKey): Promise<NodeStatus> {
       const seen = seenRunning.get(nodeKey);

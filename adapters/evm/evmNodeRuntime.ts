@@ -15,7 +15,7 @@ import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../.
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
-import { localEngines, placedEngine } from '../engines/localEngines.ts';
+import { localEngines, placedEngine, placedNodeCalls } from '../engines/localEngines.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
@@ -146,15 +146,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       const started = await engine.start(spec);
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
-    async stop(t) {
-      await (await engineFor(t)).stop(keyOf(t));
-    },
-    async remove(t) {
-      await (await engineFor(t)).remove(keyOf(t));
-    },
-    async status(t) {
-      return (await engineFor(t)).status(keyOf(t));
-    },
+    ...placedNodeCalls(engineFor, keyOf),
     async live(t, timeoutMs = 2000) {
       const url = rpcUrl(t);
       if (!url && t.node.client === 'besu') {

@@ -101,3 +101,21 @@ export async function startConsoleSession(opts: ConsoleSessionOptions = {}): Pro
   if (opts.signIn) await session.signIn(opts.signIn === true ? ADMIN : opts.signIn);
   return session;
 }
+
+/** A plugin descriptor as an operator would paste it into the console's YAML editor: one nginx service, no parameters. */
+export const pluginYaml = (name: string, description: string) => `apiVersion: dev.platform/v1
+kind: Plugin
+metadata:
+  name: ${name}
+  version: 1.0.0
+  description: ${description}
+spec:
+  dockerCompose:
+    contents: |
+      services:
+        app:
+          image: nginx:alpine
+  parameters:
+    type: object
+    properties: {}
+`;

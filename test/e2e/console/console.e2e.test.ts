@@ -12,7 +12,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
+import { pluginYaml, startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhookReceiver.ts';
 import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../evm/evmLifecycle.ts';
 import { Contract, JsonRpcProvider } from 'ethers';
@@ -22,22 +22,7 @@ declare const document: { querySelector(s: string): { textContent: string | null
 declare const window: unknown;
 
 const it = requires(test, 'chromium', chromiumMissing());
-const PLUGIN_YAML = `apiVersion: dev.platform/v1
-kind: Plugin
-metadata:
-  name: console-plugin
-  version: 1.0.0
-  description: Installed from the console
-spec:
-  dockerCompose:
-    contents: |
-      services:
-        app:
-          image: nginx:alpine
-  parameters:
-    type: object
-    properties: {}
-`;
+const PLUGIN_YAML = pluginYaml('console-plugin', 'Installed from the console');
 const VIEWER = { username: 'viewer', password: 'viewer-password-for-tests' };
 const FUNDED = '0x00000000000000000000000000000000000f00d5';
 

@@ -14,7 +14,7 @@ import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
+import { pluginYaml, startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: users, organizations, keys, backup targets, webhooks and networks administered (Chromium)'), 'chromium', chromiumMissing());
 let server: TestServer;
@@ -274,22 +274,7 @@ t("a stopped EVM node's name and JSON-RPC port changed on its page, which a runn
 });
 
 t("an installed plugin's descriptor opened as YAML and replaced on its page", async () => {
-  const yaml = (description: string) => `apiVersion: dev.platform/v1
-kind: Plugin
-metadata:
-  name: admin-plugin
-  version: 1.0.0
-  description: ${description}
-spec:
-  dockerCompose:
-    contents: |
-      services:
-        app:
-          image: nginx:alpine
-  parameters:
-    type: object
-    properties: {}
-`;
+  const yaml = (description: string) => pluginYaml('admin-plugin', description);
   const installed = await api('POST', '/plugins', { descriptor: yaml('As installed') });
   assert.is(installed.status, 201, installed.text);
   await page.goto(`${server.url}/plugins/admin-plugin`);

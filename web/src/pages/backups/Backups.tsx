@@ -11,12 +11,12 @@ import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
 import { cronInWords, nextCronRuns } from '../../components/cron';
+import { ListTitle } from '../../components/ListTitle';
 
 export default function Backups() {
   const { can } = useSession();
   const qc = useQueryClient();
   const [offset, setOffset] = useState(0);
-  const [creating, setCreating] = useState(false);
   const [targetAction, setTargetAction] = useState<{ id: number; name: string; what: 'edit' | 'delete' } | null>(null);
   const [backupAction, setBackupAction] = useState<{ id: number; what: 'details' | 'delete' } | null>(null);
   const targets = useQuery({ queryKey: ['backup-targets'], queryFn: () => unwrap(api.GET('/api/v1/backups/targets', { params: { query: { limit: 500 } } })) });
@@ -43,17 +43,7 @@ export default function Backups() {
   });
   return (
     <section>
-      <div className="title-row">
-        <h1>Backups</h1>
-        {!creating ? (
-          <Can permission="BACKUP_TARGET_MANAGE">
-            <button type="button" className="primary" onClick={() => setCreating(true)}>
-              Add backup target
-            </button>
-          </Can>
-        ) : null}
-      </div>
-      {creating ? <TargetForm onDone={() => setCreating(false)} /> : null}
+      <ListTitle title="Backups" permission="BACKUP_TARGET_MANAGE" open="Add backup target" form={(close) => <TargetForm onDone={close} />} />
       <h2>Targets</h2>
       <ActionError error={run.error} />
       {targetAction?.what === 'edit' ? <EditTarget key={targetAction.id} id={targetAction.id} onDone={() => setTargetAction(null)} /> : null}

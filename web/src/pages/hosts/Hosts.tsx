@@ -8,13 +8,14 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
-import { Can, useSession } from '../../session';
+import { useSession } from '../../session';
 import { Fresh, QueryView, FormActions } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { labelsText, parseLabels } from '../../components/labels';
 import { HOSTS_POLL_MS } from '../../api/queries';
+import { ListTitle } from '../../components/ListTitle';
 
 type Host = Json<'/api/v1/hosts', 'get'>['items'][number];
 
@@ -23,7 +24,6 @@ const PAGE = 50;
 export default function Hosts() {
   const { can } = useSession();
   const [offset, setOffset] = useState(0);
-  const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<Host | null>(null);
   const [editing, setEditing] = useState<Host | null>(null);
   const hosts = useQuery({
@@ -34,18 +34,15 @@ export default function Hosts() {
   });
   return (
     <section>
-      <div className="title-row">
-        <h1>Node hosts</h1>
-        {!creating ? (
-          <Can permission="HOST_MANAGE">
-            <button type="button" className="primary" onClick={() => setCreating(true)}>
-              Register host
-            </button>
-          </Can>
-        ) : null}
-      </div>
-      <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
-      {creating ? <CreateHost onDone={() => setCreating(false)} /> : null}
+      <ListTitle
+        title="Node hosts"
+        permission="HOST_MANAGE"
+        open="Register host"
+        hint={
+          <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
+        }
+        form={(close) => <CreateHost onDone={close} />}
+      />
       {editing ? (
         <Fresh key={editing.id} queryKey={['hosts', editing.id]} what="Loading the host" load={() => unwrap(api.GET('/api/v1/hosts/{id}', { params: { path: { id: editing.id } } }))}>
           {(h) => <EditHost h={h} onDone={() => setEditing(null)} />}

@@ -3,7 +3,7 @@
 // organizations matched to those held here by MSP id) with its orderers' endpoints, or an EVM
 // network from its genesis object (a JSON file or pasted; POST /networks/evm/import: no keys are
 // generated, genesis.validators names its validators). The API's refusals show at the form.
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
@@ -43,17 +43,8 @@ function ImportConsortium() {
     const ordererEndpoints = endpoints.split(/[\s,]+/).map((e) => e.trim()).filter(Boolean);
     return unwrap(api.POST('/api/v1/networks/consortium/import', { body: { name: name.trim(), block: await fileBase64(block), ordererEndpoints, ...(channelName.trim() ? { channelName: channelName.trim() } : {}), ...(description.trim() ? { description: description.trim() } : {}) } }));
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    m.mutate();
-  };
   return (
-    <form className="card form-grid" aria-labelledby="import-consortium-title" onSubmit={submit}>
-      <h2 id="import-consortium-title">Consortium channel</h2>
-      <label>
-        Name
-        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
+    <ImportForm id="import-consortium-title" title="Consortium channel" submit="Import channel" m={m} name={[name, setName]} description={[description, setDescription]}>
       <label>
         Channel block (genesis or latest config block, binary)
         <input type="file" required accept=".block,.pb,application/octet-stream" onChange={(e) => setBlock(e.target.files?.[0] ?? null)} />
@@ -66,17 +57,7 @@ function ImportConsortium() {
         Channel name (optional: checked against the block)
         <input maxLength={249} value={channelName} onChange={(e) => setChannelName(e.target.value)} />
       </label>
-      <label>
-        Description (optional)
-        <input maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <ActionError error={m.error} />
-      <div>
-        <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Importing…' : 'Import channel'}
-        </button>
-      </div>
-    </form>
+    </ImportForm>
   );
 }
 
@@ -95,17 +76,8 @@ function ImportEvm() {
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('The genesis must be a JSON object (chain_id, consensus, validators, ...).');
     return unwrap(api.POST('/api/v1/networks/evm/import', { body: { name: name.trim(), genesis: parsed as Record<string, unknown>, client, ...(description.trim() ? { description: description.trim() } : {}) } }));
   });
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    m.mutate();
-  };
   return (
-    <form className="card form-grid" aria-labelledby="import-evm-title" onSubmit={submit}>
-      <h2 id="import-evm-title">EVM network</h2>
-      <label>
-        Name
-        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
-      </label>
+    <ImportForm id="import-evm-title" title="EVM network" submit="Import EVM network" m={m} name={[name, setName]} description={[description, setDescription]}>
       <label>
         Genesis file (JSON)
         <input type="file" accept=".json,application/json" onChange={async (e) => {
@@ -125,14 +97,34 @@ function ImportEvm() {
           <option value="besu">besu</option>
         </select>
       </label>
+    </ImportForm>
+  );
+}
+
+type Field = [string, (v: string) => void];
+
+/** One import form: its title, the network's name, the platform's own fields, a description, the API's refusal and the submit. */
+function ImportForm({ id, title, submit, m, name, description, children }: { id: string; title: string; submit: string; m: { mutate: () => void; isPending: boolean; error: unknown }; name: Field; description: Field; children: ReactNode }) {
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    m.mutate();
+  };
+  return (
+    <form className="card form-grid" aria-labelledby={id} onSubmit={onSubmit}>
+      <h2 id={id}>{title}</h2>
+      <label>
+        Name
+        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name[0]} onChange={(e) => name[1](e.target.value)} />
+      </label>
+      {children}
       <label>
         Description (optional)
-        <input maxLength={1000} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input maxLength={1000} value={description[0]} onChange={(e) => description[1](e.target.value)} />
       </label>
       <ActionError error={m.error} />
       <div>
         <button type="submit" className="primary" disabled={m.isPending}>
-          {m.isPending ? 'Importing…' : 'Import EVM network'}
+          {m.isPending ? 'Importing…' : submit}
         </button>
       </div>
     </form>

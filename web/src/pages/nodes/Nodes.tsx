@@ -2,7 +2,6 @@
 // GET /nodes (or, with a platform, GET /nodes/platform/{platform}) for the 50 it shows (status,
 // offset), so a list of thousands is never
 // fetched whole; polled, so status changes appear without a reload.
-import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { NODE_STATUSES, useNodePage, type NodeItem, type NodeStatusFilter } from '../../api/queries';
 import { QueryView } from '../../components/states';
@@ -10,7 +9,7 @@ import { Pager, StatusBadge } from '../../components/format';
 import { DataTable, type Column } from '../../components/DataTable';
 import { NodeActions } from './nodeActions';
 import { CreateNode } from './CreateNode';
-import { Can } from '../../session';
+import { ListTitle } from '../../components/ListTitle';
 
 const PAGE = 50;
 const PLATFORMS = ['EVM', 'CONSORTIUM', 'LEDGERX'] as const;
@@ -31,7 +30,6 @@ export default function Nodes() {
   const status = (NODE_STATUSES as readonly string[]).includes(params.get('status') ?? '') ? (params.get('status') as NodeStatusFilter) : undefined;
   const offset = Math.max(0, Number(params.get('offset') ?? 0) || 0);
   const q = useNodePage({ platform, status, limit: PAGE, offset });
-  const [creating, setCreating] = useState(false);
   const set = (k: string, v: string) => {
     const next = new URLSearchParams(params);
     if (v) next.set(k, v);
@@ -42,17 +40,7 @@ export default function Nodes() {
   const filtered = Boolean(platform || status);
   return (
     <section>
-      <div className="title-row">
-        <h1>Nodes</h1>
-        {!creating ? (
-          <Can permission="NODE_CREATE">
-            <button type="button" className="primary" onClick={() => setCreating(true)}>
-              Create node
-            </button>
-          </Can>
-        ) : null}
-      </div>
-      {creating ? <CreateNode onCancel={() => setCreating(false)} /> : null}
+      <ListTitle title="Nodes" permission="NODE_CREATE" open="Create node" form={(close) => <CreateNode onCancel={close} />} />
       <form className="filters" role="search" aria-label="Filter nodes" onSubmit={(e) => e.preventDefault()}>
         <label>
           Platform

@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
+import { ListTitle } from '../../components/ListTitle';
 import { ActionError, Empty, Loading, QueryView } from '../../components/states';
 
 // The code editor is its own chunk, loaded when an install form opens. Should the chunk not load
@@ -45,20 +46,9 @@ export const pluginState = (s: string) => (s === 'enabled' ? 'running' : s === '
 export default function Plugins() {
   const q = useQuery({ queryKey: ['plugins'], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/plugins', { params: { query: { limit: 500 } } })) });
   const available = useQuery({ queryKey: ['plugins', 'available'], queryFn: () => unwrap(api.GET('/api/v1/plugins/available')) });
-  const [installing, setInstalling] = useState(false);
   return (
     <section>
-      <div className="title-row">
-        <h1>Plugins</h1>
-        {!installing ? (
-          <Can permission="PLUGIN_INSTALL">
-            <button type="button" className="primary" onClick={() => setInstalling(true)}>
-              Install plugin
-            </button>
-          </Can>
-        ) : null}
-      </div>
-      {installing ? <Install onDone={() => setInstalling(false)} /> : null}
+      <ListTitle title="Plugins" permission="PLUGIN_INSTALL" open="Install plugin" form={(close) => <Install onDone={close} />} />
       <QueryView q={q} what="Loading plugins">
         {(d) =>
           d.items.length === 0 ? (

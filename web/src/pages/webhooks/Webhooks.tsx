@@ -6,25 +6,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ActionError, QueryView } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
-import { Can } from '../../session';
+import { ListTitle } from '../../components/ListTitle';
 import { When } from '../../components/format';
 
 export default function Webhooks() {
   const q = useQuery({ queryKey: ['webhooks'], queryFn: () => unwrap(api.GET('/api/v1/webhooks', { params: { query: { limit: 500 } } })) });
-  const [creating, setCreating] = useState(false);
   return (
     <section>
-      <div className="title-row">
-        <h1>Webhooks</h1>
-        {!creating ? (
-          <Can permission="system:configure">
-            <button type="button" className="primary" onClick={() => setCreating(true)}>
-              Create webhook
-            </button>
-          </Can>
-        ) : null}
-      </div>
-      {creating ? <CreateWebhook onCancel={() => setCreating(false)} /> : null}
+      <ListTitle title="Webhooks" permission="system:configure" open="Create webhook" form={(close) => <CreateWebhook onCancel={close} />} />
       <QueryView q={q} what="Loading webhooks">
         {(d) => (
           <DataTable
