@@ -1,7 +1,9 @@
 // The console's consortium network pages in Chromium against real Fabric 2.5 nodes: the nodes
 // are made over the API; on the page the network (channel) is created from them, the orderer
 // and the peer are joined with the join buttons (their state changes without a reload), and
-// the explorer shows the channel's blocks and a block's transactions; the sample chaincode is
+// the explorer shows the channel's blocks and a block's transactions; an orderer added from the
+// page and joined there follows the channel (the page says follower; it reaches the channel's
+// height); the sample chaincode is
 // deployed from the page, invoked and queried there, the answers shown and checked against the
 // API and the ledger; a chaincode from a .tar.gz archive picked from disk is deployed from the
 // page and answers through the API (a file that is no archive is a 400 shown); the lifecycle
@@ -122,6 +124,49 @@ t("the channel's height on the page is the API's; a peer added to the network fr
   assert.is((await api('DELETE', `/nodes/${added.id}`)).status, 204);
   await until('console-peer1 deleted', async () => ((await api('GET', `/nodes/${added.id}`)).status === 404 ? true : null), 30_000);
   nodes.pop();
+});
+
+t('an orderer added from the network page and joined with its button follows the channel: the page says follower, and it pulls the chain to the channel\'s height', async () => {
+  assert.ok(networkId > 0, 'the network of the first test');
+  await page.goto(`${server.url}/networks/consortium/${networkId}`);
+  await page.getByRole('button', { name: 'Add a peer or orderer' }).click();
+  const form = page.getByRole('form', { name: 'Add a peer or orderer to console-channel-net' });
+  await form.getByLabel('Kind').selectOption('orderer');
+  await form.getByLabel('Node name').fill('console-orderer1');
+  await form.getByTestId('member-defaults').getByText(/admin port \d+/).waitFor();
+  await form.getByRole('button', { name: 'Add orderer' }).click();
+  const made = page.getByRole('status').filter({ hasText: 'console-orderer1' });
+  await made.waitFor({ timeout: 90_000 });
+  const added = ((await api('GET', `/networks/consortium/${networkId}/nodes`)).json.items as Array<{ id: number; name: string }>).find((m) => m.name === 'console-orderer1');
+  assert.ok(added, 'the API lists the new orderer as a member');
+  try {
+    await made.getByRole('button', { name: 'Close' }).click();
+    await until('console-orderer1 running', async () => ((await api('GET', `/nodes/${added.id}`)).json.status === 'running' ? true : null), 90_000);
+    const join = page.getByRole('button', { name: 'Join console-orderer1 to the channel' });
+    await page.waitForFunction(() => {
+      const b = [...(globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<{ getAttribute(a: string): string | null; disabled: boolean }> } }).document.querySelectorAll('button')].find((x) => x.getAttribute('aria-label') === 'Join console-orderer1 to the channel');
+      return b && !b.disabled;
+    }, null, { timeout: 60_000 });
+    await join.click();
+    const answer = page.getByRole('status', { name: 'Join of console-orderer1' });
+    await answer.getByTestId('consensus-relation').getByText('follower', { exact: true }).waitFor({ timeout: 90_000 });
+    await answer.getByText(/not in the channel's consenter set/).waitFor();
+    await page.getByRole('row', { name: /console-orderer1/ }).getByText('Joined', { exact: false }).waitFor({ timeout: 30_000 });
+    await ui.accessible('an orderer joined as a follower');
+    // The follower really follows: joined again (nothing changes), its channel participation API
+    // reports the channel's height once it has pulled the blocks from the consenter.
+    const { height } = (await api('GET', `/networks/consortium/${networkId}/info`)).json as { height: number };
+    await until('the follower at the channel height', async () => {
+      const r = await api('POST', `/networks/consortium/${networkId}/orderers/${added.id}/join`);
+      assert.is(r.status, 200, r.text);
+      assert.is(r.json.already_joined, true);
+      assert.is(r.json.orderer.consensus_relation, 'follower');
+      return r.json.orderer.height >= height ? true : null;
+    }, 120_000, 1000);
+  } finally {
+    assert.is((await api('DELETE', `/nodes/${added.id}`)).status, 204);
+    await until('console-orderer1 deleted', async () => ((await api('GET', `/nodes/${added.id}`)).status === 404 ? true : null), 30_000);
+  }
 });
 
 t('the sample chaincode deployed from the page, invoked and queried there; the invoke is VALID in the ledger', async () => {

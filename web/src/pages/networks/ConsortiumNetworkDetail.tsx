@@ -101,6 +101,7 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
       <h2>Nodes</h2>
       {can('NETWORK_UPDATE') && nodes.data ? <JoinLocalPeer organizationIds={organizationIds} members={nodes.data.items.map((n) => n.id)} join={(nodeId) => join.mutate({ nodeId, orderer: false })} pending={join.isPending} /> : null}
       <ActionError error={join.error} />
+      {join.data ? <Joined answer={join.data} name={nodes.data?.items.find((n) => n.id === join.data.node_id)?.name ?? `node ${join.data.node_id}`} onClose={() => join.reset()} /> : null}
       <QueryView q={nodes} what="Loading nodes">
         {(d) =>
           d.items.length === 0 ? (
@@ -155,6 +156,37 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
         }
       </QueryView>
     </>
+  );
+}
+
+/**
+ * What a join answered. An orderer says how it stands in the channel: a consenter takes part in
+ * consensus; an orderer added after the channel was made is not in its consenter set (the API
+ * changes no consenters), so it joins as a follower: it pulls and keeps the chain and serves it,
+ * without a vote.
+ */
+function Joined({ answer, name, onClose }: { answer: { role: string; already_joined: boolean; channel_name: string; orderer?: { status: string; consensus_relation: string; height: number } }; name: string; onClose: () => void }) {
+  const o = answer.orderer;
+  return (
+    <div className="card" role="status" aria-label={`Join of ${name}`}>
+      <p>
+        <strong>
+          {name} {answer.already_joined ? 'had already joined' : 'joined'} channel {answer.channel_name}
+        </strong>
+        {o ? (
+          <>
+            {' '}
+            as a <span data-testid="consensus-relation">{o.consensus_relation}</span> (status {o.status}, height {o.height}).
+            {o.consensus_relation === 'follower' ? ' It is not in the channel\'s consenter set: it pulls the chain from the consenters and serves it, without taking part in consensus.' : ''}
+          </>
+        ) : (
+          '.'
+        )}
+      </p>
+      <button type="button" onClick={onClose}>
+        Close
+      </button>
+    </div>
   );
 }
 
