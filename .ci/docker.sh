@@ -37,9 +37,10 @@ install_engine() {
   [ "$(id -u)" = 0 ] || give_up "dockerd is not installed and this script is not root"
   command -v apt-get >/dev/null 2>&1 || give_up "dockerd is not installed and apt-get is missing"
   say "installing docker.io from Debian's packages"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null || give_up "apt-get update failed"
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends docker.io >/dev/null || give_up "apt-get install docker.io failed"
+  # shellcheck source=apt.sh
+  . "$ROOT/.ci/apt.sh"
+  apt_get update -qq || give_up "apt-get update failed"
+  apt_get install -y -qq --no-install-recommends docker.io || give_up "apt-get install docker.io failed"
   command -v dockerd >/dev/null 2>&1 || give_up "docker.io installed but dockerd is not on PATH"
 }
 
