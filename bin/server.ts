@@ -444,7 +444,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     backups,
     hosts: { probe: hostProbe },
     reports: {
-      activityCsv: (entries, period) => ({ body: activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
+      activityCsv: async (entries, period) => ({ body: await activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {
         return { body: await userAccessPdf(input), fileName: userAccessPdfFileName(input.user.username, input.period.start, input.period.end), contentType: USER_ACCESS_PDF_CONTENT_TYPE };
       },

@@ -16,7 +16,7 @@ import { handleCommand } from '../domain/shared/commandHandler.ts';
 import { DuplicateEventError } from '../domain/shared/errors.ts';
 import { WEBHOOK_HEADERS_CONTEXT, webhookStream, webhooks } from '../domain/webhooks/webhooks.ts';
 import { deliveryHeaders, retryDelayMs } from '../domain/webhooks/delivery.ts';
-import type { OutboundHttp, SecretBox } from '../domain/webhooks/ports.ts';
+import type { OutboundHttp, OutboundResult, SecretBox } from '../domain/webhooks/ports.ts';
 import { sagaEventId } from './sagaRunner.ts';
 
 export const WEBHOOK_SECRET_CONTEXT = 'webhook_secret';
@@ -152,12 +152,20 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
       await finish(d, 'cancelled', { code: null, ms: null, error: hook ? 'the webhook is disabled (replay once it is enabled)' : 'the webhook was deleted', excerpt: null, nextInMs: null, attempted: false });
       return;
     }
-    const secret = hook.sealed_secret ? await o.secrets.open(hook.sealed_secret, WEBHOOK_SECRET_CONTEXT) : null;
-    // Sealed header values; a webhook saved before they were sealed has them in custom_headers.
-    const customHeaders = hook.sealed_headers ? (JSON.parse(await o.secrets.open(hook.sealed_headers, WEBHOOK_HEADERS_CONTEXT)) as Record<string, string>) : hook.custom_headers;
     const attempt = d.attempts + 1;
-    const headers = deliveryHeaders({ body: d.body, secret, event: d.event_type, envelopeId: d.event_id, deliveryId: d.id, attempt, instanceId: o.instanceId, customHeaders });
-    const r = await o.outbound.post({ url: hook.url, headers, body: d.body, timeoutMs: hook.timeout_seconds * 1000 });
+    // A delivery that cannot be sent (a secret that no longer opens, a header saved before
+    // headers were checked that Node refuses) is a failed attempt like any other: retried, then
+    // exhausted and counted toward disabling the webhook, never left to be re-leased for ever.
+    let r: OutboundResult;
+    try {
+      const secret = hook.sealed_secret ? await o.secrets.open(hook.sealed_secret, WEBHOOK_SECRET_CONTEXT) : null;
+      // Sealed header values; a webhook saved before they were sealed has them in custom_headers.
+      const customHeaders = hook.sealed_headers ? (JSON.parse(await o.secrets.open(hook.sealed_headers, WEBHOOK_HEADERS_CONTEXT)) as Record<string, string>) : hook.custom_headers;
+      const headers = deliveryHeaders({ body: d.body, secret, event: d.event_type, envelopeId: d.event_id, deliveryId: d.id, attempt, instanceId: o.instanceId, customHeaders });
+      r = await o.outbound.post({ url: hook.url, headers, body: d.body, timeoutMs: hook.timeout_seconds * 1000 });
+    } catch (err) {
+      r = { ok: false, statusCode: null, durationMs: 0, error: `the delivery could not be sent: ${(err as Error).message}`, excerpt: null };
+    }
     if (r.ok) {
       await finish(d, 'succeeded', { code: r.statusCode, ms: r.durationMs, error: null, excerpt: r.excerpt, nextInMs: null, attempted: true });
       return;

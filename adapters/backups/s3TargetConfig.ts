@@ -97,6 +97,9 @@ export function parseS3Target(body: Record<string, unknown>, previous: { config:
   const forcePathStyle = bool('force_path_style', 'forcePathStyle') ?? false;
   const useInstanceRole = bool('use_instance_role', 'useInstanceRole') ?? false;
   const accessKeyId = str('access_key_id', 'accessKeyId', { max: 128 });
+  // It goes in the Authorization header of every S3 request: a character Node will not put in a
+  // header made every check and backup fail (ERR_INVALID_CHAR) for a target saved as fine.
+  if (accessKeyId && !/^[\x21-\x7e]+$/.test(accessKeyId)) issues.push({ field: f('access_key_id', 'accessKeyId'), message: 'must be printable ASCII without spaces (it is sent in the Authorization header)' });
   let secretAccessKey = str('secret_access_key', 'secretAccessKey', { max: 256 });
   const roleArn = str('role_arn', 'roleArn', { max: 2048 });
   if (roleArn && !/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/.test(roleArn)) issues.push({ field: f('role_arn', 'roleArn'), message: 'must be an IAM role ARN (arn:aws:iam::<account>:role/<name>)' });

@@ -37,12 +37,22 @@ export function createHttpOutbound(opts: { allowPrivateTargets: boolean; maxSock
           clearTimeout(timer);
           resolve(done(r));
         };
-        const request = mod.request(u, {
-          method: 'POST',
-          agent: u.protocol === 'https:' ? httpsAgent : httpAgent,
-          lookup,
-          headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
-        }, (res) => {
+        let request: http.ClientRequest;
+        try {
+          request = mod.request(u, {
+            method: 'POST',
+            agent: u.protocol === 'https:' ? httpsAgent : httpAgent,
+            lookup,
+            headers: { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) },
+          }, onResponse);
+        } catch (err) {
+          // A request Node will not even build (a header it refuses: ERR_INVALID_CHAR,
+          // ERR_INVALID_HTTP_TOKEN) is a failed attempt like any other, not an exception.
+          const e = err as NodeJS.ErrnoException;
+          resolve(done({ ok: false, statusCode: null, error: `the request could not be sent: ${e.code ? `${e.code}: ` : ''}${e.message}`, excerpt: null }));
+          return;
+        }
+        function onResponse(res: http.IncomingMessage) {
           let excerpt = '';
           const code = res.statusCode ?? 0;
           const ok = code >= 200 && code < 300;
@@ -58,7 +68,7 @@ export function createHttpOutbound(opts: { allowPrivateTargets: boolean; maxSock
           });
           res.on('end', answered);
           res.on('error', (err) => finish({ ok: false, statusCode: res.statusCode ?? null, error: err.message, excerpt: excerpt || null }));
-        });
+        }
         const timer = setTimeout(() => {
           request.destroy(new Error(`no answer within ${req.timeoutMs / 1000} s`));
         }, req.timeoutMs);

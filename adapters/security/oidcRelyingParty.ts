@@ -109,6 +109,22 @@ export function createOidcRelyingParty(cfg: OidcClientConfig): OidcRelyingParty 
     }
   }
 
+  /** The userinfo claims for `subject` ({} when the provider has no userinfo endpoint); throws OidcFailure. */
+  async function userInfo(config: client.Configuration, accessToken: string | undefined, subject: string): Promise<Record<string, unknown>> {
+    if (!config.serverMetadata().userinfo_endpoint) return {};
+    if (!accessToken) throw new OidcFailure('bad userinfo', 'The provider sent no access token to read the userinfo endpoint with.');
+    try {
+      // fetchUserInfo refuses an answer whose sub is not the ID token's (OpenID Connect Core 5.3.2).
+      return { ...(await client.fetchUserInfo(config, accessToken, subject)) };
+    } catch (err) {
+      // Never the error's cause: it holds the answer's claims.
+      const { code, error } = oauthError(err);
+      if (code === 'OAUTH_JSON_ATTRIBUTE_COMPARISON_FAILED') throw new OidcFailure('bad userinfo', 'The provider\'s userinfo answer is about another subject than the ID token.');
+      if (unreachable(err)) throw new OidcFailure('provider unreachable', `The provider's userinfo endpoint cannot be reached or did not answer within ${HTTP_TIMEOUT_S} s.`);
+      throw new OidcFailure('bad userinfo', `The provider's userinfo endpoint refused the sign-in's access token or answered badly (${code ?? (err as Error)?.name ?? 'error'}${error ? `: ${error}` : ''}).`);
+    }
+  }
+
   return {
     settings: {
       issuer: cfg.issuer, clientId: cfg.clientId, redirectUrl: cfg.redirectUrl, scopes: cfg.scopes,
@@ -152,7 +168,12 @@ export function createOidcRelyingParty(cfg: OidcClientConfig): OidcRelyingParty 
       // openid-client checked nonce, issuer, audience and times; the signature is checked here
       // against the provider's keys, with the same rotation handling as bearer tokens.
       const claims = await verifyJwt(idToken, cfg.clientId, 'ID token');
-      return claims as Record<string, unknown>;
+      // A provider at OpenID Connect Core's defaults puts in the ID token of the code flow only
+      // sub and the protocol claims; what the scopes release (groups, preferred_username,
+      // email) is served at the userinfo endpoint. So it is read there, for the ID token's
+      // subject, and merged under the ID token's own claims (those are signed, and win).
+      const userinfo = await userInfo(config, tokens.access_token, String(claims.sub));
+      return { ...userinfo, ...claims } as Record<string, unknown>;
     },
     async verifyAccessToken(token) {
       if (!cfg.audience) throw new OidcFailure('wrong audience', 'Bearer tokens of the OpenID provider are not accepted: LNM_OIDC_AUDIENCE is not set.');

@@ -24,6 +24,6 @@ export interface RenderedReport {
 }
 
 export interface ReportRenderer {
-  activityCsv(entries: ReportEntry[], period: { start: string; end: string }): RenderedReport;
+  activityCsv(entries: ReportEntry[], period: { start: string; end: string }): Promise<RenderedReport>;
   userAccessPdf(input: { user: { id: number; username: string; role: string; email: string | null }; period: { start: string; end: string }; generatedAt: string; entries: ReportEntry[] }): Promise<RenderedReport>;
 }

@@ -14,12 +14,13 @@ export const OIDC_FAILURE_REASONS = [
   'code rejected', // the token endpoint refused the code: expired, already used, or not for this client
   'client rejected', // the token endpoint refused this server's client credentials
   'bad id token', // nonce, issuer, audience or signature of the ID token did not check out
+  'bad userinfo', // the userinfo endpoint answered for another subject, refused the access token, or answered badly
   'unknown issuer', // a bearer token from an issuer other than LNM_OIDC_ISSUER
   'wrong audience', // a bearer token not meant for LNM_OIDC_AUDIENCE
   'expired token', // a bearer token past its exp
   'bad token', // a bearer token that is not a valid JWT of the provider (signature, unknown key, missing claims)
   'no role', // the claims map to no role and LNM_OIDC_DEFAULT_ROLE is none
-  'provider unreachable', // discovery or the token endpoint could not be reached
+  'provider unreachable', // discovery, the token endpoint or the userinfo endpoint could not be reached (or took over 10 s)
 ] as const;
 export type OidcFailureReason = (typeof OIDC_FAILURE_REASONS)[number];
 

@@ -87,7 +87,7 @@ export interface OidcRelyingParty {
   ready(): Promise<void>;
   /** The provider's authorization URL (code flow, PKCE S256, state, nonce) and what to keep until the callback. */
   beginLogin(returnTo: string, now: Date): Promise<{ url: string; pending: PendingOidcLogin }>;
-  /** Checks the callback against the pending login, redeems the code, checks the ID token; its claims. */
+  /** Checks the callback against the pending login, redeems the code, checks the ID token, reads userinfo for its subject; the claims of both (the ID token's win). */
   completeLogin(callbackUrl: URL, pending: PendingOidcLogin): Promise<Record<string, unknown>>;
   /** Verifies a JWT access token: signature (keys refetched on an unknown kid), issuer, audience, expiry. */
   verifyAccessToken(token: string): Promise<Record<string, unknown>>;

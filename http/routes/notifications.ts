@@ -12,7 +12,7 @@ import { ConflictError, EditionRequiredError, NotFoundError, ValidationError } f
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import { notificationProviderStream, notificationProviders, type NotificationProviderType } from '../../domain/notifications/notificationProviders.ts';
 import { NOTIFICATION_SECRET_CONTEXT } from '../../domain/notifications/notifier.ts';
-import { maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
+import { HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
 import { testNotificationProvider } from '../../application/notifications/notificationProviderTest.ts';
 import { getNotificationProvider, listNotificationProviders, notificationProviderNameTaken, type NotificationProviderRow } from '../../projections/notificationProviders.ts';
 
@@ -36,7 +36,7 @@ const WebhookConfig = Type.Object({
   format: Type.Optional(Type.Union([Type.Literal('GENERIC'), Type.Literal('SLACK'), Type.Literal('DISCORD')], { description: 'default GENERIC' })),
   secret: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'write-only; X-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>' })),
   timeout: Type.Optional(Timeout),
-  customHeaders: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }), Type.String({ maxLength: 1000, pattern: '^[^\\r\\n]*$' }))),
+  customHeaders: Type.Optional(Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), Type.String({ maxLength: 1000, pattern: HEADER_VALUE_PATTERN }))),
 }, { additionalProperties: false });
 
 const sw = (description: string) => Type.Optional(Type.Boolean({ description }));

@@ -37,7 +37,7 @@ export const reportRoutes = [
     responses: { 200: { description: 'the CSV file (Content-Disposition: attachment)', contentType: 'text/csv' } },
     async handler({ deps, body, ctx }) {
       const entries = await entriesFor(deps, body);
-      file(ctx, deps.reports.activityCsv(entries, { start: body.start_date, end: body.end_date }));
+      file(ctx, await deps.reports.activityCsv(entries, { start: body.start_date, end: body.end_date }));
     },
   }),
   defineRoute({

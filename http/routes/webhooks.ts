@@ -10,7 +10,7 @@ import { IdParam } from './schemas.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { WEBHOOK_HEADERS_CONTEXT, WEBHOOK_RETRIES, WEBHOOK_TIMEOUT, checkEventTypes, webhookStream, webhooks } from '../../domain/webhooks/webhooks.ts';
-import { HEADER_MASK, maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
+import { HEADER_MASK, HEADER_NAME_PATTERN, HEADER_VALUE_PATTERN, maskHeaders, mergeHeaders } from '../../domain/shared/secretHeaders.ts';
 import { catalogEntry, eventCatalog } from '../../domain/webhooks/eventCatalog.ts';
 import { deliveryHeaders, envelopeOf, sampleData } from '../../domain/webhooks/delivery.ts';
 import { getWebhook, listDeliveries, listWebhooks, webhookForDelivery, webhookNameTaken, type WebhookForDelivery } from '../../projections/webhooks.ts';
@@ -31,7 +31,7 @@ async function storedHeaders(input: Pick<RouteInput<unknown, unknown, unknown>, 
 
 const DeliveryParams = Type.Object({ id: Type.Integer({ minimum: 1 }), deliveryId: Type.String({ format: 'uuid' }) }, { additionalProperties: false });
 
-const Headers = Type.Record(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+$' }), Type.String({ maxLength: 1000, pattern: '^[^\\r\\n]*$' }), { description: `extra request headers, string to string (cannot replace the signature, event or instance headers). The values are secrets: write-only, sealed, read back as ${HEADER_MASK}; sending ${HEADER_MASK} as a value keeps the stored one` });
+const Headers = Type.Record(Type.String({ pattern: HEADER_NAME_PATTERN }), Type.String({ maxLength: 1000, pattern: HEADER_VALUE_PATTERN }), { description: `extra request headers, string to string (cannot replace the signature, event or instance headers). Names are RFC 9110 tokens, and not Host, Transfer-Encoding, Content-Length, Connection, Keep-Alive, Upgrade, TE, Trailer or Proxy-*; values hold tab, visible ASCII, space and U+0080-U+00FF only (400 naming the header). The values are secrets: write-only, sealed, read back as ${HEADER_MASK}; sending ${HEADER_MASK} as a value keeps the stored one` });
 const fields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
   url: Type.String({ minLength: 1, maxLength: 2000, description: 'http(s) destination; loopback, link-local and private addresses are refused unless LNM_ALLOW_PRIVATE_TARGETS=true' }),

@@ -108,13 +108,15 @@ t.before(async () => {
   cli = { client_id: 'cli', client_secret: `cli-secret-${randomUUID()}`, redirect_uris: ['http://127.0.0.1:9/cli-callback'] };
   secrets.add(cli.client_secret);
   // Ports are picked once the providers listen, so that no two of them get the same free port.
-  other = await startProvider({ accounts, clients: [cli] });
+  other = await startProvider({ accounts, clients: [cli], conformIdTokenClaims: false });
   const providerPort = await freePort();
   serverPort = await freePort();
   wrongSecretPort = await freePort();
   assert.is(new Set([other.port, providerPort, serverPort, wrongSecretPort]).size, 4, 'distinct ports');
   lnmClient = { client_id: 'lnm', client_secret: LNM_SECRET, redirect_uris: [`http://127.0.0.1:${serverPort}${callbackPath}`, `http://127.0.0.1:${wrongSecretPort}${callbackPath}`] };
-  provider = await startProvider({ port: providerPort, accounts, clients: [lnmClient, cli] });
+  // This provider puts the scopes' claims in the ID token as well as at userinfo; oidcUserinfo.e2e
+  // signs in through one at OpenID Connect Core's defaults (claims at userinfo only).
+  provider = await startProvider({ port: providerPort, accounts, clients: [lnmClient, cli], conformIdTokenClaims: false });
   server = await startServer({
     port: serverPort,
     env: {
@@ -405,7 +407,7 @@ t('key rotation at the provider: tokens and ID tokens signed with the new key ar
   const oldKeys = provider.keys;
   const newKey = await signingKey();
   await provider.close();
-  provider = await startProvider({ port: provider.port, keys: [newKey, ...oldKeys], accounts, clients: [lnmClient, cli] });
+  provider = await startProvider({ port: provider.port, keys: [newKey, ...oldKeys], accounts, clients: [lnmClient, cli], conformIdTokenClaims: false });
   // The server refetches the provider's keys on an unknown kid at most every 5 s.
   await sleep(5_500);
   const tk = await token(provider, accounts.alice.sub);

@@ -30,6 +30,12 @@ export interface ProviderOptions {
   clients: ProviderClient[];
   /** Read at every token issued: change it to mint a short-lived token. */
   ttl?: { accessToken: number; code: number };
+  /**
+   * oidc-provider's conformIdTokenClaims (default true, its own default and OpenID Connect Core's
+   * rule): the ID token of the code flow carries only sub and the protocol claims, and what the
+   * scopes release is served at userinfo. false puts the scopes' claims in the ID token too.
+   */
+  conformIdTokenClaims?: boolean;
 }
 
 export interface TestProvider {
@@ -39,6 +45,10 @@ export interface TestProvider {
   ttl: { accessToken: number; code: number };
   /** Paths of every request the provider got, in order (the relying party's JWKS fetches among them). */
   requests: string[];
+  /** Paths (e.g. '/me', the userinfo endpoint) whose requests are held unanswered: a hanging provider. */
+  hold: Set<string>;
+  /** When set, every userinfo answer ('/me') says this sub instead of the account's (a provider that mixes up subjects). */
+  userinfoSub: string | null;
   close(): Promise<void>;
 }
 
@@ -63,8 +73,7 @@ export async function startProvider(opts: ProviderOptions): Promise<TestProvider
     },
     claims: { openid: ['sub'], profile: ['preferred_username'], email: ['email', 'email_verified'], groups: ['groups'] },
     scopes: ['openid', 'profile', 'email', 'groups', 'api'],
-    // The groups go into the ID token (not only userinfo), as the relying party maps them at sign-in.
-    conformIdTokenClaims: false,
+    conformIdTokenClaims: opts.conformIdTokenClaims ?? true,
     features: {
       devInteractions: { enabled: true },
       rpInitiatedLogout: { enabled: true },
@@ -93,9 +102,25 @@ export async function startProvider(opts: ProviderOptions): Promise<TestProvider
   // Errors the provider answers to clients (invalid_grant, invalid_client) are expected here.
   provider.on('server_error', (_ctx: unknown, err: Error) => console.error('oidc-provider server_error', err));
   const requests: string[] = [];
+  const hold = new Set<string>();
+  const out: TestProvider = { issuer, port, keys, ttl, requests, hold, userinfoSub: null, close: async () => {} };
   const handle = provider.callback();
   const server: Server = createServer((req, res) => {
-    requests.push((req.url ?? '').split('?')[0]);
+    const path = (req.url ?? '').split('?')[0];
+    requests.push(path);
+    if (hold.has(path)) return; // never answered; closeAllConnections ends it
+    if (path === '/me' && out.userinfoSub) {
+      const sub = out.userinfoSub;
+      const end = res.end.bind(res) as (...a: unknown[]) => typeof res;
+      res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+        if ((typeof chunk === 'string' || Buffer.isBuffer(chunk)) && res.statusCode === 200 && !res.headersSent) {
+          const body = JSON.stringify({ ...JSON.parse(String(chunk)), sub });
+          res.setHeader('content-length', Buffer.byteLength(body));
+          return end(body, ...rest);
+        }
+        return end(chunk, ...rest);
+      }) as typeof res.end;
+    }
     handle(req, res);
   });
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
@@ -107,7 +132,8 @@ export async function startProvider(opts: ProviderOptions): Promise<TestProvider
     await new Promise<void>((r) => server.close(() => r()));
   };
   onGlobalTeardown(close);
-  return { issuer, port, keys, ttl, requests, close };
+  out.close = close;
+  return out;
 }
 
 /** fetch with a cookie jar (name -> value, as one host), following redirects and forms like a browser. */

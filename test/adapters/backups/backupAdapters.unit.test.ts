@@ -46,6 +46,21 @@ test('bad input names every field, never echoing a secret', () => {
   }
 });
 
+test('an access key id that cannot go in an Authorization header is refused, named, in either shape (issue 36)', () => {
+  for (const id of ['AK\u20acIA', 'AK IA', 'AK\r\nX: 1', 'AK\u00e9']) {
+    for (const [body, field] of [[{ ...flat, access_key_id: id }, 'access_key_id'], [{ name: 'n', type: 'S3', config: { bucketName: 'my-bucket', region: 'eu-west-1', accessKeyId: id, secretAccessKey: 'SK' } }, 'config.accessKeyId']] as const) {
+      try {
+        parseS3Target(body, null);
+        assert.unreachable(JSON.stringify(id));
+      } catch (err) {
+        assert.instance(err, ValidationError, JSON.stringify(id));
+        assert.equal((err as ValidationError).details!.map((d) => d.field), [field]);
+      }
+    }
+  }
+  assert.is(parseS3Target({ ...flat, access_key_id: 'minio-user_01+/=' }, null).config.accessKeyId, 'minio-user_01+/=');
+});
+
 test('an update keeps the secret key while the access key id stays, and the repository password always', () => {
   const first = parseS3Target({ ...flat, repository_password: 'repository-pw' }, null);
   const again = parseS3Target({ ...flat, secret_access_key: undefined }, first);

@@ -1,11 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readPdf } from '../../helpers/documents.ts';
 import {
   USER_ACCESS_REPORT_TITLE,
   pdfSafeText,
   userAccessPdf,
   userAccessPdfFileName,
+  YIELD_EVERY,
   type UserAccessEntry,
   type UserAccessReportInput,
 } from '../../../adapters/reports/userAccessPdf.ts';
@@ -64,6 +67,53 @@ test('a long table breaks across pages, repeats its header and loses no row', as
   const all = pages.join('\n');
   for (const e of many) {
     assert.is(all.split(`node ${e.resource_name}\n`).length - 1, 1, `${e.resource_name} appears once`);
+  }
+});
+
+test('a large report leaves the event loop turning while it is drawn: a concurrent request is answered meanwhile (issue 36 item 9)', async () => {
+  // Counted, not timed: event-loop turns (setImmediate) and answers of a loopback HTTP server
+  // during the generation. Drawn in one go, as before, a report gives about none of either.
+  const rows = 1200;
+  const health = http.createServer((_q, r) => r.end('ok'));
+  await new Promise<void>((r) => health.listen(0, '127.0.0.1', () => r()));
+  const url = `http://127.0.0.1:${(health.address() as AddressInfo).port}/health`;
+  const agent = new http.Agent({ keepAlive: true });
+  let running = true;
+  let turns = 0;
+  let answered = 0;
+  const spin = () => {
+    if (!running) return;
+    turns++;
+    setImmediate(spin);
+  };
+  const ask = () => {
+    if (!running) return;
+    http.get(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        if (running) answered++;
+        ask();
+      });
+    }).on('error', () => {});
+  };
+  try {
+    // The client's socket is connected first, so answers need only turns of the loop.
+    await new Promise<void>((r) => http.get(url, { agent }, (res) => res.resume().on('end', () => r())));
+    setImmediate(spin);
+    ask();
+    const pdf = await userAccessPdf(input({ entries: entries(rows) }));
+    running = false;
+    assert.ok(turns >= rows / YIELD_EVERY / 2, `${turns} event-loop turns while ${rows} rows were drawn`);
+    assert.ok(answered >= 3, `${answered} requests answered while ${rows} rows were drawn`);
+    // And the document is whole: every page numbered out of the right total, the last row there.
+    const { pages } = await readPdf(pdf);
+    assert.ok(pages.length > 20, `${pages.length} pages`);
+    assert.match(pages[pages.length - 1], `Page ${pages.length} of ${pages.length}`);
+    assert.match(pages[pages.length - 1], `node node-${String(rows - 1).padStart(4, '0')}`);
+  } finally {
+    running = false;
+    agent.destroy();
+    await new Promise<void>((r) => health.close(() => r()));
   }
 });
 

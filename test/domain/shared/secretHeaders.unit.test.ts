@@ -40,4 +40,41 @@ test('the audit view masks customHeaders at any depth (events from before sealin
   assert.equal(entry, { after: { name: 'h', customHeaders: { Authorization: HEADER_MASK } }, config: { customHeaders: { 'X-Key': HEADER_MASK } } });
 });
 
+test('a header Node would refuse, or a hop-by-hop or framing one, is a 400 naming it and never showing its value (issue 36)', () => {
+  const cases: Record<string, string>[] = [
+    { 'X-Team': 'caf\u00e9 \u20ac' }, // above U+00FF: ERR_INVALID_CHAR at every send before
+    { 'X-Team': 'a\r\nX-Injected: 1' },
+    { 'X-Team': 'nul\u0000' },
+    { 'X-Team': 'del\u007f' },
+    { 'Bad Name': 'v' },
+    { 'X-\u00e9': 'v' },
+    { Host: 'evil.example' }, { 'transfer-encoding': 'chunked' }, { 'Content-Length': '1' }, { Connection: 'close' },
+    { 'Keep-Alive': 'timeout=5' }, { Upgrade: 'h2c' }, { TE: 'trailers' }, { Trailer: 'X' }, { 'Proxy-Authorization': 'Basic x' },
+  ];
+  for (const given of cases) {
+    const name = Object.keys(given)[0];
+    for (const field of ['customHeaders', 'config.customHeaders']) {
+      try {
+        mergeHeaders(given, {}, field);
+        assert.unreachable(JSON.stringify(given));
+      } catch (err) {
+        assert.instance(err, ValidationError, JSON.stringify(given));
+        const e = err as ValidationError;
+        assert.is(e.status, 400);
+        assert.equal(e.details!.map((d) => d.field), [`${field}.${name}`]);
+        assert.ok(e.message.includes(name), e.message);
+        if (given[name].length > 3) assert.not.ok(e.message.includes(given[name]) || JSON.stringify(e.details).includes(given[name]), 'the value is never shown');
+      }
+    }
+  }
+  // A stored value that is not sendable is refused when kept through the mask too.
+  assert.throws(() => mergeHeaders({ 'X-Old': HEADER_MASK }, { 'X-Old': '\u2603' }, 'customHeaders'), (e: unknown) => e instanceof ValidationError);
+});
+
+test('what Node sends is accepted: tokens, tab, visible ASCII, space and obs-text (U+0080-U+00FF)', () => {
+  const given = { Authorization: 'Bearer abc.DEF-123', 'X-Tab': 'a\tb', 'X-Latin1': 'caf\u00e9 \u00ff', "X-!#$%&'*+.^_`|~": '~!@#$%^&*()_+{}|:"<>?' };
+  assert.equal(mergeHeaders(given, {}, 'customHeaders'), given);
+  assert.equal(mergeHeaders({ 'X-Proxyish': 'v', 'X-Host': 'h' }, {}, 'customHeaders'), { 'X-Proxyish': 'v', 'X-Host': 'h' });
+});
+
 test.run();

@@ -23941,7 +23941,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description extra request headers, string to string (cannot replace the signature, event or instance headers). The values are secrets: write-only, sealed, read back as ********; sending ******** as a value keeps the stored one */
+                    /** @description extra request headers, string to string (cannot replace the signature, event or instance headers). Names are RFC 9110 tokens, and not Host, Transfer-Encoding, Content-Length, Connection, Keep-Alive, Upgrade, TE, Trailer or Proxy-*; values hold tab, visible ASCII, space and U+0080-U+00FF only (400 naming the header). The values are secrets: write-only, sealed, read back as ********; sending ******** as a value keeps the stored one */
                     customHeaders?: {
                         [key: string]: string;
                     };
@@ -24127,7 +24127,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description extra request headers, string to string (cannot replace the signature, event or instance headers). The values are secrets: write-only, sealed, read back as ********; sending ******** as a value keeps the stored one */
+                    /** @description extra request headers, string to string (cannot replace the signature, event or instance headers). Names are RFC 9110 tokens, and not Host, Transfer-Encoding, Content-Length, Connection, Keep-Alive, Upgrade, TE, Trailer or Proxy-*; values hold tab, visible ASCII, space and U+0080-U+00FF only (400 naming the header). The values are secrets: write-only, sealed, read back as ********; sending ******** as a value keeps the stored one */
                     customHeaders?: {
                         [key: string]: string;
                     };

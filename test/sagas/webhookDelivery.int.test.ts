@@ -1,0 +1,80 @@
+// The delivery worker on a real database, with the real outbound HTTP client and a real receiver
+// on loopback: a delivery that cannot even be sent is a failed attempt like any other (issue 36).
+// Before, the exception left the row pending, re-leased every 2 s for ever, and never counted
+// toward disabling the webhook. The two cases: a custom header Node refuses (a webhook saved
+// before headers were checked at creation) and a signing secret that no longer opens.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { freshDatabase } from '../helpers/postgres.ts';
+import { startReceiver } from '../helpers/webhookReceiver.ts';
+import { migrate } from '../../adapters/postgres/migrate.ts';
+import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
+import { createHttpOutbound } from '../../adapters/outbound/httpOutbound.ts';
+import { createSecretBox } from '../../adapters/outbound/sealedSecrets.ts';
+import { handleCommand } from '../../domain/shared/commandHandler.ts';
+import { webhookStream, webhooks } from '../../domain/webhooks/webhooks.ts';
+import { createWebhookDeliveryWorker } from '../../sagas/webhookDelivery.ts';
+
+const KEK = 'webhook-delivery-int-key-encryption-key-0123456789';
+
+test('a delivery that cannot be sent is retried, exhausted and counted until the webhook is disabled; nothing reaches the receiver', async () => {
+  const db = await freshDatabase();
+  await migrate(db.pool);
+  const store = postgresEventStore(db.pool, { url: db.url });
+  const receiver = await startReceiver();
+  const secrets = createSecretBox(KEK, { iterations: 1000 });
+  const hooks = [
+    { id: 1, name: 'latin1-breaker', headers: { 'X-Team': 'caf\u00e9 \u20ac' } as Record<string, string>, sealedSecret: null as string | null, maxRetries: 1 },
+    { id: 2, name: 'unopenable-secret', headers: {}, sealedSecret: 'not-a-sealed-value', maxRetries: 0 },
+  ];
+  const at = new Date().toISOString();
+  for (const h of hooks) {
+    await handleCommand(store, webhookStream(h.id), webhooks, {
+      type: 'CreateWebhook', webhookId: h.id, name: h.name, url: `${receiver.url}/hook`, events: ['node.created'], customHeaders: h.headers, sealedHeaders: undefined,
+      timeoutSeconds: 5, maxRetries: h.maxRetries, sealedSecret: h.sealedSecret, at,
+    }, { metadata: { timestamp: at, actor: null }, newId: randomUUID });
+    // The read model as the projector writes it (a webhook saved before sealing: headers in clear).
+    await db.pool.query(
+      `INSERT INTO webhooks (id, name, url, events, custom_headers, timeout_seconds, max_retries, sealed_secret, created_at, updated_at)
+       VALUES ($1, $2, $3, '{node.created}', $4, 5, $5, $6, now(), now())`,
+      [h.id, h.name, `${receiver.url}/hook`, JSON.stringify(h.headers), h.maxRetries, h.sealedSecret],
+    );
+    await db.pool.query(
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event_type, body, status, max_attempts, next_attempt_at, source_position)
+       VALUES ($1, $2, $3, 'node.created', '{}', 'pending', $4, now(), 1)`,
+      [randomUUID(), h.id, randomUUID(), h.maxRetries + 1],
+    );
+  }
+  const worker = createWebhookDeliveryWorker({ pool: db.pool, store, outbound: createHttpOutbound({ allowPrivateTargets: true }), secrets, instanceId: 'int', failureThreshold: async () => 1, pollMs: 100 });
+  await worker.start();
+  try {
+    const end = Date.now() + 15_000;
+    let rows: any[] = [];
+    while (Date.now() < end) {
+      rows = (await db.pool.query('SELECT webhook_id, status, attempts, error FROM webhook_deliveries ORDER BY webhook_id')).rows;
+      if (rows.every((r) => r.status === 'exhausted')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(rows.map((r) => [r.webhook_id, r.status, r.attempts]), [[1, 'exhausted', 2], [2, 'exhausted', 1]], JSON.stringify(rows));
+    assert.match(rows[0].error, /could not be sent.*X-Team/);
+    assert.not.ok(rows[0].error.includes('caf\u00e9'), 'the header value is not in the error');
+    assert.match(rows[1].error, /could not be sent/);
+    const attempts = (await db.pool.query('SELECT d.webhook_id, count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id GROUP BY d.webhook_id ORDER BY 1')).rows;
+    assert.equal(attempts, [{ webhook_id: 1, n: 2 }, { webhook_id: 2, n: 1 }]);
+    const runs = (await db.pool.query('SELECT webhook_id, consecutive_failures FROM webhook_failure_runs ORDER BY 1')).rows;
+    assert.equal(runs, [{ webhook_id: 1, consecutive_failures: 1 }, { webhook_id: 2, consecutive_failures: 1 }]);
+    for (const h of hooks) {
+      const types = (await store.readStream(webhookStream(h.id))).map((e) => e.type);
+      assert.equal(types, ['WebhookCreated', 'WebhookDeliveryExhausted', 'WebhookDisabled'], h.name);
+    }
+    assert.is(receiver.received.length, 0);
+  } finally {
+    await worker.stop();
+    await receiver.close();
+    await store.close();
+    await db.close();
+  }
+});
+
+test.run();
