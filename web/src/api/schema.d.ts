@@ -17,7 +17,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for yourself (shown once)
-         * @description Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. Emits security.api_key.created.
+         * @description Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. A key created with an API key stays within that key: scopes it lacks, no expiry or a later one are refused with 403 DELEGATION_EXCEEDED (audited); omitted, they are that key's own. Emits security.api_key.created.
          *
          *     Permission: `API_KEY_CREATE`.
          *
@@ -3829,14 +3829,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key for a scope it lacks, or for a later expiry than its own (or none) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -18318,7 +18316,7 @@ export interface operations {
                 "application/json": {
                     /** @default false */
                     bidirectional?: boolean;
-                    /** @description default 86400 (one day) */
+                    /** @description default 86400 (one day); issued with an API key, at most until the key expires (default capped there, longer refused with 403 DELEGATION_EXCEEDED) */
                     expiresInSeconds?: number;
                 };
             };
@@ -18358,14 +18356,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: issued with an API key, asked to outlive it */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
