@@ -10,7 +10,7 @@ import type { RouteDef } from '../route.ts';
 import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
-import { findCredentials, getUser } from '../../projections/users.ts';
+import { findCredentials, getUser, getUserCredentialVersion } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
@@ -93,8 +93,13 @@ async function fromSession(token: string, deps: AppDeps): Promise<Identity> {
     await deps.security.sessions.revoke(s.id, now);
     throw new UnauthenticatedError('The session has expired; log in again.');
   }
-  const user = await getUser(deps.pool, s.userId);
+  const user = await getUserCredentialVersion(deps.pool, s.userId);
   if (!user) throw new UnauthenticatedError('The session belongs to a user that no longer exists.');
+  // Opened with a password since changed or reset, or under a role since lowered (a login racing the change).
+  if (user.credentialVersion !== s.credentialVersion) {
+    await deps.security.sessions.revoke(s.id, now);
+    throw new UnauthenticatedError('The account\'s password or role changed since this session began; log in again.');
+  }
   // Touch at most every 30 s: enough precision for the idle timeout, few writes.
   if (now.getTime() - s.lastSeenAt.getTime() > 30_000) await deps.security.sessions.touch(s.id, now);
   return { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: s.id };

@@ -88,7 +88,7 @@ export const userRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/users/:id/role', summary: "Change a user's role (the last ADMIN cannot be demoted)", tags, permission: 'USER_ROLE_ASSIGN', params: IdParam,
+    method: 'put', path: '/users/:id/role', summary: "Change a user's role (the last ADMIN cannot be demoted; a downgrade ends that user's sessions)", tags, permission: 'USER_ROLE_ASSIGN', params: IdParam,
     body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
     responses: { 200: { description: 'the updated user', schema: UserSchema }, 404: { description: 'no such user' }, 409: { description: 'the last ADMIN' } },
     async handler(input) {

@@ -3447,7 +3447,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change a user's role (the last ADMIN cannot be demoted)
+         * Change a user's role (the last ADMIN cannot be demoted; a downgrade ends that user's sessions)
          * @description Permission: `USER_ROLE_ASSIGN`.
          */
         put: operations["putUsersIdRole"];
