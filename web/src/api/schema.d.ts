@@ -2265,7 +2265,9 @@ export interface paths {
         put?: never;
         /**
          * Start a node; answers once the outcome is recorded
-         * @description Permission: `NODE_OPERATE`.
+         * @description Sent while a stop is still being carried out, or to a node in error or down, the start first stops whatever of the node still runs (never a second process beside the first).
+         *
+         *     Permission: `NODE_OPERATE`.
          */
         post: operations["postNodesIdStart"];
         delete?: never;
