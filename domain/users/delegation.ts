@@ -64,3 +64,22 @@ export function delegatedExpiry(d: Pick<Delegator, 'expiresAt'> | null, requeste
   }
   return requested;
 }
+
+/**
+ * A password for an account of `role` (a new user, a password reset, a role given) is a credential
+ * with every permission of that role and no expiry: an API key hands one out only when it holds
+ * every one of those permissions and does not expire itself.
+ */
+export function assertAccountDelegable(d: Delegator | null, role: Role): void {
+  if (!d?.scopes) return;
+  const mine: string[] = delegableScopes(d);
+  const beyond = rolePermissions[role].filter((p) => !mine.includes(p));
+  if (beyond.length) {
+    const named = beyond.length > 5 ? `${beyond.slice(0, 5).join(', ')} and ${beyond.length - 5} more` : beyond.join(', ');
+    throw new DelegationExceededError('scopes within the delegating credential',
+      `An API key can only give an account the role ${role} when it holds every permission of that role itself: ${named} ${beyond.length === 1 ? 'is' : 'are'} not among this key's scopes.`,
+      { role, scopes: beyond });
+  }
+  // A password never expires.
+  delegatedExpiry(d, null);
+}

@@ -71,4 +71,36 @@ t('a node-sharing invitation issued with an API key ends no later than the key',
   assert.is(short.status, 201, short.text);
 });
 
+t('an API key gives no account more than it holds: no user, password or role beyond its scopes, none from a key that expires', async () => {
+  const manage = ['USER_READ', 'USER_CREATE', 'USER_PASSWORD_RESET', 'USER_ROLE_ASSIGN'];
+  const key = await call(server.api, 'POST', '/api-keys', { headers: adminAuth(), body: { name: 'user-admin', scopes: manage } });
+  assert.is(key.status, 201, key.text);
+  const k = bearer(key.json.key);
+  const viewer = await call(server.api, 'POST', '/users', { headers: adminAuth(), body: { username: 'vic-viewer', password: 'correct-horse-battery', role: 'VIEWER' } });
+  assert.is(viewer.status, 201, viewer.text);
+  const refusals: [string, string, string, unknown][] = [
+    ['a new ADMIN', 'POST', '/users', { username: 'mallory', password: 'correct-horse-battery', role: 'ADMIN' }],
+    ['a new VIEWER (its permissions are not the key\'s either)', 'POST', '/users', { username: 'mallory2', password: 'correct-horse-battery' }],
+    ['the ADMIN\'s password', 'PUT', '/users/1/password', { password: 'mallory-knows-this-one' }],
+    ['a promotion to ADMIN', 'PUT', `/users/${viewer.json.id}/role`, { role: 'ADMIN' }],
+  ];
+  for (const [what, method, path, body] of refusals) {
+    const r = await call(server.api, method, path, { headers: k, body });
+    assert.is(r.status, 403, `${what}: ${r.text}`);
+    assert.is(r.json.code, 'DELEGATION_EXCEEDED', what);
+  }
+  const users = await call(server.api, 'GET', '/users?limit=100', { headers: adminAuth() });
+  assert.not.ok(users.json.items.some((u: any) => u.username.startsWith('mallory')), 'no user made');
+  assert.is(users.json.items.find((u: any) => u.id === viewer.json.id).role, 'VIEWER');
+  assert.is((await call(server.api, 'GET', '/auth/me', { headers: adminAuth() })).status, 200, 'the ADMIN\'s password unchanged');
+  // Every scope, but for a day: a password it handed out would outlive it.
+  const day = await call(server.api, 'POST', '/api-keys', { headers: adminAuth(), body: { name: 'all-for-a-day', expiresInDays: 1 } });
+  const short = await call(server.api, 'POST', '/users', { headers: bearer(day.json.key), body: { username: 'mallory3', password: 'correct-horse-battery', role: 'VIEWER' } });
+  assert.is(short.status, 403, short.text);
+  assert.is(short.json.context.rule, 'expiry within the delegating credential');
+  // A lowering is no delegation: the key may take a role back.
+  const op = await call(server.api, 'POST', '/users', { headers: adminAuth(), body: { username: 'olga-operator', password: 'correct-horse-battery', role: 'OPERATOR' } });
+  assert.is((await call(server.api, 'PUT', `/users/${op.json.id}/role`, { headers: k, body: { role: 'VIEWER' } })).status, 200);
+});
+
 t.run();

@@ -23417,14 +23417,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description username taken */
             409: {
@@ -23727,14 +23725,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such user */
             404: {
@@ -23811,14 +23807,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such user */
             404: {
