@@ -3312,12 +3312,16 @@ export interface paths {
         get: operations["getSettings"];
         /**
          * Replace the settings (fields left out return to their defaults)
-         * @description Permission: `SETTINGS_UPDATE`.
+         * @description Concurrent writes all land, each applied to the settings as they are when it is recorded. Send `If-Match: <version>` (the `version` read) to be told instead when a setting this write sets was changed since that version: 409 SETTINGS_CHANGED naming the settings (a replace sets them all); changes of other settings meanwhile are kept.
+         *
+         *     Permission: `SETTINGS_UPDATE`.
          */
         put: operations["putSettings"];
         /**
          * Change some settings (fields left out keep their values)
-         * @description Permission: `SETTINGS_UPDATE`.
+         * @description Concurrent writes all land, each applied to the settings as they are when it is recorded. Send `If-Match: <version>` (the `version` read) to be told instead when a setting this write sets was changed since that version: 409 SETTINGS_CHANGED naming the settings (a replace sets them all); changes of other settings meanwhile are kept.
+         *
+         *     Permission: `SETTINGS_UPDATE`.
          */
         post: operations["postSettings"];
         delete?: never;
@@ -22985,14 +22989,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input */
+            /** @description invalid, or If-Match is not a version */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -23011,6 +23013,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description SETTINGS_CHANGED: with If-Match, a setting written here changed since that version */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -23101,14 +23110,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input */
+            /** @description invalid, or If-Match is not a version */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -23127,6 +23134,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description SETTINGS_CHANGED: with If-Match, a setting written here changed since that version */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
