@@ -11,4 +11,6 @@ export interface Identity {
   apiKeyId?: number;
   /** API keys carry their own scopes (a subset of the role's permissions). */
   scopes?: string[];
+  /** An API key's expiry (null: none); what the key makes may not outlive it (domain/users/delegation.ts). */
+  expiresAt?: string | null;
 }

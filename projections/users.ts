@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
 
+const RANK = (role: string) => `(CASE ${role} WHEN 'ADMIN' THEN 2 WHEN 'OPERATOR' THEN 1 ELSE 0 END)`;
+
 export const usersProjection: Projection = {
   name: 'users',
   handles: ['UserCreated', 'UserUpdated', 'UserPasswordChanged', 'UserRoleChanged', 'UserDeleted', 'LoginSucceeded', 'OidcSignInSucceeded'],
@@ -13,9 +15,11 @@ export const usersProjection: Projection = {
       case 'UserUpdated':
         return [{ text: 'UPDATE users SET username = $2, email = $3, updated_at = $4 WHERE id = $1', values: [d.userId, d.after.username, d.after.email, d.at] }];
       case 'UserPasswordChanged':
-        return [{ text: 'UPDATE users SET password_hash = $2, updated_at = $3 WHERE id = $1', values: [d.userId, d.passwordHash, d.at] }];
+        // A new password ends what the old one opened: the credential version sessions carry.
+        return [{ text: 'UPDATE users SET password_hash = $2, updated_at = $3, credential_version = credential_version + 1 WHERE id = $1', values: [d.userId, d.passwordHash, d.at] }];
       case 'UserRoleChanged':
-        return [{ text: 'UPDATE users SET role = $2, updated_at = $3 WHERE id = $1', values: [d.userId, d.to, d.at] }];
+        // A downgrade ends the sessions opened under the higher role too; an upgrade keeps them.
+        return [{ text: `UPDATE users SET role = $2, updated_at = $3, credential_version = credential_version + (CASE WHEN ${RANK('$2')} < ${RANK('role')} THEN 1 ELSE 0 END) WHERE id = $1`, values: [d.userId, d.to, d.at] }];
       case 'UserDeleted':
         return [{ text: 'DELETE FROM users WHERE id = $1', values: [d.userId] }];
       case 'LoginSucceeded':
@@ -61,10 +65,16 @@ export async function getUser(pool: pg.Pool, id: number): Promise<UserRow | null
   return r.rows[0] ? toUser(r.rows[0]) : null;
 }
 
-/** For authentication only: includes the password hash. */
-export async function findCredentials(pool: pg.Pool, username: string): Promise<(UserRow & { passwordHash: string }) | null> {
-  const r = await pool.query(`SELECT ${COLS}, password_hash FROM users WHERE lower(username) = lower($1)`, [username]);
-  return r.rows[0] ? { ...toUser(r.rows[0]), passwordHash: r.rows[0].password_hash } : null;
+/** For authentication only: includes the password hash and the credential version it belongs to. */
+export async function findCredentials(pool: pg.Pool, username: string): Promise<(UserRow & { passwordHash: string; credentialVersion: number }) | null> {
+  const r = await pool.query(`SELECT ${COLS}, password_hash, credential_version FROM users WHERE lower(username) = lower($1)`, [username]);
+  return r.rows[0] ? { ...toUser(r.rows[0]), passwordHash: r.rows[0].password_hash, credentialVersion: r.rows[0].credential_version } : null;
+}
+
+/** A user with its credential version (raised by a password change or reset and a role downgrade), for checking a session. */
+export async function getUserCredentialVersion(pool: pg.Pool, id: number): Promise<(UserRow & { credentialVersion: number }) | null> {
+  const r = await pool.query(`SELECT ${COLS}, credential_version FROM users WHERE id = $1`, [id]);
+  return r.rows[0] ? { ...toUser(r.rows[0]), credentialVersion: r.rows[0].credential_version } : null;
 }
 
 /** The user linked to an OpenID Connect account (issuer, subject), or null. */

@@ -39,7 +39,9 @@ export function nodeLifecycleSaga(store: EventStore, operationsFor: NodeOperatio
           // Only the latest request counts: a later stop or delete made this one moot.
           if (state.status !== 'starting' || state.deleted) return;
           try {
-            if (e.data.restart) await ops.stop().catch(() => {});
+            // A restart, or a start asked before a stop was carried out (or after a failure): the
+            // process still running would hold its ports, and a second one fail beside it.
+            if (e.data.restart || e.data.stopFirst) await ops.stop().catch(() => {});
             const started = await ops.start();
             await record(e, ctx, { type: 'RecordNodeStarted', nodeId, ...started, at: at() });
           } catch (err) {

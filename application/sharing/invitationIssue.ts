@@ -3,6 +3,7 @@
 // instance's sharing listener and its TLS certificate for the accepting instance to pin.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
+import { delegatedExpiry } from '../../domain/users/delegation.ts';
 import { INVITATION_AUDIENCE, instanceIdentity, sharingOf } from './sharingContext.ts';
 
 const DAY = 86_400;
@@ -10,17 +11,19 @@ const DAY = 86_400;
 export interface InvitationRequest {
   /** Both instances see each other's nodes (default: only the accepting instance shares). */
   bidirectional?: boolean;
-  /** Default one day. */
+  /** Default one day; issued with an API key, never past the key's expiry (domain/users/delegation.ts). */
   expiresInSeconds?: number;
 }
 
 export async function issueInvitation(input: CommandInput, req: InvitationRequest): Promise<{ invitationJwt: string; invitationId: string; bidirectional: boolean; expiresAt: string; keyFingerprint: string }> {
   const { deps } = input;
-  const sharing = sharingOf(deps);
-  const me = await instanceIdentity(input);
   const now = deps.clock();
   const iat = Math.floor(now.getTime() / 1000);
-  const exp = iat + (req.expiresInSeconds ?? DAY);
+  // Issued with an API key, the invitation ends no later than that key (a 403 before anything is signed).
+  const until = delegatedExpiry(input.identity, req.expiresInSeconds ? new Date((iat + req.expiresInSeconds) * 1000).toISOString() : undefined, new Date((iat + DAY) * 1000).toISOString());
+  const exp = Math.floor(Date.parse(until!) / 1000);
+  const sharing = sharingOf(deps);
+  const me = await instanceIdentity(input);
   const invitationId = deps.newId();
   const bidirectional = req.bidirectional ?? false;
   const jwt = await sharing.signJwt({

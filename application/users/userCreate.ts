@@ -5,6 +5,7 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { USERS_STREAM, assertUsername, userDirectory } from '../../domain/users/userDirectory.ts';
 import { passwordPolicyIssues } from '../../domain/users/passwordPolicy.ts';
+import { assertAccountDelegable } from '../../domain/users/delegation.ts';
 import type { Role } from '../identity.ts';
 
 export interface UserRequest {
@@ -25,6 +26,8 @@ export interface UserCreateOptions {
 export async function createUser(input: CommandInput, req: UserRequest, opts: UserCreateOptions = {}): Promise<number> {
   const { deps } = input;
   assertUsername(req.username);
+  // Asked with an API key: only an account the key could have been itself (domain/users/delegation.ts).
+  assertAccountDelegable(input.identity, req.role ?? 'VIEWER');
   const field = opts.passwordField ?? 'password';
   const issues = passwordPolicyIssues(req.password, { username: req.username, field });
   if (issues.length) throw new ValidationError(`${field} ${issues.map((i) => i.message).join('; ')}.`, issues);

@@ -14,7 +14,7 @@ type Named<C> = C & { name: string };
 
 export type NodeEvent =
   | DomainEvent<'NodeCreated', NodeRecord>
-  | DomainEvent<'NodeStartRequested', { nodeId: number; name: string; restart: boolean; at: string }>
+  | DomainEvent<'NodeStartRequested', { nodeId: number; name: string; restart: boolean; /** Asked while stopping, failed or down: whatever still runs is stopped before the start. */ stopFirst?: boolean; at: string }>
   | DomainEvent<'NodeStarted', { nodeId: number; name: string; pid: number | null; containerId: string | null; startedAt: string; at: string }>
   | DomainEvent<'NodeStartFailed', { nodeId: number; name: string; reason: string; failure: string; at: string }>
   | DomainEvent<'NodeStopRequested', { nodeId: number; name: string; at: string }>
@@ -94,7 +94,12 @@ export const nodeAggregate: Decider<NodeState, NodeCommand, NodeEvent> = {
       case 'StartNode': {
         const n = existing(state, c.nodeId);
         if (!c.restart && (state.status === 'running' || state.status === 'starting')) return [];
-        return [{ type: 'NodeStartRequested', data: { nodeId: n.nodeId, name: n.name, restart: c.restart ?? false, at: c.at } }];
+        // A start asked while a stop is still to be carried out, or after a failure or a downtime
+        // that may have left the process behind, stops what runs first: the lifecycle saga then
+        // never starts a second process beside the first (whose port it holds), and what is
+        // recorded agrees with what runs.
+        const stopFirst = state.status === 'stopping' || state.status === 'error' || state.status === 'down';
+        return [{ type: 'NodeStartRequested', data: { nodeId: n.nodeId, name: n.name, restart: c.restart ?? false, ...(stopFirst ? { stopFirst } : {}), at: c.at } }];
       }
       case 'RecordNodeStarted': {
         const n = existing(state, c.nodeId);

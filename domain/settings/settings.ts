@@ -2,7 +2,7 @@
 // after, so the history is the stream itself.
 import type { Decider } from '../shared/decider.ts';
 import { assertNever } from '../shared/decider.ts';
-import { ValidationError } from '../shared/errors.ts';
+import { ConflictError, ValidationError } from '../shared/errors.ts';
 
 export const SETTINGS_STREAM = 'settings';
 
@@ -75,6 +75,8 @@ export interface SettingsState {
   general: GeneralSettings;
   audit: AuditSettings;
   version: number;
+  /** The stream version at which each general setting last changed (for a write based on an older version). */
+  changedAt: Partial<Record<keyof GeneralSettings, number>>;
 }
 
 export type SettingsEvent =
@@ -82,17 +84,21 @@ export type SettingsEvent =
   | { type: 'AuditSettingsUpdated'; data: { before: AuditSettings; after: AuditSettings; at: string } };
 
 export type SettingsCommand =
-  | { type: 'UpdateSettings'; changes: Partial<GeneralSettings>; replace: boolean; at: string }
+  | { type: 'UpdateSettings'; changes: Partial<GeneralSettings>; replace: boolean; at: string; /** The version the writer read (If-Match): a setting it writes that changed since is a conflict. */ basedOn?: number }
   | { type: 'UpdateAuditSettings'; changes: Partial<AuditSettings>; at: string };
 
 const same = (a: object, b: object) => JSON.stringify(a) === JSON.stringify(b);
 
 export const settings: Decider<SettingsState, SettingsCommand, SettingsEvent> = {
-  initialState: () => ({ general: defaultGeneralSettings(), audit: defaultAuditSettings(), version: 0 }),
+  initialState: () => ({ general: defaultGeneralSettings(), audit: defaultAuditSettings(), version: 0, changedAt: {} }),
   evolve(s, e) {
     switch (e.type) {
-      case 'SettingsUpdated':
-        return { ...s, general: { ...defaultGeneralSettings(), ...e.data.after }, version: s.version + 1 };
+      case 'SettingsUpdated': {
+        const general = { ...defaultGeneralSettings(), ...e.data.after };
+        const changedAt = { ...s.changedAt };
+        for (const k of Object.keys(general) as Array<keyof GeneralSettings>) if (general[k] !== s.general[k]) changedAt[k] = s.version + 1;
+        return { ...s, general, version: s.version + 1, changedAt };
+      }
       case 'AuditSettingsUpdated':
         return { ...s, audit: e.data.after, version: s.version + 1 };
       default:
@@ -102,6 +108,14 @@ export const settings: Decider<SettingsState, SettingsCommand, SettingsEvent> = 
   decide(c, s) {
     switch (c.type) {
       case 'UpdateSettings': {
+        if (c.basedOn !== undefined && c.basedOn !== s.version) {
+          // Concurrent writes of other settings merge; one of a setting changed since is a real conflict.
+          const written = (c.replace ? Object.keys(s.general) : Object.keys(c.changes)) as Array<keyof GeneralSettings>;
+          const clash = c.basedOn > s.version ? written : written.filter((k) => (s.changedAt[k] ?? 0) > c.basedOn!);
+          if (clash.length) {
+            throw new ConflictError(`Changed since version ${c.basedOn} (now ${s.version}): ${clash.join(', ')}. Read the settings again and retry.`, { expected: c.basedOn, actual: s.version, fields: clash }, 'SETTINGS_CHANGED');
+          }
+        }
         const after = { ...(c.replace ? defaultGeneralSettings() : s.general), ...c.changes };
         if (after.loginSoftLimit >= after.loginHardLimit) {
           throw new ValidationError('loginSoftLimit must be below loginHardLimit.', [{ field: 'loginSoftLimit', message: `must be below loginHardLimit (${after.loginHardLimit})` }]);

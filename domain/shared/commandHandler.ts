@@ -20,6 +20,7 @@ export interface HandleOptions {
   newId: () => string;
   /** Optimistic check from the client (If-Match): the stream must be at this version. */
   expectedVersion?: number;
+  /** Re-decisions after a version conflict (no expectedVersion): 64 unless said. */
   maxRetries?: number;
 }
 
@@ -30,7 +31,10 @@ export async function handleCommand<State, Command, Event extends DomainEvent>(
   command: Command,
   opts: HandleOptions,
 ): Promise<CommandResult<State>> {
-  const maxRetries = opts.maxRetries ?? 5;
+  // A version conflict means another command was appended meanwhile: progress, never a livelock.
+  // Re-deciding on the newer state merges disjoint changes (eight concurrent writers of one
+  // stream each lose at most seven times); what the decider still refuses on it is a real conflict.
+  const maxRetries = opts.maxRetries ?? 64;
   for (let attempt = 0; ; attempt++) {
     const past = await store.readStream(streamId);
     const version = past.length ? past[past.length - 1].version : 0;

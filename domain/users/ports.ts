@@ -11,11 +11,14 @@ export interface SessionRecord {
   createdAt: Date;
   lastSeenAt: Date;
   expiresAt: Date;
+  /** The user's credential version its password (or sign-in) was checked against: the session works only while the user is still at it. */
+  credentialVersion: number;
 }
 
 /** Server-side sessions; the client only holds an opaque token, the store only its hash. */
 export interface SessionStore {
-  create(input: { userId: number; ip: string | null; userAgent: string | null; now: Date; expiresAt: Date }): Promise<{ token: string; session: SessionRecord }>;
+  /** A new session, made only while the user is still at `credentialVersion` (null: it has moved on, or the user is gone). */
+  create(input: { userId: number; ip: string | null; userAgent: string | null; now: Date; expiresAt: Date; credentialVersion: number }): Promise<{ token: string; session: SessionRecord } | null>;
   find(token: string): Promise<SessionRecord | null>;
   touch(id: string, now: Date): Promise<void>;
   revoke(id: string, now: Date): Promise<void>;

@@ -10,7 +10,7 @@ import type { RouteDef } from '../route.ts';
 import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
-import { findCredentials, getUser } from '../../projections/users.ts';
+import { findCredentials, getUser, getUserCredentialVersion } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
@@ -58,7 +58,7 @@ async function lookUpApiKey(presented: string, deps: AppDeps): Promise<{ identit
   if (key.status === 'expired') throw new UnauthenticatedError('The API key has expired.');
   const user = await getUser(deps.pool, key.userId);
   if (!user) throw new UnauthenticatedError('The API key belongs to a user that no longer exists.');
-  const identity: Identity = { userId: user.id, username: user.username, role: user.role, method: 'api_key', apiKeyId: key.id, scopes: key.scopes };
+  const identity: Identity = { userId: user.id, username: user.username, role: user.role, method: 'api_key', apiKeyId: key.id, scopes: key.scopes, expiresAt: key.expiresAt };
   return { identity, ...(key.expiresAt ? { expiresAt: Date.parse(key.expiresAt) } : {}) };
 }
 
@@ -93,8 +93,13 @@ async function fromSession(token: string, deps: AppDeps): Promise<Identity> {
     await deps.security.sessions.revoke(s.id, now);
     throw new UnauthenticatedError('The session has expired; log in again.');
   }
-  const user = await getUser(deps.pool, s.userId);
+  const user = await getUserCredentialVersion(deps.pool, s.userId);
   if (!user) throw new UnauthenticatedError('The session belongs to a user that no longer exists.');
+  // Opened with a password since changed or reset, or under a role since lowered (a login racing the change).
+  if (user.credentialVersion !== s.credentialVersion) {
+    await deps.security.sessions.revoke(s.id, now);
+    throw new UnauthenticatedError('The account\'s password or role changed since this session began; log in again.');
+  }
   // Touch at most every 30 s: enough precision for the idle timeout, few writes.
   if (now.getTime() - s.lastSeenAt.getTime() > 30_000) await deps.security.sessions.touch(s.id, now);
   return { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: s.id };
@@ -128,6 +133,7 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
         ? `Your role ${identity.role} lacks the permission ${permission} needed for ${ctx.method} ${ctx.path}.`
         : `This API key's scopes do not include ${permission}, needed for ${ctx.method} ${ctx.path}.`;
       const target = auditTarget(route, ctx);
+      ctx.state.denialRecorded = true;
       await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', {
         ...target,
         permission,
@@ -138,10 +144,22 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
     },
     async after(ctx, route, deps) {
       const status = ctx.status;
-      // Failed writes are audited; denials were recorded in authorize, 401s carry no identity.
-      if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
       const identity = (ctx.state.identity as Identity | undefined) ?? null;
       const err = ctx.state.error as { code?: string; message?: string } | undefined;
+      // A 403 of the handler itself (a delegation beyond the API key, another user's keys) is a
+      // denial too: recorded like authorize's, before the answer.
+      if (status === 403 && identity && !ctx.state.denialRecorded) {
+        await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', {
+          ...auditTarget(route, ctx),
+          permission: route.permission,
+          code: err?.code ?? null,
+          message: err?.message ?? null,
+          responseCode: 403,
+        });
+        return;
+      }
+      // Failed writes are audited; denials were recorded in authorize, 401s carry no identity.
+      if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
       await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'RequestFailed', {
         ...auditTarget(route, ctx),
         code: err?.code ?? null,

@@ -22,7 +22,7 @@ export class TooManyAttemptsError extends AppError {
   }
 }
 
-export async function attemptLogin(username: string, password: string, ctx: Koa.Context, deps: AppDeps): Promise<UserRow> {
+export async function attemptLogin(username: string, password: string, ctx: Koa.Context, deps: AppDeps): Promise<UserRow & { credentialVersion: number }> {
   const ip = ctx.ip || 'unknown';
   const now = deps.clock();
   const { general } = await deps.security.settings();

@@ -4,7 +4,8 @@ import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { IdParam } from './schemas.ts';
 import { apiKeyStream, apiKeys } from '../../domain/users/apiKeys.ts';
-import { hasPermission, isPermission, rolePermissions } from '../../domain/users/permissions.ts';
+import { hasPermission, isPermission } from '../../domain/users/permissions.ts';
+import { delegatedExpiry, delegatedScopes } from '../../domain/users/delegation.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getApiKey, listApiKeys } from '../../projections/apiKeys.ts';
 
@@ -27,24 +28,26 @@ const ApiKeySchema = Type.Object({
 export const apiKeyRoutes = [
   defineRoute({
     method: 'post', path: '/api-keys', summary: 'Create an API key for yourself (shown once)', tags, permission: 'API_KEY_CREATE', ...edition,
-    description: 'Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. Emits security.api_key.created.',
+    description: 'Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. A key created with an API key stays within that key: scopes it lacks, no expiry or a later one are refused with 403 DELEGATION_EXCEEDED (audited); omitted, they are that key\'s own. Emits security.api_key.created.',
     body: Type.Object({
       name: Type.String({ minLength: 1, maxLength: 100 }),
       scopes: Type.Optional(Type.Array(Type.String(), { maxItems: 200, uniqueItems: true })),
       expiresAt: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
       expiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'created; `key` is returned this once', schema: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) } },
+    responses: { 201: { description: 'created; `key` is returned this once', schema: Type.Intersect([ApiKeySchema, Type.Object({ key: Type.String() })]) }, 403: { description: 'DELEGATION_EXCEEDED: asked with an API key for a scope it lacks, or for a later expiry than its own (or none)' } },
     async handler(input) {
       const { deps, body, identity } = input;
       const me = identity!;
-      const scopes = body.scopes ?? [...rolePermissions[me.role]];
-      const bad = scopes.filter((s) => !isPermission(s) || !hasPermission(me.role, s));
+      const bad = (body.scopes ?? []).filter((s) => !isPermission(s) || !hasPermission(me.role, s));
       if (bad.length) throw new ValidationError(`Scopes must be permissions your role ${me.role} holds: ${bad.join(', ')} ${bad.length === 1 ? 'is' : 'are'} not.`, bad.map((s) => ({ field: 'scopes', message: `${s} is not a permission of ${me.role}` })));
       if (body.expiresAt && body.expiresInDays) throw new ValidationError('Give expiresAt or expiresInDays, not both.', [{ field: 'expiresInDays', message: 'conflicts with expiresAt' }]);
       const now = deps.clock();
-      const expiresAt = body.expiresAt ?? (body.expiresInDays ? new Date(now.getTime() + body.expiresInDays * 86_400_000).toISOString() : null);
-      if (expiresAt && new Date(expiresAt) <= now) throw new ValidationError('expiresAt must be in the future.', [{ field: 'expiresAt', message: 'must be in the future' }]);
+      const requested = body.expiresAt ?? (body.expiresInDays ? new Date(now.getTime() + body.expiresInDays * 86_400_000).toISOString() : body.expiresAt);
+      if (requested && new Date(requested) <= now) throw new ValidationError('expiresAt must be in the future.', [{ field: 'expiresAt', message: 'must be in the future' }]);
+      // A key made with an API key stays within it: its scopes, its expiry.
+      const scopes = delegatedScopes(me, body.scopes);
+      const expiresAt = delegatedExpiry(me, requested);
       const generated = deps.security.apiKeys.generate();
       const apiKeyId = await deps.nextId('api_key');
       await runCommand(input, apiKeyStream(apiKeyId), apiKeys, { type: 'CreateApiKey', apiKeyId, userId: me.userId, username: me.username, name: body.name, keyHash: generated.hash, displayPrefix: generated.displayPrefix, scopes, expiresAt, at: now.toISOString() });

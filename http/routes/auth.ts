@@ -10,7 +10,7 @@ import { assertPassword } from './users.ts';
 import { USERS_STREAM, userDirectory } from '../../domain/users/userDirectory.ts';
 import { rolePermissions } from '../../domain/users/permissions.ts';
 import { UnauthenticatedError } from '../../domain/shared/errors.ts';
-import { getUser, isExternalUser, type UserRow } from '../../projections/users.ts';
+import { getUser, getUserCredentialVersion, isExternalUser, type UserRow } from '../../projections/users.ts';
 import type { Identity } from '../../application/identity.ts';
 import type { AppDeps } from '../../application/deps.ts';
 
@@ -28,11 +28,16 @@ export function setSessionCookie(ctx: Koa.Context, deps: AppDeps, token: string 
 }
 
 /** A new server-side session for the user and its cookie (password login and OIDC sign-in alike). */
-export async function startSession(ctx: Koa.Context, deps: AppDeps, user: { id: number; username: string; role: UserRow['role'] }): Promise<{ identity: Identity; expiresAt: Date }> {
+export async function startSession(ctx: Koa.Context, deps: AppDeps, user: { id: number; username: string; role: UserRow['role']; credentialVersion?: number }): Promise<{ identity: Identity; expiresAt: Date }> {
   const { general } = await deps.security.settings();
   const now = deps.clock();
   const expiresAt = new Date(now.getTime() + general.sessionAbsoluteTimeoutHours * 3_600_000);
-  const { token, session } = await deps.security.sessions.create({ userId: user.id, ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, now, expiresAt });
+  // The version the password was checked against (a sign-in through the provider: the current one).
+  const credentialVersion = user.credentialVersion ?? (await getUserCredentialVersion(deps.pool, user.id))?.credentialVersion ?? -1;
+  const made = await deps.security.sessions.create({ userId: user.id, ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null, now, expiresAt, credentialVersion });
+  // The password was changed or reset (or the role lowered) while it was being checked.
+  if (!made) throw new UnauthenticatedError('The account\'s password or role changed during the login; log in again.');
+  const { token, session } = made;
   setSessionCookie(ctx, deps, token, expiresAt);
   return { identity: { userId: user.id, username: user.username, role: user.role, method: 'session', sessionId: session.id }, expiresAt };
 }

@@ -64,9 +64,9 @@ export const nodeSharingRoutes = [
     description: 'bidirectional: both instances see each other\'s nodes; otherwise only the accepting instance shares its nodes. The JWT (ES256) is signed by this instance\'s sharing key, held by its key provider, and carries the address of this instance\'s sharing listener and its TLS certificate, which the accepting instance pins.',
     body: Type.Object({
       bidirectional: Type.Optional(Type.Boolean({ default: false })),
-      expiresInSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * DAY, description: 'default 86400 (one day)' })),
+      expiresInSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 * DAY, description: 'default 86400 (one day); issued with an API key, at most until the key expires (default capped there, longer refused with 403 DELEGATION_EXCEEDED)' })),
     }, { additionalProperties: false }),
-    responses: { 201: { description: 'the invitation', schema: Type.Object({ invitation_jwt: Type.String(), invitation_id: Type.String(), bidirectional: Type.Boolean(), expires_at: Type.String(), key_fingerprint: Type.String({ description: 'RFC 7638 SHA-256 thumbprint (base64url) of this instance\'s sharing key: the acceptor must confirm it' }) }) }, 503: { description: 'the sharing listener is not configured (LNM_SHARING_PORT)' } },
+    responses: { 201: { description: 'the invitation', schema: Type.Object({ invitation_jwt: Type.String(), invitation_id: Type.String(), bidirectional: Type.Boolean(), expires_at: Type.String(), key_fingerprint: Type.String({ description: 'RFC 7638 SHA-256 thumbprint (base64url) of this instance\'s sharing key: the acceptor must confirm it' }) }) }, 403: { description: 'DELEGATION_EXCEEDED: issued with an API key, asked to outlive it' }, 503: { description: 'the sharing listener is not configured (LNM_SHARING_PORT)' } },
     async handler(input) {
       const r = await issueInvitation(input, input.body);
       return { status: 201, body: { invitation_jwt: r.invitationJwt, invitation_id: r.invitationId, bidirectional: r.bidirectional, expires_at: r.expiresAt, key_fingerprint: r.keyFingerprint } };

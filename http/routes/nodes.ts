@@ -285,6 +285,7 @@ export const nodeRoutes = [
   ...(['start', 'stop', 'restart'] as const).map((action) =>
     defineRoute({
       method: 'post', path: `/nodes/:id/${action}`, summary: `${action[0].toUpperCase()}${action.slice(1)} a node; answers once the outcome is recorded`, tags, permission: 'NODE_OPERATE', params: IdParam,
+      ...(action === 'start' ? { description: 'Sent while a stop is still being carried out, or to a node in error or down, the start first stops whatever of the node still runs (never a second process beside the first).' } : {}),
       responses: { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: AnyNodeView }, 404: { description: 'no such node' } },
       async handler(input) {
         const { deps, params } = input;

@@ -4,6 +4,7 @@ import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { MAX_RETENTION_DAYS, SETTINGS_STREAM, choiceSettingSpecs, generalSettingSpecs, settings } from '../../domain/settings/settings.ts';
 import { currentSettings } from '../../projections/settings.ts';
+import { ValidationError } from '../../domain/shared/errors.ts';
 
 const tags = ['settings'];
 const generalProps = Object.fromEntries(
@@ -19,13 +20,23 @@ const GeneralSchema = Type.Object({
 const AuditSchema = Type.Object({ retention_days: Type.Integer(), archive_after_days: Type.Integer(), include_in_backups: Type.Boolean() });
 const SettingsView = Type.Object({ general: GeneralSchema, audit: AuditSchema, version: Type.Integer(), updatedAt: Type.Union([Type.String(), Type.Null()]) });
 
+/** The version an If-Match header names (a bare or quoted integer), or undefined without one. */
+function ifMatchVersion(header: string): number | undefined {
+  if (!header) return undefined;
+  const m = /^\s*(?:W\/)?"?(\d{1,9})"?\s*$/.exec(header);
+  if (!m) throw new ValidationError('If-Match must be the settings version read (an integer).', [{ field: 'If-Match', message: 'is not a version' }]);
+  return Number(m[1]);
+}
+
 function updateRoute(method: 'post' | 'put', summary: string, replace: boolean) {
   return defineRoute({
     method, path: '/settings', summary, tags, permission: 'SETTINGS_UPDATE',
+    description: 'Concurrent writes all land, each applied to the settings as they are when it is recorded. Send `If-Match: <version>` (the `version` read) to be told instead when a setting this write sets was changed since that version: 409 SETTINGS_CHANGED naming the settings (a replace sets them all); changes of other settings meanwhile are kept.',
     body: GeneralBody,
-    responses: { 200: { description: 'settings after the change', schema: SettingsView } },
+    responses: { 200: { description: 'settings after the change', schema: SettingsView }, 400: { description: 'invalid, or If-Match is not a version' }, 409: { description: 'SETTINGS_CHANGED: with If-Match, a setting written here changed since that version' } },
     async handler(input) {
-      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace, at: input.deps.clock().toISOString() });
+      const basedOn = ifMatchVersion(input.ctx.get('if-match'));
+      await runCommand(input, SETTINGS_STREAM, settings, { type: 'UpdateSettings', changes: input.body as never, replace, at: input.deps.clock().toISOString(), ...(basedOn === undefined ? {} : { basedOn }) });
       input.deps.security.invalidateSettings();
       return { body: await currentSettings(input.deps.pool) };
     },

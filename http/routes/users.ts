@@ -9,6 +9,8 @@ import { getUser, listUsers } from '../../projections/users.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { createUser } from '../../application/users/userCreate.ts';
 import { passwordPolicyIssues } from '../../domain/users/passwordPolicy.ts';
+import { assertAccountDelegable } from '../../domain/users/delegation.ts';
+import { ROLES } from '../../domain/users/roles.ts';
 
 export function assertPassword(password: string, username: string, field = 'password'): void {
   const issues = passwordPolicyIssues(password, { username, field });
@@ -38,7 +40,7 @@ export const userRoutes = [
   defineRoute({
     method: 'post', path: '/users', summary: 'Create a user', tags, permission: 'USER_CREATE',
     body: Type.Object({ username: Type.String({ maxLength: 64 }), password: PasswordSchema, role: Type.Optional(RoleSchema), email: Type.Optional(Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()])) }, { additionalProperties: false }),
-    responses: { 201: { description: 'created', schema: UserSchema }, 409: { description: 'username taken' } },
+    responses: { 403: { description: 'DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires' }, 201: { description: 'created', schema: UserSchema }, 409: { description: 'username taken' } },
     async handler(input) {
       const { deps, body } = input;
       const userId = await createUser(input, body);
@@ -76,10 +78,11 @@ export const userRoutes = [
   defineRoute({
     method: 'put', path: '/users/:id/password', summary: "Set a user's password (ends that user's sessions)", tags, permission: 'USER_PASSWORD_RESET', params: IdParam,
     body: Type.Object({ password: PasswordSchema }, { additionalProperties: false }),
-    responses: { 204: { description: 'changed' }, 404: { description: 'no such user' } },
+    responses: { 403: { description: 'DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires' }, 204: { description: 'changed' }, 404: { description: 'no such user' } },
     async handler(input) {
       const { deps, params, body } = input;
       const user = await userOr404(deps, params.id);
+      assertAccountDelegable(input.identity, user.role);
       assertPassword(body.password, user.username);
       const passwordHash = await deps.security.passwords.hash(body.password);
       await runCommand(input, USERS_STREAM, userDirectory, { type: 'ChangePassword', userId: params.id, passwordHash, byUserId: input.identity?.userId ?? null, at: at(deps) });
@@ -88,11 +91,13 @@ export const userRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/users/:id/role', summary: "Change a user's role (the last ADMIN cannot be demoted)", tags, permission: 'USER_ROLE_ASSIGN', params: IdParam,
+    method: 'put', path: '/users/:id/role', summary: "Change a user's role (the last ADMIN cannot be demoted; a downgrade ends that user's sessions)", tags, permission: 'USER_ROLE_ASSIGN', params: IdParam,
     body: Type.Object({ role: RoleSchema }, { additionalProperties: false }),
-    responses: { 200: { description: 'the updated user', schema: UserSchema }, 404: { description: 'no such user' }, 409: { description: 'the last ADMIN' } },
+    responses: { 403: { description: 'DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires' }, 200: { description: 'the updated user', schema: UserSchema }, 404: { description: 'no such user' }, 409: { description: 'the last ADMIN' } },
     async handler(input) {
       const { deps, params, body } = input;
+      // Raising an account's role with an API key: only to a role the key holds whole.
+      if (ROLES.indexOf(body.role) < ROLES.indexOf((await userOr404(deps, params.id)).role)) assertAccountDelegable(input.identity, body.role);
       await runCommand(input, USERS_STREAM, userDirectory, { type: 'ChangeRole', userId: params.id, role: body.role, at: at(deps) });
       return { body: await userOr404(deps, params.id) };
     },

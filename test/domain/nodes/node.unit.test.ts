@@ -55,4 +55,21 @@ test('commands on a deleted node are a not-found', () => {
   assert.throws(() => nodeAggregate.decide({ type: 'StartNode', nodeId: 7, at }, state), /was not found/);
 });
 
+
+test('a start asked before a stop was carried out, or after a failure, stops what still runs first', () => {
+  const running: NodeCommand[] = [create, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStarted', nodeId: 7, pid: 1, containerId: null, startedAt: at, at }];
+  const racing = run([...running, { type: 'StopNode', nodeId: 7, at }, { type: 'StartNode', nodeId: 7, at }]);
+  const start = racing.events.at(-1)!;
+  assert.is(start.type, 'NodeStartRequested');
+  assert.equal((start.data as { stopFirst?: boolean }).stopFirst, true);
+  assert.equal((start.data as { restart: boolean }).restart, false, 'still a start in the audit log');
+  // The stop's outcome, recorded late, does not undo the start.
+  const late = run([...running, { type: 'StopNode', nodeId: 7, at }, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStopped', nodeId: 7, at }]);
+  assert.is(late.state.status, 'starting');
+  const afterFailure = run([create, { type: 'StartNode', nodeId: 7, at }, { type: 'RecordNodeStartFailed', nodeId: 7, reason: 'port taken', failure: 'port-in-use', at }, { type: 'StartNode', nodeId: 7, at }]);
+  assert.equal((afterFailure.events.at(-1)!.data as { stopFirst?: boolean }).stopFirst, true);
+  const plain = run([...running, { type: 'StopNode', nodeId: 7, at }, { type: 'RecordNodeStopped', nodeId: 7, at }, { type: 'StartNode', nodeId: 7, at }]);
+  assert.is((plain.events.at(-1)!.data as { stopFirst?: boolean }).stopFirst, undefined, 'a stopped node just starts');
+});
+
 test.run();

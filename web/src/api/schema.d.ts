@@ -17,7 +17,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key for yourself (shown once)
-         * @description Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. Emits security.api_key.created.
+         * @description Send the key as `Authorization: Bearer <key>` or `X-API-Key: <key>`. Scopes are permission names within your own role; omitted, the key gets all of them. A key created with an API key stays within that key: scopes it lacks, no expiry or a later one are refused with 403 DELEGATION_EXCEEDED (audited); omitted, they are that key's own. Emits security.api_key.created.
          *
          *     Permission: `API_KEY_CREATE`.
          *
@@ -2265,7 +2265,9 @@ export interface paths {
         put?: never;
         /**
          * Start a node; answers once the outcome is recorded
-         * @description Permission: `NODE_OPERATE`.
+         * @description Sent while a stop is still being carried out, or to a node in error or down, the start first stops whatever of the node still runs (never a second process beside the first).
+         *
+         *     Permission: `NODE_OPERATE`.
          */
         post: operations["postNodesIdStart"];
         delete?: never;
@@ -3310,12 +3312,16 @@ export interface paths {
         get: operations["getSettings"];
         /**
          * Replace the settings (fields left out return to their defaults)
-         * @description Permission: `SETTINGS_UPDATE`.
+         * @description Concurrent writes all land, each applied to the settings as they are when it is recorded. Send `If-Match: <version>` (the `version` read) to be told instead when a setting this write sets was changed since that version: 409 SETTINGS_CHANGED naming the settings (a replace sets them all); changes of other settings meanwhile are kept.
+         *
+         *     Permission: `SETTINGS_UPDATE`.
          */
         put: operations["putSettings"];
         /**
          * Change some settings (fields left out keep their values)
-         * @description Permission: `SETTINGS_UPDATE`.
+         * @description Concurrent writes all land, each applied to the settings as they are when it is recorded. Send `If-Match: <version>` (the `version` read) to be told instead when a setting this write sets was changed since that version: 409 SETTINGS_CHANGED naming the settings (a replace sets them all); changes of other settings meanwhile are kept.
+         *
+         *     Permission: `SETTINGS_UPDATE`.
          */
         post: operations["postSettings"];
         delete?: never;
@@ -3447,7 +3453,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change a user's role (the last ADMIN cannot be demoted)
+         * Change a user's role (the last ADMIN cannot be demoted; a downgrade ends that user's sessions)
          * @description Permission: `USER_ROLE_ASSIGN`.
          */
         put: operations["putUsersIdRole"];
@@ -3829,14 +3835,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key for a scope it lacks, or for a later expiry than its own (or none) */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -18318,7 +18322,7 @@ export interface operations {
                 "application/json": {
                     /** @default false */
                     bidirectional?: boolean;
-                    /** @description default 86400 (one day) */
+                    /** @description default 86400 (one day); issued with an API key, at most until the key expires (default capped there, longer refused with 403 DELEGATION_EXCEEDED) */
                     expiresInSeconds?: number;
                 };
             };
@@ -18358,14 +18362,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: issued with an API key, asked to outlive it */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -22987,14 +22989,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input */
+            /** @description invalid, or If-Match is not a version */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -23013,6 +23013,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description SETTINGS_CHANGED: with If-Match, a setting written here changed since that version */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -23103,14 +23110,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input */
+            /** @description invalid, or If-Match is not a version */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -23129,6 +23134,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description SETTINGS_CHANGED: with If-Match, a setting written here changed since that version */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -23419,14 +23431,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description username taken */
             409: {
@@ -23729,14 +23739,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such user */
             404: {
@@ -23813,14 +23821,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description DELEGATION_EXCEEDED: asked with an API key that lacks a permission of the role, or expires */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such user */
             404: {
