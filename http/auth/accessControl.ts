@@ -7,7 +7,7 @@ import type { AccessControl } from '../accessControlPort.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import type { Identity } from '../../application/identity.ts';
 import type { RouteDef } from '../route.ts';
-import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
+import { AppError, EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser } from '../../projections/users.ts';
@@ -15,6 +15,7 @@ import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
 import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
+import { crossOriginReason, needsSameOrigin } from './requestOrigin.ts';
 
 export const SESSION_COOKIE = 'lnm_session';
 
@@ -121,6 +122,16 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
     },
     async authorize(identity, route, ctx, deps) {
       const permission = route.permission as Permission;
+      // A session cookie rides along with requests other sites make: those that change state or
+      // open a WebSocket must come from this service's origin (http/auth/requestOrigin.ts).
+      if (identity.method === 'session' && needsSameOrigin(ctx)) {
+        const reason = crossOriginReason(ctx, deps.config.allowedOrigins);
+        if (reason) {
+          const message = `Refused ${ctx.method} ${ctx.path} made with a session cookie from another origin: ${reason}.`;
+          await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', { ...auditTarget(route, ctx), permission, code: 'CROSS_ORIGIN', message, responseCode: 403 });
+          throw new AppError(403, 'CROSS_ORIGIN', message);
+        }
+      }
       const byRole = hasPermission(identity.role, permission);
       const byScope = identity.method !== 'api_key' || (identity.scopes ?? []).includes(permission) || (identity.scopes ?? []).includes('*');
       if (byRole && byScope) return;

@@ -3829,7 +3829,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3967,7 +3967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4251,7 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4514,7 +4514,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4654,7 +4654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5197,7 +5197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5354,7 +5354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5559,7 +5559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5716,7 +5716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5802,7 +5802,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5888,7 +5888,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6322,7 +6322,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6400,7 +6400,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6704,7 +6704,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6925,7 +6925,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6996,7 +6996,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7163,7 +7163,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,7 +7311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7718,7 +7718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7892,7 +7892,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +8208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8283,7 +8283,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8406,7 +8406,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8527,7 +8527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8666,7 +8666,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8762,7 +8762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +8997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9166,7 +9166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9385,7 +9385,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9581,7 +9581,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9686,7 +9686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9812,7 +9812,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9896,7 +9896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10084,7 +10084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10225,7 +10225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10288,7 +10288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10489,7 +10489,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10553,7 +10553,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10788,7 +10788,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10959,7 +10959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11050,7 +11050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11670,7 +11670,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11749,7 +11749,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11835,7 +11835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12134,7 +12134,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12348,7 +12348,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12509,7 +12509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12922,7 +12922,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13162,7 +13162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13320,7 +13320,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13683,7 +13683,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14189,7 +14189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14527,7 +14527,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14835,7 +14835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15106,7 +15106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15214,7 +15214,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15816,7 +15816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16371,7 +16371,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16442,7 +16442,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16711,7 +16711,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17107,7 +17107,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17368,7 +17368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17629,7 +17629,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18192,7 +18192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18358,7 +18358,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18436,7 +18436,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18606,7 +18606,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18813,7 +18813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18884,7 +18884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18955,7 +18955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19461,7 +19461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19532,7 +19532,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19609,7 +19609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19794,7 +19794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19972,7 +19972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20036,7 +20036,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20375,7 +20375,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20693,7 +20693,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20875,7 +20875,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20946,7 +20946,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21041,7 +21041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21246,7 +21246,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21347,7 +21347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21496,7 +21496,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21567,7 +21567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21736,7 +21736,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21826,7 +21826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21923,7 +21923,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22054,7 +22054,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22136,7 +22136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22218,7 +22218,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22300,7 +22300,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22413,7 +22413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22506,7 +22506,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22596,7 +22596,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22698,7 +22698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22794,7 +22794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23005,7 +23005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23121,7 +23121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23189,7 +23189,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23419,7 +23419,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23580,7 +23580,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23651,7 +23651,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23729,7 +23729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23813,7 +23813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24003,7 +24003,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24191,7 +24191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24262,7 +24262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24459,7 +24459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24543,7 +24543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
             403: {
                 headers: {
                     [name: string]: unknown;
