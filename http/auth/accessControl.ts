@@ -16,8 +16,11 @@ import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
 import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
 import { crossOriginReason, needsSameOrigin } from './requestOrigin.ts';
+import { refusalAudit } from './auditThrottle.ts';
 
 export const SESSION_COOKIE = 'lnm_session';
+/** Failed requests without credentials (a malformed sign-in) recorded one by one per address, error and minute; the rest are counted. */
+const UNAUTHENTICATED_FAILURES_PER_MINUTE = 20;
 
 /** Action and resource type of a route, for audit entries of denied or failed requests. */
 export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string; resourceType: string; resourceId: string | null } {
@@ -153,11 +156,22 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
       if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
       const identity = (ctx.state.identity as Identity | undefined) ?? null;
       const err = ctx.state.error as { code?: string; message?: string } | undefined;
+      let carried = null;
+      if (!identity) {
+        // A throttled sign-in (429) is already recorded, at most once a minute, as LoginFailed.
+        if (status === 429) return;
+        // Without credentials: the first 20 a minute per address and error are recorded one by
+        // one, the rest counted into the next recorded one (http/auth/auditThrottle.ts).
+        const audit = refusalAudit.due(`request\n${ctx.ip || 'unknown'}\n${err?.code ?? status}`, deps.clock().getTime(), { allowance: UNAUTHENTICATED_FAILURES_PER_MINUTE });
+        if (!audit.due) return;
+        carried = audit.carried;
+      }
       await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'RequestFailed', {
         ...auditTarget(route, ctx),
         code: err?.code ?? null,
         message: err?.message ?? null,
         responseCode: status,
+        ...(carried ?? {}),
       }, { wait: false });
     },
   };
