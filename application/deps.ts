@@ -45,6 +45,8 @@ export interface HttpConfig {
   maxPageSize: number;
   /** Cookies get Secure when the service is reached over TLS (or this is forced on). */
   secureCookies: boolean;
+  /** Origins besides the request's own from which a cookie session may change state (LNM_ALLOWED_ORIGINS). */
+  allowedOrigins?: readonly string[];
 }
 
 export interface Logger {

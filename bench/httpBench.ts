@@ -16,7 +16,7 @@ export async function credentials(server: ServerProcess): Promise<Credentials> {
   if (login.status !== 200) throw new Error(`login answered ${login.status}: ${login.text}`);
   const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c.startsWith('lnm_session='));
   if (!cookie) throw new Error('login set no lnm_session cookie');
-  const key = await call(server.api, 'POST', '/api-keys', { body: { name: 'bench' }, headers: { cookie } });
+  const key = await call(server.api, 'POST', '/api-keys', { body: { name: 'bench' }, headers: { cookie, 'x-requested-with': 'bench' } });
   if (key.status !== 201) throw new Error(`creating an API key answered ${key.status}: ${key.text}`);
   return { cookie, apiKey: key.json.key, basic: basicAuth(BENCH_ADMIN.username, BENCH_ADMIN.password) };
 }
@@ -25,7 +25,7 @@ export async function credentials(server: ServerProcess): Promise<Credentials> {
 export async function seedUsers(server: ServerProcess, c: Credentials, count: number): Promise<void> {
   for (let i = 0; i < count; i += 2) {
     await Promise.all([i, i + 1].filter((n) => n < count).map(async (n) => {
-      const r = await call(server.api, 'POST', '/users', { body: { username: `operator${n}`, password: `operator-password-${n}`, role: n % 3 === 0 ? 'OPERATOR' : 'VIEWER', email: `operator${n}@example.org` }, headers: { cookie: c.cookie } });
+      const r = await call(server.api, 'POST', '/users', { body: { username: `operator${n}`, password: `operator-password-${n}`, role: n % 3 === 0 ? 'OPERATOR' : 'VIEWER', email: `operator${n}@example.org` }, headers: { cookie: c.cookie, 'x-requested-with': 'bench' } });
       if (r.status !== 201) throw new Error(`creating a user answered ${r.status}: ${r.text}`);
     }));
   }
@@ -40,7 +40,7 @@ export async function httpVisibility(server: ServerProcess, c: Credentials, samp
   const both: number[] = [];
   for (let i = 0; i < samples + 10; i++) {
     const t0 = now();
-    const p = await call(server.api, 'POST', '/api-keys', { body: { name: `probe-${i}` }, headers: { cookie: c.cookie } });
+    const p = await call(server.api, 'POST', '/api-keys', { body: { name: `probe-${i}` }, headers: { cookie: c.cookie, 'x-requested-with': 'bench' } });
     const tw = msSince(t0);
     if (p.status !== 201) throw new Error(`POST /api-keys answered ${p.status}: ${p.text}`);
     const g = await call(server.api, 'GET', `/api-keys/${p.json.id}`, { headers: { cookie: c.cookie } });

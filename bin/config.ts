@@ -78,6 +78,8 @@ export interface Config {
   oidc?: OidcConfig | null;
   /** Who may log in with a local password. */
   localLogin?: LocalLoginPolicy;
+  /** Browser origins besides the service's own that a cookie session may change state from (a public origin behind a proxy). */
+  allowedOrigins?: string[];
 }
 
 export interface OidcConfig {
@@ -152,6 +154,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_OIDC_ROLE_MAP', flag: '--oidc-role-map', default: '(empty)', description: 'claim value to role, e.g. admins=ADMIN,ops=OPERATOR,auditors=VIEWER; a user in several mapped groups gets the highest role; applied at every sign-in' },
   { env: 'LNM_OIDC_DEFAULT_ROLE', flag: '--oidc-default-role', default: 'none', description: 'role of a user in no mapped group: VIEWER, OPERATOR, ADMIN, or none (refused, 403 OIDC_NO_ROLE)' },
   { env: 'LNM_OIDC_AUDIENCE', flag: '--oidc-audience', default: '(unset: bearer JWTs refused)', description: 'audience (aud) that JWT access tokens of the provider must carry to be accepted as Authorization: Bearer on the API' },
+  { env: 'LNM_ALLOWED_ORIGINS', flag: '--allowed-origins', default: '(unset: the origin the request was addressed to only)', description: 'comma-separated browser origins (scheme://host[:port]) besides the one a request is addressed to (its Host header) from which a session cookie may change state or open a log WebSocket, e.g. https://lnm.example.org when a proxy forwards that public origin under another Host; any other Origin is refused (403 CROSS_ORIGIN, docs/security.md)' },
   { env: 'LNM_LOCAL_LOGIN', flag: '--local-login', default: 'on', description: 'password login (POST /auth/login and HTTP Basic): on, off (needs LNM_OIDC_ISSUER), or a comma-separated list of break-glass usernames that alone keep it, e.g. admin' },
 ];
 
@@ -194,6 +197,24 @@ function dockerPrefixOf(value: string): string {
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+}
+
+/** LNM_ALLOWED_ORIGINS: each an http(s) origin without path, query or credentials, as browsers send it in Origin. */
+export function allowedOriginsOf(v: string | undefined): string[] {
+  const out: string[] = [];
+  for (const item of (v ?? '').split(',').map((x) => x.trim()).filter(Boolean)) {
+    let u: URL;
+    try {
+      u = new URL(item);
+    } catch {
+      throw new ConfigError(`LNM_ALLOWED_ORIGINS: ${item} is not an origin (scheme://host[:port])`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.search || u.hash || (u.pathname !== '/' && u.pathname !== '') || /[?#]/.test(item)) {
+      throw new ConfigError(`LNM_ALLOWED_ORIGINS: ${item} is not an origin (scheme://host[:port], http or https, no path), e.g. https://lnm.example.org`);
+    }
+    out.push(u.origin);
+  }
+  return [...new Set(out)];
 }
 
 function sharingPortOf(v: string | undefined): number | null {
@@ -331,6 +352,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
     workLeaseSeconds: positiveInteger('LNM_WORK_LEASE_SECONDS', get('LNM_WORK_LEASE_SECONDS', '9')),
+    allowedOrigins: allowedOriginsOf(values.get('LNM_ALLOWED_ORIGINS')),
   };
 }
 

@@ -419,6 +419,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       defaultPageSize: DEFAULT_PAGE_SIZE,
       maxPageSize: MAX_PAGE_SIZE,
       secureCookies: config.secureCookies,
+      allowedOrigins: config.allowedOrigins ?? [],
     },
     pool: db.pool,
     store,

@@ -23,7 +23,17 @@ const types: Record<string, string> = {
 };
 
 // Scripts and styles only from this service; the logs WebSocket is same-origin ('self').
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'";
+// `scriptHashes` lets a page's own inline scripts run (the Swagger UI page's start-up script).
+const csp = (scriptHashes: readonly string[] = []) =>
+  `default-src 'self'; script-src 'self'${scriptHashes.map((h) => ` '${h}'`).join('')}; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'`;
+
+/** The headers of a page this service serves (the console's index.html, the Swagger UI page): its content policy, no framing, no sniffing. */
+export function setPageSecurityHeaders(ctx: Koa.Context, scriptHashes: readonly string[] = []): void {
+  ctx.set('Content-Security-Policy', csp(scriptHashes));
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'same-origin');
+}
 
 interface Cached {
   mtimeMs: number;
@@ -81,9 +91,7 @@ export function consoleMiddleware(dist = consoleDist): Koa.Middleware {
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (isIndex) {
       ctx.set('Cache-Control', 'no-cache');
-      ctx.set('Content-Security-Policy', CSP);
-      ctx.set('X-Frame-Options', 'DENY');
-      ctx.set('Referrer-Policy', 'same-origin');
+      setPageSecurityHeaders(ctx);
     } else if (rel.startsWith('/assets/')) {
       ctx.set('Cache-Control', 'public, max-age=31536000, immutable');
     } else {

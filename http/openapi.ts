@@ -55,7 +55,9 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
       };
     }
     for (const code of ['400', ...(r.permission === 'PUBLIC' ? [] : ['401', '403']), '500']) {
-      responses[code] ??= { description: { '400': 'Bad input', '401': 'Missing or invalid credentials', '403': 'The identity lacks the permission (or the edition lacks the feature)', '500': 'Internal error' }[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
+      // A write made with the session cookie is also refused from another origin (http/auth/requestOrigin.ts).
+      const forbidden = r.method === 'get' ? 'The identity lacks the permission (or the edition lacks the feature)' : 'The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN)';
+      responses[code] ??= { description: { '400': 'Bad input', '401': 'Missing or invalid credentials', '403': forbidden, '500': 'Internal error' }[code], content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } };
     }
     const op: Record<string, unknown> = {
       summary: r.summary,
@@ -89,7 +91,7 @@ export function buildOpenApi(routes: RouteDef[], info: OpenApiInfo): Record<stri
     components: {
       schemas: { ErrorBody: plain(ErrorBody) },
       securitySchemes: {
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'lnm_session', description: 'Set by POST /api/v1/auth/login.' },
+        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'lnm_session', description: 'Set by POST /api/v1/auth/login. A write (any method but GET, HEAD, OPTIONS) or a log WebSocket made with it must carry the service\'s own Origin (or one of LNM_ALLOWED_ORIGINS), else Sec-Fetch-Site: same-origin, else (a client that is not a browser) an X-Requested-With header; otherwise 403 CROSS_ORIGIN.' },
         basicAuth: { type: 'http', scheme: 'basic' },
         bearerApiKey: { type: 'http', scheme: 'bearer', description: 'API key (pro edition).' },
         headerApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key (pro edition).' },

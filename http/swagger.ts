@@ -4,7 +4,9 @@ import type Koa from 'koa';
 import { koaSwagger } from 'koa2-swagger-ui';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { setPageSecurityHeaders } from './console.ts';
 
 const require = createRequire(import.meta.url);
 const distDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -15,6 +17,16 @@ const assets: Record<string, { file: string; type: string }> = {
   'swagger-ui-standalone-preset.js': { file: 'swagger-ui-standalone-preset.js', type: 'application/javascript; charset=utf-8' },
 };
 const assetCache = new Map<string, Buffer>();
+
+/** CSP hashes ('sha256-...') of a page's inline scripts, so that they alone may run. */
+export function inlineScriptHashes(html: string): string[] {
+  const out: string[] = [];
+  for (const m of html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)) {
+    if (/\ssrc\s*=/i.test(m[1] ?? '')) continue;
+    out.push(`sha256-${createHash('sha256').update(m[2], 'utf8').digest('base64')}`);
+  }
+  return out;
+}
 
 export function swaggerMiddleware(doc: () => Record<string, unknown>): Koa.Middleware {
   const ui = koaSwagger({
@@ -49,7 +61,12 @@ export function swaggerMiddleware(doc: () => Record<string, unknown>): Koa.Middl
     if (ctx.path === '/api/swagger/') {
       await (ui as unknown as Koa.Middleware)(Object.assign(ctx, { path: '/api/swagger' }), next);
       // The template also links web fonts from Google: drop it, the UI falls back to local fonts.
-      if (typeof ctx.body === 'string') ctx.body = ctx.body.replace(/<link[^>]+fonts\.googleapis\.com[^>]*>/g, '');
+      if (typeof ctx.body === 'string') {
+        ctx.body = ctx.body.replace(/<link[^>]+fonts\.googleapis\.com[^>]*>/g, '');
+        // The console's content policy and framing refusal; its start-up script runs by its hash.
+        setPageSecurityHeaders(ctx, inlineScriptHashes(ctx.body));
+        ctx.set('Cache-Control', 'no-cache');
+      }
       return;
     }
     return next();

@@ -7,7 +7,7 @@ import type { AccessControl } from '../accessControlPort.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import type { Identity } from '../../application/identity.ts';
 import type { RouteDef } from '../route.ts';
-import { EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
+import { AppError, EditionRequiredError, ForbiddenError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser, getUserCredentialVersion } from '../../projections/users.ts';
@@ -15,8 +15,12 @@ import { recordSecurityEvent } from './securityEvents.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
 import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
+import { crossOriginReason, needsSameOrigin } from './requestOrigin.ts';
+import { refusalAudit } from './auditThrottle.ts';
 
 export const SESSION_COOKIE = 'lnm_session';
+/** Failed requests without credentials (a malformed sign-in) recorded one by one per address, error and minute; the rest are counted. */
+const UNAUTHENTICATED_FAILURES_PER_MINUTE = 20;
 
 /** Action and resource type of a route, for audit entries of denied or failed requests. */
 export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string; resourceType: string; resourceId: string | null } {
@@ -126,6 +130,16 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
     },
     async authorize(identity, route, ctx, deps) {
       const permission = route.permission as Permission;
+      // A session cookie rides along with requests other sites make: those that change state or
+      // open a WebSocket must come from this service's origin (http/auth/requestOrigin.ts).
+      if (identity.method === 'session' && needsSameOrigin(ctx)) {
+        const reason = crossOriginReason(ctx, deps.config.allowedOrigins);
+        if (reason) {
+          const message = `Refused ${ctx.method} ${ctx.path} made with a session cookie from another origin: ${reason}.`;
+          await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', { ...auditTarget(route, ctx), permission, code: 'CROSS_ORIGIN', message, responseCode: 403 });
+          throw new AppError(403, 'CROSS_ORIGIN', message);
+        }
+      }
       const byRole = hasPermission(identity.role, permission);
       const byScope = identity.method !== 'api_key' || (identity.scopes ?? []).includes(permission) || (identity.scopes ?? []).includes('*');
       if (byRole && byScope) return;
@@ -160,11 +174,22 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
       }
       // Failed writes are audited; denials were recorded in authorize, 401s carry no identity.
       if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
+      let carried = null;
+      if (!identity) {
+        // A throttled sign-in (429) is already recorded, at most once a minute, as LoginFailed.
+        if (status === 429) return;
+        // Without credentials: the first 20 a minute per address and error are recorded one by
+        // one, the rest counted into the next recorded one (http/auth/auditThrottle.ts).
+        const audit = refusalAudit.due(`request\n${ctx.ip || 'unknown'}\n${err?.code ?? status}`, deps.clock().getTime(), { allowance: UNAUTHENTICATED_FAILURES_PER_MINUTE });
+        if (!audit.due) return;
+        carried = audit.carried;
+      }
       await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'RequestFailed', {
         ...auditTarget(route, ctx),
         code: err?.code ?? null,
         message: err?.message ?? null,
         responseCode: status,
+        ...(carried ?? {}),
       }, { wait: false });
     },
   };

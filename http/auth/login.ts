@@ -6,6 +6,7 @@ import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
+import { refusalAudit } from './auditThrottle.ts';
 import { localLoginAllowed } from '../../domain/users/oidc.ts';
 
 const INVALID = 'Invalid username or password.';
@@ -37,7 +38,12 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
     // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.
     const lockout = gate.locked ? undefined : (await deps.security.guard.failure(username.toLowerCase(), ip, now, limits)).lockout;
     ctx.set('Retry-After', String(gate.retryAfterSeconds));
-    await recordSecurityEvent(input, 'LoginFailed', { username, reason: gate.locked ? 'locked out' : 'too fast after failures', responseCode: 429 }, { wait: false });
+    // Throttled: the first refusal of a minute per address and reason is recorded, the others are
+    // counted into the next recorded one (http/auth/auditThrottle.ts), so a locked-out client
+    // cannot grow the event store without bound.
+    const reason = gate.locked ? 'locked out' : 'too fast after failures';
+    const audit = refusalAudit.due(`login\n${ip}\n${reason}`, now.getTime(), { detail: username });
+    if (audit.due) await recordSecurityEvent(input, 'LoginFailed', { username, reason, responseCode: 429, ...(audit.carried ?? {}) }, { wait: false });
     if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
     throw new TooManyAttemptsError(gate.retryAfterSeconds);
   }

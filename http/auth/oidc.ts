@@ -18,6 +18,7 @@ import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { OidcFailure, type OidcFailureReason } from '../../domain/users/oidc.ts';
 import type { PendingOidcLogin } from '../../domain/users/ports.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
+import { refusalAudit } from './auditThrottle.ts';
 
 export const OIDC_COOKIE = 'lnm_oidc';
 
@@ -75,25 +76,9 @@ export async function recordOidcFailure(ctx: Koa.Context, deps: AppDeps, stage: 
   }, { wait: stage !== 'bearer' });
 }
 
-/**
- * Refused bearer tokens need no credentials to send, so a flood of them must not flood the audit
- * log: per client address and reason, the first refusal of a minute is recorded, and the ones
- * after it in that minute are counted into the next recorded one (`repeated`).
- */
-const BEARER_AUDIT_WINDOW_MS = 60_000;
-const bearerAudit = new Map<string, { until: number; repeated: number }>();
-
-function bearerAuditDue(ip: string, reason: string, now: number): { due: boolean; repeated: number } {
-  const key = `${ip}\n${reason}`;
-  const seen = bearerAudit.get(key);
-  if (seen && now < seen.until) {
-    seen.repeated++;
-    return { due: false, repeated: 0 };
-  }
-  if (bearerAudit.size > 10_000) bearerAudit.clear();
-  bearerAudit.set(key, { until: now + BEARER_AUDIT_WINDOW_MS, repeated: 0 });
-  return { due: true, repeated: seen?.repeated ?? 0 };
-}
+// Refused bearer tokens need no credentials to send, so a flood of them must not flood the audit
+// log: the refusal audit throttle (http/auth/auditThrottle.ts) records the first of a minute per
+// client address and reason, and counts the others into the next recorded one (`repeated`).
 
 /** Authorization: Bearer <JWT>: an access token of the configured provider, with the role its claims map to. */
 export async function fromOidcAccessToken(token: string, ctx: Koa.Context, deps: AppDeps): Promise<Identity> {
@@ -105,8 +90,8 @@ export async function fromOidcAccessToken(token: string, ctx: Koa.Context, deps:
     return { userId: user.id, username: user.username, role: user.role, method: 'oidc_token' };
   } catch (err) {
     if (!(err instanceof OidcFailure)) throw err;
-    const audit = bearerAuditDue(ctx.ip || 'unknown', err.reason, deps.clock().getTime());
-    if (audit.due) await recordOidcFailure(ctx, deps, 'bearer', err, { repeated: audit.repeated }).catch((e: Error) => deps.log.warn({ err: e.message }, 'recording a refused bearer token failed'));
+    const audit = refusalAudit.due(`bearer\n${ctx.ip || 'unknown'}\n${err.reason}`, deps.clock().getTime());
+    if (audit.due) await recordOidcFailure(ctx, deps, 'bearer', err, { repeated: audit.carried?.repeated ?? 0 }).catch((e: Error) => deps.log.warn({ err: e.message }, 'recording a refused bearer token failed'));
     throw oidcHttpError(err);
   }
 }

@@ -76,7 +76,7 @@ t('session cookie: login sets an HttpOnly SameSite cookie, the cookie authentica
   assert.not.match(login.text, /password/i, 'no password or hash in the response');
   const cookie = setCookie.split(';')[0];
   assert.is((await call(server.api, 'GET', '/auth/me', { headers: { cookie } })).json.authMethod, 'session');
-  assert.is((await call(server.api, 'POST', '/auth/logout', { headers: { cookie } })).status, 204);
+  assert.is((await call(server.api, 'POST', '/auth/logout', { headers: { cookie, 'x-requested-with': 'test' } })).status, 204);
   assert.is((await call(server.api, 'GET', '/auth/me', { headers: { cookie } })).status, 401);
 });
 
@@ -84,10 +84,10 @@ t('a password change ends every session of that user', async () => {
   const u = { username: 'pat-changer', password: PW };
   await call(server.api, 'POST', '/users', { headers: adminAuth(), body: { ...u, role: 'OPERATOR' } });
   const cookie = (await call(server.api, 'POST', '/auth/login', { body: u })).headers.get('set-cookie')!.split(';')[0];
-  const weak = await call(server.api, 'POST', '/auth/change-password', { headers: { cookie }, body: { currentPassword: PW, newPassword: 'short' } });
+  const weak = await call(server.api, 'POST', '/auth/change-password', { headers: { cookie, 'x-requested-with': 'test' }, body: { currentPassword: PW, newPassword: 'short' } });
   assert.is(weak.status, 400);
   assert.is(weak.json.details[0].field, 'newPassword');
-  const ch = await call(server.api, 'POST', '/auth/change-password', { headers: { cookie }, body: { currentPassword: PW, newPassword: 'a-brand-new-passphrase' } });
+  const ch = await call(server.api, 'POST', '/auth/change-password', { headers: { cookie, 'x-requested-with': 'test' }, body: { currentPassword: PW, newPassword: 'a-brand-new-passphrase' } });
   assert.is(ch.status, 204);
   assert.is((await call(server.api, 'GET', '/auth/me', { headers: { cookie } })).status, 401);
   assert.is((await call(server.api, 'GET', '/auth/me', { headers: { authorization: basic(u.username, PW) } })).status, 401);

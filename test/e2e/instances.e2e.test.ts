@@ -67,7 +67,7 @@ t('a session made on one instance works on the others; a write on one is read on
     assert.ok(JSON.stringify(list.json).includes(username), `user ${username} made on instance ${i % 3} not yet listed on ${(i + 1) % 3}`);
   }
   // Logged out on one: refused on every other.
-  assert.is((await call(servers[2].api, 'POST', '/auth/logout', { headers: { cookie } })).status, 204);
+  assert.is((await call(servers[2].api, 'POST', '/auth/logout', { headers: { cookie, 'x-requested-with': 'test' } })).status, 204);
   for (const s of servers) assert.is((await call(s.api, 'GET', '/auth/me', { headers: { cookie } })).status, 401);
 });
 

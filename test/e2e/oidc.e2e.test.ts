@@ -184,7 +184,7 @@ t('full sign-in: the provider sends the browser back, the callback sets the sess
   const bobMe = await api('GET', '/auth/me', { cookie: b.cookie! });
   assert.is(bobMe.json.role, 'OPERATOR');
   assert.is((await api('GET', '/users', { cookie: b.cookie! })).status, 200, 'OPERATOR reads users');
-  assert.is((await api('POST', '/users', { cookie: b.cookie! }, { username: 'x-by-bob', password: 'correct-horse-battery' })).status, 403, 'OPERATOR cannot create users');
+  assert.is((await api('POST', '/users', { cookie: b.cookie!, 'x-requested-with': 'test' }, { username: 'x-by-bob', password: 'correct-horse-battery' })).status, 403, 'OPERATOR cannot create users');
 
   const signIns = (await auditEntries()).filter((e) => e.event === 'security.oidc.sign_in');
   assert.ok(signIns.find((e) => e.username === 'alice' && e.details.created === true && e.details.role === 'ADMIN'), JSON.stringify(signIns));
@@ -348,7 +348,7 @@ t('a token from another issuer, for another audience, or expired: each 401 and a
 
 t('logout ends the session and says where to end the provider\'s session', async () => {
   const a = await signIn('alice');
-  const out = await api('POST', '/auth/logout', { cookie: a.cookie! });
+  const out = await api('POST', '/auth/logout', { cookie: a.cookie!, 'x-requested-with': 'test' });
   assert.is(out.status, 200, out.text);
   assert.ok(out.json.endSessionUrl.startsWith(`${provider.issuer}/session/end`), out.json.endSessionUrl);
   assert.is((await api('GET', '/auth/me', { cookie: a.cookie! })).status, 401);

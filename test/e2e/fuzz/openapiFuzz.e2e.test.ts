@@ -2,7 +2,7 @@
 // inputs from its schemas and from hostile generators, as ADMIN, OPERATOR, VIEWER and without
 // credentials (test/e2e/fuzz/openapiFuzz.ts says what and how; its BOUNDED list names the
 // operations that only get inputs they must refuse, and why). A fixed seed, so a failure
-// reproduces; FUZZ_SEED, FUZZ_REFUSED_RUNS and FUZZ_GENERATED_RUNS change it, and `npm run bench`
+// reproduces; FUZZ_SEED, FUZZ_REFUSED_RUNS, FUZZ_GENERATED_RUNS and FUZZ_CROSS_ORIGIN_RUNS change it, and `npm run bench`
 // runs it longer (bench/fuzz.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,8 +22,9 @@ test('every operation of the OpenAPI document, every role: never a 5xx or a slow
   const seed = Number(process.env.FUZZ_SEED ?? 20_2611);
   const refusedRuns = Number(process.env.FUZZ_REFUSED_RUNS ?? 12);
   const generatedRuns = Number(process.env.FUZZ_GENERATED_RUNS ?? 40);
+  const crossOriginRuns = Number(process.env.FUZZ_CROSS_ORIGIN_RUNS ?? 3);
   const t0 = Date.now();
-  const { stats, health, verify, auditEntries: head, adminStillWorks } = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, slowMs: 2_000, log: (m) => console.log(`  ${m}`) });
+  const { stats, health, verify, auditEntries: head, adminStillWorks } = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, crossOriginRuns, slowMs: 2_000, log: (m) => console.log(`  ${m}`) });
   console.log(
     `  fuzz seed ${seed}: ${stats.operations} operations (${stats.bounded.length} bounded to refused inputs), ${stats.requests} requests ` +
       `(${JSON.stringify(stats.byPhase)}; ${JSON.stringify(stats.byRole)}), ${stats.operationsAccepted} operations answered 2xx at least once, ` +

@@ -10,6 +10,9 @@
 //            Object.prototype names as keys, huge and deep values, odd content types). Valid
 //            creates may succeed; operations whose success would start processes, reach other
 //            hosts or run long work (BOUNDED below) get only the refused kind of input.
+//   cross-origin  (first) every state-changing operation, bodiless, with the ADMIN's session cookie
+//            and a foreign Origin (or Origin: null, or Sec-Fetch-Site cross-site or same-site, or
+//            none of them): each must be 403 CROSS_ORIGIN (issue 36), and nothing may change.
 // Both: never a 5xx (but the documented 503 of a feature this server lacks: isStated503), never an answer slower than the time bound, a 4xx always in the one error
 // body shape. After both: GET /health answers 200 and the audit hash chain verifies.
 import fc from 'fast-check';
@@ -19,7 +22,8 @@ import { call } from '../../helpers/httpCall.ts';
 
 const basic = (u: string, p: string) => 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64');
 
-export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER' | 'ANONYMOUS';
+/** SESSION: the ADMIN's session cookie, used only by the cross-origin phase. */
+export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER' | 'ANONYMOUS' | 'SESSION';
 export const ROLES: Role[] = ['ADMIN', 'OPERATOR', 'VIEWER', 'ANONYMOUS'];
 
 /**
@@ -387,6 +391,25 @@ export function generatedArb(op: Operation, roleOf: () => Role): fc.Arbitrary<Fu
   return fc.tuple(pathVals, query, body).map(([p, q, b]) => ({ role: roleOf(), method: op.method.toUpperCase(), path: fillPath(op, p) + queryString(q), headers: b.headers, chunks: b.chunks, what: b.what }));
 }
 
+/** Ways a browser shows a request comes from another site (or shows nothing, which a browser never does on a write). */
+const crossSite = (foreignOrigin: string) =>
+  fc.constantFrom<[Record<string, string>, string]>(
+    [{ origin: foreignOrigin }, `Origin ${foreignOrigin}`],
+    [{ origin: foreignOrigin, 'sec-fetch-site': 'same-site' }, `Origin ${foreignOrigin}, Sec-Fetch-Site same-site`],
+    [{ origin: 'null' }, 'Origin null'],
+    [{ 'sec-fetch-site': 'cross-site' }, 'Sec-Fetch-Site cross-site'],
+    [{ 'sec-fetch-site': 'same-site' }, 'Sec-Fetch-Site same-site'],
+    [{}, 'no Origin, Sec-Fetch-Site or X-Requested-With'],
+  );
+
+/** A bodiless state-changing request with the session cookie from another origin; null for reads and public operations. */
+export function crossOriginArb(op: Operation, foreignOrigin: string): fc.Arbitrary<FuzzRequest> | null {
+  if (op.method === 'get' || op.isPublic) return null;
+  // Path values that reach the route (an empty segment matches none: a 404 before any check).
+  const validPath = (fc.record(Object.fromEntries(op.pathParams.map((p) => [p.name, pathValueArb(op, p)]))) as fc.Arbitrary<Record<string, unknown>>).filter((v) => !namesProtected(op, v) && Object.values(v).every((x) => encodePathValue(x) !== ''));
+  return fc.tuple(validPath, crossSite(foreignOrigin)).map(([path, [headers, what]]) => ({ role: 'SESSION' as Role, method: op.method.toUpperCase(), path: fillPath(op, path), headers, chunks: null, what: `no body, session cookie, ${what}` }));
+}
+
 // ---- running -----------------------------------------------------------------------------
 
 export interface Answer {
@@ -469,19 +492,21 @@ export async function fuzz(opts: {
   seed: number;
   refusedRuns: number;
   generatedRuns: number;
+  /** Requests per state-changing operation in the cross-origin phase (0: no such phase). */
+  crossOriginRuns?: number;
   slowMs: number;
   log?: (m: string) => void;
   /** Between the phases: the counts must match. */
   checkStored: () => Promise<void>;
 }): Promise<FuzzStats> {
   const ops = operationsOf(opts.doc).filter((o) => o.path.startsWith('/api/v1/') && !(o.method === 'post' && o.path === '/api/v1/auth/logout'));
-  const stats: FuzzStats = { operations: ops.length, requests: 0, byPhase: {}, byRole: { ADMIN: 0, OPERATOR: 0, VIEWER: 0, ANONYMOUS: 0 }, statuses: {}, operationsAccepted: 0, maxMs: 0, p99Ms: 0, slowest: '', bounded: [], unavailable: [], failures: [] };
+  const stats: FuzzStats = { operations: ops.length, requests: 0, byPhase: {}, byRole: { ADMIN: 0, OPERATOR: 0, VIEWER: 0, ANONYMOUS: 0, SESSION: 0 }, statuses: {}, operationsAccepted: 0, maxMs: 0, p99Ms: 0, slowest: '', bounded: [], unavailable: [], failures: [] };
   const times: number[] = [];
   const accepted = new Set<string>();
   const unavailable = new Set<string>();
   stats.bounded = ops.filter((o) => o.bounded).map((o) => ({ operation: `${o.method.toUpperCase()} ${o.path}`, why: o.bounded! }));
 
-  const run = async (phase: 'refused' | 'generated', op: Operation, arb: fc.Arbitrary<FuzzRequest>, runs: number, seed: number) => {
+  const run = async (phase: 'cross-origin' | 'refused' | 'generated', op: Operation, arb: fc.Arbitrary<FuzzRequest>, runs: number, seed: number) => {
     const name = `${op.method.toUpperCase()} ${op.path}`;
     const samples = fc.sample(arb, { seed, numRuns: runs });
     for (const req of samples) {
@@ -501,6 +526,7 @@ export async function fuzz(opts: {
       else if (a.ms > opts.slowMs) stats.failures.push(`${where}: slower than ${opts.slowMs} ms`);
       else if (a.status >= 400 && (a.json?.status !== a.status || typeof a.json?.code !== 'string' || typeof a.json?.message !== 'string')) stats.failures.push(`${where}: not the error body: ${a.text.slice(0, 200)}`);
       else if (phase === 'refused' && a.status < 400) stats.failures.push(`${where}: accepted an input it must refuse: ${a.text.slice(0, 200)}`);
+      else if (phase === 'cross-origin' && (a.status !== 403 || a.json?.code !== 'CROSS_ORIGIN')) stats.failures.push(`${where}: not refused as cross-origin (403 CROSS_ORIGIN): ${a.text.slice(0, 200)}`);
       if (a.status < 300) accepted.add(name);
     }
   };
@@ -522,6 +548,18 @@ export async function fuzz(opts: {
   let roleTurn = 0;
   const roleOf = () => ROLES[roleTurn++ % ROLES.length];
   let i = 0;
+  if (opts.crossOriginRuns) {
+    const own = new URL(opts.base);
+    const foreignOrigin = `${own.protocol}//${own.hostname}:${Number(own.port) + 1}`;
+    for (const op of ops) {
+      const arb = crossOriginArb(op, foreignOrigin);
+      if (arb) await run('cross-origin', op, arb, opts.crossOriginRuns, opts.seed + 20_000 + i);
+      i++;
+    }
+    await rolesIntact('the cross-origin phase');
+    opts.log?.(`cross-origin phase: ${stats.byPhase['cross-origin'] ?? 0} requests`);
+    i = 0;
+  }
   for (const op of ops) {
     const arb = refusedArb(op, roleOf);
     if (arb) await run('refused', op, arb, opts.refusedRuns, opts.seed + i);
@@ -552,7 +590,7 @@ export async function fuzz(opts: {
  * state before, both phases, then health and the audit chain. `stored` is null when nothing
  * changed across the refused phase, else both states.
  */
-export async function fuzzServer(s: { url: string; api: string }, adminBasic: Record<string, string>, opts: { seed: number; refusedRuns: number; generatedRuns: number; slowMs: number; log?: (m: string) => void }) {
+export async function fuzzServer(s: { url: string; api: string }, adminBasic: Record<string, string>, opts: { seed: number; refusedRuns: number; generatedRuns: number; crossOriginRuns?: number; slowMs: number; log?: (m: string) => void }) {
   // Each role calls with an API key of its own: the fuzzer's failed logins lock its address out
   // of password logins (login throttling, as designed), and API keys do not depend on sessions
   // or settings the fuzzer may change. The keys and their users are never edited or revoked.
@@ -565,7 +603,13 @@ export async function fuzzServer(s: { url: string; api: string }, adminBasic: Re
   const me = await call(s.api, 'GET', '/auth/me', { headers: adminBasic });
   PROTECTED_USER_IDS.add(me.json.id);
   const admin = await keyFor(adminBasic);
-  const auth: Record<Role, Record<string, string>> = { ADMIN: admin, OPERATOR: {}, VIEWER: {}, ANONYMOUS: {} };
+  // The ADMIN's session cookie, taken before the fuzzer's failed logins lock this address out.
+  const decoded = Buffer.from(adminBasic.authorization.slice(6), 'base64').toString('utf8');
+  const sep = decoded.indexOf(':');
+  const login = await call(s.api, 'POST', '/auth/login', { body: { username: decoded.slice(0, sep), password: decoded.slice(sep + 1) } });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+  if (login.status !== 200 || !cookie.startsWith('lnm_session=')) throw new Error(`logging in: ${login.status} ${login.text}`);
+  const auth: Record<Role, Record<string, string>> = { ADMIN: admin, OPERATOR: {}, VIEWER: {}, ANONYMOUS: {}, SESSION: { cookie } };
   for (const role of ['OPERATOR', 'VIEWER'] as const) {
     const username = `fuzz-${role.toLowerCase()}-${opts.seed}`;
     const password = `fuzz-${role.toLowerCase()}-password-1`;

@@ -1,11 +1,17 @@
 // The typed API client: openapi-fetch over the paths generated from the service's own OpenAPI
 // document (schema.d.ts, by web/scripts/openapi.ts). Same origin, the session cookie rides along.
+// Every call also says it comes from the console's own script (X-Requested-With): the service
+// refuses a state change made with the session cookie from another origin, and this header is
+// what shows a request without Origin (docs/security.md, cross-site requests) is not one.
 import createClient from 'openapi-fetch';
 import type { paths } from './schema';
 
 export type { paths };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+/** Sent on every API call of the console. */
+export const CONSOLE_HEADERS = { 'x-requested-with': 'lnm-console' } as const;
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', headers: CONSOLE_HEADERS });
 
 /** The JSON body of a path's 200 (or 201) answer. */
 export type Json<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
@@ -46,7 +52,7 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
 
 /** For the few routes whose answers the OpenAPI document leaves untyped (node events). */
 export async function getJson<T>(url: string): Promise<T> {
-  const r = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+  const r = await fetch(url, { credentials: 'same-origin', headers: { ...CONSOLE_HEADERS, accept: 'application/json' } });
   const body = await r.json().catch(() => null);
   if (!r.ok) throw ApiError.from(r, body);
   return body as T;

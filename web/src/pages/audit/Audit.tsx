@@ -4,7 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { api, unwrap, type Json } from '../../api/client';
+import { api, CONSOLE_HEADERS, unwrap, type Json } from '../../api/client';
 import { ActionError, Empty, QueryView } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { Can, useSession } from '../../session';
@@ -293,7 +293,7 @@ function Verify() {
 
 /** POSTs a report request and saves the answer (CSV or PDF) under the name the server gives. */
 async function download(path: string, body: Record<string, unknown>, fallbackName: string): Promise<void> {
-  const r = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body) });
+  const r = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { ...CONSOLE_HEADERS, 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body) });
   if (!r.ok) {
     const err = (await r.json().catch(() => null)) as { message?: string } | null;
     throw new Error(err?.message ?? `HTTP ${r.status}`);
