@@ -2,12 +2,13 @@
 // signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
 // DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
 // database, Vault and KMS keys, since none of them hands out the private key.
-import { AbiCoder, AbstractSigner, ContractFactory, Fragment, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import { AbiCoder, AbstractSigner, ContractFactory, Fragment, Interface, JsonRpcProvider, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
 import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
 import { EvmRpcError, keptJsonRpcCall } from './jsonRpc.ts';
+import { abiJson, decodeEvent } from '../../domain/evm/evmLogs.ts';
 
 /** An ethers signer whose key stays in the key provider. */
 export function keyProviderSigner(provider: KeyProvider, handle: string, publicKeyPem: string, address: string, rpc: Provider | null): AbstractSigner {
@@ -261,24 +262,6 @@ function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionF
   return { iface, fn, data };
 }
 
-/** Decoded ABI values as JSON: integers as decimal strings, tuples and arrays as arrays (named tuples as objects). */
-export function abiJson(v: unknown): unknown {
-  if (typeof v === 'bigint') return v.toString();
-  if (v instanceof Result) {
-    const keys = (() => {
-      try {
-        return Object.keys(v.toObject());
-      } catch {
-        return [];
-      }
-    })();
-    const named = keys.length === v.length && keys.every((k) => k && !/^_?\d+$/.test(k));
-    return named ? Object.fromEntries(keys.map((k, i) => [k, abiJson(v[i])])) : Array.from(v, abiJson);
-  }
-  if (Array.isArray(v)) return v.map(abiJson);
-  return v;
-}
-
 export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer & { close(): void } {
   const providers = providerPool();
   return {
@@ -338,16 +321,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
       const { iface, fn, data } = functionOf(req);
       return providers.use(req.rpcUrl, req.chainId, async (rpc) => {
         const receipt = await sendSigned(rpc, providerFor, req, { data, to: req.address }, { verb: 'invoke', noun: 'transaction', revertField: 'function' });
-        const events = receipt.logs.map((log) => {
-          const topics = [...log.topics];
-          try {
-            const parsed = log.address.toLowerCase() === req.address.toLowerCase() ? iface.parseLog({ topics, data: log.data }) : null;
-            if (parsed) return { name: parsed.name, args: Object.fromEntries(parsed.fragment.inputs.map((input, i) => [input.name || String(i), abiJson(parsed.args[i])])), topics, data: log.data };
-          } catch {
-            // an event the ABI does not describe: shown raw
-          }
-          return { name: null, args: null, topics, data: log.data };
-        });
+        const events = receipt.logs.map((log) => decodeEvent(log.address.toLowerCase() === req.address.toLowerCase() ? iface : null, log));
         return { signature: fn.format(), transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from, events };
       });
     },
