@@ -15,6 +15,7 @@ import { evmContractsAt, evmContractsOfAccount, type EvmContractRow } from '../.
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf, networkOr404 } from './evmContext.ts';
 import { runningNode } from './evmContractCall.ts';
+import { evmContractRoutes } from './evmContractRoutes.ts';
 
 /** Blocks this far below the head are kept (a BFT chain is final at once; a PoW chain may reorganise its last few). */
 export const EXPLORER_CONFIRMATIONS = 6;
@@ -33,9 +34,16 @@ interface Reach {
   key(what: string): string;
 }
 
+/** The network and its first running node's URL, kept between requests like a contract call's route (evmContractRoutes.ts: forgotten when a node or network event is projected). */
+function located(input: CommandInput, networkId: number): Promise<{ network: EvmNetworkRow; rpcUrl: string; nodeId: number }> {
+  return evmContractRoutes(input.deps).get(`explorer:${networkId}`, async () => {
+    const network = await networkOr404(input.deps, networkId);
+    return { network, ...(await runningNode(input, network, undefined)) };
+  });
+}
+
 async function reach(input: CommandInput, networkId: number): Promise<Reach> {
-  const network = await networkOr404(input.deps, networkId);
-  const { rpcUrl, nodeId } = await runningNode(input, network, undefined);
+  const { network, rpcUrl, nodeId } = await located(input, networkId);
   const rpc = evmOf(input.deps).rpc;
   return {
     network, rpcUrl, nodeId,
