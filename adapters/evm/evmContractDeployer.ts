@@ -8,7 +8,7 @@ import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest,
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
 import { EvmRpcError, keptJsonRpcCall } from './jsonRpc.ts';
-import { abiJson, decodeEvent } from '../../domain/evm/evmLogs.ts';
+import { abiJson, callRevertReason, decodeEvent } from '../../domain/evm/evmLogs.ts';
 
 /** An ethers signer whose key stays in the key provider. */
 export function keyProviderSigner(provider: KeyProvider, handle: string, publicKeyPem: string, address: string, rpc: Provider | null): AbstractSigner {
@@ -181,22 +181,6 @@ async function sendSigned(rpc: JsonRpcProvider, providerFor: (providerId: number
 
 const QUERY_TIMEOUT_MS = 30_000;
 
-/**
- * Why an eth_call failed, as ethers would tell it: the revert data decoded with the contract's ABI
- * (Error(string), a panic, or a custom error of the ABI) when the node sent it, else its message.
- */
-function callRevertReason(iface: Interface, err: EvmRpcError, to: string, data: string): string {
-  const revert = typeof err.rpcData === 'string' ? err.rpcData : typeof (err.rpcData as { data?: unknown })?.data === 'string' ? (err.rpcData as { data: string }).data : null;
-  if (revert && HEX.test(revert) && revert.length > 2) {
-    try {
-      return revertReason(iface.makeError(revert, { to, data }));
-    } catch {
-      // undecodable revert data: the node's own words below
-    }
-  }
-  return err.rpcMessage.replace(/^execution reverted:?\s*/i, '') || err.rpcMessage;
-}
-
 /** A revert's reason as the node and ethers tell it (the Error(string) message when there is one). */
 function revertReason(err: unknown): string {
   const e = err as { reason?: string | null; revert?: { args?: unknown[] } | null; shortMessage?: string };
@@ -301,7 +285,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
       const { iface, fn, data } = functionOf(req);
       return providers.use(req.rpcUrl, req.chainId, async () => {
         const raw = await keptJsonRpcCall<unknown>(req.rpcUrl, 'eth_call', [{ to: req.address, data }, 'latest'], QUERY_TIMEOUT_MS).catch((err: unknown) => {
-          if (err instanceof EvmRpcError) throw new ValidationError(`${fn.format()} reverted: ${callRevertReason(iface, err, req.address, data)}`, [{ field: 'function', message: 'reverted' }]);
+          if (err instanceof EvmRpcError) throw new ValidationError(`${fn.format()} reverted: ${callRevertReason(iface, err.rpcData, err.rpcMessage, req.address, data)}`, [{ field: 'function', message: 'reverted' }]);
           throw err;
         });
         if (typeof raw !== 'string' || !HEX.test(raw)) throw new UnavailableError(`The node answered eth_call with ${JSON.stringify(raw)?.slice(0, 80)}, not hex data.`);

@@ -9,7 +9,7 @@ import { getAddress } from 'ethers';
 import type { CommandInput } from '../commands.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { lruCache } from '../../domain/shared/lruCache.ts';
-import { abiInterface, decodeEvent } from '../../domain/evm/evmLogs.ts';
+import { abiInterface, callRevertReason, decodeEvent } from '../../domain/evm/evmLogs.ts';
 import { parseAddress, parseBlockRef, parseSearchTerm, parseTxHash, type BlockRef } from '../../domain/evm/evmExplorer.ts';
 import { evmContractsAt, evmContractsOfAccount, type EvmContractRow } from '../../projections/evm/evmContracts.ts';
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
@@ -182,7 +182,24 @@ export interface ExplorerTransaction {
   effective_gas_price: string | null;
   cumulative_gas_used: string | null;
   input: string;
+  /** Why a reverted transaction reverted: replayed as a call on the state of the block before its own, decoded with the ABI of the contract the service deployed at `to` (Error(string), a panic, a custom error); null when it did not revert or the replay does not revert. */
+  revert_reason: string | null;
   logs: ExplorerLog[];
+}
+
+/** A reverted transaction replayed as eth_call on its parent block's state: the reason it gives, or null. */
+async function replayRevert(input: CommandInput, r: Reach, t: Raw): Promise<string | null> {
+  const block = num(t.blockNumber);
+  if (block === null || block === 0 || typeof t.to !== 'string') return null;
+  const known = (await evmContractsAt(input.deps.pool, r.network.id, [t.to]))[0];
+  try {
+    await r.call('eth_call', [{ from: t.from, to: t.to, data: t.input, value: t.value, gas: t.gas }, '0x' + (block - 1).toString(16)]);
+    return null;
+  } catch (err) {
+    const e = err as { rpcData?: unknown; rpcMessage?: unknown };
+    if (typeof e.rpcMessage !== 'string') return null; // the node did not answer: no reason rather than a failed read
+    return callRevertReason(abiInterface(known?.abi ?? null), e.rpcData, e.rpcMessage, t.to, t.input);
+  }
 }
 
 async function decodedLogs(input: CommandInput, network: EvmNetworkRow, logs: Raw[]): Promise<ExplorerLog[]> {
@@ -223,6 +240,7 @@ export async function getEvmTransaction(input: CommandInput, networkId: number, 
     effective_gas_price: mined ? dec(mined.effectiveGasPrice) : null,
     cumulative_gas_used: mined ? dec(mined.cumulativeGasUsed) : null,
     input: t.input,
+    revert_reason: mined && num(mined.status) !== 1 ? await replayRevert(input, r, t) : null,
     logs: mined ? await decodedLogs(input, r.network, (mined.logs ?? []) as Raw[]) : [],
   };
   if (mined) remember(key, view);

@@ -50,3 +50,24 @@ export function abiInterface(abi: unknown[] | null): Interface | null {
     return null;
   }
 }
+
+/**
+ * Why a call reverted, from the revert data the node answered with (its JSON-RPC error's data):
+ * Error(string)'s message, a panic, or a custom error of the ABI with its first argument; else the
+ * node's own words. Used by a contract query (adapters/evm/evmContractDeployer.ts) and by the
+ * explorer for a mined transaction that reverted (replayed as a call).
+ */
+export function callRevertReason(iface: Interface | null, rpcData: unknown, nodeMessage: string, to: string, data: string): string {
+  const revert = typeof rpcData === 'string' ? rpcData : typeof (rpcData as { data?: unknown })?.data === 'string' ? (rpcData as { data: string }).data : null;
+  if (revert && /^0x([0-9a-fA-F]{2})*$/.test(revert) && revert.length > 2) {
+    try {
+      const e = (iface ?? new Interface([])).makeError(revert, { to, data }) as { reason?: string | null; revert?: { args?: unknown[] } | null; shortMessage?: string };
+      if (e.reason) return e.reason;
+      if (e.revert?.args?.length) return String(e.revert.args[0]);
+      if (e.shortMessage) return e.shortMessage;
+    } catch {
+      // undecodable revert data: the node's own words below
+    }
+  }
+  return nodeMessage.replace(/^execution reverted:?\s*/i, '') || nodeMessage;
+}

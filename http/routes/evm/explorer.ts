@@ -32,7 +32,9 @@ const TxView = Type.Object({
   hash: Str, status: Type.Union([Type.Literal('success'), Type.Literal('reverted'), Type.Literal('pending')]), block_number: OptInt, block_hash: OptStr, transaction_index: OptInt,
   from: OptStr, to: OptStr, contract_address: OptStr, value: OptStr, nonce: OptInt, type: OptInt,
   gas: Type.Union([Type.String(), Type.Null()], { description: 'the gas limit given' }), gas_price: OptStr, gas_used: OptStr, effective_gas_price: OptStr, cumulative_gas_used: OptStr,
-  input: Str, logs: Type.Array(Log),
+  input: Str,
+  revert_reason: Type.Union([Type.String(), Type.Null()], { description: 'why a reverted transaction reverted, replayed as a call on the parent block\'s state and decoded with the ABI of the contract the service deployed at `to` (Error(string), a panic, a custom error); null otherwise' }),
+  logs: Type.Array(Log),
 });
 const AccountView = Type.Object({
   address: Str, balance: Type.String({ description: 'decimal wei' }), nonce: Type.Integer(), code_size: Type.Integer({ description: 'bytes of code; 0 for an account without code' }),

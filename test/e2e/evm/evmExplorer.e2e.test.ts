@@ -2,7 +2,7 @@
 // contract deployed and invoked through the service's routes, then its transaction, its block, the
 // blocks list, the accounts and search read through the explorer and compared with what the node
 // itself answers over JSON-RPC (logs decoded with the recorded ABI); bad input is a 400 naming its
-// field, unknown things 404s. The gateway: an ethers JsonRpcProvider with Basic auth reads the block
+// field, unknown things 404s; a mined transaction that reverted shows the contract's reason. The gateway: an ethers JsonRpcProvider with Basic auth reads the block
 // number and a balance; signing/sending/administering methods are refused (403 naming the method,
 // a JSON-RPC error inside a batch, an AccessDenied audit entry) and never reach the node; batch and
 // body bounds; a node that hangs (SIGSTOP) is a 504; no running node a 409.
@@ -154,6 +154,20 @@ test('bad input is a 400 naming the field; unknown blocks and transactions 404s'
   assert.is(r.status, 404, r.text);
   r = await api(s, 'GET', '/networks/evm/999999/blocks/1');
   assert.is(r.status, 404, r.text);
+});
+
+test('a mined transaction that reverted reads as reverted, with the contract\'s reason', async () => {
+  // With a gas limit given, the service sends without estimating: the transaction is mined and reverts.
+  let r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: [0], gasLimit: 100000 });
+  assert.is(r.status, 400, r.text);
+  const hash = /0x[0-9a-f]{64}/.exec(r.json.message)?.[0];
+  assert.ok(hash, r.text);
+  r = await api(s, 'GET', `/networks/evm/${net.id}/transactions/${hash}`);
+  assert.is(r.status, 200, r.text);
+  const receipt = await rpc('eth_getTransactionReceipt', [hash]);
+  assert.equal([r.json.status, r.json.revert_reason, r.json.gas_used, r.json.logs], ['reverted', 'zero', dec(receipt.gasUsed), []]);
+  r = await api(s, 'GET', `/networks/evm/${net.id}/transactions/${net.tx}`);
+  assert.is(r.json.revert_reason, null);
 });
 
 test('the gateway: an ethers JsonRpcProvider with Basic auth reads the block number and a balance', async () => {

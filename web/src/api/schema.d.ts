@@ -13648,6 +13648,8 @@ export interface operations {
                             topics: string[];
                         }[];
                         nonce: number | null;
+                        /** @description why a reverted transaction reverted, replayed as a call on the parent block's state and decoded with the ABI of the contract the service deployed at `to` (Error(string), a panic, a custom error); null otherwise */
+                        revert_reason: string | null;
                         status: "success" | "reverted" | "pending";
                         to: string | null;
                         transaction_index: number | null;
