@@ -66,7 +66,7 @@ async function gateway(input: RouteInput<unknown, unknown, unknown>, networkId: 
   const r = await forwardEvmRpc(input, networkId, nodeId, input.body);
   if (r.refused.length) {
     await recordSecurityEvent(input, 'AccessDenied', {
-      action: 'EXECUTE', resourceType: 'network', resourceId: String(networkId), permission: 'RPC_READ_ONLY',
+      action: 'EXECUTE', resourceType: 'network', resourceId: String(networkId),
       message: `The RPC gateway refused ${[...new Set(r.refused)].join(', ')}: only reads are forwarded.`, methods: [...new Set(r.refused)], responseCode: 403,
     });
   }

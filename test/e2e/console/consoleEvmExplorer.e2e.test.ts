@@ -1,7 +1,7 @@
 // The EVM network page's explorer in Chromium against the real server and anvil: a contract
 // deployed and invoked over the API, then on the page the blocks newest first, the search box
 // finding the invoke's transaction (status, gas, the log decoded with the contract's name and event),
-// its block from the transaction, the sender's account from the transaction (balance as the node
+// a reverted one with the contract's reason, its block from the transaction, the sender's account from the transaction (balance as the node
 // tells it), a contract address found by search, and a term that is nothing a 400 said on the page.
 // axe-core checks the page.
 import { test } from 'uvu';
@@ -19,7 +19,7 @@ const it = requires(test, 'chromium', chromiumMissing());
 let s: TestServer;
 let ui: ConsoleSession;
 let page: Page;
-const net = { id: 0, rpcUrl: '', address: '', from: '', tx: '', block: 0 };
+const net = { id: 0, rpcUrl: '', address: '', from: '', tx: '', block: 0, reverted: '' };
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 
 it.before(async () => {
@@ -37,6 +37,10 @@ it.before(async () => {
   r = await api('POST', '/sc/evm/invoke', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'set', args: [31337] });
   assert.is(r.status, 200, r.text);
   Object.assign(net, { tx: r.json.transaction_hash, block: r.json.block_number, from: r.json.from });
+  // A transaction that is mined and reverts (a gas limit given: sent without estimating).
+  r = await api('POST', '/sc/evm/invoke', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'set', args: [0], gasLimit: 100000 });
+  assert.is(r.status, 400, r.text);
+  net.reverted = /0x[0-9a-f]{64}/.exec(r.json.message)![0];
 });
 
 it.after(async () => {
@@ -76,6 +80,11 @@ it('the explorer on the EVM network page: blocks, search, a transaction with its
   await search.getByLabel('Block number, hash or address').fill(net.address);
   await search.getByRole('button', { name: 'Search' }).click();
   await page.getByRole('article', { name: 'Account' }).getByTestId('evm-account-code').getByText(/bytes \(contract counter\)/).waitFor();
+
+  await search.getByLabel('Block number, hash or address').fill(net.reverted);
+  await search.getByRole('button', { name: 'Search' }).click();
+  await tx.getByTestId('evm-tx-status').getByText('reverted').waitFor();
+  await tx.getByTestId('evm-tx-revert').getByText('zero', { exact: true }).waitFor();
 
   await search.getByLabel('Block number, hash or address').fill('not-a-thing');
   await search.getByRole('button', { name: 'Search' }).click();

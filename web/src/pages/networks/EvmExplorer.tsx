@@ -60,6 +60,7 @@ function source(id: number): ChainSource<Listed, Row, Block, Tx> {
           ),
       },
       { term: 'Value (wei)', value: (t) => t.value ?? '—' },
+      { term: 'Revert reason', testId: 'evm-tx-revert', value: (t) => (t.status === 'reverted' ? (t.revert_reason ?? 'not given') : '—') },
       { term: 'Gas used / limit', testId: 'evm-tx-gas', value: (t) => `${t.gas_used ?? '—'} / ${t.gas ?? '—'}` },
       { term: 'Nonce', value: (t) => t.nonce ?? '—' },
       {
