@@ -5,7 +5,8 @@
 // ethers sending the same transaction with the same key (the network's first validator key, read
 // from the service's database provider). Both bare providers send one request per JSON-RPC
 // message and poll receipts every 250 ms, as the service does. The ratio is the service's
-// overhead. Prints one JSON object to stdout. `npx tsx bench/evmContractCall.ts`
+// overhead. Also the explorer's block read (GET /networks/evm/{id}/blocks/{n}) against
+// eth_getBlockByNumber straight to the node. Prints one JSON object to stdout. `npx tsx bench/evmContractCall.ts`
 // BENCH_CPU_PROF=<dir> runs the server under --cpu-prof (profileWindowUs: the query loop).
 import pg from 'pg';
 import { Contract, JsonRpcProvider, Wallet, hexlify } from 'ethers';
@@ -100,6 +101,19 @@ async function main() {
       const r = await api('POST', `/sc/evm/contracts/${cid}/query`, { function: 'get' });
       if (r.result[0] !== '7') throw new Error(`query answered ${JSON.stringify(r.result)}`);
     });
+    // The explorer's block read against the same block straight from the node (eth_getBlockByNumber
+    // with its transactions): block 1, deep below the head after the warm-up, so from the explorer's cache.
+    log(`explorer block reads: ${QUERIES} sequential each way`);
+    const deep = 1;
+    for (let i = 0; i < 10; i++) await timedApi('GET', `/networks/evm/${net.id}/blocks/${deep}`);
+    const svcBlock = await timed(QUERIES, async () => {
+      const b = await timedApi('GET', `/networks/evm/${net.id}/blocks/${deep}`);
+      if (b.number !== deep) throw new Error(`explorer answered block ${b.number}`);
+    });
+    const bareBlock = await timed(QUERIES, async () => {
+      const b = await rpc!.send('eth_getBlockByNumber', ['0x' + deep.toString(16), true]);
+      if (Number(b.number) !== deep) throw new Error('bare block read answered otherwise');
+    });
     const svcInvoke = await timed(INVOKES, (i) => timedApi('POST', `/sc/evm/contracts/${cid}/invoke`, { function: 'set', args: [100 + i] }));
     const bareInvoke = await timed(INVOKES, async (i) => {
       const tx = await bare.set(200 + i, { type: 0, gasPrice: 0n });
@@ -110,6 +124,7 @@ async function main() {
       setup: { client: 'anvil', blockTimeSeconds: 1, gas: 'free (legacy, price 0)', queries: QUERIES, invokes: INVOKES },
       query: { ...ratios(svcQuery, bareQuery), client: 'node:http, one kept-alive connection (bench/lib/keepAliveClient.ts)', serviceViaFetch: (({ p50, p99 }) => ({ p50Ms: p50, p99Ms: p99 }))(summarize(svcQueryFetch)) },
       invoke: ratios(svcInvoke, bareInvoke),
+      explorerBlock: { ...ratios(svcBlock, bareBlock), what: 'GET /networks/evm/{id}/blocks/1 (cached, deep) against eth_getBlockByNumber(1, true) to the node' },
       ...(profileWindowUs ? { profileWindowUs } : {}),
     }, null, 2));
   } finally {

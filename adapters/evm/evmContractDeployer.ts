@@ -2,12 +2,13 @@
 // signs its keccak-256 digest (KeyProvider.sign with { digest, hash: 'keccak256' }), and the
 // DER signature becomes (r, s, v) by recovery against the key's public key. Works alike for
 // database, Vault and KMS keys, since none of them hands out the private key.
-import { AbiCoder, AbstractSigner, ContractFactory, Fragment, Interface, JsonRpcProvider, Result, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
+import { AbiCoder, AbstractSigner, ContractFactory, Fragment, Interface, JsonRpcProvider, Signature, Transaction, getBytes, resolveAddress, type FunctionFragment, type TransactionLike, type TransactionReceipt, type TransactionRequest, type TypedDataDomain, type TypedDataField, type Provider } from 'ethers';
 import type { KeyProvider } from '../../domain/keys/keyProvider.ts';
 import type { ContractCallRequest, ContractDeployRequest, ContractInvokeRequest, EvmContractDeployer } from '../../domain/evm/evmPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { toRecoverableSignature } from '../keyProviders/signingEthereum.ts';
 import { EvmRpcError, keptJsonRpcCall } from './jsonRpc.ts';
+import { abiJson, callRevertReason, decodeEvent } from '../../domain/evm/evmLogs.ts';
 
 /** An ethers signer whose key stays in the key provider. */
 export function keyProviderSigner(provider: KeyProvider, handle: string, publicKeyPem: string, address: string, rpc: Provider | null): AbstractSigner {
@@ -180,22 +181,6 @@ async function sendSigned(rpc: JsonRpcProvider, providerFor: (providerId: number
 
 const QUERY_TIMEOUT_MS = 30_000;
 
-/**
- * Why an eth_call failed, as ethers would tell it: the revert data decoded with the contract's ABI
- * (Error(string), a panic, or a custom error of the ABI) when the node sent it, else its message.
- */
-function callRevertReason(iface: Interface, err: EvmRpcError, to: string, data: string): string {
-  const revert = typeof err.rpcData === 'string' ? err.rpcData : typeof (err.rpcData as { data?: unknown })?.data === 'string' ? (err.rpcData as { data: string }).data : null;
-  if (revert && HEX.test(revert) && revert.length > 2) {
-    try {
-      return revertReason(iface.makeError(revert, { to, data }));
-    } catch {
-      // undecodable revert data: the node's own words below
-    }
-  }
-  return err.rpcMessage.replace(/^execution reverted:?\s*/i, '') || err.rpcMessage;
-}
-
 /** A revert's reason as the node and ethers tell it (the Error(string) message when there is one). */
 function revertReason(err: unknown): string {
   const e = err as { reason?: string | null; revert?: { args?: unknown[] } | null; shortMessage?: string };
@@ -261,24 +246,6 @@ function functionOf(req: ContractCallRequest): { iface: Interface; fn: FunctionF
   return { iface, fn, data };
 }
 
-/** Decoded ABI values as JSON: integers as decimal strings, tuples and arrays as arrays (named tuples as objects). */
-export function abiJson(v: unknown): unknown {
-  if (typeof v === 'bigint') return v.toString();
-  if (v instanceof Result) {
-    const keys = (() => {
-      try {
-        return Object.keys(v.toObject());
-      } catch {
-        return [];
-      }
-    })();
-    const named = keys.length === v.length && keys.every((k) => k && !/^_?\d+$/.test(k));
-    return named ? Object.fromEntries(keys.map((k, i) => [k, abiJson(v[i])])) : Array.from(v, abiJson);
-  }
-  if (Array.isArray(v)) return v.map(abiJson);
-  return v;
-}
-
 export function createEvmContractDeployer(providerFor: (providerId: number) => Promise<KeyProvider>): EvmContractDeployer & { close(): void } {
   const providers = providerPool();
   return {
@@ -318,7 +285,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
       const { iface, fn, data } = functionOf(req);
       return providers.use(req.rpcUrl, req.chainId, async () => {
         const raw = await keptJsonRpcCall<unknown>(req.rpcUrl, 'eth_call', [{ to: req.address, data }, 'latest'], QUERY_TIMEOUT_MS).catch((err: unknown) => {
-          if (err instanceof EvmRpcError) throw new ValidationError(`${fn.format()} reverted: ${callRevertReason(iface, err, req.address, data)}`, [{ field: 'function', message: 'reverted' }]);
+          if (err instanceof EvmRpcError) throw new ValidationError(`${fn.format()} reverted: ${callRevertReason(iface, err.rpcData, err.rpcMessage, req.address, data)}`, [{ field: 'function', message: 'reverted' }]);
           throw err;
         });
         if (typeof raw !== 'string' || !HEX.test(raw)) throw new UnavailableError(`The node answered eth_call with ${JSON.stringify(raw)?.slice(0, 80)}, not hex data.`);
@@ -338,16 +305,7 @@ export function createEvmContractDeployer(providerFor: (providerId: number) => P
       const { iface, fn, data } = functionOf(req);
       return providers.use(req.rpcUrl, req.chainId, async (rpc) => {
         const receipt = await sendSigned(rpc, providerFor, req, { data, to: req.address }, { verb: 'invoke', noun: 'transaction', revertField: 'function' });
-        const events = receipt.logs.map((log) => {
-          const topics = [...log.topics];
-          try {
-            const parsed = log.address.toLowerCase() === req.address.toLowerCase() ? iface.parseLog({ topics, data: log.data }) : null;
-            if (parsed) return { name: parsed.name, args: Object.fromEntries(parsed.fragment.inputs.map((input, i) => [input.name || String(i), abiJson(parsed.args[i])])), topics, data: log.data };
-          } catch {
-            // an event the ABI does not describe: shown raw
-          }
-          return { name: null, args: null, topics, data: log.data };
-        });
+        const events = receipt.logs.map((log) => decodeEvent(log.address.toLowerCase() === req.address.toLowerCase() ? iface : null, log));
         return { signature: fn.format(), transactionHash: receipt.hash, blockNumber: receipt.blockNumber, gasUsed: receipt.gasUsed.toString(), from: req.from, events };
       });
     },

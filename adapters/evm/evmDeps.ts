@@ -14,6 +14,7 @@ import { databaseSecp256k1PrivateKey, type SqlQueryable } from '../keyProviders/
 import { resolveKeyEncryptionKey } from '../keyProviders/keyEncryptionKeyFile.ts';
 import { createEvmNodeRuntime } from './evmNodeRuntime.ts';
 import { createEvmContractDeployer } from './evmContractDeployer.ts';
+import { createEvmRpcPort } from './jsonRpc.ts';
 
 export class EvmConfigError extends Error {}
 
@@ -38,6 +39,7 @@ export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string;
       hostEngine: opts.hostEngine,
     }),
     contracts: createEvmContractDeployer((providerId) => opts.keys.providers.get(providerId)),
+    rpc: createEvmRpcPort(),
     defaults: evmDefaultsFromEnv(env),
   };
 }

@@ -4,6 +4,7 @@
 import { getAddress } from 'ethers';
 import { keptAgents, probeRequest } from '../system/probeHttp.ts';
 import { AppError, UnavailableError } from '../../domain/shared/errors.ts';
+import type { EvmRpcPort } from '../../domain/evm/evmPorts.ts';
 
 export class EvmRpcError extends AppError {
   readonly rpcCode: number;
@@ -275,3 +276,25 @@ export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
 }
 
 export type EvmJsonRpc = ReturnType<typeof evmJsonRpc>;
+
+// The explorer's reads and the RPC gateway: up to 16 connections per node of their own.
+const gatewayAgents = keptAgents(16, 4);
+
+/** JSON-RPC to a node for the explorer and the gateway (domain/evm/evmPorts.ts EvmRpcPort). */
+export function createEvmRpcPort(): EvmRpcPort {
+  return {
+    call: keptJsonRpcCall,
+    async forward(url, body, opts) {
+      const { target, headers } = splitCredentials(url);
+      const endpoint = displayEndpoint(url);
+      try {
+        return await probeRequest(target, { method: 'POST', headers, body, timeoutMs: opts.timeoutMs, agents: gatewayAgents, maxBytes: opts.maxBytes });
+      } catch (err) {
+        const e = err as Error & { code?: string };
+        if (e.name === 'TimeoutError') throw new AppError(504, 'RPC_TIMEOUT', `EVM node ${endpoint} gave no answer within ${opts.timeoutMs} ms.`, { extra: { endpoint, timeoutMs: opts.timeoutMs }, expose: true });
+        if (e.name === 'TooLargeError') throw new AppError(502, 'RPC_RESPONSE_TOO_LARGE', `EVM node ${endpoint} answered more than ${opts.maxBytes} bytes, more than the gateway passes on; ask for less (a narrower eth_getLogs range, fewer calls in a batch).`, { extra: { endpoint, maxBytes: opts.maxBytes }, expose: true });
+        throw new UnavailableError(`EVM node ${endpoint} is unreachable: ${e.code ?? e.name}.`, { endpoint }); // never e.message: it can quote the URL
+      }
+    },
+  };
+}

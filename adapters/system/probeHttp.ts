@@ -30,6 +30,8 @@ export interface ProbeRequest {
   timeoutMs: number;
   /** Default: the probes' own agents (two connections per host). */
   agents?: KeptAgents;
+  /** An answer longer than this is not read further: rejects with an Error named TooLargeError. */
+  maxBytes?: number;
 }
 
 export function probeRequest(url: string, opts: ProbeRequest): Promise<{ status: number; text: string }> {
@@ -40,7 +42,15 @@ export function probeRequest(url: string, opts: ProbeRequest): Promise<{ status:
     const agents = opts.agents ?? probeAgents;
     const req = (secure ? https : http).request(u, { method: opts.method ?? 'GET', agent: secure ? agents.https : agents.http, headers }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (opts.maxBytes !== undefined && size > opts.maxBytes) {
+          req.destroy(Object.assign(new Error(`answer larger than ${opts.maxBytes} bytes`), { name: 'TooLargeError' }));
+          return;
+        }
+        chunks.push(c);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });

@@ -58,12 +58,12 @@ async function lookUp(input: CommandInput, contractId: number, nodeId: number | 
   return { contract, network, abi: contract.abi, ...(await runningNode(input, network, nodeId)) };
 }
 
-/** The JSON-RPC URL of a running node of the network (the one named, or the first running). */
-async function runningNode(input: CommandInput, network: EvmNetworkRow, nodeId: number | undefined): Promise<{ rpcUrl: string; nodeId: number }> {
+/** The JSON-RPC URL of a running node of the network (the one named, or the first running); none is a 409 NO_RUNNING_NODE. */
+export async function runningNode(input: CommandInput, network: EvmNetworkRow, nodeId: number | undefined): Promise<{ rpcUrl: string; nodeId: number }> {
   const { deps } = input;
   const node = nodeId !== undefined ? await nodeOr404(deps, nodeId) : (await networkNodes(input, network.id)).find((n) => n.status === 'running' && n.config.rpcHttpPort);
-  if (nodeId !== undefined && node?.networkId !== network.id) throw new ValidationError(`Node ${nodeId} is not a node of network ${network.name}.`, [{ field: 'nodeId', message: 'not a node of the contract\'s network' }]);
-  if (!node || node.status !== 'running') throw new ConflictError(`No running node of network ${network.name} to call through; start the network first.`, { networkId: network.id }, 'NO_RUNNING_NODE');
+  if (nodeId !== undefined && node?.networkId !== network.id) throw new ValidationError(`Node ${nodeId} is not a node of network ${network.name}.`, [{ field: 'nodeId', message: 'not a node of this network' }]);
+  if (!node || node.status !== 'running') throw new ConflictError(`No running node of network ${network.name} to reach it through; start the network first.`, { networkId: network.id }, 'NO_RUNNING_NODE');
   const rpcUrl = evmOf(deps).runtime.rpcUrl(targetOf(node, network));
   if (!rpcUrl) throw new ConflictError(`Node ${node.name} has no JSON-RPC endpoint.`);
   return { rpcUrl, nodeId: node.id };

@@ -136,8 +136,22 @@ export interface EvmDefaults {
   client: 'auto' | 'besu' | 'anvil';
 }
 
+/**
+ * JSON-RPC to a node as it is, for the explorer's reads (application/evm/evmExplorer.ts) and the
+ * RPC gateway (application/evm/evmRpcGateway.ts). Errors say what happened, never the URL:
+ * UnavailableError (503) for a node that cannot be reached, an AppError 502 EVM_RPC_ERROR for an
+ * error the node answered, 504 RPC_TIMEOUT for no answer in time, 502 RPC_RESPONSE_TOO_LARGE for
+ * an answer above maxBytes (read no further).
+ */
+export interface EvmRpcPort {
+  call<T>(rpcUrl: string, method: string, params: unknown[], timeoutMs: number): Promise<T>;
+  /** A JSON-RPC request body sent as it is: the node's HTTP status and answer text. */
+  forward(rpcUrl: string, body: string, opts: { timeoutMs: number; maxBytes: number }): Promise<{ status: number; text: string }>;
+}
+
 export interface EvmDeps {
   runtime: EvmNodeRuntime;
   contracts: EvmContractDeployer;
+  rpc: EvmRpcPort;
   defaults: EvmDefaults;
 }

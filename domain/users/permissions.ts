@@ -341,6 +341,15 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // Any contract at an address, its ABI given with the call (nothing recorded).
   ['/sc/evm/query', { POST: 'CONTRACT_INVOKE' }],
   ['/sc/evm/invoke', { POST: 'CONTRACT_INVOKE' }],
+  // The evm explorer (issue 38): blocks, transactions, accounts and search, read from a running node.
+  ['/networks/evm/{id}/blocks', { GET: 'NETWORK_READ' }],
+  ['/networks/evm/{id}/blocks/{numberOrHash}', { GET: 'NETWORK_READ' }],
+  ['/networks/evm/{id}/transactions/{hash}', { GET: 'NETWORK_READ' }],
+  ['/networks/evm/{id}/accounts/{address}', { GET: 'NETWORK_READ' }],
+  ['/networks/evm/{id}/search', { GET: 'NETWORK_READ' }],
+  // The JSON-RPC gateway: reads only are forwarded (a POST that changes nothing), so a read permission.
+  ['/networks/evm/{id}/rpc', { POST: 'NETWORK_READ' }],
+  ['/networks/evm/{id}/nodes/{nodeId}/rpc', { POST: 'NETWORK_READ' }],
   // How to sign in (OIDC and/or local passwords) and the OIDC code flow: before any identity exists.
   ['/auth/providers', { GET: PUBLIC }],
   ['/auth/oidc/login', { GET: PUBLIC }],

@@ -50,3 +50,16 @@ export async function getEvmContract(pool: pg.Pool, id: number): Promise<EvmCont
   const r = await pool.query('SELECT * FROM evm_contracts WHERE id = $1', [id]);
   return r.rows[0] ? row(r.rows[0]) : null;
 }
+
+/** The contracts of a network at these addresses (any case): the explorer decodes their logs. */
+export async function evmContractsAt(pool: pg.Pool, networkId: number, addresses: string[]): Promise<EvmContractRow[]> {
+  if (!addresses.length) return [];
+  const r = await pool.query('SELECT * FROM evm_contracts WHERE network_id = $1 AND lower(address) = ANY($2::text[]) ORDER BY id', [networkId, addresses.map((a) => a.toLowerCase())]);
+  return r.rows.map(row);
+}
+
+/** The deployments the service sent on a network from an address (the deployer) or that created the contract at it, newest first. */
+export async function evmContractsOfAccount(pool: pg.Pool, networkId: number, address: string, limit = 100): Promise<EvmContractRow[]> {
+  const r = await pool.query('SELECT * FROM evm_contracts WHERE network_id = $1 AND (lower(address) = $2 OR lower(deployer) = $2) ORDER BY id DESC LIMIT $3', [networkId, address.toLowerCase(), limit]);
+  return r.rows.map(row);
+}

@@ -34,6 +34,8 @@ const exempt: Record<string, string> = {
   'get /api-keys/:id': 'the list the users page shows answers the same view of each key, and a key has nothing to edit (no update route)',
   'get /key-providers/:id': 'the list the keys page shows answers the same view of each provider (status from its own routes), and a provider has no update route',
   'get /backups/schedules/:id': 'the list the backups page shows answers the same view of each schedule, and a schedule has no update route',
+  'post /networks/evm/:id/rpc': 'the JSON-RPC gateway is for programs (ethers, curl, wallets reading the chain); the console reads the same chain through the explorer routes on the EVM network page',
+  'post /networks/evm/:id/nodes/:nodeId/rpc': 'the JSON-RPC gateway to one node, for programs; the console reads the chain through the explorer routes',
   'post /networks': 'the generic create (type evm) takes the same body and runs the same use case as POST /networks/evm, which the EVM wizard calls',
 };
 

@@ -1650,6 +1650,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/evm/{id}/accounts/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account of an evm network: balance, nonce, code size, and the transactions the service sent from or to it
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmIdAccountsAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Blocks of an evm network, newest first, read from its first running node
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmIdBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/blocks/{numberOrHash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A block of an evm network by number or hash, with its transactions
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmIdBlocksNumberOrHash"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/evm/{id}/contracts": {
         parameters: {
             query?: never;
@@ -1702,6 +1762,86 @@ export interface paths {
          * @description Permission: `NETWORK_READ`.
          */
         get: operations["getNetworksEvmIdNodes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/nodes/{nodeId}/rpc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * JSON-RPC gateway to one node of the network: reads forwarded; methods that sign, send or administer are refused
+         * @description Permission: `NETWORK_READ`.
+         */
+        post: operations["postNetworksEvmIdNodesNodeIdRpc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/rpc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * JSON-RPC gateway: reads forwarded to the first running node of the network; methods that sign, send or administer are refused
+         * @description Permission: `NETWORK_READ`.
+         */
+        post: operations["postNetworksEvmIdRpc"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a block number, a block or transaction hash, or an address is on an evm network, and where to read it
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmIdSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/evm/{id}/transactions/{hash}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transaction of an evm network with its receipt: status, gas, logs decoded for the contracts the service deployed
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmIdTransactionsHash"];
         put?: never;
         post?: never;
         delete?: never;
@@ -12540,6 +12680,324 @@ export interface operations {
             };
         };
     };
+    getNetworksEvmIdAccountsAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 0x and 40 hex digits */
+                address: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: string;
+                        /** @description decimal wei */
+                        balance: string;
+                        /** @description bytes of code; 0 for an account without code */
+                        code_size: number;
+                        contract: {
+                            id: number;
+                            name: string;
+                        } | null;
+                        nonce: number;
+                        /** @description transactions the service sent from or to this address that it recorded: its deployments (invokes are not recorded) */
+                        service_transactions: {
+                            block_number: number;
+                            contract_address: string;
+                            contract_id: number;
+                            contract_name: string;
+                            from: string;
+                            /** @constant */
+                            kind: "deployment";
+                            to: string | null;
+                            transaction_hash: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description address is not an address */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksEvmIdBlocks: {
+        parameters: {
+            query?: {
+                /** @description page size, default 50, maximum 500 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of blocks; total is the head's number + 1 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description decimal wei; null before London */
+                            base_fee_per_gas: string | null;
+                            extra_data: string;
+                            gas_limit: string | null;
+                            /** @description decimal */
+                            gas_used: string | null;
+                            hash: string;
+                            miner: string | null;
+                            number: number;
+                            parent_hash: string;
+                            receipts_root: string;
+                            size: number | null;
+                            state_root: string;
+                            /** @description ISO 8601 */
+                            timestamp: string;
+                            transaction_count: number;
+                            transactions_root: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksEvmIdBlocksNumberOrHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description a block number (decimal or 0x hex) or a block hash */
+                numberOrHash: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the block */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description decimal wei; null before London */
+                        base_fee_per_gas: string | null;
+                        /** @description blocks above it */
+                        confirmations: number;
+                        extra_data: string;
+                        gas_limit: string | null;
+                        /** @description decimal */
+                        gas_used: string | null;
+                        hash: string;
+                        miner: string | null;
+                        number: number;
+                        parent_hash: string;
+                        receipts_root: string;
+                        size: number | null;
+                        state_root: string;
+                        /** @description ISO 8601 */
+                        timestamp: string;
+                        transaction_count: number;
+                        transactions: {
+                            from: string | null;
+                            hash: string;
+                            nonce: number | null;
+                            to: string | null;
+                            transaction_index: number | null;
+                            /** @description decimal wei */
+                            value: string | null;
+                        }[];
+                        transactions_root: string;
+                    };
+                };
+            };
+            /** @description numberOrHash is neither a block number nor a block hash */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or block */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     getNetworksEvmIdContracts: {
         parameters: {
             query?: {
@@ -12843,6 +13301,421 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    postNetworksEvmIdNodesNodeIdRpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                nodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the node's JSON-RPC answer (the caller's ids); in a batch, a refused method is an error entry (code -32601, data.status 403, data.method) and an invalid entry a -32600 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description notifications only: nothing to answer */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not a JSON-RPC request (malformed JSON, no jsonrpc "2.0", no method, an empty batch) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a single call of a method the gateway refuses (it signs, sends or administers): the message names the method; recorded as an AccessDenied event */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such network or node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a batch of more than 100 calls */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node's answer is larger than 10485760 bytes (RPC_RESPONSE_TOO_LARGE) or not JSON-RPC */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the node gave no answer within 10000 ms (RPC_TIMEOUT) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    postNetworksEvmIdRpc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description the node's JSON-RPC answer (the caller's ids); in a batch, a refused method is an error entry (code -32601, data.status 403, data.method) and an invalid entry a -32600 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description notifications only: nothing to answer */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description not a JSON-RPC request (malformed JSON, no jsonrpc "2.0", no method, an empty batch) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a single call of a method the gateway refuses (it signs, sends or administers): the message names the method; recorded as an AccessDenied event */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such network or node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a batch of more than 100 calls */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node's answer is larger than 10485760 bytes (RPC_RESPONSE_TOO_LARGE) or not JSON-RPC */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the node gave no answer within 10000 ms (RPC_TIMEOUT) */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksEvmIdSearch: {
+        parameters: {
+            query: {
+                /** @description a block number, a 0x hash of 64 hex digits or a 0x address of 40 hex digits */
+                q: string;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what it is and its path */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        /** @description the block number, the transaction hash or the address */
+                        id: string | number;
+                        kind: "block" | "transaction" | "account" | "contract";
+                        /** @description where to read it, relative to /api/v1 */
+                        path: string;
+                        q: string;
+                    };
+                };
+            };
+            /** @description q is none of these */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, or nothing with that number or hash */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNetworksEvmIdTransactionsHash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description 0x and 64 hex digits */
+                hash: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the transaction */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_hash: string | null;
+                        block_number: number | null;
+                        contract_address: string | null;
+                        cumulative_gas_used: string | null;
+                        effective_gas_price: string | null;
+                        from: string | null;
+                        /** @description the gas limit given */
+                        gas: string | null;
+                        gas_price: string | null;
+                        gas_used: string | null;
+                        hash: string;
+                        input: string;
+                        logs: {
+                            address: string | null;
+                            args: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description the contract the service deployed at this address, when it did */
+                            contract_id: number | null;
+                            contract_name: string | null;
+                            data: string;
+                            log_index: number | null;
+                            /** @description the event, decoded with that contract's ABI; null when unknown */
+                            name: string | null;
+                            topics: string[];
+                        }[];
+                        nonce: number | null;
+                        /** @description why a reverted transaction reverted, replayed as a call on the parent block's state and decoded with the ABI of the contract the service deployed at `to` (Error(string), a panic, a custom error); null otherwise */
+                        revert_reason: string | null;
+                        status: "success" | "reverted" | "pending";
+                        to: string | null;
+                        transaction_index: number | null;
+                        type: number | null;
+                        value: string | null;
+                    };
+                };
+            };
+            /** @description hash is not a transaction hash */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or transaction */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running node of the network (NO_RUNNING_NODE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the node did not answer */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

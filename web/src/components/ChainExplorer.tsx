@@ -1,11 +1,13 @@
-// One explorer for every platform's chain (the consortium channel, the ledgerX network): a
-// transaction found by its id, the blocks newest first (polled: the height grows), a block's
-// facts and transactions, and one transaction's facts with a link to its block. The platform
-// passes how to read its blocks and transactions and its own columns and facts (ledgerX: the
-// committed count, the commit status, namespaces; consortium: the validation code).
+// One explorer for every platform's chain (the consortium channel, the ledgerX network, an EVM
+// network): a transaction found by its id (or, where the platform offers a search, whatever a
+// term names: a block, a transaction, an account), the blocks newest first (polled: the height
+// grows), a block's facts and transactions, one transaction's facts with a link to its block, and
+// where the platform has accounts (EVM) an account. The platform passes how to read its blocks and
+// transactions, its own columns, facts and labels (ledgerX: the committed count, the commit status,
+// namespaces; consortium: the validation code; EVM: sender, value, gas, decoded logs).
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Empty, QueryView } from './states';
+import { ActionError, Empty, QueryView } from './states';
 import { Pager, When } from './format';
 import type { Column } from './DataTable';
 
@@ -33,17 +35,28 @@ export interface ChainTransactionDetail {
   type: string;
   creator_msp_id: string | null;
   timestamp: string | null;
-  block_number: number;
+  /** null while pending (EVM). */
+  block_number: number | null;
   /** Its position in the block, where the platform says. */
   tx_number?: number;
+}
+
+/** Where a fact's value may lead: another block, transaction or account of the same explorer. */
+export interface ChainNav {
+  block(num: number): void;
+  transaction(id: string): void;
+  account(address: string): void;
 }
 
 /** A term and its value in a facts list (dl); testId marks the value. */
 export interface Fact<T> {
   term: string;
-  value: (row: T) => ReactNode;
+  value: (row: T, go: ChainNav) => ReactNode;
   testId?: string;
 }
+
+/** What a search term is, as the platform's search answers it. */
+export type ChainFound = { kind: 'block'; block: number } | { kind: 'transaction'; id: string } | { kind: 'account'; address: string };
 
 export interface ChainSource<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail> {
   /** The query cache's key for this chain, e.g. ['ledgerx', id]. */
@@ -63,15 +76,22 @@ export interface ChainSource<B extends ChainBlock, T extends ChainTransaction, D
   transactionFacts?: Array<Fact<X>>;
   /** The empty state when the chain has no block. */
   empty: string;
+  /** Labels where the platform names things otherwise (EVM: "Transactions root", "From"). */
+  labels?: { dataHash?: string; creator?: string };
+  /** A search by any term (block number, hash, address): replaces the find-a-transaction box. */
+  search?(term: string): Promise<ChainFound>;
+  /** An account's facts (EVM), shown when a search or a fact leads to one. */
+  account?(address: string): Promise<unknown>;
+  accountFacts?: Array<Fact<any>>;
 }
 
-function Facts<T>({ row, facts }: { row: T; facts: Array<Fact<T>> }) {
+function Facts<T>({ row, facts, go }: { row: T; facts: Array<Fact<T>>; go: ChainNav }) {
   return (
     <>
       {facts.map((f) => [
         <dt key={`${f.term}-t`}>{f.term}</dt>,
         <dd key={`${f.term}-d`} data-testid={f.testId}>
-          {f.value(row)}
+          {f.value(row, go)}
         </dd>,
       ])}
     </>
@@ -82,26 +102,39 @@ export function ChainExplorer<B extends ChainBlock, T extends ChainTransaction, 
   const [offset, setOffset] = useState(0);
   const [block, setBlock] = useState<number | null>(null);
   const [tx, setTx] = useState<string | null>(null);
+  const [account, setAccount] = useState<string | null>(null);
   const [find, setFind] = useState('');
+  const [searchError, setSearchError] = useState<unknown>(null);
   const blocks = useQuery({ queryKey: [...source.queryKey, 'blocks', offset], refetchInterval: 5_000, queryFn: () => source.blocks(PAGE, offset) });
   const extra = source.blockColumns ?? [];
+  const go: ChainNav = { block: setBlock, transaction: setTx, account: setAccount };
+  const search = source.search;
   return (
     <>
       <form
         className="actions"
-        aria-label="Find a transaction"
+        aria-label={search ? 'Search the chain' : 'Find a transaction'}
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (find.trim()) setTx(find.trim());
+          const term = find.trim();
+          if (!term) return;
+          if (!search) return setTx(term);
+          setSearchError(null);
+          search(term).then(
+            (found) => (found.kind === 'block' ? setBlock(found.block) : found.kind === 'transaction' ? setTx(found.id) : setAccount(found.address)),
+            (err: unknown) => setSearchError(err),
+          );
         }}
       >
         <label>
-          Transaction id
+          {search ? 'Block number, hash or address' : 'Transaction id'}
           <input value={find} maxLength={128} onChange={(e) => setFind(e.target.value)} />
         </label>
-        <button type="submit">Show transaction</button>
+        <button type="submit">{search ? 'Search' : 'Show transaction'}</button>
       </form>
-      {tx ? <TransactionView source={source} txId={tx} onBlock={setBlock} /> : null}
+      <ActionError error={searchError} />
+      {account && source.account ? <AccountView source={source} address={account} go={go} /> : null}
+      {tx ? <TransactionView source={source} txId={tx} go={go} /> : null}
       <h2>Blocks</h2>
       <QueryView q={blocks} what="Loading blocks">
         {(d) =>
@@ -151,12 +184,32 @@ export function ChainExplorer<B extends ChainBlock, T extends ChainTransaction, 
           )
         }
       </QueryView>
-      {block !== null ? <BlockView source={source} num={block} onTx={setTx} /> : null}
+      {block !== null ? <BlockView source={source} num={block} go={go} /> : null}
     </>
   );
 }
 
-function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail>({ source, num, onTx }: { source: ChainSource<B, T, D, X>; num: number; onTx: (tx: string) => void }) {
+function AccountView<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail>({ source, address, go }: { source: ChainSource<B, T, D, X>; address: string; go: ChainNav }) {
+  const q = useQuery({ queryKey: [...source.queryKey, 'account', address], queryFn: () => source.account!(address) });
+  return (
+    <article className="card" aria-label="Account">
+      <h3>Account</h3>
+      <QueryView q={q} what="Loading account">
+        {(a) => (
+          <dl className="facts">
+            <dt>Address</dt>
+            <dd>
+              <code className="hash">{address}</code>
+            </dd>
+            <Facts row={a} facts={source.accountFacts ?? []} go={go} />
+          </dl>
+        )}
+      </QueryView>
+    </article>
+  );
+}
+
+function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail>({ source, num, go }: { source: ChainSource<B, T, D, X>; num: number; go: ChainNav }) {
   const q = useQuery({ queryKey: [...source.queryKey, 'block', num], queryFn: () => source.block(num) });
   const columns = source.transactionColumns;
   return (
@@ -174,11 +227,11 @@ function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends C
               <dd>
                 <code className="hash">{b.previous_hash}</code>
               </dd>
-              <dt>Data hash</dt>
+              <dt>{source.labels?.dataHash ?? 'Data hash'}</dt>
               <dd>
                 <code className="hash">{b.data_hash}</code>
               </dd>
-              <Facts row={b} facts={source.blockFacts ?? []} />
+              <Facts row={b} facts={source.blockFacts ?? []} go={go} />
             </dl>
             {b.transactions.length === 0 ? (
               <Empty>No transactions.</Empty>
@@ -189,7 +242,7 @@ function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends C
                   <tr>
                     <th scope="col">Transaction</th>
                     <th scope="col">Type</th>
-                    <th scope="col">Creator</th>
+                    <th scope="col">{source.labels?.creator ?? 'Creator'}</th>
                     {columns.map((c) => (
                       <th key={c.header} scope="col">
                         {c.header}
@@ -202,7 +255,7 @@ function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends C
                     <tr key={t.id || `${t.type}-${i}`}>
                       <td>
                         {t.id ? (
-                          <button type="button" className="link hash" onClick={() => onTx(t.id)} title="Show this transaction">
+                          <button type="button" className="link hash" onClick={() => go.transaction(t.id)} title="Show this transaction">
                             {t.id}
                           </button>
                         ) : (
@@ -226,7 +279,7 @@ function BlockView<B extends ChainBlock, T extends ChainTransaction, D extends C
   );
 }
 
-function TransactionView<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail>({ source, txId, onBlock }: { source: ChainSource<B, T, D, X>; txId: string; onBlock: (n: number) => void }) {
+function TransactionView<B extends ChainBlock, T extends ChainTransaction, D extends ChainBlockDetail<T>, X extends ChainTransactionDetail>({ source, txId, go }: { source: ChainSource<B, T, D, X>; txId: string; go: ChainNav }) {
   const q = useQuery({ queryKey: [...source.queryKey, 'tx', txId], queryFn: () => source.transaction(txId) });
   return (
     <article className="card" aria-label="Transaction">
@@ -238,23 +291,35 @@ function TransactionView<B extends ChainBlock, T extends ChainTransaction, D ext
             <dd>
               <code className="hash">{t.id}</code>
             </dd>
-            <Facts row={t} facts={[source.transactionStatus]} />
+            <Facts row={t} facts={[source.transactionStatus]} go={go} />
             <dt>Block</dt>
             <dd>
-              <button type="button" className="link" onClick={() => onBlock(t.block_number)}>
-                #{t.block_number}
-              </button>
+              {t.block_number === null ? (
+                'pending'
+              ) : (
+                <button type="button" className="link" onClick={() => go.block(t.block_number!)}>
+                  #{t.block_number}
+                </button>
+              )}
               {t.tx_number !== undefined ? `, position ${t.tx_number}` : null}
             </dd>
             <dt>Type</dt>
             <dd>{t.type}</dd>
-            <dt>Creator</dt>
-            <dd>{t.creator_msp_id ?? '—'}</dd>
+            <dt>{source.labels?.creator ?? 'Creator'}</dt>
+            <dd>
+              {t.creator_msp_id && source.account ? (
+                <button type="button" className="link hash" onClick={() => go.account(t.creator_msp_id!)}>
+                  {t.creator_msp_id}
+                </button>
+              ) : (
+                (t.creator_msp_id ?? '—')
+              )}
+            </dd>
             <dt>Time</dt>
             <dd>
               <When at={t.timestamp} />
             </dd>
-            <Facts row={t} facts={source.transactionFacts ?? []} />
+            <Facts row={t} facts={source.transactionFacts ?? []} go={go} />
           </dl>
         )}
       </QueryView>

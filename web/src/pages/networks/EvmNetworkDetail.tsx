@@ -1,7 +1,8 @@
 // An EVM network: genesis facts, validators, its nodes and the chain's block height, live; its
 // contracts: deploy, and call (read and write functions from the recorded ABI, or any contract at
 // an address with a pasted ABI); validator votes (ValidatorVotes.tsx); adding a validator or
-// bootnode (AddNetworkNode.tsx); the map of its nodes and links (EvmNetworkMap.tsx).
+// bootnode (AddNetworkNode.tsx); the map of its nodes and links (EvmNetworkMap.tsx); the chain's
+// blocks, transactions and accounts in the shared explorer (EvmExplorer.tsx).
 import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
@@ -17,6 +18,7 @@ import { ContractAt, ContractCalls } from './ContractCalls';
 import { EvmNetworkMap } from './EvmNetworkMap';
 import { AddNetworkNode } from './AddNetworkNode';
 import { ValidatorVotes } from './ValidatorVotes';
+import { EvmExplorer } from './EvmExplorer';
 import { DataTable, type Column } from '../../components/DataTable';
 
 type NetworkNode = Json<'/api/v1/networks/evm/{id}/nodes', 'get'>['items'][number];
@@ -142,6 +144,7 @@ export default function EvmNetworkDetail() {
       </QueryView>
       <h2>Map</h2>
       <EvmNetworkMap networkId={id} />
+      <EvmExplorer id={id} />
       <h2>Contracts</h2>
       <Can permission="CONTRACT_DEPLOY">
         <DeployContract networkId={id} />
