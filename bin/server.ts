@@ -34,6 +34,7 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { failInterruptedCreations } from '../application/creations.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
@@ -481,6 +482,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
     },
   };
   await bootstrapFirstAdmin({ deps, config });
+  // Creates this instance was running when it was stopped (kill -9) are ended before it answers.
+  await failInterruptedCreations(deps);
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();

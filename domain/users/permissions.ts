@@ -185,6 +185,7 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
   [`${nodes}/certificates/renew`, { POST: 'CERTIFICATE_RENEW' }],
 
   [cn, { GET: 'NETWORK_READ', POST: 'NETWORK_CREATE' }],
+  [`${cn}/quickstart/check`, { POST: 'NETWORK_CREATE' }],
   [cnId, { GET: 'NETWORK_READ', DELETE: 'NETWORK_DELETE' }],
   [`${cn}/by-name/{name}`, { GET: 'NETWORK_READ' }],
   [`${cn}/import`, { POST: 'NETWORK_CREATE' }],

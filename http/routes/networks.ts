@@ -71,7 +71,7 @@ function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkR
   return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
 }
 
-const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis' }, 409: { description: 'name taken' } };
+const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made' }, 409: { description: 'name taken, or a create of that name is in progress' } };
 
 export const networkRoutes = [
   defineRoute({

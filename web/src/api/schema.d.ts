@@ -1600,6 +1600,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/quickstart/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a consortium quick start before anything is made
+         * @description The console's consortium quick start asks this before its first step. Every check runs and nothing is written: the network name and channel, the mspIds, the node names, each organization's key provider, and the Fabric programs of each role (PROGRAM_MISSING names them and LNM_FABRIC_BIN). One refusal lists every problem in details, with the first problem's status and code.
+         *
+         *     Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postNetworksConsortiumQuickstartCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/evm": {
         parameters: {
             query?: never;
@@ -9796,7 +9818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9821,7 +9843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12161,6 +12183,86 @@ export interface operations {
             };
         };
     };
+    postNetworksConsortiumQuickstartCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description its channel */
+                    channelName: string;
+                    /** @description the engine its nodes will run under; default: the service's */
+                    engine?: "process" | "docker";
+                    /** @description the network to make */
+                    name: string;
+                    nodes: {
+                        name: string;
+                        nodeType: "CONSORTIUM_ORDERER" | "CONSORTIUM_PEER";
+                    }[];
+                    organizations: {
+                        mspId: string;
+                        name: string;
+                        /** @description key provider of its keys; default: the default provider */
+                        providerId?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description everything the quick start needs is here and free */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid, or a program missing (PROGRAM_MISSING); nothing written */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a name or mspId taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getNetworksEvm: {
         parameters: {
             query?: {
@@ -12332,7 +12434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12357,7 +12459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12906,7 +13008,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12931,7 +13033,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14819,7 +14921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid (a name or channel name, ports, the Fabric-X programs missing) */
+            /** @description invalid (a name or channel name, ports), or the Fabric-X programs missing (PROGRAM_MISSING); every check runs first and one refusal lists every problem in details, nothing made */
             400: {
                 headers: {
                     [name: string]: unknown;
