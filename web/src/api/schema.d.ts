@@ -1662,7 +1662,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an evm network with its nodes (stopped and removed)
-         * @description Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.
+         * @description Its validator keys stay under /keys (they may hold funds or be reused) unless deleteKeys=true: then the validator keys the service holds are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key another network still uses is kept.
          *
          *     Permission: `NETWORK_DELETE`.
          */
@@ -2780,7 +2780,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an organization no node or network uses
-         * @description 409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use); delete them through /keys.
+         * @description 409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use) unless deleteKeys=true: then its keys (signing CA, TLS CA, admin, and the keys of its deleted nodes) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key something else still uses is kept.
          *
          *     Permission: `ORGANIZATION_DELETE`.
          */
@@ -12576,7 +12576,10 @@ export interface operations {
     };
     deleteNetworksEvmId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete its validator keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -12611,14 +12614,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such network */
             404: {
@@ -20103,7 +20104,10 @@ export interface operations {
     };
     deleteOrganizationsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete the organization's keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -20138,14 +20142,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such organization */
             404: {
