@@ -482,8 +482,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     },
   };
   await bootstrapFirstAdmin({ deps, config });
-  // Creates this instance was running when it was stopped (kill -9) are ended before it answers.
-  await failInterruptedCreations(deps);
+  // Creates this instance was running when it was stopped (kill -9) are ended before it answers;
+  // a failure to end them is logged and does not keep the service from starting (the next start tries again).
+  await failInterruptedCreations(deps).catch((err) => log.error({ err: (err as Error).message }, 'could not end the creates interrupted by the last stop'));
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();
