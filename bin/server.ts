@@ -34,6 +34,7 @@ import { currentSettings, type CurrentSettings } from '../projections/settings.t
 import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
 import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { failInterruptedCreations } from '../application/creations.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
@@ -482,6 +483,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
     },
   };
   await bootstrapFirstAdmin({ deps, config });
+  // Creates this instance was running when it was stopped (kill -9) are ended before it answers;
+  // a failure to end them is logged and does not keep the service from starting (the next start tries again).
+  await failInterruptedCreations(deps).catch((err) => log.error({ err: (err as Error).message }, 'could not end the creates interrupted by the last stop'));
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();

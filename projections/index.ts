@@ -19,9 +19,10 @@ import { nodeSharingProjection } from './nodeSharing.ts';
 import { evmContractsProjection } from './evm/evmContracts.ts';
 import { ledgerXNetworksProjection } from './ledgerx/ledgerxNetworks.ts';
 import { nodeHostsProjection } from './nodeHosts.ts';
+import { creationsProjection } from './creations.ts';
 
 /** Every read model of the API, in the order they are applied. */
-export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, nodeHostsProjection, consortiumNetworksProjection, consortiumChaincodesProjection, evmContractsProjection, ledgerXNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, auditLogProjection];
+export const allProjections: Projection[] = [usersProjection, apiKeysProjection, settingsProjection, keyProvidersProjection, organizationsProjection, keysProjection, evmNetworksProjection, nodesProjection, nodeHostsProjection, consortiumNetworksProjection, consortiumChaincodesProjection, evmContractsProjection, ledgerXNetworksProjection, webhooksProjection, notificationProvidersProjection, backupsProjection, pluginsProjection, nodeSharingProjection, creationsProjection, auditLogProjection];
 
 /**
  * The event types the read models other than the audit log are rebuilt from: what a backup

@@ -11,7 +11,9 @@ import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { evmOf } from './evmContext.ts';
 import { networkNameTaken } from '../../projections/evm/evmNetworks.ts';
-import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider } from './evmValidatorKeys.ts';
+import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider, type ValidatorKeyProvider } from './evmValidatorKeys.ts';
+import { missingProgram, preflight } from '../preflight.ts';
+import { trackedCreation } from '../creations.ts';
 
 type Input = CommandInput;
 
@@ -37,22 +39,33 @@ export interface EvmNetworkRequest {
 }
 
 
-/** auto/besu without besu here still yields a besu network: it fails to start saying what to install. */
-async function pickClient(input: Input, preference: EvmClientPreference, engine: NodeEngineKind, validatorCount: number): Promise<EvmClient> {
+/** The client that will run the network; no client here (besu missing for several validators) is a refusal naming besu, except for an import. */
+async function pickClient(input: Input, preference: EvmClientPreference, engine: NodeEngineKind, validatorCount: number, imported: boolean): Promise<EvmClient> {
   const besuAvailable = await evmOf(input.deps).runtime.besuAvailable(engine);
   try {
     return chooseEvmClient(preference, { besuAvailable, validatorCount });
   } catch (err) {
-    if (err instanceof AppError && err.status === 503) return 'besu';
+    // An import makes no key and starts no node: its record is kept as a besu network, whose nodes fail to start saying what to install.
+    if (err instanceof AppError && err.status === 503 && imported) return 'besu';
+    if (err instanceof AppError && err.status === 503) {
+      const where = engine === 'process' ? 'no besu program on the PATH' : 'no besu image for the docker engine (LNM_IMAGE_BESU)';
+      throw missingProgram('client', `${err.message} besu is needed here (${where}); install besu, or ask for one validator (anvil). Nothing was made.`);
+    }
     throw err;
   }
 }
 
+const nameTaken = (name: string) => new ConflictError(`A network named ${name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
+
+/**
+ * Checks everything first (name, genesis, client and its program, engine, key provider and PEMs:
+ * one refusal listing every problem, nothing written), then makes the validator keys and the
+ * network as one tracked create (application/creations.ts): a create refused or failed after
+ * its first key removes the keys it made, and one cut off by a stop is ended at the next start.
+ */
 export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Promise<number> {
   const { deps } = input;
   const evm = evmOf(deps);
-  assertNetworkName(req.name);
-  if (await networkNameTaken(deps.pool, req.name)) throw new ConflictError(`A network named ${req.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
   const engine = req.engine ?? evm.defaults.engine;
   const given = Array.isArray(req.genesis.validators) ? (req.genesis.validators as unknown[]) : [];
   const pems = req.validatorKeys ?? [];
@@ -63,51 +76,72 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
   const pow = consensus === 'POW';
   const preheld = req.heldValidators ?? [];
   const generate = given.length === 0 && pems.length === 0 && preheld.length === 0 ? (req.validatorCount ?? 1) : 0;
-  if (req.validatorBalance !== undefined && !/^[0-9]{1,78}$/.test(req.validatorBalance)) throw new ValidationError('validatorBalance must be a decimal amount of wei.', [{ field: 'validatorBalance', message: 'decimal wei' }]);
-  // Validate everything before any key is made: a bad request leaves no keys behind.
-  // Distinct for any count (padding with '1' made the 17th, 0x11 padded, equal the first).
-  const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x1' + (i + 1).toString(16).padStart(39, '0'));
-  const checked = [...given, ...preheld.map((v) => v.address), ...placeholders];
-  createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators });
   const validatorCount = given.length + preheld.length + pems.length + generate;
-  const client = await pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount);
-  const available = await evm.runtime.engineAvailable(engine);
-  if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
-
-  const keyProvider = pems.length + generate > 0 ? await validatorKeyProvider(input, req.providerId, req.providerField ?? 'providerId') : null;
-  if (keyProvider) checkValidatorPems(input, pems);
-  if (keyProvider && client === 'besu' && keyProvider.type !== 'DATABASE') {
-    // besu reads its node key from a file; Vault and KMS keys never leave their provider.
-    throw new ValidationError(
-      `besu reads each validator's node key from a file, and keys held by ${keyProvider.name} (${keyProvider.type}) cannot be exported. Keep besu validator keys in the database provider; ${keyProvider.type} keys work for contract deployment and for anvil networks.`,
-      [{ field: req.providerField ?? 'providerId', message: `besu validators need the database provider, not ${keyProvider.type}` }],
-    );
-  }
-
-  const held: EvmValidator[] = [...preheld];
-  for (const [i, pem] of pems.entries()) held.push(await importValidatorKey(input, keyProvider!, `${req.name}-validator-${i + 1}`, pem));
-  for (let i = 0; i < generate; i++) held.push(await generateValidatorKey(input, keyProvider!, `${req.name}-validator-${held.length + 1}`));
-  const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };
-  if (req.validatorBalance) for (const v of held) accounts[v.address] = { balance: req.validatorBalance };
-  const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: pow ? req.genesis.validators : [...given, ...held.map((v) => v.address)] });
-  const validators: EvmValidator[] = pow
-    ? held
-    : genesis.settings.validators.map((address) => held.find((v) => v.address === address) ?? { address, keyHandle: null, keyProvider: null, publicKeyPem: null });
-  const networkId = await deps.nextId('network');
-  await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, {
-    type: 'CreateNetwork',
-    networkId,
-    name: req.name,
-    description: req.description ?? null,
-    client,
-    engine,
-    settings: genesis.settings,
-    genesis: genesis.file,
-    genesisBlockHash: evmGenesisBlockHash(genesis.file, client),
-    validators,
-    imported: req.imported ?? false,
-    at: deps.clock().toISOString(),
+  let client: EvmClient | undefined;
+  let keyProvider: ValidatorKeyProvider | null = null;
+  // Validate everything before any key is made: a bad request leaves no keys behind.
+  await preflight(async (p) => {
+    await p.check(() => assertNetworkName(req.name));
+    await p.check(async () => {
+      if (await networkNameTaken(deps.pool, req.name)) throw nameTaken(req.name);
+    });
+    await p.check(() => {
+      if (req.validatorBalance !== undefined && !/^[0-9]{1,78}$/.test(req.validatorBalance)) throw new ValidationError('validatorBalance must be a decimal amount of wei.', [{ field: 'validatorBalance', message: 'decimal wei' }]);
+    });
+    // Distinct for any count (padding with '1' made the 17th, 0x11 padded, equal the first).
+    const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x1' + (i + 1).toString(16).padStart(39, '0'));
+    const checked = [...given, ...preheld.map((v) => v.address), ...placeholders];
+    await p.check(() => createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators }));
+    client = await p.check(() => pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount, req.imported ?? false));
+    await p.check(async () => {
+      const available = await evm.runtime.engineAvailable(engine);
+      if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
+    });
+    if (pems.length + generate > 0) keyProvider = (await p.check(() => validatorKeyProvider(input, req.providerId, req.providerField ?? 'providerId'))) ?? null;
+    if (keyProvider) await p.check(() => checkValidatorPems(input, pems));
+    const kp = keyProvider as ValidatorKeyProvider | null;
+    // besu asked for but missing here is already refused above; the provider is said too.
+    if (kp && (client ?? req.client) === 'besu' && kp.type !== 'DATABASE') {
+      // besu reads its node key from a file; Vault and KMS keys never leave their provider.
+      p.refuse(new ValidationError(
+        `besu reads each validator's node key from a file, and keys held by ${kp.name} (${kp.type}) cannot be exported. Keep besu validator keys in the database provider; ${kp.type} keys work for contract deployment and for anvil networks.`,
+        [{ field: req.providerField ?? 'providerId', message: `besu validators need the database provider, not ${kp.type}` }],
+      ));
+    }
   });
-  return networkId;
-}
+  const chosen = client!;
+  const provider = keyProvider as ValidatorKeyProvider | null;
 
+  return trackedCreation(input, 'evm-network', req.name, async (steps) => {
+    // Claimed: a create of this name that finished between the check and the claim is seen now.
+    if (await networkNameTaken(deps.pool, req.name)) throw nameTaken(req.name);
+    const held: EvmValidator[] = [...preheld];
+    steps.step('validator keys');
+    // Each key's id is recorded before the key is made: a stop between the two leaves nothing unlisted.
+    for (const [i, pem] of pems.entries()) held.push(await importValidatorKey(input, provider!, `${req.name}-validator-${i + 1}`, pem, await steps.making('key')));
+    for (let i = 0; i < generate; i++) held.push(await generateValidatorKey(input, provider!, `${req.name}-validator-${held.length + 1}`, await steps.making('key')));
+    steps.step('network');
+    const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };
+    if (req.validatorBalance) for (const v of held) accounts[v.address] = { balance: req.validatorBalance };
+    const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: pow ? req.genesis.validators : [...given, ...held.map((v) => v.address)] });
+    const validators: EvmValidator[] = pow
+      ? held
+      : genesis.settings.validators.map((address) => held.find((v) => v.address === address) ?? { address, keyHandle: null, keyProvider: null, publicKeyPem: null });
+    const networkId = await deps.nextId('network');
+    await runCommand(input, EVM_NETWORKS_STREAM, evmNetworks, {
+      type: 'CreateNetwork',
+      networkId,
+      name: req.name,
+      description: req.description ?? null,
+      client: chosen,
+      engine,
+      settings: genesis.settings,
+      genesis: genesis.file,
+      genesisBlockHash: evmGenesisBlockHash(genesis.file, chosen),
+      validators,
+      imported: req.imported ?? false,
+      at: deps.clock().toISOString(),
+    });
+    return networkId;
+  });
+}

@@ -54,9 +54,10 @@ function validatorOf(keyId: number, providerId: number, type: string, handle: st
   return { address, keyHandle: handle, keyProvider: type, keyId, providerId, publicKeyPem };
 }
 
-export async function importValidatorKey(input: CommandInput, p: ValidatorKeyProvider, name: string, pem: string): Promise<EvmValidator> {
+/** keyId: the id taken first by a tracked create (which records it before the key is made). */
+export async function importValidatorKey(input: CommandInput, p: ValidatorKeyProvider, name: string, pem: string, keyId?: number): Promise<EvmValidator> {
   const { deps } = input;
-  const keyId = await deps.nextId('key');
+  keyId ??= await deps.nextId('key');
   const provider = await deps.keys.providers.get(p.providerId);
   const k = await provider.importKey(providerKeyName(name, keyId), pem);
   const address = deps.keys.ethereumAddress(k.publicKeyPem);
@@ -67,8 +68,8 @@ export async function importValidatorKey(input: CommandInput, p: ValidatorKeyPro
   return validatorOf(keyId, p.providerId, p.type, k.handle, k.publicKeyPem, address);
 }
 
-export async function generateValidatorKey(input: CommandInput, p: ValidatorKeyProvider, name: string): Promise<EvmValidator> {
-  const keyId = await createKey(input, { name, description: 'evm validator key', purpose: 'VALIDATOR', providerId: p.providerId, organizationId: null, spec: SECP256K1 });
+export async function generateValidatorKey(input: CommandInput, p: ValidatorKeyProvider, name: string, keyId?: number): Promise<EvmValidator> {
+  keyId = await createKey(input, { name, description: 'evm validator key', purpose: 'VALIDATOR', providerId: p.providerId, organizationId: null, spec: SECP256K1, ...(keyId === undefined ? {} : { keyId }) });
   const k = (await getKey(input.deps.pool, keyId))!;
   return validatorOf(keyId, p.providerId, p.type, k.handle, k.publicKey, k.ethereumAddress!);
 }

@@ -6,6 +6,7 @@ import { keyStream, keys, type CertificateProfileData, type KeyPurpose } from '.
 import { issueFromProfile } from '../../domain/keys/certificateRenewal.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getKeyProvider } from '../../projections/keyProviders.ts';
+import { getKey } from '../../projections/keys.ts';
 import { runCommand, type CommandInput } from '../commands.ts';
 
 export type { CommandInput };
@@ -19,6 +20,8 @@ export interface NewKey {
   spec: KeySpec;
   /** 'self' for a self-signed CA; a CA key id otherwise. */
   certificate?: { profile: CertificateProfileData; issuer: 'self' | number };
+  /** The key's id when the caller took it first (a tracked create records it before the key is made). */
+  keyId?: number;
 }
 
 /** Names keys get inside a provider: Vault key names and KMS aliases allow [A-Za-z0-9_-]. */
@@ -39,7 +42,7 @@ export async function createKey(input: CommandInput, k: NewKey): Promise<number>
       { field: k.spec.algorithm === 'EC' ? 'curve' : 'algorithm', message: `not supported by ${providerRow.type}: ${provider.describeSupport()}` },
     ]);
   }
-  const keyId = await deps.nextId('key');
+  const keyId = k.keyId ?? (await deps.nextId('key'));
   const generated = await provider.generateKey(providerKeyName(k.name, keyId), k.spec);
   const material = {
     handle: generated.handle,
@@ -68,14 +71,17 @@ export function notFoundKey(id: number): NotFoundError {
   return new NotFoundError('Key', id);
 }
 
-/** Deletes a key made by a creation that failed later, record and provider material; failures are logged, the original error wins. */
-export async function discardKey(input: CommandInput, keyId: number): Promise<void> {
+/** Deletes a key made by a creation that failed later, record and provider material; failures are logged, the original error wins. Whether the key is gone (true when it already was). */
+export async function discardKey(input: CommandInput, keyId: number): Promise<boolean> {
   const { deps } = input;
   try {
+    if (!(await getKey(deps.pool, keyId))) return true;
     const r = await runCommand(input, keyStream(keyId), keys, { type: 'DeleteKey', keyId, usedBy: [], at: deps.clock().toISOString() });
     const deleted = r.events.find((e) => e.type === 'KeyDeleted');
-    if (deleted) await (await deps.keys.providers.get(Number(deleted.data.providerId))).deleteKey(String(deleted.data.handle));
+    if (deleted) await (await deps.keys.providers.get(Number(deleted.data.providerId))).deleteKey(String(deleted.data.handle)).catch((err) => deps.log.warn({ keyId, err: (err as Error).message }, 'provider could not delete the key material of a failed creation'));
+    return true;
   } catch (err) {
     deps.log.warn({ keyId, err: (err as Error).message }, 'could not remove a key of a failed creation');
+    return false;
   }
 }

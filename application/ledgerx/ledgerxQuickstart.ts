@@ -25,6 +25,7 @@ import { createLedgerXOrdererGroup } from './ledgerxOrdererGroupCreate.ts';
 import { createLedgerXCommitter, reachableDatabase } from './ledgerxCommitterCreate.ts';
 import { createLedgerXNetwork, joinLedgerXCommitter, joinLedgerXOrdererGroup } from './ledgerxNetworkCreate.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
+import { missingProgram, preflight } from '../preflight.ts';
 
 export interface LedgerXQuickstartRequest {
   name: string;
@@ -61,23 +62,38 @@ function plan(req: LedgerXQuickstartRequest): Array<{ kind: QuickstartStepKind; 
 async function check(input: CommandInput, req: LedgerXQuickstartRequest): Promise<void> {
   const { deps } = input;
   const ledgerx = ledgerXOf(deps);
-  assertNetworkName(req.name);
-  const channel = req.channelName ?? req.name.toLowerCase();
-  if (!/^[a-z][a-z0-9.-]{0,248}$/.test(channel)) throw new ValidationError(req.channelName === undefined ? `The channel name defaults to the network name in lower case ("${channel}"), which Fabric refuses; give channelName.` : 'channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
-  const mspIds = req.organizations.map((o) => o.mspId);
-  if (new Set(mspIds).size !== mspIds.length) throw new ValidationError('organizations names an mspId twice.', [{ field: 'organizations', message: 'each mspId once' }]);
-  for (const [i, o] of req.organizations.entries()) {
-    if (await getOrganizationByMspId(deps.pool, o.mspId)) throw new ConflictError(`An organization with mspId ${o.mspId} already exists; the quick start makes its organizations.`, { field: `organizations[${i}].mspId` }, 'MSP_ID_TAKEN');
-  }
-  if (await getLedgerXNetwork(deps.pool, { name: req.name })) throw new ConflictError(`A ledgerX network named ${req.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
-  const names = [...req.organizations.flatMap((_, i) => [groupName(req, i), ...LEDGERX_ORDERER_ROLES.map((r) => `${groupName(req, i)}-${r}`)]), committerName(req), ...LEDGERX_COMMITTER_ROLES.map((r) => `${committerName(req)}-${r}`)];
-  for (const n of names) await checkNodeName(input, n).catch((err: AppError) => {
-    throw new AppError(err.status, err.code, `${err.message} (the quick start names its nodes after the network: ${names.join(', ')})`, { details: [{ field: 'name', message: err.message }] });
+  // Every check runs and one refusal says all of them (application/preflight.ts), nothing written.
+  await preflight(async (p) => {
+    await p.check(() => assertNetworkName(req.name));
+    const channel = req.channelName ?? req.name.toLowerCase();
+    await p.check(() => {
+      if (!/^[a-z][a-z0-9.-]{0,248}$/.test(channel)) throw new ValidationError(req.channelName === undefined ? `The channel name defaults to the network name in lower case ("${channel}"), which Fabric refuses; give channelName.` : 'channelName must be lower case letters, digits, "." and "-", starting with a letter.', [{ field: 'channelName', message: 'a Fabric channel name' }]);
+    });
+    const mspIds = req.organizations.map((o) => o.mspId);
+    await p.check(() => {
+      if (new Set(mspIds).size !== mspIds.length) throw new ValidationError('organizations names an mspId twice.', [{ field: 'organizations', message: 'each mspId once' }]);
+    });
+    for (const [i, o] of req.organizations.entries()) {
+      await p.check(async () => {
+        if (await getOrganizationByMspId(deps.pool, o.mspId)) throw new ConflictError(`An organization with mspId ${o.mspId} already exists; the quick start makes its organizations.`, { field: `organizations[${i}].mspId` }, 'MSP_ID_TAKEN');
+      });
+    }
+    await p.check(async () => {
+      if (await getLedgerXNetwork(deps.pool, { name: req.name })) throw new ConflictError(`A ledgerX network named ${req.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
+    });
+    const names = [...req.organizations.flatMap((_, i) => [groupName(req, i), ...LEDGERX_ORDERER_ROLES.map((r) => `${groupName(req, i)}-${r}`)]), committerName(req), ...LEDGERX_COMMITTER_ROLES.map((r) => `${committerName(req)}-${r}`)];
+    for (const n of names) {
+      await p.check(() => checkNodeName(input, n).catch((err: AppError) => {
+        throw new AppError(err.status, err.code, `${err.message} (the quick start names its nodes after the network: ${names.join(', ')})`, { details: [{ field: 'name', message: err.message }] });
+      }));
+    }
+    await p.check(() => {
+      if (req.grpcPort !== undefined && req.grpcPort + 10 * req.organizations.length + 104 > 65535) throw new ValidationError(`grpcPort ${req.grpcPort} leaves no room for ${req.organizations.length} orderer groups and a committer (base + 10 each, monitoring + 100..104).`, [{ field: 'grpcPort', message: 'too high' }]);
+    });
+    if (req.committerDatabaseUrl !== undefined) await p.check(() => reachableDatabase(input, req.committerDatabaseUrl!, 'committerDatabaseUrl'));
+    const available = await ledgerx.runtime.available();
+    if (!available.ok) p.refuse(missingProgram('programs', `Cannot run a ledgerX network here: ${available.reason}.`));
   });
-  if (req.grpcPort !== undefined && req.grpcPort + 10 * req.organizations.length + 104 > 65535) throw new ValidationError(`grpcPort ${req.grpcPort} leaves no room for ${req.organizations.length} orderer groups and a committer (base + 10 each, monitoring + 100..104).`, [{ field: 'grpcPort', message: 'too high' }]);
-  if (req.committerDatabaseUrl !== undefined) await reachableDatabase(input, req.committerDatabaseUrl, 'committerDatabaseUrl');
-  const available = await ledgerx.runtime.available();
-  if (!available.ok) throw new ValidationError(`Cannot run a ledgerX network here: ${available.reason}.`, [{ field: 'programs', message: 'Fabric-X programs not found' }]);
 }
 
 /** Checks the request, records the quick start with its steps and runs it after returning its id. */

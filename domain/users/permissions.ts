@@ -302,6 +302,8 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
  * likewise needs API_KEY_MANAGE on top of API_KEY_REVOKE.
  */
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
+  // What the consortium quick start needs (programs, ports, names, key provider), checked before its first step.
+  ['/networks/consortium/quickstart/check', { POST: 'NETWORK_CREATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // What an invitation says and the fingerprint of the key that signed it, confirmed before accepting.

@@ -71,7 +71,7 @@ function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkR
   return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
 }
 
-const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis' }, 409: { description: 'name taken' } };
+const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made' }, 409: { description: 'name taken, or a create of that name is in progress' } };
 
 export const networkRoutes = [
   defineRoute({
@@ -123,10 +123,11 @@ export const networkRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/networks/evm/:id', summary: 'Delete an evm network with its nodes (stopped and removed)', tags, permission: 'NETWORK_DELETE', params: IdParam,
-    description: 'Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.',
-    responses: { 204: { description: 'deleted' }, 404: { description: 'no such network' } },
+    description: 'Its validator keys stay under /keys (they may hold funds or be reused) unless deleteKeys=true: then the validator keys the service holds are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key another network still uses is kept.',
+    query: Type.Object({ deleteKeys: Type.Optional(Type.Boolean({ description: 'also delete its validator keys (needs KEY_DELETE)' })) }, { additionalProperties: false }),
+    responses: { 204: { description: 'deleted' }, 403: { description: 'deleteKeys=true without KEY_DELETE' }, 404: { description: 'no such network' } },
     async handler(input) {
-      await deleteEvmNetwork(input, input.params.id);
+      await deleteEvmNetwork(input, input.params.id, { deleteKeys: input.query.deleteKeys === true });
       return { status: 204 };
     },
   }),

@@ -111,10 +111,11 @@ export const organizationRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/organizations/:id', summary: 'Delete an organization no node or network uses', tags, permission: 'ORGANIZATION_DELETE', params: IdParam,
-    description: '409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use); delete them through /keys.',
-    responses: { 204: { description: 'deleted' }, 404: { description: 'no such organization' }, 409: { description: 'still used' } },
+    description: '409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use) unless deleteKeys=true: then its keys (signing CA, TLS CA, admin, and the keys of its deleted nodes) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key something else still uses is kept.',
+    query: Type.Object({ deleteKeys: Type.Optional(Type.Boolean({ description: 'also delete the organization\'s keys (needs KEY_DELETE)' })) }, { additionalProperties: false }),
+    responses: { 204: { description: 'deleted' }, 403: { description: 'deleteKeys=true without KEY_DELETE' }, 404: { description: 'no such organization' }, 409: { description: 'still used' } },
     async handler(input) {
-      await deleteOrganization(input, input.params.id);
+      await deleteOrganization(input, input.params.id, { deleteKeys: input.query.deleteKeys === true });
       return { status: 204 };
     },
   }),

@@ -75,6 +75,12 @@ export async function networkNameTaken(pool: pg.Pool, name: string): Promise<boo
   return ((await pool.query('SELECT 1 FROM evm_networks WHERE lower(name) = lower($1)', [name])).rowCount ?? 0) > 0;
 }
 
+/** The id of the evm network of this name (any case), or null. */
+export async function evmNetworkIdByName(pool: pg.Pool, name: string): Promise<number | null> {
+  const r = await pool.query('SELECT id FROM evm_networks WHERE lower(name) = lower($1)', [name]);
+  return r.rows[0] ? Number(r.rows[0].id) : null;
+}
+
 /** Names of the networks whose validators use this key (a key in use is not deleted). */
 export async function networksUsingKey(pool: pg.Pool, keyId: number): Promise<string[]> {
   const r = await pool.query('SELECT name FROM evm_networks WHERE validators @> $1::jsonb ORDER BY id', [JSON.stringify([{ keyId }])]);

@@ -11,6 +11,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
+import { onGlobalTeardown } from '../helpers/globalTeardown.ts';
+import { installBesu } from '../standins/besuStandinInstall.ts';
 
 const t = suite('read-your-writes across instances');
 let servers: TestServer[] = [];
@@ -21,11 +23,16 @@ t.before(async () => {
   const databaseUrl = (await freshDatabase()).url;
   // No besu on PATH: nodes are recorded (their ports allocated) and their start fails, quickly.
   const start = () => startServer({ databaseUrl, env: { PATH: '/usr/bin:/bin', LNM_NODE_ENGINE: 'process', KEY_ENCRYPTION_KEY: 'read-your-writes-e2e-key-encryption-key-0123' } });
-  servers = [await start()];
-  servers.push(await start());
-  const r = await call(servers[0].api, 'POST', '/networks', { headers: h, body: { name: 'ryw-besu', type: 'evm', validatorCount: 4, genesis: { chain_id: 39001, consensus: 'QBFT', block_time: 2 } } });
+  // A besu network is only made where besu is: by a third instance with the besu stand-in on PATH, stopped before the two start.
+  const standin = installBesu({ real: null });
+  onGlobalTeardown(() => standin.remove());
+  const maker = await startServer({ databaseUrl, env: { PATH: `${standin.binDir}:/usr/bin:/bin`, LNM_NODE_ENGINE: 'process', KEY_ENCRYPTION_KEY: 'read-your-writes-e2e-key-encryption-key-0123' } });
+  const r = await call(maker.api, 'POST', '/networks', { headers: h, body: { name: 'ryw-besu', type: 'evm', validatorCount: 4, genesis: { chain_id: 39001, consensus: 'QBFT', block_time: 2 } } });
   assert.is(r.status, 201, r.text);
   besuNetwork = r.json.id;
+  await maker.stop();
+  servers = [await start()];
+  servers.push(await start());
 });
 t.after(async () => {
   await Promise.all(servers.map((s) => s.kill()));

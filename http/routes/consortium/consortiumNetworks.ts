@@ -12,6 +12,7 @@ import { listNodes } from '../../../projections/nodes.ts';
 import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
 import { consortiumNetworkByNameOr404, consortiumNetworkOr404 } from '../../../application/consortium/consortiumChannelAccess.ts';
 import { deleteConsortiumNetwork } from '../../../application/consortium/consortiumNetworkDelete.ts';
+import { checkConsortiumQuickstart } from '../../../application/consortium/consortiumQuickstartCheck.ts';
 import { addConsortiumNetworkNode } from '../../../application/consortium/consortiumNetworkNodeAdd.ts';
 import { joinOrdererToChannel, type ChannelJoined } from '../../../application/consortium/consortiumOrdererJoin.ts';
 import { joinPeerToChannel } from '../../../application/consortium/consortiumPeerJoin.ts';
@@ -43,7 +44,32 @@ const JoinView = Type.Object({
 
 const joinView = (r: ChannelJoined) => ({ network_id: r.network.id, channel_name: r.network.channelName, node_id: r.node.id, role: r.node.role, joined: true as const, already_joined: r.alreadyJoined });
 
+const QuickstartCheckBody = Type.Object({
+  name: Type.String({ maxLength: 64, description: 'the network to make' }),
+  channelName: Type.String({ maxLength: 249, description: 'its channel' }),
+  organizations: Type.Array(Type.Object({
+    name: Type.String({ maxLength: 200 }),
+    mspId: Type.String({ maxLength: 200 }),
+    providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider of its keys; default: the default provider' })),
+  }, { additionalProperties: false }), { minItems: 1, maxItems: 20 }),
+  nodes: Type.Array(Type.Object({
+    name: Type.String({ maxLength: 63 }),
+    nodeType: Type.Union([Type.Literal('CONSORTIUM_ORDERER'), Type.Literal('CONSORTIUM_PEER')]),
+  }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
+  engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')], { description: 'the engine its nodes will run under; default: the service\'s' })),
+}, { additionalProperties: false });
+
 export const consortiumNetworkRoutes = [
+  defineRoute({
+    method: 'post', path: '/networks/consortium/quickstart/check', summary: 'Check a consortium quick start before anything is made', tags, permission: 'NETWORK_CREATE',
+    description: 'The console\'s consortium quick start asks this before its first step. Every check runs and nothing is written: the network name and channel, the mspIds, the node names, each organization\'s key provider, and the Fabric programs of each role (PROGRAM_MISSING names them and LNM_FABRIC_BIN). One refusal lists every problem in details, with the first problem\'s status and code.',
+    body: QuickstartCheckBody,
+    responses: { 204: { description: 'everything the quick start needs is here and free' }, 400: { description: 'invalid, or a program missing (PROGRAM_MISSING); nothing written' }, 409: { description: 'a name or mspId taken' } },
+    async handler(input) {
+      await checkConsortiumQuickstart(input, input.body);
+      return { status: 204 };
+    },
+  }),
   defineRoute({
     method: 'get', path: '/networks/consortium', summary: 'List consortium networks', tags, permission: 'NETWORK_READ',
     query: Type.Object(PageQuery, { additionalProperties: false }),

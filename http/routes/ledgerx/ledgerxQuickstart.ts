@@ -63,7 +63,7 @@ export const ledgerXQuickstartRoutes = [
       committerDatabaseUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'the committer\'s PostgreSQL database, postgres://user:password@host:port/database, checked before anything is made (the password is a secret: never shown); left out: made in the service\'s own PostgreSQL' })),
       grpcPort: Type.Optional(Type.Integer({ minimum: 1024, maximum: 65000, description: 'orderer group i gets gRPC base grpcPort + 10 i, the committer grpcPort + 10 n (monitoring ports base + 100..); left out: each allocated from its default' })),
     }, { additionalProperties: false }),
-    responses: { 202: { description: 'started: the record, steps PENDING', schema: QuickstartView }, 400: { description: 'invalid (a name or channel name, ports, the Fabric-X programs missing)' }, 409: { description: 'an mspId, node name or network name taken' }, 503: { description: 'ledgerX is not configured' } },
+    responses: { 202: { description: 'started: the record, steps PENDING', schema: QuickstartView }, 400: { description: 'invalid (a name or channel name, ports), or the Fabric-X programs missing (PROGRAM_MISSING); every check runs first and one refusal lists every problem in details, nothing made' }, 409: { description: 'an mspId, node name or network name taken' }, 503: { description: 'ledgerX is not configured' } },
     async handler(input) {
       const { deps, body } = input;
       if (body.providerId !== undefined && !(await getKeyProvider(deps.pool, body.providerId))) throw new ValidationError(`Key provider ${body.providerId} does not exist.`, [{ field: 'providerId', message: 'no such key provider' }]);

@@ -1,11 +1,13 @@
 // Bad input to the evm network and node endpoints: 400 or 409 with a message that says what
-// is wrong, and a network that needs besu where there is none fails to start saying so.
+// is wrong, and a network that needs besu, once besu is gone, fails to start saying so.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { startServer, call, basic, type TestServer } from '../../helpers/server.ts';
 import { api, killLeftoverNodes } from './evmLifecycle.ts';
+import { installBesu } from '../../standins/besuStandinInstall.ts';
+import { onGlobalTeardown } from '../../helpers/globalTeardown.ts';
 
 let s: TestServer;
 let anvilNetwork: number;
@@ -13,25 +15,23 @@ let besuNetwork: number;
 const genesis = (chainId: number) => ({ chain_id: chainId, consensus: 'QBFT', block_time: 2 });
 
 test.before(async () => {
-  // No besu on PATH here (the service looks for it on its own PATH).
-  s = await startServer({ env: { PATH: '/usr/bin:/bin' } });
-  anvilNetwork = (await api(s, 'POST', '/networks/evm', { name: 'input-anvil', genesis: genesis(32001) })).json.id;
-  const besu = await api(s, 'POST', '/networks', { name: 'input-besu', type: 'evm', validatorCount: 4, genesis: genesis(32002) });
+  // A network that needs besu is only made where besu is (else the create is refused, nothing
+  // made): made with the besu stand-in on PATH, then the service restarts without besu on PATH
+  // (the service looks for it on its own PATH), as when besu is removed from a host.
+  const standin = installBesu({ real: null });
+  onGlobalTeardown(() => standin.remove());
+  const maker = await startServer({ env: { PATH: `${standin.binDir}:/usr/bin:/bin` } });
+  const besu = await api(maker, 'POST', '/networks', { name: 'input-besu', type: 'evm', validatorCount: 4, genesis: genesis(32002) });
   assert.is(besu.status, 201, besu.text);
   besuNetwork = besu.json.id;
+  await maker.stop();
+  s = await startServer({ env: { PATH: '/usr/bin:/bin' }, dataDir: maker.dataDir, databaseUrl: maker.databaseUrl! });
+  anvilNetwork = (await api(s, 'POST', '/networks/evm', { name: 'input-anvil', genesis: genesis(32001) })).json.id;
 });
 
 test.after(async () => {
   await s?.stop();
   if (s) killLeftoverNodes(s.dataDir);
-});
-
-test('a network of 17 to 32 generated validators is made (the checks before key generation once saw the 17th equal the first)', async () => {
-  const r = await api(s, 'POST', '/networks', { name: 'input-many', type: 'evm', validatorCount: 32, genesis: genesis(32003) });
-  assert.is(r.status, 201, r.text);
-  const addresses = (r.json.validators as Array<{ address: string }>).map((v) => v.address.toLowerCase());
-  assert.is(addresses.length, 32);
-  assert.is(new Set(addresses).size, 32);
 });
 
 test('an unknown consensus is a 400 naming the field and the accepted values', async () => {

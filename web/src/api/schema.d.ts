@@ -1600,6 +1600,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/quickstart/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a consortium quick start before anything is made
+         * @description The console's consortium quick start asks this before its first step. Every check runs and nothing is written: the network name and channel, the mspIds, the node names, each organization's key provider, and the Fabric programs of each role (PROGRAM_MISSING names them and LNM_FABRIC_BIN). One refusal lists every problem in details, with the first problem's status and code.
+         *
+         *     Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postNetworksConsortiumQuickstartCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/evm": {
         parameters: {
             query?: never;
@@ -1640,7 +1662,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an evm network with its nodes (stopped and removed)
-         * @description Its validator keys stay under /keys (they may hold funds or be reused); delete them there once the network is gone.
+         * @description Its validator keys stay under /keys (they may hold funds or be reused) unless deleteKeys=true: then the validator keys the service holds are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key another network still uses is kept.
          *
          *     Permission: `NETWORK_DELETE`.
          */
@@ -2900,7 +2922,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an organization no node or network uses
-         * @description 409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use); delete them through /keys.
+         * @description 409 naming the nodes and networks that still use it. Its keys stay (they may have signed certificates still in use) unless deleteKeys=true: then its keys (signing CA, TLS CA, admin, and the keys of its deleted nodes) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise), and a key something else still uses is kept.
          *
          *     Permission: `ORGANIZATION_DELETE`.
          */
@@ -9940,7 +9962,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -9965,7 +9987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12305,6 +12327,86 @@ export interface operations {
             };
         };
     };
+    postNetworksConsortiumQuickstartCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description its channel */
+                    channelName: string;
+                    /** @description the engine its nodes will run under; default: the service's */
+                    engine?: "process" | "docker";
+                    /** @description the network to make */
+                    name: string;
+                    nodes: {
+                        name: string;
+                        nodeType: "CONSORTIUM_ORDERER" | "CONSORTIUM_PEER";
+                    }[];
+                    organizations: {
+                        mspId: string;
+                        name: string;
+                        /** @description key provider of its keys; default: the default provider */
+                        providerId?: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description everything the quick start needs is here and free */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid, or a program missing (PROGRAM_MISSING); nothing written */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a name or mspId taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getNetworksEvm: {
         parameters: {
             query?: {
@@ -12476,7 +12578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12501,7 +12603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12618,7 +12720,10 @@ export interface operations {
     };
     deleteNetworksEvmId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete its validator keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -12653,14 +12758,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such network */
             404: {
@@ -13783,7 +13886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13808,7 +13911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken */
+            /** @description name taken, or a create of that name is in progress */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15696,7 +15799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid (a name or channel name, ports, the Fabric-X programs missing) */
+            /** @description invalid (a name or channel name, ports), or the Fabric-X programs missing (PROGRAM_MISSING); every check runs first and one refusal lists every problem in details, nothing made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20876,7 +20979,10 @@ export interface operations {
     };
     deleteOrganizationsId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete the organization's keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -20911,14 +21017,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such organization */
             404: {

@@ -19,6 +19,7 @@ export default function OrganizationDetail() {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const [acting, setActing] = useState<'edit' | 'delete' | 'key' | null>(null);
+  const [deleteKeys, setDeleteKeys] = useState(false);
   const org = useQuery({ queryKey: ['organizations', id], enabled: Number.isInteger(id) && id > 0, queryFn: () => unwrap(api.GET('/api/v1/organizations/{id}', { params: { path: { id } } })) });
   if (!Number.isInteger(id) || id <= 0) return <ErrorState error={new Error(`"${raw}" is not an organization id.`)} />;
   return (
@@ -51,7 +52,7 @@ export default function OrganizationDetail() {
               <ConfirmDelete
                 title={`Delete the organization ${o.name}?`}
                 name={o.name}
-                action={() => unwrap(api.DELETE('/api/v1/organizations/{id}', { params: { path: { id } } }))}
+                action={() => unwrap(api.DELETE('/api/v1/organizations/{id}', { params: { path: { id }, query: deleteKeys ? { deleteKeys } : {} } }))}
                 onDeleted={async () => {
                   qc.removeQueries({ queryKey: ['organizations', id] });
                   await qc.invalidateQueries({ queryKey: ['organizations'] });
@@ -61,8 +62,13 @@ export default function OrganizationDetail() {
                 inUse={{ title: 'The organization is still in use and was not deleted (409).', help: 'Delete its nodes and the networks it is a member of first, then delete the organization.' }}
               >
                 <p>
-                  The organization {o.mspId} leaves this service. Its keys stay (certificates they signed may still be in use): delete them from the keys list afterwards if nothing needs them.
+                  The organization {o.mspId} leaves this service. Its keys stay (certificates they signed may still be in use) unless you delete them with it.
                 </p>
+                <Can permission="KEY_DELETE">
+                  <label className="inline">
+                    <input type="checkbox" checked={deleteKeys} onChange={(e) => setDeleteKeys(e.target.checked)} /> Also delete its keys (signing CA, TLS CA, admin and its deleted nodes' keys; each deletion audited)
+                  </label>
+                </Can>
               </ConfirmDelete>
             ) : null}
             <dl className="facts">

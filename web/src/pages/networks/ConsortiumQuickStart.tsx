@@ -1,6 +1,7 @@
 // Consortium quick start: one form (one or two organizations, orderers, peers per organization,
 // channel name) that makes the network through the existing API calls, one step after the other:
-// the organizations, the nodes (each must run), the network (channel), the orderers' and peers'
+// first the checks (POST /networks/consortium/quickstart/check: names free, Fabric programs
+// present; a refusal makes nothing), then the organizations, the nodes (each must run), the network (channel), the orderers' and peers'
 // joins and each organization's anchor peer. Each step is shown as it completes; a failed step
 // says what failed and, for a node, the tail of its log (GET /nodes/{id}/logs).
 import { useState, type FormEvent } from 'react';
@@ -100,15 +101,26 @@ export default function ConsortiumQuickStart() {
       }, (n) => `node #${n.id}${n.config?.port ? `, port ${n.config.port}` : ''}`);
     try {
       const msps = organizations === 2 ? [msp1, msp2] : [msp1];
+      const orgName = (msp: string) => `${name}-${msp.replace(/MSP$/, '')}`;
+      const ordererName = (i: number) => `${name}-orderer${i}`;
+      const peerName = (i: number, msp: string) => `${name}-peer${i}-${msp.replace(/MSP$/, '').toLowerCase()}`;
+      // Everything is checked before the first step makes anything: names free, Fabric programs here.
+      const plannedNodes = [
+        ...Array.from({ length: orderers }, (_, i) => ({ name: ordererName(i), nodeType: 'CONSORTIUM_ORDERER' as const })),
+        ...msps.flatMap((msp) => Array.from({ length: peers }, (_, i) => ({ name: peerName(i, msp), nodeType: 'CONSORTIUM_PEER' as const }))),
+      ];
+      await step('Checked: names free, Fabric programs present (nothing made yet)', () =>
+        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes } })),
+      );
       const orgs: Array<{ id: number; msp: string }> = [];
       for (const msp of msps) {
-        const o = await step(`Organization ${msp} created`, () => unwrap(api.POST('/api/v1/organizations', { body: { name: `${name}-${msp.replace(/MSP$/, '')}`, mspId: msp } })), (o) => `organization #${o.id}`);
+        const o = await step(`Organization ${msp} created`, () => unwrap(api.POST('/api/v1/organizations', { body: { name: orgName(msp), mspId: msp } })), (o) => `organization #${o.id}`);
         orgs.push({ id: o.id, msp });
       }
       const ordererNodes: MadeNode[] = [];
-      for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(`${name}-orderer${i}`, 'CONSORTIUM_ORDERER', orgs[0].id));
+      for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(ordererName(i), 'CONSORTIUM_ORDERER', orgs[0].id));
       const peerNodes: Array<MadeNode & { msp: string }> = [];
-      for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(`${name}-peer${i}-${o.msp.replace(/MSP$/, '').toLowerCase()}`, 'CONSORTIUM_PEER', o.id)), msp: o.msp });
+      for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(peerName(i, o.msp), 'CONSORTIUM_PEER', o.id)), msp: o.msp });
       const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id) } })), (n) => `network #${n.id}`);
       const nid = network.id;
       for (const o of ordererNodes) await step(`Orderer ${o.name} joined`, () => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/join', { params: { path: { id: nid, ordererId: o.id } } })));

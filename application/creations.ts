@@ -1,0 +1,101 @@
+// Creates that make several things before the thing asked for (an evm network's validator keys,
+// then the network) run through here, so that none of it is left half-made:
+// - `trackedCreation` records the create before it makes anything (CreationStarted claims the
+//   name: a concurrent create of the same name is a 409 before it makes a key), records each thing
+//   before it makes it (CreationResourceMade, with the id the thing will have), and ends it: CreationCompleted once the network exists, or,
+//   when a later step fails, removes what it made and records CreationFailed (the step, why,
+//   what was made, removed, and left when a removal failed) before the error goes back;
+// - `failInterruptedCreations`, run by the server at its start before it listens, ends the creates
+//   this instance left open when it was stopped mid-way (kill -9): one whose network was recorded
+//   is completed; any other is failed as interrupted, and what it made is removed.
+import { commandLineInput, runCommand, type CommandInput } from './commands.ts';
+import type { AppDeps } from './deps.ts';
+import { AppError } from '../domain/shared/errors.ts';
+import { loadState } from '../domain/shared/commandHandler.ts';
+import { creations, creationStream, type CreationKind, type MadeResource } from '../domain/creations/creation.ts';
+import { maskSecrets } from '../domain/nodes/nodeEngine.ts';
+import { openCreationsOf } from '../projections/creations.ts';
+import { evmNetworkIdByName } from '../projections/evm/evmNetworks.ts';
+import { discardKey } from './keys/keyCreation.ts';
+
+/** What a tracked create tells its record: the step it is at, and each thing it is about to make. */
+export interface CreationSteps {
+  readonly creationId: number;
+  step(name: string): void;
+  /** Takes the id of the next thing of this kind and records it before the create makes it (write-ahead); the id. */
+  making(resource: MadeResource['resource']): Promise<number>;
+}
+
+/** The thing a create of each kind makes last, found by name: whether an interrupted create got that far. */
+const resultOf: Record<CreationKind, (deps: AppDeps, name: string) => Promise<number | null>> = {
+  'evm-network': (deps, name) => evmNetworkIdByName(deps.pool, name),
+};
+
+const streamOf = (kind: CreationKind, name: string) => creationStream(kind, name.toLowerCase());
+
+/** What may be said of a failure: an AppError's message (masked), never an internal error's text. */
+function failureMessage(err: unknown): string {
+  if (err instanceof AppError && err.expose) return maskSecrets(err.message);
+  return 'an internal error (the service log has the details)';
+}
+
+async function removeAll(input: CommandInput, made: MadeResource[]): Promise<{ removed: MadeResource[]; left: MadeResource[] }> {
+  const removed: MadeResource[] = [];
+  const left: MadeResource[] = [];
+  for (const r of [...made].reverse()) ((await discardKey(input, r.id)) ? removed : left).push(r);
+  return { removed: removed.reverse(), left: left.reverse() };
+}
+
+export async function trackedCreation(input: CommandInput, kind: CreationKind, name: string, create: (steps: CreationSteps) => Promise<number>): Promise<number> {
+  const { deps } = input;
+  const at = () => deps.clock().toISOString();
+  const stream = streamOf(kind, name);
+  const creationId = await deps.nextId('creation');
+  await runCommand(input, stream, creations, { type: 'StartCreation', creationId, kind, name, instance: deps.config.instanceId, at: at() });
+  const made: MadeResource[] = [];
+  let step = 'checks';
+  const steps: CreationSteps = {
+    creationId,
+    step: (s) => void (step = s),
+    async making(resource) {
+      const r: MadeResource = { resource, id: await deps.nextId(resource) };
+      made.push(r);
+      await runCommand(input, stream, creations, { type: 'RecordMade', creationId, step, made: r, at: at() });
+      return r.id;
+    },
+  };
+  let resourceId: number;
+  try {
+    resourceId = await create(steps);
+  } catch (err) {
+    const { removed, left } = await removeAll(input, made);
+    await runCommand(input, stream, creations, { type: 'FailCreation', creationId, step, message: failureMessage(err), interrupted: false, removed, left, at: at() }).catch((e) =>
+      deps.log.warn({ creationId, err: (e as Error).message }, 'could not record a failed create'),
+    );
+    throw err;
+  }
+  await runCommand(input, stream, creations, { type: 'CompleteCreation', creationId, resourceId, at: at() });
+  return resourceId;
+}
+
+/** Ends the creates this instance left open (it was stopped mid-way); how many. */
+export async function failInterruptedCreations(deps: AppDeps): Promise<number> {
+  const input = commandLineInput(deps, 'start-up: interrupted creates');
+  const open = await openCreationsOf(deps.pool, deps.config.instanceId);
+  for (const row of open) {
+    const stream = streamOf(row.kind, row.name);
+    const { state } = await loadState(deps.store, stream, creations);
+    if (state.open?.creationId !== row.id) continue;
+    const at = deps.clock().toISOString();
+    const resourceId = await resultOf[row.kind](deps, row.name);
+    if (resourceId !== null) {
+      await runCommand(input, stream, creations, { type: 'CompleteCreation', creationId: row.id, resourceId, at });
+      continue;
+    }
+    const { removed, left } = await removeAll(input, state.open.made);
+    const message = `interrupted: the service stopped before the create ended; ${removed.length} key(s) it made removed${left.length ? `, ${left.length} could not be (${left.map((l) => `${l.resource} ${l.id}`).join(', ')})` : ''}`;
+    await runCommand(input, stream, creations, { type: 'FailCreation', creationId: row.id, step: state.open.step, message, interrupted: true, removed, left, at });
+    deps.log.warn({ creationId: row.id, kind: row.kind, name: row.name, removed: removed.length, left: left.length }, 'an interrupted create was failed');
+  }
+  return open.length;
+}

@@ -1,0 +1,94 @@
+// A create that makes several things (an evm network's validator keys, then the network) is
+// recorded as it goes, so that nothing it made is left unaccounted for: one stream per name it
+// creates (`creation-<kind>-<name>`) holds, for each attempt, CreationStarted (written first: it
+// claims the name, so a second create of that name is refused before it makes anything),
+// CreationResourceMade for each thing made on the way (a key, ...), then CreationCompleted (written
+// last) or CreationFailed (which step, why, what was made and what of it was removed). A create cut
+// off by a stop of the service (kill -9) has a CreationStarted without an end: at the next start
+// of the instance that ran it, it is failed as interrupted and what it made is removed.
+import { ConflictError } from '../shared/errors.ts';
+import { assertNever, type Decider } from '../shared/decider.ts';
+
+export type CreationKind = 'evm-network';
+
+export const creationStream = (kind: CreationKind, name: string) => `creation-${kind}-${encodeURIComponent(name)}`;
+
+export interface MadeResource {
+  resource: 'key';
+  id: number;
+}
+
+export interface OpenCreation {
+  creationId: number;
+  kind: CreationKind;
+  name: string;
+  /** The service instance running it: the only one that may declare it interrupted. */
+  instance: string;
+  made: MadeResource[];
+  /** The step of the last thing made ('checks' before any). */
+  step: string;
+  startedAt: string;
+}
+
+export interface CreationState {
+  open: OpenCreation | null;
+}
+
+type At = { at: string };
+export type CreationEvent =
+  | { type: 'CreationStarted'; data: At & { creationId: number; kind: CreationKind; name: string; instance: string } }
+  | { type: 'CreationResourceMade'; data: At & { creationId: number; kind: CreationKind; name: string; step: string } & MadeResource }
+  | { type: 'CreationCompleted'; data: At & { creationId: number; kind: CreationKind; name: string; resourceId: number } }
+  | {
+      type: 'CreationFailed';
+      data: At & { creationId: number; kind: CreationKind; name: string; step: string; message: string; interrupted: boolean; made: MadeResource[]; removed: MadeResource[]; left: MadeResource[] };
+    };
+
+export type CreationCommand =
+  | { type: 'StartCreation'; creationId: number; kind: CreationKind; name: string; instance: string; at: string }
+  | { type: 'RecordMade'; creationId: number; step: string; made: MadeResource; at: string }
+  | { type: 'CompleteCreation'; creationId: number; resourceId: number; at: string }
+  | { type: 'FailCreation'; creationId: number; step: string; message: string; interrupted: boolean; removed: MadeResource[]; left: MadeResource[]; at: string };
+
+function openOne(s: CreationState, creationId: number): OpenCreation {
+  if (!s.open || s.open.creationId !== creationId) throw new ConflictError(`Create ${creationId} is not in progress.`, { creationId }, 'CREATION_NOT_OPEN');
+  return s.open;
+}
+
+export const creations: Decider<CreationState, CreationCommand, CreationEvent> = {
+  initialState: () => ({ open: null }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'CreationStarted':
+        return { open: { creationId: e.data.creationId, kind: e.data.kind, name: e.data.name, instance: e.data.instance, made: [], step: 'checks', startedAt: e.data.at } };
+      case 'CreationResourceMade':
+        return s.open ? { open: { ...s.open, step: e.data.step, made: [...s.open.made, { resource: e.data.resource, id: e.data.id }] } } : s;
+      case 'CreationCompleted':
+      case 'CreationFailed':
+        return { open: null };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, s) {
+    switch (c.type) {
+      case 'StartCreation':
+        if (s.open) throw new ConflictError(`A network named ${c.name} is being created (create ${s.open.creationId}, started ${s.open.startedAt}).`, { field: 'name' }, 'NAME_TAKEN');
+        return [{ type: 'CreationStarted', data: { creationId: c.creationId, kind: c.kind, name: c.name, instance: c.instance, at: c.at } }];
+      case 'RecordMade': {
+        const o = openOne(s, c.creationId);
+        return [{ type: 'CreationResourceMade', data: { creationId: o.creationId, kind: o.kind, name: o.name, step: c.step, ...c.made, at: c.at } }];
+      }
+      case 'CompleteCreation': {
+        const o = openOne(s, c.creationId);
+        return [{ type: 'CreationCompleted', data: { creationId: o.creationId, kind: o.kind, name: o.name, resourceId: c.resourceId, at: c.at } }];
+      }
+      case 'FailCreation': {
+        const o = openOne(s, c.creationId);
+        return [{ type: 'CreationFailed', data: { creationId: o.creationId, kind: o.kind, name: o.name, step: c.step, message: c.message, interrupted: c.interrupted, made: o.made, removed: c.removed, left: c.left, at: c.at } }];
+      }
+      default:
+        return assertNever(c);
+    }
+  },
+};
