@@ -1,6 +1,8 @@
 // The operator's first look (issue 35) in Chromium against the real server, with anvil:
 // - the console's Metrics page reloaded (or opened from a bookmark) is the console, while the
 //   service's own /metrics still answers scrapers (Prometheus's Accept, */*, none) its exposition;
+// - an anvil network stopped and restarted from its page (POST /networks/{id}/stop, /restart),
+//   the page saying each node's status after, the API and the audit log agreeing;
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -50,7 +52,32 @@ it('the Metrics page reloads into the console; scrapers still get the exposition
   }
   const anonymous = await call(s.url, 'GET', '/metrics', { headers: { accept: PROMETHEUS_ACCEPT } });
   assert.is(anonymous.status, 401, 'a scraper without credentials is still refused');
-  void api;
+});
+
+it('an EVM network is stopped and restarted from its page; the API and the audit log agree', async () => {
+  let r = await api('POST', '/networks', { name: 'ops-anvil', type: 'evm', genesis: { chain_id: 31777, consensus: 'QBFT', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  const id = r.json.id as number;
+  r = await api('POST', `/networks/${id}/start`);
+  assert.is(r.json.nodes[0]?.status, 'running', r.text);
+  const node = r.json.nodes[0] as { id: number; name: string };
+  await page.goto(`${s.url}/networks/evm/${id}`);
+  const ops = page.getByRole('group', { name: 'Network operations' });
+  await ops.getByRole('button', { name: 'Stop network', exact: true }).click();
+  const said = page.getByTestId('network-operation');
+  await said.filter({ hasText: 'Network stopped' }).waitFor({ timeout: 60_000 });
+  assert.is(await said.innerText(), `Network stopped: ${node.name} stopped.`);
+  assert.is((await api('GET', `/nodes/${node.id}`)).json.status, 'stopped');
+  await ops.getByRole('button', { name: 'Start network', exact: true }).waitFor();
+  assert.is(await ops.getByRole('button', { name: 'Stop network', exact: true }).count(), 0, 'nothing running: no Stop');
+  await ui.accessible('network stopped from its page');
+  await ops.getByRole('button', { name: 'Restart network' }).click();
+  await said.filter({ hasText: 'Network restarted' }).waitFor({ timeout: 90_000 });
+  assert.is(await said.innerText(), `Network restarted: ${node.name} running.`);
+  assert.is((await api('GET', `/nodes/${node.id}`)).json.status, 'running');
+  const audit = await api('GET', '/audit-logs?resource_type=network&limit=20');
+  const actions = (audit.json.items as Array<{ action: string; resource_id: string }>).filter((e) => e.resource_id === String(id)).map((e) => e.action);
+  assert.ok(actions.includes('STOP') && actions.includes('RESTART'), JSON.stringify(actions));
 });
 
 it.run();
