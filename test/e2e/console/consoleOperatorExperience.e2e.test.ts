@@ -3,6 +3,10 @@
 //   service's own /metrics still answers scrapers (Prometheus's Accept, */*, none) its exposition;
 // - an anvil network stopped and restarted from its page (POST /networks/{id}/stop, /restart),
 //   the page saying each node's status after, the API and the audit log agreeing;
+// - an anvil node's log on its page is the node's own output (mined blocks), without the lines of
+//   the service's eth_blockNumber polling (health checks every second here); a besu node that
+//   never ran (no besu on this PATH) says so with its last error, not "Disconnected: Node node-N
+//   was not found" with a Reconnect button;
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -78,6 +82,45 @@ it('an EVM network is stopped and restarted from its page; the API and the audit
   const audit = await api('GET', '/audit-logs?resource_type=network&limit=20');
   const actions = (audit.json.items as Array<{ action: string; resource_id: string }>).filter((e) => e.resource_id === String(id)).map((e) => e.action);
   assert.ok(actions.includes('STOP') && actions.includes('RESTART'), JSON.stringify(actions));
+});
+
+it("an anvil node's log shows the node's own output, not the service's polling", async () => {
+  let r = await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1 });
+  assert.is(r.status, 200, r.text);
+  r = await api('POST', '/networks', { name: 'logs-anvil', type: 'evm', genesis: { chain_id: 31778, consensus: 'QBFT', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  r = await api('POST', `/networks/${r.json.id}/start`);
+  const node = r.json.nodes[0] as { id: number; status: string };
+  assert.is(node.status, 'running', r.text);
+  await page.goto(`${s.url}/nodes/${node.id}`);
+  const view = page.getByTestId('log-view');
+  await view.getByText(/Block Number: [3-9]/).first().waitFor({ timeout: 30_000 });
+  // Health checks every second and the page's own live reads have asked eth_blockNumber by now.
+  await page.waitForTimeout(4000);
+  const shown = await view.innerText();
+  assert.match(shown, /Block Hash: 0x[0-9a-f]{64}/);
+  assert.not.match(shown, /eth_blockNumber/, 'no line of the service polling');
+  const tail = await api('GET', `/nodes/${node.id}/logs?tail=200`);
+  assert.ok(tail.json.lines.some((l: string) => /Block Number/.test(l)), tail.text);
+  assert.ok(!tail.json.lines.some((l: string) => l.trim() === 'eth_blockNumber'), tail.text);
+  assert.ok(tail.json.lines.length <= 200);
+});
+
+it('a node that never ran says so on its page, with its last error, not a bogus disconnect', async () => {
+  // No besu on this server's PATH: the node's start fails before it ever runs.
+  let r = await api('POST', '/networks', { name: 'logs-besu', type: 'evm', client: 'besu', validatorCount: 1, genesis: { chain_id: 31779, consensus: 'QBFT' } });
+  assert.is(r.status, 201, r.text);
+  r = await api('POST', `/networks/${r.json.id}/start`);
+  const failed = r.json.nodes[0] as { id: number; status: string; error: string | null };
+  assert.is(failed.status, 'error', r.text);
+  assert.ok(failed.error, r.text);
+  await page.goto(`${s.url}/nodes/${failed.id}`);
+  const bar = page.locator('.logs-bar').getByRole('status');
+  await bar.getByText('No output: this node has never run').waitFor({ timeout: 15_000 });
+  assert.is((await page.getByTestId('log-never-ran').innerText()).trim(), `Why: ${failed.error}`);
+  assert.not.match(await page.locator('.logs').innerText(), /was not found|Disconnected/);
+  assert.is(await page.getByRole('button', { name: 'Reconnect' }).count(), 0);
+  await ui.accessible('node that never ran, its log');
 });
 
 it.run();
