@@ -7,10 +7,13 @@
 //   the service's eth_blockNumber polling (health checks every second here); a besu node that
 //   never ran (no besu on this PATH) says so with its last error, not "Disconnected: Node node-N
 //   was not found" with a Reconnect button;
+// - smaller: the EVM network page's block height asked live (GET /nodes/{id}) while it is open; a
+//   community server's menu marking Webhooks, Templates and Node sharing as pro, and its empty
+//   dashboard saying "No networks yet" without a table header; a user created with a confirmation.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
-import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
+import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
@@ -121,6 +124,54 @@ it('a node that never ran says so on its page, with its last error, not a bogus 
   assert.not.match(await page.locator('.logs').innerText(), /was not found|Disconnected/);
   assert.is(await page.getByRole('button', { name: 'Reconnect' }).count(), 0);
   await ui.accessible('node that never ran, its log');
+});
+
+it("the EVM network page's block height is the nodes' live height, asked while the page is open", async () => {
+  let r = await api('POST', '/networks', { name: 'height-anvil', type: 'evm', genesis: { chain_id: 31780, consensus: 'QBFT', block_time: 1 } });
+  assert.is(r.status, 201, r.text);
+  const id = r.json.id as number;
+  r = await api('POST', `/networks/${id}/start`);
+  const nodeId = r.json.nodes[0].id as number;
+  const asked = (res: { url(): string; request(): { method(): string } }) => res.request().method() === 'GET' && new URL(res.url()).pathname === `/api/v1/nodes/${nodeId}`;
+  const first = page.waitForResponse(asked, { timeout: 15_000 });
+  await page.goto(`${s.url}/networks/evm/${id}`);
+  await first;
+  // The next live answer, and the tile showing that height (or a later one).
+  const next = await page.waitForResponse(asked, { timeout: 15_000 });
+  const liveHeight = ((await next.json()) as { block_height: number }).block_height;
+  assert.type(liveHeight, 'number');
+  const tile = page.getByTestId('block-height');
+  await tile.filter({ hasText: /^\d+$/ }).waitFor();
+  await page.waitForFunction((h) => Number((globalThis as unknown as { document: { querySelector(s: string): { textContent: string } | null } }).document.querySelector('[data-testid="block-height"]')?.textContent) >= h, liveHeight);
+});
+
+it('creating a user says so', async () => {
+  await page.goto(`${s.url}/users`);
+  const form = page.getByRole('form', { name: 'New user' });
+  await form.getByLabel('Username').fill('confirmed-user');
+  await form.getByLabel('Password').fill('confirmed-user-password-1');
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await form.getByRole('status').filter({ hasText: 'User confirmed-user created (VIEWER).' }).waitFor();
+  assert.is((await api('GET', '/users?limit=100')).json.items.filter((u: { username: string }) => u.username === 'confirmed-user').length, 1);
+});
+
+it("community edition: the menu marks the pro areas; the empty dashboard has no table header above 'No networks yet'", async () => {
+  const community = await startConsoleSession({ server: { env: { EDITION: 'community' } } });
+  try {
+    await community.signIn(ADMIN);
+    const nav = community.page.getByRole('navigation', { name: 'Areas' });
+    for (const area of ['Webhooks', 'Templates', 'Node sharing']) {
+      await nav.getByRole('link', { name: `${area} (needs the pro edition)`, exact: true }).waitFor();
+    }
+    assert.is(await nav.getByTestId('edition-badge').count(), 3, 'only those three');
+    await nav.getByRole('link', { name: 'Nodes', exact: true }).waitFor();
+    const tile = community.page.getByRole('article').filter({ has: community.page.getByRole('heading', { name: 'Networks', exact: true }) });
+    await tile.getByText('No networks yet.').waitFor();
+    assert.is(await tile.getByRole('table').count(), 0, 'no table above the empty state');
+    await community.accessible('community dashboard and menu');
+  } finally {
+    await community.close();
+  }
 });
 
 it.run();

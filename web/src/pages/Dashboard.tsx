@@ -49,6 +49,7 @@ export default function Dashboard() {
           ) : (
             <>
               <p className="big">{(evm.data?.total ?? 0) + (consortium.data?.total ?? 0)}</p>
+              {(evm.data?.total ?? 0) + (consortium.data?.total ?? 0) > 0 ? (
               <table className="compact">
                 <caption className="sr-only">Networks by platform and status</caption>
                 <thead>
@@ -73,11 +74,11 @@ export default function Dashboard() {
                   ))}
                 </tbody>
               </table>
-              {(evm.data?.total ?? 0) + (consortium.data?.total ?? 0) === 0 ? (
+              ) : (
                 <Empty>
                   No networks yet. <Link to="/networks">Go to Networks</Link>
                 </Empty>
-              ) : null}
+              )}
             </>
           )}
         </article>

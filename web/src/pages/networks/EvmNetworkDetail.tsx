@@ -3,7 +3,7 @@
 // an address with a pasted ABI); validator votes (ValidatorVotes.tsx); adding a validator or
 // bootnode (AddNetworkNode.tsx); the map of its nodes and links (EvmNetworkMap.tsx).
 import { Link, useParams } from 'react-router';
-import { useQuery } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
 import { api, getJson, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
@@ -44,7 +44,14 @@ export default function EvmNetworkDetail() {
   const network = useQuery({ queryKey: ['network', 'evm', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}', { params: { path: { id } } })) });
   const nodes = useQuery({ queryKey: ['nodes', 'network', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/nodes', { params: { path: { id } } })) });
   const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
-  const height = nodes.data?.items.reduce<number | null>((h, n) => (n.block_height !== null && (h === null || n.block_height > h) ? n.block_height : h), null) ?? null;
+  // The list's block_height is the last health probe's; the tile asks each running node live
+  // (GET /nodes/{id} reads the node's JSON-RPC) every POLL_MS while the page is open.
+  const running = nodes.data?.items.filter((n) => n.status === 'running') ?? [];
+  const live = useQueries({
+    queries: running.map((n) => ({ queryKey: ['node', n.id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/nodes/{id}', { params: { path: { id: n.id } } })) })),
+  });
+  const heights = [...live.map((q) => q.data?.block_height), ...(nodes.data?.items.map((n) => n.block_height) ?? [])].filter((h): h is number => typeof h === 'number');
+  const height = heights.length ? Math.max(...heights) : null;
   return (
     <section>
       <p className="crumbs">
@@ -68,7 +75,7 @@ export default function EvmNetworkDetail() {
                 <p className="big" data-testid="block-height" aria-live="off">
                   {height ?? '—'}
                 </p>
-                <p className="muted">Highest block any node of the network reports, refreshed every {POLL_MS / 1000} s.</p>
+                <p className="muted">Highest block any node of the network reports, asked live every {POLL_MS / 1000} s.</p>
               </article>
               <article className="card tile">
                 <dl className="facts">
