@@ -9,10 +9,16 @@
 //   was not found" with a Reconnect button;
 // - smaller: the EVM network page's block height asked live (GET /nodes/{id}) while it is open; a
 //   community server's menu marking Webhooks, Templates and Node sharing as pro, and its empty
-//   dashboard saying "No networks yet" without a table header; a user created with a confirmation.
+//   dashboard saying "No networks yet" without a table header; a user created with a confirmation;
+// - the dashboard at a glance: the node in error with its reason, each network's height, a CA
+//   certificate (openssl, 5 days) expiring, the backup schedules and failing webhooks (none).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
@@ -172,6 +178,38 @@ it("community edition: the menu marks the pro areas; the empty dashboard has no 
   } finally {
     await community.close();
   }
+});
+
+it('the dashboard shows at a glance: nodes in error with their reason, network heights, certificates expiring, backups, failing webhooks', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-glance-ca-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '5', '-subj', '/CN=glance-ca',
+      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
+    const r = await api('POST', '/keys/import', { name: 'glance-ca', certificate: readFileSync(path.join(dir, 'cert.pem'), 'utf8'), privateKey: readFileSync(path.join(dir, 'key.pem'), 'utf8') });
+    assert.is(r.status, 201, r.text);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const inError = (await api('GET', '/nodes?status=error&limit=50')).json.items as Array<{ id: number; name: string; error: string }>;
+  assert.ok(inError.length >= 1, 'the besu node that never ran is in error');
+  const heights = (await api('GET', '/networks/evm?limit=50')).json.items as Array<{ id: number; name: string }>;
+  const anvil = heights.find((n) => n.name === 'height-anvil')!;
+
+  await page.goto(`${s.url}/`);
+  const errors = page.getByRole('table', { name: 'Nodes in error or down, with their reason' });
+  for (const n of inError) {
+    const row = errors.getByRole('row').filter({ has: page.getByRole('link', { name: n.name, exact: true }) });
+    await row.waitFor({ timeout: 15_000 });
+    assert.ok((await row.innerText()).includes(n.error), `${n.name}'s reason shown`);
+  }
+  const heightRow = page.getByRole('table', { name: "Each network's block height: the highest its nodes report" }).getByRole('row').filter({ has: page.getByRole('link', { name: anvil.name, exact: true }) });
+  await heightRow.getByRole('cell').nth(2).filter({ hasText: /^\d+$/ }).waitFor({ timeout: 30_000 });
+  assert.match(await heightRow.innerText(), /1 of 1/);
+  const certs = page.getByRole('table', { name: 'Certificates expiring within 30 days or expired' });
+  await certs.getByRole('row').filter({ hasText: 'glance-ca' }).filter({ hasText: 'expiring' }).waitFor();
+  await page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Last backup per schedule' }) }).getByText('No backup schedules.').waitFor();
+  await page.getByRole('article').filter({ has: page.getByRole('heading', { name: 'Webhook deliveries failing' }) }).getByText('No webhook is failing.').waitFor();
+  await ui.accessible('dashboard at a glance');
 });
 
 it.run();
