@@ -3,7 +3,8 @@
 // message per line (key material masked). Node's http server hands upgrades to 'upgrade'
 // listeners, not to Koa, so the same credentials and the same permission as the matching GET
 // route's (NODE_LOGS_READ, PLUGIN_OPERATE) are checked here through the AccessControl.
-// Query: tail=N sends the last N existing lines first.
+// Query: tail=N sends the last N existing lines first. A node that never ran closes the socket
+// with code 4409 (NEVER_RAN_CLOSE_CODE) and why, its last error included (cut at 120 bytes).
 import { randomUUID } from 'node:crypto';
 import { ServerResponse, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -15,7 +16,7 @@ import type { RouteDef } from './route.ts';
 import { errorBody } from './errors.ts';
 import { NotFoundError, UnauthenticatedError } from '../domain/shared/errors.ts';
 import { nodeOr404 } from '../application/evm/evmContext.ts';
-import { nodeLogSource } from './nodeLogs.ts';
+import { NEVER_RAN_CLOSE_CODE, NodeNeverRanError, nodeLogSource } from './nodeLogs.ts';
 import { pluginLogFollower } from './routes/plugins.ts';
 
 const LOGS_PATH = /^\/api\/v1\/nodes\/([0-9]{1,9})\/logs\/?$/;
@@ -57,7 +58,7 @@ export function nodeLogsUpgradeHandler(app: Koa, deps: AppDeps, routes: RouteDef
         source
           .follow((line) => ws.readyState === ws.OPEN && ws.send(line), tail)
           .then((f) => (closed ? f.close() : (follower = f)))
-          .catch((err: Error) => ws.close(1011, err.message.slice(0, 120)));
+          .catch((err: Error) => ws.close(err instanceof NodeNeverRanError ? NEVER_RAN_CLOSE_CODE : 1011, Buffer.from(err.message).subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '')));
       });
     } catch (err) {
       refuse(socket, err, requestId);

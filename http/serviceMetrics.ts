@@ -4,6 +4,9 @@
 //                         metricsAccess setting (authenticated by default; loopback lets this
 //                         host's loopback scrape without credentials); the managed Prometheus
 //                         presents its own scrape token
+//                         A browser's navigation to /metrics (Accept preferring text/html:
+//                         the console's Metrics page reloaded or bookmarked) goes on to the
+//                         console; scrapers (Prometheus, curl, no Accept) get the exposition
 //   metricsOpenApiPaths   their entries in the OpenAPI document
 import type Koa from 'koa';
 import type { AccessControl } from './accessControlPort.ts';
@@ -53,10 +56,23 @@ async function admit(ctx: Koa.Context, deps: AppDeps, access: AccessControl | un
   await access.authorize(identity, metricsRoute, ctx, deps);
 }
 
+/**
+ * Whether a GET of /metrics is a browser opening a page rather than a scraper: its Accept prefers
+ * text/html over the exposition types. Prometheus sends `application/openmetrics-text, text/plain;
+ * q=0.5, *\/*;q=0.1`, curl `*\/*`, many clients nothing: all of those get the exposition (the
+ * first type listed wins a tie).
+ */
+export function wantsConsole(ctx: Pick<Koa.Context, 'method' | 'accepts'>): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  return ctx.accepts('text/plain', 'application/openmetrics-text', 'text/html') === 'text/html';
+}
+
 export function serviceMetricsPaths(deps: AppDeps, access: AccessControl | undefined): Koa.Middleware {
   return async (ctx, next) => {
     const exported = NODE_EXPORT.exec(ctx.path);
     if (ctx.path !== SERVICE_METRICS_PATH && !exported) return next();
+    // The console's Metrics page shares the path: a browser reloading it gets the console.
+    if (!exported && wantsConsole(ctx)) return next();
     ctx.state.metricsRoute = exported ? '/metrics/nodes/:id' : SERVICE_METRICS_PATH;
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}; use GET.`);
     if (!deps.metrics) throw new AppError(503, 'UNAVAILABLE', 'Metrics are not enabled on this server.');
@@ -88,7 +104,7 @@ export function metricsOpenApiPaths(): Record<string, Record<string, unknown>> {
     [SERVICE_METRICS_PATH]: {
       get: {
         summary: "The service's own metrics in Prometheus exposition format",
-        description: `HTTP requests by declared route, method and status; event store appends and their latency; projection and saga lag in events; nodes by platform and status; node health checks and probe durations; process figures. ${access}`,
+        description: `HTTP requests by declared route, method and status; event store appends and their latency; projection and saga lag in events; nodes by platform and status; node health checks and probe durations; process figures. ${access} A request whose Accept prefers text/html (a browser opening the console's Metrics page, which shares this path) gets the web console instead; Prometheus's Accept, */* and no Accept get the exposition.`,
         tags: ['metrics'], operationId: 'getServiceMetrics', 'x-permission': 'METRICS_READ',
         responses: { '200': { description: 'exposition text', content: { 'text/plain': { schema: { type: 'string' } } } }, ...common },
       },

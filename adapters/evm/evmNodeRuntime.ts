@@ -21,6 +21,7 @@ import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
 import { ANVIL_STATE_FILE, anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
+import { anvilLogs, anvilRawTail, followAnvilLogs } from './anvilLogs.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
 import { isBft } from '../../domain/evm/evmConsensus.ts';
@@ -162,11 +163,16 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       if (t.node.client !== 'besu') return null;
       return besuEnode(dataDir, t.network, t.node, { create: false }).catch(() => null);
     },
+    // anvil's log without the service's own polling (anvilLogs.ts).
     async logs(t, tail) {
-      return (await engineFor(t)).logs(keyOf(t), { tail });
+      const engine = await engineFor(t);
+      if (t.node.client !== 'anvil') return engine.logs(keyOf(t), { tail });
+      return anvilLogs(await engine.logs(keyOf(t), { tail: anvilRawTail(tail) }), tail);
     },
     async followLogs(t, onLine, tail) {
-      return (await engineFor(t)).followLogs(keyOf(t), onLine, { tail });
+      const engine = await engineFor(t);
+      if (t.node.client !== 'anvil') return engine.followLogs(keyOf(t), onLine, { tail });
+      return followAnvilLogs((raw, rawTail) => engine.followLogs(keyOf(t), raw, { tail: rawTail }), onLine, tail);
     },
     async chainValidators(t) {
       const url = rpcUrl(t);

@@ -82,6 +82,9 @@ const describers: Record<string, Describer> = {
   // (registerStreamAuditDescriber); a network event of any other stream is not an entry.
   NetworkCreated: () => null,
   NetworkDeleted: () => null,
+  // A whole network stopped or restarted (domain/networks/networkOperation.ts): the nodes in start order.
+  NetworkStopped: (e) => ({ action: 'STOP', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name), details: { platform: e.data.platform as JsonValue, nodeIds: e.data.nodeIds as JsonValue } }),
+  NetworkRestarted: (e) => ({ action: 'RESTART', resourceType: 'network', resourceId: str(e.data.networkId), resourceName: str(e.data.name), details: { platform: e.data.platform as JsonValue, nodeIds: e.data.nodeIds as JsonValue } }),
   NodeCreated: (e) => ({ action: 'CREATE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), after: { networkId: e.data.networkId, role: e.data.role, client: e.data.client, engine: e.data.engine, config: e.data.config as JsonValue } }),
   NodeStartRequested: (e) => ({ action: e.data.restart ? 'RESTART' : 'START', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name) }),
   NodeStarted: (e) => ({ action: 'STARTED', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), details: { pid: e.data.pid, containerId: e.data.containerId } }),

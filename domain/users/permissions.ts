@@ -370,6 +370,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/networks/{networkId}/validators/votes/{address}', { DELETE: 'NETWORK_UPDATE' }],
   // Per-service state and output of a deployed plugin (SPEC: "status, per-service state and logs come from the engine").
   ['/plugins/{name}/logs', { GET: 'PLUGIN_OPERATE' }],
+  // A whole network stopped or restarted (issue 35; SPEC shows only POST /networks/{networkId}/start).
+  ['/networks/{networkId}/stop', { POST: 'NETWORK_OPERATE' }],
+  ['/networks/{networkId}/restart', { POST: 'NETWORK_OPERATE' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

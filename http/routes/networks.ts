@@ -1,6 +1,7 @@
 // Evm networks: create (generic POST /networks with the genesis object, or /networks/evm),
-// import, list, read, delete, their nodes and map, adding nodes, starting all nodes, and the
-// validators as the chain reports them.
+// import, list, read, delete, their nodes and map, adding nodes, starting, stopping and
+// restarting all nodes (any platform that starts as a whole), and the validators as the chain
+// reports them.
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
@@ -16,6 +17,7 @@ import { networkStatus, networkView, NetworkView } from '../evm/evmNetworkView.t
 import { validatorVoteRoutes } from './evm/validatorVotes.ts';
 import { startConsortiumNetwork } from '../../application/consortium/consortiumNetworkStart.ts';
 import { startEvmNetwork } from '../../application/evm/evmNetworkStart.ts';
+import { operateNetwork, type NetworkAction } from '../../application/networks/networkOperate.ts';
 import { deleteEvmNetwork } from '../../application/evm/evmNetworkDelete.ts';
 import { consortiumNetworkView } from '../consortium/consortiumNetworkView.ts';
 import { consortiumNodeView } from '../consortium/consortiumNodeView.ts';
@@ -211,6 +213,7 @@ export const networkRoutes = [
       return { body: { network: await networkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => nodeView(deps, n))) } };
     },
   }),
+  ...(['stop', 'restart'] as const).map((action) => networkOperationRoute(action)),
   defineRoute({
     method: 'get', path: '/networks/:networkId/validators', summary: 'Validators of an evm network, as the running chain reports them', tags, permission: 'NETWORK_READ', params: NetworkIdParam,
     responses: { 200: { description: 'validators and where the list comes from' }, 404: { description: 'no such network' } },
@@ -234,3 +237,19 @@ export const networkRoutes = [
   }),
   ...validatorVoteRoutes,
 ];
+
+function networkOperationRoute(action: NetworkAction) {
+  const what = action === 'stop'
+    ? { summary: 'Stop all nodes of a network (evm or consortium), in reverse dependency order', description: 'Records NetworkStopped (audited) naming the nodes in start order, then stops each node in the reverse order (consortium: peers before orderers; evm: full nodes, validators, then bootnodes), each awaited before the next. A node already stopped stays so.' }
+    : { summary: 'Restart a network (evm or consortium): all nodes stopped in reverse dependency order, then started in order', description: 'Records NetworkRestarted (audited) naming the nodes in start order; stops each node in the reverse order, then starts them in order (consortium: orderers before peers; evm: bootnodes, validators, then the others), each awaited (running or failed) before the next.' };
+  return defineRoute({
+    method: 'post', path: `/networks/:networkId/${action}`, ...what, tags, permission: 'NETWORK_OPERATE', params: NetworkIdParam,
+    responses: { 200: { description: 'the network and its nodes (in start order) after the operation' }, 404: { description: 'no such network' }, 409: { description: 'the network has no nodes (code NO_NODES)' } },
+    async handler(input) {
+      const { deps, params } = input;
+      const r = await operateNetwork(input, params.networkId, action);
+      if (r.platform === 'consortium') return { body: { network: await consortiumNetworkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => consortiumNodeView(deps, n))) } };
+      return { body: { network: await networkView(deps, r.network), nodes: await Promise.all(r.nodes.map((n) => nodeView(deps, n))) } };
+    },
+  });
+}

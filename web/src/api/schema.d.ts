@@ -1222,6 +1222,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/{networkId}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart a network (evm or consortium): all nodes stopped in reverse dependency order, then started in order
+         * @description Records NetworkRestarted (audited) naming the nodes in start order; stops each node in the reverse order, then starts them in order (consortium: orderers before peers; evm: bootnodes, validators, then the others), each awaited (running or failed) before the next.
+         *
+         *     Permission: `NETWORK_OPERATE`.
+         */
+        post: operations["postNetworksNetworkIdRestart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/{networkId}/start": {
         parameters: {
             query?: never;
@@ -1236,6 +1258,28 @@ export interface paths {
          * @description Permission: `NETWORK_OPERATE`.
          */
         post: operations["postNetworksNetworkIdStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/{networkId}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop all nodes of a network (evm or consortium), in reverse dependency order
+         * @description Records NetworkStopped (audited) naming the nodes in start order, then stops each node in the reverse order (consortium: peers before orderers; evm: full nodes, validators, then bootnodes), each awaited before the next. A node already stopped stays so.
+         *
+         *     Permission: `NETWORK_OPERATE`.
+         */
+        post: operations["postNetworksNetworkIdStop"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3793,7 +3837,7 @@ export interface paths {
         };
         /**
          * The service's own metrics in Prometheus exposition format
-         * @description HTTP requests by declared route, method and status; event store appends and their latency; projection and saga lag in events; nodes by platform and status; node health checks and probe durations; process figures. Access: the `metricsAccess` setting. `authenticated` (default): the API's credentials with permission `METRICS_READ`, or the managed Prometheus's scrape token as a Bearer token. `loopback`: also any client connecting from 127.0.0.1 or ::1, without credentials.
+         * @description HTTP requests by declared route, method and status; event store appends and their latency; projection and saga lag in events; nodes by platform and status; node health checks and probe durations; process figures. Access: the `metricsAccess` setting. `authenticated` (default): the API's credentials with permission `METRICS_READ`, or the managed Prometheus's scrape token as a Bearer token. `loopback`: also any client connecting from 127.0.0.1 or ::1, without credentials. A request whose Accept prefers text/html (a browser opening the console's Metrics page, which shares this path) gets the web console instead; Prometheus's Accept, *\/* and no Accept get the exposition.
          */
         get: operations["getServiceMetrics"];
         put?: never;
@@ -10418,6 +10462,76 @@ export interface operations {
             };
         };
     };
+    postNetworksNetworkIdRestart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                networkId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the network and its nodes (in start order) after the operation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the network has no nodes (code NO_NODES) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     postNetworksNetworkIdStart: {
         parameters: {
             query?: never;
@@ -10465,6 +10579,76 @@ export interface operations {
             };
             /** @description no such network */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksNetworkIdStop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                networkId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the network and its nodes (in start order) after the operation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the network has no nodes (code NO_NODES) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

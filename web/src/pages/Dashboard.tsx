@@ -1,4 +1,5 @@
-// Networks and nodes by platform and status, and the latest audit entries (for those who may read them).
+// Networks and nodes by platform and status, what an operator checks first (DashboardGlance.tsx),
+// and the latest audit entries (for those who may read them).
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
@@ -7,6 +8,7 @@ import { useSession } from '../session';
 import { Empty, ErrorState, Loading, QueryView } from '../components/states';
 import { DataTable } from '../components/DataTable';
 import { StatusBadge, When } from '../components/format';
+import { DashboardGlance } from './DashboardGlance';
 
 function countBy<T>(items: T[], key: (t: T) => string): Array<[string, number]> {
   const m = new Map<string, number>();
@@ -49,6 +51,7 @@ export default function Dashboard() {
           ) : (
             <>
               <p className="big">{(evm.data?.total ?? 0) + (consortium.data?.total ?? 0)}</p>
+              {(evm.data?.total ?? 0) + (consortium.data?.total ?? 0) > 0 ? (
               <table className="compact">
                 <caption className="sr-only">Networks by platform and status</caption>
                 <thead>
@@ -73,11 +76,11 @@ export default function Dashboard() {
                   ))}
                 </tbody>
               </table>
-              {(evm.data?.total ?? 0) + (consortium.data?.total ?? 0) === 0 ? (
+              ) : (
                 <Empty>
                   No networks yet. <Link to="/networks">Go to Networks</Link>
                 </Empty>
-              ) : null}
+              )}
             </>
           )}
         </article>
@@ -124,6 +127,7 @@ export default function Dashboard() {
           </QueryView>
         </article>
       </div>
+      <DashboardGlance />
       {can('SYSTEM_MONITOR') ? <RecentAudit /> : null}
     </section>
   );

@@ -7,6 +7,7 @@ import { Link, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
 import { ConsortiumAddMember } from './ConsortiumAddMember';
+import { NetworkOperations } from './NetworkOperations';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { POLL_MS, useAllNodes } from '../../api/queries';
 import { useState } from 'react';
@@ -43,6 +44,7 @@ interface TransactionDetail extends BlockTx {
 export default function ConsortiumNetworkDetail() {
   const id = Number(useParams().id);
   const network = useQuery({ queryKey: ['network', 'consortium', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}', { params: { path: { id } } })) });
+  const members = useQuery({ queryKey: ['nodes', 'consortium', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/nodes', { params: { path: { id } } })) });
   return (
     <section>
       <p className="crumbs">
@@ -70,6 +72,7 @@ export default function ConsortiumNetworkDetail() {
                 <When at={n.created_at} />
               </dd>
             </dl>
+            {members.data?.items.length ? <NetworkOperations networkId={id} statuses={members.data.items.map((m) => m.status)} /> : null}
             <ConsortiumAddMember network={n} />
             <DeleteNetwork platform="consortium" network={n} inUseHelp="Delete the peers and orderers that joined its channel first (their nodes' pages), then delete the network.">
               <p>The network's record goes, with its chaincode records and chaincode server nodes. It is refused while nodes that joined its channel remain.</p>

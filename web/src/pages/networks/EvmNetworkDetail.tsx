@@ -4,13 +4,13 @@
 // bootnode (AddNetworkNode.tsx); the map of its nodes and links (EvmNetworkMap.tsx); the chain's
 // blocks, transactions and accounts in the shared explorer (EvmExplorer.tsx).
 import { Link, useParams } from 'react-router';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueries, useQuery } from '@tanstack/react-query';
 import { DeleteNetwork } from './DeleteNetwork';
 import { api, getJson, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
 import { Can } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
 import { DeployContract } from './DeployContract';
@@ -19,6 +19,7 @@ import { EvmNetworkMap } from './EvmNetworkMap';
 import { AddNetworkNode } from './AddNetworkNode';
 import { ValidatorVotes } from './ValidatorVotes';
 import { EvmExplorer } from './EvmExplorer';
+import { NetworkOperations } from './NetworkOperations';
 import { DataTable, type Column } from '../../components/DataTable';
 
 type NetworkNode = Json<'/api/v1/networks/evm/{id}/nodes', 'get'>['items'][number];
@@ -42,15 +43,17 @@ const contractColumns: Array<Column<Contract>> = [
 
 export default function EvmNetworkDetail() {
   const id = Number(useParams().id);
-  const qc = useQueryClient();
   const network = useQuery({ queryKey: ['network', 'evm', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}', { params: { path: { id } } })) });
   const nodes = useQuery({ queryKey: ['nodes', 'network', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/nodes', { params: { path: { id } } })) });
-  const start = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: id } } })),
-    onSettled: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
-  });
   const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
-  const height = nodes.data?.items.reduce<number | null>((h, n) => (n.block_height !== null && (h === null || n.block_height > h) ? n.block_height : h), null) ?? null;
+  // The list's block_height is the last health probe's; the tile asks each running node live
+  // (GET /nodes/{id} reads the node's JSON-RPC) every POLL_MS while the page is open.
+  const running = nodes.data?.items.filter((n) => n.status === 'running') ?? [];
+  const live = useQueries({
+    queries: running.map((n) => ({ queryKey: ['node', n.id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/nodes/{id}', { params: { path: { id: n.id } } })) })),
+  });
+  const heights = [...live.map((q) => q.data?.block_height), ...(nodes.data?.items.map((n) => n.block_height) ?? [])].filter((h): h is number => typeof h === 'number');
+  const height = heights.length ? Math.max(...heights) : null;
   return (
     <section>
       <p className="crumbs">
@@ -63,15 +66,8 @@ export default function EvmNetworkDetail() {
               <h1>
                 {n.name} <StatusBadge status={n.status} />
               </h1>
-              {n.status !== 'running' ? (
-                <Can permission="NETWORK_OPERATE">
-                  <button type="button" className="primary" disabled={start.isPending} onClick={() => start.mutate()}>
-                    {start.isPending ? 'Starting network…' : 'Start network'}
-                  </button>
-                </Can>
-              ) : null}
             </div>
-            <ActionError error={start.error} />
+            <NetworkOperations networkId={id} statuses={nodes.data?.items.map((node) => node.status) ?? []} />
             <DeleteNetwork platform="evm" network={n}>
               <p>The network and its nodes go: each node is stopped and removed with its data. Its validator keys stay under Keys (they may hold funds or be reused); delete them there once the network is gone.</p>
             </DeleteNetwork>
@@ -81,7 +77,7 @@ export default function EvmNetworkDetail() {
                 <p className="big" data-testid="block-height" aria-live="off">
                   {height ?? '—'}
                 </p>
-                <p className="muted">Highest block any node of the network reports, refreshed every {POLL_MS / 1000} s.</p>
+                <p className="muted">Highest block any node of the network reports, asked live every {POLL_MS / 1000} s.</p>
               </article>
               <article className="card tile">
                 <dl className="facts">

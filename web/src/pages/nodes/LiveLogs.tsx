@@ -1,14 +1,18 @@
 // A node's output live over GET /api/v1/nodes/{id}/logs (WebSocket, one message per line, the
 // last 200 lines first), or another followed source (`src`: a plugin service's
 // GET /api/v1/plugins/{name}/logs?service=): follow (keep the newest line in view), pause (hold
-// new lines back), search (show matching lines only), ANSI colours.
+// new lines back), search (show matching lines only), ANSI colours. A node that never ran (the
+// server closes with code 4409) is said as such, with its last error, not as a lost connection;
+// the follow is opened again when the node's status changes (`status`).
 import { useEffect, useRef, useState } from 'react';
 import { AnsiLine } from '../../components/ansiLine';
 
 const MAX_LINES = 5_000;
-type Conn = 'connecting' | 'open' | 'closed';
+type Conn = 'connecting' | 'open' | 'closed' | 'never-ran';
+/** The server's close code for a node with no output because it never ran (http/nodeLogs.ts). */
+const NEVER_RAN = 4409;
 
-export function LiveLogs({ nodeId, src, label = 'Node log' }: { nodeId?: number; src?: string; label?: string }) {
+export function LiveLogs({ nodeId, src, label = 'Node log', status, lastError }: { nodeId?: number; src?: string; label?: string; status?: string; lastError?: string | null }) {
   const path = src ?? `/api/v1/nodes/${nodeId}/logs?tail=200`;
   const [lines, setLines] = useState<string[]>([]);
   const [conn, setConn] = useState<Conn>('connecting');
@@ -44,14 +48,14 @@ export function LiveLogs({ nodeId, src, label = 'Node log' }: { nodeId?: number;
       timer ??= window.setTimeout(flush, 100);
     };
     ws.onclose = (e) => {
-      setConn('closed');
+      setConn(e.code === NEVER_RAN ? 'never-ran' : 'closed');
       setCloseReason(e.reason || (e.code === 1006 ? 'the connection was refused or lost' : `code ${e.code}`));
     };
     return () => {
       if (timer) clearTimeout(timer);
       ws.close();
     };
-  }, [path, attempt]);
+  }, [path, attempt, status]);
 
   useEffect(() => {
     if (!paused && held.current.length) {
@@ -70,11 +74,11 @@ export function LiveLogs({ nodeId, src, label = 'Node log' }: { nodeId?: number;
     <div className="logs">
       <div className="logs-bar">
         <span className={`conn conn-${conn}`} role="status" aria-live="polite">
-          {conn === 'open' ? 'Live' : conn === 'connecting' ? 'Connecting…' : `Disconnected: ${closeReason}`}
+          {conn === 'open' ? 'Live' : conn === 'connecting' ? 'Connecting…' : conn === 'never-ran' ? 'No output: this node has never run' : `Disconnected: ${closeReason}`}
         </span>
-        {conn === 'closed' ? (
+        {conn === 'closed' || conn === 'never-ran' ? (
           <button type="button" onClick={() => setAttempt((a) => a + 1)}>
-            Reconnect
+            {conn === 'closed' ? 'Reconnect' : 'Check again'}
           </button>
         ) : null}
         <button type="button" aria-pressed={paused} onClick={() => setPaused((p) => !p)}>
@@ -94,6 +98,11 @@ export function LiveLogs({ nodeId, src, label = 'Node log' }: { nodeId?: number;
           {search ? `${shown.length} of ${lines.length} lines` : `${lines.length} lines`}
         </span>
       </div>
+      {conn === 'never-ran' ? (
+        <p className="hint" data-testid="log-never-ran">
+          {lastError ? <>Why: <span className="error-text">{lastError}</span></> : closeReason}
+        </p>
+      ) : null}
       <pre className="log-view" ref={box} tabIndex={0} aria-label={label} data-testid="log-view">
         {shown.length === 0 ? <span className="muted">{lines.length ? 'No line matches the search.' : 'No output yet.'}</span> : null}
         {shown.map((l, i) => (

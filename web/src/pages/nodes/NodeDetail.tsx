@@ -76,7 +76,7 @@ export default function NodeDetail() {
       {can('NODE_LOGS_READ') ? (
         <section aria-labelledby="logs-title">
           <h2 id="logs-title">Logs</h2>
-          <LiveLogs nodeId={id} />
+          <LiveLogs nodeId={id} status={node.data?.status} lastError={node.data?.error ?? null} />
         </section>
       ) : null}
       {can('METRICS_READ') ? (

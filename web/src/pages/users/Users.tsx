@@ -274,9 +274,12 @@ function CreateUser() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('VIEWER');
+  const [created, setCreated] = useState<string | null>(null);
   const m = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/users', { body: { username, password, role } })),
-    onSuccess: async () => {
+    onMutate: () => setCreated(null),
+    onSuccess: async (user) => {
+      setCreated(`User ${user.username} created (${user.role}).`);
       setUsername('');
       setPassword('');
       await qc.invalidateQueries({ queryKey: ['users'] });
@@ -311,6 +314,11 @@ function CreateUser() {
         Create user
       </button>
       <ActionError error={m.error} />
+      {created ? (
+        <p role="status" data-testid="user-created">
+          {created}
+        </p>
+      ) : null}
     </form>
   );
 }
