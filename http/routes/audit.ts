@@ -100,7 +100,8 @@ export const auditRoutes = [
   listRoute('/audit-logs'),
   defineRoute({
     method: 'post', path: '/audit-logs/verify', summary: 'Recompute the hash chain over a range of entry ids and name the first that does not match', tags, permission: 'SYSTEM_MONITOR',
-    body: Type.Object({ start_id: Type.Integer({ minimum: 1 }), end_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    description: 'end_id may be left out: the range then ends at the newest entry (the head).',
+    body: Type.Object({ start_id: Type.Integer({ minimum: 1 }), end_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the last entry to check; default the newest' })) }, { additionalProperties: false }),
     responses: {
       200: {
         description: 'the outcome (valid false names first_invalid_id)',
@@ -110,10 +111,10 @@ export const auditRoutes = [
       },
     },
     async handler({ deps, body }) {
-      if (body.end_id < body.start_id) throw new ValidationError('end_id must not be below start_id.', [{ field: 'end_id', message: 'must be at least start_id' }]);
+      if (body.end_id !== undefined && body.end_id < body.start_id) throw new ValidationError('end_id must not be below start_id.', [{ field: 'end_id', message: 'must be at least start_id' }]);
       const head = await deps.store.headPosition();
       if (body.start_id > head) throw new ValidationError(`start_id is past the last entry (${head}).`, [{ field: 'start_id', message: `must be at most ${head}` }]);
-      const v = await deps.store.verify(body.start_id, Math.min(body.end_id, head));
+      const v = await deps.store.verify(body.start_id, Math.min(body.end_id ?? head, head));
       return {
         body: v.ok
           ? {

@@ -111,7 +111,9 @@ export interface paths {
         put?: never;
         /**
          * Recompute the hash chain over a range of entry ids and name the first that does not match
-         * @description Permission: `SYSTEM_MONITOR`.
+         * @description end_id may be left out: the range then ends at the newest entry (the head).
+         *
+         *     Permission: `SYSTEM_MONITOR`.
          */
         post: operations["postAuditLogsVerify"];
         delete?: never;
@@ -4207,7 +4209,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    end_id: number;
+                    /** @description the last entry to check; default the newest */
+                    end_id?: number;
                     start_id: number;
                 };
             };

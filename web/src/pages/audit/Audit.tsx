@@ -253,7 +253,7 @@ function Verify() {
   const [start, setStart] = useState('1');
   const [end, setEnd] = useState('');
   const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/audit-logs/verify', { body: { start_id: Number(start), end_id: end ? Number(end) : 2_147_483_647 } })),
+    mutationFn: () => unwrap(api.POST('/api/v1/audit-logs/verify', { body: { start_id: Number(start), ...(end ? { end_id: Number(end) } : {}) } })),
   });
   return (
     <form
