@@ -78,6 +78,7 @@ const describers: Record<string, Describer> = {
   AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission } }),
   RequestFailed: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'failed', errorMessage: str(e.data.message), details: { code: e.data.code } }),
   RequestSucceeded: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), details: e.data.transactionId ? { transactionId: e.data.transactionId } : null }),
+  AuditCheckpointSigned: (e) => ({ action: 'SIGN', resourceType: 'audit_checkpoint', resourceId: str(e.data.height), resourceName: `checkpoint at entry ${e.data.height}`, details: { height: e.data.height, headHash: e.data.headHash, signer: e.data.signer } }),
   SensitiveRead: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'key', resourceId: str(e.data.resourceId), resourceName: str(e.data.resourceName), details: (e.data.details as JsonValue) ?? null }),
   // Every platform has its own network directory stream and describes its networks itself
   // (registerStreamAuditDescriber); a network event of any other stream is not an entry.
