@@ -442,7 +442,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     outbound,
     secrets,
-    auditAnchor: createFileAuditAnchor({ dataDir: config.dataDir, keyEncryptionKey }),
+    auditAnchor: createFileAuditAnchor({ dataDir: config.dataDir, keyEncryptionKey, ...(config.auditWitnessUrl ? { witnessUrl: config.auditWitnessUrl } : {}) }),
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,

@@ -9,11 +9,12 @@ import { checkpointText, type AuditAnchor, type AuditCheckpoint } from '../../do
 
 export const AUDIT_CHECKPOINT_FILE = 'audit-checkpoints.jsonl';
 
-export function createFileAuditAnchor(opts: { dataDir: string; keyEncryptionKey: string }): AuditAnchor {
+export function createFileAuditAnchor(opts: { dataDir: string; keyEncryptionKey: string; witnessUrl?: string }): AuditAnchor {
   const key = Buffer.from(hkdfSync('sha256', opts.keyEncryptionKey, 'lnm', 'audit checkpoint signature', 32));
   const file = path.join(opts.dataDir, AUDIT_CHECKPOINT_FILE);
   const mac = (c: Omit<AuditCheckpoint, 'signature'>) => createHmac('sha256', key).update(checkpointText(c)).digest('hex');
   return {
+    ...(opts.witnessUrl ? { witnessUrl: opts.witnessUrl } : {}),
     sign: (c) => ({ height: c.height, headHash: c.headHash, at: c.at, signer: c.signer, signature: mac(c) }),
     verify(c) {
       const want = Buffer.from(mac(c), 'hex');

@@ -161,9 +161,19 @@ export async function signAuditCheckpoint(input: CommandInput, opts: { ifMoved?:
   if (!headHash) return null;
   const c = anchor.sign({ height: head, headHash, at: deps.clock().toISOString(), signer: deps.config.instanceId });
   await anchor.save(c);
-  const r = await appendForRequest(input, 'audit-checkpoints', [{ id: deps.newId(), type: 'AuditCheckpointSigned', data: { height: c.height, headHash: c.headHash, signer: c.signer, at: c.at } }]);
+  const witness = anchor.witnessUrl ? await toWitness(input, anchor.witnessUrl, c) : null;
+  const r = await appendForRequest(input, 'audit-checkpoints', [{ id: deps.newId(), type: 'AuditCheckpointSigned', data: { height: c.height, headHash: c.headHash, signer: c.signer, at: c.at, ...(witness ? { witness } : {}) } }]);
   await deps.projector.waitFor(r.lastPosition);
   return c;
+}
+
+/** Sends the checkpoint to the external witness (through the outbound policy); the outcome, never thrown. */
+async function toWitness(input: CommandInput, url: string, c: AuditCheckpoint): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
+  const refused = await input.deps.outbound.refusal(url);
+  if (refused) return { ok: false, statusCode: null, error: refused };
+  const body = JSON.stringify({ height: c.height, head_hash: c.headHash, at: c.at, signer: c.signer, signature: c.signature });
+  const r = await input.deps.outbound.post({ url, headers: { 'content-type': 'application/json' }, body, timeoutMs: 10_000 });
+  return { ok: r.ok, statusCode: r.statusCode, error: r.error };
 }
 
 /** The newest checkpoints, each with whether its signature is this service's. */

@@ -27,6 +27,8 @@ export interface AuditAnchor {
   save(c: AuditCheckpoint): Promise<void>;
   /** The newest first, at most `limit`; entries that do not parse are returned as null (a tampered file). */
   list(limit: number): Promise<Array<AuditCheckpoint | null>>;
+  /** An external witness each checkpoint is also POSTed to (JSON), if configured. */
+  witnessUrl?: string;
 }
 
 export type CheckpointFinding =
