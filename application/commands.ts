@@ -3,7 +3,7 @@
 import { storable } from '../domain/shared/storableText.ts';
 import { handleCommand, type CommandResult } from '../domain/shared/commandHandler.ts';
 import type { Decider, DomainEvent } from '../domain/shared/decider.ts';
-import type { EventMetadata } from '../domain/shared/eventStore.ts';
+import type { AppendResult, EventMetadata, ExpectedVersion, NewEvent } from '../domain/shared/eventStore.ts';
 import type { AppDeps } from './deps.ts';
 import type { Identity } from './identity.ts';
 
@@ -61,8 +61,30 @@ export async function runCommand<State, Command, Event extends DomainEvent>(
     newId: input.deps.newId,
     expectedVersion: opts.expectedVersion,
   });
-  if (result.lastPosition !== null) await input.deps.projector.waitFor(result.lastPosition);
+  if (result.lastPosition !== null) {
+    noteRecorded(input);
+    await input.deps.projector.waitFor(result.lastPosition);
+  }
   return result;
+}
+
+/**
+ * Marks the request as having appended an event of its own (its audit entry). A successful
+ * write that appended none (a contract call signed and sent, a signature) is recorded after the
+ * answer as RequestSucceeded instead (http/auth/accessControl.ts), so no success goes unaudited.
+ */
+export function noteRecorded(input: Pick<CommandInput, 'ctx'>): void {
+  input.ctx.state.recorded = true;
+}
+
+/** Whether the request appended an event of its own (noteRecorded). */
+export const requestRecorded = (ctx: Pick<RequestContext, 'state'>): boolean => ctx.state.recorded === true;
+
+/** Appends events outside a decider (audit facts, outcomes of calls to a ledger) with the request's metadata, noted as the request's record. */
+export async function appendForRequest(input: CommandInput, streamId: string, events: NewEvent[], expectedVersion: ExpectedVersion = 'any'): Promise<AppendResult> {
+  const r = await input.deps.store.append(streamId, expectedVersion, events, requestMetadata(input));
+  noteRecorded(input);
+  return r;
 }
 
 /** The input of work no HTTP request asked for (the command line, the server's own start): no

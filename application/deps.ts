@@ -1,3 +1,4 @@
+import type { AuditAnchor } from '../domain/audit/checkpoints.ts';
 import type pg from 'pg';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import type { Projector } from '../projections/projector.ts';
@@ -57,6 +58,8 @@ export interface Logger {
 
 /** Everything a route may use; built once by the composition root (bin/). */
 export interface AppDeps {
+  /** Signs and keeps the audit trail's checkpoints outside the database (absent: no anchor, verify checks the chain and the listing only). */
+  auditAnchor?: AuditAnchor;
   config: HttpConfig;
   pool: pg.Pool;
   store: EventStore;

@@ -50,6 +50,10 @@ export interface Config {
   /** ledgerX: how long a join waits for each role node to come up (SPEC Limits: 240 s). */
   ledgerXJoinTimeoutSeconds?: number;
   shutdownGraceSeconds?: number;
+  /** Seconds between periodic audit checkpoints; 0: only on demand. */
+  auditCheckpointSeconds?: number;
+  /** Where each audit checkpoint is also POSTed. */
+  auditWitnessUrl?: string;
   /** The time to live of this instance's lease on the background work (several instances on one database). */
   workLeaseSeconds?: number;
   /** Webhook and notification targets on loopback, link-local or private addresses are allowed. */
@@ -142,6 +146,8 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_CHAINCODE_HOST', flag: '--chaincode-host', default: '127.0.0.1', description: 'IPv4 address peers reach this machine\'s chaincode servers at; set it to an address node hosts can reach (docs/hosts.md) for peers on them, and the servers listen on every address' },
   { env: 'LNM_CHAINCODE_PORT_FROM', flag: '--chaincode-port-from', default: '9100', description: 'first port tried for a chaincode server (consortium): a port is taken when a chaincode is first installed, and bound only once it is committed, so two instances on one host need ranges apart (e.g. 9100 and 9300)' },
   { env: 'LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', flag: '--ledgerx-join-timeout-seconds', default: '240', description: 'ledgerX: how long joining an orderer group to a network (or starting the group) waits for each of its role nodes to come up before it says which role did not and why (its last log lines)' },
+  { env: 'LNM_AUDIT_CHECKPOINT_SECONDS', flag: '--audit-checkpoint-seconds', default: '300', description: 'how often the server signs a checkpoint of the audit chain\'s head (when it moved) into DATA_DIR/audit-checkpoints.jsonl, which verify compares the chain with (docs/audit.md); 0: only on demand (POST /audit-logs/checkpoints)' },
+  { env: 'LNM_AUDIT_WITNESS_URL', flag: '--audit-witness-url', default: '(unset)', description: 'an external witness every audit checkpoint is also POSTed to as JSON (height, head_hash, at, signer, signature), under the outbound policy of webhooks (LNM_ALLOW_PRIVATE_TARGETS); the outcome is in the checkpoint\'s audit entry' },
   { env: 'LNM_SHUTDOWN_GRACE_SECONDS', flag: '--shutdown-grace-seconds', default: '30', description: 'on SIGTERM or SIGINT the server refuses new requests (503 with Retry-After) and waits this long for the requests in flight to finish before it stops its background work and closes the database' },
   { env: 'LNM_WORK_LEASE_SECONDS', flag: '--work-lease-seconds', default: '9', description: 'several instances on one DATABASE_URL: node work (lifecycle and health probes) runs on the instance holding the node\'s shard lease (16 shards spread over the live instances), the other background work in 8 pieces, each on the instance holding its `work:<piece>` lease (expiry, webhooks, notifications, backups, host checks, block feed, resource monitor, metrics stack; spread by the same fair share); each lease is renewed every third of this time; when that instance dies another takes the work within this time and a third' },
   { env: 'LNM_RESOURCE_MONITOR', flag: '--resource-monitor', default: 'true', description: 'false stops sampling disk (data directory), CPU and memory use and timing database queries, so system.disk_space.warning, performance.cpu.high, performance.memory.high and performance.query.slow are never raised (the end-to-end tests turn it off so host load does not add events to their audit logs)' },
@@ -351,6 +357,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     chaincodeHost: ipv4Of('LNM_CHAINCODE_HOST', get('LNM_CHAINCODE_HOST', '127.0.0.1')),
     ledgerXJoinTimeoutSeconds: positiveInteger('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', get('LNM_LEDGERX_JOIN_TIMEOUT_SECONDS', '240')),
     shutdownGraceSeconds: positiveInteger('LNM_SHUTDOWN_GRACE_SECONDS', get('LNM_SHUTDOWN_GRACE_SECONDS', '30')),
+    auditWitnessUrl: get('LNM_AUDIT_WITNESS_URL', '') || undefined,
+    auditCheckpointSeconds: get('LNM_AUDIT_CHECKPOINT_SECONDS', '300') === '0' ? 0 : positiveInteger('LNM_AUDIT_CHECKPOINT_SECONDS', get('LNM_AUDIT_CHECKPOINT_SECONDS', '300')),
     workLeaseSeconds: positiveInteger('LNM_WORK_LEASE_SECONDS', get('LNM_WORK_LEASE_SECONDS', '9')),
     allowedOrigins: allowedOriginsOf(values.get('LNM_ALLOWED_ORIGINS')),
   };

@@ -1,4 +1,7 @@
 // The composition root: the one place where adapters are wired into ports.
+import { createFileAuditAnchor } from '../adapters/audit/fileAuditAnchor.ts';
+import { commandLineInput } from '../application/commands.ts';
+import { signAuditCheckpoint } from '../application/audit/auditVerify.ts';
 import pg from 'pg';
 import { pino } from 'pino';
 import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
@@ -441,6 +444,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     keys,
     outbound,
     secrets,
+    auditAnchor: createFileAuditAnchor({ dataDir: config.dataDir, keyEncryptionKey, ...(config.auditWitnessUrl ? { witnessUrl: config.auditWitnessUrl } : {}) }),
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,
@@ -486,6 +490,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // Creates this instance was running when it was stopped (kill -9) are ended before it answers;
   // a failure to end them is logged and does not keep the service from starting (the next start tries again).
   await failInterruptedCreations(deps).catch((err) => log.error({ err: (err as Error).message }, 'could not end the creates interrupted by the last stop'));
+  // The audit chain's head, signed outside the database now and then (docs/audit.md).
+  const checkpointEvery = config.auditCheckpointSeconds ?? 300;
+  const signCheckpoint = () => signAuditCheckpoint(commandLineInput(deps, 'audit checkpoint'), { ifMoved: true }).catch((err) => log.warn({ err: (err as Error).message }, 'audit checkpoint failed'));
+  const checkpoints = checkpointEvery > 0 ? setInterval(() => void signCheckpoint(), checkpointEvery * 1000) : null;
+  checkpoints?.unref();
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();
@@ -525,6 +534,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
         await closed;
         await sharingListener?.close();
         clearInterval(slowBudget);
+        if (checkpoints) clearInterval(checkpoints);
         // A running backup is stopped (and recorded FAILED) rather than waited for: before the
         // background work stops, which waits for the saga running the backup to return.
         backups.shutdown();

@@ -9,7 +9,7 @@ import type { Identity } from '../application/identity.ts';
 import { errorBody, errorMiddleware, retryAfterSeconds } from './errors.ts';
 import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
-import { jsonBody } from './jsonBody.ts';
+import { jsonBody, takeBodyRefusal } from './jsonBody.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
 import { consoleMiddleware } from './console.ts';
@@ -77,7 +77,14 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
       try {
         if (route.permission !== 'PUBLIC') {
           if (!access) throw new AppError(500, 'NO_ACCESS_CONTROL', 'authentication is not configured', { expose: false });
+          const refusal = takeBodyRefusal(ctx);
           identity = await access.authenticate(ctx, deps);
+          // A body refused by the parser (not JSON, too large, too deep) is answered as before
+          // with or without credentials; with them it is a failed write, audited (after hook).
+          if (refusal) {
+            ctx.state.identity = identity ?? undefined;
+            throw refusal;
+          }
           if (!identity) throw new UnauthenticatedError();
           ctx.state.identity = identity;
           await access.authorize(identity, route, ctx, deps);
@@ -85,6 +92,8 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
           identity = await access.authenticate(ctx, deps).catch(() => null);
           ctx.state.identity = identity ?? undefined;
         }
+        const refused = takeBodyRefusal(ctx);
+        if (refused) throw refused;
         if (route.edition && editionRank[deps.config.edition] < editionRank[route.edition]) {
           throw new EditionRequiredError(route.feature ?? route.summary, route.edition, deps.config.edition);
         }

@@ -8,6 +8,9 @@
 // - Only an object or an array at the top (400 MALFORMED_JSON otherwise).
 // - No body, or only whitespace: ctx.request.body stays undefined, and a route that declares a
 //   body answers 400 BODY_REQUIRED (http/app.ts), never "an empty object".
+// - A refusal is not thrown here but left in ctx.state.bodyRefusal: the route that matches
+//   throws it once it knows who is calling (http/app.ts), so an authenticated caller's refused
+//   body is audited like any other failed write; a request no route matches is refused here.
 import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../domain/shared/errors.ts';
@@ -68,10 +71,33 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
 const tooLarge = () => new AppError(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the server accepts (see BODY_LIMIT).');
 const malformed = (why: string) => new AppError(400, 'MALFORMED_JSON', `The request body is not valid JSON: ${why}.`);
 
+/** The body refusal the matched route throws after authentication (and removes), if any. */
+export function takeBodyRefusal(ctx: Koa.Context): AppError | undefined {
+  const refusal = ctx.state.bodyRefusal as AppError | undefined;
+  ctx.state.bodyRefusal = undefined;
+  return refusal;
+}
+
 export function jsonBody(opts: { limit: string | number }): Koa.Middleware {
   const limit = byteSize(opts.limit);
+  const read = readBody(limit);
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/api/v1') || !BODY_METHODS.has(ctx.method) || !hasBody(ctx.req)) return next();
+    try {
+      await read(ctx);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.state.bodyRefusal = err;
+    }
+    await next();
+    // No route took it (no route matches): refused here, as before any route existed.
+    const left = takeBodyRefusal(ctx);
+    if (left) throw left;
+  };
+}
+
+function readBody(limit: number): (ctx: Koa.Context) => Promise<void> {
+  return async (ctx) => {
     const type = ctx.request.type; // media type without parameters, lower case
     const charset = (ctx.request.charset || 'utf-8').toLowerCase();
     const encoding = (ctx.get('content-encoding') || 'identity').toLowerCase();
@@ -93,6 +119,5 @@ export function jsonBody(opts: { limit: string | number }): Koa.Middleware {
       }
       (ctx.request as unknown as { body?: unknown }).body = parsed;
     }
-    return next();
   };
 }

@@ -1,32 +1,66 @@
 // The audit log read model: every event of the store, as describeForAudit reads it, with the
 // request facts from the event's metadata. The id of an entry is the event's position, so
-// /audit-logs/verify can recompute the hash chain over a range of entry ids.
+// /audit-logs/verify can recompute the hash chain over a range of entry ids. Every position has
+// its row: an event that is bookkeeping rather than an action (a name claimed, a block observed)
+// is listed as action BOOKKEEPING, and a stub whose content a backup withheld as action WITHHELD,
+// each saying so in `reason`, so the listing never skips an id that verify counts.
 import type pg from 'pg';
 import type { Projection } from './projection.ts';
-import { describeForAudit } from '../domain/audit/auditEntry.ts';
+import type { RecordedEvent } from '../domain/shared/eventStore.ts';
+import { describeForAudit, type AuditFields } from '../domain/audit/auditEntry.ts';
 import { publicEventOf } from '../domain/shared/publicEvents.ts';
+
+export const AUDIT_LOG_COLUMNS = ['id', 'event_id', 'event_type', 'ts', 'user_id', 'username', 'auth_method', 'ip_address', 'user_agent', 'session_id', 'action', 'resource_type',
+  'resource_id', 'resource_name', 'status', 'error_message', 'reason', 'before', 'after', 'details', 'duration_ms', 'method', 'endpoint', 'request_id', 'response_code', 'event_name'] as const;
+export type AuditLogRow = Record<(typeof AUDIT_LOG_COLUMNS)[number], unknown>;
+
+/** How an event without an entry of its own is listed: bookkeeping, or a withheld stub. */
+function placeholder(e: RecordedEvent): AuditFields {
+  const prefix = e.streamId.replace(/-\d+$/, '').replace(/-[0-9a-f-]{36}$/, '');
+  return {
+    action: e.withheld ? 'WITHHELD' : 'BOOKKEEPING', resourceType: prefix.replace(/-/g, '_') || 'unknown', resourceId: /-(\d+)$/.exec(e.streamId)?.[1] ?? null, resourceName: null,
+    status: 'success', errorMessage: null, before: null, after: null, details: null,
+    reason: e.withheld
+      ? 'withheld from the backup this server was restored from (audit include_in_backups false): linked in the hash chain, its content is not here'
+      : `bookkeeping (${e.type}): recorded by the service, not an action anyone took`,
+  };
+}
+
+/**
+ * The row an event projects to (ts null for a withheld stub: it has no timestamp; the
+ * projection gives it its predecessor's). Verify compares the table with exactly this.
+ */
+export function auditRowOf(e: RecordedEvent): AuditLogRow {
+  const a = describeForAudit(e) ?? placeholder(e);
+  const m = e.metadata as Record<string, any>;
+  const started = m.requestStartedAt ? Date.parse(m.requestStartedAt) : NaN;
+  const duration = Number.isFinite(started) ? Math.max(0, Date.parse(m.timestamp) - started) : (typeof m.durationMs === 'number' ? m.durationMs : null);
+  // A refused sign-in has no actor: the name that was tried is its user.
+  const tried = a.action === 'LOGIN' && a.status !== 'success' ? a.resourceName : null;
+  return {
+    id: e.position, event_id: e.id, event_type: e.type, ts: m.timestamp ?? null, user_id: m.actor?.userId ?? null, username: m.actor?.username ?? tried ?? null,
+    auth_method: m.actor?.kind ?? null, ip_address: m.ip ?? null, user_agent: m.userAgent ?? null, session_id: m.sessionId ?? null,
+    action: a.action, resource_type: a.resourceType, resource_id: a.resourceId, resource_name: a.resourceName, status: a.status, error_message: a.errorMessage, reason: a.reason,
+    before: a.before, after: a.after, details: a.details, duration_ms: duration, method: m.method ?? null, endpoint: m.endpoint ?? null, request_id: m.requestId ?? null,
+    response_code: (e.data as Record<string, any>)?.responseCode ?? m.responseCode ?? null, event_name: publicEventOf(e.type)?.name ?? null,
+  };
+}
+
+const JSON_COLUMNS = new Set(['before', 'after', 'details']);
 
 export const auditLogProjection: Projection = {
   name: 'audit_log',
   handles: '*',
   tables: ['audit_log'],
   apply(e) {
-    const a = describeForAudit(e);
-    if (!a) return [];
-    const m = e.metadata as Record<string, any>;
-    const started = m.requestStartedAt ? Date.parse(m.requestStartedAt) : NaN;
-    const duration = Number.isFinite(started) ? Math.max(0, Date.parse(m.timestamp) - started) : (typeof m.durationMs === 'number' ? m.durationMs : null);
+    const row = auditRowOf(e);
+    const values = AUDIT_LOG_COLUMNS.map((c) => (JSON_COLUMNS.has(c) ? (row[c] === null ? null : JSON.stringify(row[c])) : row[c]));
+    const tsIndex = AUDIT_LOG_COLUMNS.indexOf('ts') + 1;
     return [
       {
-        text: `INSERT INTO audit_log (id, event_id, event_type, ts, user_id, username, auth_method, ip_address, user_agent, session_id, action, resource_type,
-                 resource_id, resource_name, status, error_message, reason, before, after, details, duration_ms, method, endpoint, request_id, response_code, event_name)
-               VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,$23,$24,$25,$26) ON CONFLICT (id) DO NOTHING`,
-        values: [
-          e.position, e.id, e.type, m.timestamp, m.actor?.userId ?? null, m.actor?.username ?? null, m.actor?.kind ?? null, m.ip ?? null, m.userAgent ?? null,
-          m.sessionId ?? null, a.action, a.resourceType, a.resourceId, a.resourceName, a.status, a.errorMessage, a.reason,
-          a.before === null ? null : JSON.stringify(a.before), a.after === null ? null : JSON.stringify(a.after), a.details === null ? null : JSON.stringify(a.details),
-          duration, m.method ?? null, m.endpoint ?? null, m.requestId ?? null, (e.data as Record<string, any>).responseCode ?? m.responseCode ?? null, publicEventOf(e.type)?.name ?? null,
-        ],
+        text: `INSERT INTO audit_log (${AUDIT_LOG_COLUMNS.join(', ')})
+               VALUES (${AUDIT_LOG_COLUMNS.map((c, i) => (c === 'ts' ? `COALESCE($${tsIndex}::timestamptz, (SELECT max(ts) FROM audit_log WHERE id < $1), 'epoch')` : `$${i + 1}`)).join(',')}) ON CONFLICT (id) DO NOTHING`,
+        values,
       },
     ];
   },

@@ -3,7 +3,7 @@
 // peer of every organization the service holds, approve for each, commit, start the server, send
 // Init when the definition requires it), and
 // invoke/query through a peer's gateway as an organization the caller names.
-import { requestMetadata, runCommand } from '../commands.ts';
+import { appendForRequest, runCommand } from '../commands.ts';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
@@ -219,10 +219,10 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
     json = null;
   }
   if (kind === 'invoke') {
-    await deps.store.append(chaincodeInvocationsStream(active.id), 'any', [{
+    await appendForRequest(input, chaincodeInvocationsStream(active.id), [{
       id: deps.newId(), type: 'ChaincodeInvoked',
       data: { chaincodeId: active.id, networkId: network.id, name: record.name, version: active.version, function: body.function, mspId: org.mspId, txId: r.txId, validationCode: r.validationCode ?? null, blockNumber: r.blockNumber ?? null, at: deps.clock().toISOString() },
-    }], requestMetadata(input));
+    }]);
   }
   return {
     chaincode_id: record.id, name: record.name, version: active.version, function: body.function, msp_id: org.mspId, peer_id: peer.id,

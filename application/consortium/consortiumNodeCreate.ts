@@ -2,7 +2,7 @@
 // (checked, or allocated from Fabric's defaults upwards), its names, its identity and TLS keys
 // issued by the organization's CAs in the organization's key provider, then NodeCreated and,
 // as for every node, StartNode. A failure after the keys were made deletes them again.
-import { requestMetadata, runCommand, type CommandInput } from '../commands.ts';
+import { noteRecorded, requestMetadata, runCommand, type CommandInput } from '../commands.ts';
 import { renewCertificate } from '../../domain/keys/certificateRenewal.ts';
 import { consortiumNodeRecord } from './consortiumNodeRecord.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
@@ -283,7 +283,10 @@ export async function renewConsortiumNodeCertificates(input: Input, node: NodeRo
     await renewCertificate(ctx, record.tlsKeyId, 'renewed', (p) => ({ ...p, commonName: record.config.hostname, dnsNames: hosts.filter((h) => !IPV4.test(h)), ipAddresses: hosts.filter((h) => IPV4.test(h)) })),
   ];
   const last = Math.max(...positions.map((p) => p ?? 0));
-  if (last) await deps.projector.waitFor(last);
+  if (last) {
+    noteRecorded(input);
+    await deps.projector.waitFor(last);
+  }
   const out = [];
   for (const [keyId, purpose] of [[record.identityKeyId, 'IDENTITY'], [record.tlsKeyId, 'TLS']] as const) {
     const key = await getKey(deps.pool, keyId);

@@ -50,7 +50,7 @@ const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved'
  * (as hash-only stubs, see RecordedEvent.withheld), less any type a read model is rebuilt from
  * (auditOnlyTypesToWithhold): LoginSucceeded and OidcSignInSucceeded give users their last_login_at, so they are kept.
  */
-export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut', 'OidcSignInSucceeded', 'OidcSignInFailed'] as const;
+export const AUDIT_ONLY_EVENT_TYPES = ['AccessDenied', 'RequestFailed', 'RequestSucceeded', 'SensitiveRead', 'LoginFailed', 'UnauthorizedAccessDetected', 'LoginSucceeded', 'LoggedOut', 'OidcSignInSucceeded', 'OidcSignInFailed'] as const;
 
 /** The audit-only types no read model needs, given the types the read models handle ('*' = every type but these). */
 export function auditOnlyTypesToWithhold(handled: Iterable<string>): string[] {
@@ -77,6 +77,8 @@ const describers: Record<string, Describer> = {
   UnauthorizedAccessDetected: (e) => ({ action: 'LOGIN', resourceType: 'session', resourceName: str(e.data.username), status: 'denied', errorMessage: `locked out after ${e.data.failures} failed attempts`, details: { ip: e.data.ip, lockedUntil: e.data.lockedUntil } }),
   AccessDenied: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'denied', errorMessage: str(e.data.message), details: { permission: e.data.permission, ...(e.data.code ? { code: e.data.code } : {}) } }),
   RequestFailed: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), status: 'failed', errorMessage: str(e.data.message), details: { code: e.data.code } }),
+  RequestSucceeded: (e) => ({ action: str(e.data.action) ?? 'UPDATE', resourceType: str(e.data.resourceType) ?? 'unknown', resourceId: str(e.data.resourceId), details: e.data.transactionId ? { transactionId: e.data.transactionId } : null }),
+  AuditCheckpointSigned: (e) => ({ action: 'SIGN', resourceType: 'audit_checkpoint', resourceId: str(e.data.height), resourceName: `checkpoint at entry ${e.data.height}`, details: { height: e.data.height, headHash: e.data.headHash, signer: e.data.signer, ...(e.data.witness ? { witness: e.data.witness } : {}) } }),
   SensitiveRead: (e) => ({ action: str(e.data.action) ?? 'READ', resourceType: str(e.data.resourceType) ?? 'key', resourceId: str(e.data.resourceId), resourceName: str(e.data.resourceName), details: (e.data.details as JsonValue) ?? null }),
   // Every platform has its own network directory stream and describes its networks itself
   // (registerStreamAuditDescriber); a network event of any other stream is not an entry.

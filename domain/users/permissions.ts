@@ -306,6 +306,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/networks/consortium/quickstart/check', { POST: 'NETWORK_CREATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
+  // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.
+  ['/audit-logs/checkpoints', { GET: 'SYSTEM_MONITOR', POST: 'SYSTEM_MONITOR' }],
   // What an invitation says and the fingerprint of the key that signed it, confirmed before accepting.
   ['/nodesharing/invitations/preview', { POST: 'system:configure' }],
   // Ends a node-sharing relationship: the peer's requests are refused from then on.

@@ -1,6 +1,7 @@
 // Authentication (session cookie, HTTP Basic, API keys) and authorization (role -> named
 // permission, narrowed by an API key's scopes). Every 403 is recorded as an AccessDenied
-// event; a failed write is recorded as RequestFailed, so the audit log shows both.
+// event; a failed write is recorded as RequestFailed, so the audit log shows both; a successful
+// write that appended no event of its own (a signed transaction) as RequestSucceeded.
 import { isStorableText } from '../../domain/shared/storableText.ts';
 import type Koa from 'koa';
 import type { AccessControl } from '../accessControlPort.ts';
@@ -12,6 +13,7 @@ import { hasPermission, type Permission } from '../../domain/users/permissions.t
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser, getUserCredentialVersion } from '../../projections/users.ts';
 import { recordSecurityEvent } from './securityEvents.ts';
+import { requestRecorded } from '../../application/commands.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';
 import { JWT_SHAPE, fromOidcAccessToken } from './oidc.ts';
@@ -26,10 +28,19 @@ const UNAUTHENTICATED_FAILURES_PER_MINUTE = 20;
 export function auditTarget(route: RouteDef, ctx: Koa.Context): { action: string; resourceType: string; resourceId: string | null } {
   const action = route.method === 'post' ? (/\/(start|stop|restart|rotate|renew|deploy|sign|sign-data|test|verify|replay|join|invoke|query)$/.test(route.path) ? 'EXECUTE' : 'CREATE') : route.method === 'delete' ? 'DELETE' : route.method === 'get' ? 'READ' : 'UPDATE';
   const first = route.path.split('/').filter(Boolean)[0] ?? 'unknown';
-  const resourceType = first.replace(/-/g, '_').replace(/s$/, '');
+  // Smart contracts (/sc/evm/..., /sc/consortium/...) are contracts and chaincode.
+  const resourceType = first === 'sc' ? (route.path.startsWith('/sc/consortium') ? 'chaincode' : 'contract') : first.replace(/-/g, '_').replace(/s$/, '');
   const p = ctx.params as Record<string, string> | undefined;
-  const resourceId = p?.id ?? p?.keyId ?? p?.keyID ?? p?.logId ?? p?.networkId ?? p?.providerId ?? p?.name ?? null;
+  const resourceId = p?.id ?? p?.keyId ?? p?.keyID ?? p?.logId ?? p?.contractId ?? p?.chaincodeId ?? p?.networkId ?? p?.nodeId ?? p?.peerId ?? p?.ordererId ?? p?.providerId ?? p?.name ?? null;
   return { action: route.permission === 'NETWORK_CREATE' ? 'NETWORK_CREATE' : action, resourceType, resourceId };
+}
+
+/** The transaction id an answer names (an EVM transaction hash, a consortium tx id), if any. */
+export function transactionIdOf(body: unknown): string | null {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
+  const b = body as Record<string, unknown>;
+  const v = b.transaction_hash ?? b.transactionHash ?? b.tx_id ?? b.txId ?? b.transaction_id;
+  return typeof v === 'string' ? v : null;
 }
 
 type Fresh = () => true | Promise<boolean>;
@@ -161,19 +172,36 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
       const identity = (ctx.state.identity as Identity | undefined) ?? null;
       const err = ctx.state.error as { code?: string; message?: string } | undefined;
       // A 403 of the handler itself (a delegation beyond the API key, another user's keys) is a
-      // denial too: recorded like authorize's, before the answer.
-      if (status === 403 && identity && !ctx.state.denialRecorded) {
-        await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', {
-          ...auditTarget(route, ctx),
-          permission: route.permission,
-          code: err?.code ?? null,
-          message: err?.message ?? null,
-          responseCode: 403,
-        });
+      // denial too: recorded like authorize's, before the answer. authorize's own are recorded there.
+      if (status === 403) {
+        if (identity && !ctx.state.denialRecorded) {
+          await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'AccessDenied', {
+            ...auditTarget(route, ctx),
+            permission: route.permission,
+            code: err?.code ?? null,
+            message: err?.message ?? null,
+            responseCode: 403,
+          });
+        }
         return;
       }
-      // Failed writes are audited; denials were recorded in authorize, 401s carry no identity.
-      if (status < 400 || status === 401 || status === 403 || route.method === 'get') return;
+      // Reads are not entries; 401s carry no identity.
+      if (route.method === 'get' || status === 401) return;
+      // Writes by no one (a body refused before credentials were given) are noise, not entries;
+      // a public route's failures (a refused sign-in) are recorded, throttled below.
+      if (!identity && route.permission !== 'PUBLIC') return;
+      if (status < 400) {
+        // A success that appended no event of its own (a transaction signed and sent, a
+        // signature): recorded here, with the transaction id its answer names.
+        if (!identity || requestRecorded(ctx)) return;
+        await recordSecurityEvent({ identity, requestId: ctx.state.requestId, ctx, deps }, 'RequestSucceeded', {
+          ...auditTarget(route, ctx),
+          transactionId: transactionIdOf(ctx.body),
+          responseCode: status,
+        }, { wait: false });
+        return;
+      }
+      // Failed writes are audited.
       let carried = null;
       if (!identity) {
         // A throttled sign-in (429) is already recorded, at most once a minute, as LoginFailed.

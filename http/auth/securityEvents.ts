@@ -2,7 +2,7 @@
 // reads). They are events like any other, so the audit log and its hash chain cover them.
 import type { JsonObject } from '../../domain/shared/eventStore.ts';
 import type { RouteInput } from '../route.ts';
-import { requestMetadata } from '../../application/commands.ts';
+import { noteRecorded, requestMetadata } from '../../application/commands.ts';
 import { storable } from '../../domain/shared/storableText.ts';
 
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -12,5 +12,8 @@ type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId
 export async function recordSecurityEvent(input: Input, type: string, data: JsonObject, opts: { wait?: boolean; streamId?: string } = {}): Promise<void> {
   const day = input.deps.clock().toISOString().slice(0, 10);
   const r = await input.deps.store.append(opts.streamId ?? `security-${day}`, 'any', [{ id: input.deps.newId(), type, data: storable(data) }], requestMetadata(input));
+  // Recorded by the route's handler (a signature, a sign-in): the request's own entry. Events of
+  // authentication (a Basic sign-in on the way) come before the route is reached, and do not count.
+  if (input.ctx.state.route) noteRecorded(input);
   if (opts.wait !== false) await input.deps.projector.waitFor(r.lastPosition);
 }

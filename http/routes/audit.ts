@@ -2,7 +2,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { defineRoute, type RouteDef } from '../route.ts';
 import { Page, PageQuery, page } from '../pagination.ts';
 import { getAuditEntry, listAuditLog } from '../../projections/auditLog.ts';
-import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { listAuditCheckpoints, signAuditCheckpoint, verifyAudit } from '../../application/audit/auditVerify.ts';
 import { MAX_RETENTION_DAYS } from '../../domain/settings/settings.ts';
 import type { AppDeps } from '../../application/deps.ts';
 
@@ -48,6 +49,8 @@ const AuditEntrySchema = Type.Object({
   event_type: Type.String({ description: 'the domain event behind the entry' }),
   event: Type.Union([Type.String(), Type.Null()], { description: 'its public event name (e.g. security.api_key.created), when it has one' }),
 });
+
+const CheckpointSchema = Type.Object({ height: Type.Integer(), head_hash: Type.String(), at: Type.String({ format: 'date-time' }) });
 
 /** A date-only end bound means the whole day. */
 export function dateBound(v: string | undefined, end: boolean): string | undefined {
@@ -99,29 +102,40 @@ export const auditRoutes = [
   listRoute('/audit/logs'),
   listRoute('/audit-logs'),
   defineRoute({
-    method: 'post', path: '/audit-logs/verify', summary: 'Recompute the hash chain over a range of entry ids and name the first that does not match', tags, permission: 'SYSTEM_MONITOR',
-    body: Type.Object({ start_id: Type.Integer({ minimum: 1 }), end_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+    method: 'post', path: '/audit-logs/verify', summary: 'Verify the audit trail over a range of entry ids: the hash chain, the listing against its events, and the chain\'s head against the signed checkpoints', tags, permission: 'SYSTEM_MONITOR',
+    description: 'end_id may be left out: the range then ends at the newest entry (the head). Invalid when an entry does not match the hash chain, when a listed entry differs from its event (or is missing, or has no event), or when the chain no longer ends as a signed checkpoint recorded it (a truncated or rewritten tail; docs/audit.md).',
+    body: Type.Object({ start_id: Type.Integer({ minimum: 1 }), end_id: Type.Optional(Type.Integer({ minimum: 1, description: 'the last entry to check; default the newest' })) }, { additionalProperties: false }),
     responses: {
       200: {
-        description: 'the outcome (valid false names first_invalid_id)',
+        description: 'the outcome (valid false names first_invalid_id and the reason)',
         schema: Type.Object({ valid: Type.Boolean(), start_id: Type.Integer(), end_id: Type.Integer(), checked: Type.Integer(), first_invalid_id: Type.Optional(Type.Integer()),
-          reason: Type.Optional(Type.String({ description: 'hash_mismatch, broken_link, gap, or unexpected_withheld (a withheld stub that the last restore of this server does not account for)' })),
-          withheld: Type.Optional(Type.Integer({ description: 'entries of the range whose content was withheld from the backup this server was restored from (include_in_backups false): their links were checked, their hashes could not be recomputed' })), message: Type.String() }),
+          listed: Type.Optional(Type.Integer({ description: 'entries of the listing compared with their events (when valid: all of the range)' })),
+          reason: Type.Optional(Type.String({ description: 'hash_mismatch, broken_link, gap, unexpected_withheld (a withheld stub that the last restore of this server does not account for), listing_mismatch (a listed entry differs from its event), listing_missing, listing_extra, truncated or head_rewritten (the chain no longer ends as a signed checkpoint recorded it), checkpoint_forged (a checkpoint without this service\'s signature)' })),
+          withheld: Type.Optional(Type.Integer({ description: 'entries of the range whose content was withheld from the backup this server was restored from (include_in_backups false): their links were checked, their hashes could not be recomputed' })),
+          checkpoint: Type.Optional(Type.Union([CheckpointSchema, Type.Null()], { description: 'the newest signed checkpoint compared (the failing one when invalid for it)' })),
+          message: Type.String() }),
       },
     },
-    async handler({ deps, body }) {
-      if (body.end_id < body.start_id) throw new ValidationError('end_id must not be below start_id.', [{ field: 'end_id', message: 'must be at least start_id' }]);
-      const head = await deps.store.headPosition();
-      if (body.start_id > head) throw new ValidationError(`start_id is past the last entry (${head}).`, [{ field: 'start_id', message: `must be at most ${head}` }]);
-      const v = await deps.store.verify(body.start_id, Math.min(body.end_id, head));
-      return {
-        body: v.ok
-          ? {
-            valid: true, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, ...(v.withheld ? { withheld: v.withheld } : {}),
-            message: `The hash chain is intact over entries ${body.start_id}-${v.toPosition}.${v.withheld ? ` ${v.withheld} of them were withheld from the backup this server was restored from (audit entries, include_in_backups false): their links were checked, their content is not here.` : ''}`,
-          }
-          : { valid: false, start_id: body.start_id, end_id: v.toPosition, checked: v.checked, first_invalid_id: v.firstMismatch!.position, reason: v.firstMismatch!.reason, message: `Entry ${v.firstMismatch!.position} does not match the hash chain (${v.firstMismatch!.reason.replace('_', ' ')}): it was changed outside the service.` },
-      };
+    async handler({ deps, body, identity, requestId, ctx }) {
+      return { body: await verifyAudit({ deps, identity, requestId, ctx }, body) };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/audit-logs/checkpoints', summary: 'The newest signed checkpoints of the audit chain\'s head (kept outside the database)', tags, permission: 'SYSTEM_MONITOR',
+    query: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }, { additionalProperties: false }),
+    responses: { 200: { description: 'newest first; signed false for a checkpoint whose signature is not this service\'s', schema: Type.Object({ items: Type.Array(Type.Object({ height: Type.Union([Type.Integer(), Type.Null()]), head_hash: Type.Union([Type.String(), Type.Null()]), at: Type.Union([Type.String(), Type.Null()]), signer: Type.Union([Type.String(), Type.Null()]), signed: Type.Boolean() })) }) } },
+    async handler({ deps, query, identity, requestId, ctx }) {
+      return { body: { items: await listAuditCheckpoints({ deps, identity, requestId, ctx }, query.limit ?? 20) } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/audit-logs/checkpoints', summary: 'Sign a checkpoint of the audit chain\'s head now', tags, permission: 'SYSTEM_MONITOR',
+    description: 'The height and head hash, signed with a key derived from KEY_ENCRYPTION_KEY and appended to DATA_DIR/audit-checkpoints.jsonl; the signature is itself an audit entry (AuditCheckpointSigned). The server also signs one every AUDIT_CHECKPOINT_INTERVAL_SECONDS when the chain moved.',
+    responses: { 201: { description: 'the checkpoint', schema: CheckpointSchema }, 409: { description: 'the chain is empty' } },
+    async handler({ deps, identity, requestId, ctx }) {
+      const c = await signAuditCheckpoint({ deps, identity, requestId, ctx });
+      if (!c) throw new ConflictError('There is nothing to sign a checkpoint of.');
+      return { status: 201, body: { height: c.height, head_hash: c.headHash, at: c.at } };
     },
   }),
   getRoute('/audit/logs/:id', 'id'),

@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { getOrganization } from '../../projections/organizations.ts';
 import { recordSecurityEvent } from '../auth/securityEvents.ts';
-import { requestMetadata } from '../../application/commands.ts';
+import { noteRecorded, requestMetadata } from '../../application/commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
 import { caCrl, revokeCertificate } from '../../application/keys/certificateRevocation.ts';
 import { importCaKey } from '../../application/keys/keyImport.ts';
@@ -196,7 +196,10 @@ export const keyRoutes = [
     async handler(input) {
       await keyOr404(input, input.params.keyId);
       const pos = await rotateKey(renewalContext(input), input.params.keyId);
-      if (pos !== null) await input.deps.projector.waitFor(pos);
+      if (pos !== null) {
+        noteRecorded(input);
+        await input.deps.projector.waitFor(pos);
+      }
       return { body: keyView((await getKey(input.deps.pool, input.params.keyId))!) };
     },
   }),
@@ -207,7 +210,10 @@ export const keyRoutes = [
     async handler(input) {
       await keyOr404(input, input.params.keyId);
       const pos = await renewCertificate(renewalContext(input), input.params.keyId, 'renewed');
-      if (pos !== null) await input.deps.projector.waitFor(pos);
+      if (pos !== null) {
+        noteRecorded(input);
+        await input.deps.projector.waitFor(pos);
+      }
       return { body: keyView((await getKey(input.deps.pool, input.params.keyId))!) };
     },
   }),

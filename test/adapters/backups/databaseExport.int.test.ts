@@ -70,7 +70,7 @@ function editLine(dir: string, position: number, edit: (row: Record<string, unkn
 }
 
 t('what is withheld: the audit-only events no read model needs (LoginSucceeded and OidcSignInSucceeded give last_login_at, so they stay)', () => {
-  assert.equal(withhold.sort(), ['AccessDenied', 'LoggedOut', 'LoginFailed', 'OidcSignInFailed', 'RequestFailed', 'SensitiveRead', 'UnauthorizedAccessDetected']);
+  assert.equal(withhold.sort(), ['AccessDenied', 'LoggedOut', 'LoginFailed', 'OidcSignInFailed', 'RequestFailed', 'RequestSucceeded', 'SensitiveRead', 'UnauthorizedAccessDetected']);
   assert.equal(auditOnlyTypesToWithhold(typesReadModelsNeed([...allProjections, { name: 'x', handles: '*', tables: [], apply: () => [] }])), []);
 });
 
@@ -99,14 +99,15 @@ t('without the audit entries: stubs carry no content, the chain verifies through
     assert.is(back.filter((e) => e.withheld).length, 12);
     assert.is(back.at(-1)!.type, 'EventStoreRestored');
     assert.ok(back.filter((e) => e.withheld).every((e) => e.type === WITHHELD_EVENT_TYPE && Object.keys(e.data).length === 0));
-    // The read models are rebuilt without the withheld content; the audit log has no entry for a stub.
+    // The read models are rebuilt without the withheld content; the audit log lists each stub as WITHHELD, saying why.
     const projector = createProjector({ pool: restored.db.pool, store: restored.store, projections: allProjections });
     await projector.rebuild();
     const user = (await restored.db.pool.query('SELECT role, last_login_at FROM users WHERE id = 1')).rows[0];
     assert.is(user.role, 'OPERATOR');
     assert.ok(user.last_login_at, 'last_login_at comes from the kept LoginSucceeded events');
-    // The 8 kept events and the restore itself.
-    assert.is(Number((await restored.db.pool.query('SELECT count(*) AS n FROM audit_log')).rows[0].n), 9);
+    // Every position has its entry: the 8 kept events, the restore itself and the 12 stubs.
+    const listed = (await restored.db.pool.query(`SELECT count(*) FILTER (WHERE action <> 'WITHHELD') AS kept, count(*) FILTER (WHERE action = 'WITHHELD' AND reason LIKE 'withheld from the backup%' AND ts IS NOT NULL) AS stubs FROM audit_log`)).rows[0];
+    assert.equal([Number(listed.kept), Number(listed.stubs)], [9, 12]);
     // The restored store goes on: new events link to the restored head, and a backup of it keeps its stubs as stubs.
     await restored.store.append('logins-1', 'any', [{ id: randomUUID(), type: 'LoggedOut', data: { userId: 1, username: 'alice' } }], meta(20));
     assert.equal(await restored.store.verify(1), { ok: true, checked: 22, fromPosition: 1, toPosition: 22, withheld: 12 });

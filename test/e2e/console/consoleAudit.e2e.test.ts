@@ -127,4 +127,25 @@ it('an API key made on the page is shown once, works within its scope, and is re
   await accessible('users and api keys');
 });
 
+it('verify with "To entry" empty checks up to the newest entry; a checkpoint signed on the page is listed and verify holds the chain to it', async () => {
+  await ui.signIn(ADMIN);
+  await nav('Audit').click();
+  await page.getByRole('heading', { name: 'Audit', exact: true }).waitFor();
+  const checkpoints = page.getByTestId('audit-checkpoints');
+  await checkpoints.getByRole('heading', { name: 'Checkpoints' }).waitFor();
+  await checkpoints.getByRole('button', { name: 'Sign a checkpoint now' }).click();
+  const signed = (await api('GET', '/audit-logs/checkpoints')).json.items;
+  await checkpoints.getByText(`entry ${signed[0].height}:`, { exact: false }).waitFor();
+  // The page sends no end_id when the field is empty (the API's default, the head).
+  const sent = page.waitForRequest((r) => r.url().endsWith('/audit-logs/verify'));
+  await page.getByRole('button', { name: 'Verify', exact: true }).click();
+  assert.equal((await sent).postDataJSON(), { start_id: 1 });
+  await page.getByTestId('verify-result').waitFor();
+  const verdict = (await page.getByTestId('verify-result').textContent()) ?? '';
+  assert.match(verdict, /^Valid/);
+  const newest = (await api('GET', '/audit-logs/checkpoints?limit=1')).json.items[0];
+  assert.ok(newest.height >= signed[0].height && verdict.includes(`checkpoint ${newest.height}`), verdict);
+  await accessible('audit checkpoints');
+});
+
 it.run();

@@ -23,6 +23,14 @@ test.after(async () => {
   if (s) killLeftoverNodes(s.dataDir);
 });
 
+/** The audit entry of a request (recorded after the answer: waited for, up to 10 s). */
+async function auditEntryOf(requestId: string): Promise<Record<string, any> | undefined> {
+  for (const deadline = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
+    const found = ((await api(s, 'GET', '/audit-logs?limit=50')).json.items as Array<Record<string, any>>).find((e) => e.request_id === requestId);
+    if (found || Date.now() > deadline) return found;
+  }
+}
+
 test('a contract deployed through the service is queried and invoked by its ABI', async () => {
   let r = await api(s, 'POST', '/networks', { name: 'calls-4343', type: 'evm', genesis: { chain_id: 4343, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
   assert.is(r.status, 201, r.text);
@@ -51,6 +59,13 @@ test('a contract deployed through the service is queried and invoked by its ABI'
   assert.type(r.json.block_number, 'number');
   assert.is(r.json.function, 'set(uint256)');
   assert.equal(r.json.events.map((e: { name: string; args: unknown }) => [e.name, e.args]), [['Changed', { value: '123456789012345678901234567890' }]]);
+  // The transaction the service signed is in the audit log, with its hash (issue 35 item 2).
+  const entry = await auditEntryOf(r.headers.get('x-request-id')!);
+  assert.ok(entry, 'the successful invoke has an audit entry');
+  assert.is(entry!.status, 'success');
+  assert.is(entry!.action, 'EXECUTE');
+  assert.is(entry!.resource_id, String(net.contractId));
+  assert.equal(entry!.details, { transactionId: r.json.transaction_hash });
 
   r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get()' });
   assert.equal(r.json.result, ['123456789012345678901234567890']);
@@ -110,6 +125,8 @@ test('a contract at an address is called with the ABI given (POST /sc/evm/query,
   assert.is(r.json.contract_id, null);
   r = await api(s, 'POST', '/sc/evm/invoke', { networkId: net.id, address: net.address, abi: COUNTER_ABI, function: 'set', args: [77] });
   assert.is(r.status, 200, r.text);
+  const entry = await auditEntryOf(r.headers.get('x-request-id')!);
+  assert.equal([entry?.status, entry?.details], ['success', { transactionId: r.json.transaction_hash }], 'the invoke at an address is audited with its transaction hash');
   assert.equal(r.json.events.map((e: { name: string }) => e.name), ['Changed']);
   r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
   assert.equal(r.json.result, ['77'], 'the same contract, read by its id');

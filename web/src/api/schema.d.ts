@@ -100,6 +100,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-logs/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The newest signed checkpoints of the audit chain's head (kept outside the database)
+         * @description Permission: `SYSTEM_MONITOR`.
+         */
+        get: operations["getAuditLogsCheckpoints"];
+        put?: never;
+        /**
+         * Sign a checkpoint of the audit chain's head now
+         * @description The height and head hash, signed with a key derived from KEY_ENCRYPTION_KEY and appended to DATA_DIR/audit-checkpoints.jsonl; the signature is itself an audit entry (AuditCheckpointSigned). The server also signs one every AUDIT_CHECKPOINT_INTERVAL_SECONDS when the chain moved.
+         *
+         *     Permission: `SYSTEM_MONITOR`.
+         */
+        post: operations["postAuditLogsCheckpoints"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-logs/verify": {
         parameters: {
             query?: never;
@@ -110,8 +136,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Recompute the hash chain over a range of entry ids and name the first that does not match
-         * @description Permission: `SYSTEM_MONITOR`.
+         * Verify the audit trail over a range of entry ids: the hash chain, the listing against its events, and the chain's head against the signed checkpoints
+         * @description end_id may be left out: the range then ends at the newest entry (the head). Invalid when an entry does not match the hash chain, when a listed entry differs from its event (or is missing, or has no event), or when the chain no longer ends as a signed checkpoint recorded it (a truncated or rewritten tail; docs/audit.md).
+         *
+         *     Permission: `SYSTEM_MONITOR`.
          */
         post: operations["postAuditLogsVerify"];
         delete?: never;
@@ -4407,6 +4435,140 @@ export interface operations {
             };
         };
     };
+    getAuditLogsCheckpoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description newest first; signed false for a checkpoint whose signature is not this service's */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            at: string | null;
+                            head_hash: string | null;
+                            height: number | null;
+                            signed: boolean;
+                            signer: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuditLogsCheckpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the checkpoint */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date-time */
+                        at: string;
+                        head_hash: string;
+                        height: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the chain is empty */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     postAuditLogsVerify: {
         parameters: {
             query?: never;
@@ -4417,13 +4579,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    end_id: number;
+                    /** @description the last entry to check; default the newest */
+                    end_id?: number;
                     start_id: number;
                 };
             };
         };
         responses: {
-            /** @description the outcome (valid false names first_invalid_id) */
+            /** @description the outcome (valid false names first_invalid_id and the reason) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4431,10 +4594,19 @@ export interface operations {
                 content: {
                     "application/json": {
                         checked: number;
+                        /** @description the newest signed checkpoint compared (the failing one when invalid for it) */
+                        checkpoint?: {
+                            /** Format: date-time */
+                            at: string;
+                            head_hash: string;
+                            height: number;
+                        } | null;
                         end_id: number;
                         first_invalid_id?: number;
+                        /** @description entries of the listing compared with their events (when valid: all of the range) */
+                        listed?: number;
                         message: string;
-                        /** @description hash_mismatch, broken_link, gap, or unexpected_withheld (a withheld stub that the last restore of this server does not account for) */
+                        /** @description hash_mismatch, broken_link, gap, unexpected_withheld (a withheld stub that the last restore of this server does not account for), listing_mismatch (a listed entry differs from its event), listing_missing, listing_extra, truncated or head_rewritten (the chain no longer ends as a signed checkpoint recorded it), checkpoint_forged (a checkpoint without this service's signature) */
                         reason?: string;
                         start_id: number;
                         valid: boolean;

@@ -253,7 +253,7 @@ function Verify() {
   const [start, setStart] = useState('1');
   const [end, setEnd] = useState('');
   const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/audit-logs/verify', { body: { start_id: Number(start), end_id: end ? Number(end) : 2_147_483_647 } })),
+    mutationFn: () => unwrap(api.POST('/api/v1/audit-logs/verify', { body: { start_id: Number(start), ...(end ? { end_id: Number(end) } : {}) } })),
   });
   return (
     <form
@@ -287,7 +287,38 @@ function Verify() {
           </p>
         </div>
       ) : null}
+      <Checkpoints />
     </form>
+  );
+}
+
+/** The signed checkpoints of the chain's head (kept outside the database) that verify compares with; one signed now on demand. */
+function Checkpoints() {
+  const q = useQuery({ queryKey: ['audit', 'checkpoints'], queryFn: () => unwrap(api.GET('/api/v1/audit-logs/checkpoints', { params: { query: { limit: 5 } } })) });
+  const sign = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/v1/audit-logs/checkpoints')),
+    onSuccess: () => void q.refetch(),
+  });
+  return (
+    <div className="checkpoints" data-testid="audit-checkpoints">
+      <h3>Checkpoints</h3>
+      <p>Verify also checks that the chain still ends as these signed checkpoints recorded it.</p>
+      <button type="button" onClick={() => sign.mutate()} disabled={sign.isPending}>
+        {sign.isPending ? 'Signing…' : 'Sign a checkpoint now'}
+      </button>
+      <ActionError error={sign.error} />
+      {q.data?.items.length ? (
+        <ul>
+          {q.data.items.map((c, i) => (
+            <li key={i}>
+              {c.signed ? `entry ${c.height}: ${c.head_hash?.slice(0, 16)}…` : 'not signed by this service'} {c.at ? <When at={c.at} /> : null}
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p>None yet.</p>
+      )}
+    </div>
   );
 }
 
