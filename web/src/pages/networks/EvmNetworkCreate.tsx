@@ -26,11 +26,14 @@ const CONSENSUS = [
 
 export default function EvmNetworkCreate() {
   const [name, setName] = useState('');
-  const [chainId, setChainId] = useState('1337');
-  const [consensus, setConsensus] = useState('QBFT');
-  const [blockTime, setBlockTime] = useState('2');
+  // Left empty (null for the consensus), a genesis field takes the API's default, which the
+  // form shows from GET /networks/evm/defaults: the console keeps no copy of them.
+  const defaults = useQuery({ queryKey: ['evm-defaults'], queryFn: () => unwrap(api.GET('/api/v1/networks/evm/defaults')) });
+  const [chainId, setChainId] = useState('');
+  const [consensus, setConsensus] = useState<string | null>(null);
+  const [blockTime, setBlockTime] = useState('');
   const [gasLimit, setGasLimit] = useState('');
-  const [validators, setValidators] = useState('1');
+  const [validators, setValidators] = useState('');
   const [importKeys, setImportKeys] = useState(false);
   const [pems, setPems] = useState<string[]>(['']);
   const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
@@ -45,7 +48,10 @@ export default function EvmNetworkCreate() {
   const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
   const setAllocation = (i: number, change: Partial<Allocation>) => setAllocations((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)));
   const m = useNetworkMaker('evm', async () => {
-    const genesis: Record<string, unknown> = { chain_id: Number(chainId), consensus, block_time: Number(blockTime) };
+    const genesis: Record<string, unknown> = {};
+    if (chainId.trim()) genesis.chain_id = Number(chainId);
+    if (consensus) genesis.consensus = consensus;
+    if (blockTime.trim()) genesis.block_time = Number(blockTime);
     if (gasLimit.trim()) genesis.gas_limit = gasLimit.trim();
     // Rows left wholly empty are ignored; a half-filled row goes to the API, whose 400 names it.
     const accounts = allocations.filter((a) => a.address.trim() || a.balance.trim());
@@ -56,7 +62,7 @@ export default function EvmNetworkCreate() {
       body: {
         name, genesis, client,
         // Imported keys replace generated ones; empty fields are left out.
-        ...(importKeys ? { validatorKeys: pems.map((p) => p.trim()).filter(Boolean) } : { validatorCount: Number(validators) }),
+        ...(importKeys ? { validatorKeys: pems.map((p) => p.trim()).filter(Boolean) } : validators.trim() ? { validatorCount: Number(validators) } : {}),
         ...(description.trim() ? { description: description.trim() } : {}),
         ...(validatorBalance.trim() ? { validatorBalance: validatorBalance.trim() } : {}),
         ...(providerId ? { providerId: Number(providerId) } : {}),
@@ -84,11 +90,14 @@ export default function EvmNetworkCreate() {
         </label>
         <label>
           Chain id
-          <input required type="number" min={1} value={chainId} onChange={(e) => setChainId(e.target.value)} />
+          <input type="number" min={1} value={chainId} onChange={(e) => setChainId(e.target.value)} placeholder={defaults.data ? String(defaults.data.chain_id) : ''} aria-describedby="chain-id-help" />
+          <small id="chain-id-help">
+            Empty: the next id no network here uses{defaults.data ? ` (${defaults.data.chain_id})` : ''}. Each network has its own: a transaction signed for one chain id replays on any chain with the same.
+          </small>
         </label>
         <label>
           Consensus
-          <select value={consensus} onChange={(e) => setConsensus(e.target.value)}>
+          <select value={consensus ?? defaults.data?.consensus ?? ''} onChange={(e) => setConsensus(e.target.value)}>
             {CONSENSUS.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
@@ -98,7 +107,7 @@ export default function EvmNetworkCreate() {
         </label>
         <label>
           Block period (seconds)
-          <input required type="number" min={1} max={60} value={blockTime} onChange={(e) => setBlockTime(e.target.value)} />
+          <input type="number" min={1} max={60} value={blockTime} onChange={(e) => setBlockTime(e.target.value)} placeholder={defaults.data ? String(defaults.data.block_time) : ''} />
         </label>
         <label>
           Gas limit (optional)
@@ -156,8 +165,8 @@ export default function EvmNetworkCreate() {
           ) : (
             <label>
               Validators
-              <input required type="number" min={1} max={32} value={validators} onChange={(e) => setValidators(e.target.value)} aria-describedby="validators-help" />
-              <small id="validators-help">Validator keys the service generates and holds. One validator runs on anvil; more need besu.</small>
+              <input type="number" min={1} max={32} value={validators} onChange={(e) => setValidators(e.target.value)} placeholder={defaults.data ? String(defaults.data.validator_count) : ''} aria-describedby="validators-help" />
+              <small id="validators-help">Validator keys the service generates and holds. One validator runs on anvil, as a one-node development chain (no validator set, no voting); more need besu.</small>
             </label>
           )}
         </fieldset>

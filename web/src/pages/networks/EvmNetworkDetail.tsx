@@ -86,7 +86,7 @@ export default function EvmNetworkDetail() {
                   <dt>Chain id</dt>
                   <dd>{n.chain_id}</dd>
                   <dt>Consensus</dt>
-                  <dd>{n.consensus}</dd>
+                  <dd data-testid="consensus">{n.development_chain ? 'none: a one-node development chain' : n.consensus}</dd>
                   <dt>Block period</dt>
                   <dd>{n.block_time} s</dd>
                   <dt>Gas</dt>
@@ -106,9 +106,12 @@ export default function EvmNetworkDetail() {
                 </dl>
               </article>
             </div>
-            <h2>Validators</h2>
+            <h2>{n.development_chain ? 'Its key' : 'Validators'}</h2>
+            <p className="hint" data-testid="runs-as">
+              A {n.runs_as}.{n.development_chain ? ' Its key signs the blocks and deploys contracts.' : ''}
+            </p>
             <table>
-              <caption className="sr-only">Validators</caption>
+              <caption className="sr-only">{n.development_chain ? 'Its key' : 'Validators'}</caption>
               <thead>
                 <tr>
                   <th scope="col">Address</th>
@@ -128,8 +131,12 @@ export default function EvmNetworkDetail() {
                 ))}
               </tbody>
             </table>
-            <ChainValidators networkId={id} />
-            <ValidatorVotes networkId={id} />
+            {n.development_chain ? null : (
+              <>
+                <ChainValidators networkId={id} />
+                <ValidatorVotes networkId={id} />
+              </>
+            )}
           </>
         )}
       </QueryView>
