@@ -8,7 +8,7 @@ import { DeleteNetwork } from './DeleteNetwork';
 import { api, getJson, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
-import { Can } from '../../session';
+import { Can, useSession } from '../../session';
 import { ActionError, QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
@@ -38,10 +38,28 @@ const contractColumns: Array<Column<Contract>> = [
   { header: 'Deployed', cell: (c) => <When at={c.deployed_at} /> },
 ];
 
+type Network = Json<'/api/v1/networks/evm/{id}', 'get'>;
+
+/** The network, or one not-found (or error) message and nothing else: no sections or forms for a network that is not there. */
 export default function EvmNetworkDetail() {
   const id = Number(useParams().id);
-  const qc = useQueryClient();
   const network = useQuery({ queryKey: ['network', 'evm', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}', { params: { path: { id } } })) });
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/networks">Networks</Link> /
+      </p>
+      <QueryView q={network} what="Loading network">
+        {(n) => <EvmNetwork n={n} />}
+      </QueryView>
+    </section>
+  );
+}
+
+function EvmNetwork({ n }: { n: Network }) {
+  const id = n.id;
+  const qc = useQueryClient();
+  const { can } = useSession();
   const nodes = useQuery({ queryKey: ['nodes', 'network', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/nodes', { params: { path: { id } } })) });
   const start = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: id } } })),
@@ -50,13 +68,7 @@ export default function EvmNetworkDetail() {
   const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
   const height = nodes.data?.items.reduce<number | null>((h, n) => (n.block_height !== null && (h === null || n.block_height > h) ? n.block_height : h), null) ?? null;
   return (
-    <section>
-      <p className="crumbs">
-        <Link to="/networks">Networks</Link> /
-      </p>
-      <QueryView q={network} what="Loading network">
-        {(n) => (
-          <>
+    <>
             <div className="title-row">
               <h1>
                 {n.name} <StatusBadge status={n.status} />
@@ -137,9 +149,6 @@ export default function EvmNetworkDetail() {
                 <ValidatorVotes networkId={id} />
               </>
             )}
-          </>
-        )}
-      </QueryView>
       <h2>Nodes</h2>
       <Can permission="NODE_CREATE">
         <AddNetworkNode networkId={id} />
@@ -156,7 +165,7 @@ export default function EvmNetworkDetail() {
       <QueryView q={contracts} what="Loading contracts">
         {(d) => (
           <>
-            <DataTable caption="Contracts" rows={d.items} columns={contractColumns} rowKey={(c) => c.id} empty="No contracts deployed through the service (POST /api/v1/sc/evm/deploy)." />
+            <DataTable caption="Contracts" rows={d.items} columns={contractColumns} rowKey={(c) => c.id} empty={can('CONTRACT_DEPLOY') ? 'No contracts deployed through the service yet: deploy one with "Deploy a contract" above.' : 'No contracts deployed through the service yet.'} />
             {d.items.length ? (
               <Can permission="CONTRACT_INVOKE">
                 <ContractCalls contracts={d.items} />
@@ -168,7 +177,7 @@ export default function EvmNetworkDetail() {
       <Can permission="CONTRACT_INVOKE">
         <ContractAt networkId={id} />
       </Can>
-    </section>
+    </>
   );
 }
 
