@@ -33,7 +33,7 @@ import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/ap
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
 import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
-import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { bootstrapFirstAdmin, type FirstAdmin } from './bootstrap.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
 import { byPlatform } from '../domain/nodes/nodeOperations.ts';
@@ -162,6 +162,8 @@ async function openOidc(config: Config, keyEncryptionKey: string, log: Logger): 
 
 export interface RunningServer {
   url: string;
+  /** Whether this start created the first ADMIN, and with a generated password. */
+  firstAdmin: FirstAdmin;
   deps: AppDeps;
   projector: Projector;
   close(): Promise<void>;
@@ -480,7 +482,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
-  await bootstrapFirstAdmin({ deps, config });
+  const firstAdmin = await bootstrapFirstAdmin({ deps, config });
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();
@@ -502,6 +504,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let closing: Promise<void> | null = null;
   return {
     url,
+    firstAdmin,
     deps,
     projector,
     close() {
