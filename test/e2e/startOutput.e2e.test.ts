@@ -6,6 +6,11 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { freshDatabase } from '../helpers/postgres.ts';
 import { until } from './evm/evmLifecycle.ts';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 
 let s: TestServer | undefined;
 
@@ -39,6 +44,33 @@ test('a first start with a generated password: the password once, then the conso
   s = await startServer({ databaseUrl: db.url, dataDir: s.dataDir, env: { ADMIN_PASSWORD: '' } });
   assert.is(await signInLine(s), `Console: ${s.url}/ - sign in with your user name and password (the first ADMIN is "admin"). API: ${s.url}/api/v1, described at ${s.url}/api/swagger/`);
   assert.not.match(s.output(), /with password:/);
+});
+
+test('npm start runs the server compiled at install (no tsx in its process) and prints the console line', async () => {
+  const db = await freshDatabase();
+  const port = await freePort();
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'lnm-npm-start-')), DATABASE_URL: db.url, ADMIN_PASSWORD: 'admin-password-for-tests', LNM_RESOURCE_MONITOR: 'false' };
+  // Its own process group: the stop reaches npm's child, the server.
+  const child = spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    const line = await until('the console line of npm start', async () => out.split('\n').find((l) => l.startsWith('Console: ')), 120_000);
+    assert.is(line, `Console: http://127.0.0.1:${port}/ - sign in as "admin" with the ADMIN_PASSWORD it was started with. API: http://127.0.0.1:${port}/api/v1, described at http://127.0.0.1:${port}/api/swagger/`);
+    assert.is((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status, 200);
+    const serverPid = (await import('node:child_process')).execFileSync('pgrep', ['-g', String(child.pid), '-f', 'dist/lnm.mjs|start.mjs']).toString().trim();
+    assert.ok(serverPid, 'the server runs bin/start.mjs, which imports dist/lnm.mjs');
+    assert.not.match((await import('node:fs')).readFileSync(`/proc/${serverPid.split('\n')[0]}/cmdline`, 'utf8'), /tsx/, 'not through tsx');
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+    await exited;
+  }
 });
 
 test.run();
