@@ -13,22 +13,35 @@ export interface BootstrapInput {
   config: { adminUsername: string; adminPassword: string | null };
 }
 
-export async function bootstrapFirstAdmin({ deps, config }: BootstrapInput): Promise<void> {
+/** What this start did about the first ADMIN: nothing (users exist), or created it with the given or a generated password. */
+export type FirstAdmin = 'existing' | 'created' | 'generated';
+
+export async function bootstrapFirstAdmin({ deps, config }: BootstrapInput): Promise<FirstAdmin> {
   const { version } = await loadState(deps.store, USERS_STREAM, userDirectory);
-  if (version > 0) return;
+  if (version > 0) return 'existing';
   const generated = !config.adminPassword;
   const password = config.adminPassword ?? randomBytes(18).toString('base64url');
   try {
     await createUser(commandLineInput(deps, 'first start'), { username: config.adminUsername, password, role: 'ADMIN' }, { passwordField: 'ADMIN_PASSWORD', expectedVersion: 0 });
   } catch (err) {
-    if (err instanceof WrongExpectedVersionError) return; // another server created it first
+    if (err instanceof WrongExpectedVersionError) return 'existing'; // another server created it first
     if (err instanceof ValidationError) throw new Error(err.message);
     throw err;
   }
   deps.log.info({ username: config.adminUsername, generatedPassword: generated }, 'first ADMIN created');
   if (generated) {
     process.stderr.write(
-      `\n  First start: created ADMIN user "${config.adminUsername}" with password:\n\n      ${password}\n\n  It is shown only this once. Log in and change it (POST /api/v1/auth/change-password).\n\n`,
+      `\n  First start: created ADMIN user "${config.adminUsername}" with password:\n\n      ${password}\n\n  It is shown only this once. Sign in and change it (your account menu, "Change password").\n\n`,
     );
   }
+  return generated ? 'generated' : 'created';
+}
+
+/** The one plain line a start prints: where the console is and how to sign in. */
+export function signInLine(url: string, adminUsername: string, firstAdmin: FirstAdmin): string {
+  const how =
+    firstAdmin === 'generated' ? `sign in as "${adminUsername}" with the password printed above (shown only this once)`
+    : firstAdmin === 'created' ? `sign in as "${adminUsername}" with the ADMIN_PASSWORD it was started with`
+    : `sign in with your user name and password (the first ADMIN is "${adminUsername}")`;
+  return `Console: ${url}/ - ${how}. API: ${url}/api/v1, described at ${url}/api/swagger/\n`;
 }

@@ -2,6 +2,7 @@
 // The command line: serve, migrate, projections rebuild, restore.
 import { loadConfig, configEntries, ConfigError, fabricEnv } from './config.ts';
 import { describePrograms } from './programs.ts';
+import { signInLine } from './bootstrap.ts';
 import { createLogger, openDatabase, openEventStore, startServer } from './server.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
 import { createProjector } from '../projections/projector.ts';
@@ -43,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case 'serve': {
       const server = await startServer(config, log);
+      // Plain, not JSON: the one line a person starting the service reads.
+      process.stderr.write(signInLine(server.url, config.adminUsername, server.firstAdmin));
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return log.info({ signal }, 'already shutting down');

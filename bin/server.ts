@@ -36,7 +36,7 @@ import { generateApiKey, hashApiKey, parseApiKey } from '../adapters/security/ap
 import { currentSettings, type CurrentSettings } from '../projections/settings.ts';
 import { SETTINGS_STREAM } from '../domain/settings/settings.ts';
 import { allSagas } from '../sagas/index.ts';
-import { bootstrapFirstAdmin } from './bootstrap.ts';
+import { bootstrapFirstAdmin, type FirstAdmin } from './bootstrap.ts';
 import { failInterruptedCreations } from '../application/creations.ts';
 import { createEvmDeps } from '../adapters/evm/evmDeps.ts';
 import { postgresNodeObservations } from '../adapters/postgres/nodeObservations.ts';
@@ -166,6 +166,8 @@ async function openOidc(config: Config, keyEncryptionKey: string, log: Logger): 
 
 export interface RunningServer {
   url: string;
+  /** Whether this start created the first ADMIN, and with a generated password. */
+  firstAdmin: FirstAdmin;
   deps: AppDeps;
   projector: Projector;
   close(): Promise<void>;
@@ -486,7 +488,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       },
     },
   };
-  await bootstrapFirstAdmin({ deps, config });
+  const firstAdmin = await bootstrapFirstAdmin({ deps, config });
   // Creates this instance was running when it was stopped (kill -9) are ended before it answers;
   // a failure to end them is logged and does not keep the service from starting (the next start tries again).
   await failInterruptedCreations(deps).catch((err) => log.error({ err: (err as Error).message }, 'could not end the creates interrupted by the last stop'));
@@ -516,6 +518,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   let closing: Promise<void> | null = null;
   return {
     url,
+    firstAdmin,
     deps,
     projector,
     close() {

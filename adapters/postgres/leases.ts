@@ -190,14 +190,21 @@ export function shardedWork(
       if (held.size < share && !loop.stopped()) {
         // Taken by others; this holder's own unexpired ones (from before a restart under the same id) are renewed by acquire.
         const taken = new Set((await pool.query(`SELECT name FROM leases WHERE name = ANY($1) AND expires_at > now() AND holder <> $2`, [Array.from({ length: shards }, (_, k) => leaseName(k)), holder])).rows.map((r) => r.name as string));
-        for (let i = 0; i < shards && held.size < share && !loop.stopped(); i++) {
-          const shard = preferred[i];
-          if (held.has(shard) || taken.has(leaseName(shard))) continue;
-          const got = await leases.acquire(leaseName(shard), ttlMs);
-          if (!got) continue;
-          held.set(shard, { lease: got, validUntil: sentAt + ttlMs * 0.8 });
-          log('shard lease acquired; its work starts here', { lease: got.name, token: got.token });
-          await work.start(shard, got);
+        // One line for the round, not one per shard (a first start takes all of them at once).
+        const acquired: Lease[] = [];
+        try {
+          for (let i = 0; i < shards && held.size < share && !loop.stopped(); i++) {
+            const shard = preferred[i];
+            if (held.has(shard) || taken.has(leaseName(shard))) continue;
+            const got = await leases.acquire(leaseName(shard), ttlMs);
+            if (!got) continue;
+            held.set(shard, { lease: got, validUntil: sentAt + ttlMs * 0.8 });
+            acquired.push(got);
+            await work.start(shard, got);
+          }
+        } finally {
+          if (acquired.length === 1) log('shard lease acquired; its work starts here', { lease: acquired[0].name, token: acquired[0].token });
+          else if (acquired.length > 1) log(`${acquired.length} shard leases acquired; their work starts here`, { leases: acquired.map((l) => `${l.name}#${l.token}`) });
         }
       }
     } catch (err) {

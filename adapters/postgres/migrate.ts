@@ -7,7 +7,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 
-export const migrationsDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'migrations');
+// From the sources (adapters/postgres/) or from the bundle npm start runs (dist/lnm.mjs, bin/compile.ts).
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const migrationsDir = path.basename(here) === 'dist' ? path.resolve(here, '..', 'migrations') : path.resolve(here, '..', '..', 'migrations');
 
 export interface MigrationResult {
   applied: string[];

@@ -6,11 +6,12 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/evm/evmGenesis.ts';
 import { chooseEvmClient, type EvmClientPreference } from '../../domain/evm/evmClient.ts';
-import { EVM_NETWORKS_STREAM, evmNetworks, type EvmValidator } from '../../domain/evm/evmNetwork.ts';
+import { chainIdTaken, EVM_NETWORKS_STREAM, evmNetworks, type EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { evmOf } from './evmContext.ts';
-import { networkNameTaken } from '../../projections/evm/evmNetworks.ts';
+import { genesisHashTaken, networkNameTaken, networkWithChainId, usedChainIds } from '../../projections/evm/evmNetworks.ts';
+import { EVM_NETWORK_DEFAULTS, nextFreeChainId } from '../../domain/evm/evmNetworkDefaults.ts';
 import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider, type ValidatorKeyProvider } from './evmValidatorKeys.ts';
 import { missingProgram, preflight } from '../preflight.ts';
 import { trackedCreation } from '../creations.ts';
@@ -20,7 +21,8 @@ type Input = CommandInput;
 export interface EvmNetworkRequest {
   name: string;
   description?: string | null;
-  genesis: Record<string, unknown>;
+  /** Missing fields take EVM_NETWORK_DEFAULTS (an import must give chain_id and consensus). */
+  genesis?: Record<string, unknown>;
   client?: EvmClientPreference;
   engine?: NodeEngineKind;
   /** How many validator keys the service generates when the genesis names none (default 1). */
@@ -57,14 +59,46 @@ async function pickClient(input: Input, preference: EvmClientPreference, engine:
 
 const nameTaken = (name: string) => new ConflictError(`A network named ${name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
 
+/** The defaults of a new network now: GET /networks/evm/defaults, what the console pre-fills. */
+export async function evmNetworkDefaults(input: Pick<Input, 'deps'>) {
+  const evm = evmOf(input.deps);
+  return {
+    chain_id: nextFreeChainId(await usedChainIds(input.deps.pool)),
+    consensus: EVM_NETWORK_DEFAULTS.consensus,
+    block_time: EVM_NETWORK_DEFAULTS.blockTimeSeconds,
+    validator_count: EVM_NETWORK_DEFAULTS.validatorCount,
+    client: evm.defaults.client,
+    engine: evm.defaults.engine,
+  };
+}
+
 /**
- * Checks everything first (name, genesis, client and its program, engine, key provider and PEMs:
- * one refusal listing every problem, nothing written), then makes the validator keys and the
- * network as one tracked create (application/creations.ts): a create refused or failed after
- * its first key removes the keys it made, and one cut off by a stop is ended at the next start.
+ * A created network's genesis with the defaults filled in: the next free chain id, QBFT, and
+ * the creation time as block 0's timestamp (so no two networks share a block 0). An imported
+ * network's genesis describes a chain that exists: it is taken as given.
  */
-export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Promise<number> {
+async function withDefaults(input: Input, req: EvmNetworkRequest): Promise<Record<string, unknown>> {
+  const given = req.genesis ?? {};
+  if (req.imported) return given;
+  const has = (...names: string[]) => names.some((n) => given[n] !== undefined && given[n] !== null);
+  return {
+    ...given,
+    ...(has('consensus') ? {} : { consensus: EVM_NETWORK_DEFAULTS.consensus }),
+    ...(has('chain_id', 'chainId') ? {} : { chain_id: nextFreeChainId(await usedChainIds(input.deps.pool)) }),
+    ...(has('timestamp') ? {} : { timestamp: Math.floor(input.deps.clock().getTime() / 1000) }),
+  };
+}
+
+/**
+ * Checks everything first (name, genesis with its defaults, chain id, client and its program,
+ * engine, key provider and PEMs: one refusal listing every problem, nothing written), then makes
+ * the validator keys and the network as one tracked create (application/creations.ts): a create
+ * refused or failed after its first key removes the keys it made, and one cut off by a stop is
+ * ended at the next start.
+ */
+export async function createEvmNetwork(input: Input, request: EvmNetworkRequest): Promise<number> {
   const { deps } = input;
+  const req = { ...request, genesis: await withDefaults(input, request) };
   const evm = evmOf(deps);
   const engine = req.engine ?? evm.defaults.engine;
   const given = Array.isArray(req.genesis.validators) ? (req.genesis.validators as unknown[]) : [];
@@ -91,7 +125,13 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
     // Distinct for any count (padding with '1' made the 17th, 0x11 padded, equal the first).
     const placeholders = Array.from({ length: pems.length + generate }, (_, i) => '0x1' + (i + 1).toString(16).padStart(39, '0'));
     const checked = [...given, ...preheld.map((v) => v.address), ...placeholders];
-    await p.check(() => createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators }));
+    const draft = await p.check(() => createEvmGenesis({ ...req.genesis, validators: !pow && checked.length ? checked : req.genesis.validators }));
+    if (draft) {
+      await p.check(async () => {
+        const sameChain = await networkWithChainId(deps.pool, draft.settings.chainId);
+        if (sameChain) throw chainIdTaken(draft.settings.chainId, sameChain);
+      });
+    }
     client = await p.check(() => pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount, req.imported ?? false));
     await p.check(async () => {
       const available = await evm.runtime.engineAvailable(engine);
@@ -123,7 +163,12 @@ export async function createEvmNetwork(input: Input, req: EvmNetworkRequest): Pr
     steps.step('network');
     const accounts = { ...((req.genesis.accounts ?? req.genesis.alloc ?? {}) as Record<string, unknown>) };
     if (req.validatorBalance) for (const v of held) accounts[v.address] = { balance: req.validatorBalance };
-    const genesis = createEvmGenesis({ ...req.genesis, accounts, validators: pow ? req.genesis.validators : [...given, ...held.map((v) => v.address)] });
+    const genesisInput = { ...req.genesis, accounts, validators: pow ? req.genesis.validators : [...given, ...held.map((v) => v.address)] };
+    let genesis = createEvmGenesis(genesisInput);
+    // Two networks created in the same second could still share block 0: the next second is theirs.
+    while (!req.imported && !request.genesis?.timestamp && (await genesisHashTaken(deps.pool, evmGenesisBlockHash(genesis.file, chosen)))) {
+      genesis = createEvmGenesis({ ...genesisInput, timestamp: (genesis.settings.timestamp ?? 0) + 1 });
+    }
     const validators: EvmValidator[] = pow
       ? held
       : genesis.settings.validators.map((address) => held.find((v) => v.address === address) ?? { address, keyHandle: null, keyProvider: null, publicKeyPem: null });

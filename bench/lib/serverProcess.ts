@@ -1,5 +1,6 @@
 // Starts the real server as a child process (`node --import tsx bin/lnm.ts serve`, which is what
-// `tsx bin/lnm.ts serve` runs) and times how long it takes to answer /api/v1/health with 200.
+// `tsx bin/lnm.ts serve` runs, or with `npmStart` the way a user does: `npm start`, the server
+// compiled at install) and times how long it takes to answer /api/v1/health with 200.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
@@ -20,7 +21,7 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number; nodeArgs?: string[]; logLevel?: string }): Promise<ServerProcess> {
+export async function spawnServer(opts: { dataDir: string; databaseUrl?: string; timeoutMs?: number; nodeArgs?: string[]; logLevel?: string; npmStart?: boolean }): Promise<ServerProcess> {
   const port = await freePort();
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
@@ -36,7 +37,20 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
   };
   const t0 = now();
   const spawnedAt = Date.now();
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // npm start runs in its own process group, so a stop reaches npm's child (the server) too.
+  const child = opts.npmStart
+    ? spawn('npm', ['start', '--silent'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    : spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', path.resolve('bin/lnm.ts'), 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const signal = (sig: NodeJS.Signals) => {
+    if (exited) return;
+    if (opts.npmStart && child.pid) {
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        /* gone */
+      }
+    } else child.kill(sig);
+  };
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
   child.stderr!.on('data', (b: Buffer) => (out = (out + b.toString()).slice(-20_000)));
@@ -44,7 +58,7 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
   child.once('exit', () => (exited = true));
   const waitExit = () => new Promise<void>((r) => (exited ? r() : child.once('exit', () => r())));
   onCleanup(async () => {
-    if (!exited) child.kill('SIGKILL');
+    signal('SIGKILL');
     await waitExit();
   });
   const url = `http://127.0.0.1:${port}`;
@@ -79,8 +93,8 @@ export async function spawnServer(opts: { dataDir: string; databaseUrl?: string;
     startMs,
     output: () => out,
     async stop() {
-      if (!exited) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      signal('SIGTERM');
+      const t = setTimeout(() => signal('SIGKILL'), 15_000);
       await waitExit();
       clearTimeout(t);
     },

@@ -10,8 +10,9 @@
 //    removed Clique and PoW block production altogether).
 // The genesis block header then carries baseFeePerGas (London) and, for BFT, withdrawalsRoot
 // (Shanghai). baseFeePerGas is always written out so no client has to guess it (besu's block 0
-// ignores zeroBaseFee and would take its 1 gwei default). timestamp is 0 so the file, and its
-// hash, depend on the input alone.
+// ignores zeroBaseFee and would take its 1 gwei default). timestamp is the input's (0 unless
+// given), so the file, and its hash, depend on the input alone; the service gives each network
+// it creates its creation time there (application/evm/evmNetworkCreate.ts).
 //
 // Gas: a free-gas network (the default) has baseFeePerGas 0 and config.zeroBaseFee true (besu
 // keeps every later base fee at 0: "Configure free gas networks" in the besu docs); its nodes
@@ -109,7 +110,7 @@ export function buildEvmGenesisFile(s: EvmGenesisSettings): EvmGenesisFile {
     // every fork built here has London at block 0, so zeroBaseFee always has a base fee to zero
     config: { chainId: s.chainId, ...milestones(s.consensus), ...consensusSection(s), ...(baseFee === 0n ? { zeroBaseFee: true } : {}) },
     nonce: '0x0',
-    timestamp: '0x0',
+    timestamp: '0x' + (s.timestamp ?? 0).toString(16),
     extraData: extraDataFor(s),
     gasLimit: s.gasLimit,
     difficulty: s.difficulty,

@@ -42,6 +42,12 @@ export interface EvmGenesisSettings {
    */
   minGasPrice?: string;
   baseFee?: string;
+  /**
+   * Seconds; block 0's timestamp. 0 unless given: the service gives each network it creates its
+   * creation time, so no two networks share a block 0 (anvil hashes block 0 from little more
+   * than this). Absent on networks created before it existed (their genesis has 0).
+   */
+  timestamp?: number;
 }
 
 /** Largest chain id that wallets accept (EIP-2294's bound, floor((2^53 - 1) / 2) - 36). */
@@ -235,6 +241,9 @@ export function parseEvmGenesisInput(input: unknown): EvmGenesisSettings {
     cliqueEpochLength: clique.epoch === undefined ? CLIQUE_DEFAULTS.epoch : (positiveInteger(clique.epoch, 'clique.epoch', issues) ?? CLIQUE_DEFAULTS.epoch),
   };
   const pricing = gasPricing(raw, issues);
+  const timestampRaw = pick(raw, 'timestamp');
+  const timestamp = timestampRaw === undefined ? 0 : bigQuantity(timestampRaw, 'timestamp', issues, false);
+  if (timestamp !== undefined && timestamp > BigInt(Number.MAX_SAFE_INTEGER)) issues.push({ field: 'timestamp', message: `must be at most ${Number.MAX_SAFE_INTEGER} seconds` });
 
   if (issues.length > 0 || !consensus || !chainId || !networkId || !blockPeriodSeconds || gasLimit === undefined) {
     const summary = issues.map((i) => `${i.field} ${i.message}`).join('; ');
@@ -250,5 +259,6 @@ export function parseEvmGenesisInput(input: unknown): EvmGenesisSettings {
     ...settings,
     minGasPrice: pricing.minGasPrice.toString(),
     baseFee: pricing.baseFee.toString(),
+    ...(timestamp ? { timestamp: Number(timestamp) } : {}),
   };
 }

@@ -47,7 +47,17 @@ export type EvmNetworkCommand =
   | { type: 'DeleteNetwork'; networkId: number; nodeCount: number; at: string };
 
 export interface EvmNetworkDirectory {
-  networks: Record<number, { name: string }>;
+  /** chainId and genesisBlockHash: within one deployment no two networks share either (replay protection). */
+  networks: Record<number, { name: string; chainId: number; genesisBlockHash: string }>;
+}
+
+/** The 409 of a chain id another network of the deployment uses (checked before any key is made, and again here). */
+export function chainIdTaken(chainId: number, other: { id: number; name: string }): ConflictError {
+  return new ConflictError(
+    `Chain id ${chainId} is already used by network ${other.name} (#${other.id}): a transaction signed for one would replay on the other. Leave genesis.chain_id out to get the next free one, or choose another.`,
+    { field: 'genesis.chain_id', networkId: other.id, network: other.name },
+    'CHAIN_ID_TAKEN',
+  );
 }
 
 export const evmNetworks: Decider<EvmNetworkDirectory, EvmNetworkCommand, EvmNetworkEvent> = {
@@ -55,7 +65,7 @@ export const evmNetworks: Decider<EvmNetworkDirectory, EvmNetworkCommand, EvmNet
   evolve(state, e) {
     switch (e.type) {
       case 'NetworkCreated':
-        return { networks: { ...state.networks, [e.data.networkId]: { name: e.data.name } } };
+        return { networks: { ...state.networks, [e.data.networkId]: { name: e.data.name, chainId: e.data.settings.chainId, genesisBlockHash: e.data.genesisBlockHash } } };
       case 'NetworkDeleted': {
         const { [e.data.networkId]: _gone, ...rest } = state.networks;
         return { networks: rest };
@@ -70,6 +80,14 @@ export const evmNetworks: Decider<EvmNetworkDirectory, EvmNetworkCommand, EvmNet
         assertNetworkName(c.name);
         const taken = Object.values(state.networks).some((n) => n.name.toLowerCase() === c.name.toLowerCase());
         if (taken) throw new ConflictError(`A network named ${c.name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
+        // A transaction signed for one chain id replays on every chain with the same id: within
+        // one deployment a chain id and a block 0 belong to one network.
+        const sameChain = Object.entries(state.networks).find(([, n]) => n.chainId === c.settings.chainId);
+        if (sameChain) throw chainIdTaken(c.settings.chainId, { id: Number(sameChain[0]), name: sameChain[1].name });
+        const sameGenesis = Object.entries(state.networks).find(([, n]) => n.genesisBlockHash === c.genesisBlockHash);
+        if (sameGenesis) {
+          throw new ConflictError(`Network ${sameGenesis[1].name} (#${sameGenesis[0]}) already has this genesis block (${c.genesisBlockHash}).`, { field: 'genesis', networkId: Number(sameGenesis[0]), network: sameGenesis[1].name }, 'GENESIS_TAKEN');
+        }
         if (c.client === 'anvil' && c.validators.length > 1) {
           throw new ValidationError('anvil is a single-node development chain; a network of several validators needs besu.', [{ field: 'client', message: 'anvil runs one validator only' }]);
         }

@@ -338,6 +338,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).
   ['/networks/evm/{id}/contracts', { GET: 'NETWORK_READ' }],
+  // What POST /networks/evm fills in for the genesis fields a request leaves out (the next free chain id among them); the console's form shows it.
+  ['/networks/evm/defaults', { GET: 'NETWORK_READ' }],
   // Calling a contract deployed through the service, like chaincode invoke and query (one permission for
   // both, as CHAINCODE_INVOKE): a query runs a function without a transaction, an invoke is signed.
   ['/sc/evm/contracts/{contractId}/query', { POST: 'CONTRACT_INVOKE' }],

@@ -23,7 +23,9 @@ export const NetworkView = Type.Object({
   status: Type.String({ description: 'created, running, stopped or error, derived from the nodes' }),
   genesis_block_hash: Type.String(),
   chain_id: Type.Integer(),
-  consensus: Type.String(),
+  consensus: Type.String({ description: 'the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain' }),
+  development_chain: Type.Boolean({ description: 'true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance' }),
+  runs_as: Type.String({ description: 'what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)"' }),
   block_time: Type.Integer(),
   gas_pricing: Type.Union([Type.Literal('free'), Type.Literal('priced')], { description: 'free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0' }),
   min_gas_price: Type.String({ description: 'wei, decimal' }),
@@ -47,6 +49,15 @@ function gasView(n: EvmNetworkRow) {
   return { gas_pricing: gas.free ? ('free' as const) : ('priced' as const), min_gas_price: gas.minGasPrice.toString(), base_fee: gas.baseFee.toString() };
 }
 
+const CONSENSUS_NAMES: Record<string, string> = { QBFT: 'QBFT', IBFT_2: 'IBFT 2.0', CLIQUE: 'Clique', POW: 'proof-of-work' };
+
+/** What the network is: an anvil network shown as QBFT would suggest a validator set it does not have. */
+export function runsAs(n: Pick<EvmNetworkRow, 'client' | 'consensus' | 'blockPeriodSeconds' | 'validators'>): string {
+  if (n.client === 'anvil') return `one-node development chain (anvil): its one node seals a block every ${n.blockPeriodSeconds} s with the network's key; no consensus runs, so there is no validator set, no voting and no fault tolerance (the genesis names ${CONSENSUS_NAMES[n.consensus] ?? n.consensus} for besu)`;
+  if (n.consensus === 'POW') return `proof-of-work network (besu) of ${n.validators.length} miner key(s)`;
+  return `${CONSENSUS_NAMES[n.consensus] ?? n.consensus} network of ${n.validators.length} validator(s) (besu)`;
+}
+
 export async function networkView(deps: AppDeps, n: EvmNetworkRow) {
   const nodes = await networkNodes({ deps } as never, n.id);
   return {
@@ -58,6 +69,8 @@ export async function networkView(deps: AppDeps, n: EvmNetworkRow) {
     genesis_block_hash: n.genesisBlockHash,
     chain_id: n.chainId,
     consensus: n.consensus,
+    development_chain: n.client === 'anvil',
+    runs_as: runsAs(n),
     block_time: n.blockPeriodSeconds,
     ...gasView(n),
     client: n.client,

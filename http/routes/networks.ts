@@ -10,7 +10,7 @@ import { ValidationError } from '../../domain/shared/errors.ts';
 import { listEvmNetworks } from '../../projections/evm/evmNetworks.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { evmOf, networkOr404, targetOf } from '../../application/evm/evmContext.ts';
-import { createEvmNetwork, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
+import { createEvmNetwork, evmNetworkDefaults, type EvmNetworkRequest } from '../../application/evm/evmNetworkCreate.ts';
 import { awaitSettled, createEvmNode, networkNodes } from '../../application/evm/evmNodeCreate.ts';
 import { listedNodeViews, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import { networkStatus, networkView, NetworkView } from '../evm/evmNetworkView.ts';
@@ -31,7 +31,9 @@ const Client = Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Lite
 const Engine = Type.Union([Type.Literal('process'), Type.Literal('docker')]);
 const Genesis = Type.Record(Type.String(), Type.Unknown(), {
   description:
-    'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. ' +
+    'SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. ' +
+    'Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). ' +
+    'A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). ' +
     'Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. ' +
     'Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. ' +
     'base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field.',
@@ -39,7 +41,7 @@ const Genesis = Type.Record(Type.String(), Type.Unknown(), {
 const createFields = {
   name: Type.String({ maxLength: 64, description: 'unique; letters, digits and hyphens' }),
   description: Type.Optional(Type.Union([Type.String({ maxLength: 1000 }), Type.Null()])),
-  genesis: Genesis,
+  genesis: Type.Optional(Genesis),
   client: Type.Optional(Client),
   engine: Type.Optional(Engine),
   validatorCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 32, description: 'validator keys the service generates when genesis.validators is empty (default 1). For PoW these are miner keys: not in the genesis, each node mines with its key\'s address as coinbase' })),
@@ -73,7 +75,16 @@ function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkR
   return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
 }
 
-const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made' }, 409: { description: 'name taken, or a create of that name is in progress' } };
+const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made' }, 409: { description: 'name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it' } };
+
+const Defaults = Type.Object({
+  chain_id: Type.Integer({ description: 'the next chain id from 1337 up that no network of this deployment uses' }),
+  consensus: Type.String({ description: 'QBFT' }),
+  block_time: Type.Integer({ description: 'seconds (5)' }),
+  validator_count: Type.Integer({ description: 'validator keys the service generates (1)' }),
+  client: Type.String({ description: 'the client preference of this server (LNM_EVM_CLIENT): auto, besu or anvil' }),
+  engine: Type.String({ description: 'the node engine of this server (LNM_NODE_ENGINE)' }),
+}, { description: 'what POST /networks/evm fills in for a field the request leaves out' });
 
 export const networkRoutes = [
   defineRoute({
@@ -92,6 +103,13 @@ export const networkRoutes = [
     async handler(input) {
       const id = await createEvmNetwork(input, toRequest(input.body));
       return { status: 201, body: await networkView(input.deps, await networkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/evm/${id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/evm/defaults', summary: 'Defaults of a new evm network: what POST /networks/evm fills in for the genesis fields a request leaves out', tags, permission: 'NETWORK_READ',
+    responses: { 200: { description: 'the defaults, chain id included', schema: Defaults } },
+    async handler(input) {
+      return { status: 200, body: await evmNetworkDefaults(input) };
     },
   }),
   defineRoute({

@@ -81,6 +81,19 @@ export async function evmNetworkIdByName(pool: pg.Pool, name: string): Promise<n
   return r.rows[0] ? Number(r.rows[0].id) : null;
 }
 
+/** Chain ids the deployment's evm networks use (each is unique: domain/evm/evmNetwork.ts). */
+export async function usedChainIds(pool: pg.Pool): Promise<number[]> {
+  return (await pool.query('SELECT chain_id FROM evm_networks')).rows.map((r) => Number(r.chain_id));
+}
+
+export async function networkWithChainId(pool: pg.Pool, chainId: number): Promise<{ id: number; name: string } | null> {
+  return (await pool.query('SELECT id, name FROM evm_networks WHERE chain_id = $1 LIMIT 1', [chainId])).rows[0] ?? null;
+}
+
+export async function genesisHashTaken(pool: pg.Pool, hash: string): Promise<boolean> {
+  return ((await pool.query('SELECT 1 FROM evm_networks WHERE genesis_block_hash = $1', [hash])).rowCount ?? 0) > 0;
+}
+
 /** Names of the networks whose validators use this key (a key in use is not deleted). */
 export async function networksUsingKey(pool: pg.Pool, keyId: number): Promise<string[]> {
   const r = await pool.query('SELECT name FROM evm_networks WHERE validators @> $1::jsonb ORDER BY id', [JSON.stringify([{ keyId }])]);

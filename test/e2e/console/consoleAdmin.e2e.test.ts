@@ -231,7 +231,7 @@ t('a webhook edited and deleted, an EVM network deleted, and the role table the 
   const net = await api('POST', '/networks/evm', { name: 'admin-evm', genesis: { chain_id: 43399, consensus: 'QBFT' } });
   assert.is(net.status, 201, net.text);
   await page.goto(`${server.url}/networks/evm/${net.json.id}`);
-  await page.getByTestId('validators-source').waitFor();
+  await page.getByTestId('runs-as').waitFor();
   await page.getByRole('button', { name: 'Delete network' }).click();
   await ui.accessible('delete EVM network confirmation');
   await page.getByRole('button', { name: 'Yes, delete admin-evm' }).click();

@@ -123,7 +123,7 @@ it('a contract is queried and invoked from the network page: the answer, the eve
 it('Prometheus is deployed from the metrics page; the node page charts the node from it', async () => {
   await page.goto(`${s.url}/nodes/${net.nodeId}`);
   await page.getByTestId('metrics-unavailable').getByText('not deployed', { exact: false }).waitFor();
-  await page.getByTestId('metrics-unavailable').getByRole('link', { name: 'see the metrics page' }).click();
+  await page.getByTestId('metrics-unavailable').getByRole('link', { name: 'Deploy the metrics stack' }).click();
   await page.getByRole('heading', { name: 'Metrics', exact: true }).waitFor();
   await page.getByText('The metrics stack is not deployed').waitFor();
   await accessible('metrics stack (not deployed)');

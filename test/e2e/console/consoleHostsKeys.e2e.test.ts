@@ -251,7 +251,7 @@ t('settings: general settings changed (the history says what), a refused value b
   await ui.nav('Settings').click();
   const general = page.getByRole('form', { name: 'General' });
   await general.getByLabel('Session idle timeout (minutes)').fill('45');
-  await general.getByLabel('Who may read GET /metrics').selectOption('loopback');
+  await general.getByLabel("Who may read the service's own Prometheus metrics").selectOption('loopback');
   await ui.accessible('settings form');
   await general.getByRole('button', { name: 'Save 2 changes' }).click();
   await general.getByRole('button', { name: 'No changes' }).waitFor();

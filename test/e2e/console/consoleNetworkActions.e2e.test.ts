@@ -2,7 +2,7 @@
 // - EVM validator votes on a four-validator QBFT network of the besu stand-in (test/standins: no
 //   real besu runs here; it answers qbft_ JSON-RPC as besu does): none pending, a vote cast from
 //   the page (the verdict the API gives; each node's own qbft_getPendingVotes agreeing), listed,
-//   withdrawn; an anvil network's page saying it has no validator voting (the API's 409);
+//   withdrawn; an anvil network's page saying once what it is (a one-node development chain, no votes section);
 // - a ledgerX network (its genesis block is built in-process: no Fabric-X program runs): the
 //   genesis block downloaded from the page, byte for byte the API's; deleted after a
 //   confirmation (Cancel first deletes nothing), the API agreeing;
@@ -98,12 +98,16 @@ t('validator votes: cast from the page (every validator agreeing), listed, withd
   await votes.getByText('No pending votes on any running validator.').waitFor({ timeout: 30_000 });
   for (const v of validators) assert.equal(await rpc(v.endpoints.rpc_http, 'qbft_getPendingVotes'), {});
 
-  const anvil = await api('POST', '/networks/evm', { name: 'votes-anvil', genesis: { chain_id: 43322, consensus: 'QBFT' } });
+  const anvil = await api('POST', '/networks/evm', { name: 'votes-anvil', client: 'anvil', genesis: { chain_id: 43322, consensus: 'QBFT' } });
   assert.is(anvil.status, 201, anvil.text);
   await page.goto(`${s.url}/networks/evm/${anvil.json.id}`);
-  const none = page.getByTestId('votes-unavailable');
-  await none.waitFor({ timeout: 30_000 });
-  assert.match(await none.innerText(), /^No validator voting here: .*anvil/);
+  // Said once, as what it is: a one-node development chain, with no validator-set or voting sections.
+  const what = page.getByTestId('runs-as');
+  await what.waitFor({ timeout: 30_000 });
+  const whatSaid = await what.innerText();
+  assert.ok(/one-node development chain \(anvil\).*no validator set, no voting/.test(whatSaid), whatSaid);
+  assert.is(await page.getByTestId('consensus').innerText(), 'none: a one-node development chain');
+  assert.is(await page.getByRole('region', { name: 'Validator votes' }).count(), 0, 'no votes section where there is no voting');
   assert.is(await page.getByRole('form', { name: 'Vote on a validator' }).count(), 0, 'no vote form where there is no voting');
   await ui.accessible('anvil network without voting');
 });

@@ -1944,6 +1944,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/evm/defaults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Defaults of a new evm network: what POST /networks/evm fills in for the genesis fields a request leaves out
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksEvmDefaults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/evm/import": {
         parameters: {
             query?: never;
@@ -10116,8 +10136,8 @@ export interface operations {
                     client?: "auto" | "besu" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
-                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
-                    genesis: {
+                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
+                    genesis?: {
                         [key: string]: unknown;
                     };
                     /** @description same as providerId */
@@ -10150,9 +10170,12 @@ export interface operations {
                         block_time: number;
                         chain_id: number;
                         client: string;
+                        /** @description the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain */
                         consensus: string;
                         created_at: string;
                         description: string | null;
+                        /** @description true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance */
+                        development_chain: boolean;
                         engine: string;
                         /** @description free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0 */
                         gas_pricing: "free" | "priced";
@@ -10162,6 +10185,8 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
+                        runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
                         status: string;
                         /** @constant */
@@ -10203,7 +10228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken, or a create of that name is in progress */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12790,9 +12815,12 @@ export interface operations {
                             block_time: number;
                             chain_id: number;
                             client: string;
+                            /** @description the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain */
                             consensus: string;
                             created_at: string;
                             description: string | null;
+                            /** @description true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance */
+                            development_chain: boolean;
                             engine: string;
                             /** @description free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0 */
                             gas_pricing: "free" | "priced";
@@ -12802,6 +12830,8 @@ export interface operations {
                             min_gas_price: string;
                             name: string;
                             node_count: number;
+                            /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
+                            runs_as: string;
                             /** @description created, running, stopped or error, derived from the nodes */
                             status: string;
                             /** @constant */
@@ -12874,8 +12904,8 @@ export interface operations {
                     client?: "auto" | "besu" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
-                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
-                    genesis: {
+                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
+                    genesis?: {
                         [key: string]: unknown;
                     };
                     /** @description same as providerId */
@@ -12906,9 +12936,12 @@ export interface operations {
                         block_time: number;
                         chain_id: number;
                         client: string;
+                        /** @description the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain */
                         consensus: string;
                         created_at: string;
                         description: string | null;
+                        /** @description true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance */
+                        development_chain: boolean;
                         engine: string;
                         /** @description free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0 */
                         gas_pricing: "free" | "priced";
@@ -12918,6 +12951,8 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
+                        runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
                         status: string;
                         /** @constant */
@@ -12959,7 +12994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken, or a create of that name is in progress */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13001,9 +13036,12 @@ export interface operations {
                         block_time: number;
                         chain_id: number;
                         client: string;
+                        /** @description the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain */
                         consensus: string;
                         created_at: string;
                         description: string | null;
+                        /** @description true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance */
+                        development_chain: boolean;
                         engine: string;
                         /** @description free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0 */
                         gas_pricing: "free" | "priced";
@@ -13013,6 +13051,8 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
+                        runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
                         status: string;
                         /** @constant */
@@ -14178,6 +14218,75 @@ export interface operations {
             };
         };
     };
+    getNetworksEvmDefaults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the defaults, chain id included */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description seconds (5) */
+                        block_time: number;
+                        /** @description the next chain id from 1337 up that no network of this deployment uses */
+                        chain_id: number;
+                        /** @description the client preference of this server (LNM_EVM_CLIENT): auto, besu or anvil */
+                        client: string;
+                        /** @description QBFT */
+                        consensus: string;
+                        /** @description the node engine of this server (LNM_NODE_ENGINE) */
+                        engine: string;
+                        /** @description validator keys the service generates (1) */
+                        validator_count: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     postNetworksEvmImport: {
         parameters: {
             query?: never;
@@ -14192,7 +14301,7 @@ export interface operations {
                     client?: "auto" | "besu" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
-                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata. Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
+                    /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
                     genesis: {
                         [key: string]: unknown;
                     };
@@ -14214,9 +14323,12 @@ export interface operations {
                         block_time: number;
                         chain_id: number;
                         client: string;
+                        /** @description the consensus of the genesis (what besu runs); on a development chain (client anvil) no consensus runs: see development_chain */
                         consensus: string;
                         created_at: string;
                         description: string | null;
+                        /** @description true when the client is anvil: a one-node development chain that seals a block every block_time seconds with its one key; it has no validator set, no voting and no fault tolerance */
+                        development_chain: boolean;
                         engine: string;
                         /** @description free: gas price 0 is valid (zero base fee), keys need no funds; priced: genesis.min_gas_price above 0 */
                         gas_pricing: "free" | "priced";
@@ -14226,6 +14338,8 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
+                        runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
                         status: string;
                         /** @constant */
@@ -14267,7 +14381,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken, or a create of that name is in progress */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
             409: {
                 headers: {
                     [name: string]: unknown;

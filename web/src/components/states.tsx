@@ -1,6 +1,6 @@
 // The three states every page has besides its data: loading, error (a 403 said as such, an
 // edition gate named), and empty.
-import type { ReactNode } from 'react';
+import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
 
@@ -72,18 +72,98 @@ export function FormActions({ m, label, pendingLabel, onCancel, disabled = false
   );
 }
 
+/**
+ * A refusal, said once: the fields a FieldError shows beside themselves are not said again here.
+ * With every detail of a 400 beside its field this says only that the marked fields were refused;
+ * otherwise the API's message (which already names each field and what is wrong, so details are
+ * not appended a second time), or the details no field shows.
+ */
 export function ActionError({ error }: { error: unknown }) {
+  useSyncExternalStore(subscribeShown, shownVersion);
   if (!error) return null;
   const e = error as Error;
-  const details = error instanceof ApiError && error.details.length ? error.details.map((d) => `${d.field}: ${d.message}`).join('; ') : '';
+  const prefix = error instanceof ApiError && error.status === 403 ? 'Permission denied: ' : '';
+  const atFields = shownAt(error);
+  let text = e.message;
+  if (error instanceof ApiError && atFields.size > 0) {
+    const rest = error.details.filter((d) => !atFields.has(fieldName(d.field)));
+    const taken = error.status === 409 && typeof error.context.field === 'string' && atFields.has(fieldName(error.context.field));
+    const marked = `refused: see the field${atFields.size > 1 ? 's' : ''} marked above`;
+    text = taken || rest.length === 0 ? `Not done, ${marked}.` : `${rest.map((d) => `${d.field} ${d.message}`).join('; ')} (and ${marked}).`;
+  }
   return (
     <p className="action-error" role="alert">
-      {error instanceof ApiError && error.status === 403 ? 'Permission denied: ' : ''}
-      {e.message}
-      {details ? ` (${details})` : ''}
+      {prefix}
+      {text}
     </p>
   );
 }
+
+// Which fields of which refusal a FieldError shows, so ActionError leaves them out.
+const shown = new WeakMap<object, Map<string, number>>();
+const listeners = new Set<() => void>();
+let version = 0;
+const subscribeShown = (l: () => void) => {
+  listeners.add(l);
+  return () => void listeners.delete(l);
+};
+const shownVersion = () => version;
+const changed = () => {
+  version++;
+  for (const l of listeners) l();
+};
+function shownAt(error: unknown): Set<string> {
+  const m = error && typeof error === 'object' ? shown.get(error) : undefined;
+  return new Set(m ? [...m].filter(([, n]) => n > 0).map(([f]) => f) : []);
+}
+
+/** The id of a field's error text, for the field's aria-describedby. */
+export const fieldErrorId = (field: string) => `field-error-${field.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
+/** The first of `fields` (a body field's spellings: chain_id, genesis.chain_id) the refusal names, with its message. */
+function fieldMessage(error: unknown, fields: string[]): [string, string] | null {
+  const errors = fieldErrors(error);
+  for (const f of fields) if (errors[f] !== undefined) return [f, errors[f]];
+  return null;
+}
+
+/**
+ * Props for a field: aria-invalid and aria-describedby pointing at its FieldError while the
+ * refusal names it. Spread it on the input: `<input {...invalid(m.error, 'name')} />`.
+ */
+export function invalid(error: unknown, ...fields: string[]): { 'aria-invalid'?: true; 'aria-describedby'?: string } {
+  const hit = fieldMessage(error, fields);
+  return hit ? { 'aria-invalid': true, 'aria-describedby': fieldErrorId(fields[0]) } : {};
+}
+
+/**
+ * The one way a refusal is said beside its field: the message of the body field `field` (or one
+ * of its other spellings) from the error body's details, or from the field a 409 names. The
+ * form's ActionError (in FormActions) then leaves it out.
+ */
+export function FieldError({ error, field, also = [] }: { error: unknown; field: string; also?: string[] }) {
+  const hit = fieldMessage(error, [field, ...also]);
+  const key = hit?.[0];
+  useEffect(() => {
+    if (!key || !error || typeof error !== 'object') return;
+    const m = shown.get(error) ?? new Map<string, number>();
+    shown.set(error, m);
+    m.set(key, (m.get(key) ?? 0) + 1);
+    changed();
+    return () => {
+      m.set(key, (m.get(key) ?? 1) - 1);
+      changed();
+    };
+  }, [error, key]);
+  if (!hit) return null;
+  return (
+    <small id={fieldErrorId(field)} className="error-text" data-testid={`field-error-${field}`}>
+      {hit[1]}
+    </small>
+  );
+}
+
+const fieldName = (f: string) => f.replace(/^(body\.|\/)/, '').replace(/\//g, '.');
 
 /** A record read fresh (its GET by id) before a form edits it: loading, error, or the form with it. */
 export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonly unknown[]; load: () => Promise<T>; what?: string; children: (record: T) => ReactNode }) {
@@ -99,7 +179,7 @@ export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonl
 export function fieldErrors(error: unknown, strip = ''): Record<string, string> {
   if (!(error instanceof ApiError)) return {};
   const name = (f: string) => {
-    const n = f.replace(/^(body\.|\/)/, '').replace(/\//g, '.');
+    const n = fieldName(f);
     return strip && n.startsWith(strip) ? n.slice(strip.length) : n;
   };
   const out: Record<string, string> = Object.fromEntries(error.details.map((d) => [name(d.field), d.message]));

@@ -242,7 +242,7 @@ function EditTarget({ id, onDone }: { id: number; onDone: () => void }) {
           <TargetForm target={t} onDone={onDone} />
         ) : (
           <Empty>
-            The target {t.name} authenticates with {t.auth_method}, which this form does not edit: change it through <code>PUT /api/v1/backups/targets/{t.id}</code>.{' '}
+            The target {t.name} authenticates with {t.auth_method}, which this form does not edit (it edits targets with static credentials): to change it, delete it from the list and add it again.{' '}
             <button type="button" onClick={onDone}>
               Close
             </button>

@@ -39,7 +39,7 @@ export default function MetricsStack() {
   );
 }
 
-function useOperate(path: '/api/v1/metrics/start' | '/api/v1/metrics/stop' | '/api/v1/metrics/undeploy') {
+export function useOperate(path: '/api/v1/metrics/start' | '/api/v1/metrics/stop' | '/api/v1/metrics/undeploy') {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: () => unwrap(api.POST(path)),

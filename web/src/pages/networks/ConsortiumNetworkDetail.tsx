@@ -80,10 +80,15 @@ export default function ConsortiumNetworkDetail() {
           </>
         )}
       </QueryView>
-      <Members id={id} organizationIds={network.data?.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null) ?? []} />
-      <ChannelConfig networkId={id} />
-      <Chaincodes networkId={id} />
-      <Explorer id={id} />
+      {network.data ? (
+        // Only for a network that is there: an unknown id is one not-found message, no other sections or forms.
+        <>
+          <Members id={id} organizationIds={network.data.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null)} />
+          <ChannelConfig networkId={id} />
+          <Chaincodes networkId={id} />
+          <Explorer id={id} />
+        </>
+      ) : null}
     </section>
   );
 }

@@ -10,7 +10,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, fieldErrors } from '../../components/states';
+import { ActionError, FieldError, invalid } from '../../components/states';
 
 interface Allocation {
   address: string;
@@ -26,11 +26,14 @@ const CONSENSUS = [
 
 export default function EvmNetworkCreate() {
   const [name, setName] = useState('');
-  const [chainId, setChainId] = useState('1337');
-  const [consensus, setConsensus] = useState('QBFT');
-  const [blockTime, setBlockTime] = useState('2');
+  // Left empty (null for the consensus), a genesis field takes the API's default, which the
+  // form shows from GET /networks/evm/defaults: the console keeps no copy of them.
+  const defaults = useQuery({ queryKey: ['evm-defaults'], queryFn: () => unwrap(api.GET('/api/v1/networks/evm/defaults')) });
+  const [chainId, setChainId] = useState('');
+  const [consensus, setConsensus] = useState<string | null>(null);
+  const [blockTime, setBlockTime] = useState('');
   const [gasLimit, setGasLimit] = useState('');
-  const [validators, setValidators] = useState('1');
+  const [validators, setValidators] = useState('');
   const [importKeys, setImportKeys] = useState(false);
   const [pems, setPems] = useState<string[]>(['']);
   const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
@@ -45,7 +48,10 @@ export default function EvmNetworkCreate() {
   const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
   const setAllocation = (i: number, change: Partial<Allocation>) => setAllocations((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)));
   const m = useNetworkMaker('evm', async () => {
-    const genesis: Record<string, unknown> = { chain_id: Number(chainId), consensus, block_time: Number(blockTime) };
+    const genesis: Record<string, unknown> = {};
+    if (chainId.trim()) genesis.chain_id = Number(chainId);
+    if (consensus) genesis.consensus = consensus;
+    if (blockTime.trim()) genesis.block_time = Number(blockTime);
     if (gasLimit.trim()) genesis.gas_limit = gasLimit.trim();
     // Rows left wholly empty are ignored; a half-filled row goes to the API, whose 400 names it.
     const accounts = allocations.filter((a) => a.address.trim() || a.balance.trim());
@@ -56,7 +62,7 @@ export default function EvmNetworkCreate() {
       body: {
         name, genesis, client,
         // Imported keys replace generated ones; empty fields are left out.
-        ...(importKeys ? { validatorKeys: pems.map((p) => p.trim()).filter(Boolean) } : { validatorCount: Number(validators) }),
+        ...(importKeys ? { validatorKeys: pems.map((p) => p.trim()).filter(Boolean) } : validators.trim() ? { validatorCount: Number(validators) } : {}),
         ...(description.trim() ? { description: description.trim() } : {}),
         ...(validatorBalance.trim() ? { validatorBalance: validatorBalance.trim() } : {}),
         ...(providerId ? { providerId: Number(providerId) } : {}),
@@ -65,7 +71,9 @@ export default function EvmNetworkCreate() {
     if (startNow) await unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: network.id } } }));
     return network;
   });
-  const errors = fieldErrors(m.error);
+  const refusal = m.error;
+  // The genesis parser names its fields bare (chain_id), the body validator and a 409 under genesis.
+  const g = (f: string) => [f, `genesis.${f}`];
   const submit = (e: FormEvent) => {
     e.preventDefault();
     m.mutate();
@@ -79,30 +87,38 @@ export default function EvmNetworkCreate() {
       <form className="card form-grid" onSubmit={submit}>
         <label>
           Name
-          <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} aria-describedby="name-help" />
+          <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name} onChange={(e) => setName(e.target.value)} aria-describedby="name-help" {...invalid(refusal, 'name')} />
           <small id="name-help">Letters, digits and hyphens; unique.</small>
+          <FieldError error={refusal} field="name" />
         </label>
         <label>
           Chain id
-          <input required type="number" min={1} value={chainId} onChange={(e) => setChainId(e.target.value)} />
+          <input type="number" min={1} value={chainId} onChange={(e) => setChainId(e.target.value)} placeholder={defaults.data ? String(defaults.data.chain_id) : ''} aria-describedby="chain-id-help" {...invalid(refusal, ...g('chain_id'))} />
+          <FieldError error={refusal} field="chain_id" also={['genesis.chain_id']} />
+          <small id="chain-id-help">
+            Empty: the next id no network here uses{defaults.data ? ` (${defaults.data.chain_id})` : ''}. Each network has its own: a transaction signed for one chain id replays on any chain with the same.
+          </small>
         </label>
         <label>
           Consensus
-          <select value={consensus} onChange={(e) => setConsensus(e.target.value)}>
+          <select value={consensus ?? defaults.data?.consensus ?? ''} onChange={(e) => setConsensus(e.target.value)} {...invalid(refusal, ...g('consensus'))}>
             {CONSENSUS.map((c) => (
               <option key={c.value} value={c.value}>
                 {c.label}
               </option>
             ))}
           </select>
+          <FieldError error={refusal} field="consensus" also={['genesis.consensus']} />
         </label>
         <label>
           Block period (seconds)
-          <input required type="number" min={1} max={60} value={blockTime} onChange={(e) => setBlockTime(e.target.value)} />
+          <input type="number" min={1} max={60} value={blockTime} onChange={(e) => setBlockTime(e.target.value)} placeholder={defaults.data ? String(defaults.data.block_time) : ''} {...invalid(refusal, ...g('block_time'))} />
+          <FieldError error={refusal} field="block_time" also={['genesis.block_time']} />
         </label>
         <label>
           Gas limit (optional)
-          <input inputMode="numeric" value={gasLimit} onChange={(e) => setGasLimit(e.target.value)} placeholder="client default" />
+          <input inputMode="numeric" value={gasLimit} onChange={(e) => setGasLimit(e.target.value)} placeholder="client default" {...invalid(refusal, ...g('gas_limit'))} />
+          <FieldError error={refusal} field="gas_limit" also={['genesis.gas_limit']} />
         </label>
         <fieldset>
           <legend>Validator keys</legend>
@@ -116,7 +132,6 @@ export default function EvmNetworkCreate() {
             <>
               <p className="muted">Each key is stored in the key provider below and listed under Keys; it is sent once and never shown again. One validator runs on anvil; more need besu.</p>
               {pems.map((pem, i) => {
-                const error = errors[`validatorKeys[${i}]`];
                 return (
                   <div key={i} className="actions">
                     <label>
@@ -130,14 +145,9 @@ export default function EvmNetworkCreate() {
                         placeholder="-----BEGIN PRIVATE KEY-----"
                         value={pem}
                         onChange={(e) => setPems((list) => list.map((p, j) => (j === i ? e.target.value : p)))}
-                        aria-invalid={error ? true : undefined}
-                        aria-describedby={error ? `validator-key-${i}-error` : undefined}
+                        {...invalid(refusal, `validatorKeys[${i}]`)}
                       />
-                      {error ? (
-                        <small id={`validator-key-${i}-error`} className="error-text" data-testid={`field-error-validatorKeys[${i}]`}>
-                          {error}
-                        </small>
-                      ) : null}
+                      <FieldError error={refusal} field={`validatorKeys[${i}]`} />
                     </label>
                     {pems.length > 1 ? (
                       <button type="button" onClick={() => setPems((list) => list.filter((_, j) => j !== i))} aria-label={`Remove validator key ${i + 1}`}>
@@ -156,18 +166,20 @@ export default function EvmNetworkCreate() {
           ) : (
             <label>
               Validators
-              <input required type="number" min={1} max={32} value={validators} onChange={(e) => setValidators(e.target.value)} aria-describedby="validators-help" />
-              <small id="validators-help">Validator keys the service generates and holds. One validator runs on anvil; more need besu.</small>
+              <input type="number" min={1} max={32} value={validators} onChange={(e) => setValidators(e.target.value)} placeholder={defaults.data ? String(defaults.data.validator_count) : ''} aria-describedby="validators-help" {...invalid(refusal, 'validatorCount')} />
+              <FieldError error={refusal} field="validatorCount" />
+              <small id="validators-help">Validator keys the service generates and holds. One validator runs on anvil, as a one-node development chain (no validator set, no voting); more need besu.</small>
             </label>
           )}
         </fieldset>
         <label>
           Client
-          <select value={client} onChange={(e) => setClient(e.target.value as typeof client)}>
+          <select value={client} onChange={(e) => setClient(e.target.value as typeof client)} {...invalid(refusal, 'client')}>
             <option value="auto">Automatic (besu where available, else anvil)</option>
             <option value="anvil">anvil</option>
             <option value="besu">besu</option>
           </select>
+          <FieldError error={refusal} field="client" />
         </label>
         <label>
           Description (optional)
@@ -176,7 +188,7 @@ export default function EvmNetworkCreate() {
         {providers.data && providers.data.length > 1 ? (
           <label>
             Key provider of the validator keys
-            <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+            <select value={providerId} onChange={(e) => setProviderId(e.target.value)} {...invalid(refusal, 'providerId')}>
               <option value="">The default provider</option>
               {providers.data.map((p) => (
                 <option key={p.id} value={p.id}>
@@ -184,6 +196,7 @@ export default function EvmNetworkCreate() {
                 </option>
               ))}
             </select>
+            <FieldError error={refusal} field="providerId" />
           </label>
         ) : null}
         <fieldset>
@@ -213,15 +226,18 @@ export default function EvmNetworkCreate() {
           <p className="muted">Leave both prices empty for free gas (base fee 0, gas price 0 accepted). A minimum gas price above 0 makes the network priced: deploying keys then need ether (an allocation, or a balance for each validator key).</p>
           <label>
             Minimum gas price (wei, optional)
-            <input inputMode="numeric" pattern="[0-9]+" value={minGasPrice} onChange={(e) => setMinGasPrice(e.target.value)} />
+            <input inputMode="numeric" pattern="[0-9]+" value={minGasPrice} onChange={(e) => setMinGasPrice(e.target.value)} {...invalid(refusal, ...g('min_gas_price'))} />
+            <FieldError error={refusal} field="min_gas_price" also={['genesis.min_gas_price']} />
           </label>
           <label>
             Base fee (wei, optional)
-            <input inputMode="numeric" pattern="[0-9]+" value={baseFee} onChange={(e) => setBaseFee(e.target.value)} placeholder="1000000000 when priced" />
+            <input inputMode="numeric" pattern="[0-9]+" value={baseFee} onChange={(e) => setBaseFee(e.target.value)} placeholder="1000000000 when priced" {...invalid(refusal, ...g('base_fee'))} />
+            <FieldError error={refusal} field="base_fee" also={['genesis.base_fee']} />
           </label>
           <label>
             Balance for each validator key (wei, optional)
-            <input inputMode="numeric" pattern="[0-9]+" value={validatorBalance} onChange={(e) => setValidatorBalance(e.target.value)} />
+            <input inputMode="numeric" pattern="[0-9]+" value={validatorBalance} onChange={(e) => setValidatorBalance(e.target.value)} {...invalid(refusal, 'validatorBalance')} />
+            <FieldError error={refusal} field="validatorBalance" />
           </label>
         </fieldset>
         <label className="inline">

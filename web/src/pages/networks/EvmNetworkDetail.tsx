@@ -9,7 +9,7 @@ import { DeleteNetwork } from './DeleteNetwork';
 import { api, getJson, unwrap, type Json } from '../../api/client';
 import { abiFunctions } from '../../components/abi';
 import { POLL_MS } from '../../api/queries';
-import { Can } from '../../session';
+import { Can, useSession } from '../../session';
 import { QueryView } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from '../nodes/nodeActions';
@@ -41,9 +41,27 @@ const contractColumns: Array<Column<Contract>> = [
   { header: 'Deployed', cell: (c) => <When at={c.deployed_at} /> },
 ];
 
+type Network = Json<'/api/v1/networks/evm/{id}', 'get'>;
+
+/** The network, or one not-found (or error) message and nothing else: no sections or forms for a network that is not there. */
 export default function EvmNetworkDetail() {
   const id = Number(useParams().id);
   const network = useQuery({ queryKey: ['network', 'evm', id], refetchInterval: 5_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}', { params: { path: { id } } })) });
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to="/networks">Networks</Link> /
+      </p>
+      <QueryView q={network} what="Loading network">
+        {(n) => <EvmNetwork n={n} />}
+      </QueryView>
+    </section>
+  );
+}
+
+function EvmNetwork({ n }: { n: Network }) {
+  const id = n.id;
+  const { can } = useSession();
   const nodes = useQuery({ queryKey: ['nodes', 'network', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/nodes', { params: { path: { id } } })) });
   const contracts = useQuery({ queryKey: ['contracts', id], refetchInterval: 10_000, queryFn: () => unwrap(api.GET('/api/v1/networks/evm/{id}/contracts', { params: { path: { id }, query: { limit: 100 } } })) });
   // The list's block_height is the last health probe's; the tile asks each running node live
@@ -55,13 +73,7 @@ export default function EvmNetworkDetail() {
   const heights = [...live.map((q) => q.data?.block_height), ...(nodes.data?.items.map((n) => n.block_height) ?? [])].filter((h): h is number => typeof h === 'number');
   const height = heights.length ? Math.max(...heights) : null;
   return (
-    <section>
-      <p className="crumbs">
-        <Link to="/networks">Networks</Link> /
-      </p>
-      <QueryView q={network} what="Loading network">
-        {(n) => (
-          <>
+    <>
             <div className="title-row">
               <h1>
                 {n.name} <StatusBadge status={n.status} />
@@ -84,7 +96,7 @@ export default function EvmNetworkDetail() {
                   <dt>Chain id</dt>
                   <dd>{n.chain_id}</dd>
                   <dt>Consensus</dt>
-                  <dd>{n.consensus}</dd>
+                  <dd data-testid="consensus">{n.development_chain ? 'none: a one-node development chain' : n.consensus}</dd>
                   <dt>Block period</dt>
                   <dd>{n.block_time} s</dd>
                   <dt>Gas</dt>
@@ -104,9 +116,12 @@ export default function EvmNetworkDetail() {
                 </dl>
               </article>
             </div>
-            <h2>Validators</h2>
+            <h2>{n.development_chain ? 'Its key' : 'Validators'}</h2>
+            <p className="hint" data-testid="runs-as">
+              A {n.runs_as}.{n.development_chain ? ' Its key signs the blocks and deploys contracts.' : ''}
+            </p>
             <table>
-              <caption className="sr-only">Validators</caption>
+              <caption className="sr-only">{n.development_chain ? 'Its key' : 'Validators'}</caption>
               <thead>
                 <tr>
                   <th scope="col">Address</th>
@@ -126,11 +141,12 @@ export default function EvmNetworkDetail() {
                 ))}
               </tbody>
             </table>
-            <ChainValidators networkId={id} />
-            <ValidatorVotes networkId={id} />
-          </>
-        )}
-      </QueryView>
+            {n.development_chain ? null : (
+              <>
+                <ChainValidators networkId={id} />
+                <ValidatorVotes networkId={id} />
+              </>
+            )}
       <h2>Nodes</h2>
       <Can permission="NODE_CREATE">
         <AddNetworkNode networkId={id} />
@@ -148,7 +164,7 @@ export default function EvmNetworkDetail() {
       <QueryView q={contracts} what="Loading contracts">
         {(d) => (
           <>
-            <DataTable caption="Contracts" rows={d.items} columns={contractColumns} rowKey={(c) => c.id} empty="No contracts deployed through the service (POST /api/v1/sc/evm/deploy)." />
+            <DataTable caption="Contracts" rows={d.items} columns={contractColumns} rowKey={(c) => c.id} empty={can('CONTRACT_DEPLOY') ? 'No contracts deployed through the service yet: deploy one with "Deploy a contract" above.' : 'No contracts deployed through the service yet.'} />
             {d.items.length ? (
               <Can permission="CONTRACT_INVOKE">
                 <ContractCalls contracts={d.items} />
@@ -160,7 +176,7 @@ export default function EvmNetworkDetail() {
       <Can permission="CONTRACT_INVOKE">
         <ContractAt networkId={id} />
       </Can>
-    </section>
+    </>
   );
 }
 

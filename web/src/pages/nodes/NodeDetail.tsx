@@ -29,7 +29,8 @@ export default function NodeDetail() {
   const navigate = useNavigate();
   const { can } = useSession();
   const node = useQuery({ queryKey: ['node', id], refetchInterval: POLL_MS, queryFn: () => unwrap(api.GET('/api/v1/nodes/{id}', { params: { path: { id } } })) });
-  const events = useQuery({ queryKey: ['node', id, 'events'], refetchInterval: 5_000, queryFn: () => getJson<{ items: NodeEvent[]; total: number }>(`/api/v1/nodes/${id}/events?limit=500`) });
+  // Only for a node that is there: an unknown id is one not-found message, no other sections.
+  const events = useQuery({ queryKey: ['node', id, 'events'], enabled: node.isSuccess, refetchInterval: 5_000, queryFn: () => getJson<{ items: NodeEvent[]; total: number }>(`/api/v1/nodes/${id}/events?limit=500`) });
   return (
     <section>
       <p className="crumbs">
@@ -73,6 +74,8 @@ export default function NodeDetail() {
           </>
         )}
       </QueryView>
+      {node.data ? (
+        <>
       {can('NODE_LOGS_READ') ? (
         <section aria-labelledby="logs-title">
           <h2 id="logs-title">Logs</h2>
@@ -97,6 +100,8 @@ export default function NodeDetail() {
           {(d) => <DataTable caption="The node's events, newest first" rows={[...d.items].reverse()} columns={eventColumns} rowKey={(e) => e.id} empty="No events." />}
         </QueryView>
       </section>
+        </>
+      ) : null}
     </section>
   );
 }

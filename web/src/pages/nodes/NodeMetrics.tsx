@@ -5,8 +5,10 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
+import { useOperate } from '../metrics/MetricsStack';
+import { Can } from '../../session';
 import { api, ApiError, unwrap } from '../../api/client';
-import { ErrorState, Loading } from '../../components/states';
+import { ActionError, ErrorState, Loading } from '../../components/states';
 import type { ChartSeries } from '../../components/TimeChart';
 
 const TimeChart = lazy(() => import('../../components/TimeChart'));
@@ -75,12 +77,7 @@ export function NodeMetrics({ nodeId }: { nodeId: number }) {
       {q.isPending ? (
         <Loading what="Asking Prometheus" />
       ) : q.error instanceof ApiError && q.error.status === 503 ? (
-        <div className="state empty" data-testid="metrics-unavailable">
-          <p>{q.error.message}</p>
-          <p>
-            The metrics stack (a Prometheus the service runs) keeps these figures: <Link to="/metrics">see the metrics page</Link>.
-          </p>
-        </div>
+        <MetricsUnavailable status={String(q.error.context.status ?? '')} />
       ) : q.error ? (
         <ErrorState error={q.error} retry={() => q.refetch()} />
       ) : (
@@ -109,5 +106,32 @@ export function NodeMetrics({ nodeId }: { nodeId: number }) {
         </>
       )}
     </>
+  );
+}
+
+/**
+ * No figures because the metrics stack does not run: said as what to do, with the button that
+ * does it (start a stopped stack here; deploying takes the metrics page's form), never as an API
+ * route to call.
+ */
+function MetricsUnavailable({ status }: { status: string }) {
+  const start = useOperate('/api/v1/metrics/start'); // its answer refreshes every metrics query, these charts' too
+  const stopped = status === 'stopped';
+  return (
+    <div className="state empty" data-testid="metrics-unavailable">
+      <p>{stopped ? 'The metrics stack is stopped' : 'The metrics stack is not deployed'}: it is the Prometheus the service runs, which keeps these figures.</p>
+      <Can permission="METRICS_MANAGE">
+        {stopped ? (
+          <button type="button" className="primary" disabled={start.isPending} onClick={() => start.mutate()}>
+            {start.isPending ? 'Starting the metrics stack…' : 'Start the metrics stack'}
+          </button>
+        ) : (
+          <Link className="button primary" to="/metrics">
+            Deploy the metrics stack
+          </Link>
+        )}
+      </Can>
+      <ActionError error={start.error} />
+    </div>
   );
 }

@@ -33,7 +33,7 @@ const GENERAL: Record<keyof General, { label: string; unit?: string }> = {
   memoryHighPercent: { label: 'High memory alert', unit: '%' },
   resourceCheckIntervalSeconds: { label: 'Resource check interval', unit: 'seconds' },
   slowQueryMs: { label: 'Slow database query', unit: 'ms' },
-  metricsAccess: { label: 'Who may read GET /metrics' },
+  metricsAccess: { label: "Who may read the service's own Prometheus metrics" },
 };
 const METRICS_ACCESS: Record<General['metricsAccess'], string> = {
   authenticated: 'authenticated: API credentials with METRICS_READ or the managed Prometheus',

@@ -18,7 +18,9 @@ export default function WebhookDetail() {
   const [acting, setActing] = useState<'edit' | 'delete' | null>(null);
   const navigate = useNavigate();
   const hook = useQuery({ queryKey: ['webhook', id], queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}', { params: { path: { id } } })) });
+  // Only for a webhook that is there: an unknown id is one not-found message, no test or deliveries.
   const deliveries = useQuery({
+    enabled: hook.isSuccess,
     queryKey: ['webhook', id, 'deliveries', offset],
     refetchInterval: 3_000,
     queryFn: () => unwrap(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id }, query: { limit: 20, offset } } })),
@@ -86,6 +88,8 @@ export default function WebhookDetail() {
           </>
         )}
       </QueryView>
+      {hook.data ? (
+        <>
       <article className="card" aria-labelledby="test-title">
         <h2 id="test-title">Test</h2>
         <p className="muted">Sends a sample event to the URL now and shows what the receiver answered.</p>
@@ -141,6 +145,8 @@ export default function WebhookDetail() {
           </>
         )}
       </QueryView>
+        </>
+      ) : null}
     </section>
   );
 }
