@@ -15,5 +15,7 @@ export async function recordSecurityEvent(input: Input, type: string, data: Json
   // Recorded by the route's handler (a signature, a sign-in): the request's own entry. Events of
   // authentication (a Basic sign-in on the way) come before the route is reached, and do not count.
   if (input.ctx.state.route) noteRecorded(input);
+  // A denial recorded once is not recorded again when the 403 is answered (accessControl's after).
+  if (type === 'AccessDenied') input.ctx.state.denialRecorded = true;
   if (opts.wait !== false) await input.deps.projector.waitFor(r.lastPosition);
 }
