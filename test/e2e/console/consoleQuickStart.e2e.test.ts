@@ -57,6 +57,7 @@ t('quick start from the dashboard: two organizations, an orderer, a peer each, j
   await page.getByRole('link', { name: 'Open the network qsnet' }).waitFor({ timeout: 300_000 });
   const shown = (await steps.locator('li').allInnerTexts()).map((s) => s.replace(/ — .*$/s, ''));
   assert.equal(shown, [
+    'Done: Checked: names free, Fabric programs present (nothing made yet)',
     'Done: Organization QsOrg1MSP created',
     'Done: Organization QsOrg2MSP created',
     'Done: Orderer qsnet-orderer0 started',
@@ -90,15 +91,18 @@ t('quick start from the dashboard: two organizations, an orderer, a peer each, j
   await page.getByRole('heading', { name: 'Block #0', exact: true }).waitFor();
 });
 
-t('a failed step is shown with its reason, and the run stops there', async () => {
+t('a refused quick start (its names taken) fails at the check with its reason, and nothing is made', async () => {
+  const organizations = async () => (await api('GET', '/organizations?limit=100')).json.total as number;
+  const before = await organizations();
   await page.goto(server.url + '/networks/consortium/quick-start');
   await page.getByLabel('Network name').fill('qsnet');
   await page.getByLabel('First organization MSP id').fill('QsOrg1MSP');
   await page.getByRole('button', { name: 'Create the network' }).click();
   const steps = page.getByRole('list', { name: 'Quick start steps' });
-  await steps.getByText(/^Failed: Organization QsOrg1MSP created/).waitFor({ timeout: 30_000 });
+  await steps.getByText(/^Failed: Checked/).waitFor({ timeout: 30_000 });
   assert.match(await steps.locator('li').first().innerText(), /HTTP 4\d\d/);
   assert.is(await steps.locator('li').count(), 1, 'nothing after the failed step');
+  assert.is(await organizations(), before, 'no organization was made');
   await page.getByRole('button', { name: 'Create the network' }).waitFor();
   assert.ok(await page.getByRole('button', { name: 'Create the network' }).isEnabled());
   const v = await axeViolations(page);
@@ -120,7 +124,7 @@ t('a node that does not start: its step fails with the node\'s log tail', async 
     await steps.getByText(/^Failed: Orderer brokennet-orderer0 started/).waitFor({ timeout: 60_000 });
     const tail = await steps.getByLabel('Log tail of the failed step').innerText();
     assert.match(tail, 'broken orderer on purpose: cannot open the ledger');
-    assert.is(await steps.locator('li').count(), 2, 'the organization, then the failed orderer; nothing after');
+    assert.is(await steps.locator('li').count(), 3, 'the check, the organization, then the failed orderer; nothing after');
     const v = await axeViolations(page);
     assert.is(v.length, 0, describeViolations(v));
   } finally {
