@@ -180,8 +180,9 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
         if (!isNotFound(err)) throw err;
       });
     }
-    await rm(dirOf(nodeKey), { recursive: true, force: true });
-    await rm(restoreDirOf(nodeKey), { recursive: true, force: true });
+    // Retried as the process engine's removal is (adapters/engines/processEngine.ts).
+    await rm(dirOf(nodeKey), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    await rm(restoreDirOf(nodeKey), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {

@@ -118,7 +118,10 @@ export function createProcessEngine(options: ProcessEngineOptions): NodeEngine {
   }
 
   async function removeLeftovers(nodeKey: string): Promise<void> {
-    await rm(dirOf(nodeKey), { recursive: true, force: true });
+    // Retried: a program stopping a moment ago (Prometheus flushing its TSDB under load) or a
+    // writer of the directory (the scrape targets) can add a file while it is removed, which
+    // fails the removal with ENOTEMPTY (seen in a CI run as a 500 of POST /metrics/undeploy).
+    await rm(dirOf(nodeKey), { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {

@@ -12,6 +12,8 @@ import { getKey } from '../../projections/keys.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { createEvmNetwork } from '../evm/evmNetworkCreate.ts';
+import { networkWithChainId, usedChainIds } from '../../projections/evm/evmNetworks.ts';
+import { nextFreeChainId } from '../../domain/evm/evmNetworkDefaults.ts';
 import { createConsortiumNetwork } from '../consortium/consortiumNetworkCreate.ts';
 import { startEvmNetwork } from '../evm/evmNetworkStart.ts';
 import { deleteEvmNetwork } from '../evm/evmNetworkDelete.ts';
@@ -73,8 +75,20 @@ async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string
   }
   const addresses = Array.isArray(n.validatorAddresses) ? (n.validatorAddresses as string[]) : [];
   const alloc = (n.alloc ?? {}) as Record<string, { balance?: unknown }>;
+  // An import makes a new chain: where the template's chain id is another network's of this
+  // deployment (a template exported here and imported here again), it takes the next free one,
+  // so no transaction signed for one replays on the other (docs/templates-and-sharing.md).
+  const warnings: string[] = [];
+  let chainId = n.chainId;
+  let networkIdOfChain = n.networkId ?? n.chainId;
+  const taken = typeof n.chainId === 'number' ? await networkWithChainId(input.deps.pool, n.chainId) : null;
+  if (taken) {
+    chainId = nextFreeChainId(await usedChainIds(input.deps.pool));
+    if (n.networkId === undefined || n.networkId === n.chainId) networkIdOfChain = chainId;
+    warnings.push(`chain id ${String(n.chainId)} is the network ${taken.name}'s here: this network has chain id ${chainId}`);
+  }
   const genesis: Record<string, unknown> = {
-    chain_id: n.chainId, network_id: n.networkId ?? n.chainId, consensus: n.consensus ?? 'QBFT', block_time: n.blockPeriod,
+    chain_id: chainId, network_id: networkIdOfChain, consensus: n.consensus ?? 'QBFT', block_time: n.blockPeriod,
     ...(n.epochLength !== undefined ? { qbft: { epochlength: n.epochLength } } : {}),
     ...(n.gasLimit !== undefined ? { gas_limit: n.gasLimit } : {}),
     ...(n.minGasPrice !== undefined ? { min_gas_price: n.minGasPrice } : {}),
@@ -85,7 +99,7 @@ async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string
   };
   const networkId = await createEvmNetwork(input, { name, description: t.template.description ?? null, genesis, heldValidators: held });
   const deployed: Array<{ name: string; address: string; transaction_hash: string; block_number: number }> = [];
-  if (!contracts.length) return { networkId, contracts: deployed };
+  if (!contracts.length) return { networkId, contracts: deployed, warnings };
   try {
     const started = await startEvmNetwork(input, networkId);
     const down = started.nodes.filter((x) => x.status !== 'running');
@@ -99,7 +113,7 @@ async function importEvmTemplate(input: Input, t: ResolvedTemplate, name: string
     await deleteEvmNetwork(input, networkId).catch(() => undefined);
     throw err;
   }
-  return { networkId, contracts: deployed };
+  return { networkId, contracts: deployed, warnings };
 }
 
 interface TemplateOrganization { mspId: string; peers: unknown[]; orderers: unknown[] }
@@ -246,7 +260,7 @@ export async function importTemplate(input: CommandInput, req: TemplateImportReq
   const name = req.name ?? req.template.name;
   if (r.template.platform === 'EVM') {
     const made = await importEvmTemplate(input, r, name);
-    return { platform: 'EVM', networkId: made.networkId, name, contracts: made.contracts, warnings: r.warnings };
+    return { platform: 'EVM', networkId: made.networkId, name, contracts: made.contracts, warnings: [...r.warnings, ...made.warnings] };
   }
   if (r.template.platform === 'LEDGERX') {
     const made = await importLedgerXTemplate(input, r, name);

@@ -18,6 +18,7 @@ import { startVaultStandin, type VaultStandin } from '../standins/vaultStandin.t
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { apiOf, consortiumEnv, node as consortiumNode, organization } from './consortium/consortiumApi.ts';
+import { fabricMissing } from '../helpers/programs.ts';
 
 let s: TestServer;
 let vault: VaultStandin;
@@ -29,6 +30,8 @@ const PREFIX = `lnm-t${process.pid}-`;
 
 /** The tests that deploy through Docker Compose. */
 const withCompose = requiresAll(test, ['docker', await dockerSkipReason()], ['compose', composeMissing()]);
+// A running Fabric peer as well: a counted skip where the programs are absent (a fresh machine).
+const withComposeAndFabric = requiresAll(test, ['docker', await dockerSkipReason()], ['compose', composeMissing()], ['fabric', fabricMissing]);
 
 test.before(async () => {
   vault = await startVaultStandin({ initialized: true });
@@ -245,7 +248,7 @@ const peerProbe = {
   },
 };
 
-withCompose('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
+withComposeAndFabric('x-source consortium-peer turns peer node ids into endpoints and a TLS CA mounted read-only', async () => {
   const org = await organization(apiOf(() => s), 'PluginOrg', 'PluginOrgMSP');
   const peer = await consortiumNode(apiOf(() => s), 'plugin-peer0', 'CONSORTIUM_PEER', org.id, { port: await freePort(), chaincodePort: await freePort(), operationsPort: await freePort() });
   let r = await api('POST', '/plugins', { descriptor: peerProbe });

@@ -51,7 +51,7 @@ it.after(async () => {
 it('the explorer on the EVM network page: blocks, search, a transaction with its decoded log, its block, an account', async () => {
   await ui.signIn(ADMIN);
   await page.goto(`${s.url}/networks/evm/${net.id}`);
-  await page.getByRole('heading', { name: 'Explorer' }).waitFor();
+  await page.getByRole('heading', { name: 'Explorer', exact: true }).waitFor();
   await page.getByRole('table', { name: 'Blocks, newest first' }).waitFor();
   const firstBlock = await page.getByRole('table', { name: 'Blocks, newest first' }).locator('tbody tr').first().locator('td').first().textContent();
   assert.ok(Number(firstBlock?.replace('#', '')) >= net.block, `newest first: ${firstBlock}`);

@@ -4,8 +4,8 @@
 // - an anvil network stopped and restarted from its page (POST /networks/{id}/stop, /restart),
 //   the page saying each node's status after, the API and the audit log agreeing;
 // - an anvil node's log on its page is the node's own output (mined blocks), without the lines of
-//   the service's eth_blockNumber polling (health checks every second here); a besu node that
-//   never ran (no besu on this PATH) says so with its last error, not "Disconnected: Node node-N
+//   the service's eth_blockNumber polling (health checks every second here); a consortium peer that
+//   never ran (no Fabric program where this server looks) says so with its last error, not "Disconnected: Node node-N
 //   was not found" with a Reconnect button;
 // - smaller: the EVM network page's block height asked live (GET /nodes/{id}) while it is open; a
 //   community server's menu marking Webhooks, Templates and Node sharing as pro, and its empty
@@ -33,12 +33,17 @@ let ui: ConsoleSession;
 let page: Page;
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
 
+// Fabric's programs are looked up in an empty directory here, so a consortium peer made on this
+// server never runs, on any machine (the node-that-never-ran tests).
+const noFabric = mkdtempSync(path.join(tmpdir(), 'lnm-no-fabric-'));
+
 it.before(async () => {
-  ui = await startConsoleSession({ signIn: true });
+  ui = await startConsoleSession({ signIn: true, server: { env: { LNM_FABRIC_BIN: noFabric } } });
   ({ server: s, page } = ui);
 });
 
 it.after(async () => {
+  rmSync(noFabric, { recursive: true, force: true });
   await ui?.close();
   if (s) killLeftoverNodes(s.dataDir);
 });
@@ -116,11 +121,13 @@ it("an anvil node's log shows the node's own output, not the service's polling",
 });
 
 it('a node that never ran says so on its page, with its last error, not a bogus disconnect', async () => {
-  // No besu on this server's PATH: the node's start fails before it ever runs.
-  let r = await api('POST', '/networks', { name: 'logs-besu', type: 'evm', client: 'besu', validatorCount: 1, genesis: { chain_id: 31779, consensus: 'QBFT' } });
+  // No Fabric program where this server looks (LNM_FABRIC_BIN is an empty directory): the peer's
+  // start fails before it ever runs. (An evm network that needs besu is refused up front now.)
+  let r = await api('POST', '/organizations', { name: 'NeverRan', mspId: 'NeverRanMSP' });
   assert.is(r.status, 201, r.text);
-  r = await api('POST', `/networks/${r.json.id}/start`);
-  const failed = r.json.nodes[0] as { id: number; status: string; error: string | null };
+  r = await api('POST', '/nodes', { name: 'never-ran-peer', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_PEER', organizationId: r.json.id, config: {} });
+  assert.is(r.status, 201, r.text);
+  const failed = r.json as { id: number; status: string; error: string | null };
   assert.is(failed.status, 'error', r.text);
   assert.ok(failed.error, r.text);
   await page.goto(`${s.url}/nodes/${failed.id}`);
@@ -191,7 +198,7 @@ it('the dashboard shows at a glance: nodes in error with their reason, network h
     rmSync(dir, { recursive: true, force: true });
   }
   const inError = (await api('GET', '/nodes?status=error&limit=50')).json.items as Array<{ id: number; name: string; error: string }>;
-  assert.ok(inError.length >= 1, 'the besu node that never ran is in error');
+  assert.ok(inError.length >= 1, 'the peer that never ran is in error');
   const heights = (await api('GET', '/networks/evm?limit=50')).json.items as Array<{ id: number; name: string }>;
   const anvil = heights.find((n) => n.name === 'height-anvil')!;
 

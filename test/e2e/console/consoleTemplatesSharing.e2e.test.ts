@@ -162,11 +162,11 @@ it('on a community server, templates, node sharing, Vault and KMS providers, web
   try {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(c.url.replace('127.0.0.1', 'localhost'), ADMIN);
-    await nav('Templates').click();
+    await nav('Templates (needs the pro edition)').click();
     await page.getByText('Network templates need the pro edition; this server runs the community edition.').waitFor();
     assert.is(await page.getByRole('form').count(), 0);
     await accessible('templates (community)');
-    await nav('Node sharing').click();
+    await nav('Node sharing (needs the pro edition)').click();
     await page.getByText('Node sharing needs the pro edition; this server runs the community edition.').waitFor();
     await nav('Organizations and keys').click();
     await page.getByText('Vault and AWS KMS key providers need the pro edition', { exact: false }).waitFor();
