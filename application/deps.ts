@@ -42,6 +42,10 @@ export interface HttpConfig {
   instanceId: string;
   /** Largest accepted JSON body, e.g. "1mb". */
   bodyLimit: string;
+  /** Largest body of a public route (the sign-in), e.g. "8kb" (LNM_SIGN_IN_BODY_LIMIT; default http/app.ts). */
+  signInBodyLimit?: string;
+  /** Seconds a caller without credentials has to send a public route's body (LNM_UNAUTHENTICATED_BODY_SECONDS). */
+  unauthenticatedBodySeconds?: number;
   defaultPageSize: number;
   maxPageSize: number;
   /** Cookies get Secure when the service is reached over TLS (or this is forced on). */

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { Edition } from '../application/deps.ts';
 import { parseLocalLogin, parseRoleMap, type LocalLoginPolicy } from '../domain/users/oidc.ts';
 import { ROLES, type Role } from '../domain/users/roles.ts';
+import { byteSize } from '../http/jsonBody.ts';
 import { DEFAULT_DOCKER_PREFIX, dockerPrefixFromEnv } from '../adapters/engines/nodeImages.ts';
 
 export interface Config {
@@ -84,6 +85,12 @@ export interface Config {
   localLogin?: LocalLoginPolicy;
   /** Browser origins besides the service's own that a cookie session may change state from (a public origin behind a proxy). */
   allowedOrigins?: string[];
+  /** Largest body of the sign-in (public routes), e.g. "8kb". */
+  signInBodyLimit?: string;
+  /** Seconds a caller without credentials has to send a sign-in body. */
+  unauthenticatedBodySeconds?: number;
+  /** Seconds any client has to send the request line and headers. */
+  headersTimeoutSeconds?: number;
 }
 
 export interface OidcConfig {
@@ -114,6 +121,9 @@ export const configEntries: ConfigEntry[] = [
   { env: 'EVENTSTORE_URL', flag: '--eventstore-url', default: '(unset)', description: 'EventStoreDB/KurrentDB connection string, e.g. esdb://localhost:2113?tls=false (needed when EVENT_STORE=eventstoredb)' },
   { env: 'EDITION', flag: '--edition', default: 'community', description: 'community, pro or enterprise' },
   { env: 'BODY_LIMIT', flag: '--body-limit', default: '1mb', description: 'largest accepted JSON request body' },
+  { env: 'LNM_SIGN_IN_BODY_LIMIT', flag: '--sign-in-body-limit', default: '8kb', description: 'largest accepted body of the sign-in (POST /auth/login, the public routes): 413 beyond it; other routes read their body (up to BODY_LIMIT) only once the caller is authenticated, and answer a caller without credentials 401 without reading it' },
+  { env: 'LNM_UNAUTHENTICATED_BODY_SECONDS', flag: '--unauthenticated-body-seconds', default: '5', description: 'a caller without credentials must send the whole sign-in body within this many seconds: 408 REQUEST_TIMEOUT and the connection closed otherwise (a slow-body client is cut off)' },
+  { env: 'LNM_HEADERS_TIMEOUT_SECONDS', flag: '--headers-timeout-seconds', default: '10', description: 'every client must send its request line and headers within this many seconds (checked every second): 408 REQUEST_TIMEOUT in the error body and the connection closed (a slow-loris client is cut off); an authenticated request then has Node\'s 300 s for its body' },
   { env: 'LOG_LEVEL', flag: '--log-level', default: 'info', description: 'fatal, error, warn, info, debug, trace or silent' },
   { env: 'INSTANCE_ID', flag: '--instance-id', default: '(generated, kept in DATA_DIR)', description: 'identifies this server in webhooks and notifications' },
   { env: 'ADMIN_USERNAME', flag: '--admin-username', default: 'admin', description: 'username of the first ADMIN, created on the first start' },
@@ -184,6 +194,17 @@ function positiveInteger(name: string, value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a positive integer, got ${value}`);
   return n;
+}
+
+function sizeOf(name: string, value: string): string {
+  let n: number;
+  try {
+    n = byteSize(value);
+  } catch {
+    throw new ConfigError(`${name} must be a size such as 8kb or 1mb, got ${value}`);
+  }
+  if (n < 1) throw new ConfigError(`${name} must be at least 1 byte, got ${value}`);
+  return value;
 }
 
 function ipv4Of(name: string, value: string): string {
@@ -361,6 +382,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     auditCheckpointSeconds: get('LNM_AUDIT_CHECKPOINT_SECONDS', '300') === '0' ? 0 : positiveInteger('LNM_AUDIT_CHECKPOINT_SECONDS', get('LNM_AUDIT_CHECKPOINT_SECONDS', '300')),
     workLeaseSeconds: positiveInteger('LNM_WORK_LEASE_SECONDS', get('LNM_WORK_LEASE_SECONDS', '9')),
     allowedOrigins: allowedOriginsOf(values.get('LNM_ALLOWED_ORIGINS')),
+    signInBodyLimit: sizeOf('LNM_SIGN_IN_BODY_LIMIT', get('LNM_SIGN_IN_BODY_LIMIT', '8kb')),
+    unauthenticatedBodySeconds: positiveInteger('LNM_UNAUTHENTICATED_BODY_SECONDS', get('LNM_UNAUTHENTICATED_BODY_SECONDS', '5')),
+    headersTimeoutSeconds: positiveInteger('LNM_HEADERS_TIMEOUT_SECONDS', get('LNM_HEADERS_TIMEOUT_SECONDS', '10')),
   };
 }
 

@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { engineEnv, type Config } from './config.ts';
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../adapters/postgres/embeddedPostgres.ts';
 import { migrate } from '../adapters/postgres/migrate.ts';
@@ -426,6 +426,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
       maxPageSize: MAX_PAGE_SIZE,
       secureCookies: config.secureCookies,
       allowedOrigins: config.allowedOrigins ?? [],
+      signInBodyLimit: config.signInBodyLimit,
+      unauthenticatedBodySeconds: config.unauthenticatedBodySeconds,
     },
     pool: db.pool,
     store,
@@ -502,7 +504,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const drain = createDrain();
   const app = createApp(deps, allRoutes, access, drain);
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s));
+    // Request line and headers within LNM_HEADERS_TIMEOUT_SECONDS for everyone (checked every
+    // second, not Node's 30 s); bodies: http/jsonBody.ts (docs/security.md).
+    const s = http.createServer({ headersTimeout: (config.headersTimeoutSeconds ?? 10) * 1000, connectionsCheckingInterval: 1000 }, app.callback());
+    s.listen(config.port, config.host, () => resolve(s));
     s.once('error', (err: NodeJS.ErrnoException) =>
       reject(err.code === 'EADDRINUSE' ? new Error(`port ${config.port} is already in use; set PORT or --port`) : err),
     );

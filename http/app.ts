@@ -1,5 +1,6 @@
-// The Koa application: request ids and logs, one error shape, swagger, the JSON body
-// parser with a size and a depth limit, authentication, then the route table under /api/v1.
+// The Koa application: request ids and logs, one error shape, swagger, the JSON body's
+// content-type check, then the route table under /api/v1, where each route authenticates the
+// caller before it reads the body (size and depth limits: http/jsonBody.ts).
 import Koa from 'koa';
 import Router, { type RouterMiddleware } from '@koa/router';
 import { randomUUID } from 'node:crypto';
@@ -9,7 +10,7 @@ import type { Identity } from '../application/identity.ts';
 import { errorBody, errorMiddleware, retryAfterSeconds } from './errors.ts';
 import type { Drain } from './drain.ts';
 import { validate } from './validation.ts';
-import { jsonBody, takeBodyRefusal } from './jsonBody.ts';
+import { byteSize, jsonBody, readRequestBody, takeBodyRefusal, type BodyReading } from './jsonBody.ts';
 import { buildOpenApi } from './openapi.ts';
 import { swaggerMiddleware } from './swagger.ts';
 import { consoleMiddleware } from './console.ts';
@@ -20,6 +21,9 @@ import { EditionRequiredError, UnauthenticatedError, AppError, ValidationError }
 const API_PREFIX = '/api/v1';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const editionRank = { community: 0, pro: 1, enterprise: 2 } as const;
+/** Defaults of LNM_SIGN_IN_BODY_LIMIT and LNM_UNAUTHENTICATED_BODY_SECONDS (bin/config.ts). */
+export const DEFAULT_SIGN_IN_BODY_LIMIT = '8kb';
+export const DEFAULT_UNAUTHENTICATED_BODY_SECONDS = 5;
 
 export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessControl, drain?: Drain): Koa {
   const app = new Koa({ proxy: false });
@@ -61,8 +65,14 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   app.use(serviceMetricsPaths(deps, access));
   app.use(swaggerMiddleware(doc));
   app.use(consoleMiddleware());
-  // JSON bodies only (415 otherwise), within BODY_LIMIT and MAX_JSON_DEPTH: http/jsonBody.ts.
-  app.use(jsonBody({ limit: deps.config.bodyLimit }));
+  // JSON bodies only (415 otherwise); read by the route once the caller is known: http/jsonBody.ts.
+  app.use(jsonBody());
+  // An authenticated caller's body: up to BODY_LIMIT. A public route's (the sign-in): up to
+  // LNM_SIGN_IN_BODY_LIMIT, and without credentials within LNM_UNAUTHENTICATED_BODY_SECONDS.
+  const authenticatedReading: BodyReading = { limit: byteSize(deps.config.bodyLimit), limitName: 'BODY_LIMIT' };
+  const publicLimit = Math.min(byteSize(deps.config.signInBodyLimit ?? DEFAULT_SIGN_IN_BODY_LIMIT), authenticatedReading.limit);
+  const publicTimeoutMs = (deps.config.unauthenticatedBodySeconds ?? DEFAULT_UNAUTHENTICATED_BODY_SECONDS) * 1000;
+  const publicReading = (identity: Identity | null): BodyReading => ({ limit: publicLimit, limitName: 'LNM_SIGN_IN_BODY_LIMIT', ...(identity ? {} : { timeoutMs: publicTimeoutMs }) });
 
   // Routes also grouped by method and first path segment (`POST sc`, `GET networks`): koa-router
   // tests every route's pattern on every request, so a request is first matched against the few
@@ -79,18 +89,24 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
           if (!access) throw new AppError(500, 'NO_ACCESS_CONTROL', 'authentication is not configured', { expose: false });
           const refusal = takeBodyRefusal(ctx);
           identity = await access.authenticate(ctx, deps);
-          // A body refused by the parser (not JSON, too large, too deep) is answered as before
-          // with or without credentials; with them it is a failed write, audited (after hook).
+          // A body of another content type is answered as before with or without credentials;
+          // with them it is a failed write, audited (after hook).
           if (refusal) {
             ctx.state.identity = identity ?? undefined;
             throw refusal;
           }
+          // Without credentials the body is never read (and the connection closed: jsonBody).
           if (!identity) throw new UnauthenticatedError();
           ctx.state.identity = identity;
           await access.authorize(identity, route, ctx, deps);
-        } else if (access) {
-          identity = await access.authenticate(ctx, deps).catch(() => null);
-          ctx.state.identity = identity ?? undefined;
+          await readRequestBody(ctx, authenticatedReading);
+        } else {
+          if (access) {
+            identity = await access.authenticate(ctx, deps).catch(() => null);
+            ctx.state.identity = identity ?? undefined;
+          }
+          // A content-type refusal is thrown below, the body unread.
+          if (ctx.state.bodyRefusal === undefined) await readRequestBody(ctx, publicReading(identity));
         }
         const refused = takeBodyRefusal(ctx);
         if (refused) throw refused;
