@@ -8,13 +8,18 @@
 // - `failInterruptedCreations`, run by the server at its start before it listens, ends the creates
 //   this instance left open when it was stopped mid-way (kill -9): one whose network was recorded
 //   is completed; any other is failed as interrupted, and what it made is removed.
+// - A create a client drives call by call (the console's consortium quick start, CLIENT_DRIVEN_KINDS)
+//   is started by `startClientCreation` (POST /creations); the create calls carry its id and each
+//   use case records what it makes with `recordMadeFor` before making it; the client ends it
+//   (`endClientCreation`). Its failure removes nothing by itself: what it made is listed, and one
+//   call removes it all (application/creationUndo.ts, POST /creations/{id}/undo).
 import { commandLineInput, runCommand, type CommandInput } from './commands.ts';
 import type { AppDeps } from './deps.ts';
-import { AppError } from '../domain/shared/errors.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../domain/shared/errors.ts';
 import { loadState } from '../domain/shared/commandHandler.ts';
-import { creations, creationStream, type CreationKind, type MadeResource } from '../domain/creations/creation.ts';
+import { CLIENT_DRIVEN_KINDS, creations, creationStream, type CreationKind, type MadeResource } from '../domain/creations/creation.ts';
 import { maskSecrets } from '../domain/nodes/nodeEngine.ts';
-import { openCreationsOf } from '../projections/creations.ts';
+import { getCreation, openCreationsOf, type CreationRow } from '../projections/creations.ts';
 import { evmNetworkIdByName } from '../projections/evm/evmNetworks.ts';
 import { discardKey } from './keys/keyCreation.ts';
 
@@ -29,9 +34,11 @@ export interface CreationSteps {
 /** The thing a create of each kind makes last, found by name: whether an interrupted create got that far. */
 const resultOf: Record<CreationKind, (deps: AppDeps, name: string) => Promise<number | null>> = {
   'evm-network': (deps, name) => evmNetworkIdByName(deps.pool, name),
+  // Its client ends it; cut off, what it made stays listed for POST /creations/{id}/undo.
+  'consortium-quickstart': async () => null,
 };
 
-const streamOf = (kind: CreationKind, name: string) => creationStream(kind, name.toLowerCase());
+export const streamOf = (kind: CreationKind, name: string) => creationStream(kind, name.toLowerCase());
 
 /** What may be said of a failure: an AppError's message (masked), never an internal error's text. */
 function failureMessage(err: unknown): string {
@@ -92,10 +99,62 @@ export async function failInterruptedCreations(deps: AppDeps): Promise<number> {
       await runCommand(input, stream, creations, { type: 'CompleteCreation', creationId: row.id, resourceId, at });
       continue;
     }
+    if (CLIENT_DRIVEN_KINDS.includes(row.kind)) {
+      const message = `interrupted: the service stopped before the create ended; what it made (${state.open.made.length}) is kept until POST /creations/${row.id}/undo removes it`;
+      await runCommand(input, stream, creations, { type: 'FailCreation', creationId: row.id, step: state.open.step, message, interrupted: true, removed: [], left: [], at });
+      continue;
+    }
     const { removed, left } = await removeAll(input, state.open.made);
     const message = `interrupted: the service stopped before the create ended; ${removed.length} key(s) it made removed${left.length ? `, ${left.length} could not be (${left.map((l) => `${l.resource} ${l.id}`).join(', ')})` : ''}`;
     await runCommand(input, stream, creations, { type: 'FailCreation', creationId: row.id, step: state.open.step, message, interrupted: true, removed, left, at });
     deps.log.warn({ creationId: row.id, kind: row.kind, name: row.name, removed: removed.length, left: left.length }, 'an interrupted create was failed');
   }
   return open.length;
+}
+
+/** Starts the record of a create a client drives (CLIENT_DRIVEN_KINDS): it claims the name; its id. */
+export async function startClientCreation(input: CommandInput, kind: CreationKind, name: string): Promise<number> {
+  if (!CLIENT_DRIVEN_KINDS.includes(kind)) throw new ValidationError(`A ${kind} create records itself; only ${CLIENT_DRIVEN_KINDS.join(', ')} is started by a client.`, [{ field: 'kind', message: `one of ${CLIENT_DRIVEN_KINDS.join(', ')}` }]);
+  const { deps } = input;
+  const creationId = await deps.nextId('creation');
+  await runCommand(input, streamOf(kind, name), creations, { type: 'StartCreation', creationId, kind, name, instance: deps.config.instanceId, at: deps.clock().toISOString() });
+  return creationId;
+}
+
+/** The create a client drives, open: a 400 naming the field when there is none of that id, a 409 when it ended. */
+async function openClientCreation(input: CommandInput, creationId: number, field = 'creationId'): Promise<CreationRow> {
+  const row = await getCreation(input.deps.pool, creationId);
+  if (!row || !CLIENT_DRIVEN_KINDS.includes(row.kind)) throw new ValidationError(`There is no create ${creationId} started by POST /creations.`, [{ field, message: `no such create` }]);
+  if (row.status !== 'IN_PROGRESS') throw new ConflictError(`Create ${creationId} (${row.kind} ${row.name}) has ended (${row.status}); start another with POST /creations.`, { creationId }, 'CREATION_NOT_OPEN');
+  return row;
+}
+
+/**
+ * Records, before it is made, a thing made for the client-driven create `creationId` (nothing when
+ * the call carries none): the thing's id is listed on the create, so one undo removes it.
+ */
+export async function recordMadeFor(input: CommandInput, creationId: number | undefined, resource: MadeResource['resource'], id: number): Promise<void> {
+  if (creationId === undefined) return;
+  const row = await openClientCreation(input, creationId);
+  await runCommand(input, streamOf(row.kind, row.name), creations, { type: 'RecordMade', creationId, step: resource, made: { resource, id }, at: input.deps.clock().toISOString() });
+}
+
+/** Checks, before anything is made, that a call's creationId names an open client-driven create. */
+export async function assertCreationOpen(input: CommandInput, creationId: number | undefined): Promise<void> {
+  if (creationId !== undefined) await openClientCreation(input, creationId);
+}
+
+/** The client ends its create: completed with what it made last, or failed at a step (what it made is kept, listed for the undo). */
+export async function endClientCreation(input: CommandInput, creationId: number, end: { outcome: 'COMPLETED'; resourceId: number } | { outcome: 'FAILED'; step: string; message: string }): Promise<void> {
+  const row = await openClientCreation(input, creationId, 'id');
+  const stream = streamOf(row.kind, row.name);
+  const at = input.deps.clock().toISOString();
+  if (end.outcome === 'COMPLETED') await runCommand(input, stream, creations, { type: 'CompleteCreation', creationId, resourceId: end.resourceId, at });
+  else await runCommand(input, stream, creations, { type: 'FailCreation', creationId, step: end.step, message: maskSecrets(end.message), interrupted: false, removed: [], left: [], at });
+}
+
+export async function creationOr404(input: CommandInput, creationId: number): Promise<CreationRow> {
+  const row = await getCreation(input.deps.pool, creationId);
+  if (!row) throw new NotFoundError('Create', creationId);
+  return row;
 }

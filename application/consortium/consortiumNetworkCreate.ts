@@ -13,6 +13,7 @@ import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization, getOrganizationByMspId } from '../../projections/organizations.ts';
 import { getKey } from '../../projections/keys.ts';
 import { consortiumOf } from './consortiumContext.ts';
+import { recordMadeFor } from '../creations.ts';
 
 type Input = CommandInput;
 
@@ -30,6 +31,8 @@ export interface ConsortiumNetworkRequest {
   maxMessageCount?: number;
   absoluteMaxBytes?: number;
   preferredMaxBytes?: number;
+  /** A client-driven create (POST /creations) this network is made for: recorded on it before it is made. */
+  creationId?: number;
 }
 
 const DURATION = /^\d+(ms|s|m)$/;
@@ -108,6 +111,7 @@ export async function createConsortiumNetwork(input: Input, req: ConsortiumNetwo
     throw new ValidationError(`The genesis block of channel ${req.channelName} could not be built: ${(err as Error).message}`, [{ field: 'channelName', message: (err as Error).message }]);
   }
   const networkId = await deps.nextId('network');
+  await recordMadeFor(input, req.creationId, 'network', networkId);
   const data: ConsortiumNetworkCreatedData = {
     networkId, platform: 'CONSORTIUM', name: req.name, channelName: req.channelName, description: req.description ?? null, consensus: 'etcdraft',
     organizations: peerOrgIds.map((id) => ({ organizationId: id, mspId: orgs.get(id)!.mspId })),

@@ -21,6 +21,7 @@ import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.t
 import { consortiumOf } from './consortiumContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
 import type { NodeHostRow } from '../../projections/nodeHosts.ts';
+import { assertCreationOpen, recordMadeFor } from '../creations.ts';
 
 type Input = CommandInput;
 
@@ -43,6 +44,8 @@ export interface ConsortiumNodeRequest {
     /** Or the labels of the host it is placed on (application/hosts/hostPlacement.ts). */
     hostLabels?: Record<string, string>;
   };
+  /** A client-driven create (POST /creations) this node is made for: recorded on it before it is made. */
+  creationId?: number;
 }
 
 const HOST = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -208,6 +211,7 @@ interface PreparedNode {
 async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<PreparedNode> {
   const consortium = consortiumOf(input.deps);
   await checkNodeName(input, req.name);
+  await assertCreationOpen(input, req.creationId);
   const org = await organizationOr400(input, req.organizationId);
   await assertNodeKeysExportable(input, org);
   const role = roleOf(req.nodeType);
@@ -240,6 +244,7 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, pr
     const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
     const config = configOf(role, req, hostname, ports, host);
     const nodeId = await deps.nextId('node');
+    await recordMadeFor(input, req.creationId, 'node', nodeId);
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {
       type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
       networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),

@@ -9,6 +9,7 @@ import type { KeySpec } from '../../domain/keys/keyProvider.ts';
 import { keyStream, keys } from '../../domain/keys/keys.ts';
 import { runCommand } from '../commands.ts';
 import { createKey, discardKey, type CommandInput } from './keyCreation.ts';
+import { recordMadeFor } from '../creations.ts';
 
 export interface NewOrganization {
   name: string;
@@ -17,12 +18,15 @@ export interface NewOrganization {
   providerId: number;
   domain?: string;
   spec: KeySpec;
+  /** A client-driven create (POST /creations) this organization is made for: recorded on it before it is made. */
+  creationId?: number;
 }
 
 export async function createOrganization(input: CommandInput, o: NewOrganization): Promise<number> {
   const { deps } = input;
   const organizationId = await deps.nextId('organization');
   const at = () => deps.clock().toISOString();
+  await recordMadeFor(input, o.creationId, 'organization', organizationId);
   await runCommand(input, mspIdClaimStream(o.mspId), mspIdClaims, { type: 'ClaimMspId', mspId: o.mspId, organizationId, at: at() });
   const created: number[] = [];
   const made = async (keyId: Promise<number>) => {

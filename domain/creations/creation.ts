@@ -6,16 +6,27 @@
 // last) or CreationFailed (which step, why, what was made and what of it was removed). A create cut
 // off by a stop of the service (kill -9) has a CreationStarted without an end: at the next start
 // of the instance that ran it, it is failed as interrupted and what it made is removed.
+// A create the console drives call by call (the consortium quick start) is recorded the same way:
+// its calls carry the create's id, each use case records what it makes; the console ends it, and
+// a failed one is undone by one call (CreationUndone: what was removed, what was left and why).
 import { ConflictError } from '../shared/errors.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 
-export type CreationKind = 'evm-network';
+export type CreationKind = 'evm-network' | 'consortium-quickstart';
+
+/** Kinds whose steps a client drives (it starts and ends the record); the others run inside one request. */
+export const CLIENT_DRIVEN_KINDS: readonly CreationKind[] = ['consortium-quickstart'];
 
 export const creationStream = (kind: CreationKind, name: string) => `creation-${kind}-${encodeURIComponent(name)}`;
 
 export interface MadeResource {
-  resource: 'key';
+  resource: 'key' | 'organization' | 'node' | 'network';
   id: number;
+}
+
+/** A thing an undo could not remove, and why. */
+export interface LeftResource extends MadeResource {
+  reason?: string;
 }
 
 export interface OpenCreation {
@@ -32,6 +43,8 @@ export interface OpenCreation {
 
 export interface CreationState {
   open: OpenCreation | null;
+  /** Failed creates of this name, not yet undone: what they made and what of it is already removed. */
+  failed: Record<number, { kind: CreationKind; name: string; made: MadeResource[]; removed: MadeResource[] }>;
 }
 
 type At = { at: string };
@@ -42,13 +55,15 @@ export type CreationEvent =
   | {
       type: 'CreationFailed';
       data: At & { creationId: number; kind: CreationKind; name: string; step: string; message: string; interrupted: boolean; made: MadeResource[]; removed: MadeResource[]; left: MadeResource[] };
-    };
+    }
+  | { type: 'CreationUndone'; data: At & { creationId: number; kind: CreationKind; name: string; removed: MadeResource[]; left: LeftResource[] } };
 
 export type CreationCommand =
   | { type: 'StartCreation'; creationId: number; kind: CreationKind; name: string; instance: string; at: string }
   | { type: 'RecordMade'; creationId: number; step: string; made: MadeResource; at: string }
   | { type: 'CompleteCreation'; creationId: number; resourceId: number; at: string }
-  | { type: 'FailCreation'; creationId: number; step: string; message: string; interrupted: boolean; removed: MadeResource[]; left: MadeResource[]; at: string };
+  | { type: 'FailCreation'; creationId: number; step: string; message: string; interrupted: boolean; removed: MadeResource[]; left: MadeResource[]; at: string }
+  | { type: 'UndoCreation'; creationId: number; removed: MadeResource[]; left: LeftResource[]; at: string };
 
 function openOne(s: CreationState, creationId: number): OpenCreation {
   if (!s.open || s.open.creationId !== creationId) throw new ConflictError(`Create ${creationId} is not in progress.`, { creationId }, 'CREATION_NOT_OPEN');
@@ -56,16 +71,26 @@ function openOne(s: CreationState, creationId: number): OpenCreation {
 }
 
 export const creations: Decider<CreationState, CreationCommand, CreationEvent> = {
-  initialState: () => ({ open: null }),
+  initialState: () => ({ open: null, failed: {} }),
   evolve(s, e) {
+    const failed = s.failed ?? {};
     switch (e.type) {
       case 'CreationStarted':
-        return { open: { creationId: e.data.creationId, kind: e.data.kind, name: e.data.name, instance: e.data.instance, made: [], step: 'checks', startedAt: e.data.at } };
+        return { failed, open: { creationId: e.data.creationId, kind: e.data.kind, name: e.data.name, instance: e.data.instance, made: [], step: 'checks', startedAt: e.data.at } };
       case 'CreationResourceMade':
-        return s.open ? { open: { ...s.open, step: e.data.step, made: [...s.open.made, { resource: e.data.resource, id: e.data.id }] } } : s;
+        return s.open ? { failed, open: { ...s.open, step: e.data.step, made: [...s.open.made, { resource: e.data.resource, id: e.data.id }] } } : s;
       case 'CreationCompleted':
+        return { failed, open: null };
       case 'CreationFailed':
-        return { open: null };
+        return { open: null, failed: { ...failed, [e.data.creationId]: { kind: e.data.kind, name: e.data.name, made: e.data.made, removed: e.data.removed } } };
+      case 'CreationUndone': {
+        const rest = { ...failed };
+        const f = rest[e.data.creationId];
+        delete rest[e.data.creationId];
+        // What could not be removed can be tried again.
+        if (f && e.data.left.length) rest[e.data.creationId] = { ...f, removed: [...f.removed, ...e.data.removed] };
+        return { open: s.open, failed: rest };
+      }
       default:
         return assertNever(e);
     }
@@ -86,6 +111,11 @@ export const creations: Decider<CreationState, CreationCommand, CreationEvent> =
       case 'FailCreation': {
         const o = openOne(s, c.creationId);
         return [{ type: 'CreationFailed', data: { creationId: o.creationId, kind: o.kind, name: o.name, step: c.step, message: c.message, interrupted: c.interrupted, made: o.made, removed: c.removed, left: c.left, at: c.at } }];
+      }
+      case 'UndoCreation': {
+        const f = (s.failed ?? {})[c.creationId];
+        if (!f) throw new ConflictError(`Create ${c.creationId} did not fail, or what it made was already removed: there is nothing to undo.`, { creationId: c.creationId }, 'CREATION_NOT_FAILED');
+        return [{ type: 'CreationUndone', data: { creationId: c.creationId, kind: f.kind, name: f.name, removed: c.removed, left: c.left, at: c.at } }];
       }
       default:
         return assertNever(c);

@@ -14,4 +14,8 @@ export function registerCreationAuditDescribers(): void {
     ...base(e), action: 'EXECUTE', status: 'failed', errorMessage: String(d(e).message),
     details: { event: 'creation.failed', step: d(e).step, interrupted: d(e).interrupted, made: d(e).made, removed: d(e).removed, left: d(e).left },
   }));
+  registerAuditDescriber('CreationUndone', (e) => ({
+    ...base(e), action: 'DELETE', ...(d(e).left.length ? { status: 'failed', errorMessage: `${d(e).left.length} thing(s) could not be removed` } : {}),
+    details: { event: 'creation.undone', removed: d(e).removed, left: d(e).left },
+  }));
 }

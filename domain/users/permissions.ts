@@ -304,6 +304,11 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // What the consortium quick start needs (programs, ports, names, key provider), checked before its first step.
   ['/networks/consortium/quickstart/check', { POST: 'NETWORK_CREATE' }],
+  // Creates that make several things (issue 35 item 4): a client-driven one started and ended, any failed one read and undone in one call.
+  ['/creations', { POST: 'NETWORK_CREATE' }],
+  ['/creations/{id}', { GET: 'NETWORK_READ' }],
+  ['/creations/{id}/end', { POST: 'NETWORK_CREATE' }],
+  ['/creations/{id}/undo', { POST: 'NETWORK_DELETE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
-import { IdParam } from './schemas.ts';
+import { CreationIdField, IdParam } from './schemas.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
@@ -174,15 +174,17 @@ export const nodeRoutes = [
       networkId: Type.Optional(Type.Integer({ minimum: 1 })),
       organizationId: Type.Optional(Type.Integer({ minimum: 1 })),
       config: Type.Optional(NodeConfigBody),
+      ...CreationIdField,
     }, { additionalProperties: false }),
     responses: { 201: { description: 'the node, after its first start attempt', schema: AnyNodeView }, 400: { description: 'invalid' }, 409: { description: 'name or port taken' } },
     async handler(input) {
       const { deps, body } = input;
+      if (body.creationId !== undefined && body.platform !== 'CONSORTIUM') throw new ValidationError('creationId is for consortium nodes (the consortium quick start\'s create).', [{ field: 'creationId', message: 'consortium nodes only' }]);
       if (body.platform === 'CONSORTIUM' && (body.nodeType === 'CONSORTIUM_PEER' || body.nodeType === 'CONSORTIUM_ORDERER')) {
         const c = body.config ?? {};
         foreignFields(c, EVM_ONLY, 'consortium');
         if (body.networkId !== undefined) throw new ValidationError('A consortium node belongs to an organization; it joins networks afterwards (POST /networks/consortium/{id}/peers/{peerId}/join).', [{ field: 'networkId', message: 'not for consortium nodes' }]);
-        const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, config: c });
+        const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, config: c, creationId: body.creationId });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {

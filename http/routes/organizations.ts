@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
-import { IdParam } from './schemas.ts';
+import { CreationIdField, IdParam } from './schemas.ts';
 import { organizationStream, organizations } from '../../domain/organizations/organizations.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { getOrganization, getOrganizationByMspId, listOrganizations } from '../../projections/organizations.ts';
@@ -52,12 +52,13 @@ export const organizationRoutes = [
       algorithm: Type.Optional(Type.String({ description: 'ECDSA (or EC), RSA, Ed25519; default ECDSA' })),
       curve: Type.Optional(Type.String({ description: 'ECDSA: P-256 (default), P-384, P-521, secp256k1' })),
       keySize: Type.Optional(Type.Integer({ description: 'RSA: 2048 (default) or 4096' })),
+      ...CreationIdField,
     }, { additionalProperties: false }),
     responses: { 201: { description: 'created', schema: OrganizationSchema }, 400: { description: 'invalid, or the provider does not support the algorithm' }, 409: { description: 'mspId taken' } },
     async handler(input) {
       const { deps, body } = input;
       const providerId = body.providerId ?? body.keyProviderId ?? (await defaultKeyProviderId(deps.pool));
-      const id = await createOrganization(input, { name: body.name, mspId: body.mspId, description: body.description ?? null, providerId, domain: body.domain, spec: keySpecFromInput(body) });
+      const id = await createOrganization(input, { name: body.name, mspId: body.mspId, description: body.description ?? null, providerId, domain: body.domain, spec: keySpecFromInput(body), creationId: body.creationId });
       const o = (await getOrganization(deps.pool, id))!;
       return { status: 201, body: await withCertificates(deps.pool, o), headers: { Location: `/api/v1/organizations/${id}` } };
     },

@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
-import { IdParam } from '../schemas.ts';
+import { CreationIdField, IdParam } from '../schemas.ts';
 import { consortiumNetworkMembers, listConsortiumNetworks } from '../../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../../projections/nodes.ts';
 import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
@@ -33,6 +33,7 @@ const CreateBody = Type.Object({
   maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'default 500' })),
   absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 10 MiB' })),
   preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 2 MiB' })),
+  ...CreationIdField,
 }, { additionalProperties: false });
 
 const JoinParams = (node: 'peerId' | 'ordererId') => Type.Object({ id: Type.Integer({ minimum: 1 }), [node]: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });

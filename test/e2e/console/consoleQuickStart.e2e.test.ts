@@ -3,7 +3,8 @@
 // and the anchor peers, each step shown as it completes; the network's explorer then shows its
 // blocks, and the API agrees on what was made. The same form run again fails at its first step
 // (the organization exists) and says so; a node that does not start fails its step with its log
-// tail. axe-core checks the page.
+// tail, the page lists what the run made, and "Remove what was made" removes the organization,
+// the node and their keys (counted over the API). axe-core checks the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -116,6 +117,7 @@ t('a node that does not start: its step fails with the node\'s log tail', async 
   symlinkSync(fabricProgram('peer'), path.join(bin, 'peer'));
   const broken = await startServer({ env: consortiumEnv({ LNM_FABRIC_BIN: bin }) });
   try {
+    const keysBefore = (await apiOf(() => broken)('GET', '/keys?limit=1')).json.total as number;
     await ui.signIn(ADMIN, { url: broken.url });
     await page.goto(broken.url + '/networks/consortium/quick-start');
     await page.getByLabel('Network name').fill('brokennet');
@@ -125,8 +127,26 @@ t('a node that does not start: its step fails with the node\'s log tail', async 
     const tail = await steps.getByLabel('Log tail of the failed step').innerText();
     assert.match(tail, 'broken orderer on purpose: cannot open the ledger');
     assert.is(await steps.locator('li').count(), 3, 'the check, the organization, then the failed orderer; nothing after');
+    // The failure names its step and lists what was made; one button removes all of it.
+    const failure = page.getByRole('region', { name: 'The quick start failed' });
+    await failure.waitFor({ timeout: 30_000 });
+    assert.match(await failure.innerText(), 'Failed step: Orderer brokennet-orderer0 started');
+    const made = await failure.getByRole('list', { name: 'Made by the quick start' }).getByRole('listitem').allInnerTexts();
+    assert.is(made.length, 2, made.join(' | '));
+    assert.ok(made.some((m) => /^Organization #\d+$/.test(m)) && made.some((m) => /^Node #\d+$/.test(m)), made.join(' | '));
+    const b = apiOf(() => broken);
+    const org = (await b('GET', '/organizations/by-mspid/Org1MSP')).json;
+    assert.is((await b('GET', `/keys?limit=1&organizationId=${org.id}`)).json.total, 5, 'the organization\'s three keys and the orderer\'s two');
     const v = await axeViolations(page);
     assert.is(v.length, 0, describeViolations(v));
+    await failure.getByRole('button', { name: 'Remove what was made' }).click();
+    const removed = page.getByRole('region', { name: 'What the quick start made is removed' });
+    await removed.getByRole('status').waitFor({ timeout: 60_000 });
+    assert.match(await removed.innerText(), /Removed: (Node #\d+, Organization #\d+)/);
+    assert.is((await b('GET', '/organizations/by-mspid/Org1MSP')).status, 404, 'the organization is gone');
+    assert.is((await b('GET', '/nodes/platform/CONSORTIUM')).json.total, 0, 'the node is gone');
+    assert.is((await b('GET', `/keys?limit=1&organizationId=${org.id}`)).json.total, 0, 'no key of theirs remains');
+    assert.is((await b('GET', '/keys?limit=1')).json.total, keysBefore, 'as many keys as before the run');
   } finally {
     const b = apiOf(() => broken);
     await removeConsortiumNodes(b, broken.dataDir).catch(() => undefined);

@@ -554,6 +554,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/creations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the record of a create a client drives step by step (the console's consortium quick start)
+         * @description Claims the name (a second open create of it is a 409). The create's calls (POST /organizations, POST /nodes, POST /networks/consortium) carry its id as creationId: each records what it makes on it before making it. The client ends it with POST /creations/{id}/end; a failed one keeps what it made, listed, until POST /creations/{id}/undo removes it.
+         *
+         *     Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postCreations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/creations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a create: its status, the step that failed and why, what it made, removed and left
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getCreationsId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/creations/{id}/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * End a create a client drives: COMPLETED with the network made, or FAILED at a step (what it made is kept, listed)
+         * @description Permission: `NETWORK_CREATE`.
+         */
+        post: operations["postCreationsIdEnd"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/creations/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove everything a failed create made (nodes, network, organizations with their keys, keys), each removal audited
+         * @description Only a FAILED create. Removes, in this order, its nodes, its network, its organizations (with deleteKeys: their CAs, admin and the keys of their nodes) and the keys it made, through the same use cases as the single deletes; what is already gone counts as removed. It deletes keys, so it also needs KEY_DELETE (403 before anything is removed). The answer is the create: UNDONE when nothing is left, else FAILED with left naming what could not be removed and why (undo again to retry).
+         *
+         *     Permission: `NETWORK_DELETE`.
+         */
+        post: operations["postCreationsIdUndo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/health": {
         parameters: {
             query?: never;
@@ -6836,6 +6920,475 @@ export interface operations {
             };
         };
     };
+    postCreations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    kind: "consortium-quickstart";
+                    /** @description the network the create makes */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the create, IN_PROGRESS */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        finished_at: string | null;
+                        id: number;
+                        /** @description failed because the service stopped mid-way */
+                        interrupted: boolean;
+                        kind: "evm-network" | "consortium-quickstart";
+                        /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
+                        left: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description everything the create made, in order (each recorded before it was made) */
+                        made: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description FAILED: why */
+                        message: string | null;
+                        /** @description the name of the network being created */
+                        name: string;
+                        /** @description made, not removed: what POST /creations/{id}/undo removes */
+                        remaining: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description what of it is removed */
+                        removed: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description COMPLETED: the network made */
+                        resource_id: number | null;
+                        /** Format: date-time */
+                        started_at: string;
+                        /** @description UNDONE: failed, and everything it made is removed */
+                        status: "IN_PROGRESS" | "COMPLETED" | "FAILED" | "UNDONE";
+                        /** @description FAILED: the step that failed */
+                        step: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a create of this name is in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCreationsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the create */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        finished_at: string | null;
+                        id: number;
+                        /** @description failed because the service stopped mid-way */
+                        interrupted: boolean;
+                        kind: "evm-network" | "consortium-quickstart";
+                        /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
+                        left: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description everything the create made, in order (each recorded before it was made) */
+                        made: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description FAILED: why */
+                        message: string | null;
+                        /** @description the name of the network being created */
+                        name: string;
+                        /** @description made, not removed: what POST /creations/{id}/undo removes */
+                        remaining: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description what of it is removed */
+                        removed: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description COMPLETED: the network made */
+                        resource_id: number | null;
+                        /** Format: date-time */
+                        started_at: string;
+                        /** @description UNDONE: failed, and everything it made is removed */
+                        status: "IN_PROGRESS" | "COMPLETED" | "FAILED" | "UNDONE";
+                        /** @description FAILED: the step that failed */
+                        step: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such create */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCreationsIdEnd: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description FAILED: why */
+                    message?: string;
+                    outcome: "COMPLETED" | "FAILED";
+                    /** @description COMPLETED: the network made */
+                    resourceId?: number;
+                    /** @description FAILED: the step that failed, as the client names it */
+                    step?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the create */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        finished_at: string | null;
+                        id: number;
+                        /** @description failed because the service stopped mid-way */
+                        interrupted: boolean;
+                        kind: "evm-network" | "consortium-quickstart";
+                        /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
+                        left: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description everything the create made, in order (each recorded before it was made) */
+                        made: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description FAILED: why */
+                        message: string | null;
+                        /** @description the name of the network being created */
+                        name: string;
+                        /** @description made, not removed: what POST /creations/{id}/undo removes */
+                        remaining: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description what of it is removed */
+                        removed: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description COMPLETED: the network made */
+                        resource_id: number | null;
+                        /** Format: date-time */
+                        started_at: string;
+                        /** @description UNDONE: failed, and everything it made is removed */
+                        status: "IN_PROGRESS" | "COMPLETED" | "FAILED" | "UNDONE";
+                        /** @description FAILED: the step that failed */
+                        step: string | null;
+                    };
+                };
+            };
+            /** @description not a client-driven create, or a field the outcome needs is missing */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the create has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCreationsIdUndo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the create after the undo */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        finished_at: string | null;
+                        id: number;
+                        /** @description failed because the service stopped mid-way */
+                        interrupted: boolean;
+                        kind: "evm-network" | "consortium-quickstart";
+                        /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
+                        left: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description everything the create made, in order (each recorded before it was made) */
+                        made: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description FAILED: why */
+                        message: string | null;
+                        /** @description the name of the network being created */
+                        name: string;
+                        /** @description made, not removed: what POST /creations/{id}/undo removes */
+                        remaining: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description what of it is removed */
+                        removed: {
+                            id: number;
+                            /** @description left: why it could not be removed */
+                            reason?: string;
+                            resource: "key" | "organization" | "node" | "network";
+                        }[];
+                        /** @description COMPLETED: the network made */
+                        resource_id: number | null;
+                        /** Format: date-time */
+                        started_at: string;
+                        /** @description UNDONE: failed, and everything it made is removed */
+                        status: "IN_PROGRESS" | "COMPLETED" | "FAILED" | "UNDONE";
+                        /** @description FAILED: the step that failed */
+                        step: string | null;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description without KEY_DELETE */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no such create */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the create did not fail (in progress, completed) or is already undone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
@@ -11252,6 +11805,8 @@ export interface operations {
                     channelName: string;
                     /** @constant */
                     consensus?: "etcdraft";
+                    /** @description the create (POST /creations) this call is a step of: what it makes is recorded on that create first, so that POST /creations/{id}/undo removes it; an unknown id is a 400, an ended create a 409, nothing made */
+                    creationId?: number;
                     description?: string | null;
                     /** @description default 500 */
                     maxMessageCount?: number;
@@ -17037,6 +17592,8 @@ export interface operations {
                         /** @description host port 1024-65535; left out: allocated */
                         verifierPort?: number;
                     };
+                    /** @description the create (POST /creations) this call is a step of: what it makes is recorded on that create first, so that POST /creations/{id}/undo removes it; an unknown id is a 400, an ended create a 409, nothing made */
+                    creationId?: number;
                     name: string;
                     networkId?: number;
                     nodeType: "CONSORTIUM_PEER" | "CONSORTIUM_ORDERER" | "EVM_FULLNODE" | "LEDGERX_ORDERER_GROUP" | "LEDGERX_COMMITTER";
@@ -21181,6 +21738,8 @@ export interface operations {
                 "application/json": {
                     /** @description ECDSA (or EC), RSA, Ed25519; default ECDSA */
                     algorithm?: string;
+                    /** @description the create (POST /creations) this call is a step of: what it makes is recorded on that create first, so that POST /creations/{id}/undo removes it; an unknown id is a 400, an ended create a 409, nothing made */
+                    creationId?: number;
                     /** @description ECDSA: P-256 (default), P-384, P-521, secp256k1 */
                     curve?: string;
                     description?: string | null;

@@ -4,10 +4,14 @@
 // present; a refusal makes nothing), then the organizations, the nodes (each must run), the network (channel), the orderers' and peers'
 // joins and each organization's anchor peer. Each step is shown as it completes; a failed step
 // says what failed and, for a node, the tail of its log (GET /nodes/{id}/logs).
+// The run is recorded on a create (POST /creations, its calls carry creationId): a step that
+// fails ends it as failed at that step, the page lists what it made (organizations, nodes, the
+// network) and one button removes all of it with their keys (POST /creations/{id}/undo).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
+import type { paths } from '../../api/schema';
 
 type StepState = 'running' | 'done' | 'failed';
 interface Step {
@@ -16,6 +20,11 @@ interface Step {
   detail?: string;
   logTail?: string[];
 }
+type Creation = paths['/api/v1/creations/{id}']['get']['responses'][200]['content']['application/json'];
+
+const RESOURCE_NAMES: Record<string, string> = { organization: 'Organization', node: 'Node', network: 'Network', key: 'Key' };
+const describe = (rs: Creation['made']) => rs.map((r) => `${RESOURCE_NAMES[r.resource] ?? r.resource} #${r.id}${r.reason ? ` (${r.reason})` : ''}`);
+
 interface MadeNode {
   id: number;
   name: string;
@@ -69,10 +78,33 @@ export default function ConsortiumQuickStart() {
   const [steps, setSteps] = useState<Step[]>([]);
   const [running, setRunning] = useState(false);
   const [networkId, setNetworkId] = useState<number | null>(null);
+  const [creation, setCreation] = useState<Creation | null>(null);
+  const [undoing, setUndoing] = useState(false);
+  const [undoError, setUndoError] = useState<string | null>(null);
+
+  async function undo() {
+    if (!creation) return;
+    setUndoing(true);
+    setUndoError(null);
+    try {
+      setCreation(await unwrap(api.POST('/api/v1/creations/{id}/undo', { params: { path: { id: creation.id } } })));
+    } catch (e) {
+      setUndoError(e instanceof ApiError ? `${e.message} (${e.code}, HTTP ${e.status})` : (e as Error).message);
+    } finally {
+      setUndoing(false);
+      await qc.invalidateQueries({ queryKey: ['networks'] });
+      await qc.invalidateQueries({ queryKey: ['nodes'] });
+      await qc.invalidateQueries({ queryKey: ['organizations'] });
+      await qc.invalidateQueries({ queryKey: ['keys'] });
+    }
+  }
 
   async function run() {
     setRunning(true);
     setNetworkId(null);
+    setCreation(null);
+    setUndoError(null);
+    let creationId: number | undefined;
     const done: Step[] = [];
     const show = () => setSteps([...done]);
     const step = async <T,>(label: string, work: () => Promise<T>, detail?: (t: T) => string): Promise<T> => {
@@ -95,7 +127,7 @@ export default function ConsortiumQuickStart() {
     };
     const makeNode = async (nodeName: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number) =>
       step(`${nodeType === 'CONSORTIUM_ORDERER' ? 'Orderer' : 'Peer'} ${nodeName} started`, async () => {
-        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: {} } }))) as unknown as MadeNode;
+        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: {}, creationId } }))) as unknown as MadeNode;
         if (n.status !== 'running') throw new StepFailure(`${nodeName} is ${n.status}${n.error ? `: ${n.error}` : ''}`, await logTail(n.id));
         return n;
       }, (n) => `node #${n.id}${n.config?.port ? `, port ${n.config.port}` : ''}`);
@@ -112,16 +144,18 @@ export default function ConsortiumQuickStart() {
       await step('Checked: names free, Fabric programs present (nothing made yet)', () =>
         unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes } })),
       );
+      // From here on what is made is recorded on the create, so that a failure can remove it.
+      creationId = (await unwrap(api.POST('/api/v1/creations', { body: { kind: 'consortium-quickstart', name } }))).id;
       const orgs: Array<{ id: number; msp: string }> = [];
       for (const msp of msps) {
-        const o = await step(`Organization ${msp} created`, () => unwrap(api.POST('/api/v1/organizations', { body: { name: orgName(msp), mspId: msp } })), (o) => `organization #${o.id}`);
+        const o = await step(`Organization ${msp} created`, () => unwrap(api.POST('/api/v1/organizations', { body: { name: orgName(msp), mspId: msp, creationId } })), (o) => `organization #${o.id}`);
         orgs.push({ id: o.id, msp });
       }
       const ordererNodes: MadeNode[] = [];
       for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(ordererName(i), 'CONSORTIUM_ORDERER', orgs[0].id));
       const peerNodes: Array<MadeNode & { msp: string }> = [];
       for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(peerName(i, o.msp), 'CONSORTIUM_PEER', o.id)), msp: o.msp });
-      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id) } })), (n) => `network #${n.id}`);
+      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id), creationId } })), (n) => `network #${n.id}`);
       const nid = network.id;
       for (const o of ordererNodes) await step(`Orderer ${o.name} joined`, () => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/join', { params: { path: { id: nid, ordererId: o.id } } })));
       for (const p of peerNodes) await step(`Peer ${p.name} joined`, () => retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id: nid, peerId: p.id } } }))));
@@ -131,9 +165,23 @@ export default function ConsortiumQuickStart() {
           retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/anchor-peers', { params: { path: { id: nid } }, body: { organizationId: o.msp, anchorPeers: [{ host: '127.0.0.1', port: anchor.config?.port ?? 7051 }] } }))),
         );
       }
+      await unwrap(api.POST('/api/v1/creations/{id}/end', { params: { path: { id: creationId } }, body: { outcome: 'COMPLETED', resourceId: nid } }));
       setNetworkId(nid);
     } catch {
-      // the failed step is shown with its reason
+      // The failed step is shown with its reason; the create is ended at that step and what it made listed.
+      const failedStep = done.find((s) => s.state === 'failed');
+      if (creationId !== undefined && failedStep) {
+        try {
+          await unwrap(api.POST('/api/v1/creations/{id}/end', { params: { path: { id: creationId } }, body: { outcome: 'FAILED', step: failedStep.label, message: failedStep.detail ?? 'failed' } }));
+        } catch {
+          // already ended (the service restarted and failed it as interrupted): what it made is still listed
+        }
+        try {
+          setCreation(await unwrap(api.GET('/api/v1/creations/{id}', { params: { path: { id: creationId } } })));
+        } catch (e) {
+          setUndoError(`What the quick start made could not be read: ${(e as Error).message}`);
+        }
+      }
     } finally {
       setRunning(false);
       await qc.invalidateQueries({ queryKey: ['networks'] });
@@ -213,6 +261,36 @@ export default function ConsortiumQuickStart() {
             ))}
           </ol>
         </>
+      ) : null}
+      {creation && creation.status !== 'IN_PROGRESS' && creation.status !== 'COMPLETED' ? (
+        <section className="card" aria-labelledby="qs-failed-title">
+          <h2 id="qs-failed-title">{creation.status === 'UNDONE' ? 'What the quick start made is removed' : 'The quick start failed'}</h2>
+          <p>
+            Failed step: <strong>{creation.step}</strong>
+            {creation.message ? <> — {creation.message}</> : null}
+          </p>
+          {creation.status === 'UNDONE' ? (
+            <p role="status">Removed: {describe(creation.removed).join(', ') || 'nothing was made'}.</p>
+          ) : (
+            <>
+              <p>What it made ({creation.remaining.length}, with their keys):</p>
+              <ul aria-label="Made by the quick start">
+                {describe(creation.remaining).map((d) => (
+                  <li key={d}>{d}</li>
+                ))}
+              </ul>
+              {creation.left.length ? <p className="error">Could not be removed: {describe(creation.left).join(', ')}</p> : null}
+              <button type="button" className="danger" disabled={undoing} onClick={() => void undo()}>
+                {undoing ? 'Removing…' : 'Remove what was made'}
+              </button>
+            </>
+          )}
+          {undoError ? (
+            <p className="error" role="alert">
+              {undoError}
+            </p>
+          ) : null}
+        </section>
       ) : null}
       {networkId !== null ? (
         <p className="verdict valid" role="status">
