@@ -7,7 +7,7 @@
 // namespaces; consortium: the validation code; EVM: sender, value, gas, decoded logs).
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { ActionError, Empty, QueryView } from './states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from './states';
 import { Pager, When } from './format';
 import type { Column } from './DataTable';
 
@@ -128,7 +128,8 @@ export function ChainExplorer<B extends ChainBlock, T extends ChainTransaction, 
       >
         <label>
           {search ? 'Block number, hash or address' : 'Transaction id'}
-          <input value={find} maxLength={128} onChange={(e) => setFind(e.target.value)} />
+          <input {...invalid(searchError, 'q')} value={find} maxLength={128} onChange={(e) => setFind(e.target.value)} />
+          <FieldError error={searchError} field="q" />
         </label>
         <button type="submit">{search ? 'Search' : 'Show transaction'}</button>
       </form>

@@ -143,24 +143,36 @@ export function invalid(error: unknown, ...fields: string[]): { 'aria-invalid'?:
  */
 export function FieldError({ error, field, also = [] }: { error: unknown; field: string; also?: string[] }) {
   const hit = fieldMessage(error, [field, ...also]);
-  const key = hit?.[0];
-  useEffect(() => {
-    if (!key || !error || typeof error !== 'object') return;
-    const m = shown.get(error) ?? new Map<string, number>();
-    shown.set(error, m);
-    m.set(key, (m.get(key) ?? 0) + 1);
-    changed();
-    return () => {
-      m.set(key, (m.get(key) ?? 1) - 1);
-      changed();
-    };
-  }, [error, key]);
+  useShownFields(error, hit ? [hit[0]] : []);
   if (!hit) return null;
   return (
     <small id={fieldErrorId(field)} className="error-text" data-testid={`field-error-${field}`}>
       {hit[1]}
     </small>
   );
+}
+
+/**
+ * For a field component that draws a refusal's messages beside its own fields from a
+ * `fieldErrors` record (NodeConfigFields, SchemaFields): marks those of `fields` (full body
+ * names, e.g. config.port) that the refusal names as said, so the form's ActionError leaves them
+ * out, as FieldError does.
+ */
+export function useShownFields(error: unknown, fields: string[]) {
+  const errors = fieldErrors(error);
+  const key = fields.filter((f) => errors[f] !== undefined).join('\n');
+  useEffect(() => {
+    if (!key || !error || typeof error !== 'object') return;
+    const m = shown.get(error) ?? new Map<string, number>();
+    shown.set(error, m);
+    const hit = key.split('\n');
+    for (const f of hit) m.set(f, (m.get(f) ?? 0) + 1);
+    changed();
+    return () => {
+      for (const f of hit) m.set(f, (m.get(f) ?? 1) - 1);
+      changed();
+    };
+  }, [error, key]);
 }
 
 const fieldName = (f: string) => f.replace(/^(body\.|\/)/, '').replace(/\//g, '.');

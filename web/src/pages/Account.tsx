@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { signedOut, useSession } from '../session';
-import { ActionError } from '../components/states';
+import { ActionError, FieldError, invalid } from '../components/states';
 
 export default function Account() {
   const { me } = useSession();
@@ -48,11 +48,13 @@ export default function Account() {
         <p className="muted">This ends all your sessions; you sign in again with the new password.</p>
         <label>
           Current password
-          <input type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <input {...invalid(error, 'currentPassword')} type="password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.target.value)} />
+          <FieldError error={error} field="currentPassword" />
         </label>
         <label>
           New password
-          <input type="password" autoComplete="new-password" required minLength={12} value={next} onChange={(e) => setNext(e.target.value)} />
+          <input {...invalid(error, 'newPassword')} type="password" autoComplete="new-password" required minLength={12} value={next} onChange={(e) => setNext(e.target.value)} />
+          <FieldError error={error} field="newPassword" />
         </label>
         <label>
           Confirm new password

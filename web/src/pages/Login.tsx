@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../api/client';
+import { ActionError, FieldError, invalid } from '../components/states';
 import { ME_KEY } from '../session';
 
 interface Providers {
@@ -35,7 +36,7 @@ export function Login() {
   const sso = useSso();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
   async function submit(e: FormEvent) {
@@ -46,9 +47,9 @@ export function Login() {
       await unwrap(api.POST('/api/v1/auth/login', { body: { username, password } }));
       await qc.invalidateQueries({ queryKey: ME_KEY });
     } catch (err) {
-      if (err instanceof ApiError && err.status === 401) setError('Invalid username or password.');
-      else if (err instanceof ApiError && err.status === 429) setError(`Too many failed attempts. Try again${err.retryAfter ? ` in ${err.retryAfter} s` : ' later'}.`);
-      else setError((err as Error).message);
+      if (err instanceof ApiError && err.status === 401) setError(new Error('Invalid username or password.'));
+      else if (err instanceof ApiError && err.status === 429) setError(new Error(`Too many failed attempts. Try again${err.retryAfter ? ` in ${err.retryAfter} s` : ' later'}.`));
+      else setError(err);
     } finally {
       setBusy(false);
     }
@@ -61,17 +62,15 @@ export function Login() {
         <h2 id="signin-title">Sign in</h2>
         <label>
           Username
-          <input name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
+          <input {...invalid(error, 'username')} name="username" autoComplete="username" required value={username} onChange={(e) => setUsername(e.target.value)} />
+          <FieldError error={error} field="username" />
         </label>
         <label>
           Password
-          <input name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input {...invalid(error, 'password')} name="password" type="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <FieldError error={error} field="password" />
         </label>
-        {error ? (
-          <p className="action-error" role="alert">
-            {error}
-          </p>
-        ) : null}
+        <ActionError error={error} />
         <button type="submit" className="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

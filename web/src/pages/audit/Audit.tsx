@@ -4,8 +4,8 @@
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { api, CONSOLE_HEADERS, unwrap, type Json } from '../../api/client';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { api, ApiError, CONSOLE_HEADERS, unwrap, type Json } from '../../api/client';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { Can, useSession } from '../../session';
 
@@ -15,20 +15,21 @@ function useUsers() {
   return useQuery({ queryKey: ['users', 'all'], enabled: can('USER_READ'), queryFn: () => unwrap(api.GET('/api/v1/users', { params: { query: { limit: 500 } } })) });
 }
 
-function UserPicker({ label, value, onChange, anyLabel }: { label: string; value: string; onChange: (v: string) => void; anyLabel: string }) {
+function UserPicker({ label, value, onChange, anyLabel, error = null, field = 'user_id' }: { label: string; value: string; onChange: (v: string) => void; anyLabel: string; error?: unknown; field?: string }) {
   const users = useUsers();
   if (!users.data) {
     return (
       <label>
         {label} (user id)
-        <input type="number" min={1} value={value} onChange={(e) => onChange(e.target.value)} />
+        <input type="number" min={1} value={value} onChange={(e) => onChange(e.target.value)} {...invalid(error, field)} />
+        <FieldError error={error} field={field} />
       </label>
     );
   }
   return (
     <label>
       {label}
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
+      <select value={value} onChange={(e) => onChange(e.target.value)} {...invalid(error, field)}>
         <option value="">{anyLabel}</option>
         {users.data.items.map((u) => (
           <option key={u.id} value={u.id}>
@@ -36,6 +37,7 @@ function UserPicker({ label, value, onChange, anyLabel }: { label: string; value
           </option>
         ))}
       </select>
+      <FieldError error={error} field={field} />
     </label>
   );
 }
@@ -268,11 +270,13 @@ function Verify() {
       <div className="filters">
         <label>
           From entry
-          <input type="number" min={1} required value={start} onChange={(e) => setStart(e.target.value)} />
+          <input {...invalid(m.error, 'start_id')} type="number" min={1} required value={start} onChange={(e) => setStart(e.target.value)} />
+          <FieldError error={m.error} field="start_id" />
         </label>
         <label>
           To entry (empty: the last)
-          <input type="number" min={1} value={end} onChange={(e) => setEnd(e.target.value)} />
+          <input {...invalid(m.error, 'end_id')} type="number" min={1} value={end} onChange={(e) => setEnd(e.target.value)} />
+          <FieldError error={m.error} field="end_id" />
         </label>
         <button type="submit" disabled={m.isPending}>
           {m.isPending ? 'Verifying…' : 'Verify'}
@@ -325,10 +329,7 @@ function Checkpoints() {
 /** POSTs a report request and saves the answer (CSV or PDF) under the name the server gives. */
 async function download(path: string, body: Record<string, unknown>, fallbackName: string): Promise<void> {
   const r = await fetch(path, { method: 'POST', credentials: 'same-origin', headers: { ...CONSOLE_HEADERS, 'content-type': 'application/json', accept: '*/*' }, body: JSON.stringify(body) });
-  if (!r.ok) {
-    const err = (await r.json().catch(() => null)) as { message?: string } | null;
-    throw new Error(err?.message ?? `HTTP ${r.status}`);
-  }
+  if (!r.ok) throw ApiError.from(r, await r.json().catch(() => null));
   const name = /filename="?([^";]+)"?/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? fallbackName;
   const url = URL.createObjectURL(await r.blob());
   const a = document.createElement('a');
@@ -354,16 +355,18 @@ function Reports() {
       <div className="filters">
         <label>
           From day
-          <input type="date" required value={start} onChange={(e) => setStart(e.target.value)} />
+          <input {...invalid(activity.error ?? access.error, 'start_date')} type="date" required value={start} onChange={(e) => setStart(e.target.value)} />
+          <FieldError error={activity.error ?? access.error} field="start_date" />
         </label>
         <label>
           To day
-          <input type="date" required value={end} onChange={(e) => setEnd(e.target.value)} />
+          <input {...invalid(activity.error ?? access.error, 'end_date')} type="date" required value={end} onChange={(e) => setEnd(e.target.value)} />
+          <FieldError error={activity.error ?? access.error} field="end_date" />
         </label>
         <button type="button" disabled={activity.isPending} onClick={() => activity.mutate()}>
           Download activity (CSV)
         </button>
-        <UserPicker label="User (access report)" anyLabel="Pick a user" value={userId} onChange={setUserId} />
+        <UserPicker label="User (access report)" anyLabel="Pick a user" value={userId} onChange={setUserId} error={access.error} />
         <button type="button" disabled={access.isPending || !userId} onClick={() => access.mutate()}>
           Download user access (PDF)
         </button>

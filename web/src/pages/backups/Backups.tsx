@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
+import { ActionError, Empty, Fresh, QueryView, FieldError, invalid } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable, bytes } from '../../components/DataTable';
 import { cronInWords, nextCronRuns } from '../../components/cron';
@@ -291,7 +291,8 @@ function TargetForm({ target, onDone }: { target?: Target; onDone: () => void })
   const field = (k: keyof typeof f, label: string, props: Record<string, unknown> = {}) => (
     <label>
       {label}
-      <input value={String(f[k])} onChange={(e) => setF({ ...f, [k]: e.target.value })} {...props} />
+      <input value={String(f[k])} onChange={(e) => setF({ ...f, [k]: e.target.value })} {...props} {...invalid(m.error, k)} />
+      <FieldError error={m.error} field={k} />
     </label>
   );
   const titleId = target ? 'edit-target' : 'new-target';
@@ -316,7 +317,8 @@ function TargetForm({ target, onDone }: { target?: Target; onDone: () => void })
       {target ? null : field('repository_password', 'Repository password (optional; generated when empty)', { type: 'password', autoComplete: 'new-password' })}
       <label>
         CA certificate of the endpoint (PEM, optional: for a private CA)
-        <textarea className="code" rows={3} spellCheck={false} value={f.ca_certificate} onChange={(e) => setF({ ...f, ca_certificate: e.target.value })} />
+        <textarea {...invalid(m.error, 'ca_certificate')} className="code" rows={3} spellCheck={false} value={f.ca_certificate} onChange={(e) => setF({ ...f, ca_certificate: e.target.value })} />
+        <FieldError error={m.error} field="ca_certificate" />
       </label>
       <label className="inline">
         <input type="checkbox" checked={f.force_path_style} onChange={(e) => setF({ ...f, force_path_style: e.target.checked })} /> Path-style addressing (MinIO and most S3-compatible stores)
@@ -423,11 +425,13 @@ function CreateSchedule({ targets }: { targets: Array<{ id: number; name: string
       <h3 id="schedule-title">Add a schedule</h3>
       <label>
         Schedule name
-        <input required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Cron expression (six fields, seconds first, UTC)
-        <input className="code" required value={cron} onChange={(e) => setCron(e.target.value)} aria-describedby="schedule-preview" />
+        <input {...invalid(m.error, 'cron_expression')} className="code" required value={cron} onChange={(e) => setCron(e.target.value)} aria-describedby="schedule-preview" />
+        <FieldError error={m.error} field="cron_expression" />
       </label>
       <p id="schedule-preview" aria-live="polite">
         {words ? (
@@ -440,17 +444,19 @@ function CreateSchedule({ targets }: { targets: Array<{ id: number; name: string
       </p>
       <label>
         Target
-        <select value={targetId} onChange={(e) => setTargetId(Number(e.target.value))}>
+        <select {...invalid(m.error, 'target_id')} value={targetId} onChange={(e) => setTargetId(Number(e.target.value))}>
           {targets.map((t) => (
             <option key={t.id} value={t.id}>
               {t.name}
             </option>
           ))}
         </select>
+        <FieldError error={m.error} field="target_id" />
       </label>
       <label>
         Keep the last N backups (optional)
-        <input type="number" min={1} max={1000} value={keepLast} onChange={(e) => setKeepLast(e.target.value)} />
+        <input {...invalid(m.error, 'retention.keep_last')} type="number" min={1} max={1000} value={keepLast} onChange={(e) => setKeepLast(e.target.value)} />
+        <FieldError error={m.error} field="retention.keep_last" />
       </label>
       <ActionError error={m.error} />
       <div>

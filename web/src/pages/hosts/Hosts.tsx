@@ -9,7 +9,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { useSession } from '../../session';
-import { Fresh, QueryView, FormActions } from '../../components/states';
+import { Fresh, QueryView, FormActions, FieldError, invalid } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -141,16 +141,19 @@ function EditHost({ h, onDone }: { h: Host; onDone: () => void }) {
       </p>
       <label>
         Host name
-        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Labels
-        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="edit-host-labels-help" />
+        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="edit-host-labels-help" {...invalid(m.error, 'labels')} />
+        <FieldError error={m.error} field="labels" />
         <small id="edit-host-labels-help">{parsed.error ?? 'key=value pairs separated by commas; empty: no labels.'}</small>
       </label>
       <label>
         Most nodes on this host (empty: no limit)
-        <input type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+        <input {...invalid(m.error, 'capacity.maxNodes')} type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+        <FieldError error={m.error} field="capacity.maxNodes" />
       </label>
       <FormActions m={m} label="Save host" pendingLabel="Saving…" onCancel={onDone} />
     </form>
@@ -183,13 +186,14 @@ function DeleteHost({ h, onDone }: { h: Host; onDone: () => void }) {
 type Pem = 'caCertificate' | 'clientCertificate' | 'clientKey';
 
 /** A PEM pasted into a text area, or read from a file picked beside it. */
-function PemField({ label, value, onChange, secret }: { label: string; value: string; onChange: (v: string) => void; secret?: boolean }) {
+function PemField({ label, value, onChange, secret, error, field }: { label: string; value: string; onChange: (v: string) => void; secret?: boolean; error: unknown; field: string }) {
   const [readError, setReadError] = useState<string | null>(null);
   return (
     <div className="pem-field">
       <label>
         {label}
-        <textarea className="code" required rows={4} spellCheck={false} autoComplete="off" value={value} onChange={(e) => onChange(e.target.value)} />
+        <textarea className="code" required rows={4} spellCheck={false} autoComplete="off" value={value} onChange={(e) => onChange(e.target.value)} {...invalid(error, field)} />
+        <FieldError error={error} field={field} />
       </label>
       <label className="inline">
         <small>or read it from a file</small>
@@ -259,30 +263,35 @@ function CreateHost({ onDone }: { onDone: () => void }) {
       <h2 id="new-host">Register a node host</h2>
       <label>
         Host name
-        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Docker Engine URL
-        <input required maxLength={300} className="code" placeholder="tcp://10.0.2.15:2376" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <input {...invalid(m.error, 'url')} required maxLength={300} className="code" placeholder="tcp://10.0.2.15:2376" value={url} onChange={(e) => setUrl(e.target.value)} />
+        <FieldError error={m.error} field="url" />
         <small>The engine's TLS listener (dockerd --tlsverify), usually port 2376.</small>
       </label>
       <label>
         External address (optional)
-        <input maxLength={253} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
+        <input {...invalid(m.error, 'externalIp')} maxLength={253} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
+        <FieldError error={m.error} field="externalIp" />
         <small>Where this service and other nodes reach the host's nodes; empty: the URL's host.</small>
       </label>
       <label>
         Labels (optional)
-        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="host-labels-help" />
+        <input placeholder="zone=b, rack=7" value={labels} onChange={(e) => setLabels(e.target.value)} aria-invalid={parsed.error ? true : undefined} aria-describedby="host-labels-help" {...invalid(m.error, 'labels')} />
+        <FieldError error={m.error} field="labels" />
         <small id="host-labels-help">{parsed.error ?? 'key=value pairs separated by commas; nodes can be placed by labels.'}</small>
       </label>
       <label>
         Most nodes on this host (optional)
-        <input type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+        <input {...invalid(m.error, 'capacity.maxNodes')} type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
+        <FieldError error={m.error} field="capacity.maxNodes" />
       </label>
-      <PemField label="CA certificate of the engine (PEM)" value={tls.caCertificate} onChange={pem('caCertificate')} />
-      <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} />
-      <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} secret />
+      <PemField label="CA certificate of the engine (PEM)" value={tls.caCertificate} onChange={pem('caCertificate')} error={m.error} field="tls.caCertificate" />
+      <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} error={m.error} field="tls.clientCertificate" />
+      <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} error={m.error} field="tls.clientKey" secret />
       <p className="hint">The service asks the engine for its version over mutual TLS before anything is saved: an engine it cannot reach or whose TLS handshake fails is refused with the reason.</p>
       <FormActions m={m} label="Register host" pendingLabel="Reaching the engine…" onCancel={onDone} />
     </form>

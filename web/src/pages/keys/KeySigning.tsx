@@ -5,7 +5,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
-import { ActionError } from '../../components/states';
+import { ActionError, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
 import { bytesBase64 } from '../../components/base64';
 
@@ -51,7 +51,8 @@ export function SignData({ k, onDone }: { k: Key; onDone: () => void }) {
       </p>
       <label>
         Data to sign
-        <textarea className="code" required rows={4} spellCheck={false} value={data} onChange={(e) => setData(e.target.value)} />
+        <textarea {...invalid(m.error, 'data')} className="code" required rows={4} spellCheck={false} value={data} onChange={(e) => setData(e.target.value)} />
+        <FieldError error={m.error} field="data" />
       </label>
       <label>
         The data is
@@ -63,22 +64,24 @@ export function SignData({ k, onDone }: { k: Key; onDone: () => void }) {
       {k.algorithm !== 'Ed25519' && !ethereum ? (
         <label>
           Hash
-          <select value={hash} onChange={(e) => setHash(e.target.value)}>
+          <select {...invalid(m.error, 'hash')} value={hash} onChange={(e) => setHash(e.target.value)}>
             <option value="">The algorithm's own ({k.algorithm === 'RSA' ? 'sha256' : k.curve === 'P-384' ? 'sha384' : k.curve === 'P-521' ? 'sha512' : 'sha256'})</option>
             <option value="sha256">sha256</option>
             <option value="sha384">sha384</option>
             <option value="sha512">sha512</option>
           </select>
+          <FieldError error={m.error} field="hash" />
         </label>
       ) : null}
       {secp256k1 ? (
         <label>
           Ethereum signature
-          <select value={ethereum} onChange={(e) => setEthereum(e.target.value)}>
+          <select {...invalid(m.error, 'ethereum')} value={ethereum} onChange={(e) => setEthereum(e.target.value)}>
             <option value="">No (a plain ECDSA signature)</option>
             <option value="keccak256">Over keccak256 of the data</option>
             <option value="personal">personal_sign (EIP-191)</option>
           </select>
+          <FieldError error={m.error} field="ethereum" />
         </label>
       ) : null}
       <ActionError error={m.error} />
@@ -176,7 +179,7 @@ export function IssueCertificate({ k, onDone }: { k: Key; onDone: () => void }) 
       <p className="hint">The new certificate replaces the key's current one{k.certificate ? ` (serial ${k.certificate.serialNumber})` : ''}. It cannot end after the CA's own certificate.</p>
       <label>
         Issuing CA key
-        <select value={caKeyId} onChange={(e) => setCaKeyId(e.target.value)}>
+        <select {...invalid(m.error, 'caKeyId')} value={caKeyId} onChange={(e) => setCaKeyId(e.target.value)}>
           <option value="">{k.organizationId ? "The organization's signing CA" : 'Choose a CA key'}</option>
           {(cas.data?.items ?? [])
             .filter((c) => c.certificate)
@@ -186,14 +189,17 @@ export function IssueCertificate({ k, onDone }: { k: Key; onDone: () => void }) 
               </option>
             ))}
         </select>
+        <FieldError error={m.error} field="caKeyId" />
       </label>
       <label>
         Common name
-        <input required maxLength={64} value={commonName} onChange={(e) => setCommonName(e.target.value)} />
+        <input {...invalid(m.error, 'commonName')} required maxLength={64} value={commonName} onChange={(e) => setCommonName(e.target.value)} />
+        <FieldError error={m.error} field="commonName" />
       </label>
       <label>
         Validity (days)
-        <input type="number" required min={1} max={36500} value={validityDays} onChange={(e) => setValidityDays(e.target.value)} />
+        <input {...invalid(m.error, 'validityDays')} type="number" required min={1} max={36500} value={validityDays} onChange={(e) => setValidityDays(e.target.value)} />
+        <FieldError error={m.error} field="validityDays" />
       </label>
       <label className="inline">
         <input type="checkbox" checked={isCA} onChange={(e) => setIsCA(e.target.checked)} />A CA certificate (it may issue certificates itself)
@@ -252,18 +258,20 @@ export function Revoke({ k, onDone }: { k: Key; onDone: () => void }) {
       {k.isCA ? (
         <label>
           Serial number {own ? '(optional)' : ''}
-          <input className="code" required={!own} pattern="[0-9A-Fa-f:]+" value={serial} onChange={(e) => setSerial(e.target.value)} />
+          <input {...invalid(m.error, 'serialNumber')} className="code" required={!own} pattern="[0-9A-Fa-f:]+" value={serial} onChange={(e) => setSerial(e.target.value)} />
+          <FieldError error={m.error} field="serialNumber" />
         </label>
       ) : null}
       <label>
         Reason
-        <select value={reason} onChange={(e) => setReason(e.target.value as (typeof REASONS)[number])}>
+        <select {...invalid(m.error, 'reason')} value={reason} onChange={(e) => setReason(e.target.value as (typeof REASONS)[number])}>
           {REASONS.map((r) => (
             <option key={r} value={r}>
               {r}
             </option>
           ))}
         </select>
+        <FieldError error={m.error} field="reason" />
       </label>
       {again ? (
         <p className="action-error" role="alert">

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, Empty, ErrorState, Loading, QueryView, FormActions } from '../../components/states';
+import { ActionError, Empty, ErrorState, Loading, QueryView, FormActions, FieldError, invalid } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -225,7 +225,7 @@ function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
   );
 }
 
-function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrganization }: { providerId: string; setProviderId: (v: string) => void; orgId: string; setOrgId: (v: string) => void; fixedOrganization?: boolean }) {
+function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrganization, error }: { providerId: string; setProviderId: (v: string) => void; orgId: string; setOrgId: (v: string) => void; fixedOrganization?: boolean; error: unknown }) {
   const { can } = useSession();
   const providers = useProviders(can('KEY_PROVIDER_READ'));
   const orgs = useOrganizations();
@@ -233,7 +233,7 @@ function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrgan
     <>
       <label>
         Key provider
-        <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+        <select value={providerId} onChange={(e) => setProviderId(e.target.value)} {...invalid(error, 'keyProviderId')}>
           <option value="">{fixedOrganization ? "The organization's provider" : 'The default provider'}</option>
           {(providers.data ?? []).map((p) => (
             <option key={p.id} value={p.id}>
@@ -241,11 +241,12 @@ function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrgan
             </option>
           ))}
         </select>
+        <FieldError error={error} field="keyProviderId" />
       </label>
       {fixedOrganization ? null : (
         <label>
           Organization (optional)
-          <select value={orgId} onChange={(e) => setOrgId(e.target.value)}>
+          <select value={orgId} onChange={(e) => setOrgId(e.target.value)} {...invalid(error, 'organizationId')}>
             <option value="">None</option>
             {(orgs.data?.items ?? []).map((o) => (
               <option key={o.id} value={o.id}>
@@ -253,6 +254,7 @@ function ProviderAndOrg({ providerId, setProviderId, orgId, setOrgId, fixedOrgan
               </option>
             ))}
           </select>
+          <FieldError error={error} field="organizationId" />
         </label>
       )}
     </>
@@ -301,36 +303,40 @@ export function CreateKey({ onDone, organization }: { onDone: () => void; organi
       <h3 id="create-key-title">{organization ? `Create a key for ${organization.name}` : 'Create a key'}</h3>
       <label>
         Key name
-        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Algorithm
-        <select value={algorithm} onChange={(e) => setAlgorithm(e.target.value)}>
+        <select {...invalid(m.error, 'algorithm')} value={algorithm} onChange={(e) => setAlgorithm(e.target.value)}>
           <option value="ECDSA">ECDSA</option>
           <option value="RSA">RSA</option>
           <option value="Ed25519">Ed25519</option>
         </select>
+        <FieldError error={m.error} field="algorithm" />
       </label>
       {algorithm === 'ECDSA' ? (
         <label>
           Curve
-          <select value={curve} onChange={(e) => setCurve(e.target.value)}>
+          <select {...invalid(m.error, 'curve')} value={curve} onChange={(e) => setCurve(e.target.value)}>
             {['P-256', 'P-384', 'P-521', 'secp256k1'].map((c) => (
               <option key={c}>{c}</option>
             ))}
           </select>
+          <FieldError error={m.error} field="curve" />
         </label>
       ) : null}
       {algorithm === 'RSA' ? (
         <label>
           Key size
-          <select value={keySize} onChange={(e) => setKeySize(e.target.value)}>
+          <select {...invalid(m.error, 'keySize')} value={keySize} onChange={(e) => setKeySize(e.target.value)}>
             <option value="2048">2048</option>
             <option value="4096">4096</option>
           </select>
+          <FieldError error={m.error} field="keySize" />
         </label>
       ) : null}
-      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} fixedOrganization={!!organization} />
+      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} fixedOrganization={!!organization} error={m.error} />
       <label className="inline">
         <input type="checkbox" checked={isCA} onChange={(e) => setIsCA(e.target.checked)} />
         A self-signed CA
@@ -338,7 +344,8 @@ export function CreateKey({ onDone, organization }: { onDone: () => void; organi
       {isCA ? (
         <label>
           CA validity (days)
-          <input type="number" min={1} max={36500} value={validityDays} onChange={(e) => setValidityDays(e.target.value)} />
+          <input {...invalid(m.error, 'validityDays')} type="number" min={1} max={36500} value={validityDays} onChange={(e) => setValidityDays(e.target.value)} />
+          <FieldError error={m.error} field="validityDays" />
         </label>
       ) : null}
       <p className="hint">Which algorithms a provider holds: database all; Vault RSA and ECDSA P-256/P-384/P-521; AWS KMS RSA and ECDSA P-256/P-384/secp256k1. The service says so when a provider refuses.</p>
@@ -380,17 +387,20 @@ function ImportKey({ onDone }: { onDone: () => void }) {
       <h3 id="import-key-title">Import a CA certificate and its private key</h3>
       <label>
         Key name
-        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         CA certificate (PEM)
-        <textarea className="code" required rows={6} spellCheck={false} value={certificate} onChange={(e) => setCertificate(e.target.value)} />
+        <textarea {...invalid(m.error, 'certificate')} className="code" required rows={6} spellCheck={false} value={certificate} onChange={(e) => setCertificate(e.target.value)} />
+        <FieldError error={m.error} field="certificate" />
       </label>
       <label>
         Private key (PEM, unencrypted; sent once to the provider, never shown again)
-        <textarea className="code" required rows={6} spellCheck={false} autoComplete="off" value={privateKey} onChange={(e) => setPrivateKey(e.target.value)} />
+        <textarea {...invalid(m.error, 'privateKey')} className="code" required rows={6} spellCheck={false} autoComplete="off" value={privateKey} onChange={(e) => setPrivateKey(e.target.value)} />
+        <FieldError error={m.error} field="privateKey" />
       </label>
-      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} />
+      <ProviderAndOrg providerId={providerId} setProviderId={setProviderId} orgId={orgId} setOrgId={setOrgId} error={m.error} />
       <FormActions m={m} label="Import key" pendingLabel="Importing…" onCancel={onDone} />
     </form>
   );
@@ -435,7 +445,8 @@ function Rotation({ k, onDone }: { k: Key; onDone: () => void }) {
       {enabled ? (
         <label>
           Every (days)
-          <input type="number" required min={1} max={3650} value={days} onChange={(e) => setDays(e.target.value)} />
+          <input {...invalid(save.error, 'intervalDays')} type="number" required min={1} max={3650} value={days} onChange={(e) => setDays(e.target.value)} />
+          <FieldError error={save.error} field="intervalDays" />
         </label>
       ) : null}
       <ActionError error={save.error ?? rotate.error} />
@@ -587,6 +598,7 @@ function AddProvider({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('');
   const [isDefault, setIsDefault] = useState(false);
   const [f, setF] = useState<Record<string, string>>({ mount: 'secret', transitPath: 'transit', kmsKeyAliasPrefix: 'lnm/', port: '8200', version: '1.17' });
+  const config = type === 'AWS_KMS' ? 'awsKmsConfig' : 'vaultConfig';
   const field = (k: string, label: string, opts: { secret?: boolean; required?: boolean; placeholder?: string } = {}) => (
     <label key={k}>
       {label}
@@ -597,7 +609,9 @@ function AddProvider({ onDone }: { onDone: () => void }) {
         placeholder={opts.placeholder}
         value={f[k] ?? ''}
         onChange={(e) => setF({ ...f, [k]: e.target.value })}
+        {...invalid(m.error, `${config}.${k}`)}
       />
+      <FieldError error={m.error} field={`${config}.${k}`} />
     </label>
   );
   const m = useMutation({
@@ -628,15 +642,17 @@ function AddProvider({ onDone }: { onDone: () => void }) {
       <h3 id="add-provider-title">Add a key provider</h3>
       <label>
         Provider type
-        <select value={type} onChange={(e) => setType(e.target.value as 'VAULT' | 'VAULT_MANAGED' | 'AWS_KMS')}>
+        <select {...invalid(m.error, 'type')} value={type} onChange={(e) => setType(e.target.value as 'VAULT' | 'VAULT_MANAGED' | 'AWS_KMS')}>
           <option value="VAULT">HashiCorp Vault (an existing server)</option>
           <option value="VAULT_MANAGED">HashiCorp Vault run by this service (managed container)</option>
           <option value="AWS_KMS">AWS KMS</option>
         </select>
+        <FieldError error={m.error} field="type" />
       </label>
       <label>
         Provider name
-        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       {type === 'VAULT'
         ? [
@@ -649,7 +665,8 @@ function AddProvider({ onDone }: { onDone: () => void }) {
           ? [
               <label key="port">
                 Port on 127.0.0.1
-                <input type="number" required min={1024} max={65535} value={f.port ?? ''} onChange={(e) => setF({ ...f, port: e.target.value })} />
+                <input {...invalid(m.error, 'vaultConfig.port')} type="number" required min={1024} max={65535} value={f.port ?? ''} onChange={(e) => setF({ ...f, port: e.target.value })} />
+                <FieldError error={m.error} field="vaultConfig.port" />
               </label>,
               field('version', 'Vault version (image tag)', { required: true, placeholder: '1.17' }),
               field('network', 'Docker network (optional; empty: bridge)'),

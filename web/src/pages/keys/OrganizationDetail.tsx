@@ -6,7 +6,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { ErrorState, QueryView, FormActions } from '../../components/states';
+import { ErrorState, QueryView, FormActions, FieldError, invalid } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
@@ -120,11 +120,13 @@ function EditOrganization({ o, onDone }: { o: { id: number; name: string; descri
       <p className="hint">The MSP id and key provider cannot change: the organization's certificates carry them.</p>
       <label>
         Name
-        <input required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Description (optional)
-        <input maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input {...invalid(m.error, 'description')} maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <FieldError error={m.error} field="description" />
       </label>
       <FormActions m={m} label="Save organization" pendingLabel="Saving…" onCancel={onDone} />
     </form>

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { Empty, QueryView, FormActions } from '../../components/states';
+import { Empty, QueryView, FormActions, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
 import { KeysSection, ProvidersSection } from './Keys';
 import { DataTable } from '../../components/DataTable';
@@ -86,15 +86,18 @@ function CreateOrganization({ onDone }: { onDone: () => void }) {
       <h2 id="new-org">New organization</h2>
       <label>
         Name
-        <input required value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         MSP id
-        <input required value={mspId} onChange={(e) => setMspId(e.target.value)} placeholder="Org1MSP" />
+        <input {...invalid(m.error, 'mspId')} required value={mspId} onChange={(e) => setMspId(e.target.value)} placeholder="Org1MSP" />
+        <FieldError error={m.error} field="mspId" />
       </label>
       <label>
         Description (optional)
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
+        <input {...invalid(m.error, 'description')} value={description} onChange={(e) => setDescription(e.target.value)} />
+        <FieldError error={m.error} field="description" />
       </label>
       <FormActions m={m} label="Create organization" pendingLabel="Creating keys…" onCancel={onDone} />
     </form>

@@ -6,7 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import type { LedgerXNamespace, LedgerXNetwork } from './queries';
 
 export function LedgerXNamespaces({ network }: { network: LedgerXNetwork }) {
@@ -97,7 +97,8 @@ function CreateNamespace({ network }: { network: LedgerXNetwork }) {
       <h3>Create a namespace</h3>
       <label>
         Namespace name
-        <input required maxLength={60} pattern="[a-z0-9_]+" value={name} onChange={(e) => setName(e.target.value)} aria-describedby="ns-help" />
+        <input {...invalid(m.error, 'name')} required maxLength={60} pattern="[a-z0-9_]+" value={name} onChange={(e) => setName(e.target.value)} aria-describedby="ns-help" />
+        <FieldError error={m.error} field="name" />
         <small id="ns-help">1 to 60 of a–z, 0–9 and “_” (the committer keeps it in the table ns_&lt;name&gt;); not _meta or _config.</small>
       </label>
       <fieldset>
@@ -121,20 +122,23 @@ function CreateNamespace({ network }: { network: LedgerXNetwork }) {
           </fieldset>
           <label>
             Whose signature counts
-            <select value={role} onChange={(e) => setRole(e.target.value as 'member' | 'admin')}>
+            <select {...invalid(m.error, 'policy.role')} value={role} onChange={(e) => setRole(e.target.value as 'member' | 'admin')}>
               <option value="member">Members</option>
               <option value="admin">Admins</option>
             </select>
+            <FieldError error={m.error} field="policy.role" />
           </label>
           <label>
             Signatures required
-            <input type="number" min={1} max={Math.max(1, picked.length || orgs.length)} value={required} onChange={(e) => setRequired(e.target.value)} />
+            <input {...invalid(m.error, 'policy.signaturesRequired')} type="number" min={1} max={Math.max(1, picked.length || orgs.length)} value={required} onChange={(e) => setRequired(e.target.value)} />
+            <FieldError error={m.error} field="policy.signaturesRequired" />
           </label>
         </>
       ) : (
         <label>
           Public key (PEM)
-          <textarea required rows={5} value={publicKey} placeholder="-----BEGIN PUBLIC KEY-----" onChange={(e) => setPublicKey(e.target.value)} />
+          <textarea {...invalid(m.error, 'policy.publicKey')} required rows={5} value={publicKey} placeholder="-----BEGIN PUBLIC KEY-----" onChange={(e) => setPublicKey(e.target.value)} />
+          <FieldError error={m.error} field="policy.publicKey" />
         </label>
       )}
       <ActionError error={m.error} />

@@ -6,7 +6,7 @@ import { Link, useNavigate } from 'react-router';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useAllNodes } from '../../api/queries';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { StatusBadge } from '../../components/format';
 import { useLedgerXNetworks } from './queries';
 
@@ -48,16 +48,19 @@ export default function LedgerXNetworkCreate() {
       >
         <label>
           Name
-          <input required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+          <input {...invalid(m.error, 'name')} required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+          <FieldError error={m.error} field="name" />
         </label>
         <label>
           Channel name
-          <input maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} placeholder={name.toLowerCase()} onChange={(e) => setChannel(e.target.value)} aria-describedby="lx-channel-help" />
+          <input {...invalid(m.error, 'channelName')} maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} placeholder={name.toLowerCase()} onChange={(e) => setChannel(e.target.value)} aria-describedby="lx-channel-help" />
+          <FieldError error={m.error} field="channelName" />
           <small id="lx-channel-help">Optional (default: the name in lower case). Lower-case letters, digits, “.” and “-”, starting with a letter.</small>
         </label>
         <label>
           Description
-          <input maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
+          <input {...invalid(m.error, 'description')} maxLength={500} value={description} onChange={(e) => setDescription(e.target.value)} />
+          <FieldError error={m.error} field="description" />
         </label>
         <QueryView q={nodes} what="Loading ledgerX nodes">
           {(d) => {
@@ -75,6 +78,7 @@ export default function LedgerXNetworkCreate() {
                     {groups.includes(n.id) ? <span className="muted"> (party {groups.indexOf(n.id) + 1})</span> : null} <StatusBadge status={n.status} />
                   </label>
                 ))}
+                <FieldError error={m.error} field="ordererGroupIds" />
               </fieldset>
             );
           }}

@@ -7,17 +7,21 @@
 // by the config field). Nothing starts at creation: the roles start when they join a network.
 import { useEffect, useState } from 'react';
 import { COMMITTER_SERVICES, ORDERER_ROLES, ROLE_LABEL } from './queries';
+import { useShownFields } from '../../components/states';
 
 export type LedgerXKind = 'LEDGERX_ORDERER_GROUP' | 'LEDGERX_COMMITTER';
 export type LedgerXConfig = Record<string, string | number>;
 
-export function LedgerXNodeFields({ kind, onConfig, errors = {} }: { kind: LedgerXKind; onConfig: (c: LedgerXConfig) => void; errors?: Record<string, string> }) {
+/** `refusal`: the create's error, whose config fields these fields show (`errors`) and the form's ActionError then leaves out. */
+export function LedgerXNodeFields({ kind, onConfig, errors = {}, refusal = null }: { kind: LedgerXKind; onConfig: (c: LedgerXConfig) => void; errors?: Record<string, string>; refusal?: unknown }) {
   const [values, setValues] = useState<Record<string, string>>({});
   const roles: readonly string[] = kind === 'LEDGERX_ORDERER_GROUP' ? ORDERER_ROLES : COMMITTER_SERVICES;
   const defaultBase = kind === 'LEDGERX_ORDERER_GROUP' ? 7050 : 7350;
+  const fieldKeys = ['externalIp', 'grpcPort', 'engine', ...(kind === 'LEDGERX_COMMITTER' ? ['databaseUrl'] : []), ...roles.flatMap((r) => [`${r}Port`, `${r}MonitoringPort`])];
+  useShownFields(refusal, fieldKeys.map((k) => `config.${k}`));
   useEffect(() => {
     // Only this kind's fields: values typed for the other kind before switching stay out.
-    const keys = new Set(['externalIp', 'grpcPort', 'engine', ...(kind === 'LEDGERX_COMMITTER' ? ['databaseUrl'] : []), ...roles.flatMap((r) => [`${r}Port`, `${r}MonitoringPort`])]);
+    const keys = new Set(fieldKeys);
     const c: LedgerXConfig = {};
     for (const [k, v] of Object.entries(values)) {
       if (!keys.has(k)) continue;
@@ -26,7 +30,7 @@ export function LedgerXNodeFields({ kind, onConfig, errors = {} }: { kind: Ledge
       c[k] = k === 'externalIp' || k === 'engine' || k === 'databaseUrl' ? t : Number(t);
     }
     onConfig(c);
-  }, [values, onConfig, roles, kind]);
+  }, [values, onConfig, roles, kind]); // fieldKeys follows kind and roles
   // A refused value replaces the field's help (as in NodeConfigFields), the control described by it.
   const error = (key: string) => (errors[key] ? { 'aria-invalid': true as const, 'aria-describedby': `lx-${key}-help` } : {});
   const help = (key: string, text?: string) =>

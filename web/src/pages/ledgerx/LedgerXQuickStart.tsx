@@ -9,7 +9,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
 
 interface Org {
@@ -85,11 +85,13 @@ function StartForm() {
       </p>
       <label>
         Network name
-        <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Channel name (optional; default: the network's name)
-        <input maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
+        <input {...invalid(m.error, 'channelName')} maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
+        <FieldError error={m.error} field="channelName" />
       </label>
       <fieldset>
         <legend>Organizations</legend>
@@ -97,11 +99,13 @@ function StartForm() {
           <div className="actions" key={i}>
             <label>
               Organization {i + 1} name
-              <input required maxLength={100} value={o.name} onChange={(e) => setOrg(i, { name: e.target.value })} />
+              <input {...invalid(m.error, `organizations.${i}.name`)} required maxLength={100} value={o.name} onChange={(e) => setOrg(i, { name: e.target.value })} />
+              <FieldError error={m.error} field={`organizations.${i}.name`} />
             </label>
             <label>
               Organization {i + 1} MSP id
-              <input required maxLength={64} value={o.mspId} onChange={(e) => setOrg(i, { mspId: e.target.value })} />
+              <input {...invalid(m.error, `organizations.${i}.mspId`)} required maxLength={64} value={o.mspId} onChange={(e) => setOrg(i, { mspId: e.target.value })} />
+              <FieldError error={m.error} field={`organizations.${i}.mspId`} />
             </label>
             {orgs.length > 1 ? (
               <button type="button" onClick={() => setOrgs(orgs.filter((_, j) => j !== i))} aria-label={`Remove organization ${i + 1}`}>
@@ -118,20 +122,23 @@ function StartForm() {
       </fieldset>
       <label>
         gRPC base port (optional; group i at +10 i, the committer after them)
-        <input type="number" min={1024} max={65000} value={grpcPort} onChange={(e) => setGrpcPort(e.target.value)} />
+        <input {...invalid(m.error, 'grpcPort')} type="number" min={1024} max={65000} value={grpcPort} onChange={(e) => setGrpcPort(e.target.value)} />
+        <FieldError error={m.error} field="grpcPort" />
       </label>
       <label>
         External IP (optional; default 127.0.0.1)
-        <input maxLength={15} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
+        <input {...invalid(m.error, 'externalIp')} maxLength={15} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
+        <FieldError error={m.error} field="externalIp" />
       </label>
       <label>
         Committer database URL (optional; default: a database in the service's PostgreSQL)
-        <input type="password" autoComplete="off" placeholder="postgres://user:password@host:5432/db" value={databaseUrl} onChange={(e) => setDatabaseUrl(e.target.value)} />
+        <input {...invalid(m.error, 'committerDatabaseUrl')} type="password" autoComplete="off" placeholder="postgres://user:password@host:5432/db" value={databaseUrl} onChange={(e) => setDatabaseUrl(e.target.value)} />
+        <FieldError error={m.error} field="committerDatabaseUrl" />
       </label>
       {can('KEY_PROVIDER_READ') ? (
         <label>
           Key provider of the organizations
-          <select value={providerId} onChange={(e) => setProviderId(e.target.value)}>
+          <select {...invalid(m.error, 'providerId')} value={providerId} onChange={(e) => setProviderId(e.target.value)}>
             <option value="">The default provider</option>
             {(providers.data ?? []).map((p) => (
               <option key={p.id} value={p.id}>
@@ -139,6 +146,7 @@ function StartForm() {
               </option>
             ))}
           </select>
+          <FieldError error={m.error} field="providerId" />
         </label>
       ) : null}
       <ActionError error={m.error} />

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, FieldError, invalid } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
 import { StatusBadge, When } from '../../components/format';
 import { Can } from '../../session';
@@ -173,22 +173,26 @@ function DeployForm() {
           ) : null}
           <label>
             Engine
-            <select value={form.engine ?? d.engine} onChange={(e) => setForm({ ...form, engine: e.target.value as 'process' | 'docker' })}>
+            <select {...invalid(deploy.error, 'engine')} value={form.engine ?? d.engine} onChange={(e) => setForm({ ...form, engine: e.target.value as 'process' | 'docker' })}>
               <option value="process">process (the prometheus program)</option>
               <option value="docker">docker</option>
             </select>
+            <FieldError error={deploy.error} field="engine" />
           </label>
           <label>
             Port (on 127.0.0.1)
-            <input type="number" min={1024} max={65535} required value={form.port ?? d.port} onChange={(e) => setForm({ ...form, port: e.target.value })} />
+            <input {...invalid(deploy.error, 'port')} type="number" min={1024} max={65535} required value={form.port ?? d.port} onChange={(e) => setForm({ ...form, port: e.target.value })} />
+            <FieldError error={deploy.error} field="port" />
           </label>
           <label>
             Scrape interval (seconds)
-            <input type="number" min={5} max={3600} required value={form.scrape ?? d.scrapeIntervalSeconds} onChange={(e) => setForm({ ...form, scrape: e.target.value })} />
+            <input {...invalid(deploy.error, 'scrapeIntervalSeconds')} type="number" min={5} max={3600} required value={form.scrape ?? d.scrapeIntervalSeconds} onChange={(e) => setForm({ ...form, scrape: e.target.value })} />
+            <FieldError error={deploy.error} field="scrapeIntervalSeconds" />
           </label>
           <label>
             Retention (days)
-            <input type="number" min={1} max={3650} required value={form.retention ?? d.retentionDays} onChange={(e) => setForm({ ...form, retention: e.target.value })} />
+            <input {...invalid(deploy.error, 'retentionDays')} type="number" min={1} max={3650} required value={form.retention ?? d.retentionDays} onChange={(e) => setForm({ ...form, retention: e.target.value })} />
+            <FieldError error={deploy.error} field="retentionDays" />
           </label>
           <ActionError error={deploy.error} />
           <div>

@@ -6,7 +6,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { fieldErrors, FormActions } from '../../components/states';
+import { fieldErrors, FormActions, useShownFields } from '../../components/states';
 
 const PORTS = [
   ['port', 'Peer-to-peer port', 'p2pPort'],
@@ -51,6 +51,8 @@ export function AddNetworkNode({ networkId }: { networkId: number }) {
       setChecked(false);
     },
   });
+  // The refusal's fields drawn beside their inputs below (help), so FormActions does not repeat them.
+  useShownFields(m.error, ['name', 'type', ...PORTS.map(([k]) => k), 'engine', 'cpu', 'memory']);
   if (!open) {
     return (
       <button type="button" onClick={() => setOpen(true)}>

@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, FieldError, invalid } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
 import { ChaincodeSteps } from './ChaincodeSteps';
 import { ShareChaincode } from './ShareChaincode';
@@ -133,26 +133,31 @@ function DeployChaincode({ networkId }: { networkId: number }) {
       {source === 'archive' ? (
         <label>
           Archive (.tar.gz: package.json and its .js or .ts files)
-          <input type="file" required accept=".tgz,.tar.gz,application/gzip" onChange={(e) => setArchive(e.target.files?.[0] ?? null)} />
+          <input {...invalid(m.error, 'source.archive')} type="file" required accept=".tgz,.tar.gz,application/gzip" onChange={(e) => setArchive(e.target.files?.[0] ?? null)} />
+          <FieldError error={m.error} field="source.archive" />
         </label>
       ) : null}
       {source === 'image' ? (
         <label>
           Image (on the Docker host; it runs the chaincode server, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS)
-          <input className="code" required maxLength={255} value={image} onChange={(e) => setImage(e.target.value)} placeholder="example/asset-ccaas:1.0" />
+          <input {...invalid(m.error, 'source.image')} className="code" required maxLength={255} value={image} onChange={(e) => setImage(e.target.value)} placeholder="example/asset-ccaas:1.0" />
+          <FieldError error={m.error} field="source.image" />
         </label>
       ) : null}
       <label>
         Chaincode name
-        <input required maxLength={63} pattern="[A-Za-z0-9][A-Za-z0-9_.+\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={63} pattern="[A-Za-z0-9][A-Za-z0-9_.+\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Version
-        <input required maxLength={64} value={version} onChange={(e) => setVersion(e.target.value)} />
+        <input {...invalid(m.error, 'version')} required maxLength={64} value={version} onChange={(e) => setVersion(e.target.value)} />
+        <FieldError error={m.error} field="version" />
       </label>
       <label>
         Endorsement policy (optional)
-        <input className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
+        <input {...invalid(m.error, 'endorsementPolicy')} className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
+        <FieldError error={m.error} field="endorsementPolicy" />
       </label>
       <ActionError error={m.error} />
       {m.data?.mode === 'deploy' ? (
@@ -226,15 +231,18 @@ function RunTransaction({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
       </label>
       <label>
         Function
-        <input required maxLength={256} value={fn} onChange={(e) => setFn(e.target.value)} placeholder="ReadAsset" />
+        <input {...invalid(m.error, 'function')} required maxLength={256} value={fn} onChange={(e) => setFn(e.target.value)} placeholder="ReadAsset" />
+        <FieldError error={m.error} field="function" />
       </label>
       <label>
         Arguments (JSON array)
-        <input className="code" value={args} onChange={(e) => setArgs(e.target.value)} placeholder='["asset1"]' />
+        <input {...invalid(m.error, 'args')} className="code" value={args} onChange={(e) => setArgs(e.target.value)} placeholder='["asset1"]' />
+        <FieldError error={m.error} field="args" />
       </label>
       <label>
         Organization (MSP id, optional)
-        <input value={organization} onChange={(e) => setOrganization(e.target.value)} />
+        <input {...invalid(m.error, 'organization')} value={organization} onChange={(e) => setOrganization(e.target.value)} />
+        <FieldError error={m.error} field="organization" />
       </label>
       <ActionError error={m.error} />
       {a ? (

@@ -10,7 +10,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
-import { ActionError, ErrorState, Loading, QueryView } from '../../components/states';
+import { ActionError, ErrorState, Loading, QueryView, FieldError, invalid } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
 import { anchorPeersOf, policyText, signaturesNeeded, type Change, type ChannelConfigJson, type ConfigGroup } from '../../components/channelPolicies';
 import { Can, useSession } from '../../session';
@@ -228,7 +228,8 @@ function AnchorPeersForm({ networkId, channelName, config, appOrgs, held, map }:
       </label>
       <label>
         Anchor peers (host:port, one a line; empty removes them)
-        <textarea className="code" rows={3} value={value} onChange={(e) => setText(e.target.value)} />
+        <textarea {...invalid(m.error, 'anchorPeers')} className="code" rows={3} value={value} onChange={(e) => setText(e.target.value)} />
+        <FieldError error={m.error} field="anchorPeers" />
       </label>
       {peers.length ? (
         <p className="hint">
@@ -281,6 +282,7 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
                   <input type="checkbox" checked={picked.includes(o.mspId)} onChange={(e) => setPicked(e.target.checked ? [...picked, o.mspId] : picked.filter((x) => x !== o.mspId))} /> {o.mspId} ({o.name})
                 </label>
               ))}
+              <FieldError error={m.error} field="organizations" />
             </fieldset>
             <Needs config={config} change={picked.length ? { kind: 'addOrganizations' } : null} held={held} />
             <div>
@@ -337,7 +339,8 @@ function PolicyForm({ networkId, channelName, config, app, held }: { networkId: 
       </label>
       <label>
         Rule
-        <input className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder={type === 'ImplicitMeta' ? 'MAJORITY Admins' : "OR('Org1MSP.admin', 'Org2MSP.admin')"} />
+        <input {...invalid(m.error, `policies.${name}.rule`, 'policies')} className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder={type === 'ImplicitMeta' ? 'MAJORITY Admins' : "OR('Org1MSP.admin', 'Org2MSP.admin')"} />
+        <FieldError error={m.error} field={`policies.${name}.rule`} also={['policies']} />
       </label>
       <Needs config={config} change={{ kind: 'policy', name }} held={held} />
       <div>
@@ -422,19 +425,23 @@ function BatchForm({ networkId, channelName, config, held }: { networkId: number
     >
       <label>
         Batch timeout (a duration: 500ms, 2s, 1m)
-        <input className="code" required pattern="[1-9][0-9]{0,5}(ms|s|m)" value={timeout} onChange={(e) => setTimeoutText(e.target.value)} />
+        <input {...invalid(m.error, 'batch.batchTimeout')} className="code" required pattern="[1-9][0-9]{0,5}(ms|s|m)" value={timeout} onChange={(e) => setTimeoutText(e.target.value)} />
+        <FieldError error={m.error} field="batch.batchTimeout" />
       </label>
       <label>
         Max message count (transactions in a block at most)
-        <input type="number" min={1} max={100000} required value={count} onChange={(e) => setCount(e.target.value)} />
+        <input {...invalid(m.error, 'batch.maxMessageCount')} type="number" min={1} max={100000} required value={count} onChange={(e) => setCount(e.target.value)} />
+        <FieldError error={m.error} field="batch.maxMessageCount" />
       </label>
       <label>
         Absolute max bytes (a block's size at most)
-        <input type="number" min={1024} max={104857600} required value={absolute} onChange={(e) => setAbsolute(e.target.value)} />
+        <input {...invalid(m.error, 'batch.absoluteMaxBytes')} type="number" min={1024} max={104857600} required value={absolute} onChange={(e) => setAbsolute(e.target.value)} />
+        <FieldError error={m.error} field="batch.absoluteMaxBytes" />
       </label>
       <label>
         Preferred max bytes (the size a block is cut at; at most the absolute)
-        <input type="number" min={1024} max={104857600} required value={preferred} onChange={(e) => setPreferred(e.target.value)} />
+        <input {...invalid(m.error, 'batch.preferredMaxBytes')} type="number" min={1024} max={104857600} required value={preferred} onChange={(e) => setPreferred(e.target.value)} />
+        <FieldError error={m.error} field="batch.preferredMaxBytes" />
       </label>
       <Needs config={config} change={preview} held={held} />
       <div>

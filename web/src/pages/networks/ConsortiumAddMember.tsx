@@ -7,7 +7,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
 import { Can } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, FieldError, invalid } from '../../components/states';
 
 type Role = 'peer' | 'orderer';
 interface Defaults {
@@ -82,18 +82,20 @@ function AddMemberForm({ network, onDone }: { network: { id: number; name: strin
       <h3 id="add-member-title">Add a peer or orderer to {network.name}</h3>
       <label>
         Kind
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+        <select {...invalid(m.error, 'nodeType')} value={role} onChange={(e) => setRole(e.target.value as Role)}>
           <option value="peer">Peer</option>
           <option value="orderer">Orderer</option>
         </select>
+        <FieldError error={m.error} field="nodeType" />
       </label>
       <label>
         Node name
-        <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} placeholder={`${role}1`} />
+        <input {...invalid(m.error, 'name')} required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} placeholder={`${role}1`} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Organization
-        <select value={picked ?? ''} onChange={(e) => setOrgId(Number(e.target.value))}>
+        <select {...invalid(m.error, 'organizationId')} value={picked ?? ''} onChange={(e) => setOrgId(Number(e.target.value))}>
           {orgs.length === 0 ? <option value="">None of this service</option> : null}
           {orgs.map((o) => (
             <option key={o.organization_id} value={o.organization_id}>
@@ -101,6 +103,7 @@ function AddMemberForm({ network, onDone }: { network: { id: number; name: strin
             </option>
           ))}
         </select>
+        <FieldError error={m.error} field="organizationId" />
       </label>
       <QueryView q={defaults} what="Asking the service for the defaults">
         {(d) => (

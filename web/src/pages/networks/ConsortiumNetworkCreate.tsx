@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { useAllNodes } from '../../api/queries';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 
 export default function ConsortiumNetworkCreate() {
   const nodes = useAllNodes('CONSORTIUM');
@@ -38,11 +38,13 @@ export default function ConsortiumNetworkCreate() {
       >
         <label>
           Name
-          <input required maxLength={64} pattern="[A-Za-z0-9-]+" value={name} onChange={(e) => setName(e.target.value)} />
+          <input {...invalid(m.error, 'name')} required maxLength={64} pattern="[A-Za-z0-9-]+" value={name} onChange={(e) => setName(e.target.value)} />
+          <FieldError error={m.error} field="name" />
         </label>
         <label>
           Channel name
-          <input required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} aria-describedby="channel-help" />
+          <input {...invalid(m.error, 'channelName')} required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} aria-describedby="channel-help" />
+          <FieldError error={m.error} field="channelName" />
           <small id="channel-help">Lower-case letters, digits, “.” and “-”, starting with a letter.</small>
         </label>
         <QueryView q={nodes} what="Loading consortium nodes">
@@ -60,6 +62,7 @@ export default function ConsortiumNetworkCreate() {
                       <input type="checkbox" checked={orderers.includes(n.id)} onChange={(e) => toggle(orderers, setOrderers, n.id, e.target.checked)} /> {n.name}
                     </label>
                   ))}
+                  <FieldError error={m.error} field="ordererIds" />
                 </fieldset>
                 <fieldset>
                   <legend>Peers (members; they join afterwards)</legend>
@@ -69,6 +72,7 @@ export default function ConsortiumNetworkCreate() {
                       <input type="checkbox" checked={peers.includes(n.id)} onChange={(e) => toggle(peers, setPeers, n.id, e.target.checked)} /> {n.name}
                     </label>
                   ))}
+                  <FieldError error={m.error} field="peerIds" />
                 </fieldset>
               </>
             );
@@ -76,11 +80,13 @@ export default function ConsortiumNetworkCreate() {
         </QueryView>
         <label>
           Batch timeout
-          <input value={batchTimeout} onChange={(e) => setBatchTimeout(e.target.value)} />
+          <input {...invalid(m.error, 'batchTimeout')} value={batchTimeout} onChange={(e) => setBatchTimeout(e.target.value)} />
+          <FieldError error={m.error} field="batchTimeout" />
         </label>
         <label>
           Maximum messages per block
-          <input type="number" min={1} max={100000} value={maxMessageCount} onChange={(e) => setMaxMessageCount(e.target.value)} />
+          <input {...invalid(m.error, 'maxMessageCount')} type="number" min={1} max={100000} value={maxMessageCount} onChange={(e) => setMaxMessageCount(e.target.value)} />
+          <FieldError error={m.error} field="maxMessageCount" />
         </label>
         <ActionError error={m.error} />
         <div>

@@ -12,6 +12,7 @@ import { Link } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
+import { FieldError, invalid } from '../../components/states';
 
 type StepState = 'running' | 'done' | 'failed';
 interface Step {
@@ -98,6 +99,8 @@ export default function ConsortiumQuickStart() {
       await qc.invalidateQueries({ queryKey: ['keys'] });
     }
   }
+  // The check's refusal: its fields are said beside the form's fields.
+  const [refusal, setRefusal] = useState<unknown>(null);
 
   async function run() {
     setRunning(true);
@@ -105,6 +108,7 @@ export default function ConsortiumQuickStart() {
     setCreation(null);
     setUndoError(null);
     let creationId: number | undefined;
+    setRefusal(null);
     const done: Step[] = [];
     const show = () => setSteps([...done]);
     const step = async <T,>(label: string, work: () => Promise<T>, detail?: (t: T) => string): Promise<T> => {
@@ -142,7 +146,10 @@ export default function ConsortiumQuickStart() {
         ...msps.flatMap((msp) => Array.from({ length: peers }, (_, i) => ({ name: peerName(i, msp), nodeType: 'CONSORTIUM_PEER' as const }))),
       ];
       await step('Checked: names free, Fabric programs present (nothing made yet)', () =>
-        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes } })),
+        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes } })).catch((e: unknown) => {
+          setRefusal(e);
+          throw e;
+        }),
       );
       // From here on what is made is recorded on the create, so that a failure can remove it.
       creationId = (await unwrap(api.POST('/api/v1/creations', { body: { kind: 'consortium-quickstart', name } }))).id;
@@ -206,11 +213,13 @@ export default function ConsortiumQuickStart() {
         <h2 id="qs-title">Organizations, nodes and channel</h2>
         <label>
           Network name
-          <input required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+          <input {...invalid(refusal, 'name')} required maxLength={40} pattern="[a-z0-9][a-z0-9\-]*" value={name} onChange={(e) => setName(e.target.value)} />
+          <FieldError error={refusal} field="name" />
         </label>
         <label>
           Channel name
-          <input required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
+          <input {...invalid(refusal, 'channelName')} required maxLength={249} pattern="[a-z][a-z0-9.\-]*" value={channel} onChange={(e) => setChannel(e.target.value)} />
+          <FieldError error={refusal} field="channelName" />
         </label>
         <label>
           Organizations
@@ -221,12 +230,14 @@ export default function ConsortiumQuickStart() {
         </label>
         <label>
           First organization MSP id
-          <input required maxLength={64} value={msp1} onChange={(e) => setMsp1(e.target.value)} />
+          <input {...invalid(refusal, 'organizations.0.mspId')} required maxLength={64} value={msp1} onChange={(e) => setMsp1(e.target.value)} />
+          <FieldError error={refusal} field="organizations.0.mspId" />
         </label>
         {organizations === 2 ? (
           <label>
             Second organization MSP id
-            <input required maxLength={64} value={msp2} onChange={(e) => setMsp2(e.target.value)} />
+            <input {...invalid(refusal, 'organizations.1.mspId')} required maxLength={64} value={msp2} onChange={(e) => setMsp2(e.target.value)} />
+            <FieldError error={refusal} field="organizations.1.mspId" />
           </label>
         ) : null}
         <label>

@@ -9,7 +9,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { abiFunctions, argumentValue, type AbiFunction } from '../../components/abi';
-import { ActionError, Empty } from '../../components/states';
+import { ActionError, Empty, FieldError, invalid } from '../../components/states';
 
 type Contract = Json<'/api/v1/networks/evm/{id}/contracts', 'get'>['items'][number];
 type QueryAnswer = Json<'/api/v1/sc/evm/contracts/{contractId}/query', 'post'>;
@@ -167,13 +167,16 @@ function FunctionForm({ target, fn }: { target: Target; fn: AbiFunction }) {
         <label key={i}>
           {p.name || `argument ${i + 1}`} <span className="muted">({p.type})</span>
           <input
+            {...invalid(m.error, `args.${i}`, `args[${i}]`)}
             className="code"
             value={values[i]}
             placeholder={p.type.endsWith(']') || p.type.startsWith('(') ? 'JSON, e.g. [1, 2]' : p.type === 'bool' ? 'true or false' : ''}
             onChange={(e) => setValues(values.map((v, j) => (j === i ? e.target.value : v)))}
           />
+          <FieldError error={m.error} field={`args.${i}`} also={[`args[${i}]`]} />
         </label>
       ))}
+      <FieldError error={m.error} field="args" also={['function']} />
       <div>
         <button type="submit" className="primary" disabled={m.isPending}>
           {m.isPending ? (fn.read ? 'Querying…' : 'Sending…') : fn.read ? `Query ${fn.name}` : `Send ${fn.name} transaction`}

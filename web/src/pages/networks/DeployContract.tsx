@@ -3,7 +3,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError } from '../../components/states';
+import { ActionError, FieldError, invalid } from '../../components/states';
 
 function parseJsonArray(text: string, field: string): unknown[] | undefined {
   if (!text.trim()) return undefined;
@@ -42,19 +42,23 @@ export function DeployContract({ networkId }: { networkId: number }) {
       <h3 id="deploy-title">Deploy a contract</h3>
       <label>
         Contract name (optional)
-        <input maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} maxLength={128} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Creation bytecode (hex)
-        <textarea className="code" rows={3} required spellCheck={false} value={bytecode} onChange={(e) => setBytecode(e.target.value)} />
+        <textarea {...invalid(m.error, 'bytecode')} className="code" rows={3} required spellCheck={false} value={bytecode} onChange={(e) => setBytecode(e.target.value)} />
+        <FieldError error={m.error} field="bytecode" />
       </label>
       <label>
         ABI (JSON array, optional)
-        <textarea className="code" rows={3} spellCheck={false} value={abi} onChange={(e) => setAbi(e.target.value)} placeholder='["constructor(uint256 v)", "function get() view returns (uint256)"]' />
+        <textarea {...invalid(m.error, 'abi')} className="code" rows={3} spellCheck={false} value={abi} onChange={(e) => setAbi(e.target.value)} placeholder='["constructor(uint256 v)", "function get() view returns (uint256)"]' />
+        <FieldError error={m.error} field="abi" />
       </label>
       <label>
         Constructor arguments (JSON array, optional)
-        <input className="code" value={args} onChange={(e) => setArgs(e.target.value)} placeholder="[42]" />
+        <input {...invalid(m.error, 'args', 'constructorArgs')} className="code" value={args} onChange={(e) => setArgs(e.target.value)} placeholder="[42]" />
+        <FieldError error={m.error} field="args" also={['constructorArgs']} />
       </label>
       <ActionError error={m.error} />
       {m.data ? (

@@ -7,7 +7,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
-import { ActionError } from '../../components/states';
+import { ActionError, FieldError, invalid } from '../../components/states';
 import { fileBase64 } from '../../components/base64';
 import { Can } from '../../session';
 
@@ -47,15 +47,18 @@ function ImportConsortium() {
     <ImportForm id="import-consortium-title" title="Consortium channel" submit="Import channel" m={m} name={[name, setName]} description={[description, setDescription]}>
       <label>
         Channel block (genesis or latest config block, binary)
-        <input type="file" required accept=".block,.pb,application/octet-stream" onChange={(e) => setBlock(e.target.files?.[0] ?? null)} />
+        <input {...invalid(m.error, 'block')} type="file" required accept=".block,.pb,application/octet-stream" onChange={(e) => setBlock(e.target.files?.[0] ?? null)} />
+        <FieldError error={m.error} field="block" />
       </label>
       <label>
         Orderer endpoints (host:port, one a line)
-        <textarea className="code" required rows={3} value={endpoints} onChange={(e) => setEndpoints(e.target.value)} placeholder="orderer0.example.com:7050" />
+        <textarea {...invalid(m.error, 'ordererEndpoints')} className="code" required rows={3} value={endpoints} onChange={(e) => setEndpoints(e.target.value)} placeholder="orderer0.example.com:7050" />
+        <FieldError error={m.error} field="ordererEndpoints" />
       </label>
       <label>
         Channel name (optional: checked against the block)
-        <input maxLength={249} value={channelName} onChange={(e) => setChannelName(e.target.value)} />
+        <input {...invalid(m.error, 'channelName')} maxLength={249} value={channelName} onChange={(e) => setChannelName(e.target.value)} />
+        <FieldError error={m.error} field="channelName" />
       </label>
     </ImportForm>
   );
@@ -87,15 +90,17 @@ function ImportEvm() {
       </label>
       <label>
         Genesis (from the file, or pasted: chain_id, consensus, validators)
-        <textarea className="code" required rows={8} spellCheck={false} value={genesis} onChange={(e) => setGenesis(e.target.value)} placeholder={'{ "chain_id": 1337, "consensus": "QBFT", "validators": ["0x…"] }'} />
+        <textarea {...invalid(m.error, 'genesis')} className="code" required rows={8} spellCheck={false} value={genesis} onChange={(e) => setGenesis(e.target.value)} placeholder={'{ "chain_id": 1337, "consensus": "QBFT", "validators": ["0x…"] }'} />
+        <FieldError error={m.error} field="genesis" />
       </label>
       <label>
         Client
-        <select value={client} onChange={(e) => setClient(e.target.value as 'auto' | 'anvil' | 'besu')}>
+        <select {...invalid(m.error, 'client')} value={client} onChange={(e) => setClient(e.target.value as 'auto' | 'anvil' | 'besu')}>
           <option value="auto">auto (besu where available, else anvil)</option>
           <option value="anvil">anvil</option>
           <option value="besu">besu</option>
         </select>
+        <FieldError error={m.error} field="client" />
       </label>
     </ImportForm>
   );
@@ -114,12 +119,14 @@ function ImportForm({ id, title, submit, m, name, description, children }: { id:
       <h2 id={id}>{title}</h2>
       <label>
         Name
-        <input required pattern="[A-Za-z0-9-]+" maxLength={64} value={name[0]} onChange={(e) => name[1](e.target.value)} />
+        <input {...invalid(m.error, 'name')} required pattern="[A-Za-z0-9-]+" maxLength={64} value={name[0]} onChange={(e) => name[1](e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       {children}
       <label>
         Description (optional)
-        <input maxLength={1000} value={description[0]} onChange={(e) => description[1](e.target.value)} />
+        <input {...invalid(m.error, 'description')} maxLength={1000} value={description[0]} onChange={(e) => description[1](e.target.value)} />
+        <FieldError error={m.error} field="description" />
       </label>
       <ActionError error={m.error} />
       <div>

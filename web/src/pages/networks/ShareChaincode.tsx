@@ -7,7 +7,7 @@ import { useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { editionAtLeast, useSession } from '../../session';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, FieldError, invalid } from '../../components/states';
 import type { ChaincodeRecord } from './Chaincode';
 
 interface ShareAnswer {
@@ -52,7 +52,7 @@ function ShareForm({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
             <>
               <label>
                 Chaincode
-                <select value={chaincodeId} onChange={(e) => {
+                <select {...invalid(m.error, 'chaincode_id')} value={chaincodeId} onChange={(e) => {
                     setChaincodeId(e.target.value);
                     m.reset();
                   }}>
@@ -62,10 +62,11 @@ function ShareForm({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
                     </option>
                   ))}
                 </select>
+                <FieldError error={m.error} field="chaincode_id" />
               </label>
               <label>
                 Peer instance
-                <select value={peerId} onChange={(e) => {
+                <select {...invalid(m.error, 'peer_id')} value={peerId} onChange={(e) => {
                     setPeerId(e.target.value);
                     m.reset();
                   }}>
@@ -76,6 +77,7 @@ function ShareForm({ chaincodes }: { chaincodes: ChaincodeRecord[] }) {
                     </option>
                   ))}
                 </select>
+                <FieldError error={m.error} field="peer_id" />
               </label>
               <ActionError error={m.error} />
               {m.data ? (

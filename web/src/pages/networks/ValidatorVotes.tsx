@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { Can } from '../../session';
-import { ActionError, ErrorState, Loading } from '../../components/states';
+import { ActionError, ErrorState, Loading, FieldError, invalid } from '../../components/states';
 
 interface PendingVotes {
   network_id: number;
@@ -110,14 +110,16 @@ function CastVote({ networkId, onCast }: { networkId: number; onCast: () => void
       <h3 id="vote-title">Vote on a validator</h3>
       <label>
         Validator address
-        <input className="code" required pattern="0x[0-9a-fA-F]{40}" placeholder="0x…" value={address} onChange={(e) => setAddress(e.target.value)} />
+        <input {...invalid(m.error, 'address')} className="code" required pattern="0x[0-9a-fA-F]{40}" placeholder="0x…" value={address} onChange={(e) => setAddress(e.target.value)} />
+        <FieldError error={m.error} field="address" />
       </label>
       <label>
         Vote
-        <select value={add ? 'add' : 'remove'} onChange={(e) => setAdd(e.target.value === 'add')}>
+        <select {...invalid(m.error, 'add')} value={add ? 'add' : 'remove'} onChange={(e) => setAdd(e.target.value === 'add')}>
           <option value="add">Add it to the validators</option>
           <option value="remove">Remove it from the validators</option>
         </select>
+        <FieldError error={m.error} field="add" />
       </label>
       <p className="hint">Every running validator node of this service casts the vote; a change passes when more than half of the validators vote for it, at the next epoch boundary.</p>
       <ActionError error={m.error} />

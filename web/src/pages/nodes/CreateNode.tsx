@@ -15,7 +15,7 @@ import { api, unwrap } from '../../api/client';
 import { useEvmNetworks, useHosts } from '../../api/queries';
 import { useSession } from '../../session';
 import { parseLabels } from '../../components/labels';
-import { ActionError, fieldErrors } from '../../components/states';
+import { ActionError, FieldError, fieldErrors, invalid, useShownFields } from '../../components/states';
 import { NodeConfigFields } from './NodeConfigFields';
 import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigValues } from './nodeConfig';
 import { LedgerXNodeFields, type LedgerXConfig } from '../ledgerx/LedgerXNodeFields';
@@ -85,6 +85,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       navigate(`/nodes/${n.id}`);
     },
   });
+  // The advanced fields (NodeConfigFields) show the refusal's config fields beside them.
+  useShownFields(ledgerX ? null : m.error, fields.map((f) => `config.${f.key}`));
   return (
     <form
       className="card form-grid"
@@ -99,22 +101,24 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       <h2 id="new-node">New node</h2>
       <label>
         Name
-        <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         Kind
-        <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+        <select {...invalid(m.error, 'nodeType')} value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
           <option value="EVM_FULLNODE">EVM full node</option>
           <option value="CONSORTIUM_PEER">Consortium peer</option>
           <option value="CONSORTIUM_ORDERER">Consortium orderer</option>
           <option value="LEDGERX_ORDERER_GROUP">LedgerX orderer group</option>
           <option value="LEDGERX_COMMITTER">LedgerX committer</option>
         </select>
+        <FieldError error={m.error} field="nodeType" />
       </label>
       {kind === 'EVM_FULLNODE' ? (
         <label>
           EVM network
-          <select required value={networkId} onChange={(e) => setNetworkId(e.target.value)}>
+          <select {...invalid(m.error, 'networkId')} required value={networkId} onChange={(e) => setNetworkId(e.target.value)}>
             <option value="">Choose a network</option>
             {(evm.data?.items ?? []).map((n) => (
               <option key={n.id} value={n.id}>
@@ -122,11 +126,12 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
               </option>
             ))}
           </select>
+          <FieldError error={m.error} field="networkId" />
         </label>
       ) : (
         <label>
           Organization
-          <select required value={organizationId} onChange={(e) => setOrganizationId(e.target.value)}>
+          <select {...invalid(m.error, 'organizationId')} required value={organizationId} onChange={(e) => setOrganizationId(e.target.value)}>
             <option value="">Choose an organization</option>
             {(orgs.data?.items ?? []).map((o) => (
               <option key={o.id} value={o.id}>
@@ -134,13 +139,14 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
               </option>
             ))}
           </select>
+          <FieldError error={m.error} field="organizationId" />
         </label>
       )}
       {!ledgerX && hosts.data && hosts.data.items.length > 0 ? (
         <>
           <label>
             Where it runs
-            <select value={where} onChange={(e) => setWhere(e.target.value)}>
+            <select {...invalid(m.error, 'config.hostId')} value={where} onChange={(e) => setWhere(e.target.value)}>
               <option value="">This service's machine</option>
               {hosts.data.items.map((h) => (
                 <option key={h.id} value={h.id}>
@@ -150,18 +156,20 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
               ))}
               <option value="labels">A host picked by labels</option>
             </select>
+            <FieldError error={m.error} field="config.hostId" />
           </label>
           {where === 'labels' ? (
             <label>
               Host labels
-              <input required placeholder="zone=b" value={hostLabels} onChange={(e) => setHostLabels(e.target.value)} aria-invalid={labels.error ? true : undefined} aria-describedby="node-host-labels-help" />
+              <input required placeholder="zone=b" value={hostLabels} onChange={(e) => setHostLabels(e.target.value)} aria-invalid={labels.error ? true : undefined} aria-describedby="node-host-labels-help" {...invalid(m.error, 'config.hostLabels')} />
+              <FieldError error={m.error} field="config.hostLabels" />
               <small id="node-host-labels-help">{labels.error ?? 'key=value pairs separated by commas: among the reachable hosts carrying every label and below their capacity, the one with the fewest nodes.'}</small>
             </label>
           ) : null}
         </>
       ) : null}
       {ledgerX ? (
-        <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} errors={fieldErrors(m.error, 'config.')} />
+        <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} errors={fieldErrors(m.error, 'config.')} refusal={m.error} />
       ) : (
         <>
           <p className="muted">The node starts once created; what Advanced leaves empty comes from the service's defaults.</p>

@@ -8,7 +8,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
-import { fieldErrors, FormActions } from '../../components/states';
+import { fieldErrors, FormActions, useShownFields, FieldError, invalid } from '../../components/states';
 import { NodeConfigFields } from './NodeConfigFields';
 import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigKind } from './nodeConfig';
 
@@ -35,6 +35,8 @@ export function NodeConfigEdit({ node }: { node: { id: number; name: string; pla
       setEditing(false);
     },
   });
+  // The config fields (NodeConfigFields) show the refusal's messages beside them.
+  useShownFields(m.error, fields.map((f) => `config.${f.key}`));
   if (!kind) return null;
   return (
     <section aria-labelledby="config-title">
@@ -75,7 +77,8 @@ export function NodeConfigEdit({ node }: { node: { id: number; name: string; pla
         >
           <label>
             Name
-            <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+            <input {...invalid(m.error, 'name')} required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+            <FieldError error={m.error} field="name" />
           </label>
           <NodeConfigFields fields={fields} values={values} onChange={setValues} errors={{ ...fieldErrors(m.error, 'config.'), ...issues }} idPrefix="edit-node" />
           {kind !== 'EVM_FULLNODE' ? <p className="muted">Changed host names or TLS names reach the certificates with "Renew certificates".</p> : null}

@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
-import { FormActions } from '../../components/states';
+import { FormActions, FieldError, invalid } from '../../components/states';
 import { actionsFor } from './nodeStates';
 
 const PORTS: Record<string, string> = {
@@ -81,18 +81,21 @@ function SettingsForm({ node, onDone }: { node: { id: number; name: string; conf
       <h2 id="node-settings-title">Name and ports of {node.name}</h2>
       <label>
         Node name
-        <input required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={63} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       {ports.map((k) => (
         <label key={k}>
           {PORTS[k]}
-          <input type="number" min={1} max={65535} required value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+          <input {...invalid(m.error, `config.${k}`)} type="number" min={1} max={65535} required value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+          <FieldError error={m.error} field={`config.${k}`} />
         </label>
       ))}
       {texts.map((k) => (
         <label key={k}>
           {TEXTS[k]}
-          <input value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+          <input {...invalid(m.error, `config.${k}`)} value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+          <FieldError error={m.error} field={`config.${k}`} />
         </label>
       ))}
       {texts.includes('hostname') ? <p className="hint">Names in the TLS certificate change when its certificates are renewed (Certificates, below).</p> : null}

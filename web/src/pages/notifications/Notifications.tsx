@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { editionAtLeast, useSession } from '../../session';
-import { ActionError, Empty, Fresh, QueryView } from '../../components/states';
+import { ActionError, Empty, Fresh, QueryView, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -182,10 +182,11 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
       {!provider ? (
         <label>
           Type
-          <select value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
+          <select {...invalid(m.error, 'type')} value={kind} onChange={(e) => setKind(e.target.value as Kind)}>
             <option value="SMTP">Email (SMTP)</option>
             <option value="WEBHOOK">Webhook{webhookGated ? ' (needs the pro edition)' : ''}</option>
           </select>
+          <FieldError error={m.error} field="type" />
         </label>
       ) : null}
       {kind === 'WEBHOOK' && webhookGated ? (
@@ -195,60 +196,71 @@ function ProviderForm({ provider, onDone }: { provider: Provider | null; onDone:
       ) : null}
       <label>
         Name
-        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       {kind === 'SMTP' ? (
         <>
           <label>
             SMTP host
-            <input required value={host} onChange={(e) => setHost(e.target.value)} placeholder="smtp.example.com" />
+            <input {...invalid(m.error, 'config.host')} required value={host} onChange={(e) => setHost(e.target.value)} placeholder="smtp.example.com" />
+            <FieldError error={m.error} field="config.host" />
           </label>
           <label>
             Port
-            <select value={port} onChange={(e) => setPort(e.target.value)}>
+            <select {...invalid(m.error, 'config.port')} value={port} onChange={(e) => setPort(e.target.value)}>
               <option value="587">587 (STARTTLS)</option>
               <option value="465">465 (TLS)</option>
               <option value="25">25 (plain)</option>
             </select>
+            <FieldError error={m.error} field="config.port" />
           </label>
           <label>
             SMTP username
-            <input required value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+            <input {...invalid(m.error, 'config.username')} required value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+            <FieldError error={m.error} field="config.username" />
           </label>
           <label>
             {provider ? 'SMTP password (empty: keep the stored one)' : 'SMTP password'}
-            <input type="password" required={!provider} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+            <input {...invalid(m.error, 'config.password')} type="password" required={!provider} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+            <FieldError error={m.error} field="config.password" />
           </label>
           <label>
             From address
-            <input type="email" required value={from} onChange={(e) => setFrom(e.target.value)} />
+            <input {...invalid(m.error, 'config.from')} type="email" required value={from} onChange={(e) => setFrom(e.target.value)} />
+            <FieldError error={m.error} field="config.from" />
           </label>
           <label>
             Recipients (comma separated; empty: the from address)
-            <input value={recipients} onChange={(e) => setRecipients(e.target.value)} />
+            <input {...invalid(m.error, 'config.recipients')} value={recipients} onChange={(e) => setRecipients(e.target.value)} />
+            <FieldError error={m.error} field="config.recipients" />
           </label>
           <label>
             CA certificate of the mail server, PEM (optional)
-            <textarea className="code" rows={4} spellCheck={false} value={caCert} onChange={(e) => setCaCert(e.target.value)} />
+            <textarea {...invalid(m.error, 'config.caCert')} className="code" rows={4} spellCheck={false} value={caCert} onChange={(e) => setCaCert(e.target.value)} />
+            <FieldError error={m.error} field="config.caCert" />
           </label>
         </>
       ) : (
         <>
           <label>
             URL
-            <input type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/…" />
+            <input {...invalid(m.error, 'config.url')} type="url" required value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://hooks.example.com/…" />
+            <FieldError error={m.error} field="config.url" />
           </label>
           <label>
             Format
-            <select value={format} onChange={(e) => setFormat(e.target.value)}>
+            <select {...invalid(m.error, 'config.format')} value={format} onChange={(e) => setFormat(e.target.value)}>
               <option value="GENERIC">Generic JSON</option>
               <option value="SLACK">Slack</option>
               <option value="DISCORD">Discord</option>
             </select>
+            <FieldError error={m.error} field="config.format" />
           </label>
           <label>
             {provider ? 'Signing secret (empty: keep the stored one)' : 'Signing secret (optional)'}
-            <input type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" />
+            <input {...invalid(m.error, 'config.secret')} type="password" value={secret} onChange={(e) => setSecret(e.target.value)} autoComplete="new-password" />
+            <FieldError error={m.error} field="config.secret" />
           </label>
         </>
       )}

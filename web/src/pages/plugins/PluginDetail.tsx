@@ -8,7 +8,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap } from '../../api/client';
 import { useAllNodes } from '../../api/queries';
 import { Can, useSession } from '../../session';
-import { ActionError, Empty, ErrorState, Loading, QueryView } from '../../components/states';
+import { ActionError, Empty, ErrorState, Loading, QueryView, useShownFields } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { initialValues, SchemaFields, toParameters, type FormValues, type ObjectSchema, type SourceOptions } from '../../components/SchemaForm';
@@ -141,12 +141,18 @@ function DeployForm({ name, schema, previous }: { name: string; schema: ObjectSc
   });
   // The server's 400 names each parameter as parameters.<name> (or <name>): shown beside it.
   const fieldErrors = { ...local };
+  const beside: string[] = [];
   if (m.error instanceof ApiError) {
     for (const d of m.error.details) {
       const f = d.field.replace(/^(body\.)?parameters\./, '').split('.')[0];
-      if (f && schema.properties?.[f]) fieldErrors[f] = d.message;
+      if (f && schema.properties?.[f]) {
+        fieldErrors[f] = d.message;
+        beside.push(d.field.replace(/^body\./, ''));
+      }
     }
   }
+  // Said beside the parameters (SchemaFields), so the form's ActionError leaves them out.
+  useShownFields(m.error, beside);
   return (
     <form
       className="card form-grid"

@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can } from '../../session';
 import { ListTitle } from '../../components/ListTitle';
-import { ActionError, Empty, Loading, QueryView } from '../../components/states';
+import { ActionError, Empty, FieldError, Loading, QueryView } from '../../components/states';
 
 // The code editor is its own chunk, loaded when an install form opens. Should the chunk not load
 // (a stale tab after an upgrade), a plain text area takes its place and says why.
@@ -156,6 +156,7 @@ export function DescriptorForm({ title, initial, submitLabel, submit, onSaved, o
           }}
         />
       </Suspense>
+      <FieldError error={m.error} field="descriptor" />
       <ActionError error={m.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={m.isPending}>

@@ -9,7 +9,7 @@ import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
 import { useSession } from '../../session';
-import { ActionError, QueryView, fieldErrors } from '../../components/states';
+import { ActionError, FieldError, QueryView, invalid } from '../../components/states';
 import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -116,7 +116,6 @@ function GeneralSettings({ s, editable }: { s: SettingsView; editable: boolean }
     onSuccess: done,
   });
   const reset = useMutation({ mutationFn: () => unwrap(api.PUT('/api/v1/settings', { body: {} })), onSuccess: done });
-  const errors = fieldErrors(save.error);
   if (!editable) return <ReadOnly title="General" id="settings-general" rows={keys(GENERAL).map((k): [string, string, string] => [k, GENERAL[k].label, `${String(s.general[k])}${GENERAL[k].unit ? ` ${GENERAL[k].unit}` : ''}`])} />;
   return (
     <form
@@ -139,7 +138,7 @@ function GeneralSettings({ s, editable }: { s: SettingsView; editable: boolean }
                 {unit ? ` (${unit})` : ''}
               </label>
               {k === 'metricsAccess' ? (
-                <select id={id} value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-describedby={`${id}-name`}>
+                <select id={id} value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-describedby={`${id}-name`} {...invalid(save.error, k)}>
                   {keys(METRICS_ACCESS).map((v) => (
                     <option key={v} value={v}>
                       {METRICS_ACCESS[v]}
@@ -147,17 +146,13 @@ function GeneralSettings({ s, editable }: { s: SettingsView; editable: boolean }
                   ))}
                 </select>
               ) : (
-                <input id={id} type="number" required value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-invalid={errors[k] ? true : undefined} aria-describedby={`${id}-name${errors[k] ? ` ${id}-error` : ''}`} />
+                <input id={id} type="number" required value={values[k]} onChange={(e) => setValues({ ...values, [k]: e.target.value })} aria-describedby={`${id}-name`} {...invalid(save.error, k)} />
               )}
               <small id={`${id}-name`}>
                 <code>{k}</code>
                 {values[k] !== String(s.general[k]) ? ` (was ${String(s.general[k])})` : ''}
               </small>
-              {errors[k] ? (
-                <span id={`${id}-error`} className="error-text">
-                  {errors[k]}
-                </span>
-              ) : null}
+              <FieldError error={save.error} field={k} />
             </div>
           );
         })}
@@ -200,7 +195,6 @@ function AuditSettings({ s, editable }: { s: SettingsView; editable: boolean }) 
       await qc.invalidateQueries({ queryKey: ['settings-history'] });
     },
   });
-  const errors = fieldErrors(save.error);
   if (!editable) return <ReadOnly title="Audit" id="settings-audit" rows={keys(AUDIT).map((k): [string, string, string] => [k, AUDIT[k], String(s.audit[k])])} />;
   return (
     <form
@@ -214,15 +208,15 @@ function AuditSettings({ s, editable }: { s: SettingsView; editable: boolean }) 
       <h2 id="settings-audit">Audit</h2>
       <label>
         {AUDIT.retention_days}
-        <input type="number" required value={retention} onChange={(e) => setRetention(e.target.value)} aria-invalid={errors.retention_days ? true : undefined} />
+        <input type="number" required value={retention} onChange={(e) => setRetention(e.target.value)} {...invalid(save.error, 'retention_days')} />
         <small>Older entries leave listings and reports; events are never deleted, so every entry stays verifiable.</small>
-        {errors.retention_days ? <span className="error-text">{errors.retention_days}</span> : null}
+        <FieldError error={save.error} field="retention_days" />
       </label>
       <label>
         {AUDIT.archive_after_days}
-        <input type="number" required value={archive} onChange={(e) => setArchive(e.target.value)} aria-invalid={errors.archive_after_days ? true : undefined} />
+        <input type="number" required value={archive} onChange={(e) => setArchive(e.target.value)} {...invalid(save.error, 'archive_after_days')} />
         <small>Archived entries leave the default audit listing.</small>
-        {errors.archive_after_days ? <span className="error-text">{errors.archive_after_days}</span> : null}
+        <FieldError error={save.error} field="archive_after_days" />
       </label>
       <label className="inline">
         <input type="checkbox" checked={inBackups} onChange={(e) => setInBackups(e.target.checked)} />

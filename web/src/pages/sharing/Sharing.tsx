@@ -11,7 +11,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
 import { Can, useSession } from '../../session';
 import { EditionPage } from '../../components/EditionGate';
-import { ActionError, Empty, QueryView } from '../../components/states';
+import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -76,7 +76,8 @@ function Invite() {
       </label>
       <label>
         Valid for (hours)
-        <input type="number" min={1} max={720} required value={hours} onChange={(e) => setHours(e.target.value)} />
+        <input {...invalid(m.error, 'expiresInSeconds')} type="number" min={1} max={720} required value={hours} onChange={(e) => setHours(e.target.value)} />
+        <FieldError error={m.error} field="expiresInSeconds" />
       </label>
       <ActionError error={m.error} />
       {m.data ? (
@@ -132,6 +133,7 @@ function Accept() {
       <label>
         Invitation from the other instance
         <textarea
+          {...invalid(preview.error ?? accept.error, 'invitation_jwt')}
           className="code"
           rows={4}
           required
@@ -143,6 +145,7 @@ function Accept() {
             accept.reset();
           }}
         />
+        <FieldError error={preview.error ?? accept.error} field="invitation_jwt" />
       </label>
       <ActionError error={preview.error} />
       {p ? (
@@ -171,7 +174,8 @@ function Accept() {
           </dl>
           <label>
             The key fingerprint the inviter told you
-            <input required value={fingerprint} onChange={(e) => setFingerprint(e.target.value)} autoComplete="off" />
+            <input {...invalid(accept.error, 'fingerprint')} required value={fingerprint} onChange={(e) => setFingerprint(e.target.value)} autoComplete="off" />
+            <FieldError error={accept.error} field="fingerprint" />
           </label>
           {fingerprint && fingerprint.trim() !== p.key_fingerprint ? <p className="error-text">This is not the fingerprint of the key that signed the invitation: do not accept.</p> : null}
         </>
@@ -315,7 +319,8 @@ function ImportChannel({ peer, network, local }: { peer: Peer; network: Peer['ne
     >
       <label>
         Name here
-        <input required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <button type="submit" className="primary" disabled={m.isPending}>
         {m.isPending ? 'Importing…' : 'Import'}
@@ -414,7 +419,7 @@ function Propose() {
           >
             <label>
               Network
-              <select required value={networkId} onChange={(e) => setNetworkId(e.target.value)}>
+              <select {...invalid(m.error, 'network_id')} required value={networkId} onChange={(e) => setNetworkId(e.target.value)}>
                 <option value="">Pick a network</option>
                 {d.items.map((n) => (
                   <option key={n.id} value={n.id}>
@@ -422,16 +427,18 @@ function Propose() {
                   </option>
                 ))}
               </select>
+              <FieldError error={m.error} field="network_id" />
             </label>
             <label>
               Policy
-              <select value={name} onChange={(e) => setName(e.target.value)}>
+              <select {...invalid(m.error, 'policies')} value={name} onChange={(e) => setName(e.target.value)}>
                 {PROPOSAL_POLICIES.map((p) => (
                   <option key={p} value={p}>
                     {p}
                   </option>
                 ))}
               </select>
+              <FieldError error={m.error} field="policies" />
             </label>
             <label>
               Type
@@ -442,11 +449,13 @@ function Propose() {
             </label>
             <label>
               Rule
-              <input className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder="ANY Endorsement" />
+              <input {...invalid(m.error, `policies.${name}.rule`)} className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder="ANY Endorsement" />
+              <FieldError error={m.error} field={`policies.${name}.rule`} />
             </label>
             <label>
               What the other operator is asked to sign (optional)
-              <input value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />
+              <input {...invalid(m.error, 'description')} value={description} maxLength={1000} onChange={(e) => setDescription(e.target.value)} />
+              <FieldError error={m.error} field="description" />
             </label>
             <ActionError error={m.error} />
             {m.data ? (

@@ -9,7 +9,7 @@ import { useAllNodes, useConsortiumNetworks, useEvmNetworks } from '../../api/qu
 import { useLedgerXNetworks } from '../ledgerx/queries';
 import { Can, useSession } from '../../session';
 import { EditionPage } from '../../components/EditionGate';
-import { ActionError, ErrorState } from '../../components/states';
+import { ActionError, ErrorState, FieldError, invalid } from '../../components/states';
 
 type Validation = Json<'/api/v1/networks/templates/validate', 'post'>;
 type Template = { version?: string; platform?: string; name?: string; description?: string; variables?: Array<{ name: string; type: string; description?: string }>; network?: unknown };
@@ -101,6 +101,8 @@ function Import({ text, setText }: { text: string; setText: (t: string) => void 
   const imp = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/networks/templates/import', { body: { template: template as never, variableBindings: variableBindings(), ...(name ? { name } : {}) } })) as unknown as Promise<{ platform: string; network_id: number; name: string; warnings?: string[] }>,
   });
+  // The refusal of the last try (validate or import): its fields are said beside them.
+  const refusal = imp.error ?? validate.error;
   const options = (type: string) => {
     const f = FIELD[type];
     if (f === 'organizationId') return (orgs.data?.items ?? []).map((o) => ({ value: o.id, label: `${o.name} (${o.mspId})` }));
@@ -120,7 +122,8 @@ function Import({ text, setText }: { text: string; setText: (t: string) => void 
       <h2 id="import-title">Validate and import</h2>
       <label>
         Template (JSON)
-        <textarea className="code" rows={12} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error ? true : undefined} />
+        <textarea className="code" rows={12} spellCheck={false} value={text} onChange={(e) => setText(e.target.value)} aria-invalid={error ? true : undefined} {...invalid(refusal, 'template')} />
+        <FieldError error={refusal} field="template" />
       </label>
       <label>
         Or read a template file
@@ -146,7 +149,7 @@ function Import({ text, setText }: { text: string; setText: (t: string) => void 
           {variables.map((x) => (
             <label key={x.name}>
               {x.name} ({x.type}){x.description ? ` — ${x.description}` : ''}
-              <select value={bindings[x.name] ?? ''} onChange={(e) => {
+              <select {...invalid(refusal, `variableBindings.${x.name}`)} value={bindings[x.name] ?? ''} onChange={(e) => {
                   validate.reset();
                   setBindings({ ...bindings, [x.name]: e.target.value });
                 }}>
@@ -157,13 +160,15 @@ function Import({ text, setText }: { text: string; setText: (t: string) => void 
                   </option>
                 ))}
               </select>
+              <FieldError error={refusal} field={`variableBindings.${x.name}`} />
             </label>
           ))}
         </fieldset>
       ) : null}
       <label>
         Network name (optional; default the template's)
-        <input maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(refusal, 'name')} maxLength={64} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={refusal} field="name" />
       </label>
       <ActionError error={validate.error} />
       {v ? (

@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { Can, editionAtLeast, useSession } from '../../session';
-import { ActionError, Fresh, QueryView, FormActions } from '../../components/states';
+import { ActionError, Fresh, QueryView, FormActions, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 
@@ -147,11 +147,13 @@ function EditUserForm({ id, username: was, email: wasEmail, onDone }: { id: numb
     >
       <label>
         Username
-        <input required maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+        <input {...invalid(m.error, 'username')} required maxLength={64} value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+        <FieldError error={m.error} field="username" />
       </label>
       <label>
         Email (optional)
-        <input type="email" maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <input {...invalid(m.error, 'email')} type="email" maxLength={254} value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        <FieldError error={m.error} field="email" />
       </label>
       <FormActions m={m} label="Save user" pendingLabel="Saving…" onCancel={onDone} disabled={(username === was && email === wasEmail)} />
     </form>
@@ -210,6 +212,7 @@ function ResetPassword({ u, onDone }: { u: User; onDone: () => void }) {
       <label>
         New password (at least 12 characters)
         <input
+          {...invalid(m.error, 'password')}
           required
           type={generated ? 'text' : 'password'}
           minLength={12}
@@ -220,6 +223,7 @@ function ResetPassword({ u, onDone }: { u: User; onDone: () => void }) {
           }}
           autoComplete="new-password"
         />
+        <FieldError error={m.error} field="password" />
       </label>
       <ActionError error={m.error} />
       <div className="actions">
@@ -296,19 +300,22 @@ function CreateUser() {
     >
       <label>
         Username
-        <input required value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+        <input {...invalid(m.error, 'username')} required value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="off" />
+        <FieldError error={m.error} field="username" />
       </label>
       <label>
         Password
-        <input required type="password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+        <input {...invalid(m.error, 'password')} required type="password" minLength={12} value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" />
+        <FieldError error={m.error} field="password" />
       </label>
       <label>
         Role
-        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
+        <select {...invalid(m.error, 'role')} value={role} onChange={(e) => setRole(e.target.value as Role)}>
           {ROLES.map((r) => (
             <option key={r}>{r}</option>
           ))}
         </select>
+        <FieldError error={m.error} field="role" />
       </label>
       <button type="submit" className="primary" disabled={m.isPending}>
         Create user
@@ -367,21 +374,24 @@ function ApiKeys() {
         >
           <label>
             Key name
-            <input required value={name} onChange={(e) => setName(e.target.value)} />
+            <input {...invalid(create.error, 'name')} required value={name} onChange={(e) => setName(e.target.value)} />
+            <FieldError error={create.error} field="name" />
           </label>
           <label>
             Expires after (days)
-            <input type="number" min={1} max={3650} required value={days} onChange={(e) => setDays(e.target.value)} />
+            <input {...invalid(create.error, 'expiresInDays')} type="number" min={1} max={3650} required value={days} onChange={(e) => setDays(e.target.value)} />
+            <FieldError error={create.error} field="expiresInDays" />
           </label>
           <label>
             Scopes (none picked: all of your permissions)
-            <select multiple size={4} value={scopes} onChange={(e) => setScopes(Array.from(e.target.selectedOptions).map((o) => o.value))}>
+            <select {...invalid(create.error, 'scopes')} multiple size={4} value={scopes} onChange={(e) => setScopes(Array.from(e.target.selectedOptions).map((o) => o.value))}>
               {me.permissions.map((p) => (
                 <option key={p} value={p}>
                   {p}
                 </option>
               ))}
             </select>
+            <FieldError error={create.error} field="scopes" />
           </label>
           <button type="submit" className="primary" disabled={create.isPending}>
             Create API key

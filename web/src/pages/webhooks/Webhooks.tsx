@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, QueryView, FieldError, invalid } from '../../components/states';
 import { DataTable } from '../../components/DataTable';
 import { ListTitle } from '../../components/ListTitle';
 import { When } from '../../components/format';
@@ -90,15 +90,18 @@ export function WebhookForm({ webhook, onCancel, onSaved }: { webhook?: Webhook;
       <h2 id={titleId}>{webhook ? `Edit the webhook ${webhook.name}` : 'New webhook'}</h2>
       <label>
         Name
-        <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <input {...invalid(m.error, 'name')} required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+        <FieldError error={m.error} field="name" />
       </label>
       <label>
         URL
-        <input required type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/lnm" />
+        <input {...invalid(m.error, 'url')} required type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/lnm" />
+        <FieldError error={m.error} field="url" />
       </label>
       <label>
         {webhook?.hasSecret ? 'New signing secret (empty: keep the current one)' : 'Signing secret (optional)'}
-        <input type="password" autoComplete="new-password" value={secret} disabled={removeSecret} onChange={(e) => setSecret(e.target.value)} aria-describedby="secret-help" />
+        <input {...invalid(m.error, 'secret')} type="password" autoComplete="new-password" value={secret} disabled={removeSecret} onChange={(e) => setSecret(e.target.value)} aria-describedby="secret-help" />
+        <FieldError error={m.error} field="secret" />
         <small id="secret-help">Each delivery is signed with HMAC-SHA256 of its body (X-Webhook-Signature). Never shown again.</small>
       </label>
       {webhook?.hasSecret ? (
@@ -110,11 +113,13 @@ export function WebhookForm({ webhook, onCancel, onSaved }: { webhook?: Webhook;
         <>
           <label>
             Timeout (seconds)
-            <input type="number" min={1} required value={timeoutSeconds} onChange={(e) => setTimeoutSeconds(e.target.value)} />
+            <input {...invalid(m.error, 'timeoutSeconds')} type="number" min={1} required value={timeoutSeconds} onChange={(e) => setTimeoutSeconds(e.target.value)} />
+            <FieldError error={m.error} field="timeoutSeconds" />
           </label>
           <label>
             Retries after a failed delivery
-            <input type="number" min={0} required value={maxRetries} onChange={(e) => setMaxRetries(e.target.value)} />
+            <input {...invalid(m.error, 'maxRetries')} type="number" min={0} required value={maxRetries} onChange={(e) => setMaxRetries(e.target.value)} />
+            <FieldError error={m.error} field="maxRetries" />
           </label>
           <label className="inline">
             <input type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.target.checked)} /> Enabled{webhook.enabled ? '' : ' (turning it on again resets its failure count)'}
@@ -134,6 +139,7 @@ export function WebhookForm({ webhook, onCancel, onSaved }: { webhook?: Webhook;
             </div>
           )}
         </QueryView>
+        <FieldError error={m.error} field="events" />
       </fieldset>
       <ActionError error={m.error} />
       <div className="actions">
