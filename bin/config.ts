@@ -37,6 +37,8 @@ export interface Config {
   /** Fabric (consortium nodes): binaries directory, default config directory, images; null: unset. */
   fabricBin?: string | null;
   fabricCfg?: string | null;
+  /** Several Fabric releases side by side (adapters/consortium/fabricReleases.ts); null: LNM_FABRIC_BIN or PATH only. */
+  fabricReleases?: string | null;
   /** Fabric-X (ledgerX nodes): programs directory; null: PATH. */
   fabricXBin?: string | null;
   fabricPeerImage?: string | null;
@@ -135,6 +137,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_BESU', flag: '--besu-image', default: 'hyperledger/besu:24.12.2', description: 'image of besu nodes under the docker engine (the version whose options and genesis format this release is checked against; Clique and PoW still mine there)' },
   { env: 'LNM_IMAGE_ANVIL', flag: '--anvil-image', default: 'lnm-anvil:local', description: 'image of anvil nodes under the docker engine (no registry ships one: .ci/docker.sh builds it from the npm-shipped binary)' },
   { env: 'LNM_FABRIC_BIN', flag: '--fabric-bin', default: '(unset: peer and orderer on PATH)', description: 'directory holding the Fabric 2.5 programs (peer, orderer; osnadmin and configtxlator for the tests) for consortium nodes under the process engine: the bin/ of a Hyperledger Fabric 2.5 release archive; when set, only this directory is searched' },
+  { env: 'LNM_FABRIC_RELEASES', flag: '--fabric-releases', default: '(unset: the one release of LNM_FABRIC_BIN or PATH)', description: 'Fabric releases side by side (e.g. 2.5 and 3.1): a colon-separated list of directories, each a release\'s bin/ (peer, orderer, osnadmin, configtxlator), a release holding bin/, or a directory of such releases; each is known by the version its peer prints. A new consortium node runs the newest unless it asks for one (config.fabricVersion); LNM_FABRIC_BIN is one more release' },
   { env: 'LNM_FABRIC_CFG', flag: '--fabric-cfg', default: '(unset: <bin>/../config, else the image\'s /etc/hyperledger/fabric)', description: 'directory holding Fabric 2.5\'s default core.yaml and orderer.yaml, the base of every consortium node\'s config file' },
   { env: 'LNM_FABRIC_X_BIN', flag: '--fabric-x-bin', default: '(unset: arma and committer on PATH)', description: 'directory holding the Fabric-X programs of the ledgerX platform (arma of fabric-x-orderer 1.0, committer of fabric-x-committer 1.0; for the tests also loadgen, armageddon, and configtxgen and configtxlator of fabric-x-common 0.2); when set, only this directory is searched' },
   { env: 'LNM_IMAGE_FABRIC_PEER', flag: '--fabric-peer-image', default: 'hyperledger/fabric-peer:2.5.12', description: 'image of consortium peers under the docker engine (.ci/docker.sh builds lnm-fabric-peer:local from the Fabric programs it finds)' },
@@ -357,6 +360,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,
     fabricBin: values.get('LNM_FABRIC_BIN') ?? null,
     fabricCfg: values.get('LNM_FABRIC_CFG') ?? null,
+    fabricReleases: values.get('LNM_FABRIC_RELEASES') ?? null,
     fabricXBin: values.get('LNM_FABRIC_X_BIN') ?? null,
     fabricPeerImage: values.get('LNM_IMAGE_FABRIC_PEER') ?? null,
     fabricOrdererImage: values.get('LNM_IMAGE_FABRIC_ORDERER') ?? null,
@@ -393,6 +397,7 @@ export function fabricEnv(config: Config): Record<string, string> {
   const entries: [string, string | null | undefined][] = [
     ['LNM_FABRIC_BIN', config.fabricBin],
     ['LNM_FABRIC_CFG', config.fabricCfg],
+    ['LNM_FABRIC_RELEASES', config.fabricReleases],
     ['LNM_FABRIC_X_BIN', config.fabricXBin],
     ['LNM_IMAGE_FABRIC_PEER', config.fabricPeerImage],
     ['LNM_IMAGE_FABRIC_ORDERER', config.fabricOrdererImage],

@@ -2,6 +2,7 @@
 // node runtimes use (adapters/programs/programLocator.ts), so an operator can check a host before
 // creating nodes on it.
 import { findFabricBinary, findFabricConfigDir, type FabricProgram } from '../adapters/consortium/fabricBinaries.ts';
+import { fabricReleases } from '../adapters/consortium/fabricReleases.ts';
 import { findFabricXProgram, type FabricXProgram } from '../adapters/ledgerx/fabricXPrograms.ts';
 import type { ProgramEnv } from '../adapters/programs/programLocator.ts';
 
@@ -19,6 +20,10 @@ export async function describePrograms(env: ProgramEnv): Promise<string> {
     row('consortium', p, found);
   }
   row('consortium', 'config', await findFabricConfigDir(env, 'peer', peerPath));
+  // Every release found (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN or PATH), newest first: the default of a new node.
+  const { releases, problems } = await fabricReleases(env);
+  releases.forEach((r, i) => lines.push(`${'consortium'.padEnd(11)} ${`fabric ${r.version}`.padEnd(15)} ${r.binDir} (${r.source}${i === 0 ? '; the default for new nodes' : ''})`));
+  for (const p of problems) lines.push(`${'consortium'.padEnd(11)} ${'fabric'.padEnd(15)} missing: ${p}`);
   for (const p of fabricX) row('ledgerx', p, await findFabricXProgram(p, env));
   return lines.join('\n') + '\n';
 }

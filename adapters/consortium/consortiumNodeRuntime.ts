@@ -24,6 +24,7 @@ import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
 import { probeRequest } from '../system/probeHttp.ts';
 import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
 import { imageFabricConfig } from './fabricImageConfig.ts';
+import { describeReleases, FABRIC_RELEASES_VARIABLE, fabricReleases, releaseEnv } from './fabricReleases.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
 import { assertNodeConfig, fabricDisplayName, peerLaunchSpec } from './peerLaunch.ts';
@@ -79,11 +80,24 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     }
   }
 
-  async function available(engine: NodeEngineKind, role: ConsortiumNodeRole) {
+  /** The env that finds the programs of a node's release (its recorded fabricVersion), or why there is none. */
+  async function envOfRelease(version: string | undefined): Promise<{ ok: true; env: typeof env } | { ok: false; reason: string }> {
+    const { releases } = await fabricReleases(env);
+    // A node that names no release (made before releases were recorded): LNM_FABRIC_BIN or PATH as
+    // before, or the newest release when only LNM_FABRIC_RELEASES is set.
+    if (!version) return { ok: true, env: !env[FABRIC_BIN_VARIABLE]?.trim() && releases.length && env[FABRIC_RELEASES_VARIABLE]?.trim() ? releaseEnv(env, releases[0]) : env };
+    const release = releases.find((r) => r.version === version);
+    if (!release) return { ok: false, reason: `Fabric ${version} is not among the releases this service finds: ${describeReleases(releases)}` };
+    return { ok: true, env: releaseEnv(env, release) };
+  }
+
+  async function available(engine: NodeEngineKind, role: ConsortiumNodeRole, fabricVersion?: string) {
     if (engine === 'docker') return imagePresent(role);
-    const binary = await findFabricBinary(role, env);
+    const release = await envOfRelease(fabricVersion);
+    if (!release.ok) return release;
+    const binary = await findFabricBinary(role, release.env);
     if (!binary.ok) return binary;
-    const cfg = await findFabricConfigDir(env, role, binary.path);
+    const cfg = await findFabricConfigDir(release.env, role, binary.path);
     return cfg.ok ? { ok: true as const } : cfg;
   }
 
@@ -113,7 +127,9 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     const displayName = fabricDisplayName(t);
     let command: string | null = null;
     if (t.node.engine === 'process') {
-      const binary = await findFabricBinary(t.node.role, env);
+      const release = await envOfRelease(t.node.config.fabricVersion);
+      if (!release.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${release.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
+      const binary = await findFabricBinary(t.node.role, release.env);
       if (!binary.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${binary.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
       command = binary.path;
     } else if (!t.node.config.hostId) {
@@ -136,6 +152,9 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
 
   return {
     available,
+    async releases() {
+      return (await fabricReleases(env)).releases.map((r) => ({ version: r.version, binDir: r.binDir }));
+    },
     portsInUse,
     async start(t, material) {
       const nodeKey = keyOf(t);

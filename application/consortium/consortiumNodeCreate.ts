@@ -30,6 +30,8 @@ export interface ConsortiumNodeRequest {
   nodeType: ConsortiumNodeType;
   organizationId: number | undefined;
   engine?: NodeEngineKind;
+  /** The Fabric release it runs (process engine); default: the newest this service finds. */
+  fabricVersion?: string;
   config: {
     listenAddress?: string;
     hostname?: string;
@@ -133,7 +135,7 @@ function namesIssues(c: ConsortiumNodeRequest['config']): FieldIssue[] {
 }
 
 /** The whole config of a node from a request and its allocated ports. */
-function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname: string, ports: Record<string, number>, host: NodeHostRow | null): ConsortiumNodeConfig {
+function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname: string, ports: Record<string, number>, host: NodeHostRow | null, fabricVersion: string | null = null): ConsortiumNodeConfig {
   const common = {
     listenAddress: req.config.listenAddress ?? '0.0.0.0',
     hostname,
@@ -142,6 +144,7 @@ function configOf(role: ConsortiumNodeRole, req: ConsortiumNodeRequest, hostname
     externalEndpoint: req.config.externalEndpoint ?? `${host?.externalIp ?? '127.0.0.1'}:${ports.port}`,
     domainNames: [...new Set([...(req.config.domainNames ?? []), ...(host ? [host.externalIp] : [])])],
     ...(host ? { hostId: host.id, externalIp: host.externalIp } : {}),
+    ...(fabricVersion ? { fabricVersion } : {}),
   };
   return role === 'orderer'
     ? { ...common, port: ports.port, adminPort: ports.adminPort, operationsPort: ports.operationsPort }
@@ -200,7 +203,24 @@ interface PreparedNode {
   engine: NonNullable<ConsortiumNodeRequest['engine']>;
   hostname: string;
   host: NodeHostRow | null;
+  fabricVersion: string | null;
   keysMade: { identityKeyId: number; tlsKeyId: number };
+}
+
+/**
+ * The Fabric release a new node runs: the one asked for, else the newest found (process engine).
+ * A version not found is a 400 naming those that are; the docker engine runs its image's.
+ */
+export async function resolveFabricVersion(input: Input, engine: NodeEngineKind, asked: string | undefined, field = 'fabricVersion'): Promise<string | null> {
+  if (engine !== 'process') {
+    if (asked !== undefined) throw new ValidationError(`fabricVersion chooses the Fabric programs of the process engine; the ${engine} engine runs the Fabric of its image (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER).`, [{ field, message: `not for the ${engine} engine` }]);
+    return null;
+  }
+  const releases = await consortiumOf(input.deps).runtime.releases();
+  if (asked === undefined) return releases[0]?.version ?? null;
+  if (releases.some((r) => r.version === asked)) return asked;
+  const have = releases.length ? releases.map((r) => r.version).join(', ') : 'none (set LNM_FABRIC_RELEASES or LNM_FABRIC_BIN)';
+  throw new ValidationError(`Fabric ${asked} is not among the releases this service finds: ${have}.`, [{ field, message: `not found; available: ${have}` }]);
 }
 
 /**
@@ -219,8 +239,9 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const host = await placeNode(input, req.config, req.engine);
   const engine = host ? 'docker' : (req.engine ?? consortium.defaults.engine);
+  const fabricVersion = host ? null : await resolveFabricVersion(input, engine, req.fabricVersion);
   if (!host) {
-    const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
+    const available = await consortium.runtime.available(engine, role, fabricVersion ?? undefined).catch((e: Error) => ({ ok: false as const, reason: e.message }));
     const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();
     if (!engineOk.ok) throw new ValidationError(`The ${engine} engine cannot run Fabric ${role}s here: ${engineOk.reason}`, [{ field: 'engine', message: engineOk.reason }]);
   }
@@ -230,19 +251,19 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   // address for a node on a host) and the domain names, never a port: the ports chosen later do
   // not change them.
   const keysMade = await createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }, host));
-  return { org, role, engine, hostname, host, keysMade };
+  return { org, role, engine, hostname, host, fabricVersion, keysMade };
 }
 
 /** Ports and the record (one at a time: ports are chosen from those not yet recorded). */
 async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, prepared: PreparedNode): Promise<number> {
   const { deps } = input;
-  const { org, role, engine, hostname, host, keysMade } = prepared;
+  const { org, role, engine, hostname, host, fabricVersion, keysMade } = prepared;
   try {
     // Again under the lock: another creation of the same name may have been recorded meanwhile.
     await checkNodeName(input, req.name);
     const { port, chaincodePort, adminPort, operationsPort } = req.config;
     const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
-    const config = configOf(role, req, hostname, ports, host);
+    const config = configOf(role, req, hostname, ports, host, fabricVersion);
     const nodeId = await deps.nextId('node');
     await recordMadeFor(input, req.creationId, 'node', nodeId);
     await runCommand(input, nodeStream(nodeId), nodeAggregate, {

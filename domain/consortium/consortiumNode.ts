@@ -25,6 +25,8 @@ export interface ConsortiumPeerConfig {
   hostId?: number;
   /** Where this service reaches its ports: its host's external address; absent: 127.0.0.1. */
   externalIp?: string;
+  /** The Fabric release it runs (process engine: the programs of that release, adapters/consortium/fabricReleases.ts); absent on nodes made before releases were recorded and on docker nodes (the image's). */
+  fabricVersion?: string;
 }
 
 export interface ConsortiumOrdererConfig {
@@ -39,6 +41,7 @@ export interface ConsortiumOrdererConfig {
   operationsPort: number;
   hostId?: number;
   externalIp?: string;
+  fabricVersion?: string;
 }
 
 export type ConsortiumNodeConfig = ConsortiumPeerConfig | ConsortiumOrdererConfig;

@@ -43,7 +43,9 @@ export interface ConsortiumLedgerReadings {
 
 export interface ConsortiumNodeRuntime {
   /** Whether the Fabric binary (process: LNM_FABRIC_BIN or PATH) or image (docker) of this role is present; the reason when not. */
-  available(engine: NodeEngineKind, role: 'peer' | 'orderer'): Promise<{ ok: true } | { ok: false; reason: string }>;
+  available(engine: NodeEngineKind, role: 'peer' | 'orderer', fabricVersion?: string): Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** The Fabric releases found (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN or PATH), newest first, each with the version its programs print. */
+  releases(): Promise<{ version: string; binDir: string }[]>;
   portsInUse(ports: number[]): Promise<number[]>;
   /** Writes MSP, TLS and config into the node directory, then starts; throws NodeStartFailedError naming the reason. */
   start(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;

@@ -58,6 +58,11 @@ const ConsortiumConfig = {
   adminPort: Type.Optional(Port),
   operationsPort: Type.Optional(Port),
 };
+/** Chosen at creation only (moving a node to another release is an upgrade, not a config change). */
+const ConsortiumCreateConfig = {
+  ...ConsortiumConfig,
+  fabricVersion: Type.Optional(Type.String({ maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'consortium, process engine: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5; GET /nodes/defaults/consortium-peer lists those found); default: the newest found; one not found is a 400 naming those that are (docs/programs.md)' })),
+};
 const LedgerXConfig = {
   externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host\'s address)' })),
   grpcPort: Type.Optional(Port),
@@ -81,10 +86,10 @@ const LedgerXConfig = {
   queryMonitoringPort: Type.Optional(Type.Integer({ description: 'ledgerX committer: 0 or left out: gRPC base + 104' })),
   databaseUrl: Type.Optional(Type.String({ maxLength: 2000, description: 'ledgerX committer: its PostgreSQL database as postgres://user:password@host:port/database (checked at creation: one that cannot be reached is a 400); left out: a database and user made in the service\'s own PostgreSQL. The password is a secret: kept sealed, never shown' })),
 };
-const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...HostField, ...ConsortiumConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
+const NodeConfigBody = Type.Object({ ...EvmConfigFields, ...HostField, ...ConsortiumCreateConfig, ...LedgerXConfig }, { additionalProperties: false, description: 'ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards.' });
 const LEDGERX_ONLY = Object.keys(LedgerXConfig);
 const EVM_ONLY = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'isBootnode', 'role', 'client', ...LEDGERX_ONLY];
-const CONSORTIUM_ONLY = [...Object.keys(ConsortiumConfig), ...LEDGERX_ONLY];
+const CONSORTIUM_ONLY = [...Object.keys(ConsortiumCreateConfig), ...LEDGERX_ONLY];
 const Platform = Type.Union([Type.Literal('CONSORTIUM'), Type.Literal('EVM'), Type.Literal('LEDGERX')]);
 const NODE_STATUSES = ['created', 'starting', 'running', 'stopping', 'stopped', 'error', 'down'] as const satisfies readonly NodeStatus[];
 /** The list filter on a node's status: the server pages the matching nodes only, so a console with thousands of nodes fetches one page. */
@@ -144,10 +149,12 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
   if (query.organizationId !== undefined && !org) throw new NotFoundError('Organization', query.organizationId);
   const domain = org ? await organizationDomainOf({ deps } as never, org) : null;
   const available = await consortium.runtime.available(consortium.defaults.engine, role);
+  const releases = await consortium.runtime.releases();
   return {
     body: {
       platform: 'CONSORTIUM', nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', engine: consortium.defaults.engine,
       available: available.ok, unavailableReason: available.ok ? null : available.reason,
+      fabricReleases: releases.map((r) => r.version), fabricVersion: releases[0]?.version ?? null,
       organizationId: org?.id ?? null, mspId: org?.mspId ?? null, domain,
       config: { listenAddress: '0.0.0.0', hostname: domain ? nodeHostname(`${role}0`, domain) : null, externalEndpoint: `127.0.0.1:${ports.port}`, domainNames: [], ...ports },
       note: 'Free ports from Fabric\'s defaults upwards, skipping ports assigned to other nodes or in use on this host. The hostname is <node name>.<organization domain>; give organizationId for it.',
@@ -184,19 +191,19 @@ export const nodeRoutes = [
         const c = body.config ?? {};
         foreignFields(c, EVM_ONLY, 'consortium');
         if (body.networkId !== undefined) throw new ValidationError('A consortium node belongs to an organization; it joins networks afterwards (POST /networks/consortium/{id}/peers/{peerId}/join).', [{ field: 'networkId', message: 'not for consortium nodes' }]);
-        const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, config: c, creationId: body.creationId });
+        const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, fabricVersion: c.fabricVersion, config: c, creationId: body.creationId });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumCreateConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
         const c = body.config ?? {};
-        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query|databaseUrl)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
+        foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumCreateConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query|databaseUrl)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
         if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };

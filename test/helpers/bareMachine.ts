@@ -29,7 +29,7 @@ export const handBuiltPrograms = [
 /** The local images .ci/docker.sh builds from hand-built programs. */
 export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local'];
 
-const clearedExactly = ['LNM_FABRIC_CFG', 'BESU_PATH', 'EVENTSTORE_URL', 'VAULT_ADDR', 'VAULT_TOKEN', 'KMS_ENDPOINT'];
+const clearedExactly = ['LNM_FABRIC_CFG', 'LNM_FABRIC_RELEASES', 'BESU_PATH', 'EVENTSTORE_URL', 'VAULT_ADDR', 'VAULT_TOKEN', 'KMS_ENDPOINT'];
 const cleared = (name: string) => clearedExactly.includes(name) || /^LNM_[A-Z0-9_]*_BIN$/.test(name) || name.startsWith('LNM_IMAGE_');
 
 export interface BareEnvironment {

@@ -8,12 +8,14 @@
 //   fabricConfigDir()        the directory holding core.yaml and orderer.yaml
 //   fabricServiceEnv()       LNM_FABRIC_BIN / LNM_FABRIC_CFG for a server or runtime the test starts
 //   fabricXMissing, fabricXProgram('arma'), fabricXServiceEnv()   the same for Fabric-X
+//   fabricReleaseOf('3.1')   the release of that line the service finds (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN, PATH), or its absence's reason
 //
 // `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE, findFabricBinary, findFabricConfigDir, type FabricProgram } from '../../adapters/consortium/fabricBinaries.ts';
+import { FABRIC_RELEASES_VARIABLE, describeReleases, fabricReleases, releaseLine, type FabricRelease } from '../../adapters/consortium/fabricReleases.ts';
 import { FABRIC_X_BIN_VARIABLE, findFabricXProgram, type FabricXProgram } from '../../adapters/ledgerx/fabricXPrograms.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -21,7 +23,7 @@ const sharedFabricConfig = path.resolve(repoRoot, '..', 'shared', 'fabric', 'con
 
 /** The user's settings, with LNM_FABRIC_CFG defaulting to ../shared/fabric/config where that exists. */
 function lookupEnv(): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { PATH: process.env.PATH, [FABRIC_BIN_VARIABLE]: process.env[FABRIC_BIN_VARIABLE], [FABRIC_X_BIN_VARIABLE]: process.env[FABRIC_X_BIN_VARIABLE] };
+  const env: Record<string, string | undefined> = { PATH: process.env.PATH, [FABRIC_BIN_VARIABLE]: process.env[FABRIC_BIN_VARIABLE], [FABRIC_X_BIN_VARIABLE]: process.env[FABRIC_X_BIN_VARIABLE], [FABRIC_RELEASES_VARIABLE]: process.env[FABRIC_RELEASES_VARIABLE] };
   env[FABRIC_CFG_VARIABLE] = process.env[FABRIC_CFG_VARIABLE] || (existsSync(path.join(sharedFabricConfig, 'core.yaml')) ? sharedFabricConfig : undefined);
   return env;
 }
@@ -57,6 +59,7 @@ export function fabricConfigDir(): string {
 export function fabricServiceEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   if (process.env[FABRIC_BIN_VARIABLE]) env[FABRIC_BIN_VARIABLE] = process.env[FABRIC_BIN_VARIABLE] as string;
+  if (process.env[FABRIC_RELEASES_VARIABLE]) env[FABRIC_RELEASES_VARIABLE] = process.env[FABRIC_RELEASES_VARIABLE] as string;
   if (configFound.ok) env[FABRIC_CFG_VARIABLE] = configFound.dir;
   return env;
 }
@@ -91,4 +94,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     `fabricx_missing=${shellQuote(fabricXMissing ?? '')}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
+}
+
+const releasesFound = await fabricReleases(lookupEnv());
+
+/** The newest release of a line ('2.5', '3.1') the service finds here, or why there is none. */
+export function fabricReleaseOf(line: string): { ok: true; release: FabricRelease } | { ok: false; reason: string } {
+  const release = releasesFound.releases.find((r) => releaseLine(r.version) === line);
+  if (release) return { ok: true, release };
+  return { ok: false, reason: `no Fabric ${line} release among those found (${describeReleases(releasesFound.releases)})${releasesFound.problems.length ? `; ${releasesFound.problems.join('; ')}` : ''}` };
 }

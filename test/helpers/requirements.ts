@@ -12,6 +12,8 @@ import type { Test } from 'uvu';
 /** Every dependency a test may skip for, with what it is and how a developer provides it. */
 export const dependencies = {
   fabric: { what: 'the Fabric 2.5 programs (peer, orderer, osnadmin, configtxlator)', how: 'set LNM_FABRIC_BIN to the bin/ of a Fabric 2.5 release, or put the programs on PATH (README: "The platforms\' programs")' },
+  'fabric-releases': { what: 'a Fabric 2.5 and a Fabric 3.1 release side by side', how: 'set LNM_FABRIC_RELEASES to their bin/ directories, e.g. /opt/fabric-2.5.12/bin:/opt/fabric-3.1.5/bin (docs/programs.md)' },
+  'fabric-3': { what: 'a Fabric 3.1 release (peer, orderer, osnadmin, configtxlator)', how: 'list its bin/ in LNM_FABRIC_RELEASES, or set LNM_FABRIC_BIN to it (docs/programs.md)' },
   'fabric-config': { what: "Fabric 2.5's default core.yaml and orderer.yaml", how: 'set LNM_FABRIC_CFG to a Fabric 2.5 release\'s config/ (CI: ../shared/fabric/config)' },
   'fabric-x': { what: 'the Fabric-X programs (arma, committer)', how: 'set LNM_FABRIC_X_BIN to a directory holding them, or put them on PATH (README: "The platforms\' programs")' },
   docker: { what: 'a Docker Engine that runs containers, with the local images', how: 'run .ci/docker.sh as root (it starts an engine and builds the lnm-*:local images)' },

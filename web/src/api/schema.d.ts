@@ -12588,6 +12588,8 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
                             id: number;
@@ -12718,6 +12720,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -17334,6 +17338,8 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
                             id: number;
@@ -17545,6 +17551,8 @@ export interface operations {
                         externalEndpoint?: string;
                         /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host's address) */
                         externalIp?: string;
+                        /** @description consortium, process engine: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5; GET /nodes/defaults/consortium-peer lists those found); default: the newest found; one not found is a 400 naming those that are (docs/programs.md) */
+                        fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
                         /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
@@ -17680,6 +17688,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -17939,6 +17949,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -18233,6 +18245,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -18574,6 +18588,8 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
                             id: number;
@@ -18969,6 +18985,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -19230,6 +19248,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -19491,6 +19511,8 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
+                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
                         id: number;
@@ -19941,6 +19963,8 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
                             id: number;

@@ -40,7 +40,6 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const evm = useEvmNetworks();
   const [advanced, setAdvanced] = useState<ConfigValues>({});
   const [checked, setChecked] = useState(false);
-  const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create');
   const evmDefaults = useQuery({ queryKey: ['node-defaults', 'evm'], enabled: kind === 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/evm-node')) });
   const consortiumRole = kind === 'CONSORTIUM_PEER' ? 'peer' : kind === 'CONSORTIUM_ORDERER' ? 'orderer' : null;
   const consortiumDefaults = useQuery({
@@ -48,6 +47,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
     enabled: consortiumRole !== null,
     queryFn: () => unwrap(api.GET(consortiumRole === 'peer' ? '/api/v1/nodes/defaults/consortium-peer' : '/api/v1/nodes/defaults/consortium-orderer', { params: { query: organizationId ? { organizationId: Number(organizationId) } : {} } })),
   });
+  const fabricReleases = (consortiumDefaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
+  const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create', fabricReleases);
   // A consortium node's defaults fill the fields (again when the kind or organization changes).
   useEffect(() => {
     const d = consortiumDefaults.data as { config?: Record<string, unknown>; engine?: string } | undefined;

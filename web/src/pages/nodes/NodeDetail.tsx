@@ -59,6 +59,12 @@ export default function NodeDetail() {
               <dd>{n.client}</dd>
               <dt>Engine</dt>
               <dd>{n.engine}</dd>
+              {'fabric_version' in n ? (
+                <>
+                  <dt>Fabric release</dt>
+                  <dd data-testid="node-fabric-version">{n.fabric_version ?? (n.engine === 'docker' ? 'the image\'s' : '—')}</dd>
+                </>
+              ) : null}
               <dt>Started</dt>
               <dd>
                 <When at={n.started_at} />

@@ -31,8 +31,15 @@ const EVM_FIELDS: Field[] = [
   { key: 'externalIp', label: 'External IPv4 address', type: 'ipv4', createOnly: true, help: 'besu on this machine: the address nodes on other hosts reach it at (it then listens on every interface and advertises this address). Not with a node host.' },
 ];
 
-const consortiumFields = (kind: ConfigKind): Field[] => [
+/** The Fabric releases the service finds (GET /nodes/defaults/consortium-*: fabricReleases), newest first. */
+const fabricReleaseField = (releases: string[]): Field[] =>
+  releases.length > 1
+    ? [{ key: 'fabricVersion', label: 'Fabric release', type: 'select', createOnly: true, options: [['', `The newest (${releases[0]})`], ...releases.map((v): [string, string] => [v, `Fabric ${v}`])], help: 'The release whose programs it runs (process engine; docs/programs.md).' }]
+    : [];
+
+const consortiumFields = (kind: ConfigKind, releases: string[]): Field[] => [
   ENGINE,
+  ...fabricReleaseField(releases),
   { key: 'port', label: 'gRPC port', type: 'port', help: kind === 'CONSORTIUM_PEER' ? 'Fabric default 7051.' : 'Fabric default 7050.' },
   ...(kind === 'CONSORTIUM_PEER' ? [{ key: 'chaincodePort', label: 'Chaincode port', type: 'port', help: 'Fabric default 7052.' } as Field] : [{ key: 'adminPort', label: 'Admin port (channel participation)', type: 'port', help: 'Fabric default 7053.' } as Field]),
   { key: 'operationsPort', label: 'Operations port', type: 'port', help: '/healthz and /metrics; Fabric default ' + (kind === 'CONSORTIUM_PEER' ? '9443.' : '8443.') },
@@ -42,8 +49,8 @@ const consortiumFields = (kind: ConfigKind): Field[] => [
   { key: 'domainNames', label: 'Extra TLS names', type: 'list', help: 'Names and IPv4 addresses added to its TLS certificate, separated by commas (changed names need a certificate renewal).' },
 ];
 
-export function configFields(kind: ConfigKind, mode: 'create' | 'update'): Field[] {
-  const all = kind === 'EVM_FULLNODE' ? EVM_FIELDS : consortiumFields(kind);
+export function configFields(kind: ConfigKind, mode: 'create' | 'update', fabricReleases: string[] = []): Field[] {
+  const all = kind === 'EVM_FULLNODE' ? EVM_FIELDS : consortiumFields(kind, fabricReleases);
   return mode === 'create' ? all : all.filter((f) => !f.createOnly);
 }
 
