@@ -130,3 +130,9 @@ export async function findCertificate(pool: pg.Pool, serialNumber: string): Prom
   const r = await pool.query('SELECT issuer_key_id, key_id, revoked_at FROM certificates WHERE serial_number = $1 ORDER BY issued_at DESC LIMIT 1', [serialNumber]);
   return r.rows[0] ? { issuerKeyId: r.rows[0].issuer_key_id, keyId: r.rows[0].key_id, revokedAt: iso(r.rows[0].revoked_at) } : null;
 }
+
+/** Whether the CA key revoked this serial number, when and why (null: not revoked). */
+export async function certificateRevocation(pool: pg.Pool, issuerKeyId: number, serialNumber: string): Promise<{ revokedAt: string; reason: string } | null> {
+  const r = await pool.query('SELECT revoked_at, revocation_reason FROM certificates WHERE issuer_key_id = $1 AND serial_number = $2 AND revoked_at IS NOT NULL', [issuerKeyId, serialNumber]);
+  return r.rows[0] ? { revokedAt: iso(r.rows[0].revoked_at)!, reason: r.rows[0].revocation_reason } : null;
+}

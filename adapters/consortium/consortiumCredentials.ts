@@ -135,8 +135,8 @@ export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions):
     async exportIdentity(keyId) {
       const { state } = await loadState(store, keyStream(keyId), keys);
       if (state.status !== 'active' || !state.material) throw new NotFoundError('Key', keyId);
-      if ((state.purpose !== 'ADMIN' && state.purpose !== 'IDENTITY') || state.organizationId == null) {
-        throw new ValidationError(`Key ${keyId} (${state.purpose}) is not a client identity of an organization: give an organization's ADMIN key or a node's IDENTITY key.`, [{ field: 'keyId', message: `a ${state.purpose} key; an ADMIN or IDENTITY key of an organization is needed` }]);
+      if ((state.purpose !== 'ADMIN' && state.purpose !== 'IDENTITY' && state.purpose !== 'CLIENT') || state.organizationId == null) {
+        throw new ValidationError(`Key ${keyId} (${state.purpose}) is not a client identity of an organization: give an organization's ADMIN or CLIENT key or a node's IDENTITY key.`, [{ field: 'keyId', message: `a ${state.purpose} key; an ADMIN, CLIENT or IDENTITY key of an organization is needed` }]);
       }
       const key = await activeKey(store, keyId, 'identity');
       const provider = await opts.keys.providers.get(key.providerId);

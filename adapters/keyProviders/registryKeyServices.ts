@@ -38,6 +38,7 @@ function profileOf(r: CertificateRequest) {
     ipAddresses: r.ipAddresses,
     keyUsages: r.keyUsages?.length ? (r.keyUsages as KeyUsageName[]) : undefined,
     extendedKeyUsages: r.extendedKeyUsages as ExtendedKeyUsageName[] | undefined,
+    attributes: r.attributes,
   };
 }
 

@@ -6,7 +6,7 @@
 //       issuer = { certificatePem, signer }: the CA certificate and a signer for its key
 //
 // Every certificate gets a random positive 128-bit serial, SKI (SHA-1 of the key bits), AKI
-// (the issuer's SKI), critical basicConstraints and keyUsage; SAN and EKU when asked for. An issued
+// (the issuer's SKI), critical basicConstraints and keyUsage; SAN, EKU and Fabric attributes when asked for. An issued
 // certificate never ends after its CA (ValidationError on notAfter).
 // Defaults: a CA gets keyCertSign + cRLSign + digitalSignature; a leaf gets digitalSignature.
 import { createPublicKey } from 'node:crypto';
@@ -19,6 +19,7 @@ import {
   authorityKeyIdentifier,
   basicConstraints,
   extendedKeyUsage,
+  fabricAttributes,
   keyIdentifierOf,
   keyUsage,
   subjectAltName,
@@ -43,6 +44,8 @@ export interface CertificateProfile {
   ipAddresses?: string[];
   keyUsages?: KeyUsageName[];
   extendedKeyUsages?: ExtendedKeyUsageName[];
+  /** Fabric's attribute extension (fabricAttributes): what chaincode reads with cid.GetAttributeValue. */
+  attributes?: Record<string, string>;
 }
 
 export interface IssuedCertificate {
@@ -97,6 +100,7 @@ async function sign(profile: CertificateProfile, subjectPublicKeyPem: string, is
   ];
   if (profile.extendedKeyUsages?.length) extensions.push(extendedKeyUsage(profile.extendedKeyUsages));
   if (profile.dnsNames?.length || profile.ipAddresses?.length) extensions.push(subjectAltName(profile.dnsNames ?? [], profile.ipAddresses ?? []));
+  if (profile.attributes && Object.keys(profile.attributes).length) extensions.push(fabricAttributes(profile.attributes));
 
   const signatureAlgorithm = signatureAlgorithmFor(signer.spec);
   const serial = randomSerialNumber();

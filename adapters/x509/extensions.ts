@@ -2,6 +2,7 @@
 //   keyIdentifierOf(spkiDer)   RFC 5280 4.2.1.2 method (1): SHA-1 of the subjectPublicKey bits
 //   basicConstraints, keyUsage, extendedKeyUsage, subjectKeyIdentifier, authorityKeyIdentifier,
 //   subjectAltName, crlNumber, crlReason -> Extension
+//   fabricAttributes(attrs)    Fabric's attribute extension, as Fabric CA writes it
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
@@ -107,6 +108,14 @@ export function subjectAltName(dnsNames: string[], ipAddresses: string[]): Exten
     names.push(new GeneralName({ iPAddress: ip }));
   }
   return extension(id_ce_subjectAltName, false, new SubjectAlternativeName(names));
+}
+
+/** Fabric's attribute extension: OID 1.2.3.4.5.6.7.8.1, not critical, its value the JSON {"attrs":{...}} itself (no ASN.1 inside). */
+export const FABRIC_ATTRIBUTES_OID = '1.2.3.4.5.6.7.8.1';
+
+export function fabricAttributes(attributes: Record<string, string>): Extension {
+  const json = Buffer.from(JSON.stringify({ attrs: attributes }));
+  return new Extension({ extnID: FABRIC_ATTRIBUTES_OID, critical: false, extnValue: new OctetString(json) });
 }
 
 export function crlNumber(value: number): Extension {

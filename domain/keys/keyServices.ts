@@ -36,6 +36,8 @@ export interface CertificateRequest {
   ipAddresses?: string[];
   keyUsages?: string[];
   extendedKeyUsages?: string[];
+  /** Fabric's attribute extension (OID 1.2.3.4.5.6.7.8.1): {"attrs":{name: value}} as JSON, as Fabric CA writes it. */
+  attributes?: Record<string, string>;
   isCa: boolean;
   notBefore: Date;
   notAfter: Date;

@@ -9,10 +9,11 @@ import type { KeySpec } from './keyProvider.ts';
 export const keyStream = (id: number) => `key-${id}`;
 
 /**
- * SIGN_CA and TLS_CA are an organization's CAs; ADMIN its admin identity; VALIDATOR an evm
+ * SIGN_CA and TLS_CA are an organization's CAs; ADMIN its admin identity; CLIENT a client
+ * identity issued to an application (POST /organizations/{id}/identities); VALIDATOR an evm
  * network's validator key (secp256k1); GENERAL anything else.
  */
-export type KeyPurpose = 'SIGN_CA' | 'TLS_CA' | 'ADMIN' | 'IDENTITY' | 'TLS' | 'CA' | 'VALIDATOR' | 'GENERAL';
+export type KeyPurpose = 'SIGN_CA' | 'TLS_CA' | 'ADMIN' | 'CLIENT' | 'IDENTITY' | 'TLS' | 'CA' | 'VALIDATOR' | 'GENERAL';
 
 /** Enough to issue the same certificate again (renewal, rotation). */
 export interface CertificateProfileData {
@@ -26,6 +27,8 @@ export interface CertificateProfileData {
   ipAddresses?: string[];
   keyUsages?: string[];
   extendedKeyUsages?: string[];
+  /** Attributes written as Fabric's attribute extension (OID 1.2.3.4.5.6.7.8.1, {"attrs":{...}}), as Fabric CA does. */
+  attributes?: Record<string, string>;
   isCa: boolean;
   validityDays: number;
 }

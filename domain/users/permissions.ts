@@ -64,6 +64,7 @@ const definitions = {
   KEY_DELETE: ['Delete keys', O],
   KEY_SIGN: ['Sign data with a key (audited as a sensitive operation)', O],
   KEY_CERTIFICATE_READ: ['Download a key\'s certificate or CA certificate as PEM (audited)', O],
+  KEY_EXPORT: ['Download a client identity\'s private key (audited; the key then lives outside its provider)', A],
   KEY_ROTATE: ['Rotate keys and set their rotation schedule', O],
   KEY_PROVIDER_READ: ['List and read key providers and their status (never their credentials)', OV],
   KEY_PROVIDER_CREATE: ['Add key providers (they hold credentials and decide where new keys live)', A],
@@ -382,6 +383,12 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // A whole network stopped or restarted (issue 35; SPEC shows only POST /networks/{networkId}/start).
   ['/networks/{networkId}/stop', { POST: 'NETWORK_OPERATE' }],
   ['/networks/{networkId}/restart', { POST: 'NETWORK_OPERATE' }],
+  // Applications of an organization (issue 37 item 8): its Fabric connection profile and client identities.
+  [`${orgId}/connection-profile`, { GET: 'ORGANIZATION_READ' }],
+  [`${orgId}/identities`, { GET: 'KEY_READ', POST: 'KEY_CREATE' }],
+  [`${orgId}/identities/{identityId}`, { GET: 'KEY_READ' }],
+  [`${orgId}/identities/{identityId}/revoke`, { POST: 'KEY_ROTATE' }],
+  [`${orgId}/identities/{identityId}/key/export`, { POST: 'KEY_EXPORT' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

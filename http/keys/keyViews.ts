@@ -22,7 +22,7 @@ export const KeySchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  purpose: Type.String({ description: 'SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS' }),
+  purpose: Type.String({ description: 'SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS' }),
   algorithm: Type.String({ description: 'ECDSA, RSA or Ed25519' }),
   curve: Type.Union([Type.String(), Type.Null()]),
   keySize: Type.Union([Type.Integer(), Type.Null()]),

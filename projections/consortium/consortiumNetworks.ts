@@ -130,3 +130,9 @@ export async function nodeNetworks(pool: pg.Pool, nodeId: number): Promise<Array
   const r = await pool.query('SELECT n.id, n.name, n.channel_name, m.joined_at FROM consortium_network_nodes m JOIN consortium_networks n ON n.id = m.network_id WHERE m.node_id = $1 ORDER BY n.id', [nodeId]);
   return r.rows.map((m) => ({ networkId: m.id, name: m.name, channelName: m.channel_name, joinedAt: iso(m.joined_at) }));
 }
+
+/** The network whose channel has this name (channel names are unique among networks). */
+export async function getConsortiumNetworkByChannel(pool: pg.Pool, channelName: string): Promise<ConsortiumNetworkRow | null> {
+  const r = await pool.query('SELECT * FROM consortium_networks WHERE channel_name = $1 ORDER BY id LIMIT 1', [channelName]);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}

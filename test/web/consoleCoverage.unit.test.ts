@@ -36,6 +36,7 @@ const exempt: Record<string, string> = {
   'get /backups/schedules/:id': 'the list the backups page shows answers the same view of each schedule, and a schedule has no update route',
   'post /networks/evm/:id/rpc': 'the JSON-RPC gateway is for programs (ethers, curl, wallets reading the chain); the console reads the same chain through the explorer routes on the EVM network page',
   'post /networks/evm/:id/nodes/:nodeId/rpc': 'the JSON-RPC gateway to one node, for programs; the console reads the chain through the explorer routes',
+  'get /organizations/:id/identities/:identityId': 'the list on the organization page answers the same view of each client identity, and an identity has nothing to edit (revoke and key download are its actions)',
   'post /networks': 'the generic create (type evm) takes the same body and runs the same use case as POST /networks/evm, which the EVM wizard calls',
 };
 

@@ -3108,6 +3108,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{id}/connection-profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's connection profile (Fabric common connection profile, JSON or YAML)
+         * @description What the Fabric gateway SDKs load as is: client.organization, organizations (mspid, peers, orderers, certificateAuthorities), peers and orderers (url grpcs://<external endpoint>, tlsCACerts.pem of the node's organization's TLS CA, grpcOptions ssl-target-name-override: the node's host name), certificateAuthorities (the signing CA: caName and TLS root; it has no url, as the service holds the CA as a key and a certificate and runs no Fabric CA server: identities are issued with POST /organizations/{id}/identities). Without channel: the organization's peers and orderers and the orderers of the channels its peers are in; with channel (a channel name): every organization of that channel, its peers and orderers this service runs, and a channels section. format=yaml answers YAML (application/yaml). Only certificates, no key.
+         *
+         *     Permission: `ORGANIZATION_READ`.
+         */
+        get: operations["getOrganizationsIdConnectionProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{id}/crl": {
         parameters: {
             query?: never;
@@ -3124,6 +3146,96 @@ export interface paths {
         get: operations["getOrganizationsIdCrl"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{id}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the organization's client identities (never a private key)
+         * @description Permission: `KEY_READ`.
+         */
+        get: operations["getOrganizationsIdIdentities"];
+        put?: never;
+        /**
+         * Issue a client identity from the organization's signing CA
+         * @description An ECDSA P-256 key made in the organization's key provider (its private key stays there) and a certificate of the signing CA: CN name, OU role (client or admin: the NodeOU the channel's MSP reads the role from), Fabric's attribute extension (OID 1.2.3.4.5.6.7.8.1, {"attrs":{...}}) with the attributes given and hf.EnrollmentID, hf.Type, hf.Affiliation as Fabric CA sets them. validityDays default 365, never past the CA's end. 409 when the organization has an identity of that name.
+         *
+         *     Permission: `KEY_CREATE`.
+         */
+        post: operations["postOrganizationsIdIdentities"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{id}/identities/{identityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a client identity
+         * @description Permission: `KEY_READ`.
+         */
+        get: operations["getOrganizationsIdIdentitiesIdentityId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{id}/identities/{identityId}/key/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download a client identity's private key (explicit, audited)
+         * @description The only answer that carries the private key (PKCS#8 PEM), with the certificate and mspId: what a Fabric gateway client needs. Every download is in the audit log (action READ, details export: private-key). The key then lives outside the key provider too: revoke the identity when it may be exposed. Only keys of the database provider can be given out (422 KEY_NOT_EXPORTABLE for Vault and AWS KMS); a revoked identity's key is refused (409).
+         *
+         *     Permission: `KEY_EXPORT`.
+         */
+        post: operations["postOrganizationsIdIdentitiesIdentityIdKeyExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{id}/identities/{identityId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a client identity: its certificate goes into the signing CA's CRL
+         * @description GET /organizations/{id}/crl lists it from then on; a channel refuses it once the CRL is in the organization's MSP of that channel (POST /networks/consortium/{id}/organizations/{organizationId}/crl).
+         *
+         *     Permission: `KEY_ROTATE`.
+         */
+        post: operations["postOrganizationsIdIdentitiesIdentityIdRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8512,7 +8624,7 @@ export interface operations {
                             providerId: number;
                             /** @description SubjectPublicKeyInfo, PEM */
                             publicKey: string;
-                            /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                            /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                             purpose: string;
                             rotation: {
                                 enabled: boolean;
@@ -8645,7 +8757,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -8753,7 +8865,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9135,7 +9247,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9331,7 +9443,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9454,7 +9566,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9593,7 +9705,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9801,7 +9913,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -9924,7 +10036,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;
@@ -22102,6 +22214,147 @@ export interface operations {
             };
         };
     };
+    getOrganizationsIdConnectionProfile: {
+        parameters: {
+            query?: {
+                /** @description a channel name: list that channel's members */
+                channel?: string;
+                /** @description json (default) or yaml */
+                format?: "json" | "yaml";
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the connection profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificateAuthorities: {
+                            [key: string]: {
+                                caName: string;
+                                tlsCACerts: {
+                                    pem: string[];
+                                };
+                            };
+                        };
+                        channels?: {
+                            [key: string]: {
+                                orderers: string[];
+                                peers: {
+                                    [key: string]: {
+                                        chaincodeQuery: boolean;
+                                        endorsingPeer: boolean;
+                                        eventSource: boolean;
+                                        ledgerQuery: boolean;
+                                    };
+                                };
+                            };
+                        };
+                        client: {
+                            connection: {
+                                timeout: {
+                                    orderer: string;
+                                    peer: {
+                                        endorser: string;
+                                    };
+                                };
+                            };
+                            /** @description the organization's mspId */
+                            organization: string;
+                        };
+                        name: string;
+                        orderers: {
+                            [key: string]: {
+                                grpcOptions: {
+                                    hostnameOverride: string;
+                                    "ssl-target-name-override": string;
+                                };
+                                tlsCACerts: {
+                                    /** @description the TLS CA certificate of the node's organization */
+                                    pem: string;
+                                };
+                                /** @description grpcs://<the node's external endpoint> */
+                                url: string;
+                            };
+                        };
+                        organizations: {
+                            [key: string]: {
+                                certificateAuthorities: string[];
+                                mspid: string;
+                                orderers: string[];
+                                peers: string[];
+                            };
+                        };
+                        peers: {
+                            [key: string]: {
+                                grpcOptions: {
+                                    hostnameOverride: string;
+                                    "ssl-target-name-override": string;
+                                };
+                                tlsCACerts: {
+                                    /** @description the TLS CA certificate of the node's organization */
+                                    pem: string;
+                                };
+                                /** @description grpcs://<the node's external endpoint> */
+                                url: string;
+                            };
+                        };
+                        version: string;
+                    };
+                };
+            };
+            /** @description the organization is not a member of the channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization or channel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getOrganizationsIdCrl: {
         parameters: {
             query?: {
@@ -22154,6 +22407,518 @@ export interface operations {
             };
             /** @description no such organization */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationsIdIdentities: {
+        parameters: {
+            query?: {
+                /** @description page size, default 50, maximum 500 */
+                limit?: number;
+                /** @description items to skip */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of client identities */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description Fabric attribute extension (OID 1.2.3.4.5.6.7.8.1), with hf.EnrollmentID, hf.Type and hf.Affiliation */
+                            attributes: {
+                                [key: string]: string;
+                            };
+                            /** @description PEM */
+                            certificate: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description the identity's key id (GET /keys/{id} shows the key) */
+                            id: number;
+                            keyProviderId: number;
+                            /** @description DATABASE, VAULT or AWS_KMS: only DATABASE keys can be downloaded */
+                            keyProviderType: string;
+                            mspId: string;
+                            /** @description the certificate's CN (and hf.EnrollmentID) */
+                            name: string;
+                            /** Format: date-time */
+                            notAfter: string;
+                            /** Format: date-time */
+                            notBefore: string;
+                            organizationId: number;
+                            revocationReason: string | null;
+                            revokedAt: string | null;
+                            /** @description the NodeOU (OU) of the certificate */
+                            role: "client" | "admin";
+                            serialNumber: string;
+                            status: "active" | "revoked";
+                            subject: string;
+                        }[];
+                        limit: number;
+                        offset: number;
+                        total: number;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postOrganizationsIdIdentities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    attributes?: {
+                        name: string;
+                        value: string;
+                    }[];
+                    name: string;
+                    role: "client" | "admin";
+                    validityDays?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description issued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fabric attribute extension (OID 1.2.3.4.5.6.7.8.1), with hf.EnrollmentID, hf.Type and hf.Affiliation */
+                        attributes: {
+                            [key: string]: string;
+                        };
+                        /** @description PEM */
+                        certificate: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the identity's key id (GET /keys/{id} shows the key) */
+                        id: number;
+                        keyProviderId: number;
+                        /** @description DATABASE, VAULT or AWS_KMS: only DATABASE keys can be downloaded */
+                        keyProviderType: string;
+                        mspId: string;
+                        /** @description the certificate's CN (and hf.EnrollmentID) */
+                        name: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        organizationId: number;
+                        revocationReason: string | null;
+                        revokedAt: string | null;
+                        /** @description the NodeOU (OU) of the certificate */
+                        role: "client" | "admin";
+                        serialNumber: string;
+                        status: "active" | "revoked";
+                        subject: string;
+                    };
+                };
+            };
+            /** @description invalid name, role or attributes; a validity past the CA's end */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description an identity of that name exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getOrganizationsIdIdentitiesIdentityId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description organization id */
+                id: number;
+                /** @description client identity id (its key id) */
+                identityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the client identity */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fabric attribute extension (OID 1.2.3.4.5.6.7.8.1), with hf.EnrollmentID, hf.Type and hf.Affiliation */
+                        attributes: {
+                            [key: string]: string;
+                        };
+                        /** @description PEM */
+                        certificate: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the identity's key id (GET /keys/{id} shows the key) */
+                        id: number;
+                        keyProviderId: number;
+                        /** @description DATABASE, VAULT or AWS_KMS: only DATABASE keys can be downloaded */
+                        keyProviderType: string;
+                        mspId: string;
+                        /** @description the certificate's CN (and hf.EnrollmentID) */
+                        name: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        organizationId: number;
+                        revocationReason: string | null;
+                        revokedAt: string | null;
+                        /** @description the NodeOU (OU) of the certificate */
+                        role: "client" | "admin";
+                        serialNumber: string;
+                        status: "active" | "revoked";
+                        subject: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization or identity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postOrganizationsIdIdentitiesIdentityIdKeyExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description organization id */
+                id: number;
+                /** @description client identity id (its key id) */
+                identityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the identity with its private key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: string;
+                        id: number;
+                        mspId: string;
+                        /** @description PKCS#8 PEM */
+                        privateKey: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization or identity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the identity is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description its key provider never gives a private key out */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postOrganizationsIdIdentitiesIdentityIdRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description organization id */
+                id: number;
+                /** @description client identity id (its key id) */
+                identityId: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason?: "unspecified" | "keyCompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "privilegeWithdrawn";
+                };
+            };
+        };
+        responses: {
+            /** @description the revoked identity */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fabric attribute extension (OID 1.2.3.4.5.6.7.8.1), with hf.EnrollmentID, hf.Type and hf.Affiliation */
+                        attributes: {
+                            [key: string]: string;
+                        };
+                        /** @description PEM */
+                        certificate: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description the identity's key id (GET /keys/{id} shows the key) */
+                        id: number;
+                        keyProviderId: number;
+                        /** @description DATABASE, VAULT or AWS_KMS: only DATABASE keys can be downloaded */
+                        keyProviderType: string;
+                        mspId: string;
+                        /** @description the certificate's CN (and hf.EnrollmentID) */
+                        name: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        organizationId: number;
+                        revocationReason: string | null;
+                        revokedAt: string | null;
+                        /** @description the NodeOU (OU) of the certificate */
+                        role: "client" | "admin";
+                        serialNumber: string;
+                        status: "active" | "revoked";
+                        subject: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such organization or identity */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description already revoked */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22236,7 +23001,7 @@ export interface operations {
                             providerId: number;
                             /** @description SubjectPublicKeyInfo, PEM */
                             publicKey: string;
-                            /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                            /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                             purpose: string;
                             rotation: {
                                 enabled: boolean;
@@ -22379,7 +23144,7 @@ export interface operations {
                         providerId: number;
                         /** @description SubjectPublicKeyInfo, PEM */
                         publicKey: string;
-                        /** @description SIGN_CA, TLS_CA, ADMIN, CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
+                        /** @description SIGN_CA, TLS_CA, ADMIN, CLIENT (a client identity: /organizations/{id}/identities), CA (imported or made with isCA), VALIDATOR (evm validator key), GENERAL, IDENTITY, TLS */
                         purpose: string;
                         rotation: {
                             enabled: boolean;

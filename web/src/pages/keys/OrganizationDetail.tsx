@@ -1,6 +1,7 @@
 // One organization: its facts (GET /organizations/{id}), edit the name and description, delete it
 // after a confirmation (a 409 while a node or network uses it says so), and its keys
-// (GET /organizations/{id}/keys) with "Create a key" in the organization's key provider.
+// (GET /organizations/{id}/keys) with "Create a key" in the organization's key provider; its
+// connection profile and client identities (ClientIdentities.tsx).
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { Pager, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { ConfirmDelete } from '../../components/ConfirmDelete';
 import { CreateKey, RenewCertificate } from './Keys';
+import { ClientIdentities, ConnectionProfile } from './ClientIdentities';
 
 export default function OrganizationDetail() {
   const raw = useParams().id;
@@ -87,6 +89,8 @@ export default function OrganizationDetail() {
                 <When at={o.updatedAt} />
               </dd>
             </dl>
+            <ConnectionProfile org={o} />
+            {can('KEY_READ') ? <ClientIdentities org={o} /> : null}
             {can('KEY_READ') ? <OrganizationKeys org={o} creating={acting === 'key'} setCreating={(c) => setActing(c ? 'key' : null)} /> : null}
           </>
         )}
