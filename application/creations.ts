@@ -1,5 +1,6 @@
 // Creates that make several things before the thing asked for (an evm network's validator keys,
-// then the network) run through here, so that none of it is left half-made:
+// then the network; an organization's CA and admin keys, then the organization; a consortium
+// node's identity and TLS keys, then the node) run through here, so that none of it is left half-made:
 // - `trackedCreation` records the create before it makes anything (CreationStarted claims the
 //   name: a concurrent create of the same name is a 409 before it makes a key), records each thing
 //   before it makes it (CreationResourceMade, with the id the thing will have), and ends it: CreationCompleted once the network exists, or,
@@ -7,7 +8,8 @@
 //   what was made, removed, and left when a removal failed) before the error goes back;
 // - `failInterruptedCreations`, run by the server at its start before it listens, ends the creates
 //   this instance left open when it was stopped mid-way (kill -9): one whose network was recorded
-//   is completed; any other is failed as interrupted, and what it made is removed.
+//   is completed; any other is failed as interrupted, and what it made is removed (and an
+//   organization's mspId claim released).
 // - A create a client drives call by call (the console's consortium quick start, CLIENT_DRIVEN_KINDS)
 //   is started by `startClientCreation` (POST /creations); the create calls carry its id and each
 //   use case records what it makes with `recordMadeFor` before making it; the client ends it
@@ -22,6 +24,9 @@ import { maskSecrets } from '../domain/nodes/nodeEngine.ts';
 import { getCreation, openCreationsOf, type CreationRow } from '../projections/creations.ts';
 import { evmNetworkIdByName } from '../projections/evm/evmNetworks.ts';
 import { discardKey } from './keys/keyCreation.ts';
+import { getOrganizationByMspId } from '../projections/organizations.ts';
+import { nodeIdByName } from '../projections/nodes.ts';
+import { mspIdClaimStream, mspIdClaims } from '../domain/organizations/mspIdClaims.ts';
 
 /** What a tracked create tells its record: the step it is at, and each thing it is about to make. */
 export interface CreationSteps {
@@ -34,11 +39,23 @@ export interface CreationSteps {
 /** The thing a create of each kind makes last, found by name: whether an interrupted create got that far. */
 const resultOf: Record<CreationKind, (deps: AppDeps, name: string) => Promise<number | null>> = {
   'evm-network': (deps, name) => evmNetworkIdByName(deps.pool, name),
+  organization: async (deps, mspId) => (await getOrganizationByMspId(deps.pool, mspId))?.id ?? null,
+  'consortium-node': (deps, name) => nodeIdByName(deps.pool, name),
   // Its client ends it; cut off, what it made stays listed for POST /creations/{id}/undo.
   'consortium-quickstart': async () => null,
 };
 
-export const streamOf = (kind: CreationKind, name: string) => creationStream(kind, name.toLowerCase());
+/** What an interrupted create of a kind holds besides what it made: an organization's claim on its mspId. */
+const releaseOf: Partial<Record<CreationKind, (input: CommandInput, name: string) => Promise<void>>> = {
+  async organization(input, mspId) {
+    const { state } = await loadState(input.deps.store, mspIdClaimStream(mspId), mspIdClaims);
+    if (state.ownerId === null) return;
+    await runCommand(input, mspIdClaimStream(mspId), mspIdClaims, { type: 'ReleaseMspId', mspId, organizationId: state.ownerId, at: input.deps.clock().toISOString() });
+  },
+};
+
+// mspIds are case-sensitive; network and node names are unique whatever their case.
+export const streamOf = (kind: CreationKind, name: string) => creationStream(kind, kind === 'organization' ? name : name.toLowerCase());
 
 /** What may be said of a failure: an AppError's message (masked), never an internal error's text. */
 function failureMessage(err: unknown): string {
@@ -105,6 +122,7 @@ export async function failInterruptedCreations(deps: AppDeps): Promise<number> {
       continue;
     }
     const { removed, left } = await removeAll(input, state.open.made);
+    await releaseOf[row.kind]?.(input, row.name);
     const message = `interrupted: the service stopped before the create ended; ${removed.length} key(s) it made removed${left.length ? `, ${left.length} could not be (${left.map((l) => `${l.resource} ${l.id}`).join(', ')})` : ''}`;
     await runCommand(input, stream, creations, { type: 'FailCreation', creationId: row.id, step: state.open.step, message, interrupted: true, removed, left, at });
     deps.log.warn({ creationId: row.id, kind: row.kind, name: row.name, removed: removed.length, left: left.length }, 'an interrupted create was failed');

@@ -18,7 +18,7 @@ async function main(): Promise<Record<string, unknown>> {
   try {
     const t0 = Date.now();
     log(`seed ${seed}, ${refusedRuns} refused and ${generatedRuns} generated inputs per operation`);
-    const r = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, crossOriginRuns: 6, slowMs: 2_000, log });
+    const r = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, crossOriginRuns: 6, headerRuns: 4, pairRounds: 32, slowMs: 2_000, log });
     const seconds = Math.round((Date.now() - t0) / 1000);
     // 5xx that are failures (the documented 503 of a feature this server lacks is not one).
     const serverErrors = r.stats.failures.filter((f) => / -> (5\d\d|0) in /.test(f)).length;

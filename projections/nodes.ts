@@ -125,6 +125,12 @@ export async function nodeNameTaken(pool: pg.Pool, name: string, exceptId?: numb
   return r.rowCount! > 0;
 }
 
+/** The id of the node of this name (names are unique, case-insensitively), if one is recorded. */
+export async function nodeIdByName(pool: pg.Pool, name: string): Promise<number | null> {
+  const r = await pool.query('SELECT id FROM nodes WHERE lower(name) = lower($1)', [name]);
+  return r.rows[0] ? Number(r.rows[0].id) : null;
+}
+
 /** Config fields that hold host ports, of every platform. */
 const NODE_PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort', 'port', 'chaincodePort', 'adminPort', 'operationsPort', 'grpcPort', 'monitoringPort'];
 

@@ -17,11 +17,11 @@ import { getOrganization, type OrganizationRow } from '../../projections/organiz
 import { getKey } from '../../projections/keys.ts';
 import { getKeyProvider } from '../../projections/keyProviders.ts';
 import { createKey, discardKey } from '../keys/keyCreation.ts';
+import { assertCreationOpen, recordMadeFor, trackedCreation, type CreationSteps } from '../creations.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
 import type { NodeHostRow } from '../../projections/nodeHosts.ts';
-import { assertCreationOpen, recordMadeFor } from '../creations.ts';
 
 type Input = CommandInput;
 
@@ -168,19 +168,22 @@ export async function assertNodeKeysExportable(input: Input, org: OrganizationRo
 }
 
 /** Identity and TLS keys of a node, issued by the organization's CAs. */
-export async function createNodeKeys(input: Input, org: OrganizationRow, domain: string, name: string, role: ConsortiumNodeRole, config: ConsortiumNodeConfig): Promise<{ identityKeyId: number; tlsKeyId: number }> {
+export async function createNodeKeys(input: Input, org: OrganizationRow, domain: string, name: string, role: ConsortiumNodeRole, config: ConsortiumNodeConfig, steps?: CreationSteps): Promise<{ identityKeyId: number; tlsKeyId: number }> {
   if (!org.signKeyId || !org.tlsKeyId) throw new ValidationError(`Organization ${org.mspId} has no CA keys.`, [{ field: 'organizationId', message: 'no CA keys' }]);
   const made: number[] = [];
+  // In a tracked creation each key's id is recorded before the key is made (and the creation removes them).
+  const reserve = async () => (steps ? { keyId: await steps.making('key') } : {});
   try {
     const common = { providerId: org.providerId, organizationId: org.id, spec: { algorithm: 'EC' as const, curve: 'P-256' as const } };
+    steps?.step('node keys');
     const identityKeyId = await createKey(input, {
-      ...common, name: `${name}-identity`, purpose: 'IDENTITY',
+      ...common, ...(await reserve()), name: `${name}-identity`, purpose: 'IDENTITY',
       certificate: { issuer: org.signKeyId, profile: { commonName: config.hostname, organization: domain, organizationalUnits: [role], keyUsages: ['digitalSignature'], isCa: false, validityDays: IDENTITY_VALIDITY_DAYS } },
     });
     made.push(identityKeyId);
     const hosts = tlsHosts(config);
     const tlsKeyId = await createKey(input, {
-      ...common, name: `${name}-tls`, purpose: 'TLS',
+      ...common, ...(await reserve()), name: `${name}-tls`, purpose: 'TLS',
       certificate: {
         issuer: org.tlsKeyId,
         profile: {
@@ -192,7 +195,7 @@ export async function createNodeKeys(input: Input, org: OrganizationRow, domain:
     made.push(tlsKeyId);
     return { identityKeyId, tlsKeyId };
   } catch (err) {
-    for (const keyId of made.reverse()) await discardKey(input, keyId);
+    if (!steps) for (const keyId of made.reverse()) await discardKey(input, keyId);
     throw err;
   }
 }
@@ -224,11 +227,11 @@ export async function resolveFabricVersion(input: Input, engine: NodeEngineKind,
 }
 
 /**
- * Everything of a new node that needs no port: checks, and its identity and TLS keys with their
+ * Everything of a new node that needs no port: checks, and how to make its identity and TLS keys with their
  * certificates (their names do not name a port). Runs beside other creations, so five nodes
  * asked for at once make their keys at once; only the ports and the record wait for each other.
  */
-async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<PreparedNode> {
+async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): Promise<Omit<PreparedNode, 'keysMade'> & { makeKeys(steps: CreationSteps): Promise<PreparedNode['keysMade']> }> {
   const consortium = consortiumOf(input.deps);
   await checkNodeName(input, req.name);
   await assertCreationOpen(input, req.creationId);
@@ -250,38 +253,41 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   // The certificates' names come from the hostname, the external endpoint's host (the node host's
   // address for a node on a host) and the domain names, never a port: the ports chosen later do
   // not change them.
-  const keysMade = await createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }, host));
-  return { org, role, engine, hostname, host, fabricVersion, keysMade };
+  const makeKeys = (steps: CreationSteps) => createNodeKeys(input, org, domain, req.name, role, configOf(role, req, hostname, { port: 0, chaincodePort: 0, adminPort: 0, operationsPort: 0 }, host), steps);
+  return { org, role, engine, hostname, host, fabricVersion, makeKeys };
 }
 
-/** Ports and the record (one at a time: ports are chosen from those not yet recorded). */
+/** Ports and the record (one at a time: ports are chosen from those not yet recorded). A failure's keys are removed by the tracked creation. */
 async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, prepared: PreparedNode): Promise<number> {
   const { deps } = input;
   const { org, role, engine, hostname, host, fabricVersion, keysMade } = prepared;
-  try {
-    // Again under the lock: another creation of the same name may have been recorded meanwhile.
-    await checkNodeName(input, req.name);
-    const { port, chaincodePort, adminPort, operationsPort } = req.config;
-    const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
-    const config = configOf(role, req, hostname, ports, host, fabricVersion);
-    const nodeId = await deps.nextId('node');
-    await recordMadeFor(input, req.creationId, 'node', nodeId);
-    await runCommand(input, nodeStream(nodeId), nodeAggregate, {
-      type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
-      networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
-    });
-    return nodeId;
-  } catch (err) {
-    await discardKey(input, keysMade.tlsKeyId);
-    await discardKey(input, keysMade.identityKeyId);
-    throw err;
-  }
+  // Again under the lock: another creation of the same name may have been recorded meanwhile.
+  await checkNodeName(input, req.name);
+  const { port, chaincodePort, adminPort, operationsPort } = req.config;
+  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
+  const config = configOf(role, req, hostname, ports, host, fabricVersion);
+  const nodeId = await deps.nextId('node');
+  await recordMadeFor(input, req.creationId, 'node', nodeId);
+  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+    type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
+    networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
+  });
+  return nodeId;
 }
 
-/** Creates the node and asks for its start; returns its id. */
+/**
+ * Creates the node and asks for its start; returns its id. Recorded as it goes
+ * (application/creations.ts): a failure, or a stop of the service (kill -9) before the node is
+ * recorded, removes the keys made for it.
+ */
 export async function createConsortiumNode(input: Input, req: ConsortiumNodeRequest, opts: { start?: boolean } = {}): Promise<number> {
-  const prepared = await prepareConsortiumNode(input, req);
-  const nodeId = await oneAtATime(input.deps.pool, () => recordConsortiumNode(input, req, prepared));
+  // The checks first: a refused create makes nothing and records no creation.
+  const { makeKeys, ...prepared } = await prepareConsortiumNode(input, req);
+  const nodeId = await trackedCreation(input, 'consortium-node', req.name, async (steps) => {
+    const keysMade = await makeKeys(steps);
+    steps.step('node');
+    return oneAtATime(input.deps.pool, () => recordConsortiumNode(input, req, { ...prepared, keysMade }));
+  });
   if (opts.start !== false) await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'StartNode', nodeId, at: input.deps.clock().toISOString() });
   return nodeId;
 }

@@ -1,4 +1,6 @@
-// A create that makes several things (an evm network's validator keys, then the network) is
+// A create that makes several things (an evm network's validator keys, then the network; an
+// organization's CA and admin keys, then the organization; a consortium node's identity and TLS
+// keys, then the node) is
 // recorded as it goes, so that nothing it made is left unaccounted for: one stream per name it
 // creates (`creation-<kind>-<name>`) holds, for each attempt, CreationStarted (written first: it
 // claims the name, so a second create of that name is refused before it makes anything),
@@ -12,10 +14,13 @@
 import { ConflictError } from '../shared/errors.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 
-export type CreationKind = 'evm-network' | 'consortium-quickstart';
+export type CreationKind = 'evm-network' | 'organization' | 'consortium-node' | 'consortium-quickstart';
 
 /** Kinds whose steps a client drives (it starts and ends the record); the others run inside one request. */
 export const CLIENT_DRIVEN_KINDS: readonly CreationKind[] = ['consortium-quickstart'];
+
+/** What a create of each kind makes, as its 409 names it. */
+const KIND_LABEL: Record<CreationKind, string> = { 'evm-network': 'A network named', organization: 'An organization with mspId', 'consortium-node': 'A node named', 'consortium-quickstart': 'A consortium quick start named' };
 
 export const creationStream = (kind: CreationKind, name: string) => `creation-${kind}-${encodeURIComponent(name)}`;
 
@@ -98,7 +103,7 @@ export const creations: Decider<CreationState, CreationCommand, CreationEvent> =
   decide(c, s) {
     switch (c.type) {
       case 'StartCreation':
-        if (s.open) throw new ConflictError(`A network named ${c.name} is being created (create ${s.open.creationId}, started ${s.open.startedAt}).`, { field: 'name' }, 'NAME_TAKEN');
+        if (s.open) throw new ConflictError(`${KIND_LABEL[c.kind]} ${c.name} is being created (create ${s.open.creationId}, started ${s.open.startedAt}).`, { field: c.kind === 'organization' ? 'mspId' : 'name' }, 'NAME_TAKEN');
         return [{ type: 'CreationStarted', data: { creationId: c.creationId, kind: c.kind, name: c.name, instance: c.instance, at: c.at } }];
       case 'RecordMade': {
         const o = openOne(s, c.creationId);

@@ -125,6 +125,17 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
   const fresh = opts.fresh;
   return {
     async authenticate(ctx, deps) {
+      // Node keeps the first of two Authorization headers and joins two X-API-Key headers: a
+      // request repeating either is ambiguous, so refused (one of each: X-API-Key counts).
+      const raw = ctx.req.rawHeaders;
+      let authorizations = 0;
+      let apiKeys = 0;
+      for (let i = 0; i < raw.length; i += 2) {
+        const name = raw[i].toLowerCase();
+        if (name === 'authorization') authorizations++;
+        else if (name === 'x-api-key') apiKeys++;
+      }
+      if (authorizations > 1 || apiKeys > 1) throw new UnauthenticatedError('The request repeats the Authorization or X-API-Key header: send one credential.');
       const auth = ctx.get('authorization');
       const headerKey = ctx.get('x-api-key');
       if (headerKey) return fromApiKey(headerKey.trim(), deps, verified, fresh);

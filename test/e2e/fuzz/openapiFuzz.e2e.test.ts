@@ -2,7 +2,9 @@
 // inputs from its schemas and from hostile generators, as ADMIN, OPERATOR, VIEWER and without
 // credentials (test/e2e/fuzz/openapiFuzz.ts says what and how; its BOUNDED list names the
 // operations that only get inputs they must refuse, and why). A fixed seed, so a failure
-// reproduces; FUZZ_SEED, FUZZ_REFUSED_RUNS, FUZZ_GENERATED_RUNS and FUZZ_CROSS_ORIGIN_RUNS change it, and `npm run bench`
+// reproduces; FUZZ_SEED, FUZZ_REFUSED_RUNS, FUZZ_GENERATED_RUNS, FUZZ_CROSS_ORIGIN_RUNS, FUZZ_HEADER_RUNS
+// (header values: non-Latin-1, CR/LF, over-long, duplicate credentials) and FUZZ_PAIR_ROUNDS
+// (concurrent start/stop/restart/delete pairs on one anvil node) change it, and `npm run bench`
 // runs it longer (bench/fuzz.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,14 +25,20 @@ test('every operation of the OpenAPI document, every role: never a 5xx or a slow
   const refusedRuns = Number(process.env.FUZZ_REFUSED_RUNS ?? 12);
   const generatedRuns = Number(process.env.FUZZ_GENERATED_RUNS ?? 40);
   const crossOriginRuns = Number(process.env.FUZZ_CROSS_ORIGIN_RUNS ?? 3);
+  const headerRuns = Number(process.env.FUZZ_HEADER_RUNS ?? 2);
+  const pairRounds = Number(process.env.FUZZ_PAIR_ROUNDS ?? 16);
   const t0 = Date.now();
-  const { stats, health, verify, auditEntries: head, adminStillWorks } = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, crossOriginRuns, slowMs: 2_000, log: (m) => console.log(`  ${m}`) });
+  const { stats, pairs, health, verify, auditEntries: head, adminStillWorks } = await fuzzServer(s, adminAuth(), { seed, refusedRuns, generatedRuns, crossOriginRuns, headerRuns, pairRounds, slowMs: 2_000, log: (m) => console.log(`  ${m}`) });
   console.log(
     `  fuzz seed ${seed}: ${stats.operations} operations (${stats.bounded.length} bounded to refused inputs), ${stats.requests} requests ` +
       `(${JSON.stringify(stats.byPhase)}; ${JSON.stringify(stats.byRole)}), ${stats.operationsAccepted} operations answered 2xx at least once, ` +
       `statuses ${JSON.stringify(stats.statuses)}, p99 ${stats.p99Ms} ms, max ${stats.maxMs} ms (${stats.slowest}), ${head} events in the chain, ${Math.round((Date.now() - t0) / 1000)} s`,
   );
   assert.equal(stats.failures.slice(0, 30), [], `${stats.failures.length} failures`);
+  if (pairRounds) {
+    assert.equal(pairs!.failures, [], 'concurrent command pairs: no 5xx, the recorded state agrees with what runs');
+    assert.is(pairs!.rounds, pairRounds);
+  }
   assert.is(stats.stored, null, 'nothing is stored from a refused request');
   assert.is(health.status, 200, health.text);
   assert.is(adminStillWorks, 200);

@@ -17,6 +17,7 @@
 // body shape. After both: GET /health answers 200 and the audit hash chain verifies.
 import fc from 'fast-check';
 import http from 'node:http';
+import net from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { call } from '../../helpers/httpCall.ts';
 
@@ -494,6 +495,8 @@ export async function fuzz(opts: {
   generatedRuns: number;
   /** Requests per state-changing operation in the cross-origin phase (0: no such phase). */
   crossOriginRuns?: number;
+  /** Header-value cases per operation (0: no such phase). */
+  headerRuns?: number;
   slowMs: number;
   log?: (m: string) => void;
   /** Between the phases: the counts must match. */
@@ -577,6 +580,11 @@ export async function fuzz(opts: {
     i++;
     if (i % 40 === 0) opts.log?.(`generated phase: ${i}/${ops.length} operations, ${stats.requests} requests`);
   }
+  if (opts.headerRuns) {
+    await headerPhase({ base: opts.base, ops, key: opts.auth.ADMIN.authorization.slice('Bearer '.length), runs: opts.headerRuns, seed: opts.seed, slowMs: opts.slowMs, stats, times });
+    await rolesIntact('the header-value phase');
+    opts.log?.(`header-value phase: ${stats.byPhase.headers ?? 0} requests`);
+  }
   stats.operationsAccepted = accepted.size;
   stats.unavailable = [...unavailable].sort();
   times.sort((a, b) => a - b);
@@ -590,7 +598,7 @@ export async function fuzz(opts: {
  * state before, both phases, then health and the audit chain. `stored` is null when nothing
  * changed across the refused phase, else both states.
  */
-export async function fuzzServer(s: { url: string; api: string }, adminBasic: Record<string, string>, opts: { seed: number; refusedRuns: number; generatedRuns: number; crossOriginRuns?: number; slowMs: number; log?: (m: string) => void }) {
+export async function fuzzServer(s: { url: string; api: string }, adminBasic: Record<string, string>, opts: { seed: number; refusedRuns: number; generatedRuns: number; crossOriginRuns?: number; headerRuns?: number; pairRounds?: number; slowMs: number; log?: (m: string) => void }) {
   // Each role calls with an API key of its own: the fuzzer's failed logins lock its address out
   // of password logins (login throttling, as designed), and API keys do not depend on sessions
   // or settings the fuzzer may change. The keys and their users are never edited or revoked.
@@ -629,19 +637,200 @@ export async function fuzzServer(s: { url: string; api: string }, adminBasic: Re
   const doc = (await (await fetch(`${s.url}/api/swagger/doc.json`)).json()) as { paths: Record<string, Record<string, any>> };
   const before = await storedState(s.api, admin);
   let stored: { before: unknown; after: unknown } | null = null;
+  const { pairRounds, ...fuzzOpts } = opts;
   const stats = await fuzz({
     base: s.url,
     doc,
     auth,
-    ...opts,
+    ...fuzzOpts,
     checkStored: async () => {
       const after = await storedState(s.api, admin);
       if (!isDeepStrictEqual(after, before)) stored = { before, after };
     },
   });
+  const pairs = pairRounds ? await concurrentPairs(s.api, admin, { rounds: pairRounds, seed: opts.seed, chainId: 46_000 + (opts.seed % 1000) }) : null;
+  if (pairs) opts.log?.(`concurrent command pairs: ${pairs.rounds} rounds, statuses ${JSON.stringify(pairs.statuses)}, outcomes ${JSON.stringify(pairs.outcomes)}`);
   const health = await call(s.api, 'GET', '/health');
   // The whole chain: verify stops at the last entry.
   const verify = await call(s.api, 'POST', '/audit-logs/verify', { headers: admin, body: { start_id: 1, end_id: 2 ** 31 - 1 } });
   const me2 = await call(s.api, 'GET', '/audit-logs?limit=1&include_archived=true', { headers: admin });
-  return { stats: { ...stats, stored }, health, verify, auditEntries: verify.json?.checked as number | undefined, adminStillWorks: me2.status };
+  return { stats: { ...stats, stored }, pairs, health, verify, auditEntries: verify.json?.checked as number | undefined, adminStillWorks: me2.status };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header values (issue 36): what Node's http client refuses to send (bytes above Latin-1, CR/LF,
+// duplicate credentials) goes over a raw socket. Every case carries no valid credential, or a
+// valid one beside another (which the server must refuse as ambiguous), so all must be refused.
+
+/** Raw header lines (without CRLF) of each case; `key` is a valid API key of the ADMIN. */
+export function headerCases(key: string): Array<{ what: string; lines: Buffer[] }> {
+  const utf8 = (s: string) => Buffer.from(s, 'utf8');
+  const latin1 = (s: string) => Buffer.from(s, 'latin1');
+  return [
+    { what: 'Authorization Basic of UTF-8 bytes, not base64', lines: [utf8('Authorization: Basic ädmin:пароль-€')] },
+    { what: 'Authorization Basic of base64 UTF-8 above Latin-1', lines: [latin1(`Authorization: Basic ${Buffer.from('админ:пароль😀').toString('base64')}`)] },
+    { what: 'Authorization Bearer with UTF-8 bytes', lines: [utf8('Authorization: Bearer lnm_ключ€😀')] },
+    { what: 'X-API-Key with UTF-8 bytes', lines: [utf8('X-API-Key: ключ-😀')] },
+    { what: 'a session cookie with UTF-8 bytes', lines: [utf8('Cookie: lnm_session=сессия😀')] },
+    { what: 'X-Request-Id, Origin and User-Agent above Latin-1', lines: [utf8('X-Request-Id: 請求-😀'), utf8('Origin: http://пример.испытание'), utf8('User-Agent: агент\u2028😀')] },
+    { what: 'a bare CR inside a header value', lines: [latin1('X-API-Key: lnm_a\rb')] },
+    { what: 'a bare LF inside a header value', lines: [latin1('Authorization: Bearer lnm_a\nX-Injected: 1')] },
+    { what: 'an obsolete folded header', lines: [latin1('Authorization: Bearer'), latin1(' lnm_folded')] },
+    { what: 'a NUL in a header value', lines: [latin1('Authorization: Bearer lnm_\u0000x')] },
+    { what: 'an Authorization of 15 KiB (under the 16 KiB limit)', lines: [latin1(`Authorization: Bearer lnm_${'a'.repeat(15 * 1024)}`)] },
+    { what: 'a Basic Authorization of 12 KiB', lines: [latin1(`Authorization: Basic ${Buffer.from(`${'u'.repeat(4096)}:${'p'.repeat(4096)}`).toString('base64')}`)] },
+    { what: 'headers over 16 KiB', lines: [latin1(`X-API-Key: ${'k'.repeat(17 * 1024)}`)] },
+    { what: 'two Authorization headers, the valid key first', lines: [latin1(`Authorization: Bearer ${key}`), latin1('Authorization: Bearer lnm_other')] },
+    { what: 'two Authorization headers, the valid key second', lines: [latin1('Authorization: Basic bm86bm8='), latin1(`Authorization: Bearer ${key}`)] },
+    { what: 'two X-API-Key headers, the valid key first', lines: [latin1(`X-API-Key: ${key}`), latin1('X-API-Key: lnm_other')] },
+    { what: 'two X-API-Key headers, both the valid key', lines: [latin1(`X-API-Key: ${key}`), latin1(`X-API-Key: ${key}`)] },
+  ];
+}
+
+/** One request over a raw socket: request line, `lines`, Host, and a JSON body when given. */
+export function sendRaw(base: string, method: string, path: string, lines: Buffer[], body: string | null, timeoutMs: number): Promise<Answer> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const url = new URL(base);
+    const socket = net.connect(Number(url.port), url.hostname);
+    let raw = Buffer.alloc(0);
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      const text = raw.toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
+      const bodyText = end >= 0 ? text.slice(end + 4) : '';
+      let json: any = null;
+      try {
+        json = JSON.parse(bodyText);
+      } catch {
+        /* not JSON */
+      }
+      resolve({ status, retryAfter: /\r\nretry-after: *([^\r]*)/i.exec(text)?.[1] ?? null, ms: performance.now() - t0, json, text: status ? bodyText : `no answer: ${text.slice(0, 200)}` });
+    };
+    const timer = setTimeout(finish, timeoutMs * 5);
+    socket.on('data', (b: Buffer) => {
+      raw = Buffer.concat([raw, b]);
+      const text = raw.toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(text)?.[1] ?? NaN);
+      if (end >= 0 && raw.length - (end + 4) >= length) finish();
+    });
+    socket.on('close', finish);
+    socket.on('error', finish);
+    const head = [`${method} ${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', ...(body === null ? [] : ['Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`])];
+    socket.write(Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n'), ...lines.flatMap((l) => [l, Buffer.from('\r\n')]), Buffer.from('\r\n'), Buffer.from(body ?? '')]));
+  });
+}
+
+/** The header-value phase: every operation gets `runs` of the cases (all of them in turn over the operations), each must be refused with a 4xx in the error body. */
+export async function headerPhase(opts: { base: string; ops: Operation[]; key: string; runs: number; seed: number; slowMs: number; stats: FuzzStats; times: number[] }): Promise<void> {
+  const cases = headerCases(opts.key);
+  let turn = opts.seed % cases.length;
+  for (const op of opts.ops) {
+    // An id no resource has: a refusal that slipped through could not touch the fuzzer's own users and keys.
+    const path = op.path.replace(/\{[^}]+\}/g, '999999');
+    for (let r = 0; r < opts.runs; r++) {
+      const c = cases[turn++ % cases.length];
+      const a = await sendRaw(opts.base, op.method.toUpperCase(), path, c.lines, op.method === 'get' || op.method === 'delete' ? null : '{}', opts.slowMs);
+      opts.stats.requests++;
+      opts.stats.byPhase.headers = (opts.stats.byPhase.headers ?? 0) + 1;
+      opts.stats.statuses[a.status] = (opts.stats.statuses[a.status] ?? 0) + 1;
+      opts.times.push(a.ms);
+      const where = `[headers] ${op.method.toUpperCase()} ${path} (${c.what}) -> ${a.status} in ${Math.round(a.ms)} ms`;
+      if (a.status >= 500 || a.status === 0) opts.stats.failures.push(`${where}: ${a.text.slice(0, 300)}`);
+      else if (a.ms > opts.slowMs) opts.stats.failures.push(`${where}: slower than ${opts.slowMs} ms`);
+      else if (a.status < 400 && !op.isPublic) opts.stats.failures.push(`${where}: accepted: ${a.text.slice(0, 200)}`);
+      else if (a.status >= 400 && (a.json?.status !== a.status || typeof a.json?.code !== 'string' || typeof a.json?.message !== 'string')) opts.stats.failures.push(`${where}: not the error body: ${a.text.slice(0, 200)}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Concurrent command pairs on one real node (issue 36): two of start, stop, restart and delete
+// sent together, then the node's recorded state must agree with what runs (its RPC answers).
+
+type Command = 'start' | 'stop' | 'restart' | 'delete';
+export const COMMAND_PAIRS: Array<[Command, Command]> = [['stop', 'start'], ['start', 'start'], ['stop', 'stop'], ['restart', 'stop'], ['start', 'restart'], ['delete', 'start'], ['delete', 'stop'], ['delete', 'delete']];
+
+async function rpcAnswers(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }), signal: AbortSignal.timeout(2_000) });
+    return r.ok && typeof ((await r.json()) as { result?: unknown }).result === 'string';
+  } catch {
+    return false;
+  }
+}
+
+export interface PairStats {
+  rounds: number;
+  statuses: Record<string, number>;
+  failures: string[];
+  outcomes: Record<string, number>;
+}
+
+/**
+ * `rounds` pairs (all of COMMAND_PAIRS in turn, from a seeded start) on an anvil validator of an
+ * evm network made for it; a deleted node is replaced by a new one. After each pair: no 5xx,
+ * every 4xx in the error body, and once the node settles (no command in flight) its recorded
+ * status says what runs: `running` with its RPC answering, `stopped` with nothing answering at
+ * its RPC address, and a deleted node is gone (404) with nothing answering there.
+ */
+export async function concurrentPairs(api: string, auth: Record<string, string>, opts: { rounds: number; seed: number; chainId: number }): Promise<PairStats> {
+  const stats: PairStats = { rounds: 0, statuses: {}, failures: [], outcomes: {} };
+  const req = (method: string, path: string, body?: unknown) => call(api, method, path, { headers: auth, body });
+  const net = await req('POST', '/networks', { name: `fuzz-pairs-${opts.seed}`, type: 'evm', genesis: { chain_id: opts.chainId, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
+  if (net.status !== 201) throw new Error(`creating the network: ${net.status} ${net.text}`);
+  let made = 0;
+  const newNode = async () => {
+    const n = await req('POST', `/networks/${net.json.id}/nodes`, { name: `fuzz-pairs-${opts.seed}-${++made}`, type: 'validator' });
+    if (n.status !== 201) throw new Error(`adding a node: ${n.status} ${n.text}`);
+    const started = await req('POST', `/nodes/${n.json.id}/start`);
+    if (started.json?.status !== 'running') throw new Error(`starting the node: ${started.status} ${started.text}`);
+    return { id: n.json.id as number, rpc: started.json.endpoints.rpc_http as string };
+  };
+  let node = await newNode();
+  for (let r = 0; r < opts.rounds; r++) {
+    const [a, b] = COMMAND_PAIRS[(opts.seed + r) % COMMAND_PAIRS.length];
+    const send = (c: Command) => (c === 'delete' ? req('DELETE', `/nodes/${node.id}`) : req('POST', `/nodes/${node.id}/${c}`));
+    const answers = await Promise.all([send(a), send(b)]);
+    stats.rounds++;
+    const where = `${a}/${b} on node ${node.id}`;
+    for (const x of answers) {
+      stats.statuses[x.status] = (stats.statuses[x.status] ?? 0) + 1;
+      if (x.status >= 500 || x.status === 0) stats.failures.push(`${where}: ${x.status} ${x.text.slice(0, 300)}`);
+      else if (x.status >= 400 && (x.json?.status !== x.status || typeof x.json?.code !== 'string')) stats.failures.push(`${where}: not the error body: ${x.text.slice(0, 200)}`);
+    }
+    // Settled: the recorded status no longer changes without a command (a bound to see a hang).
+    let view = await req('GET', `/nodes/${node.id}`);
+    for (let i = 0; i < 100 && view.status === 200 && !['running', 'stopped', 'error'].includes(view.json.status); i++) {
+      await new Promise((res) => setTimeout(res, 200));
+      view = await req('GET', `/nodes/${node.id}`);
+    }
+    const runs = await rpcAnswers(node.rpc);
+    const outcome = view.status === 404 ? 'deleted' : String(view.json?.status);
+    stats.outcomes[`${a}/${b} -> ${outcome}`] = (stats.outcomes[`${a}/${b} -> ${outcome}`] ?? 0) + 1;
+    if (view.status === 404) {
+      if (runs) stats.failures.push(`${where}: deleted, but its node still answers at ${node.rpc}`);
+      node = await newNode();
+      continue;
+    }
+    if (view.status !== 200) stats.failures.push(`${where}: reading the node: ${view.status} ${view.text.slice(0, 200)}`);
+    else if (view.json.status === 'running' && !runs) stats.failures.push(`${where}: recorded running, but nothing answers at ${node.rpc}`);
+    else if (view.json.status === 'stopped' && runs) stats.failures.push(`${where}: recorded stopped, but the node still answers at ${node.rpc}`);
+    else if (!['running', 'stopped'].includes(view.json.status)) stats.failures.push(`${where}: settled as ${view.json.status}: ${view.json.error ?? ''}`);
+    // The next round starts from a running node.
+    if (view.json?.status !== 'running') {
+      const s = await req('POST', `/nodes/${node.id}/start`);
+      if (s.json?.status !== 'running') stats.failures.push(`${where}: could not start it again: ${s.status} ${s.text.slice(0, 200)}`);
+    }
+  }
+  // Leave nothing running.
+  await req('POST', `/networks/${net.json.id}/stop`).catch(() => undefined);
+  for (const n of ((await req('GET', `/networks/evm/${net.json.id}/nodes`)).json?.items ?? []) as Array<{ id: number }>) await req('POST', `/nodes/${n.id}/stop`);
+  return stats;
 }
