@@ -820,7 +820,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA)
+         * List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA, unused)
          * @description Permission: `KEY_READ`.
          */
         get: operations["getKeys"];
@@ -1072,6 +1072,28 @@ export interface paths {
         get: operations["getKeysAll"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete several keys at once (the unused ones: GET /keys?unused=true), each deletion audited
+         * @description Every key is checked first: one still used by an organization, a node or an evm network refuses the whole call with a 409 KEY_IN_USE naming each such key and its users (context.inUse), and an unknown id is a 404; nothing is deleted then. Otherwise each key is deleted as DELETE /keys/{id} does (its own audit entry, its provider material removed).
+         *
+         *     Permission: `KEY_DELETE`.
+         */
+        post: operations["postKeysDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2502,7 +2524,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a node (stopped and its files removed)
-         * @description Permission: `NODE_DELETE`.
+         * @description Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node's identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys.
+         *
+         *     Permission: `NODE_DELETE`.
          */
         delete: operations["deleteNodesId"];
         options?: never;
@@ -8456,6 +8480,8 @@ export interface operations {
                 organizationId?: number;
                 providerId?: number;
                 purpose?: string;
+                /** @description true: only keys nothing uses (no organization, node or evm network: used_by empty); false: only keys in use */
+                unused?: boolean;
             };
             header?: never;
             path?: never;
@@ -8498,6 +8524,8 @@ export interface operations {
                             expiryStatus: string;
                             id: number;
                             imported: boolean;
+                            /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                            in_use: boolean;
                             isCA: boolean;
                             /** @description same as providerId */
                             keyProviderId: number;
@@ -8521,6 +8549,15 @@ export interface operations {
                             };
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                            used_by: {
+                                /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                                as: string;
+                                id: number;
+                                /** @description the organization's mspId, the node's or the evm network's name */
+                                name: string;
+                                type: "organization" | "node" | "network";
+                            }[];
                         }[];
                         limit: number;
                         offset: number;
@@ -8631,6 +8668,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -8654,6 +8693,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -8739,6 +8787,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -8762,6 +8812,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -8863,7 +8922,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description still used by an organization */
+            /** @description still used by an organization, a node or an evm network (named) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9121,6 +9180,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9144,6 +9205,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9317,6 +9387,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9340,6 +9412,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9440,6 +9521,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9463,6 +9546,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9579,6 +9671,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9602,6 +9696,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9787,6 +9890,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9810,6 +9915,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     }[];
                 };
             };
@@ -9839,6 +9953,85 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postKeysDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the keys to delete */
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description the keys deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: number[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an id names no key (nothing deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a key is in use (nothing deleted) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -9910,6 +10103,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9933,6 +10128,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -18414,7 +18618,10 @@ export interface operations {
     };
     deleteNodesId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete the node's own keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -18449,14 +18656,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such node */
             404: {
@@ -22198,6 +22403,8 @@ export interface operations {
                             expiryStatus: string;
                             id: number;
                             imported: boolean;
+                            /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                            in_use: boolean;
                             isCA: boolean;
                             /** @description same as providerId */
                             keyProviderId: number;
@@ -22221,6 +22428,15 @@ export interface operations {
                             };
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                            used_by: {
+                                /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                                as: string;
+                                id: number;
+                                /** @description the organization's mspId, the node's or the evm network's name */
+                                name: string;
+                                type: "organization" | "node" | "network";
+                            }[];
                         }[];
                         limit: number;
                         offset: number;
@@ -22341,6 +22557,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -22364,6 +22582,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
