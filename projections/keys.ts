@@ -74,8 +74,18 @@ export interface KeyRow {
   expiryStatus: string;
   isCA: boolean;
   rotation: { enabled: boolean; intervalDays: number | null; lastRotatedAt: string | null };
+  /** What uses the key now: an organization (its CAs, admin), a node (its identity, TLS), an evm network (a validator). */
+  usedBy: KeyUser[];
   createdAt: string;
   updatedAt: string;
+}
+
+export interface KeyUser {
+  type: 'organization' | 'node' | 'network';
+  id: number;
+  name: string;
+  /** What the key is to it: signing CA, TLS CA, admin, identity, TLS, validator. */
+  as: string;
 }
 
 const iso = (v: unknown) => (v ? new Date(v as string).toISOString() : null);
@@ -89,10 +99,24 @@ const toRow = (r: Record<string, any>): KeyRow => ({
     : null,
   expiresAt: iso(r.not_after), expiryStatus: r.expiry_status, isCA: r.is_ca,
   rotation: { enabled: r.rotation_enabled, intervalDays: r.rotation_interval_days, lastRotatedAt: iso(r.last_rotated_at) },
+  usedBy: r.used_by ?? [],
   createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
 });
 
-const select = `SELECT k.*, p.name AS provider_name, p.type AS provider_type, count(*) OVER () AS total FROM keys k LEFT JOIN key_providers p ON p.id = k.provider_id`;
+// What uses key k, read where each user is recorded: organizations (their three keys), nodes
+// (their own keys, migration 1245) and evm networks (their validators' keyId).
+const usedBy = `(SELECT coalesce(jsonb_agg(u.v ORDER BY u.ord, u.id), '[]'::jsonb) FROM (
+    SELECT 1 AS ord, o.id, jsonb_build_object('type', 'organization', 'id', o.id, 'name', o.msp_id, 'as', CASE k.id WHEN o.sign_key_id THEN 'signing CA' WHEN o.tls_key_id THEN 'TLS CA' ELSE 'admin' END) AS v
+      FROM organizations o WHERE k.id IN (o.sign_key_id, o.tls_key_id, o.admin_key_id)
+    UNION ALL
+    SELECT 2, n.id, jsonb_build_object('type', 'node', 'id', n.id, 'name', n.name, 'as', CASE WHEN n.key_ids[1] = k.id THEN 'identity' ELSE 'TLS' END)
+      FROM nodes n WHERE n.key_ids @> ARRAY[k.id]
+    UNION ALL
+    SELECT 3, e.id, jsonb_build_object('type', 'network', 'id', e.id, 'name', e.name, 'as', 'validator')
+      FROM evm_networks e WHERE e.validators @> jsonb_build_array(jsonb_build_object('keyId', k.id))
+  ) u)`;
+
+const select = `SELECT k.*, p.name AS provider_name, p.type AS provider_type, ${usedBy} AS used_by, count(*) OVER () AS total FROM keys k LEFT JOIN key_providers p ON p.id = k.provider_id`;
 
 export interface KeyFilter {
   organizationId?: number;
@@ -101,6 +125,10 @@ export interface KeyFilter {
   curve?: string;
   purpose?: string;
   isCA?: boolean;
+  /** true: only keys nothing uses; false: only keys in use. */
+  unused?: boolean;
+  /** Only these keys. */
+  ids?: number[];
 }
 
 export async function listKeys(pool: pg.Pool, filter: KeyFilter, limit: number, offset: number) {
@@ -116,6 +144,8 @@ export async function listKeys(pool: pg.Pool, filter: KeyFilter, limit: number, 
   if (filter.curve !== undefined) add('k.curve = ?', filter.curve);
   if (filter.purpose !== undefined) add('k.purpose = ?', filter.purpose);
   if (filter.isCA !== undefined) add('k.is_ca = ?', filter.isCA);
+  if (filter.ids !== undefined) add('k.id = ANY(?)', filter.ids);
+  if (filter.unused !== undefined) where.push(`jsonb_array_length(${usedBy}) ${filter.unused ? '=' : '>'} 0`);
   values.push(limit, offset);
   const r = await pool.query(`${select} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY k.id LIMIT $${values.length - 1} OFFSET $${values.length}`, values);
   return { items: r.rows.map(toRow), total: r.rows.length ? Number(r.rows[0].total) : 0 };

@@ -23,9 +23,9 @@ export const nodesProjection: Projection = {
       case 'NodeCreated': {
         const c = e.data as unknown as NodeRecord;
         return [{
-          text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, organization_id, client, engine, config, validator_address, resources, status, created_at, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'created', $13, $13)`,
-          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.platform === 'CONSORTIUM' || c.platform === 'LEDGERX' ? c.organizationId : null, c.client, c.engine, JSON.stringify(c.config), c.platform === 'EVM' ? c.validatorAddress : null, c.resources ? JSON.stringify(c.resources) : null, c.at],
+          text: `INSERT INTO nodes (id, name, platform, node_type, role, network_id, organization_id, client, engine, config, validator_address, resources, status, created_at, updated_at, key_ids)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'created', $13, $13, $14)`,
+          values: [c.nodeId, c.name, c.platform, c.nodeType, c.role, c.networkId, c.platform === 'CONSORTIUM' || c.platform === 'LEDGERX' ? c.organizationId : null, c.client, c.engine, JSON.stringify(c.config), c.platform === 'EVM' ? c.validatorAddress : null, c.resources ? JSON.stringify(c.resources) : null, c.at, ownKeyIds(c)],
         }];
       }
       case 'NodeStartRequested':
@@ -54,6 +54,12 @@ export const nodesProjection: Projection = {
   },
 };
 
+/** The keys a node holds as its own (identity, then TLS), from its NodeCreated data; none for evm nodes and groups. */
+function ownKeyIds(c: NodeRecord): number[] {
+  const k = c as unknown as { identityKeyId?: unknown; tlsKeyId?: unknown };
+  return [k.identityKeyId, k.tlsKeyId].filter((id): id is number => typeof id === 'number');
+}
+
 export interface NodeRow {
   id: number;
   name: string;
@@ -70,6 +76,8 @@ export interface NodeRow {
   consortiumConfig: ConsortiumNodeConfig | null;
   validatorAddress: string | null;
   resources: Record<string, string> | null;
+  /** Its own keys (identity, then TLS): consortium peers and orderers, ledgerX role nodes. */
+  keyIds: number[];
   status: NodeStatus;
   error: string | null;
   startedAt: string | null;
@@ -93,6 +101,7 @@ const toRow = (r: Record<string, any>): NodeRow => ({
   consortiumConfig: r.platform === 'CONSORTIUM' ? r.config : null,
   validatorAddress: r.validator_address,
   resources: r.resources,
+  keyIds: (r.key_ids ?? []).map(Number),
   status: r.status,
   error: r.error,
   startedAt: iso(r.started_at),

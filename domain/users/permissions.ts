@@ -310,6 +310,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/creations/{id}', { GET: 'NETWORK_READ' }],
   ['/creations/{id}/end', { POST: 'NETWORK_CREATE' }],
   ['/creations/{id}/undo', { POST: 'NETWORK_DELETE' }],
+  // Keys no resource uses any more, deleted together (issue 35 item 5); refused whole while one is in use.
+  ['/keys/delete', { POST: 'KEY_DELETE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.

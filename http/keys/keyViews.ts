@@ -38,6 +38,13 @@ export const KeySchema = Type.Object({
   isCA: Type.Boolean(),
   imported: Type.Boolean(),
   rotation: Type.Object({ enabled: Type.Boolean(), intervalDays: Type.Union([Type.Integer(), Type.Null()]), lastRotatedAt: Type.Union([Type.String(), Type.Null()]) }),
+  in_use: Type.Boolean({ description: 'an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete)' }),
+  used_by: Type.Array(Type.Object({
+    type: Type.Union([Type.Literal('organization'), Type.Literal('node'), Type.Literal('network')]),
+    id: Type.Integer(),
+    name: Type.String({ description: 'the organization\'s mspId, the node\'s or the evm network\'s name' }),
+    as: Type.String({ description: 'what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator' }),
+  }), { description: 'what uses the key now, computed from the organizations, nodes and evm networks' }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
 });
@@ -47,7 +54,7 @@ export function keyView(k: KeyRow) {
     id: k.id, name: k.name, description: k.description, purpose: k.purpose, algorithm: algorithmLabel(k.algorithm), curve: k.curve, keySize: k.keySize,
     providerId: k.providerId, keyProviderId: k.providerId, provider: { id: k.providerId, name: k.providerName, type: k.providerType },
     organizationId: k.organizationId, publicKey: k.publicKey, ethereumAddress: k.ethereumAddress, certificate: k.certificate,
-    expiresAt: k.expiresAt, expiryStatus: k.expiryStatus, isCA: k.isCA, imported: k.imported, rotation: k.rotation, createdAt: k.createdAt, updatedAt: k.updatedAt,
+    expiresAt: k.expiresAt, expiryStatus: k.expiryStatus, isCA: k.isCA, imported: k.imported, rotation: k.rotation, in_use: k.usedBy.length > 0, used_by: k.usedBy, createdAt: k.createdAt, updatedAt: k.updatedAt,
   };
 }
 

@@ -14,6 +14,7 @@ import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/ke
 import { caCrl, revokeCertificate } from '../../application/keys/certificateRevocation.ts';
 import { importCaKey } from '../../application/keys/keyImport.ts';
 import { deleteKey } from '../../application/keys/keyDelete.ts';
+import { deleteKeys } from '../../application/keys/keysBulkDelete.ts';
 import { issueKeyCertificate } from '../../application/keys/certificateIssue.ts';
 import { keyUsageInfo, SignBody, SignDataBody, SignDataResponse } from '../keys/keySchemas.ts';
 import type { RouteInput } from '../route.ts';
@@ -30,6 +31,7 @@ const ListQuery = Type.Object({
   curve: Type.Optional(Type.String()),
   purpose: Type.Optional(Type.String()),
   isCA: Type.Optional(Type.Boolean()),
+  unused: Type.Optional(Type.Boolean({ description: 'true: only keys nothing uses (no organization, node or evm network: used_by empty); false: only keys in use' })),
 }, { additionalProperties: false });
 
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -48,14 +50,14 @@ function pemResponse(pem: string, filename: string) {
 
 export const keyRoutes = [
   defineRoute({
-    method: 'get', path: '/keys', summary: 'List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA)', tags, permission: 'KEY_READ',
+    method: 'get', path: '/keys', summary: 'List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA, unused)', tags, permission: 'KEY_READ',
     query: ListQuery,
     responses: { 200: { description: 'a page of keys (never private keys)', schema: Page(KeySchema) } },
     async handler({ deps, query }) {
       const { limit, offset } = pageRequest(deps.config, query);
       const alg = query.algorithm?.toUpperCase();
       const algorithm = alg === 'ECDSA' ? 'EC' : alg;
-      const r = await listKeys(deps.pool, { organizationId: query.organizationId, providerId: query.providerId ?? query.keyProviderId, algorithm, curve: query.curve, purpose: query.purpose, isCA: query.isCA }, limit, offset);
+      const r = await listKeys(deps.pool, { organizationId: query.organizationId, providerId: query.providerId ?? query.keyProviderId, algorithm, curve: query.curve, purpose: query.purpose, isCA: query.isCA, unused: query.unused }, limit, offset);
       return { body: page(r.items.map(keyView), r.total, limit, offset) };
     },
   }),
@@ -106,8 +108,17 @@ export const keyRoutes = [
     },
   }),
   defineRoute({
+    method: 'post', path: '/keys/delete', summary: 'Delete several keys at once (the unused ones: GET /keys?unused=true), each deletion audited', tags, permission: 'KEY_DELETE',
+    description: 'Every key is checked first: one still used by an organization, a node or an evm network refuses the whole call with a 409 KEY_IN_USE naming each such key and its users (context.inUse), and an unknown id is a 404; nothing is deleted then. Otherwise each key is deleted as DELETE /keys/{id} does (its own audit entry, its provider material removed).',
+    body: Type.Object({ ids: Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: 500, description: 'the keys to delete' }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the keys deleted', schema: Type.Object({ deleted: Type.Array(Type.Integer()) }) }, 404: { description: 'an id names no key (nothing deleted)' }, 409: { description: 'a key is in use (nothing deleted)' } },
+    async handler(input) {
+      return { body: { deleted: await deleteKeys(input, input.body.ids) } };
+    },
+  }),
+  defineRoute({
     method: 'delete', path: '/keys/:id', summary: 'Delete a key (and its private key in the provider)', tags, permission: 'KEY_DELETE', params: IdParam,
-    responses: { 204: { description: 'deleted' }, 404: { description: 'no such key' }, 409: { description: 'still used by an organization' } },
+    responses: { 204: { description: 'deleted' }, 404: { description: 'no such key' }, 409: { description: 'still used by an organization, a node or an evm network (named)' } },
     async handler(input) {
       await deleteKey(input, input.params.id);
       return { status: 204 };

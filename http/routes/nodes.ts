@@ -7,11 +7,11 @@ import { redactSecrets } from '../../domain/audit/auditEntry.ts';
 import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts';
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
-import { runCommand } from '../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { CreationIdField, IdParam } from './schemas.ts';
+import { deleteNode } from '../../application/nodes/nodeDelete.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { nodeAggregate, nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
+import { nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization } from '../../projections/organizations.ts';
@@ -285,9 +285,11 @@ export const nodeRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/nodes/:id', summary: 'Delete a node (stopped and its files removed)', tags, permission: 'NODE_DELETE', params: IdParam,
-    responses: { 204: { description: 'deleted' }, 404: { description: 'no such node' } },
+    description: 'Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node\'s identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys.',
+    query: Type.Object({ deleteKeys: Type.Optional(Type.Boolean({ description: 'also delete the node\'s own keys (needs KEY_DELETE)' })) }, { additionalProperties: false }),
+    responses: { 204: { description: 'deleted' }, 403: { description: 'deleteKeys=true without KEY_DELETE' }, 404: { description: 'no such node' } },
     async handler(input) {
-      await runCommand(input, nodeStream(input.params.id), nodeAggregate, { type: 'DeleteNode', nodeId: input.params.id, at: input.deps.clock().toISOString() });
+      await deleteNode(input, input.params.id, { deleteKeys: input.query.deleteKeys === true });
       return { status: 204 };
     },
   }),

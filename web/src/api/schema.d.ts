@@ -820,7 +820,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA)
+         * List keys (filters: organizationId, providerId, algorithm, curve, purpose, isCA, unused)
          * @description Permission: `KEY_READ`.
          */
         get: operations["getKeys"];
@@ -1072,6 +1072,28 @@ export interface paths {
         get: operations["getKeysAll"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete several keys at once (the unused ones: GET /keys?unused=true), each deletion audited
+         * @description Every key is checked first: one still used by an organization, a node or an evm network refuses the whole call with a 409 KEY_IN_USE naming each such key and its users (context.inUse), and an unknown id is a 404; nothing is deleted then. Otherwise each key is deleted as DELETE /keys/{id} does (its own audit entry, its provider material removed).
+         *
+         *     Permission: `KEY_DELETE`.
+         */
+        post: operations["postKeysDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2502,7 +2524,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a node (stopped and its files removed)
-         * @description Permission: `NODE_DELETE`.
+         * @description Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node's identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys.
+         *
+         *     Permission: `NODE_DELETE`.
          */
         delete: operations["deleteNodesId"];
         options?: never;
@@ -8568,6 +8592,8 @@ export interface operations {
                 organizationId?: number;
                 providerId?: number;
                 purpose?: string;
+                /** @description true: only keys nothing uses (no organization, node or evm network: used_by empty); false: only keys in use */
+                unused?: boolean;
             };
             header?: never;
             path?: never;
@@ -8610,6 +8636,8 @@ export interface operations {
                             expiryStatus: string;
                             id: number;
                             imported: boolean;
+                            /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                            in_use: boolean;
                             isCA: boolean;
                             /** @description same as providerId */
                             keyProviderId: number;
@@ -8633,6 +8661,15 @@ export interface operations {
                             };
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                            used_by: {
+                                /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                                as: string;
+                                id: number;
+                                /** @description the organization's mspId, the node's or the evm network's name */
+                                name: string;
+                                type: "organization" | "node" | "network";
+                            }[];
                         }[];
                         limit: number;
                         offset: number;
@@ -8743,6 +8780,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -8766,6 +8805,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -8851,6 +8899,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -8874,6 +8924,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -8975,7 +9034,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description still used by an organization */
+            /** @description still used by an organization, a node or an evm network (named) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9233,6 +9292,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9256,6 +9317,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9429,6 +9499,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9452,6 +9524,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9552,6 +9633,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9575,6 +9658,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9691,6 +9783,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9714,6 +9808,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -9899,6 +10002,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -9922,6 +10027,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     }[];
                 };
             };
@@ -9951,6 +10065,85 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postKeysDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the keys to delete */
+                    ids: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description the keys deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deleted: number[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description an id names no key (nothing deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a key is in use (nothing deleted) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Internal error */
             500: {
@@ -10022,6 +10215,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -10045,6 +10240,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };
@@ -18540,7 +18744,10 @@ export interface operations {
     };
     deleteNodesId: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also delete the node's own keys (needs KEY_DELETE) */
+                deleteKeys?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -18575,14 +18782,12 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            /** @description deleteKeys=true without KEY_DELETE */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description no such node */
             404: {
@@ -22987,6 +23192,8 @@ export interface operations {
                             expiryStatus: string;
                             id: number;
                             imported: boolean;
+                            /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                            in_use: boolean;
                             isCA: boolean;
                             /** @description same as providerId */
                             keyProviderId: number;
@@ -23010,6 +23217,15 @@ export interface operations {
                             };
                             /** Format: date-time */
                             updatedAt: string;
+                            /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                            used_by: {
+                                /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                                as: string;
+                                id: number;
+                                /** @description the organization's mspId, the node's or the evm network's name */
+                                name: string;
+                                type: "organization" | "node" | "network";
+                            }[];
                         }[];
                         limit: number;
                         offset: number;
@@ -23130,6 +23346,8 @@ export interface operations {
                         expiryStatus: string;
                         id: number;
                         imported: boolean;
+                        /** @description an organization, a node or an evm network uses it (used_by); false: nothing does, it can go (GET /keys?unused=true, POST /keys/delete) */
+                        in_use: boolean;
                         isCA: boolean;
                         /** @description same as providerId */
                         keyProviderId: number;
@@ -23153,6 +23371,15 @@ export interface operations {
                         };
                         /** Format: date-time */
                         updatedAt: string;
+                        /** @description what uses the key now, computed from the organizations, nodes and evm networks */
+                        used_by: {
+                            /** @description what the key is to it: signing CA, TLS CA, admin, identity, TLS, validator */
+                            as: string;
+                            id: number;
+                            /** @description the organization's mspId, the node's or the evm network's name */
+                            name: string;
+                            type: "organization" | "node" | "network";
+                        }[];
                     };
                 };
             };

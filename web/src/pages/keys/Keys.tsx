@@ -3,6 +3,9 @@
 // the issuing CA's certificate and a CA's revocation list; never a private key; sign data, issue a
 // certificate, revoke one: KeySigning.tsx) and key providers (database, Vault: an
 // existing server or one the service runs, AWS KMS: add, delete, and their status endpoints shown).
+// Each key says what uses it (In use: the organization, node or evm network, or Unused); the list
+// filters on that, and "Delete unused keys" deletes every unused key after a confirmation
+// (POST /keys/delete, refused whole while one of them came into use).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, unwrap, type Json } from '../../api/client';
@@ -30,7 +33,10 @@ export function KeysSection() {
   const [rotating, setRotating] = useState<Key | null>(null);
   const [deleting, setDeleting] = useState<Key | null>(null);
   const [acting, setActing] = useState<{ k: Key; what: 'sign' | 'issue' | 'revoke' | 'renew' } | null>(null);
-  const keys = useQuery({ queryKey: ['keys', offset], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset } } })) });
+  const [use, setUse] = useState<'all' | 'in-use' | 'unused'>('all');
+  const [deletingUnused, setDeletingUnused] = useState(false);
+  const unusedFilter = use === 'all' ? {} : { unused: use === 'unused' };
+  const keys = useQuery({ queryKey: ['keys', offset, use], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 50, offset, ...unusedFilter } } })) });
   return (
     <>
       <div className="title-row">
@@ -47,9 +53,29 @@ export function KeysSection() {
                 Import CA key
               </button>
             </Can>
+            <Can permission="KEY_DELETE">
+              <button type="button" className="danger" onClick={() => setDeletingUnused(true)}>
+                Delete unused keys
+              </button>
+            </Can>
           </div>
         ) : null}
       </div>
+      <label className="inline">
+        Show{' '}
+        <select
+          value={use}
+          onChange={(e) => {
+            setUse(e.target.value as typeof use);
+            setOffset(0);
+          }}
+        >
+          <option value="all">All keys</option>
+          <option value="in-use">In use</option>
+          <option value="unused">Unused</option>
+        </select>
+      </label>
+      {deletingUnused ? <DeleteUnusedKeys onDone={() => setDeletingUnused(false)} /> : null}
       {form === 'create' ? <CreateKey onDone={() => setForm(null)} /> : null}
       {form === 'import' ? <ImportKey onDone={() => setForm(null)} /> : null}
       {rotating ? <Rotation key={rotating.id} k={rotating} onDone={() => setRotating(null)} /> : null}
@@ -73,6 +99,7 @@ export function KeysSection() {
                   { header: 'Purpose', cell: (k) => `${k.purpose}${k.imported ? ' (imported)' : ''}` },
                   { header: 'Algorithm', cell: (k) => `${k.algorithm}${k.curve ? ` ${k.curve}` : k.keySize ? ` ${k.keySize}` : ''}` },
                   { header: 'Provider', cell: (k) => k.provider.name },
+                  { header: 'Use', cell: (k) => (k.in_use ? `In use: ${k.used_by.map((u) => `${u.type} ${u.name} (${u.as})`).join(', ')}` : 'Unused') },
                   { header: 'Certificate expires', cell: (k) => (k.expiresAt ? <When at={k.expiresAt} /> : '—') },
                   { header: 'Expiry', cell: (k) => <span className={`badge expiry-${k.expiryStatus}`}>{k.expiryStatus}</span> },
                   { header: 'Rotation', cell: (k) => (k.rotation.enabled ? `every ${k.rotation.intervalDays ?? '?'} days` : 'off') },
@@ -198,6 +225,49 @@ export function RenewCertificate({ k, onDone }: { k: Key; onDone: () => void }) 
   );
 }
 
+/** Every key nothing uses, deleted together after a confirmation that names them; refused whole (409) when one came into use meanwhile. */
+function DeleteUnusedKeys({ onDone }: { onDone: () => void }) {
+  const qc = useQueryClient();
+  const unused = useQuery({ queryKey: ['keys', 'unused-all'], queryFn: () => unwrap(api.GET('/api/v1/keys', { params: { query: { limit: 500, unused: true } } })) });
+  return (
+    <QueryView q={unused} what="Loading unused keys">
+      {(d) =>
+        d.items.length === 0 ? (
+          <div className="card" role="group" aria-label="Delete unused keys">
+            <p>No key is unused: every key is used by an organization, a node or an EVM network.</p>
+            <button type="button" onClick={onDone}>
+              Close
+            </button>
+          </div>
+        ) : (
+          <ConfirmDelete
+            title={`Delete ${d.items.length} unused key${d.items.length === 1 ? '' : 's'}?`}
+            name={`${d.items.length} unused key${d.items.length === 1 ? '' : 's'}`}
+            action={() => unwrap(api.POST('/api/v1/keys/delete', { body: { ids: d.items.map((k) => k.id) } }))}
+            onDeleted={async () => {
+              await qc.invalidateQueries({ queryKey: ['keys'] });
+              await qc.invalidateQueries({ queryKey: ['key-providers'] });
+              onDone();
+            }}
+            onCancel={onDone}
+            inUse={{ title: 'A key came into use and nothing was deleted (409).', help: 'Close, and delete the unused keys again: the list is read anew.' }}
+          >
+            <p>No organization, node or EVM network uses these keys. They and their private keys in their providers are deleted for good, each deletion audited:</p>
+            <ul aria-label="Unused keys to delete">
+              {d.items.map((k) => (
+                <li key={k.id}>
+                  {k.name} ({k.purpose})
+                </li>
+              ))}
+            </ul>
+            {d.total > d.items.length ? <p>The first {d.items.length} of {d.total}; delete again for the rest.</p> : null}
+          </ConfirmDelete>
+        )
+      }
+    </QueryView>
+  );
+}
+
 /** Delete a key after a confirmation; a 409 (the key is in use) says what uses it and what to do. */
 function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
   const qc = useQueryClient();
@@ -214,7 +284,7 @@ function DeleteKey({ k, onDone }: { k: Key; onDone: () => void }) {
       onCancel={onDone}
       inUse={{
         title: 'The key is in use and was not deleted (409).',
-        help: "Delete or change what uses it first (an organization's keys go with the organization; an EVM network's validator key with the network), then delete the key.",
+        help: "Delete or change what uses it first (an organization's keys go with the organization, a node's with the node; an EVM network's validator key with the network), then delete the key.",
       }}
     >
       <p>

@@ -1,4 +1,5 @@
-// Start, stop, restart and delete, offered by the node's state and only to those allowed.
+// Start, stop, restart and delete, offered by the node's state and only to those allowed. The
+// delete confirmation offers "Also delete its keys" (its identity and TLS keys; with KEY_DELETE).
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -10,17 +11,19 @@ export function NodeActions({ id, name, status, onDeleted }: { id: number; name:
   const { can } = useSession();
   const qc = useQueryClient();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [deleteKeys, setDeleteKeys] = useState(false);
   const m = useMutation({
     mutationFn: async (a: Action) => {
       const params = { params: { path: { id } } };
       if (a === 'start') return unwrap(api.POST('/api/v1/nodes/{id}/start', params));
       if (a === 'stop') return unwrap(api.POST('/api/v1/nodes/{id}/stop', params));
       if (a === 'restart') return unwrap(api.POST('/api/v1/nodes/{id}/restart', params));
-      return unwrap(api.DELETE('/api/v1/nodes/{id}', params));
+      return unwrap(api.DELETE('/api/v1/nodes/{id}', { params: { path: { id }, query: deleteKeys ? { deleteKeys } : {} } }));
     },
     onSettled: async (_d, _e, a) => {
       await qc.invalidateQueries({ queryKey: ['nodes'] });
       await qc.invalidateQueries({ queryKey: ['node', id] });
+      if (a === 'delete') await qc.invalidateQueries({ queryKey: ['keys'] });
       if (a === 'delete' && !m.error) onDeleted?.();
     },
   });
@@ -39,6 +42,11 @@ export function NodeActions({ id, name, status, onDeleted }: { id: number; name:
             <button type="button" onClick={() => setConfirmDelete(false)}>
               Cancel
             </button>
+            {can('KEY_DELETE') ? (
+              <label className="inline">
+                <input type="checkbox" checked={deleteKeys} onChange={(e) => setDeleteKeys(e.target.checked)} /> Also delete its keys (its identity and TLS keys, each deletion audited)
+              </label>
+            ) : null}
           </span>
         ) : (
           <button
