@@ -32,7 +32,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
   if (!localLoginAllowed(deps.security.localLogin ?? { mode: 'on' }, username)) {
     await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'local login disabled', responseCode: 401 }, { wait: false });
-    throw new AppError(401, 'LOCAL_LOGIN_DISABLED', `Password login is switched off on this server${deps.security.oidc ? ': sign in through the OpenID provider (GET /api/v1/auth/oidc/login)' : ''}.`);
+    throw new AppError(401, 'LOCAL_LOGIN_DISABLED', `Password login is switched off on this server${deps.security.oidc ? ': sign in with single sign-on (the OpenID provider)' : ''}.`);
   }
   if (!gate.allowed) {
     // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.

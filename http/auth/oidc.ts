@@ -43,7 +43,7 @@ export function clearPendingLogin(ctx: Koa.Context, deps: AppDeps): void {
 /** The pending sign-in of this browser, checked against the callback's state; throws OidcFailure. */
 export async function pendingLoginFor(ctx: Koa.Context, deps: AppDeps, state: string | undefined): Promise<PendingOidcLogin> {
   const raw = ctx.cookies.get(OIDC_COOKIE);
-  if (!raw) throw new OidcFailure('bad state', 'This browser has no sign-in in progress (start at GET /api/v1/auth/oidc/login).');
+  if (!raw) throw new OidcFailure('bad state', 'This browser has no sign-in in progress: start the single sign-on again from the sign-in page.');
   const pending = deps.security.oidc!.openPending(raw);
   if (!pending) throw new OidcFailure('bad state', 'The sign-in cookie was altered or is not one this server wrote.');
   if (deps.clock().getTime() > pending.expiresAt) throw new OidcFailure('login expired', 'The sign-in took longer than 10 minutes: start again.');

@@ -276,7 +276,7 @@ t('the lifecycle one step at a time on the page: a definition recorded, each ste
 
   // Approve before install: the 409 names the missing step.
   await steps.getByRole('button', { name: 'Approve for its organization' }).click();
-  await answer(0, /^Refused \(HTTP 409, CHAINCODE_NOT_INSTALLED\): Chaincode stepassets 1\.0 .* is not installed on peer console-peer0: install it first/, 120_000);
+  await answer(0, /^Refused \(HTTP 409, CHAINCODE_NOT_INSTALLED\): Chaincode stepassets 1\.0 .* is not installed on peer console-peer0: install it on the peer first/, 120_000);
   await ui.accessible('a step refused');
   await steps.getByRole('button', { name: 'Install on the peer' }).click();
   await answer(1, /^Installed on console-peer0 \(ConsoleOrgMSP\): package \S+:[0-9a-f]{64}$/, 180_000);
