@@ -248,7 +248,8 @@ t('a chaincode from a .tar.gz archive picked from disk, deployed from the page: 
   await deploy.getByLabel('Chaincode name').fill('imageassets');
   await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
   await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
-  assert.match(await deploy.getByRole('alert').innerText(), /lnm-no-such-chaincode|Docker/i);
+  // A missing image is the image field's 400 (said beside it); no Docker Engine is the banner's 503.
+  assert.match(await deploy.getByTestId('field-error-source.image').or(deploy.getByRole('alert')).first().innerText(), /lnm-no-such-chaincode|Docker/i);
   assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'imageassets'), 'nothing recorded for a missing image');
 });
 
