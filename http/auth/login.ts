@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
-import { recordSecurityEvent } from './securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { refusalAudit } from './auditThrottle.ts';
 import { localLoginAllowed } from '../../domain/users/oidc.ts';
 

@@ -17,7 +17,7 @@ import { userForOidcClaims } from '../../application/oidcSignIn.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { OidcFailure, type OidcFailureReason } from '../../domain/users/oidc.ts';
 import type { PendingOidcLogin } from '../../domain/users/ports.ts';
-import { recordSecurityEvent } from './securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { refusalAudit } from './auditThrottle.ts';
 
 export const OIDC_COOKIE = 'lnm_oidc';
