@@ -34,7 +34,7 @@ function translate(err: unknown, request: InvokeRequest, what: string): Error {
   const said = [err.message, ...peers.map((p) => p.message)];
   const uninitialized = said.find((text) => NOT_INITIALIZED.test(text));
   if (uninitialized) {
-    return new FabricRefusedError(`${call}: Fabric refuses it until the chaincode's Init transaction ran (its definition requires Init): deploy it with POST /sc/consortium/deploy, which sends Init after the commit. The peer said: ${uninitialized}`, node, request.channelName, 'NOT_INITIALIZED', uninitialized);
+    return new FabricRefusedError(`${call}: Fabric refuses it until the chaincode's Init transaction ran (its definition requires Init): deploy it through the service's chaincode deploy, which sends Init after the commit. The peer said: ${uninitialized}`, node, request.channelName, 'NOT_INITIALIZED', uninitialized);
   }
   for (const text of said) {
     const m = CHAINCODE_RESPONSE.exec(text);

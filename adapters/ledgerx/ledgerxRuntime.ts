@@ -107,7 +107,7 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       const arma = docker ? { ok: true as const, path: 'arma' } : await findFabricXProgram('arma', env);
       if (!arma.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${arma.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);
-      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its orderer group has not joined a network yet (POST /networks/ledgerx/{id}/orderer-groups/${node.config.groupId}/join gives it the genesis block).`, { nodeKey: key });
+      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its orderer group has not joined a network yet (joining it to a network gives it the genesis block).`, { nodeKey: key });
       return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name, engineFor(node));
     },
     async startCommitter(node, input) {
@@ -118,7 +118,7 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       const committer = docker ? { ok: true as const, path: 'committer' } : await findFabricXProgram('committer', env);
       if (!committer.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${committer.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);
-      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its committer has not joined a network yet (POST /networks/ledgerx/{id}/committers/${node.config.groupId}/join).`, { nodeKey: key });
+      if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its committer has not joined a network yet: join it to a network first.`, { nodeKey: key });
       const clientMsp = input.client ? clientMspFiles(input.client.organization, { certPem: input.client.certPem, keyPem: input.client.keyPem }) : [];
       return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name, engineFor(node));
     },

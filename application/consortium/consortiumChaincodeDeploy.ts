@@ -234,7 +234,7 @@ export async function runTransaction(input: Input, chaincodeId: number, body: In
 /** The committed version of the chaincode on its network (the newest committed record of its name). */
 async function latestCommitted(input: Input, record: ChaincodeRow): Promise<ChaincodeRow> {
   const r = await input.deps.pool.query(`SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND status = 'committed' ORDER BY sequence DESC, id DESC LIMIT 1`, [record.networkId, record.name]);
-  if (!r.rows[0]) throw new ConflictError(`Chaincode ${record.name} is not committed on its channel yet: deploy it (POST /sc/consortium/deploy) or commit it (POST /sc/consortium/peer/{peerId}/chaincode/commit).`, { chaincodeId: record.id, status: record.status }, 'CHAINCODE_NOT_COMMITTED');
+  if (!r.rows[0]) throw new ConflictError(`Chaincode ${record.name} is not committed on its channel yet: deploy it, or commit it on a peer.`, { chaincodeId: record.id, status: record.status }, 'CHAINCODE_NOT_COMMITTED');
   // Usually the record asked for is the committed one: no second read.
   if (Number(r.rows[0].id) === record.id && record.status === 'committed') return record;
   return (await getChaincode(input.deps.pool, r.rows[0].id))!;

@@ -70,7 +70,7 @@ async function peerOfNetwork(deps: AppDeps, chaincode: ChaincodeRow, peerId: num
   const network = await consortiumNetworkOr404(deps, chaincode.networkId);
   const member = (await consortiumNetworkMembers(deps.pool, network.id)).find((m) => m.nodeId === peer.id);
   if (!member?.joinedAt) {
-    throw new ConflictError(`Peer ${peer.name} has not joined channel ${network.channelName} of network ${network.name}, where chaincode ${chaincode.name} is defined: join it first (POST /networks/consortium/${network.id}/peers/${peer.id}/join).`, { peerId: peer.id, networkId: network.id }, 'PEER_NOT_JOINED');
+    throw new ConflictError(`Peer ${peer.name} has not joined channel ${network.channelName} of network ${network.name}, where chaincode ${chaincode.name} is defined: join the peer to the channel first.`, { peerId: peer.id, networkId: network.id }, 'PEER_NOT_JOINED');
   }
   assertRunning(peer, `work with chaincode ${chaincode.name}`);
   return { peer: { ...peer, mspId: member.mspId }, network };
@@ -144,7 +144,7 @@ export async function approveFor(input: Input, chaincode: ChaincodeRow, peerId: 
   const server = await ensureServer(input, chaincode);
   const onPeer = await chaincodes.installed(access);
   if (!onPeer.some((c) => c.packageId === server.packageId)) {
-    throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} (package ${server.packageId}) is not installed on peer ${peer.name}: install it first (POST /sc/consortium/peer/${peer.id}/chaincode/install).`, { peerId: peer.id, packageId: server.packageId, missing: 'install' }, 'CHAINCODE_NOT_INSTALLED');
+    throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} (package ${server.packageId}) is not installed on peer ${peer.name}: install it on the peer first.`, { peerId: peer.id, packageId: server.packageId, missing: 'install' }, 'CHAINCODE_NOT_INSTALLED');
   }
   const committed = await chaincodes.committedDefinition(access, network.channelName, chaincode.name);
   if (committed && committed.sequence >= chaincode.sequence) {
@@ -181,7 +181,7 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
     const missing = Object.entries(readiness).filter(([, ok]) => !ok).map(([m]) => m);
     const total = Object.keys(readiness).length;
     if (approvedBy.length * 2 <= total) {
-      throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} (sequence ${chaincode.sequence}) cannot be committed yet: a majority of ${total} organizations must approve it; still missing: ${missing.join(', ')}. Approve with POST /sc/consortium/peer/{peerId}/chaincode/approve on a peer of each.`, { approvedBy, missingOrganizations: missing }, 'APPROVALS_MISSING');
+      throw new ConflictError(`Chaincode ${chaincode.name} ${chaincode.version} (sequence ${chaincode.sequence}) cannot be committed yet: a majority of ${total} organizations must approve it; still missing: ${missing.join(', ')}. Approve it on a peer of each.`, { approvedBy, missingOrganizations: missing }, 'APPROVALS_MISSING');
     }
     // This peer endorses first (its answer is awaited); each other approving organization's peer
     // is one of this instance's, or one a sharing peer shares (a channel spread over instances).

@@ -56,7 +56,7 @@ export async function adminEndpoint(deps: AppDeps, node: NodeRow): Promise<Endpo
 
 export function assertRunning(node: NodeRow, action: string): void {
   if (node.status !== 'running') {
-    throw new ConflictError(`Node ${node.name} is ${node.status}: it must be running to ${action}. Start it with POST /nodes/${node.id}/start.`, { nodeId: node.id, status: node.status }, 'NODE_NOT_RUNNING');
+    throw new ConflictError(`Node ${node.name} is ${node.status}: it must be running to ${action}. Start it first.`, { nodeId: node.id, status: node.status }, 'NODE_NOT_RUNNING');
   }
 }
 
@@ -81,7 +81,7 @@ async function runningJoined(deps: AppDeps, network: ConsortiumNetworkRow, role:
 /** A running peer that joined the channel, with its organization's admin identity: reads blocks and transactions. */
 export async function peerReader(deps: AppDeps, network: ConsortiumNetworkRow): Promise<PeerReader> {
   const peers = await runningJoined(deps, network, 'peer');
-  if (!peers.length) throw new ConflictError(`No running peer of network ${network.name} has joined channel ${network.channelName}: join one (POST /networks/consortium/${network.id}/peers/{peerId}/join) or start it.`, { networkId: network.id }, 'NO_JOINED_PEER');
+  if (!peers.length) throw new ConflictError(`No running peer of network ${network.name} has joined channel ${network.channelName}: join a peer to the channel, or start a joined one.`, { networkId: network.id }, 'NO_JOINED_PEER');
   const peer = peers[0];
   return { peer: await grpcEndpoint(deps, peer), signer: await consortiumOf(deps).credentials.adminSigner(peer.organizationId!) };
 }
@@ -102,7 +102,7 @@ export function networkReader(deps: AppDeps, networkId: number): Promise<{ netwo
 /** A running orderer that joined the channel: config reads and config updates go through it. */
 export async function joinedOrderer(deps: AppDeps, network: ConsortiumNetworkRow): Promise<{ node: NodeRow; endpoint: Endpoint; signer: FabricSigner }> {
   const orderers = await runningJoined(deps, network, 'orderer');
-  if (!orderers.length) throw new ConflictError(`No running orderer of network ${network.name} has joined channel ${network.channelName}: join one (POST /networks/consortium/${network.id}/orderers/{ordererId}/join) or start it.`, { networkId: network.id }, 'NO_JOINED_ORDERER');
+  if (!orderers.length) throw new ConflictError(`No running orderer of network ${network.name} has joined channel ${network.channelName}: join an orderer to the channel, or start a joined one.`, { networkId: network.id }, 'NO_JOINED_ORDERER');
   const node = orderers[0];
   return { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
 }

@@ -5,8 +5,10 @@
 // Bounds: at most RPC_GATEWAY_LIMITS.maxBatch calls in a batch (413), an answer of at most
 // maxResponseBytes (502 saying so), an answer within timeoutMs (504). Ids are the gateway's own
 // on the way to the node (so duplicate or missing ids cannot confuse a batch), the caller's on
-// the way back.
+// the way back. A refused method is recorded here as an AccessDenied event (once: the 403 of a
+// single refused call is not recorded again), before the refusal is answered.
 import type { CommandInput } from '../commands.ts';
+import { recordSecurityEvent } from '../securityEvents.ts';
 import { AppError, ForbiddenError, ValidationError } from '../../domain/shared/errors.ts';
 import { rpcMethodAllowed, rpcRefusal } from '../../domain/evm/evmExplorer.ts';
 import { evmOf, networkOr404 } from './evmContext.ts';
@@ -31,10 +33,17 @@ type Entry = { call: Call } | { invalid: string; id: Id };
 export interface GatewayAnswer {
   /** The JSON-RPC answer: an object, an array for a batch, or nothing (notifications only). */
   body: unknown;
-  /** The methods refused, for the audit log; a single refused call is also `error`. */
+  /** The methods refused in a batch (recorded as an AccessDenied event); a single refused call is a 403 instead. */
   refused: string[];
-  /** Thrown by the route once the refusal is recorded: a single call that was refused. */
-  error: AppError | null;
+}
+
+/** The AccessDenied audit event of refused methods. */
+async function recordRefused(input: CommandInput, networkId: number, refused: string[]): Promise<void> {
+  const methods = [...new Set(refused)];
+  await recordSecurityEvent(input, 'AccessDenied', {
+    action: 'EXECUTE', resourceType: 'network', resourceId: String(networkId),
+    message: `The RPC gateway refused ${methods.join(', ')}: only reads are forwarded.`, methods, responseCode: 403,
+  });
 }
 
 function entryOf(raw: unknown, index: number | null): Entry {
@@ -69,7 +78,8 @@ export async function forwardEvmRpc(input: CommandInput, networkId: number, node
 
   if (!batch && refused.length) {
     const method = refused[0];
-    return { body: null, refused, error: new ForbiddenError(rpcRefusal(method), { method }) };
+    await recordRefused(input, networkId, refused);
+    throw new ForbiddenError(rpcRefusal(method), { method });
   }
   // The network and a running node are checked even when nothing is forwarded: a refusal must not tell more than an answer would.
   const network = await networkOr404(input.deps, networkId);
@@ -100,5 +110,6 @@ export async function forwardEvmRpc(input: CommandInput, networkId: number, node
     if (!a) return void results.push(rpcError(e.call.id, -32603, `Node ${node.nodeId} gave no answer to this call.`));
     results.push({ ...a, id: e.call.id });
   });
-  return { body: batch ? (results.length ? results : null) : (results[0] ?? null), refused, error: null };
+  if (refused.length) await recordRefused(input, networkId, refused);
+  return { body: batch ? (results.length ? results : null) : (results[0] ?? null), refused };
 }

@@ -38,7 +38,7 @@ export async function placeNode(input: CommandInput, req: PlacementRequest, engi
 export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined): Promise<NodeHostRow> {
   const { pool } = input.deps;
   const host = await getNodeHost(pool, hostId);
-  if (!host) throw new ValidationError(`No node host ${hostId} is registered (GET /hosts lists them).`, [{ field: 'config.hostId', message: `no host ${hostId}` }], 'UNKNOWN_HOST');
+  if (!host) throw new ValidationError(`No node host ${hostId} is registered: pick one of the registered node hosts, or register it first.`, [{ field: 'config.hostId', message: `no host ${hostId}` }], 'UNKNOWN_HOST');
   if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs under its Docker Engine: engine must be docker or left out.`, [{ field: 'config.engine', message: 'must be docker on a node host' }]);
   if (!host.reachable) throw new ConflictError(`Host ${host.name} is not reachable: ${host.lastError ?? 'its last check failed'}.`, { hostId }, 'HOST_UNREACHABLE');
   if (host.maxNodes !== null && (await nodesOnHost(pool, hostId)) >= host.maxNodes) throw new ConflictError(`Host ${host.name} is full: it takes ${host.maxNodes} node(s).`, { hostId }, 'HOST_FULL');

@@ -44,7 +44,7 @@ export async function committerAccess(deps: AppDeps, network: LedgerXNetworkRow)
     if (live(roles.get(c.roleNodeIds.sidecar)) && live(roles.get(c.roleNodeIds.query))) return { committer: g, sidecar: local(c.sidecarPort), query: local(c.queryPort) };
   }
   throw new ConflictError(
-    joined.length ? `No committer of network ${network.name} runs its sidecar and query service; start one (POST /nodes/{id}/start).` : `No committer has joined network ${network.name}; join one (POST /networks/ledgerx/${network.id}/committers/{nodeId}/join).`,
+    joined.length ? `No committer of network ${network.name} runs its sidecar and query service; start one of them.` : `No committer has joined network ${network.name}; join a committer to the network first.`,
     { networkId: network.id }, 'NO_RUNNING_COMMITTER',
   );
 }

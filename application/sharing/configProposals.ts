@@ -53,7 +53,7 @@ export async function proposeConfigUpdate(input: CommandInput, networkId: number
   const d = distributed(input);
   const prepared = await d.prepareConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change, signers });
   if (prepared.status === 'unchanged') return { status: 'unchanged' as const, proposal_id: null, missing_organizations: [], peer_id: null };
-  if (!prepared.missingOrganizations.length) throw new ValidationError('This instance holds every signature the update needs: use PUT /networks/{id}/channels/{channel}/config.', [{ field: 'policies', message: 'no signature missing' }]);
+  if (!prepared.missingOrganizations.length) throw new ValidationError('This instance holds every signature the update needs: change the channel configuration directly, no proposal is needed.', [{ field: 'policies', message: 'no signature missing' }]);
   const { items } = await listSharingPeers(deps.pool, 1000, 0);
   const holders = items.filter((p) => p.status === 'active' && p.peerShares && prepared.missingOrganizations.every((m) => p.organizations.some((o) => o.mspId === m)));
   if (!holders.length) throw new ConflictError(`No sharing peer shares every organization whose signature is missing (${prepared.missingOrganizations.join(', ')}).`, { missingOrganizations: prepared.missingOrganizations }, 'SIGNATURES_MISSING');

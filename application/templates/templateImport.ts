@@ -264,7 +264,7 @@ export async function importTemplate(input: CommandInput, req: TemplateImportReq
   }
   if (r.template.platform === 'LEDGERX') {
     const made = await importLedgerXTemplate(input, r, name);
-    return { platform: 'LEDGERX', networkId: made.networkId, name, nodes: made.nodes, warnings: [...r.warnings, 'the orderer groups and committers are created, not joined: join each (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join, then .../committers/{nodeId}/join)'] };
+    return { platform: 'LEDGERX', networkId: made.networkId, name, nodes: made.nodes, warnings: [...r.warnings, 'the orderer groups and committers are created, not joined: join each orderer group to the network, then each committer'] };
   }
   const made = await importConsortiumTemplate(input, r, name);
   return { platform: 'CONSORTIUM', networkId: made.networkId, name, joined: made.joined, warnings: [...r.warnings, ...made.warnings] };

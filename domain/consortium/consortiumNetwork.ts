@@ -156,7 +156,7 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
         if (c.joinedNodes.length) {
           const names = c.joinedNodes.map((j) => `${j.name} (${j.nodeId})`).join(', ');
           throw new ConflictError(
-            `Network ${n.name} still has nodes that joined channel ${n.channelName}: ${names}. A peer keeps a channel's ledger until it is deleted, and an orderer keeps ordering it: delete those nodes first (DELETE /nodes/{id}), then the network.`,
+            `Network ${n.name} still has nodes that joined channel ${n.channelName}: ${names}. A peer keeps a channel's ledger until it is deleted, and an orderer keeps ordering it: delete those nodes first, then the network.`,
             { joinedNodes: c.joinedNodes },
             'NETWORK_HAS_JOINED_NODES',
           );

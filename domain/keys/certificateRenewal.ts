@@ -53,7 +53,7 @@ export async function issueFromProfile(ctx: Pick<RenewalContext, 'store' | 'serv
 
 function renewable(s: KeyState): { profile: CertificateProfileData; issuerKeyId: number } {
   const c = s.certificate;
-  if (!c) throw new ValidationError(`Key ${s.name} has no certificate to renew; issue one with POST /keys/${s.keyId}/sign.`, [{ field: 'keyId', message: 'no certificate' }]);
+  if (!c) throw new ValidationError(`Key ${s.name} has no certificate to renew; issue it a certificate first.`, [{ field: 'keyId', message: 'no certificate' }]);
   if (!c.profile || c.issuerKeyId === null) {
     throw new ValidationError(`The certificate of key ${s.name} was imported; renew it with the CA that issued it and import it again.`, [{ field: 'keyId', message: 'imported certificate' }]);
   }

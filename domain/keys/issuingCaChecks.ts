@@ -21,7 +21,7 @@ export function issuingCaCertificate(ca: KeyState, caKeyId: number, now: Date, f
   if (!cert) throw new ValidationError(`${label} has no certificate and cannot sign certificates; give it a CA certificate first.`, [{ field, message: 'not a CA key (no certificate)' }]);
   if (!cert.isCA) throw new ValidationError(`${label} has a certificate that is not a CA certificate (basicConstraints CA:FALSE) and cannot sign certificates.`, [{ field, message: 'not a CA key' }]);
   if (new Date(cert.notAfter).getTime() <= now.getTime()) {
-    throw new ValidationError(`The CA certificate of ${label} expired on ${cert.notAfter}; renew it (POST /keys/${caKeyId}/renew) or sign with another CA.`, [{ field, message: `CA certificate expired on ${cert.notAfter}` }]);
+    throw new ValidationError(`The CA certificate of ${label} expired on ${cert.notAfter}; renew it or sign with another CA.`, [{ field, message: `CA certificate expired on ${cert.notAfter}` }]);
   }
   return cert;
 }

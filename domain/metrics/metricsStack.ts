@@ -36,7 +36,7 @@ export type MetricsStackCommand =
   | { type: 'StopMetricsStack'; at: string }
   | { type: 'UndeployMetricsStack'; at: string };
 
-const notDeployed = () => new ConflictError('The metrics stack is not deployed: POST /metrics/deploy first.', { status: 'not_deployed' }, 'METRICS_STACK_NOT_DEPLOYED');
+const notDeployed = () => new ConflictError('The metrics stack is not deployed: deploy the metrics stack first.', { status: 'not_deployed' }, 'METRICS_STACK_NOT_DEPLOYED');
 
 export const metricsStack: Decider<MetricsStackState, MetricsStackCommand, MetricsStackEvent> = {
   initialState: () => ({ status: 'not_deployed' }),

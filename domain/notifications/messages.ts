@@ -90,7 +90,7 @@ export function notificationOf(kind: Exclude<NotificationKind, 'TEST'>, eventId:
     case 'WEBHOOK_DISABLED':
       return { ...base, severity: 'WARNING', title: `Webhook ${d.name} disabled after ${d.consecutiveFailures} failed deliveries`,
         data: { webhookId: d.webhookId, webhookName: d.name, consecutiveFailures: d.consecutiveFailures, error: d.lastError ?? null },
-        lines: lines([['Webhook', `${d.name} (id ${d.webhookId})`], ['Disabled at', d.at ?? timestamp], ['Failed deliveries in a row', d.consecutiveFailures], ['Last error', d.lastError], ['To resume', 'PUT /api/v1/webhooks/' + d.webhookId + ' with enabled: true']]) };
+        lines: lines([['Webhook', `${d.name} (id ${d.webhookId})`], ['Disabled at', d.at ?? timestamp], ['Failed deliveries in a row', d.consecutiveFailures], ['Last error', d.lastError], ['To resume', 'enable the webhook again (its page in the console, or its update with enabled: true)']]) };
     default: {
       const never: never = kind;
       throw new Error(`unknown notification kind ${never}`);

@@ -48,7 +48,7 @@ export const plugin: Decider<PluginState, PluginCommand, PluginEvent> = {
   decide(c, s) {
     const name = c.type === 'InstallPlugin' || c.type === 'UpdatePlugin' ? c.descriptor.metadata.name : c.name;
     if (c.type === 'InstallPlugin') {
-      if (s.status !== 'absent') throw new ConflictError(`A plugin named ${name} is already installed; PUT /plugins/${name} updates it.`, { name });
+      if (s.status !== 'absent') throw new ConflictError(`A plugin named ${name} is already installed; replace its descriptor to update it.`, { name });
       return [{ type: 'PluginInstalled', data: { name, descriptor: c.descriptor, at: c.at } }];
     }
     if (s.status === 'absent') throw new NotFoundError('Plugin', name);

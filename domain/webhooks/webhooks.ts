@@ -61,7 +61,7 @@ export function checkEventTypes(events: string[]): void {
   if (bad.length) {
     const wild = bad.some((e) => e.includes('*'));
     throw new ValidationError(
-      `${wild ? 'Wildcards are not supported; list' : 'Unknown event type(s): ' + bad.join(', ') + '. List'} explicit event types from GET /api/v1/webhooks/events.`,
+      `${wild ? 'Wildcards are not supported; list' : 'Unknown event type(s): ' + bad.join(', ') + '. List'} explicit event types from the webhook event catalog.`,
       bad.map((e) => ({ field: 'events', message: `${e}: ${e.includes('*') ? 'wildcards are not supported' : 'not an event type of the catalog'}` })),
     );
   }

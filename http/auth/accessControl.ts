@@ -12,7 +12,7 @@ import { AppError, EditionRequiredError, ForbiddenError, UnauthenticatedError } 
 import { hasPermission, type Permission } from '../../domain/users/permissions.ts';
 import { findApiKeyByHash } from '../../projections/apiKeys.ts';
 import { findCredentials, getUser, getUserCredentialVersion } from '../../projections/users.ts';
-import { recordSecurityEvent } from './securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { requestRecorded } from '../../application/commands.ts';
 import { attemptLogin } from './login.ts';
 import { createVerifiedCredentials, type VerifiedCredentials } from './verifiedCredentials.ts';

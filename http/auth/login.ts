@@ -5,7 +5,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { AppDeps } from '../../application/deps.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { findCredentials, type UserRow } from '../../projections/users.ts';
-import { recordSecurityEvent } from './securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { refusalAudit } from './auditThrottle.ts';
 import { localLoginAllowed } from '../../domain/users/oidc.ts';
 
@@ -32,7 +32,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
   const input = { identity: null, requestId: ctx.state.requestId as string, ctx, deps };
   if (!localLoginAllowed(deps.security.localLogin ?? { mode: 'on' }, username)) {
     await recordSecurityEvent(input, 'LoginFailed', { username, reason: 'local login disabled', responseCode: 401 }, { wait: false });
-    throw new AppError(401, 'LOCAL_LOGIN_DISABLED', `Password login is switched off on this server${deps.security.oidc ? ': sign in through the OpenID provider (GET /api/v1/auth/oidc/login)' : ''}.`);
+    throw new AppError(401, 'LOCAL_LOGIN_DISABLED', `Password login is switched off on this server${deps.security.oidc ? ': sign in with single sign-on (the OpenID provider)' : ''}.`);
   }
   if (!gate.allowed) {
     // Hammering through a slow-down counts as failing: it leads to the lockout and its alert.

@@ -17,7 +17,7 @@ import { userForOidcClaims } from '../../application/oidcSignIn.ts';
 import { AppError, UnauthenticatedError } from '../../domain/shared/errors.ts';
 import { OidcFailure, type OidcFailureReason } from '../../domain/users/oidc.ts';
 import type { PendingOidcLogin } from '../../domain/users/ports.ts';
-import { recordSecurityEvent } from './securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { refusalAudit } from './auditThrottle.ts';
 
 export const OIDC_COOKIE = 'lnm_oidc';
@@ -43,7 +43,7 @@ export function clearPendingLogin(ctx: Koa.Context, deps: AppDeps): void {
 /** The pending sign-in of this browser, checked against the callback's state; throws OidcFailure. */
 export async function pendingLoginFor(ctx: Koa.Context, deps: AppDeps, state: string | undefined): Promise<PendingOidcLogin> {
   const raw = ctx.cookies.get(OIDC_COOKIE);
-  if (!raw) throw new OidcFailure('bad state', 'This browser has no sign-in in progress (start at GET /api/v1/auth/oidc/login).');
+  if (!raw) throw new OidcFailure('bad state', 'This browser has no sign-in in progress: start the single sign-on again from the sign-in page.');
   const pending = deps.security.oidc!.openPending(raw);
   if (!pending) throw new OidcFailure('bad state', 'The sign-in cookie was altered or is not one this server wrote.');
   if (deps.clock().getTime() > pending.expiresAt) throw new OidcFailure('login expired', 'The sign-in took longer than 10 minutes: start again.');

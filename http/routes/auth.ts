@@ -5,7 +5,7 @@ import { runCommand } from '../../application/commands.ts';
 import { PasswordSchema, RoleSchema, UserSchema } from './schemas.ts';
 import { attemptLogin } from '../auth/login.ts';
 import { SESSION_COOKIE } from '../auth/accessControl.ts';
-import { recordSecurityEvent } from '../auth/securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { assertPassword } from './users.ts';
 import { USERS_STREAM, userDirectory } from '../../domain/users/userDirectory.ts';
 import { rolePermissions } from '../../domain/users/permissions.ts';

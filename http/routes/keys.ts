@@ -8,7 +8,7 @@ import { keyRefOf, loadKey, renewCertificate, rotateKey } from '../../domain/key
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { findCertificate, getKey, listKeys } from '../../projections/keys.ts';
 import { getOrganization } from '../../projections/organizations.ts';
-import { recordSecurityEvent } from '../auth/securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import { noteRecorded, requestMetadata } from '../../application/commands.ts';
 import { CreateKeyBody, KeySchema, createKeyFromBody, keyView } from '../keys/keyViews.ts';
 import { caCrl, revokeCertificate } from '../../application/keys/certificateRevocation.ts';

@@ -132,7 +132,7 @@ export const metricsRoutes = [
       const node = await getNode(deps.pool, params.id);
       if (!node) throw new NotFoundError('Node', params.id);
       const { state } = await metricsStackState(deps);
-      if (state.status !== 'running') throw new UnavailableError(`The metrics stack is ${state.status === 'not_deployed' ? 'not deployed' : 'stopped'}: POST /metrics/${state.status === 'not_deployed' ? 'deploy' : 'start'} first.`, { status: state.status });
+      if (state.status !== 'running') throw new UnavailableError(`The metrics stack is ${state.status === 'not_deployed' ? 'not deployed: deploy' : 'stopped: start'} the metrics stack first.`, { status: state.status });
       const s = state.settings;
       const series = nodeSeries(node.id);
       let summary;

@@ -92,7 +92,7 @@ export const networkRoutes = [
     body: GenericBody, responses: createResponses,
     async handler(input) {
       const { type, ...rest } = input.body;
-      if (type !== undefined && type.toLowerCase() !== 'evm') throw new ValidationError(`Network type ${type} cannot be created here; use evm (consortium networks: POST /networks/consortium).`, [{ field: 'type', message: 'must be evm' }]);
+      if (type !== undefined && type.toLowerCase() !== 'evm') throw new ValidationError(`Network type ${type} cannot be created here; use evm (a consortium network has its own create).`, [{ field: 'type', message: 'must be evm' }]);
       const id = await createEvmNetwork(input, toRequest(rest));
       return { status: 201, body: await networkView(input.deps, await networkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/evm/${id}` } };
     },

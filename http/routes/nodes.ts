@@ -190,21 +190,21 @@ export const nodeRoutes = [
       if (body.platform === 'CONSORTIUM' && (body.nodeType === 'CONSORTIUM_PEER' || body.nodeType === 'CONSORTIUM_ORDERER')) {
         const c = body.config ?? {};
         foreignFields(c, EVM_ONLY, 'consortium');
-        if (body.networkId !== undefined) throw new ValidationError('A consortium node belongs to an organization; it joins networks afterwards (POST /networks/consortium/{id}/peers/{peerId}/join).', [{ field: 'networkId', message: 'not for consortium nodes' }]);
+        if (body.networkId !== undefined) throw new ValidationError('A consortium node belongs to an organization; it joins networks afterwards, from each network.', [{ field: 'networkId', message: 'not for consortium nodes' }]);
         const id = await createConsortiumNode(input, { name: body.name, nodeType: body.nodeType, organizationId: body.organizationId, engine: c.engine, fabricVersion: c.fabricVersion, config: c, creationId: body.creationId });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_COMMITTER') {
         const c = body.config ?? {};
         foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumCreateConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(router|batcher|consenter|assembler)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX committer');
-        if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/committers/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
+        if (body.networkId !== undefined) throw new ValidationError('A ledgerX committer belongs to an organization; it joins a network afterwards, from the network.', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXCommitter(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }
       if (body.platform === 'LEDGERX' && body.nodeType === 'LEDGERX_ORDERER_GROUP') {
         const c = body.config ?? {};
         foreignFields(c, [...EVM_ONLY.filter((f) => !LEDGERX_ONLY.includes(f)), ...Object.keys(ConsortiumCreateConfig).filter((f) => f !== 'engine'), ...LEDGERX_ONLY.filter((f) => /^(sidecar|coordinator|vc|verifier|query|databaseUrl)/.test(f)), 'hostId', 'hostLabels'], 'ledgerX orderer group');
-        if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join).', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
+        if (body.networkId !== undefined) throw new ValidationError('A ledgerX orderer group belongs to an organization; it joins a network afterwards, from the network.', [{ field: 'networkId', message: 'not for ledgerX nodes' }]);
         const id = await createLedgerXOrdererGroup(input, { name: body.name, organizationId: body.organizationId, config: c });
         return { status: 201, body: await settledView(input, id), headers: { Location: `/api/v1/nodes/${id}` } };
       }

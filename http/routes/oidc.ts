@@ -8,7 +8,7 @@ import { AppError } from '../../domain/shared/errors.ts';
 import { OidcFailure } from '../../domain/users/oidc.ts';
 import { hasPermission } from '../../domain/users/permissions.ts';
 import { clearPendingLogin, oidcHttpError, pendingLoginFor, recordOidcFailure, setPendingLogin } from '../auth/oidc.ts';
-import { recordSecurityEvent } from '../auth/securityEvents.ts';
+import { recordSecurityEvent } from '../../application/securityEvents.ts';
 import type { AppDeps } from '../../application/deps.ts';
 
 const tags = ['auth'];

@@ -219,7 +219,7 @@ export const pluginRoutes = [
       // A stopped plugin whose containers are gone (a redeploy that failed removes them, and so
       // does anyone with access to the engine) has nothing to start: say so, not compose's error.
       if (!(await runtime.services(p.name)).length) {
-        throw new ConflictError(`Plugin ${p.name} has no containers left to start (its last deploy failed, or they were removed outside this service): deploy it again with POST /plugins/${p.name}/deploy.`, { name: p.name, status: p.status }, 'PLUGIN_NOT_DEPLOYED');
+        throw new ConflictError(`Plugin ${p.name} has no containers left to start (its last deploy failed, or they were removed outside this service): deploy it again.`, { name: p.name, status: p.status }, 'PLUGIN_NOT_DEPLOYED');
       }
       await runtime.resume(p.name);
       await record(input, p.name, { type: 'EnablePlugin', name: p.name, parameters: p.parameters ?? {}, at: input.deps.clock().toISOString() });

@@ -59,7 +59,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
     };
     return {
       async start() {
-        if (!(await runtime.readJoin(group.nodeId))) throw new NodeStartFailedError('invalid-spec', `${group.name} has not joined a network yet; join it (POST /networks/ledgerx/{id}/${group.nodeType === 'LEDGERX_COMMITTER' ? 'committers' : 'orderer-groups'}/${group.nodeId}/join).`, { nodeKey: `node-${group.nodeId}` });
+        if (!(await runtime.readJoin(group.nodeId))) throw new NodeStartFailedError('invalid-spec', `${group.name} has not joined a network yet; join it to a network first.`, { nodeKey: `node-${group.nodeId}` });
         // Asked in Fabric-X's order; not awaited here: the roles' starts are events this saga
         // handles after this one (application/ledgerx/ledgerxOrdererGroupStart.ts awaits each).
         for (const role of order) await command({ type: 'StartNode', nodeId: ids[role], at: new Date().toISOString() });

@@ -248,7 +248,8 @@ t('a chaincode from a .tar.gz archive picked from disk, deployed from the page: 
   await deploy.getByLabel('Chaincode name').fill('imageassets');
   await deploy.getByRole('button', { name: 'Deploy', exact: true }).click();
   await deploy.getByRole('alert').waitFor({ timeout: 60_000 });
-  assert.match(await deploy.getByRole('alert').innerText(), /lnm-no-such-chaincode|Docker/i);
+  // A missing image is the image field's 400 (said beside it); no Docker Engine is the banner's 503.
+  assert.match(await deploy.getByTestId('field-error-source.image').or(deploy.getByRole('alert')).first().innerText(), /lnm-no-such-chaincode|Docker/i);
   assert.ok((await api('GET', `/sc/consortium/chaincodes?networkId=${networkId}`)).json.items.every((c: { name: string }) => c.name !== 'imageassets'), 'nothing recorded for a missing image');
 });
 
@@ -276,7 +277,7 @@ t('the lifecycle one step at a time on the page: a definition recorded, each ste
 
   // Approve before install: the 409 names the missing step.
   await steps.getByRole('button', { name: 'Approve for its organization' }).click();
-  await answer(0, /^Refused \(HTTP 409, CHAINCODE_NOT_INSTALLED\): Chaincode stepassets 1\.0 .* is not installed on peer console-peer0: install it first/, 120_000);
+  await answer(0, /^Refused \(HTTP 409, CHAINCODE_NOT_INSTALLED\): Chaincode stepassets 1\.0 .* is not installed on peer console-peer0: install it on the peer first/, 120_000);
   await ui.accessible('a step refused');
   await steps.getByRole('button', { name: 'Install on the peer' }).click();
   await answer(1, /^Installed on console-peer0 \(ConsoleOrgMSP\): package \S+:[0-9a-f]{64}$/, 180_000);

@@ -88,6 +88,8 @@ it('the explorer on the EVM network page: blocks, search, a transaction with its
 
   await search.getByLabel('Block number, hash or address').fill('not-a-thing');
   await search.getByRole('button', { name: 'Search' }).click();
+  // Beside the search box its field's short reason; under it the API's message, which says more.
+  await search.getByTestId('field-error-q').getByText(/a block number, a 0x hash/).waitFor();
   await page.getByRole('alert').getByText(/q must be a block number/).waitFor();
 });
 

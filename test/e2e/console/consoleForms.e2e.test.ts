@@ -60,8 +60,52 @@ it('a refusal is said beside its field and once: a taken chain id (409) and a ba
   await ui.accessible('create EVM network: refusals at their fields');
 });
 
+/** The field's refusal is drawn inside the field's own label, the control marked, and its text is on the page once. */
+async function saidOnceAtField(form: import('playwright-core').Locator, control: import('playwright-core').Locator, field: string, text: RegExp) {
+  const at = form.getByTestId(`field-error-${field}`);
+  await at.getByText(text).waitFor({ timeout: 30_000 });
+  assert.is(await control.locator('xpath=ancestor::label[1]').getByTestId(`field-error-${field}`).count(), 1, `${field}: beside its control (in its label)`);
+  assert.is(await control.getAttribute('aria-invalid'), 'true');
+  assert.is(await control.getAttribute('aria-describedby'), `field-error-${field}`);
+  assert.is(await page.getByText(text).count(), 1, `${field}: said once on the page`);
+  const banner = form.locator('.action-error');
+  await banner.getByText('see the field marked above', { exact: false }).waitFor();
+  assert.not.match((await banner.textContent()) ?? '', text, `${field}: not said again under the form`);
+}
+
+it('the organization form: a schema refusal (400) of the MSP id is said beside it, once, and nothing is made', async () => {
+  await page.goto(`${s.url}/organizations`);
+  await page.getByRole('button', { name: 'Create organization' }).click();
+  const form = page.locator('form[aria-labelledby="new-org"]');
+  await form.getByLabel('Name').fill('forms-org');
+  const msp = form.getByLabel('MSP id');
+  await msp.fill('bad msp!');
+  await form.getByRole('button', { name: 'Create organization' }).click();
+  await saidOnceAtField(form, msp, 'mspId', /must match pattern/);
+  const r = await api('GET', '/organizations?limit=500');
+  assert.is(r.json.items.filter((o: { name: string }) => o.name === 'forms-org').length, 0, 'nothing made');
+  await ui.accessible('create organization: refusal at its field');
+});
+
+it('the user form: a taken username (409) and a malformed one (400) are said beside the username, once', async () => {
+  await page.goto(`${s.url}/users`);
+  const form = page.locator('form[aria-label="New user"]');
+  const username = form.getByLabel('Username');
+  await username.fill('admin');
+  await form.getByLabel('Password').fill('a-long-enough-password');
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await saidOnceAtField(form, username, 'username', /username "admin" is taken/);
+
+  await username.fill('no spaces allowed');
+  await form.getByRole('button', { name: 'Create user' }).click();
+  await saidOnceAtField(form, username, 'username', /must be 2-64 characters/);
+  assert.is(await page.getByText(/is taken/).count(), 0, 'the earlier refusal is gone');
+  const r = await api('GET', '/users?limit=500');
+  assert.is(r.json.items.filter((u: { username: string }) => u.username === 'no spaces allowed').length, 0, 'nothing made');
+});
+
 it('a page for an unknown id is one not-found message, no other sections and no forms', async () => {
-  for (const path of ['/networks/evm/999999', '/networks/consortium/999999', '/nodes/999999', '/webhooks/999999']) {
+  for (const path of ['/networks/evm/999999', '/networks/consortium/999999', '/networks/ledgerx/999999', '/networks/ledgerx/quick-start/999999', '/nodes/999999', '/webhooks/999999', '/organizations/999999', '/plugins/no-such-plugin']) {
     await page.goto(`${s.url}${path}`);
     await page.getByRole('heading', { name: 'Not found' }).first().waitFor({ timeout: 30_000 });
     await page.waitForLoadState('networkidle'); // every section's request answered and drawn

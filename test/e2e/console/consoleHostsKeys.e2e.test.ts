@@ -83,7 +83,9 @@ withHost('node hosts: refused with the reason, registered with a key from a file
   assert.is(await keyArea.inputValue(), host.pki.clientKey, 'the file was read into the form');
   await ui.accessible('register host form');
   await form.getByRole('button', { name: 'Register host' }).click();
-  await form.getByRole('alert').getByText(/connection refused/).waitFor({ timeout: 30_000 });
+  // The engine's refusal is the URL field's (details field url): said beside it, the banner points there.
+  await form.getByTestId('field-error-url').getByText(/connection refused/).waitFor({ timeout: 30_000 });
+  await form.getByRole('alert').getByText('see the field marked above', { exact: false }).waitFor();
   assert.is((await api('GET', '/hosts')).json.total, 0, 'a refused host is not recorded');
 
   await form.getByLabel('Docker Engine URL').fill(host.url);
@@ -265,7 +267,7 @@ t('settings: general settings changed (the history says what), a refused value b
   // A soft limit above the hard limit: the API's 400, said beside the field; nothing changes.
   await general.getByLabel('Failed logins before slowing down (attempts)').fill('50');
   await general.getByRole('button', { name: 'Save 1 change' }).click();
-  await general.locator('#setting-loginSoftLimit-error').getByText(/must be below loginHardLimit/).waitFor();
+  await general.getByTestId('field-error-loginSoftLimit').getByText(/must be below loginHardLimit/).waitFor();
   assert.is((await api('GET', '/settings')).json.general.loginSoftLimit, 5);
 
   const audit = page.getByRole('form', { name: 'Audit' });

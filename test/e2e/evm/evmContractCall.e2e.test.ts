@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { startServer, call, type TestServer } from '../../helpers/server.ts';
-import { api, killLeftoverNodes, until } from './evmLifecycle.ts';
+import { api, killLeftoverNodes, startCounterNetwork, until } from './evmLifecycle.ts';
 import { COUNTER_ABI, COUNTER_BYTECODE } from './counterContract.ts';
 
 let s: TestServer;
@@ -32,21 +32,10 @@ async function auditEntryOf(requestId: string): Promise<Record<string, any> | un
 }
 
 test('a contract deployed through the service is queried and invoked by its ABI', async () => {
-  let r = await api(s, 'POST', '/networks', { name: 'calls-4343', type: 'evm', genesis: { chain_id: 4343, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
-  assert.is(r.status, 201, r.text);
-  net.id = r.json.id;
-  r = await api(s, 'POST', `/networks/${net.id}/nodes`, { name: 'calls-4343-validator', type: 'validator' });
-  assert.is(r.status, 201, r.text);
-  net.nodeId = r.json.id;
-  r = await api(s, 'POST', `/nodes/${net.nodeId}/start`);
-  assert.is(r.json.status, 'running', r.text);
-  net.rpcUrl = r.json.endpoints.rpc_http;
+  const made = await startCounterNetwork(s, 'calls-4343', 4343);
+  Object.assign(net, { id: made.id, nodeId: made.nodeId, rpcUrl: made.rpcUrl, contractId: made.contractId, address: made.address });
 
-  r = await api(s, 'POST', '/sc/evm/deploy', { networkId: net.id, name: 'counter', bytecode: COUNTER_BYTECODE, abi: COUNTER_ABI });
-  assert.is(r.status, 200, r.text);
-  Object.assign(net, { contractId: r.json.contract_id, address: r.json.address });
-
-  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
+  let r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/query`, { function: 'get' });
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.result, ['0']);
   assert.is(r.json.function, 'get()');

@@ -10,8 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FetchRequest, JsonRpcProvider } from 'ethers';
 import { startServer, call, basic, ADMIN, type TestServer } from '../../helpers/server.ts';
-import { api, killLeftoverNodes, pidOf } from './evmLifecycle.ts';
-import { COUNTER_ABI, COUNTER_BYTECODE } from './counterContract.ts';
+import { api, killLeftoverNodes, pidOf, startCounterNetwork } from './evmLifecycle.ts';
 
 let s: TestServer;
 const net = { id: 0, nodeId: 0, rpcUrl: '', contractId: 0, address: '', deployer: '', deployTx: '', tx: '', block: 0 };
@@ -32,20 +31,8 @@ test.after(async () => {
 });
 
 test('a transaction invoked through the service reads as the node tells it, its log decoded', async () => {
-  let r = await api(s, 'POST', '/networks', { name: 'explorer-4545', type: 'evm', genesis: { chain_id: 4545, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
-  assert.is(r.status, 201, r.text);
-  net.id = r.json.id;
-  r = await api(s, 'POST', `/networks/${net.id}/nodes`, { name: 'explorer-4545-validator', type: 'validator' });
-  assert.is(r.status, 201, r.text);
-  net.nodeId = r.json.id;
-  r = await api(s, 'POST', `/nodes/${net.nodeId}/start`);
-  assert.is(r.json.status, 'running', r.text);
-  net.rpcUrl = r.json.endpoints.rpc_http;
-
-  r = await api(s, 'POST', '/sc/evm/deploy', { networkId: net.id, name: 'counter', bytecode: COUNTER_BYTECODE, abi: COUNTER_ABI });
-  assert.is(r.status, 200, r.text);
-  Object.assign(net, { contractId: r.json.contract_id, address: r.json.address, deployer: r.json.from, deployTx: r.json.transaction_hash });
-  r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: ['4242'] });
+  Object.assign(net, await startCounterNetwork(s, 'explorer-4545', 4545));
+  let r = await api(s, 'POST', `/sc/evm/contracts/${net.contractId}/invoke`, { function: 'set', args: ['4242'] });
   assert.is(r.status, 200, r.text);
   Object.assign(net, { tx: r.json.transaction_hash, block: r.json.block_number });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Contract, JsonRpcProvider } from 'ethers';
 import WebSocket from 'ws';
 import { call, adminAuth, type TestServer } from '../../helpers/server.ts';
+import { COUNTER_ABI, COUNTER_BYTECODE } from './counterContract.ts';
 
 // Hand-assembled: the constructor stores its uint256 argument in slot 0; the runtime returns
 // slot 0 for any call, so get() answers the stored value.
@@ -30,6 +31,33 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 
 export async function api(s: TestServer, method: string, p: string, body?: unknown) {
   return call(s.api, method, p, { headers: adminAuth(), body });
+}
+
+/** A running one-validator anvil-backed evm network (IBFT 2.0 genesis, 1 s blocks) with the counter contract deployed through the service. */
+export interface CounterNetwork {
+  id: number;
+  nodeId: number;
+  rpcUrl: string;
+  contractId: number;
+  address: string;
+  deployer: string;
+  deployTx: string;
+}
+
+/** Creates network `name` (chain id `chainId`) and its validator `<name>-validator`, starts it and deploys the counter contract. */
+export async function startCounterNetwork(s: TestServer, name: string, chainId: number): Promise<CounterNetwork> {
+  let r = await api(s, 'POST', '/networks', { name, type: 'evm', genesis: { chain_id: chainId, consensus: 'IBFT_2', block_time: 1, gas_limit: '0x1C9C380', validators: [], accounts: {} } });
+  assert.is(r.status, 201, r.text);
+  const id = r.json.id as number;
+  r = await api(s, 'POST', `/networks/${id}/nodes`, { name: `${name}-validator`, type: 'validator' });
+  assert.is(r.status, 201, r.text);
+  const nodeId = r.json.id as number;
+  r = await api(s, 'POST', `/nodes/${nodeId}/start`);
+  assert.is(r.json.status, 'running', r.text);
+  const rpcUrl = r.json.endpoints.rpc_http as string;
+  r = await api(s, 'POST', '/sc/evm/deploy', { networkId: id, name: 'counter', bytecode: COUNTER_BYTECODE, abi: COUNTER_ABI });
+  assert.is(r.status, 200, r.text);
+  return { id, nodeId, rpcUrl, contractId: r.json.contract_id, address: r.json.address, deployer: r.json.from, deployTx: r.json.transaction_hash };
 }
 
 async function events(s: TestServer, nodeId: number): Promise<Array<{ event: string; data: Record<string, unknown> }>> {

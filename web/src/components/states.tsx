@@ -74,7 +74,8 @@ export function FormActions({ m, label, pendingLabel, onCancel, disabled = false
 
 /**
  * A refusal, said once: the fields a FieldError shows beside themselves are not said again here.
- * With every detail of a 400 beside its field this says only that the marked fields were refused;
+ * With every detail of a 400 beside its field this says only that the marked fields were refused
+ * (or, when the API's message says more than the field messages it contains, that message);
  * otherwise the API's message (which already names each field and what is wrong, so details are
  * not appended a second time), or the details no field shows.
  */
@@ -89,7 +90,11 @@ export function ActionError({ error }: { error: unknown }) {
     const rest = error.details.filter((d) => !atFields.has(fieldName(d.field)));
     const taken = error.status === 409 && typeof error.context.field === 'string' && atFields.has(fieldName(error.context.field));
     const marked = `refused: see the field${atFields.size > 1 ? 's' : ''} marked above`;
-    text = taken || rest.length === 0 ? `Not done, ${marked}.` : `${rest.map((d) => `${d.field} ${d.message}`).join('; ')} (and ${marked}).`;
+    // The API's message is kept when it says more than the fields show (a reason beyond "cannot
+    // be reached"); when it only restates them, it is not said a second time.
+    const atField = fieldErrors(error);
+    const restates = [...atFields].every((f) => atField[f] !== undefined && e.message.includes(atField[f]));
+    text = taken || (rest.length === 0 && restates) ? `Not done, ${marked}.` : rest.length === 0 ? `${e.message} (${marked})` : `${rest.map((d) => `${d.field} ${d.message}`).join('; ')} (and ${marked}).`;
   }
   return (
     <p className="action-error" role="alert">

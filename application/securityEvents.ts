@@ -1,11 +1,12 @@
-// Facts recorded by the HTTP layer itself (denied requests, failed writes, logins, sensitive
-// reads). They are events like any other, so the audit log and its hash chain cover them.
-import type { JsonObject } from '../../domain/shared/eventStore.ts';
-import type { RouteInput } from '../route.ts';
-import { noteRecorded, requestMetadata } from '../../application/commands.ts';
-import { storable } from '../../domain/shared/storableText.ts';
+// Security facts of a request (denied requests, failed writes, logins, sensitive reads),
+// recorded by the HTTP layer (access control, sign-in) and by use cases that refuse or read
+// something sensitive themselves (the evm RPC gateway's refused methods). They are events like
+// any other, so the audit log and its hash chain cover them.
+import type { JsonObject } from '../domain/shared/eventStore.ts';
+import { noteRecorded, requestMetadata, type CommandInput } from './commands.ts';
+import { storable } from '../domain/shared/storableText.ts';
 
-type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
+type Input = Pick<CommandInput, 'identity' | 'requestId' | 'ctx' | 'deps'>;
 
 // The data may quote the request (a resource id from the path, a refused field name): made
 // storable, so that a request refused for carrying unstorable text is still audited.
