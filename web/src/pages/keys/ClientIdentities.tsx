@@ -82,7 +82,7 @@ export function ClientIdentities({ org }: { org: Org }) {
               columns={[
                 { header: 'Name', cell: (i) => i.name },
                 { header: 'Role', cell: (i) => i.role },
-                { header: 'Attributes', cell: (i) => Object.entries(i.attributes).filter(([k]) => !k.startsWith('hf.')).map(([k, v]) => `${k}=${v}`).join(', ') || '—' },
+                { header: 'Attributes', cell: (i) => Object.entries(i.attributes).filter(([k]) => !k.startsWith('hf.')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(', ') || '—' },
                 { header: 'Serial', cell: (i) => <code>{i.serialNumber}</code> },
                 { header: 'Expires', cell: (i) => <When at={i.notAfter} /> },
                 { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
