@@ -171,4 +171,16 @@ t('revoked and the CRL pushed into the channel: the same identity is refused, an
   assert.match(audit, 'revocationList');
 });
 
+t('a push for an unknown network or organization is 404, for an organization outside the channel 400; nothing changes', async () => {
+  const before = (await api('GET', `/networks/consortium/${made.network.id}/channel-config`)).json.sequence;
+  assert.is((await api('POST', `/networks/consortium/999999/organizations/${made.org1.id}/crl`)).status, 404);
+  assert.is((await api('POST', `/networks/consortium/${made.network.id}/organizations/999999/crl`)).status, 404);
+  const org3 = (await api('POST', '/organizations', { name: 'Org3', mspId: 'Org3MSP' })).json;
+  const outside = await api('POST', `/networks/consortium/${made.network.id}/organizations/${org3.id}/crl`);
+  assert.is(outside.status, 400, outside.text);
+  assert.match(outside.json.message, 'Org3MSP is not an organization of channel appchannel');
+  assert.is((await api('POST', `/networks/consortium/${made.network.id}/organizations/abc/crl`)).status, 400);
+  assert.is((await api('GET', `/networks/consortium/${made.network.id}/channel-config`)).json.sequence, before);
+});
+
 t.run();
