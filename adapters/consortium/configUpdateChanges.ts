@@ -5,8 +5,9 @@
 //   withoutOrganization(config, mspId)        removes an application organization
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
 //   withBatch(config, batch)                  sets the orderer's BatchTimeout / BatchSize (others kept)
+//   withRevocationList(config, mspId, crls)   sets an org's MSP revocation_list wherever it is defined
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
-import { common, orderer } from '@hyperledger/fabric-protos';
+import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
@@ -89,6 +90,30 @@ export function withBatch(config: common.Config, batch: Partial<ChannelBatchSett
   return desired;
 }
 
+/**
+ * The organization's MSP with `crlPems` as its revocation_list (replacing the CRLs it had), in
+ * the Application and Orderer groups that define it: peers and orderers then refuse the
+ * certificates the CRLs list. The rest of the MSP (roots, NodeOUs, admins) is kept byte for byte.
+ */
+export function withRevocationList(config: common.Config, mspId: string, crlPems: string[]): common.Config {
+  const desired = cloneConfig(config);
+  let found = 0;
+  for (const section of ['Application', 'Orderer']) {
+    const org = desired.getChannelGroup()?.getGroupsMap().get(section)?.getGroupsMap().get(mspId);
+    const value = org?.getValuesMap().get('MSP');
+    if (!org || !value) continue;
+    const mspConfig = msp.MSPConfig.deserializeBinary(value.getValue_asU8());
+    if (mspConfig.getType() !== 0) throw new ValidationError(`The MSP of ${mspId} is not an X.509 (FABRIC) MSP; it has no revocation list.`, [{ field: 'organizationId', message: 'not a FABRIC MSP' }]);
+    const fabric = msp.FabricMSPConfig.deserializeBinary(mspConfig.getConfig_asU8());
+    fabric.setRevocationListList(crlPems.map((p) => Buffer.from(p)));
+    mspConfig.setConfig(fabric.serializeBinary());
+    org.getValuesMap().set('MSP', configValue(mspConfig, value.getModPolicy() || 'Admins'));
+    found++;
+  }
+  if (!found) throw new ValidationError(`Organization ${mspId} is not an organization of the channel.`, [{ field: 'organizationId', message: `${mspId} is not in the channel` }]);
+  return desired;
+}
+
 export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
   if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
@@ -102,6 +127,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withPolicies(config, change.policies, change.groupPath);
     case 'batch':
       return withBatch(config, change.batch);
+    case 'revocationList':
+      return withRevocationList(config, change.mspId, change.crlPems);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

@@ -85,7 +85,9 @@ export type ChannelConfigChange =
   /** Policies of a group (default the Application group: SPEC's Readers/Writers/Admins). */
   | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] }
   /** The orderer's batch settings (the Orderer group's BatchTimeout and BatchSize); what is not given is kept. */
-  | { kind: 'batch'; batch: Partial<ChannelBatchSettings> };
+  | { kind: 'batch'; batch: Partial<ChannelBatchSettings> }
+  /** An organization's MSP revocation_list (CRLs, PEM), in every group of the channel that defines the organization. */
+  | { kind: 'revocationList'; mspId: string; crlPems: string[] };
 
 /** A modification policy the available signers do not satisfy, and whose admins could satisfy it. */
 export interface UnmetPolicy {

@@ -391,6 +391,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${orgId}/identities/{identityId}`, { GET: 'KEY_READ' }],
   [`${orgId}/identities/{identityId}/revoke`, { POST: 'KEY_ROTATE' }],
   [`${orgId}/identities/{identityId}/key/export`, { POST: 'KEY_EXPORT' }],
+  // The organization's CRL put into a channel's config (its MSP's revocation_list).
+  ['/networks/consortium/{id}/organizations/{organizationId}/crl', { POST: 'NETWORK_UPDATE' }],
 ]);
 
 /** The permission of one endpoint, by SPEC path template; undefined when none is declared. */

@@ -9,6 +9,7 @@ import { recordSecurityEvent } from '../../auth/securityEvents.ts';
 import { connectionProfile } from '../../../application/consortium/consortiumConnectionProfile.ts';
 import { exportClientIdentityKey, getClientIdentity, issueClientIdentity, listClientIdentities, revokeClientIdentity } from '../../../application/consortium/consortiumClientIdentities.ts';
 import { CLIENT_IDENTITY_VALIDITY_DAYS, MAX_ATTRIBUTES } from '../../../domain/consortium/consortiumClientIdentity.ts';
+import { pushOrganizationCrl } from '../../../application/consortium/consortiumOrgCrlPush.ts';
 import { IdParam } from '../schemas.ts';
 
 const tags = ['organizations'];
@@ -52,6 +53,13 @@ const ClientIdentitySchema = Type.Object({
   revokedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   revocationReason: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String({ format: 'date-time' }),
+});
+
+const CrlPushParams = Type.Object({ id: Type.Integer({ minimum: 1, description: 'consortium network id' }), organizationId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const CrlPushView = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(), organization_id: Type.Integer(), msp_id: Type.String(),
+  status: Type.Union([Type.Literal('updated'), Type.Literal('unchanged')]), sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), signed_by: Type.Array(Type.String()),
+  crl_number: Type.Integer({ description: 'the CRL number of the CRL now in the channel' }), revoked_serials: Type.Array(Type.String(), { description: 'the serial numbers it lists' }),
 });
 
 const reasons = ['unspecified', 'keyCompromise', 'affiliationChanged', 'superseded', 'cessationOfOperation', 'privilegeWithdrawn'] as const;
@@ -111,6 +119,15 @@ export const consortiumApplicationRoutes = [
     responses: { 200: { description: 'the revoked identity', schema: ClientIdentitySchema }, 404: { description: 'no such organization or identity' }, 409: { description: 'already revoked' } },
     async handler(input) {
       return { body: await revokeClientIdentity(input, input.params.id, input.params.identityId, input.body?.reason ?? 'unspecified') };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/organizations/:organizationId/crl', summary: 'Put the organization\'s current CRL into the channel (its MSP\'s revocation_list)', tags: ['networks'], permission: 'NETWORK_UPDATE', params: CrlPushParams,
+    description: 'The signing CA\'s current CRL (GET /organizations/{id}/crl: every certificate revoked so far, client identities among them) replaces the revocation_list of the organization\'s MSP in the channel config (Application and, where it is one, Orderer group), in one config update signed by the admins this service holds and sent to a joined orderer. From that config block on, peers and orderers refuse the revoked certificates. Each push is a new config update (a CRL\'s signature differs per issue).',
+    responses: { 200: { description: 'the config update', schema: CrlPushView }, 400: { description: 'the organization is not in the channel' }, 404: { description: 'no such network or organization' }, 409: { description: 'no joined orderer running, or admin signatures missing (named)' } },
+    async handler(input) {
+      const r = await pushOrganizationCrl(input, input.params.id, input.params.organizationId);
+      return { body: { network_id: r.network.id, channel_name: r.network.channelName, organization_id: input.params.organizationId, msp_id: r.mspId, status: r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy, crl_number: r.crlNumber, revoked_serials: r.revokedSerials } };
     },
   }),
   defineRoute({

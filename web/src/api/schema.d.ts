@@ -1698,6 +1698,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/organizations/{organizationId}/crl": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the organization's current CRL into the channel (its MSP's revocation_list)
+         * @description The signing CA's current CRL (GET /organizations/{id}/crl: every certificate revoked so far, client identities among them) replaces the revocation_list of the organization's MSP in the channel config (Application and, where it is one, Orderer group), in one config update signed by the admins this service holds and sent to a joined orderer. From that config block on, peers and orderers refuse the revoked certificates. Each push is a new config update (a CRL's signature differs per issue).
+         *
+         *     Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdOrganizationsOrganizationIdCrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/peers/{peerId}/join": {
         parameters: {
             query?: never;
@@ -13188,6 +13210,91 @@ export interface operations {
                 content?: never;
             };
             /** @description the orderer is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdOrganizationsOrganizationIdCrl: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description consortium network id */
+                id: number;
+                organizationId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the config update */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description the CRL number of the CRL now in the channel */
+                        crl_number: number;
+                        msp_id: string;
+                        network_id: number;
+                        organization_id: number;
+                        /** @description the serial numbers it lists */
+                        revoked_serials: string[];
+                        sequence: number;
+                        signed_by: string[];
+                        status: "updated" | "unchanged";
+                    };
+                };
+            };
+            /** @description the organization is not in the channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or organization */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined orderer running, or admin signatures missing (named) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -2,14 +2,16 @@
 // common connection profile, JSON or YAML: GET /organizations/{id}/connection-profile) and its
 // client identities (GET/POST /organizations/{id}/identities): issue one (name, role client or
 // admin, attributes), revoke it (into the signing CA's CRL), and download its private key only
-// after a warning is acknowledged (POST .../key/export, audited).
+// after a warning is acknowledged (POST .../key/export, audited); the CRL put into a channel the
+// organization is in (POST /networks/consortium/{id}/organizations/{organizationId}/crl).
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { Can, useSession } from '../../session';
-import { FieldError, FormActions, QueryView, invalid } from '../../components/states';
+import { ActionError, FieldError, FormActions, QueryView, invalid } from '../../components/states';
 import { Pager, StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import { useConsortiumNetworks } from '../../api/queries';
 
 type Org = { id: number; name: string; mspId: string };
 const identities = (id: number, offset: number) => unwrap(api.GET('/api/v1/organizations/{id}/identities', { params: { path: { id }, query: { limit: 50, offset } } }));
@@ -68,6 +70,7 @@ export function ClientIdentities({ org }: { org: Org }) {
       {issuing ? <IssueIdentity org={org} onDone={() => setIssuing(false)} /> : null}
       {revoking ? <RevokeIdentity org={org} identity={revoking} onDone={() => setRevoking(null)} /> : null}
       {exporting ? <ExportKey org={org} identity={exporting} onDone={() => setExporting(null)} /> : null}
+      {can('NETWORK_UPDATE') ? <PushCrl org={org} /> : null}
       <QueryView q={list} what="Loading the client identities">
         {(d) => (
           <>
@@ -79,7 +82,7 @@ export function ClientIdentities({ org }: { org: Org }) {
               columns={[
                 { header: 'Name', cell: (i) => i.name },
                 { header: 'Role', cell: (i) => i.role },
-                { header: 'Attributes', cell: (i) => Object.entries(i.attributes).filter(([k]) => !k.startsWith('hf.')).map(([k, v]) => `${k}=${v}`).join(', ') || '—' },
+                { header: 'Attributes', cell: (i) => Object.entries(i.attributes).filter(([k]) => !k.startsWith('hf.')).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(', ') || '—' },
                 { header: 'Serial', cell: (i) => <code>{i.serialNumber}</code> },
                 { header: 'Expires', cell: (i) => <When at={i.notAfter} /> },
                 { header: 'Status', cell: (i) => <StatusBadge status={i.status} /> },
@@ -218,6 +221,52 @@ function ExportKey({ org, identity, onDone }: { org: Org; identity: Identity; on
         <input type="checkbox" checked={understood} onChange={(e) => setUnderstood(e.target.checked)} /> I understand; download the key
       </label>
       <FormActions m={m} label="Download private key" pendingLabel="Downloading…" onCancel={onDone} disabled={!understood} />
+    </form>
+  );
+}
+
+/** The organization's current CRL into a channel it is a member of: a config update, answered with its block. */
+function PushCrl({ org }: { org: Org }) {
+  const networks = useConsortiumNetworks();
+  const mine = (networks.data?.items ?? []).filter((n) => [...n.organizations, ...n.orderer_organizations].some((o) => o.msp_id === org.mspId));
+  const [networkId, setNetworkId] = useState<number | ''>('');
+  const m = useMutation({
+    mutationFn: (id: number) => unwrap(api.POST('/api/v1/networks/consortium/{id}/organizations/{organizationId}/crl', { params: { path: { id, organizationId: org.id } } })),
+  });
+  if (mine.length === 0) return null;
+  const chosen = networkId === '' ? mine[0].id : networkId;
+  return (
+    <form
+      className="card"
+      aria-labelledby="push-crl"
+      onSubmit={(e: FormEvent) => {
+        e.preventDefault();
+        m.mutate(chosen);
+      }}
+    >
+      <h3 id="push-crl">Revocations into a channel</h3>
+      <p className="hint">A channel refuses revoked identities only once the CRL of {org.mspId} is in its MSP of that channel: a config update signed by the admins this service holds.</p>
+      <label>
+        Channel
+        <select value={chosen} onChange={(e) => setNetworkId(Number(e.target.value))}>
+          {mine.map((n) => (
+            <option key={n.id} value={n.id}>
+              {n.channel_name} ({n.name})
+            </option>
+          ))}
+        </select>
+      </label>
+      {m.data ? (
+        <p role="status">
+          CRL {m.data.crl_number} ({m.data.revoked_serials.length} revoked) {m.data.status === 'updated' ? `is in channel ${m.data.channel_name} from block ${m.data.block_number}` : `was already in channel ${m.data.channel_name}`}.
+        </p>
+      ) : null}
+      <ActionError error={m.error} />
+      <div className="actions">
+        <button type="submit" disabled={m.isPending}>
+          {m.isPending ? 'Updating the channel…' : 'Put the CRL into the channel'}
+        </button>
+      </div>
     </form>
   );
 }
