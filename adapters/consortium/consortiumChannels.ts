@@ -4,7 +4,7 @@ import type { ConsortiumChannels } from '../../domain/consortium/consortiumChann
 import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channelConfig.ts';
 import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
-import { updateChannelConfig } from './configUpdate.ts';
+import { previewConfigUpdate, updateChannelConfig } from './configUpdate.ts';
 import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
 import { block, chainInfo, transaction } from './ledgerQuery.ts';
@@ -22,6 +22,7 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     decodeChannelConfig,
     readConfigBlock,
     updateChannelConfig,
+    previewConfigUpdate,
     prepareConfigUpdate,
     signConfigUpdate,
     describeConfigUpdate,

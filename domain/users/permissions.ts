@@ -304,6 +304,10 @@ export const endpointPermissions: readonly EndpointPermission[] = rows([
 export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   // What the consortium quick start needs (programs, ports, names, key provider), checked before its first step.
   ['/networks/consortium/quickstart/check', { POST: 'NETWORK_CREATE' }],
+  // A channel's raft consenter set (issue 37): listed, an orderer added or removed, one's TLS certificate replaced; each with a dry run.
+  [`${cnId}/channels/{channelName}/consenters`, { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
+  [`${cnId}/channels/{channelName}/consenters/{nodeId}`, { DELETE: 'NETWORK_UPDATE' }],
+  [`${cnId}/channels/{channelName}/consenters/{nodeId}/certificate`, { PUT: 'NETWORK_UPDATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.

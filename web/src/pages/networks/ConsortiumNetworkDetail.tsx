@@ -17,6 +17,7 @@ import { StatusBadge, When } from '../../components/format';
 import { ChainExplorer, type ChainSource } from '../../components/ChainExplorer';
 import { Chaincodes } from './Chaincode';
 import { ChannelConfig } from './ChannelConfig';
+import { ChannelConsenters } from './ChannelConsenters';
 
 // The consortium ledger routes declare no response schema: their shapes as http/routes/consortium/consortiumChannels.ts answers them.
 interface Block {
@@ -85,6 +86,7 @@ export default function ConsortiumNetworkDetail() {
         <>
           <Members id={id} organizationIds={network.data.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null)} />
           <ChannelConfig networkId={id} />
+          <ChannelConsenters networkId={id} channelName={network.data.channel_name} />
           <Chaincodes networkId={id} />
           <Explorer id={id} />
         </>
