@@ -3,7 +3,7 @@
 import type { ConsortiumChannels } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channelConfig.ts';
 import { channelMembers } from './channelConfigMembers.ts';
-import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
+import { joinOrderer, leaveOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { previewConfigUpdate, updateChannelConfig } from './configUpdate.ts';
 import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
@@ -16,6 +16,7 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     joinOrderer,
     listOrdererChannels,
     ordererChannel,
+    leaveOrderer,
     joinPeer,
     peerChannels,
     fetchConfigBlock,

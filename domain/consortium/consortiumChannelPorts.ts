@@ -208,6 +208,8 @@ export interface ConsortiumChannels {
   joinOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string, genesisBlock: Uint8Array): Promise<OrdererChannelInfo>;
   listOrdererChannels(admin: Endpoint, client: TlsClientIdentity): Promise<OrdererChannelInfo[]>;
   ordererChannel(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<OrdererChannelInfo | null>;
+  /** The orderer removes the channel and its ledger (channel participation DELETE); `removed: false` when it had none. */
+  leaveOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<{ removed: boolean }>;
   /** Idempotent: a peer that already has the channel answers `alreadyJoined: true`. */
   joinPeer(peer: Endpoint, admin: FabricSigner, genesisBlock: Uint8Array): Promise<{ channelName: string; alreadyJoined: boolean }>;
   peerChannels(peer: Endpoint, signer: FabricSigner): Promise<string[]>;

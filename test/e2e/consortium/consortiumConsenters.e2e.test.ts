@@ -4,7 +4,8 @@
 // consenter by a config update (a dry run first shows the diff and submits nothing); removing the
 // running consenter while the other is stopped is refused naming rule consenter-quorum; the first
 // orderer's TLS certificate renewed leaves the channel holding the old one until the consenter's
-// certificate is replaced; the first orderer removed. The channel commits a new config block (an
+// certificate is replaced; the first orderer leaves the channel (removed from the consenters first,
+// then through its channel participation API), the last consenter may not. The channel commits a new config block (an
 // anchor peer update, from a peer's view) after each change.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -134,20 +135,31 @@ t('a TLS renewal leaves the channel holding the old certificate; the consenter\'
   await commits('after the certificate rotation');
 });
 
-t('the first orderer removed from the consenters: orderer1 orders alone and the channel commits', async () => {
-  const r = await until('orderer0 removed', async () => {
-    const x = await api('DELETE', `${base}/consenters/${setup.orderer.id}`);
+t('orderer0 leaves the channel: removed from the consenters first, then the channel removed through its participation API; orderer1 orders alone', async () => {
+  const members = async () => (await api('GET', `/networks/consortium/${setup.network.id}/nodes`)).json.items as Array<{ id: number; networks: Array<{ network_id: number; joined: boolean }> }>;
+  const r = await until('orderer0 to leave', async () => {
+    const x = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${setup.orderer.id}/leave`);
     if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
     return x.status === 200 ? x : null;
   }, 90_000, 2000);
-  assert.is(r.json.status, 'updated', r.text);
-  assert.ok(r.json.diff.some((d: { path: string; after: unknown; before: { port?: number } }) => d.path.endsWith('consenters[]') && d.after === null && d.before.port === setup.orderer.config.port), r.text);
+  assert.is(r.json.steps.length, 2, r.text);
+  assert.match(r.json.steps[0], /removed from the channel's consenters/);
+  assert.match(r.json.steps[1], /channel removed from the orderer through its channel participation API/);
+  assert.ok(r.json.consenter_removed.diff.some((d: { path: string; after: unknown; before: { port?: number } }) => d.path.endsWith('consenters[]') && d.after === null && d.before.port === setup.orderer.config.port), r.text);
   const c = await consenters();
   assert.equal(c.consenters.map((x) => x.node_id), [orderer1.id]);
-  const last = await api('DELETE', `${base}/consenters/${orderer1.id}`);
+  await commits('with orderer1 alone');
+  const joined = (await members()).find((m) => m.id === setup.orderer.id);
+  assert.ok(joined, 'orderer0 stays a member');
+  assert.is(joined!.networks.find((n) => n.network_id === setup.network.id)?.joined, false, JSON.stringify(joined));
+  // The last consenter cannot leave: refused by the rule, nothing done (it stays joined).
+  const last = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${orderer1.id}/leave`);
   assert.is(last.status, 409, last.text);
   assert.is(last.json.code, 'LAST_CONSENTER');
-  await commits('with orderer1 alone');
+  assert.is((await api('DELETE', `${base}/consenters/${orderer1.id}`)).json.code, 'LAST_CONSENTER');
+  await commits('after the refused leave');
+  const audit = (await api('GET', '/audit-logs?action=NETWORK_UPDATE&limit=100')).json.items as Array<{ details: { event?: string; nodeId?: number } | null }>;
+  assert.equal(audit.filter((e) => e.details?.event === 'node.left').map((e) => e.details!.nodeId), [setup.orderer.id]);
   assert.equal((await auditedChanges()).map((x) => x.kind).filter((k) => k.endsWith('Consenter') || k.endsWith('Certificate')).sort(), ['addConsenter', 'removeConsenter', 'replaceConsenterCertificate']);
 });
 

@@ -1656,6 +1656,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/orderers/{ordererId}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An orderer leaves the channel: removed from the raft consenters first when it is one (the consenter rules checked), then the channel removed through its channel participation API (osnadmin channel remove)
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdOrderersOrdererIdLeave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/peers/{peerId}/join": {
         parameters: {
             query?: never;
@@ -12781,6 +12801,91 @@ export interface operations {
                 content?: never;
             };
             /** @description the orderer is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdOrderersOrdererIdLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                ordererId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description left; the steps taken, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        consenter_removed: {
+                            block_number: number | null;
+                            diff: {
+                                after: unknown;
+                                before: unknown;
+                                path: string;
+                            }[];
+                            sequence: number;
+                        } | null;
+                        network_id: number;
+                        node_id: number;
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description not an orderer, or it has not joined the channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or orderer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the orderer is not running; a consenter removal refused by its rule (consenter-quorum, last-consenter) or for missing signatures: nothing done */
             409: {
                 headers: {
                     [name: string]: unknown;
