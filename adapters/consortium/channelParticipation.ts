@@ -5,6 +5,7 @@
 //   joinOrderer(admin, client, channelName, genesisBlock) -> OrdererChannelInfo
 //   listOrdererChannels(admin, client)                    -> OrdererChannelInfo[]
 //   ordererChannel(admin, client, channelName)            -> OrdererChannelInfo | null
+//   leaveOrderer(admin, client, channelName)              -> { removed } (osnadmin channel remove; false: it had no such channel)
 import { randomBytes } from 'node:crypto';
 import https from 'node:https';
 import { FabricNodeUnreachableError, FabricRefusedError, type OrdererChannelInfo } from '../../domain/consortium/consortiumChannelPorts.ts';
@@ -122,4 +123,11 @@ export async function joinOrderer(admin: Endpoint, client: TlsClientIdentity, ch
     if (existing) return existing;
   }
   throw refused(admin, channelName, `join channel "${channelName}"`, answer);
+}
+
+export async function leaveOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<{ removed: boolean }> {
+  const answer = await call(admin, client, channelName, `the removal of channel "${channelName}"`, 'DELETE', `${basePath}/${encodeURIComponent(channelName)}`);
+  if (answer.status === 204 || answer.status === 200) return { removed: true };
+  if (answer.status === 404) return { removed: false };
+  throw refused(admin, channelName, `remove channel "${channelName}"`, answer);
 }

@@ -4,15 +4,17 @@
 // collects the signatures, submits the CONFIG_UPDATE envelope and waits until the orderer serves
 // the new config (sequence grown).
 //   updateChannelConfig({orderer, channelName, change, signers, timeoutMs}) -> ChannelConfigUpdateResult
-//   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, policies, unmet, signWith }
+//   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, diff, policies, unmet, signWith }
+//   previewConfigUpdate({orderer, channelName, change, signers}) -> the plan's diff and missing signatures, nothing submitted
 //   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
 import { common } from '@hyperledger/fabric-protos';
-import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigDiffEntry, type ConfigUpdatePreview, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
 import { applyChange } from './configUpdateChanges.ts';
 import { computeConfigUpdate } from './configUpdateCompute.ts';
+import { configDiff } from './configDiff.ts';
 import { evaluatePolicy, organizationsReferenced, requiredPolicies } from './configUpdateSignatures.ts';
 import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
 import { nodeName } from './fabricGrpc.ts';
@@ -20,6 +22,8 @@ import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEn
 
 export interface ConfigUpdatePlan {
   update: common.ConfigUpdate | null;
+  /** What changes, current against desired config. */
+  diff: ConfigDiffEntry[];
   /** Modification policies the update must satisfy. */
   policies: string[];
   unmet: UnmetPolicy[];
@@ -28,8 +32,10 @@ export interface ConfigUpdatePlan {
 }
 
 export function planConfigUpdate(current: common.Config, channelName: string, change: ChannelConfigChange | ChannelConfigChange[], signerMspIds: string[]): ConfigUpdatePlan {
-  const update = computeConfigUpdate(channelName, current, applyChange(current, change));
-  if (!update) return { update: null, policies: [], unmet: [], signWith: [] };
+  const desired = applyChange(current, change);
+  const update = computeConfigUpdate(channelName, current, desired);
+  if (!update) return { update: null, diff: [], policies: [], unmet: [], signWith: [] };
+  const diff = configDiff(current, desired);
   const policies = requiredPolicies(current, update);
   const unmet: UnmetPolicy[] = [];
   for (const policyPath of policies) {
@@ -39,7 +45,7 @@ export function planConfigUpdate(current: common.Config, channelName: string, ch
     }
   }
   const counted = new Set(policies.flatMap((p) => organizationsReferenced(current, p)));
-  return { update, policies, unmet, signWith: signerMspIds.filter((id) => counted.has(id)) };
+  return { update, diff, policies, unmet, signWith: signerMspIds.filter((id) => counted.has(id)) };
 }
 
 export async function signedConfigUpdateEnvelope(channelName: string, update: common.ConfigUpdate, signers: FabricSigner[]): Promise<common.Envelope> {
@@ -72,6 +78,17 @@ async function fetchAsAnyReader(source: ChannelBlockSource, signers: FabricSigne
   throw refusal;
 }
 
+export async function previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<ConfigUpdatePreview> {
+  const { orderer, channelName, change, signers } = request;
+  if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer.`, [{ field: 'signers', message: 'none' }]);
+  const { reader: _reader, ...current } = await fetchAsAnyReader({ kind: 'orderer', endpoint: orderer }, signers, channelName);
+  const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
+  return {
+    sequence: current.config.getSequence(), unchanged: !plan.update, diff: plan.diff, policies: plan.policies,
+    missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet,
+  };
+}
+
 export async function updateChannelConfig(request: {
   orderer: Endpoint;
   channelName: string;
@@ -99,7 +116,7 @@ export async function updateChannelConfig(request: {
   for (;;) {
     const now = await fetchConfig(source, reader, channelName);
     if (now.config.getSequence() > sequence) {
-      return { status: 'updated', sequence: now.config.getSequence(), blockNumber: now.blockNumber, signedBy: oneEach.map((s) => s.mspId) };
+      return { status: 'updated', sequence: now.config.getSequence(), blockNumber: now.blockNumber, signedBy: oneEach.map((s) => s.mspId), diff: plan.diff };
     }
     if (Date.now() > deadline) {
       throw new UnavailableError(`Orderer ${nodeName(orderer)} accepted the config update of channel "${channelName}" but served no new config within ${timeoutMs} ms (sequence still ${sequence}).`, {

@@ -6,14 +6,17 @@
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
 //   withBatch(config, batch)                  sets the orderer's BatchTimeout / BatchSize (others kept)
 //   withRevocationList(config, mspId, crls)   sets an org's MSP revocation_list wherever it is defined
+//   withConsenterAdded(config, consenter, mspId)      adds an etcdraft consenter and its endpoint
+//   withConsenterRemoved(config, host, port, mspId?)  removes one (and its endpoint)
+//   withConsenterCertificate(config, consenter)       replaces one's TLS certificates (same host:port)
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
 import { configPolicy } from './channelConfigPolicies.ts';
-import { anchorPeersMessage, batchSize, batchTimeout, configValue } from './channelConfigValues.ts';
+import { anchorPeersMessage, batchSize, batchTimeout, configValue, ordererAddresses } from './channelConfigValues.ts';
 
 function cloneConfig(config: common.Config): common.Config {
   return common.Config.deserializeBinary(config.serializeBinary());
@@ -114,6 +117,58 @@ export function withRevocationList(config: common.Config, mspId: string, crlPems
   return desired;
 }
 
+/** The Orderer group's etcdraft consenters, changed by `edit`; the ConsensusType's other fields (options, state) kept. */
+function withConsenters(config: common.Config, edit: (consenters: orderer.etcdraft.Consenter[]) => orderer.etcdraft.Consenter[]): common.Config {
+  const desired = cloneConfig(config);
+  const values = subGroup(desired, ['Orderer']).getValuesMap();
+  const value = values.get('ConsensusType');
+  const consensus = value ? orderer.ConsensusType.deserializeBinary(value.getValue_asU8()) : null;
+  if (!consensus || consensus.getType() !== 'etcdraft') {
+    throw new ValidationError(`The channel's consensus is ${consensus?.getType() || 'unknown'}: consenter changes here are for etcdraft channels.`, [{ field: 'consensus', message: `not etcdraft: ${consensus?.getType() || 'unknown'}` }]);
+  }
+  const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8());
+  metadata.setConsentersList(edit(metadata.getConsentersList()));
+  consensus.setMetadata(metadata.serializeBinary());
+  values.set('ConsensusType', configValue(consensus, value!.getModPolicy() || 'Admins'));
+  return desired;
+}
+
+function raftConsenter(c: RaftConsenter): orderer.etcdraft.Consenter {
+  const consenter = new orderer.etcdraft.Consenter();
+  consenter.setHost(c.host);
+  consenter.setPort(c.port);
+  consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
+  consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
+  return consenter;
+}
+
+/** An orderer organization's Endpoints with `endpoint` added or removed (a group without Endpoints is left alone). */
+function withOrdererEndpoint(config: common.Config, mspId: string, endpoint: string, present: boolean): common.Config {
+  const org = subGroup(config, ['Orderer']).getGroupsMap().get(mspId);
+  const value = org?.getValuesMap().get('Endpoints');
+  if (!org || !value) return config;
+  const now = common.OrdererAddresses.deserializeBinary(value.getValue_asU8()).getAddressesList();
+  const next = present ? (now.includes(endpoint) ? now : [...now, endpoint]) : now.filter((a) => a !== endpoint);
+  if (next.length === 0) return config;
+  org.getValuesMap().set('Endpoints', configValue(ordererAddresses(next), value.getModPolicy() || 'Admins'));
+  return config;
+}
+
+export function withConsenterAdded(config: common.Config, consenter: RaftConsenter, mspId: string): common.Config {
+  const same = (c: orderer.etcdraft.Consenter) => c.getHost() === consenter.host && c.getPort() === consenter.port;
+  const desired = withConsenters(config, (list) => (list.some(same) ? list : [...list, raftConsenter(consenter)]));
+  return withOrdererEndpoint(desired, mspId, `${consenter.host}:${consenter.port}`, true);
+}
+
+export function withConsenterRemoved(config: common.Config, host: string, port: number, mspId?: string): common.Config {
+  const desired = withConsenters(config, (list) => list.filter((c) => !(c.getHost() === host && c.getPort() === port)));
+  return mspId ? withOrdererEndpoint(desired, mspId, `${host}:${port}`, false) : desired;
+}
+
+export function withConsenterCertificate(config: common.Config, consenter: RaftConsenter): common.Config {
+  return withConsenters(config, (list) => list.map((c) => (c.getHost() === consenter.host && c.getPort() === consenter.port ? raftConsenter(consenter) : c)));
+}
+
 export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
   if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
@@ -129,6 +184,12 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withBatch(config, change.batch);
     case 'revocationList':
       return withRevocationList(config, change.mspId, change.crlPems);
+    case 'addConsenter':
+      return withConsenterAdded(config, change.consenter, change.mspId);
+    case 'removeConsenter':
+      return withConsenterRemoved(config, change.host, change.port, change.mspId);
+    case 'replaceConsenterCertificate':
+      return withConsenterCertificate(config, change.consenter);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

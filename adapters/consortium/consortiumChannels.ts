@@ -3,8 +3,8 @@
 import type { ConsortiumChannels } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channelConfig.ts';
 import { channelMembers } from './channelConfigMembers.ts';
-import { joinOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
-import { updateChannelConfig } from './configUpdate.ts';
+import { joinOrderer, leaveOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
+import { previewConfigUpdate, updateChannelConfig } from './configUpdate.ts';
 import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
 import { block, chainInfo, transaction } from './ledgerQuery.ts';
@@ -16,12 +16,14 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     joinOrderer,
     listOrdererChannels,
     ordererChannel,
+    leaveOrderer,
     joinPeer,
     peerChannels,
     fetchConfigBlock,
     decodeChannelConfig,
     readConfigBlock,
     updateChannelConfig,
+    previewConfigUpdate,
     prepareConfigUpdate,
     signConfigUpdate,
     describeConfigUpdate,

@@ -24,7 +24,7 @@ export async function setAnchorPeers(input: CommandInput, target: { networkId: n
   const result = await submitConfigChange(deps, network, { kind: 'anchorPeers', mspId: req.organizationId, anchorPeers: req.anchorPeers });
   if (result.status === 'updated') {
     await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordAnchorPeers', networkId: network.id, mspId: req.organizationId, anchorPeers: req.anchorPeers, configSequence: result.sequence, blockNumber: result.blockNumber, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy };
+    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff };
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [] };
+  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [] };
 }

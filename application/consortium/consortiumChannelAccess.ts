@@ -106,3 +106,25 @@ export async function joinedOrderer(deps: AppDeps, network: ConsortiumNetworkRow
   const node = orderers[0];
   return { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
 }
+
+/**
+ * The orderer a config update goes to: a running joined orderer its channel participation API
+ * reports as a consenter of the channel (a follower, or a consenter removed from the set, does
+ * not order); the first running joined one when none says so or none can be asked. `avoidNodeId`:
+ * another consenter if there is one (the one a change removes from the set stops ordering when
+ * the change lands, and may not serve the block that removes it).
+ */
+export async function orderingOrderer(deps: AppDeps, network: ConsortiumNetworkRow, avoidNodeId?: number): Promise<{ node: NodeRow; endpoint: Endpoint; signer: FabricSigner }> {
+  const first = await joinedOrderer(deps, network);
+  const orderers = await runningJoined(deps, network, 'orderer');
+  if (orderers.length > 1) {
+    const ordered = [...orderers.filter((n) => n.id !== avoidNodeId), ...orderers.filter((n) => n.id === avoidNodeId)];
+    for (const node of ordered) {
+      const relation = await consortiumOf(deps).channels.ordererChannel(await adminEndpoint(deps, node), await consortiumOf(deps).credentials.adminTlsClient(node.organizationId!), network.channelName).catch(() => null);
+      if (relation?.consensusRelation === 'consenter' && relation.status === 'active') {
+        return { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
+      }
+    }
+  }
+  return first;
+}

@@ -48,7 +48,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
   if (result.status === 'updated') {
     await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy };
+    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff };
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [] };
+  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [] };
 }

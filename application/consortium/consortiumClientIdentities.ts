@@ -3,6 +3,7 @@
 // Fabric's MSP expects), listed, read, revoked into the signing CA's CRL (GET
 // /organizations/{id}/crl; pushing it into a channel is consortiumOrgCrlPush), and their private
 // key given out only by exportClientIdentityKey, which the route audits.
+import { recordSecurityEvent } from '../securityEvents.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { loadKey } from '../../domain/keys/certificateRenewal.ts';
 import { clientIdentityProfile, type ClientIdentityRequest, type ClientIdentityRole } from '../../domain/consortium/consortiumClientIdentity.ts';
@@ -110,7 +111,7 @@ export async function revokeClientIdentity(input: CommandInput, organizationId: 
 /**
  * The identity with its private key, for an application that reads it from a file. Only the
  * database provider gives a key out (422 KEY_NOT_EXPORTABLE otherwise); a revoked identity's
- * key is refused (409): nothing can use it any more. The caller audits the download.
+ * key is refused (409): nothing can use it any more. Every download is audited (SensitiveRead).
  */
 export async function exportClientIdentityKey(input: CommandInput, organizationId: number, identityId: number): Promise<{ identity: ClientIdentity; exported: ExportedIdentity }> {
   const { deps } = input;
@@ -118,5 +119,6 @@ export async function exportClientIdentityKey(input: CommandInput, organizationI
   const identity = await view(deps, org, await identityKey(deps, org, identityId));
   if (identity.status === 'revoked') throw new ConflictError(`Client identity ${identity.name} of ${org.mspId} is revoked; its key is not given out.`, undefined, 'IDENTITY_REVOKED');
   const exported = await consortiumOf(deps).credentials.exportIdentity(identityId);
+  await recordSecurityEvent(input, 'SensitiveRead', { action: 'READ', resourceType: 'key', resourceId: String(identity.id), resourceName: `${identity.name}@${identity.mspId}`, details: { export: 'private-key', serialNumber: identity.serialNumber, organizationId: identity.organizationId } });
   return { identity, exported };
 }

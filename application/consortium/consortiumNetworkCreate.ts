@@ -37,14 +37,14 @@ export interface ConsortiumNetworkRequest {
 
 const DURATION = /^\d+(ms|s|m)$/;
 
-function splitEndpoint(endpoint: string): { host: string; port: number } {
+export function splitEndpoint(endpoint: string): { host: string; port: number } {
   const i = endpoint.lastIndexOf(':');
   return { host: endpoint.slice(0, i), port: Number(endpoint.slice(i + 1)) };
 }
 
 const member = (n: NodeRow, mspId: string): ConsortiumMemberNode => ({ nodeId: n.id, role: n.role as 'peer' | 'orderer', organizationId: n.organizationId!, mspId });
 
-async function tlsCertificateOf(input: Input, node: NodeRow): Promise<string> {
+export async function tlsCertificateOf(input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> {
   const events = await input.deps.store.readStream(`node-${node.id}`);
   const tlsKeyId = Number(events.find((e) => e.type === 'NodeCreated')?.data.tlsKeyId);
   const key = await getKey(input.deps.pool, tlsKeyId);

@@ -28,7 +28,7 @@ export async function pushOrganizationCrl(input: CommandInput, networkId: number
   if (result.status === 'updated') {
     const record = { kind: 'revocationList', organization: { organizationId: org.id, mspId: org.mspId }, crlNumber, revokedSerials };
     await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: [record] }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, mspId: org.mspId, crlNumber, revokedSerials };
+    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, mspId: org.mspId, crlNumber, revokedSerials };
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], mspId: org.mspId, crlNumber, revokedSerials };
+  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], mspId: org.mspId, crlNumber, revokedSerials };
 }

@@ -11,6 +11,7 @@ const net = (e: RecordedEvent) => ({ resourceType: 'network', resourceId: str(d(
 export function registerConsortiumAuditDescribers(): void {
   registerAuditDescriber('ChannelCreated', (e) => ({ action: 'NETWORK_CREATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'network.channel.created' } }));
   registerAuditDescriber('NetworkNodeAdded', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), details: { nodeId: d(e).node?.nodeId, role: d(e).node?.role, mspId: d(e).node?.mspId } }));
+  registerAuditDescriber('NetworkNodeLeft', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'node.left', nodeId: d(e).nodeId, role: d(e).role, steps: d(e).steps } }));
   registerAuditDescriber('NetworkNodeJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'node.joined', nodeId: d(e).nodeId, role: d(e).role, mspId: d(e).mspId } }));
   registerAuditDescriber('NetworkOrganizationJoined', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'network.organization.joined', mspId: d(e).mspId } }));
   registerAuditDescriber('AnchorPeersUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), after: { mspId: d(e).mspId, anchorPeers: d(e).anchorPeers, configSequence: d(e).configSequence } }));

@@ -2,7 +2,7 @@
 // orderers and peers, read and change its configuration, read its blocks. adapters/consortium/
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
-import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, TlsClientIdentity } from './consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
 export class FabricNodeUnreachableError extends AppError {
@@ -87,7 +87,32 @@ export type ChannelConfigChange =
   /** The orderer's batch settings (the Orderer group's BatchTimeout and BatchSize); what is not given is kept. */
   | { kind: 'batch'; batch: Partial<ChannelBatchSettings> }
   /** An organization's MSP revocation_list (CRLs, PEM), in every group of the channel that defines the organization. */
-  | { kind: 'revocationList'; mspId: string; crlPems: string[] };
+  | { kind: 'revocationList'; mspId: string; crlPems: string[] }
+  /** An etcdraft consenter added (its endpoint added to its organization's orderer Endpoints). */
+  | { kind: 'addConsenter'; consenter: RaftConsenter; mspId: string }
+  /** An etcdraft consenter removed by host and port (its endpoint removed from its organization's Endpoints when given). */
+  | { kind: 'removeConsenter'; host: string; port: number; mspId?: string }
+  /** A consenter's TLS certificates replaced (same host and port: Fabric's certificate rotation). */
+  | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter };
+
+/** One difference between the channel config before and after a change (configtxlator's JSON paths; an array element added has before null, one removed after null). */
+export interface ConfigDiffEntry {
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** A change computed and not submitted (dry run): the diff, the signatures it would need. */
+export interface ConfigUpdatePreview {
+  sequence: number;
+  /** Nothing would change. */
+  unchanged: boolean;
+  diff: ConfigDiffEntry[];
+  /** Modification policies the update must satisfy. */
+  policies: string[];
+  missingOrganizations: string[];
+  unmet: UnmetPolicy[];
+}
 
 /** A modification policy the available signers do not satisfy, and whose admins could satisfy it. */
 export interface UnmetPolicy {
@@ -100,7 +125,7 @@ export interface UnmetPolicy {
 }
 
 export type ChannelConfigUpdateResult =
-  | { status: 'updated'; sequence: number; blockNumber: number; signedBy: string[] }
+  | { status: 'updated'; sequence: number; blockNumber: number; signedBy: string[]; diff: ConfigDiffEntry[] }
   /** Nothing to change: the desired config equals the current one. */
   | { status: 'unchanged'; sequence: number }
   /** Not submitted: the signers held do not satisfy the modification policy. */
@@ -185,6 +210,8 @@ export interface ConsortiumChannels {
   joinOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string, genesisBlock: Uint8Array): Promise<OrdererChannelInfo>;
   listOrdererChannels(admin: Endpoint, client: TlsClientIdentity): Promise<OrdererChannelInfo[]>;
   ordererChannel(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<OrdererChannelInfo | null>;
+  /** The orderer removes the channel and its ledger (channel participation DELETE); `removed: false` when it had none. */
+  leaveOrderer(admin: Endpoint, client: TlsClientIdentity, channelName: string): Promise<{ removed: boolean }>;
   /** Idempotent: a peer that already has the channel answers `alreadyJoined: true`. */
   joinPeer(peer: Endpoint, admin: FabricSigner, genesisBlock: Uint8Array): Promise<{ channelName: string; alreadyJoined: boolean }>;
   peerChannels(peer: Endpoint, signer: FabricSigner): Promise<string[]>;
@@ -202,6 +229,8 @@ export interface ConsortiumChannels {
     signers: FabricSigner[];
     timeoutMs?: number;
   }): Promise<ChannelConfigUpdateResult>;
+  /** Computes the update and its diff against the current config, submits nothing. */
+  previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<ConfigUpdatePreview>;
   /** The distributed form of updateChannelConfig: prepare, sign anywhere, submit with every signature. */
   prepareConfigUpdate?(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate>;
   signConfigUpdate?(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature>;

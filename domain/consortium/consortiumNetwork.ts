@@ -51,6 +51,8 @@ export type ConsortiumNetworkEvent =
   | DomainEvent<'ChannelCreated', { networkId: number; channelName: string; at: string }>
   | DomainEvent<'NetworkNodeAdded', { networkId: number; node: ConsortiumMemberNode; at: string }>
   | DomainEvent<'NetworkNodeJoined', { networkId: number; nodeId: number; role: 'peer' | 'orderer'; organizationId: number; mspId: string; channelName: string; at: string }>
+  /** The node left the channel (an orderer through its channel participation API, a peer through unjoin); it stays a member and may join again. */
+  | DomainEvent<'NetworkNodeLeft', { networkId: number; nodeId: number; role: 'peer' | 'orderer'; channelName: string; steps: string[]; at: string }>
   | DomainEvent<'NetworkOrganizationJoined', { networkId: number; organizationId: number; mspId: string; channelName: string; at: string }>
   | DomainEvent<'AnchorPeersUpdated', { networkId: number; mspId: string; anchorPeers: { host: string; port: number }[]; configSequence: number; blockNumber: number; at: string }>
   | DomainEvent<'NetworkUpdated', { networkId: number; channelName: string; change: Record<string, unknown>; configSequence: number; blockNumber: number; signedBy: string[]; at: string }>
@@ -60,6 +62,7 @@ export type ConsortiumNetworkCommand =
   | ({ type: 'CreateConsortiumNetwork' } & ConsortiumNetworkCreatedData)
   | { type: 'AddNetworkNode'; networkId: number; node: ConsortiumMemberNode; at: string }
   | { type: 'RecordNodeJoined'; networkId: number; node: ConsortiumMemberNode; at: string }
+  | { type: 'RecordNodeLeft'; networkId: number; nodeId: number; role: 'peer' | 'orderer'; steps: string[]; at: string }
   | { type: 'RecordAnchorPeers'; networkId: number; mspId: string; anchorPeers: { host: string; port: number }[]; configSequence: number; blockNumber: number; at: string }
   | { type: 'RecordConfigUpdate'; networkId: number; change: Record<string, unknown>; configSequence: number; blockNumber: number; signedBy: string[]; at: string }
   | { type: 'DeleteConsortiumNetwork'; networkId: number; joinedNodes: { nodeId: number; name: string }[]; at: string };
@@ -97,6 +100,8 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
         return put(e.data.networkId, (n) => ({ ...n, nodes: [...n.nodes, e.data.node] }));
       case 'NetworkNodeJoined':
         return put(e.data.networkId, (n) => ({ ...n, joined: [...n.joined, e.data.nodeId] }));
+      case 'NetworkNodeLeft':
+        return put(e.data.networkId, (n) => ({ ...n, joined: n.joined.filter((id) => id !== e.data.nodeId) }));
       case 'NetworkOrganizationJoined':
         return put(e.data.networkId, (n) => ({ ...n, joinedOrganizations: [...n.joinedOrganizations, e.data.mspId] }));
       case 'ChannelCreated':
@@ -140,6 +145,11 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
           events.push({ type: 'NetworkOrganizationJoined', data: { networkId: c.networkId, organizationId: c.node.organizationId, mspId: c.node.mspId, channelName: n.channelName, at: c.at } });
         }
         return events;
+      }
+      case 'RecordNodeLeft': {
+        const n = network(state, c.networkId);
+        if (!n.joined.includes(c.nodeId)) return [];
+        return [{ type: 'NetworkNodeLeft', data: { networkId: c.networkId, nodeId: c.nodeId, role: c.role, channelName: n.channelName, steps: c.steps, at: c.at } }];
       }
       case 'RecordAnchorPeers': {
         network(state, c.networkId);

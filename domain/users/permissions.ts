@@ -312,6 +312,12 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/creations/{id}/undo', { POST: 'NETWORK_DELETE' }],
   // Keys no resource uses any more, deleted together (issue 35 item 5); refused whole while one is in use.
   ['/keys/delete', { POST: 'KEY_DELETE' }],
+  // A channel's raft consenter set (issue 37): listed, an orderer added or removed, one's TLS certificate replaced; each with a dry run.
+  [`${cnId}/channels/{channelName}/consenters`, { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
+  [`${cnId}/channels/{channelName}/consenters/{nodeId}`, { DELETE: 'NETWORK_UPDATE' }],
+  [`${cnId}/channels/{channelName}/consenters/{nodeId}/certificate`, { PUT: 'NETWORK_UPDATE' }],
+  // A node leaving the channel (issue 37): an orderer through its channel participation API, its consenter entry removed first.
+  [`${cnId}/orderers/{ordererId}/leave`, { POST: 'NETWORK_UPDATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.

@@ -17,7 +17,7 @@ registerOrganizationUsageCheck(async (pool, organizationId) => {
 
 export const consortiumNetworksProjection: Projection = {
   name: 'consortium-networks',
-  handles: ['NetworkCreated', 'NetworkNodeAdded', 'NetworkNodeJoined', 'AnchorPeersUpdated', 'NetworkUpdated', 'NetworkDeleted', 'NodeDeleted'],
+  handles: ['NetworkCreated', 'NetworkNodeAdded', 'NetworkNodeJoined', 'NetworkNodeLeft', 'AnchorPeersUpdated', 'NetworkUpdated', 'NetworkDeleted', 'NodeDeleted'],
   tables: ['consortium_networks', 'consortium_network_nodes'],
   apply(e) {
     const d = e.data as Record<string, any>;
@@ -40,6 +40,8 @@ export const consortiumNetworksProjection: Projection = {
         return [member(d.networkId, d.node)];
       case 'NetworkNodeJoined':
         return [{ text: 'UPDATE consortium_network_nodes SET joined_at = $3 WHERE network_id = $1 AND node_id = $2', values: [d.networkId, d.nodeId, d.at] }];
+      case 'NetworkNodeLeft':
+        return [{ text: 'UPDATE consortium_network_nodes SET joined_at = NULL WHERE network_id = $1 AND node_id = $2', values: [d.networkId, d.nodeId] }];
       case 'AnchorPeersUpdated':
         return [{
           text: `UPDATE consortium_networks SET anchor_peers = anchor_peers || jsonb_build_object($2::text, $3::jsonb), config_sequence = GREATEST(config_sequence, $4), updated_at = $5 WHERE id = $1`,

@@ -5,7 +5,6 @@ import { Type } from '@sinclair/typebox';
 import { stringify } from 'yaml';
 import { defineRoute, type RouteResult } from '../../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
-import { recordSecurityEvent } from '../../auth/securityEvents.ts';
 import { connectionProfile } from '../../../application/consortium/consortiumConnectionProfile.ts';
 import { exportClientIdentityKey, getClientIdentity, issueClientIdentity, listClientIdentities, revokeClientIdentity } from '../../../application/consortium/consortiumClientIdentities.ts';
 import { CLIENT_IDENTITY_VALIDITY_DAYS, MAX_ATTRIBUTES } from '../../../domain/consortium/consortiumClientIdentity.ts';
@@ -139,7 +138,6 @@ export const consortiumApplicationRoutes = [
     },
     async handler(input) {
       const { identity, exported } = await exportClientIdentityKey(input, input.params.id, input.params.identityId);
-      await recordSecurityEvent(input, 'SensitiveRead', { action: 'READ', resourceType: 'key', resourceId: String(identity.id), resourceName: `${identity.name}@${identity.mspId}`, details: { export: 'private-key', serialNumber: identity.serialNumber, organizationId: identity.organizationId } });
       return { body: { id: identity.id, mspId: exported.mspId, certificate: exported.certificatePem, privateKey: exported.privateKeyPem }, headers: { 'Cache-Control': 'no-store' } };
     },
   }),

@@ -13,6 +13,7 @@ import type { ChannelConfigUpdated } from '../../../application/consortium/conso
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
 import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
+import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -39,10 +40,39 @@ const ConfigView = Type.Object({
   config: Type.Record(Type.String(), Type.Unknown(), { description: 'common.Config decoded as configtxlator proto_decode gives it (channel_group, sequence)' }),
   block: Type.String({ description: 'the config block itself, base64 (for configtxlator, or to import the channel elsewhere)' }),
 });
+const DiffEntry = Type.Object({
+  path: Type.String({ description: 'configtxlator JSON path; [] marks an array element' }),
+  before: Type.Unknown({ description: 'null: added' }), after: Type.Unknown({ description: 'null: removed' }),
+});
+const Diff = Type.Array(DiffEntry, { description: 'what the update changes in the channel config (current against desired)' });
 const UpdateView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated or unchanged' }),
   sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), signed_by: Type.Array(Type.String()),
+  diff: Diff,
 });
+const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
+const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff; submit nothing' })) }, { additionalProperties: false });
+const ConsenterChangeView = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
+  sequence: Type.Integer({ description: 'the config sequence after the update (dry run: the current one)' }), block_number: Type.Union([Type.Integer(), Type.Null()]),
+  signed_by: Type.Array(Type.String()), diff: Diff,
+  missing_organizations: Type.Array(Type.String(), { description: 'dry run: organizations whose admin signatures the update would still need' }),
+});
+const ConsentersView = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),
+  consenters: Type.Array(Type.Object({
+    host: Type.String(), port: Type.Integer(), node_id: Type.Union([Type.Integer(), Type.Null()]), node_name: Type.Union([Type.String(), Type.Null()]),
+    node_status: Type.Union([Type.String(), Type.Null()]),
+    consensus_relation: Type.Union([Type.String(), Type.Null()], { description: 'what the orderer\'s channel participation API reports: consenter, follower, ...' }),
+    certificate_current: Type.Union([Type.Boolean(), Type.Null()], { description: 'the channel holds the node\'s current TLS certificate (false after a renewal: replace it)' }),
+  })),
+});
+const consenterRefusals = {
+  400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate; not an orderer of the network; not an etcdraft channel' },
+  404: { description: 'no such network, channel, orderer or consenter' },
+  409: { description: 'rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
+};
 
 async function configView(input: Input, network: ConsortiumNetworkRow) {
   const { deps } = input;
@@ -56,12 +86,53 @@ async function configView(input: Input, network: ConsortiumNetworkRow) {
 
 /** The answer of a config update (anchor peers, organizations, policies). */
 function updateView(r: ChannelConfigUpdated) {
-  return { network_id: r.network.id, channel_name: r.network.channelName, status: r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy };
+  return { network_id: r.network.id, channel_name: r.network.channelName, status: r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy, diff: r.diff };
+}
+
+function consenterChangeView(r: ConsenterChangeResult) {
+  return { ...updateView(r as ChannelConfigUpdated & ConsenterChangeResult), status: r.status, missing_organizations: r.missingOrganizations };
 }
 
 const anchorResponses = { 200: { description: 'the config update', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no joined orderer running, or signatures missing' } };
 
 export const consortiumChannelRoutes = [
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s raft consenters: endpoint, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
+    responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
+    async handler({ deps, params }) {
+      const r = await listConsenters(deps, { networkId: params.id, channelName: params.channelName });
+      return {
+        body: {
+          network_id: r.network.id, channel_name: r.network.channelName, sequence: r.sequence,
+          consenters: r.consenters.map((c) => ({ host: c.host, port: c.port, node_id: c.nodeId, node_name: c.nodeName, node_status: c.nodeStatus, consensus_relation: c.consensusRelation, certificate_current: c.certificateCurrent })),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'Add an orderer of the network as a raft consenter (a follower that pulled the chain is promoted); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterParams,
+    query: DryRunQuery, body: Type.Object({ nodeId: Type.Integer({ minimum: 1, description: 'the orderer (a member of the network)' }) }, { additionalProperties: false }),
+    responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
+    async handler(input) {
+      return { body: consenterChangeView(await addConsenter(input, { networkId: input.params.id, channelName: input.params.channelName }, input.body.nodeId, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the raft consenters (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    query: DryRunQuery,
+    responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
+    async handler(input) {
+      return { body: consenterChangeView(await removeConsenter(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.nodeId, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId/certificate', summary: 'Replace a consenter\'s TLS certificate in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    query: DryRunQuery,
+    responses: { 200: { description: 'the config update and its diff (unchanged when the channel holds it already)', schema: ConsenterChangeView }, ...consenterRefusals },
+    async handler(input) {
+      return { body: consenterChangeView(await replaceConsenterCertificate(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.nodeId, { dryRun: input.query.dry_run })) };
+    },
+  }),
   defineRoute({
     method: 'get', path: '/networks/consortium/:id/channel-config', summary: 'The channel\'s current configuration, decoded (configtxlator\'s JSON shape)', tags, permission: 'NETWORK_READ', params: IdParam,
     responses: { 200: { description: 'the config', schema: ConfigView }, 404: { description: 'no such network' }, 409: { description: 'no running orderer has joined the channel' } },

@@ -16,6 +16,7 @@ import { checkConsortiumQuickstart } from '../../../application/consortium/conso
 import { addConsortiumNetworkNode } from '../../../application/consortium/consortiumNetworkNodeAdd.ts';
 import { joinOrdererToChannel, type ChannelJoined } from '../../../application/consortium/consortiumOrdererJoin.ts';
 import { joinPeerToChannel } from '../../../application/consortium/consortiumPeerJoin.ts';
+import { leaveOrdererFromChannel } from '../../../application/consortium/consortiumNodeLeave.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
 import { consortiumNetworkView, ConsortiumNetworkView } from '../../consortium/consortiumNetworkView.ts';
 
@@ -159,6 +160,20 @@ export const consortiumNetworkRoutes = [
     async handler(input) {
       const r = await joinOrdererToChannel(input, input.params.id, input.params.ordererId);
       return { body: { ...joinView(r), orderer: { status: r.orderer!.status, consensus_relation: r.orderer!.consensusRelation, height: r.orderer!.height } } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/orderers/:ordererId/leave', summary: 'An orderer leaves the channel: removed from the raft consenters first when it is one (the consenter rules checked), then the channel removed through its channel participation API (osnadmin channel remove)', tags, permission: 'NETWORK_UPDATE',
+    params: JoinParams('ordererId'),
+    responses: {
+      200: { description: 'left; the steps taken, in order', schema: Type.Object({ network_id: Type.Integer(), node_id: Type.Integer(), channel_name: Type.String(), steps: Type.Array(Type.String()), consenter_removed: Type.Union([Type.Object({ sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), diff: Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() })) }), Type.Null()]) }) },
+      400: { description: 'not an orderer, or it has not joined the channel' }, 404: { description: 'no such network or orderer' },
+      409: { description: 'the orderer is not running; a consenter removal refused by its rule (consenter-quorum, last-consenter) or for missing signatures: nothing done' },
+    },
+    async handler(input) {
+      const r = await leaveOrdererFromChannel(input, input.params.id, input.params.ordererId);
+      const c = r.consenterRemoved;
+      return { body: { network_id: r.network.id, node_id: r.node.id, channel_name: r.network.channelName, steps: r.steps, consenter_removed: c ? { sequence: c.sequence, block_number: c.blockNumber, diff: c.diff } : null } };
     },
   }),
   defineRoute({

@@ -1614,6 +1614,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/consenters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's raft consenters: endpoint, this service's orderer, what its channel participation API reports, whether the channel holds its current TLS certificate
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksConsortiumIdChannelsChannelNameConsenters"];
+        put?: never;
+        /**
+         * Add an orderer of the network as a raft consenter (a follower that pulled the chain is promoted); rules checked first; dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdChannelsChannelNameConsenters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an orderer from the raft consenters (it stays joined as a follower); rules checked first; dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        delete: operations["deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}/certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a consenter's TLS certificate in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        put: operations["putNetworksConsortiumIdChannelsChannelNameConsentersNodeIdCertificate"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/info": {
         parameters: {
             query?: never;
@@ -1692,6 +1756,26 @@ export interface paths {
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdOrderersOrdererIdJoin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/consortium/{id}/orderers/{ordererId}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An orderer leaves the channel: removed from the raft consenters first when it is one (the consenter rules checked), then the channel removed through its channel participation API (osnadmin channel remove)
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdOrderersOrdererIdLeave"];
         delete?: never;
         options?: never;
         head?: never;
@@ -11170,6 +11254,15 @@ export interface operations {
                     "application/json": {
                         block_number: number | null;
                         channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
                         network_id: number;
                         sequence: number;
                         signed_by: string[];
@@ -11358,6 +11451,15 @@ export interface operations {
                     "application/json": {
                         block_number: number | null;
                         channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
                         network_id: number;
                         sequence: number;
                         signed_by: string[];
@@ -12466,6 +12568,15 @@ export interface operations {
                     "application/json": {
                         block_number: number | null;
                         channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
                         network_id: number;
                         sequence: number;
                         signed_by: string[];
@@ -12736,6 +12847,383 @@ export interface operations {
                 content?: never;
             };
             /** @description no running orderer has joined the channel */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksConsortiumIdChannelsChannelNameConsenters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the consenters */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        consenters: {
+                            /** @description the channel holds the node's current TLS certificate (false after a renewal: replace it) */
+                            certificate_current: boolean | null;
+                            /** @description what the orderer's channel participation API reports: consenter, follower, ... */
+                            consensus_relation: string | null;
+                            host: string;
+                            node_id: number | null;
+                            node_name: string | null;
+                            node_status: string | null;
+                            port: number;
+                        }[];
+                        network_id: number;
+                        sequence: number;
+                    };
+                };
+            };
+            /** @description not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no running orderer has joined the channel */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdChannelsChannelNameConsenters: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the orderer (a member of the network) */
+                    nodeId: number;
+                };
+            };
+        };
+        responses: {
+            /** @description the config update and its diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                    };
+                };
+            };
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, channel, orderer or consenter */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                nodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the config update and its diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                    };
+                };
+            };
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, channel, orderer or consenter */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNetworksConsortiumIdChannelsChannelNameConsentersNodeIdCertificate: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                nodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the config update and its diff (unchanged when the channel holds it already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                    };
+                };
+            };
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, channel, orderer or consenter */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13210,6 +13698,91 @@ export interface operations {
                 content?: never;
             };
             /** @description the orderer is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdOrderersOrdererIdLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                ordererId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description left; the steps taken, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channel_name: string;
+                        consenter_removed: {
+                            block_number: number | null;
+                            diff: {
+                                after: unknown;
+                                before: unknown;
+                                path: string;
+                            }[];
+                            sequence: number;
+                        } | null;
+                        network_id: number;
+                        node_id: number;
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description not an orderer, or it has not joined the channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or orderer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the orderer is not running; a consenter removal refused by its rule (consenter-quorum, last-consenter) or for missing signatures: nothing done */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,7 @@ import { StatusBadge, When } from '../../components/format';
 import { ChainExplorer, type ChainSource } from '../../components/ChainExplorer';
 import { Chaincodes } from './Chaincode';
 import { ChannelConfig } from './ChannelConfig';
+import { ChannelConsenters } from './ChannelConsenters';
 
 // The consortium ledger routes declare no response schema: their shapes as http/routes/consortium/consortiumChannels.ts answers them.
 interface Block {
@@ -85,6 +86,7 @@ export default function ConsortiumNetworkDetail() {
         <>
           <Members id={id} organizationIds={network.data.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null)} />
           <ChannelConfig networkId={id} />
+          <ChannelConsenters networkId={id} channelName={network.data.channel_name} />
           <Chaincodes networkId={id} />
           <Explorer id={id} />
         </>
@@ -104,9 +106,31 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
         : unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id, peerId: nodeId } } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
   });
+  // An orderer leaving: removed from the consenters first when it is one (the API checks the consenter rules), then the channel removed from it.
+  const [leaving, setLeaving] = useState<number | null>(null);
+  const leave = useMutation({
+    mutationFn: (ordererId: number) => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/leave', { params: { path: { id, ordererId } } })),
+    onSettled: () => {
+      setLeaving(null);
+      void qc.invalidateQueries({ queryKey: ['nodes'] });
+      void qc.invalidateQueries({ queryKey: ['consenters', id] });
+    },
+  });
   return (
     <>
       <h2>Nodes</h2>
+      <ActionError error={leave.error} />
+      {leave.data ? (
+        <div role="status" data-testid="leave-outcome">
+          <p>Left channel {leave.data.channel_name}:</p>
+          <ol>
+            {leave.data.steps.map((s, i) => (
+              <li key={i}>{s}</li>
+            ))}
+          </ol>
+          <button type="button" onClick={() => leave.reset()}>Close</button>
+        </div>
+      ) : null}
       {can('NETWORK_UPDATE') && nodes.data ? <JoinLocalPeer organizationIds={organizationIds} members={nodes.data.items.map((n) => n.id)} join={(nodeId) => join.mutate({ nodeId, orderer: false })} pending={join.isPending} /> : null}
       <ActionError error={join.error} />
       {join.data ? <Joined answer={join.data} name={nodes.data?.items.find((n) => n.id === join.data.node_id)?.name ?? `node ${join.data.node_id}`} onClose={() => join.reset()} /> : null}
@@ -145,6 +169,19 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
                         {membership?.joined ? (
                           <>
                             Joined <When at={membership.joined_at} />
+                            {orderer && can('NETWORK_UPDATE') ? (
+                              leaving === node.id ? (
+                                <span role="group" aria-label={`Confirm ${node.name} leaving the channel`}>
+                                  {' '}It is removed from the channel's consenters first if it is one (the consenters panel's dry run shows that diff), then the orderer drops the channel and its ledger.{' '}
+                                  <button type="button" disabled={leave.isPending} onClick={() => leave.mutate(node.id)}>Leave</button> <button type="button" onClick={() => setLeaving(null)}>Cancel</button>
+                                </span>
+                              ) : (
+                                <>
+                                  {' '}
+                                  <button type="button" onClick={() => setLeaving(node.id)} aria-label={`${node.name} leaves the channel`}>Leave channel</button>
+                                </>
+                              )
+                            ) : null}
                           </>
                         ) : can('NETWORK_UPDATE') ? (
                           <button type="button" disabled={join.isPending || node.status !== 'running'} onClick={() => join.mutate({ nodeId: node.id, orderer })} aria-label={`Join ${node.name} to the channel`}>

@@ -1,0 +1,182 @@
+// A consortium channel's etcdraft consenter set: listed (from the channel config, each consenter
+// matched to this service's orderer by its endpoint), an orderer added as consenter (a follower
+// that already pulled the chain is promoted), one removed, one's TLS certificate replaced by the
+// certificate its key now has (after a renewal). One change per config update; the rules of
+// domain/consortium/consenterRules.ts are checked first (nothing is submitted when one fails).
+// `dryRun` computes the update and answers its diff without submitting. A submitted change is
+// recorded with RecordConfigUpdate (audited as NETWORK_UPDATE).
+import { X509Certificate } from 'node:crypto';
+import { runCommand, type CommandInput } from '../commands.ts';
+import type { AppDeps } from '../deps.ts';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
+import { assertConsenterChange, type ConsenterSlot } from '../../domain/consortium/consenterRules.ts';
+import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
+import { listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { consortiumOf } from './consortiumContext.ts';
+import { adminEndpoint, channelNetworkOr404, consortiumNodeOr404, orderingOrderer } from './consortiumChannelAccess.ts';
+import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
+import { splitEndpoint, tlsCertificateOf } from './consortiumNetworkCreate.ts';
+
+export interface ChannelTarget {
+  networkId: number;
+  channelName: string;
+}
+
+export interface ConsenterView {
+  host: string;
+  port: number;
+  nodeId: number | null;
+  nodeName: string | null;
+  nodeStatus: string | null;
+  /** What the orderer's channel participation API says (consenter, follower, ...); null when not asked or not answering. */
+  consensusRelation: string | null;
+  /** The channel holds the TLS certificate the node has now (false after a renewal not yet replaced); null for a node this service does not hold. */
+  certificateCurrent: boolean | null;
+}
+
+export interface ConsenterChangeResult {
+  network: ConsortiumNetworkRow;
+  status: 'updated' | 'unchanged' | 'dry_run';
+  sequence: number;
+  blockNumber: number | null;
+  signedBy: string[];
+  diff: ConfigDiffEntry[];
+  /** Dry run: organizations whose admin signatures the update would still need. */
+  missingOrganizations: string[];
+}
+
+const b64Pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+const pemKey = (pem: string) => pem.replace(/\s+/g, '');
+
+interface ConfigConsenter {
+  host: string;
+  port: number;
+  serverTlsCertPem: string;
+}
+
+function consentersOf(config: ChannelConfigJson): ConfigConsenter[] {
+  const consensus = config.channel_group.groups.Orderer?.values.ConsensusType?.value as { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } } | undefined;
+  if (consensus?.type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: consenter changes here are for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
+  return (consensus.metadata?.consenters ?? []).map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert) }));
+}
+
+/** Why the channel's orderer organizations cannot verify `certPem` as a TLS certificate (null: one of their TLS CAs issued it, and it is valid now). */
+export function certificateProblem(certPem: string, config: ChannelConfigJson, now: Date): string | null {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(certPem);
+  } catch {
+    return 'it is not an X.509 certificate';
+  }
+  if (new Date(cert.validTo) < now || new Date(cert.validFrom) > now) return `it is not valid now (valid from ${cert.validFrom} to ${cert.validTo})`;
+  const orgs = config.channel_group.groups.Orderer?.groups ?? {};
+  for (const org of Object.values(orgs)) {
+    const msp = (org.values.MSP?.value as { config?: { tls_root_certs?: string[]; tls_intermediate_certs?: string[] } } | undefined)?.config;
+    for (const ca of [...(msp?.tls_root_certs ?? []), ...(msp?.tls_intermediate_certs ?? [])]) {
+      try {
+        const issuer = new X509Certificate(b64Pem(ca));
+        if (cert.checkIssued(issuer) && cert.verify(issuer.publicKey)) return null;
+      } catch {
+        continue;
+      }
+    }
+  }
+  return `its issuer (${cert.issuer.replace(/\n/g, ', ')}) is no TLS CA of the channel's orderer organizations (${Object.keys(orgs).join(', ') || 'none'})`;
+}
+
+interface ConsenterContext {
+  network: ConsortiumNetworkRow;
+  config: ChannelConfigJson;
+  consenters: ConfigConsenter[];
+  /** The network's orderer nodes (members) by their endpoint host:port. */
+  orderers: Map<string, NodeRow>;
+}
+
+async function consenterContext(deps: AppDeps, target: ChannelTarget): Promise<ConsenterContext> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  const orderer = await orderingOrderer(deps, network);
+  const fetched = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+  const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'orderer');
+  const rows = members.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items : [];
+  const orderers = new Map(rows.filter((n) => n.consortiumConfig).map((n) => [n.consortiumConfig!.externalEndpoint, n]));
+  return { network, config: fetched.config, consenters: consentersOf(fetched.config), orderers };
+}
+
+const slots = (ctx: ConsenterContext): ConsenterSlot[] => ctx.consenters.map((c) => ({ host: c.host, port: c.port, active: (ctx.orderers.get(`${c.host}:${c.port}`)?.status ?? 'running') === 'running' }));
+
+export async function listConsenters(deps: AppDeps, target: ChannelTarget): Promise<{ network: ConsortiumNetworkRow; sequence: number; consenters: ConsenterView[] }> {
+  const ctx = await consenterContext(deps, target);
+  const consenters: ConsenterView[] = [];
+  for (const c of ctx.consenters) {
+    const node = ctx.orderers.get(`${c.host}:${c.port}`) ?? null;
+    let relation: string | null = null;
+    let current: boolean | null = null;
+    if (node) {
+      current = pemKey(await tlsCertificateOf({ deps }, node)) === pemKey(c.serverTlsCertPem);
+      if (node.status === 'running') {
+        const info = await consortiumOf(deps).channels.ordererChannel(await adminEndpoint(deps, node), await consortiumOf(deps).credentials.adminTlsClient(node.organizationId!), ctx.network.channelName).catch(() => null);
+        relation = info?.consensusRelation ?? null;
+      }
+    }
+    consenters.push({ host: c.host, port: c.port, nodeId: node?.id ?? null, nodeName: node?.name ?? null, nodeStatus: node?.status ?? null, consensusRelation: relation, certificateCurrent: current });
+  }
+  return { network: ctx.network, sequence: Number(ctx.config.sequence), consenters };
+}
+
+/** The orderer `nodeId` as a member of the network: its endpoint, organization and current TLS certificate. */
+async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId: number) {
+  const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
+  const endpoint = node.consortiumConfig!.externalEndpoint;
+  if (ctx.orderers.get(endpoint)?.id !== node.id) {
+    throw new ValidationError(`Orderer ${node.name} is not a member of network ${ctx.network.name}: add it (POST /networks/consortium/${ctx.network.id}/nodes) or join it to channel ${ctx.network.channelName} first.`, [{ field: 'nodeId', message: 'not an orderer of this network' }]);
+  }
+  const org = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId);
+  const certPem = await tlsCertificateOf(input, node);
+  return { node, ...splitEndpoint(endpoint), mspId: org?.mspId, certPem };
+}
+
+async function applyConsenterChange(input: CommandInput, ctx: ConsenterContext, change: ChannelConfigChange, record: Record<string, unknown>, dryRun: boolean, avoidOrdererId?: number): Promise<ConsenterChangeResult> {
+  const { deps } = input;
+  if (dryRun) {
+    const preview = await previewConfigChange(deps, ctx.network, change, { avoidOrdererId });
+    return { network: ctx.network, status: 'dry_run', sequence: preview.sequence, blockNumber: null, signedBy: [], diff: preview.diff, missingOrganizations: preview.missingOrganizations };
+  }
+  const result = await submitConfigChange(deps, ctx.network, change, { avoidOrdererId });
+  if (result.status !== 'updated') return { network: ctx.network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], missingOrganizations: [] };
+  await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: ctx.network.id, change: record, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
+  return { network: ctx.network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, missingOrganizations: [] };
+}
+
+/** Adds the orderer as a consenter of the channel (a follower that pulled the chain becomes a consenter once the config block reaches it). */
+export async function addConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
+  const ctx = await consenterContext(input.deps, target);
+  const o = await memberOrderer(input, ctx, nodeId);
+  if (!o.mspId) throw new ValidationError(`Orderer ${o.node.name} belongs to no orderer organization of channel ${ctx.network.channelName}.`, [{ field: 'nodeId', message: 'rule consenter-certificate: its organization is not an orderer organization of the channel' }], 'CONSENTER_CERTIFICATE');
+  assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: certificateProblem(o.certPem, ctx.config, input.deps.clock()) });
+  const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
+  return applyConsenterChange(input, ctx, { kind: 'addConsenter', consenter, mspId: o.mspId }, { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId }, !!opts.dryRun);
+}
+
+/** Removes the orderer from the channel's consenters (and its endpoint from its organization's orderer endpoints); it stays joined as a follower until it leaves. */
+export async function removeConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
+  const ctx = await consenterContext(input.deps, target);
+  const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
+  const { host, port } = splitEndpoint(node.consortiumConfig!.externalEndpoint);
+  if (!ctx.consenters.some((c) => c.host === host && c.port === port)) throw new NotFoundError('Consenter', `${node.name} (${host}:${port}) of channel ${ctx.network.channelName}`);
+  assertConsenterChange(slots(ctx), { kind: 'remove', host, port });
+  const mspId = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId)?.mspId;
+  return applyConsenterChange(input, ctx, { kind: 'removeConsenter', host, port, mspId }, { kind: 'removeConsenter', nodeId: node.id, host, port }, !!opts.dryRun, node.id);
+}
+
+/** Puts the orderer's current TLS certificate (after a renewal) in place of the one the channel holds for it. */
+export async function replaceConsenterCertificate(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
+  const ctx = await consenterContext(input.deps, target);
+  const o = await memberOrderer(input, ctx, nodeId);
+  assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: certificateProblem(o.certPem, ctx.config, input.deps.clock()) });
+  const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
+  const serial = new X509Certificate(o.certPem).serialNumber;
+  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun);
+}

@@ -1,0 +1,70 @@
+// The rules a change of a channel's raft consenter set is checked against before anything is
+// submitted (one change per config update, as etcdraft applies them):
+//   consenter-quorum            after the change, the running consenters of the new set are a
+//                               quorum of it (floor(n/2)+1); a certificate rotation counts the
+//                               rotated consenter as down while it restarts, and, as Fabric, does
+//                               not refuse where the set cannot tolerate a fault anyway (n <= 2)
+//   last-consenter              a channel keeps at least one consenter
+//   consenter-certificate       an added (or replacing) TLS certificate is issued by a TLS CA of
+//                               one of the channel's orderer organizations, and valid now
+//   consenter-exists / consenter-unknown    add an orderer once; remove or rotate one the set has
+// assertConsenterChange(current, change) throws the 4xx naming the rule; it returns nothing.
+import { ConflictError, ValidationError } from '../shared/errors.ts';
+
+export interface ConsenterSlot {
+  host: string;
+  port: number;
+  /** Its orderer runs (a consenter this service does not hold counts as running). */
+  active: boolean;
+}
+
+export type ConsenterChange =
+  | { kind: 'add'; host: string; port: number; active: boolean; certificateProblem: string | null }
+  | { kind: 'remove'; host: string; port: number }
+  | { kind: 'replaceCertificate'; host: string; port: number; certificateProblem: string | null };
+
+export const quorumOf = (consenters: number): number => Math.floor(consenters / 2) + 1;
+
+const same = (a: { host: string; port: number }, b: { host: string; port: number }) => a.host === b.host && a.port === b.port;
+const name = (c: { host: string; port: number }) => `${c.host}:${c.port}`;
+
+function quorumLost(after: number, active: number, what: string): never {
+  throw new ConflictError(
+    `Rule consenter-quorum: ${what} would leave ${active} running consenter(s) of ${after}, below the quorum of ${quorumOf(after)}; the channel could not order. Start the stopped orderers first. Nothing was submitted.`,
+    { rule: 'consenter-quorum', consenters: after, running: active, quorum: quorumOf(after) },
+    'CONSENTER_QUORUM',
+  );
+}
+
+export function assertConsenterChange(current: ConsenterSlot[], change: ConsenterChange): void {
+  const present = current.find((c) => same(c, change));
+  if (change.kind === 'add') {
+    if (present) throw new ConflictError(`Rule consenter-exists: ${name(change)} is already a consenter of the channel. Nothing was submitted.`, { rule: 'consenter-exists' }, 'CONSENTER_EXISTS');
+  } else if (!present) {
+    throw new ConflictError(`Rule consenter-unknown: ${name(change)} is not a consenter of the channel (its consenters: ${current.map(name).join(', ') || 'none'}). Nothing was submitted.`, { rule: 'consenter-unknown' }, 'CONSENTER_UNKNOWN');
+  }
+  if (change.kind !== 'remove' && change.certificateProblem) {
+    throw new ValidationError(`Rule consenter-certificate: the channel cannot verify the TLS certificate of ${name(change)}: ${change.certificateProblem}. Nothing was submitted.`, [{ field: 'nodeId', message: `rule consenter-certificate: ${change.certificateProblem}` }], 'CONSENTER_CERTIFICATE');
+  }
+  const running = (slots: ConsenterSlot[]) => slots.filter((c) => c.active).length;
+  switch (change.kind) {
+    case 'add': {
+      const after = [...current, { host: change.host, port: change.port, active: change.active }];
+      if (running(after) < quorumOf(after.length)) quorumLost(after.length, running(after), `adding ${name(change)}${change.active ? '' : ' (not running)'}`);
+      return;
+    }
+    case 'remove': {
+      if (current.length === 1) {
+        throw new ConflictError(`Rule last-consenter: ${name(change)} is the channel's last consenter; a channel without one cannot order. Add another consenter first. Nothing was submitted.`, { rule: 'last-consenter' }, 'LAST_CONSENTER');
+      }
+      const after = current.filter((c) => !same(c, change));
+      if (running(after) < quorumOf(after.length)) quorumLost(after.length, running(after), `removing ${name(change)}`);
+      return;
+    }
+    case 'replaceCertificate': {
+      const others = running(current.filter((c) => !same(c, change)));
+      if (current.length > 2 && others < quorumOf(current.length)) quorumLost(current.length, others, `rotating the certificate of ${name(change)} (it restarts meanwhile)`);
+      return;
+    }
+  }
+}

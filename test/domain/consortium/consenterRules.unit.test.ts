@@ -1,0 +1,62 @@
+// The consenter set rules checked before a consenter change is submitted: each refusal names its
+// rule (code and message); the changes Fabric's etcdraft accepts without losing quorum pass.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { assertConsenterChange, quorumOf, type ConsenterSlot } from '../../../domain/consortium/consenterRules.ts';
+import { AppError } from '../../../domain/shared/errors.ts';
+
+const t = suite('consenter set rules');
+const slot = (port: number, active = true): ConsenterSlot => ({ host: '127.0.0.1', port, active });
+
+function refused(fn: () => void): AppError {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, AppError);
+    return err as AppError;
+  }
+  throw new Error('expected a refusal');
+}
+
+t('quorum is floor(n/2)+1', () => {
+  assert.equal([1, 2, 3, 4, 5].map(quorumOf), [1, 2, 2, 3, 3]);
+});
+
+t('add: a running follower joins a 1-node set; an orderer that does not run cannot make 2 of 2', () => {
+  assertConsenterChange([slot(1)], { kind: 'add', host: '127.0.0.1', port: 2, active: true, certificateProblem: null });
+  const e = refused(() => assertConsenterChange([slot(1)], { kind: 'add', host: '127.0.0.1', port: 2, active: false, certificateProblem: null }));
+  assert.is(e.status, 409);
+  assert.is(e.code, 'CONSENTER_QUORUM');
+  assert.match(e.message, /Rule consenter-quorum/);
+});
+
+t('add: a certificate the channel cannot verify is a 400 naming rule consenter-certificate; twice is consenter-exists', () => {
+  const e = refused(() => assertConsenterChange([slot(1)], { kind: 'add', host: '127.0.0.1', port: 2, active: true, certificateProblem: 'issued by Org9' }));
+  assert.is(e.status, 400);
+  assert.is(e.code, 'CONSENTER_CERTIFICATE');
+  assert.match(e.message, /Rule consenter-certificate: .*issued by Org9/);
+  assert.is(refused(() => assertConsenterChange([slot(1)], { kind: 'add', host: '127.0.0.1', port: 1, active: true, certificateProblem: null })).code, 'CONSENTER_EXISTS');
+});
+
+t('remove: the last consenter never; below quorum of the new set never; a running pair may lose one', () => {
+  assert.is(refused(() => assertConsenterChange([slot(1)], { kind: 'remove', host: '127.0.0.1', port: 1 })).code, 'LAST_CONSENTER');
+  assertConsenterChange([slot(1), slot(2)], { kind: 'remove', host: '127.0.0.1', port: 2 });
+  // 2 consenters, the other one stopped: the remaining set {2} would have no running consenter.
+  const e = refused(() => assertConsenterChange([slot(1), slot(2, false)], { kind: 'remove', host: '127.0.0.1', port: 1 }));
+  assert.is(e.code, 'CONSENTER_QUORUM');
+  assert.match(e.message, /0 running consenter\(s\) of 1, below the quorum of 1/);
+  // 3 of which one is down: removing a running one leaves 1 of 2.
+  assert.is(refused(() => assertConsenterChange([slot(1), slot(2), slot(3, false)], { kind: 'remove', host: '127.0.0.1', port: 1 })).code, 'CONSENTER_QUORUM');
+  assertConsenterChange([slot(1), slot(2), slot(3, false)], { kind: 'remove', host: '127.0.0.1', port: 3 });
+  assert.is(refused(() => assertConsenterChange([slot(1), slot(2)], { kind: 'remove', host: '127.0.0.1', port: 9 })).code, 'CONSENTER_UNKNOWN');
+});
+
+t('replace a certificate: the rotated consenter counts as down; sets of 1 or 2 rotate as Fabric lets them', () => {
+  assertConsenterChange([slot(1)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null });
+  assertConsenterChange([slot(1), slot(2)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null });
+  assertConsenterChange([slot(1), slot(2), slot(3)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null });
+  assert.is(refused(() => assertConsenterChange([slot(1), slot(2), slot(3, false)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null })).code, 'CONSENTER_QUORUM');
+  assert.is(refused(() => assertConsenterChange([slot(1)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: 'expired' })).code, 'CONSENTER_CERTIFICATE');
+});
+
+t.run();

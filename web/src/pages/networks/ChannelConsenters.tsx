@@ -1,0 +1,149 @@
+// A consortium channel's raft consenters (GET /networks/consortium/{id}/channels/{name}/consenters):
+// each consenter's endpoint, this service's orderer, what its channel participation API reports
+// and whether the channel holds the orderer's current TLS certificate. With NETWORK_UPDATE: add
+// an orderer of the network as consenter (a follower is promoted), remove one, replace one's
+// certificate after a renewal. Every change is first computed as a dry run (?dry_run=true) and
+// its config diff shown; only "Submit" sends it. Refusals name their rule (the API's message).
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../../api/client';
+import { ActionError, QueryView } from '../../components/states';
+import { DataTable, type Column } from '../../components/DataTable';
+import { Can } from '../../session';
+
+type Action = { kind: 'add' | 'remove' | 'certificate'; nodeId: number; label: string };
+interface ChangeView {
+  status: string;
+  sequence: number;
+  block_number: number | null;
+  signed_by: string[];
+  diff: Array<{ path: string; before?: unknown; after?: unknown }>;
+  missing_organizations: string[];
+}
+
+const short = (v: unknown) => {
+  const s = JSON.stringify(v);
+  return s === undefined || s === 'null' ? '—' : s.length > 140 ? `${s.slice(0, 140)}…` : s;
+};
+
+export function ChannelConsenters({ networkId, channelName }: { networkId: number; channelName: string }) {
+  const path = { id: networkId, channelName };
+  const q = useQuery({ queryKey: ['consenters', networkId], refetchInterval: 15_000, retry: false, queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters', { params: { path } })) });
+  const nodes = useQuery({ queryKey: ['nodes', 'consortium', networkId], queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/nodes', { params: { path: { id: networkId } } })) });
+  const [action, setAction] = useState<Action | null>(null);
+  type Row = { host: string; port: number; node_id: number | null; node_name: string | null; node_status: string | null; consensus_relation: string | null; certificate_current: boolean | null };
+  const columns: Array<Column<Row>> = [
+    { header: 'Endpoint', cell: (c) => `${c.host}:${c.port}` },
+    { header: 'Orderer', cell: (c) => c.node_name ?? 'not held by this service' },
+    { header: 'Status', cell: (c) => c.node_status ?? '—' },
+    { header: 'Relation', cell: (c) => <span data-testid={`relation-${c.port}`}>{c.consensus_relation ?? '—'}</span> },
+    { header: 'Certificate', cell: (c) => (c.certificate_current === null ? '—' : c.certificate_current ? 'current' : 'renewed: replace it') },
+    {
+      header: 'Actions',
+      cell: (c) =>
+        c.node_id === null ? null : (
+          <Can permission="NETWORK_UPDATE">
+            <button type="button" onClick={() => setAction({ kind: 'remove', nodeId: c.node_id!, label: `Remove ${c.node_name} from the consenters` })}>Remove</button>{' '}
+            <button type="button" onClick={() => setAction({ kind: 'certificate', nodeId: c.node_id!, label: `Replace the TLS certificate of ${c.node_name}` })}>Replace certificate</button>
+          </Can>
+        ),
+    },
+  ];
+  return (
+    <section aria-labelledby="consenters-title">
+      <h3 id="consenters-title">Consenters</h3>
+      <QueryView q={q} what="Reading the consenters from an orderer">
+        {(d) => {
+          const inSet = new Set(d.consenters.map((c) => c.node_id));
+          const candidates = (nodes.data?.items ?? []).filter((n) => n.role === 'orderer' && !inSet.has(n.id));
+          return (
+            <>
+              <DataTable rows={d.consenters} columns={columns} caption="The channel's raft consenters" testId="consenters" rowKey={(c) => `${c.host}:${c.port}`} />
+              <Can permission="NETWORK_UPDATE">
+                {candidates.length ? (
+                  <p>
+                    Add as consenter:{' '}
+                    {candidates.map((n) => (
+                      <button key={n.id} type="button" onClick={() => setAction({ kind: 'add', nodeId: n.id, label: `Add ${n.name} as consenter` })}>
+                        {n.name}
+                      </button>
+                    ))}
+                  </p>
+                ) : (
+                  <p className="muted">Every orderer of this network is a consenter (add one with “Add member”, then join it: it follows the channel until it is added here).</p>
+                )}
+              </Can>
+              {action ? <ConsenterChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} channelName={channelName} action={action} done={() => setAction(null)} /> : null}
+            </>
+          );
+        }}
+      </QueryView>
+    </section>
+  );
+}
+
+function ConsenterChange({ networkId, channelName, action, done }: { networkId: number; channelName: string; action: Action; done: () => void }) {
+  const qc = useQueryClient();
+  const send = (dryRun: boolean): Promise<ChangeView> => {
+    const query = { dry_run: dryRun };
+    if (action.kind === 'add') return unwrap(api.POST('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters', { params: { path: { id: networkId, channelName }, query }, body: { nodeId: action.nodeId } }));
+    if (action.kind === 'remove') return unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}', { params: { path: { id: networkId, channelName, nodeId: action.nodeId }, query } }));
+    return unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}/certificate', { params: { path: { id: networkId, channelName, nodeId: action.nodeId }, query } }));
+  };
+  const preview = useQuery({ queryKey: ['consenter-dry-run', networkId, action.kind, action.nodeId], retry: false, gcTime: 0, queryFn: () => send(true) });
+  const submit = useMutation({
+    mutationFn: () => send(false),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['consenters', networkId] });
+      void qc.invalidateQueries({ queryKey: ['channel-config', networkId] });
+    },
+  });
+  return (
+    <div role="form" aria-label={action.label} data-testid="consenter-change">
+      <h4>{action.label}</h4>
+      <QueryView q={preview} what="Computing the config update (dry run)">
+        {(p) => (
+          <>
+            {p.status === 'unchanged' || p.diff.length === 0 ? (
+              <p className="muted">Nothing would change.</p>
+            ) : (
+              <table data-testid="config-diff">
+                <thead>
+                  <tr>
+                    <th>Config path</th>
+                    <th>Before</th>
+                    <th>After</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {p.diff.map((d, i) => (
+                    <tr key={i}>
+                      <td>
+                        <code>{d.path}</code>
+                      </td>
+                      <td>{short(d.before)}</td>
+                      <td>{short(d.after)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+            {p.missing_organizations.length ? <p role="alert">Needs admin signatures this service does not hold: {p.missing_organizations.join(', ')}.</p> : null}
+            <button type="button" disabled={submit.isPending || !!submit.data || p.diff.length === 0} onClick={() => submit.mutate()}>
+              Submit
+            </button>{' '}
+            <button type="button" onClick={done}>
+              Close
+            </button>
+            {submit.error ? <ActionError error={submit.error} /> : null}
+            {submit.data ? (
+              <p className="verdict valid" role="status" data-testid="consenter-outcome">
+                {submit.data.status === 'unchanged' ? 'Nothing changed.' : `Updated: configuration sequence ${submit.data.sequence}, block ${submit.data.block_number}, signed by ${submit.data.signed_by.join(', ')}.`}
+              </p>
+            ) : null}
+          </>
+        )}
+      </QueryView>
+    </div>
+  );
+}
