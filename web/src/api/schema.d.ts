@@ -10132,8 +10132,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -10564,7 +10564,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -10582,7 +10582,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -12900,8 +12900,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -13705,7 +13705,7 @@ export interface operations {
                         items: {
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -13723,7 +13723,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -14297,8 +14297,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -16711,7 +16711,7 @@ export interface operations {
                         items: ({
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -16729,7 +16729,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -16972,7 +16972,7 @@ export interface operations {
                         batcherPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         chaincodePort?: number;
-                        client?: "auto" | "besu" | "anvil";
+                        client?: "auto" | "besu" | "geth" | "anvil";
                         /** @description ledgerX: 0 or left out: gRPC base + 102 */
                         consenterMonitoringPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
@@ -17055,7 +17055,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -17073,7 +17073,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -17314,7 +17314,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -17332,7 +17332,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -17608,7 +17608,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -17626,7 +17626,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -17949,7 +17949,7 @@ export interface operations {
                         node: {
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -17967,7 +17967,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -18344,7 +18344,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -18362,7 +18362,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -18605,7 +18605,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -18623,7 +18623,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -18866,7 +18866,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -18884,7 +18884,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -19316,7 +19316,7 @@ export interface operations {
                         items: ({
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -19334,7 +19334,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
