@@ -3,7 +3,7 @@
 // and every node has the blocks, each sealer sealing some (clique_getSigner); the keystore
 // password is a 0600 file, on no command line and in no answer; a fourth signer is voted in
 // through the validator vote routes (clique_propose on every sealer, the majority rule said in
-// the answer) and voted out again; a contract is deployed and invoked, and the explorer answers
+// the answer) and voted out again; a full node added later follows the chain; a contract is deployed and invoked, and the explorer answers
 // what the node's own JSON-RPC answers for the same block and transaction. Skipped, saying why,
 // where geth is not found (LNM_GETH_BIN, else PATH).
 import { test } from 'uvu';
@@ -114,6 +114,21 @@ it('a fourth signer is voted in by the majority, then voted out', async () => {
   assert.is(r.status, 400, 'already a signer');
   r = await api(s, 'DELETE', `/networks/${net.id}/validators/votes/${fourth}`);
   assert.is(r.status, 200, r.text);
+});
+
+it('a full node added to the running network peers with the sealers and follows the chain', async () => {
+  const r = await api(s, 'POST', '/nodes', { name: 'clique-geth-full', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId: net.id, config: {} });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.client, 'geth');
+  assert.equal({ role: r.json.role, status: r.json.status }, { role: 'fullnode', status: 'running' }, r.text);
+  const url = r.json.endpoints.rpc_http as string;
+  const target = await height(net.nodes[0].rpc);
+  await until('the full node at the sealers\' height', async () => (await height(url)) >= target, 60_000);
+  assert.ok(Number(await rpc<string>(url, 'net_peerCount')) >= 1, 'it peers');
+  const b = '0x' + target.toString(16);
+  assert.is((await rpc<{ hash: string }>(url, 'eth_getBlockByNumber', [b, false])).hash, (await rpc<{ hash: string }>(net.nodes[0].rpc, 'eth_getBlockByNumber', [b, false])).hash);
+  assert.is(await rpc<boolean>(url, 'eth_mining').catch(() => false), false, 'a full node does not seal');
+  await until('its health seen by the service', async () => ((await api(s, 'GET', `/nodes/${r.json.id}`)).json.block_height ?? 0) >= target, 30_000);
 });
 
 it('a contract deployed and invoked; the explorer answers what the node answers', async () => {
