@@ -13313,10 +13313,13 @@ export interface operations {
                             /** @description decimal */
                             gas_used: string | null;
                             hash: string;
+                            /** @description the block's miner field; in a Clique block the address voted on (zero when none), not the sealer */
                             miner: string | null;
                             number: number;
                             parent_hash: string;
                             receipts_root: string;
+                            /** @description Clique networks: the signer that sealed the block, recovered from its seal; null elsewhere and for block 0 */
+                            sealer: string | null;
                             size: number | null;
                             state_root: string;
                             /** @description ISO 8601 */
@@ -13418,10 +13421,13 @@ export interface operations {
                         /** @description decimal */
                         gas_used: string | null;
                         hash: string;
+                        /** @description the block's miner field; in a Clique block the address voted on (zero when none), not the sealer */
                         miner: string | null;
                         number: number;
                         parent_hash: string;
                         receipts_root: string;
+                        /** @description Clique networks: the signer that sealed the block, recovered from its seal; null elsewhere and for block 0 */
+                        sealer: string | null;
                         size: number | null;
                         state_root: string;
                         /** @description ISO 8601 */
