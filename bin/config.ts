@@ -28,7 +28,7 @@ export interface Config {
   /** null: read from (or generated into) DATA_DIR/key-encryption-key. */
   keyEncryptionKey: string | null;
   nodeEngine: 'process' | 'docker';
-  evmClient: 'auto' | 'besu' | 'anvil';
+  evmClient: 'auto' | 'besu' | 'geth' | 'anvil';
   /** Image of managed Vaults (Vault provider CREATE mode); null: hashicorp/vault:<version>. */
   vaultImage?: string | null;
   /** Docker images of node software, when set: besu, anvil. */
@@ -354,7 +354,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     adminPassword: values.get('ADMIN_PASSWORD') ?? null,
     keyEncryptionKey: values.get('KEY_ENCRYPTION_KEY') ?? null,
     nodeEngine: oneOf('LNM_NODE_ENGINE', get('LNM_NODE_ENGINE', 'process'), ['process', 'docker'] as const),
-    evmClient: oneOf('LNM_EVM_CLIENT', get('LNM_EVM_CLIENT', 'auto'), ['auto', 'besu', 'anvil'] as const),
+    evmClient: oneOf('LNM_EVM_CLIENT', get('LNM_EVM_CLIENT', 'auto'), ['auto', 'besu', 'geth', 'anvil'] as const),
     vaultImage: values.get('LNM_IMAGE_VAULT') ?? null,
     besuImage: values.get('LNM_IMAGE_BESU') ?? null,
     anvilImage: values.get('LNM_IMAGE_ANVIL') ?? null,

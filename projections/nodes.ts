@@ -69,7 +69,7 @@ export interface NodeRow {
   networkId: number | null;
   /** Consortium nodes: the organization they belong to. */
   organizationId: number | null;
-  client: 'besu' | 'anvil' | 'fabric';
+  client: 'besu' | 'anvil' | 'geth' | 'fabric';
   engine: 'process' | 'docker';
   /** Evm: EvmNodeConfig; consortium: ConsortiumNodeConfig (see platform). */
   config: EvmNodeConfig;

@@ -6,7 +6,7 @@
 // file, so that key, and only that one, is written into the validator node's directory.
 //
 // Environment: LNM_NODE_ENGINE (process | docker, default process), LNM_EVM_CLIENT
-// (auto | besu | anvil, default auto).
+// (auto | besu | geth | anvil, default auto), LNM_GETH_BIN (the directory holding geth; else the PATH).
 import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
 import type { EvmDeps, EvmDefaults } from '../../domain/evm/evmPorts.ts';
 import type { KeyServices } from '../../domain/keys/keyServices.ts';
@@ -22,7 +22,7 @@ export function evmDefaultsFromEnv(env: Record<string, string | undefined>): Evm
   const engine = env.LNM_NODE_ENGINE?.trim() || 'process';
   const client = env.LNM_EVM_CLIENT?.trim() || 'auto';
   if (engine !== 'process' && engine !== 'docker') throw new EvmConfigError(`LNM_NODE_ENGINE must be process or docker, got ${engine}`);
-  if (client !== 'auto' && client !== 'besu' && client !== 'anvil') throw new EvmConfigError(`LNM_EVM_CLIENT must be auto, besu or anvil, got ${client}`);
+  if (client !== 'auto' && client !== 'besu' && client !== 'geth' && client !== 'anvil') throw new EvmConfigError(`LNM_EVM_CLIENT must be auto, besu, geth or anvil, got ${client}`);
   return { engine, client };
 }
 

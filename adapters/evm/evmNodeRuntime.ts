@@ -7,7 +7,9 @@
 // the node directory at the same path, so the container finds the same state file.
 // besu: besuLaunch.ts writes genesis, config.toml and the node key into the node directory and
 // runs `besu --config-file=...` (process: the besu on PATH; docker: the configured besu image).
-// Without besu, a node that needs it fails to start saying what to install.
+// geth (Clique networks): gethLaunch.ts writes genesis, config.toml, node key and a sealer's
+// keystore and password file, runs `geth init` here, then the process engine runs geth.
+// Without besu or geth, a node that needs it fails to start saying what to install.
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -21,6 +23,7 @@ import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
 import { ANVIL_STATE_FILE, anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
+import { findGeth, gethLaunchSpec, runGethInit } from './gethLaunch.ts';
 import { anvilLogs, anvilRawTail, followAnvilLogs } from './anvilLogs.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
@@ -90,7 +93,20 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     };
   }
 
+  const noValidatorKeys = (t: EvmNodeTarget) => async (): Promise<Uint8Array> => {
+    throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} is a ${t.node.client} validator, and this service was started without access to the validator keys.`, { nodeKey: keyOf(t) });
+  };
+
+  async function gethCommand(): Promise<string | null> {
+    const found = await findGeth(env);
+    return found.ok ? found.path : null;
+  }
+
   async function launchSpec(t: EvmNodeTarget): Promise<{ spec: NodeLaunchSpec; bootstrap?: () => Promise<unknown> }> {
+    if (t.node.client === 'geth') {
+      const geth = await gethLaunchSpec(t, { dataDir, gethCommand: await gethCommand(), validatorKey: options.validatorKey ?? noValidatorKeys(t) });
+      return { spec: geth.spec, bootstrap: () => runGethInit(geth.init) };
+    }
     if (t.node.client === 'besu') {
       const besuCommand = t.node.engine === 'process' ? await onPath('besu', env) : null;
       const present = t.node.engine === 'process' ? besuCommand !== null : await besuImagePresent();
@@ -102,9 +118,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
           { nodeKey: keyOf(t) },
         );
       }
-      const validatorKey = options.validatorKey ?? (async () => {
-        throw new NodeStartFailedError('invalid-spec', `Node ${t.node.name} is a besu validator, and this service was started without access to the validator keys.`, { nodeKey: keyOf(t) });
-      });
+      const validatorKey = options.validatorKey ?? noValidatorKeys(t);
       return { spec: await besuLaunchSpec(t, { dataDir, besuCommand, validatorKey }) };
     }
     const spec = await anvilLaunchSpec(t);
@@ -124,6 +138,9 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     async besuAvailable(engine) {
       return engine === 'process' ? (await onPath('besu', env)) !== null : besuImagePresent();
     },
+    async gethAvailable(engine) {
+      return engine === 'process' && (await gethCommand()) !== null;
+    },
     portsInUse,
     async start(t) {
       const engine = await engineFor(t);
@@ -136,7 +153,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       // only and is uploaded at every start: the saved chain comes back into it first, so the
       // bootstrap keeps it (and drops its placeholder block 0s) instead of the upload resetting it.
       const hosted = t.node.config.hostId ? (engine as DockerNodeEngine) : null;
-      if (bootstrap && hosted) await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
+      if (bootstrap && hosted && t.node.client === 'anvil') await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
       if (bootstrap) {
         try {
           await bootstrap();
@@ -150,7 +167,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     ...placedNodeCalls(engineFor, keyOf),
     async live(t, timeoutMs = 2000) {
       const url = rpcUrl(t);
-      if (!url && t.node.client === 'besu') {
+      if (!url && t.node.client !== 'anvil') {
         // A bootnode serves no JSON-RPC: it is up when its P2P port takes connections.
         if (await acceptsConnections(t.node.config.p2pPort, t.node.config.externalIp ?? undefined)) return { blockHeight: null, peerCount: null };
         throw new Error(`the P2P port ${t.node.config.p2pPort} does not accept connections`);
@@ -160,7 +177,8 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     },
     rpcUrl,
     async enode(t) {
-      if (t.node.client !== 'besu') return null;
+      if (t.node.client === 'anvil') return null;
+      // geth's node key follows besu's rules (gethLaunch.ts), so its enode is computed the same way.
       return besuEnode(dataDir, t.network, t.node, { create: false }).catch(() => null);
     },
     // anvil's log without the service's own polling (anvilLogs.ts).
@@ -176,7 +194,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     },
     async chainValidators(t) {
       const url = rpcUrl(t);
-      if (t.node.client !== 'besu' || !url) return null;
+      if (t.node.client === 'anvil' || !url) return null;
       if (t.network.settings.consensus === 'CLIQUE') return evmJsonRpc(url).cliqueSigners('latest');
       if (!isBft(t.network.settings.consensus)) return null;
       return evmJsonRpc(url).validatorsByBlockNumber(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft', 'latest');
@@ -184,13 +202,15 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     async validatorVote(t, action, address, add) {
       const url = rpcUrl(t);
       if (!url) throw new Error('node has no RPC port');
-      const api = t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft';
       const rpc = evmJsonRpc(url);
+      if (t.network.settings.consensus === 'CLIQUE') return action === 'propose' ? rpc.cliquePropose(address, add, t.node.client) : rpc.cliqueDiscard(address, t.node.client);
+      const api = t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft';
       return action === 'propose' ? rpc.proposeValidatorVote(address, add, api) : rpc.discardValidatorVote(address, api);
     },
     async pendingVotes(t) {
       const url = rpcUrl(t);
       if (!url) throw new Error('node has no RPC port');
+      if (t.network.settings.consensus === 'CLIQUE') return evmJsonRpc(url).cliqueProposals();
       return evmJsonRpc(url).pendingVotes(t.network.settings.consensus === 'QBFT' ? 'qbft' : 'ibft');
     },
     async genesisHash(t) {

@@ -252,6 +252,29 @@ export function evmJsonRpc(url: string, opts: EvmJsonRpcOptions = {}) {
       const param = typeof tag === 'number' ? '0x' + tag.toString(16) : tag;
       return (await call<string[]>('clique_getSigners', [param])).map((a) => getAddress(a));
     },
+    /**
+     * A Clique signer vote: geth's clique_propose answers null (the vote is kept, true here), besu's
+     * clique_propose true when recorded. The vote rides in the `miner` field of the blocks this
+     * node seals until more than half of the signers voted the same way.
+     */
+    async cliquePropose(address: string, add: boolean, client: string): Promise<boolean> {
+      const r = await call<boolean | null>('clique_propose', [getAddress(address), add]);
+      return client === 'geth' ? r === null || r === true : r === true;
+    },
+    async cliqueDiscard(address: string, client: string): Promise<boolean> {
+      const r = await call<boolean | null>('clique_discard', [getAddress(address)]);
+      return client === 'geth' ? r === null || r === true : r === true;
+    },
+    /** This node's Clique votes: address -> true (add) / false (remove) (geth and besu clique_proposals). */
+    async cliqueProposals(): Promise<Record<string, boolean>> {
+      const r = (await call<Record<string, boolean> | null>('clique_proposals')) ?? {};
+      return Object.fromEntries(Object.entries(r).map(([a, v]) => [getAddress(a), v]));
+    },
+    /** The address that sealed a Clique block (the `miner` field holds the vote target, not the sealer). */
+    async cliqueSigner(tag: number | 'latest' = 'latest'): Promise<string> {
+      const param = typeof tag === 'number' ? '0x' + tag.toString(16) : tag;
+      return getAddress(await call<string>('clique_getSigner', [param]));
+    },
     /** Vote to add (true) or remove (false) a validator; besu answers true when the vote was recorded. */
     async proposeValidatorVote(address: string, add: boolean, api: BftApi = 'qbft'): Promise<boolean> {
       return call<boolean>(`${api}_proposeValidatorVote`, [getAddress(address), add]);

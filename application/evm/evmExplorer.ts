@@ -10,6 +10,7 @@ import type { CommandInput } from '../commands.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
 import { lruCache } from '../../domain/shared/lruCache.ts';
 import { abiInterface, callRevertReason, decodeEvent } from '../../domain/evm/evmLogs.ts';
+import { cliqueSealer, type CliqueHeaderJson } from '../../domain/evm/cliqueSeal.ts';
 import { parseAddress, parseBlockRef, parseSearchTerm, parseTxHash, type BlockRef } from '../../domain/evm/evmExplorer.ts';
 import { evmContractsAt, evmContractsOfAccount, type EvmContractRow } from '../../projections/evm/evmContracts.ts';
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
@@ -71,6 +72,8 @@ export interface ExplorerBlock {
   parent_hash: string;
   timestamp: string;
   miner: string | null;
+  /** Clique networks: the signer that sealed the block (its `miner` is the address voted on); null elsewhere and for block 0. */
+  sealer: string | null;
   gas_used: string | null;
   gas_limit: string | null;
   base_fee_per_gas: string | null;
@@ -85,7 +88,7 @@ export interface ExplorerBlock {
 
 const txSummary = (t: Raw): ExplorerTransactionSummary => ({ hash: t.hash, from: addr(t.from), to: addr(t.to), value: dec(t.value), nonce: num(t.nonce), transaction_index: num(t.transactionIndex) });
 
-function blockView(b: Raw): ExplorerBlock {
+function blockView(b: Raw, clique: boolean): ExplorerBlock {
   const txs = (b.transactions ?? []) as Raw[];
   return {
     number: num(b.number) ?? 0,
@@ -93,6 +96,7 @@ function blockView(b: Raw): ExplorerBlock {
     parent_hash: b.parentHash,
     timestamp: new Date((num(b.timestamp) ?? 0) * 1000).toISOString(),
     miner: addr(b.miner),
+    sealer: clique ? cliqueSealer(b as unknown as CliqueHeaderJson) : null,
     gas_used: dec(b.gasUsed),
     gas_limit: dec(b.gasLimit),
     base_fee_per_gas: dec(b.baseFeePerGas),
@@ -117,7 +121,7 @@ async function readBlock(r: Reach, ref: BlockRef, head: () => Promise<number>): 
     ? await r.call<Raw | null>('eth_getBlockByNumber', ['0x' + ref.number.toString(16), true])
     : await r.call<Raw | null>('eth_getBlockByHash', [ref.hash, true]);
   if (!raw) return null;
-  const block = blockView(raw);
+  const block = blockView(raw, r.network.consensus === 'CLIQUE');
   if (block.number <= (await head()) - EXPLORER_CONFIRMATIONS) {
     remember(r.key(`block:${block.number}`), block);
     remember(r.key(`block:${block.hash.toLowerCase()}`), block);

@@ -6,6 +6,7 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { createEvmGenesis, evmGenesisBlockHash, type EvmClient } from '../../domain/evm/evmGenesis.ts';
 import { chooseEvmClient, type EvmClientPreference } from '../../domain/evm/evmClient.ts';
+import type { EvmConsensus } from '../../domain/evm/evmConsensus.ts';
 import { chainIdTaken, EVM_NETWORKS_STREAM, evmNetworks, type EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
@@ -41,17 +42,23 @@ export interface EvmNetworkRequest {
 }
 
 
-/** The client that will run the network; no client here (besu missing for several validators) is a refusal naming besu, except for an import. */
-async function pickClient(input: Input, preference: EvmClientPreference, engine: NodeEngineKind, validatorCount: number, imported: boolean): Promise<EvmClient> {
-  const besuAvailable = await evmOf(input.deps).runtime.besuAvailable(engine);
+/** The client that will run the network; no client here (besu, or geth for Clique, missing for several validators) is a refusal naming it, except for an import. */
+async function pickClient(input: Input, preference: EvmClientPreference, engine: NodeEngineKind, validatorCount: number, imported: boolean, consensus: EvmConsensus | undefined): Promise<EvmClient> {
+  const runtime = evmOf(input.deps).runtime;
+  const [besuAvailable, gethAvailable] = await Promise.all([runtime.besuAvailable(engine), consensus === 'CLIQUE' ? runtime.gethAvailable(engine) : false]);
   try {
-    return chooseEvmClient(preference, { besuAvailable, validatorCount });
+    return chooseEvmClient(preference, { besuAvailable, gethAvailable, validatorCount, consensus });
   } catch (err) {
     // An import makes no key and starts no node: its record is kept as a besu network, whose nodes fail to start saying what to install.
-    if (err instanceof AppError && err.status === 503 && imported) return 'besu';
+    if (err instanceof AppError && err.status === 503 && imported) return preference === 'geth' ? 'geth' : 'besu';
+    if (err instanceof AppError && err.status === 503 && preference === 'geth') {
+      const where = engine === 'process' ? 'no geth program: LNM_GETH_BIN, else the PATH' : 'geth runs on the process engine only';
+      throw missingProgram('client', `${err.message} geth 1.13 is needed here (${where}). Nothing was made.`);
+    }
     if (err instanceof AppError && err.status === 503) {
       const where = engine === 'process' ? 'no besu program on the PATH' : 'no besu image for the docker engine (LNM_IMAGE_BESU)';
-      throw missingProgram('client', `${err.message} besu is needed here (${where}); install besu, or ask for one validator (anvil). Nothing was made.`);
+      const geth = consensus === 'CLIQUE' ? ' or geth 1.13 (LNM_GETH_BIN, else the PATH)' : '';
+      throw missingProgram('client', `${err.message} besu${geth} is needed here (${where}); install it, or ask for one validator (anvil). Nothing was made.`);
     }
     throw err;
   }
@@ -132,7 +139,7 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
         if (sameChain) throw chainIdTaken(draft.settings.chainId, sameChain);
       });
     }
-    client = await p.check(() => pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount, req.imported ?? false));
+    client = await p.check(() => pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount, req.imported ?? false, draft?.settings.consensus));
     await p.check(async () => {
       const available = await evm.runtime.engineAvailable(engine);
       if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
@@ -141,11 +148,12 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
     if (keyProvider) await p.check(() => checkValidatorPems(input, pems));
     const kp = keyProvider as ValidatorKeyProvider | null;
     // besu asked for but missing here is already refused above; the provider is said too.
-    if (kp && (client ?? req.client) === 'besu' && kp.type !== 'DATABASE') {
-      // besu reads its node key from a file; Vault and KMS keys never leave their provider.
+    const fileClient = client ?? req.client;
+    if (kp && (fileClient === 'besu' || fileClient === 'geth') && kp.type !== 'DATABASE') {
+      // besu reads its node key from a file, geth its sealer key from a keystore; Vault and KMS keys never leave their provider.
       p.refuse(new ValidationError(
-        `besu reads each validator's node key from a file, and keys held by ${kp.name} (${kp.type}) cannot be exported. Keep besu validator keys in the database provider; ${kp.type} keys work for contract deployment and for anvil networks.`,
-        [{ field: req.providerField ?? 'providerId', message: `besu validators need the database provider, not ${kp.type}` }],
+        `${fileClient} reads each validator's key from a file, and keys held by ${kp.name} (${kp.type}) cannot be exported. Keep ${fileClient} validator keys in the database provider; ${kp.type} keys work for contract deployment and for anvil networks.`,
+        [{ field: req.providerField ?? 'providerId', message: `${fileClient} validators need the database provider, not ${kp.type}` }],
       ));
     }
   });

@@ -28,7 +28,7 @@ export interface EvmNodeRequest {
   ports: Partial<Record<PortField, number | null>>;
   isBootnode: boolean;
   engine?: NodeEngineKind;
-  client?: 'besu' | 'anvil' | 'auto';
+  client?: 'besu' | 'geth' | 'anvil' | 'auto';
   /** The node host it is placed on (docs/hosts.md); left out: this service's machine. */
   hostId?: number;
   /** Or the labels of the host it is placed on (the placement rule of application/hosts/hostPlacement.ts). */

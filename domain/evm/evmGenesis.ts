@@ -151,15 +151,15 @@ export function gasPricingOf(settings: Pick<EvmGenesisSettings, 'minGasPrice' | 
   };
 }
 
-export type EvmClient = 'besu' | 'anvil';
+export type EvmClient = 'besu' | 'anvil' | 'geth';
 
 /**
- * Hash of block 0 as the client running the network will report it. The two differ for the
- * same file: anvil ignores the alloc, extraData, mixHash and difficulty when it builds block 0.
+ * Hash of block 0 as the client running the network will report it. besu and geth agree; anvil
+ * differs for the same file: it ignores the alloc, extraData, mixHash and difficulty when it builds block 0.
  */
 export function evmGenesisBlockHash(file: EvmGenesisFile, client: EvmClient): string {
   const json = file as unknown as Record<string, unknown>;
-  return client === 'besu' ? besuGenesisBlockHash(json) : anvilGenesisBlockHash(json, anvilHardforkFor(file));
+  return client !== 'anvil' ? besuGenesisBlockHash(json) : anvilGenesisBlockHash(json, anvilHardforkFor(file));
 }
 
 export interface EvmGenesis {

@@ -28,7 +28,7 @@ export interface EvmNetworkCreatedData {
   networkId: number;
   name: string;
   description: string | null;
-  client: 'besu' | 'anvil';
+  client: 'besu' | 'anvil' | 'geth';
   engine: 'process' | 'docker';
   settings: EvmGenesisSettings;
   genesis: EvmGenesisFile;

@@ -26,7 +26,7 @@ export interface EvmNodeCreatedData {
   nodeType: 'EVM_FULLNODE';
   role: EvmNodeRole;
   networkId: number;
-  client: 'besu' | 'anvil';
+  client: 'besu' | 'anvil' | 'geth';
   engine: 'process' | 'docker';
   config: EvmNodeConfig;
   /** The validator this node signs as (its key stays in the key provider). */

@@ -28,6 +28,8 @@ export interface EvmNodeRuntime {
   engineAvailable(kind: NodeEngineKind): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Whether a besu binary (process) or image (docker) is present. */
   besuAvailable(engine: NodeEngineKind): Promise<boolean>;
+  /** Whether geth (adapters/evm/gethLaunch.ts: LNM_GETH_BIN, else PATH) can run nodes on this engine (process only). */
+  gethAvailable(engine: NodeEngineKind): Promise<boolean>;
   /** Of these host ports, the ones something already listens on. */
   portsInUse(ports: number[]): Promise<number[]>;
   /** Writes config and key material, then starts; throws NodeStartFailedError with the reason. */
@@ -133,7 +135,7 @@ export interface EvmContractDeployer {
 
 export interface EvmDefaults {
   engine: NodeEngineKind;
-  client: 'auto' | 'besu' | 'anvil';
+  client: 'auto' | 'besu' | 'anvil' | 'geth';
 }
 
 /**

@@ -82,3 +82,45 @@ export function applyValidatorChange(current: string[], change: ValidatorChange)
   }
   return [...set];
 }
+
+/**
+ * Clique (EIP-225) signer votes: a signer is added or removed in the first block in which more
+ * than half of the current signers have voted the same way (each sealer votes in the blocks it
+ * seals: the block's `miner` field names the vote target, its nonce says add or remove), not at
+ * an epoch boundary; every epoch boundary clears the votes still pending. A change may not
+ * leave the network without a signer. The set after the change, or a ValidationError saying why
+ * it is refused.
+ */
+export function applyCliqueSignerChange(current: string[], change: ValidatorChange): string[] {
+  const n = current.length;
+  const issues: FieldIssue[] = [];
+  const set = new Set(current.map((a) => getAddress(a)));
+  const norm = (raw: string, field: string): string | undefined => {
+    try {
+      return getAddress(raw);
+    } catch {
+      issues.push({ field, message: `${JSON.stringify(raw)} is not an address` });
+      return undefined;
+    }
+  };
+  (change.remove ?? []).forEach((raw, i) => {
+    const a = norm(raw, `remove[${i}]`);
+    if (a && !set.delete(a)) issues.push({ field: `remove[${i}]`, message: `${a} is not a signer` });
+  });
+  (change.add ?? []).forEach((raw, i) => {
+    const a = norm(raw, `add[${i}]`);
+    if (a && set.has(a)) issues.push({ field: `add[${i}]`, message: `${a} is already a signer` });
+    else if (a) set.add(a);
+  });
+  if (issues.length) throw new ValidationError(`Invalid signer change: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  if (set.size < 1 && n > 0) {
+    const message = 'would leave no signer; a Clique network needs at least one';
+    throw new ValidationError(`Signer change refused: it ${message}.`, [{ field: 'validators', message }], 'VALIDATOR_QUORUM');
+  }
+  return [...set];
+}
+
+/** The Clique voting rule in words, for answers. */
+export function cliqueVoteRule(signerCount: number, epochLength: number): string {
+  return `Clique (EIP-225): each sealer votes in the blocks it seals; the change applies in the first block in which more than half of the ${signerCount} signers (${votesNeeded(signerCount)}) have voted for it, and votes still pending are cleared at every epoch boundary (every ${epochLength} blocks).`;
+}

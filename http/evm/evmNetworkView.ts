@@ -55,7 +55,7 @@ const CONSENSUS_NAMES: Record<string, string> = { QBFT: 'QBFT', IBFT_2: 'IBFT 2.
 export function runsAs(n: Pick<EvmNetworkRow, 'client' | 'consensus' | 'blockPeriodSeconds' | 'validators'>): string {
   if (n.client === 'anvil') return `one-node development chain (anvil): its one node seals a block every ${n.blockPeriodSeconds} s with the network's key; no consensus runs, so there is no validator set, no voting and no fault tolerance (the genesis names ${CONSENSUS_NAMES[n.consensus] ?? n.consensus} for besu)`;
   if (n.consensus === 'POW') return `proof-of-work network (besu) of ${n.validators.length} miner key(s)`;
-  return `${CONSENSUS_NAMES[n.consensus] ?? n.consensus} network of ${n.validators.length} validator(s) (besu)`;
+  return `${CONSENSUS_NAMES[n.consensus] ?? n.consensus} network of ${n.validators.length} validator(s) (${n.client})`;
 }
 
 export async function networkView(deps: AppDeps, n: EvmNetworkRow) {

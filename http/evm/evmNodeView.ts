@@ -33,12 +33,12 @@ export const NodeViewSchema = Type.Object({
   peer_count: Type.Union([Type.Integer(), Type.Null()], { description: 'as block_height' }),
   last_probe: LastProbe,
   uptime_seconds: Int,
-  client: Type.String({ description: 'besu or anvil (a single-node development chain)' }),
+  client: Type.String({ description: 'besu, geth (Clique networks) or anvil (a single-node development chain)' }),
   engine: Type.String({ description: 'process or docker' }),
   host_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the node host it runs on (GET /hosts/{id}); null: this service\'s machine' }),
   network_id: Int,
   endpoints: Type.Object({ rpc_http: Type.Union([Type.String(), Type.Null()]), rpc_ws: Type.Union([Type.String(), Type.Null()]), p2p: Type.Union([Type.String(), Type.Null()]), metrics: Type.Union([Type.String(), Type.Null()]) }),
-  enode: Type.Union([Type.String(), Type.Null()], { description: 'besu: the node\'s enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start)' }),
+  enode: Type.Union([Type.String(), Type.Null()], { description: 'besu and geth: the node\'s enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start)' }),
   validator_address: Type.Union([Type.String(), Type.Null()]),
   config: Type.Object({ p2pPort: Type.Integer(), rpcHttpPort: Int, rpcWsPort: Int, metricsPort: Int, isBootnode: Type.Boolean() }),
   error: Type.Union([Type.String(), Type.Null()]),
@@ -75,7 +75,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
   const network = row.networkId === null ? null : await getEvmNetwork(deps.pool, row.networkId);
   // Reads need no peers: only a start wires them.
   const target = network ? targetOf(row, network) : null;
-  const enode = target && row.client === 'besu' ? await evmOf(deps).runtime.enode(target) : null;
+  const enode = target && row.client !== 'anvil' ? await evmOf(deps).runtime.enode(target) : null;
   const observation = opts.observation !== undefined ? opts.observation : (await lastReadings(deps, [row])).get(row.id) ?? null;
   if (running && opts.live !== false) {
     if (target) {

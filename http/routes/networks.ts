@@ -27,7 +27,7 @@ import { listEvmContracts } from '../../projections/evm/evmContracts.ts';
 
 const tags = ['evm networks'];
 const NetworkIdParam = Type.Object({ networkId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
-const Client = Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')], { description: 'auto (default): besu where available, else anvil for a one-validator network' });
+const Client = Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('geth'), Type.Literal('anvil')], { description: 'auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only' });
 const Engine = Type.Union([Type.Literal('process'), Type.Literal('docker')]);
 const Genesis = Type.Record(Type.String(), Type.Unknown(), {
   description:
@@ -250,7 +250,7 @@ export const networkRoutes = [
         const what = network.consensus === 'POW' ? 'PoW has no validator set; these are the miner keys the service holds' : `${network.consensus} has no validator API this service reads; the list is the genesis signer set`;
         return { body: { network_id: network.id, source: 'genesis', validators: genesis, voting: false, note: what } };
       }
-      return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: onChain.map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: network.consensus !== 'CLIQUE' } };
+      return { body: { network_id: network.id, source: 'chain', node_id: running.id, validators: onChain.map((address) => ({ address, key_held: network.validators.some((v) => v.address === address && v.keyHandle), node_id: nodes.find((n) => n.validatorAddress === address)?.id ?? null })), voting: true } };
     },
   }),
   ...validatorVoteRoutes,

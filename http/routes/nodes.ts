@@ -41,7 +41,7 @@ const EvmConfigFields = {
   metricsPort: Type.Optional(Port),
   isBootnode: Type.Optional(Type.Boolean()),
   role: Type.Optional(Type.Union([Type.Literal('validator'), Type.Literal('fullnode'), Type.Literal('bootnode')])),
-  client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('anvil')])),
+  client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('geth'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
 };
 const HostField = {

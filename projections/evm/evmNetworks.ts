@@ -31,7 +31,7 @@ export interface EvmNetworkRow {
   id: number;
   name: string;
   description: string | null;
-  client: 'besu' | 'anvil';
+  client: 'besu' | 'anvil' | 'geth';
   engine: 'process' | 'docker';
   consensus: string;
   chainId: number;

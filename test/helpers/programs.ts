@@ -9,6 +9,7 @@
 //   fabricServiceEnv()       LNM_FABRIC_BIN / LNM_FABRIC_CFG for a server or runtime the test starts
 //   fabricXMissing, fabricXProgram('arma'), fabricXServiceEnv()   the same for Fabric-X
 //   fabricReleaseOf('3.1')   the release of that line the service finds (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN, PATH), or its absence's reason
+//   gethMissing, gethServiceEnv()   the same for geth (LNM_GETH_BIN, else PATH)
 //
 // `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh).
 import { existsSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE, findFabricBinary, findFabricConfigDir, type FabricProgram } from '../../adapters/consortium/fabricBinaries.ts';
 import { FABRIC_RELEASES_VARIABLE, describeReleases, fabricReleases, releaseLine, type FabricRelease } from '../../adapters/consortium/fabricReleases.ts';
 import { FABRIC_X_BIN_VARIABLE, findFabricXProgram, type FabricXProgram } from '../../adapters/ledgerx/fabricXPrograms.ts';
+import { findGeth, GETH_FAMILY } from '../../adapters/evm/gethLaunch.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sharedFabricConfig = path.resolve(repoRoot, '..', 'shared', 'fabric', 'config');
@@ -81,6 +83,17 @@ export async function fabricXProgram(program: FabricXProgram): Promise<string | 
 
 export function fabricXServiceEnv(): Record<string, string> {
   return process.env[FABRIC_X_BIN_VARIABLE] ? { [FABRIC_X_BIN_VARIABLE]: process.env[FABRIC_X_BIN_VARIABLE] as string } : {};
+}
+
+const gethFound = await findGeth({ PATH: process.env.PATH, [GETH_FAMILY.binVariable]: process.env[GETH_FAMILY.binVariable] });
+
+/** Why the geth (Clique) tests cannot run here, or undefined. */
+export const gethMissing: string | undefined = gethFound.ok ? undefined : gethFound.reason;
+
+/** What a server started by a test needs to find geth as the test does. */
+export function gethServiceEnv(): Record<string, string> {
+  const dir = process.env[GETH_FAMILY.binVariable];
+  return dir ? { [GETH_FAMILY.binVariable]: dir } : {};
 }
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -14,7 +14,7 @@ const Str = Type.String();
 const OptStr = Type.Union([Type.String(), Type.Null()]);
 const OptInt = Type.Union([Type.Integer(), Type.Null()]);
 const BlockFields = {
-  number: Type.Integer(), hash: Str, parent_hash: Str, timestamp: Type.String({ description: 'ISO 8601' }), miner: OptStr,
+  number: Type.Integer(), hash: Str, parent_hash: Str, timestamp: Type.String({ description: 'ISO 8601' }), miner: Type.Union([Type.String(), Type.Null()], { description: 'the block\'s miner field; in a Clique block the address voted on (zero when none), not the sealer' }), sealer: Type.Union([Type.String(), Type.Null()], { description: 'Clique networks: the signer that sealed the block, recovered from its seal; null elsewhere and for block 0' }),
   gas_used: Type.Union([Type.String(), Type.Null()], { description: 'decimal' }), gas_limit: OptStr, base_fee_per_gas: Type.Union([Type.String(), Type.Null()], { description: 'decimal wei; null before London' }),
   size: OptInt, extra_data: Str, state_root: Str, transactions_root: Str, receipts_root: Str, transaction_count: Type.Integer(),
 };

@@ -1,13 +1,16 @@
-// Validator votes of a BFT evm network (QBFT, IBFT 2.0) through the nodes' JSON-RPC: every
-// running validator node the service runs casts (or withdraws) its vote, since a change passes
-// only when more than half of the validators vote for it (SPEC Limits). A change that would
-// leave fewer than 2f+1 validators is refused before any vote is cast. anvil has no validator
-// set on chain: the answer says so instead of pretending a vote happened.
+// Validator votes of a BFT evm network (QBFT, IBFT 2.0: qbft_/ibft_ JSON-RPC) or signer votes
+// of a Clique network (geth or besu: clique_propose / clique_discard / clique_getSigners /
+// clique_proposals) through the nodes' JSON-RPC: every running validator node the service runs
+// casts (or withdraws) its vote, since a change passes only when more than half of the
+// validators vote for it (SPEC Limits); the answer says the rule that applies. A BFT change
+// that would leave fewer than 2f+1 validators, or a Clique change that would leave no signer,
+// is refused before any vote is cast. anvil has no validator set on chain: the answer says so
+// instead of pretending a vote happened.
 import { Type } from '@sinclair/typebox';
 import { getAddress, isAddress } from 'ethers';
 import { defineRoute } from '../../route.ts';
 import { ConflictError, ValidationError } from '../../../domain/shared/errors.ts';
-import { applyValidatorChange, votesNeeded } from '../../../domain/evm/validatorRules.ts';
+import { applyCliqueSignerChange, applyValidatorChange, cliqueVoteRule, votesNeeded } from '../../../domain/evm/validatorRules.ts';
 import { isBft, type EvmConsensus } from '../../../domain/evm/evmConsensus.ts';
 import type { AppDeps } from '../../../application/deps.ts';
 import type { EvmNetworkRow } from '../../../projections/evm/evmNetworks.ts';
@@ -21,7 +24,7 @@ function assertVoting(network: EvmNetworkRow): void {
   if (network.client === 'anvil') {
     throw new ConflictError(`Network ${network.name} runs on anvil, a single-node development chain: it has no validator voting (qbft_/ibft_ methods do not exist there). Its validator is the one in the genesis.`, { networkId: network.id }, 'NO_VALIDATOR_VOTING');
   }
-  if (!isBft(network.consensus as EvmConsensus)) throw new ConflictError(`Network ${network.name} uses ${network.consensus}; validator votes are for QBFT and IBFT 2.0.`, { networkId: network.id }, 'NO_VALIDATOR_VOTING');
+  if (!isBft(network.consensus as EvmConsensus) && network.consensus !== 'CLIQUE') throw new ConflictError(`Network ${network.name} uses ${network.consensus}; validator votes are for QBFT, IBFT 2.0 and Clique.`, { networkId: network.id }, 'NO_VALIDATOR_VOTING');
 }
 
 async function runningValidators(deps: AppDeps, network: EvmNetworkRow) {
@@ -58,14 +61,17 @@ export const validatorVoteRoutes = [
       const nodes = await runningValidators(deps, network);
       const runtime = evmOf(deps).runtime;
       const current = (await runtime.chainValidators(nodes[0].target)) ?? [];
-      const after = applyValidatorChange(current, body.add ? { add: [address] } : { remove: [address] });
+      const clique = network.consensus === 'CLIQUE';
+      const change = body.add ? { add: [address] } : { remove: [address] };
+      const after = clique ? applyCliqueSignerChange(current, change) : applyValidatorChange(current, change);
       const cast = await Promise.all(nodes.map(async ({ node, target }) => ({ node_id: node.id, validator_address: node.validatorAddress, recorded: await runtime.validatorVote(target, 'propose', address, body.add) })));
       const inFavour = cast.filter((c) => c.recorded).length;
       return {
         body: {
           network_id: network.id, address, add: body.add, validators_now: current.length, validators_after: after.length,
           votes_cast: inFavour, votes_needed: votesNeeded(current.length), passes: inFavour >= votesNeeded(current.length),
-          note: 'A vote that passes applies at the next epoch boundary; besu drops pending votes there.', nodes: cast,
+          rule: clique ? cliqueVoteRule(current.length, network.record.settings.cliqueEpochLength) : `more than half of the ${current.length} validators (${votesNeeded(current.length)}) must vote for the change; it applies at the next epoch boundary`,
+          note: clique ? 'Each sealer carries its vote in the blocks it seals (the block\'s miner field is the vote target; clique_getSigner names the sealer); the signer set changes once the majority has sealed.' : 'A vote that passes applies at the next epoch boundary; besu drops pending votes there.', nodes: cast,
         },
       };
     },

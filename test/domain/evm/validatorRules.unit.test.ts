@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { getAddress } from 'ethers';
-import { applyValidatorChange, faultTolerance, nextEpochBoundary, requiredValidators, votePasses, votesNeeded } from '../../../domain/evm/validatorRules.ts';
+import { applyCliqueSignerChange, applyValidatorChange, cliqueVoteRule, faultTolerance, nextEpochBoundary, requiredValidators, votePasses, votesNeeded } from '../../../domain/evm/validatorRules.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const v = Array.from({ length: 8 }, (_, i) => getAddress('0x' + (i + 1).toString(16).padStart(40, '0')));
@@ -69,6 +69,14 @@ test('a passed vote applies at the next epoch boundary (30000 by default)', () =
   assert.is(nextEpochBoundary(29999, 30000), 30000);
   assert.is(nextEpochBoundary(30000, 30000), 60000);
   assert.throws(() => nextEpochBoundary(5, 0), (e: unknown) => e instanceof ValidationError);
+});
+
+test('Clique signers: one signer may remain, none may not; the rule says more than half', () => {
+  assert.is(applyCliqueSignerChange(v.slice(0, 2), { remove: [v[1]] }).length, 1);
+  assert.is(applyCliqueSignerChange(v.slice(0, 3), { add: [v[3]] }).length, 4);
+  refused(() => applyCliqueSignerChange(v.slice(0, 1), { remove: [v[0]] }), /no signer/);
+  assert.throws(() => applyCliqueSignerChange(v.slice(0, 3), { add: [v[0]] }), (e: unknown) => e instanceof ValidationError && /already a signer/.test((e as Error).message));
+  assert.match(cliqueVoteRule(4, 30000), /more than half of the 4 signers \(3\)/);
 });
 
 test.run();

@@ -235,7 +235,7 @@ test('a PoW network on besu gets a miner: its node mines with the miner key\'s a
   for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
 });
 
-test('a Clique network on besu: its signers come from the chain (clique_getSigners), with no BFT voting', async () => {
+test('a Clique network on besu: its signers come from the chain (clique_getSigners), voted on through clique_propose', async () => {
   const r = await api(s, 'POST', '/networks/evm', { name: 'besu-clique', client: 'besu', validatorCount: 2, genesis: { chain_id: 43112, consensus: 'Clique', block_time: 2 } });
   assert.is(r.status, 201, r.text);
   const start = await api(s, 'POST', `/networks/${r.json.id}/start`);
@@ -243,7 +243,7 @@ test('a Clique network on besu: its signers come from the chain (clique_getSigne
   assert.equal(start.json.nodes.map((n: { status: string }) => n.status), ['running', 'running'], start.text);
   const v = (await api(s, 'GET', `/networks/${r.json.id}/validators`)).json;
   assert.is(v.source, 'chain');
-  assert.is(v.voting, false);
+  assert.is(v.voting, true);
   assert.equal(v.validators.map((x: { address: string }) => x.address).sort(), r.json.validators.map((x: { address: string }) => x.address).sort());
   for (const n of start.json.nodes) await api(s, 'POST', `/nodes/${n.id}/stop`);
 });

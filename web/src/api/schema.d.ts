@@ -11107,8 +11107,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -11557,7 +11557,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -11575,7 +11575,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -14455,8 +14455,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -14868,10 +14868,13 @@ export interface operations {
                             /** @description decimal */
                             gas_used: string | null;
                             hash: string;
+                            /** @description the block's miner field; in a Clique block the address voted on (zero when none), not the sealer */
                             miner: string | null;
                             number: number;
                             parent_hash: string;
                             receipts_root: string;
+                            /** @description Clique networks: the signer that sealed the block, recovered from its seal; null elsewhere and for block 0 */
+                            sealer: string | null;
                             size: number | null;
                             state_root: string;
                             /** @description ISO 8601 */
@@ -14973,10 +14976,13 @@ export interface operations {
                         /** @description decimal */
                         gas_used: string | null;
                         hash: string;
+                        /** @description the block's miner field; in a Clique block the address voted on (zero when none), not the sealer */
                         miner: string | null;
                         number: number;
                         parent_hash: string;
                         receipts_root: string;
+                        /** @description Clique networks: the signer that sealed the block, recovered from its seal; null elsewhere and for block 0 */
+                        sealer: string | null;
                         size: number | null;
                         state_root: string;
                         /** @description ISO 8601 */
@@ -15260,7 +15266,7 @@ export interface operations {
                         items: {
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -15278,7 +15284,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -15852,8 +15858,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description auto (default): besu where available, else anvil for a one-validator network */
-                    client?: "auto" | "besu" | "anvil";
+                    /** @description auto (default): geth for a Clique network where geth is found, else besu where available, else anvil for a one-validator network; geth runs Clique only */
+                    client?: "auto" | "besu" | "geth" | "anvil";
                     description?: string | null;
                     engine?: "process" | "docker";
                     /** @description SPEC genesis object: chain_id, network_id, consensus (IBFT_2, QBFT, Clique/PoA, PoW), block_time, difficulty, gas_limit, validators, accounts, extradata, timestamp. Creating (not importing), every field may be left out, the whole object too: chain_id is the next id from 1337 up that no network of this deployment uses, consensus QBFT, block_time 5 (GET /networks/evm/defaults says them), timestamp the creation time (so no two networks share a block 0). A chain_id another network of this deployment uses is a 409 CHAIN_ID_TAKEN naming that network (a transaction signed for one would replay on the other). Gas model: min_gas_price (minGasPrice; wei as a decimal or 0x hex string, default 0). 0 means free gas: the genesis sets zeroBaseFee with base fee 0 and the nodes accept gas price 0, so any key the service holds deploys without funds. Above 0 the network is priced: nodes refuse transactions below it (besu --min-gas-price; anvil enforces the base fee only), base_fee (baseFee; wei, default 1000000000) is the genesis base fee, and deploying keys need ether: list them in accounts, set validatorBalance, or transfer to them. base_fee alone (above 0) prices by the base fee only; base_fee 0 with a min_gas_price keeps a zero base fee. An amount that is not wei, or above 2^63-1, is a 400 naming the field. */
@@ -18266,7 +18272,7 @@ export interface operations {
                         items: ({
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -18284,7 +18290,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -18529,7 +18535,7 @@ export interface operations {
                         batcherPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
                         chaincodePort?: number;
-                        client?: "auto" | "besu" | "anvil";
+                        client?: "auto" | "besu" | "geth" | "anvil";
                         /** @description ledgerX: 0 or left out: gRPC base + 102 */
                         consenterMonitoringPort?: number;
                         /** @description host port 1024-65535; left out: allocated */
@@ -18616,7 +18622,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -18634,7 +18640,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -18877,7 +18883,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -18895,7 +18901,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -19173,7 +19179,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -19191,7 +19197,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -19517,7 +19523,7 @@ export interface operations {
                         node: {
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -19535,7 +19541,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -19914,7 +19920,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -19932,7 +19938,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -20177,7 +20183,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -20195,7 +20201,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -20440,7 +20446,7 @@ export interface operations {
                     "application/json": {
                         /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                         block_height: number | null;
-                        /** @description besu or anvil (a single-node development chain) */
+                        /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                         client: string;
                         config: {
                             isBootnode: boolean;
@@ -20458,7 +20464,7 @@ export interface operations {
                         };
                         /** @description process or docker */
                         engine: string;
-                        /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                        /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
                         /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
@@ -20892,7 +20898,7 @@ export interface operations {
                         items: ({
                             /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
                             block_height: number | null;
-                            /** @description besu or anvil (a single-node development chain) */
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
                             client: string;
                             config: {
                                 isBootnode: boolean;
@@ -20910,7 +20916,7 @@ export interface operations {
                             };
                             /** @description process or docker */
                             engine: string;
-                            /** @description besu: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
                             /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */

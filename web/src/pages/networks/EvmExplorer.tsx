@@ -39,6 +39,7 @@ function source(id: number): ChainSource<Listed, Row, Block, Tx> {
     blockColumns: [{ header: 'Gas used', cell: (b) => b.gas_used ?? '—' }],
     blockFacts: [
       { term: 'Miner', value: (b) => <code className="hash">{b.miner ?? '—'}</code> },
+      { term: 'Sealer (Clique)', value: (b) => <code className="hash">{b.sealer ?? '—'}</code> },
       { term: 'Gas used / limit', value: (b) => `${b.gas_used ?? '—'} / ${b.gas_limit ?? '—'}` },
       { term: 'Time', value: (b) => new Date(b.timestamp).toLocaleString() },
     ],

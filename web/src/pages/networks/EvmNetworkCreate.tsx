@@ -36,7 +36,7 @@ export default function EvmNetworkCreate() {
   const [validators, setValidators] = useState('');
   const [importKeys, setImportKeys] = useState(false);
   const [pems, setPems] = useState<string[]>(['']);
-  const [client, setClient] = useState<'auto' | 'anvil' | 'besu'>('auto');
+  const [client, setClient] = useState<'auto' | 'anvil' | 'besu' | 'geth'>('auto');
   const [startNow, setStartNow] = useState(true);
   const [description, setDescription] = useState('');
   const [allocations, setAllocations] = useState<Allocation[]>([]);
@@ -175,9 +175,10 @@ export default function EvmNetworkCreate() {
         <label>
           Client
           <select value={client} onChange={(e) => setClient(e.target.value as typeof client)} {...invalid(refusal, 'client')}>
-            <option value="auto">Automatic (besu where available, else anvil)</option>
+            <option value="auto">Automatic (geth for Clique where available, else besu where available, else anvil)</option>
             <option value="anvil">anvil</option>
             <option value="besu">besu</option>
+            <option value="geth">geth (Clique only)</option>
           </select>
           <FieldError error={refusal} field="client" />
         </label>

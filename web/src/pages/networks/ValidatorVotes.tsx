@@ -1,8 +1,9 @@
-// Validator votes of a QBFT or IBFT 2.0 network (GET/POST /networks/{id}/validators/votes,
+// Validator votes of a QBFT, IBFT 2.0 or Clique network (GET/POST /networks/{id}/validators/votes,
 // DELETE .../votes/{address}): each running validator node's pending votes, and (NETWORK_UPDATE)
-// a vote to add or remove a validator cast by every running validator node, or withdrawn. A
-// network without voting (anvil, Clique, PoW) or without a running validator answers 409, said
-// in words. The GET and POST answers are untyped in the OpenAPI document: read with local types.
+// a vote to add or remove a validator (a Clique signer) cast by every running validator node, or
+// withdrawn; the answer's rule (BFT: at the next epoch boundary; Clique: in the block where the
+// majority is reached) is shown. A network without voting (anvil, PoW) or without a running
+// validator answers 409, said in words. The GET and POST answers are untyped in the OpenAPI document: read with local types.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
@@ -21,6 +22,8 @@ interface VoteResult {
   votes_cast: number;
   votes_needed: number;
   passes: boolean;
+  /** The voting rule of the network's consensus, in words. */
+  rule?: string;
   note: string;
 }
 
@@ -121,11 +124,11 @@ function CastVote({ networkId, onCast }: { networkId: number; onCast: () => void
         </select>
         <FieldError error={m.error} field="add" />
       </label>
-      <p className="hint">Every running validator node of this service casts the vote; a change passes when more than half of the validators vote for it, at the next epoch boundary.</p>
+      <p className="hint">Every running validator node of this service casts the vote; a change passes when more than half of the validators vote for it (QBFT and IBFT 2.0: at the next epoch boundary; Clique: in the first block in which that majority has voted).</p>
       <ActionError error={m.error} />
       {m.data ? (
         <p role="status" className={`verdict ${m.data.passes ? 'valid' : 'invalid'}`}>
-          {m.data.votes_cast} votes cast, {m.data.votes_needed} needed, to {m.data.add ? 'add' : 'remove'} {m.data.address} ({m.data.validators_now} validators now, {m.data.validators_after} after): {m.data.passes ? 'it passes' : 'not enough yet'}. {m.data.note}
+          {m.data.votes_cast} votes cast, {m.data.votes_needed} needed, to {m.data.add ? 'add' : 'remove'} {m.data.address} ({m.data.validators_now} validators now, {m.data.validators_after} after): {m.data.passes ? 'it passes' : 'not enough yet'}. {m.data.rule ? `${m.data.rule} ` : ''}{m.data.note}
         </p>
       ) : null}
       <div>

@@ -22,7 +22,7 @@ const ENGINE: Field = { key: 'engine', label: 'Engine', type: 'select', createOn
 
 const EVM_FIELDS: Field[] = [
   { key: 'role', label: 'Role', type: 'select', createOnly: true, options: [['', 'full node (default)'], ['bootnode', 'bootnode (peer-to-peer port only)'], ['validator', 'validator']], help: 'A bootnode is what isBootnode true asks for; its RPC ports stay empty.' },
-  { key: 'client', label: 'Client', type: 'select', createOnly: true, options: [['', "The network's client"], ['auto', 'auto'], ['besu', 'besu'], ['anvil', 'anvil']], help: "Must match the network's client (its genesis hash is that client's)." },
+  { key: 'client', label: 'Client', type: 'select', createOnly: true, options: [['', "The network's client"], ['auto', 'auto'], ['besu', 'besu'], ['geth', 'geth'], ['anvil', 'anvil']], help: "Must match the network's client (its genesis hash is that client's)." },
   ENGINE,
   { key: 'p2pPort', label: 'Peer-to-peer port', type: 'port', help: 'RLPx; empty: the next free port from the default.' },
   { key: 'rpcHttpPort', label: 'JSON-RPC HTTP port', type: 'port', help: 'Empty: the next free port from the default.' },
