@@ -15,6 +15,7 @@
 #                       iptables rules (KUBE-*/CNI-* chains) the cluster changed
 #   cluster.sh status   what runs, and the node's Ready condition
 #   cluster.sh import <image>   docker save <image> | ctr -n k8s.io images import -
+#   cluster.sh recycle  wipes the Released hostPath volumes and makes them Available again
 #
 # State dir: LNM_K8S_STATE (default /tmp/lnm-k8s). Run as root. The tests find the cluster
 # through LNM_TEST_K8S_KUBECONFIG or <state>/test.env (test/helpers/kubernetes.ts).
@@ -320,6 +321,7 @@ objects() {
     done
     die "no token for service account $sa"
   }
+  cmd_recycle
   local tok nob; tok="$(token lnm-engine)"; nob="$(token lnm-nobody)"
   umask 077
   cat > "$STATE/test.env" <<EOF
@@ -408,6 +410,21 @@ stop() {
   rm -f "$f"
 }
 
+# hostPath PVs are Retain (no recycler image here): a Released one (its claim deleted) is wiped and
+# made Available again, so repeated test runs do not use the pool up.
+cmd_recycle() {
+  local pv path n=0
+  for pv in $(api GET /api/v1/persistentvolumes | jq -r '.items[] | select(.status.phase=="Released") | .metadata.name'); do
+    path="$(api GET "/api/v1/persistentvolumes/$pv" | jq -r .spec.hostPath.path)"
+    case "$path" in "$STATE"/pv/*) find "$path" -mindepth 1 -delete ;; *) continue ;; esac
+    curl -sS --fail-with-body --cacert "$STATE/pki/ca.crt" --cert "$STATE/pki/admin.crt" --key "$STATE/pki/admin.key" \
+        -X PATCH -H 'Content-Type: application/json-patch+json' --data '[{"op":"remove","path":"/spec/claimRef"}]' \
+        "https://$NODE_IP:$API_PORT/api/v1/persistentvolumes/$pv" >/dev/null
+    n=$((n + 1))
+  done
+  say "$n released volumes made available again"
+}
+
 cmd_status() {
   local f p any=0
   for f in "$STATE"/run/*.pid; do
@@ -418,6 +435,7 @@ cmd_status() {
   done
   [ $any = 1 ] || { echo "not running"; return 3; }
   echo "resident memory: $(rss) MB"
+  api GET /api/v1/persistentvolumes 2>/dev/null | jq -r '[.items[].status.phase] | group_by(.) | map("\(.[0]) \(length)") | "volumes: " + join(", ")' || true
   api GET "/api/v1/nodes/$NODE_NAME" 2>/dev/null | jq -r '"node \(.metadata.name) Ready=" + (.status.conditions[] | select(.type=="Ready") | .status)' || echo "API server not answering"
 }
 
@@ -426,6 +444,7 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
+  recycle) cmd_recycle ;;
   import) shift; cmd_import "$@" ;;
-  *) echo "usage: $0 build|up|down|status|import <image>" >&2; exit 2 ;;
+  *) echo "usage: $0 build|up|down|status|recycle|import <image>" >&2; exit 2 ;;
 esac
