@@ -11,6 +11,13 @@ import { AppError, type FieldIssue } from '../shared/errors.ts';
 export type NodeEngineKind = 'process' | 'docker';
 
 /**
+ * The kind an engine reports: a node's own engine setting (NodeEngineKind), or 'kubernetes' for
+ * the engine of a registered cluster (adapters/engines/kubernetesEngine.ts), which runs the
+ * node's docker launch (its image and args) in a pod the cluster schedules.
+ */
+export type EngineKind = NodeEngineKind | 'kubernetes';
+
+/**
  * Placeholder accepted in args and env values; each engine replaces it with the absolute path
  * of the node's directory as the node sees it (the docker engine binds the directory at the
  * same path inside the container, so one spec serves both engines).
@@ -81,7 +88,7 @@ export interface LogFollower {
 }
 
 export interface NodeEngine {
-  readonly kind: NodeEngineKind;
+  readonly kind: EngineKind;
   available(): Promise<EngineAvailability>;
   /** Write the spec's files into the node's directory (creating it, 0o700). Idempotent. */
   prepare(spec: NodeLaunchSpec): Promise<void>;

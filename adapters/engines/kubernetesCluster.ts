@@ -1,0 +1,96 @@
+// The check of a registered Kubernetes cluster (issue 39), run at registration and periodically:
+// reachable, its version, its nodes Ready, the namespace there, the storage class there, and a
+// SelfSubjectAccessReview per verb the kubernetes engine uses (kubernetesEngine.ts), naming what
+// is missing. Nothing here carries the credentials into a message.
+import * as k8s from '@kubernetes/client-node';
+import { kubeConfigOf, reasonOf, statusOf, withTimeout, type KubernetesClusterConnection } from './kubernetesEngine.ts';
+
+/** What the engine does in the nodes' namespace: the Role of docs/kubernetes.md grants exactly this. */
+export const ENGINE_PERMISSIONS: readonly { group: string; resource: string; subresource?: string; verbs: readonly string[] }[] = [
+  { group: 'apps', resource: 'statefulsets', verbs: ['get', 'list', 'create', 'update', 'delete'] },
+  { group: '', resource: 'pods', verbs: ['get', 'list', 'delete'] },
+  { group: '', resource: 'pods', subresource: 'log', verbs: ['get'] },
+  { group: '', resource: 'services', verbs: ['get', 'list', 'create', 'update', 'delete'] },
+  { group: '', resource: 'configmaps', verbs: ['get', 'list', 'create', 'update', 'delete'] },
+  { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'update', 'delete'] },
+  { group: '', resource: 'persistentvolumeclaims', verbs: ['get', 'list', 'create', 'update', 'delete'] },
+];
+
+export interface KubernetesClusterObservation {
+  reachable: boolean;
+  /** gitVersion, v1.20.2 */
+  version: string | null;
+  nodes: { ready: number; total: number } | null;
+  /** "create apps/statefulsets", "get pods/log", ... the credentials may not do in the namespace. */
+  missingPermissions: string[];
+  /** Problems that make the cluster unusable for nodes, each naming its field (namespace, storageClass, credentials, server). */
+  problems: { field: string; message: string }[];
+  /** Things worth knowing that do not stop nodes from running (cluster-wide reads not granted). */
+  warnings: string[];
+  reason: string | null;
+}
+
+const PROBE_TIMEOUT_MS = 5000;
+
+export async function probeKubernetesCluster(c: KubernetesClusterConnection): Promise<KubernetesClusterObservation> {
+  const kc = kubeConfigOf(c);
+  const t = <T>(p: Promise<T>) => withTimeout(p, PROBE_TIMEOUT_MS);
+  const out: KubernetesClusterObservation = { reachable: false, version: null, nodes: null, missingPermissions: [], problems: [], warnings: [], reason: null };
+  try {
+    out.version = (await t(kc.makeApiClient(k8s.VersionApi).getCode())).gitVersion ?? null;
+  } catch (err) {
+    out.reason = `cluster ${c.name} does not answer: ${reasonOf(err, c.server)}`;
+    out.problems.push({ field: 'server', message: out.reason });
+    return out;
+  }
+  out.reachable = true;
+  const authz = kc.makeApiClient(k8s.AuthorizationV1Api);
+  try {
+    const reviews = ENGINE_PERMISSIONS.flatMap((p) => p.verbs.map((verb) => ({ ...p, verb })));
+    const answers = await Promise.all(
+      reviews.map((r) =>
+        t(authz.createSelfSubjectAccessReview({ body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { namespace: c.namespace, verb: r.verb, group: r.group, resource: r.resource, ...(r.subresource ? { subresource: r.subresource } : {}) } } } })),
+      ),
+    );
+    reviews.forEach((r, i) => {
+      if (!answers[i]!.status?.allowed) out.missingPermissions.push(`${r.verb} ${r.group ? `${r.group}/` : ''}${r.resource}${r.subresource ? `/${r.subresource}` : ''}`);
+    });
+  } catch (err) {
+    // 401: the token or certificate is not accepted at all.
+    const reason = statusOf(err) === 401 ? `cluster ${c.name} does not accept the credentials (401)` : `cluster ${c.name} refused the access review: ${reasonOf(err, c.server)}`;
+    out.problems.push({ field: 'credentials', message: reason });
+    out.reason = reason;
+    return out;
+  }
+  if (out.missingPermissions.length) out.problems.push({ field: 'credentials', message: `the credentials may not, in namespace ${c.namespace}: ${out.missingPermissions.join(', ')}` });
+
+  // The namespace: a dry-run create answers 404 when it does not exist (a list in a missing namespace is merely empty).
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  try {
+    await t(core.createNamespacedConfigMap({ namespace: c.namespace, dryRun: 'All', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'lnm-probe-' } } }));
+  } catch (err) {
+    if (statusOf(err) === 404) out.problems.unshift({ field: 'namespace', message: `the namespace ${c.namespace} does not exist on cluster ${c.name}` });
+    // RBAC answers before the namespace is looked up: credentials granted nothing there cannot tell a missing namespace.
+    else if (statusOf(err) === 403 && out.missingPermissions.length === ENGINE_PERMISSIONS.reduce((n, p) => n + p.verbs.length, 0)) {
+      out.problems.unshift({ field: 'namespace', message: `the namespace ${c.namespace} does not exist on cluster ${c.name}, or the credentials may do nothing in it` });
+    } else if (statusOf(err) !== 403) out.warnings.push(`the namespace check failed: ${reasonOf(err, c.server)}`);
+  }
+
+  try {
+    await t(kc.makeApiClient(k8s.StorageV1Api).readStorageClass({ name: c.storageClass }));
+  } catch (err) {
+    if (statusOf(err) === 404) out.problems.push({ field: 'storageClass', message: `the storage class ${c.storageClass} does not exist on cluster ${c.name}` });
+    else out.warnings.push(`the storage class ${c.storageClass} could not be checked: ${reasonOf(err, c.server)}`);
+  }
+
+  try {
+    const nodes = await t(core.listNode());
+    const ready = nodes.items.filter((n) => n.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True')).length;
+    out.nodes = { ready, total: nodes.items.length };
+    if (ready === 0) out.problems.push({ field: 'server', message: `cluster ${c.name} has no Ready node (${nodes.items.length} in all)` });
+  } catch (err) {
+    out.warnings.push(`the cluster's nodes could not be listed: ${reasonOf(err, c.server)}`);
+  }
+  out.reason = out.problems.length ? out.problems.map((p) => p.message).join('; ') : null;
+  return out;
+}

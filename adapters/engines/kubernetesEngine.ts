@@ -1,0 +1,532 @@
+// The kubernetes engine (issue 39): each node is placed on a registered Kubernetes cluster and
+// scheduled there by the cluster itself, through @kubernetes/client-node (apps/v1 and core/v1 only,
+// served alike by 1.20 and current releases; no kubectl). Per node, in the cluster's namespace,
+// all named <prefix><nodeKey> (made a DNS label) and labelled lnm.node=<nodeKey>, lnm.prefix=<prefix>:
+//   - a StatefulSet of one replica: the node's container, its directory at the same path as the
+//     other engines give it ({nodeDir}), a readiness probe on its first port;
+//   - a PersistentVolumeClaim <name>-data (the cluster's storage class) mounted at that directory:
+//     the ledger outlives the pod, a stop (scale to 0) and a delete unless asked otherwise;
+//   - a Secret <name>-keys with the spec's secret files and a ConfigMap <name>-config with the
+//     others, each file mounted at its path in the directory (written afresh at every start);
+//   - a Service <name> of type NodePort: node port = the node's port, reached by clients at the
+//     cluster's node address (so the ports must lie in the cluster's NodePort range).
+// start scales to 1 and waits for the pod to be Ready and the port to answer at the node address;
+// stop scales to 0 and waits for the pod to go; a pod Kubernetes restarts is the same node (no new
+// start). A start that fails on a node the cluster did not have before removes what it made.
+// Credentials (a bearer token or a client key) are only handed to the client; no message built
+// here carries them.
+import { createHash } from 'node:crypto';
+import * as k8s from '@kubernetes/client-node';
+import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import {
+  failureLine,
+  maskSecrets,
+  NodeStartFailedError,
+  redactLogLine,
+  type EngineAvailability,
+  type LogFollower,
+  type NodeEngine,
+  type NodeLaunchSpec,
+  type NodeStarted,
+  type NodeStatus,
+} from '../../domain/nodes/nodeEngine.ts';
+import { keyedMutex } from './keyedMutex.ts';
+import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir } from './nodeDirectory.ts';
+import { awaitStartup } from './hostPorts.ts';
+import { lineSink } from './dockerLogs.ts';
+
+/** How to reach a registered cluster and where its nodes go. */
+export interface KubernetesClusterConnection {
+  name: string;
+  /** The API server, https://host:port. */
+  server: string;
+  /** PEM of the CA that signed the API server's certificate. */
+  caCertificate: string;
+  /** A bearer token, or a client certificate and key (PEM). Never echoed. */
+  token?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  namespace: string;
+  /** The storage class of the nodes' claims (pre-created volumes of that class serve as well). */
+  storageClass: string;
+  /** Size of each node's claim; default 1Gi. */
+  volumeSize?: string;
+  /** The address peers and clients use to reach the node ports (a node's IP or a balancer's). */
+  nodeAddress: string;
+  /** Default Never: images are loaded into the cluster's nodes, as no registry is assumed. */
+  imagePullPolicy?: 'Never' | 'IfNotPresent' | 'Always';
+  imagePullSecret?: string;
+}
+
+export interface KubernetesEngineOptions {
+  cluster: KubernetesClusterConnection;
+  /** Where the node directory is as the node sees it: <dataDir>/nodes/<nodeKey>, as in the other engines. */
+  dataDir: string;
+  /** The deployment's prefix (LNM_DOCKER_PREFIX, default lnm-): object names and the lnm.prefix label. */
+  namePrefix?: string;
+  /** Software name -> image reference (nodeImages.ts), as the docker engine maps spec.docker.image. */
+  images?: Record<string, string>;
+  readyTimeoutMs?: number;
+  /** Time allowed to each API call. */
+  requestTimeoutMs?: number;
+}
+
+export interface KubernetesNodeEngine extends NodeEngine {
+  /** Stop and delete what the engine made for the node; its volume (claim) only when `deleteVolume`. */
+  remove(nodeKey: string, opts?: { timeoutMs?: number; deleteVolume?: boolean }): Promise<void>;
+  /** Deletes the node's pod: the StatefulSet makes it again (a rolling restart of one replica). */
+  restartPod(nodeKey: string): Promise<void>;
+  /** The names of the objects the engine makes for `nodeKey`. */
+  objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
+}
+
+const NODE_PORT_RANGE = { min: 30000, max: 32767 };
+
+/** A kubeconfig of one cluster and one user, from a registered connection. */
+export function kubeConfigOf(c: KubernetesClusterConnection): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  const user: Record<string, string> = { name: 'lnm' };
+  if (c.token) user.token = c.token;
+  else if (c.clientCertificate && c.clientKey) {
+    user.certData = Buffer.from(c.clientCertificate).toString('base64');
+    user.keyData = Buffer.from(c.clientKey).toString('base64');
+  }
+  kc.loadFromOptions({
+    clusters: [{ name: 'cluster', server: c.server, caData: Buffer.from(c.caCertificate).toString('base64'), skipTLSVerify: false }],
+    users: [user],
+    contexts: [{ name: 'lnm', cluster: 'cluster', user: 'lnm', namespace: c.namespace }],
+    currentContext: 'lnm',
+  });
+  return kc;
+}
+
+/** The HTTP status of a failed API call, or undefined when the call never got an answer. */
+export function statusOf(err: unknown): number | undefined {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** Why an API call failed, in words, without anything of the request (never the credentials). */
+export function reasonOf(err: unknown, server: string): string {
+  const e = err as { code?: unknown; body?: unknown; message?: string; cause?: { code?: string; message?: string } };
+  if (typeof e?.code === 'number') {
+    let message = '';
+    try {
+      const body = typeof e.body === 'string' ? JSON.parse(e.body) : e.body;
+      message = (body as { message?: string })?.message ?? '';
+    } catch {
+      message = '';
+    }
+    return `the API server answered ${e.code}${message ? `: ${maskSecrets(message)}` : ''}`;
+  }
+  const code = e?.cause?.code ?? (e as { code?: string })?.code ?? '';
+  if (code === 'ECONNREFUSED') return `nothing listens at ${server} (connection refused)`;
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return `${server} cannot be reached (${code})`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host name of ${server} does not resolve`;
+  if (code === 'TIMEOUT' || e?.message === 'timeout') return `${server} did not answer in time`;
+  const text = `${e?.message ?? ''} ${e?.cause?.message ?? ''}`;
+  if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(String(code)) || /certificate|ssl|tls/i.test(text)) {
+    return `the TLS handshake with ${server} failed: ${(e?.cause?.message ?? e?.message ?? String(code)).split('\n')[0]} (check the CA certificate)`;
+  }
+  return `${server} did not answer as a Kubernetes API server: ${maskSecrets((e?.cause?.message ?? e?.message ?? String(err)).split('\n')[0])}`;
+}
+
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })), ms);
+      timer.unref();
+    }),
+  ]);
+}
+
+/** A DNS label (Service names are): lowercase letters, digits and "-", starting with a letter, at most `max`. */
+export function dnsLabel(name: string, max = 52): string {
+  let label = name.toLowerCase().replace(/[^a-z0-9-]/g, '-').replace(/^[^a-z]+/, '').replace(/-+$/, '');
+  if (!label) label = 'n';
+  if (label.length > max || label !== name) {
+    // Distinct keys that map to one label (Node_1, node-1) keep distinct names.
+    const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+    label = `${label.slice(0, max - 9).replace(/-+$/, '')}-${hash}`;
+  }
+  return label;
+}
+
+const isNotFound = (err: unknown) => statusOf(err) === 404;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function createKubernetesEngine(options: KubernetesEngineOptions): KubernetesNodeEngine {
+  const c = options.cluster;
+  const ns = c.namespace;
+  const kc = kubeConfigOf(c);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const prefix = options.namePrefix ?? 'lnm-';
+  const prefixLabel = prefix.replace(/[^A-Za-z0-9]+$/, '') || 'lnm';
+  const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+  const callMs = options.requestTimeoutMs ?? 15_000;
+  const serial = keyedMutex();
+  const call = <T>(p: Promise<T>) => withTimeout(p, callMs);
+
+  const names = (nodeKey: string) => {
+    const base = dnsLabel(`${prefix}${nodeKey}`);
+    return { statefulSet: base, service: base, claim: `${base}-data`, secret: `${base}-keys`, configMap: `${base}-config` };
+  };
+  const labels = (nodeKey: string) => ({ 'lnm.node': nodeKey, 'lnm.prefix': prefixLabel, 'app.kubernetes.io/managed-by': 'ledger-network-manager' });
+  const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
+  const ours = (meta: k8s.V1ObjectMeta | undefined, nodeKey: string) => meta?.labels?.['lnm.node'] === nodeKey && meta?.labels?.['lnm.prefix'] === prefixLabel;
+
+  async function read<T>(p: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await call(p());
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+  async function gone(p: () => Promise<unknown>): Promise<void> {
+    try {
+      await call(p());
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  const statefulSet = (nodeKey: string) => read(() => apps.readNamespacedStatefulSet({ name: names(nodeKey).statefulSet, namespace: ns }));
+
+  /** The node's StatefulSet when this deployment made it; another's is never scaled or deleted. */
+  async function ownStatefulSet(nodeKey: string): Promise<k8s.V1StatefulSet | undefined> {
+    const sts = await statefulSet(nodeKey);
+    return sts && ours(sts.metadata, nodeKey) ? sts : undefined;
+  }
+
+  async function podOf(nodeKey: string): Promise<k8s.V1Pod | undefined> {
+    return read(() => core.readNamespacedPod({ name: `${names(nodeKey).statefulSet}-0`, namespace: ns }));
+  }
+
+  function fileObjects(spec: NodeLaunchSpec) {
+    const n = names(spec.nodeKey);
+    const dir = dirOf(spec.nodeKey);
+    const secretData: Record<string, string> = {};
+    const configData: Record<string, string> = {};
+    const configBinary: Record<string, string> = {};
+    const mounts: k8s.V1VolumeMount[] = [];
+    const secretItems: k8s.V1KeyToPath[] = [];
+    const configItems: k8s.V1KeyToPath[] = [];
+    spec.files.forEach((f, i) => {
+      const key = `f${i}`;
+      const mode = f.mode ?? (f.secret ? 0o600 : 0o644);
+      if (f.secret) {
+        secretData[key] = Buffer.from(f.content).toString('base64');
+        secretItems.push({ key, path: key, mode });
+        mounts.push({ name: 'keys', mountPath: `${dir}/${f.path}`, subPath: key, readOnly: true });
+      } else {
+        if (typeof f.content === 'string') configData[key] = f.content;
+        else configBinary[key] = Buffer.from(f.content).toString('base64');
+        configItems.push({ key, path: key, mode });
+        mounts.push({ name: 'config', mountPath: `${dir}/${f.path}`, subPath: key, readOnly: true });
+      }
+    });
+    const secret: k8s.V1Secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: n.secret, labels: labels(spec.nodeKey) }, type: 'Opaque', data: secretData };
+    const configMap: k8s.V1ConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n.configMap, labels: labels(spec.nodeKey) }, data: configData, binaryData: configBinary };
+    return { secret, configMap, mounts, secretItems, configItems };
+  }
+
+  function statefulSetOf(spec: NodeLaunchSpec, image: string, files: ReturnType<typeof fileObjects>): k8s.V1StatefulSet {
+    const n = names(spec.nodeKey);
+    const dir = dirOf(spec.nodeKey);
+    const run = spec.docker!;
+    const selector = { 'lnm.node': spec.nodeKey, 'lnm.prefix': prefixLabel };
+    return {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: n.statefulSet, labels: labels(spec.nodeKey) },
+      spec: {
+        replicas: 1,
+        serviceName: n.service,
+        selector: { matchLabels: selector },
+        template: {
+          metadata: { labels: labels(spec.nodeKey) },
+          spec: {
+            // No service account token in the node's pod: a node never talks to the API server.
+            automountServiceAccountToken: false,
+            enableServiceLinks: false,
+            terminationGracePeriodSeconds: 10,
+            ...(c.imagePullSecret ? { imagePullSecrets: [{ name: c.imagePullSecret }] } : {}),
+            containers: [
+              {
+                name: 'node',
+                image,
+                imagePullPolicy: c.imagePullPolicy ?? 'Never',
+                args: withNodeDir(run.args, dir),
+                env: Object.entries(envWithNodeDir(run.env, dir)).map(([name, value]) => ({ name, value })),
+                workingDir: dir,
+                ports: spec.ports.map((p) => ({ containerPort: p, protocol: 'TCP' })),
+                ...(spec.ports.length ? { readinessProbe: { tcpSocket: { port: spec.ports[0] as unknown as k8s.IntOrString }, periodSeconds: 2, failureThreshold: 2 } } : {}),
+                volumeMounts: [{ name: 'data', mountPath: dir }, ...files.mounts],
+              },
+            ],
+            volumes: [
+              { name: 'data', persistentVolumeClaim: { claimName: n.claim } },
+              { name: 'keys', secret: { secretName: n.secret, items: files.secretItems, defaultMode: 0o600 } },
+              { name: 'config', configMap: { name: n.configMap, items: files.configItems, defaultMode: 0o644 } },
+            ],
+          },
+        },
+      },
+    };
+  }
+
+  function serviceOf(spec: NodeLaunchSpec): k8s.V1Service {
+    const n = names(spec.nodeKey);
+    return {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: n.service, labels: labels(spec.nodeKey) },
+      spec: {
+        type: 'NodePort',
+        selector: { 'lnm.node': spec.nodeKey, 'lnm.prefix': prefixLabel },
+        ports: spec.ports.map((p) => ({ name: `p${p}`, port: p, targetPort: p as unknown as k8s.IntOrString, nodePort: p, protocol: 'TCP' })),
+      },
+    };
+  }
+
+  const claimOf = (nodeKey: string): k8s.V1PersistentVolumeClaim => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: names(nodeKey).claim, labels: labels(nodeKey) },
+    spec: { accessModes: ['ReadWriteOnce'], storageClassName: c.storageClass, resources: { requests: { storage: c.volumeSize ?? '1Gi' } } },
+  });
+
+  /** Creates or replaces an object (Secret, ConfigMap): the start writes them afresh. */
+  async function put(kind: 'secret' | 'configMap', body: k8s.V1Secret | k8s.V1ConfigMap): Promise<void> {
+    const name = body.metadata!.name!;
+    if (kind === 'secret') {
+      const old = await read(() => core.readNamespacedSecret({ name, namespace: ns }));
+      if (old) await call(core.replaceNamespacedSecret({ name, namespace: ns, body: { ...(body as k8s.V1Secret), metadata: { ...body.metadata, resourceVersion: old.metadata?.resourceVersion } } }));
+      else await call(core.createNamespacedSecret({ namespace: ns, body: body as k8s.V1Secret }));
+    } else {
+      const old = await read(() => core.readNamespacedConfigMap({ name, namespace: ns }));
+      if (old) await call(core.replaceNamespacedConfigMap({ name, namespace: ns, body: { ...(body as k8s.V1ConfigMap), metadata: { ...body.metadata, resourceVersion: old.metadata?.resourceVersion } } }));
+      else await call(core.createNamespacedConfigMap({ namespace: ns, body: body as k8s.V1ConfigMap }));
+    }
+  }
+
+  /** Why the pod is not running, from its container's state; undefined while it may still come up. */
+  function podFailure(pod: k8s.V1Pod | undefined): string | undefined {
+    const cs = pod?.status?.containerStatuses?.[0];
+    const waiting = cs?.state?.waiting;
+    if (waiting?.reason && /ErrImageNeverPull|ImagePullBackOff|ErrImagePull|InvalidImageName|CreateContainerConfigError|CreateContainerError|CrashLoopBackOff|RunContainerError/.test(waiting.reason)) {
+      return `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`;
+    }
+    const terminated = cs?.state?.terminated ?? cs?.lastState?.terminated;
+    if (terminated && (cs?.restartCount ?? 0) >= 1) return `its container exited with code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`;
+    const unschedulable = pod?.status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False' && x.reason === 'Unschedulable');
+    if (unschedulable) return `the cluster cannot schedule it: ${unschedulable.message ?? 'unschedulable'}`;
+    return undefined;
+  }
+
+  const isReady = (pod: k8s.V1Pod | undefined) => !!pod?.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True') && !pod?.metadata?.deletionTimestamp;
+
+  async function tailOf(nodeKey: string, tail: number): Promise<string[]> {
+    const pod = await podOf(nodeKey);
+    if (!pod) return [];
+    const text = await read(() => core.readNamespacedPodLog({ name: pod.metadata!.name!, namespace: ns, container: 'node', tailLines: tail }));
+    return (text ?? '').split('\n').filter((l, i, all) => l !== '' || i < all.length - 1);
+  }
+
+  async function scale(nodeKey: string, replicas: number): Promise<k8s.V1StatefulSet | undefined> {
+    const sts = await ownStatefulSet(nodeKey);
+    if (!sts || sts.spec?.replicas === replicas) return sts;
+    sts.spec!.replicas = replicas;
+    return call(apps.replaceNamespacedStatefulSet({ name: sts.metadata!.name!, namespace: ns, body: sts }));
+  }
+
+  async function removeObjects(nodeKey: string, deleteVolume: boolean): Promise<void> {
+    const n = names(nodeKey);
+    if (await ownStatefulSet(nodeKey)) await gone(() => apps.deleteNamespacedStatefulSet({ name: n.statefulSet, namespace: ns, propagationPolicy: 'Foreground' }));
+    const svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    if (svc && ours(svc.metadata, nodeKey)) await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
+    const secret = await read(() => core.readNamespacedSecret({ name: n.secret, namespace: ns }));
+    if (secret && ours(secret.metadata, nodeKey)) await gone(() => core.deleteNamespacedSecret({ name: n.secret, namespace: ns }));
+    const cm = await read(() => core.readNamespacedConfigMap({ name: n.configMap, namespace: ns }));
+    if (cm && ours(cm.metadata, nodeKey)) await gone(() => core.deleteNamespacedConfigMap({ name: n.configMap, namespace: ns }));
+    if (deleteVolume) {
+      const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+      if (claim && ours(claim.metadata, nodeKey)) await gone(() => core.deleteNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+    }
+    // Foreground deletion: the pod goes before the StatefulSet does.
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && ((await statefulSet(nodeKey)) || (await podOf(nodeKey)))) await sleep(500);
+  }
+
+  async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    assertLaunchSpec(spec, 'docker');
+    const outside = spec.ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
+    if (outside.length) {
+      throw new ValidationError(`Cannot start ${spec.displayName} on cluster ${c.name}: its ports are exposed as NodePorts, which must lie in ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}` })));
+    }
+    const availability = await engine.available();
+    if (!availability.ok) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${availability.reason}.`, { nodeKey: spec.nodeKey });
+    const n = names(spec.nodeKey);
+    const image = options.images?.[spec.docker!.image] ?? spec.docker!.image;
+
+    let firstStart = false;
+    const made = { claim: false };
+    try {
+      const existing = await statefulSet(spec.nodeKey);
+      if (existing && !ours(existing.metadata, spec.nodeKey)) {
+        throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a StatefulSet ${n.statefulSet} exists in namespace ${ns} that this deployment did not make.`, { nodeKey: spec.nodeKey });
+      }
+      if (existing && (existing.spec?.replicas ?? 0) > 0 && isReady(await podOf(spec.nodeKey))) {
+        throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (pod ${n.statefulSet}-0 on cluster ${c.name}).`, { nodeKey: spec.nodeKey });
+      }
+      firstStart = !existing;
+      return await makeAndAwait(spec, image, existing, made);
+    } catch (err) {
+      // Nothing half-made stays in the cluster: a first start removes all it made (the claim
+      // when this start made it: a claim kept from an earlier delete holds a ledger); a later
+      // start leaves the node stopped with its volume.
+      const refused = err instanceof NodeStartFailedError && err.failure === 'already-running';
+      if (!refused && firstStart) await removeObjects(spec.nodeKey, made.claim).catch(() => undefined);
+      else if (!refused) await scale(spec.nodeKey, 0).catch(() => undefined);
+      if (err instanceof NodeStartFailedError || err instanceof ValidationError) throw err;
+      const status = statusOf(err);
+      const reason = reasonOf(err, c.server);
+      if (status === 404 && /namespaces? .*not found/i.test(reason)) {
+        throw new ValidationError(`Cannot start ${spec.displayName}: the namespace ${ns} does not exist on cluster ${c.name}.`, [{ field: 'namespace', message: `${ns} does not exist` }], 'NAMESPACE_NOT_FOUND');
+      }
+      if (status === 403) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: cluster ${c.name} refused a call (${reason}); the engine's Role lacks a permission (docs/kubernetes.md).`, { nodeKey: spec.nodeKey });
+      if (status === undefined) throw new NodeStartFailedError('engine-unavailable', `Cannot start ${spec.displayName}: ${reason}.`, { nodeKey: spec.nodeKey });
+      if (status === 422 || status === 400) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: cluster ${c.name} refused it: ${reason}.`, { nodeKey: spec.nodeKey });
+      throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: ${reason}.`, { nodeKey: spec.nodeKey });
+    }
+  }
+
+  async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean }): Promise<NodeStarted> {
+    const n = names(spec.nodeKey);
+    const files = fileObjects(spec);
+    await put('secret', files.secret);
+    await put('configMap', files.configMap);
+    if (!(await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns })))) {
+      await call(core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claimOf(spec.nodeKey) }));
+      made.claim = true;
+    }
+    const svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    const desired = statefulSetOf(spec, image, files);
+    if (existing) {
+      // The spec may have changed (image, args): the template is replaced, then scaled to 1.
+      desired.metadata!.resourceVersion = existing.metadata?.resourceVersion;
+      await call(apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace: ns, body: desired }));
+    } else {
+      await call(apps.createNamespacedStatefulSet({ namespace: ns, body: desired }));
+    }
+    return awaitPod(spec);
+  }
+
+  async function awaitPod(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    const deadline = Date.now() + readyTimeoutMs;
+    let pod: k8s.V1Pod | undefined;
+    for (;;) {
+      pod = await podOf(spec.nodeKey);
+      const failure = podFailure(pod);
+      if (failure) {
+        const last = (await tailOf(spec.nodeKey, 20).catch(() => [])).map((l) => maskSecrets(redactLogLine(l)));
+        throw new NodeStartFailedError(
+          /Image/.test(failure) ? 'image-missing' : 'exited',
+          `${spec.displayName} did not start on cluster ${c.name}: ${maskSecrets(failure)}${last.length ? `: ${failureLine(last)}` : ''}`,
+          { nodeKey: spec.nodeKey, lastLogLines: last },
+        );
+      }
+      if (isReady(pod)) break;
+      if (Date.now() > deadline) {
+        throw new NodeStartFailedError('exited', `${spec.displayName} was not Ready on cluster ${c.name} within ${Math.round(readyTimeoutMs / 1000)} s (pod phase ${pod?.status?.phase ?? 'not created'}).`, { nodeKey: spec.nodeKey });
+      }
+      await sleep(500);
+    }
+    // Ready in the pod; clients reach it at the node address through the NodePort.
+    const outcome = await awaitStartup({ ports: spec.ports, host: c.nodeAddress, alive: async () => isReady(await podOf(spec.nodeKey)), graceMs: 0, readyTimeoutMs: 30_000 });
+    if (outcome === 'exited') throw new NodeStartFailedError('exited', `${spec.displayName} stopped being Ready on cluster ${c.name} right after it started.`, { nodeKey: spec.nodeKey });
+    if (outcome === 'slow') throw new NodeStartFailedError('exited', `${spec.displayName} is Ready in its pod but its NodePort ${spec.ports.join(', ')} does not answer at ${c.nodeAddress} (the cluster's node address for clients).`, { nodeKey: spec.nodeKey });
+    const started = pod?.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+    return { containerId: pod?.metadata?.uid, startedAt: new Date(started ?? Date.now()).toISOString() };
+  }
+
+  async function stopNode(nodeKey: string, opts: { timeoutMs?: number } = {}): Promise<void> {
+    const sts = await scale(nodeKey, 0);
+    if (!sts) return;
+    const deadline = Date.now() + (opts.timeoutMs ?? 30_000) + 15_000;
+    while (Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
+  }
+
+  const engine: KubernetesNodeEngine = {
+    kind: 'kubernetes',
+    objectNames: names,
+
+    async available(): Promise<EngineAvailability> {
+      try {
+        await withTimeout(kc.makeApiClient(k8s.VersionApi).getCode(), 5000);
+        return { ok: true };
+      } catch (err) {
+        return { ok: false, reason: `cluster ${c.name} does not answer: ${reasonOf(err, c.server)}` };
+      }
+    },
+
+    async prepare(spec) {
+      // The files go to the cluster at start (Secret, ConfigMap); here only the spec is checked.
+      assertLaunchSpec(spec, 'docker');
+    },
+    start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
+    stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
+    remove: (nodeKey, opts = {}) =>
+      serial(nodeKey, async () => {
+        dirOf(nodeKey);
+        await stopNode(nodeKey, opts);
+        await removeObjects(nodeKey, opts.deleteVolume === true);
+      }),
+    restartPod: (nodeKey) =>
+      serial(nodeKey, async () => {
+        if (!(await ownStatefulSet(nodeKey))) throw new NotFoundError('Node', nodeKey);
+        await gone(() => core.deleteNamespacedPod({ name: `${names(nodeKey).statefulSet}-0`, namespace: ns }));
+      }),
+
+    async status(nodeKey): Promise<NodeStatus> {
+      dirOf(nodeKey);
+      let sts: k8s.V1StatefulSet | undefined;
+      let pod: k8s.V1Pod | undefined;
+      try {
+        sts = await statefulSet(nodeKey);
+        pod = sts ? await podOf(nodeKey) : undefined;
+      } catch (err) {
+        return { state: 'unknown', reason: `cluster ${c.name} did not answer: ${reasonOf(err, c.server)}` };
+      }
+      if (!sts) return { state: 'unknown', reason: `node ${nodeKey} is not on cluster ${c.name} (no StatefulSet ${names(nodeKey).statefulSet} in namespace ${ns})` };
+      if (!ours(sts.metadata, nodeKey)) return { state: 'unknown', reason: `the StatefulSet ${names(nodeKey).statefulSet} in namespace ${ns} was not made by this deployment` };
+      if ((sts.spec?.replicas ?? 0) === 0) return { state: 'stopped' };
+      const cs = pod?.status?.containerStatuses?.[0];
+      const base = { containerId: pod?.metadata?.uid, ...(cs?.state?.running?.startedAt ? { startedAt: new Date(cs.state.running.startedAt).toISOString() } : {}) };
+      if (isReady(pod)) return { state: 'running', ...base };
+      const terminated = cs?.state?.terminated ?? cs?.lastState?.terminated;
+      const why = podFailure(pod) ?? (pod ? `pod ${pod.metadata?.name} is not Ready (phase ${pod.status?.phase ?? 'unknown'})` : `its pod is not there (Kubernetes is making it again)`);
+      return { state: 'exited', ...(terminated ? { exitCode: terminated.exitCode } : {}), reason: maskSecrets(why), ...base };
+    },
+
+    async logs(nodeKey, opts = {}) {
+      if (!(await ownStatefulSet(nodeKey))) throw new NotFoundError('Node', nodeKey);
+      return (await tailOf(nodeKey, opts.tail ?? 100)).map(redactLogLine);
+    },
+
+    async followLogs(nodeKey, onLine, opts = {}): Promise<LogFollower> {
+      if (!(await ownStatefulSet(nodeKey))) throw new NotFoundError('Node', nodeKey);
+      const pod = await podOf(nodeKey);
+      if (!pod) throw new NotFoundError('Node', nodeKey);
+      const out = lineSink((line: string) => onLine(redactLogLine(line)));
+      const abort = await new k8s.Log(kc).log(ns, pod.metadata!.name!, 'node', out, { follow: true, tailLines: opts.tail ?? 0 });
+      return { close: () => abort.abort() };
+    },
+  };
+  return engine;
+}

@@ -1,0 +1,67 @@
+// The Kubernetes cluster the kubernetes-engine tests run against (issue 39): settings from
+// LNM_TEST_K8S_* variables, else from the test.env that test/k8s/cluster.sh up writes into its
+// state dir (LNM_K8S_STATE, default /tmp/lnm-k8s). Why the tests cannot run, for their skip
+// message: no settings, the API server not answering, no Ready node, or the anvil image missing
+// from the cluster's node.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { probeKubernetesCluster } from '../../adapters/engines/kubernetesCluster.ts';
+import type { KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
+
+export const k8sAnvilImage = process.env.LNM_ANVIL_IMAGE ?? 'lnm-anvil:local';
+
+function settings(): Record<string, string> {
+  const fromEnv = Object.fromEntries(Object.entries(process.env).filter(([k, v]) => k.startsWith('LNM_TEST_K8S_') && v)) as Record<string, string>;
+  if (fromEnv.LNM_TEST_K8S_SERVER) return fromEnv;
+  const file = path.join(process.env.LNM_K8S_STATE ?? '/tmp/lnm-k8s', 'test.env');
+  try {
+    return Object.fromEntries(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('='))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+  } catch {
+    return {};
+  }
+}
+
+export interface TestCluster {
+  connection: KubernetesClusterConnection;
+  /** A token of a service account without the engine's Role (the permission tests). */
+  tokenWithoutRole: string;
+}
+
+/** The cluster's connection as the engine's service account, or null when none is configured. */
+export function testCluster(): TestCluster | null {
+  const s = settings();
+  if (!s.LNM_TEST_K8S_SERVER || !s.LNM_TEST_K8S_TOKEN || !s.LNM_TEST_K8S_CA_FILE) return null;
+  let ca: string;
+  try {
+    ca = readFileSync(s.LNM_TEST_K8S_CA_FILE, 'utf8');
+  } catch {
+    return null;
+  }
+  return {
+    connection: {
+      name: 'test-cluster',
+      server: s.LNM_TEST_K8S_SERVER,
+      caCertificate: ca,
+      token: s.LNM_TEST_K8S_TOKEN,
+      namespace: s.LNM_TEST_K8S_NAMESPACE ?? 'lnm-test',
+      storageClass: s.LNM_TEST_K8S_STORAGE_CLASS ?? 'lnm-local',
+      nodeAddress: s.LNM_TEST_K8S_NODE_ADDRESS ?? new URL(s.LNM_TEST_K8S_SERVER).hostname,
+    },
+    tokenWithoutRole: s.LNM_TEST_K8S_TOKEN_NO_ROLE ?? '',
+  };
+}
+
+/** Why the kubernetes tests cannot run here, or undefined. */
+export async function kubernetesSkipReason(): Promise<string | undefined> {
+  const cluster = testCluster();
+  if (!cluster) return 'no Kubernetes cluster is configured (no LNM_TEST_K8S_SERVER and no test.env of test/k8s/cluster.sh up); CI does not build Kubernetes unless LNM_K8S_BUILD=1';
+  const seen = await probeKubernetesCluster(cluster.connection);
+  if (!seen.reachable) return `the test cluster does not answer: ${seen.reason}`;
+  if (!seen.nodes?.ready) return `the test cluster has no Ready node`;
+  return undefined;
+}
