@@ -11,6 +11,8 @@
 //   withConsenterCertificate(config, consenter)       replaces one's TLS certificates (same host:port)
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
@@ -93,10 +95,27 @@ export function withBatch(config: common.Config, batch: Partial<ChannelBatchSett
   return desired;
 }
 
+/** Which CRL a PEM is: its issuer's key identifier and its CRL number (null when it has not both). The same pair means the same CRL content. */
+function crlIdentity(pem: string | Uint8Array): string | null {
+  try {
+    const text = typeof pem === 'string' ? pem : Buffer.from(pem).toString('utf8');
+    const crl = AsnConvert.parse(Buffer.from(text.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64'), CertificateList);
+    const extensions = crl.tbsCertList.crlExtensions ?? [];
+    const number = extensions.find((e) => e.extnID === id_ce_cRLNumber);
+    const aki = extensions.find((e) => e.extnID === id_ce_authorityKeyIdentifier);
+    const keyId = aki ? AsnConvert.parse(aki.extnValue.buffer, AuthorityKeyIdentifier).keyIdentifier : undefined;
+    if (!number || !keyId) return null;
+    return `${Buffer.from(keyId.buffer).toString('hex')}#${AsnConvert.parse(number.extnValue.buffer, CRLNumber).value}`;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The organization's MSP with `crlPems` as its revocation_list (replacing the CRLs it had), in
  * the Application and Orderer groups that define it: peers and orderers then refuse the
- * certificates the CRLs list. The rest of the MSP (roots, NodeOUs, admins) is kept byte for byte.
+ * certificates the CRLs list. The rest of the MSP (roots, NodeOUs, admins) is kept byte for byte;
+ * CRLs with the issuer and numbers of those already there are not written again (unchanged).
  */
 export function withRevocationList(config: common.Config, mspId: string, crlPems: string[]): common.Config {
   const desired = cloneConfig(config);
@@ -108,10 +127,17 @@ export function withRevocationList(config: common.Config, mspId: string, crlPems
     const mspConfig = msp.MSPConfig.deserializeBinary(value.getValue_asU8());
     if (mspConfig.getType() !== 0) throw new ValidationError(`The MSP of ${mspId} is not an X.509 (FABRIC) MSP; it has no revocation list.`, [{ field: 'organizationId', message: 'not a FABRIC MSP' }]);
     const fabric = msp.FabricMSPConfig.deserializeBinary(mspConfig.getConfig_asU8());
+    found++;
+    // The same CRLs (issuer and CRL number) already there: kept as they are, so pushing again changes nothing.
+    const current = fabric.getRevocationListList_asU8();
+    const same = current.length === crlPems.length && crlPems.every((p, i) => {
+      const id = crlIdentity(p);
+      return id !== null && id === crlIdentity(current[i]);
+    });
+    if (same) continue;
     fabric.setRevocationListList(crlPems.map((p) => Buffer.from(p)));
     mspConfig.setConfig(fabric.serializeBinary());
     org.getValuesMap().set('MSP', configValue(mspConfig, value.getModPolicy() || 'Admins'));
-    found++;
   }
   if (!found) throw new ValidationError(`Organization ${mspId} is not an organization of the channel.`, [{ field: 'organizationId', message: `${mspId} is not in the channel` }]);
   return desired;

@@ -139,6 +139,11 @@ t('revoked and the CRL pushed into the channel: the same identity is refused, an
   assert.is(push.json.msp_id, 'Org1MSP');
   assert.ok(push.json.revoked_serials.includes(revoked.json.serialNumber), push.text);
   assert.ok(push.json.signed_by.includes('Org1MSP'), push.text);
+  // The same CRL again (same number, signed anew) changes nothing.
+  const again = await api('POST', `/networks/consortium/${made.network.id}/organizations/${made.org1.id}/crl`);
+  assert.is(again.status, 200, again.text);
+  assert.is(again.json.status, 'unchanged', again.text);
+  assert.is(again.json.sequence, push.json.sequence);
   // The channel config the service reads back carries the CRL in Org1's MSP.
   const config = await api('GET', `/networks/consortium/${made.network.id}/channel-config`);
   assert.ok(JSON.stringify(config.json).includes('revocation_list'), 'revocation_list in the config');

@@ -1793,7 +1793,7 @@ export interface paths {
         put?: never;
         /**
          * Put the organization's current CRL into the channel (its MSP's revocation_list)
-         * @description The signing CA's current CRL (GET /organizations/{id}/crl: every certificate revoked so far, client identities among them) replaces the revocation_list of the organization's MSP in the channel config (Application and, where it is one, Orderer group), in one config update signed by the admins this service holds and sent to a joined orderer. From that config block on, peers and orderers refuse the revoked certificates. Each push is a new config update (a CRL's signature differs per issue).
+         * @description The signing CA's current CRL (GET /organizations/{id}/crl: every certificate revoked so far, client identities among them) replaces the revocation_list of the organization's MSP in the channel config (Application and, where it is one, Orderer group), in one config update signed by the admins this service holds and sent to a joined orderer. From that config block on, peers and orderers refuse the revoked certificates. The CRL the channel already has (same CA, same CRL number) answers status unchanged and submits nothing.
          *
          *     Permission: `NETWORK_UPDATE`.
          */
