@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
+import { adminAuth, basic, call, startServer, type TestServer } from '../helpers/server.ts';
 
 const t = suite('unused keys: marked, listed, deleted together');
 let s: TestServer;
@@ -88,6 +88,23 @@ t('an organization, its two nodes and an evm network deleted: their keys marked 
   for (const id of left) assert.is((await api('GET', `/keys/${id}`)).status, 404);
   const audited = ((await api('GET', '/audit-logs?resource_type=key&action=DELETE&limit=200')).json.items as Array<{ resource_id: string }>).map((e) => Number(e.resource_id));
   for (const id of [...left, ...peerKeys.map((k) => k.id)]) assert.ok(audited.includes(id), `the deletion of key ${id} is audited`);
+});
+
+t('DELETE /nodes/{id}?deleteKeys=true without KEY_DELETE is a 403: the node and its keys stay', async () => {
+  const org = await api('POST', '/organizations', { name: 'guarded', mspId: 'GuardedMSP' });
+  const n = await api('POST', '/nodes', { name: 'guarded-peer', platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_PEER', organizationId: org.json.id, config: {} });
+  assert.is(n.status, 201, n.text);
+  const u = await api('POST', '/users', { username: 'node-deleter', password: 'a-long-passphrase-1', role: 'OPERATOR' });
+  assert.is(u.status, 201, u.text);
+  const k = await call(s.api, 'POST', '/api-keys', { headers: { authorization: basic('node-deleter', 'a-long-passphrase-1') }, body: { name: 'nodes-only', scopes: ['NODE_DELETE', 'NODE_READ'] } });
+  assert.is(k.status, 201, k.text);
+  const nodeKeys = ((await api('GET', `/keys?limit=500&organizationId=${org.json.id}`)).json.items as Array<{ id: number; used_by: Array<{ type: string }> }>).filter((x) => x.used_by.some((u) => u.type === 'node'));
+  assert.is(nodeKeys.length, 2);
+  const r = await call(s.api, 'DELETE', `/nodes/${n.json.id}?deleteKeys=true`, { headers: { 'x-api-key': k.json.key } });
+  assert.is(r.status, 403, r.text);
+  assert.match(r.json.message, 'KEY_DELETE');
+  assert.is((await api('GET', `/nodes/${n.json.id}`)).status, 200, 'the node is not deleted either');
+  for (const x of nodeKeys) assert.is((await api('GET', `/keys/${x.id}`)).status, 200);
 });
 
 t.run();
