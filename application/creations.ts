@@ -142,8 +142,8 @@ export async function startClientCreation(input: CommandInput, kind: CreationKin
 /** The create a client drives, open: a 400 naming the field when there is none of that id, a 409 when it ended. */
 async function openClientCreation(input: CommandInput, creationId: number, field = 'creationId'): Promise<CreationRow> {
   const row = await getCreation(input.deps.pool, creationId);
-  if (!row || !CLIENT_DRIVEN_KINDS.includes(row.kind)) throw new ValidationError(`There is no create ${creationId} started by POST /creations.`, [{ field, message: `no such create` }]);
-  if (row.status !== 'IN_PROGRESS') throw new ConflictError(`Create ${creationId} (${row.kind} ${row.name}) has ended (${row.status}); start another with POST /creations.`, { creationId }, 'CREATION_NOT_OPEN');
+  if (!row || !CLIENT_DRIVEN_KINDS.includes(row.kind)) throw new ValidationError(`There is no client-driven create ${creationId} (a consortium quick start's).`, [{ field, message: `no such create` }]);
+  if (row.status !== 'IN_PROGRESS') throw new ConflictError(`Create ${creationId} (${row.kind} ${row.name}) has ended (${row.status}); start another create.`, { creationId }, 'CREATION_NOT_OPEN');
   return row;
 }
 

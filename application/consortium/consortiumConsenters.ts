@@ -131,7 +131,7 @@ async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId:
   const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
   const endpoint = node.consortiumConfig!.externalEndpoint;
   if (ctx.orderers.get(endpoint)?.id !== node.id) {
-    throw new ValidationError(`Orderer ${node.name} is not a member of network ${ctx.network.name}: add it (POST /networks/consortium/${ctx.network.id}/nodes) or join it to channel ${ctx.network.channelName} first.`, [{ field: 'nodeId', message: 'not an orderer of this network' }]);
+    throw new ValidationError(`Orderer ${node.name} is not a member of network ${ctx.network.name}: add it to the network ("Add a node to this network") or join it to channel ${ctx.network.channelName} first.`, [{ field: 'nodeId', message: 'not an orderer of this network' }]);
   }
   const org = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId);
   const certPem = await tlsCertificateOf(input, node);

@@ -22,6 +22,9 @@ const noRefusableField: Record<string, string> = {
   'pages/audit/Audit.tsx Go to a page': 'moves the pager; nothing is sent',
   'pages/networks/ContractCalls.tsx Contract address and ABI': 'checked in the browser (its own messages beside both fields); nothing is sent until a call, whose form has its field errors',
   'pages/networks/ConsortiumNetworkDetail.tsx Join a peer of this instance': 'the join sends no body (the peer is in the path); its refusal is said once by the members list',
+  'pages/keys/ClientIdentities.tsx revoke-identity': 'a confirmation: the identity is in the path and nothing else is sent',
+  'pages/keys/ClientIdentities.tsx export-key': 'a confirmation with an acknowledgement checkbox the browser checks; the identity is in the path and no body is sent',
+  'pages/keys/ClientIdentities.tsx push-crl': 'the chosen network and the organization are in the path and no body is sent; a refusal (not a member, signatures missing) is said once under the form',
 };
 
 function sourceFiles(dir: string): string[] {
