@@ -1,9 +1,9 @@
 // Changing a consortium network's channel configuration: organizations added to its application
-// group (an organization of this service, or one a sharing peer shares; removing is not
-// supported), application policies and the orderer's batch settings set, in one config update transaction signed by the
+// group (an organization of this service, or one a sharing peer shares; removing one is
+// removeChannelOrganization, below, one organization per update), application policies and the orderer's batch settings set, in one config update transaction signed by the
 // admins this service holds, recorded with RecordConfigUpdate when the config changed.
 import { runCommand, type CommandInput } from '../commands.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPorts.ts';
@@ -11,7 +11,7 @@ import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { channelNetworkOr404 } from './consortiumChannelAccess.ts';
-import { submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
+import { previewConfigChange, submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
 
 export interface ChannelConfigRequest {
   /** mspIds the channel's application group should have: those not yet in it are added. */
@@ -31,7 +31,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
     const removed = current.filter((m) => !req.organizations!.includes(m));
-    if (removed.length) throw new ValidationError(`Removing organizations from a channel is not supported (${removed.join(', ')} would be removed); list every current organization.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
+    if (removed.length) throw new ValidationError(`This body only adds organizations (${removed.join(', ')} would be removed): list every current organization, and remove one with DELETE /networks/consortium/${network.id}/channels/${network.channelName}/organizations/{mspId}.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
     for (const [i, mspId] of req.organizations.entries()) {
       if (current.includes(mspId)) continue;
       const org = await getOrganizationByMspId(deps.pool, mspId);
@@ -51,4 +51,29 @@ export async function updateChannelConfig(input: CommandInput, target: { network
     return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff };
   }
   return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [] };
+}
+
+/**
+ * Removes an application organization from the channel: its group (MSP, policies, anchor peers)
+ * leaves /Channel/Application in one config update, signed as /Channel/Application/Admins
+ * requires (MAJORITY of the organizations' admins, the leaving one counted). The orderer then
+ * refuses that organization's peers and clients (deliver answers FORBIDDEN). The last
+ * organization is never removed. `dryRun`: the diff and the signatures missing, nothing submitted.
+ */
+export async function removeChannelOrganization(input: CommandInput, target: { networkId: number; channelName: string }, mspId: string, opts: { dryRun?: boolean } = {}): Promise<ChannelConfigUpdated & { dryRun: boolean; missingOrganizations: string[] }> {
+  const { deps } = input;
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  if (!network.organizations.some((o) => o.mspId === mspId)) throw new NotFoundError('Application organization', `${mspId} of channel ${network.channelName}`);
+  if (network.organizations.length === 1) {
+    throw new ConflictError(`${mspId} is the last application organization of channel ${network.channelName}: a channel without one has no members to read or write it. Nothing was submitted.`, { rule: 'last-organization' }, 'LAST_ORGANIZATION');
+  }
+  const change: ChannelConfigChange = { kind: 'removeOrganization', mspId };
+  if (opts.dryRun) {
+    const p = await previewConfigChange(deps, network, change);
+    return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };
+  }
+  const result = await submitConfigChange(deps, network, change);
+  if (result.status !== 'updated') return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, missingOrganizations: [] };
+  await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { kind: 'removeOrganization', mspId }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
+  return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, missingOrganizations: [] };
 }

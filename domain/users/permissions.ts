@@ -316,6 +316,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${cnId}/channels/{channelName}/consenters`, { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
   [`${cnId}/channels/{channelName}/consenters/{nodeId}`, { DELETE: 'NETWORK_UPDATE' }],
   [`${cnId}/channels/{channelName}/consenters/{nodeId}/certificate`, { PUT: 'NETWORK_UPDATE' }],
+  // An application organization removed from the channel (issue 37), with a dry run.
+  [`${cnId}/channels/{channelName}/organizations/{mspId}`, { DELETE: 'NETWORK_UPDATE' }],
   // A node leaving the channel (issue 37): an orderer through its channel participation API, its consenter entry removed first.
   [`${cnId}/orderers/{ordererId}/leave`, { POST: 'NETWORK_UPDATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],

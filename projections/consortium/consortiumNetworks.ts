@@ -48,9 +48,17 @@ export const consortiumNetworksProjection: Projection = {
           values: [d.networkId, d.mspId, JSON.stringify(d.anchorPeers), d.configSequence, d.at],
         }];
       case 'NetworkUpdated': {
-        const changes = ((d.change as { changes?: unknown[] }).changes ?? [d.change]) as Array<{ kind?: string; organization?: ConsortiumMemberOrganization }>;
+        const changes = ((d.change as { changes?: unknown[] }).changes ?? [d.change]) as Array<{ kind?: string; organization?: ConsortiumMemberOrganization; mspId?: string }>;
         const addedOrgs = changes.filter((c) => c.kind === 'addOrganization' && c.organization).map((c) => c.organization!);
         const added = addedOrgs.length ? addedOrgs : null;
+        const removed = changes.filter((c) => c.kind === 'removeOrganization' && c.mspId).map((c) => c.mspId!);
+        if (removed.length) {
+          return [{
+            text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3, anchor_peers = anchor_peers - $4::text[],
+                   organizations = (SELECT COALESCE(jsonb_agg(o), '[]'::jsonb) FROM jsonb_array_elements(organizations) o WHERE NOT (o->>'mspId' = ANY($4::text[]))) WHERE id = $1`,
+            values: [d.networkId, d.configSequence, d.at, removed],
+          }];
+        }
         return [{
           text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3${added ? ', organizations = organizations || $4::jsonb' : ''} WHERE id = $1`,
           values: [d.networkId, d.configSequence, d.at, ...(added ? [JSON.stringify(added)] : [])],

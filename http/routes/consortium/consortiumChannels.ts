@@ -11,7 +11,7 @@ import { consortiumOf } from '../../../application/consortium/consortiumContext.
 import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkReader } from '../../../application/consortium/consortiumChannelAccess.ts';
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
-import { updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
+import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
 
@@ -96,6 +96,20 @@ function consenterChangeView(r: ConsenterChangeResult) {
 const anchorResponses = { 200: { description: 'the config update', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no joined orderer running, or signatures missing' } };
 
 export const consortiumChannelRoutes = [
+  defineRoute({
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/organizations/:mspId', summary: 'Remove an application organization from the channel (its group leaves /Channel/Application; the orderer then refuses its peers); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false }),
+    query: DryRunQuery,
+    responses: {
+      200: { description: 'the config update and its diff', schema: ConsenterChangeView },
+      404: { description: 'no such network or channel, or the organization is not an application organization of it' },
+      409: { description: 'the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running' },
+    },
+    async handler(input) {
+      const r = await removeChannelOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run });
+      return { body: { ...updateView(r), status: r.dryRun ? 'dry_run' : r.status, missing_organizations: r.missingOrganizations } };
+    },
+  }),
   defineRoute({
     method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s raft consenters: endpoint, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
     responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },

@@ -1678,6 +1678,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an application organization from the channel (its group leaves /Channel/Application; the orderer then refuses its peers); dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        delete: operations["deleteNetworksConsortiumIdChannelsChannelNameOrganizationsMspId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/info": {
         parameters: {
             query?: never;
@@ -13224,6 +13244,103 @@ export interface operations {
                 content?: never;
             };
             /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteNetworksConsortiumIdChannelsChannelNameOrganizationsMspId: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                mspId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the config update and its diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel, or the organization is not an application organization of it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;

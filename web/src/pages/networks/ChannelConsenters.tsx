@@ -4,6 +4,7 @@
 // an orderer of the network as consenter (a follower is promoted), remove one, replace one's
 // certificate after a renewal. Every change is first computed as a dry run (?dry_run=true) and
 // its config diff shown; only "Submit" sends it. Refusals name their rule (the API's message).
+// ChannelOrganizationRemove: an application organization removed the same way.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -73,7 +74,7 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
                   <p className="muted">Every orderer of this network is a consenter (add one with “Add member”, then join it: it follows the channel until it is added here).</p>
                 )}
               </Can>
-              {action ? <ConsenterChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} channelName={channelName} action={action} done={() => setAction(null)} /> : null}
+              {action ? <DryRunChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} label={action.label} what={`${action.kind}-${action.nodeId}`} send={consenterSender(networkId, channelName, action)} done={() => setAction(null)} /> : null}
             </>
           );
         }}
@@ -82,25 +83,50 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
   );
 }
 
-function ConsenterChange({ networkId, channelName, action, done }: { networkId: number; channelName: string; action: Action; done: () => void }) {
-  const qc = useQueryClient();
-  const send = (dryRun: boolean): Promise<ChangeView> => {
+function consenterSender(networkId: number, channelName: string, action: Action) {
+  return (dryRun: boolean): Promise<ChangeView> => {
     const query = { dry_run: dryRun };
     if (action.kind === 'add') return unwrap(api.POST('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters', { params: { path: { id: networkId, channelName }, query }, body: { nodeId: action.nodeId } }));
     if (action.kind === 'remove') return unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}', { params: { path: { id: networkId, channelName, nodeId: action.nodeId }, query } }));
     return unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/consenters/{nodeId}/certificate', { params: { path: { id: networkId, channelName, nodeId: action.nodeId }, query } }));
   };
-  const preview = useQuery({ queryKey: ['consenter-dry-run', networkId, action.kind, action.nodeId], retry: false, gcTime: 0, queryFn: () => send(true) });
+}
+
+/** An application organization removed from the channel: the dry run's diff first, then Submit. */
+export function ChannelOrganizationRemove({ networkId, channelName, mspIds }: { networkId: number; channelName: string; mspIds: string[] }) {
+  const [mspId, setMspId] = useState<string | null>(null);
+  const send = (m: string) => (dryRun: boolean): Promise<ChangeView> => unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}', { params: { path: { id: networkId, channelName, mspId: m }, query: { dry_run: dryRun } } }));
+  if (mspIds.length < 2) return null;
+  return (
+    <Can permission="NETWORK_UPDATE">
+      <section aria-labelledby="org-remove-title">
+        <h3 id="org-remove-title">Remove an organization</h3>
+        <p className="muted">Its group leaves the channel's application group; the orderer then refuses its peers. Signed by the organizations' admins as /Channel/Application/Admins requires.</p>
+        {mspIds.map((m) => (
+          <button key={m} type="button" onClick={() => setMspId(m)}>
+            Remove {m}
+          </button>
+        ))}
+        {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} done={() => setMspId(null)} /> : null}
+      </section>
+    </Can>
+  );
+}
+
+function DryRunChange({ networkId, label, what, send, done }: { networkId: number; label: string; what: string; send: (dryRun: boolean) => Promise<ChangeView>; done: () => void }) {
+  const qc = useQueryClient();
+  const preview = useQuery({ queryKey: ['config-dry-run', networkId, what], retry: false, gcTime: 0, queryFn: () => send(true) });
   const submit = useMutation({
     mutationFn: () => send(false),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ['consenters', networkId] });
       void qc.invalidateQueries({ queryKey: ['channel-config', networkId] });
+      void qc.invalidateQueries({ queryKey: ['network', 'consortium', networkId] });
     },
   });
   return (
-    <div role="form" aria-label={action.label} data-testid="consenter-change">
-      <h4>{action.label}</h4>
+    <div role="form" aria-label={label} data-testid="config-change">
+      <h4>{label}</h4>
       <QueryView q={preview} what="Computing the config update (dry run)">
         {(p) => (
           <>
