@@ -31,7 +31,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
     const removed = current.filter((m) => !req.organizations!.includes(m));
-    if (removed.length) throw new ValidationError(`This body only adds organizations (${removed.join(', ')} would be removed): list every current organization, and remove one with DELETE /networks/consortium/${network.id}/channels/${network.channelName}/organizations/{mspId}.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
+    if (removed.length) throw new ValidationError(`This body only adds organizations (${removed.join(', ')} would be removed): list every current organization, and remove one with the channel's "Remove an organization" action.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
     for (const [i, mspId] of req.organizations.entries()) {
       if (current.includes(mspId)) continue;
       const org = await getOrganizationByMspId(deps.pool, mspId);
