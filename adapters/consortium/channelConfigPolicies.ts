@@ -135,3 +135,41 @@ export function configPolicy(policy: ChannelPolicy, modPolicy = 'Admins'): commo
   config.setModPolicy(modPolicy);
   return config;
 }
+
+/**
+ * The BlockValidation policy of a BFT channel, as Fabric's EncodeBFTBlockVerificationPolicy
+ * computes it: a block is valid with the signatures of a quorum, ceil((n + f + 1) / 2), of the
+ * consenters, each named by its own identity (MSPPrincipal IDENTITY).
+ */
+export function bftBlockValidationPolicy(consenters: { mspId: string; identityCertPem: string }[], quorum: number, modPolicy = 'Admins'): common.ConfigPolicy {
+  const principals = consenters.map((c) => {
+    const identity = new msp.SerializedIdentity();
+    identity.setMspid(c.mspId);
+    identity.setIdBytes(Buffer.from(c.identityCertPem));
+    const principal = new msp.MSPPrincipal();
+    principal.setPrincipalClassification(msp.MSPPrincipal.Classification.IDENTITY);
+    principal.setPrincipal(identity.serializeBinary());
+    return principal;
+  });
+  const rules = consenters.map((_, i) => {
+    const rule = new common.SignaturePolicy();
+    rule.setSignedBy(i);
+    return rule;
+  });
+  const nOutOf = new common.SignaturePolicy.NOutOf();
+  nOutOf.setN(quorum);
+  nOutOf.setRulesList(rules);
+  const root = new common.SignaturePolicy();
+  root.setNOutOf(nOutOf);
+  const envelope = new common.SignaturePolicyEnvelope();
+  envelope.setVersion(0);
+  envelope.setRule(root);
+  envelope.setIdentitiesList(principals);
+  const inner = new common.Policy();
+  inner.setType(common.Policy.PolicyType.SIGNATURE);
+  inner.setValue(envelope.serializeBinary());
+  const config = new common.ConfigPolicy();
+  config.setPolicy(inner);
+  config.setModPolicy(modPolicy);
+  return config;
+}

@@ -5,7 +5,7 @@
 //                  signing CA): the admin is whoever holds an OU=admin certificate, so no admincerts
 //   anchorPeersValue, ordererEndpointsValue, capabilitiesValue, aclsValue, batchSizeValue, ...
 import { common, msp, orderer, peer } from '@hyperledger/fabric-protos';
-import type { ChannelBatchSettings, OrganizationMsp, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import type { BftConsenter, ChannelBatchSettings, OrganizationMsp, RaftConsenter, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 
 interface Serializable {
   serializeBinary(): Uint8Array;
@@ -128,6 +128,53 @@ export function etcdraftConsensus(consenters: RaftConsenter[]): orderer.Consensu
   message.setType('etcdraft');
   message.setMetadata(metadata.serializeBinary());
   message.setState(orderer.ConsensusType.State.STATE_NORMAL);
+  return message;
+}
+
+/** Orderer type BFT with every SmartBFT option written (Fabric reads a missing one as zero) and leader rotation off, as Fabric 3.1 requires. */
+export function smartBftConsensus(o: SmartBftOptions): orderer.ConsensusType {
+  const options = new orderer.smartbft.Options();
+  options.setRequestBatchMaxCount(o.requestBatchMaxCount);
+  options.setRequestBatchMaxBytes(o.requestBatchMaxBytes);
+  options.setRequestBatchMaxInterval(o.requestBatchMaxInterval);
+  options.setIncomingMessageBufferSize(o.incomingMessageBufferSize);
+  options.setRequestPoolSize(o.requestPoolSize);
+  options.setRequestForwardTimeout(o.requestForwardTimeout);
+  options.setRequestComplainTimeout(o.requestComplainTimeout);
+  options.setRequestAutoRemoveTimeout(o.requestAutoRemoveTimeout);
+  options.setRequestMaxBytes(o.requestMaxBytes);
+  options.setViewChangeResendInterval(o.viewChangeResendInterval);
+  options.setViewChangeTimeout(o.viewChangeTimeout);
+  options.setLeaderHeartbeatTimeout(o.leaderHeartbeatTimeout);
+  options.setLeaderHeartbeatCount(o.leaderHeartbeatCount);
+  options.setCollectTimeout(o.collectTimeout);
+  options.setSyncOnStart(o.syncOnStart);
+  options.setSpeedUpViewChange(o.speedUpViewChange);
+  options.setLeaderRotation(orderer.smartbft.Options.Rotation.ROTATION_OFF);
+  options.setDecisionsPerLeader(0);
+  const message = new orderer.ConsensusType();
+  message.setType('BFT');
+  message.setMetadata(options.serializeBinary());
+  message.setState(orderer.ConsensusType.State.STATE_NORMAL);
+  return message;
+}
+
+/** The Orderers value of a BFT channel: its ConsenterMapping. */
+export function orderersValue(consenters: BftConsenter[]): common.Orderers {
+  const message = new common.Orderers();
+  message.setConsenterMappingList(
+    consenters.map((c) => {
+      const consenter = new common.Consenter();
+      consenter.setId(c.id);
+      consenter.setHost(c.host);
+      consenter.setPort(c.port);
+      consenter.setMspId(c.mspId);
+      consenter.setIdentity(Buffer.from(c.identityCertPem));
+      consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
+      consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
+      return consenter;
+    }),
+  );
   return message;
 }
 

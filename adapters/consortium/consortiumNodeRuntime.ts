@@ -102,7 +102,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   }
 
   /** The release's core.yaml / orderer.yaml: LNM_FABRIC_CFG, the release beside the binary, or (docker) the image's. */
-  async function baseConfig(t: ConsortiumNodeTarget, binaryPath: string | undefined): Promise<string> {
+  async function baseConfig(t: ConsortiumNodeTarget, binaryPath: string | undefined, env: typeof options.env & object): Promise<string> {
     const role = t.node.role;
     const file = fabricConfigFile(role);
     let near = binaryPath;
@@ -126,9 +126,11 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     const nodeKey = keyOf(t);
     const displayName = fabricDisplayName(t);
     let command: string | null = null;
+    let launchEnv = env;
     if (t.node.engine === 'process') {
       const release = await envOfRelease(t.node.config.fabricVersion);
       if (!release.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${release.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
+      launchEnv = release.env;
       const binary = await findFabricBinary(t.node.role, release.env);
       if (!binary.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: ${binary.reason}.`, { nodeKey, variable: FABRIC_BIN_VARIABLE });
       command = binary.path;
@@ -140,7 +142,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
         throw new NodeStartFailedError(engineDown ? 'engine-unavailable' : 'image-missing', `Cannot start ${displayName}: ${image.reason}.`, { nodeKey, variable: imageVariable(softwareOf(t.node.role)) });
       }
     }
-    const deps = { dataDir, command, baseConfig: await baseConfig(t, command ?? undefined) };
+    const deps = { dataDir, command, baseConfig: await baseConfig(t, command ?? undefined, launchEnv) };
     try {
       return t.node.role === 'peer' ? peerLaunchSpec(t, material, { ...deps, externalBuilders: options.externalBuilders }) : ordererLaunchSpec(t, material, deps);
     } catch (err) {

@@ -4,6 +4,11 @@
 //   buildChannelGenesisBlock(input) -> Uint8Array (common.Block)
 //   genesisBlockOf(channel, group, {headerVersion, lastConfigSlot}) -> the block of any config tree (ledgerX too)
 //   channelGroupOf(input)           -> common.ConfigGroup (the tree, for tests and imports)
+// A BFT channel (input.smartBft, Fabric 3.x): Orderer type BFT with every SmartBFT option, the
+// Orderers value (ConsenterMapping: id, host, port, MSP id, identity, client and server TLS
+// certificates), BlockValidation by a quorum of the consenters' own signatures, channel
+// capability V3_0 and no global orderer addresses (the organizations' Endpoints only), as
+// Fabric 3.1's configtxgen writes it.
 // Defaults are configtx.yaml's: capabilities V2_0 (channel, orderer) and V2_5 (application),
 // ImplicitMeta Readers/Writers ANY, Admins MAJORITY, BlockValidation ANY Writers, application
 // LifecycleEndorsement/Endorsement MAJORITY Endorsement, etcdraft options, default ACLs.
@@ -12,7 +17,8 @@ import { common } from '@hyperledger/fabric-protos';
 import type { ChannelGenesisInput, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { configGroup, ordererOrganizationGroup, peerOrganizationGroup } from './channelConfigGroups.ts';
-import { configPolicy } from './channelConfigPolicies.ts';
+import { bftBlockValidationPolicy, configPolicy } from './channelConfigPolicies.ts';
+import { bftQuorum, MIN_BFT_CONSENTERS } from '../../domain/consortium/consortiumDefaults.ts';
 import {
   acls,
   batchSize,
@@ -24,6 +30,8 @@ import {
   defaultAcls,
   etcdraftConsensus,
   hashingAlgorithm,
+  orderersValue,
+  smartBftConsensus,
 } from './channelConfigValues.ts';
 import { channelHeader, signatureHeader } from './fabricSigningEnvelope.ts';
 
@@ -47,7 +55,12 @@ function validate(input: ChannelGenesisInput): void {
   if (nameProblem) issues.push({ field: 'channelName', message: nameProblem });
   if (input.peerOrganizations.length === 0) issues.push({ field: 'peerOrganizations', message: 'at least one organization with peers' });
   if (input.ordererOrganizations.length === 0) issues.push({ field: 'ordererOrganizations', message: 'at least one organization with orderers' });
-  if (input.consenters.length === 0) issues.push({ field: 'consenters', message: 'at least one raft consenter' });
+  if (input.smartBft) {
+    const n = input.smartBft.consenters.length;
+    if (n < MIN_BFT_CONSENTERS) issues.push({ field: 'consenters', message: `SmartBFT needs at least ${MIN_BFT_CONSENTERS} consenters to tolerate one faulty orderer (f = floor((n - 1) / 3)); ${n} tolerate none` });
+    const ids = input.smartBft.consenters.map((c) => c.id);
+    if (new Set(ids).size !== ids.length || ids.some((id) => !Number.isInteger(id) || id < 1)) issues.push({ field: 'consenters', message: 'SmartBFT consenter ids must be distinct integers from 1' });
+  } else if (input.consenters.length === 0) issues.push({ field: 'consenters', message: 'at least one raft consenter' });
   for (const [field, orgs] of [['peerOrganizations', input.peerOrganizations], ['ordererOrganizations', input.ordererOrganizations]] as const) {
     const ids = orgs.map((o) => o.mspId);
     const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
@@ -58,15 +71,20 @@ function validate(input: ChannelGenesisInput): void {
 
 export function channelGroupOf(input: ChannelGenesisInput): common.ConfigGroup {
   validate(input);
+  const bft = input.smartBft;
   const ordererGroup = configGroup({
     values: {
       BatchSize: configValue(batchSize(input.batch)),
       BatchTimeout: configValue(batchTimeout(input.batch.batchTimeout)),
       ChannelRestrictions: configValue(channelRestrictions()),
-      ConsensusType: configValue(etcdraftConsensus(input.consenters)),
+      ConsensusType: configValue(bft ? smartBftConsensus(bft.options) : etcdraftConsensus(input.consenters)),
+      ...(bft ? { Orderers: configValue(orderersValue(bft.consenters)) } : {}),
       Capabilities: configValue(capabilities(['V2_0'])),
     },
-    policies: policiesOf({ ...standardPolicies, BlockValidation: implicit('ANY Writers') }),
+    policies: {
+      ...policiesOf({ ...standardPolicies, BlockValidation: implicit('ANY Writers') }),
+      ...(bft ? { BlockValidation: bftBlockValidationPolicy(bft.consenters, bftQuorum(bft.consenters.length)) } : {}),
+    },
     groups: Object.fromEntries(input.ordererOrganizations.map((org) => [org.mspId, ordererOrganizationGroup(org)])),
   });
   const applicationGroup = configGroup({
@@ -78,7 +96,7 @@ export function channelGroupOf(input: ChannelGenesisInput): common.ConfigGroup {
     values: {
       HashingAlgorithm: configValue(hashingAlgorithm()),
       BlockDataHashingStructure: configValue(blockDataHashingStructure()),
-      Capabilities: configValue(capabilities(['V2_0'])),
+      Capabilities: configValue(capabilities([bft ? 'V3_0' : 'V2_0'])),
     },
     policies: policiesOf({ ...standardPolicies, ...(input.policies ?? {}) }),
     groups: { Orderer: ordererGroup, Application: applicationGroup },

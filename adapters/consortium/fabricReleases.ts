@@ -12,14 +12,17 @@
 //   compareVersions(a, b)    -> numeric order of dotted versions.
 //
 // A node records the version it was created with (config.fabricVersion) and is always started
-// from that release's programs; Fabric's default configuration stays findFabricConfigDir's rule
-// (LNM_FABRIC_CFG, else <bin>/../config of the release).
+// from that release's programs. Fabric's default configuration differs between releases (Fabric
+// 3.1's orderer refuses 2.5's orderer.yaml): a release of LNM_FABRIC_RELEASES laid out as the
+// release archives are (bin/ and config/ side by side) uses its own config/, before
+// LNM_FABRIC_CFG; others follow findFabricConfigDir's rule (LNM_FABRIC_CFG, else <bin>/../config).
 import { execFile } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { access, constants } from 'node:fs/promises';
 import { isExecutableFile, type ProgramEnv } from '../programs/programLocator.ts';
-import { FABRIC_BIN_VARIABLE, findFabricBinary } from './fabricBinaries.ts';
+import { FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE, findFabricBinary } from './fabricBinaries.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -32,6 +35,8 @@ export interface FabricRelease {
   binDir: string;
   /** Where it was configured: LNM_FABRIC_RELEASES, LNM_FABRIC_BIN or PATH. */
   source: string;
+  /** Its own default configuration (core.yaml, orderer.yaml): the config/ beside its bin/ (LNM_FABRIC_RELEASES only); null: LNM_FABRIC_CFG's rule. */
+  configDir: string | null;
 }
 
 export interface FabricReleases {
@@ -89,12 +94,21 @@ export function programVersion(file: string): Promise<string | null> {
   return known;
 }
 
+/** The config/ beside a release's bin/ (not following symlinks: a release dir may link its bin/), when it holds both files. */
+async function ownConfigDir(binDir: string): Promise<string | null> {
+  const dir = path.join(path.dirname(binDir), 'config');
+  for (const file of ['core.yaml', 'orderer.yaml']) {
+    if (!(await access(path.join(dir, file), constants.R_OK).then(() => true, () => false))) return null;
+  }
+  return dir;
+}
+
 async function releaseAt(binDir: string, source: string): Promise<FabricRelease | string> {
   for (const program of ['peer', 'orderer']) {
     const file = path.join(binDir, program);
     if (!(await isExecutableFile(file))) continue;
     const version = await programVersion(file);
-    if (version) return { version, binDir, source };
+    if (version) return { version, binDir, source, configDir: source === FABRIC_RELEASES_VARIABLE ? await ownConfigDir(binDir) : null };
     return `${file} does not print its version (\`${program} version\`)`;
   }
   return `${binDir} holds no Fabric peer or orderer`;
@@ -131,7 +145,7 @@ export async function fabricReleases(env: ProgramEnv): Promise<FabricReleases> {
 
 /** The env under which findFabricBinary / findFabricConfigDir find this release's programs. */
 export function releaseEnv(env: ProgramEnv, release: FabricRelease): ProgramEnv {
-  return { ...env, [FABRIC_BIN_VARIABLE]: release.binDir };
+  return { ...env, [FABRIC_BIN_VARIABLE]: release.binDir, ...(release.configDir ? { [FABRIC_CFG_VARIABLE]: release.configDir } : {}) };
 }
 
 /** What is available, for a refusal: "3.1.5 (/dir), 2.5.12 (/dir)" or "none". */

@@ -34,8 +34,9 @@ export function ordererSettings(c: ConsortiumOrdererConfig, mspId: string, nodeD
     [['General', 'TLS', 'ClientAuthRequired'], false],
     [['General', 'Cluster', 'ClientCertificate'], at(mspPaths.tlsServerCert)],
     [['General', 'Cluster', 'ClientPrivateKey'], at(mspPaths.tlsServerKey)],
-    [['General', 'BootstrapMethod'], 'none'],
-    [['General', 'BootstrapFile'], ''],
+    // Fabric 2.5 only: 3.x has no system channel and no bootstrap settings.
+    [['General', 'BootstrapMethod'], 'none', 'ifPresent'],
+    [['General', 'BootstrapFile'], '', 'ifPresent'],
     [['General', 'LocalMSPDir'], at(mspPaths.dir)],
     [['General', 'LocalMSPID'], mspId],
     [['FileLedger', 'Location'], at(`${FABRIC_DATA_DIR}/ledger`)],

@@ -8,7 +8,8 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
-import type { ChannelBatchSettings, OrdererOrganization, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import type { BftConsenter, ChannelBatchSettings, ConsortiumConsensus, OrdererOrganization, RaftConsenter, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import { bftFaultsTolerated, MIN_BFT_CONSENTERS, SMARTBFT_DEFAULTS, SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
 import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getOrganization, getOrganizationByMspId } from '../../projections/organizations.ts';
 import { getKey } from '../../projections/keys.ts';
@@ -27,6 +28,10 @@ export interface ConsortiumNetworkRequest {
   organizationIds?: number[];
   ordererIds: number[];
   peerIds?: number[];
+  /** etcdraft (default) or smartbft (4 orderers or more, each on Fabric 3.x). */
+  consensus?: ConsortiumConsensus;
+  /** smartbft: options changed from SMARTBFT_DEFAULTS. */
+  smartBftOptions?: Partial<SmartBftOptions>;
   batchTimeout?: string;
   maxMessageCount?: number;
   absoluteMaxBytes?: number;
@@ -44,12 +49,59 @@ export function splitEndpoint(endpoint: string): { host: string; port: number } 
 
 const member = (n: NodeRow, mspId: string): ConsortiumMemberNode => ({ nodeId: n.id, role: n.role as 'peer' | 'orderer', organizationId: n.organizationId!, mspId });
 
-export async function tlsCertificateOf(input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> {
+async function certificateOf(input: Pick<Input, 'deps'>, node: NodeRow, which: 'tlsKeyId' | 'identityKeyId'): Promise<string> {
   const events = await input.deps.store.readStream(`node-${node.id}`);
-  const tlsKeyId = Number(events.find((e) => e.type === 'NodeCreated')?.data.tlsKeyId);
-  const key = await getKey(input.deps.pool, tlsKeyId);
-  if (!key?.certificate) throw new ValidationError(`Orderer ${node.name} has no TLS certificate.`, [{ field: 'ordererIds', message: `${node.name} has no TLS certificate` }]);
+  const keyId = Number(events.find((e) => e.type === 'NodeCreated')?.data[which]);
+  const key = await getKey(input.deps.pool, keyId);
+  const what = which === 'tlsKeyId' ? 'TLS' : 'identity';
+  if (!key?.certificate) throw new ValidationError(`Orderer ${node.name} has no ${what} certificate.`, [{ field: 'ordererIds', message: `${node.name} has no ${what} certificate` }]);
   return key.certificate.pem;
+}
+
+/** An orderer's TLS certificate (PEM), as its consenter entry carries it. */
+export const tlsCertificateOf = (input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> => certificateOf(input, node, 'tlsKeyId');
+
+const DURATION_OPTION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
+const releaseAtLeast = (version: string, line: string) => {
+  const [a, b] = version.split('.').map(Number);
+  const [c, d] = line.split('.').map(Number);
+  return a > c || (a === c && b >= d);
+};
+
+/**
+ * What a BFT channel needs of its orderers, checked before anything is built: at least 4 (one
+ * fault tolerated), each running a Fabric release with SmartBFT (3.0 or newer), and options Fabric
+ * accepts. One 400 listing every problem.
+ */
+function smartBftIssues(orderers: NodeRow[], options: SmartBftOptions): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (orderers.length < MIN_BFT_CONSENTERS) {
+    issues.push({ field: 'ordererIds', message: `smartbft needs at least ${MIN_BFT_CONSENTERS} orderers: n orderers tolerate floor((n - 1) / 3) faulty ones, so ${orderers.length} tolerate ${bftFaultsTolerated(orderers.length)} and 4 tolerate one` });
+  }
+  for (const o of orderers) {
+    const version = o.consortiumConfig?.fabricVersion;
+    if (!version) issues.push({ field: 'ordererIds', message: `orderer ${o.name} records no Fabric release (${o.engine === 'docker' ? 'a docker node runs its image\'s' : 'made before releases were recorded'}); smartbft needs orderers created on Fabric ${SMARTBFT_MIN_RELEASE} or newer (config.fabricVersion)` });
+    else if (!releaseAtLeast(version, SMARTBFT_MIN_RELEASE)) issues.push({ field: 'ordererIds', message: `orderer ${o.name} runs Fabric ${version}; smartbft needs Fabric ${SMARTBFT_MIN_RELEASE} or newer orderers (create them with config.fabricVersion of a 3.x release)` });
+  }
+  for (const [k, v] of Object.entries(options)) {
+    const field = `smartBftOptions.${k}`;
+    if (typeof v === 'string' && !DURATION_OPTION.test(v)) issues.push({ field, message: 'a duration such as 200ms, 5s or 1m0s' });
+    if (typeof v === 'number' && (!Number.isInteger(v) || v < 1)) issues.push({ field, message: 'an integer greater than zero' });
+  }
+  const ms = (d: string) => {
+    let total = 0;
+    for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(n) * ({ ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 } as Record<string, number>)[unit];
+    return total;
+  };
+  if (!issues.some((i) => i.field.startsWith('smartBftOptions'))) {
+    // The SmartBFT library's own rules (types.Configuration.Validate): refused here, not by an orderer that will not start.
+    if (options.requestMaxBytes > options.requestBatchMaxBytes) issues.push({ field: 'smartBftOptions.requestMaxBytes', message: 'must not exceed requestBatchMaxBytes' });
+    if (options.requestBatchMaxCount > options.requestBatchMaxBytes) issues.push({ field: 'smartBftOptions.requestBatchMaxCount', message: 'must not exceed requestBatchMaxBytes' });
+    if (ms(options.requestForwardTimeout) > ms(options.requestComplainTimeout)) issues.push({ field: 'smartBftOptions.requestForwardTimeout', message: 'must not exceed requestComplainTimeout' });
+    if (ms(options.requestComplainTimeout) > ms(options.requestAutoRemoveTimeout)) issues.push({ field: 'smartBftOptions.requestComplainTimeout', message: 'must not exceed requestAutoRemoveTimeout' });
+    if (ms(options.viewChangeResendInterval) > ms(options.viewChangeTimeout)) issues.push({ field: 'smartBftOptions.viewChangeResendInterval', message: 'must not exceed viewChangeTimeout' });
+  }
+  return issues;
 }
 
 export async function createConsortiumNetwork(input: Input, req: ConsortiumNetworkRequest): Promise<number> {
@@ -64,6 +116,8 @@ export async function createConsortiumNetwork(input: Input, req: ConsortiumNetwo
   const ids = [...req.ordererIds, ...(req.peerIds ?? [])];
   if (new Set(ids).size !== ids.length) issues.push({ field: 'peerIds', message: 'each node may be named once' });
   if (issues.length) throw new ValidationError(`Invalid network: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
+  const consensus: ConsortiumConsensus = req.consensus ?? 'etcdraft';
+  if (consensus !== 'smartbft' && req.smartBftOptions !== undefined) throw new ValidationError('smartBftOptions are the options of a smartbft channel; this one is etcdraft.', [{ field: 'smartBftOptions', message: 'only with consensus smartbft' }]);
 
   const rows = new Map((await listNodes(deps.pool, { limit: 10_000, offset: 0, ids })).items.map((n) => [n.id, n]));
   const nodeOf = (id: number, role: 'peer' | 'orderer', field: string) => {
@@ -73,6 +127,11 @@ export async function createConsortiumNetwork(input: Input, req: ConsortiumNetwo
     return n;
   };
   const orderers = req.ordererIds.map((id) => nodeOf(id, 'orderer', 'ordererIds'));
+  const smartBftOptions: SmartBftOptions = { ...SMARTBFT_DEFAULTS, ...(req.smartBftOptions ?? {}) };
+  if (consensus === 'smartbft') {
+    const bftIssues = smartBftIssues(orderers, smartBftOptions);
+    if (bftIssues.length) throw new ValidationError(`Invalid smartbft network: ${bftIssues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, bftIssues);
+  }
   const peers = (req.peerIds ?? []).map((id) => nodeOf(id, 'peer', 'peerIds'));
   const peerOrgIds = [...new Set(req.organizationIds?.length ? req.organizationIds : peers.map((p) => p.organizationId!))];
   if (!peerOrgIds.length) throw new ValidationError('A channel needs at least one application organization: give organizationIds or peerIds.', [{ field: 'organizationIds', message: 'at least one organization' }]);
@@ -92,9 +151,11 @@ export async function createConsortiumNetwork(input: Input, req: ConsortiumNetwo
     ordererOrganizations.push({ ...msp, endpoints: orderers.filter((o) => o.organizationId === id).map((o) => o.consortiumConfig!.externalEndpoint) });
   }
   const consenters: RaftConsenter[] = [];
-  for (const o of orderers) {
-    const tls = await tlsCertificateOf(input, o);
+  const bftConsenters: BftConsenter[] = [];
+  for (const [i, o] of orderers.entries()) {
+    const tls = await certificateOf(input, o, 'tlsKeyId');
     consenters.push({ ...splitEndpoint(o.consortiumConfig!.externalEndpoint), clientTlsCertPem: tls, serverTlsCertPem: tls });
+    if (consensus === 'smartbft') bftConsenters.push({ ...consenters[i], id: i + 1, mspId: orgs.get(o.organizationId!)!.mspId, identityCertPem: await certificateOf(input, o, 'identityKeyId') });
   }
   const batch: ChannelBatchSettings = {
     batchTimeout: req.batchTimeout ?? DEFAULT_BATCH.batchTimeout,
@@ -106,14 +167,14 @@ export async function createConsortiumNetwork(input: Input, req: ConsortiumNetwo
   const peerOrganizations = await Promise.all(peerOrgIds.map((id) => consortium.credentials.organizationMsp(id)));
   let block: Uint8Array;
   try {
-    block = consortium.channels.buildGenesisBlock({ channelName: req.channelName, peerOrganizations, ordererOrganizations, consenters, batch });
+    block = consortium.channels.buildGenesisBlock({ channelName: req.channelName, peerOrganizations, ordererOrganizations, consenters, batch, ...(consensus === 'smartbft' ? { smartBft: { consenters: bftConsenters, options: smartBftOptions } } : {}) });
   } catch (err) {
     throw new ValidationError(`The genesis block of channel ${req.channelName} could not be built: ${(err as Error).message}`, [{ field: 'channelName', message: (err as Error).message }]);
   }
   const networkId = await deps.nextId('network');
   await recordMadeFor(input, req.creationId, 'network', networkId);
   const data: ConsortiumNetworkCreatedData = {
-    networkId, platform: 'CONSORTIUM', name: req.name, channelName: req.channelName, description: req.description ?? null, consensus: 'etcdraft',
+    networkId, platform: 'CONSORTIUM', name: req.name, channelName: req.channelName, description: req.description ?? null, consensus,
     organizations: peerOrgIds.map((id) => ({ organizationId: id, mspId: orgs.get(id)!.mspId })),
     ordererOrganizations: ordererOrgIds.map((id) => ({ organizationId: id, mspId: orgs.get(id)!.mspId })),
     ordererEndpoints: orderers.map((o) => o.consortiumConfig!.externalEndpoint),
@@ -166,7 +227,8 @@ export async function importConsortiumNetwork(input: Input, req: ConsortiumImpor
   };
   const networkId = await deps.nextId('network');
   await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, {
-    type: 'CreateConsortiumNetwork', networkId, platform: 'CONSORTIUM', name: req.name, channelName, description: req.description ?? null, consensus: 'etcdraft',
+    type: 'CreateConsortiumNetwork', networkId, platform: 'CONSORTIUM', name: req.name, channelName, description: req.description ?? null,
+    consensus: (config.channel_group.groups.Orderer?.values?.ConsensusType?.value as { type?: string } | undefined)?.type === 'BFT' ? 'smartbft' : 'etcdraft',
     organizations: await orgsOf('Application'), ordererOrganizations: await orgsOf('Orderer'), ordererEndpoints: req.ordererEndpoints, nodes: [],
     batch: batchOf(config.channel_group.groups.Orderer?.values), genesisBlock: bytes.toString('base64'), imported: true, at: deps.clock().toISOString(),
   });

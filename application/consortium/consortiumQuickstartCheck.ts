@@ -15,6 +15,9 @@ import { defaultKeyProviderId, getKeyProvider } from '../../projections/keyProvi
 import { checkNodeName } from '../evm/evmNodeCreate.ts';
 import { missingProgram, preflight } from '../preflight.ts';
 import { consortiumOf } from './consortiumContext.ts';
+import { resolveFabricVersion } from './consortiumNodeCreate.ts';
+import type { ConsortiumConsensus } from '../../domain/consortium/consortiumPorts.ts';
+import { MIN_BFT_CONSENTERS, SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
 
 export interface ConsortiumQuickstartPlan {
   name: string;
@@ -22,6 +25,9 @@ export interface ConsortiumQuickstartPlan {
   organizations: Array<{ name: string; mspId: string; providerId?: number }>;
   nodes: Array<{ name: string; nodeType: 'CONSORTIUM_ORDERER' | 'CONSORTIUM_PEER' }>;
   engine?: NodeEngineKind;
+  /** The Fabric release of its nodes (process engine); default: the newest found. */
+  fabricVersion?: string;
+  consensus?: ConsortiumConsensus;
 }
 
 export async function checkConsortiumQuickstart(input: CommandInput, plan: ConsortiumQuickstartPlan): Promise<void> {
@@ -53,12 +59,20 @@ export async function checkConsortiumQuickstart(input: CommandInput, plan: Conso
         throw new AppError(err.status, err.code, `${err.message} (node ${n.name} of the quick start)`, { details: [{ field: `nodes[${i}].name`, message: err.message }] });
       }));
     }
+    const orderers = plan.nodes.filter((n) => n.nodeType === 'CONSORTIUM_ORDERER').length;
+    if (plan.consensus === 'smartbft' && orderers < MIN_BFT_CONSENTERS) {
+      p.refuse(new ValidationError(`smartbft needs at least ${MIN_BFT_CONSENTERS} orderers (n orderers tolerate floor((n - 1) / 3) faulty ones: 4 tolerate one); the quick start plans ${orderers}.`, [{ field: 'nodes', message: `${orderers} orderers; smartbft needs ${MIN_BFT_CONSENTERS}` }]));
+    }
     if (!consortium) return;
     const engine = plan.engine ?? consortium.defaults.engine;
+    const version = await p.check(() => resolveFabricVersion(input, engine, plan.fabricVersion));
+    if (plan.consensus === 'smartbft' && version !== undefined && (version === null || Number(version.split('.')[0]) < Number(SMARTBFT_MIN_RELEASE.split('.')[0]))) {
+      p.refuse(new ValidationError(`smartbft needs orderers on Fabric ${SMARTBFT_MIN_RELEASE} or newer; the quick start's nodes would run ${version ? `Fabric ${version}` : 'no recorded release (docker image)'}: choose a 3.x fabricVersion.`, [{ field: 'fabricVersion', message: `smartbft needs Fabric ${SMARTBFT_MIN_RELEASE} or newer` }]));
+    }
     const roles = [...new Set(plan.nodes.map((n) => (n.nodeType === 'CONSORTIUM_ORDERER' ? 'orderer' : 'peer') as 'orderer' | 'peer'))];
     const missing: string[] = [];
     for (const role of roles) {
-      const available = await consortium.runtime.available(engine, role).catch((e: Error) => ({ ok: false as const, reason: e.message }));
+      const available = await consortium.runtime.available(engine, role, version || undefined).catch((e: Error) => ({ ok: false as const, reason: e.message }));
       if (!available.ok) missing.push(`${role}: ${available.reason}`);
     }
     if (missing.length) p.refuse(missingProgram('programs', `Cannot run the quick start's Fabric nodes here (${engine} engine): ${missing.join('; ')}. Nothing was made.`));

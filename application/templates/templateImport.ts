@@ -122,7 +122,7 @@ async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name:
   const n = t.network!;
   const issues: FieldIssue[] = [];
   const warnings: string[] = [];
-  if (n.consensus !== undefined && n.consensus !== 'etcdraft') issues.push({ field: 'template.network.consensus', message: `${String(n.consensus)} is not supported here: channels are built with etcdraft` });
+  if (n.consensus !== undefined && n.consensus !== 'etcdraft' && n.consensus !== 'smartbft') issues.push({ field: 'template.network.consensus', message: `${String(n.consensus)} is not supported here: channels are built with etcdraft or smartbft` });
   const channels = Array.isArray(n.channels) ? (n.channels as Array<Record<string, unknown>>) : [];
   if (channels.length !== 1) issues.push({ field: 'template.network.channels', message: 'exactly one channel: one consortium network is one channel' });
   const organizations = Array.isArray(n.organizations) ? (n.organizations as TemplateOrganization[]) : [];
@@ -157,7 +157,7 @@ async function importConsortiumTemplate(input: Input, t: ResolvedTemplate, name:
   if (channel.policies !== undefined && JSON.stringify(channel.policies) !== JSON.stringify(DEFAULT_CHANNEL_POLICIES)) warnings.push('channel policies other than the defaults (ANY Readers, ANY Writers, MAJORITY Admins) are not applied: the channel is built with the defaults');
   if (Array.isArray(n.chaincodes) && n.chaincodes.length) warnings.push('chaincodes are listed but not deployed by an import: deploy them with /sc/consortium/deploy');
 
-  const networkId = await createConsortiumNetwork(input, { name, channelName: String(channel.name), description: t.template.description ?? null, organizationIds, ordererIds, peerIds });
+  const networkId = await createConsortiumNetwork(input, { name, channelName: String(channel.name), description: t.template.description ?? null, organizationIds, ordererIds, peerIds, consensus: n.consensus === 'smartbft' ? 'smartbft' : 'etcdraft' });
   const joined: Array<{ node_id: number; role: string }> = [];
   try {
     for (const id of ordererIds) {

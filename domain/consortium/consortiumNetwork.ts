@@ -7,6 +7,7 @@
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
 import { assertNetworkName } from '../networks/networkName.ts';
+import type { ConsortiumConsensus } from './consortiumPorts.ts';
 
 export const CONSORTIUM_NETWORKS_STREAM = 'consortium-networks';
 export const CONSORTIUM_NETWORK_STATUS = 'genesis_created';
@@ -32,7 +33,8 @@ export interface ConsortiumNetworkCreatedData {
   name: string;
   channelName: string;
   description: string | null;
-  consensus: 'etcdraft';
+  /** etcdraft, or smartbft (Fabric 3.x BFT orderers: docs/consortium.md "SmartBFT"). */
+  consensus: ConsortiumConsensus;
   /** Application (peer) organizations of the channel. */
   organizations: ConsortiumMemberOrganization[];
   ordererOrganizations: ConsortiumMemberOrganization[];

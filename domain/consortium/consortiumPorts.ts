@@ -116,6 +116,38 @@ export interface RaftConsenter {
   serverTlsCertPem: string;
 }
 
+/** How a channel orders: raft (crash faults) or SmartBFT (Byzantine faults; Fabric 3.x orderers only). */
+export type ConsortiumConsensus = 'etcdraft' | 'smartbft';
+
+/** A SmartBFT consenter: Fabric's ConsenterMapping entry (common.Consenter). */
+export interface BftConsenter extends RaftConsenter {
+  /** 1, 2, ...: its SmartBFT id, unique in the channel. */
+  id: number;
+  mspId: string;
+  /** Its signing identity certificate (it signs the blocks it cuts). */
+  identityCertPem: string;
+}
+
+/** The SmartBFT options of a channel (smartbft.Options); every field is written (Fabric reads a missing one as zero). */
+export interface SmartBftOptions {
+  requestBatchMaxCount: number;
+  requestBatchMaxBytes: number;
+  requestBatchMaxInterval: string;
+  incomingMessageBufferSize: number;
+  requestPoolSize: number;
+  requestForwardTimeout: string;
+  requestComplainTimeout: string;
+  requestAutoRemoveTimeout: string;
+  requestMaxBytes: number;
+  viewChangeResendInterval: string;
+  viewChangeTimeout: string;
+  leaderHeartbeatTimeout: string;
+  leaderHeartbeatCount: number;
+  collectTimeout: string;
+  syncOnStart: boolean;
+  speedUpViewChange: boolean;
+}
+
 export interface ChannelBatchSettings {
   batchTimeout: string; // "2s"
   maxMessageCount: number; // 500
@@ -133,6 +165,8 @@ export interface ChannelGenesisInput {
   peerOrganizations: ChannelOrganization[];
   ordererOrganizations: OrdererOrganization[];
   consenters: RaftConsenter[];
+  /** A BFT channel (Orderer type BFT, ConsenterMapping, capability V3_0) instead of etcdraft: its consenters and options. */
+  smartBft?: { consenters: BftConsenter[]; options: SmartBftOptions };
   batch: ChannelBatchSettings;
   /** Channel-level Readers/Writers/Admins; Fabric's defaults when absent. */
   policies?: Record<string, ChannelPolicy>;

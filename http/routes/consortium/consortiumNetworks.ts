@@ -29,7 +29,25 @@ const CreateBody = Type.Object({
   organizationIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 50, description: 'application (peer) organizations of the channel; default: the organizations of peerIds' })),
   ordererIds: NodeIds('CONSORTIUM_ORDERER nodes: the raft consenters and orderer endpoints of the channel (their organizations become its orderer organizations)'),
   peerIds: Type.Optional(NodeIds('CONSORTIUM_PEER nodes recorded as members (they still join with POST .../peers/{peerId}/join)')),
-  consensus: Type.Optional(Type.Literal('etcdraft')),
+  consensus: Type.Optional(Type.Union([Type.Literal('etcdraft'), Type.Literal('smartbft')], { description: 'etcdraft (default), or smartbft: Byzantine fault tolerant ordering on Fabric 3.x orderers (at least 4: n orderers tolerate floor((n-1)/3) faulty ones; each created with a 3.x config.fabricVersion), docs/consortium.md' })),
+  smartBftOptions: Type.Optional(Type.Object({
+    requestBatchMaxCount: Type.Optional(Type.Integer({ minimum: 1, description: 'default 100' })),
+    requestBatchMaxBytes: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10485760' })),
+    requestBatchMaxInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 200ms' })),
+    incomingMessageBufferSize: Type.Optional(Type.Integer({ minimum: 1, description: 'default 200' })),
+    requestPoolSize: Type.Optional(Type.Integer({ minimum: 1, description: 'default 100000' })),
+    requestForwardTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
+    requestComplainTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
+    requestAutoRemoveTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 3m0s' })),
+    requestMaxBytes: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10485760 (requestBatchMaxBytes)' })),
+    viewChangeResendInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
+    viewChangeTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
+    leaderHeartbeatTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1m0s' })),
+    leaderHeartbeatCount: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10' })),
+    collectTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1s' })),
+    syncOnStart: Type.Optional(Type.Boolean({ description: 'default false' })),
+    speedUpViewChange: Type.Optional(Type.Boolean({ description: 'default false' })),
+  }, { additionalProperties: false, description: 'smartbft only: the channel\'s SmartBFT options; each left out takes its default (Fabric 3.1 configtx.yaml; docs/consortium.md). Leader rotation is off, as Fabric 3.1 requires.' })),
   batchTimeout: Type.Optional(Type.String({ description: 'orderer batch timeout, default 2s' })),
   maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'default 500' })),
   absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 10 MiB' })),
@@ -59,6 +77,8 @@ const QuickstartCheckBody = Type.Object({
     nodeType: Type.Union([Type.Literal('CONSORTIUM_ORDERER'), Type.Literal('CONSORTIUM_PEER')]),
   }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')], { description: 'the engine its nodes will run under; default: the service\'s' })),
+  fabricVersion: Type.Optional(Type.String({ maxLength: 40, description: 'the Fabric release its nodes will run (process engine); default: the newest found; one not found is a 400 naming those that are' })),
+  consensus: Type.Optional(Type.Union([Type.Literal('etcdraft'), Type.Literal('smartbft')], { description: 'smartbft: at least 4 orderers, on Fabric 3.x' })),
 }, { additionalProperties: false });
 
 export const consortiumNetworkRoutes = [
@@ -84,9 +104,9 @@ export const consortiumNetworkRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/networks/consortium', summary: 'Create a consortium network (one channel): the service builds its genesis block', tags, permission: 'NETWORK_CREATE',
-    description: 'Builds block 0 of the channel (orderer and application groups, each organization\'s MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates) and records it. Nodes then join it with the join endpoints.',
+    description: 'Builds block 0 of the channel (orderer and application groups, each organization\'s MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates; smartbft: Orderer type BFT with every SmartBFT option, the ConsenterMapping with each orderer\'s identity and TLS certificates, BlockValidation by a quorum of consenter signatures, channel capability V3_0, orderer endpoints per organization only) and records it. Nodes then join it with the join endpoints.',
     body: CreateBody,
-    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses)' }, 409: { description: 'name or channel taken' } },
+    responses: { 201: { description: 'the network', schema: ConsortiumNetworkView }, 400: { description: 'invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses; smartbft: fewer than 4 orderers, an orderer not on Fabric 3.x, options Fabric refuses)' }, 409: { description: 'name or channel taken' } },
     async handler(input) {
       const id = await createConsortiumNetwork(input, input.body);
       return { status: 201, body: await consortiumNetworkView(input.deps, await consortiumNetworkOr404(input.deps, id)), headers: { Location: `/api/v1/networks/consortium/${id}` } };

@@ -65,9 +65,9 @@ export async function osnadminList(adminPort: number, files: { ca: string; cert:
  * ports upwards: a port free when allocated can be taken by the time the node starts. Such a
  * node is deleted and made again (the allocator then skips the taken port).
  */
-export async function runningNode(api: Api, name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number): Promise<any> {
+export async function runningNode(api: Api, name: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number, config: Record<string, unknown> = {}): Promise<any> {
   for (let attempt = 1; ; attempt++) {
-    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config: {} });
+    const r = await api('POST', '/nodes', { name, platform: 'CONSORTIUM', nodeType, organizationId, config });
     assert.is(r.status, 201, r.text);
     if (r.json.status === 'running' || attempt === 3 || !/already in use/.test(r.json.error ?? '')) {
       assert.is(r.json.status, 'running', `${name}: ${r.json.status} ${r.json.error ?? ''}`);

@@ -1499,7 +1499,7 @@ export interface paths {
         put?: never;
         /**
          * Create a consortium network (one channel): the service builds its genesis block
-         * @description Builds block 0 of the channel (orderer and application groups, each organization's MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates) and records it. Nodes then join it with the join endpoints.
+         * @description Builds block 0 of the channel (orderer and application groups, each organization's MSP, ImplicitMeta and signature policies, capabilities V2_0, raft consenters with their TLS certificates; smartbft: Orderer type BFT with every SmartBFT option, the ConsenterMapping with each orderer's identity and TLS certificates, BlockValidation by a quorum of consenter signatures, channel capability V3_0, orderer endpoints per organization only) and records it. Nodes then join it with the join endpoints.
          *
          *     Permission: `NETWORK_CREATE`.
          */
@@ -12191,6 +12191,21 @@ export interface operations {
                                 msp_id: string;
                                 organization_id: number | null;
                             }[];
+                            /** @description whether the channel can cut blocks with the orderers that run now */
+                            ordering: {
+                                /** @description running >= quorum */
+                                can_order: boolean;
+                                /** @description smartbft: floor((n-1)/3); etcdraft: floor((n-1)/2) */
+                                faults_tolerated: number;
+                                /** @description orderers of the channel recorded here */
+                                orderers: number;
+                                /** @description running orderers needed to order: smartbft ceil((n+f+1)/2), etcdraft a majority */
+                                quorum: number;
+                                /** @description why it cannot order, naming the orderers that are not running */
+                                reason: string | null;
+                                /** @description of them, running (the health monitor's status: not stopped, down or in error) */
+                                running: number;
+                            };
                             organizations: {
                                 msp_id: string;
                                 organization_id: number | null;
@@ -12263,8 +12278,8 @@ export interface operations {
                     batchTimeout?: string;
                     /** @description the channel this network is: lower case letters, digits, "." and "-", starting with a letter */
                     channelName: string;
-                    /** @constant */
-                    consensus?: "etcdraft";
+                    /** @description etcdraft (default), or smartbft: Byzantine fault tolerant ordering on Fabric 3.x orderers (at least 4: n orderers tolerate floor((n-1)/3) faulty ones; each created with a 3.x config.fabricVersion), docs/consortium.md */
+                    consensus?: "etcdraft" | "smartbft";
                     /** @description the create (POST /creations) this call is a step of: what it makes is recorded on that create first, so that POST /creations/{id}/undo removes it; an unknown id is a 400, an ended create a 409, nothing made */
                     creationId?: number;
                     description?: string | null;
@@ -12280,6 +12295,41 @@ export interface operations {
                     peerIds?: number[];
                     /** @description default 2 MiB */
                     preferredMaxBytes?: number;
+                    /** @description smartbft only: the channel's SmartBFT options; each left out takes its default (Fabric 3.1 configtx.yaml; docs/consortium.md). Leader rotation is off, as Fabric 3.1 requires. */
+                    smartBftOptions?: {
+                        /** @description default 1s */
+                        collectTimeout?: string;
+                        /** @description default 200 */
+                        incomingMessageBufferSize?: number;
+                        /** @description default 10 */
+                        leaderHeartbeatCount?: number;
+                        /** @description default 1m0s */
+                        leaderHeartbeatTimeout?: string;
+                        /** @description default 3m0s */
+                        requestAutoRemoveTimeout?: string;
+                        /** @description default 10485760 */
+                        requestBatchMaxBytes?: number;
+                        /** @description default 100 */
+                        requestBatchMaxCount?: number;
+                        /** @description default 200ms */
+                        requestBatchMaxInterval?: string;
+                        /** @description default 20s */
+                        requestComplainTimeout?: string;
+                        /** @description default 5s */
+                        requestForwardTimeout?: string;
+                        /** @description default 10485760 (requestBatchMaxBytes) */
+                        requestMaxBytes?: number;
+                        /** @description default 100000 */
+                        requestPoolSize?: number;
+                        /** @description default false */
+                        speedUpViewChange?: boolean;
+                        /** @description default false */
+                        syncOnStart?: boolean;
+                        /** @description default 5s */
+                        viewChangeResendInterval?: string;
+                        /** @description default 20s */
+                        viewChangeTimeout?: string;
+                    };
                 };
             };
         };
@@ -12320,6 +12370,21 @@ export interface operations {
                             msp_id: string;
                             organization_id: number | null;
                         }[];
+                        /** @description whether the channel can cut blocks with the orderers that run now */
+                        ordering: {
+                            /** @description running >= quorum */
+                            can_order: boolean;
+                            /** @description smartbft: floor((n-1)/3); etcdraft: floor((n-1)/2) */
+                            faults_tolerated: number;
+                            /** @description orderers of the channel recorded here */
+                            orderers: number;
+                            /** @description running orderers needed to order: smartbft ceil((n+f+1)/2), etcdraft a majority */
+                            quorum: number;
+                            /** @description why it cannot order, naming the orderers that are not running */
+                            reason: string | null;
+                            /** @description of them, running (the health monitor's status: not stopped, down or in error) */
+                            running: number;
+                        };
                         organizations: {
                             msp_id: string;
                             organization_id: number | null;
@@ -12334,7 +12399,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses) */
+            /** @description invalid (unknown node or organization, a peer of another organization, a channel name Fabric refuses; smartbft: fewer than 4 orderers, an orderer not on Fabric 3.x, options Fabric refuses) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12425,6 +12490,21 @@ export interface operations {
                             msp_id: string;
                             organization_id: number | null;
                         }[];
+                        /** @description whether the channel can cut blocks with the orderers that run now */
+                        ordering: {
+                            /** @description running >= quorum */
+                            can_order: boolean;
+                            /** @description smartbft: floor((n-1)/3); etcdraft: floor((n-1)/2) */
+                            faults_tolerated: number;
+                            /** @description orderers of the channel recorded here */
+                            orderers: number;
+                            /** @description running orderers needed to order: smartbft ceil((n+f+1)/2), etcdraft a majority */
+                            quorum: number;
+                            /** @description why it cannot order, naming the orderers that are not running */
+                            reason: string | null;
+                            /** @description of them, running (the health monitor's status: not stopped, down or in error) */
+                            running: number;
+                        };
                         organizations: {
                             msp_id: string;
                             organization_id: number | null;
@@ -14206,6 +14286,21 @@ export interface operations {
                             msp_id: string;
                             organization_id: number | null;
                         }[];
+                        /** @description whether the channel can cut blocks with the orderers that run now */
+                        ordering: {
+                            /** @description running >= quorum */
+                            can_order: boolean;
+                            /** @description smartbft: floor((n-1)/3); etcdraft: floor((n-1)/2) */
+                            faults_tolerated: number;
+                            /** @description orderers of the channel recorded here */
+                            orderers: number;
+                            /** @description running orderers needed to order: smartbft ceil((n+f+1)/2), etcdraft a majority */
+                            quorum: number;
+                            /** @description why it cannot order, naming the orderers that are not running */
+                            reason: string | null;
+                            /** @description of them, running (the health monitor's status: not stopped, down or in error) */
+                            running: number;
+                        };
                         organizations: {
                             msp_id: string;
                             organization_id: number | null;
@@ -14323,6 +14418,21 @@ export interface operations {
                             msp_id: string;
                             organization_id: number | null;
                         }[];
+                        /** @description whether the channel can cut blocks with the orderers that run now */
+                        ordering: {
+                            /** @description running >= quorum */
+                            can_order: boolean;
+                            /** @description smartbft: floor((n-1)/3); etcdraft: floor((n-1)/2) */
+                            faults_tolerated: number;
+                            /** @description orderers of the channel recorded here */
+                            orderers: number;
+                            /** @description running orderers needed to order: smartbft ceil((n+f+1)/2), etcdraft a majority */
+                            quorum: number;
+                            /** @description why it cannot order, naming the orderers that are not running */
+                            reason: string | null;
+                            /** @description of them, running (the health monitor's status: not stopped, down or in error) */
+                            running: number;
+                        };
                         organizations: {
                             msp_id: string;
                             organization_id: number | null;
@@ -14392,8 +14502,12 @@ export interface operations {
                 "application/json": {
                     /** @description its channel */
                     channelName: string;
+                    /** @description smartbft: at least 4 orderers, on Fabric 3.x */
+                    consensus?: "etcdraft" | "smartbft";
                     /** @description the engine its nodes will run under; default: the service's */
                     engine?: "process" | "docker";
+                    /** @description the Fabric release its nodes will run (process engine); default: the newest found; one not found is a 400 naming those that are */
+                    fabricVersion?: string;
                     /** @description the network to make */
                     name: string;
                     nodes: {

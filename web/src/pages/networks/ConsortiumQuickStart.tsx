@@ -9,7 +9,7 @@
 // network) and one button removes all of it with their keys (POST /creations/{id}/undo).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { FieldError, invalid } from '../../components/states';
@@ -76,6 +76,11 @@ export default function ConsortiumQuickStart() {
   const [msp2, setMsp2] = useState('Org2MSP');
   const [orderers, setOrderers] = useState(1);
   const [peers, setPeers] = useState(1);
+  const [consensus, setConsensus] = useState<'etcdraft' | 'smartbft'>('etcdraft');
+  const [fabricVersion, setFabricVersion] = useState('');
+  // The Fabric releases the service finds (newest first): the nodes run the one chosen.
+  const defaults = useQuery({ queryKey: ['node-defaults', 'orderer', 'releases'], queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/consortium-orderer', { params: { query: {} } })) });
+  const releases = (defaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
   const [steps, setSteps] = useState<Step[]>([]);
   const [running, setRunning] = useState(false);
   const [networkId, setNetworkId] = useState<number | null>(null);
@@ -131,7 +136,7 @@ export default function ConsortiumQuickStart() {
     };
     const makeNode = async (nodeName: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number) =>
       step(`${nodeType === 'CONSORTIUM_ORDERER' ? 'Orderer' : 'Peer'} ${nodeName} started`, async () => {
-        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: {}, creationId } }))) as unknown as MadeNode;
+        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: fabricVersion ? { fabricVersion } : {}, creationId } }))) as unknown as MadeNode;
         if (n.status !== 'running') throw new StepFailure(`${nodeName} is ${n.status}${n.error ? `: ${n.error}` : ''}`, await logTail(n.id));
         return n;
       }, (n) => `node #${n.id}${n.config?.port ? `, port ${n.config.port}` : ''}`);
@@ -146,7 +151,7 @@ export default function ConsortiumQuickStart() {
         ...msps.flatMap((msp) => Array.from({ length: peers }, (_, i) => ({ name: peerName(i, msp), nodeType: 'CONSORTIUM_PEER' as const }))),
       ];
       await step('Checked: names free, Fabric programs present (nothing made yet)', () =>
-        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes } })).catch((e: unknown) => {
+        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes, consensus, ...(fabricVersion ? { fabricVersion } : {}) } })).catch((e: unknown) => {
           setRefusal(e);
           throw e;
         }),
@@ -159,10 +164,11 @@ export default function ConsortiumQuickStart() {
         orgs.push({ id: o.id, msp });
       }
       const ordererNodes: MadeNode[] = [];
-      for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(ordererName(i), 'CONSORTIUM_ORDERER', orgs[0].id));
+      // SmartBFT orderers are spread over the organizations (a BFT channel of one organization trusts one party).
+      for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(ordererName(i), 'CONSORTIUM_ORDERER', (consensus === 'smartbft' ? orgs[i % orgs.length] : orgs[0]).id));
       const peerNodes: Array<MadeNode & { msp: string }> = [];
       for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(peerName(i, o.msp), 'CONSORTIUM_PEER', o.id)), msp: o.msp });
-      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id), creationId } })), (n) => `network #${n.id}`);
+      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, consensus, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id), creationId } })), (n) => `network #${n.id}`);
       const nid = network.id;
       for (const o of ordererNodes) await step(`Orderer ${o.name} joined`, () => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/join', { params: { path: { id: nid, ordererId: o.id } } })));
       for (const p of peerNodes) await step(`Peer ${p.name} joined`, () => retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id: nid, peerId: p.id } } }))));
@@ -241,8 +247,28 @@ export default function ConsortiumQuickStart() {
           </label>
         ) : null}
         <label>
-          Orderers (raft, of the first organization)
-          <input type="number" min={1} max={5} required value={orderers} onChange={(e) => setOrderers(Number(e.target.value))} />
+          Consensus
+          <select value={consensus} onChange={(e) => { const c = e.target.value as 'etcdraft' | 'smartbft'; setConsensus(c); if (c === 'smartbft' && orderers < 4) setOrderers(4); }}>
+            <option value="etcdraft">etcdraft (raft, crash faults)</option>
+            <option value="smartbft">smartbft (BFT, Fabric 3.x, at least 4 orderers)</option>
+          </select>
+        </label>
+        {releases.length > 1 ? (
+          <label>
+            Fabric release
+            <select value={fabricVersion} onChange={(e) => setFabricVersion(e.target.value)}>
+              <option value="">The newest ({releases[0]})</option>
+              {releases.map((v) => (
+                <option key={v} value={v}>
+                  Fabric {v}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <label>
+          {consensus === 'smartbft' ? 'Orderers (SmartBFT, spread over the organizations; 4 tolerate one fault)' : 'Orderers (raft, of the first organization)'}
+          <input type="number" min={consensus === 'smartbft' ? 4 : 1} max={7} required value={orderers} onChange={(e) => setOrderers(Number(e.target.value))} />
         </label>
         <label>
           Peers per organization
