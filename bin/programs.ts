@@ -4,6 +4,7 @@
 import { findFabricBinary, findFabricConfigDir, type FabricProgram } from '../adapters/consortium/fabricBinaries.ts';
 import { findFabricXProgram, type FabricXProgram } from '../adapters/ledgerx/fabricXPrograms.ts';
 import type { ProgramEnv } from '../adapters/programs/programLocator.ts';
+import { findGeth } from '../adapters/evm/gethLaunch.ts';
 
 const fabric: FabricProgram[] = ['peer', 'orderer'];
 const fabricX: FabricXProgram[] = ['arma', 'committer'];
@@ -20,5 +21,6 @@ export async function describePrograms(env: ProgramEnv): Promise<string> {
   }
   row('consortium', 'config', await findFabricConfigDir(env, 'peer', peerPath));
   for (const p of fabricX) row('ledgerx', p, await findFabricXProgram(p, env));
+  row('evm', 'geth', await findGeth(env));
   return lines.join('\n') + '\n';
 }
