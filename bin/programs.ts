@@ -5,6 +5,7 @@ import { findFabricBinary, findFabricConfigDir, type FabricProgram } from '../ad
 import { fabricReleases } from '../adapters/consortium/fabricReleases.ts';
 import { findFabricXProgram, type FabricXProgram } from '../adapters/ledgerx/fabricXPrograms.ts';
 import type { ProgramEnv } from '../adapters/programs/programLocator.ts';
+import { findGeth } from '../adapters/evm/gethLaunch.ts';
 
 const fabric: FabricProgram[] = ['peer', 'orderer'];
 const fabricX: FabricXProgram[] = ['arma', 'committer'];
@@ -25,5 +26,6 @@ export async function describePrograms(env: ProgramEnv): Promise<string> {
   releases.forEach((r, i) => lines.push(`${'consortium'.padEnd(11)} ${`fabric ${r.version}`.padEnd(15)} ${r.binDir} (${r.source}${i === 0 ? '; the default for new nodes' : ''})`));
   for (const p of problems) lines.push(`${'consortium'.padEnd(11)} ${'fabric'.padEnd(15)} missing: ${p}`);
   for (const p of fabricX) row('ledgerx', p, await findFabricXProgram(p, env));
+  row('evm', 'geth', await findGeth(env));
   return lines.join('\n') + '\n';
 }

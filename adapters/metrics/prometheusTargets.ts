@@ -4,6 +4,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EXPORTED_TARGETS_FILE, NODE_TARGETS_FILE } from './prometheusLaunch.ts';
+import { GETH_METRICS_PATH } from '../../domain/evm/evmClient.ts';
 
 /** A managed node as the scrape configuration needs it. */
 export interface ScrapeNode {
@@ -32,7 +33,8 @@ export function targetGroups(nodes: ScrapeNode[], serviceAddress: string): { dir
     ...(n.networkId !== null ? { network_id: String(n.networkId) } : {}),
   });
   return {
-    direct: nodes.filter((n) => n.metricsAddress).map((n) => ({ targets: [n.metricsAddress!], labels: labels(n) })),
+    // geth serves Prometheus metrics at /debug/metrics/prometheus, not /metrics.
+    direct: nodes.filter((n) => n.metricsAddress).map((n) => ({ targets: [n.metricsAddress!], labels: { ...labels(n), ...(n.client === 'geth' ? { __metrics_path__: GETH_METRICS_PATH } : {}) } })),
     exported: nodes
       .filter((n) => !n.metricsAddress)
       .map((n) => ({ targets: [serviceAddress], labels: { ...labels(n), instance: `node-${n.id}`, __metrics_path__: `/metrics/nodes/${n.id}` } })),
@@ -56,7 +58,7 @@ export async function writeTargets(dir: string, nodes: ScrapeNode[], serviceAddr
   return a || b;
 }
 
-/** Where a node serves /metrics itself, from its record: Fabric's operations port, a ledgerX role's monitoring port, besu's metrics port; null otherwise (anvil, bootnodes, ledgerX groups). */
+/** Where a node serves metrics itself, from its record: Fabric's operations port, a ledgerX role's monitoring port, besu's and geth's metrics port; null otherwise (anvil, bootnodes, ledgerX groups). */
 export function metricsAddressOf(node: { platform: string; client: string; config: Record<string, unknown> }): string | null {
   const c = node.config;
   // A node on a node host (docs/hosts.md) is scraped at that host's address.
@@ -67,6 +69,6 @@ export function metricsAddressOf(node: { platform: string; client: string; confi
   }
   // A ledgerX role (arma role or committer service) serves /metrics on its monitoring port; its group node serves none.
   if (node.platform === 'LEDGERX' && typeof c.monitoringPort === 'number' && c.monitoringPort > 0) return `127.0.0.1:${c.monitoringPort}`;
-  if (node.platform === 'EVM' && node.client === 'besu' && typeof c.metricsPort === 'number' && !c.isBootnode) return `${onHost ?? '127.0.0.1'}:${c.metricsPort}`;
+  if (node.platform === 'EVM' && (node.client === 'besu' || node.client === 'geth') && typeof c.metricsPort === 'number' && !c.isBootnode) return `${onHost ?? '127.0.0.1'}:${c.metricsPort}`;
   return null;
 }

@@ -11,6 +11,9 @@ import type { EvmClient } from './evmGenesis.ts';
 
 export type EvmClientPreference = 'auto' | EvmClient;
 
+/** Where geth serves its metrics in Prometheus's format (--metrics); besu serves them at /metrics. */
+export const GETH_METRICS_PATH = '/debug/metrics/prometheus';
+
 export interface EvmClientChoice {
   besuAvailable: boolean;
   validatorCount: number;

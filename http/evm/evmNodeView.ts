@@ -8,6 +8,7 @@ import type { NodeRow } from '../../projections/nodes.ts';
 import { getEvmNetwork } from '../../projections/evm/evmNetworks.ts';
 import { evmOf, targetOf } from '../../application/evm/evmContext.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
+import { GETH_METRICS_PATH } from '../../domain/evm/evmClient.ts';
 
 const Int = Type.Union([Type.Integer(), Type.Null()]);
 const Time = Type.Union([Type.String(), Type.Null()]);
@@ -111,7 +112,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
       rpc_http: c.rpcHttpPort ? `http://${ip}:${c.rpcHttpPort}` : null,
       rpc_ws: c.rpcWsPort && row.client !== 'anvil' ? `ws://${ip}:${c.rpcWsPort}` : c.rpcHttpPort && row.client === 'anvil' ? `ws://${ip}:${c.rpcHttpPort}` : null,
       p2p,
-      metrics: c.metricsPort && row.client !== 'anvil' ? `http://${ip}:${c.metricsPort}/metrics` : null,
+      metrics: c.metricsPort && row.client !== 'anvil' ? `http://${ip}:${c.metricsPort}${row.client === 'geth' ? GETH_METRICS_PATH : '/metrics'}` : null,
     },
     enode,
     validator_address: row.validatorAddress,

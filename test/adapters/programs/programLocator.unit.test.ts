@@ -17,6 +17,9 @@ await mkdir(fabricBin, { recursive: true });
 await mkdir(path.join(scratch, 'fabric', 'config'), { recursive: true });
 for (const p of ['arma', 'committer']) await writeFile(path.join(xBin, p), '#!/bin/sh\n', { mode: 0o755 });
 for (const p of ['peer', 'orderer']) await writeFile(path.join(fabricBin, p), '#!/bin/sh\n', { mode: 0o755 });
+const gethBin = path.join(scratch, 'geth', 'bin');
+await mkdir(gethBin, { recursive: true });
+await writeFile(path.join(gethBin, 'geth'), '#!/bin/sh\n', { mode: 0o755 });
 await writeFile(path.join(scratch, 'fabric', 'config', 'core.yaml'), '# defaults\n');
 
 test.after(() => rm(scratch, { recursive: true, force: true }));
@@ -39,6 +42,8 @@ test('`lnm programs` lists each platform program with its path or why it is miss
   const bare = await describePrograms({ PATH: '/nonexistent' });
   assert.match(bare, /consortium  orderer +missing: the Fabric program orderer is not on the PATH/);
   assert.match(bare, /ledgerx     committer +missing: /);
+  assert.match(bare, /evm         geth +missing: the geth program geth is not on the PATH.*LNM_GETH_BIN/);
+  assert.match(await describePrograms({ LNM_GETH_BIN: gethBin, PATH: '/nonexistent' }), `evm         geth            ${path.join(gethBin, 'geth')}`);
 });
 
 test.run();

@@ -16,6 +16,7 @@ import { requires } from '../../helpers/requirements.ts';
 import { gethMissing, gethServiceEnv } from '../../helpers/programs.ts';
 import { api, killLeftoverNodes, until } from './evmLifecycle.ts';
 import { COUNTER_ABI, COUNTER_BYTECODE } from './counterContract.ts';
+import { GETH_METRICS_PATH } from '../../../domain/evm/evmClient.ts';
 
 const it = requires(test, 'geth', gethMissing);
 let s: TestServer;
@@ -68,6 +69,10 @@ it('three sealers peer, every node has the blocks, and each sealer seals', async
   const hashes = await Promise.all(net.nodes.map(async (n) => (await rpc<{ hash: string }>(n.rpc, 'eth_getBlockByNumber', ['0x' + top.toString(16), false])).hash));
   assert.is(new Set(hashes).size, 1, 'one chain');
   const v = await api(s, 'GET', `/nodes/${net.nodes[0].id}`);
+  assert.ok(v.json.endpoints.metrics.endsWith(GETH_METRICS_PATH), v.json.endpoints.metrics);
+  const metrics = await fetch(v.json.endpoints.metrics);
+  assert.is(metrics.status, 200);
+  assert.match(await metrics.text(), /^chain_head_block /m, 'geth serves Prometheus metrics where the metrics stack scrapes it');
   assert.match(v.json.enode, /^enode:\/\/[0-9a-f]{128}@127\.0\.0\.1:\d+$/);
   const listed = (await api(s, 'GET', `/networks/${net.id}/validators`)).json;
   assert.is(listed.source, 'chain');
