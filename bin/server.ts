@@ -27,6 +27,7 @@ import { allRoutes } from '../http/routes/index.ts';
 import type { AppDeps, Logger } from '../application/deps.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../http/pagination.ts';
 import { createAccessControl } from '../http/auth/accessControl.ts';
+import { flushRefusalAggregates, REFUSAL_FLUSH_EVERY_MS } from '../http/auth/auditThrottle.ts';
 import { createVerifiedCredentials, isCredentialStream } from '../http/auth/verifiedCredentials.ts';
 import { observedEventStore } from '../adapters/eventstore/observedEventStore.ts';
 import { postgresLoginGuard } from '../adapters/postgres/loginGuard.ts';
@@ -499,6 +500,9 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const signCheckpoint = () => signAuditCheckpoint(commandLineInput(deps, 'audit checkpoint'), { ifMoved: true }).catch((err) => log.warn({ err: (err as Error).message }, 'audit checkpoint failed'));
   const checkpoints = checkpointEvery > 0 ? setInterval(() => void signCheckpoint(), checkpointEvery * 1000) : null;
   checkpoints?.unref();
+  // Counts of refused unauthenticated requests that no later refusal carried: one aggregate event each (http/auth/auditThrottle.ts).
+  const refusalFlush = setInterval(() => void flushRefusalAggregates(deps).catch((err) => log.warn({ err: (err as Error).message }, 'writing the counted refusals failed')), REFUSAL_FLUSH_EVERY_MS);
+  refusalFlush.unref();
   const sharingListener = await startSharingListener(config, deps, log);
   const access = createAccessControl({ verified, ...(projector.fresh ? { fresh: () => projector.fresh!() } : {}) });
   const drain = createDrain();
@@ -543,6 +547,8 @@ export async function startServer(config: Config, log = createLogger(config.logL
         await sharingListener?.close();
         clearInterval(slowBudget);
         if (checkpoints) clearInterval(checkpoints);
+        clearInterval(refusalFlush);
+        await flushRefusalAggregates(deps, undefined, { all: true }).catch((err) => log.warn({ err: (err as Error).message }, 'writing the counted refusals failed'));
         // A running backup is stopped (and recorded FAILED) rather than waited for: before the
         // background work stops, which waits for the saga running the backup to return.
         backups.shutdown();

@@ -219,7 +219,8 @@ export function createAccessControl(opts: { verified?: VerifiedCredentials; fres
         if (status === 429) return;
         // Without credentials: the first 20 a minute per address and error are recorded one by
         // one, the rest counted into the next recorded one (http/auth/auditThrottle.ts).
-        const audit = refusalAudit.due(`request\n${ctx.ip || 'unknown'}\n${err?.code ?? status}`, deps.clock().getTime(), { allowance: UNAUTHENTICATED_FAILURES_PER_MINUTE });
+        const aggregate = { type: 'RequestFailed', data: { ...auditTarget(route, ctx), code: err?.code ?? null, message: null, responseCode: status }, ip: ctx.ip || null };
+        const audit = refusalAudit.due(`request\n${ctx.ip || 'unknown'}\n${err?.code ?? status}`, deps.clock().getTime(), { allowance: UNAUTHENTICATED_FAILURES_PER_MINUTE, aggregate });
         if (!audit.due) return;
         carried = audit.carried;
       }

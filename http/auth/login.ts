@@ -42,7 +42,7 @@ export async function attemptLogin(username: string, password: string, ctx: Koa.
     // counted into the next recorded one (http/auth/auditThrottle.ts), so a locked-out client
     // cannot grow the event store without bound.
     const reason = gate.locked ? 'locked out' : 'too fast after failures';
-    const audit = refusalAudit.due(`login\n${ip}\n${reason}`, now.getTime(), { detail: username });
+    const audit = refusalAudit.due(`login\n${ip}\n${reason}`, now.getTime(), { detail: username, aggregate: { type: 'LoginFailed', data: { username: null, reason, responseCode: 429 }, ip } });
     if (audit.due) await recordSecurityEvent(input, 'LoginFailed', { username, reason, responseCode: 429, ...(audit.carried ?? {}) }, { wait: false });
     if (lockout) await recordSecurityEvent(input, 'UnauthorizedAccessDetected', { ...lockout }, { wait: false });
     throw new TooManyAttemptsError(gate.retryAfterSeconds);

@@ -2,7 +2,8 @@
 // address appended ~300 events, and a locked-out address still appended 2 per request (LoginFailed
 // and RequestFailed), without bound. Now every attempt before the throttle is still audited with
 // the tried username, and once throttled, at most one LoginFailed a minute per address and reason
-// is recorded (the others are counted into the next one: auditThrottle.unit.test.ts).
+// is recorded (the others are counted into the next one, or, when none comes, into one aggregate
+// LoginFailed written once the minute is over: auditThrottle.unit.test.ts).
 // And what it may make the server hold: a route that needs credentials answers 401 before reading
 // a byte of the body; the sign-in reads at most LNM_SIGN_IN_BODY_LIMIT, within
 // LNM_UNAUTHENTICATED_BODY_SECONDS; headers must arrive within LNM_HEADERS_TIMEOUT_SECONDS.
@@ -173,6 +174,23 @@ test('150 failed sign-ins from one address: each before the throttle audited wit
   assert.ok(throttled.length >= 1 && throttled.length <= 2, JSON.stringify(throttled));
   assert.is((await eventsOfType('RequestFailed', start)).length, 0, 'no RequestFailed for a refused sign-in');
   assert.ok(appended <= statuses[401] + 3 + 3, `${appended} events for 150 attempts (${JSON.stringify(statuses)})`);
+  // No refusal uncounted: once the minute is over, the count no later refusal carried is written
+  // as one aggregate LoginFailed (the server drains the counts every 10 s), so every 429 is either
+  // recorded or counted in one. Waited for as a state (bounded to see a hang), not a time.
+  const accounted = async () => {
+    const all = (await eventsOfType('LoginFailed', start)).filter((d) => d.responseCode === 429);
+    return { all, n: all.filter((d) => !d.aggregated).length + all.reduce((sum, d) => sum + (d.repeated ?? 0), 0) };
+  };
+  const bound = Date.now() + 180_000;
+  let now = await accounted();
+  while (now.n < statuses[429] && Date.now() < bound) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    now = await accounted();
+  }
+  assert.is(now.n, statuses[429], `429s recorded or counted: ${JSON.stringify(now.all)}`);
+  const aggregates = now.all.filter((d) => d.aggregated);
+  assert.ok(aggregates.length >= 1 && aggregates.length <= 2, JSON.stringify(aggregates));
+  assert.ok(aggregates.every((d) => d.username === null && d.repeated > 0 && Array.isArray(d.repeatedUsernames)), JSON.stringify(aggregates));
 });
 
 test.run();
