@@ -64,7 +64,9 @@ t('from the dashboard: the form starts the quick start and the page shows each s
   assert.is(taken.status, 201, taken.text);
   await fillForm('lxbad', 'LxTaken', await freeBase());
   await page.getByRole('button', { name: 'Create the network' }).click();
-  await page.locator('form').getByRole('alert').getByText(/LxTakenMSP/).waitFor();
+  // The taken MSP id (organizations[i].mspId) is said beside its field, the banner points there.
+  await page.locator('form [data-testid^="field-error-organizations."]').getByText(/LxTakenMSP/).waitFor();
+  await page.locator('form').getByRole('alert').getByText('see the field marked above', { exact: false }).waitFor();
   assert.match(page.url(), /\/networks\/ledgerx\/quick-start$/);
 
   const base = await freeBase();

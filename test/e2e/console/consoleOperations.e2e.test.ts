@@ -108,7 +108,9 @@ it('a key is created and a CA imported on the page (a broken import says why), a
   await imp.getByLabel('CA certificate (PEM)').fill(ca.certificate);
   await imp.getByLabel(/^Private key/).fill(opensslCa('another-ca').privateKey);
   await imp.getByRole('button', { name: 'Import key' }).click();
-  await imp.getByRole('alert').filter({ hasText: /match/i }).waitFor();
+  // The mismatch is the private key field's (details privateKey): said beside it, the banner points there.
+  await imp.getByTestId('field-error-privateKey').getByText(/does not match/).waitFor();
+  await imp.getByRole('alert').getByText('see the field marked above', { exact: false }).waitFor();
   await imp.getByLabel(/^Private key/).fill(ca.privateKey);
   await accessible('import key');
   await imp.getByRole('button', { name: 'Import key' }).click();

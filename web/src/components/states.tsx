@@ -3,6 +3,7 @@
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
+import { fieldName, refusalFields } from './fieldNames';
 
 export function Loading({ what = 'Loading' }: { what?: string }) {
   return (
@@ -128,7 +129,7 @@ export const fieldErrorId = (field: string) => `field-error-${field.replace(/[^A
 /** The first of `fields` (a body field's spellings: chain_id, genesis.chain_id) the refusal names, with its message. */
 function fieldMessage(error: unknown, fields: string[]): [string, string] | null {
   const errors = fieldErrors(error);
-  for (const f of fields) if (errors[f] !== undefined) return [f, errors[f]];
+  for (const f of fields.map(fieldName)) if (errors[f] !== undefined) return [f, errors[f]];
   return null;
 }
 
@@ -165,7 +166,7 @@ export function FieldError({ error, field, also = [] }: { error: unknown; field:
  */
 export function useShownFields(error: unknown, fields: string[]) {
   const errors = fieldErrors(error);
-  const key = fields.filter((f) => errors[f] !== undefined).join('\n');
+  const key = fields.map(fieldName).filter((f) => errors[f] !== undefined).join('\n');
   useEffect(() => {
     if (!key || !error || typeof error !== 'object') return;
     const m = shown.get(error) ?? new Map<string, number>();
@@ -180,7 +181,6 @@ export function useShownFields(error: unknown, fields: string[]) {
   }, [error, key]);
 }
 
-const fieldName = (f: string) => f.replace(/^(body\.|\/)/, '').replace(/\//g, '.');
 
 /** A record read fresh (its GET by id) before a form edits it: loading, error, or the form with it. */
 export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonly unknown[]; load: () => Promise<T>; what?: string; children: (record: T) => ReactNode }) {
@@ -194,13 +194,5 @@ export function Fresh<T>({ queryKey, load, what, children }: { queryKey: readonl
 
 /** Field errors of a refused request by field name: a 400's details, and the field a 409 names (a port or name taken); `strip` drops a prefix such as "config.". */
 export function fieldErrors(error: unknown, strip = ''): Record<string, string> {
-  if (!(error instanceof ApiError)) return {};
-  const name = (f: string) => {
-    const n = fieldName(f);
-    return strip && n.startsWith(strip) ? n.slice(strip.length) : n;
-  };
-  const out: Record<string, string> = Object.fromEntries(error.details.map((d) => [name(d.field), d.message]));
-  const taken = error.context.field;
-  if (error.status === 409 && typeof taken === 'string') out[name(taken)] = error.message;
-  return out;
+  return error instanceof ApiError ? refusalFields(error, strip) : {};
 }
