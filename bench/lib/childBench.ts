@@ -44,7 +44,7 @@ function unitOf(p: string): string {
 function rowsOf(section: string, raw: unknown): Row[] {
   const list = Array.isArray(raw) ? raw : (raw as { rows?: unknown; results?: unknown })?.rows ?? (raw as { results?: unknown })?.results;
   if (Array.isArray(list) && list.every((r) => r && typeof r === 'object' && 'metric' in r && 'value' in r)) {
-    return list.map((r: any) => ({ section, metric: String(r.metric), value: typeof r.value === 'number' ? r.value : null, unit: String(r.unit ?? ''), ...(r.target !== undefined ? { target: String(r.target) } : {}), ...(typeof r.met === 'boolean' ? { met: r.met } : {}) }));
+    return list.map((r: any) => ({ section, metric: String(r.metric), value: typeof r.value === 'number' ? r.value : null, unit: String(r.unit ?? ''), ...(r.target !== undefined ? { target: String(r.target) } : {}), ...(typeof r.met === 'boolean' ? { met: r.met } : {}), ...(typeof r.note === 'string' ? { note: r.note } : {}) }));
   }
   const rows: Row[] = [];
   const walk = (v: unknown, p: string) => {
