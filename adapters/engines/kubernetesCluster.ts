@@ -127,7 +127,9 @@ export function createHostProbe(docker: NodeHostProbe): NodeHostProbe {
         const reason = `the cluster cannot be checked: ${reasonOf(err, c.url)}`;
         return { reachable: false, engineVersion: null, runningNodes: null, reason, problems: [{ field: 'url', message: reason }] };
       }
-      const problems = seen.problems.map((p) => ({ field: p.field === 'server' ? 'url' : `kubernetes.${p.field === 'credentials' ? 'token' : p.field}`, message: p.message }));
+      const fieldOf = (p: { field: string; message: string }) =>
+        p.field === 'server' ? (/TLS handshake|certificate/.test(p.message) ? 'kubernetes.caCertificate' : 'url') : `kubernetes.${p.field === 'credentials' ? 'token' : p.field}`;
+      const problems = seen.problems.map((p) => ({ field: fieldOf(p), message: p.message }));
       return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems };
     },
   };

@@ -63,6 +63,7 @@ export async function registerHost(input: CommandInput, req: RegisterHostRequest
   return (await getNodeHost(deps.pool, hostId))!;
 }
 
+const BEARER_TOKEN = /^[A-Za-z0-9._~+/=-]{1,20000}$/;
 const HTTPS_URL = /^https:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?\/?$/;
 
 /**
@@ -77,6 +78,8 @@ async function registerCluster(input: CommandInput, req: RegisterHostRequest, na
   const k = req.kubernetes;
   if (!k) throw new ValidationError('A kubernetes host needs its kubernetes settings (caCertificate, token, namespace, storageClass).', [{ field: 'kubernetes', message: 'required for kind kubernetes' }]);
   if (req.tls) throw new ValidationError('tls is for a docker host; a kubernetes host takes kubernetes.caCertificate and kubernetes.token.', [{ field: 'tls', message: 'not with kind kubernetes' }]);
+  // A token that cannot be an HTTP header value would be echoed by the HTTP client's error: refused here, never shown.
+  if (!BEARER_TOKEN.test(k.token)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
   const url = req.url.trim().replace(/\/$/, '');
   const m = HTTPS_URL.exec(url);
   if (!m || (m[2] && (Number(m[2].slice(1)) < 1 || Number(m[2].slice(1)) > 65535))) throw new ValidationError('The URL of a kubernetes host is its API server, https://host:port.', [{ field: 'url', message: 'must be https://host:port' }]);

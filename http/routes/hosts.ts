@@ -61,7 +61,7 @@ const CreateBody = Type.Object({
   externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at (a cluster: the address of its NodePorts); default the URL\'s host' })),
   kubernetes: Type.Optional(Type.Object({
     caCertificate: Pem('PEM of the CA that signed the API server\'s certificate'),
-    token: Type.String({ minLength: 1, maxLength: 20000, description: 'a bearer token (a service account\'s); write-only, sealed under KEY_ENCRYPTION_KEY' }),
+    token: Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY' }),
     ...KubernetesSettings,
   }, { additionalProperties: false, description: 'kind kubernetes only' })),
   tls: Type.Optional(Type.Object({

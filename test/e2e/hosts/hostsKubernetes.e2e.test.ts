@@ -76,6 +76,15 @@ t('a cluster that cannot take nodes is a 400 naming the field, and nothing is re
     assert.match(r.json.message, reason, name);
     assert.not.ok(r.text.includes(c().token!) || r.text.includes(cluster!.tokenWithoutRole), `${name}: no token in the error`);
   }
+  for (const token of ['sëcret-token-not-a-header', 'secret\nX-Injected: 1']) {
+    const r = await api('POST', '/hosts', body({ token }, 'bad-token-chars'));
+    assert.is(r.status, 400, r.text);
+    assert.ok(r.json.details.some((d: any) => d.field.startsWith('kubernetes.token')), r.text);
+    assert.not.ok(r.text.includes('sëcret') || r.text.includes('X-Injected'), `the token is not echoed: ${r.text}`);
+  }
+  const foreignCa = await api('POST', '/hosts', body({ caCertificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' }, 'bad-ca'));
+  assert.is(foreignCa.status, 400, foreignCa.text);
+  assert.is(foreignCa.json.details[0].field, 'kubernetes.caCertificate', foreignCa.text);
   const unreachable = await api('POST', '/hosts', { ...body({}, 'bad-server'), url: 'https://127.0.0.1:1' });
   assert.is(unreachable.status, 400, unreachable.text);
   assert.is(unreachable.json.details[0].field, 'url');

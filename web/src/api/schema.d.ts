@@ -7875,7 +7875,7 @@ export interface operations {
                         namespace: string;
                         /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
                         storageClass: string;
-                        /** @description a bearer token (a service account's); write-only, sealed under KEY_ENCRYPTION_KEY */
+                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY */
                         token: string;
                         /** @description size of each node's claim; default 1Gi */
                         volumeSize?: string;
