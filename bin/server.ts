@@ -56,6 +56,7 @@ import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts';
 import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
+import { createHostProbe } from '../adapters/engines/kubernetesCluster.ts';
 import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
 import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { checkCommitterDatabase } from '../adapters/ledgerx/committerDatabase.ts';
@@ -345,7 +346,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     pool: db.pool, store, outbound, secrets, instanceId: instance.id, log: (m, e) => log.info(e ?? {}, m),
     failureThreshold: async () => (await currentSettings(db.pool)).general.webhookFailureThreshold,
   });
-  const hostProbe = createRemoteDockerProbe();
+  const hostProbe = createHostProbe(createRemoteDockerProbe());
   const hostDirectory = createNodeHostDirectory(db.pool, secrets);
   hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
   const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };

@@ -4,7 +4,7 @@
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
 import { nodeHostStream, nodeHosts } from '../domain/hosts/nodeHosts.ts';
-import type { NodeHostDirectory, NodeHostProbe } from '../domain/hosts/hostPorts.ts';
+import { observationOf, type NodeHostDirectory, type NodeHostProbe } from '../domain/hosts/hostPorts.ts';
 import type { Saga } from './saga.ts';
 import { sagaEventId } from './sagaRunner.ts';
 
@@ -25,7 +25,7 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
       const hostId = Number(timer.payload.hostId);
       const connection = await directory.connection(hostId);
       if (!connection) return;
-      const observation = await probe.probe(connection);
+      const observation = observationOf(await probe.probe(connection));
       if (!observation.reachable) ctx.log('node host check failed', { hostId, reason: observation.reason });
       let n = 0;
       await handleCommand(store, nodeHostStream(hostId), nodeHosts, { type: 'RecordNodeHostCheck', hostId, observation, at: ctx.now().toISOString() }, {

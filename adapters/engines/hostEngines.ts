@@ -6,7 +6,7 @@ import type { NodeHostDirectory } from '../../domain/hosts/hostPorts.ts';
 import { createDockerEngine, type DockerNodeEngine } from './dockerEngine.ts';
 import { remoteDocker } from './remoteDockerHost.ts';
 
-/** The engine of host `hostId`, or null when no such host is registered. */
+/** The engine of host `hostId`, or null when no such host is registered (or it is a kubernetes host: no nodes are placed there yet). */
 export type HostEngines = (hostId: number) => Promise<DockerNodeEngine | null>;
 
 export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string>; namePrefix: string }): HostEngines {
@@ -14,7 +14,7 @@ export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir:
   return (hostId) => {
     let engine = engines.get(hostId);
     if (!engine) {
-      engine = opts.directory.connection(hostId).then((c) => (c ? createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } }) : null));
+      engine = opts.directory.connection(hostId).then((c) => (c && c.kind !== 'kubernetes' ? createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } }) : null));
       // A host not (yet) registered is asked again next time.
       engine.then((e) => e ?? engines.delete(hostId), () => engines.delete(hostId));
       engines.set(hostId, engine);

@@ -3,6 +3,7 @@
 // SelfSubjectAccessReview per verb the kubernetes engine uses (kubernetesEngine.ts), naming what
 // is missing. Nothing here carries the credentials into a message.
 import * as k8s from '@kubernetes/client-node';
+import type { NodeHostCheck, NodeHostConnection, NodeHostProbe } from '../../domain/hosts/hostPorts.ts';
 import { kubeConfigOf, reasonOf, statusOf, withTimeout, type KubernetesClusterConnection } from './kubernetesEngine.ts';
 
 /** What the engine does in the nodes' namespace: the Role of docs/kubernetes.md grants exactly this. */
@@ -39,6 +40,13 @@ export async function probeKubernetesCluster(c: KubernetesClusterConnection): Pr
   try {
     out.version = (await t(kc.makeApiClient(k8s.VersionApi).getCode())).gitVersion ?? null;
   } catch (err) {
+    // A token the API server does not accept is refused (401) before even /version answers.
+    if (statusOf(err) === 401) {
+      out.reachable = true;
+      out.reason = `cluster ${c.name} does not accept the credentials (401)`;
+      out.problems.push({ field: 'credentials', message: out.reason });
+      return out;
+    }
     out.reason = `cluster ${c.name} does not answer: ${reasonOf(err, c.server)}`;
     out.problems.push({ field: 'server', message: out.reason });
     return out;
@@ -93,4 +101,36 @@ export async function probeKubernetesCluster(c: KubernetesClusterConnection): Pr
   }
   out.reason = out.problems.length ? out.problems.map((p) => p.message).join('; ') : null;
   return out;
+}
+
+/** A kubernetes host's connection (hostPorts.ts) as the engine's: the bearer token is the sealed secret. */
+export function clusterConnectionOf(c: NodeHostConnection): KubernetesClusterConnection {
+  const k = c.kubernetes!;
+  return {
+    name: c.name ?? 'cluster', server: c.url, caCertificate: c.caCertificate, token: c.clientKey, namespace: k.namespace, storageClass: k.storageClass, nodeAddress: c.externalIp ?? new URL(c.url).hostname,
+    ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
+  };
+}
+
+/**
+ * The node host probe for both kinds: a docker host goes to `docker`, a kubernetes host to the
+ * cluster check; the cluster is usable (reachable) only when the check found no problem.
+ */
+export function createHostProbe(docker: NodeHostProbe): NodeHostProbe {
+  return {
+    async probe(c): Promise<NodeHostCheck> {
+      if (c.kind !== 'kubernetes') return docker.probe(c);
+      let seen: KubernetesClusterObservation;
+      try {
+        seen = await probeKubernetesCluster(clusterConnectionOf(c));
+      } catch (err) {
+        const reason = `the cluster cannot be checked: ${reasonOf(err, c.url)}`;
+        return { reachable: false, engineVersion: null, runningNodes: null, reason, problems: [{ field: 'url', message: reason }] };
+      }
+      const fieldOf = (p: { field: string; message: string }) =>
+        p.field === 'server' ? (/TLS handshake|certificate/.test(p.message) ? 'kubernetes.caCertificate' : 'url') : `kubernetes.${p.field === 'credentials' ? 'token' : p.field}`;
+      const problems = seen.problems.map((p) => ({ field: fieldOf(p), message: p.message }));
+      return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems };
+    },
+  };
 }

@@ -39,6 +39,7 @@ export async function placementHost(input: CommandInput, hostId: number, engine:
   const { pool } = input.deps;
   const host = await getNodeHost(pool, hostId);
   if (!host) throw new ValidationError(`No node host ${hostId} is registered: pick one of the registered node hosts, or register it first.`, [{ field: 'config.hostId', message: `no host ${hostId}` }], 'UNKNOWN_HOST');
+  if (host.kind === 'kubernetes') throw new ValidationError(`Host ${host.name} is a Kubernetes cluster: placing nodes on a cluster is not wired yet (docs/kubernetes.md).`, [{ field: 'config.hostId', message: 'a kubernetes host takes no nodes yet' }], 'HOST_KIND_UNSUPPORTED');
   if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs under its Docker Engine: engine must be docker or left out.`, [{ field: 'config.engine', message: 'must be docker on a node host' }]);
   if (!host.reachable) throw new ConflictError(`Host ${host.name} is not reachable: ${host.lastError ?? 'its last check failed'}.`, { hostId }, 'HOST_UNREACHABLE');
   if (host.maxNodes !== null && (await nodesOnHost(pool, hostId)) >= host.maxNodes) throw new ConflictError(`Host ${host.name} is full: it takes ${host.maxNodes} node(s).`, { hostId }, 'HOST_FULL');

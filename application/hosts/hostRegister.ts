@@ -3,15 +3,20 @@
 // not answer, or answers a handshake the certificates do not pass, is a 400 naming the reason
 // and leaves nothing behind. The client key is sealed under KEY_ENCRYPTION_KEY before the event.
 import { runCommand, type CommandInput } from '../commands.ts';
-import { hostSecretContext, labelIssues, nodeHostStream, nodeHosts, type NodeHostCapacity } from '../../domain/hosts/nodeHosts.ts';
+import { hostSecretContext, labelIssues, type KubernetesHostSettings, type NodeHostKind, nodeHostStream, nodeHosts, type NodeHostCapacity } from '../../domain/hosts/nodeHosts.ts';
 import { ConflictError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { getNodeHost, nodeHostNamed, type NodeHostRow } from '../../projections/nodeHosts.ts';
-import type { NodeHostConnection, NodeHostProbe } from '../../domain/hosts/hostPorts.ts';
+import { observationOf, type NodeHostConnection, type NodeHostProbe } from '../../domain/hosts/hostPorts.ts';
 
 export interface RegisterHostRequest {
   name: string;
+  /** docker: tcp://host:port of the engine; kubernetes: https://host:port of the API server. */
   url: string;
-  tls: { caCertificate: string; clientCertificate: string; clientKey: string };
+  kind?: NodeHostKind;
+  /** docker hosts. */
+  tls?: { caCertificate: string; clientCertificate: string; clientKey: string };
+  /** kubernetes hosts: the API server's CA, a bearer token (sealed, never shown), where nodes go. */
+  kubernetes?: KubernetesHostSettings & { caCertificate: string; token: string };
   labels?: Record<string, string>;
   capacity?: { maxNodes?: number | null };
   /** The address other nodes reach this host's nodes at; default the URL's host. */
@@ -39,11 +44,14 @@ export async function registerHost(input: CommandInput, req: RegisterHostRequest
   if (!name) throw new ValidationError('A host needs a name.', [{ field: 'name', message: 'must not be blank' }]);
   const badLabels = labelIssues(req.labels ?? {});
   if (badLabels.length) throw new ValidationError('Invalid label keys.', badLabels);
+  if (req.kind === 'kubernetes') return registerCluster(input, req, name);
+  if (!req.tls) throw new ValidationError('A docker host needs tls (its client certificate and key).', [{ field: 'tls', message: 'required for a docker host' }]);
+  if (req.kubernetes) throw new ValidationError('kubernetes settings are for a host of kind kubernetes.', [{ field: 'kubernetes', message: 'only with kind kubernetes' }]);
   const m = TCP_URL.exec(req.url.trim());
   if (!m || Number(m[3]) < 1 || Number(m[3]) > 65535) throw new ValidationError('The host URL must be tcp://host:port (the Docker Engine\'s TLS port, usually 2376).', [{ field: 'url', message: 'must be tcp://host:port' }]);
   if ((await nodeHostNamed(deps.pool, name)) !== null) throw new ConflictError(`A host named ${name} exists already.`, { field: 'name' });
   const connection: NodeHostConnection = { url: req.url.trim(), caCertificate: req.tls.caCertificate, clientCertificate: req.tls.clientCertificate, clientKey: req.tls.clientKey };
-  const observation = await probe.probe(connection);
+  const observation = observationOf(await probe.probe(connection));
   if (!observation.reachable) throw new ValidationError(`The host does not work: ${observation.reason}`, [{ field: fieldOf(observation.reason ?? ''), message: observation.reason ?? 'unreachable' }], 'HOST_UNREACHABLE');
   const hostId = await deps.nextId('node_host');
   const sealedSecrets = await deps.secrets.seal(req.tls.clientKey, hostSecretContext(hostId));
@@ -51,6 +59,47 @@ export async function registerHost(input: CommandInput, req: RegisterHostRequest
   await runCommand(input, nodeHostStream(hostId), nodeHosts, {
     type: 'RegisterNodeHost', hostId, name, labels: req.labels ?? {}, capacity: capacityOf(req.capacity), sealedSecrets, observation, at: deps.clock().toISOString(),
     address: { url: connection.url, externalIp, caCertificate: connection.caCertificate, clientCertificate: connection.clientCertificate },
+  });
+  return (await getNodeHost(deps.pool, hostId))!;
+}
+
+const BEARER_TOKEN = /^[A-Za-z0-9._~+/=-]{1,20000}$/;
+const HTTPS_URL = /^https:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?\/?$/;
+
+/**
+ * A Kubernetes cluster as a node host: the cluster check (kubernetesCluster.ts: reachable,
+ * version, nodes Ready, the namespace, the storage class, an access review per verb the engine
+ * uses) runs before anything is recorded; any problem is a 400 HOST_UNREACHABLE with one detail
+ * per problem, naming its field. The token is sealed like a docker host's client key.
+ */
+async function registerCluster(input: CommandInput, req: RegisterHostRequest, name: string): Promise<NodeHostRow> {
+  const { deps } = input;
+  const probe = hostProbe(input);
+  const k = req.kubernetes;
+  if (!k) throw new ValidationError('A kubernetes host needs its kubernetes settings (caCertificate, token, namespace, storageClass).', [{ field: 'kubernetes', message: 'required for kind kubernetes' }]);
+  if (req.tls) throw new ValidationError('tls is for a docker host; a kubernetes host takes kubernetes.caCertificate and kubernetes.token.', [{ field: 'tls', message: 'not with kind kubernetes' }]);
+  // A token that cannot be an HTTP header value would be echoed by the HTTP client's error: refused here, never shown.
+  if (!BEARER_TOKEN.test(k.token)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
+  const url = req.url.trim().replace(/\/$/, '');
+  const m = HTTPS_URL.exec(url);
+  if (!m || (m[2] && (Number(m[2].slice(1)) < 1 || Number(m[2].slice(1)) > 65535))) throw new ValidationError('The URL of a kubernetes host is its API server, https://host:port.', [{ field: 'url', message: 'must be https://host:port' }]);
+  if (!/-----BEGIN CERTIFICATE-----/.test(k.caCertificate)) throw new ValidationError('kubernetes.caCertificate is not a PEM certificate.', [{ field: 'kubernetes.caCertificate', message: 'must be a PEM certificate' }], 'HOST_UNREACHABLE');
+  if ((await nodeHostNamed(deps.pool, name)) !== null) throw new ConflictError(`A host named ${name} exists already.`, { field: 'name' });
+  const settings: KubernetesHostSettings = {
+    namespace: k.namespace, storageClass: k.storageClass,
+    ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
+  };
+  const externalIp = (req.externalIp ?? m[1]).replace(/^\[|\]$/g, '');
+  const check = await probe.probe({ name, kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate: k.caCertificate, clientCertificate: '', clientKey: k.token });
+  if (!check.reachable) {
+    const problems = check.problems?.length ? check.problems : [{ field: 'url', message: check.reason ?? 'unreachable' }];
+    throw new ValidationError(`The cluster cannot take nodes: ${problems.map((p) => p.message).join('; ')}`, problems, 'HOST_UNREACHABLE');
+  }
+  const hostId = await deps.nextId('node_host');
+  const sealedSecrets = await deps.secrets.seal(k.token, hostSecretContext(hostId));
+  await runCommand(input, nodeHostStream(hostId), nodeHosts, {
+    type: 'RegisterNodeHost', hostId, name, labels: req.labels ?? {}, capacity: capacityOf(req.capacity), sealedSecrets, observation: observationOf(check), at: deps.clock().toISOString(),
+    address: { kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate: k.caCertificate, clientCertificate: '' },
   });
   return (await getNodeHost(deps.pool, hostId))!;
 }

@@ -1,18 +1,32 @@
 // What the hosts registry needs from the outside: a probe of a Docker Engine over mutual TLS.
 // The adapter is adapters/engines/remoteDockerHost.ts.
-import type { NodeHostObservation } from './nodeHosts.ts';
+import type { KubernetesHostSettings, NodeHostKind, NodeHostObservation } from './nodeHosts.ts';
 
-/** How to reach a host's engine; clientKey is the secret (opened from the sealed text only here). */
+/**
+ * How to reach a host's engine; clientKey is the secret (opened from the sealed text only here):
+ * the Docker client key, or a kubernetes host's bearer token (url: its API server).
+ */
 export interface NodeHostConnection {
   url: string;
   caCertificate: string;
   clientCertificate: string;
   clientKey: string;
+  name?: string;
+  kind?: NodeHostKind;
+  kubernetes?: KubernetesHostSettings;
+  /** kubernetes: the address of its NodePorts. */
+  externalIp?: string;
 }
 
+/** An observation, with the problems a kubernetes check names by field (namespace, storageClass, credentials, server); not recorded. */
+/** The observation recorded (without the problems list). */
+export const observationOf = (c: NodeHostCheck): NodeHostObservation => ({ reachable: c.reachable, engineVersion: c.engineVersion, runningNodes: c.runningNodes, reason: c.reason });
+
+export type NodeHostCheck = NodeHostObservation & { problems?: { field: string; message: string }[] };
+
 export interface NodeHostProbe {
-  /** Ping, version and the count of running lnm nodes; never throws: an unreachable host is an observation with its reason. */
-  probe(connection: NodeHostConnection): Promise<NodeHostObservation>;
+  /** Ping, version and the count of running lnm nodes (a cluster: its check of kubernetesCluster.ts); never throws: an unreachable host is an observation with its reason. */
+  probe(connection: NodeHostConnection): Promise<NodeHostCheck>;
 }
 
 /** The placement of a node: on the local engine (null) or a registered host. */

@@ -1,5 +1,5 @@
-// Node hosts: Docker Engines reached over TCP with mutual TLS where nodes can run besides the
-// service's local engine. One stream per host. The client key arrives here already sealed
+// Node hosts: Docker Engines reached over TCP with mutual TLS, or Kubernetes clusters (kind
+// kubernetes, a bearer token), where nodes can run besides the service's local engine. One stream per host. The client key arrives here already sealed
 // under KEY_ENCRYPTION_KEY (sealedSecrets), so no event holds it in clear; the CA and the client
 // certificate are public. Reachability is recorded when it changes (and the engine version or
 // the count of running nodes with it), not at every periodic check.
@@ -26,6 +26,20 @@ export interface NodeHostAddress {
   externalIp: string;
   caCertificate: string;
   clientCertificate: string;
+  /** Left out: docker. kubernetes: url is the API server, externalIp the address of its NodePorts, the sealed secret its bearer token, clientCertificate empty. */
+  kind?: NodeHostKind;
+  kubernetes?: KubernetesHostSettings;
+}
+
+export type NodeHostKind = 'docker' | 'kubernetes';
+
+/** Where a kubernetes host's nodes go and how their images are pulled (nothing secret). */
+export interface KubernetesHostSettings {
+  namespace: string;
+  storageClass: string;
+  volumeSize?: string;
+  imagePullPolicy?: 'Never' | 'IfNotPresent' | 'Always';
+  imagePullSecret?: string;
 }
 
 export interface NodeHostCapacity {

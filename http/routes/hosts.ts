@@ -16,14 +16,24 @@ const Pem = (what: string) => Type.String({ minLength: 1, maxLength: 20000, desc
 const Labels = Type.Record(Type.String(), Type.String({ maxLength: 200 }), { maxProperties: 50, description: 'free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-"' });
 const Capacity = Type.Object({ maxNodes: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 100000 }), Type.Null()], { description: 'most nodes placed on this host; null or left out: no limit' })) }, { additionalProperties: false });
 
+const KubernetesSettings = {
+  namespace: Type.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$', description: 'where the nodes\' objects go; it must exist' }),
+  storageClass: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'the storage class of each node\'s volume claim; it must exist (pre-created volumes of that class serve)' }),
+  volumeSize: Type.Optional(Type.String({ maxLength: 20, pattern: '^[0-9]+(Ki|Mi|Gi|Ti)?$', description: 'size of each node\'s claim; default 1Gi' })),
+  imagePullPolicy: Type.Optional(Type.Union([Type.Literal('Never'), Type.Literal('IfNotPresent'), Type.Literal('Always')], { description: 'default Never: images are loaded into the cluster\'s nodes' })),
+  imagePullSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'the name of a docker-registry Secret in the namespace' })),
+};
+
 export const HostSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  url: Type.String({ description: 'tcp://host:port of the Docker Engine (TLS)' }),
+  kind: Type.Union([Type.Literal('docker'), Type.Literal('kubernetes')], { description: 'docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md)' }),
+  kubernetes: Type.Union([Type.Object({ ...KubernetesSettings, hasToken: Type.Boolean() }), Type.Null()], { description: 'a kubernetes host\'s settings (never its token); null for a docker host' }),
+  url: Type.String({ description: 'tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster\'s API server' }),
   externalIp: Type.String({ description: 'the address nodes on this host are reached at (their externalIp)' }),
   labels: Type.Record(Type.String(), Type.String()),
   capacity: Type.Object({ maxNodes: Type.Union([Type.Integer(), Type.Null()]) }),
-  tls: Type.Object({ caCertificate: Type.String(), clientCertificate: Type.String(), hasClientKey: Type.Boolean() }),
+  tls: Type.Object({ caCertificate: Type.String({ description: 'the CA of the engine or of the API server' }), clientCertificate: Type.String({ description: 'empty for a kubernetes host' }), hasClientKey: Type.Boolean() }),
   status: Type.Object({
     reachable: Type.Boolean(),
     engineVersion: Type.Union([Type.String(), Type.Null()]),
@@ -37,8 +47,8 @@ export const HostSchema = Type.Object({
 
 export function hostView(h: NodeHostRow) {
   return {
-    id: h.id, name: h.name, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
-    tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: true },
+    id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: true } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
+    tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: h.kind !== 'kubernetes' },
     status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt },
     createdAt: h.createdAt, updatedAt: h.updatedAt,
   };
@@ -46,13 +56,19 @@ export function hostView(h: NodeHostRow) {
 
 const CreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 100 }),
-  url: Type.String({ minLength: 1, maxLength: 300, description: 'tcp://host:port of a Docker Engine started with --tlsverify' }),
-  externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at; default the URL\'s host' })),
-  tls: Type.Object({
+  kind: Type.Optional(Type.Union([Type.Literal('docker'), Type.Literal('kubernetes')], { description: 'default docker' })),
+  url: Type.String({ minLength: 1, maxLength: 300, description: 'docker: tcp://host:port of a Docker Engine started with --tlsverify; kubernetes: https://host:port of the API server' }),
+  externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at (a cluster: the address of its NodePorts); default the URL\'s host' })),
+  kubernetes: Type.Optional(Type.Object({
+    caCertificate: Pem('PEM of the CA that signed the API server\'s certificate'),
+    token: Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY' }),
+    ...KubernetesSettings,
+  }, { additionalProperties: false, description: 'kind kubernetes only' })),
+  tls: Type.Optional(Type.Object({
     caCertificate: Pem('PEM of the CA that signed the engine\'s server certificate'),
     clientCertificate: Pem('PEM of the client certificate the engine trusts'),
     clientKey: Pem('PEM of the client certificate\'s private key; write-only, sealed under KEY_ENCRYPTION_KEY'),
-  }, { additionalProperties: false }),
+  }, { additionalProperties: false, description: 'kind docker only (required there)' })),
   labels: Type.Optional(Labels),
   capacity: Type.Optional(Capacity),
 }, { additionalProperties: false });
@@ -64,11 +80,12 @@ const UpdateBody = Type.Object({
 }, { additionalProperties: false });
 
 const createNotes = 'The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. ' +
+  'A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions). Nodes cannot be placed on a kubernetes host yet. ' +
   'The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.';
 
 export const hostRoutes = [
   defineRoute({
-    method: 'get', path: '/hosts', summary: 'List node hosts (remote Docker Engines; never their client keys)', tags, permission: 'HOST_READ',
+    method: 'get', path: '/hosts', summary: 'List node hosts (remote Docker Engines and Kubernetes clusters; never their client keys or tokens)', tags, permission: 'HOST_READ',
     query: Type.Object({ ...PageQuery, label: Type.Optional(Type.String({ maxLength: 300, pattern: '^[^=]+=[^=]*$', description: 'key=value: only hosts carrying that label' })) }, { additionalProperties: false }),
     responses: { 200: { description: 'hosts, oldest first', schema: Page(HostSchema) } },
     async handler({ deps, query }) {
@@ -79,7 +96,7 @@ export const hostRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/hosts', summary: 'Register a node host (a Docker Engine over TCP with mutual TLS)', description: createNotes, tags, permission: 'HOST_MANAGE', body: CreateBody,
+    method: 'post', path: '/hosts', summary: 'Register a node host (a Docker Engine over TCP with mutual TLS, or a Kubernetes cluster)', description: createNotes, tags, permission: 'HOST_MANAGE', body: CreateBody,
     responses: { 201: { description: 'registered and reachable', schema: HostSchema }, 400: { description: 'invalid, or the engine cannot be used (HOST_UNREACHABLE with the reason)' }, 409: { description: 'name taken' }, 503: { description: 'hosts are not wired on this server' } },
     async handler(input) {
       const row = await registerHost(input, input.body);

@@ -666,14 +666,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List node hosts (remote Docker Engines; never their client keys)
+         * List node hosts (remote Docker Engines and Kubernetes clusters; never their client keys or tokens)
          * @description Permission: `HOST_READ`.
          */
         get: operations["getHosts"];
         put?: never;
         /**
-         * Register a node host (a Docker Engine over TCP with mutual TLS)
-         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
+         * Register a node host (a Docker Engine over TCP with mutual TLS, or a Kubernetes cluster)
+         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions). Nodes cannot be placed on a kubernetes host yet. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
          *
          *     Permission: `HOST_MANAGE`.
          */
@@ -7757,6 +7757,22 @@ export interface operations {
                             /** @description the address nodes on this host are reached at (their externalIp) */
                             externalIp: string;
                             id: number;
+                            /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
+                            kind: "docker" | "kubernetes";
+                            /** @description a kubernetes host's settings (never its token); null for a docker host */
+                            kubernetes: {
+                                hasToken: boolean;
+                                /** @description default Never: images are loaded into the cluster's nodes */
+                                imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
+                                /** @description the name of a docker-registry Secret in the namespace */
+                                imagePullSecret?: string;
+                                /** @description where the nodes' objects go; it must exist */
+                                namespace: string;
+                                /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
+                                storageClass: string;
+                                /** @description size of each node's claim; default 1Gi */
+                                volumeSize?: string;
+                            } | null;
                             labels: {
                                 [key: string]: string;
                             };
@@ -7774,13 +7790,15 @@ export interface operations {
                                 runningNodes: number | null;
                             };
                             tls: {
+                                /** @description the CA of the engine or of the API server */
                                 caCertificate: string;
+                                /** @description empty for a kubernetes host */
                                 clientCertificate: string;
                                 hasClientKey: boolean;
                             };
                             /** Format: date-time */
                             updatedAt: string;
-                            /** @description tcp://host:port of the Docker Engine (TLS) */
+                            /** @description tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster's API server */
                             url: string;
                         }[];
                         limit: number;
@@ -7841,14 +7859,34 @@ export interface operations {
                         /** @description most nodes placed on this host; null or left out: no limit */
                         maxNodes?: number | null;
                     };
-                    /** @description the address other nodes and this service reach the host's nodes at; default the URL's host */
+                    /** @description the address other nodes and this service reach the host's nodes at (a cluster: the address of its NodePorts); default the URL's host */
                     externalIp?: string;
+                    /** @description default docker */
+                    kind?: "docker" | "kubernetes";
+                    /** @description kind kubernetes only */
+                    kubernetes?: {
+                        /** @description PEM of the CA that signed the API server's certificate */
+                        caCertificate: string;
+                        /** @description default Never: images are loaded into the cluster's nodes */
+                        imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
+                        /** @description the name of a docker-registry Secret in the namespace */
+                        imagePullSecret?: string;
+                        /** @description where the nodes' objects go; it must exist */
+                        namespace: string;
+                        /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
+                        storageClass: string;
+                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY */
+                        token: string;
+                        /** @description size of each node's claim; default 1Gi */
+                        volumeSize?: string;
+                    };
                     /** @description free labels (zone, rack, ...); keys are 1-63 letters, digits, ".", "_", "/" or "-" */
                     labels?: {
                         [key: string]: string;
                     };
                     name: string;
-                    tls: {
+                    /** @description kind docker only (required there) */
+                    tls?: {
                         /** @description PEM of the CA that signed the engine's server certificate */
                         caCertificate: string;
                         /** @description PEM of the client certificate the engine trusts */
@@ -7856,7 +7894,7 @@ export interface operations {
                         /** @description PEM of the client certificate's private key; write-only, sealed under KEY_ENCRYPTION_KEY */
                         clientKey: string;
                     };
-                    /** @description tcp://host:port of a Docker Engine started with --tlsverify */
+                    /** @description docker: tcp://host:port of a Docker Engine started with --tlsverify; kubernetes: https://host:port of the API server */
                     url: string;
                 };
             };
@@ -7877,6 +7915,22 @@ export interface operations {
                         /** @description the address nodes on this host are reached at (their externalIp) */
                         externalIp: string;
                         id: number;
+                        /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
+                        kind: "docker" | "kubernetes";
+                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        kubernetes: {
+                            hasToken: boolean;
+                            /** @description default Never: images are loaded into the cluster's nodes */
+                            imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
+                            /** @description the name of a docker-registry Secret in the namespace */
+                            imagePullSecret?: string;
+                            /** @description where the nodes' objects go; it must exist */
+                            namespace: string;
+                            /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
+                            storageClass: string;
+                            /** @description size of each node's claim; default 1Gi */
+                            volumeSize?: string;
+                        } | null;
                         labels: {
                             [key: string]: string;
                         };
@@ -7894,13 +7948,15 @@ export interface operations {
                             runningNodes: number | null;
                         };
                         tls: {
+                            /** @description the CA of the engine or of the API server */
                             caCertificate: string;
+                            /** @description empty for a kubernetes host */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        /** @description tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster's API server */
                         url: string;
                     };
                 };
@@ -7982,6 +8038,22 @@ export interface operations {
                         /** @description the address nodes on this host are reached at (their externalIp) */
                         externalIp: string;
                         id: number;
+                        /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
+                        kind: "docker" | "kubernetes";
+                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        kubernetes: {
+                            hasToken: boolean;
+                            /** @description default Never: images are loaded into the cluster's nodes */
+                            imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
+                            /** @description the name of a docker-registry Secret in the namespace */
+                            imagePullSecret?: string;
+                            /** @description where the nodes' objects go; it must exist */
+                            namespace: string;
+                            /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
+                            storageClass: string;
+                            /** @description size of each node's claim; default 1Gi */
+                            volumeSize?: string;
+                        } | null;
                         labels: {
                             [key: string]: string;
                         };
@@ -7999,13 +8071,15 @@ export interface operations {
                             runningNodes: number | null;
                         };
                         tls: {
+                            /** @description the CA of the engine or of the API server */
                             caCertificate: string;
+                            /** @description empty for a kubernetes host */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        /** @description tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster's API server */
                         url: string;
                     };
                 };
@@ -8096,6 +8170,22 @@ export interface operations {
                         /** @description the address nodes on this host are reached at (their externalIp) */
                         externalIp: string;
                         id: number;
+                        /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
+                        kind: "docker" | "kubernetes";
+                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        kubernetes: {
+                            hasToken: boolean;
+                            /** @description default Never: images are loaded into the cluster's nodes */
+                            imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
+                            /** @description the name of a docker-registry Secret in the namespace */
+                            imagePullSecret?: string;
+                            /** @description where the nodes' objects go; it must exist */
+                            namespace: string;
+                            /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
+                            storageClass: string;
+                            /** @description size of each node's claim; default 1Gi */
+                            volumeSize?: string;
+                        } | null;
                         labels: {
                             [key: string]: string;
                         };
@@ -8113,13 +8203,15 @@ export interface operations {
                             runningNodes: number | null;
                         };
                         tls: {
+                            /** @description the CA of the engine or of the API server */
                             caCertificate: string;
+                            /** @description empty for a kubernetes host */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
                         /** Format: date-time */
                         updatedAt: string;
-                        /** @description tcp://host:port of the Docker Engine (TLS) */
+                        /** @description tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster's API server */
                         url: string;
                     };
                 };
