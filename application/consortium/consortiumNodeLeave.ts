@@ -102,13 +102,13 @@ export async function leavePeerFromChannel(input: CommandInput, networkId: numbe
   } else {
     steps.push(`not an anchor peer of ${member.mspId}: no config change needed`);
   }
-  await consortium.runtime.stop(target);
-  steps.push('peer stopped (peer node unjoin needs it stopped)');
   try {
+    await consortium.runtime.stop(target);
+    steps.push('peer stopped (peer node unjoin needs it stopped)');
     await consortium.runtime.unjoinPeer(target, network.channelName);
     steps.push(`peer node unjoin -c ${network.channelName}: the channel's ledger removed from the peer`);
   } finally {
-    // Started again whether or not the unjoin worked: the leave never leaves the peer down.
+    // Started again whether or not the stop and unjoin worked: the leave never leaves the peer down.
     await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, restart: true, at: deps.clock().toISOString() });
   }
   steps.push('peer started again (restart requested through the node lifecycle)');
