@@ -10,13 +10,15 @@
 // the image itself. Every refusal is a NodeStartFailedError saying what to do; a node that
 // exits at once fails with its own last log line (the engines capture it), never "running".
 // live(): GET /healthz on the operations port; {"status":"OK"} or an error with Fabric's reason.
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { maskSecrets, NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
 import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { localEngines, placedEngine, placedNodeCalls } from '../engines/localEngines.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
@@ -27,7 +29,8 @@ import { imageFabricConfig } from './fabricImageConfig.ts';
 import { describeReleases, FABRIC_RELEASES_VARIABLE, fabricReleases, releaseEnv } from './fabricReleases.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
-import { assertNodeConfig, fabricDisplayName, peerLaunchSpec } from './peerLaunch.ts';
+import { assertNodeConfig, fabricDisplayName, FABRIC_DATA_DIR, peerLaunchSpec } from './peerLaunch.ts';
+import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import type { ExternalBuilder } from './externalBuilder.ts';
 import { ordererLaunchSpec } from './ordererLaunch.ts';
 
@@ -40,6 +43,8 @@ export interface ConsortiumNodeRuntimeOptions {
   /** The engine of a registered node host (config.hostId; docs/hosts.md); without it nodes on hosts cannot run. */
   hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
 }
+
+const execFileAsync = promisify(execFile);
 
 const softwareOf = (role: ConsortiumNodeRole) => (role === 'peer' ? 'fabric-peer' : 'fabric-orderer');
 
@@ -188,6 +193,30 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
     ...placedNodeCalls(engineFor, keyOf),
+    async unjoinPeer(t, channelName) {
+      const displayName = fabricDisplayName(t);
+      if (t.node.role !== 'peer') throw new ConflictError(`${displayName} is not a peer: only a peer unjoins a channel.`);
+      if (t.node.engine !== 'process' || t.node.config.hostId) {
+        throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: \`peer node unjoin\` needs the peer stopped, and a stopped container runs no command (docker exec needs it running), so it cannot leave channel ${channelName} here.`);
+      }
+      const release = await envOfRelease(t.node.config.fabricVersion);
+      if (!release.ok) throw new ConflictError(`Cannot unjoin ${displayName}: ${release.reason}.`);
+      const binary = await findFabricBinary('peer', release.env);
+      if (!binary.ok) throw new ConflictError(`Cannot unjoin ${displayName}: ${binary.reason}.`);
+      const status = await (await engineFor(t)).status(keyOf(t));
+      if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node unjoin\` needs it stopped.`);
+      const nodeDir = nodeDirectory(dataDir, keyOf(t));
+      try {
+        await execFileAsync(binary.path, ['node', 'unjoin', '-c', channelName], {
+          timeout: 60_000,
+          env: { PATH: env.PATH ?? '/usr/bin:/bin', FABRIC_CFG_PATH: nodeDir, CORE_PEER_FILESYSTEMPATH: path.join(nodeDir, FABRIC_DATA_DIR), FABRIC_LOGGING_SPEC: 'WARNING' },
+        });
+      } catch (err) {
+        const e = err as Error & { stderr?: string };
+        const last = maskSecrets(String(e.stderr ?? e.message).trim().split('\n').filter(Boolean).pop() ?? e.message);
+        throw new ConflictError(`\`peer node unjoin -c ${channelName}\` of ${displayName} failed: ${last}`);
+      }
+    },
     async live(t, timeoutMs = 2000) {
       const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/healthz`;
       // A kept-alive connection per node: the health monitor asks at every interval.

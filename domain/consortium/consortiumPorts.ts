@@ -50,6 +50,12 @@ export interface ConsortiumNodeRuntime {
   /** Writes MSP, TLS and config into the node directory, then starts; throws NodeStartFailedError naming the reason. */
   start(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(target: ConsortiumNodeTarget): Promise<void>;
+  /**
+   * `peer node unjoin -c <channel>` on a stopped peer with its own config (FABRIC_CFG_PATH = its node
+   * directory, CORE_PEER_FILESYSTEMPATH = its ledger dir): the peer drops the channel's ledger.
+   * A docker engine peer cannot: its container is stopped, so nothing can be run inside it (ConflictError).
+   */
+  unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
   remove(target: ConsortiumNodeTarget): Promise<void>;
   status(target: ConsortiumNodeTarget): Promise<NodeStatus>;
   /** GET /healthz on the operations port; throws with the reason when it is not OK. */

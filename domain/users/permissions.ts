@@ -320,6 +320,7 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${cnId}/channels/{channelName}/organizations/{mspId}`, { DELETE: 'NETWORK_UPDATE' }],
   // A node leaving the channel (issue 37): an orderer through its channel participation API, its consenter entry removed first.
   [`${cnId}/orderers/{ordererId}/leave`, { POST: 'NETWORK_UPDATE' }],
+  [`${cnId}/peers/{peerId}/leave`, { POST: 'NETWORK_UPDATE' }],
   ['/api-keys', { GET: 'API_KEY_READ', POST: 'API_KEY_CREATE' }],
   ['/api-keys/{id}', { GET: 'API_KEY_READ', DELETE: 'API_KEY_REVOKE' }],
   // The audit chain's signed checkpoints (issue 36): read and signed by whoever verifies the chain.

@@ -16,7 +16,7 @@ import { checkConsortiumQuickstart } from '../../../application/consortium/conso
 import { addConsortiumNetworkNode } from '../../../application/consortium/consortiumNetworkNodeAdd.ts';
 import { joinOrdererToChannel, type ChannelJoined } from '../../../application/consortium/consortiumOrdererJoin.ts';
 import { joinPeerToChannel } from '../../../application/consortium/consortiumPeerJoin.ts';
-import { leaveOrdererFromChannel } from '../../../application/consortium/consortiumNodeLeave.ts';
+import { leaveOrdererFromChannel, leavePeerFromChannel } from '../../../application/consortium/consortiumNodeLeave.ts';
 import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
 import { consortiumNetworkView, ConsortiumNetworkView } from '../../consortium/consortiumNetworkView.ts';
 
@@ -194,6 +194,20 @@ export const consortiumNetworkRoutes = [
       const r = await leaveOrdererFromChannel(input, input.params.id, input.params.ordererId);
       const c = r.consenterRemoved;
       return { body: { network_id: r.network.id, node_id: r.node.id, channel_name: r.network.channelName, steps: r.steps, consenter_removed: c ? { sequence: c.sequence, block_number: c.blockNumber, diff: c.diff } : null } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/peers/:peerId/leave', summary: 'A peer leaves the channel: removed from its organization\'s anchor peers first when it is one, then stopped, `peer node unjoin -c <channel>` run with its own config, and started again (the peer restarts)', tags, permission: 'NETWORK_UPDATE',
+    params: JoinParams('peerId'),
+    responses: {
+      200: { description: 'left; the steps taken, in order (the peer was stopped and restarted)', schema: Type.Object({ network_id: Type.Integer(), node_id: Type.Integer(), channel_name: Type.String(), steps: Type.Array(Type.String()), restarted: Type.Boolean(), anchor_peers_updated: Type.Union([Type.Object({ sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), diff: Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() })) }), Type.Null()]) }) },
+      400: { description: 'not a peer' }, 404: { description: 'no such network or peer' },
+      409: { description: 'the peer has not joined the channel, is not running, runs on the docker engine (a stopped container runs no command), or the unjoin failed (the peer is started again)' },
+    },
+    async handler(input) {
+      const r = await leavePeerFromChannel(input, input.params.id, input.params.peerId);
+      const a = r.anchorPeersUpdated;
+      return { body: { network_id: r.network.id, node_id: r.node.id, channel_name: r.network.channelName, steps: r.steps, restarted: r.restarted, anchor_peers_updated: a ? { sequence: a.sequence, block_number: a.blockNumber, diff: a.diff } : null } };
     },
   }),
   defineRoute({

@@ -1844,6 +1844,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/peers/{peerId}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A peer leaves the channel: removed from its organization's anchor peers first when it is one, then stopped, `peer node unjoin -c <channel>` run with its own config, and started again (the peer restarts)
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdPeersPeerIdLeave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/transactions/{txId}": {
         parameters: {
             query?: never;
@@ -14243,6 +14263,92 @@ export interface operations {
                 content?: never;
             };
             /** @description the peer is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdPeersPeerIdLeave: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                peerId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description left; the steps taken, in order (the peer was stopped and restarted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        anchor_peers_updated: {
+                            block_number: number | null;
+                            diff: {
+                                after: unknown;
+                                before: unknown;
+                                path: string;
+                            }[];
+                            sequence: number;
+                        } | null;
+                        channel_name: string;
+                        network_id: number;
+                        node_id: number;
+                        restarted: boolean;
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description not a peer */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or peer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the peer has not joined the channel, is not running, runs on the docker engine (a stopped container runs no command), or the unjoin failed (the peer is started again) */
             409: {
                 headers: {
                     [name: string]: unknown;

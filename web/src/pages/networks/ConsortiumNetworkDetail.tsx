@@ -108,13 +108,19 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
     onSettled: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
   });
   // An orderer leaving: removed from the consenters first when it is one (the API checks the consenter rules), then the channel removed from it.
+  // A peer leaving: removed from its organization's anchor peers first when it is one, then stopped, unjoined and started again.
   const [leaving, setLeaving] = useState<number | null>(null);
   const leave = useMutation({
-    mutationFn: (ordererId: number) => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/leave', { params: { path: { id, ordererId } } })),
+    mutationFn: ({ nodeId, orderer }: { nodeId: number; orderer: boolean }): Promise<{ channel_name: string; steps: string[] }> =>
+      orderer
+        ? unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/leave', { params: { path: { id, ordererId: nodeId } } }))
+        : unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/leave', { params: { path: { id, peerId: nodeId } } })),
     onSettled: () => {
       setLeaving(null);
       void qc.invalidateQueries({ queryKey: ['nodes'] });
       void qc.invalidateQueries({ queryKey: ['consenters', id] });
+      void qc.invalidateQueries({ queryKey: ['channel-config', id] });
+      void qc.invalidateQueries({ queryKey: ['network-map', id] });
     },
   });
   return (
@@ -170,11 +176,14 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
                         {membership?.joined ? (
                           <>
                             Joined <When at={membership.joined_at} />
-                            {orderer && can('NETWORK_UPDATE') ? (
+                            {can('NETWORK_UPDATE') ? (
                               leaving === node.id ? (
                                 <span role="group" aria-label={`Confirm ${node.name} leaving the channel`}>
-                                  {' '}It is removed from the channel's consenters first if it is one (the consenters panel's dry run shows that diff), then the orderer drops the channel and its ledger.{' '}
-                                  <button type="button" disabled={leave.isPending} onClick={() => leave.mutate(node.id)}>Leave</button> <button type="button" onClick={() => setLeaving(null)}>Cancel</button>
+                                  {' '}
+                                  {orderer
+                                    ? "It is removed from the channel's consenters first if it is one (the consenters panel's dry run shows that diff), then the orderer drops the channel and its ledger."
+                                    : "It is removed from its organization's anchor peers first if it is one; then the peer is stopped (Fabric's peer node unjoin needs it stopped), drops the channel and its ledger, and is restarted."}{' '}
+                                  <button type="button" disabled={leave.isPending} onClick={() => leave.mutate({ nodeId: node.id, orderer })}>Leave</button> <button type="button" onClick={() => setLeaving(null)}>Cancel</button>
                                 </span>
                               ) : (
                                 <>
