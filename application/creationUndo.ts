@@ -6,7 +6,7 @@
 // what is already gone counts as removed; what cannot be removed is left, with why, and a second
 // undo tries it again. The removal is recorded on the create (CreationUndone, audited).
 import { runCommand, type CommandInput } from './commands.ts';
-import { AppError, ConflictError } from '../domain/shared/errors.ts';
+import { AppError, ConflictError, NotFoundError } from '../domain/shared/errors.ts';
 import { creations, type LeftResource, type MadeResource } from '../domain/creations/creation.ts';
 import { nodeAggregate, nodeStream } from '../domain/nodes/node.ts';
 import { maskSecrets } from '../domain/nodes/nodeEngine.ts';
@@ -19,6 +19,8 @@ import { deleteOrganization } from './keys/organizationDelete.ts';
 import { assertMayDeleteKeys } from './keys/ownerKeysDelete.ts';
 import { deleteConsortiumNetwork } from './consortium/consortiumNetworkDelete.ts';
 import { getConsortiumNetwork } from '../projections/consortium/consortiumNetworks.ts';
+import { getLedgerXNetwork } from '../projections/ledgerx/ledgerxNetworks.ts';
+import { deleteLedgerXNetwork } from './ledgerx/ledgerxNetworkDelete.ts';
 
 const ORDER: Array<MadeResource['resource']> = ['node', 'network', 'organization', 'key'];
 
@@ -26,11 +28,24 @@ async function removeOne(input: CommandInput, r: MadeResource): Promise<void> {
   const { deps } = input;
   const at = deps.clock().toISOString();
   switch (r.resource) {
-    case 'node':
-      if (await getNode(deps.pool, r.id)) await runCommand(input, nodeStream(r.id), nodeAggregate, { type: 'DeleteNode', nodeId: r.id, at });
+    case 'node': {
+      const node = await getNode(deps.pool, r.id);
+      if (node) await runCommand(input, nodeStream(r.id), nodeAggregate, { type: 'DeleteNode', nodeId: r.id, at });
+      // A ledgerX orderer group or committer: its role nodes go now too (the saga's own deletes of
+      // them then find them gone), so that its organization is no longer in use when its turn comes.
+      const roleNodeIds = (node?.config as { roleNodeIds?: Record<string, number> } | undefined)?.roleNodeIds ?? {};
+      for (const id of Object.values(roleNodeIds)) {
+        if (!(await getNode(deps.pool, id))) continue;
+        // The saga may delete it between the read and this: gone is what was asked.
+        await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at }).catch((err) => {
+          if (!(err instanceof NotFoundError)) throw err;
+        });
+      }
       return;
+    }
     case 'network':
       if (await getConsortiumNetwork(deps.pool, r.id)) await deleteConsortiumNetwork(input, r.id);
+      else if (await getLedgerXNetwork(deps.pool, { id: r.id })) await deleteLedgerXNetwork(input, r.id);
       return;
     case 'organization':
       if (await getOrganization(deps.pool, r.id)) await deleteOrganization(input, r.id, { deleteKeys: true });

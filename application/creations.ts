@@ -43,6 +43,8 @@ const resultOf: Record<CreationKind, (deps: AppDeps, name: string) => Promise<nu
   'consortium-node': (deps, name) => nodeIdByName(deps.pool, name),
   // Its client ends it; cut off, what it made stays listed for POST /creations/{id}/undo.
   'consortium-quickstart': async () => null,
+  // Its run ends it; cut off by a stop of the service, what it made stays listed the same way.
+  'ledgerx-quickstart': async () => null,
 };
 
 /** What an interrupted create of a kind holds besides what it made: an organization's claim on its mspId. */
@@ -142,7 +144,7 @@ export async function startClientCreation(input: CommandInput, kind: CreationKin
 /** The create a client drives, open: a 400 naming the field when there is none of that id, a 409 when it ended. */
 async function openClientCreation(input: CommandInput, creationId: number, field = 'creationId'): Promise<CreationRow> {
   const row = await getCreation(input.deps.pool, creationId);
-  if (!row || !CLIENT_DRIVEN_KINDS.includes(row.kind)) throw new ValidationError(`There is no client-driven create ${creationId} (a consortium quick start's).`, [{ field, message: `no such create` }]);
+  if (!row || !CLIENT_DRIVEN_KINDS.includes(row.kind)) throw new ValidationError(`There is no client-driven create ${creationId} (a consortium or ledgerX quick start's).`, [{ field, message: `no such create` }]);
   if (row.status !== 'IN_PROGRESS') throw new ConflictError(`Create ${creationId} (${row.kind} ${row.name}) has ended (${row.status}); start another create.`, { creationId }, 'CREATION_NOT_OPEN');
   return row;
 }
@@ -163,8 +165,10 @@ export async function assertCreationOpen(input: CommandInput, creationId: number
 }
 
 /** The client ends its create: completed with what it made last, or failed at a step (what it made is kept, listed for the undo). */
-export async function endClientCreation(input: CommandInput, creationId: number, end: { outcome: 'COMPLETED'; resourceId: number } | { outcome: 'FAILED'; step: string; message: string }): Promise<void> {
+export async function endClientCreation(input: CommandInput, creationId: number, end: { outcome: 'COMPLETED'; resourceId: number } | { outcome: 'FAILED'; step: string; message: string }, kind: CreationKind = 'consortium-quickstart'): Promise<void> {
   const row = await openClientCreation(input, creationId, 'id');
+  // A ledgerX quick start is ended by its own run, never by a client's POST /creations/{id}/end.
+  if (row.kind !== kind) throw new ValidationError(`Create ${creationId} is a ${row.kind}: it is ended by the service, not by this call.`, [{ field: 'id', message: `not a ${kind}` }]);
   const stream = streamOf(row.kind, row.name);
   const at = input.deps.clock().toISOString();
   if (end.outcome === 'COMPLETED') await runCommand(input, stream, creations, { type: 'CompleteCreation', creationId, resourceId: end.resourceId, at });

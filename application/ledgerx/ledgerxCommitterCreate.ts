@@ -6,6 +6,7 @@
 // organization's admin key. Nothing starts here: the join gives the sidecar the channel's block.
 // A failure part way deletes what was made (records, database, user).
 import { runCommand, type CommandInput } from '../commands.ts';
+import { recordMadeFor } from '../creations.ts';
 import { createHash } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
@@ -22,6 +23,8 @@ import { ledgerXOf } from './ledgerxContext.ts';
 export interface LedgerXCommitterRequest {
   name: string;
   organizationId: number | undefined;
+  /** The ledgerX quick start's create: the committer is listed on it before it is made (application/creations.ts). */
+  creationId?: number;
   config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string; engine?: string };
 }
 
@@ -64,6 +67,7 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXCommitterRole, number>;
   for (const r of LEDGERX_COMMITTER_ROLES) roleNodeIds[r] = await deps.nextId('node');
+  await recordMadeFor(input, req.creationId, 'node', groupId);
   const database: LedgerXCommitterDatabase = given
     ? { host: given.host, port: given.port, name: given.name, user: given.user, external: true, sealedPassword: await deps.secrets.seal(given.password, ledgerXDatabasePasswordContext(groupId)) }
     : await (async () => { const n = await dbName(input, groupId); return { host: ledgerx.database.host, port: ledgerx.database.port, name: n, user: n }; })();

@@ -5,6 +5,7 @@
 // the block and starts them in Fabric-X's order (consenter, batcher, assembler, router), each
 // awaited up to the join timeout (LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s).
 import { runCommand, type CommandInput } from '../commands.ts';
+import { recordMadeFor } from '../creations.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
@@ -28,6 +29,8 @@ export interface LedgerXNetworkRequest {
   /** SmartBFT and batching settings of the Arma shared config; fabric-x-orderer's defaults for what is left out. */
   smartBft?: LedgerXConsensusInput['smartBft'];
   batching?: LedgerXConsensusInput['batching'];
+  /** The ledgerX quick start's create: the network is listed on it before it is made (application/creations.ts). */
+  creationId?: number;
 }
 
 async function groupRecord(input: CommandInput, nodeId: number, field: string): Promise<LedgerXOrdererGroupCreatedData> {
@@ -84,6 +87,7 @@ export async function createLedgerXNetwork(input: CommandInput, req: LedgerXNetw
     throw new AppError(422, 'GENESIS_FAILED', `The genesis block of ${req.name} could not be built: ${(err as Error).message}`);
   }
   const networkId = await deps.nextId('network');
+  await recordMadeFor(input, req.creationId, 'network', networkId);
   await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, {
     type: 'CreateLedgerXNetwork', networkId, name: req.name, channelName, description: req.description ?? null, parties, genesisBlock: Buffer.from(block).toString('base64'), settings, at: deps.clock().toISOString(),
   });

@@ -7,6 +7,7 @@
 // needs its network's genesis block, which the join gives. A failure part way deletes what was
 // made (node records, keys).
 import { runCommand, type CommandInput } from '../commands.ts';
+import { recordMadeFor } from '../creations.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
@@ -25,6 +26,8 @@ import { ledgerXOf } from './ledgerxContext.ts';
 export interface LedgerXOrdererGroupRequest {
   name: string;
   organizationId: number | undefined;
+  /** The ledgerX quick start's create: the group is listed on it before it is made (application/creations.ts). */
+  creationId?: number;
   config: {
     externalIp?: string;
     grpcPort?: number;
@@ -140,6 +143,7 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXOrdererRole, number>;
   for (const r of LEDGERX_ORDERER_ROLES) roleNodeIds[r] = await deps.nextId('node');
+  await recordMadeFor(input, req.creationId, 'node', groupId);
   const at = deps.clock().toISOString();
   const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
   const keysMade: number[] = [];

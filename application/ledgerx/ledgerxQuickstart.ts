@@ -7,6 +7,9 @@
 // starts and ends so that a client reads the progress (like a backup: IN_PROGRESS, then
 // COMPLETED or FAILED). A failed step ends it and says why (a join: the role that did not come
 // up, its node and its last log lines); what the steps before it made is kept and named in them.
+// It is also a create on /creations (kind ledgerx-quickstart, application/creations.ts): each
+// organization, node and network is listed there before it is made, a failure names its step,
+// and POST /creations/{creationId}/undo removes all it made, like a consortium quick start's.
 import type { CommandInput } from '../commands.ts';
 import { runCommand } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
@@ -26,6 +29,7 @@ import { createLedgerXCommitter, reachableDatabase } from './ledgerxCommitterCre
 import { createLedgerXNetwork, joinLedgerXCommitter, joinLedgerXOrdererGroup } from './ledgerxNetworkCreate.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
 import { missingProgram, preflight } from '../preflight.ts';
+import { endClientCreation, startClientCreation } from '../creations.ts';
 
 export interface LedgerXQuickstartRequest {
   name: string;
@@ -100,10 +104,12 @@ async function check(input: CommandInput, req: LedgerXQuickstartRequest): Promis
 export async function startLedgerXQuickstart(input: CommandInput, req: LedgerXQuickstartRequest): Promise<number> {
   const { deps } = input;
   await check(input, req);
+  // Claims the name (a second quick start of it while this one runs is a 409) before anything is made.
+  const creationId = await startClientCreation(input, 'ledgerx-quickstart', req.name);
   const quickstartId = await deps.nextId('ledgerx-quickstart');
-  await runCommand(input, ledgerXQuickstartStream(quickstartId), ledgerXQuickstarts, { type: 'RequestLedgerXQuickstart', quickstartId, networkName: req.name, steps: plan(req), at: deps.clock().toISOString() });
+  await runCommand(input, ledgerXQuickstartStream(quickstartId), ledgerXQuickstarts, { type: 'RequestLedgerXQuickstart', quickstartId, networkName: req.name, creationId, steps: plan(req), at: deps.clock().toISOString() });
   running.add(quickstartId);
-  void run(input, quickstartId, req).catch(() => undefined).finally(() => running.delete(quickstartId));
+  void run(input, quickstartId, creationId, req).catch(() => undefined).finally(() => running.delete(quickstartId));
   return quickstartId;
 }
 
@@ -120,7 +126,7 @@ function failureOf(err: unknown): QuickstartFailure {
   return { message: maskSecrets(err instanceof Error ? err.message : String(err)) };
 }
 
-async function run(input: CommandInput, quickstartId: number, req: LedgerXQuickstartRequest): Promise<void> {
+async function run(input: CommandInput, quickstartId: number, creationId: number, req: LedgerXQuickstartRequest): Promise<void> {
   const { deps } = input;
   const stream = ledgerXQuickstartStream(quickstartId);
   const at = () => deps.clock().toISOString();
@@ -129,21 +135,22 @@ async function run(input: CommandInput, quickstartId: number, req: LedgerXQuicks
   const groupIds: number[] = [];
   let committerId = 0;
   let networkId = 0;
+  const planned = plan(req);
   const base = (i: number) => (req.grpcPort === undefined ? {} : { grpcPort: req.grpcPort + 10 * i });
   const ip = req.externalIp === undefined ? {} : { externalIp: req.externalIp };
   const steps: Array<() => Promise<number>> = [
     ...req.organizations.map((o) => async () => {
-      const id = await createOrganization(input, { name: o.name, mspId: o.mspId, description: `made by ledgerX quick start ${quickstartId}`, providerId: req.providerId, domain: o.domain, spec: req.spec });
+      const id = await createOrganization(input, { name: o.name, mspId: o.mspId, description: `made by ledgerX quick start ${quickstartId}`, providerId: req.providerId, domain: o.domain, spec: req.spec, creationId });
       orgIds.push(id);
       return id;
     }),
     ...req.organizations.map((_, i) => async () => {
-      const id = await createLedgerXOrdererGroup(input, { name: groupName(req, i), organizationId: orgIds[i], config: { ...ip, ...base(i) } });
+      const id = await createLedgerXOrdererGroup(input, { name: groupName(req, i), organizationId: orgIds[i], creationId, config: { ...ip, ...base(i) } });
       groupIds.push(id);
       return id;
     }),
-    async () => (committerId = await createLedgerXCommitter(input, { name: committerName(req), organizationId: orgIds[0], config: { ...ip, ...base(req.organizations.length), ...(req.committerDatabaseUrl === undefined ? {} : { databaseUrl: req.committerDatabaseUrl }) } })),
-    async () => (networkId = await createLedgerXNetwork(input, { name: req.name, channelName: req.channelName, description: `made by ledgerX quick start ${quickstartId}`, ordererGroupIds: groupIds })),
+    async () => (committerId = await createLedgerXCommitter(input, { name: committerName(req), organizationId: orgIds[0], creationId, config: { ...ip, ...base(req.organizations.length), ...(req.committerDatabaseUrl === undefined ? {} : { databaseUrl: req.committerDatabaseUrl }) } })),
+    async () => (networkId = await createLedgerXNetwork(input, { name: req.name, channelName: req.channelName, description: `made by ledgerX quick start ${quickstartId}`, ordererGroupIds: groupIds, creationId })),
     ...req.organizations.map((_, i) => async () => {
       const row = await joinLedgerXOrdererGroup(input, networkId, groupIds[i]);
       if (row.status !== 'running') throw new AppError(422, 'JOIN_FAILED', `Orderer group ${row.name} joined but did not come up (${row.status}): ${row.error ?? 'no reason recorded'}`, { extra: { nodeId: row.id } });
@@ -159,11 +166,16 @@ async function run(input: CommandInput, quickstartId: number, req: LedgerXQuicks
     for (; step < steps.length; step++) {
       await runCommand(input, stream, ledgerXQuickstarts, { type: 'StartQuickstartStep', step, at: at() });
       const resourceId = await steps[step]();
+      // Its create ends before the record does: a client that reads the record ended finds the create ended too.
+      if (step === steps.length - 1) await endClientCreation(input, creationId, { outcome: 'COMPLETED', resourceId: networkId }, 'ledgerx-quickstart');
       await runCommand(input, stream, ledgerXQuickstarts, { type: 'CompleteQuickstartStep', step, resourceId, at: at() });
     }
   } catch (err) {
     const failure = failureOf(err);
     if (failure.roleNodeId && !failure.logTail?.length) failure.logTail = await settledLogTail(input, failure.roleNodeId);
+    const s = planned[step];
+    await endClientCreation(input, creationId, { outcome: 'FAILED', step: s ? `${s.kind} ${s.name}` : `step ${step}`, message: failure.message }, 'ledgerx-quickstart')
+      .catch((e: Error) => input.deps.log.warn({ quickstartId, creationId, err: e.message }, 'could not end the create of a failed ledgerX quick start'));
     await runCommand(input, stream, ledgerXQuickstarts, { type: 'FailQuickstartStep', step, at: at(), ...failure });
   }
 }

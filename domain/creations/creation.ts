@@ -14,13 +14,17 @@
 import { ConflictError } from '../shared/errors.ts';
 import { assertNever, type Decider } from '../shared/decider.ts';
 
-export type CreationKind = 'evm-network' | 'organization' | 'consortium-node' | 'consortium-quickstart';
+export type CreationKind = 'evm-network' | 'organization' | 'consortium-node' | 'consortium-quickstart' | 'ledgerx-quickstart';
 
-/** Kinds whose steps a client drives (it starts and ends the record); the others run inside one request. */
-export const CLIENT_DRIVEN_KINDS: readonly CreationKind[] = ['consortium-quickstart'];
+/**
+ * Kinds whose steps run call by call outside one request (the console drives the consortium quick
+ * start; the ledgerX quick start runs after its answer): started and ended apart, their failure
+ * keeps what they made, listed, for the undo. The others run inside one request.
+ */
+export const CLIENT_DRIVEN_KINDS: readonly CreationKind[] = ['consortium-quickstart', 'ledgerx-quickstart'];
 
 /** What a create of each kind makes, as its 409 names it. */
-const KIND_LABEL: Record<CreationKind, string> = { 'evm-network': 'A network named', organization: 'An organization with mspId', 'consortium-node': 'A node named', 'consortium-quickstart': 'A consortium quick start named' };
+const KIND_LABEL: Record<CreationKind, string> = { 'evm-network': 'A network named', organization: 'An organization with mspId', 'consortium-node': 'A node named', 'consortium-quickstart': 'A consortium quick start named', 'ledgerx-quickstart': 'A ledgerX quick start named' };
 
 export const creationStream = (kind: CreationKind, name: string) => `creation-${kind}-${encodeURIComponent(name)}`;
 

@@ -41,6 +41,8 @@ export interface LedgerXQuickstart {
   networkName: string;
   status: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
   networkId: number | null;
+  /** Its record on /creations (what it made, listed; a failed one undone by POST /creations/{id}/undo); null for one run before that record. */
+  creationId: number | null;
   error: string | null;
   steps: QuickstartStep[];
   createdAt: string;
@@ -48,13 +50,13 @@ export interface LedgerXQuickstart {
 }
 
 export type LedgerXQuickstartEvent =
-  | DomainEvent<'LedgerXQuickstartRequested', { quickstartId: number; networkName: string; steps: Array<{ kind: QuickstartStepKind; name: string }>; at: string }>
+  | DomainEvent<'LedgerXQuickstartRequested', { quickstartId: number; networkName: string; creationId?: number; steps: Array<{ kind: QuickstartStepKind; name: string }>; at: string }>
   | DomainEvent<'LedgerXQuickstartStepStarted', { quickstartId: number; step: number; at: string }>
   | DomainEvent<'LedgerXQuickstartStepDone', { quickstartId: number; step: number; resourceId: number | null; at: string }>
   | DomainEvent<'LedgerXQuickstartStepFailed', { quickstartId: number; step: number; message: string; resourceId: number | null; role: string | null; roleNodeId: number | null; logTail: string[]; at: string }>;
 
 export type LedgerXQuickstartCommand =
-  | { type: 'RequestLedgerXQuickstart'; quickstartId: number; networkName: string; steps: Array<{ kind: QuickstartStepKind; name: string }>; at: string }
+  | { type: 'RequestLedgerXQuickstart'; quickstartId: number; networkName: string; creationId: number; steps: Array<{ kind: QuickstartStepKind; name: string }>; at: string }
   | { type: 'StartQuickstartStep'; step: number; at: string }
   | { type: 'CompleteQuickstartStep'; step: number; resourceId: number | null; at: string }
   | ({ type: 'FailQuickstartStep'; step: number; at: string } & QuickstartFailure);
@@ -73,7 +75,7 @@ export const ledgerXQuickstarts: Decider<LedgerXQuickstartState, LedgerXQuicksta
       case 'LedgerXQuickstartRequested':
         return {
           quickstart: {
-            quickstartId: e.data.quickstartId, networkName: e.data.networkName, status: 'IN_PROGRESS', networkId: null, error: null, createdAt: e.data.at, finishedAt: null,
+            quickstartId: e.data.quickstartId, networkName: e.data.networkName, status: 'IN_PROGRESS', networkId: null, creationId: e.data.creationId ?? null, error: null, createdAt: e.data.at, finishedAt: null,
             steps: e.data.steps.map((st) => ({ ...st, status: 'PENDING', resourceId: null, message: null, role: null, roleNodeId: null, logTail: [], startedAt: null, finishedAt: null })),
           },
         };

@@ -20,7 +20,7 @@ const Resource = Type.Object({
 
 export const CreationView = Type.Object({
   id: Type.Integer(),
-  kind: Type.Union([Type.Literal('evm-network'), Type.Literal('consortium-quickstart')]),
+  kind: Type.Union([Type.Literal('evm-network'), Type.Literal('consortium-quickstart'), Type.Literal('ledgerx-quickstart')]),
   name: Type.String({ description: 'the name of the network being created' }),
   status: Type.Union([Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('FAILED'), Type.Literal('UNDONE')], { description: 'UNDONE: failed, and everything it made is removed' }),
   step: Type.Union([Type.String(), Type.Null()], { description: 'FAILED: the step that failed' }),

@@ -3,15 +3,13 @@
 // join of an orderer group (its roles get the block and start, consenter first, router last).
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
-import { runCommand } from '../../../application/commands.ts';
 import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
 import { IdParam } from '../schemas.ts';
-import { AppError, ConflictError, NotFoundError } from '../../../domain/shared/errors.ts';
-import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../../domain/ledgerx/ledgerxNetwork.ts';
+import { AppError, NotFoundError } from '../../../domain/shared/errors.ts';
 import { getLedgerXNetwork, listLedgerXNetworks, type LedgerXNetworkRow } from '../../../projections/ledgerx/ledgerxNetworks.ts';
 import { getNode, listNodes } from '../../../projections/nodes.ts';
 import { createLedgerXNetwork, joinLedgerXCommitter, joinLedgerXOrdererGroup, ledgerXNetworkOr404 } from '../../../application/ledgerx/ledgerxNetworkCreate.ts';
-import { ledgerXOf } from '../../../application/ledgerx/ledgerxContext.ts';
+import { deleteLedgerXNetwork } from '../../../application/ledgerx/ledgerxNetworkDelete.ts';
 import { ledgerXNodeView, LedgerXNodeViewSchema } from '../../ledgerx/ledgerxNodeView.ts';
 import type { AppDeps } from '../../../application/deps.ts';
 
@@ -132,13 +130,7 @@ export const ledgerXNetworkRoutes = [
     method: 'delete', path: '/networks/ledgerx/:id', summary: 'Delete a ledgerX network (refused while an orderer group of it runs)', tags, permission: 'NETWORK_DELETE', params: IdParam,
     responses: { 204: { description: 'deleted; its groups forget its block' }, 404: { description: 'no such network' }, 409: { description: 'an orderer group of it is running: stop or delete it first' } },
     async handler(input) {
-      const { deps, params } = input;
-      const n = await ledgerXNetworkOr404(input, params.id);
-      const rows = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: n.nodes.map((m) => m.nodeId) })).items;
-      const running = rows.filter((r) => ['running', 'starting', 'down'].includes(r.status));
-      if (running.length) throw new ConflictError(`Network ${n.name} has running orderer groups: ${running.map((r) => r.name).join(', ')}; stop or delete them first.`, { nodes: running.map((r) => r.id) }, 'NETWORK_IN_USE');
-      await runCommand(input, LEDGERX_NETWORKS_STREAM, ledgerXNetworks, { type: 'DeleteLedgerXNetwork', networkId: params.id, at: deps.clock().toISOString() });
-      for (const m of n.nodes) await ledgerXOf(deps).runtime.removeJoin(m.nodeId);
+      await deleteLedgerXNetwork(input, input.params.id);
       return { status: 204 };
     },
   }),

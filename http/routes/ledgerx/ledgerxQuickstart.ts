@@ -18,6 +18,7 @@ const QuickstartView = Type.Object({
   network_name: Type.String(),
   status: Type.String({ description: 'IN_PROGRESS, COMPLETED or FAILED' }),
   network_id: Nullable(Type.Integer({ description: 'once the network step is done' })),
+  creation_id: Nullable(Type.Integer({ description: 'its create on /creations: GET /creations/{id} lists what it made (organizations, nodes, network) and the failed step; when FAILED, POST /creations/{id}/undo removes all of it' })),
   error: Nullable(Type.String({ description: 'FAILED: the failed step and why' })),
   steps: Type.Array(Type.Object({
     kind: Type.String({ description: 'organization, orderer-group, committer, network, join-orderer-group, join-committer' }),
@@ -39,8 +40,8 @@ function view(q: LedgerXQuickstart) {
   // A record left IN_PROGRESS by a stop of the service will not move again: say so.
   const cut = q.status === 'IN_PROGRESS' && !ledgerXQuickstartRunning(q.quickstartId);
   return {
-    id: q.quickstartId, network_name: q.networkName, status: cut ? 'FAILED' : q.status, network_id: q.networkId,
-    error: cut ? 'The service stopped while this quick start ran; what its finished steps made is kept.' : q.error,
+    id: q.quickstartId, network_name: q.networkName, status: cut ? 'FAILED' : q.status, network_id: q.networkId, creation_id: q.creationId,
+    error: cut ? 'The service stopped while this quick start ran; what its finished steps made is kept (POST /creations/{creation_id}/undo removes it).' : q.error,
     steps: q.steps.map((s) => ({ kind: s.kind, name: s.name, status: s.status, resource_id: s.resourceId, message: s.message, role: s.role, role_node_id: s.roleNodeId, log_tail: s.logTail, started_at: s.startedAt, finished_at: s.finishedAt })),
     created_at: q.createdAt, finished_at: q.finishedAt,
   };
@@ -49,7 +50,7 @@ function view(q: LedgerXQuickstart) {
 export const ledgerXQuickstartRoutes = [
   defineRoute({
     method: 'post', path: '/networks/ledgerx/quickstart', summary: 'Quick start: organizations, an orderer group per organization, a committer, the network, and the joins, in one call', tags, permission: 'NETWORK_CREATE',
-    description: 'Checks the request (names, mspIds, the Fabric-X programs) and answers 202 with the record of its steps; the steps then run one after the other: each organization (CAs and admin), an orderer group per organization named <name>-orderer<i> (one party each), a committer <name>-committer of the first organization, the network (genesis block), each group\'s join and the committer\'s join (each role awaited up to LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). Read the progress with GET /networks/ledgerx/quickstart/{id}. A failed step ends the quick start FAILED and says why (a join: the role that did not come up and its last log lines); what the steps before it made is kept.',
+    description: 'Checks the request (names, mspIds, the Fabric-X programs) and answers 202 with the record of its steps; the steps then run one after the other: each organization (CAs and admin), an orderer group per organization named <name>-orderer<i> (one party each), a committer <name>-committer of the first organization, the network (genesis block), each group\'s join and the committer\'s join (each role awaited up to LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). Read the progress with GET /networks/ledgerx/quickstart/{id}. A failed step ends the quick start FAILED and says why (a join: the role that did not come up and its last log lines); what the steps before it made is kept, listed on its create (creation_id: GET /creations/{id}, the failed step and the organizations, nodes and network made, each recorded before it was made), and POST /creations/{id}/undo removes all of it. A second quick start of the same name while one runs is a 409.',
     body: Type.Object({
       name: Type.String({ maxLength: 64, description: 'the network; the nodes are named after it' }),
       channelName: Type.Optional(Type.String({ maxLength: 249, description: 'default: the name in lower case' })),

@@ -8,7 +8,7 @@ const at = '2026-11-26T00:00:00.000Z';
 function apply(s: LedgerXQuickstartState, c: LedgerXQuickstartCommand): LedgerXQuickstartState {
   return ledgerXQuickstarts.decide(c, s).reduce(ledgerXQuickstarts.evolve, s);
 }
-const requested = () => apply(ledgerXQuickstarts.initialState(), { type: 'RequestLedgerXQuickstart', quickstartId: 7, networkName: 'qs', steps: [{ kind: 'organization', name: 'Org1MSP' }, { kind: 'network', name: 'qs' }, { kind: 'join-orderer-group', name: 'qs-orderer1' }], at });
+const requested = () => apply(ledgerXQuickstarts.initialState(), { type: 'RequestLedgerXQuickstart', creationId: 1, quickstartId: 7, networkName: 'qs', steps: [{ kind: 'organization', name: 'Org1MSP' }, { kind: 'network', name: 'qs' }, { kind: 'join-orderer-group', name: 'qs-orderer1' }], at });
 
 test('a quick start completes when its last step is done, and knows its network', () => {
   let s = requested();
@@ -41,7 +41,7 @@ test('a step cannot complete without having started, and the record is made once
   const s = requested();
   assert.throws(() => apply(s, { type: 'CompleteQuickstartStep', step: 1, resourceId: 1, at }), /PENDING/);
   assert.throws(() => apply(s, { type: 'StartQuickstartStep', step: 9, at }));
-  assert.throws(() => apply(s, { type: 'RequestLedgerXQuickstart', quickstartId: 7, networkName: 'qs', steps: [], at }), /exists/);
+  assert.throws(() => apply(s, { type: 'RequestLedgerXQuickstart', creationId: 1, quickstartId: 7, networkName: 'qs', steps: [], at }), /exists/);
 });
 
 test.run();

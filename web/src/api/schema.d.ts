@@ -2523,7 +2523,7 @@ export interface paths {
         put?: never;
         /**
          * Quick start: organizations, an orderer group per organization, a committer, the network, and the joins, in one call
-         * @description Checks the request (names, mspIds, the Fabric-X programs) and answers 202 with the record of its steps; the steps then run one after the other: each organization (CAs and admin), an orderer group per organization named <name>-orderer<i> (one party each), a committer <name>-committer of the first organization, the network (genesis block), each group's join and the committer's join (each role awaited up to LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). Read the progress with GET /networks/ledgerx/quickstart/{id}. A failed step ends the quick start FAILED and says why (a join: the role that did not come up and its last log lines); what the steps before it made is kept.
+         * @description Checks the request (names, mspIds, the Fabric-X programs) and answers 202 with the record of its steps; the steps then run one after the other: each organization (CAs and admin), an orderer group per organization named <name>-orderer<i> (one party each), a committer <name>-committer of the first organization, the network (genesis block), each group's join and the committer's join (each role awaited up to LNM_LEDGERX_JOIN_TIMEOUT_SECONDS, 240 s). Read the progress with GET /networks/ledgerx/quickstart/{id}. A failed step ends the quick start FAILED and says why (a join: the role that did not come up and its last log lines); what the steps before it made is kept, listed on its create (creation_id: GET /creations/{id}, the failed step and the organizations, nodes and network made, each recorded before it was made), and POST /creations/{id}/undo removes all of it. A second quick start of the same name while one runs is a 409.
          *
          *     Permission: `NETWORK_CREATE`.
          */
@@ -7231,7 +7231,7 @@ export interface operations {
                         id: number;
                         /** @description failed because the service stopped mid-way */
                         interrupted: boolean;
-                        kind: "evm-network" | "consortium-quickstart";
+                        kind: "evm-network" | "consortium-quickstart" | "ledgerx-quickstart";
                         /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
                         left: {
                             id: number;
@@ -7343,7 +7343,7 @@ export interface operations {
                         id: number;
                         /** @description failed because the service stopped mid-way */
                         interrupted: boolean;
-                        kind: "evm-network" | "consortium-quickstart";
+                        kind: "evm-network" | "consortium-quickstart" | "ledgerx-quickstart";
                         /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
                         left: {
                             id: number;
@@ -7467,7 +7467,7 @@ export interface operations {
                         id: number;
                         /** @description failed because the service stopped mid-way */
                         interrupted: boolean;
-                        kind: "evm-network" | "consortium-quickstart";
+                        kind: "evm-network" | "consortium-quickstart" | "ledgerx-quickstart";
                         /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
                         left: {
                             id: number;
@@ -7577,7 +7577,7 @@ export interface operations {
                         id: number;
                         /** @description failed because the service stopped mid-way */
                         interrupted: boolean;
-                        kind: "evm-network" | "consortium-quickstart";
+                        kind: "evm-network" | "consortium-quickstart" | "ledgerx-quickstart";
                         /** @description what of it could not be removed (with why); POST /creations/{id}/undo tries again */
                         left: {
                             id: number;
@@ -18233,6 +18233,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         created_at: string;
+                        creation_id: number | null;
                         error: string | null;
                         finished_at: string | null;
                         id: number;
@@ -18329,6 +18330,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         created_at: string;
+                        creation_id: number | null;
                         error: string | null;
                         finished_at: string | null;
                         id: number;

@@ -3,7 +3,8 @@
 // (POST /networks/ledgerx/quickstart) runs on the server; the page then follows the record
 // (GET /networks/ledgerx/quickstart/{id}, at /networks/ledgerx/quick-start/{id} so a reload or a
 // shared link keeps following it) and shows each step as it completes, and a failed step's reason
-// with the role that did not come up and its last log lines.
+// with the role that did not come up and its last log lines; then what it made (its create,
+// GET /creations/{id}) and the one button that removes it all (POST /creations/{id}/undo).
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
 import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { When } from '../../components/format';
+import { CreationUndo } from '../../components/CreationUndo';
 
 interface Org {
   name: string;
@@ -228,11 +230,19 @@ function Progress({ id }: { id: number }) {
           ) : null}
           {r.status === 'FAILED' ? (
             <p className="verdict invalid" role="status">
-              The quick start stopped at the failed step; what the steps before it made is kept. <Link to="/networks/ledgerx/quick-start">Start another quick start</Link>
+              The quick start stopped at the failed step; what the steps before it made is kept until it is removed. <Link to="/networks/ledgerx/quick-start">Start another quick start</Link>
             </p>
           ) : null}
+          {r.status === 'FAILED' && r.creation_id ? <FailedCreate id={r.creation_id} /> : null}
         </>
       )}
     </QueryView>
   );
+}
+
+/** A failed quick start's create: the step, what it made, and the one button that removes it all. */
+function FailedCreate({ id }: { id: number }) {
+  const qc = useQueryClient();
+  const c = useQuery({ queryKey: ['creations', id], queryFn: () => unwrap(api.GET('/api/v1/creations/{id}', { params: { path: { id } } })) });
+  return <QueryView q={c} what="Loading what the quick start made">{(creation) => <CreationUndo creation={creation} onChange={(next) => qc.setQueryData(['creations', id], next)} />}</QueryView>;
 }

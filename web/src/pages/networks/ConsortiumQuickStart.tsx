@@ -13,6 +13,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { FieldError, invalid } from '../../components/states';
+import { CreationUndo, type Creation } from '../../components/CreationUndo';
 
 type StepState = 'running' | 'done' | 'failed';
 interface Step {
@@ -21,10 +22,6 @@ interface Step {
   detail?: string;
   logTail?: string[];
 }
-type Creation = paths['/api/v1/creations/{id}']['get']['responses'][200]['content']['application/json'];
-
-const RESOURCE_NAMES: Record<string, string> = { organization: 'Organization', node: 'Node', network: 'Network', key: 'Key' };
-const describe = (rs: Creation['made']) => rs.map((r) => `${RESOURCE_NAMES[r.resource] ?? r.resource} #${r.id}${r.reason ? ` (${r.reason})` : ''}`);
 
 interface MadeNode {
   id: number;
@@ -85,25 +82,8 @@ export default function ConsortiumQuickStart() {
   const [running, setRunning] = useState(false);
   const [networkId, setNetworkId] = useState<number | null>(null);
   const [creation, setCreation] = useState<Creation | null>(null);
-  const [undoing, setUndoing] = useState(false);
-  const [undoError, setUndoError] = useState<string | null>(null);
+  const [readError, setReadError] = useState<string | null>(null);
 
-  async function undo() {
-    if (!creation) return;
-    setUndoing(true);
-    setUndoError(null);
-    try {
-      setCreation(await unwrap(api.POST('/api/v1/creations/{id}/undo', { params: { path: { id: creation.id } } })));
-    } catch (e) {
-      setUndoError(e instanceof ApiError ? `${e.message} (${e.code}, HTTP ${e.status})` : (e as Error).message);
-    } finally {
-      setUndoing(false);
-      await qc.invalidateQueries({ queryKey: ['networks'] });
-      await qc.invalidateQueries({ queryKey: ['nodes'] });
-      await qc.invalidateQueries({ queryKey: ['organizations'] });
-      await qc.invalidateQueries({ queryKey: ['keys'] });
-    }
-  }
   // The check's refusal: its fields are said beside the form's fields.
   const [refusal, setRefusal] = useState<unknown>(null);
 
@@ -111,7 +91,7 @@ export default function ConsortiumQuickStart() {
     setRunning(true);
     setNetworkId(null);
     setCreation(null);
-    setUndoError(null);
+    setReadError(null);
     let creationId: number | undefined;
     setRefusal(null);
     const done: Step[] = [];
@@ -192,7 +172,7 @@ export default function ConsortiumQuickStart() {
         try {
           setCreation(await unwrap(api.GET('/api/v1/creations/{id}', { params: { path: { id: creationId } } })));
         } catch (e) {
-          setUndoError(`What the quick start made could not be read: ${(e as Error).message}`);
+          setReadError(`What the quick start made could not be read: ${(e as Error).message}`);
         }
       }
     } finally {
@@ -299,35 +279,11 @@ export default function ConsortiumQuickStart() {
           </ol>
         </>
       ) : null}
-      {creation && creation.status !== 'IN_PROGRESS' && creation.status !== 'COMPLETED' ? (
-        <section className="card" aria-labelledby="qs-failed-title">
-          <h2 id="qs-failed-title">{creation.status === 'UNDONE' ? 'What the quick start made is removed' : 'The quick start failed'}</h2>
-          <p>
-            Failed step: <strong>{creation.step}</strong>
-            {creation.message ? <> — {creation.message}</> : null}
-          </p>
-          {creation.status === 'UNDONE' ? (
-            <p role="status">Removed: {describe(creation.removed).join(', ') || 'nothing was made'}.</p>
-          ) : (
-            <>
-              <p>What it made ({creation.remaining.length}, with their keys):</p>
-              <ul aria-label="Made by the quick start">
-                {describe(creation.remaining).map((d) => (
-                  <li key={d}>{d}</li>
-                ))}
-              </ul>
-              {creation.left.length ? <p className="error">Could not be removed: {describe(creation.left).join(', ')}</p> : null}
-              <button type="button" className="danger" disabled={undoing} onClick={() => void undo()}>
-                {undoing ? 'Removing…' : 'Remove what was made'}
-              </button>
-            </>
-          )}
-          {undoError ? (
-            <p className="error" role="alert">
-              {undoError}
-            </p>
-          ) : null}
-        </section>
+      {creation ? <CreationUndo creation={creation} onChange={setCreation} /> : null}
+      {readError ? (
+        <p className="error" role="alert">
+          {readError}
+        </p>
       ) : null}
       {networkId !== null ? (
         <p className="verdict valid" role="status">
