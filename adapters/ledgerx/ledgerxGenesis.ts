@@ -17,14 +17,14 @@
 // The groups, values, policies and the block itself are the consortium platform's helpers
 // (adapters/consortium/channelConfig*.ts, fabricGenesis.ts); only what Fabric 2.5 lacks is here.
 import { createHash, X509Certificate } from 'node:crypto';
-import { common, msp, orderer } from '@hyperledger/fabric-protos';
+import { common, orderer } from '@hyperledger/fabric-protos';
 import googleProtobuf from 'google-protobuf';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import type { LedgerXGenesisParty, LedgerXGenesisRequest } from '../../domain/ledgerx/ledgerxPorts.ts';
 import { LEDGERX_ORDERER_ROLES } from '../../domain/ledgerx/ledgerxNode.ts';
 import { resolveLedgerXConsensus } from '../../domain/ledgerx/ledgerxConsensus.ts';
 import { configGroup } from '../consortium/channelConfigGroups.ts';
-import { configPolicy } from '../consortium/channelConfigPolicies.ts';
+import { bftBlockValidationPolicy, configPolicy } from '../consortium/channelConfigPolicies.ts';
 import { batchSize, batchTimeout, blockDataHashingStructure, capabilities, channelRestrictions, configValue, hashingAlgorithm, mspConfig, ordererAddresses } from '../consortium/channelConfigValues.ts';
 import { channelNameProblem, genesisBlockOf } from '../consortium/fabricGenesis.ts';
 import { encodeArmaSharedConfig } from './armaSharedConfig.ts';
@@ -98,37 +98,9 @@ function blockValidationPolicy(parties: LedgerXGenesisParty[]): common.ConfigPol
   const n = parties.length;
   const f = Math.floor((n - 1) / 3);
   const quorum = Math.ceil((n + f + 1) / 2);
-  const identities = parties.map((p) => {
-    // fabric-x-common's msppb.Identity {msp_id = 1, certificate = 2}: the wire layout of Fabric's SerializedIdentity.
-    const id = new msp.SerializedIdentity();
-    id.setMspid(p.mspId);
-    id.setIdBytes(Buffer.from(p.consenter.signCertPem));
-    const principal = new msp.MSPPrincipal();
-    principal.setPrincipalClassification(msp.MSPPrincipal.Classification.IDENTITY);
-    principal.setPrincipal(id.serializeBinary());
-    return principal;
-  });
-  const rules = parties.map((_, i) => {
-    const rule = new common.SignaturePolicy();
-    rule.setSignedBy(i);
-    return rule;
-  });
-  const nOutOf = new common.SignaturePolicy.NOutOf();
-  nOutOf.setN(quorum);
-  nOutOf.setRulesList(rules);
-  const root = new common.SignaturePolicy();
-  root.setNOutOf(nOutOf);
-  const envelope = new common.SignaturePolicyEnvelope();
-  envelope.setVersion(0);
-  envelope.setRule(root);
-  envelope.setIdentitiesList(identities);
-  const policy = new common.Policy();
-  policy.setType(common.Policy.PolicyType.SIGNATURE);
-  policy.setValue(envelope.serializeBinary());
-  const config = new common.ConfigPolicy();
-  config.setPolicy(policy);
-  config.setModPolicy('Admins');
-  return config;
+  // fabric-x-common's msppb.Identity {msp_id = 1, certificate = 2} has the wire layout of Fabric's
+  // SerializedIdentity: the same policy as a Fabric 3 BFT channel's.
+  return bftBlockValidationPolicy(parties.map((p) => ({ mspId: p.mspId, identityCertPem: p.consenter.signCertPem })), quorum);
 }
 
 function armaConsensus(req: LedgerXGenesisRequest): common.ConfigValue {

@@ -4,6 +4,7 @@
 // certificates) and recorded with NetworkCreated. Nothing is recorded unless the block was
 // built: no network event without its genesis block. Importing records an existing channel's
 // config block as it is.
+import { goDurationMs } from '../../domain/shared/goDuration.ts';
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
@@ -61,7 +62,6 @@ async function certificateOf(input: Pick<Input, 'deps'>, node: NodeRow, which: '
 /** An orderer's TLS certificate (PEM), as its consenter entry carries it. */
 export const tlsCertificateOf = (input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> => certificateOf(input, node, 'tlsKeyId');
 
-const DURATION_OPTION = /^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/;
 const releaseAtLeast = (version: string, line: string) => {
   const [a, b] = version.split('.').map(Number);
   const [c, d] = line.split('.').map(Number);
@@ -85,14 +85,10 @@ function smartBftIssues(orderers: NodeRow[], options: SmartBftOptions): FieldIss
   }
   for (const [k, v] of Object.entries(options)) {
     const field = `smartBftOptions.${k}`;
-    if (typeof v === 'string' && !DURATION_OPTION.test(v)) issues.push({ field, message: 'a duration such as 200ms, 5s or 1m0s' });
+    if (typeof v === 'string' && !((goDurationMs(v) ?? 0) > 0)) issues.push({ field, message: 'a duration such as 200ms, 5s or 1m0s' });
     if (typeof v === 'number' && (!Number.isInteger(v) || v < 1)) issues.push({ field, message: 'an integer greater than zero' });
   }
-  const ms = (d: string) => {
-    let total = 0;
-    for (const [, n, unit] of d.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(n) * ({ ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1e3, m: 6e4, h: 3.6e6 } as Record<string, number>)[unit];
-    return total;
-  };
+  const ms = (d: string) => goDurationMs(d)!;
   if (!issues.some((i) => i.field.startsWith('smartBftOptions'))) {
     // The SmartBFT library's own rules (types.Configuration.Validate): refused here, not by an orderer that will not start.
     if (options.requestMaxBytes > options.requestBatchMaxBytes) issues.push({ field: 'smartBftOptions.requestMaxBytes', message: 'must not exceed requestBatchMaxBytes' });
