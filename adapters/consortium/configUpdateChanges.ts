@@ -9,16 +9,18 @@
 //   withConsenterAdded(config, consenter, mspId)      adds an etcdraft consenter and its endpoint
 //   withConsenterRemoved(config, host, port, mspId?)  removes one (and its endpoint)
 //   withConsenterCertificate(config, consenter)       replaces one's TLS certificates (same host:port)
+//   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { CAPABILITY_LEVELS, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
 import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
 import { configPolicy } from './channelConfigPolicies.ts';
-import { anchorPeersMessage, batchSize, batchTimeout, configValue, ordererAddresses } from './channelConfigValues.ts';
+import { anchorPeersMessage, batchSize, batchTimeout, capabilities as capabilitiesMessage, configValue, ordererAddresses } from './channelConfigValues.ts';
 
 function cloneConfig(config: common.Config): common.Config {
   return common.Config.deserializeBinary(config.serializeBinary());
@@ -195,6 +197,29 @@ export function withConsenterCertificate(config: common.Config, consenter: RaftC
   return withConsenters(config, (list) => list.map((c) => (c.getHost() === consenter.host && c.getPort() === consenter.port ? raftConsenter(consenter) : c)));
 }
 
+const CAPABILITY_GROUP = { channel: [], orderer: ['Orderer'], application: ['Application'] } as const;
+
+/**
+ * The Capabilities value of each level asked set to that one capability (as configtxgen writes
+ * it: one name per level); a level already at it is left byte for byte, so asking what the
+ * channel has changes nothing. Whether the change is allowed (never lower; V3_0 only on 3.x
+ * nodes) is domain/consortium/capabilityRules.ts's, checked before.
+ */
+export function withCapabilities(config: common.Config, asked: ChannelCapabilities): common.Config {
+  const desired = cloneConfig(config);
+  for (const level of CAPABILITY_LEVELS) {
+    const name = asked[level];
+    if (name === undefined) continue;
+    const path = CAPABILITY_GROUP[level];
+    const values = (path.length ? subGroup(desired, [...path]) : desired.getChannelGroup()!).getValuesMap();
+    const value = values.get('Capabilities');
+    const now = value ? common.Capabilities.deserializeBinary(value.getValue_asU8()).getCapabilitiesMap() : null;
+    if (now && now.getLength() === 1 && now.has(name)) continue;
+    values.set('Capabilities', configValue(capabilitiesMessage([name]), value?.getModPolicy() || 'Admins'));
+  }
+  return desired;
+}
+
 export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
   if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
@@ -216,6 +241,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withConsenterRemoved(config, change.host, change.port, change.mspId);
     case 'replaceConsenterCertificate':
       return withConsenterCertificate(config, change.consenter);
+    case 'capabilities':
+      return withCapabilities(config, change.capabilities);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

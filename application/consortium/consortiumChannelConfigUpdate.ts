@@ -1,7 +1,11 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing one is
-// removeChannelOrganization, below, one organization per update), application policies and the orderer's batch settings set, in one config update transaction signed by the
-// admins this service holds, recorded with RecordConfigUpdate when the config changed.
+// removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings and the
+// capabilities of the channel, orderer and application levels set, in one config update
+// transaction signed by the admins this service holds, recorded with RecordConfigUpdate when the
+// config changed. Capabilities are checked first (domain/consortium/capabilityRules.ts): never
+// lowered (400), channel V3_0 only once every node of the channel runs Fabric 3.x (409 naming
+// those that do not). `dryRun`: the diff and the signatures missing, nothing submitted.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
@@ -10,7 +14,12 @@ import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPor
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { channelNetworkOr404 } from './consortiumChannelAccess.ts';
+import { channelNetworkOr404, joinedOrderer } from './consortiumChannelAccess.ts';
+import type { AppDeps } from '../deps.ts';
+import type { ChannelConfigJson, ConfigGroupJson } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { assertCapabilityLevels, assertV3Nodes, capabilityLevelOf, V3_CAPABILITY, type CapabilityLevel, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
+import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
+import { listNodes } from '../../projections/nodes.ts';
 import { previewConfigChange, submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
 
 export interface ChannelConfigRequest {
@@ -20,13 +29,43 @@ export interface ChannelConfigRequest {
   policies?: Record<string, { type: 'ImplicitMeta' | 'Signature'; rule: string }>;
   /** The orderer's batch settings (batch timeout, batch size); those not given are kept. */
   batch?: Partial<ChannelBatchSettings>;
+  /** The capability per level (channel, orderer, application); those not given are kept. */
+  capabilities?: ChannelCapabilities;
 }
 
-export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<ChannelConfigUpdated> {
+/** The capabilities each level of the channel's current config has (configtxlator's JSON). */
+function capabilitiesOf(config: ChannelConfigJson): Record<CapabilityLevel, string[]> {
+  const names = (group: ConfigGroupJson | undefined) => Object.keys((group?.values?.Capabilities?.value as { capabilities?: Record<string, unknown> } | undefined)?.capabilities ?? {});
+  const root = config.channel_group;
+  return { channel: names(root), orderer: names(root.groups?.Orderer), application: names(root.groups?.Application) };
+}
+
+/**
+ * The capability rules, against the channel's current config: a level lowered is a 400; channel
+ * V3_0 asked where the channel is below it is a 409 while a node of the channel (this service's
+ * peers and orderers joined to it) records a release older than 3.0, naming each.
+ */
+async function checkCapabilities(deps: AppDeps, network: ConsortiumNetworkRow, asked: ChannelCapabilities): Promise<void> {
+  const orderer = await joinedOrderer(deps, network);
+  const { config } = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+  const current = capabilitiesOf(config);
+  assertCapabilityLevels(current, asked);
+  if (asked.channel !== V3_CAPABILITY || capabilityLevelOf('channel', current.channel) === V3_CAPABILITY) return;
+  const joined = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.joinedAt !== null);
+  const rows = joined.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: joined.map((m) => m.nodeId) })).items : [];
+  assertV3Nodes(network.channelName, joined.map((m) => {
+    const row = rows.find((r) => r.id === m.nodeId);
+    return { nodeId: m.nodeId, name: row?.name ?? `node ${m.nodeId}`, role: m.role === 'orderer' ? 'orderer' : 'peer', fabricVersion: row?.consortiumConfig?.fabricVersion ?? null };
+  }));
+}
+
+export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest, opts: { dryRun?: boolean } = {}): Promise<ChannelConfigUpdated & { dryRun: boolean; missingOrganizations: string[] }> {
   const { deps } = input;
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
-  if (!req.organizations && !req.policies && !batchGiven) throw new ValidationError('Give organizations, policies or batch settings to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const capabilitiesGiven = req.capabilities && Object.values(req.capabilities).some((v) => v !== undefined);
+  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven) throw new ValidationError('Give organizations, policies, batch settings or capabilities to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  if (capabilitiesGiven) await checkCapabilities(deps, network, req.capabilities!);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
@@ -44,13 +83,18 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   }
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
+  if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
+  if (opts.dryRun) {
+    const p = await previewConfigChange(deps, network, changes.map((c) => c.change));
+    return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };
+  }
   // One config transaction for the whole request: one set of signatures, one new config.
   const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
   if (result.status === 'updated') {
     await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff };
+    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, missingOrganizations: [] };
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [] };
+  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, missingOrganizations: [] };
 }
 
 /**

@@ -16,6 +16,7 @@ import { getOrganization, getOrganizationByMspId } from '../../projections/organ
 import { getKey } from '../../projections/keys.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { recordMadeFor } from '../creations.ts';
+import { releaseAtLeast } from '../../domain/consortium/capabilityRules.ts';
 
 type Input = CommandInput;
 
@@ -61,12 +62,6 @@ async function certificateOf(input: Pick<Input, 'deps'>, node: NodeRow, which: '
 
 /** An orderer's TLS certificate (PEM), as its consenter entry carries it. */
 export const tlsCertificateOf = (input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> => certificateOf(input, node, 'tlsKeyId');
-
-const releaseAtLeast = (version: string, line: string) => {
-  const [a, b] = version.split('.').map(Number);
-  const [c, d] = line.split('.').map(Number);
-  return a > c || (a === c && b >= d);
-};
 
 /**
  * What a BFT channel needs of its orderers, checked before anything is built: at least 4 (one

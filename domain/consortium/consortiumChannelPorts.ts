@@ -2,6 +2,7 @@
 // orderers and peers, read and change its configuration, read its blocks. adapters/consortium/
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
+import type { ChannelCapabilities } from './capabilityRules.ts';
 import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
@@ -93,7 +94,9 @@ export type ChannelConfigChange =
   /** An etcdraft consenter removed by host and port (its endpoint removed from its organization's Endpoints when given). */
   | { kind: 'removeConsenter'; host: string; port: number; mspId?: string }
   /** A consenter's TLS certificates replaced (same host and port: Fabric's certificate rotation). */
-  | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter };
+  | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter }
+  /** The Capabilities of /Channel, /Channel/Orderer and /Channel/Application, per level asked (capabilityRules.ts checks them first). */
+  | { kind: 'capabilities'; capabilities: ChannelCapabilities };
 
 /** One difference between the channel config before and after a change (configtxlator's JSON paths; an array element added has before null, one removed after null). */
 export interface ConfigDiffEntry {

@@ -11,6 +11,7 @@ import { consortiumOf } from '../../../application/consortium/consortiumContext.
 import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkReader } from '../../../application/consortium/consortiumChannelAccess.ts';
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
+import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
@@ -34,6 +35,11 @@ const ConfigUpdateBody = Type.Object({
     absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'a block\'s size at most, in bytes' })),
     preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'the size a block is cut at, in bytes (at most absoluteMaxBytes)' })),
   }, { additionalProperties: false, description: 'the orderer\'s batch settings (the Orderer group\'s BatchTimeout and BatchSize, signed for by the orderer organizations\' admins); those not given are kept' })),
+  capabilities: Type.Optional(Type.Object({
+    channel: Type.Optional(Type.Union(CAPABILITY_ORDER.channel.map((c) => Type.Literal(c)), { description: 'the /Channel capability; V3_0 only once every node of the channel runs Fabric 3.x (409 CAPABILITY_NODES_BELOW_V3 naming those that do not)' })),
+    orderer: Type.Optional(Type.Union(CAPABILITY_ORDER.orderer.map((c) => Type.Literal(c)), { description: 'the /Channel/Orderer capability' })),
+    application: Type.Optional(Type.Union(CAPABILITY_ORDER.application.map((c) => Type.Literal(c)), { description: 'the /Channel/Application capability' })),
+  }, { additionalProperties: false, description: 'capabilities per level (Fabric\'s names); those not given are kept; never lowered (400 CAPABILITY_LOWERING)' })),
 }, { additionalProperties: false });
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
@@ -162,11 +168,17 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies or the orderer\'s batch settings (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
-    body: ConfigUpdateBody,
-    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings or the capabilities (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    query: DryRunQuery, body: ConfigUpdateBody,
+    responses: {
+      200: { description: 'the config update (one transaction for everything asked) and its diff', schema: ConsenterChangeView },
+      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING)' },
+      404: { description: 'no such network or channel' },
+      409: { description: 'signatures missing (names the organizations); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them); no joined orderer running' },
+    },
     async handler(input) {
-      return { body: updateView(await updateChannelConfig(input, input.params, input.body)) };
+      const r = await updateChannelConfig(input, input.params, input.body, { dryRun: input.query.dry_run });
+      return { body: { ...updateView(r), status: r.dryRun ? 'dry_run' : r.status, missing_organizations: r.missingOrganizations } };
     },
   }),
   defineRoute({

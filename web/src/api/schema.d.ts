@@ -1325,7 +1325,7 @@ export interface paths {
          */
         get: operations["getNetworksNetworkIdChannelsChannelNameConfig"];
         /**
-         * Add organizations to the channel, change its application policies or the orderer's batch settings (signatures collected from the admins this service holds)
+         * Add organizations to the channel, change its application policies, the orderer's batch settings or the capabilities (signatures collected from the admins this service holds); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksNetworkIdChannelsChannelNameConfig"];
@@ -11539,7 +11539,10 @@ export interface operations {
     };
     putNetworksNetworkIdChannelsChannelNameConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 channelName: string;
@@ -11561,6 +11564,15 @@ export interface operations {
                         /** @description the size a block is cut at, in bytes (at most absoluteMaxBytes) */
                         preferredMaxBytes?: number;
                     };
+                    /** @description capabilities per level (Fabric's names); those not given are kept; never lowered (400 CAPABILITY_LOWERING) */
+                    capabilities?: {
+                        /** @description the /Channel/Application capability */
+                        application?: "V1_1" | "V1_2" | "V1_3" | "V1_4_2" | "V2_0" | "V2_5";
+                        /** @description the /Channel capability; V3_0 only once every node of the channel runs Fabric 3.x (409 CAPABILITY_NODES_BELOW_V3 naming those that do not) */
+                        channel?: "V1_1" | "V1_3" | "V1_4_2" | "V1_4_3" | "V2_0" | "V3_0";
+                        /** @description the /Channel/Orderer capability */
+                        orderer?: "V1_1" | "V1_4_2" | "V2_0";
+                    };
                     /** @description mspIds the channel's application group should have: organizations of this service not yet in it are added (removing is not supported) */
                     organizations?: string[];
                     /** @description application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement): {type, rule} */
@@ -11574,7 +11586,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update (one transaction for organizations and policies together) */
+            /** @description the config update (one transaction for everything asked) and its diff */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11592,15 +11604,18 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
                     };
                 };
             };
-            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum */
+            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11632,7 +11647,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description signatures missing (names the organizations) */
+            /** @description signatures missing (names the organizations); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
