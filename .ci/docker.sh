@@ -3,7 +3,8 @@
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
 # Fabric 2.5 programs found as the service and the tests find them (LNM_FABRIC_BIN, else PATH;
 # config LNM_FABRIC_CFG, else ../shared/fabric/config, else <bin>/../config: test/helpers/programs.ts),
-# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`, from the Fabric-X programs (LNM_FABRIC_X_BIN,
+# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`, from geth 1.13 (LNM_GETH_BIN, else PATH)
+# `lnm-geth:local`, from the Fabric-X programs (LNM_FABRIC_X_BIN,
 # else PATH) `lnm-fabric-x-arma:local` and `lnm-fabric-x-committer:local`,
 # `lnm-prometheus:local` from Debian's prometheus, the reference plugin's
 # `lnm-plugin-rest-gateway:local` (node and one bundled JavaScript file),
@@ -25,6 +26,7 @@ REST_GATEWAY_IMAGE="${LNM_REST_GATEWAY_IMAGE:-lnm-plugin-rest-gateway:local}"
 CHAINCODE_NODE_IMAGE="${LNM_CHAINCODE_NODE_IMAGE:-lnm-chaincode-node:local}"
 SAMPLE_CHAINCODE_IMAGE="${LNM_SAMPLE_CHAINCODE_IMAGE:-lnm-chaincode-asset-registry:local}"
 ARMA_IMAGE="${LNM_FABRIC_X_ARMA_IMAGE:-lnm-fabric-x-arma:local}"
+GETH_IMAGE="${LNM_GETH_IMAGE:-lnm-geth:local}"
 COMMITTER_IMAGE="${LNM_FABRIC_X_COMMITTER_IMAGE:-lnm-fabric-x-committer:local}"
 
 say() { echo "[docker.sh] $*"; }
@@ -198,6 +200,43 @@ build_fabric_x_images() {
   fi
 }
 
+# geth 1.13 (Clique sealers, bootnodes and full nodes under the docker engine and on node hosts,
+# adapters/evm/gethLaunch.ts) from the program found as the service and the tests find it
+# (LNM_GETH_BIN, else PATH): geth in /usr/local/bin with its libraries and /bin/sh (a node's
+# command runs `geth init` on its data directory, then execs geth), no entrypoint, geth as the
+# command. CI has no geth: the image is then not built and the geth docker tests skip.
+build_geth_image() {
+  local found geth_path='' geth_missing=''
+  if ! found="$(cd "$ROOT" && node --import tsx test/helpers/programs.ts --shell 2>&1)"; then
+    say "could not look up geth: $found"
+    return 0
+  fi
+  eval "$found"
+  if [ -z "$geth_path" ]; then
+    say "$GETH_IMAGE not built, the geth docker tests will be skipped: ${geth_missing:-geth not found}"
+    return 0
+  fi
+  local sh sum rootfs
+  sh="$(command -v sh)" || { say "no sh on this host: $GETH_IMAGE not built"; return 0; }
+  sum="$( (sha256sum "$geth_path" "$(readlink -f "$sh")"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"
+  image_current "$GETH_IMAGE" "$sum" && return 0
+  rootfs="$(mktemp -d)"
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/bin" "$rootfs/tmp"
+  chmod 1777 "$rootfs/tmp"
+  cp -L "$geth_path" "$rootfs/usr/local/bin/geth"
+  copy_with_libraries "$rootfs" "$geth_path"
+  cp -L "$sh" "$rootfs/bin/sh"
+  copy_with_libraries "$rootfs" "$sh"
+  import_rootfs "$rootfs" "$GETH_IMAGE" "$sum" 'ENV PATH=/usr/local/bin:/bin' 'ENV HOME=/tmp' 'CMD ["geth"]' 'WORKDIR /tmp' \
+    || { say "docker import of $GETH_IMAGE failed; the geth docker tests will skip"; return 0; }
+  local out
+  if out="$(docker run --rm --network host "$GETH_IMAGE" geth version 2>&1)"; then
+    say "smoke run: $(echo "$out" | grep -m1 '^Version')"
+  else
+    say "smoke run of $GETH_IMAGE failed: $out"
+  fi
+}
+
 # The metrics stack's Prometheus under the docker engine: Debian's prometheus program (the one the
 # process engine runs) with its libraries, as the entrypoint, like prom/prometheus.
 build_prometheus_image() {
@@ -347,6 +386,7 @@ else
 fi
 build_fabric_images
 build_fabric_x_images
+build_geth_image
 build_prometheus_image
 build_rest_gateway_image
 build_chaincode_image "$CHAINCODE_NODE_IMAGE"

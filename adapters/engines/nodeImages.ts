@@ -5,6 +5,8 @@ export const defaultNodeImages: Readonly<Record<string, string>> = {
   // dropped Clique and PoW block production).
   besu: 'hyperledger/besu:24.12.2',
   anvil: 'lnm-anvil:local', // built locally by .ci/docker.sh: no registry ships one
+  // geth 1.13 (Clique): built locally by .ci/docker.sh from the geth it finds (LNM_GETH_BIN, else PATH).
+  geth: 'lnm-geth:local',
   // Pinned to the release whose core.yaml / orderer.yaml the launch files are checked against.
   'fabric-peer': 'hyperledger/fabric-peer:2.5.12',
   'fabric-orderer': 'hyperledger/fabric-orderer:2.5.12',

@@ -8,7 +8,8 @@
 // besu: besuLaunch.ts writes genesis, config.toml and the node key into the node directory and
 // runs `besu --config-file=...` (process: the besu on PATH; docker: the configured besu image).
 // geth (Clique networks): gethLaunch.ts writes genesis, config.toml, node key and a sealer's
-// keystore and password file, runs `geth init` here, then the process engine runs geth.
+// keystore and password file; the process engine runs `geth init` here, then geth; the docker
+// engine (here or on a node host) runs the geth image, whose command inits, then execs geth.
 // Without besu or geth, a node that needs it fails to start saying what to install.
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
@@ -63,9 +64,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
   const engineFor = (t: EvmNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, `Node ${t.node.name}`, keyOf(t));
 
-  async function besuImagePresent(): Promise<boolean> {
+  /** Whether the local Docker Engine has the image of `software` (besu, geth). */
+  async function imagePresent(software: 'besu' | 'geth'): Promise<boolean> {
     try {
-      await new Docker().getImage(images.besu).inspect();
+      await new Docker().getImage(images[software]).inspect();
       return true;
     } catch {
       return false;
@@ -105,11 +107,12 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   async function launchSpec(t: EvmNodeTarget): Promise<{ spec: NodeLaunchSpec; bootstrap?: () => Promise<unknown> }> {
     if (t.node.client === 'geth') {
       const geth = await gethLaunchSpec(t, { dataDir, gethCommand: await gethCommand(), validatorKey: options.validatorKey ?? noValidatorKeys(t) });
-      return { spec: geth.spec, bootstrap: () => runGethInit(geth.init) };
+      const init = geth.init;
+      return { spec: geth.spec, ...(init ? { bootstrap: () => runGethInit(init) } : {}) };
     }
     if (t.node.client === 'besu') {
       const besuCommand = t.node.engine === 'process' ? await onPath('besu', env) : null;
-      const present = t.node.engine === 'process' ? besuCommand !== null : await besuImagePresent();
+      const present = t.node.engine === 'process' ? besuCommand !== null : await imagePresent('besu');
       if (!present) {
         const install = t.node.engine === 'process' ? 'install besu 24.x (https://besu.hyperledger.org) so that `besu` is on the PATH of this service' : `install the besu image ${images.besu} on the Docker host (or set LNM_IMAGE_BESU)`;
         throw new NodeStartFailedError(
@@ -136,10 +139,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return engineOf(kind).available();
     },
     async besuAvailable(engine) {
-      return engine === 'process' ? (await onPath('besu', env)) !== null : besuImagePresent();
+      return engine === 'process' ? (await onPath('besu', env)) !== null : imagePresent('besu');
     },
     async gethAvailable(engine) {
-      return engine === 'process' && (await gethCommand()) !== null;
+      return engine === 'process' ? (await gethCommand()) !== null : imagePresent('geth');
     },
     portsInUse,
     async start(t) {

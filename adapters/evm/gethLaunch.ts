@@ -24,7 +24,12 @@
 // service's RPC gateway, which refuses eth_sendTransaction (docs/evm.md).
 //
 // Where geth is found: LNM_GETH_BIN (a directory holding geth), else the PATH
-// (adapters/programs/programLocator.ts). The process engine only: no geth image is built yet.
+// (adapters/programs/programLocator.ts), for the process engine: `geth init` runs here before
+// each start. The docker engine and node hosts run the image `geth` names (lnm-geth:local, built
+// by .ci/docker.sh from the same program; LNM_IMAGE_GETH): the same files in the node directory
+// (bound, or uploaded into the node's volume on a host), the same args, and the container's
+// command runs `geth init` on the node's data directory itself before it execs geth, so a node
+// on a host keeps its chain in its volume and the service needs no geth of its own for it.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -91,9 +96,19 @@ async function sealerKey(t: EvmNodeTarget, deps: GethLaunchDeps, fail: (why: str
 
 export interface GethLaunch {
   spec: NodeLaunchSpec;
-  /** `geth init` of the data directory from genesis.json: run after the files are written, before the start. */
-  init: { command: string; args: string[] };
+  /** `geth init` of the data directory from genesis.json, run here after the files are written, before the start (process engine; null: the container runs it). */
+  init: { command: string; args: string[] } | null;
 }
+
+/**
+ * A container's command (the image has /bin/sh and geth, no entrypoint): `geth init` of the data
+ * directory ($1, the node directory), then geth with the remaining args. init is a no-op once the
+ * same genesis is there; its output goes to the container's log like geth's.
+ */
+export const GETH_CONTAINER_START = 'geth --datadir "$1/data" init "$1/genesis.json" && shift && exec geth "$@"';
+
+/** Whether the node runs on this machine's process engine (else on a Docker Engine: here or a node host). */
+const onProcessEngine = (t: EvmNodeTarget) => t.node.engine === 'process' && !t.node.config.hostId;
 
 export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Promise<GethLaunch> {
   const nodeKey = engineKeyOf(t.node.nodeId);
@@ -102,8 +117,8 @@ export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Pr
   const fail = (why: string): never => {
     throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName} on geth: ${why}.`, { nodeKey });
   };
-  if (t.node.engine !== 'process' || t.node.config.hostId) fail('geth nodes run on the process engine of this machine only (no geth image is built); create the node with engine process');
-  if (!deps.gethCommand) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: geth is not installed (set LNM_GETH_BIN to the directory holding geth 1.13, or put geth on the PATH).`, { nodeKey });
+  const processEngine = onProcessEngine(t);
+  if (processEngine && !deps.gethCommand) throw new NodeStartFailedError('binary-missing', `Cannot start ${displayName}: geth is not installed (set LNM_GETH_BIN to the directory holding geth 1.13, or put geth on the PATH).`, { nodeKey });
   const genesis = (() => {
     try {
       return gethGenesisFile(t.network.genesis, t.network.settings);
@@ -163,13 +178,20 @@ export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Pr
     );
   }
   return {
-    spec: { nodeKey, displayName, process: { command: deps.gethCommand, args }, files, ports: besuPorts(t.node) },
-    init: { command: deps.gethCommand, args: ['--datadir', path.join(nodeDir, GETH_DATA_DIR), 'init', path.join(nodeDir, GETH_GENESIS_FILE)] },
+    spec: {
+      nodeKey,
+      displayName,
+      ...(deps.gethCommand ? { process: { command: deps.gethCommand, args } } : {}),
+      docker: { image: 'geth', args: ['/bin/sh', '-c', GETH_CONTAINER_START, 'geth-start', dir, ...args] },
+      files,
+      ports: besuPorts(t.node),
+    },
+    init: processEngine && deps.gethCommand ? { command: deps.gethCommand, args: ['--datadir', path.join(nodeDir, GETH_DATA_DIR), 'init', path.join(nodeDir, GETH_GENESIS_FILE)] } : null,
   };
 }
 
 /** Runs `geth init`; a failure says geth's last lines (init reads no secret). */
-export function runGethInit(init: GethLaunch['init'], timeoutMs = 60_000): Promise<void> {
+export function runGethInit(init: NonNullable<GethLaunch['init']>, timeoutMs = 60_000): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(init.command, init.args, { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '' }, maxBuffer: 4 * 1024 * 1024 }, (err, _stdout, stderr) => {
       if (!err) return resolve();

@@ -52,7 +52,7 @@ async function pickClient(input: Input, preference: EvmClientPreference, engine:
     // An import makes no key and starts no node: its record is kept as a besu network, whose nodes fail to start saying what to install.
     if (err instanceof AppError && err.status === 503 && imported) return preference === 'geth' ? 'geth' : 'besu';
     if (err instanceof AppError && err.status === 503 && preference === 'geth') {
-      const where = engine === 'process' ? 'no geth program: LNM_GETH_BIN, else the PATH' : 'geth runs on the process engine only';
+      const where = engine === 'process' ? 'no geth program: LNM_GETH_BIN, else the PATH' : 'no geth image for the docker engine: lnm-geth:local, built by .ci/docker.sh where geth is found, or LNM_IMAGE_GETH';
       throw missingProgram('client', `${err.message} geth 1.13 is needed here (${where}). Nothing was made.`);
     }
     if (err instanceof AppError && err.status === 503) {

@@ -17,7 +17,7 @@ export const GETH_METRICS_PATH = '/debug/metrics/prometheus';
 export interface EvmClientChoice {
   besuAvailable: boolean;
   validatorCount: number;
-  /** Whether geth is found (process engine); absent: not. */
+  /** Whether geth is found for the engine (its program, or its image); absent: not. */
   gethAvailable?: boolean;
   /** The genesis consensus; geth runs Clique only. Absent: not known (not Clique). */
   consensus?: EvmConsensus;

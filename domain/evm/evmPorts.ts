@@ -28,7 +28,7 @@ export interface EvmNodeRuntime {
   engineAvailable(kind: NodeEngineKind): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** Whether a besu binary (process) or image (docker) is present. */
   besuAvailable(engine: NodeEngineKind): Promise<boolean>;
-  /** Whether geth (adapters/evm/gethLaunch.ts: LNM_GETH_BIN, else PATH) can run nodes on this engine (process only). */
+  /** Whether geth can run nodes on this engine: process, the program (LNM_GETH_BIN, else PATH); docker, its image (lnm-geth:local) on the local engine. */
   gethAvailable(engine: NodeEngineKind): Promise<boolean>;
   /** Of these host ports, the ones something already listens on. */
   portsInUse(ports: number[]): Promise<number[]>;

@@ -27,7 +27,7 @@ export const handBuiltPrograms = [
 ] as const;
 
 /** The local images .ci/docker.sh builds from hand-built programs. */
-export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local'];
+export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local', 'lnm-geth:local'];
 
 const clearedExactly = ['LNM_FABRIC_CFG', 'LNM_FABRIC_RELEASES', 'BESU_PATH', 'EVENTSTORE_URL', 'VAULT_ADDR', 'VAULT_TOKEN', 'KMS_ENDPOINT'];
 const cleared = (name: string) => clearedExactly.includes(name) || /^LNM_[A-Z0-9_]*_BIN$/.test(name) || name.startsWith('LNM_IMAGE_');

@@ -11,7 +11,8 @@
 //   fabricReleaseOf('3.1')   the release of that line the service finds (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN, PATH), or its absence's reason
 //   gethMissing, gethServiceEnv()   the same for geth (LNM_GETH_BIN, else PATH)
 //
-// `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh).
+// `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh:
+// the Fabric, Fabric-X and geth images).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,6 +106,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     `fabric_missing=${shellQuote(fabricMissing ?? '')}`,
     ...fabricXNames.map((p) => `fabricx_${p}=${shellQuote(fabricXPaths.get(p) ?? '')}`),
     `fabricx_missing=${shellQuote(fabricXMissing ?? '')}`,
+    `geth_path=${shellQuote(gethFound.ok ? gethFound.path : '')}`,
+    `geth_missing=${shellQuote(gethMissing ?? '')}`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }

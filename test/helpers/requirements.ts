@@ -23,6 +23,7 @@ export const dependencies = {
   nginx: { what: "Debian's nginx, the load balancer in front of several instances", how: 'apt-get install nginx-light (.ci/run does), or put nginx on PATH' },
   compose: { what: 'Docker Compose', how: 'apt-get install docker-compose (.ci/run does)' },
   geth: { what: 'go-ethereum 1.13 (geth 1.13.15, the Clique client)', how: 'build geth 1.13.15 from its public sources and set LNM_GETH_BIN to the directory holding it, or put geth on PATH (docs/programs.md)' },
+  'geth-image': { what: 'the local geth image lnm-geth:local (geth 1.13.15 with its libraries)', how: 'run .ci/docker.sh as root with geth found (LNM_GETH_BIN or PATH)' },
   besu: { what: 'a real besu (Hyperledger Besu 24.x)', how: 'put besu on PATH or set BESU_PATH; or build the image named by LNM_IMAGE_BESU' },
   vault: { what: 'a real HashiCorp Vault', how: 'set VAULT_ADDR and VAULT_TOKEN (transit and KV v2 mounted)' },
   'vault-image': { what: 'a Vault image for managed Vaults', how: 'set LNM_IMAGE_VAULT to a Vault image the Docker Engine has (hashicorp/vault:1.x)' },
