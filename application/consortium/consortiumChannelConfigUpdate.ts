@@ -1,12 +1,12 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing one is
-// removeChannelOrganization, below, one organization per update), application policies and the orderer's batch settings set, in one config update transaction signed by the
+// removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings and a BFT channel's SmartBFT options set, in one config update transaction signed by the
 // admins this service holds, recorded with RecordConfigUpdate when the config changed.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
@@ -20,13 +20,17 @@ export interface ChannelConfigRequest {
   policies?: Record<string, { type: 'ImplicitMeta' | 'Signature'; rule: string }>;
   /** The orderer's batch settings (batch timeout, batch size); those not given are kept. */
   batch?: Partial<ChannelBatchSettings>;
+  /** A smartbft channel's SmartBFT options; those not given are kept, the result checked as at creation. */
+  smartBftOptions?: Partial<SmartBftOptions>;
 }
 
 export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<ChannelConfigUpdated> {
   const { deps } = input;
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
-  if (!req.organizations && !req.policies && !batchGiven) throw new ValidationError('Give organizations, policies or batch settings to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const bftGiven = req.smartBftOptions && Object.values(req.smartBftOptions).some((v) => v !== undefined);
+  if (!req.organizations && !req.policies && !batchGiven && !bftGiven) throw new ValidationError('Give organizations, policies, batch settings or SmartBFT options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  if (bftGiven && network.consensus !== 'smartbft') throw new ValidationError(`smartBftOptions are the options of a smartbft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'smartBftOptions', message: 'only on a smartbft channel' }]);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
@@ -44,6 +48,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   }
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
+  if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });
   // One config transaction for the whole request: one set of signatures, one new config.
   const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
   if (result.status === 'updated') {

@@ -14,6 +14,7 @@ import { setAnchorPeers } from '../../../application/consortium/consortiumAnchor
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
+import { SmartBftOptionFields } from './consortiumNetworks.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -34,6 +35,7 @@ const ConfigUpdateBody = Type.Object({
     absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'a block\'s size at most, in bytes' })),
     preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'the size a block is cut at, in bytes (at most absoluteMaxBytes)' })),
   }, { additionalProperties: false, description: 'the orderer\'s batch settings (the Orderer group\'s BatchTimeout and BatchSize, signed for by the orderer organizations\' admins); those not given are kept' })),
+  smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'a smartbft channel\'s SmartBFT options (the ConsensusType metadata, signed for by the orderer organizations\' admins): those given set, the others kept; checked as at creation (docs/consortium.md)' })),
 }, { additionalProperties: false });
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
@@ -62,16 +64,18 @@ const ConsenterChangeView = Type.Object({
 const ConsentersView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),
   consenters: Type.Array(Type.Object({
-    host: Type.String(), port: Type.Integer(), node_id: Type.Union([Type.Integer(), Type.Null()]), node_name: Type.Union([Type.String(), Type.Null()]),
+    host: Type.String(), port: Type.Integer(),
+    bft_id: Type.Union([Type.Integer(), Type.Null()], { description: 'a BFT channel: the consenter\'s ConsenterMapping id (null on etcdraft)' }),
+    node_id: Type.Union([Type.Integer(), Type.Null()]), node_name: Type.Union([Type.String(), Type.Null()]),
     node_status: Type.Union([Type.String(), Type.Null()]),
     consensus_relation: Type.Union([Type.String(), Type.Null()], { description: 'what the orderer\'s channel participation API reports: consenter, follower, ...' }),
-    certificate_current: Type.Union([Type.Boolean(), Type.Null()], { description: 'the channel holds the node\'s current TLS certificate (false after a renewal: replace it)' }),
+    certificate_current: Type.Union([Type.Boolean(), Type.Null()], { description: 'the channel holds the node\'s current TLS certificate (BFT: and identity certificate); false after a renewal: replace it' }),
   })),
 });
 const consenterRefusals = {
-  400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate; not an orderer of the network; not an etcdraft channel' },
+  400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0' },
   404: { description: 'no such network, channel, orderer or consenter' },
-  409: { description: 'rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
+  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
 };
 
 async function configView(input: Input, network: ConsortiumNetworkRow) {
@@ -111,20 +115,20 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s raft consenters: endpoint, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
-    responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
+    method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s consenters (etcdraft or BFT): endpoint, BFT id, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
+    responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft or BFT channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
     async handler({ deps, params }) {
       const r = await listConsenters(deps, { networkId: params.id, channelName: params.channelName });
       return {
         body: {
           network_id: r.network.id, channel_name: r.network.channelName, sequence: r.sequence,
-          consenters: r.consenters.map((c) => ({ host: c.host, port: c.port, node_id: c.nodeId, node_name: c.nodeName, node_status: c.nodeStatus, consensus_relation: c.consensusRelation, certificate_current: c.certificateCurrent })),
+          consenters: r.consenters.map((c) => ({ host: c.host, port: c.port, bft_id: c.bftId, node_id: c.nodeId, node_name: c.nodeName, node_status: c.nodeStatus, consensus_relation: c.consensusRelation, certificate_current: c.certificateCurrent })),
         },
       };
     },
   }),
   defineRoute({
-    method: 'post', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'Add an orderer of the network as a raft consenter (a follower that pulled the chain is promoted); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterParams,
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'Add an orderer of the network as a consenter, etcdraft or BFT (a follower that pulled the chain is promoted; BFT: a new ConsenterMapping id and BlockValidation policy); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterParams,
     query: DryRunQuery, body: Type.Object({ nodeId: Type.Integer({ minimum: 1, description: 'the orderer (a member of the network)' }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -132,7 +136,7 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the raft consenters (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
     query: DryRunQuery,
     responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -140,7 +144,7 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId/certificate', summary: 'Replace a consenter\'s TLS certificate in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    method: 'put', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId/certificate', summary: 'Replace a consenter\'s TLS certificate (BFT: and identity certificate) in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
     query: DryRunQuery,
     responses: { 200: { description: 'the config update and its diff (unchanged when the channel holds it already)', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -162,9 +166,9 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies or the orderer\'s batch settings (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings or a BFT channel\'s SmartBFT options (signatures collected from the admins this service holds)', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: ConfigUpdateBody,
-    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
+    responses: { 200: { description: 'the config update (one transaction for organizations and policies together)', schema: UpdateView }, 400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, SmartBFT options on an etcdraft channel or not valid' }, 404: { description: 'no such network or channel' }, 409: { description: 'signatures missing (names the organizations)' } },
     async handler(input) {
       return { body: updateView(await updateChannelConfig(input, input.params, input.body)) };
     },
