@@ -1,7 +1,7 @@
 // A channel config as JSON in the shape `configtxlator proto_decode` gives: protobuf JSON with
 // the original (snake_case) field names, 64-bit integers as strings, enums by name, bytes as
 // base64, and the opaque bytes of config values and policies decoded by their key (MSP,
-// AnchorPeers, ConsensusType with its etcdraft metadata, ...). Values of a key this file does
+// AnchorPeers, ConsensusType with its etcdraft or SmartBFT metadata, a BFT channel's Orderers, ...). Values of a key this file does
 // not know stay base64, as configtxlator leaves values it has no type for.
 //   configJson(config: common.Config) -> ChannelConfigJson
 import { common, msp, orderer, peer } from '@hyperledger/fabric-protos';
@@ -83,6 +83,31 @@ function etcdraftJson(bytes: Uint8Array): Json {
   };
 }
 
+/** A BFT channel's SmartBFT options block, as configtxlator decodes orderer.smartbft.Options. */
+function smartBftJson(bytes: Uint8Array): Json {
+  const o = orderer.smartbft.Options.deserializeBinary(bytes);
+  return {
+    collect_timeout: o.getCollectTimeout(),
+    decisions_per_leader: u64(o.getDecisionsPerLeader()),
+    incoming_message_buffer_size: u64(o.getIncomingMessageBufferSize()),
+    leader_heartbeat_count: u64(o.getLeaderHeartbeatCount()),
+    leader_heartbeat_timeout: o.getLeaderHeartbeatTimeout(),
+    leader_rotation: enumName(orderer.smartbft.Options.Rotation, o.getLeaderRotation()),
+    request_auto_remove_timeout: o.getRequestAutoRemoveTimeout(),
+    request_batch_max_bytes: u64(o.getRequestBatchMaxBytes()),
+    request_batch_max_count: u64(o.getRequestBatchMaxCount()),
+    request_batch_max_interval: o.getRequestBatchMaxInterval(),
+    request_complain_timeout: o.getRequestComplainTimeout(),
+    request_forward_timeout: o.getRequestForwardTimeout(),
+    request_max_bytes: u64(o.getRequestMaxBytes()),
+    request_pool_size: u64(o.getRequestPoolSize()),
+    speed_up_view_change: o.getSpeedUpViewChange(),
+    sync_on_start: o.getSyncOnStart(),
+    view_change_resend_interval: o.getViewChangeResendInterval(),
+    view_change_timeout: o.getViewChangeTimeout(),
+  };
+}
+
 const valueDecoders: Record<string, (bytes: Uint8Array) => Json> = {
   MSP: mspJson,
   AnchorPeers: (b) => ({ anchor_peers: peer.AnchorPeers.deserializeBinary(b).getAnchorPeersList().map((a) => ({ host: a.getHost(), port: a.getPort() })) }),
@@ -101,11 +126,23 @@ const valueDecoders: Record<string, (bytes: Uint8Array) => Json> = {
     const m = orderer.ConsensusType.deserializeBinary(b);
     const metadata = m.getMetadata_asU8();
     return {
-      metadata: m.getType() === 'etcdraft' && metadata.length ? etcdraftJson(metadata) : metadata.length ? b64(metadata) : null,
+      metadata: !metadata.length ? null : m.getType() === 'etcdraft' ? etcdraftJson(metadata) : m.getType() === 'BFT' ? smartBftJson(metadata) : b64(metadata),
       state: enumName(orderer.ConsensusType.State, m.getState()),
       type: m.getType(),
     };
   },
+  // A BFT channel's ConsenterMapping.
+  Orderers: (b) => ({
+    consenter_mapping: common.Orderers.deserializeBinary(b).getConsenterMappingList().map((c) => ({
+      client_tls_cert: b64(c.getClientTlsCert()),
+      host: c.getHost(),
+      id: c.getId(),
+      identity: b64(c.getIdentity()),
+      msp_id: c.getMspId(),
+      port: c.getPort(),
+      server_tls_cert: b64(c.getServerTlsCert()),
+    })),
+  }),
   ACLs: (b) => ({ acls: sorted(entriesOf(peer.ACLs.deserializeBinary(b).getAclsMap()).map(([k, v]) => [k, { policy_ref: v.getPolicyRef() }])) }),
 };
 

@@ -104,6 +104,16 @@ export function channelRestrictions(): orderer.ChannelRestrictions {
   return message;
 }
 
+/** One etcdraft consenter (genesis and consenter changes alike). */
+export function raftConsenterMessage(c: RaftConsenter): orderer.etcdraft.Consenter {
+  const consenter = new orderer.etcdraft.Consenter();
+  consenter.setHost(c.host);
+  consenter.setPort(c.port);
+  consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
+  consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
+  return consenter;
+}
+
 /** etcdraft with configtx.yaml's options: 500ms ticks, election 10, heartbeat 1, 5 inflight blocks, 16 MB snapshots. */
 export function etcdraftConsensus(consenters: RaftConsenter[]): orderer.ConsensusType {
   const options = new orderer.etcdraft.Options();
@@ -113,16 +123,7 @@ export function etcdraftConsensus(consenters: RaftConsenter[]): orderer.Consensu
   options.setMaxInflightBlocks(5);
   options.setSnapshotIntervalSize(16 * 1024 * 1024);
   const metadata = new orderer.etcdraft.ConfigMetadata();
-  metadata.setConsentersList(
-    consenters.map((c) => {
-      const consenter = new orderer.etcdraft.Consenter();
-      consenter.setHost(c.host);
-      consenter.setPort(c.port);
-      consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
-      consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
-      return consenter;
-    }),
-  );
+  metadata.setConsentersList(consenters.map(raftConsenterMessage));
   metadata.setOptions(options);
   const message = new orderer.ConsensusType();
   message.setType('etcdraft');
@@ -133,7 +134,19 @@ export function etcdraftConsensus(consenters: RaftConsenter[]): orderer.Consensu
 
 /** Orderer type BFT with every SmartBFT option written (Fabric reads a missing one as zero) and leader rotation off, as Fabric 3.1 requires. */
 export function smartBftConsensus(o: SmartBftOptions): orderer.ConsensusType {
-  const options = new orderer.smartbft.Options();
+  const message = new orderer.ConsensusType();
+  message.setType('BFT');
+  message.setMetadata(smartBftOptionsMessage(o).serializeBinary());
+  message.setState(orderer.ConsensusType.State.STATE_NORMAL);
+  return message;
+}
+
+/**
+ * The SmartBFT options block (ConsensusType metadata of a BFT channel) with every field of `o`
+ * written: a new block has leader rotation off; `base` (a channel's block) keeps its other fields.
+ */
+export function smartBftOptionsMessage(o: SmartBftOptions, base?: orderer.smartbft.Options): orderer.smartbft.Options {
+  const options = base ?? new orderer.smartbft.Options();
   options.setRequestBatchMaxCount(o.requestBatchMaxCount);
   options.setRequestBatchMaxBytes(o.requestBatchMaxBytes);
   options.setRequestBatchMaxInterval(o.requestBatchMaxInterval);
@@ -150,32 +163,53 @@ export function smartBftConsensus(o: SmartBftOptions): orderer.ConsensusType {
   options.setCollectTimeout(o.collectTimeout);
   options.setSyncOnStart(o.syncOnStart);
   options.setSpeedUpViewChange(o.speedUpViewChange);
-  options.setLeaderRotation(orderer.smartbft.Options.Rotation.ROTATION_OFF);
-  options.setDecisionsPerLeader(0);
-  const message = new orderer.ConsensusType();
-  message.setType('BFT');
-  message.setMetadata(options.serializeBinary());
-  message.setState(orderer.ConsensusType.State.STATE_NORMAL);
-  return message;
+  if (!base) {
+    options.setLeaderRotation(orderer.smartbft.Options.Rotation.ROTATION_OFF);
+    options.setDecisionsPerLeader(0);
+  }
+  return options;
+}
+
+/** The SmartBFT options a channel's options block holds. */
+export function smartBftOptionsOf(o: orderer.smartbft.Options): SmartBftOptions {
+  return {
+    requestBatchMaxCount: o.getRequestBatchMaxCount(),
+    requestBatchMaxBytes: o.getRequestBatchMaxBytes(),
+    requestBatchMaxInterval: o.getRequestBatchMaxInterval(),
+    incomingMessageBufferSize: o.getIncomingMessageBufferSize(),
+    requestPoolSize: o.getRequestPoolSize(),
+    requestForwardTimeout: o.getRequestForwardTimeout(),
+    requestComplainTimeout: o.getRequestComplainTimeout(),
+    requestAutoRemoveTimeout: o.getRequestAutoRemoveTimeout(),
+    requestMaxBytes: o.getRequestMaxBytes(),
+    viewChangeResendInterval: o.getViewChangeResendInterval(),
+    viewChangeTimeout: o.getViewChangeTimeout(),
+    leaderHeartbeatTimeout: o.getLeaderHeartbeatTimeout(),
+    leaderHeartbeatCount: o.getLeaderHeartbeatCount(),
+    collectTimeout: o.getCollectTimeout(),
+    syncOnStart: o.getSyncOnStart(),
+    speedUpViewChange: o.getSpeedUpViewChange(),
+  };
 }
 
 /** The Orderers value of a BFT channel: its ConsenterMapping. */
 export function orderersValue(consenters: BftConsenter[]): common.Orderers {
   const message = new common.Orderers();
-  message.setConsenterMappingList(
-    consenters.map((c) => {
-      const consenter = new common.Consenter();
-      consenter.setId(c.id);
-      consenter.setHost(c.host);
-      consenter.setPort(c.port);
-      consenter.setMspId(c.mspId);
-      consenter.setIdentity(Buffer.from(c.identityCertPem));
-      consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
-      consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
-      return consenter;
-    }),
-  );
+  message.setConsenterMappingList(consenters.map(bftConsenterMessage));
   return message;
+}
+
+/** One ConsenterMapping entry of a BFT channel (genesis and consenter changes alike). */
+export function bftConsenterMessage(c: BftConsenter): common.Consenter {
+  const consenter = new common.Consenter();
+  consenter.setId(c.id);
+  consenter.setHost(c.host);
+  consenter.setPort(c.port);
+  consenter.setMspId(c.mspId);
+  consenter.setIdentity(Buffer.from(c.identityCertPem));
+  consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
+  consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
+  return consenter;
 }
 
 /** configtx.yaml's default ACLs: who may call the lifecycle, query and event APIs of the channel. */

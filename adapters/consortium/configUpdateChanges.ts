@@ -6,9 +6,11 @@
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
 //   withBatch(config, batch)                  sets the orderer's BatchTimeout / BatchSize (others kept)
 //   withRevocationList(config, mspId, crls)   sets an org's MSP revocation_list wherever it is defined
-//   withConsenterAdded(config, consenter, mspId)      adds an etcdraft consenter and its endpoint
+//   withConsenterAdded(config, consenter, mspId, identity?)  adds an etcdraft or BFT consenter and its endpoint
 //   withConsenterRemoved(config, host, port, mspId?)  removes one (and its endpoint)
-//   withConsenterCertificate(config, consenter)       replaces one's TLS certificates (same host:port)
+//   withConsenterCertificate(config, consenter, identity?)   replaces one's TLS certificates (same host:port; BFT: identity too)
+//     (BFT: the ConsenterMapping changes and BlockValidation is recomputed in the same update)
+//   withSmartBftOptions(config, options)      sets a BFT channel's SmartBFT options (others kept)
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
@@ -16,11 +18,13 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { CAPABILITY_LEVELS, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import { bftQuorum } from '../../domain/consortium/consortiumDefaults.ts';
+import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
-import { configPolicy } from './channelConfigPolicies.ts';
-import { anchorPeersMessage, batchSize, batchTimeout, capabilities as capabilitiesMessage, configValue, ordererAddresses } from './channelConfigValues.ts';
+import { bftBlockValidationPolicy, configPolicy } from './channelConfigPolicies.ts';
+import { anchorPeersMessage, batchSize, batchTimeout, bftConsenterMessage, capabilities as capabilitiesMessage, configValue, ordererAddresses, raftConsenterMessage, smartBftOptionsMessage, smartBftOptionsOf } from './channelConfigValues.ts';
 
 function cloneConfig(config: common.Config): common.Config {
   return common.Config.deserializeBinary(config.serializeBinary());
@@ -145,29 +149,62 @@ export function withRevocationList(config: common.Config, mspId: string, crlPems
   return desired;
 }
 
-/** The Orderer group's etcdraft consenters, changed by `edit`; the ConsensusType's other fields (options, state) kept. */
-function withConsenters(config: common.Config, edit: (consenters: orderer.etcdraft.Consenter[]) => orderer.etcdraft.Consenter[]): common.Config {
-  const desired = cloneConfig(config);
-  const values = subGroup(desired, ['Orderer']).getValuesMap();
+/** The Orderer group's ConsensusType, with its type (etcdraft or BFT). */
+function consensusOf(config: common.Config): { values: ReturnType<common.ConfigGroup['getValuesMap']>; value: common.ConfigValue; consensus: orderer.ConsensusType } {
+  const values = subGroup(config, ['Orderer']).getValuesMap();
   const value = values.get('ConsensusType');
   const consensus = value ? orderer.ConsensusType.deserializeBinary(value.getValue_asU8()) : null;
-  if (!consensus || consensus.getType() !== 'etcdraft') {
-    throw new ValidationError(`The channel's consensus is ${consensus?.getType() || 'unknown'}: consenter changes here are for etcdraft channels.`, [{ field: 'consensus', message: `not etcdraft: ${consensus?.getType() || 'unknown'}` }]);
+  const type = consensus?.getType() || 'unknown';
+  if (!value || !consensus || (type !== 'etcdraft' && type !== 'BFT')) {
+    throw new ValidationError(`The channel's consensus is ${type}: consenter changes here are for etcdraft and BFT channels.`, [{ field: 'consensus', message: `not etcdraft or BFT: ${type}` }]);
   }
-  const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8());
-  metadata.setConsentersList(edit(metadata.getConsentersList()));
-  consensus.setMetadata(metadata.serializeBinary());
-  values.set('ConsensusType', configValue(consensus, value!.getModPolicy() || 'Admins'));
+  return { values, value, consensus };
+}
+
+/** A consenter of either kind: what the edits below read and write. */
+interface ConsenterEntry {
+  host: string;
+  port: number;
+  bft: common.Consenter | null;
+  raft: orderer.etcdraft.Consenter | null;
+}
+
+/**
+ * The channel's consenters changed by `edit`, whatever its consensus: etcdraft's metadata
+ * consenters (the ConsensusType's other fields kept), or a BFT channel's ConsenterMapping (the
+ * Orderers value) with the BlockValidation policy recomputed for the new set in the same update,
+ * as Fabric 3.1's ConfigBlockValidator requires (NOutOf ComputeBFTQuorum(n, f) of the consenters'
+ * identities, in ConsenterMapping order; any other policy fails the update).
+ */
+function withConsenters(config: common.Config, edit: (consenters: ConsenterEntry[], bft: boolean) => ConsenterEntry[]): common.Config {
+  const desired = cloneConfig(config);
+  const { values, value, consensus } = consensusOf(desired);
+  if (consensus.getType() === 'etcdraft') {
+    const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8());
+    const entries = metadata.getConsentersList().map((c) => ({ host: c.getHost(), port: c.getPort(), bft: null, raft: c }));
+    metadata.setConsentersList(edit(entries, false).map((e) => e.raft!));
+    consensus.setMetadata(metadata.serializeBinary());
+    values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
+    return desired;
+  }
+  const orderersValue = values.get('Orderers');
+  if (!orderersValue) throw new ValidationError('The BFT channel has no Orderers value (ConsenterMapping).', [{ field: 'consensus', message: 'no /Channel/Orderer/Orderers' }]);
+  const orderers = common.Orderers.deserializeBinary(orderersValue.getValue_asU8());
+  const entries = orderers.getConsenterMappingList().map((c) => ({ host: c.getHost(), port: c.getPort(), bft: c, raft: null }));
+  const next = edit(entries, true).map((e) => e.bft!);
+  orderers.setConsenterMappingList(next);
+  values.set('Orderers', configValue(orderers, orderersValue.getModPolicy() || 'Admins'));
+  const policies = subGroup(desired, ['Orderer']).getPoliciesMap();
+  const identities = next.map((c) => ({ mspId: c.getMspId(), identityCertPem: Buffer.from(c.getIdentity_asU8()).toString('utf8') }));
+  policies.set('BlockValidation', bftBlockValidationPolicy(identities, bftQuorum(next.length), policies.get('BlockValidation')?.getModPolicy() || 'Admins'));
   return desired;
 }
 
-function raftConsenter(c: RaftConsenter): orderer.etcdraft.Consenter {
-  const consenter = new orderer.etcdraft.Consenter();
-  consenter.setHost(c.host);
-  consenter.setPort(c.port);
-  consenter.setClientTlsCert(Buffer.from(c.clientTlsCertPem));
-  consenter.setServerTlsCert(Buffer.from(c.serverTlsCertPem));
-  return consenter;
+/** The entry for `c` in a channel of that kind: a BFT one needs its MSP id, identity and SmartBFT id. */
+function consenterEntry(c: RaftConsenter, bft: { id: number; mspId: string; identityCertPem?: string } | null): ConsenterEntry {
+  if (!bft) return { host: c.host, port: c.port, bft: null, raft: raftConsenterMessage(c) };
+  if (!bft.identityCertPem) throw new ValidationError(`A BFT consenter needs its identity certificate (${c.host}:${c.port}).`, [{ field: 'nodeId', message: 'no identity certificate' }]);
+  return { host: c.host, port: c.port, raft: null, bft: bftConsenterMessage({ ...c, id: bft.id, mspId: bft.mspId, identityCertPem: bft.identityCertPem }) };
 }
 
 /** An orderer organization's Endpoints with `endpoint` added or removed (a group without Endpoints is left alone). */
@@ -182,19 +219,45 @@ function withOrdererEndpoint(config: common.Config, mspId: string, endpoint: str
   return config;
 }
 
-export function withConsenterAdded(config: common.Config, consenter: RaftConsenter, mspId: string): common.Config {
-  const same = (c: orderer.etcdraft.Consenter) => c.getHost() === consenter.host && c.getPort() === consenter.port;
-  const desired = withConsenters(config, (list) => (list.some(same) ? list : [...list, raftConsenter(consenter)]));
+export function withConsenterAdded(config: common.Config, consenter: RaftConsenter, mspId: string, identityCertPem?: string): common.Config {
+  const desired = withConsenters(config, (list, bft) => {
+    if (list.some((c) => c.host === consenter.host && c.port === consenter.port)) return list;
+    // A BFT id is never reused: the next one above every id the set has.
+    const id = bft ? Math.max(0, ...list.map((c) => c.bft!.getId())) + 1 : 0;
+    return [...list, consenterEntry(consenter, bft ? { id, mspId, identityCertPem } : null)];
+  });
   return withOrdererEndpoint(desired, mspId, `${consenter.host}:${consenter.port}`, true);
 }
 
 export function withConsenterRemoved(config: common.Config, host: string, port: number, mspId?: string): common.Config {
-  const desired = withConsenters(config, (list) => list.filter((c) => !(c.getHost() === host && c.getPort() === port)));
+  const desired = withConsenters(config, (list) => list.filter((c) => !(c.host === host && c.port === port)));
   return mspId ? withOrdererEndpoint(desired, mspId, `${host}:${port}`, false) : desired;
 }
 
-export function withConsenterCertificate(config: common.Config, consenter: RaftConsenter): common.Config {
-  return withConsenters(config, (list) => list.map((c) => (c.getHost() === consenter.host && c.getPort() === consenter.port ? raftConsenter(consenter) : c)));
+export function withConsenterCertificate(config: common.Config, consenter: RaftConsenter, identityCertPem?: string): common.Config {
+  return withConsenters(config, (list, bft) =>
+    list.map((c) => {
+      if (c.host !== consenter.host || c.port !== consenter.port) return c;
+      if (!bft) return consenterEntry(consenter, null);
+      const identity = identityCertPem ?? Buffer.from(c.bft!.getIdentity_asU8()).toString('utf8');
+      return consenterEntry(consenter, { id: c.bft!.getId(), mspId: c.bft!.getMspId(), identityCertPem: identity });
+    }),
+  );
+}
+
+/** A BFT channel's SmartBFT options: those given set, the others (and leader rotation) kept; refused as at creation when the result is not valid. */
+export function withSmartBftOptions(config: common.Config, options: Partial<SmartBftOptions>): common.Config {
+  const desired = cloneConfig(config);
+  const { values, value, consensus } = consensusOf(desired);
+  if (consensus.getType() !== 'BFT') throw new ValidationError(`The channel's consensus is ${consensus.getType()}: smartBftOptions are the options of a BFT (smartbft) channel.`, [{ field: 'smartBftOptions', message: `not a BFT channel: ${consensus.getType()}` }]);
+  const current = orderer.smartbft.Options.deserializeBinary(consensus.getMetadata_asU8());
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const next: SmartBftOptions = { ...smartBftOptionsOf(current), ...given };
+  const issues = smartBftOptionIssues(next);
+  if (issues.length) throw new ValidationError(`Invalid SmartBFT options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
+  consensus.setMetadata(smartBftOptionsMessage(next, current).serializeBinary());
+  values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
+  return desired;
 }
 
 const CAPABILITY_GROUP = { channel: [], orderer: ['Orderer'], application: ['Application'] } as const;
@@ -236,11 +299,13 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
     case 'revocationList':
       return withRevocationList(config, change.mspId, change.crlPems);
     case 'addConsenter':
-      return withConsenterAdded(config, change.consenter, change.mspId);
+      return withConsenterAdded(config, change.consenter, change.mspId, change.identityCertPem);
     case 'removeConsenter':
       return withConsenterRemoved(config, change.host, change.port, change.mspId);
     case 'replaceConsenterCertificate':
-      return withConsenterCertificate(config, change.consenter);
+      return withConsenterCertificate(config, change.consenter, change.identityCertPem);
+    case 'smartBftOptions':
+      return withSmartBftOptions(config, change.options);
     case 'capabilities':
       return withCapabilities(config, change.capabilities);
     default: {

@@ -1,7 +1,7 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing one is
-// removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings and the
-// capabilities of the channel, orderer and application levels set, in one config update
+// removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings, a BFT
+// channel's SmartBFT options and the capabilities of the channel, orderer and application levels set, in one config update
 // transaction signed by the admins this service holds, recorded with RecordConfigUpdate when the
 // config changed. Capabilities are checked first (domain/consortium/capabilityRules.ts): never
 // lowered (400), channel V3_0 only once every node of the channel runs Fabric 3.x (409 naming
@@ -10,7 +10,7 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
@@ -31,6 +31,8 @@ export interface ChannelConfigRequest {
   batch?: Partial<ChannelBatchSettings>;
   /** The capability per level (channel, orderer, application); those not given are kept. */
   capabilities?: ChannelCapabilities;
+  /** A smartbft channel's SmartBFT options; those not given are kept, the result checked as at creation. */
+  smartBftOptions?: Partial<SmartBftOptions>;
 }
 
 /** The capabilities each level of the channel's current config has (configtxlator's JSON). */
@@ -64,7 +66,9 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
   const capabilitiesGiven = req.capabilities && Object.values(req.capabilities).some((v) => v !== undefined);
-  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven) throw new ValidationError('Give organizations, policies, batch settings or capabilities to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const bftGiven = req.smartBftOptions && Object.values(req.smartBftOptions).some((v) => v !== undefined);
+  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven && !bftGiven) throw new ValidationError('Give organizations, policies, batch settings, capabilities or SmartBFT options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  if (bftGiven && network.consensus !== 'smartbft') throw new ValidationError(`smartBftOptions are the options of a smartbft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'smartBftOptions', message: 'only on a smartbft channel' }]);
   if (capabilitiesGiven) await checkCapabilities(deps, network, req.capabilities!);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
@@ -84,6 +88,7 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
+  if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });
   if (opts.dryRun) {
     const p = await previewConfigChange(deps, network, changes.map((c) => c.change));
     return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };

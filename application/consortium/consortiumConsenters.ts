@@ -1,8 +1,10 @@
-// A consortium channel's etcdraft consenter set: listed (from the channel config, each consenter
-// matched to this service's orderer by its endpoint), an orderer added as consenter (a follower
-// that already pulled the chain is promoted), one removed, one's TLS certificate replaced by the
-// certificate its key now has (after a renewal). One change per config update; the rules of
-// domain/consortium/consenterRules.ts are checked first (nothing is submitted when one fails).
+// A consortium channel's consenter set, etcdraft or SmartBFT: listed (from the channel config,
+// each consenter matched to this service's orderer by its endpoint), an orderer added as consenter
+// (a follower that already pulled the chain is promoted), one removed, one's TLS certificate (and,
+// on a BFT channel, its identity certificate) replaced by the certificates its keys now have
+// (after a renewal). One change per config update; the rules of domain/consortium/consenterRules.ts
+// are checked first (nothing is submitted when one fails), with the BFT quorum on a BFT channel.
+// A BFT change also carries the channel's new BlockValidation policy (configUpdateChanges.ts).
 // `dryRun` computes the update and answers its diff without submitting. A submitted change is
 // recorded with RecordConfigUpdate (audited as NETWORK_UPDATE).
 import { X509Certificate } from 'node:crypto';
@@ -12,13 +14,15 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import { assertConsenterChange, type ConsenterSlot } from '../../domain/consortium/consenterRules.ts';
 import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import type { ConsortiumConsensus, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
+import { SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, channelNetworkOr404, consortiumNodeOr404, orderingOrderer } from './consortiumChannelAccess.ts';
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
-import { splitEndpoint, tlsCertificateOf } from './consortiumNetworkCreate.ts';
+import { releaseAtLeast } from '../../domain/consortium/capabilityRules.ts';
+import { identityCertificateOf, splitEndpoint, tlsCertificateOf } from './consortiumNetworkCreate.ts';
 
 export interface ChannelTarget {
   networkId: number;
@@ -28,12 +32,14 @@ export interface ChannelTarget {
 export interface ConsenterView {
   host: string;
   port: number;
+  /** A BFT channel: its ConsenterMapping id (null on etcdraft). */
+  bftId: number | null;
   nodeId: number | null;
   nodeName: string | null;
   nodeStatus: string | null;
   /** What the orderer's channel participation API says (consenter, follower, ...); null when not asked or not answering. */
   consensusRelation: string | null;
-  /** The channel holds the TLS certificate the node has now (false after a renewal not yet replaced); null for a node this service does not hold. */
+  /** The channel holds the TLS (BFT: and identity) certificate the node has now (false after a renewal not yet replaced); null for a node this service does not hold. */
   certificateCurrent: boolean | null;
 }
 
@@ -55,16 +61,33 @@ interface ConfigConsenter {
   host: string;
   port: number;
   serverTlsCertPem: string;
+  /** BFT: its ConsenterMapping id and identity certificate. */
+  bftId: number | null;
+  identityCertPem: string | null;
 }
 
-function consentersOf(config: ChannelConfigJson): ConfigConsenter[] {
-  const consensus = config.channel_group.groups.Orderer?.values.ConsensusType?.value as { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } } | undefined;
-  if (consensus?.type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: consenter changes here are for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
-  return (consensus.metadata?.consenters ?? []).map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert) }));
+type ConsensusJson = { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } };
+type OrderersJson = { consenter_mapping?: Array<{ id: number; host: string; port: number; server_tls_cert: string; identity: string }> };
+
+function consentersOf(config: ChannelConfigJson): { consensus: ConsortiumConsensus; consenters: ConfigConsenter[] } {
+  const group = config.channel_group.groups.Orderer;
+  const consensus = group?.values.ConsensusType?.value as ConsensusJson | undefined;
+  if (consensus?.type === 'etcdraft') {
+    return { consensus: 'etcdraft', consenters: (consensus.metadata?.consenters ?? []).map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: null, identityCertPem: null })) };
+  }
+  if (consensus?.type === 'BFT') {
+    const mapping = (group?.values.Orderers?.value as OrderersJson | undefined)?.consenter_mapping ?? [];
+    return { consensus: 'smartbft', consenters: mapping.map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: Number(c.id), identityCertPem: b64Pem(c.identity) })) };
+  }
+  throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: consenter changes here are for etcdraft and BFT channels.`, [{ field: 'channelName', message: 'not an etcdraft or BFT channel' }]);
 }
 
-/** Why the channel's orderer organizations cannot verify `certPem` as a TLS certificate (null: one of their TLS CAs issued it, and it is valid now). */
-export function certificateProblem(certPem: string, config: ChannelConfigJson, now: Date): string | null {
+/**
+ * Why the channel cannot verify `certPem` (null: valid now and issued by a CA the channel holds):
+ * a TLS certificate by a TLS CA of one of its orderer organizations; an identity certificate
+ * (`identityOf`: a BFT consenter's) by a root or intermediate CA of that organization's MSP.
+ */
+export function certificateProblem(certPem: string, config: ChannelConfigJson, now: Date, identityOf?: string): string | null {
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(certPem);
@@ -72,10 +95,12 @@ export function certificateProblem(certPem: string, config: ChannelConfigJson, n
     return 'it is not an X.509 certificate';
   }
   if (new Date(cert.validTo) < now || new Date(cert.validFrom) > now) return `it is not valid now (valid from ${cert.validFrom} to ${cert.validTo})`;
-  const orgs = config.channel_group.groups.Orderer?.groups ?? {};
+  const all = config.channel_group.groups.Orderer?.groups ?? {};
+  const orgs = identityOf ? Object.fromEntries(Object.entries(all).filter(([mspId]) => mspId === identityOf)) : all;
   for (const org of Object.values(orgs)) {
-    const msp = (org.values.MSP?.value as { config?: { tls_root_certs?: string[]; tls_intermediate_certs?: string[] } } | undefined)?.config;
-    for (const ca of [...(msp?.tls_root_certs ?? []), ...(msp?.tls_intermediate_certs ?? [])]) {
+    const msp = (org.values.MSP?.value as { config?: Record<'root_certs' | 'intermediate_certs' | 'tls_root_certs' | 'tls_intermediate_certs', string[] | undefined> } | undefined)?.config;
+    const cas = identityOf ? [...(msp?.root_certs ?? []), ...(msp?.intermediate_certs ?? [])] : [...(msp?.tls_root_certs ?? []), ...(msp?.tls_intermediate_certs ?? [])];
+    for (const ca of cas) {
       try {
         const issuer = new X509Certificate(b64Pem(ca));
         if (cert.checkIssued(issuer) && cert.verify(issuer.publicKey)) return null;
@@ -84,12 +109,14 @@ export function certificateProblem(certPem: string, config: ChannelConfigJson, n
       }
     }
   }
-  return `its issuer (${cert.issuer.replace(/\n/g, ', ')}) is no TLS CA of the channel's orderer organizations (${Object.keys(orgs).join(', ') || 'none'})`;
+  if (identityOf) return `its issuer (${cert.issuer.replace(/\n/g, ', ')}) is no CA of ${identityOf} in the channel`;
+  return `its issuer (${cert.issuer.replace(/\n/g, ', ')}) is no TLS CA of the channel's orderer organizations (${Object.keys(all).join(', ') || 'none'})`;
 }
 
 interface ConsenterContext {
   network: ConsortiumNetworkRow;
   config: ChannelConfigJson;
+  consensus: ConsortiumConsensus;
   consenters: ConfigConsenter[];
   /** The network's orderer nodes (members) by their endpoint host:port. */
   orderers: Map<string, NodeRow>;
@@ -102,7 +129,7 @@ async function consenterContext(deps: AppDeps, target: ChannelTarget): Promise<C
   const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'orderer');
   const rows = members.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items : [];
   const orderers = new Map(rows.filter((n) => n.consortiumConfig).map((n) => [n.consortiumConfig!.externalEndpoint, n]));
-  return { network, config: fetched.config, consenters: consentersOf(fetched.config), orderers };
+  return { network, config: fetched.config, ...consentersOf(fetched.config), orderers };
 }
 
 const slots = (ctx: ConsenterContext): ConsenterSlot[] => ctx.consenters.map((c) => ({ host: c.host, port: c.port, active: (ctx.orderers.get(`${c.host}:${c.port}`)?.status ?? 'running') === 'running' }));
@@ -115,18 +142,22 @@ export async function listConsenters(deps: AppDeps, target: ChannelTarget): Prom
     let relation: string | null = null;
     let current: boolean | null = null;
     if (node) {
-      current = pemKey(await tlsCertificateOf({ deps }, node)) === pemKey(c.serverTlsCertPem);
+      current = pemKey(await tlsCertificateOf({ deps }, node)) === pemKey(c.serverTlsCertPem) && (c.identityCertPem === null || pemKey(await identityCertificateOf({ deps }, node)) === pemKey(c.identityCertPem));
       if (node.status === 'running') {
         const info = await consortiumOf(deps).channels.ordererChannel(await adminEndpoint(deps, node), await consortiumOf(deps).credentials.adminTlsClient(node.organizationId!), ctx.network.channelName).catch(() => null);
         relation = info?.consensusRelation ?? null;
       }
     }
-    consenters.push({ host: c.host, port: c.port, nodeId: node?.id ?? null, nodeName: node?.name ?? null, nodeStatus: node?.status ?? null, consensusRelation: relation, certificateCurrent: current });
+    consenters.push({ host: c.host, port: c.port, bftId: c.bftId, nodeId: node?.id ?? null, nodeName: node?.name ?? null, nodeStatus: node?.status ?? null, consensusRelation: relation, certificateCurrent: current });
   }
   return { network: ctx.network, sequence: Number(ctx.config.sequence), consenters };
 }
 
-/** The orderer `nodeId` as a member of the network: its endpoint, organization and current TLS certificate. */
+/**
+ * The orderer `nodeId` as a member of the network: its endpoint, organization, current TLS
+ * certificate and, on a BFT channel, its identity certificate (what its ConsenterMapping entry and
+ * the BlockValidation policy carry), with why the channel could not verify them (null: it can).
+ */
 async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId: number) {
   const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
   const endpoint = node.consortiumConfig!.externalEndpoint;
@@ -135,7 +166,11 @@ async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId:
   }
   const org = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId);
   const certPem = await tlsCertificateOf(input, node);
-  return { node, ...splitEndpoint(endpoint), mspId: org?.mspId, certPem };
+  const identityCertPem = ctx.consensus === 'smartbft' ? await identityCertificateOf(input, node) : undefined;
+  const now = input.deps.clock();
+  const identityProblem = identityCertPem && org ? certificateProblem(identityCertPem, ctx.config, now, org.mspId) : null;
+  const problem = certificateProblem(certPem, ctx.config, now) ?? (identityProblem ? `its identity certificate: ${identityProblem}` : null);
+  return { node, ...splitEndpoint(endpoint), mspId: org?.mspId, certPem, identityCertPem, problem };
 }
 
 async function applyConsenterChange(input: CommandInput, ctx: ConsenterContext, change: ChannelConfigChange, record: Record<string, unknown>, dryRun: boolean, avoidOrdererId?: number): Promise<ConsenterChangeResult> {
@@ -150,14 +185,22 @@ async function applyConsenterChange(input: CommandInput, ctx: ConsenterContext, 
   return { network: ctx.network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, missingOrganizations: [] };
 }
 
-/** Adds the orderer as a consenter of the channel (a follower that pulled the chain becomes a consenter once the config block reaches it). */
+/**
+ * Adds the orderer as a consenter of the channel (a follower that pulled the chain becomes a
+ * consenter once the config block reaches it). BFT: it gets the next unique SmartBFT id, and its
+ * orderer must run a Fabric release with SmartBFT.
+ */
 export async function addConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
   const ctx = await consenterContext(input.deps, target);
   const o = await memberOrderer(input, ctx, nodeId);
   if (!o.mspId) throw new ValidationError(`Orderer ${o.node.name} belongs to no orderer organization of channel ${ctx.network.channelName}.`, [{ field: 'nodeId', message: 'rule consenter-certificate: its organization is not an orderer organization of the channel' }], 'CONSENTER_CERTIFICATE');
-  assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: certificateProblem(o.certPem, ctx.config, input.deps.clock()) });
+  const version = o.node.consortiumConfig?.fabricVersion;
+  if (ctx.consensus === 'smartbft' && !(version && releaseAtLeast(version, SMARTBFT_MIN_RELEASE))) {
+    throw new ValidationError(`Orderer ${o.node.name} runs Fabric ${version ?? '(no recorded release)'}; a BFT consenter needs Fabric ${SMARTBFT_MIN_RELEASE} or newer. Nothing was submitted.`, [{ field: 'nodeId', message: `Fabric ${version ?? 'unknown'}: BFT needs ${SMARTBFT_MIN_RELEASE} or newer` }]);
+  }
+  assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: o.problem }, ctx.consensus);
   const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
-  return applyConsenterChange(input, ctx, { kind: 'addConsenter', consenter, mspId: o.mspId }, { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId }, !!opts.dryRun);
+  return applyConsenterChange(input, ctx, { kind: 'addConsenter', consenter, mspId: o.mspId, identityCertPem: o.identityCertPem }, { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId }, !!opts.dryRun);
 }
 
 /** Removes the orderer from the channel's consenters (and its endpoint from its organization's orderer endpoints); it stays joined as a follower until it leaves. */
@@ -166,17 +209,17 @@ export async function removeConsenter(input: CommandInput, target: ChannelTarget
   const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
   const { host, port } = splitEndpoint(node.consortiumConfig!.externalEndpoint);
   if (!ctx.consenters.some((c) => c.host === host && c.port === port)) throw new NotFoundError('Consenter', `${node.name} (${host}:${port}) of channel ${ctx.network.channelName}`);
-  assertConsenterChange(slots(ctx), { kind: 'remove', host, port });
+  assertConsenterChange(slots(ctx), { kind: 'remove', host, port }, ctx.consensus);
   const mspId = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId)?.mspId;
   return applyConsenterChange(input, ctx, { kind: 'removeConsenter', host, port, mspId }, { kind: 'removeConsenter', nodeId: node.id, host, port }, !!opts.dryRun, node.id);
 }
 
-/** Puts the orderer's current TLS certificate (after a renewal) in place of the one the channel holds for it. */
+/** Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate) in place of the one the channel holds for it. */
 export async function replaceConsenterCertificate(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
   const ctx = await consenterContext(input.deps, target);
   const o = await memberOrderer(input, ctx, nodeId);
-  assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: certificateProblem(o.certPem, ctx.config, input.deps.clock()) });
+  assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: o.problem }, ctx.consensus);
   const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
   const serial = new X509Certificate(o.certPem).serialNumber;
-  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun);
+  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun);
 }

@@ -4,7 +4,7 @@
 // certificates) and recorded with NetworkCreated. Nothing is recorded unless the block was
 // built: no network event without its genesis block. Importing records an existing channel's
 // config block as it is.
-import { goDurationMs } from '../../domain/shared/goDuration.ts';
+import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts';
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, channelNameIssue, consortiumNetworks, type ConsortiumMemberNode, type ConsortiumNetworkCreatedData } from '../../domain/consortium/consortiumNetwork.ts';
@@ -62,6 +62,8 @@ async function certificateOf(input: Pick<Input, 'deps'>, node: NodeRow, which: '
 
 /** An orderer's TLS certificate (PEM), as its consenter entry carries it. */
 export const tlsCertificateOf = (input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> => certificateOf(input, node, 'tlsKeyId');
+/** An orderer's signing identity certificate (PEM), as its BFT ConsenterMapping entry carries it. */
+export const identityCertificateOf = (input: Pick<Input, 'deps'>, node: NodeRow): Promise<string> => certificateOf(input, node, 'identityKeyId');
 
 /**
  * What a BFT channel needs of its orderers, checked before anything is built: at least 4 (one
@@ -78,20 +80,7 @@ function smartBftIssues(orderers: NodeRow[], options: SmartBftOptions): FieldIss
     if (!version) issues.push({ field: 'ordererIds', message: `orderer ${o.name} records no Fabric release (${o.engine === 'docker' ? 'a docker node runs its image\'s' : 'made before releases were recorded'}); smartbft needs orderers created on Fabric ${SMARTBFT_MIN_RELEASE} or newer (config.fabricVersion)` });
     else if (!releaseAtLeast(version, SMARTBFT_MIN_RELEASE)) issues.push({ field: 'ordererIds', message: `orderer ${o.name} runs Fabric ${version}; smartbft needs Fabric ${SMARTBFT_MIN_RELEASE} or newer orderers (create them with config.fabricVersion of a 3.x release)` });
   }
-  for (const [k, v] of Object.entries(options)) {
-    const field = `smartBftOptions.${k}`;
-    if (typeof v === 'string' && !((goDurationMs(v) ?? 0) > 0)) issues.push({ field, message: 'a duration such as 200ms, 5s or 1m0s' });
-    if (typeof v === 'number' && (!Number.isInteger(v) || v < 1)) issues.push({ field, message: 'an integer greater than zero' });
-  }
-  const ms = (d: string) => goDurationMs(d)!;
-  if (!issues.some((i) => i.field.startsWith('smartBftOptions'))) {
-    // The SmartBFT library's own rules (types.Configuration.Validate): refused here, not by an orderer that will not start.
-    if (options.requestMaxBytes > options.requestBatchMaxBytes) issues.push({ field: 'smartBftOptions.requestMaxBytes', message: 'must not exceed requestBatchMaxBytes' });
-    if (options.requestBatchMaxCount > options.requestBatchMaxBytes) issues.push({ field: 'smartBftOptions.requestBatchMaxCount', message: 'must not exceed requestBatchMaxBytes' });
-    if (ms(options.requestForwardTimeout) > ms(options.requestComplainTimeout)) issues.push({ field: 'smartBftOptions.requestForwardTimeout', message: 'must not exceed requestComplainTimeout' });
-    if (ms(options.requestComplainTimeout) > ms(options.requestAutoRemoveTimeout)) issues.push({ field: 'smartBftOptions.requestComplainTimeout', message: 'must not exceed requestAutoRemoveTimeout' });
-    if (ms(options.viewChangeResendInterval) > ms(options.viewChangeTimeout)) issues.push({ field: 'smartBftOptions.viewChangeResendInterval', message: 'must not exceed viewChangeTimeout' });
-  }
+  issues.push(...smartBftOptionIssues(options));
   return issues;
 }
 

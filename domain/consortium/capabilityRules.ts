@@ -83,7 +83,7 @@ export function assertV3Nodes(channelName: string, nodes: ChannelNodeRelease[]):
   if (!below.length) return;
   const named = below.map((n) => `${n.role} ${n.name} (${n.fabricVersion ? `Fabric ${n.fabricVersion}` : 'no recorded Fabric release'})`);
   throw new ConflictError(
-    `Rule capability-v3-nodes: channel capability ${V3_CAPABILITY} needs every node of channel ${channelName} on Fabric ${V3_MIN_RELEASE} or newer; ${below.length} do not: ${named.join(', ')}. Upgrade them first (POST /nodes/{id}/upgrade). Nothing was submitted.`,
+    `Rule capability-v3-nodes: channel capability ${V3_CAPABILITY} needs every node of channel ${channelName} on Fabric ${V3_MIN_RELEASE} or newer; ${below.length} do not: ${named.join(', ')}. Upgrade them to a 3.x release first (the node upgrade, one node at a time). Nothing was submitted.`,
     { rule: 'capability-v3-nodes', nodes: below.map((n) => ({ node_id: n.nodeId, name: n.name, role: n.role, fabric_version: n.fabricVersion })) },
     'CAPABILITY_NODES_BELOW_V3',
   );

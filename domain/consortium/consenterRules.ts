@@ -1,15 +1,23 @@
-// The rules a change of a channel's raft consenter set is checked against before anything is
-// submitted (one change per config update, as etcdraft applies them):
+// The rules a change of a channel's consenter set (etcdraft or SmartBFT) is checked against
+// before anything is submitted (one change per config update, as etcdraft applies them and as
+// SmartBFT reconfigures):
 //   consenter-quorum            after the change, the running consenters of the new set are a
-//                               quorum of it (floor(n/2)+1); a certificate rotation counts the
-//                               rotated consenter as down while it restarts, and, as Fabric, does
-//                               not refuse where the set cannot tolerate a fault anyway (n <= 2)
+//                               quorum of it: raft floor(n/2)+1; BFT Fabric's ComputeBFTQuorum,
+//                               ceil((n+f+1)/2) with f = floor((n-1)/3) (Fabric 3.1 does not
+//                               require n >= 4 after a change, only that blocks keep a quorum of
+//                               signers). A certificate rotation counts the rotated consenter as
+//                               down while it restarts, and, as Fabric, does not refuse where the
+//                               set cannot lose any consenter anyway (quorum = n: raft n <= 2,
+//                               BFT n <= 2)
 //   last-consenter              a channel keeps at least one consenter
 //   consenter-certificate       an added (or replacing) TLS certificate is issued by a TLS CA of
-//                               one of the channel's orderer organizations, and valid now
+//                               one of the channel's orderer organizations, and valid now (BFT:
+//                               its identity certificate by its organization's CA)
 //   consenter-exists / consenter-unknown    add an orderer once; remove or rotate one the set has
-// assertConsenterChange(current, change) throws the 4xx naming the rule; it returns nothing.
+// assertConsenterChange(current, change, consensus = 'etcdraft') throws the 4xx naming the rule.
 import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { bftQuorum } from './consortiumDefaults.ts';
+import type { ConsortiumConsensus } from './consortiumPorts.ts';
 
 export interface ConsenterSlot {
   host: string;
@@ -23,20 +31,26 @@ export type ConsenterChange =
   | { kind: 'remove'; host: string; port: number }
   | { kind: 'replaceCertificate'; host: string; port: number; certificateProblem: string | null };
 
+/** A raft quorum: floor(n/2)+1. */
 export const quorumOf = (consenters: number): number => Math.floor(consenters / 2) + 1;
+/** The consenters that must run for the channel to order: raft's majority or BFT's quorum. */
+export const consensusQuorum = (consenters: number, consensus: ConsortiumConsensus): number => (consensus === 'smartbft' ? bftQuorum(consenters) : quorumOf(consenters));
 
 const same = (a: { host: string; port: number }, b: { host: string; port: number }) => a.host === b.host && a.port === b.port;
 const name = (c: { host: string; port: number }) => `${c.host}:${c.port}`;
 
-function quorumLost(after: number, active: number, what: string): never {
+function quorumLost(after: number, active: number, what: string, consensus: ConsortiumConsensus): never {
+  const quorum = consensusQuorum(after, consensus);
+  const kind = consensus === 'smartbft' ? `the BFT quorum ceil((n+f+1)/2) of ${quorum} (n=${after}, f=${Math.floor((after - 1) / 3)})` : `the quorum of ${quorum}`;
   throw new ConflictError(
-    `Rule consenter-quorum: ${what} would leave ${active} running consenter(s) of ${after}, below the quorum of ${quorumOf(after)}; the channel could not order. Start the stopped orderers first. Nothing was submitted.`,
-    { rule: 'consenter-quorum', consenters: after, running: active, quorum: quorumOf(after) },
+    `Rule consenter-quorum: ${what} would leave ${active} running consenter(s) of ${after}, below ${kind}; the channel could not order. Start the stopped orderers first. Nothing was submitted.`,
+    { rule: 'consenter-quorum', consenters: after, running: active, quorum },
     'CONSENTER_QUORUM',
   );
 }
 
-export function assertConsenterChange(current: ConsenterSlot[], change: ConsenterChange): void {
+export function assertConsenterChange(current: ConsenterSlot[], change: ConsenterChange, consensus: ConsortiumConsensus = 'etcdraft'): void {
+  const q = (n: number) => consensusQuorum(n, consensus);
   const present = current.find((c) => same(c, change));
   if (change.kind === 'add') {
     if (present) throw new ConflictError(`Rule consenter-exists: ${name(change)} is already a consenter of the channel. Nothing was submitted.`, { rule: 'consenter-exists' }, 'CONSENTER_EXISTS');
@@ -50,7 +64,7 @@ export function assertConsenterChange(current: ConsenterSlot[], change: Consente
   switch (change.kind) {
     case 'add': {
       const after = [...current, { host: change.host, port: change.port, active: change.active }];
-      if (running(after) < quorumOf(after.length)) quorumLost(after.length, running(after), `adding ${name(change)}${change.active ? '' : ' (not running)'}`);
+      if (running(after) < q(after.length)) quorumLost(after.length, running(after), `adding ${name(change)}${change.active ? '' : ' (not running)'}`, consensus);
       return;
     }
     case 'remove': {
@@ -58,12 +72,12 @@ export function assertConsenterChange(current: ConsenterSlot[], change: Consente
         throw new ConflictError(`Rule last-consenter: ${name(change)} is the channel's last consenter; a channel without one cannot order. Add another consenter first. Nothing was submitted.`, { rule: 'last-consenter' }, 'LAST_CONSENTER');
       }
       const after = current.filter((c) => !same(c, change));
-      if (running(after) < quorumOf(after.length)) quorumLost(after.length, running(after), `removing ${name(change)}`);
+      if (running(after) < q(after.length)) quorumLost(after.length, running(after), `removing ${name(change)}`, consensus);
       return;
     }
     case 'replaceCertificate': {
       const others = running(current.filter((c) => !same(c, change)));
-      if (current.length > 2 && others < quorumOf(current.length)) quorumLost(current.length, others, `rotating the certificate of ${name(change)} (it restarts meanwhile)`);
+      if (q(current.length) < current.length && others < q(current.length)) quorumLost(current.length, others, `rotating the certificate of ${name(change)} (it restarts meanwhile)`, consensus);
       return;
     }
   }

@@ -3,7 +3,7 @@
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
 import type { ChannelCapabilities } from './capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, TlsClientIdentity } from './consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, SmartBftOptions, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
 export class FabricNodeUnreachableError extends AppError {
@@ -89,12 +89,18 @@ export type ChannelConfigChange =
   | { kind: 'batch'; batch: Partial<ChannelBatchSettings> }
   /** An organization's MSP revocation_list (CRLs, PEM), in every group of the channel that defines the organization. */
   | { kind: 'revocationList'; mspId: string; crlPems: string[] }
-  /** An etcdraft consenter added (its endpoint added to its organization's orderer Endpoints). */
-  | { kind: 'addConsenter'; consenter: RaftConsenter; mspId: string }
-  /** An etcdraft consenter removed by host and port (its endpoint removed from its organization's Endpoints when given). */
+  /**
+   * A consenter added (its endpoint added to its organization's orderer Endpoints). etcdraft: an
+   * entry of the raft metadata. BFT: a ConsenterMapping entry with the next unique id, its MSP id and
+   * `identityCertPem` (required there), and the BlockValidation policy recomputed for the new set.
+   */
+  | { kind: 'addConsenter'; consenter: RaftConsenter; mspId: string; identityCertPem?: string }
+  /** A consenter removed by host and port (its endpoint removed from its organization's Endpoints when given; BFT: BlockValidation recomputed). */
   | { kind: 'removeConsenter'; host: string; port: number; mspId?: string }
-  /** A consenter's TLS certificates replaced (same host and port: Fabric's certificate rotation). */
-  | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter }
+  /** A consenter's TLS certificates replaced (same host and port: Fabric's certificate rotation); BFT: its identity too when given (BlockValidation recomputed). */
+  | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter; identityCertPem?: string }
+  /** A BFT channel's SmartBFT options (the ConsensusType metadata): those given set, the others kept; checked as at creation. */
+  | { kind: 'smartBftOptions'; options: Partial<SmartBftOptions> }
   /** The Capabilities of /Channel, /Channel/Orderer and /Channel/Application, per level asked (capabilityRules.ts checks them first). */
   | { kind: 'capabilities'; capabilities: ChannelCapabilities };
 

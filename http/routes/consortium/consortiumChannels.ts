@@ -15,6 +15,7 @@ import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts'
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
 import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
+import { SmartBftOptionFields } from './consortiumNetworks.ts';
 
 const tags = ['consortium networks'];
 type Input = Pick<RouteInput<unknown, unknown, unknown>, 'identity' | 'requestId' | 'ctx' | 'deps'>;
@@ -40,6 +41,7 @@ const ConfigUpdateBody = Type.Object({
     orderer: Type.Optional(Type.Union(CAPABILITY_ORDER.orderer.map((c) => Type.Literal(c)), { description: 'the /Channel/Orderer capability' })),
     application: Type.Optional(Type.Union(CAPABILITY_ORDER.application.map((c) => Type.Literal(c)), { description: 'the /Channel/Application capability' })),
   }, { additionalProperties: false, description: 'capabilities per level (Fabric\'s names); those not given are kept; never lowered (400 CAPABILITY_LOWERING)' })),
+  smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'a smartbft channel\'s SmartBFT options (the ConsensusType metadata, signed for by the orderer organizations\' admins): those given set, the others kept; checked as at creation (docs/consortium.md)' })),
 }, { additionalProperties: false });
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
@@ -68,16 +70,18 @@ const ConsenterChangeView = Type.Object({
 const ConsentersView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),
   consenters: Type.Array(Type.Object({
-    host: Type.String(), port: Type.Integer(), node_id: Type.Union([Type.Integer(), Type.Null()]), node_name: Type.Union([Type.String(), Type.Null()]),
+    host: Type.String(), port: Type.Integer(),
+    bft_id: Type.Union([Type.Integer(), Type.Null()], { description: 'a BFT channel: the consenter\'s ConsenterMapping id (null on etcdraft)' }),
+    node_id: Type.Union([Type.Integer(), Type.Null()]), node_name: Type.Union([Type.String(), Type.Null()]),
     node_status: Type.Union([Type.String(), Type.Null()]),
     consensus_relation: Type.Union([Type.String(), Type.Null()], { description: 'what the orderer\'s channel participation API reports: consenter, follower, ...' }),
-    certificate_current: Type.Union([Type.Boolean(), Type.Null()], { description: 'the channel holds the node\'s current TLS certificate (false after a renewal: replace it)' }),
+    certificate_current: Type.Union([Type.Boolean(), Type.Null()], { description: 'the channel holds the node\'s current TLS certificate (BFT: and identity certificate); false after a renewal: replace it' }),
   })),
 });
 const consenterRefusals = {
-  400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate; not an orderer of the network; not an etcdraft channel' },
+  400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0' },
   404: { description: 'no such network, channel, orderer or consenter' },
-  409: { description: 'rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
+  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
 };
 
 async function configView(input: Input, network: ConsortiumNetworkRow) {
@@ -117,20 +121,20 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s raft consenters: endpoint, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
-    responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
+    method: 'get', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'The channel\'s consenters (etcdraft or BFT): endpoint, BFT id, this service\'s orderer, what its channel participation API reports, whether the channel holds its current TLS certificate', tags, permission: 'NETWORK_READ', params: ConsenterParams,
+    responses: { 200: { description: 'the consenters', schema: ConsentersView }, 400: { description: 'not an etcdraft or BFT channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no running orderer has joined the channel' } },
     async handler({ deps, params }) {
       const r = await listConsenters(deps, { networkId: params.id, channelName: params.channelName });
       return {
         body: {
           network_id: r.network.id, channel_name: r.network.channelName, sequence: r.sequence,
-          consenters: r.consenters.map((c) => ({ host: c.host, port: c.port, node_id: c.nodeId, node_name: c.nodeName, node_status: c.nodeStatus, consensus_relation: c.consensusRelation, certificate_current: c.certificateCurrent })),
+          consenters: r.consenters.map((c) => ({ host: c.host, port: c.port, bft_id: c.bftId, node_id: c.nodeId, node_name: c.nodeName, node_status: c.nodeStatus, consensus_relation: c.consensusRelation, certificate_current: c.certificateCurrent })),
         },
       };
     },
   }),
   defineRoute({
-    method: 'post', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'Add an orderer of the network as a raft consenter (a follower that pulled the chain is promoted); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterParams,
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/consenters', summary: 'Add an orderer of the network as a consenter, etcdraft or BFT (a follower that pulled the chain is promoted; BFT: a new ConsenterMapping id and BlockValidation policy); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterParams,
     query: DryRunQuery, body: Type.Object({ nodeId: Type.Integer({ minimum: 1, description: 'the orderer (a member of the network)' }) }, { additionalProperties: false }),
     responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -138,7 +142,7 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the raft consenters (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
     query: DryRunQuery,
     responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -146,7 +150,7 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId/certificate', summary: 'Replace a consenter\'s TLS certificate in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    method: 'put', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId/certificate', summary: 'Replace a consenter\'s TLS certificate (BFT: and identity certificate) in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
     query: DryRunQuery,
     responses: { 200: { description: 'the config update and its diff (unchanged when the channel holds it already)', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {
@@ -168,11 +172,11 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings or the capabilities (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings, the capabilities or a BFT channel\'s SmartBFT options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     query: DryRunQuery, body: ConfigUpdateBody,
     responses: {
       200: { description: 'the config update (one transaction for everything asked) and its diff', schema: ConsenterChangeView },
-      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING)' },
+      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid' },
       404: { description: 'no such network or channel' },
       409: { description: 'signatures missing (names the organizations); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them); no joined orderer running' },
     },

@@ -22,6 +22,25 @@ import { consortiumNetworkView, ConsortiumNetworkView } from '../../consortium/c
 
 const tags = ['consortium networks'];
 const NodeIds = (description: string) => Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, description });
+/** The SmartBFT options of a channel (smartbft.Options), each optional: at creation (defaults for those left out) and in PUT .../config (those left out kept). */
+export const SmartBftOptionFields = {
+  requestBatchMaxCount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 100' })),
+  requestBatchMaxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 10485760' })),
+  requestBatchMaxInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 200ms' })),
+  incomingMessageBufferSize: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 200' })),
+  requestPoolSize: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 100000' })),
+  requestForwardTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
+  requestComplainTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
+  requestAutoRemoveTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 3m0s' })),
+  requestMaxBytes: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 10485760 (requestBatchMaxBytes)' })),
+  viewChangeResendInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
+  viewChangeTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
+  leaderHeartbeatTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1m0s' })),
+  leaderHeartbeatCount: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'default 10' })),
+  collectTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1s' })),
+  syncOnStart: Type.Optional(Type.Boolean({ description: 'default false' })),
+  speedUpViewChange: Type.Optional(Type.Boolean({ description: 'default false' })),
+};
 const CreateBody = Type.Object({
   name: Type.String({ maxLength: 64, description: 'unique; letters, digits and hyphens' }),
   channelName: Type.String({ maxLength: 249, description: 'the channel this network is: lower case letters, digits, "." and "-", starting with a letter' }),
@@ -30,24 +49,7 @@ const CreateBody = Type.Object({
   ordererIds: NodeIds('CONSORTIUM_ORDERER nodes: the raft consenters and orderer endpoints of the channel (their organizations become its orderer organizations)'),
   peerIds: Type.Optional(NodeIds('CONSORTIUM_PEER nodes recorded as members (they still join with POST .../peers/{peerId}/join)')),
   consensus: Type.Optional(Type.Union([Type.Literal('etcdraft'), Type.Literal('smartbft')], { description: 'etcdraft (default), or smartbft: Byzantine fault tolerant ordering on Fabric 3.x orderers (at least 4: n orderers tolerate floor((n-1)/3) faulty ones; each created with a 3.x config.fabricVersion), docs/consortium.md' })),
-  smartBftOptions: Type.Optional(Type.Object({
-    requestBatchMaxCount: Type.Optional(Type.Integer({ minimum: 1, description: 'default 100' })),
-    requestBatchMaxBytes: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10485760' })),
-    requestBatchMaxInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 200ms' })),
-    incomingMessageBufferSize: Type.Optional(Type.Integer({ minimum: 1, description: 'default 200' })),
-    requestPoolSize: Type.Optional(Type.Integer({ minimum: 1, description: 'default 100000' })),
-    requestForwardTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
-    requestComplainTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
-    requestAutoRemoveTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 3m0s' })),
-    requestMaxBytes: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10485760 (requestBatchMaxBytes)' })),
-    viewChangeResendInterval: Type.Optional(Type.String({ maxLength: 20, description: 'default 5s' })),
-    viewChangeTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 20s' })),
-    leaderHeartbeatTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1m0s' })),
-    leaderHeartbeatCount: Type.Optional(Type.Integer({ minimum: 1, description: 'default 10' })),
-    collectTimeout: Type.Optional(Type.String({ maxLength: 20, description: 'default 1s' })),
-    syncOnStart: Type.Optional(Type.Boolean({ description: 'default false' })),
-    speedUpViewChange: Type.Optional(Type.Boolean({ description: 'default false' })),
-  }, { additionalProperties: false, description: 'smartbft only: the channel\'s SmartBFT options; each left out takes its default (Fabric 3.1 configtx.yaml; docs/consortium.md). Leader rotation is off, as Fabric 3.1 requires.' })),
+  smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'smartbft only: the channel\'s SmartBFT options; each left out takes its default (Fabric 3.1 configtx.yaml; docs/consortium.md). Leader rotation is off, as Fabric 3.1 requires.' })),
   batchTimeout: Type.Optional(Type.String({ description: 'orderer batch timeout, default 2s' })),
   maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, description: 'default 500' })),
   absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024, description: 'default 10 MiB' })),

@@ -2,7 +2,7 @@
 // rule (code and message); the changes Fabric's etcdraft accepts without losing quorum pass.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertConsenterChange, quorumOf, type ConsenterSlot } from '../../../domain/consortium/consenterRules.ts';
+import { assertConsenterChange, consensusQuorum, quorumOf, type ConsenterSlot } from '../../../domain/consortium/consenterRules.ts';
 import { AppError } from '../../../domain/shared/errors.ts';
 
 const t = suite('consenter set rules');
@@ -57,6 +57,27 @@ t('replace a certificate: the rotated consenter counts as down; sets of 1 or 2 r
   assertConsenterChange([slot(1), slot(2), slot(3)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null });
   assert.is(refused(() => assertConsenterChange([slot(1), slot(2), slot(3, false)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null })).code, 'CONSENTER_QUORUM');
   assert.is(refused(() => assertConsenterChange([slot(1)], { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: 'expired' })).code, 'CONSENTER_CERTIFICATE');
+});
+
+t('BFT: quorum is Fabric\'s ceil((n+f+1)/2), f = floor((n-1)/3); n >= 4 after a change is not required, the quorum is', () => {
+  assert.equal([1, 2, 3, 4, 5, 6, 7].map((n) => consensusQuorum(n, 'smartbft')), [1, 2, 2, 3, 4, 4, 5]);
+  const four = [slot(1), slot(2), slot(3), slot(4)];
+  // 4 -> 3 consenters, all running: allowed (Fabric accepts n = 3, which tolerates no fault).
+  assertConsenterChange(four, { kind: 'remove', host: '127.0.0.1', port: 4 }, 'smartbft');
+  // 5 consenters, 2 stopped: removing a running one leaves 2 of 4 below 3.
+  const e = refused(() => assertConsenterChange([slot(1), slot(2), slot(3), slot(4, false), slot(5, false)], { kind: 'remove', host: '127.0.0.1', port: 1 }, 'smartbft'));
+  assert.is(e.code, 'CONSENTER_QUORUM');
+  assert.match(e.message, 'Rule consenter-quorum');
+  assert.match(e.message, 'the BFT quorum ceil((n+f+1)/2) of 3 (n=4, f=1)');
+  // 4 consenters with one stopped add a 5th: 4 of 5 run, a BFT quorum of 5 is 4 (raft's would be 3).
+  assertConsenterChange([slot(1), slot(2), slot(3), slot(4, false)], { kind: 'add', host: '127.0.0.1', port: 5, active: true, certificateProblem: null }, 'smartbft');
+  assert.is(refused(() => assertConsenterChange([slot(1), slot(2), slot(3), slot(4, false)], { kind: 'add', host: '127.0.0.1', port: 5, active: false, certificateProblem: null }, 'smartbft')).code, 'CONSENTER_QUORUM');
+  // 5 consenters with one stopped: rotating a running one's certificate leaves 3 of 5 running, below 4 (raft would allow it).
+  const five = [slot(1), slot(2), slot(3), slot(4), slot(5, false)];
+  assertConsenterChange(five, { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null });
+  assert.is(refused(() => assertConsenterChange(five, { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null }, 'smartbft')).code, 'CONSENTER_QUORUM');
+  assertConsenterChange(four, { kind: 'replaceCertificate', host: '127.0.0.1', port: 1, certificateProblem: null }, 'smartbft');
+  assert.is(refused(() => assertConsenterChange([slot(1)], { kind: 'remove', host: '127.0.0.1', port: 1 }, 'smartbft')).code, 'LAST_CONSENTER');
 });
 
 t.run();

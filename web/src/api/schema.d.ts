@@ -1325,7 +1325,7 @@ export interface paths {
          */
         get: operations["getNetworksNetworkIdChannelsChannelNameConfig"];
         /**
-         * Add organizations to the channel, change its application policies, the orderer's batch settings or the capabilities (signatures collected from the admins this service holds); dry_run answers the diff only
+         * Add organizations to the channel, change its application policies, the orderer's batch settings, the capabilities or a BFT channel's SmartBFT options (signatures collected from the admins this service holds); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksNetworkIdChannelsChannelNameConfig"];
@@ -1622,13 +1622,13 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The channel's raft consenters: endpoint, this service's orderer, what its channel participation API reports, whether the channel holds its current TLS certificate
+         * The channel's consenters (etcdraft or BFT): endpoint, BFT id, this service's orderer, what its channel participation API reports, whether the channel holds its current TLS certificate
          * @description Permission: `NETWORK_READ`.
          */
         get: operations["getNetworksConsortiumIdChannelsChannelNameConsenters"];
         put?: never;
         /**
-         * Add an orderer of the network as a raft consenter (a follower that pulled the chain is promoted); rules checked first; dry_run answers the diff only
+         * Add an orderer of the network as a consenter, etcdraft or BFT (a follower that pulled the chain is promoted; BFT: a new ConsenterMapping id and BlockValidation policy); rules checked first; dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdChannelsChannelNameConsenters"];
@@ -1649,7 +1649,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an orderer from the raft consenters (it stays joined as a follower); rules checked first; dry_run answers the diff only
+         * Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         delete: operations["deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId"];
@@ -1667,7 +1667,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Replace a consenter's TLS certificate in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only
+         * Replace a consenter's TLS certificate (BFT: and identity certificate) in the channel by the one the orderer has now (after POST /nodes/{id}/certificates/renew); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksConsortiumIdChannelsChannelNameConsentersNodeIdCertificate"];
@@ -11582,6 +11582,41 @@ export interface operations {
                             type: "ImplicitMeta" | "Signature";
                         };
                     };
+                    /** @description a smartbft channel's SmartBFT options (the ConsensusType metadata, signed for by the orderer organizations' admins): those given set, the others kept; checked as at creation (docs/consortium.md) */
+                    smartBftOptions?: {
+                        /** @description default 1s */
+                        collectTimeout?: string;
+                        /** @description default 200 */
+                        incomingMessageBufferSize?: number;
+                        /** @description default 10 */
+                        leaderHeartbeatCount?: number;
+                        /** @description default 1m0s */
+                        leaderHeartbeatTimeout?: string;
+                        /** @description default 3m0s */
+                        requestAutoRemoveTimeout?: string;
+                        /** @description default 10485760 */
+                        requestBatchMaxBytes?: number;
+                        /** @description default 100 */
+                        requestBatchMaxCount?: number;
+                        /** @description default 200ms */
+                        requestBatchMaxInterval?: string;
+                        /** @description default 20s */
+                        requestComplainTimeout?: string;
+                        /** @description default 5s */
+                        requestForwardTimeout?: string;
+                        /** @description default 10485760 (requestBatchMaxBytes) */
+                        requestMaxBytes?: number;
+                        /** @description default 100000 */
+                        requestPoolSize?: number;
+                        /** @description default false */
+                        speedUpViewChange?: boolean;
+                        /** @description default false */
+                        syncOnStart?: boolean;
+                        /** @description default 5s */
+                        viewChangeResendInterval?: string;
+                        /** @description default 20s */
+                        viewChangeTimeout?: string;
+                    };
                 };
             };
         };
@@ -11615,7 +11650,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING) */
+            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13112,7 +13147,9 @@ export interface operations {
                     "application/json": {
                         channel_name: string;
                         consenters: {
-                            /** @description the channel holds the node's current TLS certificate (false after a renewal: replace it) */
+                            /** @description a BFT channel: the consenter's ConsenterMapping id (null on etcdraft) */
+                            bft_id: number | null;
+                            /** @description the channel holds the node's current TLS certificate (BFT: and identity certificate); false after a renewal: replace it */
                             certificate_current: boolean | null;
                             /** @description what the orderer's channel participation API reports: consenter, follower, ... */
                             consensus_relation: string | null;
@@ -13127,7 +13164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not an etcdraft channel */
+            /** @description not an etcdraft or BFT channel */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13228,7 +13265,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0 */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13260,7 +13297,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13323,7 +13360,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0 */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13355,7 +13392,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13418,7 +13455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate; not an orderer of the network; not an etcdraft channel */
+            /** @description rule consenter-certificate: the channel cannot verify the orderer's TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0 */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13450,7 +13487,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
