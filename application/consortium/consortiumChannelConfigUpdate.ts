@@ -2,16 +2,16 @@
 // group (an organization of this service, or one a sharing peer shares; removing one is
 // removeChannelOrganization, below, one organization per update), application policies and the orderer's batch settings set, in one config update transaction signed by the
 // admins this service holds, recorded with RecordConfigUpdate when the config changed.
-import { runCommand, type CommandInput } from '../commands.ts';
+import type { CommandInput } from '../commands.ts';
+import type { AppDeps } from '../deps.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { channelNetworkOr404 } from './consortiumChannelAccess.ts';
-import { previewConfigChange, submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
+import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
 
 export interface ChannelConfigRequest {
   /** mspIds the channel's application group should have: those not yet in it are added. */
@@ -22,8 +22,8 @@ export interface ChannelConfigRequest {
   batch?: Partial<ChannelBatchSettings>;
 }
 
-export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<ChannelConfigUpdated> {
-  const { deps } = input;
+/** The change a channel config request makes (organizations checked), nothing signed. */
+export async function planChannelConfig(deps: AppDeps, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<PlannedConfigChange> {
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
   if (!req.organizations && !req.policies && !batchGiven) throw new ValidationError('Give organizations, policies or batch settings to change.', [{ field: 'organizations', message: 'nothing to change' }]);
@@ -45,12 +45,21 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   // One config transaction for the whole request: one set of signatures, one new config.
-  const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
-  if (result.status === 'updated') {
-    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff };
+  return { network, changes: changes.map((c) => c.change), record: { changes: changes.map((c) => c.record) } };
+}
+
+export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest, opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planChannelConfig(input.deps, target, req), opts);
+}
+
+/** Removing an application organization, checked (a member of the channel, not the last one), nothing signed. */
+export async function planOrganizationRemoval(deps: AppDeps, target: { networkId: number; channelName: string }, mspId: string): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  if (!network.organizations.some((o) => o.mspId === mspId)) throw new NotFoundError('Application organization', `${mspId} of channel ${network.channelName}`);
+  if (network.organizations.length === 1) {
+    throw new ConflictError(`${mspId} is the last application organization of channel ${network.channelName}: a channel without one has no members to read or write it. Nothing was submitted.`, { rule: 'last-organization' }, 'LAST_ORGANIZATION');
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [] };
+  return { network, changes: [{ kind: 'removeOrganization', mspId }], record: { kind: 'removeOrganization', mspId } };
 }
 
 /**
@@ -60,20 +69,6 @@ export async function updateChannelConfig(input: CommandInput, target: { network
  * refuses that organization's peers and clients (deliver answers FORBIDDEN). The last
  * organization is never removed. `dryRun`: the diff and the signatures missing, nothing submitted.
  */
-export async function removeChannelOrganization(input: CommandInput, target: { networkId: number; channelName: string }, mspId: string, opts: { dryRun?: boolean } = {}): Promise<ChannelConfigUpdated & { dryRun: boolean; missingOrganizations: string[] }> {
-  const { deps } = input;
-  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
-  if (!network.organizations.some((o) => o.mspId === mspId)) throw new NotFoundError('Application organization', `${mspId} of channel ${network.channelName}`);
-  if (network.organizations.length === 1) {
-    throw new ConflictError(`${mspId} is the last application organization of channel ${network.channelName}: a channel without one has no members to read or write it. Nothing was submitted.`, { rule: 'last-organization' }, 'LAST_ORGANIZATION');
-  }
-  const change: ChannelConfigChange = { kind: 'removeOrganization', mspId };
-  if (opts.dryRun) {
-    const p = await previewConfigChange(deps, network, change);
-    return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };
-  }
-  const result = await submitConfigChange(deps, network, change);
-  if (result.status !== 'updated') return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, missingOrganizations: [] };
-  await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { kind: 'removeOrganization', mspId }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-  return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, missingOrganizations: [] };
+export async function removeChannelOrganization(input: CommandInput, target: { networkId: number; channelName: string }, mspId: string, opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planOrganizationRemoval(input.deps, target, mspId), opts);
 }

@@ -11355,7 +11355,10 @@ export interface operations {
     };
     putNetworksNetworkIdChannelsChannelNameAnchorPeers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 channelName: string;
@@ -11377,7 +11380,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update */
+            /** @description the config update; dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11395,11 +11398,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -11435,7 +11457,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no joined orderer running, or signatures missing */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11539,7 +11561,10 @@ export interface operations {
     };
     putNetworksNetworkIdChannelsChannelNameConfig: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 channelName: string;
@@ -11574,7 +11599,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update (one transaction for organizations and policies together) */
+            /** @description the config update (one transaction for organizations and policies together); dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11592,11 +11617,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -11632,7 +11676,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description signatures missing (names the organizations) */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12749,7 +12793,10 @@ export interface operations {
     };
     postNetworksConsortiumIdAnchorPeers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -12771,7 +12818,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update */
+            /** @description the config update; dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12789,11 +12836,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -12829,7 +12895,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no joined orderer running, or signatures missing */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13165,7 +13231,7 @@ export interface operations {
     postNetworksConsortiumIdChannelsChannelNameConsenters: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13202,14 +13268,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13245,7 +13328,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13266,7 +13349,7 @@ export interface operations {
     deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13297,14 +13380,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13340,7 +13440,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13361,7 +13461,7 @@ export interface operations {
     putNetworksConsortiumIdChannelsChannelNameConsentersNodeIdCertificate: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13392,14 +13492,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13435,7 +13552,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13456,7 +13573,7 @@ export interface operations {
     deleteNetworksConsortiumIdChannelsChannelNameOrganizationsMspId: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13487,14 +13604,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13532,7 +13666,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running */
+            /** @description the last application organization (LAST_ORGANIZATION); SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
