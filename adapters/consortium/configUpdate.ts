@@ -8,14 +8,14 @@
 //   previewConfigUpdate({orderer, channelName, change, signers}) -> the plan's diff and missing signatures, nothing submitted
 //   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
 import { common } from '@hyperledger/fabric-protos';
-import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigDiffEntry, type ConfigUpdatePreview, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigDiffEntry, type ConfigUpdatePreview, type SignatureRequirement, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
 import { applyChange } from './configUpdateChanges.ts';
 import { computeConfigUpdate } from './configUpdateCompute.ts';
 import { configDiff } from './configDiff.ts';
-import { evaluatePolicy, organizationsReferenced, requiredPolicies } from './configUpdateSignatures.ts';
+import { requiredPolicies, signatureRequirement } from './configUpdateSignatures.ts';
 import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
 import { nodeName } from './fabricGrpc.ts';
 import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
@@ -29,23 +29,17 @@ export interface ConfigUpdatePlan {
   unmet: UnmetPolicy[];
   /** MSP ids whose admins should sign (those the policies count). */
   signWith: string[];
+  /** Whose signatures the policies count, which are held, which are missing. */
+  requirement: SignatureRequirement;
 }
 
 export function planConfigUpdate(current: common.Config, channelName: string, change: ChannelConfigChange | ChannelConfigChange[], signerMspIds: string[]): ConfigUpdatePlan {
   const desired = applyChange(current, change);
   const update = computeConfigUpdate(channelName, current, desired);
-  if (!update) return { update: null, diff: [], policies: [], unmet: [], signWith: [] };
+  if (!update) return { update: null, diff: [], policies: [], unmet: [], signWith: [], requirement: { policies: [], requiredOrganizations: [], heldOrganizations: [], missingOrganizations: [], unmet: [] } };
   const diff = configDiff(current, desired);
-  const policies = requiredPolicies(current, update);
-  const unmet: UnmetPolicy[] = [];
-  for (const policyPath of policies) {
-    const evaluation = evaluatePolicy(current, policyPath, signerMspIds);
-    if (!evaluation.satisfied) {
-      unmet.push({ policyPath, rule: evaluation.rule, missingOrganizations: evaluation.missingOrganizations, moreNeeded: evaluation.moreNeeded });
-    }
-  }
-  const counted = new Set(policies.flatMap((p) => organizationsReferenced(current, p)));
-  return { update, diff, policies, unmet, signWith: signerMspIds.filter((id) => counted.has(id)) };
+  const requirement = signatureRequirement(current, requiredPolicies(current, update), signerMspIds);
+  return { update, diff, policies: requirement.policies, unmet: requirement.unmet, signWith: signerMspIds.filter((id) => requirement.requiredOrganizations.includes(id)), requirement };
 }
 
 export async function signedConfigUpdateEnvelope(channelName: string, update: common.ConfigUpdate, signers: FabricSigner[]): Promise<common.Envelope> {
@@ -84,8 +78,7 @@ export async function previewConfigUpdate(request: { orderer: Endpoint; channelN
   const { reader: _reader, ...current } = await fetchAsAnyReader({ kind: 'orderer', endpoint: orderer }, signers, channelName);
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   return {
-    sequence: current.config.getSequence(), unchanged: !plan.update, diff: plan.diff, policies: plan.policies,
-    missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet,
+    sequence: current.config.getSequence(), unchanged: !plan.update, diff: plan.diff, ...plan.requirement,
   };
 }
 
@@ -105,7 +98,7 @@ export async function updateChannelConfig(request: {
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };
   if (plan.unmet.length) {
-    return { status: 'signatures-missing', missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet };
+    return { status: 'signatures-missing', ...plan.requirement };
   }
   const chosen = plan.signWith.length ? signers.filter((s) => plan.signWith.includes(s.mspId)) : signers.slice(0, 1);
   // One signature per organization: a second admin of the same MSP adds nothing to any policy here.

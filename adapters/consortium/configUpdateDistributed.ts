@@ -24,8 +24,7 @@ export async function prepareConfigUpdate(request: { orderer: Endpoint; channelN
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };
   return {
-    status: 'prepared', sequence, updateBytes: plan.update.serializeBinary(),
-    missingOrganizations: [...new Set(plan.unmet.flatMap((u) => u.missingOrganizations))].sort(), unmet: plan.unmet,
+    status: 'prepared', sequence, updateBytes: plan.update.serializeBinary(), ...plan.requirement,
     signWith: plan.signWith.length ? plan.signWith : [signers[0].mspId],
   };
 }

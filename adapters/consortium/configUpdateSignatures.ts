@@ -8,7 +8,9 @@
 //   requiredPolicies(current, update)            -> policy paths, e.g. ["/Channel/Application/Admins"]
 //   evaluatePolicy(current, path, signerMspIds)  -> { satisfied, missingOrganizations, moreNeeded, rule }
 //   organizationsReferenced(current, path)       -> every MSP id whose admin could count
+//   signatureRequirement(current, policies, signerMspIds) -> required / held / missing organizations and the unmet policies
 import { common, msp } from '@hyperledger/fabric-protos';
+import type { SignatureRequirement, UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 
 export interface PolicyEvaluation {
   satisfied: boolean;
@@ -128,4 +130,22 @@ export function evaluatePolicy(current: common.Config, policyPath: string, signe
 
 export function organizationsReferenced(current: common.Config, policyPath: string): string[] {
   return evaluateIn(current, policyPath, new Set()).missingOrganizations;
+}
+
+/** The policies evaluated with one admin signature of each of `signerMspIds`: whose signatures count, which of those are held, which are missing. */
+export function signatureRequirement(current: common.Config, policies: string[], signerMspIds: Iterable<string>): SignatureRequirement {
+  const signers = new Set(signerMspIds);
+  const unmet: UnmetPolicy[] = [];
+  for (const policyPath of policies) {
+    const evaluation = evaluatePolicy(current, policyPath, signers);
+    if (!evaluation.satisfied) unmet.push({ policyPath, rule: evaluation.rule, missingOrganizations: evaluation.missingOrganizations, moreNeeded: evaluation.moreNeeded });
+  }
+  const required = [...new Set(policies.flatMap((p) => organizationsReferenced(current, p)))].sort();
+  return {
+    policies,
+    requiredOrganizations: required,
+    heldOrganizations: required.filter((m) => signers.has(m)),
+    missingOrganizations: [...new Set(unmet.flatMap((u) => u.missingOrganizations))].sort(),
+    unmet,
+  };
 }

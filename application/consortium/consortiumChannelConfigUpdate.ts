@@ -6,9 +6,8 @@
 // config changed. Capabilities are checked first (domain/consortium/capabilityRules.ts): never
 // lowered (400), channel V3_0 only once every node of the channel runs Fabric 3.x (409 naming
 // those that do not). `dryRun`: the diff and the signatures missing, nothing submitted.
-import { runCommand, type CommandInput } from '../commands.ts';
+import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
@@ -20,7 +19,7 @@ import type { ChannelConfigJson, ConfigGroupJson } from '../../domain/consortium
 import { assertCapabilityLevels, assertV3Nodes, capabilityLevelOf, V3_CAPABILITY, type CapabilityLevel, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../projections/nodes.ts';
-import { previewConfigChange, submitConfigChange, type ChannelConfigUpdated } from './consortiumConfigChange.ts';
+import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
 
 export interface ChannelConfigRequest {
   /** mspIds the channel's application group should have: those not yet in it are added. */
@@ -61,8 +60,8 @@ async function checkCapabilities(deps: AppDeps, network: ConsortiumNetworkRow, a
   }));
 }
 
-export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest, opts: { dryRun?: boolean } = {}): Promise<ChannelConfigUpdated & { dryRun: boolean; missingOrganizations: string[] }> {
-  const { deps } = input;
+/** The change a channel config request makes (organizations checked), nothing signed. */
+export async function planChannelConfig(deps: AppDeps, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<PlannedConfigChange> {
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
   const capabilitiesGiven = req.capabilities && Object.values(req.capabilities).some((v) => v !== undefined);
@@ -89,17 +88,22 @@ export async function updateChannelConfig(input: CommandInput, target: { network
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
   if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });
-  if (opts.dryRun) {
-    const p = await previewConfigChange(deps, network, changes.map((c) => c.change));
-    return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };
-  }
   // One config transaction for the whole request: one set of signatures, one new config.
-  const result = await submitConfigChange(deps, network, changes.map((c) => c.change));
-  if (result.status === 'updated') {
-    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: changes.map((c) => c.record) }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-    return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, missingOrganizations: [] };
+  return { network, changes: changes.map((c) => c.change), record: { changes: changes.map((c) => c.record) } };
+}
+
+export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest, opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planChannelConfig(input.deps, target, req), opts);
+}
+
+/** Removing an application organization, checked (a member of the channel, not the last one), nothing signed. */
+export async function planOrganizationRemoval(deps: AppDeps, target: { networkId: number; channelName: string }, mspId: string): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  if (!network.organizations.some((o) => o.mspId === mspId)) throw new NotFoundError('Application organization', `${mspId} of channel ${network.channelName}`);
+  if (network.organizations.length === 1) {
+    throw new ConflictError(`${mspId} is the last application organization of channel ${network.channelName}: a channel without one has no members to read or write it. Nothing was submitted.`, { rule: 'last-organization' }, 'LAST_ORGANIZATION');
   }
-  return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, missingOrganizations: [] };
+  return { network, changes: [{ kind: 'removeOrganization', mspId }], record: { kind: 'removeOrganization', mspId } };
 }
 
 /**
@@ -109,20 +113,6 @@ export async function updateChannelConfig(input: CommandInput, target: { network
  * refuses that organization's peers and clients (deliver answers FORBIDDEN). The last
  * organization is never removed. `dryRun`: the diff and the signatures missing, nothing submitted.
  */
-export async function removeChannelOrganization(input: CommandInput, target: { networkId: number; channelName: string }, mspId: string, opts: { dryRun?: boolean } = {}): Promise<ChannelConfigUpdated & { dryRun: boolean; missingOrganizations: string[] }> {
-  const { deps } = input;
-  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
-  if (!network.organizations.some((o) => o.mspId === mspId)) throw new NotFoundError('Application organization', `${mspId} of channel ${network.channelName}`);
-  if (network.organizations.length === 1) {
-    throw new ConflictError(`${mspId} is the last application organization of channel ${network.channelName}: a channel without one has no members to read or write it. Nothing was submitted.`, { rule: 'last-organization' }, 'LAST_ORGANIZATION');
-  }
-  const change: ChannelConfigChange = { kind: 'removeOrganization', mspId };
-  if (opts.dryRun) {
-    const p = await previewConfigChange(deps, network, change);
-    return { network, status: p.unchanged ? 'unchanged' : 'updated', sequence: p.sequence, blockNumber: null, signedBy: [], diff: p.diff, dryRun: true, missingOrganizations: p.missingOrganizations };
-  }
-  const result = await submitConfigChange(deps, network, change);
-  if (result.status !== 'updated') return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, missingOrganizations: [] };
-  await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { kind: 'removeOrganization', mspId }, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-  return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, missingOrganizations: [] };
+export async function removeChannelOrganization(input: CommandInput, target: { networkId: number; channelName: string }, mspId: string, opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planOrganizationRemoval(input.deps, target, mspId), opts);
 }

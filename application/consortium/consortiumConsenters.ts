@@ -8,19 +8,18 @@
 // `dryRun` computes the update and answers its diff without submitting. A submitted change is
 // recorded with RecordConfigUpdate (audited as NETWORK_UPDATE).
 import { X509Certificate } from 'node:crypto';
-import { runCommand, type CommandInput } from '../commands.ts';
+import type { CommandInput } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import { assertConsenterChange, type ConsenterSlot } from '../../domain/consortium/consenterRules.ts';
-import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelConfigJson, ConfigDiffEntry, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ConsortiumConsensus, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, channelNetworkOr404, consortiumNodeOr404, orderingOrderer } from './consortiumChannelAccess.ts';
-import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
+import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
 import { releaseAtLeast } from '../../domain/consortium/capabilityRules.ts';
 import { identityCertificateOf, splitEndpoint, tlsCertificateOf } from './consortiumNetworkCreate.ts';
 
@@ -52,6 +51,8 @@ export interface ConsenterChangeResult {
   diff: ConfigDiffEntry[];
   /** Dry run: organizations whose admin signatures the update would still need. */
   missingOrganizations: string[];
+  /** Dry run: whose signatures the update needs, which are held, which are missing. */
+  requirement: SignatureRequirement | null;
 }
 
 const b64Pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
@@ -173,16 +174,38 @@ async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId:
   return { node, ...splitEndpoint(endpoint), mspId: org?.mspId, certPem, identityCertPem, problem };
 }
 
-async function applyConsenterChange(input: CommandInput, ctx: ConsenterContext, change: ChannelConfigChange, record: Record<string, unknown>, dryRun: boolean, avoidOrdererId?: number): Promise<ConsenterChangeResult> {
-  const { deps } = input;
-  if (dryRun) {
-    const preview = await previewConfigChange(deps, ctx.network, change, { avoidOrdererId });
-    return { network: ctx.network, status: 'dry_run', sequence: preview.sequence, blockNumber: null, signedBy: [], diff: preview.diff, missingOrganizations: preview.missingOrganizations };
+async function applyConsenterChange(input: CommandInput, planned: PlannedConfigChange, dryRun: boolean): Promise<ConsenterChangeResult> {
+  const r = await applyPlannedChange(input, planned, { dryRun });
+  return { ...r, status: r.dryRun ? 'dry_run' : r.status, missingOrganizations: r.requirement?.missingOrganizations ?? [] };
+}
+
+export type ConsenterAction = 'add' | 'remove' | 'certificate';
+
+/** A consenter change of the channel, its rules checked, nothing signed: add the orderer as consenter, remove it, or put its current TLS certificate in place of the one the channel holds. */
+export async function planConsenterChange(input: CommandInput, target: ChannelTarget, action: ConsenterAction, nodeId: number): Promise<PlannedConfigChange> {
+  const ctx = await consenterContext(input.deps, target);
+  if (action === 'remove') {
+    const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
+    const { host, port } = splitEndpoint(node.consortiumConfig!.externalEndpoint);
+    if (!ctx.consenters.some((c) => c.host === host && c.port === port)) throw new NotFoundError('Consenter', `${node.name} (${host}:${port}) of channel ${ctx.network.channelName}`);
+    assertConsenterChange(slots(ctx), { kind: 'remove', host, port }, ctx.consensus);
+    const mspId = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId)?.mspId;
+    return { network: ctx.network, changes: [{ kind: 'removeConsenter', host, port, mspId }], record: { kind: 'removeConsenter', nodeId: node.id, host, port }, avoidOrdererId: node.id };
   }
-  const result = await submitConfigChange(deps, ctx.network, change, { avoidOrdererId });
-  if (result.status !== 'updated') return { network: ctx.network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], missingOrganizations: [] };
-  await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: ctx.network.id, change: record, configSequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, at: deps.clock().toISOString() });
-  return { network: ctx.network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, missingOrganizations: [] };
+  const o = await memberOrderer(input, ctx, nodeId);
+  const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
+  if (action === 'add') {
+    if (!o.mspId) throw new ValidationError(`Orderer ${o.node.name} belongs to no orderer organization of channel ${ctx.network.channelName}.`, [{ field: 'nodeId', message: 'rule consenter-certificate: its organization is not an orderer organization of the channel' }], 'CONSENTER_CERTIFICATE');
+    const version = o.node.consortiumConfig?.fabricVersion;
+    if (ctx.consensus === 'smartbft' && !(version && releaseAtLeast(version, SMARTBFT_MIN_RELEASE))) {
+      throw new ValidationError(`Orderer ${o.node.name} runs Fabric ${version ?? '(no recorded release)'}; a BFT consenter needs Fabric ${SMARTBFT_MIN_RELEASE} or newer. Nothing was submitted.`, [{ field: 'nodeId', message: `Fabric ${version ?? 'unknown'}: BFT needs ${SMARTBFT_MIN_RELEASE} or newer` }]);
+    }
+    assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: o.problem }, ctx.consensus);
+    return { network: ctx.network, changes: [{ kind: 'addConsenter', consenter, mspId: o.mspId, identityCertPem: o.identityCertPem }], record: { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId } };
+  }
+  assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: o.problem }, ctx.consensus);
+  const serial = new X509Certificate(o.certPem).serialNumber;
+  return { network: ctx.network, changes: [{ kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }], record: { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial } };
 }
 
 /**
@@ -191,35 +214,15 @@ async function applyConsenterChange(input: CommandInput, ctx: ConsenterContext, 
  * orderer must run a Fabric release with SmartBFT.
  */
 export async function addConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
-  const ctx = await consenterContext(input.deps, target);
-  const o = await memberOrderer(input, ctx, nodeId);
-  if (!o.mspId) throw new ValidationError(`Orderer ${o.node.name} belongs to no orderer organization of channel ${ctx.network.channelName}.`, [{ field: 'nodeId', message: 'rule consenter-certificate: its organization is not an orderer organization of the channel' }], 'CONSENTER_CERTIFICATE');
-  const version = o.node.consortiumConfig?.fabricVersion;
-  if (ctx.consensus === 'smartbft' && !(version && releaseAtLeast(version, SMARTBFT_MIN_RELEASE))) {
-    throw new ValidationError(`Orderer ${o.node.name} runs Fabric ${version ?? '(no recorded release)'}; a BFT consenter needs Fabric ${SMARTBFT_MIN_RELEASE} or newer. Nothing was submitted.`, [{ field: 'nodeId', message: `Fabric ${version ?? 'unknown'}: BFT needs ${SMARTBFT_MIN_RELEASE} or newer` }]);
-  }
-  assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: o.problem }, ctx.consensus);
-  const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
-  return applyConsenterChange(input, ctx, { kind: 'addConsenter', consenter, mspId: o.mspId, identityCertPem: o.identityCertPem }, { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId }, !!opts.dryRun);
+  return applyConsenterChange(input, await planConsenterChange(input, target, 'add', nodeId), !!opts.dryRun);
 }
 
 /** Removes the orderer from the channel's consenters (and its endpoint from its organization's orderer endpoints); it stays joined as a follower until it leaves. */
 export async function removeConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
-  const ctx = await consenterContext(input.deps, target);
-  const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
-  const { host, port } = splitEndpoint(node.consortiumConfig!.externalEndpoint);
-  if (!ctx.consenters.some((c) => c.host === host && c.port === port)) throw new NotFoundError('Consenter', `${node.name} (${host}:${port}) of channel ${ctx.network.channelName}`);
-  assertConsenterChange(slots(ctx), { kind: 'remove', host, port }, ctx.consensus);
-  const mspId = ctx.network.ordererOrganizations.find((o) => o.organizationId === node.organizationId)?.mspId;
-  return applyConsenterChange(input, ctx, { kind: 'removeConsenter', host, port, mspId }, { kind: 'removeConsenter', nodeId: node.id, host, port }, !!opts.dryRun, node.id);
+  return applyConsenterChange(input, await planConsenterChange(input, target, 'remove', nodeId), !!opts.dryRun);
 }
 
 /** Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate) in place of the one the channel holds for it. */
 export async function replaceConsenterCertificate(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
-  const ctx = await consenterContext(input.deps, target);
-  const o = await memberOrderer(input, ctx, nodeId);
-  assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: o.problem }, ctx.consensus);
-  const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
-  const serial = new X509Certificate(o.certPem).serialNumber;
-  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun);
+  return applyConsenterChange(input, await planConsenterChange(input, target, 'certificate', nodeId), !!opts.dryRun);
 }

@@ -96,7 +96,7 @@ export async function leavePeerFromChannel(input: CommandInput, networkId: numbe
   const remaining = anchors.filter((a) => !namesPeer(a, record));
   let anchorPeersUpdated: PeerChannelLeft['anchorPeersUpdated'] = null;
   if (remaining.length !== anchors.length) {
-    const { network: _n, ...updated } = await setAnchorPeers(input, { networkId: network.id }, { organizationId: member.mspId, anchorPeers: remaining });
+    const { network: _n, dryRun: _d, requirement: _r, ...updated } = await setAnchorPeers(input, { networkId: network.id }, { organizationId: member.mspId, anchorPeers: remaining });
     anchorPeersUpdated = updated;
     steps.push(`removed from ${member.mspId}'s anchor peers (config sequence ${updated.sequence}, block ${updated.blockNumber ?? 'none'})`);
   } else {

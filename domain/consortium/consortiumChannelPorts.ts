@@ -119,6 +119,22 @@ export interface ConfigUpdatePreview {
   diff: ConfigDiffEntry[];
   /** Modification policies the update must satisfy. */
   policies: string[];
+  requiredOrganizations: string[];
+  heldOrganizations: string[];
+  missingOrganizations: string[];
+  unmet: UnmetPolicy[];
+}
+
+/**
+ * Whose admin signatures a config update needs, evaluated before anything is signed or submitted:
+ * the modification policies it must satisfy, every organization whose admin signature those
+ * policies count, the ones the signers at hand hold, and the ones still missing (any `moreNeeded`
+ * of each unmet policy's would do).
+ */
+export interface SignatureRequirement {
+  policies: string[];
+  requiredOrganizations: string[];
+  heldOrganizations: string[];
   missingOrganizations: string[];
   unmet: UnmetPolicy[];
 }
@@ -138,7 +154,7 @@ export type ChannelConfigUpdateResult =
   /** Nothing to change: the desired config equals the current one. */
   | { status: 'unchanged'; sequence: number }
   /** Not submitted: the signers held do not satisfy the modification policy. */
-  | { status: 'signatures-missing'; missingOrganizations: string[]; unmet: UnmetPolicy[] };
+  | ({ status: 'signatures-missing' } & SignatureRequirement);
 
 export interface ChainInfo {
   height: number;
@@ -204,7 +220,7 @@ export interface PeerReader {
 /** A config update prepared for signatures gathered in several places (node sharing). */
 export type PreparedConfigUpdate =
   | { status: 'unchanged'; sequence: number }
-  | { status: 'prepared'; sequence: number; updateBytes: Uint8Array; missingOrganizations: string[]; unmet: UnmetPolicy[]; signWith: string[] };
+  | ({ status: 'prepared'; sequence: number; updateBytes: Uint8Array; signWith: string[] } & SignatureRequirement);
 
 /** One organization's ConfigSignature, detached from the envelope (base64 of the protobuf fields). */
 export interface DetachedConfigSignature {

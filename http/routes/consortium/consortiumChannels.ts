@@ -10,6 +10,7 @@ import { listNodes } from '../../../projections/nodes.ts';
 import { consortiumOf } from '../../../application/consortium/consortiumContext.ts';
 import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkReader } from '../../../application/consortium/consortiumChannelAccess.ts';
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
+import type { SignatureRequirement } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
 import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
@@ -53,19 +54,32 @@ const DiffEntry = Type.Object({
   before: Type.Unknown({ description: 'null: added' }), after: Type.Unknown({ description: 'null: removed' }),
 });
 const Diff = Type.Array(DiffEntry, { description: 'what the update changes in the channel config (current against desired)' });
+const Unmet = Type.Object({
+  policy_path: Type.String({ description: 'a modification policy the update must satisfy, e.g. /Channel/Application/Admins' }),
+  rule: Type.String({ description: 'its rule, e.g. MAJORITY Admins, or OutOf(1, \'Org1MSP.admin\')' }),
+  missing_organizations: Type.Array(Type.String(), { description: 'organizations whose admin signature would count towards it' }),
+  more_needed: Type.Integer({ description: 'how many more of them must sign' }),
+});
+/** Whose admin signatures the update needs, evaluated against the channel's current config before anything is signed (a dry run). */
+const SignatureFields = {
+  policies: Type.Array(Type.String(), { description: 'dry run: the modification policies the update must satisfy' }),
+  required_organizations: Type.Array(Type.String(), { description: 'dry run: every organization whose admin signature those policies count' }),
+  held_organizations: Type.Array(Type.String(), { description: 'dry run: those whose admin keys this service holds (they sign at once)' }),
+  missing_organizations: Type.Array(Type.String(), { description: 'dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy\'s); empty when this service can submit it alone' }),
+  unmet: Type.Array(Unmet, { description: 'dry run: the policies the held signatures do not satisfy' }),
+};
 const UpdateView = Type.Object({
-  network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated or unchanged' }),
+  network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
   sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), signed_by: Type.Array(Type.String()),
-  diff: Diff,
+  diff: Diff, ...SignatureFields,
 });
 const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
 const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
-const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff; submit nothing' })) }, { additionalProperties: false });
+const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing' })) }, { additionalProperties: false });
 const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
   sequence: Type.Integer({ description: 'the config sequence after the update (dry run: the current one)' }), block_number: Type.Union([Type.Integer(), Type.Null()]),
-  signed_by: Type.Array(Type.String()), diff: Diff,
-  missing_organizations: Type.Array(Type.String(), { description: 'dry run: organizations whose admin signatures the update would still need' }),
+  signed_by: Type.Array(Type.String()), diff: Diff, ...SignatureFields,
 });
 const ConsentersView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),
@@ -81,7 +95,7 @@ const ConsentersView = Type.Object({
 const consenterRefusals = {
   400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0' },
   404: { description: 'no such network, channel, orderer or consenter' },
-  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running' },
+  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running' },
 };
 
 async function configView(input: Input, network: ConsortiumNetworkRow) {
@@ -94,16 +108,22 @@ async function configView(input: Input, network: ConsortiumNetworkRow) {
   };
 }
 
-/** The answer of a config update (anchor peers, organizations, policies). */
-function updateView(r: ChannelConfigUpdated) {
-  return { network_id: r.network.id, channel_name: r.network.channelName, status: r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy, diff: r.diff };
+/** The answer of a config update (anchor peers, organizations, policies, consenters): with `dryRun`, status dry_run and whose signatures it needs. */
+function updateView(r: ChannelConfigUpdated & { dryRun?: boolean; requirement?: SignatureRequirement | null }) {
+  const q = r.requirement;
+  return {
+    network_id: r.network.id, channel_name: r.network.channelName, status: r.dryRun ? 'dry_run' : r.status, sequence: r.sequence, block_number: r.blockNumber, signed_by: r.signedBy, diff: r.diff,
+    policies: q?.policies ?? [], required_organizations: q?.requiredOrganizations ?? [], held_organizations: q?.heldOrganizations ?? [], missing_organizations: q?.missingOrganizations ?? [],
+    unmet: (q?.unmet ?? []).map((u) => ({ policy_path: u.policyPath, rule: u.rule, missing_organizations: u.missingOrganizations, more_needed: u.moreNeeded })),
+  };
 }
 
 function consenterChangeView(r: ConsenterChangeResult) {
-  return { ...updateView(r as ChannelConfigUpdated & ConsenterChangeResult), status: r.status, missing_organizations: r.missingOrganizations };
+  return { ...updateView({ ...r, status: r.status === 'dry_run' ? 'unchanged' : r.status, dryRun: r.status === 'dry_run' }) };
 }
 
-const anchorResponses = { 200: { description: 'the config update', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: 'no joined orderer running, or signatures missing' } };
+const signaturesMissing409 = 'SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running';
+const anchorResponses = { 200: { description: 'the config update; dry_run: its diff and whose signatures it needs', schema: UpdateView }, 400: { description: 'not an organization of the channel' }, 404: { description: 'no such network or channel' }, 409: { description: signaturesMissing409 } };
 
 export const consortiumChannelRoutes = [
   defineRoute({
@@ -113,11 +133,10 @@ export const consortiumChannelRoutes = [
     responses: {
       200: { description: 'the config update and its diff', schema: ConsenterChangeView },
       404: { description: 'no such network or channel, or the organization is not an application organization of it' },
-      409: { description: 'the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running' },
+      409: { description: 'the last application organization (LAST_ORGANIZATION); SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running' },
     },
     async handler(input) {
-      const r = await removeChannelOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run });
-      return { body: { ...updateView(r), status: r.dryRun ? 'dry_run' : r.status, missing_organizations: r.missingOrganizations } };
+      return { body: updateView(await removeChannelOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({
@@ -173,30 +192,29 @@ export const consortiumChannelRoutes = [
   }),
   defineRoute({
     method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings, the capabilities or a BFT channel\'s SmartBFT options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
-    query: DryRunQuery, body: ConfigUpdateBody,
+    body: ConfigUpdateBody, query: DryRunQuery,
     responses: {
-      200: { description: 'the config update (one transaction for everything asked) and its diff', schema: ConsenterChangeView },
+      200: { description: 'the config update (one transaction for everything asked) and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
       400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid' },
       404: { description: 'no such network or channel' },
-      409: { description: 'signatures missing (names the organizations); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them); no joined orderer running' },
+      409: { description: `${signaturesMissing409}; channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them)` },
     },
     async handler(input) {
-      const r = await updateChannelConfig(input, input.params, input.body, { dryRun: input.query.dry_run });
-      return { body: { ...updateView(r), status: r.dryRun ? 'dry_run' : r.status, missing_organizations: r.missingOrganizations } };
+      return { body: updateView(await updateChannelConfig(input, input.params, input.body, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({
     method: 'post', path: '/networks/consortium/:id/anchor-peers', summary: 'Set an organization\'s anchor peers (config update signed by its admin, sent to an orderer)', tags, permission: 'NETWORK_UPDATE', params: IdParam,
-    body: AnchorBody, responses: anchorResponses,
+    body: AnchorBody, query: DryRunQuery, responses: anchorResponses,
     async handler(input) {
-      return { body: updateView(await setAnchorPeers(input, { networkId: input.params.id }, input.body)) };
+      return { body: updateView(await setAnchorPeers(input, { networkId: input.params.id }, input.body, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({
     method: 'put', path: '/networks/:networkId/channels/:channelName/anchor-peers', summary: 'Set an organization\'s anchor peers', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
-    body: AnchorBody, responses: anchorResponses,
+    body: AnchorBody, query: DryRunQuery, responses: anchorResponses,
     async handler(input) {
-      return { body: updateView(await setAnchorPeers(input, input.params, input.body)) };
+      return { body: updateView(await setAnchorPeers(input, input.params, input.body, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({

@@ -124,6 +124,21 @@ withConfigtxlator('several changes make one update: an organization added and th
   assert.equal(update.serializeBinary(), plan.update!.serializeBinary());
 });
 
+test('the requirement, evaluated before signing: whose signatures count, which are held, which are missing (2 of 3 application admins)', async (ctx) => {
+  const three = withOrganization(ctx.config, ctx.org3.msp);
+  const change = { kind: 'policies' as const, policies: { Endorsement: { type: 'ImplicitMeta' as const, rule: 'ANY Endorsement' } } };
+  const one = planConfigUpdate(three, 'mychannel', change, ['Org3MSP']).requirement;
+  assert.equal(one, {
+    policies: ['/Channel/Application/Admins'], requiredOrganizations: ['Org1MSP', 'Org2MSP', 'Org3MSP'], heldOrganizations: ['Org3MSP'], missingOrganizations: ['Org1MSP', 'Org2MSP'],
+    unmet: [{ policyPath: '/Channel/Application/Admins', rule: 'MAJORITY Admins', missingOrganizations: ['Org1MSP', 'Org2MSP'], moreNeeded: 1 }],
+  });
+  const two = planConfigUpdate(three, 'mychannel', change, ['Org3MSP', 'Org1MSP', 'Org9MSP']).requirement;
+  assert.equal([two.heldOrganizations, two.missingOrganizations, two.unmet], [['Org1MSP', 'Org3MSP'], [], []]);
+  // An organization-level change counts that organization's admins only.
+  const anchors = planConfigUpdate(three, 'mychannel', { kind: 'anchorPeers', mspId: 'Org2MSP', anchorPeers: [{ host: 'peer0.org2.example.com', port: 8051 }] }, ['Org3MSP']).requirement;
+  assert.equal([anchors.requiredOrganizations, anchors.heldOrganizations, anchors.missingOrganizations], [['Org2MSP'], [], ['Org2MSP']]);
+});
+
 test('no difference computes no update', async (ctx) => {
   assert.is(computeConfigUpdate('mychannel', ctx.config, withOrganization(ctx.config, ctx.org1.msp)), null);
   assert.equal(planConfigUpdate(ctx.config, 'mychannel', { kind: 'anchorPeers', mspId: 'Org1MSP', anchorPeers: [{ host: 'peer0.org1.example.com', port: 7051 }] }, ['Org1MSP']).update, null);

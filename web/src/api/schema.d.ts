@@ -11355,7 +11355,10 @@ export interface operations {
     };
     putNetworksNetworkIdChannelsChannelNameAnchorPeers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 channelName: string;
@@ -11377,7 +11380,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update */
+            /** @description the config update; dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11395,11 +11398,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -11435,7 +11457,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no joined orderer running, or signatures missing */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11540,7 +11562,7 @@ export interface operations {
     putNetworksNetworkIdChannelsChannelNameConfig: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -11621,7 +11643,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update (one transaction for everything asked) and its diff */
+            /** @description the config update (one transaction for everything asked) and its diff; dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -11639,14 +11661,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
-                        /** @description the config sequence after the update (dry run: the current one) */
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -11682,7 +11720,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description signatures missing (names the organizations); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them); no joined orderer running */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running; channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -12799,7 +12837,10 @@ export interface operations {
     };
     postNetworksConsortiumIdAnchorPeers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
             header?: never;
             path: {
                 /** @description record id */
@@ -12821,7 +12862,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description the config update */
+            /** @description the config update; dry_run: its diff and whose signatures it needs */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -12839,11 +12880,30 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         sequence: number;
                         signed_by: string[];
-                        /** @description updated or unchanged */
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -12879,7 +12939,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no joined orderer running, or signatures missing */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13217,7 +13277,7 @@ export interface operations {
     postNetworksConsortiumIdChannelsChannelNameConsenters: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13254,14 +13314,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13297,7 +13374,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13318,7 +13395,7 @@ export interface operations {
     deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13349,14 +13426,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13392,7 +13486,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13413,7 +13507,7 @@ export interface operations {
     putNetworksConsortiumIdChannelsChannelNameConsentersNodeIdCertificate: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13444,14 +13538,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13487,7 +13598,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; signatures missing; no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13508,7 +13619,7 @@ export interface operations {
     deleteNetworksConsortiumIdChannelsChannelNameOrganizationsMspId: {
         parameters: {
             query?: {
-                /** @description compute the config update and answer its diff; submit nothing */
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
                 dry_run?: boolean;
             };
             header?: never;
@@ -13539,14 +13650,31 @@ export interface operations {
                             /** @description configtxlator JSON path; [] marks an array element */
                             path: string;
                         }[];
-                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
                         missing_organizations: string[];
                         network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
                         sequence: number;
                         signed_by: string[];
                         /** @description updated, unchanged or dry_run (nothing submitted) */
                         status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
                     };
                 };
             };
@@ -13584,7 +13712,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running */
+            /** @description the last application organization (LAST_ORGANIZATION); SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
