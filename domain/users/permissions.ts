@@ -307,6 +307,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/networks/consortium/quickstart/check', { POST: 'NETWORK_CREATE' }],
   // Creates that make several things (issue 35 item 4): a client-driven one started and ended, any failed one read and undone in one call.
   ['/creations', { POST: 'NETWORK_CREATE' }],
+  // Rolling upgrade of a consortium node to a newer Fabric release (issue 37 item 7).
+  ['/nodes/{id}/upgrade', { POST: 'NODE_UPDATE' }],
   ['/creations/{id}', { GET: 'NETWORK_READ' }],
   ['/creations/{id}/end', { POST: 'NETWORK_CREATE' }],
   ['/creations/{id}/undo', { POST: 'NETWORK_DELETE' }],

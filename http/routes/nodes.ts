@@ -26,6 +26,7 @@ import { lastReadings, nodeView, NodeViewSchema } from '../evm/evmNodeView.ts';
 import type { AppDeps } from '../../application/deps.ts';
 import { updateNode } from '../../application/nodes/nodeUpdate.ts';
 import { renewNodeCertificates } from '../../application/consortium/consortiumNodeCertificatesRenew.ts';
+import { upgradeConsortiumNode } from '../../application/consortium/consortiumNodeUpgrade.ts';
 import { ledgerXNodeView, LedgerXNodeViewSchema } from '../ledgerx/ledgerxNodeView.ts';
 import { createLedgerXOrdererGroup } from '../../application/ledgerx/ledgerxOrdererGroupCreate.ts';
 import { operateNode } from '../../application/nodes/nodeOperate.ts';
@@ -323,6 +324,27 @@ export const nodeRoutes = [
     async handler(input) {
       const certificates = await renewNodeCertificates(input, input.params.id);
       return { body: { certificates, node: await settledView(input, input.params.id) } };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/nodes/:id/upgrade', summary: 'Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched, started with its ledger kept, awaited healthy and caught up with its channels)', tags, permission: 'NODE_UPDATE', params: IdParam,
+    description: 'One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node\'s channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine only (the docker engine runs its image\'s Fabric: 400 UPGRADE_ENGINE). Recorded as the node\'s config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".',
+    body: Type.Object({ fabricVersion: Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'the release to run, as its programs print it (e.g. 3.1.5); newer than the node\'s; one of GET /nodes/defaults/consortium-peer\'s fabricReleases' }) }, { additionalProperties: false }),
+    responses: {
+      200: {
+        description: 'the node upgraded',
+        schema: Type.Object({
+          node: AnyNodeView, from_version: Type.String(), to_version: Type.String(), steps: Type.Array(Type.String()),
+          channels: Type.Array(Type.Object({ channel_name: Type.String(), height: Type.Integer({ description: 'the node\'s ledger height once caught up' }), channel_height: Type.Integer({ description: 'the highest of the channel\'s other running nodes' }) })),
+        }),
+      },
+      400: { description: 'not a consortium peer or orderer; docker engine (UPGRADE_ENGINE); release not found or older than the node\'s' },
+      404: { description: 'no such node' },
+      409: { description: 'another upgrade in progress (UPGRADE_IN_PROGRESS); another node of its channels not running (NODES_DOWN); the node not running; the same release; the new release failed and was rolled back (UPGRADE_FAILED)' },
+    },
+    async handler(input) {
+      const r = await upgradeConsortiumNode(input, input.params.id, input.body.fabricVersion);
+      return { body: { node: await viewOf(input.deps, r.node), from_version: r.fromVersion, to_version: r.toVersion, steps: r.steps, channels: r.channels.map((c) => ({ channel_name: c.channelName, height: c.height, channel_height: c.channelHeight })) } };
     },
   }),
   defineRoute({

@@ -2804,6 +2804,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/nodes/{id}/upgrade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched, started with its ledger kept, awaited healthy and caught up with its channels)
+         * @description One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node's channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine only (the docker engine runs its image's Fabric: 400 UPGRADE_ENGINE). Recorded as the node's config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".
+         *
+         *     Permission: `NODE_UPDATE`.
+         */
+        post: operations["postNodesIdUpgrade"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/nodes/defaults/consortium-orderer": {
         parameters: {
             query?: never;
@@ -21283,6 +21305,294 @@ export interface operations {
             };
             /** @description no such node */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNodesIdUpgrade: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the release to run, as its programs print it (e.g. 3.1.5); newer than the node's; one of GET /nodes/defaults/consortium-peer's fabricReleases */
+                    fabricVersion: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the node upgraded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        channels: {
+                            /** @description the highest of the channel's other running nodes */
+                            channel_height: number;
+                            channel_name: string;
+                            /** @description the node's ledger height once caught up */
+                            height: number;
+                        }[];
+                        from_version: string;
+                        /** @description an evm node, a consortium node or a ledgerX node (see platform) */
+                        node: {
+                            /** @description GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe */
+                            block_height: number | null;
+                            /** @description besu, geth (Clique networks) or anvil (a single-node development chain) */
+                            client: string;
+                            config: {
+                                isBootnode: boolean;
+                                metricsPort: number | null;
+                                p2pPort: number;
+                                rpcHttpPort: number | null;
+                                rpcWsPort: number | null;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                metrics: string | null;
+                                p2p: string | null;
+                                rpc_http: string | null;
+                                rpc_ws: string | null;
+                            };
+                            /** @description process or docker */
+                            engine: string;
+                            /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
+                            enode: string | null;
+                            error: string | null;
+                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            host_id: number | null;
+                            id: number;
+                            /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
+                            last_probe: {
+                                /** @description when the health monitor took this reading */
+                                at: string;
+                                block_height: number | null;
+                                error: string | null;
+                                healthy_at: string | null;
+                                peer_count: number | null;
+                                /** @description healthy (answered), unreachable (running but did not answer in time) or not_running (its process or container is gone) */
+                                status: string;
+                            } | null;
+                            name: string;
+                            network_id: number | null;
+                            nodeType: string;
+                            /** @description as block_height */
+                            peer_count: number | null;
+                            platform: string;
+                            /** @description validator, fullnode or bootnode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                            validator_address: string | null;
+                        } | {
+                            /** @description a peer or orderer: the height of its highest ledger (its channels' heights are under networks; 0 before it joins one), from its operations endpoint's /metrics; GET /nodes/{id} reads it live, lists from the last probe; null while it is not running and for a chaincode server */
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                admin: string | null;
+                                chaincode: string | null;
+                                external: string;
+                                grpc: string;
+                                metrics: string | null;
+                                operations: string | null;
+                            };
+                            engine: string;
+                            error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
+                            /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
+                            healthy: boolean | null;
+                            id: number;
+                            identity_key_id: number | null;
+                            /** @description the health monitor's last reading: status, at, healthy_at, error */
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            msp_id: string;
+                            name: string;
+                            /** @description a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks) */
+                            network_id: number | null;
+                            networks: {
+                                block_height?: number | null;
+                                channel_name: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                network_id: number;
+                            }[];
+                            /** @description CONSORTIUM_PEER, CONSORTIUM_ORDERER or CONSORTIUM_CHAINCODE (a chaincode server) */
+                            nodeType: string;
+                            organization_id: number;
+                            /** @description a peer: the most peers its gossip knows on one channel; an orderer: the most other raft consenters active on one channel; read like block_height */
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "CONSORTIUM";
+                            /** @description peer, orderer or chaincode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            tls_key_id: number | null;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        } | {
+                            /** @description from the health monitor's last probe: the height the committer sidecar (sidecar_ledger_block_height) or the orderer assembler (assembler_ledger_blocks_count_total) exports on its /metrics; a group: its sidecar's or assembler's; null for the roles that keep no ledger and while the node is not running */
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric-x";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            engine: string;
+                            error: string | null;
+                            healthy: boolean | null;
+                            id: number;
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            ledgerXChild?: {
+                                groupId: number;
+                                grpcPort: number;
+                                metricsUrl?: string;
+                                monitoringPort: number;
+                                role: string;
+                            };
+                            /** @description LEDGERX_COMMITTER: its services' ports and metrics URLs (vc is the validator-committer, query the query-service) */
+                            ledgerXCommitter?: {
+                                coordinatorMetricsUrl?: string;
+                                coordinatorMonitoringPort: number;
+                                coordinatorPort: number;
+                                /** @description its PostgreSQL database (the password is never shown) */
+                                database: {
+                                    /** @description given at creation as a connection string (the service neither made it nor drops it) */
+                                    external?: boolean;
+                                    host: string;
+                                    name: string;
+                                    port: number;
+                                    user: string;
+                                };
+                                externalIp: string;
+                                queryMetricsUrl?: string;
+                                queryMonitoringPort: number;
+                                queryPort: number;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                sidecarMetricsUrl?: string;
+                                sidecarMonitoringPort: number;
+                                sidecarPort: number;
+                                vcMetricsUrl?: string;
+                                vcMonitoringPort: number;
+                                vcPort: number;
+                                verifierMetricsUrl?: string;
+                                verifierMonitoringPort: number;
+                                verifierPort: number;
+                            };
+                            ledgerXOrdererGroup?: {
+                                assemblerMetricsUrl?: string;
+                                assemblerMonitoringPort: number;
+                                assemblerPort: number;
+                                batcherMetricsUrl?: string;
+                                batcherMonitoringPort: number;
+                                batcherPort: number;
+                                consenterMetricsUrl?: string;
+                                consenterMonitoringPort: number;
+                                consenterPort: number;
+                                externalIp: string;
+                                roles: {
+                                    nodeId: number;
+                                    role: string;
+                                }[];
+                                routerMetricsUrl?: string;
+                                routerMonitoringPort: number;
+                                routerPort: number;
+                            };
+                            name: string;
+                            network_id: number | null;
+                            /** @description LEDGERX_ORDERER_GROUP, or a role of one: LEDGERX_ORDERER_ROUTER, _BATCHER, _CONSENTER, _ASSEMBLER */
+                            nodeType: string;
+                            organization_id: number;
+                            /** @description always null: no Fabric-X role exports a count of peers */
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "LEDGERX";
+                            /** @description orderer-group, router, batcher, consenter or assembler */
+                            role: string;
+                            started_at: string | null;
+                            status: string;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        };
+                        steps: string[];
+                        to_version: string;
+                    };
+                };
+            };
+            /** @description not a consortium peer or orderer; docker engine (UPGRADE_ENGINE); release not found or older than the node's */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such node */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description another upgrade in progress (UPGRADE_IN_PROGRESS); another node of its channels not running (NODES_DOWN); the node not running; the same release; the new release failed and was rolled back (UPGRADE_FAILED) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

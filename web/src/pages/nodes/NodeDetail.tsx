@@ -9,6 +9,7 @@ import { QueryView } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
 import { NodeMetrics } from './NodeMetrics';
 import { NodeCertificates } from './NodeCertificates';
+import { NodeUpgrade } from './NodeUpgrade';
 import { StatusBadge, When } from '../../components/format';
 import { NodeActions } from './nodeActions';
 import { NodeSettings } from './NodeSettings';
@@ -92,6 +93,12 @@ export default function NodeDetail() {
         <section aria-labelledby="metrics-title">
           <h2 id="metrics-title">Metrics</h2>
           <NodeMetrics nodeId={id} />
+        </section>
+      ) : null}
+      {node.data && 'fabric_version' in node.data && node.data.fabric_version && node.data.engine === 'process' ? (
+        <section aria-labelledby="upgrade-title">
+          <h2 id="upgrade-title">Fabric release</h2>
+          <NodeUpgrade nodeId={id} name={node.data.name} fabricVersion={node.data.fabric_version} />
         </section>
       ) : null}
       {node.data && 'identity_key_id' in node.data && can('KEY_READ') ? (
