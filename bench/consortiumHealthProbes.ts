@@ -1,6 +1,6 @@
 // The service's CPU per health probe of a Fabric peer and orderer, at the scale this machine holds
 // (issue 37's bench; the EVM counterpart is bench/healthProbes.ts). Real Fabric processes only: the
-// real server (process engine) starts BENCH_FABRIC_HEALTH_PEERS peers (default 24) and
+// real server (process engine; the Fabric release it picks by default, the newest it finds) starts BENCH_FABRIC_HEALTH_PEERS peers (default 24) and
 // BENCH_FABRIC_HEALTH_ORDERERS orderers (default 8) of one organization, joined to one raft
 // channel (3 of the orderers its consenters, every peer joined: their /metrics carry the channel's
 // ledger lines, as on a network in use), and probes each every second (its health monitor: engine
@@ -110,7 +110,7 @@ async function main(): Promise<Record<string, unknown>> {
     const load = round((await import('node:os')).loadavg()[0], 2);
     const out = {
       bench: 'consortium health probes', engine: 'process',
-      setup: { orderers: orderers.length, peers: peers.length, nodes, consenters: consenters.length, startSeconds, joinSeconds, ...sizes },
+      setup: { fabricVersion: peers[0].fabric_version ?? null, orderers: orderers.length, peers: peers.length, nodes, consenters: consenters.length, startSeconds, joinSeconds, ...sizes },
       probes: {
         intervalSeconds: 1, windowSeconds: WINDOW_MS / 1000, observedInWindow: gaps.probes, expectedInWindow: nodes * (WINDOW_MS / 1000),
         probesInIdleWindow: idleGaps.probes, notHealthyAtEnd: unhealthy,
@@ -122,7 +122,7 @@ async function main(): Promise<Record<string, unknown>> {
       ...(prof ? { profileWindowUs: [windowStartUs, windowEndUs] } : {}),
     };
     log(JSON.stringify(out));
-    const scale = `${nodes} real Fabric nodes (${peers.length} peers, ${orderers.length} orderers, one channel) each probed every second: ${gaps.probes} probes in ${WINDOW_MS / 1000} s (${nodes * (WINDOW_MS / 1000)} due)`;
+    const scale = `${nodes} real Fabric ${peers[0].fabric_version ?? ''} nodes (${peers.length} peers, ${orderers.length} orderers, one channel) each probed every second: ${gaps.probes} probes in ${WINDOW_MS / 1000} s (${nodes * (WINDOW_MS / 1000)} due)`;
     return {
       ...out,
       rows: [
