@@ -37,8 +37,11 @@ const loadAverages: Record<string, number> = {};
 // `--only=instances` runs bench/instances.ts (1, 2 and 3 instances behind nginx, failover, nodes
 // watched by one instance: up to 1000 managed nodes, so up to ~40 minutes); `--only=geth` runs
 // bench/evmGeth.ts (a 3-sealer geth Clique network and an anvil chain from nothing to a contract
-// call, same run: LNM_GETH_BIN, else PATH; the geth rows say why where it is absent).
-const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth'] as const;
+// call, same run: LNM_GETH_BIN, else PATH; the geth rows say why where it is absent); `--only=bft`
+// runs bench/consortiumBft.ts (BFT against raft on one Fabric 3.1 release: quick start, config
+// update round trip, commits per second; LNM_FABRIC_RELEASES or LNM_FABRIC_BIN) and
+// bench/consortiumHealthProbes.ts (the service's CPU per probe of 32 real Fabric nodes).
+const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth', 'bft'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
   process.stderr.write(`unknown --only=${only}; the partial runs are ${PARTIAL_RUNS.map((p) => `--only=${p}`).join(', ')}\n`);
@@ -54,9 +57,11 @@ const CHILD_BENCHES = {
   evmcall: ['bench/evmContractCall.ts', 'evm contract calls', 300_000],
   instances: ['bench/instances.ts', 'instances', 2_700_000],
   geth: ['bench/evmGeth.ts', 'evm geth', 600_000],
+  bft: ['bench/consortiumBft.ts', 'consortium bft', 900_000],
+  fabricHealth: ['bench/consortiumHealthProbes.ts', 'consortium health probes', 600_000],
 } as const;
 const childrenOf = (o: string) =>
-  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : [];
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : o === 'bft' ? [CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -306,7 +311,7 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist, and the OpenAPI fuzzer's long run.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, CHILD_BENCHES.geth, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, CHILD_BENCHES.instances, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, CHILD_BENCHES.geth, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, CHILD_BENCHES.instances, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
       await childSection(file, name, timeoutMs);
     }
   });
