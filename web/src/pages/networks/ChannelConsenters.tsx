@@ -23,6 +23,12 @@ interface ChangeView {
 }
 
 const short = (v: unknown) => {
+  // A consenter (or any endpoint object) is said by its endpoint first: its certificates would fill the cell.
+  if (v && typeof v === 'object' && 'host' in v && 'port' in v) {
+    const o = v as Record<string, unknown>;
+    const rest = Object.keys(o).filter((k) => k !== 'host' && k !== 'port');
+    return `${String(o.host)}:${String(o.port)}${rest.length ? ` with ${rest.join(', ')}` : ''}`;
+  }
   const s = JSON.stringify(v);
   return s === undefined || s === 'null' ? '—' : s.length > 140 ? `${s.slice(0, 140)}…` : s;
 };
@@ -44,8 +50,8 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
       cell: (c) =>
         c.node_id === null ? null : (
           <Can permission="NETWORK_UPDATE">
-            <button type="button" onClick={() => setAction({ kind: 'remove', nodeId: c.node_id!, label: `Remove ${c.node_name} from the consenters` })}>Remove</button>{' '}
-            <button type="button" onClick={() => setAction({ kind: 'certificate', nodeId: c.node_id!, label: `Replace the TLS certificate of ${c.node_name}` })}>Replace certificate</button>
+            <button type="button" aria-label={`Remove ${c.node_name} from the consenters`} onClick={() => setAction({ kind: 'remove', nodeId: c.node_id!, label: `Remove ${c.node_name} from the consenters` })}>Remove</button>{' '}
+            <button type="button" aria-label={`Replace certificate of ${c.node_name}`} onClick={() => setAction({ kind: 'certificate', nodeId: c.node_id!, label: `Replace the TLS certificate of ${c.node_name}` })}>Replace certificate</button>
           </Can>
         ),
     },
@@ -65,7 +71,7 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
                   <p>
                     Add as consenter:{' '}
                     {candidates.map((n) => (
-                      <button key={n.id} type="button" onClick={() => setAction({ kind: 'add', nodeId: n.id, label: `Add ${n.name} as consenter` })}>
+                      <button key={n.id} type="button" aria-label={`Add ${n.name} as consenter`} onClick={() => setAction({ kind: 'add', nodeId: n.id, label: `Add ${n.name} as consenter` })}>
                         {n.name}
                       </button>
                     ))}
@@ -96,17 +102,20 @@ function consenterSender(networkId: number, channelName: string, action: Action)
 export function ChannelOrganizationRemove({ networkId, channelName, mspIds }: { networkId: number; channelName: string; mspIds: string[] }) {
   const [mspId, setMspId] = useState<string | null>(null);
   const send = (m: string) => (dryRun: boolean): Promise<ChangeView> => unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}', { params: { path: { id: networkId, channelName, mspId: m }, query: { dry_run: dryRun } } }));
-  if (mspIds.length < 2) return null;
+  // Kept while a removal is open, so that its outcome stays shown once the last but one organization is gone.
+  if (mspIds.length < 2 && mspId === null) return null;
   return (
     <Can permission="NETWORK_UPDATE">
       <section aria-labelledby="org-remove-title">
         <h3 id="org-remove-title">Remove an organization</h3>
         <p className="muted">Its group leaves the channel's application group; the orderer then refuses its peers. Signed by the organizations' admins as /Channel/Application/Admins requires.</p>
-        {mspIds.map((m) => (
-          <button key={m} type="button" onClick={() => setMspId(m)}>
-            Remove {m}
-          </button>
-        ))}
+        {mspIds.length < 2
+          ? <p className="muted">The channel's last application organization cannot be removed.</p>
+          : mspIds.map((m) => (
+              <button key={m} type="button" onClick={() => setMspId(m)}>
+                Remove {m}
+              </button>
+            ))}
         {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} done={() => setMspId(null)} /> : null}
       </section>
     </Can>

@@ -68,6 +68,10 @@ export default function ConsortiumNetworkDetail() {
               <dd>{n.orderer_organizations.map((o) => o.msp_id).join(', ') || '—'}</dd>
               <dt>Configuration sequence</dt>
               <dd>{n.config_sequence}</dd>
+              <dt>Ordering</dt>
+              <dd data-testid="ordering-health">
+                <Ordering o={n.ordering} consensus={n.consensus} />
+              </dd>
               <dt>Created</dt>
               <dd>
                 <When at={n.created_at} />
@@ -93,6 +97,31 @@ export default function ConsortiumNetworkDetail() {
         </>
       ) : null}
     </section>
+  );
+}
+
+/**
+ * Whether the channel can cut blocks with the orderers that run now (the read's `ordering`, from
+ * the nodes' statuses): running of the channel's orderers, the faults tolerated and the quorum;
+ * when it cannot, the reason naming the orderers that are not running.
+ */
+function Ordering({ o, consensus }: { o: { orderers: number; running: number; faults_tolerated: number; quorum: number; can_order: boolean; reason: string | null }; consensus: string }) {
+  return (
+    <>
+      <strong data-testid="can-order">
+        {o.can_order ? 'Can order' : 'Cannot order'}
+      </strong>{' '}
+      {o.running} of {o.orderers} {consensus === 'smartbft' ? 'SmartBFT' : 'raft'} orderers running; {o.quorum} needed, tolerates {o.faults_tolerated} {o.faults_tolerated === 1 ? 'fault' : 'faults'}
+      {consensus === 'smartbft' ? ' (Byzantine)' : ' (crash)'}.
+      {o.reason ? (
+        <>
+          {' '}
+          <span role="alert" data-testid="ordering-reason">
+            {o.reason}
+          </span>
+        </>
+      ) : null}
+    </>
   );
 }
 
@@ -126,7 +155,9 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
   return (
     <>
       <h2>Nodes</h2>
-      <ActionError error={leave.error} />
+      <div data-testid="leave-error">
+        <ActionError error={leave.error} />
+      </div>
       {leave.data ? (
         <div role="status" data-testid="leave-outcome">
           <p>Left channel {leave.data.channel_name}:</p>
@@ -188,7 +219,7 @@ function Members({ id, organizationIds }: { id: number; organizationIds: number[
                               ) : (
                                 <>
                                   {' '}
-                                  <button type="button" onClick={() => setLeaving(node.id)} aria-label={`${node.name} leaves the channel`}>Leave channel</button>
+                                  <button type="button" onClick={() => setLeaving(node.id)} aria-label={`Leave channel: ${node.name}`}>Leave channel</button>
                                 </>
                               )
                             ) : null}

@@ -14,6 +14,7 @@ import { api, ApiError, getJson, unwrap } from '../../api/client';
 import type { paths } from '../../api/schema';
 import { FieldError, invalid } from '../../components/states';
 import { CreationUndo, type Creation } from '../../components/CreationUndo';
+import { SmartBftOptionsFields, smartBftBody, type SmartBftValues } from './SmartBftOptions';
 
 type StepState = 'running' | 'done' | 'failed';
 interface Step {
@@ -75,6 +76,7 @@ export default function ConsortiumQuickStart() {
   const [peers, setPeers] = useState(1);
   const [consensus, setConsensus] = useState<'etcdraft' | 'smartbft'>('etcdraft');
   const [fabricVersion, setFabricVersion] = useState('');
+  const [bftOptions, setBftOptions] = useState<SmartBftValues>({});
   // The Fabric releases the service finds (newest first): the nodes run the one chosen.
   const defaults = useQuery({ queryKey: ['node-defaults', 'orderer', 'releases'], queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/consortium-orderer', { params: { query: {} } })) });
   const releases = (defaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
@@ -148,7 +150,14 @@ export default function ConsortiumQuickStart() {
       for (let i = 0; i < orderers; i++) ordererNodes.push(await makeNode(ordererName(i), 'CONSORTIUM_ORDERER', (consensus === 'smartbft' ? orgs[i % orgs.length] : orgs[0]).id));
       const peerNodes: Array<MadeNode & { msp: string }> = [];
       for (const o of orgs) for (let i = 0; i < peers; i++) peerNodes.push({ ...(await makeNode(peerName(i, o.msp), 'CONSORTIUM_PEER', o.id)), msp: o.msp });
-      const network = await step(`Network ${name} (channel ${channel}) created`, () => unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, consensus, ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id), creationId } })), (n) => `network #${n.id}`);
+      // A refused SmartBFT option is said beside its field (and the run stops there, its nodes removable below).
+      const smartBftOptions = consensus === 'smartbft' ? smartBftBody(bftOptions) : undefined;
+      const network = await step(`Network ${name} (channel ${channel}) created`, () =>
+        unwrap(api.POST('/api/v1/networks/consortium', { body: { name, channelName: channel, consensus, ...(smartBftOptions ? { smartBftOptions } : {}), ordererIds: ordererNodes.map((n) => n.id), peerIds: peerNodes.map((n) => n.id), creationId } })).catch((e: unknown) => {
+          setRefusal(e);
+          throw e;
+        }),
+      (n) => `network #${n.id}`);
       const nid = network.id;
       for (const o of ordererNodes) await step(`Orderer ${o.name} joined`, () => unwrap(api.POST('/api/v1/networks/consortium/{id}/orderers/{ordererId}/join', { params: { path: { id: nid, ordererId: o.id } } })));
       for (const p of peerNodes) await step(`Peer ${p.name} joined`, () => retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id: nid, peerId: p.id } } }))));
@@ -250,6 +259,7 @@ export default function ConsortiumQuickStart() {
           {consensus === 'smartbft' ? 'Orderers (SmartBFT, spread over the organizations; 4 tolerate one fault)' : 'Orderers (raft, of the first organization)'}
           <input type="number" min={consensus === 'smartbft' ? 4 : 1} max={7} required value={orderers} onChange={(e) => setOrderers(Number(e.target.value))} />
         </label>
+        {consensus === 'smartbft' ? <SmartBftOptionsFields values={bftOptions} onChange={setBftOptions} error={refusal} /> : null}
         <label>
           Peers per organization
           <input type="number" min={1} max={4} required value={peers} onChange={(e) => setPeers(Number(e.target.value))} />
