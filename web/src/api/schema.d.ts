@@ -11710,7 +11710,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -11733,7 +11733,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -15716,7 +15716,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -15739,7 +15739,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -18724,7 +18724,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -18747,7 +18747,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -18988,7 +18988,7 @@ export interface operations {
                         fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
@@ -19074,7 +19074,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19097,7 +19097,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -19335,7 +19335,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19358,7 +19358,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -19631,7 +19631,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19654,7 +19654,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -19975,7 +19975,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19998,7 +19998,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -20372,7 +20372,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20395,7 +20395,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -20635,7 +20635,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20658,7 +20658,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -20898,7 +20898,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20921,7 +20921,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -21350,7 +21350,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -21373,7 +21373,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
