@@ -41,7 +41,7 @@ export interface PlacementOnCluster {
   allowed: boolean;
   why?: string;
 }
-const NO_CLUSTER: PlacementOnCluster = { allowed: false, why: 'only anvil nodes run on a Kubernetes cluster so far' };
+const NO_CLUSTER: PlacementOnCluster = { allowed: false, why: 'this kind of node does not run on a Kubernetes cluster' };
 
 export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER): Promise<NodeHostRow> {
   const { pool } = input.deps;
