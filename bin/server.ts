@@ -454,7 +454,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,
-    hosts: { probe: hostProbe },
+    hosts: { probe: hostProbe, directory: hostDirectory },
     reports: {
       activityCsv: async (entries, period) => ({ body: await activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

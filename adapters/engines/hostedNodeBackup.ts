@@ -34,6 +34,9 @@ export function hostedNodesBackupPart(deps: { pool: pg.Pool; hostEngines: HostEn
         const hostId = Number(r.host_id);
         const engine = await deps.hostEngines(hostId);
         if (!engine) throw new Error(`node ${r.id} is placed on host ${hostId}, which is not registered: its data cannot be read`);
+        // A node on a Kubernetes cluster keeps its data in a claim of the cluster's storage, which
+        // the cluster's own backups cover (docs/kubernetes.md): nothing of it is copied here.
+        if (!('copyNodeDataOut' in engine)) continue;
         let copied;
         try {
           copied = await engine.copyNodeDataOut(nodeKey(r.id), path.join(exportDir, nodeKey(r.id)));

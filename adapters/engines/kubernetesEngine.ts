@@ -16,6 +16,7 @@
 // Credentials (a bearer token or a client key) are only handed to the client; no message built
 // here carries them.
 import { createHash } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import * as k8s from '@kubernetes/client-node';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import {
@@ -30,8 +31,9 @@ import {
   type NodeStarted,
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
+import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 import { keyedMutex } from './keyedMutex.ts';
-import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir } from './nodeDirectory.ts';
+import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
 
@@ -80,7 +82,6 @@ export interface KubernetesNodeEngine extends NodeEngine {
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
 }
 
-const NODE_PORT_RANGE = { min: 30000, max: 32767 };
 
 /** A kubeconfig of one cluster and one user, from a registered connection. */
 export function kubeConfigOf(c: KubernetesClusterConnection): k8s.KubeConfig {
@@ -423,6 +424,22 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
     if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     const desired = statefulSetOf(spec, image, files);
+    if (!existing && made.claim && spec.seedArgs) {
+      // A new volume to seed: the first pod runs the seed args until Ready and has written its
+      // state (SIGTERM when the template changes), then the pod of the node's own args replaces it.
+      const seeding = statefulSetOf({ ...spec, docker: { ...spec.docker!, args: spec.seedArgs } }, image, files);
+      const created = await call(apps.createNamespacedStatefulSet({ namespace: ns, body: seeding }));
+      const seedPod = await awaitReadyPod(spec);
+      await sleep(2000);
+      desired.metadata!.resourceVersion = (await statefulSet(spec.nodeKey))?.metadata?.resourceVersion ?? created.metadata?.resourceVersion;
+      await call(apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace: ns, body: desired }));
+      const deadline = Date.now() + readyTimeoutMs;
+      while ((await podOf(spec.nodeKey))?.metadata?.uid === seedPod.metadata?.uid) {
+        if (Date.now() > deadline) throw new NodeStartFailedError('exited', `${spec.displayName}: the pod that seeded its volume on cluster ${c.name} was not replaced within ${Math.round(readyTimeoutMs / 1000)} s.`, { nodeKey: spec.nodeKey });
+        await sleep(500);
+      }
+      return awaitPod(spec);
+    }
     if (existing) {
       // The spec may have changed (image, args): the template is replaced, then scaled to 1.
       desired.metadata!.resourceVersion = existing.metadata?.resourceVersion;
@@ -434,6 +451,17 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   }
 
   async function awaitPod(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    const pod = await awaitReadyPod(spec);
+    // Ready in the pod; clients reach it at the node address through the NodePort.
+    const outcome = await awaitStartup({ ports: spec.ports, host: c.nodeAddress, alive: async () => isReady(await podOf(spec.nodeKey)), graceMs: 0, readyTimeoutMs: 30_000 });
+    if (outcome === 'exited') throw new NodeStartFailedError('exited', `${spec.displayName} stopped being Ready on cluster ${c.name} right after it started.`, { nodeKey: spec.nodeKey });
+    if (outcome === 'slow') throw new NodeStartFailedError('exited', `${spec.displayName} is Ready in its pod but its NodePort ${spec.ports.join(', ')} does not answer at ${c.nodeAddress} (the cluster's node address for clients).`, { nodeKey: spec.nodeKey });
+    const started = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+    return { containerId: pod.metadata?.uid, startedAt: new Date(started ?? Date.now()).toISOString() };
+  }
+
+  /** The node's pod once Ready; a NodeStartFailedError with its last log lines when it cannot be. */
+  async function awaitReadyPod(spec: NodeLaunchSpec): Promise<k8s.V1Pod> {
     const deadline = Date.now() + readyTimeoutMs;
     let pod: k8s.V1Pod | undefined;
     for (;;) {
@@ -447,18 +475,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
           { nodeKey: spec.nodeKey, lastLogLines: last },
         );
       }
-      if (isReady(pod)) break;
+      if (pod && isReady(pod)) return pod;
       if (Date.now() > deadline) {
         throw new NodeStartFailedError('exited', `${spec.displayName} was not Ready on cluster ${c.name} within ${Math.round(readyTimeoutMs / 1000)} s (pod phase ${pod?.status?.phase ?? 'not created'}).`, { nodeKey: spec.nodeKey });
       }
       await sleep(500);
     }
-    // Ready in the pod; clients reach it at the node address through the NodePort.
-    const outcome = await awaitStartup({ ports: spec.ports, host: c.nodeAddress, alive: async () => isReady(await podOf(spec.nodeKey)), graceMs: 0, readyTimeoutMs: 30_000 });
-    if (outcome === 'exited') throw new NodeStartFailedError('exited', `${spec.displayName} stopped being Ready on cluster ${c.name} right after it started.`, { nodeKey: spec.nodeKey });
-    if (outcome === 'slow') throw new NodeStartFailedError('exited', `${spec.displayName} is Ready in its pod but its NodePort ${spec.ports.join(', ')} does not answer at ${c.nodeAddress} (the cluster's node address for clients).`, { nodeKey: spec.nodeKey });
-    const started = pod?.status?.containerStatuses?.[0]?.state?.running?.startedAt;
-    return { containerId: pod?.metadata?.uid, startedAt: new Date(started ?? Date.now()).toISOString() };
   }
 
   async function stopNode(nodeKey: string, opts: { timeoutMs?: number } = {}): Promise<void> {
@@ -482,8 +504,11 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     },
 
     async prepare(spec) {
-      // The files go to the cluster at start (Secret, ConfigMap); here only the spec is checked.
+      // The files go to the cluster at start (Secret, ConfigMap); here they are written into the
+      // node directory of this machine, a staging copy the runtime's own steps read (anvil's
+      // genesis bootstrap), as the docker engine does for a remote host.
       assertLaunchSpec(spec, 'docker');
+      await writeNodeFiles(dirOf(spec.nodeKey), spec);
     },
     start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
     stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
@@ -492,6 +517,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         dirOf(nodeKey);
         await stopNode(nodeKey, opts);
         await removeObjects(nodeKey, opts.deleteVolume === true);
+        await rm(dirOf(nodeKey), { recursive: true, force: true });
       }),
     restartPod: (nodeKey) =>
       serial(nodeKey, async () => {

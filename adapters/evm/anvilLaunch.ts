@@ -126,6 +126,18 @@ export function anvilRunCommand(spec: AnvilNodeSpec): LaunchCommand {
   };
 }
 
+/** The genesis state as a node on a Kubernetes cluster gets it: a file beside its own state file. */
+export const ANVIL_SEED_FILE = 'anvil-genesis-state.json';
+
+/**
+ * A node on a Kubernetes cluster, whose volume this machine cannot write: on a new volume it
+ * first runs with these args, loading the bootstrapped genesis state (a file of its ConfigMap)
+ * and writing it into its own state file, mining nothing; then with anvilRunCommand's args.
+ */
+export function anvilSeedArgs(spec: AnvilNodeSpec): string[] {
+  return [...chainArgs(spec), '--load-state', path.join(spec.nodeDir, ANVIL_SEED_FILE), '--dump-state', anvilStatePath(spec), '--state-interval', '1', '--no-mining'];
+}
+
 /** The one-off process that turns the genesis file into block 0, mining nothing. */
 export function anvilBootstrapCommand(spec: AnvilNodeSpec): LaunchCommand {
   return {

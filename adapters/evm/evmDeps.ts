@@ -7,7 +7,7 @@
 //
 // Environment: LNM_NODE_ENGINE (process | docker, default process), LNM_EVM_CLIENT
 // (auto | besu | geth | anvil, default auto), LNM_GETH_BIN (the directory holding geth; else the PATH).
-import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
+import type { NodeEngine } from '../../domain/nodes/nodeEngine.ts';
 import type { EvmDeps, EvmDefaults } from '../../domain/evm/evmPorts.ts';
 import type { KeyServices } from '../../domain/keys/keyServices.ts';
 import { databaseSecp256k1PrivateKey, type SqlQueryable } from '../keyProviders/databaseKeyProvider.ts';
@@ -26,7 +26,7 @@ export function evmDefaultsFromEnv(env: Record<string, string | undefined>): Evm
   return { engine, client };
 }
 
-export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<DockerNodeEngine | null> }): Promise<EvmDeps> {
+export async function createEvmDeps(opts: { pool: SqlQueryable; dataDir: string; keys: KeyServices; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<NodeEngine | null> }): Promise<EvmDeps> {
   const env = opts.env ?? process.env;
   // openKeyServices resolved and verified the same key at start-up (KEY_ENCRYPTION_KEY, else the data-dir file).
   const kek = resolveKeyEncryptionKey({ env, dataDir: opts.dataDir });

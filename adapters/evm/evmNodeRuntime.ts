@@ -11,7 +11,7 @@
 // keystore and password file; the process engine runs `geth init` here, then geth; the docker
 // engine (here or on a node host) runs the geth image, whose command inits, then execs geth.
 // Without besu or geth, a node that needs it fails to start saying what to install.
-import { access, constants } from 'node:fs/promises';
+import { access, constants, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
@@ -22,7 +22,7 @@ import { localEngines, placedEngine, placedNodeCalls } from '../engines/localEng
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { dockerPrefixFromEnv, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPorts.ts';
-import { ANVIL_STATE_FILE, anvilRunCommand, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
+import { ANVIL_SEED_FILE, ANVIL_STATE_FILE, anvilRunCommand, anvilSeedArgs, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import { findGeth, gethLaunchSpec, runGethInit } from './gethLaunch.ts';
 import { anvilLogs, anvilRawTail, followAnvilLogs } from './anvilLogs.ts';
@@ -38,8 +38,8 @@ export interface EvmNodeRuntimeOptions {
    * provider's; see evmDeps.ts). Without it, besu validators cannot start.
    */
   validatorKey?: (validator: EvmValidator) => Promise<Uint8Array>;
-  /** The engine of a registered node host (config.hostId; docs/hosts.md); without it nodes on hosts cannot run. */
-  hostEngine?: (hostId: number) => Promise<DockerNodeEngine | null>;
+  /** The engine of a registered node host (config.hostId; docs/hosts.md, docs/kubernetes.md); without it nodes on hosts cannot run. */
+  hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
 }
 
 async function onPath(binary: string, env: Record<string, string | undefined>): Promise<string | null> {
@@ -155,7 +155,7 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       // anvil on a node host saved its chain in its volume there; the staging copy here holds block 0
       // only and is uploaded at every start: the saved chain comes back into it first, so the
       // bootstrap keeps it (and drops its placeholder block 0s) instead of the upload resetting it.
-      const hosted = t.node.config.hostId ? (engine as DockerNodeEngine) : null;
+      const hosted = t.node.config.hostId && engine.kind === 'docker' ? (engine as DockerNodeEngine) : null;
       if (bootstrap && hosted && t.node.client === 'anvil') await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
       if (bootstrap) {
         try {
@@ -163,6 +163,14 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         } catch (err) {
           throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
         }
+      }
+      if (engine.kind === 'kubernetes') {
+        // On a cluster the chain lives in the node's volume there; the genesis state built here
+        // seeds a new volume (anvilSeedArgs) and is never copied over a chain already there.
+        if (t.node.client !== 'anvil') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: only anvil nodes run on a Kubernetes cluster so far.`, { nodeKey: spec.nodeKey });
+        const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
+        spec.files.push({ path: ANVIL_SEED_FILE, content: await readFile(path.join(nodeDir, ANVIL_STATE_FILE), 'utf8') });
+        spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));
       }
       const started = await engine.start(spec);
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };

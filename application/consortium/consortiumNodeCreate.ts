@@ -21,7 +21,8 @@ import { assertCreationOpen, recordMadeFor, trackedCreation, type CreationSteps 
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
-import type { NodeHostRow } from '../../projections/nodeHosts.ts';
+import { getNodeHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
+import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 
 type Input = CommandInput;
 
@@ -74,14 +75,20 @@ function portFieldsOf(role: ConsortiumNodeRole): Record<string, number> {
   return role === 'orderer' ? { ...ORDERER_DEFAULT_PORTS } : { ...PEER_DEFAULT_PORTS };
 }
 
+/** On a Kubernetes cluster a node's ports are NodePorts (kubernetesEngine.ts): allocated from 31051 (peers) or 31050 (orderers) upwards. */
+function clusterPortFieldsOf(role: ConsortiumNodeRole): Record<string, number> {
+  return role === 'orderer' ? { port: 31050, adminPort: 31053, operationsPort: 31443 } : { port: 31051, chaincodePort: 31052, operationsPort: 31444 };
+}
+
 /** Checks the given ports, allocates the rest: 400 for bad values, 409 for taken ones. */
-async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Record<string, number | undefined>, exceptNodeId?: number, onHost = false): Promise<Record<string, number>> {
-  const defaults = portFieldsOf(role);
+async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Record<string, number | undefined>, exceptNodeId?: number, onHost = false, onCluster = false): Promise<Record<string, number>> {
+  const defaults = onCluster ? clusterPortFieldsOf(role) : portFieldsOf(role);
+  const [low, high] = onCluster ? [NODE_PORT_RANGE.min, NODE_PORT_RANGE.max] : [MIN_NODE_PORT, 65535];
   const issues: FieldIssue[] = [];
   for (const [f, v] of Object.entries(given)) {
     if (v === undefined) continue;
     if (!Object.hasOwn(defaults, f)) issues.push({ field: `config.${f}`, message: `a ${role} has no ${f}` });
-    else if (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535) issues.push({ field: `config.${f}`, message: `must be a port from ${MIN_NODE_PORT} to 65535, got ${v}` });
+    else if (!Number.isInteger(v) || v < low || v > high) issues.push({ field: `config.${f}`, message: `must be a port from ${low} to ${high}${onCluster ? ' (a NodePort of the Kubernetes cluster)' : ''}, got ${v}` });
   }
   const values = Object.keys(defaults).map((f) => given[f]).filter((v): v is number => typeof v === 'number');
   if (new Set(values).size !== values.length) issues.push({ field: 'config', message: 'each port must be different' });
@@ -112,7 +119,7 @@ async function resolvePorts(input: Input, role: ConsortiumNodeRole, given: Recor
     let p = start;
     while (assigned.has(p) || chosen.has(p) || (await runtime.portsInUse([p])).length) {
       p += 10;
-      if (p > 65535) throw new ConflictError(`No free port left for config.${f}.`);
+      if (p > high) throw new ConflictError(`No free port left for config.${f}.`);
     }
     chosen.add(p);
     out[f] = p;
@@ -240,7 +247,7 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   const role = roleOf(req.nodeType);
   const issues = namesIssues(req.config);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
-  const host = await placeNode(input, req.config, req.engine);
+  const host = await placeNode(input, req.config, req.engine, { allowed: true });
   const engine = host ? 'docker' : (req.engine ?? consortium.defaults.engine);
   const fabricVersion = host ? null : await resolveFabricVersion(input, engine, req.fabricVersion);
   if (!host) {
@@ -264,7 +271,7 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, pr
   // Again under the lock: another creation of the same name may have been recorded meanwhile.
   await checkNodeName(input, req.name);
   const { port, chaincodePort, adminPort, operationsPort } = req.config;
-  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null);
+  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null, host?.kind === 'kubernetes');
   const config = configOf(role, req, hostname, ports, host, fabricVersion);
   const nodeId = await deps.nextId('node');
   await recordMadeFor(input, req.creationId, 'node', nodeId);
@@ -299,7 +306,8 @@ export async function updateConsortiumNodeConfig(input: Input, node: NodeRow, ch
   const issues = namesIssues(change);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const merged = { ...(current as unknown as Record<string, unknown>), ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as Record<string, number | undefined>;
-  const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id, current.hostId !== undefined);
+  const onCluster = current.hostId !== undefined && (await getNodeHost(input.deps.pool, current.hostId))?.kind === 'kubernetes';
+  const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id, current.hostId !== undefined, onCluster);
   return { ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), ...ports } as Partial<ConsortiumNodeConfig>;
 }
 

@@ -11,6 +11,8 @@ import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
+import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
+import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { oneAtATime } from '../nodes/portAllocation.ts';
 import { isIPv4 } from 'node:net';
 
@@ -21,6 +23,7 @@ const NODE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 const PORT_FIELDS = ['p2pPort', 'rpcHttpPort', 'rpcWsPort', 'metricsPort'] as const;
 type PortField = (typeof PORT_FIELDS)[number];
 const DEFAULT_OF: Record<PortField, number> = { p2pPort: EVM_DEFAULT_PORTS.p2p, rpcHttpPort: EVM_DEFAULT_PORTS.rpcHttp, rpcWsPort: EVM_DEFAULT_PORTS.rpcWs, metricsPort: EVM_DEFAULT_PORTS.metrics };
+const CLUSTER_DEFAULT_OF: Record<PortField, number> = { p2pPort: 30303, rpcHttpPort: 31545, rpcWsPort: 31546, metricsPort: 31645 };
 
 export interface EvmNodeRequest {
   name: string;
@@ -41,13 +44,15 @@ export interface EvmNodeRequest {
 }
 
 /** Checks ranges and conflicts, fills in free ports; 400 for bad values, 409 for taken ones. */
-async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetworkRow, role: EvmNodeRole, exceptNodeId?: number, onHost = false): Promise<EvmNodeConfig> {
+async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetworkRow, role: EvmNodeRole, exceptNodeId?: number, onHost = false, onCluster = false): Promise<EvmNodeConfig> {
   const { deps } = input;
   const field = (f: PortField) => req.fieldNames?.[f] ?? `config.${f}`;
   const issues: FieldIssue[] = [];
+  // On a Kubernetes cluster a node's ports are NodePorts (kubernetesEngine.ts): the cluster's range.
+  const [low, high] = onCluster ? [NODE_PORT_RANGE.min, NODE_PORT_RANGE.max] : [MIN_NODE_PORT, 65535];
   for (const f of PORT_FIELDS) {
     const v = req.ports[f];
-    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535)) issues.push({ field: field(f), message: `must be a port from ${MIN_NODE_PORT} to 65535, got ${v}` });
+    if (v !== undefined && v !== null && (!Number.isInteger(v) || v < low || v > high)) issues.push({ field: field(f), message: `must be a port from ${low} to ${high}${onCluster ? ' (a NodePort of the Kubernetes cluster)' : ''}, got ${v}` });
   }
   if (role === 'bootnode') {
     for (const f of ['rpcHttpPort', 'rpcWsPort'] as const) if (req.ports[f]) issues.push({ field: field(f), message: 'a bootnode has a peer-to-peer port only; leave out the RPC ports' });
@@ -91,9 +96,9 @@ async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetwo
       (config as unknown as Record<string, null>)[f] = null;
       continue;
     }
-    let p = DEFAULT_OF[f];
+    let p = onCluster ? CLUSTER_DEFAULT_OF[f] : DEFAULT_OF[f];
     for (;;) {
-      if (p > 65535) throw new ConflictError(`No free port left for ${field(f)}.`);
+      if (p > high) throw new ConflictError(`No free port left for ${field(f)}.`);
       if (!assigned.has(p) && !chosen.has(p) && (await runtime.portsInUse([p])).length === 0) break;
       p += 10;
     }
@@ -136,7 +141,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     if (role !== 'validator') throw new ValidationError(`Network ${network.name} runs on anvil, a single-node development chain: its one node is the validator; it has no ${role}s.`, [{ field: 'type', message: 'must be validator on an anvil network' }]);
   }
   if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
-  const host = await placeNode(input, req, req.engine);
+  const host = await placeNode(input, req, req.engine, network.client === 'anvil' ? { allowed: true } : { allowed: false, why: `only anvil nodes run on a Kubernetes cluster so far; network ${network.name} runs on ${network.client}` });
   if (req.externalIp !== undefined) {
     if (!isIPv4(req.externalIp) || req.externalIp === '0.0.0.0') throw new ValidationError(`config.externalIp must be an IPv4 address other hosts reach this machine at, got ${JSON.stringify(req.externalIp)}.`, [{ field: 'config.externalIp', message: 'an IPv4 address' }]);
     if (host) throw new ValidationError(`Node ${req.name} is placed on host ${host.name}, where it is reached at that host's address (${host.externalIp}); leave out config.externalIp.`, [{ field: 'config.externalIp', message: 'not with a node host' }]);
@@ -147,7 +152,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     const available = await evmOf(deps).runtime.engineAvailable(engine);
     if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
   }
-  const config = await resolvePorts(input, req, network, role, undefined, host !== null);
+  const config = await resolvePorts(input, req, network, role, undefined, host !== null, host?.kind === 'kubernetes');
   if (host) Object.assign(config, { hostId: host.id, externalIp: host.externalIp });
   else if (req.externalIp !== undefined) config.externalIp = req.externalIp;
   const nodeId = await deps.nextId('node');
@@ -162,7 +167,8 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
 export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, node: NodeRow, ports: EvmNodeRequest['ports']): Promise<EvmNodeConfig> {
   const merged = { ...node.config, ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)) };
   const { hostId, externalIp } = node.config as EvmNodeConfig;
-  const config = await resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id, hostId !== undefined);
+  const onCluster = hostId !== undefined && (await getNodeHost(input.deps.pool, hostId))?.kind === 'kubernetes';
+  const config = await resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id, hostId !== undefined, onCluster);
   return { ...config, ...(hostId !== undefined ? { hostId } : {}), ...(externalIp !== undefined ? { externalIp } : {}) };
 }
 

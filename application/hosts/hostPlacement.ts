@@ -1,8 +1,9 @@
 // Placing a node on a node host (config.hostId): the host must be registered, reachable at its
-// last check and below its capacity, and the node runs under its Docker Engine (a process on
-// another machine cannot be started from here).
+// last check (a Kubernetes cluster: checked again now) and below its capacity, and the node runs
+// under its Docker Engine or in a pod of the cluster (a process on another machine cannot be
+// started from here).
 import type { CommandInput } from '../commands.ts';
-import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
+import { AppError, ConflictError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { getNodeHost, listNodeHosts, nodesOnHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
 
@@ -17,12 +18,12 @@ export interface PlacementRequest {
  * carry every label given, reachable at their last check and below their capacity, the one with
  * the fewest nodes (the lowest id on a tie). None fits: 409 NO_HOST_FITS saying why.
  */
-export async function placeNode(input: CommandInput, req: PlacementRequest, engine: NodeEngineKind | undefined): Promise<NodeHostRow | null> {
+export async function placeNode(input: CommandInput, req: PlacementRequest, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER): Promise<NodeHostRow | null> {
   if (req.hostId !== undefined && req.hostLabels !== undefined) throw new ValidationError('Give config.hostId or config.hostLabels, not both.', [{ field: 'config.hostLabels', message: 'not with hostId' }]);
-  if (req.hostId !== undefined) return placementHost(input, req.hostId, engine);
+  if (req.hostId !== undefined) return placementHost(input, req.hostId, engine, onCluster);
   if (req.hostLabels === undefined) return null;
   const { pool } = input.deps;
-  const labelled = await listNodeHosts(pool, req.hostLabels);
+  const labelled = (await listNodeHosts(pool, req.hostLabels)).filter((h) => h.kind !== 'kubernetes' || onCluster.allowed);
   const wanted = Object.entries(req.hostLabels).map(([k, v]) => `${k}=${v}`).join(', ') || 'any labels';
   if (!labelled.length) throw new ConflictError(`No node host carries ${wanted}.`, { hostLabels: req.hostLabels }, 'NO_HOST_FITS');
   const candidates: Array<{ host: NodeHostRow; nodes: number }> = [];
@@ -32,16 +33,61 @@ export async function placeNode(input: CommandInput, req: PlacementRequest, engi
   }
   if (!candidates.length) throw new ConflictError(`The node hosts with ${wanted} (${labelled.map((h) => h.name).join(', ')}) are unreachable or full.`, { hostLabels: req.hostLabels }, 'NO_HOST_FITS');
   candidates.sort((a, b) => a.nodes - b.nodes || a.host.id - b.host.id);
-  return placementHost(input, candidates[0].host.id, engine);
+  return placementHost(input, candidates[0].host.id, engine, onCluster);
 }
 
-export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined): Promise<NodeHostRow> {
+/** Whether the node may go to a Kubernetes cluster, and why not when it may not. */
+export interface PlacementOnCluster {
+  allowed: boolean;
+  why?: string;
+}
+const NO_CLUSTER: PlacementOnCluster = { allowed: false, why: 'this kind of node does not run on a Kubernetes cluster' };
+
+export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER): Promise<NodeHostRow> {
   const { pool } = input.deps;
   const host = await getNodeHost(pool, hostId);
   if (!host) throw new ValidationError(`No node host ${hostId} is registered: pick one of the registered node hosts, or register it first.`, [{ field: 'config.hostId', message: `no host ${hostId}` }], 'UNKNOWN_HOST');
-  if (host.kind === 'kubernetes') throw new ValidationError(`Host ${host.name} is a Kubernetes cluster: placing nodes on a cluster is not wired yet (docs/kubernetes.md).`, [{ field: 'config.hostId', message: 'a kubernetes host takes no nodes yet' }], 'HOST_KIND_UNSUPPORTED');
-  if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs under its Docker Engine: engine must be docker or left out.`, [{ field: 'config.engine', message: 'must be docker on a node host' }]);
-  if (!host.reachable) throw new ConflictError(`Host ${host.name} is not reachable: ${host.lastError ?? 'its last check failed'}.`, { hostId }, 'HOST_UNREACHABLE');
+  if (host.kind === 'kubernetes' && !onCluster.allowed) throw new ValidationError(`Host ${host.name} is a Kubernetes cluster: ${onCluster.why ?? NO_CLUSTER.why} (docs/kubernetes.md).`, [{ field: 'config.hostId', message: onCluster.why ?? NO_CLUSTER.why! }], 'HOST_KIND_UNSUPPORTED');
+  if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs ${host.kind === 'kubernetes' ? 'in a pod of the cluster' : 'under its Docker Engine'}: engine must be docker or left out.`, [{ field: 'config.engine', message: 'must be docker on a node host' }]);
+  if (host.kind === 'kubernetes') await checkCluster(input, host);
+  else if (!host.reachable) throw new ConflictError(`Host ${host.name} is not reachable: ${host.lastError ?? 'its last check failed'}.`, { hostId }, 'HOST_UNREACHABLE');
   if (host.maxNodes !== null && (await nodesOnHost(pool, hostId)) >= host.maxNodes) throw new ConflictError(`Host ${host.name} is full: it takes ${host.maxNodes} node(s).`, { hostId }, 'HOST_FULL');
   return host;
+}
+
+/**
+ * A cluster is checked again at every node create (the check of registration: namespace,
+ * permissions, storage class), so a node is never recorded for a cluster that cannot take it:
+ * a problem is a 400 HOST_UNREACHABLE naming its field; a cluster that does not answer, a 503.
+ */
+async function checkCluster(input: CommandInput, host: NodeHostRow): Promise<void> {
+  const hosts = input.deps.hosts;
+  const connection = await hosts?.directory?.connection(host.id);
+  if (!hosts || !connection) throw new UnavailableError(`Host ${host.name} is a Kubernetes cluster and this server cannot reach its registry of hosts.`);
+  const check = await hosts.probe.probe(connection);
+  if (check.reachable) return;
+  const problems = check.problems?.length ? check.problems : [{ field: 'url', message: check.reason ?? 'unreachable' }];
+  const why = problems.map((p) => p.message).join('; ');
+  if (problems.every((p) => p.field === 'url')) throw clusterUnreachable(`Cluster ${host.name} cannot take nodes now: ${why}.`, host.id);
+  throw new ValidationError(`Cluster ${host.name} cannot take nodes: ${why}.`, problems.map((p) => ({ field: `host.${p.field}`, message: p.message })), 'HOST_UNREACHABLE');
+}
+
+const clusterUnreachable = (message: string, hostId: number) => new AppError(503, 'HOST_UNREACHABLE', message, { extra: { hostId }, expose: true });
+
+/** The Kubernetes cluster a node is placed on when its last check found it unreachable; else null. */
+export async function unreachableClusterOf(deps: Pick<CommandInput['deps'], 'pool'>, node: { config: { hostId?: number } } | null): Promise<NodeHostRow | null> {
+  const hostId = node?.config.hostId;
+  if (!hostId) return null;
+  const host = await getNodeHost(deps.pool, hostId);
+  return host && host.kind === 'kubernetes' && !host.reachable ? host : null;
+}
+
+/**
+ * A node on a cluster that does not answer cannot be started, stopped, changed or deleted: what
+ * the cluster runs is unknown until it answers again, so the operation is a 503 saying why
+ * (the node's read shows it `unreachable`, not stopped).
+ */
+export async function assertNodeClusterReachable(input: CommandInput, node: { name: string; config: { hostId?: number } } | null): Promise<void> {
+  const host = await unreachableClusterOf(input.deps, node);
+  if (host) throw clusterUnreachable(`Node ${node!.name} runs on Kubernetes cluster ${host.name}, which does not answer (${host.lastError ?? 'its last check failed'}): what runs there is unknown until it answers again.`, host.id);
 }

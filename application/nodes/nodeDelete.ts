@@ -6,10 +6,12 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { getNode } from '../../projections/nodes.ts';
 import { assertMayDeleteKeys, deleteOwnerKeys } from '../keys/ownerKeysDelete.ts';
+import { assertNodeClusterReachable } from '../hosts/hostPlacement.ts';
 
 export async function deleteNode(input: CommandInput, nodeId: number, opts: { deleteKeys?: boolean } = {}): Promise<number[]> {
   if (opts.deleteKeys) assertMayDeleteKeys(input);
   const node = await getNode(input.deps.pool, nodeId);
+  await assertNodeClusterReachable(input, node);
   await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'DeleteNode', nodeId, at: input.deps.clock().toISOString() });
   if (!opts.deleteKeys || !node) return [];
   return deleteOwnerKeys(input, `node ${node.name}`, node.keyIds);

@@ -5,14 +5,16 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import { startLedgerXOrdererGroup } from '../ledgerx/ledgerxOrdererGroupStart.ts';
+import { assertNodeClusterReachable } from '../hosts/hostPlacement.ts';
 
 export type NodeAction = 'start' | 'stop' | 'restart';
 
 /** The ledgerX group's row once its roles started; null for a node whose outcome the lifecycle saga records. */
 export async function operateNode(input: CommandInput, nodeId: number, action: NodeAction): Promise<{ ledgerXGroup: NodeRow | null }> {
   const { deps } = input;
+  const row = await getNode(deps.pool, nodeId);
+  await assertNodeClusterReachable(input, row);
   if (action !== 'stop') {
-    const row = await getNode(deps.pool, nodeId);
     if (row?.nodeType === 'LEDGERX_ORDERER_GROUP' || row?.nodeType === 'LEDGERX_COMMITTER') {
       return { ledgerXGroup: await startLedgerXOrdererGroup(input, row, { restart: action === 'restart' }) };
     }

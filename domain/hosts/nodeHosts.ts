@@ -33,6 +33,9 @@ export interface NodeHostAddress {
 
 export type NodeHostKind = 'docker' | 'kubernetes';
 
+/** The ports of a node on a Kubernetes cluster are NodePorts: the cluster's default --service-node-port-range. */
+export const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
+
 /** Where a kubernetes host's nodes go and how their images are pulled (nothing secret). */
 export interface KubernetesHostSettings {
   namespace: string;

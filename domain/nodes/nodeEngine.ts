@@ -49,6 +49,12 @@ export interface NodeLaunchSpec {
   files: NodeFile[];
   /** Host ports the node listens on: checked free before start, awaited after. */
   ports: number[];
+  /**
+   * The kubernetes engine only (its volume is out of this machine's reach): on a volume that
+   * start made, the node first runs with these docker args until Ready, then its pod is replaced
+   * by one with `docker.args`. anvil puts its genesis state into the volume so (anvilLaunch.ts).
+   */
+  seedArgs?: string[];
 }
 
 export interface NodeStarted {

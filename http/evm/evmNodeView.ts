@@ -9,6 +9,7 @@ import { getEvmNetwork } from '../../projections/evm/evmNetworks.ts';
 import { evmOf, targetOf } from '../../application/evm/evmContext.ts';
 import type { NodeObservation } from '../../domain/nodes/nodeObservations.ts';
 import { GETH_METRICS_PATH } from '../../domain/evm/evmClient.ts';
+import { unreachableClusterOf } from '../../application/hosts/hostPlacement.ts';
 
 const Int = Type.Union([Type.Integer(), Type.Null()]);
 const Time = Type.Union([Type.String(), Type.Null()]);
@@ -29,14 +30,14 @@ export const NodeViewSchema = Type.Object({
   platform: Type.String(),
   nodeType: Type.String(),
   role: Type.String({ description: 'validator, fullnode or bootnode' }),
-  status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks)' }),
+  status: Type.String({ description: 'created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error)' }),
   block_height: Type.Union([Type.Integer(), Type.Null()], { description: 'GET /nodes/{id}: read live (null when the node does not answer within 1.5 s); lists: from last_probe' }),
   peer_count: Type.Union([Type.Integer(), Type.Null()], { description: 'as block_height' }),
   last_probe: LastProbe,
   uptime_seconds: Int,
   client: Type.String({ description: 'besu, geth (Clique networks) or anvil (a single-node development chain)' }),
   engine: Type.String({ description: 'process or docker' }),
-  host_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the node host it runs on (GET /hosts/{id}); null: this service\'s machine' }),
+  host_id: Type.Union([Type.Integer(), Type.Null()], { description: 'the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service\'s machine' }),
   network_id: Int,
   endpoints: Type.Object({ rpc_http: Type.Union([Type.String(), Type.Null()]), rpc_ws: Type.Union([Type.String(), Type.Null()]), p2p: Type.Union([Type.String(), Type.Null()]), metrics: Type.Union([Type.String(), Type.Null()]) }),
   enode: Type.Union([Type.String(), Type.Null()], { description: 'besu and geth: the node\'s enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start)' }),
@@ -73,6 +74,8 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
   let blockHeight: number | null = null;
   let peerCount: number | null = null;
   const running = row.status === 'running' || row.status === 'down';
+  // A node on a Kubernetes cluster that does not answer: what runs there is unknown (not stopped).
+  const cluster = running ? await unreachableClusterOf(deps, row) : null;
   const network = row.networkId === null ? null : await getEvmNetwork(deps.pool, row.networkId);
   // Reads need no peers: only a start wires them.
   const target = network ? targetOf(row, network) : null;
@@ -99,7 +102,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
     platform: row.platform,
     nodeType: row.nodeType,
     role: row.role,
-    status: row.status,
+    status: cluster ? 'unreachable' : row.status,
     block_height: blockHeight,
     peer_count: peerCount,
     last_probe: lastProbe(observation),
@@ -117,7 +120,7 @@ export async function nodeView(deps: AppDeps, row: NodeRow, opts: { live?: boole
     enode,
     validator_address: row.validatorAddress,
     config: c,
-    error: row.error,
+    error: cluster ? `cluster ${cluster.name} does not answer: ${cluster.lastError ?? 'its last check failed'}` : row.error,
     started_at: row.startedAt,
     created_at: row.createdAt,
     updated_at: row.updatedAt,

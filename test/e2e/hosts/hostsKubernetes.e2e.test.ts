@@ -5,7 +5,7 @@
 // - a missing namespace, a token without the engine's Role, a storage class that does not exist,
 //   a token the API server does not accept: a 400 HOST_UNREACHABLE naming the field, nothing stored;
 // - the periodic check sees the storage class go away (status not usable, naming it) and come back;
-// - nodes are not placed on a kubernetes host yet: a 400 saying so.
+// - a node placed on the cluster while its storage class is gone: a 400 naming it, nothing recorded.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -114,13 +114,17 @@ t('the periodic check sees the storage class go away and come back', async () =>
   assert.is(up.status.lastError, null);
 });
 
-t('a node is not placed on a kubernetes host yet, and the host is removed', async () => {
+t('a node on a cluster whose storage class is gone is a 400 naming it, nothing recorded; the host is removed', async () => {
   const net = await api('POST', '/networks', { name: 'k8s-evm', type: 'evm', validatorBalance: '1000000000000000000000', genesis: { chain_id: 42778, consensus: 'QBFT', block_time: 1 } });
   assert.is(net.status, 201, net.text);
+  await dropClass();
   const node = await api('POST', '/nodes', { name: 'on-cluster', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId: net.json.id, config: { hostId } });
   assert.is(node.status, 400, node.text);
-  assert.is(node.json.code, 'HOST_KIND_UNSUPPORTED');
+  assert.is(node.json.code, 'HOST_UNREACHABLE');
+  assert.ok(node.json.details.some((d: any) => d.field === 'host.kubernetes.storageClass'), node.text);
+  assert.match(node.json.message, new RegExp(`storage class ${CHECK_CLASS} does not exist`));
   assert.is((await api('GET', '/nodes')).json.total, 0);
+  await makeClass();
   assert.is((await api('DELETE', `/hosts/${hostId}`)).status, 204);
   assert.is((await api('GET', `/hosts/${hostId}`)).status, 404);
 });

@@ -11820,7 +11820,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -11843,7 +11843,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -15918,7 +15918,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -15941,7 +15941,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -18926,7 +18926,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -18949,7 +18949,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -19190,7 +19190,7 @@ export interface operations {
                         fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine; left out: this service's machine (docs/hosts.md) */
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
@@ -19276,7 +19276,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19299,7 +19299,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -19537,7 +19537,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19560,7 +19560,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -19833,7 +19833,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -19856,7 +19856,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -20177,7 +20177,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20200,7 +20200,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
@@ -20574,7 +20574,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20597,7 +20597,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -20837,7 +20837,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -20860,7 +20860,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -21100,7 +21100,7 @@ export interface operations {
                         /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                         enode: string | null;
                         error: string | null;
-                        /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                        /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                         host_id: number | null;
                         id: number;
                         /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -21123,7 +21123,7 @@ export interface operations {
                         /** @description validator, fullnode or bootnode */
                         role: string;
                         started_at: string | null;
-                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                        /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                         status: string;
                         updated_at: string;
                         uptime_seconds: number | null;
@@ -21840,7 +21840,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -21863,7 +21863,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;

@@ -1,0 +1,151 @@
+// An evm (anvil) node placed on a registered Kubernetes cluster (issue 39), against the cluster
+// of test/k8s/cluster.sh up (a counted skip, saying why, without one), the service a child process:
+// - POST /nodes with config.hostId of the cluster runs the node as a StatefulSet there, its
+//   volume seeded with the network's genesis state (block 0 is the network's genesis hash), blocks
+//   coming at the cluster's node address; ports outside the NodePort range are a 400, nothing
+//   recorded;
+// - its logs: the last lines, and the pod's log stream over the node log WebSocket;
+// - its pod deleted: node.downtime, Kubernetes makes it again, node.recovery, the chain goes on,
+//   and one node.started only (a pod Kubernetes restarts is not a second start);
+// - stop scales to 0 (the claim stays), start brings the chain back where it was;
+// - delete removes the StatefulSet, Service, Secret, ConfigMap and the claim.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as k8s from '@kubernetes/client-node';
+import WebSocket from 'ws';
+import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { until } from '../evm/evmLifecycle.ts';
+
+const skipReason = await kubernetesSkipReason();
+const t = requires(suite('kubernetes: an anvil node on a registered cluster'), 'kubernetes', skipReason);
+const cluster = testCluster();
+const c = () => cluster!.connection;
+// Unique per run: the cluster is shared, and every server here numbers its nodes from 1.
+const PREFIX = `k8sn${process.pid % 100000}-`;
+const PORT = 30000 + ((process.pid * 13) % 2400);
+let server: TestServer;
+let hostId: number;
+let networkId: number;
+let node: any;
+let core: k8s.CoreV1Api;
+let apps: k8s.AppsV1Api;
+const api = (method: string, p: string, body?: unknown) => call(server.api, method, p, { headers: adminAuth(), body });
+const events = async (nodeId: number) => (await api('GET', `/nodes/${nodeId}/events?limit=500`)).json.items as Array<{ event: string }>;
+const rpc = async (method: string, params: unknown[] = []) => {
+  const r = await fetch(`http://${c().nodeAddress}:${PORT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(3000) });
+  return ((await r.json()) as { result: any }).result;
+};
+const height = async () => Number(await rpc('eth_blockNumber'));
+const heightOr = (fallback: number) => height().catch(() => fallback);
+const name = (id: number) => `${PREFIX}node-${id}`;
+const ns = () => c().namespace;
+const there = (p: Promise<unknown>) => p.then(() => true, () => false);
+const objects = async (id: number) => ({
+  statefulSet: await there(apps.readNamespacedStatefulSet({ name: name(id), namespace: ns() })),
+  service: await there(core.readNamespacedService({ name: name(id), namespace: ns() })),
+  secret: await there(core.readNamespacedSecret({ name: `${name(id)}-keys`, namespace: ns() })),
+  configMap: await there(core.readNamespacedConfigMap({ name: `${name(id)}-config`, namespace: ns() })),
+  claim: await there(core.readNamespacedPersistentVolumeClaim({ name: `${name(id)}-data`, namespace: ns() })),
+});
+
+t.before(async () => {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(process.env.LNM_TEST_K8S_KUBECONFIG ?? `${process.env.LNM_K8S_STATE ?? '/tmp/lnm-k8s'}/admin.kubeconfig`);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-nodes-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process' } });
+  assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
+  const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
+  assert.is(h.status, 201, h.text);
+  hostId = h.json.id;
+  const n = await api('POST', '/networks', { name: 'on-cluster', type: 'evm', validatorBalance: '1000000000000000000000', genesis: { chain_id: 42779, consensus: 'QBFT', block_time: 1 } });
+  assert.is(n.status, 201, n.text);
+  networkId = n.json.id;
+});
+
+t.after(async () => {
+  if (node) await api('DELETE', `/nodes/${node.id}`).catch(() => undefined);
+  if (node) await until('the node\'s objects gone', async () => !Object.values(await objects(node.id)).some(Boolean), 90_000).catch(() => undefined);
+  await server?.stop();
+});
+
+t('ports outside the NodePort range are a 400, and nothing is recorded', async () => {
+  const r = await api('POST', '/nodes', { name: 'low-port', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, rpcHttpPort: 8545 } });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.details[0].field, 'config.rpcHttpPort');
+  assert.match(r.json.message, /30000 to 32767/);
+  assert.is((await api('GET', '/nodes')).json.total, 0);
+});
+
+t('POST /nodes with the cluster\'s hostId runs the node there, block 0 the network\'s genesis, blocks coming', async () => {
+  const network = (await api('GET', `/networks/evm/${networkId}`)).json;
+  assert.is(network.client, 'anvil', 'a one-validator network without besu runs on anvil');
+  const r = await api('POST', '/nodes', { name: 'k8s-validator', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, rpcHttpPort: PORT, p2pPort: PORT + 1 } });
+  assert.is(r.status, 201, r.text);
+  node = r.json;
+  const running = await until('the node running', async () => {
+    const got = (await api('GET', `/nodes/${node.id}`)).json;
+    assert.not.equal(got.status, 'error', JSON.stringify(got));
+    return got.status === 'running' ? got : null;
+  }, 180_000);
+  assert.is(running.host_id, hostId);
+  assert.equal(await objects(node.id), { statefulSet: true, service: true, secret: true, configMap: true, claim: true });
+  assert.is((await rpc('eth_getBlockByNumber', ['0x0', false])).hash, network.genesis_block_hash, 'block 0 is the genesis the seed put into the volume');
+  const first = await height();
+  await until('blocks on the cluster', async () => (await height()) >= first + 2, 20_000);
+  const logs = await api('GET', `/nodes/${node.id}/logs?tail=20`);
+  assert.is(logs.status, 200, logs.text);
+  assert.ok(logs.json.lines.length > 0, logs.text);
+});
+
+t('the pod\'s log stream comes over the node log WebSocket', async () => {
+  const ws = new WebSocket(`${server.api.replace('http', 'ws')}/nodes/${node.id}/logs`, { headers: adminAuth() });
+  const received: string[] = [];
+  ws.on('message', (m) => received.push(m.toString()));
+  await new Promise<void>((res, rej) => (ws.once('open', () => res()), ws.once('error', rej)));
+  try {
+    // A call anvil logs (its own log line for each RPC method called).
+    await rpc('eth_chainId');
+    assert.ok(await until('a followed log line of the pod', async () => received.find((l) => /eth_chainId|Block Number|block/i.test(l)), 20_000));
+  } finally {
+    ws.close();
+  }
+});
+
+t('the pod deleted: downtime, Kubernetes makes it again, recovery, the chain goes on, one node.started', async () => {
+  const before = await height();
+  await core.deleteNamespacedPod({ name: `${name(node.id)}-0`, namespace: ns(), gracePeriodSeconds: 0 });
+  await until('node.downtime', async () => (await events(node.id)).find((e) => e.event === 'node.downtime'), 60_000);
+  await until('node.recovery', async () => (await events(node.id)).find((e) => e.event === 'node.recovery'), 120_000);
+  assert.is((await api('GET', `/nodes/${node.id}`)).json.status, 'running');
+  const after = await until('the chain past where it was', async () => ((await heightOr(-1)) > before ? height() : null), 30_000);
+  assert.ok(after > before);
+  assert.is((await events(node.id)).filter((e) => e.event === 'node.started').length, 1, 'a pod Kubernetes makes again is not a second start');
+});
+
+t('stop scales to 0 and keeps the claim; start brings the chain back where it was', async () => {
+  const stop = await api('POST', `/nodes/${node.id}/stop`);
+  assert.ok(stop.status < 300, stop.text);
+  await until('the node stopped', async () => (await api('GET', `/nodes/${node.id}`)).json.status === 'stopped', 60_000);
+  const sts = await apps.readNamespacedStatefulSet({ name: name(node.id), namespace: ns() });
+  assert.is(sts.spec?.replicas, 0);
+  assert.is((await objects(node.id)).claim, true, 'the claim stays');
+  const start = await api('POST', `/nodes/${node.id}/start`);
+  assert.ok(start.status < 300, start.text);
+  await until('the node running again', async () => (await api('GET', `/nodes/${node.id}`)).json.status === 'running', 120_000);
+  const back = await height();
+  assert.ok(back > 2, `the chain kept its blocks (at ${back})`);
+});
+
+t('deleting the node removes what was made on the cluster, its claim too', async () => {
+  const r = await api('DELETE', `/nodes/${node.id}`);
+  assert.ok(r.status === 204 || r.status === 200, r.text);
+  const id = node.id;
+  await until('the node\'s objects gone', async () => !Object.values(await objects(id)).some(Boolean), 90_000);
+  node = null;
+  assert.is((await api('DELETE', `/hosts/${hostId}`)).status, 204);
+});
+
+t.run();
