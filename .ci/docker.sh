@@ -373,6 +373,9 @@ JS
     || say "docker import of $image failed; the docker chaincode tests will skip"
 }
 
+# Sourced (deploy/image.sh uses the helpers above): define only, build nothing.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
+
 install_engine
 start_engine
 build_image

@@ -20,6 +20,10 @@ export interface EmbeddedPostgresOptions {
   dir: string;
   port?: number;
   log?: (line: string) => void;
+  /** Addresses PostgreSQL listens on (default loopback only). */
+  listenAddresses?: string[];
+  /** Networks (CIDR) allowed to connect with the password besides loopback (pg_hba.conf `host` lines). */
+  allowFrom?: string[];
 }
 
 export async function freePort(): Promise<number> {
@@ -117,7 +121,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     authMethod: 'scram-sha-256',
     createPostgresUser: isRoot,
     initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-k', '/tmp'],
+    postgresFlags: ['-c', `listen_addresses=${(opts.listenAddresses ?? ['127.0.0.1']).join(',')}`, '-c', 'max_connections=200', '-c', 'fsync=on', '-k', '/tmp'],
     onLog: (m: string) => {
       pgLines.push(m);
       if (pgLines.length > 50) pgLines.shift();
@@ -131,6 +135,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   } else {
     await stopOrphan(clusterDir, log);
   }
+  const hba = path.join(clusterDir, 'pg_hba.conf');
+  const hbaText = readFileSync(hba, 'utf8');
+  const missing = (opts.allowFrom ?? []).map((cidr) => `host all all ${cidr} scram-sha-256`).filter((line) => !hbaText.split('\n').includes(line));
+  if (missing.length) writeFileSync(hba, `${hbaText.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
   try {
     await pg.start();
   } catch (err) {

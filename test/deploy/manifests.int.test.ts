@@ -30,8 +30,8 @@ test('service.yaml: a Secret, a service account, the engine Role and its binding
   const deployment = objects.find((o) => o.kind === 'Deployment') as k8s.V1Deployment;
   assert.is(deployment.spec?.replicas, 2);
   const container = deployment.spec!.template.spec!.containers[0]!;
-  assert.is(container.readinessProbe?.httpGet?.path, '/health');
-  assert.is(container.livenessProbe?.httpGet?.path, '/health');
+  assert.is(container.readinessProbe?.httpGet?.path, '/api/v1/health');
+  assert.is(container.livenessProbe?.httpGet?.path, '/api/v1/health');
   const ref = container.env?.find((e) => e.name === 'DATABASE_URL')?.valueFrom?.secretKeyRef;
   assert.equal([ref?.name, ref?.key], ['lnm-service', 'DATABASE_URL']);
   assert.equal(objectsOf('pdb.yaml').map((o) => o.apiVersion), ['policy/v1']);

@@ -95,7 +95,8 @@ export async function workOf(s: TestServer): Promise<string[] | null> {
 
 export interface LoadResult {
   requests: number;
-  acknowledged: Array<{ id: number; username: string }>;
+  /** Each write answered 201, with when the answer came (ms since the epoch). */
+  acknowledged: Array<{ id: number; username: string; at?: number }>;
   failures: Array<{ at: number; what: string }>;
   readBackMisses: number;
   began: number;
@@ -125,7 +126,7 @@ export async function mixedLoad(lb: string, opts: { workers: number; durationMs:
         continue;
       }
       assert.is(r.status, 201, r.text);
-      result.acknowledged.push({ id: r.json.id, username });
+      result.acknowledged.push({ id: r.json.id, username, at: Date.now() });
       result.requests++;
       const back = await call(lb, 'GET', `/users/${r.json.id}`, { headers: adminAuth() }).catch((e: Error) => ({ status: 599, text: e.message, json: null as any }));
       if (back.status >= 500) result.failures.push({ at: Date.now(), what: `GET ${username}: ${back.status} ${back.text.slice(0, 200)}` });
@@ -137,7 +138,7 @@ export async function mixedLoad(lb: string, opts: { workers: number; durationMs:
 }
 
 /** Every acknowledged write is there, read through nginx; the audit chain verifies from the first entry to the last. */
-export async function assertWritesKept(lb: string, acknowledged: LoadResult['acknowledged']): Promise<void> {
+export async function assertWritesKept(lb: string, acknowledged: Array<{ id: number; username: string }>): Promise<void> {
   for (const { id, username } of acknowledged) {
     const r = await call(lb, 'GET', `/users/${id}`, { headers: adminAuth() });
     assert.is(r.status, 200, `user ${username} (${id}) acknowledged, now ${r.status}`);

@@ -4,6 +4,7 @@
 // message: no settings, the API server not answering, no Ready node, or the anvil image missing
 // from the cluster's node.
 import { readFileSync } from 'node:fs';
+import * as k8s from '@kubernetes/client-node';
 import path from 'node:path';
 import { probeKubernetesCluster } from '../../adapters/engines/kubernetesCluster.ts';
 import type { KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
@@ -63,5 +64,25 @@ export async function kubernetesSkipReason(): Promise<string | undefined> {
   const seen = await probeKubernetesCluster(cluster.connection);
   if (!seen.reachable) return `the test cluster does not answer: ${seen.reason}`;
   if (!seen.nodes?.ready) return `the test cluster has no Ready node`;
+  return undefined;
+}
+
+/** An admin client of the test cluster (LNM_TEST_K8S_KUBECONFIG, else cluster.sh's admin.kubeconfig), to make and look at objects. */
+export function adminKubeConfig(): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(settings().LNM_TEST_K8S_KUBECONFIG ?? `${process.env.LNM_K8S_STATE ?? '/tmp/lnm-k8s'}/admin.kubeconfig`);
+  return kc;
+}
+
+/** The image of the service deploy/service.yaml runs (deploy/image.sh builds it). */
+export const serviceImage = process.env.LNM_SERVICE_IMAGE ?? 'ledger-network-manager:local';
+
+/** Why the service's image cannot run on the test cluster (not on its node: deploy/image.sh --import), or undefined. */
+export async function serviceImageSkipReason(): Promise<string | undefined> {
+  const why = await kubernetesSkipReason();
+  if (why) return why;
+  const full = serviceImage.includes('/') ? serviceImage : `docker.io/library/${serviceImage}`;
+  const nodes = await adminKubeConfig().makeApiClient(k8s.CoreV1Api).listNode();
+  if (!nodes.items.some((n) => n.status?.images?.some((i) => i.names?.includes(full)))) return `the image ${serviceImage} is not on the test cluster's node (deploy/image.sh --import loads it)`;
   return undefined;
 }

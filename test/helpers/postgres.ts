@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../../adapters/postgres/embeddedPostgres.ts';
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle, type EmbeddedPostgresOptions } from '../../adapters/postgres/embeddedPostgres.ts';
 import { onGlobalTeardown } from './globalTeardown.ts';
 
 let shared: Promise<EmbeddedPostgresHandle> | null = null;
@@ -67,10 +67,13 @@ export interface OwnPostgres extends EmbeddedPostgresHandle {
   remove(): Promise<void>;
 }
 
-/** A PostgreSQL cluster of the calling test alone (to stop, or to play a database outside the service), removed at the end of the run at the latest. */
-export async function ownPostgres(): Promise<OwnPostgres> {
+/**
+ * A PostgreSQL cluster of the calling test alone (to stop, to play a database outside the service,
+ * or to serve pods of a cluster: `listenAddresses` and `allowFrom`), removed at the end of the run at the latest.
+ */
+export async function ownPostgres(opts: Pick<EmbeddedPostgresOptions, 'listenAddresses' | 'allowFrom'> = {}): Promise<OwnPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'lnm-test-own-pg-'));
-  const h = await startEmbeddedPostgres({ dir });
+  const h = await startEmbeddedPostgres({ dir, ...opts });
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
