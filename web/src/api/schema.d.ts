@@ -21380,7 +21380,7 @@ export interface operations {
                             /** @description besu and geth: the node's enode URL (its node public key, 127.0.0.1 and its P2P port); null on anvil, and for a bootnode or full node never started (its node key is made at its first start) */
                             enode: string | null;
                             error: string | null;
-                            /** @description the node host it runs on (GET /hosts/{id}); null: this service's machine */
+                            /** @description the node host it runs on (GET /hosts/{id}: a Docker Engine, or a Kubernetes cluster where it is a StatefulSet); null: this service's machine */
                             host_id: number | null;
                             id: number;
                             /** @description null until the health monitor first probes the node (every nodeHealthCheckIntervalSeconds) */
@@ -21403,7 +21403,7 @@ export interface operations {
                             /** @description validator, fullnode or bootnode */
                             role: string;
                             started_at: string | null;
-                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks), unreachable (on a Kubernetes cluster that does not answer: its state there is unknown; see error) */
                             status: string;
                             updated_at: string;
                             uptime_seconds: number | null;
