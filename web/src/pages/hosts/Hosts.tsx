@@ -1,5 +1,6 @@
-// Node hosts (docs/hosts.md): remote Docker Engines reached over TCP with mutual TLS, where nodes
-// can be placed. The list shows each host's last status (polled: the service re-checks every
+// Node hosts (docs/hosts.md, docs/kubernetes.md): remote Docker Engines reached over TCP with
+// mutual TLS, or Kubernetes clusters (API server, CA, a bearer token: write-only like a client
+// key), where nodes can be placed. The list shows each host's last status (polled: the service re-checks every
 // LNM_HOST_CHECK_SECONDS); register a host (its CA, client certificate and client key pasted or
 // read from files; the key is write-only: sent once, cleared from the form, never shown back) and
 // rename it or change its labels and capacity (PUT /hosts/{id}), remove one (a 409 while nodes are
@@ -39,7 +40,7 @@ export default function Hosts() {
         permission="HOST_MANAGE"
         open="Register host"
         hint={
-          <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
+          <p className="hint">A node host is a Docker Engine on another machine, reached over TCP with mutual TLS, or a Kubernetes cluster, reached at its API server with a bearer token, where nodes can be placed (the node form's "Where it runs"). Without one, nodes run on this service's machine.</p>
         }
         form={(close) => <CreateHost onDone={close} />}
       />
@@ -66,7 +67,9 @@ export default function Hosts() {
                     <>
                       <code>{h.url}</code>
                       <br />
-                      <small>nodes reached at {h.externalIp}</small>
+                      <small>
+                        {h.kind === 'kubernetes' && h.kubernetes ? `Kubernetes cluster, namespace ${h.kubernetes.namespace}, storage class ${h.kubernetes.storageClass}; ` : ''}nodes reached at {h.externalIp}
+                      </small>
                     </>
                   ),
                 },
@@ -221,6 +224,15 @@ function PemField({ label, value, onChange, secret, error, field }: { label: str
   );
 }
 
+interface ClusterFields {
+  caCertificate: string;
+  token: string;
+  namespace: string;
+  storageClass: string;
+  volumeSize: string;
+}
+const NO_CLUSTER: ClusterFields = { caCertificate: '', token: '', namespace: '', storageClass: '', volumeSize: '' };
+
 function CreateHost({ onDone }: { onDone: () => void }) {
   const qc = useQueryClient();
   const [name, setName] = useState('');
@@ -229,6 +241,8 @@ function CreateHost({ onDone }: { onDone: () => void }) {
   const [labels, setLabels] = useState('');
   const [maxNodes, setMaxNodes] = useState('');
   const [tls, setTls] = useState<Record<Pem, string>>({ caCertificate: '', clientCertificate: '', clientKey: '' });
+  const [kind, setKind] = useState<'docker' | 'kubernetes'>('docker');
+  const [cluster, setCluster] = useState<ClusterFields>(NO_CLUSTER);
   const parsed = parseLabels(labels);
   const m = useMutation({
     mutationFn: () =>
@@ -237,7 +251,18 @@ function CreateHost({ onDone }: { onDone: () => void }) {
           body: {
             name,
             url: url.trim(),
-            tls,
+            ...(kind === 'docker'
+              ? { tls }
+              : {
+                  kind,
+                  kubernetes: {
+                    caCertificate: cluster.caCertificate,
+                    token: cluster.token.trim(),
+                    namespace: cluster.namespace.trim(),
+                    storageClass: cluster.storageClass.trim(),
+                    ...(cluster.volumeSize.trim() ? { volumeSize: cluster.volumeSize.trim() } : {}),
+                  },
+                }),
             ...(externalIp.trim() ? { externalIp: externalIp.trim() } : {}),
             ...(Object.keys(parsed.labels).length ? { labels: parsed.labels } : {}),
             ...(maxNodes ? { capacity: { maxNodes: Number(maxNodes) } } : {}),
@@ -246,11 +271,13 @@ function CreateHost({ onDone }: { onDone: () => void }) {
       ),
     onSuccess: async () => {
       setTls({ caCertificate: '', clientCertificate: '', clientKey: '' });
+      setCluster(NO_CLUSTER);
       await qc.invalidateQueries({ queryKey: ['hosts'] });
       onDone();
     },
   });
   const pem = (k: Pem) => (v: string) => setTls({ ...tls, [k]: v });
+  const set = (k: keyof ClusterFields) => (v: string) => setCluster({ ...cluster, [k]: v });
   return (
     <form
       className="card form-grid"
@@ -267,11 +294,27 @@ function CreateHost({ onDone }: { onDone: () => void }) {
         <FieldError error={m.error} field="name" />
       </label>
       <label>
-        Docker Engine URL
-        <input {...invalid(m.error, 'url')} required maxLength={300} className="code" placeholder="tcp://10.0.2.15:2376" value={url} onChange={(e) => setUrl(e.target.value)} />
-        <FieldError error={m.error} field="url" />
-        <small>The engine's TLS listener (dockerd --tlsverify), usually port 2376.</small>
+        Kind
+        <select value={kind} onChange={(e) => setKind(e.target.value as 'docker' | 'kubernetes')}>
+          <option value="docker">Docker Engine</option>
+          <option value="kubernetes">Kubernetes cluster</option>
+        </select>
       </label>
+      {kind === 'docker' ? (
+        <label>
+          Docker Engine URL
+          <input {...invalid(m.error, 'url')} required maxLength={300} className="code" placeholder="tcp://10.0.2.15:2376" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <FieldError error={m.error} field="url" />
+          <small>The engine's TLS listener (dockerd --tlsverify), usually port 2376.</small>
+        </label>
+      ) : (
+        <label>
+          API server URL
+          <input {...invalid(m.error, 'url')} required maxLength={300} className="code" placeholder="https://10.0.2.15:6443" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <FieldError error={m.error} field="url" />
+          <small>The cluster's API server; its nodes are StatefulSets there, their ports NodePorts.</small>
+        </label>
+      )}
       <label>
         External address (optional)
         <input {...invalid(m.error, 'externalIp')} maxLength={253} value={externalIp} onChange={(e) => setExternalIp(e.target.value)} />
@@ -289,11 +332,42 @@ function CreateHost({ onDone }: { onDone: () => void }) {
         <input {...invalid(m.error, 'capacity.maxNodes')} type="number" min={1} max={100000} value={maxNodes} onChange={(e) => setMaxNodes(e.target.value)} />
         <FieldError error={m.error} field="capacity.maxNodes" />
       </label>
-      <PemField label="CA certificate of the engine (PEM)" value={tls.caCertificate} onChange={pem('caCertificate')} error={m.error} field="tls.caCertificate" />
-      <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} error={m.error} field="tls.clientCertificate" />
-      <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} error={m.error} field="tls.clientKey" secret />
-      <p className="hint">The service asks the engine for its version over mutual TLS before anything is saved: an engine it cannot reach or whose TLS handshake fails is refused with the reason.</p>
-      <FormActions m={m} label="Register host" pendingLabel="Reaching the engine…" onCancel={onDone} />
+      {kind === 'docker' ? (
+        <>
+          <PemField label="CA certificate of the engine (PEM)" value={tls.caCertificate} onChange={pem('caCertificate')} error={m.error} field="tls.caCertificate" />
+          <PemField label="Client certificate (PEM)" value={tls.clientCertificate} onChange={pem('clientCertificate')} error={m.error} field="tls.clientCertificate" />
+          <PemField label="Client key (PEM)" value={tls.clientKey} onChange={pem('clientKey')} error={m.error} field="tls.clientKey" secret />
+          <p className="hint">The service asks the engine for its version over mutual TLS before anything is saved: an engine it cannot reach or whose TLS handshake fails is refused with the reason.</p>
+        </>
+      ) : (
+        <>
+          <PemField label="CA certificate of the API server (PEM)" value={cluster.caCertificate} onChange={set('caCertificate')} error={m.error} field="kubernetes.caCertificate" />
+          <label>
+            Bearer token
+            <input {...invalid(m.error, 'kubernetes.token')} type="password" required maxLength={20000} autoComplete="off" className="code" value={cluster.token} onChange={(e) => set('token')(e.target.value)} />
+            <FieldError error={m.error} field="kubernetes.token" />
+            <small>A service account's token bound to the engine's Role (docs/kubernetes.md). Sent once, sealed by the service and never shown again.</small>
+          </label>
+          <label>
+            Namespace
+            <input {...invalid(m.error, 'kubernetes.namespace')} required maxLength={63} value={cluster.namespace} onChange={(e) => set('namespace')(e.target.value)} />
+            <FieldError error={m.error} field="kubernetes.namespace" />
+          </label>
+          <label>
+            Storage class
+            <input {...invalid(m.error, 'kubernetes.storageClass')} required maxLength={253} value={cluster.storageClass} onChange={(e) => set('storageClass')(e.target.value)} />
+            <FieldError error={m.error} field="kubernetes.storageClass" />
+            <small>The class of each node's volume claim.</small>
+          </label>
+          <label>
+            Volume size (optional)
+            <input {...invalid(m.error, 'kubernetes.volumeSize')} maxLength={20} placeholder="1Gi" value={cluster.volumeSize} onChange={(e) => set('volumeSize')(e.target.value)} />
+            <FieldError error={m.error} field="kubernetes.volumeSize" />
+          </label>
+          <p className="hint">The service checks the cluster before anything is saved: reachable, a Ready node, the namespace, the storage class and every permission the engine needs; a problem is refused, named beside its field.</p>
+        </>
+      )}
+      <FormActions m={m} label="Register host" pendingLabel={kind === 'docker' ? 'Reaching the engine…' : 'Checking the cluster…'} onCancel={onDone} />
     </form>
   );
 }
