@@ -1698,6 +1698,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update an organization's MSP in the channel: root or intermediate CAs (and TLS CAs) added, its admins set; certificates checked first; dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        put: operations["putNetworksConsortiumIdChannelsChannelNameOrganizationsMspIdMsp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/info": {
         parameters: {
             query?: never;
@@ -13570,6 +13590,116 @@ export interface operations {
                 content?: never;
             };
             /** @description the last application organization (LAST_ORGANIZATION); signatures missing (names the organizations); no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNetworksConsortiumIdChannelsChannelNameOrganizationsMspIdMsp: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff; submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                mspId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the MSP's explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them */
+                    admins?: string[];
+                    /** @description intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role */
+                    intermediateCerts?: string[];
+                    /** @description root CA certificates to add (self-signed CAs) */
+                    rootCerts?: string[];
+                    /** @description TLS intermediate CA certificates to add */
+                    tlsIntermediateCerts?: string[];
+                    /** @description TLS root CA certificates to add */
+                    tlsRootCerts?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the config update and its diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: organizations whose admin signatures the update would still need */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description the config sequence after the update (dry run: the current one) */
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                    };
+                };
+            };
+            /** @description a certificate that does not parse, is not valid now, or does not chain to the MSP (MSP_CERTIFICATE, naming the field); nothing given */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel, or the organization is not in the channel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description signatures missing (names the organizations); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
