@@ -11,12 +11,13 @@
 //   withConsenterCertificate(config, consenter, identity?)   replaces one's TLS certificates (same host:port; BFT: identity too)
 //     (BFT: the ConsenterMapping changes and BlockValidation is recomputed in the same update)
 //   withSmartBftOptions(config, options)      sets a BFT channel's SmartBFT options (others kept)
+//   withMspUpdate(config, mspId, update)      adds CAs to an org's MSP (wherever defined), sets its admins
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
-import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelConfigChange, MspUpdate } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { CAPABILITY_LEVELS, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
 import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { bftQuorum } from '../../domain/consortium/consortiumDefaults.ts';
@@ -260,6 +261,47 @@ export function withSmartBftOptions(config: common.Config, options: Partial<Smar
   return desired;
 }
 
+const samePem = (a: Uint8Array | string, b: string) => Buffer.from(typeof a === 'string' ? a : Buffer.from(a).toString('utf8')).toString().replace(/\s+/g, '') === b.replace(/\s+/g, '');
+
+/**
+ * The organization's MSP, in the Application and Orderer groups that define it, with the CA
+ * certificates given added (those it has already kept once) and, given `admins`, its explicit
+ * admin certificates set to them. A signing CA added (root or intermediate) also makes the NodeOU
+ * identifiers CA-less: as written at creation they name the first root, and Fabric then classifies
+ * (client, peer, admin, orderer) only identities whose chain is exactly that root's, so an
+ * identity of the new CA would have no role; CA-less, an identity of any CA of the MSP has the role
+ * its OU names (Fabric's NodeOUs `Certificate` left empty). Everything else is kept byte for byte.
+ */
+export function withMspUpdate(config: common.Config, mspId: string, update: MspUpdate): common.Config {
+  const desired = cloneConfig(config);
+  let found = 0;
+  for (const section of ['Application', 'Orderer']) {
+    const org = desired.getChannelGroup()?.getGroupsMap().get(section)?.getGroupsMap().get(mspId);
+    const value = org?.getValuesMap().get('MSP');
+    if (!org || !value) continue;
+    const mspConfig = msp.MSPConfig.deserializeBinary(value.getValue_asU8());
+    if (mspConfig.getType() !== 0) throw new ValidationError(`The MSP of ${mspId} is not an X.509 (FABRIC) MSP.`, [{ field: 'mspId', message: 'not a FABRIC MSP' }]);
+    const fabric = msp.FabricMSPConfig.deserializeBinary(mspConfig.getConfig_asU8());
+    found++;
+    const before = fabric.serializeBinary();
+    const add = (list: Uint8Array[], pems: string[] | undefined) => [...list, ...(pems ?? []).filter((p, i, all) => !list.some((c) => samePem(c, p)) && all.findIndex((q) => samePem(q, p)) === i).map((p) => Buffer.from(p))];
+    fabric.setRootCertsList(add(fabric.getRootCertsList_asU8(), update.rootCerts));
+    fabric.setIntermediateCertsList(add(fabric.getIntermediateCertsList_asU8(), update.intermediateCerts));
+    fabric.setTlsRootCertsList(add(fabric.getTlsRootCertsList_asU8(), update.tlsRootCerts));
+    fabric.setTlsIntermediateCertsList(add(fabric.getTlsIntermediateCertsList_asU8(), update.tlsIntermediateCerts));
+    if ((update.rootCerts?.length || update.intermediateCerts?.length) && fabric.getFabricNodeOus()?.getEnable()) {
+      const ous = fabric.getFabricNodeOus()!;
+      for (const id of [ous.getClientOuIdentifier(), ous.getPeerOuIdentifier(), ous.getAdminOuIdentifier(), ous.getOrdererOuIdentifier()]) id?.setCertificate(new Uint8Array());
+    }
+    if (update.admins) fabric.setAdminsList(update.admins.map((p) => Buffer.from(p)));
+    if (Buffer.from(fabric.serializeBinary()).equals(Buffer.from(before))) continue;
+    mspConfig.setConfig(fabric.serializeBinary());
+    org.getValuesMap().set('MSP', configValue(mspConfig, value.getModPolicy() || 'Admins'));
+  }
+  if (!found) throw new ValidationError(`Organization ${mspId} is not an organization of the channel.`, [{ field: 'mspId', message: `${mspId} is not in the channel` }]);
+  return desired;
+}
+
 const CAPABILITY_GROUP = { channel: [], orderer: ['Orderer'], application: ['Application'] } as const;
 
 /**
@@ -308,6 +350,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withSmartBftOptions(config, change.options);
     case 'capabilities':
       return withCapabilities(config, change.capabilities);
+    case 'mspUpdate':
+      return withMspUpdate(config, change.mspId, change.update);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

@@ -102,7 +102,19 @@ export type ChannelConfigChange =
   /** A BFT channel's SmartBFT options (the ConsensusType metadata): those given set, the others kept; checked as at creation. */
   | { kind: 'smartBftOptions'; options: Partial<SmartBftOptions> }
   /** The Capabilities of /Channel, /Channel/Orderer and /Channel/Application, per level asked (capabilityRules.ts checks them first). */
-  | { kind: 'capabilities'; capabilities: ChannelCapabilities };
+  | { kind: 'capabilities'; capabilities: ChannelCapabilities }
+  /** An organization's MSP: CA certificates added, explicit admins set (wherever the channel defines the organization). */
+  | { kind: 'mspUpdate'; mspId: string; update: MspUpdate };
+
+/** What an MSP update adds (PEM certificates; those the MSP has already are kept once) and, given, the admins it sets. */
+export interface MspUpdate {
+  rootCerts?: string[];
+  intermediateCerts?: string[];
+  tlsRootCerts?: string[];
+  tlsIntermediateCerts?: string[];
+  /** The MSP's explicit admin certificates (replacing those it has; [] removes them: NodeOUs' admin OU then alone says who is admin). */
+  admins?: string[];
+}
 
 /** One difference between the channel config before and after a change (configtxlator's JSON paths; an array element added has before null, one removed after null). */
 export interface ConfigDiffEntry {

@@ -309,6 +309,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/creations', { POST: 'NETWORK_CREATE' }],
   // Rolling upgrade of a consortium node to a newer Fabric release (issue 37 item 7).
   ['/nodes/{id}/upgrade', { POST: 'NODE_UPDATE' }],
+  // An organization's MSP in a channel updated: CAs added, admins set (issue 37 item 4).
+  ['/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp', { PUT: 'NETWORK_UPDATE' }],
   ['/creations/{id}', { GET: 'NETWORK_READ' }],
   ['/creations/{id}/end', { POST: 'NETWORK_CREATE' }],
   ['/creations/{id}/undo', { POST: 'NETWORK_DELETE' }],

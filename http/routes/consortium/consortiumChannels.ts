@@ -12,6 +12,7 @@ import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkRead
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import type { SignatureRequirement } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
+import { updateOrganizationMsp } from '../../../application/consortium/consortiumOrgMspUpdate.ts';
 import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
@@ -75,6 +76,7 @@ const UpdateView = Type.Object({
 });
 const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
 const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const Pem = Type.String({ minLength: 1, maxLength: 16_384, pattern: '-----BEGIN CERTIFICATE-----', description: 'a PEM X.509 certificate' });
 const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing' })) }, { additionalProperties: false });
 const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
@@ -137,6 +139,27 @@ export const consortiumChannelRoutes = [
     },
     async handler(input) {
       return { body: updateView(await removeChannelOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/networks/consortium/:id/channels/:channelName/organizations/:mspId/msp', summary: 'Update an organization\'s MSP in the channel: root or intermediate CAs (and TLS CAs) added, its admins set; certificates checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false }),
+    query: DryRunQuery,
+    body: Type.Object({
+      rootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'root CA certificates to add (self-signed CAs)' })),
+      intermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role' })),
+      tlsRootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS root CA certificates to add' })),
+      tlsIntermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS intermediate CA certificates to add' })),
+      admins: Type.Optional(Type.Array(Pem, { maxItems: 20, description: 'the MSP\'s explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them' })),
+    }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
+      400: { description: 'a certificate that does not parse, is not valid now, or does not chain to the MSP (MSP_CERTIFICATE, naming the field); nothing given' },
+      404: { description: 'no such network or channel, or the organization is not in the channel' },
+      409: { description: signaturesMissing409 },
+    },
+    async handler(input) {
+      return { body: updateView(await updateOrganizationMsp(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, input.body, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({

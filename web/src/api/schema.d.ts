@@ -1698,6 +1698,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update an organization's MSP in the channel: root or intermediate CAs (and TLS CAs) added, its admins set; certificates checked first; dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        put: operations["putNetworksConsortiumIdChannelsChannelNameOrganizationsMspIdMsp"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/info": {
         parameters: {
             query?: never;
@@ -13735,6 +13755,132 @@ export interface operations {
                 content?: never;
             };
             /** @description the last application organization (LAST_ORGANIZATION); SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNetworksConsortiumIdChannelsChannelNameOrganizationsMspIdMsp: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                mspId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the MSP's explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them */
+                    admins?: string[];
+                    /** @description intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role */
+                    intermediateCerts?: string[];
+                    /** @description root CA certificates to add (self-signed CAs) */
+                    rootCerts?: string[];
+                    /** @description TLS intermediate CA certificates to add */
+                    tlsIntermediateCerts?: string[];
+                    /** @description TLS root CA certificates to add */
+                    tlsRootCerts?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the config update and its diff; dry_run: its diff and whose signatures it needs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a certificate that does not parse, is not valid now, or does not chain to the MSP (MSP_CERTIFICATE, naming the field); nothing given */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel, or the organization is not in the channel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,7 @@
 // certificate after a renewal. Every change is first computed as a dry run (?dry_run=true) and
 // its config diff shown; only "Submit" sends it. Refusals name their rule (the API's message).
 // ChannelOrganizationRemove: an application organization removed the same way.
+// ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set).
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -117,6 +118,51 @@ export function ChannelOrganizationRemove({ networkId, channelName, mspIds }: { 
               </button>
             ))}
         {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} done={() => setMspId(null)} /> : null}
+      </section>
+    </Can>
+  );
+}
+
+/** PEM certificates pasted one after another. */
+const pems = (text: string) => text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+
+/** An organization's MSP in the channel updated: CA certificates added, admins set; the dry run's diff first, then Submit. */
+export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { networkId: number; channelName: string; mspIds: string[] }) {
+  const [mspId, setMspId] = useState(mspIds[0] ?? '');
+  const [text, setText] = useState({ rootCerts: '', intermediateCerts: '', admins: '' });
+  const [asked, setAsked] = useState<{ mspId: string; body: { rootCerts?: string[]; intermediateCerts?: string[]; admins?: string[] }; n: number } | null>(null);
+  const send = (m: string, body: NonNullable<typeof asked>['body']) => (dryRun: boolean): Promise<ChangeView> =>
+    unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp', { params: { path: { id: networkId, channelName, mspId: m }, query: { dry_run: dryRun } }, body }));
+  const preview = () => {
+    const body = Object.fromEntries(Object.entries(text).filter(([, v]) => v.trim()).map(([k, v]) => [k, pems(v)]));
+    setAsked({ mspId, body, n: (asked?.n ?? 0) + 1 });
+  };
+  if (!mspIds.length) return null;
+  return (
+    <Can permission="NETWORK_UPDATE">
+      <section aria-labelledby="org-msp-title">
+        <h3 id="org-msp-title">Update an organization's MSP</h3>
+        <p className="muted">Add a root or intermediate CA (PEM; an intermediate must chain to a root of the MSP or one added here), or set the MSP's admins. Signed by the organization's admin.</p>
+        <label>
+          Organization{' '}
+          <select value={mspId} onChange={(e) => setMspId(e.target.value)}>
+            {mspIds.map((m) => (
+              <option key={m} value={m}>
+                {m}
+              </option>
+            ))}
+          </select>
+        </label>
+        {(['rootCerts', 'intermediateCerts', 'admins'] as const).map((k) => (
+          <label key={k} className="block">
+            {k === 'rootCerts' ? 'Root CA certificates to add' : k === 'intermediateCerts' ? 'Intermediate CA certificates to add' : 'Admin certificates (replace the MSP\'s admins)'}
+            <textarea rows={3} value={text[k]} onChange={(e) => setText({ ...text, [k]: e.target.value })} placeholder="-----BEGIN CERTIFICATE-----" />
+          </label>
+        ))}
+        <button type="button" disabled={!Object.values(text).some((v) => v.trim())} onClick={preview}>
+          Preview the update
+        </button>
+        {asked ? <DryRunChange key={`${asked.mspId}-${asked.n}`} networkId={networkId} label={`Update the MSP of ${asked.mspId} in channel ${channelName}`} what={`msp-${asked.mspId}-${asked.n}`} send={send(asked.mspId, asked.body)} done={() => setAsked(null)} /> : null}
       </section>
     </Can>
   );
