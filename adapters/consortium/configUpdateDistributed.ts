@@ -6,13 +6,18 @@
 //   signConfigUpdate(updateBytes, signer)                       -> { signatureHeader, signature }
 //   describeConfigUpdate(updateBytes)                           -> { channelName }
 //   submitConfigUpdate({orderer, channelName, updateBytes, signatures, submitter, timeoutMs})
+//   evaluateConfigUpdate({orderer, channelName, updateBytes, signedBy, reader}) -> the channel's current sequence and the policy evaluated with those signatures
+//   verifyDetachedSignature({orderer, channelName, updateBytes, signature, reader}) -> the signature with its verified MSP id (400 naming why not)
+//   configUpdateFile(channelName, updateBytes, signatures) / signaturesOfConfigUpdateFile(file, updateBytes): the peer channel signconfigtx file
 import { common } from '@hyperledger/fabric-protos';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
-import type { PreparedConfigUpdate, DetachedConfigSignature } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { PreparedConfigUpdate, DetachedConfigSignature, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
 import { planConfigUpdate } from './configUpdate.ts';
+import { requiredPolicies, signatureRequirement } from './configUpdateSignatures.ts';
+import { configUpdateTxEnvelope, signaturesOfSignedConfigTx, verifyConfigSignature } from './configSignatureVerify.ts';
 import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
 import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
 
@@ -24,7 +29,7 @@ export async function prepareConfigUpdate(request: { orderer: Endpoint; channelN
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };
   return {
-    status: 'prepared', sequence, updateBytes: plan.update.serializeBinary(), ...plan.requirement,
+    status: 'prepared', sequence, updateBytes: plan.update.serializeBinary(), ...plan.requirement, diff: plan.diff,
     signWith: plan.signWith.length ? plan.signWith : [signers[0].mspId],
   };
 }
@@ -79,4 +84,37 @@ export async function submitConfigUpdate(request: { orderer: Endpoint; channelNa
     if (Date.now() > deadline) throw new UnavailableError(`The orderer accepted the config update of channel "${channelName}" but served no new config in time.`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+function decodeUpdate(updateBytes: Uint8Array): common.ConfigUpdate {
+  try {
+    return common.ConfigUpdate.deserializeBinary(updateBytes);
+  } catch {
+    throw new ValidationError('Not a channel config update.', [{ field: 'update', message: 'not a ConfigUpdate' }]);
+  }
+}
+
+/** The channel's current config sequence, and the update's modification policies evaluated against the current config with one admin signature of each of `signedBy`. */
+export async function evaluateConfigUpdate(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signedBy: string[]; reader: FabricSigner }): Promise<{ sequence: number; requirement: SignatureRequirement }> {
+  const current = await fetchConfig({ kind: 'orderer', endpoint: request.orderer }, request.reader, request.channelName);
+  const policies = requiredPolicies(current.config, decodeUpdate(request.updateBytes));
+  return { sequence: current.config.getSequence(), requirement: signatureRequirement(current.config, policies, request.signedBy) };
+}
+
+/** A ConfigSignature made elsewhere, verified against the channel's current config (400 naming why it is refused). */
+export async function verifyDetachedSignature(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signature: { signatureHeader: string; signature: string }; reader: FabricSigner; now: Date }): Promise<DetachedConfigSignature> {
+  const current = await fetchConfig({ kind: 'orderer', endpoint: request.orderer }, request.reader, request.channelName);
+  const raw = { signatureHeader: Buffer.from(request.signature.signatureHeader, 'base64'), signature: Buffer.from(request.signature.signature, 'base64') };
+  const { mspId } = verifyConfigSignature(current.config, request.updateBytes, raw, request.now);
+  return { mspId, signatureHeader: raw.signatureHeader.toString('base64'), signature: raw.signature.toString('base64') };
+}
+
+/** The file `peer channel signconfigtx -f` signs: a CONFIG_UPDATE envelope of the update with the signatures so far. */
+export function configUpdateFile(channelName: string, updateBytes: Uint8Array, signatures: DetachedConfigSignature[]): Uint8Array {
+  return configUpdateTxEnvelope(channelName, updateBytes, signatures.map((s) => ({ signatureHeader: Buffer.from(s.signatureHeader, 'base64'), signature: Buffer.from(s.signature, 'base64') })));
+}
+
+/** The ConfigSignatures of a signed signconfigtx file carrying `updateBytes` (400 when it carries another update). */
+export function signaturesOfConfigUpdateFile(file: Uint8Array, updateBytes: Uint8Array): Array<{ signatureHeader: string; signature: string }> {
+  return signaturesOfSignedConfigTx(file, updateBytes).map((s) => ({ signatureHeader: Buffer.from(s.signatureHeader).toString('base64'), signature: Buffer.from(s.signature).toString('base64') }));
 }

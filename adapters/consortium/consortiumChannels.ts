@@ -5,7 +5,7 @@ import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channe
 import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, leaveOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { previewConfigUpdate, updateChannelConfig } from './configUpdate.ts';
-import { describeConfigUpdate, prepareConfigUpdate, signConfigUpdate, submitConfigUpdate } from './configUpdateDistributed.ts';
+import { configUpdateFile, describeConfigUpdate, evaluateConfigUpdate, prepareConfigUpdate, signConfigUpdate, signaturesOfConfigUpdateFile, submitConfigUpdate, verifyDetachedSignature } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
 import { block, chainInfo, transaction } from './ledgerQuery.ts';
 import { joinPeer, peerChannels } from './peerChannel.ts';
@@ -28,6 +28,10 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     signConfigUpdate,
     describeConfigUpdate,
     submitConfigUpdate,
+    evaluateConfigUpdate,
+    verifyDetachedSignature,
+    configUpdateFile,
+    signaturesOfConfigUpdateFile,
     chainInfo,
     block,
     channelMembers,

@@ -9,6 +9,9 @@ const d = (e: RecordedEvent) => e.data as Record<string, any>;
 const net = (e: RecordedEvent) => ({ resourceType: 'network', resourceId: str(d(e).networkId) });
 
 export function registerConsortiumAuditDescribers(): void {
+  // Signing proposals (node-sharing stream): the proposal as the resource; one entry per organization's signature, never the signature bytes.
+  registerAuditDescriber('ConfigProposalPrepared', (e) => ({ action: 'CREATE', resourceType: 'config_proposal', resourceId: str(d(e).proposalId), resourceName: str(d(e).channelName), details: { networkId: d(e).networkId, kinds: d(e).kinds, sequence: d(e).sequence, requiredOrganizations: d(e).requiredOrganizations, missingOrganizations: d(e).missingOrganizations } }));
+  registerAuditDescriber('ConfigProposalSigned', (e) => ({ action: 'SIGN', resourceType: 'config_proposal', resourceId: str(d(e).proposalId), resourceName: str(d(e).channelName), details: { mspId: d(e).mspId, source: d(e).source } }));
   registerAuditDescriber('ChannelCreated', (e) => ({ action: 'NETWORK_CREATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'network.channel.created' } }));
   registerAuditDescriber('NetworkNodeAdded', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), details: { nodeId: d(e).node?.nodeId, role: d(e).node?.role, mspId: d(e).node?.mspId } }));
   registerAuditDescriber('NetworkNodeLeft', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), details: { event: 'node.left', nodeId: d(e).nodeId, role: d(e).role, steps: d(e).steps } }));

@@ -232,7 +232,7 @@ export interface PeerReader {
 /** A config update prepared for signatures gathered in several places (node sharing). */
 export type PreparedConfigUpdate =
   | { status: 'unchanged'; sequence: number }
-  | ({ status: 'prepared'; sequence: number; updateBytes: Uint8Array; signWith: string[] } & SignatureRequirement);
+  | ({ status: 'prepared'; sequence: number; updateBytes: Uint8Array; signWith: string[]; diff: ConfigDiffEntry[] } & SignatureRequirement);
 
 /** One organization's ConfigSignature, detached from the envelope (base64 of the protobuf fields). */
 export interface DetachedConfigSignature {
@@ -274,6 +274,13 @@ export interface ConsortiumChannels {
   /** The channel and the config paths the update writes (what a signer is asked to approve). */
   describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string; changes: string[] };
   submitConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
+  /** The channel's current sequence and the update's policies evaluated against its current config with those organizations' signatures. */
+  evaluateConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signedBy: string[]; reader: FabricSigner }): Promise<{ sequence: number; requirement: SignatureRequirement }>;
+  /** A signature made elsewhere verified against the channel's MSPs: the signer's organization, or a ValidationError naming why it is refused. */
+  verifyDetachedSignature?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signature: { signatureHeader: string; signature: string }; reader: FabricSigner; now: Date }): Promise<DetachedConfigSignature>;
+  /** The CONFIG_UPDATE file `peer channel signconfigtx -f` signs offline, and the signatures read back from a signed one. */
+  configUpdateFile?(channelName: string, updateBytes: Uint8Array, signatures: DetachedConfigSignature[]): Uint8Array;
+  signaturesOfConfigUpdateFile?(file: Uint8Array, updateBytes: Uint8Array): Array<{ signatureHeader: string; signature: string }>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;
   channelMembers(config: ChannelConfigJson): ChannelMembers;

@@ -87,6 +87,10 @@ export type NodeSharingEvent =
   | DomainEvent<'SignatureShared', SignatureData>
   | DomainEvent<'SignatureReceived', SignatureData>
   | DomainEvent<'ProposalSubmitted', { proposalId: string; networkId: number; sequence: number; blockNumber: number; at: string }>
+  // A signing proposal prepared on this instance (any change type): what it changes, against which
+  // config sequence, whose signatures count; then one event per organization's signature added.
+  | DomainEvent<'ConfigProposalPrepared', ConfigProposalPreparedData>
+  | DomainEvent<'ConfigProposalSigned', { proposalId: string; channelName: string; mspId: string; source: 'admin' | 'upload'; signature: DetachedConfigSignature; at: string }>
   // sharing.chaincode.shared / .received: a chaincode definition (and its source, which is not secret) sent to a peer.
   | DomainEvent<'ChaincodeShared', ChaincodeShareData>
   | DomainEvent<'SharedChaincodeReceived', ChaincodeShareData & { localChaincodeId: number }>;
@@ -119,6 +123,28 @@ export interface ProposalData {
   at: string;
 }
 
+/** A config update prepared here for signatures (kept until submitted; stale once the channel's config sequence moved on). */
+export interface ConfigProposalPreparedData {
+  proposalId: string;
+  networkId: number;
+  channelName: string;
+  /** The ConfigUpdate every signer signs, base64. */
+  update: string;
+  /** The channel's config sequence the update was computed against. */
+  sequence: number;
+  /** What the network's record keeps of the change once submitted. */
+  record: Record<string, unknown>;
+  /** The kinds of change (policies, addOrganization, anchorPeers, addConsenter, ...). */
+  kinds: string[];
+  diff: unknown[];
+  avoidOrdererId: number | null;
+  policies: string[];
+  requiredOrganizations: string[];
+  missingOrganizations: string[];
+  description: string;
+  at: string;
+}
+
 export interface SignatureData {
   proposalId: string;
   sharingPeerId: number;
@@ -131,7 +157,8 @@ export interface SignatureData {
 
 export interface ProposalState {
   role: 'proposer' | 'signer';
-  sharingPeerId: number;
+  /** null: a proposal of this instance not (yet) sent to a peer. */
+  sharingPeerId: number | null;
   networkId: number | null;
   channelName: string;
   update: string;
@@ -141,6 +168,8 @@ export interface ProposalState {
   received: DetachedConfigSignature[];
   status: 'awaiting-signatures' | 'signed' | 'submitted';
   at: string;
+  /** Proposals prepared as ConfigProposalPrepared (every change type); absent on older ones. */
+  prepared?: Omit<ConfigProposalPreparedData, 'proposalId' | 'update' | 'description' | 'at' | 'channelName'>;
 }
 
 export interface NetworkShareData {
@@ -161,6 +190,8 @@ export type NodeSharingCommand =
   | { type: 'RevokePeer'; peerId: number; at: string }
   | { type: 'RecordNetworksShared'; peerId: number; networks: Array<{ networkId: number; channelName: string }>; at: string }
   | { type: 'RecordSharedNetworkReceived'; peerId: number; peerNetworkId: number; localNetworkId: number; channelName: string; at: string }
+  | ({ type: 'PrepareProposal' } & ConfigProposalPreparedData)
+  | { type: 'AddProposalSignature'; proposalId: string; source: 'admin' | 'upload'; signature: DetachedConfigSignature; at: string }
   | { type: 'ShareProposal'; proposalId: string; peerId: number; networkId: number; channelName: string; update: string; missingOrganizations: string[]; description: string; localSignatures: DetachedConfigSignature[]; at: string }
   | { type: 'ReceiveProposal'; proposalId: string; peerId: number; channelName: string; update: string; missingOrganizations: string[]; description: string; at: string }
   | { type: 'ShareSignature'; proposalId: string; signatures: DetachedConfigSignature[]; at: string }
@@ -206,9 +237,24 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       case 'SharedNetworkReceived':
       case 'SharedChaincodeReceived':
         return s;
+      case 'ConfigProposalPrepared': {
+        const { proposalId, update, description, at, channelName, ...prepared } = e.data;
+        const p: ProposalState = {
+          role: 'proposer', sharingPeerId: null, networkId: e.data.networkId, channelName, update, missingOrganizations: e.data.missingOrganizations, description,
+          localSignatures: [], received: [], status: 'awaiting-signatures', at, prepared,
+        };
+        return { ...s, proposals: { ...s.proposals, [proposalId]: p } };
+      }
+      case 'ConfigProposalSigned': {
+        const p = s.proposals![e.data.proposalId];
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, localSignatures: [...p.localSignatures, e.data.signature] } } };
+      }
       case 'ProposalShared':
       case 'ProposalReceived': {
         const d = e.data;
+        const known = s.proposals?.[d.proposalId];
+        // A prepared proposal sent to a peer: the same proposal, now waiting for that peer too.
+        if (known && e.type === 'ProposalShared') return { ...s, proposals: { ...s.proposals, [d.proposalId]: { ...known, sharingPeerId: d.sharingPeerId, missingOrganizations: d.missingOrganizations } } };
         const p: ProposalState = {
           role: e.type === 'ProposalShared' ? 'proposer' : 'signer', sharingPeerId: d.sharingPeerId, networkId: 'networkId' in d ? d.networkId : null, channelName: d.channelName,
           update: d.update, missingOrganizations: d.missingOrganizations, description: d.description, localSignatures: 'localSignatures' in d ? d.localSignatures : [], received: [], status: 'awaiting-signatures', at: d.at,
@@ -278,12 +324,28 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         if (!p) throw new NotFoundError('Peer', c.peerId);
         return [{ type: 'SharedNetworkReceived', data: { sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'network', resourceId: String(c.peerNetworkId), localNetworkId: c.localNetworkId, channelName: c.channelName, at: c.at } }];
       }
+      case 'PrepareProposal': {
+        if (s.proposals?.[c.proposalId]) throw new ConflictError(`Proposal ${c.proposalId} is already known here.`);
+        const { type: _t, ...data } = c;
+        return [{ type: 'ConfigProposalPrepared', data }];
+      }
+      case 'AddProposalSignature': {
+        const p = s.proposals?.[c.proposalId];
+        if (!p || p.role !== 'proposer') throw new NotFoundError('Proposal', c.proposalId);
+        if (p.status === 'submitted') throw new ConflictError(`Proposal ${c.proposalId} was already submitted.`, { proposalId: c.proposalId }, 'PROPOSAL_SUBMITTED');
+        if ([...p.localSignatures, ...p.received].some((x) => x.mspId === c.signature.mspId)) {
+          throw new ConflictError(`Proposal ${c.proposalId} already holds a signature of ${c.signature.mspId}: one signature per organization.`, { mspId: c.signature.mspId }, 'SIGNATURE_EXISTS');
+        }
+        return [{ type: 'ConfigProposalSigned', data: { proposalId: c.proposalId, channelName: p.channelName, mspId: c.signature.mspId, source: c.source, signature: c.signature, at: c.at } }];
+      }
       case 'ShareProposal':
       case 'ReceiveProposal': {
         const p = s.peers[c.peerId];
         if (!p) throw new NotFoundError('Peer', c.peerId);
         if (p.revoked) throw new ForbiddenError(`Peer ${c.peerId} was revoked.`);
-        if (s.proposals?.[c.proposalId]) throw new ConflictError(`Proposal ${c.proposalId} is already known here.`);
+        const known = s.proposals?.[c.proposalId];
+        const preparedHere = c.type === 'ShareProposal' && known?.role === 'proposer' && known.sharingPeerId === null && known.status === 'awaiting-signatures';
+        if (known && !preparedHere) throw new ConflictError(`Proposal ${c.proposalId} is already known here.`);
         const data: ProposalData = { proposalId: c.proposalId, sharingPeerId: c.peerId, peerId: p.instanceId, resourceType: 'proposal', resourceId: c.proposalId, channelName: c.channelName, update: c.update, missingOrganizations: c.missingOrganizations, description: c.description, at: c.at };
         return c.type === 'ShareProposal'
           ? [{ type: 'ProposalShared', data: { ...data, networkId: c.networkId, localSignatures: c.localSignatures } }]
@@ -291,7 +353,7 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       }
       case 'ShareSignature': {
         const p = s.proposals?.[c.proposalId];
-        if (!p || p.role !== 'signer') throw new NotFoundError('Received proposal', c.proposalId);
+        if (!p || p.role !== 'signer' || p.sharingPeerId === null) throw new NotFoundError('Received proposal', c.proposalId);
         if (p.status !== 'awaiting-signatures') throw new ConflictError(`Proposal ${c.proposalId} was already signed here.`);
         return [{ type: 'SignatureShared', data: { proposalId: c.proposalId, sharingPeerId: p.sharingPeerId, peerId: s.peers[p.sharingPeerId].instanceId, resourceType: 'signature', resourceId: c.proposalId, signatures: c.signatures, at: c.at } }];
       }
@@ -299,6 +361,8 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.proposals?.[c.proposalId];
         if (!p || p.role !== 'proposer' || p.sharingPeerId !== c.peerId) throw new NotFoundError('Proposal', c.proposalId);
         if (p.status === 'submitted') throw new ConflictError(`Proposal ${c.proposalId} was already submitted.`);
+        const twice = c.signatures.filter((x, i) => [...p.localSignatures, ...p.received].some((h) => h.mspId === x.mspId) || c.signatures.findIndex((y) => y.mspId === x.mspId) !== i);
+        if (twice.length) throw new ConflictError(`Proposal ${c.proposalId} already holds a signature of ${twice.map((x) => x.mspId).join(', ')}: one signature per organization.`, { mspIds: twice.map((x) => x.mspId) }, 'SIGNATURE_EXISTS');
         const stray = c.signatures.filter((x) => !p.missingOrganizations.includes(x.mspId));
         if (stray.length) throw new ValidationError(`Signatures of ${stray.map((x) => x.mspId).join(', ')} were not asked for.`, [{ field: 'signatures', message: 'an organization the proposal does not need' }]);
         return [{ type: 'SignatureReceived', data: { proposalId: c.proposalId, sharingPeerId: c.peerId, peerId: s.peers[c.peerId].instanceId, resourceType: 'signature', resourceId: c.proposalId, signatures: c.signatures, at: c.at } }];

@@ -353,6 +353,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/peers/{id}/networks/{networkId}/import', { POST: 'NETWORK_CREATE' }],
   // Channel config updates signed across instances (sharing.proposal.*, sharing.signature.*).
   ['/nodesharing/proposals', { GET: 'SHARING_READ', POST: 'NETWORK_UPDATE' }],
+  ['/nodesharing/proposals/{id}', { GET: 'SHARING_READ' }],
+  ['/nodesharing/proposals/{id}/update', { GET: 'SHARING_READ' }],
+  ['/nodesharing/proposals/{id}/signatures', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/sign', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/submit', { POST: 'NETWORK_UPDATE' }],
   // Chaincode definitions shared with the peer instance holding another organization of the channel (sharing.chaincode.*).

@@ -40,6 +40,29 @@ test('a proposal: signatures only of the organizations it asks for, from its pee
   assert.throws(() => nodeSharing.decide({ type: 'ShareSignature', proposalId: 'p1', signatures: [sig('OrgB')], at }, signer), (e: any) => e.status === 409);
 });
 
+test('a prepared signing proposal: one signature per organization (SIGNATURE_EXISTS), from here or from its peer once shared; none after submission', () => {
+  const sig = (mspId: string) => ({ mspId, signatureHeader: `h-${mspId}`, signature: 's' });
+  const prepare: NodeSharingCommand = {
+    type: 'PrepareProposal', proposalId: 'p2', networkId: 5, channelName: 'ch', update: 'u', sequence: 3, record: { kind: 'anchorPeers', mspId: 'OrgC', anchorPeers: [] }, kinds: ['anchorPeers'], diff: [],
+    avoidOrdererId: null, policies: ['/Channel/Application/OrgC/Admins'], requiredOrganizations: ['OrgA', 'OrgB', 'OrgC'], missingOrganizations: ['OrgB', 'OrgC'], description: 'd', at,
+  };
+  const add = (mspId: string, source: 'admin' | 'upload' = 'upload'): NodeSharingCommand => ({ type: 'AddProposalSignature', proposalId: 'p2', source, signature: sig(mspId), at });
+  const s = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, prepare, add('OrgA', 'admin'));
+  assert.equal(s.proposals!.p2.sharingPeerId, null);
+  assert.equal(s.proposals!.p2.prepared!.sequence, 3);
+  assert.equal(nodeSharing.decide(add('OrgC'), s).map((e) => [e.type, (e.data as any).mspId, (e.data as any).source]), [['ConfigProposalSigned', 'OrgC', 'upload']]);
+  assert.throws(() => nodeSharing.decide(add('OrgA'), s), (e: any) => e.status === 409 && e.code === 'SIGNATURE_EXISTS');
+  // Sent to a peer afterwards: the same proposal, its signatures kept; the peer cannot sign twice for an organization.
+  const shared = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, prepare, add('OrgA', 'admin'), { type: 'ShareProposal', proposalId: 'p2', peerId: 1, networkId: 5, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB', 'OrgC'], description: 'd', localSignatures: [], at });
+  assert.equal([shared.proposals!.p2.sharingPeerId, shared.proposals!.p2.localSignatures.map((x) => x.mspId)], [1, ['OrgA']]);
+  const withB = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, prepare, { type: 'ShareProposal', proposalId: 'p2', peerId: 1, networkId: 5, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB', 'OrgC'], description: 'd', localSignatures: [], at }, { type: 'ReceiveSignature', proposalId: 'p2', peerId: 1, signatures: [sig('OrgB')], at });
+  assert.throws(() => nodeSharing.decide({ type: 'ReceiveSignature', proposalId: 'p2', peerId: 1, signatures: [sig('OrgB')], at }, withB), (e: any) => e.code === 'SIGNATURE_EXISTS');
+  assert.throws(() => nodeSharing.decide(add('OrgB'), withB), (e: any) => e.code === 'SIGNATURE_EXISTS');
+  const done = given({ type: 'ConnectPeer', role: 'inviter', ...peer }, prepare, { type: 'RecordProposalSubmitted', proposalId: 'p2', sequence: 4, blockNumber: 2, at });
+  assert.throws(() => nodeSharing.decide(add('OrgC'), done), (e: any) => e.status === 409);
+  assert.throws(() => nodeSharing.decide(prepare, s), (e: any) => e.status === 409, 'an id is prepared once');
+});
+
 test('a chaincode share: once per chaincode and peer on the sharing side (sharing.chaincode.shared), refused for an unknown (404) or revoked (403) peer', () => {
   const share: NodeSharingCommand = { type: 'RecordChaincodeShared', peerId: 1, chaincodeId: 7, channelName: 'ch', name: 'cc', version: '1.0', sequence: 1, at };
   const s = given({ type: 'ConnectPeer', role: 'inviter', ...peer });

@@ -3098,7 +3098,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Config update proposals sent to peers and received from them
+         * Config update proposals prepared here, sent to peers and received from them
          * @description Permission: `SHARING_READ`.
          *
          *     Edition: pro.
@@ -3106,14 +3106,36 @@ export interface paths {
         get: operations["getNodesharingProposals"];
         put?: never;
         /**
-         * Propose a channel config update that needs an admin signature held by a peer instance
-         * @description The update (application policies) is prepared against the channel's current config, signed by the admins this instance holds, and sent to the sharing peer that shares every organization whose signature is missing (sharing.proposal.shared). Submit it with POST /nodesharing/proposals/{id}/submit once that peer signed.
+         * Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)
+         * @description The change (change.type: channel_config {organizations, policies, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
          *
          *     Permission: `NETWORK_UPDATE`.
          *
          *     Edition: pro.
          */
         post: operations["postNodesharingProposals"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodesharing/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A proposal of this instance evaluated against the channel's current config: required, collected and missing signatures, the diff, whether it is stale
+         * @description Permission: `SHARING_READ`.
+         *
+         *     Edition: pro.
+         */
+        get: operations["getNodesharingProposalsId"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3130,12 +3152,34 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign a received proposal with the admins of this instance's organizations it asks for; the signatures go back to the proposer
+         * Sign a received proposal with the admins of this instance's organizations it asks for (or some of them); the signatures go back to the proposer
          * @description Permission: `NETWORK_UPDATE`.
          *
          *     Edition: pro.
          */
         post: operations["postNodesharingProposalsIdSign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodesharing/proposals/{id}/signatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload an organization admin's detached signature of a proposal (verified against its MSP in the channel)
+         * @description Permission: `NETWORK_UPDATE`.
+         *
+         *     Edition: pro.
+         */
+        post: operations["postNodesharingProposalsIdSignatures"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3152,12 +3196,36 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Submit a proposal with every signature to the channel's orderer
+         * Submit a proposal once its policy is satisfied, evaluated again against the channel's current config
          * @description Permission: `NETWORK_UPDATE`.
          *
          *     Edition: pro.
          */
         post: operations["postNodesharingProposalsIdSubmit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodesharing/proposals/{id}/update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The config update to sign offline: its bytes and the CONFIG_UPDATE file peer channel signconfigtx signs
+         * @description Write envelope (base64-decoded) to a file, run `peer channel signconfigtx -f <file>` as the organization's admin (CORE_PEER_LOCALMSPID, CORE_PEER_MSPCONFIGPATH; no peer needed), and upload the signed file with POST /nodesharing/proposals/{id}/signatures {envelope}. Or sign signature_header || update yourself and upload {signature_header, signature}.
+         *
+         *     Permission: `SHARING_READ`.
+         *
+         *     Edition: pro.
+         */
+        get: operations["getNodesharingProposalsIdUpdate"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -22873,11 +22941,56 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description what the peer's operator is asked to sign */
+                    /** @description the change, one of the channel's change types */
+                    change?: {
+                        /** @description the orderer's batch settings */
+                        batch?: {
+                            absoluteMaxBytes?: number;
+                            batchTimeout?: string;
+                            maxMessageCount?: number;
+                            preferredMaxBytes?: number;
+                        };
+                        /** @description mspIds the application group should have (those not in it are added) */
+                        organizations?: string[];
+                        /** @description application policies by name */
+                        policies?: {
+                            [key: string]: {
+                                rule: string;
+                                type: "ImplicitMeta" | "Signature";
+                            };
+                        };
+                        /** @constant */
+                        type: "channel_config";
+                    } | {
+                        msp_id: string;
+                        /** @constant */
+                        type: "remove_organization";
+                    } | {
+                        anchorPeers: {
+                            host: string;
+                            port: number;
+                        }[];
+                        /** @description the mspId */
+                        organizationId: string;
+                        /** @constant */
+                        type: "anchor_peers";
+                    } | {
+                        action: "add" | "remove" | "certificate";
+                        node_id: number;
+                        /** @constant */
+                        type: "consenter";
+                    } | {
+                        organization_id: number;
+                        /** @constant */
+                        type: "revocation_list";
+                    };
+                    /** @description where the missing signatures come from: a sharing peer (default) or detached signatures uploaded here */
+                    collect?: "peer" | "upload";
+                    /** @description what the signers are asked to sign */
                     description?: string;
                     network_id: number;
-                    /** @description application policies by name: {type, rule} */
-                    policies: {
+                    /** @description application policies by name: {type, rule} (the same as change {type: channel_config, policies}) */
+                    policies?: {
                         [key: string]: {
                             rule: string;
                             type: "ImplicitMeta" | "Signature";
@@ -22887,21 +23000,42 @@ export interface operations {
             };
         };
         responses: {
-            /** @description sent for signatures (or unchanged) */
+            /** @description prepared and awaiting signatures (or unchanged: 200) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @description of those, the ones this instance holds (signed at once) */
+                        held_organizations?: string[];
+                        /** @description organizations whose signatures are still missing */
+                        missing_organizations: string[];
+                        /** @description the sharing peer asked (collect peer) */
+                        peer_id: number | null;
+                        policies?: string[];
+                        proposal_id: string | null;
+                        required_organizations?: string[];
+                        /** @description the config sequence the update was prepared against */
+                        sequence?: number;
+                        signed_by?: string[];
+                        /** @description awaiting-signatures, or unchanged (nothing to change) */
+                        status: string;
+                        unmet?: {
+                            missing_organizations: string[];
+                            more_needed: number;
+                            policy_path: string;
+                            rule: string;
+                        }[];
+                    };
+                };
             };
-            /** @description Bad input */
+            /** @description no change, or both policies and change given; the change's own rules; this instance holds every signature needed (no proposal needed) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -22921,14 +23055,125 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description no such network */
+            /** @description no such network, channel, organization or orderer */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description no joined orderer, or no sharing peer holds the missing signatures */
+            /** @description no joined orderer, or no sharing peer shares a missing organization (collect peer); the change's own rules (last organization, consenter quorum) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the peer could not be reached or refused */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getNodesharingProposalsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the proposal id (shared by both instances) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the proposal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the config paths the update writes, decoded from its bytes */
+                        changes: string[];
+                        channel_name: string;
+                        created_at: string;
+                        current_sequence: number | null;
+                        description: string;
+                        /** @description what the update changes (path, before, after), as computed when prepared */
+                        diff: unknown[];
+                        id: string;
+                        /** @description the change types (policies, addOrganization, removeOrganization, batch, anchorPeers, addConsenter, ...) */
+                        kinds: string[];
+                        missing_organizations: string[];
+                        network_id: number | null;
+                        peer_id: number | null;
+                        policies: string[];
+                        prepared_sequence: number | null;
+                        required_organizations: string[];
+                        /** @description the collected signatures satisfy the policies now */
+                        satisfied: boolean;
+                        signed_by: string[];
+                        /** @description the channel's config moved on since it was prepared: it can no longer be submitted */
+                        stale: boolean;
+                        /** @description awaiting-signatures, signed, submitted */
+                        status: string;
+                        unmet: {
+                            missing_organizations: string[];
+                            more_needed: number;
+                            policy_path: string;
+                            rule: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such proposal of this instance */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -22948,7 +23193,10 @@ export interface operations {
     };
     postNodesharingProposalsIdSign: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description comma-separated mspIds: sign with these of the organizations asked for (default: all of them) */
+                organizations?: string;
+            };
             header?: never;
             path: {
                 /** @description the proposal id (shared by both instances) */
@@ -22965,14 +23213,12 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input */
+            /** @description an organization the proposal does not ask for */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["ErrorBody"];
-                };
+                content?: never;
             };
             /** @description Missing or invalid credentials */
             401: {
@@ -23000,6 +23246,92 @@ export interface operations {
                 content?: never;
             };
             /** @description already signed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNodesharingProposalsIdSignatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the proposal id (shared by both instances) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description or: the file peer channel signconfigtx signed, base64 */
+                    envelope?: string;
+                    /** @description ConfigSignature.signature, base64: DER ECDSA (low-S) over signature_header || update */
+                    signature?: string;
+                    /** @description ConfigSignature.signature_header, base64 (a SignatureHeader: creator = the admin's SerializedIdentity, nonce) */
+                    signature_header?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description added: the organizations whose signatures were added, and every organization that signed so far */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        added: string[];
+                        proposal_id: string;
+                        signed_by: string[];
+                    };
+                };
+            };
+            /** @description SIGNATURE_INVALID, naming why: not an organization of the channel, not issued by its CA, expired or revoked, not an admin, does not verify over this update, high-S, an organization the update does not need; or another update's file */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such proposal of this instance */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SIGNATURE_EXISTS (one signature per organization), PROPOSAL_SUBMITTED */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23070,8 +23402,82 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description signatures still missing, or already submitted */
+            /** @description SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet), PROPOSAL_STALE (the config moved on since it was prepared: propose again; context preparedSequence, currentSequence), PROPOSAL_SUBMITTED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNodesharingProposalsIdUpdate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the proposal id (shared by both instances) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the update */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        changes: string[];
+                        channel_name: string;
+                        /** @description the CONFIG_UPDATE file for peer channel signconfigtx -f, base64 (with the signatures so far) */
+                        envelope: string;
+                        id: string;
+                        /** @description the ConfigUpdate, base64: sign signature_header || these bytes */
+                        update: string;
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such proposal of this instance */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
