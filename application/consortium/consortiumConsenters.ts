@@ -213,12 +213,16 @@ export async function removeConsenter(input: CommandInput, target: ChannelTarget
   return applyConsenterChange(input, ctx, { kind: 'removeConsenter', host, port, mspId }, { kind: 'removeConsenter', nodeId: node.id, host, port }, !!opts.dryRun, node.id);
 }
 
-/** Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate) in place of the one the channel holds for it. */
+/**
+ * Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate)
+ * in place of the one the channel holds for it. BFT: submitted through another consenter (the
+ * others refuse the renewed orderer until this update reaches them, so it cannot forward it).
+ */
 export async function replaceConsenterCertificate(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
   const ctx = await consenterContext(input.deps, target);
   const o = await memberOrderer(input, ctx, nodeId);
   assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: o.problem }, ctx.consensus);
   const consenter: RaftConsenter = { host: o.host, port: o.port, clientTlsCertPem: o.certPem, serverTlsCertPem: o.certPem };
   const serial = new X509Certificate(o.certPem).serialNumber;
-  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun);
+  return applyConsenterChange(input, ctx, { kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }, { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, !!opts.dryRun, ctx.consensus === 'smartbft' ? o.node.id : undefined);
 }
