@@ -203,9 +203,11 @@ export async function planConsenterChange(input: CommandInput, target: ChannelTa
     assertConsenterChange(slots(ctx), { kind: 'add', host: o.host, port: o.port, active: o.node.status === 'running', certificateProblem: o.problem }, ctx.consensus);
     return { network: ctx.network, changes: [{ kind: 'addConsenter', consenter, mspId: o.mspId, identityCertPem: o.identityCertPem }], record: { kind: 'addConsenter', nodeId: o.node.id, host: o.host, port: o.port, mspId: o.mspId } };
   }
+  // BFT: submitted through another consenter (the others refuse the renewed orderer until this
+  // update reaches them, so it cannot forward it).
   assertConsenterChange(slots(ctx), { kind: 'replaceCertificate', host: o.host, port: o.port, certificateProblem: o.problem }, ctx.consensus);
   const serial = new X509Certificate(o.certPem).serialNumber;
-  return { network: ctx.network, changes: [{ kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }], record: { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial } };
+  return { network: ctx.network, changes: [{ kind: 'replaceConsenterCertificate', consenter, identityCertPem: o.identityCertPem }], record: { kind: 'replaceConsenterCertificate', nodeId: o.node.id, host: o.host, port: o.port, serialNumber: serial }, avoidOrdererId: ctx.consensus === 'smartbft' ? o.node.id : undefined };
 }
 
 /**
@@ -222,7 +224,11 @@ export async function removeConsenter(input: CommandInput, target: ChannelTarget
   return applyConsenterChange(input, await planConsenterChange(input, target, 'remove', nodeId), !!opts.dryRun);
 }
 
-/** Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate) in place of the one the channel holds for it. */
+/**
+ * Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate)
+ * in place of the one the channel holds for it. BFT: submitted through another consenter (the
+ * others refuse the renewed orderer until this update reaches them, so it cannot forward it).
+ */
 export async function replaceConsenterCertificate(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
   return applyConsenterChange(input, await planConsenterChange(input, target, 'certificate', nodeId), !!opts.dryRun);
 }
