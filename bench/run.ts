@@ -40,8 +40,11 @@ const loadAverages: Record<string, number> = {};
 // call, same run: LNM_GETH_BIN, else PATH; the geth rows say why where it is absent); `--only=bft`
 // runs bench/consortiumBft.ts (BFT against raft on one Fabric 3.1 release: quick start, config
 // update round trip, commits per second; LNM_FABRIC_RELEASES or LNM_FABRIC_BIN) and
-// bench/consortiumHealthProbes.ts (the service's CPU per probe of 32 real Fabric nodes).
-const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth', 'bft'] as const;
+// bench/consortiumHealthProbes.ts (the service's CPU per probe of 32 real Fabric nodes);
+// `--only=kubernetes` runs bench/kubernetesStart.ts (anvil start to running on the test cluster
+// against the docker engine, same run; CPU per node watched on a cluster at a 10 s interval;
+// rows skipped, saying why, without the cluster of test/k8s/cluster.sh up).
+const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth', 'bft', 'kubernetes'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
   process.stderr.write(`unknown --only=${only}; the partial runs are ${PARTIAL_RUNS.map((p) => `--only=${p}`).join(', ')}\n`);
@@ -59,9 +62,10 @@ const CHILD_BENCHES = {
   geth: ['bench/evmGeth.ts', 'evm geth', 600_000],
   bft: ['bench/consortiumBft.ts', 'consortium bft', 900_000],
   fabricHealth: ['bench/consortiumHealthProbes.ts', 'consortium health probes', 600_000],
+  kubernetes: ['bench/kubernetesStart.ts', 'kubernetes', 900_000],
 } as const;
 const childrenOf = (o: string) =>
-  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : o === 'bft' ? [CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth] : [];
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : o === 'bft' ? [CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth] : o === 'kubernetes' ? [CHILD_BENCHES.kubernetes] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -311,7 +315,7 @@ async function main() {
 
   // Figures from the key and EVM benchmarks, when those exist, and the OpenAPI fuzzer's long run.
   await section('children', async () => {
-    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, CHILD_BENCHES.geth, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, CHILD_BENCHES.instances, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
+    for (const [file, name, timeoutMs] of [['bench/keys.ts', 'keys', 150_000], ['bench/evm.ts', 'evm', 150_000], CHILD_BENCHES.evmcall, CHILD_BENCHES.geth, ['bench/consortium.ts', 'consortium', 150_000], CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth, ['bench/backups.ts', 'backups', 150_000], CHILD_BENCHES.health, CHILD_BENCHES.ledgerx, CHILD_BENCHES.instances, CHILD_BENCHES.kubernetes, ['bench/fuzz.ts', 'fuzz', 900_000]] as const) {
       await childSection(file, name, timeoutMs);
     }
   });

@@ -2,6 +2,8 @@
 // reachable, its version, its nodes Ready, the namespace there, the storage class there, and a
 // SelfSubjectAccessReview per verb the kubernetes engine uses (kubernetesEngine.ts), naming what
 // is missing. Nothing here carries the credentials into a message.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { NodeHostCheck, NodeHostConnection, NodeHostProbe } from '../../domain/hosts/hostPorts.ts';
 import { kubeConfigOf, reasonOf, statusOf, withTimeout, type KubernetesClusterConnection } from './kubernetesEngine.ts';
@@ -103,11 +105,34 @@ export async function probeKubernetesCluster(c: KubernetesClusterConnection): Pr
   return out;
 }
 
-/** A kubernetes host's connection (hostPorts.ts) as the engine's: the bearer token is the sealed secret. */
-export function clusterConnectionOf(c: NodeHostConnection): KubernetesClusterConnection {
+/** Where Kubernetes mounts a pod's service account token and the cluster's CA. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The pod's service account credentials (in-cluster hosts), read afresh each time: Kubernetes rotates projected tokens. */
+export function inClusterCredentials(dir = SERVICE_ACCOUNT_DIR): { token: string; caCertificate: string } {
+  let token: string;
+  let caCertificate: string;
+  try {
+    token = readFileSync(path.join(dir, 'token'), 'utf8').trim();
+    caCertificate = readFileSync(path.join(dir, 'ca.crt'), 'utf8');
+  } catch {
+    throw new InClusterCredentialsMissing(`no service account token and CA in ${dir}: the service does not run in a pod of the cluster with a service account token mounted`);
+  }
+  if (!token || !/-----BEGIN CERTIFICATE-----/.test(caCertificate)) throw new InClusterCredentialsMissing(`the service account token or CA in ${dir} is empty or not a certificate`);
+  return { token, caCertificate };
+}
+
+export class InClusterCredentialsMissing extends Error {}
+
+/**
+ * A kubernetes host's connection (hostPorts.ts) as the engine's: the bearer token is the sealed
+ * secret, or, in-cluster, the pod's service account token and CA (`serviceAccountDir`).
+ */
+export function clusterConnectionOf(c: NodeHostConnection, serviceAccountDir = SERVICE_ACCOUNT_DIR): KubernetesClusterConnection {
   const k = c.kubernetes!;
+  const credentials = k.inCluster ? inClusterCredentials(serviceAccountDir) : { token: c.clientKey, caCertificate: c.caCertificate };
   return {
-    name: c.name ?? 'cluster', server: c.url, caCertificate: c.caCertificate, token: c.clientKey, namespace: k.namespace, storageClass: k.storageClass, nodeAddress: c.externalIp ?? new URL(c.url).hostname,
+    name: c.name ?? 'cluster', server: c.url, ...credentials, namespace: k.namespace, storageClass: k.storageClass, nodeAddress: c.externalIp ?? new URL(c.url).hostname,
     ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
   };
 }
@@ -116,19 +141,24 @@ export function clusterConnectionOf(c: NodeHostConnection): KubernetesClusterCon
  * The node host probe for both kinds: a docker host goes to `docker`, a kubernetes host to the
  * cluster check; the cluster is usable (reachable) only when the check found no problem.
  */
-export function createHostProbe(docker: NodeHostProbe): NodeHostProbe {
+export function createHostProbe(docker: NodeHostProbe, serviceAccountDir = SERVICE_ACCOUNT_DIR): NodeHostProbe {
   return {
     async probe(c): Promise<NodeHostCheck> {
       if (c.kind !== 'kubernetes') return docker.probe(c);
+      const inCluster = c.kubernetes?.inCluster === true;
       let seen: KubernetesClusterObservation;
       try {
-        seen = await probeKubernetesCluster(clusterConnectionOf(c));
+        seen = await probeKubernetesCluster(clusterConnectionOf(c, serviceAccountDir));
       } catch (err) {
+        if (err instanceof InClusterCredentialsMissing) return { reachable: false, engineVersion: null, runningNodes: null, reason: err.message, problems: [{ field: 'kubernetes.inCluster', message: err.message }] };
         const reason = `the cluster cannot be checked: ${reasonOf(err, c.url)}`;
         return { reachable: false, engineVersion: null, runningNodes: null, reason, problems: [{ field: 'url', message: reason }] };
       }
+      // In-cluster, the CA and the token are the pod's: a problem with them names kubernetes.inCluster.
       const fieldOf = (p: { field: string; message: string }) =>
-        p.field === 'server' ? (/TLS handshake|certificate/.test(p.message) ? 'kubernetes.caCertificate' : 'url') : `kubernetes.${p.field === 'credentials' ? 'token' : p.field}`;
+        p.field === 'server'
+          ? /TLS handshake|certificate/.test(p.message) ? (inCluster ? 'kubernetes.inCluster' : 'kubernetes.caCertificate') : 'url'
+          : p.field === 'credentials' ? (inCluster ? 'kubernetes.inCluster' : 'kubernetes.token') : `kubernetes.${p.field}`;
       const problems = seen.problems.map((p) => ({ field: fieldOf(p), message: p.message }));
       return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems };
     },

@@ -15,8 +15,8 @@ export interface RegisterHostRequest {
   kind?: NodeHostKind;
   /** docker hosts. */
   tls?: { caCertificate: string; clientCertificate: string; clientKey: string };
-  /** kubernetes hosts: the API server's CA, a bearer token (sealed, never shown), where nodes go. */
-  kubernetes?: KubernetesHostSettings & { caCertificate: string; token: string };
+  /** kubernetes hosts: the API server's CA and a bearer token (sealed, never shown), or inCluster; where nodes go. */
+  kubernetes?: KubernetesHostSettings & { caCertificate?: string; token?: string };
   labels?: Record<string, string>;
   capacity?: { maxNodes?: number | null };
   /** The address other nodes reach this host's nodes at; default the URL's host. */
@@ -70,7 +70,9 @@ const HTTPS_URL = /^https:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?\/?$
  * A Kubernetes cluster as a node host: the cluster check (kubernetesCluster.ts: reachable,
  * version, nodes Ready, the namespace, the storage class, an access review per verb the engine
  * uses) runs before anything is recorded; any problem is a 400 HOST_UNREACHABLE with one detail
- * per problem, naming its field. The token is sealed like a docker host's client key.
+ * per problem, naming its field. The token is sealed like a docker host's client key. In-cluster
+ * (`inCluster`), no token or CA is given: the check and the engine read the service's own pod's
+ * service account (kubernetesCluster.ts inClusterCredentials), and nothing secret is stored.
  */
 async function registerCluster(input: CommandInput, req: RegisterHostRequest, name: string): Promise<NodeHostRow> {
   const { deps } = input;
@@ -78,28 +80,38 @@ async function registerCluster(input: CommandInput, req: RegisterHostRequest, na
   const k = req.kubernetes;
   if (!k) throw new ValidationError('A kubernetes host needs its kubernetes settings (caCertificate, token, namespace, storageClass).', [{ field: 'kubernetes', message: 'required for kind kubernetes' }]);
   if (req.tls) throw new ValidationError('tls is for a docker host; a kubernetes host takes kubernetes.caCertificate and kubernetes.token.', [{ field: 'tls', message: 'not with kind kubernetes' }]);
+  if (k.inCluster) {
+    const given = (['token', 'caCertificate'] as const).filter((f) => k[f] !== undefined);
+    if (given.length) throw new ValidationError('An in-cluster host uses the service\'s own service account: give no token or caCertificate.', given.map((f) => ({ field: `kubernetes.${f}`, message: 'not with inCluster' })));
+  } else {
+    const missing = (['caCertificate', 'token'] as const).filter((f) => k[f] === undefined);
+    if (missing.length) throw new ValidationError('A kubernetes host needs kubernetes.caCertificate and kubernetes.token, or kubernetes.inCluster.', missing.map((f) => ({ field: `kubernetes.${f}`, message: 'required unless inCluster' })));
+  }
+  const token = k.token ?? '';
+  const caCertificate = k.caCertificate ?? '';
   // A token that cannot be an HTTP header value would be echoed by the HTTP client's error: refused here, never shown.
-  if (!BEARER_TOKEN.test(k.token)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
+  if (!k.inCluster && !BEARER_TOKEN.test(token)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
   const url = req.url.trim().replace(/\/$/, '');
   const m = HTTPS_URL.exec(url);
   if (!m || (m[2] && (Number(m[2].slice(1)) < 1 || Number(m[2].slice(1)) > 65535))) throw new ValidationError('The URL of a kubernetes host is its API server, https://host:port.', [{ field: 'url', message: 'must be https://host:port' }]);
-  if (!/-----BEGIN CERTIFICATE-----/.test(k.caCertificate)) throw new ValidationError('kubernetes.caCertificate is not a PEM certificate.', [{ field: 'kubernetes.caCertificate', message: 'must be a PEM certificate' }], 'HOST_UNREACHABLE');
+  if (!k.inCluster && !/-----BEGIN CERTIFICATE-----/.test(caCertificate)) throw new ValidationError('kubernetes.caCertificate is not a PEM certificate.', [{ field: 'kubernetes.caCertificate', message: 'must be a PEM certificate' }], 'HOST_UNREACHABLE');
   if ((await nodeHostNamed(deps.pool, name)) !== null) throw new ConflictError(`A host named ${name} exists already.`, { field: 'name' });
   const settings: KubernetesHostSettings = {
     namespace: k.namespace, storageClass: k.storageClass,
     ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
+    ...(k.inCluster ? { inCluster: true } : {}),
   };
   const externalIp = (req.externalIp ?? m[1]).replace(/^\[|\]$/g, '');
-  const check = await probe.probe({ name, kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate: k.caCertificate, clientCertificate: '', clientKey: k.token });
+  const check = await probe.probe({ name, kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate: '', clientKey: token });
   if (!check.reachable) {
     const problems = check.problems?.length ? check.problems : [{ field: 'url', message: check.reason ?? 'unreachable' }];
     throw new ValidationError(`The cluster cannot take nodes: ${problems.map((p) => p.message).join('; ')}`, problems, 'HOST_UNREACHABLE');
   }
   const hostId = await deps.nextId('node_host');
-  const sealedSecrets = await deps.secrets.seal(k.token, hostSecretContext(hostId));
+  const sealedSecrets = await deps.secrets.seal(token, hostSecretContext(hostId));
   await runCommand(input, nodeHostStream(hostId), nodeHosts, {
     type: 'RegisterNodeHost', hostId, name, labels: req.labels ?? {}, capacity: capacityOf(req.capacity), sealedSecrets, observation: observationOf(check), at: deps.clock().toISOString(),
-    address: { kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate: k.caCertificate, clientCertificate: '' },
+    address: { kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate: '' },
   });
   return (await getNodeHost(deps.pool, hostId))!;
 }

@@ -43,6 +43,11 @@ export interface KubernetesHostSettings {
   volumeSize?: string;
   imagePullPolicy?: 'Never' | 'IfNotPresent' | 'Always';
   imagePullSecret?: string;
+  /**
+   * The service's own pod's service account instead of a given token and CA: read at each use from
+   * /var/run/secrets/kubernetes.io/serviceaccount (the service runs in the cluster, deploy/).
+   */
+  inCluster?: boolean;
 }
 
 export interface NodeHostCapacity {

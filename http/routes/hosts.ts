@@ -22,6 +22,7 @@ const KubernetesSettings = {
   volumeSize: Type.Optional(Type.String({ maxLength: 20, pattern: '^[0-9]+(Ki|Mi|Gi|Ti)?$', description: 'size of each node\'s claim; default 1Gi' })),
   imagePullPolicy: Type.Optional(Type.Union([Type.Literal('Never'), Type.Literal('IfNotPresent'), Type.Literal('Always')], { description: 'default Never: images are loaded into the cluster\'s nodes' })),
   imagePullSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'the name of a docker-registry Secret in the namespace' })),
+  inCluster: Type.Optional(Type.Boolean({ description: 'true: the service runs in this cluster and uses its own pod\'s service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT)' })),
 };
 
 export const HostSchema = Type.Object({
@@ -47,7 +48,7 @@ export const HostSchema = Type.Object({
 
 export function hostView(h: NodeHostRow) {
   return {
-    id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: true } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
+    id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: !h.kubernetes.inCluster } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
     tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: h.kind !== 'kubernetes' },
     status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt },
     createdAt: h.createdAt, updatedAt: h.updatedAt,
@@ -60,8 +61,8 @@ const CreateBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 300, description: 'docker: tcp://host:port of a Docker Engine started with --tlsverify; kubernetes: https://host:port of the API server' }),
   externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at (a cluster: the address of its NodePorts); default the URL\'s host' })),
   kubernetes: Type.Optional(Type.Object({
-    caCertificate: Pem('PEM of the CA that signed the API server\'s certificate'),
-    token: Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY' }),
+    caCertificate: Type.Optional(Pem('PEM of the CA that signed the API server\'s certificate; required unless inCluster')),
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster' })),
     ...KubernetesSettings,
   }, { additionalProperties: false, description: 'kind kubernetes only' })),
   tls: Type.Optional(Type.Object({
@@ -80,7 +81,7 @@ const UpdateBody = Type.Object({
 }, { additionalProperties: false });
 
 const createNotes = 'The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. ' +
-  'A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions). Nodes cannot be placed on a kubernetes host yet. ' +
+  'A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions; kubernetes.inCluster when the service\'s own service account is missing or lacks them). Nodes cannot be placed on a kubernetes host yet. ' +
   'The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.';
 
 export const hostRoutes = [

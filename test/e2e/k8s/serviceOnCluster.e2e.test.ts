@@ -9,7 +9,11 @@
 // - a client keeps creating users through the Service while the pod serving it is deleted: every
 //   write acknowledged with a 201 is read back afterwards, failures are only non-2xx or cut
 //   connections, the writes go on through the other replica, and the Deployment makes a new pod
-//   that gets Ready.
+//   that gets Ready;
+// - in-cluster credentials: the cluster registered through the deployed service as a host with
+//   `inCluster` (no token given) passes its check with the pod's service account and the Role of
+//   service.yaml; in a namespace without that Role the check names kubernetes.inCluster and the
+//   missing permissions; a token given with inCluster is a 400.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -180,6 +184,33 @@ t('a client writing through the Service while the pod serving it is deleted: no 
   assert.is(after.length, 2);
   assert.not.ok(after.some((p) => p.metadata!.name === victim.metadata!.name));
   for (const p of after) assert.is((await health(p)).status, 200);
+});
+
+t('in-cluster credentials: a host registered through the deployed service with inCluster is checked with the pod\'s service account and its Role', async () => {
+  const cluster = testCluster()!;
+  // The API server as the pods reach it. Not the kubernetes Service's IP here: the test cluster's
+  // pods have a route to their own network only (cluster.sh's CNI bridge sets no default gateway),
+  // where the node address is, which the API server's certificate names.
+  const url = cluster.connection.server;
+  const body = (namespace: string, over: Record<string, unknown> = {}) => ({
+    name: `in-cluster-${namespace}`, kind: 'kubernetes', url, externalIp: cluster.connection.nodeAddress,
+    kubernetes: { inCluster: true, namespace, storageClass: cluster.connection.storageClass, ...over },
+  });
+  const r = await call(lb, 'POST', '/hosts', { headers: adminAuth(), body: body(NAMESPACE) });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.status.reachable, true, r.text);
+  assert.match(r.json.status.engineVersion, /^v1\.\d+/);
+  assert.equal(r.json.kubernetes, { namespace: NAMESPACE, storageClass: cluster.connection.storageClass, inCluster: true, hasToken: false });
+  // The test cluster's own namespace: this service account has no Role there.
+  const refused = await call(lb, 'POST', '/hosts', { headers: adminAuth(), body: body(cluster.connection.namespace) });
+  assert.is(refused.status, 400, refused.text);
+  assert.is(refused.json.code, 'HOST_UNREACHABLE');
+  assert.ok(refused.json.details.some((d: { field: string; message: string }) => d.field === 'kubernetes.inCluster' && /create apps\/statefulsets/.test(d.message)), refused.text);
+  const withToken = await call(lb, 'POST', '/hosts', { headers: adminAuth(), body: body(NAMESPACE, { token: 'a-token' }) });
+  assert.is(withToken.status, 400, withToken.text);
+  assert.ok(withToken.json.details.some((d: { field: string }) => d.field === 'kubernetes.token'), withToken.text);
+  const hosts = await call(lb, 'GET', '/hosts', { headers: adminAuth() });
+  assert.equal(hosts.json.items.map((h: { name: string }) => h.name), [`in-cluster-${NAMESPACE}`]);
 });
 
 t.run();

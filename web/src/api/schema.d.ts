@@ -673,7 +673,7 @@ export interface paths {
         put?: never;
         /**
          * Register a node host (a Docker Engine over TCP with mutual TLS, or a Kubernetes cluster)
-         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions). Nodes cannot be placed on a kubernetes host yet. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
+         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions; kubernetes.inCluster when the service's own service account is missing or lacks them). Nodes cannot be placed on a kubernetes host yet. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
          *
          *     Permission: `HOST_MANAGE`.
          */
@@ -7896,6 +7896,8 @@ export interface operations {
                                 imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                                 /** @description the name of a docker-registry Secret in the namespace */
                                 imagePullSecret?: string;
+                                /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
+                                inCluster?: boolean;
                                 /** @description where the nodes' objects go; it must exist */
                                 namespace: string;
                                 /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -7995,18 +7997,20 @@ export interface operations {
                     kind?: "docker" | "kubernetes";
                     /** @description kind kubernetes only */
                     kubernetes?: {
-                        /** @description PEM of the CA that signed the API server's certificate */
-                        caCertificate: string;
+                        /** @description PEM of the CA that signed the API server's certificate; required unless inCluster */
+                        caCertificate?: string;
                         /** @description default Never: images are loaded into the cluster's nodes */
                         imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                         /** @description the name of a docker-registry Secret in the namespace */
                         imagePullSecret?: string;
+                        /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
+                        inCluster?: boolean;
                         /** @description where the nodes' objects go; it must exist */
                         namespace: string;
                         /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
                         storageClass: string;
-                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY */
-                        token: string;
+                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster */
+                        token?: string;
                         /** @description size of each node's claim; default 1Gi */
                         volumeSize?: string;
                     };
@@ -8054,6 +8058,8 @@ export interface operations {
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
+                            inCluster?: boolean;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8177,6 +8183,8 @@ export interface operations {
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
+                            inCluster?: boolean;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8309,6 +8317,8 @@ export interface operations {
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
+                            inCluster?: boolean;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
