@@ -11,6 +11,7 @@
 // `LNM_FABRIC_RELEASES=/opt/fabric-3.1.5/bin npm run bench -- --only=bft`, or alone:
 // `npx tsx bench/consortiumBft.ts` (BENCH_BFT_INVOKES, default 80; BENCH_BFT_ROUNDS, default 3).
 import { readFileSync } from 'node:fs';
+import { common } from '@hyperledger/fabric-protos';
 import path from 'node:path';
 import { startServer, call, adminAuth, type TestServer } from '../test/helpers/server.ts';
 import { fabricReleaseOf } from '../test/helpers/programs.ts';
@@ -59,6 +60,31 @@ async function peerHeight(peer: { config: { operationsPort: number } }, channel:
   const r = await fetch(`http://127.0.0.1:${peer.config.operationsPort}/metrics`);
   const text = await r.text();
   return ledgerReadingsOf(text, 'peer').channels.find((c) => c.channel === channel)?.blockHeight ?? 0;
+}
+
+/**
+ * SmartBFT's view on a channel, as orderer `o` reports it (its /metrics: the view_leader_id and
+ * view_number gauges), with the leader's name from the channel's ConsenterMapping (GET
+ * channel-config: id to port). The service sends its own envelopes to one active consenter:
+ * whether that is the leader decides whether they wait out requestForwardTimeout.
+ */
+async function bftView(networkId: number, channel: string, o: { config: { operationsPort: number } }, orderers: Array<{ name: string; config: { port: number } }>) {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${o.config.operationsPort}/metrics`)).text();
+    const gauge = (name: string) => {
+      const line = text.split('\n').find((l) => l.includes(`${name}{`) && l.includes(`channel="${channel}"`));
+      return line ? Number(line.trim().split(/\s+/).pop()) : null;
+    };
+    const leaderId = gauge('view_leader_id');
+    const cfg = await ok('GET', `/networks/consortium/${networkId}/channel-config`);
+    // configtxlator's JSON leaves the Orderers value (common.Orderers) as base64 protobuf.
+    const encoded = cfg.config?.channel_group?.groups?.Orderer?.values?.Orderers?.value;
+    const mapping = typeof encoded === 'string' ? common.Orderers.deserializeBinary(Buffer.from(encoded, 'base64')).getConsenterMappingList() : [];
+    const port = mapping.find((m) => m.getId() === leaderId)?.getPort();
+    return { leaderId, viewNumber: gauge('view_number'), leader: orderers.find((x) => x.config.port === port)?.name ?? null };
+  } catch (err) {
+    return { leaderId: null, viewNumber: null, leader: null, error: (err as Error).message.slice(0, 200) };
+  }
 }
 
 type Consensus = 'etcdraft' | 'smartbft';
@@ -114,6 +140,11 @@ async function network(consensus: Consensus, fabricVersion: string) {
   const quickStart = { totalMs: ms(last - t0), phases, serviceCpuMs: ms(procStat(pid).cpuMs - cpu0) };
   log(`${consensus}: chaincode answering after ${quickStart.totalMs} ms ${JSON.stringify(phases)}`);
 
+  // The orderer the service submits to: the running joined active consenter of lowest id (orderingOrderer).
+  const submittedTo = [...orderers].sort((a, b) => a.id - b.id)[0];
+  const view = consensus === 'smartbft' ? await bftView(net.id, channel, submittedTo, orderers) : undefined;
+  if (view) log(`smartbft view before the config updates: ${JSON.stringify(view)} (the service submits to ${submittedTo.name})`);
+
   // 2. Config updates: the batch timeout changed (and back at the end), from the submit to every peer at the new config block.
   const rounds: Array<{ answeredMs: number; everyPeerMs: number; blockNumber: number | null; sequence: number }> = [];
   const timeouts = Array.from({ length: ROUNDS }, (_, i) => (i === ROUNDS - 1 ? BATCH_TIMEOUT : `${600 + 100 * i}ms`));
@@ -147,7 +178,7 @@ async function network(consensus: Consensus, fabricVersion: string) {
   return {
     consensus, orderers: orderers.length, peers: peers.length, fabricVersion, ...(consensus === 'smartbft' ? { smartBftOptions: SMARTBFT_OPTIONS } : { batchTimeout: BATCH_TIMEOUT }),
     quickStart,
-    configUpdate: { rounds, answeredMedianMs: answered.p50, everyPeerMedianMs: everyPeer.p50 },
+    configUpdate: { rounds, answeredMedianMs: answered.p50, everyPeerMedianMs: everyPeer.p50, ...(view ? { bftViewBefore: view, submittedTo: submittedTo.name as string } : {}) },
     throughput: throughput[0], throughputMoreCallers: throughput[1],
   };
 }
@@ -180,7 +211,8 @@ function rowsOf(raft: Result | null, bft: Result | null, skipped?: string) {
   const s = (x: number | undefined) => (x === undefined ? null : Math.round(x / 100) / 10);
   const note = (r: Result | null, text: (r: Result) => string) => (r ? text(r) : `skipped: ${skipped}`);
   const phases = (r: Result) => Object.entries(r.quickStart.phases).map(([k, v]) => `${k.replace(/Ms$/, '')} ${v}`).join(', ') + ' ms';
-  const rounds = (r: Result) => `rounds ${r.configUpdate.rounds.map((x) => x.everyPeerMs).join(', ')} ms; the service answered after ${r.configUpdate.rounds.map((x) => x.answeredMs).join(', ')} ms`;
+  const leader = (r: Result) => (r.configUpdate.bftViewBefore ? `; SmartBFT leader ${r.configUpdate.bftViewBefore.leader ?? `id ${r.configUpdate.bftViewBefore.leaderId}`} (view ${r.configUpdate.bftViewBefore.viewNumber}), the service submits to ${r.configUpdate.submittedTo}` : '');
+  const rounds = (r: Result) => `rounds ${r.configUpdate.rounds.map((x) => x.everyPeerMs).join(', ')} ms; the service answered after ${r.configUpdate.rounds.map((x) => x.answeredMs).join(', ')} ms${leader(r)}`;
   const v = raft?.fabricVersion ?? bft?.fabricVersion ?? '3.1';
   return [
     { metric: `Quick start, raft (Fabric ${v}, 3 etcdraft orderers, 2 orgs with a peer each): first POST to a chaincode query answered`, value: s(raft?.quickStart.totalMs), unit: 's', note: note(raft, phases) },
