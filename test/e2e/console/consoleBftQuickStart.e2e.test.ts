@@ -17,7 +17,7 @@ import { apiOf, consortiumEnv, removeConsortiumNodes, until } from '../consortiu
 
 const r31 = fabricReleaseOf('3.1');
 const r25 = fabricReleaseOf('2.5');
-const t = requiresAll(suite('console: a SmartBFT quick start and its ordering health (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3.1', r31.ok ? undefined : r31.reason]);
+const t = requiresAll(suite('console: a SmartBFT quick start and its ordering health (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3', r31.ok ? undefined : r31.reason]);
 const v31 = r31.ok ? r31.release.version : '';
 let server: TestServer;
 const api = apiOf(() => server);
