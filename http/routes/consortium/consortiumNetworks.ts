@@ -168,6 +168,7 @@ export const consortiumNetworkRoutes = [
       name: Type.String({ maxLength: 63 }),
       nodeType: Type.Union([Type.Literal('CONSORTIUM_PEER'), Type.Literal('CONSORTIUM_ORDERER')]),
       organizationId: Type.Optional(Type.Integer({ minimum: 1, description: 'default: the network\'s first organization (peers) or first orderer organization (orderers)' })),
+      fabricVersion: Type.Optional(Type.String({ maxLength: 32, description: 'the Fabric release it runs, one the service finds (GET /nodes/defaults/consortium-peer fabricReleases; default the newest), as config.fabricVersion of POST /nodes: a SmartBFT network\'s orderers need 3.x' })),
     }, { additionalProperties: false }),
     responses: { 201: { description: 'the node, after its first start attempt', schema: ConsortiumNodeViewSchema }, 400: { description: 'invalid' }, 404: { description: 'no such network' } },
     async handler(input) {

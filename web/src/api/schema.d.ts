@@ -14248,6 +14248,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description the Fabric release it runs, one the service finds (GET /nodes/defaults/consortium-peer fabricReleases; default the newest), as config.fabricVersion of POST /nodes: a SmartBFT network's orderers need 3.x */
+                    fabricVersion?: string;
                     name: string;
                     nodeType: "CONSORTIUM_PEER" | "CONSORTIUM_ORDERER";
                     /** @description default: the network's first organization (peers) or first orderer organization (orderers) */

@@ -1,7 +1,8 @@
 // "Add a peer or orderer" to a consortium network (POST /networks/consortium/{id}/nodes, NODE_CREATE):
 // the node is made in one of the network's organizations and started; it is joined afterwards with
 // the join buttons. What the service will give it (ports, hostname, whether the programs are
-// here) is shown from GET /nodes/defaults/consortium-peer|orderer before it is made.
+// here) is shown from GET /nodes/defaults/consortium-peer|orderer before it is made, with the Fabric
+// releases the service finds to pick from (default: the newest; a SmartBFT network's orderers need 3.x).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -16,6 +17,7 @@ interface Defaults {
   mspId: string | null;
   config: { hostname: string | null; externalEndpoint: string; port: number; operationsPort?: number; chaincodePort?: number; adminPort?: number };
   note: string;
+  fabricReleases?: string[];
 }
 type Org = { msp_id: string; organization_id: number | null };
 
@@ -25,7 +27,9 @@ function defaultsOf(role: Role, organizationId: number | null): Promise<Defaults
   return role === 'peer' ? getJson<Defaults>('/api/v1/nodes/defaults/consortium-peer' + q) : getJson<Defaults>('/api/v1/nodes/defaults/consortium-orderer' + q);
 }
 
-export function ConsortiumAddMember({ network }: { network: { id: number; name: string; organizations: Org[]; orderer_organizations: Org[] } }) {
+type Network = { id: number; name: string; consensus: string; organizations: Org[]; orderer_organizations: Org[] };
+
+export function ConsortiumAddMember({ network }: { network: Network }) {
   const [open, setOpen] = useState(false);
   return (
     <Can permission="NODE_CREATE">
@@ -42,17 +46,18 @@ export function ConsortiumAddMember({ network }: { network: { id: number; name: 
   );
 }
 
-function AddMemberForm({ network, onDone }: { network: { id: number; name: string; organizations: Org[]; orderer_organizations: Org[] }; onDone: () => void }) {
+function AddMemberForm({ network, onDone }: { network: Network; onDone: () => void }) {
   const qc = useQueryClient();
   const [role, setRole] = useState<Role>('peer');
   const [name, setName] = useState('');
   const orgs = (role === 'peer' ? network.organizations : network.orderer_organizations).filter((o): o is { msp_id: string; organization_id: number } => o.organization_id !== null);
   const [orgId, setOrgId] = useState<number | null>(null);
+  const [fabricVersion, setFabricVersion] = useState('');
   const picked = orgs.find((o) => o.organization_id === orgId)?.organization_id ?? orgs[0]?.organization_id ?? null;
   const defaults = useQuery({ queryKey: ['node-defaults', 'consortium', role, picked], queryFn: () => defaultsOf(role, picked) });
   const m = useMutation({
     mutationFn: () =>
-      unwrap(api.POST('/api/v1/networks/consortium/{id}/nodes', { params: { path: { id: network.id } }, body: { name, nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', ...(picked ? { organizationId: picked } : {}) } })),
+      unwrap(api.POST('/api/v1/networks/consortium/{id}/nodes', { params: { path: { id: network.id } }, body: { name, nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', ...(picked ? { organizationId: picked } : {}), ...(fabricVersion ? { fabricVersion } : {}) } })),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['nodes'] }),
   });
   if (m.data) {
@@ -60,7 +65,8 @@ function AddMemberForm({ network, onDone }: { network: { id: number; name: strin
       <div className="card" role="status">
         <p>
           <strong>
-            {role === 'peer' ? 'Peer' : 'Orderer'} <Link to={`/nodes/${m.data.id}`}>{m.data.name}</Link> made: {m.data.status}.
+            {role === 'peer' ? 'Peer' : 'Orderer'} <Link to={`/nodes/${m.data.id}`}>{m.data.name}</Link> made: {m.data.status}
+            {m.data.fabric_version ? <>, Fabric <span data-testid="member-fabric-version">{m.data.fabric_version}</span></> : null}.
           </strong>{' '}
           Join it to the channel with its join button in the list below once it runs.
         </p>
@@ -105,6 +111,21 @@ function AddMemberForm({ network, onDone }: { network: { id: number; name: strin
         </select>
         <FieldError error={m.error} field="organizationId" />
       </label>
+      {(defaults.data?.fabricReleases?.length ?? 0) > 1 ? (
+        <label>
+          Fabric release
+          <select {...invalid(m.error, 'fabricVersion')} value={fabricVersion} onChange={(e) => setFabricVersion(e.target.value)} aria-describedby="member-release-help">
+            <option value="">The newest ({defaults.data!.fabricReleases![0]})</option>
+            {defaults.data!.fabricReleases!.map((v) => (
+              <option key={v} value={v}>
+                Fabric {v}
+              </option>
+            ))}
+          </select>
+          <FieldError error={m.error} field="fabricVersion" />
+          <small id="member-release-help">{network.consensus === 'smartbft' && role === 'orderer' ? 'This SmartBFT channel needs orderers on Fabric 3.x.' : 'The release whose programs it runs.'}</small>
+        </label>
+      ) : null}
       <QueryView q={defaults} what="Asking the service for the defaults">
         {(d) => (
           <p className="hint" data-testid="member-defaults">

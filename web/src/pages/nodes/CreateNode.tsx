@@ -49,6 +49,10 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   });
   const fabricReleases = (consortiumDefaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
   const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create', fabricReleases);
+  // The Fabric release is a choice of the node itself (a SmartBFT channel needs 3.x orderers), not a
+  // detail: shown beside the organization; the other config fields stay under Advanced.
+  const releaseFields = fields.filter((f) => f.key === 'fabricVersion');
+  const advancedFields = fields.filter((f) => f.key !== 'fabricVersion');
   // A consortium node's defaults fill the fields (again when the kind or organization changes).
   useEffect(() => {
     const d = consortiumDefaults.data as { config?: Record<string, unknown>; engine?: string } | undefined;
@@ -87,7 +91,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
     },
   });
   // The advanced fields (NodeConfigFields) show the refusal's config fields beside them.
-  useShownFields(ledgerX ? null : m.error, fields.map((f) => `config.${f.key}`));
+  useShownFields(ledgerX ? null : m.error, [...fields.map((f) => `config.${f.key}`), ...releaseFields.map((f) => f.key)]);
   return (
     <form
       className="card form-grid"
@@ -143,6 +147,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
           <FieldError error={m.error} field="organizationId" />
         </label>
       )}
+      {releaseFields.length ? <NodeConfigFields fields={releaseFields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error), ...fieldErrors(m.error, 'config.') }} idPrefix="new-node" /> : null}
       {!ledgerX && hosts.data && hosts.data.items.length > 0 ? (
         <>
           <label>
@@ -174,7 +179,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       ) : (
         <>
           <p className="muted">The node starts once created; what Advanced leaves empty comes from the service's defaults.</p>
-          <details className="advanced" open={Object.keys({ ...localIssues, ...fieldErrors(m.error, 'config.') }).some((k) => fields.some((f) => f.key === k)) || undefined}>
+          <details className="advanced" open={Object.keys({ ...localIssues, ...fieldErrors(m.error, 'config.') }).some((k) => advancedFields.some((f) => f.key === k)) || undefined}>
             <summary>Advanced: ports, addresses, {kind === 'EVM_FULLNODE' ? 'role, client' : 'host name'} and engine</summary>
             <div className="form-grid">
               {consortiumRole && consortiumDefaults.isPending ? <p className="muted">Reading the defaults…</p> : null}
@@ -184,7 +189,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
                   Defaults: client {String(evmConfig.client)}, engine {String(evmConfig.engine)}; ports counted up from the ones shown until free.
                 </p>
               ) : null}
-              <NodeConfigFields fields={fields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error, 'config.'), ...localIssues }} placeholders={placeholders} idPrefix="new-node" />
+              <NodeConfigFields fields={advancedFields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error, 'config.'), ...localIssues }} placeholders={placeholders} idPrefix="new-node" />
             </div>
           </details>
         </>
