@@ -12,6 +12,8 @@
 //     (BFT: the ConsenterMapping changes and BlockValidation is recomputed in the same update)
 //   withSmartBftOptions(config, options)      sets a BFT channel's SmartBFT options (others kept)
 //   withMspUpdate(config, mspId, update)      adds CAs to an org's MSP (wherever defined), sets its admins
+//   withOrdererEndpoints(config, mspId, endpoints)  sets an orderer organization's Endpoints
+//   withoutOrdererOrganization(config, mspId) removes an orderer organization
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer } from '@hyperledger/fabric-protos';
@@ -302,6 +304,30 @@ export function withMspUpdate(config: common.Config, mspId: string, update: MspU
   return desired;
 }
 
+function ordererOrganization(config: common.Config, mspId: string): common.ConfigGroup {
+  const org = subGroup(config, ['Orderer']).getGroupsMap().get(mspId);
+  if (!org) throw new ValidationError(`Organization ${mspId} is not an orderer organization of the channel.`, [{ field: 'mspId', message: `${mspId} is not in /Channel/Orderer` }]);
+  return org;
+}
+
+/** The orderer organization's Endpoints (OrdererEndpoints: where its orderers serve Broadcast and Deliver) set to `endpoints`. */
+export function withOrdererEndpoints(config: common.Config, mspId: string, endpoints: string[]): common.Config {
+  const desired = cloneConfig(config);
+  const org = ordererOrganization(desired, mspId);
+  const value = org.getValuesMap().get('Endpoints');
+  const now = value ? common.OrdererAddresses.deserializeBinary(value.getValue_asU8()).getAddressesList() : null;
+  if (now && now.length === endpoints.length && now.every((a, i) => a === endpoints[i])) return desired;
+  org.getValuesMap().set('Endpoints', configValue(ordererAddresses(endpoints), value?.getModPolicy() || 'Admins'));
+  return desired;
+}
+
+export function withoutOrdererOrganization(config: common.Config, mspId: string): common.Config {
+  const desired = cloneConfig(config);
+  ordererOrganization(desired, mspId);
+  subGroup(desired, ['Orderer']).getGroupsMap().del(mspId);
+  return desired;
+}
+
 const CAPABILITY_GROUP = { channel: [], orderer: ['Orderer'], application: ['Application'] } as const;
 
 /**
@@ -352,6 +378,10 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withCapabilities(config, change.capabilities);
     case 'mspUpdate':
       return withMspUpdate(config, change.mspId, change.update);
+    case 'ordererEndpoints':
+      return withOrdererEndpoints(config, change.mspId, change.endpoints);
+    case 'removeOrdererOrganization':
+      return withoutOrdererOrganization(config, change.mspId);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

@@ -104,7 +104,11 @@ export type ChannelConfigChange =
   /** The Capabilities of /Channel, /Channel/Orderer and /Channel/Application, per level asked (capabilityRules.ts checks them first). */
   | { kind: 'capabilities'; capabilities: ChannelCapabilities }
   /** An organization's MSP: CA certificates added, explicit admins set (wherever the channel defines the organization). */
-  | { kind: 'mspUpdate'; mspId: string; update: MspUpdate };
+  | { kind: 'mspUpdate'; mspId: string; update: MspUpdate }
+  /** An orderer organization's Endpoints (host:port of its orderers) set. */
+  | { kind: 'ordererEndpoints'; mspId: string; endpoints: string[] }
+  /** An orderer organization's group removed from /Channel/Orderer. */
+  | { kind: 'removeOrdererOrganization'; mspId: string };
 
 /** What an MSP update adds (PEM certificates; those the MSP has already are kept once) and, given, the admins it sets. */
 export interface MspUpdate {

@@ -52,6 +52,14 @@ export const consortiumNetworksProjection: Projection = {
         const addedOrgs = changes.filter((c) => c.kind === 'addOrganization' && c.organization).map((c) => c.organization!);
         const added = addedOrgs.length ? addedOrgs : null;
         const removed = changes.filter((c) => c.kind === 'removeOrganization' && c.mspId).map((c) => c.mspId!);
+        const removedOrderer = changes.filter((c) => c.kind === 'removeOrdererOrganization' && c.mspId).map((c) => c.mspId!);
+        if (removedOrderer.length) {
+          return [{
+            text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3,
+                   orderer_organizations = (SELECT COALESCE(jsonb_agg(o), '[]'::jsonb) FROM jsonb_array_elements(orderer_organizations) o WHERE NOT (o->>'mspId' = ANY($4::text[]))) WHERE id = $1`,
+            values: [d.networkId, d.configSequence, d.at, removedOrderer],
+          }];
+        }
         if (removed.length) {
           return [{
             text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3, anchor_peers = anchor_peers - $4::text[],

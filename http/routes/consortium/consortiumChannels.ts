@@ -12,6 +12,7 @@ import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkRead
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import type { SignatureRequirement } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
+import { removeOrdererOrganization, setOrdererEndpoints } from '../../../application/consortium/consortiumOrdererOrganizations.ts';
 import { updateOrganizationMsp } from '../../../application/consortium/consortiumOrgMspUpdate.ts';
 import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
@@ -77,6 +78,7 @@ const UpdateView = Type.Object({
 const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
 const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 const Pem = Type.String({ minLength: 1, maxLength: 16_384, pattern: '-----BEGIN CERTIFICATE-----', description: 'a PEM X.509 certificate' });
+const OrdererOrgParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false });
 const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing' })) }, { additionalProperties: false });
 const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
@@ -160,6 +162,33 @@ export const consortiumChannelRoutes = [
     },
     async handler(input) {
       return { body: updateView(await updateOrganizationMsp(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, input.body, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'put', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations/:mspId/endpoints', summary: 'Set an orderer organization\'s orderer endpoints (its Endpoints value: host:port of its orderers); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    params: OrdererOrgParams, query: DryRunQuery,
+    body: Type.Object({ endpoints: Type.Array(Type.String({ minLength: 3, maxLength: 260 }), { minItems: 1, maxItems: 20, description: 'host:port of the organization\'s orderers, in order' }) }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
+      400: { description: 'an endpoint that is not host:port, or listed twice' },
+      404: { description: 'no such network or channel, or not an orderer organization of it' },
+      409: { description: signaturesMissing409 },
+    },
+    async handler(input) {
+      return { body: updateView(await setOrdererEndpoints(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, input.body.endpoints, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations/:mspId', summary: 'Remove an orderer organization from the channel (its group leaves /Channel/Orderer); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    params: OrdererOrgParams, query: DryRunQuery,
+    responses: {
+      200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
+      400: { description: 'not an etcdraft channel' },
+      404: { description: 'no such network or channel, or not an orderer organization of it' },
+      409: { description: 'the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter holds a TLS certificate of its CA (ORDERER_ORGANIZATION_CONSENTERS, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
+    },
+    async handler(input) {
+      return { body: updateView(await removeOrdererOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({

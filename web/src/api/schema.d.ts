@@ -1678,6 +1678,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an orderer organization from the channel (its group leaves /Channel/Orderer); rules checked first; dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        delete: operations["deleteNetworksConsortiumIdChannelsChannelNameOrdererOrganizationsMspId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an orderer organization's orderer endpoints (its Endpoints value: host:port of its orderers); dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        put: operations["putNetworksConsortiumIdChannelsChannelNameOrdererOrganizationsMspIdEndpoints"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}": {
         parameters: {
             query?: never;
@@ -13719,6 +13759,235 @@ export interface operations {
                 content?: never;
             };
             /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteNetworksConsortiumIdChannelsChannelNameOrdererOrganizationsMspId: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                mspId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the config update and its diff; dry_run: its diff and whose signatures it needs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel, or not an orderer organization of it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter holds a TLS certificate of its CA (ORDERER_ORGANIZATION_CONSENTERS, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putNetworksConsortiumIdChannelsChannelNameOrdererOrganizationsMspIdEndpoints: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+                mspId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description host:port of the organization's orderers, in order */
+                    endpoints: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description the config update and its diff; dry_run: its diff and whose signatures it needs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description an endpoint that is not host:port, or listed twice */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel, or not an orderer organization of it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -6,6 +6,7 @@
 // its config diff shown; only "Submit" sends it. Refusals name their rule (the API's message).
 // ChannelOrganizationRemove: an application organization removed the same way.
 // ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set).
+// ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way.
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -163,6 +164,43 @@ export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { net
           Preview the update
         </button>
         {asked ? <DryRunChange key={`${asked.mspId}-${asked.n}`} networkId={networkId} label={`Update the MSP of ${asked.mspId} in channel ${channelName}`} what={`msp-${asked.mspId}-${asked.n}`} send={send(asked.mspId, asked.body)} done={() => setAsked(null)} /> : null}
+      </section>
+    </Can>
+  );
+}
+
+/** Orderer organizations of the channel: endpoints set (host:port, comma separated) or one removed; the dry run's diff first, then Submit. */
+export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: { networkId: number; channelName: string; mspIds: string[] }) {
+  const [endpoints, setEndpoints] = useState<Record<string, string>>({});
+  const [action, setAction] = useState<{ kind: 'endpoints' | 'remove'; mspId: string; endpoints: string[]; n: number } | null>(null);
+  const send = (a: NonNullable<typeof action>) => (dryRun: boolean): Promise<ChangeView> => {
+    const path = { id: networkId, channelName, mspId: a.mspId };
+    if (a.kind === 'remove') return unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}', { params: { path, query: { dry_run: dryRun } } }));
+    return unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}/endpoints', { params: { path, query: { dry_run: dryRun } }, body: { endpoints: a.endpoints } }));
+  };
+  if (!mspIds.length) return null;
+  return (
+    <Can permission="NETWORK_UPDATE">
+      <section aria-labelledby="orderer-orgs-title">
+        <h3 id="orderer-orgs-title">Orderer organizations</h3>
+        <p className="muted">Set where an orderer organization's orderers serve (its Endpoints), or remove one (its consenters first). Signed by the orderer organizations' admins.</p>
+        {mspIds.map((m) => (
+          <p key={m}>
+            <strong>{m}</strong>{' '}
+            <input aria-label={`Endpoints of ${m}`} placeholder="host:port, host:port" value={endpoints[m] ?? ''} onChange={(e) => setEndpoints({ ...endpoints, [m]: e.target.value })} />{' '}
+            <button type="button" disabled={!(endpoints[m] ?? '').trim()} onClick={() => setAction({ kind: 'endpoints', mspId: m, endpoints: (endpoints[m] ?? '').split(/[\s,]+/).filter(Boolean), n: (action?.n ?? 0) + 1 })}>
+              Set endpoints
+            </button>{' '}
+            {mspIds.length > 1 ? (
+              <button type="button" onClick={() => setAction({ kind: 'remove', mspId: m, endpoints: [], n: (action?.n ?? 0) + 1 })}>
+                Remove {m}
+              </button>
+            ) : null}
+          </p>
+        ))}
+        {action ? (
+          <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={action.kind === 'remove' ? `Remove orderer organization ${action.mspId} from channel ${channelName}` : `Set the orderer endpoints of ${action.mspId}`} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} done={() => setAction(null)} />
+        ) : null}
       </section>
     </Can>
   );

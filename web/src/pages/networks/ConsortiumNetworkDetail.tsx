@@ -17,7 +17,7 @@ import { StatusBadge, When } from '../../components/format';
 import { ChainExplorer, type ChainSource } from '../../components/ChainExplorer';
 import { Chaincodes } from './Chaincode';
 import { ChannelConfig } from './ChannelConfig';
-import { ChannelConsenters, ChannelOrganizationMsp, ChannelOrganizationRemove } from './ChannelConsenters';
+import { ChannelConsenters, ChannelOrdererOrganizations, ChannelOrganizationMsp, ChannelOrganizationRemove } from './ChannelConsenters';
 
 // The consortium ledger routes declare no response schema: their shapes as http/routes/consortium/consortiumChannels.ts answers them.
 interface Block {
@@ -93,6 +93,7 @@ export default function ConsortiumNetworkDetail() {
           <ChannelConsenters networkId={id} channelName={network.data.channel_name} />
           <ChannelOrganizationRemove networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
           <ChannelOrganizationMsp networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
+          <ChannelOrdererOrganizations networkId={id} channelName={network.data.channel_name} mspIds={network.data.orderer_organizations.map((o) => o.msp_id)} />
           <Chaincodes networkId={id} />
           <Explorer id={id} />
         </>

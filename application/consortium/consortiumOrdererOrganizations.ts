@@ -1,0 +1,87 @@
+// A channel's orderer organizations (issue 37 item 4): one's orderer endpoints set, or one removed
+// from /Channel/Orderer, each as a config update computed from the current config and shown as a
+// diff (`dryRun`: nothing submitted), signed as /Channel/Orderer/Admins requires (the orderer
+// organizations' admins; a 409 names those this service does not hold).
+//
+// Removal rules, checked first against the current config, nothing submitted on a refusal:
+//   last-orderer-organization   a channel keeps one (409 LAST_ORDERER_ORGANIZATION)
+//   orderer-organization-consenters   no raft consenter of the channel holds a TLS certificate
+//                               issued by the organization's TLS CAs: its orderers would order a
+//                               channel whose config no longer knows their CA (409 naming each
+//                               consenter; remove them from the consenters first)
+// Only etcdraft channels (a BFT channel's consenter mapping names each consenter's MSP: 400).
+import { X509Certificate } from 'node:crypto';
+import type { CommandInput } from '../commands.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import type { ChannelConfigJson } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { consortiumOf } from './consortiumContext.ts';
+import { channelNetworkOr404, joinedOrderer } from './consortiumChannelAccess.ts';
+import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
+import type { AppDeps } from '../deps.ts';
+import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
+
+type Target = { networkId: number; channelName: string };
+
+/** host:port, the host a DNS name or an IP address (IPv6 in brackets), the port 1-65535. */
+const isEndpoint = (e: string) => {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):(\d{1,5})$/.exec(e);
+  return !!m && Number(m[2]) >= 1 && Number(m[2]) <= 65535;
+};
+const b64Pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+
+async function currentConfig(deps: AppDeps, network: ConsortiumNetworkRow): Promise<ChannelConfigJson> {
+  const orderer = await joinedOrderer(deps, network);
+  return (await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName)).config;
+}
+
+/** Setting the orderer organization's Endpoints (host:port each, in the order given), checked, nothing signed. */
+export async function planOrdererEndpoints(deps: AppDeps, target: Target, mspId: string, endpoints: string[]): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  const bad = endpoints.map((e, i) => ({ e, i })).filter(({ e }) => !isEndpoint(e));
+  if (bad.length) throw new ValidationError(`Orderer endpoints are host:port: ${bad.map((b) => JSON.stringify(b.e)).join(', ')} ${bad.length > 1 ? 'are' : 'is'} not.`, bad.map((b) => ({ field: `endpoints[${b.i}]`, message: 'not host:port' })));
+  if (new Set(endpoints).size !== endpoints.length) throw new ValidationError('An orderer endpoint is listed twice.', [{ field: 'endpoints', message: 'duplicates' }]);
+  const config = await currentConfig(deps, network);
+  if (!config.channel_group.groups.Orderer?.groups?.[mspId]) throw new NotFoundError('Orderer organization', `${mspId} of channel ${network.channelName}`);
+  return { network, changes: [{ kind: 'ordererEndpoints', mspId, endpoints }], record: { kind: 'ordererEndpoints', mspId, endpoints } };
+}
+
+export async function setOrdererEndpoints(input: CommandInput, target: Target, mspId: string, endpoints: string[], opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planOrdererEndpoints(input.deps, target, mspId, endpoints), opts);
+}
+
+/** Removing the orderer organization from /Channel/Orderer (rules above), checked, nothing signed. */
+export async function planOrdererOrganizationRemoval(deps: AppDeps, target: Target, mspId: string): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  const config = await currentConfig(deps, network);
+  const orderer = config.channel_group.groups.Orderer;
+  const org = orderer?.groups?.[mspId];
+  if (!org) throw new NotFoundError('Orderer organization', `${mspId} of channel ${network.channelName}`);
+  const consensus = orderer.values.ConsensusType?.value as { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } } | undefined;
+  if (consensus?.type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: removing an orderer organization here is for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
+  if (Object.keys(orderer.groups).length === 1) {
+    throw new ConflictError(`${mspId} is the last orderer organization of channel ${network.channelName}: a channel without one has no orderers. Nothing was submitted.`, { rule: 'last-orderer-organization' }, 'LAST_ORDERER_ORGANIZATION');
+  }
+  const msp = (org.values.MSP?.value as { config?: { tls_root_certs?: string[]; tls_intermediate_certs?: string[] } } | undefined)?.config;
+  const cas = [...(msp?.tls_root_certs ?? []), ...(msp?.tls_intermediate_certs ?? [])].map((c) => new X509Certificate(b64Pem(c)));
+  const held = (consensus.metadata?.consenters ?? []).filter((c) => {
+    try {
+      const cert = new X509Certificate(b64Pem(c.server_tls_cert));
+      return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
+    } catch {
+      return false;
+    }
+  });
+  if (held.length) {
+    const names = held.map((c) => `${c.host}:${c.port}`);
+    throw new ConflictError(
+      `Rule orderer-organization-consenters: ${names.join(', ')} ${held.length > 1 ? 'are consenters' : 'is a consenter'} of channel ${network.channelName} with a TLS certificate of ${mspId}'s CA; remove ${held.length > 1 ? 'them' : 'it'} from the channel's consenters first. Nothing was submitted.`,
+      { rule: 'orderer-organization-consenters', consenters: names },
+      'ORDERER_ORGANIZATION_CONSENTERS',
+    );
+  }
+  return { network, changes: [{ kind: 'removeOrdererOrganization', mspId }], record: { kind: 'removeOrdererOrganization', mspId } };
+}
+
+export async function removeOrdererOrganization(input: CommandInput, target: Target, mspId: string, opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planOrdererOrganizationRemoval(input.deps, target, mspId), opts);
+}

@@ -1,0 +1,50 @@
+// Orderer organizations changed in a channel config (no node: a genesis block whose orderer group
+// has Org1MSP and Org2MSP): an organization's Endpoints set (the diff names the address added; the
+// same list again changes nothing), an organization removed from /Channel/Orderer only (it stays
+// an application organization), signed for under /Channel/Orderer/Admins; one not in the orderer
+// group is a 400.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { common } from '@hyperledger/fabric-protos';
+import { buildChannelGenesisBlock } from '../../../adapters/consortium/fabricGenesis.ts';
+import { configFromBlock } from '../../../adapters/consortium/channelConfig.ts';
+import { applyChange } from '../../../adapters/consortium/configUpdateChanges.ts';
+import { planConfigUpdate } from '../../../adapters/consortium/configUpdate.ts';
+import { AppError } from '../../../domain/shared/errors.ts';
+import { testOrganization } from '../../helpers/fabric.ts';
+import { genesisInput } from './channelTestInput.ts';
+
+const t = suite<{ config: common.Config }>('orderer organizations in a config update', {} as { config: common.Config });
+
+t.before(async (ctx) => {
+  const org1 = await testOrganization('Org1MSP', 'org1.example.com');
+  const org2 = await testOrganization('Org2MSP', 'org2.example.com');
+  ctx.config = configFromBlock(buildChannelGenesisBlock(await genesisInput('mychannel', org1, org2)));
+});
+
+const ordererGroups = (c: common.Config) => c.getChannelGroup()!.getGroupsMap().get('Orderer')!.getGroupsMap().toArray().map(([k]) => k);
+
+t('endpoints set: the diff names the address added; the same list again is no update', (ctx) => {
+  const endpoints = ['orderer0.org2.example.com:7050', 'orderer5.org2.example.com:7055'];
+  const change = { kind: 'ordererEndpoints' as const, mspId: 'Org2MSP', endpoints };
+  const plan = planConfigUpdate(ctx.config, 'mychannel', change, ['Org1MSP', 'Org2MSP']);
+  assert.equal(plan.diff, [{ path: 'channel_group.groups.Orderer.groups.Org2MSP.values.Endpoints.value.addresses[]', before: null, after: 'orderer5.org2.example.com:7055' }]);
+  assert.is(planConfigUpdate(applyChange(ctx.config, change), 'mychannel', change, ['Org2MSP']).update, null);
+});
+
+t('an orderer organization removed from /Channel/Orderer only; /Channel/Orderer/Admins signs; an unknown one is a 400', (ctx) => {
+  const change = { kind: 'removeOrdererOrganization' as const, mspId: 'Org2MSP' };
+  const after = applyChange(ctx.config, change);
+  assert.equal(ordererGroups(after), ['Org1MSP']);
+  assert.ok(after.getChannelGroup()!.getGroupsMap().get('Application')!.getGroupsMap().get('Org2MSP'));
+  assert.equal(planConfigUpdate(ctx.config, 'mychannel', change, ['Org1MSP', 'Org2MSP']).policies, ['/Channel/Orderer/Admins']);
+  try {
+    applyChange(ctx.config, { kind: 'removeOrdererOrganization', mspId: 'Org9MSP' });
+    assert.unreachable('refused');
+  } catch (err) {
+    assert.instance(err, AppError);
+    assert.is((err as AppError).status, 400);
+  }
+});
+
+t.run();

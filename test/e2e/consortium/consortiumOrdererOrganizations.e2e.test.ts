@@ -1,0 +1,118 @@
+// A channel's orderer organizations changed on real Fabric 2.5 (a counted skip without the
+// programs; issue 37 item 4): a channel with a raft orderer of each of two organizations and a
+// peer each. Org1's orderer endpoints are set (a dry run first: the diff, nothing submitted);
+// removing Org2 as orderer organization is refused while its orderer is a consenter (naming it),
+// accepted once that consenter is removed (dry run first), after which the network lists one
+// orderer organization and the channel still commits; the last orderer organization is refused.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+
+const t = requires(suite('orderer organizations of a channel (real Fabric 2.5)'), 'fabric', fabricMissing);
+let server: TestServer;
+const api = apiOf(() => server);
+interface Node { id: number; name: string; config: { port: number; externalEndpoint: string } }
+let orderers: Node[] = [];
+let peers: Node[] = [];
+let networkId = 0;
+const channel = 'ordorgchannel';
+const base = () => `/networks/consortium/${networkId}/channels/${channel}`;
+const config = async () => {
+  const r = await api('GET', `/networks/${networkId}/channels/${channel}/config`);
+  assert.is(r.status, 200, r.text);
+  return r.json;
+};
+const height = async () => {
+  const r = await api('GET', `/networks/consortium/${networkId}/info`);
+  return r.status === 200 ? Number(r.json.height) : null;
+};
+let toggle = 0;
+async function commits(what: string) {
+  const before = await until('the height at a peer', height, 60_000, 1000);
+  toggle++;
+  const anchors = [{ host: '127.0.0.1', port: peers[1].config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: peers[1].config.port }] : [])];
+  await until(`an anchor peer update ${what}`, async () => {
+    const a = await api('POST', `/networks/consortium/${networkId}/anchor-peers`, { organizationId: 'Org2MSP', anchorPeers: anchors });
+    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
+    return a.status === 200 && a.json.status === 'updated' ? a : null;
+  }, 120_000, 2000);
+  await until(`the new block at a peer ${what}`, async () => ((await height()) ?? 0) > before, 60_000, 1000);
+}
+
+t.before(async () => {
+  server = await startServer({ env: consortiumEnv() });
+  const org1 = await organization(api, 'Org1', 'Org1MSP');
+  const org2 = await organization(api, 'Org2', 'Org2MSP');
+  orderers = [await runningNode(api, 'orderer0-org1', 'CONSORTIUM_ORDERER', org1.id), await runningNode(api, 'orderer0-org2', 'CONSORTIUM_ORDERER', org2.id)];
+  peers = [await runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id), await runningNode(api, 'peer0-org2', 'CONSORTIUM_PEER', org2.id)];
+  const r = await api('POST', '/networks/consortium', { name: 'ordorgnet', channelName: channel, ordererIds: orderers.map((o) => o.id), peerIds: peers.map((p) => p.id), batchTimeout: '500ms' });
+  assert.is(r.status, 201, r.text);
+  networkId = r.json.id;
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
+  await until('the orderers to serve the channel', async () => {
+    const j = await api('POST', `/networks/consortium/${networkId}/peers/${peers[0].id}/join`);
+    return j.status === 200 ? j : null;
+  }, 90_000, 1000);
+  assert.is((await api('POST', `/networks/consortium/${networkId}/peers/${peers[1].id}/join`)).status, 200);
+  await commits('after the joins');
+});
+t.after(async () => {
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await server.stop();
+});
+
+t('orderer endpoints set (dry run first); an orderer organization removed once its consenter is; the last one kept', async () => {
+  const c0 = await config();
+  const now = c0.config.channel_group.groups.Orderer.groups.Org1MSP.values.Endpoints.value.addresses as string[];
+  assert.equal(now, [orderers[0].config.externalEndpoint]);
+  const port = orderers[0].config.port;
+  const endpoints = [...now, `localhost:${port}`];
+  const bad = await api('PUT', `${base()}/orderer-organizations/Org1MSP/endpoints`, { endpoints: ['no-port'] });
+  assert.is(bad.status, 400, bad.text);
+  const dry = await api('PUT', `${base()}/orderer-organizations/Org1MSP/endpoints?dry_run=true`, { endpoints });
+  assert.is(dry.status, 200, dry.text);
+  assert.is(dry.json.status, 'dry_run');
+  assert.equal(dry.json.diff, [{ path: 'channel_group.groups.Orderer.groups.Org1MSP.values.Endpoints.value.addresses[]', before: null, after: `localhost:${port}` }]);
+  assert.is((await config()).sequence, c0.sequence);
+  const set = await api('PUT', `${base()}/orderer-organizations/Org1MSP/endpoints`, { endpoints });
+  assert.is(set.status, 200, set.text);
+  assert.is(set.json.status, 'updated');
+  assert.equal((await config()).config.channel_group.groups.Orderer.groups.Org1MSP.values.Endpoints.value.addresses, endpoints);
+  await commits('after the endpoints');
+
+  const held = await api('DELETE', `${base()}/orderer-organizations/Org2MSP`);
+  assert.is(held.status, 409, held.text);
+  assert.is(held.json.code, 'ORDERER_ORGANIZATION_CONSENTERS');
+  assert.match(held.json.message, orderers[1].config.externalEndpoint);
+  const removedConsenter = await until('the consenter of Org2 removed', async () => {
+    const d = await api('DELETE', `${base()}/consenters/${orderers[1].id}`);
+    if (d.status !== 200 && d.status !== 503) assert.unreachable(d.text);
+    return d.status === 200 ? d : null;
+  }, 120_000, 2000);
+  assert.is(removedConsenter.json.status, 'updated');
+  const dryRemove = await api('DELETE', `${base()}/orderer-organizations/Org2MSP?dry_run=true`);
+  assert.is(dryRemove.status, 200, dryRemove.text);
+  assert.is(dryRemove.json.status, 'dry_run');
+  assert.ok(dryRemove.json.diff.some((d: { path: string; after: unknown }) => d.path.startsWith('channel_group.groups.Orderer.groups.Org2MSP') && d.after === null), JSON.stringify(dryRemove.json.diff).slice(0, 500));
+  const removed = await until('Org2 removed as orderer organization', async () => {
+    const d = await api('DELETE', `${base()}/orderer-organizations/Org2MSP`);
+    if (d.status !== 200 && d.status !== 503) assert.unreachable(d.text);
+    return d.status === 200 ? d : null;
+  }, 60_000, 2000);
+  assert.is(removed.json.status, 'updated');
+  const after = await config();
+  assert.equal(Object.keys(after.config.channel_group.groups.Orderer.groups), ['Org1MSP']);
+  assert.ok(after.config.channel_group.groups.Application.groups.Org2MSP, 'still an application organization');
+  const network = await api('GET', `/networks/consortium/${networkId}`);
+  assert.equal(network.json.orderer_organizations.map((o: { msp_id: string }) => o.msp_id), ['Org1MSP']);
+  await commits('after Org2 left the orderer group');
+  const last = await api('DELETE', `${base()}/orderer-organizations/Org1MSP`);
+  assert.is(last.status, 409, last.text);
+  assert.is(last.json.code, 'LAST_ORDERER_ORGANIZATION');
+});
+
+t.run();
