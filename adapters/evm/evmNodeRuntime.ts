@@ -25,6 +25,7 @@ import { acceptsConnections, freeLocalPort, portsInUse } from '../engines/hostPo
 import { ANVIL_SEED_FILE, ANVIL_STATE_FILE, anvilRunCommand, anvilSeedArgs, anvilSpecFromGenesis, bootstrapAnvilState } from './anvilLaunch.ts';
 import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import { findGeth, gethLaunchSpec, runGethInit } from './gethLaunch.ts';
+import { gethSealsWhenPeered, sealWhenPeered, startSealingIfPeered } from './gethSealing.ts';
 import { anvilLogs, anvilRawTail, followAnvilLogs } from './anvilLogs.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
@@ -62,6 +63,8 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
   const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
   const engineOf = engines.of;
   const keyOf = (t: EvmNodeTarget) => nodeKey(t.node.nodeId);
+  /** Sealers whose start is still polling to switch them to their key (gethSealing.ts): the health probe leaves them to it. */
+  const sealingPolls = new Set<string>();
   const engineFor = (t: EvmNodeTarget): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, t.node, `Node ${t.node.name}`, keyOf(t));
 
   /** Whether the local Docker Engine has the image of `software` (besu, geth). */
@@ -173,6 +176,15 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));
       }
       const started = await engine.start(spec);
+      // Not awaited: the network's next node, this one's first peer, starts after this start returns.
+      if (gethSealsWhenPeered(t)) {
+        const key = keyOf(t);
+        const peerUrls = t.peers.filter((p) => p.nodeId !== t.node.nodeId && p.networkId === t.node.networkId).map((p) => rpcUrl({ ...t, node: p })).filter((u): u is string => !!u);
+        sealingPolls.add(key);
+        // The network's other signers (a network's start makes its nodes one by one: the first sees no other node yet).
+        const otherSigners = t.network.validators.length - 1;
+        void sealWhenPeered(rpcUrl(t)!, t.node.validatorAddress!, { peerUrls, otherSigners }).finally(() => sealingPolls.delete(key));
+      }
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
     ...placedNodeCalls(engineFor, keyOf),
@@ -184,7 +196,10 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         throw new Error(`the P2P port ${t.node.config.p2pPort} does not accept connections`);
       }
       if (!url) throw new Error('node has no RPC port');
-      return probeEvmNode(url, timeoutMs);
+      const reading = await probeEvmNode(url, timeoutMs);
+      // A standby sealer restarted without the service (a host's engine restarting it), or whose start's poll ran out.
+      if (reading.peerCount >= 1 && gethSealsWhenPeered(t) && !sealingPolls.has(keyOf(t))) await startSealingIfPeered(url, t.node.validatorAddress!, timeoutMs).catch(() => false);
+      return reading;
     },
     rpcUrl,
     async enode(t) {

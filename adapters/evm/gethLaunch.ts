@@ -19,9 +19,12 @@
 // bootstrap nodes (discovery v4, so nodes met through a bootnode find each other) and as static
 // nodes (dialled and redialled directly), by their external endpoints, so nodes on other hosts
 // peer. A sealer runs --mine with its account unlocked (geth signs Clique blocks with a keystore
-// account); geth then insists on --allow-insecure-unlock while HTTP is served, so the node's own
-// RPC port can sign with the sealer key: keep it on loopback (the default) and give wallets the
-// service's RPC gateway, which refuses eth_sendTransaction (docs/evm.md).
+// account); one of a network with several signers mines first as a standby account (a random key
+// in keystore/standby.json, no signer) and serves `miner` over HTTP, and the service switches it
+// to its key once it has peered (gethSealing.ts: the block-1 fork). geth insists on
+// --allow-insecure-unlock while HTTP is served, so the node's own RPC port can sign with the
+// sealer key (and start or stop its sealing): keep it on loopback (the default) and give wallets
+// the service's RPC gateway, which refuses eth_sendTransaction and miner_* (docs/evm.md).
 //
 // Where geth is found: LNM_GETH_BIN (a directory holding geth), else the PATH
 // (adapters/programs/programLocator.ts), for the process engine: `geth init` runs here before
@@ -33,7 +36,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { computeAddress, encryptKeystoreJsonSync, getAddress, hexlify, SigningKey } from 'ethers';
+import { computeAddress, encryptKeystoreJsonSync, getAddress, hexlify, SigningKey, Wallet } from 'ethers';
 import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { nodeKey as engineKeyOf } from '../../domain/nodes/node.ts';
 import type { EvmNodeCreatedData } from '../../domain/evm/evmNode.ts';
@@ -44,6 +47,7 @@ import { gethGenesisFile } from '../../domain/evm/gethGenesis.ts';
 import { findProgram, type Found, type ProgramEnv, type ProgramFamily } from '../programs/programLocator.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { besuEnode, besuPorts, besuSeedNodes, ensureNodeKey } from './besuLaunch.ts';
+import { gethSealsWhenPeered } from './gethSealing.ts';
 
 export const GETH_FAMILY: ProgramFamily = {
   binVariable: 'LNM_GETH_BIN',
@@ -57,8 +61,10 @@ export const GETH_NODEKEY_FILE = 'nodekey';
 export const GETH_PASSWORD_FILE = 'password';
 export const GETH_KEYSTORE_DIR = 'keystore';
 export const GETH_DATA_DIR = 'data';
-/** The JSON-RPC namespaces a geth node serves: reads, Clique votes and the txpool; never admin, personal, miner or debug. */
+/** The JSON-RPC namespaces a geth node serves: reads, Clique votes and the txpool; never admin, personal or debug. */
 export const GETH_HTTP_APIS = 'eth,net,web3,clique,txpool';
+/** A sealer switched to its key by the service once peered also serves `miner` over HTTP (gethSealing.ts). */
+export const GETH_SEALER_HTTP_APIS = `${GETH_HTTP_APIS},miner`;
 
 export function findGeth(env: ProgramEnv): Promise<Found<'path'>> {
   return findProgram(GETH_FAMILY, 'geth', env);
@@ -138,6 +144,7 @@ export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Pr
   const bind = listenAll ? '0.0.0.0' : '127.0.0.1';
   const dir = NODE_DIR_PLACEHOLDER;
   const pricing = gasPricingOf(t.network.settings, t.network.genesis);
+  const standby = gethSealsWhenPeered(t);
   const args = [
     '--config', `${dir}/${GETH_CONFIG_FILE}`,
     '--datadir', `${dir}/${GETH_DATA_DIR}`,
@@ -154,7 +161,7 @@ export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Pr
     '--txpool.pricelimit', (pricing.minGasPrice > 0n ? pricing.minGasPrice : 1n).toString(),
   ];
   if (t.node.role !== 'bootnode') {
-    if (c.rpcHttpPort) args.push('--http', '--http.addr', bind, '--http.port', String(c.rpcHttpPort), '--http.api', GETH_HTTP_APIS);
+    if (c.rpcHttpPort) args.push('--http', '--http.addr', bind, '--http.port', String(c.rpcHttpPort), '--http.api', standby ? GETH_SEALER_HTTP_APIS : GETH_HTTP_APIS);
     if (c.rpcWsPort) args.push('--ws', '--ws.addr', bind, '--ws.port', String(c.rpcWsPort), '--ws.api', GETH_HTTP_APIS);
     if (c.metricsPort) args.push('--metrics', '--metrics.addr', bind, '--metrics.port', String(c.metricsPort));
   }
@@ -171,10 +178,14 @@ export async function gethLaunchSpec(t: EvmNodeTarget, deps: GethLaunchDeps): Pr
       { path: `${GETH_KEYSTORE_DIR}/sealer.json`, content: keystore, secret: true, mode: 0o600 },
       { path: GETH_PASSWORD_FILE, content: password, secret: true, mode: 0o600 },
     );
+    // The standby account: made at each start, no signer, so Clique seals nothing for it (gethSealing.ts).
+    const standbyWallet = standby ? Wallet.createRandom() : null;
+    if (standbyWallet) files.push({ path: `${GETH_KEYSTORE_DIR}/standby.json`, content: encryptKeystoreJsonSync({ address: standbyWallet.address, privateKey: standbyWallet.privateKey }, password, { scrypt: { N: 1 << 12 } }), secret: true, mode: 0o600 });
     args.push(
       '--keystore', `${dir}/${GETH_KEYSTORE_DIR}`,
-      '--mine', '--miner.etherbase', sealer.address,
-      '--unlock', sealer.address, '--password', `${dir}/${GETH_PASSWORD_FILE}`, '--allow-insecure-unlock',
+      '--mine', '--miner.etherbase', standbyWallet?.address ?? sealer.address,
+      // One password line serves every unlocked account.
+      '--unlock', standbyWallet ? `${sealer.address},${standbyWallet.address}` : sealer.address, '--password', `${dir}/${GETH_PASSWORD_FILE}`, '--allow-insecure-unlock',
     );
   }
   return {
