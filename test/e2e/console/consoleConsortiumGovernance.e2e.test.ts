@@ -160,9 +160,10 @@ t('the follower added as consenter from the page: the dry run\'s diff first (not
   assert.equal(audit.map((e) => e.after?.change).filter((c) => c && c.kind.endsWith('Consenter')).map((c) => `${c!.kind} ${c!.nodeId}`).sort(), [`addConsenter ${orderer1.id}`, `removeConsenter ${orderer1.id}`]);
 });
 
-t('a consenter leaves the channel with "Leave channel": confirmed, then its steps listed (consenter removal, channel removed); the channel commits without it', async () => {
+t('a renewed TLS certificate: the consenters list says "renewed: replace it"; "Replace certificate" shows the diff (the same endpoint, new certificates), then Submit; current again', async () => {
   assert.ok(orderer1, 'the orderer of the first test');
-  // orderer1 a consenter again (over the API), so that its leave has both steps.
+  // Two consenters, as Fabric rotates one's certificate while the other orders (orderer1 added back over the API;
+  // the sole consenter's rotation, tried here first, accepted the update and never served the new config).
   await until('orderer1 added again', async () => {
     const r = await api('POST', `${base}/consenters`, { nodeId: orderer1.id });
     if (r.status !== 200 && r.status !== 503) assert.unreachable(r.text);
@@ -170,6 +171,33 @@ t('a consenter leaves the channel with "Leave channel": confirmed, then its step
   }, 90_000, 2000);
   await until('orderer1 a consenter again', async () => ((await consenters()).consenters.find((x) => x.node_id === orderer1.id)?.consensus_relation === 'consenter' ? true : null), 90_000, 1000);
   await commits('with orderer1 a consenter again');
+  const renewed = await api('POST', `/nodes/${setup.orderer.id}/certificates/renew`);
+  assert.is(renewed.status, 200, renewed.text);
+  await until('orderer0 running again', async () => ((await api('GET', `/nodes/${setup.orderer.id}`)).json?.status === 'running' ? true : null), 60_000, 1000);
+  await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
+  const row = page.getByTestId('consenters').locator('tbody tr').filter({ hasText: 'orderer0' });
+  await row.getByText('renewed: replace it', { exact: true }).waitFor({ timeout: 60_000 });
+  const seq = (await consenters()).sequence;
+  await page.getByRole('button', { name: 'Replace certificate of orderer0' }).click();
+  const change = page.getByRole('form', { name: 'Replace the TLS certificate of orderer0' });
+  const diff = await shownDiff(change);
+  const endpoint = `127.0.0.1:${setup.orderer.config.port} with `;
+  // The old entry removed and the new one added, at the same host and port.
+  assert.ok(diff.some(([path, b, a]) => path.endsWith('consenters[]') && b.startsWith(endpoint) && a === '—'), JSON.stringify(diff));
+  assert.ok(diff.some(([path, b, a]) => path.endsWith('consenters[]') && b === '—' && a.startsWith(endpoint)), JSON.stringify(diff));
+  assert.is((await consenters()).sequence, seq, 'the dry run submitted nothing');
+  await ui.accessible('a certificate replacement shown as a dry run');
+  assert.match(await submit(change), /^Updated: configuration sequence \d+/);
+  assert.is((await consenters()).consenters.find((c) => c.node_id === setup.orderer.id)?.certificate_current, true);
+  await change.getByRole('button', { name: 'Close' }).click();
+  await row.getByText('current', { exact: true }).waitFor({ timeout: 30_000 });
+  await commits('after the certificate was replaced');
+});
+
+t('a consenter leaves the channel with "Leave channel": confirmed, then its steps listed (consenter removal, channel removed); the channel commits without it', async () => {
+  assert.ok(orderer1, 'the orderer of the first test');
+  // orderer1 is a consenter again (the certificate test added it back), so that its leave has both steps.
+  assert.is((await consenters()).consenters.find((x) => x.node_id === orderer1.id)?.consensus_relation, 'consenter');
 
   await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
   const outcome = page.getByTestId('leave-outcome');
@@ -198,6 +226,31 @@ t('a consenter leaves the channel with "Leave channel": confirmed, then its step
   await page.getByRole('button', { name: 'Join orderer1 to the channel' }).waitFor({ timeout: 30_000 });
   assert.is(await page.getByRole('button', { name: 'Leave channel: orderer1' }).count(), 0);
   await commits('after orderer1 left');
+});
+
+t('a peer leaves the channel with "Leave channel": the confirmation says it is stopped and restarted; its steps listed; it runs again, no longer joined', async () => {
+  assert.ok(setup, 'the channel of the first test');
+  await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
+  await page.getByRole('button', { name: 'Leave channel: peer0-org2' }).click();
+  const confirm = page.getByRole('group', { name: 'Confirm peer0-org2 leaving the channel' });
+  assert.match(await confirm.innerText(), /the peer is stopped .* and is restarted/);
+  await confirm.getByRole('button', { name: 'Leave', exact: true }).click();
+  const outcome = page.getByTestId('leave-outcome');
+  await outcome.or(page.getByTestId('leave-error').getByRole('alert')).first().waitFor({ timeout: 180_000 });
+  if (!(await outcome.count())) assert.unreachable(`refused: ${await page.getByTestId('leave-error').innerText()}`);
+  const steps = await outcome.getByRole('listitem').allInnerTexts();
+  // peer0-org2 is Org2's anchor peer: removed from the anchors first, then stopped, unjoined, started.
+  assert.match(steps[0], /removed from Org2MSP's anchor peers/);
+  assert.ok(steps.some((x) => /^peer stopped/.test(x)), JSON.stringify(steps));
+  assert.ok(steps.some((x) => /^peer node unjoin -c govconsole/.test(x)), JSON.stringify(steps));
+  assert.match(steps[steps.length - 1], /^peer started again/);
+  await ui.accessible('a peer that left the channel');
+  await outcome.getByRole('button', { name: 'Close' }).click();
+  const peer = (await api('GET', `/nodes/${setup.peer2.id}`)).json;
+  assert.is(peer.status, 'running');
+  assert.is(peer.networks.find((n: { network_id: number }) => n.network_id === setup.network.id)?.joined, false, JSON.stringify(peer.networks));
+  await page.getByRole('button', { name: 'Join peer0-org2 to the channel' }).waitFor({ timeout: 30_000 });
+  await commits('after peer0-org2 left');
 });
 
 t('an application organization removed with "Remove an organization": its diff first, then Submit; the network and the channel no longer have it', async () => {
