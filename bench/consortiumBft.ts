@@ -140,10 +140,11 @@ async function network(consensus: Consensus, fabricVersion: string) {
   const quickStart = { totalMs: ms(last - t0), phases, serviceCpuMs: ms(procStat(pid).cpuMs - cpu0) };
   log(`${consensus}: chaincode answering after ${quickStart.totalMs} ms ${JSON.stringify(phases)}`);
 
-  // The orderer the service submits to: the running joined active consenter of lowest id (orderingOrderer).
+  // The first consenter the service sends to (the running joined active consenter of lowest id, orderingOrderer); on a
+  // smartbft channel it sends to every running consenter, so a follower here no longer makes it wait out requestForwardTimeout.
   const submittedTo = [...orderers].sort((a, b) => a.id - b.id)[0];
   const view = consensus === 'smartbft' ? await bftView(net.id, channel, submittedTo, orderers) : undefined;
-  if (view) log(`smartbft view before the config updates: ${JSON.stringify(view)} (the service submits to ${submittedTo.name})`);
+  if (view) log(`smartbft view before the config updates: ${JSON.stringify(view)} (the service's first consenter: ${submittedTo.name})`);
 
   // 2. Config updates: the batch timeout changed (and back at the end), from the submit to every peer at the new config block.
   const rounds: Array<{ answeredMs: number; everyPeerMs: number; blockNumber: number | null; sequence: number }> = [];
@@ -211,7 +212,7 @@ function rowsOf(raft: Result | null, bft: Result | null, skipped?: string) {
   const s = (x: number | undefined) => (x === undefined ? null : Math.round(x / 100) / 10);
   const note = (r: Result | null, text: (r: Result) => string) => (r ? text(r) : `skipped: ${skipped}`);
   const phases = (r: Result) => Object.entries(r.quickStart.phases).map(([k, v]) => `${k.replace(/Ms$/, '')} ${v}`).join(', ') + ' ms';
-  const leader = (r: Result) => (r.configUpdate.bftViewBefore ? `; SmartBFT leader ${r.configUpdate.bftViewBefore.leader ?? `id ${r.configUpdate.bftViewBefore.leaderId}`} (view ${r.configUpdate.bftViewBefore.viewNumber}), the service submits to ${r.configUpdate.submittedTo}` : '');
+  const leader = (r: Result) => (r.configUpdate.bftViewBefore ? `; SmartBFT leader ${r.configUpdate.bftViewBefore.leader ?? `id ${r.configUpdate.bftViewBefore.leaderId}`} (view ${r.configUpdate.bftViewBefore.viewNumber}), the service's first consenter ${r.configUpdate.submittedTo}` : '');
   const rounds = (r: Result) => `rounds ${r.configUpdate.rounds.map((x) => x.everyPeerMs).join(', ')} ms; the service answered after ${r.configUpdate.rounds.map((x) => x.answeredMs).join(', ')} ms${leader(r)}`;
   const v = raft?.fabricVersion ?? bft?.fabricVersion ?? '3.1';
   return [

@@ -15,7 +15,7 @@ import { common, peer } from '@hyperledger/fabric-protos';
 import { FabricRefusedError, type PeerReader } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import type { ChaincodeDefinition, CommittedTx } from '../../domain/consortium/consortiumChaincodePorts.ts';
-import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
+import { broadcastToOrdering } from './fabricGrpcBroadcast.ts';
 import { deadline, endorserClient, nodeName, withClient } from './fabricGrpc.ts';
 import { invokeSystemChaincode } from './fabricGrpcEndorser.ts';
 import { signedProposal } from './fabricSigningEnvelope.ts';
@@ -105,6 +105,8 @@ export async function commitReadiness(peerEndpoint: Endpoint, signer: FabricSign
 async function endorseAndSubmit(request: {
   endorsers: { peer: Endpoint; signer: FabricSigner }[];
   orderer: Endpoint;
+  /** BFT: every running consenter, each sent the transaction (fabricGrpcBroadcast.ts broadcastToOrdering). */
+  consenters?: Endpoint[];
   channelName: string;
   args: (string | Uint8Array)[];
   timeoutMs?: number;
@@ -151,7 +153,7 @@ async function endorseAndSubmit(request: {
   const envelope = new common.Envelope();
   envelope.setPayload(payloadBytes);
   envelope.setSignature(await submitter.sign(payloadBytes));
-  await broadcastEnvelope(request.orderer, channelName, envelope);
+  await broadcastToOrdering(request.orderer, channelName, envelope, request.consenters?.length ? { consenters: request.consenters } : undefined);
   return awaitCommit({ peer: endorsers[0].peer, signer: submitter }, channelName, txId, request.timeoutMs ?? 60_000);
 }
 
@@ -183,29 +185,29 @@ export async function awaitCommit(reader: PeerReader, channelName: string, txId:
   }
 }
 
-export async function approveForMyOrg(request: { peer: Endpoint; signer: FabricSigner; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx> {
+export async function approveForMyOrg(request: { peer: Endpoint; signer: FabricSigner; orderer: Endpoint; consenters?: Endpoint[]; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx> {
   const args = fill(new lc.ApproveChaincodeDefinitionForMyOrgArgs(), request.definition);
   const local = new lc.ChaincodeSource.Local();
   local.setPackageId(request.packageId);
   const source = new lc.ChaincodeSource();
   source.setLocalPackage(local);
   args.setSource(source);
-  return endorseAndSubmit({ endorsers: [{ peer: request.peer, signer: request.signer }], orderer: request.orderer, channelName: request.channelName, args: ['ApproveChaincodeDefinitionForMyOrg', args.serializeBinary()] });
+  return endorseAndSubmit({ endorsers: [{ peer: request.peer, signer: request.signer }], orderer: request.orderer, consenters: request.consenters, channelName: request.channelName, args: ['ApproveChaincodeDefinitionForMyOrg', args.serializeBinary()] });
 }
 
-export async function commitDefinition(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx> {
+export async function commitDefinition(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; consenters?: Endpoint[]; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx> {
   const args = fill(new lc.CommitChaincodeDefinitionArgs(), request.definition);
-  return endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, channelName: request.channelName, args: ['CommitChaincodeDefinition', args.serializeBinary()] });
+  return endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, consenters: request.consenters, channelName: request.channelName, args: ['CommitChaincodeDefinition', args.serializeBinary()] });
 }
 
 // Fabric (core/chaincode CheckInit) keeps the initialized version in the chaincode's namespace and
 // answers an Init for it again with "... is already initialized but called as init".
 const ALREADY_INITIALIZED = /already initialized/;
 
-export async function initChaincode(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null> {
+export async function initChaincode(request: { endorsers: { peer: Endpoint; signer: FabricSigner }[]; orderer: Endpoint; consenters?: Endpoint[]; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null> {
   const args = request.fn ? [request.fn, ...request.args] : request.args;
   try {
-    return await endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, channelName: request.channelName, chaincodeName: request.chaincodeName, isInit: true, args });
+    return await endorseAndSubmit({ endorsers: request.endorsers, orderer: request.orderer, consenters: request.consenters, channelName: request.channelName, chaincodeName: request.chaincodeName, isInit: true, args });
   } catch (err) {
     if (err instanceof FabricRefusedError && ALREADY_INITIALIZED.test(err.fabricMessage)) return null;
     throw err;

@@ -7,7 +7,7 @@
 //   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, diff, policies, unmet, signWith }
 //   previewConfigUpdate({orderer, channelName, change, signers}) -> the plan's diff and missing signatures, nothing submitted
 //   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
-import { common } from '@hyperledger/fabric-protos';
+import { common, orderer } from '@hyperledger/fabric-protos';
 import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigDiffEntry, type ConfigUpdatePreview, type SignatureRequirement, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
@@ -16,7 +16,7 @@ import { applyChange } from './configUpdateChanges.ts';
 import { computeConfigUpdate } from './configUpdateCompute.ts';
 import { configDiff } from './configDiff.ts';
 import { requiredPolicies, signatureRequirement } from './configUpdateSignatures.ts';
-import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
+import { broadcastToOrdering, type BftBroadcast } from './fabricGrpcBroadcast.ts';
 import { nodeName } from './fabricGrpc.ts';
 import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
 
@@ -82,8 +82,21 @@ export async function previewConfigUpdate(request: { orderer: Endpoint; channelN
   };
 }
 
+/** `consenters` (the running consenters of a BFT channel) with the channel's consenter count from `config`; undefined on any other channel. */
+export function bftBroadcastOf(config: common.Config, consenters: Endpoint[] | undefined): BftBroadcast | undefined {
+  if (!consenters?.length) return undefined;
+  const group = config.getChannelGroup()?.getGroupsMap().get('Orderer');
+  const type = group?.getValuesMap().get('ConsensusType');
+  if (!type || orderer.ConsensusType.deserializeBinary(type.getValue_asU8()).getType() !== 'BFT') return undefined;
+  const mapping = group!.getValuesMap().get('Orderers');
+  const clusterSize = mapping ? common.Orderers.deserializeBinary(mapping.getValue_asU8()).getConsenterMappingList().length : consenters.length;
+  return { consenters, clusterSize };
+}
+
 export async function updateChannelConfig(request: {
   orderer: Endpoint;
+  /** BFT: every running consenter, each sent the update (fabricGrpcBroadcast.ts broadcastToOrdering). */
+  consenters?: Endpoint[];
   channelName: string;
   change: ChannelConfigChange | ChannelConfigChange[];
   signers: FabricSigner[];
@@ -103,7 +116,7 @@ export async function updateChannelConfig(request: {
   const chosen = plan.signWith.length ? signers.filter((s) => plan.signWith.includes(s.mspId)) : signers.slice(0, 1);
   // One signature per organization: a second admin of the same MSP adds nothing to any policy here.
   const oneEach = chosen.filter((s, i) => chosen.findIndex((o) => o.mspId === s.mspId) === i);
-  await broadcastEnvelope(orderer, channelName, await signedConfigUpdateEnvelope(channelName, plan.update, oneEach));
+  await broadcastToOrdering(orderer, channelName, await signedConfigUpdateEnvelope(channelName, plan.update, oneEach), bftBroadcastOf(current.config, request.consenters));
 
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -15,10 +15,10 @@ import type { PreparedConfigUpdate, DetachedConfigSignature, SignatureRequiremen
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
-import { planConfigUpdate } from './configUpdate.ts';
+import { bftBroadcastOf, planConfigUpdate } from './configUpdate.ts';
 import { requiredPolicies, signatureRequirement } from './configUpdateSignatures.ts';
 import { configUpdateTxEnvelope, signaturesOfSignedConfigTx, verifyConfigSignature } from './configSignatureVerify.ts';
-import { broadcastEnvelope } from './fabricGrpcBroadcast.ts';
+import { broadcastToOrdering } from './fabricGrpcBroadcast.ts';
 import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
 
 export async function prepareConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate> {
@@ -64,10 +64,11 @@ export function describeConfigUpdate(updateBytes: Uint8Array): { channelName: st
   return { channelName: update.getChannelId(), changes };
 }
 
-export async function submitConfigUpdate(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }> {
+export async function submitConfigUpdate(request: { orderer: Endpoint; consenters?: Endpoint[]; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }> {
   const { orderer, channelName, updateBytes, signatures, submitter } = request;
   const source = { kind: 'orderer' as const, endpoint: orderer };
-  const before = (await fetchConfig(source, submitter, channelName)).config.getSequence();
+  const current = (await fetchConfig(source, submitter, channelName)).config;
+  const before = current.getSequence();
   const envelope = new common.ConfigUpdateEnvelope();
   envelope.setConfigUpdate(updateBytes);
   for (const s of signatures) {
@@ -76,7 +77,7 @@ export async function submitConfigUpdate(request: { orderer: Endpoint; channelNa
     cs.setSignature(Buffer.from(s.signature, 'base64'));
     envelope.addSignatures(cs);
   }
-  await broadcastEnvelope(orderer, channelName, await signedEnvelope(submitter, common.HeaderType.CONFIG_UPDATE, channelName, envelope.serializeBinary()));
+  await broadcastToOrdering(orderer, channelName, await signedEnvelope(submitter, common.HeaderType.CONFIG_UPDATE, channelName, envelope.serializeBinary()), bftBroadcastOf(current, request.consenters));
   const deadline = Date.now() + (request.timeoutMs ?? 60_000);
   for (;;) {
     const now = await fetchConfig(source, submitter, channelName);

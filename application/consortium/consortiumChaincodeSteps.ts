@@ -15,7 +15,7 @@ import { getChaincode, type ChaincodeRow } from '../../projections/consortium/co
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint, joinedOrderer } from './consortiumChannelAccess.ts';
+import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoint, joinedOrderer, orderingOrderer } from './consortiumChannelAccess.ts';
 import { sharedOrdererEndpoint, sharedPeerAccess } from '../sharing/sharedEndpoints.ts';
 import { notifyChaincodeCommitted } from '../sharing/sharedChaincodeCommits.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
@@ -153,7 +153,7 @@ export async function approveFor(input: Input, chaincode: ChaincodeRow, peerId: 
   const readiness = await chaincodes.commitReadiness(access, network.channelName, definitionOf(chaincode));
   let tx: { txId: string; blockNumber: number } | null = null;
   if (!readiness[mspId]) {
-    tx = await chaincodes.approveForMyOrg({ ...access, orderer: await chaincodeOrderer(deps, network), channelName: network.channelName, definition: definitionOf(chaincode), packageId: server.packageId });
+    tx = await chaincodes.approveForMyOrg({ ...access, ...(await chaincodeOrderer(deps, network)), channelName: network.channelName, definition: definitionOf(chaincode), packageId: server.packageId });
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeApproved', chaincodeId: chaincode.id, mspId, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, at: deps.clock().toISOString() });
   return { chaincode_id: chaincode.id, msp_id: mspId, status: tx ? 'approved' : 'already-approved', sequence: chaincode.sequence, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null };
@@ -198,7 +198,7 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
     // next deploy or transaction uses it.
     serverStarting = startServer(input, server.nodeId);
     serverStarting.catch(() => {});
-    tx = await chaincodes.commitDefinition({ endorsers, orderer: await chaincodeOrderer(deps, network), channelName: network.channelName, definition: definitionOf(chaincode) });
+    tx = await chaincodes.commitDefinition({ endorsers, ...(await chaincodeOrderer(deps, network)), channelName: network.channelName, definition: definitionOf(chaincode) });
   }
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeCommitted', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, approvedBy, at: deps.clock().toISOString() });
   const serverNode = await (serverStarting ?? startServer(input, server.nodeId));
@@ -208,15 +208,23 @@ export async function commitOn(input: Input, chaincode: ChaincodeRow, peerId: nu
   return { chaincode_id: chaincode.id, name: chaincode.name, version: chaincode.version, sequence: chaincode.sequence, status: tx ? 'committed' : 'already-committed', approved_by: approvedBy, tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null, package_id: server.packageId, server_node_id: serverNode.id, server_status: serverNode.status, shared_with: sharedWith };
 }
 
-/** A running orderer of the channel here, else (a channel another instance runs) one of its orderers that a sharing peer shares. */
-async function chaincodeOrderer(deps: AppDeps, network: ConsortiumNetworkRow): Promise<Endpoint> {
+/**
+ * A running orderer of the channel here (on a smartbft channel every running active consenter:
+ * orderingOrderer), else (a channel another instance runs) one of its orderers that a sharing
+ * peer shares.
+ */
+async function chaincodeOrderer(deps: AppDeps, network: ConsortiumNetworkRow): Promise<{ orderer: Endpoint; consenters?: Endpoint[] }> {
   try {
-    return (await joinedOrderer(deps, network)).endpoint;
+    if (network.consensus === 'smartbft') {
+      const o = await orderingOrderer(deps, network);
+      return { orderer: o.endpoint, consenters: o.consenters };
+    }
+    return { orderer: (await joinedOrderer(deps, network)).endpoint };
   } catch (err) {
     if (!(err instanceof ConflictError) || !network.imported) throw err;
     const shared = await sharedOrdererEndpoint(deps, network);
     if (!shared) throw err;
-    return shared;
+    return { orderer: shared };
   }
 }
 
@@ -275,8 +283,7 @@ export async function initializeOn(input: Input, chaincode: ChaincodeRow) {
     if (p) endorsers.push(await peerAccess(deps, p));
   }
   if (!endorsers.length) throw new ConflictError(`No running peer of an organization this service holds has joined channel ${network.channelName}: Init of ${chaincode.name} needs one.`, { networkId: network.id }, 'NO_JOINED_PEER');
-  const orderer = await joinedOrderer(deps, network);
-  const tx = await consortiumOf(deps).chaincodes.initialize({ endorsers, orderer: orderer.endpoint, channelName: network.channelName, chaincodeName: chaincode.name, fn: record.init?.function ?? null, args: record.init?.args ?? [] });
+  const tx = await consortiumOf(deps).chaincodes.initialize({ endorsers, ...(await chaincodeOrderer(deps, network)), channelName: network.channelName, chaincodeName: chaincode.name, fn: record.init?.function ?? null, args: record.init?.args ?? [] });
   await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'RecordChaincodeInitialized', chaincodeId: chaincode.id, txId: tx?.txId ?? null, blockNumber: tx?.blockNumber ?? null, at: deps.clock().toISOString() });
   return { status: tx ? ('initialized' as const) : ('already-initialized' as const), tx_id: tx?.txId ?? null, block_number: tx?.blockNumber ?? null };
 }

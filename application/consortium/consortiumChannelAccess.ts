@@ -112,18 +112,30 @@ export async function joinedOrderer(deps: AppDeps, network: ConsortiumNetworkRow
  * reports as a consenter of the channel (a follower, or a consenter removed from the set, does
  * not order); the first running joined one when none says so or none can be asked. `avoidNodeId`:
  * another consenter if there is one (the one a change removes from the set stops ordering when
- * the change lands, and may not serve the block that removes it).
+ * the change lands, and may not serve the block that removes it). On a smartbft channel,
+ * `consenters` lists every running joined active consenter but `avoidNodeId` (with the chosen
+ * one): the service's envelopes go to each of them (fabricGrpcBroadcast.ts broadcastToOrdering),
+ * since a SmartBFT follower holds a request for requestForwardTimeout before the leader sees it.
  */
-export async function orderingOrderer(deps: AppDeps, network: ConsortiumNetworkRow, avoidNodeId?: number): Promise<{ node: NodeRow; endpoint: Endpoint; signer: FabricSigner }> {
+export async function orderingOrderer(deps: AppDeps, network: ConsortiumNetworkRow, avoidNodeId?: number): Promise<{ node: NodeRow; endpoint: Endpoint; signer: FabricSigner; consenters?: Endpoint[] }> {
   const first = await joinedOrderer(deps, network);
   const orderers = await runningJoined(deps, network, 'orderer');
   if (orderers.length > 1) {
     const ordered = [...orderers.filter((n) => n.id !== avoidNodeId), ...orderers.filter((n) => n.id === avoidNodeId)];
+    const active: NodeRow[] = [];
     for (const node of ordered) {
       const relation = await consortiumOf(deps).channels.ordererChannel(await adminEndpoint(deps, node), await consortiumOf(deps).credentials.adminTlsClient(node.organizationId!), network.channelName).catch(() => null);
       if (relation?.consensusRelation === 'consenter' && relation.status === 'active') {
-        return { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
+        active.push(node);
+        if (network.consensus !== 'smartbft') break;
       }
+    }
+    if (active.length) {
+      const node = active[0];
+      const chosen = { node, endpoint: await grpcEndpoint(deps, node), signer: await consortiumOf(deps).credentials.adminSigner(node.organizationId!) };
+      if (network.consensus !== 'smartbft') return chosen;
+      const others = active.filter((n) => n.id !== avoidNodeId || n.id === node.id);
+      return { ...chosen, consenters: await Promise.all(others.map((n) => grpcEndpoint(deps, n))) };
     }
   }
   return first;

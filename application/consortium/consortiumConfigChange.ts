@@ -85,7 +85,7 @@ export async function previewConfigChange(deps: AppDeps, network: ConsortiumNetw
 export async function submitConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number } = {}) {
   const orderer = await orderingOrderer(deps, network, opts.avoidOrdererId);
   const signers = await networkSigners(deps, network);
-  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, channelName: network.channelName, change, signers });
+  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, change, signers });
   if (result.status === 'signatures-missing') throw signaturesMissing(network.channelName, result, 'Nothing was submitted: create a signing proposal (POST /nodesharing/proposals) to collect them.');
   return result;
 }

@@ -290,7 +290,7 @@ export async function submitProposal(input: CommandInput, proposalId: string) {
     throw new ConflictError(`Proposal ${proposalId} is stale: it was prepared against config sequence ${p.prepared.sequence} of channel ${network.channelName}, which is now at ${evaluation.sequence}. Nothing was submitted: propose the change again.`, { preparedSequence: p.prepared.sequence, currentSequence: evaluation.sequence }, 'PROPOSAL_STALE');
   }
   if (evaluation.requirement.unmet.length) throw signaturesMissing(network.channelName, evaluation.requirement, `Collected: ${signedBy.join(', ') || 'none'}. Nothing was submitted.`);
-  const r = await d.submitConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, updateBytes, signatures, submitter: orderer.signer });
+  const r = await d.submitConfigUpdate({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, updateBytes, signatures, submitter: orderer.signer });
   const result = { sequence: r.sequence, blockNumber: r.blockNumber, signedBy };
   if (p.prepared) await recordSubmitted(input, network, p.prepared.record, result, { proposalId });
   else await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: [{ kind: 'proposal', proposalId }] }, configSequence: r.sequence, blockNumber: r.blockNumber, signedBy, at: deps.clock().toISOString() });

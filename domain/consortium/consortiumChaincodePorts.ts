@@ -68,10 +68,10 @@ export interface ConsortiumChaincodes {
   install(peer: PeerAccess, packageBytes: Uint8Array, packageId: string): Promise<{ packageId: string; alreadyInstalled: boolean }>;
   committedDefinition(peer: PeerAccess, channelName: string, name: string): Promise<{ sequence: number; version: string; approvals: Record<string, boolean> } | null>;
   commitReadiness(peer: PeerAccess, channelName: string, definition: ChaincodeDefinition): Promise<Record<string, boolean>>;
-  approveForMyOrg(request: PeerAccess & { orderer: Endpoint; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx>;
-  commitDefinition(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx>;
+  approveForMyOrg(request: PeerAccess & { orderer: Endpoint; consenters?: Endpoint[]; channelName: string; definition: ChaincodeDefinition; packageId: string }): Promise<CommittedTx>;
+  commitDefinition(request: { endorsers: PeerAccess[]; orderer: Endpoint; consenters?: Endpoint[]; channelName: string; definition: ChaincodeDefinition }): Promise<CommittedTx>;
   /** The Init transaction (is_init) of an initRequired definition, endorsed by each peer given; null when that version was initialized already. */
-  initialize(request: { endorsers: PeerAccess[]; orderer: Endpoint; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null>;
+  initialize(request: { endorsers: PeerAccess[]; orderer: Endpoint; consenters?: Endpoint[]; channelName: string; chaincodeName: string; fn: string | null; args: string[] }): Promise<CommittedTx | null>;
   submit(request: InvokeRequest): Promise<InvokeResult>;
   evaluate(request: InvokeRequest): Promise<InvokeResult>;
   servers: ChaincodeServerRuntime;

@@ -264,6 +264,8 @@ export interface ConsortiumChannels {
   /** Computes, signs (with the signers the modification policy needs), submits and waits for the new config. */
   updateChannelConfig(request: {
     orderer: Endpoint;
+    /** A BFT channel's running consenters: the update goes to each of them (with `orderer`) until a quorum accepted it. */
+    consenters?: Endpoint[];
     channelName: string;
     /** Several changes go into one config transaction (e.g. SPEC's body with organizations and policies). */
     change: ChannelConfigChange | ChannelConfigChange[];
@@ -277,7 +279,7 @@ export interface ConsortiumChannels {
   signConfigUpdate?(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature>;
   /** The channel and the config paths the update writes (what a signer is asked to approve). */
   describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string; changes: string[] };
-  submitConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
+  submitConfigUpdate?(request: { orderer: Endpoint; consenters?: Endpoint[]; channelName: string; updateBytes: Uint8Array; signatures: DetachedConfigSignature[]; submitter: FabricSigner; timeoutMs?: number }): Promise<{ sequence: number; blockNumber: number }>;
   /** The channel's current sequence and the update's policies evaluated against its current config with those organizations' signatures. */
   evaluateConfigUpdate?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signedBy: string[]; reader: FabricSigner }): Promise<{ sequence: number; requirement: SignatureRequirement }>;
   /** A signature made elsewhere verified against the channel's MSPs: the signer's organization, or a ValidationError naming why it is refused. */
