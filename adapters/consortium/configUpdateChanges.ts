@@ -11,6 +11,7 @@
 //   withConsenterCertificate(config, consenter, identity?)   replaces one's TLS certificates (same host:port; BFT: identity too)
 //     (BFT: the ConsenterMapping changes and BlockValidation is recomputed in the same update)
 //   withSmartBftOptions(config, options)      sets a BFT channel's SmartBFT options (others kept)
+//   withRaftOptions(config, options)          sets an etcdraft channel's options (others and the consenters kept)
 //   withMspUpdate(config, mspId, update)      adds CAs to an org's MSP (wherever defined), sets its admins
 //   withOrdererEndpoints(config, mspId, endpoints)  sets an orderer organization's Endpoints
 //   withoutOrdererOrganization(config, mspId) removes an orderer organization
@@ -21,9 +22,10 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange, MspUpdate } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { CAPABILITY_LEVELS, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { bftQuorum } from '../../domain/consortium/consortiumDefaults.ts';
 import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts';
+import { raftOptionIssues } from '../../domain/consortium/raftOptions.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
 import { bftBlockValidationPolicy, configPolicy } from './channelConfigPolicies.ts';
@@ -263,6 +265,31 @@ export function withSmartBftOptions(config: common.Config, options: Partial<Smar
   return desired;
 }
 
+/** An etcdraft channel's options: those given set, the others and the consenters kept; refused (naming the field) when the result is not what Fabric accepts. */
+export function withRaftOptions(config: common.Config, options: Partial<RaftOptions>): common.Config {
+  const desired = cloneConfig(config);
+  const { values, value, consensus } = consensusOf(desired);
+  if (consensus.getType() !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus.getType()}: raftOptions are the options of an etcdraft channel.`, [{ field: 'raftOptions', message: `not an etcdraft channel: ${consensus.getType()}` }]);
+  const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8());
+  const current = metadata.getOptions() ?? new orderer.etcdraft.Options();
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  const next: RaftOptions = {
+    tickInterval: current.getTickInterval(), electionTick: current.getElectionTick(), heartbeatTick: current.getHeartbeatTick(),
+    maxInflightBlocks: current.getMaxInflightBlocks(), snapshotIntervalSize: current.getSnapshotIntervalSize(), ...given,
+  };
+  const issues = raftOptionIssues(next);
+  if (issues.length) throw new ValidationError(`Invalid etcdraft options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
+  current.setTickInterval(next.tickInterval);
+  current.setElectionTick(next.electionTick);
+  current.setHeartbeatTick(next.heartbeatTick);
+  current.setMaxInflightBlocks(next.maxInflightBlocks);
+  current.setSnapshotIntervalSize(next.snapshotIntervalSize);
+  metadata.setOptions(current);
+  consensus.setMetadata(metadata.serializeBinary());
+  values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
+  return desired;
+}
+
 const samePem = (a: Uint8Array | string, b: string) => Buffer.from(typeof a === 'string' ? a : Buffer.from(a).toString('utf8')).toString().replace(/\s+/g, '') === b.replace(/\s+/g, '');
 
 /**
@@ -374,6 +401,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withConsenterCertificate(config, change.consenter, change.identityCertPem);
     case 'smartBftOptions':
       return withSmartBftOptions(config, change.options);
+    case 'raftOptions':
+      return withRaftOptions(config, change.options);
     case 'capabilities':
       return withCapabilities(config, change.capabilities);
     case 'mspUpdate':

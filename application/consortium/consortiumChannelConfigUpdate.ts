@@ -1,7 +1,7 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing one is
 // removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings, a BFT
-// channel's SmartBFT options and the capabilities of the channel, orderer and application levels set, in one config update
+// channel's SmartBFT options, an etcdraft channel's raft options and the capabilities of the channel, orderer and application levels set, in one config update
 // transaction signed by the admins this service holds, recorded with RecordConfigUpdate when the
 // config changed. Capabilities are checked first (domain/consortium/capabilityRules.ts): never
 // lowered (400), channel V3_0 only once every node of the channel runs Fabric 3.x (409 naming
@@ -9,7 +9,7 @@
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
@@ -32,6 +32,8 @@ export interface ChannelConfigRequest {
   capabilities?: ChannelCapabilities;
   /** A smartbft channel's SmartBFT options; those not given are kept, the result checked as at creation. */
   smartBftOptions?: Partial<SmartBftOptions>;
+  /** An etcdraft channel's options (etcdraft.Options); those not given are kept, the result checked as Fabric does. */
+  raftOptions?: Partial<RaftOptions>;
 }
 
 /** The capabilities each level of the channel's current config has (configtxlator's JSON). */
@@ -66,8 +68,10 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
   const batchGiven = req.batch && Object.values(req.batch).some((v) => v !== undefined);
   const capabilitiesGiven = req.capabilities && Object.values(req.capabilities).some((v) => v !== undefined);
   const bftGiven = req.smartBftOptions && Object.values(req.smartBftOptions).some((v) => v !== undefined);
-  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven && !bftGiven) throw new ValidationError('Give organizations, policies, batch settings, capabilities or SmartBFT options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const raftGiven = req.raftOptions && Object.values(req.raftOptions).some((v) => v !== undefined);
+  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven && !bftGiven && !raftGiven) throw new ValidationError('Give organizations, policies, batch settings, capabilities, SmartBFT or raft options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
   if (bftGiven && network.consensus !== 'smartbft') throw new ValidationError(`smartBftOptions are the options of a smartbft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'smartBftOptions', message: 'only on a smartbft channel' }]);
+  if (raftGiven && network.consensus === 'smartbft') throw new ValidationError(`raftOptions are the options of an etcdraft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'raftOptions', message: 'only on an etcdraft channel' }]);
   if (capabilitiesGiven) await checkCapabilities(deps, network, req.capabilities!);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
@@ -88,6 +92,7 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
   if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });
+  if (raftGiven) changes.push({ change: { kind: 'raftOptions', options: req.raftOptions! }, record: { kind: 'raftOptions', options: req.raftOptions } });
   // One config transaction for the whole request: one set of signatures, one new config.
   return { network, changes: changes.map((c) => c.change), record: { changes: changes.map((c) => c.record) } };
 }

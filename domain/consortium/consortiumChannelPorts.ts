@@ -3,7 +3,7 @@
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
 import type { ChannelCapabilities } from './capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, SmartBftOptions, TlsClientIdentity } from './consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, RaftOptions, SmartBftOptions, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
 export class FabricNodeUnreachableError extends AppError {
@@ -101,6 +101,8 @@ export type ChannelConfigChange =
   | { kind: 'replaceConsenterCertificate'; consenter: RaftConsenter; identityCertPem?: string }
   /** A BFT channel's SmartBFT options (the ConsensusType metadata): those given set, the others kept; checked as at creation. */
   | { kind: 'smartBftOptions'; options: Partial<SmartBftOptions> }
+  /** An etcdraft channel's options (etcdraft.Options in the ConsensusType metadata): those given set, the others and the consenters kept; checked as Fabric does. */
+  | { kind: 'raftOptions'; options: Partial<RaftOptions> }
   /** The Capabilities of /Channel, /Channel/Orderer and /Channel/Application, per level asked (capabilityRules.ts checks them first). */
   | { kind: 'capabilities'; capabilities: ChannelCapabilities }
   /** An organization's MSP: CA certificates added, explicit admins set (wherever the channel defines the organization). */

@@ -154,6 +154,20 @@ export interface SmartBftOptions {
   speedUpViewChange: boolean;
 }
 
+/** An etcdraft channel's options (etcdraft.Options in the ConsensusType metadata, next to the consenters). */
+export interface RaftOptions {
+  /** A Go duration, e.g. 500ms: the time between two raft ticks. */
+  tickInterval: string;
+  /** Ticks without a leader's heartbeat before a follower campaigns (above heartbeatTick). */
+  electionTick: number;
+  /** Ticks between a leader's heartbeats. */
+  heartbeatTick: number;
+  /** Blocks in flight to followers, at most. */
+  maxInflightBlocks: number;
+  /** Bytes of blocks between two raft snapshots. */
+  snapshotIntervalSize: number;
+}
+
 export interface ChannelBatchSettings {
   batchTimeout: string; // "2s"
   maxMessageCount: number; // 500

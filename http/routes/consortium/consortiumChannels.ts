@@ -45,6 +45,13 @@ const ConfigUpdateBody = Type.Object({
     application: Type.Optional(Type.Union(CAPABILITY_ORDER.application.map((c) => Type.Literal(c)), { description: 'the /Channel/Application capability' })),
   }, { additionalProperties: false, description: 'capabilities per level (Fabric\'s names); those not given are kept; never lowered (400 CAPABILITY_LOWERING)' })),
   smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'a smartbft channel\'s SmartBFT options (the ConsensusType metadata, signed for by the orderer organizations\' admins): those given set, the others kept; checked as at creation (docs/consortium.md)' })),
+  raftOptions: Type.Optional(Type.Object({
+    tickInterval: Type.Optional(Type.String({ maxLength: 20, description: 'a Go duration above zero, e.g. 500ms (created with 500ms)' })),
+    electionTick: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: 'above heartbeatTick (created with 10)' })),
+    heartbeatTick: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: 'created with 1' })),
+    maxInflightBlocks: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: 'created with 5' })),
+    snapshotIntervalSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 4_294_967_295, description: 'bytes between raft snapshots (created with 16777216)' })),
+  }, { additionalProperties: false, description: 'an etcdraft channel\'s options (etcdraft.Options in the ConsensusType metadata, signed for by the orderer organizations\' admins): those given set, the others and the consenters kept; checked as Fabric 2.5 does (docs/consortium.md); a 400 on a smartbft channel' })),
 }, { additionalProperties: false });
 const ConfigView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), block_number: Type.Integer(), sequence: Type.Integer(),
@@ -243,11 +250,11 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings, the capabilities or a BFT channel\'s SmartBFT options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings, the capabilities, a BFT channel\'s SmartBFT options or an etcdraft channel\'s raft options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: ConfigUpdateBody, query: DryRunQuery,
     responses: {
       200: { description: 'the config update (one transaction for everything asked) and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
-      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid' },
+      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero)' },
       404: { description: 'no such network or channel' },
       409: { description: `${signaturesMissing409}; channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them)` },
     },

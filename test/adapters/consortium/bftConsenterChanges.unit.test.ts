@@ -156,6 +156,8 @@ t('SmartBFT options: the given set, the others and leader rotation kept, the dif
   bad({ requestBatchMaxInterval: 'soon' }, 'smartBftOptions.requestBatchMaxInterval');
   bad({ requestPoolSize: 0 }, 'smartBftOptions.requestPoolSize');
   assert.throws(() => applyChange(ctx.raft, change), (e: unknown) => e instanceof ValidationError && /etcdraft/.test((e as Error).message));
+  // and a BFT channel refuses raft options
+  assert.throws(() => applyChange(ctx.config, { kind: 'raftOptions', options: { maxInflightBlocks: 7 } }), (e: unknown) => e instanceof ValidationError && JSON.stringify(e.details).includes('"raftOptions"'));
 });
 
 t.run();

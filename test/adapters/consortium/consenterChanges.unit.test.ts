@@ -3,7 +3,8 @@
 // place; the config diff names exactly what changed; the update's write set is the Orderer group's
 // ConsensusType (and the organization's Endpoints). The channel's check of a new consenter's TLS
 // certificate (application/consortium/consortiumConsenters.ts) accepts one of an orderer
-// organization's TLS CA and refuses one of another CA.
+// organization's TLS CA and refuses one of another CA. Raft options (PUT .../config raftOptions):
+// those given set, the rest and the consenters kept; what Fabric 2.5 refuses is a 400 naming the field.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { common, orderer } from '@hyperledger/fabric-protos';
@@ -14,6 +15,7 @@ import { planConfigUpdate } from '../../../adapters/consortium/configUpdate.ts';
 import { certificateProblem } from '../../../application/consortium/consortiumConsenters.ts';
 import { testOrganization, type TestOrganization } from '../../helpers/fabric.ts';
 import { genesisInput } from './channelTestInput.ts';
+import { ValidationError } from '../../../domain/shared/errors.ts';
 
 interface Ctx { org1: TestOrganization; org2: TestOrganization; config: common.Config; block: Uint8Array }
 const t = suite<Ctx>('etcdraft consenter changes and their config diff', {} as Ctx);
@@ -91,6 +93,33 @@ t('certificate check: an orderer organization\'s TLS CA verifies; another CA\'s 
   assert.match(problem ?? '', /org9/);
   assert.match(certificateProblem('not a pem', json, now) ?? '', /not an X.509 certificate/);
   assert.match(certificateProblem((await ctx.org1.issue('orderer7.org1.example.com', 'orderer')).tls.certPem, json, new Date(Date.now() + 50 * 365 * 86400_000)) ?? '', /not valid now/);
+});
+
+t('raft options: the given set, the others and the consenters kept, the diff names each; invalid ones are a 400 naming the field', (ctx) => {
+  const raftOptions = (config: common.Config) => {
+    const v = config.getChannelGroup()!.getGroupsMap().get('Orderer')!.getValuesMap().get('ConsensusType')!;
+    return orderer.etcdraft.ConfigMetadata.deserializeBinary(orderer.ConsensusType.deserializeBinary(v.getValue_asU8()).getMetadata_asU8()).getOptions()!.toObject();
+  };
+  const change = { kind: 'raftOptions' as const, options: { snapshotIntervalSize: 8 * 1024 * 1024, maxInflightBlocks: 7, tickInterval: undefined } };
+  const after = applyChange(ctx.config, change);
+  assert.equal(raftOptions(after), { tickInterval: '500ms', electionTick: 10, heartbeatTick: 1, maxInflightBlocks: 7, snapshotIntervalSize: 8 * 1024 * 1024 });
+  assert.equal(consenters(after).list, consenters(ctx.config).list);
+  const plan = planConfigUpdate(ctx.config, 'mychannel', change, ['Org1MSP', 'Org2MSP']);
+  assert.ok(plan.update);
+  assert.equal(plan.diff.map((d) => [d.path, d.before, d.after]), [
+    ['channel_group.groups.Orderer.values.ConsensusType.value.metadata.options.max_inflight_blocks', 5, 7],
+    ['channel_group.groups.Orderer.values.ConsensusType.value.metadata.options.snapshot_interval_size', 16 * 1024 * 1024, 8 * 1024 * 1024],
+  ]);
+  const bad = (options: Record<string, unknown>, field: string) =>
+    assert.throws(() => applyChange(ctx.config, { kind: 'raftOptions', options }), (e: unknown) => e instanceof ValidationError && e.details?.length === 1 && e.details[0].field === field);
+  bad({ heartbeatTick: 10 }, 'raftOptions.electionTick'); // electionTick (10) must be above it
+  bad({ electionTick: 1 }, 'raftOptions.electionTick');
+  bad({ maxInflightBlocks: 0 }, 'raftOptions.maxInflightBlocks');
+  bad({ snapshotIntervalSize: 2 ** 32 }, 'raftOptions.snapshotIntervalSize');
+  bad({ heartbeatTick: 1.5 }, 'raftOptions.heartbeatTick');
+  bad({ tickInterval: '0s' }, 'raftOptions.tickInterval');
+  bad({ tickInterval: '-500ms' }, 'raftOptions.tickInterval');
+  bad({ tickInterval: 'soon' }, 'raftOptions.tickInterval');
 });
 
 t.run();

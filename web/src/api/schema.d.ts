@@ -1325,7 +1325,7 @@ export interface paths {
          */
         get: operations["getNetworksNetworkIdChannelsChannelNameConfig"];
         /**
-         * Add organizations to the channel, change its application policies, the orderer's batch settings, the capabilities or a BFT channel's SmartBFT options (signatures collected from the admins this service holds); dry_run answers the diff only
+         * Add organizations to the channel, change its application policies, the orderer's batch settings, the capabilities, a BFT channel's SmartBFT options or an etcdraft channel's raft options (signatures collected from the admins this service holds); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksNetworkIdChannelsChannelNameConfig"];
@@ -11764,6 +11764,19 @@ export interface operations {
                             type: "ImplicitMeta" | "Signature";
                         };
                     };
+                    /** @description an etcdraft channel's options (etcdraft.Options in the ConsensusType metadata, signed for by the orderer organizations' admins): those given set, the others and the consenters kept; checked as Fabric 2.5 does (docs/consortium.md); a 400 on a smartbft channel */
+                    raftOptions?: {
+                        /** @description above heartbeatTick (created with 10) */
+                        electionTick?: number;
+                        /** @description created with 1 */
+                        heartbeatTick?: number;
+                        /** @description created with 5 */
+                        maxInflightBlocks?: number;
+                        /** @description bytes between raft snapshots (created with 16777216) */
+                        snapshotIntervalSize?: number;
+                        /** @description a Go duration above zero, e.g. 500ms (created with 500ms) */
+                        tickInterval?: string;
+                    };
                     /** @description a smartbft channel's SmartBFT options (the ConsensusType metadata, signed for by the orderer organizations' admins): those given set, the others kept; checked as at creation (docs/consortium.md) */
                     smartBftOptions?: {
                         /** @description default 1s */
@@ -11848,7 +11861,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid */
+            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero) */
             400: {
                 headers: {
                     [name: string]: unknown;
