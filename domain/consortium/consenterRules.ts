@@ -6,9 +6,18 @@
 //                               ceil((n+f+1)/2) with f = floor((n-1)/3) (Fabric 3.1 does not
 //                               require n >= 4 after a change, only that blocks keep a quorum of
 //                               signers). A certificate rotation counts the rotated consenter as
-//                               down while it restarts, and, as Fabric, does not refuse where the
-//                               set cannot lose any consenter anyway (quorum = n: raft n <= 2,
-//                               BFT n <= 2)
+//                               down while it restarts; where the set cannot lose any consenter
+//                               (quorum = n: raft n <= 2, BFT n <= 2) every one of them must run
+//   consenter-rotation          raft: a certificate rotation needs another running consenter.
+//                               Fabric 2.5's etcdraft leader, given a config update that rotates
+//                               its own certificate (chain.go checkForEvictionNCertRotation),
+//                               first hands leadership to a recently active follower
+//                               (node.go abdicateLeadership); with none it retries 5 times
+//                               (AbdicationMaxAttempts) and drops the update after Broadcast
+//                               already answered SUCCESS: the channel never serves the new
+//                               config. The sole consenter is always the leader, so it can never
+//                               rotate; of a pair, the other must run. (The leader is not known
+//                               here, so any rotated consenter counts as the leader.)
 //   last-consenter              a channel keeps at least one consenter
 //   consenter-certificate       an added (or replacing) TLS certificate is issued by a TLS CA of
 //                               one of the channel's orderer organizations, and valid now (BFT:
@@ -77,7 +86,25 @@ export function assertConsenterChange(current: ConsenterSlot[], change: Consente
     }
     case 'replaceCertificate': {
       const others = running(current.filter((c) => !same(c, change)));
-      if (q(current.length) < current.length && others < q(current.length)) quorumLost(current.length, others, `rotating the certificate of ${name(change)} (it restarts meanwhile)`, consensus);
+      if (consensus === 'etcdraft' && others === 0) {
+        const what = current.length === 1
+          ? `${name(change)} is the channel's only consenter`
+          : `no other consenter of the ${current.length} runs (${current.filter((c) => !same(c, change)).map(name).join(', ')} stopped)`;
+        const instead = current.length === 1
+          ? 'Add a second consenter first (POST .../consenters with a running orderer, and wait for it to become a consenter), then replace the certificate (and remove the second one afterwards if it is not wanted).'
+          : `Start ${current.length === 2 ? 'the other consenter' : 'the stopped consenters'} first, then replace the certificate.`;
+        throw new ConflictError(
+          `Rule consenter-rotation: ${what}. Fabric's raft leader hands leadership to another running consenter before it orders a rotation of its own certificate; with none it drops the update (after the orderer accepted it) and the channel never serves the new config. ${instead} Nothing was submitted.`,
+          { rule: 'consenter-rotation', consenters: current.length, runningOthers: others },
+          'CONSENTER_ROTATION',
+        );
+      }
+      if (q(current.length) < current.length) {
+        if (others < q(current.length)) quorumLost(current.length, others, `rotating the certificate of ${name(change)} (it restarts meanwhile)`, consensus);
+      } else if (running(current) < current.length) {
+        // A set that needs every consenter (raft or BFT n <= 2) orders nothing while one is stopped.
+        quorumLost(current.length, running(current), `rotating the certificate of ${name(change)}`, consensus);
+      }
       return;
     }
   }

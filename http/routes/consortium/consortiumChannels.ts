@@ -106,7 +106,7 @@ const ConsentersView = Type.Object({
 const consenterRefusals = {
   400: { description: 'rule consenter-certificate: the channel cannot verify the orderer\'s TLS certificate (BFT: or identity certificate); not an orderer of the network; not an etcdraft or BFT channel; BFT: an orderer below Fabric 3.0' },
   404: { description: 'no such network, channel, orderer or consenter' },
-  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running' },
+  409: { description: 'rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), consenter-rotation (raft: a certificate rotation needs another running consenter; the only consenter never rotates), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running' },
 };
 
 async function configView(input: Input, network: ConsortiumNetworkRow) {

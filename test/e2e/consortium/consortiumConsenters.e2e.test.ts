@@ -5,7 +5,9 @@
 // running consenter while the other is stopped is refused naming rule consenter-quorum; the first
 // orderer's TLS certificate renewed leaves the channel holding the old one until the consenter's
 // certificate is replaced; the first orderer leaves the channel (removed from the consenters first,
-// then through its channel participation API), the last consenter may not. The channel commits a new config block (an
+// then through its channel participation API), the last consenter may not; the last consenter's
+// renewed certificate may not be put in place either (rule consenter-rotation: Fabric's raft leader
+// drops a rotation of its own certificate when no follower can take over). The channel commits a new config block (an
 // anchor peer update, from a peer's view) after each change.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -161,6 +163,26 @@ t('orderer0 leaves the channel: removed from the consenters first, then the chan
   const audit = (await api('GET', '/audit-logs?action=NETWORK_UPDATE&limit=100')).json.items as Array<{ details: { event?: string; nodeId?: number } | null }>;
   assert.equal(audit.filter((e) => e.details?.event === 'node.left').map((e) => e.details!.nodeId), [setup.orderer.id]);
   assert.equal((await auditedChanges()).map((x) => x.kind).filter((k) => k.endsWith('Consenter') || k.endsWith('Certificate')).sort(), ['addConsenter', 'removeConsenter', 'replaceConsenterCertificate']);
+});
+
+t('the only consenter\'s renewed certificate: replacing it is refused naming rule consenter-rotation (dry run too); nothing submitted, the channel still orders', async () => {
+  const renewed = await api('POST', `/nodes/${orderer1.id}/certificates/renew`);
+  assert.is(renewed.status, 200, renewed.text);
+  await until('orderer1 running again', async () => ((await api('GET', `/nodes/${orderer1.id}`)).json?.status === 'running' ? true : null), 60_000, 1000);
+  const before = await consenters();
+  assert.equal(before.consenters.map((c) => [c.node_id, c.certificate_current]), [[orderer1.id, false]]);
+  for (const path of [`${base}/consenters/${orderer1.id}/certificate?dry_run=true`, `${base}/consenters/${orderer1.id}/certificate`]) {
+    const r = await api('PUT', path);
+    assert.is(r.status, 409, r.text);
+    assert.is(r.json.code, 'CONSENTER_ROTATION', r.text);
+    assert.match(r.json.message, /^Rule consenter-rotation: 127\.0\.0\.1:\d+ is the channel's only consenter\./);
+    assert.match(r.json.message, 'Add a second consenter first');
+  }
+  const after = await consenters();
+  assert.is(after.sequence, before.sequence, 'nothing submitted');
+  assert.equal(after.consenters.map((c) => [c.node_id, c.certificate_current]), [[orderer1.id, false]]);
+  assert.equal((await auditedChanges()).filter((x) => x.kind === 'replaceConsenterCertificate').map((x) => x.nodeId), [setup.orderer.id], 'no rotation of orderer1 recorded');
+  await commits('after the refused rotation');
 });
 
 t.run();

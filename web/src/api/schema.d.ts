@@ -13547,7 +13547,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), consenter-rotation (raft: a certificate rotation needs another running consenter; the only consenter never rotates), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13659,7 +13659,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), consenter-rotation (raft: a certificate rotation needs another running consenter; the only consenter never rotates), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -13771,7 +13771,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), consenter-rotation (raft: a certificate rotation needs another running consenter; the only consenter never rotates), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
