@@ -41,8 +41,13 @@ export function nodeLifecycleSaga(store: EventStore, operationsFor: NodeOperatio
           try {
             // A restart, or a start asked before a stop was carried out (or after a failure): the
             // process still running would hold its ports, and a second one fail beside it.
-            if (e.data.restart || e.data.stopFirst) await ops.stop().catch(() => {});
-            const started = await ops.start();
+            // An engine that restarts in place (a cluster rolling the pod) is never stopped first.
+            let started;
+            if (e.data.restart && ops.restart) started = await ops.restart();
+            else {
+              if (e.data.restart || e.data.stopFirst) await ops.stop().catch(() => {});
+              started = await ops.start();
+            }
             await record(e, ctx, { type: 'RecordNodeStarted', nodeId, ...started, at: at() });
           } catch (err) {
             const failure = err instanceof NodeStartFailedError ? err.failure : 'exited';
@@ -58,7 +63,7 @@ export function nodeLifecycleSaga(store: EventStore, operationsFor: NodeOperatio
           await record(e, ctx, { type: 'RecordNodeStopped', nodeId, at: at() });
           return;
         case 'NodeDeleted':
-          await ops.remove();
+          await ops.remove({ deleteVolume: e.data.volume === 'deleted' });
           return;
       }
     },

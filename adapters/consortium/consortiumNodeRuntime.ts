@@ -157,41 +157,50 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     }
   }
 
-  return {
+  /** Starts the node; `restarting`: it runs, and its engine restarts it in place (NodeEngine.restart). */
+  async function startOn(t: ConsortiumNodeTarget, material: ConsortiumNodeMaterial, restarting: boolean) {
+    const nodeKey = keyOf(t);
+    const displayName = fabricDisplayName(t);
+    if (t.node.mspId !== t.organization.mspId || material.organization.mspId !== t.organization.mspId) {
+      throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: the MSP ids of the node (${t.node.mspId}), its organization (${t.organization.mspId}) and its certificates (${material.organization.mspId}) differ.`, { nodeKey });
+    }
+    assertNodeConfig(t, displayName);
+    try {
+      checkNodeMaterial(material, nodeTlsHosts(t.node.config));
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: ${err.message}`, { nodeKey, issues: err.details });
+    }
+    const engine = await engineFor(t);
+    const current = await engine.status(nodeKey);
+    // Checked before writing: a running node's files are not rewritten under it.
+    if (current.state === 'running' && !restarting) throw new NodeStartFailedError('already-running', `${displayName} is already running.`, { nodeKey });
+    const spec = await launchSpec(t, material);
+    const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
+    if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${displayName}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey, ports: busy });
+    await engine.prepare(spec);
+    let started;
+    try {
+      started = restarting ? await engine.restart!(spec) : await engine.start(spec);
+    } catch (err) {
+      throw await withFabricReason(err, engine, nodeKey, displayName);
+    }
+    return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+  }
+
+  const runtime: ConsortiumNodeRuntime = {
     available,
     async releases() {
       return (await fabricReleases(env)).releases.map((r) => ({ version: r.version, binDir: r.binDir }));
     },
     portsInUse,
-    async start(t, material) {
-      const nodeKey = keyOf(t);
-      const displayName = fabricDisplayName(t);
-      if (t.node.mspId !== t.organization.mspId || material.organization.mspId !== t.organization.mspId) {
-        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: the MSP ids of the node (${t.node.mspId}), its organization (${t.organization.mspId}) and its certificates (${material.organization.mspId}) differ.`, { nodeKey });
-      }
-      assertNodeConfig(t, displayName);
-      try {
-        checkNodeMaterial(material, nodeTlsHosts(t.node.config));
-      } catch (err) {
-        if (!(err instanceof ValidationError)) throw err;
-        throw new NodeStartFailedError('invalid-spec', `Cannot start ${displayName}: ${err.message}`, { nodeKey, issues: err.details });
-      }
+    async restart(t, material) {
+      // An engine that restarts in place rolls the running node; the others are stopped, then started.
       const engine = await engineFor(t);
-      const current = await engine.status(nodeKey);
-      // Checked before writing: a running node's files are not rewritten under it.
-      if (current.state === 'running') throw new NodeStartFailedError('already-running', `${displayName} is already running.`, { nodeKey });
-      const spec = await launchSpec(t, material);
-      const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
-      if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${displayName}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey, ports: busy });
-      await engine.prepare(spec);
-      let started;
-      try {
-        started = await engine.start(spec);
-      } catch (err) {
-        throw await withFabricReason(err, engine, nodeKey, displayName);
-      }
-      return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+      if (!engine.restart) await engine.stop(keyOf(t)).catch(() => undefined);
+      return startOn(t, material, !!engine.restart);
     },
+    start: (t, material) => startOn(t, material, false),
     ...placedNodeCalls(engineFor, keyOf),
     async unjoinPeer(t, channelName) {
       const displayName = fabricDisplayName(t);
@@ -251,4 +260,5 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       return (await engineFor(t)).followLogs(keyOf(t), onLine, { tail });
     },
   };
+  return runtime;
 }

@@ -20,9 +20,8 @@ export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir:
       engine = opts.directory.connection(hostId).then((c) => {
         if (!c) return null;
         if (c.kind !== 'kubernetes') return createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } });
-        const cluster = createKubernetesEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, cluster: clusterConnectionOf(c) });
-        // Deleting a node deletes its files (NodeEngine.remove): on a cluster, its claim too.
-        return { ...cluster, remove: (nodeKey: string, o?: { timeoutMs?: number; deleteVolume?: boolean }) => cluster.remove(nodeKey, { deleteVolume: true, ...o }) };
+        // Deleting a node keeps its claim unless the operator asks (DELETE /nodes/{id}?deleteVolume=true).
+        return createKubernetesEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, cluster: clusterConnectionOf(c) });
       });
       // A host not (yet) registered is asked again next time.
       engine.then((e) => e ?? engines.delete(hostId), () => engines.delete(hostId));

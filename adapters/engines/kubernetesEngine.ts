@@ -74,8 +74,6 @@ export interface KubernetesEngineOptions {
 }
 
 export interface KubernetesNodeEngine extends NodeEngine {
-  /** Stop and delete what the engine made for the node; its volume (claim) only when `deleteVolume`. */
-  remove(nodeKey: string, opts?: { timeoutMs?: number; deleteVolume?: boolean }): Promise<void>;
   /** Deletes the node's pod: the StatefulSet makes it again (a rolling restart of one replica). */
   restartPod(nodeKey: string): Promise<void>;
   /** The names of the objects the engine makes for `nodeKey`. */
@@ -390,6 +388,13 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       if (existing && (existing.spec?.replicas ?? 0) > 0 && isReady(await podOf(spec.nodeKey))) {
         throw new NodeStartFailedError('already-running', `${spec.displayName} is already running (pod ${n.statefulSet}-0 on cluster ${c.name}).`, { nodeKey: spec.nodeKey });
       }
+      if (!existing) {
+        // A claim without its StatefulSet was kept by a delete (DELETE /nodes/{id} without
+        // deleteVolume): node ids are never reused within a deployment, so it is another
+        // deployment's (same prefix and namespace), and its ledger is never silently taken over.
+        const kept = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+        if (kept) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
+      }
       firstStart = !existing;
       return await makeAndAwait(spec, image, existing, made);
     } catch (err) {
@@ -483,6 +488,37 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }
   }
 
+  /**
+   * A rolling restart, as `kubectl rollout restart` does: the pod template gets the annotation
+   * lnm/restartedAt (a new template revision, with the spec's files written afresh), and the
+   * StatefulSet controller replaces the pod; returns once a new pod (another UID) is Ready and
+   * answers. The replicas stay 1 throughout; a node that is not running is started instead.
+   */
+  async function restartNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    assertLaunchSpec(spec, 'docker');
+    const sts = await ownStatefulSet(spec.nodeKey);
+    if (!sts || (sts.spec?.replicas ?? 0) === 0) return startNode(spec);
+    const before = (await podOf(spec.nodeKey))?.metadata?.uid;
+    try {
+      const files = fileObjects(spec);
+      await put('secret', files.secret);
+      await put('configMap', files.configMap);
+      const desired = statefulSetOf(spec, options.images?.[spec.docker!.image] ?? spec.docker!.image, files);
+      desired.spec!.template.metadata!.annotations = { ...desired.spec!.template.metadata!.annotations, 'lnm/restartedAt': new Date().toISOString() };
+      desired.metadata!.resourceVersion = sts.metadata?.resourceVersion;
+      await call(apps.replaceNamespacedStatefulSet({ name: names(spec.nodeKey).statefulSet, namespace: ns, body: desired }));
+      const deadline = Date.now() + readyTimeoutMs;
+      while ((await podOf(spec.nodeKey))?.metadata?.uid === before) {
+        if (Date.now() > deadline) throw new NodeStartFailedError('exited', `${spec.displayName}: its pod on cluster ${c.name} was not replaced within ${Math.round(readyTimeoutMs / 1000)} s of the rolling restart.`, { nodeKey: spec.nodeKey });
+        await sleep(500);
+      }
+      return await awaitPod(spec);
+    } catch (err) {
+      if (err instanceof NodeStartFailedError || err instanceof ValidationError) throw err;
+      throw new NodeStartFailedError(statusOf(err) === undefined ? 'engine-unavailable' : 'exited', `Cannot restart ${spec.displayName} on cluster ${c.name}: ${reasonOf(err, c.server)}.`, { nodeKey: spec.nodeKey });
+    }
+  }
+
   async function stopNode(nodeKey: string, opts: { timeoutMs?: number } = {}): Promise<void> {
     const sts = await scale(nodeKey, 0);
     if (!sts) return;
@@ -512,6 +548,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     },
     start: (spec) => serial(spec.nodeKey, () => startNode(spec)),
     stop: (nodeKey, opts = {}) => serial(nodeKey, () => stopNode(nodeKey, opts)),
+    restart: (spec) => serial(spec.nodeKey, () => restartNode(spec)),
     remove: (nodeKey, opts = {}) =>
       serial(nodeKey, async () => {
         dirOf(nodeKey);

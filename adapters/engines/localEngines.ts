@@ -46,8 +46,8 @@ export function placedNodeCalls<T>(engineFor: (t: T) => Promise<NodeEngine>, key
     async stop(t: T): Promise<void> {
       await (await engineFor(t)).stop(keyOf(t));
     },
-    async remove(t: T): Promise<void> {
-      await (await engineFor(t)).remove(keyOf(t));
+    async remove(t: T, opts?: { deleteVolume?: boolean }): Promise<void> {
+      await (await engineFor(t)).remove(keyOf(t), opts);
     },
     async status(t: T): Promise<NodeStatus> {
       return (await engineFor(t)).status(keyOf(t));

@@ -137,7 +137,48 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
     return { spec, bootstrap: () => bootstrapAnvilState(anvil) };
   }
 
-  return {
+  /** Starts the node; `restarting`: it runs, and its engine restarts it in place (NodeEngine.restart). */
+  async function startOn(t: EvmNodeTarget, restarting: boolean) {
+    const engine = await engineFor(t);
+    const { spec, bootstrap } = await launchSpec(t);
+    // A node on a host has its ports there: the host's engine starts it or says why not.
+    const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
+    if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${busy.join(', ')} is already in use.`, { nodeKey: spec.nodeKey, ports: busy });
+    await engine.prepare(spec);
+    // anvil on a node host saved its chain in its volume there; the staging copy here holds block 0
+    // only and is uploaded at every start: the saved chain comes back into it first, so the
+    // bootstrap keeps it (and drops its placeholder block 0s) instead of the upload resetting it.
+    const hosted = t.node.config.hostId && engine.kind === 'docker' ? (engine as DockerNodeEngine) : null;
+    if (bootstrap && hosted && t.node.client === 'anvil') await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
+    if (bootstrap) {
+      try {
+        await bootstrap();
+      } catch (err) {
+        throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
+      }
+    }
+    if (engine.kind === 'kubernetes') {
+      // On a cluster the chain lives in the node's volume there; the genesis state built here
+      // seeds a new volume (anvilSeedArgs) and is never copied over a chain already there.
+      if (t.node.client !== 'anvil') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: only anvil nodes run on a Kubernetes cluster so far.`, { nodeKey: spec.nodeKey });
+      const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
+      spec.files.push({ path: ANVIL_SEED_FILE, content: await readFile(path.join(nodeDir, ANVIL_STATE_FILE), 'utf8') });
+      spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));
+    }
+    const started = restarting ? await engine.restart!(spec) : await engine.start(spec);
+    // Not awaited: the network's next node, this one's first peer, starts after this start returns.
+    if (gethSealsWhenPeered(t)) {
+      const key = keyOf(t);
+      const peerUrls = t.peers.filter((p) => p.nodeId !== t.node.nodeId && p.networkId === t.node.networkId).map((p) => rpcUrl({ ...t, node: p })).filter((u): u is string => !!u);
+      sealingPolls.add(key);
+      // The network's other signers (a network's start makes its nodes one by one: the first sees no other node yet).
+      const otherSigners = t.network.validators.length - 1;
+      void sealWhenPeered(rpcUrl(t)!, t.node.validatorAddress!, { peerUrls, otherSigners }).finally(() => sealingPolls.delete(key));
+    }
+    return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+  }
+
+  const runtime: EvmNodeRuntime = {
     async engineAvailable(kind) {
       return engineOf(kind).available();
     },
@@ -148,45 +189,13 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return engine === 'process' ? (await gethCommand()) !== null : imagePresent('geth');
     },
     portsInUse,
-    async start(t) {
+    async restart(t) {
+      // An engine that restarts in place rolls the running node; the others are stopped, then started.
       const engine = await engineFor(t);
-      const { spec, bootstrap } = await launchSpec(t);
-      // A node on a host has its ports there: the host's engine starts it or says why not.
-      const busy = t.node.config.hostId ? [] : await portsInUse(spec.ports);
-      if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${spec.displayName}: port ${busy.join(', ')} is already in use.`, { nodeKey: spec.nodeKey, ports: busy });
-      await engine.prepare(spec);
-      // anvil on a node host saved its chain in its volume there; the staging copy here holds block 0
-      // only and is uploaded at every start: the saved chain comes back into it first, so the
-      // bootstrap keeps it (and drops its placeholder block 0s) instead of the upload resetting it.
-      const hosted = t.node.config.hostId && engine.kind === 'docker' ? (engine as DockerNodeEngine) : null;
-      if (bootstrap && hosted && t.node.client === 'anvil') await hosted.pullNodeFile(spec.nodeKey, ANVIL_STATE_FILE);
-      if (bootstrap) {
-        try {
-          await bootstrap();
-        } catch (err) {
-          throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
-        }
-      }
-      if (engine.kind === 'kubernetes') {
-        // On a cluster the chain lives in the node's volume there; the genesis state built here
-        // seeds a new volume (anvilSeedArgs) and is never copied over a chain already there.
-        if (t.node.client !== 'anvil') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: only anvil nodes run on a Kubernetes cluster so far.`, { nodeKey: spec.nodeKey });
-        const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
-        spec.files.push({ path: ANVIL_SEED_FILE, content: await readFile(path.join(nodeDir, ANVIL_STATE_FILE), 'utf8') });
-        spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));
-      }
-      const started = await engine.start(spec);
-      // Not awaited: the network's next node, this one's first peer, starts after this start returns.
-      if (gethSealsWhenPeered(t)) {
-        const key = keyOf(t);
-        const peerUrls = t.peers.filter((p) => p.nodeId !== t.node.nodeId && p.networkId === t.node.networkId).map((p) => rpcUrl({ ...t, node: p })).filter((u): u is string => !!u);
-        sealingPolls.add(key);
-        // The network's other signers (a network's start makes its nodes one by one: the first sees no other node yet).
-        const otherSigners = t.network.validators.length - 1;
-        void sealWhenPeered(rpcUrl(t)!, t.node.validatorAddress!, { peerUrls, otherSigners }).finally(() => sealingPolls.delete(key));
-      }
-      return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
+      if (!engine.restart) await engine.stop(keyOf(t)).catch(() => undefined);
+      return startOn(t, !!engine.restart);
     },
+    start: (t) => startOn(t, false),
     ...placedNodeCalls(engineFor, keyOf),
     async live(t, timeoutMs = 2000) {
       const url = rpcUrl(t);
@@ -246,4 +255,5 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       return b?.hash ?? '';
     },
   };
+  return runtime;
 }

@@ -82,6 +82,12 @@ export async function unreachableClusterOf(deps: Pick<CommandInput['deps'], 'poo
   return host && host.kind === 'kubernetes' && !host.reachable ? host : null;
 }
 
+/** Whether the node is placed on a registered Kubernetes cluster. */
+export async function onKubernetesCluster(input: Pick<CommandInput, 'deps'>, node: { config: { hostId?: number } } | null): Promise<boolean> {
+  const hostId = node?.config.hostId;
+  return !!hostId && (await getNodeHost(input.deps.pool, hostId))?.kind === 'kubernetes';
+}
+
 /**
  * A node on a cluster that does not answer cannot be started, stopped, changed or deleted: what
  * the cluster runs is unknown until it answers again, so the operation is a 503 saying why

@@ -49,6 +49,8 @@ export interface ConsortiumNodeRuntime {
   portsInUse(ports: number[]): Promise<number[]>;
   /** Writes MSP, TLS and config into the node directory, then starts; throws NodeStartFailedError naming the reason. */
   start(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  /** Restarts the running node in place (its engine's restart, e.g. a cluster's rolling restart), else stops and starts it. */
+  restart?(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(target: ConsortiumNodeTarget): Promise<void>;
   /**
    * `peer node unjoin -c <channel>` on a stopped peer with its own config (FABRIC_CFG_PATH = its node
@@ -56,7 +58,7 @@ export interface ConsortiumNodeRuntime {
    * A docker engine peer cannot: its container is stopped, so nothing can be run inside it (ConflictError).
    */
   unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
-  remove(target: ConsortiumNodeTarget): Promise<void>;
+  remove(target: ConsortiumNodeTarget, opts?: { deleteVolume?: boolean }): Promise<void>;
   status(target: ConsortiumNodeTarget): Promise<NodeStatus>;
   /** GET /healthz on the operations port; throws with the reason when it is not OK. */
   live(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumNodeLive>;

@@ -34,8 +34,10 @@ export interface EvmNodeRuntime {
   portsInUse(ports: number[]): Promise<number[]>;
   /** Writes config and key material, then starts; throws NodeStartFailedError with the reason. */
   start(target: EvmNodeTarget): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  /** Restarts the running node in place (its engine's restart, e.g. a cluster's rolling restart), else stops and starts it. */
+  restart?(target: EvmNodeTarget): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(target: EvmNodeTarget): Promise<void>;
-  remove(target: EvmNodeTarget): Promise<void>;
+  remove(target: EvmNodeTarget, opts?: { deleteVolume?: boolean }): Promise<void>;
   status(target: EvmNodeTarget): Promise<NodeStatus>;
   /** Live figures from the node's JSON-RPC (a node without one: its P2P port); throws when it does not answer. */
   live(target: EvmNodeTarget, timeoutMs?: number): Promise<EvmNodeLive>;

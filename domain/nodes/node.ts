@@ -20,7 +20,7 @@ export type NodeEvent =
   | DomainEvent<'NodeStopRequested', { nodeId: number; name: string; at: string }>
   | DomainEvent<'NodeStopped', { nodeId: number; name: string; at: string }>
   | DomainEvent<'NodeConfigChanged', { nodeId: number; name: string; before: Named<NodeConfig>; after: Named<NodeConfig>; at: string }>
-  | DomainEvent<'NodeDeleted', { nodeId: number; name: string; networkId: number | null; platform?: NodeRecord['platform']; at: string }>
+  | DomainEvent<'NodeDeleted', { nodeId: number; name: string; networkId: number | null; platform?: NodeRecord['platform']; /** A node on a Kubernetes cluster: its claim (ledger volume) kept, or deleted as the operator asked (deleteVolume=true). */ volume?: 'kept' | 'deleted'; at: string }>
   | DomainEvent<'NodeDowntime', { nodeId: number; nodeName: string; nodeType: string; lastHealthyAt: string | null; consecutiveFailures: number; reason: string; at: string }>
   | DomainEvent<'NodeRecovered', { nodeId: number; nodeName: string; nodeType: string; downSince: string | null; at: string }>;
 
@@ -32,7 +32,7 @@ export type NodeCommand =
   | { type: 'StopNode'; nodeId: number; at: string }
   | { type: 'RecordNodeStopped'; nodeId: number; at: string }
   | { type: 'UpdateNodeConfig'; nodeId: number; name?: string; config: Partial<NodeConfig>; at: string }
-  | { type: 'DeleteNode'; nodeId: number; at: string }
+  | { type: 'DeleteNode'; nodeId: number; volume?: 'kept' | 'deleted'; at: string }
   | { type: 'RecordNodeDown'; nodeId: number; lastHealthyAt: string | null; consecutiveFailures: number; reason: string; at: string }
   | { type: 'RecordNodeRecovered'; nodeId: number; at: string };
 
@@ -134,7 +134,7 @@ export const nodeAggregate: Decider<NodeState, NodeCommand, NodeEvent> = {
       }
       case 'DeleteNode': {
         const n = existing(state, c.nodeId);
-        return [{ type: 'NodeDeleted', data: { nodeId: n.nodeId, name: n.name, networkId: n.networkId, platform: n.platform, at: c.at } }];
+        return [{ type: 'NodeDeleted', data: { nodeId: n.nodeId, name: n.name, networkId: n.networkId, platform: n.platform, ...(c.volume ? { volume: c.volume } : {}), at: c.at } }];
       }
       case 'RecordNodeDown': {
         const n = existing(state, c.nodeId);

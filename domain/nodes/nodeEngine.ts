@@ -104,6 +104,12 @@ export interface NodeEngine {
    * binary or image is missing, a port is taken, it is already running, or it exited at once.
    */
   start(spec: NodeLaunchSpec): Promise<NodeStarted>;
+  /**
+   * Restart a running node in place with this spec, returning once the new instance is up; an
+   * engine without it is stopped and started by the caller. The kubernetes engine rolls the pod
+   * of the node's StatefulSet (a new pod template revision, as `kubectl rollout restart`).
+   */
+  restart?(spec: NodeLaunchSpec): Promise<NodeStarted>;
   /** Graceful stop (SIGTERM), forced (SIGKILL) after timeoutMs. Stopping a stopped node is a no-op. */
   stop(nodeKey: string, opts?: { timeoutMs?: number }): Promise<void>;
   status(nodeKey: string): Promise<NodeStatus>;
@@ -111,8 +117,12 @@ export interface NodeEngine {
   logs(nodeKey: string, opts?: { tail?: number }): Promise<string[]>;
   /** New output lines as they come (after the last `tail` existing ones, default none). */
   followLogs(nodeKey: string, onLine: (line: string) => void, opts?: { tail?: number }): Promise<LogFollower>;
-  /** Stop it and delete everything it had: files, logs, container. */
-  remove(nodeKey: string, opts?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * Stop it and delete everything it had: files, logs, container. A volume that outlives the node
+   * apart from it (the kubernetes engine's claim) only with `deleteVolume`; the process and docker
+   * engines delete theirs always.
+   */
+  remove(nodeKey: string, opts?: { timeoutMs?: number; deleteVolume?: boolean }): Promise<void>;
 }
 
 export type NodeStartFailure = 'binary-missing' | 'image-missing' | 'port-in-use' | 'already-running' | 'exited' | 'engine-unavailable' | 'invalid-spec';

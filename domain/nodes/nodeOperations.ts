@@ -13,8 +13,11 @@ export interface NodeReading {
 export interface NodeOperations {
   /** Writes config and key material, then starts; throws NodeStartFailedError with the reason. */
   start(): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  /** Restarts the running node in place where its engine can (a cluster rolls its pod); absent: the saga stops, then starts. */
+  restart?(): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(): Promise<void>;
-  remove(): Promise<void>;
+  /** Stops it and deletes what it had; a volume kept apart from the node (a cluster's claim) only with deleteVolume. */
+  remove(opts?: { deleteVolume?: boolean }): Promise<void>;
   status(): Promise<EngineNodeStatus>;
   /** Asks the node itself (JSON-RPC, /healthz); throws with the reason when it does not answer. */
   probe(timeoutMs: number): Promise<NodeReading>;

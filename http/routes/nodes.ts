@@ -286,11 +286,11 @@ export const nodeRoutes = [
   }),
   defineRoute({
     method: 'delete', path: '/nodes/:id', summary: 'Delete a node (stopped and its files removed)', tags, permission: 'NODE_DELETE', params: IdParam,
-    description: 'Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node\'s identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys.',
-    query: Type.Object({ deleteKeys: Type.Optional(Type.Boolean({ description: 'also delete the node\'s own keys (needs KEY_DELETE)' })) }, { additionalProperties: false }),
+    description: 'Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node\'s identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys. A node on a Kubernetes cluster keeps its PersistentVolumeClaim (its ledger) unless deleteVolume=true; node.deleted and its audit entry say which (details.volume kept or deleted). A kept claim is named after the node id (<prefix>node-<id>-data), which no later node gets, so it is never reused by a new node; delete it on the cluster when no longer wanted (docs/kubernetes.md). Elsewhere a node\'s volume always goes with it.',
+    query: Type.Object({ deleteKeys: Type.Optional(Type.Boolean({ description: 'also delete the node\'s own keys (needs KEY_DELETE)' })), deleteVolume: Type.Optional(Type.Boolean({ description: 'a node on a Kubernetes cluster: also delete its PersistentVolumeClaim (its ledger); default false, the claim is kept' })) }, { additionalProperties: false }),
     responses: { 204: { description: 'deleted' }, 403: { description: 'deleteKeys=true without KEY_DELETE' }, 404: { description: 'no such node' } },
     async handler(input) {
-      await deleteNode(input, input.params.id, { deleteKeys: input.query.deleteKeys === true });
+      await deleteNode(input, input.params.id, { deleteKeys: input.query.deleteKeys === true, deleteVolume: input.query.deleteVolume === true });
       return { status: 204 };
     },
   }),

@@ -34,8 +34,9 @@ export function consortiumNodeOperations(runtime: ConsortiumNodeRuntime, credent
     const target: ConsortiumNodeTarget = { node, organization: { organizationId: node.organizationId, name: node.mspId, mspId: node.mspId } };
     return {
       start: async () => runtime.start(target, await credentials.nodeMaterial(node)),
+      ...(runtime.restart ? { restart: async () => runtime.restart!(target, await credentials.nodeMaterial(node)) } : {}),
       stop: () => runtime.stop(target),
-      remove: () => runtime.remove(target),
+      remove: (o) => runtime.remove(target, o),
       status: () => runtime.status(target),
       probe: async (timeoutMs) => {
         await runtime.live(target, timeoutMs);

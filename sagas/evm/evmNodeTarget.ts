@@ -105,8 +105,9 @@ export function evmNodeOperations(store: EventStore, runtime: EvmNodeRuntime): N
     if (!target) return null;
     return {
       start: () => runtime.start(target),
+      ...(runtime.restart ? { restart: () => runtime.restart!(target) } : {}),
       stop: () => runtime.stop(target),
-      remove: () => runtime.remove(target),
+      remove: (o) => runtime.remove(target, o),
       status: () => runtime.status(target),
       probe: (timeoutMs) => runtime.live(target, timeoutMs),
     };

@@ -7,8 +7,12 @@
 // - its logs: the last lines, and the pod's log stream over the node log WebSocket;
 // - its pod deleted: node.downtime, Kubernetes makes it again, node.recovery, the chain goes on,
 //   and one node.started only (a pod Kubernetes restarts is not a second start);
+// - restart rolls the pod (a new template revision, lnm/restartedAt, replicas never 0): a new pod,
+//   the chain goes on, one node.started for the restart and nothing more;
 // - stop scales to 0 (the claim stays), start brings the chain back where it was;
-// - delete removes the StatefulSet, Service, Secret, ConfigMap and the claim.
+// - delete removes the StatefulSet, Service, Secret and ConfigMap and keeps the claim (audited
+//   as kept); a claim of the node's name already there (another deployment's with the same
+//   prefix) fails the start, untouched; ?deleteVolume=true removes the claim too (audited).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -29,6 +33,8 @@ let server: TestServer;
 let hostId: number;
 let networkId: number;
 let node: any;
+const keptClaims: string[] = [];
+let deletedId = 0;
 let core: k8s.CoreV1Api;
 let apps: k8s.AppsV1Api;
 const api = (method: string, p: string, body?: unknown) => call(server.api, method, p, { headers: adminAuth(), body });
@@ -66,10 +72,25 @@ t.before(async () => {
 });
 
 t.after(async () => {
-  if (node) await api('DELETE', `/nodes/${node.id}`).catch(() => undefined);
-  if (node) await until('the node\'s objects gone', async () => !Object.values(await objects(node.id)).some(Boolean), 90_000).catch(() => undefined);
+  // Whatever a failed test left: every node still there, with its claim.
+  const left = ((await api('GET', '/nodes').catch(() => null))?.json?.items ?? []) as Array<{ id: number }>;
+  for (const n of left) await api('DELETE', `/nodes/${n.id}?deleteVolume=true`).catch(() => undefined);
+  for (const n of left) await until('the node\'s objects gone', async () => !Object.values(await objects(n.id)).some(Boolean), 90_000).catch(() => undefined);
   await server?.stop();
+  for (const claim of keptClaims) await core.deleteNamespacedPersistentVolumeClaim({ name: claim, namespace: ns() }).catch(() => undefined);
 });
+
+const audited = async (nodeId: number) =>
+  ((await api('GET', `/audit-logs?resource_type=node&action=DELETE&limit=500`)).json.items as Array<{ resource_id: string; details: { volume?: string } | null }>).find((a) => a.resource_id === String(nodeId));
+const runningNode = async (nodeName: string, port: number) => {
+  const r = await api('POST', '/nodes', { name: nodeName, platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, rpcHttpPort: port, p2pPort: port + 1 } });
+  assert.is(r.status, 201, r.text);
+  return until(`${nodeName} running`, async () => {
+    const got = (await api('GET', `/nodes/${r.json.id}`)).json;
+    assert.not.equal(got.status, 'error', JSON.stringify(got));
+    return got.status === 'running' ? got : null;
+  }, 180_000);
+};
 
 t('ports outside the NodePort range are a 400, and nothing is recorded', async () => {
   const r = await api('POST', '/nodes', { name: 'low-port', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, rpcHttpPort: 8545 } });
@@ -125,6 +146,33 @@ t('the pod deleted: downtime, Kubernetes makes it again, recovery, the chain goe
   assert.is((await events(node.id)).filter((e) => e.event === 'node.started').length, 1, 'a pod Kubernetes makes again is not a second start');
 });
 
+t('restart rolls the pod: a new template revision and pod, replicas kept at 1, the chain goes on, one node.started more', async () => {
+  const sts = () => apps.readNamespacedStatefulSet({ name: name(node.id), namespace: ns() });
+  const before = await sts();
+  const oldPod = (await core.readNamespacedPod({ name: `${name(node.id)}-0`, namespace: ns() })).metadata!.uid;
+  const started = (await events(node.id)).filter((e) => e.event === 'node.started').length;
+  const h = await height();
+  const r = await api('POST', `/nodes/${node.id}/restart`);
+  assert.ok(r.status < 300, r.text);
+  // Replicas never go to 0 while the pod rolls (a stop and a start scale to 0 and back).
+  const replicasSeen = new Set<number>();
+  await until('the restart recorded', async () => {
+    replicasSeen.add((await sts()).spec!.replicas!);
+    const got = (await api('GET', `/nodes/${node.id}`)).json;
+    assert.not.equal(got.status, 'error', JSON.stringify(got));
+    return got.status === 'running' && (await events(node.id)).filter((e) => e.event === 'node.started').length > started;
+  }, 180_000);
+  assert.equal([...replicasSeen], [1], 'replicas stayed 1');
+  const after = await sts();
+  assert.ok(after.spec!.template.metadata?.annotations?.['lnm/restartedAt'], 'the template carries lnm/restartedAt');
+  assert.is.not(after.status?.updateRevision, before.status?.updateRevision, 'a new pod template revision');
+  const pod = await core.readNamespacedPod({ name: `${name(node.id)}-0`, namespace: ns() });
+  assert.is.not(pod.metadata!.uid, oldPod, 'a new pod');
+  await until('the chain past where it was', async () => (await heightOr(-1)) > h, 30_000);
+  assert.ok((await height()) >= h, 'the chain kept its blocks');
+  assert.is((await events(node.id)).filter((e) => e.event === 'node.started').length, started + 1, 'one node.started for the restart, no second');
+});
+
 t('stop scales to 0 and keeps the claim; start brings the chain back where it was', async () => {
   const stop = await api('POST', `/nodes/${node.id}/stop`);
   assert.ok(stop.status < 300, stop.text);
@@ -139,12 +187,49 @@ t('stop scales to 0 and keeps the claim; start brings the chain back where it wa
   assert.ok(back > 2, `the chain kept its blocks (at ${back})`);
 });
 
-t('deleting the node removes what was made on the cluster, its claim too', async () => {
-  const r = await api('DELETE', `/nodes/${node.id}`);
-  assert.ok(r.status === 204 || r.status === 200, r.text);
+t('delete without deleteVolume removes what was made on the cluster but keeps the claim, audited as kept', async () => {
   const id = node.id;
-  await until('the node\'s objects gone', async () => !Object.values(await objects(id)).some(Boolean), 90_000);
+  const r = await api('DELETE', `/nodes/${id}`);
+  assert.is(r.status, 204, r.text);
+  keptClaims.push(`${name(id)}-data`);
+  deletedId = id;
+  await until('the node\'s objects but its claim gone', async () => {
+    const o = await objects(id);
+    return !o.statefulSet && !o.service && !o.secret && !o.configMap;
+  }, 90_000);
   node = null;
+  assert.is((await objects(id)).claim, true, 'the claim stays');
+  assert.equal((await until('the delete audited', () => audited(id), 10_000)).details, { volume: 'kept' });
+});
+
+t('a claim of the new node\'s name already there (another deployment\'s, same prefix) fails its start and stays untouched', async () => {
+  // The next node id; a deployment with the same prefix and namespace left its claim under that name.
+  const next = deletedId + 1;
+  const claim = `${name(next)}-data`;
+  keptClaims.push(claim);
+  const made = await core.createNamespacedPersistentVolumeClaim({ namespace: ns(), body: { metadata: { name: claim, labels: { 'lnm.node': `node-${next}`, 'lnm.prefix': PREFIX.replace(/-$/, ''), 'app.kubernetes.io/managed-by': 'ledger-network-manager' } }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: c().storageClass, resources: { requests: { storage: '1Gi' } } } } });
+  const r = await api('POST', '/nodes', { name: 'same-name', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId, config: { hostId, rpcHttpPort: PORT + 2, p2pPort: PORT + 3 } });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.id, next);
+  const failed = await until('its start failed', async () => {
+    const got = (await api('GET', `/nodes/${next}`)).json;
+    return got.status === 'error' ? got : null;
+  }, 60_000);
+  assert.match(failed.error, claim);
+  assert.is((await core.readNamespacedPersistentVolumeClaim({ name: claim, namespace: ns() })).metadata!.uid, made.metadata!.uid, 'the claim untouched');
+  assert.is((await objects(next)).statefulSet, false);
+  assert.is((await api('DELETE', `/nodes/${next}`)).status, 204);
+});
+
+t('delete with deleteVolume=true removes the claim too, audited as deleted', async () => {
+  node = await runningNode('k8s-second', PORT + 4);
+  const id = node.id;
+  assert.is((await objects(id)).claim, true);
+  const r = await api('DELETE', `/nodes/${id}?deleteVolume=true`);
+  assert.is(r.status, 204, r.text);
+  await until('the node\'s objects gone, its claim too', async () => !Object.values(await objects(id)).some(Boolean), 90_000);
+  node = null;
+  assert.equal((await until('the delete audited', () => audited(id), 10_000)).details, { volume: 'deleted' });
   assert.is((await api('DELETE', `/hosts/${hostId}`)).status, 204);
 });
 

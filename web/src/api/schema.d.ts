@@ -2730,7 +2730,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a node (stopped and its files removed)
-         * @description Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node's identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys.
+         * @description Its keys stay under /keys (then unused: GET /keys?unused=true) unless deleteKeys=true: then its own keys (a consortium or ledgerX role node's identity and TLS keys) are deleted with it, each deletion audited; that also needs KEY_DELETE (403 before anything is deleted otherwise). Evm nodes hold no key of /keys. A node on a Kubernetes cluster keeps its PersistentVolumeClaim (its ledger) unless deleteVolume=true; node.deleted and its audit entry say which (details.volume kept or deleted). A kept claim is named after the node id (<prefix>node-<id>-data), which no later node gets, so it is never reused by a new node; delete it on the cluster when no longer wanted (docs/kubernetes.md). Elsewhere a node's volume always goes with it.
          *
          *     Permission: `NODE_DELETE`.
          */
@@ -20574,6 +20574,8 @@ export interface operations {
             query?: {
                 /** @description also delete the node's own keys (needs KEY_DELETE) */
                 deleteKeys?: boolean;
+                /** @description a node on a Kubernetes cluster: also delete its PersistentVolumeClaim (its ledger); default false, the claim is kept */
+                deleteVolume?: boolean;
             };
             header?: never;
             path: {
