@@ -250,45 +250,63 @@ export function withConsenterCertificate(config: common.Config, consenter: RaftC
   );
 }
 
-/** A BFT channel's SmartBFT options: those given set, the others (and leader rotation) kept; refused as at creation when the result is not valid. */
-export function withSmartBftOptions(config: common.Config, options: Partial<SmartBftOptions>): common.Config {
+/** How one consensus type's options live in the ConsensusType metadata: read, checked and written back. */
+interface ConsensusOptionsCodec<T> {
+  type: 'BFT' | 'etcdraft';
+  field: 'smartBftOptions' | 'raftOptions';
+  label: string;
+  read(metadata: Uint8Array): T;
+  issues(next: T): { field: string; message: string }[];
+  write(next: T, metadata: Uint8Array): Uint8Array;
+}
+
+const smartBftCodec: ConsensusOptionsCodec<SmartBftOptions> = {
+  type: 'BFT', field: 'smartBftOptions', label: 'SmartBFT options',
+  read: (m) => smartBftOptionsOf(orderer.smartbft.Options.deserializeBinary(m)),
+  issues: smartBftOptionIssues,
+  write: (next, m) => smartBftOptionsMessage(next, orderer.smartbft.Options.deserializeBinary(m)).serializeBinary(),
+};
+
+const raftCodec: ConsensusOptionsCodec<RaftOptions> = {
+  type: 'etcdraft', field: 'raftOptions', label: 'etcdraft options',
+  read: (m) => {
+    const o = orderer.etcdraft.ConfigMetadata.deserializeBinary(m).getOptions() ?? new orderer.etcdraft.Options();
+    return { tickInterval: o.getTickInterval(), electionTick: o.getElectionTick(), heartbeatTick: o.getHeartbeatTick(), maxInflightBlocks: o.getMaxInflightBlocks(), snapshotIntervalSize: o.getSnapshotIntervalSize() };
+  },
+  issues: raftOptionIssues,
+  write: (next, m) => {
+    const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(m);
+    const o = metadata.getOptions() ?? new orderer.etcdraft.Options();
+    o.setTickInterval(next.tickInterval);
+    o.setElectionTick(next.electionTick);
+    o.setHeartbeatTick(next.heartbeatTick);
+    o.setMaxInflightBlocks(next.maxInflightBlocks);
+    o.setSnapshotIntervalSize(next.snapshotIntervalSize);
+    metadata.setOptions(o);
+    return metadata.serializeBinary();
+  },
+};
+
+/** A channel's consensus options: those given set, the others (and an etcdraft channel's consenters) kept; refused, naming the field, when the channel has another consensus or the result is not what Fabric accepts (checked as at creation). */
+function withConsensusOptions<T extends object>(config: common.Config, codec: ConsensusOptionsCodec<T>, options: Partial<T>): common.Config {
   const desired = cloneConfig(config);
   const { values, value, consensus } = consensusOf(desired);
-  if (consensus.getType() !== 'BFT') throw new ValidationError(`The channel's consensus is ${consensus.getType()}: smartBftOptions are the options of a BFT (smartbft) channel.`, [{ field: 'smartBftOptions', message: `not a BFT channel: ${consensus.getType()}` }]);
-  const current = orderer.smartbft.Options.deserializeBinary(consensus.getMetadata_asU8());
+  if (consensus.getType() !== codec.type) throw new ValidationError(`The channel's consensus is ${consensus.getType()}: ${codec.field} are the options of a${codec.type === 'BFT' ? ' BFT (smartbft)' : 'n etcdraft'} channel.`, [{ field: codec.field, message: `not a${codec.type === 'BFT' ? ' BFT' : 'n etcdraft'} channel: ${consensus.getType()}` }]);
+  const metadata = consensus.getMetadata_asU8();
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  const next: SmartBftOptions = { ...smartBftOptionsOf(current), ...given };
-  const issues = smartBftOptionIssues(next);
-  if (issues.length) throw new ValidationError(`Invalid SmartBFT options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
-  consensus.setMetadata(smartBftOptionsMessage(next, current).serializeBinary());
+  const next = { ...codec.read(metadata), ...given } as T;
+  const issues = codec.issues(next);
+  if (issues.length) throw new ValidationError(`Invalid ${codec.label}: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
+  consensus.setMetadata(codec.write(next, metadata));
   values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
   return desired;
 }
 
-/** An etcdraft channel's options: those given set, the others and the consenters kept; refused (naming the field) when the result is not what Fabric accepts. */
-export function withRaftOptions(config: common.Config, options: Partial<RaftOptions>): common.Config {
-  const desired = cloneConfig(config);
-  const { values, value, consensus } = consensusOf(desired);
-  if (consensus.getType() !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus.getType()}: raftOptions are the options of an etcdraft channel.`, [{ field: 'raftOptions', message: `not an etcdraft channel: ${consensus.getType()}` }]);
-  const metadata = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8());
-  const current = metadata.getOptions() ?? new orderer.etcdraft.Options();
-  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  const next: RaftOptions = {
-    tickInterval: current.getTickInterval(), electionTick: current.getElectionTick(), heartbeatTick: current.getHeartbeatTick(),
-    maxInflightBlocks: current.getMaxInflightBlocks(), snapshotIntervalSize: current.getSnapshotIntervalSize(), ...given,
-  };
-  const issues = raftOptionIssues(next);
-  if (issues.length) throw new ValidationError(`Invalid etcdraft options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
-  current.setTickInterval(next.tickInterval);
-  current.setElectionTick(next.electionTick);
-  current.setHeartbeatTick(next.heartbeatTick);
-  current.setMaxInflightBlocks(next.maxInflightBlocks);
-  current.setSnapshotIntervalSize(next.snapshotIntervalSize);
-  metadata.setOptions(current);
-  consensus.setMetadata(metadata.serializeBinary());
-  values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
-  return desired;
-}
+/** A BFT channel's SmartBFT options (see withConsensusOptions). */
+export const withSmartBftOptions = (config: common.Config, options: Partial<SmartBftOptions>): common.Config => withConsensusOptions(config, smartBftCodec, options);
+
+/** An etcdraft channel's options (see withConsensusOptions). */
+export const withRaftOptions = (config: common.Config, options: Partial<RaftOptions>): common.Config => withConsensusOptions(config, raftCodec, options);
 
 const samePem = (a: Uint8Array | string, b: string) => Buffer.from(typeof a === 'string' ? a : Buffer.from(a).toString('utf8')).toString().replace(/\s+/g, '') === b.replace(/\s+/g, '');
 
