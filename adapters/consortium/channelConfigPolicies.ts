@@ -1,13 +1,13 @@
 // Channel policies as Fabric encodes them: ImplicitMeta ("MAJORITY Admins") and signature
 // policies written in Fabric's policy language ("OR('Org1MSP.admin', AND('A.peer','B.peer'))",
-// "OutOf(2, 'A.member', 'B.member', 'C.member')"), parsed here into SignaturePolicyEnvelopes the
-// same way Fabric's policydsl does (one principal per occurrence, in order).
+// "OutOf(2, 'A.member', 'B.member', 'C.member')"), parsed by domain/consortium/policyRules.ts and
+// encoded here into SignaturePolicyEnvelopes the same way Fabric's policydsl does (one principal per occurrence, in order).
 //   configPolicy({type, rule}, modPolicy = 'Admins') -> common.ConfigPolicy
 //   signaturePolicyEnvelope(rule)                     -> common.SignaturePolicyEnvelope
 //   implicitMetaPolicy(rule)                          -> common.ImplicitMetaPolicy
 import { common, msp } from '@hyperledger/fabric-protos';
 import type { ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { parseImplicitMetaRule, parseSignatureRule, type SignatureRule } from '../../domain/consortium/policyRules.ts';
 
 type RoleType = msp.MSPRole.MSPRoleTypeMap[keyof msp.MSPRole.MSPRoleTypeMap];
 type ImplicitRule = common.ImplicitMetaPolicy.RuleMap[keyof common.ImplicitMetaPolicy.RuleMap];
@@ -26,94 +26,37 @@ const implicitRules: Record<string, ImplicitRule> = {
   MAJORITY: common.ImplicitMetaPolicy.Rule.MAJORITY,
 };
 
-function invalid(rule: string, why: string): ValidationError {
-  return new ValidationError(`Policy rule "${rule}" is not valid: ${why}.`, [{ field: 'policies', message: `"${rule}": ${why}` }]);
-}
-
-export function implicitMetaPolicy(rule: string): common.ImplicitMetaPolicy {
-  const m = /^\s*(ANY|ALL|MAJORITY)\s+(\S+)\s*$/.exec(rule);
-  if (!m) throw invalid(rule, 'an ImplicitMeta rule is "ANY|ALL|MAJORITY <SubPolicy>"');
+export function implicitMetaPolicy(rule: string, field = 'policies'): common.ImplicitMetaPolicy {
+  const parsed = parseImplicitMetaRule(rule, field);
   const policy = new common.ImplicitMetaPolicy();
-  policy.setRule(implicitRules[m[1]]);
-  policy.setSubPolicy(m[2]);
+  policy.setRule(implicitRules[parsed.rule]);
+  policy.setSubPolicy(parsed.subPolicy);
   return policy;
 }
 
-type Token = { kind: 'word' | 'string' | 'number'; text: string } | { kind: '(' | ')' | ',' };
-
-function tokenize(rule: string): Token[] {
-  const tokens: Token[] = [];
-  const re = /\s*(?:(\()|(\))|(,)|'([^']*)'|"([^"]*)"|(\d+)|([A-Za-z]+))/y;
-  let pos = 0;
-  while (pos < rule.length) {
-    if (/^\s*$/.test(rule.slice(pos))) break;
-    re.lastIndex = pos;
-    const m = re.exec(rule);
-    if (!m) throw invalid(rule, `unexpected text at "${rule.slice(pos).trim().slice(0, 20)}"`);
-    pos = re.lastIndex;
-    if (m[1]) tokens.push({ kind: '(' });
-    else if (m[2]) tokens.push({ kind: ')' });
-    else if (m[3]) tokens.push({ kind: ',' });
-    else if (m[4] !== undefined || m[5] !== undefined) tokens.push({ kind: 'string', text: m[4] ?? m[5] });
-    else if (m[6]) tokens.push({ kind: 'number', text: m[6] });
-    else tokens.push({ kind: 'word', text: m[7] });
-  }
-  return tokens;
-}
-
-export function signaturePolicyEnvelope(rule: string): common.SignaturePolicyEnvelope {
-  const tokens = tokenize(rule);
+/** The envelope of a rule parsed by domain/consortium/policyRules.ts: one principal per occurrence, in order (Fabric's policydsl). */
+export function signaturePolicyEnvelope(rule: string, field = 'policies'): common.SignaturePolicyEnvelope {
   const principals: msp.MSPPrincipal[] = [];
-  let i = 0;
-  const expect = (kind: Token['kind']) => {
-    if (tokens[i]?.kind !== kind) throw invalid(rule, `expected "${kind}"`);
-    return tokens[i++];
-  };
-  const principal = (text: string): common.SignaturePolicy => {
-    const dot = text.lastIndexOf('.');
-    const role = mspRoles[text.slice(dot + 1).toLowerCase()];
-    if (dot <= 0 || role === undefined) throw invalid(rule, `"${text}" is not "<MSPID>.<member|admin|client|peer|orderer>"`);
-    const mspRole = new msp.MSPRole();
-    mspRole.setMspIdentifier(text.slice(0, dot));
-    mspRole.setRole(role);
-    const p = new msp.MSPPrincipal();
-    p.setPrincipalClassification(msp.MSPPrincipal.Classification.ROLE);
-    p.setPrincipal(mspRole.serializeBinary());
-    principals.push(p);
-    const signedBy = new common.SignaturePolicy();
-    signedBy.setSignedBy(principals.length - 1);
-    return signedBy;
-  };
-  const expression = (): common.SignaturePolicy => {
-    const token = tokens[i++];
-    if (token?.kind === 'string') return principal(token.text);
-    if (token?.kind !== 'word') throw invalid(rule, 'expected OR, AND, OutOf or a quoted principal');
-    const op = token.text.toLowerCase();
-    if (op !== 'or' && op !== 'and' && op !== 'outof') throw invalid(rule, `unknown operator ${token.text}`);
-    expect('(');
-    let n: number | null = null;
-    if (op === 'outof') {
-      const count = expect('number') as { text: string };
-      n = Number(count.text);
-      expect(',');
-    }
-    const rules: common.SignaturePolicy[] = [expression()];
-    while (tokens[i]?.kind === ',') {
-      i++;
-      rules.push(expression());
-    }
-    expect(')');
-    if (n === null) n = op === 'or' ? 1 : rules.length;
-    if (n < 1 || n > rules.length) throw invalid(rule, `OutOf(${n}) over ${rules.length} rules`);
-    const nOutOf = new common.SignaturePolicy.NOutOf();
-    nOutOf.setN(n);
-    nOutOf.setRulesList(rules);
+  const build = (r: SignatureRule): common.SignaturePolicy => {
     const policy = new common.SignaturePolicy();
+    if (r.kind === 'signedBy') {
+      const mspRole = new msp.MSPRole();
+      mspRole.setMspIdentifier(r.mspId);
+      mspRole.setRole(mspRoles[r.role]);
+      const p = new msp.MSPPrincipal();
+      p.setPrincipalClassification(msp.MSPPrincipal.Classification.ROLE);
+      p.setPrincipal(mspRole.serializeBinary());
+      principals.push(p);
+      policy.setSignedBy(principals.length - 1);
+      return policy;
+    }
+    const nOutOf = new common.SignaturePolicy.NOutOf();
+    nOutOf.setN(r.n);
+    nOutOf.setRulesList(r.rules.map(build));
     policy.setNOutOf(nOutOf);
     return policy;
   };
-  const root = expression();
-  if (i !== tokens.length) throw invalid(rule, 'text after the end of the rule');
+  const root = build(parseSignatureRule(rule, field));
   const envelope = new common.SignaturePolicyEnvelope();
   envelope.setVersion(0);
   envelope.setRule(root);

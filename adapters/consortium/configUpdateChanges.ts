@@ -4,6 +4,7 @@
 //   withOrganization(config, org)             adds an application organization (kept if present)
 //   withoutOrganization(config, mspId)        removes an application organization
 //   withPolicies(config, policies, group = ['Application'])  sets policies of a group
+//   withAcls(config, acls)                    sets Application ACLs per resource (others kept)
 //   withBatch(config, batch)                  sets the orderer's BatchTimeout / BatchSize (others kept)
 //   withRevocationList(config, mspId, crls)   sets an org's MSP revocation_list wherever it is defined
 //   withConsenterAdded(config, consenter, mspId, identity?)  adds an etcdraft or BFT consenter and its endpoint
@@ -17,7 +18,7 @@
 //   withoutOrdererOrganization(config, mspId) removes an orderer organization
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
-import { common, msp, orderer } from '@hyperledger/fabric-protos';
+import { common, msp, orderer, peer } from '@hyperledger/fabric-protos';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange, MspUpdate } from '../../domain/consortium/consortiumChannelPorts.ts';
@@ -29,7 +30,7 @@ import { raftOptionIssues } from '../../domain/consortium/raftOptions.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { peerOrganizationGroup } from './channelConfigGroups.ts';
 import { bftBlockValidationPolicy, configPolicy } from './channelConfigPolicies.ts';
-import { anchorPeersMessage, batchSize, batchTimeout, bftConsenterMessage, capabilities as capabilitiesMessage, configValue, ordererAddresses, raftConsenterMessage, smartBftOptionsMessage, smartBftOptionsOf } from './channelConfigValues.ts';
+import { acls as aclsMessage, anchorPeersMessage, batchSize, batchTimeout, bftConsenterMessage, capabilities as capabilitiesMessage, configValue, ordererAddresses, raftConsenterMessage, smartBftOptionsMessage, smartBftOptionsOf } from './channelConfigValues.ts';
 
 function cloneConfig(config: common.Config): common.Config {
   return common.Config.deserializeBinary(config.serializeBinary());
@@ -80,6 +81,19 @@ export function withPolicies(config: common.Config, policies: Record<string, Cha
     const modPolicy = target.getPoliciesMap().get(name)?.getModPolicy() || 'Admins';
     target.getPoliciesMap().set(name, configPolicy(policy, modPolicy));
   }
+  return desired;
+}
+
+/** The Application group's ACLs: the given resources set to their policy references, the others kept. */
+export function withAcls(config: common.Config, entries: Record<string, string>): common.Config {
+  const desired = cloneConfig(config);
+  const values = application(desired).getValuesMap();
+  const value = values.get('ACLs');
+  const now = value ? peer.ACLs.deserializeBinary(value.getValue_asU8()).getAclsMap() : null;
+  const merged: Record<string, string> = {};
+  now?.forEach((v, k) => (merged[k] = v.getPolicyRef()));
+  Object.assign(merged, entries);
+  values.set('ACLs', configValue(aclsMessage(merged), value?.getModPolicy() || 'Admins'));
   return desired;
 }
 
@@ -407,6 +421,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withoutOrganization(config, change.mspId);
     case 'policies':
       return withPolicies(config, change.policies, change.groupPath);
+    case 'acls':
+      return withAcls(config, change.acls);
     case 'batch':
       return withBatch(config, change.batch);
     case 'revocationList':

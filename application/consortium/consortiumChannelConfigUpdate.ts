@@ -1,6 +1,7 @@
 // Changing a consortium network's channel configuration: organizations added to its application
 // group (an organization of this service, or one a sharing peer shares; removing one is
-// removeChannelOrganization, below, one organization per update), application policies, the orderer's batch settings, a BFT
+// removeChannelOrganization, below, one organization per update), application, orderer and channel
+// policies and the Application ACLs (checked first: domain/consortium/policyRules.ts), the orderer's batch settings, a BFT
 // channel's SmartBFT options, an etcdraft channel's raft options and the capabilities of the channel, orderer and application levels set, in one config update
 // transaction signed by the admins this service holds, recorded with RecordConfigUpdate when the
 // config changed. Capabilities are checked first (domain/consortium/capabilityRules.ts): never
@@ -9,7 +10,8 @@
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelPolicy, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import { assertAcls, assertPolicies, policyTreeOf } from '../../domain/consortium/policyRules.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
@@ -34,6 +36,30 @@ export interface ChannelConfigRequest {
   smartBftOptions?: Partial<SmartBftOptions>;
   /** An etcdraft channel's options (etcdraft.Options); those not given are kept, the result checked as Fabric does. */
   raftOptions?: Partial<RaftOptions>;
+  /** /Channel/Orderer policies by name (Readers, Writers, Admins, BlockValidation: not on a BFT channel). */
+  ordererPolicies?: Record<string, ChannelPolicy>;
+  /** /Channel policies by name (Readers, Writers, Admins). */
+  channelPolicies?: Record<string, ChannelPolicy>;
+  /** The Application group's ACLs: Fabric resource name to a policy reference (absolute, or relative to /Channel/Application). */
+  acls?: Record<string, string>;
+}
+
+const nonEmpty = (r: Record<string, unknown> | undefined): r is Record<string, unknown> => !!r && Object.keys(r).length > 0;
+
+/**
+ * The policies and ACLs of a request against the channel's current config
+ * (domain/consortium/policyRules.ts): each rule valid, naming only organizations of its group,
+ * the group still modifiable; ACL resources known and their policies defined.
+ */
+async function checkPolicies(deps: AppDeps, network: ConsortiumNetworkRow, req: ChannelConfigRequest): Promise<void> {
+  const orderer = await joinedOrderer(deps, network);
+  const { config } = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+  const tree = policyTreeOf(config);
+  const bft = network.consensus === 'smartbft';
+  for (const level of ['policies', 'ordererPolicies', 'channelPolicies'] as const) {
+    if (req[level]) assertPolicies(tree, level, req[level]!, { bft });
+  }
+  if (req.acls) assertAcls(tree, req.acls);
 }
 
 /** The capabilities each level of the channel's current config has (configtxlator's JSON). */
@@ -69,10 +95,12 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
   const capabilitiesGiven = req.capabilities && Object.values(req.capabilities).some((v) => v !== undefined);
   const bftGiven = req.smartBftOptions && Object.values(req.smartBftOptions).some((v) => v !== undefined);
   const raftGiven = req.raftOptions && Object.values(req.raftOptions).some((v) => v !== undefined);
-  if (!req.organizations && !req.policies && !batchGiven && !capabilitiesGiven && !bftGiven && !raftGiven) throw new ValidationError('Give organizations, policies, batch settings, capabilities, SmartBFT or raft options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
+  const policiesGiven = nonEmpty(req.policies) || nonEmpty(req.ordererPolicies) || nonEmpty(req.channelPolicies) || nonEmpty(req.acls);
+  if (!req.organizations && !req.policies && !policiesGiven && !batchGiven && !capabilitiesGiven && !bftGiven && !raftGiven) throw new ValidationError('Give organizations, policies, orderer or channel policies, ACLs, batch settings, capabilities, SmartBFT or raft options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
   if (bftGiven && network.consensus !== 'smartbft') throw new ValidationError(`smartBftOptions are the options of a smartbft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'smartBftOptions', message: 'only on a smartbft channel' }]);
   if (raftGiven && network.consensus === 'smartbft') throw new ValidationError(`raftOptions are the options of an etcdraft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'raftOptions', message: 'only on an etcdraft channel' }]);
   if (capabilitiesGiven) await checkCapabilities(deps, network, req.capabilities!);
+  if (policiesGiven) await checkPolicies(deps, network, req);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
@@ -89,6 +117,9 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
     }
   }
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });
+  if (nonEmpty(req.ordererPolicies)) changes.push({ change: { kind: 'policies', policies: req.ordererPolicies, groupPath: ['Orderer'] }, record: { kind: 'policies', group: '/Channel/Orderer', policies: req.ordererPolicies } });
+  if (nonEmpty(req.channelPolicies)) changes.push({ change: { kind: 'policies', policies: req.channelPolicies, groupPath: [] }, record: { kind: 'policies', group: '/Channel', policies: req.channelPolicies } });
+  if (nonEmpty(req.acls)) changes.push({ change: { kind: 'acls', acls: req.acls }, record: { kind: 'acls', acls: req.acls } });
   if (batchGiven) changes.push({ change: { kind: 'batch', batch: req.batch! }, record: { kind: 'batch', batch: req.batch } });
   if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
   if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });

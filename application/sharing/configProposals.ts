@@ -54,7 +54,7 @@ export async function post(input: CommandInput, peer: SharingPeerRow, path: stri
 
 /** Every change type a signing proposal carries (the bodies of the channel's own change routes). */
 export type ProposalChange =
-  | { type: 'channel_config'; organizations?: string[]; policies?: Record<string, ChannelPolicy>; batch?: Partial<ChannelBatchSettings> }
+  | { type: 'channel_config'; organizations?: string[]; policies?: Record<string, ChannelPolicy>; ordererPolicies?: Record<string, ChannelPolicy>; channelPolicies?: Record<string, ChannelPolicy>; acls?: Record<string, string>; batch?: Partial<ChannelBatchSettings> }
   | { type: 'remove_organization'; mspId: string }
   | { type: 'anchor_peers'; organizationId: string; anchorPeers: { host: string; port: number }[] }
   | { type: 'consenter'; action: ConsenterAction; nodeId: number }

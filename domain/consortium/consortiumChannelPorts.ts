@@ -85,6 +85,8 @@ export type ChannelConfigChange =
   | { kind: 'removeOrganization'; mspId: string }
   /** Policies of a group (default the Application group: SPEC's Readers/Writers/Admins). */
   | { kind: 'policies'; policies: Record<string, ChannelPolicy>; groupPath?: string[] }
+  /** The Application group's ACLs: resource (e.g. qscc/GetChainInfo) to policy reference; the others kept. */
+  | { kind: 'acls'; acls: Record<string, string> }
   /** The orderer's batch settings (the Orderer group's BatchTimeout and BatchSize); what is not given is kept. */
   | { kind: 'batch'; batch: Partial<ChannelBatchSettings> }
   /** An organization's MSP revocation_list (CRLs, PEM), in every group of the channel that defines the organization. */

@@ -8,6 +8,7 @@ import { createProposal, proposalFile, proposalStatus, signProposal, submitPropo
 import { sharingState } from '../../application/sharing/sharingContext.ts';
 import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
+import { PolicyFields } from './consortium/consortiumChannels.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };
@@ -19,6 +20,7 @@ const ProposalChangeBody = Type.Union([
     type: Type.Literal('channel_config'),
     organizations: Type.Optional(Type.Array(Type.String({ maxLength: 250 }), { maxItems: 50, description: 'mspIds the application group should have (those not in it are added)' })),
     policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name' })),
+    ...PolicyFields,
     batch: Type.Optional(Type.Object({
       batchTimeout: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}(ms|s|m)$' })), maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
       absoluteMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024 })), preferredMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 100 * 1024 * 1024 })),
@@ -61,7 +63,7 @@ const SignatureAdded = Type.Object({ proposal_id: Type.String(), added: Type.Arr
 export const sharingProposalRoutes = [
   defineRoute({
     method: 'post', path: '/nodesharing/proposals', summary: 'Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)', tags, permission: 'NETWORK_UPDATE', ...edition,
-    description: 'The change (change.type: channel_config {organizations, policies, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
+    description: 'The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
     body: Type.Object({
       network_id: Type.Integer({ minimum: 1 }),
       policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name: {type, rule} (the same as change {type: channel_config, policies})' })),

@@ -30,9 +30,16 @@ const AnchorBody = Type.Object({
   anchorPeers: Type.Array(AnchorPeer, { maxItems: 20, description: 'host and port of its anchor peers (their gossip endpoints); [] removes them' }),
 }, { additionalProperties: false });
 const Policy = Type.Object({ type: Type.Union([Type.Literal('ImplicitMeta'), Type.Literal('Signature')]), rule: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+/** Beyond SPEC's application `policies`: the orderer's and the channel's policies and the Application ACLs (docs/consortium.md). */
+export const PolicyFields = {
+  ordererPolicies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { maxProperties: 4, description: '/Channel/Orderer policies by name (Readers, Writers, Admins, BlockValidation; BlockValidation not on a smartbft channel, whose consenters it is computed from): {type, rule}; a Signature rule names only orderer organizations; signed for by the orderer organizations\' admins' })),
+  channelPolicies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { maxProperties: 3, description: '/Channel policies by name (Readers, Writers, Admins): {type, rule}; an Admins rule no set of the organizations\' admins could satisfy is a 409 POLICY_UNSATISFIABLE' })),
+  acls: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Type.String({ minLength: 1, maxLength: 250 }), { maxProperties: 64, description: 'Application ACLs: a Fabric channel resource (qscc/GetChainInfo, peer/Propose, event/Block, _lifecycle/CommitChaincodeDefinition, ... as Fabric 2.5\'s configtx.yaml lists them) to a policy reference, absolute (/Channel/Application/Writers) or relative to /Channel/Application (Admins); the others kept; read back in GET .../config (channel_group.groups.Application.values.ACLs)' })),
+};
 const ConfigUpdateBody = Type.Object({
   organizations: Type.Optional(Type.Array(Type.String({ maxLength: 250 }), { maxItems: 50, description: 'mspIds the channel\'s application group should have: organizations of this service not yet in it are added (removing is not supported)' })),
   policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name (Readers, Writers, Admins, Endorsement, LifecycleEndorsement): {type, rule}' })),
+  ...PolicyFields,
   batch: Type.Optional(Type.Object({
     batchTimeout: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}(ms|s|m)$', description: 'how long the orderer waits before cutting a block, a Go duration such as 500ms, 2s, 1m' })),
     maxMessageCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'transactions in a block at most' })),
@@ -250,13 +257,13 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application policies, the orderer\'s batch settings, the capabilities, a BFT channel\'s SmartBFT options or an etcdraft channel\'s raft options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
+    method: 'put', path: '/networks/:networkId/channels/:channelName/config', summary: 'Add organizations to the channel, change its application, orderer and channel policies, its ACLs, the orderer\'s batch settings, the capabilities, a BFT channel\'s SmartBFT options or an etcdraft channel\'s raft options (signatures collected from the admins this service holds); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ChannelParams,
     body: ConfigUpdateBody, query: DryRunQuery,
     responses: {
       200: { description: 'the config update (one transaction for everything asked) and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
-      400: { description: 'unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero)' },
+      400: { description: 'unknown organization, removal asked, bad policy (a rule not valid, an MSP id not in the policy\'s group, an ImplicitMeta sub-policy its sub-groups do not define, a policy name not settable at that level, BlockValidation on a smartbft channel), an unknown ACL resource or an ACL policy reference the channel does not define, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero)' },
       404: { description: 'no such network or channel' },
-      409: { description: `${signaturesMissing409}; channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them)` },
+      409: { description: `${signaturesMissing409}; a modification policy (Admins) no set of its group's organizations' admins could satisfy (POLICY_UNSATISFIABLE, names the rule); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them)` },
     },
     async handler(input) {
       return { body: updateView(await updateChannelConfig(input, input.params, input.body, { dryRun: input.query.dry_run })) };

@@ -5,6 +5,9 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createPrivateKey } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { connect, hash, signers } from '@hyperledger/fabric-gateway';
 import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { fabricProgram, fabricServiceEnv } from '../../helpers/programs.ts';
 
@@ -20,6 +23,45 @@ export function apiOf(server: () => TestServer) {
 }
 
 export type Api = ReturnType<typeof apiOf>;
+
+/**
+ * A Fabric gateway connection built from a connection profile alone (GET
+ * /organizations/{id}/connection-profile?channel=...): the organization's first peer, its url, TLS
+ * root and name override, and an identity's certificate and exported private key.
+ */
+export function profileGateway(p: any, identity: { certificate: string; privateKey: string }) {
+  const peerName = p.organizations[p.client.organization].peers[0];
+  const peer = p.peers[peerName];
+  const url = new URL(peer.url);
+  assert.is(url.protocol, 'grpcs:');
+  const client = new grpc.Client(url.host, grpc.credentials.createSsl(Buffer.from(peer.tlsCACerts.pem)), { 'grpc.ssl_target_name_override': peer.grpcOptions['ssl-target-name-override'] });
+  const gateway = connect({
+    client,
+    identity: { mspId: p.client.organization, credentials: Buffer.from(identity.certificate) },
+    signer: signers.newPrivateKeySigner(createPrivateKey(identity.privateKey)),
+    hash: hash.sha256,
+    evaluateOptions: () => ({ deadline: Date.now() + 30_000 }),
+    endorseOptions: () => ({ deadline: Date.now() + 30_000 }),
+    submitOptions: () => ({ deadline: Date.now() + 30_000 }),
+    commitStatusOptions: () => ({ deadline: Date.now() + 60_000 }),
+  });
+  return {
+    network: gateway.getNetwork(Object.keys(p.channels)[0]),
+    close: () => {
+      gateway.close();
+      client.close();
+    },
+  };
+}
+
+/** A client identity of the organization issued from its CA (role client or admin), with its private key exported. */
+export async function issuedIdentity(api: Api, orgId: number, name: string, role: 'client' | 'admin' = 'client', attributes: Array<{ name: string; value: string }> = []): Promise<{ id: number; certificate: string; privateKey: string }> {
+  const r = await api('POST', `/organizations/${orgId}/identities`, { name, role, attributes });
+  assert.is(r.status, 201, r.text);
+  const k = await api('POST', `/organizations/${orgId}/identities/${r.json.id}/key/export`);
+  assert.is(k.status, 200, k.text);
+  return { id: r.json.id, certificate: k.json.certificate, privateKey: k.json.privateKey };
+}
 
 export async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 500): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -8,14 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createPrivateKey } from 'node:crypto';
-import * as grpc from '@grpc/grpc-js';
-import { connect, hash, signers } from '@hyperledger/fabric-gateway';
 import { parse as parseYaml } from 'yaml';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, issuedIdentity, profileGateway, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
 
 const t = requires(suite('an application with the connection profile and a client identity (real Fabric 2.5)'), 'fabric', fabricMissing);
 let server: TestServer;
@@ -37,38 +34,14 @@ t.after(async () => {
   await server.stop();
 });
 
-/** A gateway connection built from the profile alone: the organization's first peer, its url, TLS root and name override. */
+/** The sample chaincode through a gateway built from the profile alone. */
 function gatewayFrom(p: any, identity: { certificate: string; privateKey: string }) {
-  const peerName = p.organizations[p.client.organization].peers[0];
-  const peer = p.peers[peerName];
-  const url = new URL(peer.url);
-  assert.is(url.protocol, 'grpcs:');
-  const client = new grpc.Client(url.host, grpc.credentials.createSsl(Buffer.from(peer.tlsCACerts.pem)), { 'grpc.ssl_target_name_override': peer.grpcOptions['ssl-target-name-override'] });
-  const gateway = connect({
-    client,
-    identity: { mspId: p.client.organization, credentials: Buffer.from(identity.certificate) },
-    signer: signers.newPrivateKeySigner(createPrivateKey(identity.privateKey)),
-    hash: hash.sha256,
-    evaluateOptions: () => ({ deadline: Date.now() + 30_000 }),
-    endorseOptions: () => ({ deadline: Date.now() + 30_000 }),
-    submitOptions: () => ({ deadline: Date.now() + 30_000 }),
-    commitStatusOptions: () => ({ deadline: Date.now() + 60_000 }),
-  });
-  return {
-    contract: gateway.getNetwork(Object.keys(p.channels)[0]).getContract('assets'),
-    close: () => {
-      gateway.close();
-      client.close();
-    },
-  };
+  const g = profileGateway(p, identity);
+  return { contract: g.network.getContract('assets'), close: g.close };
 }
 
 async function issue(orgId: number, name: string): Promise<{ id: number; certificate: string; privateKey: string }> {
-  const r = await api('POST', `/organizations/${orgId}/identities`, { name, role: 'client', attributes: [{ name: 'app', value: name }] });
-  assert.is(r.status, 201, r.text);
-  const k = await api('POST', `/organizations/${orgId}/identities/${r.json.id}/key/export`);
-  assert.is(k.status, 200, k.text);
-  return { id: r.json.id, certificate: k.json.certificate, privateKey: k.json.privateKey };
+  return issuedIdentity(api, orgId, name, 'client', [{ name: 'app', value: name }]);
 }
 
 async function errorOf(p: Promise<unknown>): Promise<string> {

@@ -11,6 +11,7 @@
 //   update with C's admin key: a detached ConfigSignature); a damaged and a high-S signature are
 //   400s naming why, the good one is verified and added once (a second is a 409), and the
 //   orderer accepts the update with it.
+// - ACLs and orderer policies are carried by a proposal as every change type (item 4).
 // - A proposal whose channel config moved on since it was prepared is refused as stale.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -194,6 +195,26 @@ t('within A: C\'s operator signs the downloaded update elsewhere; bad signatures
   assert.equal(map.organizations.find((o: any) => o.msp_id === 'SigOrgCMSP').anchor_peers, anchorPeers, 'recorded on the network as a direct change is');
   const audit = (await apiA('GET', '/audit-logs?limit=500')).json.items.filter((e: any) => e.resource_type === 'config_proposal' || e.resourceType === 'config_proposal');
   assert.ok(audit.some((e: any) => (e.action === 'SIGN') && JSON.stringify(e).includes('SigOrgCMSP')), JSON.stringify(audit).slice(0, 1500));
+});
+
+t('ACLs and orderer policies travel in a proposal too: the dry run names B and C; B\'s signature collected from instance B, submitted, read back', async () => {
+  const change = { acls: { 'qscc/GetChainInfo': 'Admins' }, ordererPolicies: { Writers: { type: 'Signature', rule: "OR('SigOrgAMSP.member')" } } };
+  let r = await apiA('PUT', `/networks/${networkId}/channels/${channel}/config?dry_run=true`, change);
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.held_organizations, r.json.missing_organizations], [['SigOrgAMSP'], ['SigOrgBMSP', 'SigOrgCMSP']], r.text);
+  assert.ok(r.json.diff.some((d: any) => d.path === 'channel_group.groups.Application.values.ACLs.value.acls.qscc/GetChainInfo.policy_ref'), JSON.stringify(r.json.diff));
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'channel_config', ...change }, description: 'chain info for admins only' });
+  assert.is(r.status, 201, r.text);
+  const id = r.json.proposal_id;
+  r = await apiB('POST', `/nodesharing/proposals/${id}/sign?organizations=SigOrgBMSP`);
+  assert.is(r.status, 200, r.text);
+  r = await apiA('GET', `/nodesharing/proposals/${id}`);
+  assert.equal([r.json.satisfied, r.json.kinds], [true, ['policies', 'acls']], r.text);
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 200, r.text);
+  const group = (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json.config.channel_group;
+  assert.is(group.groups.Application.values.ACLs.value.acls['qscc/GetChainInfo'].policy_ref, 'Admins');
+  assert.is(group.groups.Orderer.policies.Writers.policy.type, 1);
 });
 
 t('a proposal prepared before the channel\'s config moved on is refused as stale', async () => {

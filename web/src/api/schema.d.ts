@@ -1325,7 +1325,7 @@ export interface paths {
          */
         get: operations["getNetworksNetworkIdChannelsChannelNameConfig"];
         /**
-         * Add organizations to the channel, change its application policies, the orderer's batch settings, the capabilities, a BFT channel's SmartBFT options or an etcdraft channel's raft options (signatures collected from the admins this service holds); dry_run answers the diff only
+         * Add organizations to the channel, change its application, orderer and channel policies, its ACLs, the orderer's batch settings, the capabilities, a BFT channel's SmartBFT options or an etcdraft channel's raft options (signatures collected from the admins this service holds); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         put: operations["putNetworksNetworkIdChannelsChannelNameConfig"];
@@ -3147,7 +3147,7 @@ export interface paths {
         put?: never;
         /**
          * Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)
-         * @description The change (change.type: channel_config {organizations, policies, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
+         * @description The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
          *
          *     Permission: `NETWORK_UPDATE`.
          *
@@ -11735,6 +11735,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description Application ACLs: a Fabric channel resource (qscc/GetChainInfo, peer/Propose, event/Block, _lifecycle/CommitChaincodeDefinition, ... as Fabric 2.5's configtx.yaml lists them) to a policy reference, absolute (/Channel/Application/Writers) or relative to /Channel/Application (Admins); the others kept; read back in GET .../config (channel_group.groups.Application.values.ACLs) */
+                    acls?: {
+                        [key: string]: string;
+                    };
                     /** @description the orderer's batch settings (the Orderer group's BatchTimeout and BatchSize, signed for by the orderer organizations' admins); those not given are kept */
                     batch?: {
                         /** @description a block's size at most, in bytes */
@@ -11754,6 +11758,20 @@ export interface operations {
                         channel?: "V1_1" | "V1_3" | "V1_4_2" | "V1_4_3" | "V2_0" | "V3_0";
                         /** @description the /Channel/Orderer capability */
                         orderer?: "V1_1" | "V1_4_2" | "V2_0";
+                    };
+                    /** @description /Channel policies by name (Readers, Writers, Admins): {type, rule}; an Admins rule no set of the organizations' admins could satisfy is a 409 POLICY_UNSATISFIABLE */
+                    channelPolicies?: {
+                        [key: string]: {
+                            rule: string;
+                            type: "ImplicitMeta" | "Signature";
+                        };
+                    };
+                    /** @description /Channel/Orderer policies by name (Readers, Writers, Admins, BlockValidation; BlockValidation not on a smartbft channel, whose consenters it is computed from): {type, rule}; a Signature rule names only orderer organizations; signed for by the orderer organizations' admins */
+                    ordererPolicies?: {
+                        [key: string]: {
+                            rule: string;
+                            type: "ImplicitMeta" | "Signature";
+                        };
                     };
                     /** @description mspIds the channel's application group should have: organizations of this service not yet in it are added (removing is not supported) */
                     organizations?: string[];
@@ -11861,7 +11879,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description unknown organization, removal asked, bad policy, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero) */
+            /** @description unknown organization, removal asked, bad policy (a rule not valid, an MSP id not in the policy's group, an ImplicitMeta sub-policy its sub-groups do not define, a policy name not settable at that level, BlockValidation on a smartbft channel), an unknown ACL resource or an ACL policy reference the channel does not define, preferred batch size above the absolute maximum, a capability lowered (CAPABILITY_LOWERING), SmartBFT options on an etcdraft channel or not valid, raft options on a smartbft channel or not valid (electionTick not above heartbeatTick, a zero value, tickInterval not a duration above zero) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11893,7 +11911,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running; channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them) */
+            /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running; a modification policy (Admins) no set of its group's organizations' admins could satisfy (POLICY_UNSATISFIABLE, names the rule); channel V3_0 while a node of the channel runs a release older than 3.0 (CAPABILITY_NODES_BELOW_V3, names them) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -23239,12 +23257,30 @@ export interface operations {
                 "application/json": {
                     /** @description the change, one of the channel's change types */
                     change?: {
+                        /** @description Application ACLs: a Fabric channel resource (qscc/GetChainInfo, peer/Propose, event/Block, _lifecycle/CommitChaincodeDefinition, ... as Fabric 2.5's configtx.yaml lists them) to a policy reference, absolute (/Channel/Application/Writers) or relative to /Channel/Application (Admins); the others kept; read back in GET .../config (channel_group.groups.Application.values.ACLs) */
+                        acls?: {
+                            [key: string]: string;
+                        };
                         /** @description the orderer's batch settings */
                         batch?: {
                             absoluteMaxBytes?: number;
                             batchTimeout?: string;
                             maxMessageCount?: number;
                             preferredMaxBytes?: number;
+                        };
+                        /** @description /Channel policies by name (Readers, Writers, Admins): {type, rule}; an Admins rule no set of the organizations' admins could satisfy is a 409 POLICY_UNSATISFIABLE */
+                        channelPolicies?: {
+                            [key: string]: {
+                                rule: string;
+                                type: "ImplicitMeta" | "Signature";
+                            };
+                        };
+                        /** @description /Channel/Orderer policies by name (Readers, Writers, Admins, BlockValidation; BlockValidation not on a smartbft channel, whose consenters it is computed from): {type, rule}; a Signature rule names only orderer organizations; signed for by the orderer organizations' admins */
+                        ordererPolicies?: {
+                            [key: string]: {
+                                rule: string;
+                                type: "ImplicitMeta" | "Signature";
+                            };
                         };
                         /** @description mspIds the application group should have (those not in it are added) */
                         organizations?: string[];
