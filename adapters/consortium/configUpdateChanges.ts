@@ -17,6 +17,8 @@
 //   withOrdererEndpoints(config, mspId, endpoints)  sets an orderer organization's Endpoints
 //   withoutOrdererOrganization(config, mspId) removes an orderer organization
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
+//   withConsensusState(config, state)         sets the ConsensusType's State alone (maintenance / normal)
+//   withBftMigration(config, options, identities)  an etcdraft channel in maintenance switched to BFT (same consenters)
 //   applyChange(config, change | changes)     ChannelConfigChanges of the port, in order
 import { common, msp, orderer, peer } from '@hyperledger/fabric-protos';
 import { AsnConvert } from '@peculiar/asn1-schema';
@@ -410,6 +412,62 @@ export function withCapabilities(config: common.Config, asked: ChannelCapabiliti
   return desired;
 }
 
+const STATES = { normal: orderer.ConsensusType.State.STATE_NORMAL, maintenance: orderer.ConsensusType.State.STATE_MAINTENANCE } as const;
+
+/** The ConsensusType's State set, its type and metadata byte for byte as they are (Fabric's maintenance filter refuses anything else in the same update). */
+export function withConsensusState(config: common.Config, state: 'normal' | 'maintenance'): common.Config {
+  const desired = cloneConfig(config);
+  const { values, value, consensus } = consensusOf(desired);
+  if (consensus.getState() === STATES[state]) return desired;
+  consensus.setState(STATES[state]);
+  values.set('ConsensusType', configValue(consensus, value.getModPolicy() || 'Admins'));
+  return desired;
+}
+
+/**
+ * An etcdraft channel in maintenance switched to BFT in one update (Fabric 3.x raft_bft_migration:
+ * phase 3): ConsensusType BFT with every SmartBFT option, state kept in maintenance; the Orderers
+ * value's ConsenterMapping with the raft consenters (ids 1..n in the raft order; host, port and
+ * TLS certificates byte for byte, which Fabric's validateBFTConsenterMapping compares; MSP id and
+ * identity from `identities`); BlockValidation by a BFT quorum of those identities.
+ */
+export function withBftMigration(config: common.Config, options: SmartBftOptions, identities: Array<{ host: string; port: number; mspId: string; identityCertPem: string }>): common.Config {
+  const desired = cloneConfig(config);
+  const { values, value, consensus } = consensusOf(desired);
+  // Switched already (a retried phase 3): unchanged.
+  if (consensus.getType() === 'BFT' && consensus.getState() === orderer.ConsensusType.State.STATE_MAINTENANCE) return desired;
+  if (consensus.getType() !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus.getType()}: only an etcdraft channel migrates to BFT.`, [{ field: 'to', message: `not etcdraft: ${consensus.getType()}` }]);
+  if (consensus.getState() !== orderer.ConsensusType.State.STATE_MAINTENANCE) throw new ValidationError('The channel is not in maintenance: Fabric changes the consensus type only in maintenance.', [{ field: 'to', message: 'not in maintenance' }]);
+  const issues = smartBftOptionIssues(options);
+  if (issues.length) throw new ValidationError(`Invalid SmartBFT options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, issues);
+  const raft = orderer.etcdraft.ConfigMetadata.deserializeBinary(consensus.getMetadata_asU8()).getConsentersList();
+  const mapping = raft.map((r, i) => {
+    const who = identities.find((x) => x.host === r.getHost() && x.port === r.getPort());
+    if (!who) throw new ValidationError(`No identity certificate for the raft consenter ${r.getHost()}:${r.getPort()}: every consenter must be an orderer this service holds.`, [{ field: 'consenters', message: `${r.getHost()}:${r.getPort()} unknown` }]);
+    const c = new common.Consenter();
+    c.setId(i + 1);
+    c.setHost(r.getHost());
+    c.setPort(r.getPort());
+    c.setMspId(who.mspId);
+    c.setIdentity(Buffer.from(who.identityCertPem));
+    c.setClientTlsCert(r.getClientTlsCert_asU8());
+    c.setServerTlsCert(r.getServerTlsCert_asU8());
+    return c;
+  });
+  const bft = new orderer.ConsensusType();
+  bft.setType('BFT');
+  bft.setMetadata(smartBftOptionsMessage(options).serializeBinary());
+  bft.setState(orderer.ConsensusType.State.STATE_MAINTENANCE);
+  values.set('ConsensusType', configValue(bft, value.getModPolicy() || 'Admins'));
+  const orderers = new common.Orderers();
+  orderers.setConsenterMappingList(mapping);
+  values.set('Orderers', configValue(orderers, values.get('Orderers')?.getModPolicy() || 'Admins'));
+  const policies = subGroup(desired, ['Orderer']).getPoliciesMap();
+  const signers = mapping.map((c) => ({ mspId: c.getMspId(), identityCertPem: Buffer.from(c.getIdentity_asU8()).toString('utf8') }));
+  policies.set('BlockValidation', bftBlockValidationPolicy(signers, bftQuorum(mapping.length), policies.get('BlockValidation')?.getModPolicy() || 'Admins'));
+  return desired;
+}
+
 export function applyChange(config: common.Config, change: ChannelConfigChange | ChannelConfigChange[]): common.Config {
   if (Array.isArray(change)) return change.reduce(applyChange, config);
   switch (change.kind) {
@@ -445,6 +503,10 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withOrdererEndpoints(config, change.mspId, change.endpoints);
     case 'removeOrdererOrganization':
       return withoutOrdererOrganization(config, change.mspId);
+    case 'consensusState':
+      return withConsensusState(config, change.state);
+    case 'migrateToBft':
+      return withBftMigration(config, change.options, change.identities);
     default: {
       const never: never = change;
       throw new Error(`Unknown config change ${JSON.stringify(never)}`);

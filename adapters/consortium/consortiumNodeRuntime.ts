@@ -11,7 +11,7 @@
 // exits at once fails with its own last log line (the engines capture it), never "running".
 // live(): GET /healthz on the operations port; {"status":"OK"} or an error with Fabric's reason.
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { access, cp, readFile, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -188,6 +188,17 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
   }
 
+  /** The stopped process-engine node's data directory and its backup `label` (beside it in the node directory). */
+  async function backupPaths(t: ConsortiumNodeTarget, label: string) {
+    const displayName = fabricDisplayName(t);
+    if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
+    if (t.node.engine !== 'process' || t.node.config.hostId) throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: its data is backed up here for process engine nodes only.`);
+    const status = await (await engineFor(t)).status(keyOf(t));
+    if (status.state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
+    const nodeDir = nodeDirectory(dataDir, keyOf(t));
+    return { data: path.join(nodeDir, FABRIC_DATA_DIR), backup: path.join(nodeDir, `${FABRIC_DATA_DIR}.backup-${label}`) };
+  }
+
   const runtime: ConsortiumNodeRuntime = {
     available,
     async releases() {
@@ -225,6 +236,21 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
         const last = maskSecrets(String(e.stderr ?? e.message).trim().split('\n').filter(Boolean).pop() ?? e.message);
         throw new ConflictError(`\`peer node unjoin -c ${channelName}\` of ${displayName} failed: ${last}`);
       }
+    },
+    async backupData(t, label) {
+      const { data, backup } = await backupPaths(t, label);
+      await rm(backup, { recursive: true, force: true });
+      await cp(data, backup, { recursive: true, preserveTimestamps: true });
+    },
+    async restoreData(t, label) {
+      const { data, backup } = await backupPaths(t, label);
+      await access(backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
+      await rm(data, { recursive: true, force: true });
+      await cp(backup, data, { recursive: true, preserveTimestamps: true });
+    },
+    async dropBackup(t, label) {
+      const { backup } = await backupPaths(t, label);
+      await rm(backup, { recursive: true, force: true });
     },
     async live(t, timeoutMs = 2000) {
       const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/healthz`;

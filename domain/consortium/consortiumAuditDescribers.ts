@@ -20,6 +20,7 @@ export function registerConsortiumAuditDescribers(): void {
   registerAuditDescriber('AnchorPeersUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), after: { mspId: d(e).mspId, anchorPeers: d(e).anchorPeers, configSequence: d(e).configSequence } }));
   registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkCreated', describeConsortiumNetworkEvent);
   registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkDeleted', describeConsortiumNetworkEvent);
+  registerAuditDescriber('NetworkConsensusMigrated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), before: { consensus: d(e).from }, after: { consensus: d(e).to, configSequence: d(e).configSequence, steps: d(e).steps } }));
   registerAuditDescriber('NetworkUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), after: { change: d(e).change, configSequence: d(e).configSequence, signedBy: d(e).signedBy } }));
 }
 

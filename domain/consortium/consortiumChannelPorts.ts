@@ -112,7 +112,17 @@ export type ChannelConfigChange =
   /** An orderer organization's Endpoints (host:port of its orderers) set. */
   | { kind: 'ordererEndpoints'; mspId: string; endpoints: string[] }
   /** An orderer organization's group removed from /Channel/Orderer. */
-  | { kind: 'removeOrdererOrganization'; mspId: string };
+  | { kind: 'removeOrdererOrganization'; mspId: string }
+  /** The ConsensusType's State alone (type and metadata kept): maintenance (a consensus migration's phases 1 to 4), normal. */
+  | { kind: 'consensusState'; state: 'normal' | 'maintenance' }
+  /**
+   * An etcdraft channel in maintenance switched to BFT (a consensus migration's phase 3, Fabric 3.x):
+   * ConsensusType BFT with `options` (state kept: maintenance), a ConsenterMapping of the same
+   * consenters (ids 1..n in the raft order, their TLS certificates byte for byte as the raft
+   * metadata holds them, as Fabric's maintenance filter demands, with the MSP id and identity
+   * certificate of `identities` by host:port) and BlockValidation by a quorum of those identities.
+   */
+  | { kind: 'migrateToBft'; options: SmartBftOptions; identities: Array<{ host: string; port: number; mspId: string; identityCertPem: string }> };
 
 /** What an MSP update adds (PEM certificates; those the MSP has already are kept once) and, given, the admins it sets. */
 export interface MspUpdate {

@@ -58,7 +58,21 @@ export type ConsortiumNetworkEvent =
   | DomainEvent<'NetworkOrganizationJoined', { networkId: number; organizationId: number; mspId: string; channelName: string; at: string }>
   | DomainEvent<'AnchorPeersUpdated', { networkId: number; mspId: string; anchorPeers: { host: string; port: number }[]; configSequence: number; blockNumber: number; at: string }>
   | DomainEvent<'NetworkUpdated', { networkId: number; channelName: string; change: Record<string, unknown>; configSequence: number; blockNumber: number; signedBy: string[]; at: string }>
+  /** The channel's consensus migrated (etcdraft to smartbft, Fabric 3.x): later consenter changes take the BFT paths. */
+  | DomainEvent<'NetworkConsensusMigrated', ConsensusMigratedData & { channelName: string }>
   | DomainEvent<'NetworkDeleted', { networkId: number; name: string; platform: 'CONSORTIUM'; at: string }>;
+
+export interface ConsensusMigratedData {
+  networkId: number;
+  from: ConsortiumConsensus;
+  to: ConsortiumConsensus;
+  /** The config sequence and block of the update that left maintenance. */
+  configSequence: number;
+  blockNumber: number;
+  /** What was done, in order (phases, orderers stopped, backed up, started). */
+  steps: string[];
+  at: string;
+}
 
 export type ConsortiumNetworkCommand =
   | ({ type: 'CreateConsortiumNetwork' } & ConsortiumNetworkCreatedData)
@@ -67,6 +81,7 @@ export type ConsortiumNetworkCommand =
   | { type: 'RecordNodeLeft'; networkId: number; nodeId: number; role: 'peer' | 'orderer'; steps: string[]; at: string }
   | { type: 'RecordAnchorPeers'; networkId: number; mspId: string; anchorPeers: { host: string; port: number }[]; configSequence: number; blockNumber: number; at: string }
   | { type: 'RecordConfigUpdate'; networkId: number; change: Record<string, unknown>; configSequence: number; blockNumber: number; signedBy: string[]; at: string }
+  | ({ type: 'RecordConsensusMigrated' } & ConsensusMigratedData)
   | { type: 'DeleteConsortiumNetwork'; networkId: number; joinedNodes: { nodeId: number; name: string }[]; at: string };
 
 export interface ConsortiumNetworkEntry {
@@ -109,6 +124,7 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
       case 'ChannelCreated':
       case 'AnchorPeersUpdated':
       case 'NetworkUpdated':
+      case 'NetworkConsensusMigrated':
         return state;
       case 'NetworkDeleted': {
         const { [e.data.networkId]: _gone, ...rest } = state.networks;
@@ -162,6 +178,11 @@ export const consortiumNetworks: Decider<ConsortiumNetworkDirectory, ConsortiumN
         const n = network(state, c.networkId);
         const { type: _t, ...data } = c;
         return [{ type: 'NetworkUpdated', data: { ...data, channelName: n.channelName } }];
+      }
+      case 'RecordConsensusMigrated': {
+        const n = network(state, c.networkId);
+        const { type: _t, ...data } = c;
+        return [{ type: 'NetworkConsensusMigrated', data: { ...data, channelName: n.channelName } }];
       }
       case 'DeleteConsortiumNetwork': {
         const n = network(state, c.networkId);

@@ -58,6 +58,15 @@ export interface ConsortiumNodeRuntime {
    * A docker engine peer cannot: its container is stopped, so nothing can be run inside it (ConflictError).
    */
   unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
+  /**
+   * The stopped node's data directory (ledger, etcdraft WAL and snapshots) copied aside as backup
+   * `label` (a consensus migration's, before it changes the channel's type), replacing an older
+   * backup of that label; restoreData puts it back in place of the data directory, dropData
+   * deletes it. Process engine nodes only (ConflictError otherwise).
+   */
+  backupData(target: ConsortiumNodeTarget, label: string): Promise<void>;
+  restoreData(target: ConsortiumNodeTarget, label: string): Promise<void>;
+  dropBackup(target: ConsortiumNodeTarget, label: string): Promise<void>;
   remove(target: ConsortiumNodeTarget, opts?: { deleteVolume?: boolean }): Promise<void>;
   status(target: ConsortiumNodeTarget): Promise<NodeStatus>;
   /** GET /healthz on the operations port; throws with the reason when it is not OK. */

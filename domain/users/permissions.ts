@@ -323,6 +323,9 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   [`${cnId}/channels/{channelName}/consenters`, { GET: 'NETWORK_READ', POST: 'NETWORK_UPDATE' }],
   [`${cnId}/channels/{channelName}/consenters/{nodeId}`, { DELETE: 'NETWORK_UPDATE' }],
   [`${cnId}/channels/{channelName}/consenters/{nodeId}/certificate`, { PUT: 'NETWORK_UPDATE' }],
+  // A network's consensus migrated from etcdraft to smartbft (issue 37 item 7), with a dry run; the last migration's progress.
+  [`${cnId}/consensus/migrate`, { POST: 'NETWORK_UPDATE' }],
+  [`${cnId}/consensus/migration`, { GET: 'NETWORK_READ' }],
   // An application organization removed from the channel (issue 37), with a dry run.
   [`${cnId}/channels/{channelName}/organizations/{mspId}`, { DELETE: 'NETWORK_UPDATE' }],
   // A node leaving the channel (issue 37): an orderer through its channel participation API, its consenter entry removed first.

@@ -14,6 +14,7 @@ import { ledgerXNetworkRoutes } from './ledgerx/ledgerxNetworks.ts';
 import { ledgerXLedgerRoutes } from './ledgerx/ledgerxLedger.ts';
 import { ledgerXQuickstartRoutes } from './ledgerx/ledgerxQuickstart.ts';
 import { consortiumChannelRoutes } from './consortium/consortiumChannels.ts';
+import { consortiumConsensusRoutes } from './consortium/consortiumConsensus.ts';
 import { consortiumChaincodeRoutes } from './consortium/consortiumChaincodes.ts';
 import { consortiumApplicationRoutes } from './consortium/consortiumApplications.ts';
 import { nodeRoutes } from './nodes.ts';
@@ -36,4 +37,4 @@ import { sharingProposalRoutes } from './sharingProposals.ts';
 import { creationRoutes } from './creations.ts';
 
 /** The route table of /api/v1. Every route declares its permission (checked by a test). */
-export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumChaincodeRoutes, ...consortiumApplicationRoutes, ...ledgerXQuickstartRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...hostRoutes, ...contractRoutes, ...evmExplorerRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes, ...creationRoutes];
+export const allRoutes: RouteDef[] = [...healthRoutes, ...authRoutes, ...oidcRoutes, ...userRoutes, ...apiKeyRoutes, ...permissionRoutes, ...settingsRoutes, ...auditRoutes, ...reportRoutes, ...consortiumNetworkRoutes, ...consortiumChannelRoutes, ...consortiumConsensusRoutes, ...consortiumChaincodeRoutes, ...consortiumApplicationRoutes, ...ledgerXQuickstartRoutes, ...ledgerXNetworkRoutes, ...ledgerXLedgerRoutes, ...networkRoutes, ...nodeRoutes, ...hostRoutes, ...contractRoutes, ...evmExplorerRoutes, ...organizationRoutes, ...keyRoutes, ...keyProviderRoutes, ...webhookRoutes, ...notificationRoutes, ...backupTargetRoutes, ...backupScheduleRoutes, ...backupRoutes, ...metricsRoutes, ...pluginRoutes, ...templateRoutes, ...nodeSharingRoutes, ...sharingProposalRoutes, ...creationRoutes];

@@ -17,7 +17,7 @@ registerOrganizationUsageCheck(async (pool, organizationId) => {
 
 export const consortiumNetworksProjection: Projection = {
   name: 'consortium-networks',
-  handles: ['NetworkCreated', 'NetworkNodeAdded', 'NetworkNodeJoined', 'NetworkNodeLeft', 'AnchorPeersUpdated', 'NetworkUpdated', 'NetworkDeleted', 'NodeDeleted'],
+  handles: ['NetworkCreated', 'NetworkNodeAdded', 'NetworkNodeJoined', 'NetworkNodeLeft', 'AnchorPeersUpdated', 'NetworkUpdated', 'NetworkConsensusMigrated', 'NetworkDeleted', 'NodeDeleted'],
   tables: ['consortium_networks', 'consortium_network_nodes'],
   apply(e) {
     const d = e.data as Record<string, any>;
@@ -72,6 +72,8 @@ export const consortiumNetworksProjection: Projection = {
           values: [d.networkId, d.configSequence, d.at, ...(added ? [JSON.stringify(added)] : [])],
         }];
       }
+      case 'NetworkConsensusMigrated':
+        return [{ text: 'UPDATE consortium_networks SET consensus = $2, config_sequence = GREATEST(config_sequence, $3), updated_at = $4 WHERE id = $1', values: [d.networkId, d.to, d.configSequence, d.at] }];
       case 'NetworkDeleted':
         return [
           { text: 'DELETE FROM consortium_network_nodes WHERE network_id = $1', values: [d.networkId] },

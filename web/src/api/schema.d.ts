@@ -1758,6 +1758,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/consensus/migrate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Migrate the network's channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdConsensusMigrate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/networks/consortium/{id}/consensus/migration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The progress of the network's last consensus migration on this server (phase and steps, while it runs and after)
+         * @description Permission: `NETWORK_READ`.
+         */
+        get: operations["getNetworksConsortiumIdConsensusMigration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/info": {
         parameters: {
             query?: never;
@@ -14260,6 +14300,219 @@ export interface operations {
             };
             /** @description SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdConsensusMigrate: {
+        parameters: {
+            query?: {
+                /** @description check the rules and answer each channel's diff (etcdraft to BFT); change nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the channels' SmartBFT options; each left out takes its default (docs/consortium.md) */
+                    smartBftOptions?: {
+                        /** @description default 1s */
+                        collectTimeout?: string;
+                        /** @description default 200 */
+                        incomingMessageBufferSize?: number;
+                        /** @description default 10 */
+                        leaderHeartbeatCount?: number;
+                        /** @description default 1m0s */
+                        leaderHeartbeatTimeout?: string;
+                        /** @description default 3m0s */
+                        requestAutoRemoveTimeout?: string;
+                        /** @description default 10485760 */
+                        requestBatchMaxBytes?: number;
+                        /** @description default 100 */
+                        requestBatchMaxCount?: number;
+                        /** @description default 200ms */
+                        requestBatchMaxInterval?: string;
+                        /** @description default 20s */
+                        requestComplainTimeout?: string;
+                        /** @description default 5s */
+                        requestForwardTimeout?: string;
+                        /** @description default 10485760 (requestBatchMaxBytes) */
+                        requestMaxBytes?: number;
+                        /** @description default 100000 */
+                        requestPoolSize?: number;
+                        /** @description default false */
+                        speedUpViewChange?: boolean;
+                        /** @description default false */
+                        syncOnStart?: boolean;
+                        /** @description default 5s */
+                        viewChangeResendInterval?: string;
+                        /** @description default 20s */
+                        viewChangeTimeout?: string;
+                    };
+                    /** @description smartbft (the only transition Fabric supports) */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description migrated (or dry_run: the checks passed, nothing changed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        from: string;
+                        networks: {
+                            channel_name: string;
+                            diff: {
+                                after: unknown;
+                                before: unknown;
+                                path: string;
+                            }[];
+                            name: string;
+                            network_id: number;
+                            sequence: number;
+                        }[];
+                        orderers: {
+                            name: string;
+                            node_id: number;
+                        }[];
+                        /** @description migrated or dry_run */
+                        status: string;
+                        steps: string[];
+                        to: string;
+                    };
+                };
+            };
+            /** @description rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on the docker engine); invalid SmartBFT options */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored and the channels left maintenance on etcdraft); SIGNATURES_MISSING */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getNetworksConsortiumIdConsensusMigration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the migration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ended_at: string | null;
+                        network_ids: number[];
+                        /** @description checks, maintenance, backup, switch, restart, normal, rollback or done */
+                        phase: string;
+                        started_at: string;
+                        /** @description running, done or failed */
+                        status: string;
+                        /** @description what was done, in order */
+                        steps: string[];
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network, or no migration of it ran on this server */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,336 @@
+// A consortium network's channel migrated from etcdraft to SmartBFT (POST
+// /networks/consortium/{id}/consensus/migrate, issue 37 item 7), as Fabric 3.x's
+// raft_bft_migration prescribes, for every channel whose orderers this network's orderers are
+// (Fabric: all channels of an orderer migrate in the same maintenance window):
+//   1 maintenance   each channel's ConsensusType State to STATE_MAINTENANCE (nothing else changed)
+//   2 backup        every orderer stopped, its data directory (ledger, WAL, snapshots) copied aside, started
+//   3 switch        each channel: Type BFT, every SmartBFT option, ConsenterMapping of the same consenters
+//                   (TLS certificates as the raft metadata holds them, identities from the orderers'
+//                   records), BlockValidation by a BFT quorum of those identities (still in maintenance)
+//   4 restart       every orderer restarted: it starts the channels as BFT
+//   5 normal        each channel back to STATE_NORMAL through the BFT consenters (proves they order),
+//                   the network recorded as smartbft (NetworkConsensusMigrated, audited); backups dropped
+// A failure before phase 5 completes restores the backups (orderers stopped, data put back,
+// started: raft in maintenance), leaves maintenance on raft and answers 409 MIGRATION_FAILED naming
+// the phase. Checked first, nothing done on a refusal (rules named in the message):
+//   migration-target       to is smartbft (400)
+//   migration-from-raft    the network is etcdraft (409)
+//   migration-engine       every orderer on the process engine (400: its data is backed up here)
+//   migration-v3-nodes     every orderer and peer of the channels on Fabric 3.x (409 naming the others)
+//   migration-bft-size     at least 4 consenters, n = 3f + 1 with f >= 1 faults tolerated (400)
+//   migration-v3-capability  channel capability V3_0 on every channel (409)
+//   migration-state        every channel etcdraft in STATE_NORMAL, every orderer running (409)
+// One at a time on any server of the database (a PostgreSQL advisory lock: 409 MIGRATION_IN_PROGRESS).
+// Progress: migrationProgress(networkId) while it runs and after (phase, steps).
+import { runCommand, type CommandInput } from '../commands.ts';
+import type { AppDeps } from '../deps.ts';
+import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
+import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { loadState } from '../../domain/shared/commandHandler.ts';
+import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
+import type { ConsortiumConsensus, ConsortiumNodeTarget, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { bftFaultsTolerated, MIN_BFT_CONSENTERS, SMARTBFT_DEFAULTS } from '../../domain/consortium/consortiumDefaults.ts';
+import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts';
+import { releaseAtLeast, V3_CAPABILITY, V3_MIN_RELEASE } from '../../domain/consortium/capabilityRules.ts';
+import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
+import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { awaitSettled } from '../evm/evmNodeCreate.ts';
+import { consortiumOf } from './consortiumContext.ts';
+import { consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
+import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
+import { identityCertificateOf } from './consortiumNetworkCreate.ts';
+
+export type MigrationPhase = 'checks' | 'maintenance' | 'backup' | 'switch' | 'restart' | 'normal' | 'rollback' | 'done';
+
+export interface MigrationProgress {
+  networkIds: number[];
+  status: 'running' | 'done' | 'failed';
+  phase: MigrationPhase;
+  steps: string[];
+  startedAt: string;
+  endedAt: string | null;
+}
+
+export interface ConsensusMigrated {
+  status: 'migrated' | 'dry_run';
+  from: ConsortiumConsensus;
+  to: ConsortiumConsensus;
+  /** Every network migrated together (those sharing the orderers), with the config sequence after the last update (dry run: now). */
+  networks: Array<{ networkId: number; name: string; channelName: string; sequence: number; diff: ConfigDiffEntry[] }>;
+  orderers: Array<{ nodeId: number; name: string }>;
+  steps: string[];
+}
+
+const MIGRATION_LOCK = 'lnm:consortium-consensus-migration';
+const BACKUP_LABEL = 'raft-to-bft';
+/** The last migration of each network this server ran (running or ended): what GET .../consensus/migration answers. */
+const progressByNetwork = new Map<number, MigrationProgress>();
+
+export function migrationProgress(networkId: number): MigrationProgress | null {
+  return progressByNetwork.get(networkId) ?? null;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function targetOf(deps: AppDeps, nodeId: number): Promise<ConsortiumNodeTarget> {
+  const { state } = await loadState(deps.store, nodeStream(nodeId), nodeAggregate);
+  const record = state.node as unknown as ConsortiumNodeTarget['node'];
+  return { node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } };
+}
+
+/** The networks whose channels this network's joined orderers order (transitively: Fabric migrates every channel of an orderer at once), with their joined nodes. */
+async function sharingNetworks(deps: AppDeps, network: ConsortiumNetworkRow) {
+  const all = (await listConsortiumNetworks(deps.pool, 10_000, 0)).items;
+  const members = new Map<number, Awaited<ReturnType<typeof consortiumNetworkMembers>>>();
+  for (const n of all) members.set(n.id, await consortiumNetworkMembers(deps.pool, n.id));
+  const ordererIds = new Set((members.get(network.id) ?? []).filter((m) => m.role === 'orderer').map((m) => m.nodeId));
+  const chosen = new Set([network.id]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const n of all) {
+      if (chosen.has(n.id)) continue;
+      const joinedOrderers = (members.get(n.id) ?? []).filter((m) => m.role === 'orderer' && m.joinedAt !== null);
+      if (joinedOrderers.some((m) => ordererIds.has(m.nodeId))) {
+        chosen.add(n.id);
+        for (const m of joinedOrderers) ordererIds.add(m.nodeId);
+        grew = true;
+      }
+    }
+  }
+  const networks = all.filter((n) => chosen.has(n.id));
+  const nodeIds = [...new Set(networks.flatMap((n) => (members.get(n.id) ?? []).filter((m) => n.id === network.id || m.joinedAt !== null).map((m) => m.nodeId)))];
+  const nodes = nodeIds.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: nodeIds })).items : [];
+  const own = (members.get(network.id) ?? []).filter((m) => m.role === 'orderer').length;
+  return { networks, nodes, own, orderers: nodes.filter((n) => n.role === 'orderer' && ordererIds.has(n.id)) };
+}
+
+type ConsensusJson = { type?: string; state?: string | number; metadata?: { consenters?: Array<{ host: string; port: number }> } };
+const consensusOf = (config: ChannelConfigJson) => config.channel_group.groups.Orderer?.values.ConsensusType?.value as ConsensusJson | undefined;
+const inMaintenance = (c: ConsensusJson | undefined) => c?.state === 'STATE_MAINTENANCE' || c?.state === 1;
+const capabilitiesOf = (config: ChannelConfigJson) => Object.keys((config.channel_group.values.Capabilities?.value as { capabilities?: Record<string, unknown> } | undefined)?.capabilities ?? {});
+
+async function channelConfig(deps: AppDeps, network: ConsortiumNetworkRow): Promise<ChannelConfigJson> {
+  const orderer = await orderingOrderer(deps, network);
+  return (await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName)).config;
+}
+
+/** Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the last error then. */
+async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING') || Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`);
+      await sleep(2000);
+    }
+  }
+}
+
+async function stopped(input: CommandInput, node: NodeRow) {
+  await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StopNode', nodeId: node.id, at: input.deps.clock().toISOString() });
+  const row = await awaitSettled(input, node.id);
+  if (row?.status !== 'stopped') throw new Error(`orderer ${node.name} did not stop (${row?.status ?? 'gone'})`);
+}
+
+async function started(input: CommandInput, node: NodeRow, timeoutMs: number) {
+  await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, at: input.deps.clock().toISOString() });
+  const row = await awaitSettled(input, node.id);
+  if (row?.status !== 'running') throw new Error(`orderer ${node.name} did not start (${row?.status ?? 'gone'}${row?.error ? `: ${row.error}` : ''})`);
+  const target = await targetOf(input.deps, node.id);
+  await retrying(`orderer ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
+}
+
+export interface MigrateRequest {
+  to: string;
+  smartBftOptions?: Partial<SmartBftOptions>;
+  dryRun?: boolean;
+  /** How long each waiting step may take (orderers healthy, a channel ordering again); default 180 s. */
+  timeoutMs?: number;
+}
+
+export async function migrateConsensus(input: CommandInput, networkId: number, req: MigrateRequest): Promise<ConsensusMigrated> {
+  const { deps } = input;
+  const network = await consortiumNetworkOr404(deps, networkId);
+  if (req.to !== 'smartbft') throw new ValidationError(`Rule migration-target: a channel migrates from etcdraft to smartbft only (Fabric 3.x supports no other transition); ${req.to} asked.`, [{ field: 'to', message: 'must be smartbft' }], 'MIGRATION_TARGET');
+  if (network.consensus !== 'etcdraft') throw new ConflictError(`Rule migration-from-raft: network ${network.name} is ${network.consensus} already; only an etcdraft channel migrates to smartbft.`, { consensus: network.consensus }, 'MIGRATION_NOT_RAFT');
+  const options: SmartBftOptions = { ...SMARTBFT_DEFAULTS, ...Object.fromEntries(Object.entries(req.smartBftOptions ?? {}).filter(([, v]) => v !== undefined)) };
+  const optionIssues = smartBftOptionIssues(options);
+  if (optionIssues.length) throw new ValidationError(`Invalid SmartBFT options: ${optionIssues.map((i) => `${i.field}: ${i.message}`).join('; ')}.`, optionIssues);
+
+  const { networks, nodes, own, orderers } = await sharingNetworks(deps, network);
+  const others = networks.filter((n) => n.consensus !== 'etcdraft');
+  if (others.length) throw new ConflictError(`Rule migration-from-raft: the orderers of ${network.name} also order ${others.map((n) => `${n.name} (${n.consensus})`).join(', ')}; Fabric migrates every channel of an orderer together, and only etcdraft ones.`, { networks: others.map((n) => n.name) }, 'MIGRATION_NOT_RAFT');
+  const docker = orderers.filter((o) => o.engine !== 'process' || o.consortiumConfig?.hostId);
+  if (docker.length) {
+    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for process engine orderers only; ${docker.map((o) => o.name).join(', ')} ${docker.length > 1 ? 'run' : 'runs'} on the docker engine.`, [{ field: 'id', message: 'orderers on the docker engine' }], 'MIGRATION_ENGINE');
+  }
+  const below = nodes.filter((n) => !n.consortiumConfig?.fabricVersion || !releaseAtLeast(n.consortiumConfig.fabricVersion, V3_MIN_RELEASE));
+  if (below.length) {
+    throw new ConflictError(
+      `Rule migration-v3-nodes: a migration to smartbft needs every orderer and peer of the channels on Fabric ${V3_MIN_RELEASE} or newer; ${below.map((n) => `${n.role} ${n.name} (${n.consortiumConfig?.fabricVersion ? `Fabric ${n.consortiumConfig.fabricVersion}` : 'no recorded Fabric release'})`).join(', ')} ${below.length > 1 ? 'do' : 'does'} not. Upgrade ${below.length > 1 ? 'them' : 'it'} first (POST /nodes/{id}/upgrade). Nothing was changed.`,
+      { rule: 'migration-v3-nodes', nodes: below.map((n) => ({ node_id: n.id, name: n.name, role: n.role, fabric_version: n.consortiumConfig?.fabricVersion ?? null })) },
+      'MIGRATION_NODES_BELOW_V3',
+    );
+  }
+  const bftSize = (what: string, n: number) => new ValidationError(
+    `Rule migration-bft-size: SmartBFT needs 3f + 1 consenters to tolerate f faulty ones, at least ${MIN_BFT_CONSENTERS} (f = 1); ${what} has ${n}, which tolerate${n === 1 ? 's' : ''} ${bftFaultsTolerated(n)}. Add consenters (an orderer joined, then POST .../consenters) before migrating. Nothing was changed.`,
+    [{ field: 'id', message: `${n} consenters: 3f + 1 >= ${MIN_BFT_CONSENTERS} needed` }],
+    'MIGRATION_BFT_SIZE',
+  );
+  if (own < MIN_BFT_CONSENTERS) throw bftSize(`network ${network.name}`, own);
+  const down = orderers.filter((o) => o.status !== 'running');
+  if (down.length) throw new ConflictError(`Rule migration-state: every orderer must be running to migrate; ${down.map((o) => `${o.name} (${o.status})`).join(', ')} ${down.length > 1 ? 'are' : 'is'} not.`, { nodes: down.map((o) => o.name) }, 'NODES_DOWN');
+
+  const byEndpoint = new Map(orderers.map((o) => [o.consortiumConfig!.externalEndpoint, o]));
+  const plans: Array<{ network: ConsortiumNetworkRow; identities: Array<{ host: string; port: number; mspId: string; identityCertPem: string }> }> = [];
+  for (const n of networks) {
+    const config = await channelConfig(deps, n);
+    const consensus = consensusOf(config);
+    if (consensus?.type !== 'etcdraft' || inMaintenance(consensus)) {
+      throw new ConflictError(`Rule migration-state: channel ${n.channelName} is ${consensus?.type ?? 'unknown'}${inMaintenance(consensus) ? ' in maintenance' : ''}; a migration starts from an etcdraft channel in STATE_NORMAL.`, { channelName: n.channelName }, 'MIGRATION_STATE');
+    }
+    if (!capabilitiesOf(config).includes(V3_CAPABILITY)) {
+      throw new ConflictError(`Rule migration-v3-capability: channel ${n.channelName} has channel capability ${capabilitiesOf(config).join(', ') || 'none'}; Fabric migrates to BFT only with ${V3_CAPABILITY} (PUT .../config {capabilities: {channel: "${V3_CAPABILITY}"}} first). Nothing was changed.`, { channelName: n.channelName }, 'MIGRATION_CAPABILITY');
+    }
+    const consenters = consensus.metadata?.consenters ?? [];
+    if (consenters.length < MIN_BFT_CONSENTERS) throw bftSize(`channel ${n.channelName}`, consenters.length);
+    const identities = [];
+    for (const c of consenters) {
+      const node = byEndpoint.get(`${c.host}:${Number(c.port)}`);
+      const org = node && [...n.ordererOrganizations, ...network.ordererOrganizations].find((o) => o.organizationId === node.organizationId);
+      if (!node || !org) throw new ConflictError(`Rule migration-state: consenter ${c.host}:${c.port} of channel ${n.channelName} is no orderer of this service: its identity certificate (the ConsenterMapping's) is unknown here.`, { channelName: n.channelName, consenter: `${c.host}:${c.port}` }, 'MIGRATION_STATE');
+      identities.push({ host: c.host, port: Number(c.port), mspId: org.mspId, identityCertPem: await identityCertificateOf(input, node) });
+    }
+    plans.push({ network: n, identities });
+  }
+  const switchChange = (p: (typeof plans)[number]): ChannelConfigChange => ({ kind: 'migrateToBft', options, identities: p.identities });
+  const ordererList = orderers.map((o) => ({ nodeId: o.id, name: o.name }));
+
+  if (req.dryRun) {
+    const previews = [];
+    for (const p of plans) {
+      const preview = await previewConfigChange(deps, p.network, [{ kind: 'consensusState', state: 'maintenance' }, switchChange(p), { kind: 'consensusState', state: 'normal' }]);
+      previews.push({ networkId: p.network.id, name: p.network.name, channelName: p.network.channelName, sequence: preview.sequence, diff: preview.diff });
+    }
+    return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: previews, orderers: ordererList, steps: ['checks passed; nothing changed'] };
+  }
+
+  const client = await deps.pool.connect();
+  try {
+    const locked = (await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [MIGRATION_LOCK])).rows[0].ok as boolean;
+    if (!locked) throw new ConflictError('Another consensus migration is in progress: one at a time. Retry once it has finished (GET .../consensus/migration).', {}, 'MIGRATION_IN_PROGRESS');
+    try {
+      return await migrateLocked(input, plans, orderers, switchChange, ordererList, req.timeoutMs ?? 180_000);
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => undefined);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function migrateLocked(
+  input: CommandInput,
+  plans: Array<{ network: ConsortiumNetworkRow; identities: Array<{ host: string; port: number; mspId: string; identityCertPem: string }> }>,
+  orderers: NodeRow[],
+  switchChange: (p: (typeof plans)[number]) => ChannelConfigChange,
+  ordererList: Array<{ nodeId: number; name: string }>,
+  timeoutMs: number,
+): Promise<ConsensusMigrated> {
+  const { deps } = input;
+  const runtime = consortiumOf(deps).runtime;
+  const progress: MigrationProgress = { networkIds: plans.map((p) => p.network.id), status: 'running', phase: 'maintenance', steps: [], startedAt: deps.clock().toISOString(), endedAt: null };
+  for (const p of plans) progressByNetwork.set(p.network.id, progress);
+  const step = (s: string) => progress.steps.push(s);
+  const channels = plans.map((p) => p.network.channelName).join(', ');
+  let backedUp = false;
+  const restartAll = async () => {
+    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await started(input, o, timeoutMs);
+  };
+  try {
+    for (const p of plans) {
+      const r = await retrying(`channel ${p.network.channelName} into maintenance`, () => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }), timeoutMs);
+      step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
+    }
+    progress.phase = 'backup';
+    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await runtime.backupData(await targetOf(deps, o.id), BACKUP_LABEL);
+    backedUp = true;
+    for (const o of orderers) await started(input, o, timeoutMs);
+    step(`backup: ${orderers.map((o) => o.name).join(', ')} stopped, data directories backed up, started`);
+    progress.phase = 'switch';
+    for (const p of plans) {
+      const r = await retrying(`channel ${p.network.channelName} switched to BFT`, () => submitConfigChange(deps, p.network, switchChange(p)), timeoutMs);
+      step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
+    }
+    progress.phase = 'restart';
+    await restartAll();
+    step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
+  } catch (err) {
+    const phase = progress.phase;
+    const reason = (err as Error).message;
+    progress.phase = 'rollback';
+    step(`failed in phase ${phase}: ${reason}`);
+    const restored = await rollback(input, plans, orderers, backedUp, timeoutMs).then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
+    step(restored);
+    progress.status = 'failed';
+    progress.endedAt = deps.clock().toISOString();
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored}.`, { phase, steps: progress.steps }, 'MIGRATION_FAILED');
+  }
+  progress.phase = 'normal';
+  const done: ConsensusMigrated['networks'] = [];
+  for (const p of plans) {
+    const bft = { ...p.network, consensus: 'smartbft' };
+    let r: Awaited<ReturnType<typeof submitConfigChange>>;
+    try {
+      r = await retrying(`channel ${p.network.channelName} out of maintenance on BFT`, () => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }), timeoutMs);
+    } catch (err) {
+      const reason = (err as Error).message;
+      step(`failed in phase normal: ${reason}`);
+      if (!done.length) {
+        progress.phase = 'rollback';
+        const restored = await rollback(input, plans, orderers, true, timeoutMs).then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
+        step(restored);
+        progress.status = 'failed';
+        progress.endedAt = deps.clock().toISOString();
+        throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored}.`, { phase: 'normal', steps: progress.steps }, 'MIGRATION_FAILED');
+      }
+      progress.status = 'failed';
+      progress.endedAt = deps.clock().toISOString();
+      throw new ConflictError(`Channel ${p.network.channelName} did not leave maintenance on BFT: ${reason}. ${done.map((d) => d.channelName).join(', ')} already run BFT, so the backups are kept and not restored: retry the migration to leave maintenance.`, { phase: 'normal', steps: progress.steps }, 'MIGRATION_FAILED');
+    }
+    const block = r.status === 'updated' ? r.blockNumber : null;
+    step(`normal: channel ${p.network.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);
+    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConsensusMigrated', networkId: p.network.id, from: 'etcdraft', to: 'smartbft', configSequence: r.sequence, blockNumber: block ?? 0, steps: [...progress.steps], at: deps.clock().toISOString() });
+    done.push({ networkId: p.network.id, name: p.network.name, channelName: p.network.channelName, sequence: r.sequence, diff: r.status === 'updated' ? r.diff : [] });
+  }
+  for (const o of orderers) await runtime.dropBackup(await targetOf(deps, o.id), BACKUP_LABEL).catch(() => undefined);
+  step('backups dropped');
+  progress.phase = 'done';
+  progress.status = 'done';
+  progress.endedAt = deps.clock().toISOString();
+  return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: progress.steps };
+}
+
+/** Orderers stopped, their backups put back (when taken), started: raft in maintenance; then each channel leaves maintenance on raft. */
+async function rollback(input: CommandInput, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number) {
+  const { deps } = input;
+  if (backedUp) {
+    for (const o of orderers) {
+      const row = await getNode(deps.pool, o.id);
+      if (row && row.status !== 'stopped') await stopped(input, o);
+    }
+    for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL);
+  }
+  for (const o of orderers) {
+    const row = await getNode(deps.pool, o.id);
+    if (row?.status !== 'running') await started(input, o, timeoutMs);
+  }
+  for (const p of plans) {
+    const now = await getConsortiumNetwork(deps.pool, p.network.id);
+    await retrying(`channel ${p.network.channelName} out of maintenance on raft`, () => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }), timeoutMs);
+  }
+}

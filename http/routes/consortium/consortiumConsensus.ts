@@ -1,0 +1,67 @@
+// A consortium network's consensus migrated from etcdraft to smartbft (issue 37 item 7), with a
+// dry run, and the progress of the last migration this server ran
+// (application/consortium/consortiumConsensusMigrate.ts; docs/consortium.md "Migrating to SmartBFT").
+import { Type } from '@sinclair/typebox';
+import { defineRoute } from '../../route.ts';
+import { IdParam } from '../schemas.ts';
+import { NotFoundError } from '../../../domain/shared/errors.ts';
+import { migrateConsensus, migrationProgress } from '../../../application/consortium/consortiumConsensusMigrate.ts';
+import { consortiumNetworkOr404 } from '../../../application/consortium/consortiumChannelAccess.ts';
+import { SmartBftOptionFields } from './consortiumNetworks.ts';
+
+const tags = ['consortium networks'];
+const Diff = Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() }));
+const Progress = {
+  phase: Type.String({ description: 'checks, maintenance, backup, switch, restart, normal, rollback or done' }),
+  steps: Type.Array(Type.String(), { description: 'what was done, in order' }),
+};
+
+export const consortiumConsensusRoutes = [
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/consensus/migrate',
+    summary: 'Migrate the network\'s channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft',
+    tags, permission: 'NETWORK_UPDATE', params: IdParam,
+    query: Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'check the rules and answer each channel\'s diff (etcdraft to BFT); change nothing' })) }, { additionalProperties: false }),
+    body: Type.Object({
+      to: Type.String({ maxLength: 20, description: 'smartbft (the only transition Fabric supports)' }),
+      smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'the channels\' SmartBFT options; each left out takes its default (docs/consortium.md)' })),
+    }, { additionalProperties: false }),
+    responses: {
+      200: {
+        description: 'migrated (or dry_run: the checks passed, nothing changed)',
+        schema: Type.Object({
+          status: Type.String({ description: 'migrated or dry_run' }), from: Type.String(), to: Type.String(),
+          networks: Type.Array(Type.Object({ network_id: Type.Integer(), name: Type.String(), channel_name: Type.String(), sequence: Type.Integer(), diff: Diff })),
+          orderers: Type.Array(Type.Object({ node_id: Type.Integer(), name: Type.String() })),
+          steps: Type.Array(Type.String()),
+        }),
+      },
+      400: { description: 'rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on the docker engine); invalid SmartBFT options' },
+      404: { description: 'no such network' },
+      409: { description: 'rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored and the channels left maintenance on etcdraft); SIGNATURES_MISSING' },
+    },
+    async handler(input) {
+      const r = await migrateConsensus(input, input.params.id, { to: input.body.to, smartBftOptions: input.body.smartBftOptions, dryRun: input.query.dry_run });
+      return {
+        body: {
+          status: r.status, from: r.from, to: r.to, steps: r.steps,
+          networks: r.networks.map((n) => ({ network_id: n.networkId, name: n.name, channel_name: n.channelName, sequence: n.sequence, diff: n.diff })),
+          orderers: r.orderers.map((o) => ({ node_id: o.nodeId, name: o.name })),
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get', path: '/networks/consortium/:id/consensus/migration', summary: 'The progress of the network\'s last consensus migration on this server (phase and steps, while it runs and after)', tags, permission: 'NETWORK_READ', params: IdParam,
+    responses: {
+      200: { description: 'the migration', schema: Type.Object({ network_ids: Type.Array(Type.Integer()), status: Type.String({ description: 'running, done or failed' }), ...Progress, started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) }) },
+      404: { description: 'no such network, or no migration of it ran on this server' },
+    },
+    async handler({ deps, params }) {
+      await consortiumNetworkOr404(deps, params.id);
+      const p = migrationProgress(params.id);
+      if (!p) throw new NotFoundError('Consensus migration', `of network ${params.id}`);
+      return { body: { network_ids: p.networkIds, status: p.status, phase: p.phase, steps: p.steps, started_at: p.startedAt, ended_at: p.endedAt } };
+    },
+  }),
+];

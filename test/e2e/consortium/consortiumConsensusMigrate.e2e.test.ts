@@ -1,0 +1,176 @@
+// A channel migrated from etcdraft to SmartBFT through the service on real Fabric 3.1 orderers
+// (issue 37 item 7; LNM_FABRIC_RELEASES with a 2.5 and a 3.1 release, a counted skip without
+// both): 4 raft orderers and a peer on 3.1, the channel committing. Refusals first, nothing
+// changed: channel capability below V3_0 (409), a target other than smartbft (400), a network of 3
+// orderers (400 naming 3f + 1), one with a 2.5 peer (409 naming it); a dry run answers the diff
+// (etcdraft to BFT) and submits nothing. Then the migration (maintenance, orderers stopped and
+// backed up, Type BFT with the same consenters, restart, maintenance left): the channel config is
+// BFT in STATE_NORMAL with 4 ConsenterMapping entries, blocks 0..n keep their hashes, a new config
+// update commits, the network view says smartbft, the progress says done, and the migration is
+// audited; a second migration is a 409 (not etcdraft).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricReleaseOf } from '../../helpers/programs.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+
+const r25 = fabricReleaseOf('2.5');
+const r31 = fabricReleaseOf('3.1');
+const t = requires(suite('consensus migration etcdraft -> smartbft (real Fabric 3.1)'), 'fabric-releases', !r25.ok ? r25.reason : !r31.ok ? r31.reason : undefined);
+const v25 = r25.ok ? r25.release.version : '';
+const v31 = r31.ok ? r31.release.version : '';
+let server: TestServer;
+const api = apiOf(() => server);
+interface Node { id: number; name: string; config: { port: number } }
+let orderers: Node[] = [];
+let peer: Node;
+let org1Id = 0;
+let networkId = 0;
+const channel = 'migratechannel';
+const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
+const migrate = (id: number, body: unknown, dry = false) => api('POST', `/networks/consortium/${id}/consensus/migrate${dry ? '?dry_run=true' : ''}`, body);
+
+const height = async () => {
+  const r = await api('GET', `/networks/consortium/${networkId}/info`);
+  return r.status === 200 ? Number(r.json.height) : null;
+};
+let toggle = 0;
+/** The channel orders: an anchor peer update (alternating its entries) commits a config block the peer then has. */
+async function commits(what: string): Promise<number> {
+  const before = await until('the height at the peer', height, 90_000, 1000);
+  toggle++;
+  const anchors = [{ host: '127.0.0.1', port: peer.config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: peer.config.port }] : [])];
+  await until(`an anchor peer update ${what}`, async () => {
+    const a = await api('POST', `/networks/consortium/${networkId}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
+    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
+    return a.status === 200 && a.json.status === 'updated' ? a : null;
+  }, 180_000, 3000);
+  return until(`the new config block at the peer ${what}`, async () => {
+    const h = (await height()) ?? 0;
+    return h > before ? h : null;
+  }, 120_000, 1000);
+}
+const blockHash = async (n: number) => {
+  const r = await api('GET', `/networks/consortium/${networkId}/blocks/${n}`);
+  assert.is(r.status, 200, r.text);
+  return r.json.hash as string;
+};
+
+t.before(async () => {
+  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process' }) });
+  org1Id = (await organization(api, 'Org1', 'Org1MSP')).id;
+  const on31 = { fabricVersion: v31 };
+  orderers = [];
+  for (const i of [0, 1, 2, 3]) orderers.push(await runningNode(api, `mig-orderer${i}`, 'CONSORTIUM_ORDERER', org1Id, on31));
+  peer = await runningNode(api, 'mig-peer', 'CONSORTIUM_PEER', org1Id, on31);
+  const r = await api('POST', '/networks/consortium', { name: 'migratenet', channelName: channel, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.consensus, 'etcdraft');
+  networkId = r.json.id;
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
+  await until('the orderers to serve the channel', async () => {
+    const j = await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`);
+    return j.status === 200 ? j : null;
+  }, 90_000, 1000);
+  await commits('after the joins');
+});
+t.after(async () => {
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await server.stop();
+});
+
+t('refusals first, nothing changed: capability below V3_0, a target other than smartbft, 3 orderers (3f + 1), a 2.5 peer; a dry run answers the diff', async () => {
+  const before = await api('GET', configPath());
+  assert.is(before.status, 200, before.text);
+  const noV3 = await migrate(networkId, { to: 'smartbft' });
+  assert.is(noV3.status, 409, noV3.text);
+  assert.is(noV3.json.code, 'MIGRATION_CAPABILITY');
+  assert.match(noV3.json.message, /Rule migration-v3-capability/);
+  const raised = await api('PUT', configPath(), { capabilities: { channel: 'V3_0' } });
+  assert.is(raised.status, 200, raised.text);
+  await commits('after V3_0');
+
+  const target = await migrate(networkId, { to: 'pbft' });
+  assert.is(target.status, 400, target.text);
+  assert.match(target.json.message, /Rule migration-target/);
+
+  const small = await api('POST', '/networks/consortium', { name: 'smallnet', channelName: 'smallchannel', ordererIds: orderers.slice(0, 3).map((o) => o.id), peerIds: [peer.id] });
+  assert.is(small.status, 201, small.text);
+  const three = await migrate(small.json.id, { to: 'smartbft' });
+  assert.is(three.status, 400, three.text);
+  assert.is(three.json.code, 'MIGRATION_BFT_SIZE');
+  assert.match(three.json.message, /3f \+ 1/);
+  assert.match(three.json.message, /has 3/);
+
+  const oldPeer = await runningNode(api, 'mig-oldpeer', 'CONSORTIUM_PEER', org1Id, { fabricVersion: v25 });
+  const old = await api('POST', '/networks/consortium', { name: 'oldnet', channelName: 'oldchannel', ordererIds: orderers.map((o) => o.id), peerIds: [oldPeer.id] });
+  assert.is(old.status, 201, old.text);
+  const on25 = await migrate(old.json.id, { to: 'smartbft' });
+  assert.is(on25.status, 409, on25.text);
+  assert.is(on25.json.code, 'MIGRATION_NODES_BELOW_V3');
+  assert.match(on25.json.message, `peer mig-oldpeer (Fabric ${v25})`);
+  for (const id of [small.json.id, old.json.id]) assert.is((await api('DELETE', `/networks/consortium/${id}`)).status, 204);
+  assert.is((await api('DELETE', `/nodes/${oldPeer.id}`)).status < 300, true);
+
+  const badOptions = await migrate(networkId, { to: 'smartbft', smartBftOptions: { requestForwardTimeout: '30s' } });
+  assert.is(badOptions.status, 400, badOptions.text);
+  const sequence = (await api('GET', configPath())).json.sequence;
+  const dry = await migrate(networkId, { to: 'smartbft' }, true);
+  assert.is(dry.status, 200, dry.text);
+  assert.is(dry.json.status, 'dry_run');
+  assert.equal(dry.json.networks.map((n: { channel_name: string }) => n.channel_name), [channel]);
+  assert.equal(dry.json.orderers.map((o: { node_id: number }) => o.node_id), orderers.map((o) => o.id));
+  const paths = dry.json.networks[0].diff.map((d: { path: string }) => d.path);
+  assert.ok(paths.includes('channel_group.groups.Orderer.values.ConsensusType.value.type'), JSON.stringify(paths));
+  assert.ok(paths.some((p: string) => p.startsWith('channel_group.groups.Orderer.values.Orderers')), JSON.stringify(paths));
+  assert.ok(paths.some((p: string) => p.startsWith('channel_group.groups.Orderer.policies.BlockValidation')), JSON.stringify(paths));
+  const after = await api('GET', configPath());
+  assert.is(after.json.sequence, sequence, 'nothing was submitted');
+  assert.is(after.json.config.channel_group.groups.Orderer.values.ConsensusType.value.type, 'etcdraft');
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
+});
+
+t('migrated: BFT in STATE_NORMAL with the same 4 consenters, the ledger kept, a new config update commits, the network says smartbft, audited', async () => {
+  const h = (await height())!;
+  const hashes = [];
+  for (let i = 0; i < h; i++) hashes.push(await blockHash(i));
+  const r = await migrate(networkId, { to: 'smartbft', smartBftOptions: { requestBatchMaxInterval: '300ms' } });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'migrated', r.text);
+  assert.is(r.json.from, 'etcdraft');
+  assert.is(r.json.to, 'smartbft');
+  console.log(`  migration steps: ${JSON.stringify(r.json.steps)}`);
+  for (const phase of ['maintenance:', 'backup:', 'switch:', 'restart:', 'normal:']) assert.ok(r.json.steps.some((s: string) => s.startsWith(phase)), `${phase} in ${r.text}`);
+
+  const config = (await api('GET', configPath())).json.config;
+  const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'BFT');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  assert.is(consensus.metadata.request_batch_max_interval, '300ms');
+  const mapping = config.channel_group.groups.Orderer.values.Orderers.value.consenter_mapping;
+  assert.equal(mapping.map((c: { id: number; port: number }) => [c.id, c.port]), orderers.map((o, i) => [i + 1, o.config.port]));
+
+  const hAfter = await commits('after the migration');
+  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
+  for (let i = 0; i < h; i++) assert.is(await blockHash(i), hashes[i], `block ${i} kept its hash`);
+
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'smartbft');
+  const progress = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.is(progress.status, 200, progress.text);
+  assert.is(progress.json.status, 'done');
+  assert.is(progress.json.phase, 'done');
+  const consenters = await api('GET', `/networks/consortium/${networkId}/channels/${channel}/consenters`);
+  assert.equal(consenters.json.consenters.map((c: { bft_id: number; node_id: number }) => [c.bft_id, c.node_id]), orderers.map((o, i) => [i + 1, o.id]));
+  const audited = await api('GET', `/audit-logs?resource_type=network&limit=200`);
+  assert.is(audited.status, 200, audited.text);
+  const entry = audited.json.items.find((e: { resource_id: string | null; before: { consensus?: string } | null; after: { consensus?: string } | null }) => e.resource_id === String(networkId) && e.before?.consensus === 'etcdraft' && e.after?.consensus === 'smartbft');
+  assert.ok(entry, audited.text.slice(0, 2000));
+
+  const again = await migrate(networkId, { to: 'smartbft' });
+  assert.is(again.status, 409, again.text);
+  assert.is(again.json.code, 'MIGRATION_NOT_RAFT');
+});
+
+t.run();
