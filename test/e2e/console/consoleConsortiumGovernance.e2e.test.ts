@@ -8,13 +8,14 @@
 // (an anchor peer update, read from Org1's peer) after each change. axe-core checks the pages.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, consortiumEnv, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
+import { shownDiff, submitChange as submit } from './configChangePanel.ts';
 
 const t = requiresAll(suite('console: channel consenters, leaving and organization removal (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -49,31 +50,6 @@ async function commits(what: string) {
     return a.status === 200 && a.json.status === 'updated' ? a : null;
   }, 120_000, 2000);
   await until(`the new config block at a peer ${what}`, async () => ((await height()) ?? 0) > before, 60_000, 1000);
-}
-
-/** The change panel's dry-run diff as shown: one [path, before, after] per row. */
-async function shownDiff(change: Locator): Promise<string[][]> {
-  const diff = change.getByTestId('config-diff');
-  await diff.waitFor({ timeout: 90_000 });
-  return diff.locator('tbody tr').evaluateAll((rows) => rows.map((r) => [...(r as unknown as { querySelectorAll(s: string): Iterable<{ textContent: string | null }> }).querySelectorAll('td')].map((c) => c.textContent ?? '')));
-}
-
-/**
- * Submits the change shown in `change` and waits for its outcome. An orderer that is electing a
- * leader answers 503 for a moment: the refusal is shown and Submit stays offered, so it is pressed
- * again until the outcome shows (any other refusal fails the test with the message shown).
- */
-async function submit(change: Locator): Promise<string> {
-  const outcome = change.getByTestId('consenter-outcome');
-  await until('the change submitted', async () => {
-    await change.getByRole('button', { name: 'Submit' }).click();
-    await outcome.or(change.getByRole('alert')).first().waitFor({ timeout: 120_000 });
-    if (await outcome.count()) return true;
-    const refusal = await change.getByRole('alert').innerText();
-    if (!/unavailable|not ready|leader|503|try again/i.test(refusal)) assert.unreachable(`refused: ${refusal}`);
-    return null;
-  }, 180_000, 2000);
-  return outcome.innerText();
 }
 
 t.before(async () => {

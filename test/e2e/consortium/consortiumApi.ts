@@ -121,6 +121,27 @@ export async function runningNode(api: Api, name: string, nodeType: 'CONSORTIUM_
 }
 
 /**
+ * The smallest channel: Org1MSP with one raft orderer and one peer (made with `nodeConfig`, e.g.
+ * { fabricVersion } to pick a release), the peer joined and its organization's anchor peer.
+ */
+export async function oneOrganizationChannel(api: Api, name: string, channelName: string, nodeConfig: Record<string, unknown> = {}) {
+  const org1 = await organization(api, 'Org1', 'Org1MSP');
+  const [orderer, peer] = await Promise.all([runningNode(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id, nodeConfig), runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id, nodeConfig)]);
+  const r = await api('POST', '/networks/consortium', { name, channelName, ordererIds: [orderer.id], peerIds: [peer.id] });
+  assert.is(r.status, 201, r.text);
+  const network = r.json;
+  assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${orderer.id}/join`)).status, 200);
+  await until('the orderer to serve the channel', async () => ((await api('POST', `/networks/consortium/${network.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 60_000, 1000);
+  // Retried while the single raft orderer elects itself leader (SERVICE_UNAVAILABLE until then).
+  await until('the anchor peer of Org1MSP', async () => {
+    const a = await api('POST', `/networks/consortium/${network.id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: [{ host: '127.0.0.1', port: peer.config.port }] });
+    if (a.status !== 200 && a.status !== 409 && a.status !== 503) assert.unreachable(a.text);
+    return a.status === 200 ? a : null;
+  }, 90_000, 1000);
+  return { org1, orderer, peer, network };
+}
+
+/**
  * Org1MSP and Org2MSP, one raft orderer (Org1's) and one or two peers each, on a channel with every
  * peer joined and the first peer of each organization as its anchor peer. Second peers are made
  * after the first ones, so each organization's first peer (the one its calls go through first)

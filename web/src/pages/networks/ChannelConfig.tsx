@@ -14,6 +14,9 @@ import { ActionError, ErrorState, Loading, QueryView, FieldError, invalid } from
 import { DataTable, type Column } from '../../components/DataTable';
 import { anchorPeersOf, policyText, signaturesNeeded, type Change, type ChannelConfigJson, type ConfigGroup } from '../../components/channelPolicies';
 import { Can, useSession } from '../../session';
+import { ChannelCapabilities } from './ChannelCapabilities';
+import { RaftOptions } from './RaftOptions';
+import { useChannelConfig } from './channelConfigQuery';
 
 interface MapOrg {
   organization_id: number | null;
@@ -31,7 +34,7 @@ const POLICY_NAMES = ['Readers', 'Writers', 'Admins', 'Endorsement', 'LifecycleE
 type Updated = { status: string; sequence: number; block_number: number | null; signed_by: string[] };
 
 export function ChannelConfig({ networkId }: { networkId: number }) {
-  const cfg = useQuery({ queryKey: ['channel-config', networkId], refetchInterval: 15_000, retry: false, queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/channel-config', { params: { path: { id: networkId } } })) });
+  const cfg = useChannelConfig(networkId);
   const map = useQuery({ queryKey: ['network-map', networkId], refetchInterval: 15_000, queryFn: () => getJson<NetworkMap>(`/api/v1/networks/consortium/${networkId}/map`) });
   return (
     <section aria-labelledby="channel-config-title">
@@ -89,6 +92,8 @@ function ConfigView({ networkId, data, map }: { networkId: number; data: { chann
       <Can permission="NETWORK_UPDATE">
         <Changes networkId={networkId} channelName={data.channel_name} config={config} app={app} appOrgs={appOrgs} held={held} map={map} />
       </Can>
+      <ChannelCapabilities networkId={networkId} channelName={data.channel_name} config={config} />
+      <RaftOptions networkId={networkId} channelName={data.channel_name} config={config} />
     </>
   );
 }

@@ -5,17 +5,21 @@
 // certificate after a renewal. Every change is first computed as a dry run (?dry_run=true) and
 // its config diff shown; only "Submit" sends it. Refusals name their rule (the API's message).
 // ChannelOrganizationRemove: an application organization removed the same way.
-// ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set).
-// ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way.
-import { useState } from 'react';
+// ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set);
+// how many root and intermediate CAs and admins the channel holds for it now is shown.
+// ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way; its
+// endpoints in the channel now are shown beside it.
+// DryRunChange: the one dry-run-then-Submit panel, also used by ChannelCapabilities and RaftOptions.
+import { useEffect, useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { ActionError, QueryView } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Can } from '../../session';
+import { organizationGroup, useChannelConfig } from './channelConfigQuery';
 
 type Action = { kind: 'add' | 'remove' | 'certificate'; nodeId: number; label: string };
-interface ChangeView {
+export interface ChangeView {
   status: string;
   sequence: number;
   block_number: number | null;
@@ -134,6 +138,9 @@ export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { net
   const [asked, setAsked] = useState<{ mspId: string; body: { rootCerts?: string[]; intermediateCerts?: string[]; admins?: string[] }; n: number } | null>(null);
   const send = (m: string, body: NonNullable<typeof asked>['body']) => (dryRun: boolean): Promise<ChangeView> =>
     unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp', { params: { path: { id: networkId, channelName, mspId: m }, query: { dry_run: dryRun } }, body }));
+  const cfg = useChannelConfig(networkId);
+  const msp = (organizationGroup(cfg.data?.config, mspId)?.values?.MSP?.value as { config?: { root_certs?: string[]; intermediate_certs?: string[]; admins?: string[] } } | undefined)?.config;
+  const count = (n: number, what: string) => `${n || 'no'} ${what}${n === 1 ? '' : 's'}`;
   const preview = () => {
     const body = Object.fromEntries(Object.entries(text).filter(([, v]) => v.trim()).map(([k, v]) => [k, pems(v)]));
     setAsked({ mspId, body, n: (asked?.n ?? 0) + 1 });
@@ -154,6 +161,9 @@ export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { net
             ))}
           </select>
         </label>
+        <p className="hint" data-testid="msp-now">
+          {msp ? `Now in the channel: ${count(msp.root_certs?.length ?? 0, 'root CA')}, ${count(msp.intermediate_certs?.length ?? 0, 'intermediate CA')}, ${count(msp.admins?.length ?? 0, 'admin certificate')}.` : 'Reading the MSP from the channel configuration…'}
+        </p>
         {(['rootCerts', 'intermediateCerts', 'admins'] as const).map((k) => (
           <label key={k} className="block">
             {k === 'rootCerts' ? 'Root CA certificates to add' : k === 'intermediateCerts' ? 'Intermediate CA certificates to add' : 'Admin certificates (replace the MSP\'s admins)'}
@@ -178,6 +188,8 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
     if (a.kind === 'remove') return unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}', { params: { path, query: { dry_run: dryRun } } }));
     return unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}/endpoints', { params: { path, query: { dry_run: dryRun } }, body: { endpoints: a.endpoints } }));
   };
+  const cfg = useChannelConfig(networkId);
+  const now = (m: string) => ((organizationGroup(cfg.data?.config, m, 'Orderer')?.values?.Endpoints?.value as { addresses?: string[] } | undefined)?.addresses ?? []);
   if (!mspIds.length) return null;
   return (
     <Can permission="NETWORK_UPDATE">
@@ -187,6 +199,7 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
         {mspIds.map((m) => (
           <p key={m}>
             <strong>{m}</strong>{' '}
+            <span data-testid={`orderer-endpoints-${m}`}>{cfg.data ? (now(m).join(', ') || 'no endpoints of its own') : '…'}</span>{' '}
             <input aria-label={`Endpoints of ${m}`} placeholder="host:port, host:port" value={endpoints[m] ?? ''} onChange={(e) => setEndpoints({ ...endpoints, [m]: e.target.value })} />{' '}
             <button type="button" disabled={!(endpoints[m] ?? '').trim()} onClick={() => setAction({ kind: 'endpoints', mspId: m, endpoints: (endpoints[m] ?? '').split(/[\s,]+/).filter(Boolean), n: (action?.n ?? 0) + 1 })}>
               Set endpoints
@@ -206,9 +219,15 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
   );
 }
 
-function DryRunChange({ networkId, label, what, send, done }: { networkId: number; label: string; what: string; send: (dryRun: boolean) => Promise<ChangeView>; done: () => void }) {
+/**
+ * A change computed as a dry run, its diff shown, then sent with Submit. A refused dry run is the
+ * list's error state, unless the form says it itself: `onPreviewError` hands the refusal to the form
+ * (its fields' FieldErrors; this panel then says only what no field shows), `refusal` draws it.
+ */
+export function DryRunChange({ networkId, label, what, send, done, onPreviewError, refusal }: { networkId: number; label: string; what: string; send: (dryRun: boolean) => Promise<ChangeView>; done: () => void; onPreviewError?: (error: unknown) => void; refusal?: (error: unknown) => ReactNode }) {
   const qc = useQueryClient();
   const preview = useQuery({ queryKey: ['config-dry-run', networkId, what], retry: false, gcTime: 0, queryFn: () => send(true) });
+  useEffect(() => onPreviewError?.(preview.error), [preview.error, onPreviewError]);
   const submit = useMutation({
     mutationFn: () => send(false),
     onSuccess: () => {
@@ -217,6 +236,18 @@ function DryRunChange({ networkId, label, what, send, done }: { networkId: numbe
       void qc.invalidateQueries({ queryKey: ['network', 'consortium', networkId] });
     },
   });
+  if (preview.error && (onPreviewError || refusal)) {
+    return (
+      <div role="form" aria-label={label} data-testid="config-change">
+        <h4>{label}</h4>
+        {refusal?.(preview.error) ?? <ActionError error={preview.error} />}
+        <p className="muted">Nothing was submitted.</p>
+        <button type="button" onClick={done}>
+          Close
+        </button>
+      </div>
+    );
+  }
   return (
     <div role="form" aria-label={label} data-testid="config-change">
       <h4>{label}</h4>

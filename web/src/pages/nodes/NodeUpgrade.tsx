@@ -1,7 +1,8 @@
 // A consortium node's rolling upgrade to a newer Fabric release (POST /nodes/{id}/upgrade): the
 // releases this service finds (GET /nodes/defaults/consortium-peer's fabricReleases) newer than the
 // node's, one chosen, a confirmation saying the node is stopped and started again with its ledger
-// kept and that one node is upgraded at a time; the answer's steps and heights are shown.
+// kept and that one node is upgraded at a time; the answer's steps and heights are shown (also once
+// no newer release is left).
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, getJson, unwrap } from '../../api/client';
@@ -28,7 +29,20 @@ export function NodeUpgrade({ nodeId, name, fabricVersion }: { nodeId: number; n
       void qc.invalidateQueries({ queryKey: ['node', nodeId] });
     },
   });
-  if (!choices.length) return <p className="muted">Runs Fabric {fabricVersion}; no newer release is found here.</p>;
+  // The answer stays shown once the node runs the newest release (no choice is left then).
+  const outcome = upgrade.data ? (
+    <p className="verdict valid" role="status">
+      Upgraded to Fabric {upgrade.data.to_version}: {upgrade.data.steps.join('; ')}.
+    </p>
+  ) : null;
+  if (!choices.length) {
+    return (
+      <>
+        <p className="muted">Runs Fabric {fabricVersion}; no newer release is found here.</p>
+        {outcome}
+      </>
+    );
+  }
   return (
     <Can permission="NODE_UPDATE">
       <label>
@@ -62,11 +76,7 @@ export function NodeUpgrade({ nodeId, name, fabricVersion }: { nodeId: number; n
         </div>
       )}
       <ActionError error={upgrade.error} />
-      {upgrade.data ? (
-        <p className="verdict valid" role="status">
-          Upgraded to Fabric {upgrade.data.to_version}: {upgrade.data.steps.join('; ')}.
-        </p>
-      ) : null}
+      {outcome}
     </Can>
   );
 }
