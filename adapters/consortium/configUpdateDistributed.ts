@@ -8,8 +8,10 @@
 //   submitConfigUpdate({orderer, channelName, updateBytes, signatures, submitter, timeoutMs})
 //   evaluateConfigUpdate({orderer, channelName, updateBytes, signedBy, reader}) -> the channel's current sequence and the policy evaluated with those signatures
 //   verifyDetachedSignature({orderer, channelName, updateBytes, signature, reader}) -> the signature with its verified MSP id (400 naming why not)
+//   signerOfConfigSignature(signatureHeader)                    -> the signer's certificate subject (display only; verified on upload)
 //   configUpdateFile(channelName, updateBytes, signatures) / signaturesOfConfigUpdateFile(file, updateBytes): the peer channel signconfigtx file
-import { common } from '@hyperledger/fabric-protos';
+import { X509Certificate } from 'node:crypto';
+import { common, msp } from '@hyperledger/fabric-protos';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import type { PreparedConfigUpdate, DetachedConfigSignature, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
@@ -118,4 +120,14 @@ export function configUpdateFile(channelName: string, updateBytes: Uint8Array, s
 /** The ConfigSignatures of a signed signconfigtx file carrying `updateBytes` (400 when it carries another update). */
 export function signaturesOfConfigUpdateFile(file: Uint8Array, updateBytes: Uint8Array): Array<{ signatureHeader: string; signature: string }> {
   return signaturesOfSignedConfigTx(file, updateBytes).map((s) => ({ signatureHeader: Buffer.from(s.signatureHeader).toString('base64'), signature: Buffer.from(s.signature).toString('base64') }));
+}
+
+/** The subject of the certificate a ConfigSignature's header names ("CN=Admin@org1.example.com, OU=admin"), or null. */
+export function signerOfConfigSignature(signatureHeader: string): string | null {
+  try {
+    const creator = msp.SerializedIdentity.deserializeBinary(common.SignatureHeader.deserializeBinary(Buffer.from(signatureHeader, 'base64')).getCreator_asU8());
+    return new X509Certificate(Buffer.from(creator.getIdBytes_asU8())).subject.split('\n').filter((l) => /^(CN|OU)=/.test(l)).join(', ') || null;
+  } catch {
+    return null;
+  }
 }

@@ -5,7 +5,7 @@ import { decodeChannelConfig, fetchConfigBlock, readConfigBlock } from './channe
 import { channelMembers } from './channelConfigMembers.ts';
 import { joinOrderer, leaveOrderer, listOrdererChannels, ordererChannel } from './channelParticipation.ts';
 import { previewConfigUpdate, updateChannelConfig } from './configUpdate.ts';
-import { configUpdateFile, describeConfigUpdate, evaluateConfigUpdate, prepareConfigUpdate, signConfigUpdate, signaturesOfConfigUpdateFile, submitConfigUpdate, verifyDetachedSignature } from './configUpdateDistributed.ts';
+import { configUpdateFile, describeConfigUpdate, evaluateConfigUpdate, prepareConfigUpdate, signConfigUpdate, signaturesOfConfigUpdateFile, signerOfConfigSignature, submitConfigUpdate, verifyDetachedSignature } from './configUpdateDistributed.ts';
 import { buildChannelGenesisBlock } from './fabricGenesis.ts';
 import { block, chainInfo, transaction } from './ledgerQuery.ts';
 import { joinPeer, peerChannels } from './peerChannel.ts';
@@ -32,6 +32,7 @@ export function fabricConsortiumChannels(): ConsortiumChannels {
     verifyDetachedSignature,
     configUpdateFile,
     signaturesOfConfigUpdateFile,
+    signerOfConfigSignature,
     chainInfo,
     block,
     channelMembers,

@@ -167,6 +167,10 @@ export async function proposalStatus(input: CommandInput, proposalId: string) {
     stale: !!(evaluation && p.prepared && evaluation.sequence !== p.prepared.sequence),
     policies: q?.policies ?? p.prepared?.policies ?? [], required_organizations: q?.requiredOrganizations ?? p.prepared?.requiredOrganizations ?? [],
     signed_by: collected, missing_organizations: q?.missingOrganizations ?? [], unmet: unmetView(q?.unmet ?? []), satisfied: !!q && q.unmet.length === 0, created_at: p.at,
+    signatures: [...p.localSignatures, ...p.received].map((s) => {
+      const log = p.signatureLog?.find((l) => l.mspId === s.mspId);
+      return { msp_id: s.mspId, signer: distributed(input).signerOfConfigSignature?.(s.signatureHeader) ?? null, source: log?.source ?? null, at: log?.at ?? null };
+    }),
   };
 }
 

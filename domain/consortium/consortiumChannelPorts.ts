@@ -300,6 +300,8 @@ export interface ConsortiumChannels {
   verifyDetachedSignature?(request: { orderer: Endpoint; channelName: string; updateBytes: Uint8Array; signature: { signatureHeader: string; signature: string }; reader: FabricSigner; now: Date }): Promise<DetachedConfigSignature>;
   /** The CONFIG_UPDATE file `peer channel signconfigtx -f` signs offline, and the signatures read back from a signed one. */
   configUpdateFile?(channelName: string, updateBytes: Uint8Array, signatures: DetachedConfigSignature[]): Uint8Array;
+  /** The signer a ConfigSignature's header names (its certificate's subject), for display; null when it is not a SignatureHeader with a certificate. */
+  signerOfConfigSignature?(signatureHeader: string): string | null;
   signaturesOfConfigUpdateFile?(file: Uint8Array, updateBytes: Uint8Array): Array<{ signatureHeader: string; signature: string }>;
   chainInfo(reader: PeerReader, channelName: string): Promise<ChainInfo>;
   block(reader: PeerReader, channelName: string, blockNumber: number): Promise<BlockDetail>;

@@ -166,6 +166,8 @@ export interface ProposalState {
   description: string;
   localSignatures: DetachedConfigSignature[];
   received: DetachedConfigSignature[];
+  /** When each collected signature came and how: signed here by an admin this instance holds, uploaded (detached), or sent back by the sharing peer. */
+  signatureLog?: Array<{ mspId: string; source: 'admin' | 'upload' | 'peer'; at: string }>;
   status: 'awaiting-signatures' | 'signed' | 'submitted';
   at: string;
   /** Proposals prepared as ConfigProposalPrepared (every change type); absent on older ones. */
@@ -247,7 +249,7 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       }
       case 'ConfigProposalSigned': {
         const p = s.proposals![e.data.proposalId];
-        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, localSignatures: [...p.localSignatures, e.data.signature] } } };
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, localSignatures: [...p.localSignatures, e.data.signature], signatureLog: [...(p.signatureLog ?? []), { mspId: e.data.mspId, source: e.data.source, at: e.data.at }] } } };
       }
       case 'ProposalShared':
       case 'ProposalReceived': {
@@ -267,7 +269,7 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       }
       case 'SignatureReceived': {
         const p = s.proposals![e.data.proposalId];
-        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, received: [...p.received, ...e.data.signatures] } } };
+        return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, received: [...p.received, ...e.data.signatures], signatureLog: [...(p.signatureLog ?? []), ...e.data.signatures.map((x) => ({ mspId: x.mspId, source: 'peer' as const, at: e.data.at }))] } } };
       }
       case 'ProposalSubmitted': {
         const p = s.proposals![e.data.proposalId];

@@ -56,6 +56,11 @@ const ProposalView = Type.Object({
   prepared_sequence: Type.Union([Type.Integer(), Type.Null()]), current_sequence: Type.Union([Type.Integer(), Type.Null()]), stale: Type.Boolean({ description: 'the channel\'s config moved on since it was prepared: it can no longer be submitted' }),
   policies: Type.Array(Type.String()), required_organizations: Type.Array(Type.String()), signed_by: Type.Array(Type.String({ description: 'organizations whose signatures are collected' })),
   missing_organizations: Type.Array(Type.String()), unmet: Type.Array(Unmet), satisfied: Type.Boolean({ description: 'the collected signatures satisfy the policies now' }), created_at: Type.String(),
+  signatures: Type.Array(Type.Object({
+    msp_id: Type.String(), signer: Type.Union([Type.String(), Type.Null()], { description: 'the signing certificate\'s subject (CN, OU)' }),
+    source: Type.Union([Type.Literal('admin'), Type.Literal('upload'), Type.Literal('peer'), Type.Null()], { description: 'signed here by an admin this instance holds, uploaded as a detached signature, or sent back by the sharing peer (null: collected before this was recorded)' }),
+    at: Type.Union([Type.String(), Type.Null()], { description: 'when it was collected' }),
+  }), { description: 'the signatures collected: organization, signer, how and when' }),
 });
 const ProposalFile = Type.Object({ id: Type.String(), channel_name: Type.String(), update: Type.String({ description: 'the ConfigUpdate, base64: sign signature_header || these bytes' }), envelope: Type.String({ description: 'the CONFIG_UPDATE file for peer channel signconfigtx -f, base64 (with the signatures so far)' }), changes: Type.Array(Type.String()) });
 const SignatureAdded = Type.Object({ proposal_id: Type.String(), added: Type.Array(Type.String()), signed_by: Type.Array(Type.String()) });

@@ -63,6 +63,27 @@ test('a prepared signing proposal: one signature per organization (SIGNATURE_EXI
   assert.throws(() => nodeSharing.decide(prepare, s), (e: any) => e.status === 409, 'an id is prepared once');
 });
 
+test('a prepared proposal keeps when each signature came and how: signed here, sent back by the peer, uploaded', () => {
+  const sig = (mspId: string) => ({ mspId, signatureHeader: `h-${mspId}`, signature: 's' });
+  const prepare: NodeSharingCommand = {
+    type: 'PrepareProposal', proposalId: 'p3', networkId: 5, channelName: 'ch', update: 'u', sequence: 3, record: { kind: 'policies' }, kinds: ['policies'], diff: [],
+    avoidOrdererId: null, policies: ['/Channel/Application/Admins'], requiredOrganizations: ['OrgA', 'OrgB', 'OrgC'], missingOrganizations: ['OrgB', 'OrgC'], description: 'd', at,
+  };
+  const s = given(
+    { type: 'ConnectPeer', role: 'inviter', ...peer },
+    prepare,
+    { type: 'AddProposalSignature', proposalId: 'p3', source: 'admin', signature: sig('OrgA'), at: '2026-01-01T00:00:01.000Z' },
+    { type: 'ShareProposal', proposalId: 'p3', peerId: 1, networkId: 5, channelName: 'ch', update: 'u', missingOrganizations: ['OrgB', 'OrgC'], description: 'd', localSignatures: [], at },
+    { type: 'ReceiveSignature', proposalId: 'p3', peerId: 1, signatures: [sig('OrgB')], at: '2026-01-01T00:00:02.000Z' },
+    { type: 'AddProposalSignature', proposalId: 'p3', source: 'upload', signature: sig('OrgC'), at: '2026-01-01T00:00:03.000Z' },
+  );
+  assert.equal(s.proposals!.p3.signatureLog, [
+    { mspId: 'OrgA', source: 'admin', at: '2026-01-01T00:00:01.000Z' },
+    { mspId: 'OrgB', source: 'peer', at: '2026-01-01T00:00:02.000Z' },
+    { mspId: 'OrgC', source: 'upload', at: '2026-01-01T00:00:03.000Z' },
+  ]);
+});
+
 test('a chaincode share: once per chaincode and peer on the sharing side (sharing.chaincode.shared), refused for an unknown (404) or revoked (403) peer', () => {
   const share: NodeSharingCommand = { type: 'RecordChaincodeShared', peerId: 1, chaincodeId: 7, channelName: 'ch', name: 'cc', version: '1.0', sequence: 1, at };
   const s = given({ type: 'ConnectPeer', role: 'inviter', ...peer });
