@@ -8,16 +8,21 @@
 // CPU per probe: the service's CPU (user+system, /proc) over a window with the probes, less its CPU
 // over a window as long with the same nodes running and no probe due (the interval set to an
 // hour), divided by the probes the first window held (each node's successive observed_at in
-// node_observations). Needs Fabric (LNM_FABRIC_BIN, LNM_FABRIC_RELEASES or PATH); without it the
-// rows are null with the reason. BENCH_CPU_PROF=dir writes a CPU profile of the server (its
-// probe window in profileWindowUs). Prints one JSON object; progress on stderr.
+// node_observations). Then, in the same run and server, the EVM counterpart at the same scale and
+// interval: the Fabric nodes removed, as many managed evm nodes (bench/lib/tinyRpcNode.c as besu,
+// as bench/healthProbes.ts runs them; one JSON-RPC batch per probe) measured the same way, and the
+// ratio Fabric / EVM (the machine is shared: the load moves both, the ratio less). Needs Fabric
+// (LNM_FABRIC_BIN, LNM_FABRIC_RELEASES or PATH); without it the rows are null with the reason.
+// BENCH_CPU_PROF=dir writes a CPU profile of the server (its Fabric probe window in
+// profileWindowUs). Prints one JSON object; progress on stderr.
 // `npx tsx bench/consortiumHealthProbes.ts`, or `npm run bench -- --only=bft`.
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { startServer, type TestServer } from '../test/helpers/server.ts';
 import { fabricMissing } from '../test/helpers/programs.ts';
 import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from '../test/e2e/consortium/consortiumApi.ts';
 import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
-import { probeGaps } from './lib/tinyRpc.ts';
+import { probeGaps, tinyBesu } from './lib/tinyRpc.ts';
 import { procStat } from './lib/procStat.ts';
 
 const log = benchLog('consortium health');
@@ -43,6 +48,55 @@ async function batched<T>(count: number, width: number, make: (i: number) => Pro
   return out;
 }
 
+/**
+ * The service's CPU per probe with `nodes` nodes running: a window of WINDOW_MS with probes every
+ * second, then (interval set to an hour, each timer firing once more) a window as long with none
+ * due; the idle rate scaled to the probe window's length is subtracted.
+ */
+async function cpuPerProbe(pid: number, pool: pg.Pool, nodes: number) {
+  const before = procStat(pid);
+  const onStart = performance.now();
+  // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: the window within a --cpu-prof profile.
+  const startUs = Number(process.hrtime.bigint() / 1000n);
+  const gaps = await probeGaps(pool, WINDOW_MS);
+  const after = procStat(pid);
+  const windowUs = [startUs, Number(process.hrtime.bigint() / 1000n)];
+  const onMs = performance.now() - onStart;
+  const loadAverage1m = round(loadavg()[0], 2);
+  const unhealthy = Number((await pool.query(`SELECT count(*) AS n FROM node_observations WHERE status <> 'healthy'`)).rows[0].n);
+  log(`no probes: interval an hour; idle window (${nodes} nodes)`);
+  await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 3600, nodeDowntimeThreshold: 3 });
+  await new Promise((r) => setTimeout(r, 3000));
+  const idleBefore = procStat(pid);
+  const offStart = performance.now();
+  const idleGaps = await probeGaps(pool, WINDOW_MS);
+  const idleAfter = procStat(pid);
+  const offMs = performance.now() - offStart;
+  const cpuMs = after.cpuMs - before.cpuMs;
+  // The idle rate over the probe window's own length (the two windows differ by a poll or so).
+  const idleCpuMs = round(((idleAfter.cpuMs - idleBefore.cpuMs) * onMs) / offMs, 0);
+  const probes = Math.max(1, gaps.probes);
+  return { windowUs, cpuMs, idleCpuMs, onMs, gaps, idleGaps, unhealthy, loadAverage1m, perProbe: round((cpuMs - idleCpuMs) / probes, 3), withIdle: round(cpuMs / probes, 3) };
+}
+
+/** `count` managed evm nodes (QBFT networks of up to 16 validators, tinyRpcNode as besu), started; how many run. */
+async function evmNodesRunning(pool: pg.Pool, count: number): Promise<number> {
+  for (let i = 0, made = 0; made < count; i++) {
+    const n = Math.min(16, count - made);
+    const net = await ok('POST', '/networks', { name: `health-evm-${i}`, type: 'evm', client: 'besu', validatorCount: n, genesis: { chain_id: 53000 + i, consensus: 'QBFT', block_time: 5 } });
+    await ok('POST', `/networks/${net.id}/start`);
+    made += n;
+  }
+  const started = Date.now();
+  for (;;) {
+    const by = (await pool.query(`SELECT status, count(*) AS n FROM nodes WHERE platform = 'EVM' GROUP BY status`)).rows as { status: string; n: string }[];
+    const running = Number(by.find((r) => r.status === 'running')?.n ?? 0);
+    if (running + Number(by.find((r) => r.status === 'error')?.n ?? 0) >= count) return running;
+    if (Date.now() - started > 300_000) throw new Error(`only ${running} of ${count} evm nodes running after 300 s: ${JSON.stringify(by)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 async function main(): Promise<Record<string, unknown>> {
   const metric = (what: string) => `Health probe, Fabric: service CPU per probe, ${what}`;
   if (fabricMissing) {
@@ -50,7 +104,8 @@ async function main(): Promise<Record<string, unknown>> {
     return { skipped: fabricMissing, rows: [{ metric: metric('idle CPU subtracted'), value: null, unit: 'ms', note: `skipped: ${fabricMissing}` }] };
   }
   const prof = process.env.BENCH_CPU_PROF;
-  server = await startServer({ env: consortiumEnv({ LOG_LEVEL: 'warn', LNM_NODE_ENGINE: 'process' }), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [], timeoutMs: 120_000 });
+  const besu = tinyBesu();
+  server = await startServer({ env: consortiumEnv({ LOG_LEVEL: 'warn', LNM_NODE_ENGINE: 'process', PATH: `${besu.binDir}:${process.env.PATH ?? ''}` }), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [], timeoutMs: 120_000 });
   const pid = server.child.pid!;
   const pool = new pg.Pool({ connectionString: server.databaseUrl!, max: 2 });
   try {
@@ -81,33 +136,20 @@ async function main(): Promise<Record<string, unknown>> {
 
     log('settling 5 s, then probes every second');
     await new Promise((r) => setTimeout(r, 5000));
-    const before = procStat(pid);
-    const onStart = performance.now();
-    const windowStartUs = Number(process.hrtime.bigint() / 1000n);
-    const gaps = await probeGaps(pool, WINDOW_MS);
-    const after = procStat(pid);
-    const onMs = performance.now() - onStart;
-    const windowEndUs = Number(process.hrtime.bigint() / 1000n);
-    const unhealthy = Number((await pool.query(`SELECT count(*) AS n FROM node_observations WHERE status <> 'healthy'`)).rows[0].n);
+    const fabric = await cpuPerProbe(pid, pool, nodes);
+    const { cpuMs, idleCpuMs, onMs, perProbe, withIdle, gaps, idleGaps, unhealthy, loadAverage1m: fabricLoad } = fabric;
+    const perProbeNoNodesIdle = round((cpuMs - (noNodesCpuMsPerSec * onMs) / 1000) / Math.max(1, gaps.probes), 3);
 
-    // The same nodes, no probe due: each timer fires once more, then an hour later.
-    log('no probes: interval an hour; idle window');
-    await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 3600, nodeDowntimeThreshold: 3 });
-    await new Promise((r) => setTimeout(r, 3000));
-    const idleBefore = procStat(pid);
-    const offStart = performance.now();
-    const idleGaps = await probeGaps(pool, WINDOW_MS);
-    const idleAfter = procStat(pid);
-    const offMs = performance.now() - offStart;
-
-    const cpuMs = after.cpuMs - before.cpuMs;
-    // The idle rate over the probe window's own length (the two windows differ by a poll or so).
-    const idleCpuMs = round(((idleAfter.cpuMs - idleBefore.cpuMs) * onMs) / offMs, 0);
-    const probes = Math.max(1, gaps.probes);
-    const perProbe = round((cpuMs - idleCpuMs) / probes, 3);
-    const withIdle = round(cpuMs / probes, 3);
-    const perProbeNoNodesIdle = round((cpuMs - (noNodesCpuMsPerSec * onMs) / 1000) / probes, 3);
-    const load = round((await import('node:os')).loadavg()[0], 2);
+    // The EVM probe at the same scale and interval, same server and run.
+    log('removing the Fabric nodes; as many evm nodes (tinyRpcNode as besu)');
+    await removeConsortiumNodes(api, server.dataDir);
+    await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 3 });
+    const evmNodes = await evmNodesRunning(pool, nodes);
+    log(`${evmNodes} evm nodes running; settling 5 s, then probes every second`);
+    await new Promise((r) => setTimeout(r, 5000));
+    const evm = await cpuPerProbe(pid, pool, evmNodes);
+    const ratio = evm.perProbe > 0 ? round(perProbe / evm.perProbe, 2) : null;
+    const load = round(loadavg()[0], 2);
     const out = {
       bench: 'consortium health probes', engine: 'process',
       setup: { fabricVersion: peers[0].fabric_version ?? null, orderers: orderers.length, peers: peers.length, nodes, consenters: consenters.length, startSeconds, joinSeconds, ...sizes },
@@ -117,25 +159,38 @@ async function main(): Promise<Record<string, unknown>> {
         serviceCpuMsInWindow: cpuMs, serviceCpuMsIdleWindow: idleCpuMs,
         serviceCpuMsPerProbe: perProbe, serviceCpuMsPerProbeWithIdle: withIdle,
         serviceIdleNoNodesCpuMsPerSec: round(noNodesCpuMsPerSec, 1), serviceCpuMsPerProbeLessIdleWithoutNodes: perProbeNoNodesIdle,
-        loadAverage1m: load,
+        loadAverage1m: fabricLoad,
       },
-      ...(prof ? { profileWindowUs: [windowStartUs, windowEndUs] } : {}),
+      evm: {
+        node: 'bench/lib/tinyRpcNode.c as besu (one real process per node)', nodes: evmNodes, intervalSeconds: 1, windowSeconds: WINDOW_MS / 1000,
+        observedInWindow: evm.gaps.probes, expectedInWindow: evmNodes * (WINDOW_MS / 1000), probesInIdleWindow: evm.idleGaps.probes, notHealthyAtEnd: evm.unhealthy,
+        serviceCpuMsInWindow: evm.cpuMs, serviceCpuMsIdleWindow: evm.idleCpuMs, serviceCpuMsPerProbe: evm.perProbe, serviceCpuMsPerProbeWithIdle: evm.withIdle,
+        loadAverage1m: evm.loadAverage1m,
+      },
+      fabricToEvmPerProbe: ratio,
+      loadAverageAtEnd: load,
+      ...(prof ? { profileWindowUs: fabric.windowUs, evmProfileWindowUs: evm.windowUs } : {}),
     };
     log(JSON.stringify(out));
     const scale = `${nodes} real Fabric ${peers[0].fabric_version ?? ''} nodes (${peers.length} peers, ${orderers.length} orderers, one channel) each probed every second: ${gaps.probes} probes in ${WINDOW_MS / 1000} s (${nodes * (WINDOW_MS / 1000)} due)`;
     return {
       ...out,
       rows: [
-        { metric: metric(`${nodes} real Fabric nodes every second (idle CPU subtracted: same nodes, no probe due)`), value: perProbe, unit: 'ms', target: `<= ${TARGET_MS}`, met: perProbe <= TARGET_MS, note: `${scale}; service CPU ${cpuMs} ms with probes, ${idleCpuMs} ms without over as long; load average ${load}` },
+        { metric: metric(`${nodes} real Fabric nodes every second (idle CPU subtracted: same nodes, no probe due)`), value: perProbe, unit: 'ms', target: `<= ${TARGET_MS}`, met: perProbe <= TARGET_MS, note: `${scale}; service CPU ${cpuMs} ms with probes, ${idleCpuMs} ms without over as long; load average ${fabricLoad}` },
         { metric: metric('idle CPU of the service with no node subtracted instead (as bench/healthProbes.ts does)'), value: perProbeNoNodesIdle, unit: 'ms', note: `idle with no node ${round(noNodesCpuMsPerSec, 1)} ms/s, with the nodes and no probe ${round((idleCpuMs * 1000) / onMs, 1)} ms/s` },
         { metric: metric('idle CPU included'), value: withIdle, unit: 'ms' },
         { metric: 'Health probe, Fabric: probes seen / due in the window', value: round(gaps.probes / (nodes * (WINDOW_MS / 1000))), unit: 'x', note: `${unhealthy} not healthy at the end; ${idleGaps.probes} probes in the window without probes` },
+        { metric: `Health probe, EVM in the same run: service CPU per probe, ${evmNodes} evm nodes every second (idle CPU subtracted the same way)`, value: evm.perProbe, unit: 'ms', note: `tinyRpcNode as besu; ${evm.gaps.probes} probes in ${WINDOW_MS / 1000} s (${evmNodes * (WINDOW_MS / 1000)} due); service CPU ${evm.cpuMs} ms with probes, ${evm.idleCpuMs} ms without; load average ${evm.loadAverage1m}` },
+        { metric: 'Health probe: Fabric / EVM service CPU per probe, same run', value: ratio, unit: 'x', note: `${perProbe} ms / ${evm.perProbe} ms; load average ${fabricLoad} (Fabric window) and ${evm.loadAverage1m} (EVM window) on a shared 2-core machine` },
       ],
     };
   } finally {
     await pool.end();
     await removeConsortiumNodes(api, server.dataDir).catch(() => undefined);
+    const nets = (await api('GET', '/networks/evm?limit=100').catch(() => null))?.json?.items ?? [];
+    for (const n of nets) await api('DELETE', `/networks/evm/${n.id}`).catch(() => undefined);
     await closeBenchServer(server);
+    besu.remove();
   }
 }
 

@@ -40,11 +40,12 @@ const loadAverages: Record<string, number> = {};
 // call, same run: LNM_GETH_BIN, else PATH; the geth rows say why where it is absent); `--only=bft`
 // runs bench/consortiumBft.ts (BFT against raft on one Fabric 3.1 release: quick start, config
 // update round trip, commits per second; LNM_FABRIC_RELEASES or LNM_FABRIC_BIN) and
-// bench/consortiumHealthProbes.ts (the service's CPU per probe of 32 real Fabric nodes);
+// bench/consortiumHealthProbes.ts (the service's CPU per probe of 32 real Fabric nodes, and of as
+// many EVM nodes in the same run); `--only=fabrichealth` runs that last one alone;
 // `--only=kubernetes` runs bench/kubernetesStart.ts (anvil start to running on the test cluster
 // against the docker engine, same run; CPU per node watched on a cluster at a 10 s interval;
 // rows skipped, saying why, without the cluster of test/k8s/cluster.sh up).
-const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth', 'bft', 'kubernetes'] as const;
+const PARTIAL_RUNS = ['eventstore', 'health', 'chaincode', 'evmcall', 'hotpaths', 'ledgerx', 'instances', 'geth', 'bft', 'fabrichealth', 'kubernetes'] as const;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? null;
 if (only !== null && !(PARTIAL_RUNS as readonly string[]).includes(only)) {
   process.stderr.write(`unknown --only=${only}; the partial runs are ${PARTIAL_RUNS.map((p) => `--only=${p}`).join(', ')}\n`);
@@ -65,7 +66,7 @@ const CHILD_BENCHES = {
   kubernetes: ['bench/kubernetesStart.ts', 'kubernetes', 900_000],
 } as const;
 const childrenOf = (o: string) =>
-  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : o === 'bft' ? [CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth] : o === 'kubernetes' ? [CHILD_BENCHES.kubernetes] : [];
+  o === 'hotpaths' ? [CHILD_BENCHES.health, CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart, CHILD_BENCHES.evmcall] : o === 'health' ? [CHILD_BENCHES.health] : o === 'chaincode' ? [CHILD_BENCHES.chaincode, CHILD_BENCHES.quickstart] : o === 'evmcall' ? [CHILD_BENCHES.evmcall] : o === 'ledgerx' ? [CHILD_BENCHES.ledgerx] : o === 'instances' ? [CHILD_BENCHES.instances] : o === 'geth' ? [CHILD_BENCHES.geth] : o === 'bft' ? [CHILD_BENCHES.bft, CHILD_BENCHES.fabricHealth] : o === 'fabrichealth' ? [CHILD_BENCHES.fabricHealth] : o === 'kubernetes' ? [CHILD_BENCHES.kubernetes] : [];
 
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   loadAverages[name] = round(os.loadavg()[0], 2);
@@ -129,18 +130,19 @@ const isEventStoreRow = (r: Row) =>
 const isPartialRow = (r: Row) => (only === 'eventstore' ? isEventStoreRow(r) : childrenOf(only ?? '').some(([, section]) => r.section === section));
 
 /** A partial run keeps the other rows of the last full run, and puts its own where the old ones were. */
-function mergeWithLastResults(file: string): { rows: Row[]; details: Record<string, unknown> } {
-  let last: { rows?: Row[]; details?: Record<string, unknown> };
+function mergeWithLastResults(file: string): { rows: Row[]; details: Record<string, unknown>; loadAverages: Record<string, number> } {
+  let last: { rows?: Row[]; details?: Record<string, unknown>; loadAverageAtSectionStart?: Record<string, number> };
   try {
     last = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
-    return { rows, details };
+    return { rows, details, loadAverages };
   }
   const lastRows = last.rows ?? [];
   const at = lastRows.findIndex(isPartialRow);
   const others = lastRows.filter((r) => !isPartialRow(r));
   const cut = at < 0 ? others.length : lastRows.slice(0, at).filter((r) => !isPartialRow(r)).length;
-  return { rows: [...others.slice(0, cut), ...rows, ...others.slice(cut)], details: { ...(last.details ?? {}), ...details } };
+  // The other sections' load averages stay with their rows.
+  return { rows: [...others.slice(0, cut), ...rows, ...others.slice(cut)], details: { ...(last.details ?? {}), ...details }, loadAverages: { ...(last.loadAverageAtSectionStart ?? {}), ...loadAverages } };
 }
 
 async function eventStoreOnly(): Promise<void> {
@@ -336,8 +338,8 @@ function finish(started: number, machine: ReturnType<typeof machineInfo>): numbe
   process.stdout.write(`\n${table}\n\n`);
   const durationSec = round((Date.now() - started) / 1000, 0);
   const file = path.resolve('bench/results.json');
-  const out = only ? mergeWithLastResults(file) : { rows, details };
-  writeResults(file, { machine: { ...machine, loadAverage1mAtEnd: round(os.loadavg()[0], 2) }, durationSec, ...(only ? { partialRun: `--only=${only}: the other rows are from the last full run` } : {}), loadAverageAtSectionStart: loadAverages, rows: out.rows, details: out.details, failures });
+  const out = only ? mergeWithLastResults(file) : { rows, details, loadAverages };
+  writeResults(file, { machine: { ...machine, loadAverage1mAtEnd: round(os.loadavg()[0], 2) }, durationSec, ...(only ? { partialRun: `--only=${only}: the other rows are from the last full run` } : {}), loadAverageAtSectionStart: out.loadAverages, rows: out.rows, details: out.details, failures });
   log(`wrote bench/results.json (${durationSec} s in all${only ? `, --only=${only}` : ''})`);
   return Object.keys(failures).length ? 1 : 0;
 }

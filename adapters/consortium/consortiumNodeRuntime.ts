@@ -10,6 +10,9 @@
 // the image itself. Every refusal is a NodeStartFailedError saying what to do; a node that
 // exits at once fails with its own last log line (the engines capture it), never "running".
 // live(): GET /healthz on the operations port; {"status":"OK"} or an error with Fabric's reason.
+// ledgers(): GET /metrics there (fabricLedgerMetrics.ts). observe() (the health monitor's probe,
+// every interval): both written at once on the node's one kept connection
+// (system/probeHttp.ts pipelinedGets), so a probe costs the service one write and a read or two.
 import { execFile } from 'node:child_process';
 import { access, cp, readFile, rm } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -17,13 +20,13 @@ import path from 'node:path';
 import Docker from 'dockerode';
 import { maskSecrets, NodeStartFailedError, type NodeEngine, type NodeEngineKind, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { consortiumNodeKey, type ConsortiumNodeRole } from '../../domain/consortium/consortiumNode.ts';
-import type { ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
+import type { ConsortiumLedgerReadings, ConsortiumNodeMaterial, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { localEngines, placedEngine, placedNodeCalls } from '../engines/localEngines.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { portsInUse } from '../engines/hostPorts.ts';
 import { ledgerReadingsOf } from './fabricLedgerMetrics.ts';
-import { probeRequest } from '../system/probeHttp.ts';
+import { pipelinedGets } from '../system/probeHttp.ts';
 import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE } from './fabricBinaries.ts';
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { describeReleases, FABRIC_RELEASES_VARIABLE, fabricReleases, releaseEnv } from './fabricReleases.ts';
@@ -199,6 +202,34 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     return { data: path.join(nodeDir, FABRIC_DATA_DIR), backup: path.join(nodeDir, `${FABRIC_DATA_DIR}.backup-${label}`) };
   }
 
+  const operationsUrl = (t: ConsortiumNodeTarget) => `http://${addressOf(t)}:${t.node.config.operationsPort}`;
+  /** GETs on the node's operations endpoint, on its kept connection; an endpoint that does not answer is said so. */
+  async function operationsGets(t: ConsortiumNodeTarget, paths: string[], timeoutMs: number) {
+    try {
+      return await pipelinedGets(operationsUrl(t), paths, { timeoutMs, maxBytes: 8 * 1024 * 1024 });
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      throw new Error(`the operations endpoint ${operationsUrl(t)}${paths[0]} does not answer (${e.code ?? e.message})`, { cause: err });
+    }
+  }
+  function judgeHealthz(t: ConsortiumNodeTarget, res: { status: number; text: string }): { healthy: true } {
+    const url = `${operationsUrl(t)}/healthz`;
+    const text = res.text;
+    let body: { status?: string; failed_checks?: { component: string; reason: string }[] } = {};
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* reported below */
+    }
+    if (res.status >= 200 && res.status < 300 && body?.status === 'OK') return { healthy: true };
+    const checks = Array.isArray(body?.failed_checks) ? body.failed_checks.map((c) => `${c?.component}: ${c?.reason}`).join('; ') : undefined;
+    throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body?.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
+  }
+  function readLedgers(t: ConsortiumNodeTarget, res: { status: number; text: string }): ConsortiumLedgerReadings {
+    if (res.status < 200 || res.status >= 300) throw new Error(`${operationsUrl(t)}/metrics answered ${res.status}`);
+    return ledgerReadingsOf(res.text, t.node.role === 'orderer' ? 'orderer' : 'peer');
+  }
+
   const runtime: ConsortiumNodeRuntime = {
     available,
     async releases() {
@@ -253,31 +284,33 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       await rm(backup, { recursive: true, force: true });
     },
     async live(t, timeoutMs = 2000) {
-      const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/healthz`;
-      // A kept-alive connection per node: the health monitor asks at every interval.
-      let res: { status: number; text: string };
-      try {
-        res = await probeRequest(url, { timeoutMs });
-      } catch (err) {
-        const e = err as Error & { code?: string };
-        throw new Error(`the operations endpoint ${url} does not answer (${e.code ?? e.message})`);
-      }
-      const text = res.text;
-      let body: { status?: string; failed_checks?: { component: string; reason: string }[] } = {};
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* reported below */
-      }
-      if (res.status >= 200 && res.status < 300 && body.status === 'OK') return { healthy: true };
-      const checks = body.failed_checks?.map((c) => `${c.component}: ${c.reason}`).join('; ');
-      throw new Error(`${url} answered ${res.status}${checks ? `: ${checks}` : body.status ? `: ${body.status}` : ` ${text.slice(0, 200)}`}`);
+      const [healthz] = await operationsGets(t, ['/healthz'], timeoutMs);
+      return judgeHealthz(t, healthz);
     },
     async ledgers(t, timeoutMs = 2000) {
-      const url = `http://${addressOf(t)}:${t.node.config.operationsPort}/metrics`;
-      const res = await probeRequest(url, { timeoutMs });
-      if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
-      return ledgerReadingsOf(res.text, t.node.role === 'orderer' ? 'orderer' : 'peer');
+      const [metrics] = await operationsGets(t, ['/metrics'], timeoutMs);
+      return readLedgers(t, metrics);
+    },
+    async observe(t, timeoutMs = 2000) {
+      let answers;
+      try {
+        answers = await operationsGets(t, ['/healthz', '/metrics'], timeoutMs);
+      } catch (err) {
+        // An answer too large or not HTTP (a /metrics of several MiB): /healthz alone decides, no readings.
+        const cause = (err as Error & { cause?: Error }).cause;
+        if (cause?.name !== 'TooLargeError' && cause?.name !== 'ProtocolError') throw err;
+        return { live: await runtime.live(t, timeoutMs), ledgers: null };
+      }
+      const [healthz, metrics] = answers;
+      const live = judgeHealthz(t, healthz);
+      // Healthy is /healthz's word; the ledger readings are a bonus that may fail on their own.
+      let ledgers: ConsortiumLedgerReadings | null = null;
+      try {
+        ledgers = readLedgers(t, metrics);
+      } catch {
+        /* none this time */
+      }
+      return { live, ledgers };
     },
     async logs(t, tail) {
       return (await engineFor(t)).logs(keyOf(t), { tail });

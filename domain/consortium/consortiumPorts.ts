@@ -73,6 +73,11 @@ export interface ConsortiumNodeRuntime {
   live(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumNodeLive>;
   /** GET /metrics on the operations port: ledger height and peers known, per channel; throws when it does not answer. */
   ledgers(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<ConsortiumLedgerReadings>;
+  /**
+   * The health monitor's probe: live() and ledgers() in one, both requests written together on the
+   * node's kept connection. Throws as live() does; ledgers is null where /metrics alone failed.
+   */
+  observe(target: ConsortiumNodeTarget, timeoutMs?: number): Promise<{ live: ConsortiumNodeLive; ledgers: ConsortiumLedgerReadings | null }>;
   logs(target: ConsortiumNodeTarget, tail: number): Promise<string[]>;
   followLogs(target: ConsortiumNodeTarget, onLine: (line: string) => void, tail: number): Promise<LogFollower>;
 }

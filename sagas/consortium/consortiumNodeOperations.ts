@@ -39,9 +39,8 @@ export function consortiumNodeOperations(runtime: ConsortiumNodeRuntime, credent
       remove: (o) => runtime.remove(target, o),
       status: () => runtime.status(target),
       probe: async (timeoutMs) => {
-        await runtime.live(target, timeoutMs);
-        // Healthy is /healthz's word; the ledger readings are a bonus that may fail on their own.
-        const ledgers = await runtime.ledgers(target, timeoutMs).catch(() => null);
+        // /healthz and /metrics together (healthy is /healthz's word; the ledger readings may fail on their own).
+        const { ledgers } = await runtime.observe(target, timeoutMs);
         return { blockHeight: ledgers?.blockHeight ?? null, peerCount: ledgers?.peerCount ?? null };
       },
     };

@@ -92,6 +92,15 @@ test('a started peer and orderer run and say OK on /healthz', async (ctx) => {
   }
 });
 
+test("the health monitor's probe (observe) is /healthz's word with the ledgers of /metrics, asked together", async (ctx) => {
+  for (const n of [ctx.peer, ctx.orderer]) {
+    const seen = await ctx.fabric.runtime.observe(n.target);
+    assert.equal(seen.live, { healthy: true });
+    assert.ok(seen.ledgers, `${n.target.node.role}: no ledger readings`);
+    assert.equal(seen.ledgers, await ctx.fabric.runtime.ledgers(n.target));
+  }
+});
+
 test("the peer's /metrics serves Prometheus text", async ({ peer }) => {
   const res = await fetch(`http://127.0.0.1:${peer.target.node.config.operationsPort}/metrics`);
   assert.is(res.status, 200);
@@ -197,6 +206,21 @@ test('a peer killed from outside shows as exited with the signal, and unhealthy'
     () => assert.unreachable('a killed peer answered /healthz'),
     (e: Error) => assert.match(e.message, /does not answer/),
   );
+});
+
+test("a peer killed from outside fails the health monitor's probe (observe) at once, kept connection or not", async ({ fabric, org }) => {
+  const victim = await fabric.peer(org, 'peer-killed-observed');
+  // A kept connection exists: the probe before the kill answered on it.
+  assert.equal((await fabric.runtime.observe(victim.target)).live, { healthy: true });
+  const { pid } = await fabric.runtime.status(victim.target);
+  process.kill(pid!, 'SIGKILL');
+  await eventually('the killed peer to show as exited', async () => ((await fabric.runtime.status(victim.target)).state === 'exited' ? true : undefined));
+  for (let i = 0; i < 2; i++) {
+    await fabric.runtime.observe(victim.target, 2000).then(
+      () => assert.unreachable('a killed peer answered the probe'),
+      (e: Error) => assert.match(e.message, /does not answer \((ECONNREFUSED|ECONNRESET)\)/),
+    );
+  }
 });
 
 test('a taken port gives port-in-use and starts nothing', async ({ fabric, org }) => {
