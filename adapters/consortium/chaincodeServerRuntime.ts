@@ -12,6 +12,10 @@
 //     CHAINCODE_SERVER_ADDRESS.
 // Containers are on the host network (like docker-engine peers), so the address in the ccaas
 // package is the same for peers under either engine. Healthy = its gRPC port accepts a connection.
+//   on a Kubernetes cluster (config.hostId, docs/kubernetes.md): the cluster's kubernetes engine
+//     runs the same launch spec (image or chaincode-node image) as a StatefulSet of one replica
+//     with a Service made ahead of the start (reserveOnCluster): peers in the cluster dial its
+//     cluster IP, peers outside and this service's probe its NodePort at the cluster's address.
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
@@ -20,7 +24,8 @@ import type { ConsortiumChaincodeNodeCreatedData } from '../../domain/consortium
 import type { ChaincodeSource } from '../../domain/consortium/consortiumChaincode.ts';
 import type { ChaincodeServerRuntime } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { localEngines } from '../engines/localEngines.ts';
+import { localEngines, placedEngine } from '../engines/localEngines.ts';
+import type { KubernetesNodeEngine } from '../engines/kubernetesEngine.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import { chaincodeFiles } from './chaincodePackage.ts';
@@ -50,13 +55,24 @@ export function chaincodeLaunchSpec(node: ConsortiumChaincodeNodeCreatedData, so
   };
 }
 
-export function createChaincodeServerRuntime(options: { dataDir: string; env?: Record<string, string | undefined>; docker?: Docker }): ChaincodeServerRuntime {
+export function createChaincodeServerRuntime(options: { dataDir: string; env?: Record<string, string | undefined>; docker?: Docker; hostEngine?: (hostId: number) => Promise<NodeEngine | null> }): ChaincodeServerRuntime {
   const dataDir = path.resolve(options.dataDir);
   const images = nodeImagesFromEnv(options.env ?? process.env);
   const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(options.env ?? process.env), docker: options.docker });
   const docker = engines.docker;
-  const engineOf = (node: ConsortiumChaincodeNodeCreatedData): NodeEngine => engines.of(node.engine);
+  const engineOf = (node: ConsortiumChaincodeNodeCreatedData): Promise<NodeEngine> => placedEngine(engines, options.hostEngine, node, `chaincode server ${node.name}`, nodeKey(node.nodeId));
+  async function clusterEngine(hostId: number, key: string): Promise<KubernetesNodeEngine> {
+    const engine = await options.hostEngine?.(hostId);
+    if (!engine || engine.kind !== 'kubernetes') throw new NodeStartFailedError('engine-unavailable', `Host ${hostId} is not a registered Kubernetes cluster: a chaincode server cannot be placed there.`, { nodeKey: key });
+    return engine as KubernetesNodeEngine;
+  }
   return {
+    async reserveOnCluster(hostId, nodeId, port) {
+      const key = nodeKey(nodeId);
+      const engine = await clusterEngine(hostId, key);
+      const { clusterIp, nodeAddress } = await engine.expose(key, [port]);
+      return { clusterAddress: `${clusterIp}:${port}`, nodePortAddress: `${nodeAddress}:${port}`, release: () => engine.remove(key, { deleteVolume: true }) };
+    },
     async checkImage(image) {
       const availability = await docker().available();
       if (!availability.ok) return { ok: false, engineDown: true, reason: availability.reason };
@@ -71,23 +87,31 @@ export function createChaincodeServerRuntime(options: { dataDir: string; env?: R
     },
     async start(node, source) {
       const spec = chaincodeLaunchSpec(node, source);
-      const engine = engineOf(node);
-      if (source.kind === 'image' && node.engine !== 'docker') throw new NodeStartFailedError('invalid-spec', `${spec.displayName} runs the image ${source.image}: only the docker engine runs images.`, { nodeKey: spec.nodeKey });
+      const engine = await engineOf(node);
+      if (source.kind === 'image' && engine.kind === 'process') throw new NodeStartFailedError('invalid-spec', `${spec.displayName} runs the image ${source.image}: only the docker and kubernetes engines run images.`, { nodeKey: spec.nodeKey });
       if ((await engine.status(spec.nodeKey)).state === 'running') throw new NodeStartFailedError('already-running', `${spec.displayName} is already running.`, { nodeKey: spec.nodeKey });
       await engine.prepare(spec);
       const started = await engine.start(spec);
       return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
     },
-    stop: (node) => engineOf(node).stop(nodeKey(node.nodeId)),
-    remove: (node) => engineOf(node).remove(nodeKey(node.nodeId)),
-    status: (node) => engineOf(node).status(nodeKey(node.nodeId)),
+    stop: async (node) => (await engineOf(node)).stop(nodeKey(node.nodeId)),
+    // A server's Service and claim go with it: it keeps no ledger.
+    remove: async (node) => (await engineOf(node)).remove(nodeKey(node.nodeId), { deleteVolume: true }),
+    status: async (node) => (await engineOf(node)).status(nodeKey(node.nodeId)),
     live: (node, timeoutMs) =>
       new Promise<void>((resolve, reject) => {
-        const host = node.config.listenAddress === '0.0.0.0' ? '127.0.0.1' : node.config.listenAddress;
-        const socket = net.connect({ host, port: node.config.port, timeout: timeoutMs });
+        const [host, port] = reachAt(node);
+        const socket = net.connect({ host, port, timeout: timeoutMs });
         socket.once('connect', () => (socket.destroy(), resolve()));
-        socket.once('timeout', () => (socket.destroy(), reject(new Error(`the chaincode server ${host}:${node.config.port} did not accept a connection within ${timeoutMs} ms`))));
-        socket.once('error', (err) => reject(new Error(`the chaincode server ${host}:${node.config.port} does not answer (${err.message})`)));
+        socket.once('timeout', () => (socket.destroy(), reject(new Error(`the chaincode server ${host}:${port} did not accept a connection within ${timeoutMs} ms`))));
+        socket.once('error', (err) => reject(new Error(`the chaincode server ${host}:${port} does not answer (${err.message})`)));
       }),
   };
+}
+
+/** Where this service reaches a chaincode server: its NodePort on a cluster, else its port here. */
+function reachAt(node: ConsortiumChaincodeNodeCreatedData): [string, number] {
+  const external = node.config.externalAddress?.match(/^(.+):(\d+)$/);
+  if (external) return [external[1], Number(external[2])];
+  return [node.config.listenAddress === '0.0.0.0' ? '127.0.0.1' : node.config.listenAddress, node.config.port];
 }

@@ -1,15 +1,16 @@
 // The chaincode port (domain/consortium/consortiumChaincodePorts.ts) over real Fabric peers:
 // _lifecycle calls (chaincodeLifecycle.ts), ccaas packages (chaincodePackage.ts), chaincode
-// servers on the process or docker engine (chaincodeServerRuntime.ts) and the gateway (chaincodeGateway.ts).
+// servers on the process or docker engine or a Kubernetes cluster (chaincodeServerRuntime.ts) and the gateway (chaincodeGateway.ts).
 import type { ConsortiumChaincodes } from '../../domain/consortium/consortiumChaincodePorts.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
+import type { NodeEngine } from '../../domain/nodes/nodeEngine.ts';
 import { approveForMyOrg, commitDefinition, commitReadiness, committedDefinition, initChaincode, install, installed } from './chaincodeLifecycle.ts';
 import { ccaasPackageOf, chaincodeFiles, untarGz } from './chaincodePackage.ts';
 import { signaturePolicyEnvelope } from './channelConfigPolicies.ts';
 import { createChaincodeServerRuntime } from './chaincodeServerRuntime.ts';
 import { evaluateTransaction, submitTransaction } from './chaincodeGateway.ts';
 
-export function fabricConsortiumChaincodes(options: { dataDir: string; env?: Record<string, string | undefined> }): ConsortiumChaincodes {
+export function fabricConsortiumChaincodes(options: { dataDir: string; env?: Record<string, string | undefined>; hostEngine?: (hostId: number) => Promise<NodeEngine | null> }): ConsortiumChaincodes {
   return {
     packageOf: ccaasPackageOf,
     filesOfArchive: untarGz,

@@ -35,7 +35,7 @@ export async function createConsortiumDeps(opts: {
     runtime: createConsortiumNodeRuntime({ dataDir: opts.dataDir, env, hostEngine: opts.hostEngine }),
     credentials: createConsortiumCredentials({ store: opts.store, keys: opts.keys, nodeKeyPem }),
     channels: opts.channels,
-    chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir, env }),
+    chaincodes: fabricConsortiumChaincodes({ dataDir: opts.dataDir, env, hostEngine: opts.hostEngine }),
     defaults: { engine: opts.engine, chaincodePortFrom: opts.chaincodePortFrom, chaincodeHost: opts.chaincodeHost },
   };
 }

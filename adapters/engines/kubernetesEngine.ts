@@ -76,6 +76,14 @@ export interface KubernetesEngineOptions {
 export interface KubernetesNodeEngine extends NodeEngine {
   /** Deletes the node's pod: the StatefulSet makes it again (a rolling restart of one replica). */
   restartPod(nodeKey: string): Promise<void>;
+  /**
+   * Makes the node's Service ahead of its first start (kept when there) and returns its cluster
+   * IP: an address other pods reach the node at that must be known before the node runs (the
+   * connection.json of a chaincode server's package). A NodePort already taken on the cluster
+   * (by another deployment) is a NodeStartFailedError 'port-in-use'. start() reuses the Service;
+   * remove() deletes it.
+   */
+  expose(nodeKey: string, ports: number[]): Promise<{ clusterIp: string; nodeAddress: string }>;
   /** The names of the objects the engine makes for `nodeKey`. */
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
 }
@@ -278,7 +286,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     };
   }
 
-  function serviceOf(spec: NodeLaunchSpec): k8s.V1Service {
+  function serviceOf(spec: Pick<NodeLaunchSpec, 'nodeKey' | 'ports'>): k8s.V1Service {
     const n = names(spec.nodeKey);
     return {
       apiVersion: 'v1',
@@ -526,9 +534,29 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     while (Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
   }
 
+  async function exposeNode(nodeKey: string, ports: number[]): Promise<{ clusterIp: string; nodeAddress: string }> {
+    const outside = ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
+    if (outside.length) throw new ValidationError(`Cannot expose ${nodeKey} on cluster ${c.name}: its ports must lie in the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range` })));
+    const n = names(nodeKey);
+    try {
+      let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+      if (svc && !ours(svc.metadata, nodeKey)) throw new NodeStartFailedError('already-running', `A Service ${n.service} exists in namespace ${ns} of cluster ${c.name} that this deployment did not make.`, { nodeKey });
+      svc ??= await call(core.createNamespacedService({ namespace: ns, body: serviceOf({ nodeKey, ports }) }));
+      const clusterIp = svc.spec?.clusterIP;
+      if (!clusterIp || clusterIp === 'None') throw new NodeStartFailedError('exited', `The Service ${n.service} on cluster ${c.name} has no cluster IP.`, { nodeKey });
+      return { clusterIp, nodeAddress: c.nodeAddress };
+    } catch (err) {
+      if (err instanceof NodeStartFailedError) throw err;
+      const reason = reasonOf(err, c.server);
+      if (statusOf(err) === 422 && /already allocated/i.test(reason)) throw new NodeStartFailedError('port-in-use', `Cannot expose ${nodeKey} on cluster ${c.name}: NodePort ${ports.join(', ')} is taken there (${reason}).`, { nodeKey, ports });
+      throw new NodeStartFailedError(statusOf(err) === undefined ? 'engine-unavailable' : 'exited', `Cannot expose ${nodeKey} on cluster ${c.name}: ${reason}.`, { nodeKey });
+    }
+  }
+
   const engine: KubernetesNodeEngine = {
     kind: 'kubernetes',
     objectNames: names,
+    expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
 
     async available(): Promise<EngineAvailability> {
       try {

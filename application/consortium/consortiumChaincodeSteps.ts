@@ -19,6 +19,9 @@ import { assertRunning, consortiumNetworkOr404, consortiumNodeOr404, grpcEndpoin
 import { sharedOrdererEndpoint, sharedPeerAccess } from '../sharing/sharedEndpoints.ts';
 import { notifyChaincodeCommitted } from '../sharing/sharedChaincodeCommits.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
+import { getNodeHost } from '../../projections/nodeHosts.ts';
+import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
+import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
 
 export type Input = CommandInput;
 
@@ -85,6 +88,49 @@ async function freePort(deps: AppDeps): Promise<number> {
   throw new ConflictError('No free port left for a chaincode server.');
 }
 
+/** On a cluster chaincode servers' ports are NodePorts: tried from here upwards (one another deployment took is skipped). */
+const CLUSTER_CHAINCODE_PORT_FROM = 32000;
+
+/**
+ * The Kubernetes cluster the chaincode's server goes to: the one the owner organization's joined
+ * peers run on (the first such peer's), with whether every joined peer of the channel runs there
+ * (then they dial the server's cluster IP; else its NodePort at the cluster's address). Null: the
+ * server runs on this machine.
+ */
+async function serverCluster(deps: AppDeps, network: ConsortiumNetworkRow, mspId: string): Promise<{ hostId: number; allInside: boolean } | null> {
+  const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'peer' && m.joinedAt);
+  if (!members.length) return null;
+  const peers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items;
+  const mspOf = new Map(members.map((m) => [m.nodeId, m.mspId]));
+  const clusterOf = new Map<number, number | null>();
+  for (const p of peers) {
+    const hostId = p.config.hostId;
+    clusterOf.set(p.id, hostId && (await getNodeHost(deps.pool, hostId))?.kind === 'kubernetes' ? hostId : null);
+  }
+  const own = peers.find((p) => mspOf.get(p.id) === mspId && clusterOf.get(p.id));
+  if (!own) return null;
+  const hostId = clusterOf.get(own.id)!;
+  return { hostId, allInside: peers.every((p) => clusterOf.get(p.id) === hostId) };
+}
+
+/** A NodePort for the server on the cluster, its Service made there (reserveOnCluster), and the address peers dial. */
+async function reserveClusterPort(deps: AppDeps, cluster: { hostId: number; allInside: boolean }, nodeId: number) {
+  const assigned = await assignedPorts(deps.pool);
+  let lastRefusal: unknown;
+  for (let port = CLUSTER_CHAINCODE_PORT_FROM, tries = 0; port <= NODE_PORT_RANGE.max && tries < 50; port++) {
+    if (assigned.has(port)) continue;
+    tries++;
+    try {
+      const r = await consortiumOf(deps).chaincodes.servers.reserveOnCluster(cluster.hostId, nodeId, port);
+      return { port, address: cluster.allInside ? r.clusterAddress : r.nodePortAddress, externalAddress: r.nodePortAddress, release: r.release };
+    } catch (err) {
+      if (!(err instanceof NodeStartFailedError) || err.failure !== 'port-in-use') throw err;
+      lastRefusal = err;
+    }
+  }
+  throw new ConflictError(`No free NodePort from ${CLUSTER_CHAINCODE_PORT_FROM} on cluster ${cluster.hostId} for a chaincode server${lastRefusal ? ` (${(lastRefusal as Error).message})` : ''}.`);
+}
+
 /** The chaincode's server node (created once, not started) and its ccaas package, which names the server's address. */
 export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promise<{ nodeId: number; packageId: string; packageBytes: Uint8Array }> {
   const { deps } = input;
@@ -103,24 +149,36 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
       const pkg = chaincodes.packageOf(label, again.serverAddress);
       return { nodeId: again.serverNodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
     }
-    const port = await freePort(deps);
-    // One address for every peer: loopback, or the address peers on node hosts reach this machine at.
-    const chaincodeHost = consortiumOf(deps).defaults.chaincodeHost ?? '127.0.0.1';
-    const address = `${chaincodeHost}:${port}`;
-    // An image runs under the docker engine; files under the service's engine (the container of
-    // the chaincode-node image under docker). Either way on the host network: one address for all peers.
     const { source } = await chaincodeRecord(deps, chaincode.id);
-    const engine = source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
-    const pkg = chaincodes.packageOf(label, address);
     const nodeId = await deps.nextId('node');
+    // With the owner's peers on a Kubernetes cluster the server runs there too (its Service made
+    // now, as connection.json names its address); else on this machine: an image under the docker
+    // engine, files under the service's engine, on the host network: one address for all peers
+    // (loopback, or the address peers on node hosts reach this machine at).
+    const cluster = await serverCluster(deps, network, owner.mspId);
+    const chaincodeHost = consortiumOf(deps).defaults.chaincodeHost ?? '127.0.0.1';
+    const placed = cluster ? await reserveClusterPort(deps, cluster, nodeId) : null;
+    const port = placed?.port ?? (await freePort(deps));
+    const address = placed?.address ?? `${chaincodeHost}:${port}`;
+    const engine = cluster || source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
+    const pkg = chaincodes.packageOf(label, address);
     let name = `cc-${chaincode.name}-${chaincode.version}-${network.name}`.slice(0, 60);
     if (await nodeNameTaken(deps.pool, name)) name = `${name.slice(0, 50)}-${nodeId}`;
     const at = deps.clock().toISOString();
-    await runCommand(input, nodeStream(nodeId), nodeAggregate, {
-      type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
-      networkId: network.id, client: 'fabric', engine, resources: null, at,
-      config: { listenAddress: chaincodeHost === '127.0.0.1' ? '127.0.0.1' : '0.0.0.0', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId },
-    });
+    try {
+      await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+        type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
+        networkId: network.id, client: 'fabric', engine, resources: null, at,
+        config: {
+          listenAddress: cluster || chaincodeHost !== '127.0.0.1' ? '0.0.0.0' : '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId,
+          ...(cluster && placed ? { hostId: cluster.hostId, externalAddress: placed.externalAddress } : {}),
+        },
+      });
+    } catch (err) {
+      // Nothing of a server that was not recorded stays on the cluster.
+      await placed?.release().catch(() => undefined);
+      throw err;
+    }
     await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });
     return { nodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
   });

@@ -50,6 +50,14 @@ export interface InvokeResult {
 export interface ChaincodeServerRuntime {
   /** Whether the docker engine answers and has the image (a reference, or a software name of the image table such as "chaincode-node"). */
   checkImage(image: string): Promise<{ ok: true } | { ok: false; engineDown: boolean; reason: string }>;
+  /**
+   * The server of node `nodeId` on the Kubernetes cluster `hostId`, made reachable before it runs
+   * (its Service): `clusterAddress` is what pods of the cluster dial (the Service's cluster IP and
+   * port), `nodePortAddress` what peers outside it dial (the NodePort at the cluster's address).
+   * A NodePort taken on the cluster is a NodeStartFailedError 'port-in-use'; release() removes
+   * what was made (a server record that could not be written).
+   */
+  reserveOnCluster(hostId: number, nodeId: number, port: number): Promise<{ clusterAddress: string; nodePortAddress: string; release(): Promise<void> }>;
   start(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;
   remove(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;

@@ -81,6 +81,10 @@ export interface ConsortiumChaincodeServerConfig {
   chaincodeName: string;
   version: string;
   packageId: string;
+  /** A Kubernetes cluster the server runs on (its Deployment-like StatefulSet and Service there, docs/kubernetes.md); absent: this machine. */
+  hostId?: number;
+  /** host:port where this service reaches a server on a cluster (its NodePort at the cluster's address). */
+  externalAddress?: string;
 }
 
 export interface ConsortiumChaincodeNodeCreatedData {

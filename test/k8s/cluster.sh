@@ -195,7 +195,9 @@ cmd_up() {
   pki
   for c in admin controller-manager scheduler kubelet proxy; do kubeconfig $c; done
 
-  # A bridge with the node's address: kubelet refuses a loopback node IP. Pods sit on it (CNI).
+  # A bridge with the node's address: kubelet refuses a loopback node IP. Pods sit on it (CNI),
+  # with a default route through it: without one a pod reaches only the pod subnet, and a
+  # Service's cluster IP (kube-proxy's DNAT on the node) is "network is unreachable" from pods.
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge
     ip addr add "$NODE_IP/${POD_CIDR#*/}" dev "$BRIDGE"
@@ -205,7 +207,7 @@ cmd_up() {
 {"cniVersion": "0.4.0", "name": "lnm-k8s", "plugins": [
   {"type": "bridge", "bridge": "$BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR", "rangeStart": "${POD_CIDR%.*}.10", "gateway": "$NODE_IP"}]],
-            "dataDir": "$STATE/cni/ipam"}},
+            "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$STATE/cni/ipam"}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 EOF
 
