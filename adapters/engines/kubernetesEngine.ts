@@ -262,6 +262,22 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
             enableServiceLinks: false,
             terminationGracePeriodSeconds: 10,
             ...(c.imagePullSecret ? { imagePullSecrets: [{ name: c.imagePullSecret }] } : {}),
+            ...(spec.podInit
+              ? {
+                  initContainers: [
+                    {
+                      name: 'init',
+                      image: options.images?.[spec.podInit.image] ?? spec.podInit.image,
+                      imagePullPolicy: c.imagePullPolicy ?? 'Never',
+                      command: withNodeDir(spec.podInit.command, dir),
+                      workingDir: dir,
+                      // Its last output becomes the termination message: the reason a failed step gives.
+                      terminationMessagePolicy: 'FallbackToLogsOnError',
+                      volumeMounts: [{ name: 'data', mountPath: dir }],
+                    },
+                  ],
+                }
+              : {}),
             containers: [
               {
                 name: 'node',
@@ -323,6 +339,13 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
 
   /** Why the pod is not running, from its container's state; undefined while it may still come up. */
   function podFailure(pod: k8s.V1Pod | undefined): string | undefined {
+    const init = pod?.status?.initContainerStatuses?.[0];
+    const initWaiting = init?.state?.waiting;
+    if (initWaiting?.reason && /ErrImageNeverPull|ImagePullBackOff|ErrImagePull|InvalidImageName|CreateContainerConfigError|CreateContainerError/.test(initWaiting.reason)) {
+      return `its init step cannot run: ${initWaiting.reason}${initWaiting.message ? `: ${initWaiting.message}` : ''}`;
+    }
+    const initFailed = init?.state?.terminated ?? init?.lastState?.terminated;
+    if (initFailed && initFailed.exitCode !== 0) return `its init step exited with code ${initFailed.exitCode}${initFailed.message ? `: ${initFailed.message}` : ''}`;
     const cs = pod?.status?.containerStatuses?.[0];
     const waiting = cs?.state?.waiting;
     if (waiting?.reason && /ErrImageNeverPull|ImagePullBackOff|ErrImagePull|InvalidImageName|CreateContainerConfigError|CreateContainerError|CrashLoopBackOff|RunContainerError/.test(waiting.reason)) {

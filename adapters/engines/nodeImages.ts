@@ -15,6 +15,9 @@ export const defaultNodeImages: Readonly<Record<string, string>> = {
   'fabric-x-committer': 'lnm-fabric-x-committer:local',
   // Runs a Node.js chaincode's files under the docker engine; built locally by .ci/docker.sh.
   'chaincode-node': 'lnm-chaincode-node:local',
+  // The service's own image (deploy/image.sh): the kubernetes engine runs steps of the service's
+  // code with its Node.js in a node's pod (anvil's state file cleanup, anvilStateFile.ts).
+  service: 'ledger-network-manager:local',
   prometheus: 'prom/prometheus:latest',
   vault: 'hashicorp/vault:latest',
 };

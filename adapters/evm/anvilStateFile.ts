@@ -40,96 +40,111 @@ export function anvilGenesisMarks(genesis: GenesisJson): AnvilGenesisMarks {
   };
 }
 
-const isWs = (c: string) => c === ' ' || c === '\n' || c === '\r' || c === '\t';
-
-function skipWs(text: string, i: number): number {
-  while (i < text.length && isWs(text[i]!)) i++;
-  return i;
+/** The marks as text: how the pod's cleanup (anvilStateCleanupScript) gets them on its command line. */
+export function marksJson(marks: AnvilGenesisMarks): string {
+  return JSON.stringify({ number: String(marks.number), timestamp: String(marks.timestamp), coinbase: marks.coinbase, ...(marks.baseFee === undefined ? {} : { baseFee: String(marks.baseFee) }) });
 }
 
-function skipString(text: string, i: number): number {
-  for (i++; i < text.length; i++) {
-    if (text[i] === '\\') i++;
-    else if (text[i] === '"') return i + 1;
-  }
-  throw new Error('unterminated string');
-}
+type MarksIn = { number: bigint | string; timestamp: bigint | string; coinbase: string; baseFee?: bigint | string };
 
-/** Index just past the JSON value starting at i. */
-function skipValue(text: string, i: number): number {
-  const c = text[i];
-  if (c === '"') return skipString(text, i);
-  if (c === '{' || c === '[') {
-    let depth = 0;
-    while (i < text.length) {
-      const d = text[i]!;
-      if (d === '"') {
-        i = skipString(text, i);
-        continue;
-      }
-      if (d === '{' || d === '[') depth++;
-      else if (d === '}' || d === ']') {
-        depth--;
-        if (depth === 0) return i + 1;
-      }
-      i++;
+/**
+ * The filter itself, self-contained (no reference outside its body, plain Errors): the same
+ * function runs here and, as its source text, in a node's pod (anvilStateCleanupScript).
+ */
+function placeholderFilter(text: string, marksIn: MarksIn): { text: string; dropped: number } {
+  const marks = { number: BigInt(marksIn.number), timestamp: BigInt(marksIn.timestamp), coinbase: marksIn.coinbase.toLowerCase(), baseFee: marksIn.baseFee === undefined ? undefined : BigInt(marksIn.baseFee) };
+  const isWs = (c: string) => c === ' ' || c === '\n' || c === '\r' || c === '\t';
+  const skipWs = (i: number): number => {
+    while (i < text.length && isWs(text[i]!)) i++;
+    return i;
+  };
+  const skipString = (i: number): number => {
+    for (i++; i < text.length; i++) {
+      if (text[i] === '\\') i++;
+      else if (text[i] === '"') return i + 1;
     }
-    throw new Error('unterminated object or array');
-  }
-  while (i < text.length && !isWs(text[i]!) && text[i] !== ',' && text[i] !== '}' && text[i] !== ']') i++;
-  return i;
-}
-
-function expect(text: string, i: number, c: string): number {
-  if (text[i] !== c) throw new Error(`expected ${c} at ${i}`);
-  return i + 1;
-}
-
-/** Where the top-level array `key` and each of its items sit in the text, or null if absent. */
-function topLevelArray(text: string, key: string): { open: number; close: number; items: Array<[number, number]> } | null {
-  let i = expect(text, skipWs(text, 0), '{');
-  for (;;) {
-    i = skipWs(text, i);
-    if (text[i] === '}') return null;
-    if (text[i] !== '"') throw new Error(`expected a key at ${i}`);
-    const keyEnd = skipString(text, i);
-    const name = JSON.parse(text.slice(i, keyEnd)) as string;
-    i = skipWs(text, expect(text, skipWs(text, keyEnd), ':'));
-    if (name === key && text[i] === '[') {
-      const open = i;
-      const items: Array<[number, number]> = [];
-      i = skipWs(text, i + 1);
-      if (text[i] === ']') return { open, close: i, items };
-      for (;;) {
-        const start = skipWs(text, i);
-        const end = skipValue(text, start);
-        items.push([start, end]);
-        i = skipWs(text, end);
+    throw new Error('unterminated string');
+  };
+  /** Index just past the JSON value starting at i. */
+  const skipValue = (i: number): number => {
+    const c = text[i];
+    if (c === '"') return skipString(i);
+    if (c === '{' || c === '[') {
+      let depth = 0;
+      while (i < text.length) {
+        const d = text[i]!;
+        if (d === '"') {
+          i = skipString(i);
+          continue;
+        }
+        if (d === '{' || d === '[') depth++;
+        else if (d === '}' || d === ']') {
+          depth--;
+          if (depth === 0) return i + 1;
+        }
+        i++;
+      }
+      throw new Error('unterminated object or array');
+    }
+    while (i < text.length && !isWs(text[i]!) && text[i] !== ',' && text[i] !== '}' && text[i] !== ']') i++;
+    return i;
+  };
+  const expect = (i: number, c: string): number => {
+    if (text[i] !== c) throw new Error(`expected ${c} at ${i}`);
+    return i + 1;
+  };
+  /** Where the top-level array "blocks" and each of its items sit in the text, or null if absent. */
+  const blocksArray = (): { open: number; close: number; items: Array<[number, number]> } | null => {
+    let i = expect(skipWs(0), '{');
+    for (;;) {
+      i = skipWs(i);
+      if (text[i] === '}') return null;
+      if (text[i] !== '"') throw new Error(`expected a key at ${i}`);
+      const keyEnd = skipString(i);
+      const name = JSON.parse(text.slice(i, keyEnd)) as string;
+      i = skipWs(expect(skipWs(keyEnd), ':'));
+      if (name === 'blocks' && text[i] === '[') {
+        const open = i;
+        const items: Array<[number, number]> = [];
+        i = skipWs(i + 1);
         if (text[i] === ']') return { open, close: i, items };
-        i = expect(text, i, ',');
+        for (;;) {
+          const start = skipWs(i);
+          const end = skipValue(start);
+          items.push([start, end]);
+          i = skipWs(end);
+          if (text[i] === ']') return { open, close: i, items };
+          i = expect(i, ',');
+        }
       }
+      i = skipWs(skipValue(i));
+      if (text[i] === '}') return null;
+      i = expect(i, ',');
     }
-    i = skipWs(text, skipValue(text, i));
-    if (text[i] === '}') return null;
-    i = expect(text, i, ',');
+  };
+  const quantity = (v: string | undefined): bigint | undefined => (v === undefined ? undefined : BigInt(v));
+  type Header = { number?: string; timestamp?: string; miner?: string; baseFeePerGas?: string };
+  const isGenesisBlock = (h: Header) =>
+    quantity(h.timestamp) === marks.timestamp && (h.miner ?? '').toLowerCase() === marks.coinbase && (marks.baseFee === undefined || quantity(h.baseFeePerGas) === marks.baseFee);
+
+  const blocks = blocksArray();
+  if (!blocks) return { text, dropped: 0 };
+  const entries = blocks.items.map(([s, e]) => {
+    const header = ((JSON.parse(text.slice(s, e)) as { header?: Header }).header ?? {}) as Header;
+    const atGenesisHeight = quantity(header.number) === marks.number;
+    return { raw: text.slice(s, e), atGenesisHeight, genesis: atGenesisHeight && isGenesisBlock(header) };
+  });
+  const atHeight = entries.filter((b) => b.atGenesisHeight);
+  if (atHeight.length === 0) return { text, dropped: 0 };
+  if (!atHeight.some((b) => b.genesis)) {
+    throw new Error(
+      `The saved anvil chain has no block ${marks.number} built from this network's genesis (timestamp ${marks.timestamp}, coinbase ${marks.coinbase}); ` +
+        "started, it would report another genesis block hash. Remove the node's anvil-state.json to rebuild it from the genesis.",
+    );
   }
-}
-
-interface HeaderJson {
-  number?: string;
-  timestamp?: string;
-  miner?: string;
-  baseFeePerGas?: string;
-}
-
-const quantity = (v: string | undefined): bigint | undefined => (v === undefined ? undefined : BigInt(v));
-
-function isGenesisBlock(h: HeaderJson, marks: AnvilGenesisMarks): boolean {
-  return (
-    quantity(h.timestamp) === marks.timestamp &&
-    (h.miner ?? '').toLowerCase() === marks.coinbase &&
-    (marks.baseFee === undefined || quantity(h.baseFeePerGas) === marks.baseFee)
-  );
+  const kept = entries.filter((b) => !b.atGenesisHeight || b.genesis);
+  if (kept.length === entries.length) return { text, dropped: 0 };
+  return { text: text.slice(0, blocks.open + 1) + kept.map((b) => b.raw).join(',') + text.slice(blocks.close), dropped: entries.length - kept.length };
 }
 
 /**
@@ -138,27 +153,35 @@ function isGenesisBlock(h: HeaderJson, marks: AnvilGenesisMarks): boolean {
  * was not built from this genesis, and running it would report another block 0.
  */
 export function withoutPlaceholderGenesisBlocks(text: string, marks: AnvilGenesisMarks): { text: string; dropped: number } {
-  const blocks = topLevelArray(text, 'blocks');
-  if (!blocks) return { text, dropped: 0 };
-  const entries = blocks.items.map(([s, e]) => {
-    const header = ((JSON.parse(text.slice(s, e)) as { header?: HeaderJson }).header ?? {}) as HeaderJson;
-    const atGenesisHeight = quantity(header.number) === marks.number;
-    return { raw: text.slice(s, e), atGenesisHeight, genesis: atGenesisHeight && isGenesisBlock(header, marks) };
-  });
-  const atHeight = entries.filter((b) => b.atGenesisHeight);
-  if (atHeight.length === 0) return { text, dropped: 0 };
-  if (!atHeight.some((b) => b.genesis)) {
-    throw new UnavailableError(
-      `The saved anvil chain has no block ${marks.number} built from this network's genesis (timestamp ${marks.timestamp}, coinbase ${marks.coinbase}); ` +
-        'started, it would report another genesis block hash. Remove the node\'s anvil-state.json to rebuild it from the genesis.',
-    );
+  try {
+    return placeholderFilter(text, marks);
+  } catch (err) {
+    throw new UnavailableError((err as Error).message);
   }
-  const kept = entries.filter((b) => !b.atGenesisHeight || b.genesis);
-  if (kept.length === entries.length) return { text, dropped: 0 };
-  return {
-    text: text.slice(0, blocks.open + 1) + kept.map((b) => b.raw).join(',') + text.slice(blocks.close),
-    dropped: entries.length - kept.length,
-  };
+}
+
+/**
+ * The same cleanup as a Node.js program, for a node whose state file this machine cannot reach
+ * (a pod's volume on a Kubernetes cluster: run as `node -e <script> <state file> <marksJson>` in an
+ * init container, before anvil). A missing state file (a new volume) is left alone; a chain not
+ * built from this genesis exits 1 with the reason on stderr. The filter's source text is taken
+ * from the function above (one implementation); `__name` is defined in case the compiler kept
+ * function names through a helper of that name (esbuild's keepNames).
+ */
+export function anvilStateCleanupScript(): string {
+  return [
+    'var __name = (f) => f;',
+    `const placeholderFilter = ${placeholderFilter.toString()};`,
+    "const fs = require('node:fs');",
+    'const [statePath, marks] = process.argv.slice(1);',
+    'if (fs.existsSync(statePath)) {',
+    '  try {',
+    "    const { text, dropped } = placeholderFilter(fs.readFileSync(statePath, 'utf8'), JSON.parse(marks));",
+    "    if (dropped > 0) { fs.writeFileSync(statePath + '.tmp', text); fs.renameSync(statePath + '.tmp', statePath); }",
+    "    console.log('anvil state: ' + dropped + ' placeholder block 0 dropped');",
+    '  } catch (err) { console.error(err.message); process.exit(1); }',
+    '}',
+  ].join('\n');
 }
 
 /** Rewrites the state file without placeholder genesis blocks; returns how many it dropped. */

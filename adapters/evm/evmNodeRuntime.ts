@@ -14,7 +14,7 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { EvmNodeRuntime, EvmNodeTarget } from '../../domain/evm/evmPorts.ts';
 import type { DockerNodeEngine } from '../engines/dockerEngine.ts';
@@ -27,6 +27,7 @@ import { besuEnode, besuLaunchSpec } from './besuLaunch.ts';
 import { findGeth, gethLaunchSpec, runGethInit } from './gethLaunch.ts';
 import { gethSealsWhenPeered, sealWhenPeered, startSealingIfPeered } from './gethSealing.ts';
 import { anvilLogs, anvilRawTail, followAnvilLogs } from './anvilLogs.ts';
+import { anvilGenesisMarks, anvilStateCleanupScript, marksJson } from './anvilStateFile.ts';
 import type { EvmValidator } from '../../domain/evm/evmNetwork.ts';
 import { evmJsonRpc, probeEvmNode } from './jsonRpc.ts';
 import { isBft } from '../../domain/evm/evmConsensus.ts';
@@ -164,6 +165,12 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
       const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
       spec.files.push({ path: ANVIL_SEED_FILE, content: await readFile(path.join(nodeDir, ANVIL_STATE_FILE), 'utf8') });
       spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));
+      // Every pod first drops the placeholder block 0s of earlier starts from the state file in its
+      // volume (anvilStateFile.ts), as the bootstrap does here before a start on the other engines,
+      // with the Node.js of the service's own image: without it block 0 after a restart is often
+      // a placeholder, not the genesis block.
+      const genesis = JSON.parse(await readFile(path.join(nodeDir, 'genesis.json'), 'utf8')) as Record<string, unknown>;
+      spec.podInit = { image: 'service', command: ['node', '-e', anvilStateCleanupScript(), path.join(NODE_DIR_PLACEHOLDER, ANVIL_STATE_FILE), marksJson(anvilGenesisMarks(genesis))] };
     }
     const started = restarting ? await engine.restart!(spec) : await engine.start(spec);
     // Not awaited: the network's next node, this one's first peer, starts after this start returns.

@@ -55,6 +55,13 @@ export interface NodeLaunchSpec {
    * by one with `docker.args`. anvil puts its genesis state into the volume so (anvilLaunch.ts).
    */
   seedArgs?: string[];
+  /**
+   * The kubernetes engine only: a step run to its end in an init container of every pod of the
+   * node, before the node's container, with the node's volume at its directory; `image` is an
+   * image reference or a software name of the engine's image table. anvil's state file is
+   * cleaned so (anvilStateFile.ts), as the other engines do on this machine before each start.
+   */
+  podInit?: { image: string; command: string[] };
 }
 
 export interface NodeStarted {

@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createEvmGenesis } from '../../../domain/evm/evmGenesis.ts';
-import { anvilGenesisMarks, dropPlaceholderGenesisBlocks, withoutPlaceholderGenesisBlocks } from '../../../adapters/evm/anvilStateFile.ts';
+import { spawnSync } from 'node:child_process';
+import { anvilGenesisMarks, anvilStateCleanupScript, dropPlaceholderGenesisBlocks, marksJson, withoutPlaceholderGenesisBlocks } from '../../../adapters/evm/anvilStateFile.ts';
 
 const ZERO = '0x0000000000000000000000000000000000000000';
 
@@ -93,6 +94,28 @@ test('the state file on disk is rewritten in place', async () => {
     assert.is(await dropPlaceholderGenesisBlocks(statePath, file as unknown as Record<string, unknown>), 1);
     assert.is(readFileSync(statePath, 'utf8'), stateText([block1, genesis0]));
     assert.is(await dropPlaceholderGenesisBlocks(statePath, file as unknown as Record<string, unknown>), 0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the same cleanup as a plain Node.js program (a pod\'s init step): rewrites the file, leaves a missing one, refuses another genesis', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'anvil-state-'));
+  // As the init container runs it: `node -e <script> <state file> <marks>`, no TypeScript, no module of this repository.
+  const run = (statePath: string) => spawnSync(process.execPath, ['-e', anvilStateCleanupScript(), statePath, marksJson(marks)], { encoding: 'utf8', cwd: dir, env: { PATH: process.env.PATH ?? '' } });
+  try {
+    const statePath = path.join(dir, 'anvil-state.json');
+    writeFileSync(statePath, stateText([placeholderA, block1, placeholderB, genesis0]));
+    const r = run(statePath);
+    assert.is(r.status, 0, r.stderr);
+    assert.match(r.stdout, /2 placeholder block 0 dropped/);
+    assert.is(readFileSync(statePath, 'utf8'), stateText([block1, genesis0]), 'the same bytes as the in-process cleanup writes');
+    assert.is(run(path.join(dir, 'absent.json')).status, 0, 'a new volume has no state file yet');
+    writeFileSync(statePath, stateText([placeholderA, block1]));
+    const refused = run(statePath);
+    assert.is(refused.status, 1);
+    assert.match(refused.stderr, /no block 0 built from this network's genesis/);
+    assert.is(readFileSync(statePath, 'utf8'), stateText([placeholderA, block1]), 'left untouched');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -19,10 +19,11 @@ import * as k8s from '@kubernetes/client-node';
 import WebSocket from 'ws';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { until } from '../evm/evmLifecycle.ts';
 
-const skipReason = await kubernetesSkipReason();
+// Each anvil pod first runs the state file cleanup in the service's image (anvilStateFile.ts): that image must be on the cluster too.
+const skipReason = await serviceImageSkipReason();
 const t = requires(suite('kubernetes: an anvil node on a registered cluster'), 'kubernetes', skipReason);
 const cluster = testCluster();
 const c = () => cluster!.connection;
@@ -61,7 +62,7 @@ t.before(async () => {
   kc.loadFromFile(process.env.LNM_TEST_K8S_KUBECONFIG ?? `${process.env.LNM_K8S_STATE ?? '/tmp/lnm-k8s'}/admin.kubeconfig`);
   core = kc.makeApiClient(k8s.CoreV1Api);
   apps = kc.makeApiClient(k8s.AppsV1Api);
-  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-nodes-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process' } });
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-nodes-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_SERVICE: serviceImage } });
   assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
   const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
   assert.is(h.status, 201, h.text);

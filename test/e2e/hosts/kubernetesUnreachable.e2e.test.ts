@@ -11,10 +11,11 @@ import * as assert from 'uvu/assert';
 import net from 'node:net';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { until } from '../evm/evmLifecycle.ts';
 
-const skipReason = await kubernetesSkipReason();
+// Each anvil pod first runs the state file cleanup in the service's image (anvilStateFile.ts): that image must be on the cluster too.
+const skipReason = await serviceImageSkipReason();
 const t = requires(suite('kubernetes: a cluster that stops answering'), 'kubernetes', skipReason);
 const cluster = testCluster();
 const c = () => cluster!.connection;
@@ -68,7 +69,7 @@ let proxy: ReturnType<typeof apiProxy>;
 t.before(async () => {
   proxy = apiProxy();
   await proxy.open();
-  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-unreachable-e2e-key-encryption-key-0123', LNM_HOST_CHECK_SECONDS: '1', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process' } });
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-unreachable-e2e-key-encryption-key-0123', LNM_HOST_CHECK_SECONDS: '1', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_SERVICE: serviceImage } });
   const h = await api('POST', '/hosts', { name: 'proxied', kind: 'kubernetes', url: proxy.url(), externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
   assert.is(h.status, 201, h.text);
   hostId = h.json.id;
