@@ -2,18 +2,19 @@
 // text (/metrics, beside /healthz): per channel, the ledger height (ledger_blockchain_height, peers
 // and orderers alike) and how many others it knows there: a peer, the peers its gossip knows
 // (gossip_membership_total_peers_known); an orderer, the other raft consenters active
-// (consensus_etcdraft_active_nodes less itself).
+// (consensus_etcdraft_active_nodes less itself). A Fabric 3.x BFT orderer also says whether it is
+// the channel's SmartBFT leader (consensus_BFT_is_leader, per the latest committed block): bftLeader.
 //
 // For the node as a whole (SPEC's block_height and peer_count, integers): the highest of its
 // channels, 0 on a node that has joined none.
 import type { ConsortiumLedgerReadings } from '../../domain/consortium/consortiumPorts.ts';
 
-const LINE = /^(ledger_blockchain_height|gossip_membership_total_peers_known|consensus_etcdraft_active_nodes)\{([^}]*)\}\s+([0-9.eE+-]+)\s*$/;
+const LINE = /^(ledger_blockchain_height|gossip_membership_total_peers_known|consensus_etcdraft_active_nodes|consensus_BFT_is_leader)\{([^}]*)\}\s+([0-9.eE+-]+)\s*$/;
 const CHANNEL = /(?:^|,)channel="((?:[^"\\]|\\.)*)"/;
 
 /** Parses the metrics text of a peer or orderer into its per-channel readings and their maxima. */
 export function ledgerReadingsOf(metricsText: string, role: 'peer' | 'orderer'): ConsortiumLedgerReadings {
-  const channels = new Map<string, { channel: string; blockHeight: number | null; peerCount: number | null }>();
+  const channels = new Map<string, ConsortiumLedgerReadings['channels'][number]>();
   for (const line of metricsText.split('\n')) {
     const m = LINE.exec(line);
     if (!m) continue;
@@ -24,6 +25,7 @@ export function ledgerReadingsOf(metricsText: string, role: 'peer' | 'orderer'):
     if (m[1] === 'ledger_blockchain_height') c.blockHeight = Math.trunc(value);
     else if (m[1] === 'gossip_membership_total_peers_known' && role === 'peer') c.peerCount = Math.trunc(value);
     else if (m[1] === 'consensus_etcdraft_active_nodes' && role === 'orderer') c.peerCount = Math.max(0, Math.trunc(value) - 1);
+    else if (m[1] === 'consensus_BFT_is_leader' && role === 'orderer') c.bftLeader = value === 1;
     channels.set(channel, c);
   }
   const list = [...channels.values()].sort((a, b) => a.channel.localeCompare(b.channel));

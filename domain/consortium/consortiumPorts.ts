@@ -38,7 +38,8 @@ export interface ConsortiumNodeLive {
 export interface ConsortiumLedgerReadings {
   blockHeight: number;
   peerCount: number;
-  channels: { channel: string; blockHeight: number | null; peerCount: number | null }[];
+  /** bftLeader: a BFT orderer's own consensus_BFT_is_leader (absent on raft channels and peers). */
+  channels: { channel: string; blockHeight: number | null; peerCount: number | null; bftLeader?: boolean }[];
 }
 
 export interface ConsortiumNodeRuntime {

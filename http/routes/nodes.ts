@@ -320,6 +320,7 @@ export const nodeRoutes = [
       },
       400: { description: 'not a consortium node' },
       404: { description: 'no such node' },
+      409: { description: 'rule consenter-leader (CONSENTER_LEADER): the running orderer is the current SmartBFT leader of a channel (its consensus_BFT_is_leader metric); renewing it would stall ordering; nothing renewed' },
     },
     async handler(input) {
       const certificates = await renewNodeCertificates(input, input.params.id);

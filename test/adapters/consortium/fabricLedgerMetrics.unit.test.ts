@@ -32,6 +32,14 @@ test('an orderer: its ledger height, and the other raft consenters active (not i
   assert.equal(ledgerReadingsOf(text, 'orderer'), { blockHeight: 12, peerCount: 2, channels: [{ channel: 'sys', blockHeight: 12, peerCount: 2 }] });
 });
 
+test('a BFT orderer says whether it is the channel\'s SmartBFT leader (consensus_BFT_is_leader); a raft one says nothing of it', () => {
+  const text = 'ledger_blockchain_height{channel="bft"} 9\nconsensus_BFT_is_leader{channel="bft"} 1\nconsensus_BFT_is_leader{channel="other"} 0\nledger_blockchain_height{channel="other"} 4\n';
+  assert.equal(ledgerReadingsOf(text, 'orderer').channels, [
+    { channel: 'bft', blockHeight: 9, peerCount: null, bftLeader: true },
+    { channel: 'other', blockHeight: 4, peerCount: null, bftLeader: false },
+  ]);
+});
+
 test('a node on no channel is height 0 with 0 peers; noise and malformed lines are ignored', () => {
   assert.equal(ledgerReadingsOf('go_goroutines 42\nledger_blockchain_height{channel="x"} NaN\nledger_blockchain_height 5\n', 'peer'), { blockHeight: 0, peerCount: 0, channels: [] });
   assert.equal(ledgerReadingsOf('', 'orderer'), { blockHeight: 0, peerCount: 0, channels: [] });

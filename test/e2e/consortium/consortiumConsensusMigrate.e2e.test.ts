@@ -168,6 +168,21 @@ t('migrated: BFT in STATE_NORMAL with the same 4 consenters, the ledger kept, a 
   const entry = audited.json.items.find((e: { resource_id: string | null; before: { consensus?: string } | null; after: { consensus?: string } | null }) => e.resource_id === String(networkId) && e.before?.consensus === 'etcdraft' && e.after?.consensus === 'smartbft');
   assert.ok(entry, audited.text.slice(0, 2000));
 
+  // Rule consenter-leader: the current SmartBFT leader (its own consensus_BFT_is_leader) is not renewed.
+  const leader = await until('the SmartBFT leader in the metrics', async () => {
+    for (const o of orderers) {
+      const text = await (await fetch(`http://127.0.0.1:${(o.config as { operationsPort?: number }).operationsPort}/metrics`)).text();
+      if (new RegExp(`consensus_BFT_is_leader\\{channel="${channel}"\\} 1\\b`).test(text)) return o;
+    }
+    return null;
+  }, 60_000, 2000);
+  const renew = await api('POST', `/nodes/${leader.id}/certificates/renew`);
+  assert.is(renew.status, 409, renew.text);
+  assert.is(renew.json.code, 'CONSENTER_LEADER');
+  assert.match(renew.json.message, `Rule consenter-leader: orderer ${leader.name} is the current SmartBFT leader of channel ${channel}`);
+  const still = await api('GET', `/networks/consortium/${networkId}/channels/${channel}/consenters`);
+  assert.ok(still.json.consenters.every((c: { certificate_current: boolean }) => c.certificate_current), 'nothing was renewed');
+
   const again = await migrate(networkId, { to: 'smartbft' });
   assert.is(again.status, 409, again.text);
   assert.is(again.json.code, 'MIGRATION_NOT_RAFT');

@@ -21167,6 +21167,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description rule consenter-leader (CONSENTER_LEADER): the running orderer is the current SmartBFT leader of a channel (its consensus_BFT_is_leader metric); renewing it would stall ordering; nothing renewed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Internal error */
             500: {
                 headers: {
