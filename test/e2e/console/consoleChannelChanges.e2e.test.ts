@@ -19,7 +19,7 @@ import { testOrganization } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, oneOrganizationChannel, removeConsortiumNodes, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, oneOrganizationChannel, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
 import { issueCertificate } from '../../../adapters/x509/certificateBuilder.ts';
 import { organizationCaProfile } from '../../../adapters/x509/certificateProfiles.ts';
@@ -46,19 +46,8 @@ const height = async () => {
   const r = await api('GET', `/networks/consortium/${setup.network.id}/info`);
   return r.status === 200 ? Number(r.json.height) : null;
 };
-let toggle = 0;
-/** The channel orders: an anchor peer update (alternating its entries) commits a config block the peer then has. */
-async function commits(what: string) {
-  const before = await until('the height at the peer', height, 60_000, 1000);
-  toggle++;
-  const anchors = [{ host: '127.0.0.1', port: setup.peer.config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: setup.peer.config.port }] : [])];
-  await until(`an anchor peer update ${what}`, async () => {
-    const a = await api('POST', `/networks/consortium/${setup.network.id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
-    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
-    return a.status === 200 && a.json.status === 'updated' ? a : null;
-  }, 120_000, 2000);
-  await until(`the new config block at the peer ${what}`, async () => ((await height()) ?? 0) > before, 60_000, 1000);
-}
+/** The channel orders: an anchor peer update commits a config block the peer then has. */
+const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer.config.port, height);
 const networkPage = () => page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
 
 /** What the node's own operations endpoint says it runs. */

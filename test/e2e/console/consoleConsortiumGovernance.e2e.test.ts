@@ -14,7 +14,7 @@ import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, joinedFollower, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange as submit } from './configChangePanel.ts';
 
 const t = requiresAll(suite('console: channel consenters, leaving and organization removal (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
@@ -38,19 +38,8 @@ const height = async () => {
   const h = (r.json?.networks as Array<{ network_id: number; block_height?: number }> | undefined)?.find((n) => n.network_id === setup.network.id)?.block_height;
   return typeof h === 'number' ? h : null;
 };
-let anchorToggle = 0;
-/** The channel orders: an anchor peer update of Org1 (alternating its entries) commits a config block a peer then has. */
-async function commits(what: string) {
-  const before = await until('the height at a peer', height, 60_000, 1000);
-  anchorToggle++;
-  const anchors = [{ host: '127.0.0.1', port: setup.peer1.config.port }, ...(anchorToggle % 2 ? [{ host: 'localhost', port: setup.peer1.config.port }] : [])];
-  await until(`an anchor peer update ${what}`, async () => {
-    const a = await api('POST', `/networks/consortium/${setup.network.id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
-    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
-    return a.status === 200 && a.json.status === 'updated' ? a : null;
-  }, 120_000, 2000);
-  await until(`the new config block at a peer ${what}`, async () => ((await height()) ?? 0) > before, 60_000, 1000);
-}
+/** The channel orders: an anchor peer update of Org1 commits a config block a peer then has. */
+const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer1.config.port, height);
 
 t.before(async () => {
   ui = await startConsoleSession({ server: { env: consortiumEnv() } });
@@ -67,17 +56,7 @@ t('the network page shows the ordering health as the API reads it; the consenter
   // Made in the test, not in before (uvu drops a before hook's error).
   setup = await twoOrganizationChannel(api, 'gov-console', 'govconsole');
   base = `/networks/consortium/${setup.network.id}/channels/govconsole`;
-  const made = await api('POST', `/networks/consortium/${setup.network.id}/nodes`, { name: 'orderer1', nodeType: 'CONSORTIUM_ORDERER', organizationId: setup.org1.id });
-  assert.is(made.status, 201, made.text);
-  assert.is(made.json.status, 'running', made.text);
-  orderer1 = made.json;
-  const joined = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${orderer1.id}/join`);
-  assert.is(joined.status, 200, joined.text);
-  assert.is(joined.json.orderer.consensus_relation, 'follower', joined.text);
-  await until('the follower to pull the chain', async () => {
-    const j = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${orderer1.id}/join`);
-    return j.json?.orderer?.status === 'active' && j.json.orderer.height >= 3 ? j : null;
-  }, 90_000, 1000);
+  orderer1 = await joinedFollower(api, setup.network.id, setup.org1.id);
 
   await ui.signIn();
   await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);

@@ -180,6 +180,44 @@ export async function twoOrganizationChannel(api: Api, name: string, channelName
 }
 
 /**
+ * The probe that a channel orders: each call commits an anchor peer update of `mspId` (its entries
+ * alternating between the peer's 127.0.0.1 and localhost endpoints, retried while the orderer
+ * elects a leader) and waits until `height` (a peer's ledger height) grows; answers the new height.
+ */
+export function channelCommits(api: Api, networkId: () => number, mspId: string, peerPort: () => number, height: () => Promise<number | null>) {
+  let toggle = 0;
+  return async (what: string): Promise<number> => {
+    const before = await until('the height at a peer', height, 60_000, 1000);
+    toggle++;
+    const anchors = [{ host: '127.0.0.1', port: peerPort() }, ...(toggle % 2 ? [{ host: 'localhost', port: peerPort() }] : [])];
+    await until(`an anchor peer update ${what}`, async () => {
+      const a = await api('POST', `/networks/consortium/${networkId()}/anchor-peers`, { organizationId: mspId, anchorPeers: anchors });
+      if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
+      return a.status === 200 && a.json.status === 'updated' ? a : null;
+    }, 120_000, 2000);
+    return until(`the new config block at a peer ${what}`, async () => {
+      const h = (await height()) ?? 0;
+      return h > before ? h : null;
+    }, 60_000, 1000);
+  };
+}
+
+/** An orderer added to a network after its channel was made, joined (a follower), once it has pulled the chain. */
+export async function joinedFollower(api: Api, networkId: number, organizationId: number, name = 'orderer1') {
+  const made = await api('POST', `/networks/consortium/${networkId}/nodes`, { name, nodeType: 'CONSORTIUM_ORDERER', organizationId });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.json.status, 'running', made.text);
+  const joined = await api('POST', `/networks/consortium/${networkId}/orderers/${made.json.id}/join`);
+  assert.is(joined.status, 200, joined.text);
+  assert.is(joined.json.orderer.consensus_relation, 'follower', joined.text);
+  await until('the follower to pull the chain', async () => {
+    const j = await api('POST', `/networks/consortium/${networkId}/orderers/${made.json.id}/join`);
+    return j.json?.orderer?.status === 'active' && j.json.orderer.height >= 3 ? j : null;
+  }, 90_000, 1000);
+  return made.json;
+}
+
+/**
  * Deletes every consortium node and waits until the engine removed their directories (after
  * their processes ended), so no Fabric process or chaincode server outlives the test.
  */

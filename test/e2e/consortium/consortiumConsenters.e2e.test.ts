@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, joinedFollower, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
 
 const t = requires(suite('channel consenter set changes (real Fabric 2.5)'), 'fabric', fabricMissing);
 let server: TestServer;
@@ -33,19 +33,8 @@ const height = async () => {
   const r = await api('GET', `/networks/consortium/${setup.network.id}/info`);
   return r.status === 200 ? Number(r.json.height) : null;
 };
-let anchorToggle = 0;
-/** The channel orders: an anchor peer update (alternating its entries) commits a config block a peer then has. */
-async function commits(what: string) {
-  const before = await until('the height at a peer', height, 60_000, 1000);
-  anchorToggle++;
-  const anchors = [{ host: '127.0.0.1', port: setup.peer2.config.port }, ...(anchorToggle % 2 ? [{ host: 'localhost', port: setup.peer2.config.port }] : [])];
-  await until(`an anchor peer update ${what}`, async () => {
-    const a = await api('POST', `/networks/consortium/${setup.network.id}/anchor-peers`, { organizationId: 'Org2MSP', anchorPeers: anchors });
-    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
-    return a.status === 200 && a.json.status === 'updated' ? a : null;
-  }, 120_000, 2000);
-  await until(`the new config block at a peer ${what}`, async () => ((await height()) ?? 0) > before, 60_000, 1000);
-}
+/** The channel orders: an anchor peer update of Org2 commits a config block a peer then has. */
+const commits = channelCommits(api, () => setup.network.id, 'Org2MSP', () => setup.peer2.config.port, height);
 async function auditedChanges(): Promise<Array<{ kind: string; nodeId: number }>> {
   const r = await api('GET', '/audit-logs?action=NETWORK_UPDATE&limit=100');
   assert.is(r.status, 200, r.text);
@@ -64,17 +53,7 @@ t.after(async () => {
 });
 
 t('an orderer made after the channel joins as a follower; a dry run shows the diff and submits nothing; then it is promoted to consenter', async () => {
-  const made = await api('POST', `/networks/consortium/${setup.network.id}/nodes`, { name: 'orderer1', nodeType: 'CONSORTIUM_ORDERER', organizationId: setup.org1.id });
-  assert.is(made.status, 201, made.text);
-  assert.is(made.json.status, 'running', made.text);
-  orderer1 = made.json;
-  const joined = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${orderer1.id}/join`);
-  assert.is(joined.status, 200, joined.text);
-  assert.is(joined.json.orderer.consensus_relation, 'follower', joined.text);
-  await until('the follower to pull the chain', async () => {
-    const j = await api('POST', `/networks/consortium/${setup.network.id}/orderers/${orderer1.id}/join`);
-    return j.json?.orderer?.status === 'active' && j.json.orderer.height >= 3 ? j : null;
-  }, 90_000, 1000);
+  orderer1 = await joinedFollower(api, setup.network.id, setup.org1.id);
 
   const before = await consenters();
   assert.equal(before.consenters.map((c) => c.node_id), [setup.orderer.id]);

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, oneOrganizationChannel, removeConsortiumNodes, until } from './consortiumApi.ts';
 
 const t = requires(suite('etcdraft options as a config update (real Fabric 2.5)'), 'fabric', fabricMissing);
 let server: TestServer;
@@ -37,15 +37,10 @@ async function anchorUpdate(anchors: Array<{ host: string; port: number }>) {
 
 t.before(async () => {
   server = await startServer({ env: consortiumEnv() });
-  const org1 = await organization(api, 'Org1', 'Org1MSP');
-  const [orderer, peer] = await Promise.all([runningNode(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id), runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id)]);
-  peerPort = peer.config.port;
-  const r = await api('POST', '/networks/consortium', { name: 'raftopts', channelName: 'raftopts', ordererIds: [orderer.id], peerIds: [peer.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
-  assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${orderer.id}/join`)).status, 200);
-  await until('the orderer to serve the channel', async () => ((await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`)).status === 200 ? true : null), 60_000, 1000);
-  await anchorUpdate([{ host: '127.0.0.1', port: peerPort }]);
+  // Org1MSP, one raft orderer and one peer, joined, the peer Org1's anchor peer.
+  const setup = await oneOrganizationChannel(api, 'raftopts', 'raftopts');
+  networkId = setup.network.id;
+  peerPort = setup.peer.config.port;
 });
 t.after(async () => {
   if (!server) return;
