@@ -169,7 +169,7 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const below = nodes.filter((n) => !n.consortiumConfig?.fabricVersion || !releaseAtLeast(n.consortiumConfig.fabricVersion, V3_MIN_RELEASE));
   if (below.length) {
     throw new ConflictError(
-      `Rule migration-v3-nodes: a migration to smartbft needs every orderer and peer of the channels on Fabric ${V3_MIN_RELEASE} or newer; ${below.map((n) => `${n.role} ${n.name} (${n.consortiumConfig?.fabricVersion ? `Fabric ${n.consortiumConfig.fabricVersion}` : 'no recorded Fabric release'})`).join(', ')} ${below.length > 1 ? 'do' : 'does'} not. Upgrade ${below.length > 1 ? 'them' : 'it'} first (POST /nodes/{id}/upgrade). Nothing was changed.`,
+      `Rule migration-v3-nodes: a migration to smartbft needs every orderer and peer of the channels on Fabric ${V3_MIN_RELEASE} or newer; ${below.map((n) => `${n.role} ${n.name} (${n.consortiumConfig?.fabricVersion ? `Fabric ${n.consortiumConfig.fabricVersion}` : 'no recorded Fabric release'})`).join(', ')} ${below.length > 1 ? 'do' : 'does'} not. Upgrade ${below.length > 1 ? 'them' : 'it'} first, one node at a time (the node's upgrade action). Nothing was changed.`,
       { rule: 'migration-v3-nodes', nodes: below.map((n) => ({ node_id: n.id, name: n.name, role: n.role, fabric_version: n.consortiumConfig?.fabricVersion ?? null })) },
       'MIGRATION_NODES_BELOW_V3',
     );
