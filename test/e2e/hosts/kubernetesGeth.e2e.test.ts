@@ -7,7 +7,10 @@
 // - the three peer, the chain is sealed by each, the same block hash on all three;
 // - a sealer's pod deleted: node.downtime, Kubernetes makes it again, node.recovery, it catches up
 //   and the chain goes on, no second node.started;
-// - a sealer stopped (scale 0) and started (scale 1): it comes back with its chain and catches up.
+// - a sealer stopped (scale 0) and started (scale 1): it comes back with its chain and catches up;
+// - mixed engines: a second network with one sealer on the cluster and two under the process
+//   engine here, given config.externalIp = the cluster's node address (the test cluster's bridge
+//   is on this machine, so pods reach this machine there): the three peer and share one chain.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -140,6 +143,31 @@ t('a sealer stopped (scale 0) and started (scale 1) keeps its chain and catches 
   await until(`${victim.name} running again`, () => running(victim.id), 180_000);
   assert.ok((await height(victim)) >= had - 1, 'its chain kept in its volume');
   await oneChainAt((await height(nodes[0])) + 1);
+});
+
+t('mixed: one sealer on the cluster and two on this machine peer and share one chain', async () => {
+  const n = await api('POST', '/networks', { name: 'clique-mixed', type: 'evm', validatorCount: 3, genesis: { chain_id: 43822, consensus: 'CLIQUE', block_time: 1 } });
+  assert.is(n.status, 201, n.text);
+  const mixed: any[] = [];
+  const p = BASE + 12;
+  const onCluster = await api('POST', '/nodes', { name: 'mixed-cluster', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId: n.json.id, config: { hostId, p2pPort: p, rpcHttpPort: p + 1, rpcWsPort: p + 2, metricsPort: p + 3 } });
+  assert.is(onCluster.status, 201, onCluster.text);
+  mixed.push(onCluster.json);
+  for (let i = 0; i < 2; i++) {
+    // Outside the NodePort range: kube-proxy holds the cluster's NodePorts on this machine.
+    const q = 20000 + ((process.pid * 11) % 5000) + 4 * i;
+    const r = await api('POST', '/nodes', { name: `mixed-here-${i}`, platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId: n.json.id, config: { externalIp: c().nodeAddress, p2pPort: q, rpcHttpPort: q + 1, rpcWsPort: q + 2, metricsPort: q + 3 } });
+    assert.is(r.status, 201, r.text);
+    mixed.push(r.json);
+  }
+  nodes.push(...mixed);
+  const up = await Promise.all(mixed.map((m) => until(`${m.name} running`, () => running(m.id), 240_000)));
+  assert.is(up[0].host_id, hostId);
+  assert.is(up[1].host_id ?? null, null);
+  for (const m of up) await until(`${m.name} with two peers`, async () => Number(await rpc<string>(m, 'net_peerCount')) >= 2, 120_000);
+  const top = (await height(up[0])) + 2;
+  await until(`every node at block ${top}`, async () => (await Promise.all(up.map((m) => heightOr(m, -1)))).every((h) => h >= top), 120_000);
+  assert.is(new Set(await Promise.all(up.map((m) => hashAt(m, top)))).size, 1, `one block hash at ${top} on the three`);
 });
 
 t.run();
