@@ -158,10 +158,11 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
       }
     }
-    if (engine.kind === 'kubernetes') {
+    if (engine.kind === 'kubernetes' && t.node.client === 'besu') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: besu nodes do not run on a Kubernetes cluster (only anvil and geth nodes do).`, { nodeKey: spec.nodeKey });
+    // geth on a cluster needs nothing more: its container runs `geth init` on its volume, then geth (gethLaunch.ts).
+    if (engine.kind === 'kubernetes' && t.node.client === 'anvil') {
       // On a cluster the chain lives in the node's volume there; the genesis state built here
       // seeds a new volume (anvilSeedArgs) and is never copied over a chain already there.
-      if (t.node.client !== 'anvil') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: only anvil nodes run on a Kubernetes cluster so far.`, { nodeKey: spec.nodeKey });
       const nodeDir = nodeDirectory(dataDir, spec.nodeKey);
       spec.files.push({ path: ANVIL_SEED_FILE, content: await readFile(path.join(nodeDir, ANVIL_STATE_FILE), 'utf8') });
       spec.seedArgs = anvilSeedArgs(anvilSpecFromGenesis(t.network.genesis, t.network.settings, { nodeDir, genesisPath: path.join(nodeDir, 'genesis.json'), rpcPort: t.node.config.rpcHttpPort!, listenHost: '0.0.0.0' }));

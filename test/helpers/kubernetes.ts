@@ -77,12 +77,15 @@ export function adminKubeConfig(): k8s.KubeConfig {
 /** The image of the service deploy/service.yaml runs (deploy/image.sh builds it). */
 export const serviceImage = process.env.LNM_SERVICE_IMAGE ?? 'ledger-network-manager:local';
 
-/** Why the service's image cannot run on the test cluster (not on its node: deploy/image.sh --import), or undefined. */
-export async function serviceImageSkipReason(): Promise<string | undefined> {
+/** Why `image` cannot run on the test cluster (not on its node: `test/k8s/cluster.sh import <image>`), or undefined. */
+export async function clusterImageMissing(image: string, howToLoad = `test/k8s/cluster.sh import ${image} loads it`): Promise<string | undefined> {
   const why = await kubernetesSkipReason();
   if (why) return why;
-  const full = serviceImage.includes('/') ? serviceImage : `docker.io/library/${serviceImage}`;
+  const full = image.includes('/') ? image : `docker.io/library/${image}`;
   const nodes = await adminKubeConfig().makeApiClient(k8s.CoreV1Api).listNode();
-  if (!nodes.items.some((n) => n.status?.images?.some((i) => i.names?.includes(full)))) return `the image ${serviceImage} is not on the test cluster's node (deploy/image.sh --import loads it)`;
+  if (!nodes.items.some((n) => n.status?.images?.some((i) => i.names?.includes(full)))) return `the image ${image} is not on the test cluster's node (${howToLoad})`;
   return undefined;
 }
+
+/** Why the service's image cannot run on the test cluster (not on its node: deploy/image.sh --import), or undefined. */
+export const serviceImageSkipReason = () => clusterImageMissing(serviceImage, 'deploy/image.sh --import loads it');
