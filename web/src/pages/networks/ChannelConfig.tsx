@@ -14,6 +14,7 @@ import { ActionError, ErrorState, Loading, QueryView, FieldError, invalid } from
 import { DataTable, type Column } from '../../components/DataTable';
 import { anchorPeersOf, policyText, signaturesNeeded, type Change, type ChannelConfigJson, type ConfigGroup } from '../../components/channelPolicies';
 import { Can, useSession } from '../../session';
+import { ChannelPolicies } from './ChannelPolicies';
 
 interface MapOrg {
   organization_id: number | null;
@@ -89,6 +90,7 @@ function ConfigView({ networkId, data, map }: { networkId: number; data: { chann
       <Can permission="NETWORK_UPDATE">
         <Changes networkId={networkId} channelName={data.channel_name} config={config} app={app} appOrgs={appOrgs} held={held} map={map} />
       </Can>
+      <ChannelPolicies networkId={networkId} channelName={data.channel_name} config={config} />
     </>
   );
 }
