@@ -17,6 +17,7 @@ import { Can, useSession } from '../../session';
 import { ChannelCapabilities } from './ChannelCapabilities';
 import { RaftOptions } from './RaftOptions';
 import { useChannelConfig } from './channelConfigQuery';
+import { ChannelPolicies } from './ChannelPolicies';
 
 interface MapOrg {
   organization_id: number | null;
@@ -94,6 +95,7 @@ function ConfigView({ networkId, data, map }: { networkId: number; data: { chann
       </Can>
       <ChannelCapabilities networkId={networkId} channelName={data.channel_name} config={config} />
       <RaftOptions networkId={networkId} channelName={data.channel_name} config={config} />
+      <ChannelPolicies networkId={networkId} channelName={data.channel_name} config={config} />
     </>
   );
 }
