@@ -86,3 +86,18 @@ export async function serviceImageSkipReason(): Promise<string | undefined> {
   if (!nodes.items.some((n) => n.status?.images?.some((i) => i.names?.includes(full)))) return `the image ${serviceImage} is not on the test cluster's node (deploy/image.sh --import loads it)`;
   return undefined;
 }
+
+/**
+ * The admin's client certificate and key of the test cluster, from its admin kubeconfig (cluster.sh
+ * makes one signed by the cluster's CA, in system:masters), or null when that kubeconfig has none.
+ */
+export function adminClientCertificate(): { certificate: string; key: string } | null {
+  let user: k8s.User | null;
+  try {
+    user = adminKubeConfig().getCurrentUser();
+  } catch {
+    return null;
+  }
+  if (!user?.certData || !user.keyData) return null;
+  return { certificate: Buffer.from(user.certData, 'base64').toString('utf8'), key: Buffer.from(user.keyData, 'base64').toString('utf8') };
+}
