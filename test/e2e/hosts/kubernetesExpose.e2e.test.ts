@@ -71,10 +71,11 @@ t.before(async () => {
 });
 
 t.after(async () => {
+  if (!server) return;
   const left = ((await api('GET', '/nodes').catch(() => null))?.json?.items ?? []) as Array<{ id: number }>;
   for (const n of left) await api('DELETE', `/nodes/${n.id}?deleteVolume=true`).catch(() => undefined);
   for (const n of left) await until('the node\'s objects gone', async () => !(await anyObject(n.id)), 90_000).catch(() => undefined);
-  await server?.stop();
+  await server.stop();
 });
 
 let certHost: number;
