@@ -1,7 +1,7 @@
 // The engine of each registered node host: a docker host's createDockerEngine over a dockerode
 // client with the host's mutual TLS material, in remote mode (node files uploaded through the
 // engine, ports at the host's external address); a kubernetes host's createKubernetesEngine
-// with its sealed bearer token (docs/kubernetes.md). Made on first use and kept: a host's
+// with its sealed bearer token or client key (docs/kubernetes.md). Made on first use and kept: a host's
 // address and credentials never change (a new host is registered instead).
 import type { NodeHostDirectory } from '../../domain/hosts/hostPorts.ts';
 import { createDockerEngine, type DockerNodeEngine } from './dockerEngine.ts';
@@ -21,7 +21,8 @@ export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir:
         if (!c) return null;
         if (c.kind !== 'kubernetes') return createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } });
         // Deleting a node keeps its claim unless the operator asks (DELETE /nodes/{id}?deleteVolume=true).
-        return createKubernetesEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, cluster: clusterConnectionOf(c) });
+        // The cluster's own image names (kubernetes.images) over the service's table.
+        return createKubernetesEngine({ dataDir: opts.dataDir, images: { ...opts.images, ...c.kubernetes?.images }, namePrefix: opts.namePrefix, cluster: clusterConnectionOf(c) });
       });
       // A host not (yet) registered is asked again next time.
       engine.then((e) => e ?? engines.delete(hostId), () => engines.delete(hostId));

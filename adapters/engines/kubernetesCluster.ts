@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { NodeHostCheck, NodeHostConnection, NodeHostProbe } from '../../domain/hosts/hostPorts.ts';
+import { connectionPemIssues } from './remoteDockerHost.ts';
 import { kubeConfigOf, reasonOf, statusOf, withTimeout, type KubernetesClusterConnection } from './kubernetesEngine.ts';
 
 /** What the engine does in the nodes' namespace: the Role of docs/kubernetes.md grants exactly this. */
@@ -130,10 +131,15 @@ export class InClusterCredentialsMissing extends Error {}
  */
 export function clusterConnectionOf(c: NodeHostConnection, serviceAccountDir = SERVICE_ACCOUNT_DIR): KubernetesClusterConnection {
   const k = c.kubernetes!;
-  const credentials = k.inCluster ? inClusterCredentials(serviceAccountDir) : { token: c.clientKey, caCertificate: c.caCertificate };
+  // The sealed secret is the bearer token, or the key of the client certificate when one is registered.
+  const credentials = k.inCluster
+    ? inClusterCredentials(serviceAccountDir)
+    : c.clientCertificate ? { clientCertificate: c.clientCertificate, clientKey: c.clientKey, caCertificate: c.caCertificate } : { token: c.clientKey, caCertificate: c.caCertificate };
   return {
     name: c.name ?? 'cluster', server: c.url, ...credentials, namespace: k.namespace, storageClass: k.storageClass, nodeAddress: c.externalIp ?? new URL(c.url).hostname,
     ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
+    ...(k.exposure ? { exposure: k.exposure } : {}), ...(k.loadBalancerAddress ? { loadBalancerAddress: k.loadBalancerAddress } : {}),
+    ...(k.loadBalancerTimeoutSeconds ? { loadBalancerTimeoutMs: k.loadBalancerTimeoutSeconds * 1000 } : {}),
   };
 }
 
@@ -146,6 +152,12 @@ export function createHostProbe(docker: NodeHostProbe, serviceAccountDir = SERVI
     async probe(c): Promise<NodeHostCheck> {
       if (c.kind !== 'kubernetes') return docker.probe(c);
       const inCluster = c.kubernetes?.inCluster === true;
+      const withCertificate = !inCluster && !!c.clientCertificate;
+      // A client certificate and key are parsed, and the key matched to the certificate, before any call (never echoed).
+      if (withCertificate) {
+        const issues = connectionPemIssues({ ...c, caCertificate: c.caCertificate }).filter((i) => i.field !== 'tls.caCertificate').map((i) => ({ field: i.field.replace(/^tls\./, 'kubernetes.'), message: `kubernetes.${i.field.slice(4)} ${i.message}` }));
+        if (issues.length) return { reachable: false, engineVersion: null, runningNodes: null, reason: issues.map((i) => i.message).join('; '), problems: issues };
+      }
       let seen: KubernetesClusterObservation;
       try {
         seen = await probeKubernetesCluster(clusterConnectionOf(c, serviceAccountDir));
@@ -158,7 +170,7 @@ export function createHostProbe(docker: NodeHostProbe, serviceAccountDir = SERVI
       const fieldOf = (p: { field: string; message: string }) =>
         p.field === 'server'
           ? /TLS handshake|certificate/.test(p.message) ? (inCluster ? 'kubernetes.inCluster' : 'kubernetes.caCertificate') : 'url'
-          : p.field === 'credentials' ? (inCluster ? 'kubernetes.inCluster' : 'kubernetes.token') : `kubernetes.${p.field}`;
+          : p.field === 'credentials' ? (inCluster ? 'kubernetes.inCluster' : withCertificate ? 'kubernetes.clientCertificate' : 'kubernetes.token') : `kubernetes.${p.field}`;
       const problems = seen.problems.map((p) => ({ field: fieldOf(p), message: p.message }));
       return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems };
     },

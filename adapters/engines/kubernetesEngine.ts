@@ -55,6 +55,18 @@ export interface KubernetesClusterConnection {
   volumeSize?: string;
   /** The address peers and clients use to reach the node ports (a node's IP or a balancer's). */
   nodeAddress: string;
+  /**
+   * How the node's ports are exposed (default NodePort): a Service of type NodePort (node port =
+   * the node's port, at nodeAddress), of type LoadBalancer (the same node ports; clients at
+   * loadBalancerAddress, else at the Service's status.loadBalancer.ingress, waited for at start),
+   * or hostPort (the container ports bound on the cluster node the pod runs on, at nodeAddress;
+   * the Service is then a ClusterIP one).
+   */
+  exposure?: 'NodePort' | 'LoadBalancer' | 'hostPort';
+  /** LoadBalancer: the address clients use, given by the operator (no wait for the ingress). */
+  loadBalancerAddress?: string;
+  /** LoadBalancer: how long a start waits for the Service's ingress; default 120 s. */
+  loadBalancerTimeoutMs?: number;
   /** Default Never: images are loaded into the cluster's nodes, as no registry is assumed. */
   imagePullPolicy?: 'Never' | 'IfNotPresent' | 'Always';
   imagePullSecret?: string;
@@ -175,6 +187,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const callMs = options.requestTimeoutMs ?? 15_000;
   const serial = keyedMutex();
+  const exposure = c.exposure ?? 'NodePort';
   const call = <T>(p: Promise<T>) => withTimeout(p, callMs);
 
   const names = (nodeKey: string) => {
@@ -286,7 +299,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
                 args: withNodeDir(run.args, dir),
                 env: Object.entries(envWithNodeDir(run.env, dir)).map(([name, value]) => ({ name, value })),
                 workingDir: dir,
-                ports: spec.ports.map((p) => ({ containerPort: p, protocol: 'TCP' })),
+                // hostPort: the node's ports bound on the cluster node it runs on (CNI portmap).
+                ports: spec.ports.map((p) => ({ containerPort: p, protocol: 'TCP', ...(exposure === 'hostPort' ? { hostPort: p } : {}) })),
                 ...(spec.ports.length ? { readinessProbe: { tcpSocket: { port: spec.ports[0] as unknown as k8s.IntOrString }, periodSeconds: 2, failureThreshold: 2 } } : {}),
                 volumeMounts: [{ name: 'data', mountPath: dir }, ...files.mounts],
               },
@@ -308,10 +322,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: n.service, labels: labels(spec.nodeKey) },
+      // NodePort and LoadBalancer: node port = the node's port; hostPort: the pod binds its ports
+      // on its cluster node and the Service only serves the cluster's own network (ClusterIP).
       spec: {
-        type: 'NodePort',
+        type: exposure === 'hostPort' ? 'ClusterIP' : exposure,
         selector: { 'lnm.node': spec.nodeKey, 'lnm.prefix': prefixLabel },
-        ports: spec.ports.map((p) => ({ name: `p${p}`, port: p, targetPort: p as unknown as k8s.IntOrString, nodePort: p, protocol: 'TCP' })),
+        ports: spec.ports.map((p) => ({ name: `p${p}`, port: p, targetPort: p as unknown as k8s.IntOrString, ...(exposure === 'hostPort' ? {} : { nodePort: p }), protocol: 'TCP' })),
       },
     };
   }
@@ -400,7 +416,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
 
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
     assertLaunchSpec(spec, 'docker');
-    const outside = spec.ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
+    const outside = exposure === 'hostPort' ? [] : spec.ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
     if (outside.length) {
       throw new ValidationError(`Cannot start ${spec.displayName} on cluster ${c.name}: its ports are exposed as NodePorts, which must lie in ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}` })));
     }
@@ -488,12 +504,36 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
 
   async function awaitPod(spec: NodeLaunchSpec): Promise<NodeStarted> {
     const pod = await awaitReadyPod(spec);
-    // Ready in the pod; clients reach it at the node address through the NodePort.
-    const outcome = await awaitStartup({ ports: spec.ports, host: c.nodeAddress, alive: async () => isReady(await podOf(spec.nodeKey)), graceMs: 0, readyTimeoutMs: 30_000 });
+    // Ready in the pod; clients reach it at the node address (NodePort, hostPort) or the balancer's.
+    const address = await clientAddress(spec);
+    const outcome = await awaitStartup({ ports: spec.ports, host: address, alive: async () => isReady(await podOf(spec.nodeKey)), graceMs: 0, readyTimeoutMs: 30_000 });
     if (outcome === 'exited') throw new NodeStartFailedError('exited', `${spec.displayName} stopped being Ready on cluster ${c.name} right after it started.`, { nodeKey: spec.nodeKey });
-    if (outcome === 'slow') throw new NodeStartFailedError('exited', `${spec.displayName} is Ready in its pod but its NodePort ${spec.ports.join(', ')} does not answer at ${c.nodeAddress} (the cluster's node address for clients).`, { nodeKey: spec.nodeKey });
+    const what = exposure === 'hostPort' ? 'host port' : exposure === 'LoadBalancer' ? 'balanced port' : 'NodePort';
+    if (outcome === 'slow') throw new NodeStartFailedError('exited', `${spec.displayName} is Ready in its pod but its ${what} ${spec.ports.join(', ')} does not answer at ${address} (the cluster's address for clients).`, { nodeKey: spec.nodeKey });
     const started = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt;
     return { containerId: pod.metadata?.uid, startedAt: new Date(started ?? Date.now()).toISOString() };
+  }
+
+  /**
+   * Where clients reach the node: the cluster's node address (NodePort, hostPort), or with
+   * LoadBalancer the operator's loadBalancerAddress, else the first address the cluster's load
+   * balancer writes into the Service's status.loadBalancer.ingress, waited for.
+   */
+  async function clientAddress(spec: NodeLaunchSpec): Promise<string> {
+    if (exposure !== 'LoadBalancer') return c.nodeAddress;
+    if (c.loadBalancerAddress) return c.loadBalancerAddress;
+    const n = names(spec.nodeKey);
+    const timeoutMs = c.loadBalancerTimeoutMs ?? 120_000;
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ingress = (await read(() => core.readNamespacedService({ name: n.service, namespace: ns })))?.status?.loadBalancer?.ingress?.[0];
+      const address = ingress?.ip ?? ingress?.hostname;
+      if (address) return address;
+      if (Date.now() > deadline) {
+        throw new NodeStartFailedError('exited', `${spec.displayName}: no load balancer answered on cluster ${c.name}: the Service ${n.service} (type LoadBalancer) got no address in status.loadBalancer.ingress within ${Math.round(timeoutMs / 1000)} s (is a load-balancer controller running there? else register the cluster with kubernetes.loadBalancerAddress).`, { nodeKey: spec.nodeKey });
+      }
+      await sleep(1000);
+    }
   }
 
   /** The node's pod once Ready; a NodeStartFailedError with its last log lines when it cannot be. */

@@ -20,7 +20,7 @@ import { createKey, discardKey } from '../keys/keyCreation.ts';
 import { assertCreationOpen, recordMadeFor, trackedCreation, type CreationSteps } from '../creations.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { placeNode } from '../hosts/hostPlacement.ts';
+import { placeNode, takesNodePorts } from '../hosts/hostPlacement.ts';
 import { getNodeHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 
@@ -271,7 +271,7 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, pr
   // Again under the lock: another creation of the same name may have been recorded meanwhile.
   await checkNodeName(input, req.name);
   const { port, chaincodePort, adminPort, operationsPort } = req.config;
-  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null, host?.kind === 'kubernetes');
+  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null, takesNodePorts(host));
   const config = configOf(role, req, hostname, ports, host, fabricVersion);
   const nodeId = await deps.nextId('node');
   await recordMadeFor(input, req.creationId, 'node', nodeId);
@@ -306,7 +306,7 @@ export async function updateConsortiumNodeConfig(input: Input, node: NodeRow, ch
   const issues = namesIssues(change);
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const merged = { ...(current as unknown as Record<string, unknown>), ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)) } as Record<string, number | undefined>;
-  const onCluster = current.hostId !== undefined && (await getNodeHost(input.deps.pool, current.hostId))?.kind === 'kubernetes';
+  const onCluster = current.hostId !== undefined && takesNodePorts(await getNodeHost(input.deps.pool, current.hostId));
   const ports = await resolvePorts(input, role, Object.fromEntries(Object.keys(portFieldsOf(role)).map((f) => [f, merged[f]])), node.id, current.hostId !== undefined, onCluster);
   return { ...Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), ...ports } as Partial<ConsortiumNodeConfig>;
 }

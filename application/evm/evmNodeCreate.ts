@@ -10,7 +10,7 @@ import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
-import { placeNode } from '../hosts/hostPlacement.ts';
+import { placeNode, takesNodePorts } from '../hosts/hostPlacement.ts';
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { oneAtATime } from '../nodes/portAllocation.ts';
@@ -152,7 +152,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     const available = await evmOf(deps).runtime.engineAvailable(engine);
     if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
   }
-  const config = await resolvePorts(input, req, network, role, undefined, host !== null, host?.kind === 'kubernetes');
+  const config = await resolvePorts(input, req, network, role, undefined, host !== null, takesNodePorts(host));
   if (host) Object.assign(config, { hostId: host.id, externalIp: host.externalIp });
   else if (req.externalIp !== undefined) config.externalIp = req.externalIp;
   const nodeId = await deps.nextId('node');
@@ -167,7 +167,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
 export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, node: NodeRow, ports: EvmNodeRequest['ports']): Promise<EvmNodeConfig> {
   const merged = { ...node.config, ...Object.fromEntries(Object.entries(ports).filter(([, v]) => v !== undefined)) };
   const { hostId, externalIp } = node.config as EvmNodeConfig;
-  const onCluster = hostId !== undefined && (await getNodeHost(input.deps.pool, hostId))?.kind === 'kubernetes';
+  const onCluster = hostId !== undefined && takesNodePorts(await getNodeHost(input.deps.pool, hostId));
   const config = await resolvePorts(input, { name: node.name, ports: merged, isBootnode: node.config.isBootnode }, network, node.role as EvmNodeRole, node.id, hostId !== undefined, onCluster);
   return { ...config, ...(hostId !== undefined ? { hostId } : {}), ...(externalIp !== undefined ? { externalIp } : {}) };
 }

@@ -6,6 +6,7 @@ import type { CommandInput } from '../commands.ts';
 import { AppError, ConflictError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { getNodeHost, listNodeHosts, nodesOnHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
+import { clusterPortRange } from '../../domain/hosts/nodeHosts.ts';
 
 /** Where a node asked to be placed: a host by id, or by labels (the placement rule below). */
 export interface PlacementRequest {
@@ -96,4 +97,13 @@ export async function onKubernetesCluster(input: Pick<CommandInput, 'deps'>, nod
 export async function assertNodeClusterReachable(input: CommandInput, node: { name: string; config: { hostId?: number } } | null): Promise<void> {
   const host = await unreachableClusterOf(input.deps, node);
   if (host) throw clusterUnreachable(`Node ${node!.name} runs on Kubernetes cluster ${host.name}, which does not answer (${host.lastError ?? 'its last check failed'}): what runs there is unknown until it answers again.`, host.id);
+}
+
+/**
+ * Whether a node on `host` takes node ports of a Kubernetes cluster (NodePort and LoadBalancer
+ * exposure: the cluster's NodePort range and the cluster's default ports); a hostPort cluster's
+ * nodes take any port, as on a Docker host.
+ */
+export function takesNodePorts(host: Pick<NodeHostRow, 'kind' | 'kubernetes'> | null | undefined): boolean {
+  return host?.kind === 'kubernetes' && clusterPortRange(host.kubernetes) !== null;
 }

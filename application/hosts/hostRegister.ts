@@ -15,8 +15,8 @@ export interface RegisterHostRequest {
   kind?: NodeHostKind;
   /** docker hosts. */
   tls?: { caCertificate: string; clientCertificate: string; clientKey: string };
-  /** kubernetes hosts: the API server's CA and a bearer token (sealed, never shown), or inCluster; where nodes go. */
-  kubernetes?: KubernetesHostSettings & { caCertificate?: string; token?: string };
+  /** kubernetes hosts: the API server's CA and a bearer token or a client certificate and key (sealed, never shown), or inCluster; where nodes go. */
+  kubernetes?: KubernetesHostSettings & { caCertificate?: string; token?: string; clientCertificate?: string; clientKey?: string };
   labels?: Record<string, string>;
   capacity?: { maxNodes?: number | null };
   /** The address other nodes reach this host's nodes at; default the URL's host. */
@@ -63,6 +63,12 @@ export async function registerHost(input: CommandInput, req: RegisterHostRequest
   return (await getNodeHost(deps.pool, hostId))!;
 }
 
+/** loadBalancerAddress and loadBalancerTimeoutSeconds belong to LoadBalancer exposure only. */
+export function exposureSettingIssues(k: Pick<KubernetesHostSettings, 'exposure' | 'loadBalancerAddress' | 'loadBalancerTimeoutSeconds'>): { field: string; message: string }[] {
+  if (k.exposure === 'LoadBalancer') return [];
+  return (['loadBalancerAddress', 'loadBalancerTimeoutSeconds'] as const).filter((f) => k[f] !== undefined).map((f) => ({ field: `kubernetes.${f}`, message: 'only with exposure LoadBalancer' }));
+}
+
 const BEARER_TOKEN = /^[A-Za-z0-9._~+/=-]{1,20000}$/;
 const HTTPS_URL = /^https:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?\/?$/;
 
@@ -80,17 +86,27 @@ async function registerCluster(input: CommandInput, req: RegisterHostRequest, na
   const k = req.kubernetes;
   if (!k) throw new ValidationError('A kubernetes host needs its kubernetes settings (caCertificate, token, namespace, storageClass).', [{ field: 'kubernetes', message: 'required for kind kubernetes' }]);
   if (req.tls) throw new ValidationError('tls is for a docker host; a kubernetes host takes kubernetes.caCertificate and kubernetes.token.', [{ field: 'tls', message: 'not with kind kubernetes' }]);
+  const withCertificate = k.clientCertificate !== undefined || k.clientKey !== undefined;
   if (k.inCluster) {
-    const given = (['token', 'caCertificate'] as const).filter((f) => k[f] !== undefined);
-    if (given.length) throw new ValidationError('An in-cluster host uses the service\'s own service account: give no token or caCertificate.', given.map((f) => ({ field: `kubernetes.${f}`, message: 'not with inCluster' })));
+    const given = (['token', 'caCertificate', 'clientCertificate', 'clientKey'] as const).filter((f) => k[f] !== undefined);
+    if (given.length) throw new ValidationError('An in-cluster host uses the service\'s own service account: give no token, caCertificate or client certificate.', given.map((f) => ({ field: `kubernetes.${f}`, message: 'not with inCluster' })));
+  } else if (withCertificate) {
+    // A client certificate (its key sealed like a token) instead of a bearer token: both PEMs, no token.
+    const missing = (['caCertificate', 'clientCertificate', 'clientKey'] as const).filter((f) => k[f] === undefined);
+    if (missing.length) throw new ValidationError('A kubernetes host with a client certificate needs kubernetes.caCertificate, kubernetes.clientCertificate and kubernetes.clientKey.', missing.map((f) => ({ field: `kubernetes.${f}`, message: 'required with a client certificate' })));
+    if (k.token !== undefined) throw new ValidationError('Give kubernetes.token or a client certificate (kubernetes.clientCertificate and clientKey), not both.', [{ field: 'kubernetes.token', message: 'not with a client certificate' }]);
   } else {
     const missing = (['caCertificate', 'token'] as const).filter((f) => k[f] === undefined);
-    if (missing.length) throw new ValidationError('A kubernetes host needs kubernetes.caCertificate and kubernetes.token, or kubernetes.inCluster.', missing.map((f) => ({ field: `kubernetes.${f}`, message: 'required unless inCluster' })));
+    if (missing.length) throw new ValidationError('A kubernetes host needs kubernetes.caCertificate and kubernetes.token (or kubernetes.clientCertificate and clientKey), or kubernetes.inCluster.', missing.map((f) => ({ field: `kubernetes.${f}`, message: 'required unless inCluster or a client certificate' })));
   }
-  const token = k.token ?? '';
+  const exposureIssues = exposureSettingIssues(k);
+  if (exposureIssues.length) throw new ValidationError(`Invalid exposure settings: ${exposureIssues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, exposureIssues);
+  // The sealed secret: the bearer token, or the client certificate's key.
+  const secret = withCertificate ? k.clientKey! : k.token ?? '';
+  const clientCertificate = withCertificate ? k.clientCertificate! : '';
   const caCertificate = k.caCertificate ?? '';
   // A token that cannot be an HTTP header value would be echoed by the HTTP client's error: refused here, never shown.
-  if (!k.inCluster && !BEARER_TOKEN.test(token)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
+  if (!k.inCluster && !withCertificate && !BEARER_TOKEN.test(secret)) throw new ValidationError('kubernetes.token is not a bearer token (letters, digits and ._~+/=- only).', [{ field: 'kubernetes.token', message: 'must be a bearer token' }]);
   const url = req.url.trim().replace(/\/$/, '');
   const m = HTTPS_URL.exec(url);
   if (!m || (m[2] && (Number(m[2].slice(1)) < 1 || Number(m[2].slice(1)) > 65535))) throw new ValidationError('The URL of a kubernetes host is its API server, https://host:port.', [{ field: 'url', message: 'must be https://host:port' }]);
@@ -99,19 +115,22 @@ async function registerCluster(input: CommandInput, req: RegisterHostRequest, na
   const settings: KubernetesHostSettings = {
     namespace: k.namespace, storageClass: k.storageClass,
     ...(k.volumeSize ? { volumeSize: k.volumeSize } : {}), ...(k.imagePullPolicy ? { imagePullPolicy: k.imagePullPolicy } : {}), ...(k.imagePullSecret ? { imagePullSecret: k.imagePullSecret } : {}),
+    ...(k.exposure ? { exposure: k.exposure } : {}), ...(k.loadBalancerAddress ? { loadBalancerAddress: k.loadBalancerAddress } : {}),
+    ...(k.loadBalancerTimeoutSeconds ? { loadBalancerTimeoutSeconds: k.loadBalancerTimeoutSeconds } : {}), ...(k.images && Object.keys(k.images).length ? { images: k.images } : {}),
     ...(k.inCluster ? { inCluster: true } : {}),
   };
-  const externalIp = (req.externalIp ?? m[1]).replace(/^\[|\]$/g, '');
-  const check = await probe.probe({ name, kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate: '', clientKey: token });
+  // The address peers and clients use: given, else the balancer's when the operator names it, else the API server's host.
+  const externalIp = (req.externalIp ?? k.loadBalancerAddress ?? m[1]).replace(/^\[|\]$/g, '');
+  const check = await probe.probe({ name, kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate, clientKey: secret });
   if (!check.reachable) {
     const problems = check.problems?.length ? check.problems : [{ field: 'url', message: check.reason ?? 'unreachable' }];
     throw new ValidationError(`The cluster cannot take nodes: ${problems.map((p) => p.message).join('; ')}`, problems, 'HOST_UNREACHABLE');
   }
   const hostId = await deps.nextId('node_host');
-  const sealedSecrets = await deps.secrets.seal(token, hostSecretContext(hostId));
+  const sealedSecrets = await deps.secrets.seal(secret, hostSecretContext(hostId));
   await runCommand(input, nodeHostStream(hostId), nodeHosts, {
     type: 'RegisterNodeHost', hostId, name, labels: req.labels ?? {}, capacity: capacityOf(req.capacity), sealedSecrets, observation: observationOf(check), at: deps.clock().toISOString(),
-    address: { kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate: '' },
+    address: { kind: 'kubernetes', kubernetes: settings, url, externalIp, caCertificate, clientCertificate },
   });
   return (await getNodeHost(deps.pool, hostId))!;
 }

@@ -1,5 +1,5 @@
 // Node hosts: Docker Engines reached over TCP with mutual TLS, or Kubernetes clusters (kind
-// kubernetes, a bearer token), where nodes can run besides the service's local engine. One stream per host. The client key arrives here already sealed
+// kubernetes, a bearer token or a client certificate), where nodes can run besides the service's local engine. One stream per host. The client key arrives here already sealed
 // under KEY_ENCRYPTION_KEY (sealedSecrets), so no event holds it in clear; the CA and the client
 // certificate are public. Reachability is recorded when it changes (and the engine version or
 // the count of running nodes with it), not at every periodic check.
@@ -26,7 +26,7 @@ export interface NodeHostAddress {
   externalIp: string;
   caCertificate: string;
   clientCertificate: string;
-  /** Left out: docker. kubernetes: url is the API server, externalIp the address of its NodePorts, the sealed secret its bearer token, clientCertificate empty. */
+  /** Left out: docker. kubernetes: url is the API server, externalIp the address of its node ports, the sealed secret its bearer token (clientCertificate empty) or the key of clientCertificate. */
   kind?: NodeHostKind;
   kubernetes?: KubernetesHostSettings;
 }
@@ -36,6 +36,16 @@ export type NodeHostKind = 'docker' | 'kubernetes';
 /** The ports of a node on a Kubernetes cluster are NodePorts: the cluster's default --service-node-port-range. */
 export const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
 
+export type KubernetesExposure = 'NodePort' | 'LoadBalancer' | 'hostPort';
+
+/**
+ * The ports a node on a cluster may take: NodePort and LoadBalancer expose them as node ports (the
+ * cluster's NodePort range); hostPort binds them on the node itself (any port).
+ */
+export function clusterPortRange(settings: Pick<KubernetesHostSettings, 'exposure'> | null | undefined): { min: number; max: number } | null {
+  return settings?.exposure === 'hostPort' ? null : NODE_PORT_RANGE;
+}
+
 /** Where a kubernetes host's nodes go and how their images are pulled (nothing secret). */
 export interface KubernetesHostSettings {
   namespace: string;
@@ -43,6 +53,21 @@ export interface KubernetesHostSettings {
   volumeSize?: string;
   imagePullPolicy?: 'Never' | 'IfNotPresent' | 'Always';
   imagePullSecret?: string;
+  /**
+   * How the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node
+   * port = the node's port, reached at the host's externalIp), LoadBalancer (a Service of type
+   * LoadBalancer with the same node ports; reached at loadBalancerAddress, else at the address the
+   * cluster's load balancer writes into the Service's status.loadBalancer.ingress, waited for at
+   * start), or hostPort (the pod's container ports bound on the cluster node it runs on, reached
+   * at the host's externalIp; any port).
+   */
+  exposure?: KubernetesExposure;
+  /** LoadBalancer only: the address clients reach the nodes' balanced Services at (no wait for the ingress). */
+  loadBalancerAddress?: string;
+  /** LoadBalancer only: how long a start waits for the Service's ingress address; default 120. */
+  loadBalancerTimeoutSeconds?: number;
+  /** Per-cluster image references by software name (anvil, fabric-peer, ...), over the service's own table. */
+  images?: Record<string, string>;
   /**
    * The service's own pod's service account instead of a given token and CA: read at each use from
    * /var/run/secrets/kubernetes.io/serviceaccount (the service runs in the cluster, deploy/).

@@ -22,6 +22,10 @@ const KubernetesSettings = {
   volumeSize: Type.Optional(Type.String({ maxLength: 20, pattern: '^[0-9]+(Ki|Mi|Gi|Ti)?$', description: 'size of each node\'s claim; default 1Gi' })),
   imagePullPolicy: Type.Optional(Type.Union([Type.Literal('Never'), Type.Literal('IfNotPresent'), Type.Literal('Always')], { description: 'default Never: images are loaded into the cluster\'s nodes' })),
   imagePullSecret: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', description: 'the name of a docker-registry Secret in the namespace' })),
+  exposure: Type.Optional(Type.Union([Type.Literal('NodePort'), Type.Literal('LoadBalancer'), Type.Literal('hostPort')], { description: 'how the nodes\' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node\'s port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster\'s load balancer sets in the Service\'s status.loadBalancer.ingress, waited for at each start), hostPort (the pod\'s container ports bound on its cluster node, at externalIp; any port)' })),
+  loadBalancerAddress: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'exposure LoadBalancer only: the address clients reach the nodes\' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp' })),
+  loadBalancerTimeoutSeconds: Type.Optional(Type.Integer({ minimum: 5, maximum: 900, description: 'exposure LoadBalancer only: how long a node start waits for its Service\'s status.loadBalancer.ingress; default 120' })),
+  images: Type.Optional(Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,62}$' }), Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z0-9][A-Za-z0-9._/:@-]*$' }), { maxProperties: 30, description: 'this cluster\'s image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service\'s own table (LNM_IMAGE_*); e.g. the names under which a registry serves them' })),
   inCluster: Type.Optional(Type.Boolean({ description: 'true: the service runs in this cluster and uses its own pod\'s service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT)' })),
 };
 
@@ -29,12 +33,12 @@ export const HostSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
   kind: Type.Union([Type.Literal('docker'), Type.Literal('kubernetes')], { description: 'docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md)' }),
-  kubernetes: Type.Union([Type.Object({ ...KubernetesSettings, hasToken: Type.Boolean() }), Type.Null()], { description: 'a kubernetes host\'s settings (never its token); null for a docker host' }),
+  kubernetes: Type.Union([Type.Object({ ...KubernetesSettings, hasToken: Type.Boolean({ description: 'a bearer token is registered (false with a client certificate, tls.clientCertificate and tls.hasClientKey, or inCluster)' }) }), Type.Null()], { description: 'a kubernetes host\'s settings (never its token or client key); null for a docker host' }),
   url: Type.String({ description: 'tcp://host:port of the Docker Engine (TLS), or https://host:port of a cluster\'s API server' }),
   externalIp: Type.String({ description: 'the address nodes on this host are reached at (their externalIp)' }),
   labels: Type.Record(Type.String(), Type.String()),
   capacity: Type.Object({ maxNodes: Type.Union([Type.Integer(), Type.Null()]) }),
-  tls: Type.Object({ caCertificate: Type.String({ description: 'the CA of the engine or of the API server' }), clientCertificate: Type.String({ description: 'empty for a kubernetes host' }), hasClientKey: Type.Boolean() }),
+  tls: Type.Object({ caCertificate: Type.String({ description: 'the CA of the engine or of the API server' }), clientCertificate: Type.String({ description: 'the client certificate (a kubernetes host: empty unless registered with kubernetes.clientCertificate)' }), hasClientKey: Type.Boolean() }),
   status: Type.Object({
     reachable: Type.Boolean(),
     engineVersion: Type.Union([Type.String(), Type.Null()]),
@@ -48,8 +52,8 @@ export const HostSchema = Type.Object({
 
 export function hostView(h: NodeHostRow) {
   return {
-    id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: !h.kubernetes.inCluster } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
-    tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: h.kind !== 'kubernetes' },
+    id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: !h.kubernetes.inCluster && !h.clientCertificate } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
+    tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: h.kind !== 'kubernetes' || !!h.clientCertificate },
     status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt },
     createdAt: h.createdAt, updatedAt: h.updatedAt,
   };
@@ -62,7 +66,9 @@ const CreateBody = Type.Object({
   externalIp: Type.Optional(Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:-]+$', description: 'the address other nodes and this service reach the host\'s nodes at (a cluster: the address of its NodePorts); default the URL\'s host' })),
   kubernetes: Type.Optional(Type.Object({
     caCertificate: Type.Optional(Pem('PEM of the CA that signed the API server\'s certificate; required unless inCluster')),
-    token: Type.Optional(Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster' })),
+    token: Type.Optional(Type.String({ minLength: 1, maxLength: 20000, pattern: '^[A-Za-z0-9._~+/=-]+$', description: 'a bearer token (a service account\'s; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster or a client certificate is given' })),
+    clientCertificate: Type.Optional(Pem('PEM of a client certificate the API server accepts (signed by its client CA), instead of a token; with clientKey')),
+    clientKey: Type.Optional(Pem('PEM of the client certificate\'s private key; write-only, sealed under KEY_ENCRYPTION_KEY, never shown; it must fit clientCertificate')),
     ...KubernetesSettings,
   }, { additionalProperties: false, description: 'kind kubernetes only' })),
   tls: Type.Optional(Type.Object({
@@ -81,7 +87,7 @@ const UpdateBody = Type.Object({
 }, { additionalProperties: false });
 
 const createNotes = 'The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. ' +
-  'A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions; kubernetes.inCluster when the service\'s own service account is missing or lacks them). Nodes cannot be placed on a kubernetes host yet. ' +
+  'A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token or kubernetes.clientCertificate with the missing permissions, kubernetes.clientCertificate or kubernetes.clientKey when a PEM does not parse or the key does not fit the certificate; kubernetes.inCluster when the service\'s own service account is missing or lacks them). Nodes are placed on a kubernetes host through config.hostId (docs/kubernetes.md). ' +
   'The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.';
 
 export const hostRoutes = [

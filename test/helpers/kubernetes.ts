@@ -89,3 +89,18 @@ export async function clusterImageMissing(image: string, howToLoad = `test/k8s/c
 
 /** Why the service's image cannot run on the test cluster (not on its node: deploy/image.sh --import), or undefined. */
 export const serviceImageSkipReason = () => clusterImageMissing(serviceImage, 'deploy/image.sh --import loads it');
+
+/**
+ * The admin's client certificate and key of the test cluster, from its admin kubeconfig (cluster.sh
+ * makes one signed by the cluster's CA, in system:masters), or null when that kubeconfig has none.
+ */
+export function adminClientCertificate(): { certificate: string; key: string } | null {
+  let user: k8s.User | null;
+  try {
+    user = adminKubeConfig().getCurrentUser();
+  } catch {
+    return null;
+  }
+  if (!user?.certData || !user.keyData) return null;
+  return { certificate: Buffer.from(user.certData, 'base64').toString('utf8'), key: Buffer.from(user.keyData, 'base64').toString('utf8') };
+}

@@ -673,7 +673,7 @@ export interface paths {
         put?: never;
         /**
          * Register a node host (a Docker Engine over TCP with mutual TLS, or a Kubernetes cluster)
-         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token with the missing permissions; kubernetes.inCluster when the service's own service account is missing or lacks them). Nodes cannot be placed on a kubernetes host yet. The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
+         * @description The engine is asked for its version over mutual TLS before anything is saved: a URL that does not answer, a refused or failed TLS handshake, or a PEM that does not parse (or a key that does not fit the certificate) is a 400 HOST_UNREACHABLE naming the reason and the field (url, tls, tls.caCertificate, tls.clientCertificate, tls.clientKey), and nothing is recorded. A kubernetes host (kind kubernetes, url its API server, the kubernetes settings) is checked before anything is saved: reachable, a Ready node, the namespace, the storage class, and an access review per verb the engine uses; each problem is a detail of a 400 HOST_UNREACHABLE naming its field (url, kubernetes.namespace, kubernetes.storageClass, kubernetes.token or kubernetes.clientCertificate with the missing permissions, kubernetes.clientCertificate or kubernetes.clientKey when a PEM does not parse or the key does not fit the certificate; kubernetes.inCluster when the service's own service account is missing or lacks them). Nodes are placed on a kubernetes host through config.hostId (docs/kubernetes.md). The status is checked again every LNM_HOST_CHECK_SECONDS (default 30); a host that stops answering marks its running nodes down (node.downtime), and they recover (node.recovery) when it answers again.
          *
          *     Permission: `HOST_MANAGE`.
          */
@@ -7969,15 +7969,26 @@ export interface operations {
                             id: number;
                             /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
                             kind: "docker" | "kubernetes";
-                            /** @description a kubernetes host's settings (never its token); null for a docker host */
+                            /** @description a kubernetes host's settings (never its token or client key); null for a docker host */
                             kubernetes: {
+                                /** @description how the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node's port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster's load balancer sets in the Service's status.loadBalancer.ingress, waited for at each start), hostPort (the pod's container ports bound on its cluster node, at externalIp; any port) */
+                                exposure?: "NodePort" | "LoadBalancer" | "hostPort";
+                                /** @description a bearer token is registered (false with a client certificate, tls.clientCertificate and tls.hasClientKey, or inCluster) */
                                 hasToken: boolean;
                                 /** @description default Never: images are loaded into the cluster's nodes */
                                 imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                                 /** @description the name of a docker-registry Secret in the namespace */
                                 imagePullSecret?: string;
+                                /** @description this cluster's image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service's own table (LNM_IMAGE_*); e.g. the names under which a registry serves them */
+                                images?: {
+                                    [key: string]: string;
+                                };
                                 /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
                                 inCluster?: boolean;
+                                /** @description exposure LoadBalancer only: the address clients reach the nodes' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp */
+                                loadBalancerAddress?: string;
+                                /** @description exposure LoadBalancer only: how long a node start waits for its Service's status.loadBalancer.ingress; default 120 */
+                                loadBalancerTimeoutSeconds?: number;
                                 /** @description where the nodes' objects go; it must exist */
                                 namespace: string;
                                 /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8004,7 +8015,7 @@ export interface operations {
                             tls: {
                                 /** @description the CA of the engine or of the API server */
                                 caCertificate: string;
-                                /** @description empty for a kubernetes host */
+                                /** @description the client certificate (a kubernetes host: empty unless registered with kubernetes.clientCertificate) */
                                 clientCertificate: string;
                                 hasClientKey: boolean;
                             };
@@ -8079,17 +8090,31 @@ export interface operations {
                     kubernetes?: {
                         /** @description PEM of the CA that signed the API server's certificate; required unless inCluster */
                         caCertificate?: string;
+                        /** @description PEM of a client certificate the API server accepts (signed by its client CA), instead of a token; with clientKey */
+                        clientCertificate?: string;
+                        /** @description PEM of the client certificate's private key; write-only, sealed under KEY_ENCRYPTION_KEY, never shown; it must fit clientCertificate */
+                        clientKey?: string;
+                        /** @description how the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node's port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster's load balancer sets in the Service's status.loadBalancer.ingress, waited for at each start), hostPort (the pod's container ports bound on its cluster node, at externalIp; any port) */
+                        exposure?: "NodePort" | "LoadBalancer" | "hostPort";
                         /** @description default Never: images are loaded into the cluster's nodes */
                         imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                         /** @description the name of a docker-registry Secret in the namespace */
                         imagePullSecret?: string;
+                        /** @description this cluster's image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service's own table (LNM_IMAGE_*); e.g. the names under which a registry serves them */
+                        images?: {
+                            [key: string]: string;
+                        };
                         /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
                         inCluster?: boolean;
+                        /** @description exposure LoadBalancer only: the address clients reach the nodes' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp */
+                        loadBalancerAddress?: string;
+                        /** @description exposure LoadBalancer only: how long a node start waits for its Service's status.loadBalancer.ingress; default 120 */
+                        loadBalancerTimeoutSeconds?: number;
                         /** @description where the nodes' objects go; it must exist */
                         namespace: string;
                         /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
                         storageClass: string;
-                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster */
+                        /** @description a bearer token (a service account's; letters, digits and ._~+/=-); write-only, sealed under KEY_ENCRYPTION_KEY; required unless inCluster or a client certificate is given */
                         token?: string;
                         /** @description size of each node's claim; default 1Gi */
                         volumeSize?: string;
@@ -8131,15 +8156,26 @@ export interface operations {
                         id: number;
                         /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
                         kind: "docker" | "kubernetes";
-                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        /** @description a kubernetes host's settings (never its token or client key); null for a docker host */
                         kubernetes: {
+                            /** @description how the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node's port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster's load balancer sets in the Service's status.loadBalancer.ingress, waited for at each start), hostPort (the pod's container ports bound on its cluster node, at externalIp; any port) */
+                            exposure?: "NodePort" | "LoadBalancer" | "hostPort";
+                            /** @description a bearer token is registered (false with a client certificate, tls.clientCertificate and tls.hasClientKey, or inCluster) */
                             hasToken: boolean;
                             /** @description default Never: images are loaded into the cluster's nodes */
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description this cluster's image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service's own table (LNM_IMAGE_*); e.g. the names under which a registry serves them */
+                            images?: {
+                                [key: string]: string;
+                            };
                             /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
                             inCluster?: boolean;
+                            /** @description exposure LoadBalancer only: the address clients reach the nodes' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp */
+                            loadBalancerAddress?: string;
+                            /** @description exposure LoadBalancer only: how long a node start waits for its Service's status.loadBalancer.ingress; default 120 */
+                            loadBalancerTimeoutSeconds?: number;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8166,7 +8202,7 @@ export interface operations {
                         tls: {
                             /** @description the CA of the engine or of the API server */
                             caCertificate: string;
-                            /** @description empty for a kubernetes host */
+                            /** @description the client certificate (a kubernetes host: empty unless registered with kubernetes.clientCertificate) */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
@@ -8256,15 +8292,26 @@ export interface operations {
                         id: number;
                         /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
                         kind: "docker" | "kubernetes";
-                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        /** @description a kubernetes host's settings (never its token or client key); null for a docker host */
                         kubernetes: {
+                            /** @description how the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node's port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster's load balancer sets in the Service's status.loadBalancer.ingress, waited for at each start), hostPort (the pod's container ports bound on its cluster node, at externalIp; any port) */
+                            exposure?: "NodePort" | "LoadBalancer" | "hostPort";
+                            /** @description a bearer token is registered (false with a client certificate, tls.clientCertificate and tls.hasClientKey, or inCluster) */
                             hasToken: boolean;
                             /** @description default Never: images are loaded into the cluster's nodes */
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description this cluster's image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service's own table (LNM_IMAGE_*); e.g. the names under which a registry serves them */
+                            images?: {
+                                [key: string]: string;
+                            };
                             /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
                             inCluster?: boolean;
+                            /** @description exposure LoadBalancer only: the address clients reach the nodes' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp */
+                            loadBalancerAddress?: string;
+                            /** @description exposure LoadBalancer only: how long a node start waits for its Service's status.loadBalancer.ingress; default 120 */
+                            loadBalancerTimeoutSeconds?: number;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8291,7 +8338,7 @@ export interface operations {
                         tls: {
                             /** @description the CA of the engine or of the API server */
                             caCertificate: string;
-                            /** @description empty for a kubernetes host */
+                            /** @description the client certificate (a kubernetes host: empty unless registered with kubernetes.clientCertificate) */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
@@ -8390,15 +8437,26 @@ export interface operations {
                         id: number;
                         /** @description docker: a Docker Engine over mutual TLS; kubernetes: a cluster (docs/kubernetes.md) */
                         kind: "docker" | "kubernetes";
-                        /** @description a kubernetes host's settings (never its token); null for a docker host */
+                        /** @description a kubernetes host's settings (never its token or client key); null for a docker host */
                         kubernetes: {
+                            /** @description how the nodes' ports are exposed (default NodePort): NodePort (a Service of type NodePort, node port = the node's port, 30000-32767, at externalIp), LoadBalancer (a Service of type LoadBalancer with the same node ports, at loadBalancerAddress or else the address the cluster's load balancer sets in the Service's status.loadBalancer.ingress, waited for at each start), hostPort (the pod's container ports bound on its cluster node, at externalIp; any port) */
+                            exposure?: "NodePort" | "LoadBalancer" | "hostPort";
+                            /** @description a bearer token is registered (false with a client certificate, tls.clientCertificate and tls.hasClientKey, or inCluster) */
                             hasToken: boolean;
                             /** @description default Never: images are loaded into the cluster's nodes */
                             imagePullPolicy?: "Never" | "IfNotPresent" | "Always";
                             /** @description the name of a docker-registry Secret in the namespace */
                             imagePullSecret?: string;
+                            /** @description this cluster's image references by software name (anvil, fabric-peer, fabric-orderer, ...), over the service's own table (LNM_IMAGE_*); e.g. the names under which a registry serves them */
+                            images?: {
+                                [key: string]: string;
+                            };
                             /** @description true: the service runs in this cluster and uses its own pod's service account (token and CA read from /var/run/secrets/kubernetes.io/serviceaccount at each call; no caCertificate or token given); url is the API server as the pod reaches it (https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT) */
                             inCluster?: boolean;
+                            /** @description exposure LoadBalancer only: the address clients reach the nodes' balanced Services at, given by the operator (no wait for the ingress); also the default externalIp */
+                            loadBalancerAddress?: string;
+                            /** @description exposure LoadBalancer only: how long a node start waits for its Service's status.loadBalancer.ingress; default 120 */
+                            loadBalancerTimeoutSeconds?: number;
                             /** @description where the nodes' objects go; it must exist */
                             namespace: string;
                             /** @description the storage class of each node's volume claim; it must exist (pre-created volumes of that class serve) */
@@ -8425,7 +8483,7 @@ export interface operations {
                         tls: {
                             /** @description the CA of the engine or of the API server */
                             caCertificate: string;
-                            /** @description empty for a kubernetes host */
+                            /** @description the client certificate (a kubernetes host: empty unless registered with kubernetes.clientCertificate) */
                             clientCertificate: string;
                             hasClientKey: boolean;
                         };
