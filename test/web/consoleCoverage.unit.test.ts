@@ -21,9 +21,6 @@ type Method = (typeof METHODS)[number];
  * capability is not exempt, it gets a page or a control.
  */
 const exempt: Record<string, string> = {
-  'get /nodesharing/proposals/:id': 'a proposal evaluated against the current config; the console\'s proposals table lists them (a detail page is not built yet: issue 37 item 6 follow-up)',
-  'get /nodesharing/proposals/:id/update': 'the file an organization\'s operator signs offline with peer channel signconfigtx (curl/scripts); console page not built yet (issue 37 item 6 follow-up)',
-  'post /nodesharing/proposals/:id/signatures': 'the upload of an offline signature (curl/scripts); console form not built yet (issue 37 item 6 follow-up)',
   'get /health': 'liveness probe for load balancers and orchestrators, not for people',
   'get /auth/oidc/login': 'a browser redirect to the identity provider; the console links to the login URL GET /auth/providers gives',
   'get /auth/oidc/callback': "the identity provider's redirect back to the service; never called by the console",

@@ -23421,6 +23421,16 @@ export interface operations {
                         required_organizations: string[];
                         /** @description the collected signatures satisfy the policies now */
                         satisfied: boolean;
+                        /** @description the signatures collected: organization, signer, how and when */
+                        signatures: {
+                            /** @description when it was collected */
+                            at: string | null;
+                            msp_id: string;
+                            /** @description the signing certificate's subject (CN, OU) */
+                            signer: string | null;
+                            /** @description signed here by an admin this instance holds, uploaded as a detached signature, or sent back by the sharing peer (null: collected before this was recorded) */
+                            source: "admin" | "upload" | "peer" | null;
+                        }[];
                         signed_by: string[];
                         /** @description the channel's config moved on since it was prepared: it can no longer be submitted */
                         stale: boolean;

@@ -8,32 +8,14 @@
 // ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set).
 // ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way.
 import { useState } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
+import { DryRunChange, type ChangeView } from './ConfigChangeReview';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Can } from '../../session';
 
 type Action = { kind: 'add' | 'remove' | 'certificate'; nodeId: number; label: string };
-interface ChangeView {
-  status: string;
-  sequence: number;
-  block_number: number | null;
-  signed_by: string[];
-  diff: Array<{ path: string; before?: unknown; after?: unknown }>;
-  missing_organizations: string[];
-}
-
-const short = (v: unknown) => {
-  // A consenter (or any endpoint object) is said by its endpoint first: its certificates would fill the cell.
-  if (v && typeof v === 'object' && 'host' in v && 'port' in v) {
-    const o = v as Record<string, unknown>;
-    const rest = Object.keys(o).filter((k) => k !== 'host' && k !== 'port');
-    return `${String(o.host)}:${String(o.port)}${rest.length ? ` with ${rest.join(', ')}` : ''}`;
-  }
-  const s = JSON.stringify(v);
-  return s === undefined || s === 'null' ? '—' : s.length > 140 ? `${s.slice(0, 140)}…` : s;
-};
 
 export function ChannelConsenters({ networkId, channelName }: { networkId: number; channelName: string }) {
   const path = { id: networkId, channelName };
@@ -82,7 +64,7 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
                   <p className="muted">Every orderer of this network is a consenter (add one with “Add member”, then join it: it follows the channel until it is added here).</p>
                 )}
               </Can>
-              {action ? <DryRunChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} label={action.label} what={`${action.kind}-${action.nodeId}`} send={consenterSender(networkId, channelName, action)} done={() => setAction(null)} /> : null}
+              {action ? <DryRunChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} label={action.label} what={`${action.kind}-${action.nodeId}`} send={consenterSender(networkId, channelName, action)} proposal={{ type: 'consenter', action: action.kind, node_id: action.nodeId }} done={() => setAction(null)} /> : null}
             </>
           );
         }}
@@ -118,7 +100,7 @@ export function ChannelOrganizationRemove({ networkId, channelName, mspIds }: { 
                 Remove {m}
               </button>
             ))}
-        {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} done={() => setMspId(null)} /> : null}
+        {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} proposal={{ type: 'remove_organization', msp_id: mspId }} done={() => setMspId(null)} /> : null}
       </section>
     </Can>
   );
@@ -203,66 +185,5 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
         ) : null}
       </section>
     </Can>
-  );
-}
-
-function DryRunChange({ networkId, label, what, send, done }: { networkId: number; label: string; what: string; send: (dryRun: boolean) => Promise<ChangeView>; done: () => void }) {
-  const qc = useQueryClient();
-  const preview = useQuery({ queryKey: ['config-dry-run', networkId, what], retry: false, gcTime: 0, queryFn: () => send(true) });
-  const submit = useMutation({
-    mutationFn: () => send(false),
-    onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ['consenters', networkId] });
-      void qc.invalidateQueries({ queryKey: ['channel-config', networkId] });
-      void qc.invalidateQueries({ queryKey: ['network', 'consortium', networkId] });
-    },
-  });
-  return (
-    <div role="form" aria-label={label} data-testid="config-change">
-      <h4>{label}</h4>
-      <QueryView q={preview} what="Computing the config update (dry run)">
-        {(p) => (
-          <>
-            {p.status === 'unchanged' || p.diff.length === 0 ? (
-              <p className="muted">Nothing would change.</p>
-            ) : (
-              <table data-testid="config-diff">
-                <thead>
-                  <tr>
-                    <th>Config path</th>
-                    <th>Before</th>
-                    <th>After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {p.diff.map((d, i) => (
-                    <tr key={i}>
-                      <td>
-                        <code>{d.path}</code>
-                      </td>
-                      <td>{short(d.before)}</td>
-                      <td>{short(d.after)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-            {p.missing_organizations.length ? <p role="alert">Needs admin signatures this service does not hold: {p.missing_organizations.join(', ')}.</p> : null}
-            <button type="button" disabled={submit.isPending || !!submit.data || p.diff.length === 0} onClick={() => submit.mutate()}>
-              Submit
-            </button>{' '}
-            <button type="button" onClick={done}>
-              Close
-            </button>
-            {submit.error ? <ActionError error={submit.error} /> : null}
-            {submit.data ? (
-              <p className="verdict valid" role="status" data-testid="consenter-outcome">
-                {submit.data.status === 'unchanged' ? 'Nothing changed.' : `Updated: configuration sequence ${submit.data.sequence}, block ${submit.data.block_number}, signed by ${submit.data.signed_by.join(', ')}.`}
-              </p>
-            ) : null}
-          </>
-        )}
-      </QueryView>
-    </div>
   );
 }
