@@ -4,7 +4,7 @@
 // against a real channel and the API's 409.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { anchorPeersOf, evaluatePolicy, policiesFor, policyText, signaturesNeeded, type ChannelConfigJson, type ConfigGroup } from '../../web/src/components/channelPolicies.ts';
+import { anchorPeersOf, evaluatePolicy, policiesFor, policyText, ruleCounts, signaturesNeeded, type ChannelConfigJson, type ConfigGroup } from '../../web/src/components/channelPolicies.ts';
 
 const implicit = (rule: string, sub: string) => ({ type: 3, value: { rule, sub_policy: sub } });
 const admin = (msp: string) => ({ type: 1, value: { identities: [{ principal: { msp_identifier: msp, role: 'ADMIN' }, principal_classification: 'ROLE' }], rule: { n_out_of: { n: 1, rules: [{ signed_by: 0 }] } }, version: 0 } });
@@ -77,6 +77,19 @@ test('the orderer\'s batch settings are checked against their values\' mod_polic
   assert.is(need.satisfied, false, 'one of two orderer organizations is no majority');
   assert.equal(need.missing, ['Orderer2MSP']);
   assert.is(signaturesNeeded(c, { kind: 'batch', values: ['BatchTimeout'] }, ['OrdererMSP', 'Orderer2MSP'])[0].satisfied, true);
+});
+
+test('the policy editor says who a rule being written counts: ImplicitMeta over the organizations with the sub-policy, Signature by its principals and outer operator', () => {
+  const c = config(['Org1MSP', 'Org2MSP', 'Org3MSP']);
+  assert.equal(ruleCounts(c, ['Application'], 'ImplicitMeta', 'MAJORITY Admins'), { organizations: ['Org1MSP', 'Org2MSP', 'Org3MSP'], needed: 2, what: 'Admins' });
+  assert.equal(ruleCounts(c, ['Application'], 'ImplicitMeta', 'ANY Readers'), { organizations: ['Org1MSP', 'Org2MSP', 'Org3MSP'], needed: 1, what: 'Readers' });
+  assert.equal(ruleCounts(c, ['Application'], 'ImplicitMeta', 'ALL Admins')!.needed, 3);
+  assert.equal(ruleCounts(c, ['Application'], 'ImplicitMeta', 'MAJORITY Endorsement'), { organizations: [], needed: 1, what: 'Endorsement' }, 'no organization has that sub-policy: MAJORITY of none needs 1, as Fabric counts it (cannot be met)');
+  assert.is(ruleCounts(c, ['Application'], 'ImplicitMeta', 'SOME Admins'), null);
+  assert.equal(ruleCounts(c, ['Application'], 'Signature', "OR('Org1MSP.admin', 'Org2MSP.admin')"), { organizations: ['Org1MSP', 'Org2MSP'], needed: 1, what: 'admin' });
+  assert.equal(ruleCounts(c, ['Application'], 'Signature', "AND('Org1MSP.admin', 'Org3MSP.member')"), { organizations: ['Org1MSP', 'Org3MSP'], needed: 2, what: 'admin or member' });
+  assert.equal(ruleCounts(c, ['Application'], 'Signature', "OutOf(2, 'Org1MSP.admin', 'Org2MSP.admin', 'Org3MSP.admin')")!.needed, 2);
+  assert.is(ruleCounts(c, ['Application'], 'Signature', 'OR(nobody)'), null);
 });
 
 test.run();

@@ -21,9 +21,6 @@ type Method = (typeof METHODS)[number];
  * capability is not exempt, it gets a page or a control.
  */
 const exempt: Record<string, string> = {
-  'get /nodesharing/proposals/:id': 'a proposal evaluated against the current config; the console\'s proposals table lists them (a detail page is not built yet: issue 37 item 6 follow-up)',
-  'get /nodesharing/proposals/:id/update': 'the file an organization\'s operator signs offline with peer channel signconfigtx (curl/scripts); console page not built yet (issue 37 item 6 follow-up)',
-  'post /nodesharing/proposals/:id/signatures': 'the upload of an offline signature (curl/scripts); console form not built yet (issue 37 item 6 follow-up)',
   'post /networks/consortium/:id/consensus/migrate': 'the etcdraft to smartbft migration (issue 37 item 7): API only so far, console control not built yet (docs/consortium.md "Migrating to SmartBFT")',
   'get /networks/consortium/:id/consensus/migration': 'the progress of a migration, read while POST .../consensus/migrate runs; console control not built yet (issue 37 item 7)',
   'get /health': 'liveness probe for load balancers and orchestrators, not for people',

@@ -30,6 +30,7 @@ const Plugins = lazy(() => import('./pages/plugins/Plugins'));
 const PluginDetail = lazy(() => import('./pages/plugins/PluginDetail'));
 const Templates = lazy(() => import('./pages/templates/Templates'));
 const Sharing = lazy(() => import('./pages/sharing/Sharing'));
+const ProposalDetail = lazy(() => import('./pages/sharing/ProposalDetail'));
 const Notifications = lazy(() => import('./pages/notifications/Notifications'));
 const Organizations = lazy(() => import('./pages/keys/Organizations'));
 const OrganizationDetail = lazy(() => import('./pages/keys/OrganizationDetail'));
@@ -72,6 +73,7 @@ export function App() {
             <Route path="/notifications" element={<Notifications />} />
             <Route path="/templates" element={<Templates />} />
             <Route path="/sharing" element={<Sharing />} />
+            <Route path="/sharing/proposals/:id" element={<ProposalDetail />} />
             <Route path="/organizations" element={<Organizations />} />
             <Route path="/organizations/:id" element={<OrganizationDetail />} />
             <Route path="/users" element={<Users />} />

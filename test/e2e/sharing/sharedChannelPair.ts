@@ -19,6 +19,8 @@ export interface SharedChannelPair {
   ordererA: { id: number; config: Record<string, any> };
   orgA: { id: number; mspId: string };
   orgB: { id: number; mspId: string };
+  /** B's second organization, in the channel too (thirdOrganization): the channel's MAJORITY policies then need 2 of 3. */
+  orgC?: { id: number; mspId: string; adminKeyId: number };
   /** A's sharing peer id on B (the {id} of B's /nodesharing/peers/{id}/...). */
   peerOnB: number;
   /** B's peer (a CONSORTIUM_PEER of orgB), when asked for. */
@@ -36,6 +38,8 @@ export interface SharedChannelOptions {
   chaincodePorts: [number, number];
   /** Also create a peer of B's organization (to join the channel once B imported it). */
   peerOfB?: boolean;
+  /** B also holds a third organization, added to the channel with B's (A alone then holds 1 of 3 admins). */
+  thirdOrganization?: boolean;
 }
 
 export async function startSharedChannelPair(o: SharedChannelOptions): Promise<SharedChannelPair> {
@@ -64,6 +68,7 @@ export async function startSharedChannelPair(o: SharedChannelOptions): Promise<S
     const networkId = r.json.id;
     assert.is((await apiA('POST', `/networks/consortium/${networkId}/orderers/${ordererA.id}/join`)).status, 200);
     const orgB = await organization(apiB, `${P}OrgB`, `${P}OrgBMSP`);
+    const orgC = o.thirdOrganization ? await organization(apiB, `${P}OrgC`, `${P}OrgCMSP`) : undefined;
     let peerB: SharedChannelPair['peerB'];
     if (o.peerOfB) {
       peerB = await node(apiB, `${P.toLowerCase()}-peer-b`, 'CONSORTIUM_PEER', orgB.id);
@@ -75,14 +80,14 @@ export async function startSharedChannelPair(o: SharedChannelOptions): Promise<S
     assert.is(r.status, 201, r.text);
     const peerOnB = r.json.id;
     r = await until('B\'s organization added to A\'s channel (once A\'s orderer has a raft leader)', async () => {
-      const u = await apiA('PUT', `/networks/${networkId}/channels/${o.channelName}/config`, { organizations: [orgA.mspId, orgB.mspId] });
+      const u = await apiA('PUT', `/networks/${networkId}/channels/${o.channelName}/config`, { organizations: [orgA.mspId, orgB.mspId, ...(orgC ? [orgC.mspId] : [])] });
       return u.status === 200 ? u : null;
     }, 60_000, 2000);
     assert.is(r.json.status, 'updated', r.text);
     r = await apiB('POST', '/nodesharing/sync', { peer_node_id: peerOnB });
     assert.is(r.status, 200, r.text);
     assert.ok(r.json.networks.some((n: { channel_name: string }) => n.channel_name === o.channelName), r.text);
-    return { a, b, apiA, apiB, networkId, ordererA, orgA, orgB, peerOnB, peerB, made, stop };
+    return { a, b, apiA, apiB, networkId, ordererA, orgA, orgB, orgC, peerOnB, peerB, made, stop };
   } catch (e) {
     await stop();
     throw e;

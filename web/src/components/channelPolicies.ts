@@ -154,3 +154,40 @@ export function anchorPeersOf(config: ChannelConfigJson, mspId: string): Array<{
   const v = groupAt(config, ['Application', mspId])?.values?.AnchorPeers?.value as { anchor_peers?: Array<{ host: string; port: number }> } | undefined;
   return v?.anchor_peers ?? [];
 }
+
+export interface RuleCount {
+  /** The organizations the rule counts (those whose sub-policy or principal it names). */
+  organizations: string[];
+  /** How many of them must sign; null when the rule cannot be read here (the API checks it). */
+  needed: number | null;
+  /** What is counted: "Admins" (ImplicitMeta's sub-policy) or "admin"/"member" principals. */
+  what: string;
+}
+
+/**
+ * Who a policy rule being written counts, before it is sent: ImplicitMeta "MAJORITY Admins" in a
+ * group counts the sub-groups that have an Admins policy (ANY 1, ALL every one, MAJORITY more
+ * than half); a Signature rule names its principals ('Org1MSP.admin'), OR needs 1, AND all,
+ * OutOf(n, ...) n of them (the outermost operator).
+ */
+export function ruleCounts(config: ChannelConfigJson, groupPath: string[], type: 'ImplicitMeta' | 'Signature', rule: string): RuleCount | null {
+  const text = rule.trim();
+  if (type === 'ImplicitMeta') {
+    const m = /^(ANY|ALL|MAJORITY)\s+(\S+)$/.exec(text);
+    if (!m) return null;
+    const group = groupAt(config, groupPath);
+    const organizations = Object.keys(group?.groups ?? {})
+      .sort()
+      .filter((g) => group!.groups![g].policies?.[m[2]]);
+    const n = organizations.length;
+    return { organizations, needed: m[1] === 'ANY' ? Math.min(1, n) : m[1] === 'ALL' ? n : Math.floor(n / 2) + 1, what: m[2] };
+  }
+  const principals = [...text.matchAll(/'([^'.]+)\.([a-z]+)'/gi)];
+  if (!principals.length) return null;
+  const organizations = [...new Set(principals.map((p) => p[1]))].sort();
+  const roles = [...new Set(principals.map((p) => p[2].toLowerCase()))].join(' or ');
+  const outer = /^(OR|AND|OutOf)\s*\(\s*(\d+)?/i.exec(text);
+  const count = principals.length;
+  const needed = !outer ? (count === 1 ? 1 : null) : outer[1].toUpperCase() === 'OR' ? 1 : outer[1].toUpperCase() === 'AND' ? count : outer[2] ? Number(outer[2]) : null;
+  return { organizations, needed, what: roles };
+}

@@ -12,12 +12,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, getJson, unwrap } from '../../api/client';
 import { ActionError, ErrorState, Loading, QueryView, FieldError, invalid } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
-import { anchorPeersOf, policyText, signaturesNeeded, type Change, type ChannelConfigJson, type ConfigGroup } from '../../components/channelPolicies';
+import { anchorPeersOf, policyText, ruleCounts, signaturesNeeded, type Change, type ChannelConfigJson, type ConfigGroup } from '../../components/channelPolicies';
 import { Can, useSession } from '../../session';
 import { ChannelCapabilities } from './ChannelCapabilities';
 import { RaftOptions } from './RaftOptions';
 import { useChannelConfig } from './channelConfigQuery';
 import { ChannelPolicies } from './ChannelPolicies';
+import { AskToSign, DryRunChange, type ChangeView, type ProposalChange } from './ConfigChangeReview';
 
 interface MapOrg {
   organization_id: number | null;
@@ -142,22 +143,24 @@ function Needs({ config, change, held }: { config: ChannelConfigJson; change: Ch
   );
 }
 
-/** The answer of a change, or its refusal in words. */
-function Outcome({ m }: { m: { data?: Updated; error: unknown } }) {
+/** The answer of a change, or its refusal in words; signatures missing: the change can become a signing proposal. */
+function Outcome({ m, networkId, proposal }: { m: { data?: Updated; error: unknown }; networkId: number; proposal: ProposalChange | null }) {
   if (m.error instanceof ApiError && m.error.status === 409) {
     const missing = (m.error.context.missingOrganizations as string[] | undefined) ?? [];
     return (
-      <div className="action-error" role="alert" data-testid="change-refused">
-        {m.error.code === 'SIGNATURES_MISSING' ? (
-          <p>
-            Not sent: the change needs the admin signatures of {missing.join(', ')}, and this service does not hold {missing.length === 1 ? 'that organization\'s admin' : 'their admins'}. Nothing was submitted; the channel is unchanged. Have those organizations sign the config update (outside this service), or change what
-            the policy requires first.
-          </p>
-        ) : (
-          <p>Refused (409): the channel is in no state for this change now.</p>
-        )}
-        <p className="muted">{m.error.message}</p>
-      </div>
+      <>
+        <div className="action-error" role="alert" data-testid="change-refused">
+          {m.error.code === 'SIGNATURES_MISSING' ? (
+            <p>
+              Not sent: the change needs the admin signatures of {missing.join(', ')}, and this service does not hold {missing.length === 1 ? 'that organization\'s admin' : 'their admins'}. Nothing was submitted; the channel is unchanged.
+            </p>
+          ) : (
+            <p>Refused (409): the channel is in no state for this change now.</p>
+          )}
+          <p className="muted">{m.error.message}</p>
+        </div>
+        {m.error.code === 'SIGNATURES_MISSING' && proposal ? <AskToSign networkId={networkId} change={proposal} missing={missing} /> : null}
+      </>
     );
   }
   if (m.error) return <ActionError error={m.error} />;
@@ -191,18 +194,20 @@ function AnchorPeersForm({ networkId, channelName, config, appOrgs, held, map }:
   const value = text ?? current;
   const peers = map.organizations.find((o) => o.msp_id === mspId)?.peers.filter((p) => p.external_endpoint) ?? [];
   const change = useChange(networkId);
+  const parse = () =>
+    value
+      .split(/[\n,]/)
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((l) => {
+        const i = l.lastIndexOf(':');
+        const port = Number(l.slice(i + 1));
+        if (i < 1 || !Number.isInteger(port)) throw new Error(`"${l}" is not host:port.`);
+        return { host: l.slice(0, i), port };
+      });
   const m = useMutation(
     change(() => {
-      const anchorPeers = value
-        .split(/[\n,]/)
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .map((l) => {
-          const i = l.lastIndexOf(':');
-          const port = Number(l.slice(i + 1));
-          if (i < 1 || !Number.isInteger(port)) throw new Error(`"${l}" is not host:port.`);
-          return { host: l.slice(0, i), port };
-        });
+      const anchorPeers = parse();
       return unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/anchor-peers', { params: { path: { networkId, channelName } }, body: { organizationId: mspId, anchorPeers } }));
     }),
   );
@@ -249,7 +254,7 @@ function AnchorPeersForm({ networkId, channelName, config, appOrgs, held, map }:
           {m.isPending ? 'Sending the config update…' : 'Set anchor peers'}
         </button>
       </div>
-      <Outcome m={m} />
+      <Outcome m={m} networkId={networkId} proposal={m.error instanceof ApiError ? { type: 'anchor_peers', organizationId: mspId, anchorPeers: parse() } : null} />
     </form>
   );
 }
@@ -269,7 +274,7 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
           return (
             <div role="form" aria-label="Add organizations">
               <p className="muted">Every organization of this service is in the channel (organizations are created on the Organizations page).</p>
-              <Outcome m={m} />
+              <Outcome m={m} networkId={networkId} proposal={{ type: 'channel_config', organizations: [...appOrgs, ...picked] }} />
             </div>
           );
         }
@@ -297,7 +302,7 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
                 {m.isPending ? 'Sending the config update…' : 'Add to the channel'}
               </button>
             </div>
-            <Outcome m={m} />
+            <Outcome m={m} networkId={networkId} proposal={{ type: 'channel_config', organizations: [...appOrgs, ...picked] }} />
           </form>
         );
       }}
@@ -305,12 +310,23 @@ function OrganizationsForm({ networkId, channelName, config, appOrgs, held }: { 
   );
 }
 
+/**
+ * The policy editor: the policy chosen with its rule now, the rule being written with the
+ * organizations it counts and how many of them must sign (ruleCounts), whose signatures the change
+ * itself needs (its modification policy, Needs), and before sending, the dry run's diff with the
+ * required, held and missing organizations; a change this service cannot sign alone becomes a
+ * signing proposal from there (or from the 409).
+ */
 function PolicyForm({ networkId, channelName, config, app, held }: { networkId: number; channelName: string; config: ChannelConfigJson; app: ConfigGroup | undefined; held: string[] }) {
   const [name, setName] = useState('Writers');
   const [type, setType] = useState<'ImplicitMeta' | 'Signature'>('ImplicitMeta');
   const [rule, setRule] = useState('');
+  const [reviewing, setReviewing] = useState<{ n: number; body: { policies: Record<string, { type: 'ImplicitMeta' | 'Signature'; rule: string }> } } | null>(null);
   const change = useChange(networkId);
-  const m = useMutation(change(() => unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/config', { params: { path: { networkId, channelName } }, body: { policies: { [name]: { type, rule: rule.trim() } } } }))));
+  const body = { policies: { [name]: { type, rule: rule.trim() } } };
+  const m = useMutation(change(() => unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/config', { params: { path: { networkId, channelName } }, body }))));
+  const counts = rule.trim() ? ruleCounts(config, ['Application'], type, rule) : null;
+  const review = (dryRun: boolean, b: NonNullable<typeof reviewing>['body']) => unwrap(api.PUT('/api/v1/networks/{networkId}/channels/{channelName}/config', { params: { path: { networkId, channelName }, query: { dry_run: dryRun } }, body: b })) as Promise<unknown> as Promise<ChangeView>;
   return (
     <form
       className="form-grid"
@@ -326,6 +342,7 @@ function PolicyForm({ networkId, channelName, config, app, held }: { networkId: 
           value={name}
           onChange={(e) => {
             setName(e.target.value);
+            setReviewing(null);
             m.reset();
           }}
         >
@@ -349,13 +366,36 @@ function PolicyForm({ networkId, channelName, config, app, held }: { networkId: 
         <input {...invalid(m.error, `policies.${name}.rule`, 'policies')} className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder={type === 'ImplicitMeta' ? 'MAJORITY Admins' : "OR('Org1MSP.admin', 'Org2MSP.admin')"} />
         <FieldError error={m.error} field={`policies.${name}.rule`} also={['policies']} />
       </label>
+      {rule.trim() ? (
+        <p className="hint" data-testid="rule-counts" aria-live="polite">
+          {counts
+            ? counts.organizations.length
+              ? `Who must sign under this rule: ${counts.needed === null ? 'some' : `${counts.needed} of ${counts.organizations.length}`} of ${counts.organizations.join(', ')} (${type === 'ImplicitMeta' ? `their ${counts.what} policies` : `as ${counts.what}`}).`
+              : `Under this rule, no organization of the channel counts (none has a ${counts.what} policy or is named): ${name} could not be met.`
+            : 'The rule is not read here (ImplicitMeta: ANY, ALL or MAJORITY and a sub-policy name; Signature: principals such as \'Org1MSP.admin\'); the API checks it.'}
+        </p>
+      ) : null}
       <Needs config={config} change={{ kind: 'policy', name }} held={held} />
-      <div>
+      <div className="actions">
+        <button type="button" disabled={!rule.trim()} onClick={() => setReviewing({ n: (reviewing?.n ?? 0) + 1, body })}>
+          Show the diff and who must sign
+        </button>
         <button type="submit" className="primary" disabled={m.isPending}>
           {m.isPending ? 'Sending the config update…' : `Set ${name}`}
         </button>
       </div>
-      <Outcome m={m} />
+      {reviewing ? (
+        <DryRunChange
+          key={reviewing.n}
+          networkId={networkId}
+          label={`Change policy ${Object.keys(reviewing.body.policies)[0]} of channel ${channelName}`}
+          what={`policy-${reviewing.n}`}
+          send={(dryRun) => review(dryRun, reviewing.body)}
+          proposal={{ type: 'channel_config', policies: reviewing.body.policies }}
+          done={() => setReviewing(null)}
+        />
+      ) : null}
+      <Outcome m={m} networkId={networkId} proposal={{ type: 'channel_config', policies: body.policies }} />
     </form>
   );
 }
@@ -456,7 +496,7 @@ function BatchForm({ networkId, channelName, config, held }: { networkId: number
           {m.isPending ? 'Sending the config update…' : 'Change the batch settings'}
         </button>
       </div>
-      <Outcome m={m} />
+      <Outcome m={m} networkId={networkId} proposal={{ type: 'channel_config', batch }} />
     </form>
   );
 }

@@ -9,35 +9,16 @@
 // how many root and intermediate CAs and admins the channel holds for it now is shown.
 // ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way; its
 // endpoints in the channel now are shown beside it.
-// DryRunChange: the one dry-run-then-Submit panel, also used by ChannelCapabilities and RaftOptions.
-import { useEffect, useState, type ReactNode } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, QueryView } from '../../components/states';
+import { QueryView } from '../../components/states';
+import { DryRunChange, type ChangeView } from './ConfigChangeReview';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Can } from '../../session';
 import { organizationGroup, useChannelConfig } from './channelConfigQuery';
 
 type Action = { kind: 'add' | 'remove' | 'certificate'; nodeId: number; label: string };
-export interface ChangeView {
-  status: string;
-  sequence: number;
-  block_number: number | null;
-  signed_by: string[];
-  diff: Array<{ path: string; before?: unknown; after?: unknown }>;
-  missing_organizations: string[];
-}
-
-const short = (v: unknown) => {
-  // A consenter (or any endpoint object) is said by its endpoint first: its certificates would fill the cell.
-  if (v && typeof v === 'object' && 'host' in v && 'port' in v) {
-    const o = v as Record<string, unknown>;
-    const rest = Object.keys(o).filter((k) => k !== 'host' && k !== 'port');
-    return `${String(o.host)}:${String(o.port)}${rest.length ? ` with ${rest.join(', ')}` : ''}`;
-  }
-  const s = JSON.stringify(v);
-  return s === undefined || s === 'null' ? '—' : s.length > 140 ? `${s.slice(0, 140)}…` : s;
-};
 
 export function ChannelConsenters({ networkId, channelName }: { networkId: number; channelName: string }) {
   const path = { id: networkId, channelName };
@@ -86,7 +67,7 @@ export function ChannelConsenters({ networkId, channelName }: { networkId: numbe
                   <p className="muted">Every orderer of this network is a consenter (add one with “Add member”, then join it: it follows the channel until it is added here).</p>
                 )}
               </Can>
-              {action ? <DryRunChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} label={action.label} what={`${action.kind}-${action.nodeId}`} send={consenterSender(networkId, channelName, action)} done={() => setAction(null)} /> : null}
+              {action ? <DryRunChange key={`${action.kind}-${action.nodeId}`} networkId={networkId} label={action.label} what={`${action.kind}-${action.nodeId}`} send={consenterSender(networkId, channelName, action)} proposal={{ type: 'consenter', action: action.kind, node_id: action.nodeId }} done={() => setAction(null)} /> : null}
             </>
           );
         }}
@@ -122,7 +103,7 @@ export function ChannelOrganizationRemove({ networkId, channelName, mspIds }: { 
                 Remove {m}
               </button>
             ))}
-        {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} done={() => setMspId(null)} /> : null}
+        {mspId ? <DryRunChange key={mspId} networkId={networkId} label={`Remove ${mspId} from channel ${channelName}`} what={`org-${mspId}`} send={send(mspId)} proposal={{ type: 'remove_organization', msp_id: mspId }} done={() => setMspId(null)} /> : null}
       </section>
     </Can>
   );
@@ -216,84 +197,5 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
         ) : null}
       </section>
     </Can>
-  );
-}
-
-/**
- * A change computed as a dry run, its diff shown, then sent with Submit. A refused dry run is the
- * list's error state, unless the form says it itself: `onPreviewError` hands the refusal to the form
- * (its fields' FieldErrors; this panel then says only what no field shows), `refusal` draws it.
- */
-export function DryRunChange({ networkId, label, what, send, done, onPreviewError, refusal }: { networkId: number; label: string; what: string; send: (dryRun: boolean) => Promise<ChangeView>; done: () => void; onPreviewError?: (error: unknown) => void; refusal?: (error: unknown) => ReactNode }) {
-  const qc = useQueryClient();
-  const preview = useQuery({ queryKey: ['config-dry-run', networkId, what], retry: false, gcTime: 0, queryFn: () => send(true) });
-  useEffect(() => onPreviewError?.(preview.error), [preview.error, onPreviewError]);
-  const submit = useMutation({
-    mutationFn: () => send(false),
-    onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ['consenters', networkId] });
-      void qc.invalidateQueries({ queryKey: ['channel-config', networkId] });
-      void qc.invalidateQueries({ queryKey: ['network', 'consortium', networkId] });
-    },
-  });
-  if (preview.error && (onPreviewError || refusal)) {
-    return (
-      <div role="form" aria-label={label} data-testid="config-change">
-        <h4>{label}</h4>
-        {refusal?.(preview.error) ?? <ActionError error={preview.error} />}
-        <p className="muted">Nothing was submitted.</p>
-        <button type="button" onClick={done}>
-          Close
-        </button>
-      </div>
-    );
-  }
-  return (
-    <div role="form" aria-label={label} data-testid="config-change">
-      <h4>{label}</h4>
-      <QueryView q={preview} what="Computing the config update (dry run)">
-        {(p) => (
-          <>
-            {p.status === 'unchanged' || p.diff.length === 0 ? (
-              <p className="muted">Nothing would change.</p>
-            ) : (
-              <table data-testid="config-diff">
-                <thead>
-                  <tr>
-                    <th>Config path</th>
-                    <th>Before</th>
-                    <th>After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {p.diff.map((d, i) => (
-                    <tr key={i}>
-                      <td>
-                        <code>{d.path}</code>
-                      </td>
-                      <td>{short(d.before)}</td>
-                      <td>{short(d.after)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-            {p.missing_organizations.length ? <p role="alert">Needs admin signatures this service does not hold: {p.missing_organizations.join(', ')}.</p> : null}
-            <button type="button" disabled={submit.isPending || !!submit.data || p.diff.length === 0} onClick={() => submit.mutate()}>
-              Submit
-            </button>{' '}
-            <button type="button" onClick={done}>
-              Close
-            </button>
-            {submit.error ? <ActionError error={submit.error} /> : null}
-            {submit.data ? (
-              <p className="verdict valid" role="status" data-testid="consenter-outcome">
-                {submit.data.status === 'unchanged' ? 'Nothing changed.' : `Updated: configuration sequence ${submit.data.sequence}, block ${submit.data.block_number}, signed by ${submit.data.signed_by.join(', ')}.`}
-              </p>
-            ) : null}
-          </>
-        )}
-      </QueryView>
-    </div>
   );
 }

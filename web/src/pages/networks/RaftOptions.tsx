@@ -11,7 +11,7 @@ import { api, unwrap, type paths } from '../../api/client';
 import { FieldError, invalid } from '../../components/states';
 import type { ChannelConfigJson } from '../../components/channelPolicies';
 import { Can } from '../../session';
-import { DryRunChange, type ChangeView } from './ChannelConsenters';
+import { DryRunChange, type ChangeView } from './ConfigChangeReview';
 
 type Body = NonNullable<NonNullable<paths['/api/v1/networks/{networkId}/channels/{channelName}/config']['put']['requestBody']>['content']['application/json']['raftOptions']>;
 type Name = keyof Body;

@@ -330,19 +330,26 @@ function ImportChannel({ peer, network, local }: { peer: Peer; network: Peer['ne
   );
 }
 
-type Proposal = { id: string; role: string; peer_id: number; network_id: number; channel_name: string; description: string; status: string; changes: string[]; missing_organizations: string[]; signed_by: string[]; created_at: string };
+type Proposal = { id: string; role: string; peer_id: number | null; network_id: number; channel_name: string; description: string; status: string; changes: string[]; kinds: string[]; missing_organizations: string[]; signed_by: string[]; created_at: string };
 const PROPOSAL_POLICIES = ['Readers', 'Writers', 'Admins', 'Endorsement', 'LifecycleEndorsement'];
 
-/** Channel config updates signed across instances: proposed here, received to sign, submitted once signed. */
+/** Channel config updates signed across instances: proposed here (each opens on its own page: diff, signatures, submit), received to sign with the organizations held here. */
 function Proposals() {
   const qc = useQueryClient();
+  const { can } = useSession();
+  const orgs = useQuery({ queryKey: ['organizations', 'all'], enabled: can('ORGANIZATION_READ'), queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
+  const heldHere = new Set((orgs.data?.items ?? []).map((o) => o.mspId));
+  const signAs = useMutation({ mutationFn: ({ id, mspId }: { id: string; mspId: string }) => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/sign', { params: { path: { id }, query: { organizations: mspId } } })), onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }) });
   const list = useQuery({ queryKey: ['sharing', 'proposals'], refetchInterval: 5_000, queryFn: async () => (await unwrap(api.GET('/api/v1/nodesharing/proposals'))) as unknown as { items: Proposal[] } });
   const sign = useMutation({ mutationFn: (id: string) => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/sign', { params: { path: { id } } })), onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }) });
   const submit = useMutation({ mutationFn: (id: string) => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/submit', { params: { path: { id } } })) as Promise<unknown> as Promise<{ sequence: number; block_number: number; signed_by: string[] }>, onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }) });
   return (
     <>
       <h2>Config update proposals</h2>
-      <p className="hint">A channel change that needs the admin signature of an organization another instance holds travels there as a proposal: its operator signs it, then it is submitted here.</p>
+      <p className="hint">
+        A channel change that needs the admin signature of an organization this instance does not hold becomes a proposal (from the channel's page, or below for an application policy): it travels to the instance holding that
+        organization, or its operator uploads a detached signature on the proposal's page; it is submitted from there once the policy is met.
+      </p>
       <Can permission="NETWORK_UPDATE">
         <Propose />
       </Can>
@@ -356,20 +363,29 @@ function Proposals() {
               rows={d.items}
               rowKey={(p) => p.id}
               columns={[
-                { header: 'Proposal', cell: (p) => <code>{p.id}</code> },
-                { header: 'Direction', cell: (p) => (p.role === 'signer' ? `received from peer ${p.peer_id}` : `sent to peer ${p.peer_id}`) },
+                { header: 'Proposal', cell: (p) => (p.role === 'signer' ? <code>{p.id}</code> : <Link to={`/sharing/proposals/${encodeURIComponent(p.id)}`} aria-label={`Open proposal ${p.id}`}><code>{p.id}</code></Link>) },
+                { header: 'Proposed by', cell: (p) => (p.role === 'signer' ? `peer ${p.peer_id} (received)` : p.peer_id ? `this instance (sent to peer ${p.peer_id})` : 'this instance (signatures uploaded here)') },
                 { header: 'Channel', cell: (p) => p.channel_name },
+                { header: 'Change', cell: (p) => p.kinds.join(', ') || '—' },
                 { header: 'What', cell: (p) => <>{p.description}{p.changes.length ? <> (<code>{p.changes.join(', ')}</code>)</> : null}</> },
                 { header: 'Signed by', cell: (p) => p.signed_by.join(', ') || '—' },
+                { header: 'Missing', cell: (p) => (p.status === 'submitted' ? '—' : p.missing_organizations.filter((m) => !p.signed_by.includes(m)).join(', ') || 'none') },
                 { header: 'Status', cell: (p) => <span data-testid={`proposal-status-${p.id}`}>{p.status}</span> },
                 {
                   header: 'Actions',
                   cell: (p) => (
                     <Can permission="NETWORK_UPDATE">
                       {p.role === 'signer' && p.status === 'awaiting-signatures' ? (
-                        <button type="button" disabled={sign.isPending} onClick={() => sign.mutate(p.id)} aria-label={`Sign proposal ${p.id}`}>
-                          Sign
-                        </button>
+                        <>
+                          <button type="button" disabled={sign.isPending} onClick={() => sign.mutate(p.id)} aria-label={`Sign proposal ${p.id}`}>
+                            Sign
+                          </button>
+                          {p.missing_organizations.filter((m) => heldHere.has(m)).map((m) => (
+                            <button key={m} type="button" disabled={signAs.isPending} onClick={() => signAs.mutate({ id: p.id, mspId: m })} aria-label={`Sign ${p.id} with ${m} only`}>
+                              Sign as {m}
+                            </button>
+                          ))}
+                        </>
                       ) : null}
                       {p.role !== 'signer' && p.status !== 'submitted' ? (
                         <button type="button" className="primary" disabled={submit.isPending} onClick={() => submit.mutate(p.id)} aria-label={`Submit proposal ${p.id}`}>
@@ -384,7 +400,8 @@ function Proposals() {
           )
         }
       </QueryView>
-      <ActionError error={sign.error ?? submit.error} />
+      <ActionError error={sign.error ?? signAs.error ?? submit.error} />
+      {signAs.data ? <p role="status" className="verdict valid">Signed by {(signAs.data as unknown as { signed_by: string[] }).signed_by.join(', ')}; the signature went back to the proposer.</p> : null}
       {sign.data ? <p role="status" className="verdict valid">Signed by {(sign.data as unknown as { signed_by: string[] }).signed_by.join(', ')}; the signatures went back to the proposer.</p> : null}
       {submit.data ? <p role="status" className="verdict valid" data-testid="proposal-submitted">Submitted: configuration sequence {submit.data.sequence}, block {submit.data.block_number}, signed by {submit.data.signed_by.join(', ')}.</p> : null}
     </>
