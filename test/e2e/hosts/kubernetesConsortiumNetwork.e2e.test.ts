@@ -152,10 +152,13 @@ t('a peer scaled to 0 and back keeps its ledger: alone, it answers the query', a
   const [peer0, peer1] = made.filter((n) => n.nodeType === 'CONSORTIUM_PEER');
   const height = (await api('GET', `/networks/consortium/${networkId}/info`)).json.height;
   // The peer has the channel's last block (asset2's or later) before it stops: its own log says so.
+  // A peer whose deliver stream was on the deleted orderer's pod notices only when gRPC keepalive
+  // gives up on the silent connection (Fabric's peer.keepalive.deliveryClient: 60 s interval, 20 s
+  // timeout), then reconnects: allow for that, at Fabric's defaults.
   await until(`${peer0.name} to commit block ${height - 1}`, async () => {
     const logs = await api('GET', `/nodes/${peer0.id}/logs?tail=400`);
     return logs.json.lines.some((l: string) => new RegExp(`\\[oncluster\\] Committed block \\[${height - 1}\\]`).test(l)) ? true : null;
-  }, 60_000, 1000);
+  }, 180_000, 1000);
   assert.is((await api('POST', `/nodes/${peer0.id}/stop`)).json.status, 'stopped');
   await until('the peer\'s pod gone', async () => (await core.readNamespacedPod({ name: `${objectName(peer0.id)}-0`, namespace: c().namespace }).then(() => false, () => true)) || null, 60_000);
   const started = await api('POST', `/nodes/${peer0.id}/start`);
