@@ -364,7 +364,7 @@ function PolicyForm({ networkId, channelName, config, app, held }: { networkId: 
       <label>
         Rule
         <input {...invalid(m.error, `policies.${name}.rule`, 'policies')} className="code" required value={rule} onChange={(e) => setRule(e.target.value)} placeholder={type === 'ImplicitMeta' ? 'MAJORITY Admins' : "OR('Org1MSP.admin', 'Org2MSP.admin')"} />
-        <FieldError error={m.error} field={`policies.${name}.rule`} also={['policies']} />
+        <FieldError error={m.error} field={`policies.${name}.rule`} also={[`policies.${name}`, 'policies']} />
       </label>
       {rule.trim() ? (
         <p className="hint" data-testid="rule-counts" aria-live="polite">
