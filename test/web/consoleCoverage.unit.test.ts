@@ -21,8 +21,6 @@ type Method = (typeof METHODS)[number];
  * capability is not exempt, it gets a page or a control.
  */
 const exempt: Record<string, string> = {
-  'post /networks/consortium/:id/consensus/migrate': 'the etcdraft to smartbft migration (issue 37 item 7): API only so far, console control not built yet (docs/consortium.md "Migrating to SmartBFT")',
-  'get /networks/consortium/:id/consensus/migration': 'the progress of a migration, read while POST .../consensus/migrate runs; console control not built yet (issue 37 item 7)',
   'get /health': 'liveness probe for load balancers and orchestrators, not for people',
   'get /auth/oidc/login': 'a browser redirect to the identity provider; the console links to the login URL GET /auth/providers gives',
   'get /auth/oidc/callback': "the identity provider's redirect back to the service; never called by the console",

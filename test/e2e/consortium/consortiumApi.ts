@@ -142,6 +142,30 @@ export async function oneOrganizationChannel(api: Api, name: string, channelName
 }
 
 /**
+ * A channel SmartBFT can take over (docs/consortium.md "Migrating to SmartBFT"): Org1MSP with four
+ * raft orderers (3f + 1, f = 1) and one peer, all made with `nodeConfig` (e.g. { fabricVersion }
+ * of a 3.x release), every orderer and the peer joined (the caller checks that it commits, e.g.
+ * with channelCommits); `height` is the peer's ledger height.
+ */
+export async function fourOrdererRaftChannel(api: Api, prefix: string, name: string, channelName: string, nodeConfig: Record<string, unknown> = {}) {
+  const org1 = await organization(api, 'Org1', 'Org1MSP');
+  const orderers = [];
+  for (const i of [0, 1, 2, 3]) orderers.push(await runningNode(api, `${prefix}-orderer${i}`, 'CONSORTIUM_ORDERER', org1.id, nodeConfig));
+  const peer = await runningNode(api, `${prefix}-peer`, 'CONSORTIUM_PEER', org1.id, nodeConfig);
+  const r = await api('POST', '/networks/consortium', { name, channelName, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.consensus, 'etcdraft');
+  const network = r.json;
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${network.id}/orderers/${o.id}/join`)).status, 200);
+  await until('the orderers to serve the channel', async () => ((await api('POST', `/networks/consortium/${network.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
+  const height = async () => {
+    const h = await api('GET', `/networks/consortium/${network.id}/info`);
+    return h.status === 200 ? Number(h.json.height) : null;
+  };
+  return { org1, orderers, peer, network, height };
+}
+
+/**
  * Org1MSP and Org2MSP, one raft orderer (Org1's) and one or two peers each, on a channel with every
  * peer joined and the first peer of each organization as its anchor peer. Second peers are made
  * after the first ones, so each organization's first peer (the one its calls go through first)

@@ -13,7 +13,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -59,20 +59,10 @@ const blockHash = async (n: number) => {
 
 t.before(async () => {
   server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process' }) });
-  org1Id = (await organization(api, 'Org1', 'Org1MSP')).id;
-  const on31 = { fabricVersion: v31 };
-  orderers = [];
-  for (const i of [0, 1, 2, 3]) orderers.push(await runningNode(api, `mig-orderer${i}`, 'CONSORTIUM_ORDERER', org1Id, on31));
-  peer = await runningNode(api, 'mig-peer', 'CONSORTIUM_PEER', org1Id, on31);
-  const r = await api('POST', '/networks/consortium', { name: 'migratenet', channelName: channel, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
-  assert.is(r.status, 201, r.text);
-  assert.is(r.json.consensus, 'etcdraft');
-  networkId = r.json.id;
-  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
-  await until('the orderers to serve the channel', async () => {
-    const j = await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`);
-    return j.status === 200 ? j : null;
-  }, 90_000, 1000);
+  const made = await fourOrdererRaftChannel(api, 'mig', 'migratenet', channel, { fabricVersion: v31 });
+  ({ orderers, peer } = made);
+  org1Id = made.org1.id;
+  networkId = made.network.id;
   await commits('after the joins');
 });
 t.after(async () => {

@@ -17,6 +17,7 @@ import { StatusBadge, When } from '../../components/format';
 import { ChainExplorer, type ChainSource } from '../../components/ChainExplorer';
 import { Chaincodes } from './Chaincode';
 import { ChannelConfig } from './ChannelConfig';
+import { ConsensusMigration } from './ConsensusMigration';
 import { ChannelConsenters, ChannelOrdererOrganizations, ChannelOrganizationMsp, ChannelOrganizationRemove } from './ChannelConsenters';
 
 // The consortium ledger routes declare no response schema: their shapes as http/routes/consortium/consortiumChannels.ts answers them.
@@ -91,6 +92,7 @@ export default function ConsortiumNetworkDetail() {
           <Members id={id} organizationIds={network.data.organizations.map((o) => o.organization_id).filter((o): o is number => o !== null)} />
           <ChannelConfig networkId={id} />
           <ChannelConsenters networkId={id} channelName={network.data.channel_name} />
+          <ConsensusMigration networkId={id} consensus={network.data.consensus} />
           <ChannelOrganizationRemove networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
           <ChannelOrganizationMsp networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
           <ChannelOrdererOrganizations networkId={id} channelName={network.data.channel_name} mspIds={network.data.orderer_organizations.map((o) => o.msp_id)} />

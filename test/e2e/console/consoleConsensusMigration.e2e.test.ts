@@ -1,0 +1,108 @@
+// The console's etcdraft -> SmartBFT migration (issue 37 item 9 for item 7) in Chromium on real
+// Fabric 3.1 (LNM_FABRIC_RELEASES; a counted skip without a 3.1 release, or without Chromium): four
+// raft orderers and a peer on 3.1 (made over the API, fourOrdererRaftChannel). From the network
+// page: "Migrate to SmartBFT", the dry run refused first because channel capability V3_0 is
+// missing (said in words, nothing changed); V3_0 raised; the dry run again shows the channel's diff
+// (etcdraft to BFT) and submits nothing; the confirmation says it is one way and that the orderers
+// restart; then the migration from the page with its progress (a phase before done, the steps),
+// and the page says smartbft with the ordering health SmartBFT (Byzantine). The channel commits after.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import type { TestServer } from '../../helpers/server.ts';
+import { fabricReleaseOf } from '../../helpers/programs.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { chromiumMissing } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
+
+const r25 = fabricReleaseOf('2.5');
+const r31 = fabricReleaseOf('3.1');
+const t = requiresAll(suite('console: etcdraft -> SmartBFT migration (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-releases', !r31.ok ? r31.reason : undefined]);
+const v31 = r31.ok ? r31.release.version : '';
+let server: TestServer;
+const api = apiOf(() => server);
+let ui: ConsoleSession;
+let page: Page;
+let setup: Awaited<ReturnType<typeof fourOrdererRaftChannel>>;
+const channel = 'migui';
+const configPath = () => `/networks/${setup.network.id}/channels/${channel}/config`;
+const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer.config.port, () => setup.height());
+
+t.before(async () => {
+  const releases = [r25.ok ? r25.release.binDir : null, r31.ok ? r31.release.binDir : null].filter(Boolean).join(':');
+  ui = await startConsoleSession({ server: { env: consortiumEnv({ LNM_FABRIC_RELEASES: releases, LNM_NODE_ENGINE: 'process' }) } });
+  ({ server, page } = ui);
+});
+
+t.after(async () => {
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await ui.close();
+});
+
+t('V3_0 missing refused in words first; then the dry run diff, the one-way confirmation, the migration with its progress; the page says smartbft and BFT ordering', async () => {
+  // Made in the test, not in before (uvu drops a before hook's error).
+  setup = await fourOrdererRaftChannel(api, 'migui', 'miguinet', channel, { fabricVersion: v31 });
+  await commits('after the joins');
+  await ui.signIn();
+  await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
+  await page.getByRole('button', { name: 'Migrate to SmartBFT' }).click({ timeout: 60_000 });
+  const panel = page.getByRole('group', { name: 'Migrate to SmartBFT' });
+  const sequence = async () => (await api('GET', configPath())).json.sequence as number;
+  const before = await sequence();
+
+  await panel.getByRole('button', { name: 'Dry run' }).click();
+  const refusal = panel.getByTestId('migration-refusal');
+  await refusal.waitFor({ timeout: 60_000 });
+  assert.match(await refusal.innerText(), /the channel capability V3_0 is missing/);
+  assert.is(await panel.getByTestId('config-diff').count(), 0, 'no diff for a refusal');
+  assert.is(await sequence(), before, 'nothing changed by the refusal');
+
+  const raised = await api('PUT', configPath(), { capabilities: { channel: 'V3_0' } });
+  assert.is(raised.status, 200, raised.text);
+  await commits('after V3_0');
+  const raisedSequence = await sequence();
+
+  await panel.getByLabel(/\(requestBatchMaxInterval\)/).fill('300ms');
+  await panel.getByRole('button', { name: 'Dry run' }).click();
+  const dry = panel.getByTestId('migration-dry-run');
+  await dry.waitFor({ timeout: 60_000 });
+  assert.is(await refusal.count(), 0, 'the refusal is gone');
+  const paths = await dry.getByTestId('config-diff').locator('tbody tr td:first-child').allInnerTexts();
+  assert.ok(paths.includes('channel_group.groups.Orderer.values.ConsensusType.value.type'), JSON.stringify(paths));
+  assert.match(await dry.innerText(), new RegExp(`Channel ${channel} \\(network miguinet\\)`));
+  for (const o of setup.orderers) assert.match(await dry.innerText(), o.name);
+  assert.is(await sequence(), raisedSequence, 'the dry run submitted nothing');
+
+  await dry.getByRole('button', { name: 'Migrate…' }).click();
+  const confirm = panel.getByRole('group', { name: 'Confirm the migration' });
+  const warning = await confirm.innerText();
+  assert.match(warning, /one way/);
+  assert.match(warning, /cannot go back to etcdraft/);
+  assert.match(warning, /stopped, backed up and restarted/);
+  await ui.accessible('the migration confirmation');
+  await confirm.getByRole('button', { name: 'Migrate now' }).click();
+
+  // The progress while it runs: a phase before done (the migration takes about 30 s; polled every second).
+  const phase = panel.getByTestId('migration-phase');
+  await phase.filter({ hasText: /^(checks|maintenance|backup|switch|restart|normal) \(/ }).waitFor({ timeout: 60_000 });
+  const outcome = panel.getByTestId('migration-outcome');
+  await outcome.or(panel.getByRole('alert').filter({ hasText: /failed|Not migrated/ })).first().waitFor({ timeout: 400_000 });
+  if (!(await outcome.count())) assert.unreachable(`migration refused or failed: ${await panel.innerText()}`);
+  assert.match(await outcome.innerText(), new RegExp(`Migrated from etcdraft to smartbft: channel ${channel} now order`));
+  await phase.filter({ hasText: /^done \(done\)$/ }).waitFor({ timeout: 30_000 });
+  const steps = await panel.getByTestId('migration-steps').locator('li').allInnerTexts();
+  for (const p of ['maintenance:', 'backup:', 'switch:', 'restart:', 'normal:']) assert.ok(steps.some((s) => s.startsWith(p)), `${p} in ${JSON.stringify(steps)}`);
+
+  await page.locator('dl.facts dt:text-is("Consensus") + dd').filter({ hasText: /^smartbft$/ }).waitFor({ timeout: 30_000 });
+  await page.getByTestId('ordering-health').filter({ hasText: /4 of 4 SmartBFT orderers running.*\(Byzantine\)/ }).waitFor({ timeout: 60_000 });
+  await ui.accessible('the network page after the migration');
+  const consensus = (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'BFT');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  assert.is(consensus.metadata.request_batch_max_interval, '300ms');
+  await commits('after the migration');
+});
+
+t.run();

@@ -1,0 +1,195 @@
+// The etcdraft -> SmartBFT migration of a consortium network (issue 37 items 7 and 9;
+// POST /networks/consortium/{id}/consensus/migrate, GET .../consensus/migration; docs/consortium.md
+// "Migrating to SmartBFT"). For an etcdraft network and a user with NETWORK_UPDATE: the SmartBFT
+// options (each empty one takes its default), the dry run first (each channel's diff, the orderers
+// that restart) or its refusal said in words (3f + 1 consenters, the nodes below Fabric 3.0 linked
+// to their pages, channel capability V3_0 missing), a confirmation that says it is one way and that
+// the orderers restart, then the progress (the migration's phase and steps, polled) until done, or
+// the failure naming its phase. The network's view then says smartbft.
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, unwrap } from '../../api/client';
+import { ActionError } from '../../components/states';
+import { useSession } from '../../session';
+import { ConfigDiff } from './ConfigChangeReview';
+import { smartBftBody, SmartBftOptionsFields, type SmartBftValues } from './SmartBftOptions';
+
+const PHASES: Record<string, string> = {
+  checks: 'checking the rules',
+  maintenance: 'putting the channels in maintenance',
+  backup: 'stopping the orderers and backing up their data',
+  switch: 'switching the channels to BFT',
+  restart: 'restarting the orderers on BFT',
+  normal: 'leaving maintenance on BFT',
+  rollback: 'restoring the backups (rollback)',
+  done: 'done',
+};
+const phaseText = (p: string) => `${p} (${PHASES[p] ?? p})`;
+
+/** A refused migration (or dry run) said in words, with what to do first. */
+function Refusal({ error }: { error: unknown }) {
+  if (!(error instanceof ApiError)) return <ActionError error={error} />;
+  if (error.code === 'MIGRATION_NODES_BELOW_V3') {
+    const nodes = (Array.isArray(error.context.nodes) ? error.context.nodes : []) as Array<{ node_id: number; name: string; role: string; fabric_version: string | null }>;
+    return (
+      <div role="alert" data-testid="migration-refusal">
+        <p>Not migrated: SmartBFT needs every orderer and peer of the channels on Fabric 3.0 or newer. These are not; upgrade them first (each node's page, one node at a time):</p>
+        <ul>
+          {nodes.map((n) => (
+            <li key={n.node_id}>
+              <Link to={`/nodes/${n.node_id}`}>{n.name}</Link> ({n.role}, {n.fabric_version ? `Fabric ${n.fabric_version}` : 'no recorded Fabric release'})
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
+  const words: Record<string, string> = {
+    MIGRATION_BFT_SIZE: 'Not migrated: SmartBFT needs 3f + 1 consenters to tolerate f faulty ones, so at least 4. Join more orderers and add them as consenters first.',
+    MIGRATION_CAPABILITY: 'Not migrated: the channel capability V3_0 is missing. Raise the channel capability to V3_0 first (the channel configuration section above).',
+    MIGRATION_NOT_RAFT: 'Not migrated: only an etcdraft network migrates to SmartBFT.',
+    MIGRATION_ENGINE: 'Not migrated: every orderer must run on the process engine (its data is backed up on this machine).',
+    MIGRATION_STATE: 'Not migrated: each channel must be etcdraft in its normal state and every consenter an orderer this service holds.',
+    NODES_DOWN: 'Not migrated: every orderer must be running.',
+    MIGRATION_IN_PROGRESS: 'Not migrated: a migration is already running.',
+  };
+  const said = words[error.code];
+  if (!said) return <ActionError error={error} />;
+  return (
+    <div role="alert" data-testid="migration-refusal">
+      <p>
+        <strong>{said}</strong>
+      </p>
+      <p className="muted">{error.message}</p>
+    </div>
+  );
+}
+
+/** The migration's phase and steps as the service says them. */
+function Progress({ phase, status, steps }: { phase: string; status: string; steps: string[] }) {
+  return (
+    <div role="status" aria-label="Migration progress" data-testid="migration-progress">
+      <p>
+        Migration {status}: phase <strong data-testid="migration-phase">{phaseText(phase)}</strong>
+      </p>
+      {steps.length ? (
+        <ol data-testid="migration-steps">
+          {steps.map((s, i) => (
+            <li key={i}>{s}</li>
+          ))}
+        </ol>
+      ) : null}
+    </div>
+  );
+}
+
+export function ConsensusMigration({ networkId, consensus }: { networkId: number; consensus: string }) {
+  const { can } = useSession();
+  const qc = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const [values, setValues] = useState<SmartBftValues>({});
+  const [confirming, setConfirming] = useState(false);
+  const send = (dryRun: boolean) => unwrap(api.POST('/api/v1/networks/consortium/{id}/consensus/migrate', { params: { path: { id: networkId }, query: dryRun ? { dry_run: true } : {} }, body: { to: 'smartbft', ...(smartBftBody(values) ? { smartBftOptions: smartBftBody(values) } : {}) } }));
+  const dry = useMutation({ mutationFn: () => send(true), onMutate: () => setConfirming(false) });
+  const run = useMutation({
+    mutationFn: () => send(false),
+    onSettled: () => {
+      for (const key of [['network', 'consortium', networkId], ['consenters', networkId], ['channel-config', networkId], ['network-map', networkId], ['nodes'], ['consensus-migration', networkId]]) void qc.invalidateQueries({ queryKey: key });
+    },
+  });
+  const progress = useQuery({
+    queryKey: ['consensus-migration', networkId],
+    retry: false,
+    enabled: run.isPending || run.isSuccess || run.isError,
+    refetchInterval: run.isPending ? 1000 : false,
+    queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/consensus/migration', { params: { path: { id: networkId } } })),
+  });
+  if (!can('NETWORK_UPDATE') || (consensus !== 'etcdraft' && run.isIdle)) return null;
+  const failed = run.error instanceof ApiError && run.error.code === 'MIGRATION_FAILED' ? run.error : null;
+  const failedSteps = failed && Array.isArray(failed.context.steps) ? (failed.context.steps as string[]) : [];
+  return (
+    <section aria-label="Consensus migration">
+      <h2>Consensus migration</h2>
+      {!open ? (
+        <button type="button" onClick={() => setOpen(true)}>
+          Migrate to SmartBFT
+        </button>
+      ) : (
+        <div role="group" aria-label="Migrate to SmartBFT" className="card">
+          <p>
+            Every channel this network's orderers order moves from etcdraft to SmartBFT (Byzantine fault tolerant) with the same consenters. It needs Fabric 3.0 or newer on every
+            orderer and peer, channel capability V3_0 and at least 4 consenters (3f + 1). The dry run checks that and shows each channel's change; nothing is changed by it.
+          </p>
+          {run.isIdle ? (
+            <>
+              <SmartBftOptionsFields values={values} onChange={setValues} error={dry.error} />
+              <button type="button" disabled={dry.isPending} onClick={() => dry.mutate()}>
+                {dry.isPending ? 'Checking (dry run)…' : 'Dry run'}
+              </button>{' '}
+              <button type="button" onClick={() => { setOpen(false); dry.reset(); setConfirming(false); }}>
+                Close
+              </button>
+            </>
+          ) : null}
+          {dry.error ? <Refusal error={dry.error} /> : null}
+          {dry.data && run.isIdle ? (
+            <div data-testid="migration-dry-run">
+              <p role="status">The checks passed; nothing was changed. The migration would change:</p>
+              {dry.data.networks.map((n) => (
+                <div key={n.network_id}>
+                  <h3>
+                    Channel {n.channel_name} (network {n.name})
+                  </h3>
+                  <ConfigDiff diff={n.diff as Array<{ path: string; before?: unknown; after?: unknown }>} />
+                </div>
+              ))}
+              <p>Orderers stopped and restarted: {dry.data.orderers.map((o) => o.name).join(', ')}.</p>
+              {!confirming ? (
+                <button type="button" onClick={() => setConfirming(true)}>
+                  Migrate…
+                </button>
+              ) : (
+                <div role="group" aria-label="Confirm the migration">
+                  <p role="alert">
+                    This is one way: a SmartBFT channel cannot go back to etcdraft. The channels go into maintenance (no transactions meanwhile), and every orderer ({dry.data.orderers.map((o) => o.name).join(', ')}) is
+                    stopped, backed up and restarted twice. If a phase fails, the backups are restored and the channels stay on etcdraft.
+                  </p>
+                  <button type="button" className="primary" onClick={() => run.mutate()}>
+                    Migrate now
+                  </button>{' '}
+                  <button type="button" onClick={() => setConfirming(false)}>
+                    Cancel
+                  </button>
+                </div>
+              )}
+            </div>
+          ) : null}
+          {!run.isIdle && progress.data ? <Progress phase={progress.data.phase} status={progress.data.status} steps={progress.data.steps} /> : null}
+          {run.isPending && !progress.data ? <p role="status">Migrating: starting…</p> : null}
+          {failed ? (
+            <div role="alert" data-testid="migration-failed">
+              <p>
+                <strong>The migration failed in phase {phaseText(String(failed.context.phase ?? 'unknown'))}.</strong> {failed.message}
+              </p>
+              {failedSteps.length ? (
+                <ol>
+                  {failedSteps.map((s, i) => (
+                    <li key={i}>{s}</li>
+                  ))}
+                </ol>
+              ) : null}
+            </div>
+          ) : run.error ? (
+            <Refusal error={run.error} />
+          ) : null}
+          {run.data ? (
+            <p role="status" className="verdict valid" data-testid="migration-outcome">
+              Migrated from {run.data.from} to {run.data.to}: channel{run.data.networks.length > 1 ? 's' : ''} {run.data.networks.map((n) => n.channel_name).join(', ')} now order with SmartBFT.
+            </p>
+          ) : null}
+        </div>
+      )}
+    </section>
+  );
+}
