@@ -172,7 +172,11 @@ export function createHostProbe(docker: NodeHostProbe, serviceAccountDir = SERVI
           ? /TLS handshake|certificate/.test(p.message) ? (inCluster ? 'kubernetes.inCluster' : 'kubernetes.caCertificate') : 'url'
           : p.field === 'credentials' ? (inCluster ? 'kubernetes.inCluster' : withCertificate ? 'kubernetes.clientCertificate' : 'kubernetes.token') : `kubernetes.${p.field}`;
       const problems = seen.problems.map((p) => ({ field: fieldOf(p), message: p.message }));
-      return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems };
+      // The findings are recorded on the host (its view's status.kubernetes) once the cluster answered.
+      const kubernetes = seen.reachable
+        ? { version: seen.version, nodes: seen.nodes, missingPermissions: seen.missingPermissions.map((m) => ({ verb: m.slice(0, m.indexOf(' ')), resource: m.slice(m.indexOf(' ') + 1) })) }
+        : null;
+      return { reachable: seen.reachable && problems.length === 0, engineVersion: seen.version, runningNodes: null, reason: seen.reason, problems, ...(kubernetes ? { kubernetes } : {}) };
     },
   };
 }

@@ -20,7 +20,7 @@ export interface NodeHostConnection {
 
 /** An observation, with the problems a kubernetes check names by field (namespace, storageClass, credentials, server); not recorded. */
 /** The observation recorded (without the problems list). */
-export const observationOf = (c: NodeHostCheck): NodeHostObservation => ({ reachable: c.reachable, engineVersion: c.engineVersion, runningNodes: c.runningNodes, reason: c.reason });
+export const observationOf = (c: NodeHostCheck): NodeHostObservation => ({ reachable: c.reachable, engineVersion: c.engineVersion, runningNodes: c.runningNodes, reason: c.reason, ...(c.kubernetes ? { kubernetes: c.kubernetes } : {}) });
 
 export type NodeHostCheck = NodeHostObservation & { problems?: { field: string; message: string }[] };
 

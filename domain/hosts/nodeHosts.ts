@@ -85,6 +85,15 @@ export interface NodeHostObservation {
   engineVersion: string | null;
   runningNodes: number | null;
   reason: string | null;
+  /** A kubernetes host: what the cluster check found (absent for a docker host, and when the check did not get that far). */
+  kubernetes?: KubernetesClusterFindings | null;
+}
+
+/** The cluster check's findings (adapters/engines/kubernetesCluster.ts): version, nodes Ready, the engine's verbs the credentials lack. */
+export interface KubernetesClusterFindings {
+  version: string | null;
+  nodes: { total: number; ready: number } | null;
+  missingPermissions: { verb: string; resource: string }[];
 }
 
 export interface NodeHostState {
@@ -108,7 +117,15 @@ export type NodeHostCommand =
   | { type: 'RecordNodeHostCheck'; hostId: number; observation: NodeHostObservation; at: string };
 
 const sameObservation = (a: NodeHostObservation | undefined, b: NodeHostObservation) =>
-  a !== undefined && a.reachable === b.reachable && a.engineVersion === b.engineVersion && a.runningNodes === b.runningNodes;
+  a !== undefined && a.reachable === b.reachable && a.engineVersion === b.engineVersion && a.runningNodes === b.runningNodes
+  && sameFindings(a.kubernetes ?? null, b.kubernetes ?? null);
+
+/** Field by field: events come back from jsonb with their keys in another order. */
+const sameFindings = (a: KubernetesClusterFindings | null, b: KubernetesClusterFindings | null) =>
+  a === null || b === null
+    ? a === b
+    : a.version === b.version && a.nodes?.total === b.nodes?.total && a.nodes?.ready === b.nodes?.ready && (a.nodes === null) === (b.nodes === null)
+      && a.missingPermissions.map((m) => `${m.verb} ${m.resource}`).join() === b.missingPermissions.map((m) => `${m.verb} ${m.resource}`).join();
 
 export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> = {
   initialState: () => ({ status: 'none' }),

@@ -45,6 +45,12 @@ export const HostSchema = Type.Object({
     runningNodes: Type.Union([Type.Integer(), Type.Null()], { description: 'running containers of this service\'s nodes on the host' }),
     lastError: Type.Union([Type.String(), Type.Null()]),
     checkedAt: Type.String({ format: 'date-time', description: 'when the status last changed (checks that see the same are not recorded)' }),
+    kubernetes: Type.Union([Type.Object({
+      version: Type.Union([Type.String(), Type.Null()], { description: 'the API server\'s gitVersion, v1.20.2' }),
+      nodes: Type.Union([Type.Object({ total: Type.Integer(), ready: Type.Integer({ description: 'nodes whose Ready condition is True' }) }), Type.Null()], { description: 'null when the credentials may not list the cluster\'s nodes (not needed by the engine)' }),
+      missingPermissions: Type.Array(Type.Object({ verb: Type.String(), resource: Type.String({ description: 'group/resource[/subresource], pods/log, apps/statefulsets' }) }), { description: 'the engine\'s verbs in the namespace a SelfSubjectAccessReview denied; the engine uses every one, so any missing one makes the cluster unusable (status.reachable false)' }),
+      checkedAt: Type.String({ format: 'date-time', description: 'when these findings were recorded (status.checkedAt)' }),
+    }), Type.Null()], { description: 'a kubernetes host: the periodic cluster check\'s findings (docs/kubernetes.md); null for a docker host or a cluster that did not answer' }),
   }),
   createdAt: Type.String({ format: 'date-time' }),
   updatedAt: Type.String({ format: 'date-time' }),
@@ -54,7 +60,8 @@ export function hostView(h: NodeHostRow) {
   return {
     id: h.id, name: h.name, kind: h.kind, kubernetes: h.kubernetes ? { ...h.kubernetes, hasToken: !h.kubernetes.inCluster && !h.clientCertificate } : null, url: h.url, externalIp: h.externalIp, labels: h.labels, capacity: { maxNodes: h.maxNodes },
     tls: { caCertificate: h.caCertificate, clientCertificate: h.clientCertificate, hasClientKey: h.kind !== 'kubernetes' || !!h.clientCertificate },
-    status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt },
+    status: { reachable: h.reachable, engineVersion: h.engineVersion, runningNodes: h.runningNodes, lastError: h.lastError, checkedAt: h.checkedAt,
+      kubernetes: h.kind === 'kubernetes' && h.kubernetesCheck ? { ...h.kubernetesCheck, checkedAt: h.checkedAt } : null },
     createdAt: h.createdAt, updatedAt: h.updatedAt,
   };
 }

@@ -28,6 +28,17 @@ test('a check is recorded only when what it sees changes', () => {
   assert.equal(events.map((e) => e.type), ['NodeHostRegistered', 'NodeHostObserved', 'NodeHostObserved', 'NodeHostObserved']);
 });
 
+test('a cluster check is recorded when its findings change, not when they come back in another key order', () => {
+  const check = (observation: NodeHostObservation): NodeHostCommand => ({ type: 'RecordNodeHostCheck', hostId: 1, observation, at });
+  const full = { ...up, kubernetes: { version: 'v1.20.2', nodes: { total: 1, ready: 1 }, missingPermissions: [] } };
+  const lacking = { ...up, reachable: true, kubernetes: { version: 'v1.20.2', nodes: null, missingPermissions: [{ verb: 'delete', resource: 'secrets' }] } };
+  // As the stored event gives it back (jsonb orders keys its own way).
+  const lackingReordered = { ...up, kubernetes: { nodes: null, version: 'v1.20.2', missingPermissions: [{ resource: 'secrets', verb: 'delete' }] } } as NodeHostObservation;
+  const { events } = run([register, check(full), check(lacking), check(lackingReordered), check({ ...full, kubernetes: { ...full.kubernetes, nodes: { total: 1, ready: 0 } } })]);
+  assert.equal(events.map((e) => e.type), ['NodeHostRegistered', 'NodeHostObserved', 'NodeHostObserved', 'NodeHostObserved']);
+  assert.equal((events[2] as any).data.observation.kubernetes.missingPermissions, [{ verb: 'delete', resource: 'secrets' }]);
+});
+
 test('a host with nodes is not deleted; a deleted host takes no checks', () => {
   assert.throws(() => run([register, { type: 'DeleteNodeHost', hostId: 1, nodesOnHost: 2, at }]), /still has 2 node/);
   const { state, events } = run([register, { type: 'DeleteNodeHost', hostId: 1, nodesOnHost: 0, at }, { type: 'RecordNodeHostCheck', hostId: 1, observation: down, at }]);

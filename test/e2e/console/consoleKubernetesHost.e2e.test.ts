@@ -5,7 +5,8 @@
 //   a namespace that does not exist refused with the cluster check's reason beside the namespace
 //   field, nothing recorded;
 // - the namespace corrected: the row reachable with the cluster's version, its namespace and
-//   storage class shown, the token nowhere on the page (and never in the API's answer);
+//   storage class shown, its check's findings (nodes 1/1 Ready, no permission missing), the
+//   token nowhere on the page (and never in the API's answer);
 // - removed after a confirmation.
 // axe-core checks the form and the list for serious and critical violations.
 import { suite } from 'uvu';
@@ -63,6 +64,8 @@ t('a cluster registered on the page: a missing namespace refused beside its fiel
   assert.is(await form.count(), 0, 'the form is gone, and the token with it');
   const text = await row.innerText();
   assert.ok(text.includes(c().server) && /v1\.\d+/.test(text) && text.includes(`namespace ${c().namespace}`) && text.includes(`storage class ${c().storageClass}`), text);
+  const findings = row.getByTestId('cluster-findings');
+  assert.is(await findings.innerText(), 'Nodes Ready: 1/1\nNo permission missing', 'the cluster check\'s findings on the row');
   assert.not.ok((await page.content()).includes(c().token!), 'the token is nowhere on the page');
   const listed = await api('GET', '/hosts');
   assert.is(listed.json.items[0].kind, 'kubernetes');

@@ -8007,6 +8007,28 @@ export interface operations {
                                  */
                                 checkedAt: string;
                                 engineVersion: string | null;
+                                /** @description a kubernetes host: the periodic cluster check's findings (docs/kubernetes.md); null for a docker host or a cluster that did not answer */
+                                kubernetes: {
+                                    /**
+                                     * Format: date-time
+                                     * @description when these findings were recorded (status.checkedAt)
+                                     */
+                                    checkedAt: string;
+                                    /** @description the engine's verbs in the namespace a SelfSubjectAccessReview denied; the engine uses every one, so any missing one makes the cluster unusable (status.reachable false) */
+                                    missingPermissions: {
+                                        /** @description group/resource[/subresource], pods/log, apps/statefulsets */
+                                        resource: string;
+                                        verb: string;
+                                    }[];
+                                    /** @description null when the credentials may not list the cluster's nodes (not needed by the engine) */
+                                    nodes: {
+                                        /** @description nodes whose Ready condition is True */
+                                        ready: number;
+                                        total: number;
+                                    } | null;
+                                    /** @description the API server's gitVersion, v1.20.2 */
+                                    version: string | null;
+                                } | null;
                                 lastError: string | null;
                                 reachable: boolean;
                                 /** @description running containers of this service's nodes on the host */
@@ -8194,6 +8216,28 @@ export interface operations {
                              */
                             checkedAt: string;
                             engineVersion: string | null;
+                            /** @description a kubernetes host: the periodic cluster check's findings (docs/kubernetes.md); null for a docker host or a cluster that did not answer */
+                            kubernetes: {
+                                /**
+                                 * Format: date-time
+                                 * @description when these findings were recorded (status.checkedAt)
+                                 */
+                                checkedAt: string;
+                                /** @description the engine's verbs in the namespace a SelfSubjectAccessReview denied; the engine uses every one, so any missing one makes the cluster unusable (status.reachable false) */
+                                missingPermissions: {
+                                    /** @description group/resource[/subresource], pods/log, apps/statefulsets */
+                                    resource: string;
+                                    verb: string;
+                                }[];
+                                /** @description null when the credentials may not list the cluster's nodes (not needed by the engine) */
+                                nodes: {
+                                    /** @description nodes whose Ready condition is True */
+                                    ready: number;
+                                    total: number;
+                                } | null;
+                                /** @description the API server's gitVersion, v1.20.2 */
+                                version: string | null;
+                            } | null;
                             lastError: string | null;
                             reachable: boolean;
                             /** @description running containers of this service's nodes on the host */
@@ -8330,6 +8374,28 @@ export interface operations {
                              */
                             checkedAt: string;
                             engineVersion: string | null;
+                            /** @description a kubernetes host: the periodic cluster check's findings (docs/kubernetes.md); null for a docker host or a cluster that did not answer */
+                            kubernetes: {
+                                /**
+                                 * Format: date-time
+                                 * @description when these findings were recorded (status.checkedAt)
+                                 */
+                                checkedAt: string;
+                                /** @description the engine's verbs in the namespace a SelfSubjectAccessReview denied; the engine uses every one, so any missing one makes the cluster unusable (status.reachable false) */
+                                missingPermissions: {
+                                    /** @description group/resource[/subresource], pods/log, apps/statefulsets */
+                                    resource: string;
+                                    verb: string;
+                                }[];
+                                /** @description null when the credentials may not list the cluster's nodes (not needed by the engine) */
+                                nodes: {
+                                    /** @description nodes whose Ready condition is True */
+                                    ready: number;
+                                    total: number;
+                                } | null;
+                                /** @description the API server's gitVersion, v1.20.2 */
+                                version: string | null;
+                            } | null;
                             lastError: string | null;
                             reachable: boolean;
                             /** @description running containers of this service's nodes on the host */
@@ -8475,6 +8541,28 @@ export interface operations {
                              */
                             checkedAt: string;
                             engineVersion: string | null;
+                            /** @description a kubernetes host: the periodic cluster check's findings (docs/kubernetes.md); null for a docker host or a cluster that did not answer */
+                            kubernetes: {
+                                /**
+                                 * Format: date-time
+                                 * @description when these findings were recorded (status.checkedAt)
+                                 */
+                                checkedAt: string;
+                                /** @description the engine's verbs in the namespace a SelfSubjectAccessReview denied; the engine uses every one, so any missing one makes the cluster unusable (status.reachable false) */
+                                missingPermissions: {
+                                    /** @description group/resource[/subresource], pods/log, apps/statefulsets */
+                                    resource: string;
+                                    verb: string;
+                                }[];
+                                /** @description null when the credentials may not list the cluster's nodes (not needed by the engine) */
+                                nodes: {
+                                    /** @description nodes whose Ready condition is True */
+                                    ready: number;
+                                    total: number;
+                                } | null;
+                                /** @description the API server's gitVersion, v1.20.2 */
+                                version: string | null;
+                            } | null;
                             lastError: string | null;
                             reachable: boolean;
                             /** @description running containers of this service's nodes on the host */

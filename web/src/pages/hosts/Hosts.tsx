@@ -81,6 +81,7 @@ export default function Hosts() {
                     <>
                       <span className={`badge ${h.status.reachable ? 'status-running' : 'status-error'}`}>{h.status.reachable ? 'Reachable' : 'Unreachable'}</span>
                       {h.status.lastError ? <div className="error-text">{h.status.lastError}</div> : null}
+                      {h.status.kubernetes ? <ClusterFindings k={h.status.kubernetes} /> : null}
                       <div>
                         <small>
                           since <When at={h.status.checkedAt} />
@@ -369,5 +370,22 @@ function CreateHost({ onDone }: { onDone: () => void }) {
       )}
       <FormActions m={m} label="Register host" pendingLabel={kind === 'docker' ? 'Reaching the engine…' : 'Checking the cluster…'} onCancel={onDone} />
     </form>
+  );
+}
+
+/** A cluster's check findings (docs/kubernetes.md, status.kubernetes): nodes Ready and the engine's verbs the credentials lack. */
+function ClusterFindings({ k }: { k: NonNullable<Host['status']['kubernetes']> }) {
+  return (
+    <div data-testid="cluster-findings">
+      <small>{k.nodes ? `Nodes Ready: ${k.nodes.ready}/${k.nodes.total}` : 'Nodes: not listed (the credentials may not list them)'}</small>
+      <br />
+      {k.missingPermissions.length ? (
+        <small className="error-text">
+          Missing permissions: {k.missingPermissions.map((m) => `${m.verb} ${m.resource}`).join(', ')}
+        </small>
+      ) : (
+        <small>No permission missing</small>
+      )}
+    </div>
   );
 }
