@@ -16,7 +16,7 @@ const refused = (change: unknown) => {
     body(change);
   } catch (err) {
     assert.instance(err, ValidationError);
-    return ((err as ValidationError).details ?? []).map((d) => d.field).join(' ');
+    return ((err as ValidationError).details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
   }
   throw new Error(`not refused: ${JSON.stringify(change)}`);
 };
@@ -24,19 +24,19 @@ const refused = (change: unknown) => {
 test('an MSP update is a proposal kind: the MSP route\'s fields, given to the use case as its MspUpdate', () => {
   const v = body({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: [pem], intermediateCerts: [pem], admins: [] });
   assert.equal(proposalChange(v.change), { type: 'msp_update', mspId: 'Org2MSP', update: { rootCerts: [pem], intermediateCerts: [pem], admins: [] } });
-  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: ['not a certificate'] }), 'rootCerts');
-  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: Array(11).fill(pem) }), 'rootCerts');
-  assert.match(refused({ type: 'msp_update', rootCerts: [pem] }), 'msp_id');
-  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', crl: [pem] }), 'crl');
+  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: ['not a certificate'] }), 'change.rootCerts.0 must match pattern');
+  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: Array(11).fill(pem) }), 'change.rootCerts must NOT have more than 10 items');
+  assert.match(refused({ type: 'msp_update', rootCerts: [pem] }), 'change.msp_id is required');
+  assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', crl: [pem] }), 'change.crl is not a known field');
 });
 
 test('orderer endpoints and an orderer organization\'s removal are proposal kinds, bounded as their routes', () => {
   assert.equal(proposalChange(body({ type: 'orderer_endpoints', msp_id: 'OrdererMSP', endpoints: ['orderer0.example.com:7050'] }).change), { type: 'orderer_endpoints', mspId: 'OrdererMSP', endpoints: ['orderer0.example.com:7050'] });
   assert.equal(proposalChange(body({ type: 'remove_orderer_organization', msp_id: 'Orderer2MSP' }).change), { type: 'remove_orderer_organization', mspId: 'Orderer2MSP' });
-  assert.match(refused({ type: 'orderer_endpoints', msp_id: 'OrdererMSP', endpoints: [] }), 'endpoints');
-  assert.match(refused({ type: 'orderer_endpoints', msp_id: 'OrdererMSP', endpoints: Array(21).fill('o.example.com:7050') }), 'endpoints');
-  assert.match(refused({ type: 'remove_orderer_organization', msp_id: '' }), 'msp_id');
-  assert.match(refused({ type: 'remove_orderer_organization', msp_id: 'Orderer2MSP', endpoints: ['o:1'] }), 'endpoints');
+  assert.match(refused({ type: 'orderer_endpoints', msp_id: 'OrdererMSP', endpoints: [] }), 'change.endpoints must NOT have fewer than 1 items');
+  assert.match(refused({ type: 'orderer_endpoints', msp_id: 'OrdererMSP', endpoints: Array(21).fill('o.example.com:7050') }), 'change.endpoints must NOT have more than 20 items');
+  assert.match(refused({ type: 'remove_orderer_organization', msp_id: '' }), 'change.msp_id must NOT have fewer than 1 characters');
+  assert.match(refused({ type: 'remove_orderer_organization', msp_id: 'Orderer2MSP', endpoints: ['o:1'] }), 'change.endpoints is not a known field');
 });
 
 test.run();

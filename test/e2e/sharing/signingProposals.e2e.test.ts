@@ -14,6 +14,7 @@
 // - ACLs and orderer policies are carried by a proposal as every change type (item 4).
 // - An MSP update of B (a new root and an intermediate CA), needing B's Admins only, proposed on
 //   A (which signs nothing), signed on B, submitted on A: the channel's MSP of B carries them.
+//   Orderer organization kinds go through their routes' rules (last one: 409; endpoints checked).
 // - A proposal whose channel config moved on since it was prepared is refused as stale.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -252,6 +253,20 @@ t('an MSP update of B (a new root and intermediate CA) proposed on A, signed on 
   const pems = (l: string[] | undefined) => (l ?? []).map((c) => Buffer.from(c, 'base64').toString('utf8').trim());
   assert.ok(pems(msp.root_certs).includes(root.signCa.certPem.trim()), 'the new root in B\'s MSP');
   assert.equal(pems(msp.intermediate_certs), [intermediate.pem.trim()], 'the new intermediate in B\'s MSP');
+});
+
+t('orderer organization kinds are planned by their routes\' use cases: the last orderer organization is a 409, endpoints A signs alone need no proposal', async () => {
+  let r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'remove_orderer_organization', msp_id: 'SigOrgAMSP' } });
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'LAST_ORDERER_ORGANIZATION');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgBMSP', endpoints: ['orderer0.sigorgb.example.com:7050'] } });
+  assert.is(r.status, 404, 'B is no orderer organization of the channel');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgAMSP', endpoints: ['not an endpoint'] } });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.details[0].field, 'endpoints[0]');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgAMSP', endpoints: ['orderer0.sigorga.example.com:7050'] } });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details, [{ field: 'change', message: 'no signature missing' }], 'prepared against the channel: /Channel/Orderer/Admins is A\'s, held here');
 });
 
 t('a proposal prepared before the channel\'s config moved on is refused as stale', async () => {
