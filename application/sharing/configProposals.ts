@@ -5,14 +5,15 @@
 // travel back (sharing.signature.shared / .received); the proposer then submits it to its orderer
 // with every signature. The private keys stay where they are: only ConfigSignatures travel.
 // Every change type of a channel (application config, organization removal, anchor peers,
-// consenters, revocation lists) can be proposed; a proposal can also stay on this instance and
+// consenters, revocation lists, an organization's MSP update, orderer organization endpoints and
+// removal) can be proposed; a proposal can also stay on this instance and
 // collect detached signatures its operators upload (verified against the channel's MSPs), and
 // it is submitted only once its policy, evaluated again against the current config, is met.
 import { createHash } from 'node:crypto';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { NODE_SHARING_STREAM, nodeSharing } from '../../domain/sharing/nodeSharing.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import type { DetachedConfigSignature, SignatureRequirement, UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { DetachedConfigSignature, MspUpdate, SignatureRequirement, UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ChannelBatchSettings, ChannelPolicy } from '../../domain/consortium/consortiumPorts.ts';
 import { getSharingPeer, listSharingPeers, type SharingPeerRow } from '../../projections/nodeSharing.ts';
 import { getConsortiumNetworkByChannel } from './sharingNetworks.ts';
@@ -26,6 +27,8 @@ import { planChannelConfig, planOrganizationRemoval } from '../consortium/consor
 import { planAnchorPeers } from '../consortium/consortiumAnchorPeersSet.ts';
 import { planConsenterChange, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
 import { planOrganizationCrl } from '../consortium/consortiumOrgCrlPush.ts';
+import { planOrganizationMspUpdate } from '../consortium/consortiumOrgMspUpdate.ts';
+import { planOrdererEndpoints, planOrdererOrganizationRemoval } from '../consortium/consortiumOrdererOrganizations.ts';
 import { instanceIdentity, peerRequestToken, sharingOf, sharingState } from './sharingContext.ts';
 import { peerMessage } from './peerCalls.ts';
 
@@ -58,7 +61,10 @@ export type ProposalChange =
   | { type: 'remove_organization'; mspId: string }
   | { type: 'anchor_peers'; organizationId: string; anchorPeers: { host: string; port: number }[] }
   | { type: 'consenter'; action: ConsenterAction; nodeId: number }
-  | { type: 'revocation_list'; organizationId: number };
+  | { type: 'revocation_list'; organizationId: number }
+  | { type: 'msp_update'; mspId: string; update: MspUpdate }
+  | { type: 'orderer_endpoints'; mspId: string; endpoints: string[] }
+  | { type: 'remove_orderer_organization'; mspId: string };
 
 /** The change computed by the use case that owns it (its rules checked), nothing signed. */
 async function planProposalChange(input: CommandInput, networkId: number, change: ProposalChange): Promise<PlannedConfigChange> {
@@ -75,6 +81,12 @@ async function planProposalChange(input: CommandInput, networkId: number, change
       return planConsenterChange(input, target, change.action, change.nodeId);
     case 'revocation_list':
       return planOrganizationCrl(input, networkId, change.organizationId);
+    case 'msp_update':
+      return planOrganizationMspUpdate(input.deps, target, change.mspId, change.update);
+    case 'orderer_endpoints':
+      return planOrdererEndpoints(input.deps, target, change.mspId, change.endpoints);
+    case 'remove_orderer_organization':
+      return planOrdererOrganizationRemoval(input.deps, target, change.mspId);
   }
 }
 

@@ -8,7 +8,7 @@ import { createProposal, proposalFile, proposalStatus, signProposal, submitPropo
 import { sharingState } from '../../application/sharing/sharingContext.ts';
 import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { PolicyFields } from './consortium/consortiumChannels.ts';
+import { MspUpdateFields, OrdererEndpointsField, PolicyFields } from './consortium/consortiumChannels.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };
@@ -30,15 +30,25 @@ const ProposalChangeBody = Type.Union([
   Type.Object({ type: Type.Literal('anchor_peers'), organizationId: Type.String({ maxLength: 250, description: 'the mspId' }), anchorPeers: Type.Array(AnchorPeer, { maxItems: 20 }) }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/anchor-peers' }),
   Type.Object({ type: Type.Literal('consenter'), action: Type.Union([Type.Literal('add'), Type.Literal('remove'), Type.Literal('certificate')]), node_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'as the consenter routes: add, remove, or replace the TLS certificate of the orderer node_id' }),
   Type.Object({ type: Type.Literal('revocation_list'), organization_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'the organization\'s current CRL into its MSP in the channel' }),
+  Type.Object({ type: Type.Literal('msp_update'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), ...MspUpdateFields }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/organizations/{mspId}/msp (the same certificate checks, 400 MSP_CERTIFICATE)' }),
+  Type.Object({ type: Type.Literal('orderer_endpoints'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/orderer-organizations/{mspId}/endpoints' }),
+  Type.Object({ type: Type.Literal('remove_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false, description: 'as DELETE .../channels/{channelName}/orderer-organizations/{mspId} (the same rules: LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS)' }),
 ], { description: 'the change, one of the channel\'s change types' });
 type ProposalChangeInput = Static<typeof ProposalChangeBody>;
-function proposalChange(c: ProposalChangeInput): ProposalChange {
+/** The body's change in the use case's terms (exported for its unit test). */
+export function proposalChange(c: ProposalChangeInput): ProposalChange {
   switch (c.type) {
     case 'channel_config': return c;
     case 'remove_organization': return { type: 'remove_organization', mspId: c.msp_id };
     case 'anchor_peers': return c;
     case 'consenter': return { type: 'consenter', action: c.action, nodeId: c.node_id };
     case 'revocation_list': return { type: 'revocation_list', organizationId: c.organization_id };
+    case 'msp_update': {
+      const { type: _t, msp_id, ...update } = c;
+      return { type: 'msp_update', mspId: msp_id, update };
+    }
+    case 'orderer_endpoints': return { type: 'orderer_endpoints', mspId: c.msp_id, endpoints: c.endpoints };
+    case 'remove_orderer_organization': return { type: 'remove_orderer_organization', mspId: c.msp_id };
   }
 }
 const Unmet = Type.Object({ policy_path: Type.String(), rule: Type.String(), missing_organizations: Type.Array(Type.String()), more_needed: Type.Integer() });
@@ -68,7 +78,7 @@ const SignatureAdded = Type.Object({ proposal_id: Type.String(), added: Type.Arr
 export const sharingProposalRoutes = [
   defineRoute({
     method: 'post', path: '/nodesharing/proposals', summary: 'Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)', tags, permission: 'NETWORK_UPDATE', ...edition,
-    description: 'The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
+    description: 'The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
     body: Type.Object({
       network_id: Type.Integer({ minimum: 1 }),
       policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name: {type, rule} (the same as change {type: channel_config, policies})' })),
@@ -77,8 +87,8 @@ export const sharingProposalRoutes = [
       description: Type.Optional(Type.String({ maxLength: 1000, description: 'what the signers are asked to sign' })),
     }, { additionalProperties: false }),
     responses: {
-      201: { description: 'prepared and awaiting signatures (or unchanged: 200)', schema: ProposalCreated }, 400: { description: 'no change, or both policies and change given; the change\'s own rules; this instance holds every signature needed (no proposal needed)' },
-      404: { description: 'no such network, channel, organization or orderer' }, 409: { description: 'no joined orderer, or no sharing peer shares a missing organization (collect peer); the change\'s own rules (last organization, consenter quorum)' }, 502: { description: 'the peer could not be reached or refused' },
+      201: { description: 'prepared and awaiting signatures (or unchanged: 200)', schema: ProposalCreated }, 400: { description: 'no change, or both policies and change given; the change\'s own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft channel); this instance holds every signature needed (no proposal needed)' },
+      404: { description: 'no such network, channel, organization or orderer' }, 409: { description: 'no joined orderer, or no sharing peer shares a missing organization (collect peer); the change\'s own rules (last organization, consenter quorum, LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS)' }, 502: { description: 'the peer could not be reached or refused' },
     },
     async handler(input) {
       const { body } = input;

@@ -30,6 +30,17 @@ const AnchorBody = Type.Object({
   anchorPeers: Type.Array(AnchorPeer, { maxItems: 20, description: 'host and port of its anchor peers (their gossip endpoints); [] removes them' }),
 }, { additionalProperties: false });
 const Policy = Type.Object({ type: Type.Union([Type.Literal('ImplicitMeta'), Type.Literal('Signature')]), rule: Type.String({ minLength: 1, maxLength: 2000 }) }, { additionalProperties: false });
+const Pem = Type.String({ minLength: 1, maxLength: 16_384, pattern: '-----BEGIN CERTIFICATE-----', description: 'a PEM X.509 certificate' });
+/** The MSP update's fields (PUT .../organizations/{mspId}/msp and the signing proposal's msp_update). */
+export const MspUpdateFields = {
+  rootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'root CA certificates to add (self-signed CAs)' })),
+  intermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role' })),
+  tlsRootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS root CA certificates to add' })),
+  tlsIntermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS intermediate CA certificates to add' })),
+  admins: Type.Optional(Type.Array(Pem, { maxItems: 20, description: 'the MSP\'s explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them' })),
+};
+/** An orderer organization's endpoints (PUT .../orderer-organizations/{mspId}/endpoints and the signing proposal's orderer_endpoints). */
+export const OrdererEndpointsField = Type.Array(Type.String({ minLength: 3, maxLength: 260 }), { minItems: 1, maxItems: 20, description: 'host:port of the organization\'s orderers, in order' });
 /** Beyond SPEC's application `policies`: the orderer's and the channel's policies and the Application ACLs (docs/consortium.md). */
 export const PolicyFields = {
   ordererPolicies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { maxProperties: 4, description: '/Channel/Orderer policies by name (Readers, Writers, Admins, BlockValidation; BlockValidation not on a smartbft channel, whose consenters it is computed from): {type, rule}; a Signature rule names only orderer organizations; signed for by the orderer organizations\' admins' })),
@@ -91,7 +102,6 @@ const UpdateView = Type.Object({
 });
 const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false });
 const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
-const Pem = Type.String({ minLength: 1, maxLength: 16_384, pattern: '-----BEGIN CERTIFICATE-----', description: 'a PEM X.509 certificate' });
 const OrdererOrgParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false });
 const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing' })) }, { additionalProperties: false });
 const ConsenterChangeView = Type.Object({
@@ -161,13 +171,7 @@ export const consortiumChannelRoutes = [
     method: 'put', path: '/networks/consortium/:id/channels/:channelName/organizations/:mspId/msp', summary: 'Update an organization\'s MSP in the channel: root or intermediate CAs (and TLS CAs) added, its admins set; certificates checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false }),
     query: DryRunQuery,
-    body: Type.Object({
-      rootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'root CA certificates to add (self-signed CAs)' })),
-      intermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role' })),
-      tlsRootCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS root CA certificates to add' })),
-      tlsIntermediateCerts: Type.Optional(Type.Array(Pem, { maxItems: 10, description: 'TLS intermediate CA certificates to add' })),
-      admins: Type.Optional(Type.Array(Pem, { maxItems: 20, description: 'the MSP\'s explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them' })),
-    }, { additionalProperties: false }),
+    body: Type.Object(MspUpdateFields, { additionalProperties: false }),
     responses: {
       200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
       400: { description: 'a certificate that does not parse, is not valid now, or does not chain to the MSP (MSP_CERTIFICATE, naming the field); nothing given' },
@@ -181,7 +185,7 @@ export const consortiumChannelRoutes = [
   defineRoute({
     method: 'put', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations/:mspId/endpoints', summary: 'Set an orderer organization\'s orderer endpoints (its Endpoints value: host:port of its orderers); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
     params: OrdererOrgParams, query: DryRunQuery,
-    body: Type.Object({ endpoints: Type.Array(Type.String({ minLength: 3, maxLength: 260 }), { minItems: 1, maxItems: 20, description: 'host:port of the organization\'s orderers, in order' }) }, { additionalProperties: false }),
+    body: Type.Object({ endpoints: OrdererEndpointsField }, { additionalProperties: false }),
     responses: {
       200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
       400: { description: 'an endpoint that is not host:port, or listed twice' },

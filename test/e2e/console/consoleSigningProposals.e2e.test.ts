@@ -7,11 +7,12 @@
 // naming the missing organizations, and a damaged signed file refused with its reason. On B's
 // page the received proposal is signed with B only; back on A's proposal page B's signature is
 // listed, submit succeeds, and the channel's config (API and channel page) has the new policy.
+// The MSP form offers the same: a root CA for B previewed on A (B's admin missing) is made a proposal.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { ADMIN, type TestServer } from '../../helpers/server.ts';
-import { fabricMissing } from '../../helpers/fabric.ts';
+import { fabricMissing, testOrganization } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
@@ -118,6 +119,26 @@ t('policy editor and dry run on the channel page, the proposal page with 1 more 
   assert.is(after.config.channel_group.groups.Application.policies.Endorsement.policy.value.rule, 'ANY');
   await page.goto(`${a.url}/networks/consortium/${networkId}`);
   await page.getByTestId('policy-Endorsement').getByText('ImplicitMeta: ANY Endorsement').waitFor({ timeout: 60_000 });
+});
+
+t('the MSP form: a new root CA for B previewed on A is made a signing proposal waiting for B', async () => {
+  const root = await testOrganization('SgnOrgBMSP', 'newsgnorgb.example.com');
+  await page.goto(`${a.url}/networks/consortium/${networkId}`);
+  const section = page.getByRole('region', { name: 'Update an organization\'s MSP' });
+  await section.waitFor({ timeout: 60_000 });
+  await section.getByLabel('Organization').selectOption('SgnOrgBMSP');
+  await section.getByLabel('Root CA certificates to add').fill(root.signCa.certPem);
+  await section.getByRole('button', { name: 'Preview the update' }).click();
+  const review = section.getByRole('form', { name: 'Update the MSP of SgnOrgBMSP in channel sgnchannel' });
+  await review.getByTestId('missing-organizations').waitFor({ timeout: 60_000 });
+  assert.is(await review.getByTestId('missing-organizations').innerText(), 'SgnOrgBMSP');
+  const ask = review.getByRole('group', { name: 'Ask the other organizations to sign' });
+  await ask.getByRole('button', { name: 'Ask the other organizations to sign' }).click({ timeout: 30_000 });
+  const created = ask.getByTestId('proposal-created').or(ask.getByRole('alert'));
+  await created.waitFor({ timeout: 60_000 });
+  assert.match(await created.innerText(), /^Proposal \S+: signed by no one yet, waiting for SgnOrgBMSP\./);
+  const proposals = (await pair.apiA('GET', '/nodesharing/proposals')).json.items;
+  assert.ok(proposals.some((p: { kinds: string[] }) => p.kinds.includes('mspUpdate')), JSON.stringify(proposals));
 });
 
 t.run();

@@ -12,6 +12,9 @@
 //   400s naming why, the good one is verified and added once (a second is a 409), and the
 //   orderer accepts the update with it.
 // - ACLs and orderer policies are carried by a proposal as every change type (item 4).
+// - An MSP update of B (a new root and an intermediate CA), needing B's Admins only, proposed on
+//   A (which signs nothing), signed on B, submitted on A: the channel's MSP of B carries them.
+//   Orderer organization kinds go through their routes' rules (last one: 409; endpoints checked).
 // - A proposal whose channel config moved on since it was prepared is refused as stale.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,6 +25,10 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { testOrganization } from '../../helpers/fabric.ts';
+import { issueCertificate } from '../../../adapters/x509/certificateBuilder.ts';
+import { organizationCaProfile } from '../../../adapters/x509/certificateProfiles.ts';
 
 const t = requires(suite('channel changes signed by 2 of 3 organizations: policy first, proposals across and within instances (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let a: TestServer;
@@ -215,6 +222,51 @@ t('ACLs and orderer policies travel in a proposal too: the dry run names B and C
   const group = (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json.config.channel_group;
   assert.is(group.groups.Application.values.ACLs.value.acls['qscc/GetChainInfo'].policy_ref, 'Admins');
   assert.is(group.groups.Orderer.policies.Writers.policy.type, 1);
+});
+
+t('an MSP update of B (a new root and intermediate CA) proposed on A, signed on B, submitted on A: the channel\'s MSP of B carries them', async () => {
+  const root = await testOrganization('SigOrgBMSP', 'newsigorgb.example.com');
+  const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  const intermediate = await issueCertificate({ ...organizationCaProfile({ domain: 'int.sigorgb.example.com' }, new Date(), 5), isCa: true }, createPublicKey(key).export({ type: 'spki', format: 'pem' }).toString(), { certificatePem: root.signCa.certPem, signer: root.signCa.signer });
+  let r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'msp_update', msp_id: 'SigOrgBMSP', intermediateCerts: [intermediate.pem] } });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.code, 'MSP_CERTIFICATE', 'the direct route\'s checks: an intermediate whose root the MSP lacks');
+  assert.is(r.json.details[0].field, 'intermediateCerts[0]');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'msp_update', msp_id: 'NoSuchMSP', rootCerts: [root.signCa.certPem] } });
+  assert.is(r.status, 404, r.text);
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'msp_update', msp_id: 'SigOrgBMSP', rootCerts: [root.signCa.certPem], intermediateCerts: [intermediate.pem] }, description: 'a new CA for B' });
+  assert.is(r.status, 201, r.text);
+  assert.equal([r.json.required_organizations, r.json.held_organizations, r.json.signed_by, r.json.missing_organizations], [['SigOrgBMSP'], [], [], ['SigOrgBMSP']], r.text);
+  assert.ok(r.json.peer_id, r.text);
+  const id = r.json.proposal_id;
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 409, r.text);
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP']);
+  r = await apiB('POST', `/nodesharing/proposals/${id}/sign?organizations=SigOrgBMSP`);
+  assert.is(r.status, 200, r.text);
+  r = await apiA('GET', `/nodesharing/proposals/${id}`);
+  assert.equal([r.json.satisfied, r.json.kinds], [true, ['mspUpdate']], r.text);
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['SigOrgBMSP']);
+  const msp = (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json.config.channel_group.groups.Application.groups.SigOrgBMSP.values.MSP.value.config;
+  const pems = (l: string[] | undefined) => (l ?? []).map((c) => Buffer.from(c, 'base64').toString('utf8').trim());
+  assert.ok(pems(msp.root_certs).includes(root.signCa.certPem.trim()), 'the new root in B\'s MSP');
+  assert.equal(pems(msp.intermediate_certs), [intermediate.pem.trim()], 'the new intermediate in B\'s MSP');
+});
+
+t('orderer organization kinds are planned by their routes\' use cases: the last orderer organization is a 409, endpoints A signs alone need no proposal', async () => {
+  let r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'remove_orderer_organization', msp_id: 'SigOrgAMSP' } });
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'LAST_ORDERER_ORGANIZATION');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgBMSP', endpoints: ['orderer0.sigorgb.example.com:7050'] } });
+  assert.is(r.status, 404, 'B is no orderer organization of the channel');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgAMSP', endpoints: ['not an endpoint'] } });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.details[0].field, 'endpoints[0]');
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgAMSP', endpoints: ['orderer0.sigorga.example.com:7050'] } });
+  assert.is(r.status, 400, r.text);
+  assert.equal(r.json.details, [{ field: 'change', message: 'no signature missing' }], 'prepared against the channel: /Channel/Orderer/Admins is A\'s, held here');
 });
 
 t('a proposal prepared before the channel\'s config moved on is refused as stale', async () => {

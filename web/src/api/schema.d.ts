@@ -3187,7 +3187,7 @@ export interface paths {
         put?: never;
         /**
          * Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)
-         * @description The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
+         * @description The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
          *
          *     Permission: `NETWORK_UPDATE`.
          *
@@ -23721,6 +23721,30 @@ export interface operations {
                         organization_id: number;
                         /** @constant */
                         type: "revocation_list";
+                    } | {
+                        /** @description the MSP's explicit admin certificates (replacing those it has; each issued by a signing CA of the MSP); [] removes them */
+                        admins?: string[];
+                        /** @description intermediate CA certificates to add (each issued by a root or intermediate of the MSP or of this request). Adding a signing CA also makes the NodeOU identifiers CA-less, so identities of the new CA get their OU role */
+                        intermediateCerts?: string[];
+                        msp_id: string;
+                        /** @description root CA certificates to add (self-signed CAs) */
+                        rootCerts?: string[];
+                        /** @description TLS intermediate CA certificates to add */
+                        tlsIntermediateCerts?: string[];
+                        /** @description TLS root CA certificates to add */
+                        tlsRootCerts?: string[];
+                        /** @constant */
+                        type: "msp_update";
+                    } | {
+                        /** @description host:port of the organization's orderers, in order */
+                        endpoints: string[];
+                        msp_id: string;
+                        /** @constant */
+                        type: "orderer_endpoints";
+                    } | {
+                        msp_id: string;
+                        /** @constant */
+                        type: "remove_orderer_organization";
                     };
                     /** @description where the missing signatures come from: a sharing peer (default) or detached signatures uploaded here */
                     collect?: "peer" | "upload";
@@ -23768,7 +23792,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no change, or both policies and change given; the change's own rules; this instance holds every signature needed (no proposal needed) */
+            /** @description no change, or both policies and change given; the change's own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft channel); this instance holds every signature needed (no proposal needed) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23800,7 +23824,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description no joined orderer, or no sharing peer shares a missing organization (collect peer); the change's own rules (last organization, consenter quorum) */
+            /** @description no joined orderer, or no sharing peer shares a missing organization (collect peer); the change's own rules (last organization, consenter quorum, LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS) */
             409: {
                 headers: {
                     [name: string]: unknown;

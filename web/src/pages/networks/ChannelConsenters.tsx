@@ -154,7 +154,7 @@ export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { net
         <button type="button" disabled={!Object.values(text).some((v) => v.trim())} onClick={preview}>
           Preview the update
         </button>
-        {asked ? <DryRunChange key={`${asked.mspId}-${asked.n}`} networkId={networkId} label={`Update the MSP of ${asked.mspId} in channel ${channelName}`} what={`msp-${asked.mspId}-${asked.n}`} send={send(asked.mspId, asked.body)} done={() => setAsked(null)} /> : null}
+        {asked ? <DryRunChange key={`${asked.mspId}-${asked.n}`} networkId={networkId} label={`Update the MSP of ${asked.mspId} in channel ${channelName}`} what={`msp-${asked.mspId}-${asked.n}`} send={send(asked.mspId, asked.body)} proposal={{ type: 'msp_update', msp_id: asked.mspId, ...asked.body }} done={() => setAsked(null)} /> : null}
       </section>
     </Can>
   );
@@ -193,7 +193,7 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: 
           </p>
         ))}
         {action ? (
-          <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={action.kind === 'remove' ? `Remove orderer organization ${action.mspId} from channel ${channelName}` : `Set the orderer endpoints of ${action.mspId}`} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} done={() => setAction(null)} />
+          <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={action.kind === 'remove' ? `Remove orderer organization ${action.mspId} from channel ${channelName}` : `Set the orderer endpoints of ${action.mspId}`} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} proposal={action.kind === 'remove' ? { type: 'remove_orderer_organization', msp_id: action.mspId } : { type: 'orderer_endpoints', msp_id: action.mspId, endpoints: action.endpoints }} done={() => setAction(null)} />
         ) : null}
       </section>
     </Can>
