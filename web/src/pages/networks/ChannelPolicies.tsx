@@ -12,6 +12,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { policyText, type ChannelConfigJson } from '../../components/channelPolicies';
 import { ACL_RESOURCES, LEVELS, aclRows, levelPolicyRows, type Level } from '../../components/channelAcls';
 import { Can } from '../../session';
+import { ConfigDiff } from './ConfigChangeReview';
 
 type Answer = { status: string; sequence: number; diff: Array<{ path: string; before: unknown; after: unknown }>; missing_organizations: string[]; held_organizations: string[]; policies: string[]; signed_by: string[] };
 
@@ -66,27 +67,7 @@ function Preview({ preview, submit, what }: { preview: { data?: Answer; error: u
             <p>Nothing to change: the channel already has this.</p>
           ) : (
             <>
-              <table data-testid="config-diff">
-                <caption>What the update changes (dry run: nothing submitted yet)</caption>
-                <thead>
-                  <tr>
-                    <th>Config path</th>
-                    <th>Before</th>
-                    <th>After</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.diff.map((e, i) => (
-                    <tr key={i}>
-                      <td>
-                        <code>{e.path}</code>
-                      </td>
-                      <td>{e.before === null ? '—' : JSON.stringify(e.before)}</td>
-                      <td>{e.after === null ? '—' : JSON.stringify(e.after)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <ConfigDiff diff={d.diff} />
               <p>
                 Signed for under {d.policies.join(', ') || '—'}
                 {d.missing_organizations.length ? `; still missing the admin signatures of ${d.missing_organizations.join(', ')} (collect them with a signing proposal).` : `; this service holds every signature needed (${d.held_organizations.join(', ')}).`}
