@@ -3,15 +3,17 @@
 // need, and either answers which organizations' signatures are missing (submitting nothing) or
 // collects the signatures, submits the CONFIG_UPDATE envelope and waits until the orderer serves
 // the new config (sequence grown).
-//   updateChannelConfig({orderer, channelName, change, signers, timeoutMs}) -> ChannelConfigUpdateResult
+//   updateChannelConfig({orderer, channelName, change, signers, check, timeoutMs}) -> ChannelConfigUpdateResult
+//   (`check`: the use case's rules, run on the config read here before anything is computed: one read per update)
 //   planConfigUpdate(current, channelName, change, signerMspIds) -> { update, diff, policies, unmet, signWith }
 //   previewConfigUpdate({orderer, channelName, change, signers}) -> the plan's diff and missing signatures, nothing submitted
 //   signedConfigUpdateEnvelope(channelName, update, signers)     -> common.Envelope
 import { common, orderer } from '@hyperledger/fabric-protos';
-import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigDiffEntry, type ConfigUpdatePreview, type SignatureRequirement, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
+import { FabricRefusedError, type ChannelBlockSource, type ChannelConfigChange, type ChannelConfigUpdateResult, type ConfigCheck, type ConfigDiffEntry, type ConfigUpdatePreview, type SignatureRequirement, type UnmetPolicy } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
+import { configJson } from './channelConfigJson.ts';
 import { applyChange } from './configUpdateChanges.ts';
 import { computeConfigUpdate } from './configUpdateCompute.ts';
 import { configDiff } from './configDiff.ts';
@@ -57,6 +59,11 @@ export async function signedConfigUpdateEnvelope(channelName: string, update: co
   return signedEnvelope(signers[0], common.HeaderType.CONFIG_UPDATE, channelName, updateEnvelope.serializeBinary());
 }
 
+/** The use case's rules run against the config just read (the update's one read of it). */
+export async function checkAgainst(config: common.Config, check: ConfigCheck | undefined): Promise<void> {
+  if (check) await check(configJson(config));
+}
+
 // The signers may include an organization the channel does not know yet (one being added): read
 // the config as the first signer the orderer lets read it.
 async function fetchAsAnyReader(source: ChannelBlockSource, signers: FabricSigner[], channelName: string) {
@@ -72,10 +79,11 @@ async function fetchAsAnyReader(source: ChannelBlockSource, signers: FabricSigne
   throw refusal;
 }
 
-export async function previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<ConfigUpdatePreview> {
+export async function previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[]; check?: ConfigCheck }): Promise<ConfigUpdatePreview> {
   const { orderer, channelName, change, signers } = request;
   if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer.`, [{ field: 'signers', message: 'none' }]);
   const { reader: _reader, ...current } = await fetchAsAnyReader({ kind: 'orderer', endpoint: orderer }, signers, channelName);
+  await checkAgainst(current.config, request.check);
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   return {
     sequence: current.config.getSequence(), unchanged: !plan.update, diff: plan.diff, ...plan.requirement,
@@ -100,6 +108,7 @@ export async function updateChannelConfig(request: {
   channelName: string;
   change: ChannelConfigChange | ChannelConfigChange[];
   signers: FabricSigner[];
+  check?: ConfigCheck;
   timeoutMs?: number;
 }): Promise<ChannelConfigUpdateResult> {
   const { orderer, channelName, change, signers } = request;
@@ -107,6 +116,7 @@ export async function updateChannelConfig(request: {
   if (signers.length === 0) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer.`, [{ field: 'signers', message: 'none' }]);
   const source = { kind: 'orderer' as const, endpoint: orderer };
   const { reader, ...current } = await fetchAsAnyReader(source, signers, channelName);
+  await checkAgainst(current.config, request.check);
   const sequence = current.config.getSequence();
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };

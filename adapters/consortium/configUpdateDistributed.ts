@@ -2,7 +2,7 @@
 // instance's admin signs it there): prepared once (the ConfigUpdate bytes every signer signs),
 // signed anywhere (a ConfigSignature: signature header with the signer's identity and nonce,
 // and the signature over header || update), submitted with all signatures gathered.
-//   prepareConfigUpdate({orderer, channelName, change, signers}) -> prepared bytes and whose signatures are missing
+//   prepareConfigUpdate({orderer, channelName, change, signers, check}) -> prepared bytes and whose signatures are missing
 //   signConfigUpdate(updateBytes, signer)                       -> { signatureHeader, signature }
 //   describeConfigUpdate(updateBytes)                           -> { channelName }
 //   submitConfigUpdate({orderer, channelName, updateBytes, signatures, submitter, timeoutMs})
@@ -14,19 +14,20 @@ import { X509Certificate } from 'node:crypto';
 import { common, msp } from '@hyperledger/fabric-protos';
 import type { Endpoint, FabricSigner } from '../../domain/consortium/consortiumPorts.ts';
 import type { PreparedConfigUpdate, DetachedConfigSignature, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelConfigChange, ConfigCheck } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import { fetchConfig } from './channelConfig.ts';
-import { bftBroadcastOf, planConfigUpdate } from './configUpdate.ts';
+import { bftBroadcastOf, checkAgainst, planConfigUpdate } from './configUpdate.ts';
 import { requiredPolicies, signatureRequirement } from './configUpdateSignatures.ts';
 import { configUpdateTxEnvelope, signaturesOfSignedConfigTx, verifyConfigSignature } from './configSignatureVerify.ts';
 import { broadcastToOrdering } from './fabricGrpcBroadcast.ts';
 import { newTxContext, signatureHeader, signedEnvelope } from './fabricSigningEnvelope.ts';
 
-export async function prepareConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate> {
+export async function prepareConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[]; check?: ConfigCheck }): Promise<PreparedConfigUpdate> {
   const { orderer, channelName, change, signers } = request;
   if (!signers.length) throw new ValidationError(`A config update of channel "${channelName}" needs at least one admin signer here.`, [{ field: 'signers', message: 'none' }]);
   const current = await fetchConfig({ kind: 'orderer', endpoint: orderer }, signers[0], channelName);
+  await checkAgainst(current.config, request.check);
   const sequence = current.config.getSequence();
   const plan = planConfigUpdate(current.config, channelName, change, [...new Set(signers.map((s) => s.mspId))]);
   if (!plan.update) return { status: 'unchanged', sequence };

@@ -15,7 +15,7 @@ import { assertAcls, assertPolicies, policyTreeOf } from '../../domain/consortiu
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { channelNetworkOr404, joinedOrderer } from './consortiumChannelAccess.ts';
+import { channelNetworkOr404 } from './consortiumChannelAccess.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ChannelConfigJson, ConfigGroupJson } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { assertCapabilityLevels, assertV3Nodes, capabilityLevelOf, V3_CAPABILITY, type CapabilityLevel, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
@@ -51,9 +51,7 @@ const nonEmpty = (r: Record<string, unknown> | undefined): r is Record<string, u
  * (domain/consortium/policyRules.ts): each rule valid, naming only organizations of its group,
  * the group still modifiable; ACL resources known and their policies defined.
  */
-async function checkPolicies(deps: AppDeps, network: ConsortiumNetworkRow, req: ChannelConfigRequest): Promise<void> {
-  const orderer = await joinedOrderer(deps, network);
-  const { config } = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+function checkPolicies(network: ConsortiumNetworkRow, config: ChannelConfigJson, req: ChannelConfigRequest): void {
   const tree = policyTreeOf(config);
   const bft = network.consensus === 'smartbft';
   for (const level of ['policies', 'ordererPolicies', 'channelPolicies'] as const) {
@@ -74,9 +72,7 @@ function capabilitiesOf(config: ChannelConfigJson): Record<CapabilityLevel, stri
  * V3_0 asked where the channel is below it is a 409 while a node of the channel (this service's
  * peers and orderers joined to it) records a release older than 3.0, naming each.
  */
-async function checkCapabilities(deps: AppDeps, network: ConsortiumNetworkRow, asked: ChannelCapabilities): Promise<void> {
-  const orderer = await joinedOrderer(deps, network);
-  const { config } = await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName);
+async function checkCapabilities(deps: AppDeps, network: ConsortiumNetworkRow, config: ChannelConfigJson, asked: ChannelCapabilities): Promise<void> {
   const current = capabilitiesOf(config);
   assertCapabilityLevels(current, asked);
   if (asked.channel !== V3_CAPABILITY || capabilityLevelOf('channel', current.channel) === V3_CAPABILITY) return;
@@ -99,8 +95,6 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
   if (!req.organizations && !req.policies && !policiesGiven && !batchGiven && !capabilitiesGiven && !bftGiven && !raftGiven) throw new ValidationError('Give organizations, policies, orderer or channel policies, ACLs, batch settings, capabilities, SmartBFT or raft options to change.', [{ field: 'organizations', message: 'nothing to change' }]);
   if (bftGiven && network.consensus !== 'smartbft') throw new ValidationError(`smartBftOptions are the options of a smartbft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'smartBftOptions', message: 'only on a smartbft channel' }]);
   if (raftGiven && network.consensus === 'smartbft') throw new ValidationError(`raftOptions are the options of an etcdraft channel; channel ${network.channelName} is ${network.consensus}.`, [{ field: 'raftOptions', message: 'only on an etcdraft channel' }]);
-  if (capabilitiesGiven) await checkCapabilities(deps, network, req.capabilities!);
-  if (policiesGiven) await checkPolicies(deps, network, req);
   const changes: Array<{ change: ChannelConfigChange; record: Record<string, unknown> }> = [];
   if (req.organizations) {
     const current = network.organizations.map((o) => o.mspId);
@@ -124,8 +118,13 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
   if (capabilitiesGiven) changes.push({ change: { kind: 'capabilities', capabilities: req.capabilities! }, record: { kind: 'capabilities', capabilities: req.capabilities } });
   if (bftGiven) changes.push({ change: { kind: 'smartBftOptions', options: req.smartBftOptions! }, record: { kind: 'smartBftOptions', options: req.smartBftOptions } });
   if (raftGiven) changes.push({ change: { kind: 'raftOptions', options: req.raftOptions! }, record: { kind: 'raftOptions', options: req.raftOptions } });
+  // The capability and policy rules run on the config the update is computed from (one read).
+  const check = capabilitiesGiven || policiesGiven ? async (config: ChannelConfigJson) => {
+    if (capabilitiesGiven) await checkCapabilities(deps, network, config, req.capabilities!);
+    if (policiesGiven) checkPolicies(network, config, req);
+  } : undefined;
   // One config transaction for the whole request: one set of signatures, one new config.
-  return { network, changes: changes.map((c) => c.change), record: { changes: changes.map((c) => c.record) } };
+  return { network, changes: changes.map((c) => c.change), record: { changes: changes.map((c) => c.record) }, check };
 }
 
 export async function updateChannelConfig(input: CommandInput, target: { networkId: number; channelName: string }, req: ChannelConfigRequest, opts: { dryRun?: boolean } = {}) {

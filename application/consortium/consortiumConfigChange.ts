@@ -11,7 +11,7 @@ import type { AppDeps } from '../deps.ts';
 import { runCommand, type CommandInput } from '../commands.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
 import { ConflictError } from '../../domain/shared/errors.ts';
-import type { ChannelConfigChange, ConfigDiffEntry, ConfigUpdatePreview, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
+import type { ChannelConfigChange, ConfigCheck, ConfigDiffEntry, ConfigUpdatePreview, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { orderingOrderer, networkSigners } from './consortiumChannelAccess.ts';
@@ -35,6 +35,8 @@ export interface PlannedConfigChange {
   record: Record<string, unknown>;
   /** Submit through another orderer when there is one (a consenter being removed). */
   avoidOrdererId?: number;
+  /** Rules checked against the config the update is computed from (read once, by the port), before anything is computed or signed. */
+  check?: ConfigCheck;
 }
 
 /** Records a submitted change on the network: RecordAnchorPeers for anchor peers (the network's map shows them), RecordConfigUpdate otherwise. */
@@ -55,11 +57,11 @@ export async function applyPlannedChange(input: CommandInput, planned: PlannedCo
   const { deps } = input;
   const { network } = planned;
   if (opts.dryRun) {
-    const p = await previewConfigChange(deps, network, planned.changes, { avoidOrdererId: planned.avoidOrdererId });
+    const p = await previewConfigChange(deps, network, planned.changes, { avoidOrdererId: planned.avoidOrdererId, check: planned.check });
     const { sequence, unchanged, diff, ...requirement } = p;
     return { network, status: unchanged ? 'unchanged' : 'updated', sequence, blockNumber: null, signedBy: [], diff, dryRun: true, requirement };
   }
-  const result = await submitConfigChange(deps, network, planned.changes, { avoidOrdererId: planned.avoidOrdererId });
+  const result = await submitConfigChange(deps, network, planned.changes, { avoidOrdererId: planned.avoidOrdererId, check: planned.check });
   if (result.status !== 'updated') return { network, status: 'unchanged', sequence: result.sequence, blockNumber: null, signedBy: [], diff: [], dryRun: false, requirement: null };
   await recordSubmitted(input, network, planned.record, result);
   return { network, status: 'updated', sequence: result.sequence, blockNumber: result.blockNumber, signedBy: result.signedBy, diff: result.diff, dryRun: false, requirement: null };
@@ -75,17 +77,17 @@ export function signaturesMissing(channelName: string, r: SignatureRequirement, 
 }
 
 /** The update a change would make, with its diff and the signatures it would miss; nothing submitted. */
-export async function previewConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number } = {}): Promise<ConfigUpdatePreview> {
+export async function previewConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number; check?: ConfigCheck } = {}): Promise<ConfigUpdatePreview> {
   const orderer = await orderingOrderer(deps, network, opts.avoidOrdererId);
   const signers = await networkSigners(deps, network);
-  return consortiumOf(deps).channels.previewConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change, signers });
+  return consortiumOf(deps).channels.previewConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change, signers, check: opts.check });
 }
 
-/** `avoidOrdererId`: submit through another consenter when there is one (a consenter being removed). */
-export async function submitConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number } = {}) {
+/** `avoidOrdererId`: submit through another consenter when there is one (a consenter being removed); `check`: rules run on the config the update is computed from. */
+export async function submitConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number; check?: ConfigCheck } = {}) {
   const orderer = await orderingOrderer(deps, network, opts.avoidOrdererId);
   const signers = await networkSigners(deps, network);
-  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, change, signers });
+  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, change, signers, check: opts.check });
   if (result.status === 'signatures-missing') throw signaturesMissing(network.channelName, result, 'Nothing was submitted: create a signing proposal (POST /nodesharing/proposals) to collect them.');
   return result;
 }

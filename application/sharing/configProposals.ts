@@ -116,7 +116,7 @@ export async function createProposal(input: CommandInput, networkId: number, cha
   const orderer = await orderingOrderer(deps, network, planned.avoidOrdererId);
   const signers = await networkSigners(deps, network);
   const d = distributed(input);
-  const prepared = await d.prepareConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change: planned.changes, signers });
+  const prepared = await d.prepareConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change: planned.changes, signers, check: planned.check });
   if (prepared.status === 'unchanged') return { status: 'unchanged' as const, proposal_id: null, missing_organizations: [], peer_id: null };
   if (!prepared.missingOrganizations.length) throw new ValidationError('This instance holds every signature the update needs: make the change directly, no proposal is needed.', [{ field: 'change', message: 'no signature missing' }]);
   const holder = opts.collect === 'peer' ? await peerFor(input, prepared.missingOrganizations) : null;

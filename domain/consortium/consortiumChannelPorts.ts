@@ -247,6 +247,13 @@ export interface PeerReader {
   signer: FabricSigner;
 }
 
+/**
+ * A use case's rules checked against the config an update is computed from (the one read of the
+ * channel's config per update): called by the port once it has read the current config, before it
+ * computes anything; what it throws is the update's answer, nothing computed or submitted.
+ */
+export type ConfigCheck = (config: ChannelConfigJson) => void | Promise<void>;
+
 /** A config update prepared for signatures gathered in several places (node sharing). */
 export type PreparedConfigUpdate =
   | { status: 'unchanged'; sequence: number }
@@ -284,12 +291,13 @@ export interface ConsortiumChannels {
     /** Several changes go into one config transaction (e.g. SPEC's body with organizations and policies). */
     change: ChannelConfigChange | ChannelConfigChange[];
     signers: FabricSigner[];
+    check?: ConfigCheck;
     timeoutMs?: number;
   }): Promise<ChannelConfigUpdateResult>;
   /** Computes the update and its diff against the current config, submits nothing. */
-  previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<ConfigUpdatePreview>;
+  previewConfigUpdate(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[]; check?: ConfigCheck }): Promise<ConfigUpdatePreview>;
   /** The distributed form of updateChannelConfig: prepare, sign anywhere, submit with every signature. */
-  prepareConfigUpdate?(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[] }): Promise<PreparedConfigUpdate>;
+  prepareConfigUpdate?(request: { orderer: Endpoint; channelName: string; change: ChannelConfigChange | ChannelConfigChange[]; signers: FabricSigner[]; check?: ConfigCheck }): Promise<PreparedConfigUpdate>;
   signConfigUpdate?(updateBytes: Uint8Array, signer: FabricSigner): Promise<DetachedConfigSignature>;
   /** The channel and the config paths the update writes (what a signer is asked to approve). */
   describeConfigUpdate?(updateBytes: Uint8Array): { channelName: string; changes: string[] };
