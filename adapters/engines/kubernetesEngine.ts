@@ -86,8 +86,6 @@ export interface KubernetesEngineOptions {
 }
 
 export interface KubernetesNodeEngine extends NodeEngine {
-  /** Deletes the node's pod: the StatefulSet makes it again (a rolling restart of one replica). */
-  restartPod(nodeKey: string): Promise<void>;
   /**
    * Makes the node's Service ahead of its first start (kept when there) and returns its cluster
    * IP: an address other pods reach the node at that must be known before the node runs (the
@@ -646,11 +644,6 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         await stopNode(nodeKey, opts);
         await removeObjects(nodeKey, opts.deleteVolume === true);
         await rm(dirOf(nodeKey), { recursive: true, force: true });
-      }),
-    restartPod: (nodeKey) =>
-      serial(nodeKey, async () => {
-        if (!(await ownStatefulSet(nodeKey))) throw new NotFoundError('Node', nodeKey);
-        await gone(() => core.deleteNamespacedPod({ name: `${names(nodeKey).statefulSet}-0`, namespace: ns }));
       }),
 
     async status(nodeKey): Promise<NodeStatus> {

@@ -74,6 +74,16 @@ export function adminKubeConfig(): k8s.KubeConfig {
   return kc;
 }
 
+/**
+ * A fault a test makes: the node's pod (replica 0 of its StatefulSet `statefulSet`) deleted with
+ * the admin client, as an eviction or an operator would; the StatefulSet controller makes it
+ * again, the engine is not asked. (The service restarts a node with the engine's restart(), a
+ * rolling restart of its StatefulSet.)
+ */
+export async function deleteNodePod(statefulSet: string, namespace: string, opts: { gracePeriodSeconds?: number } = {}): Promise<void> {
+  await adminKubeConfig().makeApiClient(k8s.CoreV1Api).deleteNamespacedPod({ name: `${statefulSet}-0`, namespace, ...opts });
+}
+
 /** The image of the service deploy/service.yaml runs (deploy/image.sh builds it). */
 export const serviceImage = process.env.LNM_SERVICE_IMAGE ?? 'ledger-network-manager:local';
 

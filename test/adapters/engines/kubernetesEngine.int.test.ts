@@ -8,7 +8,7 @@ import { createKubernetesEngine, type KubernetesNodeEngine } from '../../../adap
 import { probeKubernetesCluster } from '../../../adapters/engines/kubernetesCluster.ts';
 import { NodeStartFailedError, type NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
-import { k8sAnvilImage, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { deleteNodePod, k8sAnvilImage, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { eventually } from './fixtures.ts';
 
@@ -163,7 +163,7 @@ live('its pod deleted: not running, Kubernetes makes it again (no start through 
   const uid = (await engine.status(nodeKey)).containerId;
   const { apps } = admin();
   const generation = (await apps.readNamespacedStatefulSet({ name: engine.objectNames(nodeKey).statefulSet, namespace: conn!.namespace })).metadata?.generation;
-  await engine.restartPod(nodeKey);
+  await deleteNodePod(engine.objectNames(nodeKey).statefulSet, conn!.namespace);
   const down = await eventually('the node not running', async () => {
     const s = await engine.status(nodeKey);
     return s.state !== 'running' ? s : undefined;
