@@ -203,6 +203,28 @@ export async function twoOrganizationChannel(api: Api, name: string, channelName
   return { org1, org2, orderer, peer1, peer2, peer1b, peer2b, network };
 }
 
+/** GET /networks/{id}/channels/{channelName}/config: the config sequence and the channel group (configtxlator's JSON). */
+export async function channelConfigOf(api: Api, networkId: number, channelName: string): Promise<{ sequence: number; group: any }> {
+  const r = await api('GET', `/networks/${networkId}/channels/${channelName}/config`);
+  assert.is(r.status, 200, r.text);
+  return { sequence: r.json.sequence, group: r.json.config.channel_group };
+}
+
+/** PUT /networks/{id}/channels/{channelName}/config, retried while the orderer is not yet serving (503); any other refusal fails the test. */
+export async function configUpdate(api: Api, networkId: number, channelName: string, body: unknown, what = 'the config update') {
+  return until(what, async () => {
+    const u = await api('PUT', `/networks/${networkId}/channels/${channelName}/config`, body);
+    if (u.status !== 200 && u.status !== 503) assert.unreachable(u.text);
+    return u.status === 200 ? u : null;
+  }, 60_000, 1000);
+}
+
+/** The ledger height at a joined peer of the network (GET /networks/consortium/{id}/info), null while none answers. */
+export async function peerHeight(api: Api, networkId: number): Promise<number | null> {
+  const r = await api('GET', `/networks/consortium/${networkId}/info`);
+  return r.status === 200 ? Number(r.json.height) : null;
+}
+
 /**
  * The probe that a channel orders: each call commits an anchor peer update of `mspId` (its entries
  * alternating between the peer's 127.0.0.1 and localhost endpoints, retried while the orderer
