@@ -5,19 +5,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertCapabilityLevels, assertV3Nodes, capabilityLevelOf, releaseAtLeast, type ChannelNodeRelease } from '../../../domain/consortium/capabilityRules.ts';
-import { AppError } from '../../../domain/shared/errors.ts';
+import { refused } from './ruleFixtures.ts';
 
 const t = suite('channel capability rules');
-
-function refused(fn: () => void): AppError {
-  try {
-    fn();
-  } catch (err) {
-    assert.instance(err, AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
-}
 
 const now = { channel: ['V2_0'], orderer: ['V2_0'], application: ['V2_5'] };
 

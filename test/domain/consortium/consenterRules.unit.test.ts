@@ -3,20 +3,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertConsenterChange, consensusQuorum, quorumOf, type ConsenterSlot } from '../../../domain/consortium/consenterRules.ts';
-import { AppError } from '../../../domain/shared/errors.ts';
+import { refused } from './ruleFixtures.ts';
 
 const t = suite('consenter set rules');
 const slot = (port: number, active = true): ConsenterSlot => ({ host: '127.0.0.1', port, active });
-
-function refused(fn: () => void): AppError {
-  try {
-    fn();
-  } catch (err) {
-    assert.instance(err, AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
-}
 
 t('quorum is floor(n/2)+1', () => {
   assert.equal([1, 2, 3, 4, 5].map(quorumOf), [1, 2, 2, 3, 3]);

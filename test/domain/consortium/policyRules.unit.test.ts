@@ -7,40 +7,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ACL_RESOURCES, assertAcls, assertPolicies, parseSignatureRule, policyTreeOf } from '../../../domain/consortium/policyRules.ts';
-import type { ChannelConfigJson, ConfigGroupJson } from '../../../domain/consortium/consortiumChannelPorts.ts';
-import { AppError } from '../../../domain/shared/errors.ts';
+import type { ChannelConfigJson } from '../../../domain/consortium/consortiumChannelPorts.ts';
+import { channelConfig, refused, sig } from './ruleFixtures.ts';
 import { defaultAcls } from '../../../adapters/consortium/channelConfigValues.ts';
 
 const t = suite('channel policy and ACL rules');
 
-function refused(fn: () => void): AppError {
-  try {
-    fn();
-  } catch (err) {
-    assert.instance(err, AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
-}
-
-const meta = (rule: string, sub: string) => ({ mod_policy: 'Admins', version: '0', policy: { type: 3, value: { rule, sub_policy: sub } } });
-const sig = (mspId: string, role: string) => ({
-  mod_policy: 'Admins', version: '0',
-  policy: { type: 1, value: { identities: [{ principal: { msp_identifier: mspId, role }, principal_classification: 'ROLE' }], rule: { n_out_of: { n: 1, rules: [{ signed_by: 0 }] } }, version: 0 } },
-});
-const group = (policies: ConfigGroupJson['policies'], groups: Record<string, ConfigGroupJson> = {}, values: ConfigGroupJson['values'] = {}): ConfigGroupJson => ({ groups, mod_policy: 'Admins', policies, values, version: '0' });
-const org = (mspId: string) => group(
-  { Readers: sig(mspId, 'MEMBER'), Writers: sig(mspId, 'MEMBER'), Admins: sig(mspId, 'ADMIN'), Endorsement: sig(mspId, 'PEER') },
-  {}, { MSP: { mod_policy: 'Admins', version: '0', value: { config: { name: mspId }, type: 0 } } },
-);
-const levelPolicies = (admins = 'MAJORITY') => ({ Readers: meta('ANY', 'Readers'), Writers: meta('ANY', 'Writers'), Admins: meta(admins, 'Admins') });
-const config: ChannelConfigJson = {
-  sequence: '3',
-  channel_group: group(levelPolicies(), {
-    Application: group({ ...levelPolicies(), Endorsement: meta('MAJORITY', 'Endorsement') }, { Org1MSP: org('Org1MSP'), Org2MSP: org('Org2MSP') }),
-    Orderer: group({ ...levelPolicies(), BlockValidation: meta('ANY', 'Writers') }, { OrdererMSP: org('OrdererMSP') }),
-  }),
-};
+const config: ChannelConfigJson = channelConfig(['Org1MSP', 'Org2MSP'], ['OrdererMSP']);
 const tree = policyTreeOf(config);
 
 t('valid policies of each level pass: ImplicitMeta over defined sub-policies, Signature rules naming the group\'s organizations', () => {
