@@ -11,37 +11,29 @@ import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf } from '../consortium/consortiumApi.ts';
-import { startSharedChannelPair, type SharedChannelPair } from '../sharing/sharedChannelPair.ts';
+import { startSharedChannelConsole, type SharedChannelConsole } from './sharedChannelConsole.ts';
 
 const t = requiresAll(suite('console: sharing proposals across two instances (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
-let pair: SharedChannelPair;
 let a: TestServer;
-let b: TestServer;
 const apiA = apiOf(() => a);
 let ui: ConsoleSession;
 let page: Page;
 let networkId = 0;
-// B is opened as localhost, A as 127.0.0.1: the two session cookies do not meet.
-const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
+let bUrl = '';
+let session: SharedChannelConsole | undefined;
 
 const signIn = (url: string) => ui.signIn(ADMIN, { url });
 
 t.before(async () => {
-  pair = await startSharedChannelPair({ prefix: 'Prop', channelName: 'propchannel', chaincodePorts: [9560, 9760] });
-  ({ a, b, networkId } = pair);
-  // B records the channel (a proposal is for a channel the signer knows).
-  const shared = (await pair.apiB('GET', '/nodesharing/peers')).json.items[0].networks.find((n: { channel_name: string }) => n.channel_name === 'propchannel');
-  const r = await pair.apiB('POST', `/nodesharing/peers/${pair.peerOnB}/networks/${shared.network_id}/import`, {});
-  assert.is(r.status, 201, r.text);
-  ui = await startConsoleSession({ server: a });
-  ({ page } = ui);
+  session = await startSharedChannelConsole({ prefix: 'Prop', channelName: 'propchannel', chaincodePorts: [9560, 9760] });
+  ({ ui, page, bUrl } = session);
+  ({ a, networkId } = session.pair);
 });
 
 t.after(async () => {
-  await ui?.close();
-  await pair?.stop();
+  await session?.stop();
 });
 
 t('a policy change needing B\'s admin: proposed on A\'s page, signed on B\'s, submitted on A\'s; the channel has it', async () => {
@@ -67,8 +59,8 @@ t('a policy change needing B\'s admin: proposed on A\'s page, signed on B\'s, su
   const v = await axeViolations(page);
   assert.is(v.length, 0, describeViolations(v));
 
-  await signIn(bUrl());
-  await page.goto(bUrl() + '/sharing');
+  await signIn(bUrl);
+  await page.goto(bUrl + '/sharing');
   const row = page.getByRole('row', { name: new RegExp(id!) });
   await row.getByText('/Channel/Application/policies/Endorsement', { exact: false }).waitFor({ timeout: 30_000 });
   await row.getByRole('button', { name: `Sign proposal ${id}` }).click();

@@ -15,33 +15,28 @@ import { ADMIN, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing, testOrganization } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { axeViolations, chromiumMissing, describeViolations } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { startSharedChannelPair, type SharedChannelPair } from '../sharing/sharedChannelPair.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import type { SharedChannelPair } from '../sharing/sharedChannelPair.ts';
+import { startSharedChannelConsole, type SharedChannelConsole } from './sharedChannelConsole.ts';
 
 const t = requiresAll(suite('console: a 2-of-3 channel change proposed, signed across instances and submitted from its page (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let pair: SharedChannelPair;
 let a: TestServer;
-let b: TestServer;
 let ui: ConsoleSession;
 let page: Page;
 let networkId = 0;
-// B is opened as localhost, A as 127.0.0.1: the two session cookies do not meet.
-const bUrl = () => b.url.replace('127.0.0.1', 'localhost');
+let bUrl = '';
+let session: SharedChannelConsole | undefined;
 
 // Started in a test, not a before hook (uvu drops a hook's error).
 t('two instances: A holds organization A and the orderer, B holds B and C, all three in A\'s channel', async () => {
-  pair = await startSharedChannelPair({ prefix: 'Sgn', channelName: 'sgnchannel', chaincodePorts: [9640, 9940], thirdOrganization: true });
-  ({ a, b, networkId } = pair);
-  const shared = (await pair.apiB('GET', '/nodesharing/peers')).json.items[0].networks.find((n: { channel_name: string }) => n.channel_name === 'sgnchannel');
-  const r = await pair.apiB('POST', `/nodesharing/peers/${pair.peerOnB}/networks/${shared.network_id}/import`, {});
-  assert.is(r.status, 201, r.text);
-  ui = await startConsoleSession({ server: a });
-  ({ page } = ui);
+  session = await startSharedChannelConsole({ prefix: 'Sgn', channelName: 'sgnchannel', chaincodePorts: [9640, 9940], thirdOrganization: true });
+  ({ pair, ui, page, bUrl } = session);
+  ({ a, networkId } = pair);
 });
 
 t.after(async () => {
-  await ui?.close();
-  await pair?.stop();
+  await session?.stop();
 });
 
 t('policy editor and dry run on the channel page, the proposal page with 1 more needed, B signs on its page, submitted on A\'s; the channel has the policy', async () => {
@@ -100,8 +95,8 @@ t('policy editor and dry run on the channel page, the proposal page with 1 more 
   assert.is(v.length, 0, describeViolations(v));
 
   // B signs with B only (it also holds C): 2 of 3.
-  await ui.signIn(ADMIN, { url: bUrl() });
-  await page.goto(bUrl() + '/sharing');
+  await ui.signIn(ADMIN, { url: bUrl });
+  await page.goto(bUrl + '/sharing');
   const row = page.getByRole('row', { name: new RegExp(id!) });
   await row.getByRole('button', { name: `Sign ${id} with SgnOrgBMSP only` }).click({ timeout: 30_000 });
   await page.getByRole('status').getByText('Signed by SgnOrgBMSP; the signature went back to the proposer.').waitFor({ timeout: 60_000 });

@@ -44,7 +44,8 @@ export interface SharedChannelOptions {
 
 export async function startSharedChannelPair(o: SharedChannelOptions): Promise<SharedChannelPair> {
   const env = consortiumEnv({ LNM_SHARING_PORT: '0' });
-  const [a, b] = await Promise.all(o.chaincodePorts.map((p) => startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: String(p) } })));
+  // A loaded host starts two servers slowly (as signingProposals.e2e allows).
+  const [a, b] = await Promise.all(o.chaincodePorts.map((p) => startServer({ env: { ...env, LNM_CHAINCODE_PORT_FROM: String(p) }, timeoutMs: 180_000 })));
   const apiA = apiOf(() => a);
   const apiB = apiOf(() => b);
   const made: SharedChannelPair['made'] = [];
