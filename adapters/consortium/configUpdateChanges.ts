@@ -25,12 +25,12 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { AuthorityKeyIdentifier, CRLNumber, CertificateList, id_ce_authorityKeyIdentifier, id_ce_cRLNumber } from '@peculiar/asn1-x509';
 import type { ChannelConfigChange, MspUpdate } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { CAPABILITY_LEVELS, type ChannelCapabilities } from '../../domain/consortium/capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, RaftConsenter, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelOrganization, ChannelPolicy, OrdererOrganization, RaftConsenter, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { bftQuorum } from '../../domain/consortium/consortiumDefaults.ts';
 import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts';
 import { raftOptionIssues } from '../../domain/consortium/raftOptions.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
-import { peerOrganizationGroup } from './channelConfigGroups.ts';
+import { ordererOrganizationGroup, peerOrganizationGroup } from './channelConfigGroups.ts';
 import { bftBlockValidationPolicy, configPolicy } from './channelConfigPolicies.ts';
 import { acls as aclsMessage, anchorPeersMessage, batchSize, batchTimeout, bftConsenterMessage, capabilities as capabilitiesMessage, configValue, ordererAddresses, raftConsenterMessage, smartBftOptionsMessage, smartBftOptionsOf } from './channelConfigValues.ts';
 
@@ -382,6 +382,23 @@ export function withOrdererEndpoints(config: common.Config, mspId: string, endpo
   return desired;
 }
 
+/**
+ * The organization's group added to /Channel/Orderer (MSP, Endpoints, Readers/Writers/Admins as
+ * configtxgen writes them); one already there is left as it is. An organization that is also an
+ * application organization keeps its MSP value byte for byte (Fabric refuses two different
+ * definitions of one MSP in a channel).
+ */
+export function withOrdererOrganization(config: common.Config, organization: OrdererOrganization): common.Config {
+  const desired = cloneConfig(config);
+  const orgs = subGroup(desired, ['Orderer']).getGroupsMap();
+  if (orgs.has(organization.mspId)) return desired;
+  const group = ordererOrganizationGroup(organization);
+  const asApplication = desired.getChannelGroup()?.getGroupsMap().get('Application')?.getGroupsMap().get(organization.mspId)?.getValuesMap().get('MSP');
+  if (asApplication) group.getValuesMap().set('MSP', common.ConfigValue.deserializeBinary(asApplication.serializeBinary()));
+  orgs.set(organization.mspId, group);
+  return desired;
+}
+
 export function withoutOrdererOrganization(config: common.Config, mspId: string): common.Config {
   const desired = cloneConfig(config);
   ordererOrganization(desired, mspId);
@@ -501,6 +518,8 @@ export function applyChange(config: common.Config, change: ChannelConfigChange |
       return withMspUpdate(config, change.mspId, change.update);
     case 'ordererEndpoints':
       return withOrdererEndpoints(config, change.mspId, change.endpoints);
+    case 'addOrdererOrganization':
+      return withOrdererOrganization(config, change.organization);
     case 'removeOrdererOrganization':
       return withoutOrdererOrganization(config, change.mspId);
     case 'consensusState':

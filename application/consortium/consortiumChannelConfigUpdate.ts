@@ -10,7 +10,7 @@
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { ChannelConfigChange } from '../../domain/consortium/consortiumChannelPorts.ts';
-import type { ChannelBatchSettings, ChannelPolicy, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelPolicy, OrganizationMsp, RaftOptions, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import { assertAcls, assertPolicies, policyTreeOf } from '../../domain/consortium/policyRules.ts';
 import { getOrganizationByMspId } from '../../projections/organizations.ts';
 import { sharedOrganization } from '../../projections/nodeSharing.ts';
@@ -84,6 +84,18 @@ async function checkCapabilities(deps: AppDeps, network: ConsortiumNetworkRow, c
   }));
 }
 
+/**
+ * The MSP of an organization a channel takes in: one of this service (organizationId), or one a
+ * sharing peer shares (its public MSP as the peer shared it; organizationId null); a 400 on
+ * `field` otherwise.
+ */
+export async function memberMsp(deps: AppDeps, mspId: string, field: string): Promise<{ msp: OrganizationMsp; organizationId: number | null }> {
+  const org = await getOrganizationByMspId(deps.pool, mspId);
+  const shared = org ? null : await sharedOrganization(deps.pool, mspId);
+  if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field, message: 'unknown mspId' }]);
+  return { msp: org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!, organizationId: org?.id ?? null };
+}
+
 /** The change a channel config request makes (organizations checked), nothing signed. */
 export async function planChannelConfig(deps: AppDeps, target: { networkId: number; channelName: string }, req: ChannelConfigRequest): Promise<PlannedConfigChange> {
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
@@ -102,12 +114,8 @@ export async function planChannelConfig(deps: AppDeps, target: { networkId: numb
     if (removed.length) throw new ValidationError(`This body only adds organizations (${removed.join(', ')} would be removed): list every current organization, and remove one with the channel's "Remove an organization" action.`, [{ field: 'organizations', message: `would remove ${removed.join(', ')}` }]);
     for (const [i, mspId] of req.organizations.entries()) {
       if (current.includes(mspId)) continue;
-      const org = await getOrganizationByMspId(deps.pool, mspId);
-      // An organization of a peer instance (node sharing): its public MSP as the peer shared it.
-      const shared = org ? null : await sharedOrganization(deps.pool, mspId);
-      if (!org && !shared) throw new ValidationError(`Organization ${mspId} is neither an organization of this service nor one a sharing peer shares: its MSP cannot be added.`, [{ field: `organizations[${i}]`, message: 'unknown mspId' }]);
-      const msp = org ? await consortiumOf(deps).credentials.organizationMsp(org.id) : shared!;
-      changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId: org?.id ?? null, mspId } } });
+      const { msp, organizationId } = await memberMsp(deps, mspId, `organizations[${i}]`);
+      changes.push({ change: { kind: 'addOrganization', organization: msp }, record: { kind: 'addOrganization', organization: { organizationId, mspId } } });
     }
   }
   if (req.policies) changes.push({ change: { kind: 'policies', policies: req.policies }, record: { kind: 'policies', policies: req.policies } });

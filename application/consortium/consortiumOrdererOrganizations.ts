@@ -1,5 +1,6 @@
-// A channel's orderer organizations (issue 37 item 4): one's orderer endpoints set, or one removed
-// from /Channel/Orderer, each as a config update computed from the current config and shown as a
+// A channel's orderer organizations (issue 37 item 4): one added to /Channel/Orderer (an
+// organization of this service or one a sharing peer shares, with its endpoints), one's orderer
+// endpoints set, or one removed from /Channel/Orderer, each as a config update computed from the current config and shown as a
 // diff (`dryRun`: nothing submitted), signed as /Channel/Orderer/Admins requires (the orderer
 // organizations' admins; a 409 names those this service does not hold).
 //
@@ -10,6 +11,9 @@
 //                               channel whose config no longer knows their CA (409 naming each
 //                               consenter; remove them from the consenters first)
 // Only etcdraft channels (a BFT channel's consenter mapping names each consenter's MSP: 400).
+// Adding: an organization already in /Channel/Orderer is a 409 (ORDERER_ORGANIZATION_EXISTS);
+// etcdraft channels only, as removal. Once added, /Channel/Orderer/Admins (MAJORITY of the
+// orderer organizations' admins) counts its admin too, and its own endpoints need its admin.
 import { X509Certificate } from 'node:crypto';
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -17,6 +21,7 @@ import type { ChannelConfigJson } from '../../domain/consortium/consortiumChanne
 import { consortiumOf } from './consortiumContext.ts';
 import { channelNetworkOr404, joinedOrderer } from './consortiumChannelAccess.ts';
 import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
+import { memberMsp } from './consortiumChannelConfigUpdate.ts';
 import type { AppDeps } from '../deps.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 
@@ -34,12 +39,36 @@ async function currentConfig(deps: AppDeps, network: ConsortiumNetworkRow): Prom
   return (await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName)).config;
 }
 
-/** Setting the orderer organization's Endpoints (host:port each, in the order given), checked, nothing signed. */
-export async function planOrdererEndpoints(deps: AppDeps, target: Target, mspId: string, endpoints: string[]): Promise<PlannedConfigChange> {
-  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+function assertEndpoints(endpoints: string[]): void {
   const bad = endpoints.map((e, i) => ({ e, i })).filter(({ e }) => !isEndpoint(e));
   if (bad.length) throw new ValidationError(`Orderer endpoints are host:port: ${bad.map((b) => JSON.stringify(b.e)).join(', ')} ${bad.length > 1 ? 'are' : 'is'} not.`, bad.map((b) => ({ field: `endpoints[${b.i}]`, message: 'not host:port' })));
   if (new Set(endpoints).size !== endpoints.length) throw new ValidationError('An orderer endpoint is listed twice.', [{ field: 'endpoints', message: 'duplicates' }]);
+}
+
+/** Adding the organization (this service's, or one a sharing peer shares) to /Channel/Orderer with its endpoints (rules above), checked, nothing signed. */
+export async function planOrdererOrganizationAdd(deps: AppDeps, target: Target, mspId: string, endpoints: string[]): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  assertEndpoints(endpoints);
+  const { msp, organizationId } = await memberMsp(deps, mspId, 'msp_id');
+  const config = await currentConfig(deps, network);
+  const orderer = config.channel_group.groups.Orderer;
+  const type = (orderer?.values.ConsensusType?.value as { type?: string } | undefined)?.type;
+  if (type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${type ?? 'unknown'}: adding an orderer organization here is for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
+  if (orderer.groups?.[mspId]) throw new ConflictError(`${mspId} is already an orderer organization of channel ${network.channelName}: set its endpoints instead. Nothing was submitted.`, { rule: 'orderer-organization-exists' }, 'ORDERER_ORGANIZATION_EXISTS');
+  return {
+    network, changes: [{ kind: 'addOrdererOrganization', organization: { ...msp, endpoints } }],
+    record: { kind: 'addOrdererOrganization', organization: { organizationId, mspId }, endpoints },
+  };
+}
+
+export async function addOrdererOrganization(input: CommandInput, target: Target, mspId: string, endpoints: string[], opts: { dryRun?: boolean } = {}) {
+  return applyPlannedChange(input, await planOrdererOrganizationAdd(input.deps, target, mspId, endpoints), opts);
+}
+
+/** Setting the orderer organization's Endpoints (host:port each, in the order given), checked, nothing signed. */
+export async function planOrdererEndpoints(deps: AppDeps, target: Target, mspId: string, endpoints: string[]): Promise<PlannedConfigChange> {
+  const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
+  assertEndpoints(endpoints);
   const config = await currentConfig(deps, network);
   if (!config.channel_group.groups.Orderer?.groups?.[mspId]) throw new NotFoundError('Orderer organization', `${mspId} of channel ${network.channelName}`);
   return { network, changes: [{ kind: 'ordererEndpoints', mspId, endpoints }], record: { kind: 'ordererEndpoints', mspId, endpoints } };

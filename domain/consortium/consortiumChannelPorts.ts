@@ -3,7 +3,7 @@
 // implements it over Fabric's channel participation API (HTTPS) and gRPC services.
 import { AppError } from '../shared/errors.ts';
 import type { ChannelCapabilities } from './capabilityRules.ts';
-import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, FabricSigner, RaftConsenter, RaftOptions, SmartBftOptions, TlsClientIdentity } from './consortiumPorts.ts';
+import type { ChannelBatchSettings, ChannelGenesisInput, ChannelOrganization, ChannelPolicy, Endpoint, OrdererOrganization, FabricSigner, RaftConsenter, RaftOptions, SmartBftOptions, TlsClientIdentity } from './consortiumPorts.ts';
 
 /** A peer or orderer did not answer (not running, port closed, TLS handshake failed, timeout). */
 export class FabricNodeUnreachableError extends AppError {
@@ -112,6 +112,7 @@ export type ChannelConfigChange =
   /** An orderer organization's Endpoints (host:port of its orderers) set. */
   | { kind: 'ordererEndpoints'; mspId: string; endpoints: string[] }
   /** An orderer organization's group removed from /Channel/Orderer. */
+  | { kind: 'addOrdererOrganization'; organization: OrdererOrganization }
   | { kind: 'removeOrdererOrganization'; mspId: string }
   /** The ConsensusType's State alone (type and metadata kept): maintenance (a consensus migration's phases 1 to 4), normal. */
   | { kind: 'consensusState'; state: 'normal' | 'maintenance' }

@@ -311,7 +311,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodes/{id}/upgrade', { POST: 'NODE_UPDATE' }],
   // An organization's MSP in a channel updated: CAs added, admins set (issue 37 item 4).
   ['/networks/consortium/{id}/channels/{channelName}/organizations/{mspId}/msp', { PUT: 'NETWORK_UPDATE' }],
-  // Orderer organizations of a channel: endpoints set, an organization removed (issue 37 item 4).
+  // Orderer organizations of a channel: one added, endpoints set, one removed (issue 37 item 4).
+  ['/networks/consortium/{id}/channels/{channelName}/orderer-organizations', { POST: 'NETWORK_UPDATE' }],
   ['/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}/endpoints', { PUT: 'NETWORK_UPDATE' }],
   ['/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}', { DELETE: 'NETWORK_UPDATE' }],
   ['/creations/{id}', { GET: 'NETWORK_READ' }],

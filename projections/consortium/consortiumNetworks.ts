@@ -53,6 +53,13 @@ export const consortiumNetworksProjection: Projection = {
         const added = addedOrgs.length ? addedOrgs : null;
         const removed = changes.filter((c) => c.kind === 'removeOrganization' && c.mspId).map((c) => c.mspId!);
         const removedOrderer = changes.filter((c) => c.kind === 'removeOrdererOrganization' && c.mspId).map((c) => c.mspId!);
+        const addedOrderer = changes.filter((c) => c.kind === 'addOrdererOrganization' && c.organization).map((c) => c.organization!);
+        if (addedOrderer.length) {
+          return [{
+            text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3, orderer_organizations = orderer_organizations || $4::jsonb WHERE id = $1`,
+            values: [d.networkId, d.configSequence, d.at, JSON.stringify(addedOrderer)],
+          }];
+        }
         if (removedOrderer.length) {
           return [{
             text: `UPDATE consortium_networks SET config_sequence = GREATEST(config_sequence, $2), updated_at = $3,

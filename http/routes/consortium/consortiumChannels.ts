@@ -12,7 +12,7 @@ import { channelNetworkOr404, consortiumNetworkOr404, joinedOrderer, networkRead
 import type { ChannelConfigUpdated } from '../../../application/consortium/consortiumConfigChange.ts';
 import type { SignatureRequirement } from '../../../domain/consortium/consortiumChannelPorts.ts';
 import { setAnchorPeers } from '../../../application/consortium/consortiumAnchorPeersSet.ts';
-import { removeOrdererOrganization, setOrdererEndpoints } from '../../../application/consortium/consortiumOrdererOrganizations.ts';
+import { addOrdererOrganization, removeOrdererOrganization, setOrdererEndpoints } from '../../../application/consortium/consortiumOrdererOrganizations.ts';
 import { updateOrganizationMsp } from '../../../application/consortium/consortiumOrgMspUpdate.ts';
 import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
@@ -180,6 +180,20 @@ export const consortiumChannelRoutes = [
     },
     async handler(input) {
       return { body: updateView(await updateOrganizationMsp(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, input.body, { dryRun: input.query.dry_run })) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations', summary: 'Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false }), query: DryRunQuery,
+    body: Type.Object({ msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false }),
+    responses: {
+      200: { description: 'the config update and its diff (signed as /Channel/Orderer/Admins requires); dry_run: its diff and whose signatures it needs. Once added, /Channel/Orderer/Admins counts the organization\'s admin too', schema: UpdateView },
+      400: { description: 'an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel' },
+      404: { description: 'no such network or channel' },
+      409: { description: 'already an orderer organization of the channel (ORDERER_ORGANIZATION_EXISTS); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
+    },
+    async handler(input) {
+      return { body: updateView(await addOrdererOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.body.msp_id, input.body.endpoints, { dryRun: input.query.dry_run })) };
     },
   }),
   defineRoute({

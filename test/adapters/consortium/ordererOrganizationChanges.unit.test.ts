@@ -47,4 +47,19 @@ t('an orderer organization removed from /Channel/Orderer only; /Channel/Orderer/
   }
 });
 
+t('an application organization added to /Channel/Orderer keeps its MSP value byte for byte; /Channel/Orderer/Admins signs; one already there is no update', async (ctx) => {
+  const removed = applyChange(ctx.config, { kind: 'removeOrdererOrganization', mspId: 'Org2MSP' });
+  // Another instance's copy of the MSP (a new certificate object): the channel's application definition wins.
+  const org2 = await testOrganization('Org2MSP', 'org2.example.com');
+  const change = { kind: 'addOrdererOrganization' as const, organization: { ...org2.msp, endpoints: ['orderer0.org2.example.com:7050'] } };
+  const after = applyChange(removed, change);
+  assert.equal(ordererGroups(after), ['Org1MSP', 'Org2MSP']);
+  const group = (c: common.Config, level: string) => c.getChannelGroup()!.getGroupsMap().get(level)!.getGroupsMap().get('Org2MSP')!;
+  assert.equal(Buffer.from(group(after, 'Orderer').getValuesMap().get('MSP')!.serializeBinary()), Buffer.from(group(after, 'Application').getValuesMap().get('MSP')!.serializeBinary()));
+  assert.equal(common.OrdererAddresses.deserializeBinary(group(after, 'Orderer').getValuesMap().get('Endpoints')!.getValue_asU8()).getAddressesList(), ['orderer0.org2.example.com:7050']);
+  const plan = planConfigUpdate(removed, 'mychannel', change, ['Org1MSP']);
+  assert.equal([plan.policies, plan.requirement.missingOrganizations], [['/Channel/Orderer/Admins'], []]);
+  assert.is(planConfigUpdate(ctx.config, 'mychannel', change, ['Org1MSP']).update, null, 'Org2MSP is there already');
+});
+
 t.run();

@@ -15,6 +15,9 @@
 // - An MSP update of B (a new root and an intermediate CA), needing B's Admins only, proposed on
 //   A (which signs nothing), signed on B, submitted on A: the channel's MSP of B carries them.
 //   Orderer organization kinds go through their routes' rules (last one: 409; endpoints checked).
+// - An orderer organization of B: A adds B's organization to /Channel/Orderer (A's orderer Admins
+//   sign that alone); then /Channel/Orderer/Admins needs B too, and B's endpoints (its own Admins)
+//   are proposed on A, signed on B, submitted on A and read back from the channel config.
 // - A proposal whose channel config moved on since it was prepared is refused as stale.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -282,6 +285,58 @@ t('a proposal prepared before the channel\'s config moved on is refused as stale
   assert.is(r.status, 409, r.text);
   assert.is(r.json.code, 'PROPOSAL_STALE');
   assert.match(r.json.message, /stale: it was prepared against config sequence \d+/);
+});
+
+t('an orderer organization of B: added by A, then its endpoints proposed on A, signed on B, submitted; /Channel/Orderer/Admins then needs B too', async () => {
+  const base = `/networks/consortium/${networkId}/channels/${channel}/orderer-organizations`;
+  const endpoints = ['orderer0.sigorgb.example.com:7050', 'orderer1.sigorgb.example.com:7050'];
+  // B's organization (its public MSP, shared with A) joins /Channel/Orderer: A's orderer Admins alone sign that.
+  let r = await apiA('POST', base, { msp_id: 'SigOrgBMSP', endpoints: ['not an endpoint'] });
+  assert.is(r.status, 400, r.text);
+  assert.is(r.json.details[0].field, 'endpoints[0]');
+  r = await apiA('POST', base, { msp_id: 'NoSuchMSP', endpoints: [endpoints[0]] });
+  assert.is(r.status, 400, r.text);
+  r = await apiA('POST', `${base}?dry_run=true`, { msp_id: 'SigOrgBMSP', endpoints: [endpoints[0]] });
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.status, r.json.policies, r.json.missing_organizations], ['dry_run', ['/Channel/Orderer/Admins'], []], r.text);
+  r = await apiA('POST', base, { msp_id: 'SigOrgBMSP', endpoints: [endpoints[0]] });
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'updated', r.text);
+  assert.is((await apiA('POST', base, { msp_id: 'SigOrgBMSP', endpoints: [endpoints[0]] })).json.code, 'ORDERER_ORGANIZATION_EXISTS');
+  const network = (await apiA('GET', `/networks/consortium/${networkId}`)).json;
+  assert.ok(network.orderer_organizations.some((o: any) => (o.msp_id ?? o.mspId) === 'SigOrgBMSP'), JSON.stringify(network.orderer_organizations));
+  // /Channel/Orderer/Admins is now MAJORITY of A's and B's admins: A alone cannot change the batch settings.
+  r = await apiA('PUT', `/networks/${networkId}/channels/${channel}/config?dry_run=true`, { batch: { batchTimeout: '3s' } });
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.required_organizations, r.json.held_organizations, r.json.missing_organizations], [['SigOrgAMSP', 'SigOrgBMSP'], ['SigOrgAMSP'], ['SigOrgBMSP']], r.text);
+
+  // B's endpoints: /Channel/Orderer/SigOrgBMSP/Admins, an admin only instance B holds.
+  r = await apiA('PUT', `${base}/SigOrgBMSP/endpoints`, { endpoints });
+  assert.is(r.status, 409, r.text);
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP']);
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'orderer_endpoints', msp_id: 'SigOrgBMSP', endpoints }, description: 'two orderers of B' });
+  assert.is(r.status, 201, r.text);
+  assert.equal([r.json.required_organizations, r.json.signed_by, r.json.missing_organizations], [['SigOrgBMSP'], [], ['SigOrgBMSP']], r.text);
+  assert.ok(r.json.peer_id, r.text);
+  const id = r.json.proposal_id;
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 409, r.text);
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP']);
+  const onB = (await apiB('GET', '/nodesharing/proposals')).json.items.find((p: any) => p.id === id);
+  assert.equal([onB.role, onB.missing_organizations], ['signer', ['SigOrgBMSP']]);
+  r = await apiB('POST', `/nodesharing/proposals/${id}/sign?organizations=SigOrgBMSP`);
+  assert.is(r.status, 200, r.text);
+  r = await apiA('GET', `/nodesharing/proposals/${id}`);
+  assert.equal([r.json.satisfied, r.json.kinds, r.json.policies], [true, ['ordererEndpoints'], ['/Channel/Orderer/SigOrgBMSP/Admins']], r.text);
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['SigOrgBMSP']);
+  const orderer = (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json.config.channel_group.groups.Orderer;
+  assert.equal(orderer.groups.SigOrgBMSP.values.Endpoints.value.addresses, endpoints);
+  assert.equal(orderer.groups.SigOrgAMSP.values.Endpoints.value.addresses.length, 1, 'A\'s endpoints kept');
+  // One MSP for B in the channel: the orderer group carries the application group's definition.
+  const app = (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json.config.channel_group.groups.Application;
+  assert.equal(orderer.groups.SigOrgBMSP.values.MSP.value, app.groups.SigOrgBMSP.values.MSP.value, 'the same MSP definition (each element keeps its own version)');
 });
 
 t.run();

@@ -1678,6 +1678,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only
+         * @description Permission: `NETWORK_UPDATE`.
+         */
+        post: operations["postNetworksConsortiumIdChannelsChannelNameOrdererOrganizations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}": {
         parameters: {
             query?: never;
@@ -13976,6 +13996,124 @@ export interface operations {
                 content?: never;
             };
             /** @description rule consenter-quorum (the change would lose quorum: raft floor(n/2)+1, BFT ceil((n+f+1)/2)), consenter-rotation (raft: a certificate rotation needs another running consenter; the only consenter never rotates), last-consenter, consenter-exists, consenter-unknown; SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet); no joined orderer running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postNetworksConsortiumIdChannelsChannelNameOrdererOrganizations: {
+        parameters: {
+            query?: {
+                /** @description compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing */
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                channelName: string;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description host:port of the organization's orderers, in order */
+                    endpoints: string[];
+                    msp_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the config update and its diff (signed as /Channel/Orderer/Admins requires); dry_run: its diff and whose signatures it needs. Once added, /Channel/Orderer/Admins counts the organization's admin too */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        block_number: number | null;
+                        channel_name: string;
+                        /** @description what the update changes in the channel config (current against desired) */
+                        diff: {
+                            /** @description null: removed */
+                            after: unknown;
+                            /** @description null: added */
+                            before: unknown;
+                            /** @description configtxlator JSON path; [] marks an array element */
+                            path: string;
+                        }[];
+                        /** @description dry run: those whose admin keys this service holds (they sign at once) */
+                        held_organizations: string[];
+                        /** @description dry run: organizations whose admin signatures the update would still need (any more_needed of each unmet policy's); empty when this service can submit it alone */
+                        missing_organizations: string[];
+                        network_id: number;
+                        /** @description dry run: the modification policies the update must satisfy */
+                        policies: string[];
+                        /** @description dry run: every organization whose admin signature those policies count */
+                        required_organizations: string[];
+                        sequence: number;
+                        signed_by: string[];
+                        /** @description updated, unchanged or dry_run (nothing submitted) */
+                        status: string;
+                        /** @description dry run: the policies the held signatures do not satisfy */
+                        unmet: {
+                            /** @description organizations whose admin signature would count towards it */
+                            missing_organizations: string[];
+                            /** @description how many more of them must sign */
+                            more_needed: number;
+                            /** @description a modification policy the update must satisfy, e.g. /Channel/Application/Admins */
+                            policy_path: string;
+                            /** @description its rule, e.g. MAJORITY Admins, or OutOf(1, 'Org1MSP.admin') */
+                            rule: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such network or channel */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description already an orderer organization of the channel (ORDERER_ORGANIZATION_EXISTS); SIGNATURES_MISSING (context as for every config update); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
