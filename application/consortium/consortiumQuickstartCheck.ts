@@ -3,7 +3,8 @@
 // single routes, one after the other, and asks this first. Every check runs (application/
 // preflight.ts) and one 4xx says every problem, nothing written: the network name and channel,
 // the mspIds, the node names, the key provider of the organizations, and the Fabric programs of
-// each role it will run (PROGRAM_MISSING naming them and LNM_FABRIC_BIN).
+// each role it will run (PROGRAM_MISSING naming them and LNM_FABRIC_BIN), or, placed on a node
+// host or cluster (`placement`), that host for all of its nodes.
 import type { CommandInput } from '../commands.ts';
 import { AppError, ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { assertNetworkName } from '../../domain/networks/networkName.ts';
@@ -18,6 +19,8 @@ import { consortiumOf } from './consortiumContext.ts';
 import { resolveFabricVersion } from './consortiumNodeCreate.ts';
 import type { ConsortiumConsensus } from '../../domain/consortium/consortiumPorts.ts';
 import { MIN_BFT_CONSENTERS, SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
+import type { NodePlacement } from '../../domain/hosts/nodeHosts.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
 
 export interface ConsortiumQuickstartPlan {
   name: string;
@@ -28,6 +31,8 @@ export interface ConsortiumQuickstartPlan {
   /** The Fabric release of its nodes (process engine); default: the newest found. */
   fabricVersion?: string;
   consensus?: ConsortiumConsensus;
+  /** The node host or Kubernetes cluster all its peers and orderers go to (each POST /nodes then carries it in config). */
+  placement?: NodePlacement;
 }
 
 export async function checkConsortiumQuickstart(input: CommandInput, plan: ConsortiumQuickstartPlan): Promise<void> {
@@ -62,6 +67,12 @@ export async function checkConsortiumQuickstart(input: CommandInput, plan: Conso
     const orderers = plan.nodes.filter((n) => n.nodeType === 'CONSORTIUM_ORDERER').length;
     if (plan.consensus === 'smartbft' && orderers < MIN_BFT_CONSENTERS) {
       p.refuse(new ValidationError(`smartbft needs at least ${MIN_BFT_CONSENTERS} orderers (n orderers tolerate floor((n - 1) / 3) faulty ones: 4 tolerate one); the quick start plans ${orderers}.`, [{ field: 'nodes', message: `${orderers} orderers; smartbft needs ${MIN_BFT_CONSENTERS}` }]));
+    }
+    // Placed: the host takes every node of the plan (as POST /nodes checks one), and its nodes run there from its images: nothing of Fabric is needed here.
+    if (plan.placement) {
+      const host = await p.check(() => placeNode(input, plan.placement!, plan.engine, { allowed: true }, { field: 'placement', engineField: 'engine', nodes: plan.nodes.length }));
+      if (plan.consensus === 'smartbft' && host) p.refuse(new ValidationError(`smartbft needs orderers on Fabric ${SMARTBFT_MIN_RELEASE} or newer, and nodes on a host run its images, whose release is not recorded: place smartbft orderers on this machine.`, [{ field: 'consensus', message: 'not with placement' }]));
+      return;
     }
     if (!consortium) return;
     const engine = plan.engine ?? consortium.defaults.engine;

@@ -16,6 +16,9 @@ import { EVM_NETWORK_DEFAULTS, nextFreeChainId } from '../../domain/evm/evmNetwo
 import { checkValidatorPems, generateValidatorKey, importValidatorKey, validatorKeyProvider, type ValidatorKeyProvider } from './evmValidatorKeys.ts';
 import { missingProgram, preflight } from '../preflight.ts';
 import { trackedCreation } from '../creations.ts';
+import { placeNode } from '../hosts/hostPlacement.ts';
+import { evmOnCluster } from './evmNodeCreate.ts';
+import type { NodePlacement } from '../../domain/hosts/nodeHosts.ts';
 
 type Input = CommandInput;
 
@@ -39,6 +42,8 @@ export interface EvmNetworkRequest {
   imported?: boolean;
   /** Validator keys the service already holds (a template import binds them); their addresses are also in genesis.validators. */
   heldValidators?: EvmValidator[];
+  /** The node host or Kubernetes cluster its start places its nodes on (checked here for all of them, recorded on the network). */
+  placement?: NodePlacement;
 }
 
 
@@ -107,7 +112,8 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
   const { deps } = input;
   const req = { ...request, genesis: await withDefaults(input, request) };
   const evm = evmOf(deps);
-  const engine = req.engine ?? evm.defaults.engine;
+  // Nodes placed on a host run under its Docker Engine or in its cluster, not as processes here.
+  const engine = req.engine ?? (req.placement ? 'docker' : evm.defaults.engine);
   const given = Array.isArray(req.genesis.validators) ? (req.genesis.validators as unknown[]) : [];
   const pems = req.validatorKeys ?? [];
   const consensus = String(req.genesis.consensus ?? '').toUpperCase();
@@ -140,10 +146,16 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
       });
     }
     client = await p.check(() => pickClient(input, req.client ?? evm.defaults.client, engine, validatorCount, req.imported ?? false, draft?.settings.consensus));
-    await p.check(async () => {
-      const available = await evm.runtime.engineAvailable(engine);
-      if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
-    });
+    // Placed: the host must take every node the start makes (one per validator; anvil, or no validator: one), as POST /nodes checks one.
+    if (req.placement) {
+      const nodes = client === 'anvil' ? 1 : Math.max(1, validatorCount);
+      await p.check(() => placeNode(input, req.placement!, req.engine, client ? evmOnCluster({ name: req.name, client }) : { allowed: true }, { field: 'placement', engineField: 'engine', nodes }));
+    } else {
+      await p.check(async () => {
+        const available = await evm.runtime.engineAvailable(engine);
+        if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
+      });
+    }
     if (pems.length + generate > 0) keyProvider = (await p.check(() => validatorKeyProvider(input, req.providerId, req.providerField ?? 'providerId'))) ?? null;
     if (keyProvider) await p.check(() => checkValidatorPems(input, pems));
     const kp = keyProvider as ValidatorKeyProvider | null;
@@ -193,6 +205,7 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
       genesisBlockHash: evmGenesisBlockHash(genesis.file, chosen),
       validators,
       imported: req.imported ?? false,
+      ...(req.placement ? { placement: req.placement } : {}),
       at: deps.clock().toISOString(),
     });
     return networkId;

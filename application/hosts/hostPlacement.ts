@@ -6,12 +6,21 @@ import type { CommandInput } from '../commands.ts';
 import { AppError, ConflictError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
 import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
 import { getNodeHost, listNodeHosts, nodesOnHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
-import { clusterPortRange } from '../../domain/hosts/nodeHosts.ts';
+import { clusterPortRange, type NodePlacement } from '../../domain/hosts/nodeHosts.ts';
 
 /** Where a node asked to be placed: a host by id, or by labels (the placement rule below). */
-export interface PlacementRequest {
-  hostId?: number;
-  hostLabels?: Record<string, string>;
+export type PlacementRequest = NodePlacement;
+
+/**
+ * How a placement is named in refusals and how many nodes it is for: the node routes place one
+ * node from `config` (the defaults); a network create checks its `placement` for every node its
+ * start or quick start will make (`field: 'placement'`, `nodes`: that count, so a host without
+ * room for them all is full), with the engine named by `engineField`.
+ */
+export interface PlacementOptions {
+  field?: string;
+  engineField?: string;
+  nodes?: number;
 }
 
 /**
@@ -19,9 +28,11 @@ export interface PlacementRequest {
  * carry every label given, reachable at their last check and below their capacity, the one with
  * the fewest nodes (the lowest id on a tie). None fits: 409 NO_HOST_FITS saying why.
  */
-export async function placeNode(input: CommandInput, req: PlacementRequest, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER): Promise<NodeHostRow | null> {
-  if (req.hostId !== undefined && req.hostLabels !== undefined) throw new ValidationError('Give config.hostId or config.hostLabels, not both.', [{ field: 'config.hostLabels', message: 'not with hostId' }]);
-  if (req.hostId !== undefined) return placementHost(input, req.hostId, engine, onCluster);
+export async function placeNode(input: CommandInput, req: PlacementRequest, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER, options: PlacementOptions = {}): Promise<NodeHostRow | null> {
+  const field = options.field ?? 'config';
+  const count = options.nodes ?? 1;
+  if (req.hostId !== undefined && req.hostLabels !== undefined) throw new ValidationError(`Give ${field}.hostId or ${field}.hostLabels, not both.`, [{ field: `${field}.hostLabels`, message: 'not with hostId' }]);
+  if (req.hostId !== undefined) return placementHost(input, req.hostId, engine, onCluster, options);
   if (req.hostLabels === undefined) return null;
   const { pool } = input.deps;
   const labelled = (await listNodeHosts(pool, req.hostLabels)).filter((h) => h.kind !== 'kubernetes' || onCluster.allowed);
@@ -30,11 +41,11 @@ export async function placeNode(input: CommandInput, req: PlacementRequest, engi
   const candidates: Array<{ host: NodeHostRow; nodes: number }> = [];
   for (const host of labelled.filter((h) => h.reachable)) {
     const nodes = await nodesOnHost(pool, host.id);
-    if (host.maxNodes === null || nodes < host.maxNodes) candidates.push({ host, nodes });
+    if (host.maxNodes === null || nodes + count <= host.maxNodes) candidates.push({ host, nodes });
   }
   if (!candidates.length) throw new ConflictError(`The node hosts with ${wanted} (${labelled.map((h) => h.name).join(', ')}) are unreachable or full.`, { hostLabels: req.hostLabels }, 'NO_HOST_FITS');
   candidates.sort((a, b) => a.nodes - b.nodes || a.host.id - b.host.id);
-  return placementHost(input, candidates[0].host.id, engine, onCluster);
+  return placementHost(input, candidates[0].host.id, engine, onCluster, options);
 }
 
 /** Whether the node may go to a Kubernetes cluster, and why not when it may not. */
@@ -44,15 +55,21 @@ export interface PlacementOnCluster {
 }
 const NO_CLUSTER: PlacementOnCluster = { allowed: false, why: 'this kind of node does not run on a Kubernetes cluster' };
 
-export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER): Promise<NodeHostRow> {
+export async function placementHost(input: CommandInput, hostId: number, engine: NodeEngineKind | undefined, onCluster: PlacementOnCluster = NO_CLUSTER, options: PlacementOptions = {}): Promise<NodeHostRow> {
   const { pool } = input.deps;
+  const field = options.field ?? 'config';
+  const count = options.nodes ?? 1;
   const host = await getNodeHost(pool, hostId);
-  if (!host) throw new ValidationError(`No node host ${hostId} is registered: pick one of the registered node hosts, or register it first.`, [{ field: 'config.hostId', message: `no host ${hostId}` }], 'UNKNOWN_HOST');
-  if (host.kind === 'kubernetes' && !onCluster.allowed) throw new ValidationError(`Host ${host.name} is a Kubernetes cluster: ${onCluster.why ?? NO_CLUSTER.why} (docs/kubernetes.md).`, [{ field: 'config.hostId', message: onCluster.why ?? NO_CLUSTER.why! }], 'HOST_KIND_UNSUPPORTED');
-  if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs ${host.kind === 'kubernetes' ? 'in a pod of the cluster' : 'under its Docker Engine'}: engine must be docker or left out.`, [{ field: 'config.engine', message: 'must be docker on a node host' }]);
+  if (!host) throw new ValidationError(`No node host ${hostId} is registered: pick one of the registered node hosts, or register it first.`, [{ field: `${field}.hostId`, message: `no host ${hostId}` }], 'UNKNOWN_HOST');
+  if (host.kind === 'kubernetes' && !onCluster.allowed) throw new ValidationError(`Host ${host.name} is a Kubernetes cluster: ${onCluster.why ?? NO_CLUSTER.why} (docs/kubernetes.md).`, [{ field: `${field}.hostId`, message: onCluster.why ?? NO_CLUSTER.why! }], 'HOST_KIND_UNSUPPORTED');
+  if (engine === 'process') throw new ValidationError(`A node on host ${host.name} runs ${host.kind === 'kubernetes' ? 'in a pod of the cluster' : 'under its Docker Engine'}: engine must be docker or left out.`, [{ field: options.engineField ?? 'config.engine', message: 'must be docker on a node host' }]);
   if (host.kind === 'kubernetes') await checkCluster(input, host);
   else if (!host.reachable) throw new ConflictError(`Host ${host.name} is not reachable: ${host.lastError ?? 'its last check failed'}.`, { hostId }, 'HOST_UNREACHABLE');
-  if (host.maxNodes !== null && (await nodesOnHost(pool, hostId)) >= host.maxNodes) throw new ConflictError(`Host ${host.name} is full: it takes ${host.maxNodes} node(s).`, { hostId }, 'HOST_FULL');
+  const placed = host.maxNodes === null ? 0 : await nodesOnHost(pool, hostId);
+  if (host.maxNodes !== null && placed + count > host.maxNodes) {
+    const room = count > 1 ? ` and has ${placed}: not room for the ${count} nodes asked` : '';
+    throw new ConflictError(`Host ${host.name} is full: it takes ${host.maxNodes} node(s)${room}.`, { hostId }, 'HOST_FULL');
+  }
   return host;
 }
 

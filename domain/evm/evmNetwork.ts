@@ -8,6 +8,7 @@ import { assertNever, type Decider, type DomainEvent } from '../shared/decider.t
 import { assertNetworkName } from '../networks/networkName.ts';
 import type { EvmGenesisFile } from './evmGenesis.ts';
 import type { EvmGenesisSettings } from './evmGenesisInput.ts';
+import type { NodePlacement } from '../hosts/nodeHosts.ts';
 
 export const EVM_NETWORKS_STREAM = 'evm-networks';
 
@@ -35,6 +36,8 @@ export interface EvmNetworkCreatedData {
   genesisBlockHash: string;
   validators: EvmValidator[];
   imported: boolean;
+  /** The host its start places the nodes it makes on (POST /networks/evm `placement`); absent: this service's machine. */
+  placement?: NodePlacement | null;
   at: string;
 }
 

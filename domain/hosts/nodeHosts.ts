@@ -33,6 +33,12 @@ export interface NodeHostAddress {
 
 export type NodeHostKind = 'docker' | 'kubernetes';
 
+/** Where nodes are asked to go: a host by id, or the placement rule by labels (docs/hosts.md). */
+export interface NodePlacement {
+  hostId?: number;
+  hostLabels?: Record<string, string>;
+}
+
 /** The ports of a node on a Kubernetes cluster are NodePorts: the cluster's default --service-node-port-range. */
 export const NODE_PORT_RANGE = { min: 30000, max: 32767 } as const;
 

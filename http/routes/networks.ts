@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
-import { IdParam } from './schemas.ts';
+import { IdParam, PlacementSchema } from './schemas.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { listEvmNetworks } from '../../projections/evm/evmNetworks.ts';
 import { getNode } from '../../projections/nodes.ts';
@@ -49,6 +49,7 @@ const createFields = {
   validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds; the way to fund deploying keys on a priced network (genesis.min_gas_price above 0)' })),
   providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file.' })),
   keyProviderId: Type.Optional(Type.Integer({ minimum: 1, description: 'same as providerId' })),
+  placement: Type.Optional(PlacementSchema('the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400)')),
 };
 const GenericBody = Type.Object({ ...createFields, type: Type.Optional(Type.String({ description: 'evm' })) }, { additionalProperties: false });
 const EvmBody = Type.Object(createFields, { additionalProperties: false });
@@ -75,7 +76,7 @@ function toRequest(body: Record<string, unknown>, imported = false): EvmNetworkR
   return { ...(rest as unknown as EvmNetworkRequest), providerId: providerId ?? keyProviderId, providerField: providerId !== undefined ? 'providerId' : 'keyProviderId', imported };
 }
 
-const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made' }, 409: { description: 'name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it' } };
+const createResponses = { 201: { description: 'created', schema: NetworkView }, 400: { description: 'invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it), or a placement naming no registered host (UNKNOWN_HOST), both hostId and hostLabels, or a besu network on a Kubernetes cluster (HOST_KIND_UNSUPPORTED); nothing is made' }, 409: { description: 'name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it; or the placement\'s host unreachable (HOST_UNREACHABLE), without room for the nodes (HOST_FULL), or no host fitting its labels (NO_HOST_FITS)' } };
 
 const Defaults = Type.Object({
   chain_id: Type.Integer({ description: 'the next chain id from 1337 up that no network of this deployment uses' }),

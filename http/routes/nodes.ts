@@ -8,7 +8,7 @@ import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts'
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
-import { CreationIdField, IdParam } from './schemas.ts';
+import { CreationIdField, HostPlacementFields, IdParam } from './schemas.ts';
 import { deleteNode } from '../../application/nodes/nodeDelete.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
@@ -45,10 +45,7 @@ const EvmConfigFields = {
   client: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('besu'), Type.Literal('geth'), Type.Literal('anvil')])),
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')])),
 };
-const HostField = {
-  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm and consortium: the node host (GET /hosts) it runs on, under that host\'s Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service\'s machine (docs/hosts.md, docs/kubernetes.md)' })),
-  hostLabels: Type.Optional(Type.Record(Type.String({ maxLength: 63 }), Type.String({ maxLength: 200 }), { maxProperties: 20, description: 'evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md)' })),
-};
+const HostField = HostPlacementFields;
 const ConsortiumConfig = {
   listenAddress: Type.Optional(Type.String({ maxLength: 45, description: 'consortium: address the node binds to (default 0.0.0.0)' })),
   hostname: Type.Optional(Type.String({ maxLength: 253, description: 'consortium: host name in its certificates (default <name>.<organization domain>)' })),

@@ -15,3 +15,15 @@ export const UserSchema = Type.Object({
   lastLoginAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });
 export const PasswordSchema = Type.String({ minLength: 1, maxLength: 1024, description: 'write-only; at least 12 characters, not the username' });
+
+/** Where a node goes (POST /nodes `config`), the one shape of a placement (docs/hosts.md). */
+export const HostPlacementFields = {
+  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm and consortium: the node host (GET /hosts) it runs on, under that host\'s Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service\'s machine (docs/hosts.md, docs/kubernetes.md)' })),
+  hostLabels: Type.Optional(Type.Record(Type.String({ maxLength: 63 }), Type.String({ maxLength: 200 }), { maxProperties: 20, description: 'evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md)' })),
+};
+
+/** A network's placement: the same fields and rules for every node the network's start or quick start makes. */
+export const PlacementSchema = (what: string) => Type.Object(HostPlacementFields, {
+  additionalProperties: false,
+  description: `where ${what} go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md)`,
+});

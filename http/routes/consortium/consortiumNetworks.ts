@@ -6,7 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../../pagination.ts';
-import { CreationIdField, IdParam } from '../schemas.ts';
+import { CreationIdField, IdParam, PlacementSchema } from '../schemas.ts';
 import { consortiumNetworkMembers, listConsortiumNetworks } from '../../../projections/consortium/consortiumNetworks.ts';
 import { listNodes } from '../../../projections/nodes.ts';
 import { createConsortiumNetwork, importConsortiumNetwork } from '../../../application/consortium/consortiumNetworkCreate.ts';
@@ -81,6 +81,7 @@ const QuickstartCheckBody = Type.Object({
   engine: Type.Optional(Type.Union([Type.Literal('process'), Type.Literal('docker')], { description: 'the engine its nodes will run under; default: the service\'s' })),
   fabricVersion: Type.Optional(Type.String({ maxLength: 40, description: 'the Fabric release its nodes will run (process engine); default: the newest found; one not found is a 400 naming those that are' })),
   consensus: Type.Optional(Type.Union([Type.Literal('etcdraft'), Type.Literal('smartbft')], { description: 'smartbft: at least 4 orderers, on Fabric 3.x' })),
+  placement: Type.Optional(PlacementSchema('all its peers and orderers (each POST /nodes of the quick start then carries it as config.hostId or config.hostLabels); the host must have room for every node planned; no Fabric program is needed here then')),
 }, { additionalProperties: false });
 
 export const consortiumNetworkRoutes = [
@@ -88,7 +89,7 @@ export const consortiumNetworkRoutes = [
     method: 'post', path: '/networks/consortium/quickstart/check', summary: 'Check a consortium quick start before anything is made', tags, permission: 'NETWORK_CREATE',
     description: 'The console\'s consortium quick start asks this before its first step. Every check runs and nothing is written: the network name and channel, the mspIds, the node names, each organization\'s key provider, and the Fabric programs of each role (PROGRAM_MISSING names them and LNM_FABRIC_BIN). One refusal lists every problem in details, with the first problem\'s status and code.',
     body: QuickstartCheckBody,
-    responses: { 204: { description: 'everything the quick start needs is here and free' }, 400: { description: 'invalid, or a program missing (PROGRAM_MISSING); nothing written' }, 409: { description: 'a name or mspId taken' } },
+    responses: { 204: { description: 'everything the quick start needs is here and free' }, 400: { description: 'invalid, or a program missing (PROGRAM_MISSING), or a placement naming no registered host (UNKNOWN_HOST) or both hostId and hostLabels; nothing written' }, 409: { description: 'a name or mspId taken, or the placement\'s host unreachable (HOST_UNREACHABLE), without room for every node planned (HOST_FULL), or no host fitting its labels (NO_HOST_FITS)' } },
     async handler(input) {
       await checkConsortiumQuickstart(input, input.body);
       return { status: 204 };

@@ -11617,6 +11617,15 @@ export interface operations {
                     keyProviderId?: number;
                     /** @description unique; letters, digits and hyphens */
                     name: string;
+                    /** @description where the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400) go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
+                    placement?: {
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        hostId?: number;
+                        /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
+                        hostLabels?: {
+                            [key: string]: string;
+                        };
+                    };
                     /** @description key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file. */
                     providerId?: number;
                     /** @description evm */
@@ -11658,6 +11667,13 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description where its start places the nodes it makes (POST /networks/evm placement); null: this service's machine */
+                        placement: {
+                            hostId?: number;
+                            hostLabels?: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
                         runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
@@ -11676,7 +11692,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it), or a placement naming no registered host (UNKNOWN_HOST), both hostId and hostLabels, or a besu network on a Kubernetes cluster (HOST_KIND_UNSUPPORTED); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11701,7 +11717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it; or the placement's host unreachable (HOST_UNREACHABLE), without room for the nodes (HOST_FULL), or no host fitting its labels (NO_HOST_FITS) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15983,6 +15999,15 @@ export interface operations {
                         /** @description key provider of its keys; default: the default provider */
                         providerId?: number;
                     }[];
+                    /** @description where all its peers and orderers (each POST /nodes of the quick start then carries it as config.hostId or config.hostLabels); the host must have room for every node planned; no Fabric program is needed here then go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
+                    placement?: {
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        hostId?: number;
+                        /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
+                        hostLabels?: {
+                            [key: string]: string;
+                        };
+                    };
                 };
             };
         };
@@ -15994,7 +16019,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description invalid, or a program missing (PROGRAM_MISSING); nothing written */
+            /** @description invalid, or a program missing (PROGRAM_MISSING), or a placement naming no registered host (UNKNOWN_HOST) or both hostId and hostLabels; nothing written */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16019,7 +16044,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a name or mspId taken */
+            /** @description a name or mspId taken, or the placement's host unreachable (HOST_UNREACHABLE), without room for every node planned (HOST_FULL), or no host fitting its labels (NO_HOST_FITS) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16079,6 +16104,13 @@ export interface operations {
                             min_gas_price: string;
                             name: string;
                             node_count: number;
+                            /** @description where its start places the nodes it makes (POST /networks/evm placement); null: this service's machine */
+                            placement: {
+                                hostId?: number;
+                                hostLabels?: {
+                                    [key: string]: string;
+                                };
+                            } | null;
                             /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
                             runs_as: string;
                             /** @description created, running, stopped or error, derived from the nodes */
@@ -16161,6 +16193,15 @@ export interface operations {
                     keyProviderId?: number;
                     /** @description unique; letters, digits and hyphens */
                     name: string;
+                    /** @description where the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400) go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
+                    placement?: {
+                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        hostId?: number;
+                        /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
+                        hostLabels?: {
+                            [key: string]: string;
+                        };
+                    };
                     /** @description key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file. */
                     providerId?: number;
                     /** @description wei (decimal) credited in the genesis to each validator key the service holds; the way to fund deploying keys on a priced network (genesis.min_gas_price above 0) */
@@ -16200,6 +16241,13 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description where its start places the nodes it makes (POST /networks/evm placement); null: this service's machine */
+                        placement: {
+                            hostId?: number;
+                            hostLabels?: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
                         runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
@@ -16218,7 +16266,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it), or a placement naming no registered host (UNKNOWN_HOST), both hostId and hostLabels, or a besu network on a Kubernetes cluster (HOST_KIND_UNSUPPORTED); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16243,7 +16291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it; or the placement's host unreachable (HOST_UNREACHABLE), without room for the nodes (HOST_FULL), or no host fitting its labels (NO_HOST_FITS) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16300,6 +16348,13 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description where its start places the nodes it makes (POST /networks/evm placement); null: this service's machine */
+                        placement: {
+                            hostId?: number;
+                            hostLabels?: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
                         runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
@@ -17593,6 +17648,13 @@ export interface operations {
                         min_gas_price: string;
                         name: string;
                         node_count: number;
+                        /** @description where its start places the nodes it makes (POST /networks/evm placement); null: this service's machine */
+                        placement: {
+                            hostId?: number;
+                            hostLabels?: {
+                                [key: string]: string;
+                            };
+                        } | null;
                         /** @description what the network is, in one sentence: "one-node development chain (anvil) ..." or "QBFT network of 4 validators (besu)" */
                         runs_as: string;
                         /** @description created, running, stopped or error, derived from the nodes */
@@ -17611,7 +17673,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it); nothing is made */
+            /** @description invalid name or genesis, or something the network needs is missing here (code PROGRAM_MISSING: besu for several validators, named with how to provide it), or a placement naming no registered host (UNKNOWN_HOST), both hostId and hostLabels, or a besu network on a Kubernetes cluster (HOST_KIND_UNSUPPORTED); nothing is made */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17636,7 +17698,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it */
+            /** @description name taken (NAME_TAKEN) or a create of that name in progress, or chain id (CHAIN_ID_TAKEN) or block 0 (GENESIS_TAKEN) of another network of this deployment: the message and context name it; or the placement's host unreachable (HOST_UNREACHABLE), without room for the nodes (HOST_FULL), or no host fitting its labels (NO_HOST_FITS) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -7,6 +7,8 @@
 // The run is recorded on a create (POST /creations, its calls carry creationId): a step that
 // fails ends it as failed at that step, the page lists what it made (organizations, nodes, the
 // network) and one button removes all of it with their keys (POST /creations/{id}/undo).
+// With node hosts registered, all its peers and orderers can be placed on one (a Docker host or
+// a Kubernetes cluster) or by labels: the check takes the placement, each node create carries it.
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -15,6 +17,7 @@ import type { paths } from '../../api/schema';
 import { FieldError, invalid } from '../../components/states';
 import { CreationUndo, type Creation } from '../../components/CreationUndo';
 import { SmartBftOptionsFields, smartBftBody, type SmartBftValues } from './SmartBftOptions';
+import { PlacementFields, usePlacement } from '../../components/Placement';
 
 type StepState = 'running' | 'done' | 'failed';
 interface Step {
@@ -29,7 +32,7 @@ interface MadeNode {
   name: string;
   status: string;
   error?: string | null;
-  config?: { port?: number };
+  config?: { port?: number; externalEndpoint?: string };
 }
 
 class StepFailure extends Error {
@@ -77,6 +80,9 @@ export default function ConsortiumQuickStart() {
   const [consensus, setConsensus] = useState<'etcdraft' | 'smartbft'>('etcdraft');
   const [fabricVersion, setFabricVersion] = useState('');
   const [bftOptions, setBftOptions] = useState<SmartBftValues>({});
+  // Where all its peers and orderers run (placement: checked for them all, then each node carries it).
+  const where = usePlacement();
+  const placement = where.placement;
   // The Fabric releases the service finds (newest first): the nodes run the one chosen.
   const defaults = useQuery({ queryKey: ['node-defaults', 'orderer', 'releases'], queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/consortium-orderer', { params: { query: {} } })) });
   const releases = (defaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
@@ -118,7 +124,7 @@ export default function ConsortiumQuickStart() {
     };
     const makeNode = async (nodeName: string, nodeType: 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', organizationId: number) =>
       step(`${nodeType === 'CONSORTIUM_ORDERER' ? 'Orderer' : 'Peer'} ${nodeName} started`, async () => {
-        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: fabricVersion ? { fabricVersion } : {}, creationId } }))) as unknown as MadeNode;
+        const n = (await unwrap(api.POST('/api/v1/nodes', { body: { name: nodeName, platform: 'CONSORTIUM', nodeType, organizationId, config: { ...(fabricVersion && !placement ? { fabricVersion } : {}), ...(placement ?? {}) }, creationId } }))) as unknown as MadeNode;
         if (n.status !== 'running') throw new StepFailure(`${nodeName} is ${n.status}${n.error ? `: ${n.error}` : ''}`, await logTail(n.id));
         return n;
       }, (n) => `node #${n.id}${n.config?.port ? `, port ${n.config.port}` : ''}`);
@@ -133,7 +139,7 @@ export default function ConsortiumQuickStart() {
         ...msps.flatMap((msp) => Array.from({ length: peers }, (_, i) => ({ name: peerName(i, msp), nodeType: 'CONSORTIUM_PEER' as const }))),
       ];
       await step('Checked: names free, Fabric programs present (nothing made yet)', () =>
-        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes, consensus, ...(fabricVersion ? { fabricVersion } : {}) } })).catch((e: unknown) => {
+        unwrap(api.POST('/api/v1/networks/consortium/quickstart/check', { body: { name, channelName: channel, organizations: msps.map((msp) => ({ name: orgName(msp), mspId: msp })), nodes: plannedNodes, consensus, ...(fabricVersion && !placement ? { fabricVersion } : {}), ...(placement ? { placement } : {}) } })).catch((e: unknown) => {
           setRefusal(e);
           throw e;
         }),
@@ -163,8 +169,11 @@ export default function ConsortiumQuickStart() {
       for (const p of peerNodes) await step(`Peer ${p.name} joined`, () => retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/peers/{peerId}/join', { params: { path: { id: nid, peerId: p.id } } }))));
       for (const o of orgs) {
         const anchor = peerNodes.find((p) => p.msp === o.msp)!;
+        // A placed peer is reached at its host's address (its external endpoint), not this machine's.
+        const external = placement ? anchor.config?.externalEndpoint?.match(/^(.+):(\d+)$/) : null;
+        const anchorPeer = external ? { host: external[1], port: Number(external[2]) } : { host: '127.0.0.1', port: anchor.config?.port ?? 7051 };
         await step(`Anchor peer of ${o.msp} set (${anchor.name})`, () =>
-          retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/anchor-peers', { params: { path: { id: nid } }, body: { organizationId: o.msp, anchorPeers: [{ host: '127.0.0.1', port: anchor.config?.port ?? 7051 }] } }))),
+          retried(() => unwrap(api.POST('/api/v1/networks/consortium/{id}/anchor-peers', { params: { path: { id: nid } }, body: { organizationId: o.msp, anchorPeers: [anchorPeer] } }))),
         );
       }
       await unwrap(api.POST('/api/v1/creations/{id}/end', { params: { path: { id: creationId } }, body: { outcome: 'COMPLETED', resourceId: nid } }));
@@ -202,7 +211,7 @@ export default function ConsortiumQuickStart() {
         aria-labelledby="qs-title"
         onSubmit={(e: FormEvent) => {
           e.preventDefault();
-          if (!running) void run();
+          if (!running && where.ready) void run();
         }}
       >
         <h2 id="qs-title">Organizations, nodes and channel</h2>
@@ -264,6 +273,7 @@ export default function ConsortiumQuickStart() {
           Peers per organization
           <input type="number" min={1} max={4} required value={peers} onChange={(e) => setPeers(Number(e.target.value))} />
         </label>
+        <PlacementFields choice={where} error={refusal} field="placement" idPrefix="quickstart" label="Where its peers and orderers run" />
         <div>
           <button type="submit" className="primary" disabled={running}>
             {running ? 'Working…' : 'Create the network'}

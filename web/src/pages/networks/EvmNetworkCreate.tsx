@@ -3,7 +3,8 @@
 // write-only: sent once, never shown again) and the key provider that holds them, the
 // genesis allocations (accounts and their balances), the gas model (minimum gas price, base fee)
 // with a balance for each validator key, and a description. The API validates; its field errors
-// show here (a refused PEM beside its field).
+// show here (a refused PEM beside its field). With node hosts registered, where its nodes run
+// (placement: a host or Kubernetes cluster, or by labels; recorded on the network for its starts).
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
@@ -11,6 +12,7 @@ import { useNetworkMaker } from './networkMaker';
 import { api, unwrap } from '../../api/client';
 import { useSession } from '../../session';
 import { ActionError, FieldError, invalid } from '../../components/states';
+import { PlacementFields, usePlacement } from '../../components/Placement';
 
 interface Allocation {
   address: string;
@@ -45,6 +47,7 @@ export default function EvmNetworkCreate() {
   const [validatorBalance, setValidatorBalance] = useState('');
   const [providerId, setProviderId] = useState('');
   const { can } = useSession();
+  const where = usePlacement();
   const providers = useQuery({ queryKey: ['key-providers'], enabled: can('KEY_PROVIDER_READ'), queryFn: () => unwrap(api.GET('/api/v1/key-providers')) });
   const setAllocation = (i: number, change: Partial<Allocation>) => setAllocations((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)));
   const m = useNetworkMaker('evm', async () => {
@@ -66,6 +69,7 @@ export default function EvmNetworkCreate() {
         ...(description.trim() ? { description: description.trim() } : {}),
         ...(validatorBalance.trim() ? { validatorBalance: validatorBalance.trim() } : {}),
         ...(providerId ? { providerId: Number(providerId) } : {}),
+        ...(where.placement ? { placement: where.placement } : {}),
       },
     }));
     if (startNow) await unwrap(api.POST('/api/v1/networks/{networkId}/start', { params: { path: { networkId: network.id } } }));
@@ -76,7 +80,7 @@ export default function EvmNetworkCreate() {
   const g = (f: string) => [f, `genesis.${f}`];
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    m.mutate();
+    if (where.ready) m.mutate();
   };
   return (
     <section>
@@ -241,6 +245,7 @@ export default function EvmNetworkCreate() {
             <FieldError error={refusal} field="validatorBalance" />
           </label>
         </fieldset>
+        <PlacementFields choice={where} error={refusal} field="placement" idPrefix="evm-network" label="Where its nodes run" />
         <label className="inline">
           <input type="checkbox" checked={startNow} onChange={(e) => setStartNow(e.target.checked)} /> Start the network after creating it
         </label>

@@ -12,9 +12,8 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { useEvmNetworks, useHosts } from '../../api/queries';
-import { useSession } from '../../session';
-import { parseLabels } from '../../components/labels';
+import { useEvmNetworks } from '../../api/queries';
+import { PlacementFields, usePlacement } from '../../components/Placement';
 import { ActionError, FieldError, fieldErrors, invalid, useShownFields } from '../../components/states';
 import { NodeConfigFields } from './NodeConfigFields';
 import { configFields, configValues, nodeConfigBody, nodeConfigIssues, type ConfigValues } from './nodeConfig';
@@ -31,12 +30,8 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const [organizationId, setOrganizationId] = useState('');
   const [ledgerXConfig, setLedgerXConfig] = useState<LedgerXConfig>({});
   const ledgerX = kind === 'LEDGERX_ORDERER_GROUP' || kind === 'LEDGERX_COMMITTER';
-  const { can } = useSession();
-  const hosts = useHosts(can('HOST_READ') && !ledgerX);
-  const [where, setWhere] = useState(''); // '': this machine, 'labels', or a host id
-  const [hostLabels, setHostLabels] = useState('');
-  const labels = parseLabels(hostLabels);
-  const placement = ledgerX || where === '' ? undefined : where === 'labels' ? { hostLabels: labels.labels } : { hostId: Number(where) };
+  const where = usePlacement(!ledgerX);
+  const placement = where.placement;
   const evm = useEvmNetworks();
   const [advanced, setAdvanced] = useState<ConfigValues>({});
   const [checked, setChecked] = useState(false);
@@ -100,7 +95,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
         e.preventDefault();
         setChecked(true);
         if (Object.keys(nodeConfigIssues(fields, advanced)).length) return;
-        if (where !== 'labels' || (!labels.error && Object.keys(labels.labels).length)) m.mutate();
+        if (where.ready) m.mutate();
       }}
     >
       <h2 id="new-node">New node</h2>
@@ -148,32 +143,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
         </label>
       )}
       {releaseFields.length ? <NodeConfigFields fields={releaseFields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error), ...fieldErrors(m.error, 'config.') }} idPrefix="new-node" /> : null}
-      {!ledgerX && hosts.data && hosts.data.items.length > 0 ? (
-        <>
-          <label>
-            Where it runs
-            <select {...invalid(m.error, 'config.hostId')} value={where} onChange={(e) => setWhere(e.target.value)}>
-              <option value="">This service's machine</option>
-              {hosts.data.items.map((h) => (
-                <option key={h.id} value={h.id}>
-                  Host {h.name} ({h.status.reachable ? 'reachable' : 'unreachable'}
-                  {h.capacity.maxNodes !== null ? `, at most ${h.capacity.maxNodes} nodes` : ''})
-                </option>
-              ))}
-              <option value="labels">A host picked by labels</option>
-            </select>
-            <FieldError error={m.error} field="config.hostId" />
-          </label>
-          {where === 'labels' ? (
-            <label>
-              Host labels
-              <input required placeholder="zone=b" value={hostLabels} onChange={(e) => setHostLabels(e.target.value)} aria-invalid={labels.error ? true : undefined} aria-describedby="node-host-labels-help" {...invalid(m.error, 'config.hostLabels')} />
-              <FieldError error={m.error} field="config.hostLabels" />
-              <small id="node-host-labels-help">{labels.error ?? 'key=value pairs separated by commas: among the reachable hosts carrying every label and below their capacity, the one with the fewest nodes.'}</small>
-            </label>
-          ) : null}
-        </>
-      ) : null}
+      {!ledgerX ? <PlacementFields choice={where} error={m.error} field="config" idPrefix="node" /> : null}
       {ledgerX ? (
         <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} errors={fieldErrors(m.error, 'config.')} refusal={m.error} />
       ) : (
