@@ -54,10 +54,10 @@ export const nodesProjection: Projection = {
   },
 };
 
-/** The keys a node holds as its own (identity, then TLS), from its NodeCreated data; none for evm nodes and groups. */
+/** The keys a node holds as its own (identity, then TLS; a chaincode server's TLS and peer-client keys), from its NodeCreated data; none for evm nodes and groups. */
 function ownKeyIds(c: NodeRecord): number[] {
-  const k = c as unknown as { identityKeyId?: unknown; tlsKeyId?: unknown };
-  return [k.identityKeyId, k.tlsKeyId].filter((id): id is number => typeof id === 'number');
+  const k = c as unknown as { identityKeyId?: unknown; tlsKeyId?: unknown; clientTlsKeyId?: unknown };
+  return [k.identityKeyId, k.tlsKeyId, k.clientTlsKeyId].filter((id): id is number => typeof id === 'number');
 }
 
 export interface NodeRow {

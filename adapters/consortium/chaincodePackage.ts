@@ -1,6 +1,6 @@
 // The chaincode-as-a-service package the peers install, and the chaincode's own files.
-//   ccaasPackageOf(label, address)  -> { bytes, packageId } a .tar.gz with metadata.json (type
-//       "ccaas") and code.tar.gz holding connection.json; the same input always gives the same
+//   ccaasPackageOf(label, address, tls) -> { bytes, packageId } a .tar.gz with metadata.json (type
+//       "ccaas") and code.tar.gz holding connection.json (mutual TLS with tls); the same input always gives the same
 //       bytes (mtime 0), so the package id (label:sha256) is stable and installs are idempotent.
 //   chaincodeFiles(files)          -> the files a chaincode server runs: TypeScript transpiled to
 //       CommonJS (esbuild), everything else as given.
@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { transformSync } from 'esbuild';
 import { ValidationError } from '../../domain/shared/errors.ts';
+import type { ChaincodeTlsMaterial } from '../../domain/consortium/consortiumPorts.ts';
 
 export interface SourceFile {
   path: string;
@@ -66,8 +67,17 @@ export function untarGz(bytes: Uint8Array): SourceFile[] {
   return files;
 }
 
-export function ccaasPackageOf(label: string, address: string): { bytes: Buffer; packageId: string } {
-  const connection = JSON.stringify({ address, dial_timeout: '10s', tls_required: false });
+/**
+ * connection.json as Fabric's ccaas builder reads it: with tls, mutual TLS (root_cert: the CA of
+ * the server's certificate; client_cert/client_key: what the peer presents), PEM strings. Without,
+ * the plain-text form of records made before TLS existed (the same bytes, the same package id).
+ */
+export function ccaasPackageOf(label: string, address: string, tls: ChaincodeTlsMaterial | null = null): { bytes: Buffer; packageId: string } {
+  const connection = JSON.stringify(
+    tls
+      ? { address, dial_timeout: '10s', tls_required: true, client_auth_required: true, root_cert: tls.caCertPem, client_cert: tls.clientCertPem, client_key: tls.clientKeyPem }
+      : { address, dial_timeout: '10s', tls_required: false },
+  );
   const code = tarGz([{ name: 'connection.json', content: Buffer.from(connection) }]);
   const metadata = JSON.stringify({ type: 'ccaas', label });
   const bytes = tarGz([

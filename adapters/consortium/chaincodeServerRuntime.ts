@@ -10,6 +10,10 @@
 //   image source (docker engine only): the image runs its chaincode server itself, as Fabric's
 //     chaincode-as-a-service images do, told its package id and address by CHAINCODE_ID and
 //     CHAINCODE_SERVER_ADDRESS.
+//   TLS (a server recorded with config.tls, the default): its certificate, key and the CA of the
+//     peers' client certificates go into its node directory (tls/, the key 0600; on a cluster the
+//     Secret's items), named by fabric-shim's --chaincode-tls-* flags or, for an image, by
+//     variables (tlsOf): the server then refuses plain text and clients without a certificate.
 // Containers are on the host network (like docker-engine peers), so the address in the ccaas
 // package is the same for peers under either engine. Healthy = its gRPC port accepts a connection.
 //   on a Kubernetes cluster (config.hostId, docs/kubernetes.md): the cluster's kubernetes engine
@@ -23,7 +27,8 @@ import Docker from 'dockerode';
 import type { ConsortiumChaincodeNodeCreatedData } from '../../domain/consortium/consortiumNode.ts';
 import type { ChaincodeSource } from '../../domain/consortium/consortiumChaincode.ts';
 import type { ChaincodeServerRuntime } from '../../domain/consortium/consortiumChaincodePorts.ts';
-import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
+import type { ChaincodeTlsMaterial } from '../../domain/consortium/consortiumPorts.ts';
+import { NODE_DIR_PLACEHOLDER, NodeStartFailedError, type NodeEngine, type NodeFile, type NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { localEngines, placedEngine } from '../engines/localEngines.ts';
 import type { KubernetesNodeEngine } from '../engines/kubernetesEngine.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
@@ -37,21 +42,49 @@ export const CHAINCODE_NODE_SOFTWARE = 'chaincode-node';
 /** Where that image keeps fabric-shim (.ci/docker.sh). */
 const IMAGE_SHIM_CLI = '/opt/lnm/node_modules/fabric-shim/cli.js';
 
-export function chaincodeLaunchSpec(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource): NodeLaunchSpec {
+/** Where a chaincode server's TLS files are, in its node directory (a Secret's items on a cluster). */
+const TLS_DIR = 'tls';
+
+/**
+ * The server's TLS files and how it is told them: fabric-shim's CLI flags for files sources; for
+ * an image, Fabric's ccaas samples' variables (CHAINCODE_TLS_CERT, CHAINCODE_TLS_KEY,
+ * CHAINCODE_CLIENT_CA_CERT: file paths) and fabric-shim's own (CORE_CHAINCODE_TLS_CERT_FILE,
+ * CORE_CHAINCODE_TLS_KEY_FILE, CORE_CHAINCODE_TLS_CLIENT_CACERT_FILE), so an image that starts
+ * fabric-chaincode-node needs nothing more.
+ */
+function tlsOf(tls: ChaincodeTlsMaterial | null): { files: NodeFile[]; args: string[]; env: Record<string, string> } {
+  if (!tls) return { files: [], args: [], env: {} };
+  const at = (name: string) => `${NODE_DIR_PLACEHOLDER}/${TLS_DIR}/${name}`;
+  return {
+    files: [
+      { path: `${TLS_DIR}/server.crt`, content: tls.serverCertPem },
+      { path: `${TLS_DIR}/server.key`, content: tls.serverKeyPem, secret: true },
+      { path: `${TLS_DIR}/client-ca.crt`, content: tls.caCertPem },
+    ],
+    args: ['--chaincode-tls-cert-file', at('server.crt'), '--chaincode-tls-key-file', at('server.key'), '--chaincode-tls-client-cacert-file', at('client-ca.crt')],
+    env: {
+      CHAINCODE_TLS_DISABLED: 'false', CHAINCODE_TLS_CERT: at('server.crt'), CHAINCODE_TLS_KEY: at('server.key'), CHAINCODE_CLIENT_CA_CERT: at('client-ca.crt'),
+      CORE_CHAINCODE_TLS_CERT_FILE: at('server.crt'), CORE_CHAINCODE_TLS_KEY_FILE: at('server.key'), CORE_CHAINCODE_TLS_CLIENT_CACERT_FILE: at('client-ca.crt'),
+    },
+  };
+}
+
+export function chaincodeLaunchSpec(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource, tlsMaterial: ChaincodeTlsMaterial | null = null): NodeLaunchSpec {
   const c = node.config;
   const address = `${c.listenAddress}:${c.port}`;
   const base = { nodeKey: nodeKey(node.nodeId), displayName: `chaincode server ${node.name} (${c.chaincodeName} ${c.version})`, ports: [c.port] };
+  const tls = tlsOf(tlsMaterial);
   if (source.kind === 'image') {
-    return { ...base, docker: { image: source.image, args: [], env: { CHAINCODE_ID: c.packageId, CHAINCODE_SERVER_ADDRESS: address } }, files: [] };
+    return { ...base, docker: { image: source.image, args: [], env: { CHAINCODE_ID: c.packageId, CHAINCODE_SERVER_ADDRESS: address, ...tls.env } }, files: tls.files };
   }
-  const server = ['server', '--chaincode-address', address, '--chaincode-id', c.packageId, '--module-path', `${NODE_DIR_PLACEHOLDER}/chaincode`];
+  const server = ['server', '--chaincode-address', address, '--chaincode-id', c.packageId, '--module-path', `${NODE_DIR_PLACEHOLDER}/chaincode`, ...tls.args];
   const env = { CORE_CHAINCODE_LOGGING_LEVEL: 'info' };
   const nodeModules = path.dirname(path.dirname(require.resolve('fabric-contract-api/package.json')));
   return {
     ...base,
     process: { command: process.execPath, args: [require.resolve('fabric-shim/cli.js'), ...server], env: { ...env, NODE_PATH: nodeModules } },
     docker: { image: CHAINCODE_NODE_SOFTWARE, args: [IMAGE_SHIM_CLI, ...server], env },
-    files: chaincodeFiles(source.files).map((f) => ({ path: `chaincode/${f.path}`, content: f.content })),
+    files: [...chaincodeFiles(source.files).map((f) => ({ path: `chaincode/${f.path}`, content: f.content })), ...tls.files],
   };
 }
 
@@ -85,8 +118,8 @@ export function createChaincodeServerRuntime(options: { dataDir: string; env?: R
         return { ok: false, engineDown: false, reason: `the image ${ref} is not on the Docker host: build or pull it first${hint}` };
       }
     },
-    async start(node, source) {
-      const spec = chaincodeLaunchSpec(node, source);
+    async start(node, source, tls) {
+      const spec = chaincodeLaunchSpec(node, source, tls);
       const engine = await engineOf(node);
       if (source.kind === 'image' && engine.kind === 'process') throw new NodeStartFailedError('invalid-spec', `${spec.displayName} runs the image ${source.image}: only the docker and kubernetes engines run images.`, { nodeKey: spec.nodeKey });
       if ((await engine.status(spec.nodeKey)).state === 'running') throw new NodeStartFailedError('already-running', `${spec.displayName} is already running.`, { nodeKey: spec.nodeKey });

@@ -129,6 +129,17 @@ export function createConsortiumCredentials(opts: ConsortiumCredentialsOptions):
         tlsKeyPem: await opts.nodeKeyPem(tls.material.handle),
       };
     },
+    async chaincodeServerTls(node) {
+      if (!node.config.tls || node.tlsKeyId == null || node.clientTlsKeyId == null) return null;
+      const [organization, server, client] = await Promise.all([organizationMsp(node.organizationId), activeKey(store, node.tlsKeyId, 'chaincode server TLS'), activeKey(store, node.clientTlsKeyId, 'chaincode client TLS')]);
+      return {
+        caCertPem: organization.tlsCaCertPem,
+        serverCertPem: server.certificatePem,
+        serverKeyPem: await opts.nodeKeyPem(server.material.handle),
+        clientCertPem: client.certificatePem,
+        clientKeyPem: await opts.nodeKeyPem(client.material.handle),
+      };
+    },
     adminSigner(organizationId) {
       return cached(`admin-${organizationId}`, () => readAdminSigner(organizationId));
     },

@@ -26,6 +26,8 @@ export interface ChaincodeRequest {
   init?: { function?: string; args?: string[] };
   collections?: ChaincodeCollection[];
   source: { files?: ChaincodeSourceFile[]; archive?: string; image?: string };
+  /** Mutual TLS between the peers and the chaincode server (default true). */
+  tls?: boolean;
 }
 
 const FILE_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._@+\/-]{1,200}$/;
@@ -86,7 +88,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source,
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source, tls: req.tls ?? true,
     previousChaincodeId: latest?.id ?? null, ...(sharedFrom ? { sharedFrom } : {}), at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -102,8 +104,8 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
     if (!sameSource(recorded.source, await sourceOf(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
-      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req))) {
-      throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source or policy: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
+      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req)) || (req.tls !== undefined && req.tls !== (recorded.tls ?? false))) {
+      throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source, policy or TLS setting: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }
   }
   const peers = await deployPeers(input, network);

@@ -9,7 +9,12 @@ import { ConflictError, NotFoundError } from '../../domain/shared/errors.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { chaincodeStream, consortiumChaincode, type ChaincodeRegisteredData } from '../../domain/consortium/consortiumChaincode.ts';
 import type { ChaincodeDefinition, PeerAccess } from '../../domain/consortium/consortiumChaincodePorts.ts';
-import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
+import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
+import { isChaincodeServer, type ConsortiumChaincodeNodeCreatedData, type ConsortiumChaincodeServerConfig } from '../../domain/consortium/consortiumNode.ts';
+import { IDENTITY_VALIDITY_DAYS } from '../../domain/organizations/organizationCertificates.ts';
+import { getOrganization } from '../../projections/organizations.ts';
+import { createKey, discardKey } from '../keys/keyCreation.ts';
+import { assertNodeKeysExportable } from './consortiumNodeCreate.ts';
 import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '../../projections/nodes.ts';
 import { getChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
 import { consortiumNetworkMembers, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
@@ -26,6 +31,7 @@ import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
 export type Input = CommandInput;
 
 const CHAINCODE_PORT_FROM = 9100;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
 export async function chaincodeOr404(deps: AppDeps, id: number): Promise<ChaincodeRow> {
   const c = await getChaincode(deps.pool, id);
@@ -131,13 +137,47 @@ async function reserveClusterPort(deps: AppDeps, cluster: { hostId: number; allI
   throw new ConflictError(`No free NodePort from ${CLUSTER_CHAINCODE_PORT_FROM} on cluster ${cluster.hostId} for a chaincode server${lastRefusal ? ` (${(lastRefusal as Error).message})` : ''}.`);
 }
 
-/** The chaincode's server node (created once, not started) and its ccaas package, which names the server's address. */
+/** The ccaas package of a recorded server: its address, and its TLS material when it has some. */
+async function serverPackage(deps: AppDeps, label: string, nodeId: number, address: string): Promise<{ bytes: Uint8Array; packageId: string }> {
+  const { state } = await loadState(deps.store, nodeStream(nodeId), nodeAggregate);
+  const node = state.node && isChaincodeServer(state.node) ? (state.node as unknown as ConsortiumChaincodeNodeCreatedData) : null;
+  return consortiumOf(deps).chaincodes.packageOf(label, address, node ? await consortiumOf(deps).credentials.chaincodeServerTls(node) : null);
+}
+
+/**
+ * A chaincode server's TLS keys, of the owner organization's provider and issued by its TLS CA
+ * (each creation audited as any key's): the server's certificate with every address it is dialled
+ * or probed at in its SANs, and the client certificate the peers present (mutual TLS).
+ */
+async function createServerTlsKeys(input: Input, organizationId: number, name: string, addresses: string[]): Promise<{ tlsKeyId: number; clientTlsKeyId: number }> {
+  const org = await getOrganization(input.deps.pool, organizationId);
+  if (!org?.tlsKeyId) throw new ConflictError(`Organization ${organizationId} has no TLS CA: its chaincode server cannot have TLS (deploy with tls false).`, { organizationId }, 'NO_TLS_CA');
+  await assertNodeKeysExportable(input, org);
+  const hosts = [...new Set(['localhost', '127.0.0.1', ...addresses.map((a) => a.replace(/:\d+$/, ''))])];
+  const common = { providerId: org.providerId, organizationId: org.id, purpose: 'TLS' as const, spec: { algorithm: 'EC' as const, curve: 'P-256' as const } };
+  const profile = { organization: org.mspId, keyUsages: ['digitalSignature' as const, 'keyEncipherment' as const], isCa: false, validityDays: IDENTITY_VALIDITY_DAYS };
+  const tlsKeyId = await createKey(input, {
+    ...common, name: `${name}-tls`, description: `TLS of chaincode server ${name}`,
+    certificate: { issuer: org.tlsKeyId, profile: { ...profile, commonName: name, extendedKeyUsages: ['serverAuth'], dnsNames: hosts.filter((h) => !IPV4.test(h)), ipAddresses: hosts.filter((h) => IPV4.test(h)) } },
+  });
+  try {
+    const clientTlsKeyId = await createKey(input, {
+      ...common, name: `${name}-peer-client-tls`, description: `TLS client certificate the peers present to chaincode server ${name}`,
+      certificate: { issuer: org.tlsKeyId, profile: { ...profile, commonName: `${name}-peer-client`, extendedKeyUsages: ['clientAuth'] } },
+    });
+    return { tlsKeyId, clientTlsKeyId };
+  } catch (err) {
+    await discardKey(input, tlsKeyId);
+    throw err;
+  }
+}
+
+/** The chaincode's server node (created once, not started) and its ccaas package, which names the server's address (and with TLS its certificates). */
 export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promise<{ nodeId: number; packageId: string; packageBytes: Uint8Array }> {
   const { deps } = input;
-  const chaincodes = consortiumOf(deps).chaincodes;
   const label = `${chaincode.name}_${chaincode.version}`;
   if (chaincode.serverNodeId && chaincode.serverAddress) {
-    const pkg = chaincodes.packageOf(label, chaincode.serverAddress);
+    const pkg = await serverPackage(deps, label, chaincode.serverNodeId, chaincode.serverAddress);
     return { nodeId: chaincode.serverNodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
   }
   const network = await consortiumNetworkOr404(deps, chaincode.networkId);
@@ -146,10 +186,10 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
   return oneAtATime(input.deps.pool, async () => {
     const again = await getChaincode(deps.pool, chaincode.id);
     if (again?.serverNodeId && again.serverAddress) {
-      const pkg = chaincodes.packageOf(label, again.serverAddress);
+      const pkg = await serverPackage(deps, label, again.serverNodeId, again.serverAddress);
       return { nodeId: again.serverNodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
     }
-    const { source } = await chaincodeRecord(deps, chaincode.id);
+    const { source, tls } = await chaincodeRecord(deps, chaincode.id);
     const nodeId = await deps.nextId('node');
     // With the owner's peers on a Kubernetes cluster the server runs there too (its Service made
     // now, as connection.json names its address); else on this machine: an image under the docker
@@ -158,29 +198,38 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
     const cluster = await serverCluster(deps, network, owner.mspId);
     const chaincodeHost = consortiumOf(deps).defaults.chaincodeHost ?? '127.0.0.1';
     const placed = cluster ? await reserveClusterPort(deps, cluster, nodeId) : null;
-    const port = placed?.port ?? (await freePort(deps));
-    const address = placed?.address ?? `${chaincodeHost}:${port}`;
-    const engine = cluster || source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
-    const pkg = chaincodes.packageOf(label, address);
-    let name = `cc-${chaincode.name}-${chaincode.version}-${network.name}`.slice(0, 60);
-    if (await nodeNameTaken(deps.pool, name)) name = `${name.slice(0, 50)}-${nodeId}`;
-    const at = deps.clock().toISOString();
+    const keysMade: number[] = [];
     try {
-      await runCommand(input, nodeStream(nodeId), nodeAggregate, {
-        type: 'CreateNode', nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
-        networkId: network.id, client: 'fabric', engine, resources: null, at,
-        config: {
-          listenAddress: cluster || chaincodeHost !== '127.0.0.1' ? '0.0.0.0' : '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: pkg.packageId,
-          ...(cluster && placed ? { hostId: cluster.hostId, externalAddress: placed.externalAddress } : {}),
-        },
-      });
+      const port = placed?.port ?? (await freePort(deps));
+      const address = placed?.address ?? `${chaincodeHost}:${port}`;
+      const engine = cluster || source.kind === 'image' ? 'docker' : consortiumOf(deps).defaults.engine;
+      let name = `cc-${chaincode.name}-${chaincode.version}-${network.name}`.slice(0, 60);
+      if (await nodeNameTaken(deps.pool, name)) name = `${name.slice(0, 50)}-${nodeId}`;
+      const keys = tls ? await createServerTlsKeys(input, owner.organizationId, name, [address, ...(placed ? [placed.externalAddress] : [])]) : null;
+      if (keys) keysMade.push(keys.tlsKeyId, keys.clientTlsKeyId);
+      const at = deps.clock().toISOString();
+      const config: ConsortiumChaincodeServerConfig = {
+        listenAddress: cluster || chaincodeHost !== '127.0.0.1' ? '0.0.0.0' : '127.0.0.1', address, port, chaincodeId: chaincode.id, chaincodeName: chaincode.name, version: chaincode.version, packageId: '',
+        ...(cluster && placed ? { hostId: cluster.hostId, externalAddress: placed.externalAddress } : {}),
+        ...(keys ? { tls: true } : {}),
+      };
+      const server: ConsortiumChaincodeNodeCreatedData = {
+        nodeId, name, platform: 'CONSORTIUM', nodeType: 'CONSORTIUM_CHAINCODE', role: 'chaincode', organizationId: owner.organizationId, mspId: owner.mspId,
+        networkId: network.id, client: 'fabric', engine, resources: null, at, config, ...(keys ?? {}),
+      };
+      const pkg = consortiumOf(deps).chaincodes.packageOf(label, address, await consortiumOf(deps).credentials.chaincodeServerTls(server));
+      config.packageId = pkg.packageId;
+      await runCommand(input, nodeStream(nodeId), nodeAggregate, { type: 'CreateNode', ...server } as NodeCommand);
+      await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });
+      return { nodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
     } catch (err) {
-      // Nothing of a server that was not recorded stays on the cluster.
-      await placed?.release().catch(() => undefined);
+      // Nothing of a server that was not recorded stays on the cluster, nor its keys.
+      if (!(await getNode(deps.pool, nodeId))) {
+        await placed?.release().catch(() => undefined);
+        for (const keyId of keysMade.reverse()) await discardKey(input, keyId);
+      }
       throw err;
     }
-    await runCommand(input, chaincodeStream(chaincode.id), consortiumChaincode, { type: 'AssignChaincodeServer', chaincodeId: chaincode.id, nodeId, address, packageId: pkg.packageId, at });
-    return { nodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
   });
 }
 

@@ -67,6 +67,12 @@ export interface ChaincodeRegisteredData {
   /** Private data collections (Fabric's collections_config.json shape), part of the definition. */
   collections: ChaincodeCollection[] | null;
   source: ChaincodeSource;
+  /**
+   * Whether the peers dial the chaincode server over mutual TLS (its server certificate and the
+   * peers' client certificate issued by the owner organization's TLS CA). Set on records made
+   * since it existed (default true); absent in older ones: plain text.
+   */
+  tls?: boolean;
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;
   /** A definition another instance shared through node sharing (its org approves it here), or absent. */

@@ -4,7 +4,7 @@
 import type { NodeStatus } from '../nodes/nodeEngine.ts';
 import type { ChaincodeCollection, ChaincodeSource, ChaincodeSourceFile } from './consortiumChaincode.ts';
 import type { ConsortiumChaincodeNodeCreatedData } from './consortiumNode.ts';
-import type { Endpoint, FabricSigner } from './consortiumPorts.ts';
+import type { ChaincodeTlsMaterial, Endpoint, FabricSigner } from './consortiumPorts.ts';
 
 export interface ChaincodeDefinition {
   name: string;
@@ -58,7 +58,8 @@ export interface ChaincodeServerRuntime {
    * what was made (a server record that could not be written).
    */
   reserveOnCluster(hostId: number, nodeId: number, port: number): Promise<{ clusterAddress: string; nodePortAddress: string; release(): Promise<void> }>;
-  start(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
+  /** tls: the server's key material (null: plain text), written into its own files only (a Secret on a cluster). */
+  start(node: ConsortiumChaincodeNodeCreatedData, source: ChaincodeSource, tls: ChaincodeTlsMaterial | null): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;
   remove(node: ConsortiumChaincodeNodeCreatedData): Promise<void>;
   status(node: ConsortiumChaincodeNodeCreatedData): Promise<NodeStatus>;
@@ -66,8 +67,8 @@ export interface ChaincodeServerRuntime {
 }
 
 export interface ConsortiumChaincodes {
-  /** The ccaas package (metadata.json + code.tar.gz with connection.json) and its package id. */
-  packageOf(label: string, address: string): { bytes: Uint8Array; packageId: string };
+  /** The ccaas package (metadata.json + code.tar.gz with connection.json; with tls its root_cert, client_cert and client_key) and its package id. */
+  packageOf(label: string, address: string, tls: ChaincodeTlsMaterial | null): { bytes: Uint8Array; packageId: string };
   /** Checks that the files (null for an image source) give a runnable Node.js chaincode (package.json with main; TypeScript compiles) and that the policy parses; ValidationError otherwise. */
   checkDefinition(files: ChaincodeSourceFile[] | null, endorsementPolicy: string | null, collections: ChaincodeCollection[] | null): void;
   /** Files of a .tar.gz given as the source; ValidationError when it is not one. */

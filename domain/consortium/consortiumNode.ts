@@ -85,6 +85,8 @@ export interface ConsortiumChaincodeServerConfig {
   hostId?: number;
   /** host:port where this service reaches a server on a cluster (its NodePort at the cluster's address). */
   externalAddress?: string;
+  /** The peers dial it over mutual TLS (its keys: tlsKeyId, clientTlsKeyId of the node); absent: plain text. */
+  tls?: boolean;
 }
 
 export interface ConsortiumChaincodeNodeCreatedData {
@@ -102,6 +104,13 @@ export interface ConsortiumChaincodeNodeCreatedData {
   /** docker for an image source; for files, the engine the service runs nodes on. */
   engine: 'process' | 'docker';
   config: ConsortiumChaincodeServerConfig;
+  /**
+   * With config.tls: keys of the owner organization's provider, issued by its TLS CA: the
+   * server's TLS certificate (its addresses in the SANs) and the client certificate the peers
+   * present to it (in the ccaas package's connection.json, as Fabric reads it).
+   */
+  tlsKeyId?: number;
+  clientTlsKeyId?: number;
   resources: null;
   at: string;
 }

@@ -2,7 +2,7 @@
 // adapters/consortium/ implements them against real Fabric 2.5 binaries (process engine) or
 // images (docker engine), over Fabric's own gRPC and HTTPS APIs.
 import type { LogFollower, NodeEngineKind, NodeStatus } from '../nodes/nodeEngine.ts';
-import type { ConsortiumNodeCreatedData } from './consortiumNode.ts';
+import type { ConsortiumChaincodeNodeCreatedData, ConsortiumNodeCreatedData } from './consortiumNode.ts';
 import { AppError } from '../shared/errors.ts';
 
 /** Certificates (PEM) of an organization as Fabric's MSP needs them. */
@@ -210,6 +210,19 @@ export interface ChannelGenesisInput {
 }
 
 /**
+ * Mutual TLS between the peers and a chaincode server, all issued by the owner organization's
+ * TLS CA: the server presents serverCert and accepts only clients of caCert; the peers trust
+ * caCert (connection.json root_cert) and present clientCert (client_cert, client_key).
+ */
+export interface ChaincodeTlsMaterial {
+  caCertPem: string;
+  serverCertPem: string;
+  serverKeyPem: string;
+  clientCertPem: string;
+  clientKeyPem: string;
+}
+
+/**
  * Certificates and keys of organizations and nodes, assembled from the key records (event
  * store) and the organization's key provider. Private keys leave a provider only into a node's
  * directory (Fabric reads them from files) or into one TLS handshake; never into a response.
@@ -226,6 +239,8 @@ export interface ConsortiumCredentials {
    * IdentityNotExportableError (422) saying so; a key that is no client identity a ValidationError.
    */
   exportIdentity(keyId: number): Promise<ExportedIdentity>;
+  /** A chaincode server's TLS material (its own keys and the peers' client keys, tlsKeyId and clientTlsKeyId); null for a server without TLS. */
+  chaincodeServerTls(node: ConsortiumChaincodeNodeCreatedData): Promise<ChaincodeTlsMaterial | null>;
   /** A TLS client certificate of the organization's TLS CA for its admin key: mutual TLS to its orderers' admin endpoints. */
   adminTlsClient(organizationId: number): Promise<TlsClientIdentity>;
 }

@@ -1,8 +1,8 @@
 // The consortium platform's node operations for the lifecycle saga and the health monitor: a
 // Fabric peer or orderer is started with its MSP and TLS material (assembled at start from the
 // organization's keys, never kept in memory), and is healthy when its /healthz says OK. A
-// chaincode server is started with its chaincode's source (files or image, from the chaincode's record) and is
-// healthy when its port accepts connections.
+// chaincode server is started with its chaincode's source (files or image, from the chaincode's record)
+// and its TLS material (assembled at start as a peer's is) and is healthy when its port accepts connections.
 import type { ConsortiumCredentials, ConsortiumNodeRuntime, ConsortiumNodeTarget } from '../../domain/consortium/consortiumPorts.ts';
 import type { NodeOperationsFor } from '../../domain/nodes/nodeOperations.ts';
 import type { EventStore } from '../../domain/shared/eventStore.ts';
@@ -20,7 +20,7 @@ export function consortiumNodeOperations(runtime: ConsortiumNodeRuntime, credent
         start: async () => {
           const { state } = await loadState(store, chaincodeStream(node.config.chaincodeId), consortiumChaincode);
           if (!state.chaincode) throw new Error(`chaincode ${node.config.chaincodeId} of server ${node.name} is not recorded`);
-          return servers.start(node, state.chaincode.source);
+          return servers.start(node, state.chaincode.source, await credentials.chaincodeServerTls(node));
         },
         stop: () => servers.stop(node),
         remove: () => servers.remove(node),

@@ -28,6 +28,7 @@ const ChaincodeBody = Type.Object({
     archive: Type.Optional(Type.String({ maxLength: 10_000_000, description: 'the same as a .tar.gz, base64' })),
     image: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'a chaincode-as-a-service container image on the Docker host (it runs the chaincode server itself, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS, as Fabric\'s ccaas samples do), run under the docker engine on the host network; 400 when the image is not there, 503 when no Docker engine answers. .ci/docker.sh builds lnm-chaincode-asset-registry:local, the sample' })),
   }, { additionalProperties: false, description: 'exactly one of files, archive, image' }),
+  tls: Type.Optional(Type.Boolean({ description: "default true: the peers dial the chaincode server over mutual TLS (its certificate and the peers' client certificate issued by the owner organization's TLS CA; connection.json has tls_required and client_auth_required true, root_cert, client_cert, client_key). false: plain text, for a chaincode server that cannot take TLS. Fixed by the version's first install (deploying the same version with another value is a 409)" })),
 }, { additionalProperties: false });
 const StepBody = Type.Object({ chaincodeId: Type.Integer({ minimum: 1, description: 'the chaincode record (POST /sc/consortium/chaincodes)' }) }, { additionalProperties: false });
 const PeerParams = Type.Object({ peerId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });

@@ -79,6 +79,40 @@ test('under the docker engine: files run by the same CLI in the chaincode-node i
   assert.equal(image.ports, [9100]);
 });
 
+const tlsMaterial = { caCertPem: 'CA PEM', serverCertPem: 'SERVER CERT', serverKeyPem: 'SERVER KEY', clientCertPem: 'CLIENT CERT', clientKeyPem: 'CLIENT KEY' };
+
+test('with TLS, connection.json has Fabric\'s mutual TLS fields (root_cert: the CA; client_cert/client_key: what the peer presents); still stable, and another id than plain text', () => {
+  const { bytes, packageId } = ccaasPackageOf('assets_1.0', '127.0.0.1:9100', tlsMaterial);
+  const dir = mkdtempSync(path.join(tmpdir(), 'lnm-ccaas-tls-'));
+  writeFileSync(path.join(dir, 'pkg.tgz'), bytes);
+  execFileSync('tar', ['-xzf', 'pkg.tgz'], { cwd: dir });
+  execFileSync('tar', ['-xzf', 'code.tar.gz'], { cwd: dir });
+  assert.equal(JSON.parse(readFileSync(path.join(dir, 'connection.json'), 'utf8')), {
+    address: '127.0.0.1:9100', dial_timeout: '10s', tls_required: true, client_auth_required: true, root_cert: 'CA PEM', client_cert: 'CLIENT CERT', client_key: 'CLIENT KEY',
+  });
+  assert.is(ccaasPackageOf('assets_1.0', '127.0.0.1:9100', tlsMaterial).packageId, packageId);
+  assert.is.not(ccaasPackageOf('assets_1.0', '127.0.0.1:9100').packageId, packageId);
+});
+
+test('a TLS server gets its certificate, key (secret) and the peers\' CA as files: fabric-shim\'s flags for files, Fabric\'s ccaas variables and fabric-shim\'s CORE_ ones for an image', () => {
+  const node = { ...serverNode('docker'), tlsKeyId: 8, clientTlsKeyId: 9, config: { ...serverNode('docker').config, tls: true } };
+  const files = chaincodeLaunchSpec(node, { kind: 'files', files: [{ path: 'package.json', content: '{"main":"a.js"}' }, { path: 'a.js', content: '' }] }, tlsMaterial);
+  const tlsArgs = ['--chaincode-tls-cert-file', '{nodeDir}/tls/server.crt', '--chaincode-tls-key-file', '{nodeDir}/tls/server.key', '--chaincode-tls-client-cacert-file', '{nodeDir}/tls/client-ca.crt'];
+  assert.equal(files.process!.args.slice(-6), tlsArgs);
+  assert.equal(files.docker!.args.slice(-6), tlsArgs);
+  assert.equal(files.files.filter((f) => f.path.startsWith('tls/')), [
+    { path: 'tls/server.crt', content: 'SERVER CERT' }, { path: 'tls/server.key', content: 'SERVER KEY', secret: true }, { path: 'tls/client-ca.crt', content: 'CA PEM' },
+  ]);
+  assert.not.ok(JSON.stringify(files.process).includes('SERVER KEY') || JSON.stringify(files.docker).includes('SERVER KEY'), 'the key only in its file');
+  const image = chaincodeLaunchSpec(node, { kind: 'image', image: 'lnm-chaincode-asset-registry:local' }, tlsMaterial);
+  assert.equal(image.docker!.env, {
+    CHAINCODE_ID: 'assets_1.0:ab', CHAINCODE_SERVER_ADDRESS: '127.0.0.1:9100',
+    CHAINCODE_TLS_DISABLED: 'false', CHAINCODE_TLS_CERT: '{nodeDir}/tls/server.crt', CHAINCODE_TLS_KEY: '{nodeDir}/tls/server.key', CHAINCODE_CLIENT_CA_CERT: '{nodeDir}/tls/client-ca.crt',
+    CORE_CHAINCODE_TLS_CERT_FILE: '{nodeDir}/tls/server.crt', CORE_CHAINCODE_TLS_KEY_FILE: '{nodeDir}/tls/server.key', CORE_CHAINCODE_TLS_CLIENT_CACERT_FILE: '{nodeDir}/tls/client-ca.crt',
+  });
+  assert.equal(image.files.map((f) => f.path), ['tls/server.crt', 'tls/server.key', 'tls/client-ca.crt']);
+});
+
 test('an image source without a Docker engine: checkImage says the engine is down, naming where it looked', async () => {
   const runtime = createChaincodeServerRuntime({ dataDir: mkdtempSync(path.join(tmpdir(), 'cc-runtime-')), docker: new Docker({ socketPath: '/nonexistent/docker.sock' }) });
   const r = await runtime.checkImage('lnm-chaincode-asset-registry:local');

@@ -3,7 +3,11 @@
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { createPrivateKey } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
@@ -273,4 +277,43 @@ export async function removeConsortiumNodes(api: Api, dataDir: string): Promise<
   await until('every node removed', async () => ((await api('GET', '/nodes/platform/CONSORTIUM')).json?.total === 0 ? true : null), 30_000).catch(() => undefined);
   const nodesDir = path.join(dataDir, 'nodes');
   await until('every node directory removed', async () => (!existsSync(nodesDir) || readdirSync(nodesDir).length === 0 ? true : null), 30_000).catch(() => undefined);
+}
+
+/**
+ * What a chaincode server's port answers an HTTP/2 (gRPC) client preface: 'h2' (its SETTINGS
+ * frame), else how it refused. Plain text without tls; with tls (ca, cert, key) a TLS client.
+ */
+export function http2Answer(address: string, tlsOptions?: tls.ConnectionOptions): Promise<string> {
+  const [, host, port] = address.match(/^(.+):(\d+)$/)!;
+  return new Promise((resolve) => {
+    const socket = tlsOptions ? tls.connect({ host, port: Number(port), ALPNProtocols: ['h2'], ...tlsOptions }) : net.connect({ host, port: Number(port) });
+    let got = Buffer.alloc(0);
+    const done = (answer: string) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answer);
+    };
+    const timer = setTimeout(() => done('no answer'), 30_000);
+    socket.once(tlsOptions ? 'secureConnect' : 'connect', () => socket.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+    socket.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 9) done(got[3] === 0x04 ? 'h2' : `bytes ${got.subarray(0, 9).toString('hex')}`);
+    });
+    socket.once('error', (err) => done(`error: ${err.message}`));
+    socket.once('close', () => done(got.length ? `closed after ${got.toString('hex')}` : 'closed'));
+  });
+}
+
+/** connection.json of a chaincode package as a peer keeps it installed (<peer dir>/data/lifecycle/chaincodes/<label>.<hash>.tar.gz). */
+export async function installedConnection(dataDir: string, peerId: number, packageId: string): Promise<any> {
+  const [label, hash] = packageId.split(':');
+  const file = path.join(dataDir, 'nodes', `node-${peerId}`, 'data', 'lifecycle', 'chaincodes', `${label}.${hash}.tar.gz`);
+  const dir = await mkdtemp(path.join(tmpdir(), 'lnm-ccpkg-'));
+  try {
+    await execFileAsync('tar', ['-xzf', file, '-C', dir]);
+    await execFileAsync('tar', ['-xzf', path.join(dir, 'code.tar.gz'), '-C', dir]);
+    return JSON.parse(await readFile(path.join(dir, 'connection.json'), 'utf8'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -6,14 +6,14 @@
 // to version 2, and its server killed from outside. The lifecycle steps are also driven one by one.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import Docker from 'dockerode';
 import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires, requiresAll } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, events, http2Answer, installedConnection, removeConsortiumNodes, twoOrganizationChannel, until } from './consortiumApi.ts';
 
 const t = requires(suite('consortium chaincode end to end (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 const image = 'lnm-chaincode-asset-registry:local';
@@ -30,6 +30,7 @@ const sample = (version: '1' | '2') => ['package.json', 'assetRegistry.ts'].map(
 const BOTH = "AND('Org1MSP.peer','Org2MSP.peer')";
 
 const nodes: any[] = [];
+let org1: any;
 let peer1: any;
 let peer2: any;
 let peer1b: any;
@@ -48,7 +49,7 @@ t.after(async () => {
 
 t('a network of two organizations (one orderer, two peers each) with anchor peers', async () => {
   const made = await twoOrganizationChannel(api, 'trade', 'tradechannel', { peersPerOrganization: 2 });
-  ({ peer1, peer2, peer1b, peer2b, network } = made);
+  ({ org1, peer1, peer2, peer1b, peer2b, network } = made);
   nodes.push(made.orderer, peer1, peer2, peer1b, peer2b);
 });
 
@@ -112,6 +113,48 @@ t('deploy: the sample installed on all four peers, approved by both organization
   const changed = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets', version: '1.0', endorsementPolicy: BOTH, source: { files: sample('2') } });
   assert.is(changed.status, 409, changed.text);
   assert.match(changed.json.message, 'new version');
+});
+
+t('the peers dial the deploy\'s chaincode server over mutual TLS: the installed package says so, the server refuses plain text and clients without the peers\' certificate', async () => {
+  const serverNode = (await api('GET', `/nodes/${deployed.server.node_id}`)).json;
+  assert.is(serverNode.config.tls, true);
+  // The package as the peer installed it: Fabric's connection.json TLS fields, the owner organization's TLS CA as the root.
+  const connection = await installedConnection(server.dataDir, peer2.id, deployed.package_id);
+  assert.is(connection.address, serverNode.config.address);
+  assert.is(connection.tls_required, true);
+  assert.is(connection.client_auth_required, true);
+  const org1Tls = (await api('GET', `/keys/${org1.tlsKeyId}/certificate`)).text;
+  assert.is(connection.root_cert.trim(), org1Tls.trim());
+  assert.match(connection.client_cert, 'BEGIN CERTIFICATE');
+  assert.match(connection.client_key, 'PRIVATE KEY');
+  // The server: plain text refused; TLS without a client certificate refused; the peers' certificate answered in HTTP/2 (gRPC).
+  assert.is.not(await http2Answer(serverNode.config.address), 'h2');
+  assert.is.not(await http2Answer(serverNode.config.address, { ca: connection.root_cert }), 'h2');
+  assert.is(await http2Answer(serverNode.config.address, { ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key }), 'h2');
+  // Its key is in its own directory only, 0600; the keys' creation is audited; no answer carries the private key.
+  const keyFile = path.join(server.dataDir, 'nodes', `node-${serverNode.id}`, 'tls', 'server.key');
+  assert.is(statSync(keyFile).mode & 0o777, 0o600);
+  const audit = JSON.stringify((await api('GET', '/audit-logs?limit=500')).json);
+  assert.ok(audit.includes(`${serverNode.name}-tls`) && audit.includes(`${serverNode.name}-peer-client-tls`), 'the server\'s TLS keys in the audit log');
+  const pem = readFileSync(keyFile, 'utf8').split('\n').slice(1, 3).join('');
+  for (const path_ of ['/nodes', `/nodes/${serverNode.id}`, '/sc/consortium/chaincodes', '/keys?limit=500', '/audit-logs?limit=500']) {
+    assert.not.ok((await api('GET', path_)).text.includes(pem), `${path_} does not carry the server's key`);
+  }
+});
+
+t('tls false: a plain-text chaincode server (its package says tls_required false), invoked and queried', async () => {
+  const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'plain', version: '1', endorsementPolicy: BOTH, tls: false, source: { files: sample('1') } });
+  assert.is(r.status, 200, r.text);
+  const serverNode = (await api('GET', `/nodes/${r.json.server.node_id}`)).json;
+  assert.is(serverNode.config.tls, undefined);
+  assert.equal(await installedConnection(server.dataDir, peer1.id, r.json.package_id), { address: serverNode.config.address, dial_timeout: '10s', tls_required: false });
+  assert.is(await http2Answer(serverNode.config.address), 'h2');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['p1', 'green', '1', 'Plain', '1'] });
+  assert.is(inv.status, 200, inv.text);
+  assert.is((await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/query`, { function: 'ReadAsset', args: ['p1'], organization: 'Org2MSP' })).json.result_json.owner, 'Plain');
+  // The same version with the other setting would be another chaincode under one version: 409.
+  const flipped = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'plain', version: '1', endorsementPolicy: BOTH, tls: true, source: { files: sample('1') } });
+  assert.is(flipped.status, 409, flipped.text);
 });
 
 let created: any;

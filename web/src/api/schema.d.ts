@@ -27862,6 +27862,8 @@ export interface operations {
                         /** @description a chaincode-as-a-service container image on the Docker host (it runs the chaincode server itself, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS, as Fabric's ccaas samples do), run under the docker engine on the host network; 400 when the image is not there, 503 when no Docker engine answers. .ci/docker.sh builds lnm-chaincode-asset-registry:local, the sample */
                         image?: string;
                     };
+                    /** @description default true: the peers dial the chaincode server over mutual TLS (its certificate and the peers' client certificate issued by the owner organization's TLS CA; connection.json has tls_required and client_auth_required true, root_cert, client_cert, client_key). false: plain text, for a chaincode server that cannot take TLS. Fixed by the version's first install (deploying the same version with another value is a 409) */
+                    tls?: boolean;
                     /** @description letters, digits, ".", "_", "+", "-" */
                     version: string;
                 };
@@ -28180,6 +28182,8 @@ export interface operations {
                         /** @description a chaincode-as-a-service container image on the Docker host (it runs the chaincode server itself, reading CHAINCODE_ID and CHAINCODE_SERVER_ADDRESS, as Fabric's ccaas samples do), run under the docker engine on the host network; 400 when the image is not there, 503 when no Docker engine answers. .ci/docker.sh builds lnm-chaincode-asset-registry:local, the sample */
                         image?: string;
                     };
+                    /** @description default true: the peers dial the chaincode server over mutual TLS (its certificate and the peers' client certificate issued by the owner organization's TLS CA; connection.json has tls_required and client_auth_required true, root_cert, client_cert, client_key). false: plain text, for a chaincode server that cannot take TLS. Fixed by the version's first install (deploying the same version with another value is a 409) */
+                    tls?: boolean;
                     /** @description letters, digits, ".", "_", "+", "-" */
                     version: string;
                 };
