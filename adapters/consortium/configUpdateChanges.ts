@@ -15,7 +15,7 @@
 //   withRaftOptions(config, options)          sets an etcdraft channel's options (others and the consenters kept)
 //   withMspUpdate(config, mspId, update)      adds CAs to an org's MSP (wherever defined), sets its admins
 //   withOrdererEndpoints(config, mspId, endpoints)  sets an orderer organization's Endpoints
-//   withoutOrdererOrganization(config, mspId) removes an orderer organization
+//   withoutOrdererOrganization(config, mspId) removes an orderer organization (BFT: BlockValidation recomputed)
 //   withCapabilities(config, capabilities)    sets the Capabilities of /Channel, /Channel/Orderer, /Channel/Application
 //   withConsensusState(config, state)         sets the ConsensusType's State alone (maintenance / normal)
 //   withBftMigration(config, options, identities)  an etcdraft channel in maintenance switched to BFT (same consenters)
@@ -399,10 +399,18 @@ export function withOrdererOrganization(config: common.Config, organization: Ord
   return desired;
 }
 
+/**
+ * The orderer organization's group (its MSP, policies and Endpoints) removed from /Channel/Orderer.
+ * BFT: BlockValidation recomputed from the ConsenterMapping in the same update, as a consenter
+ * change does (the same bytes when it already is that policy, so no change then): it names no MSP
+ * but those of the consenters, which the rules keep free of the leaving organization.
+ */
 export function withoutOrdererOrganization(config: common.Config, mspId: string): common.Config {
   const desired = cloneConfig(config);
   ordererOrganization(desired, mspId);
   subGroup(desired, ['Orderer']).getGroupsMap().del(mspId);
+  const consensus = subGroup(desired, ['Orderer']).getValuesMap().get('ConsensusType');
+  if (consensus && orderer.ConsensusType.deserializeBinary(consensus.getValue_asU8()).getType() === 'BFT') return withConsenters(desired, (list) => list);
   return desired;
 }
 

@@ -4,19 +4,20 @@
 // diff (`dryRun`: nothing submitted), signed as /Channel/Orderer/Admins requires (the orderer
 // organizations' admins; a 409 names those this service does not hold).
 //
-// Removal rules, checked first against the current config, nothing submitted on a refusal:
-//   last-orderer-organization   a channel keeps one (409 LAST_ORDERER_ORGANIZATION)
-//   orderer-organization-consenters   no raft consenter of the channel holds a TLS certificate
-//                               issued by the organization's TLS CAs: its orderers would order a
-//                               channel whose config no longer knows their CA (409 naming each
-//                               consenter; remove them from the consenters first)
-// Only etcdraft channels (a BFT channel's consenter mapping names each consenter's MSP: 400).
+// Removal rules (domain/consortium/ordererOrganizationRules.ts), checked first against the current
+// config, nothing submitted on a refusal: last-orderer-organization (409), orderer-organization-
+// consenters (409 naming each consenter of the organization: raft by its TLS CA, BFT by the MSP id
+// of its ConsenterMapping entry; remove them from the consenters first), policy-unsatisfiable
+// (409: a /Channel or /Channel/Orderer policy that would need the organization). etcdraft and BFT
+// channels. On a BFT channel the update also carries BlockValidation recomputed from the
+// ConsenterMapping (configUpdateChanges.ts; unchanged when it already is that policy).
 // Adding: an organization already in /Channel/Orderer is a 409 (ORDERER_ORGANIZATION_EXISTS);
-// etcdraft channels only, as removal. Once added, /Channel/Orderer/Admins (MAJORITY of the
+// etcdraft channels only. Once added, /Channel/Orderer/Admins (MAJORITY of the
 // orderer organizations' admins) counts its admin too, and its own endpoints need its admin.
 import { X509Certificate } from 'node:crypto';
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { assertOrdererOrganizationRemoval } from '../../domain/consortium/ordererOrganizationRules.ts';
 import type { ChannelConfigJson } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { channelNetworkOr404, joinedOrderer } from './consortiumChannelAccess.ts';
@@ -82,32 +83,16 @@ export async function setOrdererEndpoints(input: CommandInput, target: Target, m
 export async function planOrdererOrganizationRemoval(deps: AppDeps, target: Target, mspId: string): Promise<PlannedConfigChange> {
   const network = await channelNetworkOr404(deps, target.networkId, target.channelName);
   const config = await currentConfig(deps, network);
-  const orderer = config.channel_group.groups.Orderer;
-  const org = orderer?.groups?.[mspId];
-  if (!org) throw new NotFoundError('Orderer organization', `${mspId} of channel ${network.channelName}`);
-  const consensus = orderer.values.ConsensusType?.value as { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } } | undefined;
-  if (consensus?.type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: removing an orderer organization here is for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
-  if (Object.keys(orderer.groups).length === 1) {
-    throw new ConflictError(`${mspId} is the last orderer organization of channel ${network.channelName}: a channel without one has no orderers. Nothing was submitted.`, { rule: 'last-orderer-organization' }, 'LAST_ORDERER_ORGANIZATION');
-  }
-  const msp = (org.values.MSP?.value as { config?: { tls_root_certs?: string[]; tls_intermediate_certs?: string[] } } | undefined)?.config;
+  const msp = (config.channel_group.groups.Orderer?.groups?.[mspId]?.values.MSP?.value as { config?: { tls_root_certs?: string[]; tls_intermediate_certs?: string[] } } | undefined)?.config;
   const cas = [...(msp?.tls_root_certs ?? []), ...(msp?.tls_intermediate_certs ?? [])].map((c) => new X509Certificate(b64Pem(c)));
-  const held = (consensus.metadata?.consenters ?? []).filter((c) => {
+  assertOrdererOrganizationRemoval(config, network.channelName, mspId, (certB64) => {
     try {
-      const cert = new X509Certificate(b64Pem(c.server_tls_cert));
+      const cert = new X509Certificate(b64Pem(certB64));
       return cas.some((ca) => cert.checkIssued(ca) && cert.verify(ca.publicKey));
     } catch {
       return false;
     }
   });
-  if (held.length) {
-    const names = held.map((c) => `${c.host}:${c.port}`);
-    throw new ConflictError(
-      `Rule orderer-organization-consenters: ${names.join(', ')} ${held.length > 1 ? 'are consenters' : 'is a consenter'} of channel ${network.channelName} with a TLS certificate of ${mspId}'s CA; remove ${held.length > 1 ? 'them' : 'it'} from the channel's consenters first. Nothing was submitted.`,
-      { rule: 'orderer-organization-consenters', consenters: names },
-      'ORDERER_ORGANIZATION_CONSENTERS',
-    );
-  }
   return { network, changes: [{ kind: 'removeOrdererOrganization', mspId }], record: { kind: 'removeOrdererOrganization', mspId } };
 }
 

@@ -8,6 +8,8 @@
 //                                         ImplicitMeta sub-policy defined by the group's sub-groups, and the group's
 //                                         modification policy (Admins) still satisfiable by its organizations' admins
 //   assertAcls(tree, acls)                known resources (Fabric 2.5's configtx.yaml list), policy references that exist
+//   ordererPoliciesLostWithout(tree, mspId)  the /Channel and /Channel/Orderer Readers, Writers, Admins no admins
+//                                         could satisfy any more once that orderer organization leaves
 // A 400 (ValidationError) names the field and why; a change that would leave the channel unmodifiable
 // is a 409 (POLICY_UNSATISFIABLE) naming the rule.
 import type { ChannelConfigJson, ConfigGroupJson } from './consortiumChannelPorts.ts';
@@ -197,16 +199,43 @@ function signatureSatisfied(rule: SignatureRule, signers: string[], used: boolea
   return verified >= rule.n;
 }
 
-/** Whether the admins of every organization under the group, signing together, satisfy its policy `name`. */
-function satisfiableByAdmins(group: PolicyTree, name: string, depth = 0): boolean {
+/**
+ * Whether the admins of every organization under the group (or of `signers`, the channel's
+ * organizations: Fabric evaluates a Signature rule with the channel's MSPs, not the group's; then
+ * at every level below too), signing together, satisfy its policy `name`.
+ */
+function satisfiableByAdmins(group: PolicyTree, name: string, depth = 0, signers?: string[]): boolean {
   const p = group.policies[name];
   if (!p || depth > 8) return false;
-  if (p.type === 'Signature') return p.rule !== null && signatureSatisfied(p.rule, organizationsUnder(group), []);
+  if (p.type === 'Signature') return p.rule !== null && signatureSatisfied(p.rule, signers ?? organizationsUnder(group), []);
   if (p.type === 'other') return false;
   const subs = Object.values(group.groups);
-  const met = subs.filter((g) => satisfiableByAdmins(g, p.meta.subPolicy, depth + 1)).length;
+  const met = subs.filter((g) => satisfiableByAdmins(g, p.meta.subPolicy, depth + 1, signers)).length;
   const threshold = p.meta.rule === 'ANY' ? 1 : p.meta.rule === 'ALL' ? subs.length : Math.floor(subs.length / 2) + 1;
   return met >= threshold;
+}
+
+/**
+ * The /Channel and /Channel/Orderer policies (Readers, Writers, Admins) that the admins of the
+ * organizations left could satisfy before but no longer once the orderer organization `mspId`
+ * leaves /Channel/Orderer: a Signature rule needing its admin (its MSP stays known to the channel
+ * while it is still an application organization), an ImplicitMeta rule needing its group. Their
+ * paths, e.g. /Channel/Orderer/Admins.
+ */
+export function ordererPoliciesLostWithout(tree: PolicyTree, mspId: string): string[] {
+  const orderer = tree.groups.Orderer;
+  if (!orderer) return [];
+  const ordererAfter: PolicyTree = { ...orderer, groups: Object.fromEntries(Object.entries(orderer.groups).filter(([, g]) => g.mspId !== mspId)) };
+  const after: PolicyTree = { ...tree, groups: { ...tree.groups, Orderer: ordererAfter } };
+  const before = organizationsUnder(tree);
+  const left = organizationsUnder(after);
+  const lost: string[] = [];
+  for (const [path, was, now] of [[[], tree, after], [['Orderer'], orderer, ordererAfter]] as const) {
+    for (const name of ['Readers', 'Writers', 'Admins']) {
+      if (satisfiableByAdmins(was, name, 0, before) && !satisfiableByAdmins(now, name, 0, left)) lost.push(`${groupName(path)}/${name}`);
+    }
+  }
+  return lost;
 }
 
 function groupName(path: readonly string[]): string {

@@ -32,7 +32,7 @@ const ProposalChangeBody = Type.Union([
   Type.Object({ type: Type.Literal('revocation_list'), organization_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'the organization\'s current CRL into its MSP in the channel' }),
   Type.Object({ type: Type.Literal('msp_update'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), ...MspUpdateFields }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/organizations/{mspId}/msp (the same certificate checks, 400 MSP_CERTIFICATE)' }),
   Type.Object({ type: Type.Literal('orderer_endpoints'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/orderer-organizations/{mspId}/endpoints' }),
-  Type.Object({ type: Type.Literal('remove_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false, description: 'as DELETE .../channels/{channelName}/orderer-organizations/{mspId} (the same rules: LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS)' }),
+  Type.Object({ type: Type.Literal('remove_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false, description: 'as DELETE .../channels/{channelName}/orderer-organizations/{mspId} (etcdraft or BFT; the same rules: LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS, POLICY_UNSATISFIABLE)' }),
 ], { description: 'the change, one of the channel\'s change types' });
 type ProposalChangeInput = Static<typeof ProposalChangeBody>;
 /** The body's change in the use case's terms (exported for its unit test). */

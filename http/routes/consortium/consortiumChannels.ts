@@ -211,13 +211,13 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations/:mspId', summary: 'Remove an orderer organization from the channel (its group leaves /Channel/Orderer); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations/:mspId', summary: 'Remove an orderer organization from an etcdraft or BFT channel (its group, with its MSP, policies and orderer endpoints, leaves /Channel/Orderer; BFT: BlockValidation set to the policy computed from the ConsenterMapping); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
     params: OrdererOrgParams, query: DryRunQuery,
     responses: {
       200: { description: 'the config update and its diff; dry_run: its diff and whose signatures it needs', schema: UpdateView },
-      400: { description: 'not an etcdraft channel' },
+      400: { description: 'the channel\'s consensus is neither etcdraft nor BFT' },
       404: { description: 'no such network or channel, or not an orderer organization of it' },
-      409: { description: 'the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter holds a TLS certificate of its CA (ORDERER_ORGANIZATION_CONSENTERS, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
+      409: { description: 'the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter is the organization\'s: etcdraft, a TLS certificate of its CA; BFT, a ConsenterMapping entry with its MSP id (ORDERER_ORGANIZATION_CONSENTERS, names them: remove them from the consenters first); a /Channel or /Channel/Orderer Readers, Writers or Admins policy only its admin could satisfy (POLICY_UNSATISFIABLE, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
     },
     async handler(input) {
       return { body: updateView(await removeOrdererOrganization(input, { networkId: input.params.id, channelName: input.params.channelName }, input.params.mspId, { dryRun: input.query.dry_run })) };

@@ -2,24 +2,34 @@
 // has Org1MSP and Org2MSP): an organization's Endpoints set (the diff names the address added; the
 // same list again changes nothing), an organization removed from /Channel/Orderer only (it stays
 // an application organization), signed for under /Channel/Orderer/Admins; one not in the orderer
-// group is a 400.
+// group is a 400. On a BFT channel (four SmartBFT consenters, two of each organization) the removal
+// leaves a BlockValidation policy computed from the ConsenterMapping: untouched (no diff) when the
+// consenter removals already recomputed it, recomputed when it still named the leaving MSP.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { common } from '@hyperledger/fabric-protos';
+import { common, msp } from '@hyperledger/fabric-protos';
 import { buildChannelGenesisBlock } from '../../../adapters/consortium/fabricGenesis.ts';
 import { configFromBlock } from '../../../adapters/consortium/channelConfig.ts';
 import { applyChange } from '../../../adapters/consortium/configUpdateChanges.ts';
 import { planConfigUpdate } from '../../../adapters/consortium/configUpdate.ts';
 import { AppError } from '../../../domain/shared/errors.ts';
-import { testOrganization } from '../../helpers/fabric.ts';
-import { genesisInput } from './channelTestInput.ts';
+import { SMARTBFT_DEFAULTS } from '../../../domain/consortium/consortiumDefaults.ts';
+import type { BftConsenter } from '../../../domain/consortium/consortiumPorts.ts';
+import { testOrganization, type TestOrganization } from '../../helpers/fabric.ts';
+import { defaultBatch, genesisInput } from './channelTestInput.ts';
 
-const t = suite<{ config: common.Config }>('orderer organizations in a config update', {} as { config: common.Config });
+const t = suite<{ config: common.Config; bft: common.Config }>('orderer organizations in a config update', {} as { config: common.Config; bft: common.Config });
 
 t.before(async (ctx) => {
   const org1 = await testOrganization('Org1MSP', 'org1.example.com');
   const org2 = await testOrganization('Org2MSP', 'org2.example.com');
   ctx.config = configFromBlock(buildChannelGenesisBlock(await genesisInput('mychannel', org1, org2)));
+  const consenters: BftConsenter[] = [];
+  for (const [i, o] of ([org1, org1, org2, org2] as TestOrganization[]).entries()) {
+    const issued = await o.issue(`orderer${i}.${o.domain}`, 'orderer');
+    consenters.push({ id: i + 1, host: `orderer${i}.example.com`, port: 7050 + i, mspId: o.msp.mspId, identityCertPem: issued.identity.certPem, clientTlsCertPem: issued.tls.certPem, serverTlsCertPem: issued.tls.certPem });
+  }
+  ctx.bft = configFromBlock(buildChannelGenesisBlock({ ...(await genesisInput('bftchannel', org1, org2)), batch: defaultBatch, smartBft: { consenters, options: { ...SMARTBFT_DEFAULTS } } }));
 });
 
 const ordererGroups = (c: common.Config) => c.getChannelGroup()!.getGroupsMap().get('Orderer')!.getGroupsMap().toArray().map(([k]) => k);
@@ -60,6 +70,46 @@ t('an application organization added to /Channel/Orderer keeps its MSP value byt
   const plan = planConfigUpdate(removed, 'mychannel', change, ['Org1MSP']);
   assert.equal([plan.policies, plan.requirement.missingOrganizations], [['/Channel/Orderer/Admins'], []]);
   assert.is(planConfigUpdate(ctx.config, 'mychannel', change, ['Org1MSP']).update, null, 'Org2MSP is there already');
+});
+
+const ordererOf = (c: common.Config) => c.getChannelGroup()!.getGroupsMap().get('Orderer')!;
+/** The MSP ids BlockValidation's IDENTITY principals carry, in order. */
+const blockValidationMsps = (c: common.Config) =>
+  common.SignaturePolicyEnvelope.deserializeBinary(ordererOf(c).getPoliciesMap().get('BlockValidation')!.getPolicy()!.getValue_asU8())
+    .getIdentitiesList().map((p) => msp.SerializedIdentity.deserializeBinary(p.getPrincipal_asU8()).getMspid());
+const blockValidationHex = (c: common.Config) => Buffer.from(ordererOf(c).getPoliciesMap().get('BlockValidation')!.serializeBinary()).toString('hex');
+
+t('BFT: after its consenters were removed, the organization leaves with BlockValidation untouched (no diff, Org1\'s two consenters)', (ctx) => {
+  const withoutConsenters = applyChange(ctx.bft, [
+    { kind: 'removeConsenter', host: 'orderer2.example.com', port: 7052, mspId: 'Org2MSP' },
+    { kind: 'removeConsenter', host: 'orderer3.example.com', port: 7053, mspId: 'Org2MSP' },
+  ]);
+  const change = { kind: 'removeOrdererOrganization' as const, mspId: 'Org2MSP' };
+  const plan = planConfigUpdate(withoutConsenters, 'bftchannel', change, ['Org1MSP', 'Org2MSP']);
+  assert.equal(plan.diff.map((d) => d.path), ['channel_group.groups.Orderer.groups.Org2MSP']);
+  const after = applyChange(withoutConsenters, change);
+  assert.equal(ordererGroups(after), ['Org1MSP']);
+  assert.equal(blockValidationMsps(after), ['Org1MSP', 'Org1MSP']);
+});
+
+t('BFT: a BlockValidation policy still naming the leaving MSP is recomputed from the ConsenterMapping in the same update', (ctx) => {
+  // The mapping without Org2's consenters, BlockValidation left as it was (names Org2MSP twice).
+  const stale = common.Config.deserializeBinary(ctx.bft.serializeBinary());
+  const values = ordererOf(stale).getValuesMap();
+  const orderers = common.Orderers.deserializeBinary(values.get('Orderers')!.getValue_asU8());
+  orderers.setConsenterMappingList(orderers.getConsenterMappingList().filter((c) => c.getMspId() !== 'Org2MSP'));
+  values.get('Orderers')!.setValue(orderers.serializeBinary());
+  assert.equal(blockValidationMsps(stale), ['Org1MSP', 'Org1MSP', 'Org2MSP', 'Org2MSP']);
+  const change = { kind: 'removeOrdererOrganization' as const, mspId: 'Org2MSP' };
+  const after = applyChange(stale, change);
+  assert.equal(blockValidationMsps(after), ['Org1MSP', 'Org1MSP']);
+  const properly = applyChange(ctx.bft, [
+    { kind: 'removeConsenter', host: 'orderer2.example.com', port: 7052, mspId: 'Org2MSP' },
+    { kind: 'removeConsenter', host: 'orderer3.example.com', port: 7053, mspId: 'Org2MSP' },
+    change,
+  ]);
+  assert.is(blockValidationHex(after), blockValidationHex(properly), 'the policy a consenter removal computes');
+  assert.ok(planConfigUpdate(stale, 'bftchannel', change, ['Org1MSP', 'Org2MSP']).diff.some((d) => d.path.startsWith('channel_group.groups.Orderer.policies.BlockValidation')));
 });
 
 t.run();

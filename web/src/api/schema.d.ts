@@ -1709,7 +1709,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an orderer organization from the channel (its group leaves /Channel/Orderer); rules checked first; dry_run answers the diff only
+         * Remove an orderer organization from an etcdraft or BFT channel (its group, with its MSP, policies and orderer endpoints, leaves /Channel/Orderer; BFT: BlockValidation set to the policy computed from the ConsenterMapping); rules checked first; dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         delete: operations["deleteNetworksConsortiumIdChannelsChannelNameOrdererOrganizationsMspId"];
@@ -14208,7 +14208,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not an etcdraft channel */
+            /** @description the channel's consensus is neither etcdraft nor BFT */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14240,7 +14240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter holds a TLS certificate of its CA (ORDERER_ORGANIZATION_CONSENTERS, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running */
+            /** @description the last orderer organization (LAST_ORDERER_ORGANIZATION); a consenter is the organization's: etcdraft, a TLS certificate of its CA; BFT, a ConsenterMapping entry with its MSP id (ORDERER_ORGANIZATION_CONSENTERS, names them: remove them from the consenters first); a /Channel or /Channel/Orderer Readers, Writers or Admins policy only its admin could satisfy (POLICY_UNSATISFIABLE, names them); SIGNATURES_MISSING (context as for every config update); no joined orderer running */
             409: {
                 headers: {
                     [name: string]: unknown;
