@@ -5,8 +5,8 @@
 // travel back (sharing.signature.shared / .received); the proposer then submits it to its orderer
 // with every signature. The private keys stay where they are: only ConfigSignatures travel.
 // Every change type of a channel (application config, organization removal, anchor peers,
-// consenters, revocation lists, an organization's MSP update, orderer organization endpoints and
-// removal) can be proposed; a proposal can also stay on this instance and
+// consenters, revocation lists, an organization's MSP update, orderer organizations added, their
+// endpoints and removal) can be proposed; a proposal can also stay on this instance and
 // collect detached signatures its operators upload (verified against the channel's MSPs), and
 // it is submitted only once its policy, evaluated again against the current config, is met.
 import { createHash } from 'node:crypto';
@@ -28,7 +28,7 @@ import { planAnchorPeers } from '../consortium/consortiumAnchorPeersSet.ts';
 import { planConsenterChange, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
 import { planOrganizationCrl } from '../consortium/consortiumOrgCrlPush.ts';
 import { planOrganizationMspUpdate } from '../consortium/consortiumOrgMspUpdate.ts';
-import { planOrdererEndpoints, planOrdererOrganizationRemoval } from '../consortium/consortiumOrdererOrganizations.ts';
+import { planOrdererEndpoints, planOrdererOrganizationAdd, planOrdererOrganizationRemoval } from '../consortium/consortiumOrdererOrganizations.ts';
 import { instanceIdentity, peerRequestToken, sharingOf, sharingState } from './sharingContext.ts';
 import { peerMessage } from './peerCalls.ts';
 
@@ -64,6 +64,7 @@ export type ProposalChange =
   | { type: 'revocation_list'; organizationId: number }
   | { type: 'msp_update'; mspId: string; update: MspUpdate }
   | { type: 'orderer_endpoints'; mspId: string; endpoints: string[] }
+  | { type: 'add_orderer_organization'; mspId: string; endpoints: string[] }
   | { type: 'remove_orderer_organization'; mspId: string };
 
 /** The change computed by the use case that owns it (its rules checked), nothing signed. */
@@ -85,6 +86,8 @@ async function planProposalChange(input: CommandInput, networkId: number, change
       return planOrganizationMspUpdate(input.deps, target, change.mspId, change.update);
     case 'orderer_endpoints':
       return planOrdererEndpoints(input.deps, target, change.mspId, change.endpoints);
+    case 'add_orderer_organization':
+      return planOrdererOrganizationAdd(input.deps, target, change.mspId, change.endpoints);
     case 'remove_orderer_organization':
       return planOrdererOrganizationRemoval(input.deps, target, change.mspId);
   }

@@ -32,6 +32,7 @@ const ProposalChangeBody = Type.Union([
   Type.Object({ type: Type.Literal('revocation_list'), organization_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'the organization\'s current CRL into its MSP in the channel' }),
   Type.Object({ type: Type.Literal('msp_update'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), ...MspUpdateFields }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/organizations/{mspId}/msp (the same certificate checks, 400 MSP_CERTIFICATE)' }),
   Type.Object({ type: Type.Literal('orderer_endpoints'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/orderer-organizations/{mspId}/endpoints' }),
+  Type.Object({ type: Type.Literal('add_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as POST .../channels/{channelName}/orderer-organizations (the same rules: ORDERER_ORGANIZATION_EXISTS, etcdraft only)' }),
   Type.Object({ type: Type.Literal('remove_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false, description: 'as DELETE .../channels/{channelName}/orderer-organizations/{mspId} (etcdraft or BFT; the same rules: LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS, POLICY_UNSATISFIABLE)' }),
 ], { description: 'the change, one of the channel\'s change types' });
 type ProposalChangeInput = Static<typeof ProposalChangeBody>;
@@ -48,6 +49,7 @@ export function proposalChange(c: ProposalChangeInput): ProposalChange {
       return { type: 'msp_update', mspId: msp_id, update };
     }
     case 'orderer_endpoints': return { type: 'orderer_endpoints', mspId: c.msp_id, endpoints: c.endpoints };
+    case 'add_orderer_organization': return { type: 'add_orderer_organization', mspId: c.msp_id, endpoints: c.endpoints };
     case 'remove_orderer_organization': return { type: 'remove_orderer_organization', mspId: c.msp_id };
   }
 }
@@ -78,7 +80,7 @@ const SignatureAdded = Type.Object({ proposal_id: Type.String(), added: Type.Arr
 export const sharingProposalRoutes = [
   defineRoute({
     method: 'post', path: '/nodesharing/proposals', summary: 'Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)', tags, permission: 'NETWORK_UPDATE', ...edition,
-    description: 'The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
+    description: 'The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, add_orderer_organization {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel\'s current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.',
     body: Type.Object({
       network_id: Type.Integer({ minimum: 1 }),
       policies: Type.Optional(Type.Record(Type.String({ maxLength: 64 }), Policy, { description: 'application policies by name: {type, rule} (the same as change {type: channel_config, policies})' })),

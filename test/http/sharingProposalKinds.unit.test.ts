@@ -1,5 +1,5 @@
 // The signing proposal's change kinds for an organization's MSP update and an orderer
-// organization's endpoints or removal (issue 37 item 6): POST /nodesharing/proposals takes them
+// organization added, its endpoints or its removal (issue 37 item 6): POST /nodesharing/proposals takes them
 // with the same body fields and bounds as the direct routes, and hands them to the use cases in
 // their terms. Refused bodies are a 400 naming the field before anything is planned.
 import { test } from 'uvu';
@@ -28,6 +28,13 @@ test('an MSP update is a proposal kind: the MSP route\'s fields, given to the us
   assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', rootCerts: Array(11).fill(pem) }), 'change.rootCerts must NOT have more than 10 items');
   assert.match(refused({ type: 'msp_update', rootCerts: [pem] }), 'change.msp_id is required');
   assert.match(refused({ type: 'msp_update', msp_id: 'Org2MSP', crl: [pem] }), 'change.crl is not a known field');
+});
+
+test('an orderer organization added is a proposal kind, bounded as its route', () => {
+  assert.equal(proposalChange(body({ type: 'add_orderer_organization', msp_id: 'Org2MSP', endpoints: ['orderer0.org2.example.com:7050'] }).change), { type: 'add_orderer_organization', mspId: 'Org2MSP', endpoints: ['orderer0.org2.example.com:7050'] });
+  assert.match(refused({ type: 'add_orderer_organization', msp_id: 'Org2MSP' }), 'change.endpoints is required');
+  assert.match(refused({ type: 'add_orderer_organization', msp_id: 'Org2MSP', endpoints: [] }), 'change.endpoints must NOT have fewer than 1 items');
+  assert.match(refused({ type: 'add_orderer_organization', endpoints: ['o.example.com:7050'] }), 'change.msp_id is required');
 });
 
 test('orderer endpoints and an orderer organization\'s removal are proposal kinds, bounded as their routes', () => {

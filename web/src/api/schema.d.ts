@@ -3207,7 +3207,7 @@ export interface paths {
         put?: never;
         /**
          * Create a signing proposal for a channel change that needs admin signatures this instance does not hold (any change type)
-         * @description The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
+         * @description The change (change.type: channel_config {organizations, policies, ordererPolicies, channelPolicies, acls, batch}, remove_organization, anchor_peers, consenter {add, remove, certificate}, revocation_list, msp_update {msp_id, rootCerts, intermediateCerts, tlsRootCerts, tlsIntermediateCerts, admins}, orderer_endpoints {msp_id, endpoints}, add_orderer_organization {msp_id, endpoints}, remove_orderer_organization {msp_id}; or the older top-level policies) is computed by the use case that owns it (its rules checked), prepared against the channel's current config and its modification policy evaluated; the admins this instance holds sign at once (one audited event each). collect "peer" (default) sends it to the sharing peer sharing the most of the missing organizations (sharing.proposal.shared; 409 when none does); collect "upload" keeps it here for detached signatures (GET /nodesharing/proposals/{id}/update, POST /nodesharing/proposals/{id}/signatures). Submit it with POST /nodesharing/proposals/{id}/submit once the policy is satisfied.
          *
          *     Permission: `NETWORK_UPDATE`.
          *
@@ -23941,6 +23941,12 @@ export interface operations {
                         msp_id: string;
                         /** @constant */
                         type: "orderer_endpoints";
+                    } | {
+                        /** @description host:port of the organization's orderers, in order */
+                        endpoints: string[];
+                        msp_id: string;
+                        /** @constant */
+                        type: "add_orderer_organization";
                     } | {
                         msp_id: string;
                         /** @constant */
