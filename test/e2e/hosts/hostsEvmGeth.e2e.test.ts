@@ -52,6 +52,30 @@ const hex = (n: number) => '0x' + n.toString(16);
 const sealerOf = async (n: any, block: number) => (await rpc<string>(n.endpoints.rpc_http, 'clique_getSigner', [hex(block)])).toLowerCase();
 const hashAt = async (n: any, block: number) => (await rpc<{ hash: string }>(n.endpoints.rpc_http, 'eth_getBlockByNumber', [hex(block), false])).hash;
 
+/**
+ * What a stalled chain stands on, for a time-out's message: each node's head (number, hash,
+ * sealer) and Clique's recent signers there. Two sealers each on a head it sealed itself, at one
+ * height, is the Clique stall docs/evm.md describes (equal-difficulty siblings, neither allowed to
+ * seal the next block).
+ */
+async function chainState(): Promise<string> {
+  const rows = await Promise.all(Object.values(nodes).map(async (n) => {
+    try {
+      const head = await height(n);
+      const [hash, sealer, snap] = await Promise.all([hashAt(n, head), head ? sealerOf(n, head) : Promise.resolve('-'), rpc<{ recents: Record<string, string> }>(n.endpoints.rpc_http, 'clique_getSnapshot', ['latest'])]);
+      return `${n.name} (${String(n.validator_address).toLowerCase()}): head ${head} ${hash} sealed by ${sealer}, recent signers ${JSON.stringify(snap.recents)}`;
+    } catch (err) {
+      return `${n.name}: ${(err as Error).message}`;
+    }
+  }));
+  return rows.join('; ');
+}
+/** `until`, its time-out saying the chain's state on every node. */
+const untilChain = <T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs: number) =>
+  until(what, probe, timeoutMs).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${await chainState()}`);
+  });
+
 /** The node once running; until then a throw saying its status and error, which a time-out reports. */
 const running = async (id: number) => {
   const r = (await api('GET', `/nodes/${id}`)).json;
@@ -102,7 +126,7 @@ t('a sealer on each host and a third here peer across the hosts, and blocks are 
   const here = [nodes.a, nodes.c].map((n) => String(n.validator_address).toLowerCase());
   const sealers = new Set<string>();
   let scanned = 0;
-  await until('blocks sealed by the sealer on the host and by one here', async () => {
+  await untilChain('blocks sealed by the sealer on the host and by one here', async () => {
     const top = await height(nodes.a);
     for (; scanned < top; scanned++) sealers.add(await sealerOf(nodes.a, scanned + 1));
     return sealers.has(signerB) && here.some((s) => sealers.has(s));
@@ -137,7 +161,7 @@ t("the host's engine stopped: its sealer goes down and the two sealers here go o
   await until('node.downtime of the sealer on the host', async () => (await events(nodes.b.id)).find((e) => e.event === 'node.downtime'), 30_000);
   assert.is((await api('GET', `/nodes/${nodes.b.id}`)).json.status, 'down');
   const before = await height(nodes.a);
-  await until('the chain goes on without the host', async () => (await height(nodes.a)) >= before + 4 && (await height(nodes.c)) >= before + 4, 30_000);
+  await untilChain('the chain goes on without the host', async () => (await height(nodes.a)) >= before + 4 && (await height(nodes.c)) >= before + 4, 30_000);
   const after = await height(nodes.a);
   const sealedWithout = new Set<string>();
   for (let b = before + 1; b <= after; b++) sealedWithout.add(await sealerOf(nodes.a, b));
