@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, UnavailableError, ValidationError, type F
 import { chaincodeInvocationsStream, chaincodeRequestIssues, chaincodeStream, consortiumChaincode, IMAGE_REFERENCE, type ChaincodeCollection, type ChaincodeRegisteredData, type ChaincodeSource, type ChaincodeSourceFile } from '../../domain/consortium/consortiumChaincode.ts';
 import { getChaincode, latestChaincode, type ChaincodeRow } from '../../projections/consortium/consortiumChaincodes.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
+import { getNodeHost } from '../../projections/nodeHosts.ts';
 import type { Endpoint } from '../../domain/consortium/consortiumPorts.ts';
 import { consortiumRoutes } from './consortiumRoutes.ts';
 import type { ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
@@ -28,6 +29,8 @@ export interface ChaincodeRequest {
   source: { files?: ChaincodeSourceFile[]; archive?: string; image?: string };
   /** Mutual TLS between the peers and the chaincode server (default true). */
   tls?: boolean;
+  /** A registered Kubernetes cluster the chaincode server runs on, wherever the peers are. */
+  placement?: { hostId: number };
 }
 
 const FILE_PATH = /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[A-Za-z0-9._@+\/-]{1,200}$/;
@@ -79,6 +82,10 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   if (issues.length) throw new ValidationError(`Invalid chaincode: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const network = await consortiumNetworkOr404(deps, req.networkId);
   const source = await sourceOf(input, req);
+  if (req.placement) {
+    const host = await getNodeHost(deps.pool, req.placement.hostId);
+    if (host?.kind !== 'kubernetes') throw new ValidationError(`Host ${req.placement.hostId} is not a registered Kubernetes cluster: a chaincode server can be placed only on one (POST /hosts, kind kubernetes).`, [{ field: 'placement.hostId', message: host ? `a ${host.kind} host` : 'no such host' }]);
+  }
   consortiumOf(deps).chaincodes.checkDefinition(source.kind === 'files' ? source.files : null, req.endorsementPolicy ?? null, req.collections ?? null);
   const latest = await latestChaincode(deps.pool, network.id, req.name);
   const existing = (await deps.pool.query('SELECT id FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 AND version = $3', [network.id, req.name, req.version])).rows[0];
@@ -88,7 +95,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   const chaincodeId = await deps.nextId('chaincode');
   await runCommand(input, chaincodeStream(chaincodeId), consortiumChaincode, {
     type: 'RegisterChaincode', chaincodeId, networkId: network.id, channelName: network.channelName, name: req.name, version: req.version, sequence, language: 'node',
-    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source, tls: req.tls ?? true,
+    endorsementPolicy: req.endorsementPolicy ?? null, initRequired: req.initRequired ?? false, init: initOf(req), collections: req.collections?.length ? req.collections : null, source, tls: req.tls ?? true, ...(req.placement ? { placement: { hostId: req.placement.hostId } } : {}),
     previousChaincodeId: latest?.id ?? null, ...(sharedFrom ? { sharedFrom } : {}), at: deps.clock().toISOString(),
   });
   return (await getChaincode(deps.pool, chaincodeId))!;
@@ -104,8 +111,8 @@ export async function deployChaincode(input: Input, req: ChaincodeRequest & { ch
     // The same version again continues (or repeats) its deploy; other code under the same version would be a lie.
     const recorded = await chaincodeRecord(deps, existing.id);
     if (!sameSource(recorded.source, await sourceOf(input, req)) || recorded.endorsementPolicy !== (req.endorsementPolicy ?? null) || JSON.stringify(recorded.collections) !== JSON.stringify(req.collections?.length ? req.collections : null)
-      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req)) || (req.tls !== undefined && req.tls !== (recorded.tls ?? false))) {
-      throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source, policy or TLS setting: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
+      || recorded.initRequired !== (req.initRequired ?? false) || !sameInit(recorded.init ?? null, initOf(req)) || (req.tls !== undefined && req.tls !== (recorded.tls ?? false)) || (recorded.placement?.hostId ?? null) !== (req.placement?.hostId ?? null)) {
+      throw new ConflictError(`Network ${network.name} already has ${req.name} version ${req.version} with other source, policy, TLS setting or placement: deploy the change as a new version.`, { chaincodeId: existing.id }, 'CHAINCODE_VERSION_EXISTS');
     }
   }
   const peers = await deployPeers(input, network);

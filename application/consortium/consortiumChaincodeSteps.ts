@@ -98,20 +98,26 @@ async function freePort(deps: AppDeps): Promise<number> {
 const CLUSTER_CHAINCODE_PORT_FROM = 32000;
 
 /**
- * The Kubernetes cluster the chaincode's server goes to: the one the owner organization's joined
+ * The Kubernetes cluster the chaincode's server goes to: the record's placement when the operator
+ * chose one, else the one the owner organization's joined
  * peers run on (the first such peer's), with whether every joined peer of the channel runs there
  * (then they dial the server's cluster IP; else its NodePort at the cluster's address). Null: the
  * server runs on this machine.
  */
-async function serverCluster(deps: AppDeps, network: ConsortiumNetworkRow, mspId: string): Promise<{ hostId: number; allInside: boolean } | null> {
+async function serverCluster(deps: AppDeps, network: ConsortiumNetworkRow, mspId: string, placedOn?: number): Promise<{ hostId: number; allInside: boolean } | null> {
   const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'peer' && m.joinedAt);
-  if (!members.length) return null;
+  if (!members.length && placedOn === undefined) return null;
   const peers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items;
   const mspOf = new Map(members.map((m) => [m.nodeId, m.mspId]));
   const clusterOf = new Map<number, number | null>();
   for (const p of peers) {
     const hostId = p.config.hostId;
     clusterOf.set(p.id, hostId && (await getNodeHost(deps.pool, hostId))?.kind === 'kubernetes' ? hostId : null);
+  }
+  if (placedOn !== undefined) {
+    // The operator's choice (the record's placement): that cluster, whichever the peers are on.
+    if ((await getNodeHost(deps.pool, placedOn))?.kind !== 'kubernetes') throw new ConflictError(`Host ${placedOn}, where chaincode of network ${network.name} is placed, is no longer a registered Kubernetes cluster.`, { hostId: placedOn }, 'PLACEMENT_UNAVAILABLE');
+    return { hostId: placedOn, allInside: peers.length > 0 && peers.every((p) => clusterOf.get(p.id) === placedOn) };
   }
   const own = peers.find((p) => mspOf.get(p.id) === mspId && clusterOf.get(p.id));
   if (!own) return null;
@@ -189,13 +195,13 @@ export async function ensureServer(input: Input, chaincode: ChaincodeRow): Promi
       const pkg = await serverPackage(deps, label, again.serverNodeId, again.serverAddress);
       return { nodeId: again.serverNodeId, packageId: pkg.packageId, packageBytes: pkg.bytes };
     }
-    const { source, tls } = await chaincodeRecord(deps, chaincode.id);
+    const { source, tls, placement } = await chaincodeRecord(deps, chaincode.id);
     const nodeId = await deps.nextId('node');
     // With the owner's peers on a Kubernetes cluster the server runs there too (its Service made
     // now, as connection.json names its address); else on this machine: an image under the docker
     // engine, files under the service's engine, on the host network: one address for all peers
     // (loopback, or the address peers on node hosts reach this machine at).
-    const cluster = await serverCluster(deps, network, owner.mspId);
+    const cluster = await serverCluster(deps, network, owner.mspId, placement?.hostId);
     const chaincodeHost = consortiumOf(deps).defaults.chaincodeHost ?? '127.0.0.1';
     const placed = cluster ? await reserveClusterPort(deps, cluster, nodeId) : null;
     const keysMade: number[] = [];

@@ -73,6 +73,11 @@ export interface ChaincodeRegisteredData {
    * since it existed (default true); absent in older ones: plain text.
    */
   tls?: boolean;
+  /**
+   * The operator's choice of where the chaincode server runs: a registered Kubernetes cluster
+   * (its NodePort reached by peers outside it); absent: with the owner organization's peers.
+   */
+  placement?: { hostId: number } | null;
   /** The record of the previous version on this network (an upgrade), or null. */
   previousChaincodeId: number | null;
   /** A definition another instance shared through node sharing (its org approves it here), or absent. */

@@ -1,7 +1,7 @@
 // Chaincode under the docker engine, with the real Fabric 2.5.12 images .ci/docker.sh builds
 // (no registry): a peer and an orderer in containers, the sample chaincode deployed from its
 // chaincode-as-a-service image (lnm-chaincode-asset-registry:local) and from its files (run in
-// lnm-chaincode-node:local), both as containers on the host network; invoke and query; the
+// lnm-chaincode-node:local), both as containers on the host network, over mutual TLS; invoke and query; the
 // image's container killed from outside gives node.downtime, then recovery. Skipped, saying why,
 // where no Docker Engine or image is there.
 import { suite } from 'uvu';
@@ -12,7 +12,7 @@ import Docker from 'dockerode';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, node, organization, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, events, http2Answer, installedConnection, node, organization, until } from './consortiumApi.ts';
 
 const docker = new Docker();
 const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
@@ -23,6 +23,7 @@ let server: TestServer;
 const api = apiOf(() => server);
 let network: any;
 let fromImage: any;
+let peerId: number;
 
 const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
 const sampleFiles = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
@@ -30,7 +31,8 @@ const ourContainers = (dataDir: string) => docker.listContainers({ all: true, fi
 const containerOf = async (nodeId: number) => (await ourContainers(server.dataDir)).find((c) => c.Labels['lnm.node'] === `node-${nodeId}`);
 
 t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', ...images }) });
+  // A prefix of this run's own: other deployments (other runs) on the same Docker Engine keep theirs.
+  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', LNM_DOCKER_PREFIX: `ccdock${process.pid % 100000}-`, ...images }) });
 });
 t.after(async () => {
   if (!server) return;
@@ -46,6 +48,7 @@ t('a peer and an orderer in containers, joined to a channel with an anchor peer'
   const orderer = await node(api, 'ccdock-orderer', 'CONSORTIUM_ORDERER', org.id);
   const peer = await node(api, 'ccdock-peer', 'CONSORTIUM_PEER', org.id);
   assert.is(peer.engine, 'docker');
+  peerId = peer.id;
   const net = await api('POST', '/networks/consortium', { name: 'ccdock-net', channelName: 'ccdockchannel', ordererIds: [orderer.id], peerIds: [peer.id] });
   assert.is(net.status, 201, net.text);
   network = net.json;
@@ -81,6 +84,9 @@ t('deploy from the sample\'s image: its server is a container of that image; inv
   assert.is(fromImage.server.status, 'running');
   const serverNode = (await api('GET', `/nodes/${fromImage.server.node_id}`)).json;
   assert.is(serverNode.engine, 'docker');
+  // Over mutual TLS (the default): the image's server took its key and certificate from the variables; plain text is refused.
+  assert.is(serverNode.config.tls, true);
+  assert.is.not(await http2Answer(serverNode.config.address), 'h2');
   const container = await containerOf(fromImage.server.node_id);
   assert.ok(container, 'the chaincode server is a container');
   assert.is(container!.Image, SAMPLE_IMAGE);
@@ -99,8 +105,16 @@ t('deploy from files under the docker engine: the server is a container of the c
   const r = await api('POST', '/sc/consortium/deploy', { networkId: network.id, name: 'assets-files', version: '1', source: { files: sampleFiles } });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.server.status, 'running');
-  assert.is((await api('GET', `/nodes/${r.json.server.node_id}`)).json.engine, 'docker');
+  const serverNode = (await api('GET', `/nodes/${r.json.server.node_id}`)).json;
+  assert.is(serverNode.engine, 'docker');
   assert.is((await containerOf(r.json.server.node_id))?.Image, images.LNM_IMAGE_CHAINCODE_NODE);
+  // Over mutual TLS: the peer (a container) presents the package's client certificate; plain text and no certificate are refused.
+  assert.is(serverNode.config.tls, true);
+  const connection = await installedConnection(server.dataDir, peerId, r.json.package_id);
+  assert.is(connection.tls_required, true);
+  assert.is.not(await http2Answer(serverNode.config.address), 'h2');
+  assert.is.not(await http2Answer(serverNode.config.address, { ca: connection.root_cert }), 'h2');
+  assert.is(await http2Answer(serverNode.config.address, { ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key }), 'h2');
   const inv = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['f1', 'red', '1', 'Ann', '2'] });
   assert.is(inv.status, 200, inv.text);
   const all = await api('POST', `/sc/consortium/chaincodes/${r.json.chaincode_id}/query`, { function: 'GetAllAssets' });

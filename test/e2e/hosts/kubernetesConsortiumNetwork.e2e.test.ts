@@ -18,7 +18,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, http2Answer, node, organization, until } from '../consortium/consortiumApi.ts';
 
 const PEER_IMAGE = 'lnm-fabric-peer:local';
 const ORDERER_IMAGE = 'lnm-fabric-orderer:local';
@@ -103,6 +103,11 @@ t('3 orderers and 2 peers on the cluster: channel joined by all, chaincode serve
   assert.is(cc.config.externalAddress, `${c().nodeAddress}:${cc.config.port}`);
   const pod = await core.readNamespacedPod({ name: `${objectName(serverNodeId)}-0`, namespace: c().namespace });
   assert.match(pod.spec!.containers[0].image!, CHAINCODE_IMAGE);
+  // Over mutual TLS: its key is the one item of its Secret; plain text at its NodePort is refused (the peers' invoke below goes through TLS).
+  assert.is(cc.config.tls, true);
+  const secret = await core.readNamespacedSecret({ name: `${objectName(serverNodeId)}-keys`, namespace: c().namespace });
+  assert.is(Object.keys(secret.data ?? {}).length, 1);
+  assert.is.not(await http2Answer(cc.config.externalAddress), 'h2');
 
   const inv = await api('POST', `/sc/consortium/chaincodes/${chaincodeId}/invoke`, { function: 'CreateAsset', args: ['asset1', 'blue', '5', 'Tomoko', '300'] });
   assert.is(inv.status, 200, inv.text);

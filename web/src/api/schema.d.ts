@@ -27854,6 +27854,11 @@ export interface operations {
                     name: string;
                     /** @description the consortium network (channel) the chaincode is defined on */
                     networkId: number;
+                    /** @description where the chaincode server runs, by the operator's choice: on that cluster, as a StatefulSet and NodePort Service, wherever the peers are (peers outside it dial its NodePort at the cluster's externalIp; all inside, its cluster IP). Default: with the owner organization's peers (on their cluster, else on this machine). Fixed by the version's record (another placement for the same version is a 409) */
+                    placement?: {
+                        /** @description a registered Kubernetes cluster (POST /hosts, kind kubernetes); 400 otherwise */
+                        hostId: number;
+                    };
                     /** @description default: 1 for a new name, the next after the committed one for a new version */
                     sequence?: number;
                     /** @description exactly one of files, archive, image */
@@ -28174,6 +28179,11 @@ export interface operations {
                     name: string;
                     /** @description the consortium network (channel) the chaincode is defined on */
                     networkId: number;
+                    /** @description where the chaincode server runs, by the operator's choice: on that cluster, as a StatefulSet and NodePort Service, wherever the peers are (peers outside it dial its NodePort at the cluster's externalIp; all inside, its cluster IP). Default: with the owner organization's peers (on their cluster, else on this machine). Fixed by the version's record (another placement for the same version is a 409) */
+                    placement?: {
+                        /** @description a registered Kubernetes cluster (POST /hosts, kind kubernetes); 400 otherwise */
+                        hostId: number;
+                    };
                     /** @description default: 1 for a new name, the next after the committed one for a new version */
                     sequence?: number;
                     /** @description exactly one of files, archive, image */
