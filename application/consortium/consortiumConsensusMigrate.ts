@@ -21,13 +21,21 @@
 //   migration-v3-capability  channel capability V3_0 on every channel (409)
 //   migration-state        every channel etcdraft in STATE_NORMAL, every orderer running (409)
 // One at a time on any server of the database (a PostgreSQL advisory lock: 409 MIGRATION_IN_PROGRESS).
-// Progress: migrationProgress(networkId) while it runs and after (phase, steps).
+// Progress is recorded as events as it goes (domain/consortium/consensusMigration.ts: started,
+// each phase, each step, failed or completed; audited): migrationProgress(deps, networkId) answers
+// the same on every server of the database, after a restart too; a server that died mid-way leaves
+// a `running` record whose phase says where it stopped.
+// Resume: a migration that stopped in phase normal (failed after some channel left maintenance on
+// BFT, the backups kept; or its server died there) is finished by the next POST .../migrate of any
+// of its networks: the remaining channels leave maintenance through the BFT orderers and are
+// recorded as smartbft.
 import { runCommand, type CommandInput } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
+import { CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, latestMigration, resumable, type MigrationPhase, type MigrationProgress } from '../../domain/consortium/consensusMigration.ts';
 import type { ConsortiumConsensus, ConsortiumNodeTarget, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { bftFaultsTolerated, MIN_BFT_CONSENTERS, SMARTBFT_DEFAULTS } from '../../domain/consortium/consortiumDefaults.ts';
@@ -41,16 +49,7 @@ import { consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAcce
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
 import { identityCertificateOf } from './consortiumNetworkCreate.ts';
 
-export type MigrationPhase = 'checks' | 'maintenance' | 'backup' | 'switch' | 'restart' | 'normal' | 'rollback' | 'done';
-
-export interface MigrationProgress {
-  networkIds: number[];
-  status: 'running' | 'done' | 'failed';
-  phase: MigrationPhase;
-  steps: string[];
-  startedAt: string;
-  endedAt: string | null;
-}
+export type { MigrationPhase, MigrationProgress };
 
 export interface ConsensusMigrated {
   status: 'migrated' | 'dry_run';
@@ -64,12 +63,39 @@ export interface ConsensusMigrated {
 
 const MIGRATION_LOCK = 'lnm:consortium-consensus-migration';
 const BACKUP_LABEL = 'raft-to-bft';
-/** The last migration of each network this server ran (running or ended): what GET .../consensus/migration answers. */
-const progressByNetwork = new Map<number, MigrationProgress>();
-
-export function migrationProgress(networkId: number): MigrationProgress | null {
-  return progressByNetwork.get(networkId) ?? null;
+/** The last migration of the network (running or ended), as recorded in the event store: what GET .../consensus/migration answers on every server. */
+export async function migrationProgress(deps: AppDeps, networkId: number): Promise<MigrationProgress | null> {
+  const { state } = await loadState(deps.store, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations);
+  return latestMigration(state, networkId);
 }
+
+/** Records the migration's progress as it goes (each a command on the migrations stream, audited) and keeps the steps for the answer. */
+function recorder(input: CommandInput, migration: MigrationProgress) {
+  const at = () => input.deps.clock().toISOString();
+  const id = migration.migrationId;
+  return {
+    progress: migration,
+    async phase(phase: MigrationPhase) {
+      migration.phase = phase;
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'RecordMigrationPhase', migrationId: id, phase, at: at() });
+    },
+    async step(step: string) {
+      migration.steps.push(step);
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'RecordMigrationStep', migrationId: id, step, at: at() });
+    },
+    async failed(phase: MigrationPhase, reason: string) {
+      migration.status = 'failed';
+      migration.phase = phase;
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'FailConsensusMigration', migrationId: id, phase, reason, at: at() });
+    },
+    async completed() {
+      migration.status = 'done';
+      migration.phase = 'done';
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'CompleteConsensusMigration', migrationId: id, at: at() });
+    },
+  };
+}
+type Recorder = ReturnType<typeof recorder>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -154,6 +180,8 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const { deps } = input;
   const network = await consortiumNetworkOr404(deps, networkId);
   if (req.to !== 'smartbft') throw new ValidationError(`Rule migration-target: a channel migrates from etcdraft to smartbft only (Fabric 3.x supports no other transition); ${req.to} asked.`, [{ field: 'to', message: 'must be smartbft' }], 'MIGRATION_TARGET');
+  const last = await migrationProgress(deps, networkId);
+  if (last && resumable(last)) return resumeMigration(input, last, req.dryRun ?? false, req.timeoutMs ?? 180_000);
   if (network.consensus !== 'etcdraft') throw new ConflictError(`Rule migration-from-raft: network ${network.name} is ${network.consensus} already; only an etcdraft channel migrates to smartbft.`, { consensus: network.consensus }, 'MIGRATION_NOT_RAFT');
   const options: SmartBftOptions = { ...SMARTBFT_DEFAULTS, ...Object.fromEntries(Object.entries(req.smartBftOptions ?? {}).filter(([, v]) => v !== undefined)) };
   const optionIssues = smartBftOptionIssues(options);
@@ -217,12 +245,17 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: previews, orderers: ordererList, steps: ['checks passed; nothing changed'] };
   }
 
-  const client = await deps.pool.connect();
+  return withMigrationLock(input, () => migrateLocked(input, plans, orderers, switchChange, ordererList, req.timeoutMs ?? 180_000));
+}
+
+/** One migration at a time on any server of the database (a PostgreSQL advisory lock, released if the server dies). */
+async function withMigrationLock<T>(input: CommandInput, run: () => Promise<T>): Promise<T> {
+  const client = await input.deps.pool.connect();
   try {
     const locked = (await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [MIGRATION_LOCK])).rows[0].ok as boolean;
     if (!locked) throw new ConflictError('Another consensus migration is in progress: one at a time. Retry once it has finished (GET .../consensus/migration).', {}, 'MIGRATION_IN_PROGRESS');
     try {
-      return await migrateLocked(input, plans, orderers, switchChange, ordererList, req.timeoutMs ?? 180_000);
+      return await run();
     } finally {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [MIGRATION_LOCK]).catch(() => undefined);
     }
@@ -230,6 +263,8 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
     client.release();
   }
 }
+
+const rolledBackText = (p: Promise<void>) => p.then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
 
 async function migrateLocked(
   input: CommandInput,
@@ -241,81 +276,147 @@ async function migrateLocked(
 ): Promise<ConsensusMigrated> {
   const { deps } = input;
   const runtime = consortiumOf(deps).runtime;
-  const progress: MigrationProgress = { networkIds: plans.map((p) => p.network.id), status: 'running', phase: 'maintenance', steps: [], startedAt: deps.clock().toISOString(), endedAt: null };
-  for (const p of plans) progressByNetwork.set(p.network.id, progress);
-  const step = (s: string) => progress.steps.push(s);
+  const migrationId = deps.newId();
+  const networkIds = plans.map((p) => p.network.id);
+  const startedAt = deps.clock().toISOString();
+  await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'StartConsensusMigration', migrationId, networkIds, ordererIds: orderers.map((o) => o.id), from: 'etcdraft', to: 'smartbft', at: startedAt });
+  const rec = recorder(input, { migrationId, networkIds, ordererIds: orderers.map((o) => o.id), status: 'running', phase: 'checks', steps: [], startedAt, endedAt: null });
   const channels = plans.map((p) => p.network.channelName).join(', ');
   let backedUp = false;
-  const restartAll = async () => {
-    for (const o of orderers) await stopped(input, o);
-    for (const o of orderers) await started(input, o, timeoutMs);
-  };
   try {
+    await rec.phase('maintenance');
     for (const p of plans) {
       const r = await retrying(`channel ${p.network.channelName} into maintenance`, () => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }), timeoutMs);
-      step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
+      await rec.step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
     }
-    progress.phase = 'backup';
+    await rec.phase('backup');
     for (const o of orderers) await stopped(input, o);
     for (const o of orderers) await runtime.backupData(await targetOf(deps, o.id), BACKUP_LABEL);
     backedUp = true;
     for (const o of orderers) await started(input, o, timeoutMs);
-    step(`backup: ${orderers.map((o) => o.name).join(', ')} stopped, data directories backed up, started`);
-    progress.phase = 'switch';
+    await rec.step(`backup: ${orderers.map((o) => o.name).join(', ')} stopped, data directories backed up, started`);
+    await rec.phase('switch');
     for (const p of plans) {
       const r = await retrying(`channel ${p.network.channelName} switched to BFT`, () => submitConfigChange(deps, p.network, switchChange(p)), timeoutMs);
-      step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
+      await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
-    progress.phase = 'restart';
-    await restartAll();
-    step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
+    await rec.phase('restart');
+    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await started(input, o, timeoutMs);
+    await rec.step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
   } catch (err) {
-    const phase = progress.phase;
+    const phase = rec.progress.phase;
     const reason = (err as Error).message;
-    progress.phase = 'rollback';
-    step(`failed in phase ${phase}: ${reason}`);
-    const restored = await rollback(input, plans, orderers, backedUp, timeoutMs).then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
-    step(restored);
-    progress.status = 'failed';
-    progress.endedAt = deps.clock().toISOString();
-    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored}.`, { phase, steps: progress.steps }, 'MIGRATION_FAILED');
+    await rec.phase('rollback');
+    await rec.step(`failed in phase ${phase}: ${reason}`);
+    const restored = await rolledBackText(rollback(input, plans, orderers, backedUp, timeoutMs));
+    await rec.step(restored);
+    await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored}`);
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored}.`, { phase, steps: rec.progress.steps }, 'MIGRATION_FAILED');
   }
-  progress.phase = 'normal';
-  const done: ConsensusMigrated['networks'] = [];
-  for (const p of plans) {
-    const bft = { ...p.network, consensus: 'smartbft' };
-    let r: Awaited<ReturnType<typeof submitConfigChange>>;
-    try {
-      r = await retrying(`channel ${p.network.channelName} out of maintenance on BFT`, () => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }), timeoutMs);
-    } catch (err) {
-      const reason = (err as Error).message;
-      step(`failed in phase normal: ${reason}`);
-      if (!done.length) {
-        progress.phase = 'rollback';
-        const restored = await rollback(input, plans, orderers, true, timeoutMs).then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
-        step(restored);
-        progress.status = 'failed';
-        progress.endedAt = deps.clock().toISOString();
-        throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored}.`, { phase: 'normal', steps: progress.steps }, 'MIGRATION_FAILED');
-      }
-      progress.status = 'failed';
-      progress.endedAt = deps.clock().toISOString();
-      throw new ConflictError(`Channel ${p.network.channelName} did not leave maintenance on BFT: ${reason}. ${done.map((d) => d.channelName).join(', ')} already run BFT, so the backups are kept and not restored: retry the migration to leave maintenance.`, { phase: 'normal', steps: progress.steps }, 'MIGRATION_FAILED');
-    }
-    const block = r.status === 'updated' ? r.blockNumber : null;
-    step(`normal: channel ${p.network.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);
-    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConsensusMigrated', networkId: p.network.id, from: 'etcdraft', to: 'smartbft', configSequence: r.sequence, blockNumber: block ?? 0, steps: [...progress.steps], at: deps.clock().toISOString() });
-    done.push({ networkId: p.network.id, name: p.network.name, channelName: p.network.channelName, sequence: r.sequence, diff: r.status === 'updated' ? r.diff : [] });
-  }
-  for (const o of orderers) await runtime.dropBackup(await targetOf(deps, o.id), BACKUP_LABEL).catch(() => undefined);
-  step('backups dropped');
-  progress.phase = 'done';
-  progress.status = 'done';
-  progress.endedAt = deps.clock().toISOString();
-  return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: progress.steps };
+  await rec.phase('normal');
+  const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
+    await rec.phase('rollback');
+    const restored = await rolledBackText(rollback(input, plans, orderers, true, timeoutMs));
+    await rec.step(restored);
+    await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored}`);
+    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored}.`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+  }, timeoutMs);
+  return finished(input, rec, orderers, done, ordererList);
 }
 
-/** Orderers stopped, their backups put back (when taken), started: raft in maintenance; then each channel leaves maintenance on raft. */
+/**
+ * Phase normal: each channel leaves maintenance through the BFT orderers and its network is
+ * recorded as smartbft (NetworkConsensusMigrated). When none has left yet, `noneLeft` rolls back
+ * and answers the error; once one has, the others stay in maintenance on BFT with the backups
+ * kept, and the migration is recorded failed in phase normal: the next POST .../migrate resumes it.
+ */
+async function leaveMaintenanceOnBft(
+  input: CommandInput,
+  rec: Recorder,
+  networks: ConsortiumNetworkRow[],
+  alreadyBft: string[],
+  noneLeft: (reason: string) => Promise<Error>,
+  timeoutMs: number,
+): Promise<ConsensusMigrated['networks']> {
+  const { deps } = input;
+  const done: ConsensusMigrated['networks'] = [];
+  for (const n of networks) {
+    const bft = { ...n, consensus: 'smartbft' };
+    let r: Awaited<ReturnType<typeof submitConfigChange>>;
+    try {
+      r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, () => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }), timeoutMs);
+    } catch (err) {
+      const reason = (err as Error).message;
+      await rec.step(`failed in phase normal: ${reason}`);
+      const onBft = [...alreadyBft, ...done.map((d) => d.channelName)];
+      if (!onBft.length) throw await noneLeft(reason);
+      await rec.failed('normal', reason);
+      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT, so the backups are kept and not restored: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+    }
+    const block = r.status === 'updated' ? r.blockNumber : null;
+    await rec.step(`normal: channel ${n.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);
+    await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConsensusMigrated', networkId: n.id, from: 'etcdraft', to: 'smartbft', configSequence: r.sequence, blockNumber: block ?? 0, steps: [...rec.progress.steps], at: deps.clock().toISOString() });
+    done.push({ networkId: n.id, name: n.name, channelName: n.channelName, sequence: r.sequence, diff: r.status === 'updated' ? r.diff : [] });
+  }
+  return done;
+}
+
+async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id: number }>, done: ConsensusMigrated['networks'], ordererList: Array<{ nodeId: number; name: string }>): Promise<ConsensusMigrated> {
+  for (const o of orderers) await consortiumOf(input.deps).runtime.dropBackup(await targetOf(input.deps, o.id), BACKUP_LABEL).catch(() => undefined);
+  await rec.step('backups dropped');
+  await rec.completed();
+  return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: rec.progress.steps };
+}
+
+/**
+ * A migration that stopped in phase normal taken up again (it failed there, or its server died
+ * there: recorded running, and the lock is free): every channel of it is BFT (some in maintenance,
+ * the backups kept); those whose network is still recorded etcdraft leave maintenance through the
+ * BFT orderers (an update already committed is unchanged), then the backups are dropped and the
+ * migration is done.
+ */
+async function resumeMigration(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
+  const { deps } = input;
+  const networks = [];
+  for (const id of last.networkIds) {
+    const n = await getConsortiumNetwork(deps.pool, id);
+    if (n) networks.push(n);
+  }
+  const remaining = networks.filter((n) => n.consensus !== 'smartbft');
+  const already = networks.filter((n) => n.consensus === 'smartbft').map((n) => n.channelName);
+  for (const n of remaining) {
+    const consensus = consensusOf(await channelConfig(deps, { ...n, consensus: 'smartbft' }));
+    if (consensus?.type !== 'BFT') {
+      throw new ConflictError(`Rule migration-state: the migration ${last.migrationId} failed in phase normal, but channel ${n.channelName} is ${consensus?.type ?? 'unknown'}, not BFT: it cannot be resumed here (docs/consortium.md "Migrating to SmartBFT").`, { channelName: n.channelName }, 'MIGRATION_STATE');
+    }
+  }
+  const orderers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: last.ordererIds })).items;
+  const ordererList = orderers.map((o) => ({ nodeId: o.id, name: o.name }));
+  if (dryRun) {
+    const previews = [];
+    for (const n of remaining) {
+      const preview = await previewConfigChange(deps, { ...n, consensus: 'smartbft' }, [{ kind: 'consensusState', state: 'normal' }]);
+      previews.push({ networkId: n.id, name: n.name, channelName: n.channelName, sequence: preview.sequence, diff: preview.diff });
+    }
+    return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: previews, orderers: ordererList, steps: [`resumes migration ${last.migrationId} (failed in phase normal); nothing changed`] };
+  }
+  return withMigrationLock(input, async () => {
+    // Holding the lock: a migration still recorded running has lost its server.
+    const now = await migrationProgress(deps, last.networkIds[0]);
+    if (now?.migrationId !== last.migrationId || !resumable(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
+    await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
+    const rec = recorder(input, { ...last, status: 'running', phase: 'normal', steps: [...last.steps] });
+    await rec.step(`resumed: ${remaining.map((n) => n.channelName).join(', ') || 'no channel'} to leave maintenance on BFT`);
+    const done = await leaveMaintenanceOnBft(input, rec, remaining, already, async (reason) => {
+      await rec.failed('normal', reason);
+      return new ConflictError(`The resumed migration failed in phase normal again: ${reason}. POST .../consensus/migrate resumes it again.`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+    }, timeoutMs);
+    return finished(input, rec, orderers, done, ordererList);
+  });
+}
+
+/** Orderers stopped, their backups put back (when taken), started (each start tried again until timeoutMs): raft in maintenance; then each channel leaves maintenance on raft. */
 async function rollback(input: CommandInput, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number) {
   const { deps } = input;
   if (backedUp) {
@@ -325,9 +426,13 @@ async function rollback(input: CommandInput, plans: Array<{ network: ConsortiumN
     }
     for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL);
   }
+  // The last line of defence: a start refused for a while (a port another program held when the
+  // orderer stopped, an orderer slow to come up) is tried again until timeoutMs.
   for (const o of orderers) {
-    const row = await getNode(deps.pool, o.id);
-    if (row?.status !== 'running') await started(input, o, timeoutMs);
+    await retrying(`orderer ${o.name} started on its restored data`, async () => {
+      const row = await getNode(deps.pool, o.id);
+      if (row?.status !== 'running') await started(input, o, timeoutMs);
+    }, timeoutMs);
   }
   for (const p of plans) {
     const now = await getConsortiumNetwork(deps.pool, p.network.id);

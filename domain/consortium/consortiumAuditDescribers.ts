@@ -3,6 +3,7 @@
 import { registerAuditDescriber, registerStreamAuditDescriber } from '../audit/auditEntry.ts';
 import type { RecordedEvent } from '../shared/eventStore.ts';
 import { CONSORTIUM_NETWORKS_STREAM } from './consortiumNetwork.ts';
+import type { ConsensusMigrationEvent } from './consensusMigration.ts';
 
 const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
 const d = (e: RecordedEvent) => e.data as Record<string, any>;
@@ -21,6 +22,21 @@ export function registerConsortiumAuditDescribers(): void {
   registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkCreated', describeConsortiumNetworkEvent);
   registerStreamAuditDescriber(CONSORTIUM_NETWORKS_STREAM, 'NetworkDeleted', describeConsortiumNetworkEvent);
   registerAuditDescriber('NetworkConsensusMigrated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), before: { consensus: d(e).from }, after: { consensus: d(e).to, configSequence: d(e).configSequence, steps: d(e).steps } }));
+  // The progress of a consensus migration: the first network migrated as the resource, every one in the details.
+  const migration = (e: RecordedEvent, event: string, status: 'success' | 'failed' = 'success') => ({
+    action: 'NETWORK_UPDATE', resourceType: 'network', resourceId: str(d(e).networkIds?.[0]), status,
+    ...(status === 'failed' ? { errorMessage: str(d(e).reason) } : {}),
+    details: { event, migrationId: d(e).migrationId, networkIds: d(e).networkIds, ...(d(e).phase ? { phase: d(e).phase } : {}), ...(d(e).step ? { step: d(e).step } : {}), ...(d(e).ordererIds ? { ordererIds: d(e).ordererIds } : {}) },
+  });
+  const migrationEvents: Record<ConsensusMigrationEvent['type'], string> = {
+    ConsensusMigrationStarted: 'consensus.migration.started',
+    ConsensusMigrationPhaseReached: 'consensus.migration.phase',
+    ConsensusMigrationStepDone: 'consensus.migration.step',
+    ConsensusMigrationFailed: 'consensus.migration.failed',
+    ConsensusMigrationCompleted: 'consensus.migration.completed',
+    ConsensusMigrationResumed: 'consensus.migration.resumed',
+  };
+  for (const [type, event] of Object.entries(migrationEvents)) registerAuditDescriber(type, (e) => migration(e, event, type === 'ConsensusMigrationFailed' ? 'failed' : 'success'));
   registerAuditDescriber('NetworkUpdated', (e) => ({ action: 'NETWORK_UPDATE', ...net(e), resourceName: str(d(e).channelName), after: { change: d(e).change, configSequence: d(e).configSequence, signedBy: d(e).signedBy } }));
 }
 

@@ -1,5 +1,5 @@
 // A consortium network's consensus migrated from etcdraft to smartbft (issue 37 item 7), with a
-// dry run, and the progress of the last migration this server ran
+// dry run, and the progress of the network's last migration as recorded in the event store (any server answers)
 // (application/consortium/consortiumConsensusMigrate.ts; docs/consortium.md "Migrating to SmartBFT").
 import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
@@ -19,7 +19,7 @@ const Progress = {
 export const consortiumConsensusRoutes = [
   defineRoute({
     method: 'post', path: '/networks/consortium/:id/consensus/migrate',
-    summary: 'Migrate the network\'s channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft',
+    summary: 'Migrate the network\'s channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft; after a failure in the last phase once some channel runs BFT, a new POST resumes it (the remaining channels leave maintenance on BFT)',
     tags, permission: 'NETWORK_UPDATE', params: IdParam,
     query: Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'check the rules and answer each channel\'s diff (etcdraft to BFT); change nothing' })) }, { additionalProperties: false }),
     body: Type.Object({
@@ -52,16 +52,16 @@ export const consortiumConsensusRoutes = [
     },
   }),
   defineRoute({
-    method: 'get', path: '/networks/consortium/:id/consensus/migration', summary: 'The progress of the network\'s last consensus migration on this server (phase and steps, while it runs and after)', tags, permission: 'NETWORK_READ', params: IdParam,
+    method: 'get', path: '/networks/consortium/:id/consensus/migration', summary: 'The progress of the network\'s last consensus migration as recorded in the event store (phase and steps, while it runs and after; every server of the database answers the same; a server that died mid-way leaves it running in the phase where it stopped)', tags, permission: 'NETWORK_READ', params: IdParam,
     responses: {
-      200: { description: 'the migration', schema: Type.Object({ network_ids: Type.Array(Type.Integer()), status: Type.String({ description: 'running, done or failed' }), ...Progress, started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) }) },
-      404: { description: 'no such network, or no migration of it ran on this server' },
+      200: { description: 'the migration', schema: Type.Object({ network_ids: Type.Array(Type.Integer()), migration_id: Type.String(), status: Type.String({ description: 'running, done or failed (phase rollback: the backups were restored; phase normal: some channel runs BFT, a new POST .../migrate resumes it)' }), ...Progress, orderer_ids: Type.Array(Type.Integer()), started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) }) },
+      404: { description: 'no such network, or no migration of it was recorded' },
     },
     async handler({ deps, params }) {
       await consortiumNetworkOr404(deps, params.id);
-      const p = migrationProgress(params.id);
+      const p = await migrationProgress(deps, params.id);
       if (!p) throw new NotFoundError('Consensus migration', `of network ${params.id}`);
-      return { body: { network_ids: p.networkIds, status: p.status, phase: p.phase, steps: p.steps, started_at: p.startedAt, ended_at: p.endedAt } };
+      return { body: { migration_id: p.migrationId, network_ids: p.networkIds, orderer_ids: p.ordererIds, status: p.status, phase: p.phase, steps: p.steps, started_at: p.startedAt, ended_at: p.endedAt } };
     },
   }),
 ];

@@ -8,6 +8,15 @@
 // BFT in STATE_NORMAL with 4 ConsenterMapping entries, blocks 0..n keep their hashes, a new config
 // update commits, the network view says smartbft, the progress says done, and the migration is
 // audited; a second migration is a 409 (not etcdraft).
+// Before it, a real fault: another program takes orderer 0's listen port while phase backup has
+// it stopped (the poller follows the progress on a second server of the same database, which
+// sees the running migration's phase); the start fails, the migration answers 409
+// MIGRATION_FAILED naming phase backup, the backups are restored and the channel is etcdraft in
+// STATE_NORMAL again, commits, and keeps every block hash; both servers read the recorded progress
+// (failed in phase rollback). The migration itself is cut by a crash: the server running it is
+// killed once phase normal is recorded; the second server reads it running in phase normal, and a
+// POST there resumes it (the channel leaves maintenance on BFT) to the end above.
+import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
@@ -21,7 +30,10 @@ const t = requires(suite('consensus migration etcdraft -> smartbft (real Fabric 
 const v25 = r25.ok ? r25.release.version : '';
 const v31 = r31.ok ? r31.release.version : '';
 let server: TestServer;
+/** A second server on the same database: reads the progress the first records. */
+let second: TestServer;
 const api = apiOf(() => server);
+const api2 = apiOf(() => second);
 interface Node { id: number; name: string; config: { port: number } }
 let orderers: Node[] = [];
 let peer: Node;
@@ -58,16 +70,26 @@ const blockHash = async (n: number) => {
 };
 
 t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process' }) });
+  // LNM_WORK_LEASE_SECONDS: the first server keeps every node shard for the whole test (renewed every
+  // 20 minutes; the second claims only free or expired ones), so the second server, with a data
+  // directory (and so an instance id) of its own, only reads: process-engine nodes are worked on
+  // by the instance that started them (docs/scaling.md).
+  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process', LNM_WORK_LEASE_SECONDS: '3600' }) });
+  const { PORT: _port, DATA_DIR: _dir, ...env } = server.env;
+  second = await startServer({ env, databaseUrl: server.databaseUrl! });
   const made = await fourOrdererRaftChannel(api, 'mig', 'migratenet', channel, { fabricVersion: v31 });
   ({ orderers, peer } = made);
   org1Id = made.org1.id;
   networkId = made.network.id;
   await commits('after the joins');
 });
+/** Set once the first server (the one holding the node work, its data directory the nodes') was killed: the nodes are then ended directly. */
+let nodeOwnerKilled: TestServer | null = null;
 t.after(async () => {
+  if (second) await second.stop();
   if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
+  if (nodeOwnerKilled) nodeOwnerKilled.reapNodes();
+  else await removeConsortiumNodes(api, server.dataDir);
   await server.stop();
 });
 
@@ -122,12 +144,95 @@ t('refusals first, nothing changed: capability below V3_0, a target other than s
   assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
 });
 
+/** Listens on the port (as another program would) once it is free; closes when told. */
+async function occupy(port: number): Promise<net.Server> {
+  return until(`port ${port} free to take`, () => new Promise<net.Server | null>((resolve) => {
+    // The other orderers dial the port: their connections are dropped (and do not hold close() up).
+    const s = net.createServer((c) => c.destroy());
+    s.once('error', () => resolve(null));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(s));
+  }), 300_000, 100);
+}
+
+t('a real fault in phase backup (orderer 0\'s port taken by another program while it is stopped): 409 MIGRATION_FAILED naming the phase, raft restored, the ledger kept, it commits; the progress recorded and read from a second server', async () => {
+  const none = await api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.is(none.status, 404, none.text);
+  const h = (await height())!;
+  const hashes = [];
+  for (let i = 0; i < h; i++) hashes.push(await blockHash(i));
+  const posting = migrate(networkId, { to: 'smartbft' });
+  const progress2 = () => api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  const seenRunning = await until('the second server to read the migration in phase backup', async () => {
+    const p = await progress2();
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? p.json : null;
+  }, 600_000, 250);
+  assert.ok(seenRunning.steps.some((st: string) => st.startsWith('maintenance:')), JSON.stringify(seenRunning.steps));
+  const taken = await occupy(orderers[0].config.port);
+  try {
+    await until('the rollback recorded', async () => {
+      const p = await progress2();
+      return p.status === 200 && (p.json.phase === 'rollback' || p.json.status !== 'running');
+    }, 600_000, 250);
+  } finally {
+    taken.close();
+  }
+  const failed = await posting;
+  assert.is(failed.status, 409, failed.text);
+  assert.is(failed.json.code, 'MIGRATION_FAILED');
+  assert.match(failed.json.message, /failed in phase backup/);
+  assert.match(failed.json.message, /already in use/);
+  assert.match(failed.json.message, /restored: backups put back/);
+  console.log(`  rolled back: ${failed.json.message.slice(0, 400)}`);
+
+  const config = (await api('GET', configPath())).json.config;
+  const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'etcdraft');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
+  const hAfter = await commits('after the rollback');
+  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
+  for (let i = 0; i < h; i++) assert.is(await blockHash(i), hashes[i], `block ${i} kept its hash`);
+
+  for (const a of [api, api2]) {
+    const p = await a('GET', `/networks/consortium/${networkId}/consensus/migration`);
+    assert.is(p.status, 200, p.text);
+    assert.is(p.json.status, 'failed');
+    assert.is(p.json.phase, 'rollback');
+    assert.is(p.json.migration_id, seenRunning.migration_id);
+    assert.ok(p.json.steps.some((st: string) => st.startsWith('failed in phase backup:')), p.text);
+  }
+  const audited = await api('GET', `/audit-logs?resource_type=network&limit=200`);
+  assert.is(audited.status, 200, audited.text);
+  const events = audited.json.items.filter((e: { resource_id: string | null }) => e.resource_id === String(networkId)).map((e: { details: { event?: string } | null }) => e.details?.event);
+  for (const e of ['consensus.migration.started', 'consensus.migration.phase', 'consensus.migration.step', 'consensus.migration.failed']) assert.ok(events.includes(e), `${e} audited: ${JSON.stringify(events)}`);
+});
+
 t('migrated: BFT in STATE_NORMAL with the same 4 consenters, the ledger kept, a new config update commits, the network says smartbft, audited', async () => {
   const h = (await height())!;
   const hashes = [];
   for (let i = 0; i < h; i++) hashes.push(await blockHash(i));
-  const r = await migrate(networkId, { to: 'smartbft', smartBftOptions: { requestBatchMaxInterval: '300ms' } });
+  // The server running the migration dies (SIGKILL) once phase normal is recorded (the orderers run BFT, the channel still in maintenance):
+  // the other server reads it running in phase normal, and a POST there resumes it.
+  const posting = migrate(networkId, { to: 'smartbft', smartBftOptions: { requestBatchMaxInterval: '300ms' } }).catch((err: Error) => ({ status: 0, text: err.message }));
+  const inNormal = await until('the second server to read the migration in phase normal', async () => {
+    const p = await api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
+    return p.status === 200 && p.json.started_at && p.json.status !== 'failed' && (p.json.phase === 'normal' || p.json.status !== 'running') ? p.json : null;
+  }, 600_000, 50);
+  await server.kill();
+  nodeOwnerKilled = server;
+  assert.is(inNormal.status, 'running', JSON.stringify(inNormal));
+  const cut = (await posting) as { status: number; text: string };
+  assert.is(cut.status, 0, `the first server answered before it died: ${cut.text}`);
+  const left = await api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.is(left.json.status, 'running', left.text);
+  assert.is(left.json.phase, 'normal', left.text);
+  assert.ok(!left.json.steps.some((st: string) => st.startsWith('normal:')), left.text);
+  assert.is((await api2('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
+  server = second;
+  second = undefined as unknown as TestServer;
+  const r = await migrate(networkId, { to: 'smartbft' });
   assert.is(r.status, 200, r.text);
+  assert.ok(r.json.steps.some((st: string) => st.startsWith('resumed:')), r.text);
   assert.is(r.json.status, 'migrated', r.text);
   assert.is(r.json.from, 'etcdraft');
   assert.is(r.json.to, 'smartbft');
@@ -151,6 +256,7 @@ t('migrated: BFT in STATE_NORMAL with the same 4 consenters, the ledger kept, a 
   assert.is(progress.status, 200, progress.text);
   assert.is(progress.json.status, 'done');
   assert.is(progress.json.phase, 'done');
+  assert.is(progress.json.migration_id, left.json.migration_id, 'the migration the dead server began, resumed and done');
   const consenters = await api('GET', `/networks/consortium/${networkId}/channels/${channel}/consenters`);
   assert.equal(consenters.json.consenters.map((c: { bft_id: number; node_id: number }) => [c.bft_id, c.node_id]), orderers.map((o, i) => [i + 1, o.id]));
   const audited = await api('GET', `/audit-logs?resource_type=network&limit=200`);

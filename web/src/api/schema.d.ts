@@ -1788,7 +1788,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Migrate the network's channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft
+         * Migrate the network's channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft; after a failure in the last phase once some channel runs BFT, a new POST resumes it (the remaining channels leave maintenance on BFT)
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdConsensusMigrate"];
@@ -1806,7 +1806,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The progress of the network's last consensus migration on this server (phase and steps, while it runs and after)
+         * The progress of the network's last consensus migration as recorded in the event store (phase and steps, while it runs and after; every server of the database answers the same; a server that died mid-way leaves it running in the phase where it stopped)
          * @description Permission: `NETWORK_READ`.
          */
         get: operations["getNetworksConsortiumIdConsensusMigration"];
@@ -14773,11 +14773,13 @@ export interface operations {
                 content: {
                     "application/json": {
                         ended_at: string | null;
+                        migration_id: string;
                         network_ids: number[];
+                        orderer_ids: number[];
                         /** @description checks, maintenance, backup, switch, restart, normal, rollback or done */
                         phase: string;
                         started_at: string;
-                        /** @description running, done or failed */
+                        /** @description running, done or failed (phase rollback: the backups were restored; phase normal: some channel runs BFT, a new POST .../migrate resumes it) */
                         status: string;
                         /** @description what was done, in order */
                         steps: string[];
@@ -14811,7 +14813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description no such network, or no migration of it ran on this server */
+            /** @description no such network, or no migration of it was recorded */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,131 @@
+// The consensus migrations (etcdraft to smartbft, issue 37 item 7) as one aggregate (stream
+// consortium-consensus-migrations): each migration's progress recorded as it goes (started,
+// each phase reached, each step done, failed after its rollback or not, completed, resumed), so
+// that every server of the database answers GET .../consensus/migration the same, and a server
+// that died mid-way leaves a `running` record whose phase says where it stopped.
+// One migration covers every network whose channels the same orderers order.
+import { ConflictError, NotFoundError } from '../shared/errors.ts';
+import { assertNever, type Decider, type DomainEvent } from '../shared/decider.ts';
+
+export const CONSENSUS_MIGRATIONS_STREAM = 'consortium-consensus-migrations';
+
+export type MigrationPhase = 'checks' | 'maintenance' | 'backup' | 'switch' | 'restart' | 'normal' | 'rollback' | 'done';
+export const MIGRATION_PHASES: MigrationPhase[] = ['checks', 'maintenance', 'backup', 'switch', 'restart', 'normal', 'rollback', 'done'];
+
+export interface MigrationProgress {
+  migrationId: string;
+  networkIds: number[];
+  ordererIds: number[];
+  status: 'running' | 'done' | 'failed';
+  phase: MigrationPhase;
+  steps: string[];
+  startedAt: string;
+  endedAt: string | null;
+}
+
+export type ConsensusMigrationEvent =
+  | DomainEvent<'ConsensusMigrationStarted', { migrationId: string; networkIds: number[]; ordererIds: number[]; from: string; to: string; at: string }>
+  | DomainEvent<'ConsensusMigrationPhaseReached', { migrationId: string; networkIds: number[]; phase: MigrationPhase; at: string }>
+  | DomainEvent<'ConsensusMigrationStepDone', { migrationId: string; networkIds: number[]; phase: MigrationPhase; step: string; at: string }>
+  /** Ended without the networks migrated; `phase` is where it stopped (rollback when the backups were restored, normal when some channel already ran BFT: resumable). */
+  | DomainEvent<'ConsensusMigrationFailed', { migrationId: string; networkIds: number[]; phase: MigrationPhase; reason: string; at: string }>
+  | DomainEvent<'ConsensusMigrationCompleted', { migrationId: string; networkIds: number[]; at: string }>
+  /** A migration that failed (or whose server died) in phase normal taken up again (a new POST .../migrate): the remaining channels leave maintenance on BFT. */
+  | DomainEvent<'ConsensusMigrationResumed', { migrationId: string; networkIds: number[]; at: string }>;
+
+export type ConsensusMigrationCommand =
+  | { type: 'StartConsensusMigration'; migrationId: string; networkIds: number[]; ordererIds: number[]; from: string; to: string; at: string }
+  | { type: 'RecordMigrationPhase'; migrationId: string; phase: MigrationPhase; at: string }
+  | { type: 'RecordMigrationStep'; migrationId: string; step: string; at: string }
+  | { type: 'FailConsensusMigration'; migrationId: string; phase: MigrationPhase; reason: string; at: string }
+  | { type: 'CompleteConsensusMigration'; migrationId: string; at: string }
+  | { type: 'ResumeConsensusMigration'; migrationId: string; at: string };
+
+export interface ConsensusMigrations {
+  migrations: Record<string, MigrationProgress>;
+  /** The last migration of each network. */
+  latestByNetwork: Record<number, string>;
+}
+
+/**
+ * Whether a new POST .../migrate resumes the migration: it reached phase normal (every orderer
+ * runs the channels as BFT) and did not finish: failed there (some channel already left
+ * maintenance on BFT, the backups kept), or still running there, which the application takes up
+ * only while it holds the migration lock, that is once the server that ran it died.
+ */
+export const resumable = (m: MigrationProgress): boolean => m.phase === 'normal' && (m.status === 'failed' || m.status === 'running');
+
+export function latestMigration(state: ConsensusMigrations, networkId: number): MigrationProgress | null {
+  const id = state.latestByNetwork[networkId];
+  return id === undefined ? null : state.migrations[id] ?? null;
+}
+
+function running(state: ConsensusMigrations, migrationId: string): MigrationProgress {
+  const m = state.migrations[migrationId];
+  if (!m) throw new NotFoundError('Consensus migration', migrationId);
+  if (m.status !== 'running') throw new ConflictError(`Consensus migration ${migrationId} is ${m.status}, not running.`, { migrationId, status: m.status }, 'MIGRATION_NOT_RUNNING');
+  return m;
+}
+
+export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigrationCommand, ConsensusMigrationEvent> = {
+  initialState: () => ({ migrations: {}, latestByNetwork: {} }),
+  evolve(state, e) {
+    const put = (id: string, f: (m: MigrationProgress) => MigrationProgress) => ({ ...state, migrations: { ...state.migrations, [id]: f(state.migrations[id]) } });
+    switch (e.type) {
+      case 'ConsensusMigrationStarted': {
+        const m: MigrationProgress = { migrationId: e.data.migrationId, networkIds: e.data.networkIds, ordererIds: e.data.ordererIds, status: 'running', phase: 'checks', steps: [], startedAt: e.data.at, endedAt: null };
+        const latest = { ...state.latestByNetwork };
+        for (const n of e.data.networkIds) latest[n] = e.data.migrationId;
+        return { migrations: { ...state.migrations, [m.migrationId]: m }, latestByNetwork: latest };
+      }
+      case 'ConsensusMigrationPhaseReached':
+        return put(e.data.migrationId, (m) => ({ ...m, phase: e.data.phase }));
+      case 'ConsensusMigrationStepDone':
+        return put(e.data.migrationId, (m) => ({ ...m, steps: [...m.steps, e.data.step] }));
+      case 'ConsensusMigrationFailed':
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'failed', phase: e.data.phase, endedAt: e.data.at }));
+      case 'ConsensusMigrationCompleted':
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'done', phase: 'done', endedAt: e.data.at }));
+      case 'ConsensusMigrationResumed':
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'running', phase: 'normal', endedAt: null }));
+      default:
+        return assertNever(e);
+    }
+  },
+  decide(c, state) {
+    switch (c.type) {
+      case 'StartConsensusMigration': {
+        if (state.migrations[c.migrationId]) throw new ConflictError(`Consensus migration ${c.migrationId} exists already.`, { migrationId: c.migrationId }, 'MIGRATION_EXISTS');
+        const { type: _t, ...data } = c;
+        return [{ type: 'ConsensusMigrationStarted', data }];
+      }
+      case 'RecordMigrationPhase': {
+        const m = running(state, c.migrationId);
+        if (m.phase === c.phase) return [];
+        return [{ type: 'ConsensusMigrationPhaseReached', data: { migrationId: c.migrationId, networkIds: m.networkIds, phase: c.phase, at: c.at } }];
+      }
+      case 'RecordMigrationStep': {
+        const m = running(state, c.migrationId);
+        return [{ type: 'ConsensusMigrationStepDone', data: { migrationId: c.migrationId, networkIds: m.networkIds, phase: m.phase, step: c.step, at: c.at } }];
+      }
+      case 'FailConsensusMigration': {
+        const m = running(state, c.migrationId);
+        return [{ type: 'ConsensusMigrationFailed', data: { migrationId: c.migrationId, networkIds: m.networkIds, phase: c.phase, reason: c.reason, at: c.at } }];
+      }
+      case 'CompleteConsensusMigration': {
+        const m = running(state, c.migrationId);
+        return [{ type: 'ConsensusMigrationCompleted', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at } }];
+      }
+      case 'ResumeConsensusMigration': {
+        const m = state.migrations[c.migrationId];
+        if (!m) throw new NotFoundError('Consensus migration', c.migrationId);
+        if (!resumable(m)) {
+          throw new ConflictError(`Consensus migration ${c.migrationId} is ${m.status} in phase ${m.phase}; only one that stopped in phase normal (the orderers already run BFT) resumes.`, { migrationId: c.migrationId, status: m.status, phase: m.phase }, 'MIGRATION_NOT_RESUMABLE');
+        }
+        return [{ type: 'ConsensusMigrationResumed', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at } }];
+      }
+      default:
+        return assertNever(c);
+    }
+  },
+};

@@ -1,0 +1,83 @@
+// The consensus migrations' recorded progress (domain/consortium/consensusMigration.ts): folded
+// from the events alone (what every server answers GET .../consensus/migration from); a server
+// that died mid-way leaves the migration running in the phase where it stopped; only a migration
+// stopped in phase normal (failed there, or cut off there) resumes, and a resumed one runs in
+// phase normal again; each of its networks answers its last migration.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { consensusMigrations, latestMigration, resumable, type ConsensusMigrationCommand, type ConsensusMigrations } from '../../../domain/consortium/consensusMigration.ts';
+import { AppError } from '../../../domain/shared/errors.ts';
+
+const t = suite('consensus migration progress (events)');
+const at = '2026-11-29T19:00:00.000Z';
+
+function run(commands: ConsensusMigrationCommand[], state = consensusMigrations.initialState()): ConsensusMigrations {
+  for (const c of commands) for (const e of consensusMigrations.decide(c, state)) state = consensusMigrations.evolve(state, e);
+  return state;
+}
+
+function refused(fn: () => void): AppError {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, AppError);
+    return err as AppError;
+  }
+  throw new Error('expected a refusal');
+}
+
+const start = (migrationId: string, networkIds = [7, 8]): ConsensusMigrationCommand => ({ type: 'StartConsensusMigration', migrationId, networkIds, ordererIds: [1, 2, 3, 4], from: 'etcdraft', to: 'smartbft', at });
+
+t('a migration cut off mid-way stays running in the phase it reached, with its steps, for each of its networks', () => {
+  const state = run([
+    start('m1'),
+    { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'maintenance', at },
+    { type: 'RecordMigrationStep', migrationId: 'm1', step: 'maintenance: channel a in STATE_MAINTENANCE', at },
+    { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'backup', at },
+  ]);
+  for (const networkId of [7, 8]) {
+    const m = latestMigration(state, networkId)!;
+    assert.is(m.status, 'running');
+    assert.is(m.phase, 'backup');
+    assert.equal(m.steps, ['maintenance: channel a in STATE_MAINTENANCE']);
+    assert.equal(m.ordererIds, [1, 2, 3, 4]);
+    assert.is(m.endedAt, null);
+  }
+  assert.is(latestMigration(state, 9), null);
+  assert.is(resumable(latestMigration(state, 7)!), false);
+  // Cut off in phase normal (the orderers already run BFT): resumable once its server is gone.
+  const inNormal = run([{ type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'normal', at }], state);
+  assert.ok(resumable(latestMigration(inNormal, 7)!));
+  const resumed = run([{ type: 'ResumeConsensusMigration', migrationId: 'm1', at }], inNormal);
+  assert.is(latestMigration(resumed, 8)!.status, 'running');
+  assert.is(refused(() => consensusMigrations.decide({ type: 'ResumeConsensusMigration', migrationId: 'm1', at }, state)).code, 'MIGRATION_NOT_RESUMABLE');
+});
+
+t('rolled back: failed in phase rollback, not resumable; a new migration becomes the networks\' last', () => {
+  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'rollback', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'rollback', reason: 'port in use', at }]);
+  assert.is(latestMigration(state, 7)!.status, 'failed');
+  assert.is(resumable(latestMigration(state, 7)!), false);
+  const e = refused(() => consensusMigrations.decide({ type: 'ResumeConsensusMigration', migrationId: 'm1', at }, state));
+  assert.is(e.status, 409);
+  assert.is(e.code, 'MIGRATION_NOT_RESUMABLE');
+  assert.is(refused(() => consensusMigrations.decide({ type: 'RecordMigrationStep', migrationId: 'm1', step: 'late', at }, state)).code, 'MIGRATION_NOT_RUNNING');
+  state = run([start('m2', [7]), { type: 'CompleteConsensusMigration', migrationId: 'm2', at }], state);
+  assert.is(latestMigration(state, 7)!.migrationId, 'm2');
+  assert.is(latestMigration(state, 7)!.phase, 'done');
+  assert.is(latestMigration(state, 8)!.migrationId, 'm1');
+});
+
+t('failed in phase normal (a channel already on BFT): resumable; resumed it runs in phase normal and completes', () => {
+  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'normal', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'normal', reason: 'timed out', at }]);
+  assert.ok(resumable(latestMigration(state, 8)!));
+  state = run([{ type: 'ResumeConsensusMigration', migrationId: 'm1', at }], state);
+  const m = latestMigration(state, 8)!;
+  assert.is(m.status, 'running');
+  assert.is(m.phase, 'normal');
+  assert.is(m.endedAt, null);
+  state = run([{ type: 'CompleteConsensusMigration', migrationId: 'm1', at }], state);
+  assert.is(latestMigration(state, 7)!.status, 'done');
+  assert.is(refused(() => consensusMigrations.decide(start('m1'), state)).code, 'MIGRATION_EXISTS');
+});
+
+t.run();
