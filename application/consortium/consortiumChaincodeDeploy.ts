@@ -84,7 +84,7 @@ export async function registerChaincode(input: Input, req: ChaincodeRequest, sha
   const source = await sourceOf(input, req);
   if (req.placement) {
     const host = await getNodeHost(deps.pool, req.placement.hostId);
-    if (host?.kind !== 'kubernetes') throw new ValidationError(`Host ${req.placement.hostId} is not a registered Kubernetes cluster: a chaincode server can be placed only on one (POST /hosts, kind kubernetes).`, [{ field: 'placement.hostId', message: host ? `a ${host.kind} host` : 'no such host' }]);
+    if (host?.kind !== 'kubernetes') throw new ValidationError(`Host ${req.placement.hostId} is not a registered Kubernetes cluster: a chaincode server can be placed only on a cluster registered as a host of kind kubernetes.`, [{ field: 'placement.hostId', message: host ? `a ${host.kind} host` : 'no such host' }]);
   }
   consortiumOf(deps).chaincodes.checkDefinition(source.kind === 'files' ? source.files : null, req.endorsementPolicy ?? null, req.collections ?? null);
   const latest = await latestChaincode(deps.pool, network.id, req.name);
