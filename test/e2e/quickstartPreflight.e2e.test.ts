@@ -8,16 +8,12 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminAuth, call, startServer, type TestServer } from '../helpers/server.ts';
+import { adminAuth, call, listTotal, startServer, type TestServer } from '../helpers/server.ts';
 
 const t = suite('quick starts refuse up front, nothing made');
 let s: TestServer;
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
-const total = async (p: string) => {
-  const r = await api('GET', p);
-  assert.is(r.status, 200, r.text);
-  return r.json.total as number;
-};
+const total = (p: string) => listTotal(s, p);
 
 t.before(async () => {
   const empty = mkdtempSync(path.join(tmpdir(), 'lnm-no-programs-'));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { freshDatabase } from './postgres.ts';
 import { freePort } from '../../adapters/postgres/embeddedPostgres.ts';
 import { onGlobalTeardown } from './globalTeardown.ts';
+import { call as httpCall } from './httpCall.ts';
 
 export interface TestServer {
   url: string;
@@ -147,3 +148,10 @@ export function basic(username: string, password: string): string {
 export const adminAuth = () => ({ authorization: basic(ADMIN.username, ADMIN.password) });
 
 export { call } from './httpCall.ts';
+
+/** The `total` of a list route (GET `p` as the admin): how many records it holds; any other answer than 200 fails. */
+export async function listTotal(server: TestServer, p: string): Promise<number> {
+  const r = await httpCall(server.api, 'GET', p, { headers: adminAuth() });
+  if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${r.text}`);
+  return r.json.total as number;
+}

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { consensusMigrations, latestMigration, resumable, type ConsensusMigrationCommand, type ConsensusMigrations } from '../../../domain/consortium/consensusMigration.ts';
-import { AppError } from '../../../domain/shared/errors.ts';
+import { refused } from './ruleFixtures.ts';
 
 const t = suite('consensus migration progress (events)');
 const at = '2026-11-29T19:00:00.000Z';
@@ -14,16 +14,6 @@ const at = '2026-11-29T19:00:00.000Z';
 function run(commands: ConsensusMigrationCommand[], state = consensusMigrations.initialState()): ConsensusMigrations {
   for (const c of commands) for (const e of consensusMigrations.decide(c, state)) state = consensusMigrations.evolve(state, e);
   return state;
-}
-
-function refused(fn: () => void): AppError {
-  try {
-    fn();
-  } catch (err) {
-    assert.instance(err, AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
 }
 
 const start = (migrationId: string, networkIds = [7, 8]): ConsensusMigrationCommand => ({ type: 'StartConsensusMigration', migrationId, networkIds, ordererIds: [1, 2, 3, 4], from: 'etcdraft', to: 'smartbft', at });

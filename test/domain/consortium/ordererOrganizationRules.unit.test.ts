@@ -9,29 +9,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertOrdererOrganizationRemoval } from '../../../domain/consortium/ordererOrganizationRules.ts';
 import type { ChannelConfigJson, ConfigGroupJson } from '../../../domain/consortium/consortiumChannelPorts.ts';
-import { AppError } from '../../../domain/shared/errors.ts';
+import { group, levelPolicies, meta, org, refused, sig } from './ruleFixtures.ts';
 
 const t = suite('orderer organization removal rules');
 
-function refused(fn: () => void): AppError {
-  try {
-    fn();
-  } catch (err) {
-    assert.instance(err, AppError);
-    return err as AppError;
-  }
-  throw new Error('expected a refusal');
-}
-
-const meta = (rule: string, sub: string) => ({ mod_policy: 'Admins', version: '0', policy: { type: 3, value: { rule, sub_policy: sub } } });
-const sig = (mspIds: string[], role: string, n = 1) => ({
-  mod_policy: 'Admins', version: '0',
-  policy: { type: 1, value: { identities: mspIds.map((m) => ({ principal: { msp_identifier: m, role }, principal_classification: 'ROLE' })), rule: { n_out_of: { n, rules: mspIds.map((_, i) => ({ signed_by: i })) } }, version: 0 } },
-});
 const value = (v: unknown) => ({ mod_policy: 'Admins', version: '0', value: v });
-const group = (policies: ConfigGroupJson['policies'], groups: Record<string, ConfigGroupJson> = {}, values: ConfigGroupJson['values'] = {}): ConfigGroupJson => ({ groups, mod_policy: 'Admins', policies, values, version: '0' });
-const org = (mspId: string) => group({ Readers: sig([mspId], 'MEMBER'), Writers: sig([mspId], 'MEMBER'), Admins: sig([mspId], 'ADMIN') }, {}, { MSP: value({ config: { name: mspId }, type: 0 }) });
-const levelPolicies = () => ({ Readers: meta('ANY', 'Readers'), Writers: meta('ANY', 'Writers'), Admins: meta('MAJORITY', 'Admins') });
 const entry = (id: number, mspId: string, tls = `tls-of-${mspId}`) => ({ id, host: `orderer${id}.example.com`, port: 7050 + id, msp_id: mspId, server_tls_cert: tls });
 
 function channel(opts: { consensus: 'BFT' | 'etcdraft' | 'solo'; mapping?: ReturnType<typeof entry>[]; ordererOrgs?: string[]; applicationOrgs?: string[]; ordererAdmins?: ConfigGroupJson['policies'][string] }): ChannelConfigJson {

@@ -19,11 +19,14 @@ export function refused(fn: () => void): AppError {
 /** An ImplicitMeta policy: `rule` (ANY, ALL, MAJORITY) over the sub-groups' `sub` policies. */
 export const meta = (rule: string, sub: string) => ({ mod_policy: 'Admins', version: '0', policy: { type: 3, value: { rule, sub_policy: sub } } });
 
-/** A Signature policy: one signature of `mspId` in `role` (MEMBER, ADMIN, PEER, ...). */
-export const sig = (mspId: string, role: string) => ({
-  mod_policy: 'Admins', version: '0',
-  policy: { type: 1, value: { identities: [{ principal: { msp_identifier: mspId, role }, principal_classification: 'ROLE' }], rule: { n_out_of: { n: 1, rules: [{ signed_by: 0 }] } }, version: 0 } },
-});
+/** A Signature policy: `n` (default 1) signatures among `mspIds` (one or several) in `role` (MEMBER, ADMIN, PEER, ...). */
+export const sig = (mspIds: string | string[], role: string, n = 1) => {
+  const ids = typeof mspIds === 'string' ? [mspIds] : mspIds;
+  return {
+    mod_policy: 'Admins', version: '0',
+    policy: { type: 1, value: { identities: ids.map((m) => ({ principal: { msp_identifier: m, role }, principal_classification: 'ROLE' })), rule: { n_out_of: { n, rules: ids.map((_, i) => ({ signed_by: i })) } }, version: 0 } },
+  };
+};
 
 export const group = (policies: ConfigGroupJson['policies'], groups: Record<string, ConfigGroupJson> = {}, values: ConfigGroupJson['values'] = {}): ConfigGroupJson => ({ groups, mod_policy: 'Admins', policies, values, version: '0' });
 

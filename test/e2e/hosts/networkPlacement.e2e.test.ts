@@ -8,16 +8,12 @@
 // each with nothing recorded (no network, key, node or organization).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { adminAuth, call, listTotal, startServer, type TestServer } from '../../helpers/server.ts';
 
 const t = suite('network placement: hostile placements are refused, nothing made');
 let s: TestServer;
 const api = (method: string, p: string, body?: unknown) => call(s.api, method, p, { headers: adminAuth(), body });
-const total = async (p: string) => {
-  const r = await api('GET', p);
-  assert.is(r.status, 200, r.text);
-  return r.json.total as number;
-};
+const total = (p: string) => listTotal(s, p);
 const made = async () => [await total('/networks/evm'), await total('/networks/consortium'), await total('/keys'), await total('/nodes'), await total('/organizations')];
 
 t.before(async () => {
