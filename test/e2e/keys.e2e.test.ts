@@ -340,7 +340,7 @@ t('a restart with a different KEY_ENCRYPTION_KEY fails at start with a clear mes
   await server.stop();
   let failure = '';
   try {
-    await startServer({ databaseUrl: server.databaseUrl!, dataDir: server.dataDir, port: server.port, env: { KEY_ENCRYPTION_KEY: 'a-different-key-encryption-key!!' }, timeoutMs: 30_000 });
+    await startServer({ databaseUrl: server.databaseUrl!, dataDir: server.dataDir, port: server.port, env: { KEY_ENCRYPTION_KEY: 'a-different-key-encryption-key!!' } });
   } catch (err) {
     failure = (err as Error).message;
   }

@@ -398,7 +398,7 @@ t('an unreachable issuer: the server starts (password login and API keys keep wo
   }
   // A plain-http issuer off loopback is refused at start with a clear message.
   let startError = '';
-  await startServer({ env: { LNM_OIDC_ISSUER: 'http://idp.example.org', LNM_OIDC_CLIENT_ID: 'lnm', LNM_OIDC_CLIENT_SECRET: LNM_SECRET, LNM_OIDC_REDIRECT_URL: 'http://127.0.0.1:1/cb' }, timeoutMs: 30_000 }).catch((e: Error) => (startError = e.message));
+  await startServer({ env: { LNM_OIDC_ISSUER: 'http://idp.example.org', LNM_OIDC_CLIENT_ID: 'lnm', LNM_OIDC_CLIENT_SECRET: LNM_SECRET, LNM_OIDC_REDIRECT_URL: 'http://127.0.0.1:1/cb' } }).catch((e: Error) => (startError = e.message));
   assert.match(startError, /LNM_OIDC_ISSUER must be an https URL/);
   assert.not.match(startError, new RegExp(LNM_SECRET));
 });

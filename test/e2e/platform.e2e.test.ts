@@ -22,7 +22,7 @@ function killEmbeddedPostgres(dataDir: string) {
 }
 
 t('a fresh data directory: the server starts its own embedded PostgreSQL and answers /health with 200; a second start reuses the data', async () => {
-  const first = await startServer({ embedded: true, timeoutMs: 30_000 });
+  const first = await startServer({ embedded: true });
   onGlobalTeardown(() => killEmbeddedPostgres(first.dataDir));
   const h = await call(first.api, 'GET', '/health');
   assert.is(h.status, 200);
@@ -33,7 +33,7 @@ t('a fresh data directory: the server starts its own embedded PostgreSQL and ans
   assert.is(created.status, 201);
   await first.stop();
   assert.ok(!existsSync(path.join(first.dataDir, 'postgres', 'cluster', 'postmaster.pid')), 'embedded PostgreSQL stopped with the server');
-  const second = await startServer({ embedded: true, dataDir: first.dataDir, timeoutMs: 30_000, env: { ADMIN_PASSWORD: 'a-different-password-ignored' } });
+  const second = await startServer({ embedded: true, dataDir: first.dataDir, env: { ADMIN_PASSWORD: 'a-different-password-ignored' } });
   const users = await call(second.api, 'GET', '/users', { headers: adminAuth() });
   assert.is(users.status, 200, 'the first admin still logs in with the original password');
   assert.ok(users.json.items.some((u: { username: string }) => u.username === 'kept-user'));
