@@ -4,7 +4,12 @@
 // page: "Migrate to SmartBFT", the dry run refused first because channel capability V3_0 is
 // missing (said in words, nothing changed); V3_0 raised; the dry run again shows the channel's diff
 // (etcdraft to BFT) and submits nothing; the confirmation says it is one way and that the orderers
-// restart; then the migration from the page with its progress (a phase before done, the steps),
+// restart. The first "Migrate now" meets a real fault: another program takes orderer 0's port while
+// phase backup has it stopped (as consortiumConsensusMigrate.e2e does over the API); the page says
+// the migration failed in phase backup, why (the port in use), that it was rolled back (backups put
+// back, the orderers on etcdraft, nothing migrated) with the steps, and the network page still says
+// etcdraft, can order with 4 of 4 raft orderers; the channel commits. "Start over" brings the dry
+// run back; then the migration from the page with its progress (a phase before done, the steps),
 // and the page says smartbft with the ordering health SmartBFT (Byzantine). The channel commits after.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,7 +19,7 @@ import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, occupyPort, removeConsortiumNodes, until } from '../consortium/consortiumApi.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -41,7 +46,7 @@ t.after(async () => {
   await ui.close();
 });
 
-t('V3_0 missing refused in words first; then the dry run diff, the one-way confirmation, the migration with its progress; the page says smartbft and BFT ordering', async () => {
+t('V3_0 missing refused in words first; then the dry run diff, the one-way confirmation; a real fault in phase backup shown as a rolled-back failure; started over, the migration with its progress; the page says smartbft and BFT ordering', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).
   setup = await fourOrdererRaftChannel(api, 'migui', 'miguinet', channel, { fabricVersion: v31 });
   await commits('after the joins');
@@ -82,6 +87,49 @@ t('V3_0 missing refused in words first; then the dry run diff, the one-way confi
   assert.match(warning, /cannot go back to etcdraft/);
   assert.match(warning, /stopped, backed up and restarted/);
   await ui.accessible('the migration confirmation');
+  await confirm.getByRole('button', { name: 'Migrate now' }).click();
+
+  // The fault: orderer 0's port taken by another program from the moment phase backup stopped it.
+  const progressOf = () => api('GET', `/networks/consortium/${setup.network.id}/consensus/migration`);
+  await until('the migration in phase backup', async () => {
+    const p = await progressOf();
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? p.json : null;
+  }, 600_000, 250);
+  const taken = await occupyPort(setup.orderers[0].config.port);
+  try {
+    await until('the rollback recorded', async () => {
+      const p = await progressOf();
+      return p.status === 200 && (p.json.phase === 'rollback' || p.json.status !== 'running');
+    }, 600_000, 250);
+  } finally {
+    taken.close();
+  }
+  const failed = panel.getByTestId('migration-failed');
+  await failed.waitFor({ timeout: 400_000 });
+  const said = await failed.innerText();
+  assert.match(said, /The migration failed in phase backup \(stopping the orderers and backing up their data\)\./);
+  assert.match(said, /already in use/, 'why, in the service\'s words');
+  const outcomeOfFailure = failed.getByTestId('migration-failure-outcome');
+  assert.is(await outcomeOfFailure.getAttribute('data-outcome'), 'rolled-back', said);
+  assert.match(await outcomeOfFailure.innerText(), /Rolled back: nothing was migrated\. Every orderer's data was put back from its backup and it was started again on etcdraft \(raft\), and the channels left maintenance/);
+  const failedSteps = await failed.getByTestId('migration-failed-steps').locator('li').allInnerTexts();
+  assert.ok(failedSteps.some((st) => st.startsWith('failed in phase backup:')), JSON.stringify(failedSteps));
+  assert.ok(failedSteps.some((st) => st.startsWith('restored: backups put back')), JSON.stringify(failedSteps));
+  assert.is(await panel.getByTestId('migration-outcome').count(), 0, 'no success said');
+  // The network's facts (the channel configuration's orderer settings say etcdraft too).
+  await page.locator('dl.facts:not([data-testid="orderer-settings"]) dt:text-is("Consensus") + dd').filter({ hasText: /^etcdraft$/ }).waitFor({ timeout: 30_000 });
+  await page.getByTestId('ordering-health').filter({ hasText: /^Can order 4 of 4 raft orderers running.*\(crash\)/ }).waitFor({ timeout: 60_000 });
+  await ui.accessible('the migration failure');
+  const rolledBack = (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.equal([rolledBack.type, rolledBack.state], ['etcdraft', 'STATE_NORMAL']);
+  await commits('after the rollback');
+
+  // Started over: the dry run again, then the migration.
+  await failed.getByRole('button', { name: 'Start over (dry run first)' }).click();
+  assert.is(await failed.count(), 0, 'the failure is cleared');
+  await panel.getByRole('button', { name: 'Dry run' }).click();
+  await dry.waitFor({ timeout: 60_000 });
+  await dry.getByRole('button', { name: 'Migrate…' }).click();
   await confirm.getByRole('button', { name: 'Migrate now' }).click();
 
   // The progress while it runs: a phase before done (the migration takes about 30 s; polled every second).

@@ -58,6 +58,19 @@ export function profileGateway(p: any, identity: { certificate: string; privateK
   };
 }
 
+/**
+ * A real fault for a node's restart: listens on the port (as another program would) once it is
+ * free, e.g. while a migration has the orderer stopped; close() gives it back.
+ */
+export async function occupyPort(port: number): Promise<net.Server> {
+  return until(`port ${port} free to take`, () => new Promise<net.Server | null>((resolve) => {
+    // The other orderers dial the port: their connections are dropped (and do not hold close() up).
+    const s = net.createServer((c) => c.destroy());
+    s.once('error', () => resolve(null));
+    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(s));
+  }), 300_000, 100);
+}
+
 /** A client identity of the organization issued from its CA (role client or admin), with its private key exported. */
 export async function issuedIdentity(api: Api, orgId: number, name: string, role: 'client' | 'admin' = 'client', attributes: Array<{ name: string; value: string }> = []): Promise<{ id: number; certificate: string; privateKey: string }> {
   const r = await api('POST', `/organizations/${orgId}/identities`, { name, role, attributes });

@@ -16,13 +16,12 @@
 // (failed in phase rollback). The migration itself is cut by a crash: the server running it is
 // killed once phase normal is recorded; the second server reads it running in phase normal, and a
 // POST there resumes it (the channel leaves maintenance on BFT) to the end above.
-import net from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, fourOrdererRaftChannel, occupyPort, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -144,16 +143,6 @@ t('refusals first, nothing changed: capability below V3_0, a target other than s
   assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
 });
 
-/** Listens on the port (as another program would) once it is free; closes when told. */
-async function occupy(port: number): Promise<net.Server> {
-  return until(`port ${port} free to take`, () => new Promise<net.Server | null>((resolve) => {
-    // The other orderers dial the port: their connections are dropped (and do not hold close() up).
-    const s = net.createServer((c) => c.destroy());
-    s.once('error', () => resolve(null));
-    s.listen({ port, host: '127.0.0.1', exclusive: true }, () => resolve(s));
-  }), 300_000, 100);
-}
-
 t('a real fault in phase backup (orderer 0\'s port taken by another program while it is stopped): 409 MIGRATION_FAILED naming the phase, raft restored, the ledger kept, it commits; the progress recorded and read from a second server', async () => {
   const none = await api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
   assert.is(none.status, 404, none.text);
@@ -167,7 +156,7 @@ t('a real fault in phase backup (orderer 0\'s port taken by another program whil
     return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? p.json : null;
   }, 600_000, 250);
   assert.ok(seenRunning.steps.some((st: string) => st.startsWith('maintenance:')), JSON.stringify(seenRunning.steps));
-  const taken = await occupy(orderers[0].config.port);
+  const taken = await occupyPort(orderers[0].config.port);
   try {
     await until('the rollback recorded', async () => {
       const p = await progress2();

@@ -4,12 +4,17 @@
 // removing Org2 as orderer organization is refused while its orderer is a consenter (naming it),
 // accepted once that consenter is removed (dry run first), after which the network lists one
 // orderer organization and the channel still commits; the last orderer organization is refused.
+// Then rule policy-unsatisfiable on the real channel: Org3, an orderer organization only (no peer,
+// not in /Channel/Application), is added, and /Channel/Orderer/Admins set to a Signature rule that
+// needs Org3's admin; removing Org3 (and its dry run) is a 409 POLICY_UNSATISFIABLE naming that
+// policy and /Channel/Admins (MAJORITY of the groups' Admins), the config sequence unchanged;
+// once the policy is MAJORITY Admins again the removal is accepted and the channel commits.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until, channelConfigOf, peerHeight } from './consortiumApi.ts';
+import { apiOf, configUpdate, consortiumEnv, organization, removeConsortiumNodes, runningNode, until, channelConfigOf, peerHeight } from './consortiumApi.ts';
 
 const t = requires(suite('orderer organizations of a channel (real Fabric 2.5)'), 'fabric', fabricMissing);
 let server: TestServer;
@@ -106,6 +111,53 @@ t('orderer endpoints set (dry run first); an orderer organization removed once i
   const last = await api('DELETE', `${base()}/orderer-organizations/Org1MSP`);
   assert.is(last.status, 409, last.text);
   assert.is(last.json.code, 'LAST_ORDERER_ORGANIZATION');
+});
+
+t('rule policy-unsatisfiable on the real channel: an orderer-only organization named by /Channel/Orderer/Admins is not removed (409, nothing submitted) until the policy no longer needs it', async () => {
+  const org3 = await organization(api, 'Org3', 'Org3MSP');
+  assert.ok(org3.id);
+  const added = await until('Org3 added as orderer organization', async () => {
+    const a = await api('POST', `${base()}/orderer-organizations`, { msp_id: 'Org3MSP', endpoints: ['orderer0.org3.example.com:7050'] });
+    if (a.status !== 200 && a.status !== 503) assert.unreachable(a.text);
+    return a.status === 200 ? a : null;
+  }, 60_000, 2000);
+  assert.is(added.json.status, 'updated');
+  const rule = "AND('Org1MSP.admin', 'Org3MSP.admin')";
+  const set = await configUpdate(api, networkId, channel, { ordererPolicies: { Admins: { type: 'Signature', rule } } }, 'the orderer Admins needing Org3');
+  assert.is(set.json.status, 'updated', set.text);
+  await commits('with the orderer Admins a Signature rule');
+  const c0 = await config();
+  assert.equal(Object.keys(c0.group.groups.Orderer.groups).sort(), ['Org1MSP', 'Org3MSP']);
+  assert.not.ok(c0.group.groups.Application.groups.Org3MSP, 'Org3 is no application organization');
+  assert.is(c0.group.groups.Orderer.policies.Admins.policy.type, 1, 'a Signature policy on the channel');
+
+  for (const path of [`${base()}/orderer-organizations/Org3MSP?dry_run=true`, `${base()}/orderer-organizations/Org3MSP`]) {
+    const refused = await api('DELETE', path);
+    assert.is(refused.status, 409, refused.text);
+    assert.is(refused.json.code, 'POLICY_UNSATISFIABLE');
+    // /Channel/Admins (MAJORITY of the Application and Orderer groups' Admins) would be lost with it.
+    assert.equal(refused.json.context, { rule: 'policy-unsatisfiable', policies: ['/Channel/Admins', '/Channel/Orderer/Admins'] });
+    assert.match(refused.json.message, /Rule policy-unsatisfiable: without Org3MSP, no set of the remaining organizations' admins could satisfy \/Channel\/Admins, \/Channel\/Orderer\/Admins of channel ordorgchannel/);
+    assert.match(refused.json.message, /Nothing was submitted/);
+  }
+  const c1 = await config();
+  assert.is(c1.sequence, c0.sequence, 'nothing submitted');
+  assert.ok(c1.group.groups.Orderer.groups.Org3MSP, 'Org3 still an orderer organization');
+
+  const back = await configUpdate(api, networkId, channel, { ordererPolicies: { Admins: { type: 'ImplicitMeta', rule: 'MAJORITY Admins' } } }, 'the orderer Admins back to MAJORITY Admins');
+  assert.is(back.json.status, 'updated', back.text);
+  const removed = await until('Org3 removed as orderer organization', async () => {
+    const d = await api('DELETE', `${base()}/orderer-organizations/Org3MSP`);
+    if (d.status !== 200 && d.status !== 503) assert.unreachable(d.text);
+    return d.status === 200 ? d : null;
+  }, 60_000, 2000);
+  assert.is(removed.json.status, 'updated');
+  const c2 = await config();
+  assert.ok(c2.sequence > c1.sequence + 1, `sequence ${c2.sequence} after ${c1.sequence}: the policy, then the removal`);
+  assert.equal(Object.keys(c2.group.groups.Orderer.groups), ['Org1MSP']);
+  const network = await api('GET', `/networks/consortium/${networkId}`);
+  assert.equal(network.json.orderer_organizations.map((o: { msp_id: string }) => o.msp_id), ['Org1MSP']);
+  await commits('after Org3 left the orderer group');
 });
 
 t.run();

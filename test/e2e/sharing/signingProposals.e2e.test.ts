@@ -339,4 +339,81 @@ t('an orderer organization of B: added by A, then its endpoints proposed on A, s
   assert.equal(orderer.groups.SigOrgBMSP.values.MSP.value, app.groups.SigOrgBMSP.values.MSP.value, 'the same MSP definition (each element keeps its own version)');
 });
 
+t('orderer organizations added and removed across instances: /Channel/Orderer/Admins needs B\'s admin, so C is added by a proposal proposed on A, signed on B, submitted on A; then removed the same way', async () => {
+  const base = `/networks/consortium/${networkId}/channels/${channel}/orderer-organizations`;
+  const configOnA = async () => (await apiA('GET', `/networks/consortium/${networkId}/channel-config`)).json;
+  const ordererOrgs = async () => (await apiA('GET', `/networks/consortium/${networkId}`)).json.orderer_organizations.map((o: any) => o.msp_id ?? o.mspId);
+  const endpoints = ['orderer0.sigorgc.example.com:7050'];
+  // A and B are the orderer organizations: MAJORITY of their admins is both, and instance A holds A only.
+  let r = await apiA('POST', `${base}?dry_run=true`, { msp_id: 'SigOrgCMSP', endpoints });
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.policies, r.json.held_organizations, r.json.missing_organizations], [['/Channel/Orderer/Admins'], ['SigOrgAMSP'], ['SigOrgBMSP']], r.text);
+  const before = (await configOnA()).sequence;
+  r = await apiA('POST', base, { msp_id: 'SigOrgCMSP', endpoints });
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'SIGNATURES_MISSING');
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP']);
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'add_orderer_organization', msp_id: 'SigOrgCMSP', endpoints }, description: 'C orders too' });
+  assert.is(r.status, 201, r.text);
+  assert.equal([r.json.policies, r.json.required_organizations, r.json.signed_by, r.json.missing_organizations], [['/Channel/Orderer/Admins'], ['SigOrgAMSP', 'SigOrgBMSP'], ['SigOrgAMSP'], ['SigOrgBMSP']], r.text);
+  assert.ok(r.json.peer_id, r.text);
+  let id = r.json.proposal_id;
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 409, r.text);
+  assert.is(r.json.code, 'SIGNATURES_MISSING');
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP']);
+  assert.match(r.json.message, /SigOrgBMSP/);
+  assert.is((await configOnA()).sequence, before, 'nothing submitted without B');
+  let onB = (await apiB('GET', '/nodesharing/proposals')).json.items.find((p: any) => p.id === id);
+  assert.equal([onB.role, onB.status, onB.missing_organizations], ['signer', 'awaiting-signatures', ['SigOrgBMSP']]);
+  r = await apiB('POST', `/nodesharing/proposals/${id}/sign?organizations=SigOrgBMSP`);
+  assert.is(r.status, 200, r.text);
+  r = await apiA('GET', `/nodesharing/proposals/${id}`);
+  assert.equal([r.json.satisfied, r.json.stale, r.json.kinds, r.json.signed_by], [true, false, ['addOrdererOrganization'], ['SigOrgAMSP', 'SigOrgBMSP']], r.text);
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['SigOrgAMSP', 'SigOrgBMSP']);
+  let config = await configOnA();
+  assert.ok(config.sequence > before, `sequence ${config.sequence} after ${before}`);
+  let orderer = config.config.channel_group.groups.Orderer;
+  assert.equal(Object.keys(orderer.groups).sort(), ['SigOrgAMSP', 'SigOrgBMSP', 'SigOrgCMSP']);
+  assert.equal(orderer.groups.SigOrgCMSP.values.Endpoints.value.addresses, endpoints, 'read back from A\'s orderer');
+  assert.ok((await ordererOrgs()).includes('SigOrgCMSP'), 'recorded on the network');
+
+  // Three orderer organizations: MAJORITY is 2 of 3; A holds one, B and C are instance B's.
+  r = await apiA('DELETE', `${base}/SigOrgCMSP?dry_run=true`);
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.held_organizations, r.json.missing_organizations], [['SigOrgAMSP'], ['SigOrgBMSP', 'SigOrgCMSP']], r.text);
+  assert.equal(r.json.unmet, [{ policy_path: '/Channel/Orderer/Admins', rule: 'MAJORITY Admins', missing_organizations: ['SigOrgBMSP', 'SigOrgCMSP'], more_needed: 1 }]);
+  const mid = config.sequence;
+  r = await apiA('POST', '/nodesharing/proposals', { network_id: networkId, change: { type: 'remove_orderer_organization', msp_id: 'SigOrgCMSP' }, description: 'C orders no more' });
+  assert.is(r.status, 201, r.text);
+  assert.equal([r.json.signed_by, r.json.missing_organizations], [['SigOrgAMSP'], ['SigOrgBMSP', 'SigOrgCMSP']], r.text);
+  id = r.json.proposal_id;
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 409, r.text);
+  assert.equal(r.json.context.missingOrganizations, ['SigOrgBMSP', 'SigOrgCMSP']);
+  assert.match(r.json.message, /SigOrgBMSP, SigOrgCMSP/);
+  assert.is((await configOnA()).sequence, mid, 'nothing submitted with A alone');
+  onB = (await apiB('GET', '/nodesharing/proposals')).json.items.find((p: any) => p.id === id);
+  assert.equal([onB.role, onB.missing_organizations], ['signer', ['SigOrgBMSP', 'SigOrgCMSP']]);
+  // The leaving organization's admin signs its own removal.
+  r = await apiB('POST', `/nodesharing/proposals/${id}/sign?organizations=SigOrgCMSP`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['SigOrgCMSP']);
+  r = await apiA('GET', `/nodesharing/proposals/${id}`);
+  assert.equal([r.json.satisfied, r.json.kinds], [true, ['removeOrdererOrganization']], r.text);
+  r = await apiA('POST', `/nodesharing/proposals/${id}/submit`);
+  assert.is(r.status, 200, r.text);
+  assert.equal(r.json.signed_by, ['SigOrgAMSP', 'SigOrgCMSP']);
+  config = await configOnA();
+  assert.ok(config.sequence > mid, `sequence ${config.sequence} after ${mid}`);
+  orderer = config.config.channel_group.groups.Orderer;
+  assert.equal(Object.keys(orderer.groups).sort(), ['SigOrgAMSP', 'SigOrgBMSP']);
+  assert.ok(config.config.channel_group.groups.Application.groups.SigOrgCMSP, 'C stays an application organization');
+  assert.not.ok((await ordererOrgs()).includes('SigOrgCMSP'), 'the network lists it no more');
+  const audit = (await apiA('GET', '/audit-logs?limit=500')).json.items.filter((e: any) => (e.resource_type ?? e.resourceType) === 'config_proposal');
+  assert.ok(audit.filter((e: any) => JSON.stringify(e).includes(id)).length >= 2, 'the proposal and its signatures audited');
+});
+
 t.run();

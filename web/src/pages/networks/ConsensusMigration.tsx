@@ -5,7 +5,9 @@
 // that restart) or its refusal said in words (3f + 1 consenters, the nodes below Fabric 3.0 linked
 // to their pages, channel capability V3_0 missing), a confirmation that says it is one way and that
 // the orderers restart, then the progress (the migration's phase and steps, polled) until done, or
-// the failure naming its phase. The network's view then says smartbft.
+// the failure naming its phase, what became of the channels (rolled back to etcdraft, the rollback
+// incomplete, or part on BFT to be resumed) and a way on (start over with a dry run, or resume).
+// The network's view then says smartbft.
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -84,6 +86,20 @@ function Progress({ phase, status, steps }: { phase: string; status: string; ste
   );
 }
 
+/**
+ * What a failed migration (409 MIGRATION_FAILED) left, from the steps the service recorded: the
+ * backups put back and the channels on etcdraft ("restored: ..."), a rollback that did not complete
+ * ("rollback incomplete: ..."), or, failed in phase normal after a channel left maintenance on BFT,
+ * the backups kept for a resume.
+ */
+function failureOutcome(phase: string, steps: string[]): { kind: 'rolled-back' | 'incomplete' | 'resumable' | 'unknown'; text: string } {
+  const incomplete = steps.find((s) => s.startsWith('rollback incomplete'));
+  if (incomplete) return { kind: 'incomplete', text: `The rollback did not complete (${incomplete.replace(/^rollback incomplete:\s*/, '')}): check each orderer's page and the channel configuration (its consensus type and whether it is still in maintenance) before anything else.` };
+  if (steps.some((s) => s.startsWith('restored:'))) return { kind: 'rolled-back', text: "Rolled back: nothing was migrated. Every orderer's data was put back from its backup and it was started again on etcdraft (raft), and the channels left maintenance: they order on etcdraft as before. Fix the cause above, then start over with a dry run." };
+  if (phase === 'normal') return { kind: 'resumable', text: 'Part of the migration is done: a channel already orders on SmartBFT, so nothing was rolled back and the backups are kept. Resume the migration to take the remaining channels out of maintenance on SmartBFT.' };
+  return { kind: 'unknown', text: 'The service did not say how the channels were left: check the migration\'s steps above and the channel configuration.' };
+}
+
 export function ConsensusMigration({ networkId, consensus }: { networkId: number; consensus: string }) {
   const { can } = useSession();
   const qc = useQueryClient();
@@ -108,6 +124,13 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
   if (!can('NETWORK_UPDATE') || (consensus !== 'etcdraft' && run.isIdle)) return null;
   const failed = run.error instanceof ApiError && run.error.code === 'MIGRATION_FAILED' ? run.error : null;
   const failedSteps = failed && Array.isArray(failed.context.steps) ? (failed.context.steps as string[]) : [];
+  const failedPhase = String(failed?.context.phase ?? 'unknown');
+  const outcome = failed ? failureOutcome(failedPhase, failedSteps) : null;
+  const startOver = () => {
+    run.reset();
+    dry.reset();
+    setConfirming(false);
+  };
   return (
     <section aria-label="Consensus migration">
       <h2>Consensus migration</h2>
@@ -170,15 +193,27 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
           {failed ? (
             <div role="alert" data-testid="migration-failed">
               <p>
-                <strong>The migration failed in phase {phaseText(String(failed.context.phase ?? 'unknown'))}.</strong> {failed.message}
+                <strong>The migration failed in phase {phaseText(failedPhase)}.</strong> {failed.message}
+              </p>
+              <p data-testid="migration-failure-outcome" data-outcome={outcome!.kind}>
+                <strong>{outcome!.text}</strong>
               </p>
               {failedSteps.length ? (
-                <ol>
+                <ol data-testid="migration-failed-steps">
                   {failedSteps.map((s, i) => (
                     <li key={i}>{s}</li>
                   ))}
                 </ol>
               ) : null}
+              {outcome!.kind === 'resumable' ? (
+                <button type="button" className="primary" onClick={() => run.mutate()}>
+                  Resume the migration
+                </button>
+              ) : (
+                <button type="button" onClick={startOver}>
+                  Start over (dry run first)
+                </button>
+              )}
             </div>
           ) : run.error ? (
             <Refusal error={run.error} />
