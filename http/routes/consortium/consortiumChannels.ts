@@ -183,12 +183,12 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations', summary: 'Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations', summary: 'Add an orderer organization to an etcdraft or BFT channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares; BFT: its own orderer endpoints and BlockValidation recomputed from the ConsenterMapping, unchanged until it holds a consenter; its orderer then joins as a follower and is added through .../consenters); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false }), query: DryRunQuery,
     body: Type.Object({ msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false }),
     responses: {
       200: { description: 'the config update and its diff (signed as /Channel/Orderer/Admins requires); dry_run: its diff and whose signatures it needs. Once added, /Channel/Orderer/Admins counts the organization\'s admin too', schema: UpdateView },
-      400: { description: 'an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel' },
+      400: { description: 'an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft or BFT channel' },
       404: { description: 'no such network or channel' },
       409: { description: 'already an orderer organization of the channel (ORDERER_ORGANIZATION_EXISTS); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
     },

@@ -1688,7 +1688,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only
+         * Add an orderer organization to an etcdraft or BFT channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares; BFT: its own orderer endpoints and BlockValidation recomputed from the ConsenterMapping, unchanged until it holds a consenter; its orderer then joins as a follower and is added through .../consenters); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdChannelsChannelNameOrdererOrganizations"];
@@ -14097,7 +14097,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel */
+            /** @description an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft or BFT channel */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24000,7 +24000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no change, or both policies and change given; the change's own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft channel); this instance holds every signature needed (no proposal needed) */
+            /** @description no change, or both policies and change given; the change's own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft or BFT channel); this instance holds every signature needed (no proposal needed) */
             400: {
                 headers: {
                     [name: string]: unknown;
