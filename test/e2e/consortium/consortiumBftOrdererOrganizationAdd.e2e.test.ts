@@ -8,6 +8,9 @@
 // its channel participation API as a follower and pulls the chain; the channel commits. It is then
 // added as consenter through the consenter route (ConsenterMapping id 5 with Org2MSP, BlockValidation
 // recomputed); it answers consenter/active and catches up, and the channel commits with five.
+// Then one of Org1's consenters (one the genesis block names) is removed: Fabric 3.1.5 would leave
+// it halted, still saying consenter; the service removes its channel and joins it again with the
+// newest config block: it answers follower, pulls the chain past the next commit and keeps up.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
@@ -131,6 +134,26 @@ t('Org2\'s orderer added as consenter (id 5, Org2MSP, BlockValidation recomputed
   assert.is(listed.status, 200, listed.text);
   const mine = listed.json.consenters.find((x: { node_id: number | null }) => x.node_id === org2Orderer.id);
   assert.equal([mine?.bft_id, mine?.consensus_relation, mine?.certificate_current], [5, 'consenter', true], listed.text);
+});
+
+t('an Org1 consenter of the genesis block removed: rejoined from the newest config block as a follower, it keeps up; the channel commits with four', async () => {
+  const removed = orderers[3];
+  const r = await submitted(`${removed.name} removed from the consenters`, () => api('DELETE', `${base()}/consenters/${removed.id}`));
+  assert.is(r.json.status, 'updated', r.text);
+  assert.is(r.json.rejoined?.consensus_relation, 'follower', r.text);
+  assert.is(r.json.rejoined.steps.length, 2, r.text);
+  assert.match(r.json.rejoined.steps[1], `joined again with block ${r.json.block_number}`);
+  const c = await config();
+  assert.is(c.group.groups.Orderer.values.Orderers.value.consenter_mapping.length, 4);
+  const h = await commits('with four consenters');
+  await until(`${removed.name} a follower at height ${h}`, async () => {
+    const o = await relationOf(removed);
+    return o?.consensus_relation === 'follower' && o.status === 'active' && o.height >= h ? o : null;
+  }, 180_000, 2000);
+  const h2 = await commits('again, the follower keeping up');
+  await until(`${removed.name} at height ${h2}`, async () => (((await relationOf(removed))?.height ?? 0) >= h2 ? true : null), 120_000, 2000);
+  const audit = (await api('GET', '/audit-logs?action=NETWORK_UPDATE&limit=200')).json.items as unknown[];
+  assert.ok(audit.some((e) => JSON.stringify(e).includes('Fabric 3.1.5 leaves a removed BFT consenter halted')), 'the leave before the rejoin is audited with its steps');
 });
 
 t.run();

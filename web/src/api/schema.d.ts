@@ -1649,7 +1649,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only
+         * Remove an orderer from the consenters, etcdraft or BFT (etcdraft: it stays joined and turns follower; BFT: a running one is rejoined as a follower from the newest config block, see rejoined); rules checked first; dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         delete: operations["deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId"];
@@ -13734,6 +13734,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -13846,6 +13853,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -13958,6 +13972,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -14417,6 +14438,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
