@@ -384,7 +384,9 @@ export function withOrdererEndpoints(config: common.Config, mspId: string, endpo
 
 /**
  * The organization's group added to /Channel/Orderer (MSP, Endpoints, Readers/Writers/Admins as
- * configtxgen writes them); one already there is left as it is. An organization that is also an
+ * configtxgen writes them); one already there is left as it is. BFT: BlockValidation recomputed
+ * from the ConsenterMapping in the same update, as a consenter change does (the same bytes, so no
+ * change, while the new organization holds no consenter). An organization that is also an
  * application organization keeps its MSP value byte for byte (Fabric refuses two different
  * definitions of one MSP in a channel).
  */
@@ -396,7 +398,7 @@ export function withOrdererOrganization(config: common.Config, organization: Ord
   const asApplication = desired.getChannelGroup()?.getGroupsMap().get('Application')?.getGroupsMap().get(organization.mspId)?.getValuesMap().get('MSP');
   if (asApplication) group.getValuesMap().set('MSP', common.ConfigValue.deserializeBinary(asApplication.serializeBinary()));
   orgs.set(organization.mspId, group);
-  return desired;
+  return isBft(desired) ? withConsenters(desired, (list) => list) : desired;
 }
 
 /**
@@ -409,9 +411,13 @@ export function withoutOrdererOrganization(config: common.Config, mspId: string)
   const desired = cloneConfig(config);
   ordererOrganization(desired, mspId);
   subGroup(desired, ['Orderer']).getGroupsMap().del(mspId);
-  const consensus = subGroup(desired, ['Orderer']).getValuesMap().get('ConsensusType');
-  if (consensus && orderer.ConsensusType.deserializeBinary(consensus.getValue_asU8()).getType() === 'BFT') return withConsenters(desired, (list) => list);
-  return desired;
+  return isBft(desired) ? withConsenters(desired, (list) => list) : desired;
+}
+
+/** Whether the channel's ConsensusType is BFT. */
+function isBft(config: common.Config): boolean {
+  const consensus = subGroup(config, ['Orderer']).getValuesMap().get('ConsensusType');
+  return !!consensus && orderer.ConsensusType.deserializeBinary(consensus.getValue_asU8()).getType() === 'BFT';
 }
 
 const CAPABILITY_GROUP = { channel: [], orderer: ['Orderer'], application: ['Application'] } as const;

@@ -6,12 +6,13 @@
 // are checked first (nothing is submitted when one fails), with the BFT quorum on a BFT channel.
 // A BFT change also carries the channel's new BlockValidation policy (configUpdateChanges.ts).
 // `dryRun` computes the update and answers its diff without submitting. A submitted change is
-// recorded with RecordConfigUpdate (audited as NETWORK_UPDATE).
+// recorded with RecordConfigUpdate (audited as NETWORK_UPDATE). A BFT consenter removed is then
+// rejoined as a follower (removeConsenter below).
 import { X509Certificate } from 'node:crypto';
 import type { CommandInput } from '../commands.ts';
 import type { AppDeps } from '../deps.ts';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
-import { assertConsenterChange, type ConsenterSlot } from '../../domain/consortium/consenterRules.ts';
+import { assertConsenterChange, channelConsenters, type ConfigConsenter, type ConsenterSlot } from '../../domain/consortium/consenterRules.ts';
 import type { ChannelConfigJson, ConfigDiffEntry, SignatureRequirement } from '../../domain/consortium/consortiumChannelPorts.ts';
 import type { ConsortiumConsensus, RaftConsenter } from '../../domain/consortium/consortiumPorts.ts';
 import { SMARTBFT_MIN_RELEASE } from '../../domain/consortium/consortiumDefaults.ts';
@@ -22,6 +23,7 @@ import { adminEndpoint, channelNetworkOr404, consortiumNodeOr404, orderingOrdere
 import { applyPlannedChange, type PlannedConfigChange } from './consortiumConfigChange.ts';
 import { releaseAtLeast } from '../../domain/consortium/capabilityRules.ts';
 import { identityCertificateOf, splitEndpoint, tlsCertificateOf } from './consortiumNetworkCreate.ts';
+import { rejoinAsFollower, type OrdererRejoin } from './consortiumOrdererJoin.ts';
 
 export interface ChannelTarget {
   networkId: number;
@@ -53,35 +55,12 @@ export interface ConsenterChangeResult {
   missingOrganizations: string[];
   /** Dry run: whose signatures the update needs, which are held, which are missing. */
   requirement: SignatureRequirement | null;
+  /** A BFT consenter removed: the orderer's channel removed and joined again as a follower (null: not done). */
+  rejoined: OrdererRejoin | null;
 }
 
 const b64Pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
 const pemKey = (pem: string) => pem.replace(/\s+/g, '');
-
-interface ConfigConsenter {
-  host: string;
-  port: number;
-  serverTlsCertPem: string;
-  /** BFT: its ConsenterMapping id and identity certificate. */
-  bftId: number | null;
-  identityCertPem: string | null;
-}
-
-type ConsensusJson = { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } };
-type OrderersJson = { consenter_mapping?: Array<{ id: number; host: string; port: number; server_tls_cert: string; identity: string }> };
-
-function consentersOf(config: ChannelConfigJson): { consensus: ConsortiumConsensus; consenters: ConfigConsenter[] } {
-  const group = config.channel_group.groups.Orderer;
-  const consensus = group?.values.ConsensusType?.value as ConsensusJson | undefined;
-  if (consensus?.type === 'etcdraft') {
-    return { consensus: 'etcdraft', consenters: (consensus.metadata?.consenters ?? []).map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: null, identityCertPem: null })) };
-  }
-  if (consensus?.type === 'BFT') {
-    const mapping = (group?.values.Orderers?.value as OrderersJson | undefined)?.consenter_mapping ?? [];
-    return { consensus: 'smartbft', consenters: mapping.map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: Number(c.id), identityCertPem: b64Pem(c.identity) })) };
-  }
-  throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: consenter changes here are for etcdraft and BFT channels.`, [{ field: 'channelName', message: 'not an etcdraft or BFT channel' }]);
-}
 
 /**
  * Why the channel cannot verify `certPem` (null: valid now and issued by a CA the channel holds):
@@ -130,7 +109,7 @@ async function consenterContext(deps: AppDeps, target: ChannelTarget): Promise<C
   const members = (await consortiumNetworkMembers(deps.pool, network.id)).filter((m) => m.role === 'orderer');
   const rows = members.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items : [];
   const orderers = new Map(rows.filter((n) => n.consortiumConfig).map((n) => [n.consortiumConfig!.externalEndpoint, n]));
-  return { network, config: fetched.config, ...consentersOf(fetched.config), orderers };
+  return { network, config: fetched.config, ...channelConsenters(fetched.config), orderers };
 }
 
 const slots = (ctx: ConsenterContext): ConsenterSlot[] => ctx.consenters.map((c) => ({ host: c.host, port: c.port, active: (ctx.orderers.get(`${c.host}:${c.port}`)?.status ?? 'running') === 'running' }));
@@ -176,7 +155,7 @@ async function memberOrderer(input: CommandInput, ctx: ConsenterContext, nodeId:
 
 async function applyConsenterChange(input: CommandInput, planned: PlannedConfigChange, dryRun: boolean): Promise<ConsenterChangeResult> {
   const r = await applyPlannedChange(input, planned, { dryRun });
-  return { ...r, status: r.dryRun ? 'dry_run' : r.status, missingOrganizations: r.requirement?.missingOrganizations ?? [] };
+  return { ...r, status: r.dryRun ? 'dry_run' : r.status, missingOrganizations: r.requirement?.missingOrganizations ?? [], rejoined: null };
 }
 
 export type ConsenterAction = 'add' | 'remove' | 'certificate';
@@ -219,9 +198,19 @@ export async function addConsenter(input: CommandInput, target: ChannelTarget, n
   return applyConsenterChange(input, await planConsenterChange(input, target, 'add', nodeId), !!opts.dryRun);
 }
 
-/** Removes the orderer from the channel's consenters (and its endpoint from its organization's orderer endpoints); it stays joined as a follower until it leaves. */
-export async function removeConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean } = {}): Promise<ConsenterChangeResult> {
-  return applyConsenterChange(input, await planConsenterChange(input, target, 'remove', nodeId), !!opts.dryRun);
+/**
+ * Removes the orderer from the channel's consenters (and its endpoint from its organization's
+ * orderer endpoints). etcdraft: it turns follower by itself. BFT: Fabric 3.1.5 leaves it halted, a
+ * consenter of the config before its removal, so a running one is then rejoined as a follower
+ * (consortiumOrdererJoin.ts rejoinAsFollower: its channel removed, joined again with the newest
+ * config block); `rejoin: false` (an orderer leaving the channel) skips that.
+ */
+export async function removeConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean; rejoin?: boolean } = {}): Promise<ConsenterChangeResult> {
+  const r = await applyConsenterChange(input, await planConsenterChange(input, target, 'remove', nodeId), !!opts.dryRun);
+  if (r.status !== 'updated' || r.network.consensus !== 'smartbft' || opts.rejoin === false) return r;
+  const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
+  if (node.status !== 'running') return r;
+  return { ...r, rejoined: await rejoinAsFollower(input, r.network, node) };
 }
 
 /**

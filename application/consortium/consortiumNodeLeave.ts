@@ -47,7 +47,7 @@ export async function leaveOrdererFromChannel(input: CommandInput, networkId: nu
   const isConsenter = (await listConsenters(deps, target)).consenters.some((c) => c.nodeId === node.id);
   let consenterRemoved: ConsenterChangeResult | null = null;
   if (isConsenter) {
-    consenterRemoved = await removeConsenter(input, target, node.id);
+    consenterRemoved = await removeConsenter(input, target, node.id, { rejoin: false });
     steps.push(`removed from the channel's consenters (config sequence ${consenterRemoved.sequence}, block ${consenterRemoved.blockNumber})`);
   } else {
     steps.push('not a consenter of the channel: no config change needed');

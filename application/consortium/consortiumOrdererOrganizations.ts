@@ -12,8 +12,12 @@
 // channels. On a BFT channel the update also carries BlockValidation recomputed from the
 // ConsenterMapping (configUpdateChanges.ts; unchanged when it already is that policy).
 // Adding: an organization already in /Channel/Orderer is a 409 (ORDERER_ORGANIZATION_EXISTS);
-// etcdraft channels only. Once added, /Channel/Orderer/Admins (MAJORITY of the
-// orderer organizations' admins) counts its admin too, and its own endpoints need its admin.
+// etcdraft and BFT channels. On a BFT channel (V3_0: no global orderer addresses) the group carries
+// the organization's own OrdererEndpoints (the routes take at least one), and the update
+// carries BlockValidation recomputed from the ConsenterMapping as a consenter change does (unchanged:
+// the new organization holds no consenter yet); its orderer then joins as a follower and is made a
+// consenter through the consenter route (consortiumConsenters.ts). Once added, /Channel/Orderer/Admins
+// (MAJORITY of the orderer organizations' admins) counts its admin too, and its own endpoints need its admin.
 import { X509Certificate } from 'node:crypto';
 import type { CommandInput } from '../commands.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
@@ -54,7 +58,7 @@ export async function planOrdererOrganizationAdd(deps: AppDeps, target: Target, 
   const config = await currentConfig(deps, network);
   const orderer = config.channel_group.groups.Orderer;
   const type = (orderer?.values.ConsensusType?.value as { type?: string } | undefined)?.type;
-  if (type !== 'etcdraft') throw new ValidationError(`The channel's consensus is ${type ?? 'unknown'}: adding an orderer organization here is for etcdraft channels.`, [{ field: 'channelName', message: 'not an etcdraft channel' }]);
+  if (type !== 'etcdraft' && type !== 'BFT') throw new ValidationError(`The channel's consensus is ${type ?? 'unknown'}: adding an orderer organization here is for etcdraft and BFT channels.`, [{ field: 'channelName', message: `not an etcdraft or BFT channel: ${type ?? 'unknown'}` }]);
   if (orderer.groups?.[mspId]) throw new ConflictError(`${mspId} is already an orderer organization of channel ${network.channelName}: set its endpoints instead. Nothing was submitted.`, { rule: 'orderer-organization-exists' }, 'ORDERER_ORGANIZATION_EXISTS');
   return {
     network, changes: [{ kind: 'addOrdererOrganization', organization: { ...msp, endpoints } }],

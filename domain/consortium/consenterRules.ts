@@ -23,10 +23,41 @@
 //                               one of the channel's orderer organizations, and valid now (BFT:
 //                               its identity certificate by its organization's CA)
 //   consenter-exists / consenter-unknown    add an orderer once; remove or rotate one the set has
-// assertConsenterChange(current, change, consensus = 'etcdraft') throws the 4xx naming the rule.
+// assertConsenterChange(current, change, consensus = 'etcdraft') throws the 4xx naming the rule;
+// channelConsenters(config) reads the consenters a channel config has.
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { bftQuorum } from './consortiumDefaults.ts';
 import type { ConsortiumConsensus } from './consortiumPorts.ts';
+import type { ChannelConfigJson } from './consortiumChannelPorts.ts';
+
+const b64Pem = (b64: string) => Buffer.from(b64, 'base64').toString('utf8');
+
+export interface ConfigConsenter {
+  host: string;
+  port: number;
+  serverTlsCertPem: string;
+  /** BFT: its ConsenterMapping id and identity certificate. */
+  bftId: number | null;
+  identityCertPem: string | null;
+}
+
+type ConsensusJson = { type?: string; metadata?: { consenters?: Array<{ host: string; port: number; server_tls_cert: string }> } };
+type OrderersJson = { consenter_mapping?: Array<{ id: number; host: string; port: number; server_tls_cert: string; identity: string }> };
+
+/** The channel's consenters as its config (configtxlator's JSON) has them: etcdraft's metadata consenters or a BFT channel's ConsenterMapping; another consensus is a 400. */
+export function channelConsenters(config: ChannelConfigJson): { consensus: ConsortiumConsensus; consenters: ConfigConsenter[] } {
+  const group = config.channel_group.groups.Orderer;
+  const consensus = group?.values.ConsensusType?.value as ConsensusJson | undefined;
+  if (consensus?.type === 'etcdraft') {
+    return { consensus: 'etcdraft', consenters: (consensus.metadata?.consenters ?? []).map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: null, identityCertPem: null })) };
+  }
+  if (consensus?.type === 'BFT') {
+    const mapping = (group?.values.Orderers?.value as OrderersJson | undefined)?.consenter_mapping ?? [];
+    return { consensus: 'smartbft', consenters: mapping.map((c) => ({ host: c.host, port: Number(c.port), serverTlsCertPem: b64Pem(c.server_tls_cert), bftId: Number(c.id), identityCertPem: b64Pem(c.identity) })) };
+  }
+  throw new ValidationError(`The channel's consensus is ${consensus?.type ?? 'unknown'}: consenter changes here are for etcdraft and BFT channels.`, [{ field: 'channelName', message: 'not an etcdraft or BFT channel' }]);
+}
+
 
 export interface ConsenterSlot {
   host: string;

@@ -32,7 +32,7 @@ const ProposalChangeBody = Type.Union([
   Type.Object({ type: Type.Literal('revocation_list'), organization_id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false, description: 'the organization\'s current CRL into its MSP in the channel' }),
   Type.Object({ type: Type.Literal('msp_update'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), ...MspUpdateFields }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/organizations/{mspId}/msp (the same certificate checks, 400 MSP_CERTIFICATE)' }),
   Type.Object({ type: Type.Literal('orderer_endpoints'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as PUT .../channels/{channelName}/orderer-organizations/{mspId}/endpoints' }),
-  Type.Object({ type: Type.Literal('add_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as POST .../channels/{channelName}/orderer-organizations (the same rules: ORDERER_ORGANIZATION_EXISTS, etcdraft only)' }),
+  Type.Object({ type: Type.Literal('add_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false, description: 'as POST .../channels/{channelName}/orderer-organizations (the same rules: ORDERER_ORGANIZATION_EXISTS, etcdraft or BFT channels)' }),
   Type.Object({ type: Type.Literal('remove_orderer_organization'), msp_id: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false, description: 'as DELETE .../channels/{channelName}/orderer-organizations/{mspId} (etcdraft or BFT; the same rules: LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS, POLICY_UNSATISFIABLE)' }),
 ], { description: 'the change, one of the channel\'s change types' });
 type ProposalChangeInput = Static<typeof ProposalChangeBody>;
@@ -89,7 +89,7 @@ export const sharingProposalRoutes = [
       description: Type.Optional(Type.String({ maxLength: 1000, description: 'what the signers are asked to sign' })),
     }, { additionalProperties: false }),
     responses: {
-      201: { description: 'prepared and awaiting signatures (or unchanged: 200)', schema: ProposalCreated }, 400: { description: 'no change, or both policies and change given; the change\'s own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft channel); this instance holds every signature needed (no proposal needed)' },
+      201: { description: 'prepared and awaiting signatures (or unchanged: 200)', schema: ProposalCreated }, 400: { description: 'no change, or both policies and change given; the change\'s own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft or BFT channel); this instance holds every signature needed (no proposal needed)' },
       404: { description: 'no such network, channel, organization or orderer' }, 409: { description: 'no joined orderer, or no sharing peer shares a missing organization (collect peer); the change\'s own rules (last organization, consenter quorum, LAST_ORDERER_ORGANIZATION, ORDERER_ORGANIZATION_CONSENTERS)' }, 502: { description: 'the peer could not be reached or refused' },
     },
     async handler(input) {

@@ -108,6 +108,9 @@ const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
   sequence: Type.Integer({ description: 'the config sequence after the update (dry run: the current one)' }), block_number: Type.Union([Type.Integer(), Type.Null()]),
   signed_by: Type.Array(Type.String()), diff: Diff, ...SignatureFields,
+  rejoined: Type.Optional(Type.Union([Type.Object({
+    steps: Type.Array(Type.String()), status: Type.String(), consensus_relation: Type.String(), height: Type.Integer(),
+  }), Type.Null()], { description: 'a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running)' })),
 });
 const ConsentersView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),
@@ -147,7 +150,8 @@ function updateView(r: ChannelConfigUpdated & { dryRun?: boolean; requirement?: 
 }
 
 function consenterChangeView(r: ConsenterChangeResult) {
-  return { ...updateView({ ...r, status: r.status === 'dry_run' ? 'unchanged' : r.status, dryRun: r.status === 'dry_run' }) };
+  const j = r.rejoined;
+  return { ...updateView({ ...r, status: r.status === 'dry_run' ? 'unchanged' : r.status, dryRun: r.status === 'dry_run' }), rejoined: j ? { steps: j.steps, status: j.status, consensus_relation: j.consensusRelation, height: j.height } : null };
 }
 
 const signaturesMissing409 = 'SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running';
@@ -183,12 +187,12 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations', summary: 'Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
+    method: 'post', path: '/networks/consortium/:id/channels/:channelName/orderer-organizations', summary: 'Add an orderer organization to an etcdraft or BFT channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares; BFT: its own orderer endpoints and BlockValidation recomputed from the ConsenterMapping, unchanged until it holds a consenter; its orderer then joins as a follower and is added through .../consenters); dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE',
     params: Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }) }, { additionalProperties: false }), query: DryRunQuery,
     body: Type.Object({ msp_id: Type.String({ minLength: 1, maxLength: 250 }), endpoints: OrdererEndpointsField }, { additionalProperties: false }),
     responses: {
       200: { description: 'the config update and its diff (signed as /Channel/Orderer/Admins requires); dry_run: its diff and whose signatures it needs. Once added, /Channel/Orderer/Admins counts the organization\'s admin too', schema: UpdateView },
-      400: { description: 'an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel' },
+      400: { description: 'an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft or BFT channel' },
       404: { description: 'no such network or channel' },
       409: { description: 'already an orderer organization of the channel (ORDERER_ORGANIZATION_EXISTS); SIGNATURES_MISSING (context as for every config update); no joined orderer running' },
     },
@@ -245,7 +249,7 @@ export const consortiumChannelRoutes = [
     },
   }),
   defineRoute({
-    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
+    method: 'delete', path: '/networks/consortium/:id/channels/:channelName/consenters/:nodeId', summary: 'Remove an orderer from the consenters, etcdraft or BFT (etcdraft: it stays joined and turns follower; BFT: a running one is rejoined as a follower from the newest config block, see rejoined); rules checked first; dry_run answers the diff only', tags, permission: 'NETWORK_UPDATE', params: ConsenterNodeParams,
     query: DryRunQuery,
     responses: { 200: { description: 'the config update and its diff', schema: ConsenterChangeView }, ...consenterRefusals },
     async handler(input) {

@@ -4,7 +4,10 @@
 // an application organization), signed for under /Channel/Orderer/Admins; one not in the orderer
 // group is a 400. On a BFT channel (four SmartBFT consenters, two of each organization) the removal
 // leaves a BlockValidation policy computed from the ConsenterMapping: untouched (no diff) when the
-// consenter removals already recomputed it, recomputed when it still named the leaving MSP.
+// consenter removals already recomputed it, recomputed when it still named the leaving MSP. An
+// organization added to the BFT channel: its group alone (its own Endpoints; no global
+// OrdererAddresses), BlockValidation the same bytes; a stale BlockValidation is recomputed from the
+// ConsenterMapping in the same update.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { common, msp } from '@hyperledger/fabric-protos';
@@ -110,6 +113,31 @@ t('BFT: a BlockValidation policy still naming the leaving MSP is recomputed from
   ]);
   assert.is(blockValidationHex(after), blockValidationHex(properly), 'the policy a consenter removal computes');
   assert.ok(planConfigUpdate(stale, 'bftchannel', change, ['Org1MSP', 'Org2MSP']).diff.some((d) => d.path.startsWith('channel_group.groups.Orderer.policies.BlockValidation')));
+});
+
+t('BFT: an orderer organization added: its group with its own Endpoints, no global orderer addresses, BlockValidation the same bytes; a stale BlockValidation recomputed from the ConsenterMapping in the same update', async (ctx) => {
+  const org3 = await testOrganization('Org3MSP', 'org3.example.com');
+  const change = { kind: 'addOrdererOrganization' as const, organization: { ...org3.msp, endpoints: ['orderer0.org3.example.com:7060'] } };
+  const plan = planConfigUpdate(ctx.bft, 'bftchannel', change, ['Org1MSP', 'Org2MSP']);
+  assert.equal(plan.diff.map((d) => d.path), ['channel_group.groups.Orderer.groups.Org3MSP']);
+  assert.equal(plan.policies, ['/Channel/Orderer/Admins']);
+  const after = applyChange(ctx.bft, change);
+  assert.equal(ordererGroups(after), ['Org1MSP', 'Org2MSP', 'Org3MSP']);
+  const group = ordererOf(after).getGroupsMap().get('Org3MSP')!;
+  assert.equal(common.OrdererAddresses.deserializeBinary(group.getValuesMap().get('Endpoints')!.getValue_asU8()).getAddressesList(), ['orderer0.org3.example.com:7060']);
+  assert.equal(group.getPoliciesMap().toArray().map(([k]) => k), ['Admins', 'Readers', 'Writers']);
+  assert.not.ok(after.getChannelGroup()!.getValuesMap().has('OrdererAddresses'), 'V3_0: no global orderer addresses');
+  assert.is(blockValidationHex(after), blockValidationHex(ctx.bft));
+
+  // The mapping without consenter 4, BlockValidation left as it was (four identities).
+  const stale = common.Config.deserializeBinary(ctx.bft.serializeBinary());
+  const values = ordererOf(stale).getValuesMap();
+  const orderers = common.Orderers.deserializeBinary(values.get('Orderers')!.getValue_asU8());
+  orderers.setConsenterMappingList(orderers.getConsenterMappingList().filter((c) => c.getId() !== 4));
+  values.get('Orderers')!.setValue(orderers.serializeBinary());
+  const recomputed = applyChange(stale, change);
+  assert.equal(blockValidationMsps(recomputed), ['Org1MSP', 'Org1MSP', 'Org2MSP']);
+  assert.is(blockValidationHex(recomputed), blockValidationHex(applyChange(ctx.bft, { kind: 'removeConsenter', host: 'orderer3.example.com', port: 7053, mspId: 'Org2MSP' })), 'the policy a consenter removal computes');
 });
 
 t.run();

@@ -1649,7 +1649,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Remove an orderer from the consenters, etcdraft or BFT (it stays joined as a follower); rules checked first; dry_run answers the diff only
+         * Remove an orderer from the consenters, etcdraft or BFT (etcdraft: it stays joined and turns follower; BFT: a running one is rejoined as a follower from the newest config block, see rejoined); rules checked first; dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         delete: operations["deleteNetworksConsortiumIdChannelsChannelNameConsentersNodeId"];
@@ -1688,7 +1688,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add an orderer organization to the channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares); dry_run answers the diff only
+         * Add an orderer organization to an etcdraft or BFT channel (its group, MSP and endpoints, joins /Channel/Orderer: an organization of this service or one a sharing peer shares; BFT: its own orderer endpoints and BlockValidation recomputed from the ConsenterMapping, unchanged until it holds a consenter; its orderer then joins as a follower and is added through .../consenters); dry_run answers the diff only
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdChannelsChannelNameOrdererOrganizations"];
@@ -13734,6 +13734,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -13846,6 +13853,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -13958,6 +13972,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -14097,7 +14118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft channel */
+            /** @description an endpoint that is not host:port, or listed twice; an MSP id neither of this service nor shared by a sharing peer; not an etcdraft or BFT channel */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14417,6 +14438,13 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
+                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         /** @description dry run: every organization whose admin signature those policies count */
                         required_organizations: string[];
                         /** @description the config sequence after the update (dry run: the current one) */
@@ -24000,7 +24028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description no change, or both policies and change given; the change's own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft channel); this instance holds every signature needed (no proposal needed) */
+            /** @description no change, or both policies and change given; the change's own rules (MSP_CERTIFICATE, an endpoint not host:port, not an etcdraft or BFT channel); this instance holds every signature needed (no proposal needed) */
             400: {
                 headers: {
                     [name: string]: unknown;
