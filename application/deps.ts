@@ -18,7 +18,7 @@ import type { ServiceMetrics } from '../domain/metrics/serviceMetrics.ts';
 import type { MetricsStackDeps } from '../domain/metrics/metricsStackPorts.ts';
 import type { PluginRuntime } from '../domain/plugins/pluginPorts.ts';
 import type { SharingDeps } from '../domain/sharing/sharingPorts.ts';
-import type { NodeHostDirectory, NodeHostProbe } from '../domain/hosts/hostPorts.ts';
+import type { ClusterNodePorts, NodeHostDirectory, NodeHostProbe } from '../domain/hosts/hostPorts.ts';
 
 export interface SecurityDeps {
   sessions: SessionStore;
@@ -107,5 +107,5 @@ export interface AppDeps {
   /** Node sharing: JWTs signed through the key provider, pinned-TLS calls to peers; absent when not wired. */
   sharing?: SharingDeps;
   /** Node hosts (remote Docker Engines over mutual TLS, Kubernetes clusters): the probe registration runs, and where a host is (the cluster check at node create); absent when not wired. */
-  hosts?: { probe: NodeHostProbe; directory?: NodeHostDirectory };
+  hosts?: { probe: NodeHostProbe; directory?: NodeHostDirectory; nodePorts?: ClusterNodePorts };
 }

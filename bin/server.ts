@@ -57,7 +57,7 @@ import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
 import { createRemoteDockerProbe } from '../adapters/engines/remoteDockerHost.ts';
 import { createNodeHostDirectory } from '../adapters/engines/nodeHostDirectory.ts';
 import { createHostProbe } from '../adapters/engines/kubernetesCluster.ts';
-import { createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
+import { clusterNodePorts, createHostEngines, type HostEngines } from '../adapters/engines/hostEngines.ts';
 import { nodeImagesFromEnv } from '../adapters/engines/nodeImages.ts';
 import { checkCommitterDatabase } from '../adapters/ledgerx/committerDatabase.ts';
 import { ledgerXDatabasePasswordContext, type LedgerXCommitterDatabase } from '../domain/ledgerx/ledgerxNode.ts';
@@ -454,7 +454,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
     wakeWebhookDeliveries: () => webhookDelivery.wake(),
     notifier,
     backups,
-    hosts: { probe: hostProbe, directory: hostDirectory },
+    hosts: { probe: hostProbe, directory: hostDirectory, nodePorts: clusterNodePorts((hostId) => hostEngines(hostId)) },
     reports: {
       activityCsv: async (entries, period) => ({ body: await activityCsv(entries), fileName: activityCsvFileName(period.start, period.end), contentType: ACTIVITY_CSV_CONTENT_TYPE }),
       async userAccessPdf(input) {

@@ -3,7 +3,8 @@
 // engine, ports at the host's external address); a kubernetes host's createKubernetesEngine
 // with its sealed bearer token or client key (docs/kubernetes.md). Made on first use and kept: a host's
 // address and credentials never change (a new host is registered instead).
-import type { NodeHostDirectory } from '../../domain/hosts/hostPorts.ts';
+import type { ClusterNodePorts, NodeHostDirectory } from '../../domain/hosts/hostPorts.ts';
+import { NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
 import { createDockerEngine, type DockerNodeEngine } from './dockerEngine.ts';
 import { createKubernetesEngine, type KubernetesNodeEngine } from './kubernetesEngine.ts';
 import { clusterConnectionOf } from './kubernetesCluster.ts';
@@ -29,5 +30,18 @@ export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir:
       engines.set(hostId, engine);
     }
     return engine;
+  };
+}
+
+/** NodePorts taken on a cluster ahead of a node's record (its Service made by the cluster's engine). */
+export function clusterNodePorts(hostEngines: HostEngines): ClusterNodePorts {
+  return {
+    async reserve(hostId, nodeKey, ports) {
+      const engine = await hostEngines(hostId);
+      if (!engine || engine.kind !== 'kubernetes') throw new NodeStartFailedError('engine-unavailable', `Host ${hostId} is not a registered Kubernetes cluster.`, { nodeKey });
+      const cluster = engine as KubernetesNodeEngine;
+      await cluster.reservePorts(nodeKey, ports);
+      return { release: () => cluster.remove(nodeKey) };
+    },
   };
 }

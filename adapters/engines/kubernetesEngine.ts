@@ -9,7 +9,9 @@
 //   - a Secret <name>-keys with the spec's secret files and a ConfigMap <name>-config with the
 //     others, each file mounted at its path in the directory (written afresh at every start);
 //   - a Service <name> of type NodePort: node port = the node's port, reached by clients at the
-//     cluster's node address (so the ports must lie in the cluster's NodePort range).
+//     cluster's node address (so the ports must lie in the cluster's NodePort range); made when
+//     the node is recorded (reservePorts), so that another deployment sharing the cluster cannot
+//     take its NodePorts before its first start.
 // start scales to 1 and waits for the pod to be Ready and the port to answer at the node address;
 // stop scales to 0 and waits for the pod to go; a pod Kubernetes restarts is the same node (no new
 // start). A start that fails on a node the cluster did not have before removes what it made.
@@ -94,6 +96,13 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * remove() deletes it.
    */
   expose(nodeKey: string, ports: number[]): Promise<{ clusterIp: string; nodeAddress: string }>;
+  /**
+   * Takes the NodePorts of a node not yet recorded: makes its Service (never one already there:
+   * node ids are not reused, so a Service of that name is another deployment's) before the config
+   * that names the ports is written. Ports the cluster gave to another Service (any deployment,
+   * any namespace) are a NodeStartFailedError 'port-in-use' whose `ports` are the taken ones.
+   */
+  reservePorts(nodeKey: string, ports: number[]): Promise<void>;
   /** The names of the objects the engine makes for `nodeKey`. */
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
 }
@@ -169,6 +178,15 @@ export function dnsLabel(name: string, max = 52): string {
     label = `${label.slice(0, max - 9).replace(/-+$/, '')}-${hash}`;
   }
   return label;
+}
+
+/**
+ * The NodePorts an API server's 422 names as taken ("spec.ports[0].nodePort: Invalid value: 31545:
+ * provided port is already allocated"), among `asked`; all of `asked` when it names none.
+ */
+export function allocatedPorts(reason: string, asked: number[]): number[] {
+  const named = [...reason.matchAll(/Invalid value: (\d+): provided port is already allocated/gi)].map((m) => Number(m[1])).filter((p) => asked.includes(p));
+  return named.length ? [...new Set(named)] : asked;
 }
 
 const isNotFound = (err: unknown) => statusOf(err) === 404;
@@ -472,7 +490,13 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       made.claim = true;
     }
     const svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
-    if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    // The Service made when the node was recorded (reservePorts) or by an earlier start; the
+    // node's ports changed since (PUT of a stopped node): made again with them.
+    const servicePorts = (svc?.spec?.ports ?? []).map((p) => p.port).sort((a, b) => a - b).join(',');
+    if (svc && ours(svc.metadata, spec.nodeKey) && servicePorts !== [...spec.ports].sort((a, b) => a - b).join(',')) {
+      await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
+      await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    } else if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     const desired = statefulSetOf(spec, image, files);
     if (!existing && made.claim && spec.seedArgs) {
       // A new volume to seed: the first pod runs the seed args until Ready and has written its
@@ -595,13 +619,13 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     while (Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
   }
 
-  async function exposeNode(nodeKey: string, ports: number[]): Promise<{ clusterIp: string; nodeAddress: string }> {
+  async function exposeNode(nodeKey: string, ports: number[], fresh = false): Promise<{ clusterIp: string; nodeAddress: string }> {
     const outside = ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
     if (outside.length) throw new ValidationError(`Cannot expose ${nodeKey} on cluster ${c.name}: its ports must lie in the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range` })));
     const n = names(nodeKey);
     try {
       let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
-      if (svc && !ours(svc.metadata, nodeKey)) throw new NodeStartFailedError('already-running', `A Service ${n.service} exists in namespace ${ns} of cluster ${c.name} that this deployment did not make.`, { nodeKey });
+      if (svc && (fresh || !ours(svc.metadata, nodeKey))) throw new NodeStartFailedError('already-running', `A Service ${n.service} exists in namespace ${ns} of cluster ${c.name} that this deployment did not make${fresh ? ` (another deployment with the name prefix ${prefix}?)` : ''}.`, { nodeKey });
       svc ??= await call(core.createNamespacedService({ namespace: ns, body: serviceOf({ nodeKey, ports }) }));
       const clusterIp = svc.spec?.clusterIP;
       if (!clusterIp || clusterIp === 'None') throw new NodeStartFailedError('exited', `The Service ${n.service} on cluster ${c.name} has no cluster IP.`, { nodeKey });
@@ -609,7 +633,10 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     } catch (err) {
       if (err instanceof NodeStartFailedError) throw err;
       const reason = reasonOf(err, c.server);
-      if (statusOf(err) === 422 && /already allocated/i.test(reason)) throw new NodeStartFailedError('port-in-use', `Cannot expose ${nodeKey} on cluster ${c.name}: NodePort ${ports.join(', ')} is taken there (${reason}).`, { nodeKey, ports });
+      if (statusOf(err) === 422 && /already allocated/i.test(reason)) {
+        const taken = allocatedPorts(reason, ports);
+        throw new NodeStartFailedError('port-in-use', `Cannot expose ${nodeKey} on cluster ${c.name}: NodePort ${taken.join(', ')} ${taken.length > 1 ? 'are' : 'is'} taken there (${reason}).`, { nodeKey, ports: taken });
+      }
       throw new NodeStartFailedError(statusOf(err) === undefined ? 'engine-unavailable' : 'exited', `Cannot expose ${nodeKey} on cluster ${c.name}: ${reason}.`, { nodeKey });
     }
   }
@@ -618,6 +645,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     kind: 'kubernetes',
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
+    reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
 
     async available(): Promise<EngineAvailability> {
       try {

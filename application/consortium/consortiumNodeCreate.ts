@@ -21,6 +21,7 @@ import { assertCreationOpen, recordMadeFor, trackedCreation, type CreationSteps 
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { placeNode, takesNodePorts } from '../hosts/hostPlacement.ts';
+import { takeClusterNodePorts } from '../hosts/clusterNodePorts.ts';
 import { getNodeHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 
@@ -271,14 +272,29 @@ async function recordConsortiumNode(input: Input, req: ConsortiumNodeRequest, pr
   // Again under the lock: another creation of the same name may have been recorded meanwhile.
   await checkNodeName(input, req.name);
   const { port, chaincodePort, adminPort, operationsPort } = req.config;
-  const ports = await resolvePorts(input, role, { port, chaincodePort, adminPort, operationsPort }, undefined, host !== null, takesNodePorts(host));
-  const config = configOf(role, req, hostname, ports, host, fabricVersion);
+  const given = { port, chaincodePort, adminPort, operationsPort } as Record<string, number | undefined>;
+  const resolved = await resolvePorts(input, role, given, undefined, host !== null, takesNodePorts(host));
   const nodeId = await deps.nextId('node');
-  await recordMadeFor(input, req.creationId, 'node', nodeId);
-  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
-    type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
-    networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
+  // On a cluster the ports are taken there before the config naming them is written (the
+  // certificates name no port): a default one another deployment holds moves up.
+  const taken = await takeClusterNodePorts(input, host, nodeId, {
+    ports: resolved,
+    given: new Set(Object.keys(resolved).filter((f) => typeof given[f] === 'number')),
+    assigned: new Set((await assignedPorts(deps.pool)).keys()),
+    fieldName: (f) => `config.${f}`,
   });
+  const ports = taken.ports as Record<string, number>;
+  const config = configOf(role, req, hostname, ports, host, fabricVersion);
+  try {
+    await recordMadeFor(input, req.creationId, 'node', nodeId);
+    await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+      type: 'CreateNode', nodeId, name: req.name, platform: 'CONSORTIUM', nodeType: req.nodeType, role, organizationId: org.id, mspId: org.mspId,
+      networkId: null, client: 'fabric', engine, config, ...keysMade, resources: null, at: deps.clock().toISOString(),
+    });
+  } catch (err) {
+    await taken.release();
+    throw err;
+  }
   return nodeId;
 }
 

@@ -14,6 +14,7 @@ import { placeNode, takesNodePorts, type PlacementOnCluster } from '../hosts/hos
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { oneAtATime } from '../nodes/portAllocation.ts';
+import { takeClusterNodePorts } from '../hosts/clusterNodePorts.ts';
 import { isIPv4 } from 'node:net';
 
 type Input = CommandInput;
@@ -161,15 +162,28 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     const available = await evmOf(deps).runtime.engineAvailable(engine);
     if (!available.ok) throw new ValidationError(`The ${engine} engine cannot run nodes here: ${available.reason}`, [{ field: 'engine', message: available.reason }]);
   }
-  const config = await resolvePorts(input, req, network, role, undefined, host !== null, takesNodePorts(host));
+  const resolved = await resolvePorts(input, req, network, role, undefined, host !== null, takesNodePorts(host));
+  const nodeId = await deps.nextId('node');
+  // On a cluster the ports are taken there first: a default one another deployment holds moves up.
+  const taken = await takeClusterNodePorts(input, host, nodeId, {
+    ports: Object.fromEntries(PORT_FIELDS.map((f) => [f, resolved[f] ?? null])) as Record<PortField, number | null>,
+    given: new Set(PORT_FIELDS.filter((f) => typeof req.ports[f] === 'number')),
+    assigned: new Set((await assignedPorts(deps.pool)).keys()),
+    fieldName: (f) => req.fieldNames?.[f] ?? `config.${f}`,
+  });
+  const config = { ...resolved, ...taken.ports } as EvmNodeConfig;
   if (host) Object.assign(config, { hostId: host.id, externalIp: host.externalIp });
   else if (req.externalIp !== undefined) config.externalIp = req.externalIp;
-  const nodeId = await deps.nextId('node');
   const at = deps.clock().toISOString();
-  await runCommand(input, nodeStream(nodeId), nodeAggregate, {
-    type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
-    client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
-  });
+  try {
+    await runCommand(input, nodeStream(nodeId), nodeAggregate, {
+      type: 'CreateNode', nodeId, name: req.name, platform: 'EVM', nodeType: 'EVM_FULLNODE', role, networkId: network.id,
+      client: network.client, engine, config, validatorAddress: role === 'validator' ? free!.address : null, resources: req.resources ?? null, at,
+    });
+  } catch (err) {
+    await taken.release();
+    throw err;
+  }
   return nodeId;
 }
 

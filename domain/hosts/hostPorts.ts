@@ -33,3 +33,17 @@ export interface NodeHostProbe {
 export interface NodeHostDirectory {
   connection(hostId: number): Promise<(NodeHostConnection & { externalIp: string; name: string }) | null>;
 }
+
+/**
+ * The NodePorts of a node placed on a Kubernetes cluster, taken there before the node is recorded
+ * (docs/kubernetes.md, "Default ports across deployments"): the node's Service is made with them,
+ * so no other deployment sharing the cluster can take them between the create and the start.
+ */
+export interface ClusterNodePorts {
+  /**
+   * Makes node `nodeKey`'s Service on cluster `hostId` with `ports`. Ports the cluster has given to
+   * another Service are a NodeStartFailedError 'port-in-use' whose details name them (`ports`);
+   * release() removes the Service (a node that could not be recorded).
+   */
+  reserve(hostId: number, nodeKey: string, ports: number[]): Promise<{ release(): Promise<void> }>;
+}
