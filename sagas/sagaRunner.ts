@@ -76,9 +76,75 @@ export function checkpointWriter(pool: pg.Pool): (name: string, position: number
   return write;
 }
 
+/**
+ * The timer writes (schedule or move) of one pool's sagas, gathered: those asked for in the same
+ * turn, and those asked for while the previous statement is on its way, go to PostgreSQL as one
+ * multi-row upsert. The health monitor reschedules every node's timer after every probe; one
+ * statement per probe was, with the node stream read, most of a probe's own CPU (socket writes to
+ * PostgreSQL). Each caller's promise settles when the statement holding its write has (a failure
+ * fails the writes of that statement, as a failed single upsert did): a timer is never reported
+ * moved before it is stored, and one not yet moved keeps its old due time, so it fires again after
+ * a crash. Statements go one at a time, rows in id order (two multi-row upserts of the same rows
+ * could deadlock each other); of two writes of one id in a statement, the later one is kept.
+ * `after()` settles once every write asked for so far has (a cancel waits for it, so a cancel
+ * never lands before a schedule asked for earlier).
+ */
+export interface TimerWriter {
+  schedule(id: string, saga: string, dueAt: Date, payload: Record<string, unknown>): Promise<void>;
+  after(): Promise<void>;
+}
+
+const timerWriters = new WeakMap<object, TimerWriter>();
+
+export function timerWriter(pool: pg.Pool): TimerWriter {
+  const known = timerWriters.get(pool);
+  if (known) return known;
+  type Row = { saga: string; dueAt: string; payload: string };
+  let gathering: { rows: Map<string, Row>; written: Promise<void> } | null = null;
+  // The last statement sent (settled either way): the next one goes only after it.
+  let previous: Promise<unknown> = Promise.resolve();
+  let last: Promise<void> = Promise.resolve();
+  const send = (rows: Map<string, Row>) => {
+    const ids = [...rows.keys()].sort();
+    return pool.query(
+      `INSERT INTO saga_timers (id, saga, due_at, payload)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::jsonb[])
+       ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
+      [ids, ids.map((i) => rows.get(i)!.saga), ids.map((i) => rows.get(i)!.dueAt), ids.map((i) => rows.get(i)!.payload)],
+    );
+  };
+  const writer: TimerWriter = {
+    schedule(id, saga, dueAt, payload) {
+      if (!gathering) {
+        const rows = new Map<string, Row>();
+        // Sent after this turn, and not before the statement on its way has settled: what is
+        // asked for meanwhile joins this one.
+        const written = new Promise<void>((resolve, reject) => {
+          const turn = new Promise<void>((r) => setImmediate(r));
+          const sent = Promise.all([turn, previous]).then(() => {
+            if (gathering?.rows === rows) gathering = null;
+            return send(rows);
+          });
+          previous = sent.catch(() => undefined);
+          sent.then(() => resolve(), reject);
+        });
+        gathering = { rows, written };
+        last = written.catch(() => undefined);
+      }
+      gathering.rows.delete(id);
+      gathering.rows.set(id, { saga, dueAt: dueAt.toISOString(), payload: JSON.stringify(payload) });
+      return gathering.written;
+    },
+    after: () => last,
+  };
+  timerWriters.set(pool, writer);
+  return writer;
+}
+
 export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   const writeCheckpoint = checkpointWriter(pool);
+  const writeTimer = timerWriter(pool);
   let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
   let firing = false;
@@ -88,13 +154,10 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
   const context = (saga: Saga, rescheduled?: Set<string>): SagaContext => ({
     async schedule(id, dueAt, payload = {}) {
       rescheduled?.add(id);
-      await pool.query(
-        `INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
-        [id, saga.name, dueAt.toISOString(), JSON.stringify(payload)],
-      );
+      await writeTimer.schedule(id, saga.name, dueAt, payload);
     },
     async cancel(id) {
+      await writeTimer.after();
       await pool.query('DELETE FROM saga_timers WHERE id = $1 AND saga = $2', [id, saga.name]);
     },
     now: clock,
