@@ -141,11 +141,89 @@ export function timerWriter(pool: pg.Pool): TimerWriter {
   return writer;
 }
 
-export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
+/** The service's clock (a runner given none uses it, so runners of one pool share one timer poll). */
+const systemClock = () => new Date();
+
+type DueRow = { id: string; saga: string; due_at: Date; payload: Record<string, unknown> };
+interface TimerPollClient {
+  sagas: string[];
+  /** Still firing the rows of an earlier poll: not asked for more this time. */
+  busy(): boolean;
+  fire(rows: DueRow[]): void;
+}
+
+/**
+ * One timer poll per pool, clock and period for all the runners on them: the node shards' 16
+ * runners and the work pieces' each polled saga_timers 4 times a second, some 80 queries a second
+ * that found nothing most of the time. The shared poll asks once for the due timers of every
+ * runner not still busy with its earlier ones (at most 100 each, as before) and hands each runner
+ * its own rows; a runner fires them as it did (its concurrency, its fence).
+ */
+const timerPolls = new WeakMap<object, Map<string, { add(c: TimerPollClient): void; remove(c: TimerPollClient): void }>>();
+const clockIds = new WeakMap<() => Date, number>();
+let clocksSeen = 0;
+
+function sharedTimerPoll(pool: pg.Pool, clock: () => Date, pollMs: number, log: (msg: string, extra?: Record<string, unknown>) => void) {
+  if (!clockIds.has(clock)) clockIds.set(clock, clocksSeen++);
+  const key = `${clockIds.get(clock)}|${pollMs}`;
+  let polls = timerPolls.get(pool);
+  if (!polls) timerPolls.set(pool, (polls = new Map()));
+  const known = polls.get(key);
+  if (known) return known;
+  const clients = new Set<TimerPollClient>();
+  let loop: NodeJS.Timeout | null = null;
+  let polling = false;
+  const poll = async () => {
+    if (polling) return;
+    const ready = [...clients].filter((c) => !c.busy());
+    if (!ready.length) return;
+    polling = true;
+    try {
+      const bySaga = new Map<string, TimerPollClient>();
+      for (const c of ready) for (const s of c.sagas) bySaga.set(s, c);
+      const due = await pool.query(
+        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) ORDER BY due_at LIMIT $3`,
+        [clock().toISOString(), [...bySaga.keys()], 100 * ready.length],
+      );
+      const rowsOf = new Map<TimerPollClient, DueRow[]>();
+      for (const row of due.rows as DueRow[]) {
+        const c = bySaga.get(row.saga)!;
+        const rows = rowsOf.get(c) ?? [];
+        if (rows.length < 100) rows.push(row);
+        rowsOf.set(c, rows);
+      }
+      for (const [c, rows] of rowsOf) if (clients.has(c)) c.fire(rows);
+    } catch (err) {
+      log('timer poll failed', { error: (err as Error).message });
+    } finally {
+      polling = false;
+    }
+  };
+  const shared = {
+    add(c: TimerPollClient) {
+      clients.add(c);
+      if (!loop) {
+        loop = setInterval(() => void poll(), pollMs);
+        loop.unref();
+      }
+      void poll();
+    },
+    remove(c: TimerPollClient) {
+      clients.delete(c);
+      if (!clients.size && loop) {
+        clearInterval(loop);
+        loop = null;
+      }
+    },
+  };
+  polls.set(key, shared);
+  return shared;
+}
+
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = systemClock, partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   const writeCheckpoint = checkpointWriter(pool);
   const writeTimer = timerWriter(pool);
-  let timerLoop: NodeJS.Timeout | null = null;
   let stopped = true;
   let firing = false;
   // Only this runner's own timers: several runners (the singleton work, each node shard) share the table.
@@ -212,19 +290,15 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
     subs.push(sub);
   }
 
-  async function fireDueTimers(): Promise<void> {
+  // Fires the due timers the shared poll found for this runner's sagas.
+  async function fireDueTimers(rows: DueRow[]): Promise<void> {
     if (firing || stopped) return;
     firing = true;
     try {
-      const due = await pool.query(
-        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) ORDER BY due_at LIMIT 100`,
-        [clock().toISOString(), timerSagas],
-      );
       // Due timers fire a few at a time (each has its own id, so no two handle the same thing):
       // one slow timer (a probe waiting out its timeout) must not hold up the others.
-      const rows = due.rows;
       let next = 0;
-      const fireOne = async (row: (typeof rows)[number]) => {
+      const fireOne = async (row: DueRow) => {
         const saga = sagas.find((s) => s.name === row.saga);
         if (!saga?.onTimer) return;
         const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
@@ -242,24 +316,22 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
       await Promise.all(Array.from({ length: Math.min(timerConcurrency, rows.length) }, async () => {
         while (next < rows.length) await fireOne(rows[next++]);
       }));
-    } catch (err) {
-      log('timer poll failed', { error: (err as Error).message });
     } finally {
       firing = false;
     }
   }
+  const pollClient: TimerPollClient = { sagas: timerSagas, busy: () => firing || stopped, fire: (rows) => void fireDueTimers(rows) };
+  const timerPoll = sharedTimerPoll(pool, clock, timerPollMs, log);
 
   return {
     async start() {
       stopped = false;
       for (const s of sagas) await startSaga(s);
-      timerLoop = setInterval(() => void fireDueTimers(), timerPollMs);
-      timerLoop.unref();
-      void fireDueTimers();
+      if (timerSagas.length) timerPoll.add(pollClient);
     },
     async stop() {
       stopped = true;
-      if (timerLoop) clearInterval(timerLoop);
+      timerPoll.remove(pollClient);
       await Promise.all(subs.splice(0).map((s) => s.close()));
       while (firing) await new Promise((r) => setTimeout(r, 20));
     },

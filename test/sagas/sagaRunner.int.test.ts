@@ -233,4 +233,38 @@ test('timer writes of one turn go out as one statement, a cancel lands after the
   await db.close();
 });
 
+test('runners on one pool share one timer poll: the due timers of ten runners are found by one query, each fired by its own runner', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  let now = new Date();
+  const clock = () => now;
+  const fired = new Map<string, string>();
+  const runners = Array.from({ length: 10 }, (_, k) => {
+    const saga: Saga = {
+      name: `shard-timer#${k}`,
+      handles: [],
+      async handle() {},
+      async onTimer(t) {
+        fired.set(t.id, `shard-timer#${k}`);
+      },
+    };
+    return createSagaRunner({ pool, store, sagas: [saga], timerPollMs: 200, clock });
+  });
+  for (let k = 0; k < 10; k++) await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, '{}')`, [`t${k}`, `shard-timer#${k}`, new Date(now.getTime() + 3_600_000).toISOString()]);
+  for (const r of runners) await r.start();
+  await new Promise((r) => setTimeout(r, 300));
+  const polls = () => log.filter((q) => /FROM saga_timers WHERE fired_at IS NULL/.test(q)).length;
+  const before = polls();
+  now = new Date(now.getTime() + 3_601_000);
+  await until(() => fired.size === 10);
+  const used = polls() - before;
+  for (const r of runners) await r.stop();
+  // Each runner polling on its own needs at least ten queries to find ten runners' timers.
+  assert.ok(used < 10, `${used} timer polls found the due timers of 10 runners`);
+  for (let k = 0; k < 10; k++) assert.is(fired.get(`t${k}`), `shard-timer#${k}`, 'each timer fired by the runner of its saga');
+  await store.close();
+  await db.close();
+});
+
 test.run();
