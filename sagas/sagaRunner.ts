@@ -181,9 +181,13 @@ function sharedTimerPoll(pool: pg.Pool, clock: () => Date, pollMs: number, log: 
     try {
       const bySaga = new Map<string, TimerPollClient>();
       for (const c of ready) for (const s of c.sagas) bySaga.set(s, c);
+      // At most 100 per saga (then per runner below): one saga's backlog never crowds out the others'.
       const due = await pool.query(
-        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) ORDER BY due_at LIMIT $3`,
-        [clock().toISOString(), [...bySaga.keys()], 100 * ready.length],
+        `SELECT id, saga, due_at, payload FROM (
+           SELECT id, saga, due_at, payload, row_number() OVER (PARTITION BY saga ORDER BY due_at) AS n
+           FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2)) AS t
+         WHERE n <= 100 ORDER BY due_at`,
+        [clock().toISOString(), [...bySaga.keys()]],
       );
       const rowsOf = new Map<TimerPollClient, DueRow[]>();
       for (const row of due.rows as DueRow[]) {
