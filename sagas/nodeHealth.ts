@@ -6,9 +6,15 @@
 // NodeRecovered (node.recovery). Failure counts travel in the timer's payload, so a restart
 // of the service keeps them. Every probe's reading (status, block height, peer count, time) goes
 // to the NodeObservations cache, not the event store: node lists answer from it.
+// The node's state (its record, status, down since) is read from its stream once and kept between
+// probes: every event of the node's stream reaches this saga (it handles them all) and drops it,
+// as does an event the saga records itself, so the probe after a change reads the stream again.
+// Between an append and its delivery to the saga (the store's notification, a few milliseconds)
+// a probe may still use the state from before; what it records (down, recovered) is decided again
+// on the stream itself (handleCommand), and the timers are started and stopped by those events.
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand, loadState } from '../domain/shared/commandHandler.ts';
-import { nodeAggregate, nodeStream, type NodeCommand } from '../domain/nodes/node.ts';
+import { nodeAggregate, nodeStream, type NodeCommand, type NodeEvent, type NodeState } from '../domain/nodes/node.ts';
 import type { NodeOperationsFor, NodeReading } from '../domain/nodes/nodeOperations.ts';
 import type { NodeObservations } from '../domain/nodes/nodeObservations.ts';
 import type { Saga, SagaContext, SagaTimer } from './saga.ts';
@@ -16,6 +22,12 @@ import { sagaEventId } from './sagaRunner.ts';
 
 const NAME = 'node-health';
 const timerId = (nodeId: number) => `node-health-${nodeId}`;
+// Every event type of a node's stream (a Record, so a type added to NodeEvent must be added here).
+const NODE_EVENTS: Record<NodeEvent['type'], true> = {
+  NodeCreated: true, NodeStartRequested: true, NodeStarted: true, NodeStartFailed: true, NodeStopRequested: true,
+  NodeStopped: true, NodeConfigChanged: true, NodeDeleted: true, NodeDowntime: true, NodeRecovered: true,
+};
+const STOPS = new Set(['NodeStopRequested', 'NodeStopped', 'NodeDeleted']);
 
 export interface HealthSettings {
   intervalSeconds: number;
@@ -23,27 +35,53 @@ export interface HealthSettings {
 }
 
 export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsFor, settings: () => Promise<HealthSettings>, observations?: NodeObservations): Saga {
+  // Each node's state as last read from its stream, and how often it was dropped (a read that
+  // overlaps a drop is not kept).
+  const known = new Map<number, Promise<NodeState>>();
+  const drops = new Map<number, number>();
+  const forgetState = (nodeId: number) => {
+    known.delete(nodeId);
+    drops.set(nodeId, (drops.get(nodeId) ?? 0) + 1);
+  };
+  function nodeState(nodeId: number): Promise<NodeState> {
+    const kept = known.get(nodeId);
+    if (kept) return kept;
+    const at = drops.get(nodeId) ?? 0;
+    const loading = loadState(store, nodeStream(nodeId), nodeAggregate).then(({ state }) => state);
+    known.set(nodeId, loading);
+    const unkeep = () => {
+      if (known.get(nodeId) === loading) known.delete(nodeId);
+    };
+    loading.then(() => (drops.get(nodeId) ?? 0) !== at && unkeep(), unkeep);
+    return loading;
+  }
   async function record(timer: SagaTimer, ctx: SagaContext, command: NodeCommand) {
     let n = 0;
-    await handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, {
-      metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
-      newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`, n++),
-    });
+    forgetState(command.nodeId);
+    try {
+      await handleCommand(store, nodeStream(command.nodeId), nodeAggregate, command, {
+        metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
+        newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`, n++),
+      });
+    } finally {
+      forgetState(command.nodeId);
+    }
   }
   const next = async (ctx: SagaContext, s?: HealthSettings) => new Date(ctx.now().getTime() + (s ?? (await settings())).intervalSeconds * 1000);
 
   return {
     name: NAME,
-    handles: ['NodeStarted', 'NodeStopRequested', 'NodeStopped', 'NodeDeleted'],
+    handles: Object.keys(NODE_EVENTS),
     async handle(e, ctx) {
       const nodeId = Number(e.data.nodeId);
+      forgetState(nodeId);
       if (e.type === 'NodeStarted') await ctx.schedule(timerId(nodeId), await next(ctx), { nodeId, failures: 0, lastHealthyAt: String(e.data.startedAt) });
-      else await ctx.cancel(timerId(nodeId));
+      else if (STOPS.has(e.type)) await ctx.cancel(timerId(nodeId));
       if (e.type === 'NodeDeleted') await observations?.forget(nodeId);
     },
     async onTimer(timer, ctx) {
       const nodeId = Number(timer.payload.nodeId);
-      const { state } = await loadState(store, nodeStream(nodeId), nodeAggregate);
+      const state = await nodeState(nodeId);
       if (!state.node || state.deleted || (state.status !== 'running' && state.status !== 'down')) return;
       const node = state.node;
       const ops = await operationsFor(node, 'observe');

@@ -76,10 +76,158 @@ export function checkpointWriter(pool: pg.Pool): (name: string, position: number
   return write;
 }
 
-export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = () => new Date(), partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
+/**
+ * The timer writes (schedule or move) of one pool's sagas, gathered: those asked for in the same
+ * turn, and those asked for while the previous statement is on its way, go to PostgreSQL as one
+ * multi-row upsert. The health monitor reschedules every node's timer after every probe; one
+ * statement per probe was, with the node stream read, most of a probe's own CPU (socket writes to
+ * PostgreSQL). Each caller's promise settles when the statement holding its write has (a failure
+ * fails the writes of that statement, as a failed single upsert did): a timer is never reported
+ * moved before it is stored, and one not yet moved keeps its old due time, so it fires again after
+ * a crash. Statements go one at a time, rows in id order (two multi-row upserts of the same rows
+ * could deadlock each other); of two writes of one id in a statement, the later one is kept.
+ * `after()` settles once every write asked for so far has (a cancel waits for it, so a cancel
+ * never lands before a schedule asked for earlier).
+ */
+export interface TimerWriter {
+  schedule(id: string, saga: string, dueAt: Date, payload: Record<string, unknown>): Promise<void>;
+  after(): Promise<void>;
+}
+
+const timerWriters = new WeakMap<object, TimerWriter>();
+
+export function timerWriter(pool: pg.Pool): TimerWriter {
+  const known = timerWriters.get(pool);
+  if (known) return known;
+  type Row = { saga: string; dueAt: string; payload: string };
+  let gathering: { rows: Map<string, Row>; written: Promise<void> } | null = null;
+  // The last statement sent (settled either way): the next one goes only after it.
+  let previous: Promise<unknown> = Promise.resolve();
+  let last: Promise<void> = Promise.resolve();
+  const send = (rows: Map<string, Row>) => {
+    const ids = [...rows.keys()].sort();
+    return pool.query(
+      `INSERT INTO saga_timers (id, saga, due_at, payload)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::jsonb[])
+       ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
+      [ids, ids.map((i) => rows.get(i)!.saga), ids.map((i) => rows.get(i)!.dueAt), ids.map((i) => rows.get(i)!.payload)],
+    );
+  };
+  const writer: TimerWriter = {
+    schedule(id, saga, dueAt, payload) {
+      if (!gathering) {
+        const rows = new Map<string, Row>();
+        // Sent after this turn, and not before the statement on its way has settled: what is
+        // asked for meanwhile joins this one.
+        const written = new Promise<void>((resolve, reject) => {
+          const turn = new Promise<void>((r) => setImmediate(r));
+          const sent = Promise.all([turn, previous]).then(() => {
+            if (gathering?.rows === rows) gathering = null;
+            return send(rows);
+          });
+          previous = sent.catch(() => undefined);
+          sent.then(() => resolve(), reject);
+        });
+        gathering = { rows, written };
+        last = written.catch(() => undefined);
+      }
+      gathering.rows.delete(id);
+      gathering.rows.set(id, { saga, dueAt: dueAt.toISOString(), payload: JSON.stringify(payload) });
+      return gathering.written;
+    },
+    after: () => last,
+  };
+  timerWriters.set(pool, writer);
+  return writer;
+}
+
+/** The service's clock (a runner given none uses it, so runners of one pool share one timer poll). */
+const systemClock = () => new Date();
+
+type DueRow = { id: string; saga: string; due_at: Date; payload: Record<string, unknown> };
+interface TimerPollClient {
+  sagas: string[];
+  /** Still firing the rows of an earlier poll: not asked for more this time. */
+  busy(): boolean;
+  fire(rows: DueRow[]): void;
+}
+
+/**
+ * One timer poll per pool, clock and period for all the runners on them: the node shards' 16
+ * runners and the work pieces' each polled saga_timers 4 times a second, some 80 queries a second
+ * that found nothing most of the time. The shared poll asks once for the due timers of every
+ * runner not still busy with its earlier ones (at most 100 each, as before) and hands each runner
+ * its own rows; a runner fires them as it did (its concurrency, its fence).
+ */
+const timerPolls = new WeakMap<object, Map<string, { add(c: TimerPollClient): void; remove(c: TimerPollClient): void }>>();
+const clockIds = new WeakMap<() => Date, number>();
+let clocksSeen = 0;
+
+function sharedTimerPoll(pool: pg.Pool, clock: () => Date, pollMs: number, log: (msg: string, extra?: Record<string, unknown>) => void) {
+  if (!clockIds.has(clock)) clockIds.set(clock, clocksSeen++);
+  const key = `${clockIds.get(clock)}|${pollMs}`;
+  let polls = timerPolls.get(pool);
+  if (!polls) timerPolls.set(pool, (polls = new Map()));
+  const known = polls.get(key);
+  if (known) return known;
+  const clients = new Set<TimerPollClient>();
+  let loop: NodeJS.Timeout | null = null;
+  let polling = false;
+  const poll = async () => {
+    if (polling) return;
+    const ready = [...clients].filter((c) => !c.busy());
+    if (!ready.length) return;
+    polling = true;
+    try {
+      const bySaga = new Map<string, TimerPollClient>();
+      for (const c of ready) for (const s of c.sagas) bySaga.set(s, c);
+      // At most 100 per saga (then per runner below): one saga's backlog never crowds out the others'.
+      const due = await pool.query(
+        `SELECT id, saga, due_at, payload FROM (
+           SELECT id, saga, due_at, payload, row_number() OVER (PARTITION BY saga ORDER BY due_at) AS n
+           FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2)) AS t
+         WHERE n <= 100 ORDER BY due_at`,
+        [clock().toISOString(), [...bySaga.keys()]],
+      );
+      const rowsOf = new Map<TimerPollClient, DueRow[]>();
+      for (const row of due.rows as DueRow[]) {
+        const c = bySaga.get(row.saga)!;
+        const rows = rowsOf.get(c) ?? [];
+        if (rows.length < 100) rows.push(row);
+        rowsOf.set(c, rows);
+      }
+      for (const [c, rows] of rowsOf) if (clients.has(c)) c.fire(rows);
+    } catch (err) {
+      log('timer poll failed', { error: (err as Error).message });
+    } finally {
+      polling = false;
+    }
+  };
+  const shared = {
+    add(c: TimerPollClient) {
+      clients.add(c);
+      if (!loop) {
+        loop = setInterval(() => void poll(), pollMs);
+        loop.unref();
+      }
+      void poll();
+    },
+    remove(c: TimerPollClient) {
+      clients.delete(c);
+      if (!clients.size && loop) {
+        clearInterval(loop);
+        loop = null;
+      }
+    },
+  };
+  polls.set(key, shared);
+  return shared;
+}
+
+export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPollMs = 250, clock = systemClock, partitionConcurrency = 4, timerConcurrency = 16, fence }: SagaRunnerOptions): SagaRunner {
   const subs: Subscription[] = [];
   const writeCheckpoint = checkpointWriter(pool);
-  let timerLoop: NodeJS.Timeout | null = null;
+  const writeTimer = timerWriter(pool);
   let stopped = true;
   let firing = false;
   // Only this runner's own timers: several runners (the singleton work, each node shard) share the table.
@@ -88,13 +236,10 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
   const context = (saga: Saga, rescheduled?: Set<string>): SagaContext => ({
     async schedule(id, dueAt, payload = {}) {
       rescheduled?.add(id);
-      await pool.query(
-        `INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (id) DO UPDATE SET due_at = EXCLUDED.due_at, payload = EXCLUDED.payload, fired_at = NULL`,
-        [id, saga.name, dueAt.toISOString(), JSON.stringify(payload)],
-      );
+      await writeTimer.schedule(id, saga.name, dueAt, payload);
     },
     async cancel(id) {
+      await writeTimer.after();
       await pool.query('DELETE FROM saga_timers WHERE id = $1 AND saga = $2', [id, saga.name]);
     },
     now: clock,
@@ -149,19 +294,15 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
     subs.push(sub);
   }
 
-  async function fireDueTimers(): Promise<void> {
+  // Fires the due timers the shared poll found for this runner's sagas.
+  async function fireDueTimers(rows: DueRow[]): Promise<void> {
     if (firing || stopped) return;
     firing = true;
     try {
-      const due = await pool.query(
-        `SELECT id, saga, due_at, payload FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) ORDER BY due_at LIMIT 100`,
-        [clock().toISOString(), timerSagas],
-      );
       // Due timers fire a few at a time (each has its own id, so no two handle the same thing):
       // one slow timer (a probe waiting out its timeout) must not hold up the others.
-      const rows = due.rows;
       let next = 0;
-      const fireOne = async (row: (typeof rows)[number]) => {
+      const fireOne = async (row: DueRow) => {
         const saga = sagas.find((s) => s.name === row.saga);
         if (!saga?.onTimer) return;
         const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
@@ -179,24 +320,22 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
       await Promise.all(Array.from({ length: Math.min(timerConcurrency, rows.length) }, async () => {
         while (next < rows.length) await fireOne(rows[next++]);
       }));
-    } catch (err) {
-      log('timer poll failed', { error: (err as Error).message });
     } finally {
       firing = false;
     }
   }
+  const pollClient: TimerPollClient = { sagas: timerSagas, busy: () => firing || stopped, fire: (rows) => void fireDueTimers(rows) };
+  const timerPoll = sharedTimerPoll(pool, clock, timerPollMs, log);
 
   return {
     async start() {
       stopped = false;
       for (const s of sagas) await startSaga(s);
-      timerLoop = setInterval(() => void fireDueTimers(), timerPollMs);
-      timerLoop.unref();
-      void fireDueTimers();
+      if (timerSagas.length) timerPoll.add(pollClient);
     },
     async stop() {
       stopped = true;
-      if (timerLoop) clearInterval(timerLoop);
+      timerPoll.remove(pollClient);
       await Promise.all(subs.splice(0).map((s) => s.close()));
       while (firing) await new Promise((r) => setTimeout(r, 20));
     },

@@ -91,8 +91,10 @@ test('rotation on schedule renews the certificate after intervalDays (Certificat
     assert.is(renewed.previousSerialNumber, leaf.serialNumber);
     const failed = await waitForEvent(store, 3, 'CertificateRenewalFailed');
     assert.match(String(failed.reason), 'no certificate');
-    const timer = (await db.pool.query(`SELECT due_at FROM saga_timers WHERE id = 'key-rotation-2'`)).rows[0];
-    assert.ok(new Date(timer.due_at).getTime() > now.getTime() + 6 * DAY, 'the next rotation is scheduled an interval later');
+    // The timer is moved after the renewal's event is appended: wait for the move (up to 5 s).
+    const nextDue = async () => new Date((await db.pool.query(`SELECT due_at FROM saga_timers WHERE id = 'key-rotation-2'`)).rows[0].due_at).getTime();
+    for (const end = Date.now() + 5000; (await nextDue()) <= now.getTime() + 6 * DAY && Date.now() < end; ) await new Promise((r) => setTimeout(r, 25));
+    assert.ok((await nextDue()) > now.getTime() + 6 * DAY, 'the next rotation is scheduled an interval later');
   } finally {
     await runner.stop();
   }

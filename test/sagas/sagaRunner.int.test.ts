@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { freshDatabase, recordingPool } from '../helpers/postgres.ts';
 import { migrate } from '../../adapters/postgres/migrate.ts';
 import { postgresEventStore } from '../../adapters/eventstore/postgresEventStore.ts';
-import { checkpointWriter, createSagaRunner, sagaEventId } from '../../sagas/sagaRunner.ts';
+import { checkpointWriter, createSagaRunner, sagaEventId, timerWriter } from '../../sagas/sagaRunner.ts';
 import type { Saga } from '../../sagas/saga.ts';
 import { DuplicateEventError } from '../../domain/shared/errors.ts';
 
@@ -182,6 +182,87 @@ test('checkpoint writes asked for in one turn go out as one statement, and a che
   const rows = (await db.pool.query('SELECT name, position FROM saga_checkpoints WHERE name = ANY($1) ORDER BY name', [names])).rows as { name: string; position: string }[];
   for (const r of rows) assert.is(Number(r.position), 10 + names.indexOf(r.name), `${r.name} did not move back`);
   assert.is(log.filter((q) => /UPDATE saga_checkpoints/.test(q)).length, 2);
+  await store.close();
+  await db.close();
+});
+
+test('timer writes of one turn go out as one statement, a cancel lands after them, and a rescheduled timer still fires after a restart', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  const upserts = () => log.filter((q) => /INSERT INTO saga_timers/.test(q)).length;
+  const fired: string[] = [];
+  // Twenty timers rescheduled by their own onTimer, as the health monitor's probes do, all due at once.
+  const saga: Saga = {
+    name: 'prober',
+    handles: ['Cancel'],
+    async handle(e, ctx) {
+      await ctx.cancel(String(e.data.id));
+    },
+    async onTimer(t, ctx) {
+      fired.push(t.id);
+      await ctx.schedule(t.id, new Date(Date.now() + 60_000), { round: Number(t.payload.round ?? 0) + 1 });
+    },
+  };
+  const ids = Array.from({ length: 20 }, (_, k) => `probe-${k}`);
+  for (const id of ids) await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, 'prober', now() - interval '1 second', '{}')`, [id]);
+  const runner = createSagaRunner({ pool, store, sagas: [saga], timerPollMs: 50, timerConcurrency: 20 });
+  await runner.start();
+  await until(async () => (await db.pool.query(`SELECT 1 FROM saga_timers WHERE payload->>'round' = '1'`)).rowCount === 20);
+  assert.is(fired.length, 20);
+  assert.is(upserts(), 1, 'twenty reschedules of one poll: one statement');
+  // A cancel asked for after a schedule never lands before it (the timer stays cancelled).
+  const write = timerWriter(pool);
+  const scheduled = write.schedule('probe-0', 'prober', new Date(Date.now() + 120_000), { round: 9 });
+  await store.append('c', 0, [{ id: randomUUID(), type: 'Cancel', data: { id: 'probe-0' } }], meta());
+  await scheduled;
+  await until(async () => (await db.pool.query(`SELECT 1 FROM saga_timers WHERE id = 'probe-0'`)).rowCount === 0);
+  await runner.stop();
+  // The "crash": the rescheduled timers are in the database only; a new runner fires them when due.
+  await db.pool.query(`UPDATE saga_timers SET due_at = now() - interval '1 second' WHERE saga = 'prober'`);
+  const again = createSagaRunner({ pool: db.pool, store, sagas: [saga], timerPollMs: 50, timerConcurrency: 20 });
+  await again.start();
+  await until(() => fired.length === 39);
+  await again.stop();
+  assert.is((await db.pool.query(`SELECT 1 FROM saga_timers WHERE saga = 'prober' AND payload->>'round' = '2'`)).rowCount, 19);
+  // A statement that fails fails the writes it held, and the next statement goes on.
+  assert.ok(await write.schedule('bad', null as unknown as string, new Date(), {}).then(() => false, () => true), 'rejected (saga is NOT NULL)');
+  await write.schedule('good', 'prober', new Date(), {});
+  assert.is((await db.pool.query(`SELECT 1 FROM saga_timers WHERE id = 'good'`)).rowCount, 1);
+  await store.close();
+  await db.close();
+});
+
+test('runners on one pool share one timer poll: the due timers of ten runners are found by one query, each fired by its own runner', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  let now = new Date();
+  const clock = () => now;
+  const fired = new Map<string, string>();
+  const runners = Array.from({ length: 10 }, (_, k) => {
+    const saga: Saga = {
+      name: `shard-timer#${k}`,
+      handles: [],
+      async handle() {},
+      async onTimer(t) {
+        fired.set(t.id, `shard-timer#${k}`);
+      },
+    };
+    return createSagaRunner({ pool, store, sagas: [saga], timerPollMs: 200, clock });
+  });
+  for (let k = 0; k < 10; k++) await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, $2, $3, '{}')`, [`t${k}`, `shard-timer#${k}`, new Date(now.getTime() + 3_600_000).toISOString()]);
+  for (const r of runners) await r.start();
+  await new Promise((r) => setTimeout(r, 300));
+  const polls = () => log.filter((q) => /FROM saga_timers WHERE fired_at IS NULL/.test(q)).length;
+  const before = polls();
+  now = new Date(now.getTime() + 3_601_000);
+  await until(() => fired.size === 10);
+  const used = polls() - before;
+  for (const r of runners) await r.stop();
+  // Each runner polling on its own needs at least ten queries to find ten runners' timers.
+  assert.ok(used < 10, `${used} timer polls found the due timers of 10 runners`);
+  for (let k = 0; k < 10; k++) assert.is(fired.get(`t${k}`), `shard-timer#${k}`, 'each timer fired by the runner of its saga');
   await store.close();
   await db.close();
 });
