@@ -53,7 +53,9 @@ test('a delivery that cannot be sent is retried, exhausted and counted until the
     let rows: any[] = [];
     while (Date.now() < end) {
       rows = (await db.pool.query('SELECT webhook_id, status, attempts, error FROM webhook_deliveries ORDER BY webhook_id')).rows;
-      if (rows.every((r) => r.status === 'exhausted')) break;
+      // The row turns exhausted first, the webhook's events are appended after it: wait for both.
+      const streams = await Promise.all(hooks.map((h) => store.readStream(webhookStream(h.id))));
+      if (rows.every((r) => r.status === 'exhausted') && streams.every((s) => s.some((e) => e.type === 'WebhookDisabled'))) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(rows.map((r) => [r.webhook_id, r.status, r.attempts]), [[1, 'exhausted', 2], [2, 'exhausted', 1]], JSON.stringify(rows));
