@@ -13,6 +13,8 @@ import { DataTable } from '../../components/DataTable';
 import { ChaincodeSteps } from './ChaincodeSteps';
 import { ShareChaincode } from './ShareChaincode';
 import { fileBase64 } from '../../components/base64';
+import { When } from '../../components/format';
+import { ChaincodeServerRenew } from './ChaincodeServerRenew';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
@@ -24,6 +26,14 @@ export interface ChaincodeRecord {
   status: string;
   endorsement_policy: string | null;
   shared_from: { peer_id: number; instance_id: string; chaincode_id: number } | null;
+  server_node_id: number | null;
+  server_tls: { server_certificate: TlsCertificate; peer_client_certificate: TlsCertificate | null } | null;
+}
+interface TlsCertificate {
+  key_id: number;
+  serial_number: string | null;
+  not_after: string | null;
+  expiry_status: string;
 }
 interface DeployAnswer {
   chaincode_id: number;
@@ -50,6 +60,7 @@ export function Chaincodes({ networkId }: { networkId: number }) {
   const { can } = useSession();
   const list = useQuery({ queryKey: ['chaincodes', networkId], refetchInterval: 5_000, queryFn: () => getJson<{ items: ChaincodeRecord[]; total: number }>(`/api/v1/sc/consortium/chaincodes?networkId=${networkId}&limit=100`) });
   const committed = list.data?.items.filter((c) => c.status === 'committed') ?? [];
+  const [renewing, setRenewing] = useState<ChaincodeRecord | null>(null);
   return (
     <>
       <h2>Chaincode</h2>
@@ -67,15 +78,43 @@ export function Chaincodes({ networkId }: { networkId: number }) {
               { header: 'Status', cell: (c) => c.status },
               { header: 'Endorsement policy', cell: (c) => <>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</> },
               { header: 'Defined by', cell: (c) => (c.shared_from ? <>instance <code>{c.shared_from.instance_id}</code> (shared)</> : 'this instance') },
+              { header: 'Server TLS', cell: (c) => <ServerTls chaincode={c} onRenew={can('CERTIFICATE_RENEW') ? () => setRenewing(c) : undefined} /> },
             ]}
           />
         )}
       </QueryView>
+      {renewing ? <ChaincodeServerRenew key={renewing.id} chaincodeId={renewing.id} what={`the server of ${renewing.name} ${renewing.version}`} onDone={() => setRenewing(null)} /> : null}
       {can('CHAINCODE_MANAGE') ? <DeployChaincode networkId={networkId} /> : null}
       {can('CHAINCODE_MANAGE') && (list.data?.items.length ?? 0) > 0 ? <ChaincodeSteps networkId={networkId} chaincodes={list.data!.items} /> : null}
       {can('CHAINCODE_MANAGE') && list.data?.items.some((c) => !c.shared_from) ? <ShareChaincode chaincodes={list.data.items.filter((c) => !c.shared_from)} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
     </>
+  );
+}
+
+/** The chaincode server's TLS: its certificate's expiry (and the peers' client certificate's), or why it has none. */
+function ServerTls({ chaincode: c, onRenew }: { chaincode: ChaincodeRecord; onRenew?: () => void }) {
+  if (!c.server_node_id) return <span className="muted">no server yet</span>;
+  if (!c.server_tls) return <>plain text</>;
+  const s = c.server_tls.server_certificate;
+  const client = c.server_tls.peer_client_certificate;
+  return (
+    <span data-testid={`server-tls-${c.id}`}>
+      mutual TLS, certificate <code className="hash">{s.serial_number}</code> expires <When at={s.not_after} /> <span className={`badge expiry-${s.expiry_status}`}>{s.expiry_status}</span>
+      {client ? (
+        <>
+          ; peers' client certificate expires <When at={client.not_after} />
+        </>
+      ) : null}
+      {onRenew ? (
+        <>
+          {' '}
+          <button type="button" aria-label={`Renew the server certificate of ${c.name} ${c.version}`} onClick={onRenew}>
+            Renew
+          </button>
+        </>
+      ) : null}
+    </span>
   );
 }
 
