@@ -15,6 +15,7 @@ import { ShareChaincode } from './ShareChaincode';
 import { fileBase64 } from '../../components/base64';
 import { When } from '../../components/format';
 import { ChaincodeServerRenew } from './ChaincodeServerRenew';
+import { PlacementFields, usePlacement } from '../../components/Placement';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
@@ -130,6 +131,8 @@ function DeployChaincode({ networkId }: { networkId: number }) {
   const [policy, setPolicy] = useState('');
   const [archive, setArchive] = useState<File | null>(null);
   const [image, setImage] = useState('');
+  const [tls, setTls] = useState(true);
+  const where = usePlacement();
   const m = useMutation({
     mutationFn: async (mode: 'deploy' | 'record'): Promise<{ mode: 'deploy'; answer: DeployAnswer } | { mode: 'record'; answer: ChaincodeRecord }> => {
       let src: { files: typeof SAMPLE_FILES } | { archive: string } | { image: string };
@@ -139,7 +142,10 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         if (archive.size > MAX_ARCHIVE) throw new Error(`The archive is ${archive.size} bytes; at most ${MAX_ARCHIVE} bytes can be sent.`);
         src = { archive: await fileBase64(archive) };
       } else src = { image: image.trim() };
-      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: src };
+      // The chaincode server goes on a registered Kubernetes cluster ({hostId}) or, by default, with the owner organization's peers.
+      const placement = where.placement && 'hostId' in where.placement ? { placement: { hostId: where.placement.hostId } } : {};
+      // TLS on is the API's default, left out so that redeploying a version recorded before TLS existed still matches it.
+      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), ...(tls ? {} : { tls: false }), ...placement, source: src };
       if (mode === 'record') return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/chaincodes', { body }))) as unknown as ChaincodeRecord };
       return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer };
     },
@@ -198,6 +204,15 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         <input {...invalid(m.error, 'endorsementPolicy')} className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
         <FieldError error={m.error} field="endorsementPolicy" />
       </label>
+      <label>
+        <input type="checkbox" checked={tls} onChange={(e) => setTls(e.target.checked)} aria-describedby="cc-tls-help" /> Mutual TLS between the peers and the chaincode server
+      </label>
+      <small id="cc-tls-help">
+        {tls
+          ? "The server's certificate and the peers' client certificate are issued by the organization's TLS CA."
+          : 'Plain text: only for a chaincode server that cannot take TLS. Fixed for this version.'}
+      </small>
+      <PlacementFields choice={where} error={m.error} field="placement" idPrefix="cc-deploy" label="Where its chaincode server runs" only="kubernetes" defaultLabel="With the organization's peers (their cluster, else this machine)" />
       <ActionError error={m.error} />
       {m.data?.mode === 'deploy' ? (
         <p className="verdict valid" role="status">
