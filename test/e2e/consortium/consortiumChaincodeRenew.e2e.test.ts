@@ -5,7 +5,8 @@
 // presents that certificate over TLS (read with node:tls as the peers' client), the peers'
 // root_cert still verifies it, invoke and query still succeed with the same package, and the
 // renewal is in the audit log. Refusals: unknown chaincode, no server yet, a plain-text server,
-// a stopped server, and the node route for a chaincode server.
+// a stopped server, the node route for a chaincode server, and a package that no longer matches
+// (after the organization's TLS CA got a new certificate).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ const api = apiOf(() => server);
 const sampleDir = path.join(import.meta.dirname, '..', '..', '..', 'samples', 'chaincode', 'asset-registry');
 const sample = ['package.json', 'assetRegistry.ts'].map((p) => ({ path: p, content: readFileSync(path.join(sampleDir, p), 'utf8') }));
 
+let org1: any;
 let peer: any;
 let network: any;
 let deployed: any;
@@ -57,7 +59,7 @@ t.after(async () => {
 });
 
 t('a channel of one organization (a raft orderer, a peer, its anchor peer)', async () => {
-  ({ peer, network } = await oneOrganizationChannel(api, 'renewnet', 'renewchannel'));
+  ({ org1, peer, network } = await oneOrganizationChannel(api, 'renewnet', 'renewchannel'));
 });
 
 t('hostile renewals are 4xx in the error shape and renew nothing: bad id, unknown chaincode, no server yet', async () => {
@@ -177,6 +179,22 @@ t('refused with 409 saying why: a plain-text server (tls false), a stopped serve
   assert.match(notRunning.json.message, 'stopped');
   assert.is((await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}&name=assets`)).json.items[0].server_tls.server_certificate.serial_number, serialBefore, 'nothing renewed');
   assert.is((await api('POST', `/nodes/${serverNode.id}/start`)).json.status, 'running');
+});
+
+t('after the organization\'s TLS CA got a new certificate, the package the peers installed no longer matches: 409 CHAINCODE_PACKAGE_CHANGED, nothing renewed', async () => {
+  const ca = await api('POST', `/keys/${org1.tlsKeyId}/renew`);
+  assert.is(ca.status, 200, ca.text);
+  // The service's credentials forget the CA's old certificate once its key's event reaches them (a subscription): asked until then.
+  const changed = await until('the refusal naming the changed package', async () => {
+    const r = await api('POST', `/sc/consortium/chaincodes/${deployed.chaincode_id}/server/certificates/renew`);
+    return r.status === 409 ? r : null;
+  }, 20_000, 500);
+  assert.is(changed.json.code, 'CHAINCODE_PACKAGE_CHANGED');
+  assert.match(changed.json.message, 'Deploy a new version');
+  assert.is(changed.json.context.installedPackageId, deployed.package_id);
+  assert.is.not(changed.json.context.packageIdNow, deployed.package_id);
+  // The record keeps the package the peers installed.
+  assert.is((await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}&name=assets`)).json.items[0].package_id, deployed.package_id);
 });
 
 t.run();
