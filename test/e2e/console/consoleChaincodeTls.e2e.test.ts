@@ -10,8 +10,6 @@
 // refusal for a version already recorded otherwise is shown. axe-core checks the page.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import tls from 'node:tls';
-import { X509Certificate } from 'node:crypto';
 import type { Page, Request } from 'playwright-core';
 import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
@@ -20,7 +18,7 @@ import { freePortBlock } from '../../helpers/ports.ts';
 import { chromiumMissing, axeViolations, describeViolations } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, consortiumEnv, installedConnection, oneOrganizationChannel, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, hexSerial, installedConnection, oneOrganizationChannel, presentedCertificate, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
 
 const t = requiresAll(suite('console: chaincode deploy with TLS and placement, server certificate renewal (real Fabric, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 /** The placement choice lists registered Kubernetes clusters only: it needs the test cluster registered as a host. */
@@ -35,22 +33,7 @@ let deployed: any;
 let hostId = 0;
 
 const deployBody = (r: Request) => JSON.parse(r.postData() ?? '{}');
-const hexSerial = (s: string) => s.replace(/[^0-9a-f]/gi, '').toLowerCase().replace(/^0+/, '');
 const chaincode = async (name: string) => (await api('GET', `/sc/consortium/chaincodes?networkId=${network.id}&name=${name}`)).json.items[0];
-
-/** The serial of the certificate the chaincode server presents to the peers' client certificate. */
-function presentedSerial(address: string, client: { ca: string; cert: string; key: string }): Promise<string> {
-  const [, host, port] = address.match(/^(.+):(\d+)$/)!;
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host, port: Number(port), ALPNProtocols: ['h2'], ...client, rejectUnauthorized: false }, () => {
-      const cert = new X509Certificate(socket.getPeerCertificate().raw);
-      socket.destroy();
-      resolve(hexSerial(cert.serialNumber));
-    });
-    socket.once('error', reject);
-    socket.setTimeout(20_000, () => (socket.destroy(), reject(new Error(`no TLS answer from ${address}`))));
-  });
-}
 
 t.before(async () => {
   // Its own block of chaincode server ports: the default range is shared with every other consortium test on this machine.
@@ -109,7 +92,7 @@ t('"Renew" in the chaincode table: the new serial and expiry shown, the API\'s a
   await page.getByTestId(`server-tls-${deployed.id}`).getByText(shownSerial, { exact: true }).waitFor({ timeout: 30_000 });
   const connection = await installedConnection(server.dataDir, peer.id, deployed.package_id);
   const address = (await api('GET', `/nodes/${deployed.server_node_id}`)).json.config.address;
-  assert.is(await presentedSerial(address, { ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key }), hexSerial(shownSerial));
+  assert.is(hexSerial((await presentedCertificate(address, connection)).serialNumber), hexSerial(shownSerial));
   const inv = await api('POST', `/sc/consortium/chaincodes/${deployed.id}/invoke`, { function: 'CreateAsset', args: ['renewed', 'blue', '1', 'Ana', '1'] });
   assert.is(inv.status, 200, inv.text);
   await confirm.getByRole('button', { name: 'Close' }).click();

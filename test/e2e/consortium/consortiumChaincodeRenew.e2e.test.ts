@@ -11,13 +11,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
-import { apiOf, consortiumEnv, http2Answer, installedConnection, oneOrganizationChannel, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, hexSerial, http2Answer, installedConnection, oneOrganizationChannel, presentedCertificate, removeConsortiumNodes, until } from './consortiumApi.ts';
 
 const t = requires(suite('consortium chaincode server certificate renewal (real Fabric 2.5.12)'), 'fabric', fabricMissing);
 let server: TestServer;
@@ -33,20 +32,6 @@ let deployed: any;
 let serverNode: any;
 let connection: any;
 
-/** The certificate the chaincode server presents to a TLS client holding the peers' client certificate (as a peer dials it). */
-function presented(address: string, client: { ca: string; cert: string; key: string }): Promise<X509Certificate> {
-  const [, host, port] = address.match(/^(.+):(\d+)$/)!;
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host, port: Number(port), ALPNProtocols: ['h2'], ca: client.ca, cert: client.cert, key: client.key, rejectUnauthorized: false }, () => {
-      const raw = socket.getPeerCertificate().raw;
-      socket.destroy();
-      resolve(new X509Certificate(raw));
-    });
-    socket.once('error', reject);
-    socket.setTimeout(20_000, () => (socket.destroy(), reject(new Error(`no TLS answer from ${address}`))));
-  });
-}
-const hexSerial = (s: string) => s.replace(/[^0-9a-f]/gi, '').toLowerCase().replace(/^0+/, '');
 
 t.before(async () => {
   // Its own block of chaincode server ports: the default range is shared with every other consortium test on this machine.
@@ -96,7 +81,7 @@ t('deploy with TLS and invoke; the chaincode shows its server\'s certificate and
   assert.is(tlsView.server_certificate.expiry_status, 'valid');
   assert.ok(Date.parse(tlsView.server_certificate.not_after) > Date.now());
   assert.ok(tlsView.peer_client_certificate && Date.parse(tlsView.peer_client_certificate.not_after) > Date.now());
-  const cert = await presented(serverNode.config.address, { ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key });
+  const cert = await presentedCertificate(serverNode.config.address, connection);
   assert.is(hexSerial(cert.serialNumber), hexSerial(tlsView.server_certificate.serial_number));
   // The certificate is a key of the service's like any other: its expiry is watched (certificate.expiring / .expired).
   const key = await api('GET', `/keys/${tlsView.server_certificate.key_id}`);
@@ -130,7 +115,7 @@ t('renew: a new certificate from the same TLS CA, the server restarted presents 
 
   // What the server presents now: the new serial and expiry, issued by the organization's TLS CA (the root_cert the peers hold).
   const cert = await until('the restarted server presenting the new certificate', async () => {
-    const c = await presented(serverNode.config.address, { ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key }).catch(() => null);
+    const c = await presentedCertificate(serverNode.config.address, connection).catch(() => null);
     return c && hexSerial(c.serialNumber) === hexSerial(certificate.serial_number) ? c : null;
   }, 60_000, 500);
   assert.is(new Date(cert.validTo).getTime(), Math.floor(Date.parse(certificate.not_after) / 1000) * 1000);

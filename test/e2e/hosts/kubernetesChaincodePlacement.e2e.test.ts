@@ -11,13 +11,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import tls from 'node:tls';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, consortiumEnv, http2Answer, installedConnection, node, organization, until } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, hexSerial, http2Answer, installedConnection, node, organization, presentedCertificate, until } from '../consortium/consortiumApi.ts';
 
 const CHAINCODE_IMAGE = 'lnm-chaincode-asset-registry:local';
 const imageMissing = (() => {
@@ -108,20 +107,7 @@ t('placement {hostId}: the server on the cluster at its NodePort, the peer here 
   placed = { chaincodeId: r.json.chaincode_id, serverNode, connection };
 });
 
-const hexSerial = (s: string) => s.replace(/[^0-9a-f]/gi, '').toLowerCase().replace(/^0+/, '');
-/** The serial of the certificate the server presents at an address to the peers' client certificate. */
-function presentedSerial(address: string, connection: any): Promise<string> {
-  const [, host, port] = address.match(/^(.+):(\d+)$/)!;
-  return new Promise((resolve, reject) => {
-    const socket = tls.connect({ host, port: Number(port), ALPNProtocols: ['h2'], ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key, rejectUnauthorized: false }, () => {
-      const serial = hexSerial(new X509Certificate(socket.getPeerCertificate().raw).serialNumber);
-      socket.destroy();
-      resolve(serial);
-    });
-    socket.once('error', reject);
-    socket.setTimeout(20_000, () => (socket.destroy(), reject(new Error(`no TLS answer from ${address}`))));
-  });
-}
+const presentedSerial = async (address: string, connection: any) => hexSerial((await presentedCertificate(address, connection)).serialNumber);
 
 t('its certificate renewed: the ConfigMap on the cluster holds the new one, the restarted pod presents it at the NodePort, invoke and query still work', async () => {
   assert.ok(placed, 'the placed deploy of the first test');
