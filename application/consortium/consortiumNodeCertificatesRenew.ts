@@ -21,6 +21,10 @@ export async function renewNodeCertificates(input: CommandInput, nodeId: number)
   const { deps } = input;
   const node = await nodeOr404(deps, nodeId);
   if (node.platform !== 'CONSORTIUM') throw new ValidationError(`Node ${node.name} is an ${node.platform.toLowerCase()} node: it has no certificates to renew (its keys are under /keys).`, [{ field: 'id', message: 'not a consortium node' }]);
+  if (node.role === 'chaincode') {
+    const chaincodeId = (node.config as unknown as { chaincodeId?: number }).chaincodeId;
+    throw new ValidationError(`Node ${node.name} is a chaincode server (chaincode ${chaincodeId}): renew its TLS certificate from that chaincode; it has no identity certificate.`, [{ field: 'id', message: 'a chaincode server: renew its certificate from its chaincode' }]);
+  }
   if (node.role === 'orderer' && node.status === 'running') {
     const { state } = await loadState(deps.store, nodeStream(node.id), nodeAggregate);
     const record = state.node as unknown as ConsortiumNodeTarget['node'];

@@ -365,6 +365,8 @@ export const designedEndpointPermissions: readonly EndpointPermission[] = rows([
   ['/nodesharing/proposals/{id}/signatures', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/sign', { POST: 'NETWORK_UPDATE' }],
   ['/nodesharing/proposals/{id}/submit', { POST: 'NETWORK_UPDATE' }],
+  // A chaincode server's TLS certificate reissued by its organization's TLS CA, the server restarted (as POST /nodes/{id}/certificates/renew for a node).
+  [`${sc}/chaincodes/{chaincodeId}/server/certificates/renew`, { POST: 'CERTIFICATE_RENEW' }],
   // Chaincode definitions shared with the peer instance holding another organization of the channel (sharing.chaincode.*).
   ['/nodesharing/chaincodes', { POST: 'CHAINCODE_MANAGE' }],
   // The contracts deployed on an evm network through POST /sc/evm/deploy (what a template export lists).

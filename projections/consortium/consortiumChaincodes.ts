@@ -70,8 +70,19 @@ export interface ChaincodeRow {
   initializedAt: string | null;
   initTxId: string | null;
   initBlockNumber: number | null;
+  /**
+   * The server's TLS certificates when it was recorded with TLS (null: no server yet, or plain
+   * text): its own (serverAuth, renewable through POST .../server/certificates/renew) and the
+   * client certificate the peers present (in the package: a new version renews it).
+   */
+  serverTls: ChaincodeServerTlsRow | null;
   createdAt: string;
   updatedAt: string;
+}
+
+export interface ChaincodeServerTlsRow {
+  server: { keyId: number; serialNumber: string | null; notAfter: string | null; expiryStatus: string };
+  peerClient: { keyId: number; serialNumber: string | null; notAfter: string | null; expiryStatus: string } | null;
 }
 
 const iso = (v: unknown) => new Date(v as string).toISOString();
@@ -84,28 +95,43 @@ function row(r: Record<string, any>): ChaincodeRow {
     source: r.source_kind === 'image' ? { kind: 'image', image: r.source_image } : { kind: 'files' },
     status: r.status, packageId: r.package_id, serverNodeId: r.server_node_id, serverAddress: r.server_address, installedOn: r.installed_on, approvedBy: r.approved_by,
     commitTxId: r.commit_tx_id, commitBlockNumber: r.commit_block_number === null ? null : Number(r.commit_block_number),
-    initializedAt: r.initialized_at ? iso(r.initialized_at) : null, initTxId: r.init_tx_id, initBlockNumber: r.init_block_number === null || r.init_block_number === undefined ? null : Number(r.init_block_number), createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
+    initializedAt: r.initialized_at ? iso(r.initialized_at) : null, initTxId: r.init_tx_id, initBlockNumber: r.init_block_number === null || r.init_block_number === undefined ? null : Number(r.init_block_number),
+    serverTls: r.tls_server_key_id == null ? null : {
+      server: { keyId: r.tls_server_key_id, serialNumber: r.tls_server_serial, notAfter: r.tls_server_not_after ? iso(r.tls_server_not_after) : null, expiryStatus: r.tls_server_expiry },
+      peerClient: r.tls_client_key_id == null ? null : { keyId: r.tls_client_key_id, serialNumber: r.tls_client_serial, notAfter: r.tls_client_not_after ? iso(r.tls_client_not_after) : null, expiryStatus: r.tls_client_expiry },
+    },
+    createdAt: iso(r.created_at), updatedAt: iso(r.updated_at),
   };
 }
 
+// A record with its server's TLS certificates: a server recorded with TLS holds its own keys as
+// key_ids [server TLS, peers' client TLS] (it has no identity key: projections/nodes.ts ownKeyIds).
+const SELECT = `SELECT c.*,
+    st.id AS tls_server_key_id, st.serial_number AS tls_server_serial, st.not_after AS tls_server_not_after, st.expiry_status AS tls_server_expiry,
+    ct.id AS tls_client_key_id, ct.serial_number AS tls_client_serial, ct.not_after AS tls_client_not_after, ct.expiry_status AS tls_client_expiry
+  FROM consortium_chaincodes c
+  LEFT JOIN nodes n ON n.id = c.server_node_id AND n.role = 'chaincode' AND n.config->>'tls' = 'true'
+  LEFT JOIN keys st ON st.id = n.key_ids[1]
+  LEFT JOIN keys ct ON ct.id = n.key_ids[2]`;
+
 export async function getChaincode(pool: pg.Pool, id: number): Promise<ChaincodeRow | null> {
-  const r = await pool.query('SELECT * FROM consortium_chaincodes WHERE id = $1', [id]);
+  const r = await pool.query(`${SELECT} WHERE c.id = $1`, [id]);
   return r.rows[0] ? row(r.rows[0]) : null;
 }
 
 export async function listChaincodes(pool: pg.Pool, q: { networkId?: number; name?: string; limit: number; offset: number }): Promise<{ items: ChaincodeRow[]; total: number }> {
   const where: string[] = [];
   const values: unknown[] = [];
-  if (q.networkId !== undefined) where.push(`network_id = $${values.push(q.networkId)}`);
-  if (q.name !== undefined) where.push(`name = $${values.push(q.name)}`);
+  if (q.networkId !== undefined) where.push(`c.network_id = $${values.push(q.networkId)}`);
+  if (q.name !== undefined) where.push(`c.name = $${values.push(q.name)}`);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const total = Number((await pool.query(`SELECT count(*) FROM consortium_chaincodes ${w}`, values)).rows[0].count);
-  const r = await pool.query(`SELECT * FROM consortium_chaincodes ${w} ORDER BY id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, q.limit, q.offset]);
+  const total = Number((await pool.query(`SELECT count(*) FROM consortium_chaincodes c ${w}`, values)).rows[0].count);
+  const r = await pool.query(`${SELECT} ${w} ORDER BY c.id LIMIT $${values.length + 1} OFFSET $${values.length + 2}`, [...values, q.limit, q.offset]);
   return { items: r.rows.map(row), total };
 }
 
 /** The newest version of a chaincode on a network (highest sequence). */
 export async function latestChaincode(pool: pg.Pool, networkId: number, name: string): Promise<ChaincodeRow | null> {
-  const r = await pool.query('SELECT * FROM consortium_chaincodes WHERE network_id = $1 AND name = $2 ORDER BY sequence DESC, id DESC LIMIT 1', [networkId, name]);
+  const r = await pool.query(`${SELECT} WHERE c.network_id = $1 AND c.name = $2 ORDER BY c.sequence DESC, c.id DESC LIMIT 1`, [networkId, name]);
   return r.rows[0] ? row(r.rows[0]) : null;
 }

@@ -7,6 +7,8 @@ import { listChaincodes, type ChaincodeRow } from '../../../projections/consorti
 import { chaincodeOr404, approveFor, commitOn, installOn } from '../../../application/consortium/consortiumChaincodeSteps.ts';
 import { deployChaincode, registerChaincode, runTransaction } from '../../../application/consortium/consortiumChaincodeDeploy.ts';
 import { Collection, SourceFile } from '../../../application/consortium/chaincodeSchemas.ts';
+import { renewChaincodeServerCertificate } from '../../../application/consortium/consortiumChaincodeServerRenew.ts';
+import { consortiumNodeView, ConsortiumNodeViewSchema } from '../../consortium/consortiumNodeView.ts';
 
 const tags = ['chaincode'];
 
@@ -44,11 +46,27 @@ const InvokeBody = Type.Object({
   endorsingOrganizations: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 250 }), { maxItems: 50, description: 'invoke: organizations whose peers must endorse (default: the gateway picks from the endorsement policy)' })),
 }, { additionalProperties: false });
 
+const Certificate = (what: string) => Type.Object({
+  key_id: Type.Integer(), serial_number: Type.Union([Type.String(), Type.Null()]), not_after: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  expiry_status: Type.String({ description: 'valid, expiring (within 30 days: certificate.expiring), expired (certificate.expired)' }),
+}, { description: what });
+const ServerTlsSchema = Type.Union([
+  Type.Object({
+    server_certificate: Certificate('the server\'s own TLS certificate (serverAuth), issued by the owner organization\'s TLS CA; renewed by POST /sc/consortium/chaincodes/{chaincodeId}/server/certificates/renew'),
+    peer_client_certificate: Type.Union([Certificate('the client certificate the peers present to the server; it is in the package the peers installed: a new version renews it'), Type.Null()]),
+  }),
+  Type.Null(),
+], { description: 'the chaincode server\'s TLS certificates; null: no server yet (made at the first install) or a plain-text server (tls false)' });
+
+const tlsCertificateView = (k: { keyId: number; serialNumber: string | null; notAfter: string | null; expiryStatus: string }) => ({ key_id: k.keyId, serial_number: k.serialNumber, not_after: k.notAfter, expiry_status: k.expiryStatus });
+
 export function chaincodeView(c: ChaincodeRow) {
   return {
     id: c.id, network_id: c.networkId, channel_name: c.channelName, name: c.name, version: c.version, sequence: c.sequence, language: c.language,
     endorsement_policy: c.endorsementPolicy, init_required: c.initRequired, collections: c.collections, source: c.source, status: c.status, package_id: c.packageId,
-    server_node_id: c.serverNodeId, server_address: c.serverAddress, installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
+    server_node_id: c.serverNodeId, server_address: c.serverAddress,
+    server_tls: c.serverTls ? { server_certificate: tlsCertificateView(c.serverTls.server), peer_client_certificate: c.serverTls.peerClient ? tlsCertificateView(c.serverTls.peerClient) : null } : null,
+    installed_on: Object.entries(c.installedOn).map(([peerId, packageId]) => ({ peer_id: Number(peerId), package_id: packageId })),
     approved_by: c.approvedBy, commit_tx_id: c.commitTxId, commit_block_number: c.commitBlockNumber,
     initialized: c.initRequired ? c.initializedAt !== null : null, init_tx_id: c.initTxId, init_block_number: c.initBlockNumber, previous_chaincode_id: c.previousChaincodeId,
     shared_from: c.sharedFrom ? { peer_id: c.sharedFrom.sharingPeerId, instance_id: c.sharedFrom.instanceId, chaincode_id: c.sharedFrom.chaincodeId } : null, created_at: c.createdAt, updated_at: c.updatedAt,
@@ -109,6 +127,27 @@ export const consortiumChaincodeRoutes = [
     responses: { 200: { description: 'package id, sequence, peers reached, approvals, commit, init (initRequired)' }, 400: { description: 'invalid definition or source, an image the Docker host does not have' }, 404: { description: 'no such network' }, 409: { description: 'no joined peer or orderer running; Fabric refused' }, 503: { description: 'a peer or orderer did not answer; an image source and no Docker engine' } },
     async handler(input) {
       return { body: await deployChaincode(input, input.body) };
+    },
+  }),
+  defineRoute({
+    method: 'post', path: '/sc/consortium/chaincodes/:chaincodeId/server/certificates/renew', summary: 'Reissue the chaincode server\'s TLS certificate from the owner organization\'s TLS CA and restart the server to serve it', tags, permission: 'CERTIFICATE_RENEW',
+    params: ChaincodeParams,
+    description: 'Same key and profile (names, usages, validity of a node\'s certificate), new serial and validity (certificate.renewed on the key, audited); the running server is restarted, its start writing the certificate where it reads it (its node directory\'s tls/, or its Secret on a cluster). The peers keep the package they installed: its root_cert (the same TLS CA) verifies the new certificate, so nothing is installed again and the sequence stays. The peers\' client certificate is in that package: a new version renews it. docs/chaincode.md.',
+    responses: {
+      200: {
+        description: 'the renewed certificate, the chaincode (server_tls with the new expiry) and its server after the restart',
+        schema: Type.Object({
+          certificate: Type.Object({ key_id: Type.Integer(), purpose: Type.Literal('TLS'), serial_number: Type.String(), previous_serial_number: Type.Union([Type.String(), Type.Null()]), not_after: Type.String({ format: 'date-time' }) }),
+          chaincode: Type.Object({ id: Type.Integer(), name: Type.String(), version: Type.String(), server_node_id: Type.Union([Type.Integer(), Type.Null()]), server_address: Type.Union([Type.String(), Type.Null()]), server_tls: ServerTlsSchema }, { additionalProperties: true }),
+          server: ConsortiumNodeViewSchema,
+        }),
+      },
+      404: { description: 'no such chaincode' },
+      409: { description: 'nothing renewed: no server yet (CHAINCODE_SERVER_MISSING: install first); a plain-text server (CHAINCODE_SERVER_NO_TLS: tls false or recorded before TLS; a new version with TLS); the server is not running (CHAINCODE_SERVER_NOT_RUNNING: stopped, starting or stopping); the organization\'s TLS CA or the peers\' client certificate changed since the package was installed (CHAINCODE_PACKAGE_CHANGED: a new version)' },
+    },
+    async handler(input) {
+      const { certificate, server } = await renewChaincodeServerCertificate(input, input.params.chaincodeId);
+      return { body: { certificate, chaincode: chaincodeView(await chaincodeOr404(input.deps, input.params.chaincodeId)), server: await consortiumNodeView(input.deps, server) } };
     },
   }),
   defineRoute({

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { connect, hash, signers } from '@hyperledger/fabric-gateway';
 import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
@@ -316,6 +316,26 @@ export function http2Answer(address: string, tlsOptions?: tls.ConnectionOptions)
     socket.once('close', () => done(got.length ? `closed after ${got.toString('hex')}` : 'closed'));
   });
 }
+
+/**
+ * The certificate a chaincode server presents to a TLS client holding the peers' client
+ * certificate (connection.json's root_cert, client_cert, client_key), as a peer dials it.
+ */
+export function presentedCertificate(address: string, connection: { root_cert: string; client_cert: string; client_key: string }): Promise<X509Certificate> {
+  const [, host, port] = address.match(/^(.+):(\d+)$/)!;
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host, port: Number(port), ALPNProtocols: ['h2'], ca: connection.root_cert, cert: connection.client_cert, key: connection.client_key, rejectUnauthorized: false }, () => {
+      const raw = socket.getPeerCertificate().raw;
+      socket.destroy();
+      resolve(new X509Certificate(raw));
+    });
+    socket.once('error', reject);
+    socket.setTimeout(20_000, () => (socket.destroy(), reject(new Error(`no TLS answer from ${address}`))));
+  });
+}
+
+/** A certificate serial number as hex without separators or leading zeros, lower case: X509Certificate's and the API's compare equal. */
+export const hexSerial = (s: string) => s.replace(/[^0-9a-f]/gi, '').toLowerCase().replace(/^0+/, '');
 
 /** connection.json of a chaincode package as a peer keeps it installed (<peer dir>/data/lifecycle/chaincodes/<label>.<hash>.tar.gz). */
 export async function installedConnection(dataDir: string, peerId: number, packageId: string): Promise<any> {

@@ -2,7 +2,8 @@
 // (no registry): a peer and an orderer in containers, the sample chaincode deployed from its
 // chaincode-as-a-service image (lnm-chaincode-asset-registry:local) and from its files (run in
 // lnm-chaincode-node:local), both as containers on the host network, over mutual TLS; invoke and query; the
-// image's container killed from outside gives node.downtime, then recovery. Skipped, saying why,
+// image's container killed from outside gives node.downtime, then recovery; the image's server
+// certificate renewed: the restarted container presents the new one. Skipped, saying why,
 // where no Docker Engine or image is there.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,7 +13,7 @@ import Docker from 'dockerode';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, events, http2Answer, installedConnection, node, organization, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, events, hexSerial, http2Answer, installedConnection, node, organization, presentedCertificate, until } from './consortiumApi.ts';
 
 const docker = new Docker();
 const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
@@ -131,6 +132,21 @@ t('the image\'s container killed from outside: node.downtime, then the next invo
   assert.is(r.json.validation_code, 'VALID');
   await until('node.recovery', async () => ((await events(api, serverId)).includes('node.recovery') ? true : null), 60_000);
   assert.is((await containerOf(serverId))?.State, 'running');
+});
+
+t('the image\'s server certificate renewed under the docker engine: the restarted container presents the new one; invoke works', async () => {
+  const serverNode = (await api('GET', `/nodes/${fromImage.server.node_id}`)).json;
+  const connection = await installedConnection(server.dataDir, peerId, fromImage.package_id);
+  const r = await api('POST', `/sc/consortium/chaincodes/${fromImage.chaincode_id}/server/certificates/renew`);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.server.status, 'running', r.text);
+  const renewed = hexSerial(r.json.certificate.serial_number);
+  assert.is.not(renewed, hexSerial(r.json.certificate.previous_serial_number));
+  await until('the container presenting the renewed certificate', async () => (hexSerial((await presentedCertificate(serverNode.config.address, connection).catch(() => null))?.serialNumber ?? '') === renewed ? true : null), 60_000, 500);
+  assert.is((await containerOf(fromImage.server.node_id))?.State, 'running');
+  const inv = await api('POST', `/sc/consortium/chaincodes/${fromImage.chaincode_id}/invoke`, { function: 'CreateAsset', args: ['a3', 'green', '3', 'Renewed', '1'] });
+  assert.is(inv.status, 200, inv.text);
+  assert.is(inv.json.validation_code, 'VALID');
 });
 
 t.run();

@@ -3,16 +3,20 @@
 // peer run on this machine (process engine): the server is a StatefulSet and NodePort Service on
 // the cluster, connection.json names its NodePort at the cluster's address, which the peer here
 // dials over mutual TLS; invoke and query work. A placement on a host that is no cluster is a 400.
+// Its TLS certificate renewed (POST /sc/consortium/chaincodes/{id}/server/certificates/renew): the
+// server's ConfigMap on the cluster holds the new certificate and the pod, restarted, presents it
+// at the NodePort; invoke and query still work.
 // Counted skips, saying why, without the cluster, Fabric, or the chaincode image.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, consortiumEnv, http2Answer, installedConnection, node, organization, until } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, hexSerial, http2Answer, installedConnection, node, organization, presentedCertificate, until } from '../consortium/consortiumApi.ts';
 
 const CHAINCODE_IMAGE = 'lnm-chaincode-asset-registry:local';
 const imageMissing = (() => {
@@ -30,6 +34,7 @@ const PREFIX = `k8sccp${process.pid % 100000}-`;
 let server: TestServer;
 const api = apiOf(() => server);
 const made: any[] = [];
+let placed: { chaincodeId: number; serverNode: any; connection: any } | null = null;
 
 t.before(async () => {
   server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
@@ -99,6 +104,31 @@ t('placement {hostId}: the server on the cluster at its NodePort, the peer here 
   // The same version placed elsewhere would be another deployment under one version: 409.
   const moved = await api('POST', '/sc/consortium/deploy', body);
   assert.is(moved.status, 409, moved.text);
+  placed = { chaincodeId: r.json.chaincode_id, serverNode, connection };
+});
+
+const presentedSerial = async (address: string, connection: any) => hexSerial((await presentedCertificate(address, connection)).serialNumber);
+
+t('its certificate renewed: the ConfigMap on the cluster holds the new one, the restarted pod presents it at the NodePort, invoke and query still work', async () => {
+  assert.ok(placed, 'the placed deploy of the first test');
+  const { chaincodeId, serverNode, connection } = placed;
+  const old = await presentedSerial(serverNode.config.address, connection);
+  const r = await api('POST', `/sc/consortium/chaincodes/${chaincodeId}/server/certificates/renew`);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.server.status, 'running', r.text);
+  assert.is(hexSerial(r.json.certificate.previous_serial_number), old);
+  const renewed = hexSerial(r.json.certificate.serial_number);
+  assert.is.not(renewed, old);
+  const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
+  const config = await core.readNamespacedConfigMap({ name: `${PREFIX}node-${serverNode.id}-config`, namespace: c().namespace });
+  const serials = Object.values(config.data ?? {}).filter((v) => v.includes('BEGIN CERTIFICATE')).map((pem) => hexSerial(new X509Certificate(pem).serialNumber));
+  assert.ok(serials.includes(renewed), `the ConfigMap holds the renewed certificate (${serials.join(', ')})`);
+  assert.not.ok(serials.includes(old), 'and no longer the old one');
+  await until('the pod presenting the renewed certificate', async () => ((await presentedSerial(serverNode.config.address, connection).catch(() => null)) === renewed ? true : null), 120_000, 1000);
+  const inv = await api('POST', `/sc/consortium/chaincodes/${chaincodeId}/invoke`, { function: 'CreateAsset', args: ['p2', 'red', '1', 'Renewed', '1'] });
+  assert.is(inv.status, 200, inv.text);
+  const read = await api('POST', `/sc/consortium/chaincodes/${chaincodeId}/query`, { function: 'ReadAsset', args: ['p1'] });
+  assert.is(read.json.result_json.owner, 'Placed');
 });
 
 t.run();

@@ -3948,6 +3948,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sc/consortium/chaincodes/{chaincodeId}/server/certificates/renew": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reissue the chaincode server's TLS certificate from the owner organization's TLS CA and restart the server to serve it
+         * @description Same key and profile (names, usages, validity of a node's certificate), new serial and validity (certificate.renewed on the key, audited); the running server is restarted, its start writing the certificate where it reads it (its node directory's tls/, or its Secret on a cluster). The peers keep the package they installed: its root_cert (the same TLS CA) verifies the new certificate, so nothing is installed again and the sequence stays. The peers' client certificate is in that package: a new version renews it. docs/chaincode.md.
+         *
+         *     Permission: `CERTIFICATE_RENEW`.
+         */
+        post: operations["postScConsortiumChaincodesChaincodeIdServerCertificatesRenew"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sc/consortium/deploy": {
         parameters: {
             query?: never;
@@ -28166,6 +28188,172 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    postScConsortiumChaincodesChaincodeIdServerCertificatesRenew: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                chaincodeId: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the renewed certificate, the chaincode (server_tls with the new expiry) and its server after the restart */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        certificate: {
+                            key_id: number;
+                            /** Format: date-time */
+                            not_after: string;
+                            previous_serial_number: string | null;
+                            /** @constant */
+                            purpose: "TLS";
+                            serial_number: string;
+                        };
+                        chaincode: {
+                            id: number;
+                            name: string;
+                            server_address: string | null;
+                            server_node_id: number | null;
+                            /** @description the chaincode server's TLS certificates; null: no server yet (made at the first install) or a plain-text server (tls false) */
+                            server_tls: {
+                                peer_client_certificate: {
+                                    /** @description valid, expiring (within 30 days: certificate.expiring), expired (certificate.expired) */
+                                    expiry_status: string;
+                                    key_id: number;
+                                    not_after: string | null;
+                                    serial_number: string | null;
+                                } | null;
+                                /** @description the server's own TLS certificate (serverAuth), issued by the owner organization's TLS CA; renewed by POST /sc/consortium/chaincodes/{chaincodeId}/server/certificates/renew */
+                                server_certificate: {
+                                    /** @description valid, expiring (within 30 days: certificate.expiring), expired (certificate.expired) */
+                                    expiry_status: string;
+                                    key_id: number;
+                                    not_after: string | null;
+                                    serial_number: string | null;
+                                };
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        server: {
+                            /** @description a peer or orderer: the height of its highest ledger (its channels' heights are under networks; 0 before it joins one), from its operations endpoint's /metrics; GET /nodes/{id} reads it live, lists from the last probe; null while it is not running and for a chaincode server */
+                            block_height: number | null;
+                            /** @constant */
+                            client: "fabric";
+                            config: {
+                                [key: string]: unknown;
+                            };
+                            created_at: string;
+                            endpoints: {
+                                admin: string | null;
+                                chaincode: string | null;
+                                external: string;
+                                grpc: string;
+                                metrics: string | null;
+                                operations: string | null;
+                            };
+                            engine: string;
+                            error: string | null;
+                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            fabric_version: string | null;
+                            /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
+                            healthy: boolean | null;
+                            id: number;
+                            identity_key_id: number | null;
+                            /** @description the health monitor's last reading: status, at, healthy_at, error */
+                            last_probe: {
+                                [key: string]: unknown;
+                            } | null;
+                            msp_id: string;
+                            name: string;
+                            /** @description a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks) */
+                            network_id: number | null;
+                            networks: {
+                                block_height?: number | null;
+                                channel_name: string;
+                                joined: boolean;
+                                joined_at: string | null;
+                                name: string;
+                                network_id: number;
+                            }[];
+                            /** @description CONSORTIUM_PEER, CONSORTIUM_ORDERER or CONSORTIUM_CHAINCODE (a chaincode server) */
+                            nodeType: string;
+                            organization_id: number;
+                            /** @description a peer: the most peers its gossip knows on one channel; an orderer: the most other raft consenters active on one channel; read like block_height */
+                            peer_count: number | null;
+                            /** @constant */
+                            platform: "CONSORTIUM";
+                            /** @description peer, orderer or chaincode */
+                            role: string;
+                            started_at: string | null;
+                            /** @description created, starting, running, stopping, stopped, error (could not start; see error), down (failed its health checks) */
+                            status: string;
+                            tls_key_id: number | null;
+                            updated_at: string;
+                            uptime_seconds: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Bad input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The identity lacks the permission (or the edition lacks the feature), or the session cookie came with a request from another origin (CROSS_ORIGIN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description no such chaincode */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description nothing renewed: no server yet (CHAINCODE_SERVER_MISSING: install first); a plain-text server (CHAINCODE_SERVER_NO_TLS: tls false or recorded before TLS; a new version with TLS); the server is not running (CHAINCODE_SERVER_NOT_RUNNING: stopped, starting or stopping); the organization's TLS CA or the peers' client certificate changed since the package was installed (CHAINCODE_PACKAGE_CHANGED: a new version) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
         };
     };

@@ -1,7 +1,8 @@
 // Where nodes run (docs/hosts.md): this service's machine, a registered node host (a Docker
 // Engine or a Kubernetes cluster, GET /hosts) or a host picked by labels. One choice for every
 // form that places nodes: a node create (config.hostId / config.hostLabels) and the network
-// creates (placement.hostId / placement.hostLabels). Shown only with hosts registered and HOST_READ.
+// creates (placement.hostId / placement.hostLabels), and a chaincode deploy's server (placement.hostId
+// of a Kubernetes cluster only: `only="kubernetes"`). Shown only with such hosts registered and HOST_READ.
 import { useState } from 'react';
 import { useHosts } from '../api/queries';
 import { useSession } from '../session';
@@ -32,16 +33,20 @@ export function usePlacement(enabled = true): PlacementChoice {
   return { where, setWhere, hostLabels, setHostLabels, labels, hosts, placement, ready };
 }
 
-/** The host choice; `field` is where the API names the fields in its refusals (config or placement). */
-export function PlacementFields({ choice, error, field, idPrefix, label = 'Where it runs' }: { choice: PlacementChoice; error: unknown; field: 'config' | 'placement'; idPrefix: string; label?: string }) {
-  const items = choice.hosts.data?.items ?? [];
+/**
+ * The host choice; `field` is where the API names the fields in its refusals (config or placement).
+ * `only="kubernetes"`: the registered Kubernetes clusters only, no choice by labels (what a
+ * chaincode server's placement takes); `defaultLabel` names what no choice means.
+ */
+export function PlacementFields({ choice, error, field, idPrefix, label = 'Where it runs', only, defaultLabel = "This service's machine" }: { choice: PlacementChoice; error: unknown; field: 'config' | 'placement'; idPrefix: string; label?: string; only?: 'kubernetes'; defaultLabel?: string }) {
+  const items = (choice.hosts.data?.items ?? []).filter((h) => !only || h.kind === only);
   if (!items.length) return null;
   return (
     <>
       <label>
         {label}
         <select {...invalid(error, `${field}.hostId`)} value={choice.where} onChange={(e) => choice.setWhere(e.target.value)}>
-          <option value="">This service's machine</option>
+          <option value="">{defaultLabel}</option>
           {items.map((h) => (
             <option key={h.id} value={h.id}>
               Host {h.name} ({h.kind === 'kubernetes' ? 'Kubernetes cluster, ' : ''}
@@ -49,7 +54,7 @@ export function PlacementFields({ choice, error, field, idPrefix, label = 'Where
               {h.capacity.maxNodes !== null ? `, at most ${h.capacity.maxNodes} nodes` : ''})
             </option>
           ))}
-          <option value="labels">A host picked by labels</option>
+          {only ? null : <option value="labels">A host picked by labels</option>}
         </select>
         <FieldError error={error} field={`${field}.hostId`} />
       </label>

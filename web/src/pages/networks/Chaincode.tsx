@@ -13,6 +13,9 @@ import { DataTable } from '../../components/DataTable';
 import { ChaincodeSteps } from './ChaincodeSteps';
 import { ShareChaincode } from './ShareChaincode';
 import { fileBase64 } from '../../components/base64';
+import { When } from '../../components/format';
+import { ChaincodeServerRenew } from './ChaincodeServerRenew';
+import { PlacementFields, usePlacement } from '../../components/Placement';
 import samplePackage from '../../../../samples/chaincode/asset-registry/package.json?raw';
 import sampleSource from '../../../../samples/chaincode/asset-registry/assetRegistry.ts?raw';
 
@@ -24,6 +27,14 @@ export interface ChaincodeRecord {
   status: string;
   endorsement_policy: string | null;
   shared_from: { peer_id: number; instance_id: string; chaincode_id: number } | null;
+  server_node_id: number | null;
+  server_tls: { server_certificate: TlsCertificate; peer_client_certificate: TlsCertificate | null } | null;
+}
+interface TlsCertificate {
+  key_id: number;
+  serial_number: string | null;
+  not_after: string | null;
+  expiry_status: string;
 }
 interface DeployAnswer {
   chaincode_id: number;
@@ -50,6 +61,7 @@ export function Chaincodes({ networkId }: { networkId: number }) {
   const { can } = useSession();
   const list = useQuery({ queryKey: ['chaincodes', networkId], refetchInterval: 5_000, queryFn: () => getJson<{ items: ChaincodeRecord[]; total: number }>(`/api/v1/sc/consortium/chaincodes?networkId=${networkId}&limit=100`) });
   const committed = list.data?.items.filter((c) => c.status === 'committed') ?? [];
+  const [renewing, setRenewing] = useState<ChaincodeRecord | null>(null);
   return (
     <>
       <h2>Chaincode</h2>
@@ -67,15 +79,43 @@ export function Chaincodes({ networkId }: { networkId: number }) {
               { header: 'Status', cell: (c) => c.status },
               { header: 'Endorsement policy', cell: (c) => <>{c.endorsement_policy ? <code>{c.endorsement_policy}</code> : 'default'}</> },
               { header: 'Defined by', cell: (c) => (c.shared_from ? <>instance <code>{c.shared_from.instance_id}</code> (shared)</> : 'this instance') },
+              { header: 'Server TLS', cell: (c) => <ServerTls chaincode={c} onRenew={can('CERTIFICATE_RENEW') ? () => setRenewing(c) : undefined} /> },
             ]}
           />
         )}
       </QueryView>
+      {renewing ? <ChaincodeServerRenew key={renewing.id} chaincodeId={renewing.id} what={`the server of ${renewing.name} ${renewing.version}`} onDone={() => setRenewing(null)} /> : null}
       {can('CHAINCODE_MANAGE') ? <DeployChaincode networkId={networkId} /> : null}
       {can('CHAINCODE_MANAGE') && (list.data?.items.length ?? 0) > 0 ? <ChaincodeSteps networkId={networkId} chaincodes={list.data!.items} /> : null}
       {can('CHAINCODE_MANAGE') && list.data?.items.some((c) => !c.shared_from) ? <ShareChaincode chaincodes={list.data.items.filter((c) => !c.shared_from)} /> : null}
       {can('CHAINCODE_INVOKE') && committed.length > 0 ? <RunTransaction chaincodes={committed} /> : null}
     </>
+  );
+}
+
+/** The chaincode server's TLS: its certificate's expiry (and the peers' client certificate's), or why it has none. */
+function ServerTls({ chaincode: c, onRenew }: { chaincode: ChaincodeRecord; onRenew?: () => void }) {
+  if (!c.server_node_id) return <span className="muted">no server yet</span>;
+  if (!c.server_tls) return <>plain text</>;
+  const s = c.server_tls.server_certificate;
+  const client = c.server_tls.peer_client_certificate;
+  return (
+    <span data-testid={`server-tls-${c.id}`}>
+      mutual TLS, certificate <code className="hash">{s.serial_number}</code> expires <When at={s.not_after} /> <span className={`badge expiry-${s.expiry_status}`}>{s.expiry_status}</span>
+      {client ? (
+        <>
+          ; peers' client certificate expires <When at={client.not_after} />
+        </>
+      ) : null}
+      {onRenew ? (
+        <>
+          {' '}
+          <button type="button" aria-label={`Renew the server certificate of ${c.name} ${c.version}`} onClick={onRenew}>
+            Renew
+          </button>
+        </>
+      ) : null}
+    </span>
   );
 }
 
@@ -91,6 +131,8 @@ function DeployChaincode({ networkId }: { networkId: number }) {
   const [policy, setPolicy] = useState('');
   const [archive, setArchive] = useState<File | null>(null);
   const [image, setImage] = useState('');
+  const [tls, setTls] = useState(true);
+  const where = usePlacement();
   const m = useMutation({
     mutationFn: async (mode: 'deploy' | 'record'): Promise<{ mode: 'deploy'; answer: DeployAnswer } | { mode: 'record'; answer: ChaincodeRecord }> => {
       let src: { files: typeof SAMPLE_FILES } | { archive: string } | { image: string };
@@ -100,7 +142,10 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         if (archive.size > MAX_ARCHIVE) throw new Error(`The archive is ${archive.size} bytes; at most ${MAX_ARCHIVE} bytes can be sent.`);
         src = { archive: await fileBase64(archive) };
       } else src = { image: image.trim() };
-      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), source: src };
+      // The chaincode server goes on a registered Kubernetes cluster ({hostId}) or, by default, with the owner organization's peers.
+      const placement = where.placement && 'hostId' in where.placement ? { placement: { hostId: where.placement.hostId } } : {};
+      // TLS on is the API's default, left out so that redeploying a version recorded before TLS existed still matches it.
+      const body = { networkId, name, version, ...(policy.trim() ? { endorsementPolicy: policy.trim() } : {}), ...(tls ? {} : { tls: false }), ...placement, source: src };
       if (mode === 'record') return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/chaincodes', { body }))) as unknown as ChaincodeRecord };
       return { mode, answer: (await unwrap(api.POST('/api/v1/sc/consortium/deploy', { body }))) as unknown as DeployAnswer };
     },
@@ -159,6 +204,15 @@ function DeployChaincode({ networkId }: { networkId: number }) {
         <input {...invalid(m.error, 'endorsementPolicy')} className="code" value={policy} onChange={(e) => setPolicy(e.target.value)} placeholder="AND('Org1MSP.peer','Org2MSP.peer')" />
         <FieldError error={m.error} field="endorsementPolicy" />
       </label>
+      <label>
+        <input type="checkbox" checked={tls} onChange={(e) => setTls(e.target.checked)} aria-describedby="cc-tls-help" /> Mutual TLS between the peers and the chaincode server
+      </label>
+      <small id="cc-tls-help">
+        {tls
+          ? "The server's certificate and the peers' client certificate are issued by the organization's TLS CA."
+          : 'Plain text: only for a chaincode server that cannot take TLS. Fixed for this version.'}
+      </small>
+      <PlacementFields choice={where} error={m.error} field="placement" idPrefix="cc-deploy" label="Where its chaincode server runs" only="kubernetes" defaultLabel="With the organization's peers (their cluster, else this machine)" />
       <ActionError error={m.error} />
       {m.data?.mode === 'deploy' ? (
         <p className="verdict valid" role="status">

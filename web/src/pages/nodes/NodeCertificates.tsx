@@ -1,7 +1,8 @@
 // A consortium node's certificates (its identity and TLS keys, GET /keys/{id}): subject, serial,
 // validity and expiry; "Renew certificates" reissues both from the organization's CAs with the
 // same keys (POST /nodes/{id}/certificates/renew) and restarts a running node so it serves them,
-// after a confirmation that says so.
+// after a confirmation that says so. A chaincode server's TLS certificate is renewed from its
+// chaincode (POST /sc/consortium/chaincodes/{id}/server/certificates/renew, ChaincodeServerRenew).
 import { useState } from 'react';
 import { useMutation, useQueries, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Json } from '../../api/client';
@@ -9,6 +10,7 @@ import { ActionError, ErrorState, Loading } from '../../components/states';
 import { DataTable, type Column } from '../../components/DataTable';
 import { When } from '../../components/format';
 import { Can } from '../../session';
+import { ChaincodeServerRenew } from '../networks/ChaincodeServerRenew';
 
 type Key = Json<'/api/v1/keys/{id}', 'get'>;
 type Row = { purpose: string; key: Key };
@@ -22,7 +24,7 @@ const columns: Array<Column<Row>> = [
   { header: 'Expiry', cell: (r) => <span className={`badge expiry-${r.key.expiryStatus}`}>{r.key.expiryStatus}</span> },
 ];
 
-export function NodeCertificates({ nodeId, name, status, identityKeyId, tlsKeyId }: { nodeId: number; name: string; status: string; identityKeyId: number | null; tlsKeyId: number | null }) {
+export function NodeCertificates({ nodeId, name, status, identityKeyId, tlsKeyId, chaincodeId }: { nodeId: number; name: string; status: string; identityKeyId: number | null; tlsKeyId: number | null; chaincodeId?: number }) {
   const qc = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const ids = [
@@ -38,7 +40,7 @@ export function NodeCertificates({ nodeId, name, status, identityKeyId, tlsKeyId
       void qc.invalidateQueries({ queryKey: ['node', nodeId] });
     },
   });
-  if (ids.length === 0) return <div className="state empty">This node has no certificates (a chaincode server has none of its own).</div>;
+  if (ids.length === 0) return <div className="state empty">This node has no certificates{chaincodeId ? ' (a chaincode server that serves plain text)' : ''}.</div>;
   const failed = keys.find((k) => k.error);
   return (
     <>
@@ -50,7 +52,15 @@ export function NodeCertificates({ nodeId, name, status, identityKeyId, tlsKeyId
         <DataTable caption={`Certificates of ${name}`} rows={ids.map((k, i) => ({ purpose: k.purpose, key: keys[i].data! }))} columns={columns} rowKey={(r) => r.purpose} empty="No certificates." />
       )}
       <Can permission="CERTIFICATE_RENEW">
-        {!confirming ? (
+        {chaincodeId ? (
+          !confirming ? (
+            <button type="button" onClick={() => setConfirming(true)}>
+              Renew server certificate
+            </button>
+          ) : (
+            <ChaincodeServerRenew chaincodeId={chaincodeId} what={`chaincode server ${name}`} onDone={() => setConfirming(false)} />
+          )
+        ) : !confirming ? (
           <button type="button" onClick={() => setConfirming(true)} disabled={renew.isPending}>
             Renew certificates
           </button>

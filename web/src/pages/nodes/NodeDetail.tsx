@@ -104,7 +104,14 @@ export default function NodeDetail() {
       {node.data && 'identity_key_id' in node.data && can('KEY_READ') ? (
         <section aria-labelledby="certificates-title">
           <h2 id="certificates-title">Certificates</h2>
-          <NodeCertificates nodeId={id} name={node.data.name} status={node.data.status} identityKeyId={node.data.identity_key_id} tlsKeyId={node.data.tls_key_id} />
+          <NodeCertificates
+            nodeId={id}
+            name={node.data.name}
+            status={node.data.status}
+            identityKeyId={node.data.identity_key_id}
+            tlsKeyId={node.data.tls_key_id}
+            chaincodeId={node.data.role === 'chaincode' ? Number((node.data.config as { chaincodeId?: number }).chaincodeId) || undefined : undefined}
+          />
         </section>
       ) : null}
       <section aria-labelledby="events-title">
