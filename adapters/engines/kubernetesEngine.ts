@@ -87,6 +87,8 @@ export interface KubernetesEngineOptions {
   readyTimeoutMs?: number;
   /** Time allowed to each API call. */
   requestTimeoutMs?: number;
+  /** A claim copy (backup, restore) that moves no data for this long fails; default 120 s. */
+  copyStallMs?: number;
 }
 
 export interface KubernetesNodeEngine extends NodeEngine {
@@ -634,6 +636,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   // ---- The claim's files in and out (backups, `lnm restore`): a helper pod, kubernetesVolumeCopy.ts.
   const restoreDirOf = (nodeKey: string) => path.join(options.dataDir, HOSTED_RESTORE_DIR, path.basename(dirOf(nodeKey)));
   const helperImage = options.images?.service ?? 'service';
+  const copyStallMs = options.copyStallMs ?? 120_000;
 
   /**
    * Runs `node -e <script> <dir>` in a helper pod of the service's image mounting the node's claim
@@ -719,11 +722,19 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       }),
     );
     ws.on('close', () => settle(new Error(`the Exec connection to the helper pod closed before the copy ended${stderr ? `: ${maskSecrets(stderr.trim().split('\n')[0]!)}` : ''}`)));
+    // No hang: a copy that moves no byte either way for copyStallMs fails (and the pod is removed).
+    let moved = Date.now();
+    ws.on('message', () => (moved = Date.now()));
+    const watch = setInterval(() => {
+      if (Date.now() - moved > copyStallMs) settle(new Error(`the copy in the helper pod moved no data for ${Math.round(copyStallMs / 1000)} s`));
+    }, 1000);
+    watch.unref();
     ws.on('error', (err: Error) => settle(new Error(`the Exec connection to the helper pod failed: ${maskSecrets(err.message)}`)));
     try {
       if (feed && stdin) {
         const send = async (b: Buffer) => {
           stdin.write(b);
+          moved = Date.now();
           // The WebSocket has no flow control of its own: wait while much is still queued.
           while (ws.bufferedAmount > 8 << 20) await sleep(20);
         };
@@ -731,6 +742,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       }
       await finished;
     } finally {
+      clearInterval(watch);
       stdin?.destroy();
       ws.close();
     }
