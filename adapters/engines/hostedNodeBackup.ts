@@ -7,7 +7,9 @@
 // and backup.json names, per node, its host and how many files were read. A host that does not
 // answer fails the backup, naming the node and the host: a COMPLETED backup without a node's
 // ledger would be a false promise. A node that never started (no container) has nothing on its
-// host; it is listed with files 0.
+// host; it is listed with files 0. A node on a Kubernetes cluster is read the same way from its
+// claim there (kubernetesEngine.ts copyNodeDataOut: a helper pod mounting the claim), and put back
+// into its claim at its next start.
 //
 // `lnm restore` moves backup-export/hosts/ to <dataDir>/hosted-restore/ (restoreHostedNodes);
 // the node's next start on its host empties its volume and puts these files back through the
@@ -34,9 +36,6 @@ export function hostedNodesBackupPart(deps: { pool: pg.Pool; hostEngines: HostEn
         const hostId = Number(r.host_id);
         const engine = await deps.hostEngines(hostId);
         if (!engine) throw new Error(`node ${r.id} is placed on host ${hostId}, which is not registered: its data cannot be read`);
-        // A node on a Kubernetes cluster keeps its data in a claim of the cluster's storage, which
-        // the cluster's own backups cover (docs/kubernetes.md): nothing of it is copied here.
-        if (!('copyNodeDataOut' in engine)) continue;
         let copied;
         try {
           copied = await engine.copyNodeDataOut(nodeKey(r.id), path.join(exportDir, nodeKey(r.id)));

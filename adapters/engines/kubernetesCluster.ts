@@ -12,8 +12,11 @@ import { kubeConfigOf, reasonOf, statusOf, withTimeout, type KubernetesClusterCo
 /** What the engine does in the nodes' namespace: the Role of docs/kubernetes.md grants exactly this. */
 export const ENGINE_PERMISSIONS: readonly { group: string; resource: string; subresource?: string; verbs: readonly string[] }[] = [
   { group: 'apps', resource: 'statefulsets', verbs: ['get', 'list', 'create', 'update', 'delete'] },
-  { group: '', resource: 'pods', verbs: ['get', 'list', 'delete'] },
+  // create: the helper pod that copies a node's claim for backups and restores (kubernetesVolumeCopy.ts),
+  // reached through pods/exec (a WebSocket: get on 1.20, create on current releases).
+  { group: '', resource: 'pods', verbs: ['get', 'list', 'create', 'delete'] },
   { group: '', resource: 'pods', subresource: 'log', verbs: ['get'] },
+  { group: '', resource: 'pods', subresource: 'exec', verbs: ['get', 'create'] },
   { group: '', resource: 'services', verbs: ['get', 'list', 'create', 'update', 'delete'] },
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'create', 'update', 'delete'] },
   { group: '', resource: 'secrets', verbs: ['get', 'list', 'create', 'update', 'delete'] },

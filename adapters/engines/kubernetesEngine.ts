@@ -18,7 +18,9 @@
 // Credentials (a bearer token or a client key) are only handed to the client; no message built
 // here carries them.
 import { createHash } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import {
@@ -38,6 +40,8 @@ import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
+import { HOSTED_RESTORE_DIR } from './dockerEngine.ts';
+import { emptyDir, frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFrames, type CopyCounts } from './kubernetesVolumeCopy.ts';
 
 /** How to reach a registered cluster and where its nodes go. */
 export interface KubernetesClusterConnection {
@@ -85,6 +89,8 @@ export interface KubernetesEngineOptions {
   readyTimeoutMs?: number;
   /** Time allowed to each API call. */
   requestTimeoutMs?: number;
+  /** A claim copy (backup, restore) that moves no data for this long fails; default 120 s. */
+  copyStallMs?: number;
 }
 
 export interface KubernetesNodeEngine extends NodeEngine {
@@ -105,6 +111,13 @@ export interface KubernetesNodeEngine extends NodeEngine {
   reservePorts(nodeKey: string, ports: number[]): Promise<void>;
   /** The names of the objects the engine makes for `nodeKey`. */
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
+  /**
+   * Copies the files of the node's claim into `intoDir` (backups), through a short-lived helper
+   * pod of the service's image mounting the claim read-only (kubernetesVolumeCopy.ts), whether the
+   * node runs or is stopped. Regular files and directories; anything else is counted in
+   * `skipped`. null when the node has no claim on the cluster (never started, or removed).
+   */
+  copyNodeDataOut(nodeKey: string, intoDir: string): Promise<CopyCounts | null>;
 }
 
 
@@ -442,7 +455,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const image = options.images?.[spec.docker!.image] ?? spec.docker!.image;
 
     let firstStart = false;
-    const made = { claim: false };
+    const made: { claim: boolean; restored?: boolean } = { claim: false };
     try {
       const existing = await statefulSet(spec.nodeKey);
       if (existing && !ours(existing.metadata, spec.nodeKey)) {
@@ -459,7 +472,10 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         if (kept) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
       firstStart = !existing;
-      return await makeAndAwait(spec, image, existing, made);
+      const started = await makeAndAwait(spec, image, existing, made);
+      // Put back once: later starts keep what the node writes from here on.
+      if (made.restored) await rm(restoreDirOf(spec.nodeKey), { recursive: true, force: true });
+      return started;
     } catch (err) {
       // Nothing half-made stays in the cluster: a first start removes all it made (the claim
       // when this start made it: a claim kept from an earlier delete holds a ledger); a later
@@ -480,7 +496,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }
   }
 
-  async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean }): Promise<NodeStarted> {
+  async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean; restored?: boolean }): Promise<NodeStarted> {
     const n = names(spec.nodeKey);
     const files = fileObjects(spec);
     await put('secret', files.secret);
@@ -497,8 +513,11 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
       await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     } else if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    // Restored from a backup (`lnm restore`): the claim starts again from the backup's files only,
+    // which hold the node's own state (no seeding of a new volume then).
+    made.restored = await restoreIntoClaim(spec);
     const desired = statefulSetOf(spec, image, files);
-    if (!existing && made.claim && spec.seedArgs) {
+    if (!existing && made.claim && spec.seedArgs && !made.restored) {
       // A new volume to seed: the first pod runs the seed args until Ready and has written its
       // state (SIGTERM when the template changes), then the pod of the node's own args replaces it.
       const seeding = statefulSetOf({ ...spec, docker: { ...spec.docker!, args: spec.seedArgs } }, image, files);
@@ -641,8 +660,168 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }
   }
 
+  // ---- The claim's files in and out (backups, `lnm restore`): a helper pod, kubernetesVolumeCopy.ts.
+  const restoreDirOf = (nodeKey: string) => path.join(options.dataDir, HOSTED_RESTORE_DIR, path.basename(dirOf(nodeKey)));
+  const helperImage = options.images?.service ?? 'service';
+  const copyStallMs = options.copyStallMs ?? 120_000;
+
+  /**
+   * Runs `node -e <script> <dir>` in a helper pod of the service's image mounting the node's claim
+   * at the node's directory (read-only unless `write`), on the cluster node of the node's pod when
+   * it runs (a ReadWriteOnce claim is shared by pods of one cluster node). The pod is removed
+   * whatever happens; it also ends itself after an hour (activeDeadlineSeconds) if this service
+   * dies before removing it.
+   */
+  async function withHelperPod<T>(nodeKey: string, write: boolean, run: (podName: string) => Promise<T>): Promise<T> {
+    const n = names(nodeKey);
+    const podName = `${n.statefulSet.slice(0, 52)}-copy`;
+    const nodeName = (await podOf(nodeKey))?.spec?.nodeName;
+    const old = await read(() => core.readNamespacedPod({ name: podName, namespace: ns }));
+    if (old && ours(old.metadata, nodeKey)) await removeHelper(podName);
+    const pod: k8s.V1Pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: podName, labels: { ...labels(nodeKey), 'lnm.role': 'volume-copy' } },
+      spec: {
+        restartPolicy: 'Never',
+        automountServiceAccountToken: false,
+        enableServiceLinks: false,
+        terminationGracePeriodSeconds: 0,
+        activeDeadlineSeconds: 3600,
+        ...(nodeName ? { nodeName } : {}),
+        ...(c.imagePullSecret ? { imagePullSecrets: [{ name: c.imagePullSecret }] } : {}),
+        containers: [
+          {
+            name: 'copy',
+            image: helperImage,
+            imagePullPolicy: c.imagePullPolicy ?? 'Never',
+            command: ['node', '-e', 'setTimeout(() => {}, 3600e3)'],
+            volumeMounts: [{ name: 'data', mountPath: dirOf(nodeKey), readOnly: !write }],
+          },
+        ],
+        volumes: [{ name: 'data', persistentVolumeClaim: { claimName: n.claim, readOnly: !write } }],
+      },
+    };
+    await call(core.createNamespacedPod({ namespace: ns, body: pod }));
+    try {
+      const deadline = Date.now() + readyTimeoutMs;
+      for (;;) {
+        const p = await podOf2(podName);
+        if (p?.status?.phase === 'Running') break;
+        const waiting = p?.status?.containerStatuses?.[0]?.state?.waiting;
+        if (waiting?.reason && /Image|CreateContainer|RunContainer/.test(waiting.reason)) throw new Error(`the helper pod (image ${helperImage}) cannot run: ${waiting.reason}${waiting.message ? `: ${maskSecrets(waiting.message)}` : ''}`);
+        if (p?.status?.phase === 'Failed' || p?.status?.phase === 'Succeeded') throw new Error(`the helper pod ended (${p.status.phase}) before the copy`);
+        if (Date.now() > deadline) throw new Error(`the helper pod was not running within ${Math.round(readyTimeoutMs / 1000)} s (phase ${p?.status?.phase ?? 'not created'})`);
+        await sleep(500);
+      }
+      return await run(podName);
+    } finally {
+      await removeHelper(podName).catch(() => undefined);
+    }
+  }
+  const podOf2 = (name: string) => read(() => core.readNamespacedPod({ name, namespace: ns }));
+  async function removeHelper(podName: string): Promise<void> {
+    await gone(() => core.deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 }));
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (await podOf2(podName))) await sleep(500);
+  }
+
+  /** Runs a script in the helper pod over the Exec WebSocket; resolves once it exited 0, with its stderr for a failure. */
+  async function execScript(podName: string, args: string[], stdout: Writable, feed?: (send: (b: Buffer) => Promise<void>) => Promise<unknown>): Promise<void> {
+    let stderr = '';
+    const errSink = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        if (stderr.length < 2000) stderr += chunk.toString('utf8');
+        cb();
+      },
+    });
+    // Stdin is never ended: a Kubernetes 1.20 Exec WebSocket cannot half-close it (ending it would
+    // close the connection); the frames carry their own end.
+    const stdin = feed ? new PassThrough() : null;
+    let settle!: (err?: Error) => void;
+    const finished = new Promise<void>((resolve, reject) => {
+      settle = (err) => (err ? reject(err) : resolve());
+    });
+    const ws = await call(
+      new k8s.Exec(kc).exec(ns, podName, 'copy', ['node', '-e', ...args], stdout, errSink, stdin, false, (status) => {
+        if (status.status === 'Success') settle();
+        else settle(new Error(`the copy in the helper pod failed: ${maskSecrets((stderr.trim() || status.message || 'exit code ' + (status.details?.causes?.find((x) => x.reason === 'ExitCode')?.message ?? '?')).split('\n')[0]!)}`));
+      }),
+    );
+    ws.on('close', () => settle(new Error(`the Exec connection to the helper pod closed before the copy ended${stderr ? `: ${maskSecrets(stderr.trim().split('\n')[0]!)}` : ''}`)));
+    // No hang: a copy that moves no byte either way for copyStallMs fails (and the pod is removed).
+    let moved = Date.now();
+    ws.on('message', () => (moved = Date.now()));
+    const watch = setInterval(() => {
+      if (Date.now() - moved > copyStallMs) settle(new Error(`the copy in the helper pod moved no data for ${Math.round(copyStallMs / 1000)} s`));
+    }, 1000);
+    watch.unref();
+    ws.on('error', (err: Error) => settle(new Error(`the Exec connection to the helper pod failed: ${maskSecrets(err.message)}`)));
+    try {
+      if (feed && stdin) {
+        const send = async (b: Buffer) => {
+          stdin.write(b);
+          moved = Date.now();
+          // The WebSocket has no flow control of its own: wait while much is still queued.
+          while (ws.bufferedAmount > 8 << 20) await sleep(20);
+        };
+        await Promise.race([feed(send), finished]);
+      }
+      await finished;
+    } finally {
+      clearInterval(watch);
+      stdin?.destroy();
+      ws.close();
+    }
+  }
+
+  async function copyNodeDataOut(nodeKey: string, intoDir: string): Promise<CopyCounts | null> {
+    const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: names(nodeKey).claim, namespace: ns }));
+    if (!claim || !ours(claim.metadata, nodeKey)) return null;
+    await emptyDir(intoDir);
+    const out = frameWriter(intoDir);
+    await withHelperPod(nodeKey, false, async (podName) => {
+      const written = new Promise<void>((resolve, reject) => {
+        out.sink.on('finish', resolve);
+        out.sink.on('error', reject);
+      });
+      await execScript(podName, [READ_SCRIPT, dirOf(nodeKey)], out.sink);
+      await written;
+    });
+    const { ended, ...counts } = out.done();
+    if (!ended) throw new Error(`the copy of the claim ${names(nodeKey).claim} ended early`);
+    return counts;
+  }
+
+  /**
+   * After `lnm restore` (files left in <dataDir>/hosted-restore/<nodeKey>/): empties the node's
+   * claim and writes the backup's files into it, with the node's pod not running. Returns true
+   * when it did; the caller removes the files here once the node started on them.
+   */
+  async function restoreIntoClaim(spec: NodeLaunchSpec): Promise<boolean> {
+    const from = restoreDirOf(spec.nodeKey);
+    if (!(await stat(from).then((s) => s.isDirectory(), () => false))) return false;
+    await scale(spec.nodeKey, 0);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (await podOf(spec.nodeKey))) await sleep(500);
+    const lines: string[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        lines.push(chunk.toString('utf8'));
+        cb();
+      },
+    });
+    try {
+      await withHelperPod(spec.nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, dirOf(spec.nodeKey)], out, (send) => writeFrames(from, send)));
+    } catch (err) {
+      throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: putting its restored files into the claim ${names(spec.nodeKey).claim} on cluster ${c.name} failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
+    }
+    return true;
+  }
+
   const engine: KubernetesNodeEngine = {
     kind: 'kubernetes',
+    copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
@@ -672,6 +851,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         await stopNode(nodeKey, opts);
         await removeObjects(nodeKey, opts.deleteVolume === true);
         await rm(dirOf(nodeKey), { recursive: true, force: true });
+        await rm(restoreDirOf(nodeKey), { recursive: true, force: true });
       }),
 
     async status(nodeKey): Promise<NodeStatus> {

@@ -308,6 +308,8 @@ objects() {
   local here; here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
   # The Role of docs/kubernetes.md (the engine's least RBAC), as JSON.
   create "/apis/rbac.authorization.k8s.io/v1/namespaces/$NAMESPACE/roles" "$(sed 's/^#.*//' "$here/engine-role.json")"
+  # A cluster made before the Role grew (pods/exec for the claim copies) gets the current one.
+  api PUT "/apis/rbac.authorization.k8s.io/v1/namespaces/$NAMESPACE/roles/lnm-engine" "$(sed 's/^#.*//' "$here/engine-role.json")" >/dev/null
   create "/apis/rbac.authorization.k8s.io/v1/namespaces/$NAMESPACE/rolebindings" "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":\"lnm-engine\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Role\",\"name\":\"lnm-engine\"},\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"lnm-engine\",\"namespace\":\"$NAMESPACE\"}]}"
   # Cluster-wide reads the engine's health check makes (nodes, storage classes).
   create /apis/rbac.authorization.k8s.io/v1/clusterroles "$(sed 's/^#.*//' "$here/engine-clusterrole.json")"

@@ -1,0 +1,186 @@
+// The files of a cluster node's claim, in and out, for backups and `lnm restore`
+// (kubernetesEngine.ts copyNodeDataOut and the restore at start). The node images are built FROM
+// scratch (.ci/docker.sh: no tar, no shell), so the engine runs a short-lived helper pod of the
+// service's own image (Node.js) mounting the claim, and streams the files over the Exec
+// WebSocket as frames: a 4-byte big-endian length, a JSON header {t: 'd' | 'f' | 'o' | 'e', p:
+// the path relative to the directory, m: mode, s: size}, then for a file its s bytes; 'o' is
+// anything else (a link, a device: counted, not copied), 'e' the end. No tar program is needed on
+// either side and the same frames go both ways.
+//
+// The scripts below run in the helper pod as `node -e <script> <directory>`; they are
+// self-contained (no reference outside their text).
+import { createReadStream } from 'node:fs';
+import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+
+/** Writes the frames of every entry under the directory to stdout (read while the node may run). */
+export const READ_SCRIPT = `
+const fs = require('node:fs'), p = require('node:path');
+const root = process.argv[1];
+async function put(b) { if (!process.stdout.write(b)) await new Promise((r) => process.stdout.once('drain', r)); }
+async function frame(h) { const j = Buffer.from(JSON.stringify(h)); const n = Buffer.alloc(4); n.writeUInt32BE(j.length); await put(Buffer.concat([n, j])); }
+async function walk(rel) {
+  for (const e of fs.readdirSync(rel ? p.join(root, rel) : root, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const r = rel ? rel + '/' + e.name : e.name; const full = p.join(root, r);
+    if (e.isDirectory()) { if (!rel && e.name === 'lost+found') continue; await frame({ t: 'd', p: r, m: fs.statSync(full).mode & 0o7777 }); await walk(r); }
+    else if (e.isFile()) {
+      const fd = fs.openSync(full, 'r'); const st = fs.fstatSync(fd);
+      await frame({ t: 'f', p: r, m: st.mode & 0o7777, s: st.size });
+      // Exactly the size announced: a file growing meanwhile is cut there, one shrinking is padded with zeros.
+      let left = st.size; const chunk = Buffer.alloc(1 << 20);
+      while (left > 0) { const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, left), null); if (n === 0) { chunk.fill(0); await put(Buffer.from(chunk.subarray(0, Math.min(chunk.length, left)))); left -= Math.min(chunk.length, left); continue; } await put(Buffer.from(chunk.subarray(0, n))); left -= n; }
+      fs.closeSync(fd);
+    } else await frame({ t: 'o', p: r });
+  }
+}
+walk('').then(() => frame({ t: 'e' })).catch((err) => { process.stderr.write(String(err && err.message || err)); process.exitCode = 1; });
+`;
+
+/**
+ * Empties the directory, then writes the frames read from stdin into it; at the end frame it
+ * prints {"files": n} and exits (stdin is never closed by the Exec WebSocket of Kubernetes 1.20,
+ * so the end is in the data).
+ */
+export const WRITE_SCRIPT = `
+const fs = require('node:fs'), p = require('node:path');
+const root = p.resolve(process.argv[1]);
+for (const e of fs.readdirSync(root)) if (e !== 'lost+found') fs.rmSync(p.join(root, e), { recursive: true, force: true });
+let buf = Buffer.alloc(0), fd = null, left = 0, files = 0;
+const safe = (r) => { const f = p.resolve(root, String(r)); if (!f.startsWith(root + '/')) throw new Error('a path outside the directory: ' + r); return f; };
+function step() {
+  for (;;) {
+    if (fd !== null) {
+      if (!buf.length) return;
+      const n = Math.min(left, buf.length); fs.writeSync(fd, buf, 0, n); buf = buf.subarray(n); left -= n;
+      if (left === 0) { fs.closeSync(fd); fd = null; }
+      continue;
+    }
+    if (buf.length < 4) return;
+    const hl = buf.readUInt32BE(0); if (buf.length < 4 + hl) return;
+    const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')); buf = buf.subarray(4 + hl);
+    if (h.t === 'e') { process.stdout.write(JSON.stringify({ files }) + '\\n', () => process.exit(0)); process.stdin.pause(); return; }
+    const f = safe(h.p);
+    if (h.t === 'd') fs.mkdirSync(f, { recursive: true, mode: h.m & 0o7777 });
+    else if (h.t === 'f') { fs.mkdirSync(p.dirname(f), { recursive: true }); fd = fs.openSync(f, 'w', h.m & 0o7777); left = h.s; files++; if (left === 0) { fs.closeSync(fd); fd = null; } }
+  }
+}
+process.stdin.on('data', (d) => { buf = buf.length ? Buffer.concat([buf, d]) : d; try { step(); } catch (err) { process.stderr.write(String(err && err.message || err)); process.exit(1); } });
+`;
+
+export interface CopyCounts {
+  files: number;
+  bytes: number;
+  skipped: number;
+}
+
+/** A path of a frame, checked: relative, inside the directory, no "..". */
+function inside(root: string, rel: unknown): string {
+  if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel) || rel.split('/').some((s) => s === '..' || s === '.' || s === '')) throw new Error(`the helper pod sent a path that is not inside the node directory: ${String(rel).slice(0, 100)}`);
+  return path.join(root, rel);
+}
+
+/**
+ * A Writable that takes READ_SCRIPT's frames and writes them under `intoDir` (emptied first by
+ * the caller); `done()` says whether the end frame came, with the counts.
+ */
+export function frameWriter(intoDir: string): { sink: Writable; done: () => { ended: boolean } & CopyCounts } {
+  let buf: Buffer = Buffer.alloc(0);
+  let file: FileHandle | null = null;
+  let left = 0;
+  let ended = false;
+  const counts: CopyCounts = { files: 0, bytes: 0, skipped: 0 };
+  async function step(): Promise<void> {
+    for (;;) {
+      if (ended) return;
+      if (file) {
+        if (!buf.length) return;
+        const n = Math.min(left, buf.length);
+        await file.write(buf.subarray(0, n));
+        buf = buf.subarray(n);
+        left -= n;
+        if (left === 0) {
+          await file.close();
+          file = null;
+        }
+        continue;
+      }
+      if (buf.length < 4) return;
+      const hl = buf.readUInt32BE(0);
+      if (hl > 1 << 16) throw new Error('the helper pod sent a malformed frame');
+      if (buf.length < 4 + hl) return;
+      const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { t: string; p?: string; m?: number; s?: number };
+      buf = buf.subarray(4 + hl);
+      if (h.t === 'e') {
+        ended = true;
+        return;
+      }
+      const to = inside(intoDir, h.p);
+      if (h.t === 'd') await mkdir(to, { recursive: true, mode: 0o700 });
+      else if (h.t === 'f') {
+        if (!Number.isSafeInteger(h.s) || h.s! < 0) throw new Error('the helper pod sent a malformed frame');
+        await mkdir(path.dirname(to), { recursive: true, mode: 0o700 });
+        file = await open(to, 'w', (h.m ?? 0o600) & 0o777);
+        left = h.s!;
+        counts.files++;
+        counts.bytes += left;
+        if (left === 0) {
+          await file.close();
+          file = null;
+        }
+      } else counts.skipped++;
+    }
+  }
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      buf = buf.length ? Buffer.concat([buf, chunk]) : chunk;
+      step().then(() => cb(), cb);
+    },
+    final(cb) {
+      const f = file;
+      file = null;
+      (f ? f.close() : Promise.resolve()).then(() => cb(), cb);
+    },
+  });
+  return { sink, done: () => ({ ended, ...counts }) };
+}
+
+/** Emits the frames of `dir` (regular files and directories; anything else is left out) into `write`, then the end frame. */
+export async function writeFrames(dir: string, write: (b: Buffer) => Promise<void>): Promise<number> {
+  const frame = (h: object) => {
+    const j = Buffer.from(JSON.stringify(h));
+    const n = Buffer.alloc(4);
+    n.writeUInt32BE(j.length);
+    return write(Buffer.concat([n, j]));
+  };
+  let files = 0;
+  async function walk(rel: string): Promise<void> {
+    for (const name of (await readdir(rel ? path.join(dir, rel) : dir)).sort()) {
+      const r = rel ? `${rel}/${name}` : name;
+      const st = await lstat(path.join(dir, r));
+      if (st.isDirectory()) {
+        await frame({ t: 'd', p: r, m: st.mode & 0o7777 });
+        await walk(r);
+      } else if (st.isFile()) {
+        await frame({ t: 'f', p: r, m: st.mode & 0o7777, s: st.size });
+        let sent = 0;
+        for await (const chunk of createReadStream(path.join(dir, r), { start: 0, end: st.size > 0 ? st.size - 1 : 0 })) {
+          const b = (chunk as Buffer).subarray(0, st.size - sent);
+          if (!b.length) break;
+          await write(b);
+          sent += b.length;
+        }
+        if (sent < st.size) await write(Buffer.alloc(st.size - sent));
+        files++;
+      }
+    }
+  }
+  await walk('');
+  await frame({ t: 'e' });
+  return files;
+}
+
+export async function emptyDir(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+}

@@ -1,0 +1,212 @@
+// Backups of a node on a Kubernetes cluster (its chain is in its claim there, never on this
+// machine), with the real restic, a real S3 server (s3rver over HTTPS on loopback) and the shared
+// test cluster of test/k8s/cluster.sh (a counted skip, saying why, without the cluster, the
+// service's and anvil's images on its node, or restic):
+// - an anvil node on the cluster producing blocks; a backup while it runs holds its claim's files
+//   under backup-export/hosts/node-<id>/ (read by a helper pod of the service's image), and
+//   backup.json names the node, its cluster and the files read;
+// - the node stopped (scale 0: no pod), a second backup reads the claim all the same;
+// - the cluster lost the node (StatefulSet, Service, Secret, ConfigMap and the claim deleted) and
+//   this machine its data directory: `lnm restore`, `lnm serve`, a start on the cluster puts the
+//   files back into a new claim: the node's height is at least that at the backup and its block
+//   hashes up to there are the same;
+// - the cluster's token and the repository password are in no answer or log line.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import * as k8s from '@kubernetes/client-node';
+import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
+import { adminKubeConfig, clusterImageMissing, k8sAnvilImage, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { until } from '../evm/evmLifecycle.ts';
+
+const run = promisify(execFile);
+const resticMissing = (() => {
+  try {
+    execFileSync('restic', ['version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'restic is not installed';
+  }
+})();
+const skipReason = resticMissing ?? (await serviceImageSkipReason()) ?? (await clusterImageMissing(k8sAnvilImage));
+const t = requires(suite('kubernetes: backup and restore of a cluster node\'s claim'), 'kubernetes', skipReason);
+const cluster = testCluster();
+const c = () => cluster!.connection;
+// Unique per run: the cluster is shared with other engineers' runs.
+const PREFIX = `k8sbackup${process.pid % 100000}-`;
+const PORT = 30000 + ((process.pid * 13 + 700) % 2400);
+const KEK = 'k8s-backup-e2e-key-encryption-key-0123456789';
+const REPO_PASSWORD = 'k8s-backup-repository-password-for-tests';
+let s3: S3Server;
+let server: TestServer;
+let hostId: number;
+let nodeId: number;
+let targetId: number;
+let backupId: number;
+let heightAtBackup: number;
+let hashesAtBackup: string[] = [];
+let apps: k8s.AppsV1Api;
+let core: k8s.CoreV1Api;
+const scratch: string[] = [];
+const outputs: string[] = [];
+const api = (method: string, p: string, body?: unknown) => call(server.api, method, p, { headers: adminAuth(), body });
+const serverEnv = () => ({ KEY_ENCRYPTION_KEY: KEK, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_SERVICE: serviceImage, LNM_BACKUP_STALL_SECONDS: '30' });
+const stsName = () => `${PREFIX}node-${nodeId}`;
+const rpc = async (method: string, params: unknown[] = []) => {
+  const r = await fetch(`http://${c().nodeAddress}:${PORT}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(3000) });
+  return ((await r.json()) as { result: any }).result;
+};
+const height = async () => Number(await rpc('eth_blockNumber'));
+const hashes = async (upTo: number) => Promise.all(Array.from({ length: upTo + 1 }, async (_, i) => (await rpc('eth_getBlockByNumber', [`0x${i.toString(16)}`, false])).hash as string));
+const tokenLine = () => c().token!.slice(20, 60);
+
+async function restic(args: string[]): Promise<string> {
+  const r = await run('restic', ['-r', `s3:${s3.endpoint}/backups/k8s`, '--cacert', s3.caFile, '-o', 's3.bucket-lookup=path', ...args], {
+    maxBuffer: 50_000_000,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', RESTIC_PASSWORD: REPO_PASSWORD, AWS_ACCESS_KEY_ID: s3.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, RESTIC_CACHE_DIR: path.join(tmpdir(), 'lnm-restic-cache-e2e') },
+  });
+  return r.stdout;
+}
+
+async function backup(): Promise<{ id: number; snapshot: string; text: string }> {
+  const b = await api('POST', '/backups', { target_id: targetId });
+  assert.is(b.status, 201, b.text);
+  const done = await until(`backup ${b.json.id} to end`, async () => {
+    const x = await api('GET', `/backups/${b.json.id}`);
+    return x.json.status !== 'IN_PROGRESS' ? x : null;
+  }, 180_000);
+  assert.is(done.json.status, 'COMPLETED', done.text);
+  assert.not.ok(done.text.includes(tokenLine()), 'the cluster token in a backup answer');
+  assert.not.ok(done.text.includes(REPO_PASSWORD), 'the repository password in a backup answer');
+  return { id: b.json.id, snapshot: done.json.snapshot_id, text: done.text };
+}
+
+/** The snapshot's record of this node, and its files as restic alone lists them. */
+async function snapshotHolds(snapshot: string): Promise<void> {
+  const names = (await restic(['ls', snapshot])).split('\n');
+  const state = `/backup-export/hosts/node-${nodeId}/anvil-state.json`;
+  assert.ok(names.includes(state), `the snapshot holds the claim's anvil-state.json: ${names.filter((n) => n.includes('hosts')).join(', ')}`);
+  const record = JSON.parse(await restic(['dump', snapshot, '/backup-export/backup.json']));
+  const entry = record.parts.hosts.nodes.find((x: { nodeId: number }) => x.nodeId === nodeId);
+  assert.ok(entry && entry.hostId === hostId && entry.files >= 1 && entry.bytes > 0, JSON.stringify(record.parts.hosts));
+}
+
+async function objectsGone(): Promise<boolean> {
+  const ns = c().namespace;
+  const there = await apps.readNamespacedStatefulSet({ name: stsName(), namespace: ns }).then(() => true, () => false);
+  const pod = await core.readNamespacedPod({ name: `${stsName()}-0`, namespace: ns }).then(() => true, () => false);
+  const claim = await core.readNamespacedPersistentVolumeClaim({ name: `${stsName()}-data`, namespace: ns }).then(() => true, () => false);
+  const helper = (await core.listNamespacedPod({ namespace: ns, labelSelector: `lnm.node=node-${nodeId},lnm.prefix=${PREFIX.replace(/-$/, '')}` })).items.length > 0;
+  return !there && !pod && !claim && !helper;
+}
+
+t.before(async () => {
+  const kc = adminKubeConfig();
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+  s3 = await startS3Server(['backups']);
+  server = await startServer({ embedded: true, env: serverEnv() });
+  const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
+  assert.is(h.status, 201, h.text);
+  hostId = h.json.id;
+  const n = await api('POST', '/networks', { name: 'k8s-backup', type: 'evm', validatorBalance: '1000000000000000000000', genesis: { chain_id: 42_783, consensus: 'QBFT', block_time: 1 } });
+  assert.is(n.status, 201, n.text);
+  const r = await api('POST', '/nodes', { name: 'k8s-anvil', platform: 'EVM', nodeType: 'EVM_FULLNODE', networkId: n.json.id, config: { hostId, rpcHttpPort: PORT, p2pPort: PORT + 1 } });
+  assert.is(r.status, 201, r.text);
+  nodeId = r.json.id;
+  const target = await api('POST', '/backups/targets', {
+    name: 'k8s-s3', endpoint: s3.endpoint, bucket_name: 'backups', bucket_path: 'k8s', region: 'us-east-1', access_key_id: s3.accessKeyId,
+    secret_access_key: s3.secretAccessKey, force_path_style: true, repository_password: REPO_PASSWORD, ca_certificate: s3.caPem,
+  });
+  assert.is(target.status, 201, target.text);
+  targetId = target.json.id;
+});
+
+t.after(async () => {
+  if (nodeId && server) {
+    await api('DELETE', `/nodes/${nodeId}?deleteVolume=true`).catch(() => undefined);
+    await until('the node\'s objects gone from the cluster', objectsGone, 120_000).catch(() => undefined);
+  }
+  if (hostId && server) await api('DELETE', `/hosts/${hostId}`).catch(() => undefined);
+  await server?.stop();
+  await s3?.stop();
+  s3?.remove();
+  for (const d of scratch) rmSync(d, { recursive: true, force: true });
+});
+
+t('a backup of a running node on the cluster holds its claim\'s files', async () => {
+  await until('the node running and mining', async () => (await api('GET', `/nodes/${nodeId}`)).json.status === 'running' && (await height().catch(() => -1)) >= 3, 180_000);
+  const b = await backup();
+  await snapshotHolds(b.snapshot);
+});
+
+t('a backup of the stopped node (no pod) reads its claim all the same', async () => {
+  await until('a few more blocks', async () => (await height().catch(() => -1)) >= 6, 60_000);
+  heightAtBackup = await height();
+  hashesAtBackup = await hashes(heightAtBackup);
+  // anvil writes its state on SIGTERM: the stop's scale to 0.
+  const stopped = await api('POST', `/nodes/${nodeId}/stop`);
+  assert.ok(stopped.status < 300, stopped.text);
+  await until('the node stopped, its pod gone', async () => (await api('GET', `/nodes/${nodeId}`)).json.status === 'stopped' && !(await core.readNamespacedPod({ name: `${stsName()}-0`, namespace: c().namespace }).then(() => true, () => false)), 90_000);
+  const b = await backup();
+  backupId = b.id;
+  await snapshotHolds(b.snapshot);
+});
+
+t('the cluster lost the node and this machine its data directory: lnm restore and a start put the claim back', async () => {
+  const oldDir = server.dataDir;
+  await server.stop();
+  outputs.push(server.output());
+  // Everything of the node on the cluster, its claim included, deleted behind the service's back.
+  const ns = c().namespace;
+  const name = stsName();
+  await apps.deleteNamespacedStatefulSet({ name, namespace: ns }).catch(() => undefined);
+  await core.deleteNamespacedService({ name, namespace: ns }).catch(() => undefined);
+  await core.deleteNamespacedSecret({ name: `${name}-keys`, namespace: ns }).catch(() => undefined);
+  await core.deleteNamespacedConfigMap({ name: `${name}-config`, namespace: ns }).catch(() => undefined);
+  await core.deleteNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns }).catch(() => undefined);
+  await until('the node gone from the cluster', objectsGone, 120_000);
+  rmSync(oldDir, { recursive: true, force: true });
+
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-k8s-restored-')), 'data');
+  scratch.push(path.dirname(out));
+  let restored: { stdout: string; stderr: string };
+  try {
+    restored = await run(process.execPath, ['--import', 'tsx', path.resolve('bin/lnm.ts'), 'restore', '--endpoint', s3.endpoint, '--bucket', 'backups', '--bucket-path', 'k8s', '--access-key', s3.accessKeyId, '--cacert', s3.caFile, '--output-dir', out, '--force-path-style', '--backup', String(backupId)], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, LNM_RESTORE_PASSWORD: REPO_PASSWORD }, maxBuffer: 20_000_000,
+    });
+  } catch (err) {
+    const e = err as { stdout: string; stderr: string };
+    assert.unreachable(`lnm restore failed: ${e.stdout}${e.stderr}`);
+    return;
+  }
+  assert.match(restored.stdout + restored.stderr, new RegExp(`node-${nodeId}`));
+  assert.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`, 'anvil-state.json')));
+
+  server = await startServer({ embedded: true, dataDir: out, env: serverEnv() });
+  const started = await api('POST', `/nodes/${nodeId}/start`);
+  assert.is(started.status, 200, started.text);
+  assert.is(started.json.status, 'running', started.text);
+  await until('the restored node answering', async () => (await height().catch(() => -1)) >= 0, 60_000);
+  const now = await height();
+  assert.ok(now >= heightAtBackup, `the restored node is at block ${now}, the backup was at ${heightAtBackup}`);
+  assert.equal(await hashes(heightAtBackup), hashesAtBackup, 'the block hashes up to the backup\'s height are the same');
+  // Put back once: the files here are gone, the node keeps writing its claim.
+  assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
+  // No helper pod left on the cluster.
+  const helpers = await core.listNamespacedPod({ namespace: c().namespace, labelSelector: 'lnm.role=volume-copy' });
+  assert.not.ok(helpers.items.some((p) => p.metadata?.labels?.['lnm.node'] === `node-${nodeId}` && p.metadata?.name?.startsWith(PREFIX)), 'a helper pod left');
+  outputs.push(server.output());
+  for (const text of outputs) {
+    assert.not.ok(text.includes(tokenLine()), 'the cluster token in the server log');
+    assert.not.ok(text.includes(REPO_PASSWORD), 'the repository password in the server log');
+  }
+});
+
+t.run();
