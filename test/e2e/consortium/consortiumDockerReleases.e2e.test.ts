@@ -4,7 +4,8 @@
 // the newest image release, a version without images is a 400 naming those there are) and runs
 // that release's image. Then 4 orderers of 2 organizations and a peer, all Fabric 3.1 containers:
 // a BFT channel built by the service, every orderer joined as an active consenter, the peer
-// joined and a config update (anchor peer) committed. Skipped, saying why, without a Docker
+// joined and a config update (anchor peer) committed, then the sample chaincode (its image)
+// committed and invoked, and invoked again with one of the four orderers stopped. Skipped, saying why, without a Docker
 // Engine or without Fabric 3.1 images (a fresh CI machine has neither).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,14 +17,15 @@ import { imageReleases } from '../../../adapters/consortium/fabricReleaseImages.
 import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode as node, until } from './consortiumApi.ts';
 
 const docker = new Docker();
-const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local' };
+const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local', LNM_IMAGE_CHAINCODE_NODE: 'lnm-chaincode-node:local' };
+const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
 const dockerMissing = await dockerSkipReason();
 const releases = dockerMissing ? [] : await imageReleases(docker, images.LNM_IMAGE_FABRIC_PEER, images.LNM_IMAGE_FABRIC_ORDERER);
 const v31 = releases.find((v) => v.startsWith('3.1.'));
 const v31Missing = v31
   ? await imagesMissing([`lnm-fabric-peer:${v31}`, `lnm-fabric-orderer:${v31}`])
   : `no Fabric 3.1 images tagged by version (lnm-fabric-peer:3.1.x, lnm-fabric-orderer:3.1.x; found: ${releases.join(', ') || 'none'}); run .ci/docker.sh as root with a Fabric 3.1 release in LNM_FABRIC_RELEASES`;
-const t = requiresAll(suite('Fabric releases and SmartBFT under the docker engine (Fabric 3.1 images)'), ['docker', dockerMissing], ['fabric-3-images', v31Missing]);
+const t = requiresAll(suite('Fabric releases and SmartBFT under the docker engine (Fabric 3.1 images)'), ['docker', dockerMissing], ['fabric-3-images', v31Missing], ['chaincode-images', dockerMissing ? undefined : await imagesMissing([images.LNM_IMAGE_CHAINCODE_NODE, SAMPLE_IMAGE])]);
 let server: TestServer;
 const api = apiOf(() => server);
 const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
@@ -43,6 +45,7 @@ let org1: any;
 let org2: any;
 const orderers: any[] = [];
 let peer: any;
+let bftNetwork: any;
 
 t('a docker node records the release it runs: the newest image release by default, the one asked for, a 400 naming those there are', async () => {
   const defaults = await api('GET', '/nodes/defaults/consortium-orderer');
@@ -99,6 +102,25 @@ t('a SmartBFT channel on 4 docker orderers (Fabric 3.1 images): every orderer an
     return i.status === 200 && i.json.height >= 2 ? i.json : null;
   }, 60_000, 1000);
   assert.ok(info.height >= 2, JSON.stringify(info));
+  bftNetwork = network;
+});
+
+t('chaincode from the sample image committed and invoked through the docker BFT orderers; one orderer stopped: it still commits', async () => {
+  const d = await api('POST', '/sc/consortium/deploy', { networkId: bftNetwork.id, name: 'assets', version: '1', source: { image: SAMPLE_IMAGE } });
+  assert.is(d.status, 200, d.text);
+  assert.is(d.json.commit.status, 'committed');
+  const invoke = (key: string) => api('POST', `/sc/consortium/chaincodes/${d.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: [key, 'blue', '5', 'Tomoko', '300'] });
+  const first = await invoke('dock-asset1');
+  assert.is(first.status, 200, first.text);
+  assert.is(first.json.validation_code, 'VALID');
+  assert.is((await api('POST', `/nodes/${orderers[3].id}/stop`)).json.status, 'stopped');
+  const second = await until('a commit with one of four orderers stopped', async () => {
+    const r = await invoke('dock-asset2');
+    return r.status === 200 ? r : null;
+  }, 90_000, 3000);
+  assert.is(second.json.validation_code, 'VALID');
+  const read = await api('POST', `/sc/consortium/chaincodes/${d.json.chaincode_id}/query`, { function: 'ReadAsset', args: ['dock-asset2'] });
+  assert.is(read.status, 200, read.text);
 });
 
 t.run();
