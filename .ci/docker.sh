@@ -3,7 +3,9 @@
 # `lnm-anvil:local` image without any registry (no base image can be pulled here), and, from the
 # Fabric 2.5 programs found as the service and the tests find them (LNM_FABRIC_BIN, else PATH;
 # config LNM_FABRIC_CFG, else ../shared/fabric/config, else <bin>/../config: test/helpers/programs.ts),
-# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`, from geth 1.13 (LNM_GETH_BIN, else PATH)
+# `lnm-fabric-peer:local` and `lnm-fabric-orderer:local`, and for each Fabric release found
+# (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN, PATH) `lnm-fabric-peer:<version>` and
+# `lnm-fabric-orderer:<version>` (e.g. :2.5.12, :3.1.5) from its programs and its own config/, from geth 1.13 (LNM_GETH_BIN, else PATH)
 # `lnm-geth:local`, from the Fabric-X programs (LNM_FABRIC_X_BIN,
 # else PATH) `lnm-fabric-x-arma:local` and `lnm-fabric-x-committer:local`,
 # `lnm-prometheus:local` from Debian's prometheus, the reference plugin's
@@ -137,27 +139,56 @@ build_fabric_image() {
     || say "docker import of $image failed; the Fabric docker tests will skip"
 }
 
+# The repository of an image reference: lnm-fabric-peer:local -> lnm-fabric-peer (a registry's
+# host:port is kept: reg:5000/fabric-peer -> reg:5000/fabric-peer).
+image_repository() {
+  local image="${1%@*}" tag
+  tag="${image##*:}"
+  if [[ "$image" == *:* && "$tag" != */* ]]; then echo "${image%:*}"; else echo "$image"; fi
+}
+
+# The smoke run of a peer image: the version its peer prints.
+smoke_fabric_peer() {
+  local out
+  if out="$(docker run --rm --network host "$1" peer version 2>&1)"; then
+    say "smoke run of $1: $(echo "$out" | grep -m1 Version)"
+  else
+    say "smoke run of $1 failed: $out"
+  fi
+}
+
 build_fabric_images() {
-  local found fabric_peer='' fabric_orderer='' fabric_cfg='' fabric_missing=''
+  local found fabric_peer='' fabric_orderer='' fabric_cfg='' fabric_missing='' fabric_releases=''
   # The one lookup of the service and the tests (it prints shell assignments).
   if ! found="$(cd "$ROOT" && node --import tsx test/helpers/programs.ts --shell 2>&1)"; then
     say "could not look up the Fabric programs: $found"
     return 0
   fi
   eval "$found"
+  # One peer and one orderer image per Fabric release found (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN or
+  # PATH), tagged by its version and built from that release's programs and its own config/: the
+  # docker engine's releases (adapters/consortium/fabricReleaseImages.ts, docs/consortium.md).
+  local version bin cfg peer_repo orderer_repo
+  peer_repo="$(image_repository "$PEER_IMAGE")"
+  orderer_repo="$(image_repository "$ORDERER_IMAGE")"
+  while read -r version bin cfg; do
+    [ -n "$version" ] || continue
+    say "Fabric $version: $bin; configuration $cfg"
+    fabric_cfg="$cfg" build_fabric_image "$peer_repo:$version" "$bin/peer" '["peer","node","start"]' /bin/sh cp mkdir grep
+    fabric_cfg="$cfg" build_fabric_image "$orderer_repo:$version" "$bin/orderer" '["orderer"]'
+    smoke_fabric_peer "$peer_repo:$version"
+  done <<<"$fabric_releases"
+  [ -n "$fabric_releases" ] || say "no Fabric release found: no images tagged by version (LNM_FABRIC_RELEASES or LNM_FABRIC_BIN)"
+  # The configured images (lnm-fabric-peer:local, lnm-fabric-orderer:local), as before: from
+  # LNM_FABRIC_BIN, else PATH. Docker nodes that record no release run them.
   if [ -z "$fabric_peer" ] || [ -z "$fabric_orderer" ] || [ -z "$fabric_cfg" ]; then
-    say "Fabric images not built, their docker tests will be skipped: ${fabric_missing:-no Fabric configuration found}"
+    say "$PEER_IMAGE and $ORDERER_IMAGE not built, their docker tests will be skipped: ${fabric_missing:-no Fabric configuration found}"
     return 0
   fi
   say "Fabric programs: $fabric_peer, $fabric_orderer; configuration $fabric_cfg"
   build_fabric_image "$PEER_IMAGE" "$fabric_peer" '["peer","node","start"]' /bin/sh cp mkdir grep
   build_fabric_image "$ORDERER_IMAGE" "$fabric_orderer" '["orderer"]'
-  local out
-  if out="$(docker run --rm --network host "$PEER_IMAGE" peer version 2>&1)"; then
-    say "smoke run: $(echo "$out" | grep -m1 Version)"
-  else
-    say "smoke run of $PEER_IMAGE failed: $out"
-  fi
+  smoke_fabric_peer "$PEER_IMAGE"
 }
 
 # Fabric-X images from the programs found as the service and the tests find them (LNM_FABRIC_X_BIN,

@@ -31,6 +31,7 @@ import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VAR
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { describeReleases, FABRIC_RELEASES_VARIABLE, fabricReleases, releaseEnv } from './fabricReleases.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
+import { imageReleases, releaseImage } from './fabricReleaseImages.ts';
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
 import { assertNodeConfig, fabricDisplayName, FABRIC_DATA_DIR, peerLaunchSpec } from './peerLaunch.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
@@ -76,15 +77,19 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   /** Where this service reaches the node's ports. */
   const addressOf = (t: ConsortiumNodeTarget) => t.node.config.externalIp ?? localAddress(t.node.config);
 
-  async function imagePresent(role: ConsortiumNodeRole): Promise<{ ok: true } | { ok: false; reason: string }> {
+  /** The image a docker node runs: its recorded release's (lnm-fabric-peer:3.1.5), else the configured one. */
+  const imageOf = (role: ConsortiumNodeRole, fabricVersion?: string) => (fabricVersion ? releaseImage(images[softwareOf(role)], fabricVersion) : images[softwareOf(role)]);
+
+  async function imagePresent(role: ConsortiumNodeRole, fabricVersion?: string): Promise<{ ok: true } | { ok: false; reason: string }> {
     const software = softwareOf(role);
     const availability = await docker().available();
     if (!availability.ok) return availability;
+    const image = imageOf(role, fabricVersion);
     try {
-      await new Docker().getImage(images[software]).inspect();
+      await new Docker().getImage(image).inspect();
       return { ok: true };
     } catch {
-      return { ok: false, reason: `the image ${images[software]} of the Fabric ${role} is not on the Docker host; pull or build it (.ci/docker.sh builds lnm-${software}:local), or set ${imageVariable(software)}` };
+      return { ok: false, reason: `the image ${image} of the Fabric ${role} is not on the Docker host; pull or build it (.ci/docker.sh builds lnm-${software}:local and lnm-${software}:<version> per Fabric release it finds), or set ${imageVariable(software)}` };
     }
   }
 
@@ -100,7 +105,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   }
 
   async function available(engine: NodeEngineKind, role: ConsortiumNodeRole, fabricVersion?: string) {
-    if (engine === 'docker') return imagePresent(role);
+    if (engine === 'docker') return imagePresent(role, fabricVersion);
     const release = await envOfRelease(fabricVersion);
     if (!release.ok) return release;
     const binary = await findFabricBinary(role, release.env);
@@ -113,6 +118,17 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   async function baseConfig(t: ConsortiumNodeTarget, binaryPath: string | undefined, env: typeof options.env & object): Promise<string> {
     const role = t.node.role;
     const file = fabricConfigFile(role);
+    // A docker node of a recorded release starts from that release's own configuration, which its
+    // image carries (Fabric 3.1's orderer refuses 2.5's orderer.yaml, so LNM_FABRIC_CFG cannot serve both).
+    const version = t.node.config.fabricVersion;
+    if (t.node.engine === 'docker' && version) {
+      const image = imageOf(role, version);
+      try {
+        return await imageFabricConfig(new Docker(), image, file);
+      } catch (err) {
+        throw new NodeStartFailedError('image-missing', `Cannot start ${fabricDisplayName(t)}: no ${file} to start from in ${image} (${(err as Error).message}).`, { nodeKey: keyOf(t) });
+      }
+    }
     let near = binaryPath;
     if (!near && t.node.engine === 'docker') {
       const found = await findFabricBinary(role, env);
@@ -144,7 +160,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       command = binary.path;
     } else if (!t.node.config.hostId) {
       // (A node host's engine says whether it has the image when it starts the node.)
-      const image = await imagePresent(t.node.role);
+      const image = await imagePresent(t.node.role, t.node.config.fabricVersion);
       if (!image.ok) {
         const engineDown = !(await docker().available()).ok;
         throw new NodeStartFailedError(engineDown ? 'engine-unavailable' : 'image-missing', `Cannot start ${displayName}: ${image.reason}.`, { nodeKey, variable: imageVariable(softwareOf(t.node.role)) });
@@ -152,7 +168,9 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     }
     const deps = { dataDir, command, baseConfig: await baseConfig(t, command ?? undefined, launchEnv) };
     try {
-      return t.node.role === 'peer' ? peerLaunchSpec(t, material, { ...deps, externalBuilders: options.externalBuilders }) : ordererLaunchSpec(t, material, deps);
+      const spec = t.node.role === 'peer' ? peerLaunchSpec(t, material, { ...deps, externalBuilders: options.externalBuilders }) : ordererLaunchSpec(t, material, deps);
+      const version = t.node.config.fabricVersion;
+      return t.node.engine === 'docker' && version && spec.docker ? { ...spec, docker: { ...spec.docker, image: imageOf(t.node.role, version) } } : spec;
     } catch (err) {
       if (err instanceof NodeStartFailedError) throw err;
       // A base config that lacks a setting this service writes: another Fabric release.
@@ -234,6 +252,10 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     available,
     async releases() {
       return (await fabricReleases(env)).releases.map((r) => ({ version: r.version, binDir: r.binDir }));
+    },
+    async imageReleases() {
+      if (!(await docker().available()).ok) return [];
+      return imageReleases(new Docker(), images['fabric-peer'], images['fabric-orderer']);
     },
     portsInUse,
     async restart(t, material) {

@@ -219,15 +219,25 @@ interface PreparedNode {
 }
 
 /**
- * The Fabric release a new node runs: the one asked for, else the newest found (process engine).
- * A version not found is a 400 naming those that are; the docker engine runs its image's.
+ * The Fabric release a new node runs: the one asked for, else the newest found on its engine (process:
+ * the programs of LNM_FABRIC_RELEASES / LNM_FABRIC_BIN / PATH; docker: the peer and orderer images
+ * tagged by version, adapters/consortium/fabricReleaseImages.ts). A version not found is a 400 naming
+ * those that are. A docker engine without versioned images runs its configured image (null: no release recorded).
  */
 export async function resolveFabricVersion(input: Input, engine: NodeEngineKind, asked: string | undefined, field = 'fabricVersion'): Promise<string | null> {
+  const runtime = consortiumOf(input.deps).runtime;
+  if (engine === 'docker') {
+    const versions = await runtime.imageReleases();
+    if (asked === undefined) return versions[0] ?? null;
+    if (versions.includes(asked)) return asked;
+    const have = versions.length ? versions.join(', ') : 'none (no peer and orderer images tagged by version: .ci/docker.sh builds lnm-fabric-peer:<version> and lnm-fabric-orderer:<version> from each Fabric release it finds)';
+    throw new ValidationError(`Fabric ${asked} is not among the releases available for the docker engine: ${have}.`, [{ field, message: `not found for docker; available: ${have}` }]);
+  }
   if (engine !== 'process') {
-    if (asked !== undefined) throw new ValidationError(`fabricVersion chooses the Fabric programs of the process engine; the ${engine} engine runs the Fabric of its image (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER).`, [{ field, message: `not for the ${engine} engine` }]);
+    if (asked !== undefined) throw new ValidationError(`fabricVersion chooses the Fabric programs of the process engine or the release images of the docker engine; the ${engine} engine runs the Fabric of its image (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER).`, [{ field, message: `not for the ${engine} engine` }]);
     return null;
   }
-  const releases = await consortiumOf(input.deps).runtime.releases();
+  const releases = await runtime.releases();
   if (asked === undefined) return releases[0]?.version ?? null;
   if (releases.some((r) => r.version === asked)) return asked;
   const have = releases.length ? releases.map((r) => r.version).join(', ') : 'none (set LNM_FABRIC_RELEASES or LNM_FABRIC_BIN)';

@@ -59,7 +59,7 @@ const ConsortiumConfig = {
 /** Chosen at creation only (moving a node to another release is an upgrade, not a config change). */
 const ConsortiumCreateConfig = {
   ...ConsortiumConfig,
-  fabricVersion: Type.Optional(Type.String({ maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'consortium, process engine: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5; GET /nodes/defaults/consortium-peer lists those found); default: the newest found; one not found is a 400 naming those that are (docs/programs.md)' })),
+  fabricVersion: Type.Optional(Type.String({ maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5). Default: the newest of the engine; one not found is a 400 naming those that are (docs/consortium.md)' })),
 };
 const LedgerXConfig = {
   externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host\'s address)' })),
@@ -148,11 +148,14 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
   const domain = org ? await organizationDomainOf({ deps } as never, org) : null;
   const available = await consortium.runtime.available(consortium.defaults.engine, role);
   const releases = await consortium.runtime.releases();
+  const imageReleases = await consortium.runtime.imageReleases();
   return {
     body: {
       platform: 'CONSORTIUM', nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', engine: consortium.defaults.engine,
       available: available.ok, unavailableReason: available.ok ? null : available.reason,
       fabricReleases: releases.map((r) => r.version), fabricVersion: releases[0]?.version ?? null,
+      // The docker engine's: peer and orderer images tagged by version (lnm-fabric-peer:3.1.5), newest first.
+      dockerFabricReleases: imageReleases,
       organizationId: org?.id ?? null, mspId: org?.mspId ?? null, domain,
       config: { listenAddress: '0.0.0.0', hostname: domain ? nodeHostname(`${role}0`, domain) : null, externalEndpoint: `127.0.0.1:${ports.port}`, domainNames: [], ...ports },
       note: 'Free ports from Fabric\'s defaults upwards, skipping ports assigned to other nodes or in use on this host. The hostname is <node name>.<organization domain>; give organizationId for it.',

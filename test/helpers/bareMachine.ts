@@ -26,8 +26,8 @@ export const handBuiltPrograms = [
   'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet', 'kube-proxy',
 ] as const;
 
-/** The local images .ci/docker.sh builds from hand-built programs. */
-export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local', 'lnm-geth:local'];
+/** The local images .ci/docker.sh builds from hand-built programs (`repo:*`: every tag, e.g. the Fabric images per release, lnm-fabric-peer:3.1.5). */
+export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-peer:*', 'lnm-fabric-orderer:*', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local', 'lnm-geth:local'];
 
 const clearedExactly = ['LNM_FABRIC_CFG', 'LNM_FABRIC_RELEASES', 'BESU_PATH', 'EVENTSTORE_URL', 'VAULT_ADDR', 'VAULT_TOKEN', 'KMS_ENDPOINT'];
 const cleared = (name: string) => clearedExactly.includes(name) || /^LNM_[A-Z0-9_]*_BIN$/.test(name) || name.startsWith('LNM_IMAGE_');

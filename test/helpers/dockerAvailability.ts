@@ -20,7 +20,7 @@ const hiddenImages = new Set((process.env.LNM_TEST_HIDDEN_IMAGES ?? '').split(',
 /** The first of `images` the local Docker Engine lacks, as a skip reason; undefined when it has them all. */
 export async function imagesMissing(images: string[], docker = new Docker()): Promise<string | undefined> {
   for (const image of images) {
-    if (hiddenImages.has(image)) return `the image ${image} is hidden by the bare run (a fresh machine has no image built from hand-built programs)`;
+    if (hiddenImages.has(image) || hiddenImages.has(image.replace(/:[^:/]*$/, ':*'))) return `the image ${image} is hidden by the bare run (a fresh machine has no image built from hand-built programs)`;
     try {
       await docker.getImage(image).inspect();
     } catch {

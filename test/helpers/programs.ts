@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FABRIC_BIN_VARIABLE, FABRIC_CFG_VARIABLE, findFabricBinary, findFabricConfigDir, type FabricProgram } from '../../adapters/consortium/fabricBinaries.ts';
-import { FABRIC_RELEASES_VARIABLE, describeReleases, fabricReleases, releaseLine, type FabricRelease } from '../../adapters/consortium/fabricReleases.ts';
+import { FABRIC_RELEASES_VARIABLE, describeReleases, fabricReleases, releaseEnv, releaseLine, type FabricRelease } from '../../adapters/consortium/fabricReleases.ts';
 import { FABRIC_X_BIN_VARIABLE, findFabricXProgram, type FabricXProgram } from '../../adapters/ledgerx/fabricXPrograms.ts';
 import { findGeth, GETH_FAMILY } from '../../adapters/evm/gethLaunch.ts';
 
@@ -99,11 +99,26 @@ export function gethServiceEnv(): Record<string, string> {
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+const releasesFound = await fabricReleases(lookupEnv());
+
+/** Each release found, with the configuration its images carry: its own config/, else LNM_FABRIC_CFG's rule. */
+async function releaseImageSources(): Promise<string[]> {
+  const out: string[] = [];
+  for (const r of releasesFound.releases) {
+    const env = releaseEnv(lookupEnv(), r);
+    const cfg = await findFabricConfigDir(env, 'orderer', path.join(r.binDir, 'orderer'));
+    if (cfg.ok && existsSync(path.join(r.binDir, 'peer')) && existsSync(path.join(r.binDir, 'orderer'))) out.push(`${r.version} ${r.binDir} ${cfg.dir}`);
+  }
+  return out;
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url) && process.argv.includes('--shell')) {
   const lines = [
     ...fabricNames.map((p) => `fabric_${p}=${shellQuote(fabricPaths.get(p) ?? '')}`),
     `fabric_cfg=${shellQuote(configFound.ok ? configFound.dir : '')}`,
     `fabric_missing=${shellQuote(fabricMissing ?? '')}`,
+    // One line per release: "<version> <bin dir> <config dir>" (.ci/docker.sh's images per release).
+    `fabric_releases=${shellQuote((await releaseImageSources()).join('\n'))}`,
     ...fabricXNames.map((p) => `fabricx_${p}=${shellQuote(fabricXPaths.get(p) ?? '')}`),
     `fabricx_missing=${shellQuote(fabricXMissing ?? '')}`,
     `geth_path=${shellQuote(gethFound.ok ? gethFound.path : '')}`,
@@ -111,8 +126,6 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   ];
   process.stdout.write(lines.join('\n') + '\n');
 }
-
-const releasesFound = await fabricReleases(lookupEnv());
 
 /** The newest release of a line ('2.5', '3.1') the service finds here, or why there is none. */
 export function fabricReleaseOf(line: string): { ok: true; release: FabricRelease } | { ok: false; reason: string } {

@@ -17,6 +17,8 @@ export const dependencies = {
   'fabric-config': { what: "Fabric 2.5's default core.yaml and orderer.yaml", how: 'set LNM_FABRIC_CFG to a Fabric 2.5 release\'s config/ (CI: ../shared/fabric/config)' },
   'fabric-x': { what: 'the Fabric-X programs (arma, committer)', how: 'set LNM_FABRIC_X_BIN to a directory holding them, or put them on PATH (README: "The platforms\' programs")' },
   docker: { what: 'a Docker Engine that runs containers, with the local images', how: 'run .ci/docker.sh as root (it starts an engine and builds the lnm-*:local images)' },
+  'fabric-3-images': { what: 'Fabric 3.1 peer and orderer images tagged by version (lnm-fabric-peer:3.1.x, lnm-fabric-orderer:3.1.x)', how: 'run .ci/docker.sh as root with a Fabric 3.1 release in LNM_FABRIC_RELEASES (docs/consortium.md)' },
+  'chaincode-images': { what: 'the local chaincode images lnm-chaincode-node:local and lnm-chaincode-asset-registry:local', how: 'run .ci/docker.sh as root (it builds them from this host\'s node and node_modules)' },
   'fabric-images': { what: 'the local Fabric images lnm-fabric-peer:local and lnm-fabric-orderer:local', how: 'run .ci/docker.sh as root with the Fabric programs found (LNM_FABRIC_BIN or PATH)' },
   'docker-host': { what: 'root with dockerd and ip (iproute2), to start a second Docker Engine in a network namespace', how: 'run the tests as root on a machine with docker.io and iproute2 (.ci/run does)' },
   'fabric-x-images': { what: 'the local Fabric-X images lnm-fabric-x-arma:local and lnm-fabric-x-committer:local', how: 'run .ci/docker.sh as root with the Fabric-X programs found (LNM_FABRIC_X_BIN or PATH)' },

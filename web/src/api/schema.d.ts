@@ -15054,7 +15054,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -15188,7 +15188,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -20150,7 +20150,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -20363,7 +20363,7 @@ export interface operations {
                         externalEndpoint?: string;
                         /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host's address) */
                         externalIp?: string;
-                        /** @description consortium, process engine: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5; GET /nodes/defaults/consortium-peer lists those found); default: the newest found; one not found is a 400 naming those that are (docs/programs.md) */
+                        /** @description consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5). Default: the newest of the engine; one not found is a 400 naming those that are (docs/consortium.md) */
                         fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
@@ -20500,7 +20500,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -20761,7 +20761,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -21057,7 +21057,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -21403,7 +21403,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -21807,7 +21807,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22070,7 +22070,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22333,7 +22333,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22613,7 +22613,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -23073,7 +23073,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;

@@ -42,7 +42,9 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
     enabled: consortiumRole !== null,
     queryFn: () => unwrap(api.GET(consortiumRole === 'peer' ? '/api/v1/nodes/defaults/consortium-peer' : '/api/v1/nodes/defaults/consortium-orderer', { params: { query: organizationId ? { organizationId: Number(organizationId) } : {} } })),
   });
-  const fabricReleases = (consortiumDefaults.data as { fabricReleases?: string[] } | undefined)?.fabricReleases ?? [];
+  // The releases of the engine chosen: the process engine's programs, or the docker engine's images tagged by version.
+  const releaseDefaults = consortiumDefaults.data as { fabricReleases?: string[]; dockerFabricReleases?: string[]; engine?: string } | undefined;
+  const fabricReleases = ((advanced.engine || releaseDefaults?.engine) === 'docker' ? releaseDefaults?.dockerFabricReleases : releaseDefaults?.fabricReleases) ?? [];
   const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create', fabricReleases);
   // The Fabric release is a choice of the node itself (a SmartBFT channel needs 3.x orderers), not a
   // detail: shown beside the organization; the other config fields stay under Advanced.

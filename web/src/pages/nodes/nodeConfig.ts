@@ -34,7 +34,7 @@ const EVM_FIELDS: Field[] = [
 /** The Fabric releases the service finds (GET /nodes/defaults/consortium-*: fabricReleases), newest first. */
 const fabricReleaseField = (releases: string[]): Field[] =>
   releases.length > 1
-    ? [{ key: 'fabricVersion', label: 'Fabric release', type: 'select', createOnly: true, options: [['', `The newest (${releases[0]})`], ...releases.map((v): [string, string] => [v, `Fabric ${v}`])], help: 'The release whose programs it runs (process engine; docs/programs.md).' }]
+    ? [{ key: 'fabricVersion', label: 'Fabric release', type: 'select', createOnly: true, options: [['', `The newest (${releases[0]})`], ...releases.map((v): [string, string] => [v, `Fabric ${v}`])], help: 'The release it runs: its programs (process engine) or its image tagged by version (docker engine; docs/consortium.md).' }]
     : [];
 
 const consortiumFields = (kind: ConfigKind, releases: string[]): Field[] => [
