@@ -28264,7 +28264,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs (process engine: recorded at creation, config.fabricVersion); null for docker nodes (their image's), chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
