@@ -13734,7 +13734,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13853,7 +13853,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13972,7 +13972,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -14438,7 +14438,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
