@@ -207,10 +207,20 @@ export async function addConsenter(input: CommandInput, target: ChannelTarget, n
  */
 export async function removeConsenter(input: CommandInput, target: ChannelTarget, nodeId: number, opts: { dryRun?: boolean; rejoin?: boolean } = {}): Promise<ConsenterChangeResult> {
   const r = await applyConsenterChange(input, await planConsenterChange(input, target, 'remove', nodeId), !!opts.dryRun);
-  if (r.status !== 'updated' || r.network.consensus !== 'smartbft' || opts.rejoin === false) return r;
+  if (r.status !== 'updated' || opts.rejoin === false) return r;
+  return { ...r, rejoined: await rejoinRemovedConsenter(input, r.network, nodeId) };
+}
+
+/**
+ * After a submitted removal of a consenter (the direct route or a signing proposal's submit): on a
+ * smartbft channel a running orderer is rejoined as a follower (rejoinAsFollower); null otherwise
+ * (etcdraft turns it follower by itself; an orderer not running is joined again when started).
+ */
+export async function rejoinRemovedConsenter(input: CommandInput, network: ConsortiumNetworkRow, nodeId: number): Promise<OrdererRejoin | null> {
+  if (network.consensus !== 'smartbft') return null;
   const node = await consortiumNodeOr404(input.deps, nodeId, 'orderer');
-  if (node.status !== 'running') return r;
-  return { ...r, rejoined: await rejoinAsFollower(input, r.network, node) };
+  if (node.status !== 'running') return null;
+  return rejoinAsFollower(input, network, node);
 }
 
 /**

@@ -25,7 +25,7 @@ import { consortiumNetworkOr404, networkSigners, orderingOrderer } from '../cons
 import { recordSubmitted, signaturesMissing, type PlannedConfigChange } from '../consortium/consortiumConfigChange.ts';
 import { planChannelConfig, planOrganizationRemoval } from '../consortium/consortiumChannelConfigUpdate.ts';
 import { planAnchorPeers } from '../consortium/consortiumAnchorPeersSet.ts';
-import { planConsenterChange, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
+import { planConsenterChange, rejoinRemovedConsenter, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
 import { planOrganizationCrl } from '../consortium/consortiumOrgCrlPush.ts';
 import { planOrganizationMspUpdate } from '../consortium/consortiumOrgMspUpdate.ts';
 import { planOrdererEndpoints, planOrdererOrganizationAdd, planOrdererOrganizationRemoval } from '../consortium/consortiumOrdererOrganizations.ts';
@@ -293,6 +293,8 @@ export async function receiveSignatures(input: CommandInput, peer: SharingPeerRo
  * A: submit once the policy is satisfied, evaluated again against the channel's current config:
  * 409 PROPOSAL_STALE when the config moved on since the proposal was prepared (its read set no
  * longer matches: propose again), 409 SIGNATURES_MISSING naming the organizations otherwise.
+ * A BFT consenter removed by it is then rejoined as a follower (rejoinRemovedConsenter, as
+ * DELETE .../consenters/{nodeId} does): the answer's `rejoined`.
  */
 export async function submitProposal(input: CommandInput, proposalId: string) {
   const { deps } = input;
@@ -314,5 +316,8 @@ export async function submitProposal(input: CommandInput, proposalId: string) {
   if (p.prepared) await recordSubmitted(input, network, p.prepared.record, result, { proposalId });
   else await runCommand(input, CONSORTIUM_NETWORKS_STREAM, consortiumNetworks, { type: 'RecordConfigUpdate', networkId: network.id, change: { changes: [{ kind: 'proposal', proposalId }] }, configSequence: r.sequence, blockNumber: r.blockNumber, signedBy, at: deps.clock().toISOString() });
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordProposalSubmitted', proposalId, sequence: r.sequence, blockNumber: r.blockNumber, at: deps.clock().toISOString() });
-  return { proposal_id: proposalId, status: 'submitted', sequence: r.sequence, block_number: r.blockNumber, signed_by: signedBy };
+  // A consenter removed through the proposal is rejoined as a follower as the direct removal does (BFT).
+  const record = p.prepared?.record;
+  const rejoined = record?.kind === 'removeConsenter' ? await rejoinRemovedConsenter(input, network, Number(record.nodeId)) : null;
+  return { proposal_id: proposalId, status: 'submitted', sequence: r.sequence, block_number: r.blockNumber, signed_by: signedBy, rejoined: rejoined && { steps: rejoined.steps, status: rejoined.status, consensus_relation: rejoined.consensusRelation, height: rejoined.height } };
 }

@@ -8,7 +8,7 @@ import { createProposal, proposalFile, proposalStatus, signProposal, submitPropo
 import { sharingState } from '../../application/sharing/sharingContext.ts';
 import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
-import { MspUpdateFields, OrdererEndpointsField, PolicyFields } from './consortium/consortiumChannels.ts';
+import { MspUpdateFields, OrdererEndpointsField, PolicyFields, RejoinedView } from './consortium/consortiumChannels.ts';
 
 const tags = ['node sharing'];
 const edition = { edition: 'pro' as const, feature: 'Node sharing' };
@@ -159,7 +159,7 @@ export const sharingProposalRoutes = [
   }),
   defineRoute({
     method: 'post', path: '/nodesharing/proposals/:id/submit', summary: 'Submit a proposal once its policy is satisfied, evaluated again against the channel\'s current config', tags, permission: 'NETWORK_UPDATE', ...edition, params: ProposalParam,
-    responses: { 200: { description: 'the channel\'s new config sequence and block' }, 404: { description: 'no such proposal' }, 409: { description: 'SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet), PROPOSAL_STALE (the config moved on since it was prepared: propose again; context preparedSequence, currentSequence), PROPOSAL_SUBMITTED' } },
+    responses: { 200: { description: 'the channel\'s new config sequence and block; a BFT consenter removed by it: rejoined (as DELETE .../consenters/{nodeId} answers)', schema: Type.Object({ proposal_id: Type.String(), status: Type.String(), sequence: Type.Integer(), block_number: Type.Integer(), signed_by: Type.Array(Type.String()), rejoined: RejoinedView }) }, 404: { description: 'no such proposal' }, 409: { description: 'SIGNATURES_MISSING (context: missingOrganizations, requiredOrganizations, heldOrganizations, unmet), PROPOSAL_STALE (the config moved on since it was prepared: propose again; context preparedSequence, currentSequence), PROPOSAL_SUBMITTED' } },
     async handler(input) {
       return { body: await submitProposal(input, input.params.id) };
     },

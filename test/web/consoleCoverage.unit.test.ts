@@ -22,7 +22,6 @@ type Method = (typeof METHODS)[number];
  */
 const exempt: Record<string, string> = {
   'get /health': 'liveness probe for load balancers and orchestrators, not for people',
-  'post /networks/consortium/:id/channels/:channelName/orderer-organizations': 'adding an orderer organization to a channel is API only for now (docs/status.md); the channel page sets the endpoints of and removes the orderer organizations it lists',
   'get /auth/oidc/login': 'a browser redirect to the identity provider; the console links to the login URL GET /auth/providers gives',
   'get /auth/oidc/callback': "the identity provider's redirect back to the service; never called by the console",
   'get /networks/consortium/by-name/:name': 'a look-up by name for scripts; the console navigates by id',

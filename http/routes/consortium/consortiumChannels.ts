@@ -104,13 +104,15 @@ const ConsenterParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelN
 const ConsenterNodeParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), nodeId: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 const OrdererOrgParams = Type.Object({ id: Type.Integer({ minimum: 1 }), channelName: Type.String({ maxLength: 249 }), mspId: Type.String({ minLength: 1, maxLength: 250 }) }, { additionalProperties: false });
 const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ description: 'compute the config update and answer its diff and whose admin signatures it needs (required, held, missing organizations); submit nothing' })) }, { additionalProperties: false });
+/** A removed BFT consenter brought back as a follower (consortiumConsenters.ts rejoinRemovedConsenter): the direct removal's and a consenter-removal proposal's submit answer. */
+export const RejoinedView = Type.Optional(Type.Union([Type.Object({
+  steps: Type.Array(Type.String()), status: Type.String(), consensus_relation: Type.String(), height: Type.Integer(),
+}), Type.Null()], { description: 'a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change)' }));
 const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
   sequence: Type.Integer({ description: 'the config sequence after the update (dry run: the current one)' }), block_number: Type.Union([Type.Integer(), Type.Null()]),
   signed_by: Type.Array(Type.String()), diff: Diff, ...SignatureFields,
-  rejoined: Type.Optional(Type.Union([Type.Object({
-    steps: Type.Array(Type.String()), status: Type.String(), consensus_relation: Type.String(), height: Type.Integer(),
-  }), Type.Null()], { description: 'a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running)' })),
+  rejoined: RejoinedView,
 });
 const ConsentersView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), sequence: Type.Integer(),

@@ -13756,7 +13756,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13875,7 +13875,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13994,7 +13994,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -14460,7 +14460,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -24391,12 +24391,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the channel's new config sequence and block */
+            /** @description the channel's new config sequence and block; a BFT consenter removed by it: rejoined (as DELETE .../consenters/{nodeId} answers) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        block_number: number;
+                        proposal_id: string;
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
+                        sequence: number;
+                        signed_by: string[];
+                        status: string;
+                    };
+                };
             };
             /** @description Bad input */
             400: {

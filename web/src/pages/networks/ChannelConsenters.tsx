@@ -7,15 +7,16 @@
 // ChannelOrganizationRemove: an application organization removed the same way.
 // ChannelOrganizationMsp: an organization's MSP updated the same way (CA certificates added, admins set);
 // how many root and intermediate CAs and admins the channel holds for it now is shown.
-// ChannelOrdererOrganizations: an orderer organization's endpoints set, or it removed, the same way; its
-// endpoints in the channel now are shown beside it.
-import { useState } from 'react';
+// ChannelOrdererOrganizations: an orderer organization added (an organization of this service or an
+// application organization of the network, with its orderer endpoints), its endpoints set, or it removed,
+// the same way; its endpoints in the channel now are shown beside it.
+import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { QueryView } from '../../components/states';
-import { DryRunChange, type ChangeView } from './ConfigChangeReview';
+import { ActionError, QueryView } from '../../components/states';
+import { DryRunChange, type ChangeView, type ProposalChange } from './ConfigChangeReview';
 import { DataTable, type Column } from '../../components/DataTable';
-import { Can } from '../../session';
+import { Can, useSession } from '../../session';
 import { organizationGroup, useChannelConfig } from './channelConfigQuery';
 
 type Action = { kind: 'add' | 'remove' | 'certificate'; nodeId: number; label: string };
@@ -160,41 +161,91 @@ export function ChannelOrganizationMsp({ networkId, channelName, mspIds }: { net
   );
 }
 
-/** Orderer organizations of the channel: endpoints set (host:port, comma separated) or one removed; the dry run's diff first, then Submit. */
-export function ChannelOrdererOrganizations({ networkId, channelName, mspIds }: { networkId: number; channelName: string; mspIds: string[] }) {
+/** host:port endpoints typed comma or space separated. */
+const endpointList = (text: string) => text.split(/[\s,]+/).filter(Boolean);
+
+/**
+ * Orderer organizations of the channel: one added (an organization of this service or an application
+ * organization of the network that is not one yet, with its orderer endpoints), endpoints set
+ * (host:port, comma separated) or one removed; the dry run's diff and whose signatures it needs
+ * first, then Submit (or a signing proposal when admins this service does not hold must sign).
+ */
+export function ChannelOrdererOrganizations({ networkId, channelName, mspIds, applicationMspIds = [] }: { networkId: number; channelName: string; mspIds: string[]; applicationMspIds?: string[] }) {
+  const { can } = useSession();
   const [endpoints, setEndpoints] = useState<Record<string, string>>({});
-  const [action, setAction] = useState<{ kind: 'endpoints' | 'remove'; mspId: string; endpoints: string[]; n: number } | null>(null);
+  const [adding, setAdding] = useState({ mspId: '', endpoints: '' });
+  const [action, setAction] = useState<{ kind: 'endpoints' | 'remove' | 'add'; mspId: string; endpoints: string[]; n: number } | null>(null);
   const send = (a: NonNullable<typeof action>) => (dryRun: boolean): Promise<ChangeView> => {
     const path = { id: networkId, channelName, mspId: a.mspId };
+    if (a.kind === 'add') return unwrap(api.POST('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations', { params: { path: { id: networkId, channelName }, query: { dry_run: dryRun } }, body: { msp_id: a.mspId, endpoints: a.endpoints } }));
     if (a.kind === 'remove') return unwrap(api.DELETE('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}', { params: { path, query: { dry_run: dryRun } } }));
     return unwrap(api.PUT('/api/v1/networks/consortium/{id}/channels/{channelName}/orderer-organizations/{mspId}/endpoints', { params: { path, query: { dry_run: dryRun } }, body: { endpoints: a.endpoints } }));
   };
   const cfg = useChannelConfig(networkId);
+  const orgs = useQuery({ queryKey: ['organizations', 'all'], enabled: can('ORGANIZATION_READ'), queryFn: () => unwrap(api.GET('/api/v1/organizations', { params: { query: { limit: 500 } } })) });
   const now = (m: string) => ((organizationGroup(cfg.data?.config, m, 'Orderer')?.values?.Endpoints?.value as { addresses?: string[] } | undefined)?.addresses ?? []);
+  // Not yet orderer organizations: this service's organizations and the network's application organizations.
+  const candidates = [...new Set([...(orgs.data?.items ?? []).map((o) => o.mspId), ...applicationMspIds])].filter((m) => !mspIds.includes(m)).sort();
+  const addMspId = candidates.includes(adding.mspId) ? adding.mspId : (candidates[0] ?? '');
+  const proposalOf = (a: NonNullable<typeof action>): ProposalChange =>
+    a.kind === 'remove' ? { type: 'remove_orderer_organization', msp_id: a.mspId } : a.kind === 'add' ? { type: 'add_orderer_organization', msp_id: a.mspId, endpoints: a.endpoints } : { type: 'orderer_endpoints', msp_id: a.mspId, endpoints: a.endpoints };
+  const labelOf = (a: NonNullable<typeof action>) =>
+    a.kind === 'remove' ? `Remove orderer organization ${a.mspId} from channel ${channelName}` : a.kind === 'add' ? `Add orderer organization ${a.mspId} to channel ${channelName}` : `Set the orderer endpoints of ${a.mspId}`;
   if (!mspIds.length) return null;
   return (
     <Can permission="NETWORK_UPDATE">
       <section aria-labelledby="orderer-orgs-title">
         <h3 id="orderer-orgs-title">Orderer organizations</h3>
-        <p className="muted">Set where an orderer organization's orderers serve (its Endpoints), or remove one (its consenters first). Signed by the orderer organizations' admins.</p>
-        {mspIds.map((m) => (
-          <p key={m}>
-            <strong>{m}</strong>{' '}
-            <span data-testid={`orderer-endpoints-${m}`}>{cfg.data ? (now(m).join(', ') || 'no endpoints of its own') : '…'}</span>{' '}
-            <input aria-label={`Endpoints of ${m}`} placeholder="host:port, host:port" value={endpoints[m] ?? ''} onChange={(e) => setEndpoints({ ...endpoints, [m]: e.target.value })} />{' '}
-            <button type="button" disabled={!(endpoints[m] ?? '').trim()} onClick={() => setAction({ kind: 'endpoints', mspId: m, endpoints: (endpoints[m] ?? '').split(/[\s,]+/).filter(Boolean), n: (action?.n ?? 0) + 1 })}>
-              Set endpoints
-            </button>{' '}
-            {mspIds.length > 1 ? (
-              <button type="button" onClick={() => setAction({ kind: 'remove', mspId: m, endpoints: [], n: (action?.n ?? 0) + 1 })}>
-                Remove {m}
+        <p className="muted">Add an orderer organization (its orderers then join the channel as followers and become consenters above), set where one's orderers serve (its Endpoints), or remove one (its consenters first). Signed by the orderer organizations' admins.</p>
+        <ul data-testid="orderer-organizations">
+          {mspIds.map((m) => (
+            <li key={m}>
+              <strong>{m}</strong>{' '}
+              <span data-testid={`orderer-endpoints-${m}`}>{cfg.data ? (now(m).join(', ') || 'no endpoints of its own') : '…'}</span>{' '}
+              <input aria-label={`Endpoints of ${m}`} placeholder="host:port, host:port" value={endpoints[m] ?? ''} onChange={(e) => setEndpoints({ ...endpoints, [m]: e.target.value })} />{' '}
+              <button type="button" disabled={!(endpoints[m] ?? '').trim()} onClick={() => setAction({ kind: 'endpoints', mspId: m, endpoints: endpointList(endpoints[m] ?? ''), n: (action?.n ?? 0) + 1 })}>
+                Set endpoints
+              </button>{' '}
+              {mspIds.length > 1 ? (
+                <button type="button" onClick={() => setAction({ kind: 'remove', mspId: m, endpoints: [], n: (action?.n ?? 0) + 1 })}>
+                  Remove {m}
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+        <form
+          aria-label="Add an orderer organization"
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            setAction({ kind: 'add', mspId: addMspId, endpoints: endpointList(adding.endpoints), n: (action?.n ?? 0) + 1 });
+          }}
+        >
+          {candidates.length ? (
+            <>
+              <label>
+                Organization{' '}
+                <select value={addMspId} onChange={(e) => setAdding({ ...adding, mspId: e.target.value })}>
+                  {candidates.map((m) => (
+                    <option key={m} value={m}>
+                      {m}
+                    </option>
+                  ))}
+                </select>
+              </label>{' '}
+              <label>
+                Its orderer endpoints{' '}
+                <input placeholder="host:port, host:port" value={adding.endpoints} onChange={(e) => setAdding({ ...adding, endpoints: e.target.value })} />
+              </label>{' '}
+              <button type="submit" disabled={!addMspId || !adding.endpoints.trim()}>
+                Preview the addition
               </button>
-            ) : null}
-          </p>
-        ))}
-        {action ? (
-          <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={action.kind === 'remove' ? `Remove orderer organization ${action.mspId} from channel ${channelName}` : `Set the orderer endpoints of ${action.mspId}`} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} proposal={action.kind === 'remove' ? { type: 'remove_orderer_organization', msp_id: action.mspId } : { type: 'orderer_endpoints', msp_id: action.mspId, endpoints: action.endpoints }} done={() => setAction(null)} />
-        ) : null}
+            </>
+          ) : (
+            <p className="muted">{can('ORGANIZATION_READ') ? 'Every organization of this service and of the network is an orderer organization of the channel (organizations are created on the Organizations page).' : 'Your role cannot list organizations (ORGANIZATION_READ), so none can be picked here.'}</p>
+          )}
+        </form>
+        {action ? <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={labelOf(action)} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} proposal={proposalOf(action)} refusal={(e) => <ActionError error={e} />} done={() => setAction(null)} /> : null}
       </section>
     </Can>
   );

@@ -32,6 +32,34 @@ export interface ChangeView {
   required_organizations?: string[];
   held_organizations?: string[];
   unmet?: Unmet[];
+  /** A removed BFT consenter brought back as a follower (its channel left, joined again with the newest config block); null when not done. */
+  rejoined?: Rejoined | null;
+}
+
+export interface Rejoined {
+  steps: string[];
+  status: string;
+  consensus_relation: string;
+  height: number;
+}
+
+/** What became of a removed BFT consenter: rejoined as a follower (what its channel participation API says), or what is left to do. */
+export function RejoinedOutcome({ rejoined }: { rejoined: Rejoined }) {
+  const follower = rejoined.consensus_relation === 'follower';
+  return (
+    <div data-testid="rejoined" role="status">
+      <p className={follower ? 'verdict valid' : 'verdict invalid'}>
+        {follower
+          ? `The orderer rejoined the channel as a follower (${rejoined.status}, height ${rejoined.height}): it keeps pulling the chain but no longer orders; add it as consenter again to have it order.`
+          : `The orderer was not rejoined as a follower: its channel participation API says ${rejoined.consensus_relation}, ${rejoined.status}, height ${rejoined.height}.`}
+      </p>
+      <ol data-testid="rejoined-steps">
+        {rejoined.steps.map((step, i) => (
+          <li key={i}>{step}</li>
+        ))}
+      </ol>
+    </div>
+  );
 }
 
 export const short = (v: unknown) => {
@@ -202,6 +230,7 @@ export function DryRunChange({ networkId, label, what, send, done, proposal, inv
                 {submit.data.status === 'unchanged' ? 'Nothing changed.' : `Updated: configuration sequence ${submit.data.sequence}, block ${submit.data.block_number}, signed by ${submit.data.signed_by.join(', ')}.`}
               </p>
             ) : null}
+            {submit.data?.rejoined ? <RejoinedOutcome rejoined={submit.data.rejoined} /> : null}
           </>
         )}
       </QueryView>

@@ -95,7 +95,7 @@ export default function ConsortiumNetworkDetail() {
           <ConsensusMigration networkId={id} consensus={network.data.consensus} />
           <ChannelOrganizationRemove networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
           <ChannelOrganizationMsp networkId={id} channelName={network.data.channel_name} mspIds={network.data.organizations.map((o) => o.msp_id)} />
-          <ChannelOrdererOrganizations networkId={id} channelName={network.data.channel_name} mspIds={network.data.orderer_organizations.map((o) => o.msp_id)} />
+          <ChannelOrdererOrganizations networkId={id} channelName={network.data.channel_name} mspIds={network.data.orderer_organizations.map((o) => o.msp_id)} applicationMspIds={network.data.organizations.map((o) => o.msp_id)} />
           <Chaincodes networkId={id} />
           <Explorer id={id} />
         </>

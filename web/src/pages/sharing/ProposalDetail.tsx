@@ -16,7 +16,7 @@ import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { fileBase64 } from '../../components/base64';
 import { Can } from '../../session';
-import { ConfigDiff, SignatureNeeds } from '../networks/ConfigChangeReview';
+import { ConfigDiff, RejoinedOutcome, SignatureNeeds } from '../networks/ConfigChangeReview';
 
 export default function ProposalDetail() {
   const id = useParams().id ?? '';
@@ -179,7 +179,7 @@ function SignElsewhere({ id, channelName, missing }: { id: string; channelName: 
 function Submit({ id, submitted, satisfied, stale, missing }: { id: string; submitted: boolean; satisfied: boolean; stale: boolean; missing: string[] }) {
   const qc = useQueryClient();
   const m = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/submit', { params: { path: { id } } })) as Promise<unknown> as Promise<{ sequence: number; block_number: number; signed_by: string[] }>,
+    mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/submit', { params: { path: { id } } })),
     onSettled: () => qc.invalidateQueries({ queryKey: ['sharing', 'proposals'] }),
   });
   const err = m.error instanceof ApiError ? m.error : null;
@@ -213,6 +213,7 @@ function Submit({ id, submitted, satisfied, stale, missing }: { id: string; subm
           Submitted: configuration sequence {m.data.sequence}, block {m.data.block_number}, signed by {m.data.signed_by.join(', ')}.
         </p>
       ) : null}
+      {m.data?.rejoined ? <RejoinedOutcome rejoined={m.data.rejoined} /> : null}
     </section>
   );
 }

@@ -1,0 +1,149 @@
+// The console's consenter removal on a SmartBFT channel (issue 37 items 3 and 9) in Chromium on
+// real Fabric 3.1 (a counted skip without a 3.1 release, LNM_FABRIC_RELEASES or LNM_FABRIC_BIN, or
+// without Chromium): a BFT channel of six consenters of Org1MSP and a peer, made over the API. One
+// consenter is removed from the network page (the dry run's diff first, then Submit); the service
+// rejoins it as a follower from the newest config block (DELETE .../consenters/{nodeId} answers
+// `rejoined`) and the page says so beside the outcome (its relation, status, height and the steps),
+// and the consenters table no longer lists it. The channel commits after. Then a second instance B
+// holds Org2, shared with A and added as orderer organization, so /Channel/Orderer/Admins needs
+// Org2's admin too: removing another consenter from the page shows Org2MSP missing and becomes a
+// signing proposal ("Ask the other organizations to sign", detached signatures); Org2's signature
+// is made by B's key API and uploaded; "Submit the update" on the proposal's page says the orderer
+// rejoined as a follower there too.
+import { randomBytes } from 'node:crypto';
+import { common, msp } from '@hyperledger/fabric-protos';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricReleaseOf } from '../../helpers/programs.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { chromiumMissing } from '../../helpers/browser.ts';
+import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, channelConfigOf, consortiumEnv, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
+import { shownDiff, submitChange } from './configChangePanel.ts';
+
+const r31 = fabricReleaseOf('3.1');
+const t = requiresAll(suite('console: a SmartBFT consenter removed and rejoined as a follower (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3', r31.ok ? undefined : r31.reason]);
+const v31 = r31.ok ? r31.release.version : '';
+let server: TestServer;
+let b: TestServer;
+const api = apiOf(() => server);
+const apiB = apiOf(() => b);
+let ui: ConsoleSession;
+let page: Page;
+const channel = 'bftrejoinui';
+const orderers: any[] = [];
+let peer: any;
+let networkId = 0;
+const height = () => peerHeight(api, networkId);
+/** Both instances: 3.1 orderers as processes, the instance-to-instance sharing listener on. */
+const env = () => consortiumEnv({ LNM_SHARING_PORT: '0', LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' });
+const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, height);
+
+t.before(async () => {
+  ui = await startConsoleSession({ server: { env: env() } });
+  ({ server, page } = ui);
+});
+
+t.after(async () => {
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await b?.stop();
+  await ui.close();
+});
+
+t('a consenter removed from the page: the diff first, then Submit; the page says it rejoined as a follower; the channel commits', async () => {
+  // Made in the test, not in before (uvu drops a before hook's error).
+  const org1 = await organization(api, 'Org1', 'Org1MSP');
+  for (const i of [0, 1, 2, 3, 4, 5]) orderers.push(await node(api, `bftr-orderer${i}`, 'CONSORTIUM_ORDERER', org1.id, { fabricVersion: v31 }));
+  peer = await node(api, 'bftr-peer', 'CONSORTIUM_PEER', org1.id, { fabricVersion: v31 });
+  const r = await api('POST', '/networks/consortium', { name: 'bftr', channelName: channel, consensus: 'smartbft', ordererIds: orderers.map((o) => o.id), peerIds: [peer.id] });
+  assert.is(r.status, 201, r.text);
+  networkId = r.json.id;
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
+  await until('the peer joined', async () => ((await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 2000);
+  await commits('on the new channel');
+
+  const removed = orderers[5];
+  await ui.signIn();
+  await page.goto(`${server.url}/networks/consortium/${networkId}`);
+  await page.getByTestId(`relation-${removed.config.port}`).getByText('consenter', { exact: true }).waitFor({ timeout: 90_000 });
+  await page.getByRole('button', { name: `Remove ${removed.name} from the consenters` }).click();
+  const change = page.getByRole('form', { name: `Remove ${removed.name} from the consenters` });
+  const diff = await shownDiff(change);
+  assert.ok(diff.some(([p, b, a]) => p.endsWith('consenter_mapping[]') && b !== '—' && a === '—'), JSON.stringify(diff));
+  assert.match(await submitChange(change), /^Updated: configuration sequence \d+, block \d+, signed by Org1MSP\.$/);
+  const rejoined = change.getByTestId('rejoined');
+  await rejoined.waitFor({ timeout: 30_000 });
+  assert.match(await rejoined.innerText(), /^The orderer rejoined the channel as a follower \(\w+, height \d+\): it keeps pulling the chain but no longer orders/);
+  const steps = await rejoined.getByTestId('rejoined-steps').getByRole('listitem').allInnerTexts();
+  assert.is(steps.length, 2, JSON.stringify(steps));
+  assert.match(steps[1], /^joined again with block \d+, the channel's newest config block: follower, /);
+  await ui.accessible('a BFT consenter removal with its rejoin said');
+  const c = await channelConfigOf(api, networkId, channel);
+  assert.is(c.group.groups.Orderer.values.Orderers.value.consenter_mapping.length, 5);
+  await page.getByTestId(`relation-${removed.config.port}`).waitFor({ state: 'detached', timeout: 30_000 });
+  await change.getByRole('button', { name: 'Close' }).click();
+  await commits('with five consenters');
+});
+
+t('Org2 of instance B an orderer organization: another consenter removed from the page becomes a proposal; submitted from its page, which says the orderer rejoined as a follower', async () => {
+  assert.ok(networkId, 'the channel of the first test');
+  b = await startServer({ env: env(), timeoutMs: 180_000 });
+  const org2 = await organization(apiB, 'Org2', 'Org2MSP');
+  const inv = await api('POST', '/nodesharing/invitations', { bidirectional: true });
+  assert.is(inv.status, 201, inv.text);
+  assert.is((await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt, fingerprint: inv.json.key_fingerprint })).status, 201);
+  await until('Org2 added as orderer organization', async () => {
+    const x = await api('POST', `/networks/consortium/${networkId}/channels/${channel}/orderer-organizations`, { msp_id: 'Org2MSP', endpoints: ['orderer0.org2.example.com:7050'] });
+    if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
+    return x.status === 200 ? x : null;
+  }, 120_000, 3000);
+  await commits('with Org2 an orderer organization');
+
+  const removed = orderers[4];
+  await page.goto(`${server.url}/networks/consortium/${networkId}`);
+  await page.getByTestId(`relation-${removed.config.port}`).getByText('consenter', { exact: true }).waitFor({ timeout: 90_000 });
+  await page.getByRole('button', { name: `Remove ${removed.name} from the consenters` }).click();
+  const change = page.getByRole('form', { name: `Remove ${removed.name} from the consenters` });
+  await shownDiff(change);
+  assert.is(await change.getByTestId('missing-organizations').innerText(), 'Org2MSP');
+  const ask = change.getByRole('group', { name: 'Ask the other organizations to sign' });
+  await ask.getByLabel(/Detached signatures uploaded here/).check();
+  await ask.getByRole('button', { name: 'Ask the other organizations to sign' }).click();
+  await ask.getByTestId('proposal-created').waitFor({ timeout: 60_000 });
+  await ask.getByRole('link', { name: 'Open the proposal' }).click();
+  const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+
+  // Org2's operator signs on B: header (Org2's admin identity, a nonce), B's key API signing header || update.
+  const update = Buffer.from((await api('GET', `/nodesharing/proposals/${id}/update`)).json.update, 'base64');
+  const cert = await apiB('GET', `/keys/${org2.adminKeyId}/certificate`);
+  const identity = new msp.SerializedIdentity();
+  identity.setMspid('Org2MSP');
+  identity.setIdBytes(Buffer.from(cert.text));
+  const header = new common.SignatureHeader();
+  header.setCreator(identity.serializeBinary());
+  header.setNonce(randomBytes(24));
+  const headerBytes = Buffer.from(header.serializeBinary());
+  const signed = await apiB('POST', `/keys/${org2.adminKeyId}/sign-data`, { data: Buffer.concat([headerBytes, update]).toString('base64') });
+  assert.is(signed.status, 200, signed.text);
+  const up = await api('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: headerBytes.toString('base64'), signature: signed.json.signature });
+  assert.is(up.status, 200, up.text);
+
+  await page.reload();
+  await page.getByTestId('missing-organizations').getByText('none', { exact: true }).waitFor({ timeout: 60_000 });
+  await page.getByRole('button', { name: 'Submit the update' }).click();
+  const done = page.getByTestId('proposal-submitted').or(page.getByRole('alert'));
+  await done.first().waitFor({ timeout: 120_000 });
+  assert.match(await done.first().innerText(), /^Submitted: configuration sequence \d+, block \d+, signed by Org1MSP, Org2MSP\./);
+  const rejoined = page.getByTestId('rejoined');
+  await rejoined.waitFor({ timeout: 30_000 });
+  assert.match(await rejoined.innerText(), /^The orderer rejoined the channel as a follower \(\w+, height \d+\)/);
+  assert.match((await rejoined.getByTestId('rejoined-steps').getByRole('listitem').allInnerTexts())[1], /^joined again with block \d+, the channel's newest config block: follower, /);
+  await ui.accessible('a submitted consenter-removal proposal with its rejoin said');
+  assert.is((await channelConfigOf(api, networkId, channel)).group.groups.Orderer.values.Orderers.value.consenter_mapping.length, 4);
+  await commits('with four consenters');
+});
+
+t.run();
