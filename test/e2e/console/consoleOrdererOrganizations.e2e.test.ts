@@ -65,6 +65,8 @@ t('Org2MSP added as orderer organization from the page (a bad endpoint refused i
   const label = `Add orderer organization Org2MSP to channel ${channel}`;
   const refused = section.getByRole('form', { name: label });
   await refused.getByText(/Orderer endpoints are host:port: "no-port" is not\./).waitFor({ timeout: 60_000 });
+  // The field's own message beside the endpoints field (the shared field error display).
+  assert.match(await add.getByTestId('field-error-endpoints').innerText({ timeout: 10_000 }), /not host:port/);
   assert.is((await channelConfig()).sequence, before.sequence, 'nothing submitted');
   await refused.getByRole('button', { name: 'Close' }).click();
 

@@ -13,7 +13,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
-import { ActionError, QueryView } from '../../components/states';
+import { ActionError, FieldError, QueryView } from '../../components/states';
 import { DryRunChange, type ChangeView, type ProposalChange } from './ConfigChangeReview';
 import { DataTable, type Column } from '../../components/DataTable';
 import { Can, useSession } from '../../session';
@@ -174,6 +174,8 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds, ap
   const { can } = useSession();
   const [endpoints, setEndpoints] = useState<Record<string, string>>({});
   const [adding, setAdding] = useState({ mspId: '', endpoints: '' });
+  // The addition's refused preview, said beside the organization and endpoints fields.
+  const [addRefused, setAddRefused] = useState<unknown>(null);
   const [action, setAction] = useState<{ kind: 'endpoints' | 'remove' | 'add'; mspId: string; endpoints: string[]; n: number } | null>(null);
   const send = (a: NonNullable<typeof action>) => (dryRun: boolean): Promise<ChangeView> => {
     const path = { id: networkId, channelName, mspId: a.mspId };
@@ -218,6 +220,7 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds, ap
           aria-label="Add an orderer organization"
           onSubmit={(e: FormEvent) => {
             e.preventDefault();
+            setAddRefused(null);
             setAction({ kind: 'add', mspId: addMspId, endpoints: endpointList(adding.endpoints), n: (action?.n ?? 0) + 1 });
           }}
         >
@@ -237,6 +240,7 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds, ap
                 Its orderer endpoints{' '}
                 <input placeholder="host:port, host:port" value={adding.endpoints} onChange={(e) => setAdding({ ...adding, endpoints: e.target.value })} />
               </label>{' '}
+              <FieldError error={addRefused} field="endpoints" also={[...endpointList(adding.endpoints).map((_, i) => `endpoints.${i}`), 'msp_id']} />{' '}
               <button type="submit" disabled={!addMspId || !adding.endpoints.trim()}>
                 Preview the addition
               </button>
@@ -245,7 +249,7 @@ export function ChannelOrdererOrganizations({ networkId, channelName, mspIds, ap
             <p className="muted">{can('ORGANIZATION_READ') ? 'Every organization of this service and of the network is an orderer organization of the channel (organizations are created on the Organizations page).' : 'Your role cannot list organizations (ORGANIZATION_READ), so none can be picked here.'}</p>
           )}
         </form>
-        {action ? <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={labelOf(action)} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} proposal={proposalOf(action)} refusal={(e) => <ActionError error={e} />} done={() => setAction(null)} /> : null}
+        {action ? <DryRunChange key={`${action.kind}-${action.mspId}-${action.n}`} networkId={networkId} label={labelOf(action)} what={`orderer-org-${action.kind}-${action.mspId}-${action.n}`} send={send(action)} proposal={proposalOf(action)} refusal={(e) => <ActionError error={e} />} onPreviewError={action.kind === 'add' ? setAddRefused : undefined} done={() => setAction(null)} /> : null}
       </section>
     </Can>
   );
