@@ -16,16 +16,14 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, channelConfigOf, consortiumEnv, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, channelConfigOf, fabric31, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requiresAll(suite('console: a SmartBFT consenter removed and rejoined as a follower (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3', r31.ok ? undefined : r31.reason]);
-const v31 = r31.ok ? r31.release.version : '';
+const t = requiresAll(suite('console: a SmartBFT consenter removed and rejoined as a follower (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3', fabric31.skip]);
+const v31 = fabric31.version;
 let server: TestServer;
 let b: TestServer;
 const api = apiOf(() => server);
@@ -38,7 +36,7 @@ let peer: any;
 let networkId = 0;
 const height = () => peerHeight(api, networkId);
 /** Both instances: 3.1 orderers as processes, the instance-to-instance sharing listener on. */
-const env = () => consortiumEnv({ LNM_SHARING_PORT: '0', LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' });
+const env = () => fabric31.env({ LNM_SHARING_PORT: '0' });
 const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, height);
 
 t.before(async () => {

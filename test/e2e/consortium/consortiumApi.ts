@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { connect, hash, signers } from '@hyperledger/fabric-gateway';
-import { adminAuth, call, type TestServer } from '../../helpers/server.ts';
-import { fabricProgram, fabricServiceEnv } from '../../helpers/programs.ts';
+import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricProgram, fabricReleaseOf, fabricServiceEnv } from '../../helpers/programs.ts';
 
 export const execFileAsync = promisify(execFile);
 export const auth = adminAuth();
@@ -27,6 +27,33 @@ export function apiOf(server: () => TestServer) {
 }
 
 export type Api = ReturnType<typeof apiOf>;
+
+/**
+ * The Fabric 3.1 release the SmartBFT suites run on (found through LNM_FABRIC_RELEASES or
+ * LNM_FABRIC_BIN): `skip` is why a suite skips without it, `env` the server environment that runs
+ * it under the process engine (one release only, so every node made takes it).
+ */
+const release31 = fabricReleaseOf('3.1');
+export const fabric31 = {
+  skip: release31.ok ? undefined : release31.reason,
+  version: release31.ok ? release31.release.version : '',
+  env: (extra: Record<string, string> = {}) => consortiumEnv({ LNM_FABRIC_RELEASES: release31.ok ? release31.release.binDir : '', LNM_NODE_ENGINE: 'process', ...extra }),
+};
+
+/** One server on Fabric 3.1 for a whole suite (started before it; its nodes removed and the server stopped after). */
+export function fabric31Server(t: { before: (f: () => Promise<void>) => void; after: (f: () => Promise<void>) => void }): { api: Api; server: () => TestServer } {
+  let server: TestServer | undefined;
+  const api = apiOf(() => server!);
+  t.before(async () => {
+    server = await startServer({ env: fabric31.env() });
+  });
+  t.after(async () => {
+    if (!server) return;
+    await removeConsortiumNodes(api, server.dataDir);
+    await server.stop();
+  });
+  return { api, server: () => server! };
+}
 
 /**
  * A Fabric gateway connection built from a connection profile alone (GET

@@ -10,25 +10,12 @@
 // anchor peer update) after each change.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode as node, until } from './consortiumApi.ts';
+import { fabric31, fabric31Server, organization, runningNode as node, until } from './consortiumApi.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requires(suite('BFT consenter set and SmartBFT option changes (real Fabric 3.1)'), 'fabric-3', r31.ok ? undefined : r31.reason);
-const v31 = r31.ok ? r31.release.version : '';
-let server: TestServer;
-const api = apiOf(() => server);
-
-t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' }) });
-});
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
-});
+const t = requires(suite('BFT consenter set and SmartBFT option changes (real Fabric 3.1)'), 'fabric-3', fabric31.skip);
+const v31 = fabric31.version;
+const { api } = fabric31Server(t);
 
 const orderers: any[] = [];
 let peer: any;

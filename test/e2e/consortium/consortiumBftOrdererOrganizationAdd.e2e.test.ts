@@ -13,26 +13,13 @@
 // newest config block: it answers follower, pulls the chain past the next commit and keeps up.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, channelCommits, channelConfigOf, consortiumEnv, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from './consortiumApi.ts';
+import { channelCommits, channelConfigOf, fabric31, fabric31Server, organization, peerHeight, runningNode as node, until } from './consortiumApi.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requires(suite('an orderer organization added to a BFT channel (real Fabric 3.1)'), 'fabric-3', r31.ok ? undefined : r31.reason);
-const v31 = r31.ok ? r31.release.version : '';
-let server: TestServer;
-const api = apiOf(() => server);
+const t = requires(suite('an orderer organization added to a BFT channel (real Fabric 3.1)'), 'fabric-3', fabric31.skip);
+const v31 = fabric31.version;
+const { api } = fabric31Server(t);
 const channel = 'bftaddchannel';
-
-t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' }) });
-});
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
-});
 
 const orderers: any[] = [];
 let org2Orderer: any;

@@ -13,29 +13,16 @@ import * as assert from 'uvu/assert';
 import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, channelCommits, consortiumEnv, issuedIdentity, organization, removeConsortiumNodes, runningNode as node, until, channelConfigOf, peerHeight } from './consortiumApi.ts';
+import { channelCommits, channelConfigOf, fabric31, fabric31Server, issuedIdentity, organization, peerHeight, runningNode as node, until } from './consortiumApi.ts';
 import { fetchConfig } from '../../../adapters/consortium/channelConfig.ts';
 import { privateKeyFabricSigner } from '../../../adapters/consortium/fabricSigning.ts';
 import { FabricRefusedError } from '../../../domain/consortium/consortiumChannelPorts.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requires(suite('an orderer organization removed from a BFT channel (real Fabric 3.1)'), 'fabric-3', r31.ok ? undefined : r31.reason);
-const v31 = r31.ok ? r31.release.version : '';
-let server: TestServer;
-const api = apiOf(() => server);
+const t = requires(suite('an orderer organization removed from a BFT channel (real Fabric 3.1)'), 'fabric-3', fabric31.skip);
+const v31 = fabric31.version;
+const { api, server } = fabric31Server(t);
 const channel = 'bftorgchannel';
-
-t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' }) });
-});
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
-});
 
 const orderers: any[] = [];
 let org2Orderer: any;
@@ -100,7 +87,7 @@ t('Org2 removed: refused while its orderer is a consenter (route and proposal, n
   const client = await issuedIdentity(api, org2.id, 'bfto-org2-client');
   const clientSigner = privateKeyFabricSigner(createPrivateKey(client.privateKey), 'Org2MSP', client.certificate);
   // Org2's orderer's own identity, as its MSP directory holds it (a process engine node).
-  const mspDir = path.join(server.dataDir, 'nodes', `node-${org2Orderer.id}`, 'msp');
+  const mspDir = path.join(server().dataDir, 'nodes', `node-${org2Orderer.id}`, 'msp');
   const ordererSigner = privateKeyFabricSigner(createPrivateKey(readFileSync(path.join(mspDir, 'keystore', 'priv_sk'))), 'Org2MSP', readFileSync(path.join(mspDir, 'signcerts', 'cert.pem'), 'utf8'));
   for (const [who, signer] of [['an Org2 client', clientSigner], ['Org2\'s orderer', ordererSigner]] as const) {
     assert.ok((await fetchConfig(source, signer, channel)).blockNumber > 0, `${who} is served the channel's config block before`);

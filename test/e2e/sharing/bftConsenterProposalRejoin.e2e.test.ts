@@ -12,13 +12,11 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import { common, msp } from '@hyperledger/fabric-protos';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, channelCommits, channelConfigOf, consortiumEnv, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, channelConfigOf, fabric31, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requires(suite('a BFT consenter removed through a signing proposal is rejoined as a follower (real Fabric 3.1, two instances)'), 'fabric-3', r31.ok ? undefined : r31.reason);
-const v31 = r31.ok ? r31.release.version : '';
+const t = requires(suite('a BFT consenter removed through a signing proposal is rejoined as a follower (real Fabric 3.1, two instances)'), 'fabric-3', fabric31.skip);
+const v31 = fabric31.version;
 let a: TestServer;
 let b: TestServer;
 const apiA = apiOf(() => a);
@@ -63,7 +61,7 @@ async function signatureOfOrg2(update: Buffer): Promise<{ header: Buffer; der: B
 
 t('a BFT channel of five consenters of Org1 on A; Org2 of B shared and added as orderer organization', async () => {
   // Started here, not in a before hook (uvu drops a hook's error).
-  const env = consortiumEnv({ LNM_SHARING_PORT: '0', LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' });
+  const env = fabric31.env({ LNM_SHARING_PORT: '0' });
   a = await startServer({ env, timeoutMs: 180_000 });
   b = await startServer({ env, timeoutMs: 180_000 });
   const org1 = await organization(apiA, 'Org1', 'Org1MSP');
