@@ -66,12 +66,13 @@ export function createApp(deps: AppDeps, routes: RouteDef[], access?: AccessCont
   app.use(swaggerMiddleware(doc));
   app.use(consoleMiddleware());
   // JSON bodies only (415 otherwise); read by the route once the caller is known: http/jsonBody.ts.
-  app.use(jsonBody());
   // An authenticated caller's body: up to BODY_LIMIT. A public route's (the sign-in): up to
-  // LNM_SIGN_IN_BODY_LIMIT, and without credentials within LNM_UNAUTHENTICATED_BODY_SECONDS.
+  // LNM_SIGN_IN_BODY_LIMIT, and without credentials within LNM_UNAUTHENTICATED_BODY_SECONDS
+  // (also how long a connection answered with its body unread lingers before it is closed).
   const authenticatedReading: BodyReading = { limit: byteSize(deps.config.bodyLimit), limitName: 'BODY_LIMIT' };
   const publicLimit = Math.min(byteSize(deps.config.signInBodyLimit ?? DEFAULT_SIGN_IN_BODY_LIMIT), authenticatedReading.limit);
   const publicTimeoutMs = (deps.config.unauthenticatedBodySeconds ?? DEFAULT_UNAUTHENTICATED_BODY_SECONDS) * 1000;
+  app.use(jsonBody({ lingerMs: publicTimeoutMs }));
   const publicReading = (identity: Identity | null): BodyReading => ({ limit: publicLimit, limitName: 'LNM_SIGN_IN_BODY_LIMIT', ...(identity ? {} : { timeoutMs: publicTimeoutMs }) });
 
   // Routes also grouped by method and first path segment (`POST sc`, `GET networks`): koa-router

@@ -22,6 +22,7 @@
 //   route matches is refused here.
 import type Koa from 'koa';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { AppError } from '../domain/shared/errors.ts';
 import { MAX_JSON_DEPTH } from '../domain/shared/valueDepth.ts';
 
@@ -116,7 +117,7 @@ export interface BodyReading {
   timeoutMs?: number;
 }
 
-export function jsonBody(): Koa.Middleware {
+export function jsonBody(opts: { lingerMs: number }): Koa.Middleware {
   return async (ctx, next) => {
     if (!ctx.path.startsWith('/api/v1') || !BODY_METHODS.has(ctx.method) || !hasBody(ctx.req)) return next();
     try {
@@ -134,8 +135,30 @@ export function jsonBody(): Koa.Middleware {
     } finally {
       // Answered without reading the whole body (no credentials, no route, a refusal): the
       // connection is closed after the answer rather than the rest drained from it.
-      if (ctx.state.bodyUnread || ctx.state.bodyRefusal !== undefined || ctx.state.bodyCutOff) ctx.set('Connection', 'close');
+      if (ctx.state.bodyUnread || ctx.state.bodyRefusal !== undefined || ctx.state.bodyCutOff) {
+        ctx.set('Connection', 'close');
+        lingerOnClose(ctx.req.socket, opts.lingerMs);
+      }
     }
+  };
+}
+
+/**
+ * How a connection answered with its body unread is closed: the answer, then a half-close (FIN),
+ * then whatever the client still sends is read and dropped until it closes its side or `ms` pass.
+ * Node would close at once (destroySoon after the answer), and closing a socket with unread
+ * bytes makes the kernel send a reset, on which a client that has not yet read the answer (a
+ * busy one) loses it. Bounded in time, as nginx's lingering_time: the bytes are never kept.
+ */
+function lingerOnClose(socket: Socket, ms: number): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    const timer = setTimeout(() => this.destroy(), ms);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    this.once('end', () => this.destroy());
+    this.end();
+    // The request is dumped by the server once answered: resuming the socket reads and drops.
+    this.resume();
   };
 }
 

@@ -46,10 +46,16 @@ interface Exchange {
  * Sends `head` (request line and headers, or a part of them), then `body` in `step`-byte pieces
  * every `everyMs` (0: as fast as the socket takes them), until the server answers or closes, or
  * HANG_BOUND_MS pass. `stopAfter` bytes of body at most are sent (the rest is never sent).
+ * `readAfterMs`: the client reads nothing (the answer included) for that long after connecting.
  */
-function exchange(head: string, body: Buffer, opts: { step: number; everyMs: number; stopAfter?: number; headTrickleMs?: number }): Promise<Exchange> {
+function exchange(head: string, body: Buffer, opts: { step: number; everyMs: number; stopAfter?: number; headTrickleMs?: number; readAfterMs?: number }): Promise<Exchange> {
   return new Promise((resolve) => {
     const socket = net.connect(s.port, '127.0.0.1');
+    // A client that reads its answer late (a busy one): nothing read for readAfterMs.
+    if (opts.readAfterMs) {
+      socket.pause();
+      setTimeout(() => socket.resume(), opts.readAfterMs);
+    }
     let answer = '';
     let sent = 0;
     let finished = false;
@@ -118,6 +124,19 @@ test('an unauthenticated 1 MB POST to a route that needs credentials is answered
   // The same with credentials that do not hold (an unknown API key): 401, body unread.
   const bad = await exchange(head('/organizations', body.length, 'X-Api-Key: lnm_not-a-key\r\n'), body, { step: 16 * 1024, everyMs: 0, stopAfter: 64 * 1024 });
   assert.is(statusOf(bad), 401, bad.answer || 'no answer before the body was sent');
+});
+
+test('the 401 to an unread body reaches a client that reads it late (the server lingers, it does not reset the connection)', async () => {
+  // Closing a connection with unread bytes makes the kernel send a reset, and a client that has
+  // not yet read the answer loses it (seen under load). The server now half-closes after the
+  // answer and drops what still comes, for at most LNM_UNAUTHENTICATED_BODY_SECONDS.
+  const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(1024 * 1024 - 12) }));
+  for (const readAfterMs of [300, 1_000]) {
+    const e = await exchange(head('/organizations', body.length), body, { step: 64 * 1024, everyMs: 0, stopAfter: 512 * 1024, readAfterMs });
+    assert.ok(e.answer !== '', `no answer read ${readAfterMs} ms late (${e.sentBodyBytes} body bytes sent): the connection was reset`);
+    assert.is(statusOf(e), 401, e.answer);
+    assert.match(e.answer, /\r\nconnection: close\r\n/i);
+  }
 });
 
 test('a sign-in body sent slowly without credentials is cut off (408 in the error body, the connection closed)', async () => {
