@@ -274,7 +274,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   // A ledgerX committer's database password: derived from the key encryption key and the group's id, never stored.
   const dbAddress = new URL(db.url);
   const ledgerx = {
-    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...engineEnv(config) } }),
+    runtime: createLedgerXRuntime({ dataDir: config.dataDir, env: { ...process.env, ...engineEnv(config) }, hostEngine: (hostId) => hostEngines(hostId) }),
     ledger: fabricXLedger(),
     joinTimeoutMs: (config.ledgerXJoinTimeoutSeconds ?? 240) * 1000,
     engine: config.nodeEngine === 'docker' ? ('docker' as const) : ('process' as const),

@@ -5,6 +5,9 @@
 // the group's party id) is kept in <dataDir>/ledgerx/group-<id>/join.json + bootstrap.block.
 // live(): GET /healthz on the role's monitoring port (Operations.ListenPort).
 // blockHeight(): the height the sidecar or the assembler exports on its /metrics (fabricXLedgerMetrics.ts).
+// An orderer role placed on a Kubernetes cluster (config.hostId) runs under that cluster's engine
+// (kubernetesEngine.ts: a StatefulSet of the fabric-x-arma image, the same launch spec) and is
+// probed at the cluster's node address (config.externalIp), its ports being NodePorts there.
 import { probeRequest } from '../system/probeHttp.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +19,7 @@ import type { NodeEngine, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.t
 import { committerLaunchSpec } from './committerLaunch.ts';
 import { closeGrpcHealth, grpcHealthCheck } from './grpcHealth.ts';
 import { clientMspFiles } from '../consortium/fabricMsp.ts';
-import { localEngines } from '../engines/localEngines.ts';
+import { localEngines, placedEngine } from '../engines/localEngines.ts';
 import { dockerPrefixFromEnv, imageVariable, nodeImagesFromEnv } from '../engines/nodeImages.ts';
 import Docker from 'dockerode';
 import { portsInUse } from '../engines/hostPorts.ts';
@@ -29,12 +32,16 @@ export interface LedgerXRuntimeOptions {
   dataDir: string;
   /** LNM_FABRIC_X_BIN, PATH; default process.env. */
   env?: Record<string, string | undefined>;
+  /** The engine of a registered node host (config.hostId; docs/kubernetes.md); without it roles on a cluster cannot run. */
+  hostEngine?: (hostId: number) => Promise<NodeEngine | null>;
 }
 
 const displayName = (n: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData) => `ledgerX ${n.role} ${n.name}`;
 const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_COMMITTER');
 /** A committer service's gRPC health target (adapters/ledgerx/grpcHealth.ts keeps one client per target). */
 const healthAddress = (n: { config: { grpcPort?: number } }) => `127.0.0.1:${n.config.grpcPort}`;
+/** Where a role's ports answer: this machine, or the cluster's node address for a role on a cluster. */
+const probeHost = (n: { config: { hostId?: number; externalIp?: string } }) => (n.config.hostId && n.config.externalIp ? n.config.externalIp : '127.0.0.1');
 
 export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
   const env = options.env ?? process.env;
@@ -42,8 +49,10 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
   const images = nodeImagesFromEnv(env);
   // Under the docker engine a role runs in its image (fabric-x-arma, fabric-x-committer) on the
   // host network, the node directory bound at the same path: the launch specs' paths hold.
-  const { of: engineOf } = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
-  const engineFor = (node: { engine?: string }) => engineOf(node.engine ?? 'process');
+  const engines = localEngines({ dataDir, images, namePrefix: dockerPrefixFromEnv(env) });
+  const engineOf = engines.of;
+  const engineFor = (node: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData): Promise<NodeEngine> =>
+    placedEngine(engines, options.hostEngine, { engine: node.engine ?? 'process', config: node.config as { hostId?: number } }, displayName(node), nodeKey(node.nodeId));
 
   /** Under docker: the image of `software` is on the Docker host, or why not. */
   async function imagePresent(software: 'fabric-x-arma' | 'fabric-x-committer', name: string, key: string): Promise<void> {
@@ -60,7 +69,8 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
   async function launch(spec: NodeLaunchSpec, name: string, engine: NodeEngine) {
     const key = spec.nodeKey;
     if ((await engine.status(key)).state === 'running') throw new NodeStartFailedError('already-running', `${name} is already running.`, { nodeKey: key });
-    const busy = await portsInUse(spec.ports);
+    // A cluster's NodePorts are taken there (its Service), not on this machine.
+    const busy = engine.kind === 'kubernetes' ? [] : await portsInUse(spec.ports);
     if (busy.length) throw new NodeStartFailedError('port-in-use', `Cannot start ${name}: port ${busy.join(', ')} ${busy.length > 1 ? 'are' : 'is'} already in use on this host.`, { nodeKey: key, ports: busy });
     await engine.prepare(spec);
     try {
@@ -102,13 +112,15 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
     async start(node, material) {
       const key = nodeKey(node.nodeId);
       const name = displayName(node);
-      const docker = node.engine === 'docker';
-      if (docker) await imagePresent('fabric-x-arma', name, key);
+      const onCluster = !!node.config.hostId;
+      const docker = node.engine === 'docker' || onCluster;
+      // On a cluster the image is the cluster's (kubernetes.images, imported there): its pod says when it is missing.
+      if (docker && !onCluster) await imagePresent('fabric-x-arma', name, key);
       const arma = docker ? { ok: true as const, path: 'arma' } : await findFabricXProgram('arma', env);
       if (!arma.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${arma.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);
       if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its orderer group has not joined a network yet (joining it to a network gives it the genesis block).`, { nodeKey: key });
-      return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name, engineFor(node));
+      return launch(armaLaunchSpec(node, material, join, { dataDir, arma: arma.path, nodeKey: key, displayName: name }), name, await engineFor(node));
     },
     async startCommitter(node, input) {
       const key = nodeKey(node.nodeId);
@@ -120,27 +132,27 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
       const join = await this.readJoin(node.config.groupId);
       if (!join) throw new NodeStartFailedError('invalid-spec', `Cannot start ${name}: its committer has not joined a network yet: join it to a network first.`, { nodeKey: key });
       const clientMsp = input.client ? clientMspFiles(input.client.organization, { certPem: input.client.certPem, keyPem: input.client.keyPem }) : [];
-      return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name, engineFor(node));
+      return launch(committerLaunchSpec(node, { databasePassword: input.databasePassword, clientMsp, block: join.block }, { dataDir, committer: committer.path, nodeKey: key, displayName: name }), name, await engineFor(node));
     },
     // A committer service's kept health connection closes with the service.
     async stop(node) {
       try {
-        await engineFor(node).stop(nodeKey(node.nodeId));
+        await (await engineFor(node)).stop(nodeKey(node.nodeId));
       } finally {
         if (isCommitter(node)) closeGrpcHealth(healthAddress(node));
       }
     },
-    async remove(node) {
+    async remove(node, opts) {
       try {
-        await engineFor(node).remove(nodeKey(node.nodeId));
+        await (await engineFor(node)).remove(nodeKey(node.nodeId), opts);
       } finally {
         if (isCommitter(node)) closeGrpcHealth(healthAddress(node));
       }
     },
-    status: (node) => engineFor(node).status(nodeKey(node.nodeId)),
+    status: async (node) => (await engineFor(node)).status(nodeKey(node.nodeId)),
     async live(node, timeoutMs) {
       if (isCommitter(node)) return grpcHealthCheck(healthAddress(node), timeoutMs);
-      const url = `http://127.0.0.1:${node.config.monitoringPort}/healthz`;
+      const url = `http://${probeHost(node)}:${node.config.monitoringPort}/healthz`;
       let res: { status: number; text: string };
       try {
         // The health monitor's HTTP (keep-alive, node:http), as for the other platforms' probes.
@@ -152,13 +164,13 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
     },
     async blockHeight(node, timeoutMs) {
       if (!heightMetricOf(node.role)) return null;
-      const url = `http://127.0.0.1:${node.config.monitoringPort}/metrics`;
+      const url = `http://${probeHost(node)}:${node.config.monitoringPort}/metrics`;
       const res = await probeRequest(url, { timeoutMs });
       if (res.status < 200 || res.status >= 300) throw new Error(`${url} answered ${res.status}`);
       return blockHeightOf(res.text, node.role);
     },
-    logs: (node, tail) => engineFor(node).logs(nodeKey(node.nodeId), { tail }),
-    followLogs: (node, onLine, tail) => engineFor(node).followLogs(nodeKey(node.nodeId), onLine, { tail }),
+    logs: async (node, tail) => (await engineFor(node)).logs(nodeKey(node.nodeId), { tail }),
+    followLogs: async (node, onLine, tail) => (await engineFor(node)).followLogs(nodeKey(node.nodeId), onLine, { tail }),
     portsInUse,
   };
 }

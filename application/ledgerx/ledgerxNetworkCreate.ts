@@ -111,7 +111,8 @@ export async function joinLedgerXOrdererGroup(input: CommandInput, networkId: nu
   const member = network.nodes.find((n) => n.nodeId === nodeId);
   if (!member) throw new ValidationError(`Orderer group ${row.name} is not a party of network ${network.name}; its parties are fixed in its genesis block.`, [{ field: 'nodeId', message: 'not a party of this network' }]);
   if (member.joinedAt) throw new ConflictError(`Orderer group ${row.name} has already joined network ${network.name}.`, { nodeId }, 'ALREADY_JOINED');
-  const available = await ledgerx.runtime.available();
+  // A group on a Kubernetes cluster runs the cluster's arma image: no program needed here.
+  const available = (row.config as { hostId?: number }).hostId ? { ok: true as const } : await ledgerx.runtime.available();
   if (!available.ok) throw new ValidationError(`Cannot run orderer group ${row.name} here: ${available.reason}.`, [{ field: 'programs', message: 'arma not found' }]);
   const block = await ledgerXGenesisBlock(deps.pool, networkId);
   if (!block) throw new NotFoundError('Network', networkId);

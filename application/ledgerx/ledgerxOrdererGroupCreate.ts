@@ -6,6 +6,12 @@
 // from gRPC base + 100..103 (SPEC), skipping the group's gRPC ports. Nothing starts here: a role
 // needs its network's genesis block, which the join gives. A failure part way deletes what was
 // made (node records, keys).
+//
+// On a registered Kubernetes cluster (config.hostId; docs/kubernetes.md) each role is a pod of
+// the cluster (kubernetesEngine.ts, image fabric-x-arma): its ports are NodePorts of the
+// cluster's range (default gRPC base 32050, monitoring base + 100..103), taken on the cluster
+// before the group is recorded, and the roles are reached at the cluster's node address (the
+// endpoints of the genesis block and the names of their TLS certificates).
 import { runCommand, type CommandInput } from '../commands.ts';
 import { recordMadeFor } from '../creations.ts';
 import { ConflictError, ValidationError, type FieldIssue } from '../../domain/shared/errors.ts';
@@ -13,7 +19,7 @@ import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
 import type { ConsortiumNodeConfig } from '../../domain/consortium/consortiumNode.ts';
 import {
-  LEDGERX_ORDERER_GRPC_BASE, LEDGERX_ORDERER_MONITORING_OFFSET, LEDGERX_ORDERER_ROLES, roleNodeType,
+  LEDGERX_ORDERER_CLUSTER_GRPC_BASE, LEDGERX_ORDERER_GRPC_BASE, LEDGERX_ORDERER_MONITORING_OFFSET, LEDGERX_ORDERER_ROLES, roleNodeType,
   type LedgerXOrdererGroupConfig, type LedgerXOrdererRole,
 } from '../../domain/ledgerx/ledgerxNode.ts';
 import { assignedPorts } from '../../projections/nodes.ts';
@@ -21,6 +27,10 @@ import { discardKey } from '../keys/keyCreation.ts';
 import { checkNodeName, MIN_NODE_PORT, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { assertNodeKeysExportable, createNodeKeys, organizationDomainOf } from '../consortium/consortiumNodeCreate.ts';
 import { getOrganization } from '../../projections/organizations.ts';
+import { placeNode, takesNodePorts } from '../hosts/hostPlacement.ts';
+import { takeClusterNodePorts } from '../hosts/clusterNodePorts.ts';
+import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
+import type { NodeHostRow } from '../../projections/nodeHosts.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
 
 export interface LedgerXOrdererGroupRequest {
@@ -41,6 +51,8 @@ export interface LedgerXOrdererGroupRequest {
     assemblerMonitoringPort?: number;
     /** process or docker; left out: the service's LNM_NODE_ENGINE. */
     engine?: string;
+    /** A registered Kubernetes cluster the four roles run on (docs/kubernetes.md). */
+    hostId?: number;
   };
 }
 
@@ -52,25 +64,32 @@ export interface GroupLayout {
   roles: readonly string[];
   offsets: Record<string, number>;
   defaultBase: number;
+  /** The default gRPC base on a Kubernetes cluster (a NodePort). */
+  clusterBase?: number;
   noun: string;
 }
 
-const ORDERER_LAYOUT: GroupLayout = { roles: LEDGERX_ORDERER_ROLES, offsets: LEDGERX_ORDERER_MONITORING_OFFSET, defaultBase: LEDGERX_ORDERER_GRPC_BASE, noun: 'orderer group' };
+const ORDERER_LAYOUT: GroupLayout = { roles: LEDGERX_ORDERER_ROLES, offsets: LEDGERX_ORDERER_MONITORING_OFFSET, defaultBase: LEDGERX_ORDERER_GRPC_BASE, clusterBase: LEDGERX_ORDERER_CLUSTER_GRPC_BASE, noun: 'orderer group' };
 
-/** gRPC and monitoring ports of a group (SPEC layout): 400 for bad values, 409 for taken ones. */
-export async function resolveGroupPorts(input: CommandInput, c: Record<string, unknown>, layout: GroupLayout): Promise<Record<string, number>> {
+/**
+ * gRPC and monitoring ports of a group (SPEC layout): 400 for bad values, 409 for taken ones. On a
+ * Kubernetes cluster (onCluster) they are NodePorts: the cluster's range, this machine's listeners
+ * not asked (the cluster's own Services are, by takeClusterNodePorts).
+ */
+export async function resolveGroupPorts(input: CommandInput, c: Record<string, unknown>, layout: GroupLayout, onCluster = false): Promise<Record<string, number>> {
   const LEDGERX_ORDERER_ROLES = layout.roles;
   const n = layout.roles.length;
   const maxOffset = Math.max(...Object.values(layout.offsets));
+  const [low, high] = onCluster ? [NODE_PORT_RANGE.min, NODE_PORT_RANGE.max] : [MIN_NODE_PORT, 65535];
   const issues: FieldIssue[] = [];
   const given: Record<string, number> = {};
   for (const f of ['grpcPort', ...LEDGERX_ORDERER_ROLES.map(grpcField), ...LEDGERX_ORDERER_ROLES.map(monField)]) {
     const v = (c as Record<string, number | undefined>)[f];
     if (v === undefined || (v === 0 && f.endsWith('MonitoringPort'))) continue;
-    if (!Number.isInteger(v) || v < MIN_NODE_PORT || v > 65535) issues.push({ field: `config.${f}`, message: `must be a port from ${MIN_NODE_PORT} to 65535${f.endsWith('MonitoringPort') ? ' (or 0: allocated)' : ''}, got ${v}` });
+    if (!Number.isInteger(v) || v < low || v > high) issues.push({ field: `config.${f}`, message: `must be a port from ${low} to ${high}${onCluster ? ' (a NodePort of the Kubernetes cluster)' : ''}${f.endsWith('MonitoringPort') ? ' (or 0: allocated)' : ''}, got ${v}` });
     else if (f !== 'grpcPort') given[f] = v;
   }
-  if (typeof c.grpcPort === 'number' && c.grpcPort > 65535 - maxOffset) issues.push({ field: 'config.grpcPort', message: `leaves no room for the monitoring ports (base + 100..${maxOffset})` });
+  if (typeof c.grpcPort === 'number' && c.grpcPort > high - maxOffset) issues.push({ field: 'config.grpcPort', message: `leaves no room for the monitoring ports (base + 100..${maxOffset})` });
   if (issues.length) throw new ValidationError(`Invalid ${layout.noun} ports: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const grpcGiven = LEDGERX_ORDERER_ROLES.map((r) => given[grpcField(r)]).filter((v) => v !== undefined);
   const monGiven = LEDGERX_ORDERER_ROLES.map((r) => given[monField(r)]).filter((v) => v !== undefined);
@@ -84,19 +103,19 @@ export async function resolveGroupPorts(input: CommandInput, c: Record<string, u
     const owner = assigned.get(v);
     if (owner) throw new ConflictError(`Port ${v} (config.${f}) is already assigned to node ${owner}.`, { field: `config.${f}`, port: v }, 'PORT_TAKEN');
   }
-  const runtime = ledgerXOf(input.deps).runtime;
+  const runtime = onCluster ? { portsInUse: async () => [] as number[] } : ledgerXOf(input.deps).runtime;
   const busy = await runtime.portsInUse(values);
   if (busy.length) throw new ConflictError(`Port ${busy.join(', ')} is already in use on this host.`, { ports: busy }, 'PORT_IN_USE');
   const free = async (p: number, taken: Set<number>) => !taken.has(p) && !assigned.has(p) && !(await runtime.portsInUse([p])).length;
   const chosen = new Set(values);
   // gRPC: the given ones; the rest from the base (given, else the first base whose four ports are free).
-  let base = (c.grpcPort as number | undefined) ?? given[grpcField(layout.roles[0])] ?? layout.defaultBase;
+  let base = (c.grpcPort as number | undefined) ?? given[grpcField(layout.roles[0])] ?? (onCluster && layout.clusterBase ? layout.clusterBase : layout.defaultBase);
   if (c.grpcPort === undefined && grpcGiven.length === 0) {
     for (;;) {
       const four = Array.from({ length: n }, (_, i) => base + i);
       if ((await Promise.all(four.map((p) => free(p, chosen)))).every(Boolean)) break;
       base += 10;
-      if (base > 65535 - maxOffset) throw new ConflictError(`No free gRPC ports left for a ${layout.noun}.`);
+      if (base > high - maxOffset) throw new ConflictError(`No free gRPC ports left for a ${layout.noun}.`);
     }
   }
   const out: Record<string, number> = {};
@@ -119,7 +138,7 @@ export async function resolveGroupPorts(input: CommandInput, c: Record<string, u
     let p = base + layout.offsets[r];
     while (!(await free(p, chosen))) {
       p += 1;
-      if (p > 65535) throw new ConflictError(`No free port left for config.${f}.`);
+      if (p > high) throw new ConflictError(`No free port left for config.${f}.`);
     }
     chosen.add(p);
     out[f] = p;
@@ -136,16 +155,23 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
   const org = await getOrganization(deps.pool, req.organizationId);
   if (!org) throw new ValidationError(`Organization ${req.organizationId} does not exist.`, [{ field: 'organizationId', message: 'no such organization' }]);
   await assertNodeKeysExportable(input, org);
-  const externalIp = req.config.externalIp ?? '127.0.0.1';
+  // Four pods of a cluster: its placement checks (reachable, namespace, permissions, room for four).
+  const host = req.config.hostId !== undefined ? await placeNode(input, { hostId: req.config.hostId }, req.config.engine as 'docker' | undefined, { allowed: true }, { nodes: LEDGERX_ORDERER_ROLES.length }) : null;
+  if (host && host.kind !== 'kubernetes') throw new ValidationError(`Host ${host.name} is a Docker host: a ledgerX orderer group runs on this machine or on a registered Kubernetes cluster.`, [{ field: 'config.hostId', message: 'not a Kubernetes cluster' }], 'HOST_KIND_UNSUPPORTED');
+  if (host && req.config.externalIp !== undefined) throw new ValidationError(`Orderer group ${req.name} is placed on cluster ${host.name}, where its roles are reached at the cluster's node address (${host.externalIp}); leave out config.externalIp.`, [{ field: 'config.externalIp', message: 'not with a cluster' }]);
+  const externalIp = host ? host.externalIp : (req.config.externalIp ?? '127.0.0.1');
   if (!IPV4.test(externalIp)) throw new ValidationError('config.externalIp must be an IPv4 address that the roles are reached at, such as 127.0.0.1.', [{ field: 'config.externalIp', message: 'must be an IPv4 address' }]);
-  const ports = await resolveGroupPorts(input, req.config, ORDERER_LAYOUT);
+  const resolved = await resolveGroupPorts(input, req.config, ORDERER_LAYOUT, takesNodePorts(host));
   const domain = await organizationDomainOf(input, org);
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXOrdererRole, number>;
   for (const r of LEDGERX_ORDERER_ROLES) roleNodeIds[r] = await deps.nextId('node');
+  const { ports, release } = await takeRolePorts(input, host, roleNodeIds, resolved, req.config as Record<string, unknown>);
   await recordMadeFor(input, req.creationId, 'node', groupId);
   const at = deps.clock().toISOString();
-  const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
+  const engine = host || req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const);
+  const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine, resources: null, at };
+  const placed = host ? { hostId: host.id } : {};
   const keysMade: number[] = [];
   const nodesMade: number[] = [];
   try {
@@ -158,20 +184,56 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
       keysMade.push(keys.identityKeyId, keys.tlsKeyId);
       await runCommand(input, nodeStream(roleNodeIds[r]), nodeAggregate, {
         type: 'CreateNode', nodeId: roleNodeIds[r], name, nodeType: roleNodeType(r), role: r, ...common, ...keys,
-        config: { groupId, role: r, externalIp, grpcPort: ports[grpcField(r)], monitoringPort: ports[monField(r)] },
+        config: { groupId, role: r, externalIp, grpcPort: ports[grpcField(r)], monitoringPort: ports[monField(r)], ...placed },
       });
       nodesMade.push(roleNodeIds[r]);
     }
     await runCommand(input, nodeStream(groupId), nodeAggregate, {
       type: 'CreateNode', nodeId: groupId, name: req.name, nodeType: 'LEDGERX_ORDERER_GROUP', role: 'orderer-group', ...common,
-      config: { externalIp, ...(ports as unknown as Omit<LedgerXOrdererGroupConfig, 'externalIp' | 'roleNodeIds'>), roleNodeIds },
+      config: { externalIp, ...(ports as unknown as Omit<LedgerXOrdererGroupConfig, 'externalIp' | 'roleNodeIds'>), roleNodeIds, ...placed },
     });
   } catch (err) {
     for (const id of nodesMade) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});
     for (const k of keysMade.reverse()) await discardKey(input, k).catch(() => {});
+    await release();
     throw err;
   }
   return groupId;
+}
+
+/**
+ * On a cluster taking NodePorts: each role's two ports taken there (its Service made) before the
+ * group is recorded; a default one another deployment holds moves up, a given one is a 409.
+ * release() removes what was made (a create that fails after).
+ */
+async function takeRolePorts(input: CommandInput, host: NodeHostRow | null, roleNodeIds: Record<LedgerXOrdererRole, number>, resolved: Record<string, number>, c: Record<string, unknown>): Promise<{ ports: Record<string, number>; release(): Promise<void> }> {
+  const ports = { ...resolved };
+  const releases: Array<() => Promise<void>> = [];
+  const release = async () => {
+    for (const r of releases.reverse()) await r();
+  };
+  if (!host || !takesNodePorts(host)) return { ports, release };
+  const assigned = new Set([...(await assignedPorts(input.deps.pool)).keys(), ...Object.values(resolved)]);
+  try {
+    for (const r of LEDGERX_ORDERER_ROLES) {
+      const fields = [grpcField(r), monField(r)];
+      const taken = await takeClusterNodePorts(input, host, roleNodeIds[r], {
+        ports: Object.fromEntries(fields.map((f) => [f, ports[f]])),
+        given: new Set(fields.filter((f) => typeof c[f] === 'number' || (f === grpcField(r) && typeof c.grpcPort === 'number'))),
+        assigned,
+        fieldName: (f) => `config.${f}`,
+      });
+      releases.push(() => taken.release());
+      for (const f of fields) {
+        ports[f] = taken.ports[f] as number;
+        assigned.add(ports[f]);
+      }
+    }
+  } catch (err) {
+    await release();
+    throw err;
+  }
+  return { ports, release };
 }
 
 /** Creates the group and its roles (not started: they start when the group joins a network); returns the group's id. */

@@ -20,6 +20,8 @@ export const roleNodeType = (role: LedgerXOrdererRole): LedgerXRoleNodeType => `
 
 /** Default gRPC base of an orderer group (Fabric-X's samples: router 7050 .. assembler 7053). */
 export const LEDGERX_ORDERER_GRPC_BASE = 7050;
+/** The same on a Kubernetes cluster, where the ports are NodePorts (30000-32767): router 32050 .. assembler 32053, monitoring 32150..32153. */
+export const LEDGERX_ORDERER_CLUSTER_GRPC_BASE = 32050;
 /** Monitoring port offset from the gRPC base, per role (SPEC "Monitoring port layout"). */
 export const LEDGERX_ORDERER_MONITORING_OFFSET: Record<LedgerXOrdererRole, number> = { router: 100, batcher: 101, consenter: 102, assembler: 103 };
 
@@ -36,6 +38,8 @@ export interface LedgerXOrdererGroupConfig {
   assemblerMonitoringPort: number;
   /** Node ids of the roles. */
   roleNodeIds: Record<LedgerXOrdererRole, number>;
+  /** The registered Kubernetes cluster its roles run on (docs/kubernetes.md); externalIp is then the cluster's node address. */
+  hostId?: number;
 }
 
 export interface LedgerXRoleConfig {
@@ -44,6 +48,8 @@ export interface LedgerXRoleConfig {
   externalIp: string;
   grpcPort: number;
   monitoringPort: number;
+  /** The cluster the role's pod runs on (its group's hostId): the ports are NodePorts there. */
+  hostId?: number;
 }
 
 interface LedgerXNodeCommon {
@@ -55,7 +61,7 @@ interface LedgerXNodeCommon {
   /** Networks are joined later (POST /networks/ledgerx/{id}/orderer-groups/{nodeId}/join). */
   networkId: null;
   client: 'fabric-x';
-  /** process (local programs) or docker (images fabric-x-arma, fabric-x-committer on the host network). */
+  /** process (local programs) or docker (images fabric-x-arma, fabric-x-committer on the host network; on a cluster, config.hostId: the same images in pods). */
   engine: 'process' | 'docker';
   resources: null;
   at: string;

@@ -57,7 +57,8 @@ export interface LedgerXRuntime {
   /** A committer service; the sidecar also gets the channel's block and a client MSP. */
   startCommitter(node: LedgerXCommitterRoleNodeCreatedData, input: { databasePassword: string; client: { organization: OrganizationMsp; certPem: string; keyPem: string } | null }): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;
   stop(node: AnyRole): Promise<void>;
-  remove(node: AnyRole): Promise<void>;
+  /** deleteVolume: a role on a Kubernetes cluster loses its claim too (kept otherwise). */
+  remove(node: AnyRole, opts?: { deleteVolume?: boolean }): Promise<void>;
   status(node: AnyRole): Promise<NodeStatus>;
   /** Orderer roles: GET /healthz on the monitoring port; committer services: gRPC health. Throws with the reason. */
   live(node: AnyRole, timeoutMs: number): Promise<void>;

@@ -18,7 +18,7 @@ export const PasswordSchema = Type.String({ minLength: 1, maxLength: 1024, descr
 
 /** Where a node goes (POST /nodes `config`), the one shape of a placement (docs/hosts.md). */
 export const HostPlacementFields = {
-  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm and consortium: the node host (GET /hosts) it runs on, under that host\'s Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service\'s machine (docs/hosts.md, docs/kubernetes.md)' })),
+  hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'evm, consortium and ledgerX orderer groups (a Kubernetes cluster only): the node host (GET /hosts) it runs on, under that host\'s Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service\'s machine (docs/hosts.md, docs/kubernetes.md)' })),
   hostLabels: Type.Optional(Type.Record(Type.String({ maxLength: 63 }), Type.String({ maxLength: 200 }), { maxProperties: 20, description: 'evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md)' })),
 };
 

@@ -70,9 +70,10 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
           await command({ type: 'StopNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
         }
       },
-      async remove() {
+      async remove(opts) {
         // Stopped here rather than awaited: the roles' own NodeDeleted come after this event (removing twice is a no-op).
-        for (const n of await roles()) await runtime.remove(n).catch(() => {});
+        // Roles on a cluster: their claims go too when the operator asked (DELETE ...?deleteVolume=true).
+        for (const n of await roles()) await runtime.remove(n, opts).catch(() => {});
         for (const role of order) await command({ type: 'DeleteNode', nodeId: ids[role], at: new Date().toISOString() }).catch(() => {});
         await runtime.removeJoin(group.nodeId);
         if (group.nodeType === 'LEDGERX_COMMITTER') {

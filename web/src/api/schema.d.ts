@@ -11641,7 +11641,7 @@ export interface operations {
                     name: string;
                     /** @description where the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400) go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
                     placement?: {
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        /** @description evm, consortium and ledgerX orderer groups (a Kubernetes cluster only): the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
@@ -16053,7 +16053,7 @@ export interface operations {
                     }[];
                     /** @description where all its peers and orderers (each POST /nodes of the quick start then carries it as config.hostId or config.hostLabels); the host must have room for every node planned; no Fabric program is needed here then go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
                     placement?: {
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        /** @description evm, consortium and ledgerX orderer groups (a Kubernetes cluster only): the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
@@ -16247,7 +16247,7 @@ export interface operations {
                     name: string;
                     /** @description where the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400) go: {hostId} (a node host or Kubernetes cluster, GET /hosts) or {hostLabels} (the placement rule), not both; the same rules and codes as POST /nodes config.hostId/hostLabels (400 UNKNOWN_HOST, 409 HOST_UNREACHABLE, HOST_FULL when the host has no room for them all, NO_HOST_FITS), checked before anything is made (docs/hosts.md) */
                     placement?: {
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        /** @description evm, consortium and ledgerX orderer groups (a Kubernetes cluster only): the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
@@ -20331,7 +20331,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
+                    /** @description ledgerX (LEDGERX_ORDERER_GROUP): externalIp, hostId (a registered Kubernetes cluster: the four roles run there, ports are NodePorts, default base 32050), grpcPort (base, default 7050: router +0, batcher +1, consenter +2, assembler +3) or routerPort/batcherPort/consenterPort/assemblerPort, and routerMonitoringPort, batcherMonitoringPort, consenterMonitoringPort, assemblerMonitoringPort. evm and consortium: hostId or hostLabels (a node host, docs/hosts.md). evm: p2pPort, rpcHttpPort, rpcWsPort, metricsPort, isBootnode, role, client, engine. consortium: port (gRPC, default 7051 peer / 7050 orderer), chaincodePort (peer, 7052), adminPort (orderer channel participation, 7053), operationsPort (/healthz and /metrics, 9443 peer / 8443 orderer), listenAddress, hostname, externalEndpoint, domainNames, engine. Ports left out are allocated from the defaults upwards. */
                     config?: {
                         /** @description host port 1024-65535; left out: allocated */
                         adminPort?: number;
@@ -20367,7 +20367,7 @@ export interface operations {
                         fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
-                        /** @description evm and consortium: the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
+                        /** @description evm, consortium and ledgerX orderer groups (a Kubernetes cluster only): the node host (GET /hosts) it runs on, under that host's Docker Engine, or (evm anvil nodes) as a StatefulSet of that Kubernetes cluster, its ports NodePorts (30000-32767); left out: this service's machine (docs/hosts.md, docs/kubernetes.md) */
                         hostId?: number;
                         /** @description evm and consortium, instead of hostId: placed on the reachable, not full host carrying every label given that has the fewest nodes (docs/hosts.md) */
                         hostLabels?: {
