@@ -248,6 +248,37 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     return ledgerReadingsOf(res.text, t.node.role === 'orderer' ? 'orderer' : 'peer');
   }
 
+  /**
+   * `peer node <args>` on the stopped process-engine peer with its own config (FABRIC_CFG_PATH = its
+   * node directory, CORE_PEER_FILESYSTEMPATH = its ledger directory), the peer program of its own
+   * release: the offline subcommands (unjoin, rollback) that Fabric runs only while the peer is down.
+   */
+  async function peerNodeCommand(t: ConsortiumNodeTarget, args: string[], verb: string, action: string): Promise<void> {
+    const displayName = fabricDisplayName(t);
+    const command = `peer node ${args.join(' ')}`;
+    if (t.node.role !== 'peer') throw new ConflictError(`${displayName} is not a peer: \`peer node ${args[0]}\` runs on a peer.`);
+    if (t.node.engine !== 'process' || t.node.config.hostId) {
+      throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: \`peer node ${args[0]}\` needs the peer stopped, and a stopped container runs no command (docker exec needs it running), so it cannot ${action} here.`);
+    }
+    const release = await envOfRelease(t.node.config.fabricVersion);
+    if (!release.ok) throw new ConflictError(`Cannot ${verb} ${displayName}: ${release.reason}.`);
+    const binary = await findFabricBinary('peer', release.env);
+    if (!binary.ok) throw new ConflictError(`Cannot ${verb} ${displayName}: ${binary.reason}.`);
+    const status = await (await engineFor(t)).status(keyOf(t));
+    if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node ${args[0]}\` needs it stopped.`);
+    const nodeDir = nodeDirectory(dataDir, keyOf(t));
+    try {
+      await execFileAsync(binary.path, ['node', ...args], {
+        timeout: 60_000,
+        env: { PATH: env.PATH ?? '/usr/bin:/bin', FABRIC_CFG_PATH: nodeDir, CORE_PEER_FILESYSTEMPATH: path.join(nodeDir, FABRIC_DATA_DIR), FABRIC_LOGGING_SPEC: 'WARNING' },
+      });
+    } catch (err) {
+      const e = err as Error & { stderr?: string };
+      const last = maskSecrets(String(e.stderr ?? e.message).trim().split('\n').filter(Boolean).pop() ?? e.message);
+      throw new ConflictError(`\`${command}\` of ${displayName} failed: ${last}`);
+    }
+  }
+
   const runtime: ConsortiumNodeRuntime = {
     available,
     async releases() {
@@ -267,27 +298,17 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     start: (t, material) => startOn(t, material, false),
     ...placedNodeCalls(engineFor, keyOf),
     async unjoinPeer(t, channelName) {
-      const displayName = fabricDisplayName(t);
-      if (t.node.role !== 'peer') throw new ConflictError(`${displayName} is not a peer: only a peer unjoins a channel.`);
-      if (t.node.engine !== 'process' || t.node.config.hostId) {
-        throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: \`peer node unjoin\` needs the peer stopped, and a stopped container runs no command (docker exec needs it running), so it cannot leave channel ${channelName} here.`);
-      }
-      const release = await envOfRelease(t.node.config.fabricVersion);
-      if (!release.ok) throw new ConflictError(`Cannot unjoin ${displayName}: ${release.reason}.`);
-      const binary = await findFabricBinary('peer', release.env);
-      if (!binary.ok) throw new ConflictError(`Cannot unjoin ${displayName}: ${binary.reason}.`);
-      const status = await (await engineFor(t)).status(keyOf(t));
-      if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node unjoin\` needs it stopped.`);
-      const nodeDir = nodeDirectory(dataDir, keyOf(t));
+      await peerNodeCommand(t, ['unjoin', '-c', channelName], 'unjoin', `leave channel ${channelName}`);
+    },
+    async rollbackPeer(t, channelName, blockNumber) {
+      if (!Number.isSafeInteger(blockNumber) || blockNumber < 0) throw new ConflictError(`Invalid block number ${blockNumber} to roll ${fabricDisplayName(t)} back to.`);
       try {
-        await execFileAsync(binary.path, ['node', 'unjoin', '-c', channelName], {
-          timeout: 60_000,
-          env: { PATH: env.PATH ?? '/usr/bin:/bin', FABRIC_CFG_PATH: nodeDir, CORE_PEER_FILESYSTEMPATH: path.join(nodeDir, FABRIC_DATA_DIR), FABRIC_LOGGING_SPEC: 'WARNING' },
-        });
+        await peerNodeCommand(t, ['rollback', '-c', channelName, '-b', String(blockNumber)], 'roll back', `be rolled back on channel ${channelName}`);
+        return { rolledBack: true };
       } catch (err) {
-        const e = err as Error & { stderr?: string };
-        const last = maskSecrets(String(e.stderr ?? e.message).trim().split('\n').filter(Boolean).pop() ?? e.message);
-        throw new ConflictError(`\`peer node unjoin -c ${channelName}\` of ${displayName} failed: ${last}`);
+        // Fabric's own check (blkstorage.ValidateRollbackParams): the ledger ends at or below the block already.
+        if (/should be less than the biggest block number/.test((err as Error).message)) return { rolledBack: false };
+        throw err;
       }
     },
     async backupData(t, label) {

@@ -11,8 +11,10 @@
 //   5 normal        each channel back to STATE_NORMAL through the BFT consenters (proves they order),
 //                   the network recorded as smartbft (NetworkConsensusMigrated, audited); backups dropped
 // A failure before phase 5 completes restores the backups (orderers stopped, data put back,
-// started: raft in maintenance), leaves maintenance on raft and answers 409 MIGRATION_FAILED naming
-// the phase. Checked first, nothing done on a refusal (rules named in the message):
+// started: raft in maintenance), rolls back each peer past the restored chain (it may hold the
+// switch block: `peer node rollback`, rollbackPeers), leaves maintenance on raft and answers 409
+// MIGRATION_FAILED naming the phase (and any peer it could not roll back). Checked first, nothing
+// done on a refusal (rules named in the message):
 //   migration-target       to is smartbft (400)
 //   migration-from-raft    the network is etcdraft (409)
 //   migration-engine       every orderer on the process engine (400: its data is backed up here)
@@ -45,7 +47,7 @@ import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks,
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { awaitSettled } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
-import { consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
+import { adminEndpoint, consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
 import { identityCertificateOf } from './consortiumNetworkCreate.ts';
 
@@ -157,15 +159,15 @@ async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: n
 async function stopped(input: CommandInput, node: NodeRow) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StopNode', nodeId: node.id, at: input.deps.clock().toISOString() });
   const row = await awaitSettled(input, node.id);
-  if (row?.status !== 'stopped') throw new Error(`orderer ${node.name} did not stop (${row?.status ?? 'gone'})`);
+  if (row?.status !== 'stopped') throw new Error(`${node.role} ${node.name} did not stop (${row?.status ?? 'gone'})`);
 }
 
 async function started(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, at: input.deps.clock().toISOString() });
   const row = await awaitSettled(input, node.id);
-  if (row?.status !== 'running') throw new Error(`orderer ${node.name} did not start (${row?.status ?? 'gone'}${row?.error ? `: ${row.error}` : ''})`);
+  if (row?.status !== 'running') throw new Error(`${node.role} ${node.name} did not start (${row?.status ?? 'gone'}${row?.error ? `: ${row.error}` : ''})`);
   const target = await targetOf(input.deps, node.id);
-  await retrying(`orderer ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
+  await retrying(`${node.role} ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
 }
 
 export interface MigrateRequest {
@@ -264,7 +266,20 @@ async function withMigrationLock<T>(input: CommandInput, run: () => Promise<T>):
   }
 }
 
-const rolledBackText = (p: Promise<void>) => p.then(() => 'restored: backups put back, channels left maintenance on etcdraft', (e: Error) => `rollback incomplete: ${e.message}`);
+/** A peer of the migrated channels left past the restored chain: named in the 409's context and the migration's steps. */
+interface PeerNotRolledBack { node_id: number; name: string; channel: string; reason: string }
+
+/** The rollback's outcome in words (the 409's message, the failed record's reason) and the peers it could not roll back. */
+async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: string; peersNotRolledBack: PeerNotRolledBack[] }> {
+  try {
+    const peersNotRolledBack = await p;
+    const peers = peersNotRolledBack.length ? `; peer${peersNotRolledBack.length > 1 ? 's' : ''} not rolled back to the restored chain (rejoin or roll back by hand): ${peersNotRolledBack.map((x) => `${x.name} on ${x.channel} (${x.reason})`).join(', ')}` : '';
+    return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, peersNotRolledBack };
+  } catch (e) {
+    return { text: `rollback incomplete: ${(e as Error).message}`, peersNotRolledBack: [] };
+  }
+}
+const failedContext = (phase: MigrationPhase, steps: string[], r: { peersNotRolledBack: PeerNotRolledBack[] }) => ({ phase, steps, ...(r.peersNotRolledBack.length ? { peers_not_rolled_back: r.peersNotRolledBack } : {}) });
 
 async function migrateLocked(
   input: CommandInput,
@@ -309,18 +324,18 @@ async function migrateLocked(
     const reason = (err as Error).message;
     await rec.phase('rollback');
     await rec.step(`failed in phase ${phase}: ${reason}`);
-    const restored = await rolledBackText(rollback(input, plans, orderers, backedUp, timeoutMs));
-    await rec.step(restored);
-    await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored}`);
-    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored}.`, { phase, steps: rec.progress.steps }, 'MIGRATION_FAILED');
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs));
+    await rec.step(restored.text);
+    await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`);
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.`, failedContext(phase, rec.progress.steps, restored), 'MIGRATION_FAILED');
   }
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
     await rec.phase('rollback');
-    const restored = await rolledBackText(rollback(input, plans, orderers, true, timeoutMs));
-    await rec.step(restored);
-    await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored}`);
-    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored}.`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs));
+    await rec.step(restored.text);
+    await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`);
+    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.`, failedContext('normal', rec.progress.steps, restored), 'MIGRATION_FAILED');
   }, timeoutMs);
   return finished(input, rec, orderers, done, ordererList);
 }
@@ -416,8 +431,12 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
   });
 }
 
-/** Orderers stopped, their backups put back (when taken), started (each start tried again until timeoutMs): raft in maintenance; then each channel leaves maintenance on raft. */
-async function rollback(input: CommandInput, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number) {
+/**
+ * Orderers stopped, their backups put back (when taken), started (each start tried again until
+ * timeoutMs): raft in maintenance; then the peers brought back to the restored chain (rollbackPeers);
+ * then each channel leaves maintenance on raft. Answers the peers that could not be rolled back.
+ */
+async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number): Promise<PeerNotRolledBack[]> {
   const { deps } = input;
   if (backedUp) {
     for (const o of orderers) {
@@ -434,8 +453,68 @@ async function rollback(input: CommandInput, plans: Array<{ network: ConsortiumN
       if (row?.status !== 'running') await started(input, o, timeoutMs);
     }, timeoutMs);
   }
+  const notRolledBack = backedUp ? await rollbackPeers(input, rec, plans, orderers, timeoutMs) : [];
   for (const p of plans) {
     const now = await getConsortiumNetwork(deps.pool, p.network.id);
     await retrying(`channel ${p.network.channelName} out of maintenance on raft`, () => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }), timeoutMs);
   }
+  return notRolledBack;
+}
+
+/**
+ * The restored orderers hold the raft chain as it was at the backup (the maintenance block last);
+ * a peer may already hold blocks after it (the switch block, ordered in maintenance and delivered
+ * to the peers), which that chain will never have: such a peer would wait for its next block
+ * number forever, then refuse the different block the restored chain puts there. So each peer of
+ * the migrated channels that this service runs, past the restored chain's height, is stopped,
+ * `peer node rollback -c <channel> -b <restored height - 1>` run with its own config (the runtime's
+ * offline peer subcommand, as `peer node unjoin`), and started: it pulls the chain from the
+ * restored orderers. Each is a step; one that cannot be (docker engine, the command refused, not
+ * started again) is a step and answered, not thrown: the rollback goes on.
+ */
+async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], timeoutMs: number): Promise<PeerNotRolledBack[]> {
+  const { deps } = input;
+  const consortium = consortiumOf(deps);
+  const notRolledBack: PeerNotRolledBack[] = [];
+  for (const p of plans) {
+    const channel = p.network.channelName;
+    const restored = await retrying(`the restored orderers' height of channel ${channel}`, async () => {
+      const heights = [];
+      for (const o of orderers) {
+        const info = await consortium.channels.ordererChannel(await adminEndpoint(deps, o), await consortium.credentials.adminTlsClient(o.organizationId!), channel).catch(() => null);
+        if (info) heights.push(info.height);
+      }
+      if (!heights.length) throw new Error('no restored orderer answers the channel');
+      return Math.max(...heights);
+    }, timeoutMs);
+    const members = (await consortiumNetworkMembers(deps.pool, p.network.id)).filter((m) => m.role === 'peer' && m.joinedAt);
+    const peers = members.length ? (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: members.map((m) => m.nodeId) })).items : [];
+    for (const peer of peers) {
+      try {
+        const target = await targetOf(deps, peer.id);
+        const running = (await getNode(deps.pool, peer.id))?.status === 'running';
+        const height = running ? ((await consortium.runtime.ledgers(target, 5000).catch(() => null))?.channels.find((c) => c.channel === channel)?.blockHeight ?? null) : null;
+        if (height !== null && height <= restored) {
+          await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
+          continue;
+        }
+        if (target.node.engine !== 'process' || target.node.config.hostId) throw new Error(`it runs on the docker engine: \`peer node rollback\` needs the peer stopped, and a stopped container runs no command`);
+        if (running) await stopped(input, peer);
+        let result: { rolledBack: boolean };
+        try {
+          result = await consortium.runtime.rollbackPeer(target, channel, restored - 1);
+        } finally {
+          if (running) await started(input, peer, timeoutMs);
+        }
+        await rec.step(result.rolledBack
+          ? `rollback: peer ${peer.name} rolled back on channel ${channel} to block ${restored - 1}, the restored chain's height ${restored} (it was at ${height ?? 'a height not read'}: ${running ? 'stopped, peer node rollback, started' : 'peer node rollback, left stopped'})`
+          : `rollback: peer ${peer.name} on channel ${channel} ends within the restored chain's height ${restored}: nothing to roll back`);
+      } catch (err) {
+        const reason = (err as Error).message;
+        notRolledBack.push({ node_id: peer.id, name: peer.name, channel, reason });
+        await rec.step(`rollback: peer ${peer.name} not rolled back on channel ${channel} to the restored chain's height ${restored}: ${reason}`);
+      }
+    }
+  }
+  return notRolledBack;
 }

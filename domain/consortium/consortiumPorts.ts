@@ -62,6 +62,13 @@ export interface ConsortiumNodeRuntime {
    */
   unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
   /**
+   * `peer node rollback -c <channel> -b <blockNumber>` on a stopped peer with its own config (as
+   * unjoinPeer): the peer's ledger of the channel ends at that block (its state rebuilt at the next
+   * start), so it takes the blocks after it from the orderers again. `rolledBack: false` when the
+   * ledger ends at or below that block already (Fabric's check). Docker engine peers: ConflictError.
+   */
+  rollbackPeer(target: ConsortiumNodeTarget, channelName: string, blockNumber: number): Promise<{ rolledBack: boolean }>;
+  /**
    * The stopped node's data directory (ledger, etcdraft WAL and snapshots) copied aside as backup
    * `label` (a consensus migration's, before it changes the channel's type), replacing an older
    * backup of that label; restoreData puts it back in place of the data directory, dropData

@@ -8,20 +8,27 @@
 // BFT in STATE_NORMAL with 4 ConsenterMapping entries, blocks 0..n keep their hashes, a new config
 // update commits, the network view says smartbft, the progress says done, and the migration is
 // audited; a second migration is a 409 (not etcdraft).
-// Before it, a real fault: another program takes orderer 0's listen port while phase backup has
-// it stopped (the poller follows the progress on a second server of the same database, which
-// sees the running migration's phase); the start fails, the migration answers 409
-// MIGRATION_FAILED naming phase backup, the backups are restored and the channel is etcdraft in
-// STATE_NORMAL again, commits, and keeps every block hash; both servers read the recorded progress
-// (failed in phase rollback). The migration itself is cut by a crash: the server running it is
+// Before it, a real fault after the switch: two of the four orderers crash (SIGKILL) once phase
+// normal is recorded (the poller follows the progress on a second server of the same database,
+// which sees the running migration's phase), so the BFT cluster has no quorum and the channel
+// cannot leave maintenance; meanwhile the peer pulls the switch block (ordered on raft in
+// maintenance; the peer's organization is the orderers', an Orderer reader) from the orderers left.
+// The migration answers 409 MIGRATION_FAILED naming phase normal, the backups are restored (a raft
+// chain without the switch block), the peer is rolled back to the restored chain's height (`peer
+// node rollback`, a step), the channel is etcdraft in STATE_NORMAL again, commits, the peer sees the
+// commits (its height past the restored chain's), and every block hash before the migration is
+// kept; both servers read the recorded progress (failed in phase rollback). The console's e2e test
+// injects a fault in phase backup (orderer 0's port taken). The migration itself is cut by a crash: the server running it is
 // killed once phase normal is recorded; the second server reads it running in phase normal, and a
 // POST there resumes it (the channel leaves maintenance on BFT) to the end above.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, fourOrdererRaftChannel, occupyPort, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -143,7 +150,7 @@ t('refusals first, nothing changed: capability below V3_0, a target other than s
   assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
 });
 
-t('a real fault in phase backup (orderer 0\'s port taken by another program while it is stopped): 409 MIGRATION_FAILED naming the phase, raft restored, the ledger kept, it commits; the progress recorded and read from a second server', async () => {
+t('a real fault after the switch (two orderers crash in phase normal: no BFT quorum): 409 MIGRATION_FAILED naming the phase, raft restored, the peer (which has the switch block) rolled back to it, the ledger kept, it commits and the peer sees it; the progress recorded and read from a second server', async () => {
   const none = await api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
   assert.is(none.status, 404, none.text);
   const h = (await height())!;
@@ -151,35 +158,42 @@ t('a real fault in phase backup (orderer 0\'s port taken by another program whil
   for (let i = 0; i < h; i++) hashes.push(await blockHash(i));
   const posting = migrate(networkId, { to: 'smartbft' });
   const progress2 = () => api2('GET', `/networks/consortium/${networkId}/consensus/migration`);
-  const seenRunning = await until('the second server to read the migration in phase backup', async () => {
+  const seenRunning = await until('the second server to read the migration in phase normal', async () => {
     const p = await progress2();
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? p.json : null;
-  }, 600_000, 250);
-  assert.ok(seenRunning.steps.some((st: string) => st.startsWith('maintenance:')), JSON.stringify(seenRunning.steps));
-  const taken = await occupyPort(orderers[0].config.port);
-  try {
-    await until('the rollback recorded', async () => {
-      const p = await progress2();
-      return p.status === 200 && (p.json.phase === 'rollback' || p.json.status !== 'running');
-    }, 600_000, 250);
-  } finally {
-    taken.close();
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
+  }, 600_000, 50);
+  // The fault: orderers 2 and 3 (the first server runs them; their pid files are in its data directory) crash.
+  for (const o of orderers.slice(2)) {
+    const { pid } = JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${o.id}`, 'node.pid.json'), 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGKILL');
   }
+  assert.ok(seenRunning.steps.some((st: string) => st.startsWith('restart:')), JSON.stringify(seenRunning.steps));
   const failed = await posting;
   assert.is(failed.status, 409, failed.text);
   assert.is(failed.json.code, 'MIGRATION_FAILED');
-  assert.match(failed.json.message, /failed in phase backup/);
-  assert.match(failed.json.message, /already in use/);
+  assert.match(failed.json.message, /failed in phase normal/);
   assert.match(failed.json.message, /restored: backups put back/);
-  console.log(`  rolled back: ${failed.json.message.slice(0, 400)}`);
+  console.log(`  rolled back: ${failed.json.message.slice(0, 600)}`);
+  console.log(`  steps: ${JSON.stringify(failed.json.context.steps)}`);
 
   const config = (await api('GET', configPath())).json.config;
   const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
   assert.is(consensus.type, 'etcdraft');
   assert.is(consensus.state, 'STATE_NORMAL');
   assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
+  // Seen by the peer: the raft block that left maintenance and the anchor peer update, past the
+  // restored chain's height (the blocks before the migration and the maintenance block).
   const hAfter = await commits('after the rollback');
-  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
+  assert.ok(hAfter >= h + 3, `the peer's height ${hAfter}, ${h} before the migration`);
+  // The peer had the switch block (ordered on raft in maintenance), which the restored chain lacks: rolled back to it.
+  const rolledBack = failed.json.context.steps.find((st: string) => st.startsWith(`rollback: peer ${peer.name} `));
+  assert.ok(rolledBack, JSON.stringify(failed.json.context.steps));
+  const restoredHeight = Number(/restored chain's height (\d+)/.exec(rolledBack)?.[1]);
+  assert.is(restoredHeight, h + 1, rolledBack);
+  assert.match(rolledBack, `rolled back on channel ${channel} to block ${h}`);
+  assert.match(rolledBack, `it was at ${h + 2}`);
+  assert.ok(hAfter > restoredHeight + 1, `the peer's height ${hAfter}, the restored chain's ${restoredHeight}`);
+  assert.is(failed.json.context.peers_not_rolled_back, undefined);
   for (let i = 0; i < h; i++) assert.is(await blockHash(i), hashes[i], `block ${i} kept its hash`);
 
   for (const a of [api, api2]) {
@@ -188,7 +202,7 @@ t('a real fault in phase backup (orderer 0\'s port taken by another program whil
     assert.is(p.json.status, 'failed');
     assert.is(p.json.phase, 'rollback');
     assert.is(p.json.migration_id, seenRunning.migration_id);
-    assert.ok(p.json.steps.some((st: string) => st.startsWith('failed in phase backup:')), p.text);
+    assert.ok(p.json.steps.some((st: string) => st.startsWith('failed in phase normal:')), p.text);
   }
   const audited = await api('GET', `/audit-logs?resource_type=network&limit=200`);
   assert.is(audited.status, 200, audited.text);

@@ -14785,7 +14785,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored and the channels left maintenance on etcdraft); SIGNATURES_MISSING */
+            /** @description rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be); SIGNATURES_MISSING */
             409: {
                 headers: {
                     [name: string]: unknown;
