@@ -31,7 +31,7 @@ import { fabricConfigFile, findFabricBinary, findFabricConfigDir, FABRIC_BIN_VAR
 import { imageFabricConfig } from './fabricImageConfig.ts';
 import { describeReleases, FABRIC_RELEASES_VARIABLE, fabricReleases, releaseEnv } from './fabricReleases.ts';
 import { checkNodeMaterial } from './fabricMsp.ts';
-import { imageReleases, releaseImage } from './fabricReleaseImages.ts';
+import { imageReleases, releaseImage, releaseRepositories, releasesAmong } from './fabricReleaseImages.ts';
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
 import { assertNodeConfig, fabricDisplayName, FABRIC_DATA_DIR, peerLaunchSpec } from './peerLaunch.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
@@ -126,7 +126,12 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       try {
         return await imageFabricConfig(new Docker(), image, file);
       } catch (err) {
-        throw new NodeStartFailedError('image-missing', `Cannot start ${fabricDisplayName(t)}: no ${file} to start from in ${image} (${(err as Error).message}).`, { nodeKey: keyOf(t) });
+        // A node on a node host or cluster: this machine's Docker may not have its image; the
+        // same release's own config directory (LNM_FABRIC_RELEASES) serves as well.
+        const release = await envOfRelease(version);
+        const dir = release.ok ? await findFabricConfigDir(release.env, role, (await findFabricBinary(role, release.env).then((b) => (b.ok ? b.path : undefined)))) : null;
+        if (release.ok && dir?.ok && t.node.config.hostId) return readFile(path.join(dir.dir, file), 'utf8');
+        throw new NodeStartFailedError('image-missing', `Cannot start ${fabricDisplayName(t)}: no ${file} to start from in ${image} (${(err as Error).message})${t.node.config.hostId ? ` nor in a Fabric ${version} release this service finds (LNM_FABRIC_RELEASES)` : ''}.`, { nodeKey: keyOf(t) });
       }
     }
     let near = binaryPath;
@@ -284,7 +289,14 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     async releases() {
       return (await fabricReleases(env)).releases.map((r) => ({ version: r.version, binDir: r.binDir }));
     },
-    async imageReleases() {
+    async imageReleases(hostId) {
+      if (hostId !== undefined) {
+        // A node host's images, of the service's peer and orderer repositories (the release image a node there runs).
+        const engine = await options.hostEngine?.(hostId).catch(() => null);
+        if (!engine?.imageReferences) return [];
+        const refs = await engine.imageReferences(releaseRepositories(images['fabric-peer'], images['fabric-orderer'])).catch(() => [] as string[]);
+        return releasesAmong(refs, images['fabric-peer'], images['fabric-orderer']);
+      }
       if (!(await docker().available()).ok) return [];
       return imageReleases(new Docker(), images['fabric-peer'], images['fabric-orderer']);
     },

@@ -5,6 +5,8 @@
 //   imageRepository('lnm-fabric-peer:local')      -> 'lnm-fabric-peer' (a registry's :port is kept)
 //   releaseImage('lnm-fabric-peer:local', '3.1.5') -> 'lnm-fabric-peer:3.1.5'
 //   imageReleases(docker, peerImage, ordererImage)  -> versions (newest first) with both images on the host
+//   releasesAmong(references, peerImage, ordererImage) -> the same from any engine's image list
+//     (a node host's Docker, a cluster's nodes: NodeEngine.imageReferences)
 //
 // The configured image (LNM_IMAGE_FABRIC_PEER / _ORDERER, e.g. lnm-fabric-peer:local) stays the
 // image of docker nodes that record no release (made before releases were recorded, or when the
@@ -24,22 +26,22 @@ export function imageRepository(image: string): string {
 
 export const releaseImage = (configured: string, version: string) => `${imageRepository(configured)}:${version}`;
 
-/** The release tags of one repository on the Docker host. */
-async function tagsOf(docker: Docker, repository: string): Promise<Set<string>> {
-  const images = await docker.listImages({ filters: JSON.stringify({ reference: [repository] }) });
-  const tags = new Set<string>();
-  for (const image of images) {
-    for (const ref of image.RepoTags ?? []) {
-      if (imageRepository(ref) !== repository) continue;
-      const tag = ref.slice(repository.length + 1);
-      if (RELEASE_TAG.test(tag)) tags.add(tag);
-    }
-  }
-  return tags;
+/**
+ * The versions with both a peer and an orderer image among these image references
+ * (repository:tag, NodeEngine.imageReferences), newest first.
+ */
+export function releasesAmong(references: string[], peerImage: string, ordererImage: string): string[] {
+  const tagsOf = (repository: string) => new Set(references.filter((ref) => imageRepository(ref) === repository).map((ref) => ref.slice(repository.length + 1)).filter((tag) => RELEASE_TAG.test(tag)));
+  const [peers, orderers] = [tagsOf(imageRepository(peerImage)), tagsOf(imageRepository(ordererImage))];
+  return [...peers].filter((v) => orderers.has(v)).sort((a, b) => compareVersions(b, a));
 }
+
+/** The repositories whose release tags releasesAmong reads. */
+export const releaseRepositories = (peerImage: string, ordererImage: string) => [imageRepository(peerImage), imageRepository(ordererImage)];
 
 /** The versions with both a peer and an orderer image on the Docker host, newest first. */
 export async function imageReleases(docker: Docker, peerImage: string, ordererImage: string): Promise<string[]> {
-  const [peers, orderers] = await Promise.all([tagsOf(docker, imageRepository(peerImage)), tagsOf(docker, imageRepository(ordererImage))]);
-  return [...peers].filter((v) => orderers.has(v)).sort((a, b) => compareVersions(b, a));
+  const repositories = releaseRepositories(peerImage, ordererImage);
+  const images = await docker.listImages({ filters: JSON.stringify({ reference: repositories }) });
+  return releasesAmong(images.flatMap((image) => image.RepoTags ?? []), peerImage, ordererImage);
 }

@@ -172,6 +172,12 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
     }
   }
 
+  /** The tags of these repositories on the Docker host (NodeEngine.imageReferences). */
+  async function imageReferences(repositories: string[]): Promise<string[]> {
+    const images = await docker.listImages({ filters: JSON.stringify({ reference: repositories }) });
+    return images.flatMap((image) => image.RepoTags ?? []).filter((ref) => repositories.some((r) => ref.startsWith(`${r}:`)));
+  }
+
   async function removeLeftovers(nodeKey: string): Promise<void> {
     const info = await ownContainer(nodeKey);
     if (info) await docker.getContainer(info.Id).remove({ force: true, v: true });
@@ -322,6 +328,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
     kind: 'docker',
     copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
     pullNodeFile: (nodeKey, file) => serial(nodeKey, () => pullNodeFile(nodeKey, file)),
+    imageReferences,
 
     async available(): Promise<EngineAvailability> {
       try {

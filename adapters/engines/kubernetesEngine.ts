@@ -826,6 +826,22 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
 
+    async imageReferences(repositories) {
+      // The images on the cluster's nodes, as their kubelets report them (status.images; the
+      // runtime names them docker.io/library/lnm-fabric-peer:3.1.5 for lnm-fabric-peer:3.1.5).
+      const nodes = await withTimeout(core.listNode(), callMs);
+      const refs = new Set<string>();
+      for (const n of nodes.items) {
+        for (const image of n.status?.images ?? []) {
+          for (const name of image.names ?? []) {
+            const short = name.replace(/^docker\.io\/(library\/)?/, '');
+            if (repositories.some((r) => short.startsWith(`${r}:`))) refs.add(short);
+          }
+        }
+      }
+      return [...refs];
+    },
+
     async available(): Promise<EngineAvailability> {
       try {
         await withTimeout(kc.makeApiClient(k8s.VersionApi).getCode(), 5000);

@@ -32,7 +32,7 @@ export interface ConsortiumNodeRequest {
   nodeType: ConsortiumNodeType;
   organizationId: number | undefined;
   engine?: NodeEngineKind;
-  /** The Fabric release it runs (process engine); default: the newest this service finds. */
+  /** The Fabric release it runs (process engine: its programs; docker engine and node hosts: its release image); default: the newest found there. */
   fabricVersion?: string;
   config: {
     listenAddress?: string;
@@ -221,17 +221,20 @@ interface PreparedNode {
 /**
  * The Fabric release a new node runs: the one asked for, else the newest found on its engine (process:
  * the programs of LNM_FABRIC_RELEASES / LNM_FABRIC_BIN / PATH; docker: the peer and orderer images
- * tagged by version, adapters/consortium/fabricReleaseImages.ts). A version not found is a 400 naming
- * those that are. A docker engine without versioned images runs its configured image (null: no release recorded).
+ * tagged by version, adapters/consortium/fabricReleaseImages.ts; a node host: those images on the
+ * host's Docker or on the cluster's nodes). A version not found is a 400 naming those that are. A
+ * docker engine or host without versioned images runs its configured image (null: no release recorded).
  */
-export async function resolveFabricVersion(input: Input, engine: NodeEngineKind, asked: string | undefined, field = 'fabricVersion'): Promise<string | null> {
+export async function resolveFabricVersion(input: Input, engine: NodeEngineKind, asked: string | undefined, field = 'fabricVersion', host: NodeHostRow | null = null): Promise<string | null> {
   const runtime = consortiumOf(input.deps).runtime;
-  if (engine === 'docker') {
-    const versions = await runtime.imageReleases();
+  if (engine === 'docker' || host) {
+    const versions = await runtime.imageReleases(host?.id);
     if (asked === undefined) return versions[0] ?? null;
     if (versions.includes(asked)) return asked;
-    const have = versions.length ? versions.join(', ') : 'none (no peer and orderer images tagged by version: .ci/docker.sh builds lnm-fabric-peer:<version> and lnm-fabric-orderer:<version> from each Fabric release it finds)';
-    throw new ValidationError(`Fabric ${asked} is not among the releases available for the docker engine: ${have}.`, [{ field, message: `not found for docker; available: ${have}` }]);
+    const where = host ? `node host ${host.name}` : 'the docker engine';
+    const loaded = host?.kind === 'kubernetes' ? "on the cluster's nodes (test/k8s/cluster.sh import lnm-fabric-peer:<version> loads one)" : 'on its Docker host';
+    const have = versions.length ? versions.join(', ') : `none (no peer and orderer images tagged by version ${loaded}: .ci/docker.sh builds lnm-fabric-peer:<version> and lnm-fabric-orderer:<version> from each Fabric release it finds)`;
+    throw new ValidationError(`Fabric ${asked} is not among the releases available for ${where}: ${have}.`, [{ field, message: `not found for ${host ? `node host ${host.name}` : 'docker'}; available: ${have}` }]);
   }
   if (engine !== 'process') {
     if (asked !== undefined) throw new ValidationError(`fabricVersion chooses the Fabric programs of the process engine or the release images of the docker engine; the ${engine} engine runs the Fabric of its image (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER).`, [{ field, message: `not for the ${engine} engine` }]);
@@ -260,7 +263,7 @@ async function prepareConsortiumNode(input: Input, req: ConsortiumNodeRequest): 
   if (issues.length) throw new ValidationError(`Invalid node configuration: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}.`, issues);
   const host = await placeNode(input, req.config, req.engine, { allowed: true });
   const engine = host ? 'docker' : (req.engine ?? consortium.defaults.engine);
-  const fabricVersion = host ? null : await resolveFabricVersion(input, engine, req.fabricVersion);
+  const fabricVersion = await resolveFabricVersion(input, engine, req.fabricVersion, 'fabricVersion', host);
   if (!host) {
     const available = await consortium.runtime.available(engine, role, fabricVersion ?? undefined).catch((e: Error) => ({ ok: false as const, reason: e.message }));
     const engineOk = await (async () => (engine === 'docker' ? available : { ok: true as const }))();

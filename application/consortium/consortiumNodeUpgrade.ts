@@ -8,8 +8,14 @@
 // every channel it joined, its ledger height is at least the highest of the channel's other
 // running nodes), and answers the steps and heights.
 //
-// Checked first, nothing done on a refusal: a peer or orderer of the process engine (the docker
-// engine runs its image's Fabric: 400), a release this service finds and newer than the node's
+// A docker node (this machine's Docker, a node host's, or a cluster's pod) runs its release's
+// image (lnm-fabric-peer:<version>): its container is removed and made again from the new
+// release's image on the same bind-mounted directory (a host: the same volume; a cluster: the
+// StatefulSet's template replaced, the same claim), so its ledger is kept as well.
+//
+// Checked first, nothing done on a refusal: a node that records its release (a docker node run
+// from the configured image records none: 400), a release found for its engine (process: the
+// programs; docker: the release images there) and newer than the node's
 // (400; the same one: 409), the node running, every other node of its channels running (one node
 // down at a time: 409 naming those that are not), and no other upgrade under way on any server
 // of this database (a PostgreSQL advisory lock held for the whole upgrade: 409). A new release
@@ -121,15 +127,26 @@ export async function upgradeConsortiumNode(input: CommandInput, nodeId: number,
   const { deps } = input;
   const node = await consortiumNodeOr404(deps, nodeId);
   const c = node.consortiumConfig;
-  if (node.engine !== 'process' || c?.hostId) {
-    throw new ValidationError(`Node ${node.name} runs on the docker engine${c?.hostId ? ' of a node host' : ''}: its Fabric is its image's (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER), not a release this service switches. Upgrade the image and restart it, or use the process engine.`, [{ field: 'engine', message: 'upgrades are for the process engine' }], 'UPGRADE_ENGINE');
-  }
-  const releases = await consortiumOf(deps).runtime.releases();
-  if (!releases.some((r) => r.version === fabricVersion)) {
-    throw new ValidationError(`Fabric ${fabricVersion} is not among the releases this service finds: ${releases.map((r) => r.version).join(', ') || 'none'}.`, [{ field: 'fabricVersion', message: 'not found' }]);
+  // Process engine: the releases whose programs this service finds; docker engine and node hosts:
+  // those with release images there (lnm-fabric-peer:<version>), the container or pod replaced by
+  // one of the new release's image on the same directory, volume or claim.
+  const image = node.engine !== 'process' || !!c?.hostId;
+  const runtime = consortiumOf(deps).runtime;
+  const available = image ? await runtime.imageReleases(c?.hostId ?? undefined) : (await runtime.releases()).map((r) => r.version);
+  if (!available.includes(fabricVersion)) {
+    const where = image ? `release images (lnm-fabric-peer:<version> and lnm-fabric-orderer:<version>) on ${c?.hostId ? `node host ${c.hostId}` : 'the Docker host'}` : 'the releases this service finds';
+    throw new ValidationError(`Fabric ${fabricVersion} is not among the ${where}: ${available.join(', ') || 'none'}.`, [{ field: 'fabricVersion', message: 'not found' }]);
   }
   const from = c?.fabricVersion;
-  if (!from) throw new ValidationError(`Node ${node.name} records no Fabric release (made before releases were recorded): nothing says which release it runs now.`, [{ field: 'id', message: 'no recorded release' }]);
+  if (!from) {
+    throw new ValidationError(
+      image
+        ? `Node ${node.name} records no Fabric release: it runs the configured image (LNM_IMAGE_FABRIC_PEER, LNM_IMAGE_FABRIC_ORDERER), whose release this service does not know, so it cannot switch it. Nodes created with a release image (config.fabricVersion) are upgraded.`
+        : `Node ${node.name} records no Fabric release (made before releases were recorded): nothing says which release it runs now.`,
+      [{ field: 'id', message: 'no recorded release' }],
+      'UPGRADE_NO_RELEASE',
+    );
+  }
   if (from === fabricVersion) throw new ConflictError(`Node ${node.name} runs Fabric ${fabricVersion} already.`, { fabricVersion }, 'UPGRADE_SAME_RELEASE');
   if (!newer(fabricVersion, from)) throw new ValidationError(`Fabric ${fabricVersion} is older than the node's ${from}: a node is never downgraded (its ledger may hold what an older release cannot read).`, [{ field: 'fabricVersion', message: `older than ${from}` }]);
   if (node.status !== 'running') throw new ConflictError(`Node ${node.name} is ${node.status}: an upgrade starts from a running node (it waits for the node to catch up with its channels).`, { status: node.status }, 'NODE_NOT_RUNNING');

@@ -47,8 +47,12 @@ export interface ConsortiumNodeRuntime {
   available(engine: NodeEngineKind, role: 'peer' | 'orderer', fabricVersion?: string): Promise<{ ok: true } | { ok: false; reason: string }>;
   /** The Fabric releases found (LNM_FABRIC_RELEASES, LNM_FABRIC_BIN or PATH), newest first, each with the version its programs print. */
   releases(): Promise<{ version: string; binDir: string }[]>;
-  /** The Fabric releases the docker engine runs: versions with a peer and an orderer image tagged so (lnm-fabric-peer:3.1.5), newest first; none without a Docker Engine. */
-  imageReleases(): Promise<string[]>;
+  /**
+   * The Fabric releases the docker engine runs: versions with a peer and an orderer image tagged so
+   * (lnm-fabric-peer:3.1.5), newest first; none without a Docker Engine. With `hostId`, those of
+   * that node host: its Docker's images, or a cluster's images on its nodes (none when it does not answer).
+   */
+  imageReleases(hostId?: number): Promise<string[]>;
   portsInUse(ports: number[]): Promise<number[]>;
   /** Writes MSP, TLS and config into the node directory, then starts; throws NodeStartFailedError naming the reason. */
   start(target: ConsortiumNodeTarget, material: ConsortiumNodeMaterial): Promise<{ pid: number | null; containerId: string | null; startedAt: string }>;

@@ -130,6 +130,14 @@ export interface NodeEngine {
    * engines delete theirs always.
    */
   remove(nodeKey: string, opts?: { timeoutMs?: number; deleteVolume?: boolean }): Promise<void>;
+  /**
+   * The image references (repository:tag, as `docker images` names them: lnm-fabric-peer:3.1.5)
+   * of these repositories that the engine runs without pulling: a Docker host's images, a
+   * cluster's images on its nodes (their status.images, docker.io/library/ dropped). The release
+   * images a node on it can run (adapters/consortium/fabricReleaseImages.ts). Engines without
+   * images (process) have none.
+   */
+  imageReferences?(repositories: string[]): Promise<string[]>;
 }
 
 export type NodeStartFailure = 'binary-missing' | 'image-missing' | 'port-in-use' | 'already-running' | 'exited' | 'engine-unavailable' | 'invalid-spec';

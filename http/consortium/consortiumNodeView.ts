@@ -28,7 +28,7 @@ export const ConsortiumNodeViewSchema = Type.Object({
   uptime_seconds: Int,
   client: Type.Literal('fabric'),
   engine: Type.String(),
-  fabric_version: Type.Union([Type.String(), Type.Null()], { description: 'the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded' }),
+  fabric_version: Type.Union([Type.String(), Type.Null()], { description: 'the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host\'s Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded' }),
   organization_id: Type.Integer(),
   msp_id: Type.String(),
   network_id: Type.Union([Type.Integer(), Type.Null()], { description: 'a chaincode server: the network whose chaincode it runs; peers and orderers: null (see networks)' }),

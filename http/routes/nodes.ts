@@ -14,6 +14,7 @@ import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeStream, type NodeStatus } from '../../domain/nodes/node.ts';
 import { EVM_DEFAULT_PORTS } from '../../domain/evm/besuConfig.ts';
 import { assignedPorts, getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { getOrganization } from '../../projections/organizations.ts';
 import { ORDERER_DEFAULT_PORTS, PEER_DEFAULT_PORTS, nodeHostname } from '../../domain/consortium/consortiumDefaults.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
@@ -59,7 +60,7 @@ const ConsortiumConfig = {
 /** Chosen at creation only (moving a node to another release is an upgrade, not a config change). */
 const ConsortiumCreateConfig = {
   ...ConsortiumConfig,
-  fabricVersion: Type.Optional(Type.String({ maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5). Default: the newest of the engine; one not found is a 400 naming those that are (docs/consortium.md)' })),
+  fabricVersion: Type.Optional(Type.String({ maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5); a node host (hostId, a Docker host or a Kubernetes cluster): one with those images there (?hostId= hostFabricReleases). Default: the newest of the engine or host; one not found is a 400 naming those that are (docs/consortium.md)' })),
 };
 const LedgerXConfig = {
   externalIp: Type.Optional(Type.String({ maxLength: 45, description: 'ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host\'s address)' })),
@@ -131,7 +132,7 @@ function foreignFields(config: Record<string, unknown>, foreign: string[], platf
   if (bad.length) throw new ValidationError(`A ${platform} node has no ${bad.join(', ')}.`, bad.map((f) => ({ field: `config.${f}`, message: `not a ${platform} node setting` })));
 }
 
-const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }: { deps: AppDeps; query: { organizationId?: number } }) => {
+const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }: { deps: AppDeps; query: { organizationId?: number; hostId?: number } }) => {
   const consortium = consortiumOf(deps);
   const defaults = role === 'peer' ? PEER_DEFAULT_PORTS : ORDERER_DEFAULT_PORTS;
   const assigned = await assignedPorts(deps.pool);
@@ -149,6 +150,8 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
   const available = await consortium.runtime.available(consortium.defaults.engine, role);
   const releases = await consortium.runtime.releases();
   const imageReleases = await consortium.runtime.imageReleases();
+  const host = query.hostId === undefined ? null : await getNodeHost(deps.pool, query.hostId);
+  if (query.hostId !== undefined && !host) throw new NotFoundError('Node host', query.hostId);
   return {
     body: {
       platform: 'CONSORTIUM', nodeType: role === 'peer' ? 'CONSORTIUM_PEER' : 'CONSORTIUM_ORDERER', engine: consortium.defaults.engine,
@@ -156,6 +159,8 @@ const consortiumDefaults = (role: 'peer' | 'orderer') => async ({ deps, query }:
       fabricReleases: releases.map((r) => r.version), fabricVersion: releases[0]?.version ?? null,
       // The docker engine's: peer and orderer images tagged by version (lnm-fabric-peer:3.1.5), newest first.
       dockerFabricReleases: imageReleases,
+      // With ?hostId=: the release images on that node host (its Docker, or a cluster's nodes), newest first.
+      ...(host ? { hostId: host.id, hostFabricReleases: await consortium.runtime.imageReleases(host.id) } : {}),
       organizationId: org?.id ?? null, mspId: org?.mspId ?? null, domain,
       config: { listenAddress: '0.0.0.0', hostname: domain ? nodeHostname(`${role}0`, domain) : null, externalEndpoint: `127.0.0.1:${ports.port}`, domainNames: [], ...ports },
       note: 'Free ports from Fabric\'s defaults upwards, skipping ports assigned to other nodes or in use on this host. The hostname is <node name>.<organization domain>; give organizationId for it.',
@@ -259,8 +264,11 @@ export const nodeRoutes = [
   ...(['peer', 'orderer'] as const).map((role) =>
     defineRoute({
       method: 'get', path: `/nodes/defaults/consortium-${role}`, summary: `Default configuration of a consortium ${role}: free ports, endpoints, the organization's domain`, tags, permission: 'NODE_READ',
-      query: Type.Object({ organizationId: Type.Optional(Type.Integer({ minimum: 1, description: 'the organization the node will belong to (for its domain and hostname)' })) }, { additionalProperties: false }),
-      responses: { 200: { description: 'defaults' }, 404: { description: 'no such organization' } },
+      query: Type.Object({
+        organizationId: Type.Optional(Type.Integer({ minimum: 1, description: 'the organization the node will belong to (for its domain and hostname)' })),
+        hostId: Type.Optional(Type.Integer({ minimum: 1, description: 'a node host the node will be placed on: hostFabricReleases lists the Fabric releases whose peer and orderer images are there (its Docker, or the cluster\'s nodes), newest first, the first the default' })),
+      }, { additionalProperties: false }),
+      responses: { 200: { description: 'defaults' }, 404: { description: 'no such organization or node host' } },
       handler: consortiumDefaults(role),
     }),
   ),
@@ -328,8 +336,8 @@ export const nodeRoutes = [
     },
   }),
   defineRoute({
-    method: 'post', path: '/nodes/:id/upgrade', summary: 'Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched, started with its ledger kept, awaited healthy and caught up with its channels)', tags, permission: 'NODE_UPDATE', params: IdParam,
-    description: 'One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node\'s channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine only (the docker engine runs its image\'s Fabric: 400 UPGRADE_ENGINE). Recorded as the node\'s config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".',
+    method: 'post', path: '/nodes/:id/upgrade', summary: 'Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched (programs or image), started with its ledger kept, awaited healthy and caught up with its channels)', tags, permission: 'NODE_UPDATE', params: IdParam,
+    description: 'One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node\'s channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine: the release\'s programs (GET /nodes/defaults/consortium-peer fabricReleases); docker engine and node hosts: its release image (dockerFabricReleases, or ?hostId=\'s), the container or pod replaced by one of the new image on the same directory, volume or claim. A node recording no release (a docker node of the configured image) is a 400 UPGRADE_NO_RELEASE. Recorded as the node\'s config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".',
     body: Type.Object({ fabricVersion: Type.String({ minLength: 1, maxLength: 40, pattern: '^[0-9][0-9A-Za-z.+-]*$', description: 'the release to run, as its programs print it (e.g. 3.1.5); newer than the node\'s; one of GET /nodes/defaults/consortium-peer\'s fabricReleases' }) }, { additionalProperties: false }),
     responses: {
       200: {
@@ -339,7 +347,7 @@ export const nodeRoutes = [
           channels: Type.Array(Type.Object({ channel_name: Type.String(), height: Type.Integer({ description: 'the node\'s ledger height once caught up' }), channel_height: Type.Integer({ description: 'the highest of the channel\'s other running nodes' }) })),
         }),
       },
-      400: { description: 'not a consortium peer or orderer; docker engine (UPGRADE_ENGINE); release not found or older than the node\'s' },
+      400: { description: 'not a consortium peer or orderer; no recorded release (UPGRADE_NO_RELEASE); release not found for its engine or older than the node\'s' },
       404: { description: 'no such node' },
       409: { description: 'another upgrade in progress (UPGRADE_IN_PROGRESS); another node of its channels not running (NODES_DOWN); the node not running; the same release; the new release failed and was rolled back (UPGRADE_FAILED)' },
     },

@@ -2934,8 +2934,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched, started with its ledger kept, awaited healthy and caught up with its channels)
-         * @description One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node's channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine only (the docker engine runs its image's Fabric: 400 UPGRADE_ENGINE). Recorded as the node's config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".
+         * Move a consortium peer or orderer to a newer Fabric release (rolling upgrade: stopped, release switched (programs or image), started with its ledger kept, awaited healthy and caught up with its channels)
+         * @description One node down at a time: a second upgrade while one is in progress, or an upgrade while another node of the node's channels is not running, is a 409. A new release that does not start or catch up in time is rolled back to the old one (409 UPGRADE_FAILED). Process engine: the release's programs (GET /nodes/defaults/consortium-peer fabricReleases); docker engine and node hosts: its release image (dockerFabricReleases, or ?hostId='s), the container or pod replaced by one of the new image on the same directory, volume or claim. A node recording no release (a docker node of the configured image) is a 400 UPGRADE_NO_RELEASE. Recorded as the node's config change (fabricVersion before and after), audited. docs/consortium.md, "Rolling upgrade".
          *
          *     Permission: `NODE_UPDATE`.
          */
@@ -15054,7 +15054,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -15188,7 +15188,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -20150,7 +20150,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -20363,7 +20363,7 @@ export interface operations {
                         externalEndpoint?: string;
                         /** @description ledgerX: IPv4 address the roles are reached at (default 127.0.0.1); the metrics URLs use it. evm (besu) on this machine: the IPv4 address nodes on other hosts reach it at; the node then listens on every interface and advertises this address in its enode (a node on a host always uses its host's address) */
                         externalIp?: string;
-                        /** @description consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5). Default: the newest of the engine; one not found is a 400 naming those that are (docs/consortium.md) */
+                        /** @description consortium: the Fabric release it runs, as its programs print it (e.g. 2.5.12, 3.1.5). Process engine: a release whose programs the service finds (GET /nodes/defaults/consortium-peer fabricReleases); docker engine: one with peer and orderer images tagged by it (dockerFabricReleases, e.g. lnm-fabric-peer:3.1.5); a node host (hostId, a Docker host or a Kubernetes cluster): one with those images there (?hostId= hostFabricReleases). Default: the newest of the engine or host; one not found is a 400 naming those that are (docs/consortium.md) */
                         fabricVersion?: string;
                         /** @description host port 1024-65535; left out: allocated */
                         grpcPort?: number;
@@ -20500,7 +20500,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -20761,7 +20761,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -21057,7 +21057,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -21403,7 +21403,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -21807,7 +21807,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22070,7 +22070,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22333,7 +22333,7 @@ export interface operations {
                         };
                         engine: string;
                         error: string | null;
-                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                        /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                         fabric_version: string | null;
                         /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                         healthy: boolean | null;
@@ -22613,7 +22613,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -22745,7 +22745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description not a consortium peer or orderer; docker engine (UPGRADE_ENGINE); release not found or older than the node's */
+            /** @description not a consortium peer or orderer; no recorded release (UPGRADE_NO_RELEASE); release not found for its engine or older than the node's */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22798,6 +22798,8 @@ export interface operations {
     getNodesDefaultsConsortiumOrderer: {
         parameters: {
             query?: {
+                /** @description a node host the node will be placed on: hostFabricReleases lists the Fabric releases whose peer and orderer images are there (its Docker, or the cluster's nodes), newest first, the first the default */
+                hostId?: number;
                 /** @description the organization the node will belong to (for its domain and hostname) */
                 organizationId?: number;
             };
@@ -22841,7 +22843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description no such organization */
+            /** @description no such organization or node host */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22862,6 +22864,8 @@ export interface operations {
     getNodesDefaultsConsortiumPeer: {
         parameters: {
             query?: {
+                /** @description a node host the node will be placed on: hostFabricReleases lists the Fabric releases whose peer and orderer images are there (its Docker, or the cluster's nodes), newest first, the first the default */
+                hostId?: number;
                 /** @description the organization the node will belong to (for its domain and hostname) */
                 organizationId?: number;
             };
@@ -22905,7 +22909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description no such organization */
+            /** @description no such organization or node host */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23073,7 +23077,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;
@@ -28279,7 +28283,7 @@ export interface operations {
                             };
                             engine: string;
                             error: string | null;
-                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, its release image (lnm-fabric-peer:<version>); null for docker nodes run from the configured image (no versioned image on the host), node-host nodes, chaincode servers and nodes made before releases were recorded */
+                            /** @description the Fabric release a peer or orderer runs, recorded at creation (config.fabricVersion): process engine, its programs; docker engine, a node host's Docker or a Kubernetes cluster, its release image (lnm-fabric-peer:<version>); null for docker and node-host nodes run from the configured image (no versioned image there), chaincode servers and nodes made before releases were recorded */
                             fabric_version: string | null;
                             /** @description GET /nodes/{id}: what the node's /healthz answered just now; lists: from last_probe (null when it is not running) */
                             healthy: boolean | null;

@@ -95,10 +95,10 @@ export default function NodeDetail() {
           <NodeMetrics nodeId={id} />
         </section>
       ) : null}
-      {node.data && 'fabric_version' in node.data && node.data.fabric_version && node.data.engine === 'process' ? (
+      {node.data && 'fabric_version' in node.data && node.data.fabric_version ? (
         <section aria-labelledby="upgrade-title">
           <h2 id="upgrade-title">Fabric release</h2>
-          <NodeUpgrade nodeId={id} name={node.data.name} fabricVersion={node.data.fabric_version} />
+          <NodeUpgrade nodeId={id} name={node.data.name} fabricVersion={node.data.fabric_version} engine={node.data.engine} hostId={(node.data.config as { hostId?: number } | undefined)?.hostId ?? null} />
         </section>
       ) : null}
       {node.data && 'identity_key_id' in node.data && can('KEY_READ') ? (

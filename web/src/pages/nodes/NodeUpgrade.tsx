@@ -1,6 +1,7 @@
 // A consortium node's rolling upgrade to a newer Fabric release (POST /nodes/{id}/upgrade): the
-// releases this service finds (GET /nodes/defaults/consortium-peer's fabricReleases) newer than the
-// node's, one chosen, a confirmation saying the node is stopped and started again with its ledger
+// releases this service finds (GET /nodes/defaults/consortium-peer's fabricReleases; a docker
+// node: dockerFabricReleases, its release images; a node-host node: ?hostId='s hostFabricReleases)
+// newer than the node's, one chosen, a confirmation saying the node is stopped and started again with its ledger
 // kept and that one node is upgraded at a time; the answer's steps and heights are shown (also once
 // no newer release is left).
 import { useState } from 'react';
@@ -15,10 +16,16 @@ const newer = (a: string, b: string) => {
   return false;
 };
 
-export function NodeUpgrade({ nodeId, name, fabricVersion }: { nodeId: number; name: string; fabricVersion: string }) {
+export function NodeUpgrade({ nodeId, name, fabricVersion, engine, hostId }: { nodeId: number; name: string; fabricVersion: string; engine: string; hostId?: number | null }) {
   const qc = useQueryClient();
-  const releases = useQuery({ queryKey: ['fabric-releases'], queryFn: () => getJson<{ fabricReleases?: string[] }>('/api/v1/nodes/defaults/consortium-peer') });
-  const choices = (releases.data?.fabricReleases ?? []).filter((v) => newer(v, fabricVersion));
+  // Where the node runs decides the releases: the process engine's programs, the docker engine's
+  // release images, or those on its node host (a Docker host, a cluster's nodes).
+  const releases = useQuery({
+    queryKey: ['fabric-releases', hostId ?? null],
+    queryFn: () => getJson<{ fabricReleases?: string[]; dockerFabricReleases?: string[]; hostFabricReleases?: string[] }>(`/api/v1/nodes/defaults/consortium-peer${hostId ? `?hostId=${hostId}` : ''}`),
+  });
+  const offered = hostId ? releases.data?.hostFabricReleases : engine === 'docker' ? releases.data?.dockerFabricReleases : releases.data?.fabricReleases;
+  const choices = (offered ?? []).filter((v) => newer(v, fabricVersion));
   const [target, setTarget] = useState('');
   const [confirming, setConfirming] = useState(false);
   const chosen = target || choices[0] || '';
