@@ -88,10 +88,16 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
 
   async function claim(n: number): Promise<Claimed[]> {
     const r = await pool.query(
-      `WITH due AS (
+      // Two index scans (due rows, rows whose events are pending), not one OR over the whole table.
+      `WITH events_due AS (
          SELECT id FROM webhook_deliveries
-          WHERE (next_attempt_at <= now() OR outcome_pending) AND (lease_until IS NULL OR lease_until < now())
-          ORDER BY next_attempt_at NULLS FIRST LIMIT $1 FOR UPDATE SKIP LOCKED)
+          WHERE outcome_pending AND (lease_until IS NULL OR lease_until < now())
+          LIMIT $1 FOR UPDATE SKIP LOCKED),
+       sends_due AS (
+         SELECT id FROM webhook_deliveries
+          WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
+          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+       due AS ((SELECT id FROM events_due) UNION (SELECT id FROM sends_due) LIMIT $1)
        UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${LEASE_SECONDS}) FROM due WHERE d.id = due.id
        RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.max_attempts, d.status, d.outcome_pending, d.consecutive_failures, d.error`,
       [n],
