@@ -10,6 +10,14 @@
 // saga timers fire one by one. It is as durable: rows survive a crash, and leases left by a
 // killed process are released at start, so an interrupted delivery is sent again (at-least-once,
 // with the same envelope id).
+//
+// An exhausted delivery has two records that cannot share a transaction (the event store may be
+// EventStoreDB): its row and its events (WebhookDeliveryExhausted, maybe WebhookDisabled). The
+// row goes first, in one transaction with its attempt and the webhook's failure run, marked
+// `outcome_pending` with the count its events carry; the events follow (deterministic ids), then
+// the mark is cleared. A row still marked (a crash, a refused append) is claimed again, after its
+// lease or at the next start, and its events appended without sending it again: none lost, and
+// an append that had landed before the crash is a duplicate the store refuses, not a second one.
 import type pg from 'pg';
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
@@ -52,6 +60,11 @@ interface Claimed {
   body: string;
   attempts: number;
   max_attempts: number;
+  status: string;
+  /** Exhausted, its events not yet appended (see above). */
+  outcome_pending: boolean;
+  consecutive_failures: number | null;
+  error: string | null;
 }
 
 export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookDeliveryWorker {
@@ -75,12 +88,18 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
 
   async function claim(n: number): Promise<Claimed[]> {
     const r = await pool.query(
-      `WITH due AS (
+      // Two index scans (due rows, rows whose events are pending), not one OR over the whole table.
+      `WITH events_due AS (
+         SELECT id FROM webhook_deliveries
+          WHERE outcome_pending AND (lease_until IS NULL OR lease_until < now())
+          LIMIT $1 FOR UPDATE SKIP LOCKED),
+       sends_due AS (
          SELECT id FROM webhook_deliveries
           WHERE next_attempt_at <= now() AND (lease_until IS NULL OR lease_until < now())
-          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED),
+       due AS ((SELECT id FROM events_due) UNION (SELECT id FROM sends_due) LIMIT $1)
        UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => ${LEASE_SECONDS}) FROM due WHERE d.id = due.id
-       RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.max_attempts`,
+       RETURNING d.id, d.webhook_id, d.event_id, d.event_type, d.body, d.attempts, d.max_attempts, d.status, d.outcome_pending, d.consecutive_failures, d.error`,
       [n],
     );
     return r.rows;
@@ -148,6 +167,12 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
   }
 
   async function deliver(d: Claimed, hook: Record<string, any> | undefined): Promise<void> {
+    if (d.outcome_pending) {
+      // Exhausted before, its events not appended: append them, never send it again for that.
+      await recordExhausted(d);
+      if (d.status === 'exhausted') return;
+      // Replayed since: it is sent again below.
+    }
     if (!hook || !hook.enabled) {
       await finish(d, 'cancelled', { code: null, ms: null, error: hook ? 'the webhook is disabled (replay once it is enabled)' : 'the webhook was deleted', excerpt: null, nextInMs: null, attempted: false });
       return;
@@ -174,20 +199,63 @@ export function createWebhookDeliveryWorker(o: WebhookDeliveryOptions): WebhookD
       await finish(d, 'retrying', { code: r.statusCode, ms: r.durationMs, error: r.error, excerpt: r.excerpt, nextInMs: retryDelayMs(attempt), attempted: true });
       return;
     }
-    await finish(d, 'exhausted', { code: r.statusCode, ms: r.durationMs, error: r.error, excerpt: r.excerpt, nextInMs: null, attempted: true });
-    const run = await pool.query(
-      `INSERT INTO webhook_failure_runs (webhook_id, consecutive_failures, last_error) VALUES ($1, 1, $2)
-       ON CONFLICT (webhook_id) DO UPDATE SET consecutive_failures = webhook_failure_runs.consecutive_failures + 1, last_error = $2
-       RETURNING consecutive_failures`,
-      [d.webhook_id, r.error],
-    );
-    const failures = Number(run.rows[0].consecutive_failures);
-    const at = clock().toISOString();
-    await record(d.webhook_id, { type: 'RecordDeliveryExhausted', webhookId: d.webhook_id, deliveryId: d.id, eventId: d.event_id, eventType: d.event_type, attempts: attempt, lastError: r.error ?? 'failed', consecutiveFailures: failures, at }, `${d.id}#${attempt}`);
-    if (failures >= (await o.failureThreshold())) {
-      log('webhook disabled after consecutive failed deliveries', { webhookId: d.webhook_id, failures });
-      await record(d.webhook_id, { type: 'DisableWebhook', webhookId: d.webhook_id, consecutiveFailures: failures, lastError: r.error ?? 'failed', at }, `${d.id}#${attempt}#disable`);
+    const failures = await exhaust(d, attempt, r);
+    if (failures === null) return; // no longer this worker's to finish
+    await recordExhausted({ ...d, attempts: attempt, error: r.error, consecutive_failures: failures });
+  }
+
+  // The row, its attempt and the webhook's failure run in one transaction, the row marked
+  // outcome_pending (and still leased) until its events are appended. Null: the row was no
+  // longer pending or retrying (nothing written).
+  async function exhaust(d: Claimed, attempt: number, r: OutboundResult): Promise<number | null> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const row = await client.query(
+        `UPDATE webhook_deliveries SET status = 'exhausted', attempts = $2, response_code = $3, response_time_ms = $4, error = $5, response_excerpt = $6,
+                next_attempt_at = NULL, updated_at = now(), completed_at = now(), outcome_pending = true
+          WHERE id = $1 AND status IN ('pending', 'retrying')`,
+        [d.id, attempt, r.statusCode, r.durationMs, r.error, r.excerpt],
+      );
+      if (row.rowCount === 0) {
+        await client.query('ROLLBACK');
+        return null;
+      }
+      const run = await client.query(
+        `INSERT INTO webhook_failure_runs (webhook_id, consecutive_failures, last_error) VALUES ($1, 1, $2)
+         ON CONFLICT (webhook_id) DO UPDATE SET consecutive_failures = webhook_failure_runs.consecutive_failures + 1, last_error = $2
+         RETURNING consecutive_failures`,
+        [d.webhook_id, r.error],
+      );
+      const failures = Number(run.rows[0].consecutive_failures);
+      await client.query('UPDATE webhook_deliveries SET consecutive_failures = $2 WHERE id = $1', [d.id, failures]);
+      await client.query(
+        'INSERT INTO webhook_delivery_attempts (delivery_id, attempt, response_code, response_time_ms, error) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING',
+        [d.id, attempt, r.statusCode, r.durationMs, r.error],
+      );
+      await client.query('COMMIT');
+      return failures;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
     }
+  }
+
+  // The events of an exhausted row (from the row: a crash may have come between), then the mark
+  // cleared. Their ids derive from the delivery and attempt, so appending them again is a no-op.
+  async function recordExhausted(x: Pick<Claimed, 'id' | 'webhook_id' | 'event_id' | 'event_type' | 'attempts' | 'error' | 'consecutive_failures'>): Promise<void> {
+    const failures = Number(x.consecutive_failures ?? 1);
+    const lastError = x.error ?? 'failed';
+    const at = clock().toISOString();
+    await record(x.webhook_id, { type: 'RecordDeliveryExhausted', webhookId: x.webhook_id, deliveryId: x.id, eventId: x.event_id, eventType: x.event_type, attempts: x.attempts, lastError, consecutiveFailures: failures, at }, `${x.id}#${x.attempts}`);
+    if (failures >= (await o.failureThreshold())) {
+      log('webhook disabled after consecutive failed deliveries', { webhookId: x.webhook_id, failures });
+      await record(x.webhook_id, { type: 'DisableWebhook', webhookId: x.webhook_id, consecutiveFailures: failures, lastError, at }, `${x.id}#${x.attempts}#disable`);
+    }
+    // Released only if still exhausted: a replay queued meanwhile keeps the lease its sender holds.
+    await pool.query(`UPDATE webhook_deliveries SET outcome_pending = false, lease_until = CASE WHEN status = 'exhausted' THEN NULL ELSE lease_until END WHERE id = $1`, [x.id]);
   }
 
   async function pump(): Promise<void> {

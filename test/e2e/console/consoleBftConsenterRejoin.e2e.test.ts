@@ -10,17 +10,17 @@
 // signing proposal ("Ask the other organizations to sign", detached signatures); Org2's signature
 // is made by B's key API and uploaded; "Submit the update" on the proposal's page says the orderer
 // rejoined as a follower there too.
-import { randomBytes } from 'node:crypto';
-import { common, msp } from '@hyperledger/fabric-protos';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, channelConfigOf, fabric31, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, channelConfigOf, fabric31, peerHeight } from '../consortium/consortiumApi.ts';
+import { bftChannel, secondInstanceOrdererOrganization, signatureOfOrg2 } from '../sharing/bftRejoinKit.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const t = requiresAll(suite('console: a SmartBFT consenter removed and rejoined as a follower (real Fabric 3.1, Chromium)'), ['chromium', chromiumMissing()], ['fabric-3', fabric31.skip]);
 const v31 = fabric31.version;
@@ -39,28 +39,15 @@ const height = () => peerHeight(api, networkId);
 const env = () => fabric31.env({ LNM_SHARING_PORT: '0' });
 const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, height);
 
-t.before(async () => {
-  ui = await startConsoleSession({ server: { env: env() } });
-  ({ server, page } = ui);
-});
-
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
+fabricConsoleSession(t, env, (s) => ({ ui, server, page } = s), async () => {
   await b?.stop();
-  await ui.close();
 });
 
 t('a consenter removed from the page: the diff first, then Submit; the page says it rejoined as a follower; the channel commits', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).
-  const org1 = await organization(api, 'Org1', 'Org1MSP');
-  for (const i of [0, 1, 2, 3, 4, 5]) orderers.push(await node(api, `bftr-orderer${i}`, 'CONSORTIUM_ORDERER', org1.id, { fabricVersion: v31 }));
-  peer = await node(api, 'bftr-peer', 'CONSORTIUM_PEER', org1.id, { fabricVersion: v31 });
-  const r = await api('POST', '/networks/consortium', { name: 'bftr', channelName: channel, consensus: 'smartbft', ordererIds: orderers.map((o) => o.id), peerIds: [peer.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
-  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
-  await until('the peer joined', async () => ((await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 2000);
+  const made = await bftChannel(api, 'bftr', channel, 6, v31);
+  orderers.push(...made.orderers);
+  ({ peer, networkId } = made);
   await commits('on the new channel');
 
   const removed = orderers[5];
@@ -89,15 +76,7 @@ t('a consenter removed from the page: the diff first, then Submit; the page says
 t('Org2 of instance B an orderer organization: another consenter removed from the page becomes a proposal; submitted from its page, which says the orderer rejoined as a follower', async () => {
   assert.ok(networkId, 'the channel of the first test');
   b = await startServer({ env: env(), timeoutMs: 180_000 });
-  const org2 = await organization(apiB, 'Org2', 'Org2MSP');
-  const inv = await api('POST', '/nodesharing/invitations', { bidirectional: true });
-  assert.is(inv.status, 201, inv.text);
-  assert.is((await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt, fingerprint: inv.json.key_fingerprint })).status, 201);
-  await until('Org2 added as orderer organization', async () => {
-    const x = await api('POST', `/networks/consortium/${networkId}/channels/${channel}/orderer-organizations`, { msp_id: 'Org2MSP', endpoints: ['orderer0.org2.example.com:7050'] });
-    if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
-    return x.status === 200 ? x : null;
-  }, 120_000, 3000);
+  const org2 = await secondInstanceOrdererOrganization(api, apiB, networkId, channel);
   await commits('with Org2 an orderer organization');
 
   const removed = orderers[4];
@@ -114,19 +93,10 @@ t('Org2 of instance B an orderer organization: another consenter removed from th
   await ask.getByRole('link', { name: 'Open the proposal' }).click();
   const id = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
 
-  // Org2's operator signs on B: header (Org2's admin identity, a nonce), B's key API signing header || update.
+  // Org2's operator signs on B.
   const update = Buffer.from((await api('GET', `/nodesharing/proposals/${id}/update`)).json.update, 'base64');
-  const cert = await apiB('GET', `/keys/${org2.adminKeyId}/certificate`);
-  const identity = new msp.SerializedIdentity();
-  identity.setMspid('Org2MSP');
-  identity.setIdBytes(Buffer.from(cert.text));
-  const header = new common.SignatureHeader();
-  header.setCreator(identity.serializeBinary());
-  header.setNonce(randomBytes(24));
-  const headerBytes = Buffer.from(header.serializeBinary());
-  const signed = await apiB('POST', `/keys/${org2.adminKeyId}/sign-data`, { data: Buffer.concat([headerBytes, update]).toString('base64') });
-  assert.is(signed.status, 200, signed.text);
-  const up = await api('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: headerBytes.toString('base64'), signature: signed.json.signature });
+  const { header, der } = await signatureOfOrg2(apiB, org2, update);
+  const up = await api('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: header.toString('base64'), signature: der.toString('base64') });
   assert.is(up.status, 200, up.text);
 
   await page.reload();

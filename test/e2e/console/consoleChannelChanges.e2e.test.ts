@@ -18,11 +18,12 @@ import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { testOrganization } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, oneOrganizationChannel, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, consortiumEnv, oneOrganizationChannel } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
 import { issueCertificate } from '../../../adapters/x509/certificateBuilder.ts';
 import { organizationCaProfile } from '../../../adapters/x509/certificateProfiles.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -73,16 +74,7 @@ async function upgradeFromConsole(node: { id: number; name: string; config: { op
   assert.is(await runningVersion(node.config.operationsPort), v31);
 }
 
-t.before(async () => {
-  ui = await startConsoleSession({ server: { env: consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process' }) } });
-  ({ server, page } = ui);
-});
-
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await ui.close();
-});
+fabricConsoleSession(t, () => consortiumEnv({ LNM_FABRIC_RELEASES: `${r25.ok && r25.release.binDir}:${r31.ok && r31.release.binDir}`, LNM_NODE_ENGINE: 'process' }), (s) => ({ ui, server, page } = s));
 
 t('raft options: the current values shown; a heartbeat tick not below the election tick is said beside the election tick, nothing submitted; then a change shown as a diff and submitted', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).

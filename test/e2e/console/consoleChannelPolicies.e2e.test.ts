@@ -10,8 +10,9 @@ import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, consortiumEnv, oneOrganizationChannel, until } from '../consortium/consortiumApi.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const t = requiresAll(suite('console: ACLs and orderer/channel policies (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -21,25 +22,10 @@ let page: Page;
 let networkId: number;
 const config = async () => (await api('GET', `/networks/consortium/${networkId}/channel-config`)).json;
 
-t.before(async () => {
-  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
-  ({ server, page } = ui);
-});
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await ui.close();
-  server.reapNodes();
-});
+fabricConsoleSession(t, () => consortiumEnv(), (s) => ({ ui, server, page } = s));
 
 t('an ACL: shown, its dry run diff seen first (nothing submitted), then submitted and in the config; a bad orderer rule said beside it', async () => {
-  const org1 = await organization(api, 'Org1', 'Org1MSP');
-  const [orderer, peer] = await Promise.all([runningNode(api, 'orderer0', 'CONSORTIUM_ORDERER', org1.id), runningNode(api, 'peer0-org1', 'CONSORTIUM_PEER', org1.id)]);
-  const r = await api('POST', '/networks/consortium', { name: 'aclconsole', channelName: 'aclconsole', ordererIds: [orderer.id], peerIds: [peer.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
-  assert.is((await api('POST', `/networks/consortium/${networkId}/orderers/${orderer.id}/join`)).status, 200);
-  await until('the orderer to serve the channel', async () => ((await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`)).status === 200 ? true : null), 60_000, 1000);
+  networkId = (await oneOrganizationChannel(api, 'aclconsole', 'aclconsole')).network.id;
 
   await ui.signIn();
   await page.goto(`${server.url}/networks/consortium/${networkId}`);

@@ -18,8 +18,9 @@ import type { TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, occupyPort, removeConsortiumNodes, until } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, occupyPort, until } from '../consortium/consortiumApi.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -34,17 +35,7 @@ const channel = 'migui';
 const configPath = () => `/networks/${setup.network.id}/channels/${channel}/config`;
 const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer.config.port, () => setup.height());
 
-t.before(async () => {
-  const releases = [r25.ok ? r25.release.binDir : null, r31.ok ? r31.release.binDir : null].filter(Boolean).join(':');
-  ui = await startConsoleSession({ server: { env: consortiumEnv({ LNM_FABRIC_RELEASES: releases, LNM_NODE_ENGINE: 'process' }) } });
-  ({ server, page } = ui);
-});
-
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await ui.close();
-});
+fabricConsoleSession(t, () => consortiumEnv({ LNM_FABRIC_RELEASES: [r25.ok ? r25.release.binDir : null, r31.ok ? r31.release.binDir : null].filter(Boolean).join(':'), LNM_NODE_ENGINE: 'process' }), (s) => ({ ui, server, page } = s));
 
 t('V3_0 missing refused in words first; then the dry run diff, the one-way confirmation; a real fault in phase backup shown as a rolled-back failure; started over, the migration with its progress; the page says smartbft and BFT ordering', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).

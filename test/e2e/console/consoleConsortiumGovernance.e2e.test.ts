@@ -13,9 +13,10 @@ import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, joinedFollower, removeConsortiumNodes, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, consortiumEnv, joinedFollower, twoOrganizationChannel, until } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange as submit } from './configChangePanel.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const t = requiresAll(suite('console: channel consenters, leaving and organization removal (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -41,16 +42,7 @@ const height = async () => {
 /** The channel orders: an anchor peer update of Org1 commits a config block a peer then has. */
 const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer1.config.port, height);
 
-t.before(async () => {
-  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
-  ({ server, page } = ui);
-});
-
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await ui.close();
-});
+fabricConsoleSession(t, () => consortiumEnv(), (s) => ({ ui, server, page } = s));
 
 t('the network page shows the ordering health as the API reads it; the consenters list with relation and certificate', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).
@@ -201,8 +193,11 @@ t('a peer leaves the channel with "Leave channel": the confirmation says it is s
   assert.match(steps[steps.length - 1], /^peer started again/);
   await ui.accessible('a peer that left the channel');
   await outcome.getByRole('button', { name: 'Close' }).click();
-  const peer = (await api('GET', `/nodes/${setup.peer2.id}`)).json;
-  assert.is(peer.status, 'running');
+  // Started again: running once its health check has seen it (it may still say starting just after).
+  const peer = await until('peer0-org2 running again', async () => {
+    const p = (await api('GET', `/nodes/${setup.peer2.id}`)).json;
+    return p?.status === 'running' ? p : null;
+  }, 60_000);
   assert.is(peer.networks.find((n: { network_id: number }) => n.network_id === setup.network.id)?.joined, false, JSON.stringify(peer.networks));
   await page.getByRole('button', { name: 'Join peer0-org2 to the channel' }).waitFor({ timeout: 30_000 });
   await commits('after peer0-org2 left');

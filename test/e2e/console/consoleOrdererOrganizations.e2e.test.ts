@@ -12,9 +12,10 @@ import type { TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
-import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, oneOrganizationChannel, organization, removeConsortiumNodes } from '../consortium/consortiumApi.ts';
+import type { ConsoleSession } from '../../helpers/consoleSession.ts';
+import { apiOf, channelCommits, consortiumEnv, oneOrganizationChannel, organization } from '../consortium/consortiumApi.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
+import { fabricConsoleSession } from './fabricConsole.ts';
 
 const t = requiresAll(suite('console: an orderer organization added and removed (real Fabric 2.5, Chromium)'), ['chromium', chromiumMissing()], ['fabric', fabricMissing]);
 let server: TestServer;
@@ -36,16 +37,7 @@ const height = async () => {
 const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer.config.port, height);
 const ordererOrganizations = async () => (await api('GET', `/networks/consortium/${setup.network.id}`)).json.orderer_organizations.map((o: { msp_id: string }) => o.msp_id);
 
-t.before(async () => {
-  ui = await startConsoleSession({ server: { env: consortiumEnv() } });
-  ({ server, page } = ui);
-});
-
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await ui.close();
-});
+fabricConsoleSession(t, () => consortiumEnv(), (s) => ({ ui, server, page } = s));
 
 t('Org2MSP added as orderer organization from the page (a bad endpoint refused in words first; the diff and signers before Submit), listed with its endpoints, then removed the same way', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).

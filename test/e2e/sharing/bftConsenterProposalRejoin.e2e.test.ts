@@ -9,11 +9,10 @@
 // block, a follower; it keeps up with the channel after two more commits.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { randomBytes } from 'node:crypto';
-import { common, msp } from '@hyperledger/fabric-protos';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, channelCommits, channelConfigOf, fabric31, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, channelConfigOf, fabric31, peerHeight, removeConsortiumNodes, until } from '../consortium/consortiumApi.ts';
+import { bftChannel, secondInstanceOrdererOrganization, signatureOfOrg2, submitted } from './bftRejoinKit.ts';
 
 const t = requires(suite('a BFT consenter removed through a signing proposal is rejoined as a follower (real Fabric 3.1, two instances)'), 'fabric-3', fabric31.skip);
 const v31 = fabric31.version;
@@ -25,62 +24,27 @@ const channel = 'bftproprejoin';
 const orderers: any[] = [];
 let peer: any;
 let networkId = 0;
-let org2: { id: number; mspId: string; adminKeyId: number };
+let org2: { adminKeyId: number };
 const height = () => peerHeight(apiA, networkId);
 const commits = channelCommits(apiA, () => networkId, 'Org1MSP', () => peer.config.port, height);
 const relationOf = async (o: { id: number }) => (await apiA('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).json?.orderer;
-/** A config change retried while the orderers settle (503). */
-async function submitted(what: string, call: () => Promise<{ status: number; text: string; json: any }>) {
-  return until(what, async () => {
-    const x = await call();
-    if (x.status !== 200 && x.status !== 201 && x.status !== 503) assert.unreachable(x.text);
-    return x.status === 200 || x.status === 201 ? x : null;
-  }, 120_000, 3000);
-}
 
 t.after(async () => {
   if (a) await removeConsortiumNodes(apiA, a.dataDir);
   await Promise.all([a?.stop(), b?.stop()]);
 });
 
-/** Org2's ConfigSignature made on B: header (Org2's admin identity, a nonce), B's key API signing header || update. */
-async function signatureOfOrg2(update: Buffer): Promise<{ header: Buffer; der: Buffer }> {
-  const cert = await apiB('GET', `/keys/${org2.adminKeyId}/certificate`);
-  assert.is(cert.status, 200, cert.text);
-  const identity = new msp.SerializedIdentity();
-  identity.setMspid('Org2MSP');
-  identity.setIdBytes(Buffer.from(cert.text));
-  const header = new common.SignatureHeader();
-  header.setCreator(identity.serializeBinary());
-  header.setNonce(randomBytes(24));
-  const headerBytes = Buffer.from(header.serializeBinary());
-  const r = await apiB('POST', `/keys/${org2.adminKeyId}/sign-data`, { data: Buffer.concat([headerBytes, update]).toString('base64') });
-  assert.is(r.status, 200, r.text);
-  return { header: headerBytes, der: Buffer.from(r.json.signature, 'base64') };
-}
-
 t('a BFT channel of five consenters of Org1 on A; Org2 of B shared and added as orderer organization', async () => {
   // Started here, not in a before hook (uvu drops a hook's error).
   const env = fabric31.env({ LNM_SHARING_PORT: '0' });
   a = await startServer({ env, timeoutMs: 180_000 });
   b = await startServer({ env, timeoutMs: 180_000 });
-  const org1 = await organization(apiA, 'Org1', 'Org1MSP');
-  for (const i of [0, 1, 2, 3, 4]) orderers.push(await node(apiA, `bftp-orderer${i}`, 'CONSORTIUM_ORDERER', org1.id, { fabricVersion: v31 }));
-  peer = await node(apiA, 'bftp-peer', 'CONSORTIUM_PEER', org1.id, { fabricVersion: v31 });
-  let r = await apiA('POST', '/networks/consortium', { name: 'bftp', channelName: channel, consensus: 'smartbft', ordererIds: orderers.map((o) => o.id), peerIds: [peer.id] });
-  assert.is(r.status, 201, r.text);
-  networkId = r.json.id;
-  for (const o of orderers) assert.is((await apiA('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`)).status, 200);
-  await until('the peer joined', async () => ((await apiA('POST', `/networks/consortium/${networkId}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 2000);
+  const made = await bftChannel(apiA, 'bftp', channel, 5, v31);
+  orderers.push(...made.orderers);
+  ({ peer, networkId } = made);
   await commits('on the new channel');
 
-  org2 = await organization(apiB, 'Org2', 'Org2MSP');
-  const inv = await apiA('POST', '/nodesharing/invitations', { bidirectional: true });
-  assert.is(inv.status, 201, inv.text);
-  r = await apiB('POST', '/nodesharing/accept', { invitation_jwt: inv.json.invitation_jwt, fingerprint: inv.json.key_fingerprint });
-  assert.is(r.status, 201, r.text);
-  const added = await submitted('Org2 added as orderer organization', () => apiA('POST', `/networks/consortium/${networkId}/channels/${channel}/orderer-organizations`, { msp_id: 'Org2MSP', endpoints: ['orderer0.org2.example.com:7050'] }));
-  assert.is(added.json.status, 'updated', added.text);
+  org2 = await secondInstanceOrdererOrganization(apiA, apiB, networkId, channel);
   await commits('with Org2 an orderer organization');
 });
 
@@ -96,7 +60,7 @@ t('a consenter of Org1 removed through a proposal (Org2 signing on B): the submi
   const id = proposed.json.proposal_id;
   let r = await apiA('GET', `/nodesharing/proposals/${id}/update`);
   assert.is(r.status, 200, r.text);
-  const { header, der } = await signatureOfOrg2(Buffer.from(r.json.update, 'base64'));
+  const { header, der } = await signatureOfOrg2(apiB, org2, Buffer.from(r.json.update, 'base64'));
   r = await apiA('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: header.toString('base64'), signature: der.toString('base64') });
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.signed_by, ['Org1MSP', 'Org2MSP']);
