@@ -3,7 +3,9 @@
 // Input: `data` is base64 (standard alphabet). Output by key algorithm:
 //   ECDSA    hash = request.hash or the curve's own (P-256, secp256k1: sha256; P-384: sha384;
 //            P-521: sha512). signature = DER ECDSA-Sig-Value, base64; also r and s as hex,
-//            zero-padded to the curve size.
+//            zero-padded to the curve size. Always low-S (s <= n/2, normalized to n - s where a
+//            provider made it high): Fabric and Ethereum refuse high-S signatures, and a low-S one
+//            verifies under any ECDSA verifier as well.
 //   RSA      RSASSA-PKCS1-v1_5 with request.hash or sha256; signature base64.
 //   Ed25519  pure Ed25519 over the data itself (no pre-hash; a requested hash is ignored and
 //            reported as null); signature = the 64 raw bytes, base64.
@@ -17,7 +19,7 @@
 import type { HashName, KeyProvider, KeySpec } from '../../domain/keys/keyProvider.ts';
 import { ValidationError } from '../../domain/shared/errors.ts';
 import { defaultHashFor } from './signingAlgorithms.ts';
-import { derToRs } from './signingEcdsa.ts';
+import { derToRs, toLowS } from './signingEcdsa.ts';
 import { ethereumAddressOf, ethereumDigest, toRecoverableSignature, type EthereumMessageMode, type RecoverableSignature } from './signingEthereum.ts';
 
 export interface SignDataRequest {
@@ -87,7 +89,7 @@ export async function signData(provider: KeyProvider, key: SigningKeyRef, reques
       throw new ValidationError('Ethereum signatures always hash with keccak-256; omit hash.', [{ field: 'hash', message: 'not allowed with ethereum' }]);
     }
     const digest = ethereumDigest(data, request.ethereum);
-    const der = await provider.sign(key.handle, spec, { digest, hash: 'keccak256' });
+    const der = toLowS(await provider.sign(key.handle, spec, { digest, hash: 'keccak256' }), curve);
     return {
       algorithm: 'ECDSA',
       curve,
@@ -101,7 +103,7 @@ export async function signData(provider: KeyProvider, key: SigningKeyRef, reques
   }
 
   const hash = request.hash ?? defaultHashFor(spec)!;
-  const der = await provider.sign(key.handle, spec, { data, hash });
+  const der = toLowS(await provider.sign(key.handle, spec, { data, hash }), curve);
   return {
     algorithm: 'ECDSA',
     curve,
