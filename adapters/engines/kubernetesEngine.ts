@@ -478,8 +478,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         // A claim without its StatefulSet was kept by a delete (DELETE /nodes/{id} without
         // deleteVolume): node ids are never reused within a deployment, so it is another
         // deployment's (same prefix and namespace), and its ledger is never silently taken over.
+        // One exception: `lnm restore` of this deployment's backup left the node's files here, and the
+        // claim carries this deployment's labels for this node: the start reuses it, emptied and
+        // written with the backup's files (restoreIntoClaim), which is what the restore asked for.
         const kept = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
-        if (kept) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
+        const restoring = await stat(restoreDirOf(spec.nodeKey)).then((s) => s.isDirectory(), () => false);
+        if (kept && !(restoring && ours(kept.metadata, spec.nodeKey))) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
       firstStart = !existing;
       const started = await makeAndAwait(spec, image, existing, made);
