@@ -69,6 +69,8 @@ export interface Config {
   backupTargetCheckSeconds?: number;
   /** Seconds between status checks of each node host (remote Docker Engine). */
   hostCheckSeconds?: number;
+  /** How old an object of a never-recorded node must be before the cluster check removes it (docs/kubernetes.md). */
+  clusterOrphanGraceSeconds?: number;
   /** A backup upload without progress for this long is stopped and FAILED. */
   backupStallSeconds?: number;
   /** The managed Prometheus: the program (process engine; null: prometheus on PATH) and the image (docker engine). */
@@ -147,6 +149,7 @@ export const configEntries: ConfigEntry[] = [
   { env: 'LNM_IMAGE_CHAINCODE_NODE', flag: '--chaincode-node-image', default: 'lnm-chaincode-node:local', description: 'image that runs a chaincode given as files (fabric-shim\'s server CLI) under the docker engine (.ci/docker.sh builds it from this host\'s node and node_modules)' },
   { env: 'LNM_DOCKER_PREFIX', flag: '--docker-prefix', default: 'lnm-', description: 'prefix of the names this deployment gives on a Docker Engine: node containers (<prefix>node-<id>), their volumes on node hosts (<prefix>node-<id>-files) and plugin Compose projects (<prefix>plugin-<name>); two deployments (different databases) that share a Docker Engine or a node host each need their own, e.g. lnm-a- and lnm-b-, or the second is refused the first one\'s containers; every instance of one deployment gives the same. Lowercase letters, digits, - and _, starting with a letter or digit, at most 40. Set it before the first node starts: containers made under another prefix are no longer seen' },
   { env: 'LNM_HOST_CHECK_SECONDS', flag: '--host-check-seconds', default: '30', description: 'seconds between status checks of each node host (a remote Docker Engine, docs/hosts.md): reachable, engine version, running nodes' },
+  { env: 'LNM_K8S_ORPHAN_GRACE_SECONDS', flag: '--k8s-orphan-grace-seconds', default: '600', description: 'the periodic check of a Kubernetes cluster removes the objects this deployment made there (labelled with its prefix) for a node id it has no record of (a service killed between a node\'s Service made ahead and its record) once they are this old; younger ones may be a create in flight on another instance (docs/kubernetes.md, "Orphans")' },
   { env: 'LNM_BACKUP_CHECK_SECONDS', flag: '--backup-check-seconds', default: '300', description: 'seconds between connectivity checks of each backup target; a failure raises system.s3.connection_issue' },
   { env: 'LNM_BACKUP_STALL_SECONDS', flag: '--backup-stall-seconds', default: '120', description: 'a backup whose upload makes no progress for this long is stopped and recorded FAILED with restic\'s last error (restic alone retries an unreachable storage for many minutes)' },
   { env: 'LNM_PROMETHEUS_BIN', flag: '--prometheus-bin', default: '(unset: prometheus on PATH)', description: 'the prometheus program the metrics stack runs under the process engine (Debian: apt-get install prometheus gives /usr/bin/prometheus)' },
@@ -372,6 +375,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     resourceMonitor: oneOf('LNM_RESOURCE_MONITOR', get('LNM_RESOURCE_MONITOR', 'true'), ['true', 'false'] as const) === 'true',
     allowPrivateTargets: oneOf('LNM_ALLOW_PRIVATE_TARGETS', get('LNM_ALLOW_PRIVATE_TARGETS', 'false'), ['true', 'false'] as const) === 'true',
     hostCheckSeconds: positiveInteger('LNM_HOST_CHECK_SECONDS', get('LNM_HOST_CHECK_SECONDS', '30')),
+    clusterOrphanGraceSeconds: positiveInteger('LNM_K8S_ORPHAN_GRACE_SECONDS', get('LNM_K8S_ORPHAN_GRACE_SECONDS', '600')),
     backupTargetCheckSeconds: positiveInteger('LNM_BACKUP_CHECK_SECONDS', get('LNM_BACKUP_CHECK_SECONDS', '300')),
     backupStallSeconds: positiveInteger('LNM_BACKUP_STALL_SECONDS', get('LNM_BACKUP_STALL_SECONDS', '120')),
     prometheusBin: values.get('LNM_PROMETHEUS_BIN') ?? null,

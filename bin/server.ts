@@ -349,7 +349,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
   const hostProbe = createHostProbe(createRemoteDockerProbe());
   const hostDirectory = createNodeHostDirectory(db.pool, secrets);
   hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
-  const hostSagas = { probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30 };
+  const hostSagas = {
+    probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30,
+    orphans: { nodePorts: clusterNodePorts((hostId) => hostEngines(hostId)), graceSeconds: () => config.clusterOrphanGraceSeconds ?? 600 },
+  };
   const sagaList = allSagas({ store, keys, nodes: nodeSagas, webhooks: { pool: db.pool, instance, wake: () => webhookDelivery.wake() }, notifications: { pool: db.pool, notifier }, backups: backupSagas, hosts: hostSagas });
   sagaNames = sagaList.map((s) => s.name);
   // Several instances on one database: each piece of work runs on the one instance holding its

@@ -19,7 +19,7 @@ import type { BackupCatalog, BackupServices } from '../domain/backups/backupPort
 import { backupRunnerSaga } from './backupRunner.ts';
 import { backupScheduleSaga } from './backupSchedules.ts';
 import { backupTargetCheckSaga } from './backupTargetCheck.ts';
-import { nodeHostCheckSaga } from './nodeHostCheck.ts';
+import { nodeHostCheckSaga, type ClusterOrphanSweep } from './nodeHostCheck.ts';
 import type { NodeHostDirectory, NodeHostProbe } from '../domain/hosts/hostPorts.ts';
 
 export interface SagaDeps {
@@ -35,7 +35,7 @@ export interface SagaDeps {
   /** Backups: runner, schedules and the periodic target check; left out when not wired. */
   backups?: { services: BackupServices; catalog: BackupCatalog; targetCheckSeconds: () => number };
   /** Node hosts: the periodic check of each registered remote engine; left out when not wired. */
-  hosts?: { probe: NodeHostProbe; directory: NodeHostDirectory; checkSeconds: () => number };
+  hosts?: { probe: NodeHostProbe; directory: NodeHostDirectory; checkSeconds: () => number; orphans?: ClusterOrphanSweep };
 }
 
 /** Every process manager of the service. */
@@ -49,6 +49,6 @@ export function allSagas(deps: SagaDeps): Saga[] {
   const backupSagas = piece('backups', b ? [backupRunnerSaga(deps.store, b.services, b.catalog), backupScheduleSaga(deps.store, b.services, b.catalog), backupTargetCheckSaga(deps.store, b.services, b.catalog, b.targetCheckSeconds)] : []);
   const webhooks = piece('webhooks', deps.webhooks ? [webhookFanoutSaga(deps.webhooks)] : []);
   const notifications = piece('notifications', deps.notifications ? [notificationsSaga({ ...deps.notifications, store: deps.store, domainTypes: deliverableDomainEvents })] : []);
-  const hosts = piece('host-checks', deps.hosts ? [nodeHostCheckSaga(deps.store, deps.hosts.probe, deps.hosts.directory, deps.hosts.checkSeconds)] : []);
+  const hosts = piece('host-checks', deps.hosts ? [nodeHostCheckSaga(deps.store, deps.hosts.probe, deps.hosts.directory, deps.hosts.checkSeconds, deps.hosts.orphans)] : []);
   return [...nodes, ...expiry, ...webhooks, ...notifications, ...backupSagas, ...hosts];
 }

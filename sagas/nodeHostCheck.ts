@@ -1,17 +1,28 @@
 // Periodic check of every node host: a durable timer per host asks its engine for its version
 // and running nodes over mutual TLS. What changed (reachable, version, running nodes) is
-// recorded as NodeHostObserved; an unchanged answer records nothing.
+// recorded as NodeHostObserved; an unchanged answer records nothing. A reachable cluster is then
+// swept of the objects of nodes never recorded (a service killed between a node's Service made
+// ahead and its record, application/hosts/clusterNodePorts.ts), older than the grace period,
+// recorded (and audited) as NodeHostOrphansRemoved. The timer of a check that fell due while the
+// service was down runs as soon as it starts.
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
 import { nodeHostStream, nodeHosts } from '../domain/hosts/nodeHosts.ts';
-import { observationOf, type NodeHostDirectory, type NodeHostProbe } from '../domain/hosts/hostPorts.ts';
+import { observationOf, type ClusterNodePorts, type NodeHostDirectory, type NodeHostProbe } from '../domain/hosts/hostPorts.ts';
+import { nodeStream } from '../domain/nodes/node.ts';
 import type { Saga } from './saga.ts';
 import { sagaEventId } from './sagaRunner.ts';
 
 const NAME = 'node-host-check';
 const timerId = (hostId: number) => `node-host-check-${hostId}`;
 
-export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, directory: NodeHostDirectory, intervalSeconds: () => number): Saga {
+/** The orphan sweep of clusters: what removes the objects, and how old an object must be to be taken for one. */
+export interface ClusterOrphanSweep {
+  nodePorts: ClusterNodePorts;
+  graceSeconds: () => number;
+}
+
+export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, directory: NodeHostDirectory, intervalSeconds: () => number, orphans?: ClusterOrphanSweep): Saga {
   const next = (now: Date) => new Date(now.getTime() + intervalSeconds() * 1000);
   return {
     name: NAME,
@@ -32,6 +43,27 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
         metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
         newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}`, n++),
       }).catch((err: Error) => ctx.log('recording the host check failed', { hostId, error: err.message }));
+      if (orphans && connection.kind === 'kubernetes' && observation.reachable) {
+        const graceSeconds = orphans.graceSeconds();
+        // Node keys are node-<id>; a label of another shape is not this deployment's to judge.
+        const recorded = async (key: string) => {
+          const id = /^node-(\d+)$/.exec(key)?.[1];
+          return id === undefined || (await store.readStream(nodeStream(Number(id)))).length > 0;
+        };
+        try {
+          const { removed: objects, failed } = await orphans.nodePorts.removeOrphans(hostId, recorded, graceSeconds * 1000);
+          if (failed.length) ctx.log('the orphan sweep of the cluster left objects', { hostId, failed });
+          if (objects.length) {
+            ctx.log('removed the cluster objects of nodes never recorded', { hostId, objects: objects.map((o) => `${o.kind} ${o.name}`) });
+            await handleCommand(store, nodeHostStream(hostId), nodeHosts, { type: 'RecordClusterOrphansRemoved', hostId, objects, graceSeconds, at: ctx.now().toISOString() }, {
+              metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
+              newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}/orphans`, n++),
+            });
+          }
+        } catch (err) {
+          ctx.log('the orphan sweep of the cluster failed', { hostId, error: (err as Error).message });
+        }
+      }
       await ctx.schedule(timerId(hostId), next(ctx.now()), { hostId });
     },
   };

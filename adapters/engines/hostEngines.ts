@@ -43,5 +43,10 @@ export function clusterNodePorts(hostEngines: HostEngines): ClusterNodePorts {
       await cluster.reservePorts(nodeKey, ports);
       return { release: () => cluster.remove(nodeKey) };
     },
+    async removeOrphans(hostId, recorded, olderThanMs) {
+      const engine = await hostEngines(hostId);
+      if (!engine || engine.kind !== 'kubernetes') return { removed: [], failed: [] };
+      return (engine as KubernetesNodeEngine).removeOrphans(recorded, olderThanMs);
+    },
   };
 }

@@ -36,6 +36,7 @@ import {
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
+import type { ClusterOrphanObject as OrphanObject } from '../../domain/hosts/hostPorts.ts';
 import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup } from './hostPorts.ts';
@@ -118,6 +119,15 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * `skipped`. null when the node has no claim on the cluster (never started, or removed).
    */
   copyNodeDataOut(nodeKey: string, intoDir: string): Promise<CopyCounts | null>;
+  /**
+   * Removes what this deployment made for a node that was never recorded (a server killed between
+   * reservePorts/expose and the node's record): the Services, StatefulSets, Secrets and ConfigMaps
+   * of the namespace labelled lnm.prefix=<this prefix> whose lnm.node `recorded` answers false for,
+   * made more than `olderThanMs` ago (a create in flight on another replica is younger). Claims
+   * are never touched (a kept claim holds a ledger). Returns what it removed and, in words, what
+   * it could not list or remove (tried again at the next sweep); `recorded` failing stops it.
+   */
+  removeOrphans(recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: OrphanObject[]; failed: string[] }>;
 }
 
 
@@ -468,8 +478,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         // A claim without its StatefulSet was kept by a delete (DELETE /nodes/{id} without
         // deleteVolume): node ids are never reused within a deployment, so it is another
         // deployment's (same prefix and namespace), and its ledger is never silently taken over.
+        // One exception: `lnm restore` of this deployment's backup left the node's files here, and the
+        // claim carries this deployment's labels for this node: the start reuses it, emptied and
+        // written with the backup's files (restoreIntoClaim), which is what the restore asked for.
         const kept = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
-        if (kept) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
+        const restoring = await stat(restoreDirOf(spec.nodeKey)).then((s) => s.isDirectory(), () => false);
+        if (kept && !(restoring && ours(kept.metadata, spec.nodeKey))) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
       firstStart = !existing;
       const started = await makeAndAwait(spec, image, existing, made);
@@ -819,8 +833,49 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     return true;
   }
 
+  async function removeOrphans(recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: OrphanObject[]; failed: string[] }> {
+    const labelSelector = `lnm.prefix=${prefixLabel},lnm.node`;
+    const cutoff = Date.now() - olderThanMs;
+    type Meta = { metadata?: k8s.V1ObjectMeta };
+    const kinds: { kind: OrphanObject['kind']; list: () => Promise<{ items: Meta[] }>; remove: (name: string) => Promise<unknown> }[] = [
+      { kind: 'StatefulSet', list: () => apps.listNamespacedStatefulSet({ namespace: ns, labelSelector }), remove: (name) => apps.deleteNamespacedStatefulSet({ name, namespace: ns, propagationPolicy: 'Background' }) },
+      { kind: 'Service', list: () => core.listNamespacedService({ namespace: ns, labelSelector }), remove: (name) => core.deleteNamespacedService({ name, namespace: ns }) },
+      { kind: 'Secret', list: () => core.listNamespacedSecret({ namespace: ns, labelSelector }), remove: (name) => core.deleteNamespacedSecret({ name, namespace: ns }) },
+      { kind: 'ConfigMap', list: () => core.listNamespacedConfigMap({ namespace: ns, labelSelector }), remove: (name) => core.deleteNamespacedConfigMap({ name, namespace: ns }) },
+    ];
+    const known = new Map<string, boolean>();
+    const removed: OrphanObject[] = [];
+    const failed: string[] = [];
+    for (const k of kinds) {
+      let items: Meta[];
+      try {
+        items = (await call(k.list())).items;
+      } catch (err) {
+        failed.push(`listing the ${k.kind}s: ${reasonOf(err, c.server)}`);
+        continue;
+      }
+      for (const item of items) {
+        const name = item.metadata?.name;
+        const nodeKey = item.metadata?.labels?.['lnm.node'];
+        const created = item.metadata?.creationTimestamp ? new Date(item.metadata.creationTimestamp as unknown as string) : null;
+        // Younger than the grace period (or of unknown age): a create may be in flight.
+        if (!name || !nodeKey || !created || !(created.getTime() < cutoff)) continue;
+        if (!known.has(nodeKey)) known.set(nodeKey, await recorded(nodeKey));
+        if (known.get(nodeKey)) continue;
+        try {
+          await serial(nodeKey, () => gone(() => k.remove(name)));
+          removed.push({ kind: k.kind, name, nodeKey, createdAt: created.toISOString() });
+        } catch (err) {
+          failed.push(`removing ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
+        }
+      }
+    }
+    return { removed, failed };
+  }
+
   const engine: KubernetesNodeEngine = {
     kind: 'kubernetes',
+    removeOrphans,
     copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),

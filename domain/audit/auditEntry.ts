@@ -97,6 +97,8 @@ const describers: Record<string, Describer> = {
   NodeDeleted: (e) => ({ action: 'DELETE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), ...(e.data.volume ? { details: { volume: e.data.volume } } : {}) }),
   NodeDowntime: (e) => ({ action: 'DOWNTIME', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), status: 'failed', errorMessage: str(e.data.reason), details: { lastHealthyAt: e.data.lastHealthyAt, consecutiveFailures: e.data.consecutiveFailures } }),
   EventStoreRestored: (e) => ({ action: 'RESTORE', resourceType: 'backup', resourceId: str(e.data.backupId), resourceName: str(e.data.snapshotId), details: { eventPosition: e.data.eventPosition, withheld: e.data.withheld, auditIncluded: e.data.auditIncluded } }),
+  // Cluster objects of nodes never recorded, removed by the periodic cluster check (docs/kubernetes.md, "Orphans").
+  NodeHostOrphansRemoved: (e) => ({ action: 'DELETE', resourceType: 'node_host', resourceId: str(e.data.hostId), resourceName: str(e.data.name), reason: `objects of nodes never recorded, older than ${e.data.graceSeconds} s, removed from the cluster`, details: { objects: e.data.objects as JsonValue, graceSeconds: e.data.graceSeconds as JsonValue } }),
   NodeRecovered: (e) => ({ action: 'RECOVERY', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), details: { downSince: e.data.downSince } }),
 };
 

@@ -1,6 +1,7 @@
 // What the hosts registry needs from the outside: a probe of a Docker Engine over mutual TLS.
 // The adapter is adapters/engines/remoteDockerHost.ts.
-import type { KubernetesHostSettings, NodeHostKind, NodeHostObservation } from './nodeHosts.ts';
+import type { ClusterOrphanObject, KubernetesHostSettings, NodeHostKind, NodeHostObservation } from './nodeHosts.ts';
+export type { ClusterOrphanObject } from './nodeHosts.ts';
 
 /**
  * How to reach a host's engine; clientKey is the secret (opened from the sealed text only here):
@@ -46,4 +47,11 @@ export interface ClusterNodePorts {
    * release() removes the Service (a node that could not be recorded).
    */
   reserve(hostId: number, nodeKey: string, ports: number[]): Promise<{ release(): Promise<void> }>;
+  /**
+   * Removes from cluster `hostId` the objects this deployment made for nodes never recorded (a
+   * service killed between reserve() and the record): those whose node key `recorded` answers
+   * false for, made more than `olderThanMs` ago; never a claim. Returns what it removed, and what
+   * it could not list or remove, in words.
+   */
+  removeOrphans(hostId: number, recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: ClusterOrphanObject[]; failed: string[] }>;
 }

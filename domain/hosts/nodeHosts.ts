@@ -102,6 +102,14 @@ export interface KubernetesClusterFindings {
   missingPermissions: { verb: string; resource: string }[];
 }
 
+/** A cluster object removed because its node was never recorded (docs/kubernetes.md, "Orphans"). */
+export interface ClusterOrphanObject {
+  kind: 'Service' | 'StatefulSet' | 'Secret' | 'ConfigMap';
+  name: string;
+  nodeKey: string;
+  createdAt: string | null;
+}
+
 export interface NodeHostState {
   status: 'none' | 'active' | 'deleted';
   hostId?: number;
@@ -113,14 +121,17 @@ export type NodeHostEvent =
   | { type: 'NodeHostRegistered'; data: { hostId: number; name: string; address: NodeHostAddress; labels: Record<string, string>; capacity: NodeHostCapacity; sealedSecrets: string; observation: NodeHostObservation; at: string } }
   | { type: 'NodeHostUpdated'; data: { hostId: number; name: string; labels: Record<string, string>; capacity: NodeHostCapacity; at: string } }
   | { type: 'NodeHostDeleted'; data: { hostId: number; name: string; at: string } }
-  | { type: 'NodeHostObserved'; data: { hostId: number; name: string; observation: NodeHostObservation; at: string } };
+  | { type: 'NodeHostObserved'; data: { hostId: number; name: string; observation: NodeHostObservation; at: string } }
+  /** Objects of never-recorded nodes removed from a cluster (docs/kubernetes.md, "Orphans"). */
+  | { type: 'NodeHostOrphansRemoved'; data: { hostId: number; name: string; objects: ClusterOrphanObject[]; graceSeconds: number; at: string } };
 
 export type NodeHostCommand =
   | { type: 'RegisterNodeHost'; hostId: number; name: string; address: NodeHostAddress; labels: Record<string, string>; capacity: NodeHostCapacity; sealedSecrets: string; observation: NodeHostObservation; at: string }
   | { type: 'UpdateNodeHost'; hostId: number; name: string; labels: Record<string, string>; capacity: NodeHostCapacity; at: string }
   /** nodesOnHost: nodes placed on the host (a host in use is kept). */
   | { type: 'DeleteNodeHost'; hostId: number; nodesOnHost: number; at: string }
-  | { type: 'RecordNodeHostCheck'; hostId: number; observation: NodeHostObservation; at: string };
+  | { type: 'RecordNodeHostCheck'; hostId: number; observation: NodeHostObservation; at: string }
+  | { type: 'RecordClusterOrphansRemoved'; hostId: number; objects: ClusterOrphanObject[]; graceSeconds: number; at: string };
 
 const sameObservation = (a: NodeHostObservation | undefined, b: NodeHostObservation) =>
   a !== undefined && a.reachable === b.reachable && a.engineVersion === b.engineVersion && a.runningNodes === b.runningNodes
@@ -145,6 +156,8 @@ export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> =
         return { ...s, status: 'deleted' };
       case 'NodeHostObserved':
         return { ...s, observation: e.data.observation };
+      case 'NodeHostOrphansRemoved':
+        return s;
       default:
         return assertNever(e);
     }
@@ -164,6 +177,10 @@ export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> =
       case 'RecordNodeHostCheck':
         if (s.status !== 'active' || sameObservation(s.observation, c.observation)) return [];
         return [{ type: 'NodeHostObserved', data: { hostId: c.hostId, name: s.name!, observation: c.observation, at: c.at } }];
+      case 'RecordClusterOrphansRemoved':
+        // Removed already: recorded even for a host deleted since (the audit says what went).
+        if (s.status === 'none' || c.objects.length === 0) return [];
+        return [{ type: 'NodeHostOrphansRemoved', data: { hostId: c.hostId, name: s.name!, objects: c.objects, graceSeconds: c.graceSeconds, at: c.at } }];
       default:
         return assertNever(c);
     }

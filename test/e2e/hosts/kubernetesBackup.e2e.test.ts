@@ -10,6 +10,9 @@
 //   this machine its data directory: `lnm restore`, `lnm serve`, a start on the cluster puts the
 //   files back into a new claim: the node's height is at least that at the backup and its block
 //   hashes up to there are the same;
+// - the node deleted keeping its claim (DELETE /nodes/{id}), `lnm restore` of the same backup, a
+//   start: the kept claim is reused, written over with the backup's files (the hashes up to the
+//   backup's height the same, the block after it mined again: the kept chain's later blocks gone);
 // - the cluster's token and the repository password are in no answer or log line.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -192,7 +195,12 @@ t('the cluster lost the node and this machine its data directory: lnm restore an
   server = await startServer({ embedded: true, dataDir: out, env: serverEnv() });
   const started = await api('POST', `/nodes/${nodeId}/start`);
   assert.is(started.status, 200, started.text);
-  assert.is(started.json.status, 'running', started.text);
+  // The start's answer waits a bounded time: under load the node may still be starting then.
+  await until('the restored node running', async () => {
+    const row = (await api('GET', `/nodes/${nodeId}`)).json;
+    if (row.status === 'error' || row.status === 'stopped') assert.unreachable(JSON.stringify(row));
+    return row.status === 'running';
+  }, 180_000);
   await until('the restored node answering', async () => (await height().catch(() => -1)) >= 0, 60_000);
   const now = await height();
   assert.ok(now >= heightAtBackup, `the restored node is at block ${now}, the backup was at ${heightAtBackup}`);
@@ -207,6 +215,47 @@ t('the cluster lost the node and this machine its data directory: lnm restore an
     assert.not.ok(text.includes(tokenLine()), 'the cluster token in the server log');
     assert.not.ok(text.includes(REPO_PASSWORD), 'the repository password in the server log');
   }
+});
+
+t('the node deleted with its claim kept, then lnm restore: the start reuses the kept claim, written over with the backup\'s files', async () => {
+  // The chain goes on past the backup in the claim; a block after the backup's height, as mined now.
+  await until('blocks past the backup', async () => (await height().catch(() => -1)) > heightAtBackup + 2, 60_000);
+  const afterBackup = (await rpc('eth_getBlockByNumber', [`0x${(heightAtBackup + 1).toString(16)}`, false])).hash as string;
+  // anvil writes its state on SIGTERM: stopped first, then deleted keeping its claim.
+  const stopped = await api('POST', `/nodes/${nodeId}/stop`);
+  assert.ok(stopped.status < 300, stopped.text);
+  const deleted = await api('DELETE', `/nodes/${nodeId}`);
+  assert.ok(deleted.status < 300, deleted.text);
+  const ns = c().namespace;
+  await until('the node\'s StatefulSet gone, its claim kept', async () =>
+    !(await apps.readNamespacedStatefulSet({ name: stsName(), namespace: ns }).then(() => true, () => false)) && (await core.readNamespacedPersistentVolumeClaim({ name: `${stsName()}-data`, namespace: ns }).then(() => true, () => false)), 120_000);
+  const oldDir = server.dataDir;
+  await server.stop();
+  outputs.push(server.output());
+
+  const out = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-k8s-restored2-')), 'data');
+  scratch.push(path.dirname(out));
+  await run(process.execPath, ['--import', 'tsx', path.resolve('bin/lnm.ts'), 'restore', '--endpoint', s3.endpoint, '--bucket', 'backups', '--bucket-path', 'k8s', '--access-key', s3.accessKeyId, '--cacert', s3.caFile, '--output-dir', out, '--force-path-style', '--backup', String(backupId)], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', AWS_SECRET_ACCESS_KEY: s3.secretAccessKey, LNM_RESTORE_PASSWORD: REPO_PASSWORD }, maxBuffer: 20_000_000,
+  }).catch((err: { stdout: string; stderr: string }) => assert.unreachable(`lnm restore failed: ${err.stdout}${err.stderr}`));
+  rmSync(oldDir, { recursive: true, force: true });
+  server = await startServer({ embedded: true, dataDir: out, env: serverEnv() });
+  const started = await api('POST', `/nodes/${nodeId}/start`);
+  assert.is(started.status, 200, started.text);
+  // The start's answer waits a bounded time: under load the node may still be starting then.
+  await until('the restored node running', async () => {
+    const row = (await api('GET', `/nodes/${nodeId}`)).json;
+    if (row.status === 'error' || row.status === 'stopped') assert.unreachable(JSON.stringify(row));
+    return row.status === 'running';
+  }, 180_000);
+  await until('the restored node answering', async () => (await height().catch(() => -1)) > heightAtBackup + 1, 60_000);
+  assert.equal(await hashes(heightAtBackup), hashesAtBackup, 'the block hashes up to the backup\'s height are the same');
+  // The kept claim's later blocks are gone: the block after the backup's height was mined again.
+  const again = (await rpc('eth_getBlockByNumber', [`0x${(heightAtBackup + 1).toString(16)}`, false])).hash as string;
+  assert.is.not(again, afterBackup, 'the claim still holds the chain mined after the backup');
+  assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
+  outputs.push(server.output());
+  for (const text of outputs) assert.not.ok(text.includes(tokenLine()), 'the cluster token in the server log');
 });
 
 t.run();
