@@ -147,21 +147,38 @@ const systemClock = () => new Date();
 type DueRow = { id: string; saga: string; due_at: Date; payload: Record<string, unknown> };
 interface TimerPollClient {
   sagas: string[];
-  /** Still firing the rows of an earlier poll: not asked for more this time. */
-  busy(): boolean;
+  stopped(): boolean;
+  /** Its timers handed over and not yet settled (waiting for a free worker or firing), id to saga:
+   * not asked for again, and counted against the saga's 100. */
+  held: ReadonlyMap<string, string>;
   fire(rows: DueRow[]): void;
 }
+
+/** Due timers handed over per saga at most (those still held count): a backlog is bounded in memory. */
+const DUE_PER_SAGA = 100;
 
 /**
  * One timer poll per pool, clock and period for all the runners on them: the node shards' 16
  * runners and the work pieces' each polled saga_timers 4 times a second, some 80 queries a second
  * that found nothing most of the time. The shared poll asks once for the due timers of every
- * runner not still busy with its earlier ones (at most 100 each, as before) and hands each runner
- * its own rows; a runner fires them as it did (its concurrency, its fence).
+ * runner and hands each runner its own rows; a runner fires them as it did (its concurrency, its
+ * fence). A runner still firing earlier timers is asked for too (its held timers left out, so none
+ * fires twice): a slow probe does not hold back the runner's other due timers by a poll. The
+ * polls keep to a fixed grid of the wall clock (multiples of the period): a repeating timer
+ * (setInterval) starts its next period when the late tick ran, so on a busy event loop its ticks
+ * slid later by a few milliseconds each, and every timer due on an interval of the period (the
+ * health probes) waited a little longer each round: uneven spacing between a node's probes. A
+ * tick that comes while the poll's query is still on its way polls again once that one is done.
  */
 const timerPolls = new WeakMap<object, Map<string, { add(c: TimerPollClient): void; remove(c: TimerPollClient): void }>>();
 const clockIds = new WeakMap<() => Date, number>();
 let clocksSeen = 0;
+
+/** Milliseconds from `nowMs` to the next multiple of `periodMs`, at least a quarter period away. */
+export function untilNextPoll(nowMs: number, periodMs: number): number {
+  const wait = periodMs - (nowMs % periodMs);
+  return wait < periodMs / 4 ? wait + periodMs : wait;
+}
 
 function sharedTimerPoll(pool: pg.Pool, clock: () => Date, pollMs: number, log: (msg: string, extra?: Record<string, unknown>) => void) {
   if (!clockIds.has(clock)) clockIds.set(clock, clocksSeen++);
@@ -173,49 +190,76 @@ function sharedTimerPoll(pool: pg.Pool, clock: () => Date, pollMs: number, log: 
   const clients = new Set<TimerPollClient>();
   let loop: NodeJS.Timeout | null = null;
   let polling = false;
+  let again = false;
   const poll = async () => {
-    if (polling) return;
-    const ready = [...clients].filter((c) => !c.busy());
-    if (!ready.length) return;
+    if (polling) {
+      again = true;
+      return;
+    }
+    const ready = [...clients].filter((c) => !c.stopped());
+    const bySaga = new Map<string, TimerPollClient>();
+    const room = new Map<string, number>();
+    const held: string[] = [];
+    for (const c of ready) {
+      const heldOf = new Map<string, number>();
+      for (const [id, saga] of c.held) {
+        held.push(id);
+        heldOf.set(saga, (heldOf.get(saga) ?? 0) + 1);
+      }
+      for (const s of c.sagas) {
+        const left = DUE_PER_SAGA - (heldOf.get(s) ?? 0);
+        if (left > 0) {
+          bySaga.set(s, c);
+          room.set(s, left);
+        }
+      }
+    }
+    if (!bySaga.size) return;
     polling = true;
     try {
-      const bySaga = new Map<string, TimerPollClient>();
-      for (const c of ready) for (const s of c.sagas) bySaga.set(s, c);
-      // At most 100 per saga (then per runner below): one saga's backlog never crowds out the others'.
+      const names = [...bySaga.keys()];
+      // Per saga at most its room (100 less those it holds): one saga's backlog never crowds out the others'.
       const due = await pool.query(
-        `SELECT id, saga, due_at, payload FROM (
+        `SELECT t.id, t.saga, t.due_at, t.payload FROM (
            SELECT id, saga, due_at, payload, row_number() OVER (PARTITION BY saga ORDER BY due_at) AS n
-           FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2)) AS t
-         WHERE n <= 100 ORDER BY due_at`,
-        [clock().toISOString(), [...bySaga.keys()]],
+           FROM saga_timers WHERE fired_at IS NULL AND due_at <= $1 AND saga = ANY($2) AND NOT (id = ANY($4))) AS t
+         JOIN unnest($2::text[], $3::int[]) AS r(saga, room) ON r.saga = t.saga
+         WHERE t.n <= r.room ORDER BY t.due_at`,
+        [clock().toISOString(), names, names.map((n) => room.get(n)!), held],
       );
       const rowsOf = new Map<TimerPollClient, DueRow[]>();
       for (const row of due.rows as DueRow[]) {
         const c = bySaga.get(row.saga)!;
-        const rows = rowsOf.get(c) ?? [];
-        if (rows.length < 100) rows.push(row);
-        rowsOf.set(c, rows);
+        rowsOf.set(c, [...(rowsOf.get(c) ?? []), row]);
       }
       for (const [c, rows] of rowsOf) if (clients.has(c)) c.fire(rows);
     } catch (err) {
       log('timer poll failed', { error: (err as Error).message });
     } finally {
       polling = false;
+      if (again) {
+        again = false;
+        if (loop) void poll();
+      }
     }
+  };
+  const tick = () => {
+    loop = setTimeout(() => {
+      tick();
+      void poll();
+    }, untilNextPoll(Date.now(), pollMs));
+    loop.unref();
   };
   const shared = {
     add(c: TimerPollClient) {
       clients.add(c);
-      if (!loop) {
-        loop = setInterval(() => void poll(), pollMs);
-        loop.unref();
-      }
+      if (!loop) tick();
       void poll();
     },
     remove(c: TimerPollClient) {
       clients.delete(c);
       if (!clients.size && loop) {
-        clearInterval(loop);
+        clearTimeout(loop);
         loop = null;
       }
     },
@@ -229,7 +273,6 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
   const writeCheckpoint = checkpointWriter(pool);
   const writeTimer = timerWriter(pool);
   let stopped = true;
-  let firing = false;
   // Only this runner's own timers: several runners (the singleton work, each node shard) share the table.
   const timerSagas = sagas.filter((s) => s.onTimer).map((s) => s.name);
 
@@ -294,50 +337,70 @@ export function createSagaRunner({ pool, store, sagas, log = () => {}, timerPoll
     subs.push(sub);
   }
 
-  // Fires the due timers the shared poll found for this runner's sagas.
-  async function fireDueTimers(rows: DueRow[]): Promise<void> {
-    if (firing || stopped) return;
-    firing = true;
+  // The due timers the shared poll handed over: fired a few at a time (each has its own id, so no
+  // two handle the same thing): one slow timer (a probe waiting out its timeout) must not hold up
+  // the others, and those handed over while some still fire join the queue.
+  const held = new Map<string, string>();
+  const queue: DueRow[] = [];
+  let workers = 0;
+  const fireOne = async (row: DueRow) => {
+    const saga = sagas.find((s) => s.name === row.saga);
+    if (!saga?.onTimer) return;
+    const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
+    const rescheduled = new Set<string>();
     try {
-      // Due timers fire a few at a time (each has its own id, so no two handle the same thing):
-      // one slow timer (a probe waiting out its timeout) must not hold up the others.
-      let next = 0;
-      const fireOne = async (row: DueRow) => {
-        const saga = sagas.find((s) => s.name === row.saga);
-        if (!saga?.onTimer) return;
-        const timer: SagaTimer = { id: row.id, dueAt: new Date(row.due_at).toISOString(), payload: row.payload };
-        const rescheduled = new Set<string>();
+      if (fence && !(await fence())) return;
+      await saga.onTimer(timer, context(saga, rescheduled));
+      // Marked fired only if still due at the same time; a timer the saga rescheduled inside
+      // onTimer (the health monitor's every probe) has a new due time already: nothing to mark.
+      if (!rescheduled.has(row.id)) await pool.query('UPDATE saga_timers SET fired_at = now() WHERE id = $1 AND due_at = $2', [row.id, row.due_at]);
+    } catch (err) {
+      log(`timer ${row.id} of ${saga.name} failed; it fires again`, { error: (err as Error).message });
+    }
+  };
+  const work = async () => {
+    try {
+      while (!stopped && queue.length) {
+        const row = queue.shift()!;
         try {
-          if (fence && !(await fence())) return;
-          await saga.onTimer(timer, context(saga, rescheduled));
-          // Marked fired only if still due at the same time; a timer the saga rescheduled inside
-          // onTimer (the health monitor's every probe) has a new due time already: nothing to mark.
-          if (!rescheduled.has(row.id)) await pool.query('UPDATE saga_timers SET fired_at = now() WHERE id = $1 AND due_at = $2', [row.id, row.due_at]);
-        } catch (err) {
-          log(`timer ${row.id} of ${saga.name} failed; it fires again`, { error: (err as Error).message });
+          await fireOne(row);
+        } finally {
+          held.delete(row.id);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(timerConcurrency, rows.length) }, async () => {
-        while (next < rows.length) await fireOne(rows[next++]);
-      }));
+      }
     } finally {
-      firing = false;
+      workers--;
+    }
+  };
+  function fireDueTimers(rows: DueRow[]): void {
+    if (stopped) return;
+    for (const row of rows) {
+      if (held.has(row.id)) continue;
+      held.set(row.id, row.saga);
+      queue.push(row);
+    }
+    while (workers < timerConcurrency && queue.length) {
+      workers++;
+      void work();
     }
   }
-  const pollClient: TimerPollClient = { sagas: timerSagas, busy: () => firing || stopped, fire: (rows) => void fireDueTimers(rows) };
+  const pollClient: TimerPollClient = { sagas: timerSagas, stopped: () => stopped, held, fire: fireDueTimers };
   const timerPoll = sharedTimerPoll(pool, clock, timerPollMs, log);
 
   return {
     async start() {
       stopped = false;
+      held.clear();
       for (const s of sagas) await startSaga(s);
       if (timerSagas.length) timerPoll.add(pollClient);
     },
     async stop() {
       stopped = true;
       timerPoll.remove(pollClient);
+      // Timers handed over and not started stay due in the database: they fire after a restart.
+      for (const row of queue.splice(0)) held.delete(row.id);
       await Promise.all(subs.splice(0).map((s) => s.close()));
-      while (firing) await new Promise((r) => setTimeout(r, 20));
+      while (workers > 0) await new Promise((r) => setTimeout(r, 20));
     },
     async checkpoint(name) {
       const r = await pool.query('SELECT position FROM saga_checkpoints WHERE name = $1', [name]);

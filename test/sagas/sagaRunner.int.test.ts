@@ -267,4 +267,90 @@ test('runners on one pool share one timer poll: the due timers of ten runners ar
   await db.close();
 });
 
+test('a runner still firing a slow timer is handed its other due timers by the next poll, and the slow one is not handed over twice', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  let now = new Date();
+  const clock = () => now;
+  const fired: string[] = [];
+  // Polls made before each quick timer fired.
+  const pollsAtFire: number[] = [];
+  const polls = () => log.filter((q) => /FROM saga_timers WHERE fired_at IS NULL/.test(q)).length;
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const saga: Saga = {
+    name: 'slow-and-quick',
+    handles: [],
+    async handle() {},
+    async onTimer(t) {
+      fired.push(t.id);
+      if (t.id !== 'slow') pollsAtFire.push(polls());
+      // A probe waiting out its timeout, here until the test lets it go.
+      if (t.id === 'slow') await gate;
+    },
+  };
+  await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ('slow', 'slow-and-quick', $1, '{}')`, [new Date(now.getTime() - 1000).toISOString()]);
+  const quick = Array.from({ length: 30 }, (_, k) => `quick-${k}`);
+  for (const id of quick) await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, 'slow-and-quick', $2, '{}')`, [id, new Date(now.getTime() + 3_600_000).toISOString()]);
+  const runner = createSagaRunner({ pool, store, sagas: [saga], timerPollMs: 50, timerConcurrency: 64, clock });
+  await runner.start();
+  await until(() => fired.includes('slow'));
+  const before = polls();
+  now = new Date(now.getTime() + 3_601_000);
+  // Before: a runner still firing was left out of the shared poll, so its other due timers waited
+  // until the slow one ended (here: never, until the gate opens).
+  await until(() => quick.every((id) => fired.includes(id)));
+  // All handed over by one poll (with 64 workers, each starts as it is handed over), the first
+  // or second after the clock moved.
+  assert.is(new Set(pollsAtFire).size, 1, 'the 30 timers due at once handed over in one poll');
+  const used = pollsAtFire[0] - before;
+  assert.ok(used <= 2, `${used} polls to hand over 30 timers due at once to a busy runner`);
+  // More polls while the slow timer still runs: it is held, never handed over again.
+  const seen = polls();
+  await until(() => polls() >= seen + 3);
+  assert.is(fired.filter((id) => id === 'slow').length, 1, 'the slow timer fired once while it ran');
+  assert.is(fired.length, 31);
+  release();
+  await runner.stop();
+  assert.is((await db.pool.query(`SELECT 1 FROM saga_timers WHERE fired_at IS NOT NULL`)).rowCount, 31, 'each marked fired once done');
+  await store.close();
+  await db.close();
+});
+
+test('the shared poll keeps to its period: a poll held up by a busy event loop does not push the later ones back', async () => {
+  const { db, store } = await setup();
+  const at: number[] = [];
+  const pool = new Proxy(db.pool, {
+    get(target, prop, receiver) {
+      if (prop === 'query') return (text: string, ...rest: unknown[]) => (/FROM saga_timers WHERE fired_at IS NULL/.test(text) && at.push(Date.now()), (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest));
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  const saga: Saga = { name: 'grid', handles: [], async handle() {}, async onTimer() {} };
+  const period = 200;
+  const runner = createSagaRunner({ pool, store, sagas: [saga], timerPollMs: period, clock: () => new Date() });
+  await runner.start();
+  await until(() => at.length >= 8);
+  // The phase of the polls (ms past a multiple of the period), the median of several: one late
+  // tick on a loaded machine moves it little.
+  const phase = (times: number[]) => times.map((t) => t % period).sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  const first = phase(at.slice(2, 8));
+  // The event loop held from now until half a period past the next poll's time: that poll runs
+  // half a period late.
+  const start = Date.now();
+  let next = start - (start % period) + first;
+  if (next < start + 10) next += period;
+  while (Date.now() < next + period / 2);
+  const mark = at.length;
+  await until(() => at.length >= mark + 8);
+  const later = phase(at.slice(mark + 2, mark + 8));
+  await runner.stop();
+  const shift = Math.min(Math.abs(later - first), period - Math.abs(later - first));
+  // A repeating timer restarts its period at the late tick and stays half a period off from then on.
+  assert.ok(shift < 30, `the polls moved by ${shift} ms of a ${period} ms period (phase ${first} -> ${later})`);
+  await store.close();
+  await db.close();
+});
+
 test.run();
