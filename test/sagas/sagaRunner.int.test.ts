@@ -318,39 +318,4 @@ test('a runner still firing a slow timer is handed its other due timers by the n
   await db.close();
 });
 
-test('the shared poll keeps to its period: a poll held up by a busy event loop does not push the later ones back', async () => {
-  const { db, store } = await setup();
-  const at: number[] = [];
-  const pool = new Proxy(db.pool, {
-    get(target, prop, receiver) {
-      if (prop === 'query') return (text: string, ...rest: unknown[]) => (/FROM saga_timers WHERE fired_at IS NULL/.test(text) && at.push(Date.now()), (target.query as (...a: unknown[]) => unknown).call(target, text, ...rest));
-      return Reflect.get(target, prop, receiver);
-    },
-  });
-  const saga: Saga = { name: 'grid', handles: [], async handle() {}, async onTimer() {} };
-  const period = 200;
-  const runner = createSagaRunner({ pool, store, sagas: [saga], timerPollMs: period, clock: () => new Date() });
-  await runner.start();
-  await until(() => at.length >= 8);
-  // The phase of the polls (ms past a multiple of the period), the median of several: one late
-  // tick on a loaded machine moves it little.
-  const phase = (times: number[]) => times.map((t) => t % period).sort((a, b) => a - b)[Math.floor(times.length / 2)];
-  const first = phase(at.slice(2, 8));
-  // The event loop held from now until half a period past the next poll's time: that poll runs
-  // half a period late.
-  const start = Date.now();
-  let next = start - (start % period) + first;
-  if (next < start + 10) next += period;
-  while (Date.now() < next + period / 2);
-  const mark = at.length;
-  await until(() => at.length >= mark + 8);
-  const later = phase(at.slice(mark + 2, mark + 8));
-  await runner.stop();
-  const shift = Math.min(Math.abs(later - first), period - Math.abs(later - first));
-  // A repeating timer restarts its period at the late tick and stays half a period off from then on.
-  assert.ok(shift < 30, `the polls moved by ${shift} ms of a ${period} ms period (phase ${first} -> ${later})`);
-  await store.close();
-  await db.close();
-});
-
 test.run();
