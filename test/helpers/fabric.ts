@@ -20,6 +20,7 @@
 // Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
 // from test.before: uvu drops a before hook's error (test/uvuEntry.ts then fails the suite, but cannot say why).
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
+import { p256 } from '@noble/curves/nist';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -89,6 +90,12 @@ export function lowSSign(key: KeyObject, message: Uint8Array): Uint8Array {
   };
   const body = Buffer.concat([int(r), int(s)]);
   return Uint8Array.from(Buffer.concat([Buffer.from([0x30, body.length]), body]));
+}
+
+/** A DER ECDSA P-256 signature (e.g. POST /keys/{id}/sign-data's, which may be high-S) with s normalized to the lower half, as Fabric requires. */
+export function lowSDer(der: Uint8Array): Buffer {
+  const sig = p256.Signature.fromBytes(der, 'der');
+  return Buffer.from((sig.s > P256_N / 2n ? new p256.Signature(sig.r, P256_N - sig.s) : sig).toBytes('der'));
 }
 
 export async function testOrganization(mspId: string, domain: string, now = new Date()): Promise<TestOrganization> {

@@ -18,6 +18,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
+import { lowSDer } from '../../helpers/fabric.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import { startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { apiOf, channelCommits, channelConfigOf, fabric31, organization, peerHeight, removeConsortiumNodes, runningNode as node, until } from '../consortium/consortiumApi.ts';
@@ -127,7 +128,8 @@ t('Org2 of instance B an orderer organization: another consenter removed from th
   const headerBytes = Buffer.from(header.serializeBinary());
   const signed = await apiB('POST', `/keys/${org2.adminKeyId}/sign-data`, { data: Buffer.concat([headerBytes, update]).toString('base64') });
   assert.is(signed.status, 200, signed.text);
-  const up = await api('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: headerBytes.toString('base64'), signature: signed.json.signature });
+  // sign-data answers plain ECDSA, high-S half the time: normalized to low-S as Fabric (and the upload) requires.
+  const up = await api('POST', `/nodesharing/proposals/${id}/signatures`, { signature_header: headerBytes.toString('base64'), signature: lowSDer(Buffer.from(signed.json.signature, 'base64')).toString('base64') });
   assert.is(up.status, 200, up.text);
 
   await page.reload();
