@@ -84,6 +84,16 @@ export function orderingTargets(ordererEndpoint: Endpoint, bft?: BftBroadcast): 
   return { targets, quorum: Math.min(bftQuorum(bft.clusterSize ?? targets.length), targets.length) };
 }
 
+/**
+ * SmartBFT: an orderer answering that it already holds the request ("request already exists": sent
+ * again, or forwarded to it by another consenter) or has already ordered it ("request already
+ * processed", Fabric 3.1.5, when the other consenters' copy was cut into a block first) took it:
+ * accepted, not a refusal.
+ */
+export function bftAlreadyHas(status: number, info: string): boolean {
+  return status === common.Status.SERVICE_UNAVAILABLE && /request already (exists|processed)/.test(info);
+}
+
 async function broadcastOnce(ordererEndpoint: Endpoint, channelName: string, envelope: common.Envelope, timeoutMs: number): Promise<void> {
   const node = nodeName(ordererEndpoint);
   const who = `Orderer ${node}`;
@@ -102,8 +112,7 @@ async function broadcastOnce(ordererEndpoint: Endpoint, channelName: string, env
         const status = response.getStatus();
         if (status === common.Status.SUCCESS) return finish(null);
         const info = response.getInfo();
-        // SmartBFT: this orderer already holds the same request (sent again, or forwarded to it): accepted.
-        if (status === common.Status.SERVICE_UNAVAILABLE && /request already exists/.test(info)) return finish(null);
+        if (bftAlreadyHas(status, info)) return finish(null);
         const name = statusNames[status] ?? String(status);
         // SERVICE_UNAVAILABLE: no raft leader right now (election under way, quorum lost); retried by broadcastEnvelope.
         if (retryableStatuses.has(status)) {

@@ -223,6 +223,11 @@ export async function rejoinRemovedConsenter(input: CommandInput, network: Conso
   return rejoinAsFollower(input, network, node);
 }
 
+/** A removed consenter's rejoin as the API says it (the direct removal's and a proposal's submit answer, the proposal's GET and the list). */
+export function rejoinedView(j: Pick<OrdererRejoin, 'steps' | 'status' | 'consensusRelation' | 'height'> | null | undefined) {
+  return j ? { steps: j.steps, status: j.status, consensus_relation: j.consensusRelation, height: j.height } : null;
+}
+
 /**
  * Puts the orderer's current TLS certificate (after a renewal; BFT: and its identity certificate)
  * in place of the one the channel holds for it. BFT: submitted through another consenter (the

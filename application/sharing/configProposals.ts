@@ -25,7 +25,7 @@ import { consortiumNetworkOr404, networkSigners, orderingOrderer } from '../cons
 import { recordSubmitted, signaturesMissing, type PlannedConfigChange } from '../consortium/consortiumConfigChange.ts';
 import { planChannelConfig, planOrganizationRemoval } from '../consortium/consortiumChannelConfigUpdate.ts';
 import { planAnchorPeers } from '../consortium/consortiumAnchorPeersSet.ts';
-import { planConsenterChange, rejoinRemovedConsenter, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
+import { planConsenterChange, rejoinedView, rejoinRemovedConsenter, type ConsenterAction } from '../consortium/consortiumConsenters.ts';
 import { planOrganizationCrl } from '../consortium/consortiumOrgCrlPush.ts';
 import { planOrganizationMspUpdate } from '../consortium/consortiumOrgMspUpdate.ts';
 import { planOrdererEndpoints, planOrdererOrganizationAdd, planOrdererOrganizationRemoval } from '../consortium/consortiumOrdererOrganizations.ts';
@@ -182,6 +182,7 @@ export async function proposalStatus(input: CommandInput, proposalId: string) {
     stale: !!(evaluation && p.prepared && evaluation.sequence !== p.prepared.sequence),
     policies: q?.policies ?? p.prepared?.policies ?? [], required_organizations: q?.requiredOrganizations ?? p.prepared?.requiredOrganizations ?? [],
     signed_by: collected, missing_organizations: q?.missingOrganizations ?? [], unmet: unmetView(q?.unmet ?? []), satisfied: !!q && q.unmet.length === 0, created_at: p.at,
+    rejoined: rejoinedView(p.rejoined),
     signatures: [...p.localSignatures, ...p.received].map((s) => {
       const log = p.signatureLog?.find((l) => l.mspId === s.mspId);
       return { msp_id: s.mspId, signer: distributed(input).signerOfConfigSignature?.(s.signatureHeader) ?? null, source: log?.source ?? null, at: log?.at ?? null };
@@ -318,6 +319,9 @@ export async function submitProposal(input: CommandInput, proposalId: string) {
   await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordProposalSubmitted', proposalId, sequence: r.sequence, blockNumber: r.blockNumber, at: deps.clock().toISOString() });
   // A consenter removed through the proposal is rejoined as a follower as the direct removal does (BFT).
   const record = p.prepared?.record;
-  const rejoined = record?.kind === 'removeConsenter' ? await rejoinRemovedConsenter(input, network, Number(record.nodeId)) : null;
-  return { proposal_id: proposalId, status: 'submitted', sequence: r.sequence, block_number: r.blockNumber, signed_by: signedBy, rejoined: rejoined && { steps: rejoined.steps, status: rejoined.status, consensus_relation: rejoined.consensusRelation, height: rejoined.height } };
+  // Recorded on the proposal (ConfigProposalRejoined) so that its GET and the list say it too.
+  const nodeId = Number(record?.nodeId);
+  const rejoined = record?.kind === 'removeConsenter' ? await rejoinRemovedConsenter(input, network, nodeId) : null;
+  if (rejoined) await runCommand(input, NODE_SHARING_STREAM, nodeSharing, { type: 'RecordProposalRejoin', proposalId, nodeId, steps: rejoined.steps, status: rejoined.status, consensusRelation: rejoined.consensusRelation, height: rejoined.height, at: deps.clock().toISOString() });
+  return { proposal_id: proposalId, status: 'submitted', sequence: r.sequence, block_number: r.blockNumber, signed_by: signedBy, rejoined: rejoinedView(rejoined) };
 }

@@ -87,6 +87,8 @@ export type NodeSharingEvent =
   | DomainEvent<'SignatureShared', SignatureData>
   | DomainEvent<'SignatureReceived', SignatureData>
   | DomainEvent<'ProposalSubmitted', { proposalId: string; networkId: number; sequence: number; blockNumber: number; at: string }>
+  // A submitted consenter removal on a smartbft channel: the removed orderer rejoined (or not) as a follower.
+  | DomainEvent<'ConfigProposalRejoined', { proposalId: string; networkId: number; channelName: string } & ProposalRejoin>
   // A signing proposal prepared on this instance (any change type): what it changes, against which
   // config sequence, whose signatures count; then one event per organization's signature added.
   | DomainEvent<'ConfigProposalPrepared', ConfigProposalPreparedData>
@@ -155,6 +157,18 @@ export interface SignatureData {
   at: string;
 }
 
+/** What became of the orderer a submitted BFT consenter-removal proposal removed (consortiumConsenters.ts rejoinRemovedConsenter). */
+export interface ProposalRejoin {
+  nodeId: number;
+  /** What was done, in order. */
+  steps: string[];
+  /** What the orderer's channel participation API said after (follower when rejoined). */
+  status: string;
+  consensusRelation: string;
+  height: number;
+  at: string;
+}
+
 export interface ProposalState {
   role: 'proposer' | 'signer';
   /** null: a proposal of this instance not (yet) sent to a peer. */
@@ -170,6 +184,8 @@ export interface ProposalState {
   signatureLog?: Array<{ mspId: string; source: 'admin' | 'upload' | 'peer'; at: string }>;
   status: 'awaiting-signatures' | 'signed' | 'submitted';
   at: string;
+  /** A submitted BFT consenter removal: the removed orderer's rejoin as a follower. */
+  rejoined?: ProposalRejoin;
   /** Proposals prepared as ConfigProposalPrepared (every change type); absent on older ones. */
   prepared?: Omit<ConfigProposalPreparedData, 'proposalId' | 'update' | 'description' | 'at' | 'channelName'>;
 }
@@ -199,6 +215,7 @@ export type NodeSharingCommand =
   | { type: 'ShareSignature'; proposalId: string; signatures: DetachedConfigSignature[]; at: string }
   | { type: 'ReceiveSignature'; proposalId: string; peerId: number; signatures: DetachedConfigSignature[]; at: string }
   | { type: 'RecordProposalSubmitted'; proposalId: string; sequence: number; blockNumber: number; at: string }
+  | ({ type: 'RecordProposalRejoin'; proposalId: string } & ProposalRejoin)
   | { type: 'RecordChaincodeShared'; peerId: number; chaincodeId: number; channelName: string; name: string; version: string; sequence: number; at: string }
   | { type: 'RecordChaincodeReceived'; peerId: number; peerChaincodeId: number; localChaincodeId: number; channelName: string; name: string; version: string; sequence: number; at: string };
 
@@ -274,6 +291,11 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
       case 'ProposalSubmitted': {
         const p = s.proposals![e.data.proposalId];
         return { ...s, proposals: { ...s.proposals, [e.data.proposalId]: { ...p, status: 'submitted' } } };
+      }
+      case 'ConfigProposalRejoined': {
+        const { proposalId, networkId: _n, channelName: _c, ...rejoined } = e.data;
+        const p = s.proposals![proposalId];
+        return { ...s, proposals: { ...s.proposals, [proposalId]: { ...p, rejoined } } };
       }
       default:
         return assertNever(e);
@@ -373,6 +395,14 @@ export const nodeSharing: Decider<NodeSharingState, NodeSharingCommand, NodeShar
         const p = s.proposals?.[c.proposalId];
         if (!p || p.role !== 'proposer') throw new NotFoundError('Proposal', c.proposalId);
         return [{ type: 'ProposalSubmitted', data: { proposalId: c.proposalId, networkId: p.networkId!, sequence: c.sequence, blockNumber: c.blockNumber, at: c.at } }];
+      }
+      case 'RecordProposalRejoin': {
+        const p = s.proposals?.[c.proposalId];
+        if (!p || p.role !== 'proposer') throw new NotFoundError('Proposal', c.proposalId);
+        if (p.status !== 'submitted') throw new ConflictError(`Proposal ${c.proposalId} is not submitted: no orderer was removed by it yet.`, { proposalId: c.proposalId });
+        if (p.rejoined) return [];
+        const { type: _t, ...data } = c;
+        return [{ type: 'ConfigProposalRejoined', data: { ...data, networkId: p.networkId!, channelName: p.channelName } }];
       }
       case 'RecordChaincodeShared':
       case 'RecordChaincodeReceived': {

@@ -8,6 +8,7 @@ import { createProposal, proposalFile, proposalStatus, signProposal, submitPropo
 import { sharingState } from '../../application/sharing/sharingContext.ts';
 import { shareChaincode } from '../../application/sharing/sharedChaincodes.ts';
 import { consortiumOf } from '../../application/consortium/consortiumContext.ts';
+import { rejoinedView } from '../../application/consortium/consortiumConsenters.ts';
 import { MspUpdateFields, OrdererEndpointsField, PolicyFields, RejoinedView } from './consortium/consortiumChannels.ts';
 
 const tags = ['node sharing'];
@@ -68,11 +69,21 @@ const ProposalView = Type.Object({
   prepared_sequence: Type.Union([Type.Integer(), Type.Null()]), current_sequence: Type.Union([Type.Integer(), Type.Null()]), stale: Type.Boolean({ description: 'the channel\'s config moved on since it was prepared: it can no longer be submitted' }),
   policies: Type.Array(Type.String()), required_organizations: Type.Array(Type.String()), signed_by: Type.Array(Type.String({ description: 'organizations whose signatures are collected' })),
   missing_organizations: Type.Array(Type.String()), unmet: Type.Array(Unmet), satisfied: Type.Boolean({ description: 'the collected signatures satisfy the policies now' }), created_at: Type.String(),
+  rejoined: RejoinedView,
   signatures: Type.Array(Type.Object({
     msp_id: Type.String(), signer: Type.Union([Type.String(), Type.Null()], { description: 'the signing certificate\'s subject (CN, OU)' }),
     source: Type.Union([Type.Literal('admin'), Type.Literal('upload'), Type.Literal('peer'), Type.Null()], { description: 'signed here by an admin this instance holds, uploaded as a detached signature, or sent back by the sharing peer (null: collected before this was recorded)' }),
     at: Type.Union([Type.String(), Type.Null()], { description: 'when it was collected' }),
   }), { description: 'the signatures collected: organization, signer, how and when' }),
+});
+const ProposalList = Type.Object({
+  items: Type.Array(Type.Object({
+    id: Type.String(), role: Type.String({ description: 'proposer (prepared here) or signer (received from a peer)' }), peer_id: Type.Union([Type.Integer(), Type.Null()]), network_id: Type.Union([Type.Integer(), Type.Null()]),
+    channel_name: Type.String(), description: Type.String(), status: Type.String({ description: 'awaiting-signatures, signed, submitted' }),
+    changes: Type.Array(Type.String(), { description: 'the config paths the update writes, decoded from its bytes' }), kinds: Type.Array(Type.String()),
+    required_organizations: Type.Array(Type.String()), missing_organizations: Type.Array(Type.String()), signed_by: Type.Array(Type.String()), created_at: Type.String(),
+    rejoined: RejoinedView,
+  })),
 });
 const ProposalFile = Type.Object({ id: Type.String(), channel_name: Type.String(), update: Type.String({ description: 'the ConfigUpdate, base64: sign signature_header || these bytes' }), envelope: Type.String({ description: 'the CONFIG_UPDATE file for peer channel signconfigtx -f, base64 (with the signatures so far)' }), changes: Type.Array(Type.String()) });
 const SignatureAdded = Type.Object({ proposal_id: Type.String(), added: Type.Array(Type.String()), signed_by: Type.Array(Type.String()) });
@@ -101,7 +112,7 @@ export const sharingProposalRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/nodesharing/proposals', summary: 'Config update proposals prepared here, sent to peers and received from them', tags, permission: 'SHARING_READ', ...edition,
-    responses: { 200: { description: 'the proposals' } },
+    responses: { 200: { description: 'the proposals', schema: ProposalList } },
     async handler({ deps }) {
       const proposals = (await sharingState(deps)).proposals ?? {};
       const describe = deps.consortium ? consortiumOf(deps).channels.describeConfigUpdate : undefined;
@@ -113,6 +124,7 @@ export const sharingProposalRoutes = [
             changes: describe ? describe(Buffer.from(p.update, 'base64')).changes : [],
             kinds: p.prepared?.kinds ?? [], required_organizations: p.prepared?.requiredOrganizations ?? [],
             missing_organizations: p.missingOrganizations, signed_by: [...p.localSignatures, ...p.received].map((s) => s.mspId), created_at: p.at,
+            rejoined: rejoinedView(p.rejoined),
           })),
         },
       };

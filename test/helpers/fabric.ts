@@ -20,6 +20,7 @@
 // Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
 // from test.before: uvu drops a before hook's error (test/uvuEntry.ts then fails the suite, but cannot say why).
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
+import { p256 } from '@noble/curves/nist';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';

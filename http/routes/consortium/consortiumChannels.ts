@@ -17,7 +17,7 @@ import { updateOrganizationMsp } from '../../../application/consortium/consortiu
 import { CAPABILITY_ORDER } from '../../../domain/consortium/capabilityRules.ts';
 import { removeChannelOrganization, updateChannelConfig } from '../../../application/consortium/consortiumChannelConfigUpdate.ts';
 import { channelBlock, channelBlockPage, channelTransaction } from '../../../application/consortium/consortiumLedgerReads.ts';
-import { addConsenter, listConsenters, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
+import { addConsenter, listConsenters, rejoinedView, removeConsenter, replaceConsenterCertificate, type ConsenterChangeResult } from '../../../application/consortium/consortiumConsenters.ts';
 import { SmartBftOptionFields } from './consortiumNetworks.ts';
 
 const tags = ['consortium networks'];
@@ -107,7 +107,7 @@ const DryRunQuery = Type.Object({ dry_run: Type.Optional(Type.Boolean({ descript
 /** A removed BFT consenter brought back as a follower (consortiumConsenters.ts rejoinRemovedConsenter): the direct removal's and a consenter-removal proposal's submit answer. */
 export const RejoinedView = Type.Optional(Type.Union([Type.Object({
   steps: Type.Array(Type.String()), status: Type.String(), consensus_relation: Type.String(), height: Type.Integer(),
-}), Type.Null()], { description: 'a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change)' }));
+}), Type.Null()], { description: 'a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change)' }));
 const ConsenterChangeView = Type.Object({
   network_id: Type.Integer(), channel_name: Type.String(), status: Type.String({ description: 'updated, unchanged or dry_run (nothing submitted)' }),
   sequence: Type.Integer({ description: 'the config sequence after the update (dry run: the current one)' }), block_number: Type.Union([Type.Integer(), Type.Null()]),
@@ -152,8 +152,7 @@ function updateView(r: ChannelConfigUpdated & { dryRun?: boolean; requirement?: 
 }
 
 function consenterChangeView(r: ConsenterChangeResult) {
-  const j = r.rejoined;
-  return { ...updateView({ ...r, status: r.status === 'dry_run' ? 'unchanged' : r.status, dryRun: r.status === 'dry_run' }), rejoined: j ? { steps: j.steps, status: j.status, consensus_relation: j.consensusRelation, height: j.height } : null };
+  return { ...updateView({ ...r, status: r.status === 'dry_run' ? 'unchanged' : r.status, dryRun: r.status === 'dry_run' }), rejoined: rejoinedView(r.rejoined) };
 }
 
 const signaturesMissing409 = 'SIGNATURES_MISSING: the admin signatures this service holds do not satisfy the modification policy; context {missingOrganizations, requiredOrganizations, heldOrganizations, policies, unmet [{policyPath, rule, missingOrganizations, moreNeeded}]}; nothing submitted (collect them with POST /nodesharing/proposals). Also: no joined orderer running';

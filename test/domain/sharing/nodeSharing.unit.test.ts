@@ -100,4 +100,21 @@ test('a chaincode share: once per chaincode and peer on the sharing side (sharin
   assert.throws(() => nodeSharing.decide(share, given({ type: 'ConnectPeer', role: 'inviter', ...peer }, { type: 'RevokePeer', peerId: 1, at })), (e: any) => e.status === 403);
 });
 
+test('a submitted BFT consenter removal records the removed orderer\'s rejoin on the proposal, once; not before it is submitted', () => {
+  const prepare: NodeSharingCommand = {
+    type: 'PrepareProposal', proposalId: 'p4', networkId: 5, channelName: 'ch', update: 'u', sequence: 3, record: { kind: 'removeConsenter', nodeId: 7 }, kinds: ['removeConsenter'], diff: [],
+    avoidOrdererId: 7, policies: ['/Channel/Orderer/Admins'], requiredOrganizations: ['OrgA', 'OrgB'], missingOrganizations: ['OrgB'], description: 'd', at,
+  };
+  const rejoin: NodeSharingCommand = { type: 'RecordProposalRejoin', proposalId: 'p4', nodeId: 7, steps: ['removed', 'joined again'], status: 'onboarding', consensusRelation: 'follower', height: 9, at: later };
+  assert.throws(() => nodeSharing.decide(rejoin, given(prepare)), (e: any) => e.status === 409, 'not submitted yet');
+  assert.throws(() => nodeSharing.decide({ ...rejoin, proposalId: 'nope' } as NodeSharingCommand, given(prepare)), (e: any) => e.status === 404);
+  const done = given(prepare, { type: 'RecordProposalSubmitted', proposalId: 'p4', sequence: 4, blockNumber: 2, at });
+  const events = nodeSharing.decide(rejoin, done);
+  assert.equal(events.map((e) => [e.type, (e.data as any).networkId, (e.data as any).channelName, (e.data as any).nodeId]), [['ConfigProposalRejoined', 5, 'ch', 7]]);
+  const s = given(prepare, { type: 'RecordProposalSubmitted', proposalId: 'p4', sequence: 4, blockNumber: 2, at }, rejoin);
+  assert.equal(s.proposals!.p4.rejoined, { nodeId: 7, steps: ['removed', 'joined again'], status: 'onboarding', consensusRelation: 'follower', height: 9, at: later });
+  assert.equal(s.proposals!.p4.status, 'submitted');
+  assert.equal(nodeSharing.decide(rejoin, s), [], 'recorded once');
+});
+
 test.run();

@@ -9,7 +9,8 @@
 // Org2's admin too: removing another consenter from the page shows Org2MSP missing and becomes a
 // signing proposal ("Ask the other organizations to sign", detached signatures); Org2's signature
 // is made by B's key API and uploaded; "Submit the update" on the proposal's page says the orderer
-// rejoined as a follower there too.
+// rejoined as a follower there too; recorded on the proposal, its GET, the proposal list (API and
+// the console's badge) and the audit log say so too.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -17,7 +18,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import type { ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, channelConfigOf, fabric31, peerHeight } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, channelConfigOf, fabric31, peerHeight, until } from '../consortium/consortiumApi.ts';
 import { bftChannel, secondInstanceOrdererOrganization, signatureOfOrg2 } from '../sharing/bftRejoinKit.ts';
 import { shownDiff, submitChange } from './configChangePanel.ts';
 import { fabricConsoleSession } from './fabricConsole.ts';
@@ -111,6 +112,28 @@ t('Org2 of instance B an orderer organization: another consenter removed from th
   assert.match((await rejoined.getByTestId('rejoined-steps').getByRole('listitem').allInnerTexts())[1], /^joined again with block \d+, the channel's newest config block: follower, /);
   await ui.accessible('a submitted consenter-removal proposal with its rejoin said');
   assert.is((await channelConfigOf(api, networkId, channel)).group.groups.Orderer.values.Orderers.value.consenter_mapping.length, 4);
+
+  // Recorded on the proposal (ConfigProposalRejoined, audited): its GET and the list say it, and so do the pages on a later visit.
+  const got = await api('GET', `/nodesharing/proposals/${encodeURIComponent(id)}`);
+  assert.is(got.status, 200, got.text);
+  assert.is(got.json.rejoined?.consensus_relation, 'follower', got.text);
+  assert.match(got.json.rejoined.steps[1], /^joined again with block \d+, the channel's newest config block: follower, /);
+  const listed = (await api('GET', '/nodesharing/proposals')).json.items.find((x: any) => x.id === id);
+  assert.equal(listed?.rejoined, got.json.rejoined);
+  await until('the rejoin in the audit log', async () => {
+    const audit = await api('GET', '/audit-logs?resource_type=config_proposal&limit=100');
+    assert.is(audit.status, 200, audit.text);
+    return audit.json.items.some((e: any) => e.resource_id === id && e.details?.event === 'proposal.consenter.rejoined' && e.details?.nodeId === removed.id && e.details?.consensusRelation === 'follower') || null;
+  }, 30_000, 1000);
+  await page.reload();
+  await page.getByTestId('rejoined').waitFor({ timeout: 30_000 });
+  assert.match(await page.getByTestId('rejoined').innerText(), /^The orderer rejoined the channel as a follower \(\w+, height \d+\)/);
+  await page.getByRole('link', { name: 'All proposals (node sharing)' }).click();
+  const badge = page.getByTestId(`proposal-rejoined-${id}`);
+  await badge.waitFor({ timeout: 30_000 });
+  assert.is(await badge.innerText(), `orderer rejoined as follower (height ${got.json.rejoined.height})`);
+  assert.is(await page.getByTestId(`proposal-status-${id}`).innerText(), 'submitted');
+  await ui.accessible('the proposal list with a removed consenter\'s rejoin');
   await commits('with four consenters');
 });
 

@@ -5,7 +5,9 @@
 // that release's image. Then 4 orderers of 2 organizations and a peer, all Fabric 3.1 containers:
 // a BFT channel built by the service, every orderer joined as an active consenter, the peer
 // joined and a config update (anchor peer) committed, then the sample chaincode (its image)
-// committed and invoked, and invoked again with one of the four orderers stopped. Skipped, saying why, without a Docker
+// committed and invoked, and invoked again with one of the four orderers stopped; with a second
+// one stopped the channel does not commit and the network's ordering health says which are not
+// running; both started, it commits again and they catch up. Skipped, saying why, without a Docker
 // Engine or without Fabric 3.1 images (a fresh CI machine has neither).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,6 +48,11 @@ let org2: any;
 const orderers: any[] = [];
 let peer: any;
 let bftNetwork: any;
+let chaincodeId = 0;
+const invoke = (key: string) => api('POST', `/sc/consortium/chaincodes/${chaincodeId}/invoke`, { function: 'CreateAsset', args: [key, 'blue', '5', 'Tomoko', '300'] });
+/** The node's block height on the BFT channel, as GET /nodes/{id} says (null before it has one). */
+const heightOf = async (nodeId: number): Promise<number | null> =>
+  ((await api('GET', `/nodes/${nodeId}`)).json.networks as Array<{ channel_name: string; block_height?: number | null }>).find((n) => n.channel_name === 'dockbft')?.block_height ?? null;
 
 t('a docker node records the release it runs: the newest image release by default, the one asked for, a 400 naming those there are', async () => {
   const defaults = await api('GET', '/nodes/defaults/consortium-orderer');
@@ -109,7 +116,7 @@ t('chaincode from the sample image committed and invoked through the docker BFT 
   const d = await api('POST', '/sc/consortium/deploy', { networkId: bftNetwork.id, name: 'assets', version: '1', source: { image: SAMPLE_IMAGE } });
   assert.is(d.status, 200, d.text);
   assert.is(d.json.commit.status, 'committed');
-  const invoke = (key: string) => api('POST', `/sc/consortium/chaincodes/${d.json.chaincode_id}/invoke`, { function: 'CreateAsset', args: [key, 'blue', '5', 'Tomoko', '300'] });
+  chaincodeId = d.json.chaincode_id;
   const first = await invoke('dock-asset1');
   assert.is(first.status, 200, first.text);
   assert.is(first.json.validation_code, 'VALID');
@@ -120,6 +127,35 @@ t('chaincode from the sample image committed and invoked through the docker BFT 
   }, 90_000, 3000);
   assert.is(second.json.validation_code, 'VALID');
   const read = await api('POST', `/sc/consortium/chaincodes/${d.json.chaincode_id}/query`, { function: 'ReadAsset', args: ['dock-asset2'] });
+  assert.is(read.status, 200, read.text);
+});
+
+t('two of the four docker orderers stopped: the channel does not commit and the network\'s ordering health says so; both started: it commits again and they catch up', async () => {
+  assert.ok(chaincodeId, 'the chaincode of the test before');
+  const [, , o2, o3] = orderers;
+  assert.is((await api('POST', `/nodes/${o2.id}/stop`)).json.status, 'stopped');
+  const health = (await api('GET', `/networks/consortium/${bftNetwork.id}`)).json.ordering;
+  assert.is(health.can_order, false, JSON.stringify(health));
+  assert.is(health.running, 2);
+  assert.match(health.reason, `2 of 4 SmartBFT orderers run, 3 are needed; not running: ${o2.name}, ${o3.name}`);
+  const before = await heightOf(peer.id);
+  assert.ok(before !== null && before > 0, `peer height ${before}`);
+  const none = await invoke('dock-asset3');
+  assert.is.not(none.status, 200, `committed with two of four orderers stopped: ${none.text}`);
+  assert.ok(none.status >= 400 && none.status < 600, none.text);
+  assert.is(await heightOf(peer.id), before, 'no block was cut');
+
+  for (const o of [o2, o3]) assert.is((await api('POST', `/nodes/${o.id}/start`)).json.status, 'running', o.name);
+  assert.equal((await api('GET', `/networks/consortium/${bftNetwork.id}`)).json.ordering, { orderers: 4, running: 4, faults_tolerated: 1, quorum: 3, can_order: true, reason: null });
+  const again = await until('the channel to commit again', async () => {
+    const r = await invoke('dock-asset4');
+    return r.status === 200 ? r : null;
+  }, 180_000, 3000);
+  assert.is(again.json.validation_code, 'VALID');
+  const target = await heightOf(peer.id);
+  assert.ok(target !== null && target > before!, `peer height ${target} after ${before}`);
+  for (const o of [o2, o3]) await until(`${o.name} caught up to ${target}`, async () => ((await heightOf(o.id)) ?? 0) >= target!, 120_000, 2000);
+  const read = await api('POST', `/sc/consortium/chaincodes/${chaincodeId}/query`, { function: 'ReadAsset', args: ['dock-asset4'] });
   assert.is(read.status, 200, read.text);
 });
 

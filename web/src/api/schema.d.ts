@@ -13756,7 +13756,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13875,7 +13875,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -13994,7 +13994,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -14460,7 +14460,7 @@ export interface operations {
                         network_id: number;
                         /** @description dry run: the modification policies the update must satisfy */
                         policies: string[];
-                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;
@@ -23867,7 +23867,35 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description the config paths the update writes, decoded from its bytes */
+                            changes: string[];
+                            channel_name: string;
+                            created_at: string;
+                            description: string;
+                            id: string;
+                            kinds: string[];
+                            missing_organizations: string[];
+                            network_id: number | null;
+                            peer_id: number | null;
+                            /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                            rejoined?: {
+                                consensus_relation: string;
+                                height: number;
+                                status: string;
+                                steps: string[];
+                            } | null;
+                            required_organizations: string[];
+                            /** @description proposer (prepared here) or signer (received from a peer) */
+                            role: string;
+                            signed_by: string[];
+                            /** @description awaiting-signatures, signed, submitted */
+                            status: string;
+                        }[];
+                    };
+                };
             };
             /** @description Bad input */
             400: {
@@ -24146,6 +24174,13 @@ export interface operations {
                         peer_id: number | null;
                         policies: string[];
                         prepared_sequence: number | null;
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        rejoined?: {
+                            consensus_relation: string;
+                            height: number;
+                            status: string;
+                            steps: string[];
+                        } | null;
                         required_organizations: string[];
                         /** @description the collected signatures satisfy the policies now */
                         satisfied: boolean;
@@ -24404,7 +24439,7 @@ export interface operations {
                     "application/json": {
                         block_number: number;
                         proposal_id: string;
-                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
+                        /** @description a BFT consenter removed (DELETE .../consenters/{nodeId}, or a {type: consenter, action: remove} proposal submitted: recorded on the proposal, so its GET and the list say it too): its channel removed from the orderer and joined again with the newest config block, what its channel participation API says after (follower); null when not done (etcdraft, a dry run, the orderer not running, another change) */
                         rejoined?: {
                             consensus_relation: string;
                             height: number;

@@ -16,7 +16,7 @@ import { When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
 import { fileBase64 } from '../../components/base64';
 import { Can } from '../../session';
-import { ConfigDiff, RejoinedOutcome, SignatureNeeds } from '../networks/ConfigChangeReview';
+import { ConfigDiff, RejoinedOutcome, SignatureNeeds, type Rejoined } from '../networks/ConfigChangeReview';
 
 export default function ProposalDetail() {
   const id = useParams().id ?? '';
@@ -97,7 +97,7 @@ function ProposalBody({ id }: { id: string }) {
           />
           <Can permission="NETWORK_UPDATE">
             {p.status !== 'submitted' ? <SignElsewhere id={id} channelName={p.channel_name} missing={p.missing_organizations} /> : null}
-            <Submit id={id} submitted={p.status === 'submitted'} satisfied={p.satisfied} stale={p.stale} missing={p.missing_organizations} />
+            <Submit id={id} submitted={p.status === 'submitted'} satisfied={p.satisfied} stale={p.stale} missing={p.missing_organizations} rejoined={p.rejoined ?? null} />
           </Can>
         </>
       )}
@@ -176,7 +176,7 @@ function SignElsewhere({ id, channelName, missing }: { id: string; channelName: 
 }
 
 /** Kept mounted once submitted, so that the answer (sequence, block, who signed) stays shown. */
-function Submit({ id, submitted, satisfied, stale, missing }: { id: string; submitted: boolean; satisfied: boolean; stale: boolean; missing: string[] }) {
+function Submit({ id, submitted, satisfied, stale, missing, rejoined }: { id: string; submitted: boolean; satisfied: boolean; stale: boolean; missing: string[]; rejoined: Rejoined | null }) {
   const qc = useQueryClient();
   const m = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/nodesharing/proposals/{id}/submit', { params: { path: { id } } })),
@@ -213,7 +213,8 @@ function Submit({ id, submitted, satisfied, stale, missing }: { id: string; subm
           Submitted: configuration sequence {m.data.sequence}, block {m.data.block_number}, signed by {m.data.signed_by.join(', ')}.
         </p>
       ) : null}
-      {m.data?.rejoined ? <RejoinedOutcome rejoined={m.data.rejoined} /> : null}
+      {/* The submit's answer, or what the proposal recorded of it (a removed BFT consenter's rejoin, said on every later visit). */}
+      {(m.data?.rejoined ?? rejoined) ? <RejoinedOutcome rejoined={(m.data?.rejoined ?? rejoined)!} /> : null}
     </section>
   );
 }

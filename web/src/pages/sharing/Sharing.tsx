@@ -14,6 +14,7 @@ import { EditionPage } from '../../components/EditionGate';
 import { ActionError, Empty, QueryView, FieldError, invalid } from '../../components/states';
 import { StatusBadge, When } from '../../components/format';
 import { DataTable } from '../../components/DataTable';
+import type { Rejoined } from '../networks/ConfigChangeReview';
 
 type Peer = Json<'/api/v1/nodesharing/peers', 'get'>['items'][number];
 
@@ -330,7 +331,7 @@ function ImportChannel({ peer, network, local }: { peer: Peer; network: Peer['ne
   );
 }
 
-type Proposal = { id: string; role: string; peer_id: number | null; network_id: number; channel_name: string; description: string; status: string; changes: string[]; kinds: string[]; missing_organizations: string[]; signed_by: string[]; created_at: string };
+type Proposal = { id: string; role: string; peer_id: number | null; network_id: number; channel_name: string; description: string; status: string; changes: string[]; kinds: string[]; missing_organizations: string[]; signed_by: string[]; created_at: string; rejoined?: Rejoined | null };
 const PROPOSAL_POLICIES = ['Readers', 'Writers', 'Admins', 'Endorsement', 'LifecycleEndorsement'];
 
 /** Channel config updates signed across instances: proposed here (each opens on its own page: diff, signatures, submit), received to sign with the organizations held here. */
@@ -370,7 +371,23 @@ function Proposals() {
                 { header: 'What', cell: (p) => <>{p.description}{p.changes.length ? <> (<code>{p.changes.join(', ')}</code>)</> : null}</> },
                 { header: 'Signed by', cell: (p) => p.signed_by.join(', ') || '—' },
                 { header: 'Missing', cell: (p) => (p.status === 'submitted' ? '—' : p.missing_organizations.filter((m) => !p.signed_by.includes(m)).join(', ') || 'none') },
-                { header: 'Status', cell: (p) => <span data-testid={`proposal-status-${p.id}`}>{p.status}</span> },
+                {
+                  header: 'Status',
+                  cell: (p) => (
+                    <>
+                      <span data-testid={`proposal-status-${p.id}`}>{p.status}</span>
+                      {/* A submitted BFT consenter removal: what became of the removed orderer (rejoined as a follower or not). */}
+                      {p.rejoined ? (
+                        <>
+                          {' '}
+                          <span className={`badge ${p.rejoined.consensus_relation === 'follower' ? 'status-running' : 'status-error'}`} data-testid={`proposal-rejoined-${p.id}`} title={p.rejoined.steps.join('; ')}>
+                            {p.rejoined.consensus_relation === 'follower' ? `orderer rejoined as follower (height ${p.rejoined.height})` : `orderer not rejoined (${p.rejoined.consensus_relation}, ${p.rejoined.status})`}
+                          </span>
+                        </>
+                      ) : null}
+                    </>
+                  ),
+                },
                 {
                   header: 'Actions',
                   cell: (p) => (
