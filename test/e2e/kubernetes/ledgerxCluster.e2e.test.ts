@@ -11,8 +11,11 @@
 //   running and answering /healthz and /metrics at the node address;
 // - a role's pod deleted: node.downtime, Kubernetes makes it again, node.recovery, one node.started;
 // - the group deleted with deleteVolume=true: its StatefulSets, Services and claims gone.
-// Not here: a committer on the cluster (its services run on this machine only) and transactions
-// (they need the committer and loadgen: test/e2e/ledgerx/ledgerxOrderer.e2e.test.ts).
+// - a committer on this machine (process engine, the committer program of LNM_FABRIC_X_BIN) joined
+//   to that network: its sidecar pulls blocks from the assembler's NodePort, loadgen sends through
+//   the router's NodePort, and its transactions are COMMITTED (loadgen's statuses, the
+//   coordinator's count, the explorer); skipped, saying why, without committer or loadgen;
+// Not here: a committer on the cluster (refused, 400: its services run on this machine only).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -20,6 +23,10 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterImageMissing, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
+import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
+import { freeGrpcBase } from '../../helpers/ports.ts';
+import path from 'node:path';
+import { runLoadgen } from '../ledgerx/ledgerxLoadgen.ts';
 
 const ARMA_IMAGE = process.env.LNM_IMAGE_FABRIC_X_ARMA ?? 'lnm-fabric-x-arma:local';
 const clusterMissing = await kubernetesSkipReason();
@@ -28,6 +35,9 @@ const t = requiresAll(
   ['kubernetes', clusterMissing],
   ['fabric-x-images', clusterMissing ? undefined : await clusterImageMissing(ARMA_IMAGE, `.ci/docker.sh builds it from the Fabric-X arma it finds (LNM_FABRIC_X_BIN), test/k8s/cluster.sh import ${ARMA_IMAGE} loads it`)],
 );
+const loadgen = await fabricXProgram('loadgen');
+// The committer on this machine and loadgen: without them that one test says why and passes over.
+const committerMissing = fabricXMissing ?? (loadgen ? undefined : 'loadgen (fabric-x-committer) is not in LNM_FABRIC_X_BIN or on PATH');
 const cluster = testCluster();
 const c = () => cluster!.connection;
 // Unique per run: the cluster and its NodePorts are shared with other engineers' runs.
@@ -39,6 +49,8 @@ const api = apiOf(() => server);
 let hostId: number;
 let org: { id: number };
 let group: any;
+let network: any;
+let committer: any;
 let core: k8s.CoreV1Api;
 let apps: k8s.AppsV1Api;
 const objectName = (nodeId: number) => `${PREFIX}node-${nodeId}`;
@@ -48,7 +60,7 @@ t.before(async () => {
   const kc = adminKubeConfig();
   core = kc.makeApiClient(k8s.CoreV1Api);
   apps = kc.makeApiClient(k8s.AppsV1Api);
-  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-ledgerx-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_X_ARMA: ARMA_IMAGE, LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '180' } });
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-ledgerx-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_X_ARMA: ARMA_IMAGE, LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '180', ...fabricXServiceEnv() } });
   assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
   const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
   assert.is(h.status, 201, h.text);
@@ -58,6 +70,7 @@ t.before(async () => {
 
 t.after(async () => {
   if (!server) return;
+  if (committer) await api('DELETE', `/nodes/${committer.id}`).catch(() => undefined);
   if (group) await api('DELETE', `/nodes/${group.id}?deleteVolume=true`).catch(() => undefined);
   const ids = group ? ROLES.map(roleId) : [];
   await until('the roles\' objects gone from the cluster', async () => {
@@ -96,6 +109,7 @@ t('an orderer group on the cluster joins a network: four arma pods, each role ru
   assert.equal([g.routerMonitoringPort, g.batcherMonitoringPort, g.consenterMonitoringPort, g.assemblerMonitoringPort], [BASE + 100, BASE + 101, BASE + 102, BASE + 103]);
   const n = await api('POST', '/networks/ledgerx', { name: 'xk-net', channelName: 'arma', ordererGroupIds: [group.id] });
   assert.is(n.status, 201, n.text);
+  network = n.json;
   const joined = await api('POST', `/networks/ledgerx/${n.json.id}/orderer-groups/${group.id}/join`);
   assert.is(joined.status, 200, joined.text);
   assert.is(joined.json.status, 'running');
@@ -113,6 +127,52 @@ t('an orderer group on the cluster joins a network: four arma pods, each role ru
   }
   const logs = await api('GET', `/nodes/${roleId('consenter')}/logs?tail=50`);
   assert.is(logs.status, 200, logs.text);
+});
+
+t('a committer on this machine joins the cluster\'s orderer group: loadgen through the router\'s NodePort, its transactions COMMITTED', async () => {
+  if (committerMissing) {
+    console.log(`  skipped: a committer on this machine and loadgen are needed (${committerMissing})`);
+    return;
+  }
+  assert.ok(network, 'the network of the group on the cluster (test above)');
+  network = (await api('GET', `/networks/ledgerx/${network.id}`)).json;
+  const r = await api('POST', '/nodes', { name: 'xk-committer', platform: 'LEDGERX', nodeType: 'LEDGERX_COMMITTER', organizationId: org.id, config: { grpcPort: await freeGrpcBase(5) } });
+  assert.is(r.status, 201, r.text);
+  committer = r.json;
+  const joined = await api('POST', `/networks/ledgerx/${network.id}/committers/${committer.id}/join`);
+  assert.is(joined.status, 200, joined.text);
+  assert.is(joined.json.status, 'running');
+  const c = committer.ledgerXCommitter;
+  const sidecarId = c.roles.find((x: any) => x.role === 'sidecar').nodeId;
+  const transactions = 100;
+  const run = await runLoadgen({
+    loadgen: loadgen!,
+    // Its routers are in the genesis block at the cluster's node address (their NodePorts).
+    genesisBlock: Buffer.from((await api('GET', `/networks/ledgerx/${network.id}/genesis`)).json.block, 'base64'),
+    channel: network.channel_name,
+    mspId: 'XK8sOrgMSP',
+    mspDir: path.join(server.dataDir, 'nodes', `node-${sidecarId}`, 'msp'),
+    sidecarPort: c.sidecarPort,
+    coordinatorMetricsUrl: c.coordinatorMetricsUrl,
+    transactions,
+  });
+  console.log(`  cluster orderer group + local committer: loadgen saw ${run.seen} COMMITTED; the coordinator counts ${run.committed}; loadgen log: ${run.log}`);
+  assert.ok(run.seen >= transactions, `loadgen saw ${run.seen} COMMITTED; its last lines: ${run.lastLines}`);
+  assert.ok(run.committed >= transactions + 2, `the coordinator counts ${run.committed} (config block + namespace + ${transactions})`);
+  const info = await until('the explorer sees loadgen\'s blocks', async () => {
+    const x = await api('GET', `/networks/ledgerx/${network.id}/info`);
+    return x.status === 200 && x.json.height >= 2 ? x.json : null;
+  }, 60_000, 1000);
+  let committed = 0;
+  for (let b = 0; b < info.height; b++) {
+    const block = await api('GET', `/networks/ledgerx/${network.id}/blocks/${b}`);
+    assert.is(block.status, 200, block.text);
+    committed += block.json.transactions.filter((x: any) => x.status === 'COMMITTED').length;
+  }
+  assert.ok(committed >= transactions, `${committed} COMMITTED transactions in the explorer's ${info.height} blocks`);
+  const del = await api('DELETE', `/nodes/${committer.id}`);
+  assert.ok(del.status < 300, del.text);
+  committer = null;
 });
 
 t('a role\'s pod deleted: downtime, Kubernetes makes it again, recovery, one node.started', async () => {
