@@ -11,37 +11,20 @@
 // Engine or without Fabric 3.1 images (a fresh CI machine has neither).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import Docker from 'dockerode';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { imageReleases } from '../../../adapters/consortium/fabricReleaseImages.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode as node, until } from './consortiumApi.ts';
+import { SAMPLE_IMAGE, chaincodeImagesMissing, docker, dockerMissing, ourContainers, releaseImages, startDockerServer, stopDockerServer, dockerReleases } from './dockerFabricKit.ts';
+import { apiOf, organization, runningNode as node, until } from './consortiumApi.ts';
 
-const docker = new Docker();
-const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local', LNM_IMAGE_CHAINCODE_NODE: 'lnm-chaincode-node:local' };
-const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
-const dockerMissing = await dockerSkipReason();
-const releases = dockerMissing ? [] : await imageReleases(docker, images.LNM_IMAGE_FABRIC_PEER, images.LNM_IMAGE_FABRIC_ORDERER);
-const v31 = releases.find((v) => v.startsWith('3.1.'));
-const v31Missing = v31
-  ? await imagesMissing([`lnm-fabric-peer:${v31}`, `lnm-fabric-orderer:${v31}`])
-  : `no Fabric 3.1 images tagged by version (lnm-fabric-peer:3.1.x, lnm-fabric-orderer:3.1.x; found: ${releases.join(', ') || 'none'}); run .ci/docker.sh as root with a Fabric 3.1 release in LNM_FABRIC_RELEASES`;
-const t = requiresAll(suite('Fabric releases and SmartBFT under the docker engine (Fabric 3.1 images)'), ['docker', dockerMissing], ['fabric-3-images', v31Missing], ['chaincode-images', dockerMissing ? undefined : await imagesMissing([images.LNM_IMAGE_CHAINCODE_NODE, SAMPLE_IMAGE])]);
+const { versions: [v31], missing: v31Missing } = await releaseImages(['3.1.']);
+const releases = dockerReleases;
+const t = requiresAll(suite('Fabric releases and SmartBFT under the docker engine (Fabric 3.1 images)'), ['docker', dockerMissing], ['fabric-3-images', v31Missing], ['chaincode-images', chaincodeImagesMissing]);
 let server: TestServer;
 const api = apiOf(() => server);
-const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
-
 t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', ...images }) });
+  server = await startDockerServer('dbft');
 });
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await until('containers removed', async () => ((await ourContainers(server.dataDir)).length === 0 ? true : null), 30_000).catch(() => undefined);
-  for (const c of await ourContainers(server.dataDir)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  await server.stop();
-});
+t.after(() => stopDockerServer(server));
 
 let org1: any;
 let org2: any;

@@ -11,34 +11,20 @@
 // 3.1 release images or the chaincode images (a fresh CI machine has none).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import Docker from 'dockerode';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { dockerSkipReason, imagesMissing } from '../../helpers/dockerAvailability.ts';
+import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { imageReleases } from '../../../adapters/consortium/fabricReleaseImages.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { SAMPLE_IMAGE, chaincodeImagesMissing, docker, dockerMissing, ourContainers, releaseImages, startDockerServer, stopDockerServer } from './dockerFabricKit.ts';
+import { apiOf, organization, runningNode, until } from './consortiumApi.ts';
 
-const docker = new Docker();
-const images = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local', LNM_IMAGE_CHAINCODE_NODE: 'lnm-chaincode-node:local' };
-const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
-const dockerMissing = await dockerSkipReason();
-const releases = dockerMissing ? [] : await imageReleases(docker, images.LNM_IMAGE_FABRIC_PEER, images.LNM_IMAGE_FABRIC_ORDERER);
-const v25 = releases.find((v) => v.startsWith('2.5.')) ?? '';
-const v31 = releases.find((v) => v.startsWith('3.1.')) ?? '';
-const releasesMissing = dockerMissing
-  ? undefined
-  : !v25 || !v31
-    ? `no Fabric 2.5 and 3.1 images tagged by version (lnm-fabric-peer and lnm-fabric-orderer :2.5.x and :3.1.x; found: ${releases.join(', ') || 'none'}); run .ci/docker.sh as root with both releases in LNM_FABRIC_RELEASES`
-    : await imagesMissing([`lnm-fabric-peer:${v25}`, `lnm-fabric-orderer:${v25}`, `lnm-fabric-peer:${v31}`, `lnm-fabric-orderer:${v31}`]);
+const { versions: [v25, v31], missing: releasesMissing } = await releaseImages(['2.5.', '3.1.']);
 const t = requiresAll(
   suite('a rolling upgrade of docker nodes, Fabric 2.5 -> 3.1 (release images)'),
   ['docker', dockerMissing],
   ['fabric-release-images', releasesMissing],
-  ['chaincode-images', dockerMissing ? undefined : await imagesMissing([images.LNM_IMAGE_CHAINCODE_NODE, SAMPLE_IMAGE])],
+  ['chaincode-images', chaincodeImagesMissing],
 );
 let server: TestServer;
 const api = apiOf(() => server);
-const ourContainers = (dataDir: string) => docker.listContainers({ all: true, filters: { label: [`lnm.data-dir=${dataDir}`] } });
 const channel = 'dockupgrade';
 let networkId = 0;
 let chaincodeId = 0;
@@ -48,8 +34,7 @@ const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
 let setupError: unknown = null;
 
 async function setup() {
-  // Its own container names: other runs share the Docker Engine.
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'docker', LNM_DOCKER_PREFIX: `dup${process.pid % 100000}-`, ...images }) });
+  server = await startDockerServer('dup');
   const org1 = await organization(api, 'Org1', 'Org1MSP');
   const on25 = { fabricVersion: v25 };
   orderers = [];
@@ -83,13 +68,7 @@ t.before(async () => {
 t.before.each(() => {
   if (setupError) throw setupError;
 });
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await until('containers removed', async () => ((await ourContainers(server.dataDir)).length === 0 ? true : null), 30_000).catch(() => undefined);
-  for (const c of await ourContainers(server.dataDir)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  await server.stop();
-});
+t.after(() => stopDockerServer(server));
 
 let asset = 0;
 /** An invoke committed by the channel (retried while the orderers settle after a restart). */
