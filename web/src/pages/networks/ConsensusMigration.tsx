@@ -16,6 +16,7 @@ import { ActionError } from '../../components/states';
 import { useSession } from '../../session';
 import { ConfigDiff } from './ConfigChangeReview';
 import { smartBftBody, SmartBftOptionsFields, type SmartBftValues } from './SmartBftOptions';
+import { peerNotRolledBackAdvice, peersNotRolledBack, peersRolledBack } from './migrationPeers';
 
 const PHASES: Record<string, string> = {
   checks: 'checking the rules',
@@ -126,6 +127,7 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
   const failedSteps = failed && Array.isArray(failed.context.steps) ? (failed.context.steps as string[]) : [];
   const failedPhase = String(failed?.context.phase ?? 'unknown');
   const outcome = failed ? failureOutcome(failedPhase, failedSteps) : null;
+  const notRolledBack = peersNotRolledBack(failed?.context);
   const startOver = () => {
     run.reset();
     dry.reset();
@@ -204,6 +206,30 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
                     <li key={i}>{s}</li>
                   ))}
                 </ol>
+              ) : null}
+              {peersRolledBack(failedSteps).length ? (
+                <div data-testid="migration-peers-rolled-back">
+                  <p>Peers rolled back to the restored etcdraft chain:</p>
+                  <ul>
+                    {peersRolledBack(failedSteps).map((step, i) => (
+                      <li key={i}>{step.replace(/^rollback: /, '')}</li>
+                    ))}
+                  </ul>
+                </div>
+              ) : null}
+              {notRolledBack.length ? (
+                <div data-testid="migration-peers-not-rolled-back">
+                  <p>
+                    <strong>Peers not rolled back: {notRolledBack.map((p) => `${p.name} (channel ${p.channel})`).join(', ')}.</strong>
+                  </p>
+                  <ul>
+                    {notRolledBack.map((p) => (
+                      <li key={`${p.node_id}-${p.channel}`}>
+                        <Link to={`/nodes/${p.node_id}`}>{p.name}</Link>: {peerNotRolledBackAdvice(p)}
+                      </li>
+                    ))}
+                  </ul>
+                </div>
               ) : null}
               {outcome!.kind === 'resumable' ? (
                 <button type="button" className="primary" onClick={() => run.mutate()}>

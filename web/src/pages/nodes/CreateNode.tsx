@@ -37,14 +37,25 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
   const [checked, setChecked] = useState(false);
   const evmDefaults = useQuery({ queryKey: ['node-defaults', 'evm'], enabled: kind === 'EVM_FULLNODE', queryFn: () => unwrap(api.GET('/api/v1/nodes/defaults/evm-node')) });
   const consortiumRole = kind === 'CONSORTIUM_PEER' ? 'peer' : kind === 'CONSORTIUM_ORDERER' ? 'orderer' : null;
+  // A node placed on a registered host (a Docker host or a Kubernetes cluster) runs that host's release images.
+  const hostId = placement && 'hostId' in placement ? placement.hostId : undefined;
   const consortiumDefaults = useQuery({
-    queryKey: ['node-defaults', consortiumRole, organizationId],
+    queryKey: ['node-defaults', consortiumRole, organizationId, hostId],
     enabled: consortiumRole !== null,
-    queryFn: () => unwrap(api.GET(consortiumRole === 'peer' ? '/api/v1/nodes/defaults/consortium-peer' : '/api/v1/nodes/defaults/consortium-orderer', { params: { query: organizationId ? { organizationId: Number(organizationId) } : {} } })),
+    queryFn: () =>
+      unwrap(
+        api.GET(consortiumRole === 'peer' ? '/api/v1/nodes/defaults/consortium-peer' : '/api/v1/nodes/defaults/consortium-orderer', {
+          params: { query: { ...(organizationId ? { organizationId: Number(organizationId) } : {}), ...(hostId !== undefined ? { hostId } : {}) } },
+        }),
+      ),
   });
-  // The releases of the engine chosen: the process engine's programs, or the docker engine's images tagged by version.
-  const releaseDefaults = consortiumDefaults.data as { fabricReleases?: string[]; dockerFabricReleases?: string[]; engine?: string } | undefined;
-  const fabricReleases = ((advanced.engine || releaseDefaults?.engine) === 'docker' ? releaseDefaults?.dockerFabricReleases : releaseDefaults?.fabricReleases) ?? [];
+  // The releases of where it runs: the host's release images (?hostId= hostFabricReleases), else the
+  // engine chosen: the process engine's programs, or the docker engine's images tagged by version.
+  const releaseDefaults = consortiumDefaults.data as { fabricReleases?: string[]; dockerFabricReleases?: string[]; hostFabricReleases?: string[]; engine?: string } | undefined;
+  const fabricReleases =
+    (hostId !== undefined ? releaseDefaults?.hostFabricReleases : (advanced.engine || releaseDefaults?.engine) === 'docker' ? releaseDefaults?.dockerFabricReleases : releaseDefaults?.fabricReleases) ?? [];
+  // A host with no release images: said beside the release choice (a create would be refused).
+  const hostHasNoRelease = consortiumRole !== null && hostId !== undefined && releaseDefaults !== undefined && !consortiumDefaults.isPlaceholderData && fabricReleases.length === 0;
   const fields = ledgerX ? [] : configFields(kind as 'EVM_FULLNODE' | 'CONSORTIUM_PEER' | 'CONSORTIUM_ORDERER', 'create', fabricReleases);
   // The Fabric release is a choice of the node itself (a SmartBFT channel needs 3.x orderers), not a
   // detail: shown beside the organization; the other config fields stay under Advanced.
@@ -55,7 +66,9 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
     const d = consortiumDefaults.data as { config?: Record<string, unknown>; engine?: string } | undefined;
     // Not the host name and external endpoint: the service derives them from the node's name and
     // port (the defaults' are peer0's / orderer0's and the default port's), so they stay placeholders.
-    if (consortiumRole && d?.config) setAdvanced(configValues(fields, { ...d.config, hostname: null, externalEndpoint: null, engine: d.engine }));
+    // On a node host, none: its ports are the host's (a cluster's NodePorts) and the host runs it
+    // (a pod, a container), so the service allocates them and no engine is sent.
+    if (consortiumRole && d?.config) setAdvanced(hostId !== undefined ? {} : configValues(fields, { ...d.config, hostname: null, externalEndpoint: null, engine: d.engine }));
     else if (!consortiumRole) setAdvanced({});
   }, [consortiumDefaults.data, consortiumRole]);
   const evmConfig = (evmDefaults.data as { config?: Record<string, unknown>; engine?: string; client?: string } | undefined) ?? undefined;
@@ -146,6 +159,11 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       )}
       {releaseFields.length ? <NodeConfigFields fields={releaseFields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error), ...fieldErrors(m.error, 'config.') }} idPrefix="new-node" /> : null}
       {!ledgerX ? <PlacementFields choice={where} error={m.error} field="config" idPrefix="node" /> : null}
+      {hostHasNoRelease ? (
+        <small className="error-text" role="note" data-testid="field-error-config.fabricVersion">
+          No Fabric release on this host: it has no lnm-fabric-peer and lnm-fabric-orderer images of one release (load them there, docs/consortium.md), so a node placed on it is refused.
+        </small>
+      ) : null}
       {ledgerX ? (
         <LedgerXNodeFields kind={kind} onConfig={setLedgerXConfig} errors={fieldErrors(m.error, 'config.')} refusal={m.error} />
       ) : (
