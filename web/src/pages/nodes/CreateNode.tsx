@@ -160,7 +160,7 @@ export function CreateNode({ onCancel }: { onCancel: () => void }) {
       {releaseFields.length ? <NodeConfigFields fields={releaseFields} values={advanced} onChange={setAdvanced} errors={{ ...fieldErrors(m.error), ...fieldErrors(m.error, 'config.') }} idPrefix="new-node" /> : null}
       {!ledgerX ? <PlacementFields choice={where} error={m.error} field="config" idPrefix="node" /> : null}
       {hostHasNoRelease ? (
-        <small className="error-text" role="note" data-testid="field-error-config.fabricVersion">
+        <small className="error-text" role="note" data-testid="host-no-fabric-release">
           No Fabric release on this host: it has no lnm-fabric-peer and lnm-fabric-orderer images of one release (load them there, docs/consortium.md), so a node placed on it is refused.
         </small>
       ) : null}
