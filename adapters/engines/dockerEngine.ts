@@ -14,6 +14,9 @@
 // directory in its container, GET /containers/{id}/archive); `lnm restore` leaves the volume's
 // files under <dataDir>/hosted-restore/<nodeKey>/, and the node's next start empties the volume
 // and puts them back through the engine (putArchive) over the staging copy.
+// A command a program runs only while its node is down (Fabric's `peer node unjoin`) runs in a
+// one-off container like the stopped node's (runWhileStopped: its image by id, env, user, the bound
+// directory or the volume; no network), labelled lnm.node-once and removed after.
 import Docker from 'dockerode';
 import { extract, pack } from 'tar-fs';
 import { constants as osConstants } from 'node:os';
