@@ -254,23 +254,31 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   }
 
   /**
-   * `peer node <args>` on the stopped process-engine peer with its own config (FABRIC_CFG_PATH = its
-   * node directory, CORE_PEER_FILESYSTEMPATH = its ledger directory), the peer program of its own
-   * release: the offline subcommands (unjoin, rollback) that Fabric runs only while the peer is down.
+   * `peer node <args>` on the stopped peer with its own config: the offline subcommands (unjoin,
+   * rollback) that Fabric runs only while the peer is down. A process-engine peer: the peer program
+   * of its own release with FABRIC_CFG_PATH = its node directory (CORE_PEER_FILESYSTEMPATH = its
+   * ledger directory). A docker engine peer, here or on a node host: a one-off container of the
+   * image its container runs (its release), on its node directory or volume, with its environment
+   * (NodeEngine.runWhileStopped).
    */
   async function peerNodeCommand(t: ConsortiumNodeTarget, args: string[], verb: string, action: string): Promise<void> {
     const displayName = fabricDisplayName(t);
     const command = `peer node ${args.join(' ')}`;
     if (t.node.role !== 'peer') throw new ConflictError(`${displayName} is not a peer: \`peer node ${args[0]}\` runs on a peer.`);
+    const engine = await engineFor(t);
+    const status = await engine.status(keyOf(t));
+    if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node ${args[0]}\` needs it stopped.`);
+    const failed = (output: string) => new ConflictError(`\`${command}\` of ${displayName} failed: ${maskSecrets(output.trim().split('\n').filter(Boolean).pop() ?? 'no output')}`);
     if (t.node.engine !== 'process' || t.node.config.hostId) {
-      throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: \`peer node ${args[0]}\` needs the peer stopped, and a stopped container runs no command (docker exec needs it running), so it cannot ${action} here.`);
+      if (!engine.runWhileStopped) throw new ConflictError(`${displayName} runs on the ${engine.kind} engine${t.node.config.hostId ? ' of a node host' : ''}, which runs no command beside a stopped node, so it cannot ${action} here.`);
+      const ran = await engine.runWhileStopped(keyOf(t), ['peer', 'node', ...args], { env: { FABRIC_LOGGING_SPEC: 'WARNING' }, timeoutMs: 60_000 });
+      if (ran.exitCode !== 0) throw failed(ran.output.join('\n') || `exit code ${ran.exitCode}`);
+      return;
     }
     const release = await envOfRelease(t.node.config.fabricVersion);
     if (!release.ok) throw new ConflictError(`Cannot ${verb} ${displayName}: ${release.reason}.`);
     const binary = await findFabricBinary('peer', release.env);
     if (!binary.ok) throw new ConflictError(`Cannot ${verb} ${displayName}: ${binary.reason}.`);
-    const status = await (await engineFor(t)).status(keyOf(t));
-    if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node ${args[0]}\` needs it stopped.`);
     const nodeDir = nodeDirectory(dataDir, keyOf(t));
     try {
       await execFileAsync(binary.path, ['node', ...args], {
@@ -279,8 +287,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       });
     } catch (err) {
       const e = err as Error & { stderr?: string };
-      const last = maskSecrets(String(e.stderr ?? e.message).trim().split('\n').filter(Boolean).pop() ?? e.message);
-      throw new ConflictError(`\`${command}\` of ${displayName} failed: ${last}`);
+      throw failed(String(e.stderr || e.message));
     }
   }
 

@@ -14,13 +14,16 @@
 // directory in its container, GET /containers/{id}/archive); `lnm restore` leaves the volume's
 // files under <dataDir>/hosted-restore/<nodeKey>/, and the node's next start empties the volume
 // and puts them back through the engine (putArchive) over the staging copy.
+// A command a program runs only while its node is down (Fabric's `peer node unjoin`) runs in a
+// one-off container like the stopped node's (runWhileStopped: its image by id, env, user, the bound
+// directory or the volume; no network), labelled lnm.node-once and removed after.
 import Docker from 'dockerode';
 import { extract, pack } from 'tar-fs';
 import { constants as osConstants } from 'node:os';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
-import { NotFoundError } from '../../domain/shared/errors.ts';
+import { ConflictError, NotFoundError } from '../../domain/shared/errors.ts';
 import {
   ENGINE_FILES,
   failureLine,
@@ -324,7 +327,51 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
     if (await exists(dirOf(nodeKey))) await writeFile(path.join(dirOf(nodeKey), STOPPED_MARK), JSON.stringify({ stopped: true }));
   }
 
+  /** NodeEngine.runWhileStopped: a one-off container of the node's image on its directory (the volume on a remote host). */
+  async function runWhileStopped(nodeKey: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number }): Promise<{ exitCode: number; output: string[] }> {
+    const info = await ownContainer(nodeKey);
+    if (!info) throw new ConflictError(`Node ${nodeKey} has no container on this Docker host: there is nothing to run \`${args.join(' ')}\` against.`);
+    if (info.State.Running) throw new ConflictError(`Node ${nodeKey} is running: \`${args.join(' ')}\` needs it stopped.`);
+    const dir = dirOf(nodeKey);
+    const once = docker.getContainer((await docker.createContainer({
+      name: `${nameOf(nodeKey)}-once-${Date.now().toString(36)}`,
+      // The image the node's container runs (its release), by id: a tag moved since does not change it.
+      Image: info.Image,
+      ...(options.entrypoint ? { Entrypoint: options.entrypoint } : {}),
+      Cmd: args,
+      Env: [...(info.Config.Env ?? []), ...Object.entries(opts.env ?? {}).map(([k, v]) => `${k}=${v}`)],
+      Labels: { 'lnm.node-once': nodeKey, 'lnm.data-dir': dataDir },
+      WorkingDir: dir,
+      ...(info.Config.User ? { User: info.Config.User } : {}),
+      Tty: false,
+      HostConfig: {
+        NetworkMode: 'none',
+        ...(remote ? { Mounts: [{ Type: 'volume' as const, Source: volumeOf(nodeKey), Target: dir }] } : { Binds: [`${dir}:${dir}`] }),
+        RestartPolicy: { Name: 'no' },
+        AutoRemove: false,
+      },
+    })).id);
+    try {
+      await once.start();
+      const timeoutMs = opts.timeoutMs ?? 60_000;
+      let timer: NodeJS.Timeout | undefined;
+      const ended = await Promise.race([
+        once.wait() as Promise<{ StatusCode: number }>,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), timeoutMs);
+        }),
+      ]).finally(() => clearTimeout(timer));
+      const buf = (await once.logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
+      const output = splitLines(demuxLogBuffer(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))).map((l) => maskSecrets(redactLogLine(l)));
+      if (!ended) throw new ConflictError(`\`${args.join(' ')}\` on node ${nodeKey} did not end within ${timeoutMs / 1000} s${output.length ? `: ${failureLine(output)}` : ''}`);
+      return { exitCode: ended.StatusCode, output };
+    } finally {
+      await once.remove({ force: true }).catch(() => undefined);
+    }
+  }
+
   const engine: DockerNodeEngine = {
+    runWhileStopped: (nodeKey, args, opts = {}) => serial(nodeKey, () => runWhileStopped(nodeKey, args, opts)),
     kind: 'docker',
     copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
     pullNodeFile: (nodeKey, file) => serial(nodeKey, () => pullNodeFile(nodeKey, file)),

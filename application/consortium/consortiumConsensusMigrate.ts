@@ -498,7 +498,7 @@ async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ 
           await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
           continue;
         }
-        if (target.node.engine !== 'process' || target.node.config.hostId) throw new Error(`it runs on the docker engine: \`peer node rollback\` needs the peer stopped, and a stopped container runs no command`);
+        if (target.node.engine !== 'process' || target.node.config.hostId) throw new Error(`it runs on the docker engine: a migration rolls back process engine peers only (roll it back by hand: \`peer node rollback\`, the peer stopped)`);
         if (running) await stopped(input, peer);
         let result: { rolledBack: boolean };
         try {

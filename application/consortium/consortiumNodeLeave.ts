@@ -10,8 +10,9 @@
 // the anchor peer update removes it first (consortiumAnchorPeersSet.ts; a refusal stops the leave
 // with nothing done). Then the peer is stopped through the runtime, unjoined with its own config,
 // and started again through the node lifecycle (a StartNode restart command, so its new process
-// is recorded as any start is). A docker engine peer is refused (409): a stopped container runs
-// no command.
+// is recorded as any start is). A docker engine peer (here or on a node host) is unjoined the same
+// way: its container stopped, `peer node unjoin` run in a one-off container of its image on its
+// node directory (the volume on a node host), its container started again.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
@@ -86,9 +87,6 @@ export async function leavePeerFromChannel(input: CommandInput, networkId: numbe
   const { state } = await loadState(deps.store, nodeStream(node.id), nodeAggregate);
   const record = state.node as unknown as ConsortiumNodeTarget['node'] | null;
   if (!record) throw new ConflictError(`Peer ${node.name} is not recorded.`);
-  if (record.engine !== 'process' || record.config.hostId) {
-    throw new ConflictError(`Peer ${node.name} runs on the docker engine: \`peer node unjoin\` needs the peer stopped, and a stopped container runs no command (docker exec needs it running), so it cannot leave channel ${network.channelName} here. Nothing was changed.`);
-  }
   const consortium = consortiumOf(deps);
   const target: ConsortiumNodeTarget = { node: record, organization: { organizationId: record.organizationId, name: record.mspId, mspId: record.mspId } };
   const steps: string[] = [];

@@ -62,14 +62,15 @@ export interface ConsortiumNodeRuntime {
   /**
    * `peer node unjoin -c <channel>` on a stopped peer with its own config (FABRIC_CFG_PATH = its node
    * directory, CORE_PEER_FILESYSTEMPATH = its ledger dir): the peer drops the channel's ledger.
-   * A docker engine peer cannot: its container is stopped, so nothing can be run inside it (ConflictError).
+   * A docker engine peer (here or on a node host): a one-off container of its image on its node
+   * directory or volume (NodeEngine.runWhileStopped); an engine without that: ConflictError.
    */
   unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
   /**
    * `peer node rollback -c <channel> -b <blockNumber>` on a stopped peer with its own config (as
    * unjoinPeer): the peer's ledger of the channel ends at that block (its state rebuilt at the next
    * start), so it takes the blocks after it from the orderers again. `rolledBack: false` when the
-   * ledger ends at or below that block already (Fabric's check). Docker engine peers: ConflictError.
+   * ledger ends at or below that block already (Fabric's check). Docker engine peers as unjoinPeer.
    */
   rollbackPeer(target: ConsortiumNodeTarget, channelName: string, blockNumber: number): Promise<{ rolledBack: boolean }>;
   /**

@@ -138,6 +138,14 @@ export interface NodeEngine {
    * images (process) have none.
    */
   imageReferences?(repositories: string[]): Promise<string[]>;
+  /**
+   * Runs `args` to its end in a one-off container like the stopped node's (its image, environment,
+   * user, working directory and node directory: the bound directory here, the node's volume on a
+   * remote host), removed after; its output lines and exit code. The offline commands a program
+   * runs only while the node is down (Fabric's `peer node unjoin`, `peer node rollback`). The
+   * docker engines only; throws a ConflictError while the node runs or when it has no container.
+   */
+  runWhileStopped?(nodeKey: string, args: string[], opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<{ exitCode: number; output: string[] }>;
 }
 
 export type NodeStartFailure = 'binary-missing' | 'image-missing' | 'port-in-use' | 'already-running' | 'exited' | 'engine-unavailable' | 'invalid-spec';

@@ -129,6 +129,22 @@ live('start after an exit replaces the container; stop leaves it stopped for eve
   assert.is(answers, false);
 });
 
+live("runWhileStopped runs a command in a one-off container of the stopped node's image, removed after; refused while the node runs or has no container", async ({ engine, port }) => {
+  const ran = await engine.runWhileStopped!(key('a'), ['--version']);
+  assert.is(ran.exitCode, 0, ran.output.join('\n'));
+  assert.match(ran.output.join('\n'), /anvil/);
+  const onceLeft = await docker.listContainers({ all: true, filters: { label: [`lnm.node-once=${key('a')}`] } });
+  assert.is(onceLeft.length, 0, 'the one-off container removed');
+  const failed = await engine.runWhileStopped!(key('a'), ['--no-such-flag']);
+  assert.ok(failed.exitCode !== 0, 'its exit code answered');
+  await engine.start(spec('a', port));
+  const refused = await engine.runWhileStopped!(key('a'), ['--version']).then(() => null, (err: Error) => err.message);
+  assert.match(refused ?? 'it ran', 'needs it stopped');
+  await engine.stop(key('a'), { timeoutMs: 5000 });
+  const none = await engine.runWhileStopped!(key('never-made'), ['--version']).then(() => null, (err: Error) => err.message);
+  assert.match(none ?? 'it ran', 'has no container');
+});
+
 live('remove deletes the container and the node directory', async ({ engine, dataDir }) => {
   const { containerId } = await engine.status(key('a'));
   await engine.remove(key('a'), { timeoutMs: 5000 });
