@@ -384,7 +384,7 @@ async function leaveMaintenanceOnBft(
       ];
       await rec.failed('normal', reason, left);
       const held = left.filter((c) => c.state === 'maintenance').map((c) => c.channelName);
-      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT in STATE_NORMAL, so the backups are kept and not restored; ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} BFT still in maintenance: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
+      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason.replace(/\.$/, '')}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT in STATE_NORMAL, so the backups are kept and not restored; ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} BFT still in maintenance: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
     }
     const block = r.status === 'updated' ? r.blockNumber : null;
     await rec.step(`normal: channel ${n.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);
