@@ -37,7 +37,7 @@ import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import { CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, latestMigration, resumable, type MigrationPhase, type MigrationProgress } from '../../domain/consortium/consensusMigration.ts';
+import { CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, latestMigration, resumable, type MigrationChannel, type MigrationPhase, type MigrationProgress } from '../../domain/consortium/consensusMigration.ts';
 import type { ConsortiumConsensus, ConsortiumNodeTarget, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { bftFaultsTolerated, MIN_BFT_CONSENTERS, SMARTBFT_DEFAULTS } from '../../domain/consortium/consortiumDefaults.ts';
@@ -85,15 +85,19 @@ function recorder(input: CommandInput, migration: MigrationProgress) {
       migration.steps.push(step);
       await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'RecordMigrationStep', migrationId: id, step, at: at() });
     },
-    async failed(phase: MigrationPhase, reason: string) {
+    /** Ended without every channel migrated: how it left each channel, and the peers its rollback could not roll back. */
+    async failed(phase: MigrationPhase, reason: string, channels: MigrationChannel[], peers: PeerNotRolledBack[] = []) {
       migration.status = 'failed';
       migration.phase = phase;
-      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'FailConsensusMigration', migrationId: id, phase, reason, at: at() });
+      migration.channels = channels;
+      migration.peersNotRolledBack = peers.map((p) => ({ nodeId: p.node_id, name: p.name, channel: p.channel, reason: p.reason }));
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'FailConsensusMigration', migrationId: id, phase, reason, channels, peersNotRolledBack: migration.peersNotRolledBack, at: at() });
     },
-    async completed() {
+    async completed(channels: MigrationChannel[]) {
       migration.status = 'done';
       migration.phase = 'done';
-      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'CompleteConsensusMigration', migrationId: id, at: at() });
+      migration.channels = channels;
+      await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'CompleteConsensusMigration', migrationId: id, channels, at: at() });
     },
   };
 }
@@ -270,16 +274,21 @@ async function withMigrationLock<T>(input: CommandInput, run: () => Promise<T>):
 interface PeerNotRolledBack { node_id: number; name: string; channel: string; reason: string }
 
 /** The rollback's outcome in words (the 409's message, the failed record's reason) and the peers it could not roll back. */
-async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: string; peersNotRolledBack: PeerNotRolledBack[] }> {
+async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: string; complete: boolean; peersNotRolledBack: PeerNotRolledBack[] }> {
   try {
     const peersNotRolledBack = await p;
     const peers = peersNotRolledBack.length ? `; peer${peersNotRolledBack.length > 1 ? 's' : ''} not rolled back to the restored chain (rejoin or roll back by hand): ${peersNotRolledBack.map((x) => `${x.name} on ${x.channel} (${x.reason})`).join(', ')}` : '';
-    return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, peersNotRolledBack };
+    return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, complete: true, peersNotRolledBack };
   } catch (e) {
-    return { text: `rollback incomplete: ${(e as Error).message}`, peersNotRolledBack: [] };
+    return { text: `rollback incomplete: ${(e as Error).message}`, complete: false, peersNotRolledBack: [] };
   }
 }
-const failedContext = (phase: MigrationPhase, steps: string[], r: { peersNotRolledBack: PeerNotRolledBack[] }) => ({ phase, steps, ...(r.peersNotRolledBack.length ? { peers_not_rolled_back: r.peersNotRolledBack } : {}) });
+/** Each channel as a migration left it, as the 409's context and GET .../consensus/migration name it. */
+export const channelsBody = (channels: MigrationChannel[]) => channels.map((c) => ({ network_id: c.networkId, channel_name: c.channelName, consensus: c.consensus, state: c.state }));
+const failedContext = (phase: MigrationPhase, steps: string[], r: { peersNotRolledBack: PeerNotRolledBack[] }, channels: MigrationChannel[]) => ({ phase, steps, channels: channelsBody(channels), ...(r.peersNotRolledBack.length ? { peers_not_rolled_back: r.peersNotRolledBack } : {}) });
+/** After a rollback: every channel etcdraft in STATE_NORMAL when it completed, unknown otherwise (the steps say where it stopped). */
+const afterRollback = (networks: ConsortiumNetworkRow[], r: { complete: boolean }): MigrationChannel[] =>
+  networks.map((n) => ({ networkId: n.id, channelName: n.channelName, consensus: r.complete ? 'etcdraft' : 'unknown', state: r.complete ? 'normal' : 'unknown' }));
 
 async function migrateLocked(
   input: CommandInput,
@@ -295,7 +304,7 @@ async function migrateLocked(
   const networkIds = plans.map((p) => p.network.id);
   const startedAt = deps.clock().toISOString();
   await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'StartConsensusMigration', migrationId, networkIds, ordererIds: orderers.map((o) => o.id), from: 'etcdraft', to: 'smartbft', at: startedAt });
-  const rec = recorder(input, { migrationId, networkIds, ordererIds: orderers.map((o) => o.id), status: 'running', phase: 'checks', steps: [], startedAt, endedAt: null });
+  const rec = recorder(input, { migrationId, networkIds, ordererIds: orderers.map((o) => o.id), status: 'running', phase: 'checks', steps: [], startedAt, endedAt: null, channels: [], peersNotRolledBack: [] });
   const channels = plans.map((p) => p.network.channelName).join(', ');
   let backedUp = false;
   try {
@@ -326,18 +335,20 @@ async function migrateLocked(
     await rec.step(`failed in phase ${phase}: ${reason}`);
     const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs));
     await rec.step(restored.text);
-    await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`);
-    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.`, failedContext(phase, rec.progress.steps, restored), 'MIGRATION_FAILED');
+    const left = afterRollback(plans.map((p) => p.network), restored);
+    await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.`, failedContext(phase, rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
     await rec.phase('rollback');
     const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs));
     await rec.step(restored.text);
-    await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`);
-    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.`, failedContext('normal', rec.progress.steps, restored), 'MIGRATION_FAILED');
+    const left = afterRollback(plans.map((p) => p.network), restored);
+    await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
+    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }, timeoutMs);
-  return finished(input, rec, orderers, done, ordererList);
+  return finished(input, rec, orderers, done, plans.map((p) => p.network), ordererList);
 }
 
 /**
@@ -350,7 +361,7 @@ async function leaveMaintenanceOnBft(
   input: CommandInput,
   rec: Recorder,
   networks: ConsortiumNetworkRow[],
-  alreadyBft: string[],
+  alreadyBft: ConsortiumNetworkRow[],
   noneLeft: (reason: string) => Promise<Error>,
   timeoutMs: number,
 ): Promise<ConsensusMigrated['networks']> {
@@ -364,10 +375,16 @@ async function leaveMaintenanceOnBft(
     } catch (err) {
       const reason = (err as Error).message;
       await rec.step(`failed in phase normal: ${reason}`);
-      const onBft = [...alreadyBft, ...done.map((d) => d.channelName)];
+      const onBft = [...alreadyBft.map((a) => a.channelName), ...done.map((d) => d.channelName)];
       if (!onBft.length) throw await noneLeft(reason);
-      await rec.failed('normal', reason);
-      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT, so the backups are kept and not restored: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+      // Every channel was switched (phase switch) and its orderers restarted as BFT: those that left maintenance order, the others wait in it.
+      const left: MigrationChannel[] = [
+        ...alreadyBft.map((a) => ({ networkId: a.id, channelName: a.channelName, consensus: 'smartbft' as const, state: 'normal' as const })),
+        ...networks.map((x) => ({ networkId: x.id, channelName: x.channelName, consensus: 'smartbft' as const, state: done.some((d) => d.networkId === x.id) ? 'normal' as const : 'maintenance' as const })),
+      ];
+      await rec.failed('normal', reason, left);
+      const held = left.filter((c) => c.state === 'maintenance').map((c) => c.channelName);
+      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason.replace(/\.$/, '')}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT in STATE_NORMAL, so the backups are kept and not restored; ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} BFT still in maintenance: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
     }
     const block = r.status === 'updated' ? r.blockNumber : null;
     await rec.step(`normal: channel ${n.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);
@@ -377,10 +394,10 @@ async function leaveMaintenanceOnBft(
   return done;
 }
 
-async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id: number }>, done: ConsensusMigrated['networks'], ordererList: Array<{ nodeId: number; name: string }>): Promise<ConsensusMigrated> {
+async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id: number }>, done: ConsensusMigrated['networks'], networks: ConsortiumNetworkRow[], ordererList: Array<{ nodeId: number; name: string }>): Promise<ConsensusMigrated> {
   for (const o of orderers) await consortiumOf(input.deps).runtime.dropBackup(await targetOf(input.deps, o.id), BACKUP_LABEL).catch(() => undefined);
   await rec.step('backups dropped');
-  await rec.completed();
+  await rec.completed(networks.map((n) => ({ networkId: n.id, channelName: n.channelName, consensus: 'smartbft', state: 'normal' })));
   return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: rec.progress.steps };
 }
 
@@ -393,13 +410,13 @@ async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id
  */
 async function resumeMigration(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
   const { deps } = input;
-  const networks = [];
+  const networks: ConsortiumNetworkRow[] = [];
   for (const id of last.networkIds) {
     const n = await getConsortiumNetwork(deps.pool, id);
     if (n) networks.push(n);
   }
   const remaining = networks.filter((n) => n.consensus !== 'smartbft');
-  const already = networks.filter((n) => n.consensus === 'smartbft').map((n) => n.channelName);
+  const already = networks.filter((n) => n.consensus === 'smartbft');
   for (const n of remaining) {
     const consensus = consensusOf(await channelConfig(deps, { ...n, consensus: 'smartbft' }));
     if (consensus?.type !== 'BFT') {
@@ -421,13 +438,14 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
     const now = await migrationProgress(deps, last.networkIds[0]);
     if (now?.migrationId !== last.migrationId || !resumable(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
     await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
-    const rec = recorder(input, { ...last, status: 'running', phase: 'normal', steps: [...last.steps] });
+    const rec = recorder(input, { ...last, status: 'running', phase: 'normal', steps: [...last.steps], channels: [], peersNotRolledBack: [] });
     await rec.step(`resumed: ${remaining.map((n) => n.channelName).join(', ') || 'no channel'} to leave maintenance on BFT`);
     const done = await leaveMaintenanceOnBft(input, rec, remaining, already, async (reason) => {
-      await rec.failed('normal', reason);
-      return new ConflictError(`The resumed migration failed in phase normal again: ${reason}. POST .../consensus/migrate resumes it again.`, { phase: 'normal', steps: rec.progress.steps }, 'MIGRATION_FAILED');
+      const left: MigrationChannel[] = remaining.map((n) => ({ networkId: n.id, channelName: n.channelName, consensus: 'smartbft', state: 'maintenance' }));
+      await rec.failed('normal', reason, left);
+      return new ConflictError(`The resumed migration failed in phase normal again: ${reason}. POST .../consensus/migrate resumes it again.`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
     }, timeoutMs);
-    return finished(input, rec, orderers, done, ordererList);
+    return finished(input, rec, orderers, done, networks, ordererList);
   });
 }
 

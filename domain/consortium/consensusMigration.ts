@@ -12,6 +12,22 @@ export const CONSENSUS_MIGRATIONS_STREAM = 'consortium-consensus-migrations';
 export type MigrationPhase = 'checks' | 'maintenance' | 'backup' | 'switch' | 'restart' | 'normal' | 'rollback' | 'done';
 export const MIGRATION_PHASES: MigrationPhase[] = ['checks', 'maintenance', 'backup', 'switch', 'restart', 'normal', 'rollback', 'done'];
 
+/** How a migration left one of its channels (recorded when it ends; unknown where a rollback did not complete). */
+export interface MigrationChannel {
+  networkId: number;
+  channelName: string;
+  consensus: 'etcdraft' | 'smartbft' | 'unknown';
+  state: 'normal' | 'maintenance' | 'unknown';
+}
+
+/** A peer of the migrated channels that the rollback could not bring back to the restored chain (recorded with the failure). */
+export interface MigrationPeerNotRolledBack {
+  nodeId: number;
+  name: string;
+  channel: string;
+  reason: string;
+}
+
 export interface MigrationProgress {
   migrationId: string;
   networkIds: number[];
@@ -21,6 +37,10 @@ export interface MigrationProgress {
   steps: string[];
   startedAt: string;
   endedAt: string | null;
+  /** Each channel as the migration left it: empty while it runs (and for migrations recorded before this was). */
+  channels: MigrationChannel[];
+  /** The peers its rollback could not roll back (empty when none, or nothing was rolled back). */
+  peersNotRolledBack: MigrationPeerNotRolledBack[];
 }
 
 export type ConsensusMigrationEvent =
@@ -28,8 +48,8 @@ export type ConsensusMigrationEvent =
   | DomainEvent<'ConsensusMigrationPhaseReached', { migrationId: string; networkIds: number[]; phase: MigrationPhase; at: string }>
   | DomainEvent<'ConsensusMigrationStepDone', { migrationId: string; networkIds: number[]; phase: MigrationPhase; step: string; at: string }>
   /** Ended without the networks migrated; `phase` is where it stopped (rollback when the backups were restored, normal when some channel already ran BFT: resumable). */
-  | DomainEvent<'ConsensusMigrationFailed', { migrationId: string; networkIds: number[]; phase: MigrationPhase; reason: string; at: string }>
-  | DomainEvent<'ConsensusMigrationCompleted', { migrationId: string; networkIds: number[]; at: string }>
+  | DomainEvent<'ConsensusMigrationFailed', { migrationId: string; networkIds: number[]; phase: MigrationPhase; reason: string; channels?: MigrationChannel[]; peersNotRolledBack?: MigrationPeerNotRolledBack[]; at: string }>
+  | DomainEvent<'ConsensusMigrationCompleted', { migrationId: string; networkIds: number[]; channels?: MigrationChannel[]; at: string }>
   /** A migration that failed (or whose server died) in phase normal taken up again (a new POST .../migrate): the remaining channels leave maintenance on BFT. */
   | DomainEvent<'ConsensusMigrationResumed', { migrationId: string; networkIds: number[]; at: string }>;
 
@@ -37,8 +57,8 @@ export type ConsensusMigrationCommand =
   | { type: 'StartConsensusMigration'; migrationId: string; networkIds: number[]; ordererIds: number[]; from: string; to: string; at: string }
   | { type: 'RecordMigrationPhase'; migrationId: string; phase: MigrationPhase; at: string }
   | { type: 'RecordMigrationStep'; migrationId: string; step: string; at: string }
-  | { type: 'FailConsensusMigration'; migrationId: string; phase: MigrationPhase; reason: string; at: string }
-  | { type: 'CompleteConsensusMigration'; migrationId: string; at: string }
+  | { type: 'FailConsensusMigration'; migrationId: string; phase: MigrationPhase; reason: string; channels: MigrationChannel[]; peersNotRolledBack: MigrationPeerNotRolledBack[]; at: string }
+  | { type: 'CompleteConsensusMigration'; migrationId: string; channels: MigrationChannel[]; at: string }
   | { type: 'ResumeConsensusMigration'; migrationId: string; at: string };
 
 export interface ConsensusMigrations {
@@ -73,7 +93,7 @@ export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigratio
     const put = (id: string, f: (m: MigrationProgress) => MigrationProgress) => ({ ...state, migrations: { ...state.migrations, [id]: f(state.migrations[id]) } });
     switch (e.type) {
       case 'ConsensusMigrationStarted': {
-        const m: MigrationProgress = { migrationId: e.data.migrationId, networkIds: e.data.networkIds, ordererIds: e.data.ordererIds, status: 'running', phase: 'checks', steps: [], startedAt: e.data.at, endedAt: null };
+        const m: MigrationProgress = { migrationId: e.data.migrationId, networkIds: e.data.networkIds, ordererIds: e.data.ordererIds, status: 'running', phase: 'checks', steps: [], startedAt: e.data.at, endedAt: null, channels: [], peersNotRolledBack: [] };
         const latest = { ...state.latestByNetwork };
         for (const n of e.data.networkIds) latest[n] = e.data.migrationId;
         return { migrations: { ...state.migrations, [m.migrationId]: m }, latestByNetwork: latest };
@@ -83,11 +103,11 @@ export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigratio
       case 'ConsensusMigrationStepDone':
         return put(e.data.migrationId, (m) => ({ ...m, steps: [...m.steps, e.data.step] }));
       case 'ConsensusMigrationFailed':
-        return put(e.data.migrationId, (m) => ({ ...m, status: 'failed', phase: e.data.phase, endedAt: e.data.at }));
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'failed', phase: e.data.phase, endedAt: e.data.at, channels: e.data.channels ?? [], peersNotRolledBack: e.data.peersNotRolledBack ?? [] }));
       case 'ConsensusMigrationCompleted':
-        return put(e.data.migrationId, (m) => ({ ...m, status: 'done', phase: 'done', endedAt: e.data.at }));
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'done', phase: 'done', endedAt: e.data.at, channels: e.data.channels ?? [], peersNotRolledBack: [] }));
       case 'ConsensusMigrationResumed':
-        return put(e.data.migrationId, (m) => ({ ...m, status: 'running', phase: 'normal', endedAt: null }));
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'running', phase: 'normal', endedAt: null, channels: [], peersNotRolledBack: [] }));
       default:
         return assertNever(e);
     }
@@ -110,11 +130,11 @@ export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigratio
       }
       case 'FailConsensusMigration': {
         const m = running(state, c.migrationId);
-        return [{ type: 'ConsensusMigrationFailed', data: { migrationId: c.migrationId, networkIds: m.networkIds, phase: c.phase, reason: c.reason, at: c.at } }];
+        return [{ type: 'ConsensusMigrationFailed', data: { migrationId: c.migrationId, networkIds: m.networkIds, phase: c.phase, reason: c.reason, channels: c.channels, peersNotRolledBack: c.peersNotRolledBack, at: c.at } }];
       }
       case 'CompleteConsensusMigration': {
         const m = running(state, c.migrationId);
-        return [{ type: 'ConsensusMigrationCompleted', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at } }];
+        return [{ type: 'ConsensusMigrationCompleted', data: { migrationId: c.migrationId, networkIds: m.networkIds, channels: c.channels, at: c.at } }];
       }
       case 'ResumeConsensusMigration': {
         const m = state.migrations[c.migrationId];

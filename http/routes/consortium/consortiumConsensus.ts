@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { IdParam } from '../schemas.ts';
 import { NotFoundError } from '../../../domain/shared/errors.ts';
-import { migrateConsensus, migrationProgress } from '../../../application/consortium/consortiumConsensusMigrate.ts';
+import { channelsBody, migrateConsensus, migrationProgress } from '../../../application/consortium/consortiumConsensusMigrate.ts';
 import { consortiumNetworkOr404 } from '../../../application/consortium/consortiumChannelAccess.ts';
 import { SmartBftOptionFields } from './consortiumNetworks.ts';
 
@@ -15,6 +15,13 @@ const Progress = {
   phase: Type.String({ description: 'checks, maintenance, backup, switch, restart, normal, rollback or done' }),
   steps: Type.Array(Type.String(), { description: 'what was done, in order' }),
 };
+
+const MigrationChannel = Type.Object({
+  network_id: Type.Integer(), channel_name: Type.String(),
+  consensus: Type.String({ description: 'etcdraft, smartbft, or unknown (a rollback that did not complete: its steps say where it stopped)' }),
+  state: Type.String({ description: 'normal (STATE_NORMAL), maintenance (STATE_MAINTENANCE) or unknown' }),
+});
+const PeerNotRolledBack = Type.Object({ node_id: Type.Integer(), name: Type.String(), channel: Type.String(), reason: Type.String({ description: 'why it was not rolled back (e.g. it runs on the docker engine)' }) });
 
 export const consortiumConsensusRoutes = [
   defineRoute({
@@ -38,7 +45,7 @@ export const consortiumConsensusRoutes = [
       },
       400: { description: 'rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on the docker engine); invalid SmartBFT options' },
       404: { description: 'no such network' },
-      409: { description: 'rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be); SIGNATURES_MISSING' },
+      409: { description: 'rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be; context.channels names how each channel was left: etcdraft in STATE_NORMAL after a rollback, or, after a failure in phase normal once some channel left maintenance on BFT, smartbft normal for those and smartbft maintenance for the others, the backups kept and a new POST resuming it); SIGNATURES_MISSING' },
     },
     async handler(input) {
       const r = await migrateConsensus(input, input.params.id, { to: input.body.to, smartBftOptions: input.body.smartBftOptions, dryRun: input.query.dry_run });
@@ -54,14 +61,29 @@ export const consortiumConsensusRoutes = [
   defineRoute({
     method: 'get', path: '/networks/consortium/:id/consensus/migration', summary: 'The progress of the network\'s last consensus migration as recorded in the event store (phase and steps, while it runs and after; every server of the database answers the same; a server that died mid-way leaves it running in the phase where it stopped)', tags, permission: 'NETWORK_READ', params: IdParam,
     responses: {
-      200: { description: 'the migration', schema: Type.Object({ network_ids: Type.Array(Type.Integer()), migration_id: Type.String(), status: Type.String({ description: 'running, done or failed (phase rollback: the backups were restored; phase normal: some channel runs BFT, a new POST .../migrate resumes it)' }), ...Progress, orderer_ids: Type.Array(Type.Integer()), started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]) }) },
+      200: {
+        description: 'the migration',
+        schema: Type.Object({
+          network_ids: Type.Array(Type.Integer()), migration_id: Type.String(),
+          status: Type.String({ description: 'running, done or failed (phase rollback: the backups were restored; phase normal: some channel runs BFT, a new POST .../migrate resumes it)' }),
+          ...Progress, orderer_ids: Type.Array(Type.Integer()), started_at: Type.String(), ended_at: Type.Union([Type.String(), Type.Null()]),
+          channels: Type.Array(MigrationChannel, { description: 'each channel as the migration left it, recorded when it ended (failed or done); empty while it runs' }),
+          peers_not_rolled_back: Type.Array(PeerNotRolledBack, { description: 'the peers the rollback of a failed migration could not bring back to the restored etcdraft chain, as the 409 MIGRATION_FAILED named them (empty when none)' }),
+        }),
+      },
       404: { description: 'no such network, or no migration of it was recorded' },
     },
     async handler({ deps, params }) {
       await consortiumNetworkOr404(deps, params.id);
       const p = await migrationProgress(deps, params.id);
       if (!p) throw new NotFoundError('Consensus migration', `of network ${params.id}`);
-      return { body: { migration_id: p.migrationId, network_ids: p.networkIds, orderer_ids: p.ordererIds, status: p.status, phase: p.phase, steps: p.steps, started_at: p.startedAt, ended_at: p.endedAt } };
+      return {
+        body: {
+          migration_id: p.migrationId, network_ids: p.networkIds, orderer_ids: p.ordererIds, status: p.status, phase: p.phase, steps: p.steps, started_at: p.startedAt, ended_at: p.endedAt,
+          channels: channelsBody(p.channels),
+          peers_not_rolled_back: p.peersNotRolledBack.map((x) => ({ node_id: x.nodeId, name: x.name, channel: x.channel, reason: x.reason })),
+        },
+      };
     },
   }),
 ];

@@ -44,30 +44,54 @@ t('a migration cut off mid-way stays running in the phase it reached, with its s
 });
 
 t('rolled back: failed in phase rollback, not resumable; a new migration becomes the networks\' last', () => {
-  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'rollback', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'rollback', reason: 'port in use', at }]);
+  const restored = [7, 8].map((networkId) => ({ networkId, channelName: `ch${networkId}`, consensus: 'etcdraft' as const, state: 'normal' as const }));
+  const peer = { nodeId: 12, name: 'peer1', channel: 'ch7', reason: 'it runs on the docker engine' };
+  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'rollback', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'rollback', reason: 'port in use', channels: restored, peersNotRolledBack: [peer], at }]);
   assert.is(latestMigration(state, 7)!.status, 'failed');
+  // The channels as it left them and the peers not rolled back: from the events, for each network of it.
+  for (const n of [7, 8]) {
+    assert.equal(latestMigration(state, n)!.channels, restored);
+    assert.equal(latestMigration(state, n)!.peersNotRolledBack, [peer]);
+  }
   assert.is(resumable(latestMigration(state, 7)!), false);
   const e = refused(() => consensusMigrations.decide({ type: 'ResumeConsensusMigration', migrationId: 'm1', at }, state));
   assert.is(e.status, 409);
   assert.is(e.code, 'MIGRATION_NOT_RESUMABLE');
   assert.is(refused(() => consensusMigrations.decide({ type: 'RecordMigrationStep', migrationId: 'm1', step: 'late', at }, state)).code, 'MIGRATION_NOT_RUNNING');
-  state = run([start('m2', [7]), { type: 'CompleteConsensusMigration', migrationId: 'm2', at }], state);
+  state = run([start('m2', [7]), { type: 'CompleteConsensusMigration', migrationId: 'm2', channels: [], at }], state);
+  assert.equal(latestMigration(state, 7)!.peersNotRolledBack, [], 'the last migration\'s, not an earlier one\'s');
   assert.is(latestMigration(state, 7)!.migrationId, 'm2');
   assert.is(latestMigration(state, 7)!.phase, 'done');
   assert.is(latestMigration(state, 8)!.migrationId, 'm1');
 });
 
 t('failed in phase normal (a channel already on BFT): resumable; resumed it runs in phase normal and completes', () => {
-  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'normal', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'normal', reason: 'timed out', at }]);
+  const left = [
+    { networkId: 7, channelName: 'ch7', consensus: 'smartbft' as const, state: 'normal' as const },
+    { networkId: 8, channelName: 'ch8', consensus: 'smartbft' as const, state: 'maintenance' as const },
+  ];
+  let state = run([start('m1'), { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'normal', at }, { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'normal', reason: 'timed out', channels: left, peersNotRolledBack: [], at }]);
   assert.ok(resumable(latestMigration(state, 8)!));
+  assert.equal(latestMigration(state, 8)!.channels, left, 'which channel runs BFT and which waits in maintenance');
   state = run([{ type: 'ResumeConsensusMigration', migrationId: 'm1', at }], state);
   const m = latestMigration(state, 8)!;
   assert.is(m.status, 'running');
   assert.is(m.phase, 'normal');
   assert.is(m.endedAt, null);
-  state = run([{ type: 'CompleteConsensusMigration', migrationId: 'm1', at }], state);
+  assert.equal(m.channels, [], 'running again: how it leaves the channels is not known yet');
+  const migrated = left.map((c) => ({ ...c, state: 'normal' as const }));
+  state = run([{ type: 'CompleteConsensusMigration', migrationId: 'm1', channels: migrated, at }], state);
   assert.is(latestMigration(state, 7)!.status, 'done');
+  assert.equal(latestMigration(state, 7)!.channels, migrated);
   assert.is(refused(() => consensusMigrations.decide(start('m1'), state)).code, 'MIGRATION_EXISTS');
+});
+
+t('events recorded before the channels and peers were: read as none', () => {
+  let state = consensusMigrations.initialState();
+  for (const e of consensusMigrations.decide(start('m1'), state)) state = consensusMigrations.evolve(state, e);
+  state = consensusMigrations.evolve(state, { type: 'ConsensusMigrationFailed', data: { migrationId: 'm1', networkIds: [7, 8], phase: 'rollback', reason: 'old', at } });
+  assert.equal(latestMigration(state, 7)!.channels, []);
+  assert.equal(latestMigration(state, 7)!.peersNotRolledBack, []);
 });
 
 t.run();

@@ -11,6 +11,8 @@
 // etcdraft, can order with 4 of 4 raft orderers; the channel commits. "Start over" brings the dry
 // run back; then the migration from the page with its progress (a phase before done, the steps),
 // and the page says smartbft with the ordering health SmartBFT (Byzantine). The channel commits after.
+// After the failure the page is reloaded: the failure (phase, reason, the channel back on etcdraft,
+// the steps) is shown again from GET .../consensus/migration, not from the 409.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -115,9 +117,26 @@ t('V3_0 missing refused in words first; then the dry run diff, the one-way confi
   assert.equal([rolledBack.type, rolledBack.state], ['etcdraft', 'STATE_NORMAL']);
   await commits('after the rollback');
 
+  // After a reload the 409 is gone: the page says the same from the recorded migration (GET .../consensus/migration).
+  await page.reload();
+  const lastFailed = page.getByRole('region', { name: 'Consensus migration' }).getByTestId('migration-failed');
+  await lastFailed.waitFor({ timeout: 60_000 });
+  assert.is(await lastFailed.getAttribute('data-recorded'), 'true');
+  const recorded = await lastFailed.innerText();
+  assert.match(recorded, /The last migration of this network failed in phase rollback \(restoring the backups \(rollback\)\)\./);
+  assert.match(recorded, /failed in phase backup: .*already in use/);
+  assert.is(await lastFailed.getByTestId('migration-failure-outcome').getAttribute('data-outcome'), 'rolled-back', recorded);
+  assert.equal(await lastFailed.getByTestId('migration-channels').locator('li').allInnerTexts(), [`Channel ${channel}: back on etcdraft (raft) and out of maintenance, as before the migration.`]);
+  assert.equal(await lastFailed.getByTestId('migration-failed-steps').locator('li').allInnerTexts(), failedSteps);
+  assert.is(await lastFailed.getByTestId('migration-peers-not-rolled-back').count(), 0, 'no peer left behind');
+  await ui.accessible('the recorded migration failure after a reload');
+
   // Started over: the dry run again, then the migration.
-  await failed.getByRole('button', { name: 'Start over (dry run first)' }).click();
+  await lastFailed.getByRole('button', { name: 'Start over (dry run first)' }).click();
+  assert.is(await lastFailed.count(), 0, 'the failure is cleared');
   assert.is(await failed.count(), 0, 'the failure is cleared');
+  // The reload dropped the option typed before: typed again.
+  await panel.getByLabel(/\(requestBatchMaxInterval\)/).fill('300ms');
   await panel.getByRole('button', { name: 'Dry run' }).click();
   await dry.waitFor({ timeout: 60_000 });
   await dry.getByRole('button', { name: 'Migrate…' }).click();

@@ -14785,7 +14785,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be); SIGNATURES_MISSING */
+            /** @description rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be; context.channels names how each channel was left: etcdraft in STATE_NORMAL after a rollback, or, after a failure in phase normal once some channel left maintenance on BFT, smartbft normal for those and smartbft maintenance for the others, the backups kept and a new POST resuming it); SIGNATURES_MISSING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -14822,10 +14822,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description each channel as the migration left it, recorded when it ended (failed or done); empty while it runs */
+                        channels: {
+                            channel_name: string;
+                            /** @description etcdraft, smartbft, or unknown (a rollback that did not complete: its steps say where it stopped) */
+                            consensus: string;
+                            network_id: number;
+                            /** @description normal (STATE_NORMAL), maintenance (STATE_MAINTENANCE) or unknown */
+                            state: string;
+                        }[];
                         ended_at: string | null;
                         migration_id: string;
                         network_ids: number[];
                         orderer_ids: number[];
+                        /** @description the peers the rollback of a failed migration could not bring back to the restored etcdraft chain, as the 409 MIGRATION_FAILED named them (empty when none) */
+                        peers_not_rolled_back: {
+                            channel: string;
+                            name: string;
+                            node_id: number;
+                            /** @description why it was not rolled back (e.g. it runs on the docker engine) */
+                            reason: string;
+                        }[];
                         /** @description checks, maintenance, backup, switch, restart, normal, rollback or done */
                         phase: string;
                         started_at: string;

@@ -16,7 +16,7 @@ import { ActionError } from '../../components/states';
 import { useSession } from '../../session';
 import { ConfigDiff } from './ConfigChangeReview';
 import { smartBftBody, SmartBftOptionsFields, type SmartBftValues } from './SmartBftOptions';
-import { peerNotRolledBackAdvice, peersNotRolledBack, peersRolledBack } from './migrationPeers';
+import { migrationChannels, migrationChannelText, peerNotRolledBackAdvice, peersNotRolledBack, peersRolledBack } from './migrationPeers';
 
 const PHASES: Record<string, string> = {
   checks: 'checking the rules',
@@ -101,6 +101,76 @@ function failureOutcome(phase: string, steps: string[]): { kind: 'rolled-back' |
   return { kind: 'unknown', text: 'The service did not say how the channels were left: check the migration\'s steps above and the channel configuration.' };
 }
 
+/**
+ * A failed migration, from the 409 MIGRATION_FAILED's context or, after a reload, from the record
+ * GET .../consensus/migration answers (the same fields: phase, steps, channels,
+ * peers_not_rolled_back): the phase, the reason, what became of each channel, the steps, the peers
+ * rolled back (from the steps) and those not rolled back with what to do, and the way on.
+ */
+function FailedMigration({ phase, message, record, onResume, onStartOver, recorded = false }: { phase: string; message: string; record: Record<string, unknown>; onResume: () => void; onStartOver: () => void; recorded?: boolean }) {
+  const steps = Array.isArray(record.steps) ? (record.steps as string[]) : [];
+  const outcome = failureOutcome(phase, steps);
+  const notRolledBack = peersNotRolledBack(record);
+  const channels = migrationChannels(record);
+  return (
+    <div role="alert" data-testid="migration-failed" data-recorded={recorded ? 'true' : 'false'}>
+      <p>
+        <strong>{recorded ? 'The last migration of this network failed' : 'The migration failed'} in phase {phaseText(phase)}.</strong> {message}
+      </p>
+      <p data-testid="migration-failure-outcome" data-outcome={outcome.kind}>
+        <strong>{outcome.text}</strong>
+      </p>
+      {channels.length ? (
+        <ul data-testid="migration-channels">
+          {channels.map((c) => (
+            <li key={c.network_id}>{migrationChannelText(c)}</li>
+          ))}
+        </ul>
+      ) : null}
+      {steps.length ? (
+        <ol data-testid="migration-failed-steps">
+          {steps.map((s, i) => (
+            <li key={i}>{s}</li>
+          ))}
+        </ol>
+      ) : null}
+      {peersRolledBack(steps).length ? (
+        <div data-testid="migration-peers-rolled-back">
+          <p>Peers rolled back to the restored etcdraft chain:</p>
+          <ul>
+            {peersRolledBack(steps).map((step, i) => (
+              <li key={i}>{step.replace(/^rollback: /, '')}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {notRolledBack.length ? (
+        <div data-testid="migration-peers-not-rolled-back">
+          <p>
+            <strong>Peers not rolled back: {notRolledBack.map((p) => `${p.name} (channel ${p.channel})`).join(', ')}.</strong>
+          </p>
+          <ul>
+            {notRolledBack.map((p) => (
+              <li key={`${p.node_id}-${p.channel}`}>
+                <Link to={`/nodes/${p.node_id}`}>{p.name}</Link>: {peerNotRolledBackAdvice(p)}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {outcome.kind === 'resumable' ? (
+        <button type="button" className="primary" onClick={onResume}>
+          Resume the migration
+        </button>
+      ) : (
+        <button type="button" onClick={onStartOver}>
+          Start over (dry run first)
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function ConsensusMigration({ networkId, consensus }: { networkId: number; consensus: string }) {
   const { can } = useSession();
   const qc = useQueryClient();
@@ -115,28 +185,41 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
       for (const key of [['network', 'consortium', networkId], ['consenters', networkId], ['channel-config', networkId], ['network-map', networkId], ['nodes'], ['consensus-migration', networkId]]) void qc.invalidateQueries({ queryKey: key });
     },
   });
-  const progress = useQuery({
+  const [dismissed, setDismissed] = useState(false);
+  // The network's last migration as recorded (404 when none): polled while one runs here.
+  const last = useQuery({
     queryKey: ['consensus-migration', networkId],
     retry: false,
-    enabled: run.isPending || run.isSuccess || run.isError,
     refetchInterval: run.isPending ? 1000 : false,
     queryFn: () => unwrap(api.GET('/api/v1/networks/consortium/{id}/consensus/migration', { params: { path: { id: networkId } } })),
   });
-  if (!can('NETWORK_UPDATE') || (consensus !== 'etcdraft' && run.isIdle)) return null;
+  const progress = last;
   const failed = run.error instanceof ApiError && run.error.code === 'MIGRATION_FAILED' ? run.error : null;
-  const failedSteps = failed && Array.isArray(failed.context.steps) ? (failed.context.steps as string[]) : [];
-  const failedPhase = String(failed?.context.phase ?? 'unknown');
-  const outcome = failed ? failureOutcome(failedPhase, failedSteps) : null;
-  const notRolledBack = peersNotRolledBack(failed?.context);
+  // After a reload (or on another server of the database) the mutation is gone: the last migration
+  // recorded, when it failed, says the same as the 409 did (GET .../consensus/migration).
+  const lastFailed = run.isIdle && !dismissed && last.data?.status === 'failed' ? last.data : null;
+  if (!can('NETWORK_UPDATE') || (consensus !== 'etcdraft' && run.isIdle && !(lastFailed && lastFailed.phase === 'normal'))) return null;
   const startOver = () => {
     run.reset();
     dry.reset();
     setConfirming(false);
+    setDismissed(true);
+    setOpen(true);
   };
   return (
     <section aria-label="Consensus migration">
       <h2>Consensus migration</h2>
-      {!open ? (
+      {lastFailed && !open ? (
+        <FailedMigration
+          recorded
+          phase={lastFailed.phase}
+          message={lastFailed.steps.find((st) => st.startsWith('failed in phase ')) ?? `The migration failed in phase ${lastFailed.phase}.`}
+          record={lastFailed as unknown as Record<string, unknown>}
+          onResume={() => { setOpen(true); run.mutate(); }}
+          onStartOver={startOver}
+        />
+      ) : null}
+      {lastFailed && lastFailed.phase === 'normal' && !open ? null : !open ? (
         <button type="button" onClick={() => setOpen(true)}>
           Migrate to SmartBFT
         </button>
@@ -193,54 +276,7 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
           {!run.isIdle && progress.data ? <Progress phase={progress.data.phase} status={progress.data.status} steps={progress.data.steps} /> : null}
           {run.isPending && !progress.data ? <p role="status">Migrating: starting…</p> : null}
           {failed ? (
-            <div role="alert" data-testid="migration-failed">
-              <p>
-                <strong>The migration failed in phase {phaseText(failedPhase)}.</strong> {failed.message}
-              </p>
-              <p data-testid="migration-failure-outcome" data-outcome={outcome!.kind}>
-                <strong>{outcome!.text}</strong>
-              </p>
-              {failedSteps.length ? (
-                <ol data-testid="migration-failed-steps">
-                  {failedSteps.map((s, i) => (
-                    <li key={i}>{s}</li>
-                  ))}
-                </ol>
-              ) : null}
-              {peersRolledBack(failedSteps).length ? (
-                <div data-testid="migration-peers-rolled-back">
-                  <p>Peers rolled back to the restored etcdraft chain:</p>
-                  <ul>
-                    {peersRolledBack(failedSteps).map((step, i) => (
-                      <li key={i}>{step.replace(/^rollback: /, '')}</li>
-                    ))}
-                  </ul>
-                </div>
-              ) : null}
-              {notRolledBack.length ? (
-                <div data-testid="migration-peers-not-rolled-back">
-                  <p>
-                    <strong>Peers not rolled back: {notRolledBack.map((p) => `${p.name} (channel ${p.channel})`).join(', ')}.</strong>
-                  </p>
-                  <ul>
-                    {notRolledBack.map((p) => (
-                      <li key={`${p.node_id}-${p.channel}`}>
-                        <Link to={`/nodes/${p.node_id}`}>{p.name}</Link>: {peerNotRolledBackAdvice(p)}
-                      </li>
-                    ))}
-                  </ul>
-                </div>
-              ) : null}
-              {outcome!.kind === 'resumable' ? (
-                <button type="button" className="primary" onClick={() => run.mutate()}>
-                  Resume the migration
-                </button>
-              ) : (
-                <button type="button" onClick={startOver}>
-                  Start over (dry run first)
-                </button>
-              )}
-            </div>
+            <FailedMigration phase={String(failed.context.phase ?? 'unknown')} message={failed.message} record={failed.context} onResume={() => run.mutate()} onStartOver={startOver} />
           ) : run.error ? (
             <Refusal error={run.error} />
           ) : null}

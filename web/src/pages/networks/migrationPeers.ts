@@ -1,7 +1,8 @@
 // A failed consensus migration's rollback and the channels' peers (the 409 MIGRATION_FAILED's
 // context, the migration record): the peers rolled back to the restored etcdraft chain, read from
 // the steps the service recorded, and those it could not roll back (`peers_not_rolled_back`: node
-// id, name, channel, reason), each with what the operator does about it.
+// id, name, channel, reason), each with what the operator does about it; and how each channel was left
+// (`channels`). The 409 and GET .../consensus/migration (after a reload) carry the same fields.
 export interface PeerNotRolledBack {
   node_id: number;
   name: string;
@@ -30,4 +31,30 @@ export function peerNotRolledBackAdvice(p: PeerNotRolledBack): string {
     `Stop it and run Fabric's \`peer node rollback -c ${p.channel} -b <block>\` to the block before the restored chain's height (the steps above name it), then start it; ` +
     `or have it leave channel ${p.channel} and join it again, so it pulls the restored chain from the orderers.`
   );
+}
+
+/** How the migration left one of its channels (the 409's context.channels, GET .../consensus/migration's channels). */
+export interface MigrationChannel {
+  network_id: number;
+  channel_name: string;
+  consensus: string;
+  state: string;
+}
+
+/** The channels as the record names them; none without the field (a migration still running, or recorded before it was). */
+export function migrationChannels(record: Record<string, unknown> | undefined): MigrationChannel[] {
+  const list = record?.channels;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null)
+    .map((c) => ({ network_id: Number(c.network_id), channel_name: String(c.channel_name ?? ''), consensus: String(c.consensus ?? 'unknown'), state: String(c.state ?? 'unknown') }));
+}
+
+/** One channel's state in words: ordering on SmartBFT, waiting in maintenance on SmartBFT (a resume takes it out), back on etcdraft, or not known. */
+export function migrationChannelText(c: MigrationChannel): string {
+  const name = `Channel ${c.channel_name}`;
+  if (c.consensus === 'smartbft' && c.state === 'normal') return `${name}: runs SmartBFT and orders (it left maintenance on SmartBFT; it cannot go back to etcdraft).`;
+  if (c.consensus === 'smartbft' && c.state === 'maintenance') return `${name}: switched to SmartBFT but still in maintenance (no transactions): resuming the migration takes it out of maintenance on SmartBFT.`;
+  if (c.consensus === 'etcdraft' && c.state === 'normal') return `${name}: back on etcdraft (raft) and out of maintenance, as before the migration.`;
+  return `${name}: its state is not known (${c.consensus}, ${c.state}): read its channel configuration (consensus type and state) before anything else.`;
 }

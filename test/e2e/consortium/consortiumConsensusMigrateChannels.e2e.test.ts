@@ -1,0 +1,203 @@
+// Two channels migrated from etcdraft to SmartBFT at once on real Fabric 3.1 orderers (issue 37
+// item 7; LNM_FABRIC_RELEASES or LNM_FABRIC_BIN with a 3.1 release, a counted skip without it):
+// 4 raft orderers and a peer, two networks (one channel each) on the same orderers and peer, both
+// at channel capability V3_0 and committing. One POST migrates both (Fabric: every channel of an
+// orderer in the same maintenance window).
+// The fault, after one of the two channels already left maintenance on BFT: once the second
+// server of the database reads the first channel's `normal:` step, two of the four orderers are
+// killed (SIGKILL), so the BFT cluster has no quorum and the second channel cannot leave
+// maintenance. The first channel cannot go back (it ordered on BFT), so the service keeps the
+// backups, restores nothing, and answers 409 MIGRATION_FAILED in phase normal naming, per channel,
+// which runs BFT in STATE_NORMAL and which is BFT still in maintenance (context.channels, and the
+// same from GET .../consensus/migration on both servers, read from the recorded events); the
+// network of the first channel is recorded smartbft, the second etcdraft. The killed orderers are
+// started again and a new POST resumes the migration: the second channel leaves maintenance on
+// BFT; both channels end BFT in STATE_NORMAL with 4 ConsenterMapping entries, the ledgers keep
+// their hashes, and the peer commits a new config block on each.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startServer, type TestServer } from '../../helpers/server.ts';
+import { fabricReleaseOf } from '../../helpers/programs.ts';
+import { requires } from '../../helpers/requirements.ts';
+import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, until } from './consortiumApi.ts';
+
+const r31 = fabricReleaseOf('3.1');
+const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
+let server: TestServer;
+/** A second server on the same database: reads the progress the first records (and tells when to strike). */
+let second: TestServer;
+const api = apiOf(() => server);
+const api2 = apiOf(() => second);
+interface Node { id: number; name: string; config: { port: number } }
+let orderers: Node[] = [];
+let peer: Node;
+/** The two networks, one channel each, on the same four orderers and peer. */
+const nets: Array<{ id: number; channel: string }> = [];
+const migrate = (id: number, body: unknown) => api('POST', `/networks/consortium/${id}/consensus/migrate`, body);
+
+const heightOf = async (id: number) => {
+  const r = await api('GET', `/networks/consortium/${id}/info`);
+  return r.status === 200 ? Number(r.json.height) : null;
+};
+/** Per network: each update alternates that channel's anchor peer entries (one, then two), so it is never unchanged. */
+const toggles = new Map<number, number>();
+/** The channel orders: an anchor peer update (alternating its entries) commits a config block the peer then has. */
+async function commits(id: number, what: string): Promise<number> {
+  const before = await until(`the height at the peer (network ${id})`, () => heightOf(id), 90_000, 1000);
+  const toggle = (toggles.get(id) ?? 0) + 1;
+  toggles.set(id, toggle);
+  const anchors = [{ host: '127.0.0.1', port: peer.config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: peer.config.port }] : [])];
+  let last = '';
+  await until(`an anchor peer update ${what}`, async () => {
+    const a = await api('POST', `/networks/consortium/${id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
+    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
+    last = `${a.status} ${a.text.slice(0, 600)}`;
+    return a.status === 200 && a.json.status === 'updated' ? a : null;
+  }, 180_000, 3000).catch(async (err: Error) => {
+    // What the orderers say of the channel (their channel participation API, through an idempotent join) and their last lines.
+    const said = [];
+    for (const o of orderers) {
+      const j = await api('POST', `/networks/consortium/${id}/orderers/${o.id}/join`);
+      const logs = await api('GET', `/nodes/${o.id}/logs?tail=400`);
+      const lines = logs.text.split(/\\n|","/).filter((l) => /ERRO|WARN/.test(l)).slice(-8).map((l) => l.slice(0, 300));
+      said.push(`${o.name}: ${j.status} ${JSON.stringify(j.json?.orderer ?? j.text.slice(0, 200))}\n    ${lines.join('\n    ')}`);
+    }
+    throw new Error(`${err.message}; the last answer: ${last}\n  ${said.join('\n  ')}`);
+  });
+  return until(`the new config block at the peer ${what}`, async () => {
+    const h = (await heightOf(id)) ?? 0;
+    return h > before ? h : null;
+  }, 120_000, 1000);
+}
+const hashesOf = async (id: number) => {
+  const h = (await heightOf(id))!;
+  const out: string[] = [];
+  for (let i = 0; i < h; i++) {
+    const r = await api('GET', `/networks/consortium/${id}/blocks/${i}`);
+    assert.is(r.status, 200, r.text);
+    out.push(r.json.hash);
+  }
+  return out;
+};
+const consensusOf = async (n: { id: number; channel: string }) =>
+  (await api('GET', `/networks/${n.id}/channels/${n.channel}/config`)).json.config.channel_group.groups.Orderer.values.ConsensusType.value as { type: string; state: string };
+
+t.before(async () => {
+  // The first server keeps every node shard (LNM_WORK_LEASE_SECONDS); the second, on the same database, only reads.
+  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process', LNM_WORK_LEASE_SECONDS: '3600' }) });
+  const { PORT: _port, DATA_DIR: _dir, ...env } = server.env;
+  second = await startServer({ env, databaseUrl: server.databaseUrl! });
+});
+
+/** Nodes and channels made in the test, not in before (uvu drops a before hook's error). */
+async function twoChannels() {
+  const made = await fourOrdererRaftChannel(api, 'mm', 'mmnet1', 'mmchannel1');
+  ({ orderers, peer } = made);
+  nets.push({ id: made.network.id, channel: 'mmchannel1' });
+  const b = await api('POST', '/networks/consortium', { name: 'mmnet2', channelName: 'mmchannel2', ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+  assert.is(b.status, 201, b.text);
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
+  await until('the orderers to serve the second channel', async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
+  nets.push({ id: b.json.id, channel: 'mmchannel2' });
+  for (const n of nets) {
+    await commits(n.id, `after the joins (${n.channel})`);
+    const raised = await api('PUT', `/networks/${n.id}/channels/${n.channel}/config`, { capabilities: { channel: 'V3_0' } });
+    assert.is(raised.status, 200, raised.text);
+  }
+}
+t.after(async () => {
+  if (second) await second.stop();
+  if (!server) return;
+  await removeConsortiumNodes(api, server.dataDir);
+  await server.stop();
+});
+
+t('two channels, a fault after the first left maintenance on BFT: 409 naming which channel runs BFT and which is in maintenance (the answer and GET .../consensus/migration on both servers); resumed: both BFT, the peer commits on each', async () => {
+  await twoChannels();
+  const dry = await api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate?dry_run=true`, { to: 'smartbft' });
+  assert.is(dry.status, 200, dry.text);
+  assert.equal(dry.json.networks.map((n: { channel_name: string }) => n.channel_name).sort(), nets.map((n) => n.channel).sort(), 'one migration covers both channels');
+  const hashes = new Map<number, string[]>();
+  for (const n of nets) hashes.set(n.id, await hashesOf(n.id));
+
+  const posting = migrate(nets[0].id, { to: 'smartbft' });
+  const firstLeft = await until('the second server to read one channel out of maintenance on BFT', async () => {
+    const p = await api2('GET', `/networks/consortium/${nets[1].id}/consensus/migration`);
+    const step = p.status === 200 ? (p.json.steps as string[]).find((s) => s.startsWith('normal: channel ')) : undefined;
+    return step ?? (p.status === 200 && p.json.status !== 'running' ? `ended: ${p.text}` : null);
+  }, 900_000, 25);
+  // The fault: orderers 2 and 3 (the first server runs them; their pid files are in its data directory) crash.
+  for (const o of orderers.slice(2)) {
+    const { pid } = JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${o.id}`, 'node.pid.json'), 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGKILL');
+  }
+  const bftChannel = /^normal: channel (\S+) /.exec(firstLeft)?.[1];
+  assert.ok(bftChannel, `struck once a channel left maintenance: ${firstLeft}`);
+  const bft = nets.find((n) => n.channel === bftChannel)!;
+  const held = nets.find((n) => n !== bft)!;
+  const failed = await posting;
+  assert.is(failed.status, 409, failed.text);
+  assert.is(failed.json.code, 'MIGRATION_FAILED');
+  console.log(`  failed: ${failed.json.message}`);
+  assert.is(failed.json.context.phase, 'normal');
+  assert.match(failed.json.message, `Channel ${held.channel} did not leave maintenance on BFT`);
+  assert.match(failed.json.message, `${bft.channel} already runs BFT`);
+  const expected = [
+    { network_id: bft.id, channel_name: bft.channel, consensus: 'smartbft', state: 'normal' },
+    { network_id: held.id, channel_name: held.channel, consensus: 'smartbft', state: 'maintenance' },
+  ].sort((a, b) => a.network_id - b.network_id);
+  const byNetwork = (list: Array<{ network_id: number }>) => [...list].sort((a, b) => a.network_id - b.network_id);
+  assert.equal(byNetwork(failed.json.context.channels), expected);
+  // As Fabric has them: the first BFT in STATE_NORMAL, the second BFT still in maintenance; nothing restored.
+  const [onBft, onHeld] = [await consensusOf(bft), await consensusOf(held)];
+  assert.equal([onBft.type, onBft.state], ['BFT', 'STATE_NORMAL'], bft.channel);
+  assert.equal([onHeld.type, onHeld.state], ['BFT', 'STATE_MAINTENANCE'], held.channel);
+  assert.is((await api('GET', `/networks/consortium/${bft.id}`)).json.consensus, 'smartbft');
+  assert.is((await api('GET', `/networks/consortium/${held.id}`)).json.consensus, 'etcdraft');
+  for (const a of [api, api2]) {
+    for (const n of nets) {
+      const p = await a('GET', `/networks/consortium/${n.id}/consensus/migration`);
+      assert.is(p.status, 200, p.text);
+      assert.is(p.json.status, 'failed');
+      assert.is(p.json.phase, 'normal', 'resumable: stopped in phase normal, the backups kept');
+      assert.equal(byNetwork(p.json.channels), expected, p.text);
+      assert.equal(p.json.peers_not_rolled_back, [], 'nothing rolled back, no peer left behind');
+      assert.ok(!p.json.steps.some((s: string) => s.startsWith('restored:')), p.text);
+    }
+  }
+
+  // The killed orderers started again; a new POST resumes: the held channel leaves maintenance on BFT.
+  for (const o of orderers.slice(2)) {
+    await until(`orderer ${o.name} started again`, async () => {
+      const r = await api('POST', `/nodes/${o.id}/restart`);
+      const n = await api('GET', `/nodes/${o.id}`);
+      return r.status === 200 && n.json.status === 'running' ? true : null;
+    }, 180_000, 3000);
+  }
+  const resumed = await migrate(held.id, { to: 'smartbft' });
+  assert.is(resumed.status, 200, resumed.text);
+  assert.is(resumed.json.status, 'migrated');
+  assert.ok(resumed.json.steps.some((s: string) => s.startsWith(`resumed: ${held.channel} `)), resumed.text);
+  console.log(`  resumed steps: ${JSON.stringify(resumed.json.steps.slice(-4))}`);
+  for (const n of nets) {
+    const config = (await api('GET', `/networks/${n.id}/channels/${n.channel}/config`)).json.config;
+    const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
+    assert.is(consensus.type, 'BFT', n.channel);
+    assert.is(consensus.state, 'STATE_NORMAL', n.channel);
+    const mapping = config.channel_group.groups.Orderer.values.Orderers.value.consenter_mapping;
+    assert.equal(mapping.map((c: { port: number }) => c.port), orderers.map((o) => o.config.port), n.channel);
+    assert.is((await api('GET', `/networks/consortium/${n.id}`)).json.consensus, 'smartbft');
+    const before = hashes.get(n.id)!;
+    const h = await commits(n.id, `on BFT (${n.channel})`);
+    assert.ok(h > before.length, `${n.channel}: height ${h} after ${before.length}`);
+    const now = await hashesOf(n.id);
+    for (let i = 0; i < before.length; i++) assert.is(now[i], before[i], `${n.channel}: block ${i} kept its hash`);
+    const p = await api2('GET', `/networks/consortium/${n.id}/consensus/migration`);
+    assert.is(p.json.status, 'done', p.text);
+    assert.equal(byNetwork(p.json.channels), nets.map((x) => ({ network_id: x.id, channel_name: x.channel, consensus: 'smartbft', state: 'normal' })).sort((a, b) => a.network_id - b.network_id), p.text);
+  }
+});
+
+t.run();
