@@ -11,7 +11,8 @@ import { apiOf, consortiumEnv, removeConsortiumNodes, until } from './consortium
 
 export const docker = new Docker();
 export const dockerImages = { LNM_IMAGE_FABRIC_PEER: 'lnm-fabric-peer:local', LNM_IMAGE_FABRIC_ORDERER: 'lnm-fabric-orderer:local', LNM_IMAGE_CHAINCODE_NODE: 'lnm-chaincode-node:local' };
-export const SAMPLE_IMAGE = 'lnm-chaincode-asset-registry:local';
+export { SAMPLE_IMAGE } from './rollingUpgradeKit.ts';
+import { SAMPLE_IMAGE } from './rollingUpgradeKit.ts';
 export const dockerMissing = await dockerSkipReason();
 /** The Fabric releases with a peer and an orderer image tagged by version, newest first. */
 export const dockerReleases = dockerMissing ? [] : await imageReleases(docker, dockerImages.LNM_IMAGE_FABRIC_PEER, dockerImages.LNM_IMAGE_FABRIC_ORDERER);
