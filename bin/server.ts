@@ -348,7 +348,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   const hostProbe = createHostProbe(createRemoteDockerProbe());
   const hostDirectory = createNodeHostDirectory(db.pool, secrets);
-  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
+  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, copyStallMs: (config.backupStallSeconds ?? 120) * 1000, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
   const hostSagas = {
     probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30,
     orphans: { nodePorts: clusterNodePorts((hostId) => hostEngines(hostId)), graceSeconds: () => config.clusterOrphanGraceSeconds ?? 600 },

@@ -26,7 +26,11 @@ node --import tsx bin/compile.ts
 node --import tsx web/scripts/build.ts
 
 # The production packages, each top-level directory copied whole (nested node_modules come along).
-packages="$(npm ls --omit=dev --all --parseable 2>/dev/null | sed "s#^$ROOT/##" | grep '^node_modules/' | grep -v 'node_modules/.*node_modules/' | sort -u)"
+# A checkout whose node_modules is a link to another's (a git worktree) gets that one's real paths,
+# and npm ls exits non-zero there (it calls them extraneous): what it lists is used all the same
+# (the smoke run below loads every package).
+modules="$(readlink -f "$ROOT/node_modules")"
+packages="$( (npm ls --omit=dev --all --parseable 2>/dev/null || true) | sed "s#^$modules/#node_modules/#; s#^$ROOT/##" | grep '^node_modules/' | grep -v 'node_modules/.*node_modules/' | sort -u)"
 [ -n "$packages" ] || { say "npm ls found no production packages: $IMAGE not built"; exit 1; }
 
 sum="$( (sha256sum "$node" dist/lnm.mjs package.json package-lock.json; find web/dist migrations plugins/available -type f -print0 | sort -z | xargs -0 sha256sum; echo "$packages"; sha256sum "${BASH_SOURCE[0]}") | sha256sum | cut -c1-64)"

@@ -2,7 +2,8 @@
 // and running nodes over mutual TLS. What changed (reachable, version, running nodes) is
 // recorded as NodeHostObserved; an unchanged answer records nothing. A reachable cluster is then
 // swept of the objects of nodes never recorded (a service killed between a node's Service made
-// ahead and its record, application/hosts/clusterNodePorts.ts), older than the grace period,
+// ahead and its record, application/hosts/clusterNodePorts.ts) and of the copy-helper pods of
+// backups and restores that ended (a service that died mid-copy), older than the grace period,
 // recorded (and audited) as NodeHostOrphansRemoved. The timer of a check that fell due while the
 // service was down runs as soon as it starts.
 import type { EventStore } from '../domain/shared/eventStore.ts';
@@ -54,7 +55,7 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
           const { removed: objects, failed } = await orphans.nodePorts.removeOrphans(hostId, recorded, graceSeconds * 1000);
           if (failed.length) ctx.log('the orphan sweep of the cluster left objects', { hostId, failed });
           if (objects.length) {
-            ctx.log('removed the cluster objects of nodes never recorded', { hostId, objects: objects.map((o) => `${o.kind} ${o.name}`) });
+            ctx.log('removed cluster objects this deployment left (nodes never recorded, ended copy helpers)', { hostId, objects: objects.map((o) => `${o.kind} ${o.name}`) });
             await handleCommand(store, nodeHostStream(hostId), nodeHosts, { type: 'RecordClusterOrphansRemoved', hostId, objects, graceSeconds, at: ctx.now().toISOString() }, {
               metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
               newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}/orphans`, n++),

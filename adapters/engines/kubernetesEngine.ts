@@ -42,7 +42,7 @@ import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNode
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
 import { HOSTED_RESTORE_DIR } from './dockerEngine.ts';
-import { emptyDir, frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFrames, type CopyCounts } from './kubernetesVolumeCopy.ts';
+import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFrames, type CopyCounts } from './kubernetesVolumeCopy.ts';
 
 /** How to reach a registered cluster and where its nodes go. */
 export interface KubernetesClusterConnection {
@@ -90,7 +90,10 @@ export interface KubernetesEngineOptions {
   readyTimeoutMs?: number;
   /** Time allowed to each API call. */
   requestTimeoutMs?: number;
-  /** A claim copy (backup, restore) that moves no data for this long fails; default 120 s. */
+  /**
+   * A claim copy (backup, restore) that moves no data for this long fails; default 120 s. The
+   * helper pod ends itself 15 s after that without a copy running in it (HELPER_SCRIPT).
+   */
   copyStallMs?: number;
 }
 
@@ -684,7 +687,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
    * at the node's directory (read-only unless `write`), on the cluster node of the node's pod when
    * it runs (a ReadWriteOnce claim is shared by pods of one cluster node). The pod is removed
    * whatever happens; it also ends itself after an hour (activeDeadlineSeconds) if this service
-   * dies before removing it.
+   * dies before removing it, and ends itself once no copy has run in it for copyStallMs + 15 s
+   * (HELPER_SCRIPT: a service that died mid-copy); an ended helper is removed by the cluster
+   * check's sweep (removeOrphans).
    */
   async function withHelperPod<T>(nodeKey: string, write: boolean, run: (podName: string) => Promise<T>): Promise<T> {
     const n = names(nodeKey);
@@ -709,7 +714,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
             name: 'copy',
             image: helperImage,
             imagePullPolicy: c.imagePullPolicy ?? 'Never',
-            command: ['node', '-e', 'setTimeout(() => {}, 3600e3)'],
+            command: ['node', '-e', HELPER_SCRIPT, String(copyStallMs + 15_000)],
             volumeMounts: [{ name: 'data', mountPath: dirOf(nodeKey), readOnly: !write }],
           },
         ],
@@ -869,6 +874,31 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
           failed.push(`removing ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
         }
       }
+    }
+    // Copy-helper pods (backups, restores) that ended: their copy is over whatever it was (the
+    // helper ends itself once no copy runs in it, a service that died mid-copy included), so
+    // nothing uses them; of any node, recorded or not. A running one is never taken: a copy may
+    // run in it on any instance. Deleted only as the pod listed (its uid): a new helper of the same
+    // name is another copy's.
+    try {
+      const helpers = (await call(core.listNamespacedPod({ namespace: ns, labelSelector: `lnm.prefix=${prefixLabel},lnm.role=volume-copy` }))).items;
+      for (const pod of helpers) {
+        const name = pod.metadata?.name;
+        const uid = pod.metadata?.uid;
+        const nodeKey = pod.metadata?.labels?.['lnm.node'];
+        const created = pod.metadata?.creationTimestamp ? new Date(pod.metadata.creationTimestamp as unknown as string) : null;
+        if (!name || !uid || !nodeKey || !created || !(created.getTime() < cutoff)) continue;
+        if (pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') continue;
+        try {
+          await serial(nodeKey, () => gone(() => core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0, body: { preconditions: { uid } } })));
+          removed.push({ kind: 'Pod', name, nodeKey, createdAt: created.toISOString() });
+        } catch (err) {
+          // 409: the name is another pod's by now (a new copy), not the one listed.
+          if (statusOf(err) !== 409) failed.push(`removing Pod ${name}: ${reasonOf(err, c.server)}`);
+        }
+      }
+    } catch (err) {
+      failed.push(`listing the copy-helper Pods: ${reasonOf(err, c.server)}`);
     }
     return { removed, failed };
   }

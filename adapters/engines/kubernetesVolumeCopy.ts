@@ -14,6 +14,42 @@ import { lstat, mkdir, open, readdir, rm, type FileHandle } from 'node:fs/promis
 import path from 'node:path';
 import { Writable } from 'node:stream';
 
+/**
+ * The helper pod's own process (its PID 1, `node -e <script> <idle ms>`): it keeps the pod up while
+ * a copy runs in it and ends it once none has for `idle` ms, so a helper left by a service that
+ * died mid-copy (or before its copy began) ends by itself and the cluster check's sweep removes it
+ * (docs/kubernetes.md, "Orphans"). A copy is any other process of the container (the Exec'd
+ * READ_SCRIPT or WRITE_SCRIPT); one whose CPU time and I/O counters have not moved for `idle` ms
+ * is stalled (its client gone, a pipe nobody reads) and is killed. The pod also ends after an hour
+ * whatever happens (activeDeadlineSeconds).
+ */
+export const HELPER_SCRIPT = `
+const fs = require('node:fs');
+const idle = Number(process.argv[1]) || 135000;
+const seen = new Map();
+let busy = Date.now();
+function progress(pid) {
+  let v = '';
+  try { v += fs.readFileSync('/proc/' + pid + '/stat', 'utf8').split(') ')[1].split(' ').slice(11, 13).join(' '); } catch { return null; }
+  try { v += ' ' + (fs.readFileSync('/proc/' + pid + '/io', 'utf8').match(/^(rchar|wchar): \\d+$/gm) || []).join(' '); } catch {}
+  return v;
+}
+setInterval(() => {
+  const now = Date.now();
+  const pids = fs.readdirSync('/proc').filter((d) => /^\\d+$/.test(d) && Number(d) !== process.pid);
+  for (const pid of pids) {
+    const v = progress(pid);
+    if (v === null) continue;
+    const s = seen.get(pid);
+    if (!s || s.v !== v) seen.set(pid, { v, at: now });
+    else if (now - s.at > idle) { try { process.kill(Number(pid), 'SIGKILL'); } catch {} }
+  }
+  for (const pid of [...seen.keys()]) if (!pids.includes(pid)) seen.delete(pid);
+  if (pids.length) busy = now;
+  else if (now - busy > idle) process.exit(0);
+}, 1000);
+`;
+
 /** Writes the frames of every entry under the directory to stdout (read while the node may run). */
 export const READ_SCRIPT = `
 const fs = require('node:fs'), p = require('node:path');

@@ -40,6 +40,12 @@ export function redactSecrets(value: unknown): JsonValue {
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
+/** What a cluster sweep removed: objects of nodes never recorded, copy-helper pods that ended (kind Pod), or both. */
+const orphanWhat = (objects: unknown) => {
+  const kinds = new Set((Array.isArray(objects) ? objects : []).map((o) => ((o as { kind?: string }).kind === 'Pod' ? 'pod' : 'node')));
+  const said = [kinds.has('node') || kinds.size === 0 ? 'objects of nodes never recorded' : '', kinds.has('pod') ? 'copy-helper pods of backups or restores that ended' : ''].filter(Boolean);
+  return said.join(' and ');
+};
 
 /** Events that are bookkeeping, not actions anyone took (and withheld stubs, which have no content). */
 const internal = new Set<string>(['NameClaimed', 'NameReleased', 'BlockObserved', 'TransactionCommitted', WITHHELD_EVENT_TYPE]);
@@ -97,8 +103,8 @@ const describers: Record<string, Describer> = {
   NodeDeleted: (e) => ({ action: 'DELETE', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.name), ...(e.data.volume ? { details: { volume: e.data.volume } } : {}) }),
   NodeDowntime: (e) => ({ action: 'DOWNTIME', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), status: 'failed', errorMessage: str(e.data.reason), details: { lastHealthyAt: e.data.lastHealthyAt, consecutiveFailures: e.data.consecutiveFailures } }),
   EventStoreRestored: (e) => ({ action: 'RESTORE', resourceType: 'backup', resourceId: str(e.data.backupId), resourceName: str(e.data.snapshotId), details: { eventPosition: e.data.eventPosition, withheld: e.data.withheld, auditIncluded: e.data.auditIncluded } }),
-  // Cluster objects of nodes never recorded, removed by the periodic cluster check (docs/kubernetes.md, "Orphans").
-  NodeHostOrphansRemoved: (e) => ({ action: 'DELETE', resourceType: 'node_host', resourceId: str(e.data.hostId), resourceName: str(e.data.name), reason: `objects of nodes never recorded, older than ${e.data.graceSeconds} s, removed from the cluster`, details: { objects: e.data.objects as JsonValue, graceSeconds: e.data.graceSeconds as JsonValue } }),
+  // Cluster objects of nodes never recorded, and copy-helper pods that ended, removed by the periodic cluster check (docs/kubernetes.md, "Orphans").
+  NodeHostOrphansRemoved: (e) => ({ action: 'DELETE', resourceType: 'node_host', resourceId: str(e.data.hostId), resourceName: str(e.data.name), reason: `${orphanWhat(e.data.objects)}, older than ${e.data.graceSeconds} s, removed from the cluster`, details: { objects: e.data.objects as JsonValue, graceSeconds: e.data.graceSeconds as JsonValue } }),
   NodeRecovered: (e) => ({ action: 'RECOVERY', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), details: { downSince: e.data.downSince } }),
 };
 

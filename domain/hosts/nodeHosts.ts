@@ -102,9 +102,13 @@ export interface KubernetesClusterFindings {
   missingPermissions: { verb: string; resource: string }[];
 }
 
-/** A cluster object removed because its node was never recorded (docs/kubernetes.md, "Orphans"). */
+/**
+ * A cluster object this deployment left there, removed by the cluster check (docs/kubernetes.md,
+ * "Orphans"): of a node never recorded, or (kind Pod) a copy-helper pod of a backup or restore
+ * that ended.
+ */
 export interface ClusterOrphanObject {
-  kind: 'Service' | 'StatefulSet' | 'Secret' | 'ConfigMap';
+  kind: 'Service' | 'StatefulSet' | 'Secret' | 'ConfigMap' | 'Pod';
   name: string;
   nodeKey: string;
   createdAt: string | null;

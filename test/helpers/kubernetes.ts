@@ -8,6 +8,7 @@ import * as k8s from '@kubernetes/client-node';
 import path from 'node:path';
 import { probeKubernetesCluster } from '../../adapters/engines/kubernetesCluster.ts';
 import type { KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
+import { releasesAmong } from '../../adapters/consortium/fabricReleaseImages.ts';
 
 export const k8sAnvilImage = process.env.LNM_ANVIL_IMAGE ?? 'lnm-anvil:local';
 
@@ -113,4 +114,16 @@ export function adminClientCertificate(): { certificate: string; key: string } |
   }
   if (!user?.certData || !user.keyData) return null;
   return { certificate: Buffer.from(user.certData, 'base64').toString('utf8'), key: Buffer.from(user.keyData, 'base64').toString('utf8') };
+}
+
+/**
+ * The Fabric releases with a peer and an orderer image on the test cluster's node (as its kubelet
+ * reports them, e.g. lnm-fabric-peer:2.5.12 in the repository of `peer`), newest first; none
+ * without a cluster.
+ */
+export async function clusterFabricReleases(peer = 'lnm-fabric-peer:local', orderer = 'lnm-fabric-orderer:local'): Promise<string[]> {
+  if (await kubernetesSkipReason()) return [];
+  const nodes = await adminKubeConfig().makeApiClient(k8s.CoreV1Api).listNode();
+  const images = nodes.items.flatMap((n) => (n.status?.images ?? []).flatMap((i) => (i.names ?? []).map((x) => x.replace(/^docker\.io\/(library\/)?/, ''))));
+  return releasesAmong(images, peer, orderer);
 }

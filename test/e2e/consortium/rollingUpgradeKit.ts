@@ -1,6 +1,6 @@
-// The rolling upgrade of docker nodes from Fabric 2.5 to 3.1 (issue 37 item 7) that the suites on
-// this machine's Docker (consortiumDockerUpgrade) and on a Docker node host (hostsFabricUpgrade)
-// share: three raft orderers and a peer of Org1 on the 2.5 release image, a channel with the
+// The rolling upgrade of a channel's nodes from Fabric 2.5 to 3.1 (issue 37 item 7) that the suites
+// on this machine's Docker (consortiumDockerUpgrade), on a Docker node host (hostsFabricUpgrade)
+// and on a Kubernetes cluster (kubernetesChannelUpgrade) share: three raft orderers and a peer of Org1 on the 2.5 release image, a channel with the
 // sample chaincode (its image, run on this machine's Docker) committed; then V3_0 refused naming
 // every 2.5 node, each node upgraded in turn (POST /nodes/{id}/upgrade: its container made again
 // from the 3.1 image, its own /version 3.1, its ledger height kept, an invoke committed after
@@ -35,7 +35,7 @@ export async function upgradeChannel(api: Api, prefix: string, channel: string, 
     const x = await api('POST', '/sc/consortium/deploy', { networkId, name: 'assets', version: '1', source: { image: SAMPLE_IMAGE } });
     if (x.status !== 200 && x.status !== 503 && x.status !== 409) assert.unreachable(x.text);
     return x.status === 200 ? x : null;
-  }, 180_000, 3000);
+  }, 240_000, 3000);
   assert.is(d.json.commit.status, 'committed', d.text);
   return { channel, networkId, chaincodeId: d.json.chaincode_id, orderers, peer };
 }
@@ -69,10 +69,12 @@ export function rollingUpgrade(api: Api, c: () => UpgradeChannel, o: { from: str
     assert.is(r.status, 200, r.text);
     return r.json.hash as string;
   };
-  async function runningVersion(operationsPort: number): Promise<string> {
-    const res = await fetch(`http://${o.address()}:${operationsPort}/version`);
-    return ((await res.json()) as { Version: string }).Version;
-  }
+  /** The node's own word on its release: GET /version on its operations port (a NodePort on a cluster may answer a moment after the pod is ready). */
+  const runningVersion = (operationsPort: number) =>
+    until('the node\'s /version', async () => {
+      const res = await fetch(`http://${o.address()}:${operationsPort}/version`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
+      return res?.ok ? ((await res.json()) as { Version: string }).Version : null;
+    }, 90_000, 1000);
   const imageName = (n: any, v: string) => `lnm-fabric-${n === c().peer ? 'peer' : 'orderer'}:${v}`;
 
   return {

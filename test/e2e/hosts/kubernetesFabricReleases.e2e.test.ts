@@ -15,21 +15,14 @@ import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { adminKubeConfig, clusterImageMissing, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { releasesAmong } from '../../../adapters/consortium/fabricReleaseImages.ts';
+import { adminKubeConfig, clusterFabricReleases, clusterImageMissing, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { apiOf, consortiumEnv, node, organization, until } from '../consortium/consortiumApi.ts';
 
 const PEER = 'lnm-fabric-peer:local';
 const ORDERER = 'lnm-fabric-orderer:local';
 const clusterMissing = await kubernetesSkipReason();
 /** The releases with a peer and an orderer image on the cluster's node, newest first. */
-const onCluster = clusterMissing
-  ? []
-  : releasesAmong(
-      (await adminKubeConfig().makeApiClient(k8s.CoreV1Api).listNode()).items.flatMap((n) => (n.status?.images ?? []).flatMap((i) => (i.names ?? []).map((x) => x.replace(/^docker\.io\/(library\/)?/, '')))),
-      PEER,
-      ORDERER,
-    );
+const onCluster = await clusterFabricReleases(PEER, ORDERER);
 const v25 = onCluster.find((v) => v.startsWith('2.5.'));
 const newest = onCluster[0];
 const imagesMissing = clusterMissing
