@@ -36,16 +36,27 @@ async function run(list: Array<{ name: string; file: string }>): Promise<void> {
   }
   type Result = [string | true, number, number, number];
   for (const group of g.UVU_QUEUE) {
+    const file = String(group[0]);
     for (let i = 1; i < group.length; i++) {
       const runSuite = group[i] as () => Promise<Result>;
       group[i] = async (): Promise<Result> => {
+        const started = Date.now();
         const [errs, ran, skipped, total] = await runSuite();
+        fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + (Date.now() - started) / 1000);
         if (errs !== true || ran >= total) return [errs, ran, skipped, total];
         return [`  ${total - ran} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Rethrow it from before.each to see it (test/helpers/fabric.ts says how).`, ran, skipped, total];
       };
     }
   }
   await uvu.exec(false);
+}
+
+/** Wall time per test file, to print the slowest: a suite that grows past CI's budget shows here. */
+const fileSeconds = new Map<string, number>();
+function slowestFiles(n: number): string[] {
+  const all = [...fileSeconds.entries()].sort((a, b) => b[1] - a[1]);
+  const sum = all.reduce((t, [, s]) => t + s, 0);
+  return [`Slowest test files (of ${all.length}, ${Math.round(sum)} s in all):`, ...all.slice(0, n).map(([f, s]) => `  ${s.toFixed(0).padStart(5)} s  ${f}`)];
 }
 
 let code = 0;
@@ -59,6 +70,7 @@ try {
   code = 1;
 }
 await runGlobalTeardown();
+console.log(`\n${slowestFiles(25).join('\n')}`);
 // Which tests were skipped for what missing dependency, for test/run.ts to print beside its closing line.
 const summary = skipSummary();
 if (process.env.LNM_SKIP_SUMMARY_FILE) writeFileSync(process.env.LNM_SKIP_SUMMARY_FILE, JSON.stringify(summary));
