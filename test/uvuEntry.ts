@@ -44,7 +44,7 @@ async function run(list: Array<{ name: string; file: string }>): Promise<void> {
         const [errs, ran, skipped, total] = await runSuite();
         fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + (Date.now() - started) / 1000);
         if (errs !== true || ran >= total) return [errs, ran, skipped, total];
-        return [`  ${total - ran} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Rethrow it from before.each to see it (test/helpers/fabric.ts says how).`, ran, skipped, total];
+        return [`  ${total - ran} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Make the suite with requires or requiresAll (test/helpers/requirements.ts) to see it.`, ran, skipped, total];
       };
     }
   }

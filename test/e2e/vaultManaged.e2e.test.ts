@@ -25,7 +25,6 @@ import { requiresAll } from '../helpers/requirements.ts';
 const KEK = 'managed-vault-e2e-key-encryption-key';
 const t = requiresAll(suite('Vault CREATE mode: a managed Vault container (stand-in image)'), ['docker', await dockerSkipReason()]);
 const docker = new Docker();
-let setupError: unknown;
 let server: TestServer;
 let port: number;
 let providerId: number;
@@ -82,19 +81,11 @@ async function restartVault(): Promise<void> {
 }
 
 t.before(async () => {
-  try {
-    // With a Docker Engine here the stand-in image must build: each test fails with why it did not.
-    const image = await ensureVaultStandinImage();
-    port = await freePort();
-    server = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, LNM_IMAGE_VAULT: image } });
-    onGlobalTeardown(removeContainers);
-  } catch (err) {
-    setupError = err;
-  }
-});
-
-t.before.each(() => {
-  if (setupError) throw setupError;
+  // With a Docker Engine here the stand-in image must build: each test fails with why it did not.
+  const image = await ensureVaultStandinImage();
+  port = await freePort();
+  server = await startServer({ env: { KEY_ENCRYPTION_KEY: KEK, LNM_IMAGE_VAULT: image } });
+  onGlobalTeardown(removeContainers);
 });
 
 /** Whatever a failing test left running. */

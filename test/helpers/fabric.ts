@@ -17,8 +17,8 @@
 //   await ccaasPackage(dir, 'basic_1.0', 'host:port') -> a chaincode-as-a-service package file
 //   fabricMissing, fabricProgram('osnadmin'), fabricConfigDir() -> helpers/programs.ts
 //   finally: await fabric.removeAll()                  // stops and deletes every node it started
-// Start nodes in a test (or catch the error and rethrow it from before.each), not by throwing
-// from test.before: uvu drops a before hook's error (test/uvuEntry.ts then fails the suite, but cannot say why).
+// A before hook may throw: a suite made through requires/requiresAll (helpers/requirements.ts)
+// fails each of its tests with that error (uvu itself drops it; test/uvuEntry.ts then only counts).
 // Everything is in memory (node:crypto P-256 keys, adapters/x509 certificates): no database.
 import { p256 } from '@noble/curves/nist';
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';

@@ -6,7 +6,8 @@
 //
 //   const it = requires(test, 'fabric', fabricMissing);   // fabricMissing: string | undefined
 //   it('joins a channel', async () => { ... });            // skipped, and counted, without Fabric
-//   it.before(...)                                          // not run when skipped
+//   it.before(...)                                          // not run when skipped; an error it
+//                                                           // throws fails each test (uvu drops it)
 import type { Test } from 'uvu';
 
 /** Every dependency a test may skip for, with what it is and how a developer provides it. */
@@ -68,7 +69,7 @@ const noop = () => undefined;
  * skip recorded against `dependency`, and whose hooks never run.
  */
 export function requires<T>(test: Test<T>, dependency: Dependency, missing: string | undefined): Test<T> {
-  if (missing === undefined) return test;
+  if (missing === undefined) return reportingSetupErrors(test);
   const skipped = ((name: string) => {
     recordSkip(dependency, missing);
     test.skip(name);
@@ -87,5 +88,29 @@ export function firstMissing(...checks: [Dependency, string | undefined][]): [De
 /** `requires` over several dependencies: skipped for the first one missing. */
 export function requiresAll<T>(test: Test<T>, ...checks: [Dependency, string | undefined][]): Test<T> {
   const miss = firstMissing(...checks);
-  return miss ? requires(test, miss[0], miss[1]) : test;
+  return miss ? requires(test, miss[0], miss[1]) : reportingSetupErrors(test);
+}
+
+/**
+ * `test` whose `before` hooks cannot fail silently: uvu's suite runner drops an error thrown by a
+ * before hook (its tests then count as neither passed nor failed). Here such an error is kept and
+ * thrown again from each test (a before.each registered first), so every test fails with it.
+ */
+export function reportingSetupErrors<T>(test: Test<T>): Test<T> {
+  let failed: { error: unknown } | null = null;
+  test.before.each(() => {
+    if (failed) throw failed.error;
+  });
+  const before = Object.assign(
+    (fn: (ctx: T) => unknown) =>
+      test.before(async (ctx: T) => {
+        try {
+          await fn(ctx);
+        } catch (error) {
+          failed ??= { error };
+        }
+      }),
+    { each: test.before.each },
+  );
+  return new Proxy(test, { get: (target, prop, receiver) => (prop === 'before' ? before : Reflect.get(target, prop, receiver)) });
 }

@@ -35,23 +35,12 @@ interface Ctx {
   runtime: ConsortiumNodeRuntime;
   org: TestOrganization;
   started: ConsortiumNodeTarget[];
-  setupError?: unknown;
 }
-
 
 test.before(async (ctx) => {
   ctx.dataDir = await mkdtemp(path.join(tmpdir(), 'lnm-fabric-docker-'));
   ctx.runtime = createConsortiumNodeRuntime({ dataDir: ctx.dataDir, env: { PATH: '/usr/bin:/bin', LNM_IMAGE_FABRIC_PEER: peerImage, LNM_IMAGE_FABRIC_ORDERER: ordererImage } });
-  try {
-    ctx.org = await testOrganization('Org1MSP', 'org1.example.com');
-  } catch (err) {
-    // uvu swallows a before hook's error and exits 0: each test fails with it instead.
-    ctx.setupError = err;
-  }
-});
-
-test.before.each((ctx) => {
-  if (ctx.setupError) throw ctx.setupError;
+  ctx.org = await testOrganization('Org1MSP', 'org1.example.com');
 });
 
 test.after(async (ctx) => {

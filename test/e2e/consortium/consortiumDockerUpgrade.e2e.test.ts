@@ -27,7 +27,6 @@ const t = requiresAll(
 let server: TestServer;
 const api = apiOf(() => server);
 let channel: UpgradeChannel;
-let setupError: unknown = null;
 const upgrade = rollingUpgrade(api, () => channel, {
   from: v25,
   to: v31,
@@ -36,16 +35,8 @@ const upgrade = rollingUpgrade(api, () => channel, {
 });
 
 t.before(async () => {
-  try {
-    server = await startDockerServer('dup');
-    channel = await upgradeChannel(api, 'dup', 'dockupgrade', { fabricVersion: v25 });
-  } catch (err) {
-    setupError = err;
-  }
-});
-// uvu drops a before hook's error: it is thrown again from each test.
-t.before.each(() => {
-  if (setupError) throw setupError;
+  server = await startDockerServer('dup');
+  channel = await upgradeChannel(api, 'dup', 'dockupgrade', { fabricVersion: v25 });
 });
 t.after(() => stopDockerServer(server));
 

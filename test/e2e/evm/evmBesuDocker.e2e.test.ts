@@ -16,7 +16,6 @@ import { api, until } from './evmLifecycle.ts';
 const docker = new Docker();
 const test = requiresAll(uvuTest, ['docker', await dockerSkipReason()]);
 let s: TestServer | undefined;
-let setupError: unknown;
 let image: string;
 let networkId: number;
 let nodes: Array<{ id: number; status: string; enode: string; validator_address: string }> = [];
@@ -28,17 +27,8 @@ async function ourContainers(dataDir: string) {
 const env = () => ({ LNM_NODE_ENGINE: 'docker', LNM_IMAGE_BESU: image });
 
 test.before(async () => {
-  try {
-    image = await ensureBesuStandinImage();
-    s = await startServer({ env: env() });
-  } catch (err) {
-    // With a Docker Engine here the stand-in image must build: each test fails with why it did not.
-    setupError = err;
-  }
-});
-
-test.before.each(() => {
-  if (setupError) throw setupError;
+  image = await ensureBesuStandinImage();
+  s = await startServer({ env: env() });
 });
 
 test.after(async () => {

@@ -18,7 +18,7 @@ import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
 import { chaincodeImagesMissing, dockerMissing, releaseImages, startDockerServer, stopDockerServer } from '../consortium/dockerFabricKit.ts';
-import { apiOf, until } from '../consortium/consortiumApi.ts';
+import { apiOf, peerLeaves, until } from '../consortium/consortiumApi.ts';
 import { rollingUpgrade, upgradeChannel, type UpgradeChannel } from '../consortium/rollingUpgradeKit.ts';
 
 const { versions: [v25, v31], missing: releasesMissing } = await releaseImages(['2.5.', '3.1.']);
@@ -33,7 +33,6 @@ let host: SecondDockerHost;
 let server: TestServer;
 const api = apiOf(() => server);
 let channel: UpgradeChannel;
-let setupError: unknown = null;
 const upgrade = rollingUpgrade(api, () => channel, {
   from: v25,
   to: v31,
@@ -42,23 +41,15 @@ const upgrade = rollingUpgrade(api, () => channel, {
 });
 
 t.before(async () => {
-  try {
-    host = await startSecondDockerHost({ images: [v25, v31].flatMap((v) => [`lnm-fabric-peer:${v}`, `lnm-fabric-orderer:${v}`]) });
-    server = await startDockerServer('hup', { LNM_CHAINCODE_HOST: host.gateway, LNM_HOST_CHECK_SECONDS: '2' });
-    const h = await api('POST', '/hosts', { name: 'upgrade-host', url: host.url, tls: host.pki });
-    assert.is(h.status, 201, h.text);
-    channel = await upgradeChannel(api, 'hup', 'hostupgrade', { fabricVersion: v25, hostId: h.json.id });
-    for (const n of [...channel.orderers, channel.peer]) {
-      assert.is(n.config.hostId, h.json.id, n.name);
-      assert.is(n.config.externalEndpoint, `${host.address}:${n.config.port}`, n.name);
-    }
-  } catch (err) {
-    setupError = err;
+  host = await startSecondDockerHost({ images: [v25, v31].flatMap((v) => [`lnm-fabric-peer:${v}`, `lnm-fabric-orderer:${v}`]) });
+  server = await startDockerServer('hup', { LNM_CHAINCODE_HOST: host.gateway, LNM_HOST_CHECK_SECONDS: '2' });
+  const h = await api('POST', '/hosts', { name: 'upgrade-host', url: host.url, tls: host.pki });
+  assert.is(h.status, 201, h.text);
+  channel = await upgradeChannel(api, 'hup', 'hostupgrade', { fabricVersion: v25, hostId: h.json.id });
+  for (const n of [...channel.orderers, channel.peer]) {
+    assert.is(n.config.hostId, h.json.id, n.name);
+    assert.is(n.config.externalEndpoint, `${host.address}:${n.config.port}`, n.name);
   }
-});
-// uvu drops a before hook's error: it is thrown again from each test.
-t.before.each(() => {
-  if (setupError) throw setupError;
 });
 t.after(async () => {
   await stopDockerServer(server);
@@ -79,11 +70,7 @@ async function peerLedgerHeight(): Promise<number | null> {
 t('the peer on the host leaves the channel (its container stopped, peer node unjoin in a one-off container on its volume, started again), then joins again and catches up', async () => {
   const { networkId, peer } = channel;
   const before = await until('the peer\'s ledger height', peerLedgerHeight, 30_000, 1000);
-  const r = await until('the peer to leave', async () => {
-    const x = await api('POST', `/networks/consortium/${networkId}/peers/${peer.id}/leave`);
-    if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
-    return x.status === 200 ? x : null;
-  }, 90_000, 2000);
+  const r = await peerLeaves(api, networkId, peer.id);
   assert.is(r.json.steps.length, 4, r.text);
   assert.match(r.json.steps[1], /peer stopped/);
   assert.match(r.json.steps[2], `peer node unjoin -c ${channel.channel}`);

@@ -52,27 +52,17 @@ let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
 const stsName = (id: number) => `${PREFIX}node-${id}`;
 
-let setupError: unknown = null;
 t.before(async () => {
-  try {
-    const kc = adminKubeConfig();
-    apps = kc.makeApiClient(k8s.AppsV1Api);
-    core = kc.makeApiClient(k8s.CoreV1Api);
-    server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER, LNM_IMAGE_FABRIC_ORDERER: ORDERER, LNM_IMAGE_CHAINCODE_NODE: CHAINCODE_NODE, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
-    const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
-    assert.is(h.status, 201, h.text);
-    hostId = h.json.id;
-    ch = await upgradeChannel(api, 'k8supg', 'k8supgrade', { fabricVersion: v25!, hostId });
-    for (const n of [...ch.orderers, ch.peer]) assert.is(n.config.hostId, hostId, `${n.name} on the cluster`);
-  } catch (err) {
-    setupError = err;
-  }
+  const kc = adminKubeConfig();
+  apps = kc.makeApiClient(k8s.AppsV1Api);
+  core = kc.makeApiClient(k8s.CoreV1Api);
+  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER, LNM_IMAGE_FABRIC_ORDERER: ORDERER, LNM_IMAGE_CHAINCODE_NODE: CHAINCODE_NODE, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
+  const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
+  assert.is(h.status, 201, h.text);
+  hostId = h.json.id;
+  ch = await upgradeChannel(api, 'k8supg', 'k8supgrade', { fabricVersion: v25!, hostId });
+  for (const n of [...ch.orderers, ch.peer]) assert.is(n.config.hostId, hostId, `${n.name} on the cluster`);
 });
-// uvu drops a before hook's error: it is thrown again from each test.
-t.before.each(() => {
-  if (setupError) throw setupError;
-});
-
 t.after(async () => {
   if (!server) return;
   // Every node of this run (the chaincode server's too) with its claim: the cluster's volumes are shared.

@@ -50,19 +50,9 @@ const versionOf = (p: { config: { operationsPort: number } }) =>
     return r?.ok ? ((await r.json()) as { Version: string }).Version : null;
   }, 90_000, 1000);
 
-let setupError: unknown = null;
 t.before(async () => {
-  try {
-    await setup();
-  } catch (err) {
-    setupError = err;
-  }
+  await setup();
 });
-// uvu drops a before hook's error: it is thrown again from each test.
-t.before.each(() => {
-  if (setupError) throw setupError;
-});
-
 async function setup() {
   const kc = adminKubeConfig();
   core = kc.makeApiClient(k8s.CoreV1Api);
