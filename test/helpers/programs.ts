@@ -13,6 +13,7 @@
 //
 // `tsx test/helpers/programs.ts --shell` prints the findings as shell assignments (.ci/docker.sh:
 // the Fabric, Fabric-X and geth images).
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +97,16 @@ export function gethServiceEnv(): Record<string, string> {
   const dir = process.env[GETH_FAMILY.binVariable];
   return dir ? { [GETH_FAMILY.binVariable]: dir } : {};
 }
+
+/** Why restic (Debian's, which the backup tests run) cannot run here, or undefined. */
+export const resticMissing: string | undefined = (() => {
+  try {
+    execFileSync('restic', ['version'], { stdio: 'ignore' });
+    return undefined;
+  } catch {
+    return 'restic is not installed';
+  }
+})();
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -269,27 +269,64 @@ export async function peerHeight(api: Api, networkId: number): Promise<number | 
   return r.status === 200 ? Number(r.json.height) : null;
 }
 
+/** How long channelCommits waits, and what it reports when an update never commits. */
+export interface CommitPatience {
+  /** For a peer's height, before and after the update (default 60 s). */
+  heightMs?: number;
+  /** For the update to be accepted, retried every `everyMs` (defaults 120 s, 2 s). */
+  updateMs?: number;
+  everyMs?: number;
+  /** Added to the error when the update never commits (what the orderers say, say). */
+  explain?: () => Promise<string>;
+}
+
 /**
  * The probe that a channel orders: each call commits an anchor peer update of `mspId` (its entries
  * alternating between the peer's 127.0.0.1 and localhost endpoints, retried while the orderer
  * elects a leader) and waits until `height` (a peer's ledger height) grows; answers the new height.
  */
-export function channelCommits(api: Api, networkId: () => number, mspId: string, peerPort: () => number, height: () => Promise<number | null>) {
+export function channelCommits(api: Api, networkId: () => number, mspId: string, peerPort: () => number, height: () => Promise<number | null>, patience: CommitPatience = {}) {
+  const { heightMs = 60_000, updateMs = 120_000, everyMs = 2000, explain } = patience;
   let toggle = 0;
   return async (what: string): Promise<number> => {
-    const before = await until('the height at a peer', height, 60_000, 1000);
+    const before = await until('the height at a peer', height, heightMs, 1000);
     toggle++;
     const anchors = [{ host: '127.0.0.1', port: peerPort() }, ...(toggle % 2 ? [{ host: 'localhost', port: peerPort() }] : [])];
+    let last = '';
     await until(`an anchor peer update ${what}`, async () => {
       const a = await api('POST', `/networks/consortium/${networkId()}/anchor-peers`, { organizationId: mspId, anchorPeers: anchors });
       if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
+      last = `${a.status} ${a.text.slice(0, 600)}`;
       return a.status === 200 && a.json.status === 'updated' ? a : null;
-    }, 120_000, 2000);
+    }, updateMs, everyMs).catch(async (err: Error) => {
+      throw new Error(`${err.message}; the last answer: ${last}${explain ? `\n  ${await explain().catch((e: Error) => e.message)}` : ''}`);
+    });
     return until(`the new config block at a peer ${what}`, async () => {
       const h = (await height()) ?? 0;
       return h > before ? h : null;
-    }, 60_000, 1000);
+    }, heightMs, 1000);
   };
+}
+
+/** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
+export async function orderersSay(api: Api, networkId: number, orderers: Array<{ id: number; name: string }>): Promise<string> {
+  const said = [];
+  for (const o of orderers) {
+    const j = await api('POST', `/networks/consortium/${networkId}/orderers/${o.id}/join`);
+    const logs = await api('GET', `/nodes/${o.id}/logs?tail=400`);
+    const lines = logs.text.split(/\\n|","/).filter((l) => /ERRO|WARN/.test(l)).slice(-8).map((l) => l.slice(0, 300));
+    said.push(`${o.name}: ${j.status} ${JSON.stringify(j.json?.orderer ?? j.text.slice(0, 200))}\n    ${lines.join('\n    ')}`);
+  }
+  return said.join('\n  ');
+}
+
+/** POST .../peers/{id}/leave, retried while the service answers 503 (a node busy); any other answer but 200 fails. */
+export function peerLeaves(api: Api, networkId: number, peerId: number, what = 'the peer to leave') {
+  return until(what, async () => {
+    const x = await api('POST', `/networks/consortium/${networkId}/peers/${peerId}/leave`);
+    if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
+    return x.status === 200 ? x : null;
+  }, 90_000, 2000);
 }
 
 /** An orderer added to a network after its channel was made, joined (a follower), once it has pulled the chain. */

@@ -28,7 +28,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, peerHeight, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
 
 const r25 = fabricReleaseOf('2.5');
 const r31 = fabricReleaseOf('3.1');
@@ -49,26 +49,9 @@ const channel = 'migratechannel';
 const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
 const migrate = (id: number, body: unknown, dry = false) => api('POST', `/networks/consortium/${id}/consensus/migrate${dry ? '?dry_run=true' : ''}`, body);
 
-const height = async () => {
-  const r = await api('GET', `/networks/consortium/${networkId}/info`);
-  return r.status === 200 ? Number(r.json.height) : null;
-};
-let toggle = 0;
-/** The channel orders: an anchor peer update (alternating its entries) commits a config block the peer then has. */
-async function commits(what: string): Promise<number> {
-  const before = await until('the height at the peer', height, 90_000, 1000);
-  toggle++;
-  const anchors = [{ host: '127.0.0.1', port: peer.config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: peer.config.port }] : [])];
-  await until(`an anchor peer update ${what}`, async () => {
-    const a = await api('POST', `/networks/consortium/${networkId}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
-    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
-    return a.status === 200 && a.json.status === 'updated' ? a : null;
-  }, 180_000, 3000);
-  return until(`the new config block at the peer ${what}`, async () => {
-    const h = (await height()) ?? 0;
-    return h > before ? h : null;
-  }, 120_000, 1000);
-}
+const height = () => peerHeight(api, networkId);
+/** The channel orders: an anchor peer update commits a config block the peer then has (patient across the migration). */
+const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, height, { heightMs: 120_000, updateMs: 180_000, everyMs: 3000 });
 const blockHash = async (n: number) => {
   const r = await api('GET', `/networks/consortium/${networkId}/blocks/${n}`);
   assert.is(r.status, 200, r.text);

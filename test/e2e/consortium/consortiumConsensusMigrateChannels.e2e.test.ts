@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, fourOrdererRaftChannel, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, orderersSay, peerHeight, removeConsortiumNodes, until } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -37,39 +37,12 @@ let peer: Node;
 const nets: Array<{ id: number; channel: string }> = [];
 const migrate = (id: number, body: unknown) => api('POST', `/networks/consortium/${id}/consensus/migrate`, body);
 
-const heightOf = async (id: number) => {
-  const r = await api('GET', `/networks/consortium/${id}/info`);
-  return r.status === 200 ? Number(r.json.height) : null;
-};
-/** Per network: each update alternates that channel's anchor peer entries (one, then two), so it is never unchanged. */
-const toggles = new Map<number, number>();
-/** The channel orders: an anchor peer update (alternating its entries) commits a config block the peer then has. */
-async function commits(id: number, what: string): Promise<number> {
-  const before = await until(`the height at the peer (network ${id})`, () => heightOf(id), 90_000, 1000);
-  const toggle = (toggles.get(id) ?? 0) + 1;
-  toggles.set(id, toggle);
-  const anchors = [{ host: '127.0.0.1', port: peer.config.port }, ...(toggle % 2 ? [{ host: 'localhost', port: peer.config.port }] : [])];
-  let last = '';
-  await until(`an anchor peer update ${what}`, async () => {
-    const a = await api('POST', `/networks/consortium/${id}/anchor-peers`, { organizationId: 'Org1MSP', anchorPeers: anchors });
-    if (a.status !== 200 && a.status !== 503 && a.status !== 409) assert.unreachable(a.text);
-    last = `${a.status} ${a.text.slice(0, 600)}`;
-    return a.status === 200 && a.json.status === 'updated' ? a : null;
-  }, 180_000, 3000).catch(async (err: Error) => {
-    // What the orderers say of the channel (their channel participation API, through an idempotent join) and their last lines.
-    const said = [];
-    for (const o of orderers) {
-      const j = await api('POST', `/networks/consortium/${id}/orderers/${o.id}/join`);
-      const logs = await api('GET', `/nodes/${o.id}/logs?tail=400`);
-      const lines = logs.text.split(/\\n|","/).filter((l) => /ERRO|WARN/.test(l)).slice(-8).map((l) => l.slice(0, 300));
-      said.push(`${o.name}: ${j.status} ${JSON.stringify(j.json?.orderer ?? j.text.slice(0, 200))}\n    ${lines.join('\n    ')}`);
-    }
-    throw new Error(`${err.message}; the last answer: ${last}\n  ${said.join('\n  ')}`);
-  });
-  return until(`the new config block at the peer ${what}`, async () => {
-    const h = (await heightOf(id)) ?? 0;
-    return h > before ? h : null;
-  }, 120_000, 1000);
+const heightOf = (id: number) => peerHeight(api, id);
+/** Per network: the channel orders (an anchor peer update commits a config block the peer then has), patient across the migration. */
+const committers = new Map<number, (what: string) => Promise<number>>();
+function commits(id: number, what: string): Promise<number> {
+  if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => heightOf(id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));
+  return committers.get(id)!(what);
 }
 const hashesOf = async (id: number) => {
   const h = (await heightOf(id))!;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { dockerMissing, ourContainers, releaseImages, startDockerServer, stopDockerServer } from './dockerFabricKit.ts';
-import { apiOf, oneOrganizationChannel, peerHeight, until } from './consortiumApi.ts';
+import { apiOf, oneOrganizationChannel, peerHeight, peerLeaves, until } from './consortiumApi.ts';
 
 const { versions: [v25], missing: releasesMissing } = await releaseImages(['2.5.']);
 const t = requiresAll(suite('a docker engine peer leaves the channel (Fabric 2.5 release images)'), ['docker', dockerMissing], ['fabric-release-images', releasesMissing]);
@@ -37,11 +37,7 @@ t('the anchor peer in its container leaves: stopped, unjoined in a one-off conta
   const height = await until('the peer to have the anchor block', async () => ((await peerHeight(api, network.id)) ?? 0) >= 2 ? (await peerHeight(api, network.id))! : null, 60_000, 1000);
   assert.ok(existsSync(chainDir(peer.id)), 'the peer keeps the channel\'s ledger in its node directory');
 
-  const r = await until('the peer to leave', async () => {
-    const x = await api('POST', `/networks/consortium/${network.id}/peers/${peer.id}/leave`);
-    if (x.status !== 200 && x.status !== 503) assert.unreachable(x.text);
-    return x.status === 200 ? x : null;
-  }, 90_000, 2000);
+  const r = await peerLeaves(api, network.id, peer.id);
   assert.is(r.json.restarted, true, r.text);
   assert.is(r.json.steps.length, 4, r.text);
   assert.match(r.json.steps[0], /removed from Org1MSP's anchor peers/);

@@ -22,17 +22,13 @@ import { promisify } from 'node:util';
 import { Contract, JsonRpcProvider } from 'ethers';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
+import { resticMissing } from '../../helpers/programs.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
 import { STORE_ABI, STORE_BYTECODE, until } from '../evm/evmLifecycle.ts';
 
 const run = promisify(execFile);
-const missing = secondHostMissing() ?? (() => {
-  try {
-    execFileSync('restic', ['version'], { stdio: 'ignore' });
-  } catch {
-    return 'restic is not installed';
-  }
+const missing = secondHostMissing() ?? resticMissing ?? (() => {
   try {
     execFileSync('docker', ['image', 'inspect', 'lnm-anvil:local'], { stdio: 'ignore' });
     return undefined;

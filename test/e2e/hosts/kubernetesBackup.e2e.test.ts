@@ -16,27 +16,20 @@
 // - the cluster's token and the repository password are in no answer or log line.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { resticMissing } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { adminKubeConfig, clusterImageMissing, k8sAnvilImage, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { until } from '../evm/evmLifecycle.ts';
 
 const run = promisify(execFile);
-const resticMissing = (() => {
-  try {
-    execFileSync('restic', ['version'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'restic is not installed';
-  }
-})();
 const skipReason = resticMissing ?? (await serviceImageSkipReason()) ?? (await clusterImageMissing(k8sAnvilImage));
 const t = requires(suite('kubernetes: backup and restore of a cluster node\'s claim'), 'kubernetes', skipReason);
 const cluster = testCluster();

@@ -11,22 +11,14 @@
 // change the helper ran for an hour and no check removed it: the test failed waiting for it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFileSync } from 'node:child_process';
 import * as k8s from '@kubernetes/client-node';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
+import { resticMissing } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { adminKubeConfig, clusterImageMissing, k8sAnvilImage, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { until } from '../consortium/consortiumApi.ts';
 
-const resticMissing = (() => {
-  try {
-    execFileSync('restic', ['version'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'restic is not installed';
-  }
-})();
 const skipReason = (await serviceImageSkipReason()) ?? (await clusterImageMissing(k8sAnvilImage)) ?? resticMissing;
 const t = requires(suite('kubernetes: a copy-helper pod left by a service killed mid-backup is removed'), 'kubernetes', skipReason);
 const cluster = testCluster();

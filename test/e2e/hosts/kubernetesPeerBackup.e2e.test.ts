@@ -13,7 +13,7 @@
 //   backup, and the channel orders again (another update commits on the restored peer).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { promisify } from 'node:util';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
+import { resticMissing } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { adminKubeConfig, clusterImageMissing, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
@@ -28,14 +29,6 @@ import { apiOf, consortiumEnv, node, organization, peerHeight, until } from '../
 
 const run = promisify(execFile);
 const PEER_IMAGE = 'lnm-fabric-peer:local';
-const resticMissing = (() => {
-  try {
-    execFileSync('restic', ['version'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'restic is not installed';
-  }
-})();
 const t = requiresAll(
   suite('kubernetes: backup and restore of a Fabric peer\'s claim'),
   ['kubernetes', resticMissing ?? (await serviceImageSkipReason()) ?? (await clusterImageMissing(PEER_IMAGE))],

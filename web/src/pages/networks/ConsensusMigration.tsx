@@ -69,6 +69,17 @@ function Refusal({ error }: { error: unknown }) {
   );
 }
 
+/** The steps the service recorded, in order; nothing where there are none. */
+function Steps({ steps, testId }: { steps: string[]; testId: string }) {
+  return steps.length ? (
+    <ol data-testid={testId}>
+      {steps.map((s, i) => (
+        <li key={i}>{s}</li>
+      ))}
+    </ol>
+  ) : null;
+}
+
 /** The migration's phase and steps as the service says them. */
 function Progress({ phase, status, steps }: { phase: string; status: string; steps: string[] }) {
   return (
@@ -76,13 +87,7 @@ function Progress({ phase, status, steps }: { phase: string; status: string; ste
       <p>
         Migration {status}: phase <strong data-testid="migration-phase">{phaseText(phase)}</strong>
       </p>
-      {steps.length ? (
-        <ol data-testid="migration-steps">
-          {steps.map((s, i) => (
-            <li key={i}>{s}</li>
-          ))}
-        </ol>
-      ) : null}
+      <Steps steps={steps} testId="migration-steps" />
     </div>
   );
 }
@@ -127,13 +132,7 @@ function FailedMigration({ phase, message, record, onResume, onStartOver, record
           ))}
         </ul>
       ) : null}
-      {steps.length ? (
-        <ol data-testid="migration-failed-steps">
-          {steps.map((s, i) => (
-            <li key={i}>{s}</li>
-          ))}
-        </ol>
-      ) : null}
+      <Steps steps={steps} testId="migration-failed-steps" />
       {peersRolledBack(steps).length ? (
         <div data-testid="migration-peers-rolled-back">
           <p>Peers rolled back to the restored etcdraft chain:</p>

@@ -10,13 +10,15 @@ export interface PeerNotRolledBack {
   reason: string;
 }
 
+/** The objects of a list field of the record; none where the field is absent or not a list. */
+function objectsOf(record: Record<string, unknown> | undefined, field: string): Array<Record<string, unknown>> {
+  const list = record?.[field];
+  return Array.isArray(list) ? list.filter((o): o is Record<string, unknown> => typeof o === 'object' && o !== null) : [];
+}
+
 /** The peers the rollback could not bring back to the restored chain, as the context names them. */
 export function peersNotRolledBack(context: Record<string, unknown> | undefined): PeerNotRolledBack[] {
-  const list = context?.peers_not_rolled_back;
-  if (!Array.isArray(list)) return [];
-  return list
-    .filter((p): p is Record<string, unknown> => typeof p === 'object' && p !== null)
-    .map((p) => ({ node_id: Number(p.node_id), name: String(p.name ?? ''), channel: String(p.channel ?? ''), reason: String(p.reason ?? '') }));
+  return objectsOf(context, 'peers_not_rolled_back').map((p) => ({ node_id: Number(p.node_id), name: String(p.name ?? ''), channel: String(p.channel ?? ''), reason: String(p.reason ?? '') }));
 }
 
 /** The steps that rolled a peer back (`rollback: peer <name> rolled back on channel ...`). */
@@ -43,11 +45,7 @@ export interface MigrationChannel {
 
 /** The channels as the record names them; none without the field (a migration still running, or recorded before it was). */
 export function migrationChannels(record: Record<string, unknown> | undefined): MigrationChannel[] {
-  const list = record?.channels;
-  if (!Array.isArray(list)) return [];
-  return list
-    .filter((c): c is Record<string, unknown> => typeof c === 'object' && c !== null)
-    .map((c) => ({ network_id: Number(c.network_id), channel_name: String(c.channel_name ?? ''), consensus: String(c.consensus ?? 'unknown'), state: String(c.state ?? 'unknown') }));
+  return objectsOf(record, 'channels').map((c) => ({ network_id: Number(c.network_id), channel_name: String(c.channel_name ?? ''), consensus: String(c.consensus ?? 'unknown'), state: String(c.state ?? 'unknown') }));
 }
 
 /** One channel's state in words: ordering on SmartBFT, waiting in maintenance on SmartBFT (a resume takes it out), back on etcdraft, or not known. */
