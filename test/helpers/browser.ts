@@ -2,7 +2,7 @@
 // package; never a downloaded browser), with the flags this closed network needs (no background
 // connections to Google's hosts), a fresh profile per launch, axe-core run inside each page, and
 // screenshots for the README written only when LNM_UPDATE_SCREENSHOTS=1.
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -75,4 +75,27 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = path.resolve('docs', 'screenshots');
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+}
+
+/**
+ * Fills a code editor (CodeMirror, the console's YAML editor) and waits until it shows the text.
+ * CodeMirror reads a change of its DOM a moment after it happens and throws away one still unread
+ * when an update of its own comes first (EditorView.update: observer.clear(); its linter's pass
+ * 300 ms after it opens, a focus change): the DOM is then drawn again from the old text. A person
+ * typing never meets that window; a program filling the field at once can, on a loaded machine
+ * (seen in CI: the form's sample descriptor still there after fill). So the fill is repeated,
+ * at most three times, until the editor holds the text (compared without whitespace: CodeMirror
+ * draws each line as an element of its own).
+ */
+export async function fillCodeEditor(editor: Locator, text: string): Promise<void> {
+  const flat = (s: string | null) => (s ?? '').replace(/\s+/g, '');
+  for (let attempt = 1; ; attempt++) {
+    await editor.fill(text);
+    const until = Date.now() + 2000;
+    while (Date.now() < until) {
+      if (flat(await editor.textContent()) === flat(text)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (attempt === 3) throw new Error(`the code editor did not take the text after 3 fills; it shows: ${(await editor.textContent())?.slice(0, 200)}`);
+  }
 }

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ADMIN, adminAuth, call, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, fillCodeEditor, screenshot } from '../../helpers/browser.ts';
 import { pluginYaml, startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 import { startReceiver, type Receiver } from '../../helpers/webhookReceiver.ts';
 import { killLeftoverNodes, STORE_ABI, STORE_BYTECODE } from '../evm/evmLifecycle.ts';
@@ -244,13 +244,13 @@ it('organizations, backups, users, notifications and settings show their empty s
   await page.getByText('No plugins installed.', { exact: false }).waitFor();
   await page.getByRole('button', { name: 'Install plugin' }).click();
   const editor = page.getByLabel('Descriptor (YAML)');
-  await editor.fill('kind: [');
+  await fillCodeEditor(editor, 'kind: [');
   await page.getByRole('button', { name: 'Install', exact: true }).click();
   await page.getByRole('alert').first().waitFor();
   // The code editor keeps the text and names the syntax error.
   assert.is((await editor.textContent())?.trim(), 'kind: [');
   await page.getByRole('list', { name: 'YAML syntax errors' }).waitFor();
-  await editor.fill(PLUGIN_YAML);
+  await fillCodeEditor(editor, PLUGIN_YAML);
   await accessible('plugin install');
   await page.getByRole('button', { name: 'Install', exact: true }).click();
   await page.getByRole('table', { name: 'Installed plugins' }).getByText('console-plugin', { exact: true }).waitFor();

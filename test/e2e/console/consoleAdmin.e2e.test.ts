@@ -13,7 +13,7 @@ import { ADMIN, adminAuth, basic, call, type TestServer } from '../../helpers/se
 import { startS3Server, type S3Server } from '../../helpers/s3Server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { freePortBlock } from '../../helpers/ports.ts';
-import { chromiumMissing, screenshot } from '../../helpers/browser.ts';
+import { chromiumMissing, fillCodeEditor, screenshot } from '../../helpers/browser.ts';
 import { pluginYaml, startConsoleSession, type ConsoleSession } from '../../helpers/consoleSession.ts';
 
 const t = requires(suite('console: users, organizations, keys, backup targets, webhooks and networks administered (Chromium)'), 'chromium', chromiumMissing());
@@ -281,7 +281,7 @@ t("an installed plugin's descriptor opened as YAML and replaced on its page", as
   await page.getByRole('button', { name: 'Edit descriptor' }).click();
   const editor = page.getByLabel('Descriptor (YAML)');
   await editor.getByText('description: As installed').waitFor();
-  await editor.fill(yaml('Replaced on its page'));
+  await fillCodeEditor(editor, yaml('Replaced on its page'));
   await ui.accessible('plugin descriptor editor');
   await page.getByRole('button', { name: 'Save descriptor' }).click();
   await page.getByRole('button', { name: 'Edit descriptor' }).waitFor();
