@@ -218,7 +218,10 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   async function backupPaths(t: ConsortiumNodeTarget, label: string) {
     const displayName = fabricDisplayName(t);
     if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
-    if (t.node.engine !== 'process' || t.node.config.hostId) throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: its data is backed up here for process engine nodes only.`);
+    // A node of this machine (process or docker engine) keeps its data in its node directory here
+    // (a docker container has it bound at the same path, and writes it as this service's uid:gid):
+    // copied here. A node on a node host or a Kubernetes cluster keeps it in the host's volume.
+    if (t.node.config.hostId) throw new ConflictError(`${displayName} runs on a node host or Kubernetes cluster (host ${t.node.config.hostId}): its data lives there, and is backed up here for nodes of this machine only (process or docker engine).`);
     const status = await (await engineFor(t)).status(keyOf(t));
     if (status.state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
     const nodeDir = nodeDirectory(dataDir, keyOf(t));
