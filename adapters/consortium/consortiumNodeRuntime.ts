@@ -214,13 +214,16 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
   }
 
-  /** The stopped process-engine node's data directory and its backup `label` (beside it in the node directory). */
-  async function backupPaths(t: ConsortiumNodeTarget, label: string) {
+  /** The node's data directory and its backup `label` beside it in the node directory; `copying` (backup, restore) needs the node stopped, dropping a backup does not. */
+  async function backupPaths(t: ConsortiumNodeTarget, label: string, copying = true) {
     const displayName = fabricDisplayName(t);
     if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
-    if (t.node.engine !== 'process' || t.node.config.hostId) throw new ConflictError(`${displayName} runs on the docker engine${t.node.config.hostId ? ' of a node host' : ''}: its data is backed up here for process engine nodes only.`);
-    const status = await (await engineFor(t)).status(keyOf(t));
-    if (status.state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
+    // A node of this machine (process or docker engine) keeps its data in its node directory here
+    // (a docker container has it bound at the same path, and writes it as this service's uid:gid):
+    // copied here. A node on a node host or a Kubernetes cluster keeps it in the host's volume.
+    if (t.node.config.hostId) throw new ConflictError(`${displayName} runs on a node host or Kubernetes cluster (host ${t.node.config.hostId}): its data lives there, and is backed up here for nodes of this machine only (process or docker engine).`);
+    const status = copying ? await (await engineFor(t)).status(keyOf(t)) : null;
+    if (status?.state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
     const nodeDir = nodeDirectory(dataDir, keyOf(t));
     return { data: path.join(nodeDir, FABRIC_DATA_DIR), backup: path.join(nodeDir, `${FABRIC_DATA_DIR}.backup-${label}`) };
   }
@@ -342,7 +345,8 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       await cp(backup, data, { recursive: true, preserveTimestamps: true });
     },
     async dropBackup(t, label) {
-      const { backup } = await backupPaths(t, label);
+      // The node may run (a migration drops its backups once the channels left maintenance on BFT).
+      const { backup } = await backupPaths(t, label, false);
       await rm(backup, { recursive: true, force: true });
     },
     async live(t, timeoutMs = 2000) {

@@ -17,7 +17,8 @@
 // done on a refusal (rules named in the message):
 //   migration-target       to is smartbft (400)
 //   migration-from-raft    the network is etcdraft (409)
-//   migration-engine       every orderer on the process engine (400: its data is backed up here)
+//   migration-engine       every orderer on this machine, process or docker engine (400 naming those on a
+//                          node host or Kubernetes cluster: their data is in the host's volume, not backed up here)
 //   migration-v3-nodes     every orderer and peer of the channels on Fabric 3.x (409 naming the others)
 //   migration-bft-size     at least 4 consenters, n = 3f + 1 with f >= 1 faults tolerated (400)
 //   migration-v3-capability  channel capability V3_0 on every channel (409)
@@ -196,9 +197,9 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const { networks, nodes, own, orderers } = await sharingNetworks(deps, network);
   const others = networks.filter((n) => n.consensus !== 'etcdraft');
   if (others.length) throw new ConflictError(`Rule migration-from-raft: the orderers of ${network.name} also order ${others.map((n) => `${n.name} (${n.consensus})`).join(', ')}; Fabric migrates every channel of an orderer together, and only etcdraft ones.`, { networks: others.map((n) => n.name) }, 'MIGRATION_NOT_RAFT');
-  const docker = orderers.filter((o) => o.engine !== 'process' || o.consortiumConfig?.hostId);
-  if (docker.length) {
-    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for process engine orderers only; ${docker.map((o) => o.name).join(', ')} ${docker.length > 1 ? 'run' : 'runs'} on the docker engine.`, [{ field: 'id', message: 'orderers on the docker engine' }], 'MIGRATION_ENGINE');
+  const hosted = orderers.filter((o) => o.consortiumConfig?.hostId);
+  if (hosted.length) {
+    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for orderers of this machine only (process or docker engine: the node directory here); ${hosted.map((o) => o.name).join(', ')} ${hosted.length > 1 ? 'run' : 'runs'} on a node host or Kubernetes cluster. Nothing was changed.`, [{ field: 'id', message: 'orderers on a node host or Kubernetes cluster' }], 'MIGRATION_ENGINE');
   }
   const below = nodes.filter((n) => !n.consortiumConfig?.fabricVersion || !releaseAtLeast(n.consortiumConfig.fabricVersion, V3_MIN_RELEASE));
   if (below.length) {
@@ -487,8 +488,10 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
  * the migrated channels that this service runs, past the restored chain's height, is stopped,
  * `peer node rollback -c <channel> -b <restored height - 1>` run with its own config (the runtime's
  * offline peer subcommand, as `peer node unjoin`), and started: it pulls the chain from the
- * restored orderers. Each is a step; one that cannot be (docker engine, the command refused, not
- * started again) is a step and answered, not thrown: the rollback goes on.
+ * restored orderers. A docker engine peer (here or on a node host) the same: stopped, the command
+ * in a one-off container of its image on its node directory or volume (runtime.rollbackPeer),
+ * started. Each is a step; one that cannot be (an engine that runs no command beside a stopped
+ * node, the command refused, not started again) is a step and answered, not thrown: the rollback goes on.
  */
 async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], timeoutMs: number): Promise<PeerNotRolledBack[]> {
   const { deps } = input;
@@ -516,7 +519,6 @@ async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ 
           await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
           continue;
         }
-        if (target.node.engine !== 'process' || target.node.config.hostId) throw new Error(`it runs on the docker engine: a migration rolls back process engine peers only (roll it back by hand: \`peer node rollback\`, the peer stopped)`);
         if (running) await stopped(input, peer);
         let result: { rolledBack: boolean };
         try {

@@ -76,8 +76,10 @@ export interface ConsortiumNodeRuntime {
   /**
    * The stopped node's data directory (ledger, etcdraft WAL and snapshots) copied aside as backup
    * `label` (a consensus migration's, before it changes the channel's type), replacing an older
-   * backup of that label; restoreData puts it back in place of the data directory, dropData
-   * deletes it. Process engine nodes only (ConflictError otherwise).
+   * backup of that label; restoreData puts it back in place of the data directory (both with
+   * the node stopped), dropBackup deletes it (the node running or not). Nodes of this machine
+   * only, process or docker engine (a container has its node directory bound into it); a node on
+   * a node host or Kubernetes cluster: ConflictError.
    */
   backupData(target: ConsortiumNodeTarget, label: string): Promise<void>;
   restoreData(target: ConsortiumNodeTarget, label: string): Promise<void>;
