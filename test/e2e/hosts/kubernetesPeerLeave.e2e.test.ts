@@ -19,7 +19,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterFabricReleases, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { createKubernetesEngine } from '../../../adapters/engines/kubernetesEngine.ts';
+import { createKubernetesEngine, nodeCommandPod } from '../../../adapters/engines/kubernetesEngine.ts';
 import { apiOf, consortiumEnv, oneOrganizationChannel, peerLeaves, until } from '../consortium/consortiumApi.ts';
 
 const PEER = 'lnm-fabric-peer:local';
@@ -38,10 +38,11 @@ let hostId = 0;
 let setup: Awaited<ReturnType<typeof oneOrganizationChannel>>;
 let core: k8s.CoreV1Api;
 const stsName = (id: number) => `${PREFIX}node-${id}`;
+const serverEnv = (grace: string) => consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER, LNM_IMAGE_FABRIC_ORDERER: ORDERER, LNM_HOST_CHECK_SECONDS: '2', LNM_K8S_ORPHAN_GRACE_SECONDS: grace, LNM_DOCKER_PREFIX: PREFIX });
 
 t.before(async () => {
   core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER, LNM_IMAGE_FABRIC_ORDERER: ORDERER, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
+  server = await startServer({ env: serverEnv('600') });
   const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
   assert.is(h.status, 201, h.text);
   hostId = h.json.id;
@@ -147,6 +148,25 @@ t('the one-off pod on its own: refused while the node runs; a failing unjoin ans
   assert.equal(await commandPods(), []);
   await until('the peer to join again', async () => ((await api('POST', `/networks/consortium/${network.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 2000);
   await until('the peer caught up', async () => ((await peerLedgerHeight()) ?? 0) >= before ? true : null, 90_000, 1000);
+});
+
+t('a one-off pod a dead service left (ended, of role node-command) is removed by the cluster check, audited; the node\'s own objects stay', async () => {
+  const { peer } = setup;
+  const apps = adminKubeConfig().makeApiClient(k8s.AppsV1Api);
+  const sts = await apps.readNamespacedStatefulSet({ name: stsName(peer.id), namespace: c().namespace });
+  // The service dies (SIGKILL) with a one-off pod on the cluster, made as the engine makes it; it ends at once.
+  await server.kill();
+  const name = `${stsName(peer.id)}-once`;
+  const left = await core.createNamespacedPod({ namespace: c().namespace, body: nodeCommandPod(sts, { name, labels: { 'lnm.node': `node-${peer.id}`, 'lnm.prefix': PREFIX.replace(/-$/, ''), 'lnm.role': 'node-command' }, args: ['peer', 'version'], deadlineSeconds: 60 }) });
+  await until(`the pod ${name} ended`, async () => ['Succeeded', 'Failed'].includes((await core.readNamespacedPod({ name, namespace: c().namespace })).status?.phase ?? '') ? true : null, 60_000, 1000);
+  // Started again on the same data with a grace of 1 s: its cluster check sweeps the ended pod.
+  server = await startServer({ env: serverEnv('1'), dataDir: server.dataDir, databaseUrl: server.databaseUrl ?? undefined });
+  await until(`the pod ${name} removed`, async () => !(await core.readNamespacedPod({ name, namespace: c().namespace }).then((p) => p.metadata?.uid === left.metadata?.uid, () => false)), 90_000, 1000);
+  const entry = await until('the audit entry of the removal', async () => ((await api('GET', '/audit-logs?limit=100')).json.items as Array<Record<string, any>>).find((e) => e.event_type === 'NodeHostOrphansRemoved'), 30_000);
+  assert.match(entry.reason, 'node-command pods');
+  assert.ok((entry.details.objects as Array<{ kind: string; name: string; nodeKey: string }>).some((o) => o.kind === 'Pod' && o.name === name && o.nodeKey === `node-${peer.id}`), JSON.stringify(entry.details));
+  assert.ok(await apps.readNamespacedStatefulSet({ name: stsName(peer.id), namespace: c().namespace }), 'the peer\'s StatefulSet stays');
+  assert.ok(await claimUid(peer.id), 'the peer\'s claim stays');
 });
 
 t.run();
