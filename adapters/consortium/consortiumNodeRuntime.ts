@@ -261,7 +261,8 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
    * rollback) that Fabric runs only while the peer is down. A process-engine peer: the peer program
    * of its own release with FABRIC_CFG_PATH = its node directory (CORE_PEER_FILESYSTEMPATH = its
    * ledger directory). A docker engine peer, here or on a node host: a one-off container of the
-   * image its container runs (its release), on its node directory or volume, with its environment
+   * image its container runs (its release), on its node directory or volume, with its environment;
+   * a peer on a Kubernetes cluster: a one-off pod of its StatefulSet's pod template on its claim
    * (NodeEngine.runWhileStopped).
    */
   async function peerNodeCommand(t: ConsortiumNodeTarget, args: string[], verb: string, action: string): Promise<void> {
@@ -271,7 +272,12 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     const engine = await engineFor(t);
     const status = await engine.status(keyOf(t));
     if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node ${args[0]}\` needs it stopped.`);
-    const failed = (output: string) => new ConflictError(`\`${command}\` of ${displayName} failed: ${maskSecrets(output.trim().split('\n').filter(Boolean).pop() ?? 'no output')}`);
+    // Fabric's last line before the usage text its command line library prints after an error.
+    const failed = (output: string) => {
+      const lines = output.trim().split('\n').filter((l) => l.trim() !== '');
+      const usage = lines.findIndex((l) => /^Usage:/.test(l.trim()));
+      return new ConflictError(`\`${command}\` of ${displayName} failed: ${maskSecrets((usage > 0 ? lines.slice(0, usage) : lines).pop() ?? 'no output')}`);
+    };
     if (t.node.engine !== 'process' || t.node.config.hostId) {
       if (!engine.runWhileStopped) throw new ConflictError(`${displayName} runs on the ${engine.kind} engine${t.node.config.hostId ? ' of a node host' : ''}, which runs no command beside a stopped node, so it cannot ${action} here.`);
       const ran = await engine.runWhileStopped(keyOf(t), ['peer', 'node', ...args], { env: { FABRIC_LOGGING_SPEC: 'WARNING' }, timeoutMs: 60_000 });

@@ -22,7 +22,7 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
-import { NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import {
   failureLine,
   maskSecrets,
@@ -213,6 +213,32 @@ export function dnsLabel(name: string, max = 52): string {
 export function allocatedPorts(reason: string, asked: number[]): number[] {
   const named = [...reason.matchAll(/Invalid value: (\d+): provided port is already allocated/gi)].map((m) => Number(m[1])).filter((p) => asked.includes(p));
   return named.length ? [...new Set(named)] : asked;
+}
+
+/**
+ * The one-off pod of runWhileStopped, made from the node's StatefulSet's own pod template: kept are
+ * the image, env (with `env` added over it), working directory, volume mounts and volumes (the
+ * claim, the Secret and ConfigMap of its files), securityContext (pod and container), pull policy
+ * and secrets, no service account token and the readiness probe (the command listens on nothing,
+ * so the pod is never Ready and the node's Service never sends it a client). Replaced: the command
+ * (the image's entrypoint and the node's args give way to `args`), restartPolicy Never, the labels
+ * (`labels`), no init container (it prepared a first start), no ports (a hostPort is not taken),
+ * no liveness or startup probe, and an activeDeadlineSeconds after which the cluster ends it.
+ */
+export function nodeCommandPod(sts: k8s.V1StatefulSet, o: { name: string; labels: Record<string, string>; args: string[]; env?: Record<string, string>; deadlineSeconds: number }): k8s.V1Pod {
+  const template = sts.spec?.template?.spec;
+  const node = template?.containers?.find((x) => x.name === 'node') ?? template?.containers?.[0];
+  if (!template || !node) throw new Error(`the StatefulSet ${sts.metadata?.name ?? ''} has no pod template with the node's container`);
+  const added = o.env ?? {};
+  const env = [...(node.env ?? []).filter((e) => !Object.hasOwn(added, e.name)), ...Object.entries(added).map(([name, value]) => ({ name, value }))];
+  const { initContainers: _init, containers: _containers, restartPolicy: _restart, activeDeadlineSeconds: _deadline, ...podSpec } = template;
+  const { args: _args, command: _command, ports: _ports, livenessProbe: _live, startupProbe: _startup, lifecycle: _lifecycle, ...container } = node;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: o.name, labels: o.labels },
+    spec: { ...podSpec, restartPolicy: 'Never', terminationGracePeriodSeconds: 0, activeDeadlineSeconds: o.deadlineSeconds, containers: [{ ...container, command: [...o.args], env }] },
+  };
 }
 
 const isNotFound = (err: unknown) => statusOf(err) === 404;
@@ -695,8 +721,6 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const n = names(nodeKey);
     const podName = `${n.statefulSet.slice(0, 52)}-copy`;
     const nodeName = (await podOf(nodeKey))?.spec?.nodeName;
-    const old = await read(() => core.readNamespacedPod({ name: podName, namespace: ns }));
-    if (old && ours(old.metadata, nodeKey)) await removeHelper(podName);
     const pod: k8s.V1Pod = {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -721,28 +745,104 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         volumes: [{ name: 'data', persistentVolumeClaim: { claimName: n.claim, readOnly: !write } }],
       },
     };
-    await call(core.createNamespacedPod({ namespace: ns, body: pod }));
-    try {
-      const deadline = Date.now() + readyTimeoutMs;
-      for (;;) {
-        const p = await podOf2(podName);
-        if (p?.status?.phase === 'Running') break;
-        const waiting = p?.status?.containerStatuses?.[0]?.state?.waiting;
-        if (waiting?.reason && /Image|CreateContainer|RunContainer/.test(waiting.reason)) throw new Error(`the helper pod (image ${helperImage}) cannot run: ${waiting.reason}${waiting.message ? `: ${maskSecrets(waiting.message)}` : ''}`);
-        if (p?.status?.phase === 'Failed' || p?.status?.phase === 'Succeeded') throw new Error(`the helper pod ended (${p.status.phase}) before the copy`);
-        if (Date.now() > deadline) throw new Error(`the helper pod was not running within ${Math.round(readyTimeoutMs / 1000)} s (phase ${p?.status?.phase ?? 'not created'})`);
-        await sleep(500);
-      }
-      return await run(podName);
-    } finally {
-      await removeHelper(podName).catch(() => undefined);
-    }
+    return withPod(nodeKey, pod, async () => {
+      await awaitPodState(podName, `the helper pod (image ${helperImage})`, 'running', readyTimeoutMs, (p) => p.status?.phase === 'Running');
+      return run(podName);
+    });
   }
   const podOf2 = (name: string) => read(() => core.readNamespacedPod({ name, namespace: ns }));
-  async function removeHelper(podName: string): Promise<void> {
-    await gone(() => core.deleteNamespacedPod({ name: podName, namespace: ns, gracePeriodSeconds: 0 }));
+
+  /**
+   * A short-lived pod of a node (a copy helper, a one-off command): one of the same name this
+   * deployment left there (a service that died before removing it) is removed first; `run` gets
+   * the pod as made, and the pod is removed after whatever happens (removePod: as made, by uid).
+   */
+  async function withPod<T>(nodeKey: string, pod: k8s.V1Pod, run: (made: k8s.V1Pod) => Promise<T>): Promise<T> {
+    const name = pod.metadata!.name!;
+    const old = await podOf2(name);
+    if (old && ours(old.metadata, nodeKey)) await removePod(name, old.metadata?.uid);
+    const made = await call(core.createNamespacedPod({ namespace: ns, body: pod }));
+    try {
+      return await run(made);
+    } finally {
+      await removePod(name, made.metadata?.uid).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Deletes a pod as it was made or listed (its uid a precondition: a pod of that name made since
+   * is another's and stays) and waits up to a minute for it to go.
+   */
+  async function removePod(name: string, uid: string | undefined): Promise<void> {
+    try {
+      await call(core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 0, ...(uid ? { body: { preconditions: { uid } } } : {}) }));
+    } catch (err) {
+      // 404: gone already; 409: the name is another pod's by now.
+      if (isNotFound(err) || statusOf(err) === 409) return;
+      throw err;
+    }
     const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && (await podOf2(podName))) await sleep(500);
+    while (Date.now() < deadline) {
+      const p = await podOf2(name);
+      if (!p || (uid && p.metadata?.uid !== uid)) return;
+      await sleep(500);
+    }
+  }
+
+  /**
+   * Polls a short-lived pod until `reached`; fails saying why when its container cannot run (its
+   * image, its config), when it ended before (waiting for it to run), or at the deadline (with the
+   * scheduler's reason when it was never scheduled, else its phase).
+   */
+  async function awaitPodState(name: string, what: string, goal: 'running' | 'ended', timeoutMs: number, reached: (p: k8s.V1Pod) => boolean): Promise<k8s.V1Pod> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const p = await podOf2(name);
+      if (p && reached(p)) return p;
+      const waiting = p?.status?.containerStatuses?.[0]?.state?.waiting;
+      if (waiting?.reason && /Image|CreateContainer|RunContainer/.test(waiting.reason)) throw new Error(`${what} cannot run: ${waiting.reason}${waiting.message ? `: ${maskSecrets(waiting.message)}` : ''}`);
+      if (p?.status?.phase === 'Failed' || p?.status?.phase === 'Succeeded') throw new Error(`${what} ended (${p.status.phase}) before it was running`);
+      if (Date.now() > deadline) {
+        const unscheduled = p?.status?.conditions?.find((x) => x.type === 'PodScheduled' && x.status === 'False');
+        const state = unscheduled ? `never scheduled: ${maskSecrets(unscheduled.message ?? unscheduled.reason ?? 'unschedulable')}` : `phase ${p?.status?.phase ?? 'not created'}`;
+        throw new Error(`${what} was not ${goal} within ${Math.round(timeoutMs / 1000)} s (${state})`);
+      }
+      await sleep(500);
+    }
+  }
+
+  /**
+   * NodeEngine.runWhileStopped: with the node's StatefulSet at 0 replicas and its pod gone, a
+   * one-off pod of its pod template (nodeCommandPod: image, env, files, claim, securityContext)
+   * runs `args`, labelled lnm.role=node-command (an ended one a dead service left is removed by the
+   * cluster check's sweep, as the copy helpers are); the output is its log, the exit code its
+   * container's. A pod not ended within `timeoutMs` (never scheduled, never ending) is removed and
+   * the call fails saying why; the pod is removed in every case.
+   */
+  async function runWhileStopped(nodeKey: string, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number }): Promise<{ exitCode: number; output: string[] }> {
+    const n = names(nodeKey);
+    const command = args.join(' ');
+    const timeoutMs = opts.timeoutMs ?? 60_000;
+    const podName = `${n.statefulSet.slice(0, 52)}-once`;
+    const what = `the one-off pod ${podName} of \`${command}\``;
+    try {
+      const sts = await ownStatefulSet(nodeKey);
+      if (!sts) throw new ConflictError(`Node ${nodeKey} has no StatefulSet on cluster ${c.name}: there is nothing to run \`${command}\` against.`);
+      if ((sts.spec?.replicas ?? 0) > 0 || (await podOf(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): \`${command}\` needs it stopped.`);
+      const pod = nodeCommandPod(sts, { name: podName, labels: { ...labels(nodeKey), 'lnm.role': 'node-command' }, args, env: opts.env, deadlineSeconds: Math.ceil(timeoutMs / 1000) + 30 });
+      return await withPod(nodeKey, pod, async () => {
+        const terminated = (p: k8s.V1Pod) => p.status?.containerStatuses?.[0]?.state?.terminated;
+        const ended = await awaitPodState(podName, what, 'ended', timeoutMs, (p) => !!terminated(p));
+        const text = await read(() => core.readNamespacedPodLog({ name: podName, namespace: ns, container: 'node' }));
+        const output = (text ?? '').split('\n').filter((l) => l.trim() !== '').map((l) => maskSecrets(redactLogLine(l)));
+        return { exitCode: terminated(ended)!.exitCode, output };
+      });
+    } catch (err) {
+      if (err instanceof ConflictError) throw err;
+      const e = err as { code?: unknown; cause?: unknown; message?: string };
+      const why = typeof e?.code === 'number' || e?.code === 'TIMEOUT' || e?.cause ? reasonOf(err, c.server) : String(e?.message ?? err);
+      throw new ConflictError(`Cannot run \`${command}\` beside the stopped node ${nodeKey} on cluster ${c.name}: ${why}.`);
+    }
   }
 
   /** Runs a script in the helper pod over the Exec WebSocket; resolves once it exited 0, with its stderr for a failure. */
@@ -875,13 +975,14 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         }
       }
     }
-    // Copy-helper pods (backups, restores) that ended: their copy is over whatever it was (the
-    // helper ends itself once no copy runs in it, a service that died mid-copy included), so
-    // nothing uses them; of any node, recorded or not. A running one is never taken: a copy may
-    // run in it on any instance. Deleted only as the pod listed (its uid): a new helper of the same
-    // name is another copy's.
+    // Copy-helper pods (backups, restores) and one-off node-command pods (runWhileStopped) that
+    // ended: their work is over whatever it was (the helper ends itself once no copy runs in it, a
+    // one-off pod at its activeDeadlineSeconds, a service that died meanwhile included), so nothing
+    // uses them; of any node, recorded or not. A running one is never taken: a copy or command may
+    // run in it on any instance. Deleted only as the pod listed (its uid): a new pod of the same
+    // name is another's.
     try {
-      const helpers = (await call(core.listNamespacedPod({ namespace: ns, labelSelector: `lnm.prefix=${prefixLabel},lnm.role=volume-copy` }))).items;
+      const helpers = (await call(core.listNamespacedPod({ namespace: ns, labelSelector: `lnm.prefix=${prefixLabel},lnm.role in (volume-copy,node-command)` }))).items;
       for (const pod of helpers) {
         const name = pod.metadata?.name;
         const uid = pod.metadata?.uid;
@@ -898,13 +999,14 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         }
       }
     } catch (err) {
-      failed.push(`listing the copy-helper Pods: ${reasonOf(err, c.server)}`);
+      failed.push(`listing the copy-helper and node-command Pods: ${reasonOf(err, c.server)}`);
     }
     return { removed, failed };
   }
 
   const engine: KubernetesNodeEngine = {
     kind: 'kubernetes',
+    runWhileStopped: (nodeKey, args, opts = {}) => serial(nodeKey, () => runWhileStopped(nodeKey, args, opts)),
     removeOrphans,
     copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
     objectNames: names,

@@ -40,10 +40,10 @@ export function redactSecrets(value: unknown): JsonValue {
 }
 
 const str = (v: unknown) => (v === undefined || v === null ? null : String(v));
-/** What a cluster sweep removed: objects of nodes never recorded, copy-helper pods that ended (kind Pod), or both. */
+/** What a cluster sweep removed: objects of nodes never recorded, copy-helper or node-command pods that ended (kind Pod), or both. */
 const orphanWhat = (objects: unknown) => {
   const kinds = new Set((Array.isArray(objects) ? objects : []).map((o) => ((o as { kind?: string }).kind === 'Pod' ? 'pod' : 'node')));
-  const said = [kinds.has('node') || kinds.size === 0 ? 'objects of nodes never recorded' : '', kinds.has('pod') ? 'copy-helper pods of backups or restores that ended' : ''].filter(Boolean);
+  const said = [kinds.has('node') || kinds.size === 0 ? 'objects of nodes never recorded' : '', kinds.has('pod') ? 'copy-helper pods of backups or restores, or one-off node-command pods, that ended' : ''].filter(Boolean);
   return said.join(' and ');
 };
 

@@ -63,7 +63,8 @@ export interface ConsortiumNodeRuntime {
    * `peer node unjoin -c <channel>` on a stopped peer with its own config (FABRIC_CFG_PATH = its node
    * directory, CORE_PEER_FILESYSTEMPATH = its ledger dir): the peer drops the channel's ledger.
    * A docker engine peer (here or on a node host): a one-off container of its image on its node
-   * directory or volume (NodeEngine.runWhileStopped); an engine without that: ConflictError.
+   * directory or volume; a peer on a Kubernetes cluster: a one-off pod of its StatefulSet's pod
+   * template on its claim (NodeEngine.runWhileStopped); an engine without that: ConflictError.
    */
   unjoinPeer(target: ConsortiumNodeTarget, channelName: string): Promise<void>;
   /**

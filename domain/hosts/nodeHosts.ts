@@ -104,8 +104,8 @@ export interface KubernetesClusterFindings {
 
 /**
  * A cluster object this deployment left there, removed by the cluster check (docs/kubernetes.md,
- * "Orphans"): of a node never recorded, or (kind Pod) a copy-helper pod of a backup or restore
- * that ended.
+ * "Orphans"): of a node never recorded, or (kind Pod) a copy-helper pod of a backup or restore,
+ * or a one-off node-command pod (runWhileStopped), that ended.
  */
 export interface ClusterOrphanObject {
   kind: 'Service' | 'StatefulSet' | 'Secret' | 'ConfigMap' | 'Pod';

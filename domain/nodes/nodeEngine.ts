@@ -143,7 +143,10 @@ export interface NodeEngine {
    * user, working directory and node directory: the bound directory here, the node's volume on a
    * remote host), removed after; its output lines and exit code. The offline commands a program
    * runs only while the node is down (Fabric's `peer node unjoin`, `peer node rollback`). The
-   * docker engines only; throws a ConflictError while the node runs or when it has no container.
+   * docker engines (a container) and the kubernetes engine (a one-off pod of the node's
+   * StatefulSet's pod template on its claim, with the StatefulSet at 0); throws a ConflictError
+   * while the node runs, when it has no container or StatefulSet, or when the one-off cannot run
+   * or does not end within `timeoutMs` (default 60 s).
    */
   runWhileStopped?(nodeKey: string, args: string[], opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<{ exitCode: number; output: string[] }>;
 }

@@ -206,7 +206,7 @@ export const consortiumNetworkRoutes = [
     responses: {
       200: { description: 'left; the steps taken, in order (the peer was stopped and restarted)', schema: Type.Object({ network_id: Type.Integer(), node_id: Type.Integer(), channel_name: Type.String(), steps: Type.Array(Type.String()), restarted: Type.Boolean(), anchor_peers_updated: Type.Union([Type.Object({ sequence: Type.Integer(), block_number: Type.Union([Type.Integer(), Type.Null()]), diff: Type.Array(Type.Object({ path: Type.String(), before: Type.Unknown(), after: Type.Unknown() })) }), Type.Null()]) }) },
       400: { description: 'not a peer' }, 404: { description: 'no such network or peer' },
-      409: { description: 'the peer has not joined the channel, is not running, runs on an engine that runs no command beside a stopped node (Kubernetes), or the unjoin failed (the peer is started again)' },
+      409: { description: 'the peer has not joined the channel, is not running, or the unjoin failed or did not end in time (Fabric\'s last line or the reason; the peer is started again)' },
     },
     async handler(input) {
       const r = await leavePeerFromChannel(input, input.params.id, input.params.peerId);

@@ -15698,7 +15698,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description the peer has not joined the channel, is not running, runs on an engine that runs no command beside a stopped node (Kubernetes), or the unjoin failed (the peer is started again) */
+            /** @description the peer has not joined the channel, is not running, or the unjoin failed or did not end in time (Fabric's last line or the reason; the peer is started again) */
             409: {
                 headers: {
                     [name: string]: unknown;
