@@ -66,6 +66,16 @@ async function withFabricReason(err: unknown, engine: NodeEngine, nodeKey: strin
   return new NodeStartFailedError('exited', `${displayName} exited right after starting: ${reason}`, { ...err.extra, nodeKey, lastLogLines: [maskSecrets(fatal), ...err.lastLogLines] });
 }
 
+/**
+ * What a failed Fabric command said: its last line before the usage text Fabric's command line
+ * library prints after an error (`Usage:` and the flags), else its last line.
+ */
+export function fabricCommandError(output: string): string {
+  const lines = output.trim().split('\n').filter((l) => l.trim() !== '');
+  const usage = lines.findIndex((l) => /^Usage:/.test(l.trim()));
+  return (usage > 0 ? lines.slice(0, usage) : lines).pop()?.trim() ?? 'no output';
+}
+
 export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOptions): ConsortiumNodeRuntime {
   const env = options.env ?? process.env;
   const dataDir = path.resolve(options.dataDir);
@@ -272,12 +282,7 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     const engine = await engineFor(t);
     const status = await engine.status(keyOf(t));
     if (status.state === 'running') throw new ConflictError(`${displayName} is running: \`peer node ${args[0]}\` needs it stopped.`);
-    // Fabric's last line before the usage text its command line library prints after an error.
-    const failed = (output: string) => {
-      const lines = output.trim().split('\n').filter((l) => l.trim() !== '');
-      const usage = lines.findIndex((l) => /^Usage:/.test(l.trim()));
-      return new ConflictError(`\`${command}\` of ${displayName} failed: ${maskSecrets((usage > 0 ? lines.slice(0, usage) : lines).pop() ?? 'no output')}`);
-    };
+    const failed = (output: string) => new ConflictError(`\`${command}\` of ${displayName} failed: ${maskSecrets(fabricCommandError(output))}`);
     if (t.node.engine !== 'process' || t.node.config.hostId) {
       if (!engine.runWhileStopped) throw new ConflictError(`${displayName} runs on the ${engine.kind} engine${t.node.config.hostId ? ' of a node host' : ''}, which runs no command beside a stopped node, so it cannot ${action} here.`);
       const ran = await engine.runWhileStopped(keyOf(t), ['peer', 'node', ...args], { env: { FABRIC_LOGGING_SPEC: 'WARNING' }, timeoutMs: 60_000 });
