@@ -1,78 +1,102 @@
-// Runs the uvu suites in one process: unit first, then integration, then end to end.
-// Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too)
+// Runs the uvu suites in lanes side by side (test/lanes.ts says how they are kept apart), each
+// file's output printed in one piece when it ends, then uvu's totals over all of them.
+// Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too; LNM_TEST_LANES=1 for one lane)
 import { parse } from 'uvu/parse';
-import { writeFileSync } from 'node:fs';
-import { runGlobalTeardown } from './helpers/globalTeardown.ts';
-import { skipSummary } from './helpers/requirements.ts';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { skipSummary, type SkipRecords } from './helpers/requirements.ts';
+import { LaneQueue, laneCount, needsMainNetwork, type LaneAsk, type LaneTell, type TestFile } from './lanes.ts';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2] ?? process.env.TEST_FILTER ?? '';
-const rank = (f: string) => (f.includes('.unit.') ? 0 : f.includes('.int.') ? 1 : 2);
-
-const ctx = await parse('test', '\\.test\\.ts$', { cwd: process.cwd() });
 const re = filter ? new RegExp(filter) : null;
-const suites = ctx.suites
-  .filter((s: { name: string }) => !re || re.test(s.name))
-  .sort((a: { name: string }, b: { name: string }) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+const ctx = await parse('test', '\\.test\\.ts$', { cwd: process.cwd() });
+const files: TestFile[] = (ctx.suites as Array<{ name: string; file: string }>)
+  .filter((s) => !re || re.test(s.name))
+  .map((s) => ({ name: s.name, file: s.file, mainNetwork: needsMainNetwork(s.name, readFileSync(s.file, 'utf8')) }));
 
-process.on('unhandledRejection', (err) => {
-  console.error('unhandled rejection during tests:', err);
-});
+const queue = new LaneQueue(files);
+const { lanes, note } = laneCount(process.env, files.length);
+if (note) console.log(`[lanes] ${note}`);
+if (lanes > 1) console.log(`[lanes] ${files.length} files in ${lanes} lanes (${files.filter((f) => f.mainNetwork).length} use Docker or Kubernetes: the first lane only)`);
 
-/**
- * uvu's run (uvu/run), with one check added: uvu's suite runner returns from its `finally`, so an
- * error thrown by a suite's before hook is dropped, its tests count as neither passed nor failed,
- * and the run would exit 0. A suite that ran fewer tests than it has, with no failure reported, is
- * reported as failed here.
- */
-async function run(list: Array<{ name: string; file: string }>): Promise<void> {
-  const g = globalThis as unknown as { UVU_DEFER: number; UVU_INDEX: number; UVU_QUEUE: unknown[][] };
-  g.UVU_DEFER = 1;
-  const uvu = (await import('uvu')) as unknown as { exec(bail?: boolean): Promise<void> };
-  let idx = 0;
-  for (const s of list) {
-    g.UVU_INDEX = idx++;
-    g.UVU_QUEUE.push([s.name]);
-    await import('file:///' + s.file);
-  }
-  type Result = [string | true, number, number, number];
-  for (const group of g.UVU_QUEUE) {
-    const file = String(group[0]);
-    for (let i = 1; i < group.length; i++) {
-      const runSuite = group[i] as () => Promise<Result>;
-      group[i] = async (): Promise<Result> => {
-        const started = Date.now();
-        const [errs, ran, skipped, total] = await runSuite();
-        fileSeconds.set(file, (fileSeconds.get(file) ?? 0) + (Date.now() - started) / 1000);
-        if (errs !== true || ran >= total) return [errs, ran, skipped, total];
-        return [`  ${total - ran} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Make the suite with requires or requiresAll (test/helpers/requirements.ts) to see it.`, ran, skipped, total];
-      };
-    }
-  }
-  await uvu.exec(false);
-}
-
+const started = Date.now();
+let total = 0;
+let passed = 0;
+let skipped = 0;
+const failedFiles: string[] = [];
 /** Wall time per test file, to print the slowest: a suite that grows past CI's budget shows here. */
 const fileSeconds = new Map<string, number>();
+const skips: SkipRecords[] = [];
+const running = new Map<number, { name: string; since: number }>();
+
+function startLane(index: number): Promise<void> {
+  const inMainNetwork = index === 0;
+  const node = [process.execPath, '--import', 'tsx', path.join(here, 'lane.ts')];
+  const [cmd, ...args] = inMainNetwork ? node : ['unshare', '--net', ...node];
+  const child: ChildProcess = spawn(cmd, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, LNM_TEST_LANE: String(index + 1), ...(inMainNetwork ? {} : { LNM_TEST_LANE_NETNS: '1' }) },
+  });
+  const tell = (m: LaneTell) => child.connected && child.send(m);
+  const handOut = () => {
+    const f = queue.next(inMainNetwork);
+    if (!f) return tell({ type: 'end' });
+    running.set(index, { name: f.name, since: Date.now() });
+    tell({ type: 'run', name: f.name, file: f.file });
+  };
+  child.on('message', (raw) => {
+    const m = raw as LaneAsk;
+    if (m.type === 'ready') handOut();
+    else if (m.type === 'done') {
+      running.delete(index);
+      process.stdout.write(m.output + '\n');
+      total += m.total;
+      passed += m.passed;
+      skipped += m.skipped;
+      if (m.failed) failedFiles.push(m.file);
+      fileSeconds.set(m.file, m.seconds);
+      handOut();
+    } else if (m.type === 'skips') skips.push(m.skips);
+  });
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => {
+      const lost = running.get(index);
+      running.delete(index);
+      if (lost) {
+        // The lane died inside a file (an uncaught exception, a kill): that file failed, the rest go on in a new lane.
+        console.log(`\n  FAIL  ${lost.name}: its lane ended (${signal ?? `exit ${code}`}) before the file did\n`);
+        total += 1;
+        failedFiles.push(lost.name);
+        if (queue.left) return resolve(startLane(index));
+      }
+      resolve();
+    });
+  });
+}
+
+// Which files have been running long: a hang shows in CI's log while it hangs.
+const watch = setInterval(() => {
+  const long = [...running.values()].filter((r) => Date.now() - r.since > 240_000);
+  if (long.length) console.log(`[lanes] still running: ${long.map((r) => `${r.name} (${Math.round((Date.now() - r.since) / 60_000)} min)`).join(', ')}`);
+}, 300_000);
+await Promise.all(Array.from({ length: lanes }, (_, i) => startLane(i)));
+clearInterval(watch);
+
 function slowestFiles(n: number): string[] {
   const all = [...fileSeconds.entries()].sort((a, b) => b[1] - a[1]);
   const sum = all.reduce((t, [, s]) => t + s, 0);
-  return [`Slowest test files (of ${all.length}, ${Math.round(sum)} s in all):`, ...all.slice(0, n).map(([f, s]) => `  ${s.toFixed(0).padStart(5)} s  ${f}`)];
+  return [`Slowest test files (of ${all.length}, ${Math.round(sum)} s in all, ${Math.round((Date.now() - started) / 1000)} s of wall time in ${lanes} lane${lanes > 1 ? 's' : ''}):`, ...all.slice(0, n).map(([f, s]) => `  ${s.toFixed(0).padStart(5)} s  ${f}`)];
 }
 
-let code = 0;
-try {
-  await run(suites);
-  code = Number(process.exitCode ?? 0);
-} catch (err) {
-  // uvu's reporter itself can throw (it expects err.details to be a string; our ValidationError
-  // carries an array there). Report the escaped error instead of dying silently.
-  console.error('\nA test threw an error the reporter could not format:', err);
-  code = 1;
-}
-await runGlobalTeardown();
+if (failedFiles.length) console.log(`\nFailed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);
+// uvu's totals, which test/run.ts reads.
+console.log(`\n  Total:     ${total}\n  Passed:    ${passed}\n  Skipped:   ${skipped}\n  Duration:  ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 console.log(`\n${slowestFiles(25).join('\n')}`);
 // Which tests were skipped for what missing dependency, for test/run.ts to print beside its closing line.
-const summary = skipSummary();
+const summary = skipSummary(skips);
 if (process.env.LNM_SKIP_SUMMARY_FILE) writeFileSync(process.env.LNM_SKIP_SUMMARY_FILE, JSON.stringify(summary));
 else for (const line of summary) console.log(line);
-process.exit(code);
+process.exit(failedFiles.length || passed < total ? 1 : 0);

@@ -55,9 +55,27 @@ export function recordSkip(dependency: Dependency, reason: string, count = 1): v
   skips.set(dependency, r);
 }
 
-/** The lines `npm test` prints before its closing line: per dependency, how many skipped, why, how to provide it. */
-export function skipSummary(): string[] {
-  return [...skips.entries()]
+/** What this process skipped, per dependency, in a form a lane sends to `npm test`'s coordinator. */
+export type SkipRecords = Partial<Record<Dependency, { count: number; reasons: string[] }>>;
+export function skipRecords(): SkipRecords {
+  return Object.fromEntries([...skips.entries()].map(([dep, r]) => [dep, { count: r.count, reasons: [...r.reasons] }]));
+}
+
+/**
+ * The lines `npm test` prints before its closing line: per dependency, how many skipped, why, how
+ * to provide it, over the skips of every lane (test/lanes.ts).
+ */
+export function skipSummary(records: SkipRecords[] = [skipRecords()]): string[] {
+  const all = new Map<Dependency, SkipRecord>();
+  for (const rec of records) {
+    for (const [dep, r] of Object.entries(rec) as [Dependency, { count: number; reasons: string[] }][]) {
+      const into = all.get(dep) ?? { count: 0, reasons: new Set<string>() };
+      into.count += r.count;
+      for (const why of r.reasons) into.reasons.add(why);
+      all.set(dep, into);
+    }
+  }
+  return [...all.entries()]
     .sort((a, b) => b[1].count - a[1].count)
     .map(([dep, r]) => `skipped ${r.count} needing ${dependencies[dep].what}: ${[...r.reasons].join('; ')}. To run them: ${dependencies[dep].how}.`);
 }
