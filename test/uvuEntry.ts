@@ -1,6 +1,7 @@
 // Runs the uvu suites in lanes side by side (test/lanes.ts says how they are kept apart), each
 // file's output printed in one piece when it ends, then uvu's totals over all of them.
-// Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too; LNM_TEST_LANES=1 for one lane)
+// Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too; LNM_TEST_LANES=1 for one lane;
+// LNM_TEST_DIR names another directory of *.test.ts files: test/harness/lanes.unit.test.ts)
 import { parse } from 'uvu/parse';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { LaneQueue, laneCount, needsMainNetwork, type LaneAsk, type LaneTell, ty
 const here = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2] ?? process.env.TEST_FILTER ?? '';
 const re = filter ? new RegExp(filter) : null;
-const ctx = await parse('test', '\\.test\\.ts$', { cwd: process.cwd() });
+const ctx = await parse(process.env.LNM_TEST_DIR ?? 'test', '\\.test\\.ts$', { cwd: process.cwd() });
 const files: TestFile[] = (ctx.suites as Array<{ name: string; file: string }>)
   .filter((s) => !re || re.test(s.name))
   .map((s) => ({ name: s.name, file: s.file, mainNetwork: needsMainNetwork(s.name, readFileSync(s.file, 'utf8')) }));
