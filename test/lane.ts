@@ -4,6 +4,7 @@
 // PostgreSQL, child servers) and sends what it skipped. A lane other than the first runs in a
 // network namespace of its own (test/lanes.ts says why); it brings that namespace's loopback up.
 import { execFileSync } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { LaneAsk, LaneTell } from './lanes.ts';
 
@@ -25,13 +26,19 @@ type Result = [string | true, number, number, number];
 const BEFORE_HOOK_DROPPED = (missing: number, total: number) =>
   `  ${missing} of ${total} tests did not run and none failed: a before hook threw (uvu drops its error). Make the suite with requires or requiresAll (test/helpers/requirements.ts) to see it.`;
 
+/** This file's output so far, for the coordinator to show the tail of a file that runs long. */
+const progressFile = process.env.LNM_TEST_LANE_PROGRESS;
+
 /** Runs one file's suites the way uvu's exec does, with its output kept to send in one piece. */
 async function runFile(name: string, file: string): Promise<LaneAsk> {
   const started = Date.now();
   let output = '';
+  if (progressFile) writeFileSync(progressFile, '');
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((chunk: string | Uint8Array) => {
-    output += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    output += text;
+    if (progressFile) appendFileSync(progressFile, text);
     return true;
   }) as typeof process.stdout.write;
   let total = 0;

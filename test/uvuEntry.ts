@@ -4,7 +4,8 @@
 // LNM_TEST_DIR names another directory of *.test.ts files: test/harness/lanes.unit.test.ts)
 import { parse } from 'uvu/parse';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skipSummary, type SkipRecords } from './helpers/requirements.ts';
@@ -32,6 +33,9 @@ const failedFiles: string[] = [];
 const fileSeconds = new Map<string, number>();
 const skips: SkipRecords[] = [];
 const running = new Map<number, { name: string; since: number }>();
+/** Each lane writes the output of the file it runs here as it comes (test/lane.ts), for the watch below. */
+const progressDir = mkdtempSync(path.join(tmpdir(), 'lnm-test-lanes-'));
+const progressOf = (index: number) => path.join(progressDir, `lane-${index + 1}.out`);
 
 function startLane(index: number): Promise<void> {
   const inMainNetwork = index === 0;
@@ -39,7 +43,7 @@ function startLane(index: number): Promise<void> {
   const [cmd, ...args] = inMainNetwork ? node : ['unshare', '--net', ...node];
   const child: ChildProcess = spawn(cmd, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, LNM_TEST_LANE: String(index + 1), ...(inMainNetwork ? {} : { LNM_TEST_LANE_NETNS: '1' }) },
+    env: { ...process.env, LNM_TEST_LANE: String(index + 1), LNM_TEST_LANE_PROGRESS: progressOf(index), ...(inMainNetwork ? {} : { LNM_TEST_LANE_NETNS: '1' }) },
   });
   const tell = (m: LaneTell) => child.connected && child.send(m);
   const handOut = () => {
@@ -78,13 +82,24 @@ function startLane(index: number): Promise<void> {
   });
 }
 
-// Which files have been running long: a hang shows in CI's log while it hangs.
+/** The last line of what a lane's file has printed so far. */
+function lastLine(index: number): string {
+  try {
+    const text = readFileSync(progressOf(index), 'utf8').trimEnd();
+    return text.slice(text.lastIndexOf('\n') + 1).slice(-160);
+  } catch {
+    return '';
+  }
+}
+// Which files have been running long, and how far they are: a hang shows in CI's log while it hangs.
 const watch = setInterval(() => {
-  const long = [...running.values()].filter((r) => Date.now() - r.since > 240_000);
-  if (long.length) console.log(`[lanes] still running: ${long.map((r) => `${r.name} (${Math.round((Date.now() - r.since) / 60_000)} min)`).join(', ')}`);
+  for (const [index, r] of running) {
+    if (Date.now() - r.since > 240_000) console.log(`[lanes] still running in lane ${index + 1}: ${r.name} (${Math.round((Date.now() - r.since) / 60_000)} min): ${lastLine(index)}`);
+  }
 }, 300_000);
 await Promise.all(Array.from({ length: lanes }, (_, i) => startLane(i)));
 clearInterval(watch);
+rmSync(progressDir, { recursive: true, force: true });
 
 function slowestFiles(n: number): string[] {
   const all = [...fileSeconds.entries()].sort((a, b) => b[1] - a[1]);
