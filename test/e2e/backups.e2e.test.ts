@@ -76,7 +76,7 @@ async function waitBackup(id: number, s = server) {
 
 t.before(async () => {
   s3 = await startS3Server(['backups', 'other']);
-  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '5', EDITION: 'community' } });
+  server = await startServer({ embedded: true, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '15', EDITION: 'community' } });
 });
 
 t.after(async () => {
@@ -254,7 +254,7 @@ t('the data directory destroyed, lnm restore and lnm serve bring everything back
   assert.ok(existsSync(path.join(out, 'nodes', `node-${nodeId}`, 'chain-data.bin')));
   assert.not.ok(existsSync(path.join(out, 'key-encryption-key')));
 
-  server = await startServer({ embedded: true, dataDir: out, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '5', EDITION: 'community' } });
+  server = await startServer({ embedded: true, dataDir: out, env: { KEY_ENCRYPTION_KEY: KEK, LNM_BACKUP_CHECK_SECONDS: '1', LNM_BACKUP_STALL_SECONDS: '15', EDITION: 'community' } });
   for (const p of readModels) assert.equal(strip((await api('GET', p)).json), before[p], `GET ${p} after the restore`);
   // The backup that was running when the cut was taken is COMPLETED, not IN_PROGRESS forever.
   const b = (await api('GET', `/backups/${lastBackup.id}`)).json;
