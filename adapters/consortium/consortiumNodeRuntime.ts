@@ -351,6 +351,11 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     },
     start: (t, material) => startOn(t, material, false),
     ...placedNodeCalls(engineFor, keyOf),
+    async remove(t, opts) {
+      await (await engineFor(t)).remove(keyOf(t), opts);
+      // A migration's backup of a host node, kept after a failure, goes with the node.
+      await rm(path.join(dataDir, HOSTED_BACKUP_DIR, keyOf(t)), { recursive: true, force: true });
+    },
     async unjoinPeer(t, channelName) {
       await peerNodeCommand(t, ['unjoin', '-c', channelName], 'unjoin', `leave channel ${channelName}`);
     },
