@@ -14,7 +14,7 @@
 // every interval): both written at once on the node's one kept connection
 // (system/probeHttp.ts pipelinedGets), so a probe costs the service one write and a read or two.
 import { execFile } from 'node:child_process';
-import { access, cp, readFile, rm } from 'node:fs/promises';
+import { access, cp, readFile, rm, rmdir } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import Docker from 'dockerode';
@@ -35,6 +35,7 @@ import { imageReleases, releaseImage, releaseRepositories, releasesAmong } from 
 import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
 import { assertNodeConfig, fabricDisplayName, FABRIC_DATA_DIR, peerLaunchSpec } from './peerLaunch.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
+import { hostedRestoreDir, type DockerNodeEngine } from '../engines/dockerEngine.ts';
 import type { ExternalBuilder } from './externalBuilder.ts';
 import { ordererLaunchSpec } from './ordererLaunch.ts';
 
@@ -49,6 +50,9 @@ export interface ConsortiumNodeRuntimeOptions {
 }
 
 const execFileAsync = promisify(execFile);
+
+/** <dataDir>/hosted-backups/<nodeKey>/<label>/: the data directory of a node on a Docker node host, read out of its volume (a consensus migration's backup). */
+export const HOSTED_BACKUP_DIR = 'hosted-backups';
 
 const softwareOf = (role: ConsortiumNodeRole) => (role === 'peer' ? 'fabric-peer' : 'fabric-orderer');
 
@@ -224,14 +228,31 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     return { pid: started.pid ?? null, containerId: started.containerId ?? null, startedAt: started.startedAt };
   }
 
+  /**
+   * A node on a Docker node host keeps its data in its volume there, which this machine reaches
+   * through the host's engine only: its backup `label` is read out of the volume (the archive of its
+   * data directory) into <dataDir>/hosted-backups/<nodeKey>/<label>/ here (beside, not in, the node
+   * directory, whose staging copy every start uploads). null for a node of this machine; a node on
+   * a Kubernetes cluster: ConflictError. `copying` (backup, restore) needs the node stopped.
+   */
+  async function hostedBackup(t: ConsortiumNodeTarget, label: string, copying = true): Promise<{ engine: DockerNodeEngine; backup: string } | null> {
+    if (!t.node.config.hostId) return null;
+    if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
+    const displayName = fabricDisplayName(t);
+    const engine = await engineFor(t);
+    if (engine.kind !== 'docker' || !('copyNodeDataOut' in engine)) throw new ConflictError(`${displayName} runs on a Kubernetes cluster (host ${t.node.config.hostId}): its data lives in its claim there, which is backed up here for nodes of this machine and of Docker node hosts only.`);
+    if (copying && (await engine.status(keyOf(t))).state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
+    return { engine: engine as DockerNodeEngine, backup: path.join(dataDir, HOSTED_BACKUP_DIR, keyOf(t), label) };
+  }
+
   /** The node's data directory and its backup `label` beside it in the node directory; `copying` (backup, restore) needs the node stopped, dropping a backup does not. */
   async function backupPaths(t: ConsortiumNodeTarget, label: string, copying = true) {
     const displayName = fabricDisplayName(t);
     if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
     // A node of this machine (process or docker engine) keeps its data in its node directory here
     // (a docker container has it bound at the same path, and writes it as this service's uid:gid):
-    // copied here. A node on a node host or a Kubernetes cluster keeps it in the host's volume.
-    if (t.node.config.hostId) throw new ConflictError(`${displayName} runs on a node host or Kubernetes cluster (host ${t.node.config.hostId}): its data lives there, and is backed up here for nodes of this machine only (process or docker engine).`);
+    // copied here. A node on a node host keeps it in the host's volume (hostedBackup).
+    if (t.node.config.hostId) throw new ConflictError(`${displayName} runs on a node host (host ${t.node.config.hostId}): its data lives there.`);
     const status = copying ? await (await engineFor(t)).status(keyOf(t)) : null;
     if (status?.state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
     const nodeDir = nodeDirectory(dataDir, keyOf(t));
@@ -330,6 +351,11 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     },
     start: (t, material) => startOn(t, material, false),
     ...placedNodeCalls(engineFor, keyOf),
+    async remove(t, opts) {
+      await (await engineFor(t)).remove(keyOf(t), opts);
+      // A migration's backup of a host node, kept after a failure, goes with the node.
+      await rm(path.join(dataDir, HOSTED_BACKUP_DIR, keyOf(t)), { recursive: true, force: true });
+    },
     async unjoinPeer(t, channelName) {
       await peerNodeCommand(t, ['unjoin', '-c', channelName], 'unjoin', `leave channel ${channelName}`);
     },
@@ -345,20 +371,33 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       }
     },
     async backupData(t, label) {
+      const hosted = await hostedBackup(t, label);
+      if (hosted) {
+        // Read out of the stopped node's volume through its host's engine (the archive of its data directory).
+        await rm(hosted.backup, { recursive: true, force: true });
+        const copied = await hosted.engine.copyNodeDataOut(keyOf(t), hosted.backup, { sub: FABRIC_DATA_DIR });
+        if (!copied) throw new ConflictError(`${fabricDisplayName(t)} has no container on its host: there is no data to back up.`);
+        return;
+      }
       const { data, backup } = await backupPaths(t, label);
       await rm(backup, { recursive: true, force: true });
       await cp(data, backup, { recursive: true, preserveTimestamps: true });
     },
     async restoreData(t, label) {
-      const { data, backup } = await backupPaths(t, label);
+      const hosted = await hostedBackup(t, label);
+      const { data, backup } = hosted ? { data: path.join(hostedRestoreDir(dataDir, keyOf(t)), FABRIC_DATA_DIR), backup: hosted.backup } : await backupPaths(t, label);
       await access(backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
-      await rm(data, { recursive: true, force: true });
+      // On a host: left where the node's next start empties its volume and puts its files back
+      // (the staging copy, then this data directory over it), as after `lnm restore`.
+      await rm(hosted ? path.dirname(data) : data, { recursive: true, force: true });
       await cp(backup, data, { recursive: true, preserveTimestamps: true });
     },
     async dropBackup(t, label) {
       // The node may run (a migration drops its backups once the channels left maintenance on BFT).
-      const { backup } = await backupPaths(t, label, false);
+      const hosted = await hostedBackup(t, label, false);
+      const { backup } = hosted ?? (await backupPaths(t, label, false));
       await rm(backup, { recursive: true, force: true });
+      if (hosted) await rmdir(path.dirname(backup)).catch(() => undefined);
     },
     async live(t, timeoutMs = 2000) {
       const [healthz] = await operationsGets(t, ['/healthz'], timeoutMs);

@@ -70,6 +70,8 @@ export interface DockerEngineOptions {
 
 /** Where `lnm restore` leaves the volume files of a node on a host, until its next start puts them back: <dataDir>/hosted-restore/<nodeKey>/. */
 export const HOSTED_RESTORE_DIR = 'hosted-restore';
+/** <dataDir>/hosted-restore/<nodeKey>/: what the node's next start on its host puts into its emptied volume (over the staging copy). */
+export const hostedRestoreDir = (dataDir: string, nodeKey: string) => path.join(path.resolve(dataDir), HOSTED_RESTORE_DIR, path.basename(nodeDirectory(dataDir, nodeKey)));
 
 /** The docker engine, and on a remote host the copy of a node's volume out of it (backups). */
 export interface DockerNodeEngine extends NodeEngine {
@@ -77,9 +79,11 @@ export interface DockerNodeEngine extends NodeEngine {
    * Copies the node's directory as its container sees it (on a remote host: the volume, with
    * what the node wrote) into `intoDir`, through the engine's archive API. Regular files and
    * directories only (links and devices are counted in `skipped`). null when the node has no
-   * container (never started, or removed): there is nothing on the host to read.
+   * container (never started, or removed): there is nothing on the host to read. `sub`: one
+   * directory of it only (a Fabric node's data/: a consensus migration's backup), its files
+   * landing in `intoDir`.
    */
-  copyNodeDataOut(nodeKey: string, intoDir: string): Promise<{ files: number; bytes: number; skipped: number } | null>;
+  copyNodeDataOut(nodeKey: string, intoDir: string, opts?: { sub?: string }): Promise<{ files: number; bytes: number; skipped: number } | null>;
   /**
    * Copies one file of the node's directory as its container sees it (on a remote host: the
    * volume) over the staging copy here, for a start that must keep what the node wrote there.
@@ -114,7 +118,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
   const nameOf = (nodeKey: string) => `${prefix}${nodeKey}`;
   const remote = options.remote;
   const volumeOf = (nodeKey: string) => `${prefix}${nodeKey}-files`;
-  const restoreDirOf = (nodeKey: string) => path.join(dataDir, HOSTED_RESTORE_DIR, path.basename(dirOf(nodeKey)));
+  const restoreDirOf = (nodeKey: string) => hostedRestoreDir(dataDir, nodeKey);
 
   /** The staging copy of the node's files, uploaded into its container's volume (remote hosts). */
   async function uploadNodeFiles(container: Docker.Container, dir: string): Promise<void> {
@@ -273,14 +277,16 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
     return { containerId: info.Id, pid: info.State.Pid || undefined, startedAt: new Date(info.State.StartedAt).toISOString() };
   }
 
-  async function copyNodeDataOut(nodeKey: string, intoDir: string): Promise<{ files: number; bytes: number; skipped: number } | null> {
+  async function copyNodeDataOut(nodeKey: string, intoDir: string, opts: { sub?: string } = {}): Promise<{ files: number; bytes: number; skipped: number } | null> {
     const info = await ownContainer(nodeKey);
     if (!info) return null;
+    const from = opts.sub ? path.join(dirOf(nodeKey), opts.sub) : dirOf(nodeKey);
+    if (path.dirname(from) !== dirOf(nodeKey) && from !== dirOf(nodeKey)) throw new Error(`${opts.sub} is not a directory name of the node directory`);
     await rm(intoDir, { recursive: true, force: true });
     await mkdir(intoDir, { recursive: true, mode: 0o700 });
     const counts = { files: 0, bytes: 0, skipped: 0 };
-    const archive = await docker.getContainer(info.Id).getArchive({ path: dirOf(nodeKey) });
-    // The archive's top entry is the directory itself (node-<id>/): stripped, so its files land in intoDir.
+    const archive = await docker.getContainer(info.Id).getArchive({ path: from });
+    // The archive's top entry is the directory itself (node-<id>/, data/): stripped, so its files land in intoDir.
     await pipeline(archive, extract(intoDir, {
       strip: 1,
       ignore: (_name, header) => {
@@ -373,7 +379,7 @@ export function createDockerEngine(options: DockerEngineOptions): DockerNodeEngi
   const engine: DockerNodeEngine = {
     runWhileStopped: (nodeKey, args, opts = {}) => serial(nodeKey, () => runWhileStopped(nodeKey, args, opts)),
     kind: 'docker',
-    copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
+    copyNodeDataOut: (nodeKey, intoDir, opts) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir, opts)),
     pullNodeFile: (nodeKey, file) => serial(nodeKey, () => pullNodeFile(nodeKey, file)),
     imageReferences,
 

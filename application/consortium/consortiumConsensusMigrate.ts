@@ -4,6 +4,8 @@
 // (Fabric: all channels of an orderer migrate in the same maintenance window):
 //   1 maintenance   each channel's ConsensusType State to STATE_MAINTENANCE (nothing else changed)
 //   2 backup        every orderer stopped, its data directory (ledger, WAL, snapshots) copied aside, started
+//                   (on a Docker node host: read out of its volume through the host's engine; put back at
+//                   the restart of a rollback, the volume emptied first: runtime.backupData/restoreData)
 //   3 switch        each channel: Type BFT, every SmartBFT option, ConsenterMapping of the same consenters
 //                   (TLS certificates as the raft metadata holds them, identities from the orderers'
 //                   records), BlockValidation by a BFT quorum of those identities (still in maintenance)
@@ -17,8 +19,8 @@
 // done on a refusal (rules named in the message):
 //   migration-target       to is smartbft (400)
 //   migration-from-raft    the network is etcdraft (409)
-//   migration-engine       every orderer on this machine, process or docker engine (400 naming those on a
-//                          node host or Kubernetes cluster: their data is in the host's volume, not backed up here)
+//   migration-engine       every orderer on this machine (process or docker engine) or a registered Docker
+//                          node host (400 naming those on a Kubernetes cluster: their claim is not backed up here)
 //   migration-v3-nodes     every orderer and peer of the channels on Fabric 3.x (409 naming the others)
 //   migration-bft-size     at least 4 consenters, n = 3f + 1 with f >= 1 faults tolerated (400)
 //   migration-v3-capability  channel capability V3_0 on every channel (409)
@@ -46,6 +48,7 @@ import { smartBftOptionIssues } from '../../domain/consortium/smartBftOptions.ts
 import { releaseAtLeast, V3_CAPABILITY, V3_MIN_RELEASE } from '../../domain/consortium/capabilityRules.ts';
 import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
+import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { awaitSettled } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
@@ -197,9 +200,15 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const { networks, nodes, own, orderers } = await sharingNetworks(deps, network);
   const others = networks.filter((n) => n.consensus !== 'etcdraft');
   if (others.length) throw new ConflictError(`Rule migration-from-raft: the orderers of ${network.name} also order ${others.map((n) => `${n.name} (${n.consensus})`).join(', ')}; Fabric migrates every channel of an orderer together, and only etcdraft ones.`, { networks: others.map((n) => n.name) }, 'MIGRATION_NOT_RAFT');
-  const hosted = orderers.filter((o) => o.consortiumConfig?.hostId);
-  if (hosted.length) {
-    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for orderers of this machine only (process or docker engine: the node directory here); ${hosted.map((o) => o.name).join(', ')} ${hosted.length > 1 ? 'run' : 'runs'} on a node host or Kubernetes cluster. Nothing was changed.`, [{ field: 'id', message: 'orderers on a node host or Kubernetes cluster' }], 'MIGRATION_ENGINE');
+  const onCluster: string[] = [];
+  for (const o of orderers) {
+    const hostId = o.consortiumConfig?.hostId;
+    if (!hostId) continue;
+    const host = await getNodeHost(deps.pool, hostId);
+    if (host?.kind !== 'docker') onCluster.push(`${o.name} (${host ? `Kubernetes cluster ${host.name}` : `host ${hostId}, not registered`})`);
+  }
+  if (onCluster.length) {
+    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for orderers of this machine (process or docker engine: the node directory here) and of registered Docker node hosts (their volume, through the host's engine); ${onCluster.join(', ')} ${onCluster.length > 1 ? 'are' : 'is'} not: a cluster orderer's claim is not backed up here. Nothing was changed.`, [{ field: 'id', message: 'orderers on a Kubernetes cluster' }], 'MIGRATION_ENGINE');
   }
   const below = nodes.filter((n) => !n.consortiumConfig?.fabricVersion || !releaseAtLeast(n.consortiumConfig.fabricVersion, V3_MIN_RELEASE));
   if (below.length) {

@@ -78,9 +78,12 @@ export interface ConsortiumNodeRuntime {
    * The stopped node's data directory (ledger, etcdraft WAL and snapshots) copied aside as backup
    * `label` (a consensus migration's, before it changes the channel's type), replacing an older
    * backup of that label; restoreData puts it back in place of the data directory (both with
-   * the node stopped), dropBackup deletes it (the node running or not). Nodes of this machine
-   * only, process or docker engine (a container has its node directory bound into it); a node on
-   * a node host or Kubernetes cluster: ConflictError.
+   * the node stopped), dropBackup deletes it (the node running or not). Nodes of this machine,
+   * process or docker engine (a container has its node directory bound into it): copied in the node
+   * directory. A node on a Docker node host (its data in its volume there): read out of the volume
+   * through the host's engine into a backup here; restoreData leaves it for the node's next start,
+   * which empties the volume and puts it back (as after `lnm restore`). A node on a Kubernetes
+   * cluster: ConflictError.
    */
   backupData(target: ConsortiumNodeTarget, label: string): Promise<void>;
   restoreData(target: ConsortiumNodeTarget, label: string): Promise<void>;

@@ -308,6 +308,17 @@ export function channelCommits(api: Api, networkId: () => number, mspId: string,
   };
 }
 
+/** The hashes of a network's blocks 0 .. h-1 (GET .../blocks/{n}): a chain kept is a chain whose hashes did not change. */
+export async function blockHashes(api: Api, networkId: number, h: number): Promise<string[]> {
+  const hashes: string[] = [];
+  for (let i = 0; i < h; i++) {
+    const r = await api('GET', `/networks/consortium/${networkId}/blocks/${i}`);
+    assert.is(r.status, 200, r.text);
+    hashes.push(r.json.hash);
+  }
+  return hashes;
+}
+
 /** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
 export async function orderersSay(api: Api, networkId: number, orderers: Array<{ id: number; name: string }>): Promise<string> {
   const said = [];

@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { docker, dockerMissing, ourContainers, releaseImages, startDockerServer, stopDockerServer } from './dockerFabricKit.ts';
-import { apiOf, channelCommits, fourOrdererRaftChannel, orderersSay, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, orderersSay, until } from './consortiumApi.ts';
 
 const { versions: [v31], missing: releasesMissing } = await releaseImages(['3.1.']);
 const t = requiresAll(suite('consensus migration etcdraft -> smartbft of docker engine nodes (Fabric 3.1 release images)'), ['docker', dockerMissing], ['fabric-release-images', releasesMissing]);
@@ -38,15 +38,6 @@ const migrate = () => api('POST', `/networks/consortium/${networkId}/consensus/m
 const progress = () => api('GET', `/networks/consortium/${networkId}/consensus/migration`);
 const nodeDir = (id: number) => path.join(server.dataDir, 'nodes', `node-${id}`);
 const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, () => height(), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, networkId, orderers) });
-const blockHashes = async (h: number) => {
-  const hashes: string[] = [];
-  for (let i = 0; i < h; i++) {
-    const r = await api('GET', `/networks/consortium/${networkId}/blocks/${i}`);
-    assert.is(r.status, 200, r.text);
-    hashes.push(r.json.hash);
-  }
-  return hashes;
-};
 const consensusNow = async () => (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
 
 t.before(async () => {
@@ -68,7 +59,7 @@ t('(a) a real fault after the switch (two orderer containers killed in phase nor
     assert.is(c?.State, 'running', `orderer ${o.name} runs in a container`);
   }
   const h = (await height())!;
-  const hashes = await blockHashes(h);
+  const hashes = await blockHashes(api, networkId, h);
   let answered = false;
   const posting = migrate().finally(() => { answered = true; });
   // Phase normal recorded (the orderers restarted as BFT), or the POST answered first (a refusal: the test fails below on it).
@@ -111,7 +102,7 @@ t('(a) a real fault after the switch (two orderer containers killed in phase nor
   }
   const hAfter = await commits('after the rollback');
   assert.ok(hAfter > restoredHeight + 1, `the peer's height ${hAfter}, the restored chain's ${restoredHeight}`);
-  const kept = await blockHashes(h);
+  const kept = await blockHashes(api, networkId, h);
   assert.equal(kept, hashes, 'every block before the migration kept its hash');
   const p = await progress();
   assert.is(p.json.status, 'failed', p.text);
@@ -125,7 +116,7 @@ t('(a) a real fault after the switch (two orderer containers killed in phase nor
 
 t('(b) migrated: BFT in STATE_NORMAL with the same 4 consenters, the peer commits, the network says smartbft, the backups dropped', async () => {
   const h = (await height())!;
-  const hashes = await blockHashes(h);
+  const hashes = await blockHashes(api, networkId, h);
   const r = await until('the migration', async () => {
     const x = await migrate();
     // A node still busy from the rollback's restarts answers 503; anything else is the answer.
@@ -143,7 +134,7 @@ t('(b) migrated: BFT in STATE_NORMAL with the same 4 consenters, the peer commit
   assert.equal(mapping.map((c: { id: number; port: number }) => [c.id, c.port]), orderers.map((o, i) => [i + 1, o.config.port]));
   const hAfter = await commits('after the migration');
   assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
-  assert.equal(await blockHashes(h), hashes, 'every block before the migration kept its hash');
+  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
   assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'smartbft');
   const p = await progress();
   assert.is(p.json.status, 'done', p.text);

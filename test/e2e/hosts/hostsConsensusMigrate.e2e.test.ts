@@ -1,0 +1,169 @@
+// A channel migrated from etcdraft to SmartBFT (issue 37 item 7) with its orderers and peer on a
+// registered Docker node host: a second Docker Engine in a network namespace the test makes (tcp
+// with --tlsverify, secondDockerHost.ts) holding only the Fabric 3.1 release images of the peer
+// and orderer. Org1's four raft orderers and a peer run there (their data in volumes of that
+// engine, which this machine reaches through its API only), one channel committing, V3_0. The
+// migration backs each stopped orderer's data directory up out of its volume (the engine's archive
+// of it, as a service backup reads a host node) and, on a failure, leaves it for the orderer's next
+// start, which empties the volume and puts it back (as after `lnm restore`).
+// (a) A real fault after the switch: two of the four orderer containers killed on the host once
+// phase normal is recorded, so the BFT cluster has no quorum; meanwhile the peer has pulled the
+// switch block. 409 MIGRATION_FAILED in phase normal, the backups put back, the peer on the host
+// rolled back to the restored chain (`peer node rollback` in a one-off container of its image on
+// its volume), the channel etcdraft in STATE_NORMAL, committing, every block hash kept, the five
+// containers running, no one-off container and no restore left. (b) Then the migration succeeds:
+// BFT with 4 ConsenterMapping entries, the peer commits, the network says smartbft, no backup left.
+// Against the code before, both fail on their first POST: 400 MIGRATION_ENGINE. Skipped, saying
+// why, without a Docker Engine, the 3.1 release images, or root to start the second engine.
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { TestServer } from '../../helpers/server.ts';
+import { requiresAll } from '../../helpers/requirements.ts';
+import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
+import { dockerMissing, releaseImages, startDockerServer, stopDockerServer } from '../consortium/dockerFabricKit.ts';
+import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, orderersSay, until } from '../consortium/consortiumApi.ts';
+
+const { versions: [v31], missing: releasesMissing } = await releaseImages(['3.1.']);
+const t = requiresAll(
+  suite('node hosts: consensus migration etcdraft -> smartbft of Fabric nodes on a Docker host'),
+  ['docker', dockerMissing],
+  ['fabric-release-images', releasesMissing],
+  ['docker-host', secondHostMissing()],
+);
+let host: SecondDockerHost;
+let server: TestServer;
+const api = apiOf(() => server);
+interface Node { id: number; name: string; config: { port: number; hostId: number; externalEndpoint: string } }
+let orderers: Node[] = [];
+let peer: Node;
+let networkId = 0;
+let height: () => Promise<number | null>;
+const channel = 'hostmigrate';
+const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
+const migrate = () => api('POST', `/networks/consortium/${networkId}/consensus/migrate`, { to: 'smartbft' });
+const progress = () => api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, () => height(), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, networkId, orderers) });
+const consensusNow = async () => (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
+/** The host's containers: name, state, image, the node key it runs. */
+const hostContainers = () => host.docker(['ps', '-a', '--format', '{{.Names}}|{{.State}}|{{.Image}}|{{.Label "lnm.node"}}|{{.Label "lnm.node-once"}}']).trim().split('\n').filter(Boolean).map((l) => {
+  const [name, state, image, node, once] = l.split('|');
+  return { name, state, image, node, once };
+});
+/** What the migration left on this machine for the hosted nodes: backups read out of volumes, restores pending. */
+const leftHere = (dir: string) => (existsSync(path.join(server.dataDir, dir)) ? readdirSync(path.join(server.dataDir, dir), { recursive: true }).map(String) : []);
+
+t.before(async () => {
+  host = await startSecondDockerHost({ images: [`lnm-fabric-peer:${v31}`, `lnm-fabric-orderer:${v31}`] });
+  server = await startDockerServer('hmig', { LNM_HOST_CHECK_SECONDS: '2' });
+  const h = await api('POST', '/hosts', { name: 'migration-host', url: host.url, tls: host.pki });
+  assert.is(h.status, 201, h.text);
+  const made = await fourOrdererRaftChannel(api, 'hmig', 'hostmignet', channel, { fabricVersion: v31, hostId: h.json.id });
+  ({ orderers, peer } = made);
+  networkId = made.network.id;
+  height = made.height;
+  for (const n of [...orderers, peer]) {
+    assert.is(n.config.hostId, h.json.id, n.name);
+    assert.is(n.config.externalEndpoint, `${host.address}:${n.config.port}`, n.name);
+  }
+  await commits('after the joins');
+  const raised = await api('PUT', configPath(), { capabilities: { channel: 'V3_0' } });
+  assert.is(raised.status, 200, raised.text);
+  await commits('after V3_0');
+});
+t.after(async () => {
+  await stopDockerServer(server);
+  await host?.remove();
+});
+
+t('(a) a real fault after the switch (two orderer containers on the host killed in phase normal): 409 MIGRATION_FAILED, the backups put back into the volumes, the peer on the host rolled back, raft orders again and the peer follows', async () => {
+  const running = hostContainers();
+  assert.is(running.length, 5, JSON.stringify(running));
+  for (const n of [...orderers, peer]) assert.ok(running.some((c) => c.node === `node-${n.id}` && c.state === 'running'), `${n.name} runs in a container on the host`);
+  const h = (await height())!;
+  const hashes = await blockHashes(api, networkId, h);
+  let answered = false;
+  const posting = migrate().finally(() => { answered = true; });
+  // Phase normal recorded (the orderers restarted as BFT), or the POST answered first (a refusal: the test fails below on it).
+  const seen = await until('the migration in phase normal', async () => {
+    if (answered) return { early: true };
+    const p = await progress();
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
+  }, 900_000, 100);
+  if (!('early' in seen)) {
+    for (const o of orderers.slice(2)) {
+      const c = hostContainers().find((x) => x.node === `node-${o.id}`);
+      assert.ok(c, `orderer ${o.name}'s container on the host`);
+      host.docker(['kill', c.name]);
+    }
+  }
+  const failed = await posting;
+  assert.is(failed.status, 409, failed.text);
+  assert.is(failed.json.code, 'MIGRATION_FAILED');
+  assert.match(failed.json.message, /failed in phase normal/);
+  assert.match(failed.json.message, /restored: backups put back/);
+  console.log(`  steps: ${JSON.stringify(failed.json.context.steps)}`);
+  assert.ok(failed.json.context.steps.some((s: string) => s.startsWith('backup:')), failed.text);
+  assert.is(failed.json.context.peers_not_rolled_back, undefined, failed.text);
+  const rolledBack = failed.json.context.steps.find((s: string) => s.startsWith(`rollback: peer ${peer.name} `));
+  assert.ok(rolledBack, JSON.stringify(failed.json.context.steps));
+  const restoredHeight = Number(/restored chain's height (\d+)/.exec(rolledBack)?.[1]);
+  assert.is(restoredHeight, h + 1, rolledBack);
+  assert.match(rolledBack, `rolled back on channel ${channel} to block ${h}`);
+  assert.match(rolledBack, /stopped, peer node rollback, started/);
+
+  const consensus = await consensusNow();
+  assert.is(consensus.type, 'etcdraft');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'etcdraft');
+  const hAfter = await commits('after the rollback');
+  assert.ok(hAfter > restoredHeight + 1, `the peer's height ${hAfter}, the restored chain's ${restoredHeight}`);
+  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
+  const p = await progress();
+  assert.is(p.json.status, 'failed', p.text);
+  assert.is(p.json.phase, 'rollback', p.text);
+  // Every node in its container on the host again, on the 3.1 image; no one-off container, every restore put back.
+  const after = hostContainers();
+  assert.is(after.length, 5, JSON.stringify(after));
+  for (const c of after) {
+    assert.is(c.state, 'running', JSON.stringify(c));
+    assert.is(c.once, '', JSON.stringify(c));
+    assert.ok(c.image.endsWith(`:${v31}`), JSON.stringify(c));
+  }
+  assert.equal(leftHere('hosted-restore'), [], 'every backup put back into its volume at the restart');
+  for (const o of orderers) assert.ok(existsSync(path.join(server.dataDir, 'hosted-backups', `node-${o.id}`, 'raft-to-bft')), `orderer ${o.name}'s backup kept after a failure`);
+});
+
+t('(b) migrated: BFT in STATE_NORMAL with the same 4 consenters, the peer commits, the network says smartbft, no backup left', async () => {
+  const h = (await height())!;
+  const hashes = await blockHashes(api, networkId, h);
+  const r = await until('the migration', async () => {
+    const x = await migrate();
+    // A node still busy from the rollback's restarts answers 503; anything else is the answer.
+    return x.status === 503 ? null : x;
+  }, 120_000, 3000);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'migrated', r.text);
+  console.log(`  steps: ${JSON.stringify(r.json.steps)}`);
+  for (const phase of ['maintenance:', 'backup:', 'switch:', 'restart:', 'normal:']) assert.ok(r.json.steps.some((s: string) => s.startsWith(phase)), `${phase} in ${r.text}`);
+  const config = (await api('GET', configPath())).json.config;
+  const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'BFT');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  const mapping = config.channel_group.groups.Orderer.values.Orderers.value.consenter_mapping;
+  assert.equal(mapping.map((c: { id: number; host: string; port: number }) => [c.id, c.host, c.port]), orderers.map((o, i) => [i + 1, host.address, o.config.port]));
+  const hAfter = await commits('after the migration');
+  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
+  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'smartbft');
+  const p = await progress();
+  assert.is(p.json.status, 'done', p.text);
+  assert.equal(leftHere('hosted-backups'), [], 'every backup dropped');
+  assert.equal(leftHere('hosted-restore'), [], 'no restore pending');
+  const after = hostContainers();
+  assert.is(after.length, 5, JSON.stringify(after));
+  for (const c of after) assert.is(c.state, 'running', JSON.stringify(c));
+});
+
+t.run();
