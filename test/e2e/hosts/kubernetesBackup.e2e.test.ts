@@ -5,14 +5,17 @@
 // - an anvil node on the cluster producing blocks; a backup while it runs holds its claim's files
 //   under backup-export/hosts/node-<id>/ (read by a helper pod of the service's image), and
 //   backup.json names the node, its cluster and the files read;
-// - the node stopped (scale 0: no pod), a second backup reads the claim all the same;
+// - the node stopped (scale 0: no pod), a second backup reads the claim all the same; the
+//   backup's height is the highest block of the snapshot's anvil-state.json (read with restic
+//   alone), at least the height read before the stop (anvil mines on until the stop's SIGTERM);
 // - the cluster lost the node (StatefulSet, Service, Secret, ConfigMap and the claim deleted) and
 //   this machine its data directory: `lnm restore`, `lnm serve`, a start on the cluster puts the
-//   files back into a new claim: the node's height is at least that at the backup and its block
-//   hashes up to there are the same;
+//   files back into a new claim: the node's height is at least the backup's and its block hashes
+//   up to the height read before the stop are the same;
 // - the node deleted keeping its claim (DELETE /nodes/{id}), `lnm restore` of the same backup, a
 //   start: the kept claim is reused, written over with the backup's files (the hashes up to the
-//   backup's height the same, the block after it mined again: the kept chain's later blocks gone);
+//   backup's height those of the first restore, the block after it mined again: the kept chain's
+//   later blocks gone);
 // - the cluster's token and the repository password are in no answer or log line.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -45,8 +48,12 @@ let hostId: number;
 let nodeId: number;
 let targetId: number;
 let backupId: number;
+/** The height read before the stop, and the block hashes up to it. */
 let heightAtBackup: number;
 let hashesAtBackup: string[] = [];
+/** The highest block in the stopped node's backup (its anvil-state.json), and the restored chain's hashes up to it. */
+let backupHeight: number;
+let restoredHashes: string[] = [];
 let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
 const scratch: string[] = [];
@@ -91,6 +98,21 @@ async function snapshotHolds(snapshot: string): Promise<void> {
   const record = JSON.parse(await restic(['dump', snapshot, '/backup-export/backup.json']));
   const entry = record.parts.hosts.nodes.find((x: { nodeId: number }) => x.nodeId === nodeId);
   assert.ok(entry && entry.hostId === hostId && entry.files >= 1 && entry.bytes > 0, JSON.stringify(record.parts.hosts));
+}
+
+/**
+ * The highest block of the node's anvil-state.json in the snapshot, read with restic alone: the
+ * height the backup holds (anvil writes the file on SIGTERM; the block numbers are small, so
+ * JSON.parse's rounding of the file's u64 fields does not matter here).
+ */
+async function snapshotChainHeight(snapshot: string): Promise<number> {
+  const text = await restic(['dump', snapshot, `/backup-export/hosts/node-${nodeId}/anvil-state.json`]);
+  const state = JSON.parse(text) as { best_block_number?: string; blocks?: Array<{ header?: { number?: string } }> };
+  const numbers = (state.blocks ?? []).map((b) => Number(b.header?.number));
+  assert.ok(numbers.length > 0 && numbers.every(Number.isInteger), `the snapshot's anvil-state.json holds no blocks: ${text.slice(0, 200)}`);
+  const top = Math.max(...numbers);
+  assert.is(top, Number(state.best_block_number), `the snapshot's anvil-state.json: best_block_number ${state.best_block_number}, highest block ${top}`);
+  return top;
 }
 
 async function objectsGone(): Promise<boolean> {
@@ -146,13 +168,17 @@ t('a backup of the stopped node (no pod) reads its claim all the same', async ()
   await until('a few more blocks', async () => (await height().catch(() => -1)) >= 6, 60_000);
   heightAtBackup = await height();
   hashesAtBackup = await hashes(heightAtBackup);
-  // anvil writes its state on SIGTERM: the stop's scale to 0.
+  // anvil writes its state on SIGTERM: the stop's scale to 0. It mines on (1 s blocks) until then,
+  // so the backup may hold blocks past heightAtBackup: its own height is read from the snapshot.
   const stopped = await api('POST', `/nodes/${nodeId}/stop`);
   assert.ok(stopped.status < 300, stopped.text);
   await until('the node stopped, its pod gone', async () => (await api('GET', `/nodes/${nodeId}`)).json.status === 'stopped' && !(await core.readNamespacedPod({ name: `${stsName()}-0`, namespace: c().namespace }).then(() => true, () => false)), 90_000);
   const b = await backup();
   backupId = b.id;
   await snapshotHolds(b.snapshot);
+  backupHeight = await snapshotChainHeight(b.snapshot);
+  // Fewer would mean the stop lost blocks the node had mined (no state written on SIGTERM).
+  assert.ok(backupHeight >= heightAtBackup, `the backup holds blocks up to ${backupHeight}; the node was at ${heightAtBackup} before the stop`);
 });
 
 t('the cluster lost the node and this machine its data directory: lnm restore and a start put the claim back', async () => {
@@ -196,8 +222,9 @@ t('the cluster lost the node and this machine its data directory: lnm restore an
   }, 180_000);
   await until('the restored node answering', async () => (await height().catch(() => -1)) >= 0, 60_000);
   const now = await height();
-  assert.ok(now >= heightAtBackup, `the restored node is at block ${now}, the backup was at ${heightAtBackup}`);
-  assert.equal(await hashes(heightAtBackup), hashesAtBackup, 'the block hashes up to the backup\'s height are the same');
+  assert.ok(now >= backupHeight, `the restored node is at block ${now}, the backup holds blocks up to ${backupHeight}`);
+  restoredHashes = await hashes(backupHeight);
+  assert.equal(restoredHashes.slice(0, heightAtBackup + 1), hashesAtBackup, 'the block hashes up to the height read before the stop are the same');
   // Put back once: the files here are gone, the node keeps writing its claim.
   assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
   // No helper pod left on the cluster.
@@ -211,9 +238,10 @@ t('the cluster lost the node and this machine its data directory: lnm restore an
 });
 
 t('the node deleted with its claim kept, then lnm restore: the start reuses the kept claim, written over with the backup\'s files', async () => {
-  // The chain goes on past the backup in the claim; a block after the backup's height, as mined now.
-  await until('blocks past the backup', async () => (await height().catch(() => -1)) > heightAtBackup + 2, 60_000);
-  const afterBackup = (await rpc('eth_getBlockByNumber', [`0x${(heightAtBackup + 1).toString(16)}`, false])).hash as string;
+  // The chain goes on past the backup in the claim; the block after the backup's highest one, as
+  // mined after the first restore (not the block after heightAtBackup: the backup may hold that).
+  await until('blocks past the backup', async () => (await height().catch(() => -1)) > backupHeight + 2, 60_000);
+  const afterBackup = (await rpc('eth_getBlockByNumber', [`0x${(backupHeight + 1).toString(16)}`, false])).hash as string;
   // anvil writes its state on SIGTERM: stopped first, then deleted keeping its claim.
   const stopped = await api('POST', `/nodes/${nodeId}/stop`);
   assert.ok(stopped.status < 300, stopped.text);
@@ -241,11 +269,11 @@ t('the node deleted with its claim kept, then lnm restore: the start reuses the 
     if (row.status === 'error' || row.status === 'stopped') assert.unreachable(JSON.stringify(row));
     return row.status === 'running';
   }, 180_000);
-  await until('the restored node answering', async () => (await height().catch(() => -1)) > heightAtBackup + 1, 60_000);
-  assert.equal(await hashes(heightAtBackup), hashesAtBackup, 'the block hashes up to the backup\'s height are the same');
+  await until('the restored node answering', async () => (await height().catch(() => -1)) > backupHeight + 1, 60_000);
+  assert.equal(await hashes(backupHeight), restoredHashes, 'the block hashes up to the backup\'s height are those of the first restore');
   // The kept claim's later blocks are gone: the block after the backup's height was mined again.
-  const again = (await rpc('eth_getBlockByNumber', [`0x${(heightAtBackup + 1).toString(16)}`, false])).hash as string;
-  assert.is.not(again, afterBackup, 'the claim still holds the chain mined after the backup');
+  const again = (await rpc('eth_getBlockByNumber', [`0x${(backupHeight + 1).toString(16)}`, false])).hash as string;
+  assert.is.not(again, afterBackup, `the claim still holds the chain mined after the backup (block ${backupHeight + 1}: ${again})`);
   assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
   outputs.push(server.output());
   for (const text of outputs) assert.not.ok(text.includes(tokenLine()), 'the cluster token in the server log');
