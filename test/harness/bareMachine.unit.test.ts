@@ -56,13 +56,18 @@ test('the settings that point at hand-built programs, images or real servers are
     BESU_PATH: '/opt/besu',
     VAULT_ADDR: 'http://127.0.0.1:8200',
     LNM_DOCKER_PREFIX: 'kept-',
+    LNM_TEST_K8S_SERVER: 'https://10.213.0.1:6443',
+    LNM_K8S_STATE: '/tmp/lnm-k8s',
     DATABASE_URL: 'postgres://kept',
   };
   const made = bareEnvironment(env, path.join(dir, 'scratch'));
-  for (const k of ['LNM_FABRIC_BIN', 'LNM_FABRIC_X_BIN', 'LNM_GETH_BIN', 'LNM_FABRIC_CFG', 'LNM_IMAGE_FABRIC_PEER', 'BESU_PATH', 'VAULT_ADDR']) {
+  for (const k of ['LNM_FABRIC_BIN', 'LNM_FABRIC_X_BIN', 'LNM_GETH_BIN', 'LNM_FABRIC_CFG', 'LNM_IMAGE_FABRIC_PEER', 'BESU_PATH', 'VAULT_ADDR', 'LNM_TEST_K8S_SERVER']) {
     assert.is(made.env[k], undefined, k);
     assert.ok(made.clearedSettings.includes(k), k);
   }
+  // A test cluster left up on this machine (test/k8s/cluster.sh writes its test.env to /tmp/lnm-k8s) is not found.
+  assert.ok(made.clearedSettings.includes('LNM_K8S_STATE'));
+  assert.is(made.env.LNM_K8S_STATE, path.join(dir, 'scratch', 'no-test-cluster'));
   assert.is(made.env.LNM_DOCKER_PREFIX, 'kept-');
   assert.is(made.env.DATABASE_URL, 'postgres://kept');
   assert.is(made.env.PATH, path.join(dir, 'nothing-here'));

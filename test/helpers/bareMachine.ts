@@ -10,7 +10,10 @@
 //     its other entries, so docker, node or prometheus beside a hand-built `peer` stay reachable;
 //   - the local images built from the hidden programs (.ci/docker.sh makes them only where the
 //     programs are found) are named in LNM_TEST_HIDDEN_IMAGES, which test/helpers/dockerAvailability.ts
-//     treats as absent.
+//     treats as absent;
+//   - the test cluster (Kubernetes built by hand, test/k8s/cluster.sh) is not found: the
+//     LNM_TEST_K8S_* settings and LNM_K8S_BIN are cleared and LNM_K8S_STATE points at an empty
+//     directory, so a cluster left up on this machine (its test.env in /tmp/lnm-k8s) is not used.
 import { mkdirSync, readdirSync, statSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
@@ -30,7 +33,7 @@ export const handBuiltPrograms = [
 export const handBuiltImages = ['lnm-fabric-peer:local', 'lnm-fabric-orderer:local', 'lnm-fabric-peer:*', 'lnm-fabric-orderer:*', 'lnm-fabric-x-arma:local', 'lnm-fabric-x-committer:local', 'lnm-geth:local'];
 
 const clearedExactly = ['LNM_FABRIC_CFG', 'LNM_FABRIC_RELEASES', 'BESU_PATH', 'EVENTSTORE_URL', 'VAULT_ADDR', 'VAULT_TOKEN', 'KMS_ENDPOINT'];
-const cleared = (name: string) => clearedExactly.includes(name) || /^LNM_[A-Z0-9_]*_BIN$/.test(name) || name.startsWith('LNM_IMAGE_');
+const cleared = (name: string) => clearedExactly.includes(name) || /^LNM_[A-Z0-9_]*_BIN$/.test(name) || name.startsWith('LNM_IMAGE_') || name.startsWith('LNM_TEST_K8S_') || name === 'LNM_K8S_STATE';
 
 export interface BareEnvironment {
   env: Record<string, string>;
@@ -74,6 +77,8 @@ export function bareEnvironment(env: Record<string, string | undefined>, scratch
     return links;
   });
   out.PATH = newPath.join(path.delimiter);
+  // Where test/helpers/kubernetes.ts looks for a cluster's test.env: nothing there.
+  out.LNM_K8S_STATE = path.join(scratch, 'no-test-cluster');
   const hiddenImages = [...new Set([...handBuiltImages, ...clearedSettings.filter((k) => /^LNM_IMAGE_FABRIC/.test(k)).map((k) => env[k] as string)])];
   out.LNM_TEST_HIDDEN_IMAGES = hiddenImages.join(',');
   return { env: out, hiddenPrograms, clearedSettings, hiddenImages };
