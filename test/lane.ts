@@ -16,7 +16,14 @@ g.UVU_QUEUE = [];
 const { runGlobalTeardown } = await import('./helpers/globalTeardown.ts');
 const { skipRecords } = await import('./helpers/requirements.ts');
 
-if (process.env.LNM_TEST_LANE_NETNS === '1') execFileSync('ip', ['link', 'set', 'lo', 'up']);
+if (process.env.LNM_TEST_LANE_NETNS === '1') {
+  execFileSync('ip', ['link', 'set', 'lo', 'up']);
+  // Fabric's peer refuses to start without a non-loopback IPv4 interface ("no non-loopback, IPv4
+  // interface detected"): a veth pair inside the namespace gives it one, reaching nothing outside.
+  execFileSync('ip', ['link', 'add', 'lnmlane0', 'type', 'veth', 'peer', 'name', 'lnmlane1']);
+  execFileSync('ip', ['addr', 'add', '10.215.0.1/24', 'dev', 'lnmlane0']);
+  for (const dev of ['lnmlane0', 'lnmlane1']) execFileSync('ip', ['link', 'set', dev, 'up']);
+}
 
 process.on('unhandledRejection', (err) => {
   console.error('unhandled rejection during tests:', err);

@@ -7,7 +7,8 @@
 // (the platforms' defaults, 7050, 7051, 8545, ..., each taken if free at create time) and the
 // Docker Engine and Kubernetes cluster (container and volume names with the default prefix lnm-).
 // So the first lane runs in this machine's network, every other lane in a network namespace of
-// its own (`unshare --net`, as root: a loopback of its own, the same default ports free in each),
+// its own (`unshare --net`, as root: a loopback of its own, the same default ports free in each,
+// and a veth pair inside it for Fabric's peer, which needs a non-loopback IPv4 interface),
 // and a file that uses Docker or Kubernetes, whose containers and pods are in this machine's
 // network, runs in the first lane only: one such file at a time, as before.
 import { execFileSync } from 'node:child_process';
@@ -74,7 +75,8 @@ export function laneCount(env: NodeJS.ProcessEnv, files: number): { lanes: numbe
   const lanes = Math.min(wanted, Math.max(files, 1));
   if (lanes === 1) return { lanes };
   try {
-    execFileSync('unshare', ['--net', 'ip', 'link', 'set', 'lo', 'up'], { stdio: 'pipe' });
+    // What test/lane.ts does in its namespace: the loopback up, a veth pair (Fabric's peer needs a non-loopback IPv4 interface).
+    execFileSync('unshare', ['--net', 'sh', '-c', 'ip link set lo up && ip link add lnmlane0 type veth peer name lnmlane1'], { stdio: 'pipe' });
   } catch (err) {
     const why = String((err as { stderr?: Buffer }).stderr ?? (err as Error).message).trim().split('\n')[0];
     return { lanes: 1, note: `one lane: a second one needs a network namespace of its own (root, unshare and ip), and \`unshare --net\` failed here: ${why}` };
