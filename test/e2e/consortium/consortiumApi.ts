@@ -319,6 +319,28 @@ export async function blockHashes(api: Api, networkId: number, h: number): Promi
   return hashes;
 }
 
+/**
+ * A consensus migration's 409 after a real fault in phase normal (two orderers killed): the
+ * backups put back, no peer left behind, and `peerName` rolled back on `channel` from the switch
+ * block to block h-1 of the restored chain (height h + 1 before). The restored chain's height.
+ */
+export function migrationRolledBack(failed: { status: number; text: string; json: any }, peerName: string, channel: string, h: number): number {
+  assert.is(failed.status, 409, failed.text);
+  assert.is(failed.json.code, 'MIGRATION_FAILED');
+  assert.match(failed.json.message, /failed in phase normal/);
+  assert.match(failed.json.message, /restored: backups put back/);
+  console.log(`  steps: ${JSON.stringify(failed.json.context.steps)}`);
+  assert.ok(failed.json.context.steps.some((s: string) => s.startsWith('backup:')), failed.text);
+  assert.is(failed.json.context.peers_not_rolled_back, undefined, failed.text);
+  const rolledBack = failed.json.context.steps.find((s: string) => s.startsWith(`rollback: peer ${peerName} `));
+  assert.ok(rolledBack, JSON.stringify(failed.json.context.steps));
+  const restoredHeight = Number(/restored chain's height (\d+)/.exec(rolledBack)?.[1]);
+  assert.is(restoredHeight, h + 1, rolledBack);
+  assert.match(rolledBack, `rolled back on channel ${channel} to block ${h}`);
+  assert.match(rolledBack, /stopped, peer node rollback, started/);
+  return restoredHeight;
+}
+
 /** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
 export async function orderersSay(api: Api, networkId: number, orderers: Array<{ id: number; name: string }>): Promise<string> {
   const said = [];

@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, orderersSay, peerHeight, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, orderersSay, peerHeight, removeConsortiumNodes, until } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -44,16 +44,7 @@ function commits(id: number, what: string): Promise<number> {
   if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => heightOf(id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));
   return committers.get(id)!(what);
 }
-const hashesOf = async (id: number) => {
-  const h = (await heightOf(id))!;
-  const out: string[] = [];
-  for (let i = 0; i < h; i++) {
-    const r = await api('GET', `/networks/consortium/${id}/blocks/${i}`);
-    assert.is(r.status, 200, r.text);
-    out.push(r.json.hash);
-  }
-  return out;
-};
+const hashesOf = async (id: number) => blockHashes(api, id, (await heightOf(id))!);
 const consensusOf = async (n: { id: number; channel: string }) =>
   (await api('GET', `/networks/${n.id}/channels/${n.channel}/config`)).json.config.channel_group.groups.Orderer.values.ConsensusType.value as { type: string; state: string };
 
