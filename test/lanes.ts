@@ -41,18 +41,25 @@ export function needsMainNetwork(name: string, source: string): boolean {
 }
 
 const rank = (f: string) => (f.includes('.e2e.') ? 0 : f.includes('.int.') ? 1 : 2);
+/** Seconds assumed for a file with no measured time (new since test/durations.json was written), by kind. */
+const GUESS_SECONDS = [60, 10, 1];
+
+/** Measured seconds per file (test/durations.json: a whole run's, `LNM_TEST_DURATIONS_OUT`). */
+export type Durations = Record<string, number>;
 
 /**
  * The files still to run, handed out to lanes as they ask. The main-network lane takes its own
  * files first (no other lane can), then any; another lane takes only files that may run in a
- * namespace. Long files (end to end, then integration) go out before the short unit files, so
- * the lanes end at about the same time.
+ * namespace. Each queue goes longest first, by the seconds a whole run measured (a file with none
+ * by its kind: end to end, then integration, then unit), so the lanes end at about the same time:
+ * a 6-minute file picked up last would run alone at the end.
  */
 export class LaneQueue {
   private main: TestFile[];
   private free: TestFile[];
-  constructor(files: TestFile[]) {
-    const order = (a: TestFile, b: TestFile) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
+  constructor(files: TestFile[], durations: Durations = {}) {
+    const expected = (f: TestFile) => durations[f.name] ?? GUESS_SECONDS[rank(f.name)];
+    const order = (a: TestFile, b: TestFile) => expected(b) - expected(a) || rank(a.name) - rank(b.name) || a.name.localeCompare(b.name);
     this.main = files.filter((f) => f.mainNetwork).sort(order);
     this.free = files.filter((f) => !f.mainNetwork).sort(order);
   }
@@ -62,6 +69,18 @@ export class LaneQueue {
   }
   get left(): number {
     return this.main.length + this.free.length;
+  }
+}
+
+/** test/durations.json's seconds per file; none (every file by its kind) when it is missing or not an object of numbers. */
+export function readDurations(text: string | null): Durations {
+  if (!text) return {};
+  try {
+    const raw = JSON.parse(text) as unknown;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+    return Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'number' && Number.isFinite(v) && v >= 0)) as Durations;
+  } catch {
+    return {};
   }
 }
 

@@ -1,7 +1,8 @@
 // Runs the uvu suites in lanes side by side (test/lanes.ts says how they are kept apart), each
 // file's output printed in one piece when it ends, then uvu's totals over all of them.
 // Usage: tsx test/uvuEntry.ts [regex]   (TEST_FILTER works too; LNM_TEST_LANES=1 for one lane;
-// LNM_TEST_DIR names another directory of *.test.ts files: test/harness/lanes.unit.test.ts)
+// LNM_TEST_DIR names another directory of *.test.ts files: test/harness/lanes.unit.test.ts;
+// LNM_TEST_DURATIONS_OUT=test/durations.json writes this run's seconds per file there, for the order)
 import { parse } from 'uvu/parse';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { skipSummary, type SkipRecords } from './helpers/requirements.ts';
-import { LaneQueue, laneCount, needsMainNetwork, type LaneAsk, type LaneTell, type TestFile } from './lanes.ts';
+import { LaneQueue, laneCount, needsMainNetwork, readDurations, type LaneAsk, type LaneTell, type TestFile } from './lanes.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const filter = process.argv[2] ?? process.env.TEST_FILTER ?? '';
@@ -19,7 +20,15 @@ const files: TestFile[] = (ctx.suites as Array<{ name: string; file: string }>)
   .filter((s) => !re || re.test(s.name))
   .map((s) => ({ name: s.name, file: s.file, mainNetwork: needsMainNetwork(s.name, readFileSync(s.file, 'utf8')) }));
 
-const queue = new LaneQueue(files);
+const durationsFile = path.join(here, 'durations.json');
+const readOr = (f: string) => {
+  try {
+    return readFileSync(f, 'utf8');
+  } catch {
+    return null;
+  }
+};
+const queue = new LaneQueue(files, readDurations(readOr(durationsFile)));
 const { lanes, note } = laneCount(process.env, files.length);
 if (note) console.log(`[lanes] ${note}`);
 if (lanes > 1) console.log(`[lanes] ${files.length} files in ${lanes} lanes (${files.filter((f) => f.mainNetwork).length} use Docker or Kubernetes: the first lane only)`);
@@ -105,6 +114,13 @@ function slowestFiles(n: number): string[] {
   const all = [...fileSeconds.entries()].sort((a, b) => b[1] - a[1]);
   const sum = all.reduce((t, [, s]) => t + s, 0);
   return [`Slowest test files (of ${all.length}, ${Math.round(sum)} s in all, ${Math.round((Date.now() - started) / 1000)} s of wall time in ${lanes} lane${lanes > 1 ? 's' : ''}):`, ...all.slice(0, n).map(([f, s]) => `  ${s.toFixed(0).padStart(5)} s  ${f}`)];
+}
+
+// The seconds of this run's files over those of the file named (a filtered run updates its own files only).
+const durationsOut = process.env.LNM_TEST_DURATIONS_OUT;
+if (durationsOut) {
+  const merged = { ...readDurations(readOr(durationsOut)), ...Object.fromEntries([...fileSeconds].map(([f, sec]) => [f, Math.round(sec)])) };
+  writeFileSync(durationsOut, JSON.stringify(Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b))), null, 1) + '\n');
 }
 
 if (failedFiles.length) console.log(`\nFailed files:\n${failedFiles.map((f) => `  ${f}`).join('\n')}`);

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { LaneQueue, laneCount, needsMainNetwork, type TestFile } from '../lanes.ts';
+import { LaneQueue, laneCount, needsMainNetwork, readDurations, type TestFile } from '../lanes.ts';
 import { requires } from '../helpers/requirements.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -35,6 +35,22 @@ test('the main-network lane takes its own files first, another lane only the res
   assert.is(q.next(true), null);
   // A namespace lane never gets a main-network file, even when nothing else is left.
   assert.is(new LaneQueue([f('x.e2e.test.ts', true)]).next(false), null);
+});
+
+test('measured seconds order each queue longest first; a file not measured goes by its kind', () => {
+  const f = (name: string, mainNetwork = false): TestFile => ({ name, file: `/t/${name}`, mainNetwork });
+  const durations = readDurations(JSON.stringify({ 'slow.int.test.ts': 300, 'quick.e2e.test.ts': 5, 'dock.e2e.test.ts': 20, 'big.e2e.test.ts': 200, bad: 'x', neg: -1 }));
+  assert.equal(durations, { 'slow.int.test.ts': 300, 'quick.e2e.test.ts': 5, 'dock.e2e.test.ts': 20, 'big.e2e.test.ts': 200 });
+  const q = new LaneQueue([f('quick.e2e.test.ts'), f('new.e2e.test.ts'), f('slow.int.test.ts'), f('a.unit.test.ts'), f('dock.e2e.test.ts', true), f('big.e2e.test.ts', true)], durations);
+  // The main-network lane: its own files by seconds, then the others'.
+  assert.is(q.next(true)?.name, 'big.e2e.test.ts');
+  assert.is(q.next(true)?.name, 'dock.e2e.test.ts');
+  // The others: 300 s, then a new end-to-end file (60 s assumed), then 5 s, then a unit file.
+  assert.equal([q.next(false)?.name, q.next(true)?.name, q.next(false)?.name, q.next(false)?.name, q.next(false)], ['slow.int.test.ts', 'new.e2e.test.ts', 'quick.e2e.test.ts', 'a.unit.test.ts', null]);
+  // A missing or broken file orders by kind alone.
+  assert.equal(readDurations(null), {});
+  assert.equal(readDurations('[1,2]'), {});
+  assert.equal(readDurations('{'), {});
 });
 
 test('LNM_TEST_LANES: one lane when asked, when a single file runs, or a clear note for a bad value', () => {
