@@ -210,6 +210,57 @@ export async function fourOrdererRaftChannel(api: Api, prefix: string, name: str
 }
 
 /**
+ * Two raft networks, one channel each (`<prefix>channel1`, `<prefix>channel2`), on the same four
+ * orderers and peer of Org1 (fourOrdererRaftChannel, then a second network all of them join), each
+ * committing and raised to channel capability V3_0: what a migration of several channels at once
+ * (one POST, Fabric's one maintenance window per orderer) starts from. `commits(id, what)` is each
+ * network's channelCommits, patient across a migration (what the orderers say when it fails).
+ */
+export async function twoRaftChannels(api: Api, prefix: string, nodeConfig: Record<string, unknown> = {}) {
+  const made = await fourOrdererRaftChannel(api, prefix, `${prefix}net1`, `${prefix}channel1`, nodeConfig);
+  const { orderers, peer } = made;
+  const nets = [{ id: made.network.id as number, channel: `${prefix}channel1` }];
+  const b = await api('POST', '/networks/consortium', { name: `${prefix}net2`, channelName: `${prefix}channel2`, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+  assert.is(b.status, 201, b.text);
+  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
+  await until('the orderers to serve the second channel', async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
+  nets.push({ id: b.json.id, channel: `${prefix}channel2` });
+  const committers = new Map<number, (what: string) => Promise<number>>();
+  const commits = (id: number, what: string): Promise<number> => {
+    if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => peerHeight(api, id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));
+    return committers.get(id)!(what);
+  };
+  for (const n of nets) {
+    await commits(n.id, `after the joins (${n.channel})`);
+    const raised = await api('PUT', `/networks/${n.id}/channels/${n.channel}/config`, { capabilities: { channel: 'V3_0' } });
+    assert.is(raised.status, 200, raised.text);
+  }
+  return { orderers, peer, nets, commits };
+}
+
+/**
+ * The fault after one channel of a running migration left maintenance on BFT: once `read` (the
+ * server running it, or another of its database) shows the progress step `normal: channel <c> ...`
+ * on `networkId`, the `victims` (process engine orderers of the server whose data directory is
+ * `dataDir`) crash, SIGKILL through their pid files: with two of four gone the BFT orderers have
+ * no quorum and the other channel cannot leave maintenance. Answers the channel that left.
+ */
+export async function crashOnceOneChannelLeft(read: Api, networkId: number, dataDir: string, victims: Array<{ id: number }>): Promise<string> {
+  const firstLeft = await until('one channel out of maintenance on BFT', async () => {
+    const p = await read('GET', `/networks/consortium/${networkId}/consensus/migration`);
+    const step = p.status === 200 ? (p.json.steps as string[]).find((s) => s.startsWith('normal: channel ')) : undefined;
+    return step ?? (p.status === 200 && p.json.status !== 'running' ? `ended: ${p.text}` : null);
+  }, 900_000, 25);
+  for (const o of victims) {
+    const { pid } = JSON.parse(await readFile(path.join(dataDir, 'nodes', `node-${o.id}`, 'node.pid.json'), 'utf8')) as { pid: number };
+    process.kill(pid, 'SIGKILL');
+  }
+  const channel = /^normal: channel (\S+) /.exec(firstLeft)?.[1];
+  assert.ok(channel, `struck once a channel left maintenance: ${firstLeft}`);
+  return channel!;
+}
+
+/**
  * Org1MSP and Org2MSP, one raft orderer (Org1's) and one or two peers each, on a channel with every
  * peer joined and the first peer of each organization as its anchor peer. Second peers are made
  * after the first ones, so each organization's first peer (the one its calls go through first)

@@ -14,14 +14,12 @@
 // started again and a new POST resumes the migration: the second channel leaves maintenance on
 // BFT; both channels end BFT in STATE_NORMAL with 4 ConsenterMapping entries, the ledgers keep
 // their hashes, and the peer commits a new config block on each.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, orderersSay, peerHeight, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, consortiumEnv, crashOnceOneChannelLeft, peerHeight, removeConsortiumNodes, twoRaftChannels, until } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -34,16 +32,11 @@ interface Node { id: number; name: string; config: { port: number } }
 let orderers: Node[] = [];
 let peer: Node;
 /** The two networks, one channel each, on the same four orderers and peer. */
-const nets: Array<{ id: number; channel: string }> = [];
+let nets: Array<{ id: number; channel: string }> = [];
 const migrate = (id: number, body: unknown) => api('POST', `/networks/consortium/${id}/consensus/migrate`, body);
 
 const heightOf = (id: number) => peerHeight(api, id);
-/** Per network: the channel orders (an anchor peer update commits a config block the peer then has), patient across the migration. */
-const committers = new Map<number, (what: string) => Promise<number>>();
-function commits(id: number, what: string): Promise<number> {
-  if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => heightOf(id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));
-  return committers.get(id)!(what);
-}
+let commits: (id: number, what: string) => Promise<number>;
 const hashesOf = async (id: number) => blockHashes(api, id, (await heightOf(id))!);
 const consensusOf = async (n: { id: number; channel: string }) =>
   (await api('GET', `/networks/${n.id}/channels/${n.channel}/config`)).json.config.channel_group.groups.Orderer.values.ConsensusType.value as { type: string; state: string };
@@ -55,22 +48,6 @@ t.before(async () => {
   second = await startServer({ env, databaseUrl: server.databaseUrl! });
 });
 
-/** Nodes and channels made in the test, not in before (uvu drops a before hook's error). */
-async function twoChannels() {
-  const made = await fourOrdererRaftChannel(api, 'mm', 'mmnet1', 'mmchannel1');
-  ({ orderers, peer } = made);
-  nets.push({ id: made.network.id, channel: 'mmchannel1' });
-  const b = await api('POST', '/networks/consortium', { name: 'mmnet2', channelName: 'mmchannel2', ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
-  assert.is(b.status, 201, b.text);
-  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
-  await until('the orderers to serve the second channel', async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
-  nets.push({ id: b.json.id, channel: 'mmchannel2' });
-  for (const n of nets) {
-    await commits(n.id, `after the joins (${n.channel})`);
-    const raised = await api('PUT', `/networks/${n.id}/channels/${n.channel}/config`, { capabilities: { channel: 'V3_0' } });
-    assert.is(raised.status, 200, raised.text);
-  }
-}
 t.after(async () => {
   if (second) await second.stop();
   if (!server) return;
@@ -79,7 +56,8 @@ t.after(async () => {
 });
 
 t('two channels, a fault after the first left maintenance on BFT: 409 naming which channel runs BFT and which is in maintenance (the answer and GET .../consensus/migration on both servers); resumed: both BFT, the peer commits on each', async () => {
-  await twoChannels();
+  // Made in the test, not in before (uvu drops a before hook's error).
+  ({ orderers, peer, nets, commits } = await twoRaftChannels(api, 'mm'));
   const dry = await api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate?dry_run=true`, { to: 'smartbft' });
   assert.is(dry.status, 200, dry.text);
   assert.equal(dry.json.networks.map((n: { channel_name: string }) => n.channel_name).sort(), nets.map((n) => n.channel).sort(), 'one migration covers both channels');
@@ -87,18 +65,8 @@ t('two channels, a fault after the first left maintenance on BFT: 409 naming whi
   for (const n of nets) hashes.set(n.id, await hashesOf(n.id));
 
   const posting = migrate(nets[0].id, { to: 'smartbft' });
-  const firstLeft = await until('the second server to read one channel out of maintenance on BFT', async () => {
-    const p = await api2('GET', `/networks/consortium/${nets[1].id}/consensus/migration`);
-    const step = p.status === 200 ? (p.json.steps as string[]).find((s) => s.startsWith('normal: channel ')) : undefined;
-    return step ?? (p.status === 200 && p.json.status !== 'running' ? `ended: ${p.text}` : null);
-  }, 900_000, 25);
-  // The fault: orderers 2 and 3 (the first server runs them; their pid files are in its data directory) crash.
-  for (const o of orderers.slice(2)) {
-    const { pid } = JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${o.id}`, 'node.pid.json'), 'utf8')) as { pid: number };
-    process.kill(pid, 'SIGKILL');
-  }
-  const bftChannel = /^normal: channel (\S+) /.exec(firstLeft)?.[1];
-  assert.ok(bftChannel, `struck once a channel left maintenance: ${firstLeft}`);
+  // The fault, read on the second server: orderers 2 and 3 (the first server runs them) crash.
+  const bftChannel = await crashOnceOneChannelLeft(api2, nets[1].id, server.dataDir, orderers.slice(2));
   const bft = nets.find((n) => n.channel === bftChannel)!;
   const held = nets.find((n) => n !== bft)!;
   const failed = await posting;
