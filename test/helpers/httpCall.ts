@@ -13,7 +13,7 @@ interface Answer {
   text: string;
 }
 
-function viaNodeHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined, redirectsLeft = 20): Promise<Answer> {
+function viaNodeHttp(url: string, method: string, headers: Record<string, string>, body: string | undefined, redirectsLeft = 20, retried = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
       const chunks: Buffer[] = [];
@@ -37,7 +37,12 @@ function viaNodeHttp(url: string, method: string, headers: Record<string, string
         resolve({ status, headers: h, text: Buffer.concat(chunks).toString('utf8') });
       });
     });
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed while idle, as this request went out on it: the
+      // server never read it (Node's documented case, req.reusedSocket); sent again on a new one.
+      if (req.reusedSocket && err.code === 'ECONNRESET' && !retried) resolve(viaNodeHttp(url, method, headers, body, redirectsLeft, true));
+      else reject(err);
+    });
     req.end(body);
   });
 }
