@@ -36,6 +36,7 @@ import { localAddress, nodeTlsHosts } from './fabricNodeConfig.ts';
 import { assertNodeConfig, fabricDisplayName, FABRIC_DATA_DIR, peerLaunchSpec } from './peerLaunch.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 import { hostedRestoreDir, type DockerNodeEngine } from '../engines/dockerEngine.ts';
+import type { KubernetesNodeEngine } from '../engines/kubernetesEngine.ts';
 import type { ExternalBuilder } from './externalBuilder.ts';
 import { ordererLaunchSpec } from './ordererLaunch.ts';
 
@@ -229,20 +230,20 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   }
 
   /**
-   * A node on a Docker node host keeps its data in its volume there, which this machine reaches
-   * through the host's engine only: its backup `label` is read out of the volume (the archive of its
-   * data directory) into <dataDir>/hosted-backups/<nodeKey>/<label>/ here (beside, not in, the node
-   * directory, whose staging copy every start uploads). null for a node of this machine; a node on
-   * a Kubernetes cluster: ConflictError. `copying` (backup, restore) needs the node stopped.
+   * A node on a node host keeps its data there (a Docker host: its volume; a Kubernetes cluster:
+   * its claim), which this machine reaches through the host's engine only: its backup `label` is
+   * read out of it (the data directory) into <dataDir>/hosted-backups/<nodeKey>/<label>/ here
+   * (beside, not in, the node directory, whose staging copy every start uploads). null for a node
+   * of this machine. `copying` (backup, restore) needs the node stopped.
    */
-  async function hostedBackup(t: ConsortiumNodeTarget, label: string, copying = true): Promise<{ engine: DockerNodeEngine; backup: string } | null> {
+  async function hostedBackup(t: ConsortiumNodeTarget, label: string, copying = true): Promise<{ engine: DockerNodeEngine | KubernetesNodeEngine; backup: string } | null> {
     if (!t.node.config.hostId) return null;
     if (!/^[a-z0-9-]{1,40}$/.test(label)) throw new ConflictError(`Invalid backup label ${label}.`);
     const displayName = fabricDisplayName(t);
     const engine = await engineFor(t);
-    if (engine.kind !== 'docker' || !('copyNodeDataOut' in engine)) throw new ConflictError(`${displayName} runs on a Kubernetes cluster (host ${t.node.config.hostId}): its data lives in its claim there, which is backed up here for nodes of this machine and of Docker node hosts only.`);
+    if (!('copyNodeDataOut' in engine)) throw new ConflictError(`${displayName} runs on a node host (host ${t.node.config.hostId}) whose engine copies no node data out: its data is not backed up here.`);
     if (copying && (await engine.status(keyOf(t))).state === 'running') throw new ConflictError(`${displayName} is running: its data is copied only while it is stopped.`);
-    return { engine: engine as DockerNodeEngine, backup: path.join(dataDir, HOSTED_BACKUP_DIR, keyOf(t), label) };
+    return { engine: engine as DockerNodeEngine | KubernetesNodeEngine, backup: path.join(dataDir, HOSTED_BACKUP_DIR, keyOf(t), label) };
   }
 
   /** The node's data directory and its backup `label` beside it in the node directory; `copying` (backup, restore) needs the node stopped, dropping a backup does not. */
@@ -373,10 +374,10 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     async backupData(t, label) {
       const hosted = await hostedBackup(t, label);
       if (hosted) {
-        // Read out of the stopped node's volume through its host's engine (the archive of its data directory).
+        // Read out of the stopped node's volume (or claim) through its host's engine: its data directory.
         await rm(hosted.backup, { recursive: true, force: true });
         const copied = await hosted.engine.copyNodeDataOut(keyOf(t), hosted.backup, { sub: FABRIC_DATA_DIR });
-        if (!copied) throw new ConflictError(`${fabricDisplayName(t)} has no container on its host: there is no data to back up.`);
+        if (!copied) throw new ConflictError(`${fabricDisplayName(t)} has no container or claim on its host: there is no data to back up.`);
         return;
       }
       const { data, backup } = await backupPaths(t, label);
@@ -385,6 +386,13 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     },
     async restoreData(t, label) {
       const hosted = await hostedBackup(t, label);
+      if (hosted && hosted.engine.kind === 'kubernetes') {
+        // On a cluster: written back into the stopped node's claim now, its data directory only
+        // (emptied first; the rest of the claim as it is), through a helper pod (copyNodeDataIn).
+        await access(hosted.backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
+        await (hosted.engine as KubernetesNodeEngine).copyNodeDataIn(keyOf(t), hosted.backup, { sub: FABRIC_DATA_DIR });
+        return;
+      }
       const { data, backup } = hosted ? { data: path.join(hostedRestoreDir(dataDir, keyOf(t)), FABRIC_DATA_DIR), backup: hosted.backup } : await backupPaths(t, label);
       await access(backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
       // On a host: left where the node's next start empties its volume and puts its files back

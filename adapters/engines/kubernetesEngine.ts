@@ -121,7 +121,15 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * node runs or is stopped. Regular files and directories; anything else is counted in
    * `skipped`. null when the node has no claim on the cluster (never started, or removed).
    */
-  copyNodeDataOut(nodeKey: string, intoDir: string): Promise<CopyCounts | null>;
+  copyNodeDataOut(nodeKey: string, intoDir: string, opts?: { sub?: string }): Promise<CopyCounts | null>;
+  /**
+   * Writes the files of `fromDir` here into the directory `sub` of the stopped node's claim
+   * (emptied first, made when missing; the rest of the claim is left as it is), through a helper
+   * pod mounting the claim read-write: a consensus migration's restore of an orderer's data
+   * directory. Only while the node's StatefulSet is at 0 replicas and its pod gone (ConflictError
+   * otherwise, nothing written); the number of files written, checked against those sent.
+   */
+  copyNodeDataIn(nodeKey: string, fromDir: string, opts: { sub: string }): Promise<{ files: number }>;
   /**
    * Removes what this deployment made for a node that was never recorded (a server killed between
    * reservePorts/expose and the node's record): the Services, StatefulSets, Secrets and ConfigMaps
@@ -894,7 +902,15 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }
   }
 
-  async function copyNodeDataOut(nodeKey: string, intoDir: string): Promise<CopyCounts | null> {
+  /** The node directory, or its directory `sub` (one name: `data`), as the claim is mounted in a pod. */
+  function claimDir(nodeKey: string, sub?: string): string {
+    if (sub === undefined) return dirOf(nodeKey);
+    if (!/^[A-Za-z0-9_][A-Za-z0-9._-]*$/.test(sub)) throw new Error(`${sub} is not a directory name of the node directory`);
+    return path.posix.join(dirOf(nodeKey), sub);
+  }
+
+  async function copyNodeDataOut(nodeKey: string, intoDir: string, opts: { sub?: string } = {}): Promise<CopyCounts | null> {
+    const from = claimDir(nodeKey, opts.sub);
     const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: names(nodeKey).claim, namespace: ns }));
     if (!claim || !ours(claim.metadata, nodeKey)) return null;
     await emptyDir(intoDir);
@@ -904,12 +920,38 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         out.sink.on('finish', resolve);
         out.sink.on('error', reject);
       });
-      await execScript(podName, [READ_SCRIPT, dirOf(nodeKey)], out.sink);
+      await execScript(podName, [READ_SCRIPT, from], out.sink);
       await written;
     });
     const { ended, ...counts } = out.done();
     if (!ended) throw new Error(`the copy of the claim ${names(nodeKey).claim} ended early`);
     return counts;
+  }
+
+  async function copyNodeDataIn(nodeKey: string, fromDir: string, opts: { sub: string }): Promise<{ files: number }> {
+    const into = claimDir(nodeKey, opts.sub);
+    const n = names(nodeKey);
+    if (!(await stat(fromDir).then((s) => s.isDirectory(), () => false))) throw new Error(`${fromDir} is not a directory to write into the claim ${n.claim}`);
+    const sts = await ownStatefulSet(nodeKey);
+    if (!sts) throw new ConflictError(`Node ${nodeKey} has no StatefulSet on cluster ${c.name}: there is no claim to write its ${opts.sub} into.`);
+    const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+    if (!claim || !ours(claim.metadata, nodeKey)) throw new ConflictError(`Node ${nodeKey} has no claim ${n.claim} of this deployment on cluster ${c.name} to write its ${opts.sub} into.`);
+    // Stopped: a pod going away (scaled to 0 a moment ago) is waited for, a running one refused.
+    const deadline = Date.now() + 60_000;
+    while ((sts.spec?.replicas ?? 0) === 0 && Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
+    if ((sts.spec?.replicas ?? 0) > 0 || (await podOf(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
+    const said: string[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _e, cb) {
+        said.push(chunk.toString('utf8'));
+        cb();
+      },
+    });
+    let sent = 0;
+    await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
+    const files = Number((/\{"files":(\d+)\}/.exec(said.join('')) ?? [])[1]);
+    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${opts.sub} of the claim ${n.claim}`);
+    return { files };
   }
 
   /**
@@ -1008,7 +1050,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     kind: 'kubernetes',
     runWhileStopped: (nodeKey, args, opts = {}) => serial(nodeKey, () => runWhileStopped(nodeKey, args, opts)),
     removeOrphans,
-    copyNodeDataOut: (nodeKey, intoDir) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir)),
+    copyNodeDataOut: (nodeKey, intoDir, opts) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir, opts)),
+    copyNodeDataIn: (nodeKey, fromDir, opts) => serial(nodeKey, () => copyNodeDataIn(nodeKey, fromDir, opts)),
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),

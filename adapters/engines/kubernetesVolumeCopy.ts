@@ -1,6 +1,8 @@
 // The files of a cluster node's claim, in and out, for backups and `lnm restore`
-// (kubernetesEngine.ts copyNodeDataOut and the restore at start). The node images are built FROM
-// scratch (.ci/docker.sh: no tar, no shell), so the engine runs a short-lived helper pod of the
+// (kubernetesEngine.ts copyNodeDataOut and the restore at start), and for a consensus
+// migration's backup and restore of a stopped orderer's data directory (copyNodeDataOut and
+// copyNodeDataIn with `sub`). The node images are built FROM scratch (.ci/docker.sh: no tar, no
+// shell), so the engine runs a short-lived helper pod of the
 // service's own image (Node.js) mounting the claim, and streams the files over the Exec
 // WebSocket as frames: a 4-byte big-endian length, a JSON header {t: 'd' | 'f' | 'o' | 'e', p:
 // the path relative to the directory, m: mode, s: size}, then for a file its s bytes; 'o' is
@@ -74,13 +76,14 @@ walk('').then(() => frame({ t: 'e' })).catch((err) => { process.stderr.write(Str
 `;
 
 /**
- * Empties the directory, then writes the frames read from stdin into it; at the end frame it
+ * Empties the directory (made when missing: a claim's `data` the node has not written yet), then writes the frames read from stdin into it; at the end frame it
  * prints {"files": n} and exits (stdin is never closed by the Exec WebSocket of Kubernetes 1.20,
  * so the end is in the data).
  */
 export const WRITE_SCRIPT = `
 const fs = require('node:fs'), p = require('node:path');
 const root = p.resolve(process.argv[1]);
+fs.mkdirSync(root, { recursive: true });
 for (const e of fs.readdirSync(root)) if (e !== 'lost+found') fs.rmSync(p.join(root, e), { recursive: true, force: true });
 let buf = Buffer.alloc(0), fd = null, left = 0, files = 0;
 const safe = (r) => { const f = p.resolve(root, String(r)); if (!f.startsWith(root + '/')) throw new Error('a path outside the directory: ' + r); return f; };

@@ -5,7 +5,9 @@
 //   1 maintenance   each channel's ConsensusType State to STATE_MAINTENANCE (nothing else changed)
 //   2 backup        every orderer stopped, its data directory (ledger, WAL, snapshots) copied aside, started
 //                   (on a Docker node host: read out of its volume through the host's engine; put back at
-//                   the restart of a rollback, the volume emptied first: runtime.backupData/restoreData)
+//                   the restart of a rollback, the volume emptied first; on a Kubernetes cluster: read out
+//                   of its claim by a helper pod, written back into the stopped orderer's claim by one at
+//                   the rollback: runtime.backupData/restoreData)
 //   3 switch        each channel: Type BFT, every SmartBFT option, ConsenterMapping of the same consenters
 //                   (TLS certificates as the raft metadata holds them, identities from the orderers'
 //                   records), BlockValidation by a BFT quorum of those identities (still in maintenance)
@@ -19,8 +21,8 @@
 // done on a refusal (rules named in the message):
 //   migration-target       to is smartbft (400)
 //   migration-from-raft    the network is etcdraft (409)
-//   migration-engine       every orderer on this machine (process or docker engine) or a registered Docker
-//                          node host (400 naming those on a Kubernetes cluster: their claim is not backed up here)
+//   migration-engine       every orderer on this machine (process or docker engine), a registered Docker
+//                          node host or a registered Kubernetes cluster (400 naming those on a host that is not)
 //   migration-v3-nodes     every orderer and peer of the channels on Fabric 3.x (409 naming the others)
 //   migration-bft-size     at least 4 consenters, n = 3f + 1 with f >= 1 faults tolerated (400)
 //   migration-v3-capability  channel capability V3_0 on every channel (409)
@@ -200,15 +202,15 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const { networks, nodes, own, orderers } = await sharingNetworks(deps, network);
   const others = networks.filter((n) => n.consensus !== 'etcdraft');
   if (others.length) throw new ConflictError(`Rule migration-from-raft: the orderers of ${network.name} also order ${others.map((n) => `${n.name} (${n.consensus})`).join(', ')}; Fabric migrates every channel of an orderer together, and only etcdraft ones.`, { networks: others.map((n) => n.name) }, 'MIGRATION_NOT_RAFT');
-  const onCluster: string[] = [];
+  const unplaced: string[] = [];
   for (const o of orderers) {
     const hostId = o.consortiumConfig?.hostId;
     if (!hostId) continue;
     const host = await getNodeHost(deps.pool, hostId);
-    if (host?.kind !== 'docker') onCluster.push(`${o.name} (${host ? `Kubernetes cluster ${host.name}` : `host ${hostId}, not registered`})`);
+    if (host?.kind !== 'docker' && host?.kind !== 'kubernetes') unplaced.push(`${o.name} (host ${hostId}, not registered)`);
   }
-  if (onCluster.length) {
-    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for orderers of this machine (process or docker engine: the node directory here) and of registered Docker node hosts (their volume, through the host's engine); ${onCluster.join(', ')} ${onCluster.length > 1 ? 'are' : 'is'} not: a cluster orderer's claim is not backed up here. Nothing was changed.`, [{ field: 'id', message: 'orderers on a Kubernetes cluster' }], 'MIGRATION_ENGINE');
+  if (unplaced.length) {
+    throw new ValidationError(`Rule migration-engine: the migration stops every orderer and backs up its data directory, which this service does for orderers of this machine (process or docker engine: the node directory here), of registered Docker node hosts (their volume, through the host's engine) and of registered Kubernetes clusters (their claim, through a helper pod); ${unplaced.join(', ')} ${unplaced.length > 1 ? 'are' : 'is'} on none of them. Nothing was changed.`, [{ field: 'id', message: 'orderers on a node host that is not registered' }], 'MIGRATION_ENGINE');
   }
   const below = nodes.filter((n) => !n.consortiumConfig?.fabricVersion || !releaseAtLeast(n.consortiumConfig.fabricVersion, V3_MIN_RELEASE));
   if (below.length) {

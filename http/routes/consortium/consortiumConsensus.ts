@@ -43,7 +43,7 @@ export const consortiumConsensusRoutes = [
           steps: Type.Array(Type.String()),
         }),
       },
-      400: { description: 'rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on a Kubernetes cluster); invalid SmartBFT options' },
+      400: { description: 'rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on a node host that is not registered); invalid SmartBFT options' },
       404: { description: 'no such network' },
       409: { description: 'rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be; context.channels names how each channel was left: etcdraft in STATE_NORMAL after a rollback, or, after a failure in phase normal once some channel left maintenance on BFT, smartbft normal for those and smartbft maintenance for the others, the backups kept and a new POST resuming it); SIGNATURES_MISSING' },
     },

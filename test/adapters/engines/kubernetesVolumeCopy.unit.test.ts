@@ -1,7 +1,8 @@
 // The frames a cluster node's claim is copied in (kubernetesVolumeCopy.ts), run here with this
 // machine's Node.js as the helper pod runs them (`node -e <script> <dir>`): the read script's
 // frames unpacked by the service, the service's frames written by the write script (stdin left
-// open, as the Exec WebSocket leaves it), and paths leaving the directory refused on both sides.
+// open, as the Exec WebSocket leaves it), a directory of the claim (data/) written alone, and
+// paths leaving the directory refused on both sides.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
@@ -87,6 +88,31 @@ test('the service\'s frames written by the write script: the directory emptied f
   const expected = tree(from);
   delete expected['link'];
   assert.equal(tree(into), expected);
+});
+
+test('a migration\'s restore of a claim\'s data directory: the write script makes data/ when missing, empties it, writes it, and leaves the rest of the claim as it is', async () => {
+  const from = scratch();
+  sample(from);
+  const chunks: Buffer[] = [];
+  assert.is(await writeFrames(from, async (b) => void chunks.push(Buffer.from(b))), 3);
+  const claim = scratch();
+  writeFileSync(path.join(claim, 'orderer.yaml'), 'kept');
+  mkdirSync(path.join(claim, 'keep', 'inner'), { recursive: true });
+  writeFileSync(path.join(claim, 'keep', 'inner', 'x'), 'kept too');
+  // data/ not there yet (a node that never wrote it): made.
+  const first = await runScript(WRITE_SCRIPT, path.join(claim, 'data'), null, Buffer.concat(chunks));
+  assert.is(first.code, 0, first.err);
+  assert.equal(JSON.parse(first.out), { files: 3 });
+  // Written again over what the node wrote since: only the backup's files in data/.
+  writeFileSync(path.join(claim, 'data', 'written-after-the-backup'), 'new');
+  const again = await runScript(WRITE_SCRIPT, path.join(claim, 'data'), null, Buffer.concat(chunks));
+  assert.is(again.code, 0, again.err);
+  const expected = tree(from);
+  delete expected['link'];
+  assert.equal(tree(path.join(claim, 'data')), expected);
+  assert.is(readFileSync(path.join(claim, 'orderer.yaml'), 'utf8'), 'kept');
+  assert.is(readFileSync(path.join(claim, 'keep', 'inner', 'x'), 'utf8'), 'kept too');
+  assert.equal(readdirSync(claim).sort(), ['data', 'keep', 'orderer.yaml']);
 });
 
 test('a path leaving the directory is refused by the write script and by the service', async () => {

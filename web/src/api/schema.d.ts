@@ -14753,7 +14753,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on a Kubernetes cluster); invalid SmartBFT options */
+            /** @description rule migration-target (to is not smartbft), migration-bft-size (fewer than 3f + 1 = 4 consenters), migration-engine (an orderer on a node host that is not registered); invalid SmartBFT options */
             400: {
                 headers: {
                     [name: string]: unknown;

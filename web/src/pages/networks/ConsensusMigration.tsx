@@ -52,7 +52,7 @@ function Refusal({ error }: { error: unknown }) {
     MIGRATION_BFT_SIZE: 'Not migrated: SmartBFT needs 3f + 1 consenters to tolerate f faulty ones, so at least 4. Join more orderers and add them as consenters first.',
     MIGRATION_CAPABILITY: 'Not migrated: the channel capability V3_0 is missing. Raise the channel capability to V3_0 first (the channel configuration section above).',
     MIGRATION_NOT_RAFT: 'Not migrated: only an etcdraft network migrates to SmartBFT.',
-    MIGRATION_ENGINE: 'Not migrated: every orderer must run on this machine (process or docker engine) or on a registered Docker node host, whose data the service backs up; not on a Kubernetes cluster.',
+    MIGRATION_ENGINE: 'Not migrated: every orderer must run on this machine (process or docker engine), a registered Docker node host or a registered Kubernetes cluster, whose data the service backs up; the node host of an orderer is not registered.',
     MIGRATION_STATE: 'Not migrated: each channel must be etcdraft in its normal state and every consenter an orderer this service holds.',
     NODES_DOWN: 'Not migrated: every orderer must be running.',
     MIGRATION_IN_PROGRESS: 'Not migrated: a migration is already running.',
