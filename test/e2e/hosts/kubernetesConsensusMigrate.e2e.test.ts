@@ -19,7 +19,6 @@
 // skips, saying why, without the cluster, the images on its node, or Fabric here (the service's
 // channel tools).
 import { existsSync, readdirSync } from 'node:fs';
-import { request } from 'node:http';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -28,7 +27,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterFabricReleases, kubernetesSkipReason, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, auth, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
 
 const PEER = 'lnm-fabric-peer:local';
 const ORDERER = 'lnm-fabric-orderer:local';
@@ -58,30 +57,8 @@ let networkId = 0;
 let height: () => Promise<number | null>;
 const channel = 'k8smigrate';
 const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
-/**
- * POST .../consensus/migrate without a client timeout: on the loaded test cluster a migration with
- * its rollback takes longer than fetch's 300 s for the answer's headers (seen: "fetch failed").
- */
-const migrate = () => new Promise<{ status: number; text: string; json: any }>((resolve, reject) => {
-  const body = JSON.stringify({ to: 'smartbft' });
-  const req = request(`${server.api}/networks/consortium/${networkId}/consensus/migrate`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (d: string) => (text += d));
-    res.on('end', () => {
-      let json: any = null;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        /* not JSON: the assertions show the text */
-      }
-      resolve({ status: res.statusCode ?? 0, text, json });
-    });
-    res.on('error', reject);
-  });
-  req.on('error', reject);
-  req.end(body);
-});
+/** POST .../consensus/migrate: with its rollback over 300 s on the loaded test cluster; the tests' call waits for it (test/helpers/httpCall.ts). */
+const migrate = () => api('POST', `/networks/consortium/${networkId}/consensus/migrate`, { to: 'smartbft' });
 const progress = () => api('GET', `/networks/consortium/${networkId}/consensus/migration`);
 const commits = channelCommits(api, () => networkId, 'Org1MSP', () => peer.config.port, () => height(), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, networkId, orderers) });
 const consensusNow = async () => (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
