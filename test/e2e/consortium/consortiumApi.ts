@@ -393,6 +393,40 @@ export function migrationRolledBack(failed: { status: number; text: string; json
 }
 
 /** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
+/**
+ * Test (b) of the migration suites: the migration asked again after a failed one (retried while a
+ * node still busy from the rollback's restarts answers 503) goes through its five phases; the
+ * channel is BFT in STATE_NORMAL with `consenters` as its ConsenterMapping (id and port, and the
+ * host where given), a config update commits after it (`commits`), every block before it kept its
+ * hash, the network says smartbft and the migration's record says done.
+ */
+export async function migratedAgain(api: Api, opts: { networkId: number; channel: string; migrate: () => Promise<{ status: number; text: string; json: any }>; height: () => Promise<number | null>; commits: (what: string) => Promise<number>; consenters: Array<{ id: number; host?: string; port: number }> }) {
+  const { networkId, channel } = opts;
+  const h = (await opts.height())!;
+  const hashes = await blockHashes(api, networkId, h);
+  const r = await until('the migration', async () => {
+    const x = await opts.migrate();
+    return x.status === 503 ? null : x;
+  }, 120_000, 3000);
+  assert.is(r.status, 200, r.text);
+  assert.is(r.json.status, 'migrated', r.text);
+  console.log(`  steps: ${JSON.stringify(r.json.steps)}`);
+  for (const phase of ['maintenance:', 'backup:', 'switch:', 'restart:', 'normal:']) assert.ok(r.json.steps.some((s: string) => s.startsWith(phase)), `${phase} in ${r.text}`);
+  const config = (await api('GET', `/networks/${networkId}/channels/${channel}/config`)).json.config;
+  const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.is(consensus.type, 'BFT');
+  assert.is(consensus.state, 'STATE_NORMAL');
+  const mapping = config.channel_group.groups.Orderer.values.Orderers.value.consenter_mapping as Array<{ id: number; host: string; port: number }>;
+  assert.equal(mapping.map((m, i) => ({ id: m.id, port: m.port, ...(opts.consenters[i]?.host !== undefined ? { host: m.host } : {}) })), opts.consenters.map((c) => ({ id: c.id, port: c.port, ...(c.host !== undefined ? { host: c.host } : {}) })));
+  const hAfter = await opts.commits('after the migration');
+  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
+  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
+  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'smartbft');
+  const p = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.is(p.json.status, 'done', p.text);
+  return r;
+}
+
 export async function orderersSay(api: Api, networkId: number, orderers: Array<{ id: number; name: string }>): Promise<string> {
   const said = [];
   for (const o of orderers) {

@@ -27,7 +27,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterFabricReleases, kubernetesSkipReason, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
 
 const PEER = 'lnm-fabric-peer:local';
 const ORDERER = 'lnm-fabric-orderer:local';
@@ -155,29 +155,7 @@ t('(a) a real fault after the switch (two orderers\' StatefulSets scaled to 0 in
 });
 
 t('(b) migrated: BFT in STATE_NORMAL with the same 4 consenters, the peer commits, the network says smartbft, no backup left', async () => {
-  const h = (await height())!;
-  const hashes = await blockHashes(api, networkId, h);
-  const r = await until('the migration', async () => {
-    const x = await migrate();
-    // A node still busy from the rollback's restarts answers 503; anything else is the answer.
-    return x.status === 503 ? null : x;
-  }, 120_000, 3000);
-  assert.is(r.status, 200, r.text);
-  assert.is(r.json.status, 'migrated', r.text);
-  console.log(`  steps: ${JSON.stringify(r.json.steps)}`);
-  for (const phase of ['maintenance:', 'backup:', 'switch:', 'restart:', 'normal:']) assert.ok(r.json.steps.some((s: string) => s.startsWith(phase)), `${phase} in ${r.text}`);
-  const config = (await api('GET', configPath())).json.config;
-  const consensus = config.channel_group.groups.Orderer.values.ConsensusType.value;
-  assert.is(consensus.type, 'BFT');
-  assert.is(consensus.state, 'STATE_NORMAL');
-  const mapping = config.channel_group.groups.Orderer.values.Orderers.value.consenter_mapping;
-  assert.equal(mapping.map((m: { id: number; host: string; port: number }) => [m.id, m.host, m.port]), orderers.map((o, i) => [i + 1, c().nodeAddress, o.config.port]));
-  const hAfter = await commits('after the migration');
-  assert.ok(hAfter > h, `height ${hAfter} after ${h}`);
-  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
-  assert.is((await api('GET', `/networks/consortium/${networkId}`)).json.consensus, 'smartbft');
-  const p = await progress();
-  assert.is(p.json.status, 'done', p.text);
+  await migratedAgain(api, { networkId, channel, migrate, height, commits, consenters: orderers.map((o, i) => ({ id: i + 1, host: c().nodeAddress, port: o.config.port })) });
   assert.equal(leftHere('hosted-backups'), [], 'every backup dropped');
   assert.equal(leftHere('hosted-restore'), [], 'no restore pending');
   assert.equal(await helperPods(), [], 'no copy-helper or one-off pod left');
