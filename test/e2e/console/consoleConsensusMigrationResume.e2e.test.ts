@@ -19,7 +19,7 @@ import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import type { ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, crashOnceOneChannelLeft, twoRaftChannels, until } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, crashOnceOneChannelLeft, restartedOrderers, twoRaftChannels } from '../consortium/consortiumApi.ts';
 import { fabricConsoleSession } from './fabricConsole.ts';
 
 const r31 = fabricReleaseOf('3.1');
@@ -90,13 +90,7 @@ t('a migration of two channels failed after one left maintenance: the page says 
   await ui.accessible('the recorded migration to resume');
 
   // The crashed orderers started again (over the API: their pages are not what this test is about).
-  for (const o of orderers.slice(2)) {
-    await until(`orderer ${o.name} started again`, async () => {
-      const r = await api('POST', `/nodes/${o.id}/restart`);
-      const n = await api('GET', `/nodes/${o.id}`);
-      return r.status === 200 && n.json.status === 'running' ? true : null;
-    }, 180_000, 3000);
-  }
+  await restartedOrderers(api, orderers.slice(2));
   await recorded.getByRole('button', { name: 'Resume the migration' }).click();
   const resumedPanel = page.getByRole('group', { name: 'Migrate to SmartBFT' });
   const migrated = resumedPanel.getByTestId('migration-outcome');

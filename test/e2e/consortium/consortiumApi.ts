@@ -393,6 +393,34 @@ export function migrationRolledBack(failed: { status: number; text: string; json
 }
 
 /** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
+/** The orderers started again after a crash (POST /nodes/{id}/restart until each reads running). */
+export async function restartedOrderers(api: Api, orderers: Array<{ id: number; name: string }>): Promise<void> {
+  for (const o of orderers) {
+    await until(`orderer ${o.name} started again`, async () => {
+      const r = await api('POST', `/nodes/${o.id}/restart`);
+      const n = await api('GET', `/nodes/${o.id}`);
+      return r.status === 200 && n.json.status === 'running' ? true : null;
+    }, 180_000, 3000);
+  }
+}
+
+/**
+ * Test (a) of the migration suites: the migration asked (`migrate`), and once its record says
+ * phase normal (the orderers restarted as BFT) `strike` makes the fault; a POST answered before
+ * that (a refusal) is not struck, and the assertions on the answer fail on it. Answers the POST's answer.
+ */
+export async function migrationStruckInPhaseNormal(api: Api, networkId: number, migrate: () => Promise<{ status: number; text: string; json: any }>, strike: () => Promise<void>, timeoutMs: number) {
+  let answered = false;
+  const posting = migrate().finally(() => { answered = true; });
+  const seen = await until('the migration in phase normal', async () => {
+    if (answered) return { early: true };
+    const p = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
+  }, timeoutMs, 100);
+  if (!('early' in seen)) await strike();
+  return posting;
+}
+
 /**
  * Test (b) of the migration suites: the migration asked again after a failed one (retried while a
  * node still busy from the rollback's restarts answers 503) goes through its five phases; the

@@ -19,7 +19,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, blockHashes, consortiumEnv, crashOnceOneChannelLeft, peerHeight, removeConsortiumNodes, twoRaftChannels, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, consortiumEnv, crashOnceOneChannelLeft, peerHeight, removeConsortiumNodes, restartedOrderers, twoRaftChannels } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -101,13 +101,7 @@ t('two channels, a fault after the first left maintenance on BFT: 409 naming whi
   }
 
   // The killed orderers started again; a new POST resumes: the held channel leaves maintenance on BFT.
-  for (const o of orderers.slice(2)) {
-    await until(`orderer ${o.name} started again`, async () => {
-      const r = await api('POST', `/nodes/${o.id}/restart`);
-      const n = await api('GET', `/nodes/${o.id}`);
-      return r.status === 200 && n.json.status === 'running' ? true : null;
-    }, 180_000, 3000);
-  }
+  await restartedOrderers(api, orderers.slice(2));
   const resumed = await migrate(held.id, { to: 'smartbft' });
   assert.is(resumed.status, 200, resumed.text);
   assert.is(resumed.json.status, 'migrated');

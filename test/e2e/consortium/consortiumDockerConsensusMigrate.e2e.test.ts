@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert';
 import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { docker, dockerMissing, ourContainers, releaseImages, startDockerServer, stopDockerServer } from './dockerFabricKit.ts';
-import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, orderersSay, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, migrationStruckInPhaseNormal, orderersSay, until } from './consortiumApi.ts';
 
 const { versions: [v31], missing: releasesMissing } = await releaseImages(['3.1.']);
 const t = requiresAll(suite('consensus migration etcdraft -> smartbft of docker engine nodes (Fabric 3.1 release images)'), ['docker', dockerMissing], ['fabric-release-images', releasesMissing]);
@@ -60,22 +60,15 @@ t('(a) a real fault after the switch (two orderer containers killed in phase nor
   }
   const h = (await height())!;
   const hashes = await blockHashes(api, networkId, h);
-  let answered = false;
-  const posting = migrate().finally(() => { answered = true; });
-  // Phase normal recorded (the orderers restarted as BFT), or the POST answered first (a refusal: the test fails below on it).
-  const seen = await until('the migration in phase normal', async () => {
-    if (answered) return { early: true };
-    const p = await progress();
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
-  }, 600_000, 100);
-  if (!('early' in seen)) {
+  // Phase normal recorded (the orderers restarted as BFT): the fault.
+  const failed = await migrationStruckInPhaseNormal(api, networkId, migrate, async () => {
     for (const o of orderers.slice(2)) {
       const c = (await ourContainers(server.dataDir)).find((x) => x.Labels['lnm.node'] === `node-${o.id}`);
       assert.ok(c, `orderer ${o.name}'s container`);
       await docker.getContainer(c.Id).kill();
     }
-  }
-  const restoredHeight = migrationRolledBack(await posting, peer.name, channel, h);
+  }, 600_000);
+  const restoredHeight = migrationRolledBack(failed, peer.name, channel, h);
 
   const consensus = await consensusNow();
   assert.is(consensus.type, 'etcdraft');

@@ -23,7 +23,7 @@ import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
 import { dockerMissing, releaseImages, startDockerServer, stopDockerServer } from '../consortium/dockerFabricKit.ts';
-import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, migrationStruckInPhaseNormal, orderersSay, until } from '../consortium/consortiumApi.ts';
 
 const { versions: [v31], missing: releasesMissing } = await releaseImages(['3.1.']);
 const t = requiresAll(
@@ -83,22 +83,15 @@ t('(a) a real fault after the switch (two orderer containers on the host killed 
   for (const n of [...orderers, peer]) assert.ok(running.some((c) => c.node === `node-${n.id}` && c.state === 'running'), `${n.name} runs in a container on the host`);
   const h = (await height())!;
   const hashes = await blockHashes(api, networkId, h);
-  let answered = false;
-  const posting = migrate().finally(() => { answered = true; });
-  // Phase normal recorded (the orderers restarted as BFT), or the POST answered first (a refusal: the test fails below on it).
-  const seen = await until('the migration in phase normal', async () => {
-    if (answered) return { early: true };
-    const p = await progress();
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
-  }, 900_000, 100);
-  if (!('early' in seen)) {
+  // Phase normal recorded (the orderers restarted as BFT): the fault.
+  const failed = await migrationStruckInPhaseNormal(api, networkId, migrate, async () => {
     for (const o of orderers.slice(2)) {
       const c = hostContainers().find((x) => x.node === `node-${o.id}`);
       assert.ok(c, `orderer ${o.name}'s container on the host`);
       host.docker(['kill', c.name]);
     }
-  }
-  const restoredHeight = migrationRolledBack(await posting, peer.name, channel, h);
+  }, 900_000);
+  const restoredHeight = migrationRolledBack(failed, peer.name, channel, h);
 
   const consensus = await consensusNow();
   assert.is(consensus.type, 'etcdraft');

@@ -27,7 +27,7 @@ import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterFabricReleases, kubernetesSkipReason, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
-import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, orderersSay, until } from '../consortium/consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, migrationStruckInPhaseNormal, orderersSay, until } from '../consortium/consortiumApi.ts';
 
 const PEER = 'lnm-fabric-peer:local';
 const ORDERER = 'lnm-fabric-orderer:local';
@@ -119,23 +119,16 @@ t('(a) a real fault after the switch (two orderers\' StatefulSets scaled to 0 in
   }
   const h = (await height())!;
   const hashes = await blockHashes(api, networkId, h);
-  let answered = false;
-  const posting = migrate().finally(() => { answered = true; });
-  // Phase normal recorded (the orderers restarted as BFT), or the POST answered first (a refusal: the test fails below on it).
-  const seen = await until('the migration in phase normal', async () => {
-    if (answered) return { early: true };
-    const p = await progress();
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'normal' ? p.json : null;
-  }, 1_200_000, 100);
-  if (!('early' in seen)) {
+  // Phase normal recorded (the orderers restarted as BFT): the fault.
+  const failed = await migrationStruckInPhaseNormal(api, networkId, migrate, async () => {
     // Behind the service's back, as an operator or a lost cluster node would: no pod, none made again.
     for (const o of orderers.slice(2)) {
       const sts = await apps.readNamespacedStatefulSet({ name: stsName(o.id), namespace: c().namespace });
       sts.spec!.replicas = 0;
       await apps.replaceNamespacedStatefulSet({ name: stsName(o.id), namespace: c().namespace, body: sts });
     }
-  }
-  const restoredHeight = migrationRolledBack(await posting, peer.name, channel, h);
+  }, 1_200_000);
+  const restoredHeight = migrationRolledBack(failed, peer.name, channel, h);
 
   const consensus = await consensusNow();
   assert.is(consensus.type, 'etcdraft');
