@@ -36,17 +36,19 @@ export interface SqlQueryable {
 type Outcome = Parameters<NodeObservations['record']>[0];
 
 /**
- * Readings that arrive while a write is on its way (the health monitor probes many nodes at
- * once) go to PostgreSQL together in the next write: one statement for many probes instead of
- * one round trip each. record() resolves once its reading is written (or rejects with that
- * write's error).
+ * Readings that arrive within gatherMs of the first (default 20 ms), or while a write is on its
+ * way, go to PostgreSQL together: one statement for many probes instead of one round trip each.
+ * The probes of a round fire together and end a few milliseconds apart (each waits for its
+ * node's answer); written as each ended they went out one or two a statement. record() resolves
+ * once its reading is written (or rejects with that write's error).
  */
-export function postgresNodeObservations(pool: SqlQueryable): NodeObservations {
+export function postgresNodeObservations(pool: SqlQueryable, { gatherMs = 20 }: { gatherMs?: number } = {}): NodeObservations {
   let queue: Array<{ outcome: Outcome; done: (err?: unknown) => void }> = [];
   let writing = false;
 
   async function drain(): Promise<void> {
     writing = true;
+    if (gatherMs > 0) await new Promise((r) => setTimeout(r, gatherMs));
     while (queue.length) {
       const batch = queue.slice(0, 200);
       queue = queue.slice(batch.length);

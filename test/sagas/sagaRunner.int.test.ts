@@ -233,6 +233,31 @@ test('timer writes of one turn go out as one statement, a cancel lands after the
   await db.close();
 });
 
+test('reschedules by timers that end a few milliseconds apart share a statement', async () => {
+  const { db, store } = await setup();
+  const log: string[] = [];
+  const pool = recordingPool(db.pool, log);
+  const upserts = () => log.filter((q) => /INSERT INTO saga_timers/.test(q)).length;
+  // Twenty probes due at once whose answers arrive 0-10 ms apart, each in its own turn.
+  const saga: Saga = {
+    name: 'slow-prober',
+    handles: [],
+    async handle() {},
+    async onTimer(t, ctx) {
+      await new Promise((r) => setTimeout(r, Number(t.id.split('-')[1]) / 2));
+      await ctx.schedule(t.id, new Date(Date.now() + 60_000), { round: 1 });
+    },
+  };
+  for (let k = 0; k < 20; k++) await db.pool.query(`INSERT INTO saga_timers (id, saga, due_at, payload) VALUES ($1, 'slow-prober', now() - interval '1 second', '{}')`, [`p-${k}`]);
+  const runner = createSagaRunner({ pool, store, sagas: [saga], timerPollMs: 50, timerConcurrency: 20 });
+  await runner.start();
+  await until(async () => (await db.pool.query(`SELECT 1 FROM saga_timers WHERE payload->>'round' = '1'`)).rowCount === 20);
+  assert.ok(upserts() <= 2, `${upserts()} statements for 20 reschedules 0-10 ms apart`);
+  await runner.stop();
+  await store.close();
+  await db.close();
+});
+
 test('runners on one pool share one timer poll: the due timers of ten runners are found by one query, each fired by its own runner', async () => {
   const { db, store } = await setup();
   const log: string[] = [];

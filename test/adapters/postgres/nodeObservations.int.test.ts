@@ -48,4 +48,20 @@ test('concurrent readings are written in few statements; the newest of a node wi
   await db.close();
 });
 
+test('readings of one probe round that end a few milliseconds apart share a statement', async () => {
+  const db = await freshDatabase();
+  await db.pool.query(DDL);
+  const log: string[] = [];
+  const obs = postgresNodeObservations(recordingPool(db.pool, log));
+  const at = new Date().toISOString();
+  // 24 probes ending 0-12 ms after the first, each in its own turn (as the answers of 24 nodes arrive).
+  await Promise.all(
+    Array.from({ length: 24 }, (_, i) => new Promise((r) => setTimeout(r, i / 2)).then(() => obs.record({ nodeId: i + 1, status: 'healthy', blockHeight: i, peerCount: 0, error: null, at }))),
+  );
+  const inserts = log.filter((q) => q.includes('INSERT INTO node_observations')).length;
+  assert.ok(inserts <= 2, `${inserts} statements for 24 readings 0-12 ms apart`);
+  assert.is((await obs.latest(Array.from({ length: 24 }, (_, i) => i + 1))).size, 24);
+  await db.close();
+});
+
 test.run();
