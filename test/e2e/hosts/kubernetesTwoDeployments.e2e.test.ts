@@ -8,6 +8,7 @@
 //   resourceVersion) and a Service of the prefix without any deployment label (made before it);
 // - B's create of a node whose name is A's node's: 409 naming the object and A's deployment and
 //   saying to give each deployment a prefix of its own; no node recorded in B, A's objects untouched;
+//   B's engine's start and restart of that node key: the same 409, nothing touched;
 // - A's objects stripped of the label (as made before it) are labelled again by the node's next start.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,6 +17,8 @@ import { adminAuth, call, startServer, type TestServer } from '../../helpers/ser
 import { requires } from '../../helpers/requirements.ts';
 import { adminKubeConfig, clusterImageMissing, k8sAnvilImage, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { until } from '../evm/evmLifecycle.ts';
+import { createKubernetesEngine } from '../../../adapters/engines/kubernetesEngine.ts';
+import type { AppError } from '../../../domain/shared/errors.ts';
 
 const skipReason = (await serviceImageSkipReason()) ?? (await clusterImageMissing(k8sAnvilImage));
 const t = requires(suite('kubernetes: two deployments sharing a namespace and a prefix'), 'kubernetes', skipReason);
@@ -155,6 +158,19 @@ t('B\'s create of a node named as A\'s: 409 naming the object, A\'s deployment a
   assert.is((await api(b!, 'GET', '/nodes')).json.total, before, 'no node recorded in B');
   assert.equal(sansLabels(await objectsOf(aNode)), sansLabels(aObjects), 'A\'s objects untouched (uid, resourceVersion)');
   assert.is((await api(a!, 'GET', `/nodes/${aNode}`)).json.status, 'running');
+
+  // A start of B's engine for that node key (a recorded node of B whose names A holds; a cluster
+  // that takes no NodePorts reaches the start without the create's check) and a restart: the same 409.
+  const engine = createKubernetesEngine({ cluster: c(), dataDir: b!.server.dataDir, namePrefix: PREFIX, deploymentId: b!.id });
+  const spec = { nodeKey: `node-${aNode}`, displayName: 'B\'s node', docker: { image: k8sAnvilImage, args: ['anvil'] }, files: [], ports: [31990] };
+  for (const attempt of [() => engine.start(spec), () => engine.restart!(spec)]) {
+    const err = await attempt().then(() => null, (e: AppError) => e);
+    assert.is(err?.status, 409, String(err?.message));
+    assert.ok(err!.message.includes(`StatefulSet ${name}`) && err!.message.includes(a!.id), err!.message);
+    assert.is(err!.extra?.otherDeployment, a!.id);
+  }
+  assert.equal(sansLabels(await objectsOf(aNode)), sansLabels(aObjects), 'A\'s objects untouched by the refused starts');
+  assert.is((await core.readNamespacedPod({ name: `${name}-0`, namespace: ns() })).metadata?.labels?.['lnm.deployment'], a!.id, 'A\'s pod still runs');
 });
 
 t('objects made before the label (stripped here) are labelled with the id at the node\'s next start', async () => {
