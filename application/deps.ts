@@ -40,6 +40,8 @@ export interface HttpConfig {
   edition: Edition;
   version: string;
   instanceId: string;
+  /** The deployment's id, one per database (adapters/postgres/deploymentIdentity.ts); absent in deps built without a database. */
+  deploymentId?: string;
   /** Largest accepted JSON body, e.g. "1mb". */
   bodyLimit: string;
   /** Largest body of a public route (the sign-in), e.g. "8kb" (LNM_SIGN_IN_BODY_LIMIT; default http/app.ts). */

@@ -51,6 +51,7 @@ import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
 import { fabricConsortiumChannels } from '../adapters/consortium/consortiumChannels.ts';
 import { nodeLogsUpgradeHandler } from '../http/nodeLogsSocket.ts';
 import { openKeyServices } from '../adapters/keyProviders/registryStartup.ts';
+import { deploymentIdentity } from '../adapters/postgres/deploymentIdentity.ts';
 import { resolveKeyEncryptionKey } from '../adapters/keyProviders/keyEncryptionKeyFile.ts';
 import { createHttpOutbound } from '../adapters/outbound/httpOutbound.ts';
 import { createSecretBox } from '../adapters/outbound/sealedSecrets.ts';
@@ -195,6 +196,11 @@ export async function startServer(config: Config, log = createLogger(config.logL
   );
   // Before anything else runs: a wrong KEY_ENCRYPTION_KEY must stop the start, not corrupt keys.
   const keys = await openKeyServices({ keyEncryptionKey: config.keyEncryptionKey, dataDir: config.dataDir, pool: db.pool, log: (o, m) => log.info(o, m), vaultImage: config.vaultImage });
+  // One id for every replica on this database (the instance id is per replica): the kubernetes
+  // engine marks its objects with it, so another deployment sharing a cluster's namespace and
+  // prefix is told apart (docs/kubernetes.md "Two deployments on one cluster").
+  const deployment = await deploymentIdentity(db.pool);
+  if (deployment.created) log.info({ deploymentId: deployment.id }, 'deployment id made (first start on this database)');
   // Read-your-writes across instances: each projector notifies the position it committed (the
   // shared checkpoint); hearing another's, this instance's caches answer from the tables until its
   // projector has caught up (at once: it reads those events, it does not apply them again). See
@@ -348,7 +354,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
   });
   const hostProbe = createHostProbe(createRemoteDockerProbe());
   const hostDirectory = createNodeHostDirectory(db.pool, secrets);
-  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, copyStallMs: (config.backupStallSeconds ?? 120) * 1000, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
+  hostEngines = createHostEngines({ directory: hostDirectory, dataDir: config.dataDir, namePrefix: engineEnv(config).LNM_DOCKER_PREFIX, deploymentId: deployment.id, copyStallMs: (config.backupStallSeconds ?? 120) * 1000, images: nodeImagesFromEnv({ ...process.env, ...(config.anvilImage ? { LNM_IMAGE_ANVIL: config.anvilImage } : {}), ...(config.besuImage ? { LNM_IMAGE_BESU: config.besuImage } : {}), ...engineEnv(config) }) });
   const hostSagas = {
     probe: hostProbe, directory: hostDirectory, checkSeconds: () => config.hostCheckSeconds ?? 30,
     orphans: { nodePorts: clusterNodePorts((hostId) => hostEngines(hostId)), graceSeconds: () => config.clusterOrphanGraceSeconds ?? 600 },
@@ -426,6 +432,7 @@ export async function startServer(config: Config, log = createLogger(config.logL
       edition: config.edition,
       version: config.version,
       instanceId: instance.id,
+      deploymentId: deployment.id,
       bodyLimit: config.bodyLimit,
       defaultPageSize: DEFAULT_PAGE_SIZE,
       maxPageSize: MAX_PAGE_SIZE,

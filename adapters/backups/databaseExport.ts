@@ -1,7 +1,8 @@
 // The database part of a backup: a consistent cut of the event store at one position, exported
 // as it is (positions, hashes, previous hashes), plus the rows that are not events: private key
 // material as stored (encrypted under KEY_ENCRYPTION_KEY, which is never exported), the canary
-// that proves which KEY_ENCRYPTION_KEY they need, id counters and durable saga timers. One
+// that proves which KEY_ENCRYPTION_KEY they need, id counters, durable saga timers and the
+// deployment id. One
 // REPEATABLE READ transaction gives every file the same snapshot. Read models, sessions and saga
 // checkpoints are not exported: a restore rebuilds them from the events.
 //
@@ -17,7 +18,7 @@
 //   readEventsFile(dir)             -> async batches of events
 //   verifyEventsFile(dir, manifest) -> the chain of the exported events checked link by link
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import type pg from 'pg';
@@ -28,8 +29,13 @@ import { GENESIS_HASH, RESTORES_STREAM, WITHHELD_EVENT_TYPE, WITHHELD_RESTORE_EV
 
 export const DATABASE_DIR = 'database';
 export const MANIFEST = 'manifest.json';
-/** Tables exported besides `events`, in import order. */
-export const ROW_TABLES = ['key_material', 'key_encryption_canary', 'id_counters', 'saga_timers'] as const;
+/**
+ * Tables exported besides `events`, in import order. deployment_identity: the restored database
+ * keeps the deployment id, so it goes on managing the cluster objects labelled with it.
+ */
+export const ROW_TABLES = ['key_material', 'key_encryption_canary', 'id_counters', 'saga_timers', 'deployment_identity'] as const;
+/** Tables a backup made before they existed has no file of: imported empty (deployment_identity: the first start makes a new id). */
+const ADDED_LATER: ReadonlySet<string> = new Set(['deployment_identity']);
 
 export interface DatabaseManifest {
   format: 'lnm-backup/1';
@@ -204,6 +210,7 @@ export async function importDatabase(pool: pg.Pool, dir: string, onProgress?: (t
     for (const table of ['events', ...ROW_TABLES]) {
       counts[table] = 0;
       if (table !== 'events') await client.query(`DELETE FROM ${table}`);
+      if (ADDED_LATER.has(table) && !(await stat(path.join(dir, `${table}.jsonl`)).then(() => true, () => false))) continue;
       for await (const rows of jsonLines(path.join(dir, `${table}.jsonl`), 1000)) {
         if (table === 'events') {
           await client.query(IMPORT_EVENTS_SQL, [JSON.stringify(rows)]);

@@ -14,7 +14,7 @@ import { remoteDocker } from './remoteDockerHost.ts';
 export type HostEngines = (hostId: number) => Promise<DockerNodeEngine | KubernetesNodeEngine | null>;
 
 /** `copyStallMs`: a cluster claim copy (backup, restore) that moves no data for this long fails (LNM_BACKUP_STALL_SECONDS). */
-export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string>; namePrefix: string; copyStallMs?: number }): HostEngines {
+export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir: string; images: Record<string, string>; namePrefix: string; deploymentId?: string; copyStallMs?: number }): HostEngines {
   const engines = new Map<number, Promise<DockerNodeEngine | KubernetesNodeEngine | null>>();
   return (hostId) => {
     let engine = engines.get(hostId);
@@ -24,7 +24,7 @@ export function createHostEngines(opts: { directory: NodeHostDirectory; dataDir:
         if (c.kind !== 'kubernetes') return createDockerEngine({ dataDir: opts.dataDir, images: opts.images, namePrefix: opts.namePrefix, docker: remoteDocker(c), remote: { address: c.externalIp } });
         // Deleting a node keeps its claim unless the operator asks (DELETE /nodes/{id}?deleteVolume=true).
         // The cluster's own image names (kubernetes.images) over the service's table.
-        return createKubernetesEngine({ dataDir: opts.dataDir, images: { ...opts.images, ...c.kubernetes?.images }, namePrefix: opts.namePrefix, cluster: clusterConnectionOf(c), copyStallMs: opts.copyStallMs });
+        return createKubernetesEngine({ dataDir: opts.dataDir, images: { ...opts.images, ...c.kubernetes?.images }, namePrefix: opts.namePrefix, deploymentId: opts.deploymentId, cluster: clusterConnectionOf(c), copyStallMs: opts.copyStallMs });
       });
       // A host not (yet) registered is asked again next time.
       engine.then((e) => e ?? engines.delete(hostId), () => engines.delete(hostId));

@@ -1,7 +1,9 @@
 // The kubernetes engine (issue 39): each node is placed on a registered Kubernetes cluster and
 // scheduled there by the cluster itself, through @kubernetes/client-node (apps/v1 and core/v1 only,
 // served alike by 1.20 and current releases; no kubectl). Per node, in the cluster's namespace,
-// all named <prefix><nodeKey> (made a DNS label) and labelled lnm.node=<nodeKey>, lnm.prefix=<prefix>:
+// all named <prefix><nodeKey> (made a DNS label) and labelled lnm.node=<nodeKey>, lnm.prefix=<prefix>,
+// lnm.deployment=<the deployment id> (one per database: another deployment sharing the namespace and
+// prefix is told apart by it; its objects are never swept, adopted or changed, see deploymentClaim):
 //   - a StatefulSet of one replica: the node's container, its directory at the same path as the
 //     other engines give it ({nodeDir}), a readiness probe on its first port;
 //   - a PersistentVolumeClaim <name>-data (the cluster's storage class) mounted at that directory:
@@ -85,6 +87,12 @@ export interface KubernetesEngineOptions {
   dataDir: string;
   /** The deployment's prefix (LNM_DOCKER_PREFIX, default lnm-): object names and the lnm.prefix label. */
   namePrefix?: string;
+  /**
+   * The deployment's id (adapters/postgres/deploymentIdentity.ts): the lnm.deployment label of every
+   * object made. Without it (tools and tests that drive the engine alone) no object is labelled
+   * with one and removeOrphans removes nothing.
+   */
+  deploymentId?: string;
   /** Software name -> image reference (nodeImages.ts), as the docker engine maps spec.docker.image. */
   images?: Record<string, string>;
   readyTimeoutMs?: number;
@@ -133,7 +141,9 @@ export interface KubernetesNodeEngine extends NodeEngine {
   /**
    * Removes what this deployment made for a node that was never recorded (a server killed between
    * reservePorts/expose and the node's record): the Services, StatefulSets, Secrets and ConfigMaps
-   * of the namespace labelled lnm.prefix=<this prefix> whose lnm.node `recorded` answers false for,
+   * of the namespace labelled lnm.prefix=<this prefix> and lnm.deployment=<this deployment's id>
+   * (objects of another deployment, or made before the label, are never taken) whose lnm.node
+   * `recorded` answers false for,
    * made more than `olderThanMs` ago (a create in flight on another replica is younger). Claims
    * are never touched (a kept claim holds a ledger). Returns what it removed and, in words, what
    * it could not list or remove (tried again at the next sweep); `recorded` failing stops it.
@@ -223,6 +233,32 @@ export function allocatedPorts(reason: string, asked: number[]): number[] {
   return named.length ? [...new Set(named)] : asked;
 }
 
+/** The label of the deployment that made an object (lnm.deployment); absent on objects made before it. */
+export const DEPLOYMENT_LABEL = 'lnm.deployment';
+
+/**
+ * The deployment another than `deploymentId` whose label an object carries, if any: such an object
+ * is never adopted, changed, swept or deleted. An object without the label (made before it
+ * existed) is nobody else's by this test: this deployment labels its recorded node's objects at
+ * their next start.
+ */
+export function otherDeployment(meta: { labels?: Record<string, string> } | undefined, deploymentId: string | undefined): string | undefined {
+  const theirs = meta?.labels?.[DEPLOYMENT_LABEL];
+  return deploymentId && theirs && theirs !== deploymentId ? theirs : undefined;
+}
+
+/**
+ * The label selectors of the orphan sweep: this prefix's node objects and ended helper pods made
+ * by this deployment only (null without a deployment id: nothing is judged then).
+ */
+export function orphanSelectors(prefixLabel: string, deploymentId: string | undefined): { objects: string; helpers: string } | null {
+  if (!deploymentId) return null;
+  return {
+    objects: `lnm.prefix=${prefixLabel},${DEPLOYMENT_LABEL}=${deploymentId},lnm.node`,
+    helpers: `lnm.prefix=${prefixLabel},${DEPLOYMENT_LABEL}=${deploymentId},lnm.role in (volume-copy,node-command)`,
+  };
+}
+
 /**
  * The one-off pod of runWhileStopped, made from the node's StatefulSet's own pod template: kept are
  * the image, env (with `env` added over it), working directory, volume mounts and volumes (the
@@ -270,9 +306,17 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const base = dnsLabel(`${prefix}${nodeKey}`);
     return { statefulSet: base, service: base, claim: `${base}-data`, secret: `${base}-keys`, configMap: `${base}-config` };
   };
-  const labels = (nodeKey: string) => ({ 'lnm.node': nodeKey, 'lnm.prefix': prefixLabel, 'app.kubernetes.io/managed-by': 'ledger-network-manager' });
+  const deploymentId = options.deploymentId;
+  const labels = (nodeKey: string): Record<string, string> => ({
+    'lnm.node': nodeKey,
+    'lnm.prefix': prefixLabel,
+    ...(deploymentId ? { [DEPLOYMENT_LABEL]: deploymentId } : {}),
+    'app.kubernetes.io/managed-by': 'ledger-network-manager',
+  });
   const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
-  const ours = (meta: k8s.V1ObjectMeta | undefined, nodeKey: string) => meta?.labels?.['lnm.node'] === nodeKey && meta?.labels?.['lnm.prefix'] === prefixLabel;
+  // This deployment's object of the node: its node and prefix labels, and not another deployment's
+  // id (an object made before the label has none, and is taken as ours: labelled at its next start).
+  const ours = (meta: k8s.V1ObjectMeta | undefined, nodeKey: string) => meta?.labels?.['lnm.node'] === nodeKey && meta?.labels?.['lnm.prefix'] === prefixLabel && !otherDeployment(meta, deploymentId);
 
   async function read<T>(p: () => Promise<T>): Promise<T | undefined> {
     try {
@@ -300,6 +344,41 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
 
   async function podOf(nodeKey: string): Promise<k8s.V1Pod | undefined> {
     return read(() => core.readNamespacedPod({ name: `${names(nodeKey).statefulSet}-0`, namespace: ns }));
+  }
+
+  /**
+   * Refuses a node whose names are taken by another deployment (same namespace and prefix, another
+   * database: its node ids, hence names, overlap ours): the first of the node's StatefulSet,
+   * Service, Secret, ConfigMap and claim carrying another deployment's id is a NodeStartFailedError
+   * 'already-running' (409) naming the object and that deployment, before anything is made or
+   * changed. `what` says what was asked (create, start).
+   */
+  async function deploymentClaim(nodeKey: string, what: string): Promise<void> {
+    if (!deploymentId) return;
+    const n = names(nodeKey);
+    const objects: Array<{ kind: string; name: string; get: () => Promise<{ metadata?: k8s.V1ObjectMeta } | undefined> }> = [
+      { kind: 'StatefulSet', name: n.statefulSet, get: () => read(() => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace: ns })) },
+      { kind: 'Service', name: n.service, get: () => read(() => core.readNamespacedService({ name: n.service, namespace: ns })) },
+      { kind: 'Secret', name: n.secret, get: () => read(() => core.readNamespacedSecret({ name: n.secret, namespace: ns })) },
+      { kind: 'ConfigMap', name: n.configMap, get: () => read(() => core.readNamespacedConfigMap({ name: n.configMap, namespace: ns })) },
+      { kind: 'PersistentVolumeClaim', name: n.claim, get: () => read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns })) },
+    ];
+    for (const o of objects) {
+      const other = otherDeployment((await o.get())?.metadata, deploymentId);
+      if (!other) continue;
+      throw new NodeStartFailedError(
+        'already-running',
+        `Cannot ${what} ${nodeKey} on cluster ${c.name}: the ${o.kind} ${o.name} in namespace ${ns} belongs to another deployment (${DEPLOYMENT_LABEL}=${other}; this one is ${deploymentId}) that uses the same name prefix ${prefix}. ` +
+          'Nothing was changed there. Give each deployment sharing this namespace a prefix of its own (LNM_DOCKER_PREFIX), or register the cluster with another namespace.',
+        { nodeKey, object: { kind: o.kind, name: o.name, namespace: ns }, otherDeployment: other, deployment: deploymentId },
+      );
+    }
+  }
+
+  /** Puts this deployment's id on an object of a recorded node made before the label (its Service, its claim). */
+  async function labelled<T extends { metadata?: k8s.V1ObjectMeta }>(obj: T | undefined, replace: (body: T) => Promise<unknown>): Promise<void> {
+    if (!obj || !deploymentId || obj.metadata?.labels?.[DEPLOYMENT_LABEL]) return;
+    await call(replace({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata?.labels, [DEPLOYMENT_LABEL]: deploymentId } } }));
   }
 
   function fileObjects(spec: NodeLaunchSpec) {
@@ -504,6 +583,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     let firstStart = false;
     const made: { claim: boolean; restored?: boolean } = { claim: false };
     try {
+      await deploymentClaim(spec.nodeKey, 'start');
       const existing = await statefulSet(spec.nodeKey);
       if (existing && !ours(existing.metadata, spec.nodeKey)) {
         throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a StatefulSet ${n.statefulSet} exists in namespace ${ns} that this deployment did not make.`, { nodeKey: spec.nodeKey });
@@ -552,11 +632,19 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const files = fileObjects(spec);
     await put('secret', files.secret);
     await put('configMap', files.configMap);
-    if (!(await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns })))) {
+    const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+    if (!claim) {
       await call(core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claimOf(spec.nodeKey) }));
       made.claim = true;
+    } else if (ours(claim.metadata, spec.nodeKey)) {
+      // Made before the deployment label: labelled now (the Secret, ConfigMap and StatefulSet are written afresh below).
+      await labelled(claim, (body) => core.replaceNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns, body }));
     }
-    const svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    if (svc && ours(svc.metadata, spec.nodeKey)) {
+      await labelled(svc, (body) => core.replaceNamespacedService({ name: n.service, namespace: ns, body }));
+      svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    }
     // The Service made when the node was recorded (reservePorts) or by an earlier start; the
     // node's ports changed since (PUT of a stopped node): made again with them.
     const servicePorts = (svc?.spec?.ports ?? []).map((p) => p.port).sort((a, b) => a - b).join(',');
@@ -694,6 +782,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     if (outside.length) throw new ValidationError(`Cannot expose ${nodeKey} on cluster ${c.name}: its ports must lie in the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range` })));
     const n = names(nodeKey);
     try {
+      await deploymentClaim(nodeKey, fresh ? 'create' : 'expose');
       let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
       if (svc && (fresh || !ours(svc.metadata, nodeKey))) throw new NodeStartFailedError('already-running', `A Service ${n.service} exists in namespace ${ns} of cluster ${c.name} that this deployment did not make${fresh ? ` (another deployment with the name prefix ${prefix}?)` : ''}.`, { nodeKey });
       svc ??= await call(core.createNamespacedService({ namespace: ns, body: serviceOf({ nodeKey, ports }) }));
@@ -981,7 +1070,11 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   }
 
   async function removeOrphans(recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: OrphanObject[]; failed: string[] }> {
-    const labelSelector = `lnm.prefix=${prefixLabel},lnm.node`;
+    // Only what this deployment labelled as its own: another deployment's objects on the same
+    // prefix are not in this one's records, and objects made before the label are left.
+    const selectors = orphanSelectors(prefixLabel, deploymentId);
+    if (!selectors) return { removed: [], failed: ['no deployment id: the sweep cannot tell this deployment\'s objects from another\'s'] };
+    const labelSelector = selectors.objects;
     const cutoff = Date.now() - olderThanMs;
     type Meta = { metadata?: k8s.V1ObjectMeta };
     const kinds: { kind: OrphanObject['kind']; list: () => Promise<{ items: Meta[] }>; remove: (name: string) => Promise<unknown> }[] = [
@@ -1024,7 +1117,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     // run in it on any instance. Deleted only as the pod listed (its uid): a new pod of the same
     // name is another's.
     try {
-      const helpers = (await call(core.listNamespacedPod({ namespace: ns, labelSelector: `lnm.prefix=${prefixLabel},lnm.role in (volume-copy,node-command)` }))).items;
+      const helpers = (await call(core.listNamespacedPod({ namespace: ns, labelSelector: selectors.helpers }))).items;
       for (const pod of helpers) {
         const name = pod.metadata?.name;
         const uid = pod.metadata?.uid;

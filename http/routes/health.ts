@@ -25,6 +25,11 @@ export const healthRoutes = [
             id: Type.String({ description: 'the instance that answered (INSTANCE_ID, or the id kept in its data directory)' }),
             work: Type.Array(Type.String(), { description: 'the leases on background work this instance holds now (empty: another instance does that work)' }),
           }),
+          deployment: Type.Optional(
+            Type.Object({
+              id: Type.String({ description: 'the deployment id, one per database and the same on every instance of it: the label lnm.deployment of the objects the kubernetes engine makes (docs/kubernetes.md "Two deployments on one cluster"); not a secret' }),
+            }),
+          ),
         }),
       },
       503: { description: 'unhealthy: the same body, with the failing component marked down' },
@@ -53,6 +58,7 @@ export const healthRoutes = [
           eventStore: { kind: deps.store.kind, status: es.status, ...(es.status === 'up' ? { latencyMs: es.latencyMs, headPosition: head } : { error: es.error }) },
           projections: { position: deps.projector.position(), ...(head !== undefined ? { lag: Math.max(0, head - deps.projector.position()) } : {}), lastError: deps.projector.lastError() },
           instance: { id: deps.config.instanceId, work: deps.work?.() ?? [] },
+          ...(deps.config.deploymentId ? { deployment: { id: deps.config.deploymentId } } : {}),
         },
       };
     },

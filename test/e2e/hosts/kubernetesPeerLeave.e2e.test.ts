@@ -110,7 +110,7 @@ t('the anchor peer on the cluster leaves: anchor entry removed, scaled to 0, unj
 
 t('the one-off pod on its own: refused while the node runs; a failing unjoin answers its exit code and Fabric\'s reason; one that never ends is removed at its deadline, saying why. A leave whose unjoin fails is a 409 with Fabric\'s line, the peer started again', async () => {
   const { peer, network } = setup;
-  const engine = createKubernetesEngine({ cluster: c(), dataDir: server.dataDir, namePrefix: PREFIX });
+  const engine = createKubernetesEngine({ cluster: c(), dataDir: server.dataDir, namePrefix: PREFIX, deploymentId: (await api('GET', '/health')).json.deployment.id });
   const key = `node-${peer.id}`;
   const before = await until('the peer\'s ledger height', peerLedgerHeight, 60_000, 1000);
   const refused = await engine.runWhileStopped!(key, ['peer', 'node', 'unjoin', '-c', 'nosuch']).then(() => null, (err: Error) => err.message);
@@ -154,10 +154,12 @@ t('a one-off pod a dead service left (ended, of role node-command) is removed by
   const { peer } = setup;
   const apps = adminKubeConfig().makeApiClient(k8s.AppsV1Api);
   const sts = await apps.readNamespacedStatefulSet({ name: stsName(peer.id), namespace: c().namespace });
-  // The service dies (SIGKILL) with a one-off pod on the cluster, made as the engine makes it; it ends at once.
+  // The service dies (SIGKILL) with a one-off pod on the cluster, made as the engine makes it
+  // (labelled with the deployment's id, which the sweep selects on); it ends at once.
+  const deployment = (await api('GET', '/health')).json.deployment.id as string;
   await server.kill();
   const name = `${stsName(peer.id)}-once`;
-  const left = await core.createNamespacedPod({ namespace: c().namespace, body: nodeCommandPod(sts, { name, labels: { 'lnm.node': `node-${peer.id}`, 'lnm.prefix': PREFIX.replace(/-$/, ''), 'lnm.role': 'node-command' }, args: ['peer', 'version'], deadlineSeconds: 60 }) });
+  const left = await core.createNamespacedPod({ namespace: c().namespace, body: nodeCommandPod(sts, { name, labels: { 'lnm.node': `node-${peer.id}`, 'lnm.prefix': PREFIX.replace(/-$/, ''), 'lnm.deployment': deployment, 'lnm.role': 'node-command' }, args: ['peer', 'version'], deadlineSeconds: 60 }) });
   await until(`the pod ${name} ended`, async () => ['Succeeded', 'Failed'].includes((await core.readNamespacedPod({ name, namespace: c().namespace })).status?.phase ?? '') ? true : null, 60_000, 1000);
   // Started again on the same data with a grace of 1 s: its cluster check sweeps the ended pod.
   server = await startServer({ env: serverEnv('1'), dataDir: server.dataDir, databaseUrl: server.databaseUrl ?? undefined });

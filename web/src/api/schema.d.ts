@@ -7924,6 +7924,10 @@ export interface operations {
                             latencyMs?: number;
                             status: "up" | "down";
                         };
+                        deployment?: {
+                            /** @description the deployment id, one per database and the same on every instance of it: the label lnm.deployment of the objects the kubernetes engine makes (docs/kubernetes.md "Two deployments on one cluster"); not a secret */
+                            id: string;
+                        };
                         edition: string;
                         eventStore: {
                             error?: string;
