@@ -17,7 +17,9 @@
 // A failure before phase 5 completes restores the backups (orderers stopped, data put back,
 // started: raft in maintenance), rolls back each peer past the restored chain (it may hold the
 // switch block: `peer node rollback`, rollbackPeers), leaves maintenance on raft and answers 409
-// MIGRATION_FAILED naming the phase (and any peer it could not roll back). Checked first, nothing
+// MIGRATION_FAILED naming the phase (and any peer it could not roll back). A rollback that did
+// not complete (or was cut off by its server's death) is taken up again by the next POST
+// (resumeRollback). Checked first, nothing
 // done on a refusal (rules named in the message):
 //   migration-target       to is smartbft (400)
 //   migration-from-raft    the network is etcdraft (409)
@@ -42,7 +44,7 @@ import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { loadState } from '../../domain/shared/commandHandler.ts';
 import { CONSORTIUM_NETWORKS_STREAM, consortiumNetworks } from '../../domain/consortium/consortiumNetwork.ts';
-import { CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, latestMigration, resumable, type MigrationChannel, type MigrationPhase, type MigrationProgress } from '../../domain/consortium/consensusMigration.ts';
+import { CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, latestMigration, resumable, rollbackResumable, type MigrationChannel, type MigrationPhase, type MigrationProgress } from '../../domain/consortium/consensusMigration.ts';
 import type { ConsortiumConsensus, ConsortiumNodeTarget, SmartBftOptions } from '../../domain/consortium/consortiumPorts.ts';
 import type { ChannelConfigChange, ChannelConfigJson, ConfigDiffEntry } from '../../domain/consortium/consortiumChannelPorts.ts';
 import { bftFaultsTolerated, MIN_BFT_CONSENTERS, SMARTBFT_DEFAULTS } from '../../domain/consortium/consortiumDefaults.ts';
@@ -194,6 +196,7 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   if (req.to !== 'smartbft') throw new ValidationError(`Rule migration-target: a channel migrates from etcdraft to smartbft only (Fabric 3.x supports no other transition); ${req.to} asked.`, [{ field: 'to', message: 'must be smartbft' }], 'MIGRATION_TARGET');
   const last = await migrationProgress(deps, networkId);
   if (last && resumable(last)) return resumeMigration(input, last, req.dryRun ?? false, req.timeoutMs ?? 180_000);
+  if (last && rollbackResumable(last)) return resumeRollback(input, last, req.dryRun ?? false, req.timeoutMs ?? 180_000);
   if (network.consensus !== 'etcdraft') throw new ConflictError(`Rule migration-from-raft: network ${network.name} is ${network.consensus} already; only an etcdraft channel migrates to smartbft.`, { consensus: network.consensus }, 'MIGRATION_NOT_RAFT');
   const options: SmartBftOptions = { ...SMARTBFT_DEFAULTS, ...Object.fromEntries(Object.entries(req.smartBftOptions ?? {}).filter(([, v]) => v !== undefined)) };
   const optionIssues = smartBftOptionIssues(options);
@@ -458,6 +461,46 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
       return new ConflictError(`The resumed migration failed in phase normal again: ${reason}. POST .../consensus/migrate resumes it again.`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
     }, timeoutMs);
     return finished(input, rec, orderers, done, networks, ordererList);
+  });
+}
+
+/**
+ * A migration whose rollback did not complete (an orderer that would not start on its restored
+ * data, a backup not put back) or whose server died during it, taken up again by a new POST
+ * .../migrate: the same rollback from the start (orderers stopped, the backups put back when the
+ * migration had taken them, which it records as its "backup:" step, started, the peers past the
+ * restored chain rolled back, the channels out of maintenance on raft). The backups are copies,
+ * kept until a migration ends done, so putting them back again is the same as the first time.
+ * A failure in phase backup before that step left the chain as it was at the backups (the
+ * channels were in maintenance): nothing to put back. Answers 409 MIGRATION_FAILED as the first
+ * rollback did (the migration failed: nothing was migrated), saying whether it completed now.
+ */
+async function resumeRollback(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
+  const { deps } = input;
+  const networks: ConsortiumNetworkRow[] = [];
+  for (const id of last.networkIds) {
+    const n = await getConsortiumNetwork(deps.pool, id);
+    if (n) networks.push(n);
+  }
+  const orderers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: last.ordererIds })).items;
+  const ordererList = orderers.map((o) => ({ nodeId: o.id, name: o.name }));
+  const backedUp = last.steps.some((s) => s.startsWith('backup: '));
+  const what = `the rollback of migration ${last.migrationId} (${last.status === 'running' ? 'its server stopped during it' : 'it did not complete'})`;
+  if (dryRun) {
+    return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: [], orderers: ordererList, steps: [`takes up ${what} again: orderers stopped, ${backedUp ? 'their backups put back, ' : ''}started on etcdraft, peers past the restored chain rolled back, channels out of maintenance on raft; nothing changed`] };
+  }
+  return withMigrationLock(input, async () => {
+    const now = await migrationProgress(deps, last.networkIds[0]);
+    if (now?.migrationId !== last.migrationId || !rollbackResumable(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
+    await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
+    const rec = recorder(input, { ...last, status: 'running', phase: 'rollback', steps: [...last.steps], channels: [], peersNotRolledBack: [] });
+    await rec.step(`resumed: ${what}, taken up again`);
+    const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs));
+    await rec.step(restored.text);
+    const left = afterRollback(networks, restored);
+    await rec.failed('rollback', `rollback taken up again: ${restored.text}`, left, restored.peersNotRolledBack);
+    const channels = networks.map((n) => n.channelName).join(', ');
+    throw new ConflictError(`The migration of channel${networks.length > 1 ? 's' : ''} ${channels} to smartbft had failed and its rollback had not completed; taken up again: ${restored.text}.${restored.complete ? ' Nothing was migrated: fix the cause, then start over with a dry run.' : ' POST .../consensus/migrate takes it up again.'}`, failedContext('rollback', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   });
 }
 

@@ -51,7 +51,7 @@ export type ConsensusMigrationEvent =
   | DomainEvent<'ConsensusMigrationFailed', { migrationId: string; networkIds: number[]; phase: MigrationPhase; reason: string; channels?: MigrationChannel[]; peersNotRolledBack?: MigrationPeerNotRolledBack[]; at: string }>
   | DomainEvent<'ConsensusMigrationCompleted', { migrationId: string; networkIds: number[]; channels?: MigrationChannel[]; at: string }>
   /** A migration that failed (or whose server died) in phase normal taken up again (a new POST .../migrate): the remaining channels leave maintenance on BFT. */
-  | DomainEvent<'ConsensusMigrationResumed', { migrationId: string; networkIds: number[]; at: string }>;
+  | DomainEvent<'ConsensusMigrationResumed', { migrationId: string; networkIds: number[]; at: string; /** rollback: its rollback taken up again (rollbackResumable); absent (recorded before) or normal: phase normal resumed. */ phase?: 'normal' | 'rollback' }>;
 
 export type ConsensusMigrationCommand =
   | { type: 'StartConsensusMigration'; migrationId: string; networkIds: number[]; ordererIds: number[]; from: string; to: string; at: string }
@@ -74,6 +74,22 @@ export interface ConsensusMigrations {
  * only while it holds the migration lock, that is once the server that ran it died.
  */
 export const resumable = (m: MigrationProgress): boolean => m.phase === 'normal' && (m.status === 'failed' || m.status === 'running');
+
+/**
+ * Whether a new POST .../migrate takes up the migration's rollback again: it ended in phase
+ * rollback and its last rollback did not complete (its last outcome step says "rollback
+ * incomplete": an orderer that would not start, a backup that could not be put back), or its
+ * server died during the rollback (recorded running in phase rollback; taken up only while the
+ * application holds the migration lock). The backups are copies, kept until a migration ends
+ * done, so the rollback restores them again.
+ */
+export const rollbackResumable = (m: MigrationProgress): boolean => {
+  if (m.phase !== 'rollback') return false;
+  if (m.status === 'running') return true;
+  if (m.status !== 'failed') return false;
+  const outcome = [...m.steps].reverse().find((s) => s.startsWith('restored:') || s.startsWith('rollback incomplete:'));
+  return outcome?.startsWith('rollback incomplete:') ?? false;
+};
 
 export function latestMigration(state: ConsensusMigrations, networkId: number): MigrationProgress | null {
   const id = state.latestByNetwork[networkId];
@@ -107,7 +123,7 @@ export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigratio
       case 'ConsensusMigrationCompleted':
         return put(e.data.migrationId, (m) => ({ ...m, status: 'done', phase: 'done', endedAt: e.data.at, channels: e.data.channels ?? [], peersNotRolledBack: [] }));
       case 'ConsensusMigrationResumed':
-        return put(e.data.migrationId, (m) => ({ ...m, status: 'running', phase: 'normal', endedAt: null, channels: [], peersNotRolledBack: [] }));
+        return put(e.data.migrationId, (m) => ({ ...m, status: 'running', phase: e.data.phase ?? 'normal', endedAt: null, channels: [], peersNotRolledBack: [] }));
       default:
         return assertNever(e);
     }
@@ -139,10 +155,9 @@ export const consensusMigrations: Decider<ConsensusMigrations, ConsensusMigratio
       case 'ResumeConsensusMigration': {
         const m = state.migrations[c.migrationId];
         if (!m) throw new NotFoundError('Consensus migration', c.migrationId);
-        if (!resumable(m)) {
-          throw new ConflictError(`Consensus migration ${c.migrationId} is ${m.status} in phase ${m.phase}; only one that stopped in phase normal (the orderers already run BFT) resumes.`, { migrationId: c.migrationId, status: m.status, phase: m.phase }, 'MIGRATION_NOT_RESUMABLE');
-        }
-        return [{ type: 'ConsensusMigrationResumed', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at } }];
+        if (resumable(m)) return [{ type: 'ConsensusMigrationResumed', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at } }];
+        if (rollbackResumable(m)) return [{ type: 'ConsensusMigrationResumed', data: { migrationId: c.migrationId, networkIds: m.networkIds, at: c.at, phase: 'rollback' } }];
+        throw new ConflictError(`Consensus migration ${c.migrationId} is ${m.status} in phase ${m.phase}; only one that stopped in phase normal (the orderers already run BFT) resumes, or one whose rollback did not complete (its rollback is taken up again).`, { migrationId: c.migrationId, status: m.status, phase: m.phase }, 'MIGRATION_NOT_RESUMABLE');
       }
       default:
         return assertNever(c);

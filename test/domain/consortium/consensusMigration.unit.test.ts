@@ -5,7 +5,7 @@
 // phase normal again; each of its networks answers its last migration.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { consensusMigrations, latestMigration, resumable, type ConsensusMigrationCommand, type ConsensusMigrations } from '../../../domain/consortium/consensusMigration.ts';
+import { consensusMigrations, latestMigration, resumable, rollbackResumable, type ConsensusMigrationCommand, type ConsensusMigrations } from '../../../domain/consortium/consensusMigration.ts';
 import { refused } from './ruleFixtures.ts';
 
 const t = suite('consensus migration progress (events)');
@@ -84,6 +84,36 @@ t('failed in phase normal (a channel already on BFT): resumable; resumed it runs
   assert.is(latestMigration(state, 7)!.status, 'done');
   assert.equal(latestMigration(state, 7)!.channels, migrated);
   assert.is(refused(() => consensusMigrations.decide(start('m1'), state)).code, 'MIGRATION_EXISTS');
+});
+
+t('a rollback that did not complete, or was cut off: taken up again in phase rollback; once it completed, not again', () => {
+  const unknown = [{ networkId: 7, channelName: 'ch7', consensus: 'unknown' as const, state: 'unknown' as const }];
+  let state = run([
+    start('m1', [7]),
+    { type: 'RecordMigrationPhase', migrationId: 'm1', phase: 'rollback', at },
+    { type: 'RecordMigrationStep', migrationId: 'm1', step: 'failed in phase backup: port 7050 in use', at },
+  ]);
+  // Cut off during the rollback (its server died): taken up again once the lock is free.
+  assert.ok(rollbackResumable(latestMigration(state, 7)!));
+  assert.is(resumable(latestMigration(state, 7)!), false);
+  state = run([
+    { type: 'RecordMigrationStep', migrationId: 'm1', step: 'rollback incomplete: orderer o0 did not start', at },
+    { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'rollback', reason: 'rollback incomplete', channels: unknown, peersNotRolledBack: [], at },
+  ], state);
+  assert.ok(rollbackResumable(latestMigration(state, 7)!));
+  state = run([{ type: 'ResumeConsensusMigration', migrationId: 'm1', at }], state);
+  let m = latestMigration(state, 7)!;
+  assert.equal([m.status, m.phase, m.endedAt], ['running', 'rollback', null]);
+  assert.equal(m.channels, []);
+  const restored = [{ networkId: 7, channelName: 'ch7', consensus: 'etcdraft' as const, state: 'normal' as const }];
+  state = run([
+    { type: 'RecordMigrationStep', migrationId: 'm1', step: 'restored: backups put back, channels left maintenance on etcdraft', at },
+    { type: 'FailConsensusMigration', migrationId: 'm1', phase: 'rollback', reason: 'rollback taken up again: restored', channels: restored, peersNotRolledBack: [], at },
+  ], state);
+  m = latestMigration(state, 7)!;
+  assert.equal([m.status, m.phase], ['failed', 'rollback']);
+  assert.is(rollbackResumable(m), false, 'the last rollback completed');
+  assert.is(refused(() => consensusMigrations.decide({ type: 'ResumeConsensusMigration', migrationId: 'm1', at }, state)).code, 'MIGRATION_NOT_RESUMABLE');
 });
 
 t('events recorded before the channels and peers were: read as none', () => {

@@ -1788,7 +1788,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Migrate the network's channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft; after a failure in the last phase once some channel runs BFT, a new POST resumes it (the remaining channels leave maintenance on BFT)
+         * Migrate the network's channel (and every channel its orderers order) from etcdraft to smartbft on Fabric 3.x: maintenance, orderers stopped and backed up, Type BFT with the same consenters, orderers restarted, maintenance left; rules checked first; dry_run answers the diff only; a failure restores the backups and leaves maintenance on etcdraft; after a failure in the last phase once some channel runs BFT, a new POST resumes it (the remaining channels leave maintenance on BFT); after a failure whose rollback did not complete (an orderer that would not start on its restored data), or whose server died during the rollback, a new POST takes the rollback up again (backups put back again, orderers started, channels out of maintenance on etcdraft) and answers 409 MIGRATION_FAILED saying whether it completed
          * @description Permission: `NETWORK_UPDATE`.
          */
         post: operations["postNetworksConsortiumIdConsensusMigrate"];

@@ -99,9 +99,11 @@ function Progress({ phase, status, steps }: { phase: string; status: string; ste
  * the backups kept for a resume.
  */
 function failureOutcome(phase: string, steps: string[]): { kind: 'rolled-back' | 'incomplete' | 'resumable' | 'unknown'; text: string } {
-  const incomplete = steps.find((s) => s.startsWith('rollback incomplete'));
-  if (incomplete) return { kind: 'incomplete', text: `The rollback did not complete (${incomplete.replace(/^rollback incomplete:\s*/, '')}): check each orderer's page and the channel configuration (its consensus type and whether it is still in maintenance) before anything else.` };
-  if (steps.some((s) => s.startsWith('restored:'))) return { kind: 'rolled-back', text: "Rolled back: nothing was migrated. Every orderer's data was put back from its backup and it was started again on etcdraft (raft), and the channels left maintenance: they order on etcdraft as before. Fix the cause above, then start over with a dry run." };
+  // The last rollback's outcome: a rollback that did not complete may have been taken up again since.
+  const lastOutcome = [...steps].reverse().find((s) => s.startsWith('rollback incomplete') || s.startsWith('restored:'));
+  const incomplete = lastOutcome?.startsWith('rollback incomplete') ? lastOutcome : undefined;
+  if (incomplete) return { kind: 'incomplete', text: `The rollback did not complete (${incomplete.replace(/^rollback incomplete:\s*/, '')}): the channels may still be in maintenance. Fix the cause (an orderer's page says why it did not start), then take the rollback up again: the backups are put back again, the orderers started and the channels taken out of maintenance on etcdraft.` };
+  if (lastOutcome?.startsWith('restored:')) return { kind: 'rolled-back', text: "Rolled back: nothing was migrated. Every orderer's data was put back from its backup and it was started again on etcdraft (raft), and the channels left maintenance: they order on etcdraft as before. Fix the cause above, then start over with a dry run." };
   if (phase === 'normal') return { kind: 'resumable', text: 'Part of the migration is done: a channel already orders on SmartBFT, so nothing was rolled back and the backups are kept. Resume the migration to take the remaining channels out of maintenance on SmartBFT.' };
   return { kind: 'unknown', text: 'The service did not say how the channels were left: check the migration\'s steps above and the channel configuration.' };
 }
@@ -160,6 +162,11 @@ function FailedMigration({ phase, message, record, onResume, onStartOver, record
       {outcome.kind === 'resumable' ? (
         <button type="button" className="primary" onClick={onResume}>
           Resume the migration
+        </button>
+      ) : outcome.kind === 'incomplete' ? (
+        // The same POST: the service takes the rollback up again (not a new migration).
+        <button type="button" className="primary" onClick={onResume}>
+          Take the rollback up again
         </button>
       ) : (
         <button type="button" onClick={onStartOver}>
