@@ -416,6 +416,17 @@ async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id
   return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: rec.progress.steps };
 }
 
+/** A recorded migration's networks (those still here) and orderers, for taking it up again. */
+async function migrationParts(deps: AppDeps, last: MigrationProgress) {
+  const networks: ConsortiumNetworkRow[] = [];
+  for (const id of last.networkIds) {
+    const n = await getConsortiumNetwork(deps.pool, id);
+    if (n) networks.push(n);
+  }
+  const orderers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: last.ordererIds })).items;
+  return { networks, orderers, ordererList: orderers.map((o) => ({ nodeId: o.id, name: o.name })) };
+}
+
 /**
  * A migration that stopped in phase normal taken up again (it failed there, or its server died
  * there: recorded running, and the lock is free): every channel of it is BFT (some in maintenance,
@@ -425,11 +436,7 @@ async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id
  */
 async function resumeMigration(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
   const { deps } = input;
-  const networks: ConsortiumNetworkRow[] = [];
-  for (const id of last.networkIds) {
-    const n = await getConsortiumNetwork(deps.pool, id);
-    if (n) networks.push(n);
-  }
+  const { networks, orderers, ordererList } = await migrationParts(deps, last);
   const remaining = networks.filter((n) => n.consensus !== 'smartbft');
   const already = networks.filter((n) => n.consensus === 'smartbft');
   for (const n of remaining) {
@@ -438,8 +445,6 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
       throw new ConflictError(`Rule migration-state: the migration ${last.migrationId} failed in phase normal, but channel ${n.channelName} is ${consensus?.type ?? 'unknown'}, not BFT: it cannot be resumed here (docs/consortium.md "Migrating to SmartBFT").`, { channelName: n.channelName }, 'MIGRATION_STATE');
     }
   }
-  const orderers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: last.ordererIds })).items;
-  const ordererList = orderers.map((o) => ({ nodeId: o.id, name: o.name }));
   if (dryRun) {
     const previews = [];
     for (const n of remaining) {
@@ -477,13 +482,7 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
  */
 async function resumeRollback(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
   const { deps } = input;
-  const networks: ConsortiumNetworkRow[] = [];
-  for (const id of last.networkIds) {
-    const n = await getConsortiumNetwork(deps.pool, id);
-    if (n) networks.push(n);
-  }
-  const orderers = (await listNodes(deps.pool, { limit: 10_000, offset: 0, ids: last.ordererIds })).items;
-  const ordererList = orderers.map((o) => ({ nodeId: o.id, name: o.name }));
+  const { networks, orderers, ordererList } = await migrationParts(deps, last);
   const backedUp = last.steps.some((s) => s.startsWith('backup: '));
   const what = `the rollback of migration ${last.migrationId} (${last.status === 'running' ? 'its server stopped during it' : 'it did not complete'})`;
   if (dryRun) {

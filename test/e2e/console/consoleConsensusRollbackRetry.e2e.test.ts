@@ -17,7 +17,7 @@ import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import type { ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, occupyPort, until } from '../consortium/consortiumApi.ts';
+import { apiOf, channelCommits, consortiumEnv, fourOrdererRaftChannel, portTakenInPhase } from '../consortium/consortiumApi.ts';
 import { fabricConsoleSession } from './fabricConsole.ts';
 
 const r31 = fabricReleaseOf('3.1');
@@ -42,11 +42,7 @@ t('the recorded "rollback did not complete" with its reason and "Take the rollba
 
   // The fault, over the API: orderer 0's port held from phase backup until the 409.
   const posting = api('POST', `/networks/consortium/${setup.network.id}/consensus/migrate`, { to: 'smartbft' });
-  await until('the migration in phase backup', async () => {
-    const p = await api('GET', `/networks/consortium/${setup.network.id}/consensus/migration`);
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? true : null;
-  }, 600_000, 250);
-  const taken = await occupyPort(orderer0.config.port);
+  const taken = await portTakenInPhase(api, setup.network.id, orderer0.config.port);
   let first;
   try {
     first = await posting;

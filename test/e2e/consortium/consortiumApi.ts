@@ -86,6 +86,19 @@ export function profileGateway(p: any, identity: { certificate: string; privateK
 }
 
 /**
+ * The fault of the rollback tests: once network `networkId`'s migration runs in `phase` (phase
+ * backup stops every orderer), takes `port` (an orderer's) as another program would; close() gives
+ * it back.
+ */
+export async function portTakenInPhase(api: Api, networkId: number, port: number, phase = 'backup'): Promise<net.Server> {
+  await until(`the migration in phase ${phase}`, async () => {
+    const p = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+    return p.status === 200 && p.json.status === 'running' && p.json.phase === phase ? true : null;
+  }, 600_000, 250);
+  return occupyPort(port);
+}
+
+/**
  * A real fault for a node's restart: listens on the port (as another program would) once it is
  * free, e.g. while a migration has the orderer stopped; close() gives it back.
  */

@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, occupyPort, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, portTakenInPhase, removeConsortiumNodes } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration: a rollback that did not complete, taken up again (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -48,12 +48,8 @@ t('an orderer that cannot start during the rollback: 409 "rollback incomplete"; 
   const orderer0 = setup.orderers[0];
 
   const posting = migrate();
-  await until('the migration in phase backup', async () => {
-    const p = await progress();
-    return p.status === 200 && p.json.status === 'running' && p.json.phase === 'backup' ? true : null;
-  }, 600_000, 250);
   // Held until the answer: the rollback's own retries of orderer 0's start (180 s) all meet it.
-  const taken = await occupyPort(orderer0.config.port);
+  const taken = await portTakenInPhase(api, setup.network.id, orderer0.config.port);
   let failed;
   try {
     failed = await posting;
