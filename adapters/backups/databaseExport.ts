@@ -98,6 +98,9 @@ export async function exportDatabase(pool: pg.Pool, dir: string, opts: ExportOpt
       }
     });
     for (const table of ROW_TABLES) {
+      // A database not migrated as far as a table added later (an older build's, exported by this
+      // one) has none: no file, which the import reads as empty.
+      if (ADDED_LATER.has(table) && !(await client.query('SELECT to_regclass($1) IS NOT NULL AS present', [table])).rows[0].present) continue;
       const r = await client.query(`SELECT row_to_json(t)::text AS j FROM ${table} t`);
       rows[table] = r.rowCount ?? 0;
       await writeLines(path.join(dir, `${table}.jsonl`), async (write) => {
