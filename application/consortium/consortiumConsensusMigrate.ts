@@ -416,6 +416,22 @@ async function finished(input: CommandInput, rec: Recorder, orderers: Array<{ id
   return { status: 'migrated', from: 'etcdraft', to: 'smartbft', networks: done, orderers: ordererList, steps: rec.progress.steps };
 }
 
+/**
+ * Under the migration lock: the migration still as `last` was (a migration still recorded running
+ * has lost its server) and still to be taken up in `phase` (resumable: normal; rollbackResumable:
+ * rollback), recorded resumed, its recorder running in that phase with `step` its first step.
+ */
+async function takenUpAgain(input: CommandInput, last: MigrationProgress, phase: 'normal' | 'rollback', step: string): Promise<Recorder> {
+  const { deps } = input;
+  const now = await migrationProgress(deps, last.networkIds[0]);
+  const still = phase === 'normal' ? resumable : rollbackResumable;
+  if (now?.migrationId !== last.migrationId || !still(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
+  await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
+  const rec = recorder(input, { ...last, status: 'running', phase, steps: [...last.steps], channels: [], peersNotRolledBack: [] });
+  await rec.step(step);
+  return rec;
+}
+
 /** A recorded migration's networks (those still here) and orderers, for taking it up again. */
 async function migrationParts(deps: AppDeps, last: MigrationProgress) {
   const networks: ConsortiumNetworkRow[] = [];
@@ -454,12 +470,7 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: previews, orderers: ordererList, steps: [`resumes migration ${last.migrationId} (failed in phase normal); nothing changed`] };
   }
   return withMigrationLock(input, async () => {
-    // Holding the lock: a migration still recorded running has lost its server.
-    const now = await migrationProgress(deps, last.networkIds[0]);
-    if (now?.migrationId !== last.migrationId || !resumable(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
-    await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
-    const rec = recorder(input, { ...last, status: 'running', phase: 'normal', steps: [...last.steps], channels: [], peersNotRolledBack: [] });
-    await rec.step(`resumed: ${remaining.map((n) => n.channelName).join(', ') || 'no channel'} to leave maintenance on BFT`);
+    const rec = await takenUpAgain(input, last, 'normal', `resumed: ${remaining.map((n) => n.channelName).join(', ') || 'no channel'} to leave maintenance on BFT`);
     const done = await leaveMaintenanceOnBft(input, rec, remaining, already, async (reason) => {
       const left: MigrationChannel[] = remaining.map((n) => ({ networkId: n.id, channelName: n.channelName, consensus: 'smartbft', state: 'maintenance' }));
       await rec.failed('normal', reason, left);
@@ -489,11 +500,7 @@ async function resumeRollback(input: CommandInput, last: MigrationProgress, dryR
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: [], orderers: ordererList, steps: [`takes up ${what} again: orderers stopped, ${backedUp ? 'their backups put back, ' : ''}started on etcdraft, peers past the restored chain rolled back, channels out of maintenance on raft; nothing changed`] };
   }
   return withMigrationLock(input, async () => {
-    const now = await migrationProgress(deps, last.networkIds[0]);
-    if (now?.migrationId !== last.migrationId || !rollbackResumable(now)) throw new ConflictError('The consensus migration changed meanwhile; look at GET .../consensus/migration and retry.', { migrationId: last.migrationId }, 'MIGRATION_IN_PROGRESS');
-    await runCommand(input, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations, { type: 'ResumeConsensusMigration', migrationId: last.migrationId, at: deps.clock().toISOString() });
-    const rec = recorder(input, { ...last, status: 'running', phase: 'rollback', steps: [...last.steps], channels: [], peersNotRolledBack: [] });
-    await rec.step(`resumed: ${what}, taken up again`);
+    const rec = await takenUpAgain(input, last, 'rollback', `resumed: ${what}, taken up again`);
     const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs));
     await rec.step(restored.text);
     const left = afterRollback(networks, restored);
