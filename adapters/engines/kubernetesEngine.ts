@@ -3,7 +3,7 @@
 // served alike by 1.20 and current releases; no kubectl). Per node, in the cluster's namespace,
 // all named <prefix><nodeKey> (made a DNS label) and labelled lnm.node=<nodeKey>, lnm.prefix=<prefix>,
 // lnm.deployment=<the deployment id> (one per database: another deployment sharing the namespace and
-// prefix is told apart by it; its objects are never swept, adopted or changed, see deploymentClaim):
+// prefix is told apart by it; its objects are never swept, adopted or changed, see nodeObjects):
 //   - a StatefulSet of one replica: the node's container, its directory at the same path as the
 //     other engines give it ({nodeDir}), a readiness probe on its first port;
 //   - a PersistentVolumeClaim <name>-data (the cluster's storage class) mounted at that directory:
@@ -347,24 +347,31 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   }
 
   /**
-   * Refuses a node whose names are taken by another deployment (same namespace and prefix, another
-   * database: its node ids, hence names, overlap ours): the first of the node's StatefulSet,
-   * Service, Secret, ConfigMap and claim carrying another deployment's id is a NodeStartFailedError
-   * 'already-running' (409) naming the object and that deployment, before anything is made or
-   * changed. `what` says what was asked (create, start).
+   * The node's StatefulSet, Service and claim as the cluster has them (read at once, with its
+   * Secret and ConfigMap), refusing a node whose names are taken by another deployment (same
+   * namespace and prefix, another database: its node ids, hence names, overlap ours): the first of
+   * the five carrying another deployment's id is a NodeStartFailedError 'already-running' (409)
+   * naming the object and that deployment, before anything is made or changed. `what` says what
+   * was asked (create, start, expose). The callers go on from these reads.
    */
-  async function deploymentClaim(nodeKey: string, what: string): Promise<void> {
-    if (!deploymentId) return;
+  async function nodeObjects(nodeKey: string, what: string): Promise<{ statefulSet?: k8s.V1StatefulSet; service?: k8s.V1Service; claim?: k8s.V1PersistentVolumeClaim }> {
     const n = names(nodeKey);
-    const objects: Array<{ kind: string; name: string; get: () => Promise<{ metadata?: k8s.V1ObjectMeta } | undefined> }> = [
-      { kind: 'StatefulSet', name: n.statefulSet, get: () => read(() => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace: ns })) },
-      { kind: 'Service', name: n.service, get: () => read(() => core.readNamespacedService({ name: n.service, namespace: ns })) },
-      { kind: 'Secret', name: n.secret, get: () => read(() => core.readNamespacedSecret({ name: n.secret, namespace: ns })) },
-      { kind: 'ConfigMap', name: n.configMap, get: () => read(() => core.readNamespacedConfigMap({ name: n.configMap, namespace: ns })) },
-      { kind: 'PersistentVolumeClaim', name: n.claim, get: () => read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns })) },
+    const [statefulSet, service, secret, configMap, claim] = await Promise.all([
+      read(() => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace: ns })),
+      read(() => core.readNamespacedService({ name: n.service, namespace: ns })),
+      read(() => core.readNamespacedSecret({ name: n.secret, namespace: ns })),
+      read(() => core.readNamespacedConfigMap({ name: n.configMap, namespace: ns })),
+      read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns })),
+    ]);
+    const objects = [
+      { kind: 'StatefulSet', name: n.statefulSet, meta: statefulSet?.metadata },
+      { kind: 'Service', name: n.service, meta: service?.metadata },
+      { kind: 'Secret', name: n.secret, meta: secret?.metadata },
+      { kind: 'ConfigMap', name: n.configMap, meta: configMap?.metadata },
+      { kind: 'PersistentVolumeClaim', name: n.claim, meta: claim?.metadata },
     ];
     for (const o of objects) {
-      const other = otherDeployment((await o.get())?.metadata, deploymentId);
+      const other = otherDeployment(o.meta, deploymentId);
       if (!other) continue;
       throw new NodeStartFailedError(
         'already-running',
@@ -373,12 +380,13 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         { nodeKey, object: { kind: o.kind, name: o.name, namespace: ns }, otherDeployment: other, deployment: deploymentId },
       );
     }
+    return { statefulSet, service, claim };
   }
 
-  /** Puts this deployment's id on an object of a recorded node made before the label (its Service, its claim). */
-  async function labelled<T extends { metadata?: k8s.V1ObjectMeta }>(obj: T | undefined, replace: (body: T) => Promise<unknown>): Promise<void> {
-    if (!obj || !deploymentId || obj.metadata?.labels?.[DEPLOYMENT_LABEL]) return;
-    await call(replace({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata?.labels, [DEPLOYMENT_LABEL]: deploymentId } } }));
+  /** Puts this deployment's id on an object of a recorded node made before the label (its Service, its claim); answers the object as it now is. */
+  async function labelled<T extends { metadata?: k8s.V1ObjectMeta }>(obj: T, replace: (body: T) => Promise<T>): Promise<T> {
+    if (!deploymentId || obj.metadata?.labels?.[DEPLOYMENT_LABEL]) return obj;
+    return call(replace({ ...obj, metadata: { ...obj.metadata, labels: { ...obj.metadata?.labels, [DEPLOYMENT_LABEL]: deploymentId } } }));
   }
 
   function fileObjects(spec: NodeLaunchSpec) {
@@ -583,8 +591,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     let firstStart = false;
     const made: { claim: boolean; restored?: boolean } = { claim: false };
     try {
-      await deploymentClaim(spec.nodeKey, 'start');
-      const existing = await statefulSet(spec.nodeKey);
+      const seen = await nodeObjects(spec.nodeKey, 'start');
+      const existing = seen.statefulSet;
       if (existing && !ours(existing.metadata, spec.nodeKey)) {
         throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a StatefulSet ${n.statefulSet} exists in namespace ${ns} that this deployment did not make.`, { nodeKey: spec.nodeKey });
       }
@@ -598,7 +606,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         // One exception: `lnm restore` of this deployment's backup left the node's files here, and the
         // claim carries this deployment's labels for this node: the start reuses it, emptied and
         // written with the backup's files (restoreIntoClaim), which is what the restore asked for.
-        const kept = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+        const kept = seen.claim;
         const restoring = await stat(restoreDirOf(spec.nodeKey)).then((s) => s.isDirectory(), () => false);
         if (kept && !(restoring && ours(kept.metadata, spec.nodeKey))) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
@@ -641,10 +649,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       await labelled(claim, (body) => core.replaceNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns, body }));
     }
     let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
-    if (svc && ours(svc.metadata, spec.nodeKey)) {
-      await labelled(svc, (body) => core.replaceNamespacedService({ name: n.service, namespace: ns, body }));
-      svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
-    }
+    if (svc && ours(svc.metadata, spec.nodeKey)) svc = await labelled(svc, (body) => core.replaceNamespacedService({ name: n.service, namespace: ns, body }));
     // The Service made when the node was recorded (reservePorts) or by an earlier start; the
     // node's ports changed since (PUT of a stopped node): made again with them.
     const servicePorts = (svc?.spec?.ports ?? []).map((p) => p.port).sort((a, b) => a - b).join(',');
@@ -782,8 +787,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     if (outside.length) throw new ValidationError(`Cannot expose ${nodeKey} on cluster ${c.name}: its ports must lie in the NodePort range ${NODE_PORT_RANGE.min}-${NODE_PORT_RANGE.max}.`, outside.map((p) => ({ field: 'ports', message: `${p} is outside the NodePort range` })));
     const n = names(nodeKey);
     try {
-      await deploymentClaim(nodeKey, fresh ? 'create' : 'expose');
-      let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+      let svc = (await nodeObjects(nodeKey, fresh ? 'create' : 'expose')).service;
       if (svc && (fresh || !ours(svc.metadata, nodeKey))) throw new NodeStartFailedError('already-running', `A Service ${n.service} exists in namespace ${ns} of cluster ${c.name} that this deployment did not make${fresh ? ` (another deployment with the name prefix ${prefix}?)` : ''}.`, { nodeKey });
       svc ??= await call(core.createNamespacedService({ namespace: ns, body: serviceOf({ nodeKey, ports }) }));
       const clusterIp = svc.spec?.clusterIP;
