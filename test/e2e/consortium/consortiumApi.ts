@@ -405,7 +405,6 @@ export function migrationRolledBack(failed: { status: number; text: string; json
   return restoredHeight;
 }
 
-/** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
 /** The orderers started again after a crash (POST /nodes/{id}/restart until each reads running). */
 export async function restartedOrderers(api: Api, orderers: Array<{ id: number; name: string }>): Promise<void> {
   for (const o of orderers) {
@@ -468,6 +467,7 @@ export async function migratedAgain(api: Api, opts: { networkId: number; channel
   return r;
 }
 
+/** What each orderer says of a network's channel (an idempotent join through its channel participation API) and its last warnings: for an error. */
 export async function orderersSay(api: Api, networkId: number, orderers: Array<{ id: number; name: string }>): Promise<string> {
   const said = [];
   for (const o of orderers) {
