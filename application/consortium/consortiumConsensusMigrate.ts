@@ -155,14 +155,15 @@ async function channelConfig(deps: AppDeps, network: ConsortiumNetworkRow): Prom
   return (await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName)).config;
 }
 
-/** Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the last error then. */
+/** Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the last error then, saying how long it was tried (the request's waitSeconds). */
 async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
       return await attempt();
     } catch (err) {
-      if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING') || Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`);
+      if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING')) throw new Error(`${what}: ${(err as Error).message}`);
+      if (Date.now() > deadline) throw new Error(`${what} (given up after ${Math.round(timeoutMs / 1000)} s): ${(err as Error).message}`);
       await sleep(2000);
     }
   }
@@ -186,7 +187,7 @@ export interface MigrateRequest {
   to: string;
   smartBftOptions?: Partial<SmartBftOptions>;
   dryRun?: boolean;
-  /** How long each waiting step may take (orderers healthy, a channel ordering again); default 180 s. */
+  /** How long each waiting step may take (orderers healthy, a channel ordering again); default 180 s (the body's waitSeconds). */
   timeoutMs?: number;
 }
 

@@ -32,6 +32,7 @@ export const consortiumConsensusRoutes = [
     body: Type.Object({
       to: Type.String({ maxLength: 20, description: 'smartbft (the only transition Fabric supports)' }),
       smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'the channels\' SmartBFT options; each left out takes its default (docs/consortium.md)' })),
+      waitSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 3600, default: 180, description: 'how long each waiting step may take before the migration (or its rollback) gives up on it: an orderer healthy after its start, a channel config update ordered, a peer back on the restored chain; 30 to 3600 s, default 180 (raise it for slow hosts or clusters pulling images, lower it to hear of an orderer that will not start sooner); also read when a POST resumes a migration or takes a rollback up again' })),
     }, { additionalProperties: false }),
     responses: {
       200: {
@@ -48,7 +49,7 @@ export const consortiumConsensusRoutes = [
       409: { description: 'rule migration-from-raft (not etcdraft), migration-v3-nodes (MIGRATION_NODES_BELOW_V3, names the nodes below Fabric 3.0), migration-v3-capability (channel capability not V3_0), migration-state (a channel in maintenance, a consenter this service does not hold), NODES_DOWN; MIGRATION_IN_PROGRESS; MIGRATION_FAILED (names the phase; the backups were restored, the peers past the restored chain rolled back to it with peer node rollback, and the channels left maintenance on etcdraft; context.peers_not_rolled_back names any peer that could not be; context.channels names how each channel was left: etcdraft in STATE_NORMAL after a rollback, or, after a failure in phase normal once some channel left maintenance on BFT, smartbft normal for those and smartbft maintenance for the others, the backups kept and a new POST resuming it); SIGNATURES_MISSING' },
     },
     async handler(input) {
-      const r = await migrateConsensus(input, input.params.id, { to: input.body.to, smartBftOptions: input.body.smartBftOptions, dryRun: input.query.dry_run });
+      const r = await migrateConsensus(input, input.params.id, { to: input.body.to, smartBftOptions: input.body.smartBftOptions, dryRun: input.query.dry_run, ...(input.body.waitSeconds !== undefined ? { timeoutMs: input.body.waitSeconds * 1000 } : {}) });
       return {
         body: {
           status: r.status, from: r.from, to: r.to, steps: r.steps,

@@ -1,10 +1,10 @@
 // The console's display of a migration whose rollback did not complete, and its way out, in
 // Chromium on real Fabric 3.1 (issue 37 item 9 for item 7; LNM_FABRIC_RELEASES with a 3.1 release,
 // a counted skip without it or without Chromium). Four raft orderers and a peer on 3.1 at V3_0
-// (fourOrdererRaftChannel, over the API). The migration is started over the API and meets a real
-// fault: another program takes orderer 0's port when phase backup stops it and holds it through the
-// rollback (as consortiumConsensusRollbackRetry.e2e does), so the 409 says "rollback incomplete".
-// The network page then shows the recorded failure: the outcome "The rollback did not complete"
+// (fourOrdererRaftChannel, over the API). The migration is started from the page with "Wait per
+// step" 40 s (the body's waitSeconds; the default is 180) and meets a real fault: another program takes orderer 0's port when phase backup stops it and holds it through the
+// rollback (as consortiumConsensusRollbackRetry.e2e does), so the 409 says "rollback incomplete",
+// the orderer given up after 40 s. After a reload the network page shows the recorded failure: the outcome "The rollback did not complete"
 // with the service's reason naming the orderer, and "Take the rollback up again" (no "Start
 // over"). The port given back, that button posts it again: the page shows the new 409's outcome,
 // rolled back (backups put back, orderers on etcdraft, channels out of maintenance), with "Start
@@ -40,17 +40,26 @@ t('the recorded "rollback did not complete" with its reason and "Take the rollba
   await commits('after V3_0');
   const orderer0 = setup.orderers[0];
 
-  // The fault, over the API: orderer 0's port held from phase backup until the 409.
-  const posting = api('POST', `/networks/consortium/${setup.network.id}/consensus/migrate`, { to: 'smartbft' });
+  // The migration from the page with "Wait per step" 40 s (default 180), and the fault: orderer 0's
+  // port held from phase backup until the failure was shown and read back after a reload.
+  await ui.signIn();
+  await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
+  await page.getByRole('button', { name: 'Migrate to SmartBFT' }).click({ timeout: 60_000 });
+  const opened = page.getByRole('group', { name: 'Migrate to SmartBFT' });
+  await opened.getByLabel(/Wait per step/).fill('40');
+  await opened.getByRole('button', { name: 'Dry run' }).click();
+  const dry = opened.getByTestId('migration-dry-run');
+  await dry.waitFor({ timeout: 60_000 });
+  await dry.getByRole('button', { name: 'Migrate…' }).click();
+  await opened.getByRole('group', { name: 'Confirm the migration' }).getByRole('button', { name: 'Migrate now' }).click();
   const taken = await portTakenInPhase(api, setup.network.id, orderer0.config.port);
-  let first;
   try {
-    first = await posting;
-    assert.is(first.status, 409, first.text);
-    assert.match(first.json.message, /rollback incomplete: /);
+    const shown = opened.getByTestId('migration-failed');
+    await shown.waitFor({ timeout: 400_000 });
+    assert.match(await shown.innerText(), /rollback incomplete: /);
+    assert.match(await shown.innerText(), /given up after 40 s/, 'the page\'s wait per step reached the service');
 
-    await ui.signIn();
-    await page.goto(`${server.url}/networks/consortium/${setup.network.id}`);
+    await page.reload();
     const region = page.getByRole('region', { name: 'Consensus migration' });
     const recorded = region.getByTestId('migration-failed');
     await recorded.waitFor({ timeout: 60_000 });
@@ -58,7 +67,7 @@ t('the recorded "rollback did not complete" with its reason and "Take the rollba
     const outcome = recorded.getByTestId('migration-failure-outcome');
     assert.is(await outcome.getAttribute('data-outcome'), 'incomplete', await recorded.innerText());
     const said = await outcome.innerText();
-    assert.match(said, /The rollback did not complete \(orderer rr(ui)?-orderer0 started on its restored data: /);
+    assert.match(said, /The rollback did not complete \(orderer rr(ui)?-orderer0 started on its restored data \(given up after 40 s\): /);
     assert.match(said, /already in use/);
     assert.match(said, /take the rollback up again/);
     assert.is(await recorded.getByRole('button', { name: 'Start over (dry run first)' }).count(), 0, 'no new migration offered while the channel may be in maintenance');

@@ -2,8 +2,9 @@
 // LNM_FABRIC_RELEASES or LNM_FABRIC_BIN with a 3.1 release, a counted skip without it). Four raft
 // orderers and a peer on 3.1, channel V3_0. The fault: another program takes orderer 0's port when
 // phase backup stops it and keeps it through the whole rollback, so orderer 0 cannot start on its
-// restored data within the migration's patience (180 s): 409 MIGRATION_FAILED saying "rollback
-// incomplete" and naming the orderer, the channel's state unknown, the record failed in phase
+// restored data within the migration's patience (waitSeconds 40; default 180 s; 5 is a 400 naming
+// the field): 409 MIGRATION_FAILED saying "rollback incomplete", naming the orderer and that it was
+// given up after 40 s, the channel's state unknown, the record failed in phase
 // rollback (GET .../consensus/migration). The port given back, a dry run says the rollback is taken
 // up again (before: the channel held in maintenance refused every POST, with no way out in the
 // service), and the POST does it: 409 MIGRATION_FAILED saying the backups were put back and the
@@ -25,7 +26,7 @@ let setup: Awaited<ReturnType<typeof fourOrdererRaftChannel>>;
 const channel = 'rrchannel';
 const configPath = () => `/networks/${setup.network.id}/channels/${channel}/config`;
 const consensusType = async () => (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value as { type: string; state: string };
-const migrate = (query = '') => api('POST', `/networks/consortium/${setup.network.id}/consensus/migrate${query}`, { to: 'smartbft' });
+const migrate = (query = '', body: Record<string, unknown> = {}) => api('POST', `/networks/consortium/${setup.network.id}/consensus/migrate${query}`, { to: 'smartbft', ...body });
 const progress = () => api('GET', `/networks/consortium/${setup.network.id}/consensus/migration`);
 const commits = channelCommits(api, () => setup.network.id, 'Org1MSP', () => setup.peer.config.port, () => setup.height(), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000 });
 
@@ -47,8 +48,11 @@ t('an orderer that cannot start during the rollback: 409 "rollback incomplete"; 
   const hashes = await blockHashes(api, setup.network.id, (await setup.height())!);
   const orderer0 = setup.orderers[0];
 
-  const posting = migrate();
-  // Held until the answer: the rollback's own retries of orderer 0's start (180 s) all meet it.
+  const tooShort = await migrate('', { waitSeconds: 5 });
+  assert.is(tooShort.status, 400, tooShort.text);
+  assert.ok(JSON.stringify(tooShort.json.details).includes('waitSeconds'), tooShort.text);
+  const posting = migrate('', { waitSeconds: 40 });
+  // Held until the answer: the rollback's own retries of orderer 0's start (40 s) all meet it.
   const taken = await portTakenInPhase(api, setup.network.id, orderer0.config.port);
   let failed;
   try {
@@ -62,6 +66,7 @@ t('an orderer that cannot start during the rollback: 409 "rollback incomplete"; 
   assert.match(failed.json.message, /failed in phase backup/);
   assert.match(failed.json.message, /rollback incomplete: /);
   assert.match(failed.json.message, orderer0.name);
+  assert.match(failed.json.message, /given up after 40 s/);
   const steps = failed.json.context.steps as string[];
   assert.ok(steps.some((s) => s.startsWith('rollback incomplete: ')), JSON.stringify(steps));
   assert.ok(!steps.some((s) => s.startsWith('restored:')), JSON.stringify(steps));

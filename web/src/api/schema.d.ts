@@ -14723,6 +14723,11 @@ export interface operations {
                     };
                     /** @description smartbft (the only transition Fabric supports) */
                     to: string;
+                    /**
+                     * @description how long each waiting step may take before the migration (or its rollback) gives up on it: an orderer healthy after its start, a channel config update ordered, a peer back on the restored chain; 30 to 3600 s, default 180 (raise it for slow hosts or clusters pulling images, lower it to hear of an orderer that will not start sooner); also read when a POST resumes a migration or takes a rollback up again
+                     * @default 180
+                     */
+                    waitSeconds?: number;
                 };
             };
         };

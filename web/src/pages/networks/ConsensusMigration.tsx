@@ -183,7 +183,15 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
   const [open, setOpen] = useState(false);
   const [values, setValues] = useState<SmartBftValues>({});
   const [confirming, setConfirming] = useState(false);
-  const send = (dryRun: boolean) => unwrap(api.POST('/api/v1/networks/consortium/{id}/consensus/migrate', { params: { path: { id: networkId }, query: dryRun ? { dry_run: true } : {} }, body: { to: 'smartbft', ...(smartBftBody(values) ? { smartBftOptions: smartBftBody(values) } : {}) } }));
+  // How long each waiting step may take (waitSeconds; empty: the service's 180 s). Also sent by a resume.
+  const [waitSeconds, setWaitSeconds] = useState('');
+  const send = (dryRun: boolean) =>
+    unwrap(
+      api.POST('/api/v1/networks/consortium/{id}/consensus/migrate', {
+        params: { path: { id: networkId }, query: dryRun ? { dry_run: true } : {} },
+        body: { to: 'smartbft', ...(smartBftBody(values) ? { smartBftOptions: smartBftBody(values) } : {}), ...(waitSeconds.trim() ? { waitSeconds: Number(waitSeconds) } : {}) },
+      }),
+    );
   const dry = useMutation({ mutationFn: () => send(true), onMutate: () => setConfirming(false) });
   const run = useMutation({
     mutationFn: () => send(false),
@@ -238,6 +246,11 @@ export function ConsensusMigration({ networkId, consensus }: { networkId: number
           {run.isIdle ? (
             <>
               <SmartBftOptionsFields values={values} onChange={setValues} error={dry.error} />
+              <label>
+                Wait per step (seconds, 30 to 3600; empty: 180)
+                <input type="number" min={30} max={3600} value={waitSeconds} placeholder="180" onChange={(e) => setWaitSeconds(e.target.value)} />
+              </label>
+              <p className="hint">How long an orderer may take to get healthy after its start, or a channel update to be ordered, before the migration (or its rollback) gives up on it.</p>
               <button type="button" disabled={dry.isPending} onClick={() => dry.mutate()}>
                 {dry.isPending ? 'Checking (dry run)…' : 'Dry run'}
               </button>{' '}
