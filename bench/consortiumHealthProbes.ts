@@ -13,6 +13,11 @@
 // as bench/healthProbes.ts runs them; one JSON-RPC batch per probe) measured the same way, and the
 // ratio Fabric / EVM (the machine is shared: the load moves both, the ratio less). Needs Fabric
 // (LNM_FABRIC_BIN, LNM_FABRIC_RELEASES or PATH); without it the rows are null with the reason.
+// The probe's own part, for comparison: in this bench process (not the service), against a peer and
+// an orderer of the same run with every node up (the same background), the CPU per call of the two
+// pipelined GETs the probe sends (adapters/system/probeHttp.ts) with the parse of /metrics, and of
+// /healthz alone; what the service spends per probe above that is its probe round (timers, engine
+// status, the observation written, events).
 // BENCH_CPU_PROF=dir writes a CPU profile of the server (its Fabric probe window in
 // profileWindowUs). Prints one JSON object; progress on stderr.
 // `npx tsx bench/consortiumHealthProbes.ts`, or `npm run bench -- --only=bft`.
@@ -24,6 +29,8 @@ import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode,
 import { benchLog, closeBenchServer, runBench } from './lib/nodeBench.ts';
 import { probeGaps, tinyBesu } from './lib/tinyRpc.ts';
 import { procStat } from './lib/procStat.ts';
+import { pipelinedGets } from '../adapters/system/probeHttp.ts';
+import { ledgerReadingsOf } from '../adapters/consortium/fabricLedgerMetrics.ts';
 
 const log = benchLog('consortium health');
 const PEERS = Number(process.env.BENCH_FABRIC_HEALTH_PEERS ?? 24);
@@ -39,6 +46,26 @@ async function ok(method: string, p: string, body?: unknown) {
   const r = await api(method, p, body);
   if (r.status >= 400) throw new Error(`${method} ${p}: ${r.status} ${r.text.slice(0, 300)}`);
   return r.json;
+}
+
+/** This process's CPU (user+system) per call of `call`, `n` calls one after another, after 50 to warm up. */
+async function cpuPerCall(n: number, call: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 50; i++) await call();
+  const before = process.cpuUsage();
+  for (let i = 0; i < n; i++) await call();
+  const used = process.cpuUsage(before);
+  return round((used.user + used.system) / 1000 / n, 3);
+}
+
+/** The probe's own HTTP and parse against one node's operations endpoint, in this process: [both GETs + parse, /healthz alone]. */
+async function probeOwnPart(port: number, role: 'peer' | 'orderer'): Promise<{ both: number; healthzOnly: number }> {
+  const origin = `http://127.0.0.1:${port}`;
+  const both = await cpuPerCall(1000, async () => {
+    const [, metrics] = await pipelinedGets(origin, ['/healthz', '/metrics'], { timeoutMs: 2000 });
+    return ledgerReadingsOf(metrics.text, role);
+  });
+  const healthzOnly = await cpuPerCall(1000, () => pipelinedGets(origin, ['/healthz'], { timeoutMs: 2000 }));
+  return { both, healthzOnly };
 }
 
 /** `count` calls of `make`, `width` at a time. */
@@ -137,6 +164,9 @@ async function main(): Promise<Record<string, unknown>> {
     log('settling 5 s, then probes every second');
     await new Promise((r) => setTimeout(r, 5000));
     const fabric = await cpuPerProbe(pid, pool, nodes);
+    // Still every node up, probes an hour apart: the probe's own part, in this process.
+    const own = { peer: await probeOwnPart(peers[0].config.operationsPort, 'peer'), orderer: await probeOwnPart(consenters[0].config.operationsPort, 'orderer') };
+    const ownMean = round((own.peer.both * peers.length + own.orderer.both * orderers.length) / nodes, 3);
     const { cpuMs, idleCpuMs, onMs, perProbe, withIdle, gaps, idleGaps, unhealthy, loadAverage1m: fabricLoad } = fabric;
     const perProbeNoNodesIdle = round((cpuMs - (noNodesCpuMsPerSec * onMs) / 1000) / Math.max(1, gaps.probes), 3);
 
@@ -168,6 +198,7 @@ async function main(): Promise<Record<string, unknown>> {
         loadAverage1m: evm.loadAverage1m,
       },
       fabricToEvmPerProbe: ratio,
+      probeOwnPartMs: { ...own, meanOverNodes: ownMean },
       loadAverageAtEnd: load,
       ...(prof ? { profileWindowUs: fabric.windowUs, evmProfileWindowUs: evm.windowUs } : {}),
     };
@@ -181,6 +212,8 @@ async function main(): Promise<Record<string, unknown>> {
         { metric: metric('idle CPU included'), value: withIdle, unit: 'ms' },
         { metric: 'Health probe, Fabric: probes seen / due in the window', value: round(gaps.probes / (nodes * (WINDOW_MS / 1000))), unit: 'x', note: `${unhealthy} not healthy at the end; ${idleGaps.probes} probes in the window without probes` },
         { metric: `Health probe, EVM in the same run: service CPU per probe, ${evmNodes} evm nodes every second (idle CPU subtracted the same way)`, value: evm.perProbe, unit: 'ms', note: `tinyRpcNode as besu; ${evm.gaps.probes} probes in ${WINDOW_MS / 1000} s (${evmNodes * (WINDOW_MS / 1000)} due); service CPU ${evm.cpuMs} ms with probes, ${evm.idleCpuMs} ms without; load average ${evm.loadAverage1m}` },
+        { metric: 'Health probe, Fabric: the probe\'s own HTTP and parse per call (two pipelined GETs and the /metrics parse, in the bench process, every node up)', value: ownMean, unit: 'ms', note: `mean over ${peers.length} peers and ${orderers.length} orderers: peer ${own.peer.both} ms (/healthz alone ${own.peer.healthzOnly}), orderer ${own.orderer.both} ms (/healthz alone ${own.orderer.healthzOnly}), 1,000 calls one after another each` },
+        { metric: 'Health probe, Fabric: the probe\'s own part / the service\'s CPU per probe, same run', value: perProbe > 0 ? round(ownMean / perProbe, 2) : null, unit: 'x', note: 'the rest of the service\'s CPU per probe is its probe round (timers, engine status, the observation written)' },
         { metric: 'Health probe: Fabric / EVM service CPU per probe, same run', value: ratio, unit: 'x', note: `${perProbe} ms / ${evm.perProbe} ms; load average ${fabricLoad} (Fabric window) and ${evm.loadAverage1m} (EVM window) on a shared 2-core machine` },
       ],
     };
