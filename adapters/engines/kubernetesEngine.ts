@@ -1046,9 +1046,24 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
     if (!claim || !ours(claim.metadata, nodeKey)) throw new ConflictError(`Node ${nodeKey} has no claim ${n.claim} of this deployment on cluster ${c.name} to write its ${opts.sub} into.`);
     // Stopped: a pod going away (scaled to 0 a moment ago) is waited for, a running one refused.
+    if ((sts.spec?.replicas ?? 0) > 0 || !(await podGone(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
+    return writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+  }
+
+  /** Waits up to 60 s for the node's pod to be gone (a StatefulSet scaled to 0 a moment ago); whether it is. */
+  async function podGone(nodeKey: string): Promise<boolean> {
     const deadline = Date.now() + 60_000;
-    while ((sts.spec?.replicas ?? 0) === 0 && Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
-    if ((sts.spec?.replicas ?? 0) > 0 || (await podOf(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
+    while (Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
+    return !(await podOf(nodeKey));
+  }
+
+  /**
+   * The one way to write a directory here into a node's claim (copyNodeDataIn, restoreIntoClaim):
+   * a helper pod mounting the claim read-write runs WRITE_SCRIPT at `into` (emptied first, made
+   * when missing) fed the frames of `fromDir`; the number of files it says it wrote is checked
+   * against those sent (`what` names `into` in that error). The caller has the node's pod gone.
+   */
+  async function writeIntoClaim(nodeKey: string, fromDir: string, into: string, what: string): Promise<{ files: number }> {
     const said: string[] = [];
     const out = new Writable({
       write(chunk: Buffer, _e, cb) {
@@ -1059,7 +1074,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     let sent = 0;
     await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
     const files = Number((/\{"files":(\d+)\}/.exec(said.join('')) ?? [])[1]);
-    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${opts.sub} of the claim ${n.claim}`);
+    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${what} of the claim ${names(nodeKey).claim}`);
     return { files };
   }
 
@@ -1072,17 +1087,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const from = restoreDirOf(spec.nodeKey);
     if (!(await stat(from).then((s) => s.isDirectory(), () => false))) return false;
     await scale(spec.nodeKey, 0);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && (await podOf(spec.nodeKey))) await sleep(500);
-    const lines: string[] = [];
-    const out = new Writable({
-      write(chunk: Buffer, _e, cb) {
-        lines.push(chunk.toString('utf8'));
-        cb();
-      },
-    });
+    await podGone(spec.nodeKey);
     try {
-      await withHelperPod(spec.nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, dirOf(spec.nodeKey)], out, (send) => writeFrames(from, send)));
+      await writeIntoClaim(spec.nodeKey, from, dirOf(spec.nodeKey), 'the node directory');
     } catch (err) {
       throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: putting its restored files into the claim ${names(spec.nodeKey).claim} on cluster ${c.name} failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
     }
