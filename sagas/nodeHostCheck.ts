@@ -4,7 +4,9 @@
 // swept of the objects of nodes never recorded (a service killed between a node's Service made
 // ahead and its record, application/hosts/clusterNodePorts.ts) and of the copy-helper pods of
 // backups and restores that ended (a service that died mid-copy), older than the grace period,
-// recorded (and audited) as NodeHostOrphansRemoved. The timer of a check that fell due while the
+// recorded (and audited) as NodeHostOrphansRemoved. The same check labels with this deployment's
+// id the objects of the prefix made before it (no lnm.deployment label at all) of nodes this
+// deployment records, recorded (and audited) as NodeHostObjectsLabelled. The timer of a check that fell due while the
 // service was down runs as soon as it starts.
 import type { EventStore } from '../domain/shared/eventStore.ts';
 import { handleCommand } from '../domain/shared/commandHandler.ts';
@@ -63,6 +65,26 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
           }
         } catch (err) {
           ctx.log('the orphan sweep of the cluster failed', { hostId, error: (err as Error).message });
+        }
+        // Objects made before the deployment id of nodes this deployment records (node-<id> with a
+        // stream): labelled with the id, so that a second deployment on the prefix is kept from them
+        // without waiting for their node's next start. Another shape of key is not judged.
+        const ours = async (key: string) => {
+          const id = /^node-(\d+)$/.exec(key)?.[1];
+          return id !== undefined && (await store.readStream(nodeStream(Number(id)))).length > 0;
+        };
+        try {
+          const { labelled: objects, deployment, failed } = await orphans.nodePorts.labelUnlabelled(hostId, ours);
+          if (failed.length) ctx.log('labelling the cluster objects made before the deployment id left objects', { hostId, failed });
+          if (objects.length && deployment) {
+            ctx.log('labelled cluster objects of recorded nodes made before the deployment id', { hostId, deployment, objects: objects.map((o) => `${o.kind} ${o.name}`) });
+            await handleCommand(store, nodeHostStream(hostId), nodeHosts, { type: 'RecordClusterObjectsLabelled', hostId, objects, deployment, at: ctx.now().toISOString() }, {
+              metadata: { timestamp: ctx.now().toISOString(), actor: null, causationId: timer.id },
+              newId: () => sagaEventId(NAME, `${timer.id}@${timer.dueAt}/labelled`, n++),
+            });
+          }
+        } catch (err) {
+          ctx.log('labelling the cluster objects made before the deployment id failed', { hostId, error: (err as Error).message });
         }
       }
       await ctx.schedule(timerId(hostId), next(ctx.now()), { hostId });

@@ -38,7 +38,7 @@ import {
   type NodeStatus,
 } from '../../domain/nodes/nodeEngine.ts';
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
-import type { ClusterOrphanObject as OrphanObject } from '../../domain/hosts/hostPorts.ts';
+import type { ClusterLabelledObject, ClusterOrphanObject as OrphanObject } from '../../domain/hosts/hostPorts.ts';
 import { keyedMutex } from './keyedMutex.ts';
 import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNodeFiles } from './nodeDirectory.ts';
 import { awaitStartup } from './hostPorts.ts';
@@ -149,6 +149,16 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * it could not list or remove (tried again at the next sweep); `recorded` failing stops it.
    */
   removeOrphans(recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: OrphanObject[]; failed: string[] }>;
+  /**
+   * Labels with this deployment's id the StatefulSets, Services, Secrets, ConfigMaps and claims of
+   * the namespace labelled lnm.prefix=<this prefix> that carry no lnm.deployment label at all
+   * (made before it) and whose lnm.node `recorded` answers true for: each replaced with its labels
+   * only changed, as listed (resourceVersion and uid: an object changed or made anew since is left
+   * for the next check), its spec untouched (a StatefulSet's pod is not restarted). An object with
+   * another deployment's id is never listed. Without a deployment id nothing is labelled. Returns
+   * what it labelled and, in words, what it could not list or label; `recorded` failing stops it.
+   */
+  labelUnlabelled(recorded: (nodeKey: string) => Promise<boolean>): Promise<{ labelled: ClusterLabelledObject[]; deployment: string | null; failed: string[] }>;
 }
 
 
@@ -239,12 +249,17 @@ export const DEPLOYMENT_LABEL = 'lnm.deployment';
 /**
  * The deployment another than `deploymentId` whose label an object carries, if any: such an object
  * is never adopted, changed, swept or deleted. An object without the label (made before it
- * existed) is nobody else's by this test: this deployment labels its recorded node's objects at
- * their next start.
+ * existed) is nobody else's by this test: this deployment labels its recorded nodes' objects at
+ * the next cluster check (labelUnlabelled) or their node's next start, whichever comes first.
  */
 export function otherDeployment(meta: { labels?: Record<string, string> } | undefined, deploymentId: string | undefined): string | undefined {
   const theirs = meta?.labels?.[DEPLOYMENT_LABEL];
   return deploymentId && theirs && theirs !== deploymentId ? theirs : undefined;
+}
+
+/** The label selector of this prefix's node objects made before the deployment id (no lnm.deployment label at all). */
+export function unlabelledSelector(prefixLabel: string): string {
+  return `lnm.prefix=${prefixLabel},!${DEPLOYMENT_LABEL},lnm.node`;
 }
 
 /**
@@ -315,7 +330,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   });
   const dirOf = (nodeKey: string) => nodeDirectory(options.dataDir, nodeKey);
   // This deployment's object of the node: its node and prefix labels, and not another deployment's
-  // id (an object made before the label has none, and is taken as ours: labelled at its next start).
+  // id (an object made before the label has none, and is taken as ours: labelled at the next
+  // cluster check, labelUnlabelled, or its node's next start).
   const ours = (meta: k8s.V1ObjectMeta | undefined, nodeKey: string) => meta?.labels?.['lnm.node'] === nodeKey && meta?.labels?.['lnm.prefix'] === prefixLabel && !otherDeployment(meta, deploymentId);
 
   async function read<T>(p: () => Promise<T>): Promise<T | undefined> {
@@ -1030,9 +1046,24 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
     if (!claim || !ours(claim.metadata, nodeKey)) throw new ConflictError(`Node ${nodeKey} has no claim ${n.claim} of this deployment on cluster ${c.name} to write its ${opts.sub} into.`);
     // Stopped: a pod going away (scaled to 0 a moment ago) is waited for, a running one refused.
+    if ((sts.spec?.replicas ?? 0) > 0 || !(await podGone(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
+    return writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+  }
+
+  /** Waits up to 60 s for the node's pod to be gone (a StatefulSet scaled to 0 a moment ago); whether it is. */
+  async function podGone(nodeKey: string): Promise<boolean> {
     const deadline = Date.now() + 60_000;
-    while ((sts.spec?.replicas ?? 0) === 0 && Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
-    if ((sts.spec?.replicas ?? 0) > 0 || (await podOf(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
+    while (Date.now() < deadline && (await podOf(nodeKey))) await sleep(500);
+    return !(await podOf(nodeKey));
+  }
+
+  /**
+   * The one way to write a directory here into a node's claim (copyNodeDataIn, restoreIntoClaim):
+   * a helper pod mounting the claim read-write runs WRITE_SCRIPT at `into` (emptied first, made
+   * when missing) fed the frames of `fromDir`; the number of files it says it wrote is checked
+   * against those sent (`what` names `into` in that error). The caller has the node's pod gone.
+   */
+  async function writeIntoClaim(nodeKey: string, fromDir: string, into: string, what: string): Promise<{ files: number }> {
     const said: string[] = [];
     const out = new Writable({
       write(chunk: Buffer, _e, cb) {
@@ -1043,7 +1074,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     let sent = 0;
     await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
     const files = Number((/\{"files":(\d+)\}/.exec(said.join('')) ?? [])[1]);
-    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${opts.sub} of the claim ${n.claim}`);
+    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${what} of the claim ${names(nodeKey).claim}`);
     return { files };
   }
 
@@ -1056,17 +1087,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const from = restoreDirOf(spec.nodeKey);
     if (!(await stat(from).then((s) => s.isDirectory(), () => false))) return false;
     await scale(spec.nodeKey, 0);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && (await podOf(spec.nodeKey))) await sleep(500);
-    const lines: string[] = [];
-    const out = new Writable({
-      write(chunk: Buffer, _e, cb) {
-        lines.push(chunk.toString('utf8'));
-        cb();
-      },
-    });
+    await podGone(spec.nodeKey);
     try {
-      await withHelperPod(spec.nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, dirOf(spec.nodeKey)], out, (send) => writeFrames(from, send)));
+      await writeIntoClaim(spec.nodeKey, from, dirOf(spec.nodeKey), 'the node directory');
     } catch (err) {
       throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: putting its restored files into the claim ${names(spec.nodeKey).claim} on cluster ${c.name} failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
     }
@@ -1143,8 +1166,54 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     return { removed, failed };
   }
 
+  async function labelUnlabelled(recorded: (nodeKey: string) => Promise<boolean>): Promise<{ labelled: ClusterLabelledObject[]; deployment: string | null; failed: string[] }> {
+    if (!deploymentId) return { labelled: [], deployment: null, failed: [] };
+    const labelSelector = unlabelledSelector(prefixLabel);
+    type Obj = { metadata?: k8s.V1ObjectMeta };
+    const kinds: { kind: ClusterLabelledObject['kind']; list: () => Promise<{ items: Obj[] }>; replace: (name: string, body: Obj) => Promise<unknown> }[] = [
+      { kind: 'StatefulSet', list: () => apps.listNamespacedStatefulSet({ namespace: ns, labelSelector }), replace: (name, body) => apps.replaceNamespacedStatefulSet({ name, namespace: ns, body: body as k8s.V1StatefulSet }) },
+      { kind: 'Service', list: () => core.listNamespacedService({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedService({ name, namespace: ns, body: body as k8s.V1Service }) },
+      { kind: 'Secret', list: () => core.listNamespacedSecret({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedSecret({ name, namespace: ns, body: body as k8s.V1Secret }) },
+      { kind: 'ConfigMap', list: () => core.listNamespacedConfigMap({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedConfigMap({ name, namespace: ns, body: body as k8s.V1ConfigMap }) },
+      { kind: 'PersistentVolumeClaim', list: () => core.listNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedPersistentVolumeClaim({ name, namespace: ns, body: body as k8s.V1PersistentVolumeClaim }) },
+    ];
+    const known = new Map<string, boolean>();
+    const labelled: ClusterLabelledObject[] = [];
+    const failed: string[] = [];
+    for (const k of kinds) {
+      let items: Obj[];
+      try {
+        items = (await call(k.list())).items;
+      } catch (err) {
+        failed.push(`listing the unlabelled ${k.kind}s: ${reasonOf(err, c.server)}`);
+        continue;
+      }
+      for (const item of items) {
+        const meta = item.metadata;
+        const name = meta?.name;
+        const uid = meta?.uid;
+        const nodeKey = meta?.labels?.['lnm.node'];
+        // The selector asked for no deployment label; checked again, so that no other deployment's object is ever written.
+        if (!name || !uid || !nodeKey || meta?.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
+        if (!known.has(nodeKey)) known.set(nodeKey, await recorded(nodeKey));
+        if (!known.get(nodeKey)) continue;
+        // As listed, the labels only: the resourceVersion makes a change made since a 409 (tried
+        // again at the next check), the uid an object of the same name made anew one too.
+        const body = { ...item, metadata: { ...meta, labels: { ...meta.labels, [DEPLOYMENT_LABEL]: deploymentId } } };
+        try {
+          await serial(nodeKey, () => call(k.replace(name, body)));
+          labelled.push({ kind: k.kind, name, nodeKey, uid });
+        } catch (err) {
+          failed.push(`labelling ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
+        }
+      }
+    }
+    return { labelled, deployment: deploymentId, failed };
+  }
+
   const engine: KubernetesNodeEngine = {
     kind: 'kubernetes',
+    labelUnlabelled,
     runWhileStopped: (nodeKey, args, opts = {}) => serial(nodeKey, () => runWhileStopped(nodeKey, args, opts)),
     removeOrphans,
     copyNodeDataOut: (nodeKey, intoDir, opts) => serial(nodeKey, () => copyNodeDataOut(nodeKey, intoDir, opts)),

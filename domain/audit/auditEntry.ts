@@ -105,6 +105,8 @@ const describers: Record<string, Describer> = {
   EventStoreRestored: (e) => ({ action: 'RESTORE', resourceType: 'backup', resourceId: str(e.data.backupId), resourceName: str(e.data.snapshotId), details: { eventPosition: e.data.eventPosition, withheld: e.data.withheld, auditIncluded: e.data.auditIncluded } }),
   // Cluster objects of nodes never recorded, and copy-helper pods that ended, removed by the periodic cluster check (docs/kubernetes.md, "Orphans").
   NodeHostOrphansRemoved: (e) => ({ action: 'DELETE', resourceType: 'node_host', resourceId: str(e.data.hostId), resourceName: str(e.data.name), reason: `${orphanWhat(e.data.objects)}, older than ${e.data.graceSeconds} s, removed from the cluster`, details: { objects: e.data.objects as JsonValue, graceSeconds: e.data.graceSeconds as JsonValue } }),
+  // Cluster objects of recorded nodes made before the deployment id, labelled with it by the periodic cluster check (docs/kubernetes.md, "Two deployments on one cluster").
+  NodeHostObjectsLabelled: (e) => ({ action: 'UPDATE', resourceType: 'node_host', resourceId: str(e.data.hostId), resourceName: str(e.data.name), reason: `objects of recorded nodes made before the deployment id labelled lnm.deployment=${str(e.data.deployment)} on the cluster`, details: { objects: e.data.objects as JsonValue, deployment: e.data.deployment as JsonValue } }),
   NodeRecovered: (e) => ({ action: 'RECOVERY', resourceType: 'node', resourceId: str(e.data.nodeId), resourceName: str(e.data.nodeName), details: { downSince: e.data.downSince } }),
 };
 

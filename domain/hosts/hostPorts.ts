@@ -1,7 +1,7 @@
 // What the hosts registry needs from the outside: a probe of a Docker Engine over mutual TLS.
 // The adapter is adapters/engines/remoteDockerHost.ts.
-import type { ClusterOrphanObject, KubernetesHostSettings, NodeHostKind, NodeHostObservation } from './nodeHosts.ts';
-export type { ClusterOrphanObject } from './nodeHosts.ts';
+import type { ClusterLabelledObject, ClusterOrphanObject, KubernetesHostSettings, NodeHostKind, NodeHostObservation } from './nodeHosts.ts';
+export type { ClusterLabelledObject, ClusterOrphanObject } from './nodeHosts.ts';
 
 /**
  * How to reach a host's engine; clientKey is the secret (opened from the sealed text only here):
@@ -54,4 +54,11 @@ export interface ClusterNodePorts {
    * it could not list or remove, in words.
    */
   removeOrphans(hostId: number, recorded: (nodeKey: string) => Promise<boolean>, olderThanMs: number): Promise<{ removed: ClusterOrphanObject[]; failed: string[] }>;
+  /**
+   * Labels with this deployment's id the objects on cluster `hostId` of this prefix that carry no
+   * deployment label at all (made before it) and whose node key `recorded` answers true for: a
+   * label-only replace of each (its resourceVersion and uid as listed), never one with another
+   * deployment's id. Returns what it labelled (and the id), and what it could not list or label, in words.
+   */
+  labelUnlabelled(hostId: number, recorded: (nodeKey: string) => Promise<boolean>): Promise<{ labelled: ClusterLabelledObject[]; deployment: string | null; failed: string[] }>;
 }

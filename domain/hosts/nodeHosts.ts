@@ -114,6 +114,18 @@ export interface ClusterOrphanObject {
   createdAt: string | null;
 }
 
+/**
+ * A cluster object of a node this deployment records, made before the deployment id (no
+ * lnm.deployment label at all), that the cluster check labelled with this deployment's id
+ * (docs/kubernetes.md, "Two deployments on one cluster"): the same object (uid), only its labels changed.
+ */
+export interface ClusterLabelledObject {
+  kind: 'StatefulSet' | 'Service' | 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
+  name: string;
+  nodeKey: string;
+  uid: string;
+}
+
 export interface NodeHostState {
   status: 'none' | 'active' | 'deleted';
   hostId?: number;
@@ -127,7 +139,9 @@ export type NodeHostEvent =
   | { type: 'NodeHostDeleted'; data: { hostId: number; name: string; at: string } }
   | { type: 'NodeHostObserved'; data: { hostId: number; name: string; observation: NodeHostObservation; at: string } }
   /** Objects of never-recorded nodes removed from a cluster (docs/kubernetes.md, "Orphans"). */
-  | { type: 'NodeHostOrphansRemoved'; data: { hostId: number; name: string; objects: ClusterOrphanObject[]; graceSeconds: number; at: string } };
+  | { type: 'NodeHostOrphansRemoved'; data: { hostId: number; name: string; objects: ClusterOrphanObject[]; graceSeconds: number; at: string } }
+  /** Objects of recorded nodes made before the deployment id, labelled with it by the cluster check. */
+  | { type: 'NodeHostObjectsLabelled'; data: { hostId: number; name: string; objects: ClusterLabelledObject[]; deployment: string; at: string } };
 
 export type NodeHostCommand =
   | { type: 'RegisterNodeHost'; hostId: number; name: string; address: NodeHostAddress; labels: Record<string, string>; capacity: NodeHostCapacity; sealedSecrets: string; observation: NodeHostObservation; at: string }
@@ -135,7 +149,8 @@ export type NodeHostCommand =
   /** nodesOnHost: nodes placed on the host (a host in use is kept). */
   | { type: 'DeleteNodeHost'; hostId: number; nodesOnHost: number; at: string }
   | { type: 'RecordNodeHostCheck'; hostId: number; observation: NodeHostObservation; at: string }
-  | { type: 'RecordClusterOrphansRemoved'; hostId: number; objects: ClusterOrphanObject[]; graceSeconds: number; at: string };
+  | { type: 'RecordClusterOrphansRemoved'; hostId: number; objects: ClusterOrphanObject[]; graceSeconds: number; at: string }
+  | { type: 'RecordClusterObjectsLabelled'; hostId: number; objects: ClusterLabelledObject[]; deployment: string; at: string };
 
 const sameObservation = (a: NodeHostObservation | undefined, b: NodeHostObservation) =>
   a !== undefined && a.reachable === b.reachable && a.engineVersion === b.engineVersion && a.runningNodes === b.runningNodes
@@ -161,6 +176,7 @@ export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> =
       case 'NodeHostObserved':
         return { ...s, observation: e.data.observation };
       case 'NodeHostOrphansRemoved':
+      case 'NodeHostObjectsLabelled':
         return s;
       default:
         return assertNever(e);
@@ -185,6 +201,10 @@ export const nodeHosts: Decider<NodeHostState, NodeHostCommand, NodeHostEvent> =
         // Removed already: recorded even for a host deleted since (the audit says what went).
         if (s.status === 'none' || c.objects.length === 0) return [];
         return [{ type: 'NodeHostOrphansRemoved', data: { hostId: c.hostId, name: s.name!, objects: c.objects, graceSeconds: c.graceSeconds, at: c.at } }];
+      case 'RecordClusterObjectsLabelled':
+        // Labelled already: recorded as the removals are.
+        if (s.status === 'none' || c.objects.length === 0) return [];
+        return [{ type: 'NodeHostObjectsLabelled', data: { hostId: c.hostId, name: s.name!, objects: c.objects, deployment: c.deployment, at: c.at } }];
       default:
         return assertNever(c);
     }

@@ -1,10 +1,11 @@
 // Which deployment an object on a shared cluster is (issue 39, docs/kubernetes.md "Two deployments
 // on one cluster"): another deployment's lnm.deployment label makes it never ours; an object without
 // the label (made before it) is nobody else's; the orphan sweep's selectors name this deployment's id
-// and, without one, there is no sweep.
+// and, without one, there is no sweep; the cluster check's labelling selects this prefix's objects
+// without any deployment label.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEPLOYMENT_LABEL, orphanSelectors, otherDeployment } from '../../../adapters/engines/kubernetesEngine.ts';
+import { DEPLOYMENT_LABEL, orphanSelectors, otherDeployment, unlabelledSelector } from '../../../adapters/engines/kubernetesEngine.ts';
 
 const test = suite('kubernetes deployment label');
 const meta = (labels: Record<string, string>) => ({ labels: { 'lnm.node': 'node-1', 'lnm.prefix': 'lnm', ...labels } });
@@ -25,6 +26,10 @@ test('the sweep selects this prefix and this deployment only; without an id it s
   });
   assert.is(orphanSelectors('lnm', undefined), null);
   assert.is(orphanSelectors('lnm', ''), null);
+});
+
+test('the labelling of objects made before the id selects this prefix\'s node objects without any deployment label', () => {
+  assert.is(unlabelledSelector('lnm'), 'lnm.prefix=lnm,!lnm.deployment,lnm.node');
 });
 
 test.run();

@@ -9,7 +9,10 @@
 // - B's create of a node whose name is A's node's: 409 naming the object and A's deployment and
 //   saying to give each deployment a prefix of its own; no node recorded in B, A's objects untouched;
 //   B's engine's start and restart of that node key: the same 409, nothing touched;
-// - A's objects stripped of the label (as made before it) are labelled again by the node's next start.
+// - A's objects stripped of the label (as made before it: no lnm.deployment at all) get A's id at A's
+//   next cluster check (a check every 2 s), the same objects (uid) and the pod not restarted, audited;
+//   an unlabelled Service of a node key A does not record stays unlabelled;
+// - stripped again, they carry A's id after the node's next stop and start (the check or the start labels them).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -173,20 +176,64 @@ t('B\'s create of a node named as A\'s: 409 naming the object, A\'s deployment a
   assert.is((await core.readNamespacedPod({ name: `${name}-0`, namespace: ns() })).metadata?.labels?.['lnm.deployment'], a!.id, 'A\'s pod still runs');
 });
 
-t('objects made before the label (stripped here) are labelled with the id at the node\'s next start', async () => {
-  const a = deployments[0]!;
-  const name = `${PREFIX}node-${aNode}`;
+/**
+ * Takes the deployment label off the five objects of A's node through the cluster API (as objects
+ * made before the label are); asserts on the answers of the replaces, since A's check may label
+ * them again at once.
+ */
+async function stripAll(nodeId: number) {
+  const name = `${PREFIX}node-${nodeId}`;
   const strip = <T extends Meta>(o: T): T => {
     const labels = { ...o.metadata!.labels };
     delete labels['lnm.deployment'];
     return { ...o, metadata: { ...o.metadata, labels } };
   };
-  await core.replaceNamespacedService({ name, namespace: ns(), body: strip(await core.readNamespacedService({ name, namespace: ns() })) });
-  await core.replaceNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns(), body: strip(await core.readNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns() })) });
-  await core.replaceNamespacedSecret({ name: `${name}-keys`, namespace: ns(), body: strip(await core.readNamespacedSecret({ name: `${name}-keys`, namespace: ns() })) });
-  await core.replaceNamespacedConfigMap({ name: `${name}-config`, namespace: ns(), body: strip(await core.readNamespacedConfigMap({ name: `${name}-config`, namespace: ns() })) });
-  await apps.replaceNamespacedStatefulSet({ name, namespace: ns(), body: strip(await apps.readNamespacedStatefulSet({ name, namespace: ns() })) });
-  for (const [kind, o] of Object.entries(await objectsOf(aNode))) assert.is(o!.labels['lnm.deployment'], undefined, `${kind} stripped`);
+  const replaced: [string, Meta][] = [
+    ['Service', await core.replaceNamespacedService({ name, namespace: ns(), body: strip(await core.readNamespacedService({ name, namespace: ns() })) })],
+    ['PersistentVolumeClaim', await core.replaceNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns(), body: strip(await core.readNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns() })) })],
+    ['Secret', await core.replaceNamespacedSecret({ name: `${name}-keys`, namespace: ns(), body: strip(await core.readNamespacedSecret({ name: `${name}-keys`, namespace: ns() })) })],
+    ['ConfigMap', await core.replaceNamespacedConfigMap({ name: `${name}-config`, namespace: ns(), body: strip(await core.readNamespacedConfigMap({ name: `${name}-config`, namespace: ns() })) })],
+    ['StatefulSet', await apps.replaceNamespacedStatefulSet({ name, namespace: ns(), body: strip(await apps.readNamespacedStatefulSet({ name, namespace: ns() })) })],
+  ];
+  for (const [kind, o] of replaced) assert.is(o.metadata?.labels?.['lnm.deployment'], undefined, `${kind} stripped`);
+}
+
+t('objects of a recorded node without a deployment label get the id at the next cluster check: the same objects, the pod not restarted; an unrecorded node key\'s stay unlabelled', async () => {
+  const [a, b] = deployments;
+  const name = `${PREFIX}node-${aNode}`;
+  const pod = await core.readNamespacedPod({ name: `${name}-0`, namespace: ns() });
+  const legacy = `${PREFIX}node-99993`;
+  await looseService('node-99993', {});
+  await stripAll(aNode);
+  const after = await until('A\'s check labelled the five objects again', async () => {
+    const o = await objectsOf(aNode);
+    return Object.values(o).every((x) => x?.labels['lnm.deployment'] === a!.id) ? o : null;
+  }, 60_000);
+  for (const kind of Object.keys(aObjects)) assert.is(after[kind]!.uid, aObjects[kind]!.uid, `the same ${kind} (uid)`);
+  const podNow = await core.readNamespacedPod({ name: `${name}-0`, namespace: ns() });
+  assert.is(podNow.metadata?.uid, pod.metadata?.uid, 'the pod was not restarted (same uid)');
+  assert.is(podNow.status?.containerStatuses?.[0]?.restartCount, pod.status?.containerStatuses?.[0]?.restartCount, 'nor its container');
+  // A check may have run between two of the strips: one entry per check, the five named once in all.
+  const entries = await until('A\'s audit entries of the labelling', async () => {
+    const found = ((await api(a!, 'GET', '/audit-logs?limit=100')).json.items as Array<Record<string, any>>).filter((e) => e.event_type === 'NodeHostObjectsLabelled');
+    return found.flatMap((e) => e.details.objects).length >= 5 ? found : null;
+  }, 30_000);
+  const labelled = entries.flatMap((e) => e.details.objects as Array<{ kind: string; name: string; uid: string }>);
+  assert.equal(labelled.map((o) => `${o.kind} ${o.name}`).sort(), [`ConfigMap ${name}-config`, `PersistentVolumeClaim ${name}-data`, `Secret ${name}-keys`, `Service ${name}`, `StatefulSet ${name}`], 'the audit entries name the five, once each');
+  for (const o of labelled) assert.is(o.uid, aObjects[o.kind]!.uid, `the entry names the ${o.kind}'s uid`);
+  for (const e of entries) assert.is(e.details.deployment, a!.id);
+  // A few more checks of both: a node key neither records keeps its object unlabelled, and B labelled nothing.
+  await new Promise((r) => setTimeout(r, 5000));
+  const loose = await core.readNamespacedService({ name: legacy, namespace: ns() });
+  assert.is(loose.metadata?.labels?.['lnm.deployment'], undefined, 'an unrecorded node key\'s Service stays unlabelled');
+  assert.not.ok(((await api(b!, 'GET', '/audit-logs?limit=100')).json.items as Array<Record<string, any>>).some((e) => e.event_type === 'NodeHostObjectsLabelled'), 'B labelled nothing');
+  assert.is((await api(a!, 'GET', `/nodes/${aNode}`)).json.status, 'running');
+  await core.deleteNamespacedService({ name: legacy, namespace: ns() });
+});
+
+t('objects stripped of the label carry the id again after the node\'s next stop and start', async () => {
+  const a = deployments[0]!;
+  await stripAll(aNode);
 
   const stop = await api(a, 'POST', `/nodes/${aNode}/stop`);
   assert.ok(stop.status < 300, stop.text);
