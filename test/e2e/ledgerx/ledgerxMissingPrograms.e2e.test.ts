@@ -23,9 +23,12 @@ t.after(async () => {
   await server?.stop();
 });
 
+// The groups take their ports from the service's defaults (the first free base): a fixed port
+// (41150 once) is in the kernel's ephemeral range and was taken by another program's connection
+// on a busy machine (409 PORT_TAKEN, as the service must answer).
 t('a group is created, a network of it is built without any Fabric-X program, its join is a 400 naming arma, and the group cannot start before a join', async () => {
   const org = await organization(api, 'NoXOrg', 'NoXOrgMSP');
-  const g = await api('POST', '/nodes', { name: 'nox-group', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { grpcPort: 41050 } });
+  const g = await api('POST', '/nodes', { name: 'nox-group', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: {} });
   assert.is(g.status, 201, g.text);
   assert.is(g.json.status, 'created');
   const noGroups = await api('POST', '/networks/ledgerx', { name: 'nox-net', ordererGroupIds: [] });
@@ -71,7 +74,7 @@ t('a role\'s key in use cannot be deleted, so a group cannot lose its certificat
   // the network create refuse the group (400 "batcher certificates missing"). That refusal stays in
   // ledgerxNetworkCreate.ts for data made before the rule; the API no longer lets a key in use go.
   const org = await organization(api, 'NoXOrg2', 'NoXOrg2MSP');
-  const g = await api('POST', '/nodes', { name: 'nox-group2', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { grpcPort: 41150 } });
+  const g = await api('POST', '/nodes', { name: 'nox-group2', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: {} });
   assert.is(g.status, 201, g.text);
   const keys = (await api('GET', `/organizations/${org.id}/keys?limit=100`)).json;
   const tlsKey = (keys.items ?? keys).find((k: any) => k.name === 'nox-group2-batcher-tls');
