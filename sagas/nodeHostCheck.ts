@@ -48,11 +48,14 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
       }).catch((err: Error) => ctx.log('recording the host check failed', { hostId, error: err.message }));
       if (orphans && connection.kind === 'kubernetes' && observation.reachable) {
         const graceSeconds = orphans.graceSeconds();
-        // Node keys are node-<id>; a label of another shape is not this deployment's to judge.
-        const recorded = async (key: string) => {
+        // Node keys are node-<id>: whether this deployment records the node (undefined for a label
+        // of another shape, which is not this deployment's to judge: the sweep keeps such objects,
+        // the labelling below leaves them).
+        const nodeRecorded = async (key: string): Promise<boolean | undefined> => {
           const id = /^node-(\d+)$/.exec(key)?.[1];
-          return id === undefined || (await store.readStream(nodeStream(Number(id)))).length > 0;
+          return id === undefined ? undefined : (await store.readStream(nodeStream(Number(id)))).length > 0;
         };
+        const recorded = async (key: string) => (await nodeRecorded(key)) ?? true;
         try {
           const { removed: objects, failed } = await orphans.nodePorts.removeOrphans(hostId, recorded, graceSeconds * 1000);
           if (failed.length) ctx.log('the orphan sweep of the cluster left objects', { hostId, failed });
@@ -69,10 +72,7 @@ export function nodeHostCheckSaga(store: EventStore, probe: NodeHostProbe, direc
         // Objects made before the deployment id of nodes this deployment records (node-<id> with a
         // stream): labelled with the id, so that a second deployment on the prefix is kept from them
         // without waiting for their node's next start. Another shape of key is not judged.
-        const ours = async (key: string) => {
-          const id = /^node-(\d+)$/.exec(key)?.[1];
-          return id !== undefined && (await store.readStream(nodeStream(Number(id)))).length > 0;
-        };
+        const ours = async (key: string) => (await nodeRecorded(key)) ?? false;
         try {
           const { labelled: objects, deployment, failed } = await orphans.nodePorts.labelUnlabelled(hostId, ours);
           if (failed.length) ctx.log('labelling the cluster objects made before the deployment id left objects', { hostId, failed });

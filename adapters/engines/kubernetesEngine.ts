@@ -1170,7 +1170,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     if (!deploymentId) return { labelled: [], deployment: null, failed: [] };
     const labelSelector = unlabelledSelector(prefixLabel);
     type Obj = { metadata?: k8s.V1ObjectMeta };
-    const kinds: { kind: ClusterLabelledObject['kind']; list: () => Promise<{ items: Obj[] }>; replace: (name: string, body: Obj) => Promise<unknown> }[] = [
+    const kinds: { kind: ClusterLabelledObject['kind']; list: () => Promise<{ items: Obj[] }>; replace: (name: string, body: Obj) => Promise<Obj> }[] = [
       { kind: 'StatefulSet', list: () => apps.listNamespacedStatefulSet({ namespace: ns, labelSelector }), replace: (name, body) => apps.replaceNamespacedStatefulSet({ name, namespace: ns, body: body as k8s.V1StatefulSet }) },
       { kind: 'Service', list: () => core.listNamespacedService({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedService({ name, namespace: ns, body: body as k8s.V1Service }) },
       { kind: 'Secret', list: () => core.listNamespacedSecret({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedSecret({ name, namespace: ns, body: body as k8s.V1Secret }) },
@@ -1178,7 +1178,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       { kind: 'PersistentVolumeClaim', list: () => core.listNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector }), replace: (name, body) => core.replaceNamespacedPersistentVolumeClaim({ name, namespace: ns, body: body as k8s.V1PersistentVolumeClaim }) },
     ];
     const known = new Map<string, boolean>();
-    const labelled: ClusterLabelledObject[] = [];
+    const done: ClusterLabelledObject[] = [];
     const failed: string[] = [];
     for (const k of kinds) {
       let items: Obj[];
@@ -1197,18 +1197,17 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         if (!name || !uid || !nodeKey || meta?.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
         if (!known.has(nodeKey)) known.set(nodeKey, await recorded(nodeKey));
         if (!known.get(nodeKey)) continue;
-        // As listed, the labels only: the resourceVersion makes a change made since a 409 (tried
-        // again at the next check), the uid an object of the same name made anew one too.
-        const body = { ...item, metadata: { ...meta, labels: { ...meta.labels, [DEPLOYMENT_LABEL]: deploymentId } } };
+        // As listed, the labels only (labelled, as a start does): the resourceVersion makes a change
+        // made since a 409 (tried again at the next check), the uid an object of the same name made anew one too.
         try {
-          await serial(nodeKey, () => call(k.replace(name, body)));
-          labelled.push({ kind: k.kind, name, nodeKey, uid });
+          await serial(nodeKey, () => labelled(item, (body) => k.replace(name, body)));
+          done.push({ kind: k.kind, name, nodeKey, uid });
         } catch (err) {
           failed.push(`labelling ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
         }
       }
     }
-    return { labelled, deployment: deploymentId, failed };
+    return { labelled: done, deployment: deploymentId, failed };
   }
 
   const engine: KubernetesNodeEngine = {

@@ -183,11 +183,14 @@ async function started(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await retrying(`${node.role} ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
 }
 
+/** How long each waiting step may take, in seconds (the POST's waitSeconds): its bounds and default. */
+export const MIGRATION_WAIT_SECONDS = { minimum: 30, maximum: 3600, default: 180 } as const;
+
 export interface MigrateRequest {
   to: string;
   smartBftOptions?: Partial<SmartBftOptions>;
   dryRun?: boolean;
-  /** How long each waiting step may take (orderers healthy, a channel ordering again); default 180 s (the body's waitSeconds). */
+  /** How long each waiting step may take (orderers healthy, a channel ordering again); default MIGRATION_WAIT_SECONDS.default. */
   timeoutMs?: number;
 }
 
@@ -195,9 +198,10 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
   const { deps } = input;
   const network = await consortiumNetworkOr404(deps, networkId);
   if (req.to !== 'smartbft') throw new ValidationError(`Rule migration-target: a channel migrates from etcdraft to smartbft only (Fabric 3.x supports no other transition); ${req.to} asked.`, [{ field: 'to', message: 'must be smartbft' }], 'MIGRATION_TARGET');
+  const waitMs = req.timeoutMs ?? MIGRATION_WAIT_SECONDS.default * 1000;
   const last = await migrationProgress(deps, networkId);
-  if (last && resumable(last)) return resumeMigration(input, last, req.dryRun ?? false, req.timeoutMs ?? 180_000);
-  if (last && rollbackResumable(last)) return resumeRollback(input, last, req.dryRun ?? false, req.timeoutMs ?? 180_000);
+  if (last && resumable(last)) return resumeMigration(input, last, req.dryRun ?? false, waitMs);
+  if (last && rollbackResumable(last)) return resumeRollback(input, last, req.dryRun ?? false, waitMs);
   if (network.consensus !== 'etcdraft') throw new ConflictError(`Rule migration-from-raft: network ${network.name} is ${network.consensus} already; only an etcdraft channel migrates to smartbft.`, { consensus: network.consensus }, 'MIGRATION_NOT_RAFT');
   const options: SmartBftOptions = { ...SMARTBFT_DEFAULTS, ...Object.fromEntries(Object.entries(req.smartBftOptions ?? {}).filter(([, v]) => v !== undefined)) };
   const optionIssues = smartBftOptionIssues(options);
@@ -267,7 +271,7 @@ export async function migrateConsensus(input: CommandInput, networkId: number, r
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: previews, orderers: ordererList, steps: ['checks passed; nothing changed'] };
   }
 
-  return withMigrationLock(input, () => migrateLocked(input, plans, orderers, switchChange, ordererList, req.timeoutMs ?? 180_000));
+  return withMigrationLock(input, () => migrateLocked(input, plans, orderers, switchChange, ordererList, waitMs));
 }
 
 /** One migration at a time on any server of the database (a PostgreSQL advisory lock, released if the server dies). */

@@ -5,7 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { defineRoute } from '../../route.ts';
 import { IdParam } from '../schemas.ts';
 import { NotFoundError } from '../../../domain/shared/errors.ts';
-import { channelsBody, migrateConsensus, migrationProgress } from '../../../application/consortium/consortiumConsensusMigrate.ts';
+import { channelsBody, MIGRATION_WAIT_SECONDS, migrateConsensus, migrationProgress } from '../../../application/consortium/consortiumConsensusMigrate.ts';
 import { consortiumNetworkOr404 } from '../../../application/consortium/consortiumChannelAccess.ts';
 import { SmartBftOptionFields } from './consortiumNetworks.ts';
 
@@ -32,7 +32,7 @@ export const consortiumConsensusRoutes = [
     body: Type.Object({
       to: Type.String({ maxLength: 20, description: 'smartbft (the only transition Fabric supports)' }),
       smartBftOptions: Type.Optional(Type.Object(SmartBftOptionFields, { additionalProperties: false, description: 'the channels\' SmartBFT options; each left out takes its default (docs/consortium.md)' })),
-      waitSeconds: Type.Optional(Type.Integer({ minimum: 30, maximum: 3600, default: 180, description: 'how long each waiting step may take before the migration (or its rollback) gives up on it: an orderer healthy after its start, a channel config update ordered, a peer back on the restored chain; 30 to 3600 s, default 180 (raise it for slow hosts or clusters pulling images, lower it to hear of an orderer that will not start sooner); also read when a POST resumes a migration or takes a rollback up again' })),
+      waitSeconds: Type.Optional(Type.Integer({ ...MIGRATION_WAIT_SECONDS, description: 'how long each waiting step may take before the migration (or its rollback) gives up on it: an orderer healthy after its start, a channel config update ordered, a peer back on the restored chain; 30 to 3600 s, default 180 (raise it for slow hosts or clusters pulling images, lower it to hear of an orderer that will not start sooner); also read when a POST resumes a migration or takes a rollback up again' })),
     }, { additionalProperties: false }),
     responses: {
       200: {
