@@ -223,21 +223,24 @@ export async function fourOrdererRaftChannel(api: Api, prefix: string, name: str
 }
 
 /**
- * Two raft networks, one channel each (`<prefix>channel1`, `<prefix>channel2`), on the same four
- * orderers and peer of Org1 (fourOrdererRaftChannel, then a second network all of them join), each
- * committing and raised to channel capability V3_0: what a migration of several channels at once
- * (one POST, Fabric's one maintenance window per orderer) starts from. `commits(id, what)` is each
- * network's channelCommits, patient across a migration (what the orderers say when it fails).
+ * `count` raft networks (2 or more), one channel each (`<prefix>channel1`, `<prefix>channel2`,
+ * ...), on the same four orderers and peer of Org1 (fourOrdererRaftChannel, then each further
+ * network all of them join), each committing and raised to channel capability V3_0: what a
+ * migration of several channels at once (one POST, Fabric's one maintenance window per orderer)
+ * starts from. `commits(id, what)` is each network's channelCommits, patient across a migration
+ * (what the orderers say when it fails).
  */
-export async function twoRaftChannels(api: Api, prefix: string, nodeConfig: Record<string, unknown> = {}) {
+export async function raftChannels(api: Api, prefix: string, count: number, nodeConfig: Record<string, unknown> = {}) {
   const made = await fourOrdererRaftChannel(api, prefix, `${prefix}net1`, `${prefix}channel1`, nodeConfig);
   const { orderers, peer } = made;
   const nets = [{ id: made.network.id as number, channel: `${prefix}channel1` }];
-  const b = await api('POST', '/networks/consortium', { name: `${prefix}net2`, channelName: `${prefix}channel2`, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
-  assert.is(b.status, 201, b.text);
-  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
-  await until('the orderers to serve the second channel', async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
-  nets.push({ id: b.json.id, channel: `${prefix}channel2` });
+  for (let i = 2; i <= count; i++) {
+    const b = await api('POST', '/networks/consortium', { name: `${prefix}net${i}`, channelName: `${prefix}channel${i}`, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+    assert.is(b.status, 201, b.text);
+    for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
+    await until(`the orderers to serve channel ${i}`, async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
+    nets.push({ id: b.json.id, channel: `${prefix}channel${i}` });
+  }
   const committers = new Map<number, (what: string) => Promise<number>>();
   const commits = (id: number, what: string): Promise<number> => {
     if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => peerHeight(api, id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));
