@@ -300,7 +300,8 @@ async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: stri
     const peers = peersNotRolledBack.length ? `; peer${peersNotRolledBack.length > 1 ? 's' : ''} not rolled back to the restored chain (rejoin or roll back by hand): ${peersNotRolledBack.map((x) => `${x.name} on ${x.channel} (${x.reason})`).join(', ')}` : '';
     return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, complete: true, peersNotRolledBack };
   } catch (e) {
-    return { text: `rollback incomplete: ${(e as Error).message}`, complete: false, peersNotRolledBack: [] };
+    // Its own full stop dropped: the text goes into a sentence (the 409's message ends it once).
+    return { text: `rollback incomplete: ${(e as Error).message.replace(/\.+$/, '')}`, complete: false, peersNotRolledBack: [] };
   }
 }
 /** Each channel as a migration left it, as the 409's context and GET .../consensus/migration name it. */
@@ -350,7 +351,7 @@ async function migrateLocked(
     await rec.step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
   } catch (err) {
     const phase = rec.progress.phase;
-    const reason = (err as Error).message;
+    const reason = (err as Error).message.replace(/\.+$/, '');
     await rec.phase('rollback');
     await rec.step(`failed in phase ${phase}: ${reason}`);
     const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs));
@@ -393,7 +394,7 @@ async function leaveMaintenanceOnBft(
     try {
       r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, () => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }), timeoutMs);
     } catch (err) {
-      const reason = (err as Error).message;
+      const reason = (err as Error).message.replace(/\.+$/, '');
       await rec.step(`failed in phase normal: ${reason}`);
       const onBft = [...alreadyBft.map((a) => a.channelName), ...done.map((d) => d.channelName)];
       if (!onBft.length) throw await noneLeft(reason);
@@ -404,7 +405,7 @@ async function leaveMaintenanceOnBft(
       ];
       await rec.failed('normal', reason, left);
       const held = left.filter((c) => c.state === 'maintenance').map((c) => c.channelName);
-      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason.replace(/\.$/, '')}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT in STATE_NORMAL, so the backups are kept and not restored; ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} BFT still in maintenance: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
+      throw new ConflictError(`Channel ${n.channelName} did not leave maintenance on BFT: ${reason}. ${onBft.join(', ')} already ${onBft.length > 1 ? 'run' : 'runs'} BFT in STATE_NORMAL, so the backups are kept and not restored; ${held.join(', ')} ${held.length > 1 ? 'are' : 'is'} BFT still in maintenance: POST .../consensus/migrate again resumes the migration (the remaining channels leave maintenance on BFT).`, { phase: 'normal', steps: rec.progress.steps, channels: channelsBody(left) }, 'MIGRATION_FAILED');
     }
     const block = r.status === 'updated' ? r.blockNumber : null;
     await rec.step(`normal: channel ${n.channelName} in STATE_NORMAL on BFT (sequence ${r.sequence}${block !== null ? `, block ${block}` : ''})`);

@@ -1,7 +1,7 @@
 // The console's resume of a consensus migration that failed part way (issue 37 item 9 for item 7)
 // in Chromium on real Fabric 3.1 (LNM_FABRIC_RELEASES; a counted skip without a 3.1 release, or
 // without Chromium). Two raft networks, one channel each, on the same four orderers and peer
-// (twoRaftChannels), both at V3_0. The migration is started from the first network's page (dry
+// (raftChannels), both at V3_0. The migration is started from the first network's page (dry
 // run naming both channels, "Migrate now"); once one channel has left maintenance on BFT, two of
 // the four orderers crash (SIGKILL, crashOnceOneChannelLeft: the BFT orderers have no quorum, the
 // other channel cannot leave maintenance). The page says the migration failed in phase normal, that
@@ -19,7 +19,7 @@ import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { chromiumMissing } from '../../helpers/browser.ts';
 import type { ConsoleSession } from '../../helpers/consoleSession.ts';
-import { apiOf, consortiumEnv, crashOnceOneChannelLeft, restartedOrderers, twoRaftChannels } from '../consortium/consortiumApi.ts';
+import { apiOf, consortiumEnv, crashOnceOneChannelLeft, restartedOrderers, raftChannels } from '../consortium/consortiumApi.ts';
 import { fabricConsoleSession } from './fabricConsole.ts';
 
 const r31 = fabricReleaseOf('3.1');
@@ -36,7 +36,7 @@ const consensusOf = async (n: { id: number; channel: string }) =>
 
 t('a migration of two channels failed after one left maintenance: the page says what is done and offers Resume (also after a reload on the other network); resumed from the page: both channels on SmartBFT', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).
-  const { orderers, nets, commits } = await twoRaftChannels(api, 'mr');
+  const { orderers, nets, commits } = await raftChannels(api, 'mr', 2);
   await ui.signIn();
   await page.goto(`${server.url}/networks/consortium/${nets[0].id}`);
   await page.getByRole('button', { name: 'Migrate to SmartBFT' }).click({ timeout: 60_000 });

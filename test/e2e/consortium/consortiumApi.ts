@@ -98,6 +98,80 @@ export async function portTakenInPhase(api: Api, networkId: number, port: number
   return occupyPort(port);
 }
 
+type Answer = { status: number; text: string; json: any };
+
+/**
+ * The rollback tests' first answer: 409 MIGRATION_FAILED of a migration that failed in `phase` and
+ * whose rollback did not complete, the message and its `rollback incomplete:` step naming each of
+ * `causes` (in sentences that end once: no doubled full stop), no `restored:` step, the channel's
+ * state unknown, and the record failed in phase rollback with that step. Answers the record (GET
+ * .../consensus/migration).
+ */
+export async function rollbackIncomplete(api: Api, networkId: number, channel: string, failed: Answer, phase: string, causes: Array<string | RegExp>): Promise<Answer> {
+  assert.is(failed.status, 409, failed.text);
+  assert.is(failed.json.code, 'MIGRATION_FAILED');
+  console.log(`  failed: ${failed.json.message}`);
+  assert.match(failed.json.message, `failed in phase ${phase}: `);
+  assert.match(failed.json.message, /rollback incomplete: /);
+  assert.not.match(failed.json.message, /\.\./, `a doubled full stop: ${failed.json.message}`);
+  const steps = failed.json.context.steps as string[];
+  const incomplete = steps.find((s) => s.startsWith('rollback incomplete: '));
+  assert.ok(incomplete, JSON.stringify(steps));
+  for (const cause of causes) {
+    assert.match(failed.json.message, cause);
+    assert.match(incomplete!, cause);
+  }
+  assert.ok(!steps.some((s) => s.startsWith('restored:')), JSON.stringify(steps));
+  assert.equal(failed.json.context.channels, [{ network_id: networkId, channel_name: channel, consensus: 'unknown', state: 'unknown' }]);
+  const recorded = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.is(recorded.status, 200, recorded.text);
+  assert.equal([recorded.json.status, recorded.json.phase], ['failed', 'rollback']);
+  assert.ok((recorded.json.steps as string[]).includes(incomplete!), recorded.text);
+  return recorded;
+}
+
+/**
+ * The rollback tests' retry once the fault is cleared: a dry run says it takes the rollback of the
+ * `recorded` migration up again and records nothing; the POST answers 409 MIGRATION_FAILED saying
+ * the backups were put back and the channel left maintenance on etcdraft (a `resumed:` step,
+ * `restored:` last), the channel etcdraft in STATE_NORMAL (the answer, the record, the channel
+ * config); it commits (`commits`), its blocks before keep their `hashes`, and a new migration's dry
+ * run is answered (not stuck). Answers the POST's answer.
+ */
+export async function rollbackTakenUpAgain(api: Api, opts: { networkId: number; channel: string; recorded: Answer; commits: (what: string) => Promise<number>; hashes: string[] }): Promise<Answer> {
+  const { networkId, channel, recorded, hashes } = opts;
+  const migrate = (query = '') => api('POST', `/networks/consortium/${networkId}/consensus/migrate${query}`, { to: 'smartbft' });
+  const progress = () => api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  const dry = await migrate('?dry_run=true');
+  assert.is(dry.status, 200, dry.text);
+  assert.is(dry.json.status, 'dry_run');
+  assert.match(dry.json.steps[0], `takes up the rollback of migration ${recorded.json.migration_id} (it did not complete) again`);
+  assert.equal((await progress()).json.steps, recorded.json.steps, 'the dry run recorded nothing');
+
+  const again = await migrate();
+  assert.is(again.status, 409, again.text);
+  assert.is(again.json.code, 'MIGRATION_FAILED');
+  console.log(`  taken up again: ${again.json.message}`);
+  assert.match(again.json.message, /taken up again: restored: backups put back, channels left maintenance on etcdraft/);
+  assert.equal(again.json.context.channels, [{ network_id: networkId, channel_name: channel, consensus: 'etcdraft', state: 'normal' }]);
+  const steps = again.json.context.steps as string[];
+  console.log(`  steps: ${JSON.stringify(steps.slice(-4))}`);
+  assert.ok(steps.some((s) => s.startsWith('resumed: the rollback of migration')), JSON.stringify(steps));
+  assert.ok(steps[steps.length - 1].startsWith('restored: backups put back'), JSON.stringify(steps));
+  const after = await progress();
+  assert.equal([after.json.status, after.json.phase, after.json.migration_id], ['failed', 'rollback', recorded.json.migration_id]);
+  assert.equal(after.json.channels, again.json.context.channels);
+
+  const consensus = (await api('GET', `/networks/${networkId}/channels/${channel}/config`)).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.equal([consensus.type, consensus.state], ['etcdraft', 'STATE_NORMAL']);
+  await opts.commits('after the rollback taken up again');
+  assert.equal(await blockHashes(api, networkId, hashes.length), hashes, 'the blocks before the migration keep their hashes');
+  const fresh = await migrate('?dry_run=true');
+  assert.is(fresh.status, 200, fresh.text);
+  assert.equal(fresh.json.networks.map((n: { channel_name: string }) => n.channel_name), [channel]);
+  return again;
+}
+
 /**
  * A real fault for a node's restart: listens on the port (as another program would) once it is
  * free, e.g. while a migration has the orderer stopped; close() gives it back.
@@ -223,21 +297,24 @@ export async function fourOrdererRaftChannel(api: Api, prefix: string, name: str
 }
 
 /**
- * Two raft networks, one channel each (`<prefix>channel1`, `<prefix>channel2`), on the same four
- * orderers and peer of Org1 (fourOrdererRaftChannel, then a second network all of them join), each
- * committing and raised to channel capability V3_0: what a migration of several channels at once
- * (one POST, Fabric's one maintenance window per orderer) starts from. `commits(id, what)` is each
- * network's channelCommits, patient across a migration (what the orderers say when it fails).
+ * `count` raft networks (2 or more), one channel each (`<prefix>channel1`, `<prefix>channel2`,
+ * ...), on the same four orderers and peer of Org1 (fourOrdererRaftChannel, then each further
+ * network all of them join), each committing and raised to channel capability V3_0: what a
+ * migration of several channels at once (one POST, Fabric's one maintenance window per orderer)
+ * starts from. `commits(id, what)` is each network's channelCommits, patient across a migration
+ * (what the orderers say when it fails).
  */
-export async function twoRaftChannels(api: Api, prefix: string, nodeConfig: Record<string, unknown> = {}) {
+export async function raftChannels(api: Api, prefix: string, count: number, nodeConfig: Record<string, unknown> = {}) {
   const made = await fourOrdererRaftChannel(api, prefix, `${prefix}net1`, `${prefix}channel1`, nodeConfig);
   const { orderers, peer } = made;
   const nets = [{ id: made.network.id as number, channel: `${prefix}channel1` }];
-  const b = await api('POST', '/networks/consortium', { name: `${prefix}net2`, channelName: `${prefix}channel2`, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
-  assert.is(b.status, 201, b.text);
-  for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
-  await until('the orderers to serve the second channel', async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
-  nets.push({ id: b.json.id, channel: `${prefix}channel2` });
+  for (let i = 2; i <= count; i++) {
+    const b = await api('POST', '/networks/consortium', { name: `${prefix}net${i}`, channelName: `${prefix}channel${i}`, ordererIds: orderers.map((o) => o.id), peerIds: [peer.id], batchTimeout: '500ms' });
+    assert.is(b.status, 201, b.text);
+    for (const o of orderers) assert.is((await api('POST', `/networks/consortium/${b.json.id}/orderers/${o.id}/join`)).status, 200);
+    await until(`the orderers to serve channel ${i}`, async () => ((await api('POST', `/networks/consortium/${b.json.id}/peers/${peer.id}/join`)).status === 200 ? true : null), 90_000, 1000);
+    nets.push({ id: b.json.id, channel: `${prefix}channel${i}` });
+  }
   const committers = new Map<number, (what: string) => Promise<number>>();
   const commits = (id: number, what: string): Promise<number> => {
     if (!committers.has(id)) committers.set(id, channelCommits(api, () => id, 'Org1MSP', () => peer.config.port, () => peerHeight(api, id), { heightMs: 120_000, updateMs: 180_000, everyMs: 3000, explain: () => orderersSay(api, id, orderers) }));

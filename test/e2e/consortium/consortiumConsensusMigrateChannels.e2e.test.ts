@@ -19,7 +19,7 @@ import * as assert from 'uvu/assert';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, blockHashes, consortiumEnv, crashOnceOneChannelLeft, peerHeight, removeConsortiumNodes, restartedOrderers, twoRaftChannels } from './consortiumApi.ts';
+import { apiOf, blockHashes, consortiumEnv, crashOnceOneChannelLeft, peerHeight, removeConsortiumNodes, restartedOrderers, raftChannels } from './consortiumApi.ts';
 
 const r31 = fabricReleaseOf('3.1');
 const t = requires(suite('consensus migration of two channels at once, a fault after one left maintenance (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
@@ -57,7 +57,7 @@ t.after(async () => {
 
 t('two channels, a fault after the first left maintenance on BFT: 409 naming which channel runs BFT and which is in maintenance (the answer and GET .../consensus/migration on both servers); resumed: both BFT, the peer commits on each', async () => {
   // Made in the test, not in before (uvu drops a before hook's error).
-  ({ orderers, peer, nets, commits } = await twoRaftChannels(api, 'mm'));
+  ({ orderers, peer, nets, commits } = await raftChannels(api, 'mm', 2));
   const dry = await api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate?dry_run=true`, { to: 'smartbft' });
   assert.is(dry.status, 200, dry.text);
   assert.equal(dry.json.networks.map((n: { channel_name: string }) => n.channel_name).sort(), nets.map((n) => n.channel).sort(), 'one migration covers both channels');
