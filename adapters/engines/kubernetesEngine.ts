@@ -44,7 +44,7 @@ import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNode
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
 import { HOSTED_RESTORE_DIR } from './dockerEngine.ts';
-import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFrames, type CopyCounts } from './kubernetesVolumeCopy.ts';
+import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFrames, writtenAsSent, type CopyCounts } from './kubernetesVolumeCopy.ts';
 
 /** How to reach a registered cluster and where its nodes go. */
 export interface KubernetesClusterConnection {
@@ -1032,9 +1032,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       await execScript(podName, [READ_SCRIPT, from], out.sink);
       await written;
     });
-    const { ended, ...counts } = out.done();
-    if (!ended) throw new Error(`the copy of the claim ${names(nodeKey).claim} ended early`);
-    return counts;
+    return out.done(`the claim ${names(nodeKey).claim}`);
   }
 
   async function copyNodeDataIn(nodeKey: string, fromDir: string, opts: { sub: string }): Promise<{ files: number }> {
@@ -1060,8 +1058,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   /**
    * The one way to write a directory here into a node's claim (copyNodeDataIn, restoreIntoClaim):
    * a helper pod mounting the claim read-write runs WRITE_SCRIPT at `into` (emptied first, made
-   * when missing) fed the frames of `fromDir`; the number of files it says it wrote is checked
-   * against those sent (`what` names `into` in that error). The caller has the node's pod gone.
+   * when missing) fed the frames of `fromDir`; the files and bytes it says it wrote are checked
+   * against those sent (writtenAsSent; `what` names `into` in that error). The caller has the
+   * node's pod gone.
    */
   async function writeIntoClaim(nodeKey: string, fromDir: string, into: string, what: string): Promise<{ files: number }> {
     const said: string[] = [];
@@ -1071,11 +1070,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         cb();
       },
     });
-    let sent = 0;
+    let sent = { files: Number.NaN, bytes: Number.NaN };
     await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
-    const files = Number((/\{"files":(\d+)\}/.exec(said.join('')) ?? [])[1]);
-    if (files !== sent) throw new Error(`the helper pod wrote ${Number.isNaN(files) ? 'an unknown number of' : files} files of the ${sent} sent into ${what} of the claim ${names(nodeKey).claim}`);
-    return { files };
+    return { files: writtenAsSent(said.join(''), sent, `${what} of the claim ${names(nodeKey).claim}`).files };
   }
 
   /**

@@ -52,10 +52,14 @@ setInterval(() => {
 }, 1000);
 `;
 
-/** Writes the frames of every entry under the directory to stdout (read while the node may run). */
+/**
+ * Writes the frames of every entry under the directory to stdout (read while the node may run),
+ * then the end frame with what it sent: {t: 'e', f: files, b: bytes, o: others}.
+ */
 export const READ_SCRIPT = `
 const fs = require('node:fs'), p = require('node:path');
 const root = process.argv[1];
+let files = 0, bytes = 0, others = 0;
 async function put(b) { if (!process.stdout.write(b)) await new Promise((r) => process.stdout.once('drain', r)); }
 async function frame(h) { const j = Buffer.from(JSON.stringify(h)); const n = Buffer.alloc(4); n.writeUInt32BE(j.length); await put(Buffer.concat([n, j])); }
 async function walk(rel) {
@@ -64,44 +68,46 @@ async function walk(rel) {
     if (e.isDirectory()) { if (!rel && e.name === 'lost+found') continue; await frame({ t: 'd', p: r, m: fs.statSync(full).mode & 0o7777 }); await walk(r); }
     else if (e.isFile()) {
       const fd = fs.openSync(full, 'r'); const st = fs.fstatSync(fd);
-      await frame({ t: 'f', p: r, m: st.mode & 0o7777, s: st.size });
+      await frame({ t: 'f', p: r, m: st.mode & 0o7777, s: st.size }); files++; bytes += st.size;
       // Exactly the size announced: a file growing meanwhile is cut there, one shrinking is padded with zeros.
       let left = st.size; const chunk = Buffer.alloc(1 << 20);
       while (left > 0) { const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, left), null); if (n === 0) { chunk.fill(0); await put(Buffer.from(chunk.subarray(0, Math.min(chunk.length, left)))); left -= Math.min(chunk.length, left); continue; } await put(Buffer.from(chunk.subarray(0, n))); left -= n; }
       fs.closeSync(fd);
-    } else await frame({ t: 'o', p: r });
+    } else { await frame({ t: 'o', p: r }); others++; }
   }
 }
-walk('').then(() => frame({ t: 'e' })).catch((err) => { process.stderr.write(String(err && err.message || err)); process.exitCode = 1; });
+walk('').then(() => frame({ t: 'e', f: files, b: bytes, o: others })).catch((err) => { process.stderr.write(String(err && err.message || err)); process.exitCode = 1; });
 `;
 
 /**
  * Empties the directory (made when missing: a claim's `data` the node has not written yet), then writes the frames read from stdin into it; at the end frame it
- * prints {"files": n} and exits (stdin is never closed by the Exec WebSocket of Kubernetes 1.20,
- * so the end is in the data).
+ * prints {"files": n, "bytes": b} (the files it wrote whole, the bytes the file system took) and
+ * exits (stdin is never closed by the Exec WebSocket of Kubernetes 1.20, so the end is in the
+ * data). The service checks those against what it sent (writtenAsSent).
  */
 export const WRITE_SCRIPT = `
 const fs = require('node:fs'), p = require('node:path');
 const root = p.resolve(process.argv[1]);
 fs.mkdirSync(root, { recursive: true });
 for (const e of fs.readdirSync(root)) if (e !== 'lost+found') fs.rmSync(p.join(root, e), { recursive: true, force: true });
-let buf = Buffer.alloc(0), fd = null, left = 0, files = 0;
+let buf = Buffer.alloc(0), fd = null, left = 0, files = 0, bytes = 0;
 const safe = (r) => { const f = p.resolve(root, String(r)); if (!f.startsWith(root + '/')) throw new Error('a path outside the directory: ' + r); return f; };
 function step() {
   for (;;) {
     if (fd !== null) {
       if (!buf.length) return;
-      const n = Math.min(left, buf.length); fs.writeSync(fd, buf, 0, n); buf = buf.subarray(n); left -= n;
-      if (left === 0) { fs.closeSync(fd); fd = null; }
+      // writeSync may take fewer bytes than asked (a file system filling up): what it took is what counts.
+      const n = fs.writeSync(fd, buf, 0, Math.min(left, buf.length)); buf = buf.subarray(n); left -= n; bytes += n;
+      if (left === 0) { fs.closeSync(fd); fd = null; files++; }
       continue;
     }
     if (buf.length < 4) return;
     const hl = buf.readUInt32BE(0); if (buf.length < 4 + hl) return;
     const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')); buf = buf.subarray(4 + hl);
-    if (h.t === 'e') { process.stdout.write(JSON.stringify({ files }) + '\\n', () => process.exit(0)); process.stdin.pause(); return; }
+    if (h.t === 'e') { process.stdout.write(JSON.stringify({ files, bytes }) + '\\n', () => process.exit(0)); process.stdin.pause(); return; }
     const f = safe(h.p);
     if (h.t === 'd') fs.mkdirSync(f, { recursive: true, mode: h.m & 0o7777 });
-    else if (h.t === 'f') { fs.mkdirSync(p.dirname(f), { recursive: true }); fd = fs.openSync(f, 'w', h.m & 0o7777); left = h.s; files++; if (left === 0) { fs.closeSync(fd); fd = null; } }
+    else if (h.t === 'f') { fs.mkdirSync(p.dirname(f), { recursive: true }); fd = fs.openSync(f, 'w', h.m & 0o7777); left = h.s; if (left === 0) { fs.closeSync(fd); fd = null; files++; } }
   }
 }
 process.stdin.on('data', (d) => { buf = buf.length ? Buffer.concat([buf, d]) : d; try { step(); } catch (err) { process.stderr.write(String(err && err.message || err)); process.exit(1); } });
@@ -121,9 +127,11 @@ function inside(root: string, rel: unknown): string {
 
 /**
  * A Writable that takes READ_SCRIPT's frames and writes them under `intoDir` (emptied first by
- * the caller); `done()` says whether the end frame came, with the counts.
+ * the caller); an end frame whose counts are not those of the frames before it fails the sink.
+ * `done(what)` answers the counts once the end frame came, and throws when it did not (the
+ * stream stopped early: a copy cut short, whatever the helper's exit said); `what` names the copy.
  */
-export function frameWriter(intoDir: string): { sink: Writable; done: () => { ended: boolean } & CopyCounts } {
+export function frameWriter(intoDir: string): { sink: Writable; done: (what: string) => CopyCounts } {
   let buf: Buffer = Buffer.alloc(0);
   let file: FileHandle | null = null;
   let left = 0;
@@ -148,9 +156,13 @@ export function frameWriter(intoDir: string): { sink: Writable; done: () => { en
       const hl = buf.readUInt32BE(0);
       if (hl > 1 << 16) throw new Error('the helper pod sent a malformed frame');
       if (buf.length < 4 + hl) return;
-      const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { t: string; p?: string; m?: number; s?: number };
+      const h = JSON.parse(buf.subarray(4, 4 + hl).toString('utf8')) as { t: string; p?: string; m?: number; s?: number; f?: unknown; b?: unknown; o?: unknown };
       buf = buf.subarray(4 + hl);
       if (h.t === 'e') {
+        // The end frame says what the helper sent: frames lost or doubled on the way show here.
+        if (h.f !== counts.files || h.b !== counts.bytes || h.o !== counts.skipped) {
+          throw new Error(`the helper pod's end frame says ${String(h.f)} files (${String(h.b)} bytes, ${String(h.o)} others) but ${counts.files} files (${counts.bytes} bytes, ${counts.skipped} others) came before it`);
+        }
         ended = true;
         return;
       }
@@ -181,11 +193,20 @@ export function frameWriter(intoDir: string): { sink: Writable; done: () => { en
       (f ? f.close() : Promise.resolve()).then(() => cb(), cb);
     },
   });
-  return { sink, done: () => ({ ended, ...counts }) };
+  return {
+    sink,
+    done: (what) => {
+      if (!ended) throw new Error(`the copy of ${what} ended early: the helper pod's frames stopped before their end (${counts.files} files, ${counts.bytes} bytes came)`);
+      return { ...counts };
+    },
+  };
 }
 
-/** Emits the frames of `dir` (regular files and directories; anything else is left out) into `write`, then the end frame. */
-export async function writeFrames(dir: string, write: (b: Buffer) => Promise<void>): Promise<number> {
+/**
+ * Emits the frames of `dir` (regular files and directories; anything else is left out) into
+ * `write`, then the end frame; answers the files and bytes sent.
+ */
+export async function writeFrames(dir: string, write: (b: Buffer) => Promise<void>): Promise<{ files: number; bytes: number }> {
   const frame = (h: object) => {
     const j = Buffer.from(JSON.stringify(h));
     const n = Buffer.alloc(4);
@@ -193,6 +214,7 @@ export async function writeFrames(dir: string, write: (b: Buffer) => Promise<voi
     return write(Buffer.concat([n, j]));
   };
   let files = 0;
+  let bytes = 0;
   async function walk(rel: string): Promise<void> {
     for (const name of (await readdir(rel ? path.join(dir, rel) : dir)).sort()) {
       const r = rel ? `${rel}/${name}` : name;
@@ -211,12 +233,28 @@ export async function writeFrames(dir: string, write: (b: Buffer) => Promise<voi
         }
         if (sent < st.size) await write(Buffer.alloc(st.size - sent));
         files++;
+        bytes += st.size;
       }
     }
   }
   await walk('');
   await frame({ t: 'e' });
-  return files;
+  return { files, bytes };
+}
+
+/**
+ * What WRITE_SCRIPT printed (its stdout), checked against what was sent: the same files written
+ * whole and the same bytes taken by the claim's file system, else an error naming both (`what`
+ * names where). The helper's exit status alone does not say the files are all there.
+ */
+export function writtenAsSent(said: string, sent: { files: number; bytes: number }, what: string): { files: number; bytes: number } {
+  const m = /\{"files":(\d+),"bytes":(\d+)\}/.exec(said);
+  const files = m ? Number(m[1]) : Number.NaN;
+  const bytes = m ? Number(m[2]) : Number.NaN;
+  if (files !== sent.files || bytes !== sent.bytes) {
+    throw new Error(`the helper pod wrote ${m ? `${files} files (${bytes} bytes)` : 'an unknown number of files'} of the ${sent.files} (${sent.bytes} bytes) sent into ${what}`);
+  }
+  return { files, bytes };
 }
 
 export async function emptyDir(dir: string): Promise<void> {

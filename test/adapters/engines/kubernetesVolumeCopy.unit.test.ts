@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFrames } from '../../../adapters/engines/kubernetesVolumeCopy.ts';
+import { frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFrames, writtenAsSent } from '../../../adapters/engines/kubernetesVolumeCopy.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -63,8 +63,7 @@ test('the read script\'s frames unpacked here: the same files, a link counted no
   const r = await runScript(READ_SCRIPT, from, w.sink);
   await finished;
   assert.is(r.code, 0, r.err);
-  const seen = w.done();
-  assert.ok(seen.ended);
+  const seen = w.done('the sample');
   assert.is(seen.files, 3);
   assert.is(seen.skipped, 1);
   assert.is(seen.bytes, 26 + 3 * 1024 * 1024 + 17);
@@ -78,13 +77,14 @@ test('the service\'s frames written by the write script: the directory emptied f
   const from = scratch();
   sample(from);
   const chunks: Buffer[] = [];
-  const files = await writeFrames(from, async (b) => void chunks.push(Buffer.from(b)));
-  assert.is(files, 3);
+  const sent = await writeFrames(from, async (b) => void chunks.push(Buffer.from(b)));
+  assert.equal(sent, { files: 3, bytes: 26 + 3 * 1024 * 1024 + 17 });
   const into = scratch();
   writeFileSync(path.join(into, 'stale-from-before.json'), 'old');
   const r = await runScript(WRITE_SCRIPT, into, null, Buffer.concat(chunks));
   assert.is(r.code, 0, r.err);
-  assert.equal(JSON.parse(r.out), { files: 3 });
+  assert.equal(JSON.parse(r.out), sent);
+  assert.equal(writtenAsSent(r.out, sent, 'the sample'), sent);
   const expected = tree(from);
   delete expected['link'];
   assert.equal(tree(into), expected);
@@ -94,7 +94,7 @@ test('a migration\'s restore of a claim\'s data directory: the write script make
   const from = scratch();
   sample(from);
   const chunks: Buffer[] = [];
-  assert.is(await writeFrames(from, async (b) => void chunks.push(Buffer.from(b))), 3);
+  assert.is((await writeFrames(from, async (b) => void chunks.push(Buffer.from(b)))).files, 3);
   const claim = scratch();
   writeFileSync(path.join(claim, 'orderer.yaml'), 'kept');
   mkdirSync(path.join(claim, 'keep', 'inner'), { recursive: true });
@@ -102,7 +102,7 @@ test('a migration\'s restore of a claim\'s data directory: the write script make
   // data/ not there yet (a node that never wrote it): made.
   const first = await runScript(WRITE_SCRIPT, path.join(claim, 'data'), null, Buffer.concat(chunks));
   assert.is(first.code, 0, first.err);
-  assert.equal(JSON.parse(first.out), { files: 3 });
+  assert.is(JSON.parse(first.out).files, 3);
   // Written again over what the node wrote since: only the backup's files in data/.
   writeFileSync(path.join(claim, 'data', 'written-after-the-backup'), 'new');
   const again = await runScript(WRITE_SCRIPT, path.join(claim, 'data'), null, Buffer.concat(chunks));
@@ -136,6 +136,94 @@ test('a path leaving the directory is refused by the write script and by the ser
   w.sink.write(evil);
   assert.match((await failed).message, /not inside the node directory/);
   assert.equal(readdirSync(outside), ['dir']);
+});
+
+// What no real cluster produces at will: the frames cut or changed between the helper pod and
+// the service (the Exec stream). The checks below are the only thing that notices when the
+// helper's exit status says it went well (kubernetesEngine.ts copyNodeDataOut, writeIntoClaim).
+
+/** The frames of a stream, each as its header and its bytes (header and any file data), in order. */
+function framesOf(stream: Buffer): Array<{ h: { t: string; p?: string; s?: number }; bytes: Buffer }> {
+  const out: Array<{ h: { t: string; p?: string; s?: number }; bytes: Buffer }> = [];
+  let at = 0;
+  while (at < stream.length) {
+    const hl = stream.readUInt32BE(at);
+    const h = JSON.parse(stream.subarray(at + 4, at + 4 + hl).toString('utf8'));
+    const end = at + 4 + hl + (h.t === 'f' ? h.s : 0);
+    out.push({ h, bytes: stream.subarray(at, end) });
+    at = end;
+  }
+  return out;
+}
+
+/** READ_SCRIPT's whole output for the sample directory, as the helper pod sends it. */
+async function readFramesOfSample(): Promise<Buffer> {
+  const from = scratch();
+  sample(from);
+  const chunks: Buffer[] = [];
+  const r = await runScript(READ_SCRIPT, from, new Writable({ write(c: Buffer, _e, cb) { chunks.push(Buffer.from(c)); cb(); } }));
+  assert.is(r.code, 0, r.err);
+  return Buffer.concat(chunks);
+}
+
+/** Feeds frames to a frameWriter and ends it; the error the sink raised, if any, and the writer. */
+async function unpack(stream: Buffer) {
+  const w = frameWriter(scratch());
+  const settled = new Promise<Error | null>((resolve) => {
+    w.sink.on('finish', () => resolve(null));
+    w.sink.on('error', resolve);
+  });
+  w.sink.end(stream);
+  return { error: await settled, w };
+}
+
+test('copy out: the end frame carries the counts the read script sent, and they match what came', async () => {
+  const stream = await readFramesOfSample();
+  const frames = framesOf(stream);
+  assert.equal(frames.at(-1)!.h, { t: 'e', f: 3, b: 26 + 3 * 1024 * 1024 + 17, o: 1 });
+  const { error, w } = await unpack(stream);
+  assert.is(error, null);
+  assert.equal(w.done('the sample'), { files: 3, bytes: 26 + 3 * 1024 * 1024 + 17, skipped: 1 });
+});
+
+test('copy out: frames that stop before the end frame (between two frames, or inside a file) are an early end, not a copy', async () => {
+  const stream = await readFramesOfSample();
+  const frames = framesOf(stream);
+  const withoutEnd = stream.subarray(0, stream.length - frames.at(-1)!.bytes.length);
+  const cut = await unpack(withoutEnd);
+  assert.is(cut.error, null, 'the frames up to there are well formed');
+  assert.throws(() => cut.w.done('the claim x-data'), /the copy of the claim x-data ended early/);
+  const big = frames.findIndex((f) => f.h.p === 'store/chains/big.bin');
+  const start = frames.slice(0, big).reduce((n, f) => n + f.bytes.length, 0);
+  const midFile = await unpack(stream.subarray(0, start + 1000));
+  assert.is(midFile.error, null);
+  assert.throws(() => midFile.w.done('the claim x-data'), /ended early/);
+});
+
+test('copy out: a file frame lost on the way (the end frame still there) fails the copy, naming both counts', async () => {
+  const frames = framesOf(await readFramesOfSample());
+  const lost = frames.findIndex((f) => f.h.p === 'anvil-state.json');
+  assert.ok(lost >= 0);
+  const { error } = await unpack(Buffer.concat(frames.filter((_, i) => i !== lost).map((f) => f.bytes)));
+  assert.instance(error, Error);
+  assert.match(error!.message, /end frame says 3 files \(\d+ bytes, 1 others\) but 2 files/);
+});
+
+test('copy in: the write script says the files and bytes it wrote; fewer than sent (a frame lost on the way) or nothing said is an error naming both', async () => {
+  const from = scratch();
+  sample(from);
+  const chunks: Buffer[] = [];
+  const sent = await writeFrames(from, async (b) => void chunks.push(Buffer.from(b)));
+  // The service sent three files; one frame with its data does not reach the helper.
+  const frames = framesOf(Buffer.concat(chunks));
+  const into = scratch();
+  const r = await runScript(WRITE_SCRIPT, into, null, Buffer.concat(frames.filter((f) => f.h.p !== 'anvil-state.json').map((f) => f.bytes)));
+  assert.is(r.code, 0, 'the helper itself exits 0: nothing it saw was wrong');
+  assert.equal(JSON.parse(r.out), { files: 2, bytes: sent.bytes - 26 });
+  assert.throws(() => writtenAsSent(r.out, sent, 'the node directory of the claim x-data'), /wrote 2 files \(\d+ bytes\) of the 3 \(\d+ bytes\) sent into the node directory of the claim x-data/);
+  assert.throws(() => writtenAsSent('', sent, 'the node directory'), /wrote an unknown number of files of the 3/);
+  // The same count of files with bytes missing (a file cut short) is no better.
+  assert.throws(() => writtenAsSent(JSON.stringify({ files: 3, bytes: sent.bytes - 1 }), sent, 'the node directory'), /wrote 3 files/);
 });
 
 test.after(() => {

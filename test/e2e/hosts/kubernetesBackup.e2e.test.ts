@@ -16,6 +16,8 @@
 //   start: the kept claim is reused, written over with the backup's files (the hashes up to the
 //   backup's height those of the first restore, the block after it mined again: the kept chain's
 //   later blocks gone);
+// - across both restores the deployment id (GET /health) is the backed-up database's, and the
+//   node's objects the starts made or reused carry it (lnm.deployment);
 // - the cluster's token and the repository password are in no answer or log line.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -56,6 +58,8 @@ let backupHeight: number;
 let restoredHashes: string[] = [];
 let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
+/** The deployment id of the first server's database (GET /health), which the backups carry. */
+let deploymentId: string;
 const scratch: string[] = [];
 const outputs: string[] = [];
 const api = (method: string, p: string, body?: unknown) => call(server.api, method, p, { headers: adminAuth(), body });
@@ -115,6 +119,24 @@ async function snapshotChainHeight(snapshot: string): Promise<number> {
   return top;
 }
 
+/** The deployment id the server answers, and the lnm.deployment label of each of the node's five objects on the cluster. */
+async function deploymentOfNode(): Promise<{ health: string | undefined; objects: Record<string, string | undefined> }> {
+  const ns = c().namespace;
+  const name = stsName();
+  const label = async (get: () => Promise<{ metadata?: k8s.V1ObjectMeta }>) => (await get()).metadata?.labels?.['lnm.deployment'];
+  return {
+    health: (await call(server.api, 'GET', '/health')).json?.deployment?.id,
+    objects: {
+      StatefulSet: await label(() => apps.readNamespacedStatefulSet({ name, namespace: ns })),
+      Service: await label(() => core.readNamespacedService({ name, namespace: ns })),
+      Secret: await label(() => core.readNamespacedSecret({ name: `${name}-keys`, namespace: ns })),
+      ConfigMap: await label(() => core.readNamespacedConfigMap({ name: `${name}-config`, namespace: ns })),
+      PersistentVolumeClaim: await label(() => core.readNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace: ns })),
+    },
+  };
+}
+const carriesId = (seen: Awaited<ReturnType<typeof deploymentOfNode>>) => ({ health: deploymentId, objects: Object.fromEntries(Object.keys(seen.objects).map((k) => [k, deploymentId])) });
+
 async function objectsGone(): Promise<boolean> {
   const ns = c().namespace;
   const there = await apps.readNamespacedStatefulSet({ name: stsName(), namespace: ns }).then(() => true, () => false);
@@ -160,6 +182,10 @@ t.after(async () => {
 
 t('a backup of a running node on the cluster holds its claim\'s files', async () => {
   await until('the node running and mining', async () => (await api('GET', `/nodes/${nodeId}`)).json.status === 'running' && (await height().catch(() => -1)) >= 3, 180_000);
+  const seen = await deploymentOfNode();
+  assert.ok(seen.health, 'GET /health names the deployment');
+  deploymentId = seen.health!;
+  assert.equal(seen, carriesId(seen), 'the node\'s objects carry the deployment id');
   const b = await backup();
   await snapshotHolds(b.snapshot);
 });
@@ -227,6 +253,9 @@ t('the cluster lost the node and this machine its data directory: lnm restore an
   assert.equal(restoredHashes.slice(0, heightAtBackup + 1), hashesAtBackup, 'the block hashes up to the height read before the stop are the same');
   // Put back once: the files here are gone, the node keeps writing its claim.
   assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
+  // The restored database is the same deployment: its id, on the objects the start made anew.
+  const seen = await deploymentOfNode();
+  assert.equal(seen, carriesId(seen), 'the restored server has the backed-up deployment id, and the new objects carry it');
   // No helper pod left on the cluster.
   const helpers = await core.listNamespacedPod({ namespace: c().namespace, labelSelector: 'lnm.role=volume-copy' });
   assert.not.ok(helpers.items.some((p) => p.metadata?.labels?.['lnm.node'] === `node-${nodeId}` && p.metadata?.name?.startsWith(PREFIX)), 'a helper pod left');
@@ -275,6 +304,9 @@ t('the node deleted with its claim kept, then lnm restore: the start reuses the 
   const again = (await rpc('eth_getBlockByNumber', [`0x${(backupHeight + 1).toString(16)}`, false])).hash as string;
   assert.is.not(again, afterBackup, `the claim still holds the chain mined after the backup (block ${backupHeight + 1}: ${again})`);
   assert.not.ok(existsSync(path.join(out, 'hosted-restore', `node-${nodeId}`)));
+  // The kept claim was taken as this deployment's (the restored id is the one on it), and is still.
+  const seen = await deploymentOfNode();
+  assert.equal(seen, carriesId(seen), 'the restored server has the backed-up deployment id, and the reused claim and the new objects carry it');
   outputs.push(server.output());
   for (const text of outputs) assert.not.ok(text.includes(tokenLine()), 'the cluster token in the server log');
 });
