@@ -8,6 +8,8 @@
 #                       unless a build is found (LNM_K8S_BIN, LNM_K8S_SRC/_output/..., or
 #                       /work/build/k8s/*/_output/local/bin/linux/amd64). CI runs it only when
 #                       LNM_K8S_BUILD=1; without it the kubernetes tests skip, saying why.
+#   cluster.sh source   only the apt-get source step of build (a deb-src line for bookworm is
+#                       added for it, and removed after, when the machine has none)
 #   cluster.sh up       etcd, containerd, bridge, CNI, apiserver, controller-manager, scheduler,
 #                       kubelet, kube-proxy; waits for the node to be Ready; then writes to the
 #                       state dir: admin.kubeconfig, test.env (namespace, token, CA, server URL)
@@ -58,6 +60,30 @@ source_dir() {
   return 1
 }
 
+# Debian's kubernetes source package into $STATE/src. A fresh Debian machine often has no deb-src
+# line (only binary packages are configured): then one is added for bookworm from the same mirror
+# as the machine's deb line, only while `apt-get source` runs, and removed after (the package
+# lists it brought stay until the next `apt-get update`).
+DEB_SRC_FILE=/etc/apt/sources.list.d/lnm-kubernetes-source.sources
+fetch_source() {
+  mkdir -p "$STATE/src"
+  if ls -d "$STATE/src"/kubernetes-*/ >/dev/null 2>&1; then say "reusing the source in $STATE/src"; return 0; fi
+  if grep -qsE '^[[:space:]]*(deb-src[[:space:]]|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
+    (cd "$STATE/src" && apt-get source kubernetes) || die "apt-get source kubernetes failed"
+    return 0
+  fi
+  local mirror
+  mirror="$(grep -hsE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' | grep -m1 -E '/debian/?$' || true)"
+  [ -n "$mirror" ] || mirror="$(grep -hsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list | awk '{print $2}' | grep -m1 -E '/debian/?$' || true)"
+  mirror="${mirror:-http://deb.debian.org/debian}"
+  say "no deb-src line is configured: adding $DEB_SRC_FILE (bookworm from $mirror) for the download"
+  printf 'Types: deb-src\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror" > "$DEB_SRC_FILE"
+  local ok=0
+  apt_get update && (cd "$STATE/src" && apt-get source kubernetes) && ok=1
+  rm -f "$DEB_SRC_FILE"
+  [ $ok = 1 ] || die "apt-get source kubernetes failed (with the deb-src line $DEB_SRC_FILE added for it, removed again)"
+}
+
 cmd_build() {
   if b="$(find_bin)"; then say "reusing the build in $b"; return 0; fi
   [ "$(id -u)" = 0 ] || die "build needs root (apt-get)"
@@ -65,8 +91,7 @@ cmd_build() {
   . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/apt.sh"
   apt_get install -y -qq --no-install-recommends dpkg-dev golang-go rsync make gcc libc6-dev \
     golang-github-modern-go-reflect2-dev
-  mkdir -p "$STATE/src"
-  (cd "$STATE/src" && apt-get source kubernetes) || die "apt-get source kubernetes failed (is a deb-src line configured?)"
+  fetch_source
   local src; src="$(ls -d "$STATE/src"/kubernetes-*/ | head -1)"; src="${src%/}"
   # Debian's Go 1.19 in GOPATH mode: the package vendors its dependencies.
   (
@@ -445,10 +470,11 @@ cmd_status() {
 
 case "${1:-}" in
   build) cmd_build ;;
+  source) [ "$(id -u)" = 0 ] || die "source needs root (apt-get)"; . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/apt.sh"; apt_get install -y -qq --no-install-recommends dpkg-dev; fetch_source ;;
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
   recycle) cmd_recycle ;;
   import) shift; cmd_import "$@" ;;
-  *) echo "usage: $0 build|up|down|status|recycle|import <image>" >&2; exit 2 ;;
+  *) echo "usage: $0 build|source|up|down|status|recycle|import <image>" >&2; exit 2 ;;
 esac
