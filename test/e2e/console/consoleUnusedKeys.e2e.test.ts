@@ -79,7 +79,11 @@ t('a node deleted with its keys; the rest marked Unused, filtered, and deleted t
   assert.is(v.length, 0, describeViolations(v));
 
   await page.getByRole('button', { name: 'Delete unused keys' }).click();
-  const listed = await page.getByRole('list', { name: 'Unused keys to delete' }).getByRole('listitem').allInnerTexts();
+  // The confirmation lists the keys from its own query (allInnerTexts does not wait): a loaded CI
+  // emulation (2026-12-01) read the list before that query had answered and counted 0.
+  const items = page.getByRole('list', { name: 'Unused keys to delete' }).getByRole('listitem');
+  await items.first().waitFor();
+  const listed = await items.allInnerTexts();
   assert.is(listed.length, unused.length, listed.join(' | '));
   await page.getByRole('button', { name: `Yes, delete ${unused.length} unused keys` }).click();
   await page.getByRole('list', { name: 'Unused keys to delete' }).waitFor({ state: 'detached' });
