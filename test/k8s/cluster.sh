@@ -65,6 +65,12 @@ source_dir() {
 # as the machine's deb line, only while `apt-get source` runs, and removed after (the package
 # lists it brought stay until the next `apt-get update`).
 DEB_SRC_FILE=/etc/apt/sources.list.d/lnm-kubernetes-source.sources
+# apt_get (.ci/apt.sh: waits for another apt's lock) for `build` and `source`, which need root.
+use_apt() {
+  [ "$(id -u)" = 0 ] || die "$1 needs root (apt-get)"
+  # shellcheck source=../../.ci/apt.sh
+  . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/apt.sh"
+}
 fetch_source() {
   mkdir -p "$STATE/src"
   if ls -d "$STATE/src"/kubernetes-*/ >/dev/null 2>&1; then say "reusing the source in $STATE/src"; return 0; fi
@@ -86,9 +92,7 @@ fetch_source() {
 
 cmd_build() {
   if b="$(find_bin)"; then say "reusing the build in $b"; return 0; fi
-  [ "$(id -u)" = 0 ] || die "build needs root (apt-get)"
-  # shellcheck source=../../.ci/apt.sh
-  . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/apt.sh"
+  use_apt build
   apt_get install -y -qq --no-install-recommends dpkg-dev golang-go rsync make gcc libc6-dev \
     golang-github-modern-go-reflect2-dev
   fetch_source
@@ -470,7 +474,7 @@ cmd_status() {
 
 case "${1:-}" in
   build) cmd_build ;;
-  source) [ "$(id -u)" = 0 ] || die "source needs root (apt-get)"; . "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.ci/apt.sh"; apt_get install -y -qq --no-install-recommends dpkg-dev; fetch_source ;;
+  source) use_apt source; apt_get install -y -qq --no-install-recommends dpkg-dev; fetch_source ;;
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
