@@ -4,7 +4,11 @@
 // BENCH_FABRIC_HEALTH_ORDERERS orderers (default 8) of one organization, joined to one raft
 // channel (3 of the orderers its consenters, every peer joined: their /metrics carry the channel's
 // ledger lines, as on a network in use), and probes each every second (its health monitor: engine
-// status, GET /healthz and GET /metrics on the node's operations endpoint, the reading recorded).
+// status, GET /healthz on the node's operations endpoint, and GET /metrics for the ledger figures
+// when the last reading is nodeReadingIntervalSeconds old, the reading recorded). Two probe windows
+// in the same run: the default reading interval (5 s: /metrics at every fifth probe), then readings
+// at every probe (1 s, what every probe did before that setting); a peer's own count of the /metrics
+// requests it served (promhttp_metric_handler_requests_total) shows which.
 // CPU per probe: the service's CPU (user+system, /proc) over a window with the probes, less its CPU
 // over a window as long with the same nodes running and no probe due (the interval set to an
 // hour), divided by the probes the first window held (each node's successive observed_at in
@@ -31,12 +35,14 @@ import { probeGaps, tinyBesu } from './lib/tinyRpc.ts';
 import { procStat } from './lib/procStat.ts';
 import { pipelinedGets } from '../adapters/system/probeHttp.ts';
 import { ledgerReadingsOf } from '../adapters/consortium/fabricLedgerMetrics.ts';
+import { generalSettingSpecs } from '../domain/settings/settings.ts';
 
 const log = benchLog('consortium health');
 const PEERS = Number(process.env.BENCH_FABRIC_HEALTH_PEERS ?? 24);
 const ORDERERS = Number(process.env.BENCH_FABRIC_HEALTH_ORDERERS ?? 8);
 const WINDOW_MS = Number(process.env.BENCH_FABRIC_HEALTH_WINDOW ?? 20) * 1000;
 const TARGET_MS = 0.5;
+const DEFAULT_READING_SECONDS = generalSettingSpecs.nodeReadingIntervalSeconds.default;
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 
 let server: TestServer;
@@ -75,36 +81,40 @@ async function batched<T>(count: number, width: number, make: (i: number) => Pro
   return out;
 }
 
-/**
- * The service's CPU per probe with `nodes` nodes running: a window of WINDOW_MS with probes every
- * second, then (interval set to an hour, each timer firing once more) a window as long with none
- * due; the idle rate scaled to the probe window's length is subtracted.
- */
-async function cpuPerProbe(pid: number, pool: pg.Pool, nodes: number) {
+/** The service's CPU over a WINDOW_MS window of probes (the interval as set), and the probes it held (each node's successive observed_at in node_observations). */
+async function probeWindow(pid: number, pool: pg.Pool) {
   const before = procStat(pid);
-  const onStart = performance.now();
+  const start = performance.now();
   // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: the window within a --cpu-prof profile.
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const gaps = await probeGaps(pool, WINDOW_MS);
   const after = procStat(pid);
-  const windowUs = [startUs, Number(process.hrtime.bigint() / 1000n)];
-  const onMs = performance.now() - onStart;
-  const loadAverage1m = round(loadavg()[0], 2);
-  const unhealthy = Number((await pool.query(`SELECT count(*) AS n FROM node_observations WHERE status <> 'healthy'`)).rows[0].n);
+  return { windowUs: [startUs, Number(process.hrtime.bigint() / 1000n)], cpuMs: after.cpuMs - before.cpuMs, ms: performance.now() - start, gaps, loadAverage1m: round(loadavg()[0], 2) };
+}
+
+/**
+ * The service's CPU per millisecond with the same nodes running and no probe due: the interval set
+ * to an hour (each node's timer fires once more, then is an hour away), then a window as long.
+ */
+async function idleRate(pid: number, pool: pg.Pool, nodes: number) {
   log(`no probes: interval an hour; idle window (${nodes} nodes)`);
   await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 3600, nodeDowntimeThreshold: 3 });
   await new Promise((r) => setTimeout(r, 3000));
-  const idleBefore = procStat(pid);
-  const offStart = performance.now();
-  const idleGaps = await probeGaps(pool, WINDOW_MS);
-  const idleAfter = procStat(pid);
-  const offMs = performance.now() - offStart;
-  const cpuMs = after.cpuMs - before.cpuMs;
-  // The idle rate over the probe window's own length (the two windows differ by a poll or so).
-  const idleCpuMs = round(((idleAfter.cpuMs - idleBefore.cpuMs) * onMs) / offMs, 0);
-  const probes = Math.max(1, gaps.probes);
-  return { windowUs, cpuMs, idleCpuMs, onMs, gaps, idleGaps, unhealthy, loadAverage1m, perProbe: round((cpuMs - idleCpuMs) / probes, 3), withIdle: round(cpuMs / probes, 3) };
+  const before = procStat(pid);
+  const start = performance.now();
+  const gaps = await probeGaps(pool, WINDOW_MS);
+  const cpuMs = procStat(pid).cpuMs - before.cpuMs;
+  return { perMs: cpuMs / (performance.now() - start), probes: gaps.probes };
 }
+
+/** CPU per probe of a probe window: its CPU less the idle rate over its length, over its probes. */
+function perProbeOf(w: Awaited<ReturnType<typeof probeWindow>>, idle: { perMs: number; probes: number }, unhealthy: number) {
+  const idleCpuMs = round(idle.perMs * w.ms, 0);
+  const probes = Math.max(1, w.gaps.probes);
+  return { ...w, idleCpuMs, idleGaps: { probes: idle.probes }, unhealthy, perProbe: round((w.cpuMs - idleCpuMs) / probes, 3), withIdle: round(w.cpuMs / probes, 3) };
+}
+
+const notHealthy = async (pool: pg.Pool) => Number((await pool.query(`SELECT count(*) AS n FROM node_observations WHERE status <> 'healthy'`)).rows[0].n);
 
 /** `count` managed evm nodes (QBFT networks of up to 16 validators, tinyRpcNode as besu), started; how many run. */
 async function evmNodesRunning(pool: pg.Pool, count: number): Promise<number> {
@@ -161,23 +171,42 @@ async function main(): Promise<Record<string, unknown>> {
     const metricsBytes = async (n: { config: { operationsPort: number } }) => (await (await fetch(`http://127.0.0.1:${n.config.operationsPort}/metrics`)).text()).length;
     const sizes = { peerMetricsBytes: await metricsBytes(peers[0]), ordererMetricsBytes: await metricsBytes(consenters[0]) };
 
-    log('settling 5 s, then probes every second');
-    await new Promise((r) => setTimeout(r, 5000));
-    const fabric = await cpuPerProbe(pid, pool, nodes);
+    // A peer's own count of /metrics requests it served (promhttp_metric_handler_requests_total).
+    const scrapes = async () => Number(/^promhttp_metric_handler_requests_total\{code="200"\} (\d+)/m.exec(await (await fetch(`http://127.0.0.1:${peers[0].config.operationsPort}/metrics`)).text())?.[1] ?? NaN);
+    /** A probe window at the given reading interval (probes every second): /metrics requests per probe of peers[0] (its own count, less this bench's reads) besides. */
+    const window = async (readingSeconds: number) => {
+      await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 3, nodeReadingIntervalSeconds: readingSeconds });
+      log(`settling 5 s, then probes every second, ledger readings every ${readingSeconds} s`);
+      await new Promise((r) => setTimeout(r, 5000));
+      const before = await scrapes();
+      const w = await probeWindow(pid, pool);
+      return { ...w, metricsReadsPerProbe: round(((await scrapes()) - before - 1) / Math.max(1, WINDOW_MS / 1000)), readingSeconds };
+    };
+    // The default (nodeReadingIntervalSeconds 5: /metrics at every fifth probe at this interval),
+    // then every probe reading /metrics (1 s, as every probe did before that setting), same nodes
+    // and run; then one idle window (no probe due) for both.
+    const atDefault = await window(DEFAULT_READING_SECONDS);
+    const atEvery = await window(1);
+    const unhealthyNow = await notHealthy(pool);
+    const fabricIdle = await idleRate(pid, pool, nodes);
+    const fabric = { ...perProbeOf(atDefault, fabricIdle, unhealthyNow), metricsReadsPerProbe: atDefault.metricsReadsPerProbe };
+    const everyProbe = { ...perProbeOf(atEvery, fabricIdle, unhealthyNow), metricsReadsPerProbe: atEvery.metricsReadsPerProbe };
     // Still every node up, probes an hour apart: the probe's own part, in this process.
     const own = { peer: await probeOwnPart(peers[0].config.operationsPort, 'peer'), orderer: await probeOwnPart(consenters[0].config.operationsPort, 'orderer') };
     const ownMean = round((own.peer.both * peers.length + own.orderer.both * orderers.length) / nodes, 3);
-    const { cpuMs, idleCpuMs, onMs, perProbe, withIdle, gaps, idleGaps, unhealthy, loadAverage1m: fabricLoad } = fabric;
+    const { cpuMs, idleCpuMs, ms: onMs, perProbe, withIdle, gaps, idleGaps, unhealthy, loadAverage1m: fabricLoad } = fabric;
     const perProbeNoNodesIdle = round((cpuMs - (noNodesCpuMsPerSec * onMs) / 1000) / Math.max(1, gaps.probes), 3);
 
     // The EVM probe at the same scale and interval, same server and run.
     log('removing the Fabric nodes; as many evm nodes (tinyRpcNode as besu)');
     await removeConsortiumNodes(api, server.dataDir);
-    await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 3 });
+    await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 3, nodeReadingIntervalSeconds: DEFAULT_READING_SECONDS });
     const evmNodes = await evmNodesRunning(pool, nodes);
     log(`${evmNodes} evm nodes running; settling 5 s, then probes every second`);
     await new Promise((r) => setTimeout(r, 5000));
-    const evm = await cpuPerProbe(pid, pool, evmNodes);
+    const evmWindow = await probeWindow(pid, pool);
+    const evmUnhealthy = await notHealthy(pool);
+    const evm = perProbeOf(evmWindow, await idleRate(pid, pool, evmNodes), evmUnhealthy);
     const ratio = evm.perProbe > 0 ? round(perProbe / evm.perProbe, 2) : null;
     const load = round(loadavg()[0], 2);
     const out = {
@@ -197,6 +226,8 @@ async function main(): Promise<Record<string, unknown>> {
         serviceCpuMsInWindow: evm.cpuMs, serviceCpuMsIdleWindow: evm.idleCpuMs, serviceCpuMsPerProbe: evm.perProbe, serviceCpuMsPerProbeWithIdle: evm.withIdle,
         loadAverage1m: evm.loadAverage1m,
       },
+      readingsEveryProbe: { serviceCpuMsInWindow: everyProbe.cpuMs, serviceCpuMsIdleWindow: everyProbe.idleCpuMs, serviceCpuMsPerProbe: everyProbe.perProbe, observedInWindow: everyProbe.gaps.probes, metricsReadsPerProbe: everyProbe.metricsReadsPerProbe, loadAverage1m: everyProbe.loadAverage1m },
+      metricsReadsPerProbe: fabric.metricsReadsPerProbe,
       fabricToEvmPerProbe: ratio,
       probeOwnPartMs: { ...own, meanOverNodes: ownMean },
       loadAverageAtEnd: load,
@@ -208,6 +239,8 @@ async function main(): Promise<Record<string, unknown>> {
       ...out,
       rows: [
         { metric: metric(`${nodes} real Fabric nodes every second (idle CPU subtracted: same nodes, no probe due)`), value: perProbe, unit: 'ms', target: `<= ${TARGET_MS}`, met: perProbe <= TARGET_MS, note: `${scale}; service CPU ${cpuMs} ms with probes, ${idleCpuMs} ms without over as long; load average ${fabricLoad}` },
+        { metric: metric(`ledger figures (/metrics) read at every probe (nodeReadingIntervalSeconds 1) instead of every ${DEFAULT_READING_SECONDS} s, same nodes and run`), value: everyProbe.perProbe, unit: 'ms', note: `${everyProbe.gaps.probes} probes; a peer's /metrics requests per probe ${everyProbe.metricsReadsPerProbe} (its own count), against ${fabric.metricsReadsPerProbe} at the default; service CPU ${everyProbe.cpuMs} ms with probes, ${everyProbe.idleCpuMs} ms without; load average ${everyProbe.loadAverage1m}` },
+        { metric: `Health probe, Fabric: service CPU per probe, ledger readings every ${DEFAULT_READING_SECONDS} s (the default) / at every probe, same run`, value: everyProbe.perProbe > 0 ? round(perProbe / everyProbe.perProbe) : null, unit: 'x' },
         { metric: metric('idle CPU of the service with no node subtracted instead (as bench/healthProbes.ts does)'), value: perProbeNoNodesIdle, unit: 'ms', note: `idle with no node ${round(noNodesCpuMsPerSec, 1)} ms/s, with the nodes and no probe ${round((idleCpuMs * 1000) / onMs, 1)} ms/s` },
         { metric: metric('idle CPU included'), value: withIdle, unit: 'ms' },
         { metric: 'Health probe, Fabric: probes seen / due in the window', value: round(gaps.probes / (nodes * (WINDOW_MS / 1000))), unit: 'x', note: `${unhealthy} not healthy at the end; ${idleGaps.probes} probes in the window without probes` },

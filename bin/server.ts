@@ -45,6 +45,7 @@ import { byPlatform } from '../domain/nodes/nodeOperations.ts';
 import { evmNodeOperations } from '../sagas/evm/evmNodeTarget.ts';
 import { consortiumNodeOperations } from '../sagas/consortium/consortiumNodeOperations.ts';
 import { ledgerXNodeOperations } from '../sagas/ledgerx/ledgerxNodeOperations.ts';
+import type { HealthSettings } from '../sagas/nodeHealth.ts';
 import { createLedgerXRuntime } from '../adapters/ledgerx/ledgerxRuntime.ts';
 import { fabricXLedger } from '../adapters/ledgerx/fabricXLedger.ts';
 import { createConsortiumDeps } from '../adapters/consortium/consortiumDeps.ts';
@@ -320,10 +321,10 @@ export async function startServer(config: Config, log = createLogger(config.logL
     observations: instrumentedObservations(observations, metrics),
     // Read at most once a second (every probe asks): a changed interval or threshold applies within a second.
     healthSettings: (() => {
-      let last: { at: number; value: Promise<{ intervalSeconds: number; threshold: number }> } | null = null;
+      let last: { at: number; value: Promise<HealthSettings> } | null = null;
       return () => {
         if (last && Date.now() - last.at < 1000) return last.value;
-        const value = currentSettings(db.pool).then(({ general: s }) => ({ intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold }));
+        const value = currentSettings(db.pool).then(({ general: s }): HealthSettings => ({ intervalSeconds: s.nodeHealthCheckIntervalSeconds, threshold: s.nodeDowntimeThreshold, readingSeconds: s.nodeReadingIntervalSeconds }));
         value.catch(() => (last = null));
         last = { at: Date.now(), value };
         return value;

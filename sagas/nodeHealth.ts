@@ -5,7 +5,10 @@
 // outside is down within one interval. The first healthy probe after that records
 // NodeRecovered (node.recovery). Failure counts travel in the timer's payload, so a restart
 // of the service keeps them. Every probe's reading (status, block height, peer count, time) goes
-// to the NodeObservations cache, not the event store: node lists answer from it.
+// to the NodeObservations cache, not the event store: node lists answer from it. The ledger
+// figures (a Fabric node's /metrics, a ledgerX group's height: a request of their own) are read
+// at most every nodeReadingIntervalSeconds; a probe in between asks for health alone and records
+// the last reading's figures again.
 // The node's state (its record, status, down since) is read from its stream once and kept between
 // probes: every event of the node's stream reaches this saga (it handles them all) and drops it,
 // as does an event the saga records itself, so the probe after a change reads the stream again.
@@ -32,6 +35,8 @@ const STOPS = new Set(['NodeStopRequested', 'NodeStopped', 'NodeDeleted']);
 export interface HealthSettings {
   intervalSeconds: number;
   threshold: number;
+  /** Ledger figures (block height, peers) read at most this often; absent: at every probe. */
+  readingSeconds?: number;
 }
 
 export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsFor, settings: () => Promise<HealthSettings>, observations?: NodeObservations): Saga {
@@ -92,13 +97,22 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       let reason: string | null = null;
       let definite = false;
       let reading: NodeReading | null = null;
+      const current = await settings();
+      const { threshold } = current;
+      // The ledger figures are read when the last reading (its time and figures travel in the
+      // payload) is nodeReadingIntervalSeconds old, give or take half an interval of the timers'
+      // spacing; in between the probe asks for health alone and the lists keep that reading.
+      let { readAt, blockHeight: keptHeight, peerCount: keptPeers } = timer.payload as { readAt?: string; blockHeight?: number | null; peerCount?: number | null };
+      const readingMs = (current.readingSeconds ?? 0) * 1000;
+      const reads = !readAt || ctx.now().getTime() - new Date(readAt).getTime() >= readingMs - Math.min(500, (current.intervalSeconds * 1000) / 2);
       const status = await ops.status().catch((err: Error) => ({ state: 'unknown' as const, reason: err.message }));
       if (status.state === 'exited' || status.state === 'stopped') {
         definite = true;
         reason = status.reason ?? `the node's ${node.engine === 'docker' ? 'container' : 'process'} is not running`;
       } else {
         try {
-          reading = await ops.probe(2000);
+          reading = reads ? await ops.probe(2000) : { ...(await ops.probe(2000, { readings: false })), blockHeight: keptHeight ?? null, peerCount: keptPeers ?? null };
+          if (reads) [readAt, keptHeight, keptPeers] = [at, reading.blockHeight, reading.peerCount];
         } catch (err) {
           reason = (err as Error).message;
         }
@@ -107,8 +121,6 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       await observations
         ?.record({ nodeId, status: reason === null ? 'healthy' : definite ? 'not_running' : 'unreachable', blockHeight: reading?.blockHeight ?? null, peerCount: reading?.peerCount ?? null, error: reason, at })
         .catch(() => undefined);
-      const current = await settings();
-      const { threshold } = current;
       if (reason === null) {
         failures = 0;
         lastHealthyAt = at;
@@ -123,7 +135,8 @@ export function nodeHealthSaga(store: EventStore, operationsFor: NodeOperationsF
       // the probe's own time do not add up into drift; after a late probe, an interval from now.
       const afterDue = new Date(new Date(timer.dueAt).getTime() + current.intervalSeconds * 1000);
       const fromNow = await next(ctx, current);
-      await ctx.schedule(timerId(nodeId), afterDue > ctx.now() ? afterDue : fromNow, { nodeId, failures, lastHealthyAt });
+      const kept = readAt ? { readAt, blockHeight: keptHeight ?? null, peerCount: keptPeers ?? null } : {};
+      await ctx.schedule(timerId(nodeId), afterDue > ctx.now() ? afterDue : fromNow, { nodeId, failures, lastHealthyAt, ...kept });
     },
   };
 }

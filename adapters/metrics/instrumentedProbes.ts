@@ -10,11 +10,11 @@ export function instrumentedOperations(operationsFor: NodeOperationsFor, metrics
     if (!ops) return ops;
     return {
       ...ops,
-      async probe(timeoutMs) {
+      async probe(timeoutMs, opts) {
         const started = process.hrtime.bigint();
         const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
         try {
-          const reading = await ops.probe(timeoutMs);
+          const reading = await ops.probe(timeoutMs, opts);
           metrics.observeProbeDuration(node.platform, true, seconds());
           return reading;
         } catch (err) {

@@ -19,8 +19,13 @@ export interface NodeOperations {
   /** Stops it and deletes what it had; a volume kept apart from the node (a cluster's claim) only with deleteVolume. */
   remove(opts?: { deleteVolume?: boolean }): Promise<void>;
   status(): Promise<EngineNodeStatus>;
-  /** Asks the node itself (JSON-RPC, /healthz); throws with the reason when it does not answer. */
-  probe(timeoutMs: number): Promise<NodeReading>;
+  /**
+   * Asks the node itself (JSON-RPC, /healthz); throws with the reason when it does not answer.
+   * `readings: false` (the health monitor between two ledger readings): health alone, where the
+   * figures cost the node a request of their own (a Fabric node's /metrics); the reading's figures
+   * may then be null. A platform whose health answer carries them (EVM's JSON-RPC batch) ignores it.
+   */
+  probe(timeoutMs: number, opts?: { readings?: boolean }): Promise<NodeReading>;
 }
 
 /** `start` needs everything (peers, key material); `observe` only what status and probes need. */

@@ -15,6 +15,7 @@ export interface GeneralSettings {
   loginLockoutMinutes: number;
   nodeHealthCheckIntervalSeconds: number;
   nodeDowntimeThreshold: number;
+  nodeReadingIntervalSeconds: number;
   diskSpaceWarningPercent: number;
   webhookFailureThreshold: number;
   cpuHighPercent: number;
@@ -47,6 +48,7 @@ export const generalSettingSpecs: Record<Exclude<keyof GeneralSettings, keyof ty
   loginLockoutMinutes: { default: 15, minimum: 1, maximum: 10080, description: 'how long a lockout lasts' },
   nodeHealthCheckIntervalSeconds: { default: 10, minimum: 1, maximum: 3600, description: 'how often running nodes are probed' },
   nodeDowntimeThreshold: { default: 3, minimum: 1, maximum: 100, description: 'consecutive failed probes before node.downtime is raised' },
+  nodeReadingIntervalSeconds: { default: 5, minimum: 1, maximum: 3600, description: 'how often a probe also reads a node\'s ledger figures for node lists (block height, peer count: a Fabric node\'s /metrics, a ledgerX group\'s height); a probe sooner than this after the last reading asks for health alone and the lists keep that reading. At or below nodeHealthCheckIntervalSeconds every probe reads them' },
   diskSpaceWarningPercent: { default: 90, minimum: 50, maximum: 99, description: 'disk usage of the data directory that raises system.disk_space.warning' },
   webhookFailureThreshold: { default: 10, minimum: 1, maximum: 1000, description: 'consecutive failed deliveries (each after all its retries) after which a webhook is disabled; PUT enabled: true turns it back on and the count goes on until the first success' },
   cpuHighPercent: { default: 90, minimum: 10, maximum: 100, description: 'CPU use of the host that raises performance.cpu.high when sustained for 3 samples in a row' },

@@ -38,7 +38,12 @@ export function consortiumNodeOperations(runtime: ConsortiumNodeRuntime, credent
       stop: () => runtime.stop(target),
       remove: (o) => runtime.remove(target, o),
       status: () => runtime.status(target),
-      probe: async (timeoutMs) => {
+      probe: async (timeoutMs, opts) => {
+        // Between two ledger readings (the health monitor's nodeReadingIntervalSeconds): /healthz alone.
+        if (opts?.readings === false) {
+          await runtime.live(target, timeoutMs);
+          return { blockHeight: null, peerCount: null };
+        }
         // /healthz and /metrics together (healthy is /healthz's word; the ledger readings may fail on their own).
         const { ledgers } = await runtime.observe(target, timeoutMs);
         return { blockHeight: ledgers?.blockHeight ?? null, peerCount: ledgers?.peerCount ?? null };

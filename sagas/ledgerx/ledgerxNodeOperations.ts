@@ -98,7 +98,7 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         if (states.every(([, s]) => s.state === 'stopped')) return { state: 'stopped' };
         return { state: 'exited', reason: `not running: ${notRunning.map(([r, s]) => `${r} (${s.state}${s.reason ? `: ${s.reason}` : ''})`).join(', ')}` };
       },
-      async probe(timeoutMs) {
+      async probe(timeoutMs, opts) {
         const all = await roles();
         for (const n of all) {
           try {
@@ -107,8 +107,9 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
             throw new Error(`${n.role}: ${(err as Error).message}`);
           }
         }
-        // The group's height: its assembler's or its sidecar's (the one role that keeps a ledger).
-        return { blockHeight: await heightOf(all, timeoutMs), peerCount: null };
+        // The group's height: its assembler's or its sidecar's (the one role that keeps a ledger);
+        // not asked between two ledger readings (the health monitor's nodeReadingIntervalSeconds).
+        return { blockHeight: opts?.readings === false ? null : await heightOf(all, timeoutMs), peerCount: null };
       },
     };
   }
@@ -129,9 +130,9 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
         stop: () => runtime.stop(service),
         remove: () => runtime.remove(service),
         status: () => runtime.status(service),
-        probe: async (timeoutMs) => {
+        probe: async (timeoutMs, opts) => {
           await runtime.live(service, timeoutMs);
-          return { blockHeight: await heightOf([service], timeoutMs), peerCount: null };
+          return { blockHeight: opts?.readings === false ? null : await heightOf([service], timeoutMs), peerCount: null };
         },
       };
     }
@@ -141,9 +142,9 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
       stop: () => runtime.stop(role),
       remove: () => runtime.remove(role),
       status: () => runtime.status(role),
-      probe: async (timeoutMs) => {
+      probe: async (timeoutMs, opts) => {
         await runtime.live(role, timeoutMs);
-        return { blockHeight: await heightOf([role], timeoutMs), peerCount: null };
+        return { blockHeight: opts?.readings === false ? null : await heightOf([role], timeoutMs), peerCount: null };
       },
     };
   };

@@ -15,7 +15,9 @@ import type { EventStore } from '../../domain/shared/eventStore.ts';
 import { nodeAggregate, nodeStream, type NodeCommand } from '../../domain/nodes/node.ts';
 import type { NodeOperationsFor } from '../../domain/nodes/nodeOperations.ts';
 import { createSagaRunner } from '../../sagas/sagaRunner.ts';
-import { nodeHealthSaga } from '../../sagas/nodeHealth.ts';
+import { nodeHealthSaga, type HealthSettings } from '../../sagas/nodeHealth.ts';
+import { postgresNodeObservations } from '../../adapters/postgres/nodeObservations.ts';
+import type { NodeObservations, ProbeOutcome } from '../../domain/nodes/nodeObservations.ts';
 
 let db: FreshDatabase;
 let store: EventStore;
@@ -108,6 +110,79 @@ test('a node\'s state is read once between its events; its downtime, recovery an
     a.server.close();
     b.server.close();
   }
+});
+
+/** A node created and started on `port` (its rpcHttpPort), through the node's own commands. */
+async function startedNode(nodeId: number, port: number) {
+  const at = () => new Date().toISOString();
+  const run = (c: NodeCommand) => handleCommand(store, nodeStream(nodeId), nodeAggregate, c, { metadata: { timestamp: at() }, newId: randomUUID });
+  await run({
+    type: 'CreateNode', nodeId, name: `n${nodeId}`, platform: 'EVM', nodeType: 'EVM_FULLNODE', role: 'fullnode', networkId: 1, client: 'besu', engine: 'process',
+    config: { p2pPort: 30303, rpcHttpPort: port, rpcWsPort: null, metricsPort: null, isBootnode: false }, validatorAddress: null, resources: null, at: at(),
+  });
+  await run({ type: 'StartNode', nodeId, at: at() });
+  await run({ type: 'RecordNodeStarted', nodeId, pid: null, containerId: null, startedAt: at(), at: at() });
+}
+
+/**
+ * Probes every 100 ms of a node whose figures cost a request of their own (as a Fabric node's
+ * /metrics): each reading a new block height. What was asked and what the observation cache got.
+ */
+async function probesWith(settings: HealthSettings, nodeId: number, probes: number) {
+  const e = await endpoint();
+  const asked: Array<{ readings: boolean }> = [];
+  let height = 0;
+  // Only this node (an earlier test's node may still have its timer in the table).
+  const operationsFor: NodeOperationsFor = async (node) => node.nodeId !== nodeId ? null : ({
+    start: async () => ({ pid: null, containerId: null, startedAt: new Date().toISOString() }),
+    stop: async () => {},
+    remove: async () => {},
+    status: async () => ({ state: 'running' }),
+    probe: async (timeoutMs, opts) => {
+      const readings = opts?.readings !== false;
+      asked.push({ readings });
+      const r = await fetch(`http://127.0.0.1:${(node.config as { rpcHttpPort: number }).rpcHttpPort}/${readings ? 'metrics' : 'healthz'}`, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!r.ok) throw new Error(`answered ${r.status}`);
+      return readings ? { blockHeight: ++height, peerCount: 3 } : { blockHeight: null, peerCount: null };
+    },
+  });
+  const cache = postgresNodeObservations(db.pool, { gatherMs: 0 });
+  const recorded: ProbeOutcome[] = [];
+  const observations: NodeObservations = { ...cache, record: async (o) => (o.nodeId === nodeId && recorded.push(o), cache.record(o)) };
+  await startedNode(nodeId, e.port);
+  const runner = createSagaRunner({ pool: db.pool, store, sagas: [nodeHealthSaga(store, operationsFor, async () => settings, observations)], timerPollMs: 20 });
+  await runner.start();
+  try {
+    await until(`${probes} probes`, () => recorded.length >= probes, 30_000);
+  } finally {
+    await runner.stop();
+    e.server.close();
+  }
+  return { asked, recorded, latest: (await cache.latest([nodeId])).get(nodeId)! };
+}
+
+test('the ledger figures are read at most every readingSeconds: the probes between ask for health alone and record the last reading', async () => {
+  const { asked, recorded, latest } = await probesWith({ intervalSeconds: 0.1, threshold: 2, readingSeconds: 0.5 }, 51, 20);
+  const reads = asked.filter((a) => a.readings).length;
+  // 20 probes 100 ms apart span about 2 s: a reading every 0.5 s is 4 or 5 of them (give or take the timers' spacing), the first probe one.
+  assert.ok(asked[0].readings, 'the first probe after the start reads the figures');
+  assert.ok(reads >= 3 && reads <= 8, `${reads} of ${asked.length} probes read the ledger figures (readingSeconds 0.5, interval 0.1 s)`);
+  // Every probe recorded figures: those between readings the last reading's.
+  let last = 0;
+  recorded.forEach((o, i) => {
+    assert.is(o.status, 'healthy');
+    assert.ok(o.blockHeight !== null && o.blockHeight >= last, `probe ${i} recorded block height ${o.blockHeight} after ${last}`);
+    assert.is(o.peerCount, 3, `probe ${i} recorded the last reading's peer count`);
+    last = o.blockHeight!;
+  });
+  assert.is(last, reads, 'the figures recorded are those of the last reading');
+  assert.is(latest.blockHeight, reads);
+});
+
+test('without readingSeconds every probe reads the figures', async () => {
+  const { asked, recorded } = await probesWith({ intervalSeconds: 0.1, threshold: 2 }, 52, 8);
+  assert.ok(asked.every((a) => a.readings), `${asked.filter((a) => !a.readings).length} probes skipped the figures`);
+  assert.equal(recorded.map((o) => o.blockHeight), recorded.map((_, i) => i + 1));
 });
 
 test.run();

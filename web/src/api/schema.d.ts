@@ -29333,6 +29333,7 @@ export interface operations {
                             metricsAccess: "authenticated" | "loopback";
                             nodeDowntimeThreshold: number;
                             nodeHealthCheckIntervalSeconds: number;
+                            nodeReadingIntervalSeconds: number;
                             resourceCheckIntervalSeconds: number;
                             sessionAbsoluteTimeoutHours: number;
                             sessionIdleTimeoutMinutes: number;
@@ -29412,6 +29413,8 @@ export interface operations {
                     nodeDowntimeThreshold?: number;
                     /** @description how often running nodes are probed (default 10) */
                     nodeHealthCheckIntervalSeconds?: number;
+                    /** @description how often a probe also reads a node's ledger figures for node lists (block height, peer count: a Fabric node's /metrics, a ledgerX group's height); a probe sooner than this after the last reading asks for health alone and the lists keep that reading. At or below nodeHealthCheckIntervalSeconds every probe reads them (default 5) */
+                    nodeReadingIntervalSeconds?: number;
                     /** @description how often disk (data directory), CPU and memory use are sampled (default 30) */
                     resourceCheckIntervalSeconds?: number;
                     /** @description a session older than this is closed whatever its use (default 12) */
@@ -29449,6 +29452,7 @@ export interface operations {
                             metricsAccess: "authenticated" | "loopback";
                             nodeDowntimeThreshold: number;
                             nodeHealthCheckIntervalSeconds: number;
+                            nodeReadingIntervalSeconds: number;
                             resourceCheckIntervalSeconds: number;
                             sessionAbsoluteTimeoutHours: number;
                             sessionIdleTimeoutMinutes: number;
@@ -29533,6 +29537,8 @@ export interface operations {
                     nodeDowntimeThreshold?: number;
                     /** @description how often running nodes are probed (default 10) */
                     nodeHealthCheckIntervalSeconds?: number;
+                    /** @description how often a probe also reads a node's ledger figures for node lists (block height, peer count: a Fabric node's /metrics, a ledgerX group's height); a probe sooner than this after the last reading asks for health alone and the lists keep that reading. At or below nodeHealthCheckIntervalSeconds every probe reads them (default 5) */
+                    nodeReadingIntervalSeconds?: number;
                     /** @description how often disk (data directory), CPU and memory use are sampled (default 30) */
                     resourceCheckIntervalSeconds?: number;
                     /** @description a session older than this is closed whatever its use (default 12) */
@@ -29570,6 +29576,7 @@ export interface operations {
                             metricsAccess: "authenticated" | "loopback";
                             nodeDowntimeThreshold: number;
                             nodeHealthCheckIntervalSeconds: number;
+                            nodeReadingIntervalSeconds: number;
                             resourceCheckIntervalSeconds: number;
                             sessionAbsoluteTimeoutHours: number;
                             sessionIdleTimeoutMinutes: number;

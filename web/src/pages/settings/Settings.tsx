@@ -27,6 +27,7 @@ const GENERAL: Record<keyof General, { label: string; unit?: string }> = {
   loginLockoutMinutes: { label: 'Lockout duration', unit: 'minutes' },
   nodeHealthCheckIntervalSeconds: { label: 'Node health check interval', unit: 'seconds' },
   nodeDowntimeThreshold: { label: 'Failed probes before a node is down', unit: 'probes' },
+  nodeReadingIntervalSeconds: { label: 'Ledger readings (block height, peers) at most every', unit: 'seconds' },
   diskSpaceWarningPercent: { label: 'Disk space warning', unit: '% used' },
   webhookFailureThreshold: { label: 'Failed deliveries before a webhook is disabled', unit: 'deliveries' },
   cpuHighPercent: { label: 'High CPU alert', unit: '%' },
