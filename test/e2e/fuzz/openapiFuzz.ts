@@ -757,10 +757,16 @@ export async function headerPhase(opts: { base: string; ops: Operation[]; key: s
 type Command = 'start' | 'stop' | 'restart' | 'delete';
 export const COMMAND_PAIRS: Array<[Command, Command]> = [['stop', 'start'], ['start', 'start'], ['stop', 'stop'], ['restart', 'stop'], ['start', 'restart'], ['delete', 'start'], ['delete', 'stop'], ['delete', 'delete']];
 
-async function rpcAnswers(url: string): Promise<boolean> {
+/**
+ * Whether this test's node answers at `url`: an EVM node of chain `chainId` (eth_chainId). Only
+ * the chain tells it apart from a node of another test that took the port once this one freed it
+ * (the suite runs in two lanes; a port is handed out again as soon as it is free).
+ */
+async function rpcAnswers(url: string, chainId: number): Promise<boolean> {
   try {
-    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: [] }), signal: AbortSignal.timeout(2_000) });
-    return r.ok && typeof ((await r.json()) as { result?: unknown }).result === 'string';
+    const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }), signal: AbortSignal.timeout(2_000) });
+    const result = ((await r.json()) as { result?: unknown }).result;
+    return r.ok && typeof result === 'string' && Number(result) === chainId;
   } catch {
     return false;
   }
@@ -811,7 +817,7 @@ export async function concurrentPairs(api: string, auth: Record<string, string>,
       await new Promise((res) => setTimeout(res, 200));
       view = await req('GET', `/nodes/${node.id}`);
     }
-    const runs = await rpcAnswers(node.rpc);
+    const runs = await rpcAnswers(node.rpc, opts.chainId);
     const outcome = view.status === 404 ? 'deleted' : String(view.json?.status);
     stats.outcomes[`${a}/${b} -> ${outcome}`] = (stats.outcomes[`${a}/${b} -> ${outcome}`] ?? 0) + 1;
     if (view.status === 404) {
