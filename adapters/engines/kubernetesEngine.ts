@@ -44,7 +44,7 @@ import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNode
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
 import { HOSTED_RESTORE_DIR } from './dockerEngine.ts';
-import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFrames, writtenAsSent, type CopyCounts } from './kubernetesVolumeCopy.ts';
+import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFailure, writeFrames, writtenAsSent, type CopyCounts } from './kubernetesVolumeCopy.ts';
 
 /** How to reach a registered cluster and where its nodes go. */
 export interface KubernetesClusterConnection {
@@ -963,7 +963,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   }
 
   /** Runs a script in the helper pod over the Exec WebSocket; resolves once it exited 0, with its stderr for a failure. */
-  async function execScript(podName: string, args: string[], stdout: Writable, feed?: (send: (b: Buffer) => Promise<void>) => Promise<unknown>): Promise<void> {
+  async function execScript(podName: string, args: string[], stdout: Writable, feed?: (send: (b: Buffer) => Promise<void>) => Promise<unknown>, stop?: Promise<never>): Promise<void> {
     let stderr = '';
     const errSink = new Writable({
       write(chunk: Buffer, _e, cb) {
@@ -984,6 +984,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         else settle(new Error(`the copy in the helper pod failed: ${maskSecrets((stderr.trim() || status.message || 'exit code ' + (status.details?.causes?.find((x) => x.reason === 'ExitCode')?.message ?? '?')).split('\n')[0]!)}`));
       }),
     );
+    // The script said it failed (WRITE_SCRIPT's {"failed": ...}): over at once, whatever is still to send.
+    stop?.catch((err: Error) => settle(err));
     ws.on('close', () => settle(new Error(`the Exec connection to the helper pod closed before the copy ended${stderr ? `: ${maskSecrets(stderr.trim().split('\n')[0]!)}` : ''}`)));
     // No hang: a copy that moves no byte either way for copyStallMs fails (and the pod is removed).
     let moved = Date.now();
@@ -993,18 +995,24 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }, 1000);
     watch.unref();
     ws.on('error', (err: Error) => settle(new Error(`the Exec connection to the helper pod failed: ${maskSecrets(err.message)}`)));
+    let over = false;
     try {
       if (feed && stdin) {
         const send = async (b: Buffer) => {
+          // A copy that failed meanwhile (its feed raced away): nothing more is sent.
+          if (over) throw new Error('the copy is over');
           stdin.write(b);
           moved = Date.now();
           // The WebSocket has no flow control of its own: wait while much is still queued.
-          while (ws.bufferedAmount > 8 << 20) await sleep(20);
+          while (ws.bufferedAmount > 8 << 20 && !over) await sleep(20);
         };
-        await Promise.race([feed(send), finished]);
+        const fed = feed(send);
+        fed.catch(() => undefined);
+        await Promise.race([fed, finished]);
       }
       await finished;
     } finally {
+      over = true;
       clearInterval(watch);
       stdin?.destroy();
       ws.close();
@@ -1045,7 +1053,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     if (!claim || !ours(claim.metadata, nodeKey)) throw new ConflictError(`Node ${nodeKey} has no claim ${n.claim} of this deployment on cluster ${c.name} to write its ${opts.sub} into.`);
     // Stopped: a pod going away (scaled to 0 a moment ago) is waited for, a running one refused.
     if ((sts.spec?.replicas ?? 0) > 0 || !(await podGone(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
-    return writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+    try {
+      return await writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+    } catch (err) {
+      // Named here: the caller (a migration's rollback) may hold several nodes.
+      throw new Error(`Writing the ${opts.sub} of node ${nodeKey} into its claim ${n.claim} on cluster ${c.name} failed: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   /** Waits up to 60 s for the node's pod to be gone (a StatefulSet scaled to 0 a moment ago); whether it is. */
@@ -1064,14 +1077,19 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
    */
   async function writeIntoClaim(nodeKey: string, fromDir: string, into: string, what: string): Promise<{ files: number }> {
     const said: string[] = [];
+    let failed!: (err: Error) => void;
+    const stop = new Promise<never>((_, reject) => (failed = reject));
+    stop.catch(() => undefined);
     const out = new Writable({
       write(chunk: Buffer, _e, cb) {
         said.push(chunk.toString('utf8'));
+        const why = writeFailure(said.join(''));
+        if (why !== undefined) failed(new Error(`the copy in the helper pod failed: ${maskSecrets(why)}`));
         cb();
       },
     });
     let sent = { files: Number.NaN, bytes: Number.NaN };
-    await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
+    await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send)), stop));
     return { files: writtenAsSent(said.join(''), sent, `${what} of the claim ${names(nodeKey).claim}`).files };
   }
 
