@@ -121,6 +121,12 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * any namespace) are a NodeStartFailedError 'port-in-use' whose `ports` are the taken ones.
    */
   reservePorts(nodeKey: string, ports: number[]): Promise<void>;
+  /**
+   * Reads only: refuses (NodeStartFailedError 'already-running', 409, naming the object and the other
+   * deployment) a node one of whose five objects carries another deployment's id, as start() would
+   * before making anything; `what` names the operation asked (start, restart).
+   */
+  assertNotOthers(nodeKey: string, what: string): Promise<void>;
   /** The names of the objects the engine makes for `nodeKey`. */
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
   /**
@@ -1235,6 +1241,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
+    assertNotOthers: async (nodeKey, what) => void (await nodeObjects(nodeKey, what)),
 
     async imageReferences(repositories) {
       // The images on the cluster's nodes, as their kubelets report them (status.images; the
