@@ -307,6 +307,13 @@ export function nodeCommandPod(sts: k8s.V1StatefulSet, o: { name: string; labels
 }
 
 const isNotFound = (err: unknown) => statusOf(err) === 404;
+
+/**
+ * The order a node's objects made before the deployment id are labelled in (by the cluster check,
+ * labelUnlabelled): the StatefulSet first (or, without one, a kept claim), the one object whose
+ * labelling decides which deployment a node key both record goes to.
+ */
+export const LABEL_ORDER = ['StatefulSet', 'PersistentVolumeClaim', 'Service', 'Secret', 'ConfigMap'] as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createKubernetesEngine(options: KubernetesEngineOptions): KubernetesNodeEngine {
@@ -633,7 +640,14 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         if (kept && !(restoring && ours(kept.metadata, spec.nodeKey))) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
       firstStart = !existing;
-      const started = await makeAndAwait(spec, image, existing, made);
+      // Made before the deployment label: the StatefulSet labelled first (LABEL_ORDER, as the
+      // cluster check does), so that a node key another deployment's check labels at this moment
+      // goes wholly to one of them; losing it (a 409) is that deployment's refusal, read again.
+      const current = existing && (await labelled(existing, (body) => apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace: ns, body })).catch(async (err: unknown) => {
+        if (statusOf(err) === 409) await nodeObjects(spec.nodeKey, 'start');
+        throw err;
+      }));
+      const started = await makeAndAwait(spec, image, current, made);
       // Put back once: later starts keep what the node writes from here on.
       if (made.restored) await rm(restoreDirOf(spec.nodeKey), { recursive: true, force: true });
       return started;
@@ -660,8 +674,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean; restored?: boolean }): Promise<NodeStarted> {
     const n = names(spec.nodeKey);
     const files = fileObjects(spec);
-    await put('secret', files.secret);
-    await put('configMap', files.configMap);
+    // The claim and the Service before the Secret and ConfigMap (LABEL_ORDER): those two are written afresh with the label.
     const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
     if (!claim) {
       await call(core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claimOf(spec.nodeKey) }));
@@ -679,6 +692,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
       await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     } else if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    await put('secret', files.secret);
+    await put('configMap', files.configMap);
     // Restored from a backup (`lnm restore`): the claim starts again from the backup's files only,
     // which hold the node's own state (no seeding of a new volume then).
     made.restored = await restoreIntoClaim(spec);
@@ -1201,6 +1216,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const known = new Map<string, boolean>();
     const done: ClusterLabelledObject[] = [];
     const failed: string[] = [];
+    // Listed first, then labelled node by node: two deployments that both record a node key (both
+    // made nodes of that id before the label existed) must not split its objects between them.
+    const byNode = new Map<string, { kind: (typeof kinds)[number]; item: Obj }[]>();
     for (const k of kinds) {
       let items: Obj[];
       try {
@@ -1211,22 +1229,41 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       }
       for (const item of items) {
         const meta = item.metadata;
-        const name = meta?.name;
-        const uid = meta?.uid;
         const nodeKey = meta?.labels?.['lnm.node'];
         // The selector asked for no deployment label; checked again, so that no other deployment's object is ever written.
-        if (!name || !uid || !nodeKey || meta?.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
+        if (!meta?.name || !meta.uid || !nodeKey || meta.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
         if (!known.has(nodeKey)) known.set(nodeKey, await recorded(nodeKey));
         if (!known.get(nodeKey)) continue;
-        // As listed, the labels only (labelled, as a start does): the resourceVersion makes a change
-        // made since a 409 (tried again at the next check), the uid an object of the same name made anew one too.
-        try {
-          await serial(nodeKey, () => labelled(item, (body) => k.replace(name, body)));
-          done.push({ kind: k.kind, name, nodeKey, uid });
-        } catch (err) {
-          failed.push(`labelling ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
-        }
+        byNode.set(nodeKey, [...(byNode.get(nodeKey) ?? []), { kind: k, item }]);
       }
+    }
+    // A kind not listed: nothing labelled at this check (without it the order below does not hold).
+    if (failed.length) return { labelled: done, deployment: deploymentId, failed };
+    for (const [nodeKey, items] of byNode) {
+      await serial(nodeKey, async () => {
+        // A node one of whose objects carries another deployment's id is that deployment's: none of its objects is written.
+        try {
+          await nodeObjects(nodeKey, 'label');
+        } catch (err) {
+          failed.push(err instanceof NodeStartFailedError && err.failure === 'already-running' ? `left ${nodeKey}'s unlabelled objects: ${err.message}` : `reading ${nodeKey}'s objects: ${reasonOf(err, c.server)}`);
+          return;
+        }
+        // In LABEL_ORDER, each a label-only replace as listed (its resourceVersion: a change made
+        // since is a 409, tried again at the next check; its uid: an object made anew one too),
+        // stopping at the first that fails: the first one is what two deployments' checks at
+        // once both try, and only one of them gets it, and with it the rest.
+        items.sort((x, y) => LABEL_ORDER.indexOf(x.kind.kind) - LABEL_ORDER.indexOf(y.kind.kind));
+        for (const { kind, item } of items) {
+          const name = item.metadata!.name!;
+          try {
+            await labelled(item, (body) => kind.replace(name, body));
+            done.push({ kind: kind.kind, name, nodeKey, uid: item.metadata!.uid! });
+          } catch (err) {
+            failed.push(`labelling ${kind.kind} ${name}: ${reasonOf(err, c.server)}; ${nodeKey}'s other objects are left for the next check`);
+            return;
+          }
+        }
+      });
     }
     return { labelled: done, deployment: deploymentId, failed };
   }
