@@ -3,6 +3,9 @@
 //      the node address) on the test cluster, against the docker engine's start of the same image
 //      on this machine, in the same run (K8S_BENCH_STARTS each, default 3; the docker half is left
 //      out, saying why, without a Docker Engine);
+//      The start's reads for the deployment id (the node's five objects, then its claim and
+//      Service again: kubernetesEngine.ts nodeObjects and makeAndAwait), made with the same calls
+//      just before each of those starts, as a share of the start's median;
 //  (b) one cluster check (version, nodes, a SelfSubjectAccessReview per verb, namespace, storage class);
 //  (c) nodes watched per cluster at a 10 s probe interval: K8S_BENCH_WATCHED anvil nodes (default
 //      4: the test cluster has 24 hostPath volumes, shared) running on the cluster, each probed every
@@ -18,7 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { createDockerEngine } from '../adapters/engines/dockerEngine.ts';
-import { createKubernetesEngine, type KubernetesNodeEngine } from '../adapters/engines/kubernetesEngine.ts';
+import * as k8s from '@kubernetes/client-node';
+import { createKubernetesEngine, kubeConfigOf, type KubernetesNodeEngine } from '../adapters/engines/kubernetesEngine.ts';
 import { probeKubernetesCluster } from '../adapters/engines/kubernetesCluster.ts';
 import type { NodeEngine, NodeLaunchSpec } from '../domain/nodes/nodeEngine.ts';
 import { kubernetesSkipReason, testCluster } from '../test/helpers/kubernetes.ts';
@@ -35,11 +39,12 @@ function spec(nodeKey: string, port: number, host: string): NodeLaunchSpec {
   return { nodeKey, displayName: nodeKey, docker: { image: 'lnm-anvil:local', args }, files: [{ path: 'config/node.toml', content: `port = ${port}\n` }], ports: [port] };
 }
 
-async function timeStarts(engine: NodeEngine, host: string, base: number, tag: string, remove: (key: string) => Promise<void>): Promise<number[]> {
+async function timeStarts(engine: NodeEngine, host: string, base: number, tag: string, remove: (key: string) => Promise<void>, before?: (nodeKey: string) => Promise<void>): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < STARTS; i++) {
     const s = spec(`bench${process.pid}-${tag}${i}`, base + i, host);
     await engine.prepare(s);
+    await before?.(s.nodeKey);
     const t0 = performance.now();
     await engine.start(s);
     times.push(performance.now() - t0);
@@ -74,6 +79,34 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The reads a start makes for the deployment id (kubernetesEngine.ts): the node's five objects read
+ * at once (nodeObjects: another deployment's object is refused before anything is made), then its
+ * claim and its Service read again before they are labelled when unlabelled (makeAndAwait). Made
+ * here with the same client and calls, timed: the engine does not time its own calls.
+ */
+function deploymentReads(connection: Parameters<typeof kubeConfigOf>[0], names: KubernetesNodeEngine['objectNames']) {
+  const kc = kubeConfigOf(connection);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const namespace = connection.namespace;
+  const read = (p: Promise<unknown>) => p.then(() => undefined, () => undefined);
+  return async (nodeKey: string): Promise<number> => {
+    const n = names(nodeKey);
+    const t0 = performance.now();
+    await Promise.all([
+      read(apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace })),
+      read(core.readNamespacedService({ name: n.service, namespace })),
+      read(core.readNamespacedSecret({ name: n.secret, namespace })),
+      read(core.readNamespacedConfigMap({ name: n.configMap, namespace })),
+      read(core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace })),
+    ]);
+    await read(core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace }));
+    await read(core.readNamespacedService({ name: n.service, namespace }));
+    return performance.now() - t0;
+  };
+}
 
 /** (c): WATCHED nodes on the cluster, idle CPU then probing CPU over the same time, per node. */
 async function watchedNodes(engine: KubernetesNodeEngine, host: string, base: number): Promise<{ cpuMsPerNodeProbe: number; cpuPercentPerNode: number; nodesPerCore: number; probeMs: number[]; idleCpuMs: number; probingCpuMs: number }> {
@@ -125,9 +158,14 @@ async function main(): Promise<{ rows: Row[]; details: Record<string, unknown> }
   const t0 = performance.now();
   const seen = await probeKubernetesCluster(cluster.connection);
   const probeMs = performance.now() - t0;
-  const k8sEngine = createKubernetesEngine({ cluster: cluster.connection, dataDir: '/var/lib/lnm-bench' });
+  // With a deployment id, as the service runs it (its objects labelled lnm.deployment).
+  const k8sEngine = createKubernetesEngine({ cluster: cluster.connection, dataDir: '/var/lib/lnm-bench', deploymentId: `bench-${process.pid}` });
   const base = 31000 + ((process.pid * 3) % 1000);
-  const k8sTimes = await timeStarts(k8sEngine, '0.0.0.0', base, 'k', (k) => k8sEngine.remove(k, { deleteVolume: true }));
+  const reads = deploymentReads(cluster.connection, k8sEngine.objectNames);
+  const readTimes: number[] = [];
+  const k8sTimes = await timeStarts(k8sEngine, '0.0.0.0', base, 'k', (k) => k8sEngine.remove(k, { deleteVolume: true }), async (k) => {
+    readTimes.push(await reads(k));
+  });
   const noDocker = await dockerSkipReason();
   let dockerTimes: number[] = [];
   if (!noDocker) {
@@ -146,6 +184,12 @@ async function main(): Promise<{ rows: Row[]; details: Record<string, unknown> }
     noDocker
       ? { metric: 'The same anvil node start to running under the docker engine, same run, median', value: null, unit: 'ms', note: `skipped: ${noDocker}` }
       : { metric: `The same anvil node start to running under the docker engine, same run, median of ${STARTS}`, value: round(median(dockerTimes)), unit: 'ms', note: `runs ${dockerTimes.map(round).join(', ')} ms; Kubernetes / docker ${(k8sMedian / median(dockerTimes)).toFixed(2)}x` },
+    {
+      metric: `The start's deployment-id reads (the node's five objects at once, then its claim and Service again), against the start's median, same run, median of ${STARTS}`,
+      value: Math.round((median(readTimes) / median(k8sTimes)) * 1000) / 10,
+      unit: '%',
+      note: `reads ${readTimes.map(round).join(', ')} ms (median ${round(median(readTimes))} ms) against a start of ${k8sMedian} ms`,
+    },
     { metric: 'Kubernetes cluster check (version, nodes, 22 access reviews, namespace, storage class)', value: round(probeMs), unit: 'ms' },
     {
       metric: `Kubernetes engine: CPU per watched node at a 10 s probe interval (pod status from the API server + the node's JSON-RPC; ${WATCHED} anvil nodes, ${WINDOW_INTERVALS} intervals, idle subtracted)`,
@@ -154,7 +198,7 @@ async function main(): Promise<{ rows: Row[]; details: Record<string, unknown> }
     },
     { metric: 'Kubernetes engine: nodes one core watches at a 10 s probe interval (derived: interval / CPU per node probe)', value: Number.isFinite(watch.nodesPerCore) ? watch.nodesPerCore : null, unit: 'nodes' },
   ];
-  return { rows, details: { kubernetesVersion: seen.version, startToRunningMs: { kubernetes: k8sTimes.map(round), docker: dockerTimes.map(round) }, watch, loadAverage: os.loadavg()[0] } };
+  return { rows, details: { kubernetesVersion: seen.version, startToRunningMs: { kubernetes: k8sTimes.map(round), docker: dockerTimes.map(round) }, deploymentReadsMs: readTimes.map(round), watch, loadAverage: os.loadavg()[0] } };
 }
 
 main().then(

@@ -49,6 +49,10 @@ export function clusterNodePorts(hostEngines: HostEngines): ClusterNodePorts {
       if (!engine || engine.kind !== 'kubernetes') return { removed: [], failed: [] };
       return (engine as KubernetesNodeEngine).removeOrphans(recorded, olderThanMs);
     },
+    async assertNotOthers(hostId, nodeKey, what) {
+      const engine = await hostEngines(hostId);
+      if (engine?.kind === 'kubernetes') await (engine as KubernetesNodeEngine).assertNotOthers(nodeKey, what);
+    },
     async labelUnlabelled(hostId, recorded) {
       const engine = await hostEngines(hostId);
       if (!engine || engine.kind !== 'kubernetes') return { labelled: [], deployment: null, failed: [] };

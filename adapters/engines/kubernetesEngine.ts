@@ -44,7 +44,7 @@ import { assertLaunchSpec, envWithNodeDir, nodeDirectory, withNodeDir, writeNode
 import { awaitStartup } from './hostPorts.ts';
 import { lineSink } from './dockerLogs.ts';
 import { HOSTED_RESTORE_DIR } from './dockerEngine.ts';
-import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFrames, writtenAsSent, type CopyCounts } from './kubernetesVolumeCopy.ts';
+import { emptyDir, frameWriter, HELPER_SCRIPT, READ_SCRIPT, WRITE_SCRIPT, writeFailure, writeFrames, writtenAsSent, type CopyCounts } from './kubernetesVolumeCopy.ts';
 
 /** How to reach a registered cluster and where its nodes go. */
 export interface KubernetesClusterConnection {
@@ -121,6 +121,12 @@ export interface KubernetesNodeEngine extends NodeEngine {
    * any namespace) are a NodeStartFailedError 'port-in-use' whose `ports` are the taken ones.
    */
   reservePorts(nodeKey: string, ports: number[]): Promise<void>;
+  /**
+   * Reads only: refuses (NodeStartFailedError 'already-running', 409, naming the object and the other
+   * deployment) a node one of whose five objects carries another deployment's id, as start() would
+   * before making anything; `what` names the operation asked (start, restart).
+   */
+  assertNotOthers(nodeKey: string, what: string): Promise<void>;
   /** The names of the objects the engine makes for `nodeKey`. */
   objectNames(nodeKey: string): { statefulSet: string; service: string; claim: string; secret: string; configMap: string };
   /**
@@ -301,6 +307,13 @@ export function nodeCommandPod(sts: k8s.V1StatefulSet, o: { name: string; labels
 }
 
 const isNotFound = (err: unknown) => statusOf(err) === 404;
+
+/**
+ * The order a node's objects made before the deployment id are labelled in (by the cluster check,
+ * labelUnlabelled): the StatefulSet first (or, without one, a kept claim), the one object whose
+ * labelling decides which deployment a node key both record goes to.
+ */
+export const LABEL_ORDER = ['StatefulSet', 'PersistentVolumeClaim', 'Service', 'Secret', 'ConfigMap'] as const;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createKubernetesEngine(options: KubernetesEngineOptions): KubernetesNodeEngine {
@@ -627,7 +640,14 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         if (kept && !(restoring && ours(kept.metadata, spec.nodeKey))) throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: a PersistentVolumeClaim ${n.claim} is already in namespace ${ns} of cluster ${c.name}, kept from a deleted node of a deployment with the same name prefix (${prefix}); delete it there, or give this deployment another LNM_DOCKER_PREFIX.`, { nodeKey: spec.nodeKey });
       }
       firstStart = !existing;
-      const started = await makeAndAwait(spec, image, existing, made);
+      // Made before the deployment label: the StatefulSet labelled first (LABEL_ORDER, as the
+      // cluster check does), so that a node key another deployment's check labels at this moment
+      // goes wholly to one of them; losing it (a 409) is that deployment's refusal, read again.
+      const current = existing && (await labelled(existing, (body) => apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace: ns, body })).catch(async (err: unknown) => {
+        if (statusOf(err) === 409) await nodeObjects(spec.nodeKey, 'start');
+        throw err;
+      }));
+      const started = await makeAndAwait(spec, image, current, made);
       // Put back once: later starts keep what the node writes from here on.
       if (made.restored) await rm(restoreDirOf(spec.nodeKey), { recursive: true, force: true });
       return started;
@@ -654,8 +674,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean; restored?: boolean }): Promise<NodeStarted> {
     const n = names(spec.nodeKey);
     const files = fileObjects(spec);
-    await put('secret', files.secret);
-    await put('configMap', files.configMap);
+    // The claim and the Service before the Secret and ConfigMap (LABEL_ORDER): those two are written afresh with the label.
     const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
     if (!claim) {
       await call(core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claimOf(spec.nodeKey) }));
@@ -673,6 +692,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
       await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     } else if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
+    await put('secret', files.secret);
+    await put('configMap', files.configMap);
     // Restored from a backup (`lnm restore`): the claim starts again from the backup's files only,
     // which hold the node's own state (no seeding of a new volume then).
     made.restored = await restoreIntoClaim(spec);
@@ -963,7 +984,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
   }
 
   /** Runs a script in the helper pod over the Exec WebSocket; resolves once it exited 0, with its stderr for a failure. */
-  async function execScript(podName: string, args: string[], stdout: Writable, feed?: (send: (b: Buffer) => Promise<void>) => Promise<unknown>): Promise<void> {
+  async function execScript(podName: string, args: string[], stdout: Writable, feed?: (send: (b: Buffer) => Promise<void>) => Promise<unknown>, stop?: Promise<never>): Promise<void> {
     let stderr = '';
     const errSink = new Writable({
       write(chunk: Buffer, _e, cb) {
@@ -984,6 +1005,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         else settle(new Error(`the copy in the helper pod failed: ${maskSecrets((stderr.trim() || status.message || 'exit code ' + (status.details?.causes?.find((x) => x.reason === 'ExitCode')?.message ?? '?')).split('\n')[0]!)}`));
       }),
     );
+    // The script said it failed (WRITE_SCRIPT's {"failed": ...}): over at once, whatever is still to send.
+    stop?.catch((err: Error) => settle(err));
     ws.on('close', () => settle(new Error(`the Exec connection to the helper pod closed before the copy ended${stderr ? `: ${maskSecrets(stderr.trim().split('\n')[0]!)}` : ''}`)));
     // No hang: a copy that moves no byte either way for copyStallMs fails (and the pod is removed).
     let moved = Date.now();
@@ -993,18 +1016,24 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }, 1000);
     watch.unref();
     ws.on('error', (err: Error) => settle(new Error(`the Exec connection to the helper pod failed: ${maskSecrets(err.message)}`)));
+    let over = false;
     try {
       if (feed && stdin) {
         const send = async (b: Buffer) => {
+          // A copy that failed meanwhile (its feed raced away): nothing more is sent.
+          if (over) throw new Error('the copy is over');
           stdin.write(b);
           moved = Date.now();
           // The WebSocket has no flow control of its own: wait while much is still queued.
-          while (ws.bufferedAmount > 8 << 20) await sleep(20);
+          while (ws.bufferedAmount > 8 << 20 && !over) await sleep(20);
         };
-        await Promise.race([feed(send), finished]);
+        const fed = feed(send);
+        fed.catch(() => undefined);
+        await Promise.race([fed, finished]);
       }
       await finished;
     } finally {
+      over = true;
       clearInterval(watch);
       stdin?.destroy();
       ws.close();
@@ -1045,7 +1074,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     if (!claim || !ours(claim.metadata, nodeKey)) throw new ConflictError(`Node ${nodeKey} has no claim ${n.claim} of this deployment on cluster ${c.name} to write its ${opts.sub} into.`);
     // Stopped: a pod going away (scaled to 0 a moment ago) is waited for, a running one refused.
     if ((sts.spec?.replicas ?? 0) > 0 || !(await podGone(nodeKey))) throw new ConflictError(`Node ${nodeKey} is running on cluster ${c.name} (or its pod is still going): its ${opts.sub} is written only while it is stopped.`);
-    return writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+    try {
+      return await writeIntoClaim(nodeKey, fromDir, into, opts.sub);
+    } catch (err) {
+      // Named here: the caller (a migration's rollback) may hold several nodes.
+      throw new Error(`Writing the ${opts.sub} of node ${nodeKey} into its claim ${n.claim} on cluster ${c.name} failed: ${(err as Error).message}`, { cause: err });
+    }
   }
 
   /** Waits up to 60 s for the node's pod to be gone (a StatefulSet scaled to 0 a moment ago); whether it is. */
@@ -1064,14 +1098,19 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
    */
   async function writeIntoClaim(nodeKey: string, fromDir: string, into: string, what: string): Promise<{ files: number }> {
     const said: string[] = [];
+    let failed!: (err: Error) => void;
+    const stop = new Promise<never>((_, reject) => (failed = reject));
+    stop.catch(() => undefined);
     const out = new Writable({
       write(chunk: Buffer, _e, cb) {
         said.push(chunk.toString('utf8'));
+        const why = writeFailure(said.join(''));
+        if (why !== undefined) failed(new Error(`the copy in the helper pod failed: ${maskSecrets(why)}`));
         cb();
       },
     });
     let sent = { files: Number.NaN, bytes: Number.NaN };
-    await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send))));
+    await withHelperPod(nodeKey, true, (podName) => execScript(podName, [WRITE_SCRIPT, into], out, async (send) => (sent = await writeFrames(fromDir, send)), stop));
     return { files: writtenAsSent(said.join(''), sent, `${what} of the claim ${names(nodeKey).claim}`).files };
   }
 
@@ -1177,6 +1216,9 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     const known = new Map<string, boolean>();
     const done: ClusterLabelledObject[] = [];
     const failed: string[] = [];
+    // Listed first, then labelled node by node: two deployments that both record a node key (both
+    // made nodes of that id before the label existed) must not split its objects between them.
+    const byNode = new Map<string, { kind: (typeof kinds)[number]; item: Obj }[]>();
     for (const k of kinds) {
       let items: Obj[];
       try {
@@ -1187,22 +1229,41 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       }
       for (const item of items) {
         const meta = item.metadata;
-        const name = meta?.name;
-        const uid = meta?.uid;
         const nodeKey = meta?.labels?.['lnm.node'];
         // The selector asked for no deployment label; checked again, so that no other deployment's object is ever written.
-        if (!name || !uid || !nodeKey || meta?.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
+        if (!meta?.name || !meta.uid || !nodeKey || meta.labels?.[DEPLOYMENT_LABEL] !== undefined || !meta.resourceVersion) continue;
         if (!known.has(nodeKey)) known.set(nodeKey, await recorded(nodeKey));
         if (!known.get(nodeKey)) continue;
-        // As listed, the labels only (labelled, as a start does): the resourceVersion makes a change
-        // made since a 409 (tried again at the next check), the uid an object of the same name made anew one too.
-        try {
-          await serial(nodeKey, () => labelled(item, (body) => k.replace(name, body)));
-          done.push({ kind: k.kind, name, nodeKey, uid });
-        } catch (err) {
-          failed.push(`labelling ${k.kind} ${name}: ${reasonOf(err, c.server)}`);
-        }
+        byNode.set(nodeKey, [...(byNode.get(nodeKey) ?? []), { kind: k, item }]);
       }
+    }
+    // A kind not listed: nothing labelled at this check (without it the order below does not hold).
+    if (failed.length) return { labelled: done, deployment: deploymentId, failed };
+    for (const [nodeKey, items] of byNode) {
+      await serial(nodeKey, async () => {
+        // A node one of whose objects carries another deployment's id is that deployment's: none of its objects is written.
+        try {
+          await nodeObjects(nodeKey, 'label');
+        } catch (err) {
+          failed.push(err instanceof NodeStartFailedError && err.failure === 'already-running' ? `left ${nodeKey}'s unlabelled objects: ${err.message}` : `reading ${nodeKey}'s objects: ${reasonOf(err, c.server)}`);
+          return;
+        }
+        // In LABEL_ORDER, each a label-only replace as listed (its resourceVersion: a change made
+        // since is a 409, tried again at the next check; its uid: an object made anew one too),
+        // stopping at the first that fails: the first one is what two deployments' checks at
+        // once both try, and only one of them gets it, and with it the rest.
+        items.sort((x, y) => LABEL_ORDER.indexOf(x.kind.kind) - LABEL_ORDER.indexOf(y.kind.kind));
+        for (const { kind, item } of items) {
+          const name = item.metadata!.name!;
+          try {
+            await labelled(item, (body) => kind.replace(name, body));
+            done.push({ kind: kind.kind, name, nodeKey, uid: item.metadata!.uid! });
+          } catch (err) {
+            failed.push(`labelling ${kind.kind} ${name}: ${reasonOf(err, c.server)}; ${nodeKey}'s other objects are left for the next check`);
+            return;
+          }
+        }
+      });
     }
     return { labelled: done, deployment: deploymentId, failed };
   }
@@ -1217,6 +1278,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
+    assertNotOthers: async (nodeKey, what) => void (await nodeObjects(nodeKey, what)),
 
     async imageReferences(repositories) {
       // The images on the cluster's nodes, as their kubelets report them (status.images; the

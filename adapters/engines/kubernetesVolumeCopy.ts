@@ -83,13 +83,21 @@ walk('').then(() => frame({ t: 'e', f: files, b: bytes, o: others })).catch((err
  * Empties the directory (made when missing: a claim's `data` the node has not written yet), then writes the frames read from stdin into it; at the end frame it
  * prints {"files": n, "bytes": b} (the files it wrote whole, the bytes the file system took) and
  * exits (stdin is never closed by the Exec WebSocket of Kubernetes 1.20, so the end is in the
- * data). The service checks those against what it sent (writtenAsSent).
+ * data). The service checks those against what it sent (writtenAsSent). A write that fails prints
+ * {"failed": message} and exits 1 (writeFailure reads it).
  */
 export const WRITE_SCRIPT = `
 const fs = require('node:fs'), p = require('node:path');
 const root = p.resolve(process.argv[1]);
-fs.mkdirSync(root, { recursive: true });
-for (const e of fs.readdirSync(root)) if (e !== 'lost+found') fs.rmSync(p.join(root, e), { recursive: true, force: true });
+// A failure (a full disk: ENOSPC after a short write; a path too long) is said on stdout at once, as
+// {"failed": message}: the service stops sending then. Exiting alone is not enough: with frames still
+// coming, the cluster's Exec stream does not report the exit while its stdin is not closed.
+let failed = false;
+function fail(err) { failed = true; const m = String(err && err.message || err); process.stdin.pause(); process.stderr.write(m); process.stdout.write(JSON.stringify({ failed: m }) + '\\n', () => process.exit(1)); }
+try {
+  fs.mkdirSync(root, { recursive: true });
+  for (const e of fs.readdirSync(root)) if (e !== 'lost+found') fs.rmSync(p.join(root, e), { recursive: true, force: true });
+} catch (err) { fail(err); }
 let buf = Buffer.alloc(0), fd = null, left = 0, files = 0, bytes = 0;
 const safe = (r) => { const f = p.resolve(root, String(r)); if (!f.startsWith(root + '/')) throw new Error('a path outside the directory: ' + r); return f; };
 function step() {
@@ -110,7 +118,11 @@ function step() {
     else if (h.t === 'f') { fs.mkdirSync(p.dirname(f), { recursive: true }); fd = fs.openSync(f, 'w', h.m & 0o7777); left = h.s; if (left === 0) { fs.closeSync(fd); fd = null; files++; } }
   }
 }
-process.stdin.on('data', (d) => { buf = buf.length ? Buffer.concat([buf, d]) : d; try { step(); } catch (err) { process.stderr.write(String(err && err.message || err)); process.exit(1); } });
+process.stdin.on('data', (d) => {
+  if (failed) return;
+  buf = buf.length ? Buffer.concat([buf, d]) : d;
+  try { step(); } catch (err) { fail(err); }
+});
 `;
 
 export interface CopyCounts {
@@ -255,6 +267,17 @@ export function writtenAsSent(said: string, sent: { files: number; bytes: number
     throw new Error(`the helper pod wrote ${m ? `${files} files (${bytes} bytes)` : 'an unknown number of files'} of the ${sent.files} (${sent.bytes} bytes) sent into ${what}`);
   }
   return { files, bytes };
+}
+
+/** The failure WRITE_SCRIPT printed (its {"failed": message} line), or undefined. */
+export function writeFailure(said: string): string | undefined {
+  const m = /\{"failed":("(?:[^"\\]|\\.)*")\}/.exec(said);
+  if (!m) return undefined;
+  try {
+    return String(JSON.parse(m[1]!));
+  } catch {
+    return undefined;
+  }
 }
 
 export async function emptyDir(dir: string): Promise<void> {

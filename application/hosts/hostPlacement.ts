@@ -4,7 +4,8 @@
 // started from here).
 import type { CommandInput } from '../commands.ts';
 import { AppError, ConflictError, UnavailableError, ValidationError } from '../../domain/shared/errors.ts';
-import type { NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import { NodeStartFailedError, type NodeEngineKind } from '../../domain/nodes/nodeEngine.ts';
+import { nodeKey } from '../../domain/nodes/node.ts';
 import { getNodeHost, listNodeHosts, nodesOnHost, type NodeHostRow } from '../../projections/nodeHosts.ts';
 import { clusterPortRange, type NodePlacement } from '../../domain/hosts/nodeHosts.ts';
 
@@ -114,6 +115,25 @@ export async function onKubernetesCluster(input: Pick<CommandInput, 'deps'>, nod
 export async function assertNodeClusterReachable(input: CommandInput, node: { name: string; config: { hostId?: number } } | null): Promise<void> {
   const host = await unreachableClusterOf(input.deps, node);
   if (host) throw clusterUnreachable(`Node ${node!.name} runs on Kubernetes cluster ${host.name}, which does not answer (${host.lastError ?? 'its last check failed'}): what runs there is unknown until it answers again.`, host.id);
+}
+
+/**
+ * A start or restart of a node on a cluster one of whose objects (StatefulSet, Service, Secret,
+ * ConfigMap, claim of its name) carries another deployment's id is refused here, a 409
+ * NODE_START_FAILED naming the object and that deployment, before the start is recorded: the
+ * engine's start would refuse it too, but then as the node's error (docs/kubernetes.md, "Two
+ * deployments on one cluster"). Reads only; a cluster that does not answer the reads leaves it to
+ * the start itself.
+ */
+export async function assertNodeObjectsNotOthers(input: Pick<CommandInput, 'deps'>, node: { id: number; config: { hostId?: number } } | null, what: string): Promise<void> {
+  const hostId = node?.config.hostId;
+  const nodePorts = input.deps.hosts?.nodePorts;
+  if (!hostId || !nodePorts || (await getNodeHost(input.deps.pool, hostId))?.kind !== 'kubernetes') return;
+  try {
+    await nodePorts.assertNotOthers(hostId, nodeKey(node.id), what);
+  } catch (err) {
+    if (err instanceof NodeStartFailedError && err.failure === 'already-running') throw err;
+  }
 }
 
 /**

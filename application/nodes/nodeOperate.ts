@@ -5,7 +5,7 @@ import { runCommand, type CommandInput } from '../commands.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import { getNode, type NodeRow } from '../../projections/nodes.ts';
 import { startLedgerXOrdererGroup } from '../ledgerx/ledgerxOrdererGroupStart.ts';
-import { assertNodeClusterReachable } from '../hosts/hostPlacement.ts';
+import { assertNodeClusterReachable, assertNodeObjectsNotOthers } from '../hosts/hostPlacement.ts';
 
 export type NodeAction = 'start' | 'stop' | 'restart';
 
@@ -15,6 +15,7 @@ export async function operateNode(input: CommandInput, nodeId: number, action: N
   const row = await getNode(deps.pool, nodeId);
   await assertNodeClusterReachable(input, row);
   if (action !== 'stop') {
+    if (row && row.nodeType !== 'LEDGERX_ORDERER_GROUP' && row.nodeType !== 'LEDGERX_COMMITTER') await assertNodeObjectsNotOthers(input, row, action);
     if (row?.nodeType === 'LEDGERX_ORDERER_GROUP' || row?.nodeType === 'LEDGERX_COMMITTER') {
       return { ledgerXGroup: await startLedgerXOrdererGroup(input, row, { restart: action === 'restart' }) };
     }

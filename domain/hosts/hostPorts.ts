@@ -61,4 +61,9 @@ export interface ClusterNodePorts {
    * deployment's id. Returns what it labelled (and the id), and what it could not list or label, in words.
    */
   labelUnlabelled(hostId: number, recorded: (nodeKey: string) => Promise<boolean>): Promise<{ labelled: ClusterLabelledObject[]; deployment: string | null; failed: string[] }>;
+  /**
+   * Reads only: a NodeStartFailedError 'already-running' (409) when one of node `nodeKey`'s objects
+   * on cluster `hostId` carries another deployment's id (`what`: the operation asked, for its message).
+   */
+  assertNotOthers(hostId: number, nodeKey: string, what: string): Promise<void>;
 }

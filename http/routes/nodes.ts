@@ -6,7 +6,7 @@
 import { redactSecrets } from '../../domain/audit/auditEntry.ts';
 import { chaincodeStream } from '../../domain/consortium/consortiumChaincode.ts';
 import { Type } from '@sinclair/typebox';
-import { defineRoute } from '../route.ts';
+import { defineRoute, type ResponseSpec } from '../route.ts';
 import { Page, PageQuery, page, pageRequest } from '../pagination.ts';
 import { CreationIdField, HostPlacementFields, IdParam } from './schemas.ts';
 import { deleteNode } from '../../application/nodes/nodeDelete.ts';
@@ -177,6 +177,11 @@ async function nodePage(deps: AppDeps, query: { limit?: number; offset?: number;
   return page(await Promise.all(views), r.total, limit, offset);
 }
 
+/** The 409 of a start or restart refused before it is recorded (application/hosts/hostPlacement.ts assertNodeObjectsNotOthers). */
+const START_REFUSED: Record<number, ResponseSpec> = {
+  409: { description: 'NODE_START_FAILED: a node on a Kubernetes cluster one of whose objects (StatefulSet, Service, Secret, ConfigMap, claim of its name) carries another deployment\'s id (context.object, context.otherDeployment); nothing recorded or changed (docs/kubernetes.md)' },
+};
+
 export const nodeRoutes = [
   defineRoute({
     method: 'post', path: '/nodes', summary: 'Create a node (evm: EVM_FULLNODE in a network; consortium: a CONSORTIUM_PEER or CONSORTIUM_ORDERER of an organization); it starts automatically', tags, permission: 'NODE_CREATE',
@@ -306,7 +311,10 @@ export const nodeRoutes = [
     defineRoute({
       method: 'post', path: `/nodes/:id/${action}`, summary: `${action[0].toUpperCase()}${action.slice(1)} a node; answers once the outcome is recorded`, tags, permission: 'NODE_OPERATE', params: IdParam,
       ...(action === 'start' ? { description: 'Sent while a stop is still being carried out, or to a node in error or down, the start first stops whatever of the node still runs (never a second process beside the first).' } : {}),
-      responses: { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: AnyNodeView }, 404: { description: 'no such node' } },
+      responses: Object.assign(
+        { 200: { description: 'the node after the attempt (status error with the reason when it could not start)', schema: AnyNodeView }, 404: { description: 'no such node' } },
+        action === 'stop' ? {} : START_REFUSED,
+      ),
       async handler(input) {
         const { deps, params } = input;
         const { ledgerXGroup } = await operateNode(input, params.id, action);

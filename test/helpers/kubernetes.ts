@@ -3,12 +3,14 @@
 // state dir (LNM_K8S_STATE, default /tmp/lnm-k8s). Why the tests cannot run, for their skip
 // message: no settings, the API server not answering, no Ready node, or the anvil image missing
 // from the cluster's node.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as k8s from '@kubernetes/client-node';
 import path from 'node:path';
 import { probeKubernetesCluster } from '../../adapters/engines/kubernetesCluster.ts';
 import type { KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
 import { releasesAmong } from '../../adapters/consortium/fabricReleaseImages.ts';
+import type { NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 
 export const k8sAnvilImage = process.env.LNM_ANVIL_IMAGE ?? 'lnm-anvil:local';
 
@@ -126,4 +128,30 @@ export async function clusterFabricReleases(peer = 'lnm-fabric-peer:local', orde
   const nodes = await adminKubeConfig().makeApiClient(k8s.CoreV1Api).listNode();
   const images = nodes.items.flatMap((n) => (n.status?.images ?? []).flatMap((i) => (i.names ?? []).map((x) => x.replace(/^docker\.io\/(library\/)?/, ''))));
   return releasesAmong(images, peer, orderer);
+}
+
+/** An anvil node-1 of the claim tests: its chain in {nodeDir}/state.json, saved every second, at NodePort `port`. */
+export function anvilStateSpec(port: number): NodeLaunchSpec {
+  return {
+    nodeKey: 'node-1',
+    displayName: 'anvil node-1',
+    docker: { image: k8sAnvilImage, args: ['--host', '0.0.0.0', '--port', String(port), '--block-time', '1', '--state', '{nodeDir}/state.json', '--state-interval', '1'] },
+    files: [],
+    ports: [port],
+  };
+}
+
+/** Scratch directories under the OS's temp directory (`dir()` makes one), all removed by `clear()`. */
+export function scratchDirs(prefix: string): { dir: () => string; clear: () => void } {
+  const made: string[] = [];
+  return {
+    dir: () => {
+      const d = mkdtempSync(path.join(tmpdir(), prefix));
+      made.push(d);
+      return d;
+    },
+    clear: () => {
+      for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }

@@ -17,8 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createKubernetesEngine, type KubernetesNodeEngine } from '../../../adapters/engines/kubernetesEngine.ts';
-import type { NodeLaunchSpec } from '../../../domain/nodes/nodeEngine.ts';
-import { adminKubeConfig, clusterImageMissing, k8sAnvilImage, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { adminKubeConfig, anvilStateSpec, clusterImageMissing, k8sAnvilImage, scratchDirs, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
 import { requires } from '../../helpers/requirements.ts';
 
 const skipReason = (await serviceImageSkipReason()) ?? (await clusterImageMissing(k8sAnvilImage));
@@ -30,22 +29,11 @@ const PORT = 30000 + ((process.pid * 17 + 1900) % 2400);
 // The claim is mounted in the helper pod at <dataDir>/nodes/<key>: a long dataDir makes a path that
 // fits under PATH_MAX here too long there.
 const dataDir = path.join(mkdtempSync(path.join(tmpdir(), 'lnm-k8s-copy-')), 'd'.repeat(200));
-const scratch: string[] = [];
-const dir = () => {
-  const d = mkdtempSync(path.join(tmpdir(), 'lnm-kc-'));
-  scratch.push(d);
-  return d;
-};
+const { dir, clear } = scratchDirs('lnm-kc-');
 let engine: KubernetesNodeEngine;
 let core: k8s.CoreV1Api;
 
-const spec: NodeLaunchSpec = {
-  nodeKey: 'node-1',
-  displayName: 'anvil node-1',
-  docker: { image: k8sAnvilImage, args: ['--host', '0.0.0.0', '--port', String(PORT), '--block-time', '1', '--state', '{nodeDir}/state.json', '--state-interval', '1'] },
-  files: [],
-  ports: [PORT],
-};
+const spec = anvilStateSpec(PORT);
 const helperPod = () => `${engine.objectNames(spec.nodeKey).statefulSet}-copy`;
 const helperThere = () => core.readNamespacedPod({ name: helperPod(), namespace: ns() }).then((p) => p, () => null);
 
@@ -86,7 +74,7 @@ t.before(async () => {
 t.after(async () => {
   await engine?.remove(spec.nodeKey, { deleteVolume: true }).catch(() => undefined);
   rmSync(path.dirname(dataDir), { recursive: true, force: true });
-  for (const d of scratch) rmSync(d, { recursive: true, force: true });
+  clear();
 });
 
 t('a file whose path cannot be written where the claim is mounted: the copy in fails saying why, and the helper pod is removed', async () => {

@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFrames, writtenAsSent } from '../../../adapters/engines/kubernetesVolumeCopy.ts';
+import { frameWriter, READ_SCRIPT, WRITE_SCRIPT, writeFailure, writeFrames, writtenAsSent } from '../../../adapters/engines/kubernetesVolumeCopy.ts';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -129,6 +129,10 @@ test('a path leaving the directory is refused by the write script and by the ser
   const r = await runScript(WRITE_SCRIPT, into, null, evil);
   assert.is(r.code, 1);
   assert.match(r.err, /outside the directory/);
+  // Said on stdout too, for the service to stop sending at once (a cluster's Exec stream does not
+  // report the exit while frames still come: kubernetesClaimFull.int.test.ts).
+  assert.match(writeFailure(r.out) ?? '', /outside the directory/);
+  assert.is(writeFailure('{"files":1,"bytes":3}\n'), undefined);
   assert.equal(readdirSync(outside), ['dir']);
 
   const w = frameWriter(into);

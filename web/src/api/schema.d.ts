@@ -21996,6 +21996,13 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description NODE_START_FAILED: a node on a Kubernetes cluster one of whose objects (StatefulSet, Service, Secret, ConfigMap, claim of its name) carries another deployment's id (context.object, context.otherDeployment); nothing recorded or changed (docs/kubernetes.md) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -22254,6 +22261,13 @@ export interface operations {
             };
             /** @description no such node */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description NODE_START_FAILED: a node on a Kubernetes cluster one of whose objects (StatefulSet, Service, Secret, ConfigMap, claim of its name) carries another deployment's id (context.object, context.otherDeployment); nothing recorded or changed (docs/kubernetes.md) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
