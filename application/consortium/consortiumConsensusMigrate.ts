@@ -579,7 +579,12 @@ async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ 
     for (const peer of peers) {
       try {
         const target = await targetOf(deps, peer.id);
-        const running = (await getNode(deps.pool, peer.id))?.status === 'running';
+        // A peer recorded down (its probes failing: hung, or slow on a loaded machine) may still
+        // run and hold its ledger: stopped for the rollback and started after, as a running one.
+        // Seen in a CI run at load 12-16: a docker peer down at the rollback was rolled back as if
+        // stopped and left stopped, and the channel's peer no longer followed.
+        const status = (await getNode(deps.pool, peer.id))?.status;
+        const running = status === 'running' || status === 'down';
         const height = running ? ((await consortium.runtime.ledgers(target, 5000).catch(() => null))?.channels.find((c) => c.channel === channel)?.blockHeight ?? null) : null;
         if (height !== null && height <= restored) {
           await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
