@@ -304,6 +304,8 @@ async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: stri
     return { text: `rollback incomplete: ${(e as Error).message.replace(/\.+$/, '')}`, complete: false, peersNotRolledBack: [] };
   }
 }
+/** What to do after a rollback that did not complete (the channels may still be in maintenance): nothing after one that did. */
+const retryHint = (r: { complete: boolean }) => (r.complete ? '' : ' Fix the cause, then POST .../consensus/migrate takes the rollback up again (GET .../consensus/migration has its steps).');
 /** Each channel as a migration left it, as the 409's context and GET .../consensus/migration name it. */
 export const channelsBody = (channels: MigrationChannel[]) => channels.map((c) => ({ network_id: c.networkId, channel_name: c.channelName, consensus: c.consensus, state: c.state }));
 const failedContext = (phase: MigrationPhase, steps: string[], r: { peersNotRolledBack: PeerNotRolledBack[] }, channels: MigrationChannel[]) => ({ phase, steps, channels: channelsBody(channels), ...(r.peersNotRolledBack.length ? { peers_not_rolled_back: r.peersNotRolledBack } : {}) });
@@ -358,7 +360,7 @@ async function migrateLocked(
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
-    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.`, failedContext(phase, rec.progress.steps, restored, left), 'MIGRATION_FAILED');
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext(phase, rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
@@ -367,7 +369,7 @@ async function migrateLocked(
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
-    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
+    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }, timeoutMs);
   return finished(input, rec, orderers, done, plans.map((p) => p.network), ordererList);
 }
