@@ -73,6 +73,8 @@ export interface ConsensusMigrated {
 
 const MIGRATION_LOCK = 'lnm:consortium-consensus-migration';
 const BACKUP_LABEL = 'raft-to-bft';
+/** The step a rollback records before it puts the first backup back: from then on, a data directory may be partly replaced. */
+const RESTORING_STEP = 'rollback: putting the backups back';
 /** The last migration of the network (running or ended), as recorded in the event store: what GET .../consensus/migration answers on every server. */
 export async function migrationProgress(deps: AppDeps, networkId: number): Promise<MigrationProgress | null> {
   const { state } = await loadState(deps.store, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations);
@@ -502,7 +504,10 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
 async function resumeRollback(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
   const { deps } = input;
   const { networks, orderers, ordererList } = await migrationParts(deps, last);
-  const backedUp = last.steps.some((s) => s.startsWith('backup: '));
+  // Backed up: the `backup:` step, or a rollback that began putting the backups back (a failure in
+  // phase backup before that step: the data directories as the first rollback left them, one
+  // perhaps partly replaced, are no chain to start on).
+  const backedUp = last.steps.some((s) => s.startsWith('backup: ') || s.startsWith(RESTORING_STEP));
   const what = `the rollback of migration ${last.migrationId} (${last.status === 'running' ? 'its server stopped during it' : 'it did not complete'})`;
   if (dryRun) {
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: [], orderers: ordererList, steps: [`takes up ${what} again: orderers stopped, ${backedUp ? 'their backups put back, ' : ''}started on etcdraft, peers past the restored chain rolled back, channels out of maintenance on raft; nothing changed`] };
@@ -530,6 +535,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
       const row = await getNode(deps.pool, o.id);
       if (row && row.status !== 'stopped') await stopped(input, o);
     }
+    await rec.step(`${RESTORING_STEP} of ${orderers.map((o) => o.name).join(', ')} (stopped)`);
     for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL);
   }
   // The last line of defence: a start refused for a while (a port another program held when the
