@@ -11,6 +11,7 @@ import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
+import pg from 'pg';
 import { connect, hash, signers } from '@hyperledger/fabric-gateway';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricProgram, fabricReleaseOf, fabricServiceEnv } from '../../helpers/programs.ts';
@@ -173,6 +174,50 @@ export async function rollbackTakenUpAgain(api: Api, opts: { networkId: number; 
   assert.is(fresh.status, 200, fresh.text);
   assert.equal(fresh.json.networks.map((n: { channel_name: string }) => n.channel_name), [channel]);
   return again;
+}
+
+/**
+ * Holds the server whose database is `databaseUrl` at an exact point, without a race: a trigger on
+ * its event store makes the INSERT of the event matching `when` (an SQL condition on NEW, e.g.
+ * `NEW.type = 'ConsensusMigrationPhaseReached' AND NEW.data->>'phase' = 'normal'`) wait on an
+ * advisory lock held here. `post` is sent; once the server waits there (pg_locks), `atHold` makes
+ * the fault and the server goes on. Answers `post`'s answer; the trigger is gone after.
+ */
+export async function heldAtEvent<T>(databaseUrl: string, when: string, post: () => Promise<T>, atHold: () => Promise<void>): Promise<T> {
+  const key = 0x17b700 + (process.pid % 0xff);
+  const db = new pg.Client({ connectionString: databaseUrl });
+  // A connection lost is the query's error here, not an uncaught one that ends the test process.
+  db.on('error', () => undefined);
+  await db.connect();
+  try {
+    await db.query(`CREATE FUNCTION lnm_test_hold() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF ${when} THEN
+          PERFORM pg_advisory_lock(${key});
+          PERFORM pg_advisory_unlock(${key});
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query('CREATE TRIGGER lnm_test_hold BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION lnm_test_hold()');
+    await db.query('SELECT pg_advisory_lock($1)', [key]);
+    let answered = false;
+    const posting = post().finally(() => { answered = true; });
+    await until('the server held at the event', async () => {
+      if (answered) return true;
+      const w = await db.query('SELECT count(*)::int AS n FROM pg_locks WHERE locktype = $1 AND objid = $2 AND NOT granted', ['advisory', key]);
+      return w.rows[0].n > 0 ? true : null;
+    }, 900_000, 200);
+    // (The answer read only when there is one: awaited while the server is held, it never comes.)
+    if (answered) assert.unreachable(`the server answered before it reached the event (${when}): ${JSON.stringify(await posting).slice(0, 2000)}`);
+    await atHold();
+    await db.query('SELECT pg_advisory_unlock($1)', [key]);
+    return await posting;
+  } finally {
+    await db.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+    await db.query('DROP TRIGGER IF EXISTS lnm_test_hold ON events').catch(() => undefined);
+    await db.query('DROP FUNCTION IF EXISTS lnm_test_hold()').catch(() => undefined);
+    await db.end();
+  }
 }
 
 /**
