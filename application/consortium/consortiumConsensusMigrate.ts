@@ -530,13 +530,14 @@ async function resumeRollback(input: CommandInput, last: MigrationProgress, dryR
  */
 async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number): Promise<PeerNotRolledBack[]> {
   const { deps } = input;
+  const onItsHost = (o: NodeRow) => async (err: unknown): Promise<never> => { throw await hostGone(deps, o, err); };
   if (backedUp) {
     for (const o of orderers) {
       const row = await getNode(deps.pool, o.id);
-      if (row && row.status !== 'stopped') await stopped(input, o);
+      if (row && row.status !== 'stopped') await stopped(input, o).catch(onItsHost(o));
     }
     await rec.step(`${RESTORING_STEP} of ${orderers.map((o) => o.name).join(', ')} (stopped)`);
-    for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL);
+    for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL).catch(onItsHost(o));
   }
   // The last line of defence: a start refused for a while (a port another program held when the
   // orderer stopped, an orderer slow to come up) is tried again until timeoutMs.
@@ -544,7 +545,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
     await retrying(`orderer ${o.name} started on its restored data`, async () => {
       const row = await getNode(deps.pool, o.id);
       if (row?.status !== 'running') await started(input, o, timeoutMs);
-    }, timeoutMs);
+    }, timeoutMs).catch(onItsHost(o));
   }
   const notRolledBack = backedUp ? await rollbackPeers(input, rec, plans, orderers, timeoutMs) : [];
   for (const p of plans) {
@@ -552,6 +553,25 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
     await retrying(`channel ${p.network.channelName} out of maintenance on raft`, () => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }), timeoutMs);
   }
   return notRolledBack;
+}
+
+/**
+ * An orderer's rollback step that failed (stop, restore, start): when the orderer is on a node
+ * host that does not answer now (asked there and then, not the last check), the error names the
+ * host, its address and why: the cause to fix (bring the host back), not only the orderer that
+ * did not stop. Otherwise the error as it was.
+ */
+async function hostGone(deps: AppDeps, o: NodeRow, err: unknown): Promise<Error> {
+  const e = err as Error;
+  const hostId = o.consortiumConfig?.hostId;
+  const hosts = deps.hosts;
+  if (!hostId || !hosts?.directory) return e;
+  const connection = await hosts.directory.connection(hostId).catch(() => null);
+  if (!connection) return e;
+  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
+  if (check.reachable) return e;
+  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
+  return new Error(`${e.message.replace(/\.+$/, '')}: its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`);
 }
 
 /**
