@@ -397,8 +397,14 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
       await access(backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
       // On a host: left where the node's next start empties its volume and puts its files back
       // (the staging copy, then this data directory over it), as after `lnm restore`.
-      await rm(hosted ? path.dirname(data) : data, { recursive: true, force: true });
-      await cp(backup, data, { recursive: true, preserveTimestamps: true });
+      const target = hosted ? path.dirname(data) : data;
+      try {
+        await rm(target, { recursive: true, force: true });
+        await cp(backup, data, { recursive: true, preserveTimestamps: true });
+      } catch (err) {
+        // Part way (a file that cannot be removed, a full disk): named with the node, its path from the node's own directory.
+        throw new ConflictError(`the backup ${label} of ${fabricDisplayName(t)} could not be put back: ${fileErrorOf(err, path.dirname(target))} (its data directory may be left partly removed)`);
+      }
     },
     async dropBackup(t, label) {
       // The node may run (a migration drops its backups once the channels left maintenance on BFT).
@@ -444,4 +450,10 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
     },
   };
   return runtime;
+}
+
+/** A file system error in words, its path relative to `base` (the node's own directory): what to fix, not the server's layout. */
+function fileErrorOf(err: unknown, base: string): string {
+  const e = err as NodeJS.ErrnoException;
+  return e.path ? e.message.split(e.path).join(path.relative(base, e.path) || '.') : e.message;
 }

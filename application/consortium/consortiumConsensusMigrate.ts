@@ -73,6 +73,8 @@ export interface ConsensusMigrated {
 
 const MIGRATION_LOCK = 'lnm:consortium-consensus-migration';
 const BACKUP_LABEL = 'raft-to-bft';
+/** The step a rollback records before it puts the first backup back: from then on, a data directory may be partly replaced. */
+const RESTORING_STEP = 'rollback: putting the backups back';
 /** The last migration of the network (running or ended), as recorded in the event store: what GET .../consensus/migration answers on every server. */
 export async function migrationProgress(deps: AppDeps, networkId: number): Promise<MigrationProgress | null> {
   const { state } = await loadState(deps.store, CONSENSUS_MIGRATIONS_STREAM, consensusMigrations);
@@ -304,6 +306,8 @@ async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: stri
     return { text: `rollback incomplete: ${(e as Error).message.replace(/\.+$/, '')}`, complete: false, peersNotRolledBack: [] };
   }
 }
+/** What to do after a rollback that did not complete (the channels may still be in maintenance): nothing after one that did. */
+const retryHint = (r: { complete: boolean }) => (r.complete ? '' : ' Fix the cause, then POST .../consensus/migrate takes the rollback up again (GET .../consensus/migration has its steps).');
 /** Each channel as a migration left it, as the 409's context and GET .../consensus/migration name it. */
 export const channelsBody = (channels: MigrationChannel[]) => channels.map((c) => ({ network_id: c.networkId, channel_name: c.channelName, consensus: c.consensus, state: c.state }));
 const failedContext = (phase: MigrationPhase, steps: string[], r: { peersNotRolledBack: PeerNotRolledBack[] }, channels: MigrationChannel[]) => ({ phase, steps, channels: channelsBody(channels), ...(r.peersNotRolledBack.length ? { peers_not_rolled_back: r.peersNotRolledBack } : {}) });
@@ -358,7 +362,7 @@ async function migrateLocked(
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
-    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.`, failedContext(phase, rec.progress.steps, restored, left), 'MIGRATION_FAILED');
+    throw new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase ${phase}: ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext(phase, rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
@@ -367,7 +371,7 @@ async function migrateLocked(
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
-    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
+    return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }, timeoutMs);
   return finished(input, rec, orderers, done, plans.map((p) => p.network), ordererList);
 }
@@ -500,7 +504,10 @@ async function resumeMigration(input: CommandInput, last: MigrationProgress, dry
 async function resumeRollback(input: CommandInput, last: MigrationProgress, dryRun: boolean, timeoutMs: number): Promise<ConsensusMigrated> {
   const { deps } = input;
   const { networks, orderers, ordererList } = await migrationParts(deps, last);
-  const backedUp = last.steps.some((s) => s.startsWith('backup: '));
+  // Backed up: the `backup:` step, or a rollback that began putting the backups back (a failure in
+  // phase backup before that step: the data directories as the first rollback left them, one
+  // perhaps partly replaced, are no chain to start on).
+  const backedUp = last.steps.some((s) => s.startsWith('backup: ') || s.startsWith(RESTORING_STEP));
   const what = `the rollback of migration ${last.migrationId} (${last.status === 'running' ? 'its server stopped during it' : 'it did not complete'})`;
   if (dryRun) {
     return { status: 'dry_run', from: 'etcdraft', to: 'smartbft', networks: [], orderers: ordererList, steps: [`takes up ${what} again: orderers stopped, ${backedUp ? 'their backups put back, ' : ''}started on etcdraft, peers past the restored chain rolled back, channels out of maintenance on raft; nothing changed`] };
@@ -523,12 +530,14 @@ async function resumeRollback(input: CommandInput, last: MigrationProgress, dryR
  */
 async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ network: ConsortiumNetworkRow }>, orderers: NodeRow[], backedUp: boolean, timeoutMs: number): Promise<PeerNotRolledBack[]> {
   const { deps } = input;
+  const onItsHost = (o: NodeRow) => async (err: unknown): Promise<never> => { throw await hostGone(deps, o, err); };
   if (backedUp) {
     for (const o of orderers) {
       const row = await getNode(deps.pool, o.id);
-      if (row && row.status !== 'stopped') await stopped(input, o);
+      if (row && row.status !== 'stopped') await stopped(input, o).catch(onItsHost(o));
     }
-    for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL);
+    await rec.step(`${RESTORING_STEP} of ${orderers.map((o) => o.name).join(', ')} (stopped)`);
+    for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL).catch(onItsHost(o));
   }
   // The last line of defence: a start refused for a while (a port another program held when the
   // orderer stopped, an orderer slow to come up) is tried again until timeoutMs.
@@ -536,7 +545,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
     await retrying(`orderer ${o.name} started on its restored data`, async () => {
       const row = await getNode(deps.pool, o.id);
       if (row?.status !== 'running') await started(input, o, timeoutMs);
-    }, timeoutMs);
+    }, timeoutMs).catch(onItsHost(o));
   }
   const notRolledBack = backedUp ? await rollbackPeers(input, rec, plans, orderers, timeoutMs) : [];
   for (const p of plans) {
@@ -544,6 +553,25 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
     await retrying(`channel ${p.network.channelName} out of maintenance on raft`, () => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }), timeoutMs);
   }
   return notRolledBack;
+}
+
+/**
+ * An orderer's rollback step that failed (stop, restore, start): when the orderer is on a node
+ * host that does not answer now (asked there and then, not the last check), the error names the
+ * host, its address and why: the cause to fix (bring the host back), not only the orderer that
+ * did not stop. Otherwise the error as it was.
+ */
+async function hostGone(deps: AppDeps, o: NodeRow, err: unknown): Promise<Error> {
+  const e = err as Error;
+  const hostId = o.consortiumConfig?.hostId;
+  const hosts = deps.hosts;
+  if (!hostId || !hosts?.directory) return e;
+  const connection = await hosts.directory.connection(hostId).catch(() => null);
+  if (!connection) return e;
+  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
+  if (check.reachable) return e;
+  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
+  return new Error(`${e.message.replace(/\.+$/, '')}: its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`);
 }
 
 /**

@@ -23,6 +23,7 @@ export const dependencies = {
   'chaincode-images': { what: 'the local chaincode images lnm-chaincode-node:local and lnm-chaincode-asset-registry:local', how: 'run .ci/docker.sh as root (it builds them from this host\'s node and node_modules)' },
   'fabric-images': { what: 'the local Fabric images lnm-fabric-peer:local and lnm-fabric-orderer:local', how: 'run .ci/docker.sh as root with the Fabric programs found (LNM_FABRIC_BIN or PATH)' },
   netns: { what: 'root with unshare (util-linux) and ip (iproute2), for a network namespace of its own', how: 'run the tests as root (.ci/run does)' },
+  'immutable-files': { what: 'root and chattr (e2fsprogs) on a filesystem with the immutable attribute (ext4) under the temporary directory, for a file even root cannot remove', how: 'run the tests as root with the temporary directory on ext4 (.ci/run does)' },
   'docker-host': { what: 'root with dockerd and ip (iproute2), to start a second Docker Engine in a network namespace', how: 'run the tests as root on a machine with docker.io and iproute2 (.ci/run does)' },
   'fabric-x-images': { what: 'the local Fabric-X images lnm-fabric-x-arma:local and lnm-fabric-x-committer:local', how: 'run .ci/docker.sh as root with the Fabric-X programs found (LNM_FABRIC_X_BIN or PATH)' },
   nginx: { what: "Debian's nginx, the load balancer in front of several instances", how: 'apt-get install nginx-light (.ci/run does), or put nginx on PATH' },

@@ -11,7 +11,18 @@
 // switch block. 409 MIGRATION_FAILED in phase normal, the backups put back, the peer on the host
 // rolled back to the restored chain (`peer node rollback` in a one-off container of its image on
 // its volume), the channel etcdraft in STATE_NORMAL, committing, every block hash kept, the five
-// containers running, no one-off container and no restore left. (b) Then the migration succeeds:
+// containers running, no one-off container and no restore left. (a2) The host gone during a
+// rollback: the server held, without a race, where it records phase normal (a trigger on its own
+// event store makes that INSERT wait on an advisory lock the test holds: the orderers restarted as
+// BFT, the channel in maintenance), the host's engine stopped there (every container on it ends
+// with it), the server goes on: the channel cannot leave maintenance on BFT, and the rollback
+// cannot stop an orderer on a host that does not answer: 409 MIGRATION_FAILED "rollback incomplete"
+// naming the node host, its address and why, and what to do, the record failed in phase rollback.
+// The engine started again on the same data, a new POST takes the rollback up again: every
+// orderer's backup put back into its volume at its start, the channel etcdraft in STATE_NORMAL,
+// the peer (down with its host: a peer not running is rolled back and left stopped) started and
+// following, every block hash kept, the five containers running, no restore pending. Against the
+// code before, the 409 named the orderer that did not stop, not the host. (b) Then the migration succeeds:
 // BFT with 4 ConsenterMapping entries, the peer commits, the network says smartbft, no backup left.
 // Against the code before, both fail on their first POST: 400 MIGRATION_ENGINE. Skipped, saying
 // why, without a Docker Engine, the 3.1 release images, or root to start the second engine.
@@ -23,7 +34,7 @@ import type { TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
 import { secondHostMissing, startSecondDockerHost, type SecondDockerHost } from '../../helpers/secondDockerHost.ts';
 import { dockerMissing, releaseImages, startDockerServer, stopDockerServer } from '../consortium/dockerFabricKit.ts';
-import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, migratedAgain, migrationRolledBack, migrationStruckInPhaseNormal, orderersSay, until } from '../consortium/consortiumApi.ts';
+import { apiOf, blockHashes, channelCommits, fourOrdererRaftChannel, heldAtEvent, migratedAgain, migrationRolledBack, migrationStruckInPhaseNormal, orderersSay, rollbackIncomplete, until } from '../consortium/consortiumApi.ts';
 
 const { versions: [v31], missing: releasesMissing } = await releaseImages(['3.1.']);
 const t = requiresAll(
@@ -39,6 +50,7 @@ interface Node { id: number; name: string; config: { port: number; hostId: numbe
 let orderers: Node[] = [];
 let peer: Node;
 let networkId = 0;
+let hostId = 0;
 let height: () => Promise<number | null>;
 const channel = 'hostmigrate';
 const configPath = () => `/networks/${networkId}/channels/${channel}/config`;
@@ -59,6 +71,7 @@ t.before(async () => {
   server = await startDockerServer('hmig', { LNM_HOST_CHECK_SECONDS: '2' });
   const h = await api('POST', '/hosts', { name: 'migration-host', url: host.url, tls: host.pki });
   assert.is(h.status, 201, h.text);
+  hostId = h.json.id;
   const made = await fourOrdererRaftChannel(api, 'hmig', 'hostmignet', channel, { fabricVersion: v31, hostId: h.json.id });
   ({ orderers, peer } = made);
   networkId = made.network.id;
@@ -73,6 +86,7 @@ t.before(async () => {
   await commits('after V3_0');
 });
 t.after(async () => {
+  await host?.start().catch(() => undefined);
   await stopDockerServer(server);
   await host?.remove();
 });
@@ -113,6 +127,53 @@ t('(a) a real fault after the switch (two orderer containers on the host killed 
   }
   assert.equal(leftHere('hosted-restore'), [], 'every backup put back into its volume at the restart');
   for (const o of orderers) assert.ok(existsSync(path.join(server.dataDir, 'hosted-backups', `node-${o.id}`, 'raft-to-bft')), `orderer ${o.name}'s backup kept after a failure`);
+});
+
+t('(a2) the node host gone during the rollback: 409 "rollback incomplete" naming the host; the host back, a new POST completes the rollback: etcdraft, committing, blocks kept', async () => {
+  const h = (await height())!;
+  const hashes = await blockHashes(api, networkId, h);
+  // The host goes once the orderers run as BFT (phase normal recorded): its engine stops, and every container on it with it.
+  const failed = await heldAtEvent(server.databaseUrl!, `NEW.type = 'ConsensusMigrationPhaseReached' AND NEW.data->>'phase' = 'normal'`, () => api('POST', `/networks/consortium/${networkId}/consensus/migrate`, { to: 'smartbft', waitSeconds: 60 }), () => host.stop());
+  const recorded = await rollbackIncomplete(api, networkId, channel, failed, 'normal (the BFT orderers did not order)', [`its node host migration-host (${host.url}) does not answer`]);
+  assert.match(failed.json.message, /POST \.\.\.\/consensus\/migrate takes the rollback up again/);
+
+  // The host back on the same data: a new POST takes the rollback up again.
+  await host.start();
+  await until('the host seen reachable', async () => ((await api('GET', `/hosts/${hostId}`)).json.status?.reachable === true ? true : null), 120_000, 2000);
+  const again = await until('the rollback taken up again', async () => {
+    const x = await api('POST', `/networks/consortium/${networkId}/consensus/migrate`, { to: 'smartbft' });
+    return x.status === 503 ? null : x;
+  }, 300_000, 3000);
+  console.log(`  taken up again: ${again.json?.message}`);
+  console.log(`  steps: ${JSON.stringify((again.json?.context?.steps ?? []).slice(-6))}`);
+  assert.is(again.status, 409, again.text);
+  assert.is(again.json.code, 'MIGRATION_FAILED');
+  assert.match(again.json.message, /taken up again: restored: backups put back, channels left maintenance on etcdraft/);
+  assert.equal(again.json.context.channels, [{ network_id: networkId, channel_name: channel, consensus: 'etcdraft', state: 'normal' }]);
+  assert.is(again.json.context.peers_not_rolled_back, undefined, again.text);
+  const after = await api('GET', `/networks/consortium/${networkId}/consensus/migration`);
+  assert.equal([after.json.status, after.json.phase, after.json.migration_id], ['failed', 'rollback', recorded.json.migration_id]);
+
+  // The peer went with its host; a peer not running is rolled back and left stopped: started here.
+  if ((await api('GET', `/nodes/${peer.id}`)).json.status !== 'running') {
+    const s = await until('the peer started', async () => {
+      const x = await api('POST', `/nodes/${peer.id}/start`);
+      return x.status === 503 ? null : x;
+    }, 120_000, 3000);
+    assert.ok(s.status === 200 || s.status === 202, s.text);
+    await until('the peer running', async () => ((await api('GET', `/nodes/${peer.id}`)).json.status === 'running' ? true : null), 180_000, 2000);
+  }
+  const consensus = (await api('GET', configPath())).json.config.channel_group.groups.Orderer.values.ConsensusType.value;
+  assert.equal([consensus.type, consensus.state], ['etcdraft', 'STATE_NORMAL']);
+  await commits('after the rollback taken up again');
+  assert.equal(await blockHashes(api, networkId, h), hashes, 'every block before the migration kept its hash');
+  const containers = hostContainers();
+  assert.is(containers.length, 5, JSON.stringify(containers));
+  for (const c of containers) {
+    assert.is(c.state, 'running', JSON.stringify(c));
+    assert.is(c.once, '', JSON.stringify(c));
+  }
+  assert.equal(leftHere('hosted-restore'), [], 'every backup put back into its volume at the start');
 });
 
 t('(b) migrated: BFT in STATE_NORMAL with the same 4 consenters, the peer commits, the network says smartbft, no backup left', async () => {
