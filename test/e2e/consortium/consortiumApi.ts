@@ -43,12 +43,19 @@ export const fabric31 = {
   env: (extra: Record<string, string> = {}) => consortiumEnv({ LNM_FABRIC_RELEASES: release31.ok ? release31.release.binDir : '', LNM_NODE_ENGINE: 'process', ...extra }),
 };
 
+type SuiteHooks = { before: (f: () => Promise<void>) => void; after: (f: () => Promise<void>) => void };
+
 /** One server on Fabric 3.1 for a whole suite (started before it; its nodes removed and the server stopped after). */
-export function fabric31Server(t: { before: (f: () => Promise<void>) => void; after: (f: () => Promise<void>) => void }): { api: Api; server: () => TestServer } {
+export function fabric31Server(t: SuiteHooks): { api: Api; server: () => TestServer } {
+  return suiteServer(t, () => fabric31.env());
+}
+
+/** One consortium server for a whole suite, of environment `env` (default consortiumEnv()): started before it; its nodes removed and the server stopped after. */
+export function suiteServer(t: SuiteHooks, env: () => Record<string, string> = () => consortiumEnv()): { api: Api; server: () => TestServer } {
   let server: TestServer | undefined;
   const api = apiOf(() => server!);
   t.before(async () => {
-    server = await startServer({ env: fabric31.env() });
+    server = await startServer({ env: env() });
   });
   t.after(async () => {
     if (!server) return;

@@ -12,21 +12,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricReleaseOf } from '../../helpers/programs.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, raftChannels, removeConsortiumNodes, until } from './consortiumApi.ts';
+import { fabric31, fabric31Server, raftChannels, until } from './consortiumApi.ts';
 
-const r31 = fabricReleaseOf('3.1');
-const t = requires(suite('consensus migration: the rollback with the peer recorded down (real Fabric 3.1)'), 'fabric-releases', r31.ok ? undefined : r31.reason);
-let server: TestServer;
-const api = apiOf(() => server);
+const t = requires(suite('consensus migration: the rollback with the peer recorded down (real Fabric 3.1)'), 'fabric-releases', fabric31.skip);
 const hung: number[] = [];
-
-t.before(async () => {
-  server = await startServer({ env: consortiumEnv({ LNM_FABRIC_RELEASES: r31.ok ? r31.release.binDir : '', LNM_NODE_ENGINE: 'process' }) });
-});
-t.after(async () => {
+// Before the server's own teardown (hooks run in order): a hung peer the test left is let go.
+t.after(() => {
   for (const pid of hung) {
     try {
       process.kill(pid, 'SIGCONT');
@@ -34,15 +26,13 @@ t.after(async () => {
       /* ended by the rollback's stop */
     }
   }
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
 });
+const { api, server } = fabric31Server(t);
 
-const pidOf = (id: number) => (JSON.parse(readFileSync(path.join(server.dataDir, 'nodes', `node-${id}`, 'node.pid.json'), 'utf8')) as { pid: number }).pid;
+const pidOf = (id: number) => (JSON.parse(readFileSync(path.join(server().dataDir, 'nodes', `node-${id}`, 'node.pid.json'), 'utf8')) as { pid: number }).pid;
 
 t('the peer hangs and is recorded down during the migration: the rollback stops it, rolls it back and starts it; it follows the channel again', async () => {
-  const { orderers, peer, nets, commits } = await raftChannels(api, 'pdown', 1, { fabricVersion: r31.ok ? r31.release.version : '' });
+  const { orderers, peer, nets, commits } = await raftChannels(api, 'pdown', 1, { fabricVersion: fabric31.version });
   const [{ id: networkId, channel }] = nets;
   const before = await commits(networkId, 'before the migration');
   const set = await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 3 });

@@ -8,23 +8,12 @@
 // skip without Fabric.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServer, type TestServer } from '../../helpers/server.ts';
 import { fabricMissing } from '../../helpers/fabric.ts';
 import { requires } from '../../helpers/requirements.ts';
-import { apiOf, consortiumEnv, organization, removeConsortiumNodes, runningNode, until } from './consortiumApi.ts';
+import { organization, runningNode, suiteServer, until } from './consortiumApi.ts';
 
 const t = requires(suite('a Fabric node\'s ledger readings at most every nodeReadingIntervalSeconds (real Fabric)'), 'fabric', fabricMissing);
-let server: TestServer;
-const api = apiOf(() => server);
-
-t.before(async () => {
-  server = await startServer({ env: consortiumEnv() });
-});
-t.after(async () => {
-  if (!server) return;
-  await removeConsortiumNodes(api, server.dataDir);
-  await server.stop();
-});
+const { api } = suiteServer(t);
 
 /** The /metrics requests the peer served before this one (its own counter). */
 async function served(port: number): Promise<number> {
