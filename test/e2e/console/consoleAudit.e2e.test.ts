@@ -133,7 +133,10 @@ it('verify with "To entry" empty checks up to the newest entry; a checkpoint sig
   await page.getByRole('heading', { name: 'Audit', exact: true }).waitFor();
   const checkpoints = page.getByTestId('audit-checkpoints');
   await checkpoints.getByRole('heading', { name: 'Checkpoints' }).waitFor();
+  // The list is read once the page's POST has answered (a fresh-clone CI run read it before: no item).
+  const signing = page.waitForResponse((r) => r.url().endsWith('/audit-logs/checkpoints') && r.request().method() === 'POST');
   await checkpoints.getByRole('button', { name: 'Sign a checkpoint now' }).click();
+  assert.ok((await signing).ok(), 'the checkpoint was signed');
   const signed = (await api('GET', '/audit-logs/checkpoints')).json.items;
   await checkpoints.getByText(`entry ${signed[0].height}:`, { exact: false }).waitFor();
   // The page sends no end_id when the field is empty (the API's default, the head).
