@@ -41,7 +41,8 @@ const MetricsStack = lazy(() => import('./pages/metrics/MetricsStack'));
 export function App() {
   const me = useMe();
   if (me.isPending) return <Loading what="Checking your session" />;
-  if (me.error) return <main className="centered"><ErrorState error={me.error} retry={() => me.refetch()} /></main>;
+  // A failed refresh of the session keeps the signed-in app (QueryView's rule); a first failure is the error.
+  if (me.error && me.data === undefined) return <main className="centered"><ErrorState error={me.error} retry={() => me.refetch()} /></main>;
   if (!me.data) return <Login />;
   return (
     <SessionProvider me={me.data}>

@@ -7,7 +7,8 @@
 // (its operations /healthz); a bootnode added to an existing besu network from its page; the
 // network map listing validator, bootnode and full node with their links; a contract deployed
 // over the API called from the network page by pasting its address and ABI (a bad ABI refused
-// with the reason); a VIEWER sees the map and none of these controls. besu is the stand-in of
+// with the reason); a refresh of the page that fails keeping the page and what was typed in it
+// (a notice until the next refresh answers); a VIEWER sees the map and none of these controls. besu is the stand-in of
 // test/standins (or a real besu on PATH); the contract runs on a real anvil.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -197,6 +198,33 @@ it('a contract at an address is called with a pasted ABI; a bad ABI is refused w
   const r = await api('POST', '/sc/evm/query', { networkId: anvilNet.id, address: anvilNet.address, abi: COUNTER_ABI, function: 'get' });
   assert.equal(r.json.result, ['4242']);
   assert.is((await api('GET', `/networks/evm/${anvilNet.id}/contracts`)).json.total, 1);
+});
+
+it('a refresh that fails keeps the page and what was typed in it, under a notice, until the next refresh answers', async () => {
+  await page.goto(`${s.url}/networks/evm/${anvilNet.id}`);
+  await page.getByRole('button', { name: 'Use a deployed contract' }).click();
+  const form = page.getByRole('form', { name: 'Contract address and ABI' });
+  await form.getByLabel('Address').fill(anvilNet.address);
+  // From now on the network's own GET (polled every 5 s) loses its connection, as through a
+  // proxy or a server restart; the page's other requests still answer.
+  const networkUrl = new RegExp(`/api/v1/networks/evm/${anvilNet.id}$`);
+  let dropped = 0;
+  await page.route(networkUrl, (route) => {
+    dropped++;
+    return route.abort('connectionreset');
+  });
+  try {
+    await page.getByTestId('refresh-failed').waitFor({ timeout: 90_000 });
+    assert.ok(dropped >= 1, `${dropped} requests dropped`);
+    assert.is(await form.getByLabel('Address').inputValue(), anvilNet.address, 'what was typed is still there');
+    await page.getByRole('heading', { name: 'Something went wrong' }).waitFor({ state: 'detached', timeout: 1_000 });
+    await ui.accessible('a page whose refresh failed');
+  } finally {
+    await page.unroute(networkUrl);
+  }
+  await page.getByTestId('refresh-failed').getByRole('button', { name: 'Try again now' }).click();
+  await page.getByTestId('refresh-failed').waitFor({ state: 'detached', timeout: 30_000 });
+  assert.is(await form.getByLabel('Address').inputValue(), anvilNet.address);
 });
 
 it('a stopped node\'s ports are changed from its page (PUT /nodes/{id}) and it runs on the new one', async () => {

@@ -44,11 +44,40 @@ export function Empty({ children }: { children: ReactNode }) {
   return <div className="state empty">{children}</div>;
 }
 
-/** Loading, error, or the children with the data. */
+/**
+ * Loading, error, or the children with the data. A refresh that fails after an answer was shown
+ * keeps that answer on the page, and whatever was typed into it, under a notice (RefreshFailed):
+ * a page that polls would otherwise drop an open form at the first failed poll. Only a first
+ * failure, or the thing now gone (404) or forbidden (403), replaces the page with the error.
+ */
 export function QueryView<T>({ q, children, what }: { q: { isPending: boolean; error: unknown; data: T | undefined; refetch: () => unknown }; what?: string; children: (data: T) => ReactNode }) {
   if (q.isPending) return <Loading what={what} />;
-  if (q.error) return <ErrorState error={q.error} retry={() => q.refetch()} />;
-  return <>{children(q.data as T)}</>;
+  if (q.error && (q.data === undefined || replacesPage(q.error))) return <ErrorState error={q.error} retry={() => q.refetch()} />;
+  return (
+    <>
+      {q.error ? <RefreshFailed error={q.error} retry={() => q.refetch()} /> : null}
+      {children(q.data as T)}
+    </>
+  );
+}
+
+/** A failure that ends what the page showed: the thing is gone, or the user may no longer see it. */
+function replacesPage(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 404 || error.status === 403);
+}
+
+/** The last answer is still shown; this says the refresh failed, why, and that it is tried again. */
+export function RefreshFailed({ error, retry }: { error: unknown; retry: () => void }) {
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <p className="state stale" role="status" data-testid="refresh-failed">
+      Could not refresh: {message}
+      {error instanceof ApiError ? <span className="muted"> ({error.code}, HTTP {error.status})</span> : null}. Showing the last answer; it is asked again on its own.{' '}
+      <button type="button" onClick={retry}>
+        Try again now
+      </button>
+    </p>
+  );
 }
 
 /** A mutation's failure, shown where the action was. */
