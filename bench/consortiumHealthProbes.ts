@@ -1,9 +1,10 @@
-// The service's CPU per health probe of a Fabric peer and orderer, at the scale this machine holds
+// The service's CPU per health probe of a Fabric peer and orderer, at scale
 // (issue 37's bench; the EVM counterpart is bench/healthProbes.ts). Real Fabric processes only: the
 // real server (process engine; the Fabric release it picks by default, the newest it finds) starts BENCH_FABRIC_HEALTH_PEERS peers (default 24) and
-// BENCH_FABRIC_HEALTH_ORDERERS orderers (default 8) of one organization, joined to one raft
+// BENCH_FABRIC_HEALTH_ORDERERS orderers (default 96: 120 nodes) of one organization, joined to one raft
 // channel (3 of the orderers its consenters, every peer joined: their /metrics carry the channel's
-// ledger lines, as on a network in use), and probes each every second (its health monitor: engine
+// ledger lines, as on a network in use; the other orderers are on no channel, their /metrics as
+// large, 28 KB, read and parsed the same), and probes each every second (its health monitor: engine
 // status, GET /healthz on the node's operations endpoint, and GET /metrics for the ledger figures
 // when the last reading is nodeReadingIntervalSeconds old, the reading recorded). Two probe windows
 // in the same run: the default reading interval (5 s: /metrics at every fifth probe), then readings
@@ -39,7 +40,7 @@ import { generalSettingSpecs } from '../domain/settings/settings.ts';
 
 const log = benchLog('consortium health');
 const PEERS = Number(process.env.BENCH_FABRIC_HEALTH_PEERS ?? 24);
-const ORDERERS = Number(process.env.BENCH_FABRIC_HEALTH_ORDERERS ?? 8);
+const ORDERERS = Number(process.env.BENCH_FABRIC_HEALTH_ORDERERS ?? 96);
 const WINDOW_MS = Number(process.env.BENCH_FABRIC_HEALTH_WINDOW ?? 20) * 1000;
 const TARGET_MS = 0.5;
 const DEFAULT_READING_SECONDS = generalSettingSpecs.nodeReadingIntervalSeconds.default;
