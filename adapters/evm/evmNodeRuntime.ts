@@ -158,7 +158,6 @@ export function createEvmNodeRuntime(options: EvmNodeRuntimeOptions): EvmNodeRun
         throw new NodeStartFailedError('exited', `Cannot start ${spec.displayName}: building block 0 from the genesis failed: ${(err as Error).message}`, { nodeKey: spec.nodeKey });
       }
     }
-    if (engine.kind === 'kubernetes' && t.node.client === 'besu') throw new NodeStartFailedError('invalid-spec', `Cannot start ${spec.displayName}: besu nodes do not run on a Kubernetes cluster (only anvil and geth nodes do).`, { nodeKey: spec.nodeKey });
     // geth on a cluster needs nothing more: its container runs `geth init` on its volume, then geth (gethLaunch.ts).
     if (engine.kind === 'kubernetes' && t.node.client === 'anvil') {
       // On a cluster the chain lives in the node's volume there; the genesis state built here

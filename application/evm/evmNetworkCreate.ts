@@ -17,7 +17,7 @@ import { checkValidatorPems, generateValidatorKey, importValidatorKey, validator
 import { missingProgram, preflight } from '../preflight.ts';
 import { trackedCreation } from '../creations.ts';
 import { placeNode } from '../hosts/hostPlacement.ts';
-import { evmOnCluster } from './evmNodeCreate.ts';
+import { EVM_ON_CLUSTER } from './evmNodeCreate.ts';
 import type { NodePlacement } from '../../domain/hosts/nodeHosts.ts';
 
 type Input = CommandInput;
@@ -149,7 +149,7 @@ export async function createEvmNetwork(input: Input, request: EvmNetworkRequest)
     // Placed: the host must take every node the start makes (one per validator; anvil, or no validator: one), as POST /nodes checks one.
     if (req.placement) {
       const nodes = client === 'anvil' ? 1 : Math.max(1, validatorCount);
-      await p.check(() => placeNode(input, req.placement!, req.engine, client ? evmOnCluster({ name: req.name, client }) : { allowed: true }, { field: 'placement', engineField: 'engine', nodes }));
+      await p.check(() => placeNode(input, req.placement!, req.engine, EVM_ON_CLUSTER, { field: 'placement', engineField: 'engine', nodes }));
     } else {
       await p.check(async () => {
         const available = await evm.runtime.engineAvailable(engine);

@@ -11,6 +11,9 @@ import { assignedPorts, getNode, listNodes, nodeNameTaken, type NodeRow } from '
 import type { EvmNetworkRow } from '../../projections/evm/evmNetworks.ts';
 import { evmOf } from './evmContext.ts';
 import { placeNode, takesNodePorts, type PlacementOnCluster } from '../hosts/hostPlacement.ts';
+
+/** Every evm client's nodes (anvil, geth, besu) may go to a Kubernetes cluster (docs/kubernetes.md). */
+export const EVM_ON_CLUSTER: PlacementOnCluster = { allowed: true };
 import { NODE_PORT_RANGE } from '../../domain/hosts/nodeHosts.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
 import { oneAtATime } from '../nodes/portAllocation.ts';
@@ -111,13 +114,6 @@ async function resolvePorts(input: Input, req: EvmNodeRequest, network: EvmNetwo
   return config;
 }
 
-/** Whether the nodes of an evm network may go to a Kubernetes cluster: anvil and geth nodes do, besu nodes not. */
-export function evmOnCluster(network: { name: string; client: string }): PlacementOnCluster {
-  return network.client === 'anvil' || network.client === 'geth'
-    ? { allowed: true }
-    : { allowed: false, why: `besu nodes do not run on a Kubernetes cluster: no besu image was available to test them there (only anvil and geth nodes do); network ${network.name} runs on besu` };
-}
-
 export async function checkNodeName(input: Input, name: string, exceptId?: number): Promise<void> {
   if (!NODE_NAME.test(name)) throw new ValidationError('Node name must be 1-63 letters, digits, ".", "_" or "-", starting with a letter or digit.', [{ field: 'name', message: 'letters, digits, ".", "_", "-"' }]);
   if (await nodeNameTaken(input.deps.pool, name, exceptId)) throw new ConflictError(`A node named ${name} already exists.`, { field: 'name' }, 'NAME_TAKEN');
@@ -151,7 +147,7 @@ async function recordEvmNode(input: Input, network: EvmNetworkRow, req: EvmNodeR
     if (role !== 'validator') throw new ValidationError(`Network ${network.name} runs on anvil, a single-node development chain: its one node is the validator; it has no ${role}s.`, [{ field: 'type', message: 'must be validator on an anvil network' }]);
   }
   if (role === 'validator' && !free) throw new ConflictError(`Every validator of network ${network.name} already has a node.`, { networkId: network.id }, 'NO_FREE_VALIDATOR');
-  const host = await placeNode(input, req, req.engine, evmOnCluster(network), { field: req.placementField });
+  const host = await placeNode(input, req, req.engine, EVM_ON_CLUSTER, { field: req.placementField });
   if (req.externalIp !== undefined) {
     if (!isIPv4(req.externalIp) || req.externalIp === '0.0.0.0') throw new ValidationError(`config.externalIp must be an IPv4 address other hosts reach this machine at, got ${JSON.stringify(req.externalIp)}.`, [{ field: 'config.externalIp', message: 'an IPv4 address' }]);
     if (host) throw new ValidationError(`Node ${req.name} is placed on host ${host.name}, where it is reached at that host's address (${host.externalIp}); leave out config.externalIp.`, [{ field: 'config.externalIp', message: 'not with a node host' }]);

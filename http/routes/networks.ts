@@ -49,7 +49,7 @@ const createFields = {
   validatorBalance: Type.Optional(Type.String({ description: 'wei (decimal) credited in the genesis to each validator key the service holds; the way to fund deploying keys on a priced network (genesis.min_gas_price above 0)' })),
   providerId: Type.Optional(Type.Integer({ minimum: 1, description: 'key provider that holds the validator keys the service generates or imports (default: the default provider). It must support secp256k1 (database, AWS KMS); besu validators need the database provider, since besu reads its node key from a file.' })),
   keyProviderId: Type.Optional(Type.Integer({ minimum: 1, description: 'same as providerId' })),
-  placement: Type.Optional(PlacementSchema('the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); anvil and geth networks may go to a Kubernetes cluster, besu ones to a Docker node host; engine is then docker (process is a 400)')),
+  placement: Type.Optional(PlacementSchema('the nodes its start makes (POST /networks/{id}/start: one per validator) and later starts (it is recorded on the network); a network of any client (anvil, geth, besu) may go to a Docker node host or a Kubernetes cluster; engine is then docker (process is a 400)')),
 };
 const GenericBody = Type.Object({ ...createFields, type: Type.Optional(Type.String({ description: 'evm' })) }, { additionalProperties: false });
 const EvmBody = Type.Object(createFields, { additionalProperties: false });

@@ -37,6 +37,7 @@ export const dependencies = {
   chromium: { what: "Debian's Chromium (/usr/bin/chromium) for the web console's browser tests", how: 'apt-get install chromium (.ci/run does), or set LNM_CHROMIUM to a Chromium binary' },
   kubernetes: { what: 'a running Kubernetes cluster with the engine\'s namespace, token and the lnm-anvil:local image (test/k8s/cluster.sh)', how: 'run test/k8s/cluster.sh up as root (after test/k8s/cluster.sh build, ~20 min, or with LNM_K8S_BIN set to a build), or set LNM_TEST_K8S_SERVER, LNM_TEST_K8S_CA_FILE, LNM_TEST_K8S_TOKEN, LNM_TEST_K8S_NAMESPACE, LNM_TEST_K8S_STORAGE_CLASS, LNM_TEST_K8S_NODE_ADDRESS' },
   'service-image': { what: 'the image of the service (ledger-network-manager:local) loaded into the test cluster', how: 'run deploy/image.sh --import as root (it needs the Docker Engine of .ci/docker.sh and the cluster of test/k8s/cluster.sh up)' },
+  'besu-standin-image': { what: 'the besu stand-in image (lnm-besu-standin:local) loaded into the test cluster', how: 'run a besu docker test once (it builds the image) or any test calling ensureBesuStandinImage, then test/k8s/cluster.sh import lnm-besu-standin:local' },
   eventstoredb: { what: 'a real EventStoreDB/KurrentDB server', how: 'set EVENTSTORE_URL, e.g. kurrentdb://127.0.0.1:2113?tls=false' },
 } as const;
 

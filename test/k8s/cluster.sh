@@ -369,7 +369,7 @@ LNM_TEST_K8S_KUBECONFIG=$STATE/admin.kubeconfig
 LNM_TEST_K8S_CTR_SOCK=$CTR_SOCK
 EOF
   # The images the tests run, loaded into the cluster's containerd (imagePullPolicy Never).
-  for img in ${LNM_K8S_IMAGES:-lnm-anvil:local}; do
+  for img in ${LNM_K8S_IMAGES:-lnm-anvil:local lnm-besu-standin:local}; do
     if docker image inspect "$img" >/dev/null 2>&1; then cmd_import "$img" >/dev/null && say "imported $img"
     else say "image $img not in Docker (run .ci/docker.sh first): tests that need it will skip"; fi
   done
