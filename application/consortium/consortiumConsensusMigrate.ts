@@ -295,12 +295,26 @@ async function withMigrationLock<T>(input: CommandInput, run: () => Promise<T>):
 /** A peer of the migrated channels left past the restored chain: named in the 409's context and the migration's steps. */
 interface PeerNotRolledBack { node_id: number; name: string; channel: string; reason: string }
 
+/**
+ * What a completed rollback did with the backups, in words: put back; or none to put back, after a
+ * failure before the data directories were all backed up (in phase maintenance none was taken; in
+ * phase backup some may have been, but the chain was not changed since: the channels were in
+ * maintenance).
+ */
+export function restoredText(backedUp: boolean, failedIn: string | null): string {
+  if (backedUp) return 'restored: backups put back, channels left maintenance on etcdraft';
+  const what = failedIn === 'maintenance'
+    ? 'no backups were taken (failed in phase maintenance, before phase backup), none put back'
+    : `no backups put back (failed${failedIn ? ` in phase ${failedIn}` : ''} before every orderer's data was backed up; the data directories were not changed since)`;
+  return `restored: ${what}; orderers running on etcdraft, channels out of maintenance on etcdraft`;
+}
+
 /** The rollback's outcome in words (the 409's message, the failed record's reason) and the peers it could not roll back. */
-async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: string; complete: boolean; peersNotRolledBack: PeerNotRolledBack[] }> {
+async function rolledBack(p: Promise<PeerNotRolledBack[]>, backedUp: boolean, failedIn: string | null): Promise<{ text: string; complete: boolean; peersNotRolledBack: PeerNotRolledBack[] }> {
   try {
     const peersNotRolledBack = await p;
     const peers = peersNotRolledBack.length ? `; peer${peersNotRolledBack.length > 1 ? 's' : ''} not rolled back to the restored chain (rejoin or roll back by hand): ${peersNotRolledBack.map((x) => `${x.name} on ${x.channel} (${x.reason})`).join(', ')}` : '';
-    return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, complete: true, peersNotRolledBack };
+    return { text: `${restoredText(backedUp, failedIn)}${peers}`, complete: true, peersNotRolledBack };
   } catch (e) {
     // Its own full stop dropped: the text goes into a sentence (the 409's message ends it once).
     return { text: `rollback incomplete: ${(e as Error).message.replace(/\.+$/, '')}`, complete: false, peersNotRolledBack: [] };
@@ -358,7 +372,7 @@ async function migrateLocked(
     const reason = (err as Error).message.replace(/\.+$/, '');
     await rec.phase('rollback');
     await rec.step(`failed in phase ${phase}: ${reason}`);
-    const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs));
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs), backedUp, phase);
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
@@ -367,7 +381,7 @@ async function migrateLocked(
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
     await rec.phase('rollback');
-    const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs));
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs), true, 'normal');
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
@@ -514,7 +528,8 @@ async function resumeRollback(input: CommandInput, last: MigrationProgress, dryR
   }
   return withMigrationLock(input, async () => {
     const rec = await takenUpAgain(input, last, 'rollback', `resumed: ${what}, taken up again`);
-    const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs));
+    const failedIn = last.steps.map((x) => /^failed in phase (\w+)/.exec(x)?.[1]).find(Boolean) ?? null;
+    const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs), backedUp, failedIn);
     await rec.step(restored.text);
     const left = afterRollback(networks, restored);
     await rec.failed('rollback', `rollback taken up again: ${restored.text}`, left, restored.peersNotRolledBack);
