@@ -53,7 +53,6 @@ import { releaseAtLeast, V3_CAPABILITY, V3_MIN_RELEASE } from '../../domain/cons
 import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
-import { awaitSettled } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
@@ -165,21 +164,46 @@ async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: n
       return await attempt();
     } catch (err) {
       if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING')) throw new Error(`${what}: ${(err as Error).message}`);
+      // A node host that does not answer: said at once, not after the wait.
+      if (err instanceof HostGoneError) throw err;
       if (Date.now() > deadline) throw new Error(`${what} (given up after ${Math.round(timeoutMs / 1000)} s): ${(err as Error).message}`);
       await sleep(2000);
     }
   }
 }
 
-async function stopped(input: CommandInput, node: NodeRow) {
+/**
+ * A node's row once its stop or start settled, waited for at most `timeoutMs` (the request's
+ * waitSeconds). A node on a node host that does not answer meanwhile is reported as soon as that is
+ * known (the host asked every 2 s: a refused connection answers at once), naming the host and its
+ * address, not after the wait: the lifecycle saga retries the engine call while the host is gone,
+ * so the status would stay `stopping` until the wait ran out.
+ */
+async function settled(input: CommandInput, node: NodeRow, what: 'stop' | 'start', timeoutMs: number): Promise<NodeRow | null> {
+  const deadline = Date.now() + timeoutMs;
+  let ask = Date.now() + 1000;
+  for (;;) {
+    const row = await getNode(input.deps.pool, node.id);
+    if (!row || (row.status !== 'starting' && row.status !== 'stopping')) return row;
+    if (Date.now() >= ask) {
+      const gone = await unansweringHost(input.deps, node);
+      if (gone) throw new HostGoneError(`${node.role} ${node.name} did not ${what} (${row.status}): ${gone}`);
+      ask = Date.now() + 2000;
+    }
+    if (Date.now() > deadline) throw new Error(`${node.role} ${node.name} did not ${what} within ${Math.round(timeoutMs / 1000)} s (${row.status})`);
+    await sleep(150);
+  }
+}
+
+async function stopped(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StopNode', nodeId: node.id, at: input.deps.clock().toISOString() });
-  const row = await awaitSettled(input, node.id);
+  const row = await settled(input, node, 'stop', timeoutMs);
   if (row?.status !== 'stopped') throw new Error(`${node.role} ${node.name} did not stop (${row?.status ?? 'gone'})`);
 }
 
 async function started(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, at: input.deps.clock().toISOString() });
-  const row = await awaitSettled(input, node.id);
+  const row = await settled(input, node, 'start', timeoutMs);
   if (row?.status !== 'running') throw new Error(`${node.role} ${node.name} did not start (${row?.status ?? 'gone'}${row?.error ? `: ${row.error}` : ''})`);
   const target = await targetOf(input.deps, node.id);
   await retrying(`${node.role} ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
@@ -353,7 +377,7 @@ async function migrateLocked(
       await rec.step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
     }
     await rec.phase('backup');
-    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await stopped(input, o, timeoutMs);
     for (const o of orderers) await runtime.backupData(await targetOf(deps, o.id), BACKUP_LABEL);
     backedUp = true;
     for (const o of orderers) await started(input, o, timeoutMs);
@@ -364,7 +388,7 @@ async function migrateLocked(
       await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
     await rec.phase('restart');
-    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await stopped(input, o, timeoutMs);
     for (const o of orderers) await started(input, o, timeoutMs);
     await rec.step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
   } catch (err) {
@@ -549,7 +573,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   if (backedUp) {
     for (const o of orderers) {
       const row = await getNode(deps.pool, o.id);
-      if (row && row.status !== 'stopped') await stopped(input, o).catch(onItsHost(o));
+      if (row && row.status !== 'stopped') await stopped(input, o, timeoutMs).catch(onItsHost(o));
     }
     await rec.step(`${RESTORING_STEP} of ${orderers.map((o) => o.name).join(', ')} (stopped)`);
     for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL).catch(onItsHost(o));
@@ -570,23 +594,36 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   return notRolledBack;
 }
 
+/** An error that already names the node host that does not answer (not asked again). */
+class HostGoneError extends Error {}
+
+/**
+ * Why the node's host does not answer, asked there and then (not the last check): `its node host
+ * <name> (<url>) does not answer (<why>); bring the host back`; null for a node of this machine or
+ * a host that answers.
+ */
+async function unansweringHost(deps: AppDeps, o: NodeRow): Promise<string | null> {
+  const hostId = o.consortiumConfig?.hostId;
+  const hosts = deps.hosts;
+  if (!hostId || !hosts?.directory) return null;
+  const connection = await hosts.directory.connection(hostId).catch(() => null);
+  if (!connection) return null;
+  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
+  if (check.reachable) return null;
+  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
+  return `its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`;
+}
+
 /**
  * An orderer's rollback step that failed (stop, restore, start): when the orderer is on a node
- * host that does not answer now (asked there and then, not the last check), the error names the
- * host, its address and why: the cause to fix (bring the host back), not only the orderer that
- * did not stop. Otherwise the error as it was.
+ * host that does not answer now, the error names the host, its address and why: the cause to fix
+ * (bring the host back), not only the orderer that did not stop. Otherwise the error as it was.
  */
 async function hostGone(deps: AppDeps, o: NodeRow, err: unknown): Promise<Error> {
   const e = err as Error;
-  const hostId = o.consortiumConfig?.hostId;
-  const hosts = deps.hosts;
-  if (!hostId || !hosts?.directory) return e;
-  const connection = await hosts.directory.connection(hostId).catch(() => null);
-  if (!connection) return e;
-  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
-  if (check.reachable) return e;
-  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
-  return new Error(`${e.message.replace(/\.+$/, '')}: its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`);
+  if (e instanceof HostGoneError) return e;
+  const gone = await unansweringHost(deps, o);
+  return gone ? new HostGoneError(`${e.message.replace(/\.+$/, '')}: ${gone}`) : e;
 }
 
 /**
@@ -633,7 +670,7 @@ async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ 
           await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
           continue;
         }
-        if (running) await stopped(input, peer);
+        if (running) await stopped(input, peer, timeoutMs);
         let result: { rolledBack: boolean };
         try {
           result = await consortium.runtime.rollbackPeer(target, channel, restored - 1);
