@@ -370,6 +370,7 @@ async function migrateLocked(
   const rec = recorder(input, { migrationId, networkIds, ordererIds: orderers.map((o) => o.id), status: 'running', phase: 'checks', steps: [], startedAt, endedAt: null, channels: [], peersNotRolledBack: [] });
   const channels = plans.map((p) => p.network.channelName).join(', ');
   let backedUp = false;
+  const switched: Array<{ channel: string; block: number | null }> = [];
   try {
     await rec.phase('maintenance');
     for (const p of plans) {
@@ -385,8 +386,10 @@ async function migrateLocked(
     await rec.phase('switch');
     for (const p of plans) {
       const r = await retrying(`channel ${p.network.channelName} switched to BFT`, () => submitConfigChange(deps, p.network, switchChange(p)), timeoutMs);
+      switched.push({ channel: p.network.channelName, block: r.status === 'updated' ? r.blockNumber : null });
       await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
+    await holdTheSwitch(input, switched, orderers, timeoutMs);
     await rec.phase('restart');
     for (const o of orderers) await stopped(input, o, timeoutMs);
     for (const o of orderers) await started(input, o, timeoutMs);
@@ -412,6 +415,35 @@ async function migrateLocked(
     return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }, timeoutMs);
   return finished(input, rec, orderers, done, plans.map((p) => p.network), ordererList);
+}
+
+/**
+ * Before the restart, every orderer holds each channel's switch block (Fabric's guide: the config
+ * block on every orderer before it is restarted): an orderer restarted without it starts the
+ * channel as raft in maintenance, and the BFT cluster goes on without it. Seen on real Fabric
+ * 3.1.5 (a Docker node host, the machine loaded): a raft follower that had not replicated the switch
+ * block when the restart stopped it came back on etcdraft one block short, for good ("channel not
+ * found in config" to the BFT consenters), and the migration ended done on three of four. Each
+ * orderer's height is read from its channel participation API, tried again until timeoutMs.
+ */
+async function holdTheSwitch(input: CommandInput, switched: Array<{ channel: string; block: number | null }>, orderers: NodeRow[], timeoutMs: number): Promise<void> {
+  const { deps } = input;
+  const consortium = consortiumOf(deps);
+  const heightOf = async (o: NodeRow, channel: string) => (await consortium.channels.ordererChannel(await adminEndpoint(deps, o), await consortium.credentials.adminTlsClient(o.organizationId!), channel).catch(() => null))?.height ?? null;
+  for (const { channel, block } of switched) {
+    // The switch block's number (the update's answer; when a retry found it committed already, the highest orderer's last block).
+    let target = block;
+    if (target === null) {
+      const heights = (await Promise.all(orderers.map((o) => heightOf(o, channel)))).filter((h): h is number => h !== null);
+      target = heights.length ? Math.max(...heights) - 1 : 0;
+    }
+    for (const o of orderers) {
+      await retrying(`orderer ${o.name} holding the switch block ${target} of channel ${channel} before the restart`, async () => {
+        const h = await heightOf(o, channel);
+        if (h === null || h <= target) throw new Error(`its height is ${h ?? 'not readable'}`);
+      }, timeoutMs);
+    }
+  }
 }
 
 /**
