@@ -11,7 +11,7 @@
 //   3 switch        each channel: Type BFT, every SmartBFT option, ConsenterMapping of the same consenters
 //                   (TLS certificates as the raft metadata holds them, identities from the orderers'
 //                   records), BlockValidation by a BFT quorum of those identities (still in maintenance)
-//   4 restart       every orderer restarted: it starts the channels as BFT
+//   4 restart       once every orderer holds each channel's switch block, every orderer restarted: it starts the channels as BFT
 //   5 normal        each channel back to STATE_NORMAL through the BFT consenters (proves they order),
 //                   the network recorded as smartbft (NetworkConsensusMigrated, audited); backups dropped
 // A failure before phase 5 completes restores the backups (orderers stopped, data put back,
