@@ -17,7 +17,9 @@
 // BFT, the channel in maintenance), the host's engine stopped there (every container on it ends
 // with it), the server goes on: the channel cannot leave maintenance on BFT, and the rollback
 // cannot stop an orderer on a host that does not answer: 409 MIGRATION_FAILED "rollback incomplete"
-// naming the node host, its address and why, and what to do, the record failed in phase rollback.
+// naming the node host, its address and why, and what to do, the record failed in phase rollback;
+// said at once (waitSeconds 30; the rollback timed from its phase recorded to the 409: before, the
+// stop waited 90 s whatever waitSeconds said).
 // The engine started again on the same data, a new POST takes the rollback up again: every
 // orderer's backup put back into its volume at its start, the channel etcdraft in STATE_NORMAL,
 // the peer (down with its host: a peer not running is rolled back and left stopped) started and
