@@ -57,13 +57,16 @@ const keptAndCommitting = async (hashes: Map<number, string[]>, what: string) =>
   }
 };
 
-t('(1) phase maintenance, after channel 1 and before channel 2: two orderers crash; no backup was taken, so the rollback says none was put back; every channel etcdraft in STATE_NORMAL, committing', async () => {
-  made = await raftChannels(api, 'hf', 3);
+/**
+ * A migration of the three channels (waitSeconds 30) held at the first step starting with `prefix`
+ * in `phase`, two orderers crashed there, then let go: its 409 MIGRATION_FAILED in `failedIn`, its
+ * steps, and the channels named by the `prefix` steps (those past that point before the fault).
+ */
+const failedAtHold = async (prefix: string, phase: string, failedIn: string) => {
   const { nets } = made;
-  const hashes = await hashesNow();
-  const answer = await heldAtEvent(server().databaseUrl!, firstStep('maintenance: channel '), () => api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate`, { to: 'smartbft', waitSeconds: 30 }), async () => {
+  const answer = await heldAtEvent(server().databaseUrl!, firstStep(prefix), () => api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate`, { to: 'smartbft', waitSeconds: 30 }), async () => {
     const p = await api('GET', `/networks/consortium/${nets[0].id}/consensus/migration`);
-    assert.equal([p.json.status, p.json.phase], ['running', 'maintenance'], p.text);
+    assert.equal([p.json.status, p.json.phase], ['running', phase], p.text);
     await crashTwo();
   });
   console.log(`  failed: ${answer.json?.message}`);
@@ -71,9 +74,17 @@ t('(1) phase maintenance, after channel 1 and before channel 2: two orderers cra
   assert.is(answer.json.code, 'MIGRATION_FAILED');
   const steps = answer.json.context.steps as string[];
   console.log(`  steps: ${JSON.stringify(steps)}`);
-  assert.is(answer.json.context.phase, 'maintenance');
-  const into = steps.filter((s) => s.startsWith('maintenance: channel ')).map((s) => /^maintenance: channel (\S+) /.exec(s)![1]);
-  assert.is(into.length, 1, 'one channel went into maintenance before the fault');
+  assert.is(answer.json.context.phase, failedIn);
+  const past = steps.filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length).split(' ')[0]);
+  assert.is(past.length, 1, `one channel past "${prefix}" before the fault`);
+  return { answer, steps, past };
+};
+
+t('(1) phase maintenance, after channel 1 and before channel 2: two orderers crash; no backup was taken, so the rollback says none was put back; every channel etcdraft in STATE_NORMAL, committing', async () => {
+  made = await raftChannels(api, 'hf', 3);
+  const { nets } = made;
+  const hashes = await hashesNow();
+  const { answer, steps } = await failedAtHold('maintenance: channel ', 'maintenance', 'maintenance');
   assert.match(answer.json.message, /failed in phase maintenance: channel \S+ into maintenance \(given up after 30 s\)/);
   // What happened: no backup was taken, none put back (it said "backups put back" before).
   assert.match(answer.json.message, 'restored: no backups were taken (failed in phase maintenance, before phase backup), none put back; orderers running on etcdraft, channels out of maintenance on etcdraft');
@@ -97,19 +108,7 @@ t('(1) phase maintenance, after channel 1 and before channel 2: two orderers cra
 t('(2) phase normal, after channel 1 left maintenance on BFT and before channel 2: two orderers crash; nothing restored (channel 1 ordered on BFT), 409 naming each channel; the orderers back, a new POST resumes: all three BFT, committing, blocks kept', async () => {
   const { nets, orderers } = made;
   const hashes = await hashesNow();
-  const answer = await heldAtEvent(server().databaseUrl!, firstStep('normal: channel '), () => api('POST', `/networks/consortium/${nets[0].id}/consensus/migrate`, { to: 'smartbft', waitSeconds: 30 }), async () => {
-    const p = await api('GET', `/networks/consortium/${nets[0].id}/consensus/migration`);
-    assert.equal([p.json.status, p.json.phase], ['running', 'normal'], p.text);
-    await crashTwo();
-  });
-  console.log(`  failed: ${answer.json?.message}`);
-  assert.is(answer.status, 409, answer.text);
-  assert.is(answer.json.code, 'MIGRATION_FAILED');
-  const steps = answer.json.context.steps as string[];
-  console.log(`  steps: ${JSON.stringify(steps)}`);
-  assert.is(answer.json.context.phase, 'normal');
-  const left = steps.filter((s) => s.startsWith('normal: channel ')).map((s) => /^normal: channel (\S+) /.exec(s)![1]);
-  assert.is(left.length, 1, 'one channel left maintenance on BFT before the fault');
+  const { answer, steps, past: left } = await failedAtHold('normal: channel ', 'normal', 'normal');
   const bft = nets.find((n) => n.channel === left[0])!;
   const held = nets.filter((n) => n !== bft);
   assert.match(answer.json.message, `${bft.channel} already runs BFT in STATE_NORMAL, so the backups are kept and not restored`);
