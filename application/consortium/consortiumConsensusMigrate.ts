@@ -11,7 +11,7 @@
 //   3 switch        each channel: Type BFT, every SmartBFT option, ConsenterMapping of the same consenters
 //                   (TLS certificates as the raft metadata holds them, identities from the orderers'
 //                   records), BlockValidation by a BFT quorum of those identities (still in maintenance)
-//   4 restart       every orderer restarted: it starts the channels as BFT
+//   4 restart       once every orderer holds each channel's switch block, every orderer restarted: it starts the channels as BFT
 //   5 normal        each channel back to STATE_NORMAL through the BFT consenters (proves they order),
 //                   the network recorded as smartbft (NetworkConsensusMigrated, audited); backups dropped
 // A failure before phase 5 completes restores the backups (orderers stopped, data put back,
@@ -53,7 +53,6 @@ import { releaseAtLeast, V3_CAPABILITY, V3_MIN_RELEASE } from '../../domain/cons
 import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
-import { awaitSettled } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
@@ -165,21 +164,46 @@ async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: n
       return await attempt();
     } catch (err) {
       if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING')) throw new Error(`${what}: ${(err as Error).message}`);
+      // A node host that does not answer: said at once, not after the wait.
+      if (err instanceof HostGoneError) throw err;
       if (Date.now() > deadline) throw new Error(`${what} (given up after ${Math.round(timeoutMs / 1000)} s): ${(err as Error).message}`);
       await sleep(2000);
     }
   }
 }
 
-async function stopped(input: CommandInput, node: NodeRow) {
+/**
+ * A node's row once its stop or start settled, waited for at most `timeoutMs` (the request's
+ * waitSeconds). A node on a node host that does not answer meanwhile is reported as soon as that is
+ * known (the host asked every 2 s: a refused connection answers at once), naming the host and its
+ * address, not after the wait: the lifecycle saga retries the engine call while the host is gone,
+ * so the status would stay `stopping` until the wait ran out.
+ */
+async function settled(input: CommandInput, node: NodeRow, what: 'stop' | 'start', timeoutMs: number): Promise<NodeRow | null> {
+  const deadline = Date.now() + timeoutMs;
+  let ask = Date.now() + 1000;
+  for (;;) {
+    const row = await getNode(input.deps.pool, node.id);
+    if (!row || (row.status !== 'starting' && row.status !== 'stopping')) return row;
+    if (Date.now() >= ask) {
+      const gone = await unansweringHost(input.deps, node);
+      if (gone) throw new HostGoneError(`${node.role} ${node.name} did not ${what} (${row.status}): ${gone}`);
+      ask = Date.now() + 2000;
+    }
+    if (Date.now() > deadline) throw new Error(`${node.role} ${node.name} did not ${what} within ${Math.round(timeoutMs / 1000)} s (${row.status})`);
+    await sleep(150);
+  }
+}
+
+async function stopped(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StopNode', nodeId: node.id, at: input.deps.clock().toISOString() });
-  const row = await awaitSettled(input, node.id);
+  const row = await settled(input, node, 'stop', timeoutMs);
   if (row?.status !== 'stopped') throw new Error(`${node.role} ${node.name} did not stop (${row?.status ?? 'gone'})`);
 }
 
 async function started(input: CommandInput, node: NodeRow, timeoutMs: number) {
   await runCommand(input, nodeStream(node.id), nodeAggregate, { type: 'StartNode', nodeId: node.id, at: input.deps.clock().toISOString() });
-  const row = await awaitSettled(input, node.id);
+  const row = await settled(input, node, 'start', timeoutMs);
   if (row?.status !== 'running') throw new Error(`${node.role} ${node.name} did not start (${row?.status ?? 'gone'}${row?.error ? `: ${row.error}` : ''})`);
   const target = await targetOf(input.deps, node.id);
   await retrying(`${node.role} ${node.name} healthy`, () => consortiumOf(input.deps).runtime.live(target, 2000), timeoutMs);
@@ -295,12 +319,26 @@ async function withMigrationLock<T>(input: CommandInput, run: () => Promise<T>):
 /** A peer of the migrated channels left past the restored chain: named in the 409's context and the migration's steps. */
 interface PeerNotRolledBack { node_id: number; name: string; channel: string; reason: string }
 
+/**
+ * What a completed rollback did with the backups, in words: put back; or none to put back, after a
+ * failure before the data directories were all backed up (in phase maintenance none was taken; in
+ * phase backup some may have been, but the chain was not changed since: the channels were in
+ * maintenance).
+ */
+export function restoredText(backedUp: boolean, failedIn: string | null): string {
+  if (backedUp) return 'restored: backups put back, channels left maintenance on etcdraft';
+  const what = failedIn === 'maintenance'
+    ? 'no backups were taken (failed in phase maintenance, before phase backup), none put back'
+    : `no backups put back (failed${failedIn ? ` in phase ${failedIn}` : ''} before every orderer's data was backed up; the data directories were not changed since)`;
+  return `restored: ${what}; orderers running on etcdraft, channels out of maintenance on etcdraft`;
+}
+
 /** The rollback's outcome in words (the 409's message, the failed record's reason) and the peers it could not roll back. */
-async function rolledBack(p: Promise<PeerNotRolledBack[]>): Promise<{ text: string; complete: boolean; peersNotRolledBack: PeerNotRolledBack[] }> {
+async function rolledBack(p: Promise<PeerNotRolledBack[]>, backedUp: boolean, failedIn: string | null): Promise<{ text: string; complete: boolean; peersNotRolledBack: PeerNotRolledBack[] }> {
   try {
     const peersNotRolledBack = await p;
     const peers = peersNotRolledBack.length ? `; peer${peersNotRolledBack.length > 1 ? 's' : ''} not rolled back to the restored chain (rejoin or roll back by hand): ${peersNotRolledBack.map((x) => `${x.name} on ${x.channel} (${x.reason})`).join(', ')}` : '';
-    return { text: `restored: backups put back, channels left maintenance on etcdraft${peers}`, complete: true, peersNotRolledBack };
+    return { text: `${restoredText(backedUp, failedIn)}${peers}`, complete: true, peersNotRolledBack };
   } catch (e) {
     // Its own full stop dropped: the text goes into a sentence (the 409's message ends it once).
     return { text: `rollback incomplete: ${(e as Error).message.replace(/\.+$/, '')}`, complete: false, peersNotRolledBack: [] };
@@ -332,6 +370,7 @@ async function migrateLocked(
   const rec = recorder(input, { migrationId, networkIds, ordererIds: orderers.map((o) => o.id), status: 'running', phase: 'checks', steps: [], startedAt, endedAt: null, channels: [], peersNotRolledBack: [] });
   const channels = plans.map((p) => p.network.channelName).join(', ');
   let backedUp = false;
+  const switched: Array<{ channel: string; block: number | null }> = [];
   try {
     await rec.phase('maintenance');
     for (const p of plans) {
@@ -339,7 +378,7 @@ async function migrateLocked(
       await rec.step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
     }
     await rec.phase('backup');
-    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await stopped(input, o, timeoutMs);
     for (const o of orderers) await runtime.backupData(await targetOf(deps, o.id), BACKUP_LABEL);
     backedUp = true;
     for (const o of orderers) await started(input, o, timeoutMs);
@@ -347,10 +386,12 @@ async function migrateLocked(
     await rec.phase('switch');
     for (const p of plans) {
       const r = await retrying(`channel ${p.network.channelName} switched to BFT`, () => submitConfigChange(deps, p.network, switchChange(p)), timeoutMs);
+      switched.push({ channel: p.network.channelName, block: r.status === 'updated' ? r.blockNumber : null });
       await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
+    await holdTheSwitch(input, switched, orderers, timeoutMs);
     await rec.phase('restart');
-    for (const o of orderers) await stopped(input, o);
+    for (const o of orderers) await stopped(input, o, timeoutMs);
     for (const o of orderers) await started(input, o, timeoutMs);
     await rec.step(`restart: ${orderers.map((o) => o.name).join(', ')} restarted as BFT`);
   } catch (err) {
@@ -358,7 +399,7 @@ async function migrateLocked(
     const reason = (err as Error).message.replace(/\.+$/, '');
     await rec.phase('rollback');
     await rec.step(`failed in phase ${phase}: ${reason}`);
-    const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs));
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, backedUp, timeoutMs), backedUp, phase);
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase ${phase}: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
@@ -367,13 +408,42 @@ async function migrateLocked(
   await rec.phase('normal');
   const done = await leaveMaintenanceOnBft(input, rec, plans.map((p) => p.network), [], async (reason) => {
     await rec.phase('rollback');
-    const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs));
+    const restored = await rolledBack(rollback(input, rec, plans, orderers, true, timeoutMs), true, 'normal');
     await rec.step(restored.text);
     const left = afterRollback(plans.map((p) => p.network), restored);
     await rec.failed('rollback', `failed in phase normal: ${reason}; ${restored.text}`, left, restored.peersNotRolledBack);
     return new ConflictError(`The migration of channel${plans.length > 1 ? 's' : ''} ${channels} to smartbft failed in phase normal (the BFT orderers did not order): ${reason}. ${restored.text}.${retryHint(restored)}`, failedContext('normal', rec.progress.steps, restored, left), 'MIGRATION_FAILED');
   }, timeoutMs);
   return finished(input, rec, orderers, done, plans.map((p) => p.network), ordererList);
+}
+
+/**
+ * Before the restart, every orderer holds each channel's switch block (Fabric's guide: the config
+ * block on every orderer before it is restarted): an orderer restarted without it starts the
+ * channel as raft in maintenance, and the BFT cluster goes on without it. Seen on real Fabric
+ * 3.1.5 (a Docker node host, the machine loaded): a raft follower that had not replicated the switch
+ * block when the restart stopped it came back on etcdraft one block short, for good ("channel not
+ * found in config" to the BFT consenters), and the migration ended done on three of four. Each
+ * orderer's height is read from its channel participation API, tried again until timeoutMs.
+ */
+async function holdTheSwitch(input: CommandInput, switched: Array<{ channel: string; block: number | null }>, orderers: NodeRow[], timeoutMs: number): Promise<void> {
+  const { deps } = input;
+  const consortium = consortiumOf(deps);
+  const heightOf = async (o: NodeRow, channel: string) => (await consortium.channels.ordererChannel(await adminEndpoint(deps, o), await consortium.credentials.adminTlsClient(o.organizationId!), channel).catch(() => null))?.height ?? null;
+  for (const { channel, block } of switched) {
+    // The switch block's number (the update's answer; when a retry found it committed already, the highest orderer's last block).
+    let target = block;
+    if (target === null) {
+      const heights = (await Promise.all(orderers.map((o) => heightOf(o, channel)))).filter((h): h is number => h !== null);
+      target = heights.length ? Math.max(...heights) - 1 : 0;
+    }
+    for (const o of orderers) {
+      await retrying(`orderer ${o.name} holding the switch block ${target} of channel ${channel} before the restart`, async () => {
+        const h = await heightOf(o, channel);
+        if (h === null || h <= target) throw new Error(`its height is ${h ?? 'not readable'}`);
+      }, timeoutMs);
+    }
+  }
 }
 
 /**
@@ -514,7 +584,8 @@ async function resumeRollback(input: CommandInput, last: MigrationProgress, dryR
   }
   return withMigrationLock(input, async () => {
     const rec = await takenUpAgain(input, last, 'rollback', `resumed: ${what}, taken up again`);
-    const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs));
+    const failedIn = last.steps.map((x) => /^failed in phase (\w+)/.exec(x)?.[1]).find(Boolean) ?? null;
+    const restored = await rolledBack(rollback(input, rec, networks.map((network) => ({ network })), orderers, backedUp, timeoutMs), backedUp, failedIn);
     await rec.step(restored.text);
     const left = afterRollback(networks, restored);
     await rec.failed('rollback', `rollback taken up again: ${restored.text}`, left, restored.peersNotRolledBack);
@@ -534,7 +605,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   if (backedUp) {
     for (const o of orderers) {
       const row = await getNode(deps.pool, o.id);
-      if (row && row.status !== 'stopped') await stopped(input, o).catch(onItsHost(o));
+      if (row && row.status !== 'stopped') await stopped(input, o, timeoutMs).catch(onItsHost(o));
     }
     await rec.step(`${RESTORING_STEP} of ${orderers.map((o) => o.name).join(', ')} (stopped)`);
     for (const o of orderers) await consortiumOf(deps).runtime.restoreData(await targetOf(deps, o.id), BACKUP_LABEL).catch(onItsHost(o));
@@ -555,23 +626,36 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   return notRolledBack;
 }
 
+/** An error that already names the node host that does not answer (not asked again). */
+class HostGoneError extends Error {}
+
+/**
+ * Why the node's host does not answer, asked there and then (not the last check): `its node host
+ * <name> (<url>) does not answer (<why>); bring the host back`; null for a node of this machine or
+ * a host that answers.
+ */
+async function unansweringHost(deps: AppDeps, o: NodeRow): Promise<string | null> {
+  const hostId = o.consortiumConfig?.hostId;
+  const hosts = deps.hosts;
+  if (!hostId || !hosts?.directory) return null;
+  const connection = await hosts.directory.connection(hostId).catch(() => null);
+  if (!connection) return null;
+  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
+  if (check.reachable) return null;
+  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
+  return `its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`;
+}
+
 /**
  * An orderer's rollback step that failed (stop, restore, start): when the orderer is on a node
- * host that does not answer now (asked there and then, not the last check), the error names the
- * host, its address and why: the cause to fix (bring the host back), not only the orderer that
- * did not stop. Otherwise the error as it was.
+ * host that does not answer now, the error names the host, its address and why: the cause to fix
+ * (bring the host back), not only the orderer that did not stop. Otherwise the error as it was.
  */
 async function hostGone(deps: AppDeps, o: NodeRow, err: unknown): Promise<Error> {
   const e = err as Error;
-  const hostId = o.consortiumConfig?.hostId;
-  const hosts = deps.hosts;
-  if (!hostId || !hosts?.directory) return e;
-  const connection = await hosts.directory.connection(hostId).catch(() => null);
-  if (!connection) return e;
-  const check = await hosts.probe.probe(connection).catch((x: Error) => ({ reachable: false, reason: x.message }));
-  if (check.reachable) return e;
-  const why = (check.reason ?? 'no answer').replace(/\.+$/, '');
-  return new Error(`${e.message.replace(/\.+$/, '')}: its node host ${connection.name} (${connection.url}) does not answer (${why}); bring the host back`);
+  if (e instanceof HostGoneError) return e;
+  const gone = await unansweringHost(deps, o);
+  return gone ? new HostGoneError(`${e.message.replace(/\.+$/, '')}: ${gone}`) : e;
 }
 
 /**
@@ -618,7 +702,7 @@ async function rollbackPeers(input: CommandInput, rec: Recorder, plans: Array<{ 
           await rec.step(`rollback: peer ${peer.name} at height ${height} on channel ${channel}, within the restored chain's height ${restored}: nothing to roll back`);
           continue;
         }
-        if (running) await stopped(input, peer);
+        if (running) await stopped(input, peer, timeoutMs);
         let result: { rolledBack: boolean };
         try {
           result = await consortium.runtime.rollbackPeer(target, channel, restored - 1);
