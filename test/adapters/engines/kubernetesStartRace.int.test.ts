@@ -11,6 +11,10 @@
 //   start is the 409 naming B and changes nothing after B's labels, the node stays stopped;
 // - B's check held at that PUT while A's start runs: A owns all five and its node runs; B's check
 //   labels nothing and says so.
+// And the start's reads (the same proxy, holding nothing, counting A's calls): a start right after
+// the API's check (assertNotOthers) reads none of the five objects again; the StatefulSet changed
+// between the check and the start (an annotation put on with the admin client), the start's replace
+// guarded by the check's resourceVersion is a 409 and the start reads afresh and runs.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
@@ -19,9 +23,9 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createKubernetesEngine, DEPLOYMENT_LABEL, type KubernetesNodeEngine } from '../../../adapters/engines/kubernetesEngine.ts';
+import { createKubernetesEngine, type KubernetesNodeEngine } from '../../../adapters/engines/kubernetesEngine.ts';
 import type { AppError } from '../../../domain/shared/errors.ts';
-import { adminKubeConfig, anvilStateSpec, clusterImageMissing, k8sAnvilImage, testCluster } from '../../helpers/kubernetes.ts';
+import { adminKubeConfig, anvilStateSpec, clusterImageMissing, k8sAnvilImage, nodeObjectsOf, testCluster } from '../../helpers/kubernetes.ts';
 import { selfSignedCertificate } from '../../helpers/mail.ts';
 import { requires } from '../../helpers/requirements.ts';
 
@@ -61,13 +65,13 @@ async function holdingProxy(matches: (method: string, url: string) => boolean): 
     req.on('end', async () => {
       const method = req.method ?? 'GET';
       const url = req.url ?? '/';
-      seen.push(`${method} ${url.split('?')[0]}`);
       if (!holding && matches(method, url)) {
         holding = true;
         onHeld({ method, path: url });
         await released;
       }
       const up = https.request({ host: upstream.hostname, port: upstream.port, method, path: url, headers: { ...req.headers, host: upstream.host }, ca: conn!.caCertificate }, (r) => {
+        seen.push(`${method} ${url.split('?')[0]} ${r.statusCode}`);
         res.writeHead(r.statusCode ?? 502, r.headers);
         r.pipe(res);
       });
@@ -84,34 +88,11 @@ async function holdingProxy(matches: (method: string, url: string) => boolean): 
   return proxy;
 }
 
-type Meta = { metadata?: k8s.V1ObjectMeta };
-type Kind = 'StatefulSet' | 'Service' | 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
-function access(): Record<Kind, { get: () => Promise<Meta>; put: (o: Meta) => Promise<Meta> }> {
-  const n = before.objectNames(spec.nodeKey);
-  const namespace = ns();
-  return {
-    StatefulSet: { get: () => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace }), put: (o) => apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace, body: o as k8s.V1StatefulSet }) },
-    Service: { get: () => core.readNamespacedService({ name: n.service, namespace }), put: (o) => core.replaceNamespacedService({ name: n.service, namespace, body: o as k8s.V1Service }) },
-    Secret: { get: () => core.readNamespacedSecret({ name: n.secret, namespace }), put: (o) => core.replaceNamespacedSecret({ name: n.secret, namespace, body: o as k8s.V1Secret }) },
-    ConfigMap: { get: () => core.readNamespacedConfigMap({ name: n.configMap, namespace }), put: (o) => core.replaceNamespacedConfigMap({ name: n.configMap, namespace, body: o as k8s.V1ConfigMap }) },
-    PersistentVolumeClaim: { get: () => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace }), put: (o) => core.replaceNamespacedPersistentVolumeClaim({ name: n.claim, namespace, body: o as k8s.V1PersistentVolumeClaim }) },
-  };
-}
-async function objects() {
-  return Object.fromEntries(await Promise.all(Object.entries(access()).map(async ([kind, a]) => {
-    const o = await a.get();
-    return [kind, { uid: o.metadata?.uid, resourceVersion: o.metadata?.resourceVersion, deployment: o.metadata?.labels?.[DEPLOYMENT_LABEL] }] as const;
-  })));
-}
+const node1 = () => nodeObjectsOf(before.objectNames(spec.nodeKey), ns());
+const access = () => node1().access;
+const objects = () => node1().objects();
 const owners = (o: Awaited<ReturnType<typeof objects>>) => Object.entries(o).map(([k, x]) => `${k}=${x.deployment === A ? 'A' : x.deployment === B ? 'B' : String(x.deployment)}`).join(' ');
-async function stripAll() {
-  for (const a of Object.values(access())) {
-    const o = await a.get();
-    const labels = { ...o.metadata!.labels };
-    delete labels[DEPLOYMENT_LABEL];
-    await a.put({ ...o, metadata: { ...o.metadata, labels } });
-  }
-}
+const stripAll = () => node1().stripAll();
 const replicas = async () => (await apps.readNamespacedStatefulSet({ name: before.objectNames(spec.nodeKey).statefulSet, namespace: ns() })).spec?.replicas;
 const engineOf = (id: string, via?: HoldingProxy) => createKubernetesEngine({ cluster: via ? { ...conn!, server: via.server, caCertificate: via.ca } : conn!, dataDir, namePrefix: PREFIX, deploymentId: id });
 /** The first PUT of node-1's StatefulSet. */
@@ -185,6 +166,41 @@ t('B\'s check held at its StatefulSet label while A\'s start runs: A owns all fi
     assert.is(o.uid, start[kind]!.uid, `the same ${kind}`);
   }
   assert.is((await a.status(spec.nodeKey)).state, 'running', 'A\'s node runs');
+  await a.stop(spec.nodeKey);
+});
+
+/** The GETs of node-1's five objects among the calls `calls` (as the proxy saw them). */
+function objectReads(calls: string[]): string[] {
+  const n = before.objectNames(spec.nodeKey);
+  const paths = [`statefulsets/${n.statefulSet}`, `services/${n.service}`, `secrets/${n.secret}`, `configmaps/${n.configMap}`, `persistentvolumeclaims/${n.claim}`];
+  return calls.filter((x) => x.startsWith('GET ') && paths.some((p) => x.split(' ')[1]!.endsWith(`/namespaces/${ns()}/${p}`)));
+}
+
+t('a start right after the API\'s check reads none of the five again; the StatefulSet changed in between: a 409 and the start reads afresh and runs', async () => {
+  const proxy = await holdingProxy(() => false);
+  const a = engineOf(A, proxy);
+  await a.assertNotOthers(spec.nodeKey, 'start');
+  const checkReads = objectReads(proxy.seen);
+  assert.is(checkReads.length, 5, `the check reads the five: ${checkReads.join(', ')}`);
+  let mark = proxy.seen.length;
+  await a.start(spec);
+  const startCalls = proxy.seen.slice(mark);
+  console.log(`  the start's calls (its pod's reads left out): ${startCalls.filter((x) => !x.includes('/pods/')).join(', ')}`);
+  assert.equal(objectReads(startCalls), [], 'the start read none of the five again');
+  assert.is((await a.status(spec.nodeKey)).state, 'running');
+  await a.stop(spec.nodeKey);
+
+  await a.assertNotOthers(spec.nodeKey, 'start');
+  const sts = await access().StatefulSet.get();
+  await access().StatefulSet.put({ ...sts, metadata: { ...sts.metadata, annotations: { ...sts.metadata?.annotations, 'lnm-test/changed': 'between the check and the start' } } });
+  mark = proxy.seen.length;
+  await a.start(spec);
+  const again = proxy.seen.slice(mark);
+  console.log(`  the start's calls (its pod's reads left out): ${again.filter((x) => !x.includes('/pods/')).join(', ')}`);
+  assert.ok(again.some((x) => x.startsWith('PUT ') && x.includes('/statefulsets/') && x.endsWith(' 409')), `the replace guarded by the check's read is a 409: ${again.join(', ')}`);
+  const fresh = objectReads(again.slice(again.findIndex((x) => x.endsWith(' 409'))));
+  for (const kind of ['statefulsets', 'services', 'secrets', 'configmaps', 'persistentvolumeclaims']) assert.ok(fresh.some((x) => x.includes(`/${kind}/`)), `then read afresh: ${kind} (${fresh.join(', ')})`);
+  assert.is((await a.status(spec.nodeKey)).state, 'running', 'and the node runs');
   await a.stop(spec.nodeKey);
 });
 
