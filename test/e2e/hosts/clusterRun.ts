@@ -4,6 +4,9 @@ import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
 import type { KubernetesClusterConnection } from '../../../adapters/engines/kubernetesEngine.ts';
 import type { TestServer } from '../../helpers/server.ts';
+import { fabricMissing } from '../../helpers/fabric.ts';
+import { clusterFabricReleases, kubernetesSkipReason, serviceImageSkipReason } from '../../helpers/kubernetes.ts';
+import type { Dependency } from '../../helpers/requirements.ts';
 import { until, type Api } from '../consortium/consortiumApi.ts';
 
 /** POST /hosts of the test cluster (kind kubernetes); its host id. */
@@ -35,4 +38,33 @@ export async function onV3(api: Api, configPath: string, commits: (what: string)
   const raised = await api('PUT', configPath, { capabilities: { channel: 'V3_0' } });
   assert.is(raised.status, 200, raised.text);
   await commits('after V3_0');
+}
+
+export const CLUSTER_PEER_IMAGE = 'lnm-fabric-peer:local';
+export const CLUSTER_ORDERER_IMAGE = 'lnm-fabric-orderer:local';
+
+/**
+ * The Fabric 3.1 release the cluster's node has images of, and what a 3.1 suite on the cluster
+ * needs (requiresAll's checks): the cluster (or `kubernetesToo`, a further reason of the suite's
+ * own), the release images there, the service's image there, Fabric here.
+ */
+export async function clusterFabric31(kubernetesToo?: string): Promise<{ version: string | undefined; checks: [Dependency, string | undefined][] }> {
+  const clusterMissing = await kubernetesSkipReason();
+  const version = clusterMissing ? undefined : (await clusterFabricReleases(CLUSTER_PEER_IMAGE, CLUSTER_ORDERER_IMAGE)).find((v) => v.startsWith('3.1.'));
+  const imagesMissing = clusterMissing || version ? undefined : 'the cluster\'s node needs lnm-fabric-peer and lnm-fabric-orderer images of Fabric 3.1.x; test/k8s/cluster.sh import lnm-fabric-peer:3.1.5 (and lnm-fabric-orderer:3.1.5) loads them';
+  return {
+    version,
+    checks: [
+      ['kubernetes', clusterMissing ?? kubernetesToo],
+      ['fabric-release-images', imagesMissing],
+      ['service-image', clusterMissing ? undefined : await serviceImageSkipReason()],
+      ['fabric', fabricMissing],
+    ],
+  };
+}
+
+/** A run's name prefix on the shared cluster (LNM_DOCKER_PREFIX) and its nodes' StatefulSet names. */
+export function runNames(tag: string): { prefix: string; stsName: (id: number) => string } {
+  const prefix = `${tag}${process.pid % 100000}-`;
+  return { prefix, stsName: (id) => `${prefix}node-${id}` };
 }

@@ -22,28 +22,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
-import { fabricMissing } from '../../helpers/fabric.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { adminKubeConfig, clusterFabricReleases, kubernetesSkipReason, serviceImage, serviceImageSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { adminKubeConfig, serviceImage, testCluster } from '../../helpers/kubernetes.ts';
 import { apiOf, blockHashes, channelCommits, consortiumEnv, fourOrdererRaftChannel, migrationStruckInPhaseNormal, orderersSay, rollbackIncomplete, rollbackTakenUpAgain, until } from '../consortium/consortiumApi.ts';
-import { clusterRunRemoved, onV3, registeredCluster } from './clusterRun.ts';
+import { CLUSTER_ORDERER_IMAGE, CLUSTER_PEER_IMAGE, clusterFabric31, clusterRunRemoved, onV3, registeredCluster, runNames } from './clusterRun.ts';
 
-const PEER = 'lnm-fabric-peer:local';
-const ORDERER = 'lnm-fabric-orderer:local';
-const clusterMissing = await kubernetesSkipReason();
-const v31 = clusterMissing ? undefined : (await clusterFabricReleases(PEER, ORDERER)).find((v) => v.startsWith('3.1.'));
-const imagesMissing = clusterMissing || v31 ? undefined : 'the cluster\'s node needs lnm-fabric-peer and lnm-fabric-orderer images of Fabric 3.1.x; test/k8s/cluster.sh import lnm-fabric-peer:3.1.5 (and lnm-fabric-orderer:3.1.5) loads them';
-const t = requiresAll(
-  suite('kubernetes: a migration rollback whose write into an orderer\'s claim fills the disk, taken up again'),
-  ['kubernetes', clusterMissing ?? (process.getuid?.() === 0 ? undefined : 'mounting a tmpfs under a volume of the cluster needs root')],
-  ['fabric-release-images', imagesMissing],
-  ['service-image', clusterMissing ? undefined : await serviceImageSkipReason()],
-  ['fabric', fabricMissing],
-);
+const { version: v31, checks } = await clusterFabric31(process.getuid?.() === 0 ? undefined : 'mounting a tmpfs under a volume of the cluster needs root');
+const t = requiresAll(suite('kubernetes: a migration rollback whose write into an orderer\'s claim fills the disk, taken up again'), ...checks);
 const cluster = testCluster();
 const c = () => cluster!.connection;
-const PREFIX = `k8srf${process.pid % 100000}-`;
-const stsName = (id: number) => `${PREFIX}node-${id}`;
+const { prefix: PREFIX, stsName } = runNames('k8srf');
 let server: TestServer;
 const api = apiOf(() => server);
 let hostId = 0;
@@ -91,7 +79,7 @@ t.before(async () => {
   const kc = adminKubeConfig();
   apps = kc.makeApiClient(k8s.AppsV1Api);
   core = kc.makeApiClient(k8s.CoreV1Api);
-  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: PEER, LNM_IMAGE_FABRIC_ORDERER: ORDERER, LNM_IMAGE_SERVICE: serviceImage, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
+  server = await startServer({ env: consortiumEnv({ LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_PEER: CLUSTER_PEER_IMAGE, LNM_IMAGE_FABRIC_ORDERER: CLUSTER_ORDERER_IMAGE, LNM_IMAGE_SERVICE: serviceImage, LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX }) });
   hostId = await registeredCluster(api, c());
   const made = await fourOrdererRaftChannel(api, 'k8srf', 'k8srfnet', channel, { fabricVersion: v31!, hostId });
   ({ orderers, peer } = made);
