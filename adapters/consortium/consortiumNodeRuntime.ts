@@ -390,7 +390,14 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
         // On a cluster: written back into the stopped node's claim now, its data directory only
         // (emptied first; the rest of the claim as it is), through a helper pod (copyNodeDataIn).
         await access(hosted.backup).catch(() => { throw new ConflictError(`${fabricDisplayName(t)} has no backup ${label} to restore.`); });
-        await (hosted.engine as KubernetesNodeEngine).copyNodeDataIn(keyOf(t), hosted.backup, { sub: FABRIC_DATA_DIR });
+        try {
+          await (hosted.engine as KubernetesNodeEngine).copyNodeDataIn(keyOf(t), hosted.backup, { sub: FABRIC_DATA_DIR });
+        } catch (err) {
+          // Refused before writing (the node runs): as it is. Part way (a full disk, the helper pod
+          // gone): named with the node, as on this machine, the engine's words naming its claim.
+          if (err instanceof ConflictError) throw err;
+          throw new ConflictError(`the backup ${label} of ${fabricDisplayName(t)} could not be put back: ${lowerFirst((err as Error).message.replace(/\.+$/, ''))} (its data directory in the claim may be left partly written)`);
+        }
         return;
       }
       const { data, backup } = hosted ? { data: path.join(hostedRestoreDir(dataDir, keyOf(t)), FABRIC_DATA_DIR), backup: hosted.backup } : await backupPaths(t, label);
@@ -451,6 +458,8 @@ export function createConsortiumNodeRuntime(options: ConsortiumNodeRuntimeOption
   };
   return runtime;
 }
+
+const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
 
 /** A file system error in words, its path relative to `base` (the node's own directory): what to fix, not the server's layout. */
 function fileErrorOf(err: unknown, base: string): string {

@@ -314,6 +314,13 @@ const isNotFound = (err: unknown) => statusOf(err) === 404;
  * labelling decides which deployment a node key both record goes to.
  */
 export const LABEL_ORDER = ['StatefulSet', 'PersistentVolumeClaim', 'Service', 'Secret', 'ConfigMap'] as const;
+
+/** How long the reads of the API's check before a start (assertNotOthers) serve that start instead of reading again. */
+export const CHECK_REUSE_MS = 5_000;
+/** The node's five objects as one read found them (absent: undefined). */
+interface NodeObjects { statefulSet?: k8s.V1StatefulSet; service?: k8s.V1Service; secret?: k8s.V1Secret; configMap?: k8s.V1ConfigMap; claim?: k8s.V1PersistentVolumeClaim }
+/** A start from the check's reads that met an object changed since (a 409): it goes again from fresh reads. */
+class StaleReads extends Error {}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createKubernetesEngine(options: KubernetesEngineOptions): KubernetesNodeEngine {
@@ -383,7 +390,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
    * naming the object and that deployment, before anything is made or changed. `what` says what
    * was asked (create, start, expose). The callers go on from these reads.
    */
-  async function nodeObjects(nodeKey: string, what: string): Promise<{ statefulSet?: k8s.V1StatefulSet; service?: k8s.V1Service; claim?: k8s.V1PersistentVolumeClaim }> {
+  async function nodeObjects(nodeKey: string, what: string): Promise<NodeObjects> {
     const n = names(nodeKey);
     const [statefulSet, service, secret, configMap, claim] = await Promise.all([
       read(() => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace: ns })),
@@ -409,7 +416,23 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         { nodeKey, object: { kind: o.kind, name: o.name, namespace: ns }, otherDeployment: other, deployment: deploymentId },
       );
     }
-    return { statefulSet, service, claim };
+    return { statefulSet, service, secret, configMap, claim };
+  }
+
+  /**
+   * The five objects as the API's check read them (assertNotOthers, before a start or restart is
+   * recorded), kept for the start that follows on this engine within CHECK_REUSE_MS instead of
+   * reading them again: taken once. Safe to start from: every write of an object that exists is a
+   * replace with the resourceVersion read (an object changed since, by another deployment's label
+   * included, is a 409 and the start reads afresh, startNode), a create of one that appeared
+   * since is a 409 too, and the only delete (a Service whose ports changed) has the uid and
+   * resourceVersion read as its precondition.
+   */
+  const checked = new Map<string, { at: number; seen: NodeObjects }>();
+  function takeChecked(nodeKey: string): NodeObjects | undefined {
+    const kept = checked.get(nodeKey);
+    checked.delete(nodeKey);
+    return kept && Date.now() - kept.at <= CHECK_REUSE_MS ? kept.seen : undefined;
   }
 
   /** Puts this deployment's id on an object of a recorded node made before the label (its Service, its claim); answers the object as it now is. */
@@ -531,15 +554,18 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     spec: { accessModes: ['ReadWriteOnce'], storageClassName: c.storageClass, resources: { requests: { storage: c.volumeSize ?? '1Gi' } } },
   });
 
-  /** Creates or replaces an object (Secret, ConfigMap): the start writes them afresh. */
-  async function put(kind: 'secret' | 'configMap', body: k8s.V1Secret | k8s.V1ConfigMap): Promise<void> {
+  /**
+   * Creates or replaces an object (Secret, ConfigMap): the start writes them afresh. `known`: the
+   * object as the start read it a moment ago (its resourceVersion guards the replace), else read here.
+   */
+  async function put(kind: 'secret' | 'configMap', body: k8s.V1Secret | k8s.V1ConfigMap, known?: { object: k8s.V1Secret | k8s.V1ConfigMap | undefined }): Promise<void> {
     const name = body.metadata!.name!;
     if (kind === 'secret') {
-      const old = await read(() => core.readNamespacedSecret({ name, namespace: ns }));
+      const old = known ? known.object : await read(() => core.readNamespacedSecret({ name, namespace: ns }));
       if (old) await call(core.replaceNamespacedSecret({ name, namespace: ns, body: { ...(body as k8s.V1Secret), metadata: { ...body.metadata, resourceVersion: old.metadata?.resourceVersion } } }));
       else await call(core.createNamespacedSecret({ namespace: ns, body: body as k8s.V1Secret }));
     } else {
-      const old = await read(() => core.readNamespacedConfigMap({ name, namespace: ns }));
+      const old = known ? known.object : await read(() => core.readNamespacedConfigMap({ name, namespace: ns }));
       if (old) await call(core.replaceNamespacedConfigMap({ name, namespace: ns, body: { ...(body as k8s.V1ConfigMap), metadata: { ...body.metadata, resourceVersion: old.metadata?.resourceVersion } } }));
       else await call(core.createNamespacedConfigMap({ namespace: ns, body: body as k8s.V1ConfigMap }));
     }
@@ -606,7 +632,23 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     while (Date.now() < deadline && ((await statefulSet(nodeKey)) || (await podOf(nodeKey)) || (await claimThere()))) await sleep(500);
   }
 
+  /**
+   * Starts from the API check's reads when they are fresh (takeChecked); one of them stale (a 409
+   * on a write guarded by it) and the start reads the node's objects afresh and goes again, once.
+   */
   async function startNode(spec: NodeLaunchSpec): Promise<NodeStarted> {
+    const reads = takeChecked(spec.nodeKey);
+    if (reads) {
+      try {
+        return await startOnce(spec, reads);
+      } catch (err) {
+        if (!(err instanceof StaleReads)) throw err;
+      }
+    }
+    return startOnce(spec);
+  }
+
+  async function startOnce(spec: NodeLaunchSpec, reads?: NodeObjects): Promise<NodeStarted> {
     assertLaunchSpec(spec, 'docker');
     const outside = exposure === 'hostPort' ? [] : spec.ports.filter((p) => p < NODE_PORT_RANGE.min || p > NODE_PORT_RANGE.max);
     if (outside.length) {
@@ -620,7 +662,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     let firstStart = false;
     const made: { claim: boolean; restored?: boolean } = { claim: false };
     try {
-      const seen = await nodeObjects(spec.nodeKey, 'start');
+      const seen = reads ?? (await nodeObjects(spec.nodeKey, 'start'));
       const existing = seen.statefulSet;
       if (existing && !ours(existing.metadata, spec.nodeKey)) {
         throw new NodeStartFailedError('already-running', `Cannot start ${spec.displayName}: a StatefulSet ${n.statefulSet} exists in namespace ${ns} that this deployment did not make.`, { nodeKey: spec.nodeKey });
@@ -647,7 +689,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
         if (statusOf(err) === 409) await nodeObjects(spec.nodeKey, 'start');
         throw err;
       }));
-      const started = await makeAndAwait(spec, image, current, made);
+      const started = await makeAndAwait(spec, image, current, made, seen);
       // Put back once: later starts keep what the node writes from here on.
       if (made.restored) await rm(restoreDirOf(spec.nodeKey), { recursive: true, force: true });
       return started;
@@ -660,6 +702,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       else if (!refused) await scale(spec.nodeKey, 0).catch(() => undefined);
       if (err instanceof NodeStartFailedError || err instanceof ValidationError) throw err;
       const status = statusOf(err);
+      if (reads && status === 409) throw new StaleReads();
       const reason = reasonOf(err, c.server);
       if (status === 404 && /namespaces? .*not found/i.test(reason)) {
         throw new ValidationError(`Cannot start ${spec.displayName}: the namespace ${ns} does not exist on cluster ${c.name}.`, [{ field: 'namespace', message: `${ns} does not exist` }], 'NAMESPACE_NOT_FOUND');
@@ -671,11 +714,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     }
   }
 
-  async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean; restored?: boolean }): Promise<NodeStarted> {
+  async function makeAndAwait(spec: NodeLaunchSpec, image: string, existing: k8s.V1StatefulSet | undefined, made: { claim: boolean; restored?: boolean }, seen: NodeObjects): Promise<NodeStarted> {
     const n = names(spec.nodeKey);
     const files = fileObjects(spec);
     // The claim and the Service before the Secret and ConfigMap (LABEL_ORDER): those two are written afresh with the label.
-    const claim = await read(() => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns }));
+    // All five as nodeObjects read them a moment ago: each write below is guarded by its resourceVersion.
+    const claim = seen.claim;
     if (!claim) {
       await call(core.createNamespacedPersistentVolumeClaim({ namespace: ns, body: claimOf(spec.nodeKey) }));
       made.claim = true;
@@ -683,17 +727,18 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
       // Made before the deployment label: labelled now (the Secret, ConfigMap and StatefulSet are written afresh below).
       await labelled(claim, (body) => core.replaceNamespacedPersistentVolumeClaim({ name: n.claim, namespace: ns, body }));
     }
-    let svc = await read(() => core.readNamespacedService({ name: n.service, namespace: ns }));
+    let svc = seen.service;
     if (svc && ours(svc.metadata, spec.nodeKey)) svc = await labelled(svc, (body) => core.replaceNamespacedService({ name: n.service, namespace: ns, body }));
     // The Service made when the node was recorded (reservePorts) or by an earlier start; the
     // node's ports changed since (PUT of a stopped node): made again with them.
     const servicePorts = (svc?.spec?.ports ?? []).map((p) => p.port).sort((a, b) => a - b).join(',');
     if (svc && ours(svc.metadata, spec.nodeKey) && servicePorts !== [...spec.ports].sort((a, b) => a - b).join(',')) {
-      await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns }));
+      // As read: a Service changed or made anew since is left (a 409), not deleted.
+      await gone(() => core.deleteNamespacedService({ name: n.service, namespace: ns, body: { preconditions: { uid: svc!.metadata?.uid, resourceVersion: svc!.metadata?.resourceVersion } } }));
       await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
     } else if (!svc) await call(core.createNamespacedService({ namespace: ns, body: serviceOf(spec) }));
-    await put('secret', files.secret);
-    await put('configMap', files.configMap);
+    await put('secret', files.secret, { object: seen.secret });
+    await put('configMap', files.configMap, { object: seen.configMap });
     // Restored from a backup (`lnm restore`): the claim starts again from the backup's files only,
     // which hold the node's own state (no seeding of a new volume then).
     made.restored = await restoreIntoClaim(spec);
@@ -791,6 +836,8 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     assertLaunchSpec(spec, 'docker');
     const sts = await ownStatefulSet(spec.nodeKey);
     if (!sts || (sts.spec?.replicas ?? 0) === 0) return startNode(spec);
+    // A rolling restart reads what it writes; the check's reads are not kept for a later start.
+    checked.delete(spec.nodeKey);
     const before = (await podOf(spec.nodeKey))?.metadata?.uid;
     try {
       const files = fileObjects(spec);
@@ -1278,7 +1325,12 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     objectNames: names,
     expose: (nodeKey, ports) => serial(nodeKey, () => exposeNode(nodeKey, ports)),
     reservePorts: (nodeKey, ports) => serial(nodeKey, async () => void (await exposeNode(nodeKey, ports, true))),
-    assertNotOthers: async (nodeKey, what) => void (await nodeObjects(nodeKey, what)),
+    // Not behind the node's start (serial): the API answers at once. Reads kept for the start that follows (takeChecked).
+    assertNotOthers: async (nodeKey, what) => {
+      checked.delete(nodeKey);
+      const seen = await nodeObjects(nodeKey, what);
+      checked.set(nodeKey, { at: Date.now(), seen });
+    },
 
     async imageReferences(repositories) {
       // The images on the cluster's nodes, as their kubelets report them (status.images; the
@@ -1318,6 +1370,7 @@ export function createKubernetesEngine(options: KubernetesEngineOptions): Kubern
     remove: (nodeKey, opts = {}) =>
       serial(nodeKey, async () => {
         dirOf(nodeKey);
+        checked.delete(nodeKey);
         await stopNode(nodeKey, opts);
         await removeObjects(nodeKey, opts.deleteVolume === true);
         await rm(dirOf(nodeKey), { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import * as k8s from '@kubernetes/client-node';
 import path from 'node:path';
 import { probeKubernetesCluster } from '../../adapters/engines/kubernetesCluster.ts';
-import type { KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
+import { DEPLOYMENT_LABEL, type KubernetesClusterConnection } from '../../adapters/engines/kubernetesEngine.ts';
 import { releasesAmong } from '../../adapters/consortium/fabricReleaseImages.ts';
 import type { NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 
@@ -152,6 +152,44 @@ export function scratchDirs(prefix: string): { dir: () => string; clear: () => v
     },
     clear: () => {
       for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
+}
+
+type ObjectMeta = { metadata?: k8s.V1ObjectMeta };
+export type NodeObjectKind = 'StatefulSet' | 'Service' | 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
+
+/**
+ * A node's five objects through the admin client, by kind: get and replace (`names`: the engine's
+ * objectNames of the node), the uid, resourceVersion and lnm.deployment label of each, and the
+ * label taken off all five (as objects made before the deployment id have none).
+ */
+export function nodeObjectsOf(names: { statefulSet: string; service: string; claim: string; secret: string; configMap: string }, namespace: string) {
+  const kc = adminKubeConfig();
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const access: Record<NodeObjectKind, { get: () => Promise<ObjectMeta>; put: (o: ObjectMeta) => Promise<ObjectMeta> }> = {
+    StatefulSet: { get: () => apps.readNamespacedStatefulSet({ name: names.statefulSet, namespace }), put: (o) => apps.replaceNamespacedStatefulSet({ name: names.statefulSet, namespace, body: o as k8s.V1StatefulSet }) },
+    Service: { get: () => core.readNamespacedService({ name: names.service, namespace }), put: (o) => core.replaceNamespacedService({ name: names.service, namespace, body: o as k8s.V1Service }) },
+    Secret: { get: () => core.readNamespacedSecret({ name: names.secret, namespace }), put: (o) => core.replaceNamespacedSecret({ name: names.secret, namespace, body: o as k8s.V1Secret }) },
+    ConfigMap: { get: () => core.readNamespacedConfigMap({ name: names.configMap, namespace }), put: (o) => core.replaceNamespacedConfigMap({ name: names.configMap, namespace, body: o as k8s.V1ConfigMap }) },
+    PersistentVolumeClaim: { get: () => core.readNamespacedPersistentVolumeClaim({ name: names.claim, namespace }), put: (o) => core.replaceNamespacedPersistentVolumeClaim({ name: names.claim, namespace, body: o as k8s.V1PersistentVolumeClaim }) },
+  };
+  return {
+    access,
+    async objects() {
+      return Object.fromEntries(await Promise.all(Object.entries(access).map(async ([kind, a]) => {
+        const o = await a.get();
+        return [kind, { uid: o.metadata?.uid, resourceVersion: o.metadata?.resourceVersion, deployment: o.metadata?.labels?.[DEPLOYMENT_LABEL] }] as const;
+      })));
+    },
+    async stripAll() {
+      for (const a of Object.values(access)) {
+        const o = await a.get();
+        const labels = { ...o.metadata!.labels };
+        delete labels[DEPLOYMENT_LABEL];
+        await a.put({ ...o, metadata: { ...o.metadata, labels } });
+      }
     },
   };
 }

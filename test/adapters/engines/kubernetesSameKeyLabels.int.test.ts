@@ -17,9 +17,9 @@ import * as k8s from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createKubernetesEngine, DEPLOYMENT_LABEL, type KubernetesNodeEngine } from '../../../adapters/engines/kubernetesEngine.ts';
+import { createKubernetesEngine, type KubernetesNodeEngine } from '../../../adapters/engines/kubernetesEngine.ts';
 import type { AppError } from '../../../domain/shared/errors.ts';
-import { adminKubeConfig, anvilStateSpec, clusterImageMissing, k8sAnvilImage, testCluster } from '../../helpers/kubernetes.ts';
+import { adminKubeConfig, anvilStateSpec, clusterImageMissing, k8sAnvilImage, nodeObjectsOf, testCluster } from '../../helpers/kubernetes.ts';
 import { requires } from '../../helpers/requirements.ts';
 
 const skipReason = await clusterImageMissing(k8sAnvilImage);
@@ -34,45 +34,16 @@ const dataDir = mkdtempSync(path.join(tmpdir(), 'lnm-k8s-same-'));
 const spec = anvilStateSpec(PORT);
 let before: KubernetesNodeEngine;
 let engines: Record<string, KubernetesNodeEngine>;
-let apps: k8s.AppsV1Api;
 let core: k8s.CoreV1Api;
 const recordsNode1 = async (key: string) => key === spec.nodeKey;
 
-type Meta = { metadata?: k8s.V1ObjectMeta };
-type Kind = 'StatefulSet' | 'Service' | 'Secret' | 'ConfigMap' | 'PersistentVolumeClaim';
-/** Per kind: get and replace of node-1's object with the admin client. */
-function access(): Record<Kind, { get: () => Promise<Meta>; put: (o: Meta) => Promise<Meta> }> {
-  const n = before.objectNames(spec.nodeKey);
-  const namespace = ns();
-  return {
-    StatefulSet: { get: () => apps.readNamespacedStatefulSet({ name: n.statefulSet, namespace }), put: (o) => apps.replaceNamespacedStatefulSet({ name: n.statefulSet, namespace, body: o as k8s.V1StatefulSet }) },
-    Service: { get: () => core.readNamespacedService({ name: n.service, namespace }), put: (o) => core.replaceNamespacedService({ name: n.service, namespace, body: o as k8s.V1Service }) },
-    Secret: { get: () => core.readNamespacedSecret({ name: n.secret, namespace }), put: (o) => core.replaceNamespacedSecret({ name: n.secret, namespace, body: o as k8s.V1Secret }) },
-    ConfigMap: { get: () => core.readNamespacedConfigMap({ name: n.configMap, namespace }), put: (o) => core.replaceNamespacedConfigMap({ name: n.configMap, namespace, body: o as k8s.V1ConfigMap }) },
-    PersistentVolumeClaim: { get: () => core.readNamespacedPersistentVolumeClaim({ name: n.claim, namespace }), put: (o) => core.replaceNamespacedPersistentVolumeClaim({ name: n.claim, namespace, body: o as k8s.V1PersistentVolumeClaim }) },
-  };
-}
-/** The five objects: uid, resourceVersion and deployment label, by kind. */
-async function objects() {
-  return Object.fromEntries(await Promise.all(Object.entries(access()).map(async ([kind, a]) => {
-    const o = await a.get();
-    return [kind, { uid: o.metadata?.uid, resourceVersion: o.metadata?.resourceVersion, deployment: o.metadata?.labels?.[DEPLOYMENT_LABEL] }] as const;
-  })));
-}
-/** lnm.deployment taken off the five (as objects made before the id have none). */
-async function stripAll() {
-  for (const a of Object.values(access())) {
-    const o = await a.get();
-    const labels = { ...o.metadata!.labels };
-    delete labels[DEPLOYMENT_LABEL];
-    await a.put({ ...o, metadata: { ...o.metadata, labels } });
-  }
-}
+const node1 = () => nodeObjectsOf(before.objectNames(spec.nodeKey), ns());
+const objects = () => node1().objects();
+const stripAll = () => node1().stripAll();
 const pod = () => core.readNamespacedPod({ name: `${before.objectNames(spec.nodeKey).statefulSet}-0`, namespace: ns() });
 
 t.before(async () => {
   const kc = adminKubeConfig();
-  apps = kc.makeApiClient(k8s.AppsV1Api);
   core = kc.makeApiClient(k8s.CoreV1Api);
   // node-1 made by an engine without an id: its objects carry none, as before the deployment id.
   before = createKubernetesEngine({ cluster: conn!, dataDir, namePrefix: PREFIX });
