@@ -53,6 +53,7 @@ import { releaseAtLeast, V3_CAPABILITY, V3_MIN_RELEASE } from '../../domain/cons
 import { consortiumNetworkMembers, getConsortiumNetwork, listConsortiumNetworks, type ConsortiumNetworkRow } from '../../projections/consortium/consortiumNetworks.ts';
 import { getNode, listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { getNodeHost } from '../../projections/nodeHosts.ts';
+import { awaitSettled } from '../evm/evmNodeCreate.ts';
 import { consortiumOf } from './consortiumContext.ts';
 import { adminEndpoint, consortiumNetworkOr404, orderingOrderer } from './consortiumChannelAccess.ts';
 import { previewConfigChange, submitConfigChange } from './consortiumConfigChange.ts';
@@ -180,19 +181,12 @@ async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: n
  * so the status would stay `stopping` until the wait ran out.
  */
 async function settled(input: CommandInput, node: NodeRow, what: 'stop' | 'start', timeoutMs: number): Promise<NodeRow | null> {
-  const deadline = Date.now() + timeoutMs;
-  let ask = Date.now() + 1000;
-  for (;;) {
-    const row = await getNode(input.deps.pool, node.id);
-    if (!row || (row.status !== 'starting' && row.status !== 'stopping')) return row;
-    if (Date.now() >= ask) {
-      const gone = await unansweringHost(input.deps, node);
-      if (gone) throw new HostGoneError(`${node.role} ${node.name} did not ${what} (${row.status}): ${gone}`);
-      ask = Date.now() + 2000;
-    }
-    if (Date.now() > deadline) throw new Error(`${node.role} ${node.name} did not ${what} within ${Math.round(timeoutMs / 1000)} s (${row.status})`);
-    await sleep(150);
-  }
+  const row = await awaitSettled(input, node.id, timeoutMs, async (waiting) => {
+    const gone = await unansweringHost(input.deps, node);
+    if (gone) throw new HostGoneError(`${node.role} ${node.name} did not ${what} (${waiting.status}): ${gone}`);
+  });
+  if (row && (row.status === 'starting' || row.status === 'stopping')) throw new Error(`${node.role} ${node.name} did not ${what} within ${Math.round(timeoutMs / 1000)} s (${row.status})`);
+  return row;
 }
 
 async function stopped(input: CommandInput, node: NodeRow, timeoutMs: number) {

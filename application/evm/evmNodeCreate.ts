@@ -191,12 +191,21 @@ export async function updateEvmNodePorts(input: Input, network: EvmNetworkRow, n
   return { ...config, ...(hostId !== undefined ? { hostId } : {}), ...(externalIp !== undefined ? { externalIp } : {}) };
 }
 
-/** Waits (bounded) until the lifecycle saga has recorded the outcome of a start or stop. */
-export async function awaitSettled(input: Input, nodeId: number, timeoutMs = 90_000): Promise<NodeRow | null> {
+/**
+ * Waits (bounded) until the lifecycle saga has recorded the outcome of a start or stop.
+ * `whileWaiting`, when given, is called about every 2 s while the node is still starting or
+ * stopping (first after 1 s) with its row; it may throw to end the wait early (a node host gone).
+ */
+export async function awaitSettled(input: Input, nodeId: number, timeoutMs = 90_000, whileWaiting?: (row: NodeRow) => Promise<void>): Promise<NodeRow | null> {
   const deadline = Date.now() + timeoutMs;
+  let ask = Date.now() + 1000;
   for (;;) {
     const row = await getNode(input.deps.pool, nodeId);
     if (!row || (row.status !== 'starting' && row.status !== 'stopping') || Date.now() > deadline) return row;
+    if (whileWaiting && Date.now() >= ask) {
+      await whileWaiting(row);
+      ask = Date.now() + 2000;
+    }
     await new Promise((r) => setTimeout(r, 150));
   }
 }
