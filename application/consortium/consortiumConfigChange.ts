@@ -83,11 +83,11 @@ export async function previewConfigChange(deps: AppDeps, network: ConsortiumNetw
   return consortiumOf(deps).channels.previewConfigUpdate({ orderer: orderer.endpoint, channelName: network.channelName, change, signers, check: opts.check });
 }
 
-/** `avoidOrdererId`: submit through another consenter when there is one (a consenter being removed); `check`: rules run on the config the update is computed from. */
-export async function submitConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number; check?: ConfigCheck } = {}) {
+/** `avoidOrdererId`: submit through another consenter when there is one (a consenter being removed); `check`: rules run on the config the update is computed from; `timeoutMs`: how long to wait for the new config block once submitted (the adapter's default, 60 s, if absent). */
+export async function submitConfigChange(deps: AppDeps, network: ConsortiumNetworkRow, change: ChannelConfigChange | ChannelConfigChange[], opts: { avoidOrdererId?: number; check?: ConfigCheck; timeoutMs?: number } = {}) {
   const orderer = await orderingOrderer(deps, network, opts.avoidOrdererId);
   const signers = await networkSigners(deps, network);
-  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, change, signers, check: opts.check });
+  const result = await consortiumOf(deps).channels.updateChannelConfig({ orderer: orderer.endpoint, consenters: orderer.consenters, channelName: network.channelName, change, signers, check: opts.check, timeoutMs: opts.timeoutMs });
   if (result.status === 'signatures-missing') throw signaturesMissing(network.channelName, result, 'Nothing was submitted: create a signing proposal (POST /nodesharing/proposals) to collect them.');
   return result;
 }

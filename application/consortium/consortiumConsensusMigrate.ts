@@ -157,12 +157,20 @@ async function channelConfig(deps: AppDeps, network: ConsortiumNetworkRow): Prom
   return (await consortiumOf(deps).channels.fetchConfigBlock({ kind: 'orderer', endpoint: orderer.endpoint }, orderer.signer, network.channelName)).config;
 }
 
-/** Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the last error then, saying how long it was tried (the request's waitSeconds). */
-async function retrying<T>(what: string, attempt: () => Promise<T>, timeoutMs: number): Promise<T> {
+/** The least time an attempt is given, even past the deadline (one last try that can still succeed). */
+export const LAST_ATTEMPT_MS = 5000;
+
+/**
+ * Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the
+ * last error then, saying how long it was tried (the request's waitSeconds). Each attempt is given
+ * the time left (at least LAST_ATTEMPT_MS) for its own waits: a config update that waits for the new
+ * config block waits that long, not its own 60 s, so a step ends near waitSeconds.
+ */
+export async function retrying<T>(what: string, attempt: (leftMs: number) => Promise<T>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      return await attempt();
+      return await attempt(Math.max(LAST_ATTEMPT_MS, deadline - Date.now()));
     } catch (err) {
       if (err instanceof ValidationError || (err instanceof ConflictError && err.code === 'SIGNATURES_MISSING')) throw new Error(`${what}: ${(err as Error).message}`);
       // A node host that does not answer: said at once, not after the wait.
@@ -368,7 +376,7 @@ async function migrateLocked(
   try {
     await rec.phase('maintenance');
     for (const p of plans) {
-      const r = await retrying(`channel ${p.network.channelName} into maintenance`, () => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }), timeoutMs);
+      const r = await retrying(`channel ${p.network.channelName} into maintenance`, (leftMs) => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }, { timeoutMs: leftMs }), timeoutMs);
       await rec.step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
     }
     await rec.phase('backup');
@@ -379,7 +387,7 @@ async function migrateLocked(
     await rec.step(`backup: ${orderers.map((o) => o.name).join(', ')} stopped, data directories backed up, started`);
     await rec.phase('switch');
     for (const p of plans) {
-      const r = await retrying(`channel ${p.network.channelName} switched to BFT`, () => submitConfigChange(deps, p.network, switchChange(p)), timeoutMs);
+      const r = await retrying(`channel ${p.network.channelName} switched to BFT`, (leftMs) => submitConfigChange(deps, p.network, switchChange(p), { timeoutMs: leftMs }), timeoutMs);
       switched.push({ channel: p.network.channelName, block: r.status === 'updated' ? r.blockNumber : null });
       await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
@@ -460,7 +468,7 @@ async function leaveMaintenanceOnBft(
     const bft = { ...n, consensus: 'smartbft' };
     let r: Awaited<ReturnType<typeof submitConfigChange>>;
     try {
-      r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, () => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }), timeoutMs);
+      r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, (leftMs) => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }, { timeoutMs: leftMs }), timeoutMs);
     } catch (err) {
       const reason = (err as Error).message.replace(/\.+$/, '');
       await rec.step(`failed in phase normal: ${reason}`);
@@ -615,7 +623,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   const notRolledBack = backedUp ? await rollbackPeers(input, rec, plans, orderers, timeoutMs) : [];
   for (const p of plans) {
     const now = await getConsortiumNetwork(deps.pool, p.network.id);
-    await retrying(`channel ${p.network.channelName} out of maintenance on raft`, () => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }), timeoutMs);
+    await retrying(`channel ${p.network.channelName} out of maintenance on raft`, (leftMs) => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }, { timeoutMs: leftMs }), timeoutMs);
   }
   return notRolledBack;
 }
