@@ -25,7 +25,7 @@
 // /healthz alone; what the service spends per probe above that is its probe round (timers, engine
 // status, the observation written, events).
 // BENCH_CPU_PROF=dir writes a CPU profile of the server (its Fabric probe window in
-// profileWindowUs). Prints one JSON object; progress on stderr.
+// profileWindowUs; BENCH_CPU_PROF_INTERVAL_US its sampling interval, V8's default 1000). Prints one JSON object; progress on stderr.
 // `npx tsx bench/consortiumHealthProbes.ts`, or `npm run bench -- --only=bft`.
 import { loadavg } from 'node:os';
 import pg from 'pg';
@@ -84,14 +84,20 @@ async function batched<T>(count: number, width: number, make: (i: number) => Pro
 }
 
 /** The service's CPU over a WINDOW_MS window of probes (the interval as set), and the probes it held (each node's successive observed_at in node_observations). */
+const transactions = async (pool: pg.Pool) => Number((await pool.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+
 async function probeWindow(pid: number, pool: pg.Pool) {
+  const tx0 = await transactions(pool);
   const before = procStat(pid);
   const start = performance.now();
   // CLOCK_MONOTONIC in microseconds, the clock of V8's profile timestamps: the window within a --cpu-prof profile.
   const startUs = Number(process.hrtime.bigint() / 1000n);
   const gaps = await probeGaps(pool, WINDOW_MS);
   const after = procStat(pid);
-  return { windowUs: [startUs, Number(process.hrtime.bigint() / 1000n)], cpuMs: after.cpuMs - before.cpuMs, ms: performance.now() - start, gaps, loadAverage1m: round(loadavg()[0], 2) };
+  // PostgreSQL's committed transactions in the window (each statement outside a transaction is
+  // one), this bench's own reads of node_observations included (about 4 a second).
+  const commits = (await transactions(pool)) - tx0;
+  return { windowUs: [startUs, Number(process.hrtime.bigint() / 1000n)], cpuMs: after.cpuMs - before.cpuMs, ms: performance.now() - start, gaps, commits, loadAverage1m: round(loadavg()[0], 2) };
 }
 
 /**
@@ -102,11 +108,13 @@ async function idleRate(pid: number, pool: pg.Pool, nodes: number) {
   log(`no probes: interval an hour; idle window (${nodes} nodes)`);
   await ok('POST', '/settings', { nodeHealthCheckIntervalSeconds: 3600, nodeDowntimeThreshold: 3 });
   await new Promise((r) => setTimeout(r, 3000));
+  const tx0 = await transactions(pool);
   const before = procStat(pid);
   const start = performance.now();
   const gaps = await probeGaps(pool, WINDOW_MS);
   const cpuMs = procStat(pid).cpuMs - before.cpuMs;
-  return { perMs: cpuMs / (performance.now() - start), probes: gaps.probes };
+  const ms = performance.now() - start;
+  return { perMs: cpuMs / ms, probes: gaps.probes, commitsPerMs: ((await transactions(pool)) - tx0) / ms };
 }
 
 /** CPU per probe of a probe window: its CPU less the idle rate over its length, over its probes. */
@@ -144,7 +152,7 @@ async function main(): Promise<Record<string, unknown>> {
   }
   const prof = process.env.BENCH_CPU_PROF;
   const besu = tinyBesu();
-  server = await startServer({ env: consortiumEnv({ LOG_LEVEL: 'warn', LNM_NODE_ENGINE: 'process', PATH: `${besu.binDir}:${process.env.PATH ?? ''}` }), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [], timeoutMs: 120_000 });
+  server = await startServer({ env: consortiumEnv({ LOG_LEVEL: 'warn', LNM_NODE_ENGINE: 'process', PATH: `${besu.binDir}:${process.env.PATH ?? ''}` }), nodeArgs: prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`, ...(process.env.BENCH_CPU_PROF_INTERVAL_US ? [`--cpu-prof-interval=${process.env.BENCH_CPU_PROF_INTERVAL_US}`] : [])] : [], timeoutMs: 120_000 });
   const pid = server.child.pid!;
   const pool = new pg.Pool({ connectionString: server.databaseUrl!, max: 2 });
   try {
@@ -199,13 +207,13 @@ async function main(): Promise<Record<string, unknown>> {
     const atDefault = {
       ...atDefault1,
       windowUs: atDefault1.windowUs, cpuMs: atDefault1.cpuMs + atDefault2.cpuMs, ms: atDefault1.ms + atDefault2.ms,
-      gaps: { ...atDefault1.gaps, probes: atDefault1.gaps.probes + atDefault2.gaps.probes },
+      gaps: { ...atDefault1.gaps, probes: atDefault1.gaps.probes + atDefault2.gaps.probes }, commits: atDefault1.commits + atDefault2.commits,
       loadAverage1m: round((atDefault1.loadAverage1m + atDefault2.loadAverage1m) / 2, 2),
       metricsReadsPerProbe: round((atDefault1.metricsReadsPerProbe + atDefault2.metricsReadsPerProbe) / 2),
     };
     const unhealthyNow = await notHealthy(pool);
     const fabricIdle = await idleRate(pid, pool, nodes);
-    const defaultWindows = [warmUp, atDefault1, atDefault2].map((w, i) => ({ window: ['warm-up (not counted)', 'first', 'second (after the every-probe window)'][i], probes: w.gaps.probes, serviceCpuMs: w.cpuMs, perProbe: perProbeOf(w, fabricIdle, unhealthyNow).perProbe, loadAverage1m: w.loadAverage1m }));
+    const defaultWindows = [warmUp, atDefault1, atDefault2].map((w, i) => ({ window: ['warm-up (not counted)', 'first', 'second (after the every-probe window)'][i], probes: w.gaps.probes, serviceCpuMs: w.cpuMs, perProbe: perProbeOf(w, fabricIdle, unhealthyNow).perProbe, databaseCommitsPerProbe: round((w.commits - fabricIdle.commitsPerMs * w.ms) / Math.max(1, w.gaps.probes), 3), loadAverage1m: w.loadAverage1m }));
     const fabric = { ...perProbeOf(atDefault, fabricIdle, unhealthyNow), metricsReadsPerProbe: atDefault.metricsReadsPerProbe };
     const everyProbe = { ...perProbeOf(atEvery, fabricIdle, unhealthyNow), metricsReadsPerProbe: atEvery.metricsReadsPerProbe };
     // Still every node up, probes an hour apart: the probe's own part, in this process.
@@ -230,7 +238,7 @@ async function main(): Promise<Record<string, unknown>> {
       bench: 'consortium health probes', engine: 'process',
       setup: { fabricVersion: peers[0].fabric_version ?? null, orderers: orderers.length, peers: peers.length, nodes, consenters: consenters.length, startSeconds, joinSeconds, ...sizes },
       probes: {
-        intervalSeconds: 1, windowSeconds: (2 * WINDOW_MS) / 1000, observedInWindow: gaps.probes, expectedInWindow: 2 * nodes * (WINDOW_MS / 1000), defaultWindows,
+        intervalSeconds: 1, windowSeconds: (2 * WINDOW_MS) / 1000, observedInWindow: gaps.probes, expectedInWindow: 2 * nodes * (WINDOW_MS / 1000), defaultWindows, databaseCommitsPerSecondIdle: round(fabricIdle.commitsPerMs * 1000, 1),
         probesInIdleWindow: idleGaps.probes, notHealthyAtEnd: unhealthy,
         serviceCpuMsInWindow: cpuMs, serviceCpuMsIdleWindow: idleCpuMs,
         serviceCpuMsPerProbe: perProbe, serviceCpuMsPerProbeWithIdle: withIdle,
