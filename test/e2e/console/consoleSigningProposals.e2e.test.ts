@@ -7,7 +7,8 @@
 // naming the missing organizations, and a damaged signed file refused with its reason. On B's
 // page the received proposal is signed with B only; back on A's proposal page B's signature is
 // listed, submit succeeds, and the channel's config (API and channel page) has the new policy.
-// The MSP form offers the same: a root CA for B previewed on A (B's admin missing) is made a proposal.
+// The MSP form offers the same: a root CA for B previewed on A (B's admin missing) is made a proposal;
+// so do the ACL and the orderer/channel policy forms (they offered only a disabled submit before).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
@@ -134,6 +135,48 @@ t('the MSP form: a new root CA for B previewed on A is made a signing proposal w
   assert.match(await created.innerText(), /^Proposal \S+: signed by no one yet, waiting for SgnOrgBMSP\./);
   const proposals = (await pair.apiA('GET', '/nodesharing/proposals')).json.items;
   assert.ok(proposals.some((p: { kinds: string[] }) => p.kinds.includes('mspUpdate')), JSON.stringify(proposals));
+});
+
+t('the ACL and the orderer/channel policy forms: a change A cannot sign alone is offered as a signing proposal, not a disabled submit', async () => {
+  await page.goto(`${a.url}/networks/consortium/${networkId}`);
+  const section = page.getByRole('region', { name: 'Orderer and channel policies, ACLs' });
+  await section.waitFor({ timeout: 60_000 });
+  const kindsBefore = ((await pair.apiA('GET', '/nodesharing/proposals')).json.items as Array<{ kinds: string[] }>).length;
+  // An ACL: the Application's ACLs are signed for under /Channel/Application/Admins (MAJORITY of 3).
+  const acl = section.getByRole('form', { name: 'Set an ACL' });
+  await acl.getByLabel('Resource').selectOption('qscc/GetChainInfo');
+  await acl.getByLabel('Policy reference').fill('/Channel/Application/Admins');
+  await acl.getByRole('button', { name: 'Preview the ACL change' }).click();
+  const aclPreview = acl.getByTestId('policy-preview');
+  await aclPreview.getByTestId('config-diff').waitFor({ timeout: 60_000 });
+  assert.match(await aclPreview.innerText(), /still missing the admin signatures of SgnOrgBMSP, SgnOrgCMSP/);
+  assert.is(await acl.getByRole('button', { name: /^Submit:/ }).count(), 0, 'no submit that could only be refused');
+  const askAcl = aclPreview.getByRole('group', { name: 'Ask the other organizations to sign' });
+  await askAcl.getByRole('button', { name: 'Ask the other organizations to sign' }).click({ timeout: 30_000 });
+  const aclCreated = askAcl.getByTestId('proposal-created').or(askAcl.getByRole('alert'));
+  await aclCreated.waitFor({ timeout: 60_000 });
+  assert.match(await aclCreated.innerText(), /^Proposal \S+: signed by SgnOrgAMSP, waiting for SgnOrgBMSP, SgnOrgCMSP\./);
+  // A channel policy: /Channel's are signed for under /Channel/Admins (MAJORITY of Application and Orderer Admins).
+  const level = section.getByRole('form', { name: 'Change an orderer or channel policy' });
+  await level.getByRole('combobox', { name: /^Group/ }).selectOption({ label: 'Channel (/Channel)' });
+  await level.getByRole('combobox', { name: /^Policy/ }).selectOption('Readers');
+  await level.getByRole('combobox', { name: /^Type/ }).selectOption('ImplicitMeta');
+  await level.getByLabel('Rule').fill('MAJORITY Readers');
+  await level.getByRole('button', { name: 'Preview the Readers change' }).click();
+  const levelPreview = level.getByTestId('policy-preview');
+  const levelAnswer = levelPreview.getByTestId('config-diff').or(level.getByRole('alert')).or(levelPreview.getByText('Nothing to change'));
+  await levelAnswer.waitFor({ timeout: 60_000 });
+  assert.is(await levelPreview.getByTestId('config-diff').count(), 1, await level.innerText());
+  const askLevel = levelPreview.getByRole('group', { name: 'Ask the other organizations to sign' });
+  await askLevel.getByRole('button', { name: 'Ask the other organizations to sign' }).click({ timeout: 30_000 });
+  const levelCreated = askLevel.getByTestId('proposal-created').or(askLevel.getByRole('alert'));
+  await levelCreated.waitFor({ timeout: 60_000 });
+  assert.match(await levelCreated.innerText(), /^Proposal \S+: signed by SgnOrgAMSP, waiting for /);
+  const items = (await pair.apiA('GET', '/nodesharing/proposals')).json.items as Array<{ kinds: string[] }>;
+  console.log(`  proposals' kinds: ${JSON.stringify(items.map((p) => p.kinds))}`);
+  assert.is(items.length, kindsBefore + 2, 'two proposals made');
+  const v = await axeViolations(page);
+  assert.is(v.length, 0, describeViolations(v));
 });
 
 t.run();

@@ -3,7 +3,8 @@
 // config has them; with NETWORK_UPDATE, a form for an ACL and one for an orderer or channel
 // policy (PUT .../config acls, ordererPolicies, channelPolicies). Each change is first sent as a
 // dry run: the diff and whose admin signatures it needs are shown, and only then can it be
-// submitted. The service checks the rules (docs/consortium.md): a refused field is said beside it.
+// submitted, or, when this service does not hold every signature needed, made a signing
+// proposal of the same change (POST /nodesharing/proposals, channel_config). The service checks the rules (docs/consortium.md): a refused field is said beside it.
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
@@ -12,7 +13,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { policyText, type ChannelConfigJson } from '../../components/channelPolicies';
 import { ACL_RESOURCES, LEVELS, aclRows, levelPolicyRows, type Level } from '../../components/channelAcls';
 import { Can } from '../../session';
-import { ConfigDiff } from './ConfigChangeReview';
+import { AskToSign, ConfigDiff, type ProposalChange } from './ConfigChangeReview';
 
 type Answer = { status: string; sequence: number; diff: Array<{ path: string; before: unknown; after: unknown }>; missing_organizations: string[]; held_organizations: string[]; policies: string[]; signed_by: string[] };
 
@@ -56,7 +57,8 @@ function useDryRunThenSubmit(networkId: number, channelName: string, body: () =>
   return { preview, submit, reset: () => (preview.reset(), submit.reset()) };
 }
 
-function Preview({ preview, submit, what }: { preview: { data?: Answer; error: unknown }; submit: { data?: Answer; error: unknown; isPending: boolean; mutate: () => void }; what: string }) {
+/** The dry run's diff and signers; Submit when this service holds them, else the same change offered as a signing proposal. */
+function Preview({ networkId, preview, submit, what, proposal }: { networkId: number; preview: { data?: Answer; error: unknown }; submit: { data?: Answer; error: unknown; isPending: boolean; mutate: () => void }; what: string; proposal: ProposalChange }) {
   const d = preview.data;
   return (
     <>
@@ -70,11 +72,15 @@ function Preview({ preview, submit, what }: { preview: { data?: Answer; error: u
               <ConfigDiff diff={d.diff} />
               <p>
                 Signed for under {d.policies.join(', ') || '—'}
-                {d.missing_organizations.length ? `; still missing the admin signatures of ${d.missing_organizations.join(', ')} (collect them with a signing proposal).` : `; this service holds every signature needed (${d.held_organizations.join(', ')}).`}
+                {d.missing_organizations.length ? `; still missing the admin signatures of ${d.missing_organizations.join(', ')}: nothing can be submitted from here, ask for them with a signing proposal.` : `; this service holds every signature needed (${d.held_organizations.join(', ')}).`}
               </p>
-              <button type="button" className="primary" disabled={submit.isPending || d.missing_organizations.length > 0} onClick={() => submit.mutate()}>
-                {submit.isPending ? 'Sending the config update…' : `Submit: ${what}`}
-              </button>
+              {d.missing_organizations.length ? (
+                <AskToSign networkId={networkId} change={proposal} missing={d.missing_organizations} />
+              ) : (
+                <button type="button" className="primary" disabled={submit.isPending} onClick={() => submit.mutate()}>
+                  {submit.isPending ? 'Sending the config update…' : `Submit: ${what}`}
+                </button>
+              )}
             </>
           )}
         </div>
@@ -131,7 +137,7 @@ function AclForm({ networkId, channelName, current }: { networkId: number; chann
           {m.preview.isPending ? 'Computing the update…' : 'Preview the ACL change'}
         </button>
       </div>
-      <Preview preview={m.preview} submit={m.submit} what={`${resource} → ${policyRef.trim()}`} />
+      <Preview networkId={networkId} preview={m.preview} submit={m.submit} what={`${resource} → ${policyRef.trim()}`} proposal={{ type: 'channel_config', acls: { [resource]: policyRef.trim() } }} />
     </form>
   );
 }
@@ -200,7 +206,7 @@ function LevelPolicyForm({ networkId, channelName, config }: { networkId: number
           {m.preview.isPending ? 'Computing the update…' : `Preview the ${name} change`}
         </button>
       </div>
-      <Preview preview={m.preview} submit={m.submit} what={`${name} = ${rule.trim()}`} />
+      <Preview networkId={networkId} preview={m.preview} submit={m.submit} what={`${name} = ${rule.trim()}`} proposal={{ type: 'channel_config', [level]: { [name]: { type, rule: rule.trim() } } }} />
     </form>
   );
 }
