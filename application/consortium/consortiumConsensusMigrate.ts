@@ -160,6 +160,12 @@ async function channelConfig(deps: AppDeps, network: ConsortiumNetworkRow): Prom
 /** The least time an attempt is given, even past the deadline (one last try that can still succeed). */
 export const LAST_ATTEMPT_MS = 5000;
 
+/** How long one submitted config update waits for its block before it is submitted again (the adapter's own default). */
+export const CONFIG_BLOCK_WAIT_MS = 60_000;
+
+/** A config update's wait inside a step: the step's time left, and at most CONFIG_BLOCK_WAIT_MS, so a step of minutes still submits again after a minute (an update an orderer accepted and lost). */
+export const configUpdateWait = (leftMs: number) => ({ timeoutMs: Math.min(leftMs, CONFIG_BLOCK_WAIT_MS) });
+
 /**
  * Runs `attempt` until it succeeds or `timeoutMs` passed (orderers restarting, electing a leader); the
  * last error then, saying how long it was tried (the request's waitSeconds). Each attempt is given
@@ -376,7 +382,7 @@ async function migrateLocked(
   try {
     await rec.phase('maintenance');
     for (const p of plans) {
-      const r = await retrying(`channel ${p.network.channelName} into maintenance`, (leftMs) => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }, { timeoutMs: leftMs }), timeoutMs);
+      const r = await retrying(`channel ${p.network.channelName} into maintenance`, (leftMs) => submitConfigChange(deps, p.network, { kind: 'consensusState', state: 'maintenance' }, configUpdateWait(leftMs)), timeoutMs);
       await rec.step(`maintenance: channel ${p.network.channelName} in STATE_MAINTENANCE (sequence ${r.sequence})`);
     }
     await rec.phase('backup');
@@ -387,7 +393,7 @@ async function migrateLocked(
     await rec.step(`backup: ${orderers.map((o) => o.name).join(', ')} stopped, data directories backed up, started`);
     await rec.phase('switch');
     for (const p of plans) {
-      const r = await retrying(`channel ${p.network.channelName} switched to BFT`, (leftMs) => submitConfigChange(deps, p.network, switchChange(p), { timeoutMs: leftMs }), timeoutMs);
+      const r = await retrying(`channel ${p.network.channelName} switched to BFT`, (leftMs) => submitConfigChange(deps, p.network, switchChange(p), configUpdateWait(leftMs)), timeoutMs);
       switched.push({ channel: p.network.channelName, block: r.status === 'updated' ? r.blockNumber : null });
       await rec.step(`switch: channel ${p.network.channelName} Type BFT, ConsenterMapping of ${p.identities.length}, BlockValidation (sequence ${r.sequence})`);
     }
@@ -468,7 +474,7 @@ async function leaveMaintenanceOnBft(
     const bft = { ...n, consensus: 'smartbft' };
     let r: Awaited<ReturnType<typeof submitConfigChange>>;
     try {
-      r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, (leftMs) => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }, { timeoutMs: leftMs }), timeoutMs);
+      r = await retrying(`channel ${n.channelName} out of maintenance on BFT`, (leftMs) => submitConfigChange(deps, bft, { kind: 'consensusState', state: 'normal' }, configUpdateWait(leftMs)), timeoutMs);
     } catch (err) {
       const reason = (err as Error).message.replace(/\.+$/, '');
       await rec.step(`failed in phase normal: ${reason}`);
@@ -623,7 +629,7 @@ async function rollback(input: CommandInput, rec: Recorder, plans: Array<{ netwo
   const notRolledBack = backedUp ? await rollbackPeers(input, rec, plans, orderers, timeoutMs) : [];
   for (const p of plans) {
     const now = await getConsortiumNetwork(deps.pool, p.network.id);
-    await retrying(`channel ${p.network.channelName} out of maintenance on raft`, (leftMs) => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }, { timeoutMs: leftMs }), timeoutMs);
+    await retrying(`channel ${p.network.channelName} out of maintenance on raft`, (leftMs) => submitConfigChange(deps, now ?? p.network, { kind: 'consensusState', state: 'normal' }, configUpdateWait(leftMs)), timeoutMs);
   }
   return notRolledBack;
 }

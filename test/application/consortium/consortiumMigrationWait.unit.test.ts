@@ -4,7 +4,7 @@
 // 60 s, before: "given up after 30 s" could come after 60 s or more).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LAST_ATTEMPT_MS, retrying } from '../../../application/consortium/consortiumConsensusMigrate.ts';
+import { CONFIG_BLOCK_WAIT_MS, LAST_ATTEMPT_MS, configUpdateWait, retrying } from '../../../application/consortium/consortiumConsensusMigrate.ts';
 
 const ADAPTER_DEFAULT_WAIT_MS = 60_000; // adapters/consortium/configUpdate.ts updateChannelConfig without timeoutMs
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -37,6 +37,12 @@ test('an attempt that waits out what it is given ends the step near its bound, n
   assert.ok(err, 'the step fails');
   assert.match(err!.message, /channel c1 into maintenance \(given up after 1 s\): served no new config/);
   assert.ok(took < LAST_ATTEMPT_MS + 3000, `the step took ${took} ms: at most the last attempt's ${LAST_ATTEMPT_MS} ms, not ${ADAPTER_DEFAULT_WAIT_MS}`);
+});
+
+test('a config update waits the time left of its step, at most a minute: a long step still submits again after a minute', () => {
+  assert.equal(configUpdateWait(12_000), { timeoutMs: 12_000 });
+  assert.equal(configUpdateWait(180_000), { timeoutMs: CONFIG_BLOCK_WAIT_MS });
+  assert.is(CONFIG_BLOCK_WAIT_MS, ADAPTER_DEFAULT_WAIT_MS, 'as long as a config update waits of its own');
 });
 
 test('a refusal is not retried: said at once', async () => {
