@@ -24,3 +24,18 @@ export function refusalFields(r: Refusal, strip = ''): Record<string, string> {
   if (r.status === 409 && typeof taken === 'string') out[name(taken)] = r.message;
   return out;
 }
+
+/**
+ * Whether an API message only restates the field messages shown beside their fields (then
+ * ActionError leaves it out): it holds each of them and gives no reason after one with a colon. A
+ * committer database's "... cannot be reached: password authentication failed for user ..." says
+ * more than its field's "cannot be reached"; a schema 400's "name must NOT have more than 63
+ * characters; ..." does not.
+ */
+export function restatesFields(message: string, fieldMessages: Array<string | undefined>): boolean {
+  const reasonAfter = (m: string) => {
+    for (let i = message.indexOf(m); m && i >= 0; i = message.indexOf(m, i + 1)) if (/^:\s*\S/.test(message.slice(i + m.length))) return true;
+    return false;
+  };
+  return fieldMessages.every((m) => m !== undefined && message.includes(m)) && !fieldMessages.some((m) => m !== undefined && reasonAfter(m));
+}

@@ -3,7 +3,7 @@
 import { useEffect, useSyncExternalStore, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ApiError } from '../api/client';
-import { fieldName, refusalFields } from './fieldNames';
+import { fieldName, refusalFields, restatesFields } from './fieldNames';
 
 export function Loading({ what = 'Loading' }: { what?: string }) {
   return (
@@ -123,7 +123,7 @@ export function ActionError({ error }: { error: unknown }) {
     // The API's message is kept when it says more than the fields show (a reason beyond "cannot
     // be reached"); when it only restates them, it is not said a second time.
     const atField = fieldErrors(error);
-    const restates = [...atFields].every((f) => atField[f] !== undefined && e.message.includes(atField[f]));
+    const restates = restatesFields(e.message, [...atFields].map((f) => atField[f]));
     text = taken || (rest.length === 0 && restates) ? `Not done, ${marked}.` : rest.length === 0 ? `${e.message} (${marked})` : `${rest.map((d) => `${d.field} ${d.message}`).join('; ')} (and ${marked}).`;
   }
   return (
