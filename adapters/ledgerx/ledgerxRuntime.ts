@@ -7,7 +7,8 @@
 // blockHeight(): the height the sidecar or the assembler exports on its /metrics (fabricXLedgerMetrics.ts).
 // An orderer role placed on a Kubernetes cluster (config.hostId) runs under that cluster's engine
 // (kubernetesEngine.ts: a StatefulSet of the fabric-x-arma image, the same launch spec) and is
-// probed at the cluster's node address (config.externalIp), its ports being NodePorts there.
+// probed at the cluster's node address (config.externalIp), its ports being NodePorts there; so
+// does a committer service placed there (the fabric-x-committer image).
 import { probeRequest } from '../system/probeHttp.ts';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -38,10 +39,10 @@ export interface LedgerXRuntimeOptions {
 
 const displayName = (n: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData) => `ledgerX ${n.role} ${n.name}`;
 const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_COMMITTER');
-/** A committer service's gRPC health target (adapters/ledgerx/grpcHealth.ts keeps one client per target). */
-const healthAddress = (n: { config: { grpcPort?: number } }) => `127.0.0.1:${n.config.grpcPort}`;
 /** Where a role's ports answer: this machine, or the cluster's node address for a role on a cluster. */
 const probeHost = (n: { config: { hostId?: number; externalIp?: string } }) => (n.config.hostId && n.config.externalIp ? n.config.externalIp : '127.0.0.1');
+/** A committer service's gRPC health target (adapters/ledgerx/grpcHealth.ts keeps one client per target). */
+const healthAddress = (n: { config: { grpcPort?: number; hostId?: number; externalIp?: string } }) => `${probeHost(n)}:${n.config.grpcPort}`;
 
 export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRuntime {
   const env = options.env ?? process.env;
@@ -125,8 +126,10 @@ export function createLedgerXRuntime(options: LedgerXRuntimeOptions): LedgerXRun
     async startCommitter(node, input) {
       const key = nodeKey(node.nodeId);
       const name = displayName(node);
-      const docker = node.engine === 'docker';
-      if (docker) await imagePresent('fabric-x-committer', name, key);
+      const onCluster = !!node.config.hostId;
+      const docker = node.engine === 'docker' || onCluster;
+      // On a cluster the image is the cluster's (kubernetes.images, imported there): its pod says when it is missing.
+      if (docker && !onCluster) await imagePresent('fabric-x-committer', name, key);
       const committer = docker ? { ok: true as const, path: 'committer' } : await findFabricXProgram('committer', env);
       if (!committer.ok) throw new NodeStartFailedError('binary-missing', `Cannot start ${name}: ${committer.reason}.`, { nodeKey: key, variable: FABRIC_X_BIN_VARIABLE });
       const join = await this.readJoin(node.config.groupId);

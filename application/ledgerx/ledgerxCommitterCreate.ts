@@ -5,19 +5,30 @@
 // key (never stored or shown). The sidecar's client identity towards the orderers is the
 // organization's admin key. Nothing starts here: the join gives the sidecar the channel's block.
 // A failure part way deletes what was made (records, database, user).
+//
+// On a registered Kubernetes cluster (config.hostId; docs/kubernetes.md) each service is a pod of
+// the cluster (kubernetesEngine.ts, image fabric-x-committer), as an orderer group's roles are:
+// the same placement checks (reachable, namespace, permissions, room for five), NodePorts of the
+// cluster's range (default gRPC base 32350, monitoring base + 100..104) taken there before the
+// committer is recorded, and the services reach one another at the cluster's node address. Its
+// vc and query pods must reach its database: a database at a loopback address (the service's own
+// embedded PostgreSQL, a databaseUrl at 127.0.0.1 or localhost) is one they cannot reach, a 400
+// DATABASE_UNREACHABLE_FROM_CLUSTER before anything is made.
 import { runCommand, type CommandInput } from '../commands.ts';
 import { recordMadeFor } from '../creations.ts';
 import { createHash } from 'node:crypto';
 import { ConflictError, ValidationError } from '../../domain/shared/errors.ts';
 import { nodeAggregate, nodeStream } from '../../domain/nodes/node.ts';
 import {
-  committerRoleNodeType, LEDGERX_COMMITTER_GRPC_BASE, LEDGERX_COMMITTER_MONITORING_OFFSET, LEDGERX_COMMITTER_ROLES,
+  committerRoleNodeType, isLoopbackHost, LEDGERX_COMMITTER_CLUSTER_GRPC_BASE, LEDGERX_COMMITTER_GRPC_BASE, LEDGERX_COMMITTER_MONITORING_OFFSET, LEDGERX_COMMITTER_ROLES,
   ledgerXDatabasePasswordContext, type LedgerXCommitterDatabase, type LedgerXCommitterGroupConfig, type LedgerXCommitterRole,
 } from '../../domain/ledgerx/ledgerxNode.ts';
 import { checkNodeName, oneAtATime } from '../evm/evmNodeCreate.ts';
 import { assertNodeKeysExportable } from '../consortium/consortiumNodeCreate.ts';
 import { getOrganization } from '../../projections/organizations.ts';
-import { resolveGroupPorts } from './ledgerxOrdererGroupCreate.ts';
+import { resolveGroupPorts, takeRolePorts } from './ledgerxOrdererGroupCreate.ts';
+import { placeNode, takesNodePorts } from '../hosts/hostPlacement.ts';
+import type { NodeHostRow } from '../../projections/nodeHosts.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
 
 export interface LedgerXCommitterRequest {
@@ -25,11 +36,25 @@ export interface LedgerXCommitterRequest {
   organizationId: number | undefined;
   /** The ledgerX quick start's create: the committer is listed on it before it is made (application/creations.ts). */
   creationId?: number;
-  config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string; engine?: string };
+  config: Record<string, unknown> & { externalIp?: string; databaseUrl?: string; engine?: string; hostId?: number };
 }
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
-const LAYOUT = { roles: LEDGERX_COMMITTER_ROLES, offsets: LEDGERX_COMMITTER_MONITORING_OFFSET, defaultBase: LEDGERX_COMMITTER_GRPC_BASE, noun: 'committer' };
+const LAYOUT = { roles: LEDGERX_COMMITTER_ROLES, offsets: LEDGERX_COMMITTER_MONITORING_OFFSET, defaultBase: LEDGERX_COMMITTER_GRPC_BASE, clusterBase: LEDGERX_COMMITTER_CLUSTER_GRPC_BASE, noun: 'committer' };
+
+/**
+ * The committer's services on a cluster reach its database from their pods: at a loopback
+ * address they would reach the pod itself, never this machine. A 400 saying what is needed.
+ */
+export function assertDatabaseReachableFromCluster(host: Pick<NodeHostRow, 'name' | 'externalIp'>, database: { host: string; port: number }, given: boolean): void {
+  if (!isLoopbackHost(database.host)) return;
+  const whose = given ? `config.databaseUrl names ${database.host}:${database.port}` : `the service's own PostgreSQL, where a committer's database is made when config.databaseUrl is left out, is at ${database.host}:${database.port} (DATABASE_URL, or the embedded one)`;
+  throw new ValidationError(
+    `The committer's vc and query services on cluster ${host.name} cannot reach its database: ${whose}, a loopback address, which from a pod is the pod itself. Give config.databaseUrl at an address the cluster's pods reach (such as this machine's address on the cluster's network, ${host.externalIp} for a cluster whose node is this machine), where PostgreSQL listens and admits the pods' network with a password, or run the service with DATABASE_URL at such an address.`,
+    [{ field: 'config.databaseUrl', message: 'not reachable from the cluster\'s pods (a loopback address)' }],
+    'DATABASE_UNREACHABLE_FROM_CLUSTER',
+  );
+}
 
 /**
  * The committer's database and user in the service's own PostgreSQL, named from the service's
@@ -60,14 +85,45 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
   if (!org) throw new ValidationError(`Organization ${req.organizationId} does not exist.`, [{ field: 'organizationId', message: 'no such organization' }]);
   await assertNodeKeysExportable(input, org);
   if (!org.adminKeyId) throw new ValidationError(`Organization ${org.mspId} has no admin key for the sidecar's client identity.`, [{ field: 'organizationId', message: 'no admin key' }]);
-  const externalIp = req.config.externalIp ?? '127.0.0.1';
+  // Five pods of a cluster: its placement checks (reachable, namespace, permissions, room for five).
+  const host = req.config.hostId !== undefined ? await placeNode(input, { hostId: req.config.hostId }, req.config.engine as 'docker' | undefined, { allowed: true }, { nodes: LEDGERX_COMMITTER_ROLES.length }) : null;
+  if (host && host.kind !== 'kubernetes') throw new ValidationError(`Host ${host.name} is a Docker host: a ledgerX committer runs on this machine or on a registered Kubernetes cluster.`, [{ field: 'config.hostId', message: 'not a Kubernetes cluster' }], 'HOST_KIND_UNSUPPORTED');
+  if (host && req.config.externalIp !== undefined) throw new ValidationError(`Committer ${req.name} is placed on cluster ${host.name}, where its services are reached at the cluster's node address (${host.externalIp}); leave out config.externalIp.`, [{ field: 'config.externalIp', message: 'not with a cluster' }]);
+  const externalIp = host ? host.externalIp : (req.config.externalIp ?? '127.0.0.1');
   if (!IPV4.test(externalIp)) throw new ValidationError('config.externalIp must be an IPv4 address, such as 127.0.0.1.', [{ field: 'config.externalIp', message: 'must be an IPv4 address' }]);
-  const ports = await resolveGroupPorts(input, req.config, LAYOUT);
+  const resolved = await resolveGroupPorts(input, req.config, LAYOUT, takesNodePorts(host));
   const given = req.config.databaseUrl === undefined ? null : await reachableDatabase(input, req.config.databaseUrl, 'config.databaseUrl');
+  if (host) assertDatabaseReachableFromCluster(host, given ?? ledgerx.database, given !== null);
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXCommitterRole, number>;
   for (const r of LEDGERX_COMMITTER_ROLES) roleNodeIds[r] = await deps.nextId('node');
-  await recordMadeFor(input, req.creationId, 'node', groupId);
+  const { ports, release } = await takeRolePorts(input, host, LEDGERX_COMMITTER_ROLES, roleNodeIds, resolved, req.config);
+  const placed = host ? { hostId: host.id } : {};
+  try {
+    await recordMadeFor(input, req.creationId, 'node', groupId);
+    return await recordOn(input, req, { org, externalIp, ports, given, groupId, roleNodeIds, placed, onCluster: !!host });
+  } catch (err) {
+    await release();
+    throw err;
+  }
+}
+
+interface CommitterRecord {
+  org: NonNullable<Awaited<ReturnType<typeof getOrganization>>>;
+  externalIp: string;
+  ports: Record<string, number>;
+  given: Awaited<ReturnType<typeof reachableDatabase>> | null;
+  groupId: number;
+  roleNodeIds: Record<LedgerXCommitterRole, number>;
+  placed: { hostId?: number };
+  onCluster: boolean;
+}
+
+/** The database (made, or given) and the six node records; a failure part way removes what it made. */
+async function recordOn(input: CommandInput, req: LedgerXCommitterRequest, r: CommitterRecord): Promise<number> {
+  const { deps } = input;
+  const ledgerx = ledgerXOf(deps);
+  const { org, externalIp, ports, given, groupId, roleNodeIds, placed } = r;
   const database: LedgerXCommitterDatabase = given
     ? { host: given.host, port: given.port, name: given.name, user: given.user, external: true, sealedPassword: await deps.secrets.seal(given.password, ledgerXDatabasePasswordContext(groupId)) }
     : await (async () => { const n = await dbName(input, groupId); return { host: ledgerx.database.host, port: ledgerx.database.port, name: n, user: n }; })();
@@ -83,18 +139,19 @@ async function recordCommitter(input: CommandInput, req: LedgerXCommitterRequest
       databaseMade = true;
     }
     const at = deps.clock().toISOString();
-    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const), resources: null, at };
+    const docker = r.onCluster || req.config.engine === 'docker' || (req.config.engine === undefined && ledgerx.engine === 'docker');
+    const common = { platform: 'LEDGERX' as const, organizationId: org.id, mspId: org.mspId, networkId: null, client: 'fabric-x' as const, engine: docker ? ('docker' as const) : ('process' as const), resources: null, at };
     const groupPorts = Object.fromEntries(LEDGERX_COMMITTER_ROLES.map((r) => [r, ports[`${r}Port`]])) as Record<LedgerXCommitterRole, number>;
     for (const r of LEDGERX_COMMITTER_ROLES) {
       await runCommand(input, nodeStream(roleNodeIds[r]), nodeAggregate, {
         type: 'CreateNode', nodeId: roleNodeIds[r], name: `${req.name}-${r}`, nodeType: committerRoleNodeType(r), role: r, ...common,
-        config: { groupId, role: r, externalIp, grpcPort: ports[`${r}Port`], monitoringPort: ports[`${r}MonitoringPort`], groupPorts, database, clientKeyId: org.adminKeyId },
+        config: { groupId, role: r, externalIp, grpcPort: ports[`${r}Port`], monitoringPort: ports[`${r}MonitoringPort`], groupPorts, database, clientKeyId: org.adminKeyId!, ...placed },
       });
       made.push(roleNodeIds[r]);
     }
     await runCommand(input, nodeStream(groupId), nodeAggregate, {
       type: 'CreateNode', nodeId: groupId, name: req.name, nodeType: 'LEDGERX_COMMITTER', role: 'committer', ...common,
-      config: { externalIp, ...(ports as unknown as Omit<LedgerXCommitterGroupConfig, 'externalIp' | 'roleNodeIds' | 'database'>), database, roleNodeIds },
+      config: { externalIp, ...(ports as unknown as Omit<LedgerXCommitterGroupConfig, 'externalIp' | 'roleNodeIds' | 'database'>), database, roleNodeIds, ...placed },
     });
   } catch (err) {
     for (const id of made) await runCommand(input, nodeStream(id), nodeAggregate, { type: 'DeleteNode', nodeId: id, at: deps.clock().toISOString() }).catch(() => {});

@@ -16,8 +16,12 @@ import { listNodes, type NodeRow } from '../../projections/nodes.ts';
 import { consortiumOf } from '../consortium/consortiumContext.ts';
 import { ledgerXOf } from './ledgerxContext.ts';
 
-/** The service reaches the nodes it runs on the loopback (as its health probes do). */
-const local = (port: number): LedgerXEndpoint => ({ host: '127.0.0.1', port });
+/**
+ * The service reaches the nodes it runs on this machine on the loopback (as its health probes do),
+ * and a group placed on a Kubernetes cluster (config.hostId) at the cluster's node address, where
+ * its ports are NodePorts.
+ */
+const reach = (c: { hostId?: number; externalIp: string }, port: number): LedgerXEndpoint => ({ host: c.hostId ? c.externalIp : '127.0.0.1', port });
 const live = (r: NodeRow | undefined) => !!r && (r.status === 'running' || r.status === 'down');
 
 async function rows(deps: AppDeps, ids: number[]): Promise<Map<number, NodeRow>> {
@@ -41,7 +45,7 @@ export async function committerAccess(deps: AppDeps, network: LedgerXNetworkRow)
     const g = groups.get(m.nodeId);
     if (!g) continue;
     const c = g.config as unknown as LedgerXCommitterGroupConfig;
-    if (live(roles.get(c.roleNodeIds.sidecar)) && live(roles.get(c.roleNodeIds.query))) return { committer: g, sidecar: local(c.sidecarPort), query: local(c.queryPort) };
+    if (live(roles.get(c.roleNodeIds.sidecar)) && live(roles.get(c.roleNodeIds.query))) return { committer: g, sidecar: reach(c, c.sidecarPort), query: reach(c, c.queryPort) };
   }
   throw new ConflictError(
     joined.length ? `No committer of network ${network.name} runs its sidecar and query service; start one of them.` : `No committer has joined network ${network.name}; join a committer to the network first.`,
@@ -55,7 +59,7 @@ async function routerOf(deps: AppDeps, network: LedgerXNetworkRow): Promise<Ledg
   const routers = await rows(deps, [...groups.values()].map((g) => (g.config as unknown as LedgerXOrdererGroupConfig).roleNodeIds?.router).filter((x): x is number => !!x));
   for (const g of groups.values()) {
     const c = g.config as unknown as LedgerXOrdererGroupConfig;
-    if (routers.get(c.roleNodeIds.router)?.status === 'running') return local(c.routerPort);
+    if (routers.get(c.roleNodeIds.router)?.status === 'running') return reach(c, c.routerPort);
   }
   throw new ConflictError(`No router of network ${network.name} is running: join an orderer group or start its router.`, { networkId: network.id }, 'NO_RUNNING_ROUTER');
 }

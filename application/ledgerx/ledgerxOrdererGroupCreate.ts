@@ -166,7 +166,7 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
   const groupId = await deps.nextId('node');
   const roleNodeIds = {} as Record<LedgerXOrdererRole, number>;
   for (const r of LEDGERX_ORDERER_ROLES) roleNodeIds[r] = await deps.nextId('node');
-  const { ports, release } = await takeRolePorts(input, host, roleNodeIds, resolved, req.config as Record<string, unknown>);
+  const { ports, release } = await takeRolePorts(input, host, LEDGERX_ORDERER_ROLES, roleNodeIds, resolved, req.config as Record<string, unknown>);
   await recordMadeFor(input, req.creationId, 'node', groupId);
   const at = deps.clock().toISOString();
   const engine = host || req.config.engine === 'docker' || (req.config.engine === undefined && ledgerXOf(deps).engine === 'docker') ? ('docker' as const) : ('process' as const);
@@ -203,10 +203,10 @@ async function recordGroup(input: CommandInput, req: LedgerXOrdererGroupRequest)
 
 /**
  * On a cluster taking NodePorts: each role's two ports taken there (its Service made) before the
- * group is recorded; a default one another deployment holds moves up, a given one is a 409.
+ * group (an orderer group or a committer) is recorded; a default one another deployment holds moves up, a given one is a 409.
  * release() removes what was made (a create that fails after).
  */
-async function takeRolePorts(input: CommandInput, host: NodeHostRow | null, roleNodeIds: Record<LedgerXOrdererRole, number>, resolved: Record<string, number>, c: Record<string, unknown>): Promise<{ ports: Record<string, number>; release(): Promise<void> }> {
+export async function takeRolePorts(input: CommandInput, host: NodeHostRow | null, roles: readonly string[], roleNodeIds: Record<string, number>, resolved: Record<string, number>, c: Record<string, unknown>): Promise<{ ports: Record<string, number>; release(): Promise<void> }> {
   const ports = { ...resolved };
   const releases: Array<() => Promise<void>> = [];
   const release = async () => {
@@ -215,7 +215,7 @@ async function takeRolePorts(input: CommandInput, host: NodeHostRow | null, role
   if (!host || !takesNodePorts(host)) return { ports, release };
   const assigned = new Set([...(await assignedPorts(input.deps.pool)).keys(), ...Object.values(resolved)]);
   try {
-    for (const r of LEDGERX_ORDERER_ROLES) {
+    for (const r of roles) {
       const fields = [grpcField(r), monField(r)];
       const taken = await takeClusterNodePorts(input, host, roleNodeIds[r], {
         ports: Object.fromEntries(fields.map((f) => [f, ports[f]])),

@@ -107,6 +107,8 @@ export type LedgerXCommitterRole = (typeof LEDGERX_COMMITTER_ROLES)[number];
 /** Start order: the services the coordinator calls first, the sidecar (which pulls blocks) last. */
 export const LEDGERX_COMMITTER_START_ORDER: readonly LedgerXCommitterRole[] = ['vc', 'verifier', 'query', 'coordinator', 'sidecar'];
 export const LEDGERX_COMMITTER_GRPC_BASE = 7350;
+/** The same on a Kubernetes cluster, where the ports are NodePorts: sidecar 32350 .. query 32354, monitoring 32450..32454. */
+export const LEDGERX_COMMITTER_CLUSTER_GRPC_BASE = 32350;
 export const LEDGERX_COMMITTER_MONITORING_OFFSET: Record<LedgerXCommitterRole, number> = { sidecar: 100, coordinator: 101, vc: 102, verifier: 103, query: 104 };
 export type LedgerXCommitterRoleNodeType = 'LEDGERX_COMMITTER_SIDECAR' | 'LEDGERX_COMMITTER_COORDINATOR' | 'LEDGERX_COMMITTER_VC' | 'LEDGERX_COMMITTER_VERIFIER' | 'LEDGERX_COMMITTER_QUERY';
 export const committerRoleNodeType = (role: LedgerXCommitterRole): LedgerXCommitterRoleNodeType => `LEDGERX_COMMITTER_${role.toUpperCase()}` as LedgerXCommitterRoleNodeType;
@@ -130,6 +132,8 @@ export interface LedgerXCommitterGroupConfig {
   sidecarMonitoringPort: number; coordinatorMonitoringPort: number; vcMonitoringPort: number; verifierMonitoringPort: number; queryMonitoringPort: number;
   database: LedgerXCommitterDatabase;
   roleNodeIds: Record<LedgerXCommitterRole, number>;
+  /** The registered Kubernetes cluster its services run on (docs/kubernetes.md); externalIp is then the cluster's node address. */
+  hostId?: number;
 }
 
 export interface LedgerXCommitterRoleConfig {
@@ -143,6 +147,17 @@ export interface LedgerXCommitterRoleConfig {
   database: LedgerXCommitterDatabase;
   /** The organization's admin key: the sidecar's client identity towards the orderers. */
   clientKeyId: number;
+  /** The cluster the service's pod runs on (its group's hostId): the ports are NodePorts there, and the services reach one another at externalIp. */
+  hostId?: number;
+}
+
+/** Where a committer's services reach one another: this machine's loopback, or the cluster's node address (their NodePorts; no cluster DNS). */
+export const committerPeerHost = (c: Pick<LedgerXCommitterRoleConfig, 'hostId' | 'externalIp'>): string => (c.hostId ? c.externalIp : '127.0.0.1');
+
+/** Loopback names and addresses: a pod of a cluster reaches its own loopback there, never this machine's. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\./.test(h) || h === '::1' || h === '0:0:0:0:0:0:0:1' || h === '0.0.0.0' || h === '::' || h.startsWith('/');
 }
 
 export interface LedgerXCommitterGroupCreatedData extends LedgerXNodeCommon {

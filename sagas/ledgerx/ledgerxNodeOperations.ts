@@ -128,7 +128,8 @@ export function ledgerXNodeOperations(deps: LedgerXOperationsDeps): NodeOperatio
           return runtime.startCommitter(launched, { databasePassword: database?.password ?? '', client: client && organization ? { organization, certPem: client.certificatePem, keyPem: client.privateKeyPem } : null });
         },
         stop: () => runtime.stop(service),
-        remove: () => runtime.remove(service),
+        // A service on a cluster: its claim goes too when the operator asked (?deleteVolume=true).
+        remove: (opts) => runtime.remove(service, opts),
         status: () => runtime.status(service),
         probe: async (timeoutMs, opts) => {
           await runtime.live(service, timeoutMs);

@@ -193,3 +193,56 @@ export function nodeObjectsOf(names: { statefulSet: string; service: string; cla
     },
   };
 }
+
+/** Which of the nodes' StatefulSets, Services and claims (`<name>-data`) are still in `namespace` ("StatefulSet x", ...); none: []. */
+export async function nodeObjectsLeft(names: string[], namespace: string): Promise<string[]> {
+  const kc = adminKubeConfig();
+  const apps = kc.makeApiClient(k8s.AppsV1Api);
+  const core = kc.makeApiClient(k8s.CoreV1Api);
+  const there = (read: Promise<unknown>) => read.then(() => true, () => false);
+  const left: string[] = [];
+  for (const name of names) {
+    if (await there(apps.readNamespacedStatefulSet({ name, namespace }))) left.push(`StatefulSet ${name}`);
+    if (await there(core.readNamespacedService({ name, namespace }))) left.push(`Service ${name}`);
+    if (await there(core.readNamespacedPersistentVolumeClaim({ name: `${name}-data`, namespace }))) left.push(`PersistentVolumeClaim ${name}-data`);
+  }
+  return left;
+}
+
+/** What the pod of a node's StatefulSet `name` runs (replica 0's image) and the node ports of its Service, sorted. */
+export async function nodePodOf(name: string, namespace: string): Promise<{ image: string | undefined; nodePorts: number[] }> {
+  const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
+  const pod = await core.readNamespacedPod({ name: `${name}-0`, namespace });
+  const svc = await core.readNamespacedService({ name, namespace });
+  return { image: pod.spec?.containers[0]?.image, nodePorts: (svc.spec?.ports ?? []).map((p) => p.nodePort ?? 0).sort((a, b) => a - b) };
+}
+
+type HostApi = (method: string, path: string, body?: unknown) => Promise<{ status: number; text: string; json: any }>;
+
+/** Registers the test cluster as the node host `name` of the service behind `api` (201 asserted by the caller's message); its id. */
+export async function registerTestCluster(api: HostApi, connection: KubernetesClusterConnection, name = 'cluster'): Promise<number> {
+  const c = connection;
+  const h = await api('POST', '/hosts', { name, kind: 'kubernetes', url: c.server, externalIp: c.nodeAddress, kubernetes: { caCertificate: c.caCertificate, token: c.token, namespace: c.namespace, storageClass: c.storageClass } });
+  if (h.status !== 201) throw new Error(`registering the test cluster: ${h.status} ${h.text}`);
+  return h.json.id;
+}
+
+/** Deletes the claims a run left with its prefix (the engine's lnm.prefix label: the prefix without its trailing '-'). */
+export async function deleteClaimsOfPrefix(prefix: string, namespace: string): Promise<void> {
+  const core = adminKubeConfig().makeApiClient(k8s.CoreV1Api);
+  const claims = await core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector: `lnm.prefix=${prefix.replace(/-+$/, '')}` }).catch(() => ({ items: [] as k8s.V1PersistentVolumeClaim[] }));
+  for (const claim of claims.items) await core.deleteNamespacedPersistentVolumeClaim({ name: claim.metadata!.name!, namespace }).catch(() => undefined);
+}
+
+/** DELETE /nodes/{nodeId}?deleteVolume=true, then waits until the StatefulSets, Services and claims of `objectNames` are gone (throws saying which are left). */
+export async function deleteNodeWithVolumes(api: HostApi, nodeId: number, objectNames: string[], namespace: string, timeoutMs = 120_000): Promise<void> {
+  const del = await api('DELETE', `/nodes/${nodeId}?deleteVolume=true`);
+  if (del.status >= 300) throw new Error(`DELETE /nodes/${nodeId}?deleteVolume=true: ${del.status} ${del.text}`);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = await nodeObjectsLeft(objectNames, namespace);
+    if (!left.length) return;
+    if (Date.now() > deadline) throw new Error(`still on the cluster ${timeoutMs / 1000} s after the delete: ${left.join(', ')}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}

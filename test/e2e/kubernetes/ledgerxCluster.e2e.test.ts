@@ -6,7 +6,7 @@
 // monitoring ports NodePorts at the cluster's node address, which is also the address of its
 // party's endpoints in the genesis block: the roles reach each other there (no cluster DNS).
 // - bad input: labels instead of a host id, a port outside the NodePort range, a committer on the
-//   cluster: 400, nothing recorded;
+//   cluster whose database would be the service's own on this machine's loopback: 400, nothing recorded;
 // - the group on the cluster, a network made of it, joined: four pods of the arma image, each role
 //   running and answering /healthz and /metrics at the node address;
 // - a role's pod deleted: node.downtime, Kubernetes makes it again, node.recovery, one node.started;
@@ -15,13 +15,13 @@
 //   to that network: its sidecar pulls blocks from the assembler's NodePort, loadgen sends through
 //   the router's NodePort, and its transactions are COMMITTED (loadgen's statuses, the
 //   coordinator's count, the explorer); skipped, saying why, without committer or loadgen;
-// Not here: a committer on the cluster (refused, 400: its services run on this machine only).
+// A committer on the cluster itself: ledgerxCommitterCluster.e2e.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
 import { startServer, type TestServer } from '../../helpers/server.ts';
 import { requiresAll } from '../../helpers/requirements.ts';
-import { adminKubeConfig, clusterImageMissing, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
+import { adminKubeConfig, clusterImageMissing, kubernetesSkipReason, deleteClaimsOfPrefix, deleteNodeWithVolumes, registerTestCluster, testCluster } from '../../helpers/kubernetes.ts';
 import { apiOf, events, organization, until } from '../consortium/consortiumApi.ts';
 import { fabricXMissing, fabricXProgram, fabricXServiceEnv } from '../../helpers/programs.ts';
 import { freeGrpcBase } from '../../helpers/ports.ts';
@@ -62,9 +62,7 @@ t.before(async () => {
   apps = kc.makeApiClient(k8s.AppsV1Api);
   server = await startServer({ env: { KEY_ENCRYPTION_KEY: 'k8s-ledgerx-e2e-key-encryption-key-0123456789', LNM_HOST_CHECK_SECONDS: '2', LNM_DOCKER_PREFIX: PREFIX, LNM_NODE_ENGINE: 'process', LNM_IMAGE_FABRIC_X_ARMA: ARMA_IMAGE, LNM_LEDGERX_JOIN_TIMEOUT_SECONDS: '180', ...fabricXServiceEnv() } });
   assert.is((await api('POST', '/settings', { nodeHealthCheckIntervalSeconds: 1, nodeDowntimeThreshold: 2 })).status, 200);
-  const h = await api('POST', '/hosts', { name: 'cluster', kind: 'kubernetes', url: c().server, externalIp: c().nodeAddress, kubernetes: { caCertificate: c().caCertificate, token: c().token, namespace: c().namespace, storageClass: c().storageClass } });
-  assert.is(h.status, 201, h.text);
-  hostId = h.json.id;
+  hostId = await registerTestCluster(api, c());
   org = await organization(api, 'XK8sOrg', 'XK8sOrgMSP');
 });
 
@@ -81,13 +79,12 @@ t.after(async () => {
     return true;
   }, 120_000).catch(() => undefined);
   // Whatever a failed run left (claims of roles never deleted) goes with the run's prefix.
-  const claims = await core.listNamespacedPersistentVolumeClaim({ namespace: c().namespace, labelSelector: `lnm.prefix=${PREFIX}` }).catch(() => ({ items: [] as k8s.V1PersistentVolumeClaim[] }));
-  for (const claim of claims.items) await core.deleteNamespacedPersistentVolumeClaim({ name: claim.metadata!.name!, namespace: c().namespace }).catch(() => undefined);
+  await deleteClaimsOfPrefix(PREFIX, c().namespace);
   if (hostId) await api('DELETE', `/hosts/${hostId}`).catch(() => undefined);
   await server.stop();
 });
 
-t('bad input: host labels, a port outside the NodePort range, a committer on the cluster: 400, nothing recorded', async () => {
+t('bad input: host labels, a port outside the NodePort range, a committer on the cluster with a loopback database: 400, nothing recorded', async () => {
   const labels = await api('POST', '/nodes', { name: 'xk-bad', platform: 'LEDGERX', nodeType: 'LEDGERX_ORDERER_GROUP', organizationId: org.id, config: { hostLabels: { zone: 'a' } } });
   assert.is(labels.status, 400, labels.text);
   assert.match(labels.json.message, 'hostLabels');
@@ -96,6 +93,7 @@ t('bad input: host labels, a port outside the NodePort range, a committer on the
   assert.match(low.json.message, 'NodePort');
   const committer = await api('POST', '/nodes', { name: 'xk-bad', platform: 'LEDGERX', nodeType: 'LEDGERX_COMMITTER', organizationId: org.id, config: { hostId } });
   assert.is(committer.status, 400, committer.text);
+  assert.is(committer.json.code, 'DATABASE_UNREACHABLE_FROM_CLUSTER', 'its pods cannot reach the service\'s PostgreSQL on 127.0.0.1');
   assert.is((await api('GET', '/nodes/platform/LEDGERX')).json.total, 0);
 });
 
@@ -185,16 +183,7 @@ t('a role\'s pod deleted: downtime, Kubernetes makes it again, recovery, one nod
 });
 
 t('the group deleted with deleteVolume=true: the roles\' StatefulSets, Services and claims gone', async () => {
-  const ids = ROLES.map(roleId);
-  const del = await api('DELETE', `/nodes/${group.id}?deleteVolume=true`);
-  assert.ok(del.status < 300, del.text);
-  await until('the roles\' objects gone', async () => {
-    for (const id of ids) {
-      if (await apps.readNamespacedStatefulSet({ name: objectName(id), namespace: c().namespace }).then(() => true, () => false)) return false;
-      if (await core.readNamespacedPersistentVolumeClaim({ name: `${objectName(id)}-data`, namespace: c().namespace }).then(() => true, () => false)) return false;
-    }
-    return true;
-  }, 120_000);
+  await deleteNodeWithVolumes(api, group.id, ROLES.map((r) => objectName(roleId(r))), c().namespace);
   group = null;
 });
 

@@ -23,9 +23,10 @@ export interface LoadgenRun {
 /**
  * `mspId`/`mspDir` sign the transactions; `metaSigners` (default: that one) endorse the namespace
  * transaction, which the channel's LifecycleEndorsement (MAJORITY Endorsement) checks: with two
- * organizations both must sign it, or it is ABORTED_SIGNATURE_INVALID.
+ * organizations both must sign it, or it is ABORTED_SIGNATURE_INVALID. `sidecarHost`: where the
+ * sidecar answers (default 127.0.0.1; a sidecar on a Kubernetes cluster: the node address).
  */
-export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; metaSigners?: { mspId: string; mspDir: string }[]; sidecarPort: number; coordinatorMetricsUrl: string; transactions: number; namespaces?: boolean; seed?: number; statusesOnChain?: number }): Promise<LoadgenRun> {
+export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; channel: string; mspId: string; mspDir: string; metaSigners?: { mspId: string; mspDir: string }[]; sidecarPort: number; sidecarHost?: string; coordinatorMetricsUrl: string; transactions: number; namespaces?: boolean; seed?: number; statusesOnChain?: number }): Promise<LoadgenRun> {
   const work = mkdtempSync(path.join(tmpdir(), 'lnm-ledgerx-loadgen-'));
   const block = path.join(work, 'genesis.block');
   writeFileSync(block, opts.genesisBlock);
@@ -34,7 +35,7 @@ export async function runLoadgen(opts: { loadgen: string; genesisBlock: Buffer; 
     `server:\n  endpoint: 127.0.0.1:${await freePort()}`,
     `monitoring:\n  endpoint: 127.0.0.1:${await freePort()}`,
     'orderer-client:',
-    `  sidecar-client:\n    endpoint: 127.0.0.1:${opts.sidecarPort}`,
+    `  sidecar-client:\n    endpoint: ${opts.sidecarHost ?? '127.0.0.1'}:${opts.sidecarPort}`,
     `  orderer:\n    fault-tolerance-level: BFT\n    latest-known-config-block-path: ${block}\n    identity:\n  ${identity.replace(/\n/g, '\n  ')}`,
     '  broadcast-parallelism: 1',
     'load-profile:\n  key:\n    size: 32\n  block:\n    max-size: 100\n    min-size: 10\n    preferred-rate: 1s\n  transaction:\n    read-write-count:\n      const: 2',
