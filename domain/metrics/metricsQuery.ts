@@ -1,5 +1,5 @@
 // What GET /metrics/node/{id} asks Prometheus: the instant summary of one node (the same few
-// figures, whatever exports them: besu, Fabric's operations endpoint, or the service's own
+// figures, whatever exports them: besu, geth, Fabric's operations endpoint, or the service's own
 // exporter of anvil), and a validated range query over one of that node's series.
 import { ValidationError, type FieldIssue } from '../shared/errors.ts';
 
@@ -15,9 +15,11 @@ export function nodeSeries(nodeId: number): Record<NodeSeriesName, string> {
   return {
     up: `max(up${sel})`,
     // Fabric-X: the committer sidecar's ledger and arma's assembler's (adapters/ledgerx/fabricXLedgerMetrics.ts).
-    block_height: `max(ethereum_blockchain_height${sel} or lnm_node_block_height${sel} or ledger_blockchain_height${sel} or sidecar_ledger_block_height${sel} or assembler_ledger_blocks_count_total${sel})`,
-    peers: `max(ethereum_peer_count${sel} or lnm_node_peer_count${sel} or gossip_membership_total_peers_known${sel})`,
-    cpu: `sum(rate(process_cpu_seconds_total${sel}[1m]))`,
+    // geth 1.13 (/debug/metrics/prometheus): chain_head_block, p2p_peers, and its process CPU
+    // seconds as system_cpu_procload_total; it exports no resident memory.
+    block_height: `max(ethereum_blockchain_height${sel} or chain_head_block${sel} or lnm_node_block_height${sel} or ledger_blockchain_height${sel} or sidecar_ledger_block_height${sel} or assembler_ledger_blocks_count_total${sel})`,
+    peers: `max(ethereum_peer_count${sel} or p2p_peers${sel} or lnm_node_peer_count${sel} or gossip_membership_total_peers_known${sel})`,
+    cpu: `sum(rate(process_cpu_seconds_total${sel}[1m]) or rate(system_cpu_procload_total${sel}[1m]))`,
     memory: `sum(process_resident_memory_bytes${sel})`,
   };
 }

@@ -105,7 +105,7 @@ export const metricsRoutes = [
   }),
   defineRoute({
     method: 'get', path: '/metrics/node/:id', summary: "A node's figures from Prometheus: an instant summary, and a range query", tags, permission: 'METRICS_READ',
-    description: `The summary: up, block height (besu, anvil through the service) or ledger height (Fabric, highest channel), peers, CPU (cores, 1-minute rate) and resident memory where the node exports them (null otherwise), and the node's scrape. A range query takes query (${NODE_SERIES_NAMES.join(', ')}, or any metric name, scoped to the node), start and end (unix seconds or RFC 3339), step (seconds or 15s, 5m, 1h), at most 11000 points.`,
+    description: `The summary: up, block height (besu, geth, anvil through the service) or ledger height (Fabric, highest channel), peers, CPU (cores, 1-minute rate) and resident memory where the node exports them (null otherwise: geth exports no resident memory), and the node's scrape. A range query takes query (${NODE_SERIES_NAMES.join(', ')}, or any metric name, scoped to the node), start and end (unix seconds or RFC 3339), step (seconds or 15s, 5m, 1h), at most 11000 points.`,
     params: IdParam,
     query: Type.Object({
       query: Type.Optional(Type.String({ maxLength: 200, pattern: METRIC_NAME.source, description: `${NODE_SERIES_NAMES.join(', ')}, or a metric name` })),

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseStep, parseTime, rangeQueryOf } from '../../../domain/metrics/metricsQuery.ts';
+import { nodeSeries, parseStep, parseTime, rangeQueryOf } from '../../../domain/metrics/metricsQuery.ts';
 import { ValidationError } from '../../../domain/shared/errors.ts';
 
 const fieldsOf = (fn: () => unknown): string[] => {
@@ -25,6 +25,14 @@ test('a named series and a metric name are scoped to the node', () => {
   const metric = rangeQueryOf(3, { query: 'go_goroutines', start: '2026-11-23T10:00:00Z', end: '2026-11-23T11:00:00Z', step: '60' })!;
   assert.is(metric.expression, 'go_goroutines{node_id="3"}');
   assert.is(metric.end - metric.start, 3600);
+});
+
+test('the summary reads geth 1.13\'s own series (its /debug/metrics/prometheus names), scoped to the node', () => {
+  const q = nodeSeries(4);
+  assert.match(q.block_height, 'chain_head_block{node_id="4"}');
+  assert.match(q.peers, 'p2p_peers{node_id="4"}');
+  assert.match(q.cpu, 'system_cpu_procload_total{node_id="4"}[1m]');
+  assert.match(q.cpu, 'process_cpu_seconds_total{node_id="4"}[1m]');
 });
 
 test('half-given, malformed, reversed and oversized range queries name their fields', () => {

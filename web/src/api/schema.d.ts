@@ -1173,7 +1173,7 @@ export interface paths {
         };
         /**
          * A node's figures from Prometheus: an instant summary, and a range query
-         * @description The summary: up, block height (besu, anvil through the service) or ledger height (Fabric, highest channel), peers, CPU (cores, 1-minute rate) and resident memory where the node exports them (null otherwise), and the node's scrape. A range query takes query (up, block_height, peers, cpu, memory, or any metric name, scoped to the node), start and end (unix seconds or RFC 3339), step (seconds or 15s, 5m, 1h), at most 11000 points.
+         * @description The summary: up, block height (besu, geth, anvil through the service) or ledger height (Fabric, highest channel), peers, CPU (cores, 1-minute rate) and resident memory where the node exports them (null otherwise: geth exports no resident memory), and the node's scrape. A range query takes query (up, block_height, peers, cpu, memory, or any metric name, scoped to the node), start and end (unix seconds or RFC 3339), step (seconds or 15s, 5m, 1h), at most 11000 points.
          *
          *     Permission: `METRICS_READ`.
          */
