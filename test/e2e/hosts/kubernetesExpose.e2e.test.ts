@@ -12,10 +12,13 @@
 //   of type LoadBalancer with the node's port as its NodePort, the node answers through that
 //   NodePort while the start waits, and the start fails saying no load balancer answered, leaving
 //   nothing on the cluster; with the operator's loadBalancerAddress the node runs and is reached
-//   there. The address a real balancer writes into status.loadBalancer.ingress was not exercised.
+//   there. The address a balancer writes into status.loadBalancer.ingress: the test writes one (an
+//   extra address on the cluster's bridge, no load-balancer controller running here) while the
+//   start waits; the node runs once the start has checked it answers there.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
 import { adminAuth, call, startServer, type TestServer } from '../../helpers/server.ts';
 import { requires } from '../../helpers/requirements.ts';
 import { adminClientCertificate, adminKubeConfig, kubernetesSkipReason, testCluster } from '../../helpers/kubernetes.ts';
@@ -183,6 +186,46 @@ t('LoadBalancer with the operator\'s address: the node runs, reached at that add
   assert.is(Number(await rpc(LB_PORT + 2, 'eth_chainId', c().nodeAddress)), CHAIN_ID + 2);
   assert.is((await api('DELETE', `/nodes/${id}?deleteVolume=true`)).status, 204);
   await until('its objects gone', async () => !(await anyObject(id)), 90_000);
+});
+
+t('LoadBalancer whose address the balancer writes: the start waits for status.loadBalancer.ingress, then checks the node answers at that address, and runs', async () => {
+  // The test cluster has no load-balancer controller: this test does what one does, writing an
+  // address into the Service's status once the Service exists. The address is an extra one on the
+  // cluster's bridge (outside the pod network), so the only way to it is this ingress: kube-proxy
+  // routes it to the node's pod as a real balancer's traffic arriving at the node would be.
+  const bridge = process.env.LNM_K8S_BRIDGE ?? 'lnmk8s0';
+  const ingressIp = '10.214.77.1';
+  const h = await register('balanced-ingress', { caCertificate: c().caCertificate, token: c().token, namespace: ns(), storageClass: c().storageClass, exposure: 'LoadBalancer', loadBalancerTimeoutSeconds: 180 });
+  assert.is(h.status, 201, h.text);
+  const port = LB_PORT + 4;
+  const r = await createNode('behind-ingress', h.json.id, port, CHAIN_ID + 3);
+  assert.is(r.status, 201, r.text);
+  const id = r.json.id;
+  execFileSync('ip', ['addr', 'add', `${ingressIp}/32`, 'dev', bridge]);
+  try {
+    const svc = await until('the Service', () => core.readNamespacedService({ name: name(id), namespace: ns() }).catch(() => null), 120_000);
+    assert.is(svc.spec!.type, 'LoadBalancer');
+    // Before the balancer answers, the start waits: the node is not running, whatever its pod does.
+    await until('the pod Ready (the start still waiting for the ingress)', async () => {
+      const pod = await core.readNamespacedPod({ name: `${name(id)}-0`, namespace: ns() }).catch(() => null);
+      return pod?.status?.conditions?.some((cond) => cond.type === 'Ready' && cond.status === 'True') ? true : null;
+    }, 180_000);
+    assert.is.not((await api('GET', `/nodes/${id}`)).json.status, 'running', 'not running before the balancer wrote an address');
+    const now = await core.readNamespacedService({ name: name(id), namespace: ns() });
+    now.status = { loadBalancer: { ingress: [{ ip: ingressIp }] } };
+    await core.replaceNamespacedServiceStatus({ name: name(id), namespace: ns(), body: now });
+    const running = await until('the node running', async () => {
+      const got = (await api('GET', `/nodes/${id}`)).json;
+      assert.not.equal(got.status, 'error', JSON.stringify(got));
+      return got.status === 'running' ? got : null;
+    }, 180_000);
+    assert.is(running.status, 'running');
+    assert.is(Number(await rpc(port, 'eth_chainId', ingressIp)), CHAIN_ID + 3, 'the node answers at the balancer\'s address');
+    assert.is((await api('DELETE', `/nodes/${id}?deleteVolume=true`)).status, 204);
+    await until('its objects gone', async () => !(await anyObject(id)), 90_000);
+  } finally {
+    execFileSync('ip', ['addr', 'del', `${ingressIp}/32`, 'dev', bridge]);
+  }
 });
 
 t.run();
