@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
 import type { NodeFile, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
-import { committerPeerHost, type LedgerXCommitterRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXNodeHost, type LedgerXCommitterRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import { nodeDirectory } from '../engines/nodeDirectory.ts';
 
 export const COMMITTER_CONFIG_FILE = 'committer.yaml';
@@ -25,7 +25,7 @@ export interface CommitterLaunchInput {
 export function committerConfig(node: LedgerXCommitterRoleNodeCreatedData, nodeDir: string, input: Pick<CommitterLaunchInput, 'databasePassword' | 'listenAddress'>): string {
   const c = node.config;
   const host = input.listenAddress ?? '0.0.0.0';
-  const peerHost = committerPeerHost(c);
+  const peerHost = ledgerXNodeHost(c);
   const service = (p: number) => `${peerHost}:${p}`;
   const doc: Record<string, unknown> = {
     server: { endpoint: `${host}:${c.grpcPort}` },

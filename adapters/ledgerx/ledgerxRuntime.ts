@@ -15,7 +15,7 @@ import path from 'node:path';
 import { maskSecrets, NodeStartFailedError } from '../../domain/nodes/nodeEngine.ts';
 import { nodeKey } from '../../domain/nodes/node.ts';
 import type { LedgerXJoin, LedgerXRuntime } from '../../domain/ledgerx/ledgerxPorts.ts';
-import type { LedgerXCommitterRoleNodeCreatedData, LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXNodeHost, type LedgerXCommitterRoleNodeCreatedData, type LedgerXRoleNodeCreatedData } from '../../domain/ledgerx/ledgerxNode.ts';
 import type { NodeEngine, NodeLaunchSpec } from '../../domain/nodes/nodeEngine.ts';
 import { committerLaunchSpec } from './committerLaunch.ts';
 import { closeGrpcHealth, grpcHealthCheck } from './grpcHealth.ts';
@@ -40,7 +40,7 @@ export interface LedgerXRuntimeOptions {
 const displayName = (n: LedgerXRoleNodeCreatedData | LedgerXCommitterRoleNodeCreatedData) => `ledgerX ${n.role} ${n.name}`;
 const isCommitter = (n: { nodeType: string }) => n.nodeType.startsWith('LEDGERX_COMMITTER');
 /** Where a role's ports answer: this machine, or the cluster's node address for a role on a cluster. */
-const probeHost = (n: { config: { hostId?: number; externalIp?: string } }) => (n.config.hostId && n.config.externalIp ? n.config.externalIp : '127.0.0.1');
+const probeHost = (n: { config: { hostId?: number; externalIp?: string } }) => ledgerXNodeHost(n.config);
 /** A committer service's gRPC health target (adapters/ledgerx/grpcHealth.ts keeps one client per target). */
 const healthAddress = (n: { config: { grpcPort?: number; hostId?: number; externalIp?: string } }) => `${probeHost(n)}:${n.config.grpcPort}`;
 

@@ -9,7 +9,7 @@ import { LEDGERX_NETWORKS_STREAM, ledgerXNetworks } from '../../domain/ledgerx/l
 import type { AppDeps } from '../deps.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../domain/shared/errors.ts';
 import type { LedgerXBlock, LedgerXEndpoint, LedgerXNamespace, LedgerXNamespacePolicy, LedgerXTxStatus } from '../../domain/ledgerx/ledgerxLedgerPorts.ts';
-import type { LedgerXCommitterGroupConfig, LedgerXOrdererGroupConfig } from '../../domain/ledgerx/ledgerxNode.ts';
+import { ledgerXNodeHost, type LedgerXCommitterGroupConfig, type LedgerXOrdererGroupConfig } from '../../domain/ledgerx/ledgerxNode.ts';
 import type { LedgerXNetworkRow } from '../../projections/ledgerx/ledgerxNetworks.ts';
 import { ledgerXNetworkOr404 } from './ledgerxNetworkCreate.ts';
 import { listNodes, type NodeRow } from '../../projections/nodes.ts';
@@ -21,7 +21,7 @@ import { ledgerXOf } from './ledgerxContext.ts';
  * and a group placed on a Kubernetes cluster (config.hostId) at the cluster's node address, where
  * its ports are NodePorts.
  */
-const reach = (c: { hostId?: number; externalIp: string }, port: number): LedgerXEndpoint => ({ host: c.hostId ? c.externalIp : '127.0.0.1', port });
+const reach = (c: { hostId?: number; externalIp: string }, port: number): LedgerXEndpoint => ({ host: ledgerXNodeHost(c), port });
 const live = (r: NodeRow | undefined) => !!r && (r.status === 'running' || r.status === 'down');
 
 async function rows(deps: AppDeps, ids: number[]): Promise<Map<number, NodeRow>> {

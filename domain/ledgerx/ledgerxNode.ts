@@ -151,8 +151,12 @@ export interface LedgerXCommitterRoleConfig {
   hostId?: number;
 }
 
-/** Where a committer's services reach one another: this machine's loopback, or the cluster's node address (their NodePorts; no cluster DNS). */
-export const committerPeerHost = (c: Pick<LedgerXCommitterRoleConfig, 'hostId' | 'externalIp'>): string => (c.hostId ? c.externalIp : '127.0.0.1');
+/**
+ * Where a ledgerX node's ports answer, for the service and for the node's own group: this machine's
+ * loopback, or for a node placed on a Kubernetes cluster (hostId) the cluster's node address, where
+ * its ports are NodePorts (no cluster DNS).
+ */
+export const ledgerXNodeHost = (c: { hostId?: number; externalIp?: string }): string => (c.hostId && c.externalIp ? c.externalIp : '127.0.0.1');
 
 /** Loopback names and addresses: a pod of a cluster reaches its own loopback there, never this machine's. */
 export function isLoopbackHost(host: string): boolean {
